@@ -1,0 +1,238 @@
+//! Every bound and default of an [`Engine`](crate::Engine), validated in one place.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Smallest accepted number of columns.
+pub const MIN_COLS: u16 = 2;
+/// Largest accepted number of columns.
+pub const MAX_COLS: u16 = 1000;
+/// Smallest accepted number of rows.
+pub const MIN_ROWS: u16 = 1;
+/// Largest accepted number of rows.
+pub const MAX_ROWS: u16 = 500;
+
+/// The engine's configuration: every bound and default, each with a documented range.
+///
+/// [`Config::default()`] is a good start; [`Config::validate`] (called by
+/// [`Engine::new`](crate::Engine::new)) refuses values out of range with an error naming the
+/// field and the allowed range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// Default terminal width in columns. Default 120, range `MIN_COLS..=MAX_COLS` (2..=1000).
+    pub cols: u16,
+    /// Default terminal height in rows. Default 32, range `MIN_ROWS..=MAX_ROWS` (1..=500).
+    pub rows: u16,
+    /// Settled transcript lines kept per session; the oldest go first. Default 10,000,
+    /// range 1..=10,000,000.
+    pub scrollback_lines: usize,
+    /// Settled transcript bytes kept per session; the oldest lines go first. Default 4 MiB,
+    /// range 1 KiB..=1 GiB.
+    pub scrollback_bytes: usize,
+    /// Most bytes one [`Session::read`](crate::Session::read) returns. Default 256 KiB, range
+    /// 4..=`scrollback_bytes`. Logical lines longer than this are split.
+    pub max_read_bytes: usize,
+    /// Bound of each session's input queue (bytes waiting to be written to the program).
+    /// Default 1 MiB, range 1 KiB..=1 GiB.
+    pub write_queue_bytes: usize,
+    /// Bound of the queue of requests from callers to the reactor. Callers block when it is
+    /// full. Default 1024, range 1..=1,000,000.
+    pub request_queue: usize,
+    /// How long a session must be silent to count as quiet. Default 500 ms, range
+    /// 1 ms..=1 h.
+    pub quiet: Duration,
+    /// Timeout used by waits that do not give one. Default 30 s, range 1 ms..=24 h.
+    pub default_wait_timeout: Duration,
+    /// How long `close` waits after SIGHUP/SIGTERM before SIGKILL. Default 3 s, range
+    /// 0..=10 min.
+    pub close_grace: Duration,
+    /// After the session's program exits, how long to keep reading output from other processes
+    /// still holding the terminal before reporting the exit. Default 100 ms, range 0..=10 s.
+    pub exit_drain: Duration,
+    /// Most live sessions. Default 256, range 1..=65,536.
+    pub max_sessions: usize,
+    /// Most closed sessions kept as readable tombstones; the oldest go first. Default 64,
+    /// range 0..=100,000.
+    pub max_closed_sessions: usize,
+    /// Sessions with no input and no output for this long are closed. `None` (the default)
+    /// disables it; otherwise 1 s..=30 days.
+    pub idle_timeout: Option<Duration>,
+    /// Sessions older than this are closed. `None` (the default) disables it; otherwise
+    /// 1 s..=365 days.
+    pub max_lifetime: Option<Duration>,
+    /// Granularity of the reaper: idle and lifetime deadlines are rounded up to a multiple of
+    /// it, so a session outlives its limit by at most this much. Default 1 s, range
+    /// 10 ms..=1 h, and shorter than `idle_timeout` and `max_lifetime`.
+    pub reaper_interval: Duration,
+    /// Base directory for relative working directories. `None` (the default) means the
+    /// process's current directory.
+    pub base_dir: Option<PathBuf>,
+    /// Environment names always passed to children even when they look like credentials.
+    pub env_allow: Vec<String>,
+    /// Environment names never passed to children (in addition to the credential filter).
+    pub env_deny: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            cols: 120,
+            rows: 32,
+            scrollback_lines: 10_000,
+            scrollback_bytes: 4 << 20,
+            max_read_bytes: 256 << 10,
+            write_queue_bytes: 1 << 20,
+            request_queue: 1024,
+            quiet: Duration::from_millis(500),
+            default_wait_timeout: Duration::from_secs(30),
+            close_grace: Duration::from_secs(3),
+            exit_drain: Duration::from_millis(100),
+            max_sessions: 256,
+            max_closed_sessions: 64,
+            idle_timeout: None,
+            max_lifetime: None,
+            reaper_interval: Duration::from_secs(1),
+            base_dir: None,
+            env_allow: Vec::new(),
+            env_deny: Vec::new(),
+        }
+    }
+}
+
+fn check<T: PartialOrd + std::fmt::Debug>(
+    field: &'static str,
+    value: T,
+    min: T,
+    max: T,
+) -> Result<()> {
+    if value < min || value > max {
+        return Err(Error::InvalidConfig {
+            field,
+            message: format!("is {value:?}; allowed range is {min:?}..={max:?}"),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a terminal size against the accepted range.
+pub(crate) fn check_size(cols: u16, rows: u16) -> Result<()> {
+    if !(MIN_COLS..=MAX_COLS).contains(&cols) || !(MIN_ROWS..=MAX_ROWS).contains(&rows) {
+        return Err(Error::InvalidSize { cols, rows });
+    }
+    Ok(())
+}
+
+impl Config {
+    /// Checks every field against its range and the rules between fields.
+    pub fn validate(&self) -> Result<()> {
+        check("cols", self.cols, MIN_COLS, MAX_COLS)?;
+        check("rows", self.rows, MIN_ROWS, MAX_ROWS)?;
+        check("scrollback_lines", self.scrollback_lines, 1, 10_000_000)?;
+        check("scrollback_bytes", self.scrollback_bytes, 1 << 10, 1 << 30)?;
+        check(
+            "max_read_bytes",
+            self.max_read_bytes,
+            4,
+            self.scrollback_bytes,
+        )?;
+        check(
+            "write_queue_bytes",
+            self.write_queue_bytes,
+            1 << 10,
+            1 << 30,
+        )?;
+        check("request_queue", self.request_queue, 1, 1_000_000)?;
+        let ms = Duration::from_millis;
+        let s = Duration::from_secs;
+        check("quiet", self.quiet, ms(1), s(3600))?;
+        check(
+            "default_wait_timeout",
+            self.default_wait_timeout,
+            ms(1),
+            s(86_400),
+        )?;
+        check("close_grace", self.close_grace, Duration::ZERO, s(600))?;
+        check("exit_drain", self.exit_drain, Duration::ZERO, s(10))?;
+        check("max_sessions", self.max_sessions, 1, 65_536)?;
+        check("max_closed_sessions", self.max_closed_sessions, 0, 100_000)?;
+        check("reaper_interval", self.reaper_interval, ms(10), s(3600))?;
+        for (field, limit, max) in [
+            ("idle_timeout", self.idle_timeout, s(30 * 86_400)),
+            ("max_lifetime", self.max_lifetime, s(365 * 86_400)),
+        ] {
+            if let Some(limit) = limit {
+                check(field, limit, s(1), max)?;
+                if self.reaper_interval >= limit {
+                    return Err(Error::InvalidConfig {
+                        field: "reaper_interval",
+                        message: format!(
+                            "is {:?}; it must be shorter than {field} ({limit:?}) so a session cannot outlive its limit by more than one sweep",
+                            self.reaper_interval
+                        ),
+                    });
+                }
+            }
+        }
+        if let Some(dir) = &self.base_dir
+            && !dir.is_absolute()
+        {
+            return Err(Error::InvalidConfig {
+                field: "base_dir",
+                message: format!("is {dir:?}; it must be an absolute path"),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_is_valid() {
+        Config::default().validate().unwrap();
+    }
+
+    #[test]
+    fn out_of_range_names_the_field() {
+        let config = Config {
+            max_read_bytes: 2,
+            ..Config::default()
+        };
+        let err = config.validate().unwrap_err().to_string();
+        assert!(err.contains("max_read_bytes"), "{err}");
+        let config = Config {
+            max_read_bytes: 8 << 20,
+            ..Config::default()
+        };
+        assert!(
+            config
+                .validate()
+                .unwrap_err()
+                .to_string()
+                .contains("max_read_bytes")
+        );
+        let config = Config {
+            cols: 0,
+            ..Config::default()
+        };
+        assert!(config.validate().unwrap_err().to_string().contains("cols"));
+    }
+
+    #[test]
+    fn reaper_must_be_shorter_than_idle_timeout() {
+        let config = Config {
+            idle_timeout: Some(Duration::from_secs(5)),
+            reaper_interval: Duration::from_secs(5),
+            ..Config::default()
+        };
+        let err = config.validate().unwrap_err().to_string();
+        assert!(
+            err.contains("reaper_interval") && err.contains("idle_timeout"),
+            "{err}"
+        );
+    }
+}

@@ -1,0 +1,232 @@
+//! The engine: the reactor thread and the handles that talk to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::Sender;
+use mio::{Poll, Waker};
+
+use crate::config::{Config, check_size};
+use crate::error::{Error, Result};
+use crate::reactor::{Reactor, Request, Spawned, WAKER};
+use crate::session::{Session, SessionId, SessionInfo};
+use crate::spec::SpawnSpec;
+
+/// The sending half every handle holds: the request channel and the poll's waker.
+#[derive(Clone)]
+pub(crate) struct Client {
+    requests: Sender<Request>,
+    waker: Arc<Waker>,
+}
+
+impl Client {
+    /// Queues a request and wakes the reactor.
+    pub(crate) fn submit(&self, request: Request) -> Result<()> {
+        self.requests
+            .send(request)
+            .map_err(|_| Error::EngineStopped)?;
+        self.waker
+            .wake()
+            .map_err(|e| Error::io("waking the reactor", e))
+    }
+
+    /// Runs `f` on the reactor thread and returns its result.
+    pub(crate) fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Reactor) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.submit(Box::new(move |reactor| {
+            let _ = tx.send(f(reactor));
+        }))?;
+        rx.recv().map_err(|_| Error::EngineStopped)?
+    }
+}
+
+struct Shared {
+    client: Client,
+    config: Arc<Config>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Shared {
+    fn shutdown(&self) {
+        let Some(thread) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+            return;
+        };
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        if self
+            .client
+            .submit(Box::new(move |r| r.begin_shutdown(Some(tx))))
+            .is_ok()
+        {
+            let _ = rx.recv();
+        }
+        let _ = thread.join();
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// The session engine: one reactor thread driving every session.
+///
+/// Cheap to clone and usable from any thread. When the last clone is dropped (or
+/// [`Engine::shutdown`] is called) every session is closed and the reactor stops; [`Session`]
+/// handles then fail with [`Error::EngineStopped`].
+#[derive(Clone)]
+pub struct Engine {
+    shared: Arc<Shared>,
+}
+
+impl Engine {
+    /// Validates `config` and starts the reactor thread.
+    pub fn new(config: Config) -> Result<Engine> {
+        config.validate()?;
+        let config = Arc::new(config);
+        let poll = Poll::new().map_err(|e| Error::io("creating the poll", e))?;
+        let waker = Arc::new(
+            Waker::new(poll.registry(), WAKER).map_err(|e| Error::io("creating the waker", e))?,
+        );
+        let (requests, receiver) = crossbeam_channel::bounded(config.request_queue);
+        let reactor_config = config.clone();
+        let thread = std::thread::Builder::new()
+            .name("termloom-reactor".into())
+            .spawn(move || Reactor::new(poll, receiver, reactor_config).run())
+            .map_err(|e| Error::io("starting the reactor thread", e))?;
+        Ok(Engine {
+            shared: Arc::new(Shared {
+                client: Client { requests, waker },
+                config,
+                thread: Mutex::new(Some(thread)),
+            }),
+        })
+    }
+
+    /// The configuration the engine runs with.
+    pub fn config(&self) -> &Config {
+        &self.shared.config
+    }
+
+    /// Starts a program under a new pseudo-terminal.
+    pub fn spawn(&self, spec: SpawnSpec) -> Result<Session> {
+        let config = &self.shared.config;
+        let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
+        check_size(cols, rows)?;
+        let program = spec.program_name();
+        let cwd = resolve_cwd(config, spec.cwd.as_deref()).map_err(|source| Error::Spawn {
+            program: program.clone(),
+            source,
+        })?;
+        let client = &self.shared.client;
+        let id = client.call(|r| r.reserve())?;
+        let started = start(&spec, config, cols, rows, &cwd);
+        let spawned = match started {
+            Ok(spawned) => spawned,
+            Err(source) => {
+                let _ = client.submit(Box::new(|r| r.release()));
+                return Err(Error::Spawn { program, source });
+            }
+        };
+        let pid = spawned.pid;
+        if let Err(err) = client.call(move |r| r.attach(id, spawned)) {
+            kill_leftover(pid);
+            return Err(err);
+        }
+        Ok(Session {
+            id,
+            pid,
+            client: client.clone(),
+        })
+    }
+
+    /// A handle to an existing session (live, or a tombstone that can still be read).
+    pub fn session(&self, id: SessionId) -> Result<Session> {
+        let info = self.shared.client.call(move |r| r.info(id))?;
+        Ok(Session {
+            id,
+            pid: info.pid,
+            client: self.shared.client.clone(),
+        })
+    }
+
+    /// Every session the engine knows: live ones and tombstones, by id.
+    pub fn list(&self) -> Result<Vec<SessionInfo>> {
+        self.shared.client.call(|r| Ok(r.list()))
+    }
+
+    /// Closes every session and stops the reactor. Blocks until done (at most the close grace
+    /// period plus the time processes take to die).
+    pub fn shutdown(&self) {
+        self.shared.shutdown();
+    }
+}
+
+/// The working directory for a spawn: absolute, existing.
+fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
+    let base = match &config.base_dir {
+        Some(base) => base.clone(),
+        None => std::env::current_dir()?,
+    };
+    let dir = match cwd {
+        Some(dir) => base.join(dir),
+        None => base,
+    };
+    if !dir.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!(
+                "working directory {} does not exist or is not a directory",
+                dir.display()
+            ),
+        ));
+    }
+    Ok(dir)
+}
+
+/// Opens the terminal and starts the program (on the caller's thread, so a slow `fork` never
+/// stalls the reactor).
+fn start(
+    spec: &SpawnSpec,
+    config: &Config,
+    cols: u16,
+    rows: u16,
+    cwd: &Path,
+) -> std::io::Result<Spawned> {
+    let pty = crate::pty::open(cols, rows)?;
+    let env = crate::env::child_env(config, std::env::vars_os(), &spec.env);
+    let pid = crate::pty::spawn(&pty, &spec.argv(), &env, cwd)?;
+    let pidfd = open_pidfd(pid);
+    // The engine keeps only the master: the program's exit closes the last slave.
+    drop(pty.slave);
+    Ok(Spawned {
+        pid,
+        master: pty.master,
+        pidfd,
+        program: spec.program_name(),
+        cols,
+        rows,
+    })
+}
+
+#[cfg(target_os = "linux")]
+fn open_pidfd(pid: i32) -> Option<std::os::fd::OwnedFd> {
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::NONBLOCK).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_pidfd(_pid: i32) -> Option<std::os::fd::OwnedFd> {
+    None
+}
+
+fn kill_leftover(pid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+    }
+}

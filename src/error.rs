@@ -1,0 +1,140 @@
+//! The one error type of termloom, with messages a person can act on.
+
+use std::fmt;
+use std::io;
+use std::time::Duration;
+
+use crate::session::SessionId;
+
+/// Everything that can go wrong when driving sessions.
+///
+/// Every variant's `Display` says what happened and, where there is one, what to do about it.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Error {
+    /// No session with this id exists (it never did, or its tombstone was dropped).
+    UnknownSession(SessionId),
+    /// The session was closed; it accepts no more input.
+    SessionClosed(SessionId),
+    /// The session's program has exited; it accepts no more input.
+    SessionExited(SessionId),
+    /// Writing these bytes would overflow the session's bounded write queue.
+    QueueFull {
+        /// The session.
+        session: SessionId,
+        /// Bytes already waiting to be written.
+        queued: usize,
+        /// Bytes the caller tried to add.
+        attempted: usize,
+        /// The queue's bound (`Config::write_queue_bytes`).
+        capacity: usize,
+    },
+    /// A terminal size outside the accepted range.
+    InvalidSize {
+        /// Requested columns.
+        cols: u16,
+        /// Requested rows.
+        rows: u16,
+    },
+    /// The program could not be started.
+    Spawn {
+        /// The program that was to run.
+        program: String,
+        /// What the operating system said.
+        source: io::Error,
+    },
+    /// A configuration value outside its allowed range.
+    InvalidConfig {
+        /// The offending field of [`Config`](crate::Config).
+        field: &'static str,
+        /// The rule it broke.
+        message: String,
+    },
+    /// An argument that cannot be used (a bad regular expression, a malformed key script...).
+    InvalidInput(String),
+    /// `Config::max_sessions` live sessions already exist.
+    TooManySessions {
+        /// The limit.
+        limit: usize,
+    },
+    /// A wait's result did not arrive (the engine stopped while waiting).
+    WaitAborted(Duration),
+    /// The engine was shut down or dropped; no session can be used any more.
+    EngineStopped,
+    /// An operating-system call failed.
+    Io {
+        /// What termloom was doing.
+        context: String,
+        /// What the operating system said.
+        source: io::Error,
+    },
+}
+
+/// Shorthand for results carrying [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::UnknownSession(id) => write!(
+                f,
+                "unknown session {id}: no such session exists (list the sessions to see the live ones)"
+            ),
+            Error::SessionClosed(id) => write!(f, "session {id} is closed; start a new session"),
+            Error::SessionExited(id) => write!(
+                f,
+                "session {id} has exited and accepts no input; read its output or close it"
+            ),
+            Error::QueueFull {
+                session,
+                queued,
+                attempted,
+                capacity,
+            } => write!(
+                f,
+                "write queue of session {session} is full: {queued} bytes are waiting and {attempted} more would exceed the bound of {capacity} bytes; wait for the program to read its input, or send less at once"
+            ),
+            Error::InvalidSize { cols, rows } => write!(
+                f,
+                "invalid terminal size {cols}x{rows}: columns must be {}..={} and rows {}..={}",
+                crate::config::MIN_COLS,
+                crate::config::MAX_COLS,
+                crate::config::MIN_ROWS,
+                crate::config::MAX_ROWS
+            ),
+            Error::Spawn { program, source } => write!(f, "cannot start {program:?}: {source}"),
+            Error::InvalidConfig { field, message } => {
+                write!(f, "invalid configuration: {field} {message}")
+            }
+            Error::InvalidInput(message) => write!(f, "invalid input: {message}"),
+            Error::TooManySessions { limit } => write!(
+                f,
+                "too many sessions: {limit} are live (max_sessions); close one before starting another"
+            ),
+            Error::WaitAborted(after) => write!(
+                f,
+                "the wait was aborted after {after:?} because the engine stopped"
+            ),
+            Error::EngineStopped => write!(f, "the termloom engine has been shut down"),
+            Error::Io { context, source } => write!(f, "{context}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Spawn { source, .. } | Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

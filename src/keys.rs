@@ -1,0 +1,1439 @@
+//! Named keys, key scripts, and the bytes a terminal sends for them.
+//!
+//! * [`Key`] parses tmux-style names (`Enter`, `C-c`, `M-S-Up`, `F5`, `a`)
+//!   with [`std::str::FromStr`] and encodes itself with [`Key::encode`].
+//! * [`parse_key_script`] reads text mixed with vim-style bracketed keys
+//!   (`ihello<Esc>:wq<CR>`) and [`encode_script`] turns the result into bytes.
+//!
+//! Encoding follows xterm when the program has not enabled the kitty keyboard
+//! protocol ([`KeyModes::kitty_flags`] `== 0`), and the kitty keyboard
+//! protocol (<https://sw.kovidgoyal.net/kitty/keyboard-protocol/>) otherwise.
+//! Only key presses are ever encoded: there are no repeat or release events.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A compact description of every accepted key form, included in
+/// [`KeyParseError`] messages.
+pub const ACCEPTED_KEY_FORMS: &str = "a single character (a, <, é) or a key name: Enter (CR, Return), \
+Tab, BTab (= S-Tab), Escape (Esc), Space, Backspace (BSpace, BS), Delete (DC, Del), \
+Insert (IC), Up, Down, Left, Right, Home, End, PageUp (PPage, PgUp), \
+PageDown (NPage, PgDn), F1-F12, lt (<), Bar (|), Bslash (\\); \
+optionally prefixed by modifiers C- (ctrl), M- or A- (alt), S- (shift) in any order, \
+e.g. C-c, M-Enter, C-S-Up; names are case-insensitive; \
+in key scripts write keys in angle brackets, e.g. ihello<Esc>:wq<CR>, and <lt> for a literal <";
+
+/// A key on the keyboard, without modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyCode {
+    /// A key that produces a character. Space is `Char(' ')`.
+    Char(char),
+    /// Enter / Return.
+    Enter,
+    /// Tab. Shift+Tab (back-tab) is `Tab` with [`Modifiers::shift`].
+    Tab,
+    /// Escape.
+    Escape,
+    /// Backspace.
+    Backspace,
+    /// Delete (forward delete).
+    Delete,
+    /// Insert.
+    Insert,
+    /// Cursor up.
+    Up,
+    /// Cursor down.
+    Down,
+    /// Cursor left.
+    Left,
+    /// Cursor right.
+    Right,
+    /// Home.
+    Home,
+    /// End.
+    End,
+    /// Page up.
+    PageUp,
+    /// Page down.
+    PageDown,
+    /// Function key `F1` to `F12`. Other numbers are not encodable and
+    /// [`Key::encode`] returns no bytes for them.
+    F(u8),
+}
+
+/// Modifier keys held together with a key.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Modifiers {
+    /// Control.
+    pub ctrl: bool,
+    /// Alt (Meta).
+    pub alt: bool,
+    /// Shift.
+    pub shift: bool,
+}
+
+impl Modifiers {
+    /// No modifiers.
+    pub const NONE: Modifiers = Modifiers {
+        ctrl: false,
+        alt: false,
+        shift: false,
+    };
+
+    /// True when no modifier is held.
+    pub fn is_empty(&self) -> bool {
+        !(self.ctrl || self.alt || self.shift)
+    }
+
+    /// The modifier parameter used by xterm and the kitty protocol:
+    /// `1 + shift*1 + alt*2 + ctrl*4`.
+    pub fn param(&self) -> u8 {
+        1 + u8::from(self.shift) + 2 * u8::from(self.alt) + 4 * u8::from(self.ctrl)
+    }
+}
+
+/// A key together with its modifiers.
+///
+/// Parse one from tmux-style notation with [`str::parse`]; see
+/// [`ACCEPTED_KEY_FORMS`]. Its [`Display`](fmt::Display) form parses back to
+/// the same key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The key.
+    pub code: KeyCode,
+    /// The modifiers held with it.
+    pub mods: Modifiers,
+}
+
+/// The terminal modes that change how keys are encoded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KeyModes {
+    /// Application cursor keys (DECCKM, `CSI ? 1 h`): unmodified cursor keys
+    /// and Home/End are sent as `SS3` sequences (`ESC O A`) instead of `CSI`
+    /// (`ESC [ A`) in the legacy encoding.
+    pub app_cursor: bool,
+    /// Application keypad (DECKPAM, `ESC =`). It only changes what the
+    /// numeric keypad sends; keypad keys are not modelled by [`KeyCode`], so
+    /// this field is read but has no effect on any key encoded here.
+    pub app_keypad: bool,
+    /// The kitty keyboard protocol's progressive-enhancement flags, as set by
+    /// the program (`CSI = flags u` / `CSI > flags u`): 1 disambiguate escape
+    /// codes, 2 report event types, 4 report alternate keys, 8 report all keys
+    /// as escape codes, 16 report associated text. 0 means the legacy xterm
+    /// encoding.
+    pub kitty_flags: u8,
+}
+
+/// The kitty "disambiguate escape codes" flag.
+const KITTY_DISAMBIGUATE: u8 = 1;
+/// The kitty "report event types" flag.
+const KITTY_EVENT_TYPES: u8 = 2;
+/// The kitty "report alternate keys" flag.
+const KITTY_ALTERNATES: u8 = 4;
+/// The kitty "report all keys as escape codes" flag.
+const KITTY_ALL_AS_ESCAPES: u8 = 8;
+/// The kitty "report associated text" flag.
+const KITTY_TEXT: u8 = 16;
+
+/// A key name that could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeyParseError {
+    /// The offending token, as written (in a key script including its `<` and
+    /// `>`).
+    pub token: String,
+    /// Why it was rejected.
+    pub reason: String,
+}
+
+impl KeyParseError {
+    fn new(token: impl Into<String>, reason: impl Into<String>) -> Self {
+        KeyParseError {
+            token: token.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+impl fmt::Display for KeyParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "invalid key {:?}: {}. Accepted forms: {}",
+            self.token, self.reason, ACCEPTED_KEY_FORMS
+        )
+    }
+}
+
+impl std::error::Error for KeyParseError {}
+
+/// One piece of a key script: literal text or a key press.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptItem {
+    /// Text, sent as its UTF-8 bytes.
+    Text(String),
+    /// A key press, sent with [`Key::encode`].
+    Key(Key),
+}
+
+// ---------------------------------------------------------------------------
+// Parsing
+// ---------------------------------------------------------------------------
+
+/// Looks up a key name (case-insensitively). Returns the key and whether the
+/// name implies shift (`BTab`).
+fn lookup_name(name: &str) -> Option<(KeyCode, bool)> {
+    let lower = name.to_ascii_lowercase();
+    let code = match lower.as_str() {
+        "enter" | "cr" | "return" => KeyCode::Enter,
+        "tab" => KeyCode::Tab,
+        "btab" => return Some((KeyCode::Tab, true)),
+        "escape" | "esc" => KeyCode::Escape,
+        "space" => KeyCode::Char(' '),
+        "backspace" | "bspace" | "bs" => KeyCode::Backspace,
+        "delete" | "dc" | "del" => KeyCode::Delete,
+        "insert" | "ic" => KeyCode::Insert,
+        "up" => KeyCode::Up,
+        "down" => KeyCode::Down,
+        "left" => KeyCode::Left,
+        "right" => KeyCode::Right,
+        "home" => KeyCode::Home,
+        "end" => KeyCode::End,
+        "pageup" | "ppage" | "pgup" => KeyCode::PageUp,
+        "pagedown" | "npage" | "pgdn" => KeyCode::PageDown,
+        "lt" => KeyCode::Char('<'),
+        "bar" => KeyCode::Char('|'),
+        "bslash" => KeyCode::Char('\\'),
+        _ => {
+            let n: u8 = lower.strip_prefix('f')?.parse().ok()?;
+            // Reject "f01", "f+1" and the like: only the canonical digits.
+            if !(1..=12).contains(&n) || lower[1..] != n.to_string() {
+                return None;
+            }
+            KeyCode::F(n)
+        }
+    };
+    Some((code, false))
+}
+
+/// If `s` starts with a modifier prefix (`C-`, `M-`, `A-`, `S-`, any case),
+/// returns the modifier letter (lowercased).
+fn modifier_prefix(s: &str) -> Option<char> {
+    let b = s.as_bytes();
+    if b.len() >= 2 && b[1] == b'-' {
+        let m = b[0].to_ascii_lowercase();
+        if matches!(m, b'c' | b'm' | b'a' | b's') {
+            return Some(char::from(m));
+        }
+    }
+    None
+}
+
+/// True when `s` is one or more modifier prefixes and nothing else (`C-`,
+/// `C-S-`).
+fn is_only_modifiers(s: &str) -> bool {
+    let mut rest = s;
+    while modifier_prefix(rest).is_some() {
+        rest = &rest[2..];
+    }
+    rest.is_empty() && !s.is_empty()
+}
+
+impl FromStr for Key {
+    type Err = KeyParseError;
+
+    /// Parses tmux-style key notation; see [`ACCEPTED_KEY_FORMS`].
+    ///
+    /// Modifier prefixes `C-`, `M-`/`A-` and `S-` may be combined in any
+    /// order. With `C-` an ASCII letter is case-insensitive (`C-A` is `C-a`);
+    /// otherwise a character keeps its case (`M-A` is alt with `A`).
+    fn from_str(s: &str) -> Result<Key, KeyParseError> {
+        if s.is_empty() {
+            return Err(KeyParseError::new(s, "empty key name"));
+        }
+        let mut mods = Modifiers::NONE;
+        let mut rest = s;
+        // A prefix needs something after it: "C-" alone is not ctrl+nothing,
+        // and "C--" is ctrl with '-'.
+        while rest.len() > 2 {
+            match modifier_prefix(rest) {
+                Some('c') => mods.ctrl = true,
+                Some('m' | 'a') => mods.alt = true,
+                Some('s') => mods.shift = true,
+                _ => break,
+            }
+            rest = &rest[2..];
+        }
+        let code = if let Some((code, shift)) = lookup_name(rest) {
+            mods.shift |= shift;
+            code
+        } else {
+            let mut chars = rest.chars();
+            match (chars.next(), chars.next()) {
+                (Some(c), None) => KeyCode::Char(c),
+                _ if is_only_modifiers(rest) => {
+                    return Err(KeyParseError::new(
+                        s,
+                        format!("modifier prefix {rest:?} is not followed by a key"),
+                    ));
+                }
+                _ => {
+                    return Err(KeyParseError::new(s, format!("unknown key name {rest:?}")));
+                }
+            }
+        };
+        let code = match code {
+            KeyCode::Char(c) if mods.ctrl && c.is_ascii_alphabetic() => {
+                KeyCode::Char(c.to_ascii_lowercase())
+            }
+            other => other,
+        };
+        Ok(Key { code, mods })
+    }
+}
+
+impl fmt::Display for Key {
+    /// Writes the key in the notation [`FromStr`] accepts, e.g. `C-M-Up`,
+    /// `S-Tab`, `Space`, `a`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.mods.ctrl {
+            f.write_str("C-")?;
+        }
+        if self.mods.alt {
+            f.write_str("M-")?;
+        }
+        if self.mods.shift {
+            f.write_str("S-")?;
+        }
+        match self.code {
+            KeyCode::Char(' ') => f.write_str("Space"),
+            KeyCode::Char(c) => write!(f, "{c}"),
+            KeyCode::Enter => f.write_str("Enter"),
+            KeyCode::Tab => f.write_str("Tab"),
+            KeyCode::Escape => f.write_str("Escape"),
+            KeyCode::Backspace => f.write_str("Backspace"),
+            KeyCode::Delete => f.write_str("Delete"),
+            KeyCode::Insert => f.write_str("Insert"),
+            KeyCode::Up => f.write_str("Up"),
+            KeyCode::Down => f.write_str("Down"),
+            KeyCode::Left => f.write_str("Left"),
+            KeyCode::Right => f.write_str("Right"),
+            KeyCode::Home => f.write_str("Home"),
+            KeyCode::End => f.write_str("End"),
+            KeyCode::PageUp => f.write_str("PageUp"),
+            KeyCode::PageDown => f.write_str("PageDown"),
+            KeyCode::F(n) => write!(f, "F{n}"),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Encoding
+// ---------------------------------------------------------------------------
+
+/// How a key that is not Enter/Tab/Escape/Backspace/text is encoded.
+#[derive(Clone, Copy)]
+enum Functional {
+    /// `CSI 1 ; m X`, unmodified `CSI X` (or `SS3 X` in application cursor
+    /// mode): cursor keys, Home, End.
+    Cursor(u8),
+    /// `CSI 1 ; m X`, unmodified `SS3 X`: F1-F4 in xterm.
+    Ss3(u8),
+    /// `CSI n ; m ~`, unmodified `CSI n ~`.
+    Tilde(u8),
+}
+
+/// xterm's encoding of the functional keys.
+fn xterm_functional(code: KeyCode) -> Option<Functional> {
+    use Functional::*;
+    Some(match code {
+        KeyCode::Up => Cursor(b'A'),
+        KeyCode::Down => Cursor(b'B'),
+        KeyCode::Right => Cursor(b'C'),
+        KeyCode::Left => Cursor(b'D'),
+        KeyCode::Home => Cursor(b'H'),
+        KeyCode::End => Cursor(b'F'),
+        KeyCode::Insert => Tilde(2),
+        KeyCode::Delete => Tilde(3),
+        KeyCode::PageUp => Tilde(5),
+        KeyCode::PageDown => Tilde(6),
+        KeyCode::F(n @ 1..=4) => Ss3(b'P' + (n - 1)),
+        KeyCode::F(n @ 5..=12) => Tilde([15, 17, 18, 19, 20, 21, 23, 24][usize::from(n - 5)]),
+        _ => return None,
+    })
+}
+
+/// The number and final byte of a key in the kitty protocol's functional key
+/// table (`CSI number ; modifiers final`).
+fn kitty_functional(code: KeyCode) -> Option<(u32, u8)> {
+    Some(match code {
+        KeyCode::Escape => (27, b'u'),
+        KeyCode::Enter => (13, b'u'),
+        KeyCode::Tab => (9, b'u'),
+        KeyCode::Backspace => (127, b'u'),
+        // The spec's table gives F3 as `CSI 13 ~`, not `CSI 1 R`, because
+        // `CSI 1 ; m R` collides with a cursor position report.
+        KeyCode::F(3) => (13, b'~'),
+        other => match xterm_functional(other)? {
+            Functional::Cursor(c) | Functional::Ss3(c) => (1, c),
+            Functional::Tilde(n) => (u32::from(n), b'~'),
+        },
+    })
+}
+
+/// `CSI [number] [; mods] final`, leaving out a number of 1 when there are no
+/// modifiers, as both xterm and the kitty protocol do.
+fn csi(number: u32, mods: Modifiers, last: u8) -> Vec<u8> {
+    let mut s = String::from("\x1b[");
+    if mods.is_empty() {
+        if number != 1 {
+            s.push_str(&number.to_string());
+        }
+    } else {
+        s.push_str(&format!("{number};{}", mods.param()));
+    }
+    let mut out = s.into_bytes();
+    out.push(last);
+    out
+}
+
+/// The byte control turns an ASCII key into, per the kitty protocol's legacy
+/// ctrl table (a superset of xterm's): `C-a`..`C-z` (either case) are
+/// 0x01..0x1a, `C-@`/`C-Space`/`C-2` NUL, `C-[`/`C-3` ESC, `C-\`/`C-4` 0x1c,
+/// `C-]`/`C-5` 0x1d, `C-^`/`C-~`/`C-6` 0x1e, `C-_`/`C-/`/`C-7` 0x1f,
+/// `C-?`/`C-8` DEL. Other characters have no control form.
+fn ctrl_byte(c: char) -> Option<u8> {
+    Some(match c {
+        'a'..='z' => c as u8 - b'a' + 1,
+        'A'..='Z' => c as u8 - b'A' + 1,
+        ' ' | '@' | '2' => 0,
+        '[' | '3' => 0x1b,
+        '\\' | '4' => 0x1c,
+        ']' | '5' => 0x1d,
+        '^' | '~' | '6' => 0x1e,
+        '_' | '/' | '7' => 0x1f,
+        '?' | '8' => 0x7f,
+        _ => return None,
+    })
+}
+
+/// The character shift produces from `c`: its upper case when that is a
+/// single character, otherwise `c` itself. No keyboard layout is assumed, so
+/// shift does not change digits or punctuation (`S-1` is `1`, not `!`).
+fn shifted(c: char) -> char {
+    let mut upper = c.to_uppercase();
+    match (upper.next(), upper.next()) {
+        (Some(u), None) => u,
+        _ => c,
+    }
+}
+
+/// The lower-case ("un-shifted") form of `c`, if `c` is an upper-case letter
+/// with a single-character lower case.
+fn unshifted(c: char) -> Option<char> {
+    if !c.is_uppercase() {
+        return None;
+    }
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) if l != c => Some(l),
+        _ => None,
+    }
+}
+
+fn push_char(out: &mut Vec<u8>, c: char) {
+    let mut buf = [0u8; 4];
+    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// xterm's encoding of Enter, Escape, Backspace and Tab with any modifiers:
+/// alt adds an `ESC` prefix, ctrl turns Backspace into BS, shift turns Tab
+/// into `CSI Z`; other modifiers are not reported.
+fn legacy_c0_key(code: KeyCode, mods: Modifiers) -> Option<Vec<u8>> {
+    let main: &[u8] = match code {
+        KeyCode::Enter => b"\r",
+        KeyCode::Escape => b"\x1b",
+        KeyCode::Backspace if mods.ctrl => b"\x08",
+        KeyCode::Backspace => b"\x7f",
+        KeyCode::Tab if mods.shift => b"\x1b[Z",
+        KeyCode::Tab => b"\t",
+        _ => return None,
+    };
+    let mut out = Vec::with_capacity(main.len() + 1);
+    if mods.alt {
+        out.push(0x1b);
+    }
+    out.extend_from_slice(main);
+    Some(out)
+}
+
+/// xterm's encoding of a character key: `ESC` prefix for alt, then the
+/// control byte for ctrl (ctrl is dropped for characters without one), else
+/// the shifted character for shift, else the character.
+fn legacy_char(c: char, mods: Modifiers) -> Vec<u8> {
+    let mut out = Vec::with_capacity(5);
+    if mods.alt {
+        out.push(0x1b);
+    }
+    if mods.ctrl
+        && let Some(b) = ctrl_byte(c)
+    {
+        out.push(b);
+        return out;
+    }
+    push_char(&mut out, if mods.shift { shifted(c) } else { c });
+    out
+}
+
+impl Key {
+    /// A key with no modifiers.
+    pub fn new(code: KeyCode) -> Key {
+        Key {
+            code,
+            mods: Modifiers::NONE,
+        }
+    }
+
+    /// A key with the given modifiers.
+    pub fn with_mods(code: KeyCode, mods: Modifiers) -> Key {
+        Key { code, mods }
+    }
+
+    /// The bytes a terminal sends to the program when this key is pressed.
+    ///
+    /// With `modes.kitty_flags == 0` this is xterm's encoding:
+    ///
+    /// * Enter `\r`, Tab `\t`, S-Tab `CSI Z`, Escape `ESC`, Backspace DEL
+    ///   (C-Backspace BS); alt prefixes `ESC` (M-Enter is `ESC \r`).
+    /// * Cursor keys and Home/End: `CSI A` (`SS3 A` when
+    ///   [`KeyModes::app_cursor`] is set), with modifiers `CSI 1 ; m A` where
+    ///   m = 1 + shift + 2·alt + 4·ctrl (CSI even in application cursor mode).
+    /// * Insert/Delete/PageUp/PageDown `CSI 2/3/5/6 ~`, F1-F4 `SS3 P..S`,
+    ///   F5-F12 `CSI 15/17/18/19/20/21/23/24 ~`; with modifiers
+    ///   `CSI n ; m ~` and `CSI 1 ; m P..S`.
+    /// * Characters as UTF-8. Ctrl maps ASCII keys to their C0 control
+    ///   (`C-a` 0x01, `C-@` and `C-Space` NUL, `C-[` ESC, `C-\` 0x1c, `C-]`
+    ///   0x1d, `C-^` 0x1e, `C-_` 0x1f, `C-?` DEL, and the digit row) and is
+    ///   not reported for characters without one; alt prefixes `ESC`
+    ///   (`M-C-a` is `ESC 0x01`); shift upper-cases letters (`S-a` is `A`).
+    ///   Shift is dropped for Enter, Escape and Backspace, as in xterm.
+    ///
+    /// With kitty flags set, see [`KeyModes::kitty_flags`] and the kitty
+    /// keyboard protocol. In summary, with flag 1 (disambiguate):
+    ///
+    /// * Escape is `CSI 27 u`; text keys with ctrl or alt (or alt+shift) are
+    ///   `CSI codepoint ; m u`, the codepoint being the lower-case key
+    ///   (`C-a` is `CSI 97;5u`, `M-A` is `CSI 97;4u`); unmodified and
+    ///   shift-only text keys are still sent as text.
+    /// * Enter, Tab and Backspace stay `\r`, `\t`, DEL unless modified
+    ///   (`CSI 13;m u`, `CSI 9;m u`, `CSI 127;m u`; S-Tab is `CSI 9;2u`).
+    /// * Functional keys use `CSI` forms only, never `SS3`, whatever the
+    ///   cursor mode: `CSI A`, `CSI 1;5A`, `CSI 3~`, F1 `CSI P`, F3 `CSI 13~`
+    ///   (the spec moved F3 off `CSI R`, which collides with cursor position
+    ///   reports).
+    ///
+    /// Flag 8 (report all keys as escape codes) sends every key as an escape
+    /// code, including unmodified text (`a` is `CSI 97u`, `A` is
+    /// `CSI 97;2u`) and Enter/Tab/Backspace (`CSI 13u`, `CSI 9u`,
+    /// `CSI 127u`). Flag 4 adds the shifted key when shift is held
+    /// (`C-S-a` is `CSI 97:65;6u`); the base-layout key is never sent. Flag
+    /// 16 with flag 8 embeds the text a text key produces (`a` is
+    /// `CSI 97;;97u`). Flag 2 adds nothing to presses, but like flag 1 it
+    /// takes functional keys out of the legacy `SS3` forms. Shifted
+    /// punctuation is reported as its own codepoint, since no keyboard layout
+    /// is assumed.
+    ///
+    /// [`KeyModes::app_keypad`] has no effect: no keypad keys are modelled.
+    /// `F(n)` outside 1..=12 encodes to no bytes.
+    pub fn encode(&self, modes: &KeyModes) -> Vec<u8> {
+        if modes.kitty_flags == 0 {
+            self.encode_legacy(modes.app_cursor)
+        } else {
+            self.encode_kitty(modes)
+        }
+    }
+
+    fn encode_legacy(&self, app_cursor: bool) -> Vec<u8> {
+        let mods = self.mods;
+        if let KeyCode::Char(c) = self.code {
+            return legacy_char(c, mods);
+        }
+        if let Some(bytes) = legacy_c0_key(self.code, mods) {
+            return bytes;
+        }
+        match xterm_functional(self.code) {
+            Some(Functional::Cursor(c)) if mods.is_empty() && app_cursor => vec![0x1b, b'O', c],
+            Some(Functional::Ss3(c)) if mods.is_empty() => vec![0x1b, b'O', c],
+            Some(Functional::Cursor(c) | Functional::Ss3(c)) => csi(1, mods, c),
+            Some(Functional::Tilde(n)) => csi(u32::from(n), mods, b'~'),
+            None => Vec::new(),
+        }
+    }
+
+    fn encode_kitty(&self, modes: &KeyModes) -> Vec<u8> {
+        match self.code {
+            KeyCode::Char(c) => kitty_text_key(c, self.mods, modes.kitty_flags),
+            code => kitty_functional_key(code, self.mods, modes),
+        }
+    }
+}
+
+/// A functional key (anything but a text key) in the kitty protocol.
+fn kitty_functional_key(code: KeyCode, mods: Modifiers, modes: &KeyModes) -> Vec<u8> {
+    let flags = modes.kitty_flags;
+    let disambiguate = flags & KITTY_DISAMBIGUATE != 0;
+    let all_as_escapes = flags & KITTY_ALL_AS_ESCAPES != 0;
+    // Without flags 1, 2 and 8 the legacy forms are kept (only flags 4
+    // and/or 16 set, which do not apply to functional keys).
+    let legacy_forms = flags & (KITTY_DISAMBIGUATE | KITTY_EVENT_TYPES | KITTY_ALL_AS_ESCAPES) == 0;
+
+    if legacy_forms {
+        let legacy = Key::with_mods(code, mods).encode_legacy(modes.app_cursor);
+        // Legacy keeps everything except F3 with modifiers, for which the
+        // kitty table's `CSI 13 ; m ~` replaces xterm's `CSI 1 ; m R`.
+        if code != KeyCode::F(3) || mods.is_empty() {
+            return legacy;
+        }
+    }
+    if mods.is_empty() {
+        if code == KeyCode::Escape && !disambiguate && !all_as_escapes {
+            return b"\x1b".to_vec();
+        }
+        if !all_as_escapes {
+            match code {
+                KeyCode::Enter => return b"\r".to_vec(),
+                KeyCode::Tab => return b"\t".to_vec(),
+                KeyCode::Backspace => return b"\x7f".to_vec(),
+                _ => {}
+            }
+        }
+    }
+    match kitty_functional(code) {
+        Some((number, last)) => csi(number, mods, last),
+        None => Vec::new(),
+    }
+}
+
+/// A text-producing key in the kitty protocol.
+fn kitty_text_key(c: char, mods: Modifiers, flags: u8) -> Vec<u8> {
+    let disambiguate = flags & KITTY_DISAMBIGUATE != 0;
+    let all_as_escapes = flags & KITTY_ALL_AS_ESCAPES != 0;
+    let alternates = flags & KITTY_ALTERNATES != 0;
+    let embed_text = flags & KITTY_TEXT != 0;
+
+    // The protocol reports the un-shifted key plus the shift modifier: an
+    // upper-case letter is its lower-case key with shift.
+    let (key, mods) = match unshifted(c) {
+        Some(lower) => (
+            lower,
+            Modifiers {
+                shift: true,
+                ..mods
+            },
+        ),
+        None => (c, mods),
+    };
+    let shifted_key = if mods.shift { shifted(key) } else { key };
+    // Only unmodified or shift-only presses of printable keys produce text.
+    let text = (!mods.ctrl && !mods.alt && !key.is_control()).then_some(shifted_key);
+
+    if let Some(t) = text
+        && !all_as_escapes
+    {
+        let mut out = Vec::with_capacity(4);
+        push_char(&mut out, t);
+        return out;
+    }
+
+    let add_alternate = alternates && mods.shift && shifted_key != key;
+    let add_text = embed_text && text.is_some();
+    if !add_alternate && !add_text {
+        if mods.is_empty() && !all_as_escapes {
+            // A control character with no modifiers: sent as is.
+            let mut out = Vec::with_capacity(4);
+            push_char(&mut out, key);
+            return out;
+        }
+        if !mods.is_empty()
+            && !disambiguate
+            && !all_as_escapes
+            && let Some(bytes) = kitty_legacy_text(key, shifted_key, mods)
+        {
+            return bytes;
+        }
+    }
+
+    let mut s = format!("\x1b[{}", u32::from(key));
+    if add_alternate {
+        s.push_str(&format!(":{}", u32::from(shifted_key)));
+    }
+    if !mods.is_empty() || add_text {
+        s.push(';');
+        if !mods.is_empty() {
+            s.push_str(&mods.param().to_string());
+        }
+    }
+    if let Some(t) = text.filter(|_| add_text) {
+        s.push_str(&format!(";{}", u32::from(t)));
+    }
+    s.push('u');
+    s.into_bytes()
+}
+
+/// The kitty protocol's legacy encoding of a modified ASCII text key, used
+/// when neither flag 1 nor flag 8 is set. Returns `None` for combinations
+/// that have no legacy form (they are then sent as `CSI u`).
+fn kitty_legacy_text(key: char, shifted_key: char, mods: Modifiers) -> Option<Vec<u8>> {
+    if !(key.is_ascii_graphic() || key == ' ') {
+        return None;
+    }
+    let mut key = key;
+    let mut rest = mods;
+    if mods.shift && shifted_key != key && (!mods.ctrl || !key.is_ascii_lowercase()) {
+        key = shifted_key;
+        rest.shift = false;
+    }
+    let ctrl = |k: char| ctrl_byte(k).unwrap_or(k as u8);
+    let bytes = match (rest.ctrl, rest.alt, rest.shift) {
+        (false, true, false) => vec![0x1b, key as u8],
+        (true, false, false) => vec![ctrl(key)],
+        (true, true, false) => vec![0x1b, ctrl(key)],
+        (true, false, true) if key == ' ' => vec![ctrl(key)],
+        (false, true, true) if key == ' ' => vec![0x1b, key as u8],
+        _ => return None,
+    };
+    Some(bytes)
+}
+
+// ---------------------------------------------------------------------------
+// Key scripts
+// ---------------------------------------------------------------------------
+
+/// Names that stand for a literal character in a script; they become text.
+fn literal_char_name(name: &str) -> Option<char> {
+    match name.to_ascii_lowercase().as_str() {
+        "lt" => Some('<'),
+        "bar" => Some('|'),
+        "bslash" => Some('\\'),
+        _ => None,
+    }
+}
+
+const UNTERMINATED: &str = "`<` starts a key name that is not closed by `>` \
+(key names contain no spaces and no `<`); write <lt> for a literal `<`";
+
+/// Parses a key script: text mixed with keys in vim bracket notation.
+///
+/// * `ihello<Esc>:wq<Enter>`, `<C-c>`, `<Up><Up><CR>`.
+/// * Inside `<…>` any name [`Key`] accepts (case-insensitive), including the
+///   vim spellings `<CR>`, `<Return>`, `<BS>`, `<Del>`, `<Space>`, `<Esc>`,
+///   `<Tab>`, `<S-Tab>`, `<C-x>`, `<M-x>`, `<A-x>`, `<PageUp>`, `<F5>`.
+///   `<C->>` is ctrl with `>`.
+/// * `<lt>`, `<Bar>` and `<Bslash>` are the literal text `<`, `|` and `\`
+///   (they join the surrounding text); with modifiers (`<C-lt>`) they are
+///   keys.
+/// * A `>` outside brackets is text. Adjacent text is one [`ScriptItem::Text`].
+///
+/// A `<` that does not start a valid `<…>` key is an error naming the token:
+/// unterminated (`<Esc` — the name may not contain whitespace or another
+/// `<`), empty (`<>`), an unknown name (`<Foo>`) or a dangling modifier
+/// (`<C->`). Text is never guessed from a bad key name.
+pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> {
+    let mut items = Vec::new();
+    let mut text = String::new();
+    let mut rest = script;
+    while let Some(open) = rest.find('<') {
+        text.push_str(&rest[..open]);
+        let after = &rest[open + 1..];
+        let (name, consumed) = bracket_name(after)?;
+        if let Some(c) = literal_char_name(name) {
+            text.push(c);
+        } else {
+            let key = name
+                .parse::<Key>()
+                .map_err(|e| KeyParseError::new(format!("<{name}>"), e.reason))?;
+            if !text.is_empty() {
+                items.push(ScriptItem::Text(std::mem::take(&mut text)));
+            }
+            items.push(ScriptItem::Key(key));
+        }
+        rest = &after[consumed..];
+    }
+    text.push_str(rest);
+    if !text.is_empty() {
+        items.push(ScriptItem::Text(text));
+    }
+    Ok(items)
+}
+
+/// Finds the key name after a `<`. Returns the name and the number of bytes
+/// of `after` it occupies including the closing `>`.
+fn bracket_name(after: &str) -> Result<(&str, usize), KeyParseError> {
+    for (i, ch) in after.char_indices() {
+        match ch {
+            '>' => {
+                let name = &after[..i];
+                if name.is_empty() {
+                    return Err(KeyParseError::new(
+                        "<>",
+                        "empty key name; write <lt> for a literal `<`",
+                    ));
+                }
+                // `<C->>`: the key is `>` itself.
+                if is_only_modifiers(name) && after[i + 1..].starts_with('>') {
+                    return Ok((&after[..=i], i + 2));
+                }
+                return Ok((name, i + 1));
+            }
+            '<' => {
+                return Err(KeyParseError::new(
+                    format!("<{}", &after[..i]),
+                    UNTERMINATED,
+                ));
+            }
+            c if c.is_whitespace() => {
+                return Err(KeyParseError::new(
+                    format!("<{}", &after[..i]),
+                    UNTERMINATED,
+                ));
+            }
+            _ => {}
+        }
+    }
+    Err(KeyParseError::new(format!("<{after}"), UNTERMINATED))
+}
+
+/// Encodes a parsed key script.
+///
+/// Text items are sent as their plain UTF-8 bytes in every mode — even when
+/// the kitty flag 8 (report all keys as escape codes) would make a typed text
+/// key an escape code — just as a terminal sends pasted or IME-committed text.
+/// Key items are sent with [`Key::encode`].
+pub fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            ScriptItem::Text(t) => out.extend_from_slice(t.as_bytes()),
+            ScriptItem::Key(k) => out.extend_from_slice(&k.encode(modes)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(s: &str) -> Key {
+        s.parse().unwrap_or_else(|e| panic!("{s:?}: {e}"))
+    }
+
+    fn k(code: KeyCode, ctrl: bool, alt: bool, shift: bool) -> Key {
+        Key::with_mods(code, Modifiers { ctrl, alt, shift })
+    }
+
+    const LEGACY: KeyModes = KeyModes {
+        app_cursor: false,
+        app_keypad: false,
+        kitty_flags: 0,
+    };
+    const APP: KeyModes = KeyModes {
+        app_cursor: true,
+        app_keypad: false,
+        kitty_flags: 0,
+    };
+    const fn kitty(flags: u8) -> KeyModes {
+        KeyModes {
+            app_cursor: false,
+            app_keypad: false,
+            kitty_flags: flags,
+        }
+    }
+    const fn kitty_app(flags: u8) -> KeyModes {
+        KeyModes {
+            app_cursor: true,
+            app_keypad: false,
+            kitty_flags: flags,
+        }
+    }
+
+    fn show(b: &[u8]) -> String {
+        b.escape_ascii().to_string()
+    }
+
+    /// (key, legacy, legacy + application cursor, kitty flag 1).
+    /// Kitty flag 1 output is the same with and without application cursor
+    /// mode; that is checked too.
+    const TABLE: &[(&str, &str, &str, &str)] = &[
+        // Text keys.
+        ("a", "a", "a", "a"),
+        ("A", "A", "A", "A"),
+        ("z", "z", "z", "z"),
+        ("1", "1", "1", "1"),
+        ("<", "<", "<", "<"),
+        ("lt", "<", "<", "<"),
+        ("é", "é", "é", "é"),
+        ("É", "É", "É", "É"),
+        ("✓", "✓", "✓", "✓"),
+        ("Space", " ", " ", " "),
+        ("S-a", "A", "A", "A"),
+        ("S-é", "É", "É", "É"),
+        ("S-1", "1", "1", "1"),
+        ("S-Space", " ", " ", " "),
+        // Ctrl.
+        ("C-a", "\x01", "\x01", "\x1b[97;5u"),
+        ("C-A", "\x01", "\x01", "\x1b[97;5u"),
+        ("C-c", "\x03", "\x03", "\x1b[99;5u"),
+        ("C-z", "\x1a", "\x1a", "\x1b[122;5u"),
+        ("C-@", "\x00", "\x00", "\x1b[64;5u"),
+        ("C-Space", "\x00", "\x00", "\x1b[32;5u"),
+        ("C-[", "\x1b", "\x1b", "\x1b[91;5u"),
+        ("C-\\", "\x1c", "\x1c", "\x1b[92;5u"),
+        ("C-]", "\x1d", "\x1d", "\x1b[93;5u"),
+        ("C-^", "\x1e", "\x1e", "\x1b[94;5u"),
+        ("C-_", "\x1f", "\x1f", "\x1b[95;5u"),
+        ("C-?", "\x7f", "\x7f", "\x1b[63;5u"),
+        ("C-2", "\x00", "\x00", "\x1b[50;5u"),
+        ("C-/", "\x1f", "\x1f", "\x1b[47;5u"),
+        ("C-1", "1", "1", "\x1b[49;5u"),
+        ("C-é", "é", "é", "\x1b[233;5u"),
+        ("C-S-a", "\x01", "\x01", "\x1b[97;6u"),
+        // Alt.
+        ("M-a", "\x1ba", "\x1ba", "\x1b[97;3u"),
+        ("A-a", "\x1ba", "\x1ba", "\x1b[97;3u"),
+        ("M-A", "\x1bA", "\x1bA", "\x1b[97;4u"),
+        ("M-S-a", "\x1bA", "\x1bA", "\x1b[97;4u"),
+        ("M-C-a", "\x1b\x01", "\x1b\x01", "\x1b[97;7u"),
+        ("C-M-S-a", "\x1b\x01", "\x1b\x01", "\x1b[97;8u"),
+        ("M-Space", "\x1b ", "\x1b ", "\x1b[32;3u"),
+        ("M-é", "\x1bé", "\x1bé", "\x1b[233;3u"),
+        ("M-<", "\x1b<", "\x1b<", "\x1b[60;3u"),
+        ("M-[", "\x1b[", "\x1b[", "\x1b[91;3u"),
+        // Enter.
+        ("Enter", "\r", "\r", "\r"),
+        ("M-Enter", "\x1b\r", "\x1b\r", "\x1b[13;3u"),
+        ("C-Enter", "\r", "\r", "\x1b[13;5u"),
+        ("S-Enter", "\r", "\r", "\x1b[13;2u"),
+        // Tab.
+        ("Tab", "\t", "\t", "\t"),
+        ("S-Tab", "\x1b[Z", "\x1b[Z", "\x1b[9;2u"),
+        ("BTab", "\x1b[Z", "\x1b[Z", "\x1b[9;2u"),
+        ("M-Tab", "\x1b\t", "\x1b\t", "\x1b[9;3u"),
+        ("C-Tab", "\t", "\t", "\x1b[9;5u"),
+        ("C-S-Tab", "\x1b[Z", "\x1b[Z", "\x1b[9;6u"),
+        ("M-S-Tab", "\x1b\x1b[Z", "\x1b\x1b[Z", "\x1b[9;4u"),
+        // Escape.
+        ("Escape", "\x1b", "\x1b", "\x1b[27u"),
+        ("M-Escape", "\x1b\x1b", "\x1b\x1b", "\x1b[27;3u"),
+        ("C-Escape", "\x1b", "\x1b", "\x1b[27;5u"),
+        ("S-Escape", "\x1b", "\x1b", "\x1b[27;2u"),
+        // Backspace.
+        ("Backspace", "\x7f", "\x7f", "\x7f"),
+        ("C-Backspace", "\x08", "\x08", "\x1b[127;5u"),
+        ("M-Backspace", "\x1b\x7f", "\x1b\x7f", "\x1b[127;3u"),
+        ("C-M-Backspace", "\x1b\x08", "\x1b\x08", "\x1b[127;7u"),
+        ("S-Backspace", "\x7f", "\x7f", "\x1b[127;2u"),
+        // Cursor keys.
+        ("Up", "\x1b[A", "\x1bOA", "\x1b[A"),
+        ("Down", "\x1b[B", "\x1bOB", "\x1b[B"),
+        ("Right", "\x1b[C", "\x1bOC", "\x1b[C"),
+        ("Left", "\x1b[D", "\x1bOD", "\x1b[D"),
+        ("Home", "\x1b[H", "\x1bOH", "\x1b[H"),
+        ("End", "\x1b[F", "\x1bOF", "\x1b[F"),
+        ("S-Up", "\x1b[1;2A", "\x1b[1;2A", "\x1b[1;2A"),
+        ("M-Down", "\x1b[1;3B", "\x1b[1;3B", "\x1b[1;3B"),
+        ("M-S-Right", "\x1b[1;4C", "\x1b[1;4C", "\x1b[1;4C"),
+        ("C-Left", "\x1b[1;5D", "\x1b[1;5D", "\x1b[1;5D"),
+        ("C-S-Up", "\x1b[1;6A", "\x1b[1;6A", "\x1b[1;6A"),
+        ("C-M-Up", "\x1b[1;7A", "\x1b[1;7A", "\x1b[1;7A"),
+        ("C-M-S-Up", "\x1b[1;8A", "\x1b[1;8A", "\x1b[1;8A"),
+        ("C-Home", "\x1b[1;5H", "\x1b[1;5H", "\x1b[1;5H"),
+        ("S-End", "\x1b[1;2F", "\x1b[1;2F", "\x1b[1;2F"),
+        // Editing keypad.
+        ("Insert", "\x1b[2~", "\x1b[2~", "\x1b[2~"),
+        ("Delete", "\x1b[3~", "\x1b[3~", "\x1b[3~"),
+        ("PageUp", "\x1b[5~", "\x1b[5~", "\x1b[5~"),
+        ("PageDown", "\x1b[6~", "\x1b[6~", "\x1b[6~"),
+        ("S-Insert", "\x1b[2;2~", "\x1b[2;2~", "\x1b[2;2~"),
+        ("C-Delete", "\x1b[3;5~", "\x1b[3;5~", "\x1b[3;5~"),
+        ("M-PageUp", "\x1b[5;3~", "\x1b[5;3~", "\x1b[5;3~"),
+        ("C-S-PageDown", "\x1b[6;6~", "\x1b[6;6~", "\x1b[6;6~"),
+        // Function keys.
+        ("F1", "\x1bOP", "\x1bOP", "\x1b[P"),
+        ("F2", "\x1bOQ", "\x1bOQ", "\x1b[Q"),
+        ("F3", "\x1bOR", "\x1bOR", "\x1b[13~"),
+        ("F4", "\x1bOS", "\x1bOS", "\x1b[S"),
+        ("F5", "\x1b[15~", "\x1b[15~", "\x1b[15~"),
+        ("F6", "\x1b[17~", "\x1b[17~", "\x1b[17~"),
+        ("F7", "\x1b[18~", "\x1b[18~", "\x1b[18~"),
+        ("F8", "\x1b[19~", "\x1b[19~", "\x1b[19~"),
+        ("F9", "\x1b[20~", "\x1b[20~", "\x1b[20~"),
+        ("F10", "\x1b[21~", "\x1b[21~", "\x1b[21~"),
+        ("F11", "\x1b[23~", "\x1b[23~", "\x1b[23~"),
+        ("F12", "\x1b[24~", "\x1b[24~", "\x1b[24~"),
+        ("S-F1", "\x1b[1;2P", "\x1b[1;2P", "\x1b[1;2P"),
+        ("C-F2", "\x1b[1;5Q", "\x1b[1;5Q", "\x1b[1;5Q"),
+        ("C-F3", "\x1b[1;5R", "\x1b[1;5R", "\x1b[13;5~"),
+        ("M-F4", "\x1b[1;3S", "\x1b[1;3S", "\x1b[1;3S"),
+        ("C-F5", "\x1b[15;5~", "\x1b[15;5~", "\x1b[15;5~"),
+        ("S-F12", "\x1b[24;2~", "\x1b[24;2~", "\x1b[24;2~"),
+        ("C-M-S-F8", "\x1b[19;8~", "\x1b[19;8~", "\x1b[19;8~"),
+    ];
+
+    #[test]
+    fn key_table_all_modes() {
+        for &(name, legacy, app, kitty1) in TABLE {
+            let key = key(name);
+            let cases = [
+                ("legacy", LEGACY, legacy),
+                ("legacy app-cursor", APP, app),
+                ("kitty 1", kitty(1), kitty1),
+                ("kitty 1 app-cursor", kitty_app(1), kitty1),
+            ];
+            for (mode_name, modes, expected) in cases {
+                assert_eq!(
+                    show(&key.encode(&modes)),
+                    show(expected.as_bytes()),
+                    "{name} in {mode_name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn app_keypad_changes_nothing() {
+        for &(name, legacy, app, _) in TABLE {
+            let key = key(name);
+            let keypad = KeyModes {
+                app_keypad: true,
+                ..LEGACY
+            };
+            assert_eq!(key.encode(&keypad), legacy.as_bytes(), "{name}");
+            let keypad_app = KeyModes {
+                app_keypad: true,
+                ..APP
+            };
+            assert_eq!(key.encode(&keypad_app), app.as_bytes(), "{name}");
+        }
+    }
+
+    /// Flag 8 (report all keys as escape codes), alone and with flag 1.
+    const FLAG8: &[(&str, &str)] = &[
+        ("a", "\x1b[97u"),
+        ("A", "\x1b[97;2u"),
+        ("S-a", "\x1b[97;2u"),
+        ("é", "\x1b[233u"),
+        ("É", "\x1b[233;2u"),
+        ("1", "\x1b[49u"),
+        ("<", "\x1b[60u"),
+        ("Space", "\x1b[32u"),
+        ("C-a", "\x1b[97;5u"),
+        ("M-a", "\x1b[97;3u"),
+        ("Enter", "\x1b[13u"),
+        ("Tab", "\x1b[9u"),
+        ("S-Tab", "\x1b[9;2u"),
+        ("Backspace", "\x1b[127u"),
+        ("Escape", "\x1b[27u"),
+        ("M-Enter", "\x1b[13;3u"),
+        ("Up", "\x1b[A"),
+        ("C-Up", "\x1b[1;5A"),
+        ("Delete", "\x1b[3~"),
+        ("F1", "\x1b[P"),
+        ("F3", "\x1b[13~"),
+        ("F12", "\x1b[24~"),
+    ];
+
+    #[test]
+    fn kitty_report_all_keys() {
+        for &(name, expected) in FLAG8 {
+            for modes in [kitty(8), kitty(9), kitty_app(9), kitty(11)] {
+                assert_eq!(
+                    show(&key(name).encode(&modes)),
+                    show(expected.as_bytes()),
+                    "{name} with {modes:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn kitty_alternate_keys_and_text() {
+        let cases: &[(u8, &str, &str)] = &[
+            // Flag 4: the shifted key is added when shift is held.
+            (5, "C-S-a", "\x1b[97:65;6u"),
+            (5, "M-A", "\x1b[97:65;4u"),
+            (5, "C-a", "\x1b[97;5u"),
+            (5, "S-a", "A"),
+            (5, "C-S-1", "\x1b[49;6u"),
+            (5, "S-Up", "\x1b[1;2A"),
+            (13, "A", "\x1b[97:65;2u"),
+            (13, "a", "\x1b[97u"),
+            // Flag 16 (with 8): the text is embedded.
+            (24, "a", "\x1b[97;;97u"),
+            (24, "S-a", "\x1b[97;2;65u"),
+            (24, "é", "\x1b[233;;233u"),
+            (24, "C-a", "\x1b[97;5u"),
+            (24, "Enter", "\x1b[13u"),
+            (31, "A", "\x1b[97:65;2;65u"),
+            (31, "Space", "\x1b[32;;32u"),
+            // Flag 16 without 8: text keys are still plain text.
+            (17, "a", "a"),
+            (17, "C-a", "\x1b[97;5u"),
+        ];
+        for &(flags, name, expected) in cases {
+            assert_eq!(
+                show(&key(name).encode(&kitty(flags))),
+                show(expected.as_bytes()),
+                "{name} with flags {flags}"
+            );
+        }
+    }
+
+    #[test]
+    fn kitty_without_disambiguate_keeps_legacy_forms() {
+        // (flags, app_cursor, key, bytes)
+        let cases: &[(u8, bool, &str, &str)] = &[
+            // Flag 2 alone: legacy text and C0 keys, but functional keys leave
+            // the SS3 forms and modified Enter etc. become CSI u.
+            (2, false, "Escape", "\x1b"),
+            (2, false, "C-a", "\x01"),
+            (2, false, "M-a", "\x1ba"),
+            (2, false, "Enter", "\r"),
+            (2, false, "M-Enter", "\x1b[13;3u"),
+            (2, true, "Up", "\x1b[A"),
+            (2, false, "F1", "\x1b[P"),
+            // Flag 4 alone: legacy forms, including SS3 in app-cursor mode.
+            (4, true, "Up", "\x1bOA"),
+            (4, false, "Up", "\x1b[A"),
+            (4, false, "F1", "\x1bOP"),
+            (4, false, "C-F3", "\x1b[13;5~"),
+            (4, false, "M-Enter", "\x1b\r"),
+            (4, false, "S-Tab", "\x1b[Z"),
+            (4, false, "Escape", "\x1b"),
+            (4, false, "C-a", "\x01"),
+            (4, false, "M-C-a", "\x1b\x01"),
+            (4, false, "C-S-a", "\x1b[97:65;6u"),
+            (4, false, "C-Space", "\x00"),
+            // Combinations legacy cannot express fall back to CSI u.
+            (2, false, "C-S-a", "\x1b[97;6u"),
+            (2, false, "C-é", "\x1b[233;5u"),
+            (2, false, "C-M-S-a", "\x1b[97;8u"),
+            (2, false, "C-S-Space", "\x00"),
+            (2, false, "M-S-Space", "\x1b "),
+            (16, false, "M-a", "\x1ba"),
+        ];
+        for &(flags, app_cursor, name, expected) in cases {
+            let modes = KeyModes {
+                app_cursor,
+                app_keypad: false,
+                kitty_flags: flags,
+            };
+            assert_eq!(
+                show(&key(name).encode(&modes)),
+                show(expected.as_bytes()),
+                "{name} with flags {flags}, app_cursor {app_cursor}"
+            );
+        }
+    }
+
+    #[test]
+    fn out_of_range_function_keys_encode_to_nothing() {
+        for n in [0, 13, 255] {
+            let key = Key::new(KeyCode::F(n));
+            assert!(key.encode(&LEGACY).is_empty());
+            assert!(key.encode(&kitty(1)).is_empty());
+        }
+    }
+
+    #[test]
+    fn parse_every_name_and_alias() {
+        use KeyCode::*;
+        let cases: &[(&str, KeyCode)] = &[
+            ("Enter", Enter),
+            ("CR", Enter),
+            ("Return", Enter),
+            ("Tab", Tab),
+            ("Escape", Escape),
+            ("Esc", Escape),
+            ("Space", Char(' ')),
+            ("Backspace", Backspace),
+            ("BSpace", Backspace),
+            ("BS", Backspace),
+            ("Delete", Delete),
+            ("DC", Delete),
+            ("Del", Delete),
+            ("Insert", Insert),
+            ("IC", Insert),
+            ("Up", Up),
+            ("Down", Down),
+            ("Left", Left),
+            ("Right", Right),
+            ("Home", Home),
+            ("End", End),
+            ("PageUp", PageUp),
+            ("PPage", PageUp),
+            ("PgUp", PageUp),
+            ("PageDown", PageDown),
+            ("NPage", PageDown),
+            ("PgDn", PageDown),
+            ("lt", Char('<')),
+            ("Bar", Char('|')),
+            ("Bslash", Char('\\')),
+            ("a", Char('a')),
+            ("A", Char('A')),
+            ("<", Char('<')),
+            (">", Char('>')),
+            ("-", Char('-')),
+            ("é", Char('é')),
+            ("C", Char('C')),
+            ("M", Char('M')),
+            ("F", Char('F')),
+        ];
+        for &(name, code) in cases {
+            assert_eq!(key(name), Key::new(code), "{name}");
+            // Names are case-insensitive; a single character keeps its case.
+            if name.chars().count() > 1 {
+                assert_eq!(key(&name.to_lowercase()), key(name), "{name} lower-case");
+                assert_eq!(key(&name.to_uppercase()), key(name), "{name} upper-case");
+            }
+        }
+        for n in 1..=12u8 {
+            assert_eq!(key(&format!("F{n}")), Key::new(F(n)));
+            assert_eq!(key(&format!("f{n}")), Key::new(F(n)));
+        }
+        assert_eq!(key("BTab"), k(Tab, false, false, true));
+        assert_eq!(key("btab"), k(Tab, false, false, true));
+        assert_eq!(key("S-Tab"), k(Tab, false, false, true));
+    }
+
+    #[test]
+    fn parse_case_insensitive() {
+        assert_eq!(key("enter"), Key::new(KeyCode::Enter));
+        assert_eq!(key("ESC"), Key::new(KeyCode::Escape));
+        assert_eq!(key("pageup"), Key::new(KeyCode::PageUp));
+        assert_eq!(key("PGDN"), Key::new(KeyCode::PageDown));
+        assert_eq!(key("c-a"), k(KeyCode::Char('a'), true, false, false));
+        assert_eq!(key("m-enter"), k(KeyCode::Enter, false, true, false));
+        assert_eq!(key("s-tab"), k(KeyCode::Tab, false, false, true));
+        assert_eq!(key("LT"), Key::new(KeyCode::Char('<')));
+    }
+
+    #[test]
+    fn parse_modifier_combinations() {
+        use KeyCode::*;
+        let cases: &[(&str, Key)] = &[
+            ("C-a", k(Char('a'), true, false, false)),
+            ("C-A", k(Char('a'), true, false, false)),
+            ("C-z", k(Char('z'), true, false, false)),
+            ("M-a", k(Char('a'), false, true, false)),
+            ("A-a", k(Char('a'), false, true, false)),
+            ("M-A", k(Char('A'), false, true, false)),
+            ("S-a", k(Char('a'), false, false, true)),
+            ("M-Enter", k(Enter, false, true, false)),
+            ("C-S-Up", k(Up, true, false, true)),
+            ("S-C-Left", k(Left, true, false, true)),
+            ("M-C-a", k(Char('a'), true, true, false)),
+            ("C-M-a", k(Char('a'), true, true, false)),
+            ("A-S-C-F5", k(F(5), true, true, true)),
+            ("C-M-S-Delete", k(Delete, true, true, true)),
+            ("C-@", k(Char('@'), true, false, false)),
+            ("C-[", k(Char('['), true, false, false)),
+            ("C-\\", k(Char('\\'), true, false, false)),
+            ("C-]", k(Char(']'), true, false, false)),
+            ("C-^", k(Char('^'), true, false, false)),
+            ("C-_", k(Char('_'), true, false, false)),
+            ("C-?", k(Char('?'), true, false, false)),
+            ("C-Space", k(Char(' '), true, false, false)),
+            ("C--", k(Char('-'), true, false, false)),
+            ("M--", k(Char('-'), false, true, false)),
+            ("C-lt", k(Char('<'), true, false, false)),
+            ("M-é", k(Char('é'), false, true, false)),
+            ("S-BTab", k(Tab, false, false, true)),
+            ("M-BTab", k(Tab, false, true, true)),
+            ("C-C-c", k(Char('c'), true, false, false)),
+        ];
+        for (name, expected) in cases {
+            assert_eq!(key(name), *expected, "{name}");
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_token() {
+        let cases: &[(&str, &str)] = &[
+            ("", "empty"),
+            ("Foo", "unknown key name \"Foo\""),
+            ("C-Foo", "unknown key name \"Foo\""),
+            ("F0", "unknown"),
+            ("F13", "unknown"),
+            ("F01", "unknown"),
+            ("ab", "unknown"),
+            ("C-", "not followed by a key"),
+            ("C-M-", "not followed by a key"),
+            ("X-a", "unknown"),
+            ("Enter ", "unknown"),
+            ("C-ab", "unknown"),
+        ];
+        for &(token, reason) in cases {
+            let err = token.parse::<Key>().unwrap_err();
+            assert_eq!(err.token, token);
+            assert!(err.reason.contains(reason), "{token:?}: {}", err.reason);
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("{token:?}")), "{msg}");
+            assert!(msg.contains(ACCEPTED_KEY_FORMS), "{msg}");
+        }
+    }
+
+    #[test]
+    fn display_round_trips() {
+        let names = [
+            "a",
+            "A",
+            "<",
+            ">",
+            "-",
+            "é",
+            "Space",
+            "C-Space",
+            "C-a",
+            "M-A",
+            "C-M-S-Up",
+            "S-Tab",
+            "Enter",
+            "M-Enter",
+            "Escape",
+            "Backspace",
+            "Delete",
+            "Insert",
+            "Home",
+            "End",
+            "PageUp",
+            "PageDown",
+            "F1",
+            "F12",
+            "C--",
+            "C-[",
+            "M-<",
+        ];
+        for name in names {
+            let key = key(name);
+            assert_eq!(key.to_string().parse::<Key>().unwrap(), key, "{name}");
+        }
+        assert_eq!(key("C-S-up").to_string(), "C-S-Up");
+        assert_eq!(key("BTab").to_string(), "S-Tab");
+        assert_eq!(key("Space").to_string(), "Space");
+    }
+
+    #[test]
+    fn modifiers_param() {
+        assert_eq!(Modifiers::NONE.param(), 1);
+        assert!(Modifiers::default().is_empty());
+        assert_eq!(k(KeyCode::Up, false, false, true).mods.param(), 2);
+        assert_eq!(k(KeyCode::Up, false, true, false).mods.param(), 3);
+        assert_eq!(k(KeyCode::Up, true, false, false).mods.param(), 5);
+        assert_eq!(k(KeyCode::Up, true, true, true).mods.param(), 8);
+    }
+
+    fn text(s: &str) -> ScriptItem {
+        ScriptItem::Text(s.to_string())
+    }
+    fn skey(s: &str) -> ScriptItem {
+        ScriptItem::Key(key(s))
+    }
+
+    #[test]
+    fn script_parsing() {
+        let cases: Vec<(&str, Vec<ScriptItem>)> = vec![
+            ("", vec![]),
+            ("hello", vec![text("hello")]),
+            (
+                "ihello<Esc>:wq<Enter>",
+                vec![text("ihello"), skey("Esc"), text(":wq"), skey("Enter")],
+            ),
+            ("<C-c>", vec![skey("C-c")]),
+            (
+                "<Up><Up><Enter>",
+                vec![skey("Up"), skey("Up"), skey("Enter")],
+            ),
+            ("a<lt>b", vec![text("a<b")]),
+            ("<lt>", vec![text("<")]),
+            ("<LT>/<Bar>/<Bslash>", vec![text("</|/\\")]),
+            ("<C-lt>", vec![skey("C-lt")]),
+            ("a > b", vec![text("a > b")]),
+            (">", vec![text(">")]),
+            ("<CR>", vec![skey("Enter")]),
+            ("<Return>", vec![skey("Enter")]),
+            ("<BS><Del>", vec![skey("Backspace"), skey("Delete")]),
+            ("<Space>", vec![skey("Space")]),
+            ("<Tab><S-Tab>", vec![skey("Tab"), skey("BTab")]),
+            (
+                "<C-x><M-x><A-x>",
+                vec![skey("C-x"), skey("M-x"), skey("A-x")],
+            ),
+            ("<PageUp><F5>", vec![skey("PageUp"), skey("F5")]),
+            (
+                "<cr><esc><c-w>",
+                vec![skey("Enter"), skey("Esc"), skey("C-w")],
+            ),
+            ("<C->>", vec![skey("C->")]),
+            ("<C->>>", vec![skey("C->"), text(">")]),
+            ("<a>", vec![skey("a")]),
+            (
+                "x<Esc>y<Esc>",
+                vec![text("x"), skey("Esc"), text("y"), skey("Esc")],
+            ),
+            (
+                "héllo<Enter>✓",
+                vec![text("héllo"), skey("Enter"), text("✓")],
+            ),
+        ];
+        for (script, expected) in cases {
+            assert_eq!(parse_key_script(script).unwrap(), expected, "{script:?}");
+        }
+    }
+
+    #[test]
+    fn script_errors_name_the_token() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("<Esc", "<Esc", "not closed"),
+            ("ihello<Esc", "<Esc", "not closed"),
+            ("<", "<", "not closed"),
+            ("a < b", "<", "not closed"),
+            ("<Esc x>", "<Esc", "not closed"),
+            ("<a<Esc>", "<a", "not closed"),
+            ("<<lt>", "<", "not closed"),
+            ("<>", "<>", "empty"),
+            ("a<>b", "<>", "empty"),
+            ("<Foo>", "<Foo>", "unknown key name \"Foo\""),
+            ("x<C-Foo>y", "<C-Foo>", "unknown key name \"Foo\""),
+            ("a<C->b", "<C->", "not followed by a key"),
+            ("<F13>", "<F13>", "unknown"),
+            ("ok<Enter>then<Bogus>", "<Bogus>", "unknown"),
+        ];
+        for &(script, token, reason) in cases {
+            let err = parse_key_script(script).unwrap_err();
+            assert_eq!(err.token, token, "{script:?}");
+            assert!(err.reason.contains(reason), "{script:?}: {}", err.reason);
+            let msg = err.to_string();
+            assert!(msg.contains(&format!("{token:?}")), "{msg}");
+            assert!(msg.contains(ACCEPTED_KEY_FORMS), "{msg}");
+        }
+    }
+
+    #[test]
+    fn script_encoding() {
+        let items = parse_key_script("ihello<Esc>:wq<CR>").unwrap();
+        assert_eq!(encode_script(&items, &LEGACY), b"ihello\x1b:wq\r");
+        assert_eq!(encode_script(&items, &kitty(1)), b"ihello\x1b[27u:wq\r");
+        // Text stays plain text even when flag 8 would escape typed keys.
+        assert_eq!(
+            encode_script(&items, &kitty(8)),
+            b"ihello\x1b[27u:wq\x1b[13u"
+        );
+        let items = parse_key_script("<Up><Up><Enter>").unwrap();
+        assert_eq!(encode_script(&items, &LEGACY), b"\x1b[A\x1b[A\r");
+        assert_eq!(encode_script(&items, &APP), b"\x1bOA\x1bOA\r");
+        let items = parse_key_script("a<lt>b<C-c>").unwrap();
+        assert_eq!(encode_script(&items, &LEGACY), b"a<b\x03");
+        assert_eq!(encode_script(&items, &kitty(9)), b"a<b\x1b[99;5u");
+        assert_eq!(encode_script(&[], &LEGACY), b"");
+    }
+}

@@ -1,0 +1,56 @@
+//! termloom: a headless, fully terminal-emulating session engine.
+//!
+//! It runs programs under real pseudo-terminals, feeds every byte they print into an
+//! [`alacritty_terminal`] grid, and gives its caller two views of each session:
+//!
+//! - a **settled line transcript** ([`Session::read`]): what scrolled by, as a person would
+//!   have read it, with only the new part on each read;
+//! - a **rendered screen snapshot** ([`Session::screen`]): the visible grid, alternate screen
+//!   included, with cursor, title and modes.
+//!
+//! Callers type into sessions, wait for precise conditions ([`Until`]) instead of sleeping,
+//! and close them without leaving a process behind. One `mio` reactor thread drives every
+//! session; see ARCHITECTURE.md.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use termloom::{Config, Engine, SpawnSpec, Until};
+//!
+//! let engine = Engine::new(Config::default())?;
+//! let py = engine.spawn(SpawnSpec::new("python3").arg("-q"))?;
+//! py.wait(Until::text(">>> "), Duration::from_secs(10))?;
+//! py.submit("6 * 7")?;
+//! py.wait(Until::regex(r"^42$")?, Duration::from_secs(10))?;
+//! print!("{}", py.read()?.text);
+//! println!("{}", py.screen()?);
+//! py.close()?;
+//! # Ok::<(), termloom::Error>(())
+//! ```
+
+mod config;
+mod emulator;
+mod engine;
+mod env;
+mod error;
+mod escapes;
+mod procfs;
+mod pty;
+mod reactor;
+mod scan;
+mod screen;
+mod session;
+mod spec;
+mod transcript;
+mod wait;
+
+pub use config::{Config, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
+pub use engine::Engine;
+pub use env::is_credential_name;
+pub use error::{Error, Result};
+pub use escapes::decode_escapes;
+pub use scan::PromptMark;
+pub use screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
+pub use session::{ExitStatus, Session, SessionId, SessionInfo, SessionState};
+pub use spec::{SpawnSpec, shell_program};
+pub use transcript::Output;
+pub use wait::{Fired, Location, Match, Until, WaitOutcome};

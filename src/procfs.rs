@@ -1,0 +1,1450 @@
+//! Small, non-blocking readers for Linux `/proc`.
+//!
+//! The engine uses these from its reactor thread to find the processes of a
+//! session, their process groups, and whether the foreground process group
+//! is sleeping in a read- or poll-family system call (i.e. waiting for
+//! input).
+//!
+//! Every function is cheap (a handful of small `/proc` reads), never blocks
+//! and never panics. Processes and threads may vanish between listing and
+//! reading; `ENOENT`/`ESRCH` are treated as "gone" (see [`is_gone`]) and such
+//! entries are skipped.
+//!
+//! The semantics are Linux-only. On other unix targets the module compiles,
+//! but the readers answer "unknown": [`read_stat`] fails with
+//! [`std::io::ErrorKind::Unsupported`], the scanners return nothing and
+//! [`process_input_wait`]/[`group_input_wait`] return [`InputWait::Unknown`].
+
+use std::io;
+
+/// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Process id (field 1).
+    pub pid: i32,
+    /// Executable name (`comm`, field 2), without the surrounding
+    /// parentheses; may itself contain spaces and parentheses. Bytes that are
+    /// not UTF-8 are replaced lossily.
+    pub comm: String,
+    /// Scheduler state (field 3): `R`, `S`, `D`, `T`, `t`, `Z`, `X`, `I`, ...
+    pub state: char,
+    /// Parent process id (field 4).
+    pub ppid: i32,
+    /// Process group id (field 5).
+    pub pgrp: i32,
+    /// Session id (field 6).
+    pub session: i32,
+    /// Controlling terminal device number (field 7), 0 if none.
+    pub tty_nr: i32,
+    /// Foreground process group of the controlling terminal (field 8), -1 if
+    /// none.
+    pub tpgid: i32,
+}
+
+/// Whether a process (or process group) is waiting for input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputWait {
+    /// All threads are sleeping and at least one of them is blocked in a
+    /// read- or poll-family system call.
+    Waiting,
+    /// Definitely not waiting for input (running, stopped, sleeping in some
+    /// other call, exited, ...).
+    NotWaiting {
+        /// Human-readable explanation, naming the process responsible.
+        reason: String,
+    },
+    /// The answer could not be determined (e.g. `/proc/PID/syscall` is not
+    /// readable and `wchan` is hidden, or not on Linux).
+    Unknown {
+        /// Human-readable explanation of what could not be read.
+        reason: String,
+    },
+}
+
+/// `ESRCH` ("no such process"); 3 on Linux and on the BSDs/macOS.
+const ESRCH: i32 = 3;
+
+/// Returns true if `err` means the process or thread no longer exists
+/// (`ENOENT` / `ESRCH`), as opposed to e.g. a permission problem.
+pub fn is_gone(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::NotFound || err.raw_os_error() == Some(ESRCH)
+}
+
+/// Returns true if the process is a zombie (`Z`) or dead (`X`/`x`).
+pub fn is_dead(stat: &ProcStat) -> bool {
+    matches!(stat.state, 'Z' | 'X' | 'x')
+}
+
+/// Reads and parses `/proc/PID/stat`.
+///
+/// `comm` may contain spaces and parentheses; the parser uses the last `)`
+/// in the file to find its end. A vanished process yields an error for
+/// which [`is_gone`] is true. On non-Linux targets this always fails with
+/// [`io::ErrorKind::Unsupported`].
+pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
+    #[cfg(target_os = "linux")]
+    {
+        if pid <= 0 {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("invalid pid {pid}"),
+            ));
+        }
+        let data = std::fs::read(format!("/proc/{pid}/stat"))?;
+        parse_stat(&data)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        Err(unsupported())
+    }
+}
+
+/// Returns the executable name (`comm`) of `pid`, or `None` if the process
+/// is gone or unreadable (always `None` on non-Linux targets).
+pub fn process_name(pid: i32) -> Option<String> {
+    #[cfg(target_os = "linux")]
+    {
+        if pid <= 0 {
+            return None;
+        }
+        let data = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
+        let data = data.strip_suffix(b"\n").unwrap_or(&data);
+        Some(String::from_utf8_lossy(data).into_owned())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
+/// Returns every process whose session id is `sid`, sorted by pid.
+///
+/// Scans the numeric directories of `/proc`; processes that vanish (or
+/// become unreadable) during the scan are skipped. Includes zombies; see
+/// [`live_session_processes`]. Empty on non-Linux targets.
+pub fn session_processes(sid: i32) -> Vec<ProcStat> {
+    scan_processes(|stat| stat.session == sid)
+}
+
+/// Like [`session_processes`], but without zombie/dead processes
+/// (see [`is_dead`]).
+pub fn live_session_processes(sid: i32) -> Vec<ProcStat> {
+    scan_processes(|stat| stat.session == sid && !is_dead(stat))
+}
+
+/// Returns the distinct process group ids of `procs`, sorted ascending.
+pub fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
+    let mut groups: Vec<i32> = procs.iter().map(|p| p.pgrp).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
+}
+
+/// Decides whether process `pid` is waiting for input.
+///
+/// Looks at every thread in `/proc/PID/task/*`: the process is
+/// [`InputWait::Waiting`] if all its live threads are sleeping (`S`) and at
+/// least one is blocked in a read/poll-family system call (`read`, `readv`,
+/// `pread64`, `preadv`, `preadv2`, `select`, `pselect6`, `poll`, `ppoll`,
+/// `epoll_wait`, `epoll_pwait`, `epoll_pwait2`). Other threads may be
+/// sleeping in anything (e.g. `futex`). The system call is taken from
+/// `/proc/PID/task/TID/syscall`; when that is unreadable (or the
+/// architecture's numbers are unknown), the kernel wait channel (`wchan`) is
+/// used instead.
+///
+/// A running, stopped, zombie or otherwise non-sleeping thread, or a process
+/// sleeping only in other calls (`nanosleep`, `wait4`, `futex`, ...), gives
+/// [`InputWait::NotWaiting`]; so does a process that no longer exists.
+/// [`InputWait::Unknown`] is returned when the relevant files are unreadable
+/// (e.g. permissions with `wchan` hidden) or on non-Linux targets.
+pub fn process_input_wait(pid: i32) -> InputWait {
+    #[cfg(target_os = "linux")]
+    {
+        if pid <= 0 {
+            return InputWait::Unknown {
+                reason: format!("invalid pid {pid}"),
+            };
+        }
+        match linux::process_wait(pid) {
+            None => InputWait::NotWaiting {
+                reason: format!("pid {pid} no longer exists"),
+            },
+            Some(wait) => wait,
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        InputWait::Unknown {
+            reason: UNSUPPORTED.to_string(),
+        }
+    }
+}
+
+/// Decides whether the process group `pgrp` (typically a terminal's
+/// foreground group) is waiting for input.
+///
+/// Members are the live processes with process group `pgrp` (and, if `sid`
+/// is given, session `sid`). All members waiting gives
+/// [`InputWait::Waiting`]; the first member not waiting gives
+/// [`InputWait::NotWaiting`] with a reason naming it. If no member exists,
+/// or some member could not be read and none was found not waiting, the
+/// answer is [`InputWait::Unknown`]. Members that are all zombies, or that
+/// all vanish during the check, give [`InputWait::NotWaiting`].
+pub fn group_input_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
+    #[cfg(target_os = "linux")]
+    {
+        if pgrp <= 0 {
+            return InputWait::Unknown {
+                reason: format!("invalid process group {pgrp}"),
+            };
+        }
+        linux::group_wait(pgrp, sid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid);
+        InputWait::Unknown {
+            reason: UNSUPPORTED.to_string(),
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
+
+#[cfg(not(target_os = "linux"))]
+fn unsupported() -> io::Error {
+    io::Error::new(io::ErrorKind::Unsupported, UNSUPPORTED)
+}
+
+/// Scans `/proc` and returns the processes accepted by `keep`, sorted by pid.
+fn scan_processes(keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::scan(keep)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = keep;
+        Vec::new()
+    }
+}
+
+fn invalid(msg: &str) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, msg.to_string())
+}
+
+/// Parses the contents of a `/proc/PID/stat` (or `/proc/PID/task/TID/stat`)
+/// file.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
+    let open = data
+        .iter()
+        .position(|&b| b == b'(')
+        .ok_or_else(|| invalid("stat: missing '('"))?;
+    let close = data
+        .iter()
+        .rposition(|&b| b == b')')
+        .ok_or_else(|| invalid("stat: missing ')'"))?;
+    if close < open {
+        return Err(invalid("stat: ')' before '('"));
+    }
+    let pid = std::str::from_utf8(&data[..open])
+        .ok()
+        .and_then(|s| s.trim().parse::<i32>().ok())
+        .ok_or_else(|| invalid("stat: bad pid"))?;
+    let comm = String::from_utf8_lossy(&data[open + 1..close]).into_owned();
+    let rest =
+        std::str::from_utf8(&data[close + 1..]).map_err(|_| invalid("stat: non-UTF-8 fields"))?;
+    let mut fields = rest.split_ascii_whitespace();
+    let state = fields
+        .next()
+        .and_then(|s| {
+            let mut chars = s.chars();
+            let c = chars.next()?;
+            chars.next().is_none().then_some(c)
+        })
+        .ok_or_else(|| invalid("stat: bad state"))?;
+    let mut next_i32 = |name: &str| -> io::Result<i32> {
+        fields
+            .next()
+            .and_then(|s| s.parse::<i32>().ok())
+            .ok_or_else(|| invalid(&format!("stat: bad {name}")))
+    };
+    let ppid = next_i32("ppid")?;
+    let pgrp = next_i32("pgrp")?;
+    let session = next_i32("session")?;
+    let tty_nr = next_i32("tty_nr")?;
+    let tpgid = next_i32("tpgid")?;
+    Ok(ProcStat {
+        pid,
+        comm,
+        state,
+        ppid,
+        pgrp,
+        session,
+        tty_nr,
+        tpgid,
+    })
+}
+
+/// Human-readable description of a scheduler state.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn describe_state(state: char) -> String {
+    let desc = match state {
+        'R' => "running",
+        'S' => "sleeping",
+        'D' => "in uninterruptible sleep",
+        'T' => "stopped",
+        't' => "stopped by a tracer",
+        'Z' => "a zombie",
+        'X' | 'x' => "dead",
+        'I' => "an idle kernel thread",
+        'P' => "parked",
+        'W' => "waking",
+        'K' => "being killed",
+        _ => return format!("in state '{state}'"),
+    };
+    format!("{desc} ({state})")
+}
+
+/// What one thread is doing, as far as input waiting is concerned.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum Activity {
+    /// Sleeping in a read/poll-family call (name of call or wait channel).
+    Input(String),
+    /// Sleeping in something else (description).
+    Other(String),
+    /// Not sleeping; the scheduler state.
+    NotSleeping(char),
+    /// Could not be determined (reason).
+    Unknown(String),
+}
+
+/// One observed thread of a process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct ThreadObs {
+    tid: i32,
+    activity: Activity,
+}
+
+/// Combines the observations of a process's live threads (main thread
+/// first) into an answer. `who` names the process, e.g. `pid 12 (cat)`.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
+    let name = |t: &ThreadObs| {
+        if t.tid == pid {
+            who.to_string()
+        } else {
+            format!("thread {} of {who}", t.tid)
+        }
+    };
+    if threads.is_empty() {
+        return InputWait::NotWaiting {
+            reason: format!("{who} has no live threads"),
+        };
+    }
+    if let Some((t, state)) = threads.iter().find_map(|t| match t.activity {
+        Activity::NotSleeping(s) => Some((t, s)),
+        _ => None,
+    }) {
+        return InputWait::NotWaiting {
+            reason: format!("{} is {}", name(t), describe_state(state)),
+        };
+    }
+    if threads
+        .iter()
+        .any(|t| matches!(t.activity, Activity::Input(_)))
+    {
+        return InputWait::Waiting;
+    }
+    if let Some((t, why)) = threads.iter().find_map(|t| match &t.activity {
+        Activity::Unknown(why) => Some((t, why)),
+        _ => None,
+    }) {
+        return InputWait::Unknown {
+            reason: format!("{}: {why}", name(t)),
+        };
+    }
+    let (t, what) = threads
+        .iter()
+        .find_map(|t| match &t.activity {
+            Activity::Other(what) => Some((t, what.as_str())),
+            _ => None,
+        })
+        .unwrap_or((&threads[0], "something else"));
+    InputWait::NotWaiting {
+        reason: format!(
+            "{} is sleeping in {what}, not in a read/poll-family call",
+            name(t)
+        ),
+    }
+}
+
+/// Kernel wait channels that indicate a terminal read or a poll-family
+/// wait. `pipe_read`/`anon_pipe_read` are deliberately absent: a pipe is not
+/// terminal input (a `read` syscall on a pipe is still recognised through
+/// `/proc/PID/syscall`).
+const INPUT_WCHANS: &[&str] = &[
+    "n_tty_read",
+    "tty_read",
+    "wait_woken",
+    "do_select",
+    "core_sys_select",
+    "do_sys_poll",
+    "poll_schedule_timeout",
+    "ep_poll",
+    "do_epoll_wait",
+    "do_epoll_pwait",
+];
+
+/// Classifies the contents of a `wchan` file. `None` means no wait channel
+/// is available (`0`, empty, or hidden by the kernel).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn classify_wchan(raw: &str) -> Option<Activity> {
+    let raw = raw.trim();
+    if raw.is_empty() || raw == "0" {
+        return None;
+    }
+    // Strip compiler suffixes such as `.constprop.0` or `.isra.0`.
+    let base = raw.split('.').next().unwrap_or(raw);
+    if INPUT_WCHANS.contains(&base) {
+        Some(Activity::Input(base.to_string()))
+    } else {
+        Some(Activity::Other(base.to_string()))
+    }
+}
+
+/// Parsed first field of `/proc/PID/syscall`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+enum SyscallField {
+    /// The task is running.
+    Running,
+    /// Blocked in the kernel, but not in a system call (`-1`).
+    NotInSyscall,
+    /// Blocked in this system call number.
+    Nr(i64),
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn parse_syscall(text: &str) -> Option<SyscallField> {
+    match text.split_ascii_whitespace().next()? {
+        "running" => Some(SyscallField::Running),
+        "-1" => Some(SyscallField::NotInSyscall),
+        n => n.parse::<i64>().ok().map(SyscallField::Nr),
+    }
+}
+
+/// `(number, name, is_input)` for the current architecture, or `None` where
+/// the numbers are not known (then only `wchan` is used).
+#[cfg(target_arch = "x86_64")]
+const SYSCALLS: Option<&[(i64, &str, bool)]> = Some(&[
+    (0, "read", true),
+    (1, "write", false),
+    (7, "poll", true),
+    (17, "pread64", true),
+    (19, "readv", true),
+    (23, "select", true),
+    (34, "pause", false),
+    (35, "nanosleep", false),
+    (43, "accept", false),
+    (45, "recvfrom", false),
+    (47, "recvmsg", false),
+    (61, "wait4", false),
+    (73, "flock", false),
+    (128, "rt_sigtimedwait", false),
+    (130, "rt_sigsuspend", false),
+    (202, "futex", false),
+    (215, "epoll_wait_old", true),
+    (230, "clock_nanosleep", false),
+    (232, "epoll_wait", true),
+    (247, "waitid", false),
+    (270, "pselect6", true),
+    (271, "ppoll", true),
+    (281, "epoll_pwait", true),
+    (288, "accept4", false),
+    (295, "preadv", true),
+    (327, "preadv2", true),
+    (426, "io_uring_enter", false),
+    (441, "epoll_pwait2", true),
+]);
+
+/// `(number, name, is_input)` for the current architecture, or `None` where
+/// the numbers are not known (then only `wchan` is used).
+#[cfg(target_arch = "aarch64")]
+const SYSCALLS: Option<&[(i64, &str, bool)]> = Some(&[
+    (22, "epoll_pwait", true),
+    (63, "read", true),
+    (64, "write", false),
+    (65, "readv", true),
+    (67, "pread64", true),
+    (69, "preadv", true),
+    (72, "pselect6", true),
+    (73, "ppoll", true),
+    (95, "waitid", false),
+    (98, "futex", false),
+    (101, "nanosleep", false),
+    (115, "clock_nanosleep", false),
+    (133, "rt_sigsuspend", false),
+    (137, "rt_sigtimedwait", false),
+    (202, "accept", false),
+    (207, "recvfrom", false),
+    (212, "recvmsg", false),
+    (242, "accept4", false),
+    (260, "wait4", false),
+    (286, "preadv2", true),
+    (426, "io_uring_enter", false),
+    (441, "epoll_pwait2", true),
+]);
+
+/// `(number, name, is_input)` for the current architecture, or `None` where
+/// the numbers are not known (then only `wchan` is used).
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+const SYSCALLS: Option<&[(i64, &str, bool)]> = None;
+
+/// Classifies a system call number, or `None` if this architecture's
+/// numbers are unknown.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn classify_syscall(nr: i64) -> Option<Activity> {
+    let table = SYSCALLS?;
+    // x32 system calls carry __X32_SYSCALL_BIT; the common ones share numbers.
+    #[cfg(target_arch = "x86_64")]
+    let nr = nr & !0x4000_0000;
+    Some(match table.iter().find(|(n, _, _)| *n == nr) {
+        Some(&(_, name, true)) => Activity::Input(name.to_string()),
+        Some(&(_, name, false)) => Activity::Other(name.to_string()),
+        None => Activity::Other(format!("system call {nr}")),
+    })
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use super::{
+        Activity, InputWait, ProcStat, SyscallField, ThreadObs, classify_syscall, classify_wchan,
+        decide, describe_state, is_dead, is_gone, parse_stat, parse_syscall,
+    };
+    use std::fs;
+
+    /// Numeric entries of a `/proc`-style directory, ignoring errors.
+    fn numeric_entries(dir: &str) -> std::io::Result<Vec<i32>> {
+        let mut ids: Vec<i32> = fs::read_dir(dir)?
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+            .filter(|&id| id > 0)
+            .collect();
+        ids.sort_unstable();
+        Ok(ids)
+    }
+
+    pub(super) fn scan(mut keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+        let Ok(pids) = numeric_entries("/proc") else {
+            return Vec::new();
+        };
+        pids.into_iter()
+            .filter_map(|pid| {
+                let data = fs::read(format!("/proc/{pid}/stat")).ok()?;
+                parse_stat(&data).ok()
+            })
+            .filter(|stat| keep(stat))
+            .collect()
+    }
+
+    /// Observes one thread; `None` if it is gone or dead.
+    pub(super) fn observe_thread(base: &str, tid: i32) -> Option<ThreadObs> {
+        let obs = |activity| Some(ThreadObs { tid, activity });
+        let stat = match fs::read(format!("{base}/stat")) {
+            Ok(data) => match parse_stat(&data) {
+                Ok(stat) => stat,
+                Err(err) => return obs(Activity::Unknown(format!("unparsable stat: {err}"))),
+            },
+            Err(err) if is_gone(&err) => return None,
+            Err(err) => return obs(Activity::Unknown(format!("stat unreadable: {err}"))),
+        };
+        if is_dead(&stat) {
+            return None;
+        }
+        if stat.state != 'S' {
+            return obs(Activity::NotSleeping(stat.state));
+        }
+        let syscall_problem = match fs::read_to_string(format!("{base}/syscall")) {
+            Ok(text) => match parse_syscall(&text) {
+                Some(SyscallField::Running) => return obs(Activity::NotSleeping('R')),
+                Some(SyscallField::NotInSyscall) => {
+                    return obs(Activity::Other("the kernel outside a system call".into()));
+                }
+                Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
+                    Some(activity) => return obs(activity),
+                    None => format!("system call {nr} unknown on this architecture"),
+                },
+                None => format!("unparsable syscall file {:?}", text.trim()),
+            },
+            Err(err) if err.raw_os_error() == Some(super::ESRCH) => return None,
+            Err(err) if is_gone(&err) => {
+                // Either the thread vanished or the kernel lacks the file.
+                if fs::metadata(base).is_err() {
+                    return None;
+                }
+                format!("syscall file unavailable: {err}")
+            }
+            Err(err) => format!("syscall file unreadable: {err}"),
+        };
+        match fs::read_to_string(format!("{base}/wchan")) {
+            Ok(text) => match classify_wchan(&text) {
+                Some(activity) => obs(activity),
+                None => obs(Activity::Unknown(format!(
+                    "{syscall_problem}, and wchan is not available"
+                ))),
+            },
+            Err(err) if is_gone(&err) && fs::metadata(base).is_err() => None,
+            Err(err) => obs(Activity::Unknown(format!(
+                "{syscall_problem}, and wchan is unreadable: {err}"
+            ))),
+        }
+    }
+
+    /// `None` if the process is gone.
+    pub(super) fn process_wait(pid: i32) -> Option<InputWait> {
+        let proc_dir = format!("/proc/{pid}");
+        let stat = match fs::read(format!("{proc_dir}/stat")) {
+            Ok(data) => match parse_stat(&data) {
+                Ok(stat) => stat,
+                Err(err) => {
+                    return Some(InputWait::Unknown {
+                        reason: format!("pid {pid}: unparsable stat: {err}"),
+                    });
+                }
+            },
+            Err(err) if is_gone(&err) => return None,
+            Err(err) => {
+                return Some(InputWait::Unknown {
+                    reason: format!("pid {pid}: stat unreadable: {err}"),
+                });
+            }
+        };
+        let who = format!("pid {pid} ({})", stat.comm);
+        let mut tids = match numeric_entries(&format!("{proc_dir}/task")) {
+            Ok(tids) => tids,
+            Err(err) if is_gone(&err) => return None,
+            // Cannot list threads: judge the main thread alone.
+            Err(_) => vec![pid],
+        };
+        // Main thread first.
+        tids.sort_by_key(|&tid| (tid != pid, tid));
+        let threads: Vec<ThreadObs> = tids
+            .into_iter()
+            .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid))
+            .collect();
+        if threads.is_empty() {
+            let reason = if is_dead(&stat) {
+                format!("{who} is {}", describe_state(stat.state))
+            } else {
+                format!("{who} has no live threads")
+            };
+            return Some(InputWait::NotWaiting { reason });
+        }
+        Some(decide(pid, &who, &threads))
+    }
+
+    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
+        let members = scan(|s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid));
+        if members.is_empty() {
+            return InputWait::Unknown {
+                reason: format!("no process in process group {pgrp}"),
+            };
+        }
+        let mut waiting = 0usize;
+        let mut unknown: Vec<String> = Vec::new();
+        for member in members.iter().filter(|m| !is_dead(m)) {
+            match process_wait(member.pid) {
+                None => {}
+                Some(InputWait::Waiting) => waiting += 1,
+                Some(not @ InputWait::NotWaiting { .. }) => return not,
+                Some(InputWait::Unknown { reason }) => unknown.push(reason),
+            }
+        }
+        if !unknown.is_empty() {
+            let what = if waiting == 0 {
+                "no member could be read"
+            } else {
+                "not every member could be read"
+            };
+            return InputWait::Unknown {
+                reason: format!("process group {pgrp}: {what}: {}", unknown.join("; ")),
+            };
+        }
+        if waiting == 0 {
+            return InputWait::NotWaiting {
+                reason: format!("all members of process group {pgrp} have exited"),
+            };
+        }
+        InputWait::Waiting
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_stat_plain() {
+        let s = b"1234 (bash) S 1000 1234 1234 34816 5678 4194560 0 0 0 0\n";
+        let st = parse_stat(s).unwrap();
+        assert_eq!(
+            st,
+            ProcStat {
+                pid: 1234,
+                comm: "bash".into(),
+                state: 'S',
+                ppid: 1000,
+                pgrp: 1234,
+                session: 1234,
+                tty_nr: 34816,
+                tpgid: 5678,
+            }
+        );
+    }
+
+    #[test]
+    fn parse_stat_tricky_comm() {
+        let s = b"42 (a b) c) (x) Z 1 -7 3 0 -1 0 0\n";
+        let st = parse_stat(s).unwrap();
+        assert_eq!(st.pid, 42);
+        assert_eq!(st.comm, "a b) c) (x");
+        assert_eq!(st.state, 'Z');
+        assert_eq!((st.ppid, st.pgrp, st.session), (1, -7, 3));
+        assert_eq!((st.tty_nr, st.tpgid), (0, -1));
+        assert!(is_dead(&st));
+
+        let st = parse_stat(b"7 () R 1 2 3 4 5").unwrap();
+        assert_eq!(st.comm, "");
+        let st = parse_stat(b"7 (new\nline) R 1 2 3 4 5").unwrap();
+        assert_eq!(st.comm, "new\nline");
+        let st = parse_stat(b"7 (\xff\xfe) R 1 2 3 4 5").unwrap();
+        assert_eq!(st.comm, "\u{fffd}\u{fffd}");
+    }
+
+    #[test]
+    fn parse_stat_rejects_garbage() {
+        for bad in [
+            &b""[..],
+            b"12 bash S 1 2 3 4 5",
+            b"12 (bash S 1 2 3 4 5",
+            b"x (bash) S 1 2 3 4 5",
+            b"12 (bash) S 1 2 3",
+            b"12 (bash) SS 1 2 3 4 5",
+            b"12 (bash) S 1 two 3 4 5",
+            b"12 )bash( S 1 2 3 4 5",
+        ] {
+            let err = parse_stat(bad).unwrap_err();
+            assert_eq!(err.kind(), io::ErrorKind::InvalidData, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn process_groups_sorted_dedup() {
+        let mk = |pid, pgrp| ProcStat {
+            pid,
+            comm: "x".into(),
+            state: 'S',
+            ppid: 1,
+            pgrp,
+            session: 1,
+            tty_nr: 0,
+            tpgid: -1,
+        };
+        let procs = [mk(1, 30), mk(2, 10), mk(3, 30), mk(4, 20), mk(5, 10)];
+        assert_eq!(process_groups(&procs), vec![10, 20, 30]);
+        assert!(process_groups(&[]).is_empty());
+    }
+
+    #[test]
+    fn is_gone_kinds() {
+        assert!(is_gone(&io::Error::from(io::ErrorKind::NotFound)));
+        assert!(is_gone(&io::Error::from_raw_os_error(ESRCH)));
+        assert!(!is_gone(&io::Error::from(io::ErrorKind::PermissionDenied)));
+    }
+
+    #[test]
+    fn wchan_classification() {
+        for w in [
+            "n_tty_read",
+            "wait_woken",
+            "do_select",
+            "do_sys_poll",
+            "core_sys_select",
+            "ep_poll",
+            "do_epoll_wait",
+            "poll_schedule_timeout.constprop.0",
+            "tty_read",
+        ] {
+            assert!(
+                matches!(classify_wchan(w), Some(Activity::Input(_))),
+                "{w} should be input"
+            );
+        }
+        for w in [
+            "pipe_read",
+            "anon_pipe_read",
+            "hrtimer_nanosleep",
+            "do_wait",
+            "futex_wait_queue",
+        ] {
+            assert!(
+                matches!(classify_wchan(w), Some(Activity::Other(_))),
+                "{w} should not be input"
+            );
+        }
+        assert_eq!(classify_wchan("0"), None);
+        assert_eq!(classify_wchan("\n"), None);
+    }
+
+    #[test]
+    fn syscall_field_parsing() {
+        assert_eq!(parse_syscall("running\n"), Some(SyscallField::Running));
+        assert_eq!(
+            parse_syscall("-1 0x7ffd 0x0\n"),
+            Some(SyscallField::NotInSyscall)
+        );
+        assert_eq!(
+            parse_syscall("230 0x0 0x0 0x7ff\n"),
+            Some(SyscallField::Nr(230))
+        );
+        assert_eq!(parse_syscall(""), None);
+        assert_eq!(parse_syscall("bogus"), None);
+    }
+
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[test]
+    fn syscall_table() {
+        let input = [
+            "read",
+            "readv",
+            "pread64",
+            "preadv",
+            "preadv2",
+            "pselect6",
+            "ppoll",
+            "epoll_pwait",
+            "epoll_pwait2",
+        ];
+        #[cfg(target_arch = "x86_64")]
+        let input = [&input[..], &["select", "poll", "epoll_wait"]].concat();
+        let table = SYSCALLS.unwrap();
+        for name in input {
+            let &(nr, _, is_input) = table.iter().find(|e| e.1 == name).unwrap();
+            assert!(is_input, "{name}");
+            assert_eq!(classify_syscall(nr), Some(Activity::Input(name.into())));
+        }
+        for name in [
+            "nanosleep",
+            "clock_nanosleep",
+            "wait4",
+            "waitid",
+            "futex",
+            "write",
+        ] {
+            let &(nr, _, is_input) = table.iter().find(|e| e.1 == name).unwrap();
+            assert!(!is_input, "{name}");
+            assert_eq!(classify_syscall(nr), Some(Activity::Other(name.into())));
+        }
+        // Numbers are unique.
+        let mut nrs: Vec<i64> = table.iter().map(|e| e.0).collect();
+        nrs.sort_unstable();
+        nrs.dedup();
+        assert_eq!(nrs.len(), table.len());
+        assert_eq!(
+            classify_syscall(9999),
+            Some(Activity::Other("system call 9999".into()))
+        );
+    }
+
+    #[test]
+    fn decide_combinations() {
+        let t = |tid, activity| ThreadObs { tid, activity };
+        let input = || Activity::Input("read".into());
+        let futex = || Activity::Other("futex".into());
+        let who = "pid 10 (x)";
+        assert_eq!(decide(10, who, &[t(10, input())]), InputWait::Waiting);
+        assert_eq!(
+            decide(10, who, &[t(10, input()), t(11, futex())]),
+            InputWait::Waiting
+        );
+        assert_eq!(
+            decide(10, who, &[t(10, futex()), t(11, input())]),
+            InputWait::Waiting
+        );
+        let InputWait::NotWaiting { reason } = decide(10, who, &[t(10, futex()), t(11, futex())])
+        else {
+            panic!("futex-only must not be waiting");
+        };
+        assert!(
+            reason.contains("pid 10 (x)") && reason.contains("futex"),
+            "{reason}"
+        );
+        let InputWait::NotWaiting { reason } = decide(
+            10,
+            who,
+            &[t(10, input()), t(11, Activity::NotSleeping('R'))],
+        ) else {
+            panic!("a running thread means not waiting");
+        };
+        assert!(reason.contains("thread 11 of pid 10 (x)"), "{reason}");
+        assert!(reason.contains("running"), "{reason}");
+        let InputWait::Unknown { reason } =
+            decide(10, who, &[t(10, Activity::Unknown("no access".into()))])
+        else {
+            panic!("unreadable must be unknown");
+        };
+        assert!(reason.contains("no access"), "{reason}");
+        assert_eq!(
+            decide(
+                10,
+                who,
+                &[t(10, input()), t(11, Activity::Unknown("no access".into()))]
+            ),
+            InputWait::Waiting
+        );
+        assert!(matches!(
+            decide(
+                10,
+                who,
+                &[t(10, futex()), t(11, Activity::Unknown("?".into()))]
+            ),
+            InputWait::Unknown { .. }
+        ));
+        assert!(matches!(decide(10, who, &[]), InputWait::NotWaiting { .. }));
+    }
+
+    #[cfg(target_os = "linux")]
+    mod live {
+        use super::super::*;
+        use std::path::PathBuf;
+        use std::process::{Child, Command, Stdio};
+        use std::time::{Duration, Instant};
+
+        /// Kills (and reaps) a spawned child, and optionally its whole
+        /// process group, when dropped — also when a test panics.
+        struct Reaper {
+            child: Child,
+            group: Option<i32>,
+        }
+
+        impl Reaper {
+            fn new(child: Child) -> Self {
+                Reaper { child, group: None }
+            }
+            fn pid(&self) -> i32 {
+                self.child.id() as i32
+            }
+        }
+
+        impl Drop for Reaper {
+            fn drop(&mut self) {
+                if let Some(pgid) = self.group.and_then(rustix::process::Pid::from_raw) {
+                    let _ =
+                        rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+                }
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+            }
+        }
+
+        /// Removes a directory tree when dropped.
+        struct TempDir(PathBuf);
+
+        impl Drop for TempDir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+
+        /// Polls `check` (up to 5 s, 20 ms apart) until it returns `Ok`;
+        /// panics with the last observation on timeout.
+        fn wait_for<T>(what: &str, mut check: impl FnMut() -> Result<T, String>) -> T {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                match check() {
+                    Ok(value) => return value,
+                    Err(last) if Instant::now() >= deadline => {
+                        panic!("timed out after 5 s waiting for {what}; last observation: {last}")
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        }
+
+        fn spawn(cmd: &mut Command) -> Reaper {
+            Reaper::new(cmd.spawn().expect("spawn test process"))
+        }
+
+        fn own_stat() -> ProcStat {
+            read_stat(std::process::id() as i32).expect("read own stat")
+        }
+
+        fn thread_count(pid: i32) -> usize {
+            std::fs::read_dir(format!("/proc/{pid}/task"))
+                .map(|d| d.count())
+                .unwrap_or(0)
+        }
+
+        /// `python3` with piped stdin running `code`, or `None` (test
+        /// skipped) if python3 is not installed.
+        fn spawn_python(code: &str) -> Option<Reaper> {
+            match Command::new("python3")
+                .args(["-c", code])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+            {
+                Ok(child) => Some(Reaper::new(child)),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => {
+                    eprintln!("python3 not found; skipping");
+                    None
+                }
+                Err(err) => panic!("spawn python3: {err}"),
+            }
+        }
+
+        /// Waits until `pid` is the real python interpreter (not e.g. a
+        /// pyenv shim script) with at least `threads` threads.
+        fn wait_python(pid: i32, threads: usize) {
+            wait_for("python to start", || {
+                let name = process_name(pid).unwrap_or_default();
+                let n = thread_count(pid);
+                if name.starts_with("python") && n >= threads {
+                    Ok(())
+                } else {
+                    Err(format!("comm {name:?}, {n} threads"))
+                }
+            });
+        }
+
+        fn wait_waiting(pid: i32) {
+            wait_for("process to wait for input", || {
+                match process_input_wait(pid) {
+                    InputWait::Waiting => Ok(()),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+        }
+
+        fn temp_dir(tag: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!(
+                "termloom-procfs-{tag}-{}-{}",
+                std::process::id(),
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos())
+            ));
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+
+        /// Drives the per-thread reader over a fake task directory:
+        /// `syscall: None` makes the syscall file unreadable (a directory,
+        /// so reading fails with EISDIR), `wchan: None` leaves it missing.
+        #[test]
+        fn thread_observation_fallbacks() {
+            let dir = temp_dir("fake");
+            let base = dir.0.join("task");
+            let base_str = base.to_str().unwrap().to_string();
+            let observe = |state: char, syscall: Option<&str>, wchan: Option<&str>| {
+                let _ = std::fs::remove_dir_all(&base);
+                std::fs::create_dir_all(&base).unwrap();
+                std::fs::write(
+                    base.join("stat"),
+                    format!("9 (t (x)) {state} 1 9 9 0 -1 0\n"),
+                )
+                .unwrap();
+                match syscall {
+                    Some(text) => std::fs::write(base.join("syscall"), text).unwrap(),
+                    None => std::fs::create_dir(base.join("syscall")).unwrap(),
+                }
+                if let Some(text) = wchan {
+                    std::fs::write(base.join("wchan"), text).unwrap();
+                }
+                super::super::linux::observe_thread(&base_str, 9).map(|t| t.activity)
+            };
+            assert_eq!(
+                observe('R', Some("0 0x0"), Some("0")),
+                Some(Activity::NotSleeping('R'))
+            );
+            assert_eq!(
+                observe('T', Some("0 0x0"), Some("0")),
+                Some(Activity::NotSleeping('T'))
+            );
+            assert_eq!(observe('Z', None, None), None);
+            assert_eq!(
+                observe('S', Some("running\n"), Some("0")),
+                Some(Activity::NotSleeping('R'))
+            );
+            assert!(matches!(
+                observe('S', Some("-1 0x0 0x0\n"), Some("n_tty_read")),
+                Some(Activity::Other(_))
+            ));
+            assert_eq!(
+                observe('S', None, Some("n_tty_read")),
+                Some(Activity::Input("n_tty_read".into()))
+            );
+            assert_eq!(
+                observe('S', None, Some("do_sys_poll.isra.0\n")),
+                Some(Activity::Input("do_sys_poll".into()))
+            );
+            assert_eq!(
+                observe('S', None, Some("pipe_read")),
+                Some(Activity::Other("pipe_read".into()))
+            );
+            let Some(Activity::Unknown(why)) = observe('S', None, Some("0")) else {
+                panic!("unreadable syscall + wchan 0 must be unknown");
+            };
+            assert!(why.contains("wchan is not available"), "{why}");
+            let Some(Activity::Unknown(why)) = observe('S', None, None) else {
+                panic!("unreadable syscall + missing wchan must be unknown");
+            };
+            assert!(why.contains("wchan is unreadable"), "{why}");
+            #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+            {
+                let read = SYSCALLS.unwrap().iter().find(|e| e.1 == "read").unwrap().0;
+                // A readable syscall file wins over wchan (pipe reads count).
+                assert_eq!(
+                    observe('S', Some(&format!("{read} 0x0\n")), Some("anon_pipe_read")),
+                    Some(Activity::Input("read".into()))
+                );
+            }
+            // The thread directory vanished: gone.
+            std::fs::remove_dir_all(&base).unwrap();
+            assert_eq!(super::super::linux::observe_thread(&base_str, 9), None);
+        }
+
+        #[test]
+        fn missing_process_is_gone() {
+            let err = read_stat(i32::MAX).unwrap_err();
+            assert!(is_gone(&err), "{err}");
+            assert!(read_stat(0).is_err());
+            assert!(read_stat(-5).is_err());
+            assert_eq!(process_name(i32::MAX), None);
+            assert!(matches!(
+                process_input_wait(i32::MAX),
+                InputWait::NotWaiting { .. }
+            ));
+            assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
+            assert!(matches!(
+                group_input_wait(i32::MAX, None),
+                InputWait::Unknown { .. }
+            ));
+            assert!(session_processes(i32::MAX).is_empty());
+        }
+
+        #[test]
+        fn own_process_stat() {
+            let me = own_stat();
+            assert_eq!(me.pid, std::process::id() as i32);
+            // The main thread of the test harness sleeps while tests run.
+            assert!(!is_dead(&me), "{me:?}");
+            assert!(
+                session_processes(me.session)
+                    .iter()
+                    .any(|p| p.pid == me.pid)
+            );
+            assert!(process_name(me.pid).is_some());
+        }
+
+        #[test]
+        fn sleep_is_not_waiting() {
+            let child = spawn(
+                Command::new("sleep")
+                    .arg("30")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null()),
+            );
+            let pid = child.pid();
+            let reason = wait_for("sleep to be in nanosleep", || {
+                match process_input_wait(pid) {
+                    InputWait::Waiting => panic!("sleep reported as waiting for input"),
+                    InputWait::NotWaiting { reason } if reason.contains("nanosleep") => Ok(reason),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+            assert!(reason.contains(&format!("pid {pid} (sleep)")), "{reason}");
+            for _ in 0..5 {
+                assert!(matches!(
+                    process_input_wait(pid),
+                    InputWait::NotWaiting { .. }
+                ));
+            }
+        }
+
+        #[test]
+        fn cat_on_pipe_is_waiting() {
+            let child = spawn(
+                Command::new("cat")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null()),
+            );
+            let pid = child.pid();
+            wait_waiting(pid);
+            assert_eq!(process_name(pid).as_deref(), Some("cat"));
+            assert_eq!(read_stat(pid).unwrap().state, 'S');
+        }
+
+        #[test]
+        fn busy_loop_is_not_waiting() {
+            let child = spawn(
+                Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null()),
+            );
+            let pid = child.pid();
+            wait_for("sh to start", || match process_name(pid) {
+                Some(name) if name == "sh" => Ok(()),
+                other => Err(format!("{other:?}")),
+            });
+            let mut running_seen = false;
+            for _ in 0..20 {
+                match process_input_wait(pid) {
+                    InputWait::NotWaiting { reason } => {
+                        running_seen |= reason.contains("running");
+                    }
+                    other => panic!("busy loop reported as {other:?}"),
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(running_seen, "busy loop never seen running");
+        }
+
+        #[test]
+        fn python_select_is_waiting() {
+            let Some(child) = spawn_python("import select,sys; select.select([sys.stdin],[],[])")
+            else {
+                return;
+            };
+            let pid = child.pid();
+            wait_python(pid, 1);
+            wait_waiting(pid);
+        }
+
+        #[test]
+        fn python_read_with_futex_thread_is_waiting() {
+            let Some(child) = spawn_python(
+                "import threading,sys\n\
+                 threading.Thread(target=lambda: threading.Event().wait(), daemon=True).start()\n\
+                 sys.stdin.read()",
+            ) else {
+                return;
+            };
+            let pid = child.pid();
+            wait_python(pid, 2);
+            wait_waiting(pid);
+        }
+
+        #[test]
+        fn python_join_on_sleeping_thread_is_not_waiting() {
+            let Some(child) = spawn_python(
+                "import threading,time\n\
+                 t=threading.Thread(target=time.sleep, args=(30,))\n\
+                 t.start()\n\
+                 t.join()",
+            ) else {
+                return;
+            };
+            let pid = child.pid();
+            wait_python(pid, 2);
+            wait_for("both threads asleep", || match process_input_wait(pid) {
+                InputWait::Waiting => panic!("futex + nanosleep reported as waiting"),
+                InputWait::NotWaiting { reason } if reason.contains("sleeping in") => Ok(()),
+                other => Err(format!("{other:?}")),
+            });
+        }
+
+        #[test]
+        fn stat_of_comm_with_spaces_and_parens() {
+            let dir = temp_dir("comm");
+            let exe = dir.0.join("a b) c");
+            std::fs::copy("/bin/sleep", &exe).unwrap();
+            // Another test thread may fork while the copy's write fd is
+            // still open, briefly making the file "busy" (ETXTBSY).
+            let child = wait_for("spawn of copied sleep", || {
+                match Command::new(&exe)
+                    .arg("30")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .spawn()
+                {
+                    Ok(child) => Ok(Reaper::new(child)),
+                    Err(err) if err.raw_os_error() == Some(26) => Err(err.to_string()),
+                    Err(err) => panic!("spawn {exe:?}: {err}"),
+                }
+            });
+            let pid = child.pid();
+            let st = wait_for("exec of copied sleep", || {
+                let st = read_stat(pid).map_err(|e| e.to_string())?;
+                if st.comm == "a b) c" {
+                    Ok(st)
+                } else {
+                    Err(format!("{st:?}"))
+                }
+            });
+            let me = own_stat();
+            assert_eq!(st.pid, pid);
+            assert!(matches!(st.state, 'S' | 'R'), "{st:?}");
+            assert_eq!(st.ppid, me.pid);
+            assert_eq!(st.session, me.session);
+            assert_eq!(st.pgrp, me.pgrp);
+            assert_eq!(process_name(pid).as_deref(), Some("a b) c"));
+            assert!(session_processes(me.session).contains(&read_stat(pid).unwrap()));
+        }
+
+        #[test]
+        fn zombie_is_dead() {
+            let mut child = Command::new("true").spawn().expect("spawn true");
+            let pid = child.id() as i32;
+            let st = wait_for("true to become a zombie", || {
+                let st = read_stat(pid).map_err(|e| e.to_string())?;
+                if st.state == 'Z' {
+                    Ok(st)
+                } else {
+                    Err(format!("{st:?}"))
+                }
+            });
+            assert!(is_dead(&st));
+            let sid = own_stat().session;
+            assert!(session_processes(sid).iter().any(|p| p.pid == pid));
+            assert!(!live_session_processes(sid).iter().any(|p| p.pid == pid));
+            assert!(matches!(
+                process_input_wait(pid),
+                InputWait::NotWaiting { .. }
+            ));
+            child.wait().unwrap();
+            assert!(read_stat(pid).is_err_and(|e| is_gone(&e)));
+        }
+
+        #[test]
+        fn new_session_and_background_child() {
+            let me = own_stat();
+            let mut leader = spawn(
+                Command::new("setsid")
+                    .args(["sh", "-c", "sleep 30 & wait"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null()),
+            );
+            let pid = leader.pid();
+            let st = wait_for("setsid to create a session", || {
+                let st = read_stat(pid).map_err(|e| e.to_string())?;
+                if st.session != me.session && st.comm == "sh" {
+                    Ok(st)
+                } else {
+                    Err(format!("{st:?}"))
+                }
+            });
+            let sid = st.session;
+            assert_eq!(sid, pid, "setsid should exec in place: {st:?}");
+            assert_ne!(st.pgrp, me.pgrp);
+            leader.group = Some(st.pgrp);
+            let procs = wait_for("background sleep in the session", || {
+                let procs = live_session_processes(sid);
+                if procs
+                    .iter()
+                    .any(|p| p.ppid == pid && p.comm == "sleep" && p.session == sid)
+                {
+                    Ok(procs)
+                } else {
+                    Err(format!("{procs:?}"))
+                }
+            });
+            assert!(procs.iter().any(|p| p.pid == pid));
+            assert!(procs.iter().all(|p| p.session == sid));
+            assert!(session_processes(sid).len() >= procs.len());
+            assert_eq!(process_groups(&procs), vec![sid]);
+            // The shell waits for its child: not waiting for input.
+            let InputWait::NotWaiting { reason } = group_input_wait(sid, Some(sid)) else {
+                panic!("shell in wait4 must not be waiting");
+            };
+            assert!(reason.contains("pid"), "{reason}");
+            // Kill the background child first so that the shell reaps it
+            // (no orphan left for init); the Reaper then ends the shell.
+            let bg = procs
+                .iter()
+                .find(|p| p.ppid == pid && p.comm == "sleep")
+                .map(|p| p.pid)
+                .unwrap();
+            rustix::process::kill_process(
+                rustix::process::Pid::from_raw(bg).unwrap(),
+                rustix::process::Signal::KILL,
+            )
+            .unwrap();
+            wait_for(
+                "the shell to reap its background child",
+                || match read_stat(bg) {
+                    Err(err) if is_gone(&err) => Ok(()),
+                    other => Err(format!("{other:?}")),
+                },
+            );
+        }
+
+        #[test]
+        fn process_group_waiting() {
+            use std::os::unix::process::CommandExt;
+            let me = own_stat();
+            let first = spawn(
+                Command::new("cat")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .process_group(0),
+            );
+            let pgrp = first.pid();
+            let _second = spawn(
+                Command::new("cat")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .process_group(pgrp),
+            );
+            wait_for("both cats waiting", || {
+                let members = scan_processes(|p| p.pgrp == pgrp);
+                match group_input_wait(pgrp, Some(me.session)) {
+                    InputWait::Waiting
+                        if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
+                    {
+                        Ok(())
+                    }
+                    other => Err(format!("{other:?} {members:?}")),
+                }
+            });
+            assert_eq!(group_input_wait(pgrp, None), InputWait::Waiting);
+            assert!(matches!(
+                group_input_wait(pgrp, Some(i32::MAX)),
+                InputWait::Unknown { .. }
+            ));
+            let sleeper = spawn(
+                Command::new("sleep")
+                    .arg("30")
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null())
+                    .process_group(pgrp),
+            );
+            let sleeper_pid = sleeper.pid();
+            let reason = wait_for(
+                "sleep to make the group not waiting",
+                || match group_input_wait(pgrp, Some(me.session)) {
+                    InputWait::NotWaiting { reason }
+                        if reason.contains(&format!("pid {sleeper_pid} (sleep)"))
+                            && reason.contains("nanosleep") =>
+                    {
+                        Ok(reason)
+                    }
+                    other => Err(format!("{other:?}")),
+                },
+            );
+            assert!(
+                reason.contains("not in a read/poll-family call"),
+                "{reason}"
+            );
+        }
+    }
+}

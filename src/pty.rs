@@ -1,0 +1,159 @@
+//! Pseudo-terminals and starting a program under one (rustix; Linux and macOS).
+//!
+//! The master side stays with the engine (non-blocking, close-on-exec); the child gets the
+//! slave as stdin, stdout, stderr and controlling terminal, in a new POSIX session of which it
+//! is the leader. No other descriptor of the engine's process reaches the child: every
+//! descriptor above 2 is marked close-on-exec between `fork` and `exec`.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Stdio;
+
+use rustix::pty::OpenptFlags;
+use rustix::termios::{self, InputModes, OptionalActions, Winsize};
+
+/// A pseudo-terminal pair.
+pub(crate) struct Pty {
+    /// The engine's side.
+    pub master: OwnedFd,
+    /// The program's side; dropped by the engine as soon as the child is started.
+    pub slave: OwnedFd,
+}
+
+fn winsize(cols: u16, rows: u16) -> Winsize {
+    Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: cols * 8,
+        ws_ypixel: rows * 16,
+    }
+}
+
+/// Opens a new pseudo-terminal of the given size with IUTF8 set, master non-blocking.
+pub(crate) fn open(cols: u16, rows: u16) -> io::Result<Pty> {
+    let flags = OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC;
+    let master = rustix::pty::openpt(flags)?;
+    rustix::pty::grantpt(&master)?;
+    rustix::pty::unlockpt(&master)?;
+    let slave = open_slave(&master, flags)?;
+    let mut attrs = termios::tcgetattr(&slave)?;
+    attrs.input_modes |= InputModes::IUTF8;
+    termios::tcsetattr(&slave, OptionalActions::Now, &attrs)?;
+    termios::tcsetwinsize(&slave, winsize(cols, rows))?;
+    let fl = rustix::fs::fcntl_getfl(&master)?;
+    rustix::fs::fcntl_setfl(&master, fl | rustix::fs::OFlags::NONBLOCK)?;
+    Ok(Pty { master, slave })
+}
+
+#[cfg(target_os = "linux")]
+fn open_slave(master: &OwnedFd, flags: OpenptFlags) -> io::Result<OwnedFd> {
+    Ok(rustix::pty::ioctl_tiocgptpeer(master, flags)?)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_slave(master: &OwnedFd, _flags: OpenptFlags) -> io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    let name = rustix::pty::ptsname(master, Vec::new())?;
+    Ok(rustix::fs::open(
+        name.as_c_str(),
+        OFlags::RDWR | OFlags::NOCTTY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
+/// Sets the kernel's window size; the foreground process group gets SIGWINCH.
+pub(crate) fn set_size(master: BorrowedFd<'_>, cols: u16, rows: u16) -> io::Result<()> {
+    Ok(termios::tcsetwinsize(master, winsize(cols, rows))?)
+}
+
+/// The terminal's foreground process group.
+pub(crate) fn foreground_group(master: BorrowedFd<'_>) -> Option<i32> {
+    termios::tcgetpgrp(master)
+        .ok()
+        .map(|pid| pid.as_raw_nonzero().get())
+}
+
+/// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
+/// controlling terminal. Returns the child's pid.
+pub(crate) fn spawn(
+    pty: &Pty,
+    argv: &[OsString],
+    env: &BTreeMap<OsString, OsString>,
+    cwd: &Path,
+) -> io::Result<i32> {
+    let mut command = std::process::Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .env_clear()
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(Stdio::from(pty.slave.try_clone()?))
+        .stdout(Stdio::from(pty.slave.try_clone()?))
+        .stderr(Stdio::from(pty.slave.try_clone()?));
+    // SAFETY: the closure runs between fork and exec and only makes system calls that are
+    // async-signal-safe (setsid, ioctl, open, getdents, fcntl); it allocates nothing.
+    unsafe {
+        command.pre_exec(|| {
+            rustix::process::setsid()?;
+            rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
+            mark_descriptors_cloexec();
+            Ok(())
+        });
+    }
+    let child = command.spawn()?;
+    Ok(child.id() as i32)
+}
+
+/// Marks every descriptor above 2 close-on-exec, so nothing of the engine (or of the host
+/// program embedding it) leaks into the child. Runs between fork and exec: no allocation.
+fn mark_descriptors_cloexec() {
+    use rustix::fs::{Mode, OFlags, RawDir};
+    use rustix::io::FdFlags;
+    use std::mem::MaybeUninit;
+
+    let set = |fd: i32| {
+        if fd > 2 {
+            // SAFETY: the descriptor number was just listed as open; a failed fcntl is
+            // harmless.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            if let Ok(flags) = rustix::io::fcntl_getfd(fd) {
+                let _ = rustix::io::fcntl_setfd(fd, flags | FdFlags::CLOEXEC);
+            }
+        }
+    };
+    #[cfg(target_os = "linux")]
+    let list = c"/proc/self/fd";
+    #[cfg(not(target_os = "linux"))]
+    let list = c"/dev/fd";
+    if let Ok(dir) = rustix::fs::open(
+        list,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    ) {
+        let mut buf = [MaybeUninit::<u8>::uninit(); 2048];
+        let mut entries = RawDir::new(dir.as_fd(), &mut buf);
+        while let Some(Ok(entry)) = entries.next() {
+            let mut fd: i32 = 0;
+            let name = entry.file_name().to_bytes();
+            if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            for digit in name {
+                fd = fd
+                    .saturating_mul(10)
+                    .saturating_add(i32::from(digit - b'0'));
+            }
+            if fd != dir.as_raw_fd() {
+                set(fd);
+            }
+        }
+    } else {
+        for fd in 3..1024 {
+            set(fd);
+        }
+    }
+}

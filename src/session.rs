@@ -1,0 +1,198 @@
+//! The handle callers hold for one session: [`Session`].
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+use crate::engine::Client;
+use crate::error::{Error, Result};
+use crate::escapes::decode_escapes;
+use crate::screen::Screen;
+use crate::transcript::Output;
+use crate::wait::{Until, WaitOutcome};
+
+/// A session's id: unique for the engine's life, never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct SessionId(pub u64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// How a program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitStatus {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+}
+
+impl ExitStatus {
+    /// Whether it exited with code 0.
+    pub fn success(self) -> bool {
+        self == ExitStatus::Code(0)
+    }
+}
+
+impl fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExitStatus::Code(code) => write!(f, "exit code {code}"),
+            ExitStatus::Signal(signal) => write!(f, "killed by signal {signal}"),
+        }
+    }
+}
+
+/// Where a session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", content = "status", rename_all = "snake_case")]
+pub enum SessionState {
+    /// The program runs.
+    Running,
+    /// The program exited and all its output was read; the session can still be read.
+    Exited(ExitStatus),
+    /// The session was closed (a tombstone: readable, accepts nothing).
+    Closed,
+}
+
+/// A line of [`Engine::list`](crate::Engine::list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    /// The session's id.
+    pub id: SessionId,
+    /// The program's process id.
+    pub pid: i32,
+    /// The program (or shell command line).
+    pub program: String,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Where it is in its life.
+    pub state: SessionState,
+    /// When it started.
+    pub started_at: SystemTime,
+    /// Bytes written to the program.
+    pub bytes_in: u64,
+    /// Bytes the program wrote.
+    pub bytes_out: u64,
+    /// Time since the last input or output.
+    pub idle: Duration,
+}
+
+/// A handle to one session. Cheap to clone, usable from any thread; every call is a message
+/// to the engine's reactor thread.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) id: SessionId,
+    pub(crate) pid: i32,
+    pub(crate) client: Client,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("id", &self.id)
+            .field("pid", &self.pid)
+            .finish()
+    }
+}
+
+impl Session {
+    /// The session's id.
+    pub fn id(&self) -> SessionId {
+        self.id
+    }
+
+    /// The program's process id (it leads its own POSIX session and process group).
+    pub fn pid(&self) -> i32 {
+        self.pid
+    }
+
+    /// Sends text with backslash escapes decoded (`\r \n \t \e \xHH \uHHHH \\`; see
+    /// [`decode_escapes`]).
+    pub fn send_text(&self, text: &str) -> Result<()> {
+        self.send_bytes(&decode_escapes(text))
+    }
+
+    /// Sends text like [`Session::send_text`], then a carriage return (Enter).
+    pub fn submit(&self, text: &str) -> Result<()> {
+        let mut bytes = decode_escapes(text);
+        bytes.push(b'\r');
+        self.send_bytes(&bytes)
+    }
+
+    /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
+    /// session's write queue cannot take them.
+    pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {
+        let id = self.id;
+        let bytes = bytes.to_vec();
+        self.client.call(move |r| r.send(id, &bytes))
+    }
+
+    /// What is new in the transcript since the previous read (see [`Output`]).
+    pub fn read(&self) -> Result<Output> {
+        let id = self.id;
+        self.client.call(move |r| r.read(id, None))
+    }
+
+    /// Like [`Session::read`], returning at most `max_bytes` (and at most the engine's
+    /// `max_read_bytes`).
+    pub fn read_max(&self, max_bytes: usize) -> Result<Output> {
+        let id = self.id;
+        self.client.call(move |r| r.read(id, Some(max_bytes)))
+    }
+
+    /// The retained transcript (settled lines and the screen's lines down to the cursor), at
+    /// most `max_bytes` of its end; the flag says whether older text was left out. Does not
+    /// move the read cursor.
+    pub fn scrollback(&self, max_bytes: usize) -> Result<(String, bool)> {
+        let id = self.id;
+        self.client.call(move |r| r.scrollback(id, max_bytes))
+    }
+
+    /// A snapshot of the visible screen.
+    pub fn screen(&self) -> Result<Screen> {
+        let id = self.id;
+        self.client.call(move |r| r.screen(id))
+    }
+
+    /// Blocks the calling thread (never the reactor) until `until` holds, the session ends, or
+    /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error.
+    pub fn wait(&self, until: Until, timeout: Duration) -> Result<WaitOutcome> {
+        let id = self.id;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client
+            .submit(Box::new(move |r| r.wait(id, until, timeout, tx)))?;
+        rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+    }
+
+    /// Resizes the terminal: the grid and the kernel's window size (the program gets
+    /// SIGWINCH).
+    pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
+        let id = self.id;
+        self.client.call(move |r| r.resize(id, cols, rows))
+    }
+
+    /// Information about the session.
+    pub fn info(&self) -> Result<SessionInfo> {
+        let id = self.id;
+        self.client.call(move |r| r.info(id))
+    }
+
+    /// Closes the session: SIGHUP, SIGCONT and SIGTERM to every process group of it, SIGKILL
+    /// after `Config::close_grace`, until no process of the session is left; then reaps the
+    /// program and returns how it ended. Calling it again returns the same status.
+    pub fn close(&self) -> Result<crate::ExitStatus> {
+        let id = self.id;
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client.submit(Box::new(move |r| r.close(id, tx)))?;
+        rx.recv().map_err(|_| Error::EngineStopped)?
+    }
+}

@@ -1,0 +1,136 @@
+//! What to run in a session: [`SpawnSpec`].
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+
+/// How the session's program is named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Command {
+    /// Run this program with these arguments, no shell involved.
+    Argv(OsString, Vec<OsString>),
+    /// Run this command line through a bash-like shell with `-lc`.
+    Shell(String),
+}
+
+/// A description of a session to start: the program, its working directory, environment and
+/// terminal size.
+///
+/// ```no_run
+/// # use termloom::{Engine, Config, SpawnSpec};
+/// let engine = Engine::new(Config::default())?;
+/// let vim = engine.spawn(SpawnSpec::new("vim").arg("notes.txt").size(100, 30))?;
+/// let shell = engine.spawn(SpawnSpec::shell("ls -l | head").cwd("/tmp"))?;
+/// # Ok::<(), termloom::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnSpec {
+    pub(crate) command: Command,
+    pub(crate) cwd: Option<PathBuf>,
+    pub(crate) env: Vec<(OsString, Option<OsString>)>,
+    pub(crate) size: Option<(u16, u16)>,
+    pub(crate) shell_integration: bool,
+}
+
+impl SpawnSpec {
+    /// Runs `program` directly (looked up in `PATH` when it has no slash), with no shell.
+    pub fn new(program: impl AsRef<OsStr>) -> Self {
+        Self::from_command(Command::Argv(program.as_ref().to_owned(), Vec::new()))
+    }
+
+    /// Runs `line` as a shell command line: `$SHELL -lc LINE` when `$SHELL` names bash or zsh,
+    /// otherwise `bash -lc LINE`. `-l` makes it a login shell, so the user's profile is read.
+    pub fn shell(line: impl Into<String>) -> Self {
+        Self::from_command(Command::Shell(line.into()))
+    }
+
+    fn from_command(command: Command) -> Self {
+        SpawnSpec {
+            command,
+            cwd: None,
+            env: Vec::new(),
+            size: None,
+            shell_integration: false,
+        }
+    }
+
+    /// Appends one argument (ignored by [`SpawnSpec::shell`] specs).
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        if let Command::Argv(_, args) = &mut self.command {
+            args.push(arg.as_ref().to_owned());
+        }
+        self
+    }
+
+    /// Appends several arguments (ignored by [`SpawnSpec::shell`] specs).
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        for arg in args {
+            self = self.arg(arg);
+        }
+        self
+    }
+
+    /// Sets the working directory; a relative one is resolved against the engine's
+    /// `Config::base_dir`. A directory that does not exist fails the spawn.
+    pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cwd = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Sets one environment variable for the child, over the inherited environment. Entries
+    /// given here always win over termloom's own defaults (`TERM`, `LANG`...).
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self
+    }
+
+    /// Removes one variable from the child's environment.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env.push((key.as_ref().to_owned(), None));
+        self
+    }
+
+    /// Sets the terminal size in columns and rows (default: the engine's `Config`).
+    pub fn size(mut self, cols: u16, rows: u16) -> Self {
+        self.size = Some((cols, rows));
+        self
+    }
+
+    /// A short name of the program for messages and listings.
+    pub fn program_name(&self) -> String {
+        match &self.command {
+            Command::Argv(program, _) => program.to_string_lossy().into_owned(),
+            Command::Shell(line) => line.clone(),
+        }
+    }
+
+    /// The argv actually executed.
+    pub(crate) fn argv(&self) -> Vec<OsString> {
+        match &self.command {
+            Command::Argv(program, args) => std::iter::once(program.clone())
+                .chain(args.iter().cloned())
+                .collect(),
+            Command::Shell(line) => {
+                vec![shell_program().into(), "-lc".into(), line.into()]
+            }
+        }
+    }
+}
+
+/// The shell used for [`SpawnSpec::shell`]: `$SHELL` if it is bash or zsh, else `bash`.
+pub fn shell_program() -> String {
+    if let Ok(shell) = std::env::var("SHELL") {
+        let name = Path::new(&shell)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("");
+        if matches!(name, "bash" | "zsh") {
+            return shell;
+        }
+    }
+    "bash".to_owned()
+}

@@ -1,0 +1,413 @@
+//! The settled line transcript of a session and its read cursor.
+//!
+//! Lines reach the store when they scroll off the top of the primary screen (the emulator
+//! drains alacritty's history into [`Transcript::push_row`]); they never change after that.
+//! The rows still on the screen, from the top down to the cursor, form the unsettled *tail*,
+//! which the emulator hands to [`Transcript::read`]. Lines are numbered from the start of the
+//! session; the tail's first line has number [`Transcript::end`].
+
+use std::collections::VecDeque;
+
+/// What one [`Session::read`](crate::Session::read) returns: the new part of the transcript.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Output {
+    /// The new text: complete lines end with `\n`; the last, unfinished line (usually a prompt)
+    /// has none and is continued, not repeated, by the next read.
+    pub text: String,
+    /// Number of the line `text` starts in (lines are numbered from 0 at the session's start).
+    pub first_line: u64,
+    /// A line that an earlier read returned (in part) has since been rewritten on the screen
+    /// (a progress bar, a redrawn prompt); `text` starts with that line again, in full.
+    pub rewritten: bool,
+    /// More new output is waiting: the read stopped at `max_read_bytes`.
+    pub truncated: bool,
+    /// Lines the reader never saw because they were dropped from the bounded store first.
+    pub missed_lines: u64,
+}
+
+/// One line an earlier read returned while it was still on the screen.
+#[derive(Debug, Clone)]
+struct Seen {
+    number: u64,
+    text: String,
+    /// Returned with its line end (`\n`); otherwise only `text`, a prefix, was returned.
+    complete: bool,
+}
+
+/// Where the reader stands.
+#[derive(Debug, Default)]
+struct Reader {
+    /// The first line not completely returned.
+    next: u64,
+    /// Bytes of line `next` already returned.
+    offset: usize,
+    /// Unsettled lines returned by earlier reads, to detect rewrites.
+    seen: Vec<Seen>,
+}
+
+/// The bounded store of settled lines plus one read cursor.
+#[derive(Debug)]
+pub(crate) struct Transcript {
+    lines: VecDeque<String>,
+    first: u64,
+    bytes: usize,
+    max_lines: usize,
+    max_bytes: usize,
+    max_line: usize,
+    /// Settled rows of a logical line that continues on the screen.
+    pending: String,
+    reader: Reader,
+}
+
+fn floor_char_boundary(s: &str, mut at: usize) -> usize {
+    if at >= s.len() {
+        return s.len();
+    }
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Whether `now` still agrees with `seen`, which was returned earlier: the same text up to
+/// trailing blanks, or (for a partly returned line) a continuation of it.
+fn agrees(seen: &Seen, now: &str) -> bool {
+    if seen.complete {
+        return seen.text.trim_end() == now.trim_end();
+    }
+    now.starts_with(&seen.text)
+        || (seen.text.starts_with(now) && seen.text[now.len()..].trim().is_empty())
+}
+
+impl Transcript {
+    pub(crate) fn new(max_lines: usize, max_bytes: usize, max_line: usize) -> Self {
+        Transcript {
+            lines: VecDeque::new(),
+            first: 0,
+            bytes: 0,
+            max_lines,
+            max_bytes,
+            max_line: max_line.max(4),
+            pending: String::new(),
+            reader: Reader::default(),
+        }
+    }
+
+    /// Number of the oldest retained line.
+    pub(crate) fn first(&self) -> u64 {
+        self.first
+    }
+
+    /// Number of the first line not yet settled (the first line of the tail).
+    pub(crate) fn end(&self) -> u64 {
+        self.first + self.lines.len() as u64
+    }
+
+    /// The settled line `number`, if it is retained.
+    pub(crate) fn line(&self, number: u64) -> Option<&str> {
+        let index = number.checked_sub(self.first)?;
+        self.lines
+            .get(usize::try_from(index).ok()?)
+            .map(String::as_str)
+    }
+
+    /// Settled rows of the logical line that continues at the top of the screen.
+    pub(crate) fn pending(&self) -> &str {
+        &self.pending
+    }
+
+    /// The first line the reader has not completely read.
+    pub(crate) fn read_line(&self) -> u64 {
+        self.reader.next
+    }
+
+    /// Settles one grid row; `wrapped` rows continue into the next row.
+    pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
+        self.pending.push_str(text);
+        while self.pending.len() > self.max_line {
+            let cut = floor_char_boundary(&self.pending, self.max_line).max(1);
+            let rest = self.pending.split_off(cut);
+            let line = std::mem::replace(&mut self.pending, rest);
+            self.settle(line);
+        }
+        if !wrapped {
+            let line = std::mem::take(&mut self.pending);
+            self.settle(line);
+        }
+    }
+
+    /// Settles a line of termloom's own (a notice), ending any pending line first.
+    pub(crate) fn push_notice(&mut self, text: &str) {
+        if !self.pending.is_empty() {
+            let line = std::mem::take(&mut self.pending);
+            self.settle(line);
+        }
+        self.settle(text.to_owned());
+    }
+
+    fn settle(&mut self, line: String) {
+        self.bytes += line.len() + 1;
+        self.lines.push_back(line);
+        while self.lines.len() > self.max_lines
+            || (self.bytes > self.max_bytes && self.lines.len() > 1)
+        {
+            if let Some(old) = self.lines.pop_front() {
+                self.bytes -= old.len() + 1;
+                self.first += 1;
+            }
+        }
+    }
+
+    /// The current text of line `number`: settled, or on the screen in `tail`.
+    fn current<'a>(&'a self, number: u64, tail: &'a [String]) -> Option<&'a str> {
+        if number < self.end() {
+            return self.line(number);
+        }
+        tail.get(usize::try_from(number - self.end()).ok()?)
+            .map(String::as_str)
+    }
+
+    /// Returns what is new since the previous read: settled lines not yet returned, then the
+    /// unsettled `tail` (the screen's logical lines from the top to the cursor, the first one
+    /// already prefixed with [`Transcript::pending`]); `None` while the alternate screen hides
+    /// the primary one.
+    pub(crate) fn read(&mut self, tail: Option<&[String]>, max_bytes: usize) -> Output {
+        let mut out = Output::default();
+        let reader = &mut self.reader;
+        if reader.next < self.first {
+            out.missed_lines = self.first - reader.next;
+            reader.next = self.first;
+            reader.offset = 0;
+            reader.seen.clear();
+        }
+        // Lines returned while unsettled must still read the same, or be returned again.
+        let end = self.end();
+        let tail_slice = tail.unwrap_or(&[]);
+        let mut mismatch = None;
+        for seen in &self.reader.seen {
+            if seen.number >= end && tail.is_none() {
+                continue;
+            }
+            match self.current(seen.number, tail_slice) {
+                Some(now) if agrees(seen, now) => {}
+                _ => {
+                    mismatch = Some(seen.number);
+                    break;
+                }
+            }
+        }
+        let reader = &mut self.reader;
+        if let Some(number) = mismatch {
+            let last_on_screen = end + tail_slice.len().saturating_sub(1) as u64;
+            reader.next = number.min(last_on_screen);
+            reader.offset = 0;
+            out.rewritten = true;
+        }
+        reader
+            .seen
+            .retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
+        out.first_line = self.reader.next;
+        if out.missed_lines > 0 {
+            out.text = format!(
+                "[termloom: {} earlier lines were dropped from the transcript before this read]\n",
+                out.missed_lines
+            );
+        }
+        let mut budget = max_bytes;
+        // Settled lines.
+        while self.reader.next < end {
+            let line = self.line(self.reader.next).unwrap_or("");
+            let rest = line.get(self.reader.offset..).unwrap_or("");
+            if rest.len() + 1 > budget {
+                let take = floor_char_boundary(rest, budget);
+                out.text.push_str(&rest[..take]);
+                self.reader.offset += take;
+                out.truncated = true;
+                return out;
+            }
+            out.text.push_str(rest);
+            out.text.push('\n');
+            budget -= rest.len() + 1;
+            self.reader.next += 1;
+            self.reader.offset = 0;
+        }
+        // The unsettled tail.
+        let Some(tail) = tail else { return out };
+        for (index, line) in tail.iter().enumerate() {
+            let number = end + index as u64;
+            if number < self.reader.next {
+                continue;
+            }
+            let last = index + 1 == tail.len();
+            let offset = if number == self.reader.next {
+                self.reader.offset
+            } else {
+                0
+            };
+            let rest = line.get(offset..).unwrap_or("");
+            let newline = usize::from(!last);
+            if rest.len() + newline > budget {
+                let take = floor_char_boundary(rest, budget);
+                out.text.push_str(&rest[..take]);
+                self.reader.next = number;
+                self.reader.offset = offset + take;
+                self.reader.seen.push(Seen {
+                    number,
+                    text: line[..offset + take].to_owned(),
+                    complete: false,
+                });
+                out.truncated = true;
+                return out;
+            }
+            out.text.push_str(rest);
+            budget -= rest.len() + newline;
+            self.reader.seen.retain(|seen| seen.number != number);
+            if last {
+                self.reader.next = number;
+                self.reader.offset = line.len();
+                self.reader.seen.push(Seen {
+                    number,
+                    text: line.clone(),
+                    complete: false,
+                });
+            } else {
+                out.text.push('\n');
+                self.reader.next = number + 1;
+                self.reader.offset = 0;
+                self.reader.seen.push(Seen {
+                    number,
+                    text: line.clone(),
+                    complete: true,
+                });
+            }
+        }
+        out
+    }
+
+    /// The retained transcript (settled lines and the tail), at most `max_bytes` of its end.
+    pub(crate) fn retained(&self, tail: Option<&[String]>, max_bytes: usize) -> (String, bool) {
+        let mut pieces: Vec<&str> = Vec::new();
+        let mut size = 0;
+        let tail = tail.unwrap_or(&[]);
+        let all = self
+            .lines
+            .iter()
+            .map(String::as_str)
+            .chain(tail.iter().map(String::as_str));
+        let mut truncated = false;
+        for line in all.rev() {
+            if size + line.len() + 1 > max_bytes {
+                truncated = true;
+                break;
+            }
+            size += line.len() + 1;
+            pieces.push(line);
+        }
+        pieces.reverse();
+        (pieces.join("\n"), truncated)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tail(lines: &[&str]) -> Vec<String> {
+        lines.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn prompt_is_continued_not_repeated() {
+        let mut t = Transcript::new(100, 10_000, 1000);
+        let out = t.read(Some(&tail(&["$ "])), 1000);
+        assert_eq!(out.text, "$ ");
+        let out = t.read(Some(&tail(&["$ ls", "a  b", "$ "])), 1000);
+        assert_eq!(out.text, "ls\na  b\n$ ");
+        assert!(!out.rewritten);
+        // The lines scroll off and settle; the reader goes on where it was.
+        t.push_row("$ ls", false);
+        t.push_row("a  b", false);
+        let out = t.read(Some(&tail(&["$ echo", ""])), 1000);
+        assert_eq!(out.text, "echo\n");
+        assert_eq!(out.first_line, 2);
+    }
+
+    #[test]
+    fn trailing_blank_of_prompt_does_not_count_as_rewrite() {
+        let mut t = Transcript::new(100, 10_000, 1000);
+        assert_eq!(t.read(Some(&tail(&["$ "])), 1000).text, "$ ");
+        t.push_row("$", false);
+        let out = t.read(Some(&tail(&["$ "])), 1000);
+        assert_eq!(out.text, "\n$ ");
+        assert!(!out.rewritten);
+    }
+
+    #[test]
+    fn rewritten_row_is_returned_again_in_full() {
+        let mut t = Transcript::new(100, 10_000, 1000);
+        assert_eq!(
+            t.read(Some(&tail(&["progress 10%"])), 1000).text,
+            "progress 10%"
+        );
+        let out = t.read(Some(&tail(&["progress 55%"])), 1000);
+        assert_eq!(out.text, "progress 55%");
+        assert!(out.rewritten);
+        let out = t.read(Some(&tail(&["progress 55%", "done", ""])), 1000);
+        assert_eq!(out.text, "\ndone\n");
+        assert!(!out.rewritten);
+    }
+
+    #[test]
+    fn truncated_reads_resume_exactly() {
+        let mut t = Transcript::new(100, 10_000, 1000);
+        for i in 0..10 {
+            t.push_row(&format!("line {i}"), false);
+        }
+        let mut all = String::new();
+        loop {
+            let out = t.read(Some(&tail(&[""])), 13);
+            all.push_str(&out.text);
+            if !out.truncated {
+                break;
+            }
+        }
+        let expected: String = (0..10).map(|i| format!("line {i}\n")).collect();
+        assert_eq!(all, expected);
+    }
+
+    #[test]
+    fn dropped_lines_are_counted() {
+        let mut t = Transcript::new(3, 10_000, 1000);
+        for i in 0..10 {
+            t.push_row(&format!("{i}"), false);
+        }
+        let out = t.read(None, 1000);
+        assert_eq!(out.missed_lines, 7);
+        assert_eq!(out.first_line, 7);
+        assert!(out.text.ends_with("7\n8\n9\n"), "{:?}", out.text);
+        assert!(out.text.starts_with("[termloom: 7 earlier lines"));
+    }
+
+    #[test]
+    fn wrapped_rows_join_and_long_lines_split() {
+        let mut t = Transcript::new(100, 10_000, 8);
+        t.push_row("abcd", true);
+        t.push_row("efgh", true);
+        t.push_row("ij", false);
+        assert_eq!(t.read(None, 1000).text, "abcdefgh\nij\n");
+    }
+
+    #[test]
+    fn erased_screen_is_read_again() {
+        let mut t = Transcript::new(100, 10_000, 1000);
+        assert_eq!(
+            t.read(Some(&tail(&["one", "two", ""])), 1000).text,
+            "one\ntwo\n"
+        );
+        // The screen is erased without scrolling and new text is written at the top.
+        let out = t.read(Some(&tail(&["new"])), 1000);
+        assert!(out.rewritten);
+        assert_eq!(out.text, "new");
+        assert_eq!(out.first_line, 0);
+    }
+}

@@ -1,0 +1,277 @@
+//! Wait conditions ([`Until`]) and what a wait reports ([`WaitOutcome`]).
+
+use std::fmt;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::screen::{Screen, cell_col};
+use crate::session::ExitStatus;
+
+/// A condition a [`Session::wait`](crate::Session::wait) blocks for.
+///
+/// Transcript conditions look at output the caller has not read yet (from the session's read
+/// cursor on), so output that arrived between a read and the wait is not missed; they match
+/// within one logical line. Screen conditions look at the visible screen each time output is
+/// processed.
+#[derive(Debug, Clone)]
+pub struct Until(pub(crate) Cond);
+
+#[derive(Debug, Clone)]
+pub(crate) enum Cond {
+    Text(String),
+    Regex(Regex),
+    Screen(String),
+    ScreenRegex(Regex),
+    ScreenRow(u16, String),
+    Exit,
+    Any(Vec<Until>),
+}
+
+fn one_line(text: &str) -> Result<()> {
+    if text.contains('\n') {
+        return Err(Error::InvalidInput(format!(
+            "wait text {text:?} contains a line break; transcript and screen conditions match within one line"
+        )));
+    }
+    Ok(())
+}
+
+fn compile(pattern: &str) -> Result<Regex> {
+    Regex::new(pattern)
+        .map_err(|e| Error::InvalidInput(format!("bad regular expression {pattern:?}: {e}")))
+}
+
+impl Until {
+    /// `text` appears in new transcript output (including the unfinished line at the cursor).
+    pub fn text(text: impl Into<String>) -> Until {
+        Until(Cond::Text(text.into()))
+    }
+
+    /// A regular expression matches a line of new transcript output.
+    pub fn regex(pattern: &str) -> Result<Until> {
+        Ok(Until(Cond::Regex(compile(pattern)?)))
+    }
+
+    /// `text` appears anywhere on the screen.
+    pub fn screen_contains(text: impl Into<String>) -> Until {
+        Until(Cond::Screen(text.into()))
+    }
+
+    /// A regular expression matches a row of the screen.
+    pub fn screen_regex(pattern: &str) -> Result<Until> {
+        Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
+    }
+
+    /// `text` appears on screen row `row` (from 0).
+    pub fn screen_row_contains(row: u16, text: impl Into<String>) -> Until {
+        Until(Cond::ScreenRow(row, text.into()))
+    }
+
+    /// The session's program exits.
+    pub fn exit() -> Until {
+        Until(Cond::Exit)
+    }
+
+    /// Any of several conditions; the outcome says which one fired.
+    pub fn any(conditions: Vec<Until>) -> Until {
+        Until(Cond::Any(conditions))
+    }
+
+    /// Checks the texts for line breaks (which can never match).
+    pub(crate) fn validate(&self) -> Result<()> {
+        match &self.0 {
+            Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => one_line(t),
+            Cond::Any(all) => all.iter().try_for_each(Until::validate),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the condition looks at the screen.
+    pub(crate) fn needs_screen(&self) -> bool {
+        match &self.0 {
+            Cond::Screen(_) | Cond::ScreenRegex(_) | Cond::ScreenRow(..) => true,
+            Cond::Any(all) => all.iter().any(Until::needs_screen),
+            _ => false,
+        }
+    }
+
+    /// Whether the condition looks at the transcript.
+    pub(crate) fn needs_transcript(&self) -> bool {
+        match &self.0 {
+            Cond::Text(_) | Cond::Regex(_) => true,
+            Cond::Any(all) => all.iter().any(Until::needs_transcript),
+            _ => false,
+        }
+    }
+
+    /// Whether the condition is satisfied by the program's exit.
+    pub(crate) fn wants_exit(&self) -> bool {
+        match &self.0 {
+            Cond::Exit => true,
+            Cond::Any(all) => all.iter().any(Until::wants_exit),
+            _ => false,
+        }
+    }
+
+    /// Searches one transcript line.
+    pub(crate) fn match_line(&self, number: u64, line: &str) -> Option<Match> {
+        let found = match &self.0 {
+            Cond::Text(text) => line.find(text.as_str()).map(|at| (at, text.clone())),
+            Cond::Regex(re) => re.find(line).map(|m| (m.start(), m.as_str().to_owned())),
+            Cond::Any(all) => return all.iter().find_map(|c| c.match_line(number, line)),
+            _ => None,
+        };
+        found.map(|(offset, text)| Match {
+            condition: self.to_string(),
+            text,
+            location: Location::Transcript {
+                line: number,
+                offset,
+            },
+        })
+    }
+
+    /// Searches the screen.
+    pub(crate) fn match_screen(&self, screen: &Screen) -> Option<Match> {
+        let at = |row: usize, text: &str, offset: usize, matched: String| Match {
+            condition: self.to_string(),
+            text: matched,
+            location: Location::Screen {
+                row: row as u16,
+                col: cell_col(text, offset),
+            },
+        };
+        match &self.0 {
+            Cond::Screen(needle) => screen.rows.iter().enumerate().find_map(|(row, text)| {
+                text.find(needle.as_str())
+                    .map(|o| at(row, text, o, needle.clone()))
+            }),
+            Cond::ScreenRegex(re) => screen.rows.iter().enumerate().find_map(|(row, text)| {
+                re.find(text)
+                    .map(|m| at(row, text, m.start(), m.as_str().to_owned()))
+            }),
+            Cond::ScreenRow(row, needle) => {
+                let text = screen.rows.get(usize::from(*row))?;
+                text.find(needle.as_str())
+                    .map(|o| at(usize::from(*row), text, o, needle.clone()))
+            }
+            Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen)),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Until {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.0 {
+            Cond::Text(t) => write!(f, "text {t:?}"),
+            Cond::Regex(re) => write!(f, "regex /{}/", re.as_str()),
+            Cond::Screen(t) => write!(f, "screen text {t:?}"),
+            Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
+            Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
+            Cond::Exit => f.write_str("exit"),
+            Cond::Any(all) => {
+                let parts: Vec<String> = all.iter().map(Until::to_string).collect();
+                write!(f, "any of [{}]", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// Where a match was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "in", rename_all = "snake_case")]
+pub enum Location {
+    /// In the transcript: line number and byte offset within the line.
+    Transcript {
+        /// Line number (from 0 at the session's start).
+        line: u64,
+        /// Byte offset in the line's text.
+        offset: usize,
+    },
+    /// On the screen: row and cell column, both from 0.
+    Screen {
+        /// Row.
+        row: u16,
+        /// Cell column.
+        col: u16,
+    },
+}
+
+/// A condition that held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Match {
+    /// The condition that fired, as text (for `any`, the one inside it).
+    pub condition: String,
+    /// The matched text.
+    pub text: String,
+    /// Where it was.
+    pub location: Location,
+}
+
+/// Why a wait ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Fired {
+    /// The condition held.
+    Matched(Match),
+    /// The program exited (this is a match for [`Until::exit`]).
+    Exited {
+        /// How it ended.
+        status: ExitStatus,
+    },
+    /// The session was closed while waiting.
+    Closed,
+    /// The timeout passed first.
+    Timeout,
+}
+
+/// The result of a wait: what fired, how long it took and, on timeout, the screen at that
+/// moment so the caller can see why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WaitOutcome {
+    /// What ended the wait.
+    pub fired: Fired,
+    /// How long the wait took.
+    pub elapsed: Duration,
+    /// The screen when the wait timed out (`None` otherwise).
+    pub screen: Option<Screen>,
+}
+
+impl WaitOutcome {
+    /// Whether the wait timed out.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self.fired, Fired::Timeout)
+    }
+
+    /// The match, if the condition held.
+    pub fn matched(&self) -> Option<&Match> {
+        match &self.fired {
+            Fired::Matched(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for WaitOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.fired {
+            Fired::Matched(m) => {
+                write!(f, "matched {} ({:?}) ", m.condition, m.text)?;
+                match m.location {
+                    Location::Transcript { line, offset } => {
+                        write!(f, "at line {line} byte {offset}")?
+                    }
+                    Location::Screen { row, col } => write!(f, "at row {row} col {col}")?,
+                }
+            }
+            Fired::Exited { status } => write!(f, "program exited ({status})")?,
+            Fired::Closed => f.write_str("session closed")?,
+            Fired::Timeout => f.write_str("timed out")?,
+        }
+        write!(f, " after {:?}", self.elapsed)
+    }
+}

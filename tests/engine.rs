@@ -1,0 +1,310 @@
+//! The core engine, driven through real programs under real PTYs.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use termloom::{Error, ExitStatus, Fired, SpawnSpec, Until};
+
+#[test]
+fn python_repl_computes_a_value() {
+    let engine = engine();
+    let py = engine
+        .spawn(SpawnSpec::new("python3").args(["-q", "-i"]))
+        .unwrap();
+    expect(&py, Until::text(">>> "));
+    py.submit("6 * 7").unwrap();
+    let outcome = expect(&py, Until::regex(r"^42$").unwrap());
+    assert!(outcome.matched().is_some());
+    let text = read_until(&py, "42\n>>> ");
+    assert!(text.contains(">>> 6 * 7\n42\n>>> "), "{text:?}");
+    py.submit("exit()").unwrap();
+    let outcome = expect(&py, Until::exit());
+    assert_eq!(
+        outcome.fired,
+        Fired::Exited {
+            status: ExitStatus::Code(0)
+        }
+    );
+}
+
+#[test]
+fn long_output_comes_back_complete_and_in_order_across_reads() {
+    let engine = termloom::Engine::new(termloom::Config {
+        scrollback_lines: 200_000,
+        scrollback_bytes: 8 << 20,
+        max_read_bytes: 64 << 10,
+        ..termloom::Config::default()
+    })
+    .unwrap();
+    let seq = engine.spawn(SpawnSpec::new("seq").arg("100000")).unwrap();
+    let mut text = String::new();
+    let mut reads = 0;
+    loop {
+        let out = seq.read().unwrap();
+        assert_eq!(out.missed_lines, 0);
+        assert!(!out.rewritten);
+        text.push_str(&out.text);
+        reads += 1;
+        if matches!(seq.info().unwrap().state, termloom::SessionState::Exited(_)) && !out.truncated
+        {
+            let last = seq.read().unwrap();
+            text.push_str(&last.text);
+            if last.text.is_empty() {
+                break;
+            }
+            continue;
+        }
+        if !out.truncated {
+            seq.wait(Until::exit(), Duration::from_millis(50)).unwrap();
+        }
+    }
+    let expected: String = (1..=100_000).map(|i| format!("{i}\n")).collect();
+    assert_eq!(text.len(), expected.len(), "after {reads} reads");
+    assert!(text == expected);
+    assert!(reads > 2, "expected several reads, got {reads}");
+}
+
+#[test]
+fn vim_edits_and_saves_on_the_alternate_screen() {
+    let dir = tempdir();
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit(&format!("cd {} && echo before-vim", dir.display()))
+        .unwrap();
+    expect(&sh, Until::screen_contains("before-vim"));
+    expect(&sh, Until::screen_row_contains(2, "$"));
+    let before = sh.screen().unwrap();
+    assert!(!before.alternate);
+    sh.submit("vim -u NONE -N notes.txt").unwrap();
+    expect(&sh, Until::screen_contains("\"notes.txt\" [New]"));
+    let screen = sh.screen().unwrap();
+    assert!(screen.alternate, "{screen}");
+    sh.send_text("ihello from termloom\x1b").unwrap();
+    expect(&sh, Until::screen_row_contains(0, "hello from termloom"));
+    sh.send_text(":wq\r").unwrap();
+    expect(&sh, Until::screen_contains("$ vim -u NONE -N notes.txt"));
+    let after = sh.screen().unwrap();
+    assert!(!after.alternate);
+    // The shell's screen is back exactly as it was, plus the vim command line.
+    assert_eq!(after.rows[..2], before.rows[..2]);
+    let saved = std::fs::read_to_string(dir.join("notes.txt")).unwrap();
+    assert_eq!(saved, "hello from termloom\n");
+    // vim's screen never reached the transcript.
+    let text = sh.read().unwrap().text;
+    assert!(!text.contains("~"), "{text:?}");
+    sh.close().unwrap();
+}
+
+#[test]
+fn progress_bar_drawn_with_carriage_returns_settles_to_its_last_state() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit(r"for i in 1 2 3; do printf '\\rprogress %d/3' $i; sleep 0.2; done; echo; echo done")
+        .unwrap();
+    let first = read_until(&sh, "progress");
+    let rest = read_until(&sh, "done");
+    let all = format!("{first}{rest}");
+    assert!(all.contains("progress 3/3\n"), "{all:?}");
+    sh.close().unwrap();
+}
+
+#[test]
+fn a_rewritten_partial_line_is_flagged() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.read().unwrap();
+    sh.submit(r"printf 'step 1'; read -rs; printf '\\rstep 2'; read -rs")
+        .unwrap();
+    expect(&sh, Until::regex("^step 1$").unwrap());
+    let out = sh.read().unwrap();
+    assert!(out.text.ends_with("step 1"), "{out:?}");
+    sh.submit("").unwrap();
+    expect(&sh, Until::screen_contains("step 2"));
+    let out = sh.read().unwrap();
+    assert!(out.rewritten, "{out:?} {}", sh.screen().unwrap());
+    assert!(out.text.starts_with("step 2"), "{out:?}");
+    sh.close().unwrap();
+}
+
+#[test]
+fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("echo first; clear; echo second").unwrap();
+    expect(&sh, Until::screen_row_contains(0, "second"));
+    let text = read_until(&sh, "second\n");
+    assert!(text.contains("first\n"), "{text:?}");
+    assert!(text.find("first").unwrap() < text.rfind("second").unwrap());
+    sh.close().unwrap();
+}
+
+#[test]
+fn wide_and_combining_characters() {
+    let engine = engine();
+    let sh = engine
+        .spawn(SpawnSpec::shell("printf '中文 e\\xcc\\x81 ok\\n'; sleep 30").size(20, 5))
+        .unwrap();
+    expect(&sh, Until::screen_contains("ok"));
+    let screen = sh.screen().unwrap();
+    assert_eq!(screen.rows[0], "中文 e\u{301} ok");
+    let found = screen.find("ok").unwrap();
+    assert_eq!(found.col, 7);
+    assert!(sh.read().unwrap().text.starts_with("中文 e\u{301} ok\n"));
+    sh.close().unwrap();
+}
+
+#[test]
+fn resize_is_seen_by_the_child() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("stty size").unwrap();
+    expect(&sh, Until::text("32 120"));
+    sh.resize(100, 40).unwrap();
+    sh.submit("stty size").unwrap();
+    expect(&sh, Until::text("40 100"));
+    let screen = sh.screen().unwrap();
+    assert_eq!((screen.cols, screen.height), (100, 40));
+    assert!(matches!(sh.resize(0, 10), Err(Error::InvalidSize { .. })));
+    sh.close().unwrap();
+}
+
+#[test]
+fn output_written_just_before_exit_is_not_lost() {
+    let engine = engine();
+    for _ in 0..20 {
+        let s = engine
+            .spawn(SpawnSpec::new("sh").args(["-c", "seq 2000; printf 'last words'; exit 3"]))
+            .unwrap();
+        let outcome = expect(&s, Until::exit());
+        assert_eq!(
+            outcome.fired,
+            Fired::Exited {
+                status: ExitStatus::Code(3)
+            }
+        );
+        let (text, _) = s.scrollback(1 << 20).unwrap();
+        assert!(
+            text.ends_with("2000\nlast words"),
+            "{:?}",
+            &text[text.len().saturating_sub(40)..]
+        );
+    }
+}
+
+#[test]
+fn queries_are_answered() {
+    let engine = engine();
+    let script = r#"
+import os, sys, tty, termios
+fd = sys.stdin.fileno()
+old = termios.tcgetattr(fd)
+tty.setraw(fd)
+def ask(q, end):
+    os.write(1, q)
+    r = b""
+    while not r.endswith(end):
+        r += os.read(fd, 1)
+    return r
+da = ask(b"\x1b[c", b"c")
+cpr = ask(b"\x1b[6n", b"R")
+bg = ask(b"\x1b]11;?\x07", b"\x07")
+termios.tcsetattr(fd, termios.TCSADRAIN, old)
+print("\r\nDA=%r CPR=%r BG=%r" % (da, cpr, bg))
+"#;
+    let s = engine
+        .spawn(SpawnSpec::new("python3").args(["-c", script]))
+        .unwrap();
+    expect(&s, Until::exit());
+    let text = s.read().unwrap().text;
+    assert!(text.contains(r"DA=b'\x1b[?6c'"), "{text}");
+    assert!(text.contains(r"CPR=b'\x1b[1;1R'"), "{text}");
+    assert!(
+        text.contains(r"BG=b'\x1b]11;rgb:0000/0000/0000\x07'"),
+        "{text}"
+    );
+}
+
+#[test]
+fn no_descriptor_leaks_into_the_child() {
+    let engine = engine();
+    // Keep some descriptors of our own open.
+    let _others = (0..3)
+        .map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap())
+        .collect::<Vec<_>>();
+    let s = engine
+        .spawn(SpawnSpec::new("ls").arg("/proc/self/fd"))
+        .unwrap();
+    expect(&s, Until::exit());
+    let text = s.read().unwrap().text;
+    let fds: Vec<&str> = text.split_whitespace().collect();
+    // 0, 1, 2 and the directory ls itself opened to list them.
+    assert_eq!(fds.len(), 4, "{text:?}");
+    assert_eq!(&fds[..3], ["0", "1", "2"]);
+}
+
+#[test]
+fn send_text_decodes_escapes_and_queue_is_bounded() {
+    let engine = termloom::Engine::new(termloom::Config {
+        write_queue_bytes: 4096,
+        ..termloom::Config::default()
+    })
+    .unwrap();
+    let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    s.send_text(r"tab\there\x21\r").unwrap();
+    expect(&s, Until::text("here!"));
+    assert!(s.read().unwrap().text.contains("tab     here!"));
+    s.close().unwrap();
+    // A program that never reads its raw-mode terminal: the kernel's buffer fills, then ours.
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "stty raw -echo; echo ready; exec sleep 60",
+        ))
+        .unwrap();
+    expect(&s, Until::text("ready"));
+    let chunk = vec![b'x'; 1024];
+    let mut full = None;
+    for _ in 0..100_000 {
+        if let Err(err) = s.send_bytes(&chunk) {
+            full = Some(err);
+            break;
+        }
+    }
+    let err = full.expect("queue fills up");
+    assert!(
+        matches!(err, Error::QueueFull { capacity: 4096, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("4096"));
+    s.close().unwrap();
+}
+
+#[test]
+fn spawn_errors_name_the_program() {
+    let engine = engine();
+    let err = engine
+        .spawn(SpawnSpec::new("no-such-program-xyz"))
+        .unwrap_err();
+    assert!(matches!(err, Error::Spawn { .. }));
+    assert!(err.to_string().contains("no-such-program-xyz"), "{err}");
+    let err = engine
+        .spawn(SpawnSpec::new("true").cwd("/no/such/dir"))
+        .unwrap_err();
+    assert!(err.to_string().contains("/no/such/dir"), "{err}");
+    let err = engine.spawn(SpawnSpec::new("true").size(1, 1)).unwrap_err();
+    assert!(matches!(err, Error::InvalidSize { .. }));
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "termloom-test-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
