@@ -18,9 +18,15 @@ use crate::spec::SpawnSpec;
 pub(crate) struct Client {
     requests: Sender<Request>,
     waker: Arc<Waker>,
+    config: Arc<Config>,
 }
 
 impl Client {
+    /// The engine's configuration.
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
     /// Queues a request and wakes the reactor.
     pub(crate) fn submit(&self, request: Request) -> Result<()> {
         self.requests
@@ -100,7 +106,11 @@ impl Engine {
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         Ok(Engine {
             shared: Arc::new(Shared {
-                client: Client { requests, waker },
+                client: Client {
+                    requests,
+                    waker,
+                    config: config.clone(),
+                },
                 config,
                 thread: Mutex::new(Some(thread)),
             }),

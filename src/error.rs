@@ -52,6 +52,10 @@ pub enum Error {
     },
     /// An argument that cannot be used (a bad regular expression, a malformed key script...).
     InvalidInput(String),
+    /// A key script or key name that cannot be parsed.
+    Key(crate::keys::KeyParseError),
+    /// A mouse event that cannot be sent (mouse reporting off, position not encodable).
+    Mouse(String),
     /// `Config::max_sessions` live sessions already exist.
     TooManySessions {
         /// The limit.
@@ -116,6 +120,8 @@ impl fmt::Display for Error {
                 write!(f, "invalid configuration: {field} {message}")
             }
             Error::InvalidInput(message) => write!(f, "invalid input: {message}"),
+            Error::Key(err) => write!(f, "{err}"),
+            Error::Mouse(message) => write!(f, "{message}"),
             Error::TooManySessions { limit } => write!(
                 f,
                 "too many sessions: {limit} are live (max_sessions); close one before starting another"
@@ -134,7 +140,14 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Spawn { source, .. } | Error::Io { source, .. } => Some(source),
+            Error::Key(err) => Some(err),
             _ => None,
         }
+    }
+}
+
+impl From<crate::keys::KeyParseError> for Error {
+    fn from(err: crate::keys::KeyParseError) -> Self {
+        Error::Key(err)
     }
 }

@@ -8,7 +8,10 @@ use serde::Serialize;
 use crate::engine::Client;
 use crate::error::{Error, Result};
 use crate::escapes::decode_escapes;
+use crate::keys::{Key, ScriptItem, parse_key_script};
+use crate::mouse::{MouseAction, MouseButton};
 use crate::screen::Screen;
+use crate::signal::{Signal, SignalReport, SignalTarget};
 use crate::transcript::Output;
 use crate::wait::{Until, WaitOutcome};
 
@@ -59,6 +62,16 @@ pub enum SessionState {
     Exited(ExitStatus),
     /// The session was closed (a tombstone: readable, accepts nothing).
     Closed,
+}
+
+/// Which way the mouse wheel turns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrollDirection {
+    /// Away from the user: content moves down.
+    Up,
+    /// Towards the user.
+    Down,
 }
 
 /// A line of [`Engine::list`](crate::Engine::list).
@@ -134,6 +147,97 @@ impl Session {
         let id = self.id;
         let bytes = bytes.to_vec();
         self.client.call(move |r| r.send(id, &bytes))
+    }
+
+    /// Types a key script: text mixed with keys in bracket notation, such as
+    /// `ihello<Esc>:wq<Enter>`, `<C-c>`, `<Up><Up><Enter>` (`<lt>` is a literal `<`). Keys are
+    /// encoded for the modes the program has set at the moment they are sent (application
+    /// cursor keys, the kitty keyboard protocol). A malformed script is an error naming the
+    /// bad token; nothing is sent then.
+    pub fn send_keys(&self, script: &str) -> Result<()> {
+        let items = parse_key_script(script)?;
+        let id = self.id;
+        self.client.call(move |r| r.send_keys(id, &items))
+    }
+
+    /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
+    pub fn send_key(&self, key: Key) -> Result<()> {
+        let id = self.id;
+        self.client
+            .call(move |r| r.send_keys(id, &[ScriptItem::Key(key)]))
+    }
+
+    /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
+    /// paste, plain otherwise; markers inside the text are removed and line ends become `\r`,
+    /// as a terminal does. A paste larger than the write queue goes through it in pieces,
+    /// this call waiting for room (the reactor never waits).
+    pub fn paste(&self, text: &str) -> Result<()> {
+        let id = self.id;
+        let text = text.to_owned();
+        let bytes = self.client.call(move |r| r.encode_paste(id, &text))?;
+        let piece = (self.client.config().write_queue_bytes / 2).clamp(1, 64 << 10);
+        for chunk in bytes.chunks(piece) {
+            let (tx, rx) = crossbeam_channel::bounded(1);
+            let chunk = chunk.to_vec();
+            self.client
+                .submit(Box::new(move |r| r.send_when_room(id, chunk, tx)))?;
+            rx.recv().map_err(|_| Error::EngineStopped)??;
+        }
+        Ok(())
+    }
+
+    /// Clicks the left button at a cell (row and column from 0): press, then release. Fails
+    /// when the program has not enabled mouse reporting, instead of sending bytes it would
+    /// read as text.
+    pub fn click(&self, row: u16, col: u16) -> Result<()> {
+        self.mouse_down(MouseButton::Left, row, col)?;
+        self.mouse_up(MouseButton::Left, row, col)
+    }
+
+    /// Presses a mouse button at a cell.
+    pub fn mouse_down(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
+        let id = self.id;
+        self.client
+            .call(move |r| r.send_mouse(id, button, MouseAction::Press, row, col))
+    }
+
+    /// Releases a mouse button at a cell.
+    pub fn mouse_up(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
+        let id = self.id;
+        self.client
+            .call(move |r| r.send_mouse(id, button, MouseAction::Release, row, col))
+    }
+
+    /// Turns the mouse wheel `notches` times at a cell.
+    pub fn scroll(
+        &self,
+        direction: ScrollDirection,
+        notches: u16,
+        row: u16,
+        col: u16,
+    ) -> Result<()> {
+        let button = match direction {
+            ScrollDirection::Up => MouseButton::WheelUp,
+            ScrollDirection::Down => MouseButton::WheelDown,
+        };
+        for _ in 0..notches {
+            self.mouse_down(button, row, col)?;
+        }
+        Ok(())
+    }
+
+    /// Sends a signal to the terminal's foreground process group (what a key such as Ctrl-C
+    /// reaches). SIGKILL is refused when the session's own program is in the foreground:
+    /// close the session instead.
+    pub fn signal(&self, signal: Signal) -> Result<SignalReport> {
+        self.signal_to(signal, SignalTarget::Foreground)
+    }
+
+    /// Sends a signal to the foreground process group or to every process group of the
+    /// session.
+    pub fn signal_to(&self, signal: Signal, target: SignalTarget) -> Result<SignalReport> {
+        let id = self.id;
+        self.client.call(move |r| r.signal(id, signal, target))
     }
 
     /// What is new in the transcript since the previous read (see [`Output`]).

@@ -1,0 +1,128 @@
+//! Keys, pastes, mouse reports and signals: input encoded for the modes the program has set
+//! at the moment it is sent.
+
+use super::*;
+use crate::keys::{KeyModes, ScriptItem, encode_script};
+use crate::mouse::{
+    MouseAction, MouseButton, MouseEncoding, MouseModes, MouseModifiers, MouseTracking,
+    encode_mouse,
+};
+use crate::paste::encode_paste;
+use crate::screen::MouseReporting;
+use crate::signal::{SignalReport, SignalTarget};
+
+impl Reactor {
+    /// Encodes a parsed key script with the current key modes and queues it.
+    pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
+        let modes = self.slot(id)?.emulator.modes();
+        let key_modes = KeyModes {
+            app_cursor: modes.app_cursor,
+            app_keypad: modes.app_keypad,
+            kitty_flags: modes.kitty_keyboard,
+        };
+        self.send(id, &encode_script(items, &key_modes))
+    }
+
+    /// Encodes a paste (bracketed when the program asked for it).
+    pub(crate) fn encode_paste(&mut self, id: SessionId, text: &str) -> Result<Vec<u8>> {
+        let bracketed = self.slot(id)?.emulator.modes().bracketed_paste;
+        Ok(encode_paste(text, bracketed))
+    }
+
+    /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose.
+    pub(crate) fn send_mouse(
+        &mut self,
+        id: SessionId,
+        button: MouseButton,
+        action: MouseAction,
+        row: u16,
+        col: u16,
+    ) -> Result<()> {
+        let screen_modes = self.slot(id)?.emulator.modes();
+        let modes = MouseModes {
+            tracking: match screen_modes.mouse {
+                MouseReporting::Off => MouseTracking::Off,
+                MouseReporting::Click => MouseTracking::Normal,
+                MouseReporting::Drag => MouseTracking::Button,
+                MouseReporting::Motion => MouseTracking::Any,
+            },
+            encoding: if screen_modes.mouse_sgr {
+                MouseEncoding::Sgr
+            } else if screen_modes.mouse_utf8 {
+                MouseEncoding::Utf8
+            } else {
+                MouseEncoding::Legacy
+            },
+        };
+        let (cols, rows) = self.slot(id)?.emulator.size();
+        if row >= rows || col >= cols {
+            return Err(Error::InvalidInput(format!(
+                "mouse position row {row} col {col} is outside the {cols}x{rows} screen (rows and columns count from 0)"
+            )));
+        }
+        let bytes = encode_mouse(button, action, row, col, MouseModifiers::default(), &modes)
+            .map_err(|e| Error::Mouse(e.to_string()))?;
+        match bytes {
+            Some(bytes) => self.send(id, &bytes),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a signal to the foreground process group or to the whole session.
+    pub(crate) fn signal(
+        &mut self,
+        id: SessionId,
+        signal: crate::signal::Signal,
+        target: SignalTarget,
+    ) -> Result<SignalReport> {
+        let slot = self.slot(id)?;
+        if slot.closed || slot.closing.is_some() {
+            return Err(Error::SessionClosed(id));
+        }
+        if slot.exit.is_some() {
+            return Err(Error::SessionExited(id));
+        }
+        let groups = match target {
+            SignalTarget::Foreground => {
+                let group = slot
+                    .master
+                    .as_ref()
+                    .and_then(|m| crate::pty::foreground_group(m.as_fd()))
+                    .unwrap_or(slot.pid);
+                if signal == crate::signal::Signal::Kill && group == slot.pid {
+                    return Err(Error::InvalidInput(format!(
+                        "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session",
+                        procfs::process_name(group).unwrap_or_else(|| slot.program.clone())
+                    )));
+                }
+                vec![group]
+            }
+            SignalTarget::Session => {
+                let mut groups = procfs::process_groups(&procfs::live_session_processes(slot.pid));
+                if groups.is_empty() {
+                    groups.push(slot.pid);
+                }
+                groups
+            }
+        };
+        let names = groups
+            .iter()
+            .map(|g| procfs::process_name(*g).unwrap_or_else(|| "?".to_owned()))
+            .collect();
+        for group in &groups {
+            if let Some(pid) = Pid::from_raw(*group) {
+                rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
+                    Error::io(
+                        format!("sending {signal} to process group {group}"),
+                        e.into(),
+                    )
+                })?;
+            }
+        }
+        Ok(SignalReport {
+            signal,
+            groups,
+            names,
+        })
+    }
+}

@@ -1,0 +1,405 @@
+//! The reactor: one thread, one `mio::Poll`, every session.
+//!
+//! Callers never touch session state. They send closures ([`Request`]) over a bounded
+//! crossbeam channel and wake the poll with a `mio::Waker`; the reactor runs each closure on
+//! its own thread with `&mut Reactor`, and the closure replies on a channel of its own. The
+//! poll sleeps without a timeout unless a timer is due (a wait's deadline, a close's grace, the
+//! drain after an exit, a synchronized update's expiry, the quiet window): with every session
+//! idle the thread makes no wake-ups at all.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::io;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use crossbeam_channel::{Receiver, Sender};
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use rustix::io::Errno;
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
+
+use crate::config::Config;
+use crate::emulator::{Emulator, MarkAt};
+use crate::error::{Error, Result};
+use crate::procfs;
+use crate::screen::Screen;
+use crate::session::{ExitStatus, SessionId, SessionInfo, SessionState};
+use crate::transcript::{Output, Transcript};
+use crate::wait::{Fired, Until, WaitOutcome};
+
+mod input;
+mod lifecycle;
+mod terminal_io;
+mod waiters;
+
+/// Work for the reactor thread.
+pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
+
+/// Token of the waker.
+pub(crate) const WAKER: Token = Token(usize::MAX);
+/// Bytes read from one session before the reactor turns to the others.
+const READ_TURN: usize = 1 << 20;
+/// Size of the shared read buffer.
+const READ_BUFFER: usize = 64 << 10;
+/// How long `close` keeps checking after SIGKILL before it reports survivors.
+const KILL_WAIT: Duration = Duration::from_secs(5);
+
+fn master_token(id: u64) -> Token {
+    Token((id as usize) << 1)
+}
+
+fn child_token(id: u64) -> Token {
+    Token(((id as usize) << 1) | 1)
+}
+
+/// Something the reactor must do at a given time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Timer {
+    /// A wait's timeout.
+    Wait { session: u64, waiter: u64 },
+    /// Report the exit even though other processes still hold the terminal.
+    ExitDrain(u64),
+    /// Check whether a closing session's processes are gone.
+    CloseCheck(u64),
+    /// A synchronized update may have expired.
+    Sync(u64),
+    /// The session may have gone quiet.
+    Quiet(u64),
+}
+
+/// A caller blocked in `wait`.
+struct Waiter {
+    id: u64,
+    until: Until,
+    /// Settled transcript lines before this number were searched already.
+    searched: u64,
+    started: Instant,
+    reply: Sender<Result<WaitOutcome>>,
+}
+
+/// How far a close has come.
+struct Closing {
+    started: Instant,
+    killed: Option<Instant>,
+    backoff: Duration,
+    replies: Vec<Sender<Result<ExitStatus>>>,
+}
+
+/// The parts of a running program the reactor holds.
+pub(crate) struct Spawned {
+    pub pid: i32,
+    pub master: OwnedFd,
+    pub pidfd: Option<OwnedFd>,
+    pub program: String,
+    pub cols: u16,
+    pub rows: u16,
+}
+
+/// One session as the reactor sees it.
+struct Slot {
+    id: SessionId,
+    pid: i32,
+    program: String,
+    master: Option<OwnedFd>,
+    pidfd: Option<OwnedFd>,
+    emulator: Emulator,
+    transcript: Transcript,
+    queue: VecDeque<u8>,
+    /// Input waiting for room in `queue`, with the callers to answer.
+    parked: VecDeque<(Vec<u8>, Sender<Result<()>>)>,
+    want_write: bool,
+    waiters: Vec<Waiter>,
+    /// The program's status once it was reaped.
+    child: Option<ExitStatus>,
+    /// Set when the exit was reported (all output read).
+    exit: Option<ExitStatus>,
+    closing: Option<Closing>,
+    closed: bool,
+    marks: Vec<MarkAt>,
+    replies_dropped: u64,
+    started_at: SystemTime,
+    started: Instant,
+    last_output: Instant,
+    last_input: Instant,
+    bytes_in: u64,
+    bytes_out: u64,
+    sync_timer: Option<Instant>,
+    quiet_armed: bool,
+}
+
+impl Slot {
+    /// Drops queued and parked input (the program will never read it).
+    fn drop_input(&mut self) {
+        self.queue.clear();
+        let id = self.id;
+        for (_, reply) in self.parked.drain(..) {
+            let _ = reply.send(Err(Error::SessionExited(id)));
+        }
+    }
+
+    fn state(&self) -> SessionState {
+        if self.closed {
+            SessionState::Closed
+        } else if let Some(status) = self.exit {
+            SessionState::Exited(status)
+        } else {
+            SessionState::Running
+        }
+    }
+
+    fn info(&self) -> SessionInfo {
+        let (cols, rows) = self.emulator.size();
+        SessionInfo {
+            id: self.id,
+            pid: self.pid,
+            program: self.program.clone(),
+            cols,
+            rows,
+            state: self.state(),
+            started_at: self.started_at,
+            bytes_in: self.bytes_in,
+            bytes_out: self.bytes_out,
+            idle: self.last_input.max(self.last_output).elapsed(),
+        }
+    }
+}
+
+/// The reactor's state; lives on its thread only.
+pub(crate) struct Reactor {
+    poll: Poll,
+    requests: Receiver<Request>,
+    config: Arc<Config>,
+    sessions: HashMap<u64, Slot>,
+    /// Closed sessions, oldest first (tombstones).
+    closed: VecDeque<u64>,
+    reserved: usize,
+    next_id: u64,
+    timers: BinaryHeap<Reverse<(Instant, Timer)>>,
+    next_waiter: u64,
+    buffer: Box<[u8]>,
+    /// Sessions that may have more to read after their turn.
+    backlog: VecDeque<u64>,
+    shutdown: Option<Sender<()>>,
+}
+
+impl Reactor {
+    pub(crate) fn new(poll: Poll, requests: Receiver<Request>, config: Arc<Config>) -> Self {
+        Reactor {
+            poll,
+            requests,
+            config,
+            sessions: HashMap::new(),
+            closed: VecDeque::new(),
+            reserved: 0,
+            next_id: 1,
+            timers: BinaryHeap::new(),
+            next_waiter: 0,
+            buffer: vec![0; READ_BUFFER].into_boxed_slice(),
+            backlog: VecDeque::new(),
+            shutdown: None,
+        }
+    }
+
+    /// Runs until shut down (or until every request sender is gone).
+    pub(crate) fn run(mut self) {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            let timeout = if self.backlog.is_empty() {
+                self.timers
+                    .peek()
+                    .map(|Reverse((at, _))| at.saturating_duration_since(Instant::now()))
+            } else {
+                Some(Duration::ZERO)
+            };
+            if let Err(err) = self.poll.poll(&mut events, timeout)
+                && err.kind() != io::ErrorKind::Interrupted
+            {
+                eprintln!("termloom: poll failed: {err}");
+                self.begin_shutdown(None);
+            }
+            for event in events.iter() {
+                let token = event.token();
+                if token == WAKER {
+                    continue;
+                }
+                let id = (token.0 >> 1) as u64;
+                if token.0 & 1 == 1 {
+                    self.child_exited(id);
+                } else {
+                    if event.is_readable() || event.is_read_closed() || event.is_error() {
+                        self.read_output(id);
+                    }
+                    if event.is_writable() {
+                        self.flush(id);
+                    }
+                }
+            }
+            if !self.take_requests() {
+                // Every handle is gone: nobody can ask for a shutdown any more.
+                self.begin_shutdown(None);
+            }
+            for id in std::mem::take(&mut self.backlog) {
+                self.read_output(id);
+            }
+            self.fire_timers();
+            if self.shutdown.is_some() && self.live() == 0 {
+                if let Some(reply) = self.shutdown.take() {
+                    let _ = reply.send(());
+                }
+                return;
+            }
+        }
+    }
+
+    /// Runs queued requests; false when the channel is disconnected.
+    fn take_requests(&mut self) -> bool {
+        loop {
+            match self.requests.try_recv() {
+                Ok(request) => request(self),
+                Err(crossbeam_channel::TryRecvError::Empty) => return true,
+                Err(crossbeam_channel::TryRecvError::Disconnected) => return false,
+            }
+        }
+    }
+
+    fn live(&self) -> usize {
+        self.sessions.len() - self.closed.len()
+    }
+
+    fn schedule(&mut self, at: Instant, timer: Timer) {
+        self.timers.push(Reverse((at, timer)));
+    }
+
+    fn fire_timers(&mut self) {
+        let now = Instant::now();
+        while let Some(Reverse((at, timer))) = self.timers.peek().copied() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            match timer {
+                Timer::Wait { session, waiter } => self.wait_timed_out(session, waiter),
+                Timer::ExitDrain(id) => self.report_exit(id),
+                Timer::CloseCheck(id) => self.close_check(id),
+                Timer::Sync(id) => self.sync_expired(id),
+                Timer::Quiet(id) => self.quiet_check(id),
+            }
+        }
+    }
+
+    // ----- sessions ------------------------------------------------------------------------
+
+    pub(crate) fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Reserves a session id, refusing beyond `max_sessions`.
+    pub(crate) fn reserve(&mut self) -> Result<SessionId> {
+        if self.shutdown.is_some() {
+            return Err(Error::EngineStopped);
+        }
+        if self.live() + self.reserved >= self.config.max_sessions {
+            return Err(Error::TooManySessions {
+                limit: self.config.max_sessions,
+            });
+        }
+        self.reserved += 1;
+        let id = self.next_id;
+        self.next_id += 1;
+        Ok(SessionId(id))
+    }
+
+    /// Gives back a reservation whose spawn failed.
+    pub(crate) fn release(&mut self) {
+        self.reserved -= 1;
+    }
+
+    /// Takes a started program into the reactor.
+    pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
+        self.reserved -= 1;
+        let Spawned {
+            pid,
+            master,
+            pidfd,
+            program,
+            cols,
+            rows,
+        } = spawned;
+        let registry = self.poll.registry();
+        registry
+            .register(
+                &mut SourceFd(&master.as_raw_fd()),
+                master_token(id.0),
+                Interest::READABLE,
+            )
+            .map_err(|e| Error::io("registering the terminal with the poll", e))?;
+        if let Some(pidfd) = &pidfd {
+            registry
+                .register(
+                    &mut SourceFd(&pidfd.as_raw_fd()),
+                    child_token(id.0),
+                    Interest::READABLE,
+                )
+                .map_err(|e| Error::io("registering the child with the poll", e))?;
+        }
+        let now = Instant::now();
+        let config = &self.config;
+        self.sessions.insert(
+            id.0,
+            Slot {
+                id,
+                pid,
+                program,
+                master: Some(master),
+                pidfd,
+                emulator: Emulator::new(cols, rows),
+                transcript: Transcript::new(
+                    config.scrollback_lines,
+                    config.scrollback_bytes,
+                    config.max_read_bytes,
+                ),
+                queue: VecDeque::new(),
+                parked: VecDeque::new(),
+                want_write: false,
+                waiters: Vec::new(),
+                child: None,
+                exit: None,
+                closing: None,
+                closed: false,
+                marks: Vec::new(),
+                replies_dropped: 0,
+                started_at: SystemTime::now(),
+                started: now,
+                last_output: now,
+                last_input: now,
+                bytes_in: 0,
+                bytes_out: 0,
+                sync_timer: None,
+                quiet_armed: false,
+            },
+        );
+        // Output may already be waiting.
+        self.read_output(id.0);
+        Ok(())
+    }
+
+    fn slot(&mut self, id: SessionId) -> Result<&mut Slot> {
+        self.sessions
+            .get_mut(&id.0)
+            .ok_or(Error::UnknownSession(id))
+    }
+
+    /// Every session, live ones and tombstones.
+    pub(crate) fn list(&self) -> Vec<SessionInfo> {
+        let mut all: Vec<SessionInfo> = self.sessions.values().map(Slot::info).collect();
+        all.sort_by_key(|info| info.id);
+        all
+    }
+
+    /// One session's information.
+    pub(crate) fn info(&mut self, id: SessionId) -> Result<SessionInfo> {
+        Ok(self.slot(id)?.info())
+    }
+}

@@ -1,0 +1,302 @@
+//! Reading output from the terminal and writing input to it.
+
+use super::*;
+
+impl Reactor {
+    // ----- input -------------------------------------------------------------------------
+
+    /// Checks that a session takes input.
+    fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
+        let slot = self.slot(id)?;
+        if slot.closed || slot.closing.is_some() {
+            return Err(Error::SessionClosed(id));
+        }
+        if slot.exit.is_some() || slot.master.is_none() {
+            return Err(Error::SessionExited(id));
+        }
+        Ok(slot)
+    }
+
+    /// Queues bytes for the program and writes what the terminal takes now; fails with
+    /// `QueueFull` rather than wait.
+    pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
+        let capacity = self.config.write_queue_bytes;
+        let slot = self.accepting(id)?;
+        if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
+            return Err(Error::QueueFull {
+                session: id,
+                queued: slot.queue.len(),
+                attempted: bytes.len(),
+                capacity,
+            });
+        }
+        slot.queue.extend(bytes);
+        slot.last_input = Instant::now();
+        self.flush(id.0);
+        Ok(())
+    }
+
+    /// Queues bytes once the queue has room for them, answering `reply` then: the caller
+    /// waits, the reactor does not. `bytes` must not be larger than the queue's bound.
+    pub(crate) fn send_when_room(
+        &mut self,
+        id: SessionId,
+        bytes: Vec<u8>,
+        reply: Sender<Result<()>>,
+    ) {
+        let capacity = self.config.write_queue_bytes;
+        let slot = match self.accepting(id) {
+            Ok(slot) => slot,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
+        if bytes.len() > capacity {
+            let _ = reply.send(Err(Error::QueueFull {
+                session: id,
+                queued: slot.queue.len(),
+                attempted: bytes.len(),
+                capacity,
+            }));
+            return;
+        }
+        slot.parked.push_back((bytes, reply));
+        slot.last_input = Instant::now();
+        self.flush(id.0);
+    }
+
+    /// Moves parked input into the queue while it fits; true if any moved.
+    fn admit_parked(slot: &mut Slot, capacity: usize) -> bool {
+        let mut admitted = false;
+        while let Some((bytes, _)) = slot.parked.front() {
+            if slot.queue.len() + bytes.len() > capacity {
+                break;
+            }
+            let (bytes, reply) = slot.parked.pop_front().expect("front exists");
+            slot.queue.extend(bytes);
+            let _ = reply.send(Ok(()));
+            admitted = true;
+        }
+        admitted
+    }
+
+    /// The terminal's own replies to queries; dropped (and counted) if the queue is full.
+    pub(super) fn queue_replies(&mut self, id: u64, replies: &[u8]) {
+        if replies.is_empty() {
+            return;
+        }
+        let capacity = self.config.write_queue_bytes;
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if slot.queue.len() + replies.len() > capacity {
+            slot.replies_dropped += 1;
+            return;
+        }
+        slot.queue.extend(replies);
+        self.flush(id);
+    }
+
+    /// Writes queued input until the terminal would block; WRITABLE interest only while
+    /// something is left.
+    pub(super) fn flush(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        // Taken out while writing so the slot can be changed meanwhile; put back below.
+        let Some(master) = slot.master.take() else {
+            slot.drop_input();
+            return;
+        };
+        let capacity = self.config.write_queue_bytes;
+        Self::admit_parked(slot, capacity);
+        while !slot.queue.is_empty() {
+            let (front, _) = slot.queue.as_slices();
+            match rustix::io::write(&master, front) {
+                Ok(n) => {
+                    slot.queue.drain(..n);
+                    slot.bytes_in += n as u64;
+                    Self::admit_parked(slot, capacity);
+                }
+                Err(Errno::INTR) => continue,
+                Err(Errno::AGAIN) => break,
+                Err(_) => {
+                    // The terminal is gone; the exit will be reported through the child.
+                    slot.drop_input();
+                    break;
+                }
+            }
+        }
+        let want = !slot.queue.is_empty();
+        let fd = master.as_raw_fd();
+        slot.master = Some(master);
+        if want != slot.want_write {
+            let interest = if want {
+                Interest::READABLE | Interest::WRITABLE
+            } else {
+                Interest::READABLE
+            };
+            if self
+                .poll
+                .registry()
+                .reregister(&mut SourceFd(&fd), master_token(id), interest)
+                .is_ok()
+            {
+                slot.want_write = want;
+            }
+        }
+    }
+
+    // ----- output ------------------------------------------------------------------------
+
+    /// Reads what the program wrote (up to one turn's worth), feeds it to the emulator and
+    /// checks the waiters.
+    pub(super) fn read_output(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let Some(master) = &slot.master else { return };
+        let mut total = 0;
+        let mut hung_up = false;
+        let mut replies = Vec::new();
+        loop {
+            match rustix::io::read(master, &mut self.buffer[..]) {
+                Ok(0) => {
+                    hung_up = true;
+                    break;
+                }
+                Ok(n) => {
+                    slot.emulator.feed(
+                        &self.buffer[..n],
+                        &mut slot.transcript,
+                        &mut replies,
+                        &mut slot.marks,
+                    );
+                    slot.bytes_out += n as u64;
+                    total += n;
+                    if total >= READ_TURN {
+                        self.backlog.push_back(id);
+                        break;
+                    }
+                }
+                Err(Errno::INTR) => continue,
+                Err(Errno::AGAIN) => break,
+                // EIO: every process closed the terminal.
+                Err(_) => {
+                    hung_up = true;
+                    break;
+                }
+            }
+        }
+        if total > 0 {
+            let now = Instant::now();
+            slot.last_output = now;
+            if let Some(at) = slot.emulator.sync_deadline()
+                && slot.sync_timer != Some(at)
+            {
+                slot.sync_timer = Some(at);
+                self.schedule(at, Timer::Sync(id));
+            }
+            let slot = self.sessions.get_mut(&id).expect("slot exists");
+            if !slot.quiet_armed {
+                slot.quiet_armed = true;
+                let at = now + self.config.quiet;
+                self.schedule(at, Timer::Quiet(id));
+            }
+            self.queue_replies(id, &replies);
+            self.check_waiters(id);
+        }
+        if hung_up {
+            self.hang_up(id);
+        }
+    }
+
+    /// Every process closed the terminal: stop watching it.
+    pub(super) fn hang_up(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if let Some(master) = slot.master.take() {
+            let _ = self
+                .poll
+                .registry()
+                .deregister(&mut SourceFd(&master.as_raw_fd()));
+        }
+        slot.drop_input();
+        if slot.child.is_some() {
+            self.report_exit(id);
+        }
+    }
+
+    pub(super) fn sync_expired(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        slot.sync_timer = None;
+        match slot.emulator.sync_deadline() {
+            Some(at) if at <= Instant::now() => {}
+            Some(at) => {
+                slot.sync_timer = Some(at);
+                self.schedule(at, Timer::Sync(id));
+                return;
+            }
+            None => return,
+        }
+        let mut replies = Vec::new();
+        slot.emulator.stop_sync(&mut slot.transcript, &mut replies);
+        self.queue_replies(id, &replies);
+        self.check_waiters(id);
+    }
+
+    pub(super) fn quiet_check(&mut self, id: u64) {
+        let quiet = self.config.quiet;
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let due = slot.last_output + quiet;
+        if due > Instant::now() {
+            self.schedule(due, Timer::Quiet(id));
+            return;
+        }
+        slot.quiet_armed = false;
+        slot.emulator.trim_memory();
+    }
+
+    /// The unread transcript.
+    pub(crate) fn read(&mut self, id: SessionId, max_bytes: Option<usize>) -> Result<Output> {
+        let limit = self.config.max_read_bytes;
+        let slot = self.slot(id)?;
+        let tail = slot.emulator.tail(&slot.transcript);
+        let max = max_bytes.unwrap_or(limit).clamp(4, limit);
+        Ok(slot.transcript.read(tail.as_deref(), max))
+    }
+
+    /// The retained transcript, up to `max_bytes` of its end.
+    pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<(String, bool)> {
+        let slot = self.slot(id)?;
+        let tail = slot.emulator.tail(&slot.transcript);
+        Ok(slot.transcript.retained(tail.as_deref(), max_bytes))
+    }
+
+    /// The screen.
+    pub(crate) fn screen(&mut self, id: SessionId) -> Result<Screen> {
+        Ok(self.slot(id)?.emulator.screen())
+    }
+
+    /// Resizes the grid and the kernel's terminal.
+    pub(crate) fn resize(&mut self, id: SessionId, cols: u16, rows: u16) -> Result<()> {
+        crate::config::check_size(cols, rows)?;
+        let slot = self.slot(id)?;
+        if slot.closed {
+            return Err(Error::SessionClosed(id));
+        }
+        slot.emulator.resize(cols, rows, &mut slot.transcript);
+        if let Some(master) = &slot.master {
+            crate::pty::set_size(master.as_fd(), cols, rows)
+                .map_err(|e| Error::io("setting the terminal size", e))?;
+        }
+        self.check_waiters(id.0);
+        Ok(())
+    }
+}

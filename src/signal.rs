@@ -1,0 +1,146 @@
+//! Signals a caller can send to a session: [`Signal`], and what was signalled.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::error::Error;
+
+/// A signal for [`Session::signal`](crate::Session::signal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Signal {
+    /// SIGINT (what Ctrl-C sends).
+    Int,
+    /// SIGTERM.
+    Term,
+    /// SIGKILL.
+    Kill,
+    /// SIGQUIT (what Ctrl-\ sends).
+    Quit,
+    /// SIGHUP.
+    Hup,
+    /// SIGTSTP (what Ctrl-Z sends).
+    Tstp,
+    /// SIGCONT.
+    Cont,
+    /// SIGWINCH.
+    Winch,
+    /// SIGUSR1.
+    Usr1,
+    /// SIGUSR2.
+    Usr2,
+}
+
+const ALL: [(Signal, &str); 10] = [
+    (Signal::Int, "INT"),
+    (Signal::Term, "TERM"),
+    (Signal::Kill, "KILL"),
+    (Signal::Quit, "QUIT"),
+    (Signal::Hup, "HUP"),
+    (Signal::Tstp, "TSTP"),
+    (Signal::Cont, "CONT"),
+    (Signal::Winch, "WINCH"),
+    (Signal::Usr1, "USR1"),
+    (Signal::Usr2, "USR2"),
+];
+
+impl Signal {
+    /// The name without `SIG`, upper case.
+    pub fn name(self) -> &'static str {
+        ALL.iter()
+            .find(|(s, _)| *s == self)
+            .map(|(_, n)| *n)
+            .unwrap_or("?")
+    }
+
+    pub(crate) fn to_rustix(self) -> rustix::process::Signal {
+        use rustix::process::Signal as S;
+        match self {
+            Signal::Int => S::INT,
+            Signal::Term => S::TERM,
+            Signal::Kill => S::KILL,
+            Signal::Quit => S::QUIT,
+            Signal::Hup => S::HUP,
+            Signal::Tstp => S::TSTP,
+            Signal::Cont => S::CONT,
+            Signal::Winch => S::WINCH,
+            Signal::Usr1 => S::USR1,
+            Signal::Usr2 => S::USR2,
+        }
+    }
+}
+
+impl fmt::Display for Signal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SIG{}", self.name())
+    }
+}
+
+impl FromStr for Signal {
+    type Err = Error;
+
+    /// Parses `INT`, `SIGINT`, `int` and so on.
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let upper = text.trim().to_ascii_uppercase();
+        let name = upper.strip_prefix("SIG").unwrap_or(&upper);
+        ALL.iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = ALL.iter().map(|(_, n)| *n).collect();
+                Error::InvalidInput(format!(
+                    "unknown signal {text:?}; accepted: {} (with or without SIG)",
+                    names.join(", ")
+                ))
+            })
+    }
+}
+
+/// Which processes a signal goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SignalTarget {
+    /// The terminal's foreground process group (what a key like Ctrl-C reaches).
+    #[default]
+    Foreground,
+    /// Every process group of the session.
+    Session,
+}
+
+/// What a signal reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SignalReport {
+    /// The signal sent.
+    pub signal: Signal,
+    /// The process groups that received it.
+    pub groups: Vec<i32>,
+    /// The name of each group's leader (or first member), in the same order.
+    pub names: Vec<String>,
+}
+
+impl fmt::Display for SignalReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let targets: Vec<String> = self
+            .groups
+            .iter()
+            .zip(&self.names)
+            .map(|(group, name)| format!("process group {group} ({name})"))
+            .collect();
+        write!(f, "sent {} to {}", self.signal, targets.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names() {
+        assert_eq!("int".parse::<Signal>().unwrap(), Signal::Int);
+        assert_eq!("SIGTSTP".parse::<Signal>().unwrap(), Signal::Tstp);
+        let err = "SIGFOO".parse::<Signal>().unwrap_err().to_string();
+        assert!(err.contains("SIGFOO") && err.contains("USR2"), "{err}");
+    }
+}

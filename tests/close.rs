@@ -1,0 +1,114 @@
+//! Closing sessions leaves no process behind.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use termloom::{Config, Engine, Error, ExitStatus, SpawnSpec, Until};
+
+/// Processes whose POSIX session is `sid` and that are not zombies.
+fn survivors(sid: i32) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let Some(close) = stat.rfind(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = stat[close + 2..].split_whitespace().collect();
+        if fields[3].parse::<i32>() == Ok(sid) && fields[0] != "Z" {
+            found.push(format!("{pid} {}", &stat[..close + 1]));
+        }
+    }
+    found
+}
+
+#[test]
+fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
+    let engine = Engine::new(Config {
+        close_grace: Duration::from_millis(500),
+        ..Config::default()
+    })
+    .unwrap();
+    let sh = bash(&engine);
+    sh.submit("trap '' TERM HUP; sleep 1000 & (trap '' TERM HUP; sleep 1001) & nohup sleep 1002 >/dev/null 2>&1 & echo started").unwrap();
+    expect(&sh, Until::text("started"));
+    sh.submit("sleep 1003").unwrap();
+    expect(&sh, Until::screen_contains("$ sleep 1003"));
+    sh.send_text("\x1a").unwrap(); // Ctrl-Z: a stopped job
+    expect(&sh, Until::text("Stopped"));
+    let sid = sh.pid();
+    assert!(survivors(sid).len() >= 5, "{:?}", survivors(sid));
+    let started = Instant::now();
+    let status = sh.close().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        status,
+        ExitStatus::Signal(9),
+        "the shell ignores TERM and HUP"
+    );
+    assert_eq!(survivors(sid), Vec::<String>::new());
+    // Closing again returns the same status; input is refused.
+    assert_eq!(sh.close().unwrap(), status);
+    assert!(matches!(sh.send_text("x"), Err(Error::SessionClosed(_))));
+    // The tombstone still reads.
+    assert!(sh.scrollback(1 << 20).unwrap().0.contains("started"));
+}
+
+#[test]
+fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("sleep").arg("1000")).unwrap();
+    let started = Instant::now();
+    let status = s.close().unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(status, ExitStatus::Signal(1), "SIGHUP comes first");
+    assert!(survivors(s.pid()).is_empty());
+}
+
+#[test]
+fn dropping_the_engine_closes_every_session() {
+    let engine = Engine::new(Config {
+        close_grace: Duration::from_millis(300),
+        ..Config::default()
+    })
+    .unwrap();
+    let mut sids = Vec::new();
+    for _ in 0..3 {
+        let sh = bash(&engine);
+        sh.submit("trap '' TERM HUP; sleep 1000 & echo up").unwrap();
+        expect(&sh, Until::text("up"));
+        sids.push(sh.pid());
+    }
+    let handle = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    drop(engine);
+    for sid in sids {
+        assert!(survivors(sid).is_empty(), "{:?}", survivors(sid));
+    }
+    assert!(matches!(handle.read(), Err(Error::EngineStopped)));
+}
+
+#[test]
+fn exit_status_of_a_program_that_ends_on_its_own() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::shell("exit 7")).unwrap();
+    let outcome = expect(&s, Until::exit());
+    assert_eq!(
+        outcome.fired,
+        termloom::Fired::Exited {
+            status: ExitStatus::Code(7)
+        }
+    );
+    assert!(matches!(s.send_text("x"), Err(Error::SessionExited(_))));
+    assert_eq!(s.close().unwrap(), ExitStatus::Code(7));
+}

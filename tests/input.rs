@@ -1,0 +1,237 @@
+//! Keys, paste, mouse and signals against real programs.
+
+mod common;
+
+use common::*;
+use termloom::{Error, Signal, SignalTarget, SpawnSpec, Until};
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("termloom-input-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+#[test]
+fn vim_arrow_keys_in_application_cursor_mode_and_a_saving_key_script() {
+    let path = temp_file("arrows.txt", "first\nsecond\nthird\n");
+    let engine = engine();
+    let vim = engine
+        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path))
+        .unwrap();
+    expect(&vim, Until::screen_contains("third"));
+    assert!(
+        vim.screen().unwrap().modes.app_cursor,
+        "vim turns on application cursor keys"
+    );
+    vim.send_keys("<Down><Down><Right>x").unwrap();
+    expect(&vim, Until::screen_row_contains(2, "tird"));
+    vim.send_keys("<Up>ggIstart <Esc>:wq<Enter>").unwrap();
+    expect(&vim, Until::exit());
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "start first\nsecond\ntird\n"
+    );
+}
+
+#[test]
+fn less_pages_with_page_down_and_quits_with_q() {
+    let lines: String = (1..=300).map(|i| format!("line number {i}\n")).collect();
+    let path = temp_file("pages.txt", &lines);
+    let engine = engine();
+    let less = engine
+        .spawn(SpawnSpec::new("less").arg(&path).size(80, 24))
+        .unwrap();
+    expect(&less, Until::screen_row_contains(0, "line number 1"));
+    less.send_keys("<PageDown>").unwrap();
+    expect(&less, Until::screen_row_contains(0, "line number 24"));
+    less.send_keys("<PageDown><PageDown>").unwrap();
+    expect(&less, Until::screen_row_contains(0, "line number 70"));
+    less.send_keys("/number 250<Enter>").unwrap();
+    expect(&less, Until::screen_row_contains(0, "line number 250"));
+    less.send_keys("q").unwrap();
+    expect(&less, Until::exit());
+}
+
+#[test]
+fn htop_function_keys() {
+    if which("htop").is_none() {
+        eprintln!("htop is not installed; .ci/run installs it");
+        return;
+    }
+    let engine = engine();
+    let htop = engine.spawn(SpawnSpec::new("htop").size(120, 32)).unwrap();
+    expect(&htop, Until::screen_contains("F10Quit"));
+    htop.send_keys("<F1>").unwrap();
+    expect(&htop, Until::screen_contains("Press any key to return"));
+    htop.send_keys("<Esc>").unwrap();
+    expect(&htop, Until::screen_contains("F10Quit"));
+    htop.send_keys("<F2>").unwrap();
+    expect(&htop, Until::screen_contains("Setup"));
+    htop.send_keys("<F10>").unwrap();
+    expect(&htop, Until::screen_contains("F10Quit"));
+    htop.send_keys("<F10>").unwrap();
+    expect(&htop, Until::exit());
+}
+
+#[test]
+fn multi_line_paste_into_bash_waits_for_enter() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("bind 'set enable-bracketed-paste on'").unwrap();
+    expect(&sh, Until::screen_row_contains(1, "$"));
+    assert!(sh.screen().unwrap().modes.bracketed_paste);
+    sh.read().unwrap();
+    sh.paste("echo one-$((1+0))\necho two-$((1+1))").unwrap();
+    expect(&sh, Until::screen_contains("echo two-$((1+1))"));
+    // Nothing ran: the pasted line break did not submit.
+    let outcome = sh
+        .wait(
+            Until::regex("^one-1$").unwrap(),
+            std::time::Duration::from_millis(300),
+        )
+        .unwrap();
+    assert!(outcome.is_timeout(), "{outcome}");
+    sh.send_keys("<Enter>").unwrap();
+    expect(&sh, Until::regex("^two-2$").unwrap());
+    let text = read_until(&sh, "two-2");
+    assert!(text.contains("one-1\n"), "{text:?}");
+    sh.close().unwrap();
+}
+
+#[test]
+fn large_paste_goes_through_the_bounded_queue() {
+    let engine = termloom::Engine::new(termloom::Config {
+        write_queue_bytes: 4096,
+        ..termloom::Config::default()
+    })
+    .unwrap();
+    let cat = engine
+        .spawn(SpawnSpec::shell(
+            "stty -icanon -echo; echo ready; head -c 200000 | wc -c",
+        ))
+        .unwrap();
+    expect(&cat, Until::text("ready"));
+    let text = "x".repeat(200_000);
+    cat.paste(&text).unwrap();
+    expect(&cat, Until::regex(r"^\s*200000$").unwrap());
+}
+
+#[test]
+fn mouse_click_moves_vims_cursor_only_when_enabled() {
+    let path = temp_file("mouse.txt", "aaaa\nbbbb\ncccc\n");
+    let engine = engine();
+    let vim = engine
+        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path))
+        .unwrap();
+    expect(&vim, Until::screen_contains("cccc"));
+    let err = vim.click(2, 3).unwrap_err();
+    assert!(matches!(err, Error::Mouse(_)), "{err}");
+    assert!(err.to_string().contains("not enabled"), "{err}");
+    vim.send_keys(":set mouse=a<Enter>").unwrap();
+    expect(&vim, Until::screen_contains(":set mouse=a"));
+    assert_ne!(
+        vim.screen().unwrap().modes.mouse,
+        termloom::MouseReporting::Off
+    );
+    vim.click(2, 3).unwrap();
+    vim.send_keys("x:wq<Enter>").unwrap();
+    expect(&vim, Until::exit());
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "aaaa\nbbbb\nccc\n");
+}
+
+#[test]
+fn ctrl_c_stops_sleep_and_the_shell_survives() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("sleep 1000").unwrap();
+    expect(&sh, Until::screen_contains("$ sleep 1000"));
+    sh.send_keys("<C-c>").unwrap();
+    expect(&sh, Until::screen_row_contains(2, "$"));
+    sh.submit("echo status=$?").unwrap();
+    expect(&sh, Until::text("status=130"));
+    // The same through the signal panel, which names who got it.
+    sh.submit("sleep 1001").unwrap();
+    expect(&sh, Until::screen_contains("$ sleep 1001"));
+    let report = loop {
+        let report = sh.signal(Signal::Int).unwrap();
+        if report.names == ["sleep"] {
+            break report;
+        }
+        // bash may not have handed the terminal to sleep yet; SIGINT to bash waiting at
+        // that moment is harmless.
+    };
+    assert_eq!(report.signal, Signal::Int);
+    assert_ne!(report.groups, vec![sh.pid()]);
+    expect(&sh, Until::screen_row_contains(6, "$"));
+    sh.submit("echo status=$? alive").unwrap();
+    expect(&sh, Until::regex("^status=130 alive$").unwrap());
+    sh.close().unwrap();
+}
+
+#[test]
+fn ctrl_z_then_fg() {
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("cat").unwrap();
+    expect(&sh, Until::screen_contains("$ cat"));
+    sh.send_keys("<C-z>").unwrap();
+    expect(&sh, Until::text("Stopped"));
+    sh.submit("fg").unwrap();
+    expect(&sh, Until::regex("^cat$").unwrap());
+    sh.submit("typed after fg").unwrap();
+    expect(&sh, Until::regex("^typed after fg$").unwrap());
+    sh.send_keys("<C-d>").unwrap();
+    sh.submit("echo back").unwrap();
+    expect(&sh, Until::regex("^back$").unwrap());
+    sh.close().unwrap();
+}
+
+#[test]
+fn kill_of_the_shell_in_the_foreground_is_refused() {
+    let engine = engine();
+    let sh = bash(&engine);
+    let err = sh.signal(Signal::Kill).unwrap_err();
+    assert!(
+        err.to_string().contains("refusing to send SIGKILL"),
+        "{err}"
+    );
+    sh.submit("echo still here").unwrap();
+    expect(&sh, Until::regex("^still here$").unwrap());
+    let report = sh.signal_to(Signal::Kill, SignalTarget::Session).unwrap();
+    assert_eq!(report.groups, vec![sh.pid()]);
+    let outcome = expect(&sh, Until::exit());
+    assert_eq!(
+        outcome.fired,
+        termloom::Fired::Exited {
+            status: termloom::ExitStatus::Signal(9)
+        }
+    );
+}
+
+#[test]
+fn malformed_key_scripts_are_errors_and_send_nothing() {
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    for bad in ["<Esc", "<>", "<Foo>", "a<C->b", "x<F13>"] {
+        let err = cat.send_keys(bad).unwrap_err();
+        assert!(matches!(err, Error::Key(_)), "{bad}: {err}");
+        assert!(
+            err.to_string().contains("Enter"),
+            "the error lists accepted forms: {err}"
+        );
+    }
+    cat.send_keys("ok<lt>done<Enter>").unwrap();
+    expect(&cat, Until::regex("^ok<done$").unwrap());
+    let text = cat.read().unwrap().text;
+    assert_eq!(text, "ok<done\nok<done\n");
+}
+
+fn which(program: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH")?
+        .to_str()?
+        .split(':')
+        .map(|dir| std::path::Path::new(dir).join(program))
+        .find(|path| path.exists())
+}
