@@ -43,6 +43,9 @@ pub struct Config {
     /// How long a session must be silent to count as quiet. Default 500 ms, range
     /// 1 ms..=1 h.
     pub quiet: Duration,
+    /// How long output must be quiet before a blocked read of the foreground program counts
+    /// as waiting for input. Default 50 ms, range 0..=10 s.
+    pub input_settle: Duration,
     /// Timeout used by waits that do not give one. Default 30 s, range 1 ms..=24 h.
     pub default_wait_timeout: Duration,
     /// How long `close` waits after SIGHUP/SIGTERM before SIGKILL. Default 3 s, range
@@ -86,6 +89,7 @@ impl Default for Config {
             write_queue_bytes: 1 << 20,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
+            input_settle: Duration::from_millis(50),
             default_wait_timeout: Duration::from_secs(30),
             close_grace: Duration::from_secs(3),
             exit_drain: Duration::from_millis(100),
@@ -147,6 +151,7 @@ impl Config {
         let ms = Duration::from_millis;
         let s = Duration::from_secs;
         check("quiet", self.quiet, ms(1), s(3600))?;
+        check("input_settle", self.input_settle, Duration::ZERO, s(10))?;
         check(
             "default_wait_timeout",
             self.default_wait_timeout,

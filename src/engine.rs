@@ -53,6 +53,8 @@ impl Client {
 struct Shared {
     client: Client,
     config: Arc<Config>,
+    /// Shell-integration scripts, written on first use.
+    shell_files: std::sync::OnceLock<crate::shell::ShellFiles>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -112,6 +114,7 @@ impl Engine {
                     config: config.clone(),
                 },
                 config,
+                shell_files: std::sync::OnceLock::new(),
                 thread: Mutex::new(Some(thread)),
             }),
         })
@@ -132,9 +135,23 @@ impl Engine {
             program: program.clone(),
             source,
         })?;
+        let mut argv = spec.argv();
+        let mut overlay = spec.env.clone();
+        if spec.shell_integration {
+            self.shell_files()
+                .map_err(|source| Error::Spawn {
+                    program: program.clone(),
+                    source,
+                })?
+                .inject(&mut argv, &mut overlay)
+                .map_err(|reason| Error::Spawn {
+                    program: program.clone(),
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidInput, reason),
+                })?;
+        }
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
-        let started = start(&spec, config, cols, rows, &cwd);
+        let started = start(&argv, &overlay, &program, config, cols, rows, &cwd);
         let spawned = match started {
             Ok(spawned) => spawned,
             Err(source) => {
@@ -152,6 +169,14 @@ impl Engine {
             pid,
             client: client.clone(),
         })
+    }
+
+    fn shell_files(&self) -> std::io::Result<&crate::shell::ShellFiles> {
+        if let Some(files) = self.shared.shell_files.get() {
+            return Ok(files);
+        }
+        let files = crate::shell::ShellFiles::create()?;
+        Ok(self.shared.shell_files.get_or_init(|| files))
     }
 
     /// A handle to an existing session (live, or a tombstone that can still be read).
@@ -201,15 +226,17 @@ fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> 
 /// Opens the terminal and starts the program (on the caller's thread, so a slow `fork` never
 /// stalls the reactor).
 fn start(
-    spec: &SpawnSpec,
+    argv: &[std::ffi::OsString],
+    overlay: &[(std::ffi::OsString, Option<std::ffi::OsString>)],
+    program: &str,
     config: &Config,
     cols: u16,
     rows: u16,
     cwd: &Path,
 ) -> std::io::Result<Spawned> {
     let pty = crate::pty::open(cols, rows)?;
-    let env = crate::env::child_env(config, std::env::vars_os(), &spec.env);
-    let pid = crate::pty::spawn(&pty, &spec.argv(), &env, cwd)?;
+    let env = crate::env::child_env(config, std::env::vars_os(), overlay);
+    let pid = crate::pty::spawn(&pty, argv, &env, cwd)?;
     let pidfd = open_pidfd(pid);
     // The engine keeps only the master: the program's exit closes the last slave.
     drop(pty.slave);
@@ -217,7 +244,7 @@ fn start(
         pid,
         master: pty.master,
         pidfd,
-        program: spec.program_name(),
+        program: program.to_owned(),
         cols,
         rows,
     })

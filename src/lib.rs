@@ -42,8 +42,10 @@ mod reactor;
 mod scan;
 mod screen;
 mod session;
+mod shell;
 mod signal;
 mod spec;
+mod status;
 mod transcript;
 mod wait;
 
@@ -56,10 +58,12 @@ pub use keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
 };
 pub use mouse::MouseButton;
+pub use reactor::CommandResult;
 pub use scan::PromptMark;
 pub use screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use session::{ExitStatus, ScrollDirection, Session, SessionId, SessionInfo, SessionState};
 pub use signal::{Signal, SignalReport, SignalTarget};
 pub use spec::{SpawnSpec, shell_program};
+pub use status::{Activity, Process, Status};
 pub use transcript::Output;
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};

@@ -316,7 +316,7 @@ mod tests {
                 .into_iter()
                 .filter(|s| s.1 == Stop::DrainBefore)
                 .collect();
-            assert_eq!(found, vec![(15, Stop::DrainBefore)], "chunk {chunk}");
+            assert_eq!(found, vec![(13, Stop::DrainBefore)], "chunk {chunk}");
         }
     }
 
@@ -336,7 +336,7 @@ mod tests {
                 vec![
                     (8, Stop::Mark(PromptMark::PromptStart)),
                     (19, Stop::Mark(PromptMark::InputStart)),
-                    (34, Stop::Mark(PromptMark::CommandEnd(Some(127)))),
+                    (33, Stop::Mark(PromptMark::CommandEnd(Some(127)))),
                 ],
                 "chunk {chunk}"
             );

@@ -10,8 +10,10 @@ use crate::error::{Error, Result};
 use crate::escapes::decode_escapes;
 use crate::keys::{Key, ScriptItem, parse_key_script};
 use crate::mouse::{MouseAction, MouseButton};
+use crate::reactor::CommandResult;
 use crate::screen::Screen;
 use crate::signal::{Signal, SignalReport, SignalTarget};
+use crate::status::Status;
 use crate::transcript::Output;
 use crate::wait::{Until, WaitOutcome};
 
@@ -275,6 +277,26 @@ impl Session {
         self.client
             .submit(Box::new(move |r| r.wait(id, until, timeout, tx)))?;
         rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+    }
+
+    /// Types `line` and Enter into a shell started with shell integration, waits until its
+    /// prompt comes back (at most `timeout`) and returns the command's own output, exit code
+    /// and duration. The read cursor moves past the command, so the next [`Session::read`]
+    /// does not return it again. Fails with a clear error when the shell has no integration or
+    /// is not at its prompt.
+    pub fn run_command(&self, line: &str, timeout: Duration) -> Result<CommandResult> {
+        let id = self.id;
+        let line = line.to_owned();
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client
+            .submit(Box::new(move |r| r.run_command(id, &line, timeout, tx)))?;
+        rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+    }
+
+    /// What the session is doing now (see [`Status`]).
+    pub fn status(&self) -> Result<Status> {
+        let id = self.id;
+        self.client.call(move |r| r.status(id))
     }
 
     /// Resizes the terminal: the grid and the kernel's window size (the program gets

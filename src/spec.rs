@@ -100,6 +100,22 @@ impl SpawnSpec {
         self
     }
 
+    /// Starts bash or zsh with OSC 133 prompt marks injected (see the `shell` module docs in
+    /// ARCHITECTURE.md): the user's startup files are still read and the prompt looks the
+    /// same. Enables [`Until::prompt`](crate::Until::prompt),
+    /// [`Session::run_command`](crate::Session::run_command) and the at-prompt status. Spawning
+    /// another program with it fails.
+    pub fn shell_integration(mut self, enabled: bool) -> Self {
+        self.shell_integration = enabled;
+        self
+    }
+
+    /// An interactive shell: `$SHELL` when it is bash or zsh, otherwise bash; with shell
+    /// integration on.
+    pub fn interactive_shell() -> Self {
+        SpawnSpec::new(shell_program()).shell_integration(true)
+    }
+
     /// A short name of the program for messages and listings.
     pub fn program_name(&self) -> String {
         match &self.command {

@@ -23,6 +23,8 @@ pub struct Output {
     pub truncated: bool,
     /// Lines the reader never saw because they were dropped from the bounded store first.
     pub missed_lines: u64,
+    /// The session's status at the time of the read.
+    pub status: crate::status::Status,
 }
 
 /// One line an earlier read returned while it was still on the screen.
@@ -282,6 +284,47 @@ impl Transcript {
             }
         }
         out
+    }
+
+    /// The text from `from` to `to` (line numbers and byte offsets), reading settled lines and
+    /// the `tail`; the flag is true when part of it was already dropped from the store.
+    pub(crate) fn text_between(
+        &self,
+        tail: &[String],
+        from: (u64, usize),
+        to: (u64, usize),
+    ) -> (String, bool) {
+        let mut text = String::new();
+        let mut dropped = false;
+        let mut number = from.0;
+        while number <= to.0 {
+            let Some(line) = self.current(number, tail) else {
+                dropped |= number < self.first;
+                number += 1;
+                continue;
+            };
+            let start = if number == from.0 {
+                from.1.min(line.len())
+            } else {
+                0
+            };
+            let end = if number == to.0 {
+                to.1.min(line.len())
+            } else {
+                line.len()
+            };
+            text.push_str(line.get(start..end.max(start)).unwrap_or(""));
+            if number < to.0 {
+                text.push('\n');
+            }
+            number += 1;
+        }
+        (text, dropped)
+    }
+
+    /// Marks everything up to the cursor as read.
+    pub(crate) fn skip_to_end(&mut self, tail: Option<&[String]>) {
+        self.read(tail, usize::MAX);
     }
 
     /// The retained transcript (settled lines and the tail), at most `max_bytes` of its end.

@@ -9,6 +9,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::screen::{Screen, cell_col};
 use crate::session::ExitStatus;
+use crate::status::Status;
 
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
 ///
@@ -27,8 +28,30 @@ pub(crate) enum Cond {
     ScreenRegex(Regex),
     ScreenRow(u16, String),
     Exit,
+    Stable(Duration),
+    Quiet(Duration),
+    Prompt,
+    InputWait,
     Any(Vec<Until>),
 }
+
+/// The session's state that time- and state-based conditions look at.
+pub(crate) struct StateView {
+    /// Time since the last output.
+    pub quiet_for: Duration,
+    /// Time since the screen last changed.
+    pub stable_for: Duration,
+    /// The shell drew its prompt after the last input.
+    pub at_prompt: bool,
+    /// Whether the foreground process group waits for input (`None`: not checked, or
+    /// `/proc` could not tell).
+    pub input_wait: Option<bool>,
+    /// Quiet time required before input-wait is believed.
+    pub settle: Duration,
+}
+
+/// How often input-wait is re-checked while a waiter needs it and nothing else happens.
+const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
 
 fn one_line(text: &str) -> Result<()> {
     if text.contains('\n') {
@@ -75,6 +98,28 @@ impl Until {
         Until(Cond::Exit)
     }
 
+    /// The screen has not changed for `duration`.
+    pub fn stable(duration: Duration) -> Until {
+        Until(Cond::Stable(duration))
+    }
+
+    /// The program has written no output for `duration`.
+    pub fn quiet(duration: Duration) -> Until {
+        Until(Cond::Quiet(duration))
+    }
+
+    /// The shell is back at its prompt: the prompt was drawn after the last input was sent.
+    /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)).
+    pub fn prompt() -> Until {
+        Until(Cond::Prompt)
+    }
+
+    /// The terminal's foreground process group is blocked reading the terminal, and output
+    /// has been quiet for `Config::input_settle` (Linux; see [`Status`](crate::Status)).
+    pub fn input_wait() -> Until {
+        Until(Cond::InputWait)
+    }
+
     /// Any of several conditions; the outcome says which one fired.
     pub fn any(conditions: Vec<Until>) -> Until {
         Until(Cond::Any(conditions))
@@ -95,6 +140,55 @@ impl Until {
             Cond::Screen(_) | Cond::ScreenRegex(_) | Cond::ScreenRow(..) => true,
             Cond::Any(all) => all.iter().any(Until::needs_screen),
             _ => false,
+        }
+    }
+
+    /// Whether the condition needs to know when the screen last changed.
+    pub(crate) fn needs_stable(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::Stable(_)))
+    }
+
+    /// Whether the condition needs the input-wait check.
+    pub(crate) fn needs_input_wait(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::InputWait))
+    }
+
+    fn any_leaf(&self, test: &dyn Fn(&Cond) -> bool) -> bool {
+        match &self.0 {
+            Cond::Any(all) => all.iter().any(|c| c.any_leaf(test)),
+            cond => test(cond),
+        }
+    }
+
+    /// Checks the state-based conditions.
+    pub(crate) fn match_state(&self, view: &StateView) -> Option<Match> {
+        let holds = match &self.0 {
+            Cond::Stable(d) => view.stable_for >= *d,
+            Cond::Quiet(d) => view.quiet_for >= *d,
+            Cond::Prompt => view.at_prompt,
+            Cond::InputWait => view.input_wait == Some(true) && view.quiet_for >= view.settle,
+            Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
+            _ => false,
+        };
+        holds.then(|| Match {
+            condition: self.to_string(),
+            text: String::new(),
+            location: Location::Session,
+        })
+    }
+
+    /// When a state-based condition should be checked again if nothing happens before.
+    pub(crate) fn recheck_in(&self, view: &StateView) -> Option<Duration> {
+        match &self.0 {
+            Cond::Stable(d) => Some(d.saturating_sub(view.stable_for)),
+            Cond::Quiet(d) => Some(d.saturating_sub(view.quiet_for)),
+            Cond::InputWait => Some(if view.quiet_for < view.settle {
+                view.settle - view.quiet_for
+            } else {
+                INPUT_WAIT_POLL
+            }),
+            Cond::Any(all) => all.iter().filter_map(|c| c.recheck_in(view)).min(),
+            _ => None,
         }
     }
 
@@ -173,6 +267,10 @@ impl fmt::Display for Until {
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
             Cond::Exit => f.write_str("exit"),
+            Cond::Stable(d) => write!(f, "screen stable for {d:?}"),
+            Cond::Quiet(d) => write!(f, "quiet for {d:?}"),
+            Cond::Prompt => f.write_str("shell prompt"),
+            Cond::InputWait => f.write_str("waiting for input"),
             Cond::Any(all) => {
                 let parts: Vec<String> = all.iter().map(Until::to_string).collect();
                 write!(f, "any of [{}]", parts.join(", "))
@@ -192,6 +290,8 @@ pub enum Location {
         /// Byte offset in the line's text.
         offset: usize,
     },
+    /// A state of the session (quiet, stable, at the prompt, waiting for input).
+    Session,
     /// On the screen: row and cell column, both from 0.
     Screen {
         /// Row.
@@ -239,6 +339,8 @@ pub struct WaitOutcome {
     pub elapsed: Duration,
     /// The screen when the wait timed out (`None` otherwise).
     pub screen: Option<Screen>,
+    /// The session's status when the wait ended.
+    pub status: Status,
 }
 
 impl WaitOutcome {
@@ -266,12 +368,13 @@ impl fmt::Display for WaitOutcome {
                         write!(f, "at line {line} byte {offset}")?
                     }
                     Location::Screen { row, col } => write!(f, "at row {row} col {col}")?,
+                    Location::Session => f.write_str("in the session's state")?,
                 }
             }
             Fired::Exited { status } => write!(f, "program exited ({status})")?,
             Fired::Closed => f.write_str("session closed")?,
             Fired::Timeout => f.write_str("timed out")?,
         }
-        write!(f, " after {:?}", self.elapsed)
+        write!(f, " after {:?}; {}", self.elapsed, self.status)
     }
 }

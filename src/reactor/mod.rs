@@ -26,8 +26,11 @@ use crate::error::{Error, Result};
 use crate::procfs;
 use crate::screen::Screen;
 use crate::session::{ExitStatus, SessionId, SessionInfo, SessionState};
+use crate::shell::ShellTracker;
 use crate::transcript::{Output, Transcript};
 use crate::wait::{Fired, Until, WaitOutcome};
+
+pub use waiters::CommandResult;
 
 mod input;
 mod lifecycle;
@@ -67,6 +70,10 @@ enum Timer {
     Sync(u64),
     /// The session may have gone quiet.
     Quiet(u64),
+    /// A waiter's time-based condition may hold now.
+    Recheck { session: u64, waiter: u64 },
+    /// A `run_command` timeout.
+    Command { session: u64, waiter: u64 },
 }
 
 /// A caller blocked in `wait`.
@@ -76,6 +83,8 @@ struct Waiter {
     /// Settled transcript lines before this number were searched already.
     searched: u64,
     started: Instant,
+    /// When a re-check of its time-based condition is scheduled.
+    recheck: Option<Instant>,
     reply: Sender<Result<WaitOutcome>>,
 }
 
@@ -111,6 +120,11 @@ struct Slot {
     parked: VecDeque<(Vec<u8>, Sender<Result<()>>)>,
     want_write: bool,
     waiters: Vec<Waiter>,
+    commands: Vec<waiters::CommandWaiter>,
+    shell: ShellTracker,
+    screen_hash: u64,
+    screen_changed: Instant,
+    last_resize: Instant,
     /// The program's status once it was reaped.
     child: Option<ExitStatus>,
     /// Set when the exit was reported (all output read).
@@ -285,6 +299,15 @@ impl Reactor {
                 Timer::CloseCheck(id) => self.close_check(id),
                 Timer::Sync(id) => self.sync_expired(id),
                 Timer::Quiet(id) => self.quiet_check(id),
+                Timer::Recheck { session, waiter } => {
+                    if let Some(slot) = self.sessions.get_mut(&session)
+                        && let Some(w) = slot.waiters.iter_mut().find(|w| w.id == waiter)
+                    {
+                        w.recheck = None;
+                        self.check_waiters(session);
+                    }
+                }
+                Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
             }
         }
     }
@@ -364,6 +387,11 @@ impl Reactor {
                 parked: VecDeque::new(),
                 want_write: false,
                 waiters: Vec::new(),
+                commands: Vec::new(),
+                shell: ShellTracker::default(),
+                screen_hash: 0,
+                screen_changed: now,
+                last_resize: now,
                 child: None,
                 exit: None,
                 closing: None,

@@ -204,7 +204,12 @@ impl Reactor {
                 let at = now + self.config.quiet;
                 self.schedule(at, Timer::Quiet(id));
             }
+            let slot = self.sessions.get_mut(&id).expect("slot exists");
+            for mark in slot.marks.drain(..) {
+                slot.shell.apply(&mark, now);
+            }
             self.queue_replies(id, &replies);
+            self.track_screen(id);
             self.check_waiters(id);
         }
         if hung_up {
@@ -246,6 +251,7 @@ impl Reactor {
         let mut replies = Vec::new();
         slot.emulator.stop_sync(&mut slot.transcript, &mut replies);
         self.queue_replies(id, &replies);
+        self.track_screen(id);
         self.check_waiters(id);
     }
 
@@ -269,7 +275,9 @@ impl Reactor {
         let slot = self.slot(id)?;
         let tail = slot.emulator.tail(&slot.transcript);
         let max = max_bytes.unwrap_or(limit).clamp(4, limit);
-        Ok(slot.transcript.read(tail.as_deref(), max))
+        let mut output = slot.transcript.read(tail.as_deref(), max);
+        output.status = self.status_of(id.0);
+        Ok(output)
     }
 
     /// The retained transcript, up to `max_bytes` of its end.
@@ -292,6 +300,7 @@ impl Reactor {
             return Err(Error::SessionClosed(id));
         }
         slot.emulator.resize(cols, rows, &mut slot.transcript);
+        slot.last_resize = Instant::now();
         if let Some(master) = &slot.master {
             crate::pty::set_size(master.as_fd(), cols, rows)
                 .map_err(|e| Error::io("setting the terminal size", e))?;

@@ -1,10 +1,54 @@
-//! Callers blocked in `wait`, answered when their condition holds.
+//! Callers blocked in `wait` or `run_command`, answered when their condition holds; and the
+//! session status both report.
+
+use std::hash::{Hash, Hasher};
 
 use super::*;
+use crate::status::{Activity, Process, Status};
+use crate::wait::StateView;
+
+/// A caller blocked in `run_command`.
+pub(super) struct CommandWaiter {
+    pub id: u64,
+    /// Prompts drawn and commands ended when the command line was sent.
+    pub prompts: u64,
+    pub commands: u64,
+    pub started: Instant,
+    pub reply: Sender<Result<CommandResult>>,
+}
+
+/// What [`Session::run_command`](crate::Session::run_command) returns.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CommandResult {
+    /// The command's own output (its transcript lines, without the command line and the next
+    /// prompt).
+    pub output: String,
+    /// Its exit code, from the shell.
+    pub exit_code: Option<i32>,
+    /// How long it ran, from sending the line to the prompt coming back.
+    pub duration: Duration,
+    /// Part of the output had already been dropped from the bounded transcript.
+    pub output_truncated: bool,
+    /// The command did not finish within the timeout (`exit_code` is then `None`).
+    pub timed_out: bool,
+    /// The session's status when the command ended (or timed out).
+    pub status: Status,
+}
+
+fn screen_hash(screen: &Screen) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    screen.rows.hash(&mut hasher);
+    (
+        screen.cursor.row,
+        screen.cursor.col,
+        screen.cursor.visible,
+        screen.alternate,
+    )
+        .hash(&mut hasher);
+    hasher.finish()
+}
 
 impl Reactor {
-    // ----- waiting ----------------------------------------------------------------------
-
     /// Registers a waiter; it is answered when its condition holds, the session ends or the
     /// timeout passes.
     pub(crate) fn wait(
@@ -22,11 +66,17 @@ impl Reactor {
         self.next_waiter += 1;
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
+        if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
+            // Not tracked while nobody needed it: the screen can only have changed with output.
+            slot.screen_hash = screen_hash(&slot.emulator.screen());
+            slot.screen_changed = slot.last_output.max(slot.last_resize);
+        }
         slot.waiters.push(Waiter {
             id: waiter,
             until,
             searched: slot.transcript.read_line(),
             started: now,
+            recheck: None,
             reply,
         });
         self.schedule(
@@ -39,14 +89,32 @@ impl Reactor {
         self.check_waiters(id.0);
     }
 
-    /// Answers every waiter whose condition holds (or whose session ended).
+    /// Notes a screen change for stable waits; called after output was processed.
+    pub(super) fn track_screen(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if slot.waiters.iter().any(|w| w.until.needs_stable()) {
+            let hash = screen_hash(&slot.emulator.screen());
+            if hash != slot.screen_hash {
+                slot.screen_hash = hash;
+                slot.screen_changed = Instant::now();
+            }
+        }
+    }
+
+    /// Answers every waiter whose condition holds (or whose session ended), and schedules a
+    /// re-check for the time-based ones.
     pub(super) fn check_waiters(&mut self, id: u64) {
+        self.check_commands(id);
+        let settle = self.config.input_settle;
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
         if slot.waiters.is_empty() {
             return;
         }
+        let now = Instant::now();
         let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript()) {
             slot.emulator.tail(&slot.transcript)
         } else {
@@ -57,13 +125,36 @@ impl Reactor {
         } else {
             None
         };
-        let transcript = &slot.transcript;
-        let end = transcript.end();
+        let quiet_for = now.saturating_duration_since(slot.last_output);
+        let input_wait = if slot.waiters.iter().any(|w| w.until.needs_input_wait())
+            && quiet_for >= settle
+            && slot.exit.is_none()
+        {
+            match input_wait_of(slot) {
+                (procfs::InputWait::Waiting, _) => Some(true),
+                (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
+                (procfs::InputWait::Unknown { .. }, _) => None,
+            }
+        } else {
+            None
+        };
+        let view = StateView {
+            quiet_for,
+            stable_for: now.saturating_duration_since(slot.screen_changed),
+            at_prompt: slot.shell.at_prompt
+                && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input),
+            input_wait,
+            settle,
+        };
         let ended = if slot.closed {
             Some(Fired::Closed)
         } else {
             slot.exit.map(|status| Fired::Exited { status })
         };
+        let transcript = &slot.transcript;
+        let end = transcript.end();
+        let mut answered = Vec::new();
+        let mut rechecks = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
             if waiter.until.needs_transcript() {
@@ -85,18 +176,47 @@ impl Reactor {
             {
                 fired = waiter.until.match_screen(screen);
             }
+            if fired.is_none() && ended.is_none() {
+                fired = waiter.until.match_state(&view);
+            }
             let fired = match (fired, &ended) {
                 (Some(m), _) => Fired::Matched(m),
                 (None, Some(end)) => end.clone(),
-                (None, None) => return true,
+                (None, None) => {
+                    if let Some(after) = waiter.until.recheck_in(&view) {
+                        let at = now + after.max(Duration::from_millis(1));
+                        if waiter.recheck.is_none_or(|r| r > at || r <= now) {
+                            waiter.recheck = Some(at);
+                            rechecks.push((at, waiter.id));
+                        }
+                    }
+                    return true;
+                }
             };
-            let _ = waiter.reply.send(Ok(WaitOutcome {
-                fired,
-                elapsed: waiter.started.elapsed(),
-                screen: None,
-            }));
+            answered.push((waiter.reply.clone(), fired, waiter.started.elapsed()));
             false
         });
+        for (at, waiter) in rechecks {
+            self.schedule(
+                at,
+                Timer::Recheck {
+                    session: id,
+                    waiter,
+                },
+            );
+        }
+        if answered.is_empty() {
+            return;
+        }
+        let status = self.status_of(id);
+        for (reply, fired, elapsed) in answered {
+            let _ = reply.send(Ok(WaitOutcome {
+                fired,
+                elapsed,
+                screen: None,
+                status: status.clone(),
+            }));
+        }
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
@@ -107,10 +227,239 @@ impl Reactor {
             return;
         };
         let waiter = slot.waiters.swap_remove(index);
+        let screen = Some(slot.emulator.screen());
+        let status = self.status_of(id);
         let _ = waiter.reply.send(Ok(WaitOutcome {
             fired: Fired::Timeout,
             elapsed: waiter.started.elapsed(),
-            screen: Some(slot.emulator.screen()),
+            screen,
+            status,
         }));
     }
+
+    // ----- run_command ----------------------------------------------------------------
+
+    /// Types `line` into a shell with integration and answers `reply` when its prompt comes
+    /// back, with the command's output and exit code.
+    pub(crate) fn run_command(
+        &mut self,
+        id: SessionId,
+        line: &str,
+        timeout: Duration,
+        reply: Sender<Result<CommandResult>>,
+    ) {
+        let checked = self.slot(id).and_then(|slot| {
+            if line.contains(['\n', '\r']) {
+                return Err(Error::InvalidInput(
+                    "run_command takes one command line; join commands with ';' or '&&'".into(),
+                ));
+            }
+            if !slot.shell.integrated {
+                return Err(Error::InvalidInput(format!(
+                    "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
+                )));
+            }
+            if !slot.shell.at_prompt {
+                return Err(Error::InvalidInput(format!(
+                    "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
+                )));
+            }
+            Ok((slot.shell.prompts, slot.shell.commands))
+        });
+        let (prompts, commands) = match checked {
+            Ok(counts) => counts,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\r');
+        if let Err(err) = self.send(id, &bytes) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        let waiter = self.next_waiter;
+        self.next_waiter += 1;
+        let now = Instant::now();
+        let slot = self.sessions.get_mut(&id.0).expect("checked above");
+        slot.commands.push(CommandWaiter {
+            id: waiter,
+            prompts,
+            commands,
+            started: now,
+            reply,
+        });
+        self.schedule(
+            now + timeout,
+            Timer::Command {
+                session: id.0,
+                waiter,
+            },
+        );
+    }
+
+    /// Answers the `run_command` callers whose command ended with a new prompt.
+    fn check_commands(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if slot.commands.is_empty() {
+            return;
+        }
+        let shell = &slot.shell;
+        let ended = slot.exit.is_some() || slot.closed;
+        let done: Vec<CommandWaiter> = {
+            let (done, waiting) = std::mem::take(&mut slot.commands)
+                .into_iter()
+                .partition(|c| ended || (shell.prompts > c.prompts && shell.commands > c.commands));
+            slot.commands = waiting;
+            done
+        };
+        for command in done {
+            let result = self.command_result(id, &command, false);
+            let _ = command.reply.send(Ok(result));
+        }
+    }
+
+    fn command_result(
+        &mut self,
+        id: u64,
+        command: &CommandWaiter,
+        timed_out: bool,
+    ) -> CommandResult {
+        let status = self.status_of(id);
+        let slot = self.sessions.get_mut(&id).expect("slot exists");
+        let tail = slot.emulator.tail(&slot.transcript);
+        let tail_lines = tail.as_deref().unwrap_or(&[]);
+        let span = if timed_out {
+            None
+        } else {
+            slot.shell.output_of(command.commands)
+        };
+        let (output, output_truncated) = match span {
+            Some((from, to)) => slot.transcript.text_between(tail_lines, from, to),
+            None if timed_out => match slot.shell.output_start {
+                Some((from, count)) if count == command.commands => {
+                    let end = slot.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
+                    let last = tail_lines.last().map_or(0, String::len);
+                    slot.transcript.text_between(tail_lines, from, (end, last))
+                }
+                _ => (String::new(), false),
+            },
+            None => (String::new(), false),
+        };
+        let exit_code = if span.is_some() {
+            slot.shell.last_exit
+        } else {
+            None
+        };
+        if !timed_out {
+            slot.transcript.skip_to_end(tail.as_deref());
+        }
+        CommandResult {
+            output,
+            exit_code,
+            duration: command.started.elapsed(),
+            output_truncated,
+            timed_out,
+            status,
+        }
+    }
+
+    pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else {
+            return;
+        };
+        let command = slot.commands.swap_remove(index);
+        let result = self.command_result(id, &command, true);
+        let _ = command.reply.send(Ok(result));
+    }
+
+    // ----- status -----------------------------------------------------------------------
+
+    /// The session's status.
+    pub(crate) fn status(&mut self, id: SessionId) -> Result<Status> {
+        self.slot(id)?;
+        Ok(self.status_of(id.0))
+    }
+
+    pub(super) fn status_of(&self, id: u64) -> Status {
+        let Some(slot) = self.sessions.get(&id) else {
+            return Status::default();
+        };
+        let since_output = slot.last_output.elapsed();
+        let mut status = Status {
+            activity: Activity::Running,
+            foreground: None,
+            since_output,
+            last_exit_code: slot.shell.last_exit,
+            shell_integration: slot.shell.integrated,
+            input_wait_unknown: None,
+        };
+        if slot.closed {
+            status.activity = Activity::Closed;
+            return status;
+        }
+        if let Some(exit) = slot.exit {
+            status.activity = Activity::Exited(exit);
+            return status;
+        }
+        let (wait, group) = input_wait_of(slot);
+        status.foreground = group.map(|pid| Process {
+            pid,
+            name: procfs::process_name(pid).unwrap_or_else(|| "?".to_owned()),
+        });
+        let at_prompt =
+            slot.shell.at_prompt && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input);
+        status.activity = if at_prompt {
+            Activity::AtPrompt
+        } else if since_output < self.config.input_settle {
+            Activity::Running
+        } else {
+            match wait {
+                procfs::InputWait::Waiting => Activity::WaitingForInput,
+                procfs::InputWait::Unknown { reason } => {
+                    status.input_wait_unknown = Some(reason);
+                    quiet_or_running(since_output, self.config.quiet)
+                }
+                procfs::InputWait::NotWaiting { .. } => {
+                    quiet_or_running(since_output, self.config.quiet)
+                }
+            }
+        };
+        status
+    }
+}
+
+fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
+    if since_output >= quiet {
+        Activity::Quiet
+    } else {
+        Activity::Running
+    }
+}
+
+/// Whether the terminal's foreground process group waits for input, and which group it is.
+fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
+    let Some(master) = &slot.master else {
+        return (
+            procfs::InputWait::Unknown {
+                reason: "the terminal is closed".into(),
+            },
+            None,
+        );
+    };
+    let Some(group) = crate::pty::foreground_group(master.as_fd()) else {
+        return (
+            procfs::InputWait::Unknown {
+                reason: "the terminal has no foreground process group".into(),
+            },
+            None,
+        );
+    };
+    (procfs::group_input_wait(group, Some(slot.pid)), Some(group))
 }

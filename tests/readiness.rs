@@ -1,0 +1,231 @@
+//! Precise waits, shell integration and input-wait detection.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use termloom::{Activity, Error, Location, Session, SpawnSpec, Until};
+
+fn integrated_bash(engine: &termloom::Engine) -> Session {
+    let sh = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile"])
+                .env("PS1", "prompt> ")
+                .shell_integration(true),
+        )
+        .unwrap();
+    expect(&sh, Until::prompt());
+    sh
+}
+
+#[test]
+fn run_command_returns_output_and_exit_codes() {
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    let screen = sh.screen().unwrap();
+    assert_eq!(
+        screen.rows[0], "prompt>",
+        "the prompt looks the same: {screen}"
+    );
+    let result = sh.run_command("echo hello; echo world", LONG).unwrap();
+    assert_eq!(result.output, "hello\nworld\n");
+    assert_eq!(result.exit_code, Some(0));
+    assert!(!result.timed_out);
+    let result = sh.run_command("ls /no/such/path", LONG).unwrap();
+    assert_eq!(result.exit_code, Some(2));
+    assert!(result.output.contains("No such file"), "{result:?}");
+    let result = sh.run_command("false", LONG).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("", Some(1)));
+    let result = sh.run_command("printf 'no newline'", LONG).unwrap();
+    assert_eq!(result.output, "no newline");
+    // Output that looks like a prompt does not fool it.
+    let result = sh
+        .run_command("echo 'prompt> '; echo '$ '; sleep 0.3; echo end", LONG)
+        .unwrap();
+    // Trailing blanks are trimmed, as on every transcript line.
+    assert_eq!(result.output, "prompt>\n$\nend\n");
+    assert_eq!(sh.status().unwrap().last_exit_code, Some(0));
+    assert_eq!(sh.status().unwrap().activity, Activity::AtPrompt);
+    // The read cursor moved past the commands.
+    let after = sh.read().unwrap();
+    assert!(!after.text.contains("hello"), "{after:?}");
+    sh.close().unwrap();
+}
+
+#[test]
+fn run_command_on_a_command_silent_for_ten_seconds() {
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    let started = Instant::now();
+    let result = sh
+        .run_command("sleep 10; echo finally", Duration::from_secs(60))
+        .unwrap();
+    assert!(started.elapsed() >= Duration::from_secs(10));
+    assert_eq!(result.output, "finally\n");
+    assert_eq!(result.exit_code, Some(0));
+    assert!(result.duration >= Duration::from_secs(10));
+    sh.close().unwrap();
+}
+
+#[test]
+fn run_command_timeout_and_errors() {
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    let result = sh
+        .run_command("echo partial; sleep 1000", Duration::from_millis(500))
+        .unwrap();
+    assert!(result.timed_out);
+    assert_eq!(result.exit_code, None);
+    assert!(result.output.contains("partial"), "{result:?}");
+    let err = sh.run_command("echo busy", LONG).unwrap_err();
+    assert!(err.to_string().contains("not at its prompt"), "{err}");
+    sh.send_keys("<C-c>").unwrap();
+    expect(&sh, Until::prompt());
+    assert!(sh.run_command("echo a\necho b", LONG).is_err());
+    // Without integration it fails clearly instead of guessing.
+    let plain = bash(&engine);
+    let err = plain.run_command("true", LONG).unwrap_err();
+    assert!(matches!(err, Error::InvalidInput(_)));
+    assert!(err.to_string().contains("shell integration"), "{err}");
+    // Integration is for shells only.
+    let err = engine
+        .spawn(SpawnSpec::new("python3").shell_integration(true))
+        .unwrap_err();
+    assert!(err.to_string().contains("bash and zsh"), "{err}");
+}
+
+#[test]
+fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    sh.submit("sleep 0.5; echo done-sleeping").unwrap();
+    let outcome = expect(&sh, Until::prompt());
+    assert!(outcome.elapsed >= Duration::from_millis(400), "{outcome}");
+    assert!(sh.read().unwrap().text.contains("done-sleeping"));
+    sh.close().unwrap();
+}
+
+fn input_wait_fires(session: &Session) {
+    let outcome = expect(session, Until::input_wait());
+    assert_eq!(
+        outcome.status.activity,
+        Activity::WaitingForInput,
+        "{outcome}"
+    );
+    assert!(outcome.status.foreground.is_some());
+}
+
+fn input_wait_does_not_fire(session: &Session) {
+    let outcome = session
+        .wait(Until::input_wait(), Duration::from_millis(800))
+        .unwrap();
+    assert!(outcome.is_timeout(), "{outcome}");
+    assert_ne!(outcome.status.activity, Activity::WaitingForInput);
+}
+
+#[test]
+fn input_wait_on_programs_waiting_for_the_terminal() {
+    let engine = engine();
+    let py = engine.spawn(SpawnSpec::new("python3").arg("-q")).unwrap();
+    input_wait_fires(&py);
+    assert!(py.screen().unwrap().contains(">>>"));
+    assert_eq!(py.status().unwrap().foreground.unwrap().name, "python3");
+
+    let password = engine
+        .spawn(SpawnSpec::new("python3").args([
+            "-c",
+            "import getpass; print(getpass.getpass('Password: ') == 'hunter2')",
+        ]))
+        .unwrap();
+    input_wait_fires(&password);
+    assert!(password.screen().unwrap().contains("Password:"));
+    password.submit("hunter2").unwrap();
+    expect(&password, Until::text("True"));
+
+    let read = engine
+        .spawn(SpawnSpec::shell("read -r line; echo got:$line"))
+        .unwrap();
+    input_wait_fires(&read);
+    read.submit("x").unwrap();
+    expect(&read, Until::text("got:x"));
+
+    let vim = engine
+        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]))
+        .unwrap();
+    input_wait_fires(&vim);
+    let less = engine
+        .spawn(SpawnSpec::new("less").arg("/etc/passwd"))
+        .unwrap();
+    input_wait_fires(&less);
+}
+
+#[test]
+fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
+    let engine = engine();
+    let sleep = engine.spawn(SpawnSpec::new("sleep").arg("30")).unwrap();
+    input_wait_does_not_fire(&sleep);
+    let busy = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", "while :; do :; done"]))
+        .unwrap();
+    input_wait_does_not_fire(&busy);
+    let writer = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", "while :; do echo x; done"]))
+        .unwrap();
+    input_wait_does_not_fire(&writer);
+}
+
+#[test]
+fn regex_waits_match_across_writes() {
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "printf 'abc'; sleep 0.3; printf 'def\\n'; sleep 30",
+        ))
+        .unwrap();
+    let outcome = expect(&s, Until::regex("abcdef$").unwrap());
+    let found = outcome.matched().unwrap();
+    assert_eq!(found.text, "abcdef");
+    assert_eq!(found.location, Location::Transcript { line: 0, offset: 0 });
+    s.close().unwrap();
+}
+
+#[test]
+fn screen_waits_while_a_program_redraws() {
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "for i in $(seq 1 40); do printf '\\033[H\\033[2Jframe %d of 40' $i; sleep 0.02; done; sleep 30",
+        ))
+        .unwrap();
+    let outcome = expect(&s, Until::screen_regex(r"frame (2\d) of 40").unwrap());
+    let found = outcome.matched().unwrap();
+    assert_eq!(found.location, Location::Screen { row: 0, col: 0 });
+    let outcome = expect(&s, Until::stable(Duration::from_millis(300)));
+    assert!(outcome.matched().is_some());
+    assert_eq!(s.screen().unwrap().rows[0], "frame 40 of 40");
+    s.close().unwrap();
+}
+
+#[test]
+fn quiet_and_any() {
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "for i in 1 2 3 4 5; do echo tick; sleep 0.1; done; sleep 30",
+        ))
+        .unwrap();
+    let started = Instant::now();
+    let outcome = expect(&s, Until::quiet(Duration::from_millis(400)));
+    assert!(started.elapsed() >= Duration::from_millis(800), "{outcome}");
+    let outcome = expect(
+        &s,
+        Until::any(vec![
+            Until::text("never printed"),
+            Until::screen_contains("tick"),
+        ]),
+    );
+    assert_eq!(outcome.matched().unwrap().condition, "screen text \"tick\"");
+    s.close().unwrap();
+}
