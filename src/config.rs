@@ -69,6 +69,9 @@ pub struct Config {
     /// it, so a session outlives its limit by at most this much. Default 1 s, range
     /// 10 ms..=1 h, and shorter than `idle_timeout` and `max_lifetime`.
     pub reaper_interval: Duration,
+    /// Put each session in a cgroup of its own (where a writable cgroup v2 hierarchy is
+    /// mounted) so that `close` ends even processes that left the POSIX session. Default true.
+    pub cgroups: bool,
     /// Base directory for relative working directories. `None` (the default) means the
     /// process's current directory.
     pub base_dir: Option<PathBuf>,
@@ -98,6 +101,7 @@ impl Default for Config {
             idle_timeout: None,
             max_lifetime: None,
             reaper_interval: Duration::from_secs(1),
+            cgroups: true,
             base_dir: None,
             env_allow: Vec::new(),
             env_deny: Vec::new(),

@@ -50,11 +50,18 @@ impl Client {
     }
 }
 
+/// Engines started in this process.
+static ENGINES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
 struct Shared {
     client: Client,
     config: Arc<Config>,
     /// Shell-integration scripts, written on first use.
     shell_files: std::sync::OnceLock<crate::shell::ShellFiles>,
+    /// Where session cgroups go, looked up on first use.
+    cgroup_parent: std::sync::OnceLock<Option<crate::cgroup::CgroupParent>>,
+    /// This engine's number in the process, to name its cgroups.
+    number: u64,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -115,6 +122,8 @@ impl Engine {
                 },
                 config,
                 shell_files: std::sync::OnceLock::new(),
+                cgroup_parent: std::sync::OnceLock::new(),
+                number: ENGINES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
                 thread: Mutex::new(Some(thread)),
             }),
         })
@@ -131,32 +140,34 @@ impl Engine {
         let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
         check_size(cols, rows)?;
         let program = spec.program_name();
-        let cwd = resolve_cwd(config, spec.cwd.as_deref()).map_err(|source| Error::Spawn {
+        let spawn_error = |source| Error::Spawn {
             program: program.clone(),
             source,
-        })?;
-        let mut argv = spec.argv();
-        let mut overlay = spec.env.clone();
-        if spec.shell_integration {
-            self.shell_files()
-                .map_err(|source| Error::Spawn {
-                    program: program.clone(),
-                    source,
-                })?
-                .inject(&mut argv, &mut overlay)
-                .map_err(|reason| Error::Spawn {
-                    program: program.clone(),
-                    source: std::io::Error::new(std::io::ErrorKind::InvalidInput, reason),
-                })?;
-        }
+        };
+        let launch = self.prepare(&spec).map_err(spawn_error)?;
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
-        let started = start(&argv, &overlay, &program, config, cols, rows, &cwd);
+        let cgroup = match self.cgroup_parent() {
+            Some(parent) => {
+                let name = format!(
+                    "termloom-{}-{}-{}",
+                    std::process::id(),
+                    self.shared.number,
+                    id
+                );
+                Some(parent.create(&name))
+            }
+            None => None,
+        };
+        let started = match cgroup.transpose() {
+            Ok(cgroup) => start(&launch, &program, config, cols, rows, cgroup),
+            Err(source) => Err(source),
+        };
         let spawned = match started {
             Ok(spawned) => spawned,
             Err(source) => {
                 let _ = client.submit(Box::new(|r| r.release()));
-                return Err(Error::Spawn { program, source });
+                return Err(spawn_error(source));
             }
         };
         let pid = spawned.pid;
@@ -169,6 +180,42 @@ impl Engine {
             pid,
             client: client.clone(),
         })
+    }
+
+    /// Resolves everything a spawn needs before any process exists.
+    fn prepare(&self, spec: &SpawnSpec) -> std::io::Result<Launch> {
+        let cwd = resolve_cwd(&self.shared.config, spec.cwd.as_deref())?;
+        let isolation = spec.isolation.resolve()?;
+        let mut argv = spec.argv();
+        // The account's variables first, so that the session's own entries win.
+        let mut overlay = Vec::new();
+        if let Some(account) = &isolation.account {
+            overlay.push(("HOME".into(), Some(account.home.clone().into())));
+            overlay.push(("USER".into(), Some(account.name.clone().into())));
+            overlay.push(("LOGNAME".into(), Some(account.name.clone().into())));
+        }
+        overlay.extend(spec.env.iter().cloned());
+        if spec.shell_integration {
+            self.shell_files()?
+                .inject(&mut argv, &mut overlay)
+                .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
+        }
+        Ok(Launch {
+            argv,
+            overlay,
+            cwd,
+            isolation,
+        })
+    }
+
+    fn cgroup_parent(&self) -> Option<&crate::cgroup::CgroupParent> {
+        if !self.shared.config.cgroups {
+            return None;
+        }
+        self.shared
+            .cgroup_parent
+            .get_or_init(crate::cgroup::detect)
+            .as_ref()
     }
 
     fn shell_files(&self) -> std::io::Result<&crate::shell::ShellFiles> {
@@ -223,20 +270,34 @@ fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> 
     Ok(dir)
 }
 
+/// A spawn's resolved parts.
+struct Launch {
+    argv: Vec<std::ffi::OsString>,
+    overlay: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)>,
+    cwd: PathBuf,
+    isolation: crate::isolation::Isolation,
+}
+
 /// Opens the terminal and starts the program (on the caller's thread, so a slow `fork` never
 /// stalls the reactor).
 fn start(
-    argv: &[std::ffi::OsString],
-    overlay: &[(std::ffi::OsString, Option<std::ffi::OsString>)],
+    launch: &Launch,
     program: &str,
     config: &Config,
     cols: u16,
     rows: u16,
-    cwd: &Path,
+    cgroup: Option<crate::cgroup::Cgroup>,
 ) -> std::io::Result<Spawned> {
     let pty = crate::pty::open(cols, rows)?;
-    let env = crate::env::child_env(config, std::env::vars_os(), overlay);
-    let pid = crate::pty::spawn(&pty, argv, &env, cwd)?;
+    let env = crate::env::child_env(config, std::env::vars_os(), &launch.overlay);
+    let pid = crate::pty::spawn(
+        &pty,
+        &launch.argv,
+        &env,
+        &launch.cwd,
+        cgroup.as_ref(),
+        &launch.isolation,
+    )?;
     let pidfd = open_pidfd(pid);
     // The engine keeps only the master: the program's exit closes the last slave.
     drop(pty.slave);
@@ -247,6 +308,7 @@ fn start(
         program: program.to_owned(),
         cols,
         rows,
+        cgroup,
     })
 }
 

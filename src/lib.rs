@@ -27,12 +27,14 @@
 //! # Ok::<(), termloom::Error>(())
 //! ```
 
+mod cgroup;
 mod config;
 mod emulator;
 mod engine;
 mod env;
 mod error;
 mod escapes;
+mod isolation;
 mod keys;
 mod mouse;
 mod paste;
@@ -54,6 +56,7 @@ pub use engine::Engine;
 pub use env::is_credential_name;
 pub use error::{Error, Result};
 pub use escapes::decode_escapes;
+pub use isolation::Limit;
 pub use keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
 };

@@ -578,7 +578,7 @@ mod linux {
                     return obs(Activity::Other("the kernel outside a system call".into()));
                 }
                 Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
-                    Some(activity) => return obs(activity),
+                    Some(activity) => return obs(reading_terminal(base, &text, activity)),
                     None => format!("system call {nr} unknown on this architecture"),
                 },
                 None => format!("unparsable syscall file {:?}", text.trim()),
@@ -604,6 +604,41 @@ mod linux {
             Err(err) => obs(Activity::Unknown(format!(
                 "{syscall_problem}, and wchan is unreadable: {err}"
             ))),
+        }
+    }
+
+    /// A read-family call counts as waiting for input only when its descriptor is a
+    /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user.
+    fn reading_terminal(base: &str, syscall: &str, activity: Activity) -> Activity {
+        let Activity::Input(name) = &activity else {
+            return activity;
+        };
+        if !matches!(
+            name.as_str(),
+            "read" | "readv" | "pread64" | "preadv" | "preadv2"
+        ) {
+            return activity;
+        }
+        let Some(fd) = syscall
+            .split_ascii_whitespace()
+            .nth(1)
+            .and_then(|arg| i64::from_str_radix(arg.trim_start_matches("0x"), 16).ok())
+        else {
+            return activity;
+        };
+        match fs::read_link(format!("{base}/fd/{fd}")) {
+            Ok(target) => {
+                let target = target.to_string_lossy();
+                let terminal = ["/dev/pts/", "/dev/tty", "/dev/console", "/dev/ptmx"]
+                    .iter()
+                    .any(|prefix| target.starts_with(prefix));
+                if terminal {
+                    activity
+                } else {
+                    Activity::Other(format!("{name} on {target}"))
+                }
+            }
+            Err(_) => activity,
         }
     }
 
@@ -978,6 +1013,14 @@ mod tests {
             }
         }
 
+        /// A terminal for a test process's stdin: input-wait only counts reads of a terminal.
+        /// The master side stays open (leaked) so reads block instead of failing.
+        fn terminal_stdin() -> Stdio {
+            let pty = crate::pty::open(80, 24).expect("open a pty");
+            std::mem::forget(pty.master);
+            Stdio::from(pty.slave)
+        }
+
         fn spawn(cmd: &mut Command) -> Reaper {
             Reaper::new(cmd.spawn().expect("spawn test process"))
         }
@@ -997,7 +1040,7 @@ mod tests {
         fn spawn_python(code: &str) -> Option<Reaper> {
             match Command::new("python3")
                 .args(["-c", code])
-                .stdin(Stdio::piped())
+                .stdin(terminal_stdin())
                 .stdout(Stdio::null())
                 .spawn()
             {
@@ -1159,7 +1202,7 @@ mod tests {
             let child = spawn(
                 Command::new("sleep")
                     .arg("30")
-                    .stdin(Stdio::piped())
+                    .stdin(terminal_stdin())
                     .stdout(Stdio::null()),
             );
             let pid = child.pid();
@@ -1183,7 +1226,7 @@ mod tests {
         fn cat_on_pipe_is_waiting() {
             let child = spawn(
                 Command::new("cat")
-                    .stdin(Stdio::piped())
+                    .stdin(terminal_stdin())
                     .stdout(Stdio::null()),
             );
             let pid = child.pid();
@@ -1394,14 +1437,14 @@ mod tests {
             let me = own_stat();
             let first = spawn(
                 Command::new("cat")
-                    .stdin(Stdio::piped())
+                    .stdin(terminal_stdin())
                     .stdout(Stdio::null())
                     .process_group(0),
             );
             let pgrp = first.pid();
             let _second = spawn(
                 Command::new("cat")
-                    .stdin(Stdio::piped())
+                    .stdin(terminal_stdin())
                     .stdout(Stdio::null())
                     .process_group(pgrp),
             );

@@ -14,6 +14,9 @@ use std::path::Path;
 use std::process::Stdio;
 
 use rustix::pty::OpenptFlags;
+
+use crate::cgroup::Cgroup;
+use crate::isolation::Isolation;
 use rustix::termios::{self, InputModes, OptionalActions, Winsize};
 
 /// A pseudo-terminal pair.
@@ -84,6 +87,8 @@ pub(crate) fn spawn(
     argv: &[OsString],
     env: &BTreeMap<OsString, OsString>,
     cwd: &Path,
+    cgroup: Option<&Cgroup>,
+    isolation: &Isolation,
 ) -> io::Result<i32> {
     let mut command = std::process::Command::new(&argv[0]);
     command
@@ -95,11 +100,19 @@ pub(crate) fn spawn(
         .stdout(Stdio::from(pty.slave.try_clone()?))
         .stderr(Stdio::from(pty.slave.try_clone()?));
     // SAFETY: the closure runs between fork and exec and only makes system calls that are
-    // async-signal-safe (setsid, ioctl, open, getdents, fcntl); it allocates nothing.
+    // async-signal-safe (setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,
+    // setgid, setuid, prctl); everything it needs was prepared before the fork, so it
+    // allocates nothing.
+    let cgroup_procs = cgroup.map(|c| c.procs.clone());
+    let isolation = isolation.clone();
     unsafe {
-        command.pre_exec(|| {
+        command.pre_exec(move || {
             rustix::process::setsid()?;
             rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
+            if let Some(procs) = &cgroup_procs {
+                crate::cgroup::join_in_child(procs)?;
+            }
+            isolation.apply_in_child()?;
             mark_descriptors_cloexec();
             Ok(())
         });

@@ -60,10 +60,12 @@ impl fmt::Display for ExitStatus {
 pub enum SessionState {
     /// The program runs.
     Running,
-    /// The program exited and all its output was read; the session can still be read.
+    /// The program exited by itself and all its output was read; the session can still be
+    /// read (a tombstone once what it left behind was ended).
     Exited(ExitStatus),
-    /// The session was closed (a tombstone: readable, accepts nothing).
-    Closed,
+    /// The session was closed before its program exited (a tombstone: readable, accepts
+    /// nothing), with how the program ended.
+    Closed(ExitStatus),
 }
 
 /// Which way the mouse wheel turns.
@@ -99,6 +101,10 @@ pub struct SessionInfo {
     pub bytes_out: u64,
     /// Time since the last input or output.
     pub idle: Duration,
+    /// How the session's processes are contained: its own cgroup, or its POSIX session only.
+    pub containment: String,
+    /// Why the session was closed, once it was.
+    pub closed_reason: Option<String>,
 }
 
 /// A handle to one session. Cheap to clone, usable from any thread; every call is a message

@@ -3,6 +3,8 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
+use crate::isolation::{IsolationSpec, Limit};
+
 /// How the session's program is named.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Command {
@@ -29,6 +31,7 @@ pub struct SpawnSpec {
     pub(crate) env: Vec<(OsString, Option<OsString>)>,
     pub(crate) size: Option<(u16, u16)>,
     pub(crate) shell_integration: bool,
+    pub(crate) isolation: IsolationSpec,
 }
 
 impl SpawnSpec {
@@ -50,6 +53,7 @@ impl SpawnSpec {
             env: Vec::new(),
             size: None,
             shell_integration: false,
+            isolation: IsolationSpec::default(),
         }
     }
 
@@ -114,6 +118,42 @@ impl SpawnSpec {
     /// integration on.
     pub fn interactive_shell() -> Self {
         SpawnSpec::new(shell_program()).shell_integration(true)
+    }
+
+    /// Runs the program as another user (a name or a numeric id from `/etc/passwd`), with that
+    /// user's primary group and no supplementary groups unless [`SpawnSpec::groups`] says
+    /// otherwise; `HOME`, `USER` and `LOGNAME` follow unless set explicitly. Needs root.
+    pub fn user(mut self, user: impl Into<String>) -> Self {
+        self.isolation.user = Some(user.into());
+        self
+    }
+
+    /// Runs the program with this primary group (a name or a numeric id). Needs root.
+    pub fn group(mut self, group: impl Into<String>) -> Self {
+        self.isolation.group = Some(group.into());
+        self
+    }
+
+    /// Sets the supplementary groups (an empty list drops them all). Needs root.
+    pub fn groups<I, S>(mut self, groups: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.isolation.supplementary_groups = Some(groups.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets `no_new_privs`: sudo, su and setuid programs cannot raise privileges.
+    pub fn no_new_privs(mut self, enabled: bool) -> Self {
+        self.isolation.no_new_privs = enabled;
+        self
+    }
+
+    /// Adds a resource limit (soft and hard).
+    pub fn rlimit(mut self, limit: Limit) -> Self {
+        self.isolation.limits.push(limit);
+        self
     }
 
     /// A short name of the program for messages and listings.

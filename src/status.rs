@@ -21,8 +21,8 @@ pub enum Activity {
     AtPrompt,
     /// The program exited.
     Exited(ExitStatus),
-    /// The session was closed.
-    Closed,
+    /// The session was closed before its program exited; how the program ended.
+    Closed(ExitStatus),
 }
 
 /// A process, by pid and command name.
@@ -72,7 +72,7 @@ impl fmt::Display for Status {
             Activity::WaitingForInput => f.write_str("waiting for input")?,
             Activity::AtPrompt => f.write_str("at prompt")?,
             Activity::Exited(status) => write!(f, "exited ({status})")?,
-            Activity::Closed => f.write_str("closed")?,
+            Activity::Closed(status) => write!(f, "closed ({status})")?,
         }
         if let Some(process) = &self.foreground {
             write!(f, ", foreground {} (pid {})", process.name, process.pid)?;

@@ -76,11 +76,11 @@ impl Reactor {
         target: SignalTarget,
     ) -> Result<SignalReport> {
         let slot = self.slot(id)?;
-        if slot.closed || slot.closing.is_some() {
-            return Err(Error::SessionClosed(id));
-        }
         if slot.exit.is_some() {
             return Err(Error::SessionExited(id));
+        }
+        if slot.closed || slot.closing.is_some() {
+            return Err(Error::SessionClosed(id));
         }
         let groups = match target {
             SignalTarget::Foreground => {

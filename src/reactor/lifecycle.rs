@@ -43,7 +43,8 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        if slot.exit.is_some() || slot.closed {
+        // A close in progress owns the ending: the session is then closed, not exited.
+        if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
         let Some(status) = slot.child else { return };
@@ -54,36 +55,58 @@ impl Reactor {
         slot.exit = Some(status);
         slot.drop_input();
         self.check_waiters(id);
+        // The program is gone: end whatever it left behind and keep a tombstone.
+        self.begin_close(id, CloseReason::Exited, None);
     }
 
-    /// Starts closing a session: SIGHUP, SIGCONT and SIGTERM to all its process groups, then
-    /// SIGKILL after the grace period. `reply` gets the exit status when nothing is left.
+    /// Closes a session for a caller: SIGHUP, SIGCONT and SIGTERM to all its process groups
+    /// (and to processes in its cgroup that left it), then SIGKILL after the grace period.
+    /// `reply` gets the exit status when nothing is left.
     pub(crate) fn close(&mut self, id: SessionId, reply: Sender<Result<ExitStatus>>) {
-        let slot = match self.slot(id) {
-            Ok(slot) => slot,
-            Err(err) => {
-                let _ = reply.send(Err(err));
-                return;
-            }
+        if let Err(err) = self.slot(id) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        self.begin_close(id.0, CloseReason::Caller, Some(reply));
+    }
+
+    pub(super) fn begin_close(
+        &mut self,
+        id: u64,
+        reason: CloseReason,
+        reply: Option<Sender<Result<ExitStatus>>>,
+    ) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
         };
         if slot.closed {
-            let status = slot.exit.or(slot.child).unwrap_or(ExitStatus::Signal(9));
-            let _ = reply.send(Ok(status));
+            if let Some(reply) = reply {
+                let _ = reply.send(Ok(slot.final_status()));
+            }
             return;
         }
         if let Some(closing) = &mut slot.closing {
-            closing.replies.push(reply);
+            closing.replies.extend(reply);
             return;
         }
         slot.closing = Some(Closing {
             started: Instant::now(),
             killed: None,
             backoff: Duration::from_millis(1),
-            replies: vec![reply],
+            replies: reply.into_iter().collect(),
+            reason,
         });
         slot.drop_input();
-        signal_session(slot.pid, &[Signal::HUP, Signal::CONT, Signal::TERM]);
-        self.close_check(id.0);
+        let gentle = [Signal::HUP, Signal::CONT, Signal::TERM];
+        signal_session(slot.pid, &gentle);
+        if let Some(cgroup) = &slot.cgroup {
+            for pid in cgroup.pids() {
+                for signal in gentle {
+                    kill(pid, signal);
+                }
+            }
+        }
+        self.close_check(id);
     }
 
     /// Checks a closing session: finished when the program is reaped and no process of the
@@ -101,7 +124,17 @@ impl Reactor {
         {
             slot.child = Some(status);
         }
-        let survivors = procfs::live_session_processes(slot.pid);
+        let mut survivors: Vec<i32> = procfs::live_session_processes(slot.pid)
+            .iter()
+            .map(|p| p.pid)
+            .collect();
+        if let Some(cgroup) = &slot.cgroup {
+            for pid in cgroup.pids() {
+                if !survivors.contains(&pid) {
+                    survivors.push(pid);
+                }
+            }
+        }
         let now = Instant::now();
         if survivors.is_empty() && slot.child.is_some() {
             self.finish_close(id);
@@ -110,8 +143,11 @@ impl Reactor {
         let next = match closing.killed {
             None if now >= closing.started + grace => {
                 signal_session(slot.pid, &[Signal::KILL]);
-                for process in &survivors {
-                    kill(process.pid, Signal::KILL);
+                if let Some(cgroup) = &slot.cgroup {
+                    cgroup.kill();
+                }
+                for pid in &survivors {
+                    kill(*pid, Signal::KILL);
                 }
                 closing.killed = Some(now);
                 closing.backoff = Duration::from_millis(1);
@@ -122,14 +158,14 @@ impl Reactor {
                 eprintln!(
                     "termloom: session {id}: {} process(es) survived SIGKILL: {:?}",
                     survivors.len(),
-                    survivors.iter().map(|p| p.pid).collect::<Vec<_>>()
+                    survivors
                 );
                 self.finish_close(id);
                 return;
             }
             Some(_) => {
-                for process in &survivors {
-                    kill(process.pid, Signal::KILL);
+                for pid in &survivors {
+                    kill(*pid, Signal::KILL);
                 }
                 now + closing.backoff
             }
@@ -150,14 +186,21 @@ impl Reactor {
         if let Some(pidfd) = slot.pidfd.take() {
             let _ = registry.deregister(&mut SourceFd(&pidfd.as_raw_fd()));
         }
-        let status = slot.exit.or(slot.child).unwrap_or(ExitStatus::Signal(9));
-        slot.exit.get_or_insert(status);
+        if slot.child.is_none() {
+            // Not reaped (no pidfd, or it survived SIGKILL): one last try.
+            slot.child = reap(slot.pid, None);
+        }
+        let status = slot.final_status();
         slot.closed = true;
+        slot.cgroup = None;
         slot.drop_input();
         slot.queue = VecDeque::new();
         slot.emulator.trim_memory();
-        for reply in slot.closing.take().map(|c| c.replies).unwrap_or_default() {
-            let _ = reply.send(Ok(status));
+        if let Some(closing) = slot.closing.take() {
+            slot.closed_reason = Some(closing.reason);
+            for reply in closing.replies {
+                let _ = reply.send(Ok(status));
+            }
         }
         self.check_waiters(id);
         self.closed.push_back(id);
@@ -165,6 +208,42 @@ impl Reactor {
             if let Some(old) = self.closed.pop_front() {
                 self.sessions.remove(&old);
             }
+        }
+    }
+
+    /// Closes sessions past their idle timeout or lifetime; schedules the next check.
+    pub(super) fn reap_check(&mut self, id: u64) {
+        let (idle, lifetime, interval) = (
+            self.config.idle_timeout,
+            self.config.max_lifetime,
+            self.config.reaper_interval,
+        );
+        let Some(slot) = self.sessions.get(&id) else {
+            return;
+        };
+        if slot.closed || slot.closing.is_some() {
+            return;
+        }
+        let now = Instant::now();
+        let last_activity = slot.last_input.max(slot.last_output);
+        let idle_due = idle.map(|d| (last_activity + d, CloseReason::Idle(d)));
+        let life_due = lifetime.map(|d| (slot.started + d, CloseReason::Lifetime(d)));
+        let Some((due, reason)) = [idle_due, life_due]
+            .into_iter()
+            .flatten()
+            .min_by_key(|(at, _)| *at)
+        else {
+            return;
+        };
+        if due <= now {
+            self.begin_close(id, reason, None);
+        } else {
+            // Round up to the reaper's granularity so that deadlines close together share one
+            // wake-up.
+            let step = interval.as_nanos().max(1);
+            let wait = (due - now).as_nanos().div_ceil(step) * step;
+            let at = now + Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX));
+            self.schedule(at, Timer::Reap(id));
         }
     }
 
@@ -177,8 +256,7 @@ impl Reactor {
             .map(|(id, _)| *id)
             .collect();
         for id in ids {
-            let (tx, _rx) = crossbeam_channel::bounded(1);
-            self.close(SessionId(id), tx);
+            self.begin_close(id, CloseReason::Shutdown, None);
         }
         let (tx, _) = crossbeam_channel::bounded(1);
         self.shutdown = Some(reply.unwrap_or(tx));

@@ -74,6 +74,8 @@ enum Timer {
     Recheck { session: u64, waiter: u64 },
     /// A `run_command` timeout.
     Command { session: u64, waiter: u64 },
+    /// The session may be past its idle timeout or lifetime.
+    Reap(u64),
 }
 
 /// A caller blocked in `wait`.
@@ -94,6 +96,34 @@ struct Closing {
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Sender<Result<ExitStatus>>>,
+    reason: CloseReason,
+}
+
+/// Why a session was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CloseReason {
+    /// A caller closed it.
+    Caller,
+    /// Its program exited; what it left behind was ended.
+    Exited,
+    /// No input or output for `idle_timeout`.
+    Idle(Duration),
+    /// Older than `max_lifetime`.
+    Lifetime(Duration),
+    /// The engine shut down.
+    Shutdown,
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::Caller => f.write_str("closed by a caller"),
+            CloseReason::Exited => f.write_str("the program exited"),
+            CloseReason::Idle(d) => write!(f, "idle for {d:?} (idle_timeout)"),
+            CloseReason::Lifetime(d) => write!(f, "older than {d:?} (max_lifetime)"),
+            CloseReason::Shutdown => f.write_str("the engine shut down"),
+        }
+    }
 }
 
 /// The parts of a running program the reactor holds.
@@ -104,6 +134,7 @@ pub(crate) struct Spawned {
     pub program: String,
     pub cols: u16,
     pub rows: u16,
+    pub cgroup: Option<crate::cgroup::Cgroup>,
 }
 
 /// One session as the reactor sees it.
@@ -131,6 +162,10 @@ struct Slot {
     exit: Option<ExitStatus>,
     closing: Option<Closing>,
     closed: bool,
+    closed_reason: Option<CloseReason>,
+    cgroup: Option<crate::cgroup::Cgroup>,
+    /// How the session is contained, for `SessionInfo`.
+    containment: String,
     marks: Vec<MarkAt>,
     replies_dropped: u64,
     started_at: SystemTime,
@@ -154,13 +189,16 @@ impl Slot {
     }
 
     fn state(&self) -> SessionState {
-        if self.closed {
-            SessionState::Closed
-        } else if let Some(status) = self.exit {
-            SessionState::Exited(status)
-        } else {
-            SessionState::Running
+        match (self.exit, self.closed) {
+            (Some(status), _) => SessionState::Exited(status),
+            (None, true) => SessionState::Closed(self.final_status()),
+            (None, false) => SessionState::Running,
         }
+    }
+
+    /// How the program ended, once it has (killed by a signal is also a status).
+    fn final_status(&self) -> ExitStatus {
+        self.exit.or(self.child).unwrap_or(ExitStatus::Signal(9))
     }
 
     fn info(&self) -> SessionInfo {
@@ -176,6 +214,8 @@ impl Slot {
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
             idle: self.last_input.max(self.last_output).elapsed(),
+            containment: self.containment.clone(),
+            closed_reason: self.closed_reason.map(|r| r.to_string()),
         }
     }
 }
@@ -308,6 +348,7 @@ impl Reactor {
                     }
                 }
                 Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
+                Timer::Reap(id) => self.reap_check(id),
             }
         }
     }
@@ -349,7 +390,13 @@ impl Reactor {
             program,
             cols,
             rows,
+            cgroup,
         } = spawned;
+        let containment = match &cgroup {
+            Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
+            None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
+                .to_owned(),
+        };
         let registry = self.poll.registry();
         registry
             .register(
@@ -396,6 +443,9 @@ impl Reactor {
                 exit: None,
                 closing: None,
                 closed: false,
+                closed_reason: None,
+                cgroup,
+                containment,
                 marks: Vec::new(),
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
@@ -408,6 +458,9 @@ impl Reactor {
                 quiet_armed: false,
             },
         );
+        if self.config.idle_timeout.is_some() || self.config.max_lifetime.is_some() {
+            self.reap_check(id.0);
+        }
         // Output may already be waiting.
         self.read_output(id.0);
         Ok(())

@@ -8,11 +8,11 @@ impl Reactor {
     /// Checks that a session takes input.
     fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
         let slot = self.slot(id)?;
-        if slot.closed || slot.closing.is_some() {
-            return Err(Error::SessionClosed(id));
-        }
-        if slot.exit.is_some() || slot.master.is_none() {
+        if slot.exit.is_some() {
             return Err(Error::SessionExited(id));
+        }
+        if slot.closed || slot.closing.is_some() || slot.master.is_none() {
+            return Err(Error::SessionClosed(id));
         }
         Ok(slot)
     }

@@ -146,10 +146,10 @@ impl Reactor {
             input_wait,
             settle,
         };
-        let ended = if slot.closed {
-            Some(Fired::Closed)
-        } else {
-            slot.exit.map(|status| Fired::Exited { status })
+        let ended = match (slot.exit, slot.closed) {
+            (Some(status), _) => Some(Fired::Exited { status }),
+            (None, true) => Some(Fired::Closed),
+            (None, false) => None,
         };
         let transcript = &slot.transcript;
         let end = transcript.end();
@@ -400,12 +400,12 @@ impl Reactor {
             shell_integration: slot.shell.integrated,
             input_wait_unknown: None,
         };
-        if slot.closed {
-            status.activity = Activity::Closed;
-            return status;
-        }
         if let Some(exit) = slot.exit {
             status.activity = Activity::Exited(exit);
+            return status;
+        }
+        if slot.closed {
+            status.activity = Activity::Closed(slot.final_status());
             return status;
         }
         let (wait, group) = input_wait_of(slot);

@@ -1,0 +1,101 @@
+//! One cgroup v2 per session, so that even processes that left the session's POSIX session
+//! (with `setsid`) are found and killed: `cgroup.kill` ends everything inside at once.
+//!
+//! The engine looks for a writable cgroup2 hierarchy in `/proc/self/mountinfo` and its own
+//! cgroup in `/proc/self/cgroup`, and creates `termloom-PID-ID` below that. The child joins it
+//! between fork and exec (writing `0` to `cgroup.procs`), so nothing it starts can escape.
+//! Without such a hierarchy sessions are contained by their POSIX session only, and their
+//! [`SessionInfo`](crate::SessionInfo) says so.
+
+use std::ffi::CString;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// Where session cgroups are created.
+#[derive(Debug, Clone)]
+pub(crate) struct CgroupParent {
+    dir: PathBuf,
+}
+
+/// Finds the engine's own cgroup in a cgroup2 hierarchy and checks it can hold children.
+pub(crate) fn detect() -> Option<CgroupParent> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        let fstype = right.split_whitespace().next()?;
+        (fstype == "cgroup2").then(|| left.split_whitespace().nth(4).map(PathBuf::from))?
+    })?;
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
+    let dir = mount.join(path.trim_start_matches('/'));
+    // The hierarchy must let us create and remove a child.
+    let probe = dir.join(format!("termloom-probe-{}", std::process::id()));
+    std::fs::create_dir(&probe).ok()?;
+    let usable = probe.join("cgroup.procs").exists();
+    let _ = std::fs::remove_dir(&probe);
+    usable.then_some(CgroupParent { dir })
+}
+
+/// A session's cgroup.
+#[derive(Debug)]
+pub(crate) struct Cgroup {
+    dir: PathBuf,
+    /// `cgroup.procs` as a C string, for the child to join before exec.
+    pub procs: CString,
+}
+
+impl CgroupParent {
+    /// Creates the cgroup of one session.
+    pub(crate) fn create(&self, name: &str) -> io::Result<Cgroup> {
+        let dir = self.dir.join(name);
+        std::fs::create_dir(&dir)?;
+        let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        Ok(Cgroup { dir, procs })
+    }
+}
+
+impl Cgroup {
+    /// Its path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The processes inside.
+    pub(crate) fn pids(&self) -> Vec<i32> {
+        std::fs::read_to_string(self.dir.join("cgroup.procs"))
+            .map(|text| text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+            .unwrap_or_default()
+    }
+
+    /// Kills everything inside: `cgroup.kill` where the kernel has it (5.14+), SIGKILL to each
+    /// process otherwise.
+    pub(crate) fn kill(&self) {
+        if std::fs::write(self.dir.join("cgroup.kill"), b"1").is_err() {
+            for pid in self.pids() {
+                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                }
+            }
+        }
+    }
+}
+
+/// Joins the calling process to the cgroup whose `cgroup.procs` is `procs`; for the child
+/// between fork and exec (system calls only).
+pub(crate) fn join_in_child(procs: &std::ffi::CStr) -> io::Result<()> {
+    use rustix::fs::{Mode, OFlags};
+    let fd = rustix::fs::open(procs, OFlags::WRONLY | OFlags::CLOEXEC, Mode::empty())?;
+    rustix::io::write(&fd, b"0")?;
+    Ok(())
+}
+
+impl Drop for Cgroup {
+    fn drop(&mut self) {
+        if !self.pids().is_empty() {
+            self.kill();
+        }
+        let _ = std::fs::remove_dir(&self.dir);
+    }
+}
