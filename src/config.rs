@@ -139,29 +139,14 @@ impl Config {
         check("rows", self.rows, MIN_ROWS, MAX_ROWS)?;
         check("scrollback_lines", self.scrollback_lines, 1, 10_000_000)?;
         check("scrollback_bytes", self.scrollback_bytes, 1 << 10, 1 << 30)?;
-        check(
-            "max_read_bytes",
-            self.max_read_bytes,
-            4,
-            self.scrollback_bytes,
-        )?;
-        check(
-            "write_queue_bytes",
-            self.write_queue_bytes,
-            1 << 10,
-            1 << 30,
-        )?;
+        check("max_read_bytes", self.max_read_bytes, 4, self.scrollback_bytes)?;
+        check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;
         let s = Duration::from_secs;
         check("quiet", self.quiet, ms(1), s(3600))?;
         check("input_settle", self.input_settle, Duration::ZERO, s(10))?;
-        check(
-            "default_wait_timeout",
-            self.default_wait_timeout,
-            ms(1),
-            s(86_400),
-        )?;
+        check("default_wait_timeout", self.default_wait_timeout, ms(1), s(86_400))?;
         check("close_grace", self.close_grace, Duration::ZERO, s(600))?;
         check("exit_drain", self.exit_drain, Duration::ZERO, s(10))?;
         check("max_sessions", self.max_sessions, 1, 65_536)?;
@@ -207,27 +192,12 @@ mod tests {
 
     #[test]
     fn out_of_range_names_the_field() {
-        let config = Config {
-            max_read_bytes: 2,
-            ..Config::default()
-        };
+        let config = Config { max_read_bytes: 2, ..Config::default() };
         let err = config.validate().unwrap_err().to_string();
         assert!(err.contains("max_read_bytes"), "{err}");
-        let config = Config {
-            max_read_bytes: 8 << 20,
-            ..Config::default()
-        };
-        assert!(
-            config
-                .validate()
-                .unwrap_err()
-                .to_string()
-                .contains("max_read_bytes")
-        );
-        let config = Config {
-            cols: 0,
-            ..Config::default()
-        };
+        let config = Config { max_read_bytes: 8 << 20, ..Config::default() };
+        assert!(config.validate().unwrap_err().to_string().contains("max_read_bytes"));
+        let config = Config { cols: 0, ..Config::default() };
         assert!(config.validate().unwrap_err().to_string().contains("cols"));
     }
 
@@ -239,9 +209,6 @@ mod tests {
             ..Config::default()
         };
         let err = config.validate().unwrap_err().to_string();
-        assert!(
-            err.contains("reaper_interval") && err.contains("idle_timeout"),
-            "{err}"
-        );
+        assert!(err.contains("reaper_interval") && err.contains("idle_timeout"), "{err}");
     }
 }

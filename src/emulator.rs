@@ -190,8 +190,7 @@ impl Emulator {
     pub(crate) fn resize(&mut self, cols: u16, rows: u16, transcript: &mut Transcript) {
         self.cols = cols;
         self.rows = rows;
-        self.term
-            .resize(TermSize::new(usize::from(cols), usize::from(rows)));
+        self.term.resize(TermSize::new(usize::from(cols), usize::from(rows)));
         self.drain_history(transcript);
     }
 
@@ -318,13 +317,9 @@ impl Emulator {
     fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         let grid = self.term.grid();
         let cursor_row = grid.cursor.point.line.0.max(0) as usize;
-        let ended = (0..cursor_row)
-            .filter(|&line| !is_wrapped(&grid[Line(line as i32)]))
-            .count();
-        let offset = self
-            .tail(transcript)
-            .and_then(|lines| lines.get(ended).map(String::len))
-            .unwrap_or(0);
+        let ended = (0..cursor_row).filter(|&line| !is_wrapped(&grid[Line(line as i32)])).count();
+        let offset =
+            self.tail(transcript).and_then(|lines| lines.get(ended).map(String::len)).unwrap_or(0);
         (transcript.end() + ended as u64, offset)
     }
 }
@@ -343,10 +338,7 @@ fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
         return 0;
     }
     for (col, cell) in row[..].iter().enumerate() {
-        if cell
-            .flags
-            .intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
-        {
+        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
             continue;
         }
         let c = if cell.c == '\t' { ' ' } else { cell.c };
@@ -357,12 +349,7 @@ fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
         }
         if c != ' ' || marks.is_some() {
             keep = out.len();
-            cells = col
-                + if cell.flags.contains(Flags::WIDE_CHAR) {
-                    2
-                } else {
-                    1
-                };
+            cells = col + if cell.flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 };
         }
     }
     out.truncate(keep);
@@ -426,10 +413,7 @@ mod tests {
         assert_eq!(t.end(), 4996);
         assert_eq!(t.line(0), Some("0"));
         assert_eq!(t.line(4995), Some("4995"));
-        assert_eq!(
-            emu.tail(&t).unwrap(),
-            vec!["4996", "4997", "4998", "4999", ""]
-        );
+        assert_eq!(emu.tail(&t).unwrap(), vec!["4996", "4997", "4998", "4999", ""]);
     }
 
     #[test]
@@ -437,10 +421,7 @@ mod tests {
         let mut emu = Emulator::new(20, 5);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
-        assert_eq!(
-            (t.line(0), t.line(1), t.line(2)),
-            (Some("a"), Some("b"), None)
-        );
+        assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().rows[0], "c");
     }
 
@@ -448,11 +429,7 @@ mod tests {
     fn soft_wraps_join_and_wide_chars_appear_once() {
         let mut emu = Emulator::new(4, 3);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-        feed(
-            &mut emu,
-            &mut t,
-            "abcdefgh\r\n中文e\u{301}\r\n\r\n\r\n".as_bytes(),
-        );
+        feed(&mut emu, &mut t, "abcdefgh\r\n中文e\u{301}\r\n\r\n\r\n".as_bytes());
         assert_eq!(t.line(0), Some("abcdefgh"));
         assert_eq!(t.line(1), Some("中文e\u{301}"));
     }
@@ -463,16 +440,10 @@ mod tests {
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         assert_eq!(feed(&mut emu, &mut t, b"ab\x1b[6n"), b"\x1b[1;3R");
         assert_eq!(feed(&mut emu, &mut t, b"\x1b[c"), b"\x1b[?6c");
-        assert_eq!(
-            feed(&mut emu, &mut t, b"\x1b]11;?\x07"),
-            b"\x1b]11;rgb:0000/0000/0000\x07"
-        );
+        assert_eq!(feed(&mut emu, &mut t, b"\x1b]11;?\x07"), b"\x1b]11;rgb:0000/0000/0000\x07");
         assert_eq!(feed(&mut emu, &mut t, b"\x1b[18t"), b"\x1b[8;24;80t");
         emu.set_clipboard("hi".into());
-        assert_eq!(
-            feed(&mut emu, &mut t, b"\x1b]52;c;?\x07"),
-            b"\x1b]52;c;aGk=\x07"
-        );
+        assert_eq!(feed(&mut emu, &mut t, b"\x1b]52;c;?\x07"), b"\x1b]52;c;aGk=\x07");
     }
 
     #[test]

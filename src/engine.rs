@@ -29,12 +29,8 @@ impl Client {
 
     /// Queues a request and wakes the reactor.
     pub(crate) fn submit(&self, request: Request) -> Result<()> {
-        self.requests
-            .send(request)
-            .map_err(|_| Error::EngineStopped)?;
-        self.waker
-            .wake()
-            .map_err(|e| Error::io("waking the reactor", e))
+        self.requests.send(request).map_err(|_| Error::EngineStopped)?;
+        self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 
     /// Runs `f` on the reactor thread and returns its result.
@@ -71,11 +67,7 @@ impl Shared {
             return;
         };
         let (tx, rx) = crossbeam_channel::bounded(1);
-        if self
-            .client
-            .submit(Box::new(move |r| r.begin_shutdown(Some(tx))))
-            .is_ok()
-        {
+        if self.client.submit(Box::new(move |r| r.begin_shutdown(Some(tx)))).is_ok() {
             let _ = rx.recv();
         }
         let _ = thread.join();
@@ -115,11 +107,7 @@ impl Engine {
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         Ok(Engine {
             shared: Arc::new(Shared {
-                client: Client {
-                    requests,
-                    waker,
-                    config: config.clone(),
-                },
+                client: Client { requests, waker, config: config.clone() },
                 config,
                 shell_files: std::sync::OnceLock::new(),
                 cgroup_parent: std::sync::OnceLock::new(),
@@ -140,21 +128,13 @@ impl Engine {
         let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
         check_size(cols, rows)?;
         let program = spec.program_name();
-        let spawn_error = |source| Error::Spawn {
-            program: program.clone(),
-            source,
-        };
+        let spawn_error = |source| Error::Spawn { program: program.clone(), source };
         let launch = self.prepare(&spec).map_err(spawn_error)?;
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
         let cgroup = match self.cgroup_parent() {
             Some(parent) => {
-                let name = format!(
-                    "termloom-{}-{}-{}",
-                    std::process::id(),
-                    self.shared.number,
-                    id
-                );
+                let name = format!("termloom-{}-{}-{}", std::process::id(), self.shared.number, id);
                 Some(parent.create(&name))
             }
             None => None,
@@ -175,11 +155,7 @@ impl Engine {
             kill_leftover(pid);
             return Err(err);
         }
-        Ok(Session {
-            id,
-            pid,
-            client: client.clone(),
-        })
+        Ok(Session { id, pid, client: client.clone() })
     }
 
     /// Resolves everything a spawn needs before any process exists.
@@ -200,22 +176,14 @@ impl Engine {
                 .inject(&mut argv, &mut overlay)
                 .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
         }
-        Ok(Launch {
-            argv,
-            overlay,
-            cwd,
-            isolation,
-        })
+        Ok(Launch { argv, overlay, cwd, isolation })
     }
 
     fn cgroup_parent(&self) -> Option<&crate::cgroup::CgroupParent> {
         if !self.shared.config.cgroups {
             return None;
         }
-        self.shared
-            .cgroup_parent
-            .get_or_init(crate::cgroup::detect)
-            .as_ref()
+        self.shared.cgroup_parent.get_or_init(crate::cgroup::detect).as_ref()
     }
 
     fn shell_files(&self) -> std::io::Result<&crate::shell::ShellFiles> {
@@ -229,11 +197,7 @@ impl Engine {
     /// A handle to an existing session (live, or a tombstone that can still be read).
     pub fn session(&self, id: SessionId) -> Result<Session> {
         let info = self.shared.client.call(move |r| r.info(id))?;
-        Ok(Session {
-            id,
-            pid: info.pid,
-            client: self.shared.client.clone(),
-        })
+        Ok(Session { id, pid: info.pid, client: self.shared.client.clone() })
     }
 
     /// Every session the engine knows: live ones and tombstones, by id.
@@ -261,10 +225,7 @@ fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> 
     if !dir.is_dir() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            format!(
-                "working directory {} does not exist or is not a directory",
-                dir.display()
-            ),
+            format!("working directory {} does not exist or is not a directory", dir.display()),
         ));
     }
     Ok(dir)
@@ -301,15 +262,7 @@ fn start(
     let pidfd = open_pidfd(pid);
     // The engine keeps only the master: the program's exit closes the last slave.
     drop(pty.slave);
-    Ok(Spawned {
-        pid,
-        master: pty.master,
-        pidfd,
-        program: program.to_owned(),
-        cols,
-        rows,
-        cgroup,
-    })
+    Ok(Spawned { pid, master: pty.master, pidfd, program: program.to_owned(), cols, rows, cgroup })
 }
 
 #[cfg(target_os = "linux")]

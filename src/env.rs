@@ -96,10 +96,7 @@ mod tests {
             &[],
         );
         let names: Vec<_> = env.keys().map(|k| k.to_str().unwrap()).collect();
-        assert_eq!(
-            names,
-            ["COLORTERM", "HOME", "LANG", "SSH_AUTH_SOCK", "TERM"]
-        );
+        assert_eq!(names, ["COLORTERM", "HOME", "LANG", "SSH_AUTH_SOCK", "TERM"]);
         assert_eq!(env[OsStr::new("TERM")], "xterm-256color");
     }
 
@@ -112,11 +109,7 @@ mod tests {
         };
         let env = child_env(
             &config,
-            host(&[
-                ("CI_JOB_TOKEN", "t"),
-                ("HOME", "/root"),
-                ("LANG", "fr_FR.UTF-8"),
-            ]),
+            host(&[("CI_JOB_TOKEN", "t"), ("HOME", "/root"), ("LANG", "fr_FR.UTF-8")]),
             &[("TERM".into(), Some("vt100".into())), ("LANG".into(), None)],
         );
         assert_eq!(env[OsStr::new("CI_JOB_TOKEN")], "t");

@@ -79,10 +79,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
     pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Self {
-        Error::Io {
-            context: context.into(),
-            source,
-        }
+        Error::Io { context: context.into(), source }
     }
 }
 
@@ -98,12 +95,7 @@ impl fmt::Display for Error {
                 f,
                 "session {id} has exited and accepts no input; read its output or close it"
             ),
-            Error::QueueFull {
-                session,
-                queued,
-                attempted,
-                capacity,
-            } => write!(
+            Error::QueueFull { session, queued, attempted, capacity } => write!(
                 f,
                 "write queue of session {session} is full: {queued} bytes are waiting and {attempted} more would exceed the bound of {capacity} bytes; wait for the program to read its input, or send less at once"
             ),
@@ -126,10 +118,9 @@ impl fmt::Display for Error {
                 f,
                 "too many sessions: {limit} are live (max_sessions); close one before starting another"
             ),
-            Error::WaitAborted(after) => write!(
-                f,
-                "the wait was aborted after {after:?} because the engine stopped"
-            ),
+            Error::WaitAborted(after) => {
+                write!(f, "the wait was aborted after {after:?} because the engine stopped")
+            }
             Error::EngineStopped => write!(f, "the termloom engine has been shut down"),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
         }

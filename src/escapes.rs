@@ -23,9 +23,7 @@ pub fn decode_escapes(text: &str) -> Vec<u8> {
             b'\\' => (Some(vec![b'\\']), 2),
             b'x' => (hex(bytes, i + 2, 2).map(|v| vec![v as u8]), 4),
             b'u' => (
-                hex(bytes, i + 2, 4)
-                    .and_then(char::from_u32)
-                    .map(|c| c.to_string().into_bytes()),
+                hex(bytes, i + 2, 4).and_then(char::from_u32).map(|c| c.to_string().into_bytes()),
                 6,
             ),
             _ => (None, 0),

@@ -94,9 +94,7 @@ fn lookup_group(name: &str) -> io::Result<u32> {
         .lines()
         .find_map(|line| {
             let f: Vec<&str> = line.split(':').collect();
-            (f.len() >= 3 && f[0] == name)
-                .then(|| f[2].parse().ok())
-                .flatten()
+            (f.len() >= 3 && f[0] == name).then(|| f[2].parse().ok()).flatten()
         })
         .ok_or_else(|| invalid(format!("no group {name:?} in /etc/group")))
 }
@@ -110,12 +108,7 @@ impl IsolationSpec {
             None => account.as_ref().map(|a| a.gid),
         };
         let groups = match &self.supplementary_groups {
-            Some(names) => Some(
-                names
-                    .iter()
-                    .map(|n| lookup_group(n))
-                    .collect::<io::Result<_>>()?,
-            ),
+            Some(names) => Some(names.iter().map(|n| lookup_group(n)).collect::<io::Result<_>>()?),
             // Switching user drops the supplementary groups of the engine's user.
             None if account.is_some() || gid.is_some() => Some(gid.into_iter().collect()),
             None => None,
@@ -139,10 +132,7 @@ impl Isolation {
             let (resource, value) = limit.resource();
             rustix::process::setrlimit(
                 resource,
-                Rlimit {
-                    current: Some(value),
-                    maximum: Some(value),
-                },
+                Rlimit { current: Some(value), maximum: Some(value) },
             )?;
         }
         if let Some(groups) = &self.groups {
@@ -172,19 +162,13 @@ mod tests {
 
     #[test]
     fn resolves_nobody() {
-        let spec = IsolationSpec {
-            user: Some("nobody".into()),
-            ..Default::default()
-        };
+        let spec = IsolationSpec { user: Some("nobody".into()), ..Default::default() };
         let iso = spec.resolve().unwrap();
         assert_eq!(iso.uid, Some(65534));
         assert_eq!(iso.groups, Some(vec![iso.gid.unwrap()]));
-        let err = IsolationSpec {
-            user: Some("no-such-user-xyz".into()),
-            ..Default::default()
-        }
-        .resolve()
-        .unwrap_err();
+        let err = IsolationSpec { user: Some("no-such-user-xyz".into()), ..Default::default() }
+            .resolve()
+            .unwrap_err();
         assert!(err.to_string().contains("no-such-user-xyz"));
     }
 }

@@ -74,11 +74,7 @@ pub struct Modifiers {
 
 impl Modifiers {
     /// No modifiers.
-    pub const NONE: Modifiers = Modifiers {
-        ctrl: false,
-        alt: false,
-        shift: false,
-    };
+    pub const NONE: Modifiers = Modifiers { ctrl: false, alt: false, shift: false };
 
     /// True when no modifier is held.
     pub fn is_empty(&self) -> bool {
@@ -147,10 +143,7 @@ pub struct KeyParseError {
 
 impl KeyParseError {
     fn new(token: impl Into<String>, reason: impl Into<String>) -> Self {
-        KeyParseError {
-            token: token.into(),
-            reason: reason.into(),
-        }
+        KeyParseError { token: token.into(), reason: reason.into() }
     }
 }
 
@@ -487,10 +480,7 @@ fn legacy_char(c: char, mods: Modifiers) -> Vec<u8> {
 impl Key {
     /// A key with no modifiers.
     pub fn new(code: KeyCode) -> Key {
-        Key {
-            code,
-            mods: Modifiers::NONE,
-        }
+        Key { code, mods: Modifiers::NONE }
     }
 
     /// A key with the given modifiers.
@@ -623,13 +613,7 @@ fn kitty_text_key(c: char, mods: Modifiers, flags: u8) -> Vec<u8> {
     // The protocol reports the un-shifted key plus the shift modifier: an
     // upper-case letter is its lower-case key with shift.
     let (key, mods) = match unshifted(c) {
-        Some(lower) => (
-            lower,
-            Modifiers {
-                shift: true,
-                ..mods
-            },
-        ),
+        Some(lower) => (lower, Modifiers { shift: true, ..mods }),
         None => (c, mods),
     };
     let shifted_key = if mods.shift { shifted(key) } else { key };
@@ -785,16 +769,10 @@ fn bracket_name(after: &str) -> Result<(&str, usize), KeyParseError> {
                 return Ok((name, i + 1));
             }
             '<' => {
-                return Err(KeyParseError::new(
-                    format!("<{}", &after[..i]),
-                    UNTERMINATED,
-                ));
+                return Err(KeyParseError::new(format!("<{}", &after[..i]), UNTERMINATED));
             }
             c if c.is_whitespace() => {
-                return Err(KeyParseError::new(
-                    format!("<{}", &after[..i]),
-                    UNTERMINATED,
-                ));
+                return Err(KeyParseError::new(format!("<{}", &after[..i]), UNTERMINATED));
             }
             _ => {}
         }
@@ -831,29 +809,13 @@ mod tests {
         Key::with_mods(code, Modifiers { ctrl, alt, shift })
     }
 
-    const LEGACY: KeyModes = KeyModes {
-        app_cursor: false,
-        app_keypad: false,
-        kitty_flags: 0,
-    };
-    const APP: KeyModes = KeyModes {
-        app_cursor: true,
-        app_keypad: false,
-        kitty_flags: 0,
-    };
+    const LEGACY: KeyModes = KeyModes { app_cursor: false, app_keypad: false, kitty_flags: 0 };
+    const APP: KeyModes = KeyModes { app_cursor: true, app_keypad: false, kitty_flags: 0 };
     const fn kitty(flags: u8) -> KeyModes {
-        KeyModes {
-            app_cursor: false,
-            app_keypad: false,
-            kitty_flags: flags,
-        }
+        KeyModes { app_cursor: false, app_keypad: false, kitty_flags: flags }
     }
     const fn kitty_app(flags: u8) -> KeyModes {
-        KeyModes {
-            app_cursor: true,
-            app_keypad: false,
-            kitty_flags: flags,
-        }
+        KeyModes { app_cursor: true, app_keypad: false, kitty_flags: flags }
     }
 
     fn show(b: &[u8]) -> String {
@@ -1003,15 +965,9 @@ mod tests {
     fn app_keypad_changes_nothing() {
         for &(name, legacy, app, _) in TABLE {
             let key = key(name);
-            let keypad = KeyModes {
-                app_keypad: true,
-                ..LEGACY
-            };
+            let keypad = KeyModes { app_keypad: true, ..LEGACY };
             assert_eq!(key.encode(&keypad), legacy.as_bytes(), "{name}");
-            let keypad_app = KeyModes {
-                app_keypad: true,
-                ..APP
-            };
+            let keypad_app = KeyModes { app_keypad: true, ..APP };
             assert_eq!(key.encode(&keypad_app), app.as_bytes(), "{name}");
         }
     }
@@ -1122,11 +1078,7 @@ mod tests {
             (16, false, "M-a", "\x1ba"),
         ];
         for &(flags, app_cursor, name, expected) in cases {
-            let modes = KeyModes {
-                app_cursor,
-                app_keypad: false,
-                kitty_flags: flags,
-            };
+            let modes = KeyModes { app_cursor, app_keypad: false, kitty_flags: flags };
             assert_eq!(
                 show(&key(name).encode(&modes)),
                 show(expected.as_bytes()),
@@ -1349,10 +1301,7 @@ mod tests {
                 vec![text("ihello"), skey("Esc"), text(":wq"), skey("Enter")],
             ),
             ("<C-c>", vec![skey("C-c")]),
-            (
-                "<Up><Up><Enter>",
-                vec![skey("Up"), skey("Up"), skey("Enter")],
-            ),
+            ("<Up><Up><Enter>", vec![skey("Up"), skey("Up"), skey("Enter")]),
             ("a<lt>b", vec![text("a<b")]),
             ("<lt>", vec![text("<")]),
             ("<LT>/<Bar>/<Bslash>", vec![text("</|/\\")]),
@@ -1364,26 +1313,14 @@ mod tests {
             ("<BS><Del>", vec![skey("Backspace"), skey("Delete")]),
             ("<Space>", vec![skey("Space")]),
             ("<Tab><S-Tab>", vec![skey("Tab"), skey("BTab")]),
-            (
-                "<C-x><M-x><A-x>",
-                vec![skey("C-x"), skey("M-x"), skey("A-x")],
-            ),
+            ("<C-x><M-x><A-x>", vec![skey("C-x"), skey("M-x"), skey("A-x")]),
             ("<PageUp><F5>", vec![skey("PageUp"), skey("F5")]),
-            (
-                "<cr><esc><c-w>",
-                vec![skey("Enter"), skey("Esc"), skey("C-w")],
-            ),
+            ("<cr><esc><c-w>", vec![skey("Enter"), skey("Esc"), skey("C-w")]),
             ("<C->>", vec![skey("C->")]),
             ("<C->>>", vec![skey("C->"), text(">")]),
             ("<a>", vec![skey("a")]),
-            (
-                "x<Esc>y<Esc>",
-                vec![text("x"), skey("Esc"), text("y"), skey("Esc")],
-            ),
-            (
-                "héllo<Enter>✓",
-                vec![text("héllo"), skey("Enter"), text("✓")],
-            ),
+            ("x<Esc>y<Esc>", vec![text("x"), skey("Esc"), text("y"), skey("Esc")]),
+            ("héllo<Enter>✓", vec![text("héllo"), skey("Enter"), text("✓")]),
         ];
         for (script, expected) in cases {
             assert_eq!(parse_key_script(script).unwrap(), expected, "{script:?}");
@@ -1424,10 +1361,7 @@ mod tests {
         assert_eq!(encode_script(&items, &LEGACY), b"ihello\x1b:wq\r");
         assert_eq!(encode_script(&items, &kitty(1)), b"ihello\x1b[27u:wq\r");
         // Text stays plain text even when flag 8 would escape typed keys.
-        assert_eq!(
-            encode_script(&items, &kitty(8)),
-            b"ihello\x1b[27u:wq\x1b[13u"
-        );
+        assert_eq!(encode_script(&items, &kitty(8)), b"ihello\x1b[27u:wq\x1b[13u");
         let items = parse_key_script("<Up><Up><Enter>").unwrap();
         assert_eq!(encode_script(&items, &LEGACY), b"\x1b[A\x1b[A\r");
         assert_eq!(encode_script(&items, &APP), b"\x1bOA\x1bOA\r");

@@ -29,6 +29,7 @@
 
 mod cgroup;
 mod config;
+mod config_file;
 mod emulator;
 mod engine;
 mod env;
@@ -64,7 +65,9 @@ pub use mouse::MouseButton;
 pub use reactor::CommandResult;
 pub use scan::PromptMark;
 pub use screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
-pub use session::{ExitStatus, ScrollDirection, Session, SessionId, SessionInfo, SessionState};
+pub use session::{
+    ExitStatus, PendingWait, ScrollDirection, Session, SessionId, SessionInfo, SessionState,
+};
 pub use signal::{Signal, SignalReport, SignalTarget};
 pub use spec::{SpawnSpec, shell_program};
 pub use status::{Activity, Process, Status};

@@ -95,11 +95,7 @@ pub struct MouseModifiers {
 
 impl MouseModifiers {
     /// No modifiers held.
-    pub const NONE: MouseModifiers = MouseModifiers {
-        shift: false,
-        alt: false,
-        ctrl: false,
-    };
+    pub const NONE: MouseModifiers = MouseModifiers { shift: false, alt: false, ctrl: false };
 
     fn bits(self) -> u32 {
         u32::from(self.shift) * 4 + u32::from(self.alt) * 8 + u32::from(self.ctrl) * 16
@@ -130,12 +126,7 @@ impl fmt::Display for MouseError {
             MouseError::NotEnabled => f.write_str(
                 "the program has not enabled mouse reporting, so no mouse event was sent",
             ),
-            MouseError::CoordinateOutOfRange {
-                row,
-                col,
-                max,
-                encoding,
-            } => {
+            MouseError::CoordinateOutOfRange { row, col, max, encoding } => {
                 let name = match encoding {
                     MouseEncoding::Legacy => "legacy X10",
                     MouseEncoding::Utf8 => "UTF-8 (1005)",
@@ -205,11 +196,7 @@ pub fn encode_mouse(
         MouseButton::WheelDown => 65,
     };
     let motion = if action == MouseAction::Motion { 32 } else { 0 };
-    let mod_bits = if modes.tracking == MouseTracking::X10 {
-        0
-    } else {
-        mods.bits()
-    };
+    let mod_bits = if modes.tracking == MouseTracking::X10 { 0 } else { mods.bits() };
     let release = action == MouseAction::Release;
     let sgr_code = base + motion + mod_bits;
     // Legacy and UTF-8 cannot say which button was released.
@@ -255,18 +242,9 @@ fn encode_report(
             Ok(format!("\x1b[<{sgr_code};{x};{y}{last}").into_bytes())
         }
         MouseEncoding::Legacy | MouseEncoding::Utf8 => {
-            let max = if encoding == MouseEncoding::Legacy {
-                LEGACY_MAX
-            } else {
-                UTF8_MAX
-            };
+            let max = if encoding == MouseEncoding::Legacy { LEGACY_MAX } else { UTF8_MAX };
             if row > max || col > max {
-                return Err(MouseError::CoordinateOutOfRange {
-                    row,
-                    col,
-                    max,
-                    encoding,
-                });
+                return Err(MouseError::CoordinateOutOfRange { row, col, max, encoding });
             }
             let mut out = b"\x1b[M".to_vec();
             for value in [legacy_code + 32, x + 32, y + 32] {
@@ -297,11 +275,8 @@ mod tests {
         MouseTracking::Button,
         MouseTracking::Any,
     ];
-    const ALL_ENCODINGS: [MouseEncoding; 3] = [
-        MouseEncoding::Legacy,
-        MouseEncoding::Utf8,
-        MouseEncoding::Sgr,
-    ];
+    const ALL_ENCODINGS: [MouseEncoding; 3] =
+        [MouseEncoding::Legacy, MouseEncoding::Utf8, MouseEncoding::Sgr];
 
     fn modes(tracking: MouseTracking, encoding: MouseEncoding) -> MouseModes {
         MouseModes { tracking, encoding }
@@ -327,14 +302,7 @@ mod tests {
                 format!("\x1b[<{code};{x};{y}{}", if release { 'm' } else { 'M' }).into_bytes()
             }
             MouseEncoding::Legacy => {
-                vec![
-                    0x1b,
-                    b'[',
-                    b'M',
-                    (code + 32) as u8,
-                    (x + 32) as u8,
-                    (y + 32) as u8,
-                ]
+                vec![0x1b, b'[', b'M', (code + 32) as u8, (x + 32) as u8, (y + 32) as u8]
             }
             MouseEncoding::Utf8 => {
                 let mut s = String::from("\x1b[M");
@@ -354,17 +322,11 @@ mod tests {
                 let err = encode_mouse(Left, action, 0, 0, NO, &m).unwrap_err();
                 assert_eq!(err, MouseError::NotEnabled);
             }
-            assert_eq!(
-                encode_mouse_hover(0, 0, NO, &m).unwrap_err(),
-                MouseError::NotEnabled
-            );
+            assert_eq!(encode_mouse_hover(0, 0, NO, &m).unwrap_err(), MouseError::NotEnabled);
         }
         let msg = MouseError::NotEnabled.to_string();
         assert!(msg.contains("not enabled mouse reporting"), "{msg}");
-        assert!(
-            msg.contains("nothing") || msg.contains("no mouse event was sent"),
-            "{msg}"
-        );
+        assert!(msg.contains("nothing") || msg.contains("no mouse event was sent"), "{msg}");
     }
 
     /// The full matrix: which events each tracking mode reports, in every
@@ -397,17 +359,10 @@ mod tests {
                     let got = enc(button, action, 4, 9, NO, modes(tracking, encoding));
                     let expected = reported[ti].then(|| {
                         // Legacy/UTF-8 releases use code 3.
-                        let code = if release && encoding != MouseEncoding::Sgr {
-                            3
-                        } else {
-                            code
-                        };
+                        let code = if release && encoding != MouseEncoding::Sgr { 3 } else { code };
                         wire(encoding, code, 10, 5, release)
                     });
-                    assert_eq!(
-                        got, expected,
-                        "{button:?} {action:?} in {tracking:?}/{encoding:?}"
-                    );
+                    assert_eq!(got, expected, "{button:?} {action:?} in {tracking:?}/{encoding:?}");
                 }
             }
         }
@@ -420,25 +375,15 @@ mod tests {
         assert_eq!(enc(Left, Press, 0, 0, NO, sgr).unwrap(), b"\x1b[<0;1;1M");
         assert_eq!(enc(Left, Release, 0, 0, NO, sgr).unwrap(), b"\x1b[<0;1;1m");
         assert_eq!(enc(Right, Release, 2, 7, NO, sgr).unwrap(), b"\x1b[<2;8;3m");
-        assert_eq!(
-            enc(WheelDown, Press, 23, 79, NO, sgr).unwrap(),
-            b"\x1b[<65;80;24M"
-        );
+        assert_eq!(enc(WheelDown, Press, 23, 79, NO, sgr).unwrap(), b"\x1b[<65;80;24M");
         assert_eq!(enc(Left, Press, 0, 0, NO, legacy).unwrap(), b"\x1b[M !!");
         assert_eq!(enc(Left, Release, 0, 0, NO, legacy).unwrap(), b"\x1b[M#!!");
-        assert_eq!(
-            enc(WheelUp, Press, 1, 2, NO, legacy).unwrap(),
-            b"\x1b[M`#\""
-        );
+        assert_eq!(enc(WheelUp, Press, 1, 2, NO, legacy).unwrap(), b"\x1b[M`#\"");
     }
 
     #[test]
     fn modifiers_add_bits() {
-        let all = MouseModifiers {
-            shift: true,
-            alt: true,
-            ctrl: true,
-        };
+        let all = MouseModifiers { shift: true, alt: true, ctrl: true };
         let shift = MouseModifiers { shift: true, ..NO };
         let alt = MouseModifiers { alt: true, ..NO };
         let ctrl = MouseModifiers { ctrl: true, ..NO };
@@ -446,18 +391,9 @@ mod tests {
         assert_eq!(enc(Left, Press, 0, 0, shift, sgr).unwrap(), b"\x1b[<4;1;1M");
         assert_eq!(enc(Left, Press, 0, 0, alt, sgr).unwrap(), b"\x1b[<8;1;1M");
         assert_eq!(enc(Left, Press, 0, 0, ctrl, sgr).unwrap(), b"\x1b[<16;1;1M");
-        assert_eq!(
-            enc(Middle, Motion, 0, 0, all, sgr).unwrap(),
-            b"\x1b[<61;1;1M"
-        );
-        assert_eq!(
-            enc(WheelUp, Press, 0, 0, ctrl, sgr).unwrap(),
-            b"\x1b[<80;1;1M"
-        );
-        assert_eq!(
-            enc(Right, Release, 0, 0, ctrl, sgr).unwrap(),
-            b"\x1b[<18;1;1m"
-        );
+        assert_eq!(enc(Middle, Motion, 0, 0, all, sgr).unwrap(), b"\x1b[<61;1;1M");
+        assert_eq!(enc(WheelUp, Press, 0, 0, ctrl, sgr).unwrap(), b"\x1b[<80;1;1M");
+        assert_eq!(enc(Right, Release, 0, 0, ctrl, sgr).unwrap(), b"\x1b[<18;1;1m");
         let legacy = modes(MouseTracking::Normal, MouseEncoding::Legacy);
         // Release keeps the modifier bits on top of code 3.
         assert_eq!(
@@ -471,10 +407,7 @@ mod tests {
         // X10 mode does not report modifiers.
         for encoding in ALL_ENCODINGS {
             let x10 = modes(MouseTracking::X10, encoding);
-            assert_eq!(
-                enc(Left, Press, 0, 0, all, x10).unwrap(),
-                wire(encoding, 0, 1, 1, false)
-            );
+            assert_eq!(enc(Left, Press, 0, 0, all, x10).unwrap(), wire(encoding, 0, 1, 1, false));
         }
     }
 
@@ -495,10 +428,7 @@ mod tests {
         }
         let sgr = modes(MouseTracking::Any, MouseEncoding::Sgr);
         let shift = MouseModifiers { shift: true, ..NO };
-        assert_eq!(
-            encode_mouse_hover(0, 0, shift, &sgr).unwrap().unwrap(),
-            b"\x1b[<39;1;1M"
-        );
+        assert_eq!(encode_mouse_hover(0, 0, shift, &sgr).unwrap().unwrap(), b"\x1b[<39;1;1M");
     }
 
     #[test]
@@ -544,32 +474,19 @@ mod tests {
         );
         // 1-based 2015 -> char U+07FF, the largest two-byte UTF-8 value.
         let max = enc(Left, Press, 2014, 2014, NO, m).unwrap();
-        assert_eq!(
-            max,
-            [b"\x1b[M ".as_slice(), "\u{7ff}\u{7ff}".as_bytes()].concat()
-        );
+        assert_eq!(max, [b"\x1b[M ".as_slice(), "\u{7ff}\u{7ff}".as_bytes()].concat());
         let err = encode_mouse(Left, Press, 0, 2015, NO, &m).unwrap_err();
         assert!(matches!(
             err,
-            MouseError::CoordinateOutOfRange {
-                max: 2014,
-                encoding: MouseEncoding::Utf8,
-                ..
-            }
+            MouseError::CoordinateOutOfRange { max: 2014, encoding: MouseEncoding::Utf8, .. }
         ));
     }
 
     #[test]
     fn sgr_has_no_coordinate_limit() {
         let m = modes(MouseTracking::Normal, MouseEncoding::Sgr);
-        assert_eq!(
-            enc(Left, Press, u16::MAX, u16::MAX, NO, m).unwrap(),
-            b"\x1b[<0;65536;65536M"
-        );
-        assert_eq!(
-            enc(Left, Press, 2999, 4999, NO, m).unwrap(),
-            b"\x1b[<0;5000;3000M"
-        );
+        assert_eq!(enc(Left, Press, u16::MAX, u16::MAX, NO, m).unwrap(), b"\x1b[<0;65536;65536M");
+        assert_eq!(enc(Left, Press, 2999, 4999, NO, m).unwrap(), b"\x1b[<0;5000;3000M");
     }
 
     #[test]

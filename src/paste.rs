@@ -125,10 +125,7 @@ mod tests {
     fn markers_are_stripped() {
         assert_eq!(encode_paste("a\x1b[200~b", false), b"ab");
         assert_eq!(encode_paste("a\x1b[201~b", false), b"ab");
-        assert_eq!(
-            encode_paste("\x1b[201~rm -rf /\x1b[200~", true),
-            b"\x1b[200~rm -rf /\x1b[201~"
-        );
+        assert_eq!(encode_paste("\x1b[201~rm -rf /\x1b[200~", true), b"\x1b[200~rm -rf /\x1b[201~");
         assert_eq!(encode_paste("\x1b[200~\x1b[201~", false), b"");
     }
 
@@ -136,10 +133,7 @@ mod tests {
     fn split_markers_cannot_reform() {
         // Removing the inner marker would join "\x1b[20" and "1~".
         assert_eq!(encode_paste("x\x1b[20\x1b[201~1~y", false), b"xy");
-        assert_eq!(
-            encode_paste("x\x1b[20\x1b[200~0~y", true),
-            b"\x1b[200~xy\x1b[201~"
-        );
+        assert_eq!(encode_paste("x\x1b[20\x1b[200~0~y", true), b"\x1b[200~xy\x1b[201~");
         // Deeply nested.
         let mut nested = String::new();
         for _ in 0..50 {

@@ -85,10 +85,7 @@ pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
     #[cfg(target_os = "linux")]
     {
         if pid <= 0 {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("invalid pid {pid}"),
-            ));
+            return Err(io::Error::new(io::ErrorKind::NotFound, format!("invalid pid {pid}")));
         }
         let data = std::fs::read(format!("/proc/{pid}/stat"))?;
         parse_stat(&data)
@@ -163,23 +160,17 @@ pub fn process_input_wait(pid: i32) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pid <= 0 {
-            return InputWait::Unknown {
-                reason: format!("invalid pid {pid}"),
-            };
+            return InputWait::Unknown { reason: format!("invalid pid {pid}") };
         }
         match linux::process_wait(pid) {
-            None => InputWait::NotWaiting {
-                reason: format!("pid {pid} no longer exists"),
-            },
+            None => InputWait::NotWaiting { reason: format!("pid {pid} no longer exists") },
             Some(wait) => wait,
         }
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = pid;
-        InputWait::Unknown {
-            reason: UNSUPPORTED.to_string(),
-        }
+        InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
 
@@ -197,18 +188,14 @@ pub fn group_input_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pgrp <= 0 {
-            return InputWait::Unknown {
-                reason: format!("invalid process group {pgrp}"),
-            };
+            return InputWait::Unknown { reason: format!("invalid process group {pgrp}") };
         }
         linux::group_wait(pgrp, sid)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (pgrp, sid);
-        InputWait::Unknown {
-            reason: UNSUPPORTED.to_string(),
-        }
+        InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
 
@@ -241,14 +228,9 @@ fn invalid(msg: &str) -> io::Error {
 /// file.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
-    let open = data
-        .iter()
-        .position(|&b| b == b'(')
-        .ok_or_else(|| invalid("stat: missing '('"))?;
-    let close = data
-        .iter()
-        .rposition(|&b| b == b')')
-        .ok_or_else(|| invalid("stat: missing ')'"))?;
+    let open = data.iter().position(|&b| b == b'(').ok_or_else(|| invalid("stat: missing '('"))?;
+    let close =
+        data.iter().rposition(|&b| b == b')').ok_or_else(|| invalid("stat: missing ')'"))?;
     if close < open {
         return Err(invalid("stat: ')' before '('"));
     }
@@ -279,16 +261,7 @@ fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
     let session = next_i32("session")?;
     let tty_nr = next_i32("tty_nr")?;
     let tpgid = next_i32("tpgid")?;
-    Ok(ProcStat {
-        pid,
-        comm,
-        state,
-        ppid,
-        pgrp,
-        session,
-        tty_nr,
-        tpgid,
-    })
+    Ok(ProcStat { pid, comm, state, ppid, pgrp, session, tty_nr, tpgid })
 }
 
 /// Human-readable description of a scheduler state.
@@ -338,16 +311,10 @@ struct ThreadObs {
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
     let name = |t: &ThreadObs| {
-        if t.tid == pid {
-            who.to_string()
-        } else {
-            format!("thread {} of {who}", t.tid)
-        }
+        if t.tid == pid { who.to_string() } else { format!("thread {} of {who}", t.tid) }
     };
     if threads.is_empty() {
-        return InputWait::NotWaiting {
-            reason: format!("{who} has no live threads"),
-        };
+        return InputWait::NotWaiting { reason: format!("{who} has no live threads") };
     }
     if let Some((t, state)) = threads.iter().find_map(|t| match t.activity {
         Activity::NotSleeping(s) => Some((t, s)),
@@ -357,19 +324,14 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
             reason: format!("{} is {}", name(t), describe_state(state)),
         };
     }
-    if threads
-        .iter()
-        .any(|t| matches!(t.activity, Activity::Input(_)))
-    {
+    if threads.iter().any(|t| matches!(t.activity, Activity::Input(_))) {
         return InputWait::Waiting;
     }
     if let Some((t, why)) = threads.iter().find_map(|t| match &t.activity {
         Activity::Unknown(why) => Some((t, why)),
         _ => None,
     }) {
-        return InputWait::Unknown {
-            reason: format!("{}: {why}", name(t)),
-        };
+        return InputWait::Unknown { reason: format!("{}: {why}", name(t)) };
     }
     let (t, what) = threads
         .iter()
@@ -379,10 +341,7 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
         })
         .unwrap_or((&threads[0], "something else"));
     InputWait::NotWaiting {
-        reason: format!(
-            "{} is sleeping in {what}, not in a read/poll-family call",
-            name(t)
-        ),
+        reason: format!("{} is sleeping in {what}, not in a read/poll-family call", name(t)),
     }
 }
 
@@ -596,14 +555,14 @@ mod linux {
         match fs::read_to_string(format!("{base}/wchan")) {
             Ok(text) => match classify_wchan(&text) {
                 Some(activity) => obs(activity),
-                None => obs(Activity::Unknown(format!(
-                    "{syscall_problem}, and wchan is not available"
-                ))),
+                None => {
+                    obs(Activity::Unknown(format!("{syscall_problem}, and wchan is not available")))
+                }
             },
             Err(err) if is_gone(&err) && fs::metadata(base).is_err() => None,
-            Err(err) => obs(Activity::Unknown(format!(
-                "{syscall_problem}, and wchan is unreadable: {err}"
-            ))),
+            Err(err) => {
+                obs(Activity::Unknown(format!("{syscall_problem}, and wchan is unreadable: {err}")))
+            }
         }
     }
 
@@ -613,10 +572,7 @@ mod linux {
         let Activity::Input(name) = &activity else {
             return activity;
         };
-        if !matches!(
-            name.as_str(),
-            "read" | "readv" | "pread64" | "preadv" | "preadv2"
-        ) {
+        if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
             return activity;
         }
         let Some(fd) = syscall
@@ -632,11 +588,7 @@ mod linux {
                 let terminal = ["/dev/pts/", "/dev/tty", "/dev/console", "/dev/ptmx"]
                     .iter()
                     .any(|prefix| target.starts_with(prefix));
-                if terminal {
-                    activity
-                } else {
-                    Activity::Other(format!("{name} on {target}"))
-                }
+                if terminal { activity } else { Activity::Other(format!("{name} on {target}")) }
             }
             Err(_) => activity,
         }
@@ -688,9 +640,7 @@ mod linux {
     pub(super) fn group_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
         let members = scan(|s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid));
         if members.is_empty() {
-            return InputWait::Unknown {
-                reason: format!("no process in process group {pgrp}"),
-            };
+            return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
         let mut waiting = 0usize;
         let mut unknown: Vec<String> = Vec::new();
@@ -817,18 +767,10 @@ mod tests {
             "poll_schedule_timeout.constprop.0",
             "tty_read",
         ] {
-            assert!(
-                matches!(classify_wchan(w), Some(Activity::Input(_))),
-                "{w} should be input"
-            );
+            assert!(matches!(classify_wchan(w), Some(Activity::Input(_))), "{w} should be input");
         }
-        for w in [
-            "pipe_read",
-            "anon_pipe_read",
-            "hrtimer_nanosleep",
-            "do_wait",
-            "futex_wait_queue",
-        ] {
+        for w in ["pipe_read", "anon_pipe_read", "hrtimer_nanosleep", "do_wait", "futex_wait_queue"]
+        {
             assert!(
                 matches!(classify_wchan(w), Some(Activity::Other(_))),
                 "{w} should not be input"
@@ -841,14 +783,8 @@ mod tests {
     #[test]
     fn syscall_field_parsing() {
         assert_eq!(parse_syscall("running\n"), Some(SyscallField::Running));
-        assert_eq!(
-            parse_syscall("-1 0x7ffd 0x0\n"),
-            Some(SyscallField::NotInSyscall)
-        );
-        assert_eq!(
-            parse_syscall("230 0x0 0x0 0x7ff\n"),
-            Some(SyscallField::Nr(230))
-        );
+        assert_eq!(parse_syscall("-1 0x7ffd 0x0\n"), Some(SyscallField::NotInSyscall));
+        assert_eq!(parse_syscall("230 0x0 0x0 0x7ff\n"), Some(SyscallField::Nr(230)));
         assert_eq!(parse_syscall(""), None);
         assert_eq!(parse_syscall("bogus"), None);
     }
@@ -875,14 +811,7 @@ mod tests {
             assert!(is_input, "{name}");
             assert_eq!(classify_syscall(nr), Some(Activity::Input(name.into())));
         }
-        for name in [
-            "nanosleep",
-            "clock_nanosleep",
-            "wait4",
-            "waitid",
-            "futex",
-            "write",
-        ] {
+        for name in ["nanosleep", "clock_nanosleep", "wait4", "waitid", "futex", "write"] {
             let &(nr, _, is_input) = table.iter().find(|e| e.1 == name).unwrap();
             assert!(!is_input, "{name}");
             assert_eq!(classify_syscall(nr), Some(Activity::Other(name.into())));
@@ -892,10 +821,7 @@ mod tests {
         nrs.sort_unstable();
         nrs.dedup();
         assert_eq!(nrs.len(), table.len());
-        assert_eq!(
-            classify_syscall(9999),
-            Some(Activity::Other("system call 9999".into()))
-        );
+        assert_eq!(classify_syscall(9999), Some(Activity::Other("system call 9999".into())));
     }
 
     #[test]
@@ -905,27 +831,16 @@ mod tests {
         let futex = || Activity::Other("futex".into());
         let who = "pid 10 (x)";
         assert_eq!(decide(10, who, &[t(10, input())]), InputWait::Waiting);
-        assert_eq!(
-            decide(10, who, &[t(10, input()), t(11, futex())]),
-            InputWait::Waiting
-        );
-        assert_eq!(
-            decide(10, who, &[t(10, futex()), t(11, input())]),
-            InputWait::Waiting
-        );
+        assert_eq!(decide(10, who, &[t(10, input()), t(11, futex())]), InputWait::Waiting);
+        assert_eq!(decide(10, who, &[t(10, futex()), t(11, input())]), InputWait::Waiting);
         let InputWait::NotWaiting { reason } = decide(10, who, &[t(10, futex()), t(11, futex())])
         else {
             panic!("futex-only must not be waiting");
         };
-        assert!(
-            reason.contains("pid 10 (x)") && reason.contains("futex"),
-            "{reason}"
-        );
-        let InputWait::NotWaiting { reason } = decide(
-            10,
-            who,
-            &[t(10, input()), t(11, Activity::NotSleeping('R'))],
-        ) else {
+        assert!(reason.contains("pid 10 (x)") && reason.contains("futex"), "{reason}");
+        let InputWait::NotWaiting { reason } =
+            decide(10, who, &[t(10, input()), t(11, Activity::NotSleeping('R'))])
+        else {
             panic!("a running thread means not waiting");
         };
         assert!(reason.contains("thread 11 of pid 10 (x)"), "{reason}");
@@ -937,19 +852,11 @@ mod tests {
         };
         assert!(reason.contains("no access"), "{reason}");
         assert_eq!(
-            decide(
-                10,
-                who,
-                &[t(10, input()), t(11, Activity::Unknown("no access".into()))]
-            ),
+            decide(10, who, &[t(10, input()), t(11, Activity::Unknown("no access".into()))]),
             InputWait::Waiting
         );
         assert!(matches!(
-            decide(
-                10,
-                who,
-                &[t(10, futex()), t(11, Activity::Unknown("?".into()))]
-            ),
+            decide(10, who, &[t(10, futex()), t(11, Activity::Unknown("?".into()))]),
             InputWait::Unknown { .. }
         ));
         assert!(matches!(decide(10, who, &[]), InputWait::NotWaiting { .. }));
@@ -1030,9 +937,7 @@ mod tests {
         }
 
         fn thread_count(pid: i32) -> usize {
-            std::fs::read_dir(format!("/proc/{pid}/task"))
-                .map(|d| d.count())
-                .unwrap_or(0)
+            std::fs::read_dir(format!("/proc/{pid}/task")).map(|d| d.count()).unwrap_or(0)
         }
 
         /// `python3` with piped stdin running `code`, or `None` (test
@@ -1068,11 +973,9 @@ mod tests {
         }
 
         fn wait_waiting(pid: i32) {
-            wait_for("process to wait for input", || {
-                match process_input_wait(pid) {
-                    InputWait::Waiting => Ok(()),
-                    other => Err(format!("{other:?}")),
-                }
+            wait_for("process to wait for input", || match process_input_wait(pid) {
+                InputWait::Waiting => Ok(()),
+                other => Err(format!("{other:?}")),
             });
         }
 
@@ -1099,11 +1002,8 @@ mod tests {
             let observe = |state: char, syscall: Option<&str>, wchan: Option<&str>| {
                 let _ = std::fs::remove_dir_all(&base);
                 std::fs::create_dir_all(&base).unwrap();
-                std::fs::write(
-                    base.join("stat"),
-                    format!("9 (t (x)) {state} 1 9 9 0 -1 0\n"),
-                )
-                .unwrap();
+                std::fs::write(base.join("stat"), format!("9 (t (x)) {state} 1 9 9 0 -1 0\n"))
+                    .unwrap();
                 match syscall {
                     Some(text) => std::fs::write(base.join("syscall"), text).unwrap(),
                     None => std::fs::create_dir(base.join("syscall")).unwrap(),
@@ -1113,14 +1013,8 @@ mod tests {
                 }
                 super::super::linux::observe_thread(&base_str, 9).map(|t| t.activity)
             };
-            assert_eq!(
-                observe('R', Some("0 0x0"), Some("0")),
-                Some(Activity::NotSleeping('R'))
-            );
-            assert_eq!(
-                observe('T', Some("0 0x0"), Some("0")),
-                Some(Activity::NotSleeping('T'))
-            );
+            assert_eq!(observe('R', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('R')));
+            assert_eq!(observe('T', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('T')));
             assert_eq!(observe('Z', None, None), None);
             assert_eq!(
                 observe('S', Some("running\n"), Some("0")),
@@ -1171,15 +1065,9 @@ mod tests {
             assert!(read_stat(0).is_err());
             assert!(read_stat(-5).is_err());
             assert_eq!(process_name(i32::MAX), None);
-            assert!(matches!(
-                process_input_wait(i32::MAX),
-                InputWait::NotWaiting { .. }
-            ));
+            assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
-            assert!(matches!(
-                group_input_wait(i32::MAX, None),
-                InputWait::Unknown { .. }
-            ));
+            assert!(matches!(group_input_wait(i32::MAX, None), InputWait::Unknown { .. }));
             assert!(session_processes(i32::MAX).is_empty());
         }
 
@@ -1189,46 +1077,30 @@ mod tests {
             assert_eq!(me.pid, std::process::id() as i32);
             // The main thread of the test harness sleeps while tests run.
             assert!(!is_dead(&me), "{me:?}");
-            assert!(
-                session_processes(me.session)
-                    .iter()
-                    .any(|p| p.pid == me.pid)
-            );
+            assert!(session_processes(me.session).iter().any(|p| p.pid == me.pid));
             assert!(process_name(me.pid).is_some());
         }
 
         #[test]
         fn sleep_is_not_waiting() {
             let child = spawn(
-                Command::new("sleep")
-                    .arg("30")
-                    .stdin(terminal_stdin())
-                    .stdout(Stdio::null()),
+                Command::new("sleep").arg("30").stdin(terminal_stdin()).stdout(Stdio::null()),
             );
             let pid = child.pid();
-            let reason = wait_for("sleep to be in nanosleep", || {
-                match process_input_wait(pid) {
-                    InputWait::Waiting => panic!("sleep reported as waiting for input"),
-                    InputWait::NotWaiting { reason } if reason.contains("nanosleep") => Ok(reason),
-                    other => Err(format!("{other:?}")),
-                }
+            let reason = wait_for("sleep to be in nanosleep", || match process_input_wait(pid) {
+                InputWait::Waiting => panic!("sleep reported as waiting for input"),
+                InputWait::NotWaiting { reason } if reason.contains("nanosleep") => Ok(reason),
+                other => Err(format!("{other:?}")),
             });
             assert!(reason.contains(&format!("pid {pid} (sleep)")), "{reason}");
             for _ in 0..5 {
-                assert!(matches!(
-                    process_input_wait(pid),
-                    InputWait::NotWaiting { .. }
-                ));
+                assert!(matches!(process_input_wait(pid), InputWait::NotWaiting { .. }));
             }
         }
 
         #[test]
         fn cat_on_pipe_is_waiting() {
-            let child = spawn(
-                Command::new("cat")
-                    .stdin(terminal_stdin())
-                    .stdout(Stdio::null()),
-            );
+            let child = spawn(Command::new("cat").stdin(terminal_stdin()).stdout(Stdio::null()));
             let pid = child.pid();
             wait_waiting(pid);
             assert_eq!(process_name(pid).as_deref(), Some("cat"));
@@ -1327,11 +1199,7 @@ mod tests {
             let pid = child.pid();
             let st = wait_for("exec of copied sleep", || {
                 let st = read_stat(pid).map_err(|e| e.to_string())?;
-                if st.comm == "a b) c" {
-                    Ok(st)
-                } else {
-                    Err(format!("{st:?}"))
-                }
+                if st.comm == "a b) c" { Ok(st) } else { Err(format!("{st:?}")) }
             });
             let me = own_stat();
             assert_eq!(st.pid, pid);
@@ -1349,20 +1217,13 @@ mod tests {
             let pid = child.id() as i32;
             let st = wait_for("true to become a zombie", || {
                 let st = read_stat(pid).map_err(|e| e.to_string())?;
-                if st.state == 'Z' {
-                    Ok(st)
-                } else {
-                    Err(format!("{st:?}"))
-                }
+                if st.state == 'Z' { Ok(st) } else { Err(format!("{st:?}")) }
             });
             assert!(is_dead(&st));
             let sid = own_stat().session;
             assert!(session_processes(sid).iter().any(|p| p.pid == pid));
             assert!(!live_session_processes(sid).iter().any(|p| p.pid == pid));
-            assert!(matches!(
-                process_input_wait(pid),
-                InputWait::NotWaiting { .. }
-            ));
+            assert!(matches!(process_input_wait(pid), InputWait::NotWaiting { .. }));
             child.wait().unwrap();
             assert!(read_stat(pid).is_err_and(|e| is_gone(&e)));
         }
@@ -1392,10 +1253,7 @@ mod tests {
             leader.group = Some(st.pgrp);
             let procs = wait_for("background sleep in the session", || {
                 let procs = live_session_processes(sid);
-                if procs
-                    .iter()
-                    .any(|p| p.ppid == pid && p.comm == "sleep" && p.session == sid)
-                {
+                if procs.iter().any(|p| p.ppid == pid && p.comm == "sleep" && p.session == sid) {
                     Ok(procs)
                 } else {
                     Err(format!("{procs:?}"))
@@ -1412,23 +1270,17 @@ mod tests {
             assert!(reason.contains("pid"), "{reason}");
             // Kill the background child first so that the shell reaps it
             // (no orphan left for init); the Reaper then ends the shell.
-            let bg = procs
-                .iter()
-                .find(|p| p.ppid == pid && p.comm == "sleep")
-                .map(|p| p.pid)
-                .unwrap();
+            let bg =
+                procs.iter().find(|p| p.ppid == pid && p.comm == "sleep").map(|p| p.pid).unwrap();
             rustix::process::kill_process(
                 rustix::process::Pid::from_raw(bg).unwrap(),
                 rustix::process::Signal::KILL,
             )
             .unwrap();
-            wait_for(
-                "the shell to reap its background child",
-                || match read_stat(bg) {
-                    Err(err) if is_gone(&err) => Ok(()),
-                    other => Err(format!("{other:?}")),
-                },
-            );
+            wait_for("the shell to reap its background child", || match read_stat(bg) {
+                Err(err) if is_gone(&err) => Ok(()),
+                other => Err(format!("{other:?}")),
+            });
         }
 
         #[test]
@@ -1436,10 +1288,7 @@ mod tests {
             use std::os::unix::process::CommandExt;
             let me = own_stat();
             let first = spawn(
-                Command::new("cat")
-                    .stdin(terminal_stdin())
-                    .stdout(Stdio::null())
-                    .process_group(0),
+                Command::new("cat").stdin(terminal_stdin()).stdout(Stdio::null()).process_group(0),
             );
             let pgrp = first.pid();
             let _second = spawn(
@@ -1460,10 +1309,7 @@ mod tests {
                 }
             });
             assert_eq!(group_input_wait(pgrp, None), InputWait::Waiting);
-            assert!(matches!(
-                group_input_wait(pgrp, Some(i32::MAX)),
-                InputWait::Unknown { .. }
-            ));
+            assert!(matches!(group_input_wait(pgrp, Some(i32::MAX)), InputWait::Unknown { .. }));
             let sleeper = spawn(
                 Command::new("sleep")
                     .arg("30")
@@ -1472,22 +1318,19 @@ mod tests {
                     .process_group(pgrp),
             );
             let sleeper_pid = sleeper.pid();
-            let reason = wait_for(
-                "sleep to make the group not waiting",
-                || match group_input_wait(pgrp, Some(me.session)) {
-                    InputWait::NotWaiting { reason }
-                        if reason.contains(&format!("pid {sleeper_pid} (sleep)"))
-                            && reason.contains("nanosleep") =>
-                    {
-                        Ok(reason)
+            let reason =
+                wait_for("sleep to make the group not waiting", || {
+                    match group_input_wait(pgrp, Some(me.session)) {
+                        InputWait::NotWaiting { reason }
+                            if reason.contains(&format!("pid {sleeper_pid} (sleep)"))
+                                && reason.contains("nanosleep") =>
+                        {
+                            Ok(reason)
+                        }
+                        other => Err(format!("{other:?}")),
                     }
-                    other => Err(format!("{other:?}")),
-                },
-            );
-            assert!(
-                reason.contains("not in a read/poll-family call"),
-                "{reason}"
-            );
+                });
+            assert!(reason.contains("not in a read/poll-family call"), "{reason}");
         }
     }
 }

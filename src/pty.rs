@@ -28,12 +28,7 @@ pub(crate) struct Pty {
 }
 
 fn winsize(cols: u16, rows: u16) -> Winsize {
-    Winsize {
-        ws_row: rows,
-        ws_col: cols,
-        ws_xpixel: cols * 8,
-        ws_ypixel: rows * 16,
-    }
+    Winsize { ws_row: rows, ws_col: cols, ws_xpixel: cols * 8, ws_ypixel: rows * 16 }
 }
 
 /// Opens a new pseudo-terminal of the given size with IUTF8 set, master non-blocking.
@@ -75,9 +70,7 @@ pub(crate) fn set_size(master: BorrowedFd<'_>, cols: u16, rows: u16) -> io::Resu
 
 /// The terminal's foreground process group.
 pub(crate) fn foreground_group(master: BorrowedFd<'_>) -> Option<i32> {
-    termios::tcgetpgrp(master)
-        .ok()
-        .map(|pid| pid.as_raw_nonzero().get())
+    termios::tcgetpgrp(master).ok().map(|pid| pid.as_raw_nonzero().get())
 }
 
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
@@ -142,11 +135,9 @@ fn mark_descriptors_cloexec() {
     let list = c"/proc/self/fd";
     #[cfg(not(target_os = "linux"))]
     let list = c"/dev/fd";
-    if let Ok(dir) = rustix::fs::open(
-        list,
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    ) {
+    if let Ok(dir) =
+        rustix::fs::open(list, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
+    {
         let mut buf = [MaybeUninit::<u8>::uninit(); 2048];
         let mut entries = RawDir::new(dir.as_fd(), &mut buf);
         while let Some(Ok(entry)) = entries.next() {
@@ -156,9 +147,7 @@ fn mark_descriptors_cloexec() {
                 continue;
             }
             for digit in name {
-                fd = fd
-                    .saturating_mul(10)
-                    .saturating_add(i32::from(digit - b'0'));
+                fd = fd.saturating_mul(10).saturating_add(i32::from(digit - b'0'));
             }
             if fd != dir.as_raw_fd() {
                 set(fd);

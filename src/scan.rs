@@ -158,11 +158,7 @@ impl Scanner {
                 return None;
             }
             (State::OscEscape | State::StringEscape, _) => {
-                let mark = if self.state == State::OscEscape {
-                    self.osc_mark()
-                } else {
-                    None
-                };
+                let mark = if self.state == State::OscEscape { self.osc_mark() } else { None };
                 self.state = State::Ground;
                 if byte == b'\\' {
                     return mark.map(Stop::Mark);
@@ -345,14 +341,7 @@ mod tests {
 
     #[test]
     fn other_osc_and_csi_are_ignored() {
-        assert!(
-            stops(
-                b"\x1b]0;title\x07\x1b[31mred\x1b[0m\x1b]1337;x\x07",
-                3,
-                1000
-            )
-            .is_empty()
-        );
+        assert!(stops(b"\x1b]0;title\x07\x1b[31mred\x1b[0m\x1b]1337;x\x07", 3, 1000).is_empty());
         assert!(stops(b"\x1b[13J\x1b[?3J", 100, 1000).is_empty());
     }
 

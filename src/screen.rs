@@ -96,23 +96,14 @@ impl Screen {
     /// The first row and cell column where `needle` appears.
     pub fn find(&self, needle: &str) -> Option<ScreenPos> {
         self.rows.iter().enumerate().find_map(|(row, text)| {
-            text.find(needle).map(|at| ScreenPos {
-                row: row as u16,
-                col: cell_col(text, at),
-            })
+            text.find(needle).map(|at| ScreenPos { row: row as u16, col: cell_col(text, at) })
         })
     }
 
     /// Number of rows up to the last non-empty row or the cursor row, whichever is lower.
     fn used_rows(&self) -> usize {
-        let last_text = self
-            .rows
-            .iter()
-            .rposition(|r| !r.is_empty())
-            .map_or(0, |i| i + 1);
-        last_text
-            .max(usize::from(self.cursor.row) + 1)
-            .min(self.rows.len())
+        let last_text = self.rows.iter().rposition(|r| !r.is_empty()).map_or(0, |i| i + 1);
+        last_text.max(usize::from(self.cursor.row) + 1).min(self.rows.len())
     }
 }
 
@@ -173,16 +164,8 @@ impl fmt::Display for Screen {
             self.height,
             self.cursor.row,
             self.cursor.col,
-            if self.cursor.visible {
-                "visible"
-            } else {
-                "hidden"
-            },
-            if self.alternate {
-                "alternate"
-            } else {
-                "primary"
-            },
+            if self.cursor.visible { "visible" } else { "hidden" },
+            if self.alternate { "alternate" } else { "primary" },
             self.title
         )?;
         writeln!(f, "modes: {}", self.modes)?;

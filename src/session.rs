@@ -1,6 +1,7 @@
 //! The handle callers hold for one session: [`Session`].
 
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
@@ -16,6 +17,31 @@ use crate::signal::{Signal, SignalReport, SignalTarget};
 use crate::status::Status;
 use crate::transcript::Output;
 use crate::wait::{Until, WaitOutcome};
+
+/// Ids of waits, unique in the process.
+static NEXT_WAIT: AtomicU64 = AtomicU64::new(1);
+
+/// A wait in progress (see [`Session::start_wait`]).
+pub struct PendingWait {
+    session: Session,
+    waiter: u64,
+    timeout: Duration,
+    reply: crossbeam_channel::Receiver<Result<WaitOutcome>>,
+}
+
+impl PendingWait {
+    /// Blocks until the wait ends and returns its outcome.
+    pub fn finish(self) -> Result<WaitOutcome> {
+        self.reply.recv().map_err(|_| Error::WaitAborted(self.timeout))?
+    }
+
+    /// Ends the wait now; [`PendingWait::finish`] then returns `Fired::Cancelled` (unless it
+    /// had already ended).
+    pub fn cancel(&self) {
+        let (id, waiter) = (self.session.id, self.waiter);
+        let _ = self.session.client.submit(Box::new(move |r| r.cancel_wait(id, waiter)));
+    }
+}
 
 /// A session's id: unique for the engine's life, never reused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -118,10 +144,7 @@ pub struct Session {
 
 impl fmt::Debug for Session {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Session")
-            .field("id", &self.id)
-            .field("pid", &self.pid)
-            .finish()
+        f.debug_struct("Session").field("id", &self.id).field("pid", &self.pid).finish()
     }
 }
 
@@ -171,8 +194,7 @@ impl Session {
     /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
     pub fn send_key(&self, key: Key) -> Result<()> {
         let id = self.id;
-        self.client
-            .call(move |r| r.send_keys(id, &[ScriptItem::Key(key)]))
+        self.client.call(move |r| r.send_keys(id, &[ScriptItem::Key(key)]))
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
@@ -187,8 +209,7 @@ impl Session {
         for chunk in bytes.chunks(piece) {
             let (tx, rx) = crossbeam_channel::bounded(1);
             let chunk = chunk.to_vec();
-            self.client
-                .submit(Box::new(move |r| r.send_when_room(id, chunk, tx)))?;
+            self.client.submit(Box::new(move |r| r.send_when_room(id, chunk, tx)))?;
             rx.recv().map_err(|_| Error::EngineStopped)??;
         }
         Ok(())
@@ -205,15 +226,13 @@ impl Session {
     /// Presses a mouse button at a cell.
     pub fn mouse_down(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client
-            .call(move |r| r.send_mouse(id, button, MouseAction::Press, row, col))
+        self.client.call(move |r| r.send_mouse(id, button, MouseAction::Press, row, col))
     }
 
     /// Releases a mouse button at a cell.
     pub fn mouse_up(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client
-            .call(move |r| r.send_mouse(id, button, MouseAction::Release, row, col))
+        self.client.call(move |r| r.send_mouse(id, button, MouseAction::Release, row, col))
     }
 
     /// Turns the mouse wheel `notches` times at a cell.
@@ -278,11 +297,17 @@ impl Session {
     /// Blocks the calling thread (never the reactor) until `until` holds, the session ends, or
     /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error.
     pub fn wait(&self, until: Until, timeout: Duration) -> Result<WaitOutcome> {
+        self.start_wait(until, timeout)?.finish()
+    }
+
+    /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
+    /// cancelled from any thread.
+    pub fn start_wait(&self, until: Until, timeout: Duration) -> Result<PendingWait> {
         let id = self.id;
+        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client
-            .submit(Box::new(move |r| r.wait(id, until, timeout, tx)))?;
-        rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+        self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, tx)))?;
+        Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
     /// Types `line` and Enter into a shell started with shell integration, waits until its
@@ -294,8 +319,7 @@ impl Session {
         let id = self.id;
         let line = line.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client
-            .submit(Box::new(move |r| r.run_command(id, &line, timeout, tx)))?;
+        self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx)))?;
         rx.recv().map_err(|_| Error::WaitAborted(timeout))?
     }
 

@@ -102,10 +102,7 @@ impl ShellFiles {
                 if norc {
                     let ps1 = lookup(env, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
                     let ps0 = lookup(env, "PS0").unwrap_or_default();
-                    env.push((
-                        "PS1".into(),
-                        Some(format!("{ps1}\\[\\033]133;B\\007\\]").into()),
-                    ));
+                    env.push(("PS1".into(), Some(format!("{ps1}\\[\\033]133;B\\007\\]").into())));
                     env.push(("PS0".into(), Some(format!("{ps0}\\033]133;C\\007").into())));
                     env.push((
                         "PROMPT_COMMAND".into(),
@@ -213,10 +210,7 @@ impl ShellTracker {
             PromptMark::CommandEnd(code) => {
                 self.running = false;
                 // A D with no C since the last one closes an empty command line.
-                if self
-                    .output_start
-                    .is_some_and(|(_, count)| count == self.commands)
-                {
+                if self.output_start.is_some_and(|(_, count)| count == self.commands) {
                     self.last_exit = code;
                     self.output_end = Some(position);
                 }
@@ -237,11 +231,7 @@ mod tests {
     use super::*;
 
     fn mark(mark: PromptMark, line: u64) -> MarkAt {
-        MarkAt {
-            mark,
-            line,
-            offset: 0,
-        }
+        MarkAt { mark, line, offset: 0 }
     }
 
     #[test]
@@ -279,11 +269,7 @@ mod tests {
         files.inject(&mut argv, &mut env).unwrap();
         assert_eq!(argv, ["bash", "--norc", "-i"]);
         assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B\007\]");
-        assert!(
-            files
-                .inject(&mut vec!["python3".into()], &mut Vec::new())
-                .is_err()
-        );
+        assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new()).is_err());
         let dir = files.dir.clone();
         drop(files);
         assert!(!dir.exists());

@@ -49,10 +49,7 @@ const ALL: [(Signal, &str); 10] = [
 impl Signal {
     /// The name without `SIG`, upper case.
     pub fn name(self) -> &'static str {
-        ALL.iter()
-            .find(|(s, _)| *s == self)
-            .map(|(_, n)| *n)
-            .unwrap_or("?")
+        ALL.iter().find(|(s, _)| *s == self).map(|(_, n)| *n).unwrap_or("?")
     }
 
     pub(crate) fn to_rustix(self) -> rustix::process::Signal {
@@ -85,16 +82,13 @@ impl FromStr for Signal {
     fn from_str(text: &str) -> Result<Self, Error> {
         let upper = text.trim().to_ascii_uppercase();
         let name = upper.strip_prefix("SIG").unwrap_or(&upper);
-        ALL.iter()
-            .find(|(_, n)| *n == name)
-            .map(|(s, _)| *s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = ALL.iter().map(|(_, n)| *n).collect();
-                Error::InvalidInput(format!(
-                    "unknown signal {text:?}; accepted: {} (with or without SIG)",
-                    names.join(", ")
-                ))
-            })
+        ALL.iter().find(|(_, n)| *n == name).map(|(s, _)| *s).ok_or_else(|| {
+            let names: Vec<&str> = ALL.iter().map(|(_, n)| *n).collect();
+            Error::InvalidInput(format!(
+                "unknown signal {text:?}; accepted: {} (with or without SIG)",
+                names.join(", ")
+            ))
+        })
     }
 }
 

@@ -87,8 +87,7 @@ impl SpawnSpec {
     /// Sets one environment variable for the child, over the inherited environment. Entries
     /// given here always win over termloom's own defaults (`TERM`, `LANG`...).
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
-        self.env
-            .push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self.env.push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
         self
     }
 
@@ -167,9 +166,9 @@ impl SpawnSpec {
     /// The argv actually executed.
     pub(crate) fn argv(&self) -> Vec<OsString> {
         match &self.command {
-            Command::Argv(program, args) => std::iter::once(program.clone())
-                .chain(args.iter().cloned())
-                .collect(),
+            Command::Argv(program, args) => {
+                std::iter::once(program.clone()).chain(args.iter().cloned()).collect()
+            }
             Command::Shell(line) => {
                 vec![shell_program().into(), "-lc".into(), line.into()]
             }
@@ -180,10 +179,7 @@ impl SpawnSpec {
 /// The shell used for [`SpawnSpec::shell`]: `$SHELL` if it is bash or zsh, else `bash`.
 pub fn shell_program() -> String {
     if let Ok(shell) = std::env::var("SHELL") {
-        let name = Path::new(&shell)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("");
+        let name = Path::new(&shell).file_name().and_then(|n| n.to_str()).unwrap_or("");
         if matches!(name, "bash" | "zsh") {
             return shell;
         }

@@ -108,9 +108,7 @@ impl Transcript {
     /// The settled line `number`, if it is retained.
     pub(crate) fn line(&self, number: u64) -> Option<&str> {
         let index = number.checked_sub(self.first)?;
-        self.lines
-            .get(usize::try_from(index).ok()?)
-            .map(String::as_str)
+        self.lines.get(usize::try_from(index).ok()?).map(String::as_str)
     }
 
     /// Settled rows of the logical line that continues at the top of the screen.
@@ -165,8 +163,7 @@ impl Transcript {
         if number < self.end() {
             return self.line(number);
         }
-        tail.get(usize::try_from(number - self.end()).ok()?)
-            .map(String::as_str)
+        tail.get(usize::try_from(number - self.end()).ok()?).map(String::as_str)
     }
 
     /// Returns what is new since the previous read: settled lines not yet returned, then the
@@ -205,9 +202,7 @@ impl Transcript {
             reader.offset = 0;
             out.rewritten = true;
         }
-        reader
-            .seen
-            .retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
+        reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
         if out.missed_lines > 0 {
             out.text = format!(
@@ -241,11 +236,7 @@ impl Transcript {
                 continue;
             }
             let last = index + 1 == tail.len();
-            let offset = if number == self.reader.next {
-                self.reader.offset
-            } else {
-                0
-            };
+            let offset = if number == self.reader.next { self.reader.offset } else { 0 };
             let rest = line.get(offset..).unwrap_or("");
             let newline = usize::from(!last);
             if rest.len() + newline > budget {
@@ -267,20 +258,12 @@ impl Transcript {
             if last {
                 self.reader.next = number;
                 self.reader.offset = line.len();
-                self.reader.seen.push(Seen {
-                    number,
-                    text: line.clone(),
-                    complete: false,
-                });
+                self.reader.seen.push(Seen { number, text: line.clone(), complete: false });
             } else {
                 out.text.push('\n');
                 self.reader.next = number + 1;
                 self.reader.offset = 0;
-                self.reader.seen.push(Seen {
-                    number,
-                    text: line.clone(),
-                    complete: true,
-                });
+                self.reader.seen.push(Seen { number, text: line.clone(), complete: true });
             }
         }
         out
@@ -303,16 +286,8 @@ impl Transcript {
                 number += 1;
                 continue;
             };
-            let start = if number == from.0 {
-                from.1.min(line.len())
-            } else {
-                0
-            };
-            let end = if number == to.0 {
-                to.1.min(line.len())
-            } else {
-                line.len()
-            };
+            let start = if number == from.0 { from.1.min(line.len()) } else { 0 };
+            let end = if number == to.0 { to.1.min(line.len()) } else { line.len() };
             text.push_str(line.get(start..end.max(start)).unwrap_or(""));
             if number < to.0 {
                 text.push('\n');
@@ -332,11 +307,7 @@ impl Transcript {
         let mut pieces: Vec<&str> = Vec::new();
         let mut size = 0;
         let tail = tail.unwrap_or(&[]);
-        let all = self
-            .lines
-            .iter()
-            .map(String::as_str)
-            .chain(tail.iter().map(String::as_str));
+        let all = self.lines.iter().map(String::as_str).chain(tail.iter().map(String::as_str));
         let mut truncated = false;
         for line in all.rev() {
             if size + line.len() + 1 > max_bytes {
@@ -388,10 +359,7 @@ mod tests {
     #[test]
     fn rewritten_row_is_returned_again_in_full() {
         let mut t = Transcript::new(100, 10_000, 1000);
-        assert_eq!(
-            t.read(Some(&tail(&["progress 10%"])), 1000).text,
-            "progress 10%"
-        );
+        assert_eq!(t.read(Some(&tail(&["progress 10%"])), 1000).text, "progress 10%");
         let out = t.read(Some(&tail(&["progress 55%"])), 1000);
         assert_eq!(out.text, "progress 55%");
         assert!(out.rewritten);
@@ -443,10 +411,7 @@ mod tests {
     #[test]
     fn erased_screen_is_read_again() {
         let mut t = Transcript::new(100, 10_000, 1000);
-        assert_eq!(
-            t.read(Some(&tail(&["one", "two", ""])), 1000).text,
-            "one\ntwo\n"
-        );
+        assert_eq!(t.read(Some(&tail(&["one", "two", ""])), 1000).text, "one\ntwo\n");
         // The screen is erased without scrolling and new text is written at the top.
         let out = t.read(Some(&tail(&["new"])), 1000);
         assert!(out.rewritten);

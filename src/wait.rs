@@ -221,10 +221,7 @@ impl Until {
         found.map(|(offset, text)| Match {
             condition: self.to_string(),
             text,
-            location: Location::Transcript {
-                line: number,
-                offset,
-            },
+            location: Location::Transcript { line: number, offset },
         })
     }
 
@@ -233,24 +230,18 @@ impl Until {
         let at = |row: usize, text: &str, offset: usize, matched: String| Match {
             condition: self.to_string(),
             text: matched,
-            location: Location::Screen {
-                row: row as u16,
-                col: cell_col(text, offset),
-            },
+            location: Location::Screen { row: row as u16, col: cell_col(text, offset) },
         };
         match &self.0 {
             Cond::Screen(needle) => screen.rows.iter().enumerate().find_map(|(row, text)| {
-                text.find(needle.as_str())
-                    .map(|o| at(row, text, o, needle.clone()))
+                text.find(needle.as_str()).map(|o| at(row, text, o, needle.clone()))
             }),
             Cond::ScreenRegex(re) => screen.rows.iter().enumerate().find_map(|(row, text)| {
-                re.find(text)
-                    .map(|m| at(row, text, m.start(), m.as_str().to_owned()))
+                re.find(text).map(|m| at(row, text, m.start(), m.as_str().to_owned()))
             }),
             Cond::ScreenRow(row, needle) => {
                 let text = screen.rows.get(usize::from(*row))?;
-                text.find(needle.as_str())
-                    .map(|o| at(usize::from(*row), text, o, needle.clone()))
+                text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
             }
             Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen)),
             _ => None,
@@ -327,6 +318,8 @@ pub enum Fired {
     Closed,
     /// The timeout passed first.
     Timeout,
+    /// The wait was cancelled ([`PendingWait::cancel`](crate::PendingWait::cancel)).
+    Cancelled,
 }
 
 /// The result of a wait: what fired, how long it took and, on timeout, the screen at that
@@ -337,7 +330,7 @@ pub struct WaitOutcome {
     pub fired: Fired,
     /// How long the wait took.
     pub elapsed: Duration,
-    /// The screen when the wait timed out (`None` otherwise).
+    /// The screen when the wait timed out or was cancelled (`None` otherwise).
     pub screen: Option<Screen>,
     /// The session's status when the wait ended.
     pub status: Status,
@@ -374,6 +367,7 @@ impl fmt::Display for WaitOutcome {
             Fired::Exited { status } => write!(f, "program exited ({status})")?,
             Fired::Closed => f.write_str("session closed")?,
             Fired::Timeout => f.write_str("timed out")?,
+            Fired::Cancelled => f.write_str("cancelled")?,
         }
         write!(f, " after {:?}; {}", self.elapsed, self.status)
     }

@@ -31,11 +31,9 @@ fn survivors(sid: i32) -> Vec<String> {
 
 #[test]
 fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
-    let engine = Engine::new(Config {
-        close_grace: Duration::from_millis(500),
-        ..Config::default()
-    })
-    .unwrap();
+    let engine =
+        Engine::new(Config { close_grace: Duration::from_millis(500), ..Config::default() })
+            .unwrap();
     let sh = bash(&engine);
     sh.submit("trap '' TERM HUP; sleep 1000 & (trap '' TERM HUP; sleep 1001) & nohup sleep 1002 >/dev/null 2>&1 & echo started").unwrap();
     expect(&sh, Until::text("started"));
@@ -48,11 +46,7 @@ fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
     let started = Instant::now();
     let status = sh.close().unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert_eq!(
-        status,
-        ExitStatus::Signal(9),
-        "the shell ignores TERM and HUP"
-    );
+    assert_eq!(status, ExitStatus::Signal(9), "the shell ignores TERM and HUP");
     assert_eq!(survivors(sid), Vec::<String>::new());
     // Closing again returns the same status; input is refused.
     assert_eq!(sh.close().unwrap(), status);
@@ -67,22 +61,16 @@ fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
     let s = engine.spawn(SpawnSpec::new("sleep").arg("1000")).unwrap();
     let started = Instant::now();
     let status = s.close().unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(2),
-        "{:?}",
-        started.elapsed()
-    );
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert_eq!(status, ExitStatus::Signal(1), "SIGHUP comes first");
     assert!(survivors(s.pid()).is_empty());
 }
 
 #[test]
 fn dropping_the_engine_closes_every_session() {
-    let engine = Engine::new(Config {
-        close_grace: Duration::from_millis(300),
-        ..Config::default()
-    })
-    .unwrap();
+    let engine =
+        Engine::new(Config { close_grace: Duration::from_millis(300), ..Config::default() })
+            .unwrap();
     let mut sids = Vec::new();
     for _ in 0..3 {
         let sh = bash(&engine);
@@ -103,12 +91,7 @@ fn exit_status_of_a_program_that_ends_on_its_own() {
     let engine = engine();
     let s = engine.spawn(SpawnSpec::shell("exit 7")).unwrap();
     let outcome = expect(&s, Until::exit());
-    assert_eq!(
-        outcome.fired,
-        termloom::Fired::Exited {
-            status: ExitStatus::Code(7)
-        }
-    );
+    assert_eq!(outcome.fired, termloom::Fired::Exited { status: ExitStatus::Code(7) });
     assert!(matches!(s.send_text("x"), Err(Error::SessionExited(_))));
     assert_eq!(s.close().unwrap(), ExitStatus::Code(7));
 }

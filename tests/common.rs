@@ -34,11 +34,7 @@ pub fn expect(session: &Session, until: Until) -> WaitOutcome {
     if outcome.is_timeout() {
         panic!(
             "timed out waiting for {description}; screen:\n{}",
-            outcome
-                .screen
-                .as_ref()
-                .map(ToString::to_string)
-                .unwrap_or_default()
+            outcome.screen.as_ref().map(ToString::to_string).unwrap_or_default()
         );
     }
     outcome

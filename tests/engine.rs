@@ -10,9 +10,7 @@ use termloom::{Error, ExitStatus, Fired, SpawnSpec, Until};
 #[test]
 fn python_repl_computes_a_value() {
     let engine = engine();
-    let py = engine
-        .spawn(SpawnSpec::new("python3").args(["-q", "-i"]))
-        .unwrap();
+    let py = engine.spawn(SpawnSpec::new("python3").args(["-q", "-i"])).unwrap();
     expect(&py, Until::text(">>> "));
     py.submit("6 * 7").unwrap();
     let outcome = expect(&py, Until::regex(r"^42$").unwrap());
@@ -21,12 +19,7 @@ fn python_repl_computes_a_value() {
     assert!(text.contains(">>> 6 * 7\n42\n>>> "), "{text:?}");
     py.submit("exit()").unwrap();
     let outcome = expect(&py, Until::exit());
-    assert_eq!(
-        outcome.fired,
-        Fired::Exited {
-            status: ExitStatus::Code(0)
-        }
-    );
+    assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(0) });
 }
 
 #[test]
@@ -71,8 +64,7 @@ fn vim_edits_and_saves_on_the_alternate_screen() {
     let dir = tempdir();
     let engine = engine();
     let sh = bash(&engine);
-    sh.submit(&format!("cd {} && echo before-vim", dir.display()))
-        .unwrap();
+    sh.submit(&format!("cd {} && echo before-vim", dir.display())).unwrap();
     expect(&sh, Until::screen_contains("before-vim"));
     expect(&sh, Until::screen_row_contains(2, "$"));
     let before = sh.screen().unwrap();
@@ -115,8 +107,7 @@ fn a_rewritten_partial_line_is_flagged() {
     let engine = engine();
     let sh = bash(&engine);
     sh.read().unwrap();
-    sh.submit(r"printf 'step 1'; read -rs; printf '\\rstep 2'; read -rs")
-        .unwrap();
+    sh.submit(r"printf 'step 1'; read -rs; printf '\\rstep 2'; read -rs").unwrap();
     expect(&sh, Until::regex("^step 1$").unwrap());
     let out = sh.read().unwrap();
     assert!(out.text.ends_with("step 1"), "{out:?}");
@@ -178,18 +169,9 @@ fn output_written_just_before_exit_is_not_lost() {
             .spawn(SpawnSpec::new("sh").args(["-c", "seq 2000; printf 'last words'; exit 3"]))
             .unwrap();
         let outcome = expect(&s, Until::exit());
-        assert_eq!(
-            outcome.fired,
-            Fired::Exited {
-                status: ExitStatus::Code(3)
-            }
-        );
+        assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(3) });
         let (text, _) = s.scrollback(1 << 20).unwrap();
-        assert!(
-            text.ends_with("2000\nlast words"),
-            "{:?}",
-            &text[text.len().saturating_sub(40)..]
-        );
+        assert!(text.ends_with("2000\nlast words"), "{:?}", &text[text.len().saturating_sub(40)..]);
     }
 }
 
@@ -213,29 +195,20 @@ bg = ask(b"\x1b]11;?\x07", b"\x07")
 termios.tcsetattr(fd, termios.TCSADRAIN, old)
 print("\r\nDA=%r CPR=%r BG=%r" % (da, cpr, bg))
 "#;
-    let s = engine
-        .spawn(SpawnSpec::new("python3").args(["-c", script]))
-        .unwrap();
+    let s = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
     expect(&s, Until::exit());
     let text = s.read().unwrap().text;
     assert!(text.contains(r"DA=b'\x1b[?6c'"), "{text}");
     assert!(text.contains(r"CPR=b'\x1b[1;1R'"), "{text}");
-    assert!(
-        text.contains(r"BG=b'\x1b]11;rgb:0000/0000/0000\x07'"),
-        "{text}"
-    );
+    assert!(text.contains(r"BG=b'\x1b]11;rgb:0000/0000/0000\x07'"), "{text}");
 }
 
 #[test]
 fn no_descriptor_leaks_into_the_child() {
     let engine = engine();
     // Keep some descriptors of our own open.
-    let _others = (0..3)
-        .map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap())
-        .collect::<Vec<_>>();
-    let s = engine
-        .spawn(SpawnSpec::new("ls").arg("/proc/self/fd"))
-        .unwrap();
+    let _others = (0..3).map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap()).collect::<Vec<_>>();
+    let s = engine.spawn(SpawnSpec::new("ls").arg("/proc/self/fd")).unwrap();
     expect(&s, Until::exit());
     let text = s.read().unwrap().text;
     let fds: Vec<&str> = text.split_whitespace().collect();
@@ -257,11 +230,7 @@ fn send_text_decodes_escapes_and_queue_is_bounded() {
     assert!(s.read().unwrap().text.contains("tab     here!"));
     s.close().unwrap();
     // A program that never reads its raw-mode terminal: the kernel's buffer fills, then ours.
-    let s = engine
-        .spawn(SpawnSpec::shell(
-            "stty raw -echo; echo ready; exec sleep 60",
-        ))
-        .unwrap();
+    let s = engine.spawn(SpawnSpec::shell("stty raw -echo; echo ready; exec sleep 60")).unwrap();
     expect(&s, Until::text("ready"));
     let chunk = vec![b'x'; 1024];
     let mut full = None;
@@ -272,10 +241,7 @@ fn send_text_decodes_escapes_and_queue_is_bounded() {
         }
     }
     let err = full.expect("queue fills up");
-    assert!(
-        matches!(err, Error::QueueFull { capacity: 4096, .. }),
-        "{err}"
-    );
+    assert!(matches!(err, Error::QueueFull { capacity: 4096, .. }), "{err}");
     assert!(err.to_string().contains("4096"));
     s.close().unwrap();
 }
@@ -283,14 +249,10 @@ fn send_text_decodes_escapes_and_queue_is_bounded() {
 #[test]
 fn spawn_errors_name_the_program() {
     let engine = engine();
-    let err = engine
-        .spawn(SpawnSpec::new("no-such-program-xyz"))
-        .unwrap_err();
+    let err = engine.spawn(SpawnSpec::new("no-such-program-xyz")).unwrap_err();
     assert!(matches!(err, Error::Spawn { .. }));
     assert!(err.to_string().contains("no-such-program-xyz"), "{err}");
-    let err = engine
-        .spawn(SpawnSpec::new("true").cwd("/no/such/dir"))
-        .unwrap_err();
+    let err = engine.spawn(SpawnSpec::new("true").cwd("/no/such/dir")).unwrap_err();
     assert!(err.to_string().contains("/no/such/dir"), "{err}");
     let err = engine.spawn(SpawnSpec::new("true").size(1, 1)).unwrap_err();
     assert!(matches!(err, Error::InvalidSize { .. }));
@@ -300,10 +262,7 @@ fn tempdir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "termloom-test-{}-{}",
         std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir

@@ -17,22 +17,14 @@ fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
 fn vim_arrow_keys_in_application_cursor_mode_and_a_saving_key_script() {
     let path = temp_file("arrows.txt", "first\nsecond\nthird\n");
     let engine = engine();
-    let vim = engine
-        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path))
-        .unwrap();
+    let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path)).unwrap();
     expect(&vim, Until::screen_contains("third"));
-    assert!(
-        vim.screen().unwrap().modes.app_cursor,
-        "vim turns on application cursor keys"
-    );
+    assert!(vim.screen().unwrap().modes.app_cursor, "vim turns on application cursor keys");
     vim.send_keys("<Down><Down><Right>x").unwrap();
     expect(&vim, Until::screen_row_contains(2, "tird"));
     vim.send_keys("<Up>ggIstart <Esc>:wq<Enter>").unwrap();
     expect(&vim, Until::exit());
-    assert_eq!(
-        std::fs::read_to_string(&path).unwrap(),
-        "start first\nsecond\ntird\n"
-    );
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "start first\nsecond\ntird\n");
 }
 
 #[test]
@@ -40,9 +32,7 @@ fn less_pages_with_page_down_and_quits_with_q() {
     let lines: String = (1..=300).map(|i| format!("line number {i}\n")).collect();
     let path = temp_file("pages.txt", &lines);
     let engine = engine();
-    let less = engine
-        .spawn(SpawnSpec::new("less").arg(&path).size(80, 24))
-        .unwrap();
+    let less = engine.spawn(SpawnSpec::new("less").arg(&path).size(80, 24)).unwrap();
     expect(&less, Until::screen_row_contains(0, "line number 1"));
     less.send_keys("<PageDown>").unwrap();
     expect(&less, Until::screen_row_contains(0, "line number 24"));
@@ -86,12 +76,8 @@ fn multi_line_paste_into_bash_waits_for_enter() {
     sh.paste("echo one-$((1+0))\necho two-$((1+1))").unwrap();
     expect(&sh, Until::screen_contains("echo two-$((1+1))"));
     // Nothing ran: the pasted line break did not submit.
-    let outcome = sh
-        .wait(
-            Until::regex("^one-1$").unwrap(),
-            std::time::Duration::from_millis(300),
-        )
-        .unwrap();
+    let outcome =
+        sh.wait(Until::regex("^one-1$").unwrap(), std::time::Duration::from_millis(300)).unwrap();
     assert!(outcome.is_timeout(), "{outcome}");
     sh.send_keys("<Enter>").unwrap();
     expect(&sh, Until::regex("^two-2$").unwrap());
@@ -108,9 +94,7 @@ fn large_paste_goes_through_the_bounded_queue() {
     })
     .unwrap();
     let cat = engine
-        .spawn(SpawnSpec::shell(
-            "stty -icanon -echo; echo ready; head -c 200000 | wc -c",
-        ))
+        .spawn(SpawnSpec::shell("stty -icanon -echo; echo ready; head -c 200000 | wc -c"))
         .unwrap();
     expect(&cat, Until::text("ready"));
     let text = "x".repeat(200_000);
@@ -122,19 +106,14 @@ fn large_paste_goes_through_the_bounded_queue() {
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
     let path = temp_file("mouse.txt", "aaaa\nbbbb\ncccc\n");
     let engine = engine();
-    let vim = engine
-        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path))
-        .unwrap();
+    let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path)).unwrap();
     expect(&vim, Until::screen_contains("cccc"));
     let err = vim.click(2, 3).unwrap_err();
     assert!(matches!(err, Error::Mouse(_)), "{err}");
     assert!(err.to_string().contains("not enabled"), "{err}");
     vim.send_keys(":set mouse=a<Enter>").unwrap();
     expect(&vim, Until::screen_contains(":set mouse=a"));
-    assert_ne!(
-        vim.screen().unwrap().modes.mouse,
-        termloom::MouseReporting::Off
-    );
+    assert_ne!(vim.screen().unwrap().modes.mouse, termloom::MouseReporting::Off);
     vim.click(2, 3).unwrap();
     vim.send_keys("x:wq<Enter>").unwrap();
     expect(&vim, Until::exit());
@@ -193,21 +172,13 @@ fn kill_of_the_shell_in_the_foreground_is_refused() {
     let engine = engine();
     let sh = bash(&engine);
     let err = sh.signal(Signal::Kill).unwrap_err();
-    assert!(
-        err.to_string().contains("refusing to send SIGKILL"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("refusing to send SIGKILL"), "{err}");
     sh.submit("echo still here").unwrap();
     expect(&sh, Until::regex("^still here$").unwrap());
     let report = sh.signal_to(Signal::Kill, SignalTarget::Session).unwrap();
     assert_eq!(report.groups, vec![sh.pid()]);
     let outcome = expect(&sh, Until::exit());
-    assert_eq!(
-        outcome.fired,
-        termloom::Fired::Exited {
-            status: termloom::ExitStatus::Signal(9)
-        }
-    );
+    assert_eq!(outcome.fired, termloom::Fired::Exited { status: termloom::ExitStatus::Signal(9) });
 }
 
 #[test]
@@ -217,10 +188,7 @@ fn malformed_key_scripts_are_errors_and_send_nothing() {
     for bad in ["<Esc", "<>", "<Foo>", "a<C->b", "x<F13>"] {
         let err = cat.send_keys(bad).unwrap_err();
         assert!(matches!(err, Error::Key(_)), "{bad}: {err}");
-        assert!(
-            err.to_string().contains("Enter"),
-            "the error lists accepted forms: {err}"
-        );
+        assert!(err.to_string().contains("Enter"), "the error lists accepted forms: {err}");
     }
     cat.send_keys("ok<lt>done<Enter>").unwrap();
     expect(&cat, Until::regex("^ok<done$").unwrap());

@@ -12,11 +12,7 @@ use termloom::{Config, Engine, Error, ExitStatus, Fired, SessionState, SpawnSpec
 fn processes_with(marker: &str) -> Vec<i32> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
             continue;
         };
         let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
@@ -25,9 +21,7 @@ fn processes_with(marker: &str) -> Vec<i32> {
         let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
             continue;
         };
-        let zombie = stat
-            .rfind(')')
-            .is_some_and(|i| stat[i + 2..].starts_with('Z'));
+        let zombie = stat.rfind(')').is_some_and(|i| stat[i + 2..].starts_with('Z'));
         let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
         if !zombie && cmdline.contains(marker) {
             found.push(pid);
@@ -54,11 +48,7 @@ fn start_gauntlet(sh: &termloom::Session, base: u32) -> Vec<String> {
     let mut all = markers;
     all.push(format!("{}", base + 5));
     for marker in &all {
-        assert_eq!(
-            processes_with(&format!("sleep {marker}")).len(),
-            1,
-            "{marker} runs"
-        );
+        assert_eq!(processes_with(&format!("sleep {marker}")).len(), 1, "{marker} runs");
     }
     all
 }
@@ -71,10 +61,7 @@ fn assert_no_survivors(markers: &[String]) {
 }
 
 fn quick_close() -> Config {
-    Config {
-        close_grace: Duration::from_millis(300),
-        ..Config::default()
-    }
+    Config { close_grace: Duration::from_millis(300), ..Config::default() }
 }
 
 #[test]
@@ -82,10 +69,7 @@ fn close_leaves_no_survivor_even_setsid_escapees() {
     let engine = Engine::new(quick_close()).unwrap();
     let sh = bash(&engine);
     let info = sh.info().unwrap();
-    assert!(
-        info.containment.starts_with("cgroup "),
-        "tests run as root with cgroup v2: {info:?}"
-    );
+    assert!(info.containment.starts_with("cgroup "), "tests run as root with cgroup v2: {info:?}");
     let markers = start_gauntlet(&sh, 910_100);
     sh.close().unwrap();
     assert_no_survivors(&markers);
@@ -109,12 +93,7 @@ fn a_program_that_exits_leaves_nothing_behind_either() {
         ))
         .unwrap();
     let outcome = expect(&s, Until::exit());
-    assert_eq!(
-        outcome.fired,
-        Fired::Exited {
-            status: ExitStatus::Code(4)
-        }
-    );
+    assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(4) });
     // The tombstone is finished once what the program left behind is gone.
     assert_eq!(s.close().unwrap(), ExitStatus::Code(4));
     assert_no_survivors(&["930101".into(), "930102".into()]);
@@ -122,15 +101,10 @@ fn a_program_that_exits_leaves_nothing_behind_either() {
 
 #[test]
 fn posix_session_fallback_without_cgroups() {
-    let engine = Engine::new(Config {
-        cgroups: false,
-        ..quick_close()
-    })
-    .unwrap();
+    let engine = Engine::new(Config { cgroups: false, ..quick_close() }).unwrap();
     let sh = bash(&engine);
     assert!(sh.info().unwrap().containment.starts_with("POSIX session"));
-    sh.submit("sleep 940101 & trap '' TERM HUP; echo ok")
-        .unwrap();
+    sh.submit("sleep 940101 & trap '' TERM HUP; echo ok").unwrap();
     expect(&sh, Until::regex("^ok$").unwrap());
     sh.close().unwrap();
     assert_no_survivors(&["940101".into()]);
@@ -138,11 +112,7 @@ fn posix_session_fallback_without_cgroups() {
 
 #[test]
 fn session_limit_and_unique_ids() {
-    let engine = Engine::new(Config {
-        max_sessions: 2,
-        ..Config::default()
-    })
-    .unwrap();
+    let engine = Engine::new(Config { max_sessions: 2, ..Config::default() }).unwrap();
     let a = engine.spawn(SpawnSpec::new("cat")).unwrap();
     let b = engine.spawn(SpawnSpec::new("cat")).unwrap();
     let err = engine.spawn(SpawnSpec::new("cat")).unwrap_err();
@@ -153,15 +123,9 @@ fn session_limit_and_unique_ids() {
     assert!(c.id() > b.id() && b.id() > a.id(), "ids are never reused");
     let list = engine.list().unwrap();
     assert_eq!(list.len(), 3, "two live sessions and a tombstone");
-    let live: Vec<_> = list
-        .iter()
-        .filter(|i| i.state == SessionState::Running)
-        .collect();
+    let live: Vec<_> = list.iter().filter(|i| i.state == SessionState::Running).collect();
     assert_eq!(live.len(), 2);
-    assert!(
-        live.iter()
-            .all(|i| i.program == "cat" && i.cols == 120 && i.rows == 32)
-    );
+    assert!(live.iter().all(|i| i.program == "cat" && i.cols == 120 && i.rows == 32));
 }
 
 #[test]
@@ -172,30 +136,17 @@ fn idle_sessions_are_reaped_and_tombstones_read() {
         ..quick_close()
     })
     .unwrap();
-    let s = engine
-        .spawn(SpawnSpec::shell(
-            "echo hello from the past; exec sleep 1000",
-        ))
-        .unwrap();
+    let s = engine.spawn(SpawnSpec::shell("echo hello from the past; exec sleep 1000")).unwrap();
     expect(&s, Until::text("hello from the past"));
     let outcome = s.wait(Until::exit(), LONG).unwrap();
     assert_eq!(outcome.fired, Fired::Closed);
     assert!(outcome.elapsed < Duration::from_secs(5), "{outcome}");
     let info = s.info().unwrap();
-    assert!(
-        info.closed_reason
-            .as_deref()
-            .unwrap_or("")
-            .contains("idle_timeout"),
-        "{info:?}"
-    );
+    assert!(info.closed_reason.as_deref().unwrap_or("").contains("idle_timeout"), "{info:?}");
     // Reading the tombstone drains what was not read, then reports closed with the status.
     let out = s.read().unwrap();
     assert!(out.text.contains("hello from the past"), "{out:?}");
-    assert_eq!(
-        out.status.activity,
-        termloom::Activity::Closed(ExitStatus::Signal(1))
-    );
+    assert_eq!(out.status.activity, termloom::Activity::Closed(ExitStatus::Signal(1)));
     assert_eq!(s.read().unwrap().text, "");
 }
 
@@ -208,109 +159,35 @@ fn lifetime_limit_and_tombstone_bound() {
         ..quick_close()
     })
     .unwrap();
-    let sessions: Vec<_> = (0..3)
-        .map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap())
-        .collect();
+    let sessions: Vec<_> = (0..3).map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap()).collect();
     for s in &sessions {
         let outcome = s.wait(Until::exit(), LONG);
         assert!(matches!(outcome, Ok(_) | Err(Error::UnknownSession(_))));
     }
     let tombstones = engine.list().unwrap();
-    assert_eq!(
-        tombstones.len(),
-        2,
-        "only max_closed_sessions tombstones are kept"
-    );
+    assert_eq!(tombstones.len(), 2, "only max_closed_sessions tombstones are kept");
     assert!(
-        tombstones
-            .iter()
-            .all(|t| t.closed_reason.as_deref().unwrap().contains("max_lifetime"))
+        tombstones.iter().all(|t| t.closed_reason.as_deref().unwrap().contains("max_lifetime"))
     );
-    let oldest = sessions
-        .iter()
-        .find(|s| tombstones.iter().all(|t| t.id != s.id()))
-        .unwrap();
+    let oldest = sessions.iter().find(|s| tombstones.iter().all(|t| t.id != s.id())).unwrap();
     assert!(matches!(oldest.read(), Err(Error::UnknownSession(_))));
 }
 
 #[test]
 fn invalid_configurations_are_refused_with_the_field_named() {
     let cases: Vec<(Config, &str)> = vec![
+        (Config { cols: 1, ..Config::default() }, "cols"),
+        (Config { rows: 0, ..Config::default() }, "rows"),
+        (Config { scrollback_lines: 0, ..Config::default() }, "scrollback_lines"),
+        (Config { scrollback_bytes: 10, ..Config::default() }, "scrollback_bytes"),
+        (Config { max_read_bytes: 3, ..Config::default() }, "max_read_bytes"),
+        (Config { max_read_bytes: 5 << 20, ..Config::default() }, "max_read_bytes"),
+        (Config { write_queue_bytes: 1, ..Config::default() }, "write_queue_bytes"),
+        (Config { max_sessions: 0, ..Config::default() }, "max_sessions"),
+        (Config { close_grace: Duration::from_secs(3600), ..Config::default() }, "close_grace"),
+        (Config { quiet: Duration::ZERO, ..Config::default() }, "quiet"),
         (
-            Config {
-                cols: 1,
-                ..Config::default()
-            },
-            "cols",
-        ),
-        (
-            Config {
-                rows: 0,
-                ..Config::default()
-            },
-            "rows",
-        ),
-        (
-            Config {
-                scrollback_lines: 0,
-                ..Config::default()
-            },
-            "scrollback_lines",
-        ),
-        (
-            Config {
-                scrollback_bytes: 10,
-                ..Config::default()
-            },
-            "scrollback_bytes",
-        ),
-        (
-            Config {
-                max_read_bytes: 3,
-                ..Config::default()
-            },
-            "max_read_bytes",
-        ),
-        (
-            Config {
-                max_read_bytes: 5 << 20,
-                ..Config::default()
-            },
-            "max_read_bytes",
-        ),
-        (
-            Config {
-                write_queue_bytes: 1,
-                ..Config::default()
-            },
-            "write_queue_bytes",
-        ),
-        (
-            Config {
-                max_sessions: 0,
-                ..Config::default()
-            },
-            "max_sessions",
-        ),
-        (
-            Config {
-                close_grace: Duration::from_secs(3600),
-                ..Config::default()
-            },
-            "close_grace",
-        ),
-        (
-            Config {
-                quiet: Duration::ZERO,
-                ..Config::default()
-            },
-            "quiet",
-        ),
-        (
-            Config {
-                idle_timeout: Some(Duration::from_millis(5)),
-                ..Config::default()
-            },
+            Config { idle_timeout: Some(Duration::from_millis(5)), ..Config::default() },
             "idle_timeout",
         ),
         (
@@ -321,22 +198,13 @@ fn invalid_configurations_are_refused_with_the_field_named() {
             },
             "reaper_interval",
         ),
-        (
-            Config {
-                base_dir: Some("relative".into()),
-                ..Config::default()
-            },
-            "base_dir",
-        ),
+        (Config { base_dir: Some("relative".into()), ..Config::default() }, "base_dir"),
     ];
     for (config, field) in cases {
         let err = Engine::new(config).err().expect("refused");
         assert!(matches!(err, Error::InvalidConfig { .. }), "{err}");
         assert!(err.to_string().contains(field), "{field}: {err}");
-        assert!(
-            err.to_string().contains("range") || err.to_string().contains("must"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("range") || err.to_string().contains("must"), "{err}");
     }
 }
 
@@ -349,28 +217,18 @@ fn credentials_stay_out_of_the_child_environment() {
         std::env::set_var("MY_DEPLOY_PAT", "pat_fake");
         std::env::set_var("TERMLOOM_SECRETISH", "x");
     }
-    let engine = Engine::new(Config {
-        env_allow: vec!["MY_DEPLOY_PAT".into()],
-        ..Config::default()
-    })
-    .unwrap();
-    let s = engine
-        .spawn(SpawnSpec::new("env").env("EXPLICIT_TOKEN", "given"))
-        .unwrap();
+    let engine =
+        Engine::new(Config { env_allow: vec!["MY_DEPLOY_PAT".into()], ..Config::default() })
+            .unwrap();
+    let s = engine.spawn(SpawnSpec::new("env").env("EXPLICIT_TOKEN", "given")).unwrap();
     expect(&s, Until::exit());
     let (text, _) = s.scrollback(1 << 20).unwrap();
     assert!(
         !text.contains("ghp_fake") && !text.contains("sk_fake") && !text.contains("TERMLOOM_"),
         "{text}"
     );
-    assert!(
-        text.contains("MY_DEPLOY_PAT=pat_fake"),
-        "allowed explicitly"
-    );
-    assert!(
-        text.contains("EXPLICIT_TOKEN=given"),
-        "explicit entries win"
-    );
+    assert!(text.contains("MY_DEPLOY_PAT=pat_fake"), "allowed explicitly");
+    assert!(text.contains("EXPLICIT_TOKEN=given"), "explicit entries win");
     assert!(text.contains("TERM=xterm-256color") && text.contains("COLORTERM=truecolor"));
 }
 
@@ -378,26 +236,12 @@ fn credentials_stay_out_of_the_child_environment() {
 fn relative_cwd_uses_the_base_dir_and_missing_dirs_fail_at_spawn() {
     let base = std::env::temp_dir().join(format!("termloom-base-{}", std::process::id()));
     std::fs::create_dir_all(base.join("sub")).unwrap();
-    let engine = Engine::new(Config {
-        base_dir: Some(base.clone()),
-        ..Config::default()
-    })
-    .unwrap();
+    let engine = Engine::new(Config { base_dir: Some(base.clone()), ..Config::default() }).unwrap();
     let s = engine.spawn(SpawnSpec::new("pwd").cwd("sub")).unwrap();
     expect(&s, Until::exit());
-    assert!(
-        s.read()
-            .unwrap()
-            .text
-            .contains(&format!("{}", base.join("sub").display()))
-    );
-    let err = engine
-        .spawn(SpawnSpec::new("pwd").cwd("missing"))
-        .unwrap_err();
-    assert!(
-        matches!(err, Error::Spawn { .. }) && err.to_string().contains("missing"),
-        "{err}"
-    );
+    assert!(s.read().unwrap().text.contains(&format!("{}", base.join("sub").display())));
+    let err = engine.spawn(SpawnSpec::new("pwd").cwd("missing")).unwrap_err();
+    assert!(matches!(err, Error::Spawn { .. }) && err.to_string().contains("missing"), "{err}");
 }
 
 #[test]
@@ -422,20 +266,11 @@ fn a_session_run_as_nobody_cannot_sudo() {
     assert_eq!(lines[0], "65534", "{text}");
     assert_eq!(lines[1], "65534", "supplementary groups dropped: {text}");
     assert!(!lines.contains(&"0"), "sudo must not reach root: {text}");
-    assert!(
-        text.lines()
-            .any(|l| l.starts_with("sudo-exit=") && l != "sudo-exit=0"),
-        "{text}"
-    );
+    assert!(text.lines().any(|l| l.starts_with("sudo-exit=") && l != "sudo-exit=0"), "{text}");
     assert_eq!(lines.last(), Some(&"64"), "{text}");
     if std::path::Path::new("/usr/bin/sudo").exists() {
-        assert!(
-            text.contains("no new privileges"),
-            "sudo is stopped by no_new_privs: {text}"
-        );
+        assert!(text.contains("no new privileges"), "sudo is stopped by no_new_privs: {text}");
     }
-    let err = engine
-        .spawn(SpawnSpec::new("true").user("no-such-user-xyz"))
-        .unwrap_err();
+    let err = engine.spawn(SpawnSpec::new("true").user("no-such-user-xyz")).unwrap_err();
     assert!(err.to_string().contains("no-such-user-xyz"), "{err}");
 }

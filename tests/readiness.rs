@@ -25,10 +25,7 @@ fn run_command_returns_output_and_exit_codes() {
     let engine = engine();
     let sh = integrated_bash(&engine);
     let screen = sh.screen().unwrap();
-    assert_eq!(
-        screen.rows[0], "prompt>",
-        "the prompt looks the same: {screen}"
-    );
+    assert_eq!(screen.rows[0], "prompt>", "the prompt looks the same: {screen}");
     let result = sh.run_command("echo hello; echo world", LONG).unwrap();
     assert_eq!(result.output, "hello\nworld\n");
     assert_eq!(result.exit_code, Some(0));
@@ -41,9 +38,7 @@ fn run_command_returns_output_and_exit_codes() {
     let result = sh.run_command("printf 'no newline'", LONG).unwrap();
     assert_eq!(result.output, "no newline");
     // Output that looks like a prompt does not fool it.
-    let result = sh
-        .run_command("echo 'prompt> '; echo '$ '; sleep 0.3; echo end", LONG)
-        .unwrap();
+    let result = sh.run_command("echo 'prompt> '; echo '$ '; sleep 0.3; echo end", LONG).unwrap();
     // Trailing blanks are trimmed, as on every transcript line.
     assert_eq!(result.output, "prompt>\n$\nend\n");
     assert_eq!(sh.status().unwrap().last_exit_code, Some(0));
@@ -59,9 +54,7 @@ fn run_command_on_a_command_silent_for_ten_seconds() {
     let engine = engine();
     let sh = integrated_bash(&engine);
     let started = Instant::now();
-    let result = sh
-        .run_command("sleep 10; echo finally", Duration::from_secs(60))
-        .unwrap();
+    let result = sh.run_command("sleep 10; echo finally", Duration::from_secs(60)).unwrap();
     assert!(started.elapsed() >= Duration::from_secs(10));
     assert_eq!(result.output, "finally\n");
     assert_eq!(result.exit_code, Some(0));
@@ -73,9 +66,7 @@ fn run_command_on_a_command_silent_for_ten_seconds() {
 fn run_command_timeout_and_errors() {
     let engine = engine();
     let sh = integrated_bash(&engine);
-    let result = sh
-        .run_command("echo partial; sleep 1000", Duration::from_millis(500))
-        .unwrap();
+    let result = sh.run_command("echo partial; sleep 1000", Duration::from_millis(500)).unwrap();
     assert!(result.timed_out);
     assert_eq!(result.exit_code, None);
     assert!(result.output.contains("partial"), "{result:?}");
@@ -90,9 +81,7 @@ fn run_command_timeout_and_errors() {
     assert!(matches!(err, Error::InvalidInput(_)));
     assert!(err.to_string().contains("shell integration"), "{err}");
     // Integration is for shells only.
-    let err = engine
-        .spawn(SpawnSpec::new("python3").shell_integration(true))
-        .unwrap_err();
+    let err = engine.spawn(SpawnSpec::new("python3").shell_integration(true)).unwrap_err();
     assert!(err.to_string().contains("bash and zsh"), "{err}");
 }
 
@@ -109,18 +98,12 @@ fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
 
 fn input_wait_fires(session: &Session) {
     let outcome = expect(session, Until::input_wait());
-    assert_eq!(
-        outcome.status.activity,
-        Activity::WaitingForInput,
-        "{outcome}"
-    );
+    assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
     assert!(outcome.status.foreground.is_some());
 }
 
 fn input_wait_does_not_fire(session: &Session) {
-    let outcome = session
-        .wait(Until::input_wait(), Duration::from_millis(800))
-        .unwrap();
+    let outcome = session.wait(Until::input_wait(), Duration::from_millis(800)).unwrap();
     assert!(outcome.is_timeout(), "{outcome}");
     assert_ne!(outcome.status.activity, Activity::WaitingForInput);
 }
@@ -134,30 +117,24 @@ fn input_wait_on_programs_waiting_for_the_terminal() {
     assert_eq!(py.status().unwrap().foreground.unwrap().name, "python3");
 
     let password = engine
-        .spawn(SpawnSpec::new("python3").args([
-            "-c",
-            "import getpass; print(getpass.getpass('Password: ') == 'hunter2')",
-        ]))
+        .spawn(
+            SpawnSpec::new("python3")
+                .args(["-c", "import getpass; print(getpass.getpass('Password: ') == 'hunter2')"]),
+        )
         .unwrap();
     input_wait_fires(&password);
     assert!(password.screen().unwrap().contains("Password:"));
     password.submit("hunter2").unwrap();
     expect(&password, Until::text("True"));
 
-    let read = engine
-        .spawn(SpawnSpec::shell("read -r line; echo got:$line"))
-        .unwrap();
+    let read = engine.spawn(SpawnSpec::shell("read -r line; echo got:$line")).unwrap();
     input_wait_fires(&read);
     read.submit("x").unwrap();
     expect(&read, Until::text("got:x"));
 
-    let vim = engine
-        .spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]))
-        .unwrap();
+    let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"])).unwrap();
     input_wait_fires(&vim);
-    let less = engine
-        .spawn(SpawnSpec::new("less").arg("/etc/passwd"))
-        .unwrap();
+    let less = engine.spawn(SpawnSpec::new("less").arg("/etc/passwd")).unwrap();
     input_wait_fires(&less);
 }
 
@@ -166,13 +143,10 @@ fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();
     let sleep = engine.spawn(SpawnSpec::new("sleep").arg("30")).unwrap();
     input_wait_does_not_fire(&sleep);
-    let busy = engine
-        .spawn(SpawnSpec::new("sh").args(["-c", "while :; do :; done"]))
-        .unwrap();
+    let busy = engine.spawn(SpawnSpec::new("sh").args(["-c", "while :; do :; done"])).unwrap();
     input_wait_does_not_fire(&busy);
-    let writer = engine
-        .spawn(SpawnSpec::new("sh").args(["-c", "while :; do echo x; done"]))
-        .unwrap();
+    let writer =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", "while :; do echo x; done"])).unwrap();
     input_wait_does_not_fire(&writer);
 }
 
@@ -180,9 +154,7 @@ fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
 fn regex_waits_match_across_writes() {
     let engine = engine();
     let s = engine
-        .spawn(SpawnSpec::shell(
-            "printf 'abc'; sleep 0.3; printf 'def\\n'; sleep 30",
-        ))
+        .spawn(SpawnSpec::shell("printf 'abc'; sleep 0.3; printf 'def\\n'; sleep 30"))
         .unwrap();
     let outcome = expect(&s, Until::regex("abcdef$").unwrap());
     let found = outcome.matched().unwrap();
@@ -212,20 +184,13 @@ fn screen_waits_while_a_program_redraws() {
 fn quiet_and_any() {
     let engine = engine();
     let s = engine
-        .spawn(SpawnSpec::shell(
-            "for i in 1 2 3 4 5; do echo tick; sleep 0.1; done; sleep 30",
-        ))
+        .spawn(SpawnSpec::shell("for i in 1 2 3 4 5; do echo tick; sleep 0.1; done; sleep 30"))
         .unwrap();
     let started = Instant::now();
     let outcome = expect(&s, Until::quiet(Duration::from_millis(400)));
     assert!(started.elapsed() >= Duration::from_millis(800), "{outcome}");
-    let outcome = expect(
-        &s,
-        Until::any(vec![
-            Until::text("never printed"),
-            Until::screen_contains("tick"),
-        ]),
-    );
+    let outcome =
+        expect(&s, Until::any(vec![Until::text("never printed"), Until::screen_contains("tick")]));
     assert_eq!(outcome.matched().unwrap().condition, "screen text \"tick\"");
     s.close().unwrap();
 }

@@ -112,17 +112,10 @@ impl Reactor {
         for group in &groups {
             if let Some(pid) = Pid::from_raw(*group) {
                 rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
-                    Error::io(
-                        format!("sending {signal} to process group {group}"),
-                        e.into(),
-                    )
+                    Error::io(format!("sending {signal} to process group {group}"), e.into())
                 })?;
             }
         }
-        Ok(SignalReport {
-            signal,
-            groups,
-            names,
-        })
+        Ok(SignalReport { signal, groups, names })
     }
 }

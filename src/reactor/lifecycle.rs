@@ -18,10 +18,7 @@ impl Reactor {
         };
         slot.child = Some(status);
         if let Some(pidfd) = slot.pidfd.take() {
-            let _ = self
-                .poll
-                .registry()
-                .deregister(&mut SourceFd(&pidfd.as_raw_fd()));
+            let _ = self.poll.registry().deregister(&mut SourceFd(&pidfd.as_raw_fd()));
         }
         // Everything still in the terminal is read before the exit is reported.
         self.read_output(id);
@@ -124,10 +121,8 @@ impl Reactor {
         {
             slot.child = Some(status);
         }
-        let mut survivors: Vec<i32> = procfs::live_session_processes(slot.pid)
-            .iter()
-            .map(|p| p.pid)
-            .collect();
+        let mut survivors: Vec<i32> =
+            procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect();
         if let Some(cgroup) = &slot.cgroup {
             for pid in cgroup.pids() {
                 if !survivors.contains(&pid) {
@@ -213,11 +208,8 @@ impl Reactor {
 
     /// Closes sessions past their idle timeout or lifetime; schedules the next check.
     pub(super) fn reap_check(&mut self, id: u64) {
-        let (idle, lifetime, interval) = (
-            self.config.idle_timeout,
-            self.config.max_lifetime,
-            self.config.reaper_interval,
-        );
+        let (idle, lifetime, interval) =
+            (self.config.idle_timeout, self.config.max_lifetime, self.config.reaper_interval);
         let Some(slot) = self.sessions.get(&id) else {
             return;
         };
@@ -228,10 +220,8 @@ impl Reactor {
         let last_activity = slot.last_input.max(slot.last_output);
         let idle_due = idle.map(|d| (last_activity + d, CloseReason::Idle(d)));
         let life_due = lifetime.map(|d| (slot.started + d, CloseReason::Lifetime(d)));
-        let Some((due, reason)) = [idle_due, life_due]
-            .into_iter()
-            .flatten()
-            .min_by_key(|(at, _)| *at)
+        let Some((due, reason)) =
+            [idle_due, life_due].into_iter().flatten().min_by_key(|(at, _)| *at)
         else {
             return;
         };
@@ -249,12 +239,8 @@ impl Reactor {
 
     /// Closes every session, then stops the loop and answers `reply`.
     pub(crate) fn begin_shutdown(&mut self, reply: Option<Sender<()>>) {
-        let ids: Vec<u64> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| !s.closed)
-            .map(|(id, _)| *id)
-            .collect();
+        let ids: Vec<u64> =
+            self.sessions.iter().filter(|(_, s)| !s.closed).map(|(id, _)| *id).collect();
         for id in ids {
             self.begin_close(id, CloseReason::Shutdown, None);
         }

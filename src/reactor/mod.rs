@@ -231,6 +231,7 @@ pub(crate) struct Reactor {
     reserved: usize,
     next_id: u64,
     timers: BinaryHeap<Reverse<(Instant, Timer)>>,
+    /// Ids for `run_command` callers (waits bring their own).
     next_waiter: u64,
     buffer: Box<[u8]>,
     /// Sessions that may have more to read after their turn.
@@ -365,9 +366,7 @@ impl Reactor {
             return Err(Error::EngineStopped);
         }
         if self.live() + self.reserved >= self.config.max_sessions {
-            return Err(Error::TooManySessions {
-                limit: self.config.max_sessions,
-            });
+            return Err(Error::TooManySessions { limit: self.config.max_sessions });
         }
         self.reserved += 1;
         let id = self.next_id;
@@ -383,15 +382,7 @@ impl Reactor {
     /// Takes a started program into the reactor.
     pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
         self.reserved -= 1;
-        let Spawned {
-            pid,
-            master,
-            pidfd,
-            program,
-            cols,
-            rows,
-            cgroup,
-        } = spawned;
+        let Spawned { pid, master, pidfd, program, cols, rows, cgroup } = spawned;
         let containment = match &cgroup {
             Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
             None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
@@ -399,19 +390,11 @@ impl Reactor {
         };
         let registry = self.poll.registry();
         registry
-            .register(
-                &mut SourceFd(&master.as_raw_fd()),
-                master_token(id.0),
-                Interest::READABLE,
-            )
+            .register(&mut SourceFd(&master.as_raw_fd()), master_token(id.0), Interest::READABLE)
             .map_err(|e| Error::io("registering the terminal with the poll", e))?;
         if let Some(pidfd) = &pidfd {
             registry
-                .register(
-                    &mut SourceFd(&pidfd.as_raw_fd()),
-                    child_token(id.0),
-                    Interest::READABLE,
-                )
+                .register(&mut SourceFd(&pidfd.as_raw_fd()), child_token(id.0), Interest::READABLE)
                 .map_err(|e| Error::io("registering the child with the poll", e))?;
         }
         let now = Instant::now();
@@ -467,9 +450,7 @@ impl Reactor {
     }
 
     fn slot(&mut self, id: SessionId) -> Result<&mut Slot> {
-        self.sessions
-            .get_mut(&id.0)
-            .ok_or(Error::UnknownSession(id))
+        self.sessions.get_mut(&id.0).ok_or(Error::UnknownSession(id))
     }
 
     /// Every session, live ones and tombstones.

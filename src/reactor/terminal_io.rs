@@ -132,11 +132,8 @@ impl Reactor {
         let fd = master.as_raw_fd();
         slot.master = Some(master);
         if want != slot.want_write {
-            let interest = if want {
-                Interest::READABLE | Interest::WRITABLE
-            } else {
-                Interest::READABLE
-            };
+            let interest =
+                if want { Interest::READABLE | Interest::WRITABLE } else { Interest::READABLE };
             if self
                 .poll
                 .registry()
@@ -223,10 +220,7 @@ impl Reactor {
             return;
         };
         if let Some(master) = slot.master.take() {
-            let _ = self
-                .poll
-                .registry()
-                .deregister(&mut SourceFd(&master.as_raw_fd()));
+            let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
         }
         slot.drop_input();
         if slot.child.is_some() {

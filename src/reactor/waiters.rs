@@ -38,12 +38,7 @@ pub struct CommandResult {
 fn screen_hash(screen: &Screen) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     screen.rows.hash(&mut hasher);
-    (
-        screen.cursor.row,
-        screen.cursor.col,
-        screen.cursor.visible,
-        screen.alternate,
-    )
+    (screen.cursor.row, screen.cursor.col, screen.cursor.visible, screen.alternate)
         .hash(&mut hasher);
     hasher.finish()
 }
@@ -56,14 +51,13 @@ impl Reactor {
         id: SessionId,
         until: Until,
         timeout: Duration,
+        waiter: u64,
         reply: Sender<Result<WaitOutcome>>,
     ) {
         if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
             let _ = reply.send(Err(err));
             return;
         }
-        let waiter = self.next_waiter;
-        self.next_waiter += 1;
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
         if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
@@ -79,13 +73,7 @@ impl Reactor {
             recheck: None,
             reply,
         });
-        self.schedule(
-            now + timeout,
-            Timer::Wait {
-                session: id.0,
-                waiter,
-            },
-        );
+        self.schedule(now + timeout, Timer::Wait { session: id.0, waiter });
         self.check_waiters(id.0);
     }
 
@@ -197,13 +185,7 @@ impl Reactor {
             false
         });
         for (at, waiter) in rechecks {
-            self.schedule(
-                at,
-                Timer::Recheck {
-                    session: id,
-                    waiter,
-                },
-            );
+            self.schedule(at, Timer::Recheck { session: id, waiter });
         }
         if answered.is_empty() {
             return;
@@ -220,17 +202,23 @@ impl Reactor {
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
-        let Some(slot) = self.sessions.get_mut(&id) else {
-            return;
-        };
-        let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else {
-            return;
-        };
+        self.end_wait(id, waiter, Fired::Timeout);
+    }
+
+    /// Ends a wait early: the caller gets `Fired::Cancelled`.
+    pub(crate) fn cancel_wait(&mut self, id: SessionId, waiter: u64) {
+        self.end_wait(id.0, waiter, Fired::Cancelled);
+    }
+
+    /// Answers one waiter with `fired`, the screen and the status.
+    fn end_wait(&mut self, id: u64, waiter: u64, fired: Fired) {
+        let Some(slot) = self.sessions.get_mut(&id) else { return };
+        let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
         let waiter = slot.waiters.swap_remove(index);
         let screen = Some(slot.emulator.screen());
         let status = self.status_of(id);
         let _ = waiter.reply.send(Ok(WaitOutcome {
-            fired: Fired::Timeout,
+            fired,
             elapsed: waiter.started.elapsed(),
             screen,
             status,
@@ -283,20 +271,8 @@ impl Reactor {
         self.next_waiter += 1;
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        slot.commands.push(CommandWaiter {
-            id: waiter,
-            prompts,
-            commands,
-            started: now,
-            reply,
-        });
-        self.schedule(
-            now + timeout,
-            Timer::Command {
-                session: id.0,
-                waiter,
-            },
-        );
+        slot.commands.push(CommandWaiter { id: waiter, prompts, commands, started: now, reply });
+        self.schedule(now + timeout, Timer::Command { session: id.0, waiter });
     }
 
     /// Answers the `run_command` callers whose command ended with a new prompt.
@@ -332,11 +308,7 @@ impl Reactor {
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let tail = slot.emulator.tail(&slot.transcript);
         let tail_lines = tail.as_deref().unwrap_or(&[]);
-        let span = if timed_out {
-            None
-        } else {
-            slot.shell.output_of(command.commands)
-        };
+        let span = if timed_out { None } else { slot.shell.output_of(command.commands) };
         let (output, output_truncated) = match span {
             Some((from, to)) => slot.transcript.text_between(tail_lines, from, to),
             None if timed_out => match slot.shell.output_start {
@@ -349,11 +321,7 @@ impl Reactor {
             },
             None => (String::new(), false),
         };
-        let exit_code = if span.is_some() {
-            slot.shell.last_exit
-        } else {
-            None
-        };
+        let exit_code = if span.is_some() { slot.shell.last_exit } else { None };
         if !timed_out {
             slot.transcript.skip_to_end(tail.as_deref());
         }
@@ -436,22 +404,13 @@ impl Reactor {
 }
 
 fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
-    if since_output >= quiet {
-        Activity::Quiet
-    } else {
-        Activity::Running
-    }
+    if since_output >= quiet { Activity::Quiet } else { Activity::Running }
 }
 
 /// Whether the terminal's foreground process group waits for input, and which group it is.
 fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
     let Some(master) = &slot.master else {
-        return (
-            procfs::InputWait::Unknown {
-                reason: "the terminal is closed".into(),
-            },
-            None,
-        );
+        return (procfs::InputWait::Unknown { reason: "the terminal is closed".into() }, None);
     };
     let Some(group) = crate::pty::foreground_group(master.as_fd()) else {
         return (

@@ -1,0 +1,108 @@
+//! Loading a [`Config`] from a TOML file (used by the command-line tool's `--config`).
+//!
+//! Keys are the `Config` field names; durations are given in milliseconds with an `_ms`
+//! suffix (`quiet_ms = 500`, `idle_timeout_ms = 3600000`). Unknown keys are errors, so a typo
+//! never silently falls back to a default. Every key is optional.
+//!
+//! ```toml
+//! cols = 100
+//! rows = 30
+//! scrollback_lines = 20000
+//! close_grace_ms = 1000
+//! idle_timeout_ms = 1800000
+//! env_deny = ["AWS_PROFILE"]
+//! ```
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::config::Config;
+use crate::error::{Error, Result};
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConfigFile {
+    cols: Option<u16>,
+    rows: Option<u16>,
+    scrollback_lines: Option<usize>,
+    scrollback_bytes: Option<usize>,
+    max_read_bytes: Option<usize>,
+    write_queue_bytes: Option<usize>,
+    request_queue: Option<usize>,
+    quiet_ms: Option<u64>,
+    input_settle_ms: Option<u64>,
+    default_wait_timeout_ms: Option<u64>,
+    close_grace_ms: Option<u64>,
+    exit_drain_ms: Option<u64>,
+    max_sessions: Option<usize>,
+    max_closed_sessions: Option<usize>,
+    idle_timeout_ms: Option<u64>,
+    max_lifetime_ms: Option<u64>,
+    reaper_interval_ms: Option<u64>,
+    cgroups: Option<bool>,
+    base_dir: Option<PathBuf>,
+    env_allow: Option<Vec<String>>,
+    env_deny: Option<Vec<String>>,
+}
+
+impl Config {
+    /// Parses TOML text over the defaults, then validates the result.
+    pub fn from_toml_str(text: &str) -> Result<Config> {
+        let file: ConfigFile = toml::from_str(text).map_err(|e| Error::InvalidConfig {
+            field: "(file)",
+            message: format!("cannot be parsed: {e}"),
+        })?;
+        let ms = Duration::from_millis;
+        let mut c = Config::default();
+        macro_rules! set {
+            ($($field:ident),*) => { $(if let Some(v) = file.$field { c.$field = v; })* };
+        }
+        set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
+        set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
+        macro_rules! set_ms {
+            ($($key:ident => $field:ident),*) => { $(if let Some(v) = file.$key { c.$field = ms(v); })* };
+        }
+        set_ms!(quiet_ms => quiet, input_settle_ms => input_settle, default_wait_timeout_ms => default_wait_timeout);
+        set_ms!(close_grace_ms => close_grace, exit_drain_ms => exit_drain, reaper_interval_ms => reaper_interval);
+        if let Some(v) = file.idle_timeout_ms {
+            c.idle_timeout = Some(ms(v));
+        }
+        if let Some(v) = file.max_lifetime_ms {
+            c.max_lifetime = Some(ms(v));
+        }
+        if file.base_dir.is_some() {
+            c.base_dir = file.base_dir;
+        }
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Reads and parses a TOML file (see [`Config::from_toml_str`]).
+    pub fn from_toml_file(path: impl AsRef<Path>) -> Result<Config> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(format!("reading configuration file {}", path.display()), e))?;
+        Config::from_toml_str(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_validates() {
+        let c =
+            Config::from_toml_str("cols = 100\nquiet_ms = 250\nidle_timeout_ms = 60000\n").unwrap();
+        assert_eq!(
+            (c.cols, c.quiet, c.idle_timeout),
+            (100, Duration::from_millis(250), Some(Duration::from_secs(60)))
+        );
+        let err = Config::from_toml_str("colz = 1").unwrap_err().to_string();
+        assert!(err.contains("colz"), "{err}");
+        let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();
+        assert!(err.contains("cols"), "{err}");
+    }
+}
