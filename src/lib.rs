@@ -37,6 +37,7 @@ mod error;
 mod escapes;
 mod isolation;
 mod keys;
+pub mod mcp;
 mod mouse;
 mod paste;
 mod procfs;
@@ -49,6 +50,8 @@ mod shell;
 mod signal;
 mod spec;
 mod status;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod transcript;
 mod wait;
 

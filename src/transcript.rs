@@ -121,6 +121,11 @@ impl Transcript {
         self.reader.next
     }
 
+    /// The read cursor: the first line not completely read and the bytes of it already read.
+    pub(crate) fn read_position(&self) -> (u64, usize) {
+        (self.reader.next, self.reader.offset)
+    }
+
     /// Settles one grid row; `wrapped` rows continue into the next row.
     pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
         self.pending.push_str(text);

@@ -84,6 +84,8 @@ struct Waiter {
     until: Until,
     /// Settled transcript lines before this number were searched already.
     searched: u64,
+    /// The read cursor when the wait started: text before it was already read.
+    start: (u64, usize),
     started: Instant,
     /// When a re-check of its time-based condition is scheduled.
     recheck: Option<Instant>,

@@ -35,6 +35,26 @@ pub struct CommandResult {
     pub status: Status,
 }
 
+/// Matches a transcript line, skipping the part of the line at the read cursor (`start`) that
+/// the caller has already read.
+fn match_unread(
+    until: &Until,
+    number: u64,
+    line: &str,
+    start: (u64, usize),
+) -> Option<crate::wait::Match> {
+    let skip = if number == start.0 && line.is_char_boundary(start.1.min(line.len())) {
+        start.1.min(line.len())
+    } else {
+        0
+    };
+    let mut found = until.match_line(number, &line[skip..])?;
+    if let crate::wait::Location::Transcript { offset, .. } = &mut found.location {
+        *offset += skip;
+    }
+    Some(found)
+}
+
 fn screen_hash(screen: &Screen) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     screen.rows.hash(&mut hasher);
@@ -69,6 +89,7 @@ impl Reactor {
             id: waiter,
             until,
             searched: slot.transcript.read_line(),
+            start: slot.transcript.read_position(),
             started: now,
             recheck: None,
             reply,
@@ -147,16 +168,17 @@ impl Reactor {
             let mut fired = None;
             if waiter.until.needs_transcript() {
                 let from = waiter.searched.max(transcript.first());
-                fired = (from..end)
-                    .find_map(|n| waiter.until.match_line(n, transcript.line(n).unwrap_or("")));
+                let start = waiter.start;
+                fired = (from..end).find_map(|n| {
+                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), start)
+                });
                 waiter.searched = end;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
-                    fired = tail
-                        .iter()
-                        .enumerate()
-                        .find_map(|(i, line)| waiter.until.match_line(end + i as u64, line));
+                    fired = tail.iter().enumerate().find_map(|(i, line)| {
+                        match_unread(&waiter.until, end + i as u64, line, start)
+                    });
                 }
             }
             if fired.is_none()

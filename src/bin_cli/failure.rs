@@ -1,0 +1,138 @@
+//! Why a run stopped before its last step ([`Failure`]), with the exit code and the message
+//! that explain it.
+
+use std::io;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use termloom::{ExitStatus, Screen};
+
+use super::parse::Planned;
+
+/// Exit code of a timed-out wait (as `timeout(1)`).
+pub const EXIT_TIMEOUT: u8 = 124;
+/// Exit code of any other failure.
+pub const EXIT_FAILURE: u8 = 1;
+
+/// The kinds of failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A wait timed out.
+    Timeout,
+    /// The program exited while a step waited for something else.
+    Exited,
+    /// The session was closed while a step waited.
+    Closed,
+    /// The library or the output refused something.
+    Error,
+}
+
+impl FailureKind {
+    /// The name used in JSON.
+    fn name(self) -> &'static str {
+        match self {
+            FailureKind::Timeout => "timeout",
+            FailureKind::Exited => "exited",
+            FailureKind::Closed => "closed",
+            FailureKind::Error => "error",
+        }
+    }
+}
+
+/// A failed step.
+#[derive(Debug)]
+pub struct Failure {
+    /// The step's number, if a step failed (not the output).
+    pub step: Option<usize>,
+    /// What went wrong.
+    pub kind: FailureKind,
+    /// A sentence naming the step and the cause.
+    pub message: String,
+    /// The screen when it happened, if known.
+    pub screen: Option<Screen>,
+}
+
+impl Failure {
+    /// A wait that timed out, with the screen at that moment.
+    pub fn timeout(step: &Planned, timeout: Duration, screen: Option<Screen>) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Timeout,
+            message: format!(
+                "{} timed out after {} ms",
+                step.describe(),
+                timeout.as_millis()
+            ),
+            screen,
+        }
+    }
+
+    /// The program exited while `step` waited for something else.
+    pub fn exited(step: &Planned, status: ExitStatus, screen: Option<Screen>) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Exited,
+            message: format!(
+                "{} failed: the program exited ({status}) before the condition held",
+                step.describe()
+            ),
+            screen,
+        }
+    }
+
+    /// The session was closed while `step` waited.
+    pub fn closed(step: &Planned) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Closed,
+            message: format!("{} failed: the session was closed", step.describe()),
+            screen: None,
+        }
+    }
+
+    /// The library refused `step`.
+    pub fn error(step: &Planned, error: termloom::Error) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Error,
+            message: format!("{} failed: {error}", step.describe()),
+            screen: None,
+        }
+    }
+
+    /// Writing the output failed.
+    pub fn output(error: io::Error) -> Failure {
+        Failure {
+            step: None,
+            kind: FailureKind::Error,
+            message: format!("writing the output failed: {error}"),
+            screen: None,
+        }
+    }
+
+    /// termloom's exit code for it.
+    pub fn exit_code(&self) -> u8 {
+        match self.kind {
+            FailureKind::Timeout => EXIT_TIMEOUT,
+            _ => EXIT_FAILURE,
+        }
+    }
+
+    /// The JSON `error` object.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "step": self.step,
+            "kind": self.kind.name(),
+            "message": self.message,
+            "screen": self.screen,
+        })
+    }
+
+    /// Explains it on stderr: the message, then the screen at that moment.
+    pub fn print(&self) {
+        match &self.screen {
+            Some(screen) => eprintln!("termloom: {}. The screen then:\n{screen}", self.message),
+            None => eprintln!("termloom: {}", self.message),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The help pages. The option and step lists are generated from their tables, so they are
+//! always complete; the prose around them is here.
+
+use super::options::OPTIONS;
+use super::steps::STEPS;
+use super::table::{Def, sections};
+
+/// Column where item descriptions start.
+const HELP_COLUMN: usize = 26;
+
+/// The usage lines shown when no command is given.
+pub fn short_usage() -> String {
+    format!(
+        "termloom {}\n\n{USAGE}\nRun `termloom --help` for everything.\n",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// `termloom --version`.
+pub fn version() -> String {
+    format!("termloom {}\n", env!("CARGO_PKG_VERSION"))
+}
+
+/// `termloom --help` and `termloom help`: the commands, then all of `run`'s help.
+pub fn top_help() -> String {
+    format!(
+        "termloom {}: run terminal programs headlessly under a real pseudo-terminal and a\n\
+         full terminal emulator; type into them, wait for what they show, and read their\n\
+         screen and transcript.\n\n\
+         {USAGE}\n\
+         Commands:\n  \
+           run      Run one program and perform steps on it (below).\n  \
+           help     Show this help (`termloom help run`: only the part on `run`).\n\n\
+         {}",
+        env!("CARGO_PKG_VERSION"),
+        run_help()
+    )
+}
+
+const USAGE: &str = "Usage:
+  termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
+  termloom run [OPTIONS] STEPS... --shell LINE
+  termloom help [run]                    (also: termloom --help, termloom run --help)
+  termloom --version
+";
+
+/// `termloom run --help`.
+pub fn run_help() -> String {
+    let mut text = String::from(RUN_INTRO);
+    push_table(&mut text, OPTIONS);
+    push_table(&mut text, STEPS);
+    text.push_str(RUN_DETAILS);
+    text
+}
+
+/// Appends a table's items, section by section.
+fn push_table<A>(text: &mut String, table: &[Def<A>]) {
+    for section in sections(table) {
+        text.push('\n');
+        text.push_str(section);
+        text.push_str(":\n");
+        for def in table.iter().filter(|d| d.section == section) {
+            push_item(text, def);
+        }
+    }
+}
+
+/// Appends one item: its signature, then its help in the description column.
+fn push_item<A>(text: &mut String, def: &Def<A>) {
+    let signature = format!("  {}", def.signature());
+    let indent = " ".repeat(HELP_COLUMN);
+    let mut lines = def.help.lines();
+    if signature.len() < HELP_COLUMN {
+        let first = lines.next().unwrap_or("");
+        text.push_str(&format!("{signature:<HELP_COLUMN$}{first}\n"));
+    } else {
+        text.push_str(&signature);
+        text.push('\n');
+    }
+    for line in lines {
+        text.push_str(&indent);
+        text.push_str(line.trim_start());
+        text.push('\n');
+    }
+}
+
+const RUN_INTRO: &str = "\
+termloom run: start one program under a pseudo-terminal, perform the steps in the order
+given, then print the transcript and the final screen.
+
+Usage:
+  termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
+  termloom run [OPTIONS] STEPS... --shell LINE
+
+After `--`, PROGRAM runs directly (looked up in PATH; no shell) with ARGS, which are
+passed as they are. Options may appear anywhere before `--`; steps run in the order
+given. Each wait blocks until its condition holds, so there is nothing to sleep for.
+Without any step, termloom waits for the program to exit. After the last step, a
+program that still runs is closed: SIGHUP and SIGTERM to all its processes, SIGKILL
+after 3 seconds. A value may also be given as --name=VALUE; a value taken from the
+next argument is used as it is, even when it starts with a dash.
+";
+
+const RUN_DETAILS: &str = r#"
+Escapes:
+  --send and --submit decode backslash escapes: \r (Enter), \n (line feed), \t (Tab),
+  \e (Escape), \xHH (one byte), \uHHHH (a character), \\ (a backslash). Any other
+  backslash is sent as it is. Wait texts and regular expressions are not decoded.
+
+Transcript and screen:
+  The transcript is the output as a person would have read it, line by line: what
+  scrolled by plus the lines on the screen down to the cursor, with lines redrawn in
+  place (progress bars) in their final state. Full-screen programs (vim, less, htop)
+  draw on the alternate screen, which is not part of the transcript. The screen is the
+  visible grid: a header line (size, cursor, primary or alternate screen, title), a
+  line of input modes, then the rows between two rules; empty rows at the bottom are
+  counted, not printed.
+
+Output:
+  By default, the output of --screen and --read steps is printed as they run, each
+  under a line `--- step N: --screen ---`; at the end come
+      --- transcript ---
+      (the whole transcript)
+      --- screen ---
+      (the final screen)
+      --- exit: STATUS ---
+  The final screen is the one the program left, or, when termloom closed the program,
+  the screen just before closing it.
+  With --json, stdout gets one JSON object instead:
+      exit                  how the program ended: {"code": N} or {"signal": N}
+      closed_by_termloom    true when termloom had to close the program
+      screen                the final screen: cols, height, rows (strings), cursor
+                            {row, col, visible}, alternate, title, modes
+      transcript            the whole transcript as one string
+      transcript_truncated  true when its oldest lines were no longer kept
+      captures              the --screen and --read outputs, in order:
+                            {"step": N, "screen": {...}} or {"step": N, "read": "..."}
+      error                 null, or {"step": N, "kind": "timeout" | "exited" |
+                            "closed" | "error", "message": "..."} when a step failed
+  When a step fails, the program is closed, the report is printed as usual, and stderr
+  says which step failed and why, followed by the screen at that moment.
+
+Exit status:
+  N      the program's own exit code (128+N when signal N ended it), when it exited
+         by itself
+  0      the program still ran after the last step and termloom closed it
+  1      a step failed with an error (such as typing after the program exited), the
+         program could not be started, or it exited while a step waited for something
+         other than its exit
+  2      bad arguments
+  124    a wait timed out
+  128+N  termloom received signal N (SIGHUP, SIGINT or SIGTERM): it closed the
+         program first
+
+Examples:
+  Edit a file in vim and show the screen:
+    termloom run --wait-screen '[New]' --send 'ihello from termloom\e' --send ':w\r' \
+      --wait-screen 'written' --screen --send ':q\r' --wait-exit \
+      -- vim -u NONE -N /tmp/termloom-demo.txt
+
+  Compute in a Python REPL:
+    termloom run --wait-text '>>> ' --submit '6 * 7' --wait-regex '^42$' \
+      --wait-screen-regex '^>>>$' --submit 'exit()' --wait-exit -- python3 -q
+
+  A shell command line, its exit code and output as JSON:
+    termloom run --json --shell 'echo hi; exit 3'
+
+  Resize the terminal under a running shell:
+    termloom run --size 80x24 --env 'PS1=$ ' --wait-screen '$' --resize 100x40 \
+      --submit 'stty size; exit' --wait-exit -- bash --norc --noprofile
+
+  Start a server, wait at most five seconds until it listens, then close it:
+    termloom run --timeout 5000 --wait-regex 'Serving HTTP on .* port [0-9]+' \
+      -- python3 -m http.server 0
+"#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_help_lists_every_option_and_step() {
+        let help = run_help();
+        let options = OPTIONS.iter().map(Def::signature);
+        for signature in options.chain(STEPS.iter().map(Def::signature)) {
+            assert!(
+                help.contains(&format!("\n  {signature} ")),
+                "{signature} missing"
+            );
+        }
+        assert!(top_help().contains(&help));
+    }
+
+    #[test]
+    fn descriptions_start_in_one_column() {
+        let help = run_help();
+        let line = help
+            .lines()
+            .find(|l| l.starts_with("  --screen "))
+            .expect("--screen listed");
+        assert_eq!(line.find("Print the screen"), Some(HELP_COLUMN), "{line}");
+    }
+}

@@ -1,0 +1,138 @@
+//! The options of `termloom run` ([`RunOptions`]) and their table ([`OPTIONS`]). Options set
+//! up the run as a whole, wherever they appear before `--`; adding one is one table entry.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::table::Def;
+use super::values::{self, Size};
+
+/// Default timeout of each wait step.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(10_000);
+
+/// Everything the options set.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Terminal size (the engine's default when `None`).
+    pub size: Option<Size>,
+    /// Timeout of each wait step.
+    pub timeout: Duration,
+    /// Print one JSON object instead of the human report.
+    pub json: bool,
+    /// Environment variables set for the program, in order.
+    pub env: Vec<(String, String)>,
+    /// Working directory of the program.
+    pub cwd: Option<PathBuf>,
+    /// A shell command line to run instead of `-- PROGRAM [ARGS...]`.
+    pub shell: Option<String>,
+    /// Show the help instead of running.
+    pub help: bool,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            size: None,
+            timeout: DEFAULT_TIMEOUT,
+            json: false,
+            env: Vec::new(),
+            cwd: None,
+            shell: None,
+            help: false,
+        }
+    }
+}
+
+/// Applies an option's value (the empty string for flags) to the options.
+pub type OptionSetter = fn(&mut RunOptions, &str) -> Result<(), String>;
+
+/// An option's table entry.
+pub type OptionDef = Def<OptionSetter>;
+
+const SECTION: &str = "Options";
+
+/// Every option, in the order the help lists them.
+pub const OPTIONS: &[OptionDef] = &[
+    Def {
+        name: "--size",
+        alias: None,
+        value: Some("COLSxROWS"),
+        section: SECTION,
+        help: "Terminal size at the start (default 120x32; columns 2..=1000,\n\
+               rows 1..=500).",
+        action: |o, v| {
+            o.size = Some(values::size(v)?);
+            Ok(())
+        },
+    },
+    Def {
+        name: "--timeout",
+        alias: None,
+        value: Some("MS"),
+        section: SECTION,
+        help: "Timeout of each wait step in milliseconds (default 10000).",
+        action: |o, v| {
+            o.timeout = values::millis(v)?;
+            Ok(())
+        },
+    },
+    Def {
+        name: "--json",
+        alias: None,
+        value: None,
+        section: SECTION,
+        help: "Print one JSON object on stdout instead of the human report\n\
+               (see Output).",
+        action: |o, _| {
+            o.json = true;
+            Ok(())
+        },
+    },
+    Def {
+        name: "--env",
+        alias: None,
+        value: Some("KEY=VALUE"),
+        section: SECTION,
+        help: "Set an environment variable for the program (repeatable). The\n\
+               program otherwise inherits termloom's environment, with\n\
+               TERM=xterm-256color and credential-like variables removed.",
+        action: |o, v| {
+            o.env.push(values::env_pair(v)?);
+            Ok(())
+        },
+    },
+    Def {
+        name: "--cwd",
+        alias: None,
+        value: Some("DIR"),
+        section: SECTION,
+        help: "Working directory of the program (default: the current one).",
+        action: |o, v| {
+            o.cwd = Some(PathBuf::from(v));
+            Ok(())
+        },
+    },
+    Def {
+        name: "--shell",
+        alias: None,
+        value: Some("LINE"),
+        section: SECTION,
+        help: "Run the shell command line LINE instead of `-- PROGRAM`: as\n\
+               `bash -lc LINE` ($SHELL instead of bash when it is bash or zsh).",
+        action: |o, v| {
+            o.shell = Some(v.to_owned());
+            Ok(())
+        },
+    },
+    Def {
+        name: "--help",
+        alias: Some("-h"),
+        value: None,
+        section: SECTION,
+        help: "Show this help.",
+        action: |o, _| {
+            o.help = true;
+            Ok(())
+        },
+    },
+];

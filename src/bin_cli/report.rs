@@ -1,0 +1,123 @@
+//! What a run prints on stdout: step outputs as they happen and the final report, for people
+//! (sections under `--- name ---` lines) or as one JSON object.
+
+use std::io::{self, Write};
+
+use serde_json::{Value, json};
+use termloom::{ExitStatus, Screen};
+
+use super::failure::Failure;
+use super::parse::Planned;
+
+/// How the session ended, as the final report shows it.
+#[derive(Debug)]
+pub struct Ending {
+    /// How the program ended.
+    pub status: ExitStatus,
+    /// Whether termloom had to close it.
+    pub closed_by_termloom: bool,
+    /// The final screen.
+    pub screen: Screen,
+    /// The whole retained transcript.
+    pub transcript: String,
+    /// Whether older transcript lines were no longer retained.
+    pub transcript_truncated: bool,
+}
+
+/// Prints step outputs and the final report in the chosen format.
+pub struct Reporter {
+    json: bool,
+    captures: Vec<Value>,
+}
+
+impl Reporter {
+    /// A reporter for people, or for programs when `json` is set.
+    pub fn new(json: bool) -> Reporter {
+        Reporter {
+            json,
+            captures: Vec::new(),
+        }
+    }
+
+    /// The output of a `--screen` step.
+    pub fn screen(&mut self, step: &Planned, screen: &Screen) -> io::Result<()> {
+        if self.json {
+            self.captures
+                .push(json!({ "step": step.number, "screen": screen }));
+            return Ok(());
+        }
+        section(&step_header(step), &screen.to_string())
+    }
+
+    /// The output of a `--read` step.
+    pub fn read(&mut self, step: &Planned, text: &str) -> io::Result<()> {
+        if self.json {
+            self.captures
+                .push(json!({ "step": step.number, "read": text }));
+            return Ok(());
+        }
+        section(&step_header(step), text)
+    }
+
+    /// The final report.
+    pub fn finish(self, ending: &Ending, failure: Option<&Failure>) -> io::Result<()> {
+        if self.json {
+            return print_json(&self.final_json(ending, failure));
+        }
+        let mut transcript = ending.transcript.clone();
+        if ending.transcript_truncated {
+            transcript.insert_str(0, "(older lines were no longer kept)\n");
+        }
+        section("transcript", &transcript)?;
+        section("screen", &ending.screen.to_string())?;
+        let mut out = io::stdout().lock();
+        writeln!(out, "--- exit: {} ---", exit_text(ending))?;
+        out.flush()
+    }
+
+    /// The JSON object of the final report.
+    fn final_json(self, ending: &Ending, failure: Option<&Failure>) -> Value {
+        json!({
+            "exit": ending.status,
+            "closed_by_termloom": ending.closed_by_termloom,
+            "screen": ending.screen,
+            "transcript": ending.transcript,
+            "transcript_truncated": ending.transcript_truncated,
+            "captures": self.captures,
+            "error": failure.map(Failure::to_json),
+        })
+    }
+}
+
+/// `step 3: --screen`.
+fn step_header(step: &Planned) -> String {
+    format!("step {}: {}", step.number, step.label)
+}
+
+/// The exit line's status: `exit code 0`, `killed by signal 1 (closed by termloom)`.
+fn exit_text(ending: &Ending) -> String {
+    if ending.closed_by_termloom {
+        format!("{} (closed by termloom)", ending.status)
+    } else {
+        ending.status.to_string()
+    }
+}
+
+/// Prints `--- header ---` and `body`, ending with a line break.
+fn section(header: &str, body: &str) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "--- {header} ---")?;
+    out.write_all(body.as_bytes())?;
+    if !body.is_empty() && !body.ends_with('\n') {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
+}
+
+/// Prints one JSON object on its own line.
+fn print_json(value: &Value) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer(&mut out, value)?;
+    writeln!(out)?;
+    out.flush()
+}

@@ -1,0 +1,200 @@
+//! `termloom run`: starts one session, performs the steps in order, closes the session and
+//! reports.
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use termloom::{Config, Engine, ExitStatus, Fired, Session, SessionState, SpawnSpec};
+
+use super::failure::{EXIT_FAILURE, Failure};
+use super::help::run_help;
+use super::parse::{Parsed, Plan, Planned, Program, parse};
+use super::report::{Ending, Reporter};
+use super::signals;
+use super::steps::{Step, WaitFor};
+
+/// Bound for the final transcript: everything the engine retains.
+const TRANSCRIPT_BOUND: usize = usize::MAX >> 1;
+
+/// Runs `termloom run` with its arguments and returns the exit code.
+pub fn main(args: Vec<OsString>) -> ExitCode {
+    match parse(args) {
+        Ok(Parsed::Help) => {
+            print!("{}", run_help());
+            ExitCode::SUCCESS
+        }
+        Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
+        Err(message) => super::usage_error(&message, "termloom run --help"),
+    }
+}
+
+/// Runs a plan: start, steps, close, report. Returns the exit code.
+fn execute(plan: &Plan) -> u8 {
+    let stop_signals = signals::install();
+    let engine = match Engine::new(Config::default()) {
+        Ok(engine) => engine,
+        Err(err) => return fatal(&err),
+    };
+    if let Some(stop_signals) = stop_signals {
+        stop_signals.close_on_signal(engine.clone());
+    }
+    let session = match engine.spawn(spawn_spec(plan)) {
+        Ok(session) => session,
+        Err(err) => return fatal(&err),
+    };
+    let mut reporter = Reporter::new(plan.options.json);
+    let failure = perform(&session, plan, &mut reporter).err();
+    let ending = end_session(&session);
+    signals::defer_to_interrupt();
+    conclude(reporter, ending, failure)
+}
+
+/// Prints the report and the failure, if any, and picks the exit code.
+fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Option<Failure>) -> u8 {
+    let ending = match ending {
+        Ok(ending) => ending,
+        Err(err) => {
+            if let Some(failure) = &failure {
+                failure.print();
+            }
+            return fatal(&err);
+        }
+    };
+    let output = reporter.finish(&ending, failure.as_ref()).err();
+    let failure = failure.or(output.map(Failure::output));
+    match &failure {
+        Some(failure) => {
+            failure.print();
+            failure.exit_code()
+        }
+        None => exit_code(&ending),
+    }
+}
+
+/// Reports a library error that ends the run and returns the failure exit code.
+fn fatal(err: &termloom::Error) -> u8 {
+    signals::defer_to_interrupt();
+    eprintln!("termloom: {err}");
+    EXIT_FAILURE
+}
+
+/// What to start, from the plan's program and options.
+fn spawn_spec(plan: &Plan) -> SpawnSpec {
+    let options = &plan.options;
+    let mut spec = match &plan.program {
+        Program::Argv(program, args) => SpawnSpec::new(program).args(args),
+        Program::Shell(line) => SpawnSpec::shell(line.as_str()),
+    };
+    if let Some(size) = options.size {
+        spec = spec.size(size.cols, size.rows);
+    }
+    if let Some(cwd) = &options.cwd {
+        spec = spec.cwd(cwd);
+    }
+    for (key, value) in &options.env {
+        spec = spec.env(key, value);
+    }
+    spec
+}
+
+/// Performs the steps in order, stopping at the first failure.
+fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<(), Failure> {
+    for step in &plan.steps {
+        perform_step(session, plan.options.timeout, reporter, step)?;
+    }
+    Ok(())
+}
+
+/// Performs one step.
+fn perform_step(
+    session: &Session,
+    timeout: Duration,
+    reporter: &mut Reporter,
+    planned: &Planned,
+) -> Result<(), Failure> {
+    let failed = |err| Failure::error(planned, err);
+    match &planned.step {
+        Step::Send(text) => session.send_text(text).map_err(failed),
+        Step::Submit(text) => session.submit(text).map_err(failed),
+        Step::Wait(wait) => wait_for(session, wait, timeout, planned),
+        Step::Resize(size) => session.resize(size.cols, size.rows).map_err(failed),
+        Step::Screen => {
+            let screen = session.screen().map_err(failed)?;
+            reporter.screen(planned, &screen).map_err(Failure::output)
+        }
+        Step::Read => {
+            let text = read_new(session).map_err(failed)?;
+            reporter.read(planned, &text).map_err(Failure::output)
+        }
+    }
+}
+
+/// Performs a wait step: succeeds when the condition holds (or, for a wait on the exit, when
+/// the program exits).
+fn wait_for(
+    session: &Session,
+    wait: &WaitFor,
+    timeout: Duration,
+    planned: &Planned,
+) -> Result<(), Failure> {
+    let outcome = session
+        .wait(wait.until.clone(), timeout)
+        .map_err(|err| Failure::error(planned, err))?;
+    match outcome.fired {
+        Fired::Matched(_) => Ok(()),
+        Fired::Exited { .. } if wait.exit_satisfies => Ok(()),
+        Fired::Exited { status } => Err(Failure::exited(planned, status, session.screen().ok())),
+        Fired::Closed | Fired::Cancelled => Err(Failure::closed(planned)),
+        Fired::Timeout => Err(Failure::timeout(planned, timeout, outcome.screen)),
+    }
+}
+
+/// All transcript output that is new since the previous read.
+fn read_new(session: &Session) -> termloom::Result<String> {
+    let mut text = String::new();
+    loop {
+        let output = session.read()?;
+        text.push_str(&output.text);
+        if !output.truncated {
+            return Ok(text);
+        }
+    }
+}
+
+/// Closes the session (the program may have exited already) and collects the final report.
+/// The screen is taken before closing a running program, so it shows what the program
+/// showed, not what it drew while being terminated.
+fn end_session(session: &Session) -> termloom::Result<Ending> {
+    let running = matches!(session.info()?.state, SessionState::Running);
+    let screen_before = if running {
+        Some(session.screen()?)
+    } else {
+        None
+    };
+    let status = session.close()?;
+    let screen = match screen_before {
+        Some(screen) => screen,
+        None => session.screen()?,
+    };
+    let (transcript, transcript_truncated) = session.scrollback(TRANSCRIPT_BOUND)?;
+    Ok(Ending {
+        status,
+        closed_by_termloom: running,
+        screen,
+        transcript,
+        transcript_truncated,
+    })
+}
+
+/// The exit code of a run whose steps all succeeded: the program's own, or 0 when termloom
+/// closed it.
+fn exit_code(ending: &Ending) -> u8 {
+    if ending.closed_by_termloom {
+        return 0;
+    }
+    match ending.status {
+        ExitStatus::Code(code) => (code & 0xff) as u8,
+        ExitStatus::Signal(signal) => 128u8.wrapping_add((signal & 0x7f) as u8),
+    }
+}

@@ -1,0 +1,196 @@
+//! The steps of `termloom run`: what each does ([`Step`]) and the table that names, parses and
+//! documents them ([`STEPS`]). Adding a step is one [`Step`] variant (if no existing one fits),
+//! one table entry, and one arm in `run::perform_step`.
+
+use termloom::Until;
+
+use super::table::Def;
+use super::values::{self, Size};
+
+/// One action of a run, performed in the order given.
+#[derive(Debug)]
+pub enum Step {
+    /// Type text, backslash escapes decoded.
+    Send(String),
+    /// Type text, backslash escapes decoded, then Enter.
+    Submit(String),
+    /// Block until a condition holds.
+    Wait(WaitFor),
+    /// Resize the terminal.
+    Resize(Size),
+    /// Print the screen now.
+    Screen,
+    /// Print the transcript output that is new since the previous read.
+    Read,
+}
+
+/// A wait step's condition, and whether the program's exit satisfies it.
+#[derive(Debug)]
+pub struct WaitFor {
+    /// The condition.
+    pub until: Until,
+    /// True for waits on the exit itself; for the others the exit is a failure.
+    pub exit_satisfies: bool,
+}
+
+impl WaitFor {
+    /// A wait that fails if the program exits before `until` holds.
+    fn on(until: Until) -> Step {
+        Step::Wait(WaitFor {
+            until,
+            exit_satisfies: false,
+        })
+    }
+
+    /// The wait for the program's exit.
+    pub fn exit() -> Step {
+        Step::Wait(WaitFor {
+            until: Until::exit(),
+            exit_satisfies: true,
+        })
+    }
+}
+
+/// Parses a step's value (the empty string for steps that take none).
+pub type StepParser = fn(&str) -> Result<Step, String>;
+
+/// A step's table entry.
+pub type StepDef = Def<StepParser>;
+
+const TYPING: &str = "Typing steps";
+const WAITING: &str = "Waiting steps (each waits at most --timeout; see Exit status)";
+const TERMINAL: &str = "Terminal steps";
+const OUTPUT: &str = "Output steps";
+
+/// A regular expression wait.
+fn regex_wait(compile: fn(&str) -> termloom::Result<Until>, pattern: &str) -> Result<Step, String> {
+    compile(pattern)
+        .map(WaitFor::on)
+        .map_err(|err| values::single_line(&err.to_string()))
+}
+
+/// Every step, in the order the help lists them.
+pub const STEPS: &[StepDef] = &[
+    Def {
+        name: "--send",
+        alias: None,
+        value: Some("TEXT"),
+        section: TYPING,
+        help: "Type TEXT. Backslash escapes are decoded (see Escapes): \\r is\n\
+               Enter, \\e is Escape.",
+        action: |v| Ok(Step::Send(v.to_owned())),
+    },
+    Def {
+        name: "--submit",
+        alias: None,
+        value: Some("TEXT"),
+        section: TYPING,
+        help: "Type TEXT (escapes decoded), then Enter (\\r).",
+        action: |v| Ok(Step::Submit(v.to_owned())),
+    },
+    Def {
+        name: "--wait-screen",
+        alias: None,
+        value: Some("TEXT"),
+        section: WAITING,
+        help: "Wait until TEXT appears on the screen, within one row.",
+        action: |v| values::one_line(v).map(|t| WaitFor::on(Until::screen_contains(t))),
+    },
+    Def {
+        name: "--wait-screen-regex",
+        alias: None,
+        value: Some("RE"),
+        section: WAITING,
+        help: "Wait until the regular expression RE matches a row of the\n\
+               screen (Rust regex syntax; ^ and $ are the row's ends).",
+        action: |v| regex_wait(Until::screen_regex, v),
+    },
+    Def {
+        name: "--wait-text",
+        alias: None,
+        value: Some("TEXT"),
+        section: WAITING,
+        help: "Wait until TEXT appears in the transcript output not yet\n\
+               printed by --read (the line being typed at the cursor\n\
+               included), within one line.",
+        action: |v| values::one_line(v).map(|t| WaitFor::on(Until::text(t))),
+    },
+    Def {
+        name: "--wait-regex",
+        alias: None,
+        value: Some("RE"),
+        section: WAITING,
+        help: "Wait until RE matches a line of the transcript output not yet\n\
+               printed by --read (^ and $ are the line's ends).",
+        action: |v| regex_wait(Until::regex, v),
+    },
+    Def {
+        name: "--wait-exit",
+        alias: None,
+        value: None,
+        section: WAITING,
+        help: "Wait until the program exits. (The other waits fail when the\n\
+               program exits first.)",
+        action: |_| Ok(WaitFor::exit()),
+    },
+    Def {
+        name: "--resize",
+        alias: None,
+        value: Some("COLSxROWS"),
+        section: TERMINAL,
+        help: "Resize the terminal; the program gets SIGWINCH.",
+        action: |v| values::size(v).map(Step::Resize),
+    },
+    Def {
+        name: "--screen",
+        alias: None,
+        value: None,
+        section: OUTPUT,
+        help: "Print the screen as it is now.",
+        action: |_| Ok(Step::Screen),
+    },
+    Def {
+        name: "--read",
+        alias: None,
+        value: None,
+        section: OUTPUT,
+        help: "Print the transcript output that is new since the previous\n\
+               --read (all of it at the first --read).",
+        action: |_| Ok(Step::Read),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_dashed() {
+        for (i, def) in STEPS.iter().enumerate() {
+            assert!(def.name.starts_with("--"), "{}", def.name);
+            assert!(
+                STEPS[i + 1..].iter().all(|other| other.name != def.name),
+                "{} twice",
+                def.name
+            );
+        }
+    }
+
+    #[test]
+    fn parsers_check_their_values() {
+        let parse = |name: &str, value: &str| {
+            (super::super::table::find(STEPS, name).unwrap().action)(value)
+        };
+        assert!(parse("--wait-regex", "(").is_err());
+        assert!(parse("--wait-screen", "a\nb").is_err());
+        assert!(parse("--resize", "80").is_err());
+        assert!(matches!(parse("--resize", "80x24"), Ok(Step::Resize(_))));
+        assert!(matches!(
+            parse("--wait-exit", ""),
+            Ok(Step::Wait(WaitFor {
+                exit_satisfies: true,
+                ..
+            }))
+        ));
+    }
+}

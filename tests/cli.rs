@@ -1,0 +1,495 @@
+//! The `termloom` command line, run as a real process. Every test synchronises through the
+//! CLI's own waits; none sleeps.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// A timeout for waits that should succeed: generous, as waits return as soon as they hold.
+const LONG_MS: &str = "20000";
+
+/// Every step `termloom run` accepts; the help must explain each.
+const STEPS: &[&str] = &[
+    "--send",
+    "--submit",
+    "--wait-screen",
+    "--wait-screen-regex",
+    "--wait-text",
+    "--wait-regex",
+    "--wait-exit",
+    "--resize",
+    "--screen",
+    "--read",
+];
+
+/// Every option of `termloom run`.
+const OPTIONS: &[&str] = &[
+    "--size",
+    "--timeout",
+    "--json",
+    "--env",
+    "--cwd",
+    "--shell",
+    "--help",
+];
+
+/// Runs `termloom` with `args` to completion.
+fn termloom(args: &[&str]) -> Output {
+    Command::new(TERMLOOM)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("termloom runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The exit code, with both streams in the panic message when there is none.
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or_else(|| {
+        panic!(
+            "no exit code: {:?}\n{}\n{}",
+            output.status,
+            stdout(output),
+            stderr(output)
+        )
+    })
+}
+
+/// Asserts the exit code, showing both streams when it differs.
+fn assert_code(output: &Output, expected: i32) {
+    assert_eq!(
+        code(output),
+        expected,
+        "stdout:\n{}\nstderr:\n{}",
+        stdout(output),
+        stderr(output)
+    );
+}
+
+/// Parses the one JSON object `--json` prints.
+fn json(output: &Output) -> Value {
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(output), stderr(output)))
+}
+
+/// The text of a `--- name ---` section of the human report: up to the next section.
+fn section<'a>(text: &'a str, name: &str) -> &'a str {
+    let header = format!("--- {name} ---\n");
+    let start = text
+        .find(&header)
+        .unwrap_or_else(|| panic!("no {header:?} in {text}"))
+        + header.len();
+    let rest = &text[start..];
+    let end = rest.find("\n--- ").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+fn tempdir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "termloom-cli-test-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
+    let dir = tempdir();
+    let file = dir.join("termloom-demo.txt");
+    let file = file.to_str().unwrap();
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-screen",
+        "[New]",
+        "--send",
+        r"ihello from termloom\e",
+        "--send",
+        r":w\r",
+        "--wait-screen",
+        "written",
+        "--screen",
+        "--send",
+        r":q\r",
+        "--wait-exit",
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        file,
+    ]);
+    assert_code(&output, 0);
+    let text = stdout(&output);
+    let screen = section(&text, "step 5: --screen");
+    assert!(screen.contains("alternate screen"), "{screen}");
+    assert!(screen.contains("\nhello from termloom\n"), "{screen}");
+    assert!(
+        screen.contains("[New]") && screen.contains("written"),
+        "{screen}"
+    );
+    // Then the transcript, the final screen and the exit.
+    section(&text, "transcript");
+    assert!(
+        section(&text, "screen").contains("primary screen"),
+        "{text}"
+    );
+    assert!(text.ends_with("--- exit: exit code 0 ---\n"), "{text}");
+    assert_eq!(
+        std::fs::read_to_string(file).unwrap(),
+        "hello from termloom\n"
+    );
+    assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn json_report_has_the_exit_the_screen_and_the_transcript() {
+    // No steps: termloom waits for the exit.
+    let output = termloom(&["run", "--json", "--", "sh", "-c", "echo hi; exit 3"]);
+    assert_code(&output, 3);
+    let report = json(&output);
+    assert_eq!(report["exit"], serde_json::json!({ "code": 3 }));
+    assert_eq!(report["closed_by_termloom"], false);
+    assert!(
+        report["transcript"].as_str().unwrap().contains("hi"),
+        "{report}"
+    );
+    assert_eq!(report["screen"]["rows"][0], "hi");
+    assert_eq!(report["screen"]["cols"], 120);
+    assert_eq!(report["screen"]["alternate"], false);
+    assert!(report["screen"]["cursor"]["row"].is_u64(), "{report}");
+    assert!(report["screen"]["modes"].is_object(), "{report}");
+    assert!(report["error"].is_null(), "{report}");
+}
+
+#[test]
+fn json_report_of_a_program_termloom_closed_has_its_captures() {
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--timeout",
+        LONG_MS,
+        "--wait-text",
+        "ready",
+        "--screen",
+        "--read",
+        "--shell",
+        "echo ready; exec sleep 1000",
+    ]);
+    assert_code(&output, 0);
+    let report = json(&output);
+    assert_eq!(report["closed_by_termloom"], true);
+    assert!(report["exit"]["signal"].is_u64(), "{report}");
+    let captures = report["captures"].as_array().unwrap();
+    assert_eq!(captures.len(), 2, "{report}");
+    assert_eq!(captures[0]["step"], 2);
+    assert_eq!(captures[0]["screen"]["rows"][0], "ready");
+    assert_eq!(captures[1]["step"], 3);
+    assert!(captures[1]["read"].as_str().unwrap().starts_with("ready\n"));
+}
+
+#[test]
+fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        "1500",
+        "--wait-screen",
+        "on screen",
+        "--wait-screen",
+        "never shown",
+        "--shell",
+        "echo on screen; exec sleep 1000",
+    ]);
+    assert_code(&output, 124);
+    let err = stderr(&output);
+    assert!(
+        err.contains("step 2 (--wait-screen 'never shown') timed out after 1500 ms"),
+        "{err}"
+    );
+    assert!(err.contains("screen 120x32"), "{err}");
+    assert!(err.contains("\non screen\n"), "{err}");
+    // The report still comes, with the program closed by termloom.
+    assert!(
+        stdout(&output).contains("(closed by termloom) ---"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_program_that_exits_during_another_wait_fails_with_its_status() {
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-text",
+        "never printed",
+        "--",
+        "sh",
+        "-c",
+        "echo bye; exit 4",
+    ]);
+    assert_code(&output, 1);
+    let err = stderr(&output);
+    assert!(
+        err.contains("step 1 (--wait-text 'never printed')"),
+        "{err}"
+    );
+    assert!(err.contains("the program exited (exit code 4)"), "{err}");
+    assert!(err.contains("\nbye\n"), "{err}");
+}
+
+#[test]
+fn library_errors_exit_1_with_their_message() {
+    let output = termloom(&["run", "--", "no-such-program-xyz"]);
+    assert_code(&output, 1);
+    assert!(
+        stderr(&output).contains("no-such-program-xyz"),
+        "{}",
+        stderr(&output)
+    );
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-exit",
+        "--send",
+        "too late",
+        "--",
+        "true",
+    ]);
+    assert_code(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("step 2 (--send 'too late') failed"), "{err}");
+    assert!(err.contains("has exited"), "{err}");
+}
+
+#[test]
+fn resize_is_seen_by_the_program() {
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--timeout",
+        LONG_MS,
+        "--size",
+        "80x24",
+        "--env",
+        "PS1=$ ",
+        "--env",
+        "HISTFILE=/dev/null",
+        "--wait-screen",
+        "$",
+        "--resize",
+        "100x40",
+        "--submit",
+        "stty size; exit",
+        "--wait-exit",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    assert_code(&output, 0);
+    let report = json(&output);
+    let transcript = report["transcript"].as_str().unwrap();
+    assert!(transcript.contains("\n40 100\n"), "{transcript:?}");
+    assert_eq!(report["screen"]["cols"], 100);
+    assert_eq!(report["screen"]["height"], 40);
+}
+
+#[test]
+fn env_and_cwd_reach_the_program() {
+    let dir = tempdir();
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--env",
+        "GREETING=hello there",
+        "--cwd",
+        dir.to_str().unwrap(),
+        "--shell",
+        "echo \"$GREETING from $(pwd)\"",
+    ]);
+    assert_code(&output, 0);
+    let transcript = json(&output)["transcript"].as_str().unwrap().to_owned();
+    assert!(
+        transcript.contains(&format!("hello there from {}", dir.display())),
+        "{transcript:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_prints_only_new_output_in_step_order() {
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-text",
+        "first",
+        "--read",
+        "--submit",
+        "",
+        "--wait-text",
+        "second",
+        "--read",
+        "--wait-exit",
+        "--shell",
+        "echo first; read -r; echo second",
+    ]);
+    assert_code(&output, 0);
+    let text = stdout(&output);
+    assert_eq!(section(&text, "step 2: --read"), "first\n");
+    let second = section(&text, "step 5: --read");
+    assert!(
+        second.contains("second") && !second.contains("first"),
+        "{text}"
+    );
+    assert!(text.find("step 2: --read") < text.find("step 5: --read"));
+    assert!(text.find("step 5: --read") < text.find("--- transcript ---"));
+}
+
+#[test]
+fn bad_arguments_exit_2_naming_the_argument() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--size", "big", "--", "true"], "--size"),
+        (&["run", "--resize", "10", "--", "true"], "--resize"),
+        (&["run", "--timeout", "soon", "--", "true"], "--timeout"),
+        (&["run", "--frobnicate", "--", "true"], "--frobnicate"),
+        (&["run", "--wait-regex", "(", "--", "true"], "--wait-regex"),
+        (&["run", "--env", "NOVALUE", "--", "true"], "--env"),
+        (&["run", "--screen=yes", "--", "true"], "--screen"),
+        (&["run", "--send"], "--send"),
+        (&["run", "vim", "notes.txt"], "\"vim\""),
+        (&["run", "--screen"], "no program"),
+        (&["run", "--shell", "true", "--", "true"], "--shell"),
+        (&["frobnicate"], "frobnicate"),
+    ];
+    for (args, named) in cases {
+        let output = termloom(args);
+        assert_eq!(code(&output), 2, "{args:?}: {}", stderr(&output));
+        let err = stderr(&output);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(named), "{args:?}: {err}");
+        assert!(err.contains("--help"), "{args:?}: {err}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[test]
+fn help_explains_every_step_and_option_with_examples() {
+    for args in [
+        &["--help"][..],
+        &["-h"],
+        &["help"],
+        &["run", "--help"],
+        &["help", "run"],
+        &["run", "--send", "x", "-h"],
+    ] {
+        let output = termloom(args);
+        assert_code(&output, 0);
+        let help = stdout(&output);
+        for name in STEPS.iter().chain(OPTIONS) {
+            let listed = help.lines().any(|line| {
+                let line = line.trim_start();
+                line.starts_with(&format!("{name} ")) || line.starts_with(&format!("-h, {name}"))
+            });
+            assert!(listed, "{args:?}: {name} is not explained");
+        }
+        let example = r"termloom run --wait-screen '[New]' --send 'ihello from termloom\e' --send ':w\r' \
+      --wait-screen 'written' --screen --send ':q\r' --wait-exit \
+      -- vim -u NONE -N /tmp/termloom-demo.txt";
+        assert!(
+            help.contains(example),
+            "{args:?}: the README example is missing"
+        );
+        assert!(help.contains("Exit status"), "{args:?}");
+    }
+    let output = termloom(&["--version"]);
+    assert_code(&output, 0);
+    assert!(stdout(&output).starts_with("termloom "));
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn programs_receive_signals_normally() {
+    // termloom handles its own stop signals; the program must not inherit them blocked or
+    // ignored.
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--shell",
+        "grep -E '^Sig(Blk|Ign)' /proc/self/status",
+    ]);
+    assert_code(&output, 0);
+    let transcript = json(&output)["transcript"].as_str().unwrap().to_owned();
+    let hup_int_term = (1 << (1 - 1)) | (1 << (2 - 1)) | (1 << (15 - 1));
+    for field in ["SigBlk:", "SigIgn:"] {
+        let line = transcript
+            .lines()
+            .find(|l| l.starts_with(field))
+            .unwrap_or_else(|| panic!("no {field} in {transcript}"));
+        let mask = u64::from_str_radix(line[field.len()..].trim(), 16).unwrap();
+        assert_eq!(mask & hup_int_term, 0, "{line}");
+    }
+}
+
+#[test]
+fn sigterm_closes_the_session_before_termloom_exits() {
+    let mut child = Command::new(TERMLOOM)
+        .args([
+            "run",
+            "--timeout",
+            "600000",
+            "--wait-text",
+            "pid=",
+            "--read",
+            "--wait-exit",
+            "--shell",
+            "echo pid=$$; exec sleep 1000",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The `--read` step prints the program's pid as soon as the program printed it.
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let pid: i32 = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find_map(|line| line.strip_prefix("pid=").map(|p| p.trim().parse().unwrap()))
+        .expect("the program's pid is printed");
+    let pid = rustix::process::Pid::from_raw(pid).unwrap();
+    rustix::process::test_kill_process(pid).expect("the program runs");
+    let termloom = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(128 + 15));
+    assert!(
+        stderr(&output).contains("received SIGTERM"),
+        "{}",
+        stderr(&output)
+    );
+    // termloom exits only after the session is closed and the program reaped.
+    assert!(rustix::process::test_kill_process(pid).is_err());
+}
