@@ -24,6 +24,14 @@ const STEPS: &[&str] = &[
     "--resize",
     "--screen",
     "--read",
+    "--keys",
+    "--paste",
+    "--signal",
+    "--run-command",
+    "--wait-stable",
+    "--wait-quiet",
+    "--wait-prompt",
+    "--wait-input",
 ];
 
 /// Every option of `termloom run`.
@@ -34,16 +42,14 @@ const OPTIONS: &[&str] = &[
     "--env",
     "--cwd",
     "--shell",
+    "--shell-integration",
+    "--config",
     "--help",
 ];
 
 /// Runs `termloom` with `args` to completion.
 fn termloom(args: &[&str]) -> Output {
-    Command::new(TERMLOOM)
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("termloom runs")
+    Command::new(TERMLOOM).args(args).stdin(Stdio::null()).output().expect("termloom runs")
 }
 
 fn stdout(output: &Output) -> String {
@@ -57,24 +63,13 @@ fn stderr(output: &Output) -> String {
 /// The exit code, with both streams in the panic message when there is none.
 fn code(output: &Output) -> i32 {
     output.status.code().unwrap_or_else(|| {
-        panic!(
-            "no exit code: {:?}\n{}\n{}",
-            output.status,
-            stdout(output),
-            stderr(output)
-        )
+        panic!("no exit code: {:?}\n{}\n{}", output.status, stdout(output), stderr(output))
     })
 }
 
 /// Asserts the exit code, showing both streams when it differs.
 fn assert_code(output: &Output, expected: i32) {
-    assert_eq!(
-        code(output),
-        expected,
-        "stdout:\n{}\nstderr:\n{}",
-        stdout(output),
-        stderr(output)
-    );
+    assert_eq!(code(output), expected, "stdout:\n{}\nstderr:\n{}", stdout(output), stderr(output));
 }
 
 /// Parses the one JSON object `--json` prints.
@@ -86,10 +81,8 @@ fn json(output: &Output) -> Value {
 /// The text of a `--- name ---` section of the human report: up to the next section.
 fn section<'a>(text: &'a str, name: &str) -> &'a str {
     let header = format!("--- {name} ---\n");
-    let start = text
-        .find(&header)
-        .unwrap_or_else(|| panic!("no {header:?} in {text}"))
-        + header.len();
+    let start =
+        text.find(&header).unwrap_or_else(|| panic!("no {header:?} in {text}")) + header.len();
     let rest = &text[start..];
     let end = rest.find("\n--- ").map_or(rest.len(), |i| i + 1);
     &rest[..end]
@@ -99,10 +92,7 @@ fn tempdir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "termloom-cli-test-{}-{}",
         std::process::id(),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -118,7 +108,7 @@ fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
         "--timeout",
         LONG_MS,
         "--wait-screen",
-        "[New]",
+        "termloom-demo.txt",
         "--send",
         r"ihello from termloom\e",
         "--send",
@@ -141,21 +131,12 @@ fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
     let screen = section(&text, "step 5: --screen");
     assert!(screen.contains("alternate screen"), "{screen}");
     assert!(screen.contains("\nhello from termloom\n"), "{screen}");
-    assert!(
-        screen.contains("[New]") && screen.contains("written"),
-        "{screen}"
-    );
+    assert!(screen.contains("[New]") && screen.contains("written"), "{screen}");
     // Then the transcript, the final screen and the exit.
     section(&text, "transcript");
-    assert!(
-        section(&text, "screen").contains("primary screen"),
-        "{text}"
-    );
+    assert!(section(&text, "screen").contains("primary screen"), "{text}");
     assert!(text.ends_with("--- exit: exit code 0 ---\n"), "{text}");
-    assert_eq!(
-        std::fs::read_to_string(file).unwrap(),
-        "hello from termloom\n"
-    );
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "hello from termloom\n");
     assert!(stderr(&output).is_empty(), "{}", stderr(&output));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -168,10 +149,7 @@ fn json_report_has_the_exit_the_screen_and_the_transcript() {
     let report = json(&output);
     assert_eq!(report["exit"], serde_json::json!({ "code": 3 }));
     assert_eq!(report["closed_by_termloom"], false);
-    assert!(
-        report["transcript"].as_str().unwrap().contains("hi"),
-        "{report}"
-    );
+    assert!(report["transcript"].as_str().unwrap().contains("hi"), "{report}");
     assert_eq!(report["screen"]["rows"][0], "hi");
     assert_eq!(report["screen"]["cols"], 120);
     assert_eq!(report["screen"]["alternate"], false);
@@ -221,18 +199,11 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
     ]);
     assert_code(&output, 124);
     let err = stderr(&output);
-    assert!(
-        err.contains("step 2 (--wait-screen 'never shown') timed out after 1500 ms"),
-        "{err}"
-    );
+    assert!(err.contains("step 2 (--wait-screen 'never shown') timed out after 1500 ms"), "{err}");
     assert!(err.contains("screen 120x32"), "{err}");
     assert!(err.contains("\non screen\n"), "{err}");
     // The report still comes, with the program closed by termloom.
-    assert!(
-        stdout(&output).contains("(closed by termloom) ---"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(stdout(&output).contains("(closed by termloom) ---"), "{}", stdout(&output));
 }
 
 #[test]
@@ -250,10 +221,7 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
     ]);
     assert_code(&output, 1);
     let err = stderr(&output);
-    assert!(
-        err.contains("step 1 (--wait-text 'never printed')"),
-        "{err}"
-    );
+    assert!(err.contains("step 1 (--wait-text 'never printed')"), "{err}");
     assert!(err.contains("the program exited (exit code 4)"), "{err}");
     assert!(err.contains("\nbye\n"), "{err}");
 }
@@ -262,21 +230,9 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
 fn library_errors_exit_1_with_their_message() {
     let output = termloom(&["run", "--", "no-such-program-xyz"]);
     assert_code(&output, 1);
-    assert!(
-        stderr(&output).contains("no-such-program-xyz"),
-        "{}",
-        stderr(&output)
-    );
-    let output = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--wait-exit",
-        "--send",
-        "too late",
-        "--",
-        "true",
-    ]);
+    assert!(stderr(&output).contains("no-such-program-xyz"), "{}", stderr(&output));
+    let output =
+        termloom(&["run", "--timeout", LONG_MS, "--wait-exit", "--send", "too late", "--", "true"]);
     assert_code(&output, 1);
     let err = stderr(&output);
     assert!(err.contains("step 2 (--send 'too late') failed"), "{err}");
@@ -331,10 +287,7 @@ fn env_and_cwd_reach_the_program() {
     ]);
     assert_code(&output, 0);
     let transcript = json(&output)["transcript"].as_str().unwrap().to_owned();
-    assert!(
-        transcript.contains(&format!("hello there from {}", dir.display())),
-        "{transcript:?}"
-    );
+    assert!(transcript.contains(&format!("hello there from {}", dir.display())), "{transcript:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -360,10 +313,7 @@ fn read_prints_only_new_output_in_step_order() {
     let text = stdout(&output);
     assert_eq!(section(&text, "step 2: --read"), "first\n");
     let second = section(&text, "step 5: --read");
-    assert!(
-        second.contains("second") && !second.contains("first"),
-        "{text}"
-    );
+    assert!(second.contains("second") && !second.contains("first"), "{text}");
     assert!(text.find("step 2: --read") < text.find("step 5: --read"));
     assert!(text.find("step 5: --read") < text.find("--- transcript ---"));
 }
@@ -415,13 +365,10 @@ fn help_explains_every_step_and_option_with_examples() {
             });
             assert!(listed, "{args:?}: {name} is not explained");
         }
-        let example = r"termloom run --wait-screen '[New]' --send 'ihello from termloom\e' --send ':w\r' \
+        let example = r"termloom run --wait-screen 'termloom-demo.txt' --send 'ihello from termloom\e' --send ':w\r' \
       --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt";
-        assert!(
-            help.contains(example),
-            "{args:?}: the README example is missing"
-        );
+        assert!(help.contains(example), "{args:?}: the README example is missing");
         assert!(help.contains("Exit status"), "{args:?}");
     }
     let output = termloom(&["--version"]);
@@ -434,12 +381,8 @@ fn help_explains_every_step_and_option_with_examples() {
 fn programs_receive_signals_normally() {
     // termloom handles its own stop signals; the program must not inherit them blocked or
     // ignored.
-    let output = termloom(&[
-        "run",
-        "--json",
-        "--shell",
-        "grep -E '^Sig(Blk|Ign)' /proc/self/status",
-    ]);
+    let output =
+        termloom(&["run", "--json", "--shell", "grep -E '^Sig(Blk|Ign)' /proc/self/status"]);
     assert_code(&output, 0);
     let transcript = json(&output)["transcript"].as_str().unwrap().to_owned();
     let hup_int_term = (1 << (1 - 1)) | (1 << (2 - 1)) | (1 << (15 - 1));
@@ -485,11 +428,109 @@ fn sigterm_closes_the_session_before_termloom_exits() {
     rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(128 + 15));
-    assert!(
-        stderr(&output).contains("received SIGTERM"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains("received SIGTERM"), "{}", stderr(&output));
     // termloom exits only after the session is closed and the program reaped.
     assert!(rustix::process::test_kill_process(pid).is_err());
+}
+
+#[test]
+fn keys_and_input_wait_drive_vim() {
+    let dir = tempdir();
+    let file = dir.join("keys.txt");
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-input",
+        "--keys",
+        "ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>",
+        "--wait-exit",
+        "--",
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        file.to_str().unwrap(),
+    ]);
+    assert_code(&output, 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "firsttop\nsecond\n");
+}
+
+#[test]
+fn run_command_prints_output_and_fails_on_a_failing_command() {
+    let ok = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--shell-integration",
+        "--wait-prompt",
+        "--run-command",
+        "echo from-the-command",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    assert_code(&ok, 0);
+    assert!(stdout(&ok).contains("from-the-command"), "{}", stdout(&ok));
+    let failing = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--shell-integration",
+        "--wait-prompt",
+        "--run-command",
+        "ls /no/such/dir",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    assert_code(&failing, 1);
+    assert!(stderr(&failing).contains("exit code 2"), "{}", stderr(&failing));
+}
+
+#[test]
+fn signal_step_interrupts_the_foreground_program() {
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--env",
+        "PS1=$ ",
+        "--wait-screen",
+        "$",
+        "--submit",
+        "python3 -c 'import time; print(\"ready\", flush=True); time.sleep(1000)'",
+        "--wait-regex",
+        "^ready$",
+        "--signal",
+        "INT",
+        "--wait-screen-regex",
+        "^\\$$",
+        "--submit",
+        "echo status=$?; exit",
+        "--wait-exit",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    assert_code(&output, 0);
+    assert!(stdout(&output).contains("status=130"), "{}", stdout(&output));
+}
+
+#[test]
+fn config_file_is_read_and_checked() {
+    let dir = tempdir();
+    let good = dir.join("good.toml");
+    std::fs::write(&good, "cols = 90\nrows = 20\n").unwrap();
+    let output = termloom(&["run", "--config", good.to_str().unwrap(), "--", "stty", "size"]);
+    assert_code(&output, 0);
+    assert!(stdout(&output).contains("20 90"), "{}", stdout(&output));
+    let bad = dir.join("bad.toml");
+    std::fs::write(&bad, "max_read_bytes = 1\n").unwrap();
+    let output = termloom(&["run", "--config", bad.to_str().unwrap(), "--", "true"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains("max_read_bytes"), "{}", stderr(&output));
 }

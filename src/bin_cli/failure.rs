@@ -25,6 +25,8 @@ pub enum FailureKind {
     Closed,
     /// The library or the output refused something.
     Error,
+    /// A `--run-command` command failed.
+    Command,
 }
 
 impl FailureKind {
@@ -35,6 +37,7 @@ impl FailureKind {
             FailureKind::Exited => "exited",
             FailureKind::Closed => "closed",
             FailureKind::Error => "error",
+            FailureKind::Command => "command",
         }
     }
 }
@@ -58,12 +61,19 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Timeout,
-            message: format!(
-                "{} timed out after {} ms",
-                step.describe(),
-                timeout.as_millis()
-            ),
+            message: format!("{} timed out after {} ms", step.describe(), timeout.as_millis()),
             screen,
+        }
+    }
+
+    /// A `--run-command` whose command failed.
+    pub fn command(step: &Planned, code: Option<i32>) -> Failure {
+        let code = code.map_or("no exit code".to_owned(), |c| format!("exit code {c}"));
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Command,
+            message: format!("{} failed: the command ended with {code}", step.describe()),
+            screen: None,
         }
     }
 

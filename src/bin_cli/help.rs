@@ -30,6 +30,7 @@ pub fn top_help() -> String {
          {USAGE}\n\
          Commands:\n  \
            run      Run one program and perform steps on it (below).\n  \
+           mcp      Serve sessions to an agent host over MCP on stdio (`termloom mcp --help`).\n  \
            help     Show this help (`termloom help run`: only the part on `run`).\n\n\
          {}",
         env!("CARGO_PKG_VERSION"),
@@ -40,7 +41,8 @@ pub fn top_help() -> String {
 const USAGE: &str = "Usage:
   termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
   termloom run [OPTIONS] STEPS... --shell LINE
-  termloom help [run]                    (also: termloom --help, termloom run --help)
+  termloom mcp [--config FILE]
+  termloom help [run|mcp]                (also: termloom --help, termloom run --help)
   termloom --version
 ";
 
@@ -154,7 +156,7 @@ Exit status:
 
 Examples:
   Edit a file in vim and show the screen:
-    termloom run --wait-screen '[New]' --send 'ihello from termloom\e' --send ':w\r' \
+    termloom run --wait-screen 'termloom-demo.txt' --send 'ihello from termloom\e' --send ':w\r' \
       --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt
 
@@ -168,6 +170,14 @@ Examples:
   Resize the terminal under a running shell:
     termloom run --size 80x24 --env 'PS1=$ ' --wait-screen '$' --resize 100x40 \
       --submit 'stty size; exit' --wait-exit -- bash --norc --noprofile
+
+  Drive vim with keys (application cursor mode is handled) and save:
+    termloom run --wait-input --keys 'ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>' \
+      --wait-exit -- vim -u NONE -N /tmp/termloom-keys.txt
+
+  A shell with prompt marks: run commands, get their output and exit codes:
+    termloom run --shell-integration --wait-prompt --run-command 'ls /' \
+      --run-command 'test -d /tmp' -- bash
 
   Start a server, wait at most five seconds until it listens, then close it:
     termloom run --timeout 5000 --wait-regex 'Serving HTTP on .* port [0-9]+' \
@@ -183,10 +193,7 @@ mod tests {
         let help = run_help();
         let options = OPTIONS.iter().map(Def::signature);
         for signature in options.chain(STEPS.iter().map(Def::signature)) {
-            assert!(
-                help.contains(&format!("\n  {signature} ")),
-                "{signature} missing"
-            );
+            assert!(help.contains(&format!("\n  {signature} ")), "{signature} missing");
         }
         assert!(top_help().contains(&help));
     }
@@ -194,10 +201,7 @@ mod tests {
     #[test]
     fn descriptions_start_in_one_column() {
         let help = run_help();
-        let line = help
-            .lines()
-            .find(|l| l.starts_with("  --screen "))
-            .expect("--screen listed");
+        let line = help.lines().find(|l| l.starts_with("  --screen ")).expect("--screen listed");
         assert_eq!(line.find("Print the screen"), Some(HELP_COLUMN), "{line}");
     }
 }

@@ -1,8 +1,9 @@
 //! The command-line interface: subcommand dispatch. Each subcommand lives in its own module;
-//! `run` is the only one so far.
+//! `run` drives one session; `mcp` serves many over the Model Context Protocol.
 
 mod failure;
 mod help;
+mod mcp;
 mod options;
 mod parse;
 mod report;
@@ -27,11 +28,12 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
     };
     match command.to_str() {
         Some("run") => run::main(args.collect()),
+        Some("mcp") => mcp::main(args.collect()),
         Some("help") => help_command(args.next()),
         Some("-h" | "--help") => print_help(&help::top_help()),
         Some("-V" | "--version") => print_help(&help::version()),
         _ => usage_error(
-            &format!("unknown command {command:?}; the commands are `run` and `help`"),
+            &format!("unknown command {command:?}; the commands are `run`, `mcp` and `help`"),
             "termloom --help",
         ),
     }
@@ -42,8 +44,9 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
     match topic.as_ref().and_then(|t| t.to_str()) {
         None => print_help(&help::top_help()),
         Some("run") => print_help(&help::run_help()),
+        Some("mcp") => print_help(mcp::HELP),
         Some(other) => usage_error(
-            &format!("no help on {other:?}; the commands are `run` and `help`"),
+            &format!("no help on {other:?}; the commands are `run`, `mcp` and `help`"),
             "termloom --help",
         ),
     }

@@ -27,6 +27,10 @@ pub struct RunOptions {
     pub shell: Option<String>,
     /// Show the help instead of running.
     pub help: bool,
+    /// Start the shell with OSC 133 prompt marks.
+    pub shell_integration: bool,
+    /// A TOML configuration file for the engine.
+    pub config: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -39,6 +43,8 @@ impl Default for RunOptions {
             cwd: None,
             shell: None,
             help: false,
+            shell_integration: false,
+            config: None,
         }
     }
 }
@@ -121,6 +127,31 @@ pub const OPTIONS: &[OptionDef] = &[
                `bash -lc LINE` ($SHELL instead of bash when it is bash or zsh).",
         action: |o, v| {
             o.shell = Some(v.to_owned());
+            Ok(())
+        },
+    },
+    Def {
+        name: "--shell-integration",
+        alias: None,
+        value: None,
+        section: SECTION,
+        help: "Start an interactive bash or zsh (`-- bash`) with OSC 133 prompt\n\
+               marks, for --wait-prompt and --run-command. The prompt looks\n\
+               the same and the user's startup files are still read.",
+        action: |o, _| {
+            o.shell_integration = true;
+            Ok(())
+        },
+    },
+    Def {
+        name: "--config",
+        alias: None,
+        value: Some("FILE"),
+        section: SECTION,
+        help: "Read the engine's configuration from a TOML file (keys are the\n\
+               Config field names; durations as NAME_ms in milliseconds).",
+        action: |o, v| {
+            o.config = Some(PathBuf::from(v));
             Ok(())
         },
     },

@@ -93,11 +93,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             step: WaitFor::exit(),
         });
     }
-    Ok(Parsed::Run(Plan {
-        options,
-        steps,
-        program,
-    }))
+    Ok(Parsed::Run(Plan { options, steps, program }))
 }
 
 /// Splits `--name=value` into the name and the inline value.
@@ -132,11 +128,7 @@ fn planned(number: usize, def: &StepDef, value: &str, step: Step) -> Planned {
         Some(_) => format!("{} {}", def.name, shell_quote(value)),
         None => def.name.to_owned(),
     };
-    Planned {
-        number,
-        label,
-        step,
-    }
+    Planned { number, label, step }
 }
 
 /// The program to run: exactly one of `--shell LINE` and `-- PROGRAM [ARGS...]`.
@@ -148,22 +140,20 @@ fn program(shell: Option<String>, argv: Option<Vec<OsString>>) -> Result<Program
         (Some(line), None) => Ok(Program::Shell(line)),
         (None, Some(argv)) => {
             let mut argv = argv.into_iter();
-            let program = argv
-                .next()
-                .ok_or("no PROGRAM after `--`; give one, as in `-- vim notes.txt`")?;
+            let program =
+                argv.next().ok_or("no PROGRAM after `--`; give one, as in `-- vim notes.txt`")?;
             Ok(Program::Argv(program, argv.collect()))
         }
-        (None, None) => Err(
-            "no program to run; end with `-- PROGRAM [ARGS...]` or give --shell LINE".to_owned(),
-        ),
+        (None, None) => {
+            Err("no program to run; end with `-- PROGRAM [ARGS...]` or give --shell LINE"
+                .to_owned())
+        }
     }
 }
 
 /// `value` as UTF-8, or an error naming `what`.
 fn utf8(value: OsString, what: &str) -> Result<String, String> {
-    value
-        .into_string()
-        .map_err(|v| format!("{what}: {v:?} is not valid UTF-8"))
+    value.into_string().map_err(|v| format!("{what}: {v:?} is not valid UTF-8"))
 }
 
 /// The message for a value its parser refused.
@@ -216,23 +206,14 @@ mod tests {
         assert_eq!(labels, ["--send --", "--screen", "--wait-text x"]);
         assert_eq!(plan.options.timeout.as_millis(), 500);
         assert_eq!(plan.options.size.map(|s| (s.cols, s.rows)), Some((80, 24)));
-        assert_eq!(
-            plan.program,
-            Program::Argv("cat".into(), vec!["--screen".into()])
-        );
+        assert_eq!(plan.program, Program::Argv("cat".into(), vec!["--screen".into()]));
     }
 
     #[test]
     fn no_steps_means_wait_for_exit() {
         let plan = plan(&["--shell", "true"]);
         assert_eq!(plan.program, Program::Shell("true".into()));
-        assert!(matches!(
-            plan.steps[0].step,
-            Step::Wait(WaitFor {
-                exit_satisfies: true,
-                ..
-            })
-        ));
+        assert!(matches!(plan.steps[0].step, Step::Wait(WaitFor { exit_satisfies: true, .. })));
     }
 
     #[test]

@@ -33,17 +33,13 @@ pub struct Reporter {
 impl Reporter {
     /// A reporter for people, or for programs when `json` is set.
     pub fn new(json: bool) -> Reporter {
-        Reporter {
-            json,
-            captures: Vec::new(),
-        }
+        Reporter { json, captures: Vec::new() }
     }
 
     /// The output of a `--screen` step.
     pub fn screen(&mut self, step: &Planned, screen: &Screen) -> io::Result<()> {
         if self.json {
-            self.captures
-                .push(json!({ "step": step.number, "screen": screen }));
+            self.captures.push(json!({ "step": step.number, "screen": screen }));
             return Ok(());
         }
         section(&step_header(step), &screen.to_string())
@@ -52,8 +48,7 @@ impl Reporter {
     /// The output of a `--read` step.
     pub fn read(&mut self, step: &Planned, text: &str) -> io::Result<()> {
         if self.json {
-            self.captures
-                .push(json!({ "step": step.number, "read": text }));
+            self.captures.push(json!({ "step": step.number, "read": text }));
             return Ok(());
         }
         section(&step_header(step), text)

@@ -32,7 +32,11 @@ pub fn main(args: Vec<OsString>) -> ExitCode {
 /// Runs a plan: start, steps, close, report. Returns the exit code.
 fn execute(plan: &Plan) -> u8 {
     let stop_signals = signals::install();
-    let engine = match Engine::new(Config::default()) {
+    let config = match &plan.options.config {
+        Some(path) => Config::from_toml_file(path),
+        None => Ok(Config::default()),
+    };
+    let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
         Err(err) => return fatal(&err),
     };
@@ -95,7 +99,7 @@ fn spawn_spec(plan: &Plan) -> SpawnSpec {
     for (key, value) in &options.env {
         spec = spec.env(key, value);
     }
-    spec
+    spec.shell_integration(options.shell_integration)
 }
 
 /// Performs the steps in order, stopping at the first failure.
@@ -127,6 +131,23 @@ fn perform_step(
             let text = read_new(session).map_err(failed)?;
             reporter.read(planned, &text).map_err(Failure::output)
         }
+        Step::Keys(script) => session.send_keys(script).map_err(failed),
+        Step::Paste(text) => {
+            let bytes = termloom::decode_escapes(text);
+            session.paste(&String::from_utf8_lossy(&bytes)).map_err(failed)
+        }
+        Step::Signal(signal) => session.signal(*signal).map(|_| ()).map_err(failed),
+        Step::RunCommand(line) => {
+            let result = session.run_command(line, timeout).map_err(failed)?;
+            reporter.read(planned, &result.output).map_err(Failure::output)?;
+            if result.timed_out {
+                return Err(Failure::timeout(planned, timeout, session.screen().ok()));
+            }
+            match result.exit_code {
+                Some(0) => Ok(()),
+                code => Err(Failure::command(planned, code)),
+            }
+        }
     }
 }
 
@@ -138,9 +159,8 @@ fn wait_for(
     timeout: Duration,
     planned: &Planned,
 ) -> Result<(), Failure> {
-    let outcome = session
-        .wait(wait.until.clone(), timeout)
-        .map_err(|err| Failure::error(planned, err))?;
+    let outcome =
+        session.wait(wait.until.clone(), timeout).map_err(|err| Failure::error(planned, err))?;
     match outcome.fired {
         Fired::Matched(_) => Ok(()),
         Fired::Exited { .. } if wait.exit_satisfies => Ok(()),
@@ -167,24 +187,14 @@ fn read_new(session: &Session) -> termloom::Result<String> {
 /// showed, not what it drew while being terminated.
 fn end_session(session: &Session) -> termloom::Result<Ending> {
     let running = matches!(session.info()?.state, SessionState::Running);
-    let screen_before = if running {
-        Some(session.screen()?)
-    } else {
-        None
-    };
+    let screen_before = if running { Some(session.screen()?) } else { None };
     let status = session.close()?;
     let screen = match screen_before {
         Some(screen) => screen,
         None => session.screen()?,
     };
     let (transcript, transcript_truncated) = session.scrollback(TRANSCRIPT_BOUND)?;
-    Ok(Ending {
-        status,
-        closed_by_termloom: running,
-        screen,
-        transcript,
-        transcript_truncated,
-    })
+    Ok(Ending { status, closed_by_termloom: running, screen, transcript, transcript_truncated })
 }
 
 /// The exit code of a run whose steps all succeeded: the program's own, or 0 when termloom

@@ -2,6 +2,8 @@
 //! documents them ([`STEPS`]). Adding a step is one [`Step`] variant (if no existing one fits),
 //! one table entry, and one arm in `run::perform_step`.
 
+use std::time::Duration;
+
 use termloom::Until;
 
 use super::table::Def;
@@ -22,6 +24,14 @@ pub enum Step {
     Screen,
     /// Print the transcript output that is new since the previous read.
     Read,
+    /// Type a key script (text and `<Key>` names).
+    Keys(String),
+    /// Paste text (escapes decoded), bracketed when the program asked for it.
+    Paste(String),
+    /// Send a signal to the foreground process group.
+    Signal(termloom::Signal),
+    /// Run a command line in a shell with integration and print its output.
+    RunCommand(String),
 }
 
 /// A wait step's condition, and whether the program's exit satisfies it.
@@ -36,18 +46,12 @@ pub struct WaitFor {
 impl WaitFor {
     /// A wait that fails if the program exits before `until` holds.
     fn on(until: Until) -> Step {
-        Step::Wait(WaitFor {
-            until,
-            exit_satisfies: false,
-        })
+        Step::Wait(WaitFor { until, exit_satisfies: false })
     }
 
     /// The wait for the program's exit.
     pub fn exit() -> Step {
-        Step::Wait(WaitFor {
-            until: Until::exit(),
-            exit_satisfies: true,
-        })
+        Step::Wait(WaitFor { until: Until::exit(), exit_satisfies: true })
     }
 }
 
@@ -64,9 +68,7 @@ const OUTPUT: &str = "Output steps";
 
 /// A regular expression wait.
 fn regex_wait(compile: fn(&str) -> termloom::Result<Until>, pattern: &str) -> Result<Step, String> {
-    compile(pattern)
-        .map(WaitFor::on)
-        .map_err(|err| values::single_line(&err.to_string()))
+    compile(pattern).map(WaitFor::on).map_err(|err| values::single_line(&err.to_string()))
 }
 
 /// Every step, in the order the help lists them.
@@ -87,6 +89,56 @@ pub const STEPS: &[StepDef] = &[
         section: TYPING,
         help: "Type TEXT (escapes decoded), then Enter (\\r).",
         action: |v| Ok(Step::Submit(v.to_owned())),
+    },
+    Def {
+        name: "--keys",
+        alias: None,
+        value: Some("SCRIPT"),
+        section: TYPING,
+        help: "Press keys: text mixed with <Key> names, as in vim mappings:\n\
+               'ihello<Esc>:wq<Enter>', '<C-c>', '<Up><Up><Enter>', '<lt>' for\n\
+               a literal <. Keys follow the program's modes (application\n\
+               cursor keys, kitty keyboard protocol). See Keys.",
+        action: |v| {
+            termloom::parse_key_script(v)
+                .map(|_| Step::Keys(v.to_owned()))
+                .map_err(|e| values::single_line(&e.to_string()))
+        },
+    },
+    Def {
+        name: "--paste",
+        alias: None,
+        value: Some("TEXT"),
+        section: TYPING,
+        help: "Paste TEXT (escapes decoded): wrapped in bracketed-paste\n\
+               markers when the program enabled them, so a multi-line paste\n\
+               into bash does not run until Enter.",
+        action: |v| Ok(Step::Paste(v.to_owned())),
+    },
+    Def {
+        name: "--signal",
+        alias: None,
+        value: Some("NAME"),
+        section: TYPING,
+        help: "Send a signal (INT, TERM, KILL, QUIT, HUP, TSTP, CONT, WINCH,\n\
+               USR1, USR2; SIG prefix optional) to the terminal's foreground\n\
+               process group.",
+        action: |v| {
+            v.parse::<termloom::Signal>()
+                .map(Step::Signal)
+                .map_err(|e| values::single_line(&e.to_string()))
+        },
+    },
+    Def {
+        name: "--run-command",
+        alias: None,
+        value: Some("LINE"),
+        section: TYPING,
+        help: "Type LINE into the shell, wait for its prompt to return and\n\
+               print the command's own output; the run fails, naming the exit\n\
+               code, when the command fails. Needs --shell-integration and an\n\
+               interactive bash or zsh (`-- bash`).",
+        action: |v| values::one_line(v).map(Step::RunCommand),
     },
     Def {
         name: "--wait-screen",
@@ -123,6 +175,41 @@ pub const STEPS: &[StepDef] = &[
         help: "Wait until RE matches a line of the transcript output not yet\n\
                printed by --read (^ and $ are the line's ends).",
         action: |v| regex_wait(Until::regex, v),
+    },
+    Def {
+        name: "--wait-stable",
+        alias: None,
+        value: Some("MS"),
+        section: WAITING,
+        help: "Wait until the screen has not changed for MS milliseconds.",
+        action: |v| values::millis(v).map(|d| WaitFor::on(Until::stable(d))),
+    },
+    Def {
+        name: "--wait-quiet",
+        alias: None,
+        value: Some("MS"),
+        section: WAITING,
+        help: "Wait until the program has printed nothing for MS milliseconds.",
+        action: |v| values::millis(v).map(|d| WaitFor::on(Until::quiet(d))),
+    },
+    Def {
+        name: "--wait-prompt",
+        alias: None,
+        value: None,
+        section: WAITING,
+        help: "Wait until the shell is back at its prompt (needs\n\
+               --shell-integration).",
+        action: |_| Ok(WaitFor::on(Until::prompt())),
+    },
+    Def {
+        name: "--wait-input",
+        alias: None,
+        value: None,
+        section: WAITING,
+        help: "Wait until the foreground program is blocked reading the\n\
+               terminal (a REPL or shell prompt, a password prompt, vim,\n\
+               less...), as /proc shows on Linux.",
+        action: |_| Ok(WaitFor::on(Until::input_wait())),
     },
     Def {
         name: "--wait-exit",
@@ -165,6 +252,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn new_steps_parse() {
+        let parse = |name: &str, value: &str| {
+            (super::super::table::find(STEPS, name).unwrap().action)(value)
+        };
+        assert!(matches!(parse("--keys", "<Up>x"), Ok(Step::Keys(_))));
+        assert!(parse("--keys", "<Nope>").unwrap_err().contains("Nope"));
+        assert!(matches!(parse("--signal", "sigint"), Ok(Step::Signal(termloom::Signal::Int))));
+        assert!(parse("--signal", "FOO").is_err());
+        assert!(matches!(parse("--wait-stable", "200"), Ok(Step::Wait(_))));
+        let _ = Duration::ZERO;
+    }
+
+    #[test]
     fn names_are_unique_and_dashed() {
         for (i, def) in STEPS.iter().enumerate() {
             assert!(def.name.starts_with("--"), "{}", def.name);
@@ -187,10 +287,7 @@ mod tests {
         assert!(matches!(parse("--resize", "80x24"), Ok(Step::Resize(_))));
         assert!(matches!(
             parse("--wait-exit", ""),
-            Ok(Step::Wait(WaitFor {
-                exit_satisfies: true,
-                ..
-            }))
+            Ok(Step::Wait(WaitFor { exit_satisfies: true, .. }))
         ));
     }
 }

@@ -35,9 +35,7 @@ const MAX_TIMEOUT_MS: u64 = 86_400_000;
 pub fn millis(value: &str) -> Result<Duration, String> {
     match value.parse::<u64>() {
         Ok(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
-        _ => Err(format!(
-            "{value:?} is not a number of milliseconds from 1 to {MAX_TIMEOUT_MS}"
-        )),
+        _ => Err(format!("{value:?} is not a number of milliseconds from 1 to {MAX_TIMEOUT_MS}")),
     }
 }
 
@@ -52,9 +50,7 @@ pub fn env_pair(value: &str) -> Result<(String, String), String> {
 /// Checks that a wait text is one line: conditions match within one line or screen row.
 pub fn one_line(value: &str) -> Result<String, String> {
     if value.contains('\n') {
-        return Err(format!(
-            "{value:?} contains a line break; waits match within one line"
-        ));
+        return Err(format!("{value:?} contains a line break; waits match within one line"));
     }
     Ok(value.to_owned())
 }
@@ -85,13 +81,7 @@ mod tests {
 
     #[test]
     fn sizes() {
-        assert_eq!(
-            size("100x40"),
-            Ok(Size {
-                cols: 100,
-                rows: 40
-            })
-        );
+        assert_eq!(size("100x40"), Ok(Size { cols: 100, rows: 40 }));
         assert!(size("100").is_err());
         assert!(size("1x40").unwrap_err().contains("out of range"));
         assert!(size("x40").is_err());
