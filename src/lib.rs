@@ -76,3 +76,8 @@ pub use spec::{SpawnSpec, shell_program};
 pub use status::{Activity, Process, Status};
 pub use transcript::Output;
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -11,9 +11,8 @@
 //! entries are skipped.
 //!
 //! The semantics are Linux-only. On other unix targets the module compiles,
-//! but the readers answer "unknown": [`read_stat`] fails with
-//! [`std::io::ErrorKind::Unsupported`], the scanners return nothing and
-//! [`process_input_wait`]/[`group_input_wait`] return [`InputWait::Unknown`].
+//! but the readers answer "unknown": the scanners return nothing and
+//! [`group_input_wait`] returns [`InputWait::Unknown`].
 
 use std::io;
 
@@ -81,6 +80,7 @@ pub fn is_dead(stat: &ProcStat) -> bool {
 /// in the file to find its end. A vanished process yields an error for
 /// which [`is_gone`] is true. On non-Linux targets this always fails with
 /// [`io::ErrorKind::Unsupported`].
+#[cfg(test)]
 pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
     #[cfg(target_os = "linux")]
     {
@@ -156,6 +156,7 @@ pub fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
 /// [`InputWait::NotWaiting`]; so does a process that no longer exists.
 /// [`InputWait::Unknown`] is returned when the relevant files are unreadable
 /// (e.g. permissions with `wchan` hidden) or on non-Linux targets.
+#[cfg(test)]
 pub fn process_input_wait(pid: i32) -> InputWait {
     #[cfg(target_os = "linux")]
     {

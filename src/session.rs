@@ -127,6 +127,8 @@ pub struct SessionInfo {
     pub bytes_out: u64,
     /// Time since the last input or output.
     pub idle: Duration,
+    /// How many times the program rang the bell.
+    pub bells: u64,
     /// How the session's processes are contained: its own cgroup, or its POSIX session only.
     pub containment: String,
     /// Why the session was closed, once it was.
@@ -226,13 +228,20 @@ impl Session {
     /// Presses a mouse button at a cell.
     pub fn mouse_down(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.send_mouse(id, button, MouseAction::Press, row, col))
+        self.client.call(move |r| r.send_mouse(id, Some(button), MouseAction::Press, row, col))
     }
 
     /// Releases a mouse button at a cell.
     pub fn mouse_up(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.send_mouse(id, button, MouseAction::Release, row, col))
+        self.client.call(move |r| r.send_mouse(id, Some(button), MouseAction::Release, row, col))
+    }
+
+    /// Moves the mouse to a cell with no button held (reported only when the program asked for
+    /// all motion, mode 1003; otherwise nothing is sent).
+    pub fn mouse_move(&self, row: u16, col: u16) -> Result<()> {
+        let id = self.id;
+        self.client.call(move |r| r.send_mouse(id, None, MouseAction::Motion, row, col))
     }
 
     /// Turns the mouse wheel `notches` times at a cell.
@@ -321,6 +330,19 @@ impl Session {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx)))?;
         rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+    }
+
+    /// The session's clipboard: what the program last copied with OSC 52.
+    pub fn clipboard(&self) -> Result<String> {
+        let id = self.id;
+        self.client.call(move |r| r.clipboard(id, None))
+    }
+
+    /// Sets the session's clipboard, which the program can paste with an OSC 52 query.
+    pub fn set_clipboard(&self, text: &str) -> Result<()> {
+        let id = self.id;
+        let text = text.to_owned();
+        self.client.call(move |r| r.clipboard(id, Some(text)).map(|_| ()))
     }
 
     /// What the session is doing now (see [`Status`]).

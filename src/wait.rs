@@ -201,15 +201,6 @@ impl Until {
         }
     }
 
-    /// Whether the condition is satisfied by the program's exit.
-    pub(crate) fn wants_exit(&self) -> bool {
-        match &self.0 {
-            Cond::Exit => true,
-            Cond::Any(all) => all.iter().any(Until::wants_exit),
-            _ => false,
-        }
-    }
-
     /// Searches one transcript line.
     pub(crate) fn match_line(&self, number: u64, line: &str) -> Option<Match> {
         let found = match &self.0 {

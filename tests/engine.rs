@@ -267,3 +267,17 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+#[test]
+fn osc52_clipboard_and_bells() {
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(r"printf '\033]52;c;aGVsbG8=\007\007\007'; read -r line; echo got"))
+        .unwrap();
+    expect(&s, Until::input_wait());
+    assert_eq!(s.clipboard().unwrap(), "hello");
+    assert_eq!(s.info().unwrap().bells, 2);
+    s.set_clipboard("pasted").unwrap();
+    assert_eq!(s.clipboard().unwrap(), "pasted");
+    s.close().unwrap();
+}

@@ -42,7 +42,7 @@ fn start_gauntlet(sh: &termloom::Session, base: u32) -> Vec<String> {
     .unwrap();
     expect(sh, Until::text("gauntlet-ready"));
     sh.submit(&format!("sleep {}", base + 5)).unwrap();
-    expect(sh, Until::screen_contains(&format!("$ sleep {}", base + 5)));
+    expect(sh, Until::screen_contains(format!("$ sleep {}", base + 5)));
     sh.send_text("\x1a").unwrap();
     expect(sh, Until::text("Stopped"));
     let mut all = markers;

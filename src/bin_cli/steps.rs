@@ -2,8 +2,6 @@
 //! documents them ([`STEPS`]). Adding a step is one [`Step`] variant (if no existing one fits),
 //! one table entry, and one arm in `run::perform_step`.
 
-use std::time::Duration;
-
 use termloom::Until;
 
 use super::table::Def;
@@ -261,7 +259,6 @@ mod tests {
         assert!(matches!(parse("--signal", "sigint"), Ok(Step::Signal(termloom::Signal::Int))));
         assert!(parse("--signal", "FOO").is_err());
         assert!(matches!(parse("--wait-stable", "200"), Ok(Step::Wait(_))));
-        let _ = Duration::ZERO;
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::*;
 use crate::keys::{KeyModes, ScriptItem, encode_script};
 use crate::mouse::{
     MouseAction, MouseButton, MouseEncoding, MouseModes, MouseModifiers, MouseTracking,
-    encode_mouse,
+    encode_mouse, encode_mouse_hover,
 };
 use crate::paste::encode_paste;
 use crate::screen::MouseReporting;
@@ -29,11 +29,12 @@ impl Reactor {
         Ok(encode_paste(text, bracketed))
     }
 
-    /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose.
+    /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose
+    /// (`button` `None`: motion with no button held).
     pub(crate) fn send_mouse(
         &mut self,
         id: SessionId,
-        button: MouseButton,
+        button: Option<MouseButton>,
         action: MouseAction,
         row: u16,
         col: u16,
@@ -60,8 +61,13 @@ impl Reactor {
                 "mouse position row {row} col {col} is outside the {cols}x{rows} screen (rows and columns count from 0)"
             )));
         }
-        let bytes = encode_mouse(button, action, row, col, MouseModifiers::default(), &modes)
-            .map_err(|e| Error::Mouse(e.to_string()))?;
+        let encoded = match (button, action) {
+            (None, _) => encode_mouse_hover(row, col, MouseModifiers::NONE, &modes),
+            (Some(button), action) => {
+                encode_mouse(button, action, row, col, MouseModifiers::NONE, &modes)
+            }
+        };
+        let bytes = encoded.map_err(|e| Error::Mouse(e.to_string()))?;
         match bytes {
             Some(bytes) => self.send(id, &bytes),
             None => Ok(()),

@@ -44,6 +44,16 @@ impl Reactor {
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
+        if slot.child.is_none() && slot.pidfd.is_none() {
+            // No pidfd: reap by pid, and try again shortly while it has not exited (this
+            // polling happens only after the terminal hung up, on systems without pidfds).
+            slot.child = reap(slot.pid, None);
+            if slot.child.is_none() {
+                let at = Instant::now() + Duration::from_millis(10);
+                self.schedule(at, Timer::ExitDrain(id));
+                return;
+            }
+        }
         let Some(status) = slot.child else { return };
         if slot.master.is_some() {
             self.read_output(id);

@@ -217,6 +217,7 @@ impl Slot {
             bytes_out: self.bytes_out,
             idle: self.last_input.max(self.last_output).elapsed(),
             containment: self.containment.clone(),
+            bells: self.emulator.bells(),
             closed_reason: self.closed_reason.map(|r| r.to_string()),
         }
     }
@@ -358,10 +359,6 @@ impl Reactor {
 
     // ----- sessions ------------------------------------------------------------------------
 
-    pub(crate) fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// Reserves a session id, refusing beyond `max_sessions`.
     pub(crate) fn reserve(&mut self) -> Result<SessionId> {
         if self.shutdown.is_some() {
@@ -460,6 +457,15 @@ impl Reactor {
         let mut all: Vec<SessionInfo> = self.sessions.values().map(Slot::info).collect();
         all.sort_by_key(|info| info.id);
         all
+    }
+
+    /// Reads the session's clipboard, or replaces it with `text`.
+    pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
+        let emulator = &mut self.slot(id)?.emulator;
+        if let Some(text) = text {
+            emulator.set_clipboard(text);
+        }
+        Ok(emulator.clipboard().to_owned())
     }
 
     /// One session's information.

@@ -223,7 +223,8 @@ impl Reactor {
             let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
         }
         slot.drop_input();
-        if slot.child.is_some() {
+        // Without a pidfd (not Linux) the hang-up is the sign to look for the exit.
+        if slot.child.is_some() || slot.pidfd.is_none() {
             self.report_exit(id);
         }
     }
