@@ -109,6 +109,8 @@ fn a_rewritten_partial_line_is_flagged() {
     sh.read().unwrap();
     sh.submit(r"printf 'step 1'; read -rs; printf '\\rstep 2'; read -rs").unwrap();
     expect(&sh, Until::regex("^step 1$").unwrap());
+    // `read -s` has turned echo off once bash blocks reading the terminal.
+    expect(&sh, Until::input_wait());
     let out = sh.read().unwrap();
     assert!(out.text.ends_with("step 1"), "{out:?}");
     sh.submit("").unwrap();

@@ -41,8 +41,9 @@ fn start_gauntlet(sh: &termloom::Session, base: u32) -> Vec<String> {
     ))
     .unwrap();
     expect(sh, Until::text("gauntlet-ready"));
-    sh.submit(&format!("sleep {}", base + 5)).unwrap();
-    expect(sh, Until::screen_contains(format!("$ sleep {}", base + 5)));
+    // The job says when it runs in the foreground, so Ctrl-Z reaches it and not bash.
+    sh.submit(&format!("sh -c 'echo in-foreground; exec sleep {}'", base + 5)).unwrap();
+    expect(sh, Until::regex("^in-foreground$").unwrap());
     sh.send_text("\x1a").unwrap();
     expect(sh, Until::text("Stopped"));
     let mut all = markers;
