@@ -114,7 +114,7 @@ fn a_rewritten_partial_line_is_flagged() {
     let out = sh.read().unwrap();
     assert!(out.text.ends_with("step 1"), "{out:?}");
     sh.submit("").unwrap();
-    expect(&sh, Until::screen_contains("step 2"));
+    expect(&sh, Until::screen_regex("^step 2$").unwrap());
     let out = sh.read().unwrap();
     assert!(out.rewritten, "{out:?} {}", sh.screen().unwrap());
     assert!(out.text.starts_with("step 2"), "{out:?}");

@@ -208,6 +208,7 @@ impl Reactor {
             }
         }
         self.check_waiters(id);
+        self.unschedule_session(id);
         self.closed.push_back(id);
         while self.closed.len() > self.config.max_closed_sessions {
             if let Some(old) = self.closed.pop_front() {

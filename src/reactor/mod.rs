@@ -7,8 +7,7 @@
 //! drain after an exit, a synchronized update's expiry, the quiet window): with every session
 //! idle the thread makes no wake-ups at all.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::sync::Arc;
@@ -78,6 +77,22 @@ enum Timer {
     Reap(u64),
 }
 
+impl Timer {
+    /// The session the timer is about.
+    fn session(&self) -> u64 {
+        match *self {
+            Timer::Wait { session, .. }
+            | Timer::Recheck { session, .. }
+            | Timer::Command { session, .. } => session,
+            Timer::ExitDrain(id)
+            | Timer::CloseCheck(id)
+            | Timer::Sync(id)
+            | Timer::Quiet(id)
+            | Timer::Reap(id) => id,
+        }
+    }
+}
+
 /// A caller blocked in `wait`.
 struct Waiter {
     id: u64,
@@ -87,6 +102,8 @@ struct Waiter {
     /// The read cursor when the wait started: text before it was already read.
     start: (u64, usize),
     started: Instant,
+    /// When it times out.
+    deadline: Instant,
     /// When a re-check of its time-based condition is scheduled.
     recheck: Option<Instant>,
     reply: Sender<Result<WaitOutcome>>,
@@ -233,7 +250,9 @@ pub(crate) struct Reactor {
     closed: VecDeque<u64>,
     reserved: usize,
     next_id: u64,
-    timers: BinaryHeap<Reverse<(Instant, Timer)>>,
+    /// Pending timers, earliest first; answered waits remove theirs, so none fires for
+    /// nothing.
+    timers: BTreeSet<(Instant, Timer)>,
     /// Ids for `run_command` callers (waits bring their own).
     next_waiter: u64,
     buffer: Box<[u8]>,
@@ -252,7 +271,7 @@ impl Reactor {
             closed: VecDeque::new(),
             reserved: 0,
             next_id: 1,
-            timers: BinaryHeap::new(),
+            timers: BTreeSet::new(),
             next_waiter: 0,
             buffer: vec![0; READ_BUFFER].into_boxed_slice(),
             backlog: VecDeque::new(),
@@ -265,9 +284,7 @@ impl Reactor {
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = if self.backlog.is_empty() {
-                self.timers
-                    .peek()
-                    .map(|Reverse((at, _))| at.saturating_duration_since(Instant::now()))
+                self.timers.first().map(|(at, _)| at.saturating_duration_since(Instant::now()))
             } else {
                 Some(Duration::ZERO)
             };
@@ -327,16 +344,25 @@ impl Reactor {
     }
 
     fn schedule(&mut self, at: Instant, timer: Timer) {
-        self.timers.push(Reverse((at, timer)));
+        self.timers.insert((at, timer));
+    }
+
+    fn unschedule(&mut self, at: Instant, timer: Timer) {
+        self.timers.remove(&(at, timer));
+    }
+
+    /// Drops every timer of a session (it was closed).
+    fn unschedule_session(&mut self, id: u64) {
+        self.timers.retain(|(_, timer)| timer.session() != id);
     }
 
     fn fire_timers(&mut self) {
         let now = Instant::now();
-        while let Some(Reverse((at, timer))) = self.timers.peek().copied() {
+        while let Some(&(at, timer)) = self.timers.first() {
             if at > now {
                 break;
             }
-            self.timers.pop();
+            self.timers.pop_first();
             match timer {
                 Timer::Wait { session, waiter } => self.wait_timed_out(session, waiter),
                 Timer::ExitDrain(id) => self.report_exit(id),

@@ -14,6 +14,7 @@ pub(super) struct CommandWaiter {
     pub prompts: u64,
     pub commands: u64,
     pub started: Instant,
+    pub deadline: Instant,
     pub reply: Sender<Result<CommandResult>>,
 }
 
@@ -91,6 +92,7 @@ impl Reactor {
             searched: slot.transcript.read_line(),
             start: slot.transcript.read_position(),
             started: now,
+            deadline: now + timeout,
             recheck: None,
             reply,
         });
@@ -164,6 +166,7 @@ impl Reactor {
         let end = transcript.end();
         let mut answered = Vec::new();
         let mut rechecks = Vec::new();
+        let mut finished = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
             if waiter.until.needs_transcript() {
@@ -196,18 +199,28 @@ impl Reactor {
                     if let Some(after) = waiter.until.recheck_in(&view) {
                         let at = now + after.max(Duration::from_millis(1));
                         if waiter.recheck.is_none_or(|r| r > at || r <= now) {
+                            rechecks.push((at, waiter.recheck, waiter.id));
                             waiter.recheck = Some(at);
-                            rechecks.push((at, waiter.id));
                         }
                     }
                     return true;
                 }
             };
             answered.push((waiter.reply.clone(), fired, waiter.started.elapsed()));
+            finished.push((waiter.id, waiter.deadline, waiter.recheck));
             false
         });
-        for (at, waiter) in rechecks {
+        for (at, previous, waiter) in rechecks {
+            if let Some(previous) = previous {
+                self.unschedule(previous, Timer::Recheck { session: id, waiter });
+            }
             self.schedule(at, Timer::Recheck { session: id, waiter });
+        }
+        for (waiter, deadline, recheck) in finished {
+            self.unschedule(deadline, Timer::Wait { session: id, waiter });
+            if let Some(at) = recheck {
+                self.unschedule(at, Timer::Recheck { session: id, waiter });
+            }
         }
         if answered.is_empty() {
             return;
@@ -238,6 +251,10 @@ impl Reactor {
         let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
         let waiter = slot.waiters.swap_remove(index);
         let screen = Some(slot.emulator.screen());
+        self.unschedule(waiter.deadline, Timer::Wait { session: id, waiter: waiter.id });
+        if let Some(at) = waiter.recheck {
+            self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
+        }
         let status = self.status_of(id);
         let _ = waiter.reply.send(Ok(WaitOutcome {
             fired,
@@ -293,7 +310,14 @@ impl Reactor {
         self.next_waiter += 1;
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        slot.commands.push(CommandWaiter { id: waiter, prompts, commands, started: now, reply });
+        slot.commands.push(CommandWaiter {
+            id: waiter,
+            prompts,
+            commands,
+            started: now,
+            deadline: now + timeout,
+            reply,
+        });
         self.schedule(now + timeout, Timer::Command { session: id.0, waiter });
     }
 
@@ -315,6 +339,7 @@ impl Reactor {
             done
         };
         for command in done {
+            self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
             let result = self.command_result(id, &command, false);
             let _ = command.reply.send(Ok(result));
         }
