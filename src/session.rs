@@ -119,6 +119,8 @@ pub struct SessionInfo {
     pub rows: u16,
     /// Where it is in its life.
     pub state: SessionState,
+    /// What it is doing (running, quiet, waiting for input, at its prompt...).
+    pub status: crate::status::Status,
     /// When it started.
     pub started_at: SystemTime,
     /// Bytes written to the program.

@@ -229,6 +229,7 @@ impl Slot {
             cols,
             rows,
             state: self.state(),
+            status: crate::status::Status::default(),
             started_at: self.started_at,
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
@@ -480,9 +481,15 @@ impl Reactor {
 
     /// Every session, live ones and tombstones.
     pub(crate) fn list(&self) -> Vec<SessionInfo> {
-        let mut all: Vec<SessionInfo> = self.sessions.values().map(Slot::info).collect();
-        all.sort_by_key(|info| info.id);
-        all
+        let mut ids: Vec<u64> = self.sessions.keys().copied().collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|id| self.info_of(id)).collect()
+    }
+
+    fn info_of(&self, id: u64) -> Option<SessionInfo> {
+        let mut info = self.sessions.get(&id)?.info();
+        info.status = self.status_of(id);
+        Some(info)
     }
 
     /// Reads the session's clipboard, or replaces it with `text`.
@@ -496,6 +503,6 @@ impl Reactor {
 
     /// One session's information.
     pub(crate) fn info(&mut self, id: SessionId) -> Result<SessionInfo> {
-        Ok(self.slot(id)?.info())
+        self.info_of(id.0).ok_or(Error::UnknownSession(id))
     }
 }
