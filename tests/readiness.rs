@@ -194,3 +194,30 @@ fn quiet_and_any() {
     assert_eq!(outcome.matched().unwrap().condition, "screen text \"tick\"");
     s.close().unwrap();
 }
+
+#[test]
+fn zsh_integration_when_installed() {
+    if !std::path::Path::new("/usr/bin/zsh").exists() && !std::path::Path::new("/bin/zsh").exists()
+    {
+        eprintln!("zsh is not installed; .ci/run installs it");
+        return;
+    }
+    let home = std::env::temp_dir().join(format!("termloom-zsh-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    // The user's own startup file is still read.
+    std::fs::write(home.join(".zshrc"), "PS1='zsh%# '\nexport FROM_USER_ZSHRC=yes\n").unwrap();
+    let engine = engine();
+    let zsh = engine
+        .spawn(
+            SpawnSpec::new("zsh").env("HOME", &home).env_remove("ZDOTDIR").shell_integration(true),
+        )
+        .unwrap();
+    expect(&zsh, Until::prompt());
+    assert_eq!(zsh.screen().unwrap().rows[0], "zsh#", "the prompt looks the same");
+    let result = zsh
+        .run_command("echo $FROM_USER_ZSHRC; exit_with() { return $1 }; exit_with 5", LONG)
+        .unwrap();
+    assert_eq!(result.output, "yes\n");
+    assert_eq!(result.exit_code, Some(5));
+    zsh.close().unwrap();
+}
