@@ -285,6 +285,16 @@ impl Emulator {
         }
     }
 
+    /// The screen with the colours and attributes of its cells.
+    pub(crate) fn styled_screen(&self) -> crate::style::StyledScreen {
+        let grid = self.term.grid();
+        let mut runs = Vec::new();
+        for line in 0..grid.screen_lines() {
+            crate::style::row_runs(line as u16, &grid[Line(line as i32)], &mut runs);
+        }
+        crate::style::StyledScreen { screen: self.screen(), runs }
+    }
+
     /// The screen's logical lines from the top down to the cursor's line, the first prefixed
     /// with the transcript's pending text; `None` while the alternate screen is active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
@@ -444,6 +454,20 @@ mod tests {
         assert_eq!(feed(&mut emu, &mut t, b"\x1b[18t"), b"\x1b[8;24;80t");
         emu.set_clipboard("hi".into());
         assert_eq!(feed(&mut emu, &mut t, b"\x1b]52;c;?\x07"), b"\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn style_runs() {
+        let mut emu = Emulator::new(20, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, "a\x1b[1;31mbold\x1b[0m \x1b[44;38;5;200m中x\x1b[0m".as_bytes());
+        let styled = emu.styled_screen();
+        let lines: Vec<String> = styled.to_string().lines().map(str::to_owned).collect();
+        let styles = &lines[lines.iter().position(|l| l == "styles:").unwrap() + 1..];
+        assert_eq!(
+            styles,
+            ["  row 0 cols 1-4: fg=red bold", "  row 0 cols 6-8: fg=color(200) bg=blue"]
+        );
     }
 
     #[test]

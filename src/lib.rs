@@ -50,6 +50,7 @@ mod shell;
 mod signal;
 mod spec;
 mod status;
+mod style;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod transcript;
@@ -74,6 +75,7 @@ pub use session::{
 pub use signal::{Signal, SignalReport, SignalTarget};
 pub use spec::{SpawnSpec, shell_program};
 pub use status::{Activity, Process, Status};
+pub use style::{StyleRun, StyledScreen};
 pub use transcript::Output;
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

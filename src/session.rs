@@ -305,6 +305,13 @@ impl Session {
         self.client.call(move |r| r.screen(id))
     }
 
+    /// A snapshot of the visible screen with the colours and attributes of its cells, as runs
+    /// (its `Display` adds a `styles:` section to the screen's layout).
+    pub fn styled_screen(&self) -> Result<crate::style::StyledScreen> {
+        let id = self.id;
+        self.client.call(move |r| r.styled_screen(id))
+    }
+
     /// Blocks the calling thread (never the reactor) until `until` holds, the session ends, or
     /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error.
     pub fn wait(&self, until: Until, timeout: Duration) -> Result<WaitOutcome> {

@@ -492,6 +492,11 @@ impl Reactor {
         Some(info)
     }
 
+    /// The screen with colours and attributes.
+    pub(crate) fn styled_screen(&mut self, id: SessionId) -> Result<crate::style::StyledScreen> {
+        Ok(self.slot(id)?.emulator.styled_screen())
+    }
+
     /// Reads the session's clipboard, or replaces it with `text`.
     pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
         let emulator = &mut self.slot(id)?.emulator;

@@ -1,0 +1,140 @@
+//! Colours and attributes of the screen's cells, as runs: [`StyledScreen`].
+
+use std::fmt;
+
+use alacritty_terminal::grid::Row;
+use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::vte::ansi::{Color, NamedColor};
+use serde::Serialize;
+
+use crate::screen::Screen;
+
+/// A run of cells on one row that share colours and attributes other than the defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StyleRun {
+    /// Row from 0.
+    pub row: u16,
+    /// First cell column from 0.
+    pub col: u16,
+    /// Number of cells.
+    pub width: u16,
+    /// Foreground: `default`, a name (`red`, `bright-blue`), `color(N)` or `#rrggbb`.
+    pub fg: String,
+    /// Background, in the same notation.
+    pub bg: String,
+    /// Attributes: `bold`, `dim`, `italic`, `underline`, `inverse`, `hidden`, `strikeout`.
+    pub attrs: Vec<&'static str>,
+}
+
+/// A screen snapshot with the colours and attributes of its cells.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StyledScreen {
+    /// The text snapshot.
+    pub screen: Screen,
+    /// Every run of cells whose style is not the default, row by row, left to right.
+    pub runs: Vec<StyleRun>,
+}
+
+const NAMES: [&str; 16] = [
+    "black",
+    "red",
+    "green",
+    "yellow",
+    "blue",
+    "magenta",
+    "cyan",
+    "white",
+    "bright-black",
+    "bright-red",
+    "bright-green",
+    "bright-yellow",
+    "bright-blue",
+    "bright-magenta",
+    "bright-cyan",
+    "bright-white",
+];
+
+fn color_name(color: Color) -> String {
+    match color {
+        Color::Named(named) => {
+            let index = named as usize;
+            if index < 16 {
+                NAMES[index].to_owned()
+            } else if (NamedColor::DimBlack as usize..=NamedColor::DimWhite as usize)
+                .contains(&index)
+            {
+                format!("dim-{}", NAMES[index - NamedColor::DimBlack as usize])
+            } else {
+                "default".to_owned()
+            }
+        }
+        Color::Indexed(i) if usize::from(i) < 16 => NAMES[usize::from(i)].to_owned(),
+        Color::Indexed(i) => format!("color({i})"),
+        Color::Spec(rgb) => format!("#{:02x}{:02x}{:02x}", rgb.r, rgb.g, rgb.b),
+    }
+}
+
+const ATTRS: [(Flags, &str); 7] = [
+    (Flags::BOLD, "bold"),
+    (Flags::DIM, "dim"),
+    (Flags::ITALIC, "italic"),
+    (Flags::ALL_UNDERLINES, "underline"),
+    (Flags::INVERSE, "inverse"),
+    (Flags::HIDDEN, "hidden"),
+    (Flags::STRIKEOUT, "strikeout"),
+];
+
+fn style_of(cell: &Cell) -> (String, String, Vec<&'static str>) {
+    let attrs = ATTRS.iter().filter(|(f, _)| cell.flags.intersects(*f)).map(|(_, n)| *n).collect();
+    (color_name(cell.fg), color_name(cell.bg), attrs)
+}
+
+/// The non-default runs of one grid row.
+pub(crate) fn row_runs(row_index: u16, row: &Row<Cell>, out: &mut Vec<StyleRun>) {
+    let mut current: Option<StyleRun> = None;
+    for (col, cell) in row[..].iter().enumerate() {
+        if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
+            if let Some(run) = &mut current {
+                run.width += 1;
+            }
+            continue;
+        }
+        let (fg, bg, attrs) = style_of(cell);
+        let plain = fg == "default" && bg == "default" && attrs.is_empty();
+        match &mut current {
+            Some(run) if run.fg == fg && run.bg == bg && run.attrs == attrs => run.width += 1,
+            _ => {
+                out.extend(current.take());
+                if !plain {
+                    current =
+                        Some(StyleRun { row: row_index, col: col as u16, width: 1, fg, bg, attrs });
+                }
+            }
+        }
+    }
+    out.extend(current);
+}
+
+impl fmt::Display for StyledScreen {
+    /// The screen's layout, then one line per run: `row R cols A-B: fg=.. bg=.. attrs`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{}", self.screen)?;
+        write!(f, "styles:")?;
+        if self.runs.is_empty() {
+            write!(f, " none")?;
+        }
+        for run in &self.runs {
+            write!(f, "\n  row {} cols {}-{}:", run.row, run.col, run.col + run.width - 1)?;
+            if run.fg != "default" {
+                write!(f, " fg={}", run.fg)?;
+            }
+            if run.bg != "default" {
+                write!(f, " bg={}", run.bg)?;
+            }
+            for attr in &run.attrs {
+                write!(f, " {attr}")?;
+            }
+        }
+        Ok(())
+    }
+}
