@@ -534,3 +534,69 @@ fn config_file_is_read_and_checked() {
     assert_code(&output, 1);
     assert!(stderr(&output).contains("max_read_bytes"), "{}", stderr(&output));
 }
+
+/// Live (non-zombie) processes whose command line is exactly `command`.
+fn processes_with(command: &str) -> Vec<i32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<i32>().ok()) else {
+            continue;
+        };
+        let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { continue };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+        let zombie = stat.rfind(')').is_some_and(|i| stat[i + 2..].starts_with('Z'));
+        if !zombie && String::from_utf8_lossy(&cmdline).replace('\0', " ").trim_end() == command {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+#[test]
+fn sigint_to_termloom_leaves_no_survivor_of_the_gauntlet() {
+    let mut child = Command::new(TERMLOOM)
+        .args([
+            "run",
+            "--timeout",
+            "600000",
+            "--wait-text",
+            "gauntlet-ready",
+            "--read",
+            "--wait-exit",
+            "--shell",
+            "trap '' TERM HUP INT; setsid sleep 960101 & nohup sleep 960102 >/dev/null 2>&1 & \
+             (trap '' TERM HUP; exec sleep 960103) & echo gauntlet-ready; sleep 960104",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Whatever happens below, termloom gets SIGINT: a failed assertion must not leave it
+    // (and the gauntlet) running.
+    let termloom = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    struct Interrupt(rustix::process::Pid);
+    impl Drop for Interrupt {
+        fn drop(&mut self) {
+            let _ = rustix::process::kill_process(self.0, rustix::process::Signal::INT);
+        }
+    }
+    let interrupt = Interrupt(termloom);
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    lines.by_ref().map(Result::unwrap).find(|line| line.contains("gauntlet-ready")).unwrap();
+    // The background jobs may still be between fork and exec: watch /proc until each runs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    for marker in ["960101", "960102", "960103", "960104"] {
+        while processes_with(&format!("sleep {marker}")).len() != 1 {
+            assert!(std::time::Instant::now() < deadline, "sleep {marker} never started");
+            std::thread::yield_now();
+        }
+    }
+    drop(interrupt);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(128 + 2), "{}", stderr(&output));
+    for marker in ["960101", "960102", "960103", "960104"] {
+        let left = processes_with(&format!("sleep {marker}"));
+        assert!(left.is_empty(), "sleep {marker} survived: {left:?}");
+    }
+}
