@@ -1,2 +1,1278 @@
-//! A testing kit for TUI authors: deterministic sessions, waits that fail readably, and a
-//! screen format for `insta` snapshots.
+//! A testing kit for TUI authors: deterministic sessions, waits that fail readably, a screen
+//! format for [`insta`] snapshots, and redactions for what changes from run to run.
+//!
+//! Enable it in the crate that tests a terminal program:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! termloom = { version = "0.1", features = ["testing"] }
+//! insta = "1.49"
+//! ```
+//!
+//! A test starts the program with [`TestSession::builder`], presses keys, waits for what the
+//! program shows and asserts the screen with [`assert_screen_snapshot!`]. Snapshots go to the
+//! `snapshots/` folder at the root of the crate that runs the test (`<test file>__<name>.snap`);
+//! review them with `cargo insta review`.
+//!
+//! ```no_run
+//! use termloom::assert_screen_snapshot;
+//! use termloom::testing::TestSession;
+//!
+//! #[test]
+//! fn picks_the_second_item() {
+//!     // The binary this package builds, in an 80x24 terminal with a fixed environment.
+//!     let app = TestSession::builder(env!("CARGO_BIN_EXE_todo")).start();
+//!     app.wait_for_text("> Buy milk").wait_stable();
+//!     app.send_keys("j");
+//!     app.wait_for_text("> Write tests").wait_stable();
+//!     assert_screen_snapshot!("second_item", app); // snapshots/ui__second_item.snap
+//!     app.send_keys("<Enter>");
+//!     assert!(app.wait_for_exit().success());
+//! }
+//! ```
+//!
+//! The screen as a snapshot stores it ([`TestSession::snapshot`] gives the same text):
+//!
+//! ```
+//! use termloom::testing::TestSession;
+//!
+//! // bash with no startup files and the prompt `$ `, HOME in a fresh temporary directory,
+//! // TERM=xterm-256color, LANG=C.UTF-8 and TZ=UTC; here in a 30x4 terminal.
+//! let sh = TestSession::bash().size(30, 4).start();
+//! sh.type_line("echo $((6 * 7))");
+//! sh.wait_for_row(1, "42").wait_for_row(2, "$").wait_stable();
+//! assert_eq!(
+//!     sh.snapshot(),
+//!     "\
+//! screen: 30x4, primary
+//! cursor: row 2, col 2, visible
+//! title: none
+//!    ┌──────────────────────────────┐
+//!  0 │$ echo $((6 * 7))
+//!  1 │42
+//!  2 │$
+//!    ┆  ^
+//!  3 │
+//!    └──────────────────────────────┘
+//! "
+//! );
+//! ```
+//!
+//! # What a session is given
+//!
+//! [`TestSessionBuilder::start`] runs the program under a terminal of 80 columns and 24 rows
+//! (see [`TestSessionBuilder::size`]) with an environment that does not depend on the machine
+//! or the person running the tests:
+//!
+//! - the host's variables are all removed except `PATH`, `USER`, `LOGNAME`, `TMPDIR` and those
+//!   that locate toolchains (`PYENV_ROOT`, `CARGO_HOME`...; see
+//!   [`TestSessionBuilder::keep_env`]);
+//! - `HOME` is a fresh temporary directory, removed when the session is dropped, and the
+//!   `XDG_*` directories are inside it, so no user startup file is read;
+//! - `TERM=xterm-256color`, `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`, `SHELL=/bin/sh`,
+//!   `INPUTRC` naming an empty file, `LESSHISTFILE=-`;
+//! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
+//!
+//! [`TestSessionBuilder::env`] and [`TestSessionBuilder::env_remove`] change any of it.
+//!
+//! # Waits
+//!
+//! Every `wait_for_*` method blocks until its condition holds and panics otherwise, after
+//! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen and the last lines
+//! of the transcript in the message. Never sleep in a test; instead:
+//!
+//! - after each key, wait for what it changes: a text ([`TestSession::wait_for_text`],
+//!   [`TestSession::wait_for_row`]) or, when only the cursor moves, the cursor
+//!   ([`TestSession::wait_for_cursor`]); then, before a snapshot, for the screen to settle
+//!   ([`TestSession::wait_stable`]). A stable wait alone can hold before the program has even
+//!   read the key;
+//! - type a line only once the program's prompt for it is drawn: a line typed while the program
+//!   is still busy with the previous one is echoed by the terminal, then again by the program.
+//!
+//! # The snapshot format
+//!
+//! [`format_screen`] shows what a person sees and what a reviewer must notice (above): a header
+//! with the size, the screen (primary, or alternate as full-screen programs use), the cursor's
+//! position and visibility and the window title; then every row.
+//!
+//! The frame's top and bottom rules are exactly as wide as the terminal. Rows are numbered
+//! from 0, as [`Until::screen_row_contains`] counts them. Trailing blanks are not printed,
+//! except where they matter: the `^` line under the cursor's row points at the cursor's
+//! column when the cursor is visible, so a cursor after a prompt's space is seen.
+//!
+//! Colours and attributes are left out unless asked for: snapshot
+//! [`TestSession::with_styles`] to add a `styles:` section ([`format_styled_screen`]) listing
+//! every run of cells that is not in the default colours, which shows a selection drawn in
+//! reverse video or a highlighted search match (and trailing blanks that carry a colour).
+//!
+//! # Redactions
+//!
+//! [`Redactions`] replaces what changes between runs (clock times, pids, durations, addresses,
+//! the temporary `HOME`) with placeholders such as `[TIME]`, through insta's filters. Every
+//! session redacts its own `HOME` as `[HOME]`; add more with [`TestSessionBuilder::redact`].
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use crate::{
+    Config, Engine, ExitStatus, Fired, Screen, Session, SpawnSpec, StyledScreen, Until, WaitOutcome,
+};
+
+/// insta, re-exported for [`assert_screen_snapshot!`] and for [`snapshot_settings`]'s users.
+pub use insta;
+
+/// How long a wait may take before it fails the test: generous, since a wait returns as soon
+/// as its condition holds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long the screen must stay unchanged for [`TestSession::wait_stable`].
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
+
+/// The terminal size of a test session unless [`TestSessionBuilder::size`] says otherwise:
+/// 80 columns, 24 rows.
+pub const DEFAULT_SIZE: (u16, u16) = (80, 24);
+
+/// Transcript lines quoted in a failed wait's message.
+const TRANSCRIPT_LINES: usize = 20;
+
+/// Host variables a test session keeps: they say where programs are, not how they look.
+const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "TMPDIR",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "VIRTUAL_ENV",
+    "LD_LIBRARY_PATH",
+];
+
+/// A temporary home directory, removed when dropped.
+#[derive(Debug)]
+struct TempHome {
+    path: PathBuf,
+}
+
+/// Homes made by this process, to name the next one.
+static HOMES: AtomicU32 = AtomicU32::new(0);
+
+impl TempHome {
+    /// Makes a new empty directory under the system's temporary directory. The name has a
+    /// fixed length (pid and counter zero-padded), so a program that prints it wraps its lines
+    /// the same way in every run.
+    fn create() -> std::io::Result<TempHome> {
+        let base = std::env::temp_dir();
+        let pid = std::process::id() % 10_000_000;
+        loop {
+            let n = HOMES.fetch_add(1, Ordering::Relaxed) % 10_000;
+            let path = base.join(format!("termloom-home-{pid:07}-{n:04}"));
+            match std::fs::create_dir(&path) {
+                Ok(()) => {
+                    let path = path.canonicalize()?;
+                    return Ok(TempHome { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Builds a [`TestSession`]: the program, its arguments, files to put in its temporary `HOME`,
+/// environment overrides, size, timeouts and redactions.
+///
+/// Made by [`TestSession::builder`] or [`TestSession::bash`]; [`TestSessionBuilder::start`]
+/// starts the session. The temporary `HOME` exists from the moment the builder is made, so
+/// files can be written into it ([`TestSessionBuilder::file`]) and its path given to the
+/// program ([`TestSessionBuilder::home`]).
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `start` is called"]
+pub struct TestSessionBuilder {
+    program: OsString,
+    args: Vec<OsString>,
+    env: Vec<(OsString, Option<OsString>)>,
+    keep_env: Vec<String>,
+    size: (u16, u16),
+    cwd: Option<PathBuf>,
+    timeout: Duration,
+    settle: Duration,
+    config: Config,
+    redactions: Redactions,
+    ready: Vec<Until>,
+    redact_pid: bool,
+    home: TempHome,
+}
+
+impl TestSessionBuilder {
+    /// A builder for `program` (looked up in `PATH` unless it has a slash), with a fresh
+    /// temporary `HOME`.
+    ///
+    /// # Panics
+    ///
+    /// When the temporary directory cannot be made.
+    #[track_caller]
+    pub fn new(program: impl AsRef<OsStr>) -> TestSessionBuilder {
+        let home = TempHome::create()
+            .unwrap_or_else(|e| panic!("termloom: cannot make a temporary HOME: {e}"));
+        if let Err(e) = std::fs::write(home.path.join(".inputrc"), "") {
+            panic!("termloom: cannot write {}/.inputrc: {e}", home.path.display());
+        }
+        TestSessionBuilder {
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            env: Vec::new(),
+            keep_env: Vec::new(),
+            size: DEFAULT_SIZE,
+            cwd: None,
+            timeout: DEFAULT_TIMEOUT,
+            settle: DEFAULT_SETTLE,
+            config: Config::default(),
+            redactions: Redactions::new(),
+            ready: Vec::new(),
+            redact_pid: false,
+            home,
+        }
+    }
+
+    /// The temporary `HOME` the session will have (it exists already).
+    pub fn home(&self) -> &Path {
+        &self.home.path
+    }
+
+    /// Appends one argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.args.push(arg.as_ref().to_owned());
+        self
+    }
+
+    /// Appends several arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self
+    }
+
+    /// Sets an environment variable, over the kit's fixed environment.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env.push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self
+    }
+
+    /// Removes an environment variable, even one the kit sets.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env.push((key.as_ref().to_owned(), None));
+        self
+    }
+
+    /// Keeps one more of the host's variables (by default only `PATH`, `USER`, `LOGNAME`,
+    /// `TMPDIR` and toolchain locations are kept).
+    pub fn keep_env(mut self, key: impl Into<String>) -> Self {
+        self.keep_env.push(key.into());
+        self
+    }
+
+    /// Sets the terminal size in columns and rows (default 80x24).
+    pub fn size(mut self, cols: u16, rows: u16) -> Self {
+        self.size = (cols, rows);
+        self
+    }
+
+    /// Sets the working directory: a relative path is taken inside the temporary `HOME`
+    /// (the default working directory).
+    pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
+        self.cwd = Some(dir.as_ref().to_owned());
+        self
+    }
+
+    /// Sets how long each wait may take before it fails the test (default
+    /// [`DEFAULT_TIMEOUT`]).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets how long the screen must stay unchanged for [`TestSession::wait_stable`] (default
+    /// [`DEFAULT_SETTLE`]).
+    pub fn settle(mut self, settle: Duration) -> Self {
+        self.settle = settle;
+        self
+    }
+
+    /// Sets the engine's configuration (its `cols` and `rows` are overridden by
+    /// [`TestSessionBuilder::size`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Writes a file into the temporary `HOME` now (`path` relative to it; parent directories
+    /// are made): a document to open, a configuration file the program reads.
+    ///
+    /// # Panics
+    ///
+    /// When the file cannot be written.
+    #[track_caller]
+    pub fn file(self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Self {
+        let path = self.home.path.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .unwrap_or_else(|e| panic!("termloom: cannot make {}: {e}", parent.display()));
+        }
+        std::fs::write(&path, contents)
+            .unwrap_or_else(|e| panic!("termloom: cannot write {}: {e}", path.display()));
+        self
+    }
+
+    /// Adds redactions applied to this session's snapshots, after those of the temporary
+    /// `HOME` and of the pid ([`TestSessionBuilder::redact_pid`]), which are literal texts.
+    pub fn redact(mut self, redactions: Redactions) -> Self {
+        self.redactions.filters.extend(redactions.filters);
+        self
+    }
+
+    /// Redacts the session's process id as `[PID]` wherever it appears as a number of its own
+    /// (for a program that shows its own pid, such as `htop -p`).
+    pub fn redact_pid(mut self) -> Self {
+        self.redact_pid = true;
+        self
+    }
+
+    /// Makes [`TestSessionBuilder::start`] wait for `until` before returning (for instance the
+    /// prompt of a shell); several calls wait for each in turn.
+    pub fn ready_when(mut self, until: Until) -> Self {
+        self.ready.push(until);
+        self
+    }
+
+    /// The redactions of a session: its `HOME`, its pid if asked, then the builder's.
+    fn session_redactions(&self, pid: Option<i32>) -> Redactions {
+        let mut redactions = Redactions::new().home(&self.home.path);
+        if let Some(pid) = pid.filter(|_| self.redact_pid) {
+            redactions = redactions.pid(pid);
+        }
+        redactions.and(self.redactions.clone())
+    }
+
+    /// The command line, for messages and snapshot descriptions, with the `HOME` redacted.
+    /// A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is named by its
+    /// file name, which does not depend on where the repository is checked out.
+    fn command_line(&self) -> String {
+        let program = Path::new(&self.program);
+        let mut line = match program.file_name() {
+            Some(name) if program.is_absolute() => name.to_string_lossy().into_owned(),
+            _ => self.program.to_string_lossy().into_owned(),
+        };
+        for arg in &self.args {
+            let arg = arg.to_string_lossy();
+            line.push(' ');
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || c == '\'') {
+                line.push_str(&format!("'{}'", arg.replace('\'', r"'\''")));
+            } else {
+                line.push_str(&arg);
+            }
+        }
+        self.session_redactions(None).apply(&line)
+    }
+
+    /// Starts the session (and waits for [`TestSessionBuilder::ready_when`]'s conditions).
+    ///
+    /// # Panics
+    ///
+    /// When the engine or the program cannot start, or a readiness wait fails.
+    #[track_caller]
+    pub fn start(self) -> TestSession {
+        let (cols, rows) = self.size;
+        let home = self.home.path.clone();
+        let command = self.command_line();
+        let config = Config { cols, rows, ..self.config.clone() };
+        let engine = Engine::new(config)
+            .unwrap_or_else(|e| panic!("termloom: cannot start an engine for `{command}`: {e}"));
+        let cwd = match &self.cwd {
+            Some(dir) => home.join(dir),
+            None => home.clone(),
+        };
+        let mut spec = SpawnSpec::new(&self.program).args(&self.args).size(cols, rows).cwd(cwd);
+        for (name, _) in std::env::vars_os() {
+            let keep = name.to_str().is_some_and(|name| {
+                KEPT_ENV.contains(&name) || self.keep_env.iter().any(|k| k == name)
+            });
+            if !keep {
+                spec = spec.env_remove(name);
+            }
+        }
+        let fixed: [(&str, OsString); 14] = [
+            ("HOME", home.clone().into()),
+            ("TERM", "xterm-256color".into()),
+            ("COLORTERM", "truecolor".into()),
+            ("LANG", "C.UTF-8".into()),
+            ("LC_ALL", "C.UTF-8".into()),
+            ("TZ", "UTC".into()),
+            ("SHELL", "/bin/sh".into()),
+            ("INPUTRC", home.join(".inputrc").into()),
+            ("LESSHISTFILE", "-".into()),
+            ("HISTFILE", home.join(".bash_history").into()),
+            ("XDG_CONFIG_HOME", home.join(".config").into()),
+            ("XDG_DATA_HOME", home.join(".local/share").into()),
+            ("XDG_STATE_HOME", home.join(".local/state").into()),
+            ("XDG_CACHE_HOME", home.join(".cache").into()),
+        ];
+        for (name, value) in fixed {
+            spec = spec.env(name, value);
+        }
+        for (name, value) in &self.env {
+            spec = match value {
+                Some(value) => spec.env(name, value),
+                None => spec.env_remove(name),
+            };
+        }
+        let session = engine
+            .spawn(spec)
+            .unwrap_or_else(|e| panic!("termloom: cannot start `{command}`: {e}"));
+        let redactions = self.session_redactions(Some(session.pid()));
+        let test = TestSession {
+            session,
+            engine,
+            command,
+            timeout: self.timeout,
+            settle: self.settle,
+            redactions,
+            home: self.home,
+        };
+        for until in self.ready {
+            test.wait_until(until);
+        }
+        test
+    }
+}
+
+/// A session started for a test: deterministic environment, a temporary `HOME`, and methods
+/// that panic with a readable message instead of returning errors.
+///
+/// It dereferences to [`Session`] for everything else (mouse, signals, resize...). Dropping it
+/// closes the session and removes the temporary `HOME`.
+pub struct TestSession {
+    session: Session,
+    engine: Engine,
+    command: String,
+    timeout: Duration,
+    settle: Duration,
+    redactions: Redactions,
+    home: TempHome,
+}
+
+impl std::fmt::Debug for TestSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestSession")
+            .field("command", &self.command)
+            .field("session", &self.session)
+            .field("home", &self.home.path)
+            .finish()
+    }
+}
+
+impl Deref for TestSession {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl Drop for TestSession {
+    fn drop(&mut self) {
+        let _ = self.session.close();
+        self.engine.shutdown();
+    }
+}
+
+impl TestSession {
+    /// A builder for a session running `program`.
+    #[track_caller]
+    pub fn builder(program: impl AsRef<OsStr>) -> TestSessionBuilder {
+        TestSessionBuilder::new(program)
+    }
+
+    /// A builder for bash with no startup files (`--norc --noprofile`), the prompt `$ `
+    /// (`PS2` is `> `), and its history in `$HOME/.bash_history`; starting it waits until the
+    /// prompt is drawn and bash waits for input.
+    #[track_caller]
+    pub fn bash() -> TestSessionBuilder {
+        TestSessionBuilder::new("bash")
+            .args(["--norc", "--noprofile"])
+            .env("PS1", "$ ")
+            .env("PS2", "> ")
+            .ready_when(Until::screen_contains("$"))
+            .ready_when(Until::input_wait())
+    }
+
+    /// The underlying session.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session's temporary `HOME`.
+    pub fn home(&self) -> &Path {
+        &self.home.path
+    }
+
+    /// The command line that was started (`HOME` redacted).
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The redactions applied to this session's snapshots.
+    pub fn redactions(&self) -> &Redactions {
+        &self.redactions
+    }
+
+    #[track_caller]
+    fn check<T>(&self, what: &str, result: crate::Result<T>) -> T {
+        result.unwrap_or_else(|e| {
+            panic!("termloom: {what} failed for `{}`: {e}\n\n{}", self.command, self.context(None))
+        })
+    }
+
+    /// Types a key script such as `ihello<Esc>:wq<Enter>` (see [`Session::send_keys`]).
+    #[track_caller]
+    pub fn send_keys(&self, script: &str) -> &Self {
+        self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
+        self
+    }
+
+    /// Types text as it is (no key notation, no escapes).
+    #[track_caller]
+    pub fn type_text(&self, text: &str) -> &Self {
+        self.check("type_text", self.session.send_bytes(text.as_bytes()));
+        self
+    }
+
+    /// Types text as it is, then Enter.
+    #[track_caller]
+    pub fn type_line(&self, text: &str) -> &Self {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(b'\r');
+        self.check("type_line", self.session.send_bytes(&bytes));
+        self
+    }
+
+    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]).
+    #[track_caller]
+    pub fn paste(&self, text: &str) -> &Self {
+        self.check("paste", self.session.paste(text));
+        self
+    }
+
+    /// The screen now.
+    #[track_caller]
+    pub fn screen(&self) -> Screen {
+        self.check("screen", self.session.screen())
+    }
+
+    /// The screen now in the snapshot format ([`format_screen`]), not redacted.
+    #[track_caller]
+    pub fn snapshot(&self) -> String {
+        format_screen(&self.screen())
+    }
+
+    /// The screen now with the colours and attributes of its cells.
+    #[track_caller]
+    pub fn styled_screen(&self) -> StyledScreen {
+        self.check("styled_screen", self.session.styled_screen())
+    }
+
+    /// The screen now in the snapshot format with its `styles:` section
+    /// ([`format_styled_screen`]), not redacted.
+    #[track_caller]
+    pub fn styled_snapshot(&self) -> String {
+        format_styled_screen(&self.styled_screen())
+    }
+
+    /// This session as a snapshot source that includes the colours and attributes:
+    /// `assert_screen_snapshot!("menu", app.with_styles())`.
+    pub fn with_styles(&self) -> WithStyles<'_> {
+        WithStyles(self)
+    }
+
+    /// The last `n` lines of the transcript (what scrolled by and the primary screen down to
+    /// the cursor), without moving the read cursor.
+    #[track_caller]
+    pub fn last_lines(&self, n: usize) -> Vec<String> {
+        let (text, _) = self.check("scrollback", self.session.scrollback(64 << 10));
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
+    }
+
+    /// Waits until `until` holds and returns the outcome.
+    ///
+    /// # Panics
+    ///
+    /// When the wait times out, or the program exits or the session is closed first (unless
+    /// `until` waits for the exit), with the screen and the last transcript lines in the
+    /// message.
+    #[track_caller]
+    pub fn wait_until(&self, until: Until) -> WaitOutcome {
+        let description = until.to_string();
+        let wants_exit = waits_for_exit(&description);
+        let outcome = self
+            .check(&format!("waiting for {description}"), self.session.wait(until, self.timeout));
+        let failure = match &outcome.fired {
+            Fired::Matched(_) => None,
+            Fired::Exited { .. } if wants_exit => None,
+            Fired::Exited { status } => Some(format!("the program exited ({status})")),
+            Fired::Closed => Some("the session was closed".to_owned()),
+            Fired::Timeout => Some(format!("timed out after {:?}", self.timeout)),
+            Fired::Cancelled => Some("the wait was cancelled".to_owned()),
+        };
+        if let Some(failure) = failure {
+            panic!(
+                "termloom: {failure} waiting for {description} in `{}`\n\n{}",
+                self.command,
+                self.context(Some(&outcome))
+            );
+        }
+        outcome
+    }
+
+    /// What a failure message shows: the status, the screen and the last transcript lines.
+    fn context(&self, outcome: Option<&WaitOutcome>) -> String {
+        let mut out = String::new();
+        let status = match outcome {
+            Some(outcome) => Some(outcome.status.clone()),
+            None => self.session.status().ok(),
+        };
+        if let Some(status) = status {
+            let _ = writeln!(out, "status: {status}");
+        }
+        let screen = match outcome.and_then(|o| o.screen.clone()) {
+            Some(screen) => Some(screen),
+            None => self.session.screen().ok(),
+        };
+        match screen {
+            Some(screen) => {
+                let _ = writeln!(out, "screen:\n{}", format_screen(&screen));
+            }
+            None => out.push_str("screen: unavailable\n"),
+        }
+        match self.session.scrollback(64 << 10) {
+            Ok((text, _)) => {
+                let lines: Vec<&str> = text.lines().collect();
+                let shown = &lines[lines.len().saturating_sub(TRANSCRIPT_LINES)..];
+                let _ = writeln!(out, "last {} transcript lines:", shown.len());
+                for line in shown {
+                    let _ = writeln!(out, "  | {line}");
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "transcript: unavailable ({e})");
+            }
+        }
+        out
+    }
+
+    /// Waits until `text` appears on the screen.
+    #[track_caller]
+    pub fn wait_for_text(&self, text: &str) -> &Self {
+        self.wait_until(Until::screen_contains(text));
+        self
+    }
+
+    /// Waits until `text` appears on screen row `row` (from 0).
+    #[track_caller]
+    pub fn wait_for_row(&self, row: u16, text: &str) -> &Self {
+        self.wait_until(Until::screen_row_contains(row, text));
+        self
+    }
+
+    /// Waits until a regular expression matches a screen row.
+    ///
+    /// # Panics
+    ///
+    /// Also when `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn wait_for_regex(&self, pattern: &str) -> &Self {
+        let until = Until::screen_regex(pattern)
+            .unwrap_or_else(|e| panic!("termloom: bad pattern {pattern:?}: {e}"));
+        self.wait_until(until);
+        self
+    }
+
+    /// Waits until `text` appears in output not read yet ([`Session::read`] moves past it),
+    /// including text that scrolled off the screen.
+    #[track_caller]
+    pub fn wait_for_output(&self, text: &str) -> &Self {
+        self.wait_until(Until::text(text));
+        self
+    }
+
+    /// Waits until the screen has not changed for the settle time (200 ms by default): call it
+    /// after the expected text appeared, before a snapshot.
+    #[track_caller]
+    pub fn wait_stable(&self) -> &Self {
+        self.wait_until(Until::stable(self.settle));
+        self
+    }
+
+    /// Waits until the program is blocked reading the terminal and its output is quiet
+    /// (Linux; see [`Until::input_wait`]).
+    #[track_caller]
+    pub fn wait_for_input(&self) -> &Self {
+        self.wait_until(Until::input_wait());
+        self
+    }
+
+    /// Waits until the cursor is at `row` and `col` (both from 0), visible or not: for a
+    /// program whose reaction to a key only moves the cursor, such as a menu that marks its
+    /// selection with colours and the cursor.
+    #[track_caller]
+    pub fn wait_for_cursor(&self, row: u16, col: u16) -> &Self {
+        self.wait_until(Until::cursor_at(row, col));
+        self
+    }
+
+    /// Waits until `test` holds for the screen and returns the screen; `what` describes the
+    /// condition for the failure message. The engine checks `test` each time output has been
+    /// processed (no polling), so it must be quick.
+    #[track_caller]
+    pub fn wait_for_screen(
+        &self,
+        what: &str,
+        test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
+    ) -> Screen {
+        self.wait_until(Until::screen_matches(what, test));
+        self.screen()
+    }
+
+    /// What is new in the transcript since the previous read (see [`Session::read`]).
+    #[track_caller]
+    pub fn read_output(&self) -> String {
+        self.check("read", self.session.read()).text
+    }
+
+    /// Waits until the program exits and returns how it ended.
+    #[track_caller]
+    pub fn wait_for_exit(&self) -> ExitStatus {
+        let outcome = self.wait_until(Until::exit());
+        match outcome.fired {
+            Fired::Exited { status } => status,
+            other => {
+                panic!("termloom: waiting for exit of `{}` ended with {other:?}", self.command)
+            }
+        }
+    }
+
+    /// Waits until the program exits and checks that it exited with code 0.
+    #[track_caller]
+    pub fn wait_for_success(&self) {
+        let status = self.wait_for_exit();
+        if !status.success() {
+            panic!(
+                "termloom: `{}` ended with {status}, not exit code 0\n\n{}",
+                self.command,
+                self.context(None)
+            );
+        }
+    }
+
+    /// Closes the session now and returns how the program ended.
+    #[track_caller]
+    pub fn close(&self) -> ExitStatus {
+        self.check("close", self.session.close())
+    }
+}
+
+/// Whether a condition, by its description, is satisfied by the program's exit: `exit` alone
+/// or inside `any of [...]`.
+fn waits_for_exit(description: &str) -> bool {
+    if description == "exit" {
+        return true;
+    }
+    let Some(inner) = description.strip_prefix("any of [").and_then(|d| d.strip_suffix(']')) else {
+        return false;
+    };
+    inner.starts_with("exit,")
+        || inner.contains(", exit,")
+        || inner.ends_with(", exit")
+        || inner == "exit"
+}
+
+/// Formats a screen for snapshots: a header (size, primary or alternate screen, cursor, title),
+/// then every row, numbered from 0, in a frame exactly as wide as the terminal; a `^` line under
+/// the cursor's row points at the cursor's column while the cursor is visible.
+///
+/// ```
+/// use termloom::testing::format_screen;
+/// # use termloom::{Cursor, Modes, MouseReporting, Screen};
+/// # let modes = Modes { app_cursor: false, app_keypad: false, bracketed_paste: false,
+/// #     mouse: MouseReporting::Off, mouse_sgr: false, mouse_utf8: false,
+/// #     focus_events: false, kitty_keyboard: 0 };
+/// let screen = Screen {
+///     cols: 10,
+///     height: 2,
+///     rows: vec!["$ ls".into(), "$".into()],
+///     cursor: Cursor { row: 1, col: 2, visible: true },
+///     alternate: false,
+///     title: String::new(),
+///     modes,
+/// };
+/// assert_eq!(
+///     format_screen(&screen),
+///     "screen: 10x2, primary
+/// cursor: row 1, col 2, visible
+/// title: none
+///    ┌──────────┐
+///  0 │$ ls
+///  1 │$
+///    ┆  ^
+///    └──────────┘
+/// "
+/// );
+/// ```
+pub fn format_screen(screen: &Screen) -> String {
+    let mut out = String::new();
+    let cursor = screen.cursor;
+    let _ = writeln!(
+        out,
+        "screen: {}x{}, {}",
+        screen.cols,
+        screen.height,
+        if screen.alternate { "alternate" } else { "primary" }
+    );
+    let _ = writeln!(
+        out,
+        "cursor: row {}, col {}, {}",
+        cursor.row,
+        cursor.col,
+        if cursor.visible { "visible" } else { "hidden" }
+    );
+    if screen.title.is_empty() {
+        out.push_str("title: none\n");
+    } else {
+        let _ = writeln!(out, "title: {:?}", screen.title);
+    }
+    let gutter = screen.rows.len().saturating_sub(1).to_string().len().max(2);
+    let rule = "─".repeat(usize::from(screen.cols));
+    let pad = " ".repeat(gutter);
+    let _ = writeln!(out, "{pad} ┌{rule}┐");
+    for (index, row) in screen.rows.iter().enumerate() {
+        let _ = writeln!(out, "{index:>gutter$} │{row}");
+        if cursor.visible && index == usize::from(cursor.row) {
+            let _ = writeln!(out, "{pad} ┆{}^", " ".repeat(usize::from(cursor.col)));
+        }
+    }
+    let _ = writeln!(out, "{pad} └{rule}┘");
+    out
+}
+
+/// Formats a styled screen for snapshots: [`format_screen`]'s layout, then a `styles:` section
+/// with one line per run of cells whose colours or attributes are not the defaults, under the
+/// number of its row: `  5 │ cols 20-59: fg=white bg=blue bold`. Colours are `default`, names
+/// (`red`, `bright-blue`), `color(N)` or `#rrggbb`; attributes are `bold`, `dim`, `italic`,
+/// `underline`, `inverse`, `hidden`, `strikeout`.
+///
+/// It shows what the text alone does not: a selection drawn in reverse video, a highlighted
+/// search match, an error in red.
+pub fn format_styled_screen(styled: &StyledScreen) -> String {
+    let mut out = format_screen(&styled.screen);
+    let gutter = styled.screen.rows.len().saturating_sub(1).to_string().len().max(2);
+    if styled.runs.is_empty() {
+        out.push_str("styles: none\n");
+        return out;
+    }
+    out.push_str("styles:\n");
+    for run in &styled.runs {
+        let last = run.col + run.width.saturating_sub(1);
+        let _ = write!(out, "{:>gutter$} │ cols {}-{last}:", run.row, run.col);
+        if run.fg != "default" {
+            let _ = write!(out, " fg={}", run.fg);
+        }
+        if run.bg != "default" {
+            let _ = write!(out, " bg={}", run.bg);
+        }
+        for attr in &run.attrs {
+            let _ = write!(out, " {attr}");
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// A [`TestSession`] snapshotted with the colours and attributes of its cells (see
+/// [`TestSession::with_styles`] and [`format_styled_screen`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WithStyles<'a>(&'a TestSession);
+
+/// Replacements for what changes from run to run, applied to snapshots as insta filters
+/// (regular expressions and their replacements, in the order they were added) and usable on
+/// any text with [`Redactions::apply`].
+///
+/// ```
+/// use termloom::testing::Redactions;
+///
+/// let redactions = Redactions::new().clock_times().durations().pids().hex_addresses();
+/// assert_eq!(
+///     redactions.apply("12:34:56 pid 4242 took 1.5s at 0x7ffd1234"),
+///     "[TIME] pid [PID] took [DURATION] at [ADDR]"
+/// );
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redactions {
+    filters: Vec<(String, String)>,
+}
+
+impl Redactions {
+    /// No redactions.
+    pub fn new() -> Redactions {
+        Redactions::default()
+    }
+
+    /// Replaces matches of a regular expression (regex crate syntax) with `replacement`, which
+    /// may name groups as `$1` or `${name}`.
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn regex(mut self, pattern: &str, replacement: &str) -> Redactions {
+        if let Err(e) = regex::Regex::new(pattern) {
+            panic!("termloom: bad redaction pattern {pattern:?}: {e}");
+        }
+        self.filters.push((pattern.to_owned(), replacement.to_owned()));
+        self
+    }
+
+    /// Replaces every occurrence of a literal text.
+    pub fn literal(self, text: &str, replacement: &str) -> Redactions {
+        self.regex(&regex::escape(text), &replacement.replace('$', "$$"))
+    }
+
+    /// Replaces a path (as given and canonicalized) with `replacement`: `/tmp/x/notes.txt`
+    /// becomes `[NAME]/notes.txt`.
+    pub fn path(mut self, path: &Path, replacement: &str) -> Redactions {
+        let mut forms = vec![path.to_string_lossy().into_owned()];
+        if let Ok(canonical) = path.canonicalize() {
+            forms.push(canonical.to_string_lossy().into_owned());
+        }
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        forms.dedup();
+        for form in forms.iter().filter(|f| !f.is_empty()) {
+            self = self.literal(form, replacement);
+        }
+        self
+    }
+
+    /// Replaces a temporary home directory with `[HOME]` (every [`TestSession`] does this for
+    /// its own).
+    pub fn home(self, home: &Path) -> Redactions {
+        self.path(home, "[HOME]")
+    }
+
+    /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.
+    pub fn clock_times(self) -> Redactions {
+        self.regex(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "[TIME]")
+    }
+
+    /// Replaces ISO dates (`2024-05-17`) with `[DATE]`.
+    pub fn dates(self) -> Redactions {
+        self.regex(r"\b\d{4}-\d{2}-\d{2}\b", "[DATE]")
+    }
+
+    /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
+    pub fn durations(self) -> Redactions {
+        self.regex(r"\b(\d+h)?(\d+m)?\d+(\.\d+)?\s?(ns|us|µs|ms|s)\b", "[DURATION]")
+    }
+
+    /// Replaces the number after `pid`, `PID`, `process` or `Process` (as in `pid 4242`,
+    /// `PID: 4242`, `(process 4242)`) with `[PID]`.
+    pub fn pids(self) -> Redactions {
+        self.regex(r"\b(?i:(pid|process))(\s*[:=]?\s*)\d+\b", "$1$2[PID]")
+    }
+
+    /// Replaces a given process id wherever it appears as a number of its own.
+    pub fn pid(self, pid: i32) -> Redactions {
+        self.regex(&format!(r"\b{pid}\b"), "[PID]")
+    }
+
+    /// Replaces hexadecimal addresses of at least four digits (`0x7ffd1234`) with `[ADDR]`.
+    pub fn hex_addresses(self) -> Redactions {
+        self.regex(r"\b0x[0-9a-fA-F]{4,}\b", "[ADDR]")
+    }
+
+    /// Adds every filter of `other` after this one's.
+    pub fn and(mut self, other: Redactions) -> Redactions {
+        self.filters.extend(other.filters);
+        self
+    }
+
+    /// The filters as (regular expression, replacement) pairs, in order.
+    pub fn filters(&self) -> &[(String, String)] {
+        &self.filters
+    }
+
+    /// Applies the redactions to a text, as insta's filters do to a snapshot.
+    pub fn apply(&self, text: &str) -> String {
+        let mut text = text.to_owned();
+        for (pattern, replacement) in &self.filters {
+            if let Ok(re) = regex::Regex::new(pattern) {
+                text = re.replace_all(&text, replacement.as_str()).into_owned();
+            }
+        }
+        text
+    }
+
+    /// Adds the redactions to insta settings as filters.
+    pub fn apply_to(&self, settings: &mut insta::Settings) {
+        for (pattern, replacement) in &self.filters {
+            settings.add_filter(pattern, replacement.as_str());
+        }
+    }
+}
+
+/// Something [`assert_screen_snapshot!`] can snapshot: a [`TestSession`], a [`Session`], a
+/// [`Screen`], or with colours and attributes a [`StyledScreen`] or
+/// [`TestSession::with_styles`].
+pub trait SnapshotSource {
+    /// The text to store, before redaction.
+    fn snapshot_text(&self) -> String;
+
+    /// The redactions to apply.
+    fn snapshot_redactions(&self) -> Redactions {
+        Redactions::new()
+    }
+
+    /// A line describing what was snapshotted, stored in the snapshot's header.
+    fn snapshot_description(&self) -> Option<String> {
+        None
+    }
+}
+
+impl SnapshotSource for TestSession {
+    fn snapshot_text(&self) -> String {
+        self.snapshot()
+    }
+
+    fn snapshot_redactions(&self) -> Redactions {
+        self.redactions.clone()
+    }
+
+    fn snapshot_description(&self) -> Option<String> {
+        Some(format!("`{}`", self.command))
+    }
+}
+
+impl SnapshotSource for WithStyles<'_> {
+    fn snapshot_text(&self) -> String {
+        self.0.styled_snapshot()
+    }
+
+    fn snapshot_redactions(&self) -> Redactions {
+        self.0.snapshot_redactions()
+    }
+
+    fn snapshot_description(&self) -> Option<String> {
+        self.0.snapshot_description()
+    }
+}
+
+impl SnapshotSource for StyledScreen {
+    fn snapshot_text(&self) -> String {
+        format_styled_screen(self)
+    }
+}
+
+impl SnapshotSource for Session {
+    fn snapshot_text(&self) -> String {
+        match self.screen() {
+            Ok(screen) => format_screen(&screen),
+            Err(e) => panic!("termloom: cannot read the screen of session {}: {e}", self.id()),
+        }
+    }
+}
+
+impl SnapshotSource for Screen {
+    fn snapshot_text(&self) -> String {
+        format_screen(self)
+    }
+}
+
+impl<T: SnapshotSource + ?Sized> SnapshotSource for &T {
+    fn snapshot_text(&self) -> String {
+        (**self).snapshot_text()
+    }
+
+    fn snapshot_redactions(&self) -> Redactions {
+        (**self).snapshot_redactions()
+    }
+
+    fn snapshot_description(&self) -> Option<String> {
+        (**self).snapshot_description()
+    }
+}
+
+/// insta settings for screen snapshots: snapshots stored in `snapshot_dir` (use
+/// `concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots")` for the crate's top-level `snapshots/`
+/// folder), named `<test file>__<name>.snap`, with the redactions as filters. Starts from the
+/// settings in effect, so an enclosing `insta::with_settings!` still applies.
+///
+/// [`assert_screen_snapshot!`] uses it; call it directly to snapshot something else in the
+/// same place:
+///
+/// ```no_run
+/// use termloom::testing::{Redactions, snapshot_settings};
+///
+/// let settings = snapshot_settings(
+///     concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+///     &Redactions::new().clock_times(),
+/// );
+/// settings.bind(|| insta::assert_snapshot!("report", "generated at 12:00:00"));
+/// ```
+pub fn snapshot_settings(
+    snapshot_dir: impl AsRef<Path>,
+    redactions: &Redactions,
+) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(snapshot_dir.as_ref());
+    settings.set_prepend_module_to_snapshot(true);
+    settings.set_omit_expression(true);
+    redactions.apply_to(&mut settings);
+    settings
+}
+
+/// Asserts a screen snapshot with insta, stored in the top-level `snapshots/` folder of the
+/// crate whose test calls it.
+///
+/// `assert_screen_snapshot!(session)` names the snapshot after the test function (a second
+/// one in the same test gets `-2`...); `assert_screen_snapshot!("name", session)` names it.
+/// `session` is a [`TestSession`](crate::testing::TestSession), a [`Session`](crate::Session)
+/// or a [`Screen`](crate::Screen) (or a reference to one); a `TestSession`'s redactions are
+/// applied and its command line is the snapshot's description.
+///
+/// A mismatch fails the test with a diff and leaves a `.snap.new` file for
+/// `cargo insta review`; `INSTA_UPDATE=always` (or `cargo insta test --accept`) writes the new
+/// snapshots, and with `CI=true` nothing is written.
+///
+/// ```no_run
+/// use termloom::assert_screen_snapshot;
+/// use termloom::testing::TestSession;
+///
+/// let vim = TestSession::builder("vim").args(["-u", "NONE", "notes.txt"]).start();
+/// vim.wait_for_text("notes.txt").wait_stable();
+/// assert_screen_snapshot!("vim_empty_file", vim);
+/// ```
+#[macro_export]
+macro_rules! assert_screen_snapshot {
+    ($source:expr $(,)?) => {{
+        let __termloom_source = &$source;
+        let __termloom_text = $crate::testing::SnapshotSource::snapshot_text(__termloom_source);
+        let __termloom_guard = $crate::__termloom_snapshot_settings!(__termloom_source);
+        $crate::testing::insta::assert_snapshot!(__termloom_text);
+        drop(__termloom_guard);
+    }};
+    ($name:expr, $source:expr $(,)?) => {{
+        let __termloom_source = &$source;
+        let __termloom_text = $crate::testing::SnapshotSource::snapshot_text(__termloom_source);
+        let __termloom_guard = $crate::__termloom_snapshot_settings!(__termloom_source);
+        $crate::testing::insta::assert_snapshot!($name, __termloom_text);
+        drop(__termloom_guard);
+    }};
+}
+
+/// Binds the snapshot settings for [`assert_screen_snapshot!`] (not public API).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __termloom_snapshot_settings {
+    ($source:expr) => {{
+        let mut __termloom_settings = $crate::testing::snapshot_settings(
+            ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+            &$crate::testing::SnapshotSource::snapshot_redactions($source),
+        );
+        if let ::core::option::Option::Some(description) =
+            $crate::testing::SnapshotSource::snapshot_description($source)
+        {
+            __termloom_settings.set_description(description);
+        }
+        __termloom_settings.bind_to_scope()
+    }};
+}
+
+pub use crate::assert_screen_snapshot;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cursor, Modes, MouseReporting};
+
+    fn screen(rows: &[&str], cursor: (u16, u16, bool)) -> Screen {
+        Screen {
+            cols: 12,
+            height: rows.len() as u16,
+            rows: rows.iter().map(|r| r.to_string()).collect(),
+            cursor: Cursor { row: cursor.0, col: cursor.1, visible: cursor.2 },
+            alternate: true,
+            title: "t\"x".into(),
+            modes: Modes {
+                app_cursor: false,
+                app_keypad: false,
+                bracketed_paste: false,
+                mouse: MouseReporting::Off,
+                mouse_sgr: false,
+                mouse_utf8: false,
+                focus_events: false,
+                kitty_keyboard: 0,
+            },
+        }
+    }
+
+    #[test]
+    fn hidden_cursor_has_no_caret_and_wide_rows_keep_their_cells() {
+        let text = format_screen(&screen(&["日本", "", "x"], (0, 4, false)));
+        assert_eq!(
+            text,
+            "screen: 12x3, alternate\ncursor: row 0, col 4, hidden\ntitle: \"t\\\"x\"\n   \
+             ┌────────────┐\n 0 │日本\n 1 │\n 2 │x\n   └────────────┘\n"
+        );
+        let text = format_screen(&screen(&["日本", "", "x"], (0, 4, true)));
+        assert!(text.contains(" 0 │日本\n   ┆    ^\n"), "{text}");
+    }
+
+    #[test]
+    fn exit_conditions_are_recognised() {
+        assert!(waits_for_exit(&Until::exit().to_string()));
+        let any = Until::any(vec![Until::text("a"), Until::exit()]);
+        assert!(waits_for_exit(&any.to_string()));
+        assert!(!waits_for_exit(&Until::text("exit").to_string()));
+        assert!(!waits_for_exit(&Until::any(vec![Until::text("exit")]).to_string()));
+    }
+
+    #[test]
+    fn redactions_apply_in_order() {
+        let r = Redactions::new()
+            .home(Path::new("/tmp/h-1"))
+            .dates()
+            .clock_times()
+            .literal("a$b", "[X]")
+            .pid(77);
+        assert_eq!(
+            r.apply("/tmp/h-1/x 2024-01-02 03:04:05 a$b 77 177"),
+            "[HOME]/x [DATE] [TIME] [X] [PID] 177"
+        );
+        assert_eq!(Redactions::new().durations().apply("in 12ms, 3.5 s, 2m3s; 4 items"), {
+            "in [DURATION], [DURATION], [DURATION]; 4 items"
+        });
+    }
+}

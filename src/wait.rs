@@ -27,12 +27,27 @@ pub(crate) enum Cond {
     Screen(String),
     ScreenRegex(Regex),
     ScreenRow(u16, String),
+    Cursor(u16, u16),
+    ScreenFn(ScreenTest),
     Exit,
     Stable(Duration),
     Quiet(Duration),
     Prompt,
     InputWait,
     Any(Vec<Until>),
+}
+
+/// A caller's test of the screen, with a description for outcomes and messages.
+#[derive(Clone)]
+pub(crate) struct ScreenTest {
+    description: String,
+    test: std::sync::Arc<dyn Fn(&Screen) -> bool + Send + Sync>,
+}
+
+impl std::fmt::Debug for ScreenTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ScreenTest({:?})", self.description)
+    }
 }
 
 /// The session's state that time- and state-based conditions look at.
@@ -93,17 +108,35 @@ impl Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
+    /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
+    /// reaction to a key only moves the cursor.
+    pub fn cursor_at(row: u16, col: u16) -> Until {
+        Until(Cond::Cursor(row, col))
+    }
+
+    /// `test` holds for the screen. It runs on the reactor thread each time output has been
+    /// processed, so it must be quick and must not block; `description` names it in outcomes.
+    pub fn screen_matches(
+        description: impl Into<String>,
+        test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
+    ) -> Until {
+        Until(Cond::ScreenFn(ScreenTest {
+            description: description.into(),
+            test: std::sync::Arc::new(test),
+        }))
+    }
+
     /// The session's program exits.
     pub fn exit() -> Until {
         Until(Cond::Exit)
     }
 
-    /// The screen has not changed for `duration`.
+    /// The screen has not changed, and no input was sent, for `duration`.
     pub fn stable(duration: Duration) -> Until {
         Until(Cond::Stable(duration))
     }
 
-    /// The program has written no output for `duration`.
+    /// The program has written no output, and no input was sent, for `duration`.
     pub fn quiet(duration: Duration) -> Until {
         Until(Cond::Quiet(duration))
     }
@@ -114,8 +147,9 @@ impl Until {
         Until(Cond::Prompt)
     }
 
-    /// The terminal's foreground process group is blocked reading the terminal, and output
-    /// has been quiet for `Config::input_settle` (Linux; see [`Status`](crate::Status)).
+    /// The terminal's foreground process group is blocked reading the terminal, and there has
+    /// been no output and no input for `Config::input_settle` (Linux; see
+    /// [`Status`](crate::Status)).
     pub fn input_wait() -> Until {
         Until(Cond::InputWait)
     }
@@ -137,7 +171,11 @@ impl Until {
     /// Whether the condition looks at the screen.
     pub(crate) fn needs_screen(&self) -> bool {
         match &self.0 {
-            Cond::Screen(_) | Cond::ScreenRegex(_) | Cond::ScreenRow(..) => true,
+            Cond::Screen(_)
+            | Cond::ScreenRegex(_)
+            | Cond::ScreenRow(..)
+            | Cond::Cursor(..)
+            | Cond::ScreenFn(_) => true,
             Cond::Any(all) => all.iter().any(Until::needs_screen),
             _ => false,
         }
@@ -230,6 +268,17 @@ impl Until {
             Cond::ScreenRegex(re) => screen.rows.iter().enumerate().find_map(|(row, text)| {
                 re.find(text).map(|m| at(row, text, m.start(), m.as_str().to_owned()))
             }),
+            Cond::Cursor(row, col) => ((screen.cursor.row, screen.cursor.col) == (*row, *col))
+                .then(|| Match {
+                    condition: self.to_string(),
+                    text: String::new(),
+                    location: Location::Screen { row: *row, col: *col },
+                }),
+            Cond::ScreenFn(check) => (check.test)(screen).then(|| Match {
+                condition: self.to_string(),
+                text: String::new(),
+                location: Location::Session,
+            }),
             Cond::ScreenRow(row, needle) => {
                 let text = screen.rows.get(usize::from(*row))?;
                 text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
@@ -248,6 +297,8 @@ impl fmt::Display for Until {
             Cond::Screen(t) => write!(f, "screen text {t:?}"),
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
+            Cond::Cursor(row, col) => write!(f, "cursor at row {row} col {col}"),
+            Cond::ScreenFn(check) => write!(f, "screen: {}", check.description),
             Cond::Exit => f.write_str("exit"),
             Cond::Stable(d) => write!(f, "screen stable for {d:?}"),
             Cond::Quiet(d) => write!(f, "quiet for {d:?}"),

@@ -186,9 +186,11 @@ fn quiet_and_any() {
     let s = engine
         .spawn(SpawnSpec::shell("for i in 1 2 3 4 5; do echo tick; sleep 0.1; done; sleep 30"))
         .unwrap();
+    expect(&s, Until::text("tick"));
     let started = Instant::now();
     let outcome = expect(&s, Until::quiet(Duration::from_millis(400)));
-    assert!(started.elapsed() >= Duration::from_millis(800), "{outcome}");
+    // Four more ticks 100 ms apart, then 400 ms of silence.
+    assert!(started.elapsed() >= Duration::from_millis(700), "{outcome}");
     let outcome =
         expect(&s, Until::any(vec![Until::text("never printed"), Until::screen_contains("tick")]));
     assert_eq!(outcome.matched().unwrap().condition, "screen text \"tick\"");

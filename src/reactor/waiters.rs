@@ -136,7 +136,9 @@ impl Reactor {
         } else {
             None
         };
-        let quiet_for = now.saturating_duration_since(slot.last_output);
+        // Silence and stability count from the last input too: a key just sent may not have
+        // been read (or answered) yet.
+        let quiet_for = now.saturating_duration_since(slot.last_output.max(slot.last_input));
         let input_wait = if slot.waiters.iter().any(|w| w.until.needs_input_wait())
             && quiet_for >= settle
             && slot.exit.is_none()
@@ -151,7 +153,7 @@ impl Reactor {
         };
         let view = StateView {
             quiet_for,
-            stable_for: now.saturating_duration_since(slot.screen_changed),
+            stable_for: now.saturating_duration_since(slot.screen_changed.max(slot.last_input)),
             at_prompt: slot.shell.at_prompt
                 && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input),
             input_wait,
@@ -432,7 +434,7 @@ impl Reactor {
             slot.shell.at_prompt && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input);
         status.activity = if at_prompt {
             Activity::AtPrompt
-        } else if since_output < self.config.input_settle {
+        } else if slot.last_output.max(slot.last_input).elapsed() < self.config.input_settle {
             Activity::Running
         } else {
             match wait {

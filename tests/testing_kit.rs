@@ -1,0 +1,230 @@
+//! The testing kit itself (`termloom::testing`): the deterministic environment, the temporary
+//! `HOME`, waits that fail readably, where snapshots go and how they are redacted.
+#![cfg(feature = "testing")]
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::time::Duration;
+
+use termloom::assert_screen_snapshot;
+use termloom::testing::{Redactions, TestSession, snapshot_settings};
+
+/// Runs `f`, which must panic, and returns its panic message.
+fn panic_message(f: impl FnOnce()) -> String {
+    let payload = catch_unwind(AssertUnwindSafe(f)).expect_err("it should panic");
+    match payload.downcast::<String>() {
+        Ok(message) => *message,
+        Err(payload) => payload.downcast_ref::<&str>().map(|s| s.to_string()).unwrap_or_default(),
+    }
+}
+
+fn snapshot_file(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(format!("testing_kit__{name}.snap"))
+}
+
+/// The variables a program sees, from `env` run in the session.
+fn environment(builder: termloom::testing::TestSessionBuilder) -> (String, String) {
+    let session = builder.start();
+    session.wait_for_success();
+    let env = std::fs::read_to_string(session.home().join("env.txt")).unwrap();
+    (env, session.home().display().to_string())
+}
+
+#[test]
+fn the_environment_is_fixed_and_overridable() {
+    let env_to_file = ["-c", "env > env.txt; stty size >> env.txt; pwd >> env.txt"];
+    let (env, home) = environment(TestSession::builder("sh").args(env_to_file));
+    let lines: Vec<&str> = env.lines().collect();
+    for expected in [
+        format!("HOME={home}"),
+        "TERM=xterm-256color".into(),
+        "LANG=C.UTF-8".into(),
+        "LC_ALL=C.UTF-8".into(),
+        "TZ=UTC".into(),
+        "LESSHISTFILE=-".into(),
+        format!("INPUTRC={home}/.inputrc"),
+        format!("XDG_CONFIG_HOME={home}/.config"),
+        "24 80".into(),
+        home.clone(),
+    ] {
+        assert!(lines.contains(&expected.as_str()), "{expected} is missing from:\n{env}");
+    }
+    assert!(home.contains("termloom-home-"), "{home}");
+    // cargo sets CARGO_PKG_NAME for the test process; the session does not inherit it.
+    assert!(std::env::var_os("CARGO_PKG_NAME").is_some());
+    assert!(!env.contains("CARGO_PKG_NAME="), "{env}");
+    assert!(env.contains("\nPATH=") || env.starts_with("PATH="));
+
+    let (env, _) = environment(
+        TestSession::builder("sh")
+            .args(env_to_file)
+            .env("GREETING", "hello")
+            .env_remove("TZ")
+            .keep_env("CARGO_PKG_NAME")
+            .size(100, 30),
+    );
+    let lines: Vec<&str> = env.lines().collect();
+    assert!(lines.contains(&"GREETING=hello"), "{env}");
+    assert!(lines.contains(&"CARGO_PKG_NAME=termloom"), "{env}");
+    assert!(lines.contains(&"30 100"), "{env}");
+    assert!(!env.contains("TZ="), "{env}");
+}
+
+#[test]
+fn the_temporary_home_holds_the_files_and_goes_away() {
+    let builder = TestSession::builder("cat").file("config/app.toml", "answer = 42\n");
+    let home = builder.home().to_owned();
+    assert_eq!(std::fs::read_to_string(home.join("config/app.toml")).unwrap(), "answer = 42\n");
+    let session = builder.start();
+    assert_eq!(session.home(), home);
+    drop(session);
+    assert!(!home.exists(), "{} should have been removed", home.display());
+}
+
+#[test]
+fn a_failed_wait_shows_the_screen_and_the_last_transcript_lines() {
+    let sh = TestSession::bash().timeout(Duration::from_millis(300)).start();
+    sh.type_line("for i in $(seq 1 40); do echo output line $i; done");
+    sh.wait_for_text("output line 40").wait_for_row(23, "$");
+    let message = panic_message(|| {
+        sh.wait_for_text("a text that never comes");
+    });
+    assert!(
+        message.contains(
+            "timed out after 300ms waiting for screen text \"a text that never comes\" in `bash --norc --noprofile`"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("status: waiting for input"), "{message}");
+    // The screen, in the snapshot format...
+    assert!(
+        message.contains("screen:\nscreen: 80x24, primary\ncursor: row 23, col 2"),
+        "{message}"
+    );
+    assert!(message.contains("22 │output line 40\n23 │$\n"), "{message}");
+    // ...and the transcript's last lines, which include what scrolled off the screen.
+    assert!(message.contains("last 20 transcript lines:\n"), "{message}");
+    assert!(message.contains("  | output line 22\n"), "{message}");
+    assert!(!message.contains("  | output line 21\n"), "{message}");
+    assert!(message.contains("  | output line 40\n  | $ \n"), "{message}");
+}
+
+#[test]
+fn an_exit_fails_a_text_wait_but_not_an_exit_wait() {
+    let sh = TestSession::builder("sh").args(["-c", "echo goodbye; exit 3"]).start();
+    let message = panic_message(|| {
+        sh.wait_for_text("never printed");
+    });
+    assert!(
+        message
+            .contains("the program exited (exit code 3) waiting for screen text \"never printed\""),
+        "{message}"
+    );
+    assert!(message.contains(" 0 │goodbye"), "{message}");
+    assert_eq!(sh.wait_for_exit(), termloom::ExitStatus::Code(3));
+    let message = panic_message(|| sh.wait_for_success());
+    assert!(message.contains("ended with exit code 3, not exit code 0"), "{message}");
+}
+
+#[test]
+fn screen_waits_on_the_cursor() {
+    let sh = TestSession::bash().start();
+    sh.type_text("echo abc").send_keys("<Left><Left>").wait_for_cursor(0, 8);
+    assert_eq!(sh.screen().cursor.col, 8);
+    let screen = sh.wait_for_screen("two rows", |s| s.rows[0] == "$ echo abc");
+    assert!(screen.cursor.visible);
+    let message = panic_message(|| {
+        TestSession::bash().timeout(Duration::from_millis(200)).start().wait_for_cursor(9, 9);
+    });
+    assert!(
+        message.contains("timed out after 200ms waiting for cursor at row 9 col 9"),
+        "{message}"
+    );
+}
+
+#[test]
+fn snapshots_go_to_the_top_level_snapshots_folder() {
+    let sh = TestSession::bash().start();
+    sh.type_text("echo 'two spaces then the cursor'  ").wait_for_cursor(0, 37).wait_stable();
+    assert_screen_snapshot!("prompt_with_trailing_spaces", sh);
+    let stored = std::fs::read_to_string(snapshot_file("prompt_with_trailing_spaces")).unwrap();
+    assert!(stored.contains("description: \"`bash --norc --noprofile`\""), "{stored}");
+    // The trailing blanks the cursor sits after are shown by the caret line.
+    let caret = format!("   ┆{}^", " ".repeat(37));
+    assert!(stored.contains(&format!(" 0 │$ echo 'two spaces then the cursor'\n{caret}\n")));
+}
+
+#[test]
+fn an_unnamed_snapshot_is_named_after_the_test() {
+    let sh = TestSession::builder("sh").args(["-c", "printf 'ready\\n'; read line"]).start();
+    sh.wait_for_text("ready").wait_for_input().wait_stable();
+    assert_screen_snapshot!(sh);
+    assert!(snapshot_file("an_unnamed_snapshot_is_named_after_the_test").exists());
+}
+
+#[test]
+fn alternate_screen_title_and_hidden_cursor_are_in_the_header() {
+    let script = r"printf '\033]0;Kit demo\007\033[?1049h\033[?25l\033[3;10Hin the middle'; read x; printf '\033[?1049l'";
+    let app = TestSession::builder("sh").args(["-c", script]).size(40, 6).start();
+    app.wait_for_text("in the middle").wait_for_input().wait_stable();
+    let screen = app.screen();
+    assert!(screen.alternate && !screen.cursor.visible);
+    assert_eq!(screen.title, "Kit demo");
+    // A Screen value snapshots too (without the session's redactions and description).
+    assert_screen_snapshot!("alternate_screen_and_title", screen);
+    app.type_line("");
+    app.wait_for_success();
+    assert!(!app.screen().alternate);
+}
+
+#[test]
+fn volatile_text_is_redacted_in_snapshots() {
+    let script = "echo \"started $(date +%F) at $(date +%T), pid $$\"; \
+                  echo \"took $(shuf -i 100-999 -n 1)ms, object at 0x$(shuf -i 100000-999999 -n 1)\"; \
+                  echo \"config in $HOME/.config\"; read x";
+    let app = TestSession::builder("sh")
+        .args(["-c", script])
+        .redact(Redactions::new().dates().clock_times().pids().durations().hex_addresses())
+        .start();
+    app.wait_for_text("config in").wait_for_input().wait_stable();
+    let redacted = app.redactions().apply(&app.screen().text());
+    assert_eq!(
+        redacted,
+        "started [DATE] at [TIME], pid [PID]\ntook [DURATION], object at [ADDR]\n\
+         config in [HOME]/.config\n"
+    );
+    // The same filters, through insta: the stored snapshot has the placeholders.
+    assert_screen_snapshot!("redacted", app);
+    let stored = std::fs::read_to_string(snapshot_file("redacted")).unwrap();
+    assert!(stored.contains(" 2 │config in [HOME]/.config\n"), "{stored}");
+}
+
+#[test]
+fn snapshot_settings_serve_other_snapshots() {
+    let sh = TestSession::bash().start();
+    sh.type_line("echo one; echo two").wait_for_row(3, "$");
+    let text = sh.read_output();
+    assert_eq!(text, "$ echo one; echo two\none\ntwo\n$ ");
+    let redactions = Redactions::new().literal("two", "[SECOND]");
+    snapshot_settings(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"), &redactions)
+        .bind(|| insta::assert_snapshot!("transcript", text));
+    let stored = std::fs::read_to_string(snapshot_file("transcript")).unwrap();
+    assert!(stored.ends_with("$ echo one; echo [SECOND]\none\n[SECOND]\n$\n"), "{stored:?}");
+}
+
+#[test]
+fn colours_and_attributes_are_an_opt_in_section() {
+    let script = r"printf 'plain \033[1;31mbold red\033[0m \033[7mreversed  \033[0m\n'; read x";
+    let app = TestSession::builder("sh").args(["-c", script]).size(30, 3).start();
+    app.wait_for_text("reversed").wait_for_input().wait_stable();
+    assert!(!app.snapshot().contains("styles"));
+    let styled = app.styled_snapshot();
+    // The reverse-video run covers the two blanks after the word: trailing blanks that show.
+    assert!(
+        styled.ends_with("styles:\n 0 │ cols 6-13: fg=red bold\n 0 │ cols 15-24: inverse\n"),
+        "{styled}"
+    );
+    assert_screen_snapshot!("styles", app.with_styles());
+}
