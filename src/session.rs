@@ -38,8 +38,33 @@ impl PendingWait {
     /// Ends the wait now; [`PendingWait::finish`] then returns `Fired::Cancelled` (unless it
     /// had already ended).
     pub fn cancel(&self) {
-        let (id, waiter) = (self.session.id, self.waiter);
-        let _ = self.session.client.submit(Box::new(move |r| r.cancel_wait(id, waiter)));
+        self.canceller().cancel();
+    }
+
+    /// A handle that cancels this wait from any thread, while another blocks in
+    /// [`PendingWait::finish`].
+    pub fn canceller(&self) -> WaitCanceller {
+        WaitCanceller {
+            client: self.session.client.clone(),
+            id: self.session.id,
+            waiter: self.waiter,
+        }
+    }
+}
+
+/// Cancels one wait from any thread (see [`PendingWait::canceller`]).
+#[derive(Clone)]
+pub struct WaitCanceller {
+    client: Client,
+    id: SessionId,
+    waiter: u64,
+}
+
+impl WaitCanceller {
+    /// Ends the wait now (nothing happens if it already ended).
+    pub fn cancel(&self) {
+        let (id, waiter) = (self.id, self.waiter);
+        let _ = self.client.submit(Box::new(move |r| r.cancel_wait(id, waiter)));
     }
 }
 

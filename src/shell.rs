@@ -92,12 +92,19 @@ impl ShellFiles {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // `-c`, `-lc`, `-ic`...: a command line, not an interactive shell.
+        let command_line = argv.iter().skip(1).any(|a| {
+            let a = a.to_string_lossy();
+            a.starts_with('-') && !a.starts_with("--") && a.contains('c')
+        });
+        if command_line && matches!(name.as_str(), "bash" | "zsh") {
+            return Err(format!(
+                "shell integration needs an interactive shell, not `{name} -c COMMAND` (SpawnSpec::shell runs one); start `{name}` itself"
+            ));
+        }
         match name.as_str() {
             "bash" => {
                 let norc = argv.iter().any(|a| a == "--norc");
-                if argv.iter().any(|a| a == "-c") {
-                    return Err("shell integration needs an interactive shell, not bash -c".into());
-                }
                 let mut rest: Vec<OsString> = argv.drain(1..).collect();
                 if norc {
                     let ps1 = lookup(env, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
@@ -270,6 +277,8 @@ mod tests {
         assert_eq!(argv, ["bash", "--norc", "-i"]);
         assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B\007\]");
         assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new()).is_err());
+        let mut line: Vec<OsString> = vec!["bash".into(), "-lc".into(), "ls".into()];
+        assert!(files.inject(&mut line, &mut Vec::new()).unwrap_err().contains("interactive"));
         let dir = files.dir.clone();
         drop(files);
         assert!(!dir.exists());

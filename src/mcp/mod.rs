@@ -1,10 +1,93 @@
-//! `termloom mcp`: terminal sessions over the Model Context Protocol on stdio.
+//! `termloom mcp`: terminal sessions over the Model Context Protocol, on stdio.
+//!
+//! The transport is JSON-RPC 2.0, one message per line; stdout carries protocol messages only
+//! and logs go to stderr. Both eras of the protocol connect:
+//!
+//! - **Handshake revisions** 2024-11-05, 2025-03-26, 2025-06-18 and 2025-11-25: the client
+//!   sends `initialize`, the server answers with the same revision (or 2025-11-25 when it does
+//!   not know the one asked for), its name and version and the `tools` capability; then
+//!   `notifications/initialized`, `ping`, `tools/list` and `tools/call`. Results are shaped
+//!   for the revision (annotations from 2025-03-26, `outputSchema` and `structuredContent`
+//!   from 2025-06-18); batches are accepted.
+//! - **2026-07-28** (stateless): every request carries its protocol version and client
+//!   capabilities in `params._meta`; `server/discover` returns the supported versions,
+//!   capabilities and server identity; results carry `resultType` and the server's identity.
+//!   A client that supports both eras probes with `server/discover` first and falls back to
+//!   `initialize` on an error, as the revision's stdio rules say.
+//!
+//! The client's opening selects the era for the connection. Tool calls run on worker threads
+//! (at most [`ServeOptions::max_concurrent_calls`] at once), so a long wait never blocks
+//! `ping`, other sessions or `notifications/cancelled`, which ends the cancelled call's wait
+//! and suppresses its response. A line longer than [`ServeOptions::max_message_bytes`] is
+//! refused without being buffered whole. When the input ends, every session is closed and
+//! the engine stops.
+//!
+//! The tools (`terminal_start`, `terminal_send`, `terminal_read`, `terminal_run`,
+//! `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`) are described in
+//! `tools/list` for a model.
+
+mod inflight;
+mod jsonrpc;
+mod lines;
+mod outbox;
+mod protocol;
+mod server;
+mod tools;
+
+use std::io::{self, BufRead, Write};
 
 use crate::Engine;
 
+/// Default limit of one message: 4 MiB.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
+/// Default limit of tool calls running at once.
+pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
+
+/// Limits of the MCP server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServeOptions {
+    /// Longest accepted message (one line), in bytes; a longer one is answered with an
+    /// `Invalid Request` error and skipped. Default [`DEFAULT_MAX_MESSAGE_BYTES`].
+    pub max_message_bytes: usize,
+    /// Most tool calls running at once; beyond it a call gets an error result asking to wait.
+    /// Default [`DEFAULT_MAX_CONCURRENT_CALLS`].
+    pub max_concurrent_calls: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+            max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+        }
+    }
+}
+
 /// Serves MCP on this process's stdin and stdout until stdin ends, then closes every session.
 /// Logs go to stderr; stdout carries protocol messages only.
-pub fn serve_stdio(engine: Engine) -> std::io::Result<()> {
-    let _ = engine;
-    Err(std::io::Error::new(std::io::ErrorKind::Unsupported, "the MCP server is not built yet"))
+pub fn serve_stdio(engine: Engine) -> io::Result<()> {
+    serve(engine, io::stdin().lock(), io::stdout())
+}
+
+/// Serves MCP on `input` and `output` with the default [`ServeOptions`]; see [`serve_with`].
+pub fn serve<R: BufRead, W: Write + Send + 'static>(
+    engine: Engine,
+    input: R,
+    output: W,
+) -> io::Result<()> {
+    serve_with(engine, input, output, &ServeOptions::default())
+}
+
+/// Serves MCP: reads one JSON-RPC message per line from `input` and writes one per line to
+/// `output` (from a writer thread of its own), until `input` ends. Then it lets calls in
+/// progress answer (their waits end early), shuts the engine down, which closes every session
+/// and leaves no process behind, flushes `output` and returns `Ok(())`. An error reading
+/// `input` ends serving the same way and is returned.
+pub fn serve_with<R: BufRead, W: Write + Send + 'static>(
+    engine: Engine,
+    input: R,
+    output: W,
+    options: &ServeOptions,
+) -> io::Result<()> {
+    server::run(engine, input, output, options)
 }

@@ -469,5 +469,15 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
             None,
         );
     };
+    // Output the program already wrote but the reactor has not read yet means it is not
+    // waiting (yet): the screen is about to change.
+    if rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0) {
+        return (
+            procfs::InputWait::NotWaiting {
+                reason: "output not yet read from the terminal".into(),
+            },
+            Some(group),
+        );
+    }
     (procfs::group_input_wait(group, Some(slot.pid)), Some(group))
 }

@@ -1,0 +1,228 @@
+//! In-process cost of the emulation stages, no PTY: each payload of the throughput benchmark
+//! is fed from memory (64 KiB chunks, like the reactor's reads) through stages that add, one
+//! at a time, what termloom's feed path does on top of a bare alacritty `Term`
+//! (src/emulator.rs and src/transcript.rs; this file mirrors them and must follow them when
+//! they change). CPU MB/s of one thread, median of several repetitions:
+//!
+//! - `bare`: `Processor::advance` into a `Term` with no history (the emulator baseline);
+//! - `history`: a `Term` with a 2,000-line history fed in slices of at most 1,968 printable
+//!   bytes (the scanner's line budget), the history cleared after each slice (no text read);
+//! - `rows`: the same, and every history row turned into text first (`row_text`);
+//! - `transcript`: the same, and every line stored in a 10,000-line bounded deque of `String`s.
+//!
+//! ```text
+//! cargo bench --bench feed [-- PAYLOAD]
+//! ```
+//! `TERMLOOM_BENCH_MB` (default 8) sets the payload size.
+
+mod support;
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use alacritty_terminal::event::VoidListener;
+use alacritty_terminal::grid::{Dimensions, Row};
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::term::test::TermSize;
+use alacritty_terminal::term::{Config as TermConfig, Term};
+use alacritty_terminal::vte::ansi::Processor;
+use support::*;
+
+const COLS: usize = 120;
+const ROWS: usize = 32;
+const GRID_HISTORY: usize = 2000;
+const CHUNK: usize = 64 << 10;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Stage {
+    Bare,
+    Sliced,
+    History,
+    Rows,
+    Transcript,
+    FastRows,
+}
+
+const STAGES: [Stage; 6] =
+    [Stage::Bare, Stage::Sliced, Stage::History, Stage::Rows, Stage::Transcript, Stage::FastRows];
+
+/// Mirrors `row_text` in src/emulator.rs.
+fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
+    let start = out.len();
+    let mut keep = start;
+    let mut cells = 0;
+    if row.is_clear() {
+        return 0;
+    }
+    for (col, cell) in row[..].iter().enumerate() {
+        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
+            continue;
+        }
+        let c = if cell.c == '\t' { ' ' } else { cell.c };
+        out.push(c);
+        let marks = cell.zerowidth();
+        if let Some(marks) = marks {
+            out.extend(marks.iter());
+        }
+        if c != ' ' || marks.is_some() {
+            keep = out.len();
+            cells = col + if cell.flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 };
+        }
+    }
+    out.truncate(keep);
+    cells
+}
+
+/// Whether a cell adds text: not the spacer of a wide character, and not a blank without
+/// combining marks (what `row_text` keeps before trimming trailing blanks).
+fn is_text(cell: &Cell) -> bool {
+    !cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
+        && ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
+}
+
+/// The proposed `row_text`: the same text, but the trailing blanks are found first, from the
+/// end, so that only the cells up to the last text cell are visited once (no `is_clear` pass,
+/// no truncation).
+fn row_text_fast(row: &Row<Cell>, out: &mut String) -> usize {
+    let cells = &row[..];
+    let Some(last) = cells.iter().rposition(is_text) else {
+        return 0;
+    };
+    out.reserve(last + 1);
+    for cell in &cells[..=last] {
+        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
+            continue;
+        }
+        out.push(if cell.c == '\t' { ' ' } else { cell.c });
+        if let Some(marks) = cell.zerowidth() {
+            out.extend(marks.iter());
+        }
+    }
+    last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
+}
+
+/// The length of the next slice: like the scanner's line budget, every byte outside an escape
+/// sequence counts one line, and runs of plain bytes are skipped with `memchr` (a stand-in for
+/// src/scan.rs, which also tracks OSC and string sequences).
+fn next_slice(bytes: &[u8], budget: usize) -> usize {
+    let mut lines = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let run = memchr::memchr(0x1b, &bytes[i..]).unwrap_or(bytes.len() - i);
+        let take = run.min(budget - lines);
+        lines += take;
+        i += take;
+        if lines >= budget || i == bytes.len() {
+            return i;
+        }
+        // An escape sequence: ESC, then up to its final byte.
+        i += 1;
+        if bytes.get(i) == Some(&b'[') {
+            i += 1;
+        }
+        while i < bytes.len() && !(0x40..=0x7e).contains(&bytes[i]) {
+            i += 1;
+        }
+        i += 1;
+    }
+    bytes.len()
+}
+
+struct Store {
+    lines: VecDeque<String>,
+    pending: String,
+}
+
+fn feed(stage: Stage, payload: &[u8]) -> f64 {
+    let history = if stage <= Stage::Sliced { 0 } else { GRID_HISTORY };
+    let config = TermConfig { scrolling_history: history, ..TermConfig::default() };
+    let mut term = Term::new(config, &TermSize::new(COLS, ROWS), VoidListener);
+    let mut parser: Processor = Processor::new();
+    let mut store = Store { lines: VecDeque::new(), pending: String::new() };
+    let mut text = String::new();
+    let started = Instant::now();
+    for chunk in payload.chunks(CHUNK) {
+        if stage == Stage::Bare {
+            parser.advance(&mut term, chunk);
+            continue;
+        }
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let n = next_slice(rest, GRID_HISTORY - ROWS);
+            parser.advance(&mut term, &rest[..n]);
+            rest = &rest[n..];
+            let grid = term.grid();
+            let lines = grid.history_size();
+            if lines == 0 {
+                continue;
+            }
+            if stage >= Stage::Rows {
+                for back in (1..=lines).rev() {
+                    let row = &grid[Line(-(back as i32))];
+                    text.clear();
+                    if stage == Stage::FastRows {
+                        row_text_fast(row, &mut text);
+                    } else {
+                        row_text(row, &mut text);
+                    }
+                    if stage >= Stage::Transcript {
+                        let wrapped = row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE);
+                        store.pending.push_str(&text);
+                        if !wrapped {
+                            store.lines.push_back(std::mem::take(&mut store.pending));
+                            if store.lines.len() > 10_000 {
+                                store.lines.pop_front();
+                            }
+                        }
+                    }
+                }
+            }
+            term.grid_mut().clear_history();
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    std::hint::black_box(&store.lines);
+    std::hint::black_box(term.grid().screen_lines());
+    payload.len() as f64 / secs / 1e6
+}
+
+fn main() {
+    header("feed (in-process, no PTY)");
+    let mb = env_usize("TERMLOOM_BENCH_MB", 8);
+    let reps = 5;
+    println!(
+        "payload size {mb} MB, {reps} repetitions, terminal {COLS}x{ROWS}, CPU MB/s of one thread"
+    );
+    println!();
+    println!(
+        "| payload | bare | sliced | history | rows | transcript | transcript / bare | transcript, fast row_text | fast / bare |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let started = Instant::now();
+    for payload in Payload::ALL.into_iter().filter(|p| selected(p.name())) {
+        let bytes = payload.generate(mb * 1_000_000, COLS, ROWS);
+        let mut results = vec![Vec::new(); STAGES.len()];
+        feed(Stage::Bare, &bytes);
+        for _ in 0..reps {
+            for (s, stage) in STAGES.iter().enumerate() {
+                results[s].push(feed(*stage, &bytes));
+            }
+        }
+        let med: Vec<f64> = results.iter().map(|r| median(r)).collect();
+        println!(
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.2} | {:.1} | {:.2} |",
+            payload.name(),
+            med[0],
+            med[1],
+            med[2],
+            med[3],
+            med[4],
+            med[4] / med[0],
+            med[5],
+            med[5] / med[0]
+        );
+    }
+    println!();
+    println!("measured in {:.1} s; {}", started.elapsed().as_secs_f64(), load());
+}

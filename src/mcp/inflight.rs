@@ -1,0 +1,234 @@
+//! Tool calls in progress: their cancellation tokens by request id, and the bound on how many
+//! run at once.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+type Hook = Box<dyn FnOnce() + Send>;
+
+/// Whether a request was cancelled (its result is unused: nothing is sent back) or only
+/// interrupted (the input ended: waits stop, the result is still sent), and what to do the
+/// moment it is cancelled.
+#[derive(Default)]
+pub(crate) struct CancelToken {
+    cancelled: AtomicBool,
+    stopped: AtomicBool,
+    hooks: Mutex<Vec<Hook>>,
+    stop_hooks: Mutex<Vec<Hook>>,
+}
+
+impl CancelToken {
+    /// A token that is not cancelled.
+    pub(crate) fn new() -> Arc<CancelToken> {
+        Arc::new(CancelToken::default())
+    }
+
+    /// Whether the request was cancelled.
+    pub(crate) fn is_cancelled(&self) -> bool {
+        self.cancelled.load(Ordering::SeqCst)
+    }
+
+    /// Whether waits should end now (the request was cancelled or interrupted).
+    pub(crate) fn should_stop(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
+    /// Ends the request's waits early; its result is still sent.
+    pub(crate) fn interrupt(&self) {
+        self.stop();
+    }
+
+    /// Marks the request stopped and runs the stop hooks (once).
+    fn stop(&self) {
+        if self.stopped.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let hooks = std::mem::take(&mut *self.stop_hooks.lock().unwrap_or_else(|e| e.into_inner()));
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    /// Runs `hook` when the request is stopped, by a cancellation or the end of the input (now,
+    /// if it already was): it ends the request's wait.
+    pub(crate) fn on_stop(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = self.stop_hooks.lock().unwrap_or_else(|e| e.into_inner());
+        if self.should_stop() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
+    }
+
+    /// Cancels the request and runs its hooks (once).
+    pub(crate) fn cancel(&self) {
+        self.stop();
+        if self.cancelled.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let hooks = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    /// Runs `hook` when the request is cancelled (now, if it already was).
+    pub(crate) fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_cancelled() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
+    }
+}
+
+/// Why a call was not admitted.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The limit of concurrent calls is reached.
+    Busy(usize),
+    /// A request with the same id is still in progress.
+    DuplicateId,
+}
+
+struct State {
+    calls: HashMap<String, Arc<CancelToken>>,
+    running: usize,
+}
+
+/// The registry of calls in progress.
+pub(crate) struct InFlight {
+    state: Mutex<State>,
+    idle: Condvar,
+    limit: usize,
+}
+
+/// A call's place in the registry; dropping it frees the place.
+pub(crate) struct Ticket {
+    registry: Arc<InFlight>,
+    key: String,
+    token: Arc<CancelToken>,
+}
+
+impl Ticket {
+    /// The call's cancellation token.
+    pub(crate) fn token(&self) -> &Arc<CancelToken> {
+        &self.token
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let mut state = self.registry.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.calls.remove(&self.key);
+        state.running -= 1;
+        self.registry.idle.notify_all();
+    }
+}
+
+fn key(id: &Value) -> String {
+    // JSON text tells the string "1" from the number 1.
+    id.to_string()
+}
+
+impl InFlight {
+    /// A registry admitting at most `limit` calls at once.
+    pub(crate) fn new(limit: usize) -> Arc<InFlight> {
+        Arc::new(InFlight {
+            state: Mutex::new(State { calls: HashMap::new(), running: 0 }),
+            idle: Condvar::new(),
+            limit,
+        })
+    }
+
+    /// Admits the call with request id `id`.
+    pub(crate) fn admit(self: &Arc<Self>, id: &Value) -> Result<Ticket, Refusal> {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let key = key(id);
+        if state.calls.contains_key(&key) {
+            return Err(Refusal::DuplicateId);
+        }
+        if state.running >= self.limit {
+            return Err(Refusal::Busy(self.limit));
+        }
+        let token = CancelToken::new();
+        state.calls.insert(key.clone(), token.clone());
+        state.running += 1;
+        Ok(Ticket { registry: self.clone(), key, token })
+    }
+
+    /// Cancels the call with request id `id`; false if no such call is in progress.
+    pub(crate) fn cancel(&self, id: &Value) -> bool {
+        let token =
+            self.state.lock().unwrap_or_else(|e| e.into_inner()).calls.get(&key(id)).cloned();
+        match token {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Interrupts every call in progress: their waits end, their results are still sent.
+    pub(crate) fn interrupt_all(&self) {
+        let tokens: Vec<_> =
+            self.state.lock().unwrap_or_else(|e| e.into_inner()).calls.values().cloned().collect();
+        for token in tokens {
+            token.interrupt();
+        }
+    }
+
+    /// Waits until no call is in progress, at most `timeout`; true if none is.
+    pub(crate) fn wait_idle(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while state.running > 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            state = self.idle.wait_timeout(state, left).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn admits_up_to_the_limit_and_refuses_duplicates() {
+        let registry = InFlight::new(2);
+        let first = registry.admit(&json!(1)).unwrap();
+        assert_eq!(registry.admit(&json!(1)).err(), Some(Refusal::DuplicateId));
+        let _second = registry.admit(&json!("1")).unwrap();
+        assert_eq!(registry.admit(&json!(3)).err(), Some(Refusal::Busy(2)));
+        drop(first);
+        let third = registry.admit(&json!(3)).unwrap();
+        assert!(registry.cancel(&json!(3)));
+        assert!(third.token().is_cancelled());
+        assert!(!registry.cancel(&json!(99)));
+    }
+
+    #[test]
+    fn hooks_run_once_on_cancel() {
+        let token = CancelToken::new();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let tx2 = tx.clone();
+        token.on_cancel(move || tx.send(1).unwrap());
+        token.cancel();
+        token.cancel();
+        token.on_cancel(move || tx2.send(2).unwrap());
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), vec![1, 2]);
+    }
+}

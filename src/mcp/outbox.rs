@@ -1,0 +1,178 @@
+//! The single writer of protocol messages, and the responders that requests answer through.
+//!
+//! Every message goes through one channel to one writer thread, which writes it as one line
+//! and flushes; nothing else touches the output. A [`Responder`] answers one request, either
+//! straight to the writer or into the response array of the batch the request came in.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use crossbeam_channel::{Receiver, Sender};
+use serde_json::Value;
+
+use super::jsonrpc::{RpcError, error_response, result_response};
+
+/// Messages queued for the writer before senders wait (backpressure on a slow reader).
+const QUEUE: usize = 256;
+
+/// A handle that queues messages for the writer thread. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Outbox {
+    tx: Sender<Value>,
+}
+
+impl Outbox {
+    /// Queues one message.
+    pub(crate) fn send(&self, message: Value) {
+        // The writer only stops once every handle is gone, so this cannot fail.
+        let _ = self.tx.send(message);
+    }
+}
+
+/// The writer thread; [`Writer::finish`] waits until everything queued was written.
+pub(crate) struct Writer {
+    thread: JoinHandle<()>,
+}
+
+impl Writer {
+    /// Starts the writer thread over `output`.
+    pub(crate) fn start<W: Write + Send + 'static>(output: W) -> std::io::Result<(Outbox, Writer)> {
+        let (tx, rx) = crossbeam_channel::bounded(QUEUE);
+        let thread = std::thread::Builder::new()
+            .name("termloom-mcp-writer".into())
+            .spawn(move || write_all(output, rx))?;
+        Ok((Outbox { tx }, Writer { thread }))
+    }
+
+    /// Waits for the writer to drain; every [`Outbox`] must have been dropped first.
+    pub(crate) fn finish(self) {
+        let _ = self.thread.join();
+    }
+}
+
+fn write_all<W: Write>(mut output: W, rx: Receiver<Value>) {
+    let mut broken = false;
+    for message in rx {
+        if broken {
+            continue;
+        }
+        let mut line = serde_json::to_vec(&message).unwrap_or_default();
+        line.push(b'\n');
+        if let Err(err) = output.write_all(&line).and_then(|()| output.flush()) {
+            eprintln!("termloom mcp: cannot write to the client ({err}); dropping further output");
+            broken = true;
+        }
+    }
+}
+
+/// Collects the responses of one batch and sends them as one array when the last is in.
+pub(crate) struct Batch {
+    outbox: Outbox,
+    state: Mutex<BatchState>,
+}
+
+struct BatchState {
+    responses: Vec<Value>,
+    /// Responders not yet done, plus one until the batch is sealed.
+    pending: usize,
+}
+
+impl Batch {
+    /// A batch whose responses go to `outbox`.
+    pub(crate) fn new(outbox: Outbox) -> Arc<Batch> {
+        Arc::new(Batch {
+            outbox,
+            state: Mutex::new(BatchState { responses: Vec::new(), pending: 1 }),
+        })
+    }
+
+    /// Says that no more responders will be made for this batch.
+    pub(crate) fn seal(&self) {
+        self.done(None);
+    }
+
+    fn done(&self, response: Option<Value>) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.responses.extend(response);
+        state.pending -= 1;
+        if state.pending == 0 && !state.responses.is_empty() {
+            self.outbox.send(Value::Array(std::mem::take(&mut state.responses)));
+        }
+    }
+}
+
+/// Where a responder's answer goes.
+enum Sink {
+    Direct(Outbox),
+    Batch(Arc<Batch>),
+}
+
+/// Answers one request exactly once: with a result, an error, or (cancelled) nothing.
+pub(crate) struct Responder {
+    id: Value,
+    sink: Sink,
+    answered: bool,
+}
+
+impl Responder {
+    /// A responder writing straight to the output.
+    pub(crate) fn direct(id: Value, outbox: Outbox) -> Responder {
+        Responder { id, sink: Sink::Direct(outbox), answered: false }
+    }
+
+    /// A responder for a request that came in `batch`.
+    pub(crate) fn in_batch(id: Value, batch: &Arc<Batch>) -> Responder {
+        batch.state.lock().unwrap_or_else(|e| e.into_inner()).pending += 1;
+        Responder { id, sink: Sink::Batch(batch.clone()), answered: false }
+    }
+
+    /// The request's id.
+    pub(crate) fn id(&self) -> &Value {
+        &self.id
+    }
+
+    /// Whether the request came in a batch.
+    pub(crate) fn is_batched(&self) -> bool {
+        matches!(self.sink, Sink::Batch(_))
+    }
+
+    /// Sends a success response.
+    pub(crate) fn result(mut self, result: Value) {
+        let message = result_response(&self.id, result);
+        self.deliver(Some(message));
+    }
+
+    /// Sends an error response.
+    pub(crate) fn error(mut self, error: &RpcError) {
+        let message = error_response(&self.id, error);
+        self.deliver(Some(message));
+    }
+
+    /// Sends nothing (the request was cancelled).
+    pub(crate) fn silence(mut self) {
+        self.deliver(None);
+    }
+
+    fn deliver(&mut self, message: Option<Value>) {
+        if self.answered {
+            return;
+        }
+        self.answered = true;
+        match &self.sink {
+            Sink::Direct(outbox) => {
+                if let Some(message) = message {
+                    outbox.send(message);
+                }
+            }
+            Sink::Batch(batch) => batch.done(message),
+        }
+    }
+}
+
+impl Drop for Responder {
+    fn drop(&mut self) {
+        // A responder dropped unanswered (a panicking worker) still releases its batch.
+        self.deliver(None);
+    }
+}

@@ -1,0 +1,313 @@
+//! The server loop: reads one message per line, answers protocol requests at once, runs each
+//! tool call on a worker thread, and closes every session when the input ends.
+
+use std::io::{self, BufRead, Write};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use crate::Engine;
+
+use super::ServeOptions;
+use super::inflight::{InFlight, Refusal, Ticket};
+use super::jsonrpc::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR,
+    RpcError, classify, error_response, sniff_id,
+};
+use super::lines::{Line, LineReader};
+use super::outbox::{Batch, Outbox, Responder, Writer};
+use super::protocol::{Protocol, Served, has_envelope};
+use super::tools::{self, Call, InputLocks};
+
+/// How long calls interrupted by the end of input get to answer before sessions are closed.
+const DRAIN: Duration = Duration::from_secs(1);
+/// How long calls get to finish once the engine has stopped.
+const FINISH: Duration = Duration::from_secs(10);
+
+/// Serves until the input ends, then closes every session and flushes the output.
+pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
+    engine: Engine,
+    input: R,
+    output: W,
+    options: &ServeOptions,
+) -> io::Result<()> {
+    let (outbox, writer) = Writer::start(output)?;
+    let mut server = Server {
+        engine,
+        outbox,
+        inflight: InFlight::new(options.max_concurrent_calls.max(1)),
+        input: Arc::default(),
+        protocol: Protocol::new(),
+        max_message_bytes: options.max_message_bytes,
+    };
+    let mut lines = LineReader::new(input, options.max_message_bytes);
+    let result = loop {
+        match lines.next_line() {
+            Ok(Some(Line::Message(bytes))) => server.message(&bytes),
+            Ok(Some(Line::TooLong { prefix, length })) => server.too_long(&prefix, length),
+            Ok(None) => break Ok(()),
+            Err(err) => {
+                eprintln!("termloom mcp: reading the input failed: {err}");
+                break Err(err);
+            }
+        }
+    };
+    let idle = server.shut_down();
+    if idle {
+        writer.finish();
+    } else {
+        eprintln!("termloom mcp: some tool calls did not finish; exiting without them");
+    }
+    result
+}
+
+struct Server {
+    engine: Engine,
+    outbox: Outbox,
+    inflight: Arc<InFlight>,
+    input: Arc<InputLocks>,
+    protocol: Protocol,
+    max_message_bytes: usize,
+}
+
+impl Server {
+    /// Handles one line: a message or a batch.
+    fn message(&mut self, bytes: &[u8]) {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let value: Value = match serde_json::from_slice(bytes) {
+            Ok(value) => value,
+            Err(err) => {
+                let error = RpcError::new(
+                    PARSE_ERROR,
+                    format!(
+                        "parse error: the message is not valid JSON ({err}); send one JSON-RPC message per line"
+                    ),
+                );
+                self.outbox.send(error_response(&Value::Null, &error));
+                return;
+            }
+        };
+        match value {
+            Value::Array(items) if items.is_empty() => {
+                let error = RpcError::new(INVALID_REQUEST, "an empty JSON-RPC batch");
+                self.outbox.send(error_response(&Value::Null, &error));
+            }
+            Value::Array(items) => {
+                let batch = Batch::new(self.outbox.clone());
+                for item in items {
+                    self.one(item, Some(&batch));
+                }
+                batch.seal();
+            }
+            value => self.one(value, None),
+        }
+    }
+
+    /// Answers a line longer than the limit, under its id when the beginning shows it.
+    fn too_long(&mut self, prefix: &[u8], length: u64) {
+        let id = sniff_id(prefix).unwrap_or(Value::Null);
+        eprintln!("termloom mcp: refused a message of {length} bytes (id {id})");
+        let error = RpcError::new(
+            INVALID_REQUEST,
+            format!(
+                "message too large: {length} bytes, and messages are limited to {} bytes; send less at once (for example, paste long text in pieces)",
+                self.max_message_bytes
+            ),
+        )
+        .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
+        self.outbox.send(error_response(&id, &error));
+    }
+
+    /// Handles one message, alone or in a batch.
+    fn one(&mut self, value: Value, batch: Option<&Arc<Batch>>) {
+        let responder = |id: Value, outbox: &Outbox| match batch {
+            Some(batch) => Responder::in_batch(id, batch),
+            None => Responder::direct(id, outbox.clone()),
+        };
+        match classify(value) {
+            Incoming::Invalid { id, error } => responder(id, &self.outbox).error(&error),
+            Incoming::Response => {}
+            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Request { id, method, params } => {
+                let responder = responder(id, &self.outbox);
+                self.request(responder, &method, params);
+            }
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: Option<Map<String, Value>>) {
+        if method == "notifications/cancelled"
+            && let Some(id) = params.as_ref().and_then(|p| p.get("requestId"))
+        {
+            // Per the protocol, the cancelled request gets no response.
+            self.inflight.cancel(id);
+        }
+        // notifications/initialized needs no action; unknown notifications are ignored.
+    }
+
+    fn request(&mut self, responder: Responder, method: &str, params: Option<Map<String, Value>>) {
+        match method {
+            "ping" => {
+                if has_envelope(params.as_ref()) {
+                    match self.protocol.admit(method, params.as_ref()) {
+                        Ok(served) => responder.result(served.finish(json!({}))),
+                        Err(error) => responder.error(&error),
+                    }
+                } else {
+                    responder.result(json!({}));
+                }
+            }
+            "initialize" if responder.is_batched() => responder.error(&RpcError::new(
+                INVALID_REQUEST,
+                "initialize must not be part of a JSON-RPC batch; send it alone",
+            )),
+            "initialize" => match self.protocol.initialize(params.as_ref()) {
+                Ok((served, result)) => responder.result(served.finish(result)),
+                Err(error) => responder.error(&error),
+            },
+            "server/discover" | "tools/list" | "tools/call" => {
+                let served = match self.protocol.admit(method, params.as_ref()) {
+                    Ok(served) => served,
+                    Err(error) => return responder.error(&error),
+                };
+                match method {
+                    "server/discover" => {
+                        responder.result(served.finish(Protocol::discover(served)));
+                    }
+                    "tools/list" => self.list_tools(responder, served, params.as_ref()),
+                    _ => self.call_tool(responder, served, params.unwrap_or_default()),
+                }
+            }
+            _ => responder.error(&RpcError::new(
+                METHOD_NOT_FOUND,
+                format!(
+                    "method not found: {method:?}; this server offers initialize, ping, tools/list, tools/call and server/discover"
+                ),
+            )),
+        }
+    }
+
+    fn list_tools(
+        &self,
+        responder: Responder,
+        served: Served,
+        params: Option<&Map<String, Value>>,
+    ) {
+        if let Some(cursor) = params.and_then(|p| p.get("cursor")).filter(|c| !c.is_null()) {
+            return responder.error(&RpcError::new(
+                INVALID_PARAMS,
+                format!(
+                    "invalid cursor {cursor}: the tool list has one page; list without a cursor"
+                ),
+            ));
+        }
+        responder.result(served.finish(served.cacheable(tools::list(served.revision))));
+    }
+
+    fn call_tool(&self, responder: Responder, served: Served, params: Map<String, Value>) {
+        let name = match params.get("name") {
+            Some(Value::String(name)) if tools::exists(name) => name.clone(),
+            Some(Value::String(name)) => {
+                return responder.error(&RpcError::new(
+                    INVALID_PARAMS,
+                    format!("unknown tool {name:?}; the tools are {}", tools::NAMES.join(", ")),
+                ));
+            }
+            _ => {
+                return responder.error(&RpcError::new(
+                    INVALID_PARAMS,
+                    "tools/call needs params.name, a tool name from tools/list",
+                ));
+            }
+        };
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(arguments)) => arguments.clone(),
+            Some(_) => {
+                return responder.error(&RpcError::new(
+                    INVALID_PARAMS,
+                    format!("tools/call: params.arguments must be an object of {name}'s arguments"),
+                ));
+            }
+        };
+        let ticket = match self.inflight.admit(responder.id()) {
+            Ok(ticket) => ticket,
+            Err(Refusal::DuplicateId) => {
+                let message = format!(
+                    "request id {} is already used by a request in progress; use a new id",
+                    responder.id()
+                );
+                return responder.error(&RpcError::new(INVALID_REQUEST, message));
+            }
+            Err(Refusal::Busy(limit)) => {
+                let message = format!(
+                    "the server is already running {limit} tool calls (its limit); wait for some to finish, or cancel them, then call again"
+                );
+                return responder.result(served.finish(tools::refusal(&message)));
+            }
+        };
+        let job = Arc::new(Mutex::new(Some(Job { responder, ticket, name, arguments, served })));
+        let engine = self.engine.clone();
+        let input = self.input.clone();
+        let taken = job.clone();
+        let spawned =
+            std::thread::Builder::new().name("termloom-mcp-call".into()).spawn(move || {
+                if let Some(job) = taken.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                    job.run(&engine, &input);
+                }
+            });
+        if let Err(err) = spawned
+            && let Some(job) = job.lock().unwrap_or_else(|e| e.into_inner()).take()
+        {
+            let message = format!("cannot start a thread for the tool call: {err}");
+            job.responder.error(&RpcError::new(INTERNAL_ERROR, message));
+        }
+    }
+
+    /// Ends every call's waits, closes every session, and waits for the calls to answer;
+    /// true if they all did.
+    fn shut_down(self) -> bool {
+        self.inflight.interrupt_all();
+        self.inflight.wait_idle(DRAIN);
+        self.engine.shutdown();
+        self.inflight.wait_idle(FINISH)
+    }
+}
+
+/// A tool call handed to a worker thread.
+struct Job {
+    responder: Responder,
+    /// Held until the answer is queued, so the call counts as in progress until then.
+    ticket: Ticket,
+    name: String,
+    arguments: Map<String, Value>,
+    served: Served,
+}
+
+impl Job {
+    fn run(self, engine: &Engine, input: &InputLocks) {
+        let Job { responder, ticket, name, arguments, served } = self;
+        let token = ticket.token().clone();
+        let call = Call { engine, cancel: &token, input };
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            tools::call(&call, &name, &arguments, served.revision)
+        }));
+        let cancelled = token.is_cancelled();
+        // The call stops counting once its answer is decided, so that a client sending its
+        // next call as soon as it reads this answer finds the place free.
+        drop(ticket);
+        match outcome {
+            _ if cancelled => responder.silence(),
+            Ok(Some(result)) => responder.result(served.finish(result)),
+            Ok(None) => responder.silence(),
+            Err(_) => responder.error(&RpcError::new(
+                INTERNAL_ERROR,
+                format!("the {name} tool failed unexpectedly; the server goes on (details on its stderr)"),
+            )),
+        }
+    }
+}

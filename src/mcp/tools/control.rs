@@ -1,0 +1,308 @@
+//! The tools that run a command, signal, resize, close and list sessions: `terminal_run`,
+//! `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`.
+
+use std::time::{Duration, SystemTime};
+
+use serde_json::{Map, Value, json};
+
+use crate::{Session, SessionState, Signal, SignalTarget, SpawnSpec, Until};
+
+use super::args::Args;
+use super::catalog::{CLOSE, LIST, RESIZE, RUN, SIGNAL, accepted};
+use super::render::{exit_parts, header, keep_end, push_block, status_json};
+use super::view::{DEFAULT_MAX_BYTES, max_bytes, read_new};
+use super::waits::{self, Plan};
+use super::{Call, ToolError, ToolOutput};
+
+/// Default time a command may take.
+const RUN_TIMEOUT: Duration = Duration::from_secs(60);
+/// Time a new shell may take to show its first prompt.
+const SHELL_START: Duration = Duration::from_secs(20);
+
+/// `terminal_run`.
+pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(RUN, arguments, &accepted(RUN))?;
+    let command = args.required_str("command")?;
+    if command.contains('\n') {
+        return Err(ToolError::new(
+            "terminal_run: `command` must be one line; join commands with ; or &&, or write a script and run it",
+        ));
+    }
+    let timeout = args.uint("timeout_ms", 1, 3_600_000)?.map_or(RUN_TIMEOUT, Duration::from_millis);
+    let max = max_bytes(&args, DEFAULT_MAX_BYTES)?;
+    let id = args.optional_session_id()?;
+    let env = args.env()?;
+    let cwd = args.str("cwd")?;
+    let (session, new_session) = match id {
+        Some(id) => {
+            if cwd.is_some() || !env.is_empty() {
+                return Err(ToolError::new(
+                    "terminal_run: `cwd` and `env` apply only when terminal_run starts a new shell (without session_id); in an existing shell, put cd or export in the command",
+                ));
+            }
+            (call.engine.session(id)?, false)
+        }
+        None => (new_shell(call, cwd, env)?, true),
+    };
+    let interrupt = session.clone();
+    call.cancel.on_cancel(move || {
+        // Stops the command; run_command then returns when the prompt is back.
+        let _ = interrupt.signal(Signal::Int);
+    });
+    // No input lock here: run_command types and waits in one call, and terminal_send must be
+    // able to interrupt the command meanwhile.
+    let result = match session.run_command(command, timeout) {
+        Ok(result) => result,
+        Err(err) => {
+            if new_session {
+                let _ = session.close();
+            }
+            return Err(run_error(err));
+        }
+    };
+    if call.cancel.is_cancelled() {
+        if new_session {
+            let _ = session.close();
+        }
+        return Err(ToolError::cancelled());
+    }
+    let (output, omitted) = keep_end(&result.output, max);
+    let mut text = header(session.id(), &result.status);
+    if new_session {
+        push_block(
+            &mut text,
+            &format!(
+                "[started a new shell: session {}; pass session_id={} to run more commands in it, and close it with terminal_close when done]",
+                session.id(),
+                session.id()
+            ),
+        );
+    }
+    push_block(&mut text, &format!("$ {command}"));
+    if result.output_truncated {
+        push_block(
+            &mut text,
+            "[the start of the output was already dropped from the bounded transcript]",
+        );
+    }
+    if omitted > 0 {
+        push_block(
+            &mut text,
+            &format!(
+                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={} and view=\"scrollback\" and max_bytes={}]",
+                session.id(),
+                (omitted + max).min(1 << 20)
+            ),
+        );
+    }
+    push_block(&mut text, output);
+    let secs = result.duration.as_secs_f64();
+    push_block(
+        &mut text,
+        &match result.exit_code {
+            Some(code) => format!("[exit code {code} · {secs:.2} s]"),
+            None if result.timed_out => format!(
+                "[still running after {secs:.1} s: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]"
+            ),
+            None => format!("[finished after {secs:.2} s; the shell did not report an exit code]"),
+        },
+    );
+    let structured = json!({
+        "session_id": session.id().0,
+        "new_session": new_session,
+        "command": command,
+        "output": output,
+        "output_omitted_bytes": omitted,
+        "exit_code": result.exit_code,
+        "timed_out": result.timed_out,
+        "duration_ms": result.duration.as_millis() as u64,
+        "status": status_json(&result.status),
+    });
+    Ok(ToolOutput { text, structured })
+}
+
+/// Starts an interactive shell with shell integration and waits for its prompt.
+fn new_shell(
+    call: &Call,
+    cwd: Option<&str>,
+    env: Vec<(String, Option<String>)>,
+) -> Result<Session, ToolError> {
+    let mut spec = SpawnSpec::interactive_shell();
+    if let Some(cwd) = cwd {
+        spec = spec.cwd(cwd);
+    }
+    for (name, value) in env {
+        spec = match value {
+            Some(value) => spec.env(name, value),
+            None => spec.env_remove(name),
+        };
+    }
+    let session = call.engine.spawn(spec)?;
+    let plan = Plan::new(Until::prompt(), SHELL_START);
+    let report = waits::run(&session, &plan, call.cancel);
+    match report {
+        Ok(report) if report.outcome == "matched" => Ok(session),
+        Ok(report) => {
+            let _ = session.close();
+            if report.outcome == "cancelled" {
+                return Err(ToolError::cancelled());
+            }
+            Err(ToolError::new(format!(
+                "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
+                report.line()
+            )))
+        }
+        Err(err) => {
+            let _ = session.close();
+            Err(err.into())
+        }
+    }
+}
+
+fn run_error(err: crate::Error) -> ToolError {
+    let message = err.to_string();
+    if message.contains("not at its prompt") {
+        return ToolError::new(format!(
+            "{message}. A command is still running in this shell: wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
+        ));
+    }
+    if message.contains("shell integration") {
+        return ToolError::new(format!(
+            "{message}. terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
+        ));
+    }
+    err.into()
+}
+
+/// `terminal_signal`.
+pub(crate) fn signal(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(SIGNAL, arguments, &accepted(SIGNAL))?;
+    let id = args.session_id()?;
+    let signal: Signal = args.required_str("signal")?.parse()?;
+    let target = match args.str("target")? {
+        None | Some("foreground") => SignalTarget::Foreground,
+        Some("session") => SignalTarget::Session,
+        Some(other) => {
+            return Err(ToolError::new(format!(
+                "`target` must be \"foreground\" or \"session\", not {other:?}"
+            )));
+        }
+    };
+    let session = call.engine.session(id)?;
+    let report = session.signal_to(signal, target)?;
+    let status = session.status()?;
+    let mut text = header(id, &status);
+    push_block(&mut text, &report.to_string());
+    let structured = json!({
+        "session_id": id.0,
+        "signal": signal.name(),
+        "process_groups": report.groups,
+        "names": report.names,
+    });
+    Ok(ToolOutput { text, structured })
+}
+
+/// `terminal_resize`.
+pub(crate) fn resize(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(RESIZE, arguments, &accepted(RESIZE))?;
+    let id = args.session_id()?;
+    let cols = args.uint("cols", u64::from(crate::MIN_COLS), u64::from(crate::MAX_COLS))?;
+    let rows = args.uint("rows", u64::from(crate::MIN_ROWS), u64::from(crate::MAX_ROWS))?;
+    let (Some(cols), Some(rows)) = (cols, rows) else {
+        return Err(ToolError::new("terminal_resize needs both `cols` and `rows`"));
+    };
+    let (cols, rows) = (cols as u16, rows as u16);
+    let session = call.engine.session(id)?;
+    session.resize(cols, rows)?;
+    let status = session.status()?;
+    let mut text = header(id, &status);
+    push_block(
+        &mut text,
+        &format!(
+            "resized to {cols}x{rows}; read the redrawn screen with terminal_read view=\"screen\""
+        ),
+    );
+    Ok(ToolOutput { text, structured: json!({"session_id": id.0, "cols": cols, "rows": rows}) })
+}
+
+/// `terminal_close`.
+pub(crate) fn close(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(CLOSE, arguments, &accepted(CLOSE))?;
+    let id = args.session_id()?;
+    let max = max_bytes(&args, 4096)?;
+    let session = call.engine.session(id)?;
+    let ended = session.close()?;
+    call.input.forget(id);
+    let (output, omitted) = match read_new(&session, max) {
+        Ok(new) => (new.text, new.omitted),
+        Err(_) => (String::new(), 0),
+    };
+    let (exit_code, exit_signal) = exit_parts(Some(ended));
+    let mut text = format!("[session {id} · closed · {ended}]");
+    if omitted > 0 {
+        push_block(&mut text, &format!("[... {omitted} earlier bytes of unread output left out]"));
+    }
+    if !output.trim().is_empty() {
+        push_block(&mut text, "unread output:");
+        push_block(&mut text, &output);
+    }
+    let structured = json!({
+        "session_id": id.0,
+        "exit_code": exit_code,
+        "exit_signal": exit_signal,
+        "ended": ended.to_string(),
+        "output": output,
+        "output_omitted_bytes": omitted,
+    });
+    Ok(ToolOutput { text, structured })
+}
+
+/// `terminal_list`.
+pub(crate) fn list(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    Args::new(LIST, arguments, &accepted(LIST))?;
+    let sessions = call.engine.list()?;
+    let mut text = String::new();
+    let mut entries = Vec::new();
+    for info in &sessions {
+        let (state, ended) = match info.state {
+            SessionState::Running => ("running", None),
+            SessionState::Exited(how) => ("exited", Some(how)),
+            SessionState::Closed(how) => ("closed", Some(how)),
+        };
+        let (exit_code, exit_signal) = exit_parts(ended);
+        let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
+        push_block(
+            &mut text,
+            &format!(
+                "session {} · {}{} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
+                info.id,
+                state,
+                ended.map(|how| format!(" ({how})")).unwrap_or_default(),
+                info.program,
+                info.pid,
+                info.cols,
+                info.rows,
+                age.as_secs_f64(),
+                info.idle.as_secs_f64(),
+            ),
+        );
+        entries.push(json!({
+            "session_id": info.id.0,
+            "pid": info.pid,
+            "program": info.program,
+            "state": state,
+            "exit_code": exit_code,
+            "exit_signal": exit_signal,
+            "cols": info.cols,
+            "rows": info.rows,
+            "idle_seconds": (info.idle.as_secs_f64() * 1000.0).round() / 1000.0,
+            "bytes_in": info.bytes_in,
+            "bytes_out": info.bytes_out,
+            "closed_reason": info.closed_reason,
+        }));
+    }
+    if sessions.is_empty() {
+        text = "no sessions; start one with terminal_start".to_owned();
+    }
+    Ok(ToolOutput { text, structured: json!({ "sessions": entries }) })
+}

@@ -1,0 +1,143 @@
+//! The tools that start a session, type into it and read it: `terminal_start`, `terminal_send`
+//! and `terminal_read`.
+
+use serde_json::{Map, Value};
+
+use crate::{SpawnSpec, parse_key_script};
+
+use super::args::Args;
+use super::catalog::{READ, SEND, START, accepted};
+use super::view::{show, view_args};
+use super::waits::{self, DefaultWait};
+use super::{Call, ToolError, ToolOutput};
+
+/// `terminal_start`.
+pub(crate) fn start(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(START, arguments, &accepted(START))?;
+    let spec = spawn_spec(&args, call.engine.config())?;
+    let view = view_args(&args)?;
+    let plan = waits::plan(&args, DefaultWait::Settle, call.engine.config())?;
+    let program = spec.program_name();
+    let session = call.engine.spawn(spec)?;
+    let report = match &plan {
+        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        None => None,
+    };
+    if call.cancel.is_cancelled() {
+        // Nobody will learn this session's id: do not leave it behind.
+        let _ = session.close();
+        return Err(ToolError::cancelled());
+    }
+    let lead = [format!("started {program} (pid {})", session.pid())];
+    show(&session, view, report.as_ref(), &lead)
+}
+
+/// What to run, from `command`, `argv`, `cwd`, `env`, `cols`, `rows`, `shell_integration`.
+fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolError> {
+    let command = args.str("command")?;
+    let argv = args.strings("argv")?;
+    let integration = args.bool("shell_integration")?;
+    let mut spec = match (command, argv) {
+        (Some(_), Some(_)) => {
+            return Err(ToolError::new(
+                "terminal_start takes `command` (a shell command line) or `argv` (a program and its arguments), not both",
+            ));
+        }
+        (Some(line), None) => {
+            if line.trim().is_empty() {
+                return Err(ToolError::new("terminal_start: `command` is empty"));
+            }
+            if integration == Some(true) {
+                return Err(ToolError::new(
+                    "terminal_start: shell_integration needs an interactive shell; omit `command` (and `argv`) to start one, then run commands in it with terminal_run or terminal_send",
+                ));
+            }
+            SpawnSpec::shell(line)
+        }
+        (None, Some(argv)) => {
+            let Some((program, rest)) = argv.split_first() else {
+                return Err(ToolError::new(
+                    "terminal_start: `argv` must name a program, e.g. [\"python3\", \"-q\"]",
+                ));
+            };
+            SpawnSpec::new(program).args(rest).shell_integration(integration.unwrap_or(false))
+        }
+        (None, None) => {
+            SpawnSpec::interactive_shell().shell_integration(integration.unwrap_or(true))
+        }
+    };
+    if let Some(cwd) = args.str("cwd")? {
+        spec = spec.cwd(cwd);
+    }
+    for (name, value) in args.env()? {
+        spec = match value {
+            Some(value) => spec.env(name, value),
+            None => spec.env_remove(name),
+        };
+    }
+    let cols = args.uint("cols", u64::from(crate::MIN_COLS), u64::from(crate::MAX_COLS))?;
+    let rows = args.uint("rows", u64::from(crate::MIN_ROWS), u64::from(crate::MAX_ROWS))?;
+    if cols.is_some() || rows.is_some() {
+        let cols = cols.map_or(config.cols, |c| c as u16);
+        let rows = rows.map_or(config.rows, |r| r as u16);
+        spec = spec.size(cols, rows);
+    }
+    Ok(spec)
+}
+
+/// `terminal_send`.
+pub(crate) fn send(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(SEND, arguments, &accepted(SEND))?;
+    let id = args.session_id()?;
+    let text = args.str("text")?;
+    let paste = args.str("paste")?;
+    let keys = args.str("keys")?;
+    let submit = args.bool("submit")?.unwrap_or(false);
+    if text.is_none() && paste.is_none() && keys.is_none() && !submit {
+        return Err(ToolError::new(
+            "terminal_send needs something to send: `text`, `keys`, `paste` or `submit`: true (to read without typing, use terminal_read)",
+        ));
+    }
+    if let Some(keys) = keys {
+        // Checked before anything is sent, so a bad script sends nothing.
+        parse_key_script(keys).map_err(crate::Error::from)?;
+    }
+    let view = view_args(&args)?;
+    let plan = waits::plan(&args, DefaultWait::Settle, call.engine.config())?;
+    let session = call.engine.session(id)?;
+    {
+        let lock = call.input.of(id);
+        let _typing = lock.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(text) = text {
+            session.send_text(text)?;
+        }
+        if let Some(paste) = paste {
+            session.paste(paste)?;
+        }
+        if let Some(keys) = keys {
+            session.send_keys(keys)?;
+        }
+        if submit {
+            session.send_bytes(b"\r")?;
+        }
+    }
+    let report = match &plan {
+        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        None => None,
+    };
+    show(&session, view, report.as_ref(), &[])
+}
+
+/// `terminal_read`.
+pub(crate) fn read(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
+    let args = Args::new(READ, arguments, &accepted(READ))?;
+    let id = args.session_id()?;
+    let view = view_args(&args)?;
+    let plan = waits::plan(&args, DefaultWait::None, call.engine.config())?;
+    let session = call.engine.session(id)?;
+    let report = match &plan {
+        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        None => None,
+    };
+    show(&session, view, report.as_ref(), &[])
+}

@@ -1,0 +1,157 @@
+//! The terminal tools: `tools/list` and `tools/call`.
+//!
+//! Each call returns `content` text laid out for a model (a status header, the new transcript,
+//! the screen when it matters, notes on what was left out) and `structuredContent` with the
+//! same data as JSON. Problems a model can fix (a bad argument, an unknown session, a program
+//! that cannot start) are tool results with `isError`, worded so the model can act on them.
+
+mod args;
+mod catalog;
+mod control;
+mod io;
+mod render;
+mod view;
+mod waits;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value, json};
+
+use crate::{Engine, Error, SessionId};
+
+use super::inflight::CancelToken;
+use super::protocol::Revision;
+
+pub(crate) use catalog::NAMES;
+
+/// What a tool produced.
+pub(crate) struct ToolOutput {
+    /// The text for a model.
+    pub text: String,
+    /// The same data as JSON (matching the tool's output schema).
+    pub structured: Value,
+}
+
+/// Why a tool call failed, in words a model can act on.
+#[derive(Debug)]
+pub(crate) struct ToolError {
+    /// The message.
+    pub message: String,
+    /// The call was cancelled: nothing is sent back.
+    pub cancelled: bool,
+}
+
+impl ToolError {
+    /// A failure with this message.
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), cancelled: false }
+    }
+
+    /// The call was cancelled.
+    pub(crate) fn cancelled() -> Self {
+        ToolError { message: "cancelled".into(), cancelled: true }
+    }
+}
+
+impl From<Error> for ToolError {
+    fn from(err: Error) -> Self {
+        ToolError::new(match &err {
+            Error::UnknownSession(id) => format!(
+                "session {id} does not exist; call terminal_list to see the sessions, or terminal_start to start one"
+            ),
+            Error::SessionClosed(id) => format!(
+                "session {id} is closed and accepts no input; terminal_read can still show its last output, and terminal_start starts a new session"
+            ),
+            Error::SessionExited(id) => format!(
+                "session {id}: its program has exited and accepts no input; read its last output with terminal_read, then terminal_close it"
+            ),
+            Error::EngineStopped => {
+                "the terminal engine is shutting down; no session can be used".to_owned()
+            }
+            _ => err.to_string(),
+        })
+    }
+}
+
+/// One lock per session, held while a call types into it, so that the input of two calls
+/// running at once is not interleaved (their waits still run side by side).
+#[derive(Default)]
+pub(crate) struct InputLocks {
+    locks: Mutex<HashMap<SessionId, Arc<Mutex<()>>>>,
+}
+
+impl InputLocks {
+    /// The lock of session `id`.
+    pub(crate) fn of(&self, id: SessionId) -> Arc<Mutex<()>> {
+        let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
+        locks.entry(id).or_default().clone()
+    }
+
+    /// Forgets the lock of a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.locks.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+}
+
+/// A tool call's context.
+pub(crate) struct Call<'a> {
+    /// The engine whose sessions the tools drive.
+    pub engine: &'a Engine,
+    /// The call's cancellation token.
+    pub cancel: &'a Arc<CancelToken>,
+    /// The sessions' input locks.
+    pub input: &'a InputLocks,
+}
+
+/// Whether `name` is a tool.
+pub(crate) fn exists(name: &str) -> bool {
+    NAMES.contains(&name)
+}
+
+/// The `tools/list` result for a revision.
+pub(crate) fn list(revision: Revision) -> Value {
+    json!({ "tools": NAMES.iter().map(|name| catalog::tool_entry(name, revision)).collect::<Vec<_>>() })
+}
+
+/// Runs tool `name` (which [`exists`]); `None` when the call was cancelled, otherwise the
+/// `tools/call` result for the revision.
+pub(crate) fn call(
+    call: &Call,
+    name: &str,
+    arguments: &Map<String, Value>,
+    revision: Revision,
+) -> Option<Value> {
+    let outcome = match name {
+        catalog::START => io::start(call, arguments),
+        catalog::SEND => io::send(call, arguments),
+        catalog::READ => io::read(call, arguments),
+        catalog::RUN => control::run(call, arguments),
+        catalog::SIGNAL => control::signal(call, arguments),
+        catalog::RESIZE => control::resize(call, arguments),
+        catalog::CLOSE => control::close(call, arguments),
+        _ => control::list(call, arguments),
+    };
+    Some(match outcome {
+        Ok(output) => {
+            let mut result = json!({
+                "content": [{ "type": "text", "text": output.text }],
+                "isError": false,
+            });
+            if revision >= Revision::V2025_06_18 {
+                result["structuredContent"] = output.structured;
+            }
+            result
+        }
+        Err(err) if err.cancelled => return None,
+        Err(err) => json!({
+            "content": [{ "type": "text", "text": err.message }],
+            "isError": true,
+        }),
+    })
+}
+
+/// A `tools/call` result saying the call could not be run.
+pub(crate) fn refusal(message: &str) -> Value {
+    json!({ "content": [{ "type": "text", "text": message }], "isError": true })
+}

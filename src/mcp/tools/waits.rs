@@ -1,0 +1,167 @@
+//! The optional wait of the reading tools: arguments to an [`Until`], and a wait that a
+//! `notifications/cancelled` can end.
+
+use std::time::Duration;
+
+use crate::mcp::inflight::CancelToken;
+use crate::{Config, Fired, Screen, Session, Until};
+
+use super::ToolError;
+use super::args::Args;
+
+/// Quiet time that ends the default wait.
+const SETTLE_QUIET: Duration = Duration::from_millis(1000);
+/// Longest default wait.
+const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Longest wait a call may ask for.
+const MAX_TIMEOUT_MS: u64 = 3_600_000;
+/// What to do when a call gives no wait condition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DefaultWait {
+    /// Return at once.
+    None,
+    /// Wait until the program waits for input, exits, or has been quiet for a second.
+    Settle,
+}
+
+/// A wait to perform.
+pub(crate) struct Plan {
+    until: Until,
+    timeout: Duration,
+    /// The wait was not asked for (the default settle).
+    implicit: bool,
+}
+
+fn any(mut conditions: Vec<Until>) -> Option<Until> {
+    match conditions.len() {
+        0 => None,
+        1 => conditions.pop(),
+        _ => Some(Until::any(conditions)),
+    }
+}
+
+impl Plan {
+    /// An explicit wait for `until`, at most `timeout`.
+    pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
+        Plan { until, timeout, implicit: false }
+    }
+}
+
+/// What a wait came to.
+#[derive(Debug, Clone)]
+pub(crate) struct Report {
+    /// The condition, as text.
+    pub condition: String,
+    /// `matched`, `exited`, `closed`, `timeout` or `cancelled`.
+    pub outcome: &'static str,
+    /// The text that matched, for text conditions.
+    pub matched_text: Option<String>,
+    /// How long the wait took.
+    pub elapsed: Duration,
+    /// Whether this was the default wait.
+    pub implicit: bool,
+    /// The screen when the wait timed out.
+    pub screen: Option<Screen>,
+}
+
+/// Builds the wait from the call's arguments.
+pub(crate) fn plan(
+    args: &Args,
+    default: DefaultWait,
+    config: &Config,
+) -> Result<Option<Plan>, ToolError> {
+    let mut events = Vec::new();
+    if let Some(text) = args.str("for_text")? {
+        events.push(Until::text(text));
+    }
+    if let Some(pattern) = args.str("for_regex")? {
+        events.push(Until::regex(pattern)?);
+    }
+    if let Some(text) = args.str("for_screen_text")? {
+        events.push(Until::screen_contains(text));
+    }
+    if let Some(ms) = args.uint("quiet_ms", 0, MAX_TIMEOUT_MS)? {
+        events.push(Until::quiet(Duration::from_millis(ms)));
+    }
+    if let Some(ms) = args.uint("stable_ms", 0, MAX_TIMEOUT_MS)? {
+        events.push(Until::stable(Duration::from_millis(ms)));
+    }
+    if args.bool("prompt")? == Some(true) {
+        events.push(Until::prompt());
+    }
+    if args.bool("input_wait")? == Some(true) {
+        events.push(Until::input_wait());
+    }
+    if args.bool("exit")? == Some(true) {
+        events.push(Until::exit());
+    }
+    let timeout = args.uint("timeout_ms", 1, MAX_TIMEOUT_MS)?.map(Duration::from_millis);
+    let implicit = events.is_empty();
+    if implicit {
+        if default == DefaultWait::None {
+            return Ok(None);
+        }
+        events = vec![Until::input_wait(), Until::exit(), Until::quiet(SETTLE_QUIET)];
+    }
+    let fallback = if implicit {
+        SETTLE_TIMEOUT.min(config.default_wait_timeout)
+    } else {
+        config.default_wait_timeout
+    };
+    let timeout = timeout.unwrap_or(fallback);
+    let until = any(events).expect("a plan has a condition");
+    Ok(Some(Plan { until, timeout, implicit }))
+}
+
+/// Waits for `plan` on `session` until it holds, the session ends, the timeout passes or the
+/// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
+pub(crate) fn run(session: &Session, plan: &Plan, cancel: &CancelToken) -> crate::Result<Report> {
+    let condition = plan.until.to_string();
+    let pending = session.start_wait(plan.until.clone(), plan.timeout)?;
+    let canceller = pending.canceller();
+    cancel.on_stop(move || canceller.cancel());
+    let outcome = pending.finish()?;
+    let elapsed = outcome.elapsed;
+    let report = |outcome, matched_text, screen| Report {
+        condition: condition.clone(),
+        outcome,
+        matched_text,
+        elapsed,
+        implicit: plan.implicit,
+        screen,
+    };
+    Ok(match outcome.fired {
+        Fired::Matched(found) => report("matched", Some(found.text), None),
+        Fired::Exited { .. } => report("exited", None, None),
+        Fired::Closed => report("closed", None, None),
+        Fired::Cancelled => report("cancelled", None, None),
+        Fired::Timeout => report("timeout", None, outcome.screen),
+    })
+}
+
+impl Report {
+    /// One line for a model: what was waited for and what happened.
+    pub(crate) fn line(&self) -> String {
+        let secs = self.elapsed.as_secs_f64();
+        let what = if self.implicit { "settle".to_owned() } else { self.condition.clone() };
+        match self.outcome {
+            "matched" => match &self.matched_text {
+                Some(text) if !text.is_empty() => {
+                    format!("[wait: {} matched {text:?} after {secs:.2} s]", self.condition)
+                }
+                _ if self.implicit => format!("[wait: settled after {secs:.2} s]"),
+                _ => format!("[wait: {} held after {secs:.2} s]", self.condition),
+            },
+            "exited" => format!("[wait ({what}): the program exited after {secs:.2} s]"),
+            "closed" => format!("[wait ({what}): the session was closed after {secs:.2} s]"),
+            "cancelled" => format!("[wait ({what}): cancelled after {secs:.2} s]"),
+            _ if self.implicit => format!(
+                "[wait: the program was still busy after {secs:.1} s; read again later, or pass a wait condition such as for_text or exit]"
+            ),
+            _ => format!(
+                "[wait: timed out after {secs:.1} s waiting for {}; the screen is shown below]",
+                self.condition
+            ),
+        }
+    }
+}

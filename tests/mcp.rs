@@ -1,0 +1,747 @@
+//! The MCP server driven through pipes, as an MCP client drives `termloom mcp` on stdio:
+//! handshakes of every revision and the stateless `server/discover`, tool listings, errors,
+//! cancellation, real programs (vim, a Python REPL, shell commands), and shutdown at the end
+//! of input.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use termloom::mcp::{ServeOptions, serve_with};
+use termloom::{Config, Engine};
+
+const LONG: Duration = Duration::from_secs(30);
+const MODERN: &str = "2026-07-28";
+
+/// A server on pipes, with a reader thread collecting its output lines.
+struct Client {
+    input: Option<std::io::PipeWriter>,
+    lines: crossbeam_channel::Receiver<String>,
+    /// Responses read while looking for another one, by id.
+    stash: HashMap<String, Value>,
+    /// Messages that were not responses to a request of ours (arrays, null ids).
+    other: Vec<Value>,
+    server: Option<JoinHandle<std::io::Result<()>>>,
+    next_id: u64,
+    /// `_meta` to put on every request (the stateless revision).
+    envelope: Option<Value>,
+}
+
+impl Client {
+    fn start() -> Client {
+        Client::with_options(ServeOptions::default())
+    }
+
+    fn with_options(options: ServeOptions) -> Client {
+        let engine = Engine::new(Config::default()).expect("engine starts");
+        let (server_in, input) = std::io::pipe().unwrap();
+        let (output, server_out) = std::io::pipe().unwrap();
+        let server = std::thread::spawn(move || {
+            serve_with(engine, BufReader::new(server_in), server_out, &options)
+        });
+        let (tx, lines) = crossbeam_channel::unbounded();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            input: Some(input),
+            lines,
+            stash: HashMap::new(),
+            other: Vec::new(),
+            server: Some(server),
+            next_id: 1,
+            envelope: None,
+        }
+    }
+
+    /// A client that completed the handshake of `version`.
+    fn initialized(version: &str) -> Client {
+        let mut client = Client::start();
+        let result = client.initialize(version);
+        assert_eq!(result["protocolVersion"], version);
+        client.notify("notifications/initialized", json!({}));
+        client
+    }
+
+    /// A stateless (2026-07-28) client that probed with `server/discover`.
+    fn discovered() -> Client {
+        let mut client = Client::start();
+        client.envelope = Some(json!({
+            "io.modelcontextprotocol/protocolVersion": MODERN,
+            "io.modelcontextprotocol/clientInfo": {"name": "mcp-test", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }));
+        let result = client.ok("server/discover", json!({}));
+        assert_eq!(result["supportedVersions"], json!([MODERN]));
+        client
+    }
+
+    fn initialize(&mut self, version: &str) -> Value {
+        self.ok(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "mcp-test", "version": "1"},
+            }),
+        )
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let input = self.input.as_mut().expect("input open");
+        input.write_all(bytes).unwrap();
+        input.write_all(b"\n").unwrap();
+    }
+
+    fn send(&mut self, message: &Value) {
+        self.send_raw(serde_json::to_string(message).unwrap().as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request (with the envelope, if any) and returns its id.
+    fn send_request(&mut self, method: &str, mut params: Value) -> Value {
+        let id = json!(self.next_id);
+        self.next_id += 1;
+        if let Some(envelope) = &self.envelope {
+            params["_meta"] = envelope.clone();
+        }
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        id
+    }
+
+    /// The next message from the server.
+    fn next(&mut self, timeout: Duration) -> Option<Value> {
+        let line = self.lines.recv_timeout(timeout).ok()?;
+        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+    }
+
+    /// The response to request `id`.
+    fn response(&mut self, id: &Value) -> Value {
+        let key = id.to_string();
+        let deadline = Instant::now() + LONG;
+        loop {
+            if let Some(found) = self.stash.remove(&key) {
+                return found;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self.next(left).unwrap_or_else(|| panic!("no response to {id}"));
+            match message.get("id") {
+                Some(id) if !id.is_null() => {
+                    self.stash.insert(id.to_string(), message);
+                }
+                _ => self.other.push(message),
+            }
+        }
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send_request(method, params);
+        self.response(&id)
+    }
+
+    /// A request that must succeed; returns its result.
+    fn ok(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request(method, params);
+        assert!(response.get("error").is_none(), "{method} failed: {response}");
+        response["result"].clone()
+    }
+
+    /// A request that must fail with `code`; returns the error.
+    fn fails(&mut self, method: &str, params: Value, code: i64) -> Value {
+        let response = self.request(method, params);
+        assert_eq!(response["error"]["code"], code, "{method}: {response}");
+        response["error"].clone()
+    }
+
+    /// Calls a tool; returns the `tools/call` result.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.ok("tools/call", json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// Calls a tool that must succeed; returns its structured content.
+    fn tool(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], false, "{tool} failed: {}", text(&result));
+        result["structuredContent"].clone()
+    }
+
+    /// Calls a tool that must fail; returns its message.
+    fn tool_error(&mut self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], true, "{tool} should fail: {result}");
+        text(&result)
+    }
+
+    /// Ends the input and waits for the server to return.
+    fn finish(mut self) {
+        drop(self.input.take());
+        let server = self.server.take().unwrap();
+        let started = Instant::now();
+        while !server.is_finished() {
+            assert!(started.elapsed() < LONG, "the server did not stop at the end of input");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server.join().unwrap().expect("serve returns Ok at the end of input");
+    }
+}
+
+fn text(result: &Value) -> String {
+    result["content"][0]["text"].as_str().unwrap_or_default().to_owned()
+}
+
+/// Whether a process runs (a zombie waiting for an init that reaps slowly has ended).
+fn alive(pid: i64) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let state = stat.rsplit_once(") ").map(|(_, rest)| rest.chars().next());
+    !matches!(state, Some(Some('Z' | 'X')))
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("termloom-mcp-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, contents).unwrap();
+    path
+}
+
+#[test]
+fn initialize_negotiates_every_handshake_revision() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut client = Client::start();
+        let result = client.initialize(version);
+        assert_eq!(result["protocolVersion"], version);
+        assert_eq!(result["serverInfo"]["name"], "termloom");
+        assert_eq!(result["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+        assert!(result["capabilities"]["tools"].is_object(), "{result}");
+        assert!(result["instructions"].as_str().unwrap().contains("terminal_close"));
+        assert!(result.get("resultType").is_none(), "handshake results have no resultType");
+        client.notify("notifications/initialized", json!({}));
+        assert_eq!(client.ok("ping", json!({})), json!({}));
+        let tools = client.ok("tools/list", json!({}))["tools"].as_array().unwrap().clone();
+        assert_eq!(tools.len(), 8);
+        for tool in &tools {
+            assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+            assert!(!tool["description"].as_str().unwrap().is_empty());
+            let structured = version >= "2025-06-18";
+            assert_eq!(tool.get("outputSchema").is_some(), structured, "{version}: {tool}");
+            assert_eq!(tool.get("annotations").is_some(), version >= "2025-03-26", "{tool}");
+        }
+        let result = client.call("terminal_list", json!({}));
+        assert_eq!(result.get("structuredContent").is_some(), version >= "2025-06-18");
+        // Initializing twice is refused.
+        client.fails(
+            "initialize",
+            json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {}}),
+            -32600,
+        );
+        client.finish();
+    }
+    // A revision the server does not know gets the latest handshake revision.
+    let mut client = Client::start();
+    assert_eq!(client.initialize("2099-01-01")["protocolVersion"], "2025-11-25");
+    client.finish();
+}
+
+#[test]
+fn tool_list_has_the_expected_tools_and_schemas() {
+    let mut client = Client::initialized("2025-11-25");
+    let tools = client.ok("tools/list", json!({}))["tools"].as_array().unwrap().clone();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "terminal_start",
+            "terminal_send",
+            "terminal_read",
+            "terminal_run",
+            "terminal_signal",
+            "terminal_resize",
+            "terminal_close",
+            "terminal_list"
+        ]
+    );
+    let by_name: HashMap<&str, &Value> = names.iter().copied().zip(tools.iter()).collect();
+    let send = by_name["terminal_send"];
+    for arg in ["session_id", "text", "keys", "paste", "submit", "for_text", "for_regex"] {
+        assert!(send["inputSchema"]["properties"].get(arg).is_some(), "terminal_send lacks {arg}");
+    }
+    for arg in ["for_screen_text", "quiet_ms", "prompt", "input_wait", "exit", "timeout_ms"] {
+        assert!(send["inputSchema"]["properties"].get(arg).is_some(), "terminal_send lacks {arg}");
+    }
+    assert_eq!(send["inputSchema"]["required"], json!(["session_id"]));
+    let start = by_name["terminal_start"];
+    for arg in ["command", "argv", "cwd", "env", "cols", "rows", "shell_integration"] {
+        assert!(
+            start["inputSchema"]["properties"].get(arg).is_some(),
+            "terminal_start lacks {arg}"
+        );
+    }
+    let read = &by_name["terminal_read"]["inputSchema"]["properties"];
+    assert_eq!(read["view"]["enum"], json!(["new", "screen", "scrollback"]));
+    assert!(read.get("max_bytes").is_some());
+    for tool in &tools {
+        assert_eq!(tool["outputSchema"]["type"], "object");
+        assert!(tool["title"].is_string());
+    }
+    let descriptions: String =
+        tools.iter().map(|t| t["description"].as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    for teaching in ["<Esc>", "terminal_close", "instead of sleeping", "exit code"] {
+        assert!(descriptions.contains(teaching), "the descriptions should mention {teaching}");
+    }
+    client.fails("tools/list", json!({"cursor": "abc"}), -32602);
+    client.finish();
+}
+
+#[test]
+fn discover_and_per_request_meta_serve_the_stateless_revision() {
+    let mut client = Client::discovered();
+    let result = client.ok("server/discover", json!({}));
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["capabilities"]["tools"], json!({"listChanged": false}));
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "termloom");
+    assert!(result["ttlMs"].is_u64() && result["cacheScope"] == "public");
+    let list = client.ok("tools/list", json!({}));
+    assert_eq!(list["resultType"], "complete");
+    assert!(list["ttlMs"].is_u64() && list["cacheScope"].is_string(), "{list}");
+    assert_eq!(list["tools"].as_array().unwrap().len(), 8);
+    let result = client.call("terminal_list", json!({}));
+    assert_eq!(result["resultType"], "complete");
+    assert_eq!(result["structuredContent"], json!({"sessions": []}));
+    // Every request must carry its version and capabilities.
+    let envelope = client.envelope.take();
+    let error = client.fails("tools/list", json!({}), -32602);
+    assert!(error["message"].as_str().unwrap().contains("clientCapabilities"), "{error}");
+    client.fails(
+        "tools/list",
+        json!({"_meta": {"io.modelcontextprotocol/protocolVersion": MODERN}}),
+        -32602,
+    );
+    let error = client.fails(
+        "tools/list",
+        json!({"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2030-01-01",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}),
+        -32022,
+    );
+    assert_eq!(error["data"]["requested"], "2030-01-01");
+    assert!(error["data"]["supported"].as_array().unwrap().contains(&json!(MODERN)));
+    // The handshake is refused on a stateless connection, naming what is served.
+    let error = client.fails(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}}),
+        -32022,
+    );
+    assert_eq!(error["data"]["supported"], json!([MODERN]));
+    client.envelope = envelope;
+    assert_eq!(client.call("terminal_list", json!({}))["isError"], false);
+    client.finish();
+
+    // A stateless client need not probe: any request with the envelope opens the connection.
+    let mut client = Client::start();
+    client.envelope = Some(json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }));
+    let result = client.call("terminal_list", json!({}));
+    assert_eq!(
+        (result["resultType"].as_str(), result["isError"].as_bool()),
+        (Some("complete"), Some(false))
+    );
+    assert_eq!(client.ok("ping", json!({}))["resultType"], "complete");
+    client.finish();
+
+    // And a handshake connection refuses stateless requests.
+    let mut client = Client::initialized("2025-06-18");
+    client.envelope = Some(json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }));
+    client.fails("server/discover", json!({}), -32600);
+    client.envelope = None;
+    client.fails("server/discover", json!({}), -32601);
+    client.finish();
+}
+
+#[test]
+fn requests_before_initialization_are_refused_except_ping() {
+    let mut client = Client::start();
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    let error = client.fails("tools/list", json!({}), -32600);
+    assert!(error["message"].as_str().unwrap().contains("initialize"), "{error}");
+    client.fails("tools/call", json!({"name": "terminal_list"}), -32600);
+    client.fails("resources/list", json!({}), -32601);
+    client.fails("server/discover", json!({}), -32602);
+    client.initialize("2025-11-25");
+    client.ok("tools/list", json!({}));
+    client.finish();
+}
+
+#[test]
+fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
+    let mut client = Client::initialized("2025-03-26");
+    let expect_null_error = |client: &mut Client, raw: &[u8], code: i64| {
+        client.send_raw(raw);
+        let message = client.next(LONG).expect("an error response");
+        assert_eq!(message["id"], Value::Null, "{message}");
+        assert_eq!(message["error"]["code"], code, "{}: {message}", String::from_utf8_lossy(raw));
+    };
+    expect_null_error(&mut client, b"{not json", -32700);
+    expect_null_error(&mut client, b"\xff\xfe{}", -32700);
+    expect_null_error(&mut client, &[b'['; 100_000], -32700);
+    expect_null_error(&mut client, b"[]", -32600);
+    expect_null_error(&mut client, b"null", -32600);
+    expect_null_error(&mut client, br#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, -32600);
+    expect_null_error(&mut client, br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#, -32600);
+    // Blank lines, responses and unknown notifications get nothing.
+    client.send_raw(b"   ");
+    client.send_raw(br#"{"jsonrpc":"2.0","id":77,"result":{}}"#);
+    client.notify("notifications/whatever", json!({}));
+    client.notify("notifications/cancelled", json!({"requestId": "never-sent"}));
+    client.send(&json!({"jsonrpc": "1.0", "id": "v1", "method": "ping"}));
+    assert_eq!(client.response(&json!("v1"))["error"]["code"], -32600);
+    client.send(&json!({"jsonrpc": "2.0", "id": "nomethod"}));
+    assert_eq!(client.response(&json!("nomethod"))["error"]["code"], -32600);
+    client.send(&json!({"jsonrpc": "2.0", "id": "arr", "method": "tools/list", "params": [1]}));
+    assert_eq!(client.response(&json!("arr"))["error"]["code"], -32602);
+    client.fails("no/such/method", json!({}), -32601);
+    // Wrong parameters.
+    client.fails("tools/call", json!({}), -32602);
+    client.fails("tools/call", json!({"name": 5}), -32602);
+    let error = client.fails("tools/call", json!({"name": "terminal_teleport"}), -32602);
+    assert!(error["message"].as_str().unwrap().contains("terminal_start"), "{error}");
+    client.fails("tools/call", json!({"name": "terminal_list", "arguments": "x"}), -32602);
+    client.fails("initialize", json!({}), -32602);
+    // Argument errors are tool results a model can read and act on.
+    let message = client.tool_error("terminal_send", json!({"session": 1, "text": "x"}));
+    assert!(message.contains("`session`") && message.contains("session_id"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": "one"}));
+    assert!(message.contains("session_id") && message.contains("whole number"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": 1, "view": "all"}));
+    assert!(message.contains("scrollback"), "{message}");
+    let message = client.tool_error("terminal_start", json!({"argv": "vim"}));
+    assert!(message.contains("list of strings"), "{message}");
+    let message = client.tool_error("terminal_start", json!({"command": "x", "argv": ["y"]}));
+    assert!(message.contains("not both"), "{message}");
+    let message = client.tool_error("terminal_start", json!({"argv": ["/no/such/program"]}));
+    assert!(message.contains("/no/such/program"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": 1, "for_regex": "("}));
+    assert!(message.contains("regular expression"), "{message}");
+    // A batch (2025-03-26): one array of responses; notifications get none.
+    client.send_raw(
+        br#"[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b2","method":"nope"},7]"#,
+    );
+    let batch = client.next(LONG).expect("a batch response");
+    let batch = batch.as_array().expect("an array");
+    assert_eq!(batch.len(), 3, "{batch:?}");
+    let by_id = |id: &str| batch.iter().find(|r| r["id"] == id).unwrap().clone();
+    assert_eq!(by_id("b1")["result"], json!({}));
+    assert_eq!(by_id("b2")["error"]["code"], -32601);
+    assert!(batch.iter().any(|r| r["id"].is_null() && r["error"]["code"] == -32600));
+    client.send_raw(br#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#);
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    assert!(client.other.is_empty(), "nothing answered the notification-only batch");
+    client.finish();
+}
+
+#[test]
+fn oversized_messages_are_refused_under_their_id_and_skipped() {
+    let mut client = Client::initialized("2025-11-25");
+    let pad = "x".repeat(5 << 20);
+    let big =
+        format!(r#"{{"jsonrpc":"2.0","id":"big","method":"ping","params":{{"pad":"{pad}"}}}}"#);
+    client.send_raw(big.as_bytes());
+    let error = client.response(&json!("big"));
+    assert_eq!(error["error"]["code"], -32600, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("4194304"), "{error}");
+    // Without a readable id it is answered with a null id; serving goes on.
+    let anonymous =
+        format!(r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{pad}"}},"id":"late"}}"#);
+    client.send_raw(anonymous.as_bytes());
+    let error = client.next(LONG).unwrap();
+    assert_eq!((error["id"].clone(), error["error"]["code"].clone()), (Value::Null, json!(-32600)));
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    // Just under the limit is fine.
+    let pad = "y".repeat((4 << 20) - 200);
+    let fits =
+        format!(r#"{{"jsonrpc":"2.0","id":"fits","method":"ping","params":{{"pad":"{pad}"}}}}"#);
+    client.send_raw(fits.as_bytes());
+    assert_eq!(client.response(&json!("fits"))["result"], json!({}));
+    client.finish();
+}
+
+#[test]
+fn unknown_sessions_are_tool_errors_naming_what_to_do() {
+    let mut client = Client::initialized("2025-11-25");
+    for tool in ["terminal_read", "terminal_send", "terminal_close", "terminal_resize"] {
+        let arguments = match tool {
+            "terminal_send" => json!({"session_id": 4242, "text": "x"}),
+            "terminal_resize" => json!({"session_id": 4242, "cols": 80, "rows": 24}),
+            _ => json!({"session_id": 4242}),
+        };
+        let message = client.tool_error(tool, arguments);
+        assert!(message.contains("4242") && message.contains("terminal_list"), "{message}");
+    }
+    client.finish();
+}
+
+#[test]
+fn vim_edits_and_saves_a_file() {
+    let path = temp_file("notes.txt", "first line\nsecond line\n");
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["vim", "-u", "NONE", "-N", path.to_str().unwrap()], "cols": 80, "rows": 24}),
+    );
+    let id = started["session_id"].clone();
+    assert!(started["pid"].as_i64().unwrap() > 0);
+    assert_eq!(started["screen"]["alternate"], true, "{started}");
+    assert!(started["screen"]["text"].as_str().unwrap().contains("second line"), "{started}");
+    assert_eq!(started["status"]["activity"], "waiting_for_input", "{started}");
+    let result = client.call(
+        "terminal_send",
+        json!({"session_id": id, "keys": "ggIhello from mcp, <Esc>:wq<Enter>", "exit": true}),
+    );
+    let sent = &result["structuredContent"];
+    assert_eq!(sent["wait"]["outcome"], "exited", "{}", text(&result));
+    assert_eq!(sent["status"]["activity"], "exited");
+    assert_eq!(sent["status"]["exit_code"], 0);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "hello from mcp, first line\nsecond line\n"
+    );
+    let closed = client.tool("terminal_close", json!({"session_id": id}));
+    assert_eq!(closed["exit_code"], 0);
+    // What an ended session printed can still be read.
+    let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    assert_eq!(read["status"]["activity"], "exited", "{read}");
+    client.finish();
+}
+
+#[test]
+fn python_repl_with_waits_and_bounded_output() {
+    let mut client = Client::initialized("2025-06-18");
+    let started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
+    let view = &started["structuredContent"];
+    let id = view["session_id"].clone();
+    assert_eq!(view["status"]["activity"], "waiting_for_input", "{}", text(&started));
+    assert_eq!(view["status"]["foreground"]["name"], "python3");
+    let header = text(&started).lines().next().unwrap().to_owned();
+    assert!(
+        header
+            .starts_with(&format!("[session {id} · waiting for input · foreground python3 (pid ")),
+        "{header}"
+    );
+    assert!(view["output"].as_str().unwrap().contains(">>>"), "{view}");
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "6 * 7", "submit": true, "for_regex": "^42$"}),
+    );
+    let view = &sent["structuredContent"];
+    assert_eq!(view["wait"]["outcome"], "matched", "{}", text(&sent));
+    assert_eq!(view["wait"]["matched_text"], "42");
+    assert!(view["output"].as_str().unwrap().contains("42"), "{view}");
+    assert!(text(&sent).contains("42"));
+    // Large output keeps its end, and says what was left out and how to get it.
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "for i in range(3000): print('line', i)\\r\\r",
+               "for_text": "line 2999", "max_bytes": 1000}),
+    );
+    assert!(sent["output_omitted_bytes"].as_u64().unwrap() > 10_000, "{sent}");
+    assert!(sent["output"].as_str().unwrap().len() <= 1000);
+    let read = client
+        .call("terminal_read", json!({"session_id": id, "view": "scrollback", "max_bytes": 300}));
+    assert!(text(&read).contains("line 2999"), "{}", text(&read));
+    assert!(text(&read).contains("earlier bytes"), "{}", text(&read));
+    // A wait that times out says so and shows the screen.
+    let read = client.call(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
+    );
+    assert_eq!(read["structuredContent"]["wait"]["outcome"], "timeout");
+    assert!(
+        text(&read).contains("timed out") && text(&read).contains("--- screen"),
+        "{}",
+        text(&read)
+    );
+    let screen = client.tool("terminal_read", json!({"session_id": id, "view": "screen"}));
+    assert!(screen["screen"]["text"].as_str().unwrap().contains(">>>"), "{screen}");
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "import sys; sys.exit(3)", "submit": true, "exit": true}),
+    );
+    assert_eq!(sent["status"]["activity"], "exited");
+    assert_eq!(sent["status"]["exit_code"], 3);
+    let message = client.tool_error("terminal_send", json!({"session_id": id, "text": "1"}));
+    assert!(message.contains("exited"), "{message}");
+    let closed = client.tool("terminal_close", json!({"session_id": id}));
+    assert_eq!(closed["exit_code"], 3);
+    client.finish();
+}
+
+#[test]
+fn shell_commands_report_output_and_exit_codes() {
+    let mut client = Client::initialized("2025-11-25");
+    let run = client.call("terminal_run", json!({"command": "echo hello; echo world"}));
+    let result = &run["structuredContent"];
+    assert_eq!(result["exit_code"], 0, "{}", text(&run));
+    assert_eq!(result["output"], "hello\nworld\n");
+    assert_eq!(result["new_session"], true);
+    assert!(text(&run).contains("[exit code 0"), "{}", text(&run));
+    let id = result["session_id"].clone();
+    let result =
+        client.tool("terminal_run", json!({"session_id": id, "command": "ls /no/such/dir"}));
+    assert_eq!(result["exit_code"], 2);
+    assert!(result["output"].as_str().unwrap().contains("No such file"), "{result}");
+    client.tool("terminal_run", json!({"session_id": id, "command": "cd /tmp && X=kept"}));
+    let result =
+        client.tool("terminal_run", json!({"session_id": id, "command": "pwd; echo $X; false"}));
+    assert_eq!(
+        (result["output"].as_str().unwrap(), result["exit_code"].as_i64()),
+        ("/tmp\nkept\n", Some(1))
+    );
+    // A command still running at the timeout keeps running; a signal interrupts it.
+    let result = client.tool(
+        "terminal_run",
+        json!({"session_id": id, "command": "echo started; sleep 1000", "timeout_ms": 500}),
+    );
+    assert_eq!((result["timed_out"].as_bool(), result["exit_code"].as_i64()), (Some(true), None));
+    let message = client.tool_error("terminal_run", json!({"session_id": id, "command": "true"}));
+    assert!(message.contains("<C-c>"), "{message}");
+    let signalled = client.tool("terminal_signal", json!({"session_id": id, "signal": "INT"}));
+    assert_eq!(signalled["signal"], "INT");
+    let read = client.tool("terminal_read", json!({"session_id": id, "prompt": true}));
+    assert_eq!(read["wait"]["outcome"], "matched", "{read}");
+    assert_eq!(read["status"]["last_exit_code"], 130);
+    // terminal_start with a command line, and the interactive shell by default.
+    let started = client
+        .tool("terminal_start", json!({"command": "echo from-a-shell-line; exit 4", "exit": true}));
+    assert!(started["output"].as_str().unwrap().contains("from-a-shell-line"), "{started}");
+    assert_eq!(started["status"]["exit_code"], 4);
+    let shell = client.tool("terminal_start", json!({"cwd": "/tmp", "env": {"GREETING": "hi"}}));
+    assert_eq!(shell["status"]["shell_integration"], true, "{shell}");
+    let result = client.tool(
+        "terminal_run",
+        json!({"session_id": shell["session_id"], "command": "echo $GREETING from $(pwd)"}),
+    );
+    assert_eq!(result["output"], "hi from /tmp\n");
+    let pasted = client.tool(
+        "terminal_send",
+        json!({"session_id": shell["session_id"], "paste": "echo pasted-one\necho pasted-two",
+               "submit": true, "for_regex": "^pasted-two$"}),
+    );
+    let output = pasted["output"].as_str().unwrap();
+    assert!(output.contains("\npasted-one\n") && output.contains("\npasted-two\n"), "{pasted}");
+    let resized = client.tool(
+        "terminal_resize",
+        json!({"session_id": shell["session_id"], "cols": 60, "rows": 20}),
+    );
+    assert_eq!((resized["cols"].as_u64(), resized["rows"].as_u64()), (Some(60), Some(20)));
+    let screen =
+        client.tool("terminal_read", json!({"session_id": shell["session_id"], "view": "screen"}));
+    assert_eq!(
+        (screen["screen"]["cols"].as_u64(), screen["screen"]["rows"].as_u64()),
+        (Some(60), Some(20))
+    );
+    let listed = client.tool("terminal_list", json!({}));
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 3, "{listed}");
+    client.finish();
+}
+
+#[test]
+fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let other = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let waiting = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_read", "arguments": {"session_id": cat, "for_text": "never", "timeout_ms": 60000}}),
+    );
+    // While that waits, pings and calls on another session are answered.
+    let started = Instant::now();
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": other, "text": "echo me", "submit": true, "for_text": "echo me"}),
+    );
+    assert_eq!(sent["wait"]["outcome"], "matched");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    client.notify("notifications/cancelled", json!({"requestId": waiting, "reason": "test"}));
+    // No response comes for the cancelled request.
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    if let Some(message) = client.next(Duration::from_millis(1500)) {
+        panic!("unexpected message after the cancellation: {message}");
+    }
+    assert!(!client.stash.contains_key(&waiting.to_string()), "the cancelled call was answered");
+    // The session still works.
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": cat, "text": "still here", "submit": true, "for_text": "still here"}),
+    );
+    assert_eq!(sent["wait"]["outcome"], "matched");
+    client.finish();
+}
+
+#[test]
+fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
+    let options = ServeOptions { max_concurrent_calls: 2, ..ServeOptions::default() };
+    let mut client = Client::with_options(options);
+    client.initialize("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let wait = json!({"name": "terminal_read", "arguments": {"session_id": cat, "for_text": "never", "timeout_ms": 1500}});
+    let first = client.send_request("tools/call", wait.clone());
+    let second = client.send_request("tools/call", wait);
+    std::thread::sleep(Duration::from_millis(300));
+    let message = client.tool_error("terminal_list", json!({}));
+    assert!(message.contains("already running 2"), "{message}");
+    for id in [first, second] {
+        let response = client.response(&id);
+        assert_eq!(response["result"]["structuredContent"]["wait"]["outcome"], "timeout");
+    }
+    client.tool("terminal_list", json!({}));
+    client.finish();
+}
+
+#[test]
+fn end_of_input_closes_every_session_and_leaves_no_process() {
+    let mut client = Client::discovered();
+    let mut pids = Vec::new();
+    for argv in [json!(["sleep", "1000"]), json!(["python3", "-q"]), json!(["bash", "--norc"])] {
+        let started = client.tool("terminal_start", json!({"argv": argv}));
+        pids.push(started["pid"].as_i64().unwrap());
+    }
+    let shell = client.tool("terminal_run", json!({"command": "sleep 1000 & echo $!"}));
+    assert_eq!(shell["exit_code"], 0);
+    // Interactive bash also prints the job ("[1] PID"); the last line is the echo.
+    let last = shell["output"].as_str().unwrap().trim().lines().last().unwrap().to_owned();
+    pids.push(last.parse().unwrap());
+    // A call in progress when the input ends is answered, its wait cut short.
+    let waiting = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_read", "arguments": {"session_id": 1, "exit": true, "timeout_ms": 60000}}),
+    );
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(pids.iter().all(|pid| alive(*pid)));
+    drop(client.input.take());
+    let response = client.response(&waiting);
+    assert_eq!(response["result"]["isError"], false, "{response}");
+    let started = Instant::now();
+    client.finish();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    for pid in pids {
+        assert!(!alive(pid), "process {pid} survived the end of input");
+    }
+}

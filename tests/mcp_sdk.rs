@@ -1,0 +1,46 @@
+//! The MCP server tried with the official Python MCP SDK's stdio client, as an agent host
+//! would use it (`tests/mcp_client.py`), through both `initialize` and `server/discover`, with
+//! hostile messages mixed in.
+//!
+//! The SDK is found in `target/mcp-venv` (what `.ci/run` creates), or wherever
+//! `TERMLOOM_MCP_PYTHON` points. In CI (`CI` set) a missing SDK is a failure; elsewhere the
+//! test says how to install it and passes.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn python_with_sdk() -> Option<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var_os("TERMLOOM_MCP_PYTHON").map(PathBuf::from),
+        Some(root.join("target/mcp-venv/bin/python")),
+        Some(PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|python| {
+        Command::new(python)
+            .args(["-c", "import mcp"])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    })
+}
+
+#[test]
+fn the_python_sdk_client_drives_termloom_mcp() {
+    let Some(python) = python_with_sdk() else {
+        let hint = "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp_requirements.txt";
+        assert!(std::env::var_os("CI").is_none(), "the Python MCP SDK is missing: {hint}");
+        eprintln!("skipped: the Python MCP SDK is not installed ({hint})");
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = Command::new(&python)
+        .arg(root.join("tests/mcp_client.py"))
+        .args([env!("CARGO_BIN_EXE_termloom"), "mcp"])
+        .output()
+        .expect("run the Python client");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "the client failed:\n{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.ends_with(" passed, 0 failed"), "{last}\n{stdout}");
+}
