@@ -138,7 +138,8 @@ fn ctrl_c_stops_sleep_and_the_shell_survives() {
     expect(&sh, Until::regex("^in-foreground-2$").unwrap());
     let report = sh.signal(Signal::Int).unwrap();
     assert_eq!(report.signal, Signal::Int);
-    assert_eq!(report.names, ["sleep"]);
+    // The group's leader: still `sh` or already `sleep`, depending on whether it has exec'd.
+    assert!(report.names == ["sleep"] || report.names == ["sh"], "{report}");
     assert_ne!(report.groups, vec![sh.pid()]);
     expect(&sh, idle_prompt());
     sh.submit("echo status=$? alive").unwrap();
@@ -188,7 +189,8 @@ fn malformed_key_scripts_are_errors_and_send_nothing() {
         assert!(err.to_string().contains("Enter"), "the error lists accepted forms: {err}");
     }
     cat.send_keys("ok<lt>done<Enter>").unwrap();
-    expect(&cat, Until::regex("^ok<done$").unwrap());
+    // The terminal echoes the line (row 0), then cat writes it back (row 1).
+    expect(&cat, Until::screen_row_contains(1, "ok<done"));
     let text = cat.read().unwrap().text;
     assert_eq!(text, "ok<done\nok<done\n");
 }
