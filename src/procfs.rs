@@ -185,17 +185,20 @@ pub fn process_input_wait(pid: i32) -> InputWait {
 /// or some member could not be read and none was found not waiting, the
 /// answer is [`InputWait::Unknown`]. Members that are all zombies, or that
 /// all vanish during the check, give [`InputWait::NotWaiting`].
-pub fn group_input_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
+///
+/// `candidates`, when given (a session's cgroup members), are the only processes looked at,
+/// which spares a scan of all of `/proc`.
+pub fn group_input_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pgrp <= 0 {
             return InputWait::Unknown { reason: format!("invalid process group {pgrp}") };
         }
-        linux::group_wait(pgrp, sid)
+        linux::group_wait(pgrp, sid, candidates)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid);
+        let _ = (pgrp, sid, candidates);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -638,8 +641,17 @@ mod linux {
         Some(decide(pid, &who, &threads))
     }
 
-    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>) -> InputWait {
-        let members = scan(|s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid));
+    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
+        let wanted = |s: &ProcStat| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid);
+        let members: Vec<ProcStat> = match candidates {
+            Some(pids) => pids
+                .iter()
+                .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+                .filter_map(|data| parse_stat(&data).ok())
+                .filter(wanted)
+                .collect(),
+            None => scan(wanted),
+        };
         if members.is_empty() {
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
@@ -1068,7 +1080,7 @@ mod tests {
             assert_eq!(process_name(i32::MAX), None);
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
-            assert!(matches!(group_input_wait(i32::MAX, None), InputWait::Unknown { .. }));
+            assert!(matches!(group_input_wait(i32::MAX, None, None), InputWait::Unknown { .. }));
             assert!(session_processes(i32::MAX).is_empty());
         }
 
@@ -1265,7 +1277,7 @@ mod tests {
             assert!(session_processes(sid).len() >= procs.len());
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
-            let InputWait::NotWaiting { reason } = group_input_wait(sid, Some(sid)) else {
+            let InputWait::NotWaiting { reason } = group_input_wait(sid, Some(sid), None) else {
                 panic!("shell in wait4 must not be waiting");
             };
             assert!(reason.contains("pid"), "{reason}");
@@ -1300,7 +1312,7 @@ mod tests {
             );
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
-                match group_input_wait(pgrp, Some(me.session)) {
+                match group_input_wait(pgrp, Some(me.session), None) {
                     InputWait::Waiting
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
@@ -1309,8 +1321,11 @@ mod tests {
                     other => Err(format!("{other:?} {members:?}")),
                 }
             });
-            assert_eq!(group_input_wait(pgrp, None), InputWait::Waiting);
-            assert!(matches!(group_input_wait(pgrp, Some(i32::MAX)), InputWait::Unknown { .. }));
+            assert_eq!(group_input_wait(pgrp, None, None), InputWait::Waiting);
+            assert!(matches!(
+                group_input_wait(pgrp, Some(i32::MAX), None),
+                InputWait::Unknown { .. }
+            ));
             let sleeper = spawn(
                 Command::new("sleep")
                     .arg("30")
@@ -1321,7 +1336,7 @@ mod tests {
             let sleeper_pid = sleeper.pid();
             let reason =
                 wait_for("sleep to make the group not waiting", || {
-                    match group_input_wait(pgrp, Some(me.session)) {
+                    match group_input_wait(pgrp, Some(me.session), None) {
                         InputWait::NotWaiting { reason }
                             if reason.contains(&format!("pid {sleeper_pid} (sleep)"))
                                 && reason.contains("nanosleep") =>

@@ -479,5 +479,6 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
             Some(group),
         );
     }
-    (procfs::group_input_wait(group, Some(slot.pid)), Some(group))
+    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+    (procfs::group_input_wait(group, Some(slot.pid), members.as_deref()), Some(group))
 }
