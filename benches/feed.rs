@@ -13,7 +13,14 @@
 //! ```text
 //! cargo bench --bench feed [-- PAYLOAD]
 //! ```
-//! `TERMLOOM_BENCH_MB` (default 8) sets the payload size.
+//! `TERMLOOM_BENCH_MB` (default 8) sets the payload size, `TERMLOOM_BENCH_REPS` (default 5) the
+//! repetitions. `TERMLOOM_FEED_STAGE=N` runs only the N-th stage (0 = bare ... 5 = fast
+//! row_text), to count its instructions with `valgrind --tool=callgrind`:
+//!
+//! ```text
+//! TERMLOOM_BENCH_MB=1 TERMLOOM_BENCH_REPS=1 TERMLOOM_FEED_STAGE=4 \
+//!   valgrind --tool=callgrind --callgrind-out-file=cg.out target/release/deps/feed-HASH plain
+//! ```
 
 mod support;
 
@@ -190,7 +197,11 @@ fn feed(stage: Stage, payload: &[u8]) -> f64 {
 fn main() {
     header("feed (in-process, no PTY)");
     let mb = env_usize("TERMLOOM_BENCH_MB", 8);
-    let reps = 5;
+    let reps = env_usize("TERMLOOM_BENCH_REPS", 5);
+    // One stage only (its position in the table, from 0): for counting instructions under
+    // `valgrind --tool=callgrind`, which a busy machine cannot disturb.
+    let only: Option<usize> =
+        std::env::var("TERMLOOM_FEED_STAGE").ok().and_then(|v| v.parse().ok());
     println!(
         "payload size {mb} MB, {reps} repetitions, terminal {COLS}x{ROWS}, CPU MB/s of one thread"
     );
@@ -203,9 +214,15 @@ fn main() {
     for payload in Payload::ALL.into_iter().filter(|p| selected(p.name())) {
         let bytes = payload.generate(mb * 1_000_000, COLS, ROWS);
         let mut results = vec![Vec::new(); STAGES.len()];
-        feed(Stage::Bare, &bytes);
+        if only.is_none() {
+            feed(Stage::Bare, &bytes);
+        }
         for _ in 0..reps {
             for (s, stage) in STAGES.iter().enumerate() {
+                if only.is_some_and(|o| o != s) {
+                    results[s].push(f64::NAN);
+                    continue;
+                }
                 results[s].push(feed(*stage, &bytes));
             }
         }

@@ -6,9 +6,11 @@
 //!    processes and are not counted; target ≤ 256 KiB); then the reactor thread's CPU time and
 //!    wake-ups (context switches, from `/proc/self/task/TID/status`) over 10 idle seconds
 //!    (target: zero wake-ups), and whether a wait that already returned still wakes the reactor
-//!    at its deadline; and the time `shutdown` takes to close them all.
-//! 2. Starts 100 sessions that each `cat` the same 2 MB file at once and reports the aggregate
-//!    throughput and fairness: when each session reached the middle of its file and its end.
+//!    at its deadline; the cost of `list()` and `info()` with that many sessions; and the time
+//!    `shutdown` takes to close them all.
+//! 2. Starts 100 sessions that each `cat` the same 2 MB file at once (each `sh` blocks opening
+//!    a FIFO; opening it for writing releases them all) and reports the aggregate throughput
+//!    and fairness: when each session reached the middle of its file and its end.
 //!    Baselines in the same run: one termloom session and a raw PTY reader on one larger file
 //!    of the same text.
 //!
@@ -75,8 +77,11 @@ fn idle(count: usize, idle_secs: u64) {
     let started = Instant::now();
     let mut sessions = Vec::with_capacity(count);
     let mut pending = Vec::with_capacity(count);
+    let mut spawn_ms = Vec::with_capacity(count);
     for _ in 0..count {
+        let spawn_started = Instant::now();
         let session = bash(&engine);
+        spawn_ms.push(spawn_started.elapsed().as_secs_f64() * 1e3);
         pending.push(session.start_wait(Until::screen_contains("$"), TIMEOUT).expect("wait"));
         sessions.push(session);
     }
@@ -94,10 +99,13 @@ fn idle(count: usize, idle_secs: u64) {
     let per = |after: u64| (after.saturating_sub(rss_before)) as f64 / count as f64;
     let cell = std::mem::size_of::<alacritty_terminal::term::cell::Cell>();
     let grid = cell * usize::from(COLS) * usize::from(ROWS);
+    let tenth = (count / 10).max(1);
     println!(
-        "| start | {count} spawns: {:.2} s ({:.2} ms each) | all prompts on screen: {:.2} s |",
+        "| start | {count} spawns: {:.2} s ({:.2} ms each; median of the first {tenth} {:.2} ms, of the last {tenth} {:.2} ms) | all prompts on screen: {:.2} s |",
         spawned.as_secs_f64(),
         spawned.as_secs_f64() * 1e3 / count as f64,
+        median(&spawn_ms[..tenth]),
+        median(&spawn_ms[count - tenth..]),
         ready.as_secs_f64()
     );
     println!(
@@ -158,13 +166,13 @@ fn idle(count: usize, idle_secs: u64) {
     );
     // A wait that fires at once leaves its timeout behind: does the reactor wake for it?
     let probe = &sessions[0];
-    let outcome = probe.wait(Until::screen_contains("$"), Duration::from_secs(2)).expect("wait");
+    let outcome = probe.wait(Until::screen_contains("$"), Duration::from_secs(1)).expect("wait");
     assert!(outcome.matched().is_some());
     let before = ThreadStat::of(tid);
-    std::thread::sleep(Duration::from_secs(3));
+    std::thread::sleep(Duration::from_millis(1500));
     let after = ThreadStat::of(tid).since(before);
     println!(
-        "| after one wait(timeout 2 s) that matched at once, next 3 s | wake-ups {} | CPU {:.3} ms |",
+        "| after one wait(timeout 1 s) that matched at once, next 1.5 s | wake-ups {} | CPU {:.3} ms |",
         after.switches(),
         after.cpu.as_secs_f64() * 1e3
     );
@@ -217,23 +225,25 @@ fn output(count: usize, mb: usize) {
     let mut one = vec![single_mbps(&engine)];
     let mut raw = vec![raw_mbps()];
 
-    let script = "read _; exec cat \"$0\"";
+    // Every session blocks opening a FIFO for reading; opening it for writing releases them all
+    // at once (no request to the reactor is involved in the start).
+    let fifo = dir.path().join("go.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo failed");
+    let script = ": < \"$1\"; exec cat \"$0\"";
     let file_arg = file.to_str().expect("utf-8 path");
+    let fifo_arg = fifo.to_str().expect("utf-8 path");
     let sessions: Vec<Session> = (0..count)
         .map(|_| {
             engine
-                .spawn(SpawnSpec::new("sh").args(["-c", script, file_arg]).size(COLS, ROWS))
+                .spawn(
+                    SpawnSpec::new("sh").args(["-c", script, file_arg, fifo_arg]).size(COLS, ROWS),
+                )
                 .expect("sh starts")
         })
         .collect();
-    let waits: Vec<_> = sessions
-        .iter()
-        .map(|s| s.start_wait(Until::input_wait(), TIMEOUT).expect("wait"))
-        .collect();
-    for wait in waits {
-        let outcome = wait.finish().expect("wait");
-        assert!(outcome.matched().is_some(), "sh did not reach read: {outcome}");
-    }
+    // Time for every sh to reach the FIFO.
+    std::thread::sleep(Duration::from_millis(1000));
     // Every session's halfway and exit waits, each finished by a thread that notes the time.
     let mut pending = Vec::new();
     for s in &sessions {
@@ -259,9 +269,8 @@ fn output(count: usize, mb: usize) {
                 })
             })
             .collect();
-        for s in &sessions {
-            s.send_text("\r").expect("send");
-        }
+        let go = std::fs::OpenOptions::new().write(true).open(&fifo).expect("opening the FIFO");
+        drop(go);
         handles.into_iter().map(|h| h.join().expect("thread")).collect()
     });
     let reactor_stat = ThreadStat::of(tid).since(before);
@@ -299,6 +308,13 @@ fn output(count: usize, mb: usize) {
         max(&ends),
         max(&ends) / min(&ends)
     );
+    let deciles = |v: &[f64]| {
+        let cells: Vec<String> =
+            (1..=9).map(|d| format!("{:.2}", percentile(v, d as f64 * 10.0))).collect();
+        cells.join(" ")
+    };
+    println!("| deciles of reaching halfway (s) | {} |", deciles(&halves));
+    println!("| deciles of finishing (s) | {} |", deciles(&ends));
     println!(
         "| fairness | Jain index of per-session rates {:.3} (1 = equal) | sessions not halfway when the median session had finished: {} |",
         jain, starved

@@ -18,7 +18,7 @@
 //! cargo bench --bench throughput -- dense        # payloads whose name contains "dense"
 //! TERMLOOM_BENCH_MB=100 cargo bench --bench throughput
 //! ```
-//! `TERMLOOM_BENCH_MB` (default 20) is the payload size, `TERMLOOM_BENCH_ROUNDS` (default 5)
+//! `TERMLOOM_BENCH_MB` (default 16) is the payload size, `TERMLOOM_BENCH_ROUNDS` (default 3)
 //! the number of rounds.
 
 mod support;
@@ -84,8 +84,8 @@ fn termloom_cat(engine: &Engine, file: &Path) -> Run {
 
 fn main() {
     header("throughput");
-    let mb = env_usize("TERMLOOM_BENCH_MB", 20);
-    let rounds = env_usize("TERMLOOM_BENCH_ROUNDS", 5);
+    let mb = env_usize("TERMLOOM_BENCH_MB", 16);
+    let rounds = env_usize("TERMLOOM_BENCH_ROUNDS", 3);
     println!(
         "payload size {mb} MB, {rounds} rounds, terminal {COLS}x{ROWS}, read buffer {} KiB",
         READ_BUFFER >> 10

@@ -338,32 +338,32 @@ fn is_wrapped(row: &Row<Cell>) -> bool {
     row.len() > 0 && row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE)
 }
 
+/// Whether a cell adds text: not the spacer of a wide character, and not a blank (a tab is
+/// a blank) without combining marks.
+fn is_text(cell: &Cell) -> bool {
+    ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
+        && !cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
+}
+
 /// Appends the text of a grid row to `out`, trailing blanks trimmed; returns the number of
-/// cells the kept text covers.
+/// cells the kept text covers. The trailing blanks are found first, from the end, so only the
+/// cells up to the last text cell are visited.
 fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
-    let start = out.len();
-    let mut keep = start;
-    let mut cells = 0;
-    if row.is_clear() {
+    let cells = &row[..];
+    let Some(last) = cells.iter().rposition(is_text) else {
         return 0;
-    }
-    for (col, cell) in row[..].iter().enumerate() {
+    };
+    out.reserve(last + 1);
+    for cell in &cells[..=last] {
         if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
             continue;
         }
-        let c = if cell.c == '\t' { ' ' } else { cell.c };
-        out.push(c);
-        let marks = cell.zerowidth();
-        if let Some(marks) = marks {
+        out.push(if cell.c == '\t' { ' ' } else { cell.c });
+        if let Some(marks) = cell.zerowidth() {
             out.extend(marks.iter());
         }
-        if c != ' ' || marks.is_some() {
-            keep = out.len();
-            cells = col + if cell.flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 };
-        }
     }
-    out.truncate(keep);
-    cells
+    last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
 }
 
 /// xterm's default colours: the 16 ANSI colours, the 6×6×6 cube, the grey ramp, then

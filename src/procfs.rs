@@ -80,7 +80,6 @@ pub fn is_dead(stat: &ProcStat) -> bool {
 /// in the file to find its end. A vanished process yields an error for
 /// which [`is_gone`] is true. On non-Linux targets this always fails with
 /// [`io::ErrorKind::Unsupported`].
-#[cfg(test)]
 pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
     #[cfg(target_os = "linux")]
     {

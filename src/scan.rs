@@ -120,6 +120,20 @@ impl Scanner {
                 i += 1;
                 continue;
             }
+            if self.state == State::Csi {
+                // Parameter bytes in a tight loop (the first CSI_PARAMS are kept for `CSI 3 J`).
+                let params = bytes[i..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
+                for &b in &bytes[i..i + params] {
+                    if self.params_len < CSI_PARAMS {
+                        self.params[self.params_len] = b;
+                    }
+                    self.params_len += 1;
+                }
+                i += params;
+                if i == bytes.len() {
+                    break;
+                }
+            }
             let byte = bytes[i];
             match self.step(byte, screen_lines) {
                 None => i += 1,

@@ -58,6 +58,8 @@ pub(crate) struct Transcript {
     max_line: usize,
     /// Settled rows of a logical line that continues on the screen.
     pending: String,
+    /// Lines from this number on are kept past the bounds (a waiter has not searched them).
+    pin: Option<u64>,
     reader: Reader,
 }
 
@@ -92,6 +94,7 @@ impl Transcript {
             max_line: max_line.max(4),
             pending: String::new(),
             reader: Reader::default(),
+            pin: None,
         }
     }
 
@@ -150,12 +153,36 @@ impl Transcript {
         self.settle(text.to_owned());
     }
 
+    /// Keeps the lines from `line` on past the bounds until [`Transcript::unpin`].
+    pub(crate) fn pin(&mut self, line: Option<u64>) {
+        self.pin = line;
+    }
+
+    /// Ends a pin and drops what is over the bounds.
+    pub(crate) fn unpin(&mut self) {
+        if self.pin.take().is_some() {
+            self.trim();
+        }
+    }
+
+    /// Whether a pin kept the store past twice its bounds: time to check the waiters.
+    pub(crate) fn pinned_too_long(&self) -> bool {
+        self.lines.len() > 2 * self.max_lines || self.bytes > 2 * self.max_bytes
+    }
+
     fn settle(&mut self, line: String) {
         self.bytes += line.len() + 1;
         self.lines.push_back(line);
+        self.trim();
+    }
+
+    fn trim(&mut self) {
         while self.lines.len() > self.max_lines
             || (self.bytes > self.max_bytes && self.lines.len() > 1)
         {
+            if self.pin.is_some_and(|pin| self.first >= pin) {
+                break;
+            }
             if let Some(old) = self.lines.pop_front() {
                 self.bytes -= old.len() + 1;
                 self.first += 1;

@@ -105,7 +105,7 @@ impl Reactor {
         });
         slot.drop_input();
         let gentle = [Signal::HUP, Signal::CONT, Signal::TERM];
-        signal_session(slot.pid, &gentle);
+        signal_session(slot.pid, slot.cgroup.as_ref(), &gentle);
         if let Some(cgroup) = &slot.cgroup {
             for pid in cgroup.pids() {
                 for signal in gentle {
@@ -131,15 +131,16 @@ impl Reactor {
         {
             slot.child = Some(status);
         }
-        let mut survivors: Vec<i32> =
-            procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect();
-        if let Some(cgroup) = &slot.cgroup {
-            for pid in cgroup.pids() {
-                if !survivors.contains(&pid) {
-                    survivors.push(pid);
-                }
-            }
-        }
+        // With a cgroup, it lists every process of the session: no scan of /proc.
+        let mut survivors: Vec<i32> = match &slot.cgroup {
+            Some(cgroup) => cgroup
+                .pids()
+                .into_iter()
+                .filter(|pid| procfs::read_stat(*pid).is_ok_and(|s| !procfs::is_dead(&s)))
+                .collect(),
+            None => procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect(),
+        };
+        survivors.sort_unstable();
         let now = Instant::now();
         if survivors.is_empty() && slot.child.is_some() {
             self.finish_close(id);
@@ -147,7 +148,7 @@ impl Reactor {
         }
         let next = match closing.killed {
             None if now >= closing.started + grace => {
-                signal_session(slot.pid, &[Signal::KILL]);
+                signal_session(slot.pid, slot.cgroup.as_ref(), &[Signal::KILL]);
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
@@ -282,8 +283,16 @@ fn kill(pid: i32, signal: Signal) {
 }
 
 /// Sends `signals` to every process group of the POSIX session led by `sid`.
-fn signal_session(sid: i32, signals: &[Signal]) {
-    let processes = procfs::session_processes(sid);
+fn signal_session(sid: i32, cgroup: Option<&crate::cgroup::Cgroup>, signals: &[Signal]) {
+    let processes: Vec<procfs::ProcStat> = match cgroup {
+        Some(cgroup) => cgroup
+            .pids()
+            .into_iter()
+            .filter_map(|pid| procfs::read_stat(pid).ok())
+            .filter(|s| s.session == sid)
+            .collect(),
+        None => procfs::session_processes(sid),
+    };
     let mut groups = procfs::process_groups(&processes);
     if !groups.contains(&sid) {
         groups.push(sid);

@@ -42,7 +42,7 @@ pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
 /// Token of the waker.
 pub(crate) const WAKER: Token = Token(usize::MAX);
 /// Bytes read from one session before the reactor turns to the others.
-const READ_TURN: usize = 1 << 20;
+const READ_TURN: usize = 16 << 10;
 /// Size of the shared read buffer.
 const READ_BUFFER: usize = 64 << 10;
 /// How long `close` keeps checking after SIGKILL before it reports survivors.

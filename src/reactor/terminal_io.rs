@@ -157,6 +157,12 @@ impl Reactor {
         let mut total = 0;
         let mut hung_up = false;
         let mut replies = Vec::new();
+        // Lines a transcript waiter has not searched yet stay in the store past its bounds
+        // until the waiters have been checked; the turn ends before the store holds twice its
+        // bounds.
+        let pinned =
+            slot.waiters.iter().filter(|w| w.until.needs_transcript()).map(|w| w.searched).min();
+        slot.transcript.pin(pinned);
         loop {
             match rustix::io::read(master, &mut self.buffer[..]) {
                 Ok(0) => {
@@ -172,7 +178,8 @@ impl Reactor {
                     );
                     slot.bytes_out += n as u64;
                     total += n;
-                    if total >= READ_TURN {
+                    if total >= READ_TURN || (pinned.is_some() && slot.transcript.pinned_too_long())
+                    {
                         self.backlog.push_back(id);
                         break;
                     }
@@ -208,6 +215,9 @@ impl Reactor {
             self.queue_replies(id, &replies);
             self.track_screen(id);
             self.check_waiters(id);
+        }
+        if let Some(slot) = self.sessions.get_mut(&id) {
+            slot.transcript.unpin();
         }
         if hung_up {
             self.hang_up(id);

@@ -425,7 +425,7 @@ impl Reactor {
             status.activity = Activity::Closed(slot.final_status());
             return status;
         }
-        let (wait, group) = input_wait_of(slot);
+        let group = slot.master.as_ref().and_then(|m| crate::pty::foreground_group(m.as_fd()));
         status.foreground = group.map(|pid| Process {
             pid,
             name: procfs::process_name(pid).unwrap_or_else(|| "?".to_owned()),
@@ -437,6 +437,9 @@ impl Reactor {
         } else if slot.last_output.max(slot.last_input).elapsed() < self.config.input_settle {
             Activity::Running
         } else {
+            // Only here is the input-wait probe needed (it reads /proc for every member of the
+            // foreground group): a wait answered on fresh output, or at the prompt, skips it.
+            let (wait, _) = input_wait_of(slot);
             match wait {
                 procfs::InputWait::Waiting => Activity::WaitingForInput,
                 procfs::InputWait::Unknown { reason } => {
