@@ -275,3 +275,17 @@ fn a_session_run_as_nobody_cannot_sudo() {
     let err = engine.spawn(SpawnSpec::new("true").user("no-such-user-xyz")).unwrap_err();
     assert!(err.to_string().contains("no-such-user-xyz"), "{err}");
 }
+
+#[test]
+fn without_tombstones_an_ended_session_is_forgotten() {
+    let engine = Engine::new(Config { max_closed_sessions: 0, ..Config::default() }).unwrap();
+    for _ in 0..5 {
+        let s = engine.spawn(SpawnSpec::shell("echo bye")).unwrap();
+        let outcome = s.wait(Until::exit(), LONG).unwrap();
+        assert!(matches!(outcome.fired, Fired::Exited { .. } | Fired::Closed), "{outcome}");
+    }
+    // The reactor is still serving.
+    assert!(engine.list().unwrap().is_empty());
+    let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    s.close().unwrap();
+}

@@ -56,9 +56,13 @@ impl Reactor {
         }
         let Some(status) = slot.child else { return };
         if slot.master.is_some() {
+            // Reading may hang up, which reports the exit (and may even drop the tombstone).
             self.read_output(id);
         }
-        let slot = self.sessions.get_mut(&id).expect("slot exists");
+        let Some(slot) = self.sessions.get_mut(&id) else { return };
+        if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
+            return;
+        }
         slot.exit = Some(status);
         slot.drop_input();
         self.check_waiters(id);
@@ -279,6 +283,14 @@ fn reap(pid: i32, pidfd: Option<&OwnedFd>) -> Option<ExitStatus> {
 fn kill(pid: i32, signal: Signal) {
     if let Some(pid) = Pid::from_raw(pid) {
         let _ = rustix::process::kill_process(pid, signal);
+    }
+}
+
+/// SIGKILL to every process of a session, at once (the reactor is going away).
+pub(super) fn kill_everything(sid: i32, cgroup: Option<&crate::cgroup::Cgroup>) {
+    signal_session(sid, cgroup, &[Signal::CONT, Signal::KILL]);
+    if let Some(cgroup) = cgroup {
+        cgroup.kill();
     }
 }
 

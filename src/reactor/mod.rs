@@ -511,3 +511,13 @@ impl Reactor {
         self.info_of(id.0).ok_or(Error::UnknownSession(id))
     }
 }
+
+/// If the reactor thread ends without a clean shutdown (a panic), nothing may be left
+/// running: every live session's process groups and cgroup get SIGKILL.
+impl Drop for Reactor {
+    fn drop(&mut self) {
+        for slot in self.sessions.values().filter(|slot| !slot.closed) {
+            lifecycle::kill_everything(slot.pid, slot.cgroup.as_ref());
+        }
+    }
+}
