@@ -174,6 +174,9 @@ struct Slot {
     shell: ShellTracker,
     screen_hash: u64,
     screen_changed: Instant,
+    /// The last input-wait probe that found the foreground group waiting: the activity time
+    /// it was made at and the group (see `waiters::input_wait_of`).
+    seen_waiting: std::cell::Cell<Option<(Instant, i32)>>,
     last_resize: Instant,
     /// The program's status once it was reaped.
     child: Option<ExitStatus>,
@@ -447,6 +450,7 @@ impl Reactor {
                 shell: ShellTracker::default(),
                 screen_hash: 0,
                 screen_changed: now,
+                seen_waiting: std::cell::Cell::new(None),
                 last_resize: now,
                 child: None,
                 exit: None,

@@ -482,6 +482,16 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
             Some(group),
         );
     }
+    // A group seen blocked reading the terminal stays so until it gets input or writes output
+    // (or another group takes the terminal): the probe's answer is reused until then.
+    let activity = slot.last_output.max(slot.last_input);
+    if slot.seen_waiting.get() == Some((activity, group)) {
+        return (procfs::InputWait::Waiting, Some(group));
+    }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    (procfs::group_input_wait(group, Some(slot.pid), members.as_deref()), Some(group))
+    let answer = procfs::group_input_wait(group, Some(slot.pid), members.as_deref());
+    if answer == procfs::InputWait::Waiting {
+        slot.seen_waiting.set(Some((activity, group)));
+    }
+    (answer, Some(group))
 }
