@@ -533,9 +533,14 @@ fn vim_edits_and_saves_a_file() {
 #[test]
 fn python_repl_with_waits_and_bounded_output() {
     let mut client = Client::initialized("2025-06-18");
-    let started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
+    let mut started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let output = started["structuredContent"]["output"].clone();
+    if started["structuredContent"]["status"]["activity"] != "waiting_for_input" {
+        // The REPL was still starting when the settle wait ended: wait for it to read input.
+        started = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
+    }
     let view = &started["structuredContent"];
-    let id = view["session_id"].clone();
     assert_eq!(view["status"]["activity"], "waiting_for_input", "{}", text(&started));
     assert_eq!(view["status"]["foreground"]["name"], "python3");
     let header = text(&started).lines().next().unwrap().to_owned();
@@ -544,7 +549,7 @@ fn python_repl_with_waits_and_bounded_output() {
             .starts_with(&format!("[session {id} · waiting for input · foreground python3 (pid ")),
         "{header}"
     );
-    assert!(view["output"].as_str().unwrap().contains(">>>"), "{view}");
+    assert!(output.as_str().unwrap().contains(">>>"), "{output}");
     let sent = client.call(
         "terminal_send",
         json!({"session_id": id, "text": "6 * 7", "submit": true, "for_regex": "^42$"}),

@@ -340,6 +340,10 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
     view = started.structured_content
     pids.append(view["pid"])
     py = view["session_id"]
+    if view["status"]["activity"] != "waiting_for_input":
+        # The REPL was still starting when the settle wait ended: wait for it to read input.
+        started = await tool("terminal_read", {"session_id": py, "input_wait": True})
+        view = started.structured_content
     header = text_of(started).splitlines()[0]
     check("python waits for input", view["status"]["activity"] == "waiting_for_input", text_of(started))
     check("status header", header.startswith(f"[session {py} · waiting for input · foreground python3 (pid "), header)
