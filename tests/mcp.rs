@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -23,7 +22,8 @@ struct Client {
     stash: HashMap<String, Value>,
     /// Messages that were not responses to a request of ours (arrays, null ids).
     other: Vec<Value>,
-    server: Option<JoinHandle<std::io::Result<()>>>,
+    /// Gets `serve`'s result when it returns.
+    server: crossbeam_channel::Receiver<std::io::Result<()>>,
     next_id: u64,
     /// `_meta` to put on every request (the stateless revision).
     envelope: Option<Value>,
@@ -38,8 +38,9 @@ impl Client {
         let engine = Engine::new(Config::default()).expect("engine starts");
         let (server_in, input) = std::io::pipe().unwrap();
         let (output, server_out) = std::io::pipe().unwrap();
-        let server = std::thread::spawn(move || {
-            serve_with(engine, BufReader::new(server_in), server_out, &options)
+        let (done, server) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || {
+            let _ = done.send(serve_with(engine, BufReader::new(server_in), server_out, &options));
         });
         let (tx, lines) = crossbeam_channel::unbounded();
         std::thread::spawn(move || {
@@ -55,7 +56,7 @@ impl Client {
             lines,
             stash: HashMap::new(),
             other: Vec::new(),
-            server: Some(server),
+            server,
             next_id: 1,
             envelope: None,
         }
@@ -185,13 +186,8 @@ impl Client {
     /// Ends the input and waits for the server to return.
     fn finish(mut self) {
         drop(self.input.take());
-        let server = self.server.take().unwrap();
-        let started = Instant::now();
-        while !server.is_finished() {
-            assert!(started.elapsed() < LONG, "the server did not stop at the end of input");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        server.join().unwrap().expect("serve returns Ok at the end of input");
+        let served = self.server.recv_timeout(LONG).expect("the server stops at the end of input");
+        served.expect("serve returns Ok at the end of input");
     }
 }
 
@@ -709,7 +705,8 @@ fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
     let wait = json!({"name": "terminal_read", "arguments": {"session_id": cat, "for_text": "never", "timeout_ms": 1500}});
     let first = client.send_request("tools/call", wait.clone());
     let second = client.send_request("tools/call", wait);
-    std::thread::sleep(Duration::from_millis(300));
+    // The server admits calls in the order it reads them: both are running by the time it
+    // reads the next one.
     let message = client.tool_error("terminal_list", json!({}));
     assert!(message.contains("already running 2"), "{message}");
     for id in [first, second] {
@@ -738,7 +735,7 @@ fn end_of_input_closes_every_session_and_leaves_no_process() {
         "tools/call",
         json!({"name": "terminal_read", "arguments": {"session_id": 1, "exit": true, "timeout_ms": 60000}}),
     );
-    std::thread::sleep(Duration::from_millis(200));
+    // The call is admitted before the end of input is read, whenever its wait starts.
     assert!(pids.iter().all(|pid| alive(*pid)));
     drop(client.input.take());
     let response = client.response(&waiting);

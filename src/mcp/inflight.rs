@@ -10,15 +10,49 @@ use serde_json::Value;
 
 type Hook = Box<dyn FnOnce() + Send>;
 
+/// A one-way switch with hooks to run when it flips (once), or at once for hooks added after.
+#[derive(Default)]
+struct Trigger {
+    fired: AtomicBool,
+    hooks: Mutex<Vec<Hook>>,
+}
+
+impl Trigger {
+    fn is_fired(&self) -> bool {
+        self.fired.load(Ordering::SeqCst)
+    }
+
+    /// Flips the switch; true the first time. Hooks run outside the lock.
+    fn fire(&self) -> bool {
+        if self.fired.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        let hooks = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
+        for hook in hooks {
+            hook();
+        }
+        true
+    }
+
+    /// Runs `hook` when the switch flips, or now if it already has.
+    fn on_fire(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_fired() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
+    }
+}
+
 /// Whether a request was cancelled (its result is unused: nothing is sent back) or only
-/// interrupted (the input ended: waits stop, the result is still sent), and what to do the
-/// moment it is cancelled.
+/// stopped (the input ended: waits end, the result is still sent), and what to do the moment
+/// either happens.
 #[derive(Default)]
 pub(crate) struct CancelToken {
-    cancelled: AtomicBool,
-    stopped: AtomicBool,
-    hooks: Mutex<Vec<Hook>>,
-    stop_hooks: Mutex<Vec<Hook>>,
+    cancelled: Trigger,
+    stopped: Trigger,
 }
 
 impl CancelToken {
@@ -29,63 +63,29 @@ impl CancelToken {
 
     /// Whether the request was cancelled.
     pub(crate) fn is_cancelled(&self) -> bool {
-        self.cancelled.load(Ordering::SeqCst)
-    }
-
-    /// Whether waits should end now (the request was cancelled or interrupted).
-    pub(crate) fn should_stop(&self) -> bool {
-        self.stopped.load(Ordering::SeqCst)
+        self.cancelled.is_fired()
     }
 
     /// Ends the request's waits early; its result is still sent.
     pub(crate) fn interrupt(&self) {
-        self.stop();
-    }
-
-    /// Marks the request stopped and runs the stop hooks (once).
-    fn stop(&self) {
-        if self.stopped.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let hooks = std::mem::take(&mut *self.stop_hooks.lock().unwrap_or_else(|e| e.into_inner()));
-        for hook in hooks {
-            hook();
-        }
+        self.stopped.fire();
     }
 
     /// Runs `hook` when the request is stopped, by a cancellation or the end of the input (now,
     /// if it already was): it ends the request's wait.
     pub(crate) fn on_stop(&self, hook: impl FnOnce() + Send + 'static) {
-        let mut hooks = self.stop_hooks.lock().unwrap_or_else(|e| e.into_inner());
-        if self.should_stop() {
-            drop(hooks);
-            hook();
-        } else {
-            hooks.push(Box::new(hook));
-        }
+        self.stopped.on_fire(hook);
     }
 
-    /// Cancels the request and runs its hooks (once).
+    /// Cancels the request: stops it, then runs its cancellation hooks (once).
     pub(crate) fn cancel(&self) {
-        self.stop();
-        if self.cancelled.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let hooks = std::mem::take(&mut *self.hooks.lock().unwrap_or_else(|e| e.into_inner()));
-        for hook in hooks {
-            hook();
-        }
+        self.stopped.fire();
+        self.cancelled.fire();
     }
 
     /// Runs `hook` when the request is cancelled (now, if it already was).
     pub(crate) fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
-        let mut hooks = self.hooks.lock().unwrap_or_else(|e| e.into_inner());
-        if self.is_cancelled() {
-            drop(hooks);
-            hook();
-        } else {
-            hooks.push(Box::new(hook));
-        }
+        self.cancelled.on_fire(hook);
     }
 }
 
