@@ -35,6 +35,8 @@ mod engine;
 mod env;
 mod error;
 mod escapes;
+#[doc(hidden)]
+pub mod fuzzing;
 mod isolation;
 mod keys;
 pub mod mcp;

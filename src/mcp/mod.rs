@@ -38,6 +38,20 @@ use std::io::{self, BufRead, Write};
 
 use crate::Engine;
 
+/// Parses one message as the server does before dispatching it (for `crate::fuzzing`).
+pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
+        match value {
+            serde_json::Value::Array(batch) => batch.into_iter().for_each(|v| {
+                jsonrpc::classify(v);
+            }),
+            value => {
+                jsonrpc::classify(value);
+            }
+        }
+    }
+}
+
 /// Default limit of one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
 /// Default limit of tool calls running at once.

@@ -1,0 +1,76 @@
+//! Entry points for the fuzz targets in `fuzz/` and for `tests/fuzz_corpus.rs`, which replays
+//! every saved corpus input on the stable toolchain.
+//!
+//! Not part of the stable API: hidden from the documentation and free to change. Each
+//! function takes arbitrary bytes and must neither panic nor grow memory past the engine's
+//! bounds, whatever the bytes are.
+
+use crate::config::Config;
+use crate::emulator::Emulator;
+use crate::transcript::Transcript;
+
+/// Feeds bytes through the whole output path (scanner, emulator, transcript) as a session's
+/// reactor would, then takes every view (screen, styled screen, transcript read, tail).
+///
+/// The first two bytes choose the terminal's size and how the rest is split into reads, so
+/// the fuzzer explores sizes and read boundaries too.
+pub fn feed_terminal(data: &[u8]) {
+    let (cols, rows, chunk, rest) = match data {
+        [a, b, rest @ ..] => {
+            let cols = 2 + u16::from(*a % 119);
+            let rows = 1 + u16::from(*b % 40);
+            let chunk = 1 + usize::from(a ^ b) * 7;
+            (cols, rows, chunk, rest)
+        }
+        _ => (80, 24, 4096, data),
+    };
+    let mut emulator = Emulator::new(cols, rows);
+    let mut transcript = Transcript::new(1000, 256 << 10, 64 << 10);
+    for piece in rest.chunks(chunk) {
+        emulator.feed(piece, &mut transcript, &mut Vec::new(), &mut Vec::new());
+        // Reads interleave with output, as a caller's would.
+        if piece.len() % 3 == 0 {
+            let tail = emulator.tail(&transcript);
+            let _ = transcript.read(tail.as_deref(), 4096);
+        }
+    }
+    let _ = emulator.screen();
+    let _ = emulator.styled_screen().to_string();
+    let tail = emulator.tail(&transcript);
+    let _ = transcript.read(tail.as_deref(), 1 << 20);
+    emulator.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1, &mut transcript);
+    let _ = emulator.screen();
+}
+
+/// Decodes the escapes of text sent with `send_text`.
+pub fn decode_escapes(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = crate::escapes::decode_escapes(text);
+    }
+}
+
+/// Parses a key script and encodes it for every combination of the input modes that change
+/// encodings.
+pub fn key_script(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(items) = crate::keys::parse_key_script(text) else { return };
+    for app_cursor in [false, true] {
+        for kitty in [0u8, 1, 31] {
+            let modes = crate::keys::KeyModes { app_cursor, kitty_flags: kitty, ..Default::default() };
+            let _ = crate::keys::encode_script(&items, &modes);
+        }
+    }
+}
+
+/// Parses one MCP message (one line of the stdio transport) as the server does before it
+/// dispatches it.
+pub fn mcp_message(data: &[u8]) {
+    crate::mcp::parse_for_fuzzing(data);
+}
+
+/// Parses and validates a TOML configuration file.
+pub fn config_toml(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = Config::from_toml_str(text);
+    }
+}
