@@ -79,6 +79,31 @@ pub struct Config {
     pub env_allow: Vec<String>,
     /// Environment names never passed to children (in addition to the credential filter).
     pub env_deny: Vec<String>,
+    /// Longest OSC string a program may send (clipboard writes, colours, notifications…),
+    /// counted from `]` to its terminator; a longer one is dropped and counted in
+    /// [`SessionInfo::dropped_sequences`](crate::SessionInfo::dropped_sequences). Default
+    /// 1 MiB, range 64..=64 MiB.
+    pub max_osc_bytes: usize,
+    /// Longest window title (OSC 0, 1 and 2); a longer one is dropped and counted. Titles are
+    /// kept on the title stack too, so this also bounds each of its entries. Default 4 KiB,
+    /// range 16..=1 MiB.
+    pub max_title_bytes: usize,
+    /// Longest hyperlink (OSC 8); a longer one is dropped and counted. Each cell may hold its
+    /// own link, so the grid's memory is bounded by its cells times this. Default 2 KiB,
+    /// range 16..=64 KiB.
+    pub max_hyperlink_bytes: usize,
+    /// Deepest title stack (`CSI 22 t` pushes); deeper pushes are dropped and counted.
+    /// Default 16, range 0..=4096.
+    pub max_title_stack: usize,
+    /// Most combining marks kept on one cell; more are trimmed (a screen is checked after
+    /// every 16 KiB of output, or after as many bytes as it has cells if that is more).
+    /// Default 16, range 1..=1024.
+    pub max_combining_marks: usize,
+    /// Test-only fault injection: a session whose output contains this text panics in its
+    /// feed, as a bug would. Present only with the `fault-injection` feature, which exists for
+    /// termloom's own tests.
+    #[cfg(feature = "fault-injection")]
+    pub inject_panic_on_output: Option<String>,
 }
 
 impl Default for Config {
@@ -105,6 +130,13 @@ impl Default for Config {
             base_dir: None,
             env_allow: Vec::new(),
             env_deny: Vec::new(),
+            max_osc_bytes: 1 << 20,
+            max_title_bytes: 4 << 10,
+            max_hyperlink_bytes: 2 << 10,
+            max_title_stack: 16,
+            max_combining_marks: 16,
+            #[cfg(feature = "fault-injection")]
+            inject_panic_on_output: None,
         }
     }
 }
@@ -152,6 +184,11 @@ impl Config {
         check("max_sessions", self.max_sessions, 1, 65_536)?;
         check("max_closed_sessions", self.max_closed_sessions, 0, 100_000)?;
         check("reaper_interval", self.reaper_interval, ms(10), s(3600))?;
+        check("max_osc_bytes", self.max_osc_bytes, 64, 64 << 20)?;
+        check("max_title_bytes", self.max_title_bytes, 16, 1 << 20)?;
+        check("max_hyperlink_bytes", self.max_hyperlink_bytes, 16, 64 << 10)?;
+        check("max_title_stack", self.max_title_stack, 0, 4096)?;
+        check("max_combining_marks", self.max_combining_marks, 1, 1024)?;
         for (field, limit, max) in [
             ("idle_timeout", self.idle_timeout, s(30 * 86_400)),
             ("max_lifetime", self.max_lifetime, s(365 * 86_400)),

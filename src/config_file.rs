@@ -43,6 +43,11 @@ struct ConfigFile {
     reaper_interval_ms: Option<u64>,
     cgroups: Option<bool>,
     base_dir: Option<PathBuf>,
+    max_osc_bytes: Option<usize>,
+    max_title_bytes: Option<usize>,
+    max_hyperlink_bytes: Option<usize>,
+    max_title_stack: Option<usize>,
+    max_combining_marks: Option<usize>,
     env_allow: Option<Vec<String>>,
     env_deny: Option<Vec<String>>,
 }
@@ -61,6 +66,13 @@ impl Config {
         }
         set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
         set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
+        set!(
+            max_osc_bytes,
+            max_title_bytes,
+            max_hyperlink_bytes,
+            max_title_stack,
+            max_combining_marks
+        );
         macro_rules! set_ms {
             ($($key:ident => $field:ident),*) => { $(if let Some(v) = file.$key { c.$field = ms(v); })* };
         }

@@ -13,12 +13,18 @@ use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
-use crate::scan::{PromptMark, Scanner, Stop};
+use crate::config::Config;
+use crate::grid_repair;
+use crate::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
+use crate::scan::{PromptMark, Scanner, Sequence, Stop};
 use crate::screen::{Cursor, Modes, MouseReporting, Screen};
 use crate::transcript::Transcript;
 
 /// Lines alacritty's grid may hold in its own history between two drains.
 const GRID_HISTORY: usize = 2000;
+/// Bytes fed between two trims of combining marks (at least; a screen with more cells waits
+/// for as many bytes as it has cells).
+const TRIM_EVERY: usize = 16 << 10;
 
 /// Collects the terminal's events while bytes are processed; the emulator handles them after.
 #[derive(Clone, Default)]
@@ -45,11 +51,76 @@ pub(crate) struct MarkAt {
     pub offset: usize,
 }
 
+/// One turn of feeding: the work it may still do, and what the reactor must act on.
+#[derive(Debug, Default)]
+pub(crate) struct Turn {
+    /// Work the turn may still do, in cells (see [`crate::scan`]).
+    pub budget: usize,
+    /// The terminal's replies to the program's queries.
+    pub replies: Vec<u8>,
+    /// OSC 133 marks, in order.
+    pub marks: Vec<MarkAt>,
+}
+
+/// The bounds output is held to (from [`Config`]).
+#[derive(Debug, Clone)]
+pub(crate) struct OutputBounds {
+    osc: usize,
+    title: usize,
+    hyperlink: usize,
+    title_stack: usize,
+    marks: usize,
+    #[cfg(feature = "fault-injection")]
+    panic_on: Option<String>,
+}
+
+impl OutputBounds {
+    pub(crate) fn of(config: &Config) -> Self {
+        OutputBounds {
+            osc: config.max_osc_bytes,
+            title: config.max_title_bytes,
+            hyperlink: config.max_hyperlink_bytes,
+            title_stack: config.max_title_stack,
+            marks: config.max_combining_marks,
+            #[cfg(feature = "fault-injection")]
+            panic_on: config.inject_panic_on_output.clone(),
+        }
+    }
+
+    /// The bound of the OSC string `held` starts (with its `]`).
+    fn osc_limit(&self, held: &[u8]) -> usize {
+        let payload = &held[1.min(held.len())..];
+        let number = payload.split(|&b| b == b';').next().unwrap_or(&[]);
+        if number.len() == payload.len() {
+            // The number is not complete yet.
+            return self.osc;
+        }
+        match number {
+            b"0" | b"1" | b"2" => self.title.min(self.osc),
+            b"8" => self.hyperlink.min(self.osc),
+            _ => self.osc,
+        }
+    }
+}
+
+/// Where an OSC string's bytes go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OscState {
+    /// Not in an OSC string: bytes go to the parser.
+    Idle,
+    /// Held back until the string ends, within its bound.
+    Holding,
+    /// Over its bound: dropped until the string ends.
+    Skipping,
+}
+
 /// The emulator of one session.
 pub(crate) struct Emulator {
     term: Term<Listener>,
     parser: Processor,
     scanner: Scanner,
+    rules: Rules,
+    bounds: OutputBounds,
     events: Listener,
     cols: u16,
     rows: u16,
@@ -57,10 +128,21 @@ pub(crate) struct Emulator {
     bells: u64,
     clipboard: String,
     selection: String,
+    /// The OSC string being held back, from its `]`.
+    held: Vec<u8>,
+    osc: OscState,
+    /// Repetitions of a split `CSI n b` still to run.
+    repeat: usize,
+    /// Output received but not fed yet: the turn's work ran out.
+    pending: Vec<u8>,
+    /// Bytes fed since combining marks were last trimmed.
+    since_trim: usize,
+    /// OSC strings and sequences dropped because a bound was reached.
+    dropped_osc: u64,
 }
 
 impl Emulator {
-    pub(crate) fn new(cols: u16, rows: u16) -> Self {
+    pub(crate) fn new(cols: u16, rows: u16, bounds: OutputBounds) -> Self {
         let events = Listener::default();
         let config = TermConfig {
             scrolling_history: GRID_HISTORY,
@@ -72,7 +154,9 @@ impl Emulator {
         Emulator {
             term: Term::new(config, &size, events.clone()),
             parser: Processor::new(),
-            scanner: Scanner::new(),
+            scanner: Scanner::new(cols, rows),
+            rules: Rules::new(StackBounds { titles: bounds.title_stack }),
+            bounds,
             events,
             cols,
             rows,
@@ -80,46 +164,222 @@ impl Emulator {
             bells: 0,
             clipboard: String::new(),
             selection: String::new(),
+            held: Vec::new(),
+            osc: OscState::Idle,
+            repeat: 0,
+            pending: Vec::new(),
+            since_trim: 0,
+            dropped_osc: 0,
         }
     }
 
-    /// Processes bytes from the program: updates the grid, settles scrolled-off lines into
-    /// `transcript`, appends the terminal's replies to `replies` and OSC 133 marks to `marks`.
-    pub(crate) fn feed(
-        &mut self,
-        mut bytes: &[u8],
-        transcript: &mut Transcript,
-        replies: &mut Vec<u8>,
-        marks: &mut Vec<MarkAt>,
-    ) {
-        let rows = usize::from(self.rows);
-        let budget = GRID_HISTORY - rows;
-        while !bytes.is_empty() {
-            let (n, stop) = self.scanner.scan(bytes, budget, rows);
-            if n > 0 {
-                self.parser.advance(&mut self.term, &bytes[..n]);
-            }
-            self.drain_history(transcript);
-            self.scanner.reset_budget();
-            if let Stop::Mark(mark) = stop {
-                let (line, offset) = self.cursor_position(transcript);
-                marks.push(MarkAt { mark, line, offset });
-            }
-            bytes = &bytes[n..];
+    /// Processes bytes from the program, as far as the turn's work allows: updates the grid,
+    /// settles scrolled-off lines into `transcript`, and collects replies and OSC 133 marks
+    /// in `turn`. What the turn could not do stays pending (see [`Emulator::resume`]).
+    pub(crate) fn feed(&mut self, bytes: &[u8], transcript: &mut Transcript, turn: &mut Turn) {
+        if self.has_pending() {
+            self.pending.extend_from_slice(bytes);
+            self.resume(transcript, turn);
+            return;
         }
-        self.handle_events(replies);
+        let done = self.process(bytes, transcript, turn);
+        self.pending.extend_from_slice(&bytes[done..]);
     }
 
-    /// When a synchronized update (mode 2026) is holding bytes back, the time it expires.
-    pub(crate) fn sync_deadline(&self) -> Option<Instant> {
-        self.parser.sync_timeout().sync_timeout()
+    /// Goes on with output a previous turn left pending.
+    pub(crate) fn resume(&mut self, transcript: &mut Transcript, turn: &mut Turn) {
+        let pending = std::mem::take(&mut self.pending);
+        let done = self.process(&pending, transcript, turn);
+        self.pending = pending;
+        self.pending.drain(..done);
+        if self.pending.capacity() > 64 << 10 && self.pending.is_empty() {
+            self.pending = Vec::new();
+        }
     }
 
-    /// Ends an expired synchronized update, applying the bytes it held.
-    pub(crate) fn stop_sync(&mut self, transcript: &mut Transcript, replies: &mut Vec<u8>) {
-        self.parser.stop_sync(&mut self.term);
+    /// Whether output waits for another turn.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.repeat > 0 || !self.pending.is_empty()
+    }
+
+    /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were
+    /// taken.
+    fn process(&mut self, bytes: &[u8], transcript: &mut Transcript, turn: &mut Turn) -> usize {
+        #[cfg(feature = "fault-injection")]
+        if let Some(marker) = &self.bounds.panic_on
+            && memchr::memmem::find(bytes, marker.as_bytes()).is_some()
+        {
+            panic!("fault injection: the output contained {marker:?}");
+        }
+        let line_budget = GRID_HISTORY - usize::from(self.rows);
+        let mut at = 0;
+        loop {
+            if turn.budget == 0 {
+                break;
+            }
+            if self.repeat > 0 {
+                self.repeat_piece(transcript, turn);
+                continue;
+            }
+            if at == bytes.len() {
+                break;
+            }
+            let (n, stop) = self.scanner.scan(&bytes[at..], line_budget, turn.budget);
+            turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
+            let slice = &bytes[at..at + n];
+            at += n;
+            match stop {
+                Stop::End | Stop::Budget => self.advance(slice),
+                Stop::OscStart => {
+                    self.advance(&slice[..n - 1]);
+                    self.held.clear();
+                    self.held.push(b']');
+                    self.osc = OscState::Holding;
+                }
+                Stop::OscEnd(mark) => {
+                    self.advance(slice);
+                    self.end_osc();
+                    if let Some(mark) = mark {
+                        self.settle(transcript);
+                        let (line, offset) = self.cursor_position(transcript);
+                        turn.marks.push(MarkAt { mark, line, offset });
+                    }
+                }
+                Stop::Sequence(sequence) => {
+                    self.advance(&slice[..n - 1]);
+                    self.settle(transcript);
+                    self.apply(sequence, slice[n - 1]);
+                }
+            }
+            self.since_trim += n;
+            self.settle(transcript);
+        }
+        self.handle_events(&mut turn.replies);
+        at
+    }
+
+    /// Gives bytes to the parser, or to the held OSC string while one is open.
+    fn advance(&mut self, bytes: &[u8]) {
+        match self.osc {
+            OscState::Idle => {
+                if !bytes.is_empty() {
+                    self.parser.advance(&mut self.term, bytes);
+                }
+            }
+            OscState::Holding => {
+                self.held.extend_from_slice(bytes);
+                if self.held.len() > self.bounds.osc_limit(&self.held) {
+                    // Over its bound: dropped whole. The parser saw the ESC before `]`; CAN
+                    // takes it back to the ground state.
+                    self.held = Vec::new();
+                    self.osc = OscState::Skipping;
+                    self.dropped_osc += 1;
+                    self.parser.advance(&mut self.term, &[CAN]);
+                }
+            }
+            OscState::Skipping => {}
+        }
+    }
+
+    /// The OSC string ended: the parser gets it whole (unless it was dropped).
+    fn end_osc(&mut self) {
+        if self.osc == OscState::Holding {
+            let held = std::mem::take(&mut self.held);
+            self.parser.advance(&mut self.term, &held);
+            self.held = held;
+            self.held.clear();
+            if self.held.capacity() > 64 << 10 {
+                self.held = Vec::new();
+            }
+        }
+        self.osc = OscState::Idle;
+    }
+
+    /// Gives the parser what the rules decide for a sequence's final byte.
+    fn apply(&mut self, sequence: Sequence, final_byte: u8) {
+        let view = self.view();
+        let erases = matches!(
+            sequence,
+            Sequence::Csi {
+                private: None | Some(b'?'),
+                action: b'P' | b'@' | b'X' | b'K' | b'J',
+                ..
+            }
+        );
+        match self.rules.decide(sequence, view) {
+            Decision::Keep => {
+                if let Sequence::Csi { private: None, action: b'b', params } = sequence {
+                    let count = usize::from(params.or(0, 1));
+                    self.scanner.add(count / view.cols.max(1) + 1, count);
+                }
+                self.parser.advance(&mut self.term, &[final_byte]);
+            }
+            Decision::Drop => self.parser.advance(&mut self.term, &[CAN]),
+            Decision::Replace(bytes) => {
+                self.parser.advance(&mut self.term, &[CAN]);
+                self.parser.advance(&mut self.term, &bytes);
+            }
+            Decision::Repeat(count) => {
+                self.parser.advance(&mut self.term, &[CAN]);
+                self.repeat = count;
+            }
+        }
+        if erases {
+            grid_repair::wide_halves(self.term.grid_mut(), view.row);
+        }
+    }
+
+    /// Runs one piece of a split repetition.
+    fn repeat_piece(&mut self, transcript: &mut Transcript, turn: &mut Turn) {
+        let cols = usize::from(self.cols);
+        let piece = self.repeat.min(repeat_piece(cols));
+        self.parser.advance(&mut self.term, format!("\x1b[{piece}b").as_bytes());
+        self.repeat -= piece;
+        self.since_trim += piece;
+        self.scanner.add(piece / cols + 1, piece);
+        turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
+        self.settle(transcript);
+    }
+
+    /// After a slice: drains the grid's history into the transcript and trims combining
+    /// marks when enough output went by.
+    fn settle(&mut self, transcript: &mut Transcript) {
         self.drain_history(transcript);
-        self.handle_events(replies);
+        self.scanner.reset_lines();
+        let cells = usize::from(self.cols) * usize::from(self.rows);
+        if self.since_trim >= cells.max(TRIM_EVERY) {
+            self.since_trim = 0;
+            grid_repair::trim_marks(self.term.grid_mut(), self.bounds.marks);
+        }
+    }
+
+    /// The terminal as the rules see it.
+    fn view(&self) -> View {
+        let point = self.term.grid().cursor.point;
+        let mode = self.mode();
+        View {
+            cols: usize::from(self.cols),
+            rows: usize::from(self.rows),
+            row: point.line.0.max(0) as usize,
+            col: point.column.0,
+            alternate: mode.contains(TermMode::ALT_SCREEN),
+            origin: mode.contains(TermMode::ORIGIN),
+        }
+    }
+
+    /// When the open synchronized update (mode 2026) stops holding the screen's checks back.
+    pub(crate) fn sync_deadline(&self) -> Option<Instant> {
+        self.rules.sync_deadline()
+    }
+
+    /// Ends an expired synchronized update.
+    pub(crate) fn stop_sync(&mut self) {
+        self.rules.end_sync();
+    }
+
+    /// Sequences and OSC strings dropped because a bound was reached.
+    pub(crate) fn dropped_sequences(&self) -> u64 {
+        self.dropped_osc + self.rules.dropped
     }
 
     /// Moves every line in alacritty's history into the transcript, oldest first.
@@ -190,6 +450,8 @@ impl Emulator {
     pub(crate) fn resize(&mut self, cols: u16, rows: u16, transcript: &mut Transcript) {
         self.cols = cols;
         self.rows = rows;
+        self.scanner.resize(cols, rows);
+        self.rules.resized();
         self.term.resize(TermSize::new(usize::from(cols), usize::from(rows)));
         self.drain_history(transcript);
     }
@@ -408,15 +670,20 @@ fn default_color(index: usize) -> Rgb {
 mod tests {
     use super::*;
 
+    fn emulator(cols: u16, rows: u16) -> Emulator {
+        Emulator::new(cols, rows, OutputBounds::of(&Config::default()))
+    }
+
     fn feed(emu: &mut Emulator, t: &mut Transcript, bytes: &[u8]) -> Vec<u8> {
-        let mut replies = Vec::new();
-        emu.feed(bytes, t, &mut replies, &mut Vec::new());
-        replies
+        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        emu.feed(bytes, t, &mut turn);
+        assert!(!emu.has_pending());
+        turn.replies
     }
 
     #[test]
     fn scrolled_lines_settle_in_order() {
-        let mut emu = Emulator::new(20, 5);
+        let mut emu = emulator(20, 5);
         let mut t = Transcript::new(100_000, 1 << 30, 1 << 20);
         let text: String = (0..5000).map(|i| format!("{i}\r\n")).collect();
         feed(&mut emu, &mut t, text.as_bytes());
@@ -428,7 +695,7 @@ mod tests {
 
     #[test]
     fn clear_settles_screen_before_history_is_wiped() {
-        let mut emu = Emulator::new(20, 5);
+        let mut emu = emulator(20, 5);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
@@ -437,7 +704,7 @@ mod tests {
 
     #[test]
     fn soft_wraps_join_and_wide_chars_appear_once() {
-        let mut emu = Emulator::new(4, 3);
+        let mut emu = emulator(4, 3);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, "abcdefgh\r\n中文e\u{301}\r\n\r\n\r\n".as_bytes());
         assert_eq!(t.line(0), Some("abcdefgh"));
@@ -446,7 +713,7 @@ mod tests {
 
     #[test]
     fn answers_queries() {
-        let mut emu = Emulator::new(80, 24);
+        let mut emu = emulator(80, 24);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         assert_eq!(feed(&mut emu, &mut t, b"ab\x1b[6n"), b"\x1b[1;3R");
         assert_eq!(feed(&mut emu, &mut t, b"\x1b[c"), b"\x1b[?6c");
@@ -458,7 +725,7 @@ mod tests {
 
     #[test]
     fn style_runs() {
-        let mut emu = Emulator::new(20, 3);
+        let mut emu = emulator(20, 3);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, "a\x1b[1;31mbold\x1b[0m \x1b[44;38;5;200m中x\x1b[0m".as_bytes());
         let styled = emu.styled_screen();
@@ -472,10 +739,190 @@ mod tests {
 
     #[test]
     fn tail_pads_prompt_to_cursor() {
-        let mut emu = Emulator::new(20, 5);
+        let mut emu = emulator(20, 5);
         let t = Transcript::new(1000, 1 << 20, 1 << 20);
         let mut t2 = t;
         feed(&mut emu, &mut t2, b"out\r\n$ ");
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
+    }
+
+    fn rows(emu: &Emulator) -> Vec<String> {
+        emu.screen().rows
+    }
+
+    fn cursor(emu: &Emulator) -> (u16, u16) {
+        let c = emu.screen().cursor;
+        (c.row, c.col)
+    }
+
+    #[test]
+    fn keyboard_mode_pushes_past_the_bound_are_dropped_not_a_panic() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, "\x1b[>1u".repeat(4097).as_bytes());
+        assert_eq!(emu.dropped_sequences(), 4097 - crate::rewrite::KEYBOARD_STACK as u64);
+        assert_eq!(emu.modes().kitty_keyboard, 1);
+        // Pops still unwind the stack that was kept.
+        feed(&mut emu, &mut t, "\x1b[<1000u".as_bytes());
+        assert_eq!(emu.modes().kitty_keyboard, 0);
+    }
+
+    #[test]
+    fn osc_strings_past_their_bound_are_dropped() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let title = "t".repeat(4000);
+        feed(&mut emu, &mut t, format!("\x1b]2;{title}\x07").as_bytes());
+        assert_eq!(emu.screen().title, title);
+        feed(&mut emu, &mut t, format!("\x1b]2;{}\x1b\\after", "x".repeat(5000)).as_bytes());
+        assert_eq!((emu.screen().title.len(), emu.dropped_sequences()), (4000, 1));
+        assert_eq!(rows(&emu)[0], "after");
+        // An unterminated OSC is never held past its bound, in any split.
+        let mut emu = emulator(80, 24);
+        feed(&mut emu, &mut t, b"\x1b]52;c;");
+        for _ in 0..300 {
+            feed(&mut emu, &mut t, &[b'A'; 10_000]);
+            assert!(emu.held.capacity() <= 2 << 20, "{}", emu.held.capacity());
+        }
+        feed(&mut emu, &mut t, b"\x07ok");
+        assert_eq!((rows(&emu)[0].as_str(), emu.dropped_sequences()), ("ok", 1));
+        assert_eq!(emu.clipboard(), "");
+    }
+
+    #[test]
+    fn title_stack_is_bounded() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, "\x1b]2;a\x07\x1b[22t".repeat(100).as_bytes());
+        assert_eq!(emu.dropped_sequences(), 100 - 16);
+        feed(&mut emu, &mut t, b"\x1b]2;b\x07\x1b[23t");
+        assert_eq!(emu.screen().title, "a");
+    }
+
+    #[test]
+    fn combining_marks_per_cell_are_bounded() {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"a");
+        for _ in 0..20 {
+            feed(&mut emu, &mut t, "\u{301}".repeat(5000).as_bytes());
+            // The marks since the last trim: at most TRIM_EVERY bytes and one slice (bounded
+            // by the line budget).
+            let marks = emu.term.grid()[Line(0)][Column(0)].zerowidth().map_or(0, <[char]>::len);
+            assert!(marks <= 16 + TRIM_EVERY / 2 + GRID_HISTORY, "{marks} marks kept");
+        }
+    }
+
+    #[test]
+    fn long_repetitions_lose_no_line_and_split_across_turns() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1_000_000, 1 << 30, 1 << 20);
+        let text: String = (0..20).map(|i| format!("ID{i:04}\x1b[65535b\r\n")).collect();
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        emu.feed(text.as_bytes(), &mut t, &mut turn);
+        assert!(emu.has_pending(), "one turn does not run 20 × 65535 cells");
+        let mut turns = 1;
+        while emu.has_pending() {
+            turn.budget = 16 << 10;
+            emu.resume(&mut t, &mut turn);
+            turns += 1;
+        }
+        assert!(turns >= 20 * 65535 / (16 << 10), "{turns} turns");
+        let mut lines: Vec<String> =
+            (t.first()..t.end()).map(|n| t.line(n).unwrap().into()).collect();
+        lines.extend(emu.tail(&t).unwrap());
+        let starts: Vec<&String> = lines.iter().filter(|l| l.starts_with("ID")).collect();
+        assert_eq!(starts.len(), 20);
+        for (i, line) in starts.iter().enumerate() {
+            let digit = char::from(b'0' + (i % 10) as u8);
+            assert_eq!(line.len(), 6 + 65535, "line {i}");
+            assert!(line[6..].chars().all(|c| c == digit), "line {i}");
+        }
+    }
+
+    #[test]
+    fn dch_larger_than_the_rest_of_the_row_keeps_the_left_part() {
+        let mut emu = emulator(10, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"abcdefghij\x1b[1;4H\x1b[100P");
+        assert_eq!(rows(&emu)[0], "abc");
+    }
+
+    #[test]
+    fn erasing_half_a_wide_character_erases_it_all() {
+        let mut emu = emulator(10, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, "\x1bcデ\x08\x1b[K".as_bytes());
+        assert_eq!(rows(&emu)[0], "");
+        feed(&mut emu, &mut t, "\x1bcaデb\x1b[1;3H\x1b[@".as_bytes());
+        assert_eq!(rows(&emu)[0], "a   b");
+        feed(&mut emu, &mut t, "\x1bcデx\x1b[1;1H\x1b[X".as_bytes());
+        assert_eq!(rows(&emu)[0], "  x");
+    }
+
+    #[test]
+    fn selective_erase_is_a_plain_erase() {
+        let mut emu = emulator(10, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"abc\r\ndef\x1b[1;2H\x1b[?K");
+        assert_eq!(rows(&emu)[..2], ["a", "def"]);
+        feed(&mut emu, &mut t, b"\x1b[?J");
+        assert_eq!(rows(&emu)[..2], ["a", ""]);
+    }
+
+    #[test]
+    fn modes_47_and_1047_use_the_alternate_screen() {
+        for mode in ["47", "1047"] {
+            let mut emu = emulator(10, 3);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, format!("a\x1b[?{mode}hb").as_bytes());
+            assert!(emu.alternate(), "mode {mode}");
+            assert_eq!(rows(&emu)[0], " b");
+            feed(&mut emu, &mut t, format!("\x1b[?{mode}l").as_bytes());
+            assert!(!emu.alternate());
+            assert_eq!(rows(&emu)[0], "a");
+        }
+    }
+
+    #[test]
+    fn cursor_up_and_down_stop_at_the_scroll_region() {
+        let mut emu = emulator(10, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[10;20r\x1b[15;1H\x1b[20A");
+        assert_eq!(cursor(&emu), (9, 0));
+        feed(&mut emu, &mut t, b"\x1b[15;3H\x1b[20B");
+        assert_eq!(cursor(&emu), (19, 2));
+        // Outside the region, the screen's edges.
+        feed(&mut emu, &mut t, b"\x1b[5;1H\x1b[20A");
+        assert_eq!(cursor(&emu), (0, 0));
+        feed(&mut emu, &mut t, b"\x1b[22;1H\x1b[20B");
+        assert_eq!(cursor(&emu), (23, 0));
+        // In origin mode too.
+        feed(&mut emu, &mut t, b"\x1b[?6h\x1b[3;1H\x1b[2A");
+        assert_eq!(cursor(&emu), (9, 0));
+    }
+
+    #[test]
+    fn origin_mode_reset_homes_and_decrc_restores_it() {
+        let mut emu = emulator(10, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[5;10r\x1b[?6h\x1b[3;3H\x1b[?6l");
+        assert_eq!(cursor(&emu), (0, 0));
+        feed(&mut emu, &mut t, b"\x1b[?6h\x1b[2;2H\x1b7\x1b[?6l\x1b[20;5H\x1b8");
+        assert!(emu.mode().contains(TermMode::ORIGIN));
+        assert_eq!(cursor(&emu), (5, 1));
+        feed(&mut emu, &mut t, b"\x1b[1;1H");
+        assert_eq!(cursor(&emu), (4, 0));
+    }
+
+    #[test]
+    fn synchronized_updates_are_applied_at_once_and_tracked() {
+        let mut emu = emulator(10, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[?2026hframe");
+        assert!(emu.sync_deadline().is_some());
+        assert_eq!(rows(&emu)[0], "frame");
+        feed(&mut emu, &mut t, b"\x1b[?2026l");
+        assert!(emu.sync_deadline().is_none());
     }
 }

@@ -6,7 +6,7 @@
 //! bounds, whatever the bytes are.
 
 use crate::config::Config;
-use crate::emulator::Emulator;
+use crate::emulator::{Emulator, OutputBounds, Turn};
 use crate::transcript::Transcript;
 
 /// Feeds bytes through the whole output path (scanner, emulator, transcript) as a session's
@@ -24,10 +24,16 @@ pub fn feed_terminal(data: &[u8]) {
         }
         _ => (80, 24, 4096, data),
     };
-    let mut emulator = Emulator::new(cols, rows);
+    let mut emulator = Emulator::new(cols, rows, OutputBounds::of(&Config::default()));
     let mut transcript = Transcript::new(1000, 256 << 10, 64 << 10);
     for piece in rest.chunks(chunk) {
-        emulator.feed(piece, &mut transcript, &mut Vec::new(), &mut Vec::new());
+        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        emulator.feed(piece, &mut transcript, &mut turn);
+        // A bounded turn leaves the rest pending, as the reactor's would.
+        while emulator.has_pending() {
+            turn.budget = 16 << 10;
+            emulator.resume(&mut transcript, &mut turn);
+        }
         // Reads interleave with output, as a caller's would.
         if piece.len() % 3 == 0 {
             let tail = emulator.tail(&transcript);
@@ -56,7 +62,8 @@ pub fn key_script(data: &[u8]) {
     let Ok(items) = crate::keys::parse_key_script(text) else { return };
     for app_cursor in [false, true] {
         for kitty in [0u8, 1, 31] {
-            let modes = crate::keys::KeyModes { app_cursor, kitty_flags: kitty, ..Default::default() };
+            let modes =
+                crate::keys::KeyModes { app_cursor, kitty_flags: kitty, ..Default::default() };
             let _ = crate::keys::encode_script(&items, &modes);
         }
     }

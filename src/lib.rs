@@ -37,6 +37,7 @@ mod error;
 mod escapes;
 #[doc(hidden)]
 pub mod fuzzing;
+mod grid_repair;
 mod isolation;
 mod keys;
 pub mod mcp;
@@ -45,6 +46,7 @@ mod paste;
 mod procfs;
 mod pty;
 mod reactor;
+mod rewrite;
 mod scan;
 mod screen;
 mod session;

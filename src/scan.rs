@@ -5,19 +5,26 @@
 //! every slice it feeds. The scanner chooses those slices so that:
 //! - no slice can scroll more lines into the history than it holds (a conservative count:
 //!   every byte outside an escape sequence counts one line, `CSI S`, `CSI J` and `CSI M` count
-//!   a full screen);
-//! - the history is drained right *before* the sequences that wipe it, `CSI 3 J` (sent by
-//!   `clear`) and `ESC c` (full reset), so their lines reach the transcript first;
-//! - OSC 133 shell-integration marks, which the emulator ignores, are reported at the exact
-//!   point of the stream where they occur, even when split across reads.
+//!   a full screen, `CSI n b` (REP) counts the lines its cells fill);
+//! - no slice costs more work than the turn has left: work is counted in cells, one per byte
+//!   plus what a sequence touches beyond its bytes (a screen for an erase or a scroll, a row
+//!   for a line erase, `n` cells for a repetition), so a session's turn is bounded in time,
+//!   not only in bytes;
+//! - OSC strings are held back by the feed loop (which bounds their length) from their
+//!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
+//!   ignores, are reported where they end, even when split across reads;
+//! - the control sequences termloom handles itself (see [`crate::rewrite`]) stop the scan at
+//!   their final byte, before the parser has seen it.
 //!
 //! Bytes outside escape sequences are skipped with `memchr`, so the scanner costs little next
 //! to the emulator itself.
 
 /// The most OSC payload bytes kept while looking for an OSC 133 mark.
 const OSC_PREFIX: usize = 64;
-/// The most CSI parameter bytes kept.
-const CSI_PARAMS: usize = 16;
+/// The most CSI parameter bytes kept; a longer parameter list is not decoded.
+const CSI_PARAMS: usize = 64;
+/// The most parameters decoded from one control sequence.
+const MAX_PARAMS: usize = 16;
 
 /// An OSC 133 shell-integration mark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,17 +39,84 @@ pub enum PromptMark {
     CommandEnd(Option<i32>),
 }
 
+/// The decoded parameters of a control sequence: the first value of each parameter (as the
+/// parser takes them: sub-parameters after `:` are skipped), saturated at `u16::MAX`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Params {
+    values: [u16; MAX_PARAMS],
+    len: u8,
+    /// More parameters or parameter bytes than are decoded: the list is incomplete.
+    pub overflow: bool,
+}
+
+impl Params {
+    fn parse(bytes: &[u8], overflow: bool) -> Params {
+        let mut params = Params { values: [0; MAX_PARAMS], len: 0, overflow };
+        if bytes.is_empty() {
+            return params;
+        }
+        for param in bytes.split(|&b| b == b';') {
+            if usize::from(params.len) == MAX_PARAMS {
+                params.overflow = true;
+                break;
+            }
+            let first = param.split(|&b| b == b':').next().unwrap_or(&[]);
+            let value = first.iter().fold(0u16, |v, &b| {
+                v.saturating_mul(10).saturating_add(u16::from(b.wrapping_sub(b'0')).min(9))
+            });
+            params.values[usize::from(params.len)] = value;
+            params.len += 1;
+        }
+        params
+    }
+
+    /// The decoded values.
+    pub(crate) fn values(&self) -> &[u16] {
+        &self.values[..usize::from(self.len)]
+    }
+
+    /// Parameter `i`, with 0 or absent meaning `default` (as the parser reads counts).
+    pub(crate) fn or(&self, i: usize, default: u16) -> u16 {
+        match self.values().get(i) {
+            Some(&v) if v != 0 => v,
+            _ => default,
+        }
+    }
+}
+
+/// A control sequence whose final byte the feed loop handles itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sequence {
+    /// `CSI [private] params final`, without intermediate bytes.
+    Csi {
+        /// The private marker (`?`, `>`, `<`, `=`), if any.
+        private: Option<u8>,
+        /// The parameters.
+        params: Params,
+        /// The final byte.
+        action: u8,
+    },
+    /// `ESC final`, without intermediate bytes: `7`, `8` or `c`.
+    Esc(u8),
+}
+
 /// Why a scan stopped before the end of its input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stop {
     /// Every byte given was scanned.
     End,
-    /// The line budget is spent: drain the history, then go on.
+    /// The line or work budget is spent: drain the history (or end the turn), then go on.
     Budget,
-    /// The next byte wipes the history: drain it before feeding that byte.
-    DrainBefore,
-    /// An OSC 133 mark ends at the returned offset.
-    Mark(PromptMark),
+    /// The last scanned byte is an OSC introducer (`]` after ESC): feed what is before it
+    /// and hold it and the OSC string back.
+    OscStart,
+    /// The OSC string being held ends with the scanned part (which includes a BEL, CAN or SUB
+    /// terminator, but not an ESC: the ESC, left unscanned, is the next sequence's start), with
+    /// the OSC 133 mark it carried.
+    OscEnd(Option<PromptMark>),
+    /// The last scanned byte is the final byte of this sequence: feed what is before it, then
+    /// let [`crate::rewrite`] decide what the parser gets instead of it.
+    Sequence(Sequence),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,134 +126,171 @@ enum State {
     EscapeIntermediate,
     Csi,
     Osc,
-    OscEscape,
     String,
     StringEscape,
 }
 
 /// The scanner's state, carried across reads.
+#[derive(Debug)]
 pub(crate) struct Scanner {
     state: State,
     params: [u8; CSI_PARAMS],
     params_len: usize,
     csi_intermediate: bool,
+    esc_hash: bool,
     osc: [u8; OSC_PREFIX],
     osc_len: usize,
-    /// Lines counted since the last [`Scanner::reset_budget`].
+    cols: usize,
+    rows: usize,
+    /// Lines counted since the last [`Scanner::reset_lines`].
     lines: usize,
-    /// The byte at the front of the next scan was already reported as `DrainBefore`.
-    armed: bool,
+    /// Work counted since the last [`Scanner::take_work`].
+    work: usize,
 }
 
 impl Scanner {
-    pub(crate) fn new() -> Self {
+    pub(crate) fn new(cols: u16, rows: u16) -> Self {
         Scanner {
             state: State::Ground,
             params: [0; CSI_PARAMS],
             params_len: 0,
             csi_intermediate: false,
+            esc_hash: false,
             osc: [0; OSC_PREFIX],
             osc_len: 0,
+            cols: usize::from(cols),
+            rows: usize::from(rows),
             lines: 0,
-            armed: false,
+            work: 0,
         }
     }
 
+    /// Follows the terminal's size (the cost of screen-wide sequences depends on it).
+    pub(crate) fn resize(&mut self, cols: u16, rows: u16) {
+        self.cols = usize::from(cols);
+        self.rows = usize::from(rows);
+    }
+
     /// Starts a new line budget (after the history was drained).
-    pub(crate) fn reset_budget(&mut self) {
+    pub(crate) fn reset_lines(&mut self) {
         self.lines = 0;
     }
 
-    /// Scans `bytes` until the budget of `budget` lines is spent or something needs the feed
-    /// loop's attention; returns how many bytes may be fed, and why it stopped.
-    ///
-    /// `screen_lines` is what one scroll or erase sequence can push into the history.
+    /// Counts lines and work the feed loop caused itself (a repetition it split).
+    pub(crate) fn add(&mut self, lines: usize, work: usize) {
+        self.lines += lines;
+        self.work += work;
+    }
+
+    /// The work counted since the last call.
+    pub(crate) fn take_work(&mut self) -> usize {
+        std::mem::take(&mut self.work)
+    }
+
+    /// Scans `bytes` until `line_budget` lines or `work_budget` work are spent, or something
+    /// needs the feed loop's attention; returns how many bytes were scanned, and why it
+    /// stopped.
     pub(crate) fn scan(
         &mut self,
         bytes: &[u8],
-        budget: usize,
-        screen_lines: usize,
+        line_budget: usize,
+        work_budget: usize,
     ) -> (usize, Stop) {
         let mut i = 0;
         while i < bytes.len() {
-            if self.lines >= budget {
+            if self.lines >= line_budget || self.work >= work_budget {
                 return (i, Stop::Budget);
             }
-            if self.state == State::Ground {
-                let rest = &bytes[i..];
-                let room = budget - self.lines;
-                let run = memchr::memchr(0x1b, rest).unwrap_or(rest.len());
-                let take = run.min(room);
-                self.lines += take;
-                i += take;
-                if take < run || i == bytes.len() {
+            match self.state {
+                State::Ground => {
+                    let rest = &bytes[i..];
+                    let room = (line_budget - self.lines).min(work_budget - self.work);
+                    let run = memchr::memchr(0x1b, rest).unwrap_or(rest.len());
+                    let take = run.min(room);
+                    self.lines += take;
+                    self.work += take;
+                    i += take;
+                    if take < run || i == bytes.len() {
+                        continue;
+                    }
+                    // At an ESC.
+                    self.state = State::Escape;
+                    self.work += 1;
+                    i += 1;
                     continue;
                 }
-                // At an ESC.
-                self.state = State::Escape;
-                i += 1;
-                continue;
-            }
-            if self.state == State::Csi {
-                // Parameter bytes in a tight loop (the first CSI_PARAMS are kept for `CSI 3 J`).
-                let params = bytes[i..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
-                for &b in &bytes[i..i + params] {
-                    if self.params_len < CSI_PARAMS {
-                        self.params[self.params_len] = b;
+                State::Csi => {
+                    // Parameter bytes in a tight loop.
+                    let params =
+                        bytes[i..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
+                    for &b in &bytes[i..i + params] {
+                        if self.params_len < CSI_PARAMS {
+                            self.params[self.params_len] = b;
+                        }
+                        self.params_len += 1;
                     }
-                    self.params_len += 1;
+                    self.work += params;
+                    i += params;
+                    if i == bytes.len() {
+                        break;
+                    }
                 }
-                i += params;
-                if i == bytes.len() {
-                    break;
+                State::Osc => {
+                    let rest = &bytes[i..];
+                    let run = rest
+                        .iter()
+                        .position(|&b| matches!(b, 0x07 | 0x18 | 0x1a | 0x1b))
+                        .unwrap_or(rest.len());
+                    let keep = run.min(OSC_PREFIX - self.osc_len);
+                    self.osc[self.osc_len..self.osc_len + keep].copy_from_slice(&rest[..keep]);
+                    self.osc_len += keep;
+                    self.work += run;
+                    i += run;
+                    if i == bytes.len() {
+                        break;
+                    }
+                    self.state = State::Ground;
+                    let mark = self.osc_mark();
+                    if bytes[i] == 0x1b {
+                        // The ESC ends the string and starts the next sequence.
+                        return (i, Stop::OscEnd(mark));
+                    }
+                    self.work += 1;
+                    return (i + 1, Stop::OscEnd(mark));
                 }
+                _ => {}
             }
             let byte = bytes[i];
-            match self.step(byte, screen_lines) {
-                None => i += 1,
-                Some(Stop::DrainBefore) => {
-                    if self.armed {
-                        self.armed = false;
-                        self.finish_sequence(byte);
-                        i += 1;
-                    } else {
-                        self.armed = true;
-                        return (i, Stop::DrainBefore);
-                    }
-                }
-                Some(stop) => return (i + 1, stop),
+            self.work += 1;
+            i += 1;
+            if let Some(stop) = self.step(byte) {
+                return (i, stop);
             }
         }
         (i, Stop::End)
     }
 
     /// Advances the state over one byte of an escape sequence. Returns a stop when the byte
-    /// completes something the feed loop must act on; for `DrainBefore` the state is not
-    /// advanced (see `finish_sequence`).
-    fn step(&mut self, byte: u8, screen_lines: usize) -> Option<Stop> {
+    /// completes something the feed loop must act on.
+    fn step(&mut self, byte: u8) -> Option<Stop> {
         // CAN and SUB abort any sequence; ESC starts a new one (but ends a string with `\`).
         match (self.state, byte) {
             (_, 0x18 | 0x1a) => {
                 self.state = State::Ground;
                 return None;
             }
-            (State::Osc, 0x1b) => {
-                self.state = State::OscEscape;
-                return None;
-            }
             (State::String, 0x1b) => {
                 self.state = State::StringEscape;
                 return None;
             }
-            (State::OscEscape | State::StringEscape, _) => {
-                let mark = if self.state == State::OscEscape { self.osc_mark() } else { None };
+            (State::StringEscape, _) => {
                 self.state = State::Ground;
                 if byte == b'\\' {
-                    return mark.map(Stop::Mark);
+                    return None;
                 }
                 // Not a string terminator: the ESC started a new sequence.
                 self.state = State::Escape;
-                return self.step(byte, screen_lines).or(mark.map(Stop::Mark));
+                return self.step(byte);
             }
             (_, 0x1b) => {
                 self.state = State::Escape;
@@ -188,7 +299,6 @@ impl Scanner {
             _ => {}
         }
         match self.state {
-            State::Ground => None,
             State::Escape => {
                 self.state = State::Ground;
                 match byte {
@@ -200,20 +310,29 @@ impl Scanner {
                     b']' => {
                         self.state = State::Osc;
                         self.osc_len = 0;
+                        return Some(Stop::OscStart);
                     }
                     b'P' | b'X' | b'^' | b'_' => self.state = State::String,
-                    b'c' => {
-                        self.state = State::Escape;
-                        return Some(Stop::DrainBefore);
-                    }
+                    b'7' | b'8' | b'c' => return Some(Stop::Sequence(Sequence::Esc(byte))),
                     b'D' | b'E' => self.lines += 1,
-                    0x20..=0x2f => self.state = State::EscapeIntermediate,
+                    // Reverse index: at the top it scrolls the region down.
+                    b'M' => self.work += self.cols + self.rows,
+                    0x20..=0x2f => {
+                        self.esc_hash = byte == b'#';
+                        self.state = State::EscapeIntermediate;
+                    }
                     _ => {}
                 }
                 None
             }
             State::EscapeIntermediate => {
-                if !(0x20..=0x2f).contains(&byte) {
+                if (0x20..=0x2f).contains(&byte) {
+                    self.esc_hash = false;
+                } else {
+                    if self.esc_hash && byte == b'8' {
+                        // DECALN fills the screen.
+                        self.work += self.cols * self.rows;
+                    }
                     self.state = State::Ground;
                 }
                 None
@@ -228,37 +347,55 @@ impl Scanner {
                     }
                     0x20..=0x2f => self.csi_intermediate = true,
                     0x40..=0x7e => {
-                        let params = &self.params[..self.params_len.min(CSI_PARAMS)];
-                        if byte == b'J' && !self.csi_intermediate && is_three(params) {
-                            return Some(Stop::DrainBefore);
-                        }
-                        if matches!(byte, b'S' | b'J' | b'M') {
-                            self.lines += screen_lines;
-                        }
                         self.state = State::Ground;
+                        return self.csi_final(byte).map(Stop::Sequence);
                     }
                     _ => {}
                 }
                 None
             }
-            State::Osc => {
-                if byte == 0x07 {
-                    self.state = State::Ground;
-                    return self.osc_mark().map(Stop::Mark);
-                }
-                if self.osc_len < OSC_PREFIX {
-                    self.osc[self.osc_len] = byte;
-                    self.osc_len += 1;
-                }
-                None
-            }
-            State::String | State::OscEscape | State::StringEscape => None,
+            State::Ground | State::Osc | State::String | State::StringEscape => None,
         }
     }
 
-    /// Completes the sequence whose final byte was reported as `DrainBefore`.
-    fn finish_sequence(&mut self, _byte: u8) {
-        self.state = State::Ground;
+    /// Counts a complete CSI sequence's lines and work; returns it when the feed loop must
+    /// handle it.
+    fn csi_final(&mut self, action: u8) -> Option<Sequence> {
+        let kept = &self.params[..self.params_len.min(CSI_PARAMS)];
+        let (private, digits) = match kept.first() {
+            Some(&p @ b'<'..=b'?') => (Some(p), &kept[1..]),
+            _ => (None, kept),
+        };
+        let params = Params::parse(digits, self.params_len > CSI_PARAMS);
+        let (cols, rows) = (self.cols, self.rows);
+        if self.csi_intermediate {
+            return None;
+        }
+        match (private, action) {
+            (None, b'S' | b'J' | b'M') => {
+                self.lines += rows;
+                self.work += cols * rows;
+            }
+            (None, b'T' | b'L') => self.work += cols * rows,
+            (None, b'K' | b'X' | b'@' | b'P') => self.work += cols,
+            (Some(b'?'), b'J') => {
+                self.lines += rows;
+                self.work += cols * rows;
+            }
+            (Some(b'?'), b'K') => self.work += cols,
+            _ => {}
+        }
+        let handled = match (private, action) {
+            (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b') => true,
+            (None, b't' | b'r' | b's' | b'u') => true,
+            (Some(b'?'), b'J' | b'K') => true,
+            (Some(b'?'), b'h' | b'l') => {
+                params.overflow || params.values().iter().any(|v| matches!(v, 6 | 47 | 1047 | 2026))
+            }
+            (Some(b'>' | b'<'), b'u') => true,
+            _ => false,
+        };
+        handled.then_some(Sequence::Csi { private, params, action })
     }
 
     fn osc_mark(&self) -> Option<PromptMark> {
@@ -287,30 +424,25 @@ impl Scanner {
     }
 }
 
-fn is_three(params: &[u8]) -> bool {
-    let digits = params.iter().skip_while(|&&b| b == b'0');
-    digits.eq([b'3'].iter())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     /// Scans `input` in pieces of `chunk` bytes, collecting (absolute offset, stop) pairs.
     fn stops(input: &[u8], chunk: usize, budget: usize) -> Vec<(usize, Stop)> {
-        let mut scanner = Scanner::new();
+        let mut scanner = Scanner::new(10, 10);
         let mut out = Vec::new();
         let mut base = 0;
         for piece in input.chunks(chunk) {
             let mut at = 0;
             while at < piece.len() {
-                let (n, stop) = scanner.scan(&piece[at..], budget, 10);
+                let (n, stop) = scanner.scan(&piece[at..], budget, usize::MAX);
                 at += n;
                 if stop != Stop::End {
                     out.push((base + at, stop));
                 }
-                if matches!(stop, Stop::Budget | Stop::DrainBefore) {
-                    scanner.reset_budget();
+                if stop == Stop::Budget {
+                    scanner.reset_lines();
                 }
             }
             base += piece.len();
@@ -318,35 +450,42 @@ mod tests {
         out
     }
 
+    fn csi(action: u8, private: Option<u8>, params: &[u8]) -> Stop {
+        Stop::Sequence(Sequence::Csi { private, params: Params::parse(params, false), action })
+    }
+
     #[test]
-    fn clear_history_stops_before_final_byte_in_any_split() {
+    fn clear_history_stops_at_its_final_byte_in_any_split() {
         let input = b"abc\x1b[H\x1b[2J\x1b[3Jdef";
         for chunk in 1..input.len() {
-            let found: Vec<_> = stops(input, chunk, 1000)
-                .into_iter()
-                .filter(|s| s.1 == Stop::DrainBefore)
-                .collect();
-            assert_eq!(found, vec![(13, Stop::DrainBefore)], "chunk {chunk}");
+            assert_eq!(
+                stops(input, chunk, 1000),
+                vec![(10, csi(b'J', None, b"2")), (14, csi(b'J', None, b"3"))],
+                "chunk {chunk}"
+            );
         }
     }
 
     #[test]
-    fn reset_stops_before_c() {
-        let found = stops(b"x\x1bcy", 100, 1000);
-        assert_eq!(found, vec![(2, Stop::DrainBefore)]);
+    fn reset_stops_at_c() {
+        assert_eq!(stops(b"x\x1bcy", 100, 1000), vec![(3, Stop::Sequence(Sequence::Esc(b'c')))]);
     }
 
     #[test]
-    fn osc_133_marks_in_any_split() {
-        let input = b"\x1b]133;A\x07$ \x1b]133;B\x1b\\ls\x1b]133;D;127\x07";
+    fn osc_strings_and_133_marks_in_any_split() {
+        let input = b"\x1b]133;A\x07$ \x1b]133;B\x1b\\ls\x1b]133;D;127\x07\x1b]0;t\x18";
         for chunk in 1..input.len() {
-            let marks: Vec<_> = stops(input, chunk, 1000);
             assert_eq!(
-                marks,
+                stops(input, chunk, 1000),
                 vec![
-                    (8, Stop::Mark(PromptMark::PromptStart)),
-                    (19, Stop::Mark(PromptMark::InputStart)),
-                    (33, Stop::Mark(PromptMark::CommandEnd(Some(127)))),
+                    (2, Stop::OscStart),
+                    (8, Stop::OscEnd(Some(PromptMark::PromptStart))),
+                    (12, Stop::OscStart),
+                    (17, Stop::OscEnd(Some(PromptMark::InputStart))),
+                    (23, Stop::OscStart),
+                    (33, Stop::OscEnd(Some(PromptMark::CommandEnd(Some(127))))),
+                    (35, Stop::OscStart),
+                    (39, Stop::OscEnd(None)),
                 ],
                 "chunk {chunk}"
             );
@@ -354,18 +493,39 @@ mod tests {
     }
 
     #[test]
-    fn other_osc_and_csi_are_ignored() {
-        assert!(stops(b"\x1b]0;title\x07\x1b[31mred\x1b[0m\x1b]1337;x\x07", 3, 1000).is_empty());
-        assert!(stops(b"\x1b[13J\x1b[?3J", 100, 1000).is_empty());
+    fn other_sequences_pass() {
+        assert!(stops(b"\x1b[31mred\x1b[0m\x1b[?25l\x1b[2;5H\x1bP1$r\x1b\\", 3, 1000).is_empty());
+        assert!(stops(b"\x1b[13 J\x1b[?1049h\x1b[=1u", 100, 1000).is_empty());
     }
 
     #[test]
-    fn budget_bounds_lines() {
+    fn handled_sequences_are_decoded() {
+        assert_eq!(stops(b"\x1b[?1;47h", 100, 1000), vec![(8, csi(b'h', Some(b'?'), b"1;47"))]);
+        assert_eq!(stops(b"\x1b[>1u\x1b[<u", 3, 1000)[1], (9, csi(b'u', Some(b'<'), b"")));
+        let Stop::Sequence(Sequence::Csi { params, .. }) =
+            stops(b"\x1b[99999:2;0b", 100, 1000)[0].1
+        else {
+            panic!("not a sequence")
+        };
+        assert_eq!(
+            (params.values(), params.or(0, 1), params.or(1, 1)),
+            (&[65535, 0][..], 65535, 1)
+        );
+    }
+
+    #[test]
+    fn budget_bounds_lines_and_work() {
         let input = vec![b'\n'; 250];
         let found = stops(&input, 1000, 100);
         assert_eq!(found, vec![(100, Stop::Budget), (200, Stop::Budget)]);
         // A scroll sequence counts a whole screen (10 lines here).
         let found = stops(b"\x1b[5S\x1b[5S\x1b[5S", 100, 15);
         assert_eq!(found, vec![(8, Stop::Budget)]);
+        // Work: an erase of the screen costs its 100 cells.
+        let mut scanner = Scanner::new(10, 10);
+        assert_eq!(scanner.scan(b"\x1b[2Kab", 1000, 1000), (4, csi(b'K', None, b"2")));
+        assert_eq!(scanner.take_work(), 14);
+        // The scroll's screen of work spends the budget: the scan stops right after it.
+        assert_eq!(scanner.scan(b"ab\x1b[Sxyz", 1000, 105), (5, Stop::Budget));
     }
 }

@@ -160,6 +160,10 @@ pub struct SessionInfo {
     pub containment: String,
     /// Why the session was closed, once it was.
     pub closed_reason: Option<String>,
+    /// OSC strings and control sequences the program sent past a bound (title and OSC
+    /// lengths, title and keyboard-mode stack depths) and termloom dropped; see
+    /// [`Config`](crate::Config)'s `max_*` fields.
+    pub dropped_sequences: u64,
 }
 
 /// A handle to one session. Cheap to clone, usable from any thread; every call is a message

@@ -36,6 +36,37 @@ struct Seen {
     complete: bool,
 }
 
+/// What a reader had read when a wait started. A wait searches only text that is new to the
+/// reader: text read before is skipped, unless its line has been rewritten since (a progress
+/// bar redrawn with `\r`, a line redrawn after a cursor move), in which case the whole line is
+/// searched again.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadMark {
+    next: u64,
+    offset: usize,
+    seen: Vec<Seen>,
+}
+
+impl ReadMark {
+    /// The first line that may hold new text.
+    pub(crate) fn first_line(&self) -> u64 {
+        self.seen.iter().map(|seen| seen.number).fold(self.next, u64::min)
+    }
+
+    /// How many bytes at the start of line `number`, which now reads `text`, the reader had
+    /// read, unchanged since.
+    pub(crate) fn read_part(&self, number: u64, text: &str) -> usize {
+        if number > self.next {
+            return 0;
+        }
+        match self.seen.iter().find(|seen| seen.number == number) {
+            Some(seen) if !agrees(seen, text) => 0,
+            _ if number < self.next => text.len(),
+            _ => floor_char_boundary(text, self.offset),
+        }
+    }
+}
+
 /// Where the reader stands.
 #[derive(Debug, Default)]
 struct Reader {
@@ -120,13 +151,13 @@ impl Transcript {
     }
 
     /// The first line the reader has not completely read.
-    pub(crate) fn read_line(&self) -> u64 {
-        self.reader.next
-    }
-
-    /// The read cursor: the first line not completely read and the bytes of it already read.
-    pub(crate) fn read_position(&self) -> (u64, usize) {
-        (self.reader.next, self.reader.offset)
+    /// What the reader has read so far, for a wait that must search only what is new.
+    pub(crate) fn read_mark(&self) -> ReadMark {
+        ReadMark {
+            next: self.reader.next,
+            offset: self.reader.offset,
+            seen: self.reader.seen.clone(),
+        }
     }
 
     /// Settles one grid row; `wrapped` rows continue into the next row.

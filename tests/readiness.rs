@@ -223,3 +223,30 @@ fn zsh_integration_when_installed() {
     assert_eq!(result.exit_code, Some(5));
     zsh.close().unwrap();
 }
+
+/// A wait searches a line again from its start when it was rewritten after a read: a progress
+/// bar redrawn with `\r`, and a line above the cursor redrawn after a cursor move.
+#[test]
+fn waits_see_text_written_over_an_already_read_line() {
+    let engine = engine();
+    let script = r#"stty -echo; printf 'progress 50%%'; read x; printf '\rprogress 100%%'; read x
+printf '\na: 10%%\nb: 10%%\n'; read x; printf '\033[2A\ra: 99%%\n\n'; read x"#;
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&s, Until::text("progress 50"));
+    assert!(s.read().unwrap().text.contains("progress 50%"));
+    s.send_text("\r").unwrap();
+    let outcome = expect(&s, Until::text("100%"));
+    let termloom::Fired::Matched(found) = &outcome.fired else { panic!("{outcome:?}") };
+    assert!(matches!(found.location, Location::Transcript { offset: 9, .. }), "{outcome:?}");
+    // A rewritten line is searched whole again, so text read before matches again too.
+    s.send_text("\r").unwrap();
+    expect(&s, Until::text("b: 10%"));
+    let read = s.read().unwrap();
+    assert!(read.text.contains("a: 10%") && read.text.contains("b: 10%"), "{read:?}");
+    s.send_text("\r").unwrap();
+    expect(&s, Until::regex(r"^a: 99%$").unwrap());
+    // Text read and not rewritten is not found again.
+    let outcome = s.wait(Until::text("b: 10%"), Duration::from_millis(300)).unwrap();
+    assert!(outcome.is_timeout(), "{outcome:?}");
+    s.close().unwrap();
+}

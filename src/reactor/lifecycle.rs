@@ -63,6 +63,12 @@ impl Reactor {
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
+        if slot.emulator.has_pending() {
+            // Output read before the exit is still being fed, a turn at a time: the turn
+            // that finishes it reports the exit.
+            slot.exit_deferred = true;
+            return;
+        }
         slot.exit = Some(status);
         slot.drop_input();
         self.check_waiters(id);

@@ -10,6 +10,7 @@
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -20,13 +21,13 @@ use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 
 use crate::config::Config;
-use crate::emulator::{Emulator, MarkAt};
+use crate::emulator::{Emulator, OutputBounds, Turn};
 use crate::error::{Error, Result};
 use crate::procfs;
 use crate::screen::Screen;
 use crate::session::{ExitStatus, SessionId, SessionInfo, SessionState};
 use crate::shell::ShellTracker;
-use crate::transcript::{Output, Transcript};
+use crate::transcript::{Output, ReadMark, Transcript};
 use crate::wait::{Fired, Until, WaitOutcome};
 
 pub use waiters::CommandResult;
@@ -41,8 +42,9 @@ pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
 
 /// Token of the waker.
 pub(crate) const WAKER: Token = Token(usize::MAX);
-/// Bytes read from one session before the reactor turns to the others.
-const READ_TURN: usize = 16 << 10;
+/// Work (in cells, see [`crate::scan`]) done for one session before the reactor turns to the
+/// others: fairness is counted in work, not in bytes read.
+const TURN_WORK: usize = 16 << 10;
 /// Size of the shared read buffer.
 const READ_BUFFER: usize = 64 << 10;
 /// How long `close` keeps checking after SIGKILL before it reports survivors.
@@ -99,8 +101,8 @@ struct Waiter {
     until: Until,
     /// Settled transcript lines before this number were searched already.
     searched: u64,
-    /// The read cursor when the wait started: text before it was already read.
-    start: (u64, usize),
+    /// What the reader had read when the wait started.
+    read: ReadMark,
     started: Instant,
     /// When it times out.
     deadline: Instant,
@@ -131,6 +133,9 @@ pub(crate) enum CloseReason {
     Lifetime(Duration),
     /// The engine shut down.
     Shutdown,
+    /// Its terminal emulation panicked (a bug in termloom or alacritty): the session was
+    /// ended, every other one goes on.
+    EmulationFailed,
 }
 
 impl std::fmt::Display for CloseReason {
@@ -141,6 +146,9 @@ impl std::fmt::Display for CloseReason {
             CloseReason::Idle(d) => write!(f, "idle for {d:?} (idle_timeout)"),
             CloseReason::Lifetime(d) => write!(f, "older than {d:?} (max_lifetime)"),
             CloseReason::Shutdown => f.write_str("the engine shut down"),
+            CloseReason::EmulationFailed => f.write_str(
+                "its terminal emulation failed (a bug in termloom or alacritty_terminal; please report it)",
+            ),
         }
     }
 }
@@ -182,13 +190,16 @@ struct Slot {
     child: Option<ExitStatus>,
     /// Set when the exit was reported (all output read).
     exit: Option<ExitStatus>,
+    /// The exit is to be reported once the emulator has fed the output it holds.
+    exit_deferred: bool,
     closing: Option<Closing>,
     closed: bool,
     closed_reason: Option<CloseReason>,
+    /// The panic message when the emulation failed.
+    failure: Option<String>,
     cgroup: Option<crate::cgroup::Cgroup>,
     /// How the session is contained, for `SessionInfo`.
     containment: String,
-    marks: Vec<MarkAt>,
     replies_dropped: u64,
     started_at: SystemTime,
     started: Instant,
@@ -239,7 +250,11 @@ impl Slot {
             idle: self.last_input.max(self.last_output).elapsed(),
             containment: self.containment.clone(),
             bells: self.emulator.bells(),
-            closed_reason: self.closed_reason.map(|r| r.to_string()),
+            closed_reason: self.closed_reason.map(|reason| match &self.failure {
+                Some(failure) => format!("{reason}: {failure}"),
+                None => reason.to_string(),
+            }),
+            dropped_sequences: self.emulator.dropped_sequences(),
         }
     }
 }
@@ -305,13 +320,13 @@ impl Reactor {
                 }
                 let id = (token.0 >> 1) as u64;
                 if token.0 & 1 == 1 {
-                    self.child_exited(id);
+                    self.guarded(id, |r| r.child_exited(id));
                 } else {
                     if event.is_readable() || event.is_read_closed() || event.is_error() {
                         self.read_output(id);
                     }
                     if event.is_writable() {
-                        self.flush(id);
+                        self.guarded(id, |r| r.flush(id));
                     }
                 }
             }
@@ -332,11 +347,52 @@ impl Reactor {
         }
     }
 
-    /// Runs queued requests; false when the channel is disconnected.
+    /// Runs `work` for session `id`; if it panics, that session is ended and the reactor
+    /// goes on.
+    fn guarded(&mut self, id: u64, work: impl FnOnce(&mut Self)) {
+        let result = panic::catch_unwind(AssertUnwindSafe(|| work(self)));
+        if let Err(payload) = result {
+            self.emulation_failed(id, payload);
+        }
+    }
+
+    /// A session's code path panicked: its emulator is replaced by a blank one (the old one
+    /// may be inconsistent), its terminal is no longer read, and it is closed, with the panic
+    /// in its `closed_reason`. The transcript so far stays readable.
+    fn emulation_failed(&mut self, id: u64, payload: Box<dyn std::any::Any + Send>) {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic without a message".to_owned());
+        let bounds = OutputBounds::of(&self.config);
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let (cols, rows) = slot.emulator.size();
+        slot.emulator = Emulator::new(cols, rows, bounds);
+        slot.failure = Some(message);
+        if let Some(master) = slot.master.take() {
+            let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
+        }
+        slot.transcript.unpin();
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if let Some(closing) = &mut slot.closing {
+            closing.reason = CloseReason::EmulationFailed;
+        }
+        self.begin_close(id, CloseReason::EmulationFailed, None);
+    }
+
+    /// Runs queued requests; false when the channel is disconnected. A request that panics
+    /// is dropped (its caller sees the engine's reply channel close); the reactor goes on.
     fn take_requests(&mut self) -> bool {
         loop {
             match self.requests.try_recv() {
-                Ok(request) => request(self),
+                Ok(request) => {
+                    let _ = panic::catch_unwind(AssertUnwindSafe(|| request(self)));
+                }
                 Err(crossbeam_channel::TryRecvError::Empty) => return true,
                 Err(crossbeam_channel::TryRecvError::Disconnected) => return false,
             }
@@ -436,7 +492,7 @@ impl Reactor {
                 program,
                 master: Some(master),
                 pidfd,
-                emulator: Emulator::new(cols, rows),
+                emulator: Emulator::new(cols, rows, OutputBounds::of(config)),
                 transcript: Transcript::new(
                     config.scrollback_lines,
                     config.scrollback_bytes,
@@ -454,12 +510,13 @@ impl Reactor {
                 last_resize: now,
                 child: None,
                 exit: None,
+                exit_deferred: false,
                 closing: None,
                 closed: false,
                 closed_reason: None,
+                failure: None,
                 cgroup,
                 containment,
-                marks: Vec::new(),
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,

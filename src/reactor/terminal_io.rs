@@ -147,54 +147,75 @@ impl Reactor {
 
     // ----- output ------------------------------------------------------------------------
 
-    /// Reads what the program wrote (up to one turn's worth), feeds it to the emulator and
-    /// checks the waiters.
+    /// Reads what the program wrote and feeds it to the emulator, up to one turn's worth of
+    /// work (output left over waits in the emulator for the next turn), then checks the
+    /// waiters.
     pub(super) fn read_output(&mut self, id: u64) {
-        let Some(slot) = self.sessions.get_mut(&id) else {
+        let Reactor { sessions, buffer, backlog, .. } = self;
+        let Some(slot) = sessions.get_mut(&id) else {
             return;
         };
-        let Some(master) = &slot.master else { return };
-        let mut total = 0;
-        let mut hung_up = false;
-        let mut replies = Vec::new();
+        if slot.master.is_none() {
+            return;
+        }
+        let mut turn = Turn { budget: TURN_WORK, ..Turn::default() };
         // Lines a transcript waiter has not searched yet stay in the store past its bounds
         // until the waiters have been checked; the turn ends before the store holds twice its
         // bounds.
         let pinned =
             slot.waiters.iter().filter(|w| w.until.needs_transcript()).map(|w| w.searched).min();
         slot.transcript.pin(pinned);
-        loop {
-            match rustix::io::read(master, &mut self.buffer[..]) {
-                Ok(0) => {
-                    hung_up = true;
-                    break;
-                }
-                Ok(n) => {
-                    slot.emulator.feed(
-                        &self.buffer[..n],
-                        &mut slot.transcript,
-                        &mut replies,
-                        &mut slot.marks,
-                    );
-                    slot.bytes_out += n as u64;
-                    total += n;
-                    if total >= READ_TURN || (pinned.is_some() && slot.transcript.pinned_too_long())
-                    {
-                        self.backlog.push_back(id);
-                        break;
+        let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut fed = false;
+            let mut hung_up = false;
+            let more = loop {
+                if slot.emulator.has_pending() {
+                    slot.emulator.resume(&mut slot.transcript, &mut turn);
+                    fed = true;
+                } else {
+                    let Some(master) = &slot.master else { break false };
+                    let want = READ_BUFFER.min(turn.budget.max(4 << 10));
+                    match rustix::io::read(master, &mut buffer[..want]) {
+                        Ok(0) => {
+                            hung_up = true;
+                            break false;
+                        }
+                        Ok(n) => {
+                            slot.emulator.feed(&buffer[..n], &mut slot.transcript, &mut turn);
+                            slot.bytes_out += n as u64;
+                            fed = true;
+                        }
+                        Err(Errno::INTR) => continue,
+                        Err(Errno::AGAIN) => break false,
+                        // EIO: every process closed the terminal.
+                        Err(_) => {
+                            hung_up = true;
+                            break false;
+                        }
                     }
                 }
-                Err(Errno::INTR) => continue,
-                Err(Errno::AGAIN) => break,
-                // EIO: every process closed the terminal.
-                Err(_) => {
-                    hung_up = true;
-                    break;
+                if slot.emulator.has_pending()
+                    || turn.budget == 0
+                    || (pinned.is_some() && slot.transcript.pinned_too_long())
+                {
+                    break true;
                 }
+            };
+            (fed, hung_up, more)
+        }));
+        let (fed, hung_up, more) = match fed {
+            Ok(done) => done,
+            Err(payload) => {
+                self.emulation_failed(id, payload);
+                return;
             }
+        };
+        if more {
+            backlog.push_back(id);
         }
-        if total > 0 {
+        if fed {
             let now = Instant::now();
+            let slot = self.sessions.get_mut(&id).expect("slot exists");
             slot.last_output = now;
             if let Some(at) = slot.emulator.sync_deadline()
                 && slot.sync_timer != Some(at)
@@ -209,10 +230,10 @@ impl Reactor {
                 self.schedule(at, Timer::Quiet(id));
             }
             let slot = self.sessions.get_mut(&id).expect("slot exists");
-            for mark in slot.marks.drain(..) {
+            for mark in turn.marks.drain(..) {
                 slot.shell.apply(&mark, now);
             }
-            self.queue_replies(id, &replies);
+            self.queue_replies(id, &turn.replies);
             self.track_screen(id);
             self.check_waiters(id);
         }
@@ -221,6 +242,12 @@ impl Reactor {
         }
         if hung_up {
             self.hang_up(id);
+        } else if let Some(slot) = self.sessions.get_mut(&id)
+            && slot.exit_deferred
+            && !slot.emulator.has_pending()
+        {
+            slot.exit_deferred = false;
+            self.report_exit(id);
         }
     }
 
@@ -253,9 +280,7 @@ impl Reactor {
             }
             None => return,
         }
-        let mut replies = Vec::new();
-        slot.emulator.stop_sync(&mut slot.transcript, &mut replies);
-        self.queue_replies(id, &replies);
+        slot.emulator.stop_sync();
         self.track_screen(id);
         self.check_waiters(id);
     }

@@ -36,19 +36,15 @@ pub struct CommandResult {
     pub status: Status,
 }
 
-/// Matches a transcript line, skipping the part of the line at the read cursor (`start`) that
-/// the caller has already read.
+/// Matches a transcript line, skipping the part of it the caller had already read when the
+/// wait started (unless the line was rewritten since).
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
-    start: (u64, usize),
+    read: &ReadMark,
 ) -> Option<crate::wait::Match> {
-    let skip = if number == start.0 && line.is_char_boundary(start.1.min(line.len())) {
-        start.1.min(line.len())
-    } else {
-        0
-    };
+    let skip = read.read_part(number, line);
     let mut found = until.match_line(number, &line[skip..])?;
     if let crate::wait::Location::Transcript { offset, .. } = &mut found.location {
         *offset += skip;
@@ -86,11 +82,12 @@ impl Reactor {
             slot.screen_hash = screen_hash(&slot.emulator.screen());
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
+        let read = slot.transcript.read_mark();
         slot.waiters.push(Waiter {
             id: waiter,
             until,
-            searched: slot.transcript.read_line(),
-            start: slot.transcript.read_position(),
+            searched: read.first_line(),
+            read,
             started: now,
             deadline: now + timeout,
             recheck: None,
@@ -105,6 +102,11 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
+        if slot.emulator.sync_deadline().is_some() {
+            // A synchronized update is drawing a frame: the screen is changing.
+            slot.screen_changed = Instant::now();
+            return;
+        }
         if slot.waiters.iter().any(|w| w.until.needs_stable()) {
             let hash = screen_hash(&slot.emulator.screen());
             if hash != slot.screen_hash {
@@ -131,7 +133,10 @@ impl Reactor {
         } else {
             None
         };
-        let screen = if slot.waiters.iter().any(|w| w.until.needs_screen()) {
+        // While a synchronized update draws a frame, screen conditions wait for the frame.
+        let screen = if slot.waiters.iter().any(|w| w.until.needs_screen())
+            && slot.emulator.sync_deadline().is_none()
+        {
             Some(slot.emulator.screen())
         } else {
             None
@@ -173,16 +178,16 @@ impl Reactor {
             let mut fired = None;
             if waiter.until.needs_transcript() {
                 let from = waiter.searched.max(transcript.first());
-                let start = waiter.start;
+                let read = &waiter.read;
                 fired = (from..end).find_map(|n| {
-                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), start)
+                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read)
                 });
                 waiter.searched = end;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
                     fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, start)
+                        match_unread(&waiter.until, end + i as u64, line, read)
                     });
                 }
             }

@@ -1,0 +1,63 @@
+//! Repairs of alacritty's grid after a slice of output, through its public grid API.
+//!
+//! - An erase, delete or insert over one half of a wide character leaves the other half in
+//!   alacritty (`ESC c デ BS CSI K` still shows デ): [`wide_halves`] blanks such orphans on the
+//!   row the sequence touched, so screen text and cell columns agree, as in xterm.
+//! - alacritty keeps every combining mark written on a cell: [`trim_marks`] keeps the first
+//!   `max` of each visible cell.
+
+use alacritty_terminal::grid::{Dimensions, Grid};
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::{Cell, Flags};
+
+/// Blanks the halves of wide characters on `row` whose other half is gone.
+pub(crate) fn wide_halves(grid: &mut Grid<Cell>, row: usize) {
+    if row >= grid.screen_lines() {
+        return;
+    }
+    let cols = grid.columns();
+    let cells = &mut grid[Line(row as i32)][..];
+    for col in 0..cols {
+        let flags = cells[col].flags;
+        let orphan = if flags.contains(Flags::WIDE_CHAR) {
+            !cells.get(col + 1).is_some_and(|next| next.flags.contains(Flags::WIDE_CHAR_SPACER))
+        } else if flags.contains(Flags::WIDE_CHAR_SPACER) {
+            col == 0 || !cells[col - 1].flags.contains(Flags::WIDE_CHAR)
+        } else {
+            false
+        };
+        if orphan {
+            let cell = &mut cells[col];
+            cell.clear_wide();
+            cell.flags.remove(Flags::WIDE_CHAR_SPACER);
+        }
+    }
+}
+
+/// Keeps at most `max` combining marks on each visible cell; returns how many cells were
+/// trimmed.
+pub(crate) fn trim_marks(grid: &mut Grid<Cell>, max: usize) -> usize {
+    let mut trimmed = 0;
+    for line in 0..grid.screen_lines() {
+        let cols = grid.columns();
+        let row = &mut grid[Line(line as i32)];
+        for col in 0..cols {
+            let cell = &mut row[Column(col)];
+            let Some(marks) = cell.zerowidth() else { continue };
+            if marks.len() <= max {
+                continue;
+            }
+            let kept: Vec<char> = marks[..max].to_vec();
+            let underline = cell.underline_color();
+            let link = cell.hyperlink();
+            cell.extra = None;
+            for mark in kept {
+                cell.push_zerowidth(mark);
+            }
+            cell.set_underline_color(underline);
+            cell.set_hyperlink(link);
+            trimmed += 1;
+        }
+    }
+    trimmed
+}

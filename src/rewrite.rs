@@ -1,0 +1,287 @@
+//! The control sequences termloom handles itself, before alacritty's parser sees them.
+//!
+//! alacritty keeps some state private and gets a few sequences wrong; a hostile program can
+//! also use some of them to grow memory or to panic it. The scanner stops at the final byte of
+//! each such sequence (see [`crate::scan`]); [`Rules::decide`] looks at the terminal as it is
+//! at that point and says what the parser gets instead of the final byte:
+//!
+//! - **Bounded stacks**: pushes onto the title stack (`CSI 22 t`) and the kitty keyboard-mode
+//!   stack (`CSI > flags u`, one stack per screen) beyond their bounds are dropped. The
+//!   keyboard bound also removes a panic in alacritty (`push_keyboard_mode` evicts from the
+//!   title stack, alacritty#8957).
+//! - **Repetition** (`CSI n b`) is split into pieces the feed loop runs one at a time, each
+//!   counted in the line and work budgets, so no repetition overflows the grid's history or
+//!   runs long in one turn.
+//! - **Emulation fixes**: DCH (`CSI n P`) is clamped to the cells right of the cursor;
+//!   selective erase (`CSI ? J`, `CSI ? K`) is a plain erase (no cell is ever protected);
+//!   alternate-screen modes 47 and 1047 enter and leave the alternate screen through mode
+//!   1049 (which also saves and restores the cursor); CUU and CUD stop at the scroll region's
+//!   margins; resetting origin mode homes the cursor; DECSC and DECRC save and restore origin
+//!   mode with the cursor.
+//! - **Synchronized updates** (mode 2026) are tracked here, not by the parser, so bytes are
+//!   never held back unbounded: the update's deadline tells the reactor to leave the screen
+//!   to settle before it checks screen conditions.
+//!
+//! Replacing a final byte works in any split of the stream: the parser has seen the
+//! sequence's start, so the feed loop gives it CAN (which aborts the sequence and does nothing
+//! else) and then the replacement.
+
+use std::time::{Duration, Instant};
+
+use crate::scan::{Params, Sequence};
+
+/// How long a synchronized update may hold the screen's checks back (as the parser's).
+pub(crate) const SYNC_TIMEOUT: Duration = Duration::from_millis(150);
+/// Depth of each screen's kitty keyboard-mode stack; deeper pushes are dropped (alacritty's
+/// own bound, 4096, panics).
+pub(crate) const KEYBOARD_STACK: usize = 256;
+/// The most cells one piece of a split repetition writes.
+pub(crate) const REPEAT_PIECE: usize = 4096;
+/// The most cells one piece of a split repetition writes on a terminal `cols` wide: few
+/// enough lines that a piece never overflows the grid's history.
+pub(crate) fn repeat_piece(cols: usize) -> usize {
+    REPEAT_PIECE.min(cols.max(1) * 700)
+}
+/// CAN: aborts the sequence the parser is in, and does nothing else.
+pub(crate) const CAN: u8 = 0x18;
+
+/// What the feed loop gives the parser for a sequence's final byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Decision {
+    /// The final byte, unchanged.
+    Keep,
+    /// CAN: the sequence is dropped.
+    Drop,
+    /// CAN, then these bytes.
+    Replace(Vec<u8>),
+    /// CAN, then this many repetitions of the last character, in pieces.
+    Repeat(usize),
+}
+
+/// The terminal as the rules see it when a sequence's final byte is reached.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct View {
+    pub cols: usize,
+    pub rows: usize,
+    pub row: usize,
+    pub col: usize,
+    pub alternate: bool,
+    pub origin: bool,
+}
+
+/// Bounds the rules enforce.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StackBounds {
+    /// Deepest title stack.
+    pub titles: usize,
+}
+
+/// What the rules track of the terminal that alacritty keeps private.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    bounds: StackBounds,
+    titles: usize,
+    /// Keyboard-mode stack depth of the primary and the alternate screen.
+    keyboard: [usize; 2],
+    /// The scroll region (first row, row past the last) when set; reset by a resize.
+    region: Option<(usize, usize)>,
+    /// Origin mode saved with the cursor, per screen.
+    saved_origin: [bool; 2],
+    /// When the open synchronized update stops holding the screen's checks back.
+    sync_until: Option<Instant>,
+    /// Sequences dropped because a bound was reached.
+    pub dropped: u64,
+}
+
+impl Rules {
+    pub(crate) fn new(bounds: StackBounds) -> Self {
+        Rules {
+            bounds,
+            titles: 0,
+            keyboard: [0; 2],
+            region: None,
+            saved_origin: [false; 2],
+            sync_until: None,
+            dropped: 0,
+        }
+    }
+
+    /// The terminal was resized: alacritty resets the scroll region.
+    pub(crate) fn resized(&mut self) {
+        self.region = None;
+    }
+
+    /// The end of the open synchronized update, if one is open.
+    pub(crate) fn sync_deadline(&self) -> Option<Instant> {
+        self.sync_until
+    }
+
+    /// Ends the synchronized update (it expired).
+    pub(crate) fn end_sync(&mut self) {
+        self.sync_until = None;
+    }
+
+    /// Decides what the parser gets for `sequence`'s final byte.
+    pub(crate) fn decide(&mut self, sequence: Sequence, view: View) -> Decision {
+        let screen = usize::from(view.alternate);
+        match sequence {
+            Sequence::Esc(b'c') => {
+                *self = Rules { dropped: self.dropped, ..Rules::new(self.bounds) };
+                Decision::Keep
+            }
+            Sequence::Esc(b'7') => {
+                self.saved_origin[screen] = view.origin;
+                Decision::Keep
+            }
+            Sequence::Esc(_) => self.restore_cursor(view),
+            Sequence::Csi { private: None, params, action } => self.plain(params, action, view),
+            Sequence::Csi { private: Some(b'?'), params, action } => self.private(params, action),
+            Sequence::Csi { private: Some(b'>'), .. } => {
+                if self.keyboard[screen] >= KEYBOARD_STACK {
+                    self.dropped += 1;
+                    return Decision::Drop;
+                }
+                self.keyboard[screen] += 1;
+                Decision::Keep
+            }
+            Sequence::Csi { private: Some(b'<'), params, .. } => {
+                let depth = &mut self.keyboard[screen];
+                *depth = depth.saturating_sub(usize::from(params.or(0, 1)));
+                Decision::Keep
+            }
+            Sequence::Csi { .. } => Decision::Keep,
+        }
+    }
+
+    fn plain(&mut self, params: Params, action: u8, view: View) -> Decision {
+        let count = usize::from(params.or(0, 1));
+        match action {
+            b'A' | b'B' | b'e' => self.vertical(action == b'A', count, view),
+            b'P' if count > view.cols - view.col.min(view.cols) => {
+                let count = (view.cols - view.col.min(view.cols)).max(1);
+                Decision::Replace(format!("\x1b[{count}P").into_bytes())
+            }
+            b'b' if count > repeat_piece(view.cols) => Decision::Repeat(count),
+            b't' => match count {
+                22 if self.titles >= self.bounds.titles => {
+                    self.dropped += 1;
+                    Decision::Drop
+                }
+                22 => {
+                    self.titles += 1;
+                    Decision::Keep
+                }
+                23 => {
+                    self.titles = self.titles.saturating_sub(1);
+                    Decision::Keep
+                }
+                _ => Decision::Keep,
+            },
+            b'r' => {
+                let top = usize::from(params.or(0, 1));
+                let bottom = match params.values().get(1) {
+                    Some(&b) if b != 0 => usize::from(b),
+                    _ => view.rows,
+                };
+                if top < bottom {
+                    let region = ((top - 1).min(view.rows), bottom.min(view.rows));
+                    self.region = (region != (0, view.rows)).then_some(region);
+                }
+                Decision::Keep
+            }
+            b's' => {
+                self.saved_origin[usize::from(view.alternate)] = view.origin;
+                Decision::Keep
+            }
+            b'u' => self.restore_cursor(view),
+            _ => Decision::Keep,
+        }
+    }
+
+    /// CUU and CUD: xterm stops at the scroll region's top or bottom margin when the cursor
+    /// starts inside it; alacritty only at the screen's edge (or, in origin mode, moves
+    /// relative to the wrong origin).
+    fn vertical(&self, up: bool, count: usize, view: View) -> Decision {
+        let (top, bottom) = self.region.unwrap_or((0, view.rows));
+        let row = view.row;
+        let target = if up {
+            let floor = if row >= top { top } else { 0 };
+            row.saturating_sub(count).max(floor)
+        } else {
+            let ceiling = if row < bottom { bottom - 1 } else { view.rows - 1 };
+            row.saturating_add(count).min(ceiling)
+        };
+        // Where alacritty would put it: `goto(row ∓ count)`, which adds the region's top in
+        // origin mode and clamps.
+        let (offset, max) = if view.origin { (top, bottom.max(1) - 1) } else { (0, view.rows - 1) };
+        let moved =
+            if up { row as i64 - count as i64 } else { row as i64 + count as i64 } + offset as i64;
+        let alacritty = moved.clamp(0, max as i64) as usize;
+        if alacritty == target {
+            return Decision::Keep;
+        }
+        let line = if view.origin { target - top.min(target) } else { target };
+        Decision::Replace(format!("\x1b[{};{}H", line + 1, view.col + 1).into_bytes())
+    }
+
+    fn private(&mut self, params: Params, action: u8) -> Decision {
+        match action {
+            // Selective erase: no cell is ever protected, so it is a plain erase.
+            b'J' | b'K' => match params.values().first().copied().unwrap_or(0) {
+                mode @ 0..=2 => {
+                    Decision::Replace(format!("\x1b[{mode}{}", char::from(action)).into_bytes())
+                }
+                _ => Decision::Drop,
+            },
+            b'h' | b'l' if params.overflow => {
+                // A list too long to decode may hide a mode handled here: dropped.
+                self.dropped += 1;
+                Decision::Drop
+            }
+            b'h' | b'l' => {
+                let set = action == b'h';
+                let values = params.values();
+                if !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
+                    && (set || !values.contains(&6))
+                {
+                    return Decision::Keep;
+                }
+                let mut modes = Vec::new();
+                for &mode in params.values() {
+                    match mode {
+                        47 | 1047 => modes.push(1049),
+                        2026 => {
+                            self.sync_until =
+                                if set { Some(Instant::now() + SYNC_TIMEOUT) } else { None };
+                        }
+                        mode => modes.push(mode),
+                    }
+                }
+                let mut out = Vec::new();
+                if !modes.is_empty() {
+                    let list: Vec<String> = modes.iter().map(u16::to_string).collect();
+                    out.extend_from_slice(
+                        format!("\x1b[?{}{}", list.join(";"), action as char).as_bytes(),
+                    );
+                }
+                if !set && modes.contains(&6) {
+                    // Resetting origin mode homes the cursor (alacritty only does so on set).
+                    out.extend_from_slice(b"\x1b[H");
+                }
+                if out.is_empty() { Decision::Drop } else { Decision::Replace(out) }
+            }
+            _ => Decision::Keep,
+        }
+    }
+
+    /// DECRC: restores origin mode with the cursor (alacritty keeps only the cursor).
+    fn restore_cursor(&self, view: View) -> Decision {
+        let saved = self.saved_origin[usize::from(view.alternate)];
+        if saved == view.origin {
+            return Decision::Keep;
+        }
+        // Setting origin mode homes the cursor; the restore then moves it back.
+        let mode = if saved { "\x1b[?6h" } else { "\x1b[?6l" };
+        Decision::Replace(format!("{mode}\x1b8").into_bytes())
+    }
+}

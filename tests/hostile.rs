@@ -1,0 +1,185 @@
+//! Hostile output: nothing a program prints may panic the reactor, grow memory past a bound,
+//! or lose lines; and a panic in one session's code path ends that session only.
+//!
+//! Memory bounds are measured in a child process (the `termloom` command-line tool, run under
+//! a small Python wrapper that reports its children's peak RSS), so tests running in parallel
+//! in this process do not blur the figure.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+use common::*;
+use termloom::{Config, Engine, SessionState, SpawnSpec, Until};
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// The peak RSS, in KiB, of `termloom run --wait-exit -- sh -c script`, which must succeed.
+fn peak_rss_kib(script: &str) -> u64 {
+    let wrapper = "import resource, subprocess, sys\n\
+                   done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+                   print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)";
+    let python = match Command::new("python3").arg("-V").output() {
+        Ok(_) => "python3",
+        Err(_) if std::env::var_os("CI").is_some() => panic!("python3 is missing (CI installs it)"),
+        Err(_) => {
+            eprintln!("skipped: python3 is not installed (it measures the child's peak RSS)");
+            return 0;
+        }
+    };
+    let out = Command::new(python)
+        .args(["-c", wrapper, TERMLOOM, "run", "--timeout", "120000", "--wait-exit", "--"])
+        .args(["sh", "-c", script])
+        .output()
+        .expect("python3 runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    let mut fields = report.split_whitespace();
+    let code: i32 = fields.next().and_then(|f| f.parse().ok()).unwrap_or(-1);
+    assert_eq!(code, 0, "termloom run failed: {report} {}", String::from_utf8_lossy(&out.stderr));
+    fields.next().and_then(|f| f.parse().ok()).expect("the peak RSS")
+}
+
+/// The peak RSS of a run that prints little: the baseline every bound is measured against.
+fn baseline_kib() -> u64 {
+    peak_rss_kib("echo hello")
+}
+
+/// Asserts that `script`'s run stays within `allowance` KiB above the baseline.
+fn assert_bounded(script: &str, allowance: u64, what: &str) {
+    let baseline = baseline_kib();
+    let peak = peak_rss_kib(script);
+    eprintln!("{what}: peak RSS {peak} KiB, baseline {baseline} KiB");
+    assert!(
+        peak <= baseline + allowance,
+        "{what}: peak RSS {peak} KiB, baseline {baseline} KiB, allowance {allowance} KiB"
+    );
+}
+
+#[test]
+fn an_unterminated_osc_string_is_not_buffered_past_max_osc_bytes() {
+    // 100 MB of OSC payload, never terminated; the bound is 1 MiB (held) + 1 MiB (parser).
+    assert_bounded(
+        r"printf '\033]2;'; head -c 100000000 /dev/zero | tr '\0' a",
+        8 << 10,
+        "unterminated OSC",
+    );
+}
+
+#[test]
+fn the_title_stack_is_bounded() {
+    // A 100 KiB title is over max_title_bytes (dropped); a 4000-byte one then pushed 4096
+    // times keeps max_title_stack (16) copies.
+    assert_bounded(
+        r#"big=$(head -c 100000 /dev/zero | tr '\0' t); printf '\033]2;%s\007' "$big"
+t=$(head -c 4000 /dev/zero | tr '\0' t); printf '\033]2;%s\007' "$t"
+i=0; while [ $i -lt 4096 ]; do printf '\033[22t'; i=$((i+1)); done"#,
+        8 << 10,
+        "title stack",
+    );
+}
+
+#[test]
+fn combining_marks_on_one_cell_are_bounded() {
+    // 20 million combining acute accents on one cell (80 MB of marks before the bound).
+    assert_bounded(
+        r"printf a; yes $(printf '\314\201') | tr -d '\n' | head -c 40000000",
+        8 << 10,
+        "combining marks",
+    );
+}
+
+#[test]
+fn keyboard_mode_floods_do_not_take_the_engine_down() {
+    let engine = engine();
+    let bystander = bash(&engine);
+    let flood = engine
+        .spawn(SpawnSpec::new("sh").args([
+            "-c",
+            r"i=0; while [ $i -lt 5000 ]; do printf '\033[>1u'; i=$((i+1)); done; echo flooded; read x",
+        ]))
+        .unwrap();
+    expect(&flood, Until::text("flooded"));
+    assert!(flood.info().unwrap().dropped_sequences >= 5000 - 256);
+    assert_eq!(flood.screen().unwrap().modes.kitty_keyboard, 1);
+    bystander.submit("echo still here").unwrap();
+    expect(&bystander, Until::regex("^still here$").unwrap());
+    flood.close().unwrap();
+    bystander.close().unwrap();
+}
+
+#[test]
+fn the_issue_repro_through_the_command_line() {
+    let out = Command::new(TERMLOOM)
+        .args(["run", "--timeout", "60000", "--wait-exit", "--"])
+        .args(["sh", "-c", r"printf '\033[>1u%.0s' $(seq 4097); echo survived"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("survived"), "{stdout}");
+}
+
+#[test]
+fn long_repetitions_lose_no_line() {
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::new("sh").args([
+            "-c",
+            r"i=0; while [ $i -lt 20 ]; do printf 'ID%04d-\033[65535b\r\n' $i; i=$((i+1)); done; echo end",
+        ]))
+        .unwrap();
+    expect(&s, Until::exit());
+    let mut all = String::new();
+    loop {
+        let out = s.read().unwrap();
+        all.push_str(&out.text);
+        if !out.truncated {
+            break;
+        }
+    }
+    let ids: Vec<(String, usize)> =
+        all.lines().filter(|l| l.starts_with("ID")).map(|l| (l[..6].to_owned(), l.len())).collect();
+    let expected: Vec<(String, usize)> =
+        (0..20).map(|i| (format!("ID{i:04}"), 7 + 65535)).collect();
+    assert_eq!(ids, expected);
+}
+
+/// With the `fault-injection` feature, a panic is injected in one session's feed: that
+/// session ends (its processes too) with the panic as its closed reason; the others, and the
+/// engine, go on.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_one_session_ends_that_session_only() {
+    let config = Config {
+        inject_panic_on_output: Some("INJECTED-PANIC".into()),
+        close_grace: Duration::from_millis(500),
+        ..Config::default()
+    };
+    let engine = Engine::new(config).unwrap();
+    let bystander = bash(&engine);
+    let victim = engine
+        .spawn(
+            SpawnSpec::new("sh").args(["-c", "read x; printf 'INJECTED-%s\\n' PANIC; sleep 1000"]),
+        )
+        .unwrap();
+    let pid = victim.pid();
+    expect(&victim, Until::input_wait());
+    victim.submit("go").unwrap();
+    let outcome = victim.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+    let info = victim.info().unwrap();
+    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
+    let reason = info.closed_reason.unwrap_or_default();
+    assert!(reason.contains("emulation failed") && reason.contains("INJECTED-PANIC"), "{reason}");
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the victim's shell is gone");
+    assert!(victim.send_text("x").is_err());
+    // Everything else goes on.
+    bystander.submit("echo still here").unwrap();
+    expect(&bystander, Until::regex("^still here$").unwrap());
+    let another = bash(&engine);
+    another.submit("echo new").unwrap();
+    expect(&another, Until::regex("^new$").unwrap());
+    another.close().unwrap();
+    bystander.close().unwrap();
+}
