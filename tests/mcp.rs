@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use termloom::mcp::{ServeOptions, serve_with};
+use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine};
 
 const LONG: Duration = Duration::from_secs(30);
@@ -591,6 +591,112 @@ fn python_repl_with_waits_and_bounded_output() {
     let closed = client.tool("terminal_close", json!({"session_id": id}));
     assert_eq!(closed["exit_code"], 3);
     client.finish();
+}
+
+/// Sets a 3,990-byte title (with quotes and backslashes, which JSON escapes), says `ready`,
+/// then answers each number n it reads with a line of `m`, n, `:`, n times `x"\é`, and `END`.
+const TITLE_AND_LONG_LINES: &str = r#"
+import sys
+sys.stdout.write('\x1b]2;' + 'ti"tle\\\u00e9.' * 399 + '\x07ready\n')
+sys.stdout.flush()
+while True:
+    line = sys.stdin.readline()
+    if not line:
+        break
+    n = int(line)
+    sys.stdout.write('m%d:' % n + 'x"\\\u00e9' * n + 'END\n')
+    sys.stdout.flush()
+"#;
+
+/// The size of a tool result as a client receives it: its text and its structured content,
+/// serialized.
+fn result_size(result: &Value) -> usize {
+    let text = serde_json::to_string(&result["content"][0]["text"]).unwrap().len();
+    let structured = result.get("structuredContent").map_or(0, |s| s.to_string().len());
+    text + structured
+}
+
+/// Checks that a result succeeded within `max_bytes` and the documented overhead.
+fn assert_within(result: &Value, max_bytes: usize, what: &str) {
+    assert_eq!(result["isError"], false, "{what}: {}", text(result));
+    let size = result_size(result);
+    assert!(
+        size <= max_bytes + MAX_BYTES_OVERHEAD,
+        "{what} at max_bytes={max_bytes}: {size} bytes"
+    );
+}
+
+/// Checks that `cut` is a non-empty start of `whole` followed by the marker of `what`.
+fn assert_cut(cut: &str, whole: &str, what: &str) {
+    let (kept, marker) = cut.split_once("[... ").unwrap_or_else(|| panic!("not cut: {cut:?}"));
+    assert!(!kept.is_empty() && whole.starts_with(kept), "{cut:?}");
+    let left_out = whole.len() - kept.len();
+    assert_eq!(marker, format!("{left_out} more bytes of the {what} cut]"));
+}
+
+#[test]
+fn max_bytes_bounds_the_whole_result_title_and_matched_text_included() {
+    let title = "ti\"tle\\é.".repeat(399);
+    let line = |n: usize| format!("m{n}:{}END", "x\"\\é".repeat(n));
+    assert!(title.len() < 4000 && line(1200).len() > 5000);
+    // A client of a revision with structured content, and one with text only.
+    for (version, structured) in [("2025-06-18", true), ("2024-11-05", false)] {
+        let mut client = Client::initialized(version);
+        let started = client.call(
+            "terminal_start",
+            json!({"argv": ["python3", "-c", TITLE_AND_LONG_LINES], "for_text": "ready",
+                   "max_bytes": 1024}),
+        );
+        assert_within(&started, 1024, "terminal_start");
+        let id = started["structuredContent"]["session_id"].as_u64().unwrap_or_else(|| {
+            let header = text(&started);
+            header["[session ".len()..].split(' ').next().unwrap().parse().unwrap()
+        });
+        for (n, max) in [256, 1024, 4096, 16_384].into_iter().enumerate() {
+            let n = 1200 + n;
+            let screen = client.call(
+                "terminal_read",
+                json!({"session_id": id, "view": "screen", "max_bytes": max}),
+            );
+            assert_within(&screen, max, "view=screen");
+            assert!(text(&screen).contains("more bytes of the title cut]"), "{}", text(&screen));
+            if structured {
+                let cut = screen["structuredContent"]["screen"]["title"].as_str().unwrap();
+                assert_cut(cut, &title, "title");
+            }
+            let sent = client.call(
+                "terminal_send",
+                json!({"session_id": id, "text": n.to_string(), "submit": true,
+                       "for_regex": format!("^m{n}:.*END$"), "max_bytes": max}),
+            );
+            assert_within(&sent, max, "terminal_send with a wait");
+            assert!(text(&sent).contains("more bytes of the matched text cut]"));
+            if structured {
+                let wait = &sent["structuredContent"]["wait"];
+                assert_eq!(wait["outcome"], "matched", "{}", text(&sent));
+                assert_cut(wait["matched_text"].as_str().unwrap(), &line(n), "matched text");
+                let omitted = sent["structuredContent"]["output_omitted_bytes"].as_u64().unwrap();
+                assert!(omitted > 0, "{}", text(&sent));
+            }
+            let scrollback = client.call(
+                "terminal_read",
+                json!({"session_id": id, "view": "scrollback", "max_bytes": max}),
+            );
+            assert_within(&scrollback, max, "view=scrollback");
+            assert!(text(&scrollback).ends_with("END\n"), "{}", text(&scrollback));
+            // A wait that times out shows the screen, title included, beside the new output.
+            let timed_out = client.call(
+                "terminal_read",
+                json!({"session_id": id, "for_text": "never printed", "timeout_ms": 50,
+                       "max_bytes": max}),
+            );
+            assert_within(&timed_out, max, "view=new with the screen");
+            assert!(text(&timed_out).contains("more bytes of the title cut]"));
+        }
+        let closed = client.call("terminal_close", json!({"session_id": id, "max_bytes": 256}));
+        assert_within(&closed, 256, "terminal_close");
+        client.finish();
+    }
 }
 
 #[test]

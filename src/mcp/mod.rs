@@ -52,6 +52,17 @@ pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
     }
 }
 
+/// Bytes a tool result may carry beyond the `max_bytes` its call asked for.
+///
+/// `max_bytes` bounds the whole result of the tools that take it: its strings (transcript,
+/// screen text, window title, matched text, wait condition, program or command) share it,
+/// each counted as its JSON-escaped length once in the text for a model and once more in
+/// `structuredContent` when the revision sends one. Everything else, the fixed framing
+/// (field names, numbers, the status, notes on what was left out and cut markers), stays
+/// within this many bytes: the serialized text and structured content together never exceed
+/// `max_bytes + MAX_BYTES_OVERHEAD`.
+pub const MAX_BYTES_OVERHEAD: usize = 2048;
+
 /// Default limit of one message: 4 MiB.
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
 /// Default limit of tool calls running at once.

@@ -292,10 +292,8 @@ impl Job {
     fn run(self, engine: &Engine, input: &InputLocks) {
         let Job { responder, ticket, name, arguments, served } = self;
         let token = ticket.token().clone();
-        let call = Call { engine, cancel: &token, input };
-        let outcome = catch_unwind(AssertUnwindSafe(|| {
-            tools::call(&call, &name, &arguments, served.revision)
-        }));
+        let call = Call { engine, cancel: &token, input, revision: served.revision };
+        let outcome = catch_unwind(AssertUnwindSafe(|| tools::call(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its
         // next call as soon as it reads this answer finds the place free.

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::super::protocol::Revision;
+use crate::mcp::MAX_BYTES_OVERHEAD;
 
 /// `terminal_start`.
 pub(crate) const START: &str = "terminal_start";
@@ -179,7 +180,7 @@ fn max_bytes(default: u64) -> Value {
         "minimum": 256,
         "maximum": 1_048_576,
         "default": default,
-        "description": "Most bytes of transcript (and of screen) text returned; longer output keeps its end and says how much was left out."
+        "description": format!("Most bytes of the whole result: the text and the structured content together, each string in them (output, screen, title, matched text, wait condition, program or command) counted as escaped in JSON, plus at most {MAX_BYTES_OVERHEAD} bytes of fixed framing (field names, numbers, status, notes). Output keeps its end and the screen its start, saying how much was left out; a title, matched text, wait condition, program or command longer than its share (an eighth of max_bytes, a quarter for the matched text) is cut, ending with \"[... N more bytes of the ... cut]\".")
     })
 }
 
@@ -304,7 +305,7 @@ fn screen_schema() -> Value {
             "cursor_row": {"type": "integer"},
             "cursor_col": {"type": "integer"},
             "cursor_visible": {"type": "boolean"},
-            "title": {"type": "string"},
+            "title": {"type": "string", "description": "The window title, cut to its share of max_bytes with a \"[... N more bytes of the title cut]\" marker."},
             "text": {"type": "string"},
             "omitted_bytes": {"type": "integer"}
         },
@@ -316,9 +317,9 @@ fn wait_schema() -> Value {
     json!({
         "type": ["object", "null"],
         "properties": {
-            "condition": {"type": "string"},
+            "condition": {"type": "string", "description": "The condition waited for, cut to its share of max_bytes like the title."},
             "outcome": {"type": "string", "enum": ["matched", "exited", "closed", "timeout", "cancelled"]},
-            "matched_text": nullable("string"),
+            "matched_text": {"type": ["string", "null"], "description": "The text that matched, cut to its share of max_bytes with a \"[... N more bytes of the matched text cut]\" marker."},
             "elapsed_ms": {"type": "integer"},
             "default": {"type": "boolean"}
         },
@@ -333,7 +334,7 @@ fn session_view_schema() -> Value {
         "properties": {
             "session_id": {"type": "integer"},
             "pid": {"type": "integer"},
-            "program": {"type": "string"},
+            "program": {"type": "string", "description": "The program or command line, cut to its share of max_bytes like the title."},
             "status": status_schema(),
             "view": {"type": "string", "enum": ["new", "screen", "scrollback"]},
             "output": {"type": "string"},
@@ -357,7 +358,7 @@ pub(crate) fn output_schema(tool: &str) -> Value {
             "properties": {
                 "session_id": {"type": "integer"},
                 "new_session": {"type": "boolean"},
-                "command": {"type": "string"},
+                "command": {"type": "string", "description": "The command line, cut to an eighth of max_bytes with a \"[... N more bytes of the command cut]\" marker."},
                 "output": {"type": "string"},
                 "output_omitted_bytes": {"type": "integer"},
                 "exit_code": nullable("integer"),

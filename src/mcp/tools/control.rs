@@ -5,11 +5,14 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{Map, Value, json};
 
-use crate::{Session, SessionState, Signal, SignalTarget, SpawnSpec, Until};
+use crate::{
+    CommandResult, Session, SessionId, SessionState, Signal, SignalTarget, SpawnSpec, Until,
+};
 
 use super::args::Args;
+use super::budget::{Budget, LABEL};
 use super::catalog::{CLOSE, LIST, RESIZE, RUN, SIGNAL, accepted};
-use super::render::{exit_parts, header, keep_end, push_block, status_json};
+use super::render::{exit_parts, header, push_block, status_json};
 use super::view::{DEFAULT_MAX_BYTES, max_bytes, read_new};
 use super::waits::{self, Plan};
 use super::{Call, ToolError, ToolOutput};
@@ -66,15 +69,26 @@ pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOut
         }
         return Err(ToolError::cancelled());
     }
-    let (output, omitted) = keep_end(&result.output, max);
-    let mut text = header(session.id(), &result.status);
+    Ok(run_result(session.id(), new_session, command, &result, Budget::new(call, max)))
+}
+
+/// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
+/// the output the rest.
+fn run_result(
+    id: SessionId,
+    new_session: bool,
+    command: &str,
+    result: &CommandResult,
+    mut budget: Budget,
+) -> ToolOutput {
+    let command = budget.label(command, LABEL, "command");
+    let (output, omitted) = budget.end(&result.output, usize::MAX);
+    let mut text = header(id, &result.status);
     if new_session {
         push_block(
             &mut text,
             &format!(
-                "[started a new shell: session {}; pass session_id={} to run more commands in it, and close it with terminal_close when done]",
-                session.id(),
-                session.id()
+                "[started a new shell: session {id}; pass session_id={id} to run more commands in it, and close it with terminal_close when done]"
             ),
         );
     }
@@ -89,9 +103,8 @@ pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOut
         push_block(
             &mut text,
             &format!(
-                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={} and view=\"scrollback\" and max_bytes={}]",
-                session.id(),
-                (omitted + max).min(1 << 20)
+                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={id} and view=\"scrollback\" and max_bytes={}]",
+                budget.enough(omitted)
             ),
         );
     }
@@ -108,7 +121,7 @@ pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOut
         },
     );
     let structured = json!({
-        "session_id": session.id().0,
+        "session_id": id.0,
         "new_session": new_session,
         "command": command,
         "output": output,
@@ -118,7 +131,7 @@ pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOut
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
-    Ok(ToolOutput { text, structured })
+    ToolOutput { text, structured }
 }
 
 /// Starts an interactive shell with shell integration and waits for its prompt.
@@ -233,10 +246,12 @@ pub(crate) fn close(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
     let session = call.engine.session(id)?;
     let ended = session.close()?;
     call.input.forget(id);
-    let (output, omitted) = match read_new(&session, max) {
+    let (unread, earlier) = match read_new(&session, max) {
         Ok(new) => (new.text, new.omitted),
         Err(_) => (String::new(), 0),
     };
+    let (output, cut) = Budget::new(call, max).end(&unread, usize::MAX);
+    let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
     let mut text = format!("[session {id} · closed · {ended}]");
     if omitted > 0 {
@@ -244,7 +259,7 @@ pub(crate) fn close(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
     }
     if !output.trim().is_empty() {
         push_block(&mut text, "unread output:");
-        push_block(&mut text, &output);
+        push_block(&mut text, output);
     }
     let structured = json!({
         "session_id": id.0,
@@ -305,4 +320,40 @@ pub(crate) fn list(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOu
         text = "no sessions; start one with terminal_start".to_owned();
     }
     Ok(ToolOutput { text, structured: json!({ "sessions": entries }) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::budget::worst;
+    use super::*;
+    use crate::mcp::MAX_BYTES_OVERHEAD;
+
+    #[test]
+    fn a_command_result_stays_within_max_bytes_and_the_overhead() {
+        for exit_code in [Some(i32::MIN), None] {
+            let result = CommandResult {
+                output: worst::string(10_000),
+                exit_code,
+                duration: Duration::from_secs(u64::MAX / 4),
+                output_truncated: true,
+                timed_out: exit_code.is_none(),
+                status: worst::status(),
+            };
+            for copies in [1, 2] {
+                for max in worst::MAX_BYTES {
+                    let budget = Budget::with_copies(max, copies);
+                    let output =
+                        run_result(SessionId(u64::MAX), true, &worst::string(500), &result, budget);
+                    let size = worst::size(&output, copies);
+                    assert!(size <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");
+                    assert!(size >= max / 2, "{max} {copies}: {size}");
+                    let command = output.structured["command"].as_str().unwrap();
+                    let whole = command == worst::string(500);
+                    assert!(whole || command.ends_with(" more bytes of the command cut]"));
+                    assert!(whole == (max == 65_536 && copies == 1), "{max} {copies}");
+                    assert!(output.text.contains(&format!("$ {command}")));
+                }
+            }
+        }
+    }
 }

@@ -17,7 +17,6 @@ pub(crate) fn start(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
     let spec = spawn_spec(&args, call.engine.config())?;
     let view = view_args(&args)?;
     let plan = waits::plan(&args, DefaultWait::Settle, call.engine.config())?;
-    let program = spec.program_name();
     let session = call.engine.spawn(spec)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
@@ -28,8 +27,7 @@ pub(crate) fn start(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
         let _ = session.close();
         return Err(ToolError::cancelled());
     }
-    let lead = [format!("started {program} (pid {})", session.pid())];
-    show(&session, view, report.as_ref(), &lead)
+    show(call, &session, view, report.as_ref(), true)
 }
 
 /// What to run, from `command`, `argv`, `cwd`, `env`, `cols`, `rows`, `shell_integration`.
@@ -125,7 +123,7 @@ pub(crate) fn send(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOu
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
         None => None,
     };
-    show(&session, view, report.as_ref(), &[])
+    show(call, &session, view, report.as_ref(), false)
 }
 
 /// `terminal_read`.
@@ -139,5 +137,5 @@ pub(crate) fn read(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOu
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
         None => None,
     };
-    show(&session, view, report.as_ref(), &[])
+    show(call, &session, view, report.as_ref(), false)
 }

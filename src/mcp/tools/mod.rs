@@ -2,10 +2,12 @@
 //!
 //! Each call returns `content` text laid out for a model (a status header, the new transcript,
 //! the screen when it matters, notes on what was left out) and `structuredContent` with the
-//! same data as JSON. Problems a model can fix (a bad argument, an unknown session, a program
-//! that cannot start) are tool results with `isError`, worded so the model can act on them.
+//! same data as JSON; a call's `max_bytes` bounds both together (see `budget.rs`). Problems a
+//! model can fix (a bad argument, an unknown session, a program that cannot start) are tool
+//! results with `isError`, worded so the model can act on them.
 
 mod args;
+mod budget;
 mod catalog;
 mod control;
 mod io;
@@ -102,6 +104,15 @@ pub(crate) struct Call<'a> {
     pub cancel: &'a Arc<CancelToken>,
     /// The sessions' input locks.
     pub input: &'a InputLocks,
+    /// The protocol revision the call is served in.
+    pub revision: Revision,
+}
+
+impl Call<'_> {
+    /// Whether results carry `structuredContent` besides their text (from 2025-06-18).
+    pub(crate) fn structured(&self) -> bool {
+        self.revision >= Revision::V2025_06_18
+    }
 }
 
 /// Whether `name` is a tool.
@@ -115,13 +126,8 @@ pub(crate) fn list(revision: Revision) -> Value {
 }
 
 /// Runs tool `name` (which [`exists`]); `None` when the call was cancelled, otherwise the
-/// `tools/call` result for the revision.
-pub(crate) fn call(
-    call: &Call,
-    name: &str,
-    arguments: &Map<String, Value>,
-    revision: Revision,
-) -> Option<Value> {
+/// `tools/call` result for the call's revision.
+pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> Option<Value> {
     let outcome = match name {
         catalog::START => io::start(call, arguments),
         catalog::SEND => io::send(call, arguments),
@@ -138,7 +144,7 @@ pub(crate) fn call(
                 "content": [{ "type": "text", "text": output.text }],
                 "isError": false,
             });
-            if revision >= Revision::V2025_06_18 {
+            if call.structured() {
                 result["structuredContent"] = output.structured;
             }
             result

@@ -5,36 +5,6 @@ use serde_json::{Value, json};
 
 use crate::{Activity, ExitStatus, Screen, SessionId, Status};
 
-/// Keeps at most `max` bytes of the end of `text`, starting at a line start when one is
-/// close; returns the kept text and how many bytes were left out.
-pub(crate) fn keep_end(text: &str, max: usize) -> (&str, usize) {
-    if text.len() <= max {
-        return (text, 0);
-    }
-    let mut start = text.ceil_char_boundary(text.len() - max);
-    // Prefer a whole first line if one starts within the first quarter of the budget.
-    if let Some(newline) = text[start..].find('\n')
-        && newline < max / 4
-    {
-        start += newline + 1;
-    }
-    (&text[start..], start)
-}
-
-/// Keeps at most `max` bytes of the start of `text`, ending at a line end when one is close.
-pub(crate) fn keep_start(text: &str, max: usize) -> (&str, usize) {
-    if text.len() <= max {
-        return (text, 0);
-    }
-    let mut end = text.floor_char_boundary(max);
-    if let Some(newline) = text[..end].rfind('\n')
-        && end - newline < max / 4
-    {
-        end = newline + 1;
-    }
-    (&text[..end], text.len() - end)
-}
-
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
     match status {
@@ -86,10 +56,9 @@ pub(crate) fn header(id: SessionId, status: &Status) -> String {
     format!("[{}]", parts.join(" · "))
 }
 
-/// The screen, bounded to `max` bytes of text: JSON, and the text block for a model.
-pub(crate) fn screen(screen: &Screen, max: usize) -> (Value, String) {
-    let full = screen.text();
-    let (text, omitted) = keep_start(&full, max);
+/// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
+/// text cut from its end): JSON, and the text block for a model.
+pub(crate) fn screen(screen: &Screen, title: &str, text: &str, omitted: usize) -> (Value, String) {
     let json = json!({
         "cols": screen.cols,
         "rows": screen.height,
@@ -97,7 +66,7 @@ pub(crate) fn screen(screen: &Screen, max: usize) -> (Value, String) {
         "cursor_row": screen.cursor.row,
         "cursor_col": screen.cursor.col,
         "cursor_visible": screen.cursor.visible,
-        "title": screen.title,
+        "title": title,
         "text": text,
         "omitted_bytes": omitted,
     });
@@ -108,7 +77,7 @@ pub(crate) fn screen(screen: &Screen, max: usize) -> (Value, String) {
         screen.height,
         screen.cursor.row,
         screen.cursor.col,
-        if screen.title.is_empty() { String::new() } else { format!(", title {:?}", screen.title) },
+        if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
     );
     block.push_str(text);
     if !text.is_empty() && !text.ends_with('\n') {
@@ -137,24 +106,6 @@ pub(crate) fn push_block(out: &mut String, text: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keeps_the_end_at_a_line_start() {
-        let text = "first line\nsecond line\nthird line\n";
-        let (kept, omitted) = keep_end(text, 24);
-        assert_eq!((kept, omitted), ("second line\nthird line\n", 11));
-        let (kept, _) = keep_end(text, 12);
-        assert_eq!(kept, "third line\n");
-        assert_eq!(keep_end("short", 10), ("short", 0));
-        let (kept, omitted) = keep_end("ééééé", 5);
-        assert_eq!((kept, omitted), ("éé", 6));
-    }
-
-    #[test]
-    fn keeps_the_start_at_a_line_end() {
-        let (kept, omitted) = keep_start("row one\nrow two\nrow three", 18);
-        assert_eq!((kept, omitted), ("row one\nrow two\n", 9));
-    }
 
     #[test]
     fn header_names_session_status_foreground_and_exit() {

@@ -1,14 +1,15 @@
 //! What the reading tools return: a session's status, new transcript or scrollback, and screen,
-//! bounded by `max_bytes`.
+//! the whole result bounded by `max_bytes` (see [`Budget`]).
 
 use serde_json::{Value, json};
 
-use crate::Session;
+use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
-use super::render::{header, keep_end, push_block, screen, status_json};
+use super::budget::{Budget, LABEL, keep_end};
+use super::render::{header, push_block, screen, status_json};
 use super::waits::Report;
-use super::{ToolError, ToolOutput};
+use super::{Call, ToolError, ToolOutput};
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -45,7 +46,7 @@ impl View {
 pub(crate) struct ViewArgs {
     /// Which part.
     pub view: View,
-    /// Bound of transcript text, and separately of screen text.
+    /// Bound of the whole result (see [`Budget`]).
     pub max_bytes: usize,
 }
 
@@ -119,14 +120,32 @@ pub(crate) fn read_new(session: &Session, max: usize) -> crate::Result<NewOutput
     Ok(result)
 }
 
-/// Builds the result of a reading tool: header, `lead` lines, the wait, the transcript part the
-/// view asks for, and the screen when asked for, when a full-screen program has the alternate
-/// screen, or when a wait timed out.
+/// What a reading tool found, before it is laid out within its budget.
+struct Reading {
+    id: SessionId,
+    pid: i32,
+    program: String,
+    status: Status,
+    /// The transcript part the view asks for (at most `max_bytes` of its end).
+    output: String,
+    /// Bytes of it left out from its start.
+    omitted: usize,
+    first_line: Option<u64>,
+    rewritten: bool,
+    missed_lines: u64,
+    /// The screen, when it is shown.
+    screen: Option<Screen>,
+}
+
+/// Builds the result of a reading tool: header, the start note (`started`), the wait, the
+/// transcript part the view asks for, and the screen when asked for, when a full-screen
+/// program has the alternate screen, or when a wait timed out; all within `max_bytes`.
 pub(crate) fn show(
+    call: &Call,
     session: &Session,
     args: ViewArgs,
     wait: Option<&Report>,
-    lead: &[String],
+    started: bool,
 ) -> Result<ToolOutput, ToolError> {
     let info = session.info()?;
     let (output, omitted, first_line, rewritten, missed_lines, status) = match args.view {
@@ -147,20 +166,56 @@ pub(crate) fn show(
         _ if args.view == View::Screen => Some(session.screen()?),
         _ => session.screen().ok(),
     };
-    let shown = snapshot.filter(|s| args.view == View::Screen || s.alternate || timed_out);
-    let mut text = header(session.id(), &status);
-    for line in lead {
-        push_block(&mut text, line);
+    let screen = snapshot.filter(|s| args.view == View::Screen || s.alternate || timed_out);
+    let reading = Reading {
+        id: session.id(),
+        pid: info.pid,
+        program: info.program,
+        status,
+        output,
+        omitted,
+        first_line,
+        rewritten,
+        missed_lines,
+        screen,
+    };
+    Ok(layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started))
+}
+
+/// Lays a reading out within `budget`: the program, the wait's condition and matched text
+/// and the title take their parts first, then the transcript and the screen share the rest
+/// (each may have at least half of it).
+fn layout(
+    reading: &Reading,
+    view: View,
+    mut budget: Budget,
+    wait: Option<&Report>,
+    started: bool,
+) -> ToolOutput {
+    let program = budget.label(&reading.program, LABEL, "program");
+    let wait = wait.map(|w| w.within(&mut budget));
+    let shown =
+        reading.screen.as_ref().map(|s| (s, budget.label(&s.title, LABEL, "title"), s.text()));
+    let rest = budget.left();
+    let output_cap = match &shown {
+        Some((_, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
+        None => rest,
+    };
+    let (output, cut) = budget.end(&reading.output, output_cap);
+    let omitted = reading.omitted + cut;
+    let mut text = header(reading.id, &reading.status);
+    if started {
+        push_block(&mut text, &format!("started {program} (pid {})", reading.pid));
     }
-    if let Some(wait) = wait {
+    if let Some(wait) = &wait {
         push_block(&mut text, &wait.line());
     }
-    if rewritten {
+    if reading.rewritten {
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
     if omitted > 0 {
-        let enough = (omitted + args.max_bytes).min(MAX_BYTES_RANGE.1 as usize);
-        let note = match args.view {
+        let enough = budget.enough(omitted);
+        let note = match view {
             View::Scrollback => format!(
                 "[... {omitted} earlier bytes of the retained transcript left out; call terminal_read with view=\"scrollback\" and max_bytes={enough} to see more]"
             ),
@@ -170,32 +225,34 @@ pub(crate) fn show(
         };
         push_block(&mut text, &note);
     }
-    match args.view {
+    match view {
         View::Screen => {}
-        _ if !output.is_empty() => push_block(&mut text, &output),
+        _ if !output.is_empty() => push_block(&mut text, output),
+        _ if omitted > 0 => {}
         View::New if shown.is_none() => push_block(&mut text, "(no new output)"),
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
         View::New => {}
     }
     let screen_json = match &shown {
-        Some(snapshot) => {
-            let (json, block) = screen(snapshot, args.max_bytes);
+        Some((snapshot, title, full)) => {
+            let (kept, omitted) = budget.start(full, usize::MAX);
+            let (json, block) = screen(snapshot, title, kept, omitted);
             push_block(&mut text, &block);
             json
         }
         None => Value::Null,
     };
     let structured = json!({
-        "session_id": session.id().0,
-        "pid": info.pid,
-        "program": info.program,
-        "status": status_json(&status),
-        "view": args.view.name(),
+        "session_id": reading.id.0,
+        "pid": reading.pid,
+        "program": program,
+        "status": status_json(&reading.status),
+        "view": view.name(),
         "output": output,
         "output_omitted_bytes": omitted,
-        "first_line": first_line,
-        "rewritten": rewritten,
-        "missed_lines": missed_lines,
+        "first_line": reading.first_line,
+        "rewritten": reading.rewritten,
+        "missed_lines": reading.missed_lines,
         "screen": screen_json,
         "wait": wait.map(|w| json!({
             "condition": w.condition,
@@ -205,5 +262,127 @@ pub(crate) fn show(
             "default": w.implicit,
         })),
     });
-    Ok(ToolOutput { text, structured })
+    ToolOutput { text, structured }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::super::budget::worst;
+    use super::*;
+    use crate::mcp::MAX_BYTES_OVERHEAD;
+    use crate::{Cursor, Modes, MouseReporting};
+
+    fn screen_of(title: String, rows: Vec<String>) -> Screen {
+        Screen {
+            cols: 1000,
+            height: 500,
+            rows,
+            cursor: Cursor { row: 499, col: 999, visible: true },
+            alternate: true,
+            title,
+            modes: Modes {
+                app_cursor: true,
+                app_keypad: true,
+                bracketed_paste: true,
+                mouse: MouseReporting::Motion,
+                mouse_sgr: true,
+                mouse_utf8: true,
+                focus_events: true,
+                kitty_keyboard: u8::MAX,
+            },
+        }
+    }
+
+    fn reading(output: String, screen: Option<Screen>) -> Reading {
+        Reading {
+            id: SessionId(u64::MAX),
+            pid: i32::MIN,
+            program: worst::string(500),
+            status: worst::status(),
+            output,
+            omitted: usize::MAX / 4,
+            first_line: Some(u64::MAX),
+            rewritten: true,
+            missed_lines: u64::MAX,
+            screen,
+        }
+    }
+
+    fn reports() -> Vec<Report> {
+        let outcomes = ["matched", "exited", "closed", "cancelled", "timeout"];
+        let mut reports = Vec::new();
+        for outcome in outcomes {
+            for implicit in [false, true] {
+                reports.push(Report {
+                    condition: worst::string(500),
+                    outcome,
+                    matched_text: (outcome == "matched").then(|| worst::string(3000)),
+                    elapsed: Duration::from_secs(u64::MAX / 4),
+                    implicit,
+                    screen: None,
+                });
+            }
+        }
+        reports
+    }
+
+    #[test]
+    fn the_whole_result_stays_within_max_bytes_and_the_overhead() {
+        let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
+        let full = reading(worst::string(10_000), Some(screen));
+        let mut framing = 0;
+        for view in [View::New, View::Screen, View::Scrollback] {
+            for wait in reports().iter().map(Some).chain([None]) {
+                for copies in [1, 2] {
+                    let bare = layout(&full, view, Budget::with_copies(0, copies), wait, true);
+                    framing = framing.max(worst::size(&bare, copies));
+                    for max in worst::MAX_BYTES {
+                        let budget = Budget::with_copies(max, copies);
+                        let output = layout(&full, view, budget, wait, true);
+                        let size = worst::size(&output, copies);
+                        assert!(
+                            size <= max + MAX_BYTES_OVERHEAD,
+                            "{view:?} {max} {copies}: {size}"
+                        );
+                        // The strings use the budget.
+                        assert!(size >= max / 2, "{view:?} {max} {copies}: {size}");
+                    }
+                }
+            }
+        }
+        // Everything but the strings, cut markers included (whose counts could be 16 digits
+        // longer than here, in both copies of four labels).
+        assert!(framing + 2 * 4 * 16 <= MAX_BYTES_OVERHEAD, "framing {framing}");
+    }
+
+    #[test]
+    fn title_and_matched_text_are_cut_with_a_marker() {
+        let screen = screen_of("t".repeat(4000), vec!["row".into()]);
+        let report = Report {
+            condition: "regex /^m/".into(),
+            outcome: "matched",
+            matched_text: Some("m".repeat(5000)),
+            elapsed: Duration::from_millis(5),
+            implicit: false,
+            screen: None,
+        };
+        let output = layout(
+            &reading("new output".into(), Some(screen)),
+            View::New,
+            Budget::with_copies(1024, 2),
+            Some(&report),
+            false,
+        );
+        // An eighth of 1024 for the title, a quarter for the matched text, in two copies.
+        let cut = format!("{}[... 3936 more bytes of the title cut]", "t".repeat(64));
+        assert_eq!(output.structured["screen"]["title"], cut);
+        assert!(output.text.contains(&format!("title \"{cut}\"")), "{}", output.text);
+        let cut = format!("{}[... 4872 more bytes of the matched text cut]", "m".repeat(128));
+        assert_eq!(output.structured["wait"]["matched_text"], cut);
+        assert!(output.text.contains(&format!("matched \"{cut}\"")), "{}", output.text);
+        assert_eq!(output.structured["output"], "new output");
+        assert_eq!(output.structured["screen"]["text"], "row");
+    }
 }

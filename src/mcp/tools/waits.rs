@@ -8,6 +8,7 @@ use crate::{Config, Fired, Screen, Session, Until};
 
 use super::ToolError;
 use super::args::Args;
+use super::budget::{Budget, LABEL, MATCHED};
 
 /// Quiet time that ends the default wait.
 const SETTLE_QUIET: Duration = Duration::from_millis(1000);
@@ -140,6 +141,22 @@ pub(crate) fn run(session: &Session, plan: &Plan, cancel: &CancelToken) -> crate
 }
 
 impl Report {
+    /// This report with its condition and matched text cut to their parts of `budget` (see
+    /// [`Budget::label`]), without the screen.
+    pub(crate) fn within(&self, budget: &mut Budget) -> Report {
+        Report {
+            condition: budget.label(&self.condition, LABEL, "condition"),
+            outcome: self.outcome,
+            matched_text: self
+                .matched_text
+                .as_deref()
+                .map(|t| budget.label(t, MATCHED, "matched text")),
+            elapsed: self.elapsed,
+            implicit: self.implicit,
+            screen: None,
+        }
+    }
+
     /// One line for a model: what was waited for and what happened.
     pub(crate) fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64();
@@ -147,7 +164,7 @@ impl Report {
         match self.outcome {
             "matched" => match &self.matched_text {
                 Some(text) if !text.is_empty() => {
-                    format!("[wait: {} matched {text:?} after {secs:.2} s]", self.condition)
+                    format!("[wait: {} matched \"{text}\" after {secs:.2} s]", self.condition)
                 }
                 _ if self.implicit => format!("[wait: settled after {secs:.2} s]"),
                 _ => format!("[wait: {} held after {secs:.2} s]", self.condition),

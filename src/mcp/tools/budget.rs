@@ -1,0 +1,269 @@
+//! One `max_bytes` shared by every string of a tool's result.
+//!
+//! A result sends its strings (transcript, screen text, title, matched text, wait condition,
+//! program or command) once in the text for a model and, from revision 2025-06-18, once more
+//! in `structuredContent`. A [`Budget`] hands `max_bytes` out to those strings, each charged
+//! its JSON-escaped length once per copy sent, so that the serialized text and structured
+//! content together stay within `max_bytes` plus [`MAX_BYTES_OVERHEAD`], the fixed framing
+//! (field names, numbers, the status, notes and cut markers).
+//!
+//! [`MAX_BYTES_OVERHEAD`]: crate::mcp::MAX_BYTES_OVERHEAD
+
+use super::Call;
+use super::view::MAX_BYTES_RANGE;
+
+/// Length of `c` in a JSON string as `serde_json` writes it.
+fn char_json_len(c: char) -> usize {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{8}' | '\u{c}' => 2,
+        c if c < ' ' => 6,
+        c => c.len_utf8(),
+    }
+}
+
+/// Length of `text` in a JSON string (its escapes counted, the quotes not).
+pub(crate) fn json_len(text: &str) -> usize {
+    text.chars().map(char_json_len).sum()
+}
+
+/// The end of the longest start of `text` whose JSON length is at most `max` (a char boundary).
+fn start_within(text: &str, max: usize) -> usize {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += char_json_len(c);
+        if used > max {
+            return at;
+        }
+    }
+    text.len()
+}
+
+/// The start of the longest end of `text` whose JSON length is at most `max` (a char boundary).
+fn end_within(text: &str, max: usize) -> usize {
+    let mut used = 0;
+    for (at, c) in text.char_indices().rev() {
+        used += char_json_len(c);
+        if used > max {
+            return at + c.len_utf8();
+        }
+    }
+    0
+}
+
+/// Keeps the end of `text` within `max` bytes of JSON, starting at a line start when one is
+/// close; returns the kept text and how many bytes were left out.
+pub(crate) fn keep_end(text: &str, max: usize) -> (&str, usize) {
+    let mut start = end_within(text, max);
+    if start == 0 {
+        return (text, 0);
+    }
+    // Prefer a whole first line if one starts within the first quarter of the budget.
+    if let Some(newline) = text[start..].find('\n')
+        && newline < max / 4
+    {
+        start += newline + 1;
+    }
+    (&text[start..], start)
+}
+
+/// Keeps the start of `text` within `max` bytes of JSON, ending at a line end when one is
+/// close; returns the kept text and how many bytes were left out.
+pub(crate) fn keep_start(text: &str, max: usize) -> (&str, usize) {
+    let mut end = start_within(text, max);
+    if end == text.len() {
+        return (text, 0);
+    }
+    if let Some(newline) = text[..end].rfind('\n')
+        && end - newline < max / 4
+    {
+        end = newline + 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// The part of the budget a program, command, wait condition or title may take: an eighth.
+pub(crate) const LABEL: usize = 8;
+/// The part of the budget a wait's matched text may take: a quarter.
+pub(crate) const MATCHED: usize = 4;
+
+/// What is left of a result's `max_bytes` as its strings take their parts.
+///
+/// Strings take their parts in the order the tool asks, each at most its `cap` (a part of
+/// the budget, so with two copies a string gets half of it in JSON bytes); what one leaves
+/// unused stays for the next.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    /// The call's `max_bytes`.
+    max_bytes: usize,
+    /// Bytes not handed out yet.
+    left: usize,
+    /// How many times each string is sent: 1 (text only) or 2 (text and structured content).
+    copies: usize,
+}
+
+impl Budget {
+    /// The budget of a call's result: `max_bytes`, shared by the copies the call's revision
+    /// sends.
+    pub(crate) fn new(call: &Call, max_bytes: usize) -> Budget {
+        Budget::with_copies(max_bytes, if call.structured() { 2 } else { 1 })
+    }
+
+    /// A budget of `max_bytes` for strings sent `copies` times.
+    pub(crate) fn with_copies(max_bytes: usize, copies: usize) -> Budget {
+        Budget { max_bytes, left: max_bytes, copies: copies.max(1) }
+    }
+
+    /// Bytes not handed out yet.
+    pub(crate) fn left(&self) -> usize {
+        self.left
+    }
+
+    /// What `text` whole would take of the budget.
+    pub(crate) fn cost(&self, text: &str) -> usize {
+        self.copies.saturating_mul(json_len(text))
+    }
+
+    /// JSON bytes one copy of a string may take when it may have `cap` of the budget.
+    fn allowance(&self, cap: usize) -> usize {
+        self.left.min(cap) / self.copies
+    }
+
+    /// Charges the budget for `kept`.
+    fn charge(&mut self, kept: &str) {
+        self.left = self.left.saturating_sub(self.cost(kept));
+    }
+
+    /// A short string (a title, a matched text, a condition, a program or command) with at
+    /// most a `part`-th of the budget ([`LABEL`] or [`MATCHED`]): whole, or its start cut on a
+    /// char boundary and followed by `[... N more bytes of the WHAT cut]`.
+    pub(crate) fn label(&mut self, text: &str, part: usize, what: &str) -> String {
+        let end = start_within(text, self.allowance(self.max_bytes / part.max(1)));
+        self.charge(&text[..end]);
+        if end == text.len() {
+            return text.to_owned();
+        }
+        format!("{}[... {} more bytes of the {what} cut]", &text[..end], text.len() - end)
+    }
+
+    /// The start of `text` with at most `cap` of the budget, as [`keep_start`] cuts it.
+    pub(crate) fn start<'t>(&mut self, text: &'t str, cap: usize) -> (&'t str, usize) {
+        let (kept, omitted) = keep_start(text, self.allowance(cap));
+        self.charge(kept);
+        (kept, omitted)
+    }
+
+    /// The end of `text` with at most `cap` of the budget, as [`keep_end`] cuts it.
+    pub(crate) fn end<'t>(&mut self, text: &'t str, cap: usize) -> (&'t str, usize) {
+        let (kept, omitted) = keep_end(text, self.allowance(cap));
+        self.charge(kept);
+        (kept, omitted)
+    }
+
+    /// The `max_bytes` to suggest for seeing `omitted` more bytes of transcript: this one plus
+    /// the omitted bytes once per copy, and an eighth more for JSON escapes (line breaks).
+    pub(crate) fn enough(&self, omitted: usize) -> usize {
+        let more = omitted.saturating_mul(self.copies);
+        let more = more.saturating_add(more / 8);
+        self.max_bytes.saturating_add(more).min(MAX_BYTES_RANGE.1 as usize)
+    }
+}
+
+/// Worst cases for the tests of the layouts: the longest framing and strings that JSON escapes
+/// as much as it can.
+#[cfg(test)]
+pub(crate) mod worst {
+    use std::time::Duration;
+
+    use crate::mcp::tools::ToolOutput;
+    use crate::{Activity, ExitStatus, Process, Status};
+
+    /// `n` times a control character, a quote, a backslash, a two-byte character and a line
+    /// break.
+    pub(crate) fn string(n: usize) -> String {
+        "\u{1}\"\\é\n".repeat(n)
+    }
+
+    /// A status with the longest header and JSON.
+    pub(crate) fn status() -> Status {
+        Status {
+            activity: Activity::Exited(ExitStatus::Signal(i32::MIN)),
+            foreground: Some(Process { pid: i32::MIN, name: "\u{1}".repeat(15) }),
+            since_output: Duration::from_micros(u64::MAX / 3),
+            last_exit_code: Some(i32::MIN),
+            shell_integration: true,
+            input_wait_unknown: Some(string(100)),
+        }
+    }
+
+    /// The serialized size of a result as a client gets it: its text, and its structured
+    /// content when strings are sent in two copies.
+    pub(crate) fn size(output: &ToolOutput, copies: usize) -> usize {
+        let text = serde_json::to_string(&output.text).unwrap().len();
+        match copies {
+            1 => text,
+            _ => text + serde_json::to_string(&output.structured).unwrap().len(),
+        }
+    }
+
+    /// The `max_bytes` values the layouts are tried with.
+    pub(crate) const MAX_BYTES: [usize; 6] = [256, 1000, 1024, 4096, 16_384, 65_536];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_length_is_what_serde_json_writes() {
+        for text in
+            ["plain", "line\nbreak\ttab", "quote \" back \\ slash", "\u{1}\u{1f}\u{7f}", "é デ 😀"]
+        {
+            let written = serde_json::to_string(text).unwrap();
+            assert_eq!(json_len(text), written.len() - 2, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn keeps_the_end_at_a_line_start() {
+        let text = "first line\nsecond line\nthird line\n";
+        // Each line break takes two bytes of JSON.
+        let (kept, omitted) = keep_end(text, 26);
+        assert_eq!((kept, omitted), ("second line\nthird line\n", 11));
+        let (kept, _) = keep_end(text, 13);
+        assert_eq!(kept, "third line\n");
+        assert_eq!(keep_end("short", 10), ("short", 0));
+        let (kept, omitted) = keep_end("ééééé", 5);
+        assert_eq!((kept, omitted), ("éé", 6));
+        assert_eq!(keep_end("\"\"\"", 4), ("\"\"", 1));
+    }
+
+    #[test]
+    fn keeps_the_start_at_a_line_end() {
+        let (kept, omitted) = keep_start("row one\nrow two\nrow three", 20);
+        assert_eq!((kept, omitted), ("row one\nrow two\n", 9));
+        assert_eq!(keep_start("ab\\cd", 3), ("ab", 3));
+    }
+
+    #[test]
+    fn labels_are_cut_on_a_char_boundary_with_a_marker() {
+        let mut budget = Budget::with_copies(1000, 2);
+        assert_eq!(budget.label("short", 10, "title"), "short");
+        assert_eq!(budget.left(), 990);
+        // A tenth of the budget is 50 bytes per copy: 25 two-byte characters.
+        let cut = budget.label(&"é".repeat(100), 10, "title");
+        assert_eq!(cut, format!("{}[... 150 more bytes of the title cut]", "é".repeat(25)));
+        assert_eq!(budget.left(), 890);
+    }
+
+    #[test]
+    fn strings_share_what_is_left() {
+        let mut budget = Budget::with_copies(300, 2);
+        let (xs, ys) = ("x".repeat(400), "y".repeat(400));
+        let (kept, omitted) = budget.end(&xs, 200);
+        assert_eq!((kept.len(), omitted), (100, 300));
+        let (kept, omitted) = budget.start(&ys, usize::MAX);
+        assert_eq!((kept.len(), omitted), (50, 350));
+        assert_eq!(budget.left(), 0);
+        assert_eq!(budget.label("z", 1, "title"), "[... 1 more bytes of the title cut]");
+    }
+}
