@@ -600,3 +600,25 @@ fn sigint_to_termloom_leaves_no_survivor_of_the_gauntlet() {
         assert!(left.is_empty(), "sleep {marker} survived: {left:?}");
     }
 }
+
+/// The wait after a read finds text written over the line it read (the issue's repro exited
+/// 124 while the screen showed "progress 100%").
+#[test]
+fn a_wait_after_a_read_finds_a_rewritten_line() {
+    let out = termloom(&[
+        "run",
+        "--timeout",
+        "15000",
+        "--wait-text",
+        "progress 50",
+        "--read",
+        "--wait-text",
+        "100%",
+        "--",
+        "sh",
+        "-c",
+        r#"printf "progress 50%%"; sleep 1; printf "\rprogress 100%%"; sleep 30"#,
+    ]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+}

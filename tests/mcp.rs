@@ -35,7 +35,11 @@ impl Client {
     }
 
     fn with_options(options: ServeOptions) -> Client {
-        let engine = Engine::new(Config::default()).expect("engine starts");
+        Client::serving(Engine::new(Config::default()).expect("engine starts"), options)
+    }
+
+    /// A server of `engine`, before any handshake.
+    fn serving(engine: Engine, options: ServeOptions) -> Client {
         let (server_in, input) = std::io::pipe().unwrap();
         let (output, server_out) = std::io::pipe().unwrap();
         let (done, server) = crossbeam_channel::bounded(1);
@@ -852,4 +856,72 @@ fn end_of_input_closes_every_session_and_leaves_no_process() {
     for pid in pids {
         assert!(!alive(pid), "process {pid} survived the end of input");
     }
+}
+
+/// With the `fault-injection` feature, a panic is injected in one session's feed: that session
+/// ends with the panic as its closed reason, and the server and the other sessions go on.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_one_session_ends_that_session_only() {
+    let config =
+        Config { inject_panic_on_output: Some("INJECTED-PANIC".into()), ..Config::default() };
+    let engine = Engine::new(config).expect("engine starts");
+    let mut client = Client::serving(engine, ServeOptions::default());
+    client.initialize("2025-11-25");
+    client.notify("notifications/initialized", json!({}));
+    let bystander = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let victim = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "read x; printf 'INJECTED-%s\\n' PANIC; sleep 1000"], "input_wait": true}),
+    );
+    let victim_id = victim["session_id"].clone();
+    let pid = victim["pid"].as_i64().unwrap();
+    let sent = client
+        .call("terminal_send", json!({"session_id": victim_id, "text": "go\r", "exit": true}));
+    assert_eq!(sent["isError"], false, "{}", text(&sent));
+    let listed = client.tool("terminal_list", json!({}));
+    let entry = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session_id"] == victim_id)
+        .cloned()
+        .unwrap();
+    let reason = entry["closed_reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("emulation failed") && reason.contains("INJECTED-PANIC"), "{entry}");
+    assert!(!alive(pid), "the victim's shell is gone");
+    // The server and the other session go on.
+    let echoed = client.tool(
+        "terminal_send",
+        json!({"session_id": bystander["session_id"], "text": "still here\r", "for_text": "still here"}),
+    );
+    assert_eq!(echoed["wait"]["outcome"], "matched", "{echoed}");
+    client.tool("terminal_run", json!({"command": "echo new session"}));
+    client.finish();
+}
+
+/// Every call reads, so a wait must still find text written over a line a call already
+/// returned: a progress bar redrawn with `\r`, a line retyped after `^U` in `cat`.
+#[test]
+fn waits_find_text_written_over_lines_already_read() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = r"stty -echo; printf 'progress 50%%'; read x; printf '\rprogress 100%%'; read x";
+    let started = client
+        .tool("terminal_start", json!({"argv": ["sh", "-c", script], "for_text": "progress 50"}));
+    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+    let id = started["session_id"].clone();
+    let sent =
+        client.tool("terminal_send", json!({"session_id": id, "text": "\r", "for_text": "100%"}));
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let id = cat["session_id"].clone();
+    for word in ["alpha", "beta", "gamma"] {
+        let sent = client.tool(
+            "terminal_send",
+            json!({"session_id": id, "keys": format!("<C-u>{word}"), "for_text": word}),
+        );
+        assert_eq!(sent["wait"]["outcome"], "matched", "{word}: {sent}");
+    }
+    client.finish();
 }
