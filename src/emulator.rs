@@ -790,6 +790,19 @@ mod tests {
     }
 
     #[test]
+    fn hyperlinks_past_their_bound_are_dropped() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let link = |uri: &str| format!("\x1b]8;;{uri}\x1b\\x\x1b]8;;\x1b\\");
+        feed(&mut emu, &mut t, link(&"u".repeat(2000)).as_bytes());
+        assert!(emu.term.grid()[Line(0)][Column(0)].hyperlink().is_some());
+        assert_eq!(emu.dropped_sequences(), 0);
+        feed(&mut emu, &mut t, link(&"u".repeat(3000)).as_bytes());
+        assert!(emu.term.grid()[Line(0)][Column(1)].hyperlink().is_none());
+        assert_eq!((rows(&emu)[0].as_str(), emu.dropped_sequences()), ("xx", 1));
+    }
+
+    #[test]
     fn title_stack_is_bounded() {
         let mut emu = emulator(80, 24);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
@@ -900,6 +913,14 @@ mod tests {
         // In origin mode too.
         feed(&mut emu, &mut t, b"\x1b[?6h\x1b[3;1H\x1b[2A");
         assert_eq!(cursor(&emu), (9, 0));
+    }
+
+    #[test]
+    fn column_mode_resets_the_scroll_region_the_rules_track() {
+        let mut emu = emulator(10, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[10;20r\x1b[?3h\x1b[15;1H\x1b[20A");
+        assert_eq!(cursor(&emu), (0, 0));
     }
 
     #[test]

@@ -241,6 +241,10 @@ impl Rules {
             b'h' | b'l' => {
                 let set = action == b'h';
                 let values = params.values();
+                if values.contains(&3) {
+                    // DECCOLM: alacritty clears the screen and resets the scroll region.
+                    self.region = None;
+                }
                 if !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
                     && (set || !values.contains(&6))
                 {

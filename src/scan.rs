@@ -383,6 +383,8 @@ impl Scanner {
                 self.work += cols * rows;
             }
             (Some(b'?'), b'K') => self.work += cols,
+            // DECCOLM clears the screen.
+            (Some(b'?'), b'h' | b'l') if params.values().contains(&3) => self.work += cols * rows,
             _ => {}
         }
         let handled = match (private, action) {
@@ -390,7 +392,8 @@ impl Scanner {
             (None, b't' | b'r' | b's' | b'u') => true,
             (Some(b'?'), b'J' | b'K') => true,
             (Some(b'?'), b'h' | b'l') => {
-                params.overflow || params.values().iter().any(|v| matches!(v, 6 | 47 | 1047 | 2026))
+                params.overflow
+                    || params.values().iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026))
             }
             (Some(b'>' | b'<'), b'u') => true,
             _ => false,

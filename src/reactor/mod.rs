@@ -423,23 +423,27 @@ impl Reactor {
                 break;
             }
             self.timers.pop_first();
-            match timer {
-                Timer::Wait { session, waiter } => self.wait_timed_out(session, waiter),
-                Timer::ExitDrain(id) => self.report_exit(id),
-                Timer::CloseCheck(id) => self.close_check(id),
-                Timer::Sync(id) => self.sync_expired(id),
-                Timer::Quiet(id) => self.quiet_check(id),
-                Timer::Recheck { session, waiter } => {
-                    if let Some(slot) = self.sessions.get_mut(&session)
-                        && let Some(w) = slot.waiters.iter_mut().find(|w| w.id == waiter)
-                    {
-                        w.recheck = None;
-                        self.check_waiters(session);
-                    }
+            self.guarded(timer.session(), |r| r.fire(timer));
+        }
+    }
+
+    fn fire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Wait { session, waiter } => self.wait_timed_out(session, waiter),
+            Timer::ExitDrain(id) => self.report_exit(id),
+            Timer::CloseCheck(id) => self.close_check(id),
+            Timer::Sync(id) => self.sync_expired(id),
+            Timer::Quiet(id) => self.quiet_check(id),
+            Timer::Recheck { session, waiter } => {
+                if let Some(slot) = self.sessions.get_mut(&session)
+                    && let Some(w) = slot.waiters.iter_mut().find(|w| w.id == waiter)
+                {
+                    w.recheck = None;
+                    self.check_waiters(session);
                 }
-                Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
-                Timer::Reap(id) => self.reap_check(id),
             }
+            Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
+            Timer::Reap(id) => self.reap_check(id),
         }
     }
 
