@@ -4,15 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-
-/// Smallest accepted number of columns.
-pub const MIN_COLS: u16 = 2;
-/// Largest accepted number of columns.
-pub const MAX_COLS: u16 = 1000;
-/// Smallest accepted number of rows.
-pub const MIN_ROWS: u16 = 1;
-/// Largest accepted number of rows.
-pub const MAX_ROWS: u16 = 500;
+use crate::types::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
 
 /// The engine's configuration: every bound and default, each with a documented range.
 ///

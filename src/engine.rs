@@ -1,50 +1,17 @@
 //! The engine: the reactor thread and the handles that talk to it.
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-use crossbeam_channel::Sender;
 use mio::{Poll, Waker};
 
 use crate::config::{Config, check_size};
 use crate::error::{Error, Result};
-use crate::reactor::{Reactor, Request, Spawned, WAKER};
-use crate::session::{Session, SessionId, SessionInfo};
+use crate::os::spawn;
+use crate::reactor::{Client, Reactor, WAKER};
+use crate::session::Session;
 use crate::spec::SpawnSpec;
-
-/// The sending half every handle holds: the request channel and the poll's waker.
-#[derive(Clone)]
-pub(crate) struct Client {
-    requests: Sender<Request>,
-    waker: Arc<Waker>,
-    config: Arc<Config>,
-}
-
-impl Client {
-    /// The engine's configuration.
-    pub(crate) fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// Queues a request and wakes the reactor.
-    pub(crate) fn submit(&self, request: Request) -> Result<()> {
-        self.requests.send(request).map_err(|_| Error::EngineStopped)?;
-        self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
-    }
-
-    /// Runs `f` on the reactor thread and returns its result.
-    pub(crate) fn call<T: Send + 'static>(
-        &self,
-        f: impl FnOnce(&mut Reactor) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.submit(Box::new(move |reactor| {
-            let _ = tx.send(f(reactor));
-        }))?;
-        rx.recv().map_err(|_| Error::EngineStopped)?
-    }
-}
+use crate::types::{SessionId, SessionInfo};
 
 /// Engines started in this process.
 static ENGINES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
@@ -53,9 +20,9 @@ struct Shared {
     client: Client,
     config: Arc<Config>,
     /// Shell-integration scripts, written on first use.
-    shell_files: std::sync::OnceLock<crate::shell::ShellFiles>,
+    shell_files: std::sync::OnceLock<crate::os::shell_files::ShellFiles>,
     /// Where session cgroups go, looked up on first use.
-    cgroup_parent: std::sync::OnceLock<Option<crate::cgroup::CgroupParent>>,
+    cgroup_parent: std::sync::OnceLock<Option<crate::os::cgroup::CgroupParent>>,
     /// This engine's number in the process, to name its cgroups.
     number: u64,
     thread: Mutex<Option<JoinHandle<()>>>,
@@ -107,7 +74,7 @@ impl Engine {
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         Ok(Engine {
             shared: Arc::new(Shared {
-                client: Client { requests, waker, config: config.clone() },
+                client: Client::new(requests, waker, config.clone()),
                 config,
                 shell_files: std::sync::OnceLock::new(),
                 cgroup_parent: std::sync::OnceLock::new(),
@@ -129,7 +96,7 @@ impl Engine {
         check_size(cols, rows)?;
         let program = spec.program_name();
         let spawn_error = |source| Error::Spawn { program: program.clone(), source };
-        let launch = self.prepare(&spec).map_err(spawn_error)?;
+        let launch = spawn::prepare(config, &spec, || self.shell_files()).map_err(spawn_error)?;
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
         let cgroup = match self.cgroup_parent() {
@@ -140,7 +107,7 @@ impl Engine {
             None => None,
         };
         let started = match cgroup.transpose() {
-            Ok(cgroup) => start(&launch, &program, config, cols, rows, cgroup),
+            Ok(cgroup) => spawn::start(&launch, &program, config, cols, rows, cgroup),
             Err(source) => Err(source),
         };
         let spawned = match started {
@@ -152,45 +119,24 @@ impl Engine {
         };
         let pid = spawned.pid;
         if let Err(err) = client.call(move |r| r.attach(id, spawned)) {
-            kill_leftover(pid);
+            spawn::kill_leftover(pid);
             return Err(err);
         }
         Ok(Session { id, pid, client: client.clone() })
     }
 
-    /// Resolves everything a spawn needs before any process exists.
-    fn prepare(&self, spec: &SpawnSpec) -> std::io::Result<Launch> {
-        let cwd = resolve_cwd(&self.shared.config, spec.cwd.as_deref())?;
-        let isolation = spec.isolation.resolve()?;
-        let mut argv = spec.argv();
-        // The account's variables first, so that the session's own entries win.
-        let mut overlay = Vec::new();
-        if let Some(account) = &isolation.account {
-            overlay.push(("HOME".into(), Some(account.home.clone().into())));
-            overlay.push(("USER".into(), Some(account.name.clone().into())));
-            overlay.push(("LOGNAME".into(), Some(account.name.clone().into())));
-        }
-        overlay.extend(spec.env.iter().cloned());
-        if spec.shell_integration {
-            self.shell_files()?
-                .inject(&mut argv, &mut overlay)
-                .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
-        }
-        Ok(Launch { argv, overlay, cwd, isolation })
-    }
-
-    fn cgroup_parent(&self) -> Option<&crate::cgroup::CgroupParent> {
+    fn cgroup_parent(&self) -> Option<&crate::os::cgroup::CgroupParent> {
         if !self.shared.config.cgroups {
             return None;
         }
-        self.shared.cgroup_parent.get_or_init(crate::cgroup::detect).as_ref()
+        self.shared.cgroup_parent.get_or_init(crate::os::cgroup::detect).as_ref()
     }
 
-    fn shell_files(&self) -> std::io::Result<&crate::shell::ShellFiles> {
+    fn shell_files(&self) -> std::io::Result<&crate::os::shell_files::ShellFiles> {
         if let Some(files) = self.shared.shell_files.get() {
             return Ok(files);
         }
-        let files = crate::shell::ShellFiles::create()?;
+        let files = crate::os::shell_files::ShellFiles::create()?;
         Ok(self.shared.shell_files.get_or_init(|| files))
     }
 
@@ -209,76 +155,5 @@ impl Engine {
     /// period plus the time processes take to die).
     pub fn shutdown(&self) {
         self.shared.shutdown();
-    }
-}
-
-/// The working directory for a spawn: absolute, existing.
-fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
-    let base = match &config.base_dir {
-        Some(base) => base.clone(),
-        None => std::env::current_dir()?,
-    };
-    let dir = match cwd {
-        Some(dir) => base.join(dir),
-        None => base,
-    };
-    if !dir.is_dir() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
-            format!("working directory {} does not exist or is not a directory", dir.display()),
-        ));
-    }
-    Ok(dir)
-}
-
-/// A spawn's resolved parts.
-struct Launch {
-    argv: Vec<std::ffi::OsString>,
-    overlay: Vec<(std::ffi::OsString, Option<std::ffi::OsString>)>,
-    cwd: PathBuf,
-    isolation: crate::isolation::Isolation,
-}
-
-/// Opens the terminal and starts the program (on the caller's thread, so a slow `fork` never
-/// stalls the reactor).
-fn start(
-    launch: &Launch,
-    program: &str,
-    config: &Config,
-    cols: u16,
-    rows: u16,
-    cgroup: Option<crate::cgroup::Cgroup>,
-) -> std::io::Result<Spawned> {
-    let pty = crate::pty::open(cols, rows)?;
-    let env = crate::env::child_env(config, std::env::vars_os(), &launch.overlay);
-    let pid = crate::pty::spawn(
-        &pty,
-        &launch.argv,
-        &env,
-        &launch.cwd,
-        cgroup.as_ref(),
-        &launch.isolation,
-    )?;
-    let pidfd = open_pidfd(pid);
-    // The engine keeps only the master: the program's exit closes the last slave.
-    drop(pty.slave);
-    Ok(Spawned { pid, master: pty.master, pidfd, program: program.to_owned(), cols, rows, cgroup })
-}
-
-#[cfg(target_os = "linux")]
-fn open_pidfd(pid: i32) -> Option<std::os::fd::OwnedFd> {
-    let pid = rustix::process::Pid::from_raw(pid)?;
-    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::NONBLOCK).ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_pidfd(_pid: i32) -> Option<std::os::fd::OwnedFd> {
-    None
-}
-
-fn kill_leftover(pid: i32) {
-    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
     }
 }

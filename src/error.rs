@@ -4,7 +4,7 @@ use std::fmt;
 use std::io;
 use std::time::Duration;
 
-use crate::session::SessionId;
+use crate::types::SessionId;
 
 /// Everything that can go wrong when driving sessions.
 ///
@@ -53,7 +53,7 @@ pub enum Error {
     /// An argument that cannot be used (a bad regular expression, a malformed key script...).
     InvalidInput(String),
     /// A key script or key name that cannot be parsed.
-    Key(crate::keys::KeyParseError),
+    Key(crate::input::keys::KeyParseError),
     /// A mouse event that cannot be sent (mouse reporting off, position not encodable).
     Mouse(String),
     /// `Config::max_sessions` live sessions already exist.
@@ -102,10 +102,10 @@ impl fmt::Display for Error {
             Error::InvalidSize { cols, rows } => write!(
                 f,
                 "invalid terminal size {cols}x{rows}: columns must be {}..={} and rows {}..={}",
-                crate::config::MIN_COLS,
-                crate::config::MAX_COLS,
-                crate::config::MIN_ROWS,
-                crate::config::MAX_ROWS
+                crate::types::MIN_COLS,
+                crate::types::MAX_COLS,
+                crate::types::MIN_ROWS,
+                crate::types::MAX_ROWS
             ),
             Error::Spawn { program, source } => write!(f, "cannot start {program:?}: {source}"),
             Error::InvalidConfig { field, message } => {
@@ -137,8 +137,8 @@ impl std::error::Error for Error {
     }
 }
 
-impl From<crate::keys::KeyParseError> for Error {
-    fn from(err: crate::keys::KeyParseError) -> Self {
+impl From<crate::input::keys::KeyParseError> for Error {
+    fn from(err: crate::input::keys::KeyParseError) -> Self {
         Error::Key(err)
     }
 }

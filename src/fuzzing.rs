@@ -6,8 +6,8 @@
 //! bounds, whatever the bytes are.
 
 use crate::config::Config;
-use crate::emulator::{Emulator, OutputBounds, Turn};
-use crate::transcript::Transcript;
+use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::transcript::Transcript;
 
 /// Feeds bytes through the whole output path (scanner, emulator, transcript) as a session's
 /// reactor would, then takes every view (screen, styled screen, transcript read, tail).
@@ -51,7 +51,7 @@ pub fn feed_terminal(data: &[u8]) {
 /// Decodes the escapes of text sent with `send_text`.
 pub fn decode_escapes(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = crate::escapes::decode_escapes(text);
+        let _ = crate::input::escapes::decode_escapes(text);
     }
 }
 
@@ -59,12 +59,15 @@ pub fn decode_escapes(data: &[u8]) {
 /// encodings.
 pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let Ok(items) = crate::keys::parse_key_script(text) else { return };
+    let Ok(items) = crate::input::keys::parse_key_script(text) else { return };
     for app_cursor in [false, true] {
         for kitty in [0u8, 1, 31] {
-            let modes =
-                crate::keys::KeyModes { app_cursor, kitty_flags: kitty, ..Default::default() };
-            let _ = crate::keys::encode_script(&items, &modes);
+            let modes = crate::input::keys::KeyModes {
+                app_cursor,
+                kitty_flags: kitty,
+                ..Default::default()
+            };
+            let _ = crate::input::keys::encode_script(&items, &modes);
         }
     }
 }

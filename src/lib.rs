@@ -27,60 +27,44 @@
 //! # Ok::<(), termloom::Error>(())
 //! ```
 
-mod cgroup;
 mod config;
 mod config_file;
-mod emulator;
 mod engine;
-mod env;
 mod error;
-mod escapes;
 #[doc(hidden)]
 pub mod fuzzing;
-mod grid_repair;
-mod isolation;
-mod keys;
+mod input;
 pub mod mcp;
-mod mouse;
-mod paste;
-mod procfs;
-mod pty;
+mod os;
 mod reactor;
-mod rewrite;
-mod scan;
-mod screen;
 mod session;
-mod shell;
-mod signal;
 mod spec;
-mod status;
-mod style;
+mod term;
 #[cfg(feature = "testing")]
 pub mod testing;
-mod transcript;
+mod types;
 mod wait;
 
-pub use config::{Config, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
+pub use config::Config;
 pub use engine::Engine;
-pub use env::is_credential_name;
 pub use error::{Error, Result};
-pub use escapes::decode_escapes;
-pub use isolation::Limit;
-pub use keys::{
+pub use input::escapes::decode_escapes;
+pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
 };
-pub use mouse::MouseButton;
-pub use reactor::CommandResult;
-pub use scan::PromptMark;
-pub use screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
-pub use session::{
-    ExitStatus, PendingWait, ScrollDirection, Session, SessionId, SessionInfo, SessionState,
-};
-pub use signal::{Signal, SignalReport, SignalTarget};
+pub use input::mouse::MouseButton;
+pub use input::signal::{Signal, SignalReport, SignalTarget};
+pub use os::env::is_credential_name;
+pub use os::isolation::Limit;
+pub use session::{PendingWait, ScrollDirection, Session};
 pub use spec::{SpawnSpec, shell_program};
-pub use status::{Activity, Process, Status};
-pub use style::{StyleRun, StyledScreen};
-pub use transcript::Output;
+pub use term::scan::PromptMark;
+pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
+pub use term::style::{StyleRun, StyledScreen};
+pub use types::{
+    Activity, CommandResult, ExitStatus, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output, Process,
+    SessionId, SessionInfo, SessionState, Status,
+};
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 
 /// The README's examples, compiled as doctests.

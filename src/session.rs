@@ -2,20 +2,18 @@
 
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::engine::Client;
 use crate::error::{Error, Result};
-use crate::escapes::decode_escapes;
-use crate::keys::{Key, ScriptItem, parse_key_script};
-use crate::mouse::{MouseAction, MouseButton};
-use crate::reactor::CommandResult;
-use crate::screen::Screen;
-use crate::signal::{Signal, SignalReport, SignalTarget};
-use crate::status::Status;
-use crate::transcript::Output;
+use crate::input::escapes::decode_escapes;
+use crate::input::keys::{Key, ScriptItem, parse_key_script};
+use crate::input::mouse::{MouseAction, MouseButton};
+use crate::input::signal::{Signal, SignalReport, SignalTarget};
+use crate::reactor::Client;
+use crate::term::screen::Screen;
+use crate::types::{CommandResult, Output, SessionId, SessionInfo, Status};
 use crate::wait::{Until, WaitOutcome};
 
 /// Ids of waits, unique in the process.
@@ -68,57 +66,6 @@ impl WaitCanceller {
     }
 }
 
-/// A session's id: unique for the engine's life, never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(transparent)]
-pub struct SessionId(pub u64);
-
-impl fmt::Display for SessionId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-/// How a program ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExitStatus {
-    /// It exited with this code.
-    Code(i32),
-    /// A signal ended it.
-    Signal(i32),
-}
-
-impl ExitStatus {
-    /// Whether it exited with code 0.
-    pub fn success(self) -> bool {
-        self == ExitStatus::Code(0)
-    }
-}
-
-impl fmt::Display for ExitStatus {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ExitStatus::Code(code) => write!(f, "exit code {code}"),
-            ExitStatus::Signal(signal) => write!(f, "killed by signal {signal}"),
-        }
-    }
-}
-
-/// Where a session is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", content = "status", rename_all = "snake_case")]
-pub enum SessionState {
-    /// The program runs.
-    Running,
-    /// The program exited by itself and all its output was read; the session can still be
-    /// read (a tombstone once what it left behind was ended).
-    Exited(ExitStatus),
-    /// The session was closed before its program exited (a tombstone: readable, accepts
-    /// nothing), with how the program ended.
-    Closed(ExitStatus),
-}
-
 /// Which way the mouse wheel turns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -127,43 +74,6 @@ pub enum ScrollDirection {
     Up,
     /// Towards the user.
     Down,
-}
-
-/// A line of [`Engine::list`](crate::Engine::list).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionInfo {
-    /// The session's id.
-    pub id: SessionId,
-    /// The program's process id.
-    pub pid: i32,
-    /// The program (or shell command line).
-    pub program: String,
-    /// Columns.
-    pub cols: u16,
-    /// Rows.
-    pub rows: u16,
-    /// Where it is in its life.
-    pub state: SessionState,
-    /// What it is doing (running, quiet, waiting for input, at its prompt...).
-    pub status: crate::status::Status,
-    /// When it started.
-    pub started_at: SystemTime,
-    /// Bytes written to the program.
-    pub bytes_in: u64,
-    /// Bytes the program wrote.
-    pub bytes_out: u64,
-    /// Time since the last input or output.
-    pub idle: Duration,
-    /// How many times the program rang the bell.
-    pub bells: u64,
-    /// How the session's processes are contained: its own cgroup, or its POSIX session only.
-    pub containment: String,
-    /// Why the session was closed, once it was.
-    pub closed_reason: Option<String>,
-    /// OSC strings and control sequences the program sent past a bound (title and OSC
-    /// lengths, title and keyboard-mode stack depths) and termloom dropped; see
-    /// [`Config`](crate::Config)'s `max_*` fields.
-    pub dropped_sequences: u64,
 }
 
 /// A handle to one session. Cheap to clone, usable from any thread; every call is a message
@@ -336,7 +246,7 @@ impl Session {
 
     /// A snapshot of the visible screen with the colours and attributes of its cells, as runs
     /// (its `Display` adds a `styles:` section to the screen's layout).
-    pub fn styled_screen(&self) -> Result<crate::style::StyledScreen> {
+    pub fn styled_screen(&self) -> Result<crate::term::style::StyledScreen> {
         let id = self.id;
         self.client.call(move |r| r.styled_screen(id))
     }

@@ -3,7 +3,7 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
-use crate::isolation::{IsolationSpec, Limit};
+use crate::os::isolation::{IsolationSpec, Limit};
 
 /// How the session's program is named.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,9 +7,9 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::screen::{Screen, cell_col};
-use crate::session::ExitStatus;
-use crate::status::Status;
+use crate::term::screen::{Screen, cell_col};
+use crate::types::ExitStatus;
+use crate::types::Status;
 
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
 ///

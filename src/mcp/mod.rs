@@ -38,7 +38,7 @@ use std::io::{self, BufRead, Write};
 
 use crate::Engine;
 
-/// Parses one message as the server does before dispatching it (for `crate::fuzzing`).
+/// Parses one message as the server does before dispatching it (for the fuzz targets).
 pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
         match value {

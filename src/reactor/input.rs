@@ -2,14 +2,14 @@
 //! at the moment it is sent.
 
 use super::*;
-use crate::keys::{KeyModes, ScriptItem, encode_script};
-use crate::mouse::{
+use crate::input::keys::{KeyModes, ScriptItem, encode_script};
+use crate::input::mouse::{
     MouseAction, MouseButton, MouseEncoding, MouseModes, MouseModifiers, MouseTracking,
     encode_mouse, encode_mouse_hover,
 };
-use crate::paste::encode_paste;
-use crate::screen::MouseReporting;
-use crate::signal::{SignalReport, SignalTarget};
+use crate::input::paste::encode_paste;
+use crate::input::signal::{SignalReport, SignalTarget};
+use crate::term::screen::MouseReporting;
 
 impl Reactor {
     /// Encodes a parsed key script with the current key modes and queues it.
@@ -78,7 +78,7 @@ impl Reactor {
     pub(crate) fn signal(
         &mut self,
         id: SessionId,
-        signal: crate::signal::Signal,
+        signal: crate::input::signal::Signal,
         target: SignalTarget,
     ) -> Result<SignalReport> {
         let slot = self.slot(id)?;
@@ -93,9 +93,9 @@ impl Reactor {
                 let group = slot
                     .master
                     .as_ref()
-                    .and_then(|m| crate::pty::foreground_group(m.as_fd()))
+                    .and_then(|m| crate::os::pty::foreground_group(m.as_fd()))
                     .unwrap_or(slot.pid);
-                if signal == crate::signal::Signal::Kill && group == slot.pid {
+                if signal == crate::input::signal::Signal::Kill && group == slot.pid {
                     return Err(Error::InvalidInput(format!(
                         "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session",
                         procfs::process_name(group).unwrap_or_else(|| slot.program.clone())

@@ -293,7 +293,7 @@ fn kill(pid: i32, signal: Signal) {
 }
 
 /// SIGKILL to every process of a session, at once (the reactor is going away).
-pub(super) fn kill_everything(sid: i32, cgroup: Option<&crate::cgroup::Cgroup>) {
+pub(super) fn kill_everything(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>) {
     signal_session(sid, cgroup, &[Signal::CONT, Signal::KILL]);
     if let Some(cgroup) = cgroup {
         cgroup.kill();
@@ -301,7 +301,7 @@ pub(super) fn kill_everything(sid: i32, cgroup: Option<&crate::cgroup::Cgroup>) 
 }
 
 /// Sends `signals` to every process group of the POSIX session led by `sid`.
-fn signal_session(sid: i32, cgroup: Option<&crate::cgroup::Cgroup>, signals: &[Signal]) {
+fn signal_session(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>, signals: &[Signal]) {
     let processes: Vec<procfs::ProcStat> = match cgroup {
         Some(cgroup) => cgroup
             .pids()

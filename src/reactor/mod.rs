@@ -21,28 +21,31 @@ use rustix::io::Errno;
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 
 use crate::config::Config;
-use crate::emulator::{Emulator, OutputBounds, Turn};
 use crate::error::{Error, Result};
-use crate::procfs;
-use crate::screen::Screen;
-use crate::session::{ExitStatus, SessionId, SessionInfo, SessionState};
-use crate::shell::ShellTracker;
-use crate::transcript::{Output, ReadMark, Transcript};
+use crate::os::procfs;
+use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::screen::Screen;
+use crate::term::shell::ShellTracker;
+use crate::term::transcript::{ReadMark, Transcript};
+use crate::types::{CommandResult, Output};
+use crate::types::{ExitStatus, SessionId, SessionInfo, SessionState};
 use crate::wait::{Fired, Until, WaitOutcome};
 
-pub use waiters::CommandResult;
-
+mod client;
 mod input;
 mod lifecycle;
 mod terminal_io;
 mod waiters;
+
+pub(crate) use crate::os::spawn::Spawned;
+pub(crate) use client::Client;
 
 /// Work for the reactor thread.
 pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
 
 /// Token of the waker.
 pub(crate) const WAKER: Token = Token(usize::MAX);
-/// Work (in cells, see [`crate::scan`]) done for one session before the reactor turns to the
+/// Work (in cells, see [`crate::term::scan`]) done for one session before the reactor turns to the
 /// others: fairness is counted in work, not in bytes read.
 const TURN_WORK: usize = 16 << 10;
 /// Size of the shared read buffer.
@@ -153,17 +156,6 @@ impl std::fmt::Display for CloseReason {
     }
 }
 
-/// The parts of a running program the reactor holds.
-pub(crate) struct Spawned {
-    pub pid: i32,
-    pub master: OwnedFd,
-    pub pidfd: Option<OwnedFd>,
-    pub program: String,
-    pub cols: u16,
-    pub rows: u16,
-    pub cgroup: Option<crate::cgroup::Cgroup>,
-}
-
 /// One session as the reactor sees it.
 struct Slot {
     id: SessionId,
@@ -197,7 +189,7 @@ struct Slot {
     closed_reason: Option<CloseReason>,
     /// The panic message when the emulation failed.
     failure: Option<String>,
-    cgroup: Option<crate::cgroup::Cgroup>,
+    cgroup: Option<crate::os::cgroup::Cgroup>,
     /// How the session is contained, for `SessionInfo`.
     containment: String,
     replies_dropped: u64,
@@ -243,7 +235,7 @@ impl Slot {
             cols,
             rows,
             state: self.state(),
-            status: crate::status::Status::default(),
+            status: crate::types::Status::default(),
             started_at: self.started_at,
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
@@ -558,7 +550,10 @@ impl Reactor {
     }
 
     /// The screen with colours and attributes.
-    pub(crate) fn styled_screen(&mut self, id: SessionId) -> Result<crate::style::StyledScreen> {
+    pub(crate) fn styled_screen(
+        &mut self,
+        id: SessionId,
+    ) -> Result<crate::term::style::StyledScreen> {
         Ok(self.slot(id)?.emulator.styled_screen())
     }
 

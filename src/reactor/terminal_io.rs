@@ -332,7 +332,7 @@ impl Reactor {
         slot.emulator.resize(cols, rows, &mut slot.transcript);
         slot.last_resize = Instant::now();
         if let Some(master) = &slot.master {
-            crate::pty::set_size(master.as_fd(), cols, rows)
+            crate::os::pty::set_size(master.as_fd(), cols, rows)
                 .map_err(|e| Error::io("setting the terminal size", e))?;
         }
         self.check_waiters(id.0);

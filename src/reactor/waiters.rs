@@ -4,7 +4,7 @@
 use std::hash::{Hash, Hasher};
 
 use super::*;
-use crate::status::{Activity, Process, Status};
+use crate::types::{Activity, Process, Status};
 use crate::wait::StateView;
 
 /// A caller blocked in `run_command`.
@@ -16,24 +16,6 @@ pub(super) struct CommandWaiter {
     pub started: Instant,
     pub deadline: Instant,
     pub reply: Sender<Result<CommandResult>>,
-}
-
-/// What [`Session::run_command`](crate::Session::run_command) returns.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct CommandResult {
-    /// The command's own output (its transcript lines, without the command line and the next
-    /// prompt).
-    pub output: String,
-    /// Its exit code, from the shell.
-    pub exit_code: Option<i32>,
-    /// How long it ran, from sending the line to the prompt coming back.
-    pub duration: Duration,
-    /// Part of the output had already been dropped from the bounded transcript.
-    pub output_truncated: bool,
-    /// The command did not finish within the timeout (`exit_code` is then `None`).
-    pub timed_out: bool,
-    /// The session's status when the command ended (or timed out).
-    pub status: Status,
 }
 
 /// Matches a transcript line, skipping the part of it the caller had already read when the
@@ -430,7 +412,7 @@ impl Reactor {
             status.activity = Activity::Closed(slot.final_status());
             return status;
         }
-        let group = slot.master.as_ref().and_then(|m| crate::pty::foreground_group(m.as_fd()));
+        let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
         status.foreground = group.map(|pid| Process {
             pid,
             name: procfs::process_name(pid).unwrap_or_else(|| "?".to_owned()),
@@ -469,7 +451,7 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
     let Some(master) = &slot.master else {
         return (procfs::InputWait::Unknown { reason: "the terminal is closed".into() }, None);
     };
-    let Some(group) = crate::pty::foreground_group(master.as_fd()) else {
+    let Some(group) = crate::os::pty::foreground_group(master.as_fd()) else {
         return (
             procfs::InputWait::Unknown {
                 reason: "the terminal has no foreground process group".into(),

@@ -13,7 +13,7 @@
 //! - OSC strings are held back by the feed loop (which bounds their length) from their
 //!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
 //!   ignores, are reported where they end, even when split across reads;
-//! - the control sequences termloom handles itself (see [`crate::rewrite`]) stop the scan at
+//! - the control sequences termloom handles itself (see the `rewrite` module) stop the scan at
 //!   their final byte, before the parser has seen it.
 //!
 //! Bytes outside escape sequences are skipped with `memchr`, so the scanner costs little next
@@ -115,7 +115,7 @@ pub(crate) enum Stop {
     /// the OSC 133 mark it carried.
     OscEnd(Option<PromptMark>),
     /// The last scanned byte is the final byte of this sequence: feed what is before it, then
-    /// let [`crate::rewrite`] decide what the parser gets instead of it.
+    /// let the `rewrite` module decide what the parser gets instead of it.
     Sequence(Sequence),
 }
 

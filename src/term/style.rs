@@ -7,7 +7,7 @@ use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::vte::ansi::{Color, NamedColor};
 use serde::Serialize;
 
-use crate::screen::Screen;
+use crate::term::screen::Screen;
 
 /// A run of cells on one row that share colours and attributes other than the defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

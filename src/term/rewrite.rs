@@ -2,7 +2,7 @@
 //!
 //! alacritty keeps some state private and gets a few sequences wrong; a hostile program can
 //! also use some of them to grow memory or to panic it. The scanner stops at the final byte of
-//! each such sequence (see [`crate::scan`]); [`Rules::decide`] looks at the terminal as it is
+//! each such sequence (see [`crate::term::scan`]); [`Rules::decide`] looks at the terminal as it is
 //! at that point and says what the parser gets instead of the final byte:
 //!
 //! - **Bounded stacks**: pushes onto the title stack (`CSI 22 t`) and the kitty keyboard-mode
@@ -28,7 +28,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::scan::{Params, Sequence};
+use crate::term::scan::{Params, Sequence};
 
 /// How long a synchronized update may hold the screen's checks back (as the parser's).
 pub(crate) const SYNC_TIMEOUT: Duration = Duration::from_millis(150);

@@ -8,24 +8,7 @@
 
 use std::collections::VecDeque;
 
-/// What one [`Session::read`](crate::Session::read) returns: the new part of the transcript.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
-pub struct Output {
-    /// The new text: complete lines end with `\n`; the last, unfinished line (usually a prompt)
-    /// has none and is continued, not repeated, by the next read.
-    pub text: String,
-    /// Number of the line `text` starts in (lines are numbered from 0 at the session's start).
-    pub first_line: u64,
-    /// A line that an earlier read returned (in part) has since been rewritten on the screen
-    /// (a progress bar, a redrawn prompt); `text` starts with that line again, in full.
-    pub rewritten: bool,
-    /// More new output is waiting: the read stopped at `max_read_bytes`.
-    pub truncated: bool,
-    /// Lines the reader never saw because they were dropped from the bounded store first.
-    pub missed_lines: u64,
-    /// The session's status at the time of the read.
-    pub status: crate::status::Status,
-}
+use crate::types::Output;
 
 /// One line an earlier read returned while it was still on the screen.
 #[derive(Debug, Clone)]

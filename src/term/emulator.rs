@@ -14,11 +14,11 @@ use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term,
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
 use crate::config::Config;
-use crate::grid_repair;
-use crate::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
-use crate::scan::{PromptMark, Scanner, Sequence, Stop};
-use crate::screen::{Cursor, Modes, MouseReporting, Screen};
-use crate::transcript::Transcript;
+use crate::term::grid_repair;
+use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
+use crate::term::scan::{PromptMark, Scanner, Sequence, Stop};
+use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
+use crate::term::transcript::Transcript;
 
 /// Lines alacritty's grid may hold in its own history between two drains.
 const GRID_HISTORY: usize = 2000;
@@ -54,7 +54,7 @@ pub(crate) struct MarkAt {
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
 #[derive(Debug, Default)]
 pub(crate) struct Turn {
-    /// Work the turn may still do, in cells (see [`crate::scan`]).
+    /// Work the turn may still do, in cells (see [`crate::term::scan`]).
     pub budget: usize,
     /// The terminal's replies to the program's queries.
     pub replies: Vec<u8>,
@@ -548,13 +548,13 @@ impl Emulator {
     }
 
     /// The screen with the colours and attributes of its cells.
-    pub(crate) fn styled_screen(&self) -> crate::style::StyledScreen {
+    pub(crate) fn styled_screen(&self) -> crate::term::style::StyledScreen {
         let grid = self.term.grid();
         let mut runs = Vec::new();
         for line in 0..grid.screen_lines() {
-            crate::style::row_runs(line as u16, &grid[Line(line as i32)], &mut runs);
+            crate::term::style::row_runs(line as u16, &grid[Line(line as i32)], &mut runs);
         }
-        crate::style::StyledScreen { screen: self.screen(), runs }
+        crate::term::style::StyledScreen { screen: self.screen(), runs }
     }
 
     /// The screen's logical lines from the top down to the cursor's line, the first prefixed
@@ -760,7 +760,7 @@ mod tests {
         let mut emu = emulator(80, 24);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, "\x1b[>1u".repeat(4097).as_bytes());
-        assert_eq!(emu.dropped_sequences(), 4097 - crate::rewrite::KEYBOARD_STACK as u64);
+        assert_eq!(emu.dropped_sequences(), 4097 - crate::term::rewrite::KEYBOARD_STACK as u64);
         assert_eq!(emu.modes().kitty_keyboard, 1);
         // Pops still unwind the stack that was kept.
         feed(&mut emu, &mut t, "\x1b[<1000u".as_bytes());

@@ -935,7 +935,7 @@ mod tests {
         /// A terminal for a test process's stdin: input-wait only counts reads of a terminal.
         /// The master side stays open (leaked) so reads block instead of failing.
         fn terminal_stdin() -> Stdio {
-            let pty = crate::pty::open(80, 24).expect("open a pty");
+            let pty = crate::os::pty::open(80, 24).expect("open a pty");
             std::mem::forget(pty.master);
             Stdio::from(pty.slave)
         }

@@ -15,8 +15,8 @@ use std::process::Stdio;
 
 use rustix::pty::OpenptFlags;
 
-use crate::cgroup::Cgroup;
-use crate::isolation::Isolation;
+use crate::os::cgroup::Cgroup;
+use crate::os::isolation::Isolation;
 use rustix::termios::{self, InputModes, OptionalActions, Winsize};
 
 /// A pseudo-terminal pair.
@@ -103,7 +103,7 @@ pub(crate) fn spawn(
             rustix::process::setsid()?;
             rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
             if let Some(procs) = &cgroup_procs {
-                crate::cgroup::join_in_child(procs)?;
+                crate::os::cgroup::join_in_child(procs)?;
             }
             isolation.apply_in_child()?;
             mark_descriptors_cloexec();

@@ -1,0 +1,124 @@
+//! Starting a program: everything a spawn needs resolved before any process exists (working
+//! directory, isolation, environment overlay, shell integration), then the terminal opened and
+//! the program started on the caller's thread, so a slow `fork` never stalls the reactor.
+
+use std::ffi::OsString;
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+
+use crate::config::Config;
+use crate::os::cgroup::Cgroup;
+use crate::os::isolation::Isolation;
+use crate::os::shell_files::ShellFiles;
+use crate::spec::SpawnSpec;
+
+/// The parts of a started program the reactor holds.
+#[derive(Debug)]
+pub(crate) struct Spawned {
+    pub pid: i32,
+    pub master: OwnedFd,
+    pub pidfd: Option<OwnedFd>,
+    pub program: String,
+    pub cols: u16,
+    pub rows: u16,
+    pub cgroup: Option<Cgroup>,
+}
+
+/// A spawn's resolved parts.
+#[derive(Debug)]
+pub(crate) struct Launch {
+    argv: Vec<OsString>,
+    overlay: Vec<(OsString, Option<OsString>)>,
+    cwd: PathBuf,
+    isolation: Isolation,
+}
+
+/// Resolves everything a spawn needs before any process exists; `shell_files` gives the
+/// shell-integration startup files when the spec asks for them.
+pub(crate) fn prepare<'a>(
+    config: &Config,
+    spec: &SpawnSpec,
+    shell_files: impl FnOnce() -> std::io::Result<&'a ShellFiles>,
+) -> std::io::Result<Launch> {
+    let cwd = resolve_cwd(config, spec.cwd.as_deref())?;
+    let isolation = spec.isolation.resolve()?;
+    let mut argv = spec.argv();
+    // The account's variables first, so that the session's own entries win.
+    let mut overlay = Vec::new();
+    if let Some(account) = &isolation.account {
+        overlay.push(("HOME".into(), Some(account.home.clone().into())));
+        overlay.push(("USER".into(), Some(account.name.clone().into())));
+        overlay.push(("LOGNAME".into(), Some(account.name.clone().into())));
+    }
+    overlay.extend(spec.env.iter().cloned());
+    if spec.shell_integration {
+        shell_files()?
+            .inject(&mut argv, &mut overlay)
+            .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
+    }
+    Ok(Launch { argv, overlay, cwd, isolation })
+}
+
+/// The working directory for a spawn: absolute, existing.
+fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
+    let base = match &config.base_dir {
+        Some(base) => base.clone(),
+        None => std::env::current_dir()?,
+    };
+    let dir = match cwd {
+        Some(dir) => base.join(dir),
+        None => base,
+    };
+    if !dir.is_dir() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("working directory {} does not exist or is not a directory", dir.display()),
+        ));
+    }
+    Ok(dir)
+}
+
+/// Opens the terminal and starts the program (on the caller's thread, so a slow `fork` never
+/// stalls the reactor).
+pub(crate) fn start(
+    launch: &Launch,
+    program: &str,
+    config: &Config,
+    cols: u16,
+    rows: u16,
+    cgroup: Option<Cgroup>,
+) -> std::io::Result<Spawned> {
+    let pty = crate::os::pty::open(cols, rows)?;
+    let env = crate::os::env::child_env(config, std::env::vars_os(), &launch.overlay);
+    let pid = crate::os::pty::spawn(
+        &pty,
+        &launch.argv,
+        &env,
+        &launch.cwd,
+        cgroup.as_ref(),
+        &launch.isolation,
+    )?;
+    let pidfd = open_pidfd(pid);
+    // The engine keeps only the master: the program's exit closes the last slave.
+    drop(pty.slave);
+    Ok(Spawned { pid, master: pty.master, pidfd, program: program.to_owned(), cols, rows, cgroup })
+}
+
+#[cfg(target_os = "linux")]
+fn open_pidfd(pid: i32) -> Option<OwnedFd> {
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::NONBLOCK).ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_pidfd(_pid: i32) -> Option<OwnedFd> {
+    None
+}
+
+/// Kills a program the reactor could not take (and reaps it).
+pub(crate) fn kill_leftover(pid: i32) {
+    if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        let _ = rustix::process::waitpid(Some(pid), rustix::process::WaitOptions::empty());
+    }
+}

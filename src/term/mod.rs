@@ -1,0 +1,12 @@
+//! The terminal model of one session, platform-neutral: the scanner and the rules that run
+//! ahead of alacritty's parser, the emulator around alacritty's `Term`, the settled
+//! transcript, the screen and its styles, and what shell-integration marks reveal.
+
+pub(crate) mod emulator;
+pub(crate) mod grid_repair;
+pub(crate) mod rewrite;
+pub(crate) mod scan;
+pub(crate) mod screen;
+pub(crate) mod shell;
+pub(crate) mod style;
+pub(crate) mod transcript;

@@ -1,0 +1,103 @@
+//! What OSC 133 shell-integration marks reveal about a shell: at the prompt, running a
+//! command, the last exit code, where each command's output starts and ends. (The startup
+//! files that add the marks to bash and zsh are in `os::shell_files`.)
+
+use std::time::Instant;
+
+use crate::term::emulator::MarkAt;
+use crate::term::scan::PromptMark;
+
+/// A position in the transcript: line number and byte offset.
+pub(crate) type Position = (u64, usize);
+
+/// What the OSC 133 marks say about a shell.
+#[derive(Debug, Default)]
+pub(crate) struct ShellTracker {
+    /// At least one prompt was marked: integration works.
+    pub integrated: bool,
+    /// The last mark was `B`: the prompt is drawn and the shell waits for a command line.
+    pub at_prompt: bool,
+    /// A command's output started (`C`) and it has not ended (`D`) yet.
+    pub running: bool,
+    /// The exit code of the last command, from `D`.
+    pub last_exit: Option<i32>,
+    /// Prompts drawn (`B` marks).
+    pub prompts: u64,
+    /// When the last prompt was drawn.
+    pub prompt_at: Option<Instant>,
+    /// Commands ended (`D` marks).
+    pub commands: u64,
+    /// Where the last command's output started, and the `commands` count then.
+    pub output_start: Option<(Position, u64)>,
+    /// Where the last command's output ended.
+    pub output_end: Option<Position>,
+}
+
+impl ShellTracker {
+    /// Applies one mark.
+    pub(crate) fn apply(&mut self, mark: &MarkAt, now: Instant) {
+        let position = (mark.line, mark.offset);
+        match mark.mark {
+            PromptMark::PromptStart => {
+                self.running = false;
+                self.at_prompt = false;
+            }
+            PromptMark::InputStart => {
+                self.integrated = true;
+                self.at_prompt = true;
+                self.prompts += 1;
+                self.prompt_at = Some(now);
+            }
+            PromptMark::OutputStart => {
+                self.at_prompt = false;
+                self.running = true;
+                self.output_start = Some((position, self.commands));
+            }
+            PromptMark::CommandEnd(code) => {
+                self.running = false;
+                // A D with no C since the last one closes an empty command line.
+                if self.output_start.is_some_and(|(_, count)| count == self.commands) {
+                    self.last_exit = code;
+                    self.output_end = Some(position);
+                }
+                self.commands += 1;
+            }
+        }
+    }
+
+    /// The output span of the command that ended as the `commands`-th, if it had one.
+    pub(crate) fn output_of(&self, command: u64) -> Option<(Position, Position)> {
+        let (start, count) = self.output_start?;
+        (count == command).then_some((start, self.output_end?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mark(mark: PromptMark, line: u64) -> MarkAt {
+        MarkAt { mark, line, offset: 0 }
+    }
+
+    #[test]
+    fn tracks_a_command() {
+        let mut t = ShellTracker::default();
+        let now = Instant::now();
+        t.apply(&mark(PromptMark::CommandEnd(Some(0)), 0), now);
+        t.apply(&mark(PromptMark::PromptStart, 0), now);
+        t.apply(&mark(PromptMark::InputStart, 0), now);
+        assert!(t.at_prompt && t.integrated && t.last_exit.is_none());
+        t.apply(&mark(PromptMark::OutputStart, 1), now);
+        assert!(t.running && !t.at_prompt);
+        t.apply(&mark(PromptMark::CommandEnd(Some(3)), 4), now);
+        assert_eq!(t.output_of(1), Some(((1, 0), (4, 0))));
+        assert_eq!(t.last_exit, Some(3));
+        // An empty command line: D without C keeps the last exit code.
+        t.apply(&mark(PromptMark::PromptStart, 4), now);
+        t.apply(&mark(PromptMark::InputStart, 4), now);
+        t.apply(&mark(PromptMark::CommandEnd(Some(0)), 5), now);
+        assert_eq!(t.last_exit, Some(3));
+        assert_eq!(t.output_of(2), None);
+    }
+}

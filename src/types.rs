@@ -1,0 +1,219 @@
+//! The value types of termloom's API: what sessions are, how they end, what they are doing,
+//! and what reads and commands return.
+//!
+//! A leaf module: it imports nothing of the crate, so every other module may use it.
+
+use std::fmt;
+use std::time::{Duration, SystemTime};
+
+use serde::Serialize;
+
+/// Smallest accepted number of columns.
+pub const MIN_COLS: u16 = 2;
+/// Largest accepted number of columns.
+pub const MAX_COLS: u16 = 1000;
+/// Smallest accepted number of rows.
+pub const MIN_ROWS: u16 = 1;
+/// Largest accepted number of rows.
+pub const MAX_ROWS: u16 = 500;
+
+/// A session's id: unique for the engine's life, never reused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct SessionId(pub u64);
+
+impl fmt::Display for SessionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// How a program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExitStatus {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal ended it.
+    Signal(i32),
+}
+
+impl ExitStatus {
+    /// Whether it exited with code 0.
+    pub fn success(self) -> bool {
+        self == ExitStatus::Code(0)
+    }
+}
+
+impl fmt::Display for ExitStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ExitStatus::Code(code) => write!(f, "exit code {code}"),
+            ExitStatus::Signal(signal) => write!(f, "killed by signal {signal}"),
+        }
+    }
+}
+
+/// Where a session is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", content = "status", rename_all = "snake_case")]
+pub enum SessionState {
+    /// The program runs.
+    Running,
+    /// The program exited by itself and all its output was read; the session can still be
+    /// read (a tombstone once what it left behind was ended).
+    Exited(ExitStatus),
+    /// The session was closed before its program exited (a tombstone: readable, accepts
+    /// nothing), with how the program ended.
+    Closed(ExitStatus),
+}
+
+/// A line of [`Engine::list`](crate::Engine::list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SessionInfo {
+    /// The session's id.
+    pub id: SessionId,
+    /// The program's process id.
+    pub pid: i32,
+    /// The program (or shell command line).
+    pub program: String,
+    /// Columns.
+    pub cols: u16,
+    /// Rows.
+    pub rows: u16,
+    /// Where it is in its life.
+    pub state: SessionState,
+    /// What it is doing (running, quiet, waiting for input, at its prompt...).
+    pub status: Status,
+    /// When it started.
+    pub started_at: SystemTime,
+    /// Bytes written to the program.
+    pub bytes_in: u64,
+    /// Bytes the program wrote.
+    pub bytes_out: u64,
+    /// Time since the last input or output.
+    pub idle: Duration,
+    /// How many times the program rang the bell.
+    pub bells: u64,
+    /// How the session's processes are contained: its own cgroup, or its POSIX session only.
+    pub containment: String,
+    /// Why the session was closed, once it was.
+    pub closed_reason: Option<String>,
+    /// OSC strings and control sequences the program sent past a bound (title and OSC
+    /// lengths, title and keyboard-mode stack depths) and termloom dropped; see
+    /// [`Config`](crate::Config)'s `max_*` fields.
+    pub dropped_sequences: u64,
+}
+
+/// What the session's program is doing, as far as termloom can tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "activity", content = "exit", rename_all = "snake_case")]
+pub enum Activity {
+    /// It runs and has written output within the quiet window.
+    Running,
+    /// It runs and has been silent for the quiet window (`Config::quiet`).
+    Quiet,
+    /// Its foreground process group is blocked reading the terminal (Linux `/proc`).
+    WaitingForInput,
+    /// The shell is at its prompt (shell integration).
+    AtPrompt,
+    /// The program exited.
+    Exited(ExitStatus),
+    /// The session was closed before its program exited; how the program ended.
+    Closed(ExitStatus),
+}
+
+/// A process, by pid and command name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Process {
+    /// Process id (for a foreground group: the group's id).
+    pub pid: i32,
+    /// Command name (`/proc/PID/comm`).
+    pub name: String,
+}
+
+/// A session's status, carried by every read and wait outcome.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Status {
+    /// What it is doing.
+    pub activity: Activity,
+    /// The terminal's foreground process group, while the program runs.
+    pub foreground: Option<Process>,
+    /// Time since the program last wrote output.
+    pub since_output: Duration,
+    /// Exit code of the shell's last command (shell integration).
+    pub last_exit_code: Option<i32>,
+    /// Whether OSC 133 prompt marks have been seen.
+    pub shell_integration: bool,
+    /// Why input-wait detection could not decide, when it could not.
+    pub input_wait_unknown: Option<String>,
+}
+
+impl Default for Status {
+    fn default() -> Self {
+        Status {
+            activity: Activity::Running,
+            foreground: None,
+            since_output: Duration::ZERO,
+            last_exit_code: None,
+            shell_integration: false,
+            input_wait_unknown: None,
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.activity {
+            Activity::Running => f.write_str("running")?,
+            Activity::Quiet => f.write_str("quiet")?,
+            Activity::WaitingForInput => f.write_str("waiting for input")?,
+            Activity::AtPrompt => f.write_str("at prompt")?,
+            Activity::Exited(status) => write!(f, "exited ({status})")?,
+            Activity::Closed(status) => write!(f, "closed ({status})")?,
+        }
+        if let Some(process) = &self.foreground {
+            write!(f, ", foreground {} (pid {})", process.name, process.pid)?;
+        }
+        if let Some(code) = self.last_exit_code {
+            write!(f, ", last exit code {code}")?;
+        }
+        write!(f, ", last output {:.1}s ago", self.since_output.as_secs_f64())
+    }
+}
+/// What one [`Session::read`](crate::Session::read) returns: the new part of the transcript.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Output {
+    /// The new text: complete lines end with `\n`; the last, unfinished line (usually a prompt)
+    /// has none and is continued, not repeated, by the next read.
+    pub text: String,
+    /// Number of the line `text` starts in (lines are numbered from 0 at the session's start).
+    pub first_line: u64,
+    /// A line that an earlier read returned (in part) has since been rewritten on the screen
+    /// (a progress bar, a redrawn prompt); `text` starts with that line again, in full.
+    pub rewritten: bool,
+    /// More new output is waiting: the read stopped at `max_read_bytes`.
+    pub truncated: bool,
+    /// Lines the reader never saw because they were dropped from the bounded store first.
+    pub missed_lines: u64,
+    /// The session's status at the time of the read.
+    pub status: Status,
+}
+
+/// What [`Session::run_command`](crate::Session::run_command) returns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CommandResult {
+    /// The command's own output (its transcript lines, without the command line and the next
+    /// prompt).
+    pub output: String,
+    /// Its exit code, from the shell.
+    pub exit_code: Option<i32>,
+    /// How long it ran, from sending the line to the prompt coming back.
+    pub duration: Duration,
+    /// Part of the output had already been dropped from the bounded transcript.
+    pub output_truncated: bool,
+    /// The command did not finish within the timeout (`exit_code` is then `None`).
+    pub timed_out: bool,
+    /// The session's status when the command ended (or timed out).
+    pub status: Status,
+}
