@@ -55,7 +55,7 @@ pub enum Error {
     /// A key script or key name that cannot be parsed.
     Key(crate::input::keys::KeyParseError),
     /// A mouse event that cannot be sent (mouse reporting off, position not encodable).
-    Mouse(String),
+    Mouse(crate::input::mouse::MouseError),
     /// `Config::max_sessions` live sessions already exist.
     TooManySessions {
         /// The limit.
@@ -113,7 +113,7 @@ impl fmt::Display for Error {
             }
             Error::InvalidInput(message) => write!(f, "invalid input: {message}"),
             Error::Key(err) => write!(f, "{err}"),
-            Error::Mouse(message) => write!(f, "{message}"),
+            Error::Mouse(err) => write!(f, "{err}"),
             Error::TooManySessions { limit } => write!(
                 f,
                 "too many sessions: {limit} are live (max_sessions); close one before starting another"

@@ -6,8 +6,8 @@
 //! bounds, whatever the bytes are.
 
 use crate::config::Config;
-use crate::term::emulator::{Emulator, OutputBounds, Turn};
-use crate::term::transcript::Transcript;
+use crate::term::Terminal;
+use crate::term::emulator::Turn;
 
 /// Feeds bytes through the whole output path (scanner, emulator, transcript) as a session's
 /// reactor would, then takes every view (screen, styled screen, transcript read, tail).
@@ -24,28 +24,25 @@ pub fn feed_terminal(data: &[u8]) {
         }
         _ => (80, 24, 4096, data),
     };
-    let mut emulator = Emulator::new(cols, rows, OutputBounds::of(&Config::default()));
-    let mut transcript = Transcript::new(1000, 256 << 10, 64 << 10);
+    let mut terminal = Terminal::new(cols, rows, &Config::default());
     for piece in rest.chunks(chunk) {
-        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
-        emulator.feed(piece, &mut transcript, &mut turn);
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        terminal.feed(piece, &mut turn);
         // A bounded turn leaves the rest pending, as the reactor's would.
-        while emulator.has_pending() {
+        while terminal.has_pending() {
             turn.budget = 16 << 10;
-            emulator.resume(&mut transcript, &mut turn);
+            terminal.resume(&mut turn);
         }
         // Reads interleave with output, as a caller's would.
         if piece.len() % 3 == 0 {
-            let tail = emulator.tail(&transcript);
-            let _ = transcript.read(tail.as_deref(), 4096);
+            let _ = terminal.read(4096);
         }
     }
-    let _ = emulator.screen();
-    let _ = emulator.styled_screen().to_string();
-    let tail = emulator.tail(&transcript);
-    let _ = transcript.read(tail.as_deref(), 1 << 20);
-    emulator.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1, &mut transcript);
-    let _ = emulator.screen();
+    let _ = terminal.screen();
+    let _ = terminal.styled_screen().to_string();
+    let _ = terminal.read(1 << 20);
+    terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1);
+    let _ = terminal.screen();
 }
 
 /// Decodes the escapes of text sent with `send_text`.

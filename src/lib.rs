@@ -52,18 +52,18 @@ pub use input::escapes::decode_escapes;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
 };
-pub use input::mouse::MouseButton;
+pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
 pub use os::env::is_credential_name;
 pub use os::isolation::Limit;
-pub use session::{PendingWait, ScrollDirection, Session};
+pub use session::{PendingWait, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use term::style::{StyleRun, StyledScreen};
 pub use types::{
     Activity, CommandResult, ExitStatus, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output, Process,
-    SessionId, SessionInfo, SessionState, Status,
+    Scrollback, SessionId, SessionInfo, SessionState, Status,
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

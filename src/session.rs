@@ -13,7 +13,7 @@ use crate::input::mouse::{MouseAction, MouseButton};
 use crate::input::signal::{Signal, SignalReport, SignalTarget};
 use crate::reactor::Client;
 use crate::term::screen::Screen;
-use crate::types::{CommandResult, Output, SessionId, SessionInfo, Status};
+use crate::types::{CommandResult, Output, Scrollback, SessionId, SessionInfo, Status};
 use crate::wait::{Until, WaitOutcome};
 
 /// Ids of waits, unique in the process.
@@ -233,7 +233,7 @@ impl Session {
     /// The retained transcript (settled lines and the screen's lines down to the cursor), at
     /// most `max_bytes` of its end; the flag says whether older text was left out. Does not
     /// move the read cursor.
-    pub fn scrollback(&self, max_bytes: usize) -> Result<(String, bool)> {
+    pub fn scrollback(&self, max_bytes: usize) -> Result<Scrollback> {
         let id = self.id;
         self.client.call(move |r| r.scrollback(id, max_bytes))
     }

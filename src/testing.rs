@@ -613,7 +613,7 @@ impl TestSession {
     /// the cursor), without moving the read cursor.
     #[track_caller]
     pub fn last_lines(&self, n: usize) -> Vec<String> {
-        let (text, _) = self.check("scrollback", self.session.scrollback(64 << 10));
+        let text = self.check("scrollback", self.session.scrollback(64 << 10)).text;
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
     }
@@ -670,8 +670,8 @@ impl TestSession {
             None => out.push_str("screen: unavailable\n"),
         }
         match self.session.scrollback(64 << 10) {
-            Ok((text, _)) => {
-                let lines: Vec<&str> = text.lines().collect();
+            Ok(scrollback) => {
+                let lines: Vec<&str> = scrollback.text.lines().collect();
                 let shown = &lines[lines.len().saturating_sub(TRANSCRIPT_LINES)..];
                 let _ = writeln!(out, "last {} transcript lines:", shown.len());
                 for line in shown {

@@ -200,6 +200,18 @@ pub struct Output {
     pub status: Status,
 }
 
+/// What [`Session::scrollback`](crate::Session::scrollback) returns: the retained transcript,
+/// up to a number of bytes of its end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Scrollback {
+    /// The text: settled lines, then the screen's lines down to the cursor.
+    pub text: String,
+    /// Older text was left out: by the bound asked for, or because the transcript had
+    /// already dropped it.
+    pub truncated: bool,
+}
+
 /// What [`Session::run_command`](crate::Session::run_command) returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CommandResult {
@@ -216,4 +228,79 @@ pub struct CommandResult {
     pub timed_out: bool,
     /// The session's status when the command ended (or timed out).
     pub status: Status,
+}
+
+/// Which mouse events the program asked to receive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MouseReporting {
+    /// No mouse reporting: mouse events would reach the program as text.
+    Off,
+    /// Presses and releases (mode 1000).
+    Click,
+    /// Also motion while a button is held (mode 1002).
+    Drag,
+    /// All motion (mode 1003).
+    Motion,
+}
+
+/// The input modes a driver needs to send the right bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Modes {
+    /// Application cursor keys (DECCKM): arrows send `ESC O A` instead of `ESC [ A`.
+    pub app_cursor: bool,
+    /// Application keypad (DECKPAM).
+    pub app_keypad: bool,
+    /// Bracketed paste (mode 2004).
+    pub bracketed_paste: bool,
+    /// Mouse reporting requested by the program.
+    pub mouse: MouseReporting,
+    /// SGR mouse encoding (mode 1006).
+    pub mouse_sgr: bool,
+    /// UTF-8 mouse encoding (mode 1005).
+    pub mouse_utf8: bool,
+    /// Focus in/out reports (mode 1004).
+    pub focus_events: bool,
+    /// Kitty keyboard protocol flags the program enabled (0: legacy keys).
+    pub kitty_keyboard: u8,
+}
+
+impl fmt::Display for Modes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut names = Vec::new();
+        if self.app_cursor {
+            names.push("app-cursor".to_owned());
+        }
+        if self.app_keypad {
+            names.push("app-keypad".to_owned());
+        }
+        if self.bracketed_paste {
+            names.push("bracketed-paste".to_owned());
+        }
+        if self.mouse != MouseReporting::Off {
+            let encoding = if self.mouse_sgr {
+                "sgr"
+            } else if self.mouse_utf8 {
+                "utf8"
+            } else {
+                "x10"
+            };
+            let kind = match self.mouse {
+                MouseReporting::Click => "click",
+                MouseReporting::Drag => "drag",
+                _ => "motion",
+            };
+            names.push(format!("mouse={kind}/{encoding}"));
+        }
+        if self.focus_events {
+            names.push("focus".to_owned());
+        }
+        if self.kitty_keyboard != 0 {
+            names.push(format!("kitty-keys={}", self.kitty_keyboard));
+        }
+        if names.is_empty() {
+            return f.write_str("none");
+        }
+        f.write_str(&names.join(" "))
+    }
 }

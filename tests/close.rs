@@ -53,7 +53,7 @@ fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
     assert_eq!(sh.close().unwrap(), status);
     assert!(matches!(sh.send_text("x"), Err(Error::SessionClosed(_))));
     // The tombstone still reads.
-    assert!(sh.scrollback(1 << 20).unwrap().0.contains("started"));
+    assert!(sh.scrollback(1 << 20).unwrap().text.contains("started"));
 }
 
 #[test]

@@ -173,7 +173,7 @@ fn output_written_just_before_exit_is_not_lost() {
             .unwrap();
         let outcome = expect(&s, Until::exit());
         assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(3) });
-        let (text, _) = s.scrollback(1 << 20).unwrap();
+        let text = s.scrollback(1 << 20).unwrap().text;
         assert!(text.ends_with("2000\nlast words"), "{:?}", &text[text.len().saturating_sub(40)..]);
     }
 }

@@ -223,7 +223,7 @@ fn credentials_stay_out_of_the_child_environment() {
             .unwrap();
     let s = engine.spawn(SpawnSpec::new("env").env("EXPLICIT_TOKEN", "given")).unwrap();
     expect(&s, Until::exit());
-    let (text, _) = s.scrollback(1 << 20).unwrap();
+    let text = s.scrollback(1 << 20).unwrap().text;
     assert!(
         !text.contains("ghp_fake") && !text.contains("sk_fake") && !text.contains("TERMLOOM_"),
         "{text}"
@@ -262,7 +262,7 @@ fn a_session_run_as_nobody_cannot_sudo() {
         )
         .unwrap();
     expect(&s, Until::exit());
-    let (text, _) = s.scrollback(1 << 20).unwrap();
+    let text = s.scrollback(1 << 20).unwrap().text;
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], "65534", "{text}");
     assert_eq!(lines[1], "65534", "supplementary groups dropped: {text}");

@@ -9,6 +9,7 @@ mod parse;
 mod report;
 mod run;
 mod signals;
+mod stderr_log;
 mod steps;
 mod table;
 mod values;
@@ -21,6 +22,7 @@ pub const EXIT_USAGE: u8 = 2;
 
 /// Runs the command line `args` (without the program name) and returns the exit code.
 pub fn main(args: Vec<OsString>) -> ExitCode {
+    stderr_log::install();
     let mut args = args.into_iter();
     let Some(command) = args.next() else {
         eprint!("{}", help::short_usage());

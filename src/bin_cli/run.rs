@@ -193,7 +193,8 @@ fn end_session(session: &Session) -> termloom::Result<Ending> {
         Some(screen) => screen,
         None => session.screen()?,
     };
-    let (transcript, transcript_truncated) = session.scrollback(TRANSCRIPT_BOUND)?;
+    let scrollback = session.scrollback(TRANSCRIPT_BOUND)?;
+    let (transcript, transcript_truncated) = (scrollback.text, scrollback.truncated);
     Ok(Ending { status, closed_by_termloom: running, screen, transcript, transcript_truncated })
 }
 

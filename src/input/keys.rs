@@ -103,7 +103,7 @@ pub struct Key {
 
 /// The terminal modes that change how keys are encoded.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct KeyModes {
+pub(crate) struct KeyModes {
     /// Application cursor keys (DECCKM, `CSI ? 1 h`): unmodified cursor keys
     /// and Home/End are sent as `SS3` sequences (`ESC O A`) instead of `CSI`
     /// (`ESC [ A`) in the legacy encoding.
@@ -118,6 +118,16 @@ pub struct KeyModes {
     /// as escape codes, 16 report associated text. 0 means the legacy xterm
     /// encoding.
     pub kitty_flags: u8,
+}
+
+impl From<&crate::types::Modes> for KeyModes {
+    fn from(modes: &crate::types::Modes) -> Self {
+        KeyModes {
+            app_cursor: modes.app_cursor,
+            app_keypad: modes.app_keypad,
+            kitty_flags: modes.kitty_keyboard,
+        }
+    }
 }
 
 /// The kitty "disambiguate escape codes" flag.
@@ -534,7 +544,12 @@ impl Key {
     ///
     /// [`KeyModes::app_keypad`] has no effect: no keypad keys are modelled.
     /// `F(n)` outside 1..=12 encodes to no bytes.
-    pub fn encode(&self, modes: &KeyModes) -> Vec<u8> {
+    pub fn encode(&self, modes: &crate::types::Modes) -> Vec<u8> {
+        self.encode_for(&KeyModes::from(modes))
+    }
+
+    /// [`Key::encode`] for the key-relevant modes.
+    pub(crate) fn encode_for(&self, modes: &KeyModes) -> Vec<u8> {
         if modes.kitty_flags == 0 {
             self.encode_legacy(modes.app_cursor)
         } else {
@@ -791,7 +806,7 @@ pub fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
     for item in items {
         match item {
             ScriptItem::Text(t) => out.extend_from_slice(t.as_bytes()),
-            ScriptItem::Key(k) => out.extend_from_slice(&k.encode(modes)),
+            ScriptItem::Key(k) => out.extend_from_slice(&k.encode_for(modes)),
         }
     }
     out
@@ -953,7 +968,7 @@ mod tests {
             ];
             for (mode_name, modes, expected) in cases {
                 assert_eq!(
-                    show(&key.encode(&modes)),
+                    show(&key.encode_for(&modes)),
                     show(expected.as_bytes()),
                     "{name} in {mode_name}"
                 );
@@ -966,9 +981,9 @@ mod tests {
         for &(name, legacy, app, _) in TABLE {
             let key = key(name);
             let keypad = KeyModes { app_keypad: true, ..LEGACY };
-            assert_eq!(key.encode(&keypad), legacy.as_bytes(), "{name}");
+            assert_eq!(key.encode_for(&keypad), legacy.as_bytes(), "{name}");
             let keypad_app = KeyModes { app_keypad: true, ..APP };
-            assert_eq!(key.encode(&keypad_app), app.as_bytes(), "{name}");
+            assert_eq!(key.encode_for(&keypad_app), app.as_bytes(), "{name}");
         }
     }
 
@@ -1003,7 +1018,7 @@ mod tests {
         for &(name, expected) in FLAG8 {
             for modes in [kitty(8), kitty(9), kitty_app(9), kitty(11)] {
                 assert_eq!(
-                    show(&key(name).encode(&modes)),
+                    show(&key(name).encode_for(&modes)),
                     show(expected.as_bytes()),
                     "{name} with {modes:?}"
                 );
@@ -1037,7 +1052,7 @@ mod tests {
         ];
         for &(flags, name, expected) in cases {
             assert_eq!(
-                show(&key(name).encode(&kitty(flags))),
+                show(&key(name).encode_for(&kitty(flags))),
                 show(expected.as_bytes()),
                 "{name} with flags {flags}"
             );
@@ -1080,7 +1095,7 @@ mod tests {
         for &(flags, app_cursor, name, expected) in cases {
             let modes = KeyModes { app_cursor, app_keypad: false, kitty_flags: flags };
             assert_eq!(
-                show(&key(name).encode(&modes)),
+                show(&key(name).encode_for(&modes)),
                 show(expected.as_bytes()),
                 "{name} with flags {flags}, app_cursor {app_cursor}"
             );
@@ -1091,8 +1106,8 @@ mod tests {
     fn out_of_range_function_keys_encode_to_nothing() {
         for n in [0, 13, 255] {
             let key = Key::new(KeyCode::F(n));
-            assert!(key.encode(&LEGACY).is_empty());
-            assert!(key.encode(&kitty(1)).is_empty());
+            assert!(key.encode_for(&LEGACY).is_empty());
+            assert!(key.encode_for(&kitty(1)).is_empty());
         }
     }
 

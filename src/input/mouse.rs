@@ -82,6 +82,27 @@ pub struct MouseModes {
     pub encoding: MouseEncoding,
 }
 
+impl From<&crate::types::Modes> for MouseModes {
+    fn from(modes: &crate::types::Modes) -> Self {
+        use crate::types::MouseReporting;
+        MouseModes {
+            tracking: match modes.mouse {
+                MouseReporting::Off => MouseTracking::Off,
+                MouseReporting::Click => MouseTracking::Normal,
+                MouseReporting::Drag => MouseTracking::Button,
+                MouseReporting::Motion => MouseTracking::Any,
+            },
+            encoding: if modes.mouse_sgr {
+                MouseEncoding::Sgr
+            } else if modes.mouse_utf8 {
+                MouseEncoding::Utf8
+            } else {
+                MouseEncoding::Legacy
+            },
+        }
+    }
+}
+
 /// Keyboard modifiers held during a mouse event.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct MouseModifiers {

@@ -49,7 +49,7 @@ pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
             Ok(Some(Line::TooLong { prefix, length })) => server.too_long(&prefix, length),
             Ok(None) => break Ok(()),
             Err(err) => {
-                eprintln!("termloom mcp: reading the input failed: {err}");
+                log::error!("termloom mcp: reading the input failed: {err}");
                 break Err(err);
             }
         }
@@ -58,7 +58,7 @@ pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
     if idle {
         writer.finish();
     } else {
-        eprintln!("termloom mcp: some tool calls did not finish; exiting without them");
+        log::warn!("termloom mcp: some tool calls did not finish; exiting without them");
     }
     result
 }
@@ -110,7 +110,7 @@ impl Server {
     /// Answers a line longer than the limit, under its id when the beginning shows it.
     fn too_long(&mut self, prefix: &[u8], length: u64) {
         let id = sniff_id(prefix).unwrap_or(Value::Null);
-        eprintln!("termloom mcp: refused a message of {length} bytes (id {id})");
+        log::warn!("termloom mcp: refused a message of {length} bytes (id {id})");
         let error = RpcError::new(
             INVALID_REQUEST,
             format!(

@@ -4,28 +4,22 @@
 use super::*;
 use crate::input::keys::{KeyModes, ScriptItem, encode_script};
 use crate::input::mouse::{
-    MouseAction, MouseButton, MouseEncoding, MouseModes, MouseModifiers, MouseTracking,
+    MouseAction, MouseButton, MouseModes, MouseModifiers,
     encode_mouse, encode_mouse_hover,
 };
 use crate::input::paste::encode_paste;
 use crate::input::signal::{SignalReport, SignalTarget};
-use crate::term::screen::MouseReporting;
 
 impl Reactor {
     /// Encodes a parsed key script with the current key modes and queues it.
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
-        let modes = self.slot(id)?.emulator.modes();
-        let key_modes = KeyModes {
-            app_cursor: modes.app_cursor,
-            app_keypad: modes.app_keypad,
-            kitty_flags: modes.kitty_keyboard,
-        };
-        self.send(id, &encode_script(items, &key_modes))
+        let modes = KeyModes::from(&self.slot(id)?.terminal.modes());
+        self.send(id, &encode_script(items, &modes))
     }
 
     /// Encodes a paste (bracketed when the program asked for it).
     pub(crate) fn encode_paste(&mut self, id: SessionId, text: &str) -> Result<Vec<u8>> {
-        let bracketed = self.slot(id)?.emulator.modes().bracketed_paste;
+        let bracketed = self.slot(id)?.terminal.modes().bracketed_paste;
         Ok(encode_paste(text, bracketed))
     }
 
@@ -39,23 +33,8 @@ impl Reactor {
         row: u16,
         col: u16,
     ) -> Result<()> {
-        let screen_modes = self.slot(id)?.emulator.modes();
-        let modes = MouseModes {
-            tracking: match screen_modes.mouse {
-                MouseReporting::Off => MouseTracking::Off,
-                MouseReporting::Click => MouseTracking::Normal,
-                MouseReporting::Drag => MouseTracking::Button,
-                MouseReporting::Motion => MouseTracking::Any,
-            },
-            encoding: if screen_modes.mouse_sgr {
-                MouseEncoding::Sgr
-            } else if screen_modes.mouse_utf8 {
-                MouseEncoding::Utf8
-            } else {
-                MouseEncoding::Legacy
-            },
-        };
-        let (cols, rows) = self.slot(id)?.emulator.size();
+        let modes = MouseModes::from(&self.slot(id)?.terminal.modes());
+        let (cols, rows) = self.slot(id)?.terminal.size();
         if row >= rows || col >= cols {
             return Err(Error::InvalidInput(format!(
                 "mouse position row {row} col {col} is outside the {cols}x{rows} screen (rows and columns count from 0)"
@@ -67,7 +46,7 @@ impl Reactor {
                 encode_mouse(button, action, row, col, MouseModifiers::NONE, &modes)
             }
         };
-        let bytes = encoded.map_err(|e| Error::Mouse(e.to_string()))?;
+        let bytes = encoded.map_err(Error::Mouse)?;
         match bytes {
             Some(bytes) => self.send(id, &bytes),
             None => Ok(()),

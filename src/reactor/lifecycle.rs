@@ -63,7 +63,7 @@ impl Reactor {
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
-        if slot.emulator.has_pending() {
+        if slot.terminal.has_pending() {
             // Output read before the exit is still being fed, a turn at a time: the turn
             // that finishes it reports the exit.
             slot.exit_deferred = true;
@@ -171,7 +171,7 @@ impl Reactor {
             }
             None => (now + closing.backoff).min(closing.started + grace),
             Some(killed) if now >= killed + KILL_WAIT => {
-                eprintln!(
+                log::error!(
                     "termloom: session {id}: {} process(es) survived SIGKILL: {:?}",
                     survivors.len(),
                     survivors
@@ -211,7 +211,7 @@ impl Reactor {
         slot.cgroup = None;
         slot.drop_input();
         slot.queue = VecDeque::new();
-        slot.emulator.trim_memory();
+        slot.terminal.trim_memory();
         if let Some(closing) = slot.closing.take() {
             slot.closed_reason = Some(closing.reason);
             for reply in closing.replies {

@@ -23,11 +23,11 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::os::procfs;
-use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::Terminal;
+use crate::term::emulator::Turn;
 use crate::term::screen::Screen;
-use crate::term::shell::ShellTracker;
-use crate::term::transcript::{ReadMark, Transcript};
-use crate::types::{CommandResult, Output};
+use crate::term::transcript::ReadMark;
+use crate::types::{CommandResult, Output, Scrollback};
 use crate::types::{ExitStatus, SessionId, SessionInfo, SessionState};
 use crate::wait::{Fired, Until, WaitOutcome};
 
@@ -163,15 +163,13 @@ struct Slot {
     program: String,
     master: Option<OwnedFd>,
     pidfd: Option<OwnedFd>,
-    emulator: Emulator,
-    transcript: Transcript,
+    terminal: Terminal,
     queue: VecDeque<u8>,
     /// Input waiting for room in `queue`, with the callers to answer.
     parked: VecDeque<(Vec<u8>, Sender<Result<()>>)>,
     want_write: bool,
     waiters: Vec<Waiter>,
     commands: Vec<waiters::CommandWaiter>,
-    shell: ShellTracker,
     screen_hash: u64,
     screen_changed: Instant,
     /// The last input-wait probe that found the foreground group waiting: the activity time
@@ -227,7 +225,7 @@ impl Slot {
     }
 
     fn info(&self) -> SessionInfo {
-        let (cols, rows) = self.emulator.size();
+        let (cols, rows) = self.terminal.size();
         SessionInfo {
             id: self.id,
             pid: self.pid,
@@ -241,12 +239,12 @@ impl Slot {
             bytes_out: self.bytes_out,
             idle: self.last_input.max(self.last_output).elapsed(),
             containment: self.containment.clone(),
-            bells: self.emulator.bells(),
+            bells: self.terminal.bells(),
             closed_reason: self.closed_reason.map(|reason| match &self.failure {
                 Some(failure) => format!("{reason}: {failure}"),
                 None => reason.to_string(),
             }),
-            dropped_sequences: self.emulator.dropped_sequences(),
+            dropped_sequences: self.terminal.dropped_sequences(),
         }
     }
 }
@@ -302,7 +300,7 @@ impl Reactor {
             if let Err(err) = self.poll.poll(&mut events, timeout)
                 && err.kind() != io::ErrorKind::Interrupted
             {
-                eprintln!("termloom: poll failed: {err}");
+                log::error!("termloom: poll failed: {err}");
                 self.begin_shutdown(None);
             }
             for event in events.iter() {
@@ -357,20 +355,14 @@ impl Reactor {
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "a panic without a message".to_owned());
-        let bounds = OutputBounds::of(&self.config);
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        let (cols, rows) = slot.emulator.size();
-        slot.emulator = Emulator::new(cols, rows, bounds);
+        slot.terminal.reset_emulator(&self.config);
         slot.failure = Some(message);
         if let Some(master) = slot.master.take() {
             let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
         }
-        slot.transcript.unpin();
-        let Some(slot) = self.sessions.get_mut(&id) else {
-            return;
-        };
         if let Some(closing) = &mut slot.closing {
             closing.reason = CloseReason::EmulationFailed;
         }
@@ -488,18 +480,12 @@ impl Reactor {
                 program,
                 master: Some(master),
                 pidfd,
-                emulator: Emulator::new(cols, rows, OutputBounds::of(config)),
-                transcript: Transcript::new(
-                    config.scrollback_lines,
-                    config.scrollback_bytes,
-                    config.max_read_bytes,
-                ),
+                terminal: Terminal::new(cols, rows, config),
                 queue: VecDeque::new(),
                 parked: VecDeque::new(),
                 want_write: false,
                 waiters: Vec::new(),
                 commands: Vec::new(),
-                shell: ShellTracker::default(),
                 screen_hash: 0,
                 screen_changed: now,
                 seen_waiting: std::cell::Cell::new(None),
@@ -554,16 +540,12 @@ impl Reactor {
         &mut self,
         id: SessionId,
     ) -> Result<crate::term::style::StyledScreen> {
-        Ok(self.slot(id)?.emulator.styled_screen())
+        Ok(self.slot(id)?.terminal.styled_screen())
     }
 
     /// Reads the session's clipboard, or replaces it with `text`.
     pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
-        let emulator = &mut self.slot(id)?.emulator;
-        if let Some(text) = text {
-            emulator.set_clipboard(text);
-        }
-        Ok(emulator.clipboard().to_owned())
+        Ok(self.slot(id)?.terminal.clipboard(text))
     }
 
     /// One session's information.

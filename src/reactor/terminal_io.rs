@@ -164,13 +164,13 @@ impl Reactor {
         // bounds.
         let pinned =
             slot.waiters.iter().filter(|w| w.until.needs_transcript()).map(|w| w.searched).min();
-        slot.transcript.pin(pinned);
+        slot.terminal.transcript_mut().pin(pinned);
         let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut fed = false;
             let mut hung_up = false;
             let more = loop {
-                if slot.emulator.has_pending() {
-                    slot.emulator.resume(&mut slot.transcript, &mut turn);
+                if slot.terminal.has_pending() {
+                    slot.terminal.resume(&mut turn);
                     fed = true;
                 } else {
                     let Some(master) = &slot.master else { break false };
@@ -181,7 +181,7 @@ impl Reactor {
                             break false;
                         }
                         Ok(n) => {
-                            slot.emulator.feed(&buffer[..n], &mut slot.transcript, &mut turn);
+                            slot.terminal.feed(&buffer[..n], &mut turn);
                             slot.bytes_out += n as u64;
                             fed = true;
                         }
@@ -194,9 +194,9 @@ impl Reactor {
                         }
                     }
                 }
-                if slot.emulator.has_pending()
+                if slot.terminal.has_pending()
                     || turn.budget == 0
-                    || (pinned.is_some() && slot.transcript.pinned_too_long())
+                    || (pinned.is_some() && slot.terminal.transcript().pinned_too_long())
                 {
                     break true;
                 }
@@ -217,7 +217,7 @@ impl Reactor {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
             slot.last_output = now;
-            if let Some(at) = slot.emulator.sync_deadline()
+            if let Some(at) = slot.terminal.sync_deadline()
                 && slot.sync_timer != Some(at)
             {
                 slot.sync_timer = Some(at);
@@ -229,22 +229,18 @@ impl Reactor {
                 let at = now + self.config.quiet;
                 self.schedule(at, Timer::Quiet(id));
             }
-            let slot = self.sessions.get_mut(&id).expect("slot exists");
-            for mark in turn.marks.drain(..) {
-                slot.shell.apply(&mark, now);
-            }
             self.queue_replies(id, &turn.replies);
             self.track_screen(id);
             self.check_waiters(id);
         }
         if let Some(slot) = self.sessions.get_mut(&id) {
-            slot.transcript.unpin();
+            slot.terminal.transcript_mut().unpin();
         }
         if hung_up {
             self.hang_up(id);
         } else if let Some(slot) = self.sessions.get_mut(&id)
             && slot.exit_deferred
-            && !slot.emulator.has_pending()
+            && !slot.terminal.has_pending()
         {
             slot.exit_deferred = false;
             self.report_exit(id);
@@ -271,7 +267,7 @@ impl Reactor {
             return;
         };
         slot.sync_timer = None;
-        match slot.emulator.sync_deadline() {
+        match slot.terminal.sync_deadline() {
             Some(at) if at <= Instant::now() => {}
             Some(at) => {
                 slot.sync_timer = Some(at);
@@ -280,7 +276,7 @@ impl Reactor {
             }
             None => return,
         }
-        slot.emulator.stop_sync();
+        slot.terminal.stop_sync();
         self.track_screen(id);
         self.check_waiters(id);
     }
@@ -296,30 +292,29 @@ impl Reactor {
             return;
         }
         slot.quiet_armed = false;
-        slot.emulator.trim_memory();
+        slot.terminal.trim_memory();
     }
 
     /// The unread transcript.
     pub(crate) fn read(&mut self, id: SessionId, max_bytes: Option<usize>) -> Result<Output> {
         let limit = self.config.max_read_bytes;
         let slot = self.slot(id)?;
-        let tail = slot.emulator.tail(&slot.transcript);
         let max = max_bytes.unwrap_or(limit).clamp(4, limit);
-        let mut output = slot.transcript.read(tail.as_deref(), max);
+        let mut output = slot.terminal.read(max);
         output.status = self.status_of(id.0);
         Ok(output)
     }
 
     /// The retained transcript, up to `max_bytes` of its end.
-    pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<(String, bool)> {
+    pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<Scrollback> {
         let slot = self.slot(id)?;
-        let tail = slot.emulator.tail(&slot.transcript);
-        Ok(slot.transcript.retained(tail.as_deref(), max_bytes))
+        let (text, truncated) = slot.terminal.retained(max_bytes);
+        Ok(Scrollback { text, truncated })
     }
 
     /// The screen.
     pub(crate) fn screen(&mut self, id: SessionId) -> Result<Screen> {
-        Ok(self.slot(id)?.emulator.screen())
+        Ok(self.slot(id)?.terminal.screen())
     }
 
     /// Resizes the grid and the kernel's terminal.
@@ -329,7 +324,7 @@ impl Reactor {
         if slot.closed {
             return Err(Error::SessionClosed(id));
         }
-        slot.emulator.resize(cols, rows, &mut slot.transcript);
+        slot.terminal.resize(cols, rows);
         slot.last_resize = Instant::now();
         if let Some(master) = &slot.master {
             crate::os::pty::set_size(master.as_fd(), cols, rows)

@@ -61,10 +61,10 @@ impl Reactor {
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
         if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
             // Not tracked while nobody needed it: the screen can only have changed with output.
-            slot.screen_hash = screen_hash(&slot.emulator.screen());
+            slot.screen_hash = screen_hash(&slot.terminal.screen());
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
-        let read = slot.transcript.read_mark();
+        let read = slot.terminal.read_mark();
         slot.waiters.push(Waiter {
             id: waiter,
             until,
@@ -84,13 +84,13 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        if slot.emulator.sync_deadline().is_some() {
+        if slot.terminal.sync_deadline().is_some() {
             // A synchronized update is drawing a frame: the screen is changing.
             slot.screen_changed = Instant::now();
             return;
         }
         if slot.waiters.iter().any(|w| w.until.needs_stable()) {
-            let hash = screen_hash(&slot.emulator.screen());
+            let hash = screen_hash(&slot.terminal.screen());
             if hash != slot.screen_hash {
                 slot.screen_hash = hash;
                 slot.screen_changed = Instant::now();
@@ -111,15 +111,15 @@ impl Reactor {
         }
         let now = Instant::now();
         let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript()) {
-            slot.emulator.tail(&slot.transcript)
+            slot.terminal.tail()
         } else {
             None
         };
         // While a synchronized update draws a frame, screen conditions wait for the frame.
         let screen = if slot.waiters.iter().any(|w| w.until.needs_screen())
-            && slot.emulator.sync_deadline().is_none()
+            && slot.terminal.sync_deadline().is_none()
         {
-            Some(slot.emulator.screen())
+            Some(slot.terminal.screen())
         } else {
             None
         };
@@ -141,8 +141,8 @@ impl Reactor {
         let view = StateView {
             quiet_for,
             stable_for: now.saturating_duration_since(slot.screen_changed.max(slot.last_input)),
-            at_prompt: slot.shell.at_prompt
-                && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input),
+            at_prompt: slot.terminal.shell().at_prompt
+                && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input),
             input_wait,
             settle,
         };
@@ -151,7 +151,7 @@ impl Reactor {
             (None, true) => Some(Fired::Closed),
             (None, false) => None,
         };
-        let transcript = &slot.transcript;
+        let transcript = slot.terminal.transcript();
         let end = transcript.end();
         let mut answered = Vec::new();
         let mut rechecks = Vec::new();
@@ -239,7 +239,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
         let waiter = slot.waiters.swap_remove(index);
-        let screen = Some(slot.emulator.screen());
+        let screen = Some(slot.terminal.screen());
         self.unschedule(waiter.deadline, Timer::Wait { session: id, waiter: waiter.id });
         if let Some(at) = waiter.recheck {
             self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
@@ -270,17 +270,17 @@ impl Reactor {
                     "run_command takes one command line; join commands with ';' or '&&'".into(),
                 ));
             }
-            if !slot.shell.integrated {
+            if !slot.terminal.shell().integrated {
                 return Err(Error::InvalidInput(format!(
                     "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
                 )));
             }
-            if !slot.shell.at_prompt {
+            if !slot.terminal.shell().at_prompt {
                 return Err(Error::InvalidInput(format!(
                     "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
                 )));
             }
-            Ok((slot.shell.prompts, slot.shell.commands))
+            Ok((slot.terminal.shell().prompts, slot.terminal.shell().commands))
         });
         let (prompts, commands) = match checked {
             Ok(counts) => counts,
@@ -318,7 +318,7 @@ impl Reactor {
         if slot.commands.is_empty() {
             return;
         }
-        let shell = &slot.shell;
+        let shell = slot.terminal.shell();
         let ended = slot.exit.is_some() || slot.closed;
         let done: Vec<CommandWaiter> = {
             let (done, waiting) = std::mem::take(&mut slot.commands)
@@ -342,25 +342,8 @@ impl Reactor {
     ) -> CommandResult {
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
-        let tail = slot.emulator.tail(&slot.transcript);
-        let tail_lines = tail.as_deref().unwrap_or(&[]);
-        let span = if timed_out { None } else { slot.shell.output_of(command.commands) };
-        let (output, output_truncated) = match span {
-            Some((from, to)) => slot.transcript.text_between(tail_lines, from, to),
-            None if timed_out => match slot.shell.output_start {
-                Some((from, count)) if count == command.commands => {
-                    let end = slot.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
-                    let last = tail_lines.last().map_or(0, String::len);
-                    slot.transcript.text_between(tail_lines, from, (end, last))
-                }
-                _ => (String::new(), false),
-            },
-            None => (String::new(), false),
-        };
-        let exit_code = if span.is_some() { slot.shell.last_exit } else { None };
-        if !timed_out {
-            slot.transcript.skip_to_end(tail.as_deref());
-        }
+        let (output, output_truncated, exit_code) =
+            slot.terminal.command_output(command.commands, timed_out);
         CommandResult {
             output,
             exit_code,
@@ -400,8 +383,8 @@ impl Reactor {
             activity: Activity::Running,
             foreground: None,
             since_output,
-            last_exit_code: slot.shell.last_exit,
-            shell_integration: slot.shell.integrated,
+            last_exit_code: slot.terminal.shell().last_exit,
+            shell_integration: slot.terminal.shell().integrated,
             input_wait_unknown: None,
         };
         if let Some(exit) = slot.exit {
@@ -417,8 +400,8 @@ impl Reactor {
             pid,
             name: procfs::process_name(pid).unwrap_or_else(|| "?".to_owned()),
         });
-        let at_prompt =
-            slot.shell.at_prompt && slot.shell.prompt_at.is_some_and(|at| at >= slot.last_input);
+        let at_prompt = slot.terminal.shell().at_prompt
+            && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         status.activity = if at_prompt {
             Activity::AtPrompt
         } else if slot.last_output.max(slot.last_input).elapsed() < self.config.input_settle {

@@ -9,7 +9,6 @@ use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::grid::{Dimensions, Row};
 use alacritty_terminal::index::{Column, Line};
 use alacritty_terminal::term::cell::{Cell, Flags};
-use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
@@ -25,6 +24,27 @@ const GRID_HISTORY: usize = 2000;
 /// Bytes fed between two trims of combining marks (at least; a screen with more cells waits
 /// for as many bytes as it has cells).
 const TRIM_EVERY: usize = 16 << 10;
+
+/// The grid's size, as alacritty's `Term` takes it.
+#[derive(Debug, Clone, Copy)]
+struct GridSize {
+    cols: usize,
+    rows: usize,
+}
+
+impl Dimensions for GridSize {
+    fn total_lines(&self) -> usize {
+        self.rows
+    }
+
+    fn screen_lines(&self) -> usize {
+        self.rows
+    }
+
+    fn columns(&self) -> usize {
+        self.cols
+    }
+}
 
 /// Collects the terminal's events while bytes are processed; the emulator handles them after.
 #[derive(Clone, Default)]
@@ -141,6 +161,20 @@ pub(crate) struct Emulator {
     dropped_osc: u64,
 }
 
+impl std::fmt::Debug for Emulator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emulator")
+            .field("cols", &self.cols)
+            .field("rows", &self.rows)
+            .field("title", &self.title)
+            .field("rules", &self.rules)
+            .field("osc", &self.osc)
+            .field("pending", &self.pending.len())
+            .field("repeat", &self.repeat)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Emulator {
     pub(crate) fn new(cols: u16, rows: u16, bounds: OutputBounds) -> Self {
         let events = Listener::default();
@@ -150,7 +184,7 @@ impl Emulator {
             osc52: Osc52::CopyPaste,
             ..TermConfig::default()
         };
-        let size = TermSize::new(usize::from(cols), usize::from(rows));
+        let size = GridSize { cols: usize::from(cols), rows: usize::from(rows) };
         Emulator {
             term: Term::new(config, &size, events.clone()),
             parser: Processor::new(),
@@ -452,7 +486,7 @@ impl Emulator {
         self.rows = rows;
         self.scanner.resize(cols, rows);
         self.rules.resized();
-        self.term.resize(TermSize::new(usize::from(cols), usize::from(rows)));
+        self.term.resize(GridSize { cols: usize::from(cols), rows: usize::from(rows) });
         self.drain_history(transcript);
     }
 

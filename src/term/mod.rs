@@ -9,4 +9,7 @@ pub(crate) mod scan;
 pub(crate) mod screen;
 pub(crate) mod shell;
 pub(crate) mod style;
+pub(crate) mod terminal;
 pub(crate) mod transcript;
+
+pub(crate) use terminal::Terminal;

@@ -3,6 +3,8 @@
 use std::fmt;
 
 use serde::Serialize;
+
+pub use crate::types::{Modes, MouseReporting};
 use unicode_width::UnicodeWidthStr;
 
 /// Where the cursor is, in cells from the top-left corner (both from 0).
@@ -14,41 +16,6 @@ pub struct Cursor {
     pub col: u16,
     /// Whether the program shows the cursor (DECTCEM).
     pub visible: bool,
-}
-
-/// Which mouse events the program asked to receive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MouseReporting {
-    /// No mouse reporting: mouse events would reach the program as text.
-    Off,
-    /// Presses and releases (mode 1000).
-    Click,
-    /// Also motion while a button is held (mode 1002).
-    Drag,
-    /// All motion (mode 1003).
-    Motion,
-}
-
-/// The input modes a driver needs to send the right bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct Modes {
-    /// Application cursor keys (DECCKM): arrows send `ESC O A` instead of `ESC [ A`.
-    pub app_cursor: bool,
-    /// Application keypad (DECKPAM).
-    pub app_keypad: bool,
-    /// Bracketed paste (mode 2004).
-    pub bracketed_paste: bool,
-    /// Mouse reporting requested by the program.
-    pub mouse: MouseReporting,
-    /// SGR mouse encoding (mode 1006).
-    pub mouse_sgr: bool,
-    /// UTF-8 mouse encoding (mode 1005).
-    pub mouse_utf8: bool,
-    /// Focus in/out reports (mode 1004).
-    pub focus_events: bool,
-    /// Kitty keyboard protocol flags the program enabled (0: legacy keys).
-    pub kitty_keyboard: u8,
 }
 
 /// A snapshot of the visible screen: the alternate screen while a full-screen program has it.
@@ -112,45 +79,6 @@ pub(crate) fn cell_col(row: &str, at: usize) -> u16 {
     row[..at].width().min(usize::from(u16::MAX)) as u16
 }
 
-impl fmt::Display for Modes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut names = Vec::new();
-        if self.app_cursor {
-            names.push("app-cursor".to_owned());
-        }
-        if self.app_keypad {
-            names.push("app-keypad".to_owned());
-        }
-        if self.bracketed_paste {
-            names.push("bracketed-paste".to_owned());
-        }
-        if self.mouse != MouseReporting::Off {
-            let encoding = if self.mouse_sgr {
-                "sgr"
-            } else if self.mouse_utf8 {
-                "utf8"
-            } else {
-                "x10"
-            };
-            let kind = match self.mouse {
-                MouseReporting::Click => "click",
-                MouseReporting::Drag => "drag",
-                _ => "motion",
-            };
-            names.push(format!("mouse={kind}/{encoding}"));
-        }
-        if self.focus_events {
-            names.push("focus".to_owned());
-        }
-        if self.kitty_keyboard != 0 {
-            names.push(format!("kitty-keys={}", self.kitty_keyboard));
-        }
-        if names.is_empty() {
-            return f.write_str("none");
-        }
-        f.write_str(&names.join(" "))
-    }
-}
 
 /// A stable plain-text layout for snapshots and for a model to read: a header line with the
 /// size, cursor, screen and title, a line of modes, then the rows between two rules. Empty rows

@@ -154,7 +154,7 @@ pub(crate) fn show(
             (new.text, new.omitted, new.first_line, new.rewritten, new.missed_lines, new.status)
         }
         View::Scrollback => {
-            let (all, _) = session.scrollback(ALL)?;
+            let all = session.scrollback(ALL)?.text;
             let (kept, omitted) = keep_end(&all, args.max_bytes);
             (kept.to_owned(), omitted, None, false, 0, session.status()?)
         }

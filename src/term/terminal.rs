@@ -1,0 +1,196 @@
+//! [`Terminal`]: one session's terminal model behind one `feed`: the emulator, the settled
+//! transcript and what shell-integration marks reveal, with the views the reactor serves.
+
+use std::time::Instant;
+
+use crate::config::Config;
+use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::screen::{Modes, Screen};
+use crate::term::shell::ShellTracker;
+use crate::term::style::StyledScreen;
+use crate::term::transcript::{ReadMark, Transcript};
+use crate::types::Output;
+
+/// One session's terminal model. The reactor owns one per session and keeps descriptors,
+/// queues, timers and waiters itself.
+#[derive(Debug)]
+pub(crate) struct Terminal {
+    emulator: Emulator,
+    transcript: Transcript,
+    shell: ShellTracker,
+}
+
+impl Terminal {
+    pub(crate) fn new(cols: u16, rows: u16, config: &Config) -> Self {
+        Terminal {
+            emulator: Emulator::new(cols, rows, OutputBounds::of(config)),
+            transcript: Transcript::new(
+                config.scrollback_lines,
+                config.scrollback_bytes,
+                config.max_read_bytes,
+            ),
+            shell: ShellTracker::default(),
+        }
+    }
+
+    /// A blank terminal of the same size and bounds, keeping the transcript (after the
+    /// emulation failed: the old emulator may be inconsistent).
+    pub(crate) fn reset_emulator(&mut self, config: &Config) {
+        let (cols, rows) = self.emulator.size();
+        self.emulator = Emulator::new(cols, rows, OutputBounds::of(config));
+        self.transcript.unpin();
+    }
+
+    /// Processes output from the program as far as the turn's work allows (the rest stays
+    /// pending); the terminal's replies to queries are left in `turn`, shell-integration
+    /// marks are applied.
+    pub(crate) fn feed(&mut self, bytes: &[u8], turn: &mut Turn) {
+        self.emulator.feed(bytes, &mut self.transcript, turn);
+        self.apply_marks(turn);
+    }
+
+    /// Goes on with output a previous turn left pending.
+    pub(crate) fn resume(&mut self, turn: &mut Turn) {
+        self.emulator.resume(&mut self.transcript, turn);
+        self.apply_marks(turn);
+    }
+
+    fn apply_marks(&mut self, turn: &mut Turn) {
+        let now = Instant::now();
+        for mark in turn.marks.drain(..) {
+            self.shell.apply(&mark, now);
+        }
+    }
+
+    /// Whether output waits for another turn.
+    pub(crate) fn has_pending(&self) -> bool {
+        self.emulator.has_pending()
+    }
+
+    /// Resizes the grid (the caller resizes the kernel's terminal).
+    pub(crate) fn resize(&mut self, cols: u16, rows: u16) {
+        self.emulator.resize(cols, rows, &mut self.transcript);
+    }
+
+    /// The new part of the transcript (see [`Transcript::read`]), up to `max_bytes`.
+    pub(crate) fn read(&mut self, max_bytes: usize) -> Output {
+        let tail = self.emulator.tail(&self.transcript);
+        self.transcript.read(tail.as_deref(), max_bytes)
+    }
+
+    /// The retained transcript, up to `max_bytes` of its end, and whether older lines were
+    /// dropped.
+    pub(crate) fn retained(&self, max_bytes: usize) -> (String, bool) {
+        let tail = self.emulator.tail(&self.transcript);
+        self.transcript.retained(tail.as_deref(), max_bytes)
+    }
+
+    /// The screen's logical lines from the top down to the cursor (the unsettled tail);
+    /// `None` while the alternate screen is active.
+    pub(crate) fn tail(&self) -> Option<Vec<String>> {
+        self.emulator.tail(&self.transcript)
+    }
+
+    /// The output of the shell command that ended as the `command`-th (shell integration),
+    /// whether part of it was dropped from the store, and its exit code. A command that timed
+    /// out gives what it printed so far; one that ended moves the read cursor past it.
+    pub(crate) fn command_output(
+        &mut self,
+        command: u64,
+        timed_out: bool,
+    ) -> (String, bool, Option<i32>) {
+        let tail = self.tail();
+        let tail_lines = tail.as_deref().unwrap_or(&[]);
+        let span = if timed_out { None } else { self.shell.output_of(command) };
+        let (output, truncated) = match span {
+            Some((from, to)) => self.transcript.text_between(tail_lines, from, to),
+            None if timed_out => match self.shell.output_start {
+                Some((from, count)) if count == command => {
+                    let end = self.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
+                    let last = tail_lines.last().map_or(0, String::len);
+                    self.transcript.text_between(tail_lines, from, (end, last))
+                }
+                _ => (String::new(), false),
+            },
+            None => (String::new(), false),
+        };
+        let exit_code = if span.is_some() { self.shell.last_exit } else { None };
+        if !timed_out {
+            self.transcript.skip_to_end(tail.as_deref());
+        }
+        (output, truncated, exit_code)
+    }
+
+    /// What the reader has read so far.
+    pub(crate) fn read_mark(&self) -> ReadMark {
+        self.transcript.read_mark()
+    }
+
+    /// The settled transcript (line numbers, lines, pins).
+    pub(crate) fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// The settled transcript, to pin lines a waiter has not searched yet.
+    pub(crate) fn transcript_mut(&mut self) -> &mut Transcript {
+        &mut self.transcript
+    }
+
+    /// What the shell-integration marks say.
+    pub(crate) fn shell(&self) -> &ShellTracker {
+        &self.shell
+    }
+
+    /// A snapshot of the visible screen.
+    pub(crate) fn screen(&self) -> Screen {
+        self.emulator.screen()
+    }
+
+    /// The screen with the colours and attributes of its cells.
+    pub(crate) fn styled_screen(&self) -> StyledScreen {
+        self.emulator.styled_screen()
+    }
+
+    /// The input modes the program has set.
+    pub(crate) fn modes(&self) -> Modes {
+        self.emulator.modes()
+    }
+
+    /// The size in columns and rows.
+    pub(crate) fn size(&self) -> (u16, u16) {
+        self.emulator.size()
+    }
+
+    /// The number of bells rung.
+    pub(crate) fn bells(&self) -> u64 {
+        self.emulator.bells()
+    }
+
+    /// OSC strings and sequences dropped because a bound was reached.
+    pub(crate) fn dropped_sequences(&self) -> u64 {
+        self.emulator.dropped_sequences()
+    }
+
+    /// Reads the session's clipboard, or replaces it with `text` first.
+    pub(crate) fn clipboard(&mut self, text: Option<String>) -> String {
+        if let Some(text) = text {
+            self.emulator.set_clipboard(text);
+        }
+        self.emulator.clipboard().to_owned()
+    }
+
+    /// When the open synchronized update stops holding the screen's checks back.
+    pub(crate) fn sync_deadline(&self) -> Option<Instant> {
+        self.emulator.sync_deadline()
+    }
+
+    /// Ends an expired synchronized update.
+    pub(crate) fn stop_sync(&mut self) {
+        self.emulator.stop_sync();
+    }
+
+    /// Releases memory the grid keeps for speed (done when a session goes quiet).
+    pub(crate) fn trim_memory(&mut self) {
+        self.emulator.trim_memory();
+    }
+}
