@@ -60,7 +60,9 @@ fn write_all<W: Write>(mut output: W, rx: Receiver<Value>) {
         let mut line = serde_json::to_vec(&message).unwrap_or_default();
         line.push(b'\n');
         if let Err(err) = output.write_all(&line).and_then(|()| output.flush()) {
-            log::error!("termloom mcp: cannot write to the client ({err}); dropping further output");
+            log::error!(
+                "termloom mcp: cannot write to the client ({err}); dropping further output"
+            );
             broken = true;
         }
     }

@@ -4,8 +4,7 @@
 use super::*;
 use crate::input::keys::{KeyModes, ScriptItem, encode_script};
 use crate::input::mouse::{
-    MouseAction, MouseButton, MouseModes, MouseModifiers,
-    encode_mouse, encode_mouse_hover,
+    MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
 };
 use crate::input::paste::encode_paste;
 use crate::input::signal::{SignalReport, SignalTarget};

@@ -79,7 +79,6 @@ pub(crate) fn cell_col(row: &str, at: usize) -> u16 {
     row[..at].width().min(usize::from(u16::MAX)) as u16
 }
 
-
 /// A stable plain-text layout for snapshots and for a model to read: a header line with the
 /// size, cursor, screen and title, a line of modes, then the rows between two rules. Empty rows
 /// below the last used row are counted, not printed.
