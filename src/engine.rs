@@ -57,6 +57,12 @@ pub struct Engine {
     shared: Arc<Shared>,
 }
 
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").field("number", &self.shared.number).finish_non_exhaustive()
+    }
+}
+
 impl Engine {
     /// Validates `config` and starts the reactor thread.
     pub fn new(config: Config) -> Result<Engine> {

@@ -20,6 +20,7 @@ use crate::wait::{Until, WaitOutcome};
 static NEXT_WAIT: AtomicU64 = AtomicU64::new(1);
 
 /// A wait in progress (see [`Session::start_wait`]).
+#[derive(Debug)]
 pub struct PendingWait {
     session: Session,
     waiter: u64,
@@ -51,7 +52,7 @@ impl PendingWait {
 }
 
 /// Cancels one wait from any thread (see [`PendingWait::canceller`]).
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct WaitCanceller {
     client: Client,
     id: SessionId,

@@ -202,7 +202,7 @@ fn invalid_configurations_are_refused_with_the_field_named() {
         (Config { base_dir: Some("relative".into()), ..Config::default() }, "base_dir"),
     ];
     for (config, field) in cases {
-        let err = Engine::new(config).err().expect("refused");
+        let err = Engine::new(config).expect_err("refused");
         assert!(matches!(err, Error::InvalidConfig { .. }), "{err}");
         assert!(err.to_string().contains(field), "{field}: {err}");
         assert!(err.to_string().contains("range") || err.to_string().contains("must"), "{err}");

@@ -23,30 +23,30 @@ use rustix::pty::OpenptFlags;
 use rustix::termios::{self, InputModes, OptionalActions, Winsize};
 
 /// Read size of the raw baselines: the same as the reactor's shared read buffer.
-pub const READ_BUFFER: usize = 64 << 10;
+pub(crate) const READ_BUFFER: usize = 64 << 10;
 
 // ----- arguments and environment ---------------------------------------------------------
 
 /// The first command-line argument that is not a flag (`cargo bench` passes `--bench`): a
 /// substring that selects which cases run.
-pub fn filter() -> Option<String> {
+pub(crate) fn filter() -> Option<String> {
     std::env::args().skip(1).find(|a| !a.starts_with('-'))
 }
 
 /// Whether a case named `name` is selected by the filter.
-pub fn selected(name: &str) -> bool {
+pub(crate) fn selected(name: &str) -> bool {
     filter().is_none_or(|f| name.contains(&f))
 }
 
 /// A number from the environment, or `default`.
-pub fn env_usize(name: &str, default: usize) -> usize {
+pub(crate) fn env_usize(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 // ----- the machine -----------------------------------------------------------------------
 
 /// One line describing the machine: cores, kernel, CPU model, load average.
-pub fn machine() -> String {
+pub(crate) fn machine() -> String {
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0);
     let kernel = fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
     let cpu = fs::read_to_string("/proc/cpuinfo")
@@ -63,7 +63,7 @@ pub fn machine() -> String {
 
 /// The load average and the CPU pressure (the share of time some task waited for a CPU), to
 /// show how busy the shared machine was.
-pub fn load() -> String {
+pub(crate) fn load() -> String {
     let load = fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let parts: Vec<&str> = load.split_whitespace().take(3).collect();
     let pressure = fs::read_to_string("/proc/pressure/cpu").unwrap_or_default();
@@ -82,7 +82,7 @@ pub fn load() -> String {
 }
 
 /// Prints the header every benchmark starts with.
-pub fn header(name: &str) {
+pub(crate) fn header(name: &str) {
     println!("== termloom benchmark: {name}");
     println!("{}", machine());
     if let Some(f) = filter() {
@@ -93,17 +93,17 @@ pub fn header(name: &str) {
 // ----- temporary files -------------------------------------------------------------------
 
 /// A directory removed when dropped.
-pub struct TempDir(PathBuf);
+pub(crate) struct TempDir(PathBuf);
 
 impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
+    pub(crate) fn new(tag: &str) -> TempDir {
         let dir = std::env::temp_dir().join(format!("termloom-bench-{tag}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("creating the benchmark's temporary directory");
         TempDir(dir)
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.0
     }
 }
@@ -123,7 +123,7 @@ fn sorted(values: &[f64]) -> Vec<f64> {
 }
 
 /// The median (mean of the two middle values for an even count).
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let v = sorted(values);
     match v.len() {
         0 => f64::NAN,
@@ -133,7 +133,7 @@ pub fn median(values: &[f64]) -> f64 {
 }
 
 /// The nearest-rank percentile `p` (0..=100).
-pub fn percentile(values: &[f64], p: f64) -> f64 {
+pub(crate) fn percentile(values: &[f64], p: f64) -> f64 {
     let v = sorted(values);
     if v.is_empty() {
         return f64::NAN;
@@ -142,21 +142,21 @@ pub fn percentile(values: &[f64], p: f64) -> f64 {
     v[rank.min(v.len()) - 1]
 }
 
-pub fn min(values: &[f64]) -> f64 {
+pub(crate) fn min(values: &[f64]) -> f64 {
     values.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
-pub fn max(values: &[f64]) -> f64 {
+pub(crate) fn max(values: &[f64]) -> f64 {
     values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
 }
 
 /// Microseconds of a duration.
-pub fn us(d: Duration) -> f64 {
+pub(crate) fn us(d: Duration) -> f64 {
     d.as_secs_f64() * 1e6
 }
 
 /// The values as a short list, for the per-round figures.
-pub fn list(values: &[f64], decimals: usize) -> String {
+pub(crate) fn list(values: &[f64], decimals: usize) -> String {
     let parts: Vec<String> = values.iter().map(|v| format!("{v:.decimals$}")).collect();
     parts.join(" ")
 }
@@ -164,14 +164,14 @@ pub fn list(values: &[f64], decimals: usize) -> String {
 // ----- payloads ----------------------------------------------------------------------------
 
 /// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed.max(1))
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -181,7 +181,7 @@ impl Rng {
     }
 
     /// A number in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
 }
@@ -232,7 +232,7 @@ const WORDS: &[&str] = &[
 
 /// The payloads of the throughput benchmark, in the style of vtebench.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Payload {
+pub(crate) enum Payload {
     /// Plain text lines of 0 to ~110 columns, like a build log.
     Plain,
     /// The same lines with every word in an SGR colour (and bold/underline on some).
@@ -253,7 +253,7 @@ pub enum Payload {
 }
 
 impl Payload {
-    pub const ALL: [Payload; 7] = [
+    pub(crate) const ALL: [Payload; 7] = [
         Payload::Plain,
         Payload::Sgr,
         Payload::DenseCells,
@@ -263,7 +263,7 @@ impl Payload {
         Payload::CursorMotion,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Payload::Plain => "plain",
             Payload::Sgr => "sgr",
@@ -276,7 +276,7 @@ impl Payload {
     }
 
     /// At least `size` bytes of this payload for a `cols`×`rows` terminal.
-    pub fn generate(self, size: usize, cols: usize, rows: usize) -> Vec<u8> {
+    pub(crate) fn generate(self, size: usize, cols: usize, rows: usize) -> Vec<u8> {
         let mut out = Vec::with_capacity(size + (1 << 16));
         let mut rng = Rng::new(0x5eed_0000 + self as u64);
         match self {
@@ -454,7 +454,7 @@ fn spiral(ch: u8, cols: usize, rows: usize, out: &mut Vec<u8>) {
 }
 
 /// Writes a payload file of at least `size` bytes and returns its path and exact size.
-pub fn write_payload(
+pub(crate) fn write_payload(
     dir: &Path,
     payload: Payload,
     size: usize,
@@ -468,7 +468,7 @@ pub fn write_payload(
 }
 
 /// Writes `count` numbered plain lines (for transcript history) and returns the path.
-pub fn write_lines(dir: &Path, name: &str, count: usize, last: &str) -> PathBuf {
+pub(crate) fn write_lines(dir: &Path, name: &str, count: usize, last: &str) -> PathBuf {
     let path = dir.join(name);
     let mut rng = Rng::new(7);
     let mut out = Vec::with_capacity(count * 64);
@@ -486,13 +486,13 @@ pub fn write_lines(dir: &Path, name: &str, count: usize, last: &str) -> PathBuf 
 
 /// A pseudo-terminal opened with rustix, the way termloom opens one (IUTF8, window size), but
 /// with a blocking master.
-pub struct RawPty {
+pub(crate) struct RawPty {
     pub master: OwnedFd,
     slave: Option<OwnedFd>,
 }
 
 impl RawPty {
-    pub fn open(cols: u16, rows: u16) -> io::Result<RawPty> {
+    pub(crate) fn open(cols: u16, rows: u16) -> io::Result<RawPty> {
         let flags = OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC;
         let master = rustix::pty::openpt(flags)?;
         rustix::pty::grantpt(&master)?;
@@ -508,7 +508,7 @@ impl RawPty {
 
     /// Starts `program args` on the slave as a session leader with the slave as its
     /// controlling terminal; the slave is closed here afterwards.
-    pub fn spawn(&mut self, program: &str, args: &[&str]) -> io::Result<Child> {
+    pub(crate) fn spawn(&mut self, program: &str, args: &[&str]) -> io::Result<Child> {
         let slave = self.slave.take().expect("spawn once");
         let mut command = Command::new(program);
         command
@@ -528,7 +528,7 @@ impl RawPty {
     }
 
     /// Reads once (blocking); `None` once every slave is closed (EIO).
-    pub fn read(&self, buf: &mut [u8]) -> Option<usize> {
+    pub(crate) fn read(&self, buf: &mut [u8]) -> Option<usize> {
         loop {
             match rustix::io::read(self.master.as_fd(), &mut *buf) {
                 Ok(0) => return None,
@@ -539,7 +539,7 @@ impl RawPty {
         }
     }
 
-    pub fn write_all(&self, mut bytes: &[u8]) {
+    pub(crate) fn write_all(&self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
             match rustix::io::write(self.master.as_fd(), bytes) {
                 Ok(n) => bytes = &bytes[n..],
@@ -553,7 +553,12 @@ impl RawPty {
 /// Runs `cat FILE` on a fresh `cols`×`rows` PTY and reads the master until EIO, handing every
 /// chunk to `sink`. Returns the time from before the spawn to the child reaped, and the bytes
 /// read.
-pub fn raw_cat(file: &Path, cols: u16, rows: u16, mut sink: impl FnMut(&[u8])) -> (Duration, u64) {
+pub(crate) fn raw_cat(
+    file: &Path,
+    cols: u16,
+    rows: u16,
+    mut sink: impl FnMut(&[u8]),
+) -> (Duration, u64) {
     let started = Instant::now();
     let mut pty = RawPty::open(cols, rows).expect("opening a raw PTY");
     let mut child = pty.spawn("cat", &[file.to_str().expect("utf-8 path")]).expect("spawning cat");
@@ -568,14 +573,14 @@ pub fn raw_cat(file: &Path, cols: u16, rows: u16, mut sink: impl FnMut(&[u8])) -
 }
 
 /// A fresh alacritty `Term` with no scrollback history, and its parser.
-pub fn bare_term(cols: u16, rows: u16) -> (Term<VoidListener>, Processor) {
+pub(crate) fn bare_term(cols: u16, rows: u16) -> (Term<VoidListener>, Processor) {
     let config = TermConfig { scrolling_history: 0, ..TermConfig::default() };
     let size = TermSize::new(usize::from(cols), usize::from(rows));
     (Term::new(config, &size, VoidListener), Processor::new())
 }
 
 /// The emulator baseline: [`raw_cat`] feeding every chunk to a bare alacritty `Term`.
-pub fn emulator_cat(file: &Path, cols: u16, rows: u16) -> (Duration, u64) {
+pub(crate) fn emulator_cat(file: &Path, cols: u16, rows: u16) -> (Duration, u64) {
     let (mut term, mut parser) = bare_term(cols, rows);
     raw_cat(file, cols, rows, |bytes| parser.advance(&mut term, bytes))
 }
@@ -584,7 +589,7 @@ pub fn emulator_cat(file: &Path, cols: u16, rows: u16) -> (Duration, u64) {
 
 /// The id of this process's thread named `name` (the reactor is `termloom-reactor`; with
 /// several engines alive, the newest one). The kernel keeps 15 bytes of a thread's name.
-pub fn find_thread(name: &str) -> Option<i32> {
+pub(crate) fn find_thread(name: &str) -> Option<i32> {
     let name = &name[..name.len().min(15)];
     let mut found = None;
     for entry in fs::read_dir("/proc/self/task").ok()?.flatten() {
@@ -599,7 +604,7 @@ pub fn find_thread(name: &str) -> Option<i32> {
 
 /// CPU time and context switches of one thread of this process.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct ThreadStat {
+pub(crate) struct ThreadStat {
     /// Time on the CPU (from `schedstat`, nanosecond precision; `stat` ticks otherwise).
     pub cpu: Duration,
     /// utime + stime from `stat`, in clock ticks.
@@ -609,7 +614,7 @@ pub struct ThreadStat {
 }
 
 impl ThreadStat {
-    pub fn of(tid: i32) -> ThreadStat {
+    pub(crate) fn of(tid: i32) -> ThreadStat {
         let dir = PathBuf::from(format!("/proc/self/task/{tid}"));
         let stat = fs::read_to_string(dir.join("stat")).unwrap_or_default();
         // Fields after the command name (which is in parentheses).
@@ -640,7 +645,7 @@ impl ThreadStat {
     }
 
     /// The difference `self - earlier`.
-    pub fn since(self, earlier: ThreadStat) -> ThreadStat {
+    pub(crate) fn since(self, earlier: ThreadStat) -> ThreadStat {
         ThreadStat {
             cpu: self.cpu.saturating_sub(earlier.cpu),
             ticks: self.ticks - earlier.ticks,
@@ -651,18 +656,18 @@ impl ThreadStat {
 
     /// Context switches: every wake-up of a thread that had gone to sleep is one voluntary
     /// switch; preemptions are non-voluntary.
-    pub fn switches(self) -> u64 {
+    pub(crate) fn switches(self) -> u64 {
         self.voluntary + self.nonvoluntary
     }
 }
 
 /// CPU time of the calling thread.
-pub fn own_thread_cpu() -> Duration {
+pub(crate) fn own_thread_cpu() -> Duration {
     ThreadStat::of(rustix::thread::gettid().as_raw_nonzero().get()).cpu
 }
 
 /// This process's resident set size in KiB.
-pub fn vm_rss_kib() -> u64 {
+pub(crate) fn vm_rss_kib() -> u64 {
     fs::read_to_string("/proc/self/status")
         .unwrap_or_default()
         .lines()

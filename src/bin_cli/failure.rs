@@ -10,13 +10,13 @@ use termloom::{ExitStatus, Screen};
 use super::parse::Planned;
 
 /// Exit code of a timed-out wait (as `timeout(1)`).
-pub const EXIT_TIMEOUT: u8 = 124;
+pub(super) const EXIT_TIMEOUT: u8 = 124;
 /// Exit code of any other failure.
-pub const EXIT_FAILURE: u8 = 1;
+pub(super) const EXIT_FAILURE: u8 = 1;
 
 /// The kinds of failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureKind {
+pub(super) enum FailureKind {
     /// A wait timed out.
     Timeout,
     /// The program exited while a step waited for something else.
@@ -44,7 +44,7 @@ impl FailureKind {
 
 /// A failed step.
 #[derive(Debug)]
-pub struct Failure {
+pub(super) struct Failure {
     /// The step's number, if a step failed (not the output).
     pub step: Option<usize>,
     /// What went wrong.
@@ -57,7 +57,7 @@ pub struct Failure {
 
 impl Failure {
     /// A wait that timed out, with the screen at that moment.
-    pub fn timeout(step: &Planned, timeout: Duration, screen: Option<Screen>) -> Failure {
+    pub(super) fn timeout(step: &Planned, timeout: Duration, screen: Option<Screen>) -> Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Timeout,
@@ -67,7 +67,7 @@ impl Failure {
     }
 
     /// A `--run-command` whose command failed.
-    pub fn command(step: &Planned, code: Option<i32>) -> Failure {
+    pub(super) fn command(step: &Planned, code: Option<i32>) -> Failure {
         let code = code.map_or("no exit code".to_owned(), |c| format!("exit code {c}"));
         Failure {
             step: Some(step.number),
@@ -78,7 +78,7 @@ impl Failure {
     }
 
     /// The program exited while `step` waited for something else.
-    pub fn exited(step: &Planned, status: ExitStatus, screen: Option<Screen>) -> Failure {
+    pub(super) fn exited(step: &Planned, status: ExitStatus, screen: Option<Screen>) -> Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Exited,
@@ -91,7 +91,7 @@ impl Failure {
     }
 
     /// The session was closed while `step` waited.
-    pub fn closed(step: &Planned) -> Failure {
+    pub(super) fn closed(step: &Planned) -> Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Closed,
@@ -101,7 +101,7 @@ impl Failure {
     }
 
     /// The library refused `step`.
-    pub fn error(step: &Planned, error: termloom::Error) -> Failure {
+    pub(super) fn error(step: &Planned, error: termloom::Error) -> Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Error,
@@ -111,7 +111,7 @@ impl Failure {
     }
 
     /// Writing the output failed.
-    pub fn output(error: io::Error) -> Failure {
+    pub(super) fn output(error: io::Error) -> Failure {
         Failure {
             step: None,
             kind: FailureKind::Error,
@@ -121,7 +121,7 @@ impl Failure {
     }
 
     /// termloom's exit code for it.
-    pub fn exit_code(&self) -> u8 {
+    pub(super) fn exit_code(&self) -> u8 {
         match self.kind {
             FailureKind::Timeout => EXIT_TIMEOUT,
             _ => EXIT_FAILURE,
@@ -129,7 +129,7 @@ impl Failure {
     }
 
     /// The JSON `error` object.
-    pub fn to_json(&self) -> Value {
+    pub(super) fn to_json(&self) -> Value {
         json!({
             "step": self.step,
             "kind": self.kind.name(),
@@ -139,7 +139,7 @@ impl Failure {
     }
 
     /// Explains it on stderr: the message, then the screen at that moment.
-    pub fn print(&self) {
+    pub(super) fn print(&self) {
         match &self.screen {
             Some(screen) => eprintln!("termloom: {}. The screen then:\n{screen}", self.message),
             None => eprintln!("termloom: {}", self.message),

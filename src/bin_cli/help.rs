@@ -9,7 +9,7 @@ use super::table::{Def, sections};
 const HELP_COLUMN: usize = 26;
 
 /// The usage lines shown when no command is given.
-pub fn short_usage() -> String {
+pub(super) fn short_usage() -> String {
     format!(
         "termloom {}\n\n{USAGE}\nRun `termloom --help` for everything.\n",
         env!("CARGO_PKG_VERSION")
@@ -17,12 +17,12 @@ pub fn short_usage() -> String {
 }
 
 /// `termloom --version`.
-pub fn version() -> String {
+pub(super) fn version() -> String {
     format!("termloom {}\n", env!("CARGO_PKG_VERSION"))
 }
 
 /// `termloom --help` and `termloom help`: the commands, then all of `run`'s help.
-pub fn top_help() -> String {
+pub(super) fn top_help() -> String {
     format!(
         "termloom {}: run terminal programs headlessly under a real pseudo-terminal and a\n\
          full terminal emulator; type into them, wait for what they show, and read their\n\
@@ -47,7 +47,7 @@ const USAGE: &str = "Usage:
 ";
 
 /// `termloom run --help`.
-pub fn run_help() -> String {
+pub(super) fn run_help() -> String {
     let mut text = String::from(RUN_INTRO);
     push_table(&mut text, OPTIONS);
     push_table(&mut text, STEPS);

@@ -9,7 +9,7 @@ use termloom::{Config, Engine};
 use super::signals;
 
 /// The help of `termloom mcp`.
-pub const HELP: &str = "\
+pub(super) const HELP: &str = "\
 Usage: termloom mcp [--config FILE]
 
 Serves terminal sessions over the Model Context Protocol (JSON-RPC 2.0, one
@@ -29,7 +29,7 @@ Example (an MCP host's server entry):
 ";
 
 /// Runs the server.
-pub fn main(args: Vec<OsString>) -> ExitCode {
+pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {

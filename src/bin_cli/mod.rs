@@ -18,10 +18,10 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 /// Exit code for bad arguments.
-pub const EXIT_USAGE: u8 = 2;
+pub(crate) const EXIT_USAGE: u8 = 2;
 
 /// Runs the command line `args` (without the program name) and returns the exit code.
-pub fn main(args: Vec<OsString>) -> ExitCode {
+pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
     stderr_log::install();
     let mut args = args.into_iter();
     let Some(command) = args.next() else {
@@ -62,7 +62,7 @@ fn print_help(text: &str) -> ExitCode {
 
 /// Prints a one-line usage error with a hint to run `help_command`, and returns the usage exit
 /// code.
-pub fn usage_error(message: &str, help_command: &str) -> ExitCode {
+pub(crate) fn usage_error(message: &str, help_command: &str) -> ExitCode {
     eprintln!("termloom: {message} (run `{help_command}` for usage)");
     ExitCode::from(EXIT_USAGE)
 }

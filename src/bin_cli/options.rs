@@ -8,11 +8,11 @@ use super::table::Def;
 use super::values::{self, Size};
 
 /// Default timeout of each wait step.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(10_000);
+pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_millis(10_000);
 
 /// Everything the options set.
 #[derive(Debug, Clone)]
-pub struct RunOptions {
+pub(super) struct RunOptions {
     /// Terminal size (the engine's default when `None`).
     pub size: Option<Size>,
     /// Timeout of each wait step.
@@ -50,15 +50,15 @@ impl Default for RunOptions {
 }
 
 /// Applies an option's value (the empty string for flags) to the options.
-pub type OptionSetter = fn(&mut RunOptions, &str) -> Result<(), String>;
+pub(super) type OptionSetter = fn(&mut RunOptions, &str) -> Result<(), String>;
 
 /// An option's table entry.
-pub type OptionDef = Def<OptionSetter>;
+pub(super) type OptionDef = Def<OptionSetter>;
 
 const SECTION: &str = "Options";
 
 /// Every option, in the order the help lists them.
-pub const OPTIONS: &[OptionDef] = &[
+pub(super) const OPTIONS: &[OptionDef] = &[
     Def {
         name: "--size",
         alias: None,

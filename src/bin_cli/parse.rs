@@ -12,7 +12,7 @@ use super::values::shell_quote;
 
 /// What the run starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Program {
+pub(super) enum Program {
     /// A program and its arguments, run directly.
     Argv(OsString, Vec<OsString>),
     /// A shell command line.
@@ -21,7 +21,7 @@ pub enum Program {
 
 /// A step with its place in the run and the arguments that asked for it, for messages.
 #[derive(Debug)]
-pub struct Planned {
+pub(super) struct Planned {
     /// Its number, from 1.
     pub number: usize,
     /// The arguments as the user could type them again: `--wait-screen '[New]'`.
@@ -32,14 +32,14 @@ pub struct Planned {
 
 impl Planned {
     /// `step 3 (--wait-screen '[New]')`, for messages.
-    pub fn describe(&self) -> String {
+    pub(super) fn describe(&self) -> String {
         format!("step {} ({})", self.number, self.label)
     }
 }
 
 /// A parsed command line: everything a run needs.
 #[derive(Debug)]
-pub struct Plan {
+pub(super) struct Plan {
     /// The options.
     pub options: RunOptions,
     /// The steps, in order.
@@ -50,7 +50,7 @@ pub struct Plan {
 
 /// What the command line asks for.
 #[derive(Debug)]
-pub enum Parsed {
+pub(super) enum Parsed {
     /// Show the help.
     Help,
     /// Run this plan.
@@ -59,7 +59,7 @@ pub enum Parsed {
 
 /// Parses `termloom run`'s arguments (after `run`). The error is a one-line message naming
 /// the bad argument.
-pub fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
+pub(super) fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
     let mut options = RunOptions::default();
     let mut steps = Vec::new();
     let mut args = args.into_iter();

@@ -11,7 +11,7 @@ use super::parse::Planned;
 
 /// How the session ended, as the final report shows it.
 #[derive(Debug)]
-pub struct Ending {
+pub(super) struct Ending {
     /// How the program ended.
     pub status: ExitStatus,
     /// Whether termloom had to close it.
@@ -25,19 +25,19 @@ pub struct Ending {
 }
 
 /// Prints step outputs and the final report in the chosen format.
-pub struct Reporter {
+pub(super) struct Reporter {
     json: bool,
     captures: Vec<Value>,
 }
 
 impl Reporter {
     /// A reporter for people, or for programs when `json` is set.
-    pub fn new(json: bool) -> Reporter {
+    pub(super) fn new(json: bool) -> Reporter {
         Reporter { json, captures: Vec::new() }
     }
 
     /// The output of a `--screen` step.
-    pub fn screen(&mut self, step: &Planned, screen: &Screen) -> io::Result<()> {
+    pub(super) fn screen(&mut self, step: &Planned, screen: &Screen) -> io::Result<()> {
         if self.json {
             self.captures.push(json!({ "step": step.number, "screen": screen }));
             return Ok(());
@@ -46,7 +46,7 @@ impl Reporter {
     }
 
     /// The output of a `--read` step.
-    pub fn read(&mut self, step: &Planned, text: &str) -> io::Result<()> {
+    pub(super) fn read(&mut self, step: &Planned, text: &str) -> io::Result<()> {
         if self.json {
             self.captures.push(json!({ "step": step.number, "read": text }));
             return Ok(());
@@ -55,7 +55,7 @@ impl Reporter {
     }
 
     /// The final report.
-    pub fn finish(self, ending: &Ending, failure: Option<&Failure>) -> io::Result<()> {
+    pub(super) fn finish(self, ending: &Ending, failure: Option<&Failure>) -> io::Result<()> {
         if self.json {
             return print_json(&self.final_json(ending, failure));
         }

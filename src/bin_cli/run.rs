@@ -18,7 +18,7 @@ use super::steps::{Step, WaitFor};
 const TRANSCRIPT_BOUND: usize = usize::MAX >> 1;
 
 /// Runs `termloom run` with its arguments and returns the exit code.
-pub fn main(args: Vec<OsString>) -> ExitCode {
+pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     match parse(args) {
         Ok(Parsed::Help) => {
             print!("{}", run_help());

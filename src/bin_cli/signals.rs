@@ -18,23 +18,23 @@ use termloom::Engine;
 static INTERRUPTED: AtomicI32 = AtomicI32::new(0);
 
 /// Stop signals, caught once [`install`] has run.
-pub struct StopSignals(Signals);
+pub(super) struct StopSignals(Signals);
 
 /// Installs the handlers. Returns `None` (the signals keep their default action) if that
 /// fails.
-pub fn install() -> Option<StopSignals> {
+pub(super) fn install() -> Option<StopSignals> {
     Signals::new([SIGHUP, SIGINT, SIGTERM]).ok().map(StopSignals)
 }
 
 impl StopSignals {
     /// Starts the thread that shuts `engine` down and exits with 128 + the signal's number
     /// when a stop signal arrives.
-    pub fn close_on_signal(self, engine: Engine) {
+    pub(super) fn close_on_signal(self, engine: Engine) {
         self.spawn_watcher(engine, None);
     }
 
     /// Like [`StopSignals::close_on_signal`], exiting with `code` instead.
-    pub fn close_on_signal_with_exit(self, engine: Engine, code: i32) {
+    pub(super) fn close_on_signal_with_exit(self, engine: Engine, code: i32) {
         self.spawn_watcher(engine, Some(code));
     }
 
@@ -69,7 +69,7 @@ fn signal_name(number: i32) -> &'static str {
 
 /// If a stop signal is being handled, leaves the exit to the signal thread: the run's own
 /// errors are then only consequences of the shutdown. Returns otherwise.
-pub fn defer_to_interrupt() {
+pub(super) fn defer_to_interrupt() {
     if INTERRUPTED.load(Ordering::SeqCst) != 0 {
         loop {
             std::thread::park();

@@ -9,7 +9,7 @@ use super::values::{self, Size};
 
 /// One action of a run, performed in the order given.
 #[derive(Debug)]
-pub enum Step {
+pub(super) enum Step {
     /// Type text, backslash escapes decoded.
     Send(String),
     /// Type text, backslash escapes decoded, then Enter.
@@ -34,7 +34,7 @@ pub enum Step {
 
 /// A wait step's condition, and whether the program's exit satisfies it.
 #[derive(Debug)]
-pub struct WaitFor {
+pub(super) struct WaitFor {
     /// The condition.
     pub until: Until,
     /// True for waits on the exit itself; for the others the exit is a failure.
@@ -48,16 +48,16 @@ impl WaitFor {
     }
 
     /// The wait for the program's exit.
-    pub fn exit() -> Step {
+    pub(super) fn exit() -> Step {
         Step::Wait(WaitFor { until: Until::exit(), exit_satisfies: true })
     }
 }
 
 /// Parses a step's value (the empty string for steps that take none).
-pub type StepParser = fn(&str) -> Result<Step, String>;
+pub(super) type StepParser = fn(&str) -> Result<Step, String>;
 
 /// A step's table entry.
-pub type StepDef = Def<StepParser>;
+pub(super) type StepDef = Def<StepParser>;
 
 const TYPING: &str = "Typing steps";
 const WAITING: &str = "Waiting steps (each waits at most --timeout; see Exit status)";
@@ -70,7 +70,7 @@ fn regex_wait(compile: fn(&str) -> termloom::Result<Until>, pattern: &str) -> Re
 }
 
 /// Every step, in the order the help lists them.
-pub const STEPS: &[StepDef] = &[
+pub(super) const STEPS: &[StepDef] = &[
     Def {
         name: "--send",
         alias: None,

@@ -3,7 +3,7 @@
 //! is one table entry.
 
 /// One named command-line item (an option or a step) and what to do with it.
-pub struct Def<A: 'static> {
+pub(super) struct Def<A: 'static> {
     /// The name as typed, with its dashes: `--send`.
     pub name: &'static str,
     /// Another name for it (`-h`), if any.
@@ -20,12 +20,12 @@ pub struct Def<A: 'static> {
 
 impl<A> Def<A> {
     /// Whether `name` names this item.
-    pub fn is_named(&self, name: &str) -> bool {
+    pub(super) fn is_named(&self, name: &str) -> bool {
         self.name == name || self.alias == Some(name)
     }
 
     /// How it is written in the help: `--send TEXT`, `-h, --help`.
-    pub fn signature(&self) -> String {
+    pub(super) fn signature(&self) -> String {
         let mut text = match self.alias {
             Some(alias) => format!("{alias}, {}", self.name),
             None => self.name.to_owned(),
@@ -39,12 +39,12 @@ impl<A> Def<A> {
 }
 
 /// The item of `table` named `name`.
-pub fn find<'t, A>(table: &'t [Def<A>], name: &str) -> Option<&'t Def<A>> {
+pub(super) fn find<'t, A>(table: &'t [Def<A>], name: &str) -> Option<&'t Def<A>> {
     table.iter().find(|def| def.is_named(name))
 }
 
 /// The distinct sections of `table`, in the order they first appear.
-pub fn sections<A>(table: &[Def<A>]) -> Vec<&'static str> {
+pub(super) fn sections<A>(table: &[Def<A>]) -> Vec<&'static str> {
     let mut sections: Vec<&'static str> = Vec::new();
     for def in table {
         if !sections.contains(&def.section) {

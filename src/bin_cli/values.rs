@@ -7,7 +7,7 @@ use termloom::{MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS};
 
 /// A terminal size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Size {
+pub(super) struct Size {
     /// Columns.
     pub cols: u16,
     /// Rows.
@@ -15,7 +15,7 @@ pub struct Size {
 }
 
 /// Parses `COLSxROWS`, such as `120x32`, within the sizes the engine accepts.
-pub fn size(value: &str) -> Result<Size, String> {
+pub(super) fn size(value: &str) -> Result<Size, String> {
     let expected = || format!("{value:?} is not COLSxROWS, such as 120x32");
     let (cols, rows) = value.split_once(['x', 'X']).ok_or_else(expected)?;
     let cols: u16 = cols.parse().map_err(|_| expected())?;
@@ -32,7 +32,7 @@ pub fn size(value: &str) -> Result<Size, String> {
 const MAX_TIMEOUT_MS: u64 = 86_400_000;
 
 /// Parses a timeout in milliseconds, 1 ms to one day.
-pub fn millis(value: &str) -> Result<Duration, String> {
+pub(super) fn millis(value: &str) -> Result<Duration, String> {
     match value.parse::<u64>() {
         Ok(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
         _ => Err(format!("{value:?} is not a number of milliseconds from 1 to {MAX_TIMEOUT_MS}")),
@@ -40,7 +40,7 @@ pub fn millis(value: &str) -> Result<Duration, String> {
 }
 
 /// Parses `KEY=VALUE` (the value may be empty and may contain `=`).
-pub fn env_pair(value: &str) -> Result<(String, String), String> {
+pub(super) fn env_pair(value: &str) -> Result<(String, String), String> {
     match value.split_once('=') {
         Some((key, val)) if !key.is_empty() => Ok((key.to_owned(), val.to_owned())),
         _ => Err(format!("{value:?} is not KEY=VALUE")),
@@ -48,7 +48,7 @@ pub fn env_pair(value: &str) -> Result<(String, String), String> {
 }
 
 /// Checks that a wait text is one line: conditions match within one line or screen row.
-pub fn one_line(value: &str) -> Result<String, String> {
+pub(super) fn one_line(value: &str) -> Result<String, String> {
     if value.contains('\n') {
         return Err(format!("{value:?} contains a line break; waits match within one line"));
     }
@@ -57,7 +57,7 @@ pub fn one_line(value: &str) -> Result<String, String> {
 
 /// A multi-line error message (such as a regex error with its caret diagram) as one line:
 /// the first line and the last, which says what is wrong.
-pub fn single_line(message: &str) -> String {
+pub(super) fn single_line(message: &str) -> String {
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("");
     match lines.next_back() {
@@ -67,7 +67,7 @@ pub fn single_line(message: &str) -> String {
 }
 
 /// Quotes `value` for a POSIX shell when it needs it, so messages can be pasted back.
-pub fn shell_quote(value: &str) -> String {
+pub(super) fn shell_quote(value: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "_-./:=@%+,".contains(c);
     if !value.is_empty() && value.chars().all(plain) {
         return value.to_owned();

@@ -801,7 +801,7 @@ fn bracket_name(after: &str) -> Result<(&str, usize), KeyParseError> {
 /// the kitty flag 8 (report all keys as escape codes) would make a typed text
 /// key an escape code — just as a terminal sends pasted or IME-committed text.
 /// Key items are sent with [`Key::encode`].
-pub fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
+pub(crate) fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
     let mut out = Vec::new();
     for item in items {
         match item {

@@ -29,7 +29,7 @@ pub enum MouseButton {
 
 /// What happened to the button.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MouseAction {
+pub(crate) enum MouseAction {
     /// The button was pressed (or the wheel turned one notch).
     Press,
     /// The button was released.
@@ -42,7 +42,7 @@ pub enum MouseAction {
 
 /// Which mouse events the program asked to receive (DECSET 9/1000/1002/1003).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum MouseTracking {
+pub(crate) enum MouseTracking {
     /// Mouse reporting is off; nothing is sent.
     #[default]
     Off,
@@ -75,7 +75,7 @@ pub enum MouseEncoding {
 
 /// The mouse-related modes the program has set.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct MouseModes {
+pub(crate) struct MouseModes {
     /// Which events are reported.
     pub tracking: MouseTracking,
     /// How they are encoded.
@@ -105,7 +105,7 @@ impl From<&crate::types::Modes> for MouseModes {
 
 /// Keyboard modifiers held during a mouse event.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct MouseModifiers {
+pub(crate) struct MouseModifiers {
     /// Shift was held (adds 4 to the button code).
     pub shift: bool,
     /// Alt/Meta was held (adds 8 to the button code).
@@ -116,7 +116,8 @@ pub struct MouseModifiers {
 
 impl MouseModifiers {
     /// No modifiers held.
-    pub const NONE: MouseModifiers = MouseModifiers { shift: false, alt: false, ctrl: false };
+    pub(crate) const NONE: MouseModifiers =
+        MouseModifiers { shift: false, alt: false, ctrl: false };
 
     fn bits(self) -> u32 {
         u32::from(self.shift) * 4 + u32::from(self.alt) * 8 + u32::from(self.ctrl) * 16
@@ -189,7 +190,7 @@ const UTF8_MAX: u16 = 2014;
 /// * `Err(MouseError::CoordinateOutOfRange { .. })` when the position cannot
 ///   be encoded (beyond 223 in the legacy encoding, 2015 in UTF-8, 1-based);
 /// * otherwise `Ok(Some(bytes))`.
-pub fn encode_mouse(
+pub(crate) fn encode_mouse(
     button: MouseButton,
     action: MouseAction,
     row: u16,
@@ -231,7 +232,7 @@ pub fn encode_mouse(
 /// code 35 (3 for "no button" plus 32 for motion) plus the modifier bits.
 /// Returns `Ok(None)` in the other tracking modes and the same errors as
 /// [`encode_mouse`].
-pub fn encode_mouse_hover(
+pub(crate) fn encode_mouse_hover(
     row: u16,
     col: u16,
     mods: MouseModifiers,

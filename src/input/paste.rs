@@ -14,10 +14,10 @@
 //!   have the rest interpreted as typed keys.
 
 /// The bracketed-paste start marker, `ESC [200~`.
-pub const PASTE_START: &[u8] = b"\x1b[200~";
+pub(crate) const PASTE_START: &[u8] = b"\x1b[200~";
 
 /// The bracketed-paste end marker, `ESC [201~`.
-pub const PASTE_END: &[u8] = b"\x1b[201~";
+pub(crate) const PASTE_END: &[u8] = b"\x1b[201~";
 
 /// Encodes `text` as the bytes a terminal sends to the program for a paste.
 ///
@@ -34,7 +34,7 @@ pub const PASTE_END: &[u8] = b"\x1b[201~";
 ///    [`PASTE_END`].
 ///
 /// Other control characters are passed through unchanged.
-pub fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
+pub(crate) fn encode_paste(text: &str, bracketed: bool) -> Vec<u8> {
     let stripped = strip_markers(text.as_bytes());
     let body = normalize_newlines(&stripped);
     if !bracketed {

@@ -18,7 +18,7 @@ use std::io;
 
 /// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProcStat {
+pub(crate) struct ProcStat {
     /// Process id (field 1).
     pub pid: i32,
     /// Executable name (`comm`, field 2), without the surrounding
@@ -42,7 +42,7 @@ pub struct ProcStat {
 
 /// Whether a process (or process group) is waiting for input.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum InputWait {
+pub(crate) enum InputWait {
     /// All threads are sleeping and at least one of them is blocked in a
     /// read- or poll-family system call.
     Waiting,
@@ -65,12 +65,12 @@ const ESRCH: i32 = 3;
 
 /// Returns true if `err` means the process or thread no longer exists
 /// (`ENOENT` / `ESRCH`), as opposed to e.g. a permission problem.
-pub fn is_gone(err: &io::Error) -> bool {
+pub(crate) fn is_gone(err: &io::Error) -> bool {
     err.kind() == io::ErrorKind::NotFound || err.raw_os_error() == Some(ESRCH)
 }
 
 /// Returns true if the process is a zombie (`Z`) or dead (`X`/`x`).
-pub fn is_dead(stat: &ProcStat) -> bool {
+pub(crate) fn is_dead(stat: &ProcStat) -> bool {
     matches!(stat.state, 'Z' | 'X' | 'x')
 }
 
@@ -80,7 +80,7 @@ pub fn is_dead(stat: &ProcStat) -> bool {
 /// in the file to find its end. A vanished process yields an error for
 /// which [`is_gone`] is true. On non-Linux targets this always fails with
 /// [`io::ErrorKind::Unsupported`].
-pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
+pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
     #[cfg(target_os = "linux")]
     {
         if pid <= 0 {
@@ -98,7 +98,7 @@ pub fn read_stat(pid: i32) -> io::Result<ProcStat> {
 
 /// Returns the executable name (`comm`) of `pid`, or `None` if the process
 /// is gone or unreadable (always `None` on non-Linux targets).
-pub fn process_name(pid: i32) -> Option<String> {
+pub(crate) fn process_name(pid: i32) -> Option<String> {
     #[cfg(target_os = "linux")]
     {
         if pid <= 0 {
@@ -120,18 +120,18 @@ pub fn process_name(pid: i32) -> Option<String> {
 /// Scans the numeric directories of `/proc`; processes that vanish (or
 /// become unreadable) during the scan are skipped. Includes zombies; see
 /// [`live_session_processes`]. Empty on non-Linux targets.
-pub fn session_processes(sid: i32) -> Vec<ProcStat> {
+pub(crate) fn session_processes(sid: i32) -> Vec<ProcStat> {
     scan_processes(|stat| stat.session == sid)
 }
 
 /// Like [`session_processes`], but without zombie/dead processes
 /// (see [`is_dead`]).
-pub fn live_session_processes(sid: i32) -> Vec<ProcStat> {
+pub(crate) fn live_session_processes(sid: i32) -> Vec<ProcStat> {
     scan_processes(|stat| stat.session == sid && !is_dead(stat))
 }
 
 /// Returns the distinct process group ids of `procs`, sorted ascending.
-pub fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
+pub(crate) fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
     let mut groups: Vec<i32> = procs.iter().map(|p| p.pgrp).collect();
     groups.sort_unstable();
     groups.dedup();
@@ -156,7 +156,7 @@ pub fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
 /// [`InputWait::Unknown`] is returned when the relevant files are unreadable
 /// (e.g. permissions with `wchan` hidden) or on non-Linux targets.
 #[cfg(test)]
-pub fn process_input_wait(pid: i32) -> InputWait {
+pub(crate) fn process_input_wait(pid: i32) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pid <= 0 {
@@ -187,7 +187,11 @@ pub fn process_input_wait(pid: i32) -> InputWait {
 ///
 /// `candidates`, when given (a session's cgroup members), are the only processes looked at,
 /// which spares a scan of all of `/proc`.
-pub fn group_input_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
+pub(crate) fn group_input_wait(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pgrp <= 0 {

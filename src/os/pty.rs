@@ -92,12 +92,13 @@ pub(crate) fn spawn(
         .stdin(Stdio::from(pty.slave.try_clone()?))
         .stdout(Stdio::from(pty.slave.try_clone()?))
         .stderr(Stdio::from(pty.slave.try_clone()?));
+    let cgroup_procs = cgroup.map(|c| c.procs.clone());
+    let isolation = isolation.clone();
     // SAFETY: the closure runs between fork and exec and only makes system calls that are
     // async-signal-safe (setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,
     // setgid, setuid, prctl); everything it needs was prepared before the fork, so it
-    // allocates nothing.
-    let cgroup_procs = cgroup.map(|c| c.procs.clone());
-    let isolation = isolation.clone();
+    // allocates nothing. Descriptor 0 is the terminal's slave, set up by `Command` before
+    // the closure runs, so borrowing it is sound.
     unsafe {
         command.pre_exec(move || {
             rustix::process::setsid()?;

@@ -17,6 +17,12 @@ pub(crate) struct Client {
     config: Arc<Config>,
 }
 
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("queued", &self.requests.len()).finish_non_exhaustive()
+    }
+}
+
 impl Client {
     pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>, config: Arc<Config>) -> Self {
         Client { requests, waker, config }

@@ -7,14 +7,14 @@ use termloom::{Config, Engine, Session, SpawnSpec, Until, WaitOutcome};
 
 /// A generous timeout: waits return as soon as their condition holds, so this only matters
 /// when something is broken or the machine is very slow.
-pub const LONG: Duration = Duration::from_secs(20);
+pub(crate) const LONG: Duration = Duration::from_secs(20);
 
-pub fn engine() -> Engine {
+pub(crate) fn engine() -> Engine {
     Engine::new(Config::default()).expect("engine starts")
 }
 
 /// A bash with no startup files and a fixed prompt.
-pub fn bash(engine: &Engine) -> Session {
+pub(crate) fn bash(engine: &Engine) -> Session {
     let session = engine
         .spawn(
             SpawnSpec::new("bash")
@@ -28,7 +28,7 @@ pub fn bash(engine: &Engine) -> Session {
 }
 
 /// Waits and panics with the screen when the condition does not hold.
-pub fn expect(session: &Session, until: Until) -> WaitOutcome {
+pub(crate) fn expect(session: &Session, until: Until) -> WaitOutcome {
     let description = until.to_string();
     let outcome = session.wait(until, LONG).expect("wait");
     if outcome.is_timeout() {
@@ -41,7 +41,7 @@ pub fn expect(session: &Session, until: Until) -> WaitOutcome {
 }
 
 /// Reads the transcript until `needle` has been read (waiting in between).
-pub fn read_until(session: &Session, needle: &str) -> String {
+pub(crate) fn read_until(session: &Session, needle: &str) -> String {
     let mut all = String::new();
     loop {
         let out = session.read().expect("read");
