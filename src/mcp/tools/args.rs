@@ -1,139 +1,220 @@
-//! Reading a tool's arguments: typed getters whose errors name the argument and what it should
-//! be, so that a model can correct its call. `null` counts as absent.
+//! A tool's arguments, checked against its [`ToolDef`] before the tool runs: unknown
+//! arguments, missing required ones, types, ranges and choices, each error naming the argument
+//! and what it should be, so that a model can correct its call. `null` counts as absent, and
+//! an absent argument with a default reads as its default.
 
 use serde_json::{Map, Value};
 
-use crate::SessionId;
+use crate::{SessionId, Signal};
 
 use super::ToolError;
+use super::catalog::{ArgDef, Kind, ToolDef};
 
-/// A tool's arguments.
+/// One argument's value, read as its [`Kind`] says.
+enum Parsed<'a> {
+    /// A string ([`Kind::Str`], [`Kind::OneOf`]).
+    Str(&'a str),
+    /// A signal.
+    Signal(Signal),
+    /// A boolean.
+    Bool(bool),
+    /// A whole number ([`Kind::UInt`], [`Kind::SessionId`]).
+    UInt(u64),
+    /// A list of strings.
+    Strings(Vec<String>),
+    /// Environment variables: `None` removes one.
+    Env(Vec<(String, Option<String>)>),
+}
+
+/// A tool's checked arguments.
 pub(crate) struct Args<'a> {
-    map: &'a Map<String, Value>,
-    tool: &'static str,
+    tool: &'static ToolDef,
+    values: Vec<(&'static str, Parsed<'a>)>,
 }
 
 impl<'a> Args<'a> {
-    /// Checks that every argument is one `tool` accepts.
+    /// Checks `map` against `tool`'s arguments: every argument is one it takes, every required
+    /// one is given, and each has the type, range or value its definition says.
     pub(crate) fn new(
-        tool: &'static str,
+        tool: &'static ToolDef,
         map: &'a Map<String, Value>,
-        accepted: &[&str],
     ) -> Result<Self, ToolError> {
         let mut unknown: Vec<&str> =
-            map.keys().map(String::as_str).filter(|k| !accepted.contains(k)).collect();
+            map.keys().map(String::as_str).filter(|k| tool.arg(k).is_none()).collect();
         if !unknown.is_empty() {
             unknown.sort_unstable();
+            let accepted: Vec<&str> = tool.args().map(|arg| arg.name).collect();
             return Err(ToolError::new(format!(
-                "{tool} does not take {}; its arguments are: {}",
+                "{} does not take {}; its arguments are: {}",
+                tool.name,
                 unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
                 accepted.join(", ")
             )));
         }
-        Ok(Args { map, tool })
+        let mut values = Vec::new();
+        for arg in tool.args() {
+            let parsed = match map.get(arg.name).filter(|v| !v.is_null()) {
+                Some(value) => Some(parse(tool, arg, value)?),
+                None if arg.required => return Err(missing(tool, arg)),
+                None => default(arg),
+            };
+            values.extend(parsed.map(|parsed| (arg.name, parsed)));
+        }
+        Ok(Args { tool, values })
     }
 
-    fn get(&self, name: &str) -> Option<&'a Value> {
-        self.map.get(name).filter(|v| !v.is_null())
+    /// The value of `name`, given or by default.
+    fn value(&self, name: &str) -> Option<&Parsed<'a>> {
+        debug_assert!(self.tool.arg(name).is_some(), "{} has no `{name}`", self.tool.name);
+        self.values.iter().find(|(n, _)| *n == name).map(|(_, value)| value)
     }
 
-    fn wrong(&self, name: &str, expected: &str, got: &Value) -> ToolError {
-        let shown = match got {
-            Value::String(s) if s.len() > 40 => format!("a string ({} bytes)", s.len()),
-            other => {
-                let text = other.to_string();
-                if text.len() > 60 {
-                    format!("{}…", &text[..text.floor_char_boundary(60)])
-                } else {
-                    text
-                }
-            }
-        };
-        ToolError::new(format!("{}: `{name}` must be {expected}, not {shown}", self.tool))
-    }
-
-    /// An optional string.
-    pub(crate) fn str(&self, name: &str) -> Result<Option<&'a str>, ToolError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(self.wrong(name, "a string", other)),
+    /// A required (or defaulted) argument, which [`Args::new`] made sure is there.
+    fn present<T>(&self, name: &str, value: Option<T>) -> Result<T, ToolError> {
+        match (value, self.tool.arg(name)) {
+            (Some(value), _) => Ok(value),
+            (None, Some(arg)) => Err(missing(self.tool, arg)),
+            (None, None) => Err(ToolError::new(format!("{} has no `{name}`", self.tool.name))),
         }
     }
 
-    /// A required string.
-    pub(crate) fn required_str(&self, name: &str) -> Result<&'a str, ToolError> {
-        self.str(name)?.ok_or_else(|| self.missing(name))
-    }
-
-    fn missing(&self, name: &str) -> ToolError {
-        ToolError::new(format!("{}: the `{name}` argument is required", self.tool))
-    }
-
-    /// An optional boolean (`"true"`/`"false"` strings are accepted too).
-    pub(crate) fn bool(&self, name: &str) -> Result<Option<bool>, ToolError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(Value::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
-            Some(other) => Err(self.wrong(name, "true or false", other)),
-        }
-    }
-
-    /// An optional whole number within `min..=max` (numeric strings are accepted too).
-    pub(crate) fn uint(&self, name: &str, min: u64, max: u64) -> Result<Option<u64>, ToolError> {
-        let Some(value) = self.get(name) else {
-            return Ok(None);
-        };
-        let number = match value {
-            Value::Number(n) => n
-                .as_u64()
-                .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
-            Value::String(s) => s.trim().parse::<u64>().ok(),
+    /// A string argument.
+    pub(crate) fn str(&self, name: &str) -> Option<&'a str> {
+        match self.value(name) {
+            Some(Parsed::Str(s)) => Some(s),
             _ => None,
-        };
-        match number {
-            Some(n) if (min..=max).contains(&n) => Ok(Some(n)),
-            _ => Err(self.wrong(name, &format!("a whole number from {min} to {max}"), value)),
         }
+    }
+
+    /// A required string argument.
+    pub(crate) fn required_str(&self, name: &str) -> Result<&'a str, ToolError> {
+        self.present(name, self.str(name))
+    }
+
+    /// A boolean argument.
+    pub(crate) fn bool(&self, name: &str) -> Option<bool> {
+        match self.value(name) {
+            Some(Parsed::Bool(b)) => Some(*b),
+            _ => None,
+        }
+    }
+
+    /// A whole-number argument (within its range).
+    pub(crate) fn uint(&self, name: &str) -> Option<u64> {
+        match self.value(name) {
+            Some(Parsed::UInt(n)) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// A whole-number argument that is required or has a default.
+    pub(crate) fn required_uint(&self, name: &str) -> Result<u64, ToolError> {
+        self.present(name, self.uint(name))
     }
 
     /// The required `session_id`.
     pub(crate) fn session_id(&self) -> Result<SessionId, ToolError> {
-        self.optional_session_id()?.ok_or_else(|| {
-            ToolError::new(format!(
-                "{}: the `session_id` argument is required (terminal_list shows the sessions)",
-                self.tool
-            ))
-        })
+        self.required_uint("session_id").map(SessionId)
     }
 
     /// An optional `session_id`.
-    pub(crate) fn optional_session_id(&self) -> Result<Option<SessionId>, ToolError> {
-        Ok(self.uint("session_id", 1, u64::MAX)?.map(SessionId))
+    pub(crate) fn optional_session_id(&self) -> Option<SessionId> {
+        self.uint("session_id").map(SessionId)
     }
 
-    /// An optional list of strings.
-    pub(crate) fn strings(&self, name: &str) -> Result<Option<Vec<String>>, ToolError> {
-        match self.get(name) {
-            None => Ok(None),
-            Some(Value::Array(items)) => items
-                .iter()
-                .map(|item| match item {
-                    Value::String(s) => Ok(s.clone()),
-                    _ => Err(self.wrong(name, "a list of strings", &Value::Array(items.clone()))),
-                })
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some),
-            Some(other) => Err(self.wrong(name, "a list of strings", other)),
+    /// The required `signal`.
+    pub(crate) fn signal(&self) -> Result<Signal, ToolError> {
+        let signal = match self.value("signal") {
+            Some(Parsed::Signal(signal)) => Some(*signal),
+            _ => None,
+        };
+        self.present("signal", signal)
+    }
+
+    /// A list-of-strings argument.
+    pub(crate) fn strings(&self, name: &str) -> Option<&[String]> {
+        match self.value(name) {
+            Some(Parsed::Strings(items)) => Some(items),
+            _ => None,
         }
     }
 
-    /// An optional environment: names to values (`null` removes a variable).
-    pub(crate) fn env(&self) -> Result<Vec<(String, Option<String>)>, ToolError> {
-        match self.get("env") {
-            None => Ok(Vec::new()),
-            Some(Value::Object(vars)) => vars
+    /// The `env` argument: names to values (`None` removes a variable); empty when not given.
+    pub(crate) fn env(&self) -> &[(String, Option<String>)] {
+        match self.value("env") {
+            Some(Parsed::Env(vars)) => vars,
+            _ => &[],
+        }
+    }
+}
+
+/// The error for a required argument that was not given.
+fn missing(tool: &ToolDef, arg: &ArgDef) -> ToolError {
+    let hint = match arg.kind {
+        Kind::SessionId => " (terminal_list shows the sessions)",
+        _ => "",
+    };
+    ToolError::new(format!("{}: the `{}` argument is required{hint}", tool.name, arg.name))
+}
+
+/// The value of an argument that was not given: its default, if it has one.
+fn default(arg: &ArgDef) -> Option<Parsed<'static>> {
+    match arg.kind {
+        Kind::OneOf { default, .. } => default.map(Parsed::Str),
+        Kind::UInt { default, .. } => default.map(Parsed::UInt),
+        _ => None,
+    }
+}
+
+/// Reads a given (non-null) `value` of `arg` as its kind says.
+fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a>, ToolError> {
+    let wrong = |expected: &str, got: &Value| wrong(tool, arg.name, expected, got);
+    match arg.kind {
+        Kind::Str => match value {
+            Value::String(s) => Ok(Parsed::Str(s)),
+            other => Err(wrong("a string", other)),
+        },
+        Kind::OneOf { values, .. } => match value {
+            Value::String(s) if values.contains(&s.as_str()) => Ok(Parsed::Str(s)),
+            other => Err(wrong(&one_of(values), other)),
+        },
+        Kind::Signal => match value {
+            Value::String(s) => Ok(Parsed::Signal(s.parse().map_err(ToolError::from)?)),
+            other => Err(wrong("a string", other)),
+        },
+        Kind::Bool => match value {
+            Value::Bool(b) => Ok(Parsed::Bool(*b)),
+            Value::String(s) if s == "true" || s == "false" => Ok(Parsed::Bool(s == "true")),
+            other => Err(wrong("true or false", other)),
+        },
+        Kind::UInt { .. } | Kind::SessionId => {
+            let (min, max) = arg.kind.range().unwrap_or_default();
+            let max = max.unwrap_or(u64::MAX);
+            let number = match value {
+                Value::Number(n) => n.as_u64().or_else(|| {
+                    n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)
+                }),
+                Value::String(s) => s.trim().parse::<u64>().ok(),
+                _ => None,
+            };
+            match number {
+                Some(n) if (min..=max).contains(&n) => Ok(Parsed::UInt(n)),
+                _ => Err(wrong(&format!("a whole number from {min} to {max}"), value)),
+            }
+        }
+        Kind::Strings => match value {
+            Value::Array(items) => items
+                .iter()
+                .map(|item| match item {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(wrong("a list of strings", value)),
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .map(Parsed::Strings),
+            other => Err(wrong("a list of strings", other)),
+        },
+        Kind::Env => match value {
+            Value::Object(vars) => vars
                 .iter()
                 .map(|(name, value)| match value {
                     Value::String(s) => Ok((name.clone(), Some(s.clone()))),
@@ -141,18 +222,46 @@ impl<'a> Args<'a> {
                     Value::Number(_) | Value::Bool(_) => {
                         Ok((name.clone(), Some(value.to_string())))
                     }
-                    other => Err(self.wrong(&format!("env.{name}"), "a string or null", other)),
+                    other => {
+                        Err(self::wrong(tool, &format!("env.{name}"), "a string or null", other))
+                    }
                 })
-                .collect(),
-            Some(other) => {
-                Err(self.wrong("env", "an object of variable names to string values", other))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Parsed::Env),
+            other => Err(wrong("an object of variable names to string values", other)),
+        },
+    }
+}
+
+/// `"a", "b" or "c"`.
+fn one_of(values: &[&str]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    match quoted.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => quoted.concat(),
+    }
+}
+
+/// The error for an argument of the wrong type or out of range, showing (the start of) what
+/// was given.
+fn wrong(tool: &ToolDef, name: &str, expected: &str, got: &Value) -> ToolError {
+    let shown = match got {
+        Value::String(s) if s.len() > 40 => format!("a string ({} bytes)", s.len()),
+        other => {
+            let text = other.to_string();
+            if text.len() > 60 {
+                format!("{}…", &text[..text.floor_char_boundary(60)])
+            } else {
+                text
             }
         }
-    }
+    };
+    ToolError::new(format!("{}: `{name}` must be {expected}, not {shown}", tool.name))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::catalog::{Text, find};
     use super::*;
     use serde_json::json;
 
@@ -160,23 +269,83 @@ mod tests {
         value.as_object().unwrap().clone()
     }
 
+    fn tool(name: &str) -> &'static ToolDef {
+        find(name).unwrap()
+    }
+
     #[test]
     fn unknown_arguments_are_named_with_the_accepted_ones() {
         let m = map(json!({"session": 1, "text": "x"}));
-        let err = Args::new("terminal_send", &m, &["session_id", "text"]).err().unwrap();
+        let err = Args::new(tool("terminal_send"), &m).err().unwrap();
         assert!(err.message.contains("`session`") && err.message.contains("session_id"), "{err:?}");
     }
 
     #[test]
-    fn typed_getters_are_lenient_with_numbers_and_strict_with_types() {
-        let m = map(json!({"a": "3", "b": 4.0, "c": -1, "d": "x", "e": null, "f": "true"}));
-        let args = Args::new("t", &m, &["a", "b", "c", "d", "e", "f"]).unwrap();
-        assert_eq!(args.uint("a", 0, 10).unwrap(), Some(3));
-        assert_eq!(args.uint("b", 0, 10).unwrap(), Some(4));
-        assert!(args.uint("c", 0, 10).is_err());
-        assert!(args.uint("d", 0, 10).unwrap_err().message.contains("whole number"));
-        assert_eq!(args.str("e").unwrap(), None);
-        assert_eq!(args.bool("f").unwrap(), Some(true));
-        assert!(args.bool("d").is_err());
+    fn missing_required_arguments_are_named() {
+        let m = map(json!({"session_id": 1, "cols": 80, "rows": null}));
+        let err = Args::new(tool("terminal_resize"), &m).err().unwrap();
+        assert_eq!(err.message, "terminal_resize: the `rows` argument is required");
+        let err = Args::new(tool("terminal_read"), &Map::new()).err().unwrap();
+        assert!(err.message.contains("terminal_list shows the sessions"), "{err:?}");
+    }
+
+    /// A tool with one argument of each kind, for the checks below.
+    static KINDS: ToolDef = ToolDef {
+        name: "t",
+        title: "",
+        hints: super::super::catalog::Hints {
+            read_only: true,
+            destructive: false,
+            idempotent: true,
+            open_world: false,
+        },
+        description: Text::Fixed(""),
+        args: &[&[
+            ArgDef {
+                name: "a",
+                kind: Kind::UInt { min: 0, max: Some(10), default: None },
+                required: false,
+                description: Text::Fixed(""),
+            },
+            ArgDef {
+                name: "c",
+                kind: Kind::UInt { min: 0, max: Some(10), default: Some(7) },
+                required: false,
+                description: Text::Fixed(""),
+            },
+            ArgDef { name: "e", kind: Kind::Str, required: false, description: Text::Fixed("") },
+            ArgDef { name: "f", kind: Kind::Bool, required: false, description: Text::Fixed("") },
+            ArgDef {
+                name: "g",
+                kind: Kind::OneOf { values: &["x", "y", "z"], default: Some("x") },
+                required: false,
+                description: Text::Fixed(""),
+            },
+        ]],
+        output: || json!({}),
+        run: |_, _| Err(ToolError::new("not run")),
+    };
+
+    #[test]
+    fn values_are_lenient_with_numbers_and_strict_with_types() {
+        let m = map(json!({"a": "3", "e": null, "f": "true"}));
+        let args = Args::new(&KINDS, &m).unwrap();
+        assert_eq!(args.uint("a"), Some(3));
+        assert_eq!(args.uint("c"), Some(7), "the default");
+        assert_eq!(args.str("e"), None);
+        assert_eq!(args.bool("f"), Some(true));
+        assert_eq!(args.str("g"), Some("x"), "the default");
+        assert_eq!(Args::new(&KINDS, &map(json!({"a": 4.0}))).unwrap().uint("a"), Some(4));
+        for (bad, expected) in [
+            (json!({"a": -1}), "`a` must be a whole number from 0 to 10, not -1"),
+            (json!({"a": "x"}), "whole number"),
+            (json!({"a": 11}), "whole number"),
+            (json!({"e": 5}), "`e` must be a string, not 5"),
+            (json!({"f": "x"}), "`f` must be true or false"),
+            (json!({"g": "w"}), "`g` must be \"x\", \"y\" or \"z\", not \"w\""),
+        ] {
+            let err = Args::new(&KINDS, &map(bad.clone())).err().unwrap();
+            assert!(err.message.contains(expected), "{bad}: {err:?}");
+        }
     }
 }

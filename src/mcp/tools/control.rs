@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime};
 
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 use crate::{
     CommandResult, Session, SessionId, SessionState, Signal, SignalTarget, SpawnSpec, Until,
@@ -11,31 +11,28 @@ use crate::{
 
 use super::args::Args;
 use super::budget::{Budget, LABEL};
-use super::catalog::{CLOSE, LIST, RESIZE, RUN, SIGNAL, accepted};
+use super::io::place;
 use super::render::{exit_parts, header, push_block, status_json};
-use super::view::{DEFAULT_MAX_BYTES, max_bytes, read_new};
+use super::view::{max_bytes, read_new};
 use super::waits::{self, Plan};
 use super::{Call, ToolError, ToolOutput};
 
-/// Default time a command may take.
-const RUN_TIMEOUT: Duration = Duration::from_secs(60);
 /// Time a new shell may take to show its first prompt.
 const SHELL_START: Duration = Duration::from_secs(20);
 
 /// `terminal_run`.
-pub(crate) fn run(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(RUN, arguments, &accepted(RUN))?;
+pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let command = args.required_str("command")?;
     if command.contains('\n') {
         return Err(ToolError::new(
             "terminal_run: `command` must be one line; join commands with ; or &&, or write a script and run it",
         ));
     }
-    let timeout = args.uint("timeout_ms", 1, 3_600_000)?.map_or(RUN_TIMEOUT, Duration::from_millis);
-    let max = max_bytes(&args, DEFAULT_MAX_BYTES)?;
-    let id = args.optional_session_id()?;
-    let env = args.env()?;
-    let cwd = args.str("cwd")?;
+    let timeout = Duration::from_millis(args.required_uint("timeout_ms")?);
+    let max = max_bytes(args)?;
+    let id = args.optional_session_id();
+    let env = args.env();
+    let cwd = args.str("cwd");
     let (session, new_session) = match id {
         Some(id) => {
             if cwd.is_some() || !env.is_empty() {
@@ -138,19 +135,9 @@ fn run_result(
 fn new_shell(
     call: &Call,
     cwd: Option<&str>,
-    env: Vec<(String, Option<String>)>,
+    env: &[(String, Option<String>)],
 ) -> Result<Session, ToolError> {
-    let mut spec = SpawnSpec::interactive_shell();
-    if let Some(cwd) = cwd {
-        spec = spec.cwd(cwd);
-    }
-    for (name, value) in env {
-        spec = match value {
-            Some(value) => spec.env(name, value),
-            None => spec.env_remove(name),
-        };
-    }
-    let session = call.engine.spawn(spec)?;
+    let session = call.engine.spawn(place(SpawnSpec::interactive_shell(), cwd, env))?;
     let plan = Plan::new(Until::prompt(), SHELL_START);
     let report = waits::run(&session, &plan, call.cancel);
     match report {
@@ -188,18 +175,12 @@ fn run_error(err: crate::Error) -> ToolError {
 }
 
 /// `terminal_signal`.
-pub(crate) fn signal(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(SIGNAL, arguments, &accepted(SIGNAL))?;
+pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
-    let signal: Signal = args.required_str("signal")?.parse()?;
-    let target = match args.str("target")? {
-        None | Some("foreground") => SignalTarget::Foreground,
+    let signal = args.signal()?;
+    let target = match args.str("target") {
         Some("session") => SignalTarget::Session,
-        Some(other) => {
-            return Err(ToolError::new(format!(
-                "`target` must be \"foreground\" or \"session\", not {other:?}"
-            )));
-        }
+        _ => SignalTarget::Foreground,
     };
     let session = call.engine.session(id)?;
     let report = session.signal_to(signal, target)?;
@@ -216,15 +197,10 @@ pub(crate) fn signal(call: &Call, arguments: &Map<String, Value>) -> Result<Tool
 }
 
 /// `terminal_resize`.
-pub(crate) fn resize(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(RESIZE, arguments, &accepted(RESIZE))?;
+pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
-    let cols = args.uint("cols", u64::from(crate::MIN_COLS), u64::from(crate::MAX_COLS))?;
-    let rows = args.uint("rows", u64::from(crate::MIN_ROWS), u64::from(crate::MAX_ROWS))?;
-    let (Some(cols), Some(rows)) = (cols, rows) else {
-        return Err(ToolError::new("terminal_resize needs both `cols` and `rows`"));
-    };
-    let (cols, rows) = (cols as u16, rows as u16);
+    let cols = args.required_uint("cols")? as u16;
+    let rows = args.required_uint("rows")? as u16;
     let session = call.engine.session(id)?;
     session.resize(cols, rows)?;
     let status = session.status()?;
@@ -239,10 +215,9 @@ pub(crate) fn resize(call: &Call, arguments: &Map<String, Value>) -> Result<Tool
 }
 
 /// `terminal_close`.
-pub(crate) fn close(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(CLOSE, arguments, &accepted(CLOSE))?;
+pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
-    let max = max_bytes(&args, 4096)?;
+    let max = max_bytes(args)?;
     let session = call.engine.session(id)?;
     let ended = session.close()?;
     call.input.forget(id);
@@ -273,8 +248,7 @@ pub(crate) fn close(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
 }
 
 /// `terminal_list`.
-pub(crate) fn list(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    Args::new(LIST, arguments, &accepted(LIST))?;
+pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
     let mut text = String::new();
     let mut entries = Vec::new();

@@ -1,22 +1,18 @@
 //! The tools that start a session, type into it and read it: `terminal_start`, `terminal_send`
 //! and `terminal_read`.
 
-use serde_json::{Map, Value};
-
 use crate::{SpawnSpec, parse_key_script};
 
 use super::args::Args;
-use super::catalog::{READ, SEND, START, accepted};
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, ToolError, ToolOutput};
 
 /// `terminal_start`.
-pub(crate) fn start(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(START, arguments, &accepted(START))?;
-    let spec = spawn_spec(&args, call.engine.config())?;
-    let view = view_args(&args)?;
-    let plan = waits::plan(&args, DefaultWait::Settle, call.engine.config())?;
+pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
+    let spec = spawn_spec(args, call.engine.config())?;
+    let view = view_args(args)?;
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.engine.spawn(spec)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
@@ -32,9 +28,9 @@ pub(crate) fn start(call: &Call, arguments: &Map<String, Value>) -> Result<ToolO
 
 /// What to run, from `command`, `argv`, `cwd`, `env`, `cols`, `rows`, `shell_integration`.
 fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolError> {
-    let command = args.str("command")?;
-    let argv = args.strings("argv")?;
-    let integration = args.bool("shell_integration")?;
+    let command = args.str("command");
+    let argv = args.strings("argv");
+    let integration = args.bool("shell_integration");
     let mut spec = match (command, argv) {
         (Some(_), Some(_)) => {
             return Err(ToolError::new(
@@ -64,17 +60,9 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
             SpawnSpec::interactive_shell().shell_integration(integration.unwrap_or(true))
         }
     };
-    if let Some(cwd) = args.str("cwd")? {
-        spec = spec.cwd(cwd);
-    }
-    for (name, value) in args.env()? {
-        spec = match value {
-            Some(value) => spec.env(name, value),
-            None => spec.env_remove(name),
-        };
-    }
-    let cols = args.uint("cols", u64::from(crate::MIN_COLS), u64::from(crate::MAX_COLS))?;
-    let rows = args.uint("rows", u64::from(crate::MIN_ROWS), u64::from(crate::MAX_ROWS))?;
+    spec = place(spec, args.str("cwd"), args.env());
+    let cols = args.uint("cols");
+    let rows = args.uint("rows");
     if cols.is_some() || rows.is_some() {
         let cols = cols.map_or(config.cols, |c| c as u16);
         let rows = rows.map_or(config.rows, |r| r as u16);
@@ -83,14 +71,31 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
     Ok(spec)
 }
 
+/// `spec` with the working directory and environment overlay of a call (`cwd`, `env`).
+pub(crate) fn place(
+    mut spec: SpawnSpec,
+    cwd: Option<&str>,
+    env: &[(String, Option<String>)],
+) -> SpawnSpec {
+    if let Some(cwd) = cwd {
+        spec = spec.cwd(cwd);
+    }
+    for (name, value) in env {
+        spec = match value {
+            Some(value) => spec.env(name, value),
+            None => spec.env_remove(name),
+        };
+    }
+    spec
+}
+
 /// `terminal_send`.
-pub(crate) fn send(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(SEND, arguments, &accepted(SEND))?;
+pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
-    let text = args.str("text")?;
-    let paste = args.str("paste")?;
-    let keys = args.str("keys")?;
-    let submit = args.bool("submit")?.unwrap_or(false);
+    let text = args.str("text");
+    let paste = args.str("paste");
+    let keys = args.str("keys");
+    let submit = args.bool("submit").unwrap_or(false);
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
         return Err(ToolError::new(
             "terminal_send needs something to send: `text`, `keys`, `paste` or `submit`: true (to read without typing, use terminal_read)",
@@ -100,8 +105,8 @@ pub(crate) fn send(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOu
         // Checked before anything is sent, so a bad script sends nothing.
         parse_key_script(keys).map_err(crate::Error::from)?;
     }
-    let view = view_args(&args)?;
-    let plan = waits::plan(&args, DefaultWait::Settle, call.engine.config())?;
+    let view = view_args(args)?;
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.engine.session(id)?;
     {
         let lock = call.input.of(id);
@@ -127,11 +132,10 @@ pub(crate) fn send(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOu
 }
 
 /// `terminal_read`.
-pub(crate) fn read(call: &Call, arguments: &Map<String, Value>) -> Result<ToolOutput, ToolError> {
-    let args = Args::new(READ, arguments, &accepted(READ))?;
+pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
-    let view = view_args(&args)?;
-    let plan = waits::plan(&args, DefaultWait::None, call.engine.config())?;
+    let view = view_args(args)?;
+    let plan = waits::plan(args, DefaultWait::None, call.engine.config())?;
     let session = call.engine.session(id)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),

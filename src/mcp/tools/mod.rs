@@ -24,6 +24,8 @@ use crate::{Engine, Error, SessionId};
 
 use super::inflight::CancelToken;
 use super::protocol::Revision;
+use args::Args;
+use catalog::TOOLS;
 
 pub(crate) use catalog::NAMES;
 
@@ -117,26 +119,20 @@ impl Call<'_> {
 
 /// Whether `name` is a tool.
 pub(crate) fn exists(name: &str) -> bool {
-    NAMES.contains(&name)
+    catalog::find(name).is_some()
 }
 
 /// The `tools/list` result for a revision.
 pub(crate) fn list(revision: Revision) -> Value {
-    json!({ "tools": NAMES.iter().map(|name| catalog::tool_entry(name, revision)).collect::<Vec<_>>() })
+    json!({ "tools": TOOLS.iter().map(|tool| tool.entry(revision)).collect::<Vec<_>>() })
 }
 
-/// Runs tool `name` (which [`exists`]); `None` when the call was cancelled, otherwise the
-/// `tools/call` result for the call's revision.
+/// Runs tool `name` (which [`exists`]) on its checked arguments; `None` when the call was
+/// cancelled, otherwise the `tools/call` result for the call's revision.
 pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> Option<Value> {
-    let outcome = match name {
-        catalog::START => io::start(call, arguments),
-        catalog::SEND => io::send(call, arguments),
-        catalog::READ => io::read(call, arguments),
-        catalog::RUN => control::run(call, arguments),
-        catalog::SIGNAL => control::signal(call, arguments),
-        catalog::RESIZE => control::resize(call, arguments),
-        catalog::CLOSE => control::close(call, arguments),
-        _ => control::list(call, arguments),
+    let outcome = match catalog::find(name) {
+        Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
+        None => Err(ToolError::new(format!("unknown tool {name:?}"))),
     };
     Some(match outcome {
         Ok(output) => {

@@ -32,7 +32,11 @@ pub(crate) enum View {
 }
 
 impl View {
-    fn name(self) -> &'static str {
+    /// Every view, in the order the schema lists them.
+    pub(crate) const ALL: [View; 3] = [View::New, View::Screen, View::Scrollback];
+
+    /// The view's name in arguments and results.
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             View::New => "new",
             View::Screen => "screen",
@@ -52,23 +56,13 @@ pub(crate) struct ViewArgs {
 
 /// Reads `view` and `max_bytes`.
 pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
-    let view = match args.str("view")? {
-        None | Some("new") => View::New,
-        Some("screen") => View::Screen,
-        Some("scrollback") => View::Scrollback,
-        Some(other) => {
-            return Err(ToolError::new(format!(
-                "`view` must be \"new\", \"screen\" or \"scrollback\", not {other:?}"
-            )));
-        }
-    };
-    Ok(ViewArgs { view, max_bytes: max_bytes(args, DEFAULT_MAX_BYTES)? })
+    let view = View::ALL.into_iter().find(|view| args.str("view") == Some(view.name()));
+    Ok(ViewArgs { view: view.unwrap_or(View::New), max_bytes: max_bytes(args)? })
 }
 
-/// Reads `max_bytes` with a default.
-pub(crate) fn max_bytes(args: &Args, default: u64) -> Result<usize, ToolError> {
-    let (min, max) = MAX_BYTES_RANGE;
-    Ok(args.uint("max_bytes", min, max)?.unwrap_or(default) as usize)
+/// Reads `max_bytes` (which has a default).
+pub(crate) fn max_bytes(args: &Args) -> Result<usize, ToolError> {
+    Ok(args.required_uint("max_bytes")? as usize)
 }
 
 /// The new transcript, keeping its last `max` bytes.
