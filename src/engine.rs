@@ -52,6 +52,21 @@ impl Drop for Shared {
 /// Cheap to clone and usable from any thread. When the last clone is dropped (or
 /// [`Engine::shutdown`] is called) every session is closed and the reactor stops; [`Session`]
 /// handles then fail with [`Error::EngineStopped`].
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use termloom::{Config, Engine, SpawnSpec, Until};
+///
+/// let engine = Engine::new(Config::default())?;
+/// let top = engine.spawn(SpawnSpec::new("top").size(100, 30))?;
+/// top.wait(Until::screen_contains("load average"), Duration::from_secs(10))?;
+/// println!("{}", top.screen()?);
+/// for info in engine.list()? {
+///     println!("session {}: {} ({})", info.id, info.program, info.status);
+/// }
+/// engine.shutdown();
+/// # Ok::<(), termloom::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Engine {
     shared: Arc<Shared>,

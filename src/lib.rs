@@ -67,6 +67,15 @@ pub use types::{
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 
+// The handles are shared across threads: a compile-time check.
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Engine>();
+    send_and_sync::<Session>();
+    send_and_sync::<PendingWait>();
+    send_and_sync::<WaitCanceller>();
+};
+
 /// The README's examples, compiled as doctests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -79,6 +79,21 @@ pub enum ScrollDirection {
 
 /// A handle to one session. Cheap to clone, usable from any thread; every call is a message
 /// to the engine's reactor thread.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use termloom::{Config, Engine, SpawnSpec, Until};
+///
+/// let engine = Engine::new(Config::default())?;
+/// let less = engine.spawn(SpawnSpec::new("less").arg("/etc/services"))?;
+/// less.wait(Until::input_wait(), Duration::from_secs(10))?;
+/// less.send_keys("/http<Enter>")?;
+/// less.wait(Until::screen_contains("http"), Duration::from_secs(10))?;
+/// println!("{}", less.screen()?);
+/// less.send_keys("q")?;
+/// less.wait(Until::exit(), Duration::from_secs(10))?;
+/// # Ok::<(), termloom::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Session {
     pub(crate) id: SessionId,

@@ -815,33 +815,24 @@ fn waits_for_exit(description: &str) -> bool {
 /// then every row, numbered from 0, in a frame exactly as wide as the terminal; a `^` line under
 /// the cursor's row points at the cursor's column while the cursor is visible.
 ///
-/// ```
+/// ```no_run
+/// use std::time::Duration;
 /// use termloom::testing::format_screen;
-/// # use termloom::{Cursor, Modes, MouseReporting, Screen};
-/// # let modes = Modes { app_cursor: false, app_keypad: false, bracketed_paste: false,
-/// #     mouse: MouseReporting::Off, mouse_sgr: false, mouse_utf8: false,
-/// #     focus_events: false, kitty_keyboard: 0 };
-/// let screen = Screen {
-///     cols: 10,
-///     height: 2,
-///     rows: vec!["$ ls".into(), "$".into()],
-///     cursor: Cursor { row: 1, col: 2, visible: true },
-///     alternate: false,
-///     title: String::new(),
-///     modes,
-/// };
-/// assert_eq!(
-///     format_screen(&screen),
-///     "screen: 10x2, primary
-/// cursor: row 1, col 2, visible
-/// title: none
-///    ┌──────────┐
-///  0 │$ ls
-///  1 │$
-///    ┆  ^
-///    └──────────┘
-/// "
-/// );
+/// use termloom::{Config, Engine, SpawnSpec, Until};
+///
+/// let engine = Engine::new(Config::default())?;
+/// let sh = engine.spawn(SpawnSpec::new("sh").args(["-c", "printf '$ ls\\n$ '; read x"]).size(10, 2))?;
+/// sh.wait(Until::input_wait(), Duration::from_secs(10))?;
+/// print!("{}", format_screen(&sh.screen()?));
+/// // screen: 10x2, primary
+/// // cursor: row 1, col 2, visible
+/// // title: none
+/// //    ┌──────────┐
+/// //  0 │$ ls
+/// //  1 │$
+/// //    ┆  ^
+/// //    └──────────┘
+/// # Ok::<(), termloom::Error>(())
 /// ```
 pub fn format_screen(screen: &Screen) -> String {
     let mut out = String::new();

@@ -70,6 +70,7 @@ pub enum SessionState {
 
 /// A line of [`Engine::list`](crate::Engine::list).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SessionInfo {
     /// The session's id.
     pub id: SessionId,
@@ -108,6 +109,7 @@ pub struct SessionInfo {
 /// What the session's program is doing, as far as termloom can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "activity", content = "exit", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Activity {
     /// It runs and has written output within the quiet window.
     Running,
@@ -125,6 +127,7 @@ pub enum Activity {
 
 /// A process, by pid and command name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Process {
     /// Process id (for a foreground group: the group's id).
     pub pid: i32,
@@ -134,6 +137,7 @@ pub struct Process {
 
 /// A session's status, carried by every read and wait outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Status {
     /// What it is doing.
     pub activity: Activity,
@@ -183,6 +187,7 @@ impl fmt::Display for Status {
 }
 /// What one [`Session::read`](crate::Session::read) returns: the new part of the transcript.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Output {
     /// The new text: complete lines end with `\n`; the last, unfinished line (usually a prompt)
     /// has none and is continued, not repeated, by the next read.
@@ -214,6 +219,7 @@ pub struct Scrollback {
 
 /// What [`Session::run_command`](crate::Session::run_command) returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct CommandResult {
     /// The command's own output (its transcript lines, without the command line and the next
     /// prompt).
@@ -246,6 +252,7 @@ pub enum MouseReporting {
 
 /// The input modes a driver needs to send the right bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Modes {
     /// Application cursor keys (DECCKM): arrows send `ESC O A` instead of `ESC [ A`.
     pub app_cursor: bool,

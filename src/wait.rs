@@ -17,6 +17,22 @@ use crate::types::Status;
 /// cursor on), so output that arrived between a read and the wait is not missed; they match
 /// within one logical line. Screen conditions look at the visible screen each time output is
 /// processed.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use termloom::{Config, Engine, Fired, SpawnSpec, Until};
+///
+/// let engine = Engine::new(Config::default())?;
+/// let sh = engine.spawn(SpawnSpec::new("sh").args(["-c", "sleep 1; echo ready; read x"]))?;
+/// // Whichever comes first: the text, the program reading its terminal, or its exit.
+/// let until = Until::any(vec![Until::regex(r"^ready$")?, Until::input_wait(), Until::exit()]);
+/// let outcome = sh.wait(until, Duration::from_secs(10))?;
+/// match outcome.fired {
+///     Fired::Matched(found) => println!("{} after {:?}", found.text, outcome.elapsed),
+///     other => println!("ended otherwise: {other:?}"),
+/// }
+/// # Ok::<(), termloom::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Until(pub(crate) Cond);
 
@@ -336,6 +352,7 @@ pub enum Location {
 
 /// A condition that held.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Match {
     /// The condition that fired, as text (for `any`, the one inside it).
     pub condition: String,
@@ -348,6 +365,7 @@ pub struct Match {
 /// Why a wait ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Fired {
     /// The condition held.
     Matched(Match),
@@ -367,6 +385,7 @@ pub enum Fired {
 /// The result of a wait: what fired, how long it took and, on timeout, the screen at that
 /// moment so the caller can see why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct WaitOutcome {
     /// What ended the wait.
     pub fired: Fired,

@@ -165,8 +165,9 @@ fn wait_for(
         Fired::Matched(_) => Ok(()),
         Fired::Exited { .. } if wait.exit_satisfies => Ok(()),
         Fired::Exited { status } => Err(Failure::exited(planned, status, session.screen().ok())),
-        Fired::Closed | Fired::Cancelled => Err(Failure::closed(planned)),
         Fired::Timeout => Err(Failure::timeout(planned, timeout, outcome.screen)),
+        // Closed, cancelled, and whatever a later version adds: the session is gone.
+        _ => Err(Failure::closed(planned)),
     }
 }
 

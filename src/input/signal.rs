@@ -105,6 +105,7 @@ pub enum SignalTarget {
 
 /// What a signal reached.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct SignalReport {
     /// The signal sent.
     pub signal: Signal,

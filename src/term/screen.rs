@@ -20,6 +20,7 @@ pub struct Cursor {
 
 /// A snapshot of the visible screen: the alternate screen while a full-screen program has it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Screen {
     /// Width in columns.
     pub cols: u16,

@@ -11,6 +11,7 @@ use crate::term::screen::Screen;
 
 /// A run of cells on one row that share colours and attributes other than the defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct StyleRun {
     /// Row from 0.
     pub row: u16,
@@ -28,6 +29,7 @@ pub struct StyleRun {
 
 /// A screen snapshot with the colours and attributes of its cells.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct StyledScreen {
     /// The text snapshot.
     pub screen: Screen,
