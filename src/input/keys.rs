@@ -505,7 +505,7 @@ impl Key {
     /// * Enter `\r`, Tab `\t`, S-Tab `CSI Z`, Escape `ESC`, Backspace DEL
     ///   (C-Backspace BS); alt prefixes `ESC` (M-Enter is `ESC \r`).
     /// * Cursor keys and Home/End: `CSI A` (`SS3 A` when
-    ///   [`KeyModes::app_cursor`] is set), with modifiers `CSI 1 ; m A` where
+    ///   `KeyModes::app_cursor` is set), with modifiers `CSI 1 ; m A` where
     ///   m = 1 + shift + 2·alt + 4·ctrl (CSI even in application cursor mode).
     /// * Insert/Delete/PageUp/PageDown `CSI 2/3/5/6 ~`, F1-F4 `SS3 P..S`,
     ///   F5-F12 `CSI 15/17/18/19/20/21/23/24 ~`; with modifiers
@@ -517,7 +517,7 @@ impl Key {
     ///   (`M-C-a` is `ESC 0x01`); shift upper-cases letters (`S-a` is `A`).
     ///   Shift is dropped for Enter, Escape and Backspace, as in xterm.
     ///
-    /// With kitty flags set, see [`KeyModes::kitty_flags`] and the kitty
+    /// With kitty flags set, see `KeyModes::kitty_flags` and the kitty
     /// keyboard protocol. In summary, with flag 1 (disambiguate):
     ///
     /// * Escape is `CSI 27 u`; text keys with ctrl or alt (or alt+shift) are
@@ -542,7 +542,7 @@ impl Key {
     /// punctuation is reported as its own codepoint, since no keyboard layout
     /// is assumed.
     ///
-    /// [`KeyModes::app_keypad`] has no effect: no keypad keys are modelled.
+    /// `KeyModes::app_keypad` has no effect: no keypad keys are modelled.
     /// `F(n)` outside 1..=12 encodes to no bytes.
     pub fn encode(&self, modes: &crate::types::Modes) -> Vec<u8> {
         self.encode_for(&KeyModes::from(modes))
