@@ -127,7 +127,7 @@ impl MouseModifiers {
 /// Why a mouse event could not be sent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum MouseError {
-    /// The program has not enabled mouse reporting ([`MouseTracking::Off`]).
+    /// The program has not enabled mouse reporting ([`MouseReporting::Off`](crate::MouseReporting::Off)).
     NotEnabled,
     /// A coordinate is too large for the active encoding.
     CoordinateOutOfRange {
