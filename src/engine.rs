@@ -95,7 +95,7 @@ impl Engine {
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         Ok(Engine {
             shared: Arc::new(Shared {
-                client: Client::new(requests, waker, config.clone()),
+                client: Client::new(requests, waker),
                 config,
                 shell_files: std::sync::OnceLock::new(),
                 cgroup_parent: std::sync::OnceLock::new(),

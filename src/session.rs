@@ -163,15 +163,9 @@ impl Session {
     pub fn paste(&self, text: &str) -> Result<()> {
         let id = self.id;
         let text = text.to_owned();
-        let bytes = self.client.call(move |r| r.encode_paste(id, &text))?;
-        let piece = (self.client.config().write_queue_bytes / 2).clamp(1, 64 << 10);
-        for chunk in bytes.chunks(piece) {
-            let (tx, rx) = crossbeam_channel::bounded(1);
-            let chunk = chunk.to_vec();
-            self.client.submit(Box::new(move |r| r.send_when_room(id, chunk, tx)))?;
-            rx.recv().map_err(|_| Error::EngineStopped)??;
-        }
-        Ok(())
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client.submit(Box::new(move |r| r.paste(id, &text, tx)))?;
+        rx.recv().map_err(|_| Error::EngineStopped)?
     }
 
     /// Clicks the left button at a cell (row and column from 0): press, then release. Fails

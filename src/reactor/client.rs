@@ -6,7 +6,6 @@ use crossbeam_channel::Sender;
 use mio::Waker;
 
 use super::{Reactor, Request};
-use crate::config::Config;
 use crate::error::{Error, Result};
 
 /// The sending half every handle holds: the request channel and the poll's waker.
@@ -14,7 +13,6 @@ use crate::error::{Error, Result};
 pub(crate) struct Client {
     requests: Sender<Request>,
     waker: Arc<Waker>,
-    config: Arc<Config>,
 }
 
 impl std::fmt::Debug for Client {
@@ -24,13 +22,8 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>, config: Arc<Config>) -> Self {
-        Client { requests, waker, config }
-    }
-
-    /// The engine's configuration.
-    pub(crate) fn config(&self) -> &Config {
-        &self.config
+    pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>) -> Self {
+        Client { requests, waker }
     }
 
     /// Queues a request and wakes the reactor.

@@ -76,17 +76,6 @@ impl Reactor {
         self.begin_close(id, CloseReason::Exited, None);
     }
 
-    /// Closes a session for a caller: SIGHUP, SIGCONT and SIGTERM to all its process groups
-    /// (and to processes in its cgroup that left it), then SIGKILL after the grace period.
-    /// `reply` gets the exit status when nothing is left.
-    pub(crate) fn close(&mut self, id: SessionId, reply: Sender<Result<ExitStatus>>) {
-        if let Err(err) = self.slot(id) {
-            let _ = reply.send(Err(err));
-            return;
-        }
-        self.begin_close(id.0, CloseReason::Caller, Some(reply));
-    }
-
     pub(super) fn begin_close(
         &mut self,
         id: u64,
@@ -257,17 +246,6 @@ impl Reactor {
             let at = now + Duration::from_nanos(u64::try_from(wait).unwrap_or(u64::MAX));
             self.schedule(at, Timer::Reap(id));
         }
-    }
-
-    /// Closes every session, then stops the loop and answers `reply`.
-    pub(crate) fn begin_shutdown(&mut self, reply: Option<Sender<()>>) {
-        let ids: Vec<u64> =
-            self.sessions.iter().filter(|(_, s)| !s.closed).map(|(id, _)| *id).collect();
-        for id in ids {
-            self.begin_close(id, CloseReason::Shutdown, None);
-        }
-        let (tx, _) = crossbeam_channel::bounded(1);
-        self.shutdown = Some(reply.unwrap_or(tx));
     }
 }
 

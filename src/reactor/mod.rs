@@ -32,8 +32,8 @@ use crate::types::{ExitStatus, SessionId, SessionInfo, SessionState};
 use crate::wait::{Fired, Until, WaitOutcome};
 
 mod client;
-mod input;
 mod lifecycle;
+mod requests;
 mod terminal_io;
 mod waiters;
 
@@ -156,6 +156,10 @@ impl std::fmt::Display for CloseReason {
     }
 }
 
+/// Input waiting for room in a session's queue: a paste's piece, and for its last piece the
+/// caller to answer.
+type Parked = (Vec<u8>, Option<Sender<Result<()>>>);
+
 /// One session as the reactor sees it.
 struct Slot {
     id: SessionId,
@@ -166,7 +170,7 @@ struct Slot {
     terminal: Terminal,
     queue: VecDeque<u8>,
     /// Input waiting for room in `queue`, with the callers to answer.
-    parked: VecDeque<(Vec<u8>, Sender<Result<()>>)>,
+    parked: VecDeque<Parked>,
     want_write: bool,
     waiters: Vec<Waiter>,
     commands: Vec<waiters::CommandWaiter>,
@@ -206,7 +210,7 @@ impl Slot {
     fn drop_input(&mut self) {
         self.queue.clear();
         let id = self.id;
-        for (_, reply) in self.parked.drain(..) {
+        for reply in self.parked.drain(..).filter_map(|(_, reply)| reply) {
             let _ = reply.send(Err(Error::SessionExited(id)));
         }
     }
@@ -433,124 +437,14 @@ impl Reactor {
 
     // ----- sessions ------------------------------------------------------------------------
 
-    /// Reserves a session id, refusing beyond `max_sessions`.
-    pub(crate) fn reserve(&mut self) -> Result<SessionId> {
-        if self.shutdown.is_some() {
-            return Err(Error::EngineStopped);
-        }
-        if self.live() + self.reserved >= self.config.max_sessions {
-            return Err(Error::TooManySessions { limit: self.config.max_sessions });
-        }
-        self.reserved += 1;
-        let id = self.next_id;
-        self.next_id += 1;
-        Ok(SessionId(id))
-    }
-
-    /// Gives back a reservation whose spawn failed.
-    pub(crate) fn release(&mut self) {
-        self.reserved -= 1;
-    }
-
-    /// Takes a started program into the reactor.
-    pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
-        self.reserved -= 1;
-        let Spawned { pid, master, pidfd, program, cols, rows, cgroup } = spawned;
-        let containment = match &cgroup {
-            Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
-            None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
-                .to_owned(),
-        };
-        let registry = self.poll.registry();
-        registry
-            .register(&mut SourceFd(&master.as_raw_fd()), master_token(id.0), Interest::READABLE)
-            .map_err(|e| Error::io("registering the terminal with the poll", e))?;
-        if let Some(pidfd) = &pidfd {
-            registry
-                .register(&mut SourceFd(&pidfd.as_raw_fd()), child_token(id.0), Interest::READABLE)
-                .map_err(|e| Error::io("registering the child with the poll", e))?;
-        }
-        let now = Instant::now();
-        let config = &self.config;
-        self.sessions.insert(
-            id.0,
-            Slot {
-                id,
-                pid,
-                program,
-                master: Some(master),
-                pidfd,
-                terminal: Terminal::new(cols, rows, config),
-                queue: VecDeque::new(),
-                parked: VecDeque::new(),
-                want_write: false,
-                waiters: Vec::new(),
-                commands: Vec::new(),
-                screen_hash: 0,
-                screen_changed: now,
-                seen_waiting: std::cell::Cell::new(None),
-                last_resize: now,
-                child: None,
-                exit: None,
-                exit_deferred: false,
-                closing: None,
-                closed: false,
-                closed_reason: None,
-                failure: None,
-                cgroup,
-                containment,
-                replies_dropped: 0,
-                started_at: SystemTime::now(),
-                started: now,
-                last_output: now,
-                last_input: now,
-                bytes_in: 0,
-                bytes_out: 0,
-                sync_timer: None,
-                quiet_armed: false,
-            },
-        );
-        if self.config.idle_timeout.is_some() || self.config.max_lifetime.is_some() {
-            self.reap_check(id.0);
-        }
-        // Output may already be waiting.
-        self.read_output(id.0);
-        Ok(())
-    }
-
     fn slot(&mut self, id: SessionId) -> Result<&mut Slot> {
         self.sessions.get_mut(&id.0).ok_or(Error::UnknownSession(id))
-    }
-
-    /// Every session, live ones and tombstones.
-    pub(crate) fn list(&self) -> Vec<SessionInfo> {
-        let mut ids: Vec<u64> = self.sessions.keys().copied().collect();
-        ids.sort_unstable();
-        ids.into_iter().filter_map(|id| self.info_of(id)).collect()
     }
 
     fn info_of(&self, id: u64) -> Option<SessionInfo> {
         let mut info = self.sessions.get(&id)?.info();
         info.status = self.status_of(id);
         Some(info)
-    }
-
-    /// The screen with colours and attributes.
-    pub(crate) fn styled_screen(
-        &mut self,
-        id: SessionId,
-    ) -> Result<crate::term::style::StyledScreen> {
-        Ok(self.slot(id)?.terminal.styled_screen())
-    }
-
-    /// Reads the session's clipboard, or replaces it with `text`.
-    pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
-        Ok(self.slot(id)?.terminal.clipboard(text))
-    }
-
-    /// One session's information.
-    pub(crate) fn info(&mut self, id: SessionId) -> Result<SessionInfo> {
-        self.info_of(id.0).ok_or(Error::UnknownSession(id))
     }
 }
 

@@ -6,7 +6,7 @@ impl Reactor {
     // ----- input -------------------------------------------------------------------------
 
     /// Checks that a session takes input.
-    fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
+    pub(super) fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
         let slot = self.slot(id)?;
         if slot.exit.is_some() {
             return Err(Error::SessionExited(id));
@@ -15,55 +15,6 @@ impl Reactor {
             return Err(Error::SessionClosed(id));
         }
         Ok(slot)
-    }
-
-    /// Queues bytes for the program and writes what the terminal takes now; fails with
-    /// `QueueFull` rather than wait.
-    pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
-        let capacity = self.config.write_queue_bytes;
-        let slot = self.accepting(id)?;
-        if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
-            return Err(Error::QueueFull {
-                session: id,
-                queued: slot.queue.len(),
-                attempted: bytes.len(),
-                capacity,
-            });
-        }
-        slot.queue.extend(bytes);
-        slot.last_input = Instant::now();
-        self.flush(id.0);
-        Ok(())
-    }
-
-    /// Queues bytes once the queue has room for them, answering `reply` then: the caller
-    /// waits, the reactor does not. `bytes` must not be larger than the queue's bound.
-    pub(crate) fn send_when_room(
-        &mut self,
-        id: SessionId,
-        bytes: Vec<u8>,
-        reply: Sender<Result<()>>,
-    ) {
-        let capacity = self.config.write_queue_bytes;
-        let slot = match self.accepting(id) {
-            Ok(slot) => slot,
-            Err(err) => {
-                let _ = reply.send(Err(err));
-                return;
-            }
-        };
-        if bytes.len() > capacity {
-            let _ = reply.send(Err(Error::QueueFull {
-                session: id,
-                queued: slot.queue.len(),
-                attempted: bytes.len(),
-                capacity,
-            }));
-            return;
-        }
-        slot.parked.push_back((bytes, reply));
-        slot.last_input = Instant::now();
-        self.flush(id.0);
     }
 
     /// Moves parked input into the queue while it fits; true if any moved.
@@ -75,7 +26,9 @@ impl Reactor {
             }
             let (bytes, reply) = slot.parked.pop_front().expect("front exists");
             slot.queue.extend(bytes);
-            let _ = reply.send(Ok(()));
+            if let Some(reply) = reply {
+                let _ = reply.send(Ok(()));
+            }
             admitted = true;
         }
         admitted
@@ -293,44 +246,5 @@ impl Reactor {
         }
         slot.quiet_armed = false;
         slot.terminal.trim_memory();
-    }
-
-    /// The unread transcript.
-    pub(crate) fn read(&mut self, id: SessionId, max_bytes: Option<usize>) -> Result<Output> {
-        let limit = self.config.max_read_bytes;
-        let slot = self.slot(id)?;
-        let max = max_bytes.unwrap_or(limit).clamp(4, limit);
-        let mut output = slot.terminal.read(max);
-        output.status = self.status_of(id.0);
-        Ok(output)
-    }
-
-    /// The retained transcript, up to `max_bytes` of its end.
-    pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<Scrollback> {
-        let slot = self.slot(id)?;
-        let (text, truncated) = slot.terminal.retained(max_bytes);
-        Ok(Scrollback { text, truncated })
-    }
-
-    /// The screen.
-    pub(crate) fn screen(&mut self, id: SessionId) -> Result<Screen> {
-        Ok(self.slot(id)?.terminal.screen())
-    }
-
-    /// Resizes the grid and the kernel's terminal.
-    pub(crate) fn resize(&mut self, id: SessionId, cols: u16, rows: u16) -> Result<()> {
-        crate::config::check_size(cols, rows)?;
-        let slot = self.slot(id)?;
-        if slot.closed {
-            return Err(Error::SessionClosed(id));
-        }
-        slot.terminal.resize(cols, rows);
-        slot.last_resize = Instant::now();
-        if let Some(master) = &slot.master {
-            crate::os::pty::set_size(master.as_fd(), cols, rows)
-                .map_err(|e| Error::io("setting the terminal size", e))?;
-        }
-        self.check_waiters(id.0);
-        Ok(())
     }
 }

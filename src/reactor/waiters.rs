@@ -34,7 +34,7 @@ fn match_unread(
     Some(found)
 }
 
-fn screen_hash(screen: &Screen) -> u64 {
+pub(super) fn screen_hash(screen: &Screen) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     screen.rows.hash(&mut hasher);
     (screen.cursor.row, screen.cursor.col, screen.cursor.visible, screen.alternate)
@@ -43,42 +43,6 @@ fn screen_hash(screen: &Screen) -> u64 {
 }
 
 impl Reactor {
-    /// Registers a waiter; it is answered when its condition holds, the session ends or the
-    /// timeout passes.
-    pub(crate) fn wait(
-        &mut self,
-        id: SessionId,
-        until: Until,
-        timeout: Duration,
-        waiter: u64,
-        reply: Sender<Result<WaitOutcome>>,
-    ) {
-        if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
-            let _ = reply.send(Err(err));
-            return;
-        }
-        let now = Instant::now();
-        let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
-            // Not tracked while nobody needed it: the screen can only have changed with output.
-            slot.screen_hash = screen_hash(&slot.terminal.screen());
-            slot.screen_changed = slot.last_output.max(slot.last_resize);
-        }
-        let read = slot.terminal.read_mark();
-        slot.waiters.push(Waiter {
-            id: waiter,
-            until,
-            searched: read.first_line(),
-            read,
-            started: now,
-            deadline: now + timeout,
-            recheck: None,
-            reply,
-        });
-        self.schedule(now + timeout, Timer::Wait { session: id.0, waiter });
-        self.check_waiters(id.0);
-    }
-
     /// Notes a screen change for stable waits; called after output was processed.
     pub(super) fn track_screen(&mut self, id: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else {
@@ -229,13 +193,8 @@ impl Reactor {
         self.end_wait(id, waiter, Fired::Timeout);
     }
 
-    /// Ends a wait early: the caller gets `Fired::Cancelled`.
-    pub(crate) fn cancel_wait(&mut self, id: SessionId, waiter: u64) {
-        self.end_wait(id.0, waiter, Fired::Cancelled);
-    }
-
     /// Answers one waiter with `fired`, the screen and the status.
-    fn end_wait(&mut self, id: u64, waiter: u64, fired: Fired) {
+    pub(super) fn end_wait(&mut self, id: u64, waiter: u64, fired: Fired) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
         let waiter = slot.waiters.swap_remove(index);
@@ -255,63 +214,8 @@ impl Reactor {
 
     // ----- run_command ----------------------------------------------------------------
 
-    /// Types `line` into a shell with integration and answers `reply` when its prompt comes
-    /// back, with the command's output and exit code.
-    pub(crate) fn run_command(
-        &mut self,
-        id: SessionId,
-        line: &str,
-        timeout: Duration,
-        reply: Sender<Result<CommandResult>>,
-    ) {
-        let checked = self.slot(id).and_then(|slot| {
-            if line.contains(['\n', '\r']) {
-                return Err(Error::InvalidInput(
-                    "run_command takes one command line; join commands with ';' or '&&'".into(),
-                ));
-            }
-            if !slot.terminal.shell().integrated {
-                return Err(Error::InvalidInput(format!(
-                    "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
-                )));
-            }
-            if !slot.terminal.shell().at_prompt {
-                return Err(Error::InvalidInput(format!(
-                    "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
-                )));
-            }
-            Ok((slot.terminal.shell().prompts, slot.terminal.shell().commands))
-        });
-        let (prompts, commands) = match checked {
-            Ok(counts) => counts,
-            Err(err) => {
-                let _ = reply.send(Err(err));
-                return;
-            }
-        };
-        let mut bytes = line.as_bytes().to_vec();
-        bytes.push(b'\r');
-        if let Err(err) = self.send(id, &bytes) {
-            let _ = reply.send(Err(err));
-            return;
-        }
-        let waiter = self.next_waiter;
-        self.next_waiter += 1;
-        let now = Instant::now();
-        let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        slot.commands.push(CommandWaiter {
-            id: waiter,
-            prompts,
-            commands,
-            started: now,
-            deadline: now + timeout,
-            reply,
-        });
-        self.schedule(now + timeout, Timer::Command { session: id.0, waiter });
-    }
-
     /// Answers the `run_command` callers whose command ended with a new prompt.
-    fn check_commands(&mut self, id: u64) {
+    pub(super) fn check_commands(&mut self, id: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
@@ -367,12 +271,6 @@ impl Reactor {
     }
 
     // ----- status -----------------------------------------------------------------------
-
-    /// The session's status.
-    pub(crate) fn status(&mut self, id: SessionId) -> Result<Status> {
-        self.slot(id)?;
-        Ok(self.status_of(id.0))
-    }
 
     pub(super) fn status_of(&self, id: u64) -> Status {
         let Some(slot) = self.sessions.get(&id) else {

@@ -1,0 +1,434 @@
+//! The reactor's protocol: every request a handle ([`Engine`](crate::Engine),
+//! [`Session`](crate::Session)) can make, in this one `impl` block. A handle sends a closure
+//! that calls one of these on the reactor thread ([`Client::call`](super::Client::call)) and
+//! replies on a channel of its own; the internals they use live in the sibling modules
+//! (terminal I/O, input, waiters, lifecycle).
+
+use super::*;
+use crate::input::keys::{KeyModes, ScriptItem, encode_script};
+use crate::input::mouse::{
+    MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
+};
+use crate::input::signal::{SignalReport, SignalTarget};
+use crate::types::Status;
+use waiters::{CommandWaiter, screen_hash};
+
+impl Reactor {
+    // ----- sessions ----------------------------------------------------------
+
+    /// Reserves a session id, refusing beyond `max_sessions`.
+    pub(crate) fn reserve(&mut self) -> Result<SessionId> {
+        if self.shutdown.is_some() {
+            return Err(Error::EngineStopped);
+        }
+        if self.live() + self.reserved >= self.config.max_sessions {
+            return Err(Error::TooManySessions { limit: self.config.max_sessions });
+        }
+        self.reserved += 1;
+        let id = self.next_id;
+        self.next_id += 1;
+        Ok(SessionId(id))
+    }
+
+    /// Gives back a reservation whose spawn failed.
+    pub(crate) fn release(&mut self) {
+        self.reserved -= 1;
+    }
+
+    /// Takes a started program into the reactor.
+    pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
+        self.reserved -= 1;
+        let Spawned { pid, master, pidfd, program, cols, rows, cgroup } = spawned;
+        let containment = match &cgroup {
+            Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
+            None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
+                .to_owned(),
+        };
+        let registry = self.poll.registry();
+        registry
+            .register(&mut SourceFd(&master.as_raw_fd()), master_token(id.0), Interest::READABLE)
+            .map_err(|e| Error::io("registering the terminal with the poll", e))?;
+        if let Some(pidfd) = &pidfd {
+            registry
+                .register(&mut SourceFd(&pidfd.as_raw_fd()), child_token(id.0), Interest::READABLE)
+                .map_err(|e| Error::io("registering the child with the poll", e))?;
+        }
+        let now = Instant::now();
+        let config = &self.config;
+        self.sessions.insert(
+            id.0,
+            Slot {
+                id,
+                pid,
+                program,
+                master: Some(master),
+                pidfd,
+                terminal: Terminal::new(cols, rows, config),
+                queue: VecDeque::new(),
+                parked: VecDeque::new(),
+                want_write: false,
+                waiters: Vec::new(),
+                commands: Vec::new(),
+                screen_hash: 0,
+                screen_changed: now,
+                seen_waiting: std::cell::Cell::new(None),
+                last_resize: now,
+                child: None,
+                exit: None,
+                exit_deferred: false,
+                closing: None,
+                closed: false,
+                closed_reason: None,
+                failure: None,
+                cgroup,
+                containment,
+                replies_dropped: 0,
+                started_at: SystemTime::now(),
+                started: now,
+                last_output: now,
+                last_input: now,
+                bytes_in: 0,
+                bytes_out: 0,
+                sync_timer: None,
+                quiet_armed: false,
+            },
+        );
+        if self.config.idle_timeout.is_some() || self.config.max_lifetime.is_some() {
+            self.reap_check(id.0);
+        }
+        // Output may already be waiting.
+        self.read_output(id.0);
+        Ok(())
+    }
+
+    /// Every session, live ones and tombstones.
+    pub(crate) fn list(&self) -> Vec<SessionInfo> {
+        let mut ids: Vec<u64> = self.sessions.keys().copied().collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|id| self.info_of(id)).collect()
+    }
+
+    /// One session's information.
+    pub(crate) fn info(&mut self, id: SessionId) -> Result<SessionInfo> {
+        self.info_of(id.0).ok_or(Error::UnknownSession(id))
+    }
+
+    // ----- input -------------------------------------------------------------
+
+    /// Queues bytes for the program and writes what the terminal takes now; fails with
+    /// `QueueFull` rather than wait.
+    pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
+        let capacity = self.config.write_queue_bytes;
+        let slot = self.accepting(id)?;
+        if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
+            return Err(Error::QueueFull {
+                session: id,
+                queued: slot.queue.len(),
+                attempted: bytes.len(),
+                capacity,
+            });
+        }
+        slot.queue.extend(bytes);
+        slot.last_input = Instant::now();
+        self.flush(id.0);
+        Ok(())
+    }
+
+    /// Encodes a parsed key script with the current key modes and queues it.
+    pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
+        let modes = KeyModes::from(&self.slot(id)?.terminal.modes());
+        self.send(id, &encode_script(items, &modes))
+    }
+
+    /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
+    /// pieces of at most half the input queue's bound and admitted into the queue as the
+    /// program reads; `reply` is answered when the last piece is queued. The caller waits,
+    /// the reactor does not; the paste is held here until then.
+    pub(crate) fn paste(&mut self, id: SessionId, text: &str, reply: Sender<Result<()>>) {
+        let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
+        let slot = match self.accepting(id) {
+            Ok(slot) => slot,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
+        let bracketed = slot.terminal.modes().bracketed_paste;
+        let bytes = crate::input::paste::encode_paste(text, bracketed);
+        let mut pieces = bytes.chunks(piece).peekable();
+        let mut reply = Some(reply);
+        while let Some(chunk) = pieces.next() {
+            let last = pieces.peek().is_none();
+            slot.parked.push_back((chunk.to_vec(), if last { reply.take() } else { None }));
+        }
+        if let Some(reply) = reply {
+            // Nothing to paste.
+            let _ = reply.send(Ok(()));
+        }
+        slot.last_input = Instant::now();
+        self.flush(id.0);
+    }
+
+    /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose
+    /// (`button` `None`: motion with no button held).
+    pub(crate) fn send_mouse(
+        &mut self,
+        id: SessionId,
+        button: Option<MouseButton>,
+        action: MouseAction,
+        row: u16,
+        col: u16,
+    ) -> Result<()> {
+        let modes = MouseModes::from(&self.slot(id)?.terminal.modes());
+        let (cols, rows) = self.slot(id)?.terminal.size();
+        if row >= rows || col >= cols {
+            return Err(Error::InvalidInput(format!(
+                "mouse position row {row} col {col} is outside the {cols}x{rows} screen (rows and columns count from 0)"
+            )));
+        }
+        let encoded = match (button, action) {
+            (None, _) => encode_mouse_hover(row, col, MouseModifiers::NONE, &modes),
+            (Some(button), action) => {
+                encode_mouse(button, action, row, col, MouseModifiers::NONE, &modes)
+            }
+        };
+        let bytes = encoded.map_err(Error::Mouse)?;
+        match bytes {
+            Some(bytes) => self.send(id, &bytes),
+            None => Ok(()),
+        }
+    }
+
+    /// Sends a signal to the foreground process group or to the whole session.
+    pub(crate) fn signal(
+        &mut self,
+        id: SessionId,
+        signal: crate::input::signal::Signal,
+        target: SignalTarget,
+    ) -> Result<SignalReport> {
+        let slot = self.slot(id)?;
+        if slot.exit.is_some() {
+            return Err(Error::SessionExited(id));
+        }
+        if slot.closed || slot.closing.is_some() {
+            return Err(Error::SessionClosed(id));
+        }
+        let groups = match target {
+            SignalTarget::Foreground => {
+                let group = slot
+                    .master
+                    .as_ref()
+                    .and_then(|m| crate::os::pty::foreground_group(m.as_fd()))
+                    .unwrap_or(slot.pid);
+                if signal == crate::input::signal::Signal::Kill && group == slot.pid {
+                    return Err(Error::InvalidInput(format!(
+                        "refusing to send SIGKILL to the foreground process group {group}: it is the session's own program ({}); close the session instead, or signal the whole session",
+                        procfs::process_name(group).unwrap_or_else(|| slot.program.clone())
+                    )));
+                }
+                vec![group]
+            }
+            SignalTarget::Session => {
+                let mut groups = procfs::process_groups(&procfs::live_session_processes(slot.pid));
+                if groups.is_empty() {
+                    groups.push(slot.pid);
+                }
+                groups
+            }
+        };
+        let names = groups
+            .iter()
+            .map(|g| procfs::process_name(*g).unwrap_or_else(|| "?".to_owned()))
+            .collect();
+        for group in &groups {
+            if let Some(pid) = Pid::from_raw(*group) {
+                rustix::process::kill_process_group(pid, signal.to_rustix()).map_err(|e| {
+                    Error::io(format!("sending {signal} to process group {group}"), e.into())
+                })?;
+            }
+        }
+        Ok(SignalReport { signal, groups, names })
+    }
+
+    // ----- views -------------------------------------------------------------
+
+    /// The unread transcript.
+    pub(crate) fn read(&mut self, id: SessionId, max_bytes: Option<usize>) -> Result<Output> {
+        let limit = self.config.max_read_bytes;
+        let slot = self.slot(id)?;
+        let max = max_bytes.unwrap_or(limit).clamp(4, limit);
+        let mut output = slot.terminal.read(max);
+        output.status = self.status_of(id.0);
+        Ok(output)
+    }
+
+    /// The retained transcript, up to `max_bytes` of its end.
+    pub(crate) fn scrollback(&mut self, id: SessionId, max_bytes: usize) -> Result<Scrollback> {
+        let slot = self.slot(id)?;
+        let (text, truncated) = slot.terminal.retained(max_bytes);
+        Ok(Scrollback { text, truncated })
+    }
+
+    /// The screen.
+    pub(crate) fn screen(&mut self, id: SessionId) -> Result<Screen> {
+        Ok(self.slot(id)?.terminal.screen())
+    }
+
+    /// The screen with colours and attributes.
+    pub(crate) fn styled_screen(
+        &mut self,
+        id: SessionId,
+    ) -> Result<crate::term::style::StyledScreen> {
+        Ok(self.slot(id)?.terminal.styled_screen())
+    }
+
+    /// Reads the session's clipboard, or replaces it with `text`.
+    pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
+        Ok(self.slot(id)?.terminal.clipboard(text))
+    }
+
+    /// Resizes the grid and the kernel's terminal.
+    pub(crate) fn resize(&mut self, id: SessionId, cols: u16, rows: u16) -> Result<()> {
+        crate::config::check_size(cols, rows)?;
+        let slot = self.slot(id)?;
+        if slot.closed {
+            return Err(Error::SessionClosed(id));
+        }
+        slot.terminal.resize(cols, rows);
+        slot.last_resize = Instant::now();
+        if let Some(master) = &slot.master {
+            crate::os::pty::set_size(master.as_fd(), cols, rows)
+                .map_err(|e| Error::io("setting the terminal size", e))?;
+        }
+        self.check_waiters(id.0);
+        Ok(())
+    }
+
+    // ----- waits -------------------------------------------------------------
+
+    /// Registers a waiter; it is answered when its condition holds, the session ends or the
+    /// timeout passes.
+    pub(crate) fn wait(
+        &mut self,
+        id: SessionId,
+        until: Until,
+        timeout: Duration,
+        waiter: u64,
+        reply: Sender<Result<WaitOutcome>>,
+    ) {
+        if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        let now = Instant::now();
+        let slot = self.sessions.get_mut(&id.0).expect("checked above");
+        if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
+            // Not tracked while nobody needed it: the screen can only have changed with output.
+            slot.screen_hash = screen_hash(&slot.terminal.screen());
+            slot.screen_changed = slot.last_output.max(slot.last_resize);
+        }
+        let read = slot.terminal.read_mark();
+        slot.waiters.push(Waiter {
+            id: waiter,
+            until,
+            searched: read.first_line(),
+            read,
+            started: now,
+            deadline: now + timeout,
+            recheck: None,
+            reply,
+        });
+        self.schedule(now + timeout, Timer::Wait { session: id.0, waiter });
+        self.check_waiters(id.0);
+    }
+
+    /// Ends a wait early: the caller gets `Fired::Cancelled`.
+    pub(crate) fn cancel_wait(&mut self, id: SessionId, waiter: u64) {
+        self.end_wait(id.0, waiter, Fired::Cancelled);
+    }
+
+    /// Types `line` into a shell with integration and answers `reply` when its prompt comes
+    /// back, with the command's output and exit code.
+    pub(crate) fn run_command(
+        &mut self,
+        id: SessionId,
+        line: &str,
+        timeout: Duration,
+        reply: Sender<Result<CommandResult>>,
+    ) {
+        let checked = self.slot(id).and_then(|slot| {
+            if line.contains(['\n', '\r']) {
+                return Err(Error::InvalidInput(
+                    "run_command takes one command line; join commands with ';' or '&&'".into(),
+                ));
+            }
+            if !slot.terminal.shell().integrated {
+                return Err(Error::InvalidInput(format!(
+                    "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
+                )));
+            }
+            if !slot.terminal.shell().at_prompt {
+                return Err(Error::InvalidInput(format!(
+                    "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
+                )));
+            }
+            Ok((slot.terminal.shell().prompts, slot.terminal.shell().commands))
+        });
+        let (prompts, commands) = match checked {
+            Ok(counts) => counts,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
+        let mut bytes = line.as_bytes().to_vec();
+        bytes.push(b'\r');
+        if let Err(err) = self.send(id, &bytes) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        let waiter = self.next_waiter;
+        self.next_waiter += 1;
+        let now = Instant::now();
+        let slot = self.sessions.get_mut(&id.0).expect("checked above");
+        slot.commands.push(CommandWaiter {
+            id: waiter,
+            prompts,
+            commands,
+            started: now,
+            deadline: now + timeout,
+            reply,
+        });
+        self.schedule(now + timeout, Timer::Command { session: id.0, waiter });
+    }
+
+    /// The session's status.
+    pub(crate) fn status(&mut self, id: SessionId) -> Result<Status> {
+        self.slot(id)?;
+        Ok(self.status_of(id.0))
+    }
+
+    // ----- ending ------------------------------------------------------------
+
+    /// Closes a session for a caller: SIGHUP, SIGCONT and SIGTERM to all its process groups
+    /// (and to processes in its cgroup that left it), then SIGKILL after the grace period.
+    /// `reply` gets the exit status when nothing is left.
+    pub(crate) fn close(&mut self, id: SessionId, reply: Sender<Result<ExitStatus>>) {
+        if let Err(err) = self.slot(id) {
+            let _ = reply.send(Err(err));
+            return;
+        }
+        self.begin_close(id.0, CloseReason::Caller, Some(reply));
+    }
+
+    /// Closes every session, then stops the loop and answers `reply`.
+    pub(crate) fn begin_shutdown(&mut self, reply: Option<Sender<()>>) {
+        let ids: Vec<u64> =
+            self.sessions.iter().filter(|(_, s)| !s.closed).map(|(id, _)| *id).collect();
+        for id in ids {
+            self.begin_close(id, CloseReason::Shutdown, None);
+        }
+        let (tx, _) = crossbeam_channel::bounded(1);
+        self.shutdown = Some(reply.unwrap_or(tx));
+    }
+}
