@@ -1,21 +1,25 @@
 //! In-process cost of the emulation stages, no PTY: each payload of the throughput benchmark
 //! is fed from memory (64 KiB chunks, like the reactor's reads) through stages that add, one
-//! at a time, what termloom's feed path does on top of a bare alacritty `Term`
-//! (src/emulator.rs and src/transcript.rs; this file mirrors them and must follow them when
-//! they change). CPU MB/s of one thread, median of several repetitions:
+//! at a time, what termloom's feed path does on top of a bare alacritty `Term`, and then
+//! through termloom's real feed path. CPU MB/s of one thread, median of several repetitions:
 //!
 //! - `bare`: `Processor::advance` into a `Term` with no history (the emulator baseline);
-//! - `history`: a `Term` with a 2,000-line history fed in slices of at most 1,968 printable
-//!   bytes (the scanner's line budget), the history cleared after each slice (no text read);
-//! - `rows`: the same, and every history row turned into text first (`row_text`);
-//! - `transcript`: the same, and every line stored in a 10,000-line bounded deque of `String`s.
+//! - `sliced`: the same in slices of at most 1,968 printable bytes (the scanner's line budget,
+//!   found here by a stand-in for the scanner);
+//! - `history`: a `Term` with a 2,000-line history fed in those slices, the history cleared
+//!   after each slice (no text read);
+//! - `rows`: the same, and every history row turned into text first (termloom's own
+//!   `row_text`, through the hidden `termloom::fuzzing` module);
+//! - `transcript`: the same, and every line stored in a 10,000-line bounded deque of `String`s;
+//! - `termloom`: termloom's whole feed path (scanner, rules, emulator, transcript), as the
+//!   reactor runs it, without the PTY.
 //!
 //! ```text
 //! cargo bench --bench feed [-- PAYLOAD]
 //! ```
 //! `TERMLOOM_BENCH_MB` (default 8) sets the payload size, `TERMLOOM_BENCH_REPS` (default 5) the
-//! repetitions. `TERMLOOM_FEED_STAGE=N` runs only the N-th stage (0 = bare ... 5 = fast
-//! row_text), to count its instructions with `valgrind --tool=callgrind`:
+//! repetitions. `TERMLOOM_FEED_STAGE=N` runs only the N-th stage (0 = bare ... 5 = termloom),
+//! to count its instructions with `valgrind --tool=callgrind`:
 //!
 //! ```text
 //! TERMLOOM_BENCH_MB=1 TERMLOOM_BENCH_REPS=1 TERMLOOM_FEED_STAGE=4 \
@@ -28,13 +32,14 @@ use std::collections::VecDeque;
 use std::time::Instant;
 
 use alacritty_terminal::event::VoidListener;
-use alacritty_terminal::grid::{Dimensions, Row};
+use alacritty_terminal::grid::Dimensions;
 use alacritty_terminal::index::{Column, Line};
-use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::term::cell::Flags;
 use alacritty_terminal::term::test::TermSize;
 use alacritty_terminal::term::{Config as TermConfig, Term};
 use alacritty_terminal::vte::ansi::Processor;
 use support::*;
+use termloom::fuzzing::{Feeder, row_text};
 
 const COLS: usize = 120;
 const ROWS: usize = 32;
@@ -48,66 +53,11 @@ enum Stage {
     History,
     Rows,
     Transcript,
-    FastRows,
+    Termloom,
 }
 
 const STAGES: [Stage; 6] =
-    [Stage::Bare, Stage::Sliced, Stage::History, Stage::Rows, Stage::Transcript, Stage::FastRows];
-
-/// Mirrors `row_text` in src/emulator.rs.
-fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
-    let start = out.len();
-    let mut keep = start;
-    let mut cells = 0;
-    if row.is_clear() {
-        return 0;
-    }
-    for (col, cell) in row[..].iter().enumerate() {
-        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
-            continue;
-        }
-        let c = if cell.c == '\t' { ' ' } else { cell.c };
-        out.push(c);
-        let marks = cell.zerowidth();
-        if let Some(marks) = marks {
-            out.extend(marks.iter());
-        }
-        if c != ' ' || marks.is_some() {
-            keep = out.len();
-            cells = col + if cell.flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 };
-        }
-    }
-    out.truncate(keep);
-    cells
-}
-
-/// Whether a cell adds text: not the spacer of a wide character, and not a blank without
-/// combining marks (what `row_text` keeps before trimming trailing blanks).
-fn is_text(cell: &Cell) -> bool {
-    !cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER)
-        && ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
-}
-
-/// The proposed `row_text`: the same text, but the trailing blanks are found first, from the
-/// end, so that only the cells up to the last text cell are visited once (no `is_clear` pass,
-/// no truncation).
-fn row_text_fast(row: &Row<Cell>, out: &mut String) -> usize {
-    let cells = &row[..];
-    let Some(last) = cells.iter().rposition(is_text) else {
-        return 0;
-    };
-    out.reserve(last + 1);
-    for cell in &cells[..=last] {
-        if cell.flags.intersects(Flags::WIDE_CHAR_SPACER | Flags::LEADING_WIDE_CHAR_SPACER) {
-            continue;
-        }
-        out.push(if cell.c == '\t' { ' ' } else { cell.c });
-        if let Some(marks) = cell.zerowidth() {
-            out.extend(marks.iter());
-        }
-    }
-    last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
-}
+    [Stage::Bare, Stage::Sliced, Stage::History, Stage::Rows, Stage::Transcript, Stage::Termloom];
 
 /// The length of the next slice: like the scanner's line budget, every byte outside an escape
 /// sequence counts one line, and runs of plain bytes are skipped with `memchr` (a stand-in for
@@ -142,6 +92,16 @@ struct Store {
 }
 
 fn feed(stage: Stage, payload: &[u8]) -> f64 {
+    if stage == Stage::Termloom {
+        let mut feeder = Feeder::new(COLS as u16, ROWS as u16);
+        let started = Instant::now();
+        for chunk in payload.chunks(CHUNK) {
+            feeder.feed(chunk);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        std::hint::black_box(feeder.settled_lines());
+        return payload.len() as f64 / secs / 1e6;
+    }
     let history = if stage <= Stage::Sliced { 0 } else { GRID_HISTORY };
     let config = TermConfig { scrolling_history: history, ..TermConfig::default() };
     let mut term = Term::new(config, &TermSize::new(COLS, ROWS), VoidListener);
@@ -168,11 +128,7 @@ fn feed(stage: Stage, payload: &[u8]) -> f64 {
                 for back in (1..=lines).rev() {
                     let row = &grid[Line(-(back as i32))];
                     text.clear();
-                    if stage == Stage::FastRows {
-                        row_text_fast(row, &mut text);
-                    } else {
-                        row_text(row, &mut text);
-                    }
+                    row_text(row, &mut text);
                     if stage >= Stage::Transcript {
                         let wrapped = row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE);
                         store.pending.push_str(&text);
@@ -207,7 +163,7 @@ fn main() {
     );
     println!();
     println!(
-        "| payload | bare | sliced | history | rows | transcript | transcript / bare | transcript, fast row_text | fast / bare |"
+        "| payload | bare | sliced | history | rows | transcript | transcript / bare | termloom | termloom / bare |"
     );
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     let started = Instant::now();

@@ -1,5 +1,6 @@
-//! Entry points for the fuzz targets in `fuzz/` and for `tests/fuzz_corpus.rs`, which replays
-//! every saved corpus input on the stable toolchain.
+//! Entry points for the fuzz targets in `fuzz/`, for `tests/fuzz_corpus.rs` (which replays
+//! every saved corpus input on the stable toolchain) and for the benchmarks in `benches/`,
+//! which measure the real code rather than copies of it.
 //!
 //! Not part of the stable API: hidden from the documentation and free to change. Each
 //! function takes arbitrary bytes and must neither panic nor grow memory past the engine's
@@ -43,6 +44,39 @@ pub fn feed_terminal(data: &[u8]) {
     let _ = terminal.read(1 << 20);
     terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1);
     let _ = terminal.screen();
+}
+
+/// Appends the text of one grid row to `out` as the transcript and the screen take it (wide
+/// characters once, combining marks kept, tabs as blanks, trailing blanks trimmed); returns the
+/// cells the kept text covers.
+pub use crate::term::emulator::row_text;
+
+/// The whole output path of one session (scanner, rules, emulator, transcript), fed from
+/// memory as the reactor feeds it, for benchmarks.
+#[derive(Debug)]
+pub struct Feeder(Terminal);
+
+impl Feeder {
+    /// A terminal of `cols` × `rows` with the default configuration.
+    pub fn new(cols: u16, rows: u16) -> Feeder {
+        Feeder(Terminal::new(cols, rows, &Config::default()))
+    }
+
+    /// Feeds `bytes` completely, in turns of the reactor's work budget.
+    pub fn feed(&mut self, bytes: &[u8]) {
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        self.0.feed(bytes, &mut turn);
+        while self.0.has_pending() {
+            turn.budget = 16 << 10;
+            self.0.resume(&mut turn);
+        }
+        turn.replies.clear();
+    }
+
+    /// Settled transcript lines.
+    pub fn settled_lines(&self) -> u64 {
+        self.0.transcript().end()
+    }
 }
 
 /// Decodes the escapes of text sent with `send_text`.

@@ -59,8 +59,8 @@ pub use os::isolation::Limit;
 pub use session::{PendingWait, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
+pub use term::screen::style::{StyleRun, StyledScreen};
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
-pub use term::style::{StyleRun, StyledScreen};
 pub use types::{
     Activity, CommandResult, ExitStatus, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output, Process,
     Scrollback, SessionId, SessionInfo, SessionState, Status,

@@ -256,7 +256,7 @@ impl Session {
 
     /// A snapshot of the visible screen with the colours and attributes of its cells, as runs
     /// (its `Display` adds a `styles:` section to the screen's layout).
-    pub fn styled_screen(&self) -> Result<crate::term::style::StyledScreen> {
+    pub fn styled_screen(&self) -> Result<crate::term::screen::style::StyledScreen> {
         let id = self.id;
         self.client.call(move |r| r.styled_screen(id))
     }

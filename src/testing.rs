@@ -191,6 +191,26 @@ impl Drop for TempHome {
     }
 }
 
+/// The kit's fixed environment, which makes programs behave the same on every machine.
+fn fixed_env(home: &Path) -> [(&'static str, OsString); 14] {
+    [
+        ("HOME", home.into()),
+        ("TERM", "xterm-256color".into()),
+        ("COLORTERM", "truecolor".into()),
+        ("LANG", "C.UTF-8".into()),
+        ("LC_ALL", "C.UTF-8".into()),
+        ("TZ", "UTC".into()),
+        ("SHELL", "/bin/sh".into()),
+        ("INPUTRC", home.join(".inputrc").into()),
+        ("LESSHISTFILE", "-".into()),
+        ("HISTFILE", home.join(".bash_history").into()),
+        ("XDG_CONFIG_HOME", home.join(".config").into()),
+        ("XDG_DATA_HOME", home.join(".local/share").into()),
+        ("XDG_STATE_HOME", home.join(".local/state").into()),
+        ("XDG_CACHE_HOME", home.join(".cache").into()),
+    ]
+}
+
 /// Builds a [`TestSession`]: the program, its arguments, files to put in its temporary `HOME`,
 /// environment overrides, size, timeouts and redactions.
 ///
@@ -201,12 +221,10 @@ impl Drop for TempHome {
 #[derive(Debug)]
 #[must_use = "a builder does nothing until `start` is called"]
 pub struct TestSessionBuilder {
-    program: OsString,
-    args: Vec<OsString>,
-    env: Vec<(OsString, Option<OsString>)>,
+    /// The program, its arguments, size, working directory and the kit's fixed environment
+    /// with the caller's entries over it.
+    spec: SpawnSpec,
     keep_env: Vec<String>,
-    size: (u16, u16),
-    cwd: Option<PathBuf>,
     timeout: Duration,
     settle: Duration,
     config: Config,
@@ -230,13 +248,14 @@ impl TestSessionBuilder {
         if let Err(e) = std::fs::write(home.path.join(".inputrc"), "") {
             panic!("termloom: cannot write {}/.inputrc: {e}", home.path.display());
         }
+        let (cols, rows) = DEFAULT_SIZE;
+        let mut spec = SpawnSpec::new(program).size(cols, rows).cwd(&home.path);
+        for (name, value) in fixed_env(&home.path) {
+            spec = spec.env(name, value);
+        }
         TestSessionBuilder {
-            program: program.as_ref().to_owned(),
-            args: Vec::new(),
-            env: Vec::new(),
+            spec,
             keep_env: Vec::new(),
-            size: DEFAULT_SIZE,
-            cwd: None,
             timeout: DEFAULT_TIMEOUT,
             settle: DEFAULT_SETTLE,
             config: Config::default(),
@@ -254,7 +273,7 @@ impl TestSessionBuilder {
 
     /// Appends one argument.
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
-        self.args.push(arg.as_ref().to_owned());
+        self.spec = self.spec.arg(arg);
         self
     }
 
@@ -264,19 +283,19 @@ impl TestSessionBuilder {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
+        self.spec = self.spec.args(args);
         self
     }
 
     /// Sets an environment variable, over the kit's fixed environment.
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
-        self.env.push((key.as_ref().to_owned(), Some(value.as_ref().to_owned())));
+        self.spec = self.spec.env(key, value);
         self
     }
 
     /// Removes an environment variable, even one the kit sets.
     pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
-        self.env.push((key.as_ref().to_owned(), None));
+        self.spec = self.spec.env_remove(key);
         self
     }
 
@@ -289,14 +308,14 @@ impl TestSessionBuilder {
 
     /// Sets the terminal size in columns and rows (default 80x24).
     pub fn size(mut self, cols: u16, rows: u16) -> Self {
-        self.size = (cols, rows);
+        self.spec = self.spec.size(cols, rows);
         self
     }
 
     /// Sets the working directory: a relative path is taken inside the temporary `HOME`
     /// (the default working directory).
     pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
-        self.cwd = Some(dir.as_ref().to_owned());
+        self.spec = self.spec.cwd(self.home.path.join(dir));
         self
     }
 
@@ -373,12 +392,13 @@ impl TestSessionBuilder {
     /// A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is named by its
     /// file name, which does not depend on where the repository is checked out.
     fn command_line(&self) -> String {
-        let program = Path::new(&self.program);
+        let argv = self.spec.argv();
+        let program = Path::new(&argv[0]);
         let mut line = match program.file_name() {
             Some(name) if program.is_absolute() => name.to_string_lossy().into_owned(),
-            _ => self.program.to_string_lossy().into_owned(),
+            _ => program.to_string_lossy().into_owned(),
         };
-        for arg in &self.args {
+        for arg in &argv[1..] {
             let arg = arg.to_string_lossy();
             line.push(' ');
             if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || c == '\'') {
@@ -397,49 +417,20 @@ impl TestSessionBuilder {
     /// When the engine or the program cannot start, or a readiness wait fails.
     #[track_caller]
     pub fn start(self) -> TestSession {
-        let (cols, rows) = self.size;
-        let home = self.home.path.clone();
+        let (cols, rows) = self.spec.size.unwrap_or(DEFAULT_SIZE);
         let command = self.command_line();
         let config = Config { cols, rows, ..self.config.clone() };
         let engine = Engine::new(config)
             .unwrap_or_else(|e| panic!("termloom: cannot start an engine for `{command}`: {e}"));
-        let cwd = match &self.cwd {
-            Some(dir) => home.join(dir),
-            None => home.clone(),
-        };
-        let mut spec = SpawnSpec::new(&self.program).args(&self.args).size(cols, rows).cwd(cwd);
+        // The host's variables are left out, but those kept and those the spec sets.
+        let mut spec = self.spec.clone();
         for (name, _) in std::env::vars_os() {
             let keep = name.to_str().is_some_and(|name| {
                 KEPT_ENV.contains(&name) || self.keep_env.iter().any(|k| k == name)
             });
-            if !keep {
+            if !keep && !self.spec.env.iter().any(|(set, _)| *set == name) {
                 spec = spec.env_remove(name);
             }
-        }
-        let fixed: [(&str, OsString); 14] = [
-            ("HOME", home.clone().into()),
-            ("TERM", "xterm-256color".into()),
-            ("COLORTERM", "truecolor".into()),
-            ("LANG", "C.UTF-8".into()),
-            ("LC_ALL", "C.UTF-8".into()),
-            ("TZ", "UTC".into()),
-            ("SHELL", "/bin/sh".into()),
-            ("INPUTRC", home.join(".inputrc").into()),
-            ("LESSHISTFILE", "-".into()),
-            ("HISTFILE", home.join(".bash_history").into()),
-            ("XDG_CONFIG_HOME", home.join(".config").into()),
-            ("XDG_DATA_HOME", home.join(".local/share").into()),
-            ("XDG_STATE_HOME", home.join(".local/state").into()),
-            ("XDG_CACHE_HOME", home.join(".cache").into()),
-        ];
-        for (name, value) in fixed {
-            spec = spec.env(name, value);
-        }
-        for (name, value) in &self.env {
-            spec = match value {
-                Some(value) => spec.env(name, value),
-                None => spec.env_remove(name),
-            };
         }
         let session = engine
             .spawn(spec)
@@ -811,97 +802,7 @@ fn waits_for_exit(description: &str) -> bool {
         || inner == "exit"
 }
 
-/// Formats a screen for snapshots: a header (size, primary or alternate screen, cursor, title),
-/// then every row, numbered from 0, in a frame exactly as wide as the terminal; a `^` line under
-/// the cursor's row points at the cursor's column while the cursor is visible.
-///
-/// ```no_run
-/// use std::time::Duration;
-/// use termloom::testing::format_screen;
-/// use termloom::{Config, Engine, SpawnSpec, Until};
-///
-/// let engine = Engine::new(Config::default())?;
-/// let sh = engine.spawn(SpawnSpec::new("sh").args(["-c", "printf '$ ls\\n$ '; read x"]).size(10, 2))?;
-/// sh.wait(Until::input_wait(), Duration::from_secs(10))?;
-/// print!("{}", format_screen(&sh.screen()?));
-/// // screen: 10x2, primary
-/// // cursor: row 1, col 2, visible
-/// // title: none
-/// //    ┌──────────┐
-/// //  0 │$ ls
-/// //  1 │$
-/// //    ┆  ^
-/// //    └──────────┘
-/// # Ok::<(), termloom::Error>(())
-/// ```
-pub fn format_screen(screen: &Screen) -> String {
-    let mut out = String::new();
-    let cursor = screen.cursor;
-    let _ = writeln!(
-        out,
-        "screen: {}x{}, {}",
-        screen.cols,
-        screen.height,
-        if screen.alternate { "alternate" } else { "primary" }
-    );
-    let _ = writeln!(
-        out,
-        "cursor: row {}, col {}, {}",
-        cursor.row,
-        cursor.col,
-        if cursor.visible { "visible" } else { "hidden" }
-    );
-    if screen.title.is_empty() {
-        out.push_str("title: none\n");
-    } else {
-        let _ = writeln!(out, "title: {:?}", screen.title);
-    }
-    let gutter = screen.rows.len().saturating_sub(1).to_string().len().max(2);
-    let rule = "─".repeat(usize::from(screen.cols));
-    let pad = " ".repeat(gutter);
-    let _ = writeln!(out, "{pad} ┌{rule}┐");
-    for (index, row) in screen.rows.iter().enumerate() {
-        let _ = writeln!(out, "{index:>gutter$} │{row}");
-        if cursor.visible && index == usize::from(cursor.row) {
-            let _ = writeln!(out, "{pad} ┆{}^", " ".repeat(usize::from(cursor.col)));
-        }
-    }
-    let _ = writeln!(out, "{pad} └{rule}┘");
-    out
-}
-
-/// Formats a styled screen for snapshots: [`format_screen`]'s layout, then a `styles:` section
-/// with one line per run of cells whose colours or attributes are not the defaults, under the
-/// number of its row: `  5 │ cols 20-59: fg=white bg=blue bold`. Colours are `default`, names
-/// (`red`, `bright-blue`), `color(N)` or `#rrggbb`; attributes are `bold`, `dim`, `italic`,
-/// `underline`, `inverse`, `hidden`, `strikeout`.
-///
-/// It shows what the text alone does not: a selection drawn in reverse video, a highlighted
-/// search match, an error in red.
-pub fn format_styled_screen(styled: &StyledScreen) -> String {
-    let mut out = format_screen(&styled.screen);
-    let gutter = styled.screen.rows.len().saturating_sub(1).to_string().len().max(2);
-    if styled.runs.is_empty() {
-        out.push_str("styles: none\n");
-        return out;
-    }
-    out.push_str("styles:\n");
-    for run in &styled.runs {
-        let last = run.col + run.width.saturating_sub(1);
-        let _ = write!(out, "{:>gutter$} │ cols {}-{last}:", run.row, run.col);
-        if run.fg != "default" {
-            let _ = write!(out, " fg={}", run.fg);
-        }
-        if run.bg != "default" {
-            let _ = write!(out, " bg={}", run.bg);
-        }
-        for attr in &run.attrs {
-            let _ = write!(out, " {attr}");
-        }
-        out.push('\n');
-    }
-    out
-}
+pub use crate::term::screen::snapshot::{format_screen, format_styled_screen};
 
 /// A [`TestSession`] snapshotted with the colours and attributes of its cells (see
 /// [`TestSession::with_styles`] and [`format_styled_screen`]).
@@ -1211,8 +1112,8 @@ mod tests {
     fn screen(rows: &[&str], cursor: (u16, u16, bool)) -> Screen {
         Screen {
             cols: 12,
-            height: rows.len() as u16,
-            rows: rows.iter().map(|r| r.to_string()).collect(),
+            rows: rows.len() as u16,
+            lines: rows.iter().map(|r| r.to_string()).collect(),
             cursor: Cursor { row: cursor.0, col: cursor.1, visible: cursor.2 },
             alternate: true,
             title: "t\"x".into(),

@@ -278,10 +278,10 @@ impl Until {
             location: Location::Screen { row: row as u16, col: cell_col(text, offset) },
         };
         match &self.0 {
-            Cond::Screen(needle) => screen.rows.iter().enumerate().find_map(|(row, text)| {
+            Cond::Screen(needle) => screen.lines.iter().enumerate().find_map(|(row, text)| {
                 text.find(needle.as_str()).map(|o| at(row, text, o, needle.clone()))
             }),
-            Cond::ScreenRegex(re) => screen.rows.iter().enumerate().find_map(|(row, text)| {
+            Cond::ScreenRegex(re) => screen.lines.iter().enumerate().find_map(|(row, text)| {
                 re.find(text).map(|m| at(row, text, m.start(), m.as_str().to_owned()))
             }),
             Cond::Cursor(row, col) => ((screen.cursor.row, screen.cursor.col) == (*row, *col))
@@ -296,7 +296,7 @@ impl Until {
                 location: Location::Session,
             }),
             Cond::ScreenRow(row, needle) => {
-                let text = screen.rows.get(usize::from(*row))?;
+                let text = screen.lines.get(usize::from(*row))?;
                 text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
             }
             Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen)),

@@ -80,7 +80,7 @@ fn vim_edits_and_saves_on_the_alternate_screen() {
     let after = sh.screen().unwrap();
     assert!(!after.alternate);
     // The shell's screen is back exactly as it was, plus the vim command line.
-    assert_eq!(after.rows[..2], before.rows[..2]);
+    assert_eq!(after.lines[..2], before.lines[..2]);
     let saved = std::fs::read_to_string(dir.join("notes.txt")).unwrap();
     assert_eq!(saved, "hello from termloom\n");
     // vim's screen never reached the transcript.
@@ -142,7 +142,7 @@ fn wide_and_combining_characters() {
         .unwrap();
     expect(&sh, Until::screen_contains("ok"));
     let screen = sh.screen().unwrap();
-    assert_eq!(screen.rows[0], "中文 e\u{301} ok");
+    assert_eq!(screen.lines[0], "中文 e\u{301} ok");
     let found = screen.find("ok").unwrap();
     assert_eq!(found.col, 7);
     assert!(sh.read().unwrap().text.starts_with("中文 e\u{301} ok\n"));
@@ -159,7 +159,7 @@ fn resize_is_seen_by_the_child() {
     sh.submit("stty size").unwrap();
     expect(&sh, Until::text("40 100"));
     let screen = sh.screen().unwrap();
-    assert_eq!((screen.cols, screen.height), (100, 40));
+    assert_eq!((screen.cols, screen.rows), (100, 40));
     assert!(matches!(sh.resize(0, 10), Err(Error::InvalidSize { .. })));
     sh.close().unwrap();
 }

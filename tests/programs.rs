@@ -24,7 +24,7 @@ fn vim_insert_visual_split_and_write() {
     vim.wait_for_row(23, "\"notes.txt\" 3L, 17B").wait_stable();
     let screen = vim.screen();
     assert!(screen.alternate, "vim draws on the alternate screen");
-    assert_eq!(screen.rows[..4], ["alpha", "beta", "gamma", "~"]);
+    assert_eq!(screen.lines[..4], ["alpha", "beta", "gamma", "~"]);
     assert_screen_snapshot!("vim_opened", vim);
 
     // Insert a line at the end.
@@ -51,13 +51,13 @@ fn vim_insert_visual_split_and_write() {
 
     // Uppercase the selection.
     vim.send_keys("U").wait_for_row(1, "BETA").wait_stable();
-    assert_eq!(vim.screen().rows[..4], ["ALPHA", "BETA", "gamma", "delta"]);
+    assert_eq!(vim.screen().lines[..4], ["ALPHA", "BETA", "gamma", "delta"]);
 
     // Split the window: two views of the buffer, each with a status line.
     vim.send_keys(":split<Enter>");
     vim.wait_for_row(11, "notes.txt [+]").wait_for_row(22, "notes.txt [+]").wait_stable();
     let screen = vim.screen();
-    assert_eq!(screen.rows[12..16], ["ALPHA", "BETA", "gamma", "delta"]);
+    assert_eq!(screen.lines[12..16], ["ALPHA", "BETA", "gamma", "delta"]);
     assert_screen_snapshot!("vim_split", vim);
 
     // Close the split, then write and quit.
@@ -78,14 +78,14 @@ fn less_pages_and_searches_a_fixed_file() {
     less.wait_for_row(23, "haystack.txt").wait_for_input().wait_stable();
     let screen = less.screen();
     assert!(screen.alternate);
-    assert_eq!((screen.rows[0].as_str(), screen.rows[22].as_str()), {
+    assert_eq!((screen.lines[0].as_str(), screen.lines[22].as_str()), {
         ("line 001: hay", "line 023: hay")
     });
     assert_screen_snapshot!("less_first_page", less);
 
     // Space pages forward by one screen (23 lines).
     less.send_keys(" ").wait_for_row(0, "line 024: hay").wait_for_row(23, ":").wait_stable();
-    assert_eq!(less.screen().rows[22], "line 046: hay");
+    assert_eq!(less.screen().lines[22], "line 046: hay");
     assert_screen_snapshot!("less_second_page", less);
 
     // Search: the first match goes to the top; `n` goes to the next one.
@@ -104,14 +104,14 @@ fn less_pages_and_searches_a_fixed_file() {
 
     // A search with no match says so and stays.
     less.send_keys("/nowhere<Enter>").wait_for_text("Pattern not found").wait_stable();
-    assert_eq!(less.screen().rows[0], "line 074: needle");
+    assert_eq!(less.screen().lines[0], "line 074: needle");
     assert_screen_snapshot!("less_pattern_not_found", less);
 
     // RETURN dismisses the message; G goes to the end.
     less.send_keys("<Enter>").wait_for_row(23, ":").wait_stable();
-    assert_eq!(less.screen().rows[0], "line 074: needle");
+    assert_eq!(less.screen().lines[0], "line 074: needle");
     less.send_keys("G").wait_for_row(23, "(END)").wait_stable();
-    assert_eq!(less.screen().rows[22], "line 200: hay");
+    assert_eq!(less.screen().lines[22], "line 200: hay");
 
     less.send_keys("q");
     less.wait_for_success();
@@ -180,14 +180,14 @@ fn htop_layout_sort_menu_and_quit() {
         assert!(screen.contains(label), "{label} is missing:\n{screen}");
     }
     let row = screen.find(&format!("htop -p {pid}")).unwrap().row;
-    assert!(screen.rows[usize::from(row)].trim_start().starts_with(&pid));
+    assert!(screen.lines[usize::from(row)].trim_start().starts_with(&pid));
     assert_screen_snapshot!("htop_main", htop);
 
     // F6 opens the "Sort by" menu listing the configured columns.
     htop.send_keys("<F6>").wait_for_text("Sort by").wait_for_row(23, "EscCancel").wait_stable();
     let screen = htop.screen();
     let menu: Vec<&str> =
-        screen.rows[7..12].iter().map(|r| r.split_whitespace().next().unwrap_or("")).collect();
+        screen.lines[7..12].iter().map(|r| r.split_whitespace().next().unwrap_or("")).collect();
     assert_eq!(menu, ["PID", "PERCENT_CPU", "PERCENT_MEM", "TIME", "Command"]);
     assert_screen_snapshot!("htop_sort_menu", htop);
 
@@ -220,7 +220,7 @@ fn python_repl_definitions_history_and_tracebacks() {
     py.send_keys("<Left><BS><BS>50<Enter>").wait_for_row(6, "100").wait_for_row(7, ">>>");
     py.type_line("1/0").wait_for_text("ZeroDivisionError: division by zero");
     py.wait_for_row(11, ">>>").wait_stable();
-    assert_eq!(py.screen().rows[5], ">>> double(50)");
+    assert_eq!(py.screen().lines[5], ">>> double(50)");
     assert_screen_snapshot!("python_repl", py);
 
     py.type_line("import sys; sys.exit(3)");
@@ -254,7 +254,7 @@ fn bash_line_editing_and_history() {
 
     sh.type_line("history").wait_for_row(13, "$").wait_stable();
     let screen = sh.screen();
-    let history: Vec<&str> = screen.rows[8..13].iter().map(|r| r.trim_start()).collect();
+    let history: Vec<&str> = screen.lines[8..13].iter().map(|r| r.trim_start()).collect();
     assert_eq!(
         history,
         [
@@ -306,7 +306,7 @@ fn gdb_breakpoint_run_and_backtrace() {
     gdb.type_line("bt").wait_for_text("in main () at add.c:8").wait_for_input();
     let screen = gdb.screen();
     let bt = screen.find("#0  add (a=2, b=3) at add.c:4").expect("frame 0");
-    assert!(screen.rows[usize::from(bt.row) + 1].starts_with("#1  0x"));
+    assert!(screen.lines[usize::from(bt.row) + 1].starts_with("#1  0x"));
     gdb.wait_stable();
     assert_screen_snapshot!("gdb_backtrace", gdb);
 

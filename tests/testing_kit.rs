@@ -133,7 +133,7 @@ fn screen_waits_on_the_cursor() {
     let sh = TestSession::bash().start();
     sh.type_text("echo abc").send_keys("<Left><Left>").wait_for_cursor(0, 8);
     assert_eq!(sh.screen().cursor.col, 8);
-    let screen = sh.wait_for_screen("two rows", |s| s.rows[0] == "$ echo abc");
+    let screen = sh.wait_for_screen("two rows", |s| s.lines[0] == "$ echo abc");
     assert!(screen.cursor.visible);
     let message = panic_message(|| {
         TestSession::bash().timeout(Duration::from_millis(200)).start().wait_for_cursor(9, 9);

@@ -278,7 +278,7 @@ impl Reactor {
     pub(crate) fn styled_screen(
         &mut self,
         id: SessionId,
-    ) -> Result<crate::term::style::StyledScreen> {
+    ) -> Result<crate::term::screen::style::StyledScreen> {
         Ok(self.slot(id)?.terminal.styled_screen())
     }
 

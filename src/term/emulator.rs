@@ -558,7 +558,7 @@ impl Emulator {
     /// A snapshot of the visible screen.
     pub(crate) fn screen(&self) -> Screen {
         let grid = self.term.grid();
-        let rows = (0..grid.screen_lines())
+        let lines = (0..grid.screen_lines())
             .map(|line| {
                 let mut text = String::new();
                 row_text(&grid[Line(line as i32)], &mut text);
@@ -568,8 +568,8 @@ impl Emulator {
         let point = grid.cursor.point;
         Screen {
             cols: self.cols,
-            height: self.rows,
-            rows,
+            rows: self.rows,
+            lines,
             cursor: Cursor {
                 row: point.line.0.max(0) as u16,
                 col: point.column.0 as u16,
@@ -582,13 +582,13 @@ impl Emulator {
     }
 
     /// The screen with the colours and attributes of its cells.
-    pub(crate) fn styled_screen(&self) -> crate::term::style::StyledScreen {
+    pub(crate) fn styled_screen(&self) -> crate::term::screen::style::StyledScreen {
         let grid = self.term.grid();
         let mut runs = Vec::new();
         for line in 0..grid.screen_lines() {
-            crate::term::style::row_runs(line as u16, &grid[Line(line as i32)], &mut runs);
+            crate::term::screen::style::row_runs(line as u16, &grid[Line(line as i32)], &mut runs);
         }
-        crate::term::style::StyledScreen { screen: self.screen(), runs }
+        crate::term::screen::style::StyledScreen { screen: self.screen(), runs }
     }
 
     /// The screen's logical lines from the top down to the cursor's line, the first prefixed
@@ -644,7 +644,7 @@ fn is_text(cell: &Cell) -> bool {
 /// Appends the text of a grid row to `out`, trailing blanks trimmed; returns the number of
 /// cells the kept text covers. The trailing blanks are found first, from the end, so only the
 /// cells up to the last text cell are visited.
-fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
+pub fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
     let cells = &row[..];
     let Some(last) = cells.iter().rposition(is_text) else {
         return 0;
@@ -733,7 +733,7 @@ mod tests {
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
-        assert_eq!(emu.screen().rows[0], "c");
+        assert_eq!(emu.screen().lines[0], "c");
     }
 
     #[test]
@@ -781,7 +781,7 @@ mod tests {
     }
 
     fn rows(emu: &Emulator) -> Vec<String> {
-        emu.screen().rows
+        emu.screen().lines
     }
 
     fn cursor(emu: &Emulator) -> (u16, u16) {

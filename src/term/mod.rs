@@ -8,7 +8,6 @@ pub(crate) mod rewrite;
 pub(crate) mod scan;
 pub(crate) mod screen;
 pub(crate) mod shell;
-pub(crate) mod style;
 pub(crate) mod terminal;
 pub(crate) mod transcript;
 

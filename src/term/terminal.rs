@@ -5,9 +5,9 @@ use std::time::Instant;
 
 use crate::config::Config;
 use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Modes, Screen};
 use crate::term::shell::ShellTracker;
-use crate::term::style::StyledScreen;
 use crate::term::transcript::{ReadMark, Transcript};
 use crate::types::Output;
 

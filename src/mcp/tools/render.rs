@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Activity, ExitStatus, Screen, SessionId, Status};
+use crate::{Activity, ExitStatus, SessionId, Status};
 
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
@@ -54,42 +54,6 @@ pub(crate) fn header(id: SessionId, status: &Status) -> String {
         parts.push(format!("last exit {code}"));
     }
     format!("[{}]", parts.join(" · "))
-}
-
-/// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
-/// text cut from its end): JSON, and the text block for a model.
-pub(crate) fn screen(screen: &Screen, title: &str, text: &str, omitted: usize) -> (Value, String) {
-    let json = json!({
-        "cols": screen.cols,
-        "rows": screen.height,
-        "alternate": screen.alternate,
-        "cursor_row": screen.cursor.row,
-        "cursor_col": screen.cursor.col,
-        "cursor_visible": screen.cursor.visible,
-        "title": title,
-        "text": text,
-        "omitted_bytes": omitted,
-    });
-    let mut block = format!(
-        "--- screen ({}, {}x{}, cursor at row {} col {}{}) ---\n",
-        if screen.alternate { "alternate" } else { "primary" },
-        screen.cols,
-        screen.height,
-        screen.cursor.row,
-        screen.cursor.col,
-        if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
-    );
-    block.push_str(text);
-    if !text.is_empty() && !text.ends_with('\n') {
-        block.push('\n');
-    }
-    if omitted > 0 {
-        block.push_str(&format!(
-            "[... {omitted} more bytes of the screen left out; call terminal_read with view=\"screen\" and a larger max_bytes]\n"
-        ));
-    }
-    block.push_str("--- end of screen ---");
-    (json, block)
 }
 
 /// Appends `text` to `out` on its own line(s).

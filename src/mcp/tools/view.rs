@@ -7,9 +7,10 @@ use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_end};
-use super::render::{header, push_block, screen, status_json};
+use super::render::{header, push_block, status_json};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
+use crate::term::screen::model::model_view;
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -230,7 +231,7 @@ fn layout(
     let screen_json = match &shown {
         Some((snapshot, title, full)) => {
             let (kept, omitted) = budget.start(full, usize::MAX);
-            let (json, block) = screen(snapshot, title, kept, omitted);
+            let (json, block) = model_view(snapshot, title, kept, omitted);
             push_block(&mut text, &block);
             json
         }
@@ -271,8 +272,8 @@ mod tests {
     fn screen_of(title: String, rows: Vec<String>) -> Screen {
         Screen {
             cols: 1000,
-            height: 500,
-            rows,
+            rows: 500,
+            lines: rows,
             cursor: Cursor { row: 499, col: 999, visible: true },
             alternate: true,
             title,

@@ -5,6 +5,10 @@ use std::fmt;
 use serde::Serialize;
 
 pub use crate::types::{Modes, MouseReporting};
+
+pub(crate) mod model;
+pub(crate) mod snapshot;
+pub(crate) mod style;
 use unicode_width::UnicodeWidthStr;
 
 /// Where the cursor is, in cells from the top-left corner (both from 0).
@@ -24,12 +28,15 @@ pub struct Cursor {
 pub struct Screen {
     /// Width in columns.
     pub cols: u16,
-    /// Height in rows (the length of `rows`).
-    pub height: u16,
-    /// The visible rows as text: a wide character appears once though it takes two cells,
-    /// combining marks follow their base character, trailing blanks are trimmed, tabs are
-    /// blanks.
-    pub rows: Vec<String>,
+    /// Height in rows (the length of `lines`). Serialized as `height` (the command line's
+    /// `--json` report keeps its field names).
+    #[serde(rename = "height")]
+    pub rows: u16,
+    /// The visible rows as text, one line per row: a wide character appears once though it
+    /// takes two cells, combining marks follow their base character, trailing blanks are
+    /// trimmed, tabs are blanks. Serialized as `rows`.
+    #[serde(rename = "rows")]
+    pub lines: Vec<String>,
     /// The cursor.
     pub cursor: Cursor,
     /// Whether the alternate screen is active (vim, less, htop...).
@@ -53,7 +60,7 @@ impl Screen {
     /// The rows joined with `\n`, trailing empty rows left out.
     pub fn text(&self) -> String {
         let used = self.used_rows();
-        self.rows[..used].join("\n")
+        self.lines[..used].join("\n")
     }
 
     /// Whether `needle` appears in one row.
@@ -63,15 +70,15 @@ impl Screen {
 
     /// The first row and cell column where `needle` appears.
     pub fn find(&self, needle: &str) -> Option<ScreenPos> {
-        self.rows.iter().enumerate().find_map(|(row, text)| {
+        self.lines.iter().enumerate().find_map(|(row, text)| {
             text.find(needle).map(|at| ScreenPos { row: row as u16, col: cell_col(text, at) })
         })
     }
 
     /// Number of rows up to the last non-empty row or the cursor row, whichever is lower.
     fn used_rows(&self) -> usize {
-        let last_text = self.rows.iter().rposition(|r| !r.is_empty()).map_or(0, |i| i + 1);
-        last_text.max(usize::from(self.cursor.row) + 1).min(self.rows.len())
+        let last_text = self.lines.iter().rposition(|r| !r.is_empty()).map_or(0, |i| i + 1);
+        last_text.max(usize::from(self.cursor.row) + 1).min(self.lines.len())
     }
 }
 
@@ -89,7 +96,7 @@ impl fmt::Display for Screen {
             f,
             "screen {}x{}, cursor {},{} {}, {} screen, title {:?}",
             self.cols,
-            self.height,
+            self.rows,
             self.cursor.row,
             self.cursor.col,
             if self.cursor.visible { "visible" } else { "hidden" },
@@ -99,12 +106,12 @@ impl fmt::Display for Screen {
         writeln!(f, "modes: {}", self.modes)?;
         writeln!(f, "{}", "-".repeat(usize::from(self.cols.min(80))))?;
         let used = self.used_rows();
-        for row in &self.rows[..used] {
+        for row in &self.lines[..used] {
             writeln!(f, "{row}")?;
         }
         write!(f, "{}", "-".repeat(usize::from(self.cols.min(80))))?;
-        if used < self.rows.len() {
-            write!(f, "\n({} empty rows below)", self.rows.len() - used)?;
+        if used < self.lines.len() {
+            write!(f, "\n({} empty rows below)", self.lines.len() - used)?;
         }
         Ok(())
     }
