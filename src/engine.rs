@@ -8,6 +8,7 @@ use mio::{Poll, Waker};
 use crate::config::{Config, check_size};
 use crate::error::{Error, Result};
 use crate::os::spawn;
+use crate::os::supervisor::{Supervisor, remove_stale_cgroups};
 use crate::reactor::{Client, Reactor, WAKER};
 use crate::session::Session;
 use crate::spec::SpawnSpec;
@@ -25,6 +26,9 @@ struct Shared {
     cgroup_parent: std::sync::OnceLock<Option<crate::os::cgroup::CgroupParent>>,
     /// This engine's number in the process, to name its cgroups.
     number: u64,
+    /// Ends the sessions if this process dies without closing them (`None` where it cannot
+    /// run; see `os::supervisor`).
+    supervisor: Option<Arc<Supervisor>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -89,9 +93,11 @@ impl Engine {
         );
         let (requests, receiver) = crossbeam_channel::bounded(config.request_queue);
         let reactor_config = config.clone();
+        let supervisor = Supervisor::start().map(Arc::new);
+        let reactor_supervisor = supervisor.clone();
         let thread = std::thread::Builder::new()
             .name("termloom-reactor".into())
-            .spawn(move || Reactor::new(poll, receiver, reactor_config).run())
+            .spawn(move || Reactor::new(poll, receiver, reactor_config, reactor_supervisor).run())
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         Ok(Engine {
             shared: Arc::new(Shared {
@@ -100,6 +106,7 @@ impl Engine {
                 shell_files: std::sync::OnceLock::new(),
                 cgroup_parent: std::sync::OnceLock::new(),
                 number: ENGINES.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                supervisor,
                 thread: Mutex::new(Some(thread)),
             }),
         })
@@ -139,6 +146,9 @@ impl Engine {
             }
         };
         let pid = spawned.pid;
+        if let Some(supervisor) = &self.shared.supervisor {
+            supervisor.register(pid, spawned.cgroup.as_ref().map(|c| c.path()));
+        }
         if let Err(err) = client.call(move |r| r.attach(id, spawned)) {
             spawn::kill_leftover(pid);
             return Err(err);
@@ -150,7 +160,12 @@ impl Engine {
         if !self.shared.config.cgroups {
             return None;
         }
-        self.shared.cgroup_parent.get_or_init(crate::os::cgroup::detect).as_ref()
+        let parent = self.shared.cgroup_parent.get_or_init(|| {
+            let parent = crate::os::cgroup::detect()?;
+            remove_stale_cgroups(parent.dir());
+            Some(parent)
+        });
+        parent.as_ref()
     }
 
     fn shell_files(&self) -> std::io::Result<&crate::os::shell_files::ShellFiles> {

@@ -46,6 +46,11 @@ pub(crate) struct Cgroup {
 }
 
 impl CgroupParent {
+    /// The directory session cgroups are created in.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Creates the cgroup of one session.
     pub(crate) fn create(&self, name: &str) -> io::Result<Cgroup> {
         let dir = self.dir.join(name);
@@ -57,6 +62,13 @@ impl CgroupParent {
 }
 
 impl Cgroup {
+    /// A session cgroup known by its path (to a supervisor, or left by a dead engine).
+    pub(crate) fn at(dir: PathBuf) -> Cgroup {
+        let procs =
+            CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).unwrap_or_default();
+        Cgroup { dir, procs }
+    }
+
     /// Its path.
     pub(crate) fn path(&self) -> &Path {
         &self.dir
@@ -92,10 +104,18 @@ pub(crate) fn join_in_child(procs: &std::ffi::CStr) -> io::Result<()> {
 }
 
 impl Drop for Cgroup {
+    /// Kills what is left inside and removes the cgroup, waiting a little (at most 2 s) for
+    /// the killed processes to leave it.
     fn drop(&mut self) {
         if !self.pids().is_empty() {
             self.kill();
         }
-        let _ = std::fs::remove_dir(&self.dir);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        while std::fs::remove_dir(&self.dir).is_err_and(|e| e.raw_os_error() == Some(16))
+            && std::time::Instant::now() < deadline
+        {
+            // EBUSY: the killed processes have not left yet.
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
     }
 }

@@ -9,3 +9,5 @@ pub(crate) mod procfs;
 pub(crate) mod pty;
 pub(crate) mod shell_files;
 pub(crate) mod spawn;
+pub(crate) mod supervisor;
+pub(crate) mod terminate;

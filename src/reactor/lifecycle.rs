@@ -1,6 +1,7 @@
 //! Exit, close and shutdown: reaping the program and ending every process of a session.
 
 use super::*;
+use crate::os::terminate::{kill, signal_session};
 
 impl Reactor {
     // ----- exit and close -----------------------------------------------------------------
@@ -196,6 +197,9 @@ impl Reactor {
             slot.child = reap(slot.pid, None);
         }
         let status = slot.final_status();
+        if let Some(supervisor) = &self.supervisor {
+            supervisor.forget(slot.pid);
+        }
         slot.closed = true;
         slot.cgroup = None;
         slot.drop_input();
@@ -261,43 +265,5 @@ fn reap(pid: i32, pidfd: Option<&OwnedFd>) -> Option<ExitStatus> {
         Some(ExitStatus::Code(code))
     } else {
         status.terminating_signal().map(ExitStatus::Signal)
-    }
-}
-
-fn kill(pid: i32, signal: Signal) {
-    if let Some(pid) = Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process(pid, signal);
-    }
-}
-
-/// SIGKILL to every process of a session, at once (the reactor is going away).
-pub(super) fn kill_everything(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>) {
-    signal_session(sid, cgroup, &[Signal::CONT, Signal::KILL]);
-    if let Some(cgroup) = cgroup {
-        cgroup.kill();
-    }
-}
-
-/// Sends `signals` to every process group of the POSIX session led by `sid`.
-fn signal_session(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>, signals: &[Signal]) {
-    let processes: Vec<procfs::ProcStat> = match cgroup {
-        Some(cgroup) => cgroup
-            .pids()
-            .into_iter()
-            .filter_map(|pid| procfs::read_stat(pid).ok())
-            .filter(|s| s.session == sid)
-            .collect(),
-        None => procfs::session_processes(sid),
-    };
-    let mut groups = procfs::process_groups(&processes);
-    if !groups.contains(&sid) {
-        groups.push(sid);
-    }
-    for signal in signals {
-        for group in &groups {
-            if let Some(group) = Pid::from_raw(*group) {
-                let _ = rustix::process::kill_process_group(group, *signal);
-            }
-        }
     }
 }

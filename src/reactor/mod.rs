@@ -23,6 +23,7 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::os::procfs;
+use crate::os::supervisor::Supervisor;
 use crate::term::Terminal;
 use crate::term::emulator::Turn;
 use crate::term::screen::Screen;
@@ -272,14 +273,22 @@ pub(crate) struct Reactor {
     /// Sessions that may have more to read after their turn.
     backlog: VecDeque<u64>,
     shutdown: Option<Sender<()>>,
+    /// Told when a session is closed, so it stops answering for it.
+    supervisor: Option<Arc<Supervisor>>,
 }
 
 impl Reactor {
-    pub(crate) fn new(poll: Poll, requests: Receiver<Request>, config: Arc<Config>) -> Self {
+    pub(crate) fn new(
+        poll: Poll,
+        requests: Receiver<Request>,
+        config: Arc<Config>,
+        supervisor: Option<Arc<Supervisor>>,
+    ) -> Self {
         Reactor {
             poll,
             requests,
             config,
+            supervisor,
             sessions: HashMap::new(),
             closed: VecDeque::new(),
             reserved: 0,
@@ -453,7 +462,7 @@ impl Reactor {
 impl Drop for Reactor {
     fn drop(&mut self) {
         for slot in self.sessions.values().filter(|slot| !slot.closed) {
-            lifecycle::kill_everything(slot.pid, slot.cgroup.as_ref());
+            crate::os::terminate::kill_everything(slot.pid, slot.cgroup.as_ref());
         }
     }
 }

@@ -1,0 +1,201 @@
+//! Sessions die with their engine, however it dies: `kill -9` of the command line, of
+//! `termloom mcp` and of a library host leaves no session process and no session cgroup
+//! behind (the engine's supervisor ends them); cgroups of dead engines are removed when the
+//! next engine starts.
+//!
+//! These tests watch processes of *another* program (the killed host's), so they poll `/proc`
+//! for a condition with a deadline: there is no engine left to wait with.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use common::*;
+use termloom::SpawnSpec;
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// A number no other test uses, to tell this test's `sleep` processes apart.
+fn marker() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    format!("{}.{:04}", 5000 + std::process::id() % 4000, NEXT.fetch_add(1, Ordering::Relaxed))
+}
+
+/// A session that leaves processes every way a program can: a plain background child, one
+/// under `nohup`, and one in a new POSIX session (`setsid`); each runs `sleep MARKER`.
+fn escapers(marker: &str) -> String {
+    format!(
+        "setsid sleep {marker} & nohup sleep {marker} >/dev/null 2>&1 & sleep {marker} & \
+         echo started; wait"
+    )
+}
+
+/// Processes whose command line is `sleep MARKER`.
+fn sleepers(marker: &str) -> Vec<i32> {
+    let wanted = format!("sleep\0{marker}\0");
+    std::fs::read_dir("/proc")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| c == wanted.as_bytes())
+                })
+                .filter(|pid| {
+                    // A zombie has ended.
+                    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| !r.starts_with(" Z")))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Polls `condition` until it holds or `LONG` passes.
+fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + LONG;
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The directory session cgroups of processes in this test's cgroup are made in, if there is
+/// a cgroup2 hierarchy at the usual place.
+fn cgroup_parent() -> Option<PathBuf> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim().trim_start_matches('/');
+    let dir = PathBuf::from("/sys/fs/cgroup").join(path);
+    dir.join("cgroup.procs").exists().then_some(dir)
+}
+
+/// Session cgroups of the engine in process `pid`.
+fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    let Some(parent) = cgroup_parent() else { return Vec::new() };
+    let prefix = format!("termloom-{pid}-");
+    std::fs::read_dir(parent)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Kills `host` with SIGKILL once its session's three sleepers run, then checks that they and
+/// the session's cgroup go.
+fn kill_host_and_check(mut host: Child, marker: &str) {
+    eventually("the session's three sleepers run", || sleepers(marker).len() == 3);
+    let host_pid = host.id();
+    let had_cgroup = !cgroups_of(host_pid).is_empty();
+    host.kill().unwrap();
+    host.wait().unwrap();
+    if had_cgroup {
+        eventually("every sleeper is gone", || sleepers(marker).is_empty());
+        eventually("the session cgroup is removed", || cgroups_of(host_pid).is_empty());
+    } else {
+        // Without cgroups, a process in a POSIX session of its own is out of reach.
+        eventually("the sleepers of the session are gone", || sleepers(marker).len() <= 1);
+    }
+}
+
+#[test]
+fn kill_9_of_the_command_line_ends_its_sessions() {
+    let marker = marker();
+    let host = Command::new(TERMLOOM)
+        .args(["run", "--wait-exit", "--", "sh", "-c", &escapers(&marker)])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    kill_host_and_check(host, &marker);
+}
+
+#[test]
+fn kill_9_of_termloom_mcp_ends_its_sessions() {
+    let marker = marker();
+    let mut host = Command::new(TERMLOOM)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let mut output = BufReader::new(host.stdout.take().unwrap());
+    let messages = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"leaks","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "terminal_start",
+            "arguments": {"argv": ["sh", "-c", escapers(&marker)], "for_text": "started"}}})
+        .to_string(),
+    ];
+    for message in &messages {
+        writeln!(input, "{message}").unwrap();
+    }
+    // The start's answer comes after the session printed "started".
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
+        if line.contains(r#""id":2"#) {
+            break;
+        }
+    }
+    kill_host_and_check(host, &marker);
+}
+
+/// The library host of [`kill_9_of_a_library_host_ends_its_sessions`]: run as a child process
+/// of that test (this test binary, run again), it starts an engine and a session, says so,
+/// and waits to be killed.
+#[test]
+#[ignore = "a child process of kill_9_of_a_library_host_ends_its_sessions"]
+fn library_host() {
+    let Some(marker) = std::env::var("TERMLOOM_LEAKS_MARKER").ok() else { return };
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &escapers(&marker)])).unwrap();
+    expect(&session, termloom::Until::text("started"));
+    println!("ready");
+    loop {
+        std::thread::park();
+    }
+}
+
+#[test]
+fn kill_9_of_a_library_host_ends_its_sessions() {
+    let marker = marker();
+    let host = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "library_host", "--ignored", "--nocapture", "--test-threads", "1"])
+        .env("TERMLOOM_LEAKS_MARKER", &marker)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    kill_host_and_check(host, &marker);
+}
+
+#[test]
+fn cgroups_of_dead_engines_are_removed_when_an_engine_starts() {
+    let Some(parent) = cgroup_parent() else {
+        eprintln!("skipped: no cgroup2 hierarchy at /sys/fs/cgroup");
+        return;
+    };
+    // A process id above the kernel's largest: no such engine runs.
+    let stale = parent.join("termloom-4999999-1-1");
+    if std::fs::create_dir(&stale).is_err() {
+        eprintln!("skipped: cannot create cgroups below {}", parent.display());
+        return;
+    }
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("true")).unwrap();
+    expect(&session, termloom::Until::exit());
+    assert!(!stale.exists(), "{} is still there", stale.display());
+}
