@@ -65,6 +65,19 @@ pub enum Error {
     WaitAborted(Duration),
     /// The engine was shut down or dropped; no session can be used any more.
     EngineStopped,
+    /// A paste did not all reach the program's input: it timed out or was cancelled while the
+    /// program was not reading, or an interrupt dropped the input queued behind it. `sent` of
+    /// its `total` bytes had been queued.
+    PasteIncomplete {
+        /// The session.
+        session: SessionId,
+        /// Bytes queued before it ended.
+        sent: usize,
+        /// Bytes of the encoded paste.
+        total: usize,
+        /// Why: `timed out`, `cancelled` or `dropped by an interrupt`.
+        reason: &'static str,
+    },
     /// An operating-system call failed.
     Io {
         /// What termloom was doing.
@@ -122,6 +135,10 @@ impl fmt::Display for Error {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")
             }
             Error::EngineStopped => write!(f, "the termloom engine has been shut down"),
+            Error::PasteIncomplete { session, sent, total, reason } => write!(
+                f,
+                "the paste to session {session} {reason} after {sent} of its {total} bytes were queued: the program is not reading its input (interrupt it with a signal, or read its screen)"
+            ),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
         }
     }

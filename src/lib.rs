@@ -56,7 +56,7 @@ pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
 pub use os::env::is_credential_name;
 pub use os::isolation::Limit;
-pub use session::{PendingWait, ScrollDirection, Session, WaitCanceller};
+pub use session::{PendingPaste, PendingWait, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
 pub use term::screen::style::{StyleRun, StyledScreen};
@@ -73,6 +73,7 @@ const _: () = {
     send_and_sync::<Engine>();
     send_and_sync::<Session>();
     send_and_sync::<PendingWait>();
+    send_and_sync::<PendingPaste>();
     send_and_sync::<WaitCanceller>();
 };
 

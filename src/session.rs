@@ -51,7 +51,34 @@ impl PendingWait {
     }
 }
 
-/// Cancels one wait from any thread (see [`PendingWait::canceller`]).
+/// A paste in progress (see [`Session::start_paste`]).
+#[derive(Debug)]
+pub struct PendingPaste {
+    session: Session,
+    paste: u64,
+    reply: crossbeam_channel::Receiver<Result<()>>,
+}
+
+impl PendingPaste {
+    /// Blocks until the whole paste is queued for the program, or it times out or is
+    /// cancelled ([`Error::PasteIncomplete`]).
+    pub fn finish(self) -> Result<()> {
+        self.reply.recv().map_err(|_| Error::EngineStopped)?
+    }
+
+    /// A handle that ends this paste from any thread, while another blocks in
+    /// [`PendingPaste::finish`].
+    pub fn canceller(&self) -> WaitCanceller {
+        WaitCanceller {
+            client: self.session.client.clone(),
+            id: self.session.id,
+            waiter: self.paste,
+        }
+    }
+}
+
+/// Cancels one wait or paste from any thread (see [`PendingWait::canceller`] and
+/// [`PendingPaste::canceller`]).
 #[derive(Clone, Debug)]
 pub struct WaitCanceller {
     client: Client,
@@ -60,7 +87,7 @@ pub struct WaitCanceller {
 }
 
 impl WaitCanceller {
-    /// Ends the wait now (nothing happens if it already ended).
+    /// Ends the wait or paste now (nothing happens if it already ended).
     pub fn cancel(&self) {
         let (id, waiter) = (self.id, self.waiter);
         let _ = self.client.submit(Box::new(move |r| r.cancel_wait(id, waiter)));
@@ -159,13 +186,25 @@ impl Session {
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
     /// paste, plain otherwise; markers inside the text are removed and line ends become `\r`,
     /// as a terminal does. A paste larger than the write queue goes through it in pieces,
-    /// this call waiting for room (the reactor never waits).
+    /// this call waiting for room (the reactor never waits) for at most the engine's
+    /// `default_wait_timeout`; see [`Session::start_paste`] for a timeout and cancellation of
+    /// its own.
     pub fn paste(&self, text: &str) -> Result<()> {
+        self.start_paste(text, None)?.finish()
+    }
+
+    /// Starts a paste (see [`Session::paste`]) without waiting for it: [`PendingPaste::finish`]
+    /// waits until it is queued, or until `timeout` (default: the engine's
+    /// `default_wait_timeout`) passes while the program does not read, and
+    /// [`PendingPaste::canceller`] ends it from another thread. A paste that does not complete
+    /// fails with [`Error::PasteIncomplete`], saying how much of it was queued.
+    pub fn start_paste(&self, text: &str, timeout: Option<Duration>) -> Result<PendingPaste> {
         let id = self.id;
+        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let text = text.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.paste(id, &text, tx)))?;
-        rx.recv().map_err(|_| Error::EngineStopped)?
+        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, tx)))?;
+        Ok(PendingPaste { session: self.clone(), paste, reply: rx })
     }
 
     /// Clicks the left button at a cell (row and column from 0): press, then release. Fails

@@ -79,6 +79,8 @@ enum Timer {
     Recheck { session: u64, waiter: u64 },
     /// A `run_command` timeout.
     Command { session: u64, waiter: u64 },
+    /// A paste's timeout.
+    Paste { session: u64, paste: u64 },
     /// The session may be past its idle timeout or lifetime.
     Reap(u64),
 }
@@ -88,6 +90,7 @@ impl Timer {
     fn session(&self) -> u64 {
         match *self {
             Timer::Wait { session, .. }
+            | Timer::Paste { session, .. }
             | Timer::Recheck { session, .. }
             | Timer::Command { session, .. } => session,
             Timer::ExitDrain(id)
@@ -157,9 +160,18 @@ impl std::fmt::Display for CloseReason {
     }
 }
 
-/// Input waiting for room in a session's queue: a paste's piece, and for its last piece the
-/// caller to answer.
-type Parked = (Vec<u8>, Option<Sender<Result<()>>>);
+/// A piece of a paste waiting for room in a session's queue.
+struct Parked {
+    bytes: Vec<u8>,
+    /// The paste's id (in the id space of waits, so one canceller serves both).
+    paste: u64,
+    /// The encoded paste's size.
+    total: usize,
+    /// When the paste gives up.
+    deadline: Instant,
+    /// The caller to answer, on the last piece only.
+    reply: Option<Sender<Result<()>>>,
+}
 
 /// One session as the reactor sees it.
 struct Slot {
@@ -211,7 +223,7 @@ impl Slot {
     fn drop_input(&mut self) {
         self.queue.clear();
         let id = self.id;
-        for reply in self.parked.drain(..).filter_map(|(_, reply)| reply) {
+        for reply in self.parked.drain(..).filter_map(|piece| piece.reply) {
             let _ = reply.send(Err(Error::SessionExited(id)));
         }
     }
@@ -440,6 +452,7 @@ impl Reactor {
                 }
             }
             Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
+            Timer::Paste { session, paste } => self.abort_paste(session, paste, "timed out"),
             Timer::Reap(id) => self.reap_check(id),
         }
     }

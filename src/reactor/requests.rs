@@ -117,9 +117,20 @@ impl Reactor {
 
     /// Queues bytes for the program and writes what the terminal takes now; fails with
     /// `QueueFull` rather than wait.
+    ///
+    /// A signal character (interrupt, quit, suspend, while the terminal generates signals)
+    /// never waits behind queued input: the input is dropped and the foreground process group
+    /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let capacity = self.config.write_queue_bytes;
+        let signal = self.signal_character(id.0, bytes);
         let slot = self.accepting(id)?;
+        let waiting = !slot.queue.is_empty() || !slot.parked.is_empty();
+        if let Some(signal) = signal
+            && waiting
+        {
+            return self.interrupt(id, signal);
+        }
         if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
             return Err(Error::QueueFull {
                 session: id,
@@ -131,6 +142,25 @@ impl Reactor {
         slot.queue.extend(bytes);
         slot.last_input = Instant::now();
         self.flush(id.0);
+        // The terminal's input buffer may be full (the program stopped reading): a signal
+        // character that could not be written is not left waiting.
+        if let Some(signal) = signal
+            && !self.slot(id)?.queue.is_empty()
+        {
+            return self.interrupt(id, signal);
+        }
+        Ok(())
+    }
+
+    /// Drops the session's queued input and signals its foreground process group.
+    fn interrupt(&mut self, id: SessionId, signal: rustix::process::Signal) -> Result<()> {
+        self.drop_queued_input(id.0);
+        let slot = self.slot(id)?;
+        slot.last_input = Instant::now();
+        let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
+        if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(group, signal);
+        }
         Ok(())
     }
 
@@ -142,10 +172,20 @@ impl Reactor {
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
     /// pieces of at most half the input queue's bound and admitted into the queue as the
-    /// program reads; `reply` is answered when the last piece is queued. The caller waits,
-    /// the reactor does not; the paste is held here until then.
-    pub(crate) fn paste(&mut self, id: SessionId, text: &str, reply: Sender<Result<()>>) {
+    /// program reads; `reply` is answered when the last piece is queued, or with
+    /// [`Error::PasteIncomplete`] when `timeout` (default: `default_wait_timeout`) passes first,
+    /// when [`cancel_wait`](Self::cancel_wait) is called with `paste`, or when an interrupt
+    /// drops it. The caller waits, the reactor does not.
+    pub(crate) fn paste(
+        &mut self,
+        id: SessionId,
+        paste: u64,
+        text: &str,
+        timeout: Option<Duration>,
+        reply: Sender<Result<()>>,
+    ) {
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
+        let deadline = Instant::now() + timeout.unwrap_or(self.config.default_wait_timeout);
         let slot = match self.accepting(id) {
             Ok(slot) => slot,
             Err(err) => {
@@ -155,17 +195,25 @@ impl Reactor {
         };
         let bracketed = slot.terminal.modes().bracketed_paste;
         let bytes = crate::input::paste::encode_paste(text, bracketed);
+        if bytes.is_empty() {
+            let _ = reply.send(Ok(()));
+            return;
+        }
+        let total = bytes.len();
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
             let last = pieces.peek().is_none();
-            slot.parked.push_back((chunk.to_vec(), if last { reply.take() } else { None }));
-        }
-        if let Some(reply) = reply {
-            // Nothing to paste.
-            let _ = reply.send(Ok(()));
+            slot.parked.push_back(Parked {
+                bytes: chunk.to_vec(),
+                paste,
+                total,
+                deadline,
+                reply: if last { reply.take() } else { None },
+            });
         }
         slot.last_input = Instant::now();
+        self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);
     }
 
@@ -345,6 +393,8 @@ impl Reactor {
     /// Ends a wait early: the caller gets `Fired::Cancelled`.
     pub(crate) fn cancel_wait(&mut self, id: SessionId, waiter: u64) {
         self.end_wait(id.0, waiter, Fired::Cancelled);
+        // Pastes share the id space of waits.
+        self.abort_paste(id.0, waiter, "was cancelled");
     }
 
     /// Types `line` into a shell with integration and answers `reply` when its prompt comes

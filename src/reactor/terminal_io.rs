@@ -17,21 +17,89 @@ impl Reactor {
         Ok(slot)
     }
 
-    /// Moves parked input into the queue while it fits; true if any moved.
-    fn admit_parked(slot: &mut Slot, capacity: usize) -> bool {
-        let mut admitted = false;
-        while let Some((bytes, _)) = slot.parked.front() {
-            if slot.queue.len() + bytes.len() > capacity {
+    /// Moves parked input into the queue while it fits; returns the timers of the pastes it
+    /// completed.
+    fn admit_parked(slot: &mut Slot, capacity: usize) -> Vec<(Instant, Timer)> {
+        let mut completed = Vec::new();
+        while let Some(piece) = slot.parked.front() {
+            if slot.queue.len() + piece.bytes.len() > capacity {
                 break;
             }
-            let (bytes, reply) = slot.parked.pop_front().expect("front exists");
-            slot.queue.extend(bytes);
-            if let Some(reply) = reply {
+            let piece = slot.parked.pop_front().expect("front exists");
+            slot.queue.extend(piece.bytes);
+            if let Some(reply) = piece.reply {
                 let _ = reply.send(Ok(()));
+                let timer = Timer::Paste { session: slot.id.0, paste: piece.paste };
+                completed.push((piece.deadline, timer));
             }
-            admitted = true;
         }
-        admitted
+        completed
+    }
+
+    /// Ends a paste that is still parked: its pieces not yet queued are dropped and its caller
+    /// told how far it got.
+    pub(super) fn abort_paste(&mut self, id: u64, paste: u64, reason: &'static str) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let mut dropped = 0;
+        let mut ending = None;
+        slot.parked.retain_mut(|piece| {
+            if piece.paste != paste {
+                return true;
+            }
+            dropped += piece.bytes.len();
+            if let Some(reply) = piece.reply.take() {
+                ending = Some((reply, piece.total, piece.deadline));
+            }
+            false
+        });
+        let Some((reply, total, deadline)) = ending else { return };
+        let session = slot.id;
+        let _ = reply.send(Err(Error::PasteIncomplete {
+            session,
+            sent: total - dropped,
+            total,
+            reason,
+        }));
+        self.unschedule(deadline, Timer::Paste { session: id, paste });
+    }
+
+    /// Drops every paste still parked and the input queued (an interrupt ends them).
+    pub(super) fn drop_queued_input(&mut self, id: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        slot.queue.clear();
+        let pastes: Vec<u64> = slot.parked.iter().map(|piece| piece.paste).collect();
+        for paste in pastes {
+            self.abort_paste(id, paste, "was dropped by an interrupt");
+        }
+    }
+
+    /// When `bytes` is one of the terminal's signal characters (interrupt, quit, suspend) and
+    /// its line discipline generates signals (ISIG), the signal it stands for.
+    pub(super) fn signal_character(
+        &self,
+        id: u64,
+        bytes: &[u8],
+    ) -> Option<rustix::process::Signal> {
+        use rustix::termios::{LocalModes, SpecialCodeIndex};
+        let [byte] = bytes else { return None };
+        let master = self.sessions.get(&id)?.master.as_ref()?;
+        let termios = rustix::termios::tcgetattr(master).ok()?;
+        if !termios.local_modes.contains(LocalModes::ISIG) {
+            return None;
+        }
+        let codes = &termios.special_codes;
+        [
+            (SpecialCodeIndex::VINTR, rustix::process::Signal::INT),
+            (SpecialCodeIndex::VQUIT, rustix::process::Signal::QUIT),
+            (SpecialCodeIndex::VSUSP, rustix::process::Signal::TSTP),
+        ]
+        .into_iter()
+        .find(|(index, _)| codes[*index] == *byte && *byte != 0)
+        .map(|(_, signal)| signal)
     }
 
     /// The terminal's own replies to queries; dropped (and counted) if the queue is full.
@@ -63,14 +131,14 @@ impl Reactor {
             return;
         };
         let capacity = self.config.write_queue_bytes;
-        Self::admit_parked(slot, capacity);
+        let mut completed = Self::admit_parked(slot, capacity);
         while !slot.queue.is_empty() {
             let (front, _) = slot.queue.as_slices();
             match rustix::io::write(&master, front) {
                 Ok(n) => {
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
-                    Self::admit_parked(slot, capacity);
+                    completed.extend(Self::admit_parked(slot, capacity));
                 }
                 Err(Errno::INTR) => continue,
                 Err(Errno::AGAIN) => break,
@@ -95,6 +163,9 @@ impl Reactor {
             {
                 slot.want_write = want;
             }
+        }
+        for (at, timer) in completed {
+            self.unschedule(at, timer);
         }
     }
 

@@ -1,7 +1,7 @@
 //! The tools that start a session, type into it and read it: `terminal_start`, `terminal_send`
 //! and `terminal_read`.
 
-use crate::{SpawnSpec, parse_key_script};
+use crate::{ScriptItem, SpawnSpec, parse_key_script};
 
 use super::args::Args;
 use super::view::{show, view_args};
@@ -101,21 +101,31 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             "terminal_send needs something to send: `text`, `keys`, `paste` or `submit`: true (to read without typing, use terminal_read)",
         ));
     }
-    if let Some(keys) = keys {
-        // Checked before anything is sent, so a bad script sends nothing.
-        parse_key_script(keys).map_err(crate::Error::from)?;
-    }
+    // Checked before anything is sent, so a bad script sends nothing.
+    let script = keys.map(parse_key_script).transpose().map_err(crate::Error::from)?;
+    // One key alone (a Ctrl-C, an Escape) cannot interleave with another call's input, so it
+    // does not wait for the input lock: it never waits behind another call's paste.
+    let one_key = text.is_none()
+        && paste.is_none()
+        && !submit
+        && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.engine.session(id)?;
     {
         let lock = call.input.of(id);
-        let _typing = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let _typing = (!one_key).then(|| lock.lock().unwrap_or_else(|e| e.into_inner()));
         if let Some(text) = text {
             session.send_text(text)?;
         }
         if let Some(paste) = paste {
-            session.paste(paste)?;
+            // Bounded by the call's timeout and ended by its cancellation, so a program that
+            // stopped reading cannot hold the session's input (and this call) forever.
+            let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+            let pending = session.start_paste(paste, timeout)?;
+            let canceller = pending.canceller();
+            call.cancel.on_stop(move || canceller.cancel());
+            pending.finish()?;
         }
         if let Some(keys) = keys {
             session.send_keys(keys)?;

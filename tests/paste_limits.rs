@@ -1,0 +1,150 @@
+//! Input that cannot hang a call: a paste to a program that stopped reading ends at its
+//! timeout or when cancelled, saying how much was queued; an interrupt never waits behind
+//! queued input (the foreground group gets the signal, as the line discipline would do).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use termloom::{Config, Engine, Error, Session, SpawnSpec, Until};
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// A program that never reads its terminal (its input buffer fills up), in a small-queue
+/// engine.
+fn stuck(engine: &Engine) -> Session {
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", "echo ready; exec sleep 1000"])).unwrap();
+    expect(&s, Until::text("ready"));
+    s
+}
+
+fn small_queue() -> Engine {
+    Engine::new(Config { write_queue_bytes: 1 << 10, ..Config::default() }).unwrap()
+}
+
+#[test]
+fn a_paste_to_a_program_that_does_not_read_ends_at_its_timeout() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let started = Instant::now();
+    let err = s.start_paste(&"x".repeat(256 << 10), Some(Duration::from_millis(300))).unwrap();
+    let err = err.finish().unwrap_err();
+    assert!(started.elapsed() < LONG, "took {:?}", started.elapsed());
+    match err {
+        Error::PasteIncomplete { sent, total, reason, .. } => {
+            assert!(sent < total, "{sent} of {total}");
+            assert_eq!(reason, "timed out");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The session still takes input, and an interrupt reaches the program.
+    s.send_keys("<C-c>").unwrap();
+    let outcome = s.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+}
+
+#[test]
+fn a_paste_can_be_cancelled_from_another_thread() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let pending = s.start_paste(&"y".repeat(256 << 10), Some(LONG * 10)).unwrap();
+    let canceller = pending.canceller();
+    let cancelling = std::thread::spawn(move || canceller.cancel());
+    let started = Instant::now();
+    let err = pending.finish().unwrap_err();
+    cancelling.join().unwrap();
+    assert!(started.elapsed() < LONG);
+    assert!(matches!(err, Error::PasteIncomplete { reason: "was cancelled", .. }), "{err:?}");
+    s.close().unwrap();
+}
+
+#[test]
+fn an_interrupt_never_waits_behind_a_paste() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let pending = s.start_paste(&"z".repeat(256 << 10), Some(LONG * 10)).unwrap();
+    // Ctrl-C while the paste waits for room: the paste is dropped, the program interrupted.
+    s.send_keys("<C-c>").unwrap();
+    let err = pending.finish().unwrap_err();
+    assert!(
+        matches!(err, Error::PasteIncomplete { reason: "was dropped by an interrupt", .. }),
+        "{err:?}"
+    );
+    let outcome = s.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+}
+
+#[test]
+fn an_mcp_paste_ends_at_the_call_timeout_and_ctrl_c_still_gets_through() {
+    let mut server = Command::new(TERMLOOM)
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    let mut output = BufReader::new(server.stdout.take().unwrap());
+    let mut call = |id: u64, message: serde_json::Value| -> serde_json::Value {
+        let mut message = message;
+        message["jsonrpc"] = "2.0".into();
+        message["id"] = id.into();
+        writeln!(input, "{message}").unwrap();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
+            let response: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if response["id"] == id {
+                return response;
+            }
+        }
+    };
+    call(
+        1,
+        serde_json::json!({"method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "paste", "version": "1"}}}),
+    );
+    let tool = |name: &str, arguments: serde_json::Value| serde_json::json!({"method": "tools/call", "params": {"name": name, "arguments": arguments}});
+    let started = call(
+        2,
+        tool(
+            "terminal_start",
+            serde_json::json!({
+        "argv": ["sh", "-c", "echo ready; exec sleep 1000"], "for_text": "ready"}),
+        ),
+    );
+    let id = started["result"]["structuredContent"]["session_id"].clone();
+    assert!(id.is_u64(), "{started}");
+    let begun = Instant::now();
+    let pasted = call(
+        3,
+        tool(
+            "terminal_send",
+            serde_json::json!({
+        "session_id": id, "paste": "p".repeat(3 << 20), "timeout_ms": 500}),
+        ),
+    );
+    assert_eq!(pasted["result"]["isError"], true, "{pasted}");
+    let text = pasted["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("timed out"), "{text}");
+    assert!(begun.elapsed() < LONG);
+    let interrupted = call(
+        4,
+        tool(
+            "terminal_send",
+            serde_json::json!({
+        "session_id": id, "keys": "<C-c>", "exit": true}),
+        ),
+    );
+    assert_eq!(
+        interrupted["result"]["structuredContent"]["wait"]["outcome"], "exited",
+        "{interrupted}"
+    );
+    drop(input);
+    server.wait().unwrap();
+}
