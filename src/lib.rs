@@ -56,6 +56,7 @@ pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
 pub use os::env::is_credential_name;
 pub use os::isolation::Limit;
+pub use reactor::EngineFuture;
 pub use session::{PendingPaste, PendingWait, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;

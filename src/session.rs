@@ -11,7 +11,7 @@ use crate::input::escapes::decode_escapes;
 use crate::input::keys::{Key, ScriptItem, parse_key_script};
 use crate::input::mouse::{MouseAction, MouseButton};
 use crate::input::signal::{Signal, SignalReport, SignalTarget};
-use crate::reactor::Client;
+use crate::reactor::{Client, EngineFuture, Reply};
 use crate::term::screen::Screen;
 use crate::types::{CommandResult, Output, Scrollback, SessionId, SessionInfo, Status};
 use crate::wait::{Until, WaitOutcome};
@@ -312,7 +312,7 @@ impl Session {
         let id = self.id;
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, tx)))?;
+        self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, tx.into())))?;
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
@@ -325,7 +325,7 @@ impl Session {
         let id = self.id;
         let line = line.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx)))?;
+        self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx.into())))?;
         rx.recv().map_err(|_| Error::WaitAborted(timeout))?
     }
 
@@ -367,7 +367,58 @@ impl Session {
     pub fn close(&self) -> Result<crate::ExitStatus> {
         let id = self.id;
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.close(id, tx)))?;
+        self.client.submit(Box::new(move |r| r.close(id, tx.into())))?;
         rx.recv().map_err(|_| Error::EngineStopped)?
+    }
+
+    // ----- futures ---------------------------------------------------------------------
+
+    /// [`Session::wait`] as a future: woken by the reactor when the wait ends (through the
+    /// task's `std::task::Waker`), under any executor, with no thread of its own. Dropping the
+    /// future before it completes cancels the wait.
+    ///
+    /// ```no_run
+    /// # async fn run(session: termloom::Session) -> termloom::Result<()> {
+    /// use std::time::Duration;
+    /// let outcome = session.wait_async(termloom::Until::text("ready"), Duration::from_secs(10)).await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn wait_async(&self, until: Until, timeout: Duration) -> EngineFuture<WaitOutcome> {
+        let id = self.id;
+        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        let (future, producer) = EngineFuture::new();
+        let reply = Reply::Future(producer);
+        if let Err(err) =
+            self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, reply)))
+        {
+            return EngineFuture::ready(Err(err));
+        }
+        let canceller = WaitCanceller { client: self.client.clone(), id, waiter };
+        future.on_drop(move || canceller.cancel())
+    }
+
+    /// [`Session::run_command`] as a future (see [`Session::wait_async`]). Dropping it does not
+    /// stop the command; its result is discarded.
+    pub fn run_command_async(&self, line: &str, timeout: Duration) -> EngineFuture<CommandResult> {
+        let id = self.id;
+        let line = line.to_owned();
+        let (future, producer) = EngineFuture::new();
+        let reply = Reply::Future(producer);
+        match self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, reply))) {
+            Ok(()) => future,
+            Err(err) => EngineFuture::ready(Err(err)),
+        }
+    }
+
+    /// [`Session::close`] as a future (see [`Session::wait_async`]). Dropping it does not stop
+    /// the close.
+    pub fn close_async(&self) -> EngineFuture<crate::ExitStatus> {
+        let id = self.id;
+        let (future, producer) = EngineFuture::new();
+        let reply = Reply::Future(producer);
+        match self.client.submit(Box::new(move |r| r.close(id, reply))) {
+            Ok(()) => future,
+            Err(err) => EngineFuture::ready(Err(err)),
+        }
     }
 }

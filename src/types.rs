@@ -104,6 +104,8 @@ pub struct SessionInfo {
     /// lengths, title and keyboard-mode stack depths) and termloom dropped; see
     /// [`Config`](crate::Config)'s `max_*` fields.
     pub dropped_sequences: u64,
+    /// Waits and `run_command` calls waiting on the session now.
+    pub pending_waits: usize,
 }
 
 /// What the session's program is doing, as far as termloom can tell.

@@ -81,14 +81,14 @@ impl Reactor {
         &mut self,
         id: u64,
         reason: CloseReason,
-        reply: Option<Sender<Result<ExitStatus>>>,
+        reply: Option<Reply<Result<ExitStatus>>>,
     ) {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
         if slot.closed {
             if let Some(reply) = reply {
-                let _ = reply.send(Ok(slot.final_status()));
+                reply.send(Ok(slot.final_status()));
             }
             return;
         }
@@ -208,7 +208,7 @@ impl Reactor {
         if let Some(closing) = slot.closing.take() {
             slot.closed_reason = Some(closing.reason);
             for reply in closing.replies {
-                let _ = reply.send(Ok(status));
+                reply.send(Ok(status));
             }
         }
         self.check_waiters(id);

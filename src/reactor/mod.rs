@@ -34,12 +34,15 @@ use crate::wait::{Fired, Until, WaitOutcome};
 
 mod client;
 mod lifecycle;
+mod reply;
 mod requests;
 mod terminal_io;
 mod waiters;
 
 pub(crate) use crate::os::spawn::Spawned;
 pub(crate) use client::Client;
+pub use reply::EngineFuture;
+pub(crate) use reply::Reply;
 
 /// Work for the reactor thread.
 pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
@@ -115,7 +118,7 @@ struct Waiter {
     deadline: Instant,
     /// When a re-check of its time-based condition is scheduled.
     recheck: Option<Instant>,
-    reply: Sender<Result<WaitOutcome>>,
+    reply: Reply<Result<WaitOutcome>>,
 }
 
 /// How far a close has come.
@@ -123,7 +126,7 @@ struct Closing {
     started: Instant,
     killed: Option<Instant>,
     backoff: Duration,
-    replies: Vec<Sender<Result<ExitStatus>>>,
+    replies: Vec<Reply<Result<ExitStatus>>>,
     reason: CloseReason,
 }
 
@@ -262,6 +265,7 @@ impl Slot {
                 None => reason.to_string(),
             }),
             dropped_sequences: self.terminal.dropped_sequences(),
+            pending_waits: self.waiters.len() + self.commands.len(),
         }
     }
 }

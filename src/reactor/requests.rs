@@ -362,10 +362,10 @@ impl Reactor {
         until: Until,
         timeout: Duration,
         waiter: u64,
-        reply: Sender<Result<WaitOutcome>>,
+        reply: Reply<Result<WaitOutcome>>,
     ) {
         if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
-            let _ = reply.send(Err(err));
+            reply.send(Err(err));
             return;
         }
         let now = Instant::now();
@@ -404,7 +404,7 @@ impl Reactor {
         id: SessionId,
         line: &str,
         timeout: Duration,
-        reply: Sender<Result<CommandResult>>,
+        reply: Reply<Result<CommandResult>>,
     ) {
         let checked = self.slot(id).and_then(|slot| {
             if line.contains(['\n', '\r']) {
@@ -427,14 +427,14 @@ impl Reactor {
         let (prompts, commands) = match checked {
             Ok(counts) => counts,
             Err(err) => {
-                let _ = reply.send(Err(err));
+                reply.send(Err(err));
                 return;
             }
         };
         let mut bytes = line.as_bytes().to_vec();
         bytes.push(b'\r');
         if let Err(err) = self.send(id, &bytes) {
-            let _ = reply.send(Err(err));
+            reply.send(Err(err));
             return;
         }
         let waiter = self.next_waiter;
@@ -463,9 +463,9 @@ impl Reactor {
     /// Closes a session for a caller: SIGHUP, SIGCONT and SIGTERM to all its process groups
     /// (and to processes in its cgroup that left it), then SIGKILL after the grace period.
     /// `reply` gets the exit status when nothing is left.
-    pub(crate) fn close(&mut self, id: SessionId, reply: Sender<Result<ExitStatus>>) {
+    pub(crate) fn close(&mut self, id: SessionId, reply: Reply<Result<ExitStatus>>) {
         if let Err(err) = self.slot(id) {
-            let _ = reply.send(Err(err));
+            reply.send(Err(err));
             return;
         }
         self.begin_close(id.0, CloseReason::Caller, Some(reply));

@@ -15,7 +15,7 @@ pub(super) struct CommandWaiter {
     pub commands: u64,
     pub started: Instant,
     pub deadline: Instant,
-    pub reply: Sender<Result<CommandResult>>,
+    pub reply: Reply<Result<CommandResult>>,
 }
 
 /// Matches a transcript line, skipping the part of it the caller had already read when the
@@ -159,7 +159,7 @@ impl Reactor {
                     return true;
                 }
             };
-            answered.push((waiter.reply.clone(), fired, waiter.started.elapsed()));
+            answered.push((waiter.reply.take(), fired, waiter.started.elapsed()));
             finished.push((waiter.id, waiter.deadline, waiter.recheck));
             false
         });
@@ -180,12 +180,7 @@ impl Reactor {
         }
         let status = self.status_of(id);
         for (reply, fired, elapsed) in answered {
-            let _ = reply.send(Ok(WaitOutcome {
-                fired,
-                elapsed,
-                screen: None,
-                status: status.clone(),
-            }));
+            reply.send(Ok(WaitOutcome { fired, elapsed, screen: None, status: status.clone() }));
         }
     }
 
@@ -204,7 +199,7 @@ impl Reactor {
             self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
         }
         let status = self.status_of(id);
-        let _ = waiter.reply.send(Ok(WaitOutcome {
+        waiter.reply.send(Ok(WaitOutcome {
             fired,
             elapsed: waiter.started.elapsed(),
             screen,
@@ -234,7 +229,7 @@ impl Reactor {
         for command in done {
             self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
             let result = self.command_result(id, &command, false);
-            let _ = command.reply.send(Ok(result));
+            command.reply.send(Ok(result));
         }
     }
 
@@ -267,7 +262,7 @@ impl Reactor {
         };
         let command = slot.commands.swap_remove(index);
         let result = self.command_result(id, &command, true);
-        let _ = command.reply.send(Ok(result));
+        command.reply.send(Ok(result));
     }
 
     // ----- status -----------------------------------------------------------------------

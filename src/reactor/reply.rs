@@ -1,0 +1,170 @@
+//! Where the reactor's answer to a request goes: the channel of a caller blocked in a call, or
+//! the slot of a future, whose task the answer wakes through its `std::task::Waker`. No async
+//! runtime is involved: any executor's waker works, and nothing polls.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Waker};
+
+use crossbeam_channel::Sender;
+
+use crate::error::{Error, Result};
+
+/// The answer's destination, held by the reactor.
+#[derive(Debug)]
+pub(crate) enum Reply<T> {
+    /// A caller blocked on the channel.
+    Channel(Sender<T>),
+    /// A future's slot.
+    Future(Producer<T>),
+    /// Answered already (taken out to be sent).
+    Gone,
+}
+
+impl<T> From<Sender<T>> for Reply<T> {
+    fn from(sender: Sender<T>) -> Self {
+        Reply::Channel(sender)
+    }
+}
+
+impl<T> Reply<T> {
+    /// Delivers the answer (dropped if nobody waits for it any more).
+    pub(crate) fn send(self, value: T) {
+        match self {
+            Reply::Channel(sender) => {
+                let _ = sender.send(value);
+            }
+            Reply::Future(producer) => producer.deliver(value),
+            Reply::Gone => {}
+        }
+    }
+
+    /// Takes the destination out, leaving [`Reply::Gone`].
+    pub(crate) fn take(&mut self) -> Reply<T> {
+        std::mem::replace(self, Reply::Gone)
+    }
+}
+
+/// What a future and the reactor share.
+#[derive(Debug)]
+struct Shared<T> {
+    state: Mutex<State<T>>,
+}
+
+#[derive(Debug)]
+struct State<T> {
+    value: Option<T>,
+    waker: Option<Waker>,
+    /// The reactor dropped its side without answering (the engine stopped).
+    abandoned: bool,
+}
+
+/// The reactor's side of a future: delivering wakes the future's task; dropping it without
+/// delivering ends the future with [`Error::EngineStopped`].
+#[derive(Debug)]
+pub(crate) struct Producer<T> {
+    shared: Option<Arc<Shared<T>>>,
+}
+
+impl<T> Producer<T> {
+    fn deliver(mut self, value: T) {
+        if let Some(shared) = self.shared.take() {
+            let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.value = Some(value);
+            if let Some(waker) = state.waker.take() {
+                drop(state);
+                waker.wake();
+            }
+        }
+    }
+}
+
+impl<T> Drop for Producer<T> {
+    fn drop(&mut self) {
+        if let Some(shared) = self.shared.take() {
+            let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            state.abandoned = true;
+            if let Some(waker) = state.waker.take() {
+                drop(state);
+                waker.wake();
+            }
+        }
+    }
+}
+
+/// A future of one answer of the engine's reactor, woken by the reactor when the answer comes
+/// (see [`Session::wait_async`](crate::Session::wait_async)). It works under any executor and
+/// needs no thread of its own. Dropping it before it completes cancels what it waits for where
+/// that can be cancelled (a wait); otherwise the answer is discarded.
+#[must_use = "a future does nothing unless polled (awaited)"]
+pub struct EngineFuture<T> {
+    shared: Arc<Shared<Result<T>>>,
+    /// Run when the future is dropped before it completed.
+    on_drop: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl<T> std::fmt::Debug for EngineFuture<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        f.debug_struct("EngineFuture")
+            .field("answered", &state.value.is_some())
+            .field("abandoned", &state.abandoned)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> EngineFuture<T> {
+    /// A future and the reactor's side of it.
+    pub(crate) fn new() -> (EngineFuture<T>, Producer<Result<T>>) {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State { value: None, waker: None, abandoned: false }),
+        });
+        let producer = Producer { shared: Some(shared.clone()) };
+        (EngineFuture { shared, on_drop: None }, producer)
+    }
+
+    /// A future that is already answered (the request could not be sent).
+    pub(crate) fn ready(value: Result<T>) -> EngineFuture<T> {
+        let (future, producer) = EngineFuture::new();
+        producer.deliver(value);
+        future
+    }
+
+    /// Sets what dropping the future before it completes does.
+    pub(crate) fn on_drop(mut self, hook: impl FnOnce() + Send + 'static) -> Self {
+        self.on_drop = Some(Box::new(hook));
+        self
+    }
+}
+
+impl<T> Future for EngineFuture<T> {
+    type Output = Result<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(value) = state.value.take() {
+            drop(state);
+            self.on_drop = None;
+            return Poll::Ready(value);
+        }
+        if state.abandoned {
+            drop(state);
+            self.on_drop = None;
+            return Poll::Ready(Err(Error::EngineStopped));
+        }
+        match &state.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for EngineFuture<T> {
+    fn drop(&mut self) {
+        if let Some(hook) = self.on_drop.take() {
+            hook();
+        }
+    }
+}
