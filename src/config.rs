@@ -67,9 +67,14 @@ pub struct Config {
     /// Base directory for relative working directories. `None` (the default) means the
     /// process's current directory.
     pub base_dir: Option<PathBuf>,
-    /// Environment names always passed to children even when they look like credentials.
+    /// Environment names always passed to children from the host's environment, even when
+    /// their name or their value looks like a credential
+    /// ([`is_credential_name`](crate::is_credential_name),
+    /// [`is_credential_value`](crate::is_credential_value)): the way to let a variable through
+    /// on purpose. A name also in `env_deny` is left out.
     pub env_allow: Vec<String>,
-    /// Environment names never passed to children (in addition to the credential filter).
+    /// Environment names never passed to children from the host's environment (in addition to
+    /// the credential filter).
     pub env_deny: Vec<String>,
     /// Longest OSC string a program may send (clipboard writes, colours, notifications…),
     /// counted from `]` to its terminator; a longer one is dropped and counted in

@@ -54,7 +54,7 @@ pub use input::keys::{
 };
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
-pub use os::env::is_credential_name;
+pub use os::env::{is_credential_name, is_credential_value};
 pub use os::isolation::Limit;
 pub use reactor::EngineFuture;
 pub use session::{PendingPaste, PendingWait, ScrollDirection, Session, WaitCanceller};
