@@ -165,6 +165,17 @@ fn resize_is_seen_by_the_child() {
 }
 
 #[test]
+fn an_exited_session_refuses_resize_as_it_refuses_input() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("true")).unwrap();
+    expect(&s, Until::exit());
+    assert!(matches!(s.send_text("x"), Err(Error::SessionExited(_))));
+    let err = s.resize(100, 40).unwrap_err();
+    assert!(matches!(err, Error::SessionExited(_)), "{err}");
+    assert!(err.to_string().contains("has exited"), "{err}");
+}
+
+#[test]
 fn output_written_just_before_exit_is_not_lost() {
     let engine = engine();
     for _ in 0..20 {

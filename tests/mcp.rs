@@ -124,6 +124,11 @@ impl Client {
         id
     }
 
+    /// The next line from the server, as written.
+    fn next_line(&mut self) -> String {
+        self.lines.recv_timeout(LONG).expect("a message from the server")
+    }
+
     /// The next message from the server.
     fn next(&mut self, timeout: Duration) -> Option<Value> {
         let line = self.lines.recv_timeout(timeout).ok()?;
@@ -453,6 +458,106 @@ fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
     client.send_raw(br#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#);
     assert_eq!(client.ok("ping", json!({})), json!({}));
     assert!(client.other.is_empty(), "nothing answered the notification-only batch");
+    client.finish();
+}
+
+#[test]
+fn ids_come_back_exactly_as_written() {
+    let mut client = Client::initialized("2025-11-25");
+    let big = "123456789012345678901234567890";
+    let escaped = r#""tab\t \"quoted\" \u00e9\/ \ud83d\ude00""#;
+    // The id member of a response line, wherever it is among the members.
+    let has_id = |line: &str, id: &str| {
+        [",", "}"].iter().any(|end| line.contains(&format!(r#""id":{id}{end}"#)))
+    };
+    for id in [big, escaped, "-7", "1e3", r#""""#] {
+        client.send_raw(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).as_bytes());
+        let line = client.next_line();
+        assert!(has_id(&line, id) && line.contains(r#""result":{}"#), "{id}: {line}");
+        client.send_raw(format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"nope"}}"#).as_bytes());
+        let line = client.next_line();
+        assert!(has_id(&line, id) && line.contains("-32601"), "{id}: {line}");
+    }
+    // In a batch too.
+    client.send_raw(format!(r#"[{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}}]"#).as_bytes());
+    let line = client.next_line();
+    assert!(line.starts_with('[') && has_id(&line, escaped), "{line}");
+    // Tool calls under ids that differ only beyond a double's precision are told apart, in
+    // progress and when cancelled.
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let other = "123456789012345678901234567891";
+    for id in [big, other] {
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"terminal_read","arguments":{{"session_id":{cat},"for_text":"never","timeout_ms":1500}}}}}}"#
+        );
+        client.send_raw(call.as_bytes());
+    }
+    client.send_raw(
+        format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":{big}}}}}"#
+        )
+        .as_bytes(),
+    );
+    let line = client.next_line();
+    assert!(has_id(&line, other), "{line}");
+    assert!(line.contains(r#""outcome":"timeout""#), "{line}");
+    if let Ok(line) = client.lines.recv_timeout(Duration::from_millis(1000)) {
+        panic!("the cancelled call was answered: {line}");
+    }
+    client.finish();
+}
+
+#[test]
+fn unreadable_lines_are_answered_under_the_id_they_show() {
+    let mut client = Client::initialized("2025-11-25");
+    // Not UTF-8: the id before the bad bytes is still read.
+    client.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":\"bad-utf8\",\"method\":\"tools/call\",\"params\":{\"name\":\"terminal_list\",\"arguments\":{\"x\":\"\xff\xfe\"}}}",
+    );
+    let error = client.response(&json!("bad-utf8"));
+    assert_eq!(error["error"]["code"], -32700, "{error}");
+    // After them too, and when the JSON is broken further on.
+    client.send_raw(b"{\"jsonrpc\":\"2.0\",\"params\":{\"x\":\"\xc3\"},\"id\":123456789012345678901234567890,\"method\":\"ping\"}");
+    let line = client.next_line();
+    assert!(line.contains(r#""id":123456789012345678901234567890,"#), "{line}");
+    assert!(line.contains("-32700"), "{line}");
+    client.send_raw(br#"{"jsonrpc":"2.0","id":9,"method":"ping",}"#);
+    assert_eq!(client.response(&json!(9))["error"]["code"], -32700);
+    // The server goes on.
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    client.finish();
+}
+
+#[test]
+fn env_names_no_environment_can_hold_are_tool_errors() {
+    let mut client = Client::initialized("2025-11-25");
+    let message = client.tool_error("terminal_start", json!({"argv": ["true"], "env": {"": "x"}}));
+    assert!(message.contains("empty variable name"), "{message}");
+    let message =
+        client.tool_error("terminal_start", json!({"argv": ["true"], "env": {"A=B": "x"}}));
+    assert!(message.contains("\"A=B\"") && message.contains("`=`"), "{message}");
+    let message =
+        client.tool_error("terminal_run", json!({"command": "true", "env": {"A=B": "x"}}));
+    assert!(message.contains("\"A=B\"") && message.contains("`=`"), "{message}");
+    let message =
+        client.tool_error("terminal_start", json!({"argv": ["true"], "env": {"A\0": "x"}}));
+    assert!(message.contains("NUL"), "{message}");
+    let listed = client.tool("terminal_list", json!({}));
+    assert_eq!(listed["sessions"], json!([]), "no session was started: {listed}");
+    client.finish();
+}
+
+#[test]
+fn an_exited_session_says_so_to_resize_as_to_send() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["true"], "exit": true}));
+    assert_eq!(started["status"]["exit_code"], 0, "{started}");
+    let id = started["session_id"].clone();
+    let sent = client.tool_error("terminal_send", json!({"session_id": id, "text": "x"}));
+    assert!(sent.contains("has exited"), "{sent}");
+    let resized =
+        client.tool_error("terminal_resize", json!({"session_id": id, "cols": 60, "rows": 20}));
+    assert!(resized.contains("has exited") && !resized.contains("is closed"), "{resized}");
     client.finish();
 }
 

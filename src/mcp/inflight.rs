@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use super::jsonrpc::Id;
 
 type Hook = Box<dyn FnOnce() + Send>;
 
@@ -133,11 +133,6 @@ impl Drop for Ticket {
     }
 }
 
-fn key(id: &Value) -> String {
-    // JSON text tells the string "1" from the number 1.
-    id.to_string()
-}
-
 impl InFlight {
     /// A registry admitting at most `limit` calls at once.
     pub(crate) fn new(limit: usize) -> Arc<InFlight> {
@@ -149,9 +144,9 @@ impl InFlight {
     }
 
     /// Admits the call with request id `id`.
-    pub(crate) fn admit(self: &Arc<Self>, id: &Value) -> Result<Ticket, Refusal> {
+    pub(crate) fn admit(self: &Arc<Self>, id: &Id) -> Result<Ticket, Refusal> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        let key = key(id);
+        let key = id.key();
         if state.calls.contains_key(&key) {
             return Err(Refusal::DuplicateId);
         }
@@ -165,9 +160,9 @@ impl InFlight {
     }
 
     /// Cancels the call with request id `id`; false if no such call is in progress.
-    pub(crate) fn cancel(&self, id: &Value) -> bool {
+    pub(crate) fn cancel(&self, id: &Id) -> bool {
         let token =
-            self.state.lock().unwrap_or_else(|e| e.into_inner()).calls.get(&key(id)).cloned();
+            self.state.lock().unwrap_or_else(|e| e.into_inner()).calls.get(&id.key()).cloned();
         match token {
             Some(token) => {
                 token.cancel();
@@ -204,20 +199,23 @@ impl InFlight {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn raw_id(text: &str) -> Id {
+        Id::parse(text.as_bytes()).unwrap()
+    }
 
     #[test]
     fn admits_up_to_the_limit_and_refuses_duplicates() {
         let registry = InFlight::new(2);
-        let first = registry.admit(&json!(1)).unwrap();
-        assert_eq!(registry.admit(&json!(1)).err(), Some(Refusal::DuplicateId));
-        let _second = registry.admit(&json!("1")).unwrap();
-        assert_eq!(registry.admit(&json!(3)).err(), Some(Refusal::Busy(2)));
+        let first = registry.admit(&raw_id("1")).unwrap();
+        assert_eq!(registry.admit(&raw_id("1")).err(), Some(Refusal::DuplicateId));
+        let _second = registry.admit(&raw_id(r#""1""#)).unwrap();
+        assert_eq!(registry.admit(&raw_id("3")).err(), Some(Refusal::Busy(2)));
         drop(first);
-        let third = registry.admit(&json!(3)).unwrap();
-        assert!(registry.cancel(&json!(3)));
+        let third = registry.admit(&raw_id("3")).unwrap();
+        assert!(registry.cancel(&raw_id("3")));
         assert!(third.token().is_cancelled());
-        assert!(!registry.cancel(&json!(99)));
+        assert!(!registry.cancel(&raw_id("99")));
     }
 
     #[test]

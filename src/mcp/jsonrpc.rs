@@ -1,5 +1,8 @@
 //! JSON-RPC 2.0: classifying one incoming message, and the shapes of responses and errors.
 
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 /// The message is not valid JSON.
@@ -48,13 +51,62 @@ impl RpcError {
     }
 }
 
+/// A request id exactly as the client wrote it: the JSON text of a string or a number (or
+/// `null` when none could be read), echoed verbatim in the response. Parsing it into a number
+/// would round ids beyond 2^53, and re-encoding a string would change its escapes.
+#[derive(Debug, Clone)]
+pub(crate) struct Id(Box<RawValue>);
+
+impl Id {
+    /// `null`, for an answer to a message whose id could not be read.
+    pub(crate) fn null() -> Id {
+        Id(RawValue::NULL.to_owned())
+    }
+
+    /// The id written as `text`, if it is one JSON string or number.
+    pub(crate) fn parse(text: &[u8]) -> Option<Id> {
+        let raw: &RawValue = serde_json::from_slice(text).ok()?;
+        Id::of(raw)
+    }
+
+    /// `raw` as an id, if it is a string or a number.
+    fn of(raw: &RawValue) -> Option<Id> {
+        matches!(raw.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9'))
+            .then(|| Id(raw.to_owned()))
+    }
+
+    /// What tells requests in progress apart: a string by its characters (however they were
+    /// escaped), a number by its text; a string never matches a number.
+    pub(crate) fn key(&self) -> String {
+        let text = self.0.get();
+        match serde_json::from_str::<String>(text) {
+            Ok(string) => format!("s{string}"),
+            Err(_) => format!("n{text}"),
+        }
+    }
+}
+
+impl PartialEq for Id {
+    fn eq(&self, other: &Id) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
+impl Eq for Id {}
+
+impl std::fmt::Display for Id {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.get())
+    }
+}
+
 /// One message from the client, classified.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Incoming {
     /// A request: it gets exactly one response (unless it is cancelled).
     Request {
-        /// Its id, a string or a number.
-        id: Value,
+        /// Its id, as written.
+        id: Id,
         /// The method.
         method: String,
         /// Named parameters (absent or `null` params are `None`).
@@ -64,46 +116,83 @@ pub(crate) enum Incoming {
     Notification {
         /// The method.
         method: String,
-        /// Named parameters.
-        params: Option<Map<String, Value>>,
+        /// `params.requestId` as written, when it is a string or a number: the request a
+        /// `notifications/cancelled` names. The server reads nothing else of notifications.
+        request_id: Option<Id>,
     },
     /// A response from the client. The server sends no requests, so it is ignored.
     Response,
     /// Not a valid request: answered with `error`, under `id` when one could be read.
     Invalid {
         /// The request's id, or `null`.
-        id: Value,
+        id: Id,
         /// What is wrong with it.
         error: RpcError,
     },
 }
 
+/// One line of input, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Line {
+    /// One message.
+    One(Incoming),
+    /// A (non-empty) batch of messages, answered with one array.
+    Batch(Vec<Incoming>),
+}
+
+/// Parses one line of input. A line that is not valid JSON (or not UTF-8) is an `Invalid`
+/// message, under the id its bytes show when they show one.
+pub(crate) fn parse(bytes: &[u8]) -> Line {
+    let parse_error = |err: serde_json::Error| {
+        let error = RpcError::new(
+            PARSE_ERROR,
+            format!(
+                "parse error: the message is not valid JSON ({err}); send one JSON-RPC message per line"
+            ),
+        );
+        Line::One(Incoming::Invalid { id: sniff_id(bytes).unwrap_or_else(Id::null), error })
+    };
+    let message: &RawValue = match serde_json::from_slice(bytes) {
+        Ok(message) => message,
+        Err(err) => return parse_error(err),
+    };
+    if !message.get().starts_with('[') {
+        return Line::One(classify(message));
+    }
+    match serde_json::from_str::<Vec<&RawValue>>(message.get()) {
+        Ok(items) if items.is_empty() => Line::One(Incoming::Invalid {
+            id: Id::null(),
+            error: RpcError::new(INVALID_REQUEST, "an empty JSON-RPC batch"),
+        }),
+        Ok(items) => Line::Batch(items.into_iter().map(classify).collect()),
+        Err(err) => parse_error(err),
+    }
+}
+
 /// Classifies one JSON value (an element of a batch, or a whole message).
-pub(crate) fn classify(value: Value) -> Incoming {
-    let Value::Object(mut message) = value else {
-        return invalid(Value::Null, "a JSON-RPC message must be a JSON object");
+fn classify(message: &RawValue) -> Incoming {
+    let Some(mut message) = members(message) else {
+        return invalid(Id::null(), "a JSON-RPC message must be a JSON object");
     };
     let id = message.remove("id");
-    let usable_id = match &id {
-        Some(id @ (Value::String(_) | Value::Number(_))) => Some(id.clone()),
-        _ => None,
-    };
-    let reply_id = usable_id.clone().unwrap_or(Value::Null);
-    if message.get("jsonrpc") != Some(&Value::String("2.0".into())) {
+    let usable_id = id.and_then(Id::of);
+    let reply_id = usable_id.clone().unwrap_or_else(Id::null);
+    let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get());
+    if !message.get("jsonrpc").is_some_and(|v| value(v).is_ok_and(|v| v == "2.0")) {
         return invalid(reply_id, "the message must have \"jsonrpc\": \"2.0\"");
     }
-    let method = match message.remove("method") {
-        Some(Value::String(method)) => method,
-        Some(_) => return invalid(reply_id, "\"method\" must be a string"),
+    let method = match message.remove("method").map(|m| serde_json::from_str::<String>(m.get())) {
+        Some(Ok(method)) => method,
+        Some(Err(_)) => return invalid(reply_id, "\"method\" must be a string"),
         None if message.contains_key("result") || message.contains_key("error") => {
             return Incoming::Response;
         }
         None => return invalid(reply_id, "the message has no \"method\""),
     };
-    let params = match message.remove("params") {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(params)) => Some(params),
-        Some(Value::Array(_)) => {
+    let params = message.remove("params").filter(|p| p.get() != "null");
+    match params.map(|p| p.get().as_bytes()[0]) {
+        None | Some(b'{') => {}
+        Some(b'[') => {
             let error = RpcError::new(
                 INVALID_PARAMS,
                 format!("{method} takes named parameters: \"params\" must be an object"),
@@ -111,38 +200,59 @@ pub(crate) fn classify(value: Value) -> Incoming {
             return match usable_id {
                 Some(id) => Incoming::Invalid { id, error },
                 // A notification with bad params is dropped, like any notification.
-                None => Incoming::Notification { method, params: None },
+                None => Incoming::Notification { method, request_id: None },
             };
         }
         Some(_) => return invalid(reply_id, "\"params\" must be an object"),
-    };
-    match id {
-        None => Incoming::Notification { method, params },
-        Some(_) => match usable_id {
-            Some(id) => Incoming::Request { id, method, params },
-            None => invalid(Value::Null, "the request id must be a string or a number"),
-        },
+    }
+    match (id, usable_id) {
+        (None, _) => {
+            let request_id = params
+                .and_then(members)
+                .and_then(|mut params| params.remove("requestId"))
+                .and_then(Id::of);
+            Incoming::Notification { method, request_id }
+        }
+        (Some(_), Some(id)) => {
+            let params = match params.map(|p| serde_json::from_str(p.get())).transpose() {
+                Ok(params) => params,
+                Err(err) => {
+                    let error = RpcError::new(
+                        PARSE_ERROR,
+                        format!("parse error: the params of {method} cannot be read ({err})"),
+                    );
+                    return Incoming::Invalid { id, error };
+                }
+            };
+            Incoming::Request { id, method, params }
+        }
+        (Some(_), None) => invalid(Id::null(), "the request id must be a string or a number"),
     }
 }
 
-fn invalid(id: Value, message: &str) -> Incoming {
+/// The members of a JSON object, each as written; `None` if `value` is not an object.
+fn members(value: &RawValue) -> Option<HashMap<String, &RawValue>> {
+    serde_json::from_str(value.get()).ok()
+}
+
+fn invalid(id: Id, message: &str) -> Incoming {
     Incoming::Invalid { id, error: RpcError::new(INVALID_REQUEST, message) }
 }
 
-/// A success response.
-pub(crate) fn result_response(id: &Value, result: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+/// A success response, as one line of JSON (without the line end).
+pub(crate) fn result_response(id: &Id, result: &Value) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)
 }
 
-/// An error response.
-pub(crate) fn error_response(id: &Value, error: &RpcError) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "error": error.to_json() })
+/// An error response, as one line of JSON (without the line end).
+pub(crate) fn error_response(id: &Id, error: &RpcError) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{}}}"#, error.to_json())
 }
 
 /// Finds a top-level `"id"` member with a string or number value in the beginning of a JSON
-/// object, without parsing the (possibly cut) rest. Used to answer an oversized request under
-/// its own id.
-pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Value> {
+/// object, without parsing the (possibly cut or invalid) rest. Used to answer an oversized
+/// request, or one that is not valid JSON or not UTF-8, under its own id.
+pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Id> {
     let mut scanner = Scanner { bytes: prefix, at: 0 };
     scanner.skip_blank();
     if !scanner.eat(b'{') {
@@ -159,8 +269,7 @@ pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Value> {
         let start = scanner.at;
         scanner.value()?;
         if key == "id" {
-            let value: Value = serde_json::from_slice(&prefix[start..scanner.at]).ok()?;
-            return matches!(value, Value::String(_) | Value::Number(_)).then_some(value);
+            return Id::parse(&prefix[start..scanner.at]);
         }
         scanner.skip_blank();
         if !scanner.eat(b',') {
@@ -252,7 +361,14 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Incoming {
-        classify(serde_json::from_str(text).unwrap())
+        match super::parse(text.as_bytes()) {
+            Line::One(incoming) => incoming,
+            Line::Batch(_) => panic!("a batch"),
+        }
+    }
+
+    fn raw_id(text: &str) -> Id {
+        Id::parse(text.as_bytes()).unwrap()
     }
 
     #[test]
@@ -263,35 +379,95 @@ mod tests {
         ));
         assert!(matches!(
             parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Incoming::Notification { .. }
+            Incoming::Notification { request_id: None, .. }
         ));
         assert_eq!(parse(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Incoming::Response);
-        let Incoming::Invalid { id, error } = parse(r#"{"jsonrpc":"1.0","id":"a","method":"x"}"#)
+        let Incoming::Invalid { id: got, error } =
+            parse(r#"{"jsonrpc":"1.0","id":"a","method":"x"}"#)
         else {
             panic!()
         };
-        assert_eq!((id, error.code), (json!("a"), INVALID_REQUEST));
+        assert_eq!((got, error.code), (raw_id(r#""a""#), INVALID_REQUEST));
         let Incoming::Invalid { id, .. } = parse(r#"{"jsonrpc":"2.0","id":null,"method":"x"}"#)
         else {
             panic!()
         };
-        assert_eq!(id, Value::Null);
+        assert_eq!(id, Id::null());
         let Incoming::Invalid { error, .. } =
             parse(r#"{"jsonrpc":"2.0","id":2,"method":"x","params":[1]}"#)
         else {
             panic!()
         };
         assert_eq!(error.code, INVALID_PARAMS);
-        assert!(matches!(parse("[1]"), Incoming::Invalid { .. }));
+        let Line::Batch(items) = super::parse(b"[1]") else { panic!() };
+        assert!(matches!(items[..], [Incoming::Invalid { .. }]));
+        assert!(
+            matches!(parse("[]"), Incoming::Invalid { error, .. } if error.code == INVALID_REQUEST)
+        );
+    }
+
+    #[test]
+    fn ids_are_kept_as_written() {
+        let big = "123456789012345678901234567890";
+        let Incoming::Request { id, .. } =
+            parse(&format!(r#"{{"jsonrpc":"2.0","id":{big},"method":"ping"}}"#))
+        else {
+            panic!()
+        };
+        assert_eq!(id.to_string(), big);
+        assert_eq!(
+            result_response(&id, &json!({})),
+            format!(r#"{{"jsonrpc":"2.0","id":{big},"result":{{}}}}"#)
+        );
+        let escaped = r#""a\u00e9\"\/b""#;
+        let Incoming::Request { id: got, .. } =
+            parse(&format!(r#"{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}}"#))
+        else {
+            panic!()
+        };
+        assert_eq!(got.to_string(), escaped);
+        // Keys tell requests apart by meaning: escapes do not matter, types do.
+        assert_eq!(got.key(), raw_id(r#""aé\"/b""#).key());
+        assert_ne!(raw_id("1").key(), raw_id(r#""1""#).key());
+        assert_ne!(raw_id(big).key(), raw_id("123456789012345678901234567891").key());
+        assert_eq!(Id::parse(b"[1]"), None);
+        assert_eq!(Id::parse(b"true"), None);
+        let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":123456789012345678901234567890}}"#;
+        assert!(matches!(
+            parse(cancel),
+            Incoming::Notification { request_id: Some(id), .. } if id.to_string() == big
+        ));
+    }
+
+    #[test]
+    fn unreadable_lines_are_answered_under_the_id_they_show() {
+        let bytes = b"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"m\",\"params\":{\"t\":\"\xff\"}}";
+        let Line::One(Incoming::Invalid { id: got, error }) = super::parse(bytes) else { panic!() };
+        assert_eq!((got, error.code), (raw_id("7"), PARSE_ERROR));
+        let bytes = b"{\"params\":{\"text\":\"\xff\xfe\"},\"id\":\"x-1\",\"method\":\"m\"}";
+        let Line::One(Incoming::Invalid { id: got, error }) = super::parse(bytes) else { panic!() };
+        assert_eq!((got, error.code), (raw_id(r#""x-1""#), PARSE_ERROR));
+        let Incoming::Invalid { id: got, .. } =
+            parse(r#"{"jsonrpc":"2.0","id":"t","method":"m",}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(got, raw_id(r#""t""#));
+        let Line::One(Incoming::Invalid { id: got, .. }) = super::parse(b"\xff{\"id\":1}") else {
+            panic!()
+        };
+        assert_eq!(got, Id::null());
     }
 
     #[test]
     fn sniffs_the_id_of_a_cut_message() {
         let cut = br#"{"jsonrpc":"2.0","id":"big-1","method":"tools/call","params":{"x":"aaaa"#;
-        assert_eq!(sniff_id(cut), Some(json!("big-1")));
+        assert_eq!(sniff_id(cut), Some(raw_id(r#""big-1""#)));
         let later = br#"{"method":"ping","params":{"a":[1,{"id":3}],"s":"\"}"},"id":42,"pad":"xx"#;
-        assert_eq!(sniff_id(later), Some(json!(42)));
+        assert_eq!(sniff_id(later), Some(raw_id("42")));
         assert_eq!(sniff_id(br#"{"jsonrpc":"2.0","params":{"pad":"xxxx"#), None);
         assert_eq!(sniff_id(b"not json"), None);
+        assert_eq!(sniff_id(br#"{"id":12ab,"method":"x"}"#), None);
+        assert_eq!(sniff_id(b"{\"id\":\"\xff\",\"method\":\"x\"}"), None);
     }
 }

@@ -40,16 +40,7 @@ use crate::Engine;
 
 /// Parses one message as the server does before dispatching it (for the fuzz targets).
 pub(crate) fn parse_for_fuzzing(bytes: &[u8]) {
-    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) {
-        match value {
-            serde_json::Value::Array(batch) => batch.into_iter().for_each(|v| {
-                jsonrpc::classify(v);
-            }),
-            value => {
-                jsonrpc::classify(value);
-            }
-        }
-    }
+    let _ = jsonrpc::parse(bytes);
 }
 
 /// Bytes a tool result may carry beyond the `max_bytes` its call asked for.

@@ -11,7 +11,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender};
 use serde_json::Value;
 
-use super::jsonrpc::{RpcError, error_response, result_response};
+use super::jsonrpc::{Id, RpcError, error_response, result_response};
 
 /// Messages queued for the writer before senders wait (backpressure on a slow reader).
 const QUEUE: usize = 256;
@@ -19,12 +19,12 @@ const QUEUE: usize = 256;
 /// A handle that queues messages for the writer thread. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Outbox {
-    tx: Sender<Value>,
+    tx: Sender<String>,
 }
 
 impl Outbox {
-    /// Queues one message.
-    pub(crate) fn send(&self, message: Value) {
+    /// Queues one message, serialized (one line of JSON without its line end).
+    pub(crate) fn send(&self, message: String) {
         // The writer only stops once every handle is gone, so this cannot fail.
         let _ = self.tx.send(message);
     }
@@ -51,13 +51,13 @@ impl Writer {
     }
 }
 
-fn write_all<W: Write>(mut output: W, rx: Receiver<Value>) {
+fn write_all<W: Write>(mut output: W, rx: Receiver<String>) {
     let mut broken = false;
     for message in rx {
         if broken {
             continue;
         }
-        let mut line = serde_json::to_vec(&message).unwrap_or_default();
+        let mut line = message.into_bytes();
         line.push(b'\n');
         if let Err(err) = output.write_all(&line).and_then(|()| output.flush()) {
             log::error!(
@@ -75,7 +75,8 @@ pub(crate) struct Batch {
 }
 
 struct BatchState {
-    responses: Vec<Value>,
+    /// Serialized responses.
+    responses: Vec<String>,
     /// Responders not yet done, plus one until the batch is sealed.
     pending: usize,
 }
@@ -94,12 +95,13 @@ impl Batch {
         self.done(None);
     }
 
-    fn done(&self, response: Option<Value>) {
+    fn done(&self, response: Option<String>) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         state.responses.extend(response);
         state.pending -= 1;
         if state.pending == 0 && !state.responses.is_empty() {
-            self.outbox.send(Value::Array(std::mem::take(&mut state.responses)));
+            let responses = std::mem::take(&mut state.responses);
+            self.outbox.send(format!("[{}]", responses.join(",")));
         }
     }
 }
@@ -112,25 +114,25 @@ enum Sink {
 
 /// Answers one request exactly once: with a result, an error, or (cancelled) nothing.
 pub(crate) struct Responder {
-    id: Value,
+    id: Id,
     sink: Sink,
     answered: bool,
 }
 
 impl Responder {
     /// A responder writing straight to the output.
-    pub(crate) fn direct(id: Value, outbox: Outbox) -> Responder {
+    pub(crate) fn direct(id: Id, outbox: Outbox) -> Responder {
         Responder { id, sink: Sink::Direct(outbox), answered: false }
     }
 
     /// A responder for a request that came in `batch`.
-    pub(crate) fn in_batch(id: Value, batch: &Arc<Batch>) -> Responder {
+    pub(crate) fn in_batch(id: Id, batch: &Arc<Batch>) -> Responder {
         batch.state.lock().unwrap_or_else(|e| e.into_inner()).pending += 1;
         Responder { id, sink: Sink::Batch(batch.clone()), answered: false }
     }
 
-    /// The request's id.
-    pub(crate) fn id(&self) -> &Value {
+    /// The request's id, as written.
+    pub(crate) fn id(&self) -> &Id {
         &self.id
     }
 
@@ -141,7 +143,7 @@ impl Responder {
 
     /// Sends a success response.
     pub(crate) fn result(mut self, result: Value) {
-        let message = result_response(&self.id, result);
+        let message = result_response(&self.id, &result);
         self.deliver(Some(message));
     }
 
@@ -156,7 +158,7 @@ impl Responder {
         self.deliver(None);
     }
 
-    fn deliver(&mut self, message: Option<Value>) {
+    fn deliver(&mut self, message: Option<String>) {
         if self.answered {
             return;
         }

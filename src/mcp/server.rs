@@ -13,8 +13,8 @@ use crate::Engine;
 use super::ServeOptions;
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
-    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Incoming, METHOD_NOT_FOUND, PARSE_ERROR,
-    RpcError, classify, error_response, sniff_id,
+    self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
+    RpcError, error_response, sniff_id,
 };
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
@@ -78,38 +78,21 @@ impl Server {
         if bytes.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let value: Value = match serde_json::from_slice(bytes) {
-            Ok(value) => value,
-            Err(err) => {
-                let error = RpcError::new(
-                    PARSE_ERROR,
-                    format!(
-                        "parse error: the message is not valid JSON ({err}); send one JSON-RPC message per line"
-                    ),
-                );
-                self.outbox.send(error_response(&Value::Null, &error));
-                return;
-            }
-        };
-        match value {
-            Value::Array(items) if items.is_empty() => {
-                let error = RpcError::new(INVALID_REQUEST, "an empty JSON-RPC batch");
-                self.outbox.send(error_response(&Value::Null, &error));
-            }
-            Value::Array(items) => {
+        match jsonrpc::parse(bytes) {
+            jsonrpc::Line::One(message) => self.one(message, None),
+            jsonrpc::Line::Batch(items) => {
                 let batch = Batch::new(self.outbox.clone());
                 for item in items {
                     self.one(item, Some(&batch));
                 }
                 batch.seal();
             }
-            value => self.one(value, None),
         }
     }
 
     /// Answers a line longer than the limit, under its id when the beginning shows it.
     fn too_long(&mut self, prefix: &[u8], length: u64) {
-        let id = sniff_id(prefix).unwrap_or(Value::Null);
+        let id = sniff_id(prefix).unwrap_or_else(Id::null);
         log::warn!("termloom mcp: refused a message of {length} bytes (id {id})");
         let error = RpcError::new(
             INVALID_REQUEST,
@@ -123,15 +106,17 @@ impl Server {
     }
 
     /// Handles one message, alone or in a batch.
-    fn one(&mut self, value: Value, batch: Option<&Arc<Batch>>) {
-        let responder = |id: Value, outbox: &Outbox| match batch {
+    fn one(&mut self, message: Incoming, batch: Option<&Arc<Batch>>) {
+        let responder = |id: Id, outbox: &Outbox| match batch {
             Some(batch) => Responder::in_batch(id, batch),
             None => Responder::direct(id, outbox.clone()),
         };
-        match classify(value) {
+        match message {
             Incoming::Invalid { id, error } => responder(id, &self.outbox).error(&error),
             Incoming::Response => {}
-            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Notification { method, request_id } => {
+                self.notification(&method, request_id.as_ref());
+            }
             Incoming::Request { id, method, params } => {
                 let responder = responder(id, &self.outbox);
                 self.request(responder, &method, params);
@@ -139,9 +124,9 @@ impl Server {
         }
     }
 
-    fn notification(&mut self, method: &str, params: Option<Map<String, Value>>) {
+    fn notification(&mut self, method: &str, request_id: Option<&Id>) {
         if method == "notifications/cancelled"
-            && let Some(id) = params.as_ref().and_then(|p| p.get("requestId"))
+            && let Some(id) = request_id
         {
             // Per the protocol, the cancelled request gets no response.
             self.inflight.cancel(id);

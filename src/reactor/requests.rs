@@ -339,6 +339,9 @@ impl Reactor {
     pub(crate) fn resize(&mut self, id: SessionId, cols: u16, rows: u16) -> Result<()> {
         crate::config::check_size(cols, rows)?;
         let slot = self.slot(id)?;
+        if slot.exit.is_some() {
+            return Err(Error::SessionExited(id));
+        }
         if slot.closed {
             return Err(Error::SessionClosed(id));
         }

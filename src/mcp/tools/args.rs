@@ -216,14 +216,24 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
         Kind::Env => match value {
             Value::Object(vars) => vars
                 .iter()
-                .map(|(name, value)| match value {
-                    Value::String(s) => Ok((name.clone(), Some(s.clone()))),
-                    Value::Null => Ok((name.clone(), None)),
-                    Value::Number(_) | Value::Bool(_) => {
-                        Ok((name.clone(), Some(value.to_string())))
-                    }
-                    other => {
-                        Err(self::wrong(tool, &format!("env.{name}"), "a string or null", other))
+                .map(|(name, value)| {
+                    check_env_name(tool, name)?;
+                    match value {
+                        Value::String(s) if s.contains('\0') => Err(ToolError::new(format!(
+                            "{}: the value of `env.{name}` contains a NUL character, which an environment variable cannot hold",
+                            tool.name
+                        ))),
+                        Value::String(s) => Ok((name.clone(), Some(s.clone()))),
+                        Value::Null => Ok((name.clone(), None)),
+                        Value::Number(_) | Value::Bool(_) => {
+                            Ok((name.clone(), Some(value.to_string())))
+                        }
+                        other => Err(self::wrong(
+                            tool,
+                            &format!("env.{name}"),
+                            "a string or null",
+                            other,
+                        )),
                     }
                 })
                 .collect::<Result<Vec<_>, _>>()
@@ -231,6 +241,24 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
             other => Err(wrong("an object of variable names to string values", other)),
         },
     }
+}
+
+/// Refuses an environment variable name that no environment can hold: empty, or containing
+/// `=` (the environment entry `A=B=c` would set `A` to `B=c`) or NUL.
+fn check_env_name(tool: &ToolDef, name: &str) -> Result<(), ToolError> {
+    let problem = if name.is_empty() {
+        "an empty variable name".to_owned()
+    } else if name.contains('=') {
+        format!("the variable name {name:?}, which contains `=`")
+    } else if name.contains('\0') {
+        format!("the variable name {name:?}, which contains a NUL character")
+    } else {
+        return Ok(());
+    };
+    Err(ToolError::new(format!(
+        "{}: `env` has {problem}; a variable name must be non-empty and contain no `=` or NUL",
+        tool.name
+    )))
 }
 
 /// `"a", "b" or "c"`.
@@ -287,6 +315,26 @@ mod tests {
         assert_eq!(err.message, "terminal_resize: the `rows` argument is required");
         let err = Args::new(tool("terminal_read"), &Map::new()).err().unwrap();
         assert!(err.message.contains("terminal_list shows the sessions"), "{err:?}");
+    }
+
+    #[test]
+    fn env_names_an_environment_cannot_hold_are_refused() {
+        let start = tool("terminal_start");
+        for (env, expected) in [
+            (json!({"": "x"}), "an empty variable name"),
+            (json!({"A=B": "x"}), "\"A=B\", which contains `=`"),
+            (json!({"A\0": "x"}), "contains a NUL character"),
+            (json!({"A": "x\0y"}), "`env.A` contains a NUL character"),
+        ] {
+            let err = Args::new(start, &map(json!({"env": env}))).err().unwrap();
+            assert!(err.message.starts_with("terminal_start: "), "{err:?}");
+            assert!(err.message.contains(expected), "{env}: {err:?}");
+        }
+        let fine = map(json!({"env": {"A": "=x", "B": null, "C": 1}}));
+        let args = Args::new(start, &fine).unwrap();
+        let expected = [("A", Some("=x")), ("B", None), ("C", Some("1"))];
+        let got: Vec<_> = args.env().iter().map(|(n, v)| (n.as_str(), v.as_deref())).collect();
+        assert_eq!(got, expected);
     }
 
     /// A tool with one argument of each kind, for the checks below.
