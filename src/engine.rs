@@ -122,6 +122,7 @@ impl Engine {
         let config = &self.shared.config;
         let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
         check_size(cols, rows)?;
+        spec.check_env()?;
         let program = spec.program_name();
         let spawn_error = |source| Error::Spawn { program: program.clone(), source };
         let launch = spawn::prepare(config, &spec, || self.shell_files()).map_err(spawn_error)?;

@@ -163,6 +163,31 @@ impl SpawnSpec {
         }
     }
 
+    /// Refuses environment entries no environment can hold: an empty name, a name with `=`
+    /// or NUL, a value with NUL.
+    pub(crate) fn check_env(&self) -> crate::Result<()> {
+        for (name, value) in &self.env {
+            let name_bytes = name.as_encoded_bytes();
+            let problem = if name_bytes.is_empty() {
+                Some("an empty name")
+            } else if name_bytes.contains(&b'=') {
+                Some("a name containing `=`")
+            } else if name_bytes.contains(&0) {
+                Some("a name containing NUL")
+            } else if value.as_ref().is_some_and(|v| v.as_encoded_bytes().contains(&0)) {
+                Some("a value containing NUL")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                return Err(crate::Error::InvalidInput(format!(
+                    "environment variable {name:?}: {problem} cannot be passed to a program"
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The argv actually executed.
     pub(crate) fn argv(&self) -> Vec<OsString> {
         match &self.command {

@@ -295,3 +295,13 @@ fn osc52_clipboard_and_bells() {
     assert_eq!(s.clipboard().unwrap(), "pasted");
     s.close().unwrap();
 }
+
+#[test]
+fn environment_entries_no_environment_can_hold_are_refused() {
+    let engine = engine();
+    for (name, value) in [("", "x"), ("A=B", "x"), ("NUL\0", "x"), ("OK", "a\0b")] {
+        let err = engine.spawn(SpawnSpec::new("true").env(name, value)).unwrap_err();
+        assert!(matches!(err, termloom::Error::InvalidInput(_)), "{name:?}: {err:?}");
+    }
+    assert!(engine.list().unwrap().is_empty(), "nothing was started");
+}
