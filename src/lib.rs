@@ -35,6 +35,10 @@ mod error;
 pub mod fuzzing;
 mod input;
 pub mod mcp;
+/// The model-facing terminal tools as a library call (see [`tools::Toolbox`]).
+pub mod tools {
+    pub use crate::mcp::tools::toolbox::{ToolCancel, ToolDefinition, ToolResult, Toolbox};
+}
 mod os;
 mod reactor;
 mod session;

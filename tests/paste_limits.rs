@@ -30,7 +30,7 @@ fn a_paste_to_a_program_that_does_not_read_ends_at_its_timeout() {
     let engine = small_queue();
     let s = stuck(&engine);
     let started = Instant::now();
-    let err = s.start_paste(&"x".repeat(256 << 10), Some(Duration::from_millis(300))).unwrap();
+    let err = s.start_paste(&"x".repeat(8 << 20), Some(Duration::from_millis(300))).unwrap();
     let err = err.finish().unwrap_err();
     assert!(started.elapsed() < LONG, "took {:?}", started.elapsed());
     match err {
@@ -50,7 +50,7 @@ fn a_paste_to_a_program_that_does_not_read_ends_at_its_timeout() {
 fn a_paste_can_be_cancelled_from_another_thread() {
     let engine = small_queue();
     let s = stuck(&engine);
-    let pending = s.start_paste(&"y".repeat(256 << 10), Some(LONG * 10)).unwrap();
+    let pending = s.start_paste(&"y".repeat(8 << 20), Some(LONG * 10)).unwrap();
     let canceller = pending.canceller();
     let cancelling = std::thread::spawn(move || canceller.cancel());
     let started = Instant::now();
@@ -65,7 +65,7 @@ fn a_paste_can_be_cancelled_from_another_thread() {
 fn an_interrupt_never_waits_behind_a_paste() {
     let engine = small_queue();
     let s = stuck(&engine);
-    let pending = s.start_paste(&"z".repeat(256 << 10), Some(LONG * 10)).unwrap();
+    let pending = s.start_paste(&"z".repeat(8 << 20), Some(LONG * 10)).unwrap();
     // Ctrl-C while the paste waits for room: the paste is dropped, the program interrupted.
     s.send_keys("<C-c>").unwrap();
     let err = pending.finish().unwrap_err();

@@ -55,6 +55,15 @@ pub(crate) struct CancelToken {
     stopped: Trigger,
 }
 
+impl std::fmt::Debug for CancelToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CancelToken")
+            .field("stopped", &self.stopped.is_fired())
+            .field("cancelled", &self.cancelled.is_fired())
+            .finish()
+    }
+}
+
 impl CancelToken {
     /// A token that is not cancelled.
     pub(crate) fn new() -> Arc<CancelToken> {

@@ -32,7 +32,7 @@ mod lines;
 mod outbox;
 mod protocol;
 mod server;
-mod tools;
+pub(crate) mod tools;
 
 use std::io::{self, BufRead, Write};
 

@@ -630,6 +630,11 @@ impl ToolDef {
 
     /// The tool's `tools/list` entry, shaped for the revision: annotations from 2025-03-26,
     /// titles and output schemas from 2025-06-18.
+    /// Whether the tool takes an argument named `name`.
+    pub(crate) fn accepts(&self, name: &str) -> bool {
+        self.args.iter().flat_map(|group| group.iter()).any(|arg| arg.name == name)
+    }
+
     pub(crate) fn entry(&self, revision: Revision) -> Value {
         let mut entry = json!({
             "name": self.name,

@@ -12,6 +12,7 @@ mod catalog;
 mod control;
 mod io;
 mod render;
+pub(crate) mod toolbox;
 mod view;
 mod waits;
 
@@ -80,7 +81,7 @@ impl From<Error> for ToolError {
 
 /// One lock per session, held while a call types into it, so that the input of two calls
 /// running at once is not interleaved (their waits still run side by side).
-#[derive(Default)]
+#[derive(Debug, Default)]
 pub(crate) struct InputLocks {
     locks: Mutex<HashMap<SessionId, Arc<Mutex<()>>>>,
 }
@@ -127,14 +128,28 @@ pub(crate) fn list(revision: Revision) -> Value {
     json!({ "tools": TOOLS.iter().map(|tool| tool.entry(revision)).collect::<Vec<_>>() })
 }
 
-/// Runs tool `name` (which [`exists`]) on its checked arguments; `None` when the call was
-/// cancelled, otherwise the `tools/call` result for the call's revision.
-pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> Option<Value> {
+/// Runs tool `name` on its checked arguments: its output, or a message a model can act on;
+/// `None` when the call was cancelled. What [`Toolbox`] and the MCP server both call.
+pub(crate) fn run(
+    call: &Call,
+    name: &str,
+    arguments: &Map<String, Value>,
+) -> Option<Result<ToolOutput, String>> {
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
         None => Err(ToolError::new(format!("unknown tool {name:?}"))),
     };
-    Some(match outcome {
+    match outcome {
+        Ok(output) => Some(Ok(output)),
+        Err(err) if err.cancelled => None,
+        Err(err) => Some(Err(err.message)),
+    }
+}
+
+/// Runs tool `name` (which [`exists`]) on its checked arguments; `None` when the call was
+/// cancelled, otherwise the `tools/call` result for the call's revision.
+pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> Option<Value> {
+    Some(match run(call, name, arguments)? {
         Ok(output) => {
             let mut result = json!({
                 "content": [{ "type": "text", "text": output.text }],
@@ -145,11 +160,7 @@ pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> O
             }
             result
         }
-        Err(err) if err.cancelled => return None,
-        Err(err) => json!({
-            "content": [{ "type": "text", "text": err.message }],
-            "isError": true,
-        }),
+        Err(message) => refusal(&message),
     })
 }
 

@@ -1,0 +1,207 @@
+//! [`Toolbox`]: the model-facing terminal tools as a library call, for Rust agent hosts that
+//! define their own tools for their models. The same tools `termloom mcp` serves (the same
+//! descriptions, schemas, argument checking, result text and structured results, and limits),
+//! called in-process; `termloom mcp` is a transport over the same table.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+
+use super::catalog::{self, TOOLS};
+use super::{Call, InputLocks, ToolOutput};
+use crate::Engine;
+use crate::mcp::inflight::CancelToken;
+use crate::mcp::protocol::Revision;
+
+/// A tool as a host passes it to its model.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The tool's name, e.g. `terminal_start`.
+    pub name: String,
+    /// A short human title.
+    pub title: String,
+    /// What the tool does, written for a model.
+    pub description: String,
+    /// The JSON schema of its arguments.
+    pub input_schema: Value,
+    /// The JSON schema of its structured result.
+    pub output_schema: Value,
+}
+
+/// What a tool call returned.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolResult {
+    /// The text for a model: a status header, the new transcript, the screen when it matters,
+    /// notes on what was left out; or, when `is_error`, what went wrong in words a model can
+    /// act on.
+    pub text: String,
+    /// The same data as JSON, matching the tool's output schema (`None` when `is_error`).
+    pub structured: Option<Value>,
+    /// The call failed in a way a model can fix (a bad argument, an unknown session, a program
+    /// that cannot start).
+    pub is_error: bool,
+}
+
+/// Ends a tool call's waits from any thread (see [`Toolbox::call_cancellable`]).
+#[derive(Debug, Clone)]
+pub struct ToolCancel(Arc<CancelToken>);
+
+impl ToolCancel {
+    /// A fresh handle; pass it to one call.
+    pub fn new() -> Self {
+        ToolCancel(CancelToken::new())
+    }
+
+    /// Ends the call's wait or paste now; the call then returns `None`.
+    pub fn cancel(&self) {
+        self.0.cancel();
+    }
+}
+
+impl Default for ToolCancel {
+    fn default() -> Self {
+        ToolCancel::new()
+    }
+}
+
+/// The terminal tools over one engine. Cheap to clone; usable from any thread (calls run on
+/// the caller's thread and may wait: run them where blocking is fine, e.g. `spawn_blocking`).
+///
+/// ```no_run
+/// use termloom::tools::Toolbox;
+/// use termloom::{Config, Engine};
+///
+/// let toolbox = Toolbox::new(Engine::new(Config::default())?).max_bytes(8 << 10);
+/// for tool in toolbox.definitions() {
+///     println!("{}: {}", tool.name, tool.input_schema);
+/// }
+/// let result = toolbox.call(
+///     "terminal_run",
+///     &serde_json::json!({"command": "echo hello"}),
+/// );
+/// assert!(!result.is_error, "{}", result.text);
+/// println!("{}", result.text);
+/// # Ok::<(), termloom::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Toolbox {
+    engine: Engine,
+    input: Arc<InputLocks>,
+    /// The tools offered (all by default).
+    enabled: Vec<&'static str>,
+    /// The host's byte budget: the default and the most of every call's `max_bytes`.
+    max_bytes: Option<u64>,
+}
+
+impl Toolbox {
+    /// Every tool, over `engine`.
+    pub fn new(engine: Engine) -> Toolbox {
+        Toolbox {
+            engine,
+            input: Arc::new(InputLocks::default()),
+            enabled: TOOLS.iter().map(|tool| tool.name).collect(),
+            max_bytes: None,
+        }
+    }
+
+    /// Only the tools named (the others are neither defined nor callable); an unknown name is
+    /// an error naming the tools there are.
+    pub fn only(mut self, names: &[&str]) -> crate::Result<Toolbox> {
+        let mut enabled = Vec::new();
+        for name in names {
+            match catalog::find(name) {
+                Some(tool) => enabled.push(tool.name),
+                None => {
+                    return Err(crate::Error::InvalidInput(format!(
+                        "unknown tool {name:?}; the tools are {}",
+                        catalog::NAMES.join(", ")
+                    )));
+                }
+            }
+        }
+        self.enabled = enabled;
+        Ok(self)
+    }
+
+    /// Sets the host's byte budget: calls without `max_bytes` use it, calls with a larger one
+    /// are held to it (within the tools' own range).
+    pub fn max_bytes(mut self, budget: usize) -> Toolbox {
+        self.max_bytes = Some(budget as u64);
+        self
+    }
+
+    /// The engine the tools drive.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The tools' definitions, as a host passes them to its model.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        TOOLS
+            .iter()
+            .filter(|tool| self.enabled.contains(&tool.name))
+            .map(|tool| {
+                let entry = tool.entry(Revision::LATEST_HANDSHAKE);
+                ToolDefinition {
+                    name: tool.name.to_owned(),
+                    title: tool.title.to_owned(),
+                    description: entry["description"].as_str().unwrap_or_default().to_owned(),
+                    input_schema: entry["inputSchema"].clone(),
+                    output_schema: entry["outputSchema"].clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Calls tool `name` with its JSON arguments (an object) and waits for its result.
+    pub fn call(&self, name: &str, arguments: &Value) -> ToolResult {
+        self.call_cancellable(name, arguments, &ToolCancel::new())
+            .expect("a call nobody cancels is never cancelled")
+    }
+
+    /// [`Toolbox::call`], ended early by `cancel` (from another thread): `None` when it was
+    /// cancelled.
+    pub fn call_cancellable(
+        &self,
+        name: &str,
+        arguments: &Value,
+        cancel: &ToolCancel,
+    ) -> Option<ToolResult> {
+        let error = |text: String| Some(ToolResult { text, structured: None, is_error: true });
+        if !self.enabled.contains(&name) {
+            let offered = self.enabled.join(", ");
+            return error(format!("unknown tool {name:?}; the tools are {offered}"));
+        }
+        let mut arguments = match arguments {
+            Value::Object(map) => map.clone(),
+            Value::Null => Map::new(),
+            _ => return error(format!("{name}: the arguments must be a JSON object")),
+        };
+        self.apply_budget(name, &mut arguments);
+        let call = Call {
+            engine: &self.engine,
+            cancel: &cancel.0,
+            input: &self.input,
+            revision: Revision::LATEST_HANDSHAKE,
+        };
+        match super::run(&call, name, &arguments)? {
+            Ok(ToolOutput { text, structured }) => {
+                Some(ToolResult { text, structured: Some(structured), is_error: false })
+            }
+            Err(message) => error(message),
+        }
+    }
+
+    /// Holds `max_bytes` to the host's budget, for the tools that take it.
+    fn apply_budget(&self, name: &str, arguments: &mut Map<String, Value>) {
+        let Some(budget) = self.max_bytes else { return };
+        if !catalog::find(name).is_some_and(|tool| tool.accepts("max_bytes")) {
+            return;
+        }
+        let asked = arguments.get("max_bytes").and_then(Value::as_u64);
+        let held = asked.map_or(budget, |asked| asked.min(budget));
+        arguments.insert("max_bytes".into(), held.into());
+    }
+}

@@ -1,0 +1,150 @@
+//! The model-facing tools as a library call: the toolbox defines and answers what `termloom
+//! mcp` does, for the same calls; a host can choose a subset, set its byte budget and cancel
+//! a call.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use common::*;
+use serde_json::{Value, json};
+use termloom::mcp::MAX_BYTES_OVERHEAD;
+use termloom::tools::{ToolCancel, Toolbox};
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// A `termloom mcp` child that answered `initialize` for 2025-11-25.
+struct Server {
+    input: std::process::ChildStdin,
+    output: BufReader<std::process::ChildStdout>,
+    child: std::process::Child,
+    next: u64,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(TERMLOOM)
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = BufReader::new(child.stdout.take().unwrap());
+        let mut server = Server { input, output, child, next: 1 };
+        server.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "toolbox", "version": "1"}}),
+        );
+        writeln!(server.input, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#)
+            .unwrap();
+        server
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next;
+        self.next += 1;
+        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.input, "{message}").unwrap();
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
+            let response: Value = serde_json::from_str(&line).unwrap();
+            if response["id"] == id {
+                return response["result"].clone();
+            }
+        }
+    }
+
+    fn call(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({"name": name, "arguments": arguments}))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_toolbox_defines_and_answers_what_the_mcp_server_does() {
+    let mut server = Server::start();
+    let toolbox = Toolbox::new(engine());
+    let listed = server.request("tools/list", json!({}));
+    let served: Vec<Value> = listed["tools"].as_array().unwrap().clone();
+    let defined = toolbox.definitions();
+    assert_eq!(served.len(), defined.len());
+    for (tool, definition) in served.iter().zip(&defined) {
+        assert_eq!(tool["name"], definition.name.as_str());
+        assert_eq!(tool["title"], definition.title.as_str());
+        assert_eq!(tool["description"], definition.description.as_str());
+        assert_eq!(tool["inputSchema"], definition.input_schema);
+        assert_eq!(tool["outputSchema"], definition.output_schema);
+    }
+    // The same call: the same output and exit code.
+    let arguments = json!({"command": "printf 'one\\ntwo\\n'; false"});
+    let over_mcp = server.call("terminal_run", arguments.clone());
+    let in_process = toolbox.call("terminal_run", &arguments);
+    assert!(!in_process.is_error, "{}", in_process.text);
+    let structured = in_process.structured.unwrap();
+    for field in ["output", "exit_code", "timed_out", "new_session"] {
+        assert_eq!(structured[field], over_mcp["structuredContent"][field], "{field}");
+    }
+    assert_eq!(
+        (structured["output"].as_str(), structured["exit_code"].as_i64()),
+        (Some("one\ntwo\n"), Some(1))
+    );
+    // The same mistake: the same words.
+    let arguments = json!({"session_id": 999});
+    let over_mcp = server.call("terminal_read", arguments.clone());
+    let in_process = toolbox.call("terminal_read", &arguments);
+    assert!(in_process.is_error);
+    assert_eq!(over_mcp["isError"], true);
+    assert_eq!(over_mcp["content"][0]["text"], in_process.text.as_str());
+    let bad = toolbox.call("terminal_start", &json!({"cols": "wide"}));
+    assert!(bad.is_error && bad.text.contains("cols"), "{}", bad.text);
+}
+
+#[test]
+fn a_host_chooses_the_tools_and_the_budget() {
+    let toolbox = Toolbox::new(engine()).only(&["terminal_run", "terminal_close"]).unwrap();
+    let names: Vec<String> = toolbox.definitions().into_iter().map(|d| d.name).collect();
+    assert_eq!(names, ["terminal_run", "terminal_close"]);
+    let refused = toolbox.call("terminal_start", &json!({"argv": ["true"]}));
+    assert!(refused.is_error && refused.text.contains("terminal_run"), "{}", refused.text);
+    assert!(Toolbox::new(engine()).only(&["terminal_rm_rf"]).is_err());
+
+    let budget = 2048;
+    let toolbox = Toolbox::new(engine()).max_bytes(budget);
+    let result =
+        toolbox.call("terminal_run", &json!({"command": "seq 1 20000", "max_bytes": 1 << 20}));
+    assert!(!result.is_error, "{}", result.text);
+    let size = result.text.len() + result.structured.unwrap().to_string().len();
+    assert!(size <= budget + MAX_BYTES_OVERHEAD, "{size} bytes");
+}
+
+#[test]
+fn a_call_can_be_cancelled_from_another_thread() {
+    let toolbox = Toolbox::new(engine());
+    let cancel = ToolCancel::new();
+    let canceller = cancel.clone();
+    let started = Instant::now();
+    let waiting = std::thread::spawn(move || {
+        toolbox.call_cancellable(
+            "terminal_start",
+            &json!({"argv": ["sh", "-c", "echo ready; exec sleep 1000"], "for_text": "never printed", "timeout_ms": 600000}),
+            &cancel,
+        )
+    });
+    // Cancelling before the wait starts ends it as soon as it starts.
+    canceller.cancel();
+    assert!(waiting.join().unwrap().is_none(), "a cancelled call returns nothing");
+    assert!(started.elapsed() < LONG);
+}
