@@ -7,6 +7,7 @@ use serde::Serialize;
 pub use crate::types::{Modes, MouseReporting};
 
 pub(crate) mod model;
+#[cfg(feature = "testing")]
 pub(crate) mod snapshot;
 pub(crate) mod style;
 use unicode_width::UnicodeWidthStr;
