@@ -1,11 +1,15 @@
 //! The `termloom` command line, run as a real process. Every test synchronises through the
 //! CLI's own waits; none sleeps.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+use common::require;
 use serde_json::Value;
+use termloom::shell_program;
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
@@ -100,6 +104,9 @@ fn tempdir() -> PathBuf {
 
 #[test]
 fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
+    if !require("vim") {
+        return;
+    }
     let dir = tempdir();
     let file = dir.join("termloom-demo.txt");
     let file = file.to_str().unwrap();
@@ -160,6 +167,9 @@ fn json_report_has_the_exit_the_screen_and_the_transcript() {
 
 #[test]
 fn json_report_of_a_program_termloom_closed_has_its_captures() {
+    if !require(&shell_program()) {
+        return;
+    }
     let output = termloom(&[
         "run",
         "--json",
@@ -186,6 +196,9 @@ fn json_report_of_a_program_termloom_closed_has_its_captures() {
 
 #[test]
 fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
+    if !require(&shell_program()) {
+        return;
+    }
     let output = termloom(&[
         "run",
         "--timeout",
@@ -241,6 +254,9 @@ fn library_errors_exit_1_with_their_message() {
 
 #[test]
 fn resize_is_seen_by_the_program() {
+    if !require("bash") {
+        return;
+    }
     let output = termloom(&[
         "run",
         "--json",
@@ -274,6 +290,9 @@ fn resize_is_seen_by_the_program() {
 
 #[test]
 fn env_and_cwd_reach_the_program() {
+    if !require(&shell_program()) {
+        return;
+    }
     let dir = tempdir();
     let output = termloom(&[
         "run",
@@ -293,6 +312,9 @@ fn env_and_cwd_reach_the_program() {
 
 #[test]
 fn read_prints_only_new_output_in_step_order() {
+    if !require(&shell_program()) {
+        return;
+    }
     let output = termloom(&[
         "run",
         "--timeout",
@@ -379,6 +401,9 @@ fn help_explains_every_step_and_option_with_examples() {
 #[cfg(target_os = "linux")]
 #[test]
 fn programs_receive_signals_normally() {
+    if !require(&shell_program()) {
+        return;
+    }
     // termloom handles its own stop signals; the program must not inherit them blocked or
     // ignored.
     let output =
@@ -398,6 +423,9 @@ fn programs_receive_signals_normally() {
 
 #[test]
 fn sigterm_closes_the_session_before_termloom_exits() {
+    if !require(&shell_program()) {
+        return;
+    }
     let mut child = Command::new(TERMLOOM)
         .args([
             "run",
@@ -435,6 +463,9 @@ fn sigterm_closes_the_session_before_termloom_exits() {
 
 #[test]
 fn keys_and_input_wait_drive_vim() {
+    if !require("vim") {
+        return;
+    }
     let dir = tempdir();
     let file = dir.join("keys.txt");
     let output = termloom(&[
@@ -458,6 +489,9 @@ fn keys_and_input_wait_drive_vim() {
 
 #[test]
 fn run_command_prints_output_and_fails_on_a_failing_command() {
+    if !require("bash") {
+        return;
+    }
     let ok = termloom(&[
         "run",
         "--timeout",
@@ -492,6 +526,9 @@ fn run_command_prints_output_and_fails_on_a_failing_command() {
 
 #[test]
 fn signal_step_interrupts_the_foreground_program() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
     let output = termloom(&[
         "run",
         "--timeout",
@@ -554,6 +591,9 @@ fn processes_with(command: &str) -> Vec<i32> {
 
 #[test]
 fn sigint_to_termloom_leaves_no_survivor_of_the_gauntlet() {
+    if !require(&shell_program()) {
+        return;
+    }
     let mut child = Command::new(TERMLOOM)
         .args([
             "run",

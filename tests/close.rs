@@ -5,7 +5,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, SpawnSpec, Until};
+use termloom::{Config, Engine, Error, ExitStatus, SpawnSpec, Until, shell_program};
 
 /// Processes whose POSIX session is `sid` and that are not zombies.
 fn survivors(sid: i32) -> Vec<String> {
@@ -31,6 +31,9 @@ fn survivors(sid: i32) -> Vec<String> {
 
 #[test]
 fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
+    if !require("bash") {
+        return;
+    }
     let engine =
         Engine::new(Config { close_grace: Duration::from_millis(500), ..Config::default() })
             .unwrap();
@@ -69,6 +72,9 @@ fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
 
 #[test]
 fn dropping_the_engine_closes_every_session() {
+    if !require("bash") {
+        return;
+    }
     let engine =
         Engine::new(Config { close_grace: Duration::from_millis(300), ..Config::default() })
             .unwrap();
@@ -89,6 +95,9 @@ fn dropping_the_engine_closes_every_session() {
 
 #[test]
 fn exit_status_of_a_program_that_ends_on_its_own() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = engine();
     let s = engine.spawn(SpawnSpec::shell("exit 7")).unwrap();
     let outcome = expect(&s, Until::exit());

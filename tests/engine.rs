@@ -5,10 +5,13 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Error, ExitStatus, Fired, SpawnSpec, Until};
+use termloom::{Error, ExitStatus, Fired, SpawnSpec, Until, shell_program};
 
 #[test]
 fn python_repl_computes_a_value() {
+    if !require("python3") {
+        return;
+    }
     let engine = engine();
     let py = engine.spawn(SpawnSpec::new("python3").args(["-q", "-i"])).unwrap();
     expect(&py, Until::text(">>> "));
@@ -61,6 +64,9 @@ fn long_output_comes_back_complete_and_in_order_across_reads() {
 
 #[test]
 fn vim_edits_and_saves_on_the_alternate_screen() {
+    if !require("bash") || !require("vim") {
+        return;
+    }
     let dir = tempdir();
     let engine = engine();
     let sh = bash(&engine);
@@ -91,6 +97,9 @@ fn vim_edits_and_saves_on_the_alternate_screen() {
 
 #[test]
 fn progress_bar_drawn_with_carriage_returns_settles_to_its_last_state() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.submit(r"for i in 1 2 3; do printf '\\rprogress %d/3' $i; sleep 0.2; done; echo; echo done")
@@ -104,6 +113,9 @@ fn progress_bar_drawn_with_carriage_returns_settles_to_its_last_state() {
 
 #[test]
 fn a_rewritten_partial_line_is_flagged() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.read().unwrap();
@@ -123,6 +135,9 @@ fn a_rewritten_partial_line_is_flagged() {
 
 #[test]
 fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.submit("echo first; clear; echo second").unwrap();
@@ -136,6 +151,9 @@ fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
 
 #[test]
 fn wide_and_combining_characters() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = engine();
     let sh = engine
         .spawn(SpawnSpec::shell("printf '中文 e\\xcc\\x81 ok\\n'; sleep 30").size(20, 5))
@@ -151,6 +169,9 @@ fn wide_and_combining_characters() {
 
 #[test]
 fn resize_is_seen_by_the_child() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.submit("stty size").unwrap();
@@ -191,6 +212,9 @@ fn output_written_just_before_exit_is_not_lost() {
 
 #[test]
 fn queries_are_answered() {
+    if !require("python3") {
+        return;
+    }
     let engine = engine();
     let script = r#"
 import os, sys, tty, termios
@@ -233,6 +257,9 @@ fn no_descriptor_leaks_into_the_child() {
 
 #[test]
 fn send_text_decodes_escapes_and_queue_is_bounded() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = termloom::Engine::new(termloom::Config {
         write_queue_bytes: 4096,
         ..termloom::Config::default()
@@ -284,6 +311,9 @@ fn tempdir() -> std::path::PathBuf {
 
 #[test]
 fn osc52_clipboard_and_bells() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = engine();
     let s = engine
         .spawn(SpawnSpec::shell(r"printf '\033]52;c;aGVsbG8=\007\007\007'; read -r line; echo got"))

@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use termloom::{Error, Signal, SignalTarget, SpawnSpec, Until};
+use termloom::{Error, Signal, SignalTarget, SpawnSpec, Until, shell_program};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("termloom-input-{}-{name}", std::process::id()));
@@ -15,6 +15,9 @@ fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
 
 #[test]
 fn vim_arrow_keys_in_application_cursor_mode_and_a_saving_key_script() {
+    if !require("vim") {
+        return;
+    }
     let path = temp_file("arrows.txt", "first\nsecond\nthird\n");
     let engine = engine();
     let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path)).unwrap();
@@ -29,6 +32,9 @@ fn vim_arrow_keys_in_application_cursor_mode_and_a_saving_key_script() {
 
 #[test]
 fn less_pages_with_page_down_and_quits_with_q() {
+    if !require("less") {
+        return;
+    }
     let lines: String = (1..=300).map(|i| format!("line number {i}\n")).collect();
     let path = temp_file("pages.txt", &lines);
     let engine = engine();
@@ -46,8 +52,7 @@ fn less_pages_with_page_down_and_quits_with_q() {
 
 #[test]
 fn htop_function_keys() {
-    if which("htop").is_none() {
-        eprintln!("htop is not installed; .ci/run installs it");
+    if !require("htop") {
         return;
     }
     let engine = engine();
@@ -67,6 +72,9 @@ fn htop_function_keys() {
 
 #[test]
 fn multi_line_paste_into_bash_waits_for_enter() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.submit("bind 'set enable-bracketed-paste on'").unwrap();
@@ -88,6 +96,9 @@ fn multi_line_paste_into_bash_waits_for_enter() {
 
 #[test]
 fn large_paste_goes_through_the_bounded_queue() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = termloom::Engine::new(termloom::Config {
         write_queue_bytes: 4096,
         ..termloom::Config::default()
@@ -104,6 +115,9 @@ fn large_paste_goes_through_the_bounded_queue() {
 
 #[test]
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
+    if !require("vim") {
+        return;
+    }
     let path = temp_file("mouse.txt", "aaaa\nbbbb\ncccc\n");
     let engine = engine();
     let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"]).arg(&path)).unwrap();
@@ -122,6 +136,9 @@ fn mouse_click_moves_vims_cursor_only_when_enabled() {
 
 #[test]
 fn ctrl_c_stops_sleep_and_the_shell_survives() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     // A row holding only the prompt: the shell is back (rows with commands do not match).
@@ -149,6 +166,9 @@ fn ctrl_c_stops_sleep_and_the_shell_survives() {
 
 #[test]
 fn ctrl_z_then_fg() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     sh.submit("sh -c 'echo in-foreground; exec cat'").unwrap();
@@ -167,6 +187,9 @@ fn ctrl_z_then_fg() {
 
 #[test]
 fn kill_of_the_shell_in_the_foreground_is_refused() {
+    if !require("bash") {
+        return;
+    }
     let engine = engine();
     let sh = bash(&engine);
     let err = sh.signal(Signal::Kill).unwrap_err();
@@ -193,12 +216,4 @@ fn malformed_key_scripts_are_errors_and_send_nothing() {
     expect(&cat, Until::screen_row_contains(1, "ok<done"));
     let text = cat.read().unwrap().text;
     assert_eq!(text, "ok<done\nok<done\n");
-}
-
-fn which(program: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH")?
-        .to_str()?
-        .split(':')
-        .map(|dir| std::path::Path::new(dir).join(program))
-        .find(|path| path.exists())
 }

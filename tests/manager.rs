@@ -6,7 +6,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, Fired, SessionState, SpawnSpec, Until};
+use termloom::{
+    Config, Engine, Error, ExitStatus, Fired, SessionState, SpawnSpec, Until, shell_program,
+};
 
 /// Pids of live (non-zombie) processes whose command line contains `marker`.
 fn processes_with(marker: &str) -> Vec<i32> {
@@ -67,6 +69,9 @@ fn quick_close() -> Config {
 
 #[test]
 fn close_leaves_no_survivor_even_setsid_escapees() {
+    if !require("bash") {
+        return;
+    }
     let engine = Engine::new(quick_close()).unwrap();
     let sh = bash(&engine);
     let info = sh.info().unwrap();
@@ -78,6 +83,9 @@ fn close_leaves_no_survivor_even_setsid_escapees() {
 
 #[test]
 fn dropping_the_engine_leaves_no_survivor() {
+    if !require("bash") {
+        return;
+    }
     let engine = Engine::new(quick_close()).unwrap();
     let sh = bash(&engine);
     let markers = start_gauntlet(&sh, 920_100);
@@ -87,6 +95,9 @@ fn dropping_the_engine_leaves_no_survivor() {
 
 #[test]
 fn a_program_that_exits_leaves_nothing_behind_either() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = Engine::new(quick_close()).unwrap();
     let s = engine
         .spawn(SpawnSpec::shell(
@@ -102,6 +113,9 @@ fn a_program_that_exits_leaves_nothing_behind_either() {
 
 #[test]
 fn posix_session_fallback_without_cgroups() {
+    if !require("bash") {
+        return;
+    }
     let engine = Engine::new(Config { cgroups: false, ..quick_close() }).unwrap();
     let sh = bash(&engine);
     assert!(sh.info().unwrap().containment.starts_with("POSIX session"));
@@ -131,6 +145,9 @@ fn session_limit_and_unique_ids() {
 
 #[test]
 fn idle_sessions_are_reaped_and_tombstones_read() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = Engine::new(Config {
         idle_timeout: Some(Duration::from_secs(1)),
         reaper_interval: Duration::from_millis(100),
@@ -247,6 +264,9 @@ fn relative_cwd_uses_the_base_dir_and_missing_dirs_fail_at_spawn() {
 
 #[test]
 fn a_session_run_as_nobody_cannot_sudo() {
+    if !require(&shell_program()) {
+        return;
+    }
     if !rustix::process::getuid().is_root() {
         eprintln!("not root: user switching needs root; skipped");
         return;
@@ -278,6 +298,9 @@ fn a_session_run_as_nobody_cannot_sudo() {
 
 #[test]
 fn without_tombstones_an_ended_session_is_forgotten() {
+    if !require(&shell_program()) {
+        return;
+    }
     let engine = Engine::new(Config { max_closed_sessions: 0, ..Config::default() }).unwrap();
     for _ in 0..5 {
         let s = engine.spawn(SpawnSpec::shell("echo bye")).unwrap();

@@ -3,13 +3,16 @@
 //! cancellation, real programs (vim, a Python REPL, shell commands), and shutdown at the end
 //! of input.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
+use common::require;
 use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
-use termloom::{Config, Engine};
+use termloom::{Config, Engine, shell_program};
 
 const LONG: Duration = Duration::from_secs(30);
 const MODERN: &str = "2026-07-28";
@@ -604,6 +607,9 @@ fn unknown_sessions_are_tool_errors_naming_what_to_do() {
 
 #[test]
 fn vim_edits_and_saves_a_file() {
+    if !require("vim") {
+        return;
+    }
     let path = temp_file("notes.txt", "first line\nsecond line\n");
     let mut client = Client::initialized("2025-11-25");
     let started = client.tool(
@@ -637,6 +643,9 @@ fn vim_edits_and_saves_a_file() {
 
 #[test]
 fn python_repl_with_waits_and_bounded_output() {
+    if !require("python3") {
+        return;
+    }
     let mut client = Client::initialized("2025-06-18");
     let mut started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
     let id = started["structuredContent"]["session_id"].clone();
@@ -745,6 +754,9 @@ fn assert_cut(cut: &str, whole: &str, what: &str) {
 
 #[test]
 fn max_bytes_bounds_the_whole_result_title_and_matched_text_included() {
+    if !require("python3") {
+        return;
+    }
     let title = "ti\"tle\\é.".repeat(399);
     let line = |n: usize| format!("m{n}:{}END", "x\"\\é".repeat(n));
     assert!(title.len() < 4000 && line(1200).len() > 5000);
@@ -810,6 +822,9 @@ fn max_bytes_bounds_the_whole_result_title_and_matched_text_included() {
 
 #[test]
 fn shell_commands_report_output_and_exit_codes() {
+    if !require(&shell_program()) {
+        return;
+    }
     let mut client = Client::initialized("2025-11-25");
     let run = client.call("terminal_run", json!({"command": "echo hello; echo world"}));
     let result = &run["structuredContent"];
@@ -934,6 +949,9 @@ fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
 
 #[test]
 fn end_of_input_closes_every_session_and_leaves_no_process() {
+    if !require("python3") || !require("bash") || !require(&shell_program()) {
+        return;
+    }
     let mut client = Client::discovered();
     let mut pids = Vec::new();
     for argv in [json!(["sleep", "1000"]), json!(["python3", "-q"]), json!(["bash", "--norc"])] {
@@ -968,6 +986,9 @@ fn end_of_input_closes_every_session_and_leaves_no_process() {
 #[cfg(feature = "fault-injection")]
 #[test]
 fn a_panic_in_one_session_ends_that_session_only() {
+    if !require(&shell_program()) {
+        return;
+    }
     let config =
         Config { inject_panic_on_output: Some("INJECTED-PANIC".into()), ..Config::default() };
     let engine = Engine::new(config).expect("engine starts");

@@ -4,9 +4,13 @@
 //! of them must be reviewed (`cargo insta review`).
 //!
 //! Needs the `testing` feature and the programs `.ci/run` installs: vim, less, htop, python3,
-//! bash, gdb, gcc and whiptail.
+//! bash, gdb, gcc and whiptail. A test whose program is missing is skipped, except in CI (see
+//! `common::require`).
 #![cfg(feature = "testing")]
 
+mod common;
+
+use common::require;
 use termloom::assert_screen_snapshot;
 use termloom::testing::{Redactions, TestSession};
 
@@ -20,6 +24,9 @@ fn vim(file: &str, contents: &str) -> TestSession {
 
 #[test]
 fn vim_insert_visual_split_and_write() {
+    if !require("vim") {
+        return;
+    }
     let vim = vim("notes.txt", "alpha\nbeta\ngamma\n");
     vim.wait_for_row(23, "\"notes.txt\" 3L, 17B").wait_stable();
     let screen = vim.screen();
@@ -71,6 +78,9 @@ fn vim_insert_visual_split_and_write() {
 
 #[test]
 fn less_pages_and_searches_a_fixed_file() {
+    if !require("less") {
+        return;
+    }
     let text: String = (1..=200)
         .map(|i| format!("line {i:03}: {}\n", if i % 37 == 0 { "needle" } else { "hay" }))
         .collect();
@@ -164,6 +174,9 @@ fn htop_redactions() -> Redactions {
 
 #[test]
 fn htop_layout_sort_menu_and_quit() {
+    if !require("htop") {
+        return;
+    }
     // htop shows only itself (`-p` with its own pid), so the process list is one known row.
     let htop = TestSession::builder("sh")
         .args(["-c", "exec htop -p $$"])
@@ -201,6 +214,9 @@ fn htop_layout_sort_menu_and_quit() {
 
 #[test]
 fn python_repl_definitions_history_and_tracebacks() {
+    if !require("python3") {
+        return;
+    }
     // PYTHON_BASIC_REPL: Python 3.13 and later otherwise draw their new, coloured REPL.
     let py = TestSession::builder("python3")
         .arg("-q")
@@ -231,6 +247,9 @@ fn python_repl_definitions_history_and_tracebacks() {
 
 #[test]
 fn bash_line_editing_and_history() {
+    if !require("bash") {
+        return;
+    }
     let sh = TestSession::bash().start();
     // Type with mistakes and fix them with readline's keys.
     sh.type_text("ech hello wrld");
@@ -292,6 +311,9 @@ int main(void) {
 
 #[test]
 fn gdb_breakpoint_run_and_backtrace() {
+    if !require("gcc") || !require("gdb") {
+        return;
+    }
     let gdb = TestSession::builder("sh")
         .args(["-c", "gcc -g -O0 -o add add.c && exec gdb -nx -q ./add"])
         .file("add.c", ADD_C)
@@ -318,6 +340,9 @@ fn gdb_breakpoint_run_and_backtrace() {
 
 #[test]
 fn whiptail_menu_selection_is_read_back() {
+    if !require("whiptail") {
+        return;
+    }
     let dialog = "whiptail --title Fruit --menu 'Pick a fruit' 14 40 4 \\
                     apple 'red, crisp' banana yellow cherry small 2>choice
                   status=$?

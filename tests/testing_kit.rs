@@ -2,10 +2,13 @@
 //! `HOME`, waits that fail readably, where snapshots go and how they are redacted.
 #![cfg(feature = "testing")]
 
+mod common;
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::Duration;
 
+use common::require;
 use termloom::assert_screen_snapshot;
 use termloom::testing::{Redactions, TestSession, snapshot_settings};
 
@@ -85,6 +88,9 @@ fn the_temporary_home_holds_the_files_and_goes_away() {
 
 #[test]
 fn a_failed_wait_shows_the_screen_and_the_last_transcript_lines() {
+    if !require("bash") {
+        return;
+    }
     let sh = TestSession::bash().timeout(Duration::from_millis(300)).start();
     sh.type_line("for i in $(seq 1 40); do echo output line $i; done");
     sh.wait_for_text("output line 40").wait_for_row(23, "$");
@@ -130,6 +136,9 @@ fn an_exit_fails_a_text_wait_but_not_an_exit_wait() {
 
 #[test]
 fn screen_waits_on_the_cursor() {
+    if !require("bash") {
+        return;
+    }
     let sh = TestSession::bash().start();
     sh.type_text("echo abc").send_keys("<Left><Left>").wait_for_cursor(0, 8);
     assert_eq!(sh.screen().cursor.col, 8);
@@ -146,6 +155,9 @@ fn screen_waits_on_the_cursor() {
 
 #[test]
 fn snapshots_go_to_the_top_level_snapshots_folder() {
+    if !require("bash") {
+        return;
+    }
     let sh = TestSession::bash().start();
     sh.type_text("echo 'two spaces then the cursor'  ").wait_for_cursor(0, 37).wait_stable();
     assert_screen_snapshot!("prompt_with_trailing_spaces", sh);
@@ -203,6 +215,9 @@ fn volatile_text_is_redacted_in_snapshots() {
 
 #[test]
 fn snapshot_settings_serve_other_snapshots() {
+    if !require("bash") {
+        return;
+    }
     let sh = TestSession::bash().start();
     sh.type_line("echo one; echo two").wait_for_row(3, "$");
     let text = sh.read_output();

@@ -1,6 +1,9 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::ffi::OsStr;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 use std::time::Duration;
 
 use termloom::{Config, Engine, Session, SpawnSpec, Until, WaitOutcome};
@@ -52,4 +55,54 @@ pub(crate) fn read_until(session: &Session, needle: &str) -> String {
         let last_line = needle.rsplit('\n').next().unwrap_or(needle);
         expect(session, Until::text(last_line));
     }
+}
+
+/// Whether `program`, which the calling test drives, is installed; call it first thing and
+/// return when it is not: `if !require("vim") { return; }`.
+///
+/// The tests assume only a POSIX system (`sh`, `cat`, `env`, `sleep`, `seq`, `stty`, `printf`,
+/// `yes`, `tr`, `head` and the like); every other program they drive (bash, python3, vim,
+/// less, htop, gdb, gcc, whiptail, zsh) may be missing on a fresh machine. A missing program
+/// skips the test, saying so on stderr, except in CI (`CI` set), where it fails the test:
+/// `.ci/run` installs every program. A name with a slash is a path (what
+/// [`termloom::shell_program`] may return); any other name is looked up in `PATH`.
+pub(crate) fn require(program: &str) -> bool {
+    let test = std::thread::current().name().unwrap_or("this test").to_owned();
+    let path = std::env::var_os("PATH");
+    match require_in(program, std::env::var_os("CI").is_some(), path.as_deref(), &test) {
+        Ok(()) => true,
+        Err(skipped) => {
+            eprintln!("{skipped}");
+            false
+        }
+    }
+}
+
+/// [`require`] with its inputs given (whether `CI` is set, the `PATH` or `None` when it is
+/// unset, and the test's name), printing nothing: `Ok` when `program` is installed, otherwise
+/// the message saying the test is skipped, or a panic in CI.
+pub(crate) fn require_in(
+    program: &str,
+    ci: bool,
+    path: Option<&OsStr>,
+    test: &str,
+) -> Result<(), String> {
+    if installed(program, path) {
+        return Ok(());
+    }
+    assert!(!ci, "{test} needs {program}, which is not installed: CI must install it (.ci/run)");
+    Err(format!("skipped: {test} needs {program}, which is not installed"))
+}
+
+/// Whether `program` names an executable file: itself when it has a slash, otherwise in one
+/// of the folders of `path` (`/bin:/usr/bin` when it is unset, as `execvp` does).
+pub(crate) fn installed(program: &str, path: Option<&OsStr>) -> bool {
+    let executable = |file: &Path| {
+        file.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.contains('/') {
+        return executable(Path::new(program));
+    }
+    let path = path.unwrap_or(OsStr::new("/bin:/usr/bin"));
+    !program.is_empty() && std::env::split_paths(path).any(|dir| executable(&dir.join(program)))
 }
