@@ -35,6 +35,11 @@
 //!
 //! ```
 //! use termloom::testing::TestSession;
+//! # // Needs bash: skipped where it is missing, except under CI, which installs it.
+//! # if std::process::Command::new("bash").arg("-c").arg("true").status().is_err() {
+//! #     assert!(std::env::var_os("CI").is_none(), "CI must install bash");
+//! #     return;
+//! # }
 //!
 //! // bash with no startup files and the prompt `$ `, HOME in a fresh temporary directory,
 //! // TERM=xterm-256color, LANG=C.UTF-8 and TZ=UTC; here in a 30x4 terminal.

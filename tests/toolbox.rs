@@ -75,6 +75,9 @@ impl Drop for Server {
 
 #[test]
 fn the_toolbox_defines_and_answers_what_the_mcp_server_does() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
     let mut server = Server::start();
     let toolbox = Toolbox::new(engine());
     let listed = server.request("tools/list", json!({}));
@@ -114,6 +117,9 @@ fn the_toolbox_defines_and_answers_what_the_mcp_server_does() {
 
 #[test]
 fn a_host_chooses_the_tools_and_the_budget() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
     let toolbox = Toolbox::new(engine()).only(&["terminal_run", "terminal_close"]).unwrap();
     let names: Vec<String> = toolbox.definitions().into_iter().map(|d| d.name).collect();
     assert_eq!(names, ["terminal_run", "terminal_close"]);
