@@ -397,6 +397,18 @@ impl Session {
         future.on_drop(move || canceller.cancel())
     }
 
+    /// A read that waits: waits (as a future, see [`Session::wait_async`]) until `until` holds
+    /// or `timeout` passes, then returns the outcome and what is new in the transcript (the
+    /// read itself is one short request to the reactor).
+    pub async fn read_async(
+        &self,
+        until: Until,
+        timeout: Duration,
+    ) -> Result<(WaitOutcome, Output)> {
+        let outcome = self.wait_async(until, timeout).await?;
+        Ok((outcome, self.read()?))
+    }
+
     /// [`Session::run_command`] as a future (see [`Session::wait_async`]). Dropping it does not
     /// stop the command; its result is discarded.
     pub fn run_command_async(&self, line: &str, timeout: Duration) -> EngineFuture<CommandResult> {

@@ -54,6 +54,12 @@ fn a_thousand_waits_as_futures_on_one_thread_and_dropped_futures_leave_nothing()
     drop(pending);
     assert_eq!(s.info().unwrap().pending_waits, 0);
 
+    // A read that waits.
+    s.send_text("after\n").unwrap();
+    let (outcome, output) = block_on(s.read_async(Until::text("after"), LONG)).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome:?}");
+    assert!(output.text.contains("after"), "{output:?}");
+
     // A wait that times out, and close, as futures.
     let outcome = block_on(s.wait_async(Until::text("never"), Duration::from_millis(50))).unwrap();
     assert!(outcome.is_timeout());

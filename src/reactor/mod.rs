@@ -202,6 +202,9 @@ struct Slot {
     exit: Option<ExitStatus>,
     /// The exit is to be reported once the emulator has fed the output it holds.
     exit_deferred: bool,
+    /// In the reactor's backlog: it gets its next turn there, not on a readable event, so a
+    /// flooding session gets one turn per round and is never queued twice.
+    backlogged: bool,
     closing: Option<Closing>,
     closed: bool,
     closed_reason: Option<CloseReason>,
@@ -286,7 +289,8 @@ pub(crate) struct Reactor {
     /// Ids for `run_command` callers (waits bring their own).
     next_waiter: u64,
     buffer: Box<[u8]>,
-    /// Sessions that may have more to read after their turn.
+    /// Sessions that may have more to read after their turn, each once (see
+    /// `Slot::backlogged`).
     backlog: VecDeque<u64>,
     shutdown: Option<Sender<()>>,
     /// Told when a session is closed, so it stops answering for it.
@@ -341,7 +345,11 @@ impl Reactor {
                 if token.0 & 1 == 1 {
                     self.guarded(id, |r| r.child_exited(id));
                 } else {
-                    if event.is_readable() || event.is_read_closed() || event.is_error() {
+                    // A session in the backlog gets its turn there: one turn per round.
+                    let backlogged = self.sessions.get(&id).is_some_and(|s| s.backlogged);
+                    if (event.is_readable() || event.is_read_closed() || event.is_error())
+                        && !backlogged
+                    {
                         self.read_output(id);
                     }
                     if event.is_writable() {
@@ -354,6 +362,9 @@ impl Reactor {
                 self.begin_shutdown(None);
             }
             for id in std::mem::take(&mut self.backlog) {
+                if let Some(slot) = self.sessions.get_mut(&id) {
+                    slot.backlogged = false;
+                }
                 self.read_output(id);
             }
             self.fire_timers();

@@ -76,6 +76,7 @@ impl Reactor {
                 child: None,
                 exit: None,
                 exit_deferred: false,
+                backlogged: false,
                 closing: None,
                 closed: false,
                 closed_reason: None,

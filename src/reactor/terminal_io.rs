@@ -234,7 +234,8 @@ impl Reactor {
                 return;
             }
         };
-        if more {
+        if more && !slot.backlogged {
+            slot.backlogged = true;
             backlog.push_back(id);
         }
         if fed {

@@ -377,9 +377,13 @@ impl Emulator {
 
     /// After a slice: drains the grid's history into the transcript and trims combining
     /// marks when enough output went by.
+    ///
+    /// Each drained row counts a row of work (it was scrolled, then turned into text), so a
+    /// flood of short lines gets turns as short as any other output.
     fn settle(&mut self, transcript: &mut Transcript) {
-        self.drain_history(transcript);
+        let drained = self.drain_history(transcript);
         self.scanner.reset_lines();
+        self.scanner.add(0, drained * usize::from(self.cols));
         let cells = usize::from(self.cols) * usize::from(self.rows);
         if self.since_trim >= cells.max(TRIM_EVERY) {
             self.since_trim = 0;
@@ -417,11 +421,11 @@ impl Emulator {
     }
 
     /// Moves every line in alacritty's history into the transcript, oldest first.
-    fn drain_history(&mut self, transcript: &mut Transcript) {
+    fn drain_history(&mut self, transcript: &mut Transcript) -> usize {
         let grid = self.term.grid();
         let history = grid.history_size();
         if history == 0 {
-            return;
+            return 0;
         }
         if history >= GRID_HISTORY {
             transcript.push_notice(
@@ -436,6 +440,7 @@ impl Emulator {
             transcript.push_row(&text, is_wrapped(row));
         }
         self.term.grid_mut().clear_history();
+        history
     }
 
     /// Releases the grid's cache of history rows (done when a session goes quiet).
@@ -487,7 +492,7 @@ impl Emulator {
         self.scanner.resize(cols, rows);
         self.rules.resized();
         self.term.resize(GridSize { cols: usize::from(cols), rows: usize::from(rows) });
-        self.drain_history(transcript);
+        let _ = self.drain_history(transcript);
     }
 
     /// The size in columns and rows.

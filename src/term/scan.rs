@@ -361,44 +361,49 @@ impl Scanner {
     /// Counts a complete CSI sequence's lines and work; returns it when the feed loop must
     /// handle it.
     fn csi_final(&mut self, action: u8) -> Option<Sequence> {
+        if self.csi_intermediate {
+            return None;
+        }
         let kept = &self.params[..self.params_len.min(CSI_PARAMS)];
         let (private, digits) = match kept.first() {
             Some(&p @ b'<'..=b'?') => (Some(p), &kept[1..]),
             _ => (None, kept),
         };
-        let params = Params::parse(digits, self.params_len > CSI_PARAMS);
         let (cols, rows) = (self.cols, self.rows);
-        if self.csi_intermediate {
-            return None;
-        }
         match (private, action) {
-            (None, b'S' | b'J' | b'M') => {
+            (None, b'S' | b'J' | b'M') | (Some(b'?'), b'J') => {
                 self.lines += rows;
                 self.work += cols * rows;
             }
             (None, b'T' | b'L') => self.work += cols * rows,
-            (None, b'K' | b'X' | b'@' | b'P') => self.work += cols,
-            (Some(b'?'), b'J') => {
-                self.lines += rows;
-                self.work += cols * rows;
-            }
-            (Some(b'?'), b'K') => self.work += cols,
-            // DECCOLM clears the screen.
-            (Some(b'?'), b'h' | b'l') if params.values().contains(&3) => self.work += cols * rows,
+            (None, b'K' | b'X' | b'@' | b'P') | (Some(b'?'), b'K') => self.work += cols,
             _ => {}
         }
-        let handled = match (private, action) {
-            (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b') => true,
-            (None, b't' | b'r' | b's' | b'u') => true,
-            (Some(b'?'), b'J' | b'K') => true,
-            (Some(b'?'), b'h' | b'l') => {
-                params.overflow
-                    || params.values().iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026))
+        // Parameters are decoded only for the sequences handled here (SGR, the most common by
+        // far, is not one of them).
+        let handled = matches!(
+            (private, action),
+            (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b' | b't' | b'r')
+                | (None, b's' | b'u')
+                | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
+                | (Some(b'>' | b'<'), b'u')
+        );
+        if !handled {
+            return None;
+        }
+        let params = Params::parse(digits, self.params_len > CSI_PARAMS);
+        if private == Some(b'?') && matches!(action, b'h' | b'l') {
+            let values = params.values();
+            if values.contains(&3) {
+                // DECCOLM clears the screen.
+                self.work += cols * rows;
             }
-            (Some(b'>' | b'<'), b'u') => true,
-            _ => false,
-        };
-        handled.then_some(Sequence::Csi { private, params, action })
+            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026));
+            if !params.overflow && !ours {
+                return None;
+            }
+        }
+        Some(Sequence::Csi { private, params, action })
     }
 
     fn osc_mark(&self) -> Option<PromptMark> {
