@@ -14,7 +14,6 @@
 //!
 //! It needs `vim` on `PATH`; without it, it says so and exits successfully.
 
-use std::path::Path;
 use std::time::Duration;
 
 use termloom::{Config, Engine, Error, SpawnSpec, Until};
@@ -22,10 +21,6 @@ use termloom::{Config, Engine, Error, SpawnSpec, Until};
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 fn main() -> Result<(), Error> {
-    if !on_path("vim") {
-        println!("drive_vim: vim is not installed (not found on PATH); skipping");
-        return Ok(());
-    }
     let engine = Engine::new(Config::default())?;
 
     // No vimrc, no plugins, not vi-compatible: the same screen on every machine.
@@ -73,18 +68,4 @@ fn main() -> Result<(), Error> {
     // nothing it started is left behind.
     println!("vim ended with {}", vim.close()?);
     Ok(())
-}
-
-/// Whether `program` is an executable file in one of `PATH`'s folders.
-fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| {
-        Path::new(&dir)
-            .join(program)
-            .metadata()
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    })
 }

@@ -12,7 +12,6 @@
 //! cargo run --example repl
 //! ```
 
-use std::path::Path;
 use std::time::Duration;
 
 use termloom::{Config, Engine, Error, Session, SpawnSpec, Until};
@@ -28,13 +27,25 @@ struct Repl {
 }
 
 fn main() -> Result<(), Error> {
-    let Some(repl) = choose() else {
+    let engine = Engine::new(Config::default())?;
+    // The first of the candidates that starts (a program that is not installed fails to
+    // spawn with `Error::Spawn`).
+    let mut started = None;
+    for repl in candidates() {
+        match engine.spawn(repl.spec.clone()) {
+            Ok(session) => {
+                started = Some((repl, session));
+                break;
+            }
+            Err(Error::Spawn { .. }) => continue,
+            Err(err) => return Err(err),
+        }
+    }
+    let Some((repl, session)) = started else {
         println!("repl: neither python3 nor bash is installed; skipping");
         return Ok(());
     };
     println!("repl: driving {}", repl.spec.program_name());
-    let engine = Engine::new(Config::default())?;
-    let session = engine.spawn(repl.spec)?;
 
     for (line, answer) in repl.lines {
         // The prompt is up once the program waits for input; typing earlier would work too,
@@ -71,10 +82,10 @@ fn expect(session: &Session, until: Until, line: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// `python3 -q` if it is installed, else `bash` without startup files.
-fn choose() -> Option<Repl> {
-    if on_path("python3") {
-        return Some(Repl {
+/// `python3 -q`, then `bash` without startup files.
+fn candidates() -> [Repl; 2] {
+    [
+        Repl {
             // The basic REPL: the one of Python 3.13 and later redraws the line as you type.
             spec: SpawnSpec::new("python3").arg("-q").env("PYTHON_BASIC_REPL", "1"),
             lines: &[
@@ -83,10 +94,8 @@ fn choose() -> Option<Repl> {
                 ("print(*'loom'.upper(), sep='-')", r"^L-O-O-M$"),
             ],
             quit: "exit()",
-        });
-    }
-    if on_path("bash") {
-        return Some(Repl {
+        },
+        Repl {
             spec: SpawnSpec::new("bash").args(["--norc", "--noprofile"]).env("PS1", "$ "),
             lines: &[
                 ("echo $((6 * 7))", r"^42$"),
@@ -94,21 +103,6 @@ fn choose() -> Option<Repl> {
                 ("echo loom | tr a-z A-Z | sed 's/./&-/g; s/-$//'", r"^L-O-O-M$"),
             ],
             quit: "exit",
-        });
-    }
-    None
-}
-
-/// Whether `program` is an executable file in one of `PATH`'s folders.
-fn on_path(program: &str) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    let Some(path) = std::env::var_os("PATH") else {
-        return false;
-    };
-    std::env::split_paths(&path).any(|dir| {
-        Path::new(&dir)
-            .join(program)
-            .metadata()
-            .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
-    })
+        },
+    ]
 }

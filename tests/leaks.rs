@@ -8,7 +8,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -87,14 +86,12 @@ fn cgroups_of(pid: u32) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
-/// Kills `host` with SIGKILL once its session's three sleepers run, then checks that they and
-/// the session's cgroup go.
-fn kill_host_and_check(mut host: Child, marker: &str) {
+/// Kills the host (`kill`: SIGKILL and reap) once its session's three sleepers run, then
+/// checks that they and the session's cgroup go.
+fn kill_host_and_check(host_pid: u32, kill: impl FnOnce(), marker: &str) {
     eventually("the session's three sleepers run", || sleepers(marker).len() == 3);
-    let host_pid = host.id();
     let had_cgroup = !cgroups_of(host_pid).is_empty();
-    host.kill().unwrap();
-    host.wait().unwrap();
+    kill();
     if had_cgroup {
         eventually("every sleeper is gone", || sleepers(marker).is_empty());
         eventually("the session cgroup is removed", || cgroups_of(host_pid).is_empty());
@@ -114,42 +111,34 @@ fn kill_9_of_the_command_line_ends_its_sessions() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    kill_host_and_check(host, &marker);
+    kill_child_and_check(host, &marker);
+}
+
+/// [`kill_host_and_check`] for a child process.
+fn kill_child_and_check(mut host: Child, marker: &str) {
+    let pid = host.id();
+    kill_host_and_check(
+        pid,
+        move || {
+            host.kill().unwrap();
+            host.wait().unwrap();
+        },
+        marker,
+    );
 }
 
 #[test]
 fn kill_9_of_termloom_mcp_ends_its_sessions() {
     let marker = marker();
-    let mut host = Command::new(TERMLOOM)
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = host.stdin.take().unwrap();
-    let mut output = BufReader::new(host.stdout.take().unwrap());
-    let messages = [
-        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"leaks","version":"1"}}}"#.to_owned(),
-        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
-        serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-            "name": "terminal_start",
-            "arguments": {"argv": ["sh", "-c", escapers(&marker)], "for_text": "started"}}})
-        .to_string(),
-    ];
-    for message in &messages {
-        writeln!(input, "{message}").unwrap();
-    }
+    let mut host = McpChild::start("2025-06-18");
     // The start's answer comes after the session printed "started".
-    let mut line = String::new();
-    loop {
-        line.clear();
-        assert!(output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
-        if line.contains(r#""id":2"#) {
-            break;
-        }
-    }
-    kill_host_and_check(host, &marker);
+    let started = host.call(
+        "terminal_start",
+        serde_json::json!({"argv": ["sh", "-c", escapers(&marker)], "for_text": "started"}),
+    );
+    assert_eq!(started["isError"], false, "{started}");
+    let pid = host.pid();
+    kill_host_and_check(pid, move || host.kill(), &marker);
 }
 
 /// The library host of [`kill_9_of_a_library_host_ends_its_sessions`]: run as a child process
@@ -179,7 +168,7 @@ fn kill_9_of_a_library_host_ends_its_sessions() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    kill_host_and_check(host, &marker);
+    kill_child_and_check(host, &marker);
 }
 
 #[test]

@@ -4,14 +4,10 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 use termloom::{Config, Engine, Error, Session, SpawnSpec, Until};
-
-const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
 /// A program that never reads its terminal (its input buffer fills up), in a small-queue
 /// engine.
@@ -79,72 +75,26 @@ fn an_interrupt_never_waits_behind_a_paste() {
 
 #[test]
 fn an_mcp_paste_ends_at_the_call_timeout_and_ctrl_c_still_gets_through() {
-    let mut server = Command::new(TERMLOOM)
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut input = server.stdin.take().unwrap();
-    let mut output = BufReader::new(server.stdout.take().unwrap());
-    let mut call = |id: u64, message: serde_json::Value| -> serde_json::Value {
-        let mut message = message;
-        message["jsonrpc"] = "2.0".into();
-        message["id"] = id.into();
-        writeln!(input, "{message}").unwrap();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
-            let response: serde_json::Value = serde_json::from_str(&line).unwrap();
-            if response["id"] == id {
-                return response;
-            }
-        }
-    };
-    call(
-        1,
-        serde_json::json!({"method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {},
-        "clientInfo": {"name": "paste", "version": "1"}}}),
+    let mut server = McpChild::start("2025-06-18");
+    let started = server.call(
+        "terminal_start",
+        serde_json::json!({"argv": ["sh", "-c", "stty -icanon -echo isig; echo ready; exec sleep 1000"],
+            "for_text": "ready"}),
     );
-    let tool = |name: &str, arguments: serde_json::Value| serde_json::json!({"method": "tools/call", "params": {"name": name, "arguments": arguments}});
-    let started = call(
-        2,
-        tool(
-            "terminal_start",
-            serde_json::json!({
-        "argv": ["sh", "-c", "echo ready; exec sleep 1000"], "for_text": "ready"}),
-        ),
-    );
-    let id = started["result"]["structuredContent"]["session_id"].clone();
+    let id = started["structuredContent"]["session_id"].clone();
     assert!(id.is_u64(), "{started}");
     let begun = Instant::now();
-    let pasted = call(
-        3,
-        tool(
-            "terminal_send",
-            serde_json::json!({
-        "session_id": id, "paste": "p".repeat(3 << 20), "timeout_ms": 500}),
-        ),
+    let pasted = server.call(
+        "terminal_send",
+        serde_json::json!({"session_id": id, "paste": "p".repeat(3 << 20), "timeout_ms": 500}),
     );
-    assert_eq!(pasted["result"]["isError"], true, "{pasted}");
-    let text = pasted["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(pasted["isError"], true, "{pasted}");
+    let text = pasted["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.contains("timed out"), "{text}");
     assert!(begun.elapsed() < LONG);
-    let interrupted = call(
-        4,
-        tool(
-            "terminal_send",
-            serde_json::json!({
-        "session_id": id, "keys": "<C-c>", "exit": true}),
-        ),
+    let interrupted = server.call(
+        "terminal_send",
+        serde_json::json!({"session_id": id, "keys": "<C-c>", "exit": true}),
     );
-    assert_eq!(
-        interrupted["result"]["structuredContent"]["wait"]["outcome"], "exited",
-        "{interrupted}"
-    );
-    drop(input);
-    server.wait().unwrap();
+    assert_eq!(interrupted["structuredContent"]["wait"]["outcome"], "exited", "{interrupted}");
 }

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use common::*;
@@ -13,72 +11,12 @@ use serde_json::{Value, json};
 use termloom::mcp::MAX_BYTES_OVERHEAD;
 use termloom::tools::{ToolCancel, Toolbox};
 
-const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
-
-/// A `termloom mcp` child that answered `initialize` for 2025-11-25.
-struct Server {
-    input: std::process::ChildStdin,
-    output: BufReader<std::process::ChildStdout>,
-    child: std::process::Child,
-    next: u64,
-}
-
-impl Server {
-    fn start() -> Server {
-        let mut child = Command::new(TERMLOOM)
-            .arg("mcp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let input = child.stdin.take().unwrap();
-        let output = BufReader::new(child.stdout.take().unwrap());
-        let mut server = Server { input, output, child, next: 1 };
-        server.request(
-            "initialize",
-            json!({"protocolVersion": "2025-11-25", "capabilities": {},
-            "clientInfo": {"name": "toolbox", "version": "1"}}),
-        );
-        writeln!(server.input, r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#)
-            .unwrap();
-        server
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        let message = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.input, "{message}").unwrap();
-        let mut line = String::new();
-        loop {
-            line.clear();
-            assert!(self.output.read_line(&mut line).unwrap() > 0, "termloom mcp ended");
-            let response: Value = serde_json::from_str(&line).unwrap();
-            if response["id"] == id {
-                return response["result"].clone();
-            }
-        }
-    }
-
-    fn call(&mut self, name: &str, arguments: Value) -> Value {
-        self.request("tools/call", json!({"name": name, "arguments": arguments}))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn the_toolbox_defines_and_answers_what_the_mcp_server_does() {
     if !require(&termloom::shell_program()) {
         return;
     }
-    let mut server = Server::start();
+    let mut server = McpChild::start("2025-11-25");
     let toolbox = Toolbox::new(engine());
     let listed = server.request("tools/list", json!({}));
     let served: Vec<Value> = listed["tools"].as_array().unwrap().clone();

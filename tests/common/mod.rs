@@ -106,3 +106,85 @@ pub(crate) fn installed(program: &str, path: Option<&OsStr>) -> bool {
     let path = path.unwrap_or(OsStr::new("/bin:/usr/bin"));
     !program.is_empty() && std::env::split_paths(path).any(|dir| executable(&dir.join(program)))
 }
+
+/// A `termloom mcp` child process spoken to over its standard input and output, one JSON
+/// message a line, after the `initialize` handshake of `revision`.
+pub(crate) struct McpChild {
+    input: Option<std::process::ChildStdin>,
+    output: std::io::BufReader<std::process::ChildStdout>,
+    child: std::process::Child,
+    next_id: u64,
+}
+
+impl McpChild {
+    pub(crate) fn start(revision: &str) -> McpChild {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_termloom"))
+            .arg("mcp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("termloom mcp starts");
+        let input = child.stdin.take();
+        let output = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        let mut server = McpChild { input, output, child, next_id: 1 };
+        server.request(
+            "initialize",
+            serde_json::json!({"protocolVersion": revision, "capabilities": {},
+                "clientInfo": {"name": "termloom-tests", "version": "1"}}),
+        );
+        server.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        server
+    }
+
+    /// The process id of the server.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn send(&mut self, message: &serde_json::Value) {
+        use std::io::Write;
+        let input = self.input.as_mut().expect("the input is open");
+        writeln!(input, "{message}").expect("termloom mcp reads");
+    }
+
+    /// Sends a request and returns its `result` (or the whole response when it has none).
+    pub(crate) fn request(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::BufRead;
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(self.output.read_line(&mut line).expect("reading") > 0, "termloom mcp ended");
+            let response: serde_json::Value = serde_json::from_str(&line).expect("JSON");
+            if response["id"] == id {
+                return match response.get("result") {
+                    Some(result) => result.clone(),
+                    None => response,
+                };
+            }
+        }
+    }
+
+    /// Calls a tool; returns the `tools/call` result.
+    pub(crate) fn call(&mut self, tool: &str, arguments: serde_json::Value) -> serde_json::Value {
+        self.request("tools/call", serde_json::json!({"name": tool, "arguments": arguments}))
+    }
+
+    /// Kills the server with SIGKILL and reaps it.
+    pub(crate) fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for McpChild {
+    fn drop(&mut self) {
+        drop(self.input.take());
+        let _ = self.child.wait();
+    }
+}
