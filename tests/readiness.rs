@@ -273,3 +273,22 @@ printf '\na: 10%%\nb: 10%%\n'; read x; printf '\033[2A\ra: 99%%\n\n'; read x"#;
     assert!(outcome.is_timeout(), "{outcome:?}");
     s.close().unwrap();
 }
+
+/// A pager behind its parent (a shell waiting for the pipeline, as git waits for its pager)
+/// waits for input: the member reading the terminal decides, the others only wait for it.
+#[test]
+fn a_pager_behind_its_parent_waits_for_input() {
+    if !require("less") {
+        return;
+    }
+    let engine = engine();
+    let s =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", "seq 1 500 | less; echo after"])).unwrap();
+    let started = Instant::now();
+    let outcome = expect(&s, Until::input_wait());
+    assert!(outcome.matched().is_some(), "{outcome:?}");
+    assert_eq!(s.status().unwrap().activity, Activity::WaitingForInput);
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    s.send_keys("q").unwrap();
+    expect(&s, Until::exit());
+}

@@ -352,6 +352,22 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
     }
 }
 
+/// Whether a process only waits on others: every thread asleep waiting for a child (`wait4`,
+/// `waitid`) or on a pipe (reading or writing it).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn idle_behind(threads: &[ThreadObs]) -> bool {
+    !threads.is_empty()
+        && threads.iter().all(|t| match &t.activity {
+            Activity::Other(what) => {
+                matches!(what.as_str(), "wait4" | "waitid" | "do_wait" | "pipe_read" | "pipe_write")
+                    || what.starts_with("anon_pipe")
+                    || (what.starts_with("read") && what.contains(" on pipe:"))
+                    || what == "write"
+            }
+            _ => false,
+        })
+}
+
 /// Kernel wait channels that indicate a terminal read or a poll-family
 /// wait. `pipe_read`/`anon_pipe_read` are deliberately absent: a pipe is not
 /// terminal input (a `read` syscall on a pipe is still recognised through
@@ -493,7 +509,7 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 mod linux {
     use super::{
         Activity, InputWait, ProcStat, SyscallField, ThreadObs, classify_syscall, classify_wchan,
-        decide, describe_state, is_dead, is_gone, parse_stat, parse_syscall,
+        decide, describe_state, idle_behind, is_dead, is_gone, parse_stat, parse_syscall,
     };
     use std::fs;
 
@@ -602,22 +618,26 @@ mod linux {
     }
 
     /// `None` if the process is gone.
+    #[cfg(test)]
     pub(super) fn process_wait(pid: i32) -> Option<InputWait> {
+        observe_process(pid).map(|(wait, _)| wait)
+    }
+
+    /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
+    fn observe_process(pid: i32) -> Option<(InputWait, Vec<ThreadObs>)> {
         let proc_dir = format!("/proc/{pid}");
         let stat = match fs::read(format!("{proc_dir}/stat")) {
             Ok(data) => match parse_stat(&data) {
                 Ok(stat) => stat,
                 Err(err) => {
-                    return Some(InputWait::Unknown {
-                        reason: format!("pid {pid}: unparsable stat: {err}"),
-                    });
+                    let reason = format!("pid {pid}: unparsable stat: {err}");
+                    return Some((InputWait::Unknown { reason }, Vec::new()));
                 }
             },
             Err(err) if is_gone(&err) => return None,
             Err(err) => {
-                return Some(InputWait::Unknown {
-                    reason: format!("pid {pid}: stat unreadable: {err}"),
-                });
+                let reason = format!("pid {pid}: stat unreadable: {err}");
+                return Some((InputWait::Unknown { reason }, Vec::new()));
             }
         };
         let who = format!("pid {pid} ({})", stat.comm);
@@ -639,9 +659,9 @@ mod linux {
             } else {
                 format!("{who} has no live threads")
             };
-            return Some(InputWait::NotWaiting { reason });
+            return Some((InputWait::NotWaiting { reason }, threads));
         }
-        Some(decide(pid, &who, &threads))
+        Some((decide(pid, &who, &threads), threads))
     }
 
     pub(super) fn group_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
@@ -659,14 +679,26 @@ mod linux {
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
         let mut waiting = 0usize;
+        let mut behind: Option<InputWait> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
-            match process_wait(member.pid) {
+            match observe_process(member.pid) {
                 None => {}
-                Some(InputWait::Waiting) => waiting += 1,
-                Some(not @ InputWait::NotWaiting { .. }) => return not,
-                Some(InputWait::Unknown { reason }) => unknown.push(reason),
+                Some((InputWait::Waiting, _)) => waiting += 1,
+                // A parent waiting for its child (git for its pager, a shell for a pipeline),
+                // or a process blocked on a pipe (`seq | less`), waits on the member that
+                // reads the terminal.
+                Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
+                    behind.get_or_insert(not);
+                }
+                Some((not @ InputWait::NotWaiting { .. }, _)) => return not,
+                Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
             }
+        }
+        if waiting == 0
+            && let Some(not) = behind
+        {
+            return not;
         }
         if !unknown.is_empty() {
             let what = if waiting == 0 {
