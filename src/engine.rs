@@ -99,9 +99,16 @@ impl Engine {
             .name("termloom-reactor".into())
             .spawn(move || Reactor::new(poll, receiver, reactor_config, reactor_supervisor).run())
             .map_err(|e| Error::io("starting the reactor thread", e))?;
+        let client = Client::new(requests, waker);
+        if let Some(supervisor) = &supervisor {
+            let reports = client.clone();
+            supervisor.on_exit(move |pid, status| {
+                let _ = reports.submit(Box::new(move |r| r.supervised_exit(pid, status)));
+            });
+        }
         Ok(Engine {
             shared: Arc::new(Shared {
-                client: Client::new(requests, waker),
+                client,
                 config,
                 shell_files: std::sync::OnceLock::new(),
                 cgroup_parent: std::sync::OnceLock::new(),
@@ -136,7 +143,15 @@ impl Engine {
             None => None,
         };
         let started = match cgroup.transpose() {
-            Ok(cgroup) => spawn::start(&launch, &program, config, cols, rows, cgroup),
+            Ok(cgroup) => spawn::start(
+                &launch,
+                &program,
+                config,
+                cols,
+                rows,
+                cgroup,
+                self.shared.supervisor.as_deref(),
+            ),
             Err(source) => Err(source),
         };
         let spawned = match started {
@@ -147,9 +162,6 @@ impl Engine {
             }
         };
         let pid = spawned.pid;
-        if let Some(supervisor) = &self.shared.supervisor {
-            supervisor.register(pid, spawned.cgroup.as_ref().map(|c| c.path()));
-        }
         if let Err(err) = client.call(move |r| r.attach(id, spawned)) {
             spawn::kill_leftover(pid);
             return Err(err);

@@ -92,12 +92,11 @@ fn kill_host_and_check(host_pid: u32, kill: impl FnOnce(), marker: &str) {
     eventually("the session's three sleepers run", || sleepers(marker).len() == 3);
     let had_cgroup = !cgroups_of(host_pid).is_empty();
     kill();
+    // The supervisor started the session and is its subreaper: even the process that left
+    // its POSIX session is its descendant, cgroup or not.
+    eventually("every sleeper is gone", || sleepers(marker).is_empty());
     if had_cgroup {
-        eventually("every sleeper is gone", || sleepers(marker).is_empty());
         eventually("the session cgroup is removed", || cgroups_of(host_pid).is_empty());
-    } else {
-        // Without cgroups, a process in a POSIX session of its own is out of reach.
-        eventually("the sleepers of the session are gone", || sleepers(marker).len() <= 1);
     }
 }
 
@@ -148,7 +147,9 @@ fn kill_9_of_termloom_mcp_ends_its_sessions() {
 #[ignore = "a child process of kill_9_of_a_library_host_ends_its_sessions"]
 fn library_host() {
     let Some(marker) = std::env::var("TERMLOOM_LEAKS_MARKER").ok() else { return };
-    let engine = engine();
+    let cgroups = std::env::var_os("TERMLOOM_LEAKS_NO_CGROUPS").is_none();
+    let engine =
+        termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() }).unwrap();
     let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &escapers(&marker)])).unwrap();
     expect(&session, termloom::Until::text("started"));
     println!("ready");
@@ -157,18 +158,31 @@ fn library_host() {
     }
 }
 
+/// Runs [`library_host`] as a child process, without cgroups when asked.
+fn library_host_process(marker: &str, cgroups: bool) -> Child {
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command
+        .args(["--exact", "library_host", "--ignored", "--nocapture", "--test-threads", "1"])
+        .env("TERMLOOM_LEAKS_MARKER", marker)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if !cgroups {
+        command.env("TERMLOOM_LEAKS_NO_CGROUPS", "1");
+    }
+    command.spawn().unwrap()
+}
+
 #[test]
 fn kill_9_of_a_library_host_ends_its_sessions() {
     let marker = marker();
-    let host = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "library_host", "--ignored", "--nocapture", "--test-threads", "1"])
-        .env("TERMLOOM_LEAKS_MARKER", &marker)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    kill_child_and_check(host, &marker);
+    kill_child_and_check(library_host_process(&marker, true), &marker);
+}
+
+#[test]
+fn without_cgroups_even_a_process_that_left_its_session_dies_with_the_engine() {
+    let marker = marker();
+    kill_child_and_check(library_host_process(&marker, false), &marker);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::io;
 use rustix::process::{Gid, Resource, Rlimit, Uid};
 
 /// A resource limit for the child (`setrlimit`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Limit {
     /// Most processes of the child's user (RLIMIT_NPROC).
     Processes(u64),
@@ -43,7 +43,7 @@ pub(crate) struct IsolationSpec {
 }
 
 /// A user as `/etc/passwd` describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Account {
     pub name: String,
     pub uid: u32,
@@ -52,7 +52,7 @@ pub(crate) struct Account {
 }
 
 /// The resolved isolation, ready for the child.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Isolation {
     pub uid: Option<u32>,
     pub gid: Option<u32>,

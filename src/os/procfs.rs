@@ -124,6 +124,11 @@ pub(crate) fn session_processes(sid: i32) -> Vec<ProcStat> {
     scan_processes(|stat| stat.session == sid)
 }
 
+/// The live children of process `parent` (zombies excluded).
+pub(crate) fn children_of(parent: i32) -> Vec<i32> {
+    scan_processes(|stat| stat.ppid == parent && !is_dead(stat)).iter().map(|s| s.pid).collect()
+}
+
 /// Like [`session_processes`], but without zombie/dead processes
 /// (see [`is_dead`]).
 pub(crate) fn live_session_processes(sid: i32) -> Vec<ProcStat> {

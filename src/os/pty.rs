@@ -15,7 +15,6 @@ use std::process::Stdio;
 
 use rustix::pty::OpenptFlags;
 
-use crate::os::cgroup::Cgroup;
 use crate::os::isolation::Isolation;
 use rustix::termios::{self, InputModes, OptionalActions, Winsize};
 
@@ -76,11 +75,11 @@ pub(crate) fn foreground_group(master: BorrowedFd<'_>) -> Option<i32> {
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
 /// controlling terminal. Returns the child's pid.
 pub(crate) fn spawn(
-    pty: &Pty,
+    slave: BorrowedFd<'_>,
     argv: &[OsString],
     env: &BTreeMap<OsString, OsString>,
     cwd: &Path,
-    cgroup: Option<&Cgroup>,
+    cgroup_procs: Option<&std::ffi::CStr>,
     isolation: &Isolation,
 ) -> io::Result<i32> {
     let mut command = std::process::Command::new(&argv[0]);
@@ -89,10 +88,10 @@ pub(crate) fn spawn(
         .env_clear()
         .envs(env)
         .current_dir(cwd)
-        .stdin(Stdio::from(pty.slave.try_clone()?))
-        .stdout(Stdio::from(pty.slave.try_clone()?))
-        .stderr(Stdio::from(pty.slave.try_clone()?));
-    let cgroup_procs = cgroup.map(|c| c.procs.clone());
+        .stdin(Stdio::from(slave.try_clone_to_owned()?))
+        .stdout(Stdio::from(slave.try_clone_to_owned()?))
+        .stderr(Stdio::from(slave.try_clone_to_owned()?));
+    let cgroup_procs = cgroup_procs.map(std::ffi::CStr::to_owned);
     let isolation = isolation.clone();
     // SAFETY: the closure runs between fork and exec and only makes system calls that are
     // async-signal-safe (setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,

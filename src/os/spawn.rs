@@ -3,13 +3,14 @@
 //! the program started on the caller's thread, so a slow `fork` never stalls the reactor.
 
 use std::ffi::OsString;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::os::cgroup::Cgroup;
 use crate::os::isolation::Isolation;
 use crate::os::shell_files::ShellFiles;
+use crate::os::supervisor::Supervisor;
 use crate::spec::SpawnSpec;
 
 /// The parts of a started program the reactor holds.
@@ -18,6 +19,8 @@ pub(crate) struct Spawned {
     pub pid: i32,
     pub master: OwnedFd,
     pub pidfd: Option<OwnedFd>,
+    /// Started (and reaped) by the supervisor, which reports its exit.
+    pub supervised: bool,
     pub program: String,
     pub cols: u16,
     pub rows: u16,
@@ -87,21 +90,49 @@ pub(crate) fn start(
     cols: u16,
     rows: u16,
     cgroup: Option<Cgroup>,
+    supervisor: Option<&Supervisor>,
 ) -> std::io::Result<Spawned> {
     let pty = crate::os::pty::open(cols, rows)?;
     let env = crate::os::env::child_env(config, std::env::vars_os(), &launch.overlay);
-    let pid = crate::os::pty::spawn(
-        &pty,
-        &launch.argv,
-        &env,
-        &launch.cwd,
-        cgroup.as_ref(),
-        &launch.isolation,
-    )?;
-    let pidfd = open_pidfd(pid);
+    let (pid, pidfd) = match supervisor {
+        // The supervisor starts it: its child, reaped and reported by it.
+        Some(supervisor) => {
+            let cgroup = cgroup.as_ref().map(Cgroup::path);
+            let pid = supervisor.spawn(
+                pty.slave.as_fd(),
+                &launch.argv,
+                &env,
+                &launch.cwd,
+                cgroup,
+                &launch.isolation,
+            )?;
+            (pid, None)
+        }
+        None => {
+            let procs = cgroup.as_ref().map(|c| c.procs.as_c_str());
+            let pid = crate::os::pty::spawn(
+                pty.slave.as_fd(),
+                &launch.argv,
+                &env,
+                &launch.cwd,
+                procs,
+                &launch.isolation,
+            )?;
+            (pid, open_pidfd(pid))
+        }
+    };
     // The engine keeps only the master: the program's exit closes the last slave.
     drop(pty.slave);
-    Ok(Spawned { pid, master: pty.master, pidfd, program: program.to_owned(), cols, rows, cgroup })
+    Ok(Spawned {
+        pid,
+        master: pty.master,
+        pidfd,
+        supervised: supervisor.is_some(),
+        program: program.to_owned(),
+        cols,
+        rows,
+        cgroup,
+    })
 }
 
 #[cfg(target_os = "linux")]

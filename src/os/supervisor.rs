@@ -7,39 +7,59 @@
 //! host (only async-signal-safe calls until `exec`), and a library host needs no termloom
 //! binary: every program that links termloom can be its own supervisor. A program whose start
 //! did not run the constructor (termloom loaded some other way) gets no supervisor, and a
-//! warning in the log.
+//! warning in the log; its sessions are then started by the engine itself.
 //!
-//! The engine holds the write end of a pipe that is the supervisor's standard input. It
-//! registers each session as it starts (the POSIX session id and the cgroup) and forgets it
-//! once it is closed. When the pipe reaches end of file — the engine dropped, its process
-//! killed with SIGKILL or crashed, its reactor thread dead — the supervisor kills every session
-//! still registered (the process groups of the POSIX session, `cgroup.kill`), removes their
-//! cgroups and exits. It starts a POSIX session of its own, so a Ctrl-C or a hang-up meant for
-//! the host does not reach it.
+//! The supervisor **starts the sessions**: the engine opens the terminal and sends the spawn
+//! request with the terminal's slave over a Unix socket (`SOCK_SEQPACKET`, one message per
+//! request, descriptors passed with `SCM_RIGHTS`); the supervisor forks and execs the program
+//! and answers with its pid. It is a child subreaper (`PR_SET_CHILD_SUBREAPER`), so whatever a
+//! session's processes leave behind (double forks, `setsid`) stays among its descendants, even
+//! without cgroups; it reaps them and reports each session's exit status to the engine. A fork
+//! of this small process costs little, however large the engine grows.
 //!
-//! Cgroups of engines that died before this existed (or whose supervisor was killed too) are
-//! removed when the next engine looks for its cgroup hierarchy ([`remove_stale_cgroups`]).
+//! When the socket reaches end of file — the engine dropped, its process killed with SIGKILL or
+//! crashed, its reactor thread dead — the supervisor kills every session (the process groups of
+//! its POSIX session, `cgroup.kill`), then every descendant left, removes the cgroups and
+//! exits. It starts a POSIX session of its own, so a Ctrl-C or a hang-up meant for the host
+//! does not reach it.
+//!
+//! Cgroups of engines that died before they could clean up are removed when the next engine
+//! looks for its cgroup hierarchy ([`remove_stale_cgroups`]).
 
-use std::collections::HashMap;
-use std::io::{BufRead, Write};
-use std::os::fd::AsFd;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::{CString, OsString};
+use std::io::{self, IoSlice, IoSliceMut};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use crossbeam_channel::Sender;
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
+};
+use serde::{Deserialize, Serialize};
 
 use crate::os::cgroup::Cgroup;
+use crate::os::isolation::Isolation;
 use crate::os::terminate::kill_everything;
+use crate::types::ExitStatus;
 
 /// The variable that turns a start of the host's program into the supervisor.
 const ENV: &str = "TERMLOOM_SUPERVISOR";
+/// The largest message (a spawn request with its environment).
+const MAX_MESSAGE: usize = 1 << 20;
 
 /// Set by the constructor: this program's start ran it, so running the program again with
 /// [`ENV`] set reaches the supervisor.
 static CONSTRUCTOR_RAN: AtomicBool = AtomicBool::new(false);
 
-// SAFETY (of the attribute): an `.init_array` entry is a plain `extern "C" fn()` that the
-// loader calls once, before `main`, with no arguments; `supervise_if_asked` is one.
+// An `.init_array` entry is a plain `extern "C" fn()` that the loader calls once, before
+// `main`, with no arguments; `supervise_if_asked` is one.
 #[used]
 #[unsafe(link_section = ".init_array")]
 static CONSTRUCTOR: extern "C" fn() = supervise_if_asked;
@@ -58,38 +78,235 @@ extern "C" fn supervise_if_asked() {
     std::process::exit(code);
 }
 
-/// The supervisor's life: reads registrations from standard input until end of file, then
-/// kills what is still registered.
+// ----- the wire ---------------------------------------------------------------------------
+
+/// A spawn request: what `pty::spawn` needs, but the terminal (sent as a descriptor).
+#[derive(Debug, Serialize, Deserialize)]
+struct SpawnRequest {
+    id: u64,
+    argv: Vec<Vec<u8>>,
+    env: Vec<(Vec<u8>, Vec<u8>)>,
+    cwd: Vec<u8>,
+    cgroup: Option<Vec<u8>>,
+    isolation: Isolation,
+}
+
+/// Sends one message with descriptors.
+fn send(socket: BorrowedFd<'_>, text: &[u8], fds: &[BorrowedFd<'_>]) -> io::Result<()> {
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
+    let mut control = SendAncillaryBuffer::new(&mut space);
+    if !fds.is_empty() {
+        control.push(SendAncillaryMessage::ScmRights(fds));
+    }
+    rustix::net::sendmsg(socket, &[IoSlice::new(text)], &mut control, SendFlags::NOSIGNAL)?;
+    Ok(())
+}
+
+/// Receives one message and its descriptors; `None` at end of file.
+fn receive(socket: BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<Option<(usize, Vec<OwnedFd>)>> {
+    let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(2))];
+    let mut control = RecvAncillaryBuffer::new(&mut space);
+    let received = loop {
+        match rustix::net::recvmsg(
+            socket,
+            &mut [IoSliceMut::new(buffer)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        ) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other?,
+        }
+    };
+    let mut fds = Vec::new();
+    for message in control.drain() {
+        if let RecvAncillaryMessage::ScmRights(rights) = message {
+            fds.extend(rights);
+        }
+    }
+    if received.bytes == 0 && fds.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some((received.bytes, fds)))
+}
+
+// ----- the supervisor's side --------------------------------------------------------------
+
+/// The supervisor's life: serves spawn requests and registrations on its standard input (the
+/// socket) until end of file, then kills everything.
 fn supervise() {
     let _ = rustix::process::setsid();
-    let mut sessions: HashMap<i32, Option<PathBuf>> = HashMap::new();
-    let stdin = std::io::stdin().lock();
-    for line in stdin.lines() {
-        let Ok(line) = line else { break };
-        let mut words = line.splitn(3, ' ');
-        match (words.next(), words.next().and_then(|w| w.parse::<i32>().ok())) {
-            (Some("session"), Some(sid)) => {
-                let cgroup = words.next().filter(|p| !p.is_empty()).map(PathBuf::from);
-                sessions.insert(sid, cgroup);
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    // SAFETY: descriptor 0 is the socket the engine gave this process as its standard
+    // input; nothing else owns it.
+    let socket = unsafe { OwnedFd::from_raw_fd(0) };
+    let sessions: Arc<Mutex<HashMap<i32, Option<PathBuf>>>> = Arc::default();
+    let (child_started, children) = crossbeam_channel::unbounded::<()>();
+    let reaper = {
+        let socket = socket.try_clone().ok();
+        let sessions = sessions.clone();
+        std::thread::spawn(move || reap(socket, &sessions, &children))
+    };
+    let mut buffer = vec![0; MAX_MESSAGE];
+    while let Ok(Some((n, fds))) = receive(socket.as_fd(), &mut buffer) {
+        let text = String::from_utf8_lossy(&buffer[..n]);
+        let (verb, rest) = text.split_once(' ').unwrap_or((&text, ""));
+        match verb {
+            "spawn" => {
+                let reply = match (serde_json::from_str::<SpawnRequest>(rest), fds.first()) {
+                    (Ok(request), Some(slave)) => {
+                        let started = start_session(&request, slave.as_fd());
+                        if let Ok(pid) = started {
+                            let cgroup =
+                                request.cgroup.map(|p| PathBuf::from(OsString::from_vec(p)));
+                            sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(pid, cgroup);
+                            let _ = child_started.send(());
+                        }
+                        match started {
+                            Ok(pid) => format!("spawned {} {pid}", request.id),
+                            Err(err) => format!(
+                                "failed {} {} {err}",
+                                request.id,
+                                err.raw_os_error().unwrap_or(0)
+                            ),
+                        }
+                    }
+                    (Ok(request), None) => format!("failed {} 0 no terminal was sent", request.id),
+                    (Err(err), _) => format!("failed 0 0 unreadable request: {err}"),
+                };
+                let _ = send(socket.as_fd(), reply.as_bytes(), &[]);
             }
-            (Some("closed"), Some(sid)) => {
-                sessions.remove(&sid);
+            "closed" => {
+                if let Ok(sid) = rest.trim().parse::<i32>() {
+                    sessions.lock().unwrap_or_else(|e| e.into_inner()).remove(&sid);
+                }
             }
             _ => {}
         }
     }
-    for (sid, cgroup) in sessions {
+    // The engine is gone: end every session, then every descendant left.
+    let registered = std::mem::take(&mut *sessions.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut cgroups = Vec::new();
+    for (sid, cgroup) in registered {
         let cgroup = cgroup.map(Cgroup::at);
         kill_everything(sid, cgroup.as_ref());
-        // Dropping the cgroup kills what is left in it and removes it.
+        cgroups.extend(cgroup);
+    }
+    kill_descendants();
+    drop(cgroups);
+    drop(child_started);
+    let _ = reaper.join();
+}
+
+/// Starts one session's program on the terminal `slave`; its pid.
+fn start_session(request: &SpawnRequest, slave: BorrowedFd<'_>) -> io::Result<i32> {
+    let argv: Vec<OsString> = request.argv.iter().map(|a| OsString::from_vec(a.clone())).collect();
+    if argv.is_empty() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty argv"));
+    }
+    let env: BTreeMap<OsString, OsString> = request
+        .env
+        .iter()
+        .map(|(k, v)| (OsString::from_vec(k.clone()), OsString::from_vec(v.clone())))
+        .collect();
+    let cwd = PathBuf::from(OsString::from_vec(request.cwd.clone()));
+    let procs = request
+        .cgroup
+        .as_ref()
+        .map(|dir| {
+            CString::new(
+                Path::new(std::ffi::OsStr::from_bytes(dir))
+                    .join("cgroup.procs")
+                    .into_os_string()
+                    .into_vec(),
+            )
+        })
+        .transpose()
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+    crate::os::pty::spawn(slave, &argv, &env, &cwd, procs.as_deref(), &request.isolation)
+}
+
+/// Reaps every child (sessions and what they left behind, which this subreaper inherits) and
+/// reports the sessions' exits to the engine. Ends when the engine is gone and no child is
+/// left.
+fn reap(
+    socket: Option<OwnedFd>,
+    sessions: &Mutex<HashMap<i32, Option<PathBuf>>>,
+    started: &crossbeam_channel::Receiver<()>,
+) {
+    loop {
+        match rustix::process::wait(rustix::process::WaitOptions::empty()) {
+            Ok(Some((pid, status))) => {
+                let pid = pid.as_raw_nonzero().get();
+                let is_session =
+                    sessions.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&pid);
+                let report = match (status.exit_status(), status.terminating_signal()) {
+                    (Some(code), _) => format!("exit {pid} code {code}"),
+                    (None, Some(signal)) => format!("exit {pid} signal {signal}"),
+                    (None, None) => continue,
+                };
+                if is_session && let Some(socket) = &socket {
+                    let _ = send(socket.as_fd(), report.as_bytes(), &[]);
+                }
+            }
+            Ok(None) | Err(rustix::io::Errno::INTR) => {}
+            Err(_) => {
+                // No child left: wait for the next start, or the end.
+                if started.recv().is_err() {
+                    return;
+                }
+            }
+        }
     }
 }
 
-/// The engine's side: the supervisor process and the pipe to it.
-#[derive(Debug)]
+/// Kills every process this supervisor adopted or started, until none is left (at most 2 s).
+fn kill_descendants() {
+    let me = std::process::id() as i32;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+    loop {
+        let children = crate::os::procfs::children_of(me);
+        if children.is_empty() || std::time::Instant::now() > deadline {
+            return;
+        }
+        for child in children {
+            kill_everything(child, None);
+            crate::os::terminate::kill(child, rustix::process::Signal::KILL);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+// ----- the engine's side ------------------------------------------------------------------
+
+/// Where the supervisor's reports of session exits go (the reactor).
+type ExitHandler = Box<dyn Fn(i32, ExitStatus) + Send + Sync>;
+
+/// Session exits reported by the supervisor: those reported before a handler was set, and the
+/// handler.
+type Exits = (Vec<(i32, ExitStatus)>, Option<ExitHandler>);
+
+/// What the engine and the thread reading the supervisor's answers share.
+struct Link {
+    socket: OwnedFd,
+    /// Spawn requests waiting for their answer, by request id.
+    waiting: Mutex<HashMap<u64, Sender<io::Result<i32>>>>,
+    /// Exits reported before a handler was set, then the handler.
+    exits: Mutex<Exits>,
+}
+
+/// The engine's side: the supervisor process and the socket to it.
 pub(crate) struct Supervisor {
     child: Mutex<Option<Child>>,
-    pipe: Mutex<Option<ChildStdin>>,
+    link: Arc<Link>,
+    next_request: AtomicU64,
+    reader: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Supervisor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pid = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(Child::id);
+        f.debug_struct("Supervisor").field("pid", &pid).finish_non_exhaustive()
+    }
 }
 
 impl Supervisor {
@@ -100,57 +317,107 @@ impl Supervisor {
         std::hint::black_box(&CONSTRUCTOR);
         if !CONSTRUCTOR_RAN.load(Ordering::Relaxed) {
             log::warn!(
-                "termloom: this program's start did not run termloom's constructor, so no supervisor ends the sessions if the program is killed"
+                "termloom: this program's start did not run termloom's constructor, so sessions are started by the engine and a killed engine leaves them running"
             );
             return None;
         }
-        let started = Command::new("/proc/self/exe")
-            .env(ENV, "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-        let mut child = match started {
-            Ok(child) => child,
+        let started = rustix::net::socketpair(
+            AddressFamily::UNIX,
+            SocketType::SEQPACKET,
+            SocketFlags::CLOEXEC,
+            None,
+        )
+        .map_err(io::Error::from)
+        .and_then(|(ours, theirs)| {
+            let child = Command::new("/proc/self/exe")
+                .env(ENV, "1")
+                .stdin(Stdio::from(theirs))
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()?;
+            Ok((ours, child))
+        });
+        let (socket, child) = match started {
+            Ok(started) => started,
             Err(err) => {
                 log::warn!(
-                    "termloom: cannot start the supervisor ({err}); sessions will not outlive a killed engine's cleanup"
+                    "termloom: cannot start the supervisor ({err}); sessions are started by the engine"
                 );
                 return None;
             }
         };
-        let pipe = child.stdin.take()?;
-        // Never block the engine on a supervisor that stopped reading: a message that does
-        // not fit is dropped (and logged).
-        let _ = rustix::io::ioctl_fionbio(pipe.as_fd(), true);
-        Some(Supervisor { child: Mutex::new(Some(child)), pipe: Mutex::new(Some(pipe)) })
+        let link = Arc::new(Link {
+            socket,
+            waiting: Mutex::default(),
+            exits: Mutex::new((Vec::new(), None)),
+        });
+        let reading = link.clone();
+        let reader = std::thread::Builder::new()
+            .name("termloom-supervisor".into())
+            .spawn(move || read_answers(&reading))
+            .ok()?;
+        Some(Supervisor {
+            child: Mutex::new(Some(child)),
+            link,
+            next_request: AtomicU64::new(1),
+            reader: Mutex::new(Some(reader)),
+        })
     }
 
-    /// Registers a session: its POSIX session id and its cgroup.
-    pub(crate) fn register(&self, sid: i32, cgroup: Option<&Path>) {
-        let cgroup = cgroup.map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
-        self.send(&format!("session {sid} {cgroup}\n"));
+    /// Sets where session exits are reported (exits reported before go there at once).
+    pub(crate) fn on_exit(&self, handler: impl Fn(i32, ExitStatus) + Send + Sync + 'static) {
+        let mut exits = self.link.exits.lock().unwrap_or_else(|e| e.into_inner());
+        for (pid, status) in exits.0.drain(..) {
+            handler(pid, status);
+        }
+        exits.1 = Some(Box::new(handler));
+    }
+
+    /// Starts a session's program on the terminal `slave`, as a child of the supervisor;
+    /// returns its pid.
+    pub(crate) fn spawn(
+        &self,
+        slave: BorrowedFd<'_>,
+        argv: &[OsString],
+        env: &BTreeMap<OsString, OsString>,
+        cwd: &Path,
+        cgroup: Option<&Path>,
+        isolation: &Isolation,
+    ) -> io::Result<i32> {
+        let id = self.next_request.fetch_add(1, Ordering::Relaxed);
+        let request = SpawnRequest {
+            id,
+            argv: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
+            env: env.iter().map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec())).collect(),
+            cwd: cwd.as_os_str().as_bytes().to_vec(),
+            cgroup: cgroup.map(|p| p.as_os_str().as_bytes().to_vec()),
+            isolation: isolation.clone(),
+        };
+        let text = format!("spawn {}", serde_json::to_string(&request).map_err(io::Error::other)?);
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id, reply);
+        if let Err(err) = send(self.link.socket.as_fd(), text.as_bytes(), &[slave]) {
+            self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            return Err(err);
+        }
+        answer
+            .recv()
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor stopped"))?
     }
 
     /// Forgets a session once it is closed (its processes are gone).
     pub(crate) fn forget(&self, sid: i32) {
-        self.send(&format!("closed {sid}\n"));
-    }
-
-    fn send(&self, message: &str) {
-        let mut pipe = self.pipe.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(pipe) = pipe.as_mut()
-            && let Err(err) = pipe.write_all(message.as_bytes())
-        {
-            log::warn!("termloom: the supervisor did not take {message:?}: {err}");
-        }
+        let _ = send(self.link.socket.as_fd(), format!("closed {sid}").as_bytes(), &[]);
     }
 
     /// Ends the supervisor (every session is closed by then) and reaps it.
     pub(crate) fn stop(&self) {
-        drop(self.pipe.lock().unwrap_or_else(|e| e.into_inner()).take());
+        let _ = rustix::net::shutdown(&self.link.socket, rustix::net::Shutdown::Write);
         if let Some(mut child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = child.wait();
+        }
+        if let Some(reader) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = reader.join();
         }
     }
 }
@@ -159,6 +426,54 @@ impl Drop for Supervisor {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+/// The reader thread: routes the supervisor's answers to the spawns waiting for them, and its
+/// exit reports to the handler; ends when the supervisor does.
+fn read_answers(link: &Link) {
+    let mut buffer = vec![0; 4096];
+    while let Ok(Some((n, _))) = receive(link.socket.as_fd(), &mut buffer) {
+        let text = String::from_utf8_lossy(&buffer[..n]).into_owned();
+        let words: Vec<&str> = text.splitn(4, ' ').collect();
+        let number = |i: usize| words.get(i).and_then(|w| w.parse::<i64>().ok());
+        match words.first().copied() {
+            Some("spawned") | Some("failed") => {
+                let Some(id) = number(1) else { continue };
+                let answer = if words[0] == "spawned" {
+                    number(2).map(|pid| pid as i32).ok_or_else(|| io::Error::other("bad answer"))
+                } else {
+                    let message = words.get(3).copied().unwrap_or("").to_owned();
+                    Err(match number(2).filter(|&errno| errno != 0) {
+                        Some(errno) => {
+                            let os = io::Error::from_raw_os_error(errno as i32);
+                            io::Error::new(os.kind(), message)
+                        }
+                        None => io::Error::other(message),
+                    })
+                };
+                let waiting =
+                    link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&(id as u64));
+                if let Some(reply) = waiting {
+                    let _ = reply.send(answer);
+                }
+            }
+            Some("exit") => {
+                let (Some(pid), Some(value)) = (number(1), number(3)) else { continue };
+                let status = match words.get(2).copied() {
+                    Some("signal") => ExitStatus::Signal(value as i32),
+                    _ => ExitStatus::Code(value as i32),
+                };
+                let mut exits = link.exits.lock().unwrap_or_else(|e| e.into_inner());
+                match &exits.1 {
+                    Some(handler) => handler(pid as i32, status),
+                    None => exits.0.push((pid as i32, status)),
+                }
+            }
+            _ => {}
+        }
+    }
+    // The supervisor is gone: spawns still waiting fail.
+    link.waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();
 }
 
 /// Removes the cgroups of dead engines below `parent` (`termloom-PID-…` whose process is

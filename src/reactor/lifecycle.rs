@@ -21,6 +21,34 @@ impl Reactor {
         if let Some(pidfd) = slot.pidfd.take() {
             let _ = self.poll.registry().deregister(&mut SourceFd(&pidfd.as_raw_fd()));
         }
+        self.after_exit(id);
+    }
+
+    /// The supervisor reaped the program of a session it started.
+    pub(crate) fn supervised_exit(&mut self, pid: i32, status: ExitStatus) {
+        let Some(id) = self
+            .sessions
+            .iter()
+            .find(|(_, slot)| slot.supervised && slot.pid == pid && slot.child.is_none())
+            .map(|(id, _)| *id)
+        else {
+            // Not attached yet (it exited before its spawn call came back): kept until it is.
+            if self.early_exits.len() >= self.config.max_sessions {
+                self.early_exits.clear();
+            }
+            self.early_exits.insert(pid, status);
+            return;
+        };
+        self.guarded(id, |r| {
+            if let Some(slot) = r.sessions.get_mut(&id) {
+                slot.child = Some(status);
+            }
+            r.after_exit(id);
+        });
+    }
+
+    /// The program was reaped: read the rest of its output, then report (or drain first).
+    pub(super) fn after_exit(&mut self, id: u64) {
         // Everything still in the terminal is read before the exit is reported.
         self.read_output(id);
         let Some(slot) = self.sessions.get_mut(&id) else {
@@ -43,6 +71,10 @@ impl Reactor {
         };
         // A close in progress owns the ending: the session is then closed, not exited.
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
+            return;
+        }
+        if slot.child.is_none() && slot.supervised {
+            // The supervisor reports the exit; that report goes on from here.
             return;
         }
         if slot.child.is_none() && slot.pidfd.is_none() {

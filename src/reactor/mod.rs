@@ -198,6 +198,8 @@ struct Slot {
     last_resize: Instant,
     /// The program's status once it was reaped.
     child: Option<ExitStatus>,
+    /// Started (and reaped) by the supervisor, which reports its exit.
+    supervised: bool,
     /// Set when the exit was reported (all output read).
     exit: Option<ExitStatus>,
     /// The exit is to be reported once the emulator has fed the output it holds.
@@ -295,6 +297,9 @@ pub(crate) struct Reactor {
     shutdown: Option<Sender<()>>,
     /// Told when a session is closed, so it stops answering for it.
     supervisor: Option<Arc<Supervisor>>,
+    /// Exits the supervisor reported for programs not attached yet, by pid (at most
+    /// `max_sessions`).
+    early_exits: HashMap<i32, ExitStatus>,
 }
 
 impl Reactor {
@@ -309,6 +314,7 @@ impl Reactor {
             requests,
             config,
             supervisor,
+            early_exits: HashMap::new(),
             sessions: HashMap::new(),
             closed: VecDeque::new(),
             reserved: 0,

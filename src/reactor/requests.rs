@@ -38,7 +38,7 @@ impl Reactor {
     /// Takes a started program into the reactor.
     pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
         self.reserved -= 1;
-        let Spawned { pid, master, pidfd, program, cols, rows, cgroup } = spawned;
+        let Spawned { pid, master, pidfd, supervised, program, cols, rows, cgroup } = spawned;
         let containment = match &cgroup {
             Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
             None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
@@ -74,6 +74,7 @@ impl Reactor {
                 seen_waiting: std::cell::Cell::new(None),
                 last_resize: now,
                 child: None,
+                supervised,
                 exit: None,
                 exit_deferred: false,
                 backlogged: false,
@@ -99,6 +100,13 @@ impl Reactor {
         }
         // Output may already be waiting.
         self.read_output(id.0);
+        // The supervisor may have reported its exit already.
+        if let Some(status) = self.early_exits.remove(&pid)
+            && let Some(slot) = self.sessions.get_mut(&id.0)
+        {
+            slot.child = Some(status);
+            self.after_exit(id.0);
+        }
         Ok(())
     }
 
