@@ -1051,3 +1051,35 @@ fn waits_find_text_written_over_lines_already_read() {
     }
     client.finish();
 }
+
+/// A full-screen program writes no transcript: a transcript-only wait is refused at once,
+/// naming the screen condition to use, instead of timing out.
+#[test]
+fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
+    if !common::require("vim") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client
+        .tool("terminal_start", json!({"argv": ["vim", "-u", "NONE", "-N"], "input_wait": true}));
+    let id = started["session_id"].clone();
+    assert_eq!(started["screen"]["alternate"], true, "{started}");
+    let begun = Instant::now();
+    let message = client.tool_error(
+        "terminal_send",
+        json!({"session_id": id, "keys": "ihello", "for_text": "hello"}),
+    );
+    assert!(
+        message.contains("for_screen_text") && message.contains("nothing was sent"),
+        "{message}"
+    );
+    assert!(begun.elapsed() < Duration::from_secs(10));
+    // The screen condition works (and the refused call typed nothing).
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "keys": "ihello world", "for_screen_text": "hello world"}),
+    );
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}

@@ -496,7 +496,7 @@ fn start_description() -> String {
 const SEND_ARGS: &[ArgDef] = &[
     text(
         "text",
-        "Text to type; backslash escapes are decoded: \\n, \\r (Enter), \\t, \\e (Escape), \\xHH, \\uHHHH, \\\\.",
+        "Text to type; backslash escapes are decoded: \\n, \\r (Enter), \\t, \\e (Escape), \\xHH, \\uHHHH, \\\\. To type code or other text literally (a backslash stays a backslash), use paste.",
     ),
     text(
         "keys",

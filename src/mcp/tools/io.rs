@@ -112,6 +112,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.engine.session(id)?;
+    if let Some(plan) = &plan {
+        waits::check(plan, &session)?;
+    }
     {
         let lock = call.input.of(id);
         let _typing = (!one_key).then(|| lock.lock().unwrap_or_else(|e| e.into_inner()));

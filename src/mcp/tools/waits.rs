@@ -28,6 +28,9 @@ pub(crate) enum DefaultWait {
 pub(crate) struct Plan {
     until: Until,
     timeout: Duration,
+    /// Only transcript conditions (`for_text`, `for_regex`): none can hold on the alternate
+    /// screen, which writes no transcript.
+    transcript_only: bool,
     /// The wait was not asked for (the default settle).
     implicit: bool,
 }
@@ -43,7 +46,7 @@ fn any(mut conditions: Vec<Until>) -> Option<Until> {
 impl Plan {
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
-        Plan { until, timeout, implicit: false }
+        Plan { until, timeout, implicit: false, transcript_only: false }
     }
 }
 
@@ -71,6 +74,8 @@ pub(crate) fn plan(
     config: &Config,
 ) -> Result<Option<Plan>, ToolError> {
     let mut events = Vec::new();
+    let transcript_conditions =
+        usize::from(args.str("for_text").is_some()) + usize::from(args.str("for_regex").is_some());
     if let Some(text) = args.str("for_text") {
         events.push(Until::text(text));
     }
@@ -97,6 +102,7 @@ pub(crate) fn plan(
     }
     let timeout = args.uint("timeout_ms").map(Duration::from_millis);
     let implicit = events.is_empty();
+    let transcript_only = !implicit && transcript_conditions == events.len();
     if implicit {
         if default == DefaultWait::None {
             return Ok(None);
@@ -110,12 +116,25 @@ pub(crate) fn plan(
     };
     let timeout = timeout.unwrap_or(fallback);
     let until = any(events).expect("a plan has a condition");
-    Ok(Some(Plan { until, timeout, implicit }))
+    Ok(Some(Plan { until, timeout, implicit, transcript_only }))
+}
+
+/// Refuses a wait that cannot hold: transcript conditions only, while the session shows a
+/// full-screen program (the alternate screen writes no transcript).
+pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
+    if plan.transcript_only && session.screen()?.alternate {
+        return Err(crate::Error::InvalidInput(format!(
+            "session {} shows a full-screen program on the alternate screen, which writes no transcript, so for_text and for_regex cannot match there: wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent",
+            session.id()
+        )));
+    }
+    Ok(())
 }
 
 /// Waits for `plan` on `session` until it holds, the session ends, the timeout passes or the
 /// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
 pub(crate) fn run(session: &Session, plan: &Plan, cancel: &CancelToken) -> crate::Result<Report> {
+    check(plan, session)?;
     let condition = plan.until.to_string();
     let pending = session.start_wait(plan.until.clone(), plan.timeout)?;
     let canceller = pending.canceller();
