@@ -126,8 +126,13 @@ fn mouse_click_moves_vims_cursor_only_when_enabled() {
     assert!(matches!(err, Error::Mouse(_)), "{err}");
     assert!(err.to_string().contains("not enabled"), "{err}");
     vim.send_keys(":set mouse=a<Enter>").unwrap();
-    expect(&vim, Until::screen_contains(":set mouse=a"));
-    assert_ne!(vim.screen().unwrap().modes.mouse, termloom::MouseReporting::Off);
+    // The command line shows before Enter is handled: wait for the mode itself.
+    expect(
+        &vim,
+        Until::screen_matches("mouse reporting on", |s| {
+            s.modes.mouse != termloom::MouseReporting::Off
+        }),
+    );
     vim.click(2, 3).unwrap();
     vim.send_keys("x:wq<Enter>").unwrap();
     expect(&vim, Until::exit());
