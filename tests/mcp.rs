@@ -1083,3 +1083,18 @@ fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
+
+/// The default wait says which of its conditions ended it.
+#[test]
+fn the_default_wait_says_what_settled_it() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let id = started["session_id"].clone();
+    let sent = client.call("terminal_send", json!({"session_id": id, "text": "hello\r"}));
+    let text = text(&sent);
+    assert!(
+        text.contains("[wait: settled after") && text.contains("s: waiting for input]"),
+        "{text}"
+    );
+    client.finish();
+}

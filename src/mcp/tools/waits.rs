@@ -63,6 +63,9 @@ pub(crate) struct Report {
     pub elapsed: Duration,
     /// Whether this was the default wait.
     pub implicit: bool,
+    /// For the default wait, which of its built-in conditions held (input wait, exit, quiet):
+    /// a short fixed text.
+    pub settled_by: Option<String>,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
 }
@@ -147,9 +150,14 @@ pub(crate) fn run(session: &Session, plan: &Plan, cancel: &CancelToken) -> crate
         matched_text,
         elapsed,
         implicit: plan.implicit,
+        settled_by: None,
         screen,
     };
     Ok(match outcome.fired {
+        Fired::Matched(found) if plan.implicit => Report {
+            settled_by: Some(found.condition),
+            ..report("matched", Some(found.text), None)
+        },
         Fired::Matched(found) => report("matched", Some(found.text), None),
         Fired::Exited { .. } => report("exited", None, None),
         Fired::Closed => report("closed", None, None),
@@ -171,6 +179,7 @@ impl Report {
                 .map(|t| budget.label(t, MATCHED, "matched text")),
             elapsed: self.elapsed,
             implicit: self.implicit,
+            settled_by: self.settled_by.clone(),
             screen: None,
         }
     }
@@ -184,7 +193,10 @@ impl Report {
                 Some(text) if !text.is_empty() => {
                     format!("[wait: {} matched \"{text}\" after {secs:.2} s]", self.condition)
                 }
-                _ if self.implicit => format!("[wait: settled after {secs:.2} s]"),
+                _ if self.implicit => match &self.settled_by {
+                    Some(by) => format!("[wait: settled after {secs:.2} s: {by}]"),
+                    None => format!("[wait: settled after {secs:.2} s]"),
+                },
                 _ => format!("[wait: {} held after {secs:.2} s]", self.condition),
             },
             "exited" => format!("[wait ({what}): the program exited after {secs:.2} s]"),
