@@ -1098,3 +1098,15 @@ fn the_default_wait_says_what_settled_it() {
     );
     client.finish();
 }
+
+/// Closing a running shell does not read like a crash.
+#[test]
+fn a_close_says_the_program_ended_by_the_close() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let closed = client.call("terminal_close", json!({"session_id": started["session_id"]}));
+    let text = text(&closed);
+    assert!(text.contains("ended by the close (SIGHUP)"), "{text}");
+    assert!(!text.contains("killed by signal"), "{text}");
+    client.finish();
+}

@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::{
-    CommandResult, Session, SessionId, SessionState, Signal, SignalTarget, SpawnSpec, Until,
+    CommandResult, ExitStatus, Session, SessionId, SessionState, Signal, SignalTarget, SpawnSpec,
+    Until,
 };
 
 use super::args::Args;
@@ -219,8 +220,21 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
     let max = max_bytes(args)?;
     let session = call.engine.session(id)?;
+    let was_running = matches!(session.info().map(|i| i.state), Ok(SessionState::Running));
     let ended = session.close()?;
     call.input.forget(id);
+    // A program that ends on the close's own signals did not crash: say so.
+    let how = match ended {
+        ExitStatus::Signal(signal @ (1 | 9 | 15)) if was_running => {
+            let name = match signal {
+                1 => "SIGHUP",
+                15 => "SIGTERM",
+                _ => "SIGKILL, after the grace period",
+            };
+            format!("ended by the close ({name})")
+        }
+        ended => ended.to_string(),
+    };
     let (unread, earlier) = match read_new(&session, max) {
         Ok(new) => (new.text, new.omitted),
         Err(_) => (String::new(), 0),
@@ -228,7 +242,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let (output, cut) = Budget::new(call, max).end(&unread, usize::MAX);
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
-    let mut text = format!("[session {id} · closed · {ended}]");
+    let mut text = format!("[session {id} · closed · {how}]");
     if omitted > 0 {
         push_block(&mut text, &format!("[... {omitted} earlier bytes of unread output left out]"));
     }
@@ -240,7 +254,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         "session_id": id.0,
         "exit_code": exit_code,
         "exit_signal": exit_signal,
-        "ended": ended.to_string(),
+        "ended": how,
         "output": output,
         "output_omitted_bytes": omitted,
     });
