@@ -826,7 +826,23 @@ fn shell_commands_report_output_and_exit_codes() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let run = client.call("terminal_run", json!({"command": "echo hello; echo world"}));
+    // A one-off run closes the shell it started.
+    let once = client.tool("terminal_run", json!({"command": "echo once"}));
+    assert_eq!(
+        (once["new_session"].as_bool(), once["session_closed"].as_bool()),
+        (Some(true), Some(true))
+    );
+    let listed = client.tool("terminal_list", json!({}));
+    let entry = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["session_id"] == once["session_id"])
+        .cloned()
+        .unwrap();
+    assert_eq!(entry["state"], "closed", "{entry}");
+    let run = client
+        .call("terminal_run", json!({"command": "echo hello; echo world", "keep_session": true}));
     let result = &run["structuredContent"];
     assert_eq!(result["exit_code"], 0, "{}", text(&run));
     assert_eq!(result["output"], "hello\nworld\n");
@@ -888,7 +904,8 @@ fn shell_commands_report_output_and_exit_codes() {
         (Some(60), Some(20))
     );
     let listed = client.tool("terminal_list", json!({}));
-    assert_eq!(listed["sessions"].as_array().unwrap().len(), 3, "{listed}");
+    // The one-off run's closed shell, the kept one, the shell line and this one.
+    assert_eq!(listed["sessions"].as_array().unwrap().len(), 4, "{listed}");
     client.finish();
 }
 
@@ -958,7 +975,8 @@ fn end_of_input_closes_every_session_and_leaves_no_process() {
         let started = client.tool("terminal_start", json!({"argv": argv}));
         pids.push(started["pid"].as_i64().unwrap());
     }
-    let shell = client.tool("terminal_run", json!({"command": "sleep 1000 & echo $!"}));
+    let shell = client
+        .tool("terminal_run", json!({"command": "sleep 1000 & echo $!", "keep_session": true}));
     assert_eq!(shell["exit_code"], 0);
     // Interactive bash also prints the job ("[1] PID"); the last line is the echo.
     let last = shell["output"].as_str().unwrap().trim().lines().last().unwrap().to_owned();

@@ -354,7 +354,7 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
     check("python's exit code", status["activity"] == "exited" and status["exit_code"] == 5, status)
 
     # Shell commands with exit codes.
-    ran = await tool("terminal_run", {"command": "echo hello from mcp"})
+    ran = await tool("terminal_run", {"command": "echo hello from mcp", "keep_session": True})
     result = ran.structured_content
     shell = result["session_id"]
     check("echo's output and exit code", result["output"] == "hello from mcp\n" and result["exit_code"] == 0, text_of(ran))

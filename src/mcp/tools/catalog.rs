@@ -544,6 +544,10 @@ const RUN_ARGS: &[ArgDef] = &[
     },
     text("cwd", "Working directory of a new shell (only without session_id)."),
     ENV,
+    flag(
+        "keep_session",
+        "Keep the new shell open after the command (only without session_id): pass its session_id to later calls and close it with terminal_close. By default a shell started for one command is closed after it (unless the command is still running at the timeout).",
+    ),
     millis(
         "timeout_ms",
         1,
@@ -738,6 +742,7 @@ fn run_output() -> Value {
         "properties": {
             "session_id": {"type": "integer"},
             "new_session": {"type": "boolean"},
+            "session_closed": {"type": "boolean", "description": "The new shell was closed after the command (a one-off run)."},
             "command": {"type": "string", "description": "The command line, cut to an eighth of max_bytes with a \"[... N more bytes of the command cut]\" marker."},
             "output": {"type": "string"},
             "output_omitted_bytes": {"type": "integer"},

@@ -34,6 +34,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.optional_session_id();
     let env = args.env();
     let cwd = args.str("cwd");
+    let keep = args.bool("keep_session").unwrap_or(false);
     let (session, new_session) = match id {
         Some(id) => {
             if cwd.is_some() || !env.is_empty() {
@@ -67,22 +68,40 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         return Err(ToolError::cancelled());
     }
-    Ok(run_result(session.id(), new_session, command, &result, Budget::new(call, max)))
+    // A shell started for one command is closed after it, unless asked to keep it or the
+    // command still runs.
+    let closed = new_session && !keep && !result.timed_out;
+    if closed {
+        let _ = session.close();
+    }
+    let ran = Ran { id: session.id(), new_session, closed };
+    Ok(run_result(ran, command, &result, Budget::new(call, max)))
+}
+
+/// Where `terminal_run` ran a command.
+struct Ran {
+    id: SessionId,
+    /// In a shell it started.
+    new_session: bool,
+    /// That shell was closed after the command.
+    closed: bool,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
-fn run_result(
-    id: SessionId,
-    new_session: bool,
-    command: &str,
-    result: &CommandResult,
-    mut budget: Budget,
-) -> ToolOutput {
+fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budget) -> ToolOutput {
+    let Ran { id, new_session, closed } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     let mut text = header(id, &result.status);
-    if new_session {
+    if closed {
+        push_block(
+            &mut text,
+            &format!(
+                "[ran in a new shell (session {id}), closed after the command; to keep a shell for more commands, pass keep_session=true, then session_id]"
+            ),
+        );
+    } else if new_session {
         push_block(
             &mut text,
             &format!(
@@ -121,6 +140,7 @@ fn run_result(
     let structured = json!({
         "session_id": id.0,
         "new_session": new_session,
+        "session_closed": closed,
         "command": command,
         "output": output,
         "output_omitted_bytes": omitted,
@@ -330,8 +350,12 @@ mod tests {
             for copies in [1, 2] {
                 for max in worst::MAX_BYTES {
                     let budget = Budget::with_copies(max, copies);
-                    let output =
-                        run_result(SessionId(u64::MAX), true, &worst::string(500), &result, budget);
+                    let output = run_result(
+                        Ran { id: SessionId(u64::MAX), new_session: true, closed: false },
+                        &worst::string(500),
+                        &result,
+                        budget,
+                    );
                     let size = worst::size(&output, copies);
                     assert!(size <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");
                     assert!(size >= max / 2, "{max} {copies}: {size}");
