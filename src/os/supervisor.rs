@@ -154,11 +154,17 @@ fn supervise() {
             "spawn" => {
                 let reply = match (serde_json::from_str::<SpawnRequest>(rest), fds.first()) {
                     (Ok(request), Some(slave)) => {
+                        // Hold the table while the child starts: a child that exits at once
+                        // is reaped only after its pid is registered, so its exit is reported.
+                        let mut registered = sessions.lock().unwrap_or_else(|e| e.into_inner());
                         let started = start_session(&request, slave.as_fd());
                         if let Ok(pid) = started {
                             let cgroup =
                                 request.cgroup.map(|p| PathBuf::from(OsString::from_vec(p)));
-                            sessions.lock().unwrap_or_else(|e| e.into_inner()).insert(pid, cgroup);
+                            registered.insert(pid, cgroup);
+                        }
+                        drop(registered);
+                        if started.is_ok() {
                             let _ = child_started.send(());
                         }
                         match started {
