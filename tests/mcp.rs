@@ -1078,8 +1078,10 @@ fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client
-        .tool("terminal_start", json!({"argv": ["vim", "-u", "NONE", "-N"], "input_wait": true}));
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE"], "input_wait": true}),
+    );
     let id = started["session_id"].clone();
     assert_eq!(started["screen"]["alternate"], true, "{started}");
     let begun = Instant::now();

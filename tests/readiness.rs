@@ -147,7 +147,8 @@ fn input_wait_on_programs_waiting_for_the_terminal() {
     read.submit("x").unwrap();
     expect(&read, Until::text("got:x"));
 
-    let vim = engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N"])).unwrap();
+    let vim =
+        engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N", "-n", "-i", "NONE"])).unwrap();
     input_wait_fires(&vim);
     let less = engine.spawn(SpawnSpec::new("less").arg("/etc/passwd")).unwrap();
     input_wait_fires(&less);
