@@ -1130,3 +1130,29 @@ fn a_close_says_the_program_ended_by_the_close() {
     assert!(!text.contains("killed by signal"), "{text}");
     client.finish();
 }
+
+/// A wait that times out on the primary screen does not print the same lines twice: when the
+/// new output already reaches the cursor's row, the screen is left out; when there is no new
+/// output, the screen shows where the program stands.
+#[test]
+fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let id = started["session_id"].clone();
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "alpha\rbeta\r", "for_text": "never printed",
+               "timeout_ms": 500}),
+    );
+    let shown = text(&sent);
+    assert_eq!(sent["structuredContent"]["wait"]["outcome"], "timeout", "{shown}");
+    assert_eq!(shown.matches("beta").count(), 2, "typed and echoed once each: {shown}");
+    assert!(!shown.contains("--- screen"), "{shown}");
+    let read = client.call(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
+    );
+    let shown = text(&read);
+    assert!(shown.contains("--- screen") && shown.contains("beta"), "{shown}");
+    client.finish();
+}

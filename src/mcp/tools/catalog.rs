@@ -377,7 +377,7 @@ const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, None, Text::Built(wait_time
 
 fn wait_timeout_description() -> String {
     format!(
-        "Longest time to wait, in milliseconds (default {} with a condition, {} for the default wait). A timeout is not an error: the output so far and the screen are returned.",
+        "Longest time to wait, in milliseconds (default {} with a condition, {} for the default wait). A timeout is not an error: the output so far is returned, and the screen unless the output already shows it.",
         Config::default().default_wait_timeout.as_millis(),
         SETTLE_TIMEOUT.as_millis()
     )

@@ -161,7 +161,9 @@ pub(crate) fn show(
         _ if args.view == View::Screen => Some(session.screen()?),
         _ => session.screen().ok(),
     };
-    let screen = snapshot.filter(|s| args.view == View::Screen || s.alternate || timed_out);
+    let screen = snapshot.filter(|s| {
+        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&output, s))
+    });
     let reading = Reading {
         id: session.id(),
         pid: info.pid,
@@ -175,6 +177,20 @@ pub(crate) fn show(
         screen,
     };
     Ok(layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started))
+}
+
+/// Whether `output` already ends with every row of the primary `screen`, up to the cursor's
+/// row (blank rows above the text and below the cursor aside): then a timed-out wait leaves
+/// the screen out instead of printing its lines twice.
+fn output_shows(output: &str, screen: &Screen) -> bool {
+    let cursor = usize::from(screen.cursor.row);
+    if output.is_empty() || screen.lines.iter().skip(cursor + 1).any(|row| !row.is_empty()) {
+        return false;
+    }
+    let rows = screen.lines.iter().take(cursor + 1).skip_while(|row| row.is_empty());
+    let lines: Vec<&str> = output.split('\n').map(str::trim_end).collect();
+    let rows: Vec<&str> = rows.map(|row| row.trim_end()).collect();
+    lines.ends_with(&rows)
 }
 
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text

@@ -205,10 +205,7 @@ impl Report {
             _ if self.implicit => format!(
                 "[wait: the program was still busy after {secs:.1} s; read again later, or pass a wait condition such as for_text or exit]"
             ),
-            _ => format!(
-                "[wait: timed out after {secs:.1} s waiting for {}; the screen is shown below]",
-                self.condition
-            ),
+            _ => format!("[wait: timed out after {secs:.1} s waiting for {}]", self.condition),
         }
     }
 }
