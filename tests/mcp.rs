@@ -1156,3 +1156,33 @@ fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
     assert!(shown.contains("--- screen") && shown.contains("beta"), "{shown}");
     client.finish();
 }
+
+/// A small `max_bytes` cuts new output around the line a wait matched, not only at its end,
+/// and says how much came before and after.
+#[test]
+fn a_cut_keeps_the_line_that_matched() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "echo MARK here; seq 1 3000; echo END; exec cat"],
+               "view": "screen", "for_screen_text": "END"}),
+    );
+    let id = started["session_id"].clone();
+    let read = client
+        .call("terminal_read", json!({"session_id": id, "for_text": "MARK", "max_bytes": 600}));
+    assert_within(&read, 600, "a read cut around its match");
+    let output = read["structuredContent"]["output"].as_str().unwrap();
+    assert!(output.starts_with("MARK here\n1\n2\n"), "{}", text(&read));
+    assert!(!output.contains("END"), "{}", text(&read));
+    assert!(text(&read).contains("later bytes of new output left out"), "{}", text(&read));
+    let omitted = read["structuredContent"]["output_omitted_bytes"].as_u64().unwrap();
+    assert!(omitted > 10_000, "{omitted}");
+    // A match at the end keeps the end, as before.
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "again\r", "for_text": "again", "max_bytes": 600}),
+    );
+    assert!(text(&sent).contains("again"), "{}", text(&sent));
+    assert!(!text(&sent).contains("later bytes"), "{}", text(&sent));
+    client.finish();
+}

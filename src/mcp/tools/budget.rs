@@ -81,6 +81,25 @@ pub(crate) fn keep_start(text: &str, max: usize) -> (&str, usize) {
     (&text[..end], text.len() - end)
 }
 
+/// Keeps, within `max` bytes of JSON, the line holding byte `at` of `text` (what a wait
+/// matched): the end of `text` as [`keep_end`] cuts it when that reaches the line, else from
+/// the line's start on as [`keep_start`] cuts it. Returns the kept text and the bytes left
+/// out before and after it.
+pub(crate) fn keep_around(text: &str, at: usize, max: usize) -> (&str, usize, usize) {
+    let line = line_start(text, at);
+    let (end, before) = keep_end(text, max);
+    if before <= line {
+        return (end, before, 0);
+    }
+    let (kept, after) = keep_start(&text[line..], max);
+    (kept, line, after)
+}
+
+/// The start of the line that holds byte `at` of `text`.
+pub(crate) fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind('\n').map_or(0, |n| n + 1)
+}
+
 /// The part of the budget a program, command, wait condition or title may take: an eighth.
 pub(crate) const LABEL: usize = 8;
 /// The part of the budget a wait's matched text may take: a quarter.
@@ -159,6 +178,19 @@ impl Budget {
         (kept, omitted)
     }
 
+    /// The part of `text` with at most `cap` of the budget that keeps the line holding byte
+    /// `at`, as [`keep_around`] cuts it.
+    pub(crate) fn around<'t>(
+        &mut self,
+        text: &'t str,
+        at: usize,
+        cap: usize,
+    ) -> (&'t str, usize, usize) {
+        let (kept, before, after) = keep_around(text, at, self.allowance(cap));
+        self.charge(kept);
+        (kept, before, after)
+    }
+
     /// The `max_bytes` to suggest for seeing `omitted` more bytes of transcript: this one plus
     /// the omitted bytes once per copy, and an eighth more for JSON escapes (line breaks).
     pub(crate) fn enough(&self, omitted: usize) -> usize {
@@ -212,6 +244,21 @@ pub(crate) mod worst {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cut_around_a_match_keeps_its_line() {
+        let text: String = (0..100).map(|n| format!("line {n}\n")).collect();
+        // A match near the end: the end is kept, as without a match.
+        let at = text.find("line 98").unwrap();
+        assert_eq!(keep_around(&text, at, 40), (keep_end(&text, 40).0, keep_end(&text, 40).1, 0));
+        // A match early on: from the start of its line, and the rest counted as after.
+        let at = text.find("ne 10").unwrap();
+        let (kept, before, after) = keep_around(&text, at, 40);
+        assert!(kept.starts_with("line 10\n"), "{kept:?}");
+        assert_eq!(before, text.find("line 10").unwrap());
+        assert_eq!(before + kept.len() + after, text.len());
+        assert!(json_len(kept) <= 40);
+    }
 
     #[test]
     fn json_length_is_what_serde_json_writes() {

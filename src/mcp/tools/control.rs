@@ -255,7 +255,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         ended => ended.to_string(),
     };
-    let (unread, earlier) = match read_new(&session, max) {
+    let (unread, earlier) = match read_new(&session, max, None) {
         Ok(new) => (new.text, new.omitted),
         Err(_) => (String::new(), 0),
     };

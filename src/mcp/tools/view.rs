@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
-use super::budget::{Budget, LABEL, keep_end};
+use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{header, push_block, status_json};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
@@ -72,6 +72,8 @@ pub(crate) struct NewOutput {
     pub text: String,
     /// Bytes left out from its start.
     pub omitted: usize,
+    /// Bytes left out from its end (after the line a wait matched).
+    pub later: usize,
     /// Number of the line the new output starts in.
     pub first_line: Option<u64>,
     /// A line read before was redrawn and is repeated.
@@ -79,39 +81,85 @@ pub(crate) struct NewOutput {
     /// Lines dropped from the bounded store before they were read.
     pub missed_lines: u64,
     /// The status at the last read.
-    pub status: crate::Status,
+    pub status: Status,
 }
 
-/// Reads everything new, keeping the last `max` bytes.
-pub(crate) fn read_new(session: &Session, max: usize) -> crate::Result<NewOutput> {
+impl NewOutput {
+    /// No output, with `status`.
+    fn nothing(status: Status) -> NewOutput {
+        NewOutput {
+            text: String::new(),
+            omitted: 0,
+            later: 0,
+            first_line: None,
+            rewritten: false,
+            missed_lines: 0,
+            status,
+        }
+    }
+}
+
+/// Reads everything new, keeping the last `max` bytes, or, when `anchor` (what a wait
+/// matched) is in it, up to `max` bytes from the start of the line that holds it.
+pub(crate) fn read_new(
+    session: &Session,
+    max: usize,
+    anchor: Option<&str>,
+) -> crate::Result<NewOutput> {
     let first = session.read()?;
     let mut more = first.truncated;
-    let mut text = first.text;
     let mut result = NewOutput {
-        text: String::new(),
-        omitted: 0,
         first_line: Some(first.first_line),
         rewritten: first.rewritten,
         missed_lines: first.missed_lines,
-        status: first.status,
+        ..NewOutput::nothing(first.status)
     };
+    let mut text = first.text;
+    let anchor = anchor.filter(|a| !a.is_empty());
+    let mut anchored_at = None;
     let mut reads = 1;
-    while more && reads < MAX_READS {
+    loop {
+        if anchored_at.is_none() {
+            anchored_at = anchor.and_then(|a| text.find(a));
+        }
+        if text.len() > max.saturating_mul(2) {
+            // Bound the text held: keep what the final cut may keep, and, before the anchor
+            // is found, enough of the end that an anchor continued by the next read is found.
+            let keep = match anchored_at {
+                Some(at) => text.len() - line_start(&text, at).min(text.len() - max),
+                None => max.max(anchor.map_or(0, str::len)),
+            };
+            let cut = text.floor_char_boundary(text.len().saturating_sub(keep));
+            result.omitted += cut;
+            text.drain(..cut);
+            anchored_at = anchored_at.map(|at| at - cut);
+            let anchor_end = anchored_at.map_or(0, |at| at + anchor.map_or(0, str::len));
+            if text.len() > max.saturating_mul(2).max(anchor_end) {
+                let end = text.floor_char_boundary(max.saturating_mul(2).max(anchor_end));
+                result.later += text.len() - end;
+                text.truncate(end);
+            }
+        }
+        if !more || reads >= MAX_READS {
+            break;
+        }
         let out = session.read()?;
         reads += 1;
         more = out.truncated;
         text.push_str(&out.text);
         result.missed_lines += out.missed_lines;
         result.status = out.status;
-        if text.len() > max.saturating_mul(2) {
-            let cut = text.floor_char_boundary(text.len() - max);
-            result.omitted += cut;
-            text.drain(..cut);
-        }
     }
-    let (kept, cut) = keep_end(&text, max);
+    let (kept, before, after) = match anchored_at {
+        Some(at) => keep_around(&text, at, max),
+        None => {
+            let (kept, before) = keep_end(&text, max);
+            (kept, before, 0)
+        }
+    };
     result.text = kept.to_owned();
-    result.omitted += cut;
+    result.omitted += before;
+    result.later += after;
     Ok(result)
 }
 
@@ -120,14 +168,8 @@ struct Reading {
     id: SessionId,
     pid: i32,
     program: String,
-    status: Status,
-    /// The transcript part the view asks for (at most `max_bytes` of its end).
-    output: String,
-    /// Bytes of it left out from its start.
-    omitted: usize,
-    first_line: Option<u64>,
-    rewritten: bool,
-    missed_lines: u64,
+    /// The transcript part the view asks for (at most `max_bytes` of it), with the status.
+    new: NewOutput,
     /// The screen, when it is shown.
     screen: Option<Screen>,
 }
@@ -143,17 +185,15 @@ pub(crate) fn show(
     started: bool,
 ) -> Result<ToolOutput, ToolError> {
     let info = session.info()?;
-    let (output, omitted, first_line, rewritten, missed_lines, status) = match args.view {
-        View::New => {
-            let new = read_new(session, args.max_bytes)?;
-            (new.text, new.omitted, new.first_line, new.rewritten, new.missed_lines, new.status)
-        }
+    let anchor = wait.and_then(|w| w.matched_text.as_deref());
+    let new = match args.view {
+        View::New => read_new(session, args.max_bytes, anchor)?,
         View::Scrollback => {
             let all = session.scrollback(ALL)?.text;
             let (kept, omitted) = keep_end(&all, args.max_bytes);
-            (kept.to_owned(), omitted, None, false, 0, session.status()?)
+            NewOutput { text: kept.to_owned(), omitted, ..NewOutput::nothing(session.status()?) }
         }
-        View::Screen => (String::new(), 0, None, false, 0, session.status()?),
+        View::Screen => NewOutput::nothing(session.status()?),
     };
     let timed_out = wait.is_some_and(|w| w.outcome == "timeout" && !w.implicit);
     let snapshot = match wait.and_then(|w| w.screen.clone()) {
@@ -162,20 +202,9 @@ pub(crate) fn show(
         _ => session.screen().ok(),
     };
     let screen = snapshot.filter(|s| {
-        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&output, s))
+        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
     });
-    let reading = Reading {
-        id: session.id(),
-        pid: info.pid,
-        program: info.program,
-        status,
-        output,
-        omitted,
-        first_line,
-        rewritten,
-        missed_lines,
-        screen,
-    };
+    let reading = Reading { id: session.id(), pid: info.pid, program: info.program, new, screen };
     Ok(layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started))
 }
 
@@ -204,6 +233,7 @@ fn layout(
     started: bool,
 ) -> ToolOutput {
     let program = budget.label(&reading.program, LABEL, "program");
+    let original_match = wait.and_then(|w| w.matched_text.as_ref());
     let wait = wait.map(|w| w.within(&mut budget));
     let shown =
         reading.screen.as_ref().map(|s| (s, budget.label(&s.title, LABEL, "title"), s.text()));
@@ -212,16 +242,25 @@ fn layout(
         Some((_, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
         None => rest,
     };
-    let (output, cut) = budget.end(&reading.output, output_cap);
-    let omitted = reading.omitted + cut;
-    let mut text = header(reading.id, &reading.status);
+    let matched_at =
+        original_match.filter(|t| !t.is_empty()).and_then(|t| reading.new.text.find(t.as_str()));
+    let (output, cut, later) = match matched_at {
+        Some(at) => budget.around(&reading.new.text, at, output_cap),
+        None => {
+            let (kept, cut) = budget.end(&reading.new.text, output_cap);
+            (kept, cut, 0)
+        }
+    };
+    let omitted = reading.new.omitted + cut;
+    let later = reading.new.later + later;
+    let mut text = header(reading.id, &reading.new.status);
     if started {
         push_block(&mut text, &format!("started {program} (pid {})", reading.pid));
     }
     if let Some(wait) = &wait {
         push_block(&mut text, &wait.line());
     }
-    if reading.rewritten {
+    if reading.new.rewritten {
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
     if omitted > 0 {
@@ -238,7 +277,18 @@ fn layout(
     }
     match view {
         View::Screen => {}
-        _ if !output.is_empty() => push_block(&mut text, output),
+        _ if !output.is_empty() => {
+            push_block(&mut text, output);
+            if later > 0 {
+                push_block(
+                    &mut text,
+                    &format!(
+                        "[... {later} later bytes of new output left out, after the line that matched; to see them, call terminal_read with view=\"scrollback\" and max_bytes={}]",
+                        budget.enough(later)
+                    ),
+                );
+            }
+        }
         _ if omitted > 0 => {}
         View::New if shown.is_none() => push_block(&mut text, "(no new output)"),
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
@@ -257,13 +307,13 @@ fn layout(
         "session_id": reading.id.0,
         "pid": reading.pid,
         "program": program,
-        "status": status_json(&reading.status),
+        "status": status_json(&reading.new.status),
         "view": view.name(),
         "output": output,
-        "output_omitted_bytes": omitted,
-        "first_line": reading.first_line,
-        "rewritten": reading.rewritten,
-        "missed_lines": reading.missed_lines,
+        "output_omitted_bytes": omitted + later,
+        "first_line": reading.new.first_line,
+        "rewritten": reading.new.rewritten,
+        "missed_lines": reading.new.missed_lines,
         "screen": screen_json,
         "wait": wait.map(|w| json!({
             "condition": w.condition,
@@ -311,12 +361,15 @@ mod tests {
             id: SessionId(u64::MAX),
             pid: i32::MIN,
             program: worst::string(500),
-            status: worst::status(),
-            output,
-            omitted: usize::MAX / 4,
-            first_line: Some(u64::MAX),
-            rewritten: true,
-            missed_lines: u64::MAX,
+            new: NewOutput {
+                text: output,
+                omitted: usize::MAX / 4,
+                later: usize::MAX / 4,
+                first_line: Some(u64::MAX),
+                rewritten: true,
+                missed_lines: u64::MAX,
+                status: worst::status(),
+            },
             screen,
         }
     }
