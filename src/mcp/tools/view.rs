@@ -242,8 +242,10 @@ fn layout(
         Some((_, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
         None => rest,
     };
-    let matched_at =
-        original_match.filter(|t| !t.is_empty()).and_then(|t| reading.new.text.find(t.as_str()));
+    // New output is cut around what a wait matched in it; the retained transcript keeps its end.
+    let matched_at = original_match
+        .filter(|t| view == View::New && !t.is_empty())
+        .and_then(|t| reading.new.text.find(t.as_str()));
     let (output, cut, later) = match matched_at {
         Some(at) => budget.around(&reading.new.text, at, output_cap),
         None => {
