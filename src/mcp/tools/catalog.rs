@@ -332,7 +332,7 @@ const fn max_bytes(default: u64) -> ArgDef {
 
 fn max_bytes_description() -> String {
     format!(
-        "Most bytes of the whole result: the text and the structured content together, each string in them (output, screen, title, matched text, wait condition, program or command) counted as escaped in JSON, plus at most {MAX_BYTES_OVERHEAD} bytes of fixed framing (field names, numbers, status, notes). Output keeps its end (or, when that would drop the line a wait matched, starts at that line) and the screen its start, saying how much was left out; a title, matched text, wait condition, program or command longer than its share (an eighth of max_bytes, a quarter for the matched text) is cut, ending with \"[... N more bytes of the ... cut]\"."
+        "Most bytes of the whole result: the text and the structured content together, each string in them (output, screen, title, matched text, wait condition, program or command) counted as escaped in JSON, plus at most {MAX_BYTES_OVERHEAD} bytes of fixed framing (field names, numbers, status, notes). Output keeps its end (or the line a wait matched), the screen its start, saying how much was left out; a title, matched text, wait condition, program or command longer than its share (an eighth of max_bytes, a quarter for the matched text) is cut, ending with \"[... N more bytes of the ... cut]\"."
     )
 }
 
@@ -377,7 +377,7 @@ const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, None, Text::Built(wait_time
 
 fn wait_timeout_description() -> String {
     format!(
-        "Longest time to wait, in milliseconds (default {} with a condition, {} for the default wait). A timeout is not an error: the output so far is returned, and the screen unless the output already shows it.",
+        "Longest time to wait, in milliseconds (default {} with a condition, {} for the default wait). A timeout is not an error: what was seen so far is returned.",
         Config::default().default_wait_timeout.as_millis(),
         SETTLE_TIMEOUT.as_millis()
     )
