@@ -43,6 +43,7 @@ pub(crate) enum Cond {
     Screen(String),
     ScreenRegex(Regex),
     ScreenRow(u16, String),
+    ScreenRowRegex(u16, Regex),
     Cursor(u16, u16),
     ScreenFn(ScreenTest),
     Exit,
@@ -124,6 +125,11 @@ impl Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
+    /// A regular expression matches screen row `row` (from 0).
+    pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
+        Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
+    }
+
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
     /// reaction to a key only moves the cursor.
     pub fn cursor_at(row: u16, col: u16) -> Until {
@@ -190,6 +196,7 @@ impl Until {
             Cond::Screen(_)
             | Cond::ScreenRegex(_)
             | Cond::ScreenRow(..)
+            | Cond::ScreenRowRegex(..)
             | Cond::Cursor(..)
             | Cond::ScreenFn(_) => true,
             Cond::Any(all) => all.iter().any(Until::needs_screen),
@@ -299,6 +306,10 @@ impl Until {
                 let text = screen.lines.get(usize::from(*row))?;
                 text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
             }
+            Cond::ScreenRowRegex(row, re) => {
+                let text = screen.lines.get(usize::from(*row))?;
+                re.find(text).map(|m| at(usize::from(*row), text, m.start(), m.as_str().to_owned()))
+            }
             Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen)),
             _ => None,
         }
@@ -313,6 +324,7 @@ impl fmt::Display for Until {
             Cond::Screen(t) => write!(f, "screen text {t:?}"),
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
+            Cond::ScreenRowRegex(row, re) => write!(f, "screen row {row} regex /{}/", re.as_str()),
             Cond::Cursor(row, col) => write!(f, "cursor at row {row} col {col}"),
             Cond::ScreenFn(check) => write!(f, "screen: {}", check.description),
             Cond::Exit => f.write_str("exit"),

@@ -238,13 +238,14 @@ fn initialize_negotiates_every_handshake_revision() {
         client.notify("notifications/initialized", json!({}));
         assert_eq!(client.ok("ping", json!({})), json!({}));
         let tools = client.ok("tools/list", json!({}))["tools"].as_array().unwrap().clone();
-        assert_eq!(tools.len(), 8);
+        assert_eq!(tools.len(), 9);
         for tool in &tools {
             assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
             assert!(!tool["description"].as_str().unwrap().is_empty());
-            let structured = version >= "2025-06-18";
-            assert_eq!(tool.get("outputSchema").is_some(), structured, "{version}: {tool}");
-            assert_eq!(tool.get("annotations").is_some(), version >= "2025-03-26", "{tool}");
+            assert!(tool.get("outputSchema").is_none(), "{version}: {tool}");
+            if version < "2025-03-26" {
+                assert!(tool.get("annotations").is_none(), "{tool}");
+            }
         }
         let result = client.call("terminal_list", json!({}));
         assert_eq!(result.get("structuredContent").is_some(), version >= "2025-06-18");
@@ -273,6 +274,7 @@ fn tool_list_has_the_expected_tools_and_schemas() {
             "terminal_start",
             "terminal_send",
             "terminal_read",
+            "terminal_mouse",
             "terminal_run",
             "terminal_signal",
             "terminal_resize",
@@ -299,16 +301,30 @@ fn tool_list_has_the_expected_tools_and_schemas() {
     let read = &by_name["terminal_read"]["inputSchema"]["properties"];
     assert_eq!(read["view"]["enum"], json!(["new", "screen", "scrollback"]));
     assert!(read.get("max_bytes").is_some());
-    for tool in &tools {
-        assert_eq!(tool["outputSchema"]["type"], "object");
-        assert!(tool["title"].is_string());
-    }
-    let descriptions: String =
-        tools.iter().map(|t| t["description"].as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    // The tools' and their arguments' descriptions.
+    let descriptions = serde_json::to_string(&tools).unwrap();
     for teaching in ["<Esc>", "terminal_close", "instead of sleeping", "exit code"] {
         assert!(descriptions.contains(teaching), "the descriptions should mention {teaching}");
     }
     client.fails("tools/list", json!({"cursor": "abc"}), -32602);
+    client.finish();
+}
+
+/// `tools/list` is read by a model before its first call, on every conversation: it stays
+/// within 8 KiB in every revision (the official Python SDK negotiates the newest), and every
+/// change to the tools must keep it there.
+#[test]
+fn the_tool_list_stays_within_8_kib() {
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let mut client = Client::initialized(version);
+        let tools = client.ok("tools/list", json!({}))["tools"].clone();
+        let size = tools.to_string().len();
+        assert!(size <= 8 * 1024, "{version}: tools/list is {size} bytes");
+        client.finish();
+    }
+    let mut client = Client::discovered();
+    let size = client.ok("tools/list", json!({}))["tools"].to_string().len();
+    assert!(size <= 8 * 1024, "2026-07-28: tools/list is {size} bytes");
     client.finish();
 }
 
@@ -323,7 +339,7 @@ fn discover_and_per_request_meta_serve_the_stateless_revision() {
     let list = client.ok("tools/list", json!({}));
     assert_eq!(list["resultType"], "complete");
     assert!(list["ttlMs"].is_u64() && list["cacheScope"].is_string(), "{list}");
-    assert_eq!(list["tools"].as_array().unwrap().len(), 8);
+    assert_eq!(list["tools"].as_array().unwrap().len(), 9);
     let result = client.call("terminal_list", json!({}));
     assert_eq!(result["resultType"], "complete");
     assert_eq!(result["structuredContent"], json!({"sessions": []}));
@@ -1184,5 +1200,120 @@ fn a_cut_keeps_the_line_that_matched() {
     );
     assert!(text(&sent).contains("again"), "{}", text(&sent));
     assert!(!text(&sent).contains("later bytes"), "{}", text(&sent));
+    client.finish();
+}
+
+/// A full-screen program's screen is sent whole once, then as the rows that changed since
+/// this caller last saw it, with the cursor marked; `view="screen"` sends it whole again.
+#[test]
+fn screens_are_sent_as_the_rows_that_changed() {
+    if !common::require("vim") {
+        return;
+    }
+    let lines: String = (1..=10).map(|n| format!("line {n}\n")).collect();
+    let file = temp_file("diff.txt", &lines);
+    let mut client = Client::initialized("2025-11-25");
+    let vim = ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", file.to_str().unwrap()];
+    let started = client.call("terminal_start", json!({"argv": vim, "input_wait": true}));
+    let shown = text(&started);
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(shown.contains("--- screen (alternate") && shown.contains("line 7"), "{shown}");
+    assert!(shown.contains("▌line 1"), "the cursor is marked where it is: {shown}");
+    // One character deleted: only its row, numbered, with the cursor on it.
+    let sent = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    let shown = text(&sent);
+    assert!(shown.contains("only rows changed") && shown.contains("0│▌ine 1"), "{shown}");
+    assert!(!shown.contains("line 7"), "unchanged rows are not sent again: {shown}");
+    // Nothing changed since: said in one line.
+    let read = client.call("terminal_read", json!({"session_id": id}));
+    assert!(text(&read).contains("screen unchanged since your last look"), "{}", text(&read));
+    // Asked for, the whole screen.
+    let read = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = text(&read);
+    assert!(shown.contains("▌ine 1") && shown.contains("line 7"), "{shown}");
+    assert!(!shown.contains("only rows changed"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// terminal_mouse clicks on text a program shows, and refuses what it cannot do in words
+/// that say what to do instead.
+#[test]
+fn the_mouse_clicks_on_text_and_refuses_what_it_cannot_do() {
+    if !common::require("htop") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["htop"], "for_screen_text": "Quit", "cols": 120, "rows": 30}),
+    );
+    let id = started["session_id"].clone();
+    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+    let outside =
+        client.tool_error("terminal_mouse", json!({"session_id": id, "row": 30, "col": 0}));
+    assert!(outside.contains("outside the 120x30 screen"), "{outside}");
+    let absent =
+        client.tool_error("terminal_mouse", json!({"session_id": id, "text": "no such text"}));
+    assert!(
+        absent.contains("is not on the screen") && absent.contains("view=\"screen\""),
+        "{absent}"
+    );
+    let both = client.tool_error(
+        "terminal_mouse",
+        json!({"session_id": id, "text": "Quit", "row": 1, "col": 1}),
+    );
+    assert!(both.contains("not both"), "{both}");
+    // A click on htop's "F10 Quit" button ends it.
+    let clicked = client.call("terminal_mouse", json!({"session_id": id, "text": "Quit"}));
+    let shown = text(&clicked);
+    assert!(
+        clicked["structuredContent"]["wait"]["outcome"] == "exited"
+            || clicked["structuredContent"]["status"]["activity"] == "exited",
+        "{shown}"
+    );
+    client.tool("terminal_close", json!({"session_id": id}));
+    // A shell has no mouse reporting: the click is refused, naming keys.
+    let shell = client.tool("terminal_start", json!({"command": "cat"}));
+    let id = shell["session_id"].clone();
+    let refused =
+        client.tool_error("terminal_mouse", json!({"session_id": id, "row": 0, "col": 0}));
+    assert!(
+        refused.contains("not enabled mouse reporting") && refused.contains("keys"),
+        "{refused}"
+    );
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// Waits on a screen regex, on one screen row and on the cursor's position.
+#[test]
+fn waits_on_a_screen_regex_a_row_and_the_cursor() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "printf '\\033[2J\\033[3;1Hrow two here\\033[5;8H'; sleep 60";
+    let started = client.tool("terminal_start", json!({"command": script, "for_cursor": "4,7"}));
+    let id = started["session_id"].clone();
+    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+    let matched = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "for_screen_regex": "row \\w+ here", "screen_row": 2}),
+    );
+    assert_eq!(matched["wait"]["matched_text"], "row two here", "{matched}");
+    let elsewhere = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "for_screen_text": "row two", "screen_row": 1, "timeout_ms": 300}),
+    );
+    assert_eq!(elsewhere["wait"]["outcome"], "timeout", "{elsewhere}");
+    let alone = client.tool_error("terminal_read", json!({"session_id": id, "screen_row": 2}));
+    assert!(alone.contains("for_screen_text or for_screen_regex"), "{alone}");
+    let bad = client.tool_error("terminal_read", json!({"session_id": id, "for_cursor": "4"}));
+    assert!(bad.contains("\"row,col\""), "{bad}");
+    let regex =
+        client.tool_error("terminal_read", json!({"session_id": id, "for_screen_regex": "("}));
+    assert!(regex.contains("bad regular expression"), "{regex}");
+    client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

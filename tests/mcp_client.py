@@ -38,6 +38,7 @@ TOOLS = [
     "terminal_start",
     "terminal_send",
     "terminal_read",
+    "terminal_mouse",
     "terminal_run",
     "terminal_signal",
     "terminal_resize",
@@ -314,8 +315,10 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
     names = [t.name for t in listed.tools]
     check("tools/list names", names == TOOLS, names)
     check("every tool has an input schema", all(t.input_schema.get("type") == "object" for t in listed.tools))
-    check("every tool has an output schema", all(t.output_schema and t.output_schema.get("type") == "object" for t in listed.tools))
-    descriptions = " ".join(t.description or "" for t in listed.tools)
+    check("no tool has an output schema (they cost bytes a model reads)", all(t.output_schema is None for t in listed.tools))
+    size = len(json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools], separators=(",", ":")))
+    check("tools/list within 8 KiB", size <= 8 * 1024, size)
+    descriptions = json.dumps([t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools])
     for phrase in ("<Esc>", "instead of sleeping", "terminal_close", "exit code"):
         check(f"descriptions mention {phrase!r}", phrase in descriptions)
 

@@ -19,7 +19,7 @@ use super::jsonrpc::{
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
 use super::protocol::{Protocol, Served, has_envelope};
-use super::tools::{self, Call, InputLocks};
+use super::tools::{self, Call, Caller};
 
 /// How long calls interrupted by the end of input get to answer before sessions are closed.
 const DRAIN: Duration = Duration::from_secs(1);
@@ -38,7 +38,7 @@ pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
         engine,
         outbox,
         inflight: InFlight::new(options.max_concurrent_calls.max(1)),
-        input: Arc::default(),
+        caller: Arc::default(),
         protocol: Protocol::new(),
         max_message_bytes: options.max_message_bytes,
     };
@@ -67,7 +67,7 @@ struct Server {
     engine: Engine,
     outbox: Outbox,
     inflight: Arc<InFlight>,
-    input: Arc<InputLocks>,
+    caller: Arc<Caller>,
     protocol: Protocol,
     max_message_bytes: usize,
 }
@@ -237,12 +237,12 @@ impl Server {
         };
         let job = Arc::new(Mutex::new(Some(Job { responder, ticket, name, arguments, served })));
         let engine = self.engine.clone();
-        let input = self.input.clone();
+        let caller = self.caller.clone();
         let taken = job.clone();
         let spawned =
             std::thread::Builder::new().name("termloom-mcp-call".into()).spawn(move || {
                 if let Some(job) = taken.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    job.run(&engine, &input);
+                    job.run(&engine, &caller);
                 }
             });
         if let Err(err) = spawned
@@ -274,10 +274,10 @@ struct Job {
 }
 
 impl Job {
-    fn run(self, engine: &Engine, input: &InputLocks) {
+    fn run(self, engine: &Engine, caller: &Caller) {
         let Job { responder, ticket, name, arguments, served } = self;
         let token = ticket.token().clone();
-        let call = Call { engine, cancel: &token, input, revision: served.revision };
+        let call = Call { engine, cancel: &token, caller, revision: served.revision };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::call(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its

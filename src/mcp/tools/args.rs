@@ -63,6 +63,11 @@ impl<'a> Args<'a> {
         Ok(Args { tool, values })
     }
 
+    /// Whether the tool takes an argument named `name`.
+    pub(crate) fn takes(&self, name: &str) -> bool {
+        self.tool.accepts(name)
+    }
+
     /// The value of `name`, given or by default.
     fn value(&self, name: &str) -> Option<&Parsed<'a>> {
         debug_assert!(self.tool.arg(name).is_some(), "{} has no `{name}`", self.tool.name);
@@ -370,7 +375,7 @@ mod tests {
                 description: Text::Fixed(""),
             },
         ]],
-        output: || json!({}),
+        described: 1,
         run: |_, _| Err(ToolError::new("not run")),
     };
 

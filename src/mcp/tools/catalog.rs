@@ -1,5 +1,10 @@
 //! The tool catalog: one [`ToolDef`] per tool in [`TOOLS`], with its name, title, hints,
-//! description, arguments and output schema, and the function that runs it.
+//! description and arguments, and the function that runs it.
+//!
+//! `tools/list` is what a model reads before its first call, on every conversation, so it is
+//! kept small (a test holds it under 8 KiB): descriptions teach in few words, the shared wait
+//! and view arguments are described once (by `terminal_read`) and listed by type elsewhere, and
+//! there are no output schemas.
 //!
 //! Everything else about the tools derives from this table: the `tools/list` entries (every
 //! revision's shape), which tools exist, and the checks of a call's arguments (`args.rs`:
@@ -11,7 +16,6 @@ use serde_json::{Map, Value, json};
 
 use super::super::protocol::Revision;
 use super::args::Args;
-use super::budget::{LABEL, MATCHED};
 use super::view::{DEFAULT_MAX_BYTES, MAX_BYTES_RANGE, View};
 use super::waits::{SETTLE_QUIET, SETTLE_TIMEOUT};
 use super::{Call, ToolError, ToolOutput, control, io};
@@ -29,7 +33,6 @@ const CLOSE_MAX_BYTES: u64 = 4096;
 
 // The descriptions say these in words.
 const _: () = assert!(SETTLE_QUIET.as_millis() == 1000, "the descriptions say \"a second\"");
-const _: () = assert!(LABEL == 8 && MATCHED == 4, "the descriptions say an eighth and a quarter");
 
 /// Runs a tool on its checked arguments.
 pub(crate) type Handler = fn(&Call, &Args) -> Result<ToolOutput, ToolError>;
@@ -38,7 +41,8 @@ pub(crate) type Handler = fn(&Call, &Args) -> Result<ToolOutput, ToolError>;
 pub(crate) struct ToolDef {
     /// The tool's name, e.g. `terminal_start`.
     pub name: &'static str,
-    /// A short human title (2025-06-18 on), also the annotations' title (2025-03-26 on).
+    /// A short human title ([`super::toolbox::ToolDefinition::title`]; `tools/list` leaves
+    /// it out).
     pub title: &'static str,
     /// The annotations' hints.
     pub hints: Hints,
@@ -47,8 +51,10 @@ pub(crate) struct ToolDef {
     /// The arguments, in groups (shared groups such as [`VIEW`] and [`WAIT`] defined once);
     /// their order is the schema's `required` order and the order error messages list them in.
     pub args: &'static [&'static [ArgDef]],
-    /// The schema of the tool's `structuredContent` (2025-06-18 on).
-    pub output: fn() -> Value,
+    /// How many of the leading groups in `args` carry their descriptions in the schema; the
+    /// later ones are shared groups described by another tool (`terminal_read`), listed with
+    /// their types only, which keeps `tools/list` small.
+    pub described: usize,
     /// Runs the tool.
     pub run: Handler,
 }
@@ -91,7 +97,7 @@ pub(crate) struct ArgDef {
     pub kind: Kind,
     /// A call must give it (`null` counts as not given).
     pub required: bool,
-    /// What it means, written for a model.
+    /// What it means, written for a model (empty: the name says it all).
     pub description: Text,
 }
 
@@ -141,35 +147,26 @@ impl Kind {
 }
 
 impl ArgDef {
-    /// The argument's JSON schema.
-    fn schema(&self) -> Value {
+    /// The argument's JSON schema: its type and, when `described`, its bounds, default and
+    /// description. An undescribed argument is one a shared group describes elsewhere (its
+    /// bounds are still checked, and an error names them).
+    fn schema(&self, described: bool) -> Value {
         let mut schema = match self.kind {
             Kind::Str | Kind::OneOf { .. } | Kind::Signal => json!({"type": "string"}),
             Kind::Bool => json!({"type": "boolean"}),
             Kind::UInt { .. } | Kind::SessionId => json!({"type": "integer"}),
-            Kind::Strings => json!({"type": "array", "items": {"type": "string"}, "minItems": 1}),
-            Kind::Env => {
-                json!({"type": "object", "additionalProperties": {"type": ["string", "null"]}})
-            }
+            Kind::Strings => json!({"type": "array", "items": {"type": "string"}}),
+            Kind::Env => json!({"type": "object"}),
         };
         match self.kind {
-            Kind::OneOf { values, default } => {
-                schema["enum"] = json!(values);
-                if let Some(default) = default {
-                    schema["default"] = json!(default);
-                }
-            }
+            Kind::OneOf { values, .. } => schema["enum"] = json!(values),
             Kind::Signal => schema["enum"] = json!(SIGNALS.map(Signal::name)),
-            Kind::UInt { default: Some(default), .. } => schema["default"] = json!(default),
             _ => {}
         }
-        if let Some((min, max)) = self.kind.range() {
-            schema["minimum"] = json!(min);
-            if let Some(max) = max {
-                schema["maximum"] = json!(max);
-            }
+        let description = self.description.render();
+        if described && !description.is_empty() {
+            schema["description"] = json!(description);
         }
-        schema["description"] = json!(self.description.render());
         schema
     }
 }
@@ -192,58 +189,75 @@ const SIGNALS: [Signal; 10] = [
 pub(crate) const TOOLS: &[ToolDef] = &[
     ToolDef {
         name: "terminal_start",
-        title: "Start a terminal program",
+        title: "Start a program",
         hints: ACTS,
         description: Text::Built(start_description),
         args: &[START_ARGS, VIEW, WAIT],
-        output: session_view_schema,
+        described: 1,
         run: io::start,
     },
     ToolDef {
         name: "terminal_send",
         title: "Type into a terminal",
         hints: ACTS,
-        description: Text::Built(send_description),
+        description: Text::Fixed(
+            "Type into a session, then read it as terminal_start does. Sent in this order: text, paste, keys, Enter (submit).",
+        ),
         args: &[&[SESSION_ID], SEND_ARGS, VIEW, WAIT],
-        output: session_view_schema,
+        described: 2,
         run: io::send,
     },
     ToolDef {
         name: "terminal_read",
         title: "Read a terminal",
         hints: READS,
-        description: Text::Built(read_description),
+        description: Text::Fixed(
+            "Read a session. Give a wait field to block until it holds (the first to hold, or the program's exit, ends the wait) instead of sleeping; without one it returns at once. A full-screen program's screen is shown whenever it is up, as the rows changed since you last saw it when few did.",
+        ),
         args: &[&[SESSION_ID], VIEW, WAIT],
-        output: session_view_schema,
+        described: 3,
         run: io::read,
+    },
+    ToolDef {
+        name: "terminal_mouse",
+        title: "Click or scroll",
+        hints: ACTS,
+        description: Text::Fixed(
+            "Click or turn the wheel at row,col (from 0) or on text shown on the screen, in a program that enabled mouse reporting; then read as terminal_start does (without wait fields).",
+        ),
+        args: &[&[SESSION_ID], MOUSE_ARGS, VIEW],
+        described: 2,
+        run: io::mouse,
     },
     ToolDef {
         name: "terminal_run",
         title: "Run a shell command",
         hints: ACTS,
         description: Text::Fixed(
-            "Run one shell command line and return its output and exit code (non-interactive commands: builds, tests, git, ls). It uses a shell with shell integration, so the exit code and the end of the output are exact. Pass the session_id of a shell started by terminal_start without command/argv, or by an earlier terminal_run, to keep its working directory and variables; omit session_id to start a new shell (its session_id is returned: reuse it, and terminal_close it when done). If the command is still running at timeout_ms it keeps running: follow it with terminal_read (prompt=true) or interrupt it with terminal_send keys=\"<C-c>\". For interactive or full-screen programs use terminal_start and terminal_send instead.",
+            "Run one shell command line to its end; returns its output and exit code (builds, tests, git). Without session_id a fresh shell runs it and is closed after. Still running at timeout_ms: it keeps running; follow it with terminal_read prompt=true, or send <C-c>. For interactive programs use terminal_start.",
         ),
-        args: &[RUN_ARGS],
-        output: run_output,
+        args: &[RUN_ARGS, &[max_bytes(DEFAULT_MAX_BYTES)]],
+        described: 1,
         run: control::run,
     },
     ToolDef {
         name: "terminal_signal",
         title: "Signal a terminal's programs",
         hints: ENDS,
-        description: Text::Built(signal_description),
+        description: Text::Fixed(
+            "Signal the foreground process group, or with target=\"session\" every group of the session.",
+        ),
         args: &[&[SESSION_ID], SIGNAL_ARGS],
-        output: signal_output,
+        described: 2,
         run: control::signal,
     },
     ToolDef {
         name: "terminal_resize",
         title: "Resize a terminal",
         hints: Hints { read_only: false, destructive: false, idempotent: true, open_world: false },
-        description: Text::Built(resize_description),
+        description: Text::Fixed("Resize a session's terminal; its program gets SIGWINCH."),
         args: &[&[SESSION_ID], RESIZE_ARGS],
-        output: resize_output,
+        described: 2,
         run: control::resize,
     },
     ToolDef {
@@ -251,21 +265,19 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Close a terminal",
         hints: ENDS,
         description: Text::Fixed(
-            "Close a session when you are done with it: hang up its terminal and end every process in it (SIGHUP and SIGTERM, then SIGKILL after a grace period), and return how the program ended and any output not read yet. Closing an already closed or exited session returns how it ended. All sessions are also closed when the MCP connection ends.",
+            "End a session and every process in it (SIGHUP, SIGTERM, then SIGKILL); returns how it ended and output not read yet. Close each session you start.",
         ),
         args: &[&[SESSION_ID, max_bytes(CLOSE_MAX_BYTES)]],
-        output: close_output,
+        described: 0,
         run: control::close,
     },
     ToolDef {
         name: "terminal_list",
         title: "List terminals",
         hints: READS,
-        description: Text::Fixed(
-            "List every session this server knows (running, exited or closed) with its id, program, pid, state, terminal size and idle time.",
-        ),
+        description: Text::Fixed("List the sessions: id, program, pid, state, size, idle time."),
         args: &[],
-        output: list_output,
+        described: 0,
         run: control::list,
     },
 ];
@@ -301,9 +313,7 @@ const SESSION_ID: ArgDef = ArgDef {
     name: "session_id",
     kind: Kind::SessionId,
     required: true,
-    description: Text::Fixed(
-        "The session's id, as returned by terminal_start, terminal_run or terminal_list.",
-    ),
+    description: Text::Fixed(""),
 };
 
 /// `env` of a new program or shell.
@@ -311,9 +321,7 @@ const ENV: ArgDef = ArgDef {
     name: "env",
     kind: Kind::Env,
     required: false,
-    description: Text::Fixed(
-        "Environment variables to set for the program (null removes one), e.g. {\"LANG\": \"C.UTF-8\"}.",
-    ),
+    description: Text::Fixed("Variables to set (null removes one)."),
 };
 
 /// `max_bytes` with its default.
@@ -332,7 +340,8 @@ const fn max_bytes(default: u64) -> ArgDef {
 
 fn max_bytes_description() -> String {
     format!(
-        "Most bytes of the whole result: the text and the structured content together, each string in them (output, screen, title, matched text, wait condition, program or command) counted as escaped in JSON, plus at most {MAX_BYTES_OVERHEAD} bytes of fixed framing (field names, numbers, status, notes). Output keeps its end (or the line a wait matched), the screen its start, saying how much was left out; a title, matched text, wait condition, program or command longer than its share (an eighth of max_bytes, a quarter for the matched text) is cut, ending with \"[... N more bytes of the ... cut]\"."
+        "Most bytes of the result, {}-{} (+{MAX_BYTES_OVERHEAD} of framing); cuts say what they left out.",
+        MAX_BYTES_RANGE.0, MAX_BYTES_RANGE.1
     )
 }
 
@@ -346,7 +355,7 @@ const VIEW: &[ArgDef] = &[
         kind: Kind::OneOf { values: &VIEWS, default: Some(View::New.name()) },
         required: false,
         description: Text::Fixed(
-            "What to return: \"new\" the transcript since the previous read, \"screen\" the visible screen, \"scrollback\" the end of the retained transcript.",
+            "new (default): the transcript since your last read; screen: the whole screen; scrollback: the transcript's end.",
         ),
     },
     max_bytes(DEFAULT_MAX_BYTES),
@@ -362,135 +371,87 @@ const fn flag(name: &'static str, description: &'static str) -> ArgDef {
     ArgDef { name, kind: Kind::Bool, required: false, description: Text::Fixed(description) }
 }
 
+/// A whole number from `min` to `max`.
+const fn number(
+    name: &'static str,
+    min: u64,
+    max: u64,
+    required: bool,
+    description: Text,
+) -> ArgDef {
+    ArgDef { name, kind: Kind::UInt { min, max: Some(max), default: None }, required, description }
+}
+
 /// A duration in milliseconds, from `min` to an hour.
-const fn millis(name: &'static str, min: u64, default: Option<u64>, description: Text) -> ArgDef {
-    ArgDef {
-        name,
-        kind: Kind::UInt { min, max: Some(MAX_TIMEOUT_MS), default },
-        required: false,
-        description,
-    }
+const fn millis(name: &'static str, min: u64, description: Text) -> ArgDef {
+    number(name, min, MAX_TIMEOUT_MS, false, description)
 }
 
 /// The bound of the optional wait.
-const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, None, Text::Built(wait_timeout_description));
+const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, Text::Built(wait_timeout_description));
 
 fn wait_timeout_description() -> String {
     format!(
-        "Longest time to wait, in milliseconds (default {} with a condition, {} for the default wait). A timeout is not an error: what was seen so far is returned.",
+        "Longest wait, default {} ms. A timeout returns what was seen.",
         Config::default().default_wait_timeout.as_millis(),
-        SETTLE_TIMEOUT.as_millis()
     )
 }
 
 /// The optional wait every reading tool takes: its conditions, then [`WAIT_TIMEOUT`].
 const WAIT: &[ArgDef] = &[
-    text("for_text", "Wait until this text appears in new transcript output (within one line)."),
-    text(
-        "for_regex",
-        "Wait until this regular expression (Rust syntax) matches a line of new transcript output, e.g. \"^42$\" or \"error|warning\".",
-    ),
-    text(
-        "for_screen_text",
-        "Wait until this text appears anywhere on the visible screen (for full-screen programs).",
-    ),
-    millis(
-        "quiet_ms",
+    text("for_text", "Text in a new transcript line."),
+    text("for_regex", "Regex (Rust syntax) matching a new transcript line."),
+    text("for_screen_text", "Text on the screen."),
+    text("for_screen_regex", "Regex matching a screen row."),
+    number(
+        "screen_row",
         0,
-        None,
-        Text::Fixed("Wait until the program has printed nothing for this many milliseconds."),
+        MAX_ROWS as u64 - 1,
+        false,
+        Text::Fixed("Only this row (from 0) for the two above."),
     ),
-    millis(
-        "stable_ms",
-        0,
-        None,
-        Text::Fixed(
-            "Wait until the screen has not changed for this many milliseconds (full-screen programs that redraw).",
-        ),
-    ),
-    flag(
-        "prompt",
-        "Wait until the shell is back at its prompt after the last input (sessions with shell integration).",
-    ),
-    flag(
-        "input_wait",
-        "Wait until the program in the foreground is waiting to read the terminal (a REPL prompt, an editor, a password question).",
-    ),
-    flag("exit", "Wait until the program exits."),
+    text("for_cursor", "The cursor at \"row,col\" (from 0)."),
+    millis("quiet_ms", 0, Text::Fixed("No output for this long.")),
+    millis("stable_ms", 0, Text::Fixed("The screen unchanged for this long.")),
+    flag("prompt", "The shell back at its prompt (shell integration)."),
+    flag("input_wait", "The program waiting for input."),
+    flag("exit", "The program's exit."),
     WAIT_TIMEOUT,
 ];
 
-/// The sentence on waits that ends the reading tools' descriptions, naming [`WAIT`]'s
-/// arguments.
-fn wait_note() -> String {
-    let conditions: Vec<&str> =
-        WAIT.iter().map(|arg| arg.name).filter(|name| *name != WAIT_TIMEOUT.name).collect();
-    format!(
-        "Wait conditions (any that are given; the first to hold ends the wait, and so does the program's exit): {}; {} bounds the wait. Prefer them to sleeping or polling.",
-        conditions.join(", "),
-        WAIT_TIMEOUT.name
-    )
-}
-
-/// The default wait of `terminal_start` and `terminal_send`, in words.
+/// The default wait of the tools that act, in words.
 fn settle() -> String {
     format!(
-        "waits until the program waits for input, exits, or has printed nothing for a second (at most {} s)",
+        "until the program waits for input, exits or is quiet for a second (at most {} s)",
         SETTLE_TIMEOUT.as_secs()
     )
 }
 
 /// A terminal size argument from `min` to `max`.
 const fn size(name: &'static str, min: u16, max: u16, required: bool, description: Text) -> ArgDef {
-    ArgDef {
-        name,
-        kind: Kind::UInt { min: min as u64, max: Some(max as u64), default: None },
-        required,
-        description,
-    }
+    number(name, min as u64, max as u64, required, description)
 }
 
 /// `terminal_start`'s own arguments.
 const START_ARGS: &[ArgDef] = &[
-    text(
-        "command",
-        "A shell command line, run by bash -lc (pipes, globs and && work), e.g. \"python3 -q\" or \"make test\".",
-    ),
+    text("command", "A shell command line (bash -lc)."),
     ArgDef {
         name: "argv",
         kind: Kind::Strings,
         required: false,
-        description: Text::Fixed(
-            "The program and its arguments, run without a shell, e.g. [\"vim\", \"notes.txt\"].",
-        ),
+        description: Text::Fixed("A program and its arguments, run without a shell."),
     },
-    text("cwd", "Working directory (default: the server's)."),
+    text("cwd", "Working directory."),
     ENV,
-    size(
-        "cols",
-        MIN_COLS,
-        MAX_COLS,
-        false,
-        Text::Built(|| format!("Terminal width in columns (default {}).", Config::default().cols)),
-    ),
-    size(
-        "rows",
-        MIN_ROWS,
-        MAX_ROWS,
-        false,
-        Text::Built(|| format!("Terminal height in rows (default {}).", Config::default().rows)),
-    ),
-    flag(
-        "shell_integration",
-        "Track the prompt and exit codes of a bash or zsh started interactively (default: true for the default interactive shell, false otherwise; not possible with command).",
-    ),
+    size("cols", MIN_COLS, MAX_COLS, false, Text::Fixed("")),
+    size("rows", MIN_ROWS, MAX_ROWS, false, Text::Fixed("")),
+    flag("shell_integration", "Track prompts and exit codes (default: on for the shell)."),
 ];
 
 fn start_description() -> String {
     format!(
-        "Start a program in a new headless terminal (a real pseudo-terminal with a full terminal emulator) and return its session id, pid, status and first output. Give `command` (a shell command line, run by bash -lc) or `argv` (a program and its arguments, no shell); give neither for an interactive shell with shell integration (prompt and exit-code tracking, usable with terminal_run). The call {}, unless you give your own wait condition. Full-screen programs (vim, less, htop, top) draw on the alternate screen, which is returned as text. The session keeps running until terminal_close: close every session you start once you are done. {}",
+        "Start a program in a new terminal (a pty with a full emulator): command, argv, or neither for an interactive shell that terminal_run can use. Waits {}, or for terminal_read's wait fields, then returns what terminal_read would. Close it with terminal_close.",
         settle(),
-        wait_note()
     )
 }
 
@@ -498,33 +459,32 @@ fn start_description() -> String {
 const SEND_ARGS: &[ArgDef] = &[
     text(
         "text",
-        "Text to type; backslash escapes are decoded: \\n, \\r (Enter), \\t, \\e (Escape), \\xHH, \\uHHHH, \\\\. To type code or other text literally (a backslash stays a backslash), use paste.",
+        "Typed with \\n \\r \\t \\e \\xHH \\uHHHH \\\\ decoded; for literal text use paste.",
     ),
     text(
         "keys",
-        "A key script: text with keys in angle brackets, e.g. \"ihello<Esc>:wq<Enter>\", \"<C-c>\", \"<Up><Up><Enter>\", \"<F10>\"; modifiers C- (Ctrl), M- (Alt), S- (Shift); <lt> types a literal <.",
+        "Text and <Enter> <Esc> <Tab> <BS> <Up> <PageDown> <F2> <C-c> <M-x>; <lt> is <. E.g. \"ihi<Esc>:wq<Enter>\".",
     ),
-    text(
-        "paste",
-        "Text to paste as one block (line breaks do not run each line in programs that enable bracketed paste).",
-    ),
-    flag("submit", "Press Enter after everything else (e.g. to run a typed command)."),
+    text("paste", "Text pasted as one block, literally."),
+    flag("submit", "Press Enter last."),
 ];
 
-fn send_description() -> String {
-    format!(
-        "Type into a session, then return its new output like terminal_read. `text` is typed with backslash escapes decoded (\\n, \\r, \\t, \\e, \\xHH, \\uHHHH); `keys` is a key script: plain text mixed with keys in angle brackets such as <Enter>, <Esc>, <Tab>, <BS>, <Up>, <PageDown>, <F2>, <C-c>, <C-d>, <M-x> (<lt> is a literal <); `paste` pastes a block of text the way a terminal does (bracketed paste when the program enabled it); `submit`: true presses Enter at the end. They are sent in that order: text, paste, keys, Enter. Use keys for full-screen programs, e.g. vim `ihello<Esc>:wq<Enter>`, less `q`, interrupt `<C-c>`. Without a wait condition the call {}. {}",
-        settle(),
-        wait_note()
-    )
-}
+/// `terminal_mouse`'s own arguments.
+const MOUSE_ARGS: &[ArgDef] = &[
+    ArgDef {
+        name: "action",
+        kind: Kind::OneOf { values: &MOUSE_ACTIONS, default: Some(MOUSE_ACTIONS[0]) },
+        required: false,
+        description: Text::Fixed(""),
+    },
+    size("row", 0, MAX_ROWS - 1, false, Text::Fixed("")),
+    size("col", 0, MAX_COLS - 1, false, Text::Fixed("")),
+    text("text", "Where this text is shown (its first occurrence)."),
+    number("count", 1, 100, false, Text::Fixed("Wheel notches (default 3).")),
+];
 
-fn read_description() -> String {
-    format!(
-        "Read a session without typing. view=\"new\" (default) returns the transcript printed since the previous read of the session; view=\"screen\" returns the visible screen (use it for full-screen programs such as vim, less, htop); view=\"scrollback\" returns the end of the retained transcript. The screen is also returned whenever a full-screen program has the alternate screen. Give a wait condition to block until something happens instead of sleeping; without one the call returns at once. {}",
-        wait_note()
-    )
-}
+/// The values of `terminal_mouse`'s `action`.
+pub(crate) const MOUSE_ACTIONS: [&str; 4] = ["click", "right_click", "scroll_up", "scroll_down"];
 
 /// `terminal_run`'s arguments.
 const RUN_ARGS: &[ArgDef] = &[
@@ -532,69 +492,41 @@ const RUN_ARGS: &[ArgDef] = &[
         name: "command",
         kind: Kind::Str,
         required: true,
-        description: Text::Fixed(
-            "One shell command line (no line breaks; join commands with ; or &&).",
-        ),
+        description: Text::Fixed("One line; join commands with ; or &&."),
     },
     ArgDef {
         name: "session_id",
         kind: Kind::SessionId,
         required: false,
-        description: Text::Fixed(
-            "A shell session with shell integration to run in (omit to start a new one).",
-        ),
+        description: Text::Fixed("A shell to run in, keeping its directory and variables."),
     },
-    text("cwd", "Working directory of a new shell (only without session_id)."),
+    text("cwd", "Working directory of a new shell."),
     ENV,
-    flag(
-        "keep_session",
-        "Keep the new shell open after the command (only without session_id): pass its session_id to later calls and close it with terminal_close. By default a shell started for one command is closed after it (unless the command is still running at the timeout).",
-    ),
-    millis(
-        "timeout_ms",
-        1,
-        Some(RUN_TIMEOUT_MS),
-        Text::Fixed("Longest time to wait for the command, in milliseconds."),
-    ),
-    max_bytes(DEFAULT_MAX_BYTES),
+    flag("keep_session", "Keep the new shell open for later calls."),
+    ArgDef {
+        name: "timeout_ms",
+        kind: Kind::UInt { min: 1, max: Some(MAX_TIMEOUT_MS), default: Some(RUN_TIMEOUT_MS) },
+        required: false,
+        description: Text::Built(|| format!("Default {RUN_TIMEOUT_MS}.")),
+    },
 ];
 
 /// `terminal_signal`'s own arguments.
 const SIGNAL_ARGS: &[ArgDef] = &[
-    ArgDef {
-        name: "signal",
-        kind: Kind::Signal,
-        required: true,
-        description: Text::Fixed("The signal (SIG prefix and lower case are accepted too)."),
-    },
+    ArgDef { name: "signal", kind: Kind::Signal, required: true, description: Text::Fixed("") },
     ArgDef {
         name: "target",
         kind: Kind::OneOf { values: &["foreground", "session"], default: Some("foreground") },
         required: false,
-        description: Text::Fixed(
-            "\"foreground\": the terminal's foreground process group; \"session\": every process group of the session.",
-        ),
+        description: Text::Fixed(""),
     },
 ];
 
-fn signal_description() -> String {
-    format!(
-        "Send a signal to the session's foreground process group (what Ctrl-C or Ctrl-Z would reach), or with target=\"session\" to every process group of the session. Signals: {}. To interrupt a program, terminal_send keys=\"<C-c>\" usually suffices; to end a session, use terminal_close.",
-        SIGNALS.map(Signal::name).join(", ")
-    )
-}
-
 /// `terminal_resize`'s own arguments.
 const RESIZE_ARGS: &[ArgDef] = &[
-    size("cols", MIN_COLS, MAX_COLS, true, Text::Fixed("Columns.")),
-    size("rows", MIN_ROWS, MAX_ROWS, true, Text::Fixed("Rows.")),
+    size("cols", MIN_COLS, MAX_COLS, true, Text::Fixed("")),
+    size("rows", MIN_ROWS, MAX_ROWS, true, Text::Fixed("")),
 ];
-
-fn resize_description() -> String {
-    format!(
-        "Resize a session's terminal (cols {MIN_COLS}-{MAX_COLS}, rows {MIN_ROWS}-{MAX_ROWS}). The program gets SIGWINCH and redraws; read the screen afterwards with terminal_read view=\"screen\"."
-    )
-}
 
 impl ToolDef {
     /// Every argument, in order.
@@ -608,39 +540,50 @@ impl ToolDef {
         self.args().find(|arg| arg.name == name)
     }
 
+    /// Whether the tool takes an argument named `name`.
+    pub(crate) fn accepts(&self, name: &str) -> bool {
+        self.arg(name).is_some()
+    }
+
     fn input_schema(&self) -> Value {
-        let properties: Map<String, Value> =
-            self.args().map(|arg| (arg.name.to_owned(), arg.schema())).collect();
+        let properties: Map<String, Value> = self
+            .args
+            .iter()
+            .enumerate()
+            .flat_map(|(group, args)| args.iter().map(move |arg| (group < self.described, arg)))
+            .map(|(described, arg)| (arg.name.to_owned(), arg.schema(described)))
+            .collect();
         let required: Vec<&str> =
             self.args().filter(|arg| arg.required).map(|arg| arg.name).collect();
-        let mut schema = json!({
-            "type": "object",
-            "properties": properties,
-            "additionalProperties": false,
-        });
+        let mut schema = json!({"type": "object", "properties": properties});
         if !required.is_empty() {
             schema["required"] = json!(required);
         }
         schema
     }
 
+    /// The hints that differ from the protocol's defaults (not read-only, destructive, not
+    /// idempotent, open world): the defaults go without saying.
     fn annotations(&self) -> Value {
-        json!({
-            "title": self.title,
-            "readOnlyHint": self.hints.read_only,
-            "destructiveHint": self.hints.destructive,
-            "idempotentHint": self.hints.idempotent,
-            "openWorldHint": self.hints.open_world,
-        })
+        let mut hints = Map::new();
+        let Hints { read_only, destructive, idempotent, open_world } = self.hints;
+        for (name, value, default) in [
+            ("readOnlyHint", read_only, false),
+            ("destructiveHint", destructive, true),
+            ("idempotentHint", idempotent, false),
+            ("openWorldHint", open_world, true),
+        ] {
+            if value != default && !(read_only && name == "destructiveHint") {
+                hints.insert(name.to_owned(), json!(value));
+            }
+        }
+        Value::Object(hints)
     }
 
-    /// The tool's `tools/list` entry, shaped for the revision: annotations from 2025-03-26,
-    /// titles and output schemas from 2025-06-18.
-    /// Whether the tool takes an argument named `name`.
-    pub(crate) fn accepts(&self, name: &str) -> bool {
-        self.args.iter().flat_map(|group| group.iter()).any(|arg| arg.name == name)
-    }
-
+    /// The tool's `tools/list` entry, shaped for the revision: annotations from 2025-03-26.
+    /// Titles (which hosts show in place of the name when given) are left out to save bytes
+    /// a model reads on every conversation, and there are no output schemas: structured results carry ids,
+    /// status and exit codes a host may use, and the text says everything a model needs.
     pub(crate) fn entry(&self, revision: Revision) -> Value {
         let mut entry = json!({
             "name": self.name,
@@ -648,187 +591,13 @@ impl ToolDef {
             "inputSchema": self.input_schema(),
         });
         if revision >= Revision::V2025_03_26 {
-            entry["annotations"] = self.annotations();
-        }
-        if revision >= Revision::V2025_06_18 {
-            entry["title"] = json!(self.title);
-            entry["outputSchema"] = (self.output)();
+            let annotations = self.annotations();
+            if annotations.as_object().is_some_and(|a| !a.is_empty()) {
+                entry["annotations"] = annotations;
+            }
         }
         entry
     }
-}
-
-fn nullable(kind: &str) -> Value {
-    json!({ "type": [kind, "null"] })
-}
-
-/// The schema of a session's status in structured results.
-fn status_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "activity": {"type": "string", "enum": ["running", "quiet", "waiting_for_input", "at_prompt", "exited", "closed"]},
-            "exit_code": nullable("integer"),
-            "exit_signal": nullable("integer"),
-            "foreground": {
-                "type": ["object", "null"],
-                "properties": {"pid": {"type": "integer"}, "name": {"type": "string"}},
-                "required": ["pid", "name"]
-            },
-            "last_exit_code": nullable("integer"),
-            "shell_integration": {"type": "boolean"},
-            "seconds_since_output": {"type": "number"}
-        },
-        "required": ["activity", "exit_code", "exit_signal", "foreground", "last_exit_code", "shell_integration", "seconds_since_output"]
-    })
-}
-
-fn screen_schema() -> Value {
-    json!({
-        "type": ["object", "null"],
-        "properties": {
-            "cols": {"type": "integer"},
-            "rows": {"type": "integer"},
-            "alternate": {"type": "boolean"},
-            "cursor_row": {"type": "integer"},
-            "cursor_col": {"type": "integer"},
-            "cursor_visible": {"type": "boolean"},
-            "title": {"type": "string", "description": "The window title, cut to its share of max_bytes with a \"[... N more bytes of the title cut]\" marker."},
-            "text": {"type": "string"},
-            "omitted_bytes": {"type": "integer"}
-        },
-        "required": ["cols", "rows", "alternate", "cursor_row", "cursor_col", "cursor_visible", "title", "text", "omitted_bytes"]
-    })
-}
-
-fn wait_schema() -> Value {
-    json!({
-        "type": ["object", "null"],
-        "properties": {
-            "condition": {"type": "string", "description": "The condition waited for, cut to its share of max_bytes like the title."},
-            "outcome": {"type": "string", "enum": ["matched", "exited", "closed", "timeout", "cancelled"]},
-            "matched_text": {"type": ["string", "null"], "description": "The text that matched, cut to its share of max_bytes with a \"[... N more bytes of the matched text cut]\" marker."},
-            "elapsed_ms": {"type": "integer"},
-            "default": {"type": "boolean"}
-        },
-        "required": ["condition", "outcome", "matched_text", "elapsed_ms", "default"]
-    })
-}
-
-/// The structured result of the tools that show a session (start, send, read).
-fn session_view_schema() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "integer"},
-            "pid": {"type": "integer"},
-            "program": {"type": "string", "description": "The program or command line, cut to its share of max_bytes like the title."},
-            "status": status_schema(),
-            "view": {"type": "string", "enum": VIEWS},
-            "output": {"type": "string"},
-            "output_omitted_bytes": {"type": "integer"},
-            "first_line": nullable("integer"),
-            "rewritten": {"type": "boolean"},
-            "missed_lines": {"type": "integer"},
-            "screen": screen_schema(),
-            "wait": wait_schema()
-        },
-        "required": ["session_id", "pid", "program", "status", "view", "output", "output_omitted_bytes", "first_line", "rewritten", "missed_lines", "screen", "wait"]
-    })
-}
-
-/// The structured result of `terminal_run`.
-fn run_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "integer"},
-            "new_session": {"type": "boolean"},
-            "session_closed": {"type": "boolean", "description": "The new shell was closed after the command (a one-off run)."},
-            "command": {"type": "string", "description": "The command line, cut to an eighth of max_bytes with a \"[... N more bytes of the command cut]\" marker."},
-            "output": {"type": "string"},
-            "output_omitted_bytes": {"type": "integer"},
-            "exit_code": nullable("integer"),
-            "timed_out": {"type": "boolean"},
-            "duration_ms": {"type": "integer"},
-            "status": status_schema()
-        },
-        "required": ["session_id", "new_session", "command", "output", "output_omitted_bytes", "exit_code", "timed_out", "duration_ms", "status"]
-    })
-}
-
-/// The structured result of `terminal_signal`.
-fn signal_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "integer"},
-            "signal": {"type": "string"},
-            "process_groups": {"type": "array", "items": {"type": "integer"}},
-            "names": {"type": "array", "items": {"type": "string"}}
-        },
-        "required": ["session_id", "signal", "process_groups", "names"]
-    })
-}
-
-/// The structured result of `terminal_resize`.
-fn resize_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "integer"},
-            "cols": {"type": "integer"},
-            "rows": {"type": "integer"}
-        },
-        "required": ["session_id", "cols", "rows"]
-    })
-}
-
-/// The structured result of `terminal_close`.
-fn close_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "session_id": {"type": "integer"},
-            "exit_code": nullable("integer"),
-            "exit_signal": nullable("integer"),
-            "ended": {"type": "string"},
-            "output": {"type": "string"},
-            "output_omitted_bytes": {"type": "integer"}
-        },
-        "required": ["session_id", "exit_code", "exit_signal", "ended", "output", "output_omitted_bytes"]
-    })
-}
-
-/// The structured result of `terminal_list`.
-fn list_output() -> Value {
-    json!({
-        "type": "object",
-        "properties": {
-            "sessions": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "session_id": {"type": "integer"},
-                        "pid": {"type": "integer"},
-                        "program": {"type": "string"},
-                        "state": {"type": "string", "enum": ["running", "exited", "closed"]},
-                        "exit_code": nullable("integer"),
-                        "exit_signal": nullable("integer"),
-                        "cols": {"type": "integer"},
-                        "rows": {"type": "integer"},
-                        "idle_seconds": {"type": "number"},
-                        "bytes_in": {"type": "integer"},
-                        "bytes_out": {"type": "integer"},
-                        "closed_reason": nullable("string")
-                    },
-                    "required": ["session_id", "pid", "program", "state", "exit_code", "exit_signal", "cols", "rows", "idle_seconds", "bytes_in", "bytes_out", "closed_reason"]
-                }
-            }
-        },
-        "required": ["sessions"]
-    })
 }
 
 #[cfg(test)]

@@ -242,7 +242,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let session = call.engine.session(id)?;
     let was_running = matches!(session.info().map(|i| i.state), Ok(SessionState::Running));
     let ended = session.close()?;
-    call.input.forget(id);
+    call.caller.forget(id);
     // A program that ends on the close's own signals did not crash: say so.
     let how = match ended {
         ExitStatus::Signal(signal @ (1 | 9 | 15)) if was_running => {

@@ -1,12 +1,16 @@
-//! The tools that start a session, type into it and read it: `terminal_start`, `terminal_send`
-//! and `terminal_read`.
+//! The tools that start a session, type into it, click in it and read it: `terminal_start`,
+//! `terminal_send`, `terminal_mouse` and `terminal_read`.
 
-use crate::{ScriptItem, SpawnSpec, parse_key_script};
+use crate::{
+    MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, SpawnSpec, parse_key_script,
+};
 
 use super::args::Args;
+use super::catalog::MOUSE_ACTIONS;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, ToolError, ToolOutput};
+use crate::term::screen::cell_col;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -116,7 +120,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         waits::check(plan, &session)?;
     }
     {
-        let lock = call.input.of(id);
+        let lock = call.caller.input.of(id);
         let _typing = (!one_key).then(|| lock.lock().unwrap_or_else(|e| e.into_inner()));
         if let Some(text) = text {
             session.send_text(text)?;
@@ -155,4 +159,96 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         None => None,
     };
     show(call, &session, view, report.as_ref(), false)
+}
+
+/// `terminal_mouse`.
+pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
+    let id = args.session_id()?;
+    let action = args.str("action").unwrap_or(MOUSE_ACTIONS[0]);
+    let view = view_args(args)?;
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    let session = call.engine.session(id)?;
+    let screen = session.screen()?;
+    if screen.modes.mouse == MouseReporting::Off {
+        return Err(ToolError::new(format!(
+            "session {id}: the program has not enabled mouse reporting, so a mouse event would be lost; nothing was sent. Use terminal_send keys instead (arrows, <Tab>, <Enter>, <PageDown>)"
+        )));
+    }
+    let (row, col) = mouse_target(args, &screen, action)?;
+    if let Some(plan) = &plan {
+        waits::check(plan, &session)?;
+    }
+    {
+        let lock = call.caller.input.of(id);
+        let _typing = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let wheel = |direction| {
+            let count = args.uint("count").unwrap_or(DEFAULT_NOTCHES) as u16;
+            session.scroll(direction, count, row, col)
+        };
+        match action {
+            "right_click" => {
+                session.mouse_down(MouseButton::Right, row, col)?;
+                session.mouse_up(MouseButton::Right, row, col)?;
+            }
+            "scroll_up" => wheel(ScrollDirection::Up)?,
+            "scroll_down" => wheel(ScrollDirection::Down)?,
+            _ => session.click(row, col)?,
+        }
+    }
+    let report = match &plan {
+        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        None => None,
+    };
+    show(call, &session, view, report.as_ref(), false)
+}
+
+/// Wheel notches of a scroll that does not say.
+const DEFAULT_NOTCHES: u64 = 3;
+
+/// Where a mouse event goes: `row` and `col`, or the first place `text` is shown; a scroll
+/// with neither goes to the middle of the screen.
+fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16), ToolError> {
+    let (row, col) = (args.uint("row"), args.uint("col"));
+    let at = match (args.str("text"), row, col) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(ToolError::new(
+                "terminal_mouse takes `text` or `row` and `col`, not both",
+            ));
+        }
+        (Some(text), None, None) => find_on_screen(screen, text).next().ok_or_else(|| {
+            ToolError::new(format!(
+                "{text:?} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\""
+            ))
+        })?,
+        (None, Some(row), Some(col)) => (row as u16, col as u16),
+        (None, None, None) if action.starts_with("scroll") => (screen.rows / 2, screen.cols / 2),
+        _ => {
+            return Err(ToolError::new(
+                "terminal_mouse needs `row` and `col` (from 0), or `text` to find on the screen",
+            ));
+        }
+    };
+    if at.0 >= screen.rows || at.1 >= screen.cols {
+        return Err(ToolError::new(format!(
+            "row {}, col {} is outside the {}x{} screen (rows 0-{}, cols 0-{}); nothing was sent",
+            at.0,
+            at.1,
+            screen.cols,
+            screen.rows,
+            screen.rows - 1,
+            screen.cols - 1
+        )));
+    }
+    Ok(at)
+}
+
+/// Every place `text` is shown on `screen`, as (row, col) of its first cell, top to bottom.
+pub(crate) fn find_on_screen<'s>(
+    screen: &'s Screen,
+    text: &'s str,
+) -> impl Iterator<Item = (u16, u16)> + 's {
+    screen.lines.iter().enumerate().flat_map(move |(row, line)| {
+        let found = (!text.is_empty()).then(|| line.match_indices(text)).into_iter().flatten();
+        found.map(move |(at, _)| (row as u16, cell_col(line, at)))
+    })
 }

@@ -12,6 +12,7 @@ mod catalog;
 mod control;
 mod io;
 mod render;
+mod screen_diff;
 pub(crate) mod toolbox;
 mod view;
 mod waits;
@@ -27,6 +28,7 @@ use super::inflight::CancelToken;
 use super::protocol::Revision;
 use args::Args;
 use catalog::TOOLS;
+use screen_diff::SeenScreens;
 
 pub(crate) use catalog::NAMES;
 
@@ -99,14 +101,31 @@ impl InputLocks {
     }
 }
 
+/// What the calls of one caller (an MCP connection, a [`toolbox::Toolbox`]) share.
+#[derive(Debug, Default)]
+pub(crate) struct Caller {
+    /// The sessions' input locks.
+    pub input: InputLocks,
+    /// The screens this caller was shown, which later screens are shown as changes to.
+    pub seen: SeenScreens,
+}
+
+impl Caller {
+    /// Forgets a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.input.forget(id);
+        self.seen.forget(id);
+    }
+}
+
 /// A tool call's context.
 pub(crate) struct Call<'a> {
     /// The engine whose sessions the tools drive.
     pub engine: &'a Engine,
     /// The call's cancellation token.
     pub cancel: &'a Arc<CancelToken>,
-    /// The sessions' input locks.
-    pub input: &'a InputLocks,
+    /// What this caller's calls share.
+    pub caller: &'a Caller,
     /// The protocol revision the call is served in.
     pub revision: Revision,
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalog::{self, TOOLS};
-use super::{Call, InputLocks, ToolOutput};
+use super::{Call, Caller, ToolOutput};
 use crate::Engine;
 use crate::mcp::inflight::CancelToken;
 use crate::mcp::protocol::Revision;
@@ -25,8 +25,6 @@ pub struct ToolDefinition {
     pub description: String,
     /// The JSON schema of its arguments.
     pub input_schema: Value,
-    /// The JSON schema of its structured result.
-    pub output_schema: Value,
 }
 
 /// What a tool call returned.
@@ -37,7 +35,7 @@ pub struct ToolResult {
     /// notes on what was left out; or, when `is_error`, what went wrong in words a model can
     /// act on.
     pub text: String,
-    /// The same data as JSON, matching the tool's output schema (`None` when `is_error`).
+    /// The ids, status and exit codes as JSON, for a host's own use (`None` when `is_error`).
     pub structured: Option<Value>,
     /// The call failed in a way a model can fix (a bad argument, an unknown session, a program
     /// that cannot start).
@@ -88,7 +86,7 @@ impl Default for ToolCancel {
 #[derive(Debug, Clone)]
 pub struct Toolbox {
     engine: Engine,
-    input: Arc<InputLocks>,
+    caller: Arc<Caller>,
     /// The tools offered (all by default).
     enabled: Vec<&'static str>,
     /// The host's byte budget: the default and the most of every call's `max_bytes`.
@@ -100,7 +98,7 @@ impl Toolbox {
     pub fn new(engine: Engine) -> Toolbox {
         Toolbox {
             engine,
-            input: Arc::new(InputLocks::default()),
+            caller: Arc::default(),
             enabled: TOOLS.iter().map(|tool| tool.name).collect(),
             max_bytes: None,
         }
@@ -149,7 +147,6 @@ impl Toolbox {
                     title: tool.title.to_owned(),
                     description: entry["description"].as_str().unwrap_or_default().to_owned(),
                     input_schema: entry["inputSchema"].clone(),
-                    output_schema: entry["outputSchema"].clone(),
                 }
             })
             .collect()
@@ -183,7 +180,7 @@ impl Toolbox {
         let call = Call {
             engine: &self.engine,
             cancel: &cancel.0,
-            input: &self.input,
+            caller: &self.caller,
             revision: Revision::LATEST_HANDSHAKE,
         };
         match super::run(&call, name, &arguments)? {

@@ -8,6 +8,7 @@ use crate::{Screen, Session, SessionId, Status};
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{header, push_block, status_json};
+use super::screen_diff::{Shape, screen_text};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 use crate::term::screen::model::model_view;
@@ -170,8 +171,8 @@ struct Reading {
     program: String,
     /// The transcript part the view asks for (at most `max_bytes` of it), with the status.
     new: NewOutput,
-    /// The screen, when it is shown.
-    screen: Option<Screen>,
+    /// The screen, when it is shown, and which of its rows.
+    screen: Option<(Screen, Shape)>,
 }
 
 /// Builds the result of a reading tool: header, the start note (`started`), the wait, the
@@ -204,8 +205,19 @@ pub(crate) fn show(
     let screen = snapshot.filter(|s| {
         args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
     });
-    let reading = Reading { id: session.id(), pid: info.pid, program: info.program, new, screen };
-    Ok(layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started))
+    let id = session.id();
+    let seen = &call.caller.seen;
+    let screen = screen.map(|s| {
+        let shape = seen.shape(id, &s, args.view == View::Screen);
+        (s, shape)
+    });
+    let reading = Reading { id, pid: info.pid, program: info.program, new, screen };
+    let (output, screen_whole) =
+        layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
+    if let Some((screen, _)) = reading.screen {
+        seen.remember(id, screen_whole.then_some(screen));
+    }
+    Ok(output)
 }
 
 /// Whether `output` already ends with every row of the primary `screen`, up to the cursor's
@@ -224,22 +236,24 @@ fn output_shows(output: &str, screen: &Screen) -> bool {
 
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text
 /// and the title take their parts first, then the transcript and the screen share the rest
-/// (each may have at least half of it).
+/// (each may have at least half of it). Also says whether the screen was shown without a cut
+/// (so the caller has seen all of it).
 fn layout(
     reading: &Reading,
     view: View,
     mut budget: Budget,
     wait: Option<&Report>,
     started: bool,
-) -> ToolOutput {
+) -> (ToolOutput, bool) {
     let program = budget.label(&reading.program, LABEL, "program");
     let original_match = wait.and_then(|w| w.matched_text.as_ref());
     let wait = wait.map(|w| w.within(&mut budget));
-    let shown =
-        reading.screen.as_ref().map(|s| (s, budget.label(&s.title, LABEL, "title"), s.text()));
+    let shown = reading.screen.as_ref().map(|(s, shape)| {
+        (s, shape, budget.label(&s.title, LABEL, "title"), screen_text(s, shape))
+    });
     let rest = budget.left();
     let output_cap = match &shown {
-        Some((_, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
+        Some((_, _, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
         None => rest,
     };
     // New output is cut around what a wait matched in it; the retained transcript keeps its end.
@@ -296,10 +310,16 @@ fn layout(
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
         View::New => {}
     }
+    let mut screen_whole = true;
     let screen_json = match &shown {
-        Some((snapshot, title, full)) => {
+        Some((snapshot, shape, title, full)) => {
             let (kept, omitted) = budget.start(full, usize::MAX);
-            let (json, block) = model_view(snapshot, title, kept, omitted);
+            screen_whole = omitted == 0 && title.len() == snapshot.title.len();
+            let changed = match shape {
+                Shape::Whole => None,
+                Shape::Rows(rows) => Some(rows.len()),
+            };
+            let (json, block) = model_view(snapshot, changed, title, kept, omitted);
             push_block(&mut text, &block);
             json
         }
@@ -325,7 +345,7 @@ fn layout(
             "default": w.implicit,
         })),
     });
-    ToolOutput { text, structured }
+    (ToolOutput { text, structured }, screen_whole)
 }
 
 #[cfg(test)]
@@ -359,6 +379,10 @@ mod tests {
     }
 
     fn reading(output: String, screen: Option<Screen>) -> Reading {
+        reading_shaped(output, screen.map(|s| (s, Shape::Whole)))
+    }
+
+    fn reading_shaped(output: String, screen: Option<(Screen, Shape)>) -> Reading {
         Reading {
             id: SessionId(u64::MAX),
             pid: i32::MIN,
@@ -399,23 +423,29 @@ mod tests {
     #[test]
     fn the_whole_result_stays_within_max_bytes_and_the_overhead() {
         let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
-        let full = reading(worst::string(10_000), Some(screen));
+        let shapes = [Shape::Whole, Shape::Rows(vec![]), Shape::Rows((0..500).collect())];
         let mut framing = 0;
-        for view in [View::New, View::Screen, View::Scrollback] {
+        for (view, shape) in [View::New, View::Screen, View::Scrollback]
+            .into_iter()
+            .flat_map(|view| shapes.iter().map(move |shape| (view, shape)))
+        {
+            let full = reading_shaped(worst::string(10_000), Some((screen.clone(), shape.clone())));
             for wait in reports().iter().map(Some).chain([None]) {
                 for copies in [1, 2] {
-                    let bare = layout(&full, view, Budget::with_copies(0, copies), wait, true);
+                    let (bare, _) = layout(&full, view, Budget::with_copies(0, copies), wait, true);
                     framing = framing.max(worst::size(&bare, copies));
                     for max in worst::MAX_BYTES {
                         let budget = Budget::with_copies(max, copies);
-                        let output = layout(&full, view, budget, wait, true);
+                        let (output, _) = layout(&full, view, budget, wait, true);
                         let size = worst::size(&output, copies);
                         assert!(
                             size <= max + MAX_BYTES_OVERHEAD,
-                            "{view:?} {max} {copies}: {size}"
+                            "{view:?} {shape:?} {max} {copies}: {size}"
                         );
-                        // The strings use the budget.
-                        assert!(size >= max / 2, "{view:?} {max} {copies}: {size}");
+                        // The strings use the budget (an unchanged screen has no text).
+                        if *shape != Shape::Rows(vec![]) {
+                            assert!(size >= max / 2, "{view:?} {max} {copies}: {size}");
+                        }
                     }
                 }
             }
@@ -437,7 +467,7 @@ mod tests {
             settled_by: None,
             screen: None,
         };
-        let output = layout(
+        let (output, _) = layout(
             &reading("new output".into(), Some(screen)),
             View::New,
             Budget::with_copies(1024, 2),

@@ -76,34 +76,9 @@ pub(crate) fn plan(
     default: DefaultWait,
     config: &Config,
 ) -> Result<Option<Plan>, ToolError> {
-    let mut events = Vec::new();
-    let transcript_conditions =
-        usize::from(args.str("for_text").is_some()) + usize::from(args.str("for_regex").is_some());
-    if let Some(text) = args.str("for_text") {
-        events.push(Until::text(text));
-    }
-    if let Some(pattern) = args.str("for_regex") {
-        events.push(Until::regex(pattern)?);
-    }
-    if let Some(text) = args.str("for_screen_text") {
-        events.push(Until::screen_contains(text));
-    }
-    if let Some(ms) = args.uint("quiet_ms") {
-        events.push(Until::quiet(Duration::from_millis(ms)));
-    }
-    if let Some(ms) = args.uint("stable_ms") {
-        events.push(Until::stable(Duration::from_millis(ms)));
-    }
-    if args.bool("prompt") == Some(true) {
-        events.push(Until::prompt());
-    }
-    if args.bool("input_wait") == Some(true) {
-        events.push(Until::input_wait());
-    }
-    if args.bool("exit") == Some(true) {
-        events.push(Until::exit());
-    }
-    let timeout = args.uint("timeout_ms").map(Duration::from_millis);
+    let (mut events, transcript_conditions) = conditions(args)?;
+    let timeout = args.takes("timeout_ms").then(|| args.uint("timeout_ms")).flatten();
+    let timeout = timeout.map(Duration::from_millis);
     let implicit = events.is_empty();
     let transcript_only = !implicit && transcript_conditions == events.len();
     if implicit {
@@ -120,6 +95,73 @@ pub(crate) fn plan(
     let timeout = timeout.unwrap_or(fallback);
     let until = any(events).expect("a plan has a condition");
     Ok(Some(Plan { until, timeout, implicit, transcript_only }))
+}
+
+/// The conditions a call's wait fields ask for, and how many of them look at the transcript.
+fn conditions(args: &Args) -> Result<(Vec<Until>, usize), ToolError> {
+    let mut events = Vec::new();
+    if !args.takes("for_text") {
+        // A tool without wait fields (terminal_mouse) has only its default wait.
+        return Ok((events, 0));
+    }
+    let transcript_conditions =
+        usize::from(args.str("for_text").is_some()) + usize::from(args.str("for_regex").is_some());
+    if let Some(text) = args.str("for_text") {
+        events.push(Until::text(text));
+    }
+    if let Some(pattern) = args.str("for_regex") {
+        events.push(Until::regex(pattern)?);
+    }
+    let row = args.uint("screen_row").map(|row| row as u16);
+    if let Some(text) = args.str("for_screen_text") {
+        events.push(match row {
+            Some(row) => Until::screen_row_contains(row, text),
+            None => Until::screen_contains(text),
+        });
+    }
+    if let Some(pattern) = args.str("for_screen_regex") {
+        events.push(match row {
+            Some(row) => Until::screen_row_regex(row, pattern)?,
+            None => Until::screen_regex(pattern)?,
+        });
+    }
+    if row.is_some() && events.len() == transcript_conditions {
+        return Err(ToolError::new(
+            "screen_row limits for_screen_text or for_screen_regex to one row: give one of them too",
+        ));
+    }
+    if let Some(at) = args.str("for_cursor") {
+        let (row, col) = cursor_position(at)?;
+        events.push(Until::cursor_at(row, col));
+    }
+    if let Some(ms) = args.uint("quiet_ms") {
+        events.push(Until::quiet(Duration::from_millis(ms)));
+    }
+    if let Some(ms) = args.uint("stable_ms") {
+        events.push(Until::stable(Duration::from_millis(ms)));
+    }
+    if args.bool("prompt") == Some(true) {
+        events.push(Until::prompt());
+    }
+    if args.bool("input_wait") == Some(true) {
+        events.push(Until::input_wait());
+    }
+    if args.bool("exit") == Some(true) {
+        events.push(Until::exit());
+    }
+    Ok((events, transcript_conditions))
+}
+
+/// Reads `for_cursor`: `"row,col"`, both from 0.
+fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
+    let parsed = at.split_once(',').and_then(|(row, col)| {
+        Some((row.trim().parse::<u16>().ok()?, col.trim().parse::<u16>().ok()?))
+    });
+    parsed.ok_or_else(|| {
+        ToolError::new(format!(
+            "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {at:?}"
+        ))
+    })
 }
 
 /// Refuses a wait that cannot hold: transcript conditions only, while the session shows a

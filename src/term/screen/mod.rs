@@ -77,7 +77,7 @@ impl Screen {
     }
 
     /// Number of rows up to the last non-empty row or the cursor row, whichever is lower.
-    fn used_rows(&self) -> usize {
+    pub(crate) fn used_rows(&self) -> usize {
         let last_text = self.lines.iter().rposition(|r| !r.is_empty()).map_or(0, |i| i + 1);
         last_text.max(usize::from(self.cursor.row) + 1).min(self.lines.len())
     }

@@ -1,15 +1,21 @@
 //! The screen as a model reads it (the MCP tools' `screen` block and JSON): a one-line header
-//! with the screen, size, cursor and title, the text the byte budget left, and a note of what
-//! was left out.
+//! with the screen, size, cursor and title, the text the byte budget left (the whole screen or
+//! the rows that changed, numbered), and a note of what was left out.
 
 use serde_json::{Value, json};
 
 use super::Screen;
 
+/// The glyph that marks the visible cursor in a screen's text (and its header).
+pub(crate) const CURSOR_MARK: char = '▌';
+
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
-/// text cut from its end): JSON, and the text block for a model.
+/// text cut from its end): JSON, and the text block for a model. `changed` is the number of
+/// rows `text` holds when it holds only the rows changed since the caller last saw the screen
+/// (`Some(0)`: nothing changed).
 pub(crate) fn model_view(
     screen: &Screen,
+    changed: Option<usize>,
     title: &str,
     text: &str,
     omitted: usize,
@@ -23,17 +29,26 @@ pub(crate) fn model_view(
         "cursor_visible": screen.cursor.visible,
         "title": title,
         "text": text,
+        "changed_rows": changed,
         "omitted_bytes": omitted,
     });
-    let mut block = format!(
-        "--- screen ({}, {}x{}, cursor at row {} col {}{}) ---\n",
+    let about = format!(
+        "{}, {}x{}, cursor {}at row {} col {}{}",
         if screen.alternate { "alternate" } else { "primary" },
         screen.cols,
         screen.rows,
+        if screen.cursor.visible { format!("{CURSOR_MARK} ") } else { "hidden ".to_owned() },
         screen.cursor.row,
         screen.cursor.col,
         if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
     );
+    let mut block = match changed {
+        None => format!("--- screen ({about}) ---\n"),
+        Some(0) => {
+            return (json, format!("--- screen unchanged since your last look ({about}) ---"));
+        }
+        Some(_) => format!("--- screen ({about}), only rows changed since your last look ---\n"),
+    };
     block.push_str(text);
     if !text.is_empty() && !text.ends_with('\n') {
         block.push('\n');
