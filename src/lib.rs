@@ -67,8 +67,8 @@ pub use term::scan::PromptMark;
 pub use term::screen::style::{StyleRun, StyledScreen};
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use types::{
-    Activity, CommandResult, ExitStatus, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output, Process,
-    Scrollback, SessionId, SessionInfo, SessionState, Status,
+    Activity, CommandResult, ExitStatus, InputKind, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output,
+    Process, Scrollback, SessionId, SessionInfo, SessionState, Status,
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

@@ -127,6 +127,31 @@ pub enum Activity {
     Closed(ExitStatus),
 }
 
+/// What a program waiting for input reads, told by the terminal's line discipline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum InputKind {
+    /// Lines with echo off: a password or passphrase prompt (`sudo`, `ssh`, `getpass`).
+    Password,
+    /// Whole lines, edited by the terminal (canonical mode): `read`, `cat`, plain `input()`.
+    Line,
+    /// Keys as they are pressed (non-canonical mode): full-screen programs, pagers, y/N
+    /// prompts, and line editors such as readline, whose line ends at Enter.
+    Keys,
+}
+
+impl InputKind {
+    /// A few words for people and models: "a password (echo off)", "a line", "keys".
+    pub fn describe(self) -> &'static str {
+        match self {
+            InputKind::Password => "a password (echo off)",
+            InputKind::Line => "a line",
+            InputKind::Keys => "keys",
+        }
+    }
+}
+
 /// A process, by pid and command name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
@@ -153,6 +178,8 @@ pub struct Status {
     pub shell_integration: bool,
     /// Why input-wait detection could not decide, when it could not.
     pub input_wait_unknown: Option<String>,
+    /// While the program waits for input: what kind of input it reads.
+    pub input_kind: Option<InputKind>,
 }
 
 impl Default for Status {
@@ -164,6 +191,7 @@ impl Default for Status {
             last_exit_code: None,
             shell_integration: false,
             input_wait_unknown: None,
+            input_kind: None,
         }
     }
 }
@@ -173,7 +201,10 @@ impl fmt::Display for Status {
         match self.activity {
             Activity::Running => f.write_str("running")?,
             Activity::Quiet => f.write_str("quiet")?,
-            Activity::WaitingForInput => f.write_str("waiting for input")?,
+            Activity::WaitingForInput => match self.input_kind {
+                Some(kind) => write!(f, "waiting for input ({})", kind.describe())?,
+                None => f.write_str("waiting for input")?,
+            },
             Activity::AtPrompt => f.write_str("at prompt")?,
             Activity::Exited(status) => write!(f, "exited ({status})")?,
             Activity::Closed(status) => write!(f, "closed ({status})")?,

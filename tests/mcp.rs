@@ -675,8 +675,9 @@ fn python_repl_with_waits_and_bounded_output() {
     assert_eq!(view["status"]["foreground"]["name"], "python3");
     let header = text(&started).lines().next().unwrap().to_owned();
     assert!(
-        header
-            .starts_with(&format!("[session {id} · waiting for input · foreground python3 (pid ")),
+        header.starts_with(&format!(
+            "[session {id} · waiting for input: keys · foreground python3 (pid "
+        )),
         "{header}"
     );
     assert!(output.as_str().unwrap().contains(">>>"), "{output}");
@@ -1314,6 +1315,66 @@ fn waits_on_a_screen_regex_a_row_and_the_cursor() {
     let regex =
         client.tool_error("terminal_read", json!({"session_id": id, "for_screen_regex": "("}));
     assert!(regex.contains("bad regular expression"), "{regex}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// The status says what kind of input a program waits for, and where, when nothing else in
+/// the result shows it.
+#[test]
+fn the_status_says_what_input_is_awaited_and_where() {
+    if !common::require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "import getpass; getpass.getpass('Secret: ')";
+    let started = client.call("terminal_start", json!({"argv": ["python3", "-c", script]}));
+    let shown = text(&started);
+    assert!(shown.contains("waiting for input: a password (echo off)"), "{shown}");
+    assert_eq!(started["structuredContent"]["status"]["input_kind"], "password", "{shown}");
+    let id = started["structuredContent"]["session_id"].clone();
+    client.tool("terminal_close", json!({"session_id": id}));
+    let started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
+    let id = started["structuredContent"]["session_id"].clone();
+    // Read again with nothing new: the header says where the program waits.
+    let read = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
+    let shown = text(&read);
+    assert!(shown.contains("waiting for input: keys at \">>>\""), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// A program waiting on a short timer is not waiting for input yet: after an Escape vim waits
+/// for the rest of a key code before it leaves insert mode, and after `:wq` it waits for the
+/// terminal's answers on its way out. The default wait sees both through.
+#[test]
+fn waits_on_a_short_timer_are_not_taken_as_final() {
+    if !common::require("vim") {
+        return;
+    }
+    let file = temp_file("timer.txt", "");
+    let mut client = Client::initialized("2025-11-25");
+    let vim = ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", file.to_str().unwrap()];
+    let started = client.tool("terminal_start", json!({"argv": vim, "input_wait": true}));
+    let id = started["session_id"].clone();
+    let typed = client.call(
+        "terminal_send",
+        json!({"session_id": id, "keys": "ihello", "for_screen_text": "-- INSERT --"}),
+    );
+    assert!(text(&typed).contains("hello"), "{}", text(&typed));
+    for _ in 0..3 {
+        let escaped = client.call("terminal_send", json!({"session_id": id, "keys": "<Esc>"}));
+        let shown = text(&escaped);
+        assert!(!shown.contains("-- INSERT --"), "the Escape was not seen through: {shown}");
+        client.call(
+            "terminal_send",
+            json!({"session_id": id, "keys": "a", "for_screen_text": "-- INSERT --"}),
+        );
+    }
+    client.call("terminal_send", json!({"session_id": id, "keys": "<Esc>"}));
+    let saved = client.tool("terminal_send", json!({"session_id": id, "keys": ":wq<Enter>"}));
+    assert_eq!(saved["status"]["activity"], "exited", "{saved}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "hello\n");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

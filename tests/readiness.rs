@@ -5,7 +5,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use termloom::{Activity, Error, Location, Session, SpawnSpec, Until, shell_program};
+use termloom::{Activity, Error, InputKind, Location, Session, SpawnSpec, Until, shell_program};
 
 fn integrated_bash(engine: &termloom::Engine) -> Session {
     let sh = engine
@@ -108,10 +108,11 @@ fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
     sh.close().unwrap();
 }
 
-fn input_wait_fires(session: &Session) {
+fn input_wait_fires(session: &Session) -> Option<InputKind> {
     let outcome = expect(session, Until::input_wait());
     assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
     assert!(outcome.status.foreground.is_some());
+    outcome.status.input_kind
 }
 
 fn input_wait_does_not_fire(session: &Session) {
@@ -127,7 +128,8 @@ fn input_wait_on_programs_waiting_for_the_terminal() {
     }
     let engine = engine();
     let py = engine.spawn(SpawnSpec::new("python3").arg("-q")).unwrap();
-    input_wait_fires(&py);
+    // readline reads key by key.
+    assert_eq!(input_wait_fires(&py), Some(InputKind::Keys));
     assert!(py.screen().unwrap().contains(">>>"));
     assert_eq!(py.status().unwrap().foreground.unwrap().name, "python3");
 
@@ -137,21 +139,47 @@ fn input_wait_on_programs_waiting_for_the_terminal() {
                 .args(["-c", "import getpass; print(getpass.getpass('Password: ') == 'hunter2')"]),
         )
         .unwrap();
-    input_wait_fires(&password);
+    assert_eq!(input_wait_fires(&password), Some(InputKind::Password));
     assert!(password.screen().unwrap().contains("Password:"));
     password.submit("hunter2").unwrap();
     expect(&password, Until::text("True"));
 
     let read = engine.spawn(SpawnSpec::shell("read -r line; echo got:$line")).unwrap();
-    input_wait_fires(&read);
+    assert_eq!(input_wait_fires(&read), Some(InputKind::Line));
     read.submit("x").unwrap();
     expect(&read, Until::text("got:x"));
 
     let vim =
         engine.spawn(SpawnSpec::new("vim").args(["-u", "NONE", "-N", "-n", "-i", "NONE"])).unwrap();
-    input_wait_fires(&vim);
+    assert_eq!(input_wait_fires(&vim), Some(InputKind::Keys));
     let less = engine.spawn(SpawnSpec::new("less").arg("/etc/passwd")).unwrap();
-    input_wait_fires(&less);
+    assert_eq!(input_wait_fires(&less), Some(InputKind::Keys));
+}
+
+/// A program is not waiting for input while input it has not read is queued on its terminal,
+/// even while /proc shows it blocked in a read: here a read that returns only once 5 bytes
+/// have arrived (VMIN), sent 2. A part of a line in canonical mode is different: the program
+/// waits for the rest.
+#[test]
+fn queued_input_not_read_yet_is_not_waiting_for_input() {
+    if !require(&shell_program()) || !require("stty") || !require("head") {
+        return;
+    }
+    let engine = engine();
+    let script = "stty -icanon -echo min 5; head -c 5 | od -c; sleep 60";
+    let reader = engine.spawn(SpawnSpec::shell(script)).unwrap();
+    assert_eq!(input_wait_fires(&reader), Some(InputKind::Keys));
+    reader.send_text("ab").unwrap();
+    input_wait_does_not_fire(&reader);
+    reader.send_text("cde").unwrap();
+    expect(&reader, Until::text("a   b   c   d   e"));
+
+    let line = engine.spawn(SpawnSpec::shell("read -r line; echo got:$line; sleep 60")).unwrap();
+    assert_eq!(input_wait_fires(&line), Some(InputKind::Line));
+    line.send_text("half a li").unwrap();
+    assert_eq!(input_wait_fires(&line), Some(InputKind::Line));
+    line.send_text("ne\r").unwrap();
+    expect(&line, Until::text("got:half a line"));
 }
 
 #[test]

@@ -211,6 +211,22 @@ pub(crate) fn group_input_wait(
     }
 }
 
+/// The number of read system calls the live processes of group `pgrp` have completed (the
+/// sum of `syscr` in their `/proc/PID/io`), or `None` when the group has no member or one
+/// cannot be read (another user's process, a non-Linux system). A group that was sent input
+/// has read some of it once this number grows: a blocked read does not count until it returns.
+pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Option<u64> {
+    #[cfg(target_os = "linux")]
+    {
+        linux::group_reads(pgrp, sid, candidates)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates);
+        None
+    }
+}
+
 #[cfg(not(target_os = "linux"))]
 const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
 
@@ -356,6 +372,12 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
         reason: format!("{} is sleeping in {what}, not in a read/poll-family call", name(t)),
     }
 }
+
+/// A poll-family wait with a timeout shorter than this is a timer, not a final wait for input:
+/// vim waits 25 ms after an Escape for the rest of a key code and 100 ms for the terminal's
+/// answers on its way out, and then changes the screen or exits. Longer timeouts are a
+/// program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input meanwhile.
+pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether a process only waits on others: every thread asleep waiting for a child (`wait4`,
 /// `waitid`) or on a pipe (reading or writing it).
@@ -600,6 +622,9 @@ mod linux {
         let Activity::Input(name) = &activity else {
             return activity;
         };
+        if let Some(timer) = timeout(base, name, syscall).filter(|t| *t < super::SHORT_TIMER) {
+            return Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()));
+        }
         if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
             return activity;
         }
@@ -620,6 +645,48 @@ mod linux {
             }
             Err(_) => activity,
         }
+    }
+
+    /// The timeout of a poll-family call (`name`, with the arguments in `syscall`, the
+    /// contents of `/proc/PID/task/TID/syscall`): `None` when it has none (it waits until an
+    /// event) or it cannot be read. `poll` and `epoll_wait` pass it as a number; `select`,
+    /// `pselect6`, `ppoll` and `epoll_pwait2` point to it, and it is read from the process's
+    /// memory (`base`/mem, which its ancestor may read).
+    fn timeout(base: &str, name: &str, syscall: &str) -> Option<std::time::Duration> {
+        use std::os::unix::fs::FileExt;
+        let arg = |n: usize| {
+            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+        };
+        // (argument, is a pointer, a pointer to microseconds rather than nanoseconds)
+        let (index, pointer, micros) = match name {
+            "poll" => (2, false, false),
+            "epoll_wait" | "epoll_pwait" | "epoll_wait_old" => (3, false, false),
+            "select" => (4, true, true),
+            "pselect6" => (4, true, false),
+            "ppoll" => (2, true, false),
+            "epoll_pwait2" => (3, true, false),
+            _ => return None,
+        };
+        let value = arg(index)?;
+        if !pointer {
+            // An int in milliseconds; negative waits for ever.
+            let ms = value as u32 as i32;
+            return u64::try_from(ms).ok().map(std::time::Duration::from_millis);
+        }
+        if value == 0 {
+            return None;
+        }
+        let mem = fs::File::open(format!("{base}/mem")).ok()?;
+        let mut raw = [0u8; 16];
+        mem.read_exact_at(&mut raw, value).ok()?;
+        let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
+        let frac = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
+        let frac = if micros { frac.saturating_mul(1000) } else { frac };
+        Some(
+            std::time::Duration::from_secs(secs)
+                + std::time::Duration::from_nanos(frac.min(999_999_999)),
+        )
     }
 
     /// `None` if the process is gone.
@@ -669,9 +736,10 @@ mod linux {
         Some((decide(pid, &who, &threads), threads))
     }
 
-    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
+    /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
+    fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
         let wanted = |s: &ProcStat| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid);
-        let members: Vec<ProcStat> = match candidates {
+        match candidates {
             Some(pids) => pids
                 .iter()
                 .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
@@ -679,7 +747,27 @@ mod linux {
                 .filter(wanted)
                 .collect(),
             None => scan(wanted),
-        };
+        }
+    }
+
+    pub(super) fn group_reads(
+        pgrp: i32,
+        sid: Option<i32>,
+        candidates: Option<&[i32]>,
+    ) -> Option<u64> {
+        let members = members(pgrp, sid, candidates);
+        if members.is_empty() {
+            return None;
+        }
+        members.iter().filter(|m| !is_dead(m)).try_fold(0u64, |sum, member| {
+            let io = fs::read_to_string(format!("/proc/{}/io", member.pid)).ok()?;
+            let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
+            Some(sum.wrapping_add(calls.trim().parse::<u64>().ok()?))
+        })
+    }
+
+    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
+        let members = members(pgrp, sid, candidates);
         if members.is_empty() {
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }

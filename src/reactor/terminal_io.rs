@@ -134,8 +134,10 @@ impl Reactor {
         let mut completed = Self::admit_parked(slot, capacity);
         while !slot.queue.is_empty() {
             let (front, _) = slot.queue.as_slices();
+            let unread = waiters::UnreadInput::before_writing(slot, master.as_fd(), front);
             match rustix::io::write(&master, front) {
                 Ok(n) => {
+                    slot.unread_input.set(unread);
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
                     completed.extend(Self::admit_parked(slot, capacity));

@@ -279,6 +279,7 @@ impl Reactor {
             last_exit_code: slot.terminal.shell().last_exit,
             shell_integration: slot.terminal.shell().integrated,
             input_wait_unknown: None,
+            input_kind: None,
         };
         if let Some(exit) = slot.exit {
             status.activity = Activity::Exited(exit);
@@ -304,7 +305,10 @@ impl Reactor {
             // foreground group): a wait answered on fresh output, or at the prompt, skips it.
             let (wait, _) = input_wait_of(slot);
             match wait {
-                procfs::InputWait::Waiting => Activity::WaitingForInput,
+                procfs::InputWait::Waiting => {
+                    status.input_kind = slot.master.as_ref().and_then(|m| input_kind(m.as_fd()));
+                    Activity::WaitingForInput
+                }
                 procfs::InputWait::Unknown { reason } => {
                     status.input_wait_unknown = Some(reason);
                     quiet_or_running(since_output, self.config.quiet)
@@ -316,6 +320,68 @@ impl Reactor {
         };
         status
     }
+}
+
+/// Input written to a session's terminal that its foreground group may not have read yet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct UnreadInput {
+    /// The foreground group it was written to.
+    group: i32,
+    /// The read system calls the group had completed before it (see
+    /// [`procfs::group_reads`]).
+    reads: u64,
+    /// It ends a line (Enter, a line feed, Ctrl-D), which a read in canonical mode waits for.
+    ends_line: bool,
+}
+
+impl UnreadInput {
+    /// What to remember before `bytes` are written: the earlier unread input's count when
+    /// there is one (the group has read nothing since), else the group's reads now. `None`
+    /// when the group's reads cannot be counted (another user's process, no `/proc`).
+    pub(super) fn before_writing(
+        slot: &Slot,
+        master: std::os::fd::BorrowedFd<'_>,
+        bytes: &[u8],
+    ) -> Option<UnreadInput> {
+        let ends_line = bytes.iter().any(|b| matches!(b, b'\r' | b'\n' | 4));
+        if let Some(earlier) = slot.unread_input.get() {
+            return Some(UnreadInput { ends_line: earlier.ends_line || ends_line, ..earlier });
+        }
+        let group = crate::os::pty::foreground_group(master)?;
+        let reads = group_reads(slot, group)?;
+        Some(UnreadInput { group, reads, ends_line })
+    }
+
+    /// Whether the input is still unread: the same group is in the foreground and has
+    /// completed no read since, and a read could return it (in canonical mode, only a whole
+    /// line is returned: a part of a line leaves the program waiting for the rest).
+    fn still_unread(&self, slot: &Slot, master: std::os::fd::BorrowedFd<'_>, group: i32) -> bool {
+        use rustix::termios::LocalModes;
+        let canonical = rustix::termios::tcgetattr(master)
+            .is_ok_and(|t| t.local_modes.contains(LocalModes::ICANON));
+        group == self.group
+            && (self.ends_line || !canonical)
+            && group_reads(slot, group) == Some(self.reads)
+    }
+}
+
+/// The read system calls the members of `group` in `slot`'s session have completed.
+fn group_reads(slot: &Slot, group: i32) -> Option<u64> {
+    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+    procfs::group_reads(group, Some(slot.pid), members.as_deref())
+}
+
+/// What kind of input a program reading the terminal gets, from the line discipline's modes.
+fn input_kind(master: std::os::fd::BorrowedFd<'_>) -> Option<crate::InputKind> {
+    use rustix::termios::LocalModes;
+    let modes = rustix::termios::tcgetattr(master).ok()?.local_modes;
+    Some(if !modes.contains(LocalModes::ICANON) {
+        crate::InputKind::Keys
+    } else if modes.contains(LocalModes::ECHO) {
+        crate::InputKind::Line
+    } else {
+        crate::InputKind::Password
+    })
 }
 
 fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
@@ -345,6 +411,17 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
             Some(group),
         );
     }
+    // Input written to the terminal that the group has not read yet (its reader may not even
+    // have been woken): it is not waiting, whatever /proc says now.
+    if let Some(unread) = slot.unread_input.get() {
+        if unread.still_unread(slot, master.as_fd(), group) {
+            return (
+                procfs::InputWait::NotWaiting { reason: "input not read yet".into() },
+                Some(group),
+            );
+        }
+        slot.unread_input.set(None);
+    }
     // A group seen blocked reading the terminal stays so until it gets input or writes output
     // (or another group takes the terminal): the probe's answer is reused until then.
     let activity = slot.last_output.max(slot.last_input);
@@ -352,7 +429,16 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
         return (procfs::InputWait::Waiting, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    let answer = procfs::group_input_wait(group, Some(slot.pid), members.as_deref());
+    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref()) {
+        // Where /proc cannot tell (a program running as another user, such as sudo), the
+        // line discipline still tells a password prompt: whole lines, echo off.
+        procfs::InputWait::Unknown { .. }
+            if input_kind(master.as_fd()) == Some(crate::InputKind::Password) =>
+        {
+            procfs::InputWait::Waiting
+        }
+        answer => answer,
+    };
     if answer == procfs::InputWait::Waiting {
         slot.seen_waiting.set(Some((activity, group)));
     }

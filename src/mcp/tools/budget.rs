@@ -224,6 +224,7 @@ pub(crate) mod worst {
             last_exit_code: Some(i32::MIN),
             shell_integration: true,
             input_wait_unknown: Some(string(100)),
+            input_kind: Some(crate::InputKind::Password),
         }
     }
 

@@ -30,6 +30,7 @@ pub(crate) fn status_json(status: &Status) -> Value {
         "exit_code": exit_code,
         "exit_signal": exit_signal,
         "foreground": status.foreground.as_ref().map(|p| json!({"pid": p.pid, "name": p.name})),
+        "input_kind": status.input_kind,
         "last_exit_code": status.last_exit_code,
         "shell_integration": status.shell_integration,
         "seconds_since_output": (status.since_output.as_secs_f64() * 1000.0).round() / 1000.0,
@@ -38,11 +39,21 @@ pub(crate) fn status_json(status: &Status) -> Value {
 
 /// The one-line status header: session, status, foreground program, last exit code.
 pub(crate) fn header(id: SessionId, status: &Status) -> String {
+    header_at(id, status, None)
+}
+
+/// [`header`], saying after the status where the program waits (`at`: the text of the
+/// cursor's row).
+pub(crate) fn header_at(id: SessionId, status: &Status, at: Option<&str>) -> String {
     let mut parts = vec![format!("session {id}")];
     parts.push(match status.activity {
         Activity::Running => "running".to_owned(),
         Activity::Quiet => "running, quiet".to_owned(),
-        Activity::WaitingForInput => "waiting for input".to_owned(),
+        Activity::WaitingForInput => {
+            let kind = status.input_kind.map(|k| format!(": {}", k.describe()));
+            let at = at.map(|row| format!(" at \"{row}\""));
+            format!("waiting for input{}{}", kind.unwrap_or_default(), at.unwrap_or_default())
+        }
         Activity::AtPrompt => "at the shell prompt".to_owned(),
         Activity::Exited(how) => format!("exited ({how})"),
         Activity::Closed(how) => format!("closed ({how})"),

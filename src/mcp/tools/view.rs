@@ -7,7 +7,7 @@ use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
-use super::render::{header, push_block, status_json};
+use super::render::{header_at, push_block, status_json};
 use super::screen_diff::{Shape, screen_text};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
@@ -173,6 +173,8 @@ struct Reading {
     new: NewOutput,
     /// The screen, when it is shown, and which of its rows.
     screen: Option<(Screen, Shape)>,
+    /// The text of the cursor's row up to the cursor, while the program waits for input.
+    cursor_row: Option<String>,
 }
 
 /// Builds the result of a reading tool: header, the start note (`started`), the wait, the
@@ -202,6 +204,11 @@ pub(crate) fn show(
         _ if args.view == View::Screen => Some(session.screen()?),
         _ => session.screen().ok(),
     };
+    let waiting = new.status.activity == crate::Activity::WaitingForInput;
+    let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
+        let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
+        row.chars().take(usize::from(s.cursor.col)).collect::<String>()
+    });
     let screen = snapshot.filter(|s| {
         args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
     });
@@ -211,7 +218,7 @@ pub(crate) fn show(
         let shape = seen.shape(id, &s, args.view == View::Screen);
         (s, shape)
     });
-    let reading = Reading { id, pid: info.pid, program: info.program, new, screen };
+    let reading = Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row };
     let (output, screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
     if let Some((screen, _)) = reading.screen {
@@ -269,7 +276,14 @@ fn layout(
     };
     let omitted = reading.new.omitted + cut;
     let later = reading.new.later + later;
-    let mut text = header(reading.id, &reading.new.status);
+    // Where the program waits, unless the screen or the output's end already shows it.
+    let prompt = reading
+        .cursor_row
+        .as_deref()
+        .map(str::trim)
+        .filter(|row| !row.is_empty() && shown.is_none() && !output.trim_end().ends_with(row));
+    let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
+    let mut text = header_at(reading.id, &reading.new.status, prompt.as_deref());
     if started {
         push_block(&mut text, &format!("started {program} (pid {})", reading.pid));
     }
@@ -397,6 +411,7 @@ mod tests {
                 status: worst::status(),
             },
             screen,
+            cursor_row: Some(worst::string(100)),
         }
     }
 
