@@ -1378,3 +1378,30 @@ fn waits_on_a_short_timer_are_not_taken_as_final() {
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
+
+/// Styled screen text is marked where its style carries meaning (inverse, a background), every
+/// style on request, and none when asked.
+#[test]
+fn styled_screen_text_is_marked_as_asked() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "printf '\\033[7mselected\\033[0m plain \\033[42m    \\033[0m\\033[31mred\\033[0m'; sleep 60";
+    let started =
+        client.tool("terminal_start", json!({"command": script, "for_screen_text": "red"}));
+    let id = started["session_id"].clone();
+    let screen = |client: &mut Client, styles: Value| {
+        let read = client
+            .call("terminal_read", json!({"session_id": id, "view": "screen", "styles": styles}));
+        text(&read)
+    };
+    let highlights = screen(&mut client, Value::Null);
+    assert!(highlights.contains("⟦inverse|selected⟧ plain ⟦on green|    ⟧red"), "{highlights}");
+    let all = screen(&mut client, json!(true));
+    assert!(all.contains("⟦inverse|selected⟧ plain ⟦on green|    ⟧⟦red|red⟧"), "{all}");
+    let none = screen(&mut client, json!(false));
+    assert!(none.contains("selected plain     red"), "{none}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}

@@ -359,6 +359,10 @@ const VIEW: &[ArgDef] = &[
         ),
     },
     max_bytes(DEFAULT_MAX_BYTES),
+    flag(
+        "styles",
+        "Mark styled screen text ⟦style|text⟧: true all, false none (default: highlights).",
+    ),
 ];
 
 /// A string argument.

@@ -8,7 +8,7 @@ use crate::{Screen, Session, SessionId, Status};
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{header_at, push_block, status_json};
-use super::screen_diff::{Shape, screen_text};
+use super::screen_diff::{Frame, Shape, Styles};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 use crate::term::screen::model::model_view;
@@ -54,12 +54,19 @@ pub(crate) struct ViewArgs {
     pub view: View,
     /// Bound of the whole result (see [`Budget`]).
     pub max_bytes: usize,
+    /// Which styled runs of a shown screen are marked.
+    pub styles: Styles,
 }
 
-/// Reads `view` and `max_bytes`.
+/// Reads `view`, `max_bytes` and `styles`.
 pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
     let view = View::ALL.into_iter().find(|view| args.str("view") == Some(view.name()));
-    Ok(ViewArgs { view: view.unwrap_or(View::New), max_bytes: max_bytes(args)? })
+    let styles = match args.bool("styles") {
+        Some(true) => Styles::All,
+        Some(false) => Styles::Off,
+        None => Styles::Meaningful,
+    };
+    Ok(ViewArgs { view: view.unwrap_or(View::New), max_bytes: max_bytes(args)?, styles })
 }
 
 /// Reads `max_bytes` (which has a default).
@@ -171,8 +178,8 @@ struct Reading {
     program: String,
     /// The transcript part the view asks for (at most `max_bytes` of it), with the status.
     new: NewOutput,
-    /// The screen, when it is shown, and which of its rows.
-    screen: Option<(Screen, Shape)>,
+    /// The screen, when it is shown, as the caller is shown it, and which of its rows.
+    screen: Option<(Screen, Frame, Shape)>,
     /// The text of the cursor's row up to the cursor, while the program waits for input.
     cursor_row: Option<String>,
 }
@@ -214,15 +221,24 @@ pub(crate) fn show(
     });
     let id = session.id();
     let seen = &call.caller.seen;
-    let screen = screen.map(|s| {
-        let shape = seen.shape(id, &s, args.view == View::Screen);
-        (s, shape)
+    let screen = match screen {
+        // The styles are read with a fresh screen (a timed-out wait's screen has none).
+        Some(_) if args.styles != Styles::Off => {
+            let styled = session.styled_screen()?;
+            Some((Frame::new(&styled.screen, &styled.runs, args.styles), styled.screen))
+        }
+        Some(s) => Some((Frame::new(&s, &[], Styles::Off), s)),
+        None => None,
+    };
+    let screen = screen.map(|(frame, s)| {
+        let shape = seen.shape(id, &frame, args.view == View::Screen);
+        (s, frame, shape)
     });
     let reading = Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row };
     let (output, screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
-    if let Some((screen, _)) = reading.screen {
-        seen.remember(id, screen_whole.then_some(screen));
+    if let Some((_, frame, _)) = reading.screen {
+        seen.remember(id, screen_whole.then_some(frame));
     }
     Ok(output)
 }
@@ -255,8 +271,8 @@ fn layout(
     let program = budget.label(&reading.program, LABEL, "program");
     let original_match = wait.and_then(|w| w.matched_text.as_ref());
     let wait = wait.map(|w| w.within(&mut budget));
-    let shown = reading.screen.as_ref().map(|(s, shape)| {
-        (s, shape, budget.label(&s.title, LABEL, "title"), screen_text(s, shape))
+    let shown = reading.screen.as_ref().map(|(s, frame, shape)| {
+        (s, shape, budget.label(&s.title, LABEL, "title"), frame.text(shape))
     });
     let rest = budget.left();
     let output_cap = match &shown {
@@ -397,6 +413,10 @@ mod tests {
     }
 
     fn reading_shaped(output: String, screen: Option<(Screen, Shape)>) -> Reading {
+        let screen = screen.map(|(s, shape)| {
+            let frame = Frame::new(&s, &[], Styles::Off);
+            (s, frame, shape)
+        });
         Reading {
             id: SessionId(u64::MAX),
             pid: i32::MIN,
