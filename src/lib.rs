@@ -68,7 +68,7 @@ pub use term::screen::style::{StyleRun, StyledScreen};
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use types::{
     Activity, CommandResult, ExitStatus, InputKind, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output,
-    Process, Scrollback, SessionId, SessionInfo, SessionState, Status,
+    Process, Scrollback, SessionId, SessionInfo, SessionState, Status, TranscriptLines,
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

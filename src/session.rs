@@ -287,6 +287,18 @@ impl Session {
         self.client.call(move |r| r.scrollback(id, max_bytes))
     }
 
+    /// Lines of the retained transcript by number (from 0 at the session's start; the line
+    /// at the cursor included), at most `max_bytes` of them from the range's start; lines the
+    /// transcript's bound dropped are left out. Does not move the read cursor.
+    pub fn transcript_lines(
+        &self,
+        range: std::ops::Range<u64>,
+        max_bytes: usize,
+    ) -> Result<crate::TranscriptLines> {
+        let id = self.id;
+        self.client.call(move |r| r.transcript_lines(id, range, max_bytes))
+    }
+
     /// A snapshot of the visible screen.
     pub fn screen(&self) -> Result<Screen> {
         let id = self.id;

@@ -250,6 +250,19 @@ pub struct Scrollback {
     pub truncated: bool,
 }
 
+/// What [`Session::transcript_lines`](crate::Session::transcript_lines) returns: numbered
+/// lines of the retained transcript.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct TranscriptLines {
+    /// Number of the oldest retained line (older ones were dropped by the transcript's bound).
+    pub first: u64,
+    /// One past the number of the newest line (the line at the cursor, on the primary screen).
+    pub end: u64,
+    /// The lines asked for that are retained, with their numbers.
+    pub lines: Vec<(u64, String)>,
+}
+
 /// What [`Session::run_command`](crate::Session::run_command) returns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]

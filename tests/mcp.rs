@@ -1405,3 +1405,55 @@ fn styled_screen_text_is_marked_as_asked() {
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
+
+/// terminal_read's look-ups: transcript lines by number, a search, where text is on the
+/// screen; none moves the read cursor, and bad ones say what to ask instead.
+#[test]
+fn transcript_lines_search_and_find() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script =
+        "for i in $(seq 0 99); do echo \"line $i\"; done; echo 'error: disk full'; sleep 60";
+    let started = client.tool(
+        "terminal_start",
+        json!({"command": script, "for_text": "disk full", "view": "screen"}),
+    );
+    let id = started["session_id"].clone();
+    let lines = text(&client.call("terminal_read", json!({"session_id": id, "lines": "10-12"})));
+    assert!(lines.contains("10│line 10\n11│line 11\n12│line 12"), "{lines}");
+    assert!(lines.contains("transcript lines 10-12 (it holds 0-"), "{lines}");
+    let search = text(
+        &client.call("terminal_read", json!({"session_id": id, "search": "^line 4[2-4]$|error"})),
+    );
+    assert!(search.contains("4 transcript lines of 0-"), "{search}");
+    assert!(
+        search.contains("42│line 42\n43│line 43\n44│line 44\n100│error: disk full"),
+        "{search}"
+    );
+    let small = text(
+        &client
+            .call("terminal_read", json!({"session_id": id, "search": "line", "max_bytes": 256})),
+    );
+    assert!(
+        small.contains("earlier matches left out by max_bytes") && small.contains("99│line 99"),
+        "{small}"
+    );
+    let found = text(&client.call("terminal_read", json!({"session_id": id, "find": "disk"})));
+    assert!(found.contains("\"disk\" is on the screen at row"), "{found}");
+    // Nothing was consumed: the new output is all still there.
+    let new = client.tool("terminal_read", json!({"session_id": id}));
+    assert!(new["output"].as_str().unwrap().contains("line 0\n"), "{new}");
+    let past = client.tool_error("terminal_read", json!({"session_id": id, "lines": "5000-5010"}));
+    assert!(past.contains("the transcript holds lines 0-"), "{past}");
+    let bad = client.tool_error("terminal_read", json!({"session_id": id, "lines": "ten"}));
+    assert!(bad.contains("\"FIRST-LAST\""), "{bad}");
+    let regex = client.tool_error("terminal_read", json!({"session_id": id, "search": "("}));
+    assert!(regex.contains("bad regular expression"), "{regex}");
+    let two =
+        client.tool_error("terminal_read", json!({"session_id": id, "search": "a", "find": "b"}));
+    assert!(two.contains("one of `lines`, `search` and `find`"), "{two}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}

@@ -327,6 +327,16 @@ impl Reactor {
         Ok(Scrollback { text, truncated })
     }
 
+    /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
+    pub(crate) fn transcript_lines(
+        &mut self,
+        id: SessionId,
+        range: std::ops::Range<u64>,
+        max_bytes: usize,
+    ) -> Result<crate::TranscriptLines> {
+        Ok(self.slot(id)?.terminal.lines(range, max_bytes))
+    }
+
     /// The screen.
     pub(crate) fn screen(&mut self, id: SessionId) -> Result<Screen> {
         Ok(self.slot(id)?.terminal.screen())

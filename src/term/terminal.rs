@@ -85,6 +85,16 @@ impl Terminal {
         self.transcript.retained(tail.as_deref(), max_bytes)
     }
 
+    /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
+    pub(crate) fn lines(
+        &self,
+        range: std::ops::Range<u64>,
+        max_bytes: usize,
+    ) -> crate::TranscriptLines {
+        let tail = self.emulator.tail(&self.transcript);
+        self.transcript.lines(tail.as_deref(), range, max_bytes)
+    }
+
     /// The screen's logical lines from the top down to the cursor (the unsettled tail);
     /// `None` while the alternate screen is active.
     pub(crate) fn tail(&self) -> Option<Vec<String>> {

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use crate::TranscriptLines;
 use crate::types::Output;
 
 /// One line an earlier read returned while it was still on the screen.
@@ -346,6 +347,29 @@ impl Transcript {
     /// Marks everything up to the cursor as read.
     pub(crate) fn skip_to_end(&mut self, tail: Option<&[String]>) {
         self.read(tail, usize::MAX);
+    }
+
+    /// The retained lines numbered `range` (settled lines, then the `tail`), at most
+    /// `max_bytes` of them from the range's start.
+    pub(crate) fn lines(
+        &self,
+        tail: Option<&[String]>,
+        range: std::ops::Range<u64>,
+        max_bytes: usize,
+    ) -> TranscriptLines {
+        let tail = tail.unwrap_or(&[]);
+        let end = self.end() + tail.len() as u64;
+        let mut lines = Vec::new();
+        let mut size = 0usize;
+        for number in range.start.max(self.first)..range.end.min(end) {
+            let Some(line) = self.current(number, tail) else { break };
+            size += line.len() + 1;
+            if size > max_bytes && !lines.is_empty() {
+                break;
+            }
+            lines.push((number, line.to_owned()));
+        }
+        TranscriptLines { first: self.first, end, lines }
     }
 
     /// The retained transcript (settled lines and the tail), at most `max_bytes` of its end.

@@ -212,10 +212,10 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Read a terminal",
         hints: READS,
         description: Text::Fixed(
-            "Read a session. Give a wait field to block until it holds (the first to hold, or the program's exit, ends the wait) instead of sleeping; without one it returns at once. A full-screen program's screen is shown whenever it is up, as the rows changed since you last saw it when few did.",
+            "Read a session. A wait field blocks until it holds (or the program exits) instead of sleeping; without one it returns at once. A full-screen program's screen is always shown, as its changed rows when few changed.",
         ),
-        args: &[&[SESSION_ID], VIEW, WAIT],
-        described: 3,
+        args: &[&[SESSION_ID], VIEW, WAIT, LOOKUPS],
+        described: 4,
         run: io::read,
     },
     ToolDef {
@@ -223,7 +223,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Click or scroll",
         hints: ACTS,
         description: Text::Fixed(
-            "Click or turn the wheel at row,col (from 0) or on text shown on the screen, in a program that enabled mouse reporting; then read as terminal_start does (without wait fields).",
+            "Click or scroll at row,col (from 0) or on text on the screen, in a program with mouse reporting; then read as terminal_start does.",
         ),
         args: &[&[SESSION_ID], MOUSE_ARGS, VIEW],
         described: 2,
@@ -234,7 +234,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Run a shell command",
         hints: ACTS,
         description: Text::Fixed(
-            "Run one shell command line to its end; returns its output and exit code (builds, tests, git). Without session_id a fresh shell runs it and is closed after. Still running at timeout_ms: it keeps running; follow it with terminal_read prompt=true, or send <C-c>. For interactive programs use terminal_start.",
+            "Run one shell command line to its end; returns its output and exit code. Without session_id a fresh shell runs it and is closed after. Still running at timeout_ms: it goes on; follow it with terminal_read prompt=true or send <C-c>. Interactive programs: terminal_start.",
         ),
         args: &[RUN_ARGS, &[max_bytes(DEFAULT_MAX_BYTES)]],
         described: 1,
@@ -265,7 +265,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Close a terminal",
         hints: ENDS,
         description: Text::Fixed(
-            "End a session and every process in it (SIGHUP, SIGTERM, then SIGKILL); returns how it ended and output not read yet. Close each session you start.",
+            "End a session and all its processes; returns how it ended and unread output. Close each session you start.",
         ),
         args: &[&[SESSION_ID, max_bytes(CLOSE_MAX_BYTES)]],
         described: 0,
@@ -340,7 +340,7 @@ const fn max_bytes(default: u64) -> ArgDef {
 
 fn max_bytes_description() -> String {
     format!(
-        "Most bytes of the result, {}-{} (+{MAX_BYTES_OVERHEAD} of framing); cuts say what they left out.",
+        "Bound of the result in bytes, {}-{} (+{MAX_BYTES_OVERHEAD} of framing).",
         MAX_BYTES_RANGE.0, MAX_BYTES_RANGE.1
     )
 }
@@ -361,7 +361,7 @@ const VIEW: &[ArgDef] = &[
     max_bytes(DEFAULT_MAX_BYTES),
     flag(
         "styles",
-        "Mark styled screen text ⟦style|text⟧: true all, false none (default: highlights).",
+        "Mark styled screen text ⟦style|text⟧: true all, false none, default highlights.",
     ),
 ];
 
@@ -396,7 +396,7 @@ const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, Text::Built(wait_timeout_de
 
 fn wait_timeout_description() -> String {
     format!(
-        "Longest wait, default {} ms. A timeout returns what was seen.",
+        "Longest wait, default {} ms; a timeout returns what was seen.",
         Config::default().default_wait_timeout.as_millis(),
     )
 }
@@ -421,6 +421,13 @@ const WAIT: &[ArgDef] = &[
     flag("input_wait", "The program waiting for input."),
     flag("exit", "The program's exit."),
     WAIT_TIMEOUT,
+];
+
+/// `terminal_read`'s look-ups, which leave the read cursor where it is.
+const LOOKUPS: &[ArgDef] = &[
+    text("lines", "Transcript lines by number: \"120-160\", \"120-\"."),
+    text("search", "Regex: the transcript lines it matches."),
+    text("find", "Where this text is on the screen."),
 ];
 
 /// The default wait of the tools that act, in words.
@@ -454,7 +461,7 @@ const START_ARGS: &[ArgDef] = &[
 
 fn start_description() -> String {
     format!(
-        "Start a program in a new terminal (a pty with a full emulator): command, argv, or neither for an interactive shell that terminal_run can use. Waits {}, or for terminal_read's wait fields, then returns what terminal_read would. Close it with terminal_close.",
+        "Start a program in a new terminal: command, argv, or neither for an interactive shell that terminal_run can use. Waits {}, or for terminal_read's wait fields, then returns what terminal_read would. Close it with terminal_close.",
         settle(),
     )
 }

@@ -7,6 +7,7 @@ use crate::{
 
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
+use super::lookup::lookup;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, ToolError, ToolOutput};
@@ -158,6 +159,9 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
         None => None,
     };
+    if let Some(found) = lookup(&session, args)? {
+        return Ok(found);
+    }
     show(call, &session, view, report.as_ref(), false)
 }
 

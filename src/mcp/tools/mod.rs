@@ -11,6 +11,7 @@ mod budget;
 mod catalog;
 mod control;
 mod io;
+mod lookup;
 mod render;
 mod screen_diff;
 pub(crate) mod toolbox;

@@ -1,0 +1,143 @@
+//! `terminal_read`'s look-ups, which leave the read cursor where it is: transcript lines by
+//! number (`lines`), the transcript lines a regex matches (`search`), and where a text is on
+//! the screen (`find`).
+
+use serde_json::json;
+
+use crate::Session;
+
+use super::args::Args;
+use super::budget::Budget;
+use super::io::find_on_screen;
+use super::render::{header, push_block};
+use super::view::max_bytes;
+use super::{ToolError, ToolOutput};
+
+/// The look-up arguments, in the order they are checked.
+const LOOKUPS: [&str; 3] = ["lines", "search", "find"];
+/// Most places `find` lists.
+const MAX_FOUND: usize = 20;
+
+/// The look-up the call asks for, if any: its result.
+pub(crate) fn lookup(session: &Session, args: &Args) -> Result<Option<ToolOutput>, ToolError> {
+    let given: Vec<&str> = LOOKUPS.into_iter().filter(|name| args.str(name).is_some()).collect();
+    let (name, value) = match given.as_slice() {
+        [] => return Ok(None),
+        [name] => (*name, args.str(name).unwrap_or_default()),
+        _ => {
+            return Err(ToolError::new(format!(
+                "terminal_read takes one of `lines`, `search` and `find` at a time, not {}",
+                given.join(" and ")
+            )));
+        }
+    };
+    let max = max_bytes(args)?;
+    let (block, structured) = match name {
+        "lines" => lines(session, value, max)?,
+        "search" => search(session, value, max)?,
+        _ => find(session, value)?,
+    };
+    let mut text = header(session.id(), &session.status()?);
+    push_block(&mut text, &block);
+    Ok(Some(ToolOutput { text, structured }))
+}
+
+/// Numbered lines, one per row: `120│text`.
+fn numbered(lines: &[(u64, String)]) -> String {
+    let rows: Vec<String> = lines.iter().map(|(n, line)| format!("{n}│{line}")).collect();
+    rows.join("\n")
+}
+
+/// `lines="A-B"` (or `"A-"`, to the end).
+fn lines(
+    session: &Session,
+    range: &str,
+    max: usize,
+) -> Result<(String, serde_json::Value), ToolError> {
+    let bad = || {
+        ToolError::new(format!(
+            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback) or \"FIRST-\" to the end, e.g. \"120-160\"; got {range:?}"
+        ))
+    };
+    let (from, to) = range.split_once('-').ok_or_else(bad)?;
+    let from: u64 = from.trim().parse().map_err(|_| bad())?;
+    let to: u64 = match to.trim() {
+        "" => u64::MAX - 1,
+        to => to.parse().map_err(|_| bad())?,
+    };
+    if to < from {
+        return Err(bad());
+    }
+    let found = session.transcript_lines(from..to + 1, max)?;
+    let Some((last, _)) = found.lines.last() else {
+        return Err(ToolError::new(format!(
+            "lines {range}: the transcript holds lines {}-{} (older ones were dropped by its bound); ask within them",
+            found.first,
+            found.end.saturating_sub(1)
+        )));
+    };
+    let first = found.lines[0].0;
+    let more = (*last + 1 < to.saturating_add(1).min(found.end)).then(|| {
+        format!("\n[... lines {}-{} left out by max_bytes]", last + 1, to.min(found.end - 1))
+    });
+    let block = format!(
+        "--- transcript lines {first}-{last} (it holds {}-{}) ---\n{}{}",
+        found.first,
+        found.end.saturating_sub(1),
+        numbered(&found.lines),
+        more.unwrap_or_default()
+    );
+    Ok((block, json!({"session_id": session.id().0, "first_line": first, "last_line": last})))
+}
+
+/// `search=REGEX`: the retained lines it matches, the latest kept within `max`.
+fn search(
+    session: &Session,
+    pattern: &str,
+    max: usize,
+) -> Result<(String, serde_json::Value), ToolError> {
+    let regex = regex::Regex::new(pattern)
+        .map_err(|e| ToolError::new(format!("search: bad regular expression {pattern:?}: {e}")))?;
+    let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
+    let matching: Vec<(u64, String)> =
+        all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
+    let total = matching.len();
+    let text = numbered(&matching);
+    let (kept, omitted) = Budget::with_copies(max, 1).end(&text, usize::MAX);
+    let kept_lines = kept.lines().count();
+    let mut block = format!(
+        "--- {total} transcript line{} of {}-{} match /{pattern}/ ---",
+        if total == 1 { "" } else { "s" },
+        all.first,
+        all.end.saturating_sub(1)
+    );
+    if omitted > 0 {
+        block.push_str(&format!(
+            "\n[... the {} earlier matches left out by max_bytes]",
+            total - kept_lines
+        ));
+    }
+    if !kept.is_empty() {
+        block.push('\n');
+        block.push_str(kept);
+    }
+    Ok((block, json!({"session_id": session.id().0, "matches": total})))
+}
+
+/// `find=TEXT`: where it is on the screen.
+fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), ToolError> {
+    let screen = session.screen()?;
+    let places: Vec<(u16, u16)> = find_on_screen(&screen, needle).collect();
+    let listed: Vec<String> =
+        places.iter().take(MAX_FOUND).map(|(row, col)| format!("row {row} col {col}")).collect();
+    let block = match places.len() {
+        0 => format!("{needle:?} is not on the screen"),
+        n if n > MAX_FOUND => format!(
+            "{needle:?} is on the screen {n} times; the first {MAX_FOUND}: {}",
+            listed.join(", ")
+        ),
+        _ => format!("{needle:?} is on the screen at {}", listed.join(", ")),
+    };
+    let places: Vec<[u16; 2]> = places.iter().map(|&(row, col)| [row, col]).collect();
+    Ok((block, json!({"session_id": session.id().0, "found": places})))
+}
