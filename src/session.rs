@@ -34,6 +34,12 @@ impl PendingWait {
         self.reply.recv().map_err(|_| Error::WaitAborted(self.timeout))?
     }
 
+    /// The channel the outcome arrives on, and the wait's timeout (for the error when the
+    /// engine drops the wait).
+    pub(crate) fn reply(&self) -> (&crossbeam_channel::Receiver<Result<WaitOutcome>>, Duration) {
+        (&self.reply, self.timeout)
+    }
+
     /// Ends the wait now; [`PendingWait::finish`] then returns `Fired::Cancelled` (unless it
     /// had already ended).
     pub fn cancel(&self) {
@@ -334,11 +340,20 @@ impl Session {
     /// does not return it again. Fails with a clear error when the shell has no integration or
     /// is not at its prompt.
     pub fn run_command(&self, line: &str, timeout: Duration) -> Result<CommandResult> {
+        self.start_command(line, timeout)?.recv().map_err(|_| Error::WaitAborted(timeout))?
+    }
+
+    /// Starts [`Session::run_command`]; its result arrives on the channel returned.
+    pub(crate) fn start_command(
+        &self,
+        line: &str,
+        timeout: Duration,
+    ) -> Result<crossbeam_channel::Receiver<Result<CommandResult>>> {
         let id = self.id;
         let line = line.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx.into())))?;
-        rx.recv().map_err(|_| Error::WaitAborted(timeout))?
+        Ok(rx)
     }
 
     /// The session's clipboard: what the program last copied with OSC 52.

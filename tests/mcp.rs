@@ -1457,3 +1457,64 @@ fn transcript_lines_search_and_find() {
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
+
+/// A call that sent a progress token gets progress notifications while it waits, carrying
+/// the session's last line of output.
+#[test]
+fn long_waits_report_progress_with_the_last_line() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "echo step one; sleep 5; echo all done; sleep 60";
+    let started = client.tool("terminal_start", json!({"command": script, "for_text": "step one"}));
+    let id = started["session_id"].clone();
+    let call = json!({
+        "name": "terminal_read",
+        "arguments": {"session_id": id, "for_text": "all done"},
+        "_meta": {"progressToken": "tok-1"},
+    });
+    let request = client.send_request("tools/call", call);
+    let response = client.response(&request);
+    assert_eq!(response["result"]["structuredContent"]["wait"]["outcome"], "matched", "{response}");
+    let progress: Vec<&Value> =
+        client.other.iter().filter(|m| m["method"] == "notifications/progress").collect();
+    assert!(!progress.is_empty(), "no progress notification in {:?}", client.other);
+    for note in &progress {
+        assert_eq!(note["params"]["progressToken"], "tok-1", "{note}");
+        let message = note["params"]["message"].as_str().unwrap();
+        assert!(message.contains("last line: step one"), "{message}");
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// Cancelling a terminal_send that submitted a command interrupts the command (as Ctrl-C
+/// would), and the shell comes back to its prompt.
+#[test]
+fn a_cancelled_submit_interrupts_its_command() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool("terminal_start", json!({"prompt": true}));
+    let id = shell["session_id"].clone();
+    let call = json!({
+        "name": "terminal_send",
+        "arguments": {"session_id": id, "text": "sleep 30; echo after", "submit": true, "for_text": "after"},
+    });
+    let request = client.send_request("tools/call", call);
+    // The command runs once the shell has left its prompt.
+    let begun = Instant::now();
+    let running =
+        client.tool("terminal_read", json!({"session_id": id, "for_screen_text": "echo after"}));
+    assert_eq!(running["wait"]["outcome"], "matched", "{running}");
+    client.notify("notifications/cancelled", json!({"requestId": request, "reason": "stop"}));
+    let back = client.tool("terminal_read", json!({"session_id": id, "prompt": true}));
+    assert_eq!(back["wait"]["outcome"], "matched", "{back}");
+    assert!(begun.elapsed() < Duration::from_secs(20), "the command was not interrupted");
+    let output = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    assert!(!output["output"].as_str().unwrap().contains("\nafter"), "{output}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}

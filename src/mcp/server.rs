@@ -19,6 +19,7 @@ use super::jsonrpc::{
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
 use super::protocol::{Protocol, Served, has_envelope};
+use super::tools::progress::Progress;
 use super::tools::{self, Call, Caller};
 
 /// How long calls interrupted by the end of input get to answer before sessions are closed.
@@ -235,7 +236,12 @@ impl Server {
                 return responder.result(served.finish(tools::refusal(&message)));
             }
         };
-        let job = Arc::new(Mutex::new(Some(Job { responder, ticket, name, arguments, served })));
+        let token = params.get("_meta").and_then(|meta| meta.get("progressToken"));
+        let progress = token
+            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
+            .map(|t| Progress::new(t.clone(), self.outbox.clone()));
+        let job = Job { responder, ticket, name, arguments, served, progress };
+        let job = Arc::new(Mutex::new(Some(job)));
         let engine = self.engine.clone();
         let caller = self.caller.clone();
         let taken = job.clone();
@@ -271,13 +277,15 @@ struct Job {
     name: String,
     arguments: Map<String, Value>,
     served: Served,
+    progress: Option<Progress>,
 }
 
 impl Job {
     fn run(self, engine: &Engine, caller: &Caller) {
-        let Job { responder, ticket, name, arguments, served } = self;
+        let Job { responder, ticket, name, arguments, served, progress } = self;
         let token = ticket.token().clone();
-        let call = Call { engine, cancel: &token, caller, revision: served.revision };
+        let progress = progress.as_ref();
+        let call = Call { engine, cancel: &token, caller, progress, revision: served.revision };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::call(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its

@@ -6,13 +6,13 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::{
-    CommandResult, ExitStatus, Session, SessionId, SessionState, Signal, SignalTarget, SpawnSpec,
-    Until,
+    CommandResult, ExitStatus, Session, SessionId, SessionState, SignalTarget, SpawnSpec, Until,
 };
 
 use super::args::Args;
 use super::budget::{Budget, LABEL};
-use super::io::place;
+use super::io::{interrupt_on_cancel, place};
+use super::progress::await_reply;
 use super::render::{exit_parts, header, push_block, status_json};
 use super::view::{max_bytes, read_new};
 use super::waits::{self, Plan};
@@ -46,14 +46,14 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         None => (new_shell(call, cwd, env)?, true),
     };
-    let interrupt = session.clone();
-    call.cancel.on_cancel(move || {
-        // Stops the command; run_command then returns when the prompt is back.
-        let _ = interrupt.signal(Signal::Int);
-    });
+    // A cancellation stops the command; run_command then returns when the prompt is back.
+    interrupt_on_cancel(call, &session, &call.caller.input.of(session.id()));
     // No input lock here: run_command types and waits in one call, and terminal_send must be
     // able to interrupt the command meanwhile.
-    let result = match session.run_command(command, timeout) {
+    let result = session.start_command(command, timeout).and_then(|reply| {
+        await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout))
+    });
+    let result = match result {
         Ok(result) => result,
         Err(err) => {
             if new_session {
@@ -160,7 +160,7 @@ fn new_shell(
 ) -> Result<Session, ToolError> {
     let session = call.engine.spawn(place(SpawnSpec::interactive_shell(), cwd, env))?;
     let plan = Plan::new(Until::prompt(), SHELL_START);
-    let report = waits::run(&session, &plan, call.cancel);
+    let report = waits::run(call, &session, &plan);
     match report {
         Ok(report) if report.outcome == "matched" => Ok(session),
         Ok(report) => {

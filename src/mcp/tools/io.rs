@@ -1,8 +1,11 @@
 //! The tools that start a session, type into it, click in it and read it: `terminal_start`,
 //! `terminal_send`, `terminal_mouse` and `terminal_read`.
 
+use std::sync::Arc;
+
 use crate::{
-    MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, SpawnSpec, parse_key_script,
+    MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session, Signal, SpawnSpec,
+    parse_key_script,
 };
 
 use super::args::Args;
@@ -10,7 +13,7 @@ use super::catalog::MOUSE_ACTIONS;
 use super::lookup::lookup;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
-use super::{Call, ToolError, ToolOutput};
+use super::{Call, SessionInput, ToolError, ToolOutput};
 use crate::term::screen::cell_col;
 
 /// `terminal_start`.
@@ -20,7 +23,7 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.engine.spawn(spec)?;
     let report = match &plan {
-        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
     if call.cancel.is_cancelled() {
@@ -121,8 +124,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         waits::check(plan, &session)?;
     }
     {
-        let lock = call.caller.input.of(id);
-        let _typing = (!one_key).then(|| lock.lock().unwrap_or_else(|e| e.into_inner()));
+        let input = call.caller.input.of(id);
+        let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
+        if submit {
+            interrupt_on_cancel(call, &session, &input);
+        } else {
+            input.typing();
+        }
         if let Some(text) = text {
             session.send_text(text)?;
         }
@@ -143,10 +151,22 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
     }
     let report = match &plan {
-        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
     show(call, &session, view, report.as_ref(), false)
+}
+
+/// When the call is cancelled, interrupts what it submitted (Ctrl-C's signal to the session's
+/// foreground group), unless another call has typed into the session since.
+pub(crate) fn interrupt_on_cancel(call: &Call, session: &Session, input: &Arc<SessionInput>) {
+    let number = input.typing();
+    let (session, input) = (session.clone(), input.clone());
+    call.cancel.on_cancel(move || {
+        if input.last_typed(number) {
+            let _ = session.signal(Signal::Int);
+        }
+    });
 }
 
 /// `terminal_read`.
@@ -156,7 +176,7 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let plan = waits::plan(args, DefaultWait::None, call.engine.config())?;
     let session = call.engine.session(id)?;
     let report = match &plan {
-        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
     if let Some(found) = lookup(&session, args)? {
@@ -183,8 +203,9 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         waits::check(plan, &session)?;
     }
     {
-        let lock = call.caller.input.of(id);
-        let _typing = lock.lock().unwrap_or_else(|e| e.into_inner());
+        let input = call.caller.input.of(id);
+        let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
+        input.typing();
         let wheel = |direction| {
             let count = args.uint("count").unwrap_or(DEFAULT_NOTCHES) as u16;
             session.scroll(direction, count, row, col)
@@ -200,7 +221,7 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
     }
     let report = match &plan {
-        Some(plan) => Some(waits::run(&session, plan, call.cancel)?),
+        Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
     show(call, &session, view, report.as_ref(), false)

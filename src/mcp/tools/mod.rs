@@ -12,6 +12,7 @@ mod catalog;
 mod control;
 mod io;
 mod lookup;
+pub(crate) mod progress;
 mod render;
 mod screen_diff;
 pub(crate) mod toolbox;
@@ -19,6 +20,7 @@ mod view;
 mod waits;
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
@@ -83,15 +85,37 @@ impl From<Error> for ToolError {
 }
 
 /// One lock per session, held while a call types into it, so that the input of two calls
-/// running at once is not interleaved (their waits still run side by side).
+/// running at once is not interleaved (their waits still run side by side); and a count of
+/// the calls that typed into it, so that a cancelled call interrupts only its own work.
 #[derive(Debug, Default)]
 pub(crate) struct InputLocks {
-    locks: Mutex<HashMap<SessionId, Arc<Mutex<()>>>>,
+    locks: Mutex<HashMap<SessionId, Arc<SessionInput>>>,
+}
+
+/// A session's input lock and typing count.
+#[derive(Debug, Default)]
+pub(crate) struct SessionInput {
+    /// Held while a call types.
+    pub lock: Mutex<()>,
+    /// Calls that typed into the session so far.
+    typed: AtomicU64,
+}
+
+impl SessionInput {
+    /// Counts a call that types; returns its number.
+    pub(crate) fn typing(&self) -> u64 {
+        self.typed.fetch_add(1, Ordering::SeqCst) + 1
+    }
+
+    /// Whether the call numbered `number` is the last that typed.
+    pub(crate) fn last_typed(&self, number: u64) -> bool {
+        self.typed.load(Ordering::SeqCst) == number
+    }
 }
 
 impl InputLocks {
-    /// The lock of session `id`.
-    pub(crate) fn of(&self, id: SessionId) -> Arc<Mutex<()>> {
+    /// The input of session `id`.
+    pub(crate) fn of(&self, id: SessionId) -> Arc<SessionInput> {
         let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
         locks.entry(id).or_default().clone()
     }
@@ -127,6 +151,8 @@ pub(crate) struct Call<'a> {
     pub cancel: &'a Arc<CancelToken>,
     /// What this caller's calls share.
     pub caller: &'a Caller,
+    /// Where the call reports progress while it waits, when the client asked.
+    pub progress: Option<&'a progress::Progress>,
     /// The protocol revision the call is served in.
     pub revision: Revision,
 }

@@ -181,6 +181,7 @@ impl Toolbox {
             engine: &self.engine,
             cancel: &cancel.0,
             caller: &self.caller,
+            progress: None,
             revision: Revision::LATEST_HANDSHAKE,
         };
         match super::run(&call, name, &arguments)? {

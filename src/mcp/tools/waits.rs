@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use crate::mcp::inflight::CancelToken;
 use crate::{Config, Fired, Screen, Session, Until};
 
-use super::ToolError;
 use super::args::Args;
 use super::budget::{Budget, LABEL, MATCHED};
+use super::progress::await_reply;
+use super::{Call, ToolError};
 
 /// Quiet time that ends the default wait.
 pub(crate) const SETTLE_QUIET: Duration = Duration::from_millis(1000);
@@ -178,13 +178,14 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
 
 /// Waits for `plan` on `session` until it holds, the session ends, the timeout passes or the
 /// call is cancelled (the cancellation ends the engine's wait at once; nothing polls).
-pub(crate) fn run(session: &Session, plan: &Plan, cancel: &CancelToken) -> crate::Result<Report> {
+pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     check(plan, session)?;
     let condition = plan.until.to_string();
     let pending = session.start_wait(plan.until.clone(), plan.timeout)?;
     let canceller = pending.canceller();
-    cancel.on_stop(move || canceller.cancel());
-    let outcome = pending.finish()?;
+    call.cancel.on_stop(move || canceller.cancel());
+    let (reply, timeout) = pending.reply();
+    let outcome = await_reply(call, session, reply, || crate::Error::WaitAborted(timeout))?;
     let elapsed = outcome.elapsed;
     let report = |outcome, matched_text, screen| Report {
         condition: condition.clone(),

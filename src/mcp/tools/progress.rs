@@ -1,0 +1,75 @@
+//! Progress notifications while a call waits: when the client sent a `progressToken` with a
+//! call, a `notifications/progress` every [`PROGRESS_EVERY`] carries the time waited and the
+//! session's last line of output, so the host sees the call is alive (and hosts that reset
+//! their request timeout on progress do not give up on a long wait).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError};
+use serde_json::{Value, json};
+
+use crate::Session;
+use crate::mcp::outbox::Outbox;
+
+use super::Call;
+use super::budget::keep_end;
+
+/// How often a waiting call reports progress.
+pub(crate) const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+/// Most bytes of the live tail a progress message carries.
+const TAIL_BYTES: usize = 200;
+
+/// Where a call's progress goes: the client's token and the server's output.
+pub(crate) struct Progress {
+    token: Value,
+    outbox: Outbox,
+    sent: AtomicU64,
+    started: Instant,
+}
+
+impl Progress {
+    /// Progress for the call that sent `token`.
+    pub(crate) fn new(token: Value, outbox: Outbox) -> Progress {
+        Progress { token, outbox, sent: AtomicU64::new(0), started: Instant::now() }
+    }
+
+    /// Sends one notification: the seconds waited, and the last line `session` printed.
+    fn report(&self, session: &Session) {
+        let count = self.sent.fetch_add(1, Ordering::Relaxed) + 1;
+        let secs = self.started.elapsed().as_secs();
+        let last = session.scrollback(TAIL_BYTES * 4).map(|s| s.text).unwrap_or_default();
+        let last = last.lines().rev().find(|line| !line.trim().is_empty()).unwrap_or("");
+        let (tail, _) = keep_end(last, TAIL_BYTES);
+        let message = match tail {
+            "" => format!("waiting, {secs} s"),
+            tail => format!("waiting, {secs} s; last line: {tail}"),
+        };
+        let notification = json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": {"progressToken": self.token, "progress": count, "message": message},
+        });
+        self.outbox.send(notification.to_string());
+    }
+}
+
+/// Waits for the reply on `rx` to a request about `session`, reporting progress meanwhile
+/// when the call asked for it; `gone` is the error when the engine dropped the request.
+pub(crate) fn await_reply<T>(
+    call: &Call,
+    session: &Session,
+    rx: &Receiver<crate::Result<T>>,
+    gone: impl Fn() -> crate::Error,
+) -> crate::Result<T> {
+    let Some(progress) = call.progress else {
+        return rx.recv().map_err(|_| gone())?;
+    };
+    loop {
+        match rx.recv_timeout(PROGRESS_EVERY) {
+            Ok(reply) => return reply,
+            Err(RecvTimeoutError::Timeout) => progress.report(session),
+            Err(RecvTimeoutError::Disconnected) => return Err(gone()),
+        }
+    }
+}
