@@ -142,7 +142,8 @@ pub enum InputKind {
 }
 
 impl InputKind {
-    /// A few words for people and models: "a password (echo off)", "a line", "keys".
+    /// What the program waits for, in a few words: "a password (echo off)", "a line",
+    /// "keys".
     pub fn describe(self) -> &'static str {
         match self {
             InputKind::Password => "a password (echo off)",

@@ -675,9 +675,7 @@ fn python_repl_with_waits_and_bounded_output() {
     assert_eq!(view["status"]["foreground"]["name"], "python3");
     let header = text(&started).lines().next().unwrap().to_owned();
     assert!(
-        header.starts_with(&format!(
-            "[session {id} · waiting for input: keys · foreground python3 (pid "
-        )),
+        header.starts_with(&format!("[session {id} started · python3 waiting for keys · ")),
         "{header}"
     );
     assert!(output.as_str().unwrap().contains(">>>"), "{output}");
@@ -1133,10 +1131,8 @@ fn the_default_wait_says_what_settled_it() {
     let id = started["session_id"].clone();
     let sent = client.call("terminal_send", json!({"session_id": id, "text": "hello\r"}));
     let text = text(&sent);
-    assert!(
-        text.contains("[wait: settled after") && text.contains("s: waiting for input]"),
-        "{text}"
-    );
+    // The status names the condition that ended the wait: waiting for input (a line).
+    assert!(text.starts_with("[session 1 · cat waiting for a line · settled after "), "{text}");
     client.finish();
 }
 
@@ -1222,21 +1218,24 @@ fn screens_are_sent_as_the_rows_that_changed() {
     let started = client.call("terminal_start", json!({"argv": vim, "input_wait": true}));
     let shown = text(&started);
     let id = started["structuredContent"]["session_id"].clone();
-    assert!(shown.contains("--- screen (alternate") && shown.contains("line 7"), "{shown}");
+    assert!(shown.contains("--- screen 120x32 ---") && shown.contains("line 7"), "{shown}");
     assert!(shown.contains("▌line 1"), "the cursor is marked where it is: {shown}");
     // One character deleted: only its row, numbered, with the cursor on it.
     let sent = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
     let shown = text(&sent);
-    assert!(shown.contains("only rows changed") && shown.contains("0│▌ine 1"), "{shown}");
+    assert!(
+        shown.contains("rows changed since your last look") && shown.contains("0│▌ine 1"),
+        "{shown}"
+    );
     assert!(!shown.contains("line 7"), "unchanged rows are not sent again: {shown}");
     // Nothing changed since: said in one line.
     let read = client.call("terminal_read", json!({"session_id": id}));
-    assert!(text(&read).contains("screen unchanged since your last look"), "{}", text(&read));
+    assert!(text(&read).contains("unchanged since your last look"), "{}", text(&read));
     // Asked for, the whole screen.
     let read = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
     let shown = text(&read);
     assert!(shown.contains("▌ine 1") && shown.contains("line 7"), "{shown}");
-    assert!(!shown.contains("only rows changed"), "{shown}");
+    assert!(!shown.contains("rows changed"), "{shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
@@ -1335,7 +1334,7 @@ fn the_status_says_what_input_is_awaited_and_where() {
     let started = client
         .call("terminal_start", json!({"argv": ["python3", "-c", script], "input_wait": true}));
     let shown = text(&started);
-    assert!(shown.contains("waiting for input: a password (echo off)"), "{shown}");
+    assert!(shown.contains("python3 waiting for a password (echo off)"), "{shown}");
     assert_eq!(started["structuredContent"]["status"]["input_kind"], "password", "{shown}");
     let id = started["structuredContent"]["session_id"].clone();
     client.tool("terminal_close", json!({"session_id": id}));
@@ -1344,7 +1343,7 @@ fn the_status_says_what_input_is_awaited_and_where() {
     // Read again with nothing new: the header says where the program waits.
     let read = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
     let shown = text(&read);
-    assert!(shown.contains("waiting for input: keys at \">>>\""), "{shown}");
+    assert!(shown.contains("python3 waiting for keys at \">>>\""), "{shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }
@@ -1402,7 +1401,7 @@ fn styled_screen_text_is_marked_as_asked() {
         text(&read)
     };
     let highlights = screen(&mut client, Value::Null);
-    assert!(highlights.contains("⟦inverse|selected⟧ plain ⟦on green|    ⟧red"), "{highlights}");
+    assert!(highlights.contains("⟦selected⟧ plain ⟦    ⟧red"), "{highlights}");
     let all = screen(&mut client, json!(true));
     assert!(all.contains("⟦inverse|selected⟧ plain ⟦on green|    ⟧⟦red|red⟧"), "{all}");
     let none = screen(&mut client, json!(false));

@@ -62,6 +62,10 @@ pub(crate) enum InputWait {
 
 /// `ESRCH` ("no such process"); 3 on Linux and on the BSDs/macOS.
 const ESRCH: i32 = 3;
+/// `EACCES`: permission denied.
+const EACCES: i32 = 13;
+/// `EPERM`: operation not permitted.
+const EPERM: i32 = 1;
 
 /// Returns true if `err` means the process or thread no longer exists
 /// (`ENOENT` / `ESRCH`), as opposed to e.g. a permission problem.
@@ -373,10 +377,19 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
     }
 }
 
-/// A poll-family wait with a timeout shorter than this is a timer, not a final wait for input:
-/// vim waits 25 ms after an Escape for the rest of a key code and 100 ms for the terminal's
-/// answers on its way out, and then changes the screen or exits. Longer timeouts are a
-/// program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input meanwhile.
+/// Whether an [`InputWait::Unknown`] reason says `/proc` refused to show a process (another
+/// user's, or one that is not dumpable), rather than a passing state (a process between
+/// `fork` and `exec`, a group being formed).
+pub(crate) fn denied(reason: &str) -> bool {
+    reason.contains(&io::Error::from_raw_os_error(EACCES).to_string())
+        || reason.contains(&io::Error::from_raw_os_error(EPERM).to_string())
+}
+
+/// A poll-family wait with a timeout up to this is a timer, not a final wait for input: vim
+/// waits up to 'timeoutlen' (1 s by default) after an Escape for the rest of a key code and
+/// 100 ms for the terminal's answers on its way out, and then changes the screen or exits.
+/// Longer timeouts are a program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input
+/// meanwhile.
 pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Whether a process only waits on others: every thread asleep waiting for a child (`wait4`,
@@ -622,7 +635,7 @@ mod linux {
         let Activity::Input(name) = &activity else {
             return activity;
         };
-        if let Some(timer) = timeout(base, name, syscall).filter(|t| *t < super::SHORT_TIMER) {
+        if let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) {
             return Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()));
         }
         if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {

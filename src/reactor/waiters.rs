@@ -432,8 +432,9 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref()) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
-        procfs::InputWait::Unknown { .. }
-            if input_kind(master.as_fd()) == Some(crate::InputKind::Password) =>
+        procfs::InputWait::Unknown { reason }
+            if procfs::denied(&reason)
+                && input_kind(master.as_fd()) == Some(crate::InputKind::Password) =>
         {
             procfs::InputWait::Waiting
         }

@@ -359,10 +359,7 @@ const VIEW: &[ArgDef] = &[
         ),
     },
     max_bytes(DEFAULT_MAX_BYTES),
-    flag(
-        "styles",
-        "Mark styled screen text ⟦style|text⟧: true all, false none, default highlights.",
-    ),
+    flag("styles", "Mark styled screen text: default ⟦highlights⟧, true ⟦style|all⟧, false none."),
 ];
 
 /// A string argument.

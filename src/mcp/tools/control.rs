@@ -93,23 +93,8 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
     let Ran { id, new_session, closed } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
-    let mut text = header(id, &result.status);
-    if closed {
-        push_block(
-            &mut text,
-            &format!(
-                "[ran in a new shell (session {id}), closed after the command; to keep a shell for more commands, pass keep_session=true, then session_id]"
-            ),
-        );
-    } else if new_session {
-        push_block(
-            &mut text,
-            &format!(
-                "[started a new shell: session {id}; pass session_id={id} to run more commands in it, and close it with terminal_close when done]"
-            ),
-        );
-    }
-    push_block(&mut text, &format!("$ {command}"));
+    // The command is not repeated: the model just wrote it (structuredContent carries it).
+    let mut text = String::new();
     if result.output_truncated {
         push_block(
             &mut text,
@@ -127,12 +112,17 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
     }
     push_block(&mut text, output);
     let secs = result.duration.as_secs_f64();
+    let shell = match (new_session, closed) {
+        (true, true) => "new shell, closed (keep_session keeps it)".to_owned(),
+        (true, false) => format!("new shell: session {id}, close it when done"),
+        _ => format!("session {id}"),
+    };
     push_block(
         &mut text,
         &match result.exit_code {
-            Some(code) => format!("[exit code {code} · {secs:.2} s]"),
+            Some(code) => format!("[exit code {code} · {secs:.2} s · {shell}]"),
             None if result.timed_out => format!(
-                "[still running after {secs:.1} s: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]"
+                "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]"
             ),
             None => format!("[finished after {secs:.2} s; the shell did not report an exit code]"),
         },
@@ -363,7 +353,6 @@ mod tests {
                     let whole = command == worst::string(500);
                     assert!(whole || command.ends_with(" more bytes of the command cut]"));
                     assert!(whole == (max == 65_536 && copies == 1), "{max} {copies}");
-                    assert!(output.text.contains(&format!("$ {command}")));
                 }
             }
         }

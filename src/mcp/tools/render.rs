@@ -37,34 +37,57 @@ pub(crate) fn status_json(status: &Status) -> Value {
     })
 }
 
-/// The one-line status header: session, status, foreground program, last exit code.
+/// The one-line status header: session, what its foreground program is doing, last exit
+/// code, e.g. `[session 2 · python3 waiting for keys · last exit 0]`.
 pub(crate) fn header(id: SessionId, status: &Status) -> String {
-    header_at(id, status, None)
+    Header { id, status, at: None, started: false, wait: None }.render()
 }
 
-/// [`header`], saying after the status where the program waits (`at`: the text of the
-/// cursor's row).
-pub(crate) fn header_at(id: SessionId, status: &Status, at: Option<&str>) -> String {
-    let mut parts = vec![format!("session {id}")];
-    parts.push(match status.activity {
-        Activity::Running => "running".to_owned(),
-        Activity::Quiet => "running, quiet".to_owned(),
-        Activity::WaitingForInput => {
-            let kind = status.input_kind.map(|k| format!(": {}", k.describe()));
-            let at = at.map(|row| format!(" at \"{row}\""));
-            format!("waiting for input{}{}", kind.unwrap_or_default(), at.unwrap_or_default())
+/// A result's first line: the session (and whether this call started it), what its
+/// foreground program is doing and where it waits, the shell's last exit code, and what
+/// ended the call's wait; e.g.
+/// `[session 2 · python3 waiting for keys at ">>>" · settled after 0.05 s]`.
+pub(crate) struct Header<'a> {
+    /// The session.
+    pub id: SessionId,
+    /// Its status.
+    pub status: &'a Status,
+    /// The text of the cursor's row, while the program waits for input.
+    pub at: Option<&'a str>,
+    /// The session was started by this call.
+    pub started: bool,
+    /// What ended the call's wait.
+    pub wait: Option<&'a str>,
+}
+
+impl Header<'_> {
+    /// The line, in brackets.
+    pub(crate) fn render(&self) -> String {
+        let status = self.status;
+        let started = if self.started { " started" } else { "" };
+        let mut parts = vec![format!("session {}{started}", self.id)];
+        let state = match status.activity {
+            Activity::Running => "running".to_owned(),
+            Activity::Quiet => "running, quiet".to_owned(),
+            Activity::WaitingForInput => {
+                let kind = status.input_kind.map_or("input", |kind| kind.describe());
+                let at = self.at.map(|row| format!(" at \"{row}\""));
+                format!("waiting for {kind}{}", at.unwrap_or_default())
+            }
+            Activity::AtPrompt => "at the shell prompt".to_owned(),
+            Activity::Exited(how) => format!("exited ({how})"),
+            Activity::Closed(how) => format!("closed ({how})"),
+        };
+        parts.push(match &status.foreground {
+            Some(process) => format!("{} {state}", process.name),
+            None => state,
+        });
+        if let Some(code) = status.last_exit_code {
+            parts.push(format!("last exit {code}"));
         }
-        Activity::AtPrompt => "at the shell prompt".to_owned(),
-        Activity::Exited(how) => format!("exited ({how})"),
-        Activity::Closed(how) => format!("closed ({how})"),
-    });
-    if let Some(process) = &status.foreground {
-        parts.push(format!("foreground {} (pid {})", process.name, process.pid));
+        parts.extend(self.wait.map(str::to_owned));
+        format!("[{}]", parts.join(" · "))
     }
-    if let Some(code) = status.last_exit_code {
-        parts.push(format!("last exit {code}"));
-    }
-    format!("[{}]", parts.join(" · "))
 }
 
 /// Appends `text` to `out` on its own line(s).
@@ -92,7 +115,7 @@ mod tests {
         };
         assert_eq!(
             header(SessionId(3), &status),
-            "[session 3 · waiting for input · foreground python3 (pid 1234) · last exit 0]"
+            "[session 3 · python3 waiting for input · last exit 0]"
         );
     }
 }

@@ -21,7 +21,8 @@ pub(crate) enum Styles {
     /// None.
     Off,
     /// Inverse and background-coloured runs (a selection, a menu entry, a progress bar's
-    /// filled cells), named by those alone, when there are at most [`MAX_MEANINGFUL_RUNS`].
+    /// filled cells), when there are at most [`MAX_MEANINGFUL_RUNS`]: marked `⟦text⟧`
+    /// without a label, neighbours merged, blanks past the row's text left out.
     Meaningful,
     /// Every run, with its colours and attributes.
     All,
@@ -31,7 +32,7 @@ pub(crate) enum Styles {
 /// colour scheme, not a highlight.
 pub(crate) const MAX_MEANINGFUL_RUNS: usize = 24;
 
-/// Opens a marked run: `⟦label|`; `⟧` closes it.
+/// Opens a marked run: `⟦label|` (`⟦` alone for a highlight); `⟧` closes it.
 const OPEN: char = '⟦';
 /// Closes a marked run.
 const CLOSE: char = '⟧';
@@ -54,9 +55,16 @@ pub(crate) struct Frame {
 impl Frame {
     /// `screen` with the `runs` that `styles` selects marked.
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
-        let runs = select(runs, styles);
-        let row_runs = |row: usize| runs.iter().filter(move |run| usize::from(run.row) == row);
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
+        let mut runs = select(runs, styles);
+        if styles == Styles::Meaningful {
+            for run in &mut runs {
+                let row = text(usize::from(run.row));
+                run.end = run.end.min(cell_col(row, row.len()));
+            }
+            runs.retain(|run| run.col < run.end);
+        }
+        let row_runs = |row: usize| runs.iter().filter(move |run| usize::from(run.row) == row);
         let lines =
             (0..screen.lines.len()).map(|row| decorate(text(row), row_runs(row), None)).collect();
         let cursor = screen.cursor;
@@ -110,7 +118,7 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
             }
-            chosen.into_iter().map(|run| Marked::new(run, highlight(run))).collect()
+            chosen.into_iter().map(|run| Marked::new(run, String::new())).collect()
         }
     };
     let mut merged: Vec<Marked> = Vec::with_capacity(marked.len());
@@ -152,20 +160,17 @@ fn label(run: &StyleRun) -> String {
     parts.join(" ")
 }
 
-/// A highlight's short label: `inverse`, `on green`, or both.
-fn highlight(run: &StyleRun) -> String {
-    let inverse = run.attrs.contains(&"inverse").then(|| "inverse".to_owned());
-    let bg = (run.bg != "default").then(|| format!("on {}", run.bg));
-    [inverse, bg].into_iter().flatten().collect::<Vec<_>>().join(" ")
-}
-
 /// `row` with its runs marked and [`CURSOR_MARK`] before cell `cursor`; marks past the row's
 /// end are reached with spaces (a styled run of blanks is shown as blanks).
 fn decorate<'r>(row: &str, runs: impl Iterator<Item = &'r Marked>, cursor: Option<u16>) -> String {
     // (cell, order at that cell: closes, then opens, then the cursor; text)
     let mut marks: Vec<(u16, u8, String)> = Vec::new();
     for run in runs {
-        marks.push((run.col, 1, format!("{OPEN}{}|", run.label)));
+        let open = match run.label.as_str() {
+            "" => OPEN.to_string(),
+            label => format!("{OPEN}{label}|"),
+        };
+        marks.push((run.col, 1, open));
         marks.push((run.end, 0, CLOSE.to_string()));
     }
     marks.extend(cursor.map(|col| (col, 2, CURSOR_MARK.to_string())));
@@ -301,7 +306,7 @@ mod tests {
         ];
         let screen = screen(&["a PID USER", "  x"], (1, 1));
         let meaningful = Frame::new(&screen, &runs, Styles::Meaningful);
-        assert_eq!(meaningful.text(&Shape::Whole), "a ⟦on green|PID⟧ USER\n⟦inverse| ▌ x   ⟧");
+        assert_eq!(meaningful.text(&Shape::Whole), "a ⟦PID⟧ USER\n⟦ ▌ x⟧");
         let all = Frame::new(&screen, &runs, Styles::All);
         assert_eq!(
             all.text(&Shape::Whole),
@@ -312,7 +317,7 @@ mod tests {
         // Neighbours with the same label are one mark.
         let split = [run(0, 2, 1, "red", "green", &[]), run(0, 3, 2, "blue", "green", &[])];
         let frame = Frame::new(&screen, &split, Styles::Meaningful);
-        assert_eq!(frame.text(&Shape::Whole), "a ⟦on green|PID⟧ USER\n ▌ x");
+        assert_eq!(frame.text(&Shape::Whole), "a ⟦PID⟧ USER\n ▌ x");
         // Too many highlights are a colour scheme: none is marked.
         let many: Vec<StyleRun> = (0..=MAX_MEANINGFUL_RUNS as u16)
             .map(|c| run(0, c, 1, "default", "blue", &[]))

@@ -7,7 +7,7 @@ use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
-use super::render::{header_at, push_block, status_json};
+use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, Shape, Styles};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
@@ -299,13 +299,21 @@ fn layout(
         .map(str::trim)
         .filter(|row| !row.is_empty() && shown.is_none() && !output.trim_end().ends_with(row));
     let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
-    let mut text = header_at(reading.id, &reading.new.status, prompt.as_deref());
-    if started {
-        push_block(&mut text, &format!("started {program} (pid {})", reading.pid));
+    let waited = wait.as_ref().map(Report::line);
+    let nothing_new = view == View::New && output.is_empty() && omitted == 0 && shown.is_none();
+    let waited = match (waited, nothing_new) {
+        (Some(waited), true) => Some(format!("{waited}; no new output")),
+        (None, true) => Some("no new output".to_owned()),
+        (waited, false) => waited,
+    };
+    let mut text = Header {
+        id: reading.id,
+        status: &reading.new.status,
+        at: prompt.as_deref(),
+        started,
+        wait: waited.as_deref(),
     }
-    if let Some(wait) = &wait {
-        push_block(&mut text, &wait.line());
-    }
+    .render();
     if reading.new.rewritten {
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
@@ -336,7 +344,6 @@ fn layout(
             }
         }
         _ if omitted > 0 => {}
-        View::New if shown.is_none() => push_block(&mut text, "(no new output)"),
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
         View::New => {}
     }
@@ -477,9 +484,10 @@ mod tests {
                             size <= max + MAX_BYTES_OVERHEAD,
                             "{view:?} {shape:?} {max} {copies}: {size}"
                         );
-                        // The strings use the budget (an unchanged screen has no text).
+                        // The strings use the budget (an unchanged screen has no text; the
+                        // program's label is charged though only structured content sends it).
                         if *shape != Shape::Rows(vec![]) {
-                            assert!(size >= max / 2, "{view:?} {max} {copies}: {size}");
+                            assert!(size >= max * 2 / 5, "{view:?} {max} {copies}: {size}");
                         }
                     }
                 }

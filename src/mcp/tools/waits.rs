@@ -227,28 +227,36 @@ impl Report {
         }
     }
 
-    /// One line for a model: what was waited for and what happened.
+    /// What was waited for and what happened, in a few words for the result's header.
     pub(crate) fn line(&self) -> String {
         let secs = self.elapsed.as_secs_f64();
-        let what = if self.implicit { "settle".to_owned() } else { self.condition.clone() };
+        let condition = &self.condition;
         match self.outcome {
             "matched" => match &self.matched_text {
-                Some(text) if !text.is_empty() => {
-                    format!("[wait: {} matched \"{text}\" after {secs:.2} s]", self.condition)
+                // The condition names the text (`text "42"`): not twice.
+                Some(text) if !text.is_empty() && condition.contains(&format!("{text:?}")) => {
+                    format!("{condition} matched after {secs:.2} s")
                 }
-                _ if self.implicit => match &self.settled_by {
-                    Some(by) => format!("[wait: settled after {secs:.2} s: {by}]"),
-                    None => format!("[wait: settled after {secs:.2} s]"),
+                Some(text) if !text.is_empty() => {
+                    format!("{condition} matched \"{text}\" after {secs:.2} s")
+                }
+                // The status says the program waits for input (or exited).
+                _ if self.implicit => match self.settled_by.as_deref() {
+                    Some(by) if by.starts_with("quiet") => {
+                        format!("settled after {secs:.2} s: {by}")
+                    }
+                    _ => format!("settled after {secs:.2} s"),
                 },
-                _ => format!("[wait: {} held after {secs:.2} s]", self.condition),
+                _ => format!("{condition} held after {secs:.2} s"),
             },
-            "exited" => format!("[wait ({what}): the program exited after {secs:.2} s]"),
-            "closed" => format!("[wait ({what}): the session was closed after {secs:.2} s]"),
-            "cancelled" => format!("[wait ({what}): cancelled after {secs:.2} s]"),
+            "exited" if self.implicit => format!("after {secs:.2} s"),
+            "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
+            "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
+            "cancelled" => format!("wait cancelled after {secs:.2} s"),
             _ if self.implicit => format!(
-                "[wait: the program was still busy after {secs:.1} s; read again later, or pass a wait condition such as for_text or exit]"
+                "still busy after {secs:.1} s: read again later, or wait with for_text or exit"
             ),
-            _ => format!("[wait: timed out after {secs:.1} s waiting for {}]", self.condition),
+            _ => format!("timed out after {secs:.1} s waiting for {condition}"),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The screen as a model reads it (the MCP tools' `screen` block and JSON): a one-line header
-//! with the screen, size, cursor and title, the text the byte budget left (the whole screen or
+//! with the size, a hidden cursor and the title, the text the byte budget left (the whole screen or
 //! the rows that changed, numbered), and a note of what was left out.
 
 use serde_json::{Value, json};
@@ -32,32 +32,29 @@ pub(crate) fn model_view(
         "changed_rows": changed,
         "omitted_bytes": omitted,
     });
+    // The visible cursor is marked in the text; a hidden one is only said to be hidden.
     let about = format!(
-        "{}, {}x{}, cursor {}at row {} col {}{}",
-        if screen.alternate { "alternate" } else { "primary" },
+        "{}x{}{}{}",
         screen.cols,
         screen.rows,
-        if screen.cursor.visible { format!("{CURSOR_MARK} ") } else { "hidden ".to_owned() },
-        screen.cursor.row,
-        screen.cursor.col,
+        if screen.cursor.visible { "" } else { ", cursor hidden" },
         if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
     );
     let mut block = match changed {
-        None => format!("--- screen ({about}) ---\n"),
+        None => format!("--- screen {about} ---\n"),
         Some(0) => {
-            return (json, format!("--- screen unchanged since your last look ({about}) ---"));
+            return (json, format!("--- screen {about}: unchanged since your last look ---"));
         }
-        Some(_) => format!("--- screen ({about}), only rows changed since your last look ---\n"),
+        Some(_) => format!("--- screen {about}: rows changed since your last look ---\n"),
     };
     block.push_str(text);
-    if !text.is_empty() && !text.ends_with('\n') {
-        block.push('\n');
-    }
     if omitted > 0 {
+        if !text.is_empty() && !text.ends_with('\n') {
+            block.push('\n');
+        }
         block.push_str(&format!(
-            "[... {omitted} more bytes of the screen left out; call terminal_read with view=\"screen\" and a larger max_bytes]\n"
+            "[... {omitted} more bytes of the screen left out; call terminal_read with view=\"screen\" and a larger max_bytes]"
         ));
     }
-    block.push_str("--- end of screen ---");
     (json, block)
 }

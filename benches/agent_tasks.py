@@ -1,0 +1,329 @@
+"""Agent tasks through `termloom mcp` (with the official Python MCP SDK) and through a tmux
+harness, in the same run: the bytes a model reads, the calls, the facts present in each step's
+first result, and the wall time, per task.
+
+The tmux harness is what agents do without termloom: `send-keys`, then `capture-pane` every
+50 ms until the pane has not changed for 0.5 s, and the model reads the capture. termloom's
+steps are one tool call each, with the tool's default wait unless the step needs a condition.
+
+Each step lists, before anything is measured, the facts the model needs from that step's first
+result (strings that must appear in it): a step whose first result lacks one would cost the
+model another call.
+
+Usage: agent_tasks.py TERMLOOM_BINARY [TASK...]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ESCAPE = re.compile(r"\x1b")
+
+
+def progress_script(path: str) -> None:
+    with open(path, "w") as f:
+        f.write(
+            "import sys, time\n"
+            "for i in range(0, 101, 5):\n"
+            "    bar = '#' * (i // 5) + '.' * (20 - i // 5)\n"
+            "    sys.stdout.write(f'\\r\\033[32m[{bar}]\\033[0m {i:3d}%')\n"
+            "    sys.stdout.flush()\n"
+            "    time.sleep(0.1)\n"
+            "print()\nprint('download complete: 42 files')\n"
+        )
+
+
+def prompt_script(path: str) -> None:
+    with open(path, "w") as f:
+        f.write(
+            "import time\n"
+            "for i in range(20):\n"
+            "    print(f'checking package {i}...')\n"
+            "    time.sleep(0.1)\n"
+            "answer = input('Continue? [y/N] ')\n"
+            "print('installing' if answer == 'y' else 'aborted')\n"
+            "print('installed 20 packages')\n"
+        )
+
+
+def makefile(path: str) -> None:
+    with open(path, "w") as f:
+        f.write(
+            "all: build test\n"
+            "build:\n\t@echo compiling main.c\n\t@echo linking app\n"
+            "test:\n\t@echo running 3 tests\n\t@echo 'test_parse ... ok'\n"
+            "\t@echo 'test_eval ... FAILED: expected 4, got 5'\n\t@exit 1\n"
+        )
+
+
+def notes(path: str) -> None:
+    with open(path, "w") as f:
+        f.write("".join(f"note {i}\n" for i in range(1, 31)))
+
+
+# A task: a name, its setup (files in the working directory), the program and, per step,
+# (termloom tool call, tmux keys, facts). "{sid}" is the session; "{dir}" the work directory.
+TASKS = [
+    (
+        "pager",
+        None,
+        "seq 1 500 | less",
+        [
+            (("terminal_start", {"command": "seq 1 500 | less"}), None, ["1", "23", ":"]),
+            (("terminal_send", {"keys": " "}), [" "], ["46"]),
+            (("terminal_send", {"keys": "/^250$<Enter>"}), ["/^250$", "Enter"], ["250", "272"]),
+            (("terminal_send", {"keys": "q"}), ["q"], ["exited"]),
+        ],
+    ),
+    (
+        "progress bar",
+        progress_script,
+        "python3 {dir}/progress.py; echo EXIT=$?",
+        [
+            (
+                ("terminal_start", {"command": "python3 {dir}/progress.py", "for_text": "download complete"}),
+                None,
+                ["100%", "download complete: 42 files"],
+            ),
+        ],
+    ),
+    (
+        "vim edit",
+        notes,
+        "vim -u NONE -N -n -i NONE {dir}/notes.txt",
+        [
+            (("terminal_start", {"argv": ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", "{dir}/notes.txt"]}), None, ["note 1", "30L"]),
+            (("terminal_send", {"keys": "Gonote 31<Esc>"}), ["G", "o", "note 31", "Escape"], ["note 31"]),
+            (("terminal_send", {"keys": ":wq<Enter>"}), [":wq", "Enter"], ["exited"]),
+        ],
+    ),
+    (
+        "python traceback",
+        None,
+        "python3 -q",
+        [
+            (("terminal_start", {"argv": ["python3", "-q"]}), None, [">>>"]),
+            (("terminal_send", {"text": "1/0", "submit": True}), ["1/0", "Enter"], ["ZeroDivisionError: division by zero", ">>>"]),
+            (("terminal_send", {"text": "6*7", "submit": True}), ["6*7", "Enter"], ["42"]),
+            (("terminal_send", {"keys": "<C-d>"}), ["C-d"], ["exited"]),
+        ],
+    ),
+    (
+        "failing make",
+        makefile,
+        "bash --norc --noprofile",
+        [
+            (("terminal_run", {"command": "make -C {dir}"}), ["make -C {dir}", "Enter"], ["FAILED: expected 4, got 5", "Error 1", "2"]),
+        ],
+    ),
+    (
+        "y/N prompt",
+        prompt_script,
+        "python3 {dir}/prompt.py",
+        [
+            (("terminal_start", {"command": "python3 {dir}/prompt.py", "input_wait": True}), None, ["Continue? [y/N]"]),
+            (("terminal_send", {"text": "y", "submit": True, "exit": True}), ["y", "Enter"], ["installed 20 packages"]),
+        ],
+    ),
+    (
+        "htop sort",
+        None,
+        "htop",
+        [
+            (("terminal_start", {"argv": ["htop"], "for_screen_text": "Quit"}), None, ["PID", "Quit"]),
+            (("terminal_send", {"keys": "<F6>"}), ["F6"], ["Sort by", "PERCENT_MEM"]),
+            (("terminal_send", {"keys": "<Esc>"}), ["Escape"], ["PID"]),
+            (("terminal_send", {"keys": "q"}), ["q"], ["exited"]),
+        ],
+    ),
+]
+
+COLS, ROWS = 80, 24
+
+
+def fill(value, sid, workdir):
+    """`value` with {sid} and {dir} put in."""
+    if isinstance(value, str):
+        return value.replace("{dir}", workdir).replace("{sid}", str(sid))
+    if isinstance(value, list):
+        return [fill(v, sid, workdir) for v in value]
+    if isinstance(value, dict):
+        return {k: fill(v, sid, workdir) for k, v in value.items()}
+    return value
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.bytes = 0
+        self.calls = 0
+        self.facts = 0
+        self.facts_found = 0
+        self.escapes = 0
+        self.missing: list[str] = []
+        self.seconds = 0.0
+
+    def step(self, text: str, facts: list[str], label: str) -> None:
+        self.bytes += len(text.encode())
+        self.calls += 1
+        self.escapes += len(ESCAPE.findall(text))
+        for fact in facts:
+            self.facts += 1
+            if fact in text:
+                self.facts_found += 1
+            else:
+                self.missing.append(f"{label}: {fact!r}")
+
+
+async def run_termloom(binary: str, tasks, workdir: str):
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    params = StdioServerParameters(command=binary, args=["mcp"], env={**os.environ, "TERM": "xterm-256color"})
+    results = {}
+    async with Client(params, read_timeout_seconds=120) as client:
+        listed = await client.list_tools()
+        tools_bytes = len(
+            __import__("json").dumps(
+                [t.model_dump(by_alias=True, exclude_none=True) for t in listed.tools], separators=(",", ":")
+            ).encode()
+        )
+        for name, _setup, _program, steps in tasks:
+            tally = Tally()
+            sid = None
+            started = time.monotonic()
+            for index, ((tool, args), _keys, facts) in enumerate(steps):
+                args = fill(args, sid, workdir)
+                if tool in ("terminal_send", "terminal_read"):
+                    args["session_id"] = sid
+                if tool == "terminal_start":
+                    args.setdefault("cols", COLS)
+                    args.setdefault("rows", ROWS)
+                result = await client.call_tool(tool, args)
+                text = "".join(getattr(c, "text", "") for c in result.content)
+                if tool == "terminal_start":
+                    sid = result.structured_content["session_id"]
+                if tool == "terminal_run":
+                    facts = [f if f != "2" else "exit code 2" for f in facts]
+                tally.step(text, facts, f"step {index + 1}")
+            tally.seconds = time.monotonic() - started
+            if sid is not None:
+                closed = await client.call_tool("terminal_close", {"session_id": sid})
+                tally.step("".join(getattr(c, "text", "") for c in closed.content), [], "close")
+            results[name] = tally
+    return results, tools_bytes
+
+
+SOCKET = [f"termloom-bench-{os.getpid()}"]
+
+
+def tmux(*args: str) -> str:
+    return subprocess.run(["tmux", "-L", SOCKET[0], *args], capture_output=True, text=True).stdout
+
+
+def capture_until_still(still: float = 0.5, poll: float = 0.05, limit: float = 30.0) -> str:
+    """capture-pane every `poll` s until the pane has not changed for `still` s."""
+    last = tmux("capture-pane", "-p", "-t", "bench")
+    changed = time.monotonic()
+    deadline = changed + limit
+    while time.monotonic() < deadline:
+        time.sleep(poll)
+        now = tmux("capture-pane", "-p", "-t", "bench")
+        if now != last:
+            last, changed = now, time.monotonic()
+        elif time.monotonic() - changed >= still:
+            break
+    return last
+
+
+def pane_dead() -> bool:
+    return tmux("display-message", "-p", "-t", "bench", "#{pane_dead}").strip() == "1"
+
+
+def run_tmux(tasks, workdir: str):
+    results = {}
+    for number, (name, _setup, program, steps) in enumerate(tasks):
+        tally = Tally()
+        SOCKET[0] = f"termloom-bench-{os.getpid()}-{number}"
+        started = time.monotonic()
+        shell_task = steps[0][1] is not None
+        tmux("-f", "/dev/null", "new-session", "-d", "-s", "bench", "-x", str(COLS), "-y", str(ROWS), fill(program, None, workdir))
+        tmux("set-option", "-t", "bench", "remain-on-exit", "on")
+        for index, ((tool, _args), keys, facts) in enumerate(steps):
+            if keys is not None:
+                for key in fill(keys, None, workdir):
+                    literal = len(key) > 1 and key not in ("Enter", "Escape", "F6", "C-d")
+                    tmux("send-keys", "-t", "bench", *(["-l", key] if literal else [key]))
+            text = capture_until_still()
+            if pane_dead():
+                text += "\n[exited]"
+            if shell_task and tool == "terminal_run":
+                facts = [f for f in facts if f != "2"]
+            tally.step(text, facts, f"step {index + 1}")
+        tally.seconds = time.monotonic() - started
+        tmux("kill-server")
+        results[name] = tally
+    return results
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    binary = sys.argv[1]
+    wanted = sys.argv[2:]
+    tasks = [t for t in TASKS if not wanted or any(w in t[0] for w in wanted)]
+    have_tmux = shutil.which("tmux") is not None
+    with tempfile.TemporaryDirectory(prefix="termloom-agent-tasks-") as workdir:
+        for _name, setup, _program, _steps in tasks:
+            if setup is not None:
+                names = {progress_script: "progress.py", prompt_script: "prompt.py", makefile: "Makefile", notes: "notes.txt"}
+                setup(os.path.join(workdir, names[setup]))
+        ours, tools_bytes = asyncio.run(run_termloom(binary, tasks, workdir))
+        for _name, setup, _program, _steps in tasks:
+            if setup is notes:
+                notes(os.path.join(workdir, "notes.txt"))
+        theirs = run_tmux(tasks, workdir) if have_tmux else {}
+    print(f"tools/list: {tools_bytes} bytes\n")
+    print("| task | termloom bytes | tmux bytes | ratio | calls (termloom/tmux) | facts at first result (termloom/tmux) | escapes | seconds (termloom/tmux) |")
+    print("|---|---:|---:|---:|---|---|---|---|")
+    totals = [0, 0, 0.0, 0.0, 0, 0, 0, 0]
+    for name, _setup, _program, _steps in tasks:
+        a = ours[name]
+        b = theirs.get(name)
+        ratio = f"{a.bytes / b.bytes:.2f}" if b and b.bytes else "-"
+        print(
+            f"| {name} | {a.bytes} | {b.bytes if b else '-'} | {ratio} | {a.calls}/{b.calls if b else '-'} | "
+            f"{a.facts_found}/{a.facts} · {b.facts_found if b else '-'}/{b.facts if b else '-'} | {a.escapes} | "
+            f"{a.seconds:.2f}/{b.seconds if b else 0:.2f} |"
+        )
+        totals[0] += a.bytes
+        totals[1] += b.bytes if b else 0
+        totals[2] += a.seconds
+        totals[3] += b.seconds if b else 0
+        totals[4] += a.facts_found
+        totals[5] += a.facts
+        totals[6] += b.facts_found if b else 0
+        totals[7] += b.facts if b else 0
+    ratio = f"{totals[0] / totals[1]:.2f}" if totals[1] else "-"
+    time_ratio = f"{totals[2] / totals[3]:.2f}" if totals[3] else "-"
+    print(
+        f"| **all** | {totals[0]} | {totals[1]} | **{ratio}** | | {totals[4]}/{totals[5]} · {totals[6]}/{totals[7]} | | "
+        f"{totals[2]:.2f}/{totals[3]:.2f} (**{time_ratio}**) |"
+    )
+    for name in ours:
+        if ours[name].missing:
+            print(f"\ntermloom, {name}: missing {', '.join(ours[name].missing)}")
+        if name in theirs and theirs[name].missing:
+            print(f"tmux, {name}: missing {', '.join(theirs[name].missing)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
