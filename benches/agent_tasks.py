@@ -168,6 +168,7 @@ class Tally:
         self.escapes = 0
         self.missing: list[str] = []
         self.seconds = 0.0
+        self.step_seconds: list[float] = []
 
     def step(self, text: str, facts: list[str], label: str) -> None:
         self.bytes += len(text.encode())
@@ -205,7 +206,9 @@ async def run_termloom(binary: str, tasks, workdir: str):
                 if tool == "terminal_start":
                     args.setdefault("cols", COLS)
                     args.setdefault("rows", ROWS)
+                began = time.monotonic()
                 result = await client.call_tool(tool, args)
+                tally.step_seconds.append(time.monotonic() - began)
                 text = "".join(getattr(c, "text", "") for c in result.content)
                 if tool == "terminal_start":
                     sid = result.structured_content["session_id"]
@@ -317,6 +320,9 @@ def main() -> int:
         f"| **all** | {totals[0]} | {totals[1]} | **{ratio}** | | {totals[4]}/{totals[5]} · {totals[6]}/{totals[7]} | | "
         f"{totals[2]:.2f}/{totals[3]:.2f} (**{time_ratio}**) |"
     )
+    if "pager" in ours:
+        keys = ", ".join(f"{t * 1000:.0f} ms" for t in ours["pager"].step_seconds[1:])
+        print(f"\npager keystrokes through termloom (space, search, quit): {keys}")
     for name in ours:
         if ours[name].missing:
             print(f"\ntermloom, {name}: missing {', '.join(ours[name].missing)}")

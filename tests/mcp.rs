@@ -1218,13 +1218,14 @@ fn screens_are_sent_as_the_rows_that_changed() {
     let started = client.call("terminal_start", json!({"argv": vim, "input_wait": true}));
     let shown = text(&started);
     let id = started["structuredContent"]["session_id"].clone();
-    assert!(shown.contains("--- screen 120x32 ---") && shown.contains("line 7"), "{shown}");
-    assert!(shown.contains("▌line 1"), "the cursor is marked where it is: {shown}");
-    // One character deleted: only its row, numbered, with the cursor on it.
+    // The cursor is on a character: the header says where (a mark would split the word).
+    assert!(shown.contains("--- screen 120x32, cursor row 0 col 0 ---"), "{shown}");
+    assert!(shown.contains("line 7"), "{shown}");
+    // One character deleted: only its row, numbered.
     let sent = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
     let shown = text(&sent);
     assert!(
-        shown.contains("rows changed since your last look") && shown.contains("0│▌ine 1"),
+        shown.contains("rows changed since your last look") && shown.contains("0│ine 1"),
         "{shown}"
     );
     assert!(!shown.contains("line 7"), "unchanged rows are not sent again: {shown}");
@@ -1234,7 +1235,10 @@ fn screens_are_sent_as_the_rows_that_changed() {
     // Asked for, the whole screen.
     let read = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
     let shown = text(&read);
-    assert!(shown.contains("▌ine 1") && shown.contains("line 7"), "{shown}");
+    assert!(shown.contains("\nine 1") && shown.contains("line 7"), "{shown}");
+    // In insert mode past the end of a line, the cursor is marked where typing goes.
+    let typed = client.call("terminal_send", json!({"session_id": id, "keys": "A!"}));
+    assert!(text(&typed).contains("0│ine 1!▌"), "{}", text(&typed));
     assert!(!shown.contains("rows changed"), "{shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();

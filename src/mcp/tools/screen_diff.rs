@@ -1,6 +1,6 @@
 //! What part of a screen a caller is shown and how: the whole screen, or the rows that changed
-//! since the screen it last saw; the cursor marked where it is; styled text marked where its
-//! style carries meaning.
+//! since the screen it last saw; the cursor marked where typing would go; styled text marked
+//! where its style carries meaning.
 //!
 //! Each caller (an MCP connection, a [`Toolbox`](super::toolbox::Toolbox)) keeps the screens it
 //! was shown in its own [`SeenScreens`], so one caller's reads never change what another is
@@ -67,11 +67,13 @@ impl Frame {
         let row_runs = |row: usize| runs.iter().filter(move |run| usize::from(run.row) == row);
         let lines =
             (0..screen.lines.len()).map(|row| decorate(text(row), row_runs(row), None)).collect();
+        // The mark goes where typing would go: on a blank cell or past the row's end. On a
+        // character it would split a word, so there the header says where the cursor is.
         let cursor = screen.cursor;
-        let cursor_line = cursor.visible.then(|| {
-            let row = usize::from(cursor.row);
-            decorate(text(row), row_runs(row), Some(cursor.col))
-        });
+        let row = usize::from(cursor.row);
+        let on_blank = cell_text(text(row), cursor.col).is_none_or(|c| c == ' ');
+        let cursor_line = (cursor.visible && on_blank)
+            .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
         Frame {
             cols: screen.cols,
             rows: screen.rows,
@@ -81,6 +83,11 @@ impl Frame {
             cursor_line,
             used: screen.used_rows(),
         }
+    }
+
+    /// Whether the cursor is marked in the text (it is visible, on a blank cell).
+    pub(crate) fn cursor_marked(&self) -> bool {
+        self.cursor_line.is_some()
     }
 
     /// Row `row` as shown: the cursor marked on its row.
@@ -131,6 +138,11 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
         }
     }
     merged
+}
+
+/// The character in cell `col` of `row`, if the row reaches it.
+fn cell_text(row: &str, col: u16) -> Option<char> {
+    row.char_indices().find(|&(at, _)| cell_col(row, at) >= col).map(|(_, c)| c)
 }
 
 /// A run to mark, with its label.
@@ -231,7 +243,7 @@ impl SeenScreens {
         if (last.cols, last.rows, last.alternate) != (frame.cols, frame.rows, frame.alternate) {
             return Shape::Whole;
         }
-        let moved = frame.cursor != last.cursor && frame.cursor_line.is_some();
+        let moved = frame.cursor != last.cursor && frame.cursor_marked();
         let changed: Vec<u16> = (0..frame.rows)
             .filter(|&row| {
                 let at = usize::from(row);
@@ -305,6 +317,7 @@ mod tests {
             run(1, 0, 6, "default", "default", &["inverse"]),
         ];
         let screen = screen(&["a PID USER", "  x"], (1, 1));
+        assert!(Frame::new(&screen, &[], Styles::Off).cursor_marked());
         let meaningful = Frame::new(&screen, &runs, Styles::Meaningful);
         assert_eq!(meaningful.text(&Shape::Whole), "a ⟦PID⟧ USER\n⟦ ▌ x⟧");
         let all = Frame::new(&screen, &runs, Styles::All);
@@ -336,11 +349,16 @@ mod tests {
         seen.remember(id, Some(first.clone()));
         assert_eq!(seen.shape(id, &first, false), Shape::Rows(vec![]));
         assert_eq!(seen.shape(id, &first, true), Shape::Whole);
-        // One row changes and the cursor moves: the changed row and the one the cursor is on.
-        let next = frame(&["a", "B", "c", "d", "e", "f"], (2, 0));
+        // One row changes and the cursor moves onto a blank: the changed row and the one the
+        // cursor is marked on.
+        let next = frame(&["a", "B", "c", "d", "e", "f"], (2, 1));
         let shape = seen.shape(id, &next, false);
         assert_eq!(shape, Shape::Rows(vec![1, 2]));
-        assert_eq!(next.text(&shape), "1│B\n2│▌c");
+        assert_eq!(next.text(&shape), "1│B\n2│c▌");
+        // On a character the cursor is not marked (the header says where it is).
+        let on_char = frame(&["a", "B", "c", "d", "e", "f"], (2, 0));
+        assert!(!on_char.cursor_marked());
+        assert_eq!(on_char.text(&Shape::Rows(vec![2])), "2│c");
         // A highlight that moves changes the rows it left and reached.
         let runs = [run(3, 0, 1, "default", "default", &["inverse"])];
         let highlighted =

@@ -272,11 +272,11 @@ fn layout(
     let original_match = wait.and_then(|w| w.matched_text.as_ref());
     let wait = wait.map(|w| w.within(&mut budget));
     let shown = reading.screen.as_ref().map(|(s, frame, shape)| {
-        (s, shape, budget.label(&s.title, LABEL, "title"), frame.text(shape))
+        (s, frame, shape, budget.label(&s.title, LABEL, "title"), frame.text(shape))
     });
     let rest = budget.left();
     let output_cap = match &shown {
-        Some((_, _, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
+        Some((_, _, _, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
         None => rest,
     };
     // New output is cut around what a wait matched in it; the retained transcript keeps its end.
@@ -349,14 +349,15 @@ fn layout(
     }
     let mut screen_whole = true;
     let screen_json = match &shown {
-        Some((snapshot, shape, title, full)) => {
+        Some((snapshot, frame, shape, title, full)) => {
             let (kept, omitted) = budget.start(full, usize::MAX);
             screen_whole = omitted == 0 && title.len() == snapshot.title.len();
             let changed = match shape {
                 Shape::Whole => None,
                 Shape::Rows(rows) => Some(rows.len()),
             };
-            let (json, block) = model_view(snapshot, changed, title, kept, omitted);
+            let (json, block) =
+                model_view(snapshot, frame.cursor_marked(), changed, title, kept, omitted);
             push_block(&mut text, &block);
             json
         }

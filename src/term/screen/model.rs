@@ -10,11 +10,13 @@ use super::Screen;
 pub(crate) const CURSOR_MARK: char = '▌';
 
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
-/// text cut from its end): JSON, and the text block for a model. `changed` is the number of
+/// text cut from its end): JSON, and the text block for a model. `cursor_marked`: the text
+/// marks the cursor (with [`CURSOR_MARK`]), so the header need not say where it is. `changed` is the number of
 /// rows `text` holds when it holds only the rows changed since the caller last saw the screen
 /// (`Some(0)`: nothing changed).
 pub(crate) fn model_view(
     screen: &Screen,
+    cursor_marked: bool,
     changed: Option<usize>,
     title: &str,
     text: &str,
@@ -32,12 +34,16 @@ pub(crate) fn model_view(
         "changed_rows": changed,
         "omitted_bytes": omitted,
     });
-    // The visible cursor is marked in the text; a hidden one is only said to be hidden.
+    // A cursor marked in the text goes without saying.
+    let cursor = match (screen.cursor.visible, cursor_marked) {
+        (_, true) => String::new(),
+        (true, false) => format!(", cursor row {} col {}", screen.cursor.row, screen.cursor.col),
+        (false, _) => ", cursor hidden".to_owned(),
+    };
     let about = format!(
-        "{}x{}{}{}",
+        "{}x{}{cursor}{}",
         screen.cols,
         screen.rows,
-        if screen.cursor.visible { "" } else { ", cursor hidden" },
         if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
     );
     let mut block = match changed {
