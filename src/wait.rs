@@ -94,9 +94,17 @@ fn one_line(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Why `pattern` is not a regular expression, and what to write instead.
+pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
+    let why = err.to_string();
+    let why = why.lines().last().unwrap_or_default().trim_start_matches("error: ");
+    format!(
+        "bad regular expression {pattern:?}: {why}; it is Rust regex syntax: escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them as text"
+    )
+}
+
 fn compile(pattern: &str) -> Result<Regex> {
-    Regex::new(pattern)
-        .map_err(|e| Error::InvalidInput(format!("bad regular expression {pattern:?}: {e}")))
+    Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))
 }
 
 impl Until {

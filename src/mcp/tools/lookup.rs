@@ -5,6 +5,7 @@
 use serde_json::json;
 
 use crate::Session;
+use crate::wait::bad_regex;
 
 use super::args::Args;
 use super::budget::Budget;
@@ -97,7 +98,7 @@ fn search(
     max: usize,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let regex = regex::Regex::new(pattern)
-        .map_err(|e| ToolError::new(format!("search: bad regular expression {pattern:?}: {e}")))?;
+        .map_err(|e| ToolError::new(format!("search: {}", bad_regex(pattern, &e))))?;
     let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
