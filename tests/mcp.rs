@@ -675,7 +675,7 @@ fn python_repl_with_waits_and_bounded_output() {
     assert_eq!(view["status"]["foreground"]["name"], "python3");
     let header = text(&started).lines().next().unwrap().to_owned();
     assert!(
-        header.starts_with(&format!("[session {id} started · python3 waiting for keys · ")),
+        header.starts_with(&format!("[session {id} started · python3 waiting for keys")),
         "{header}"
     );
     assert!(output.as_str().unwrap().contains(">>>"), "{output}");
@@ -1132,7 +1132,7 @@ fn the_default_wait_says_what_settled_it() {
     let sent = client.call("terminal_send", json!({"session_id": id, "text": "hello\r"}));
     let text = text(&sent);
     // The status names the condition that ended the wait: waiting for input (a line).
-    assert!(text.starts_with("[session 1 · cat waiting for a line · settled after "), "{text}");
+    assert!(text.starts_with("[session 1 · cat waiting for a line]\n"), "{text}");
     client.finish();
 }
 

@@ -160,7 +160,7 @@ fn new_shell(
             }
             Err(ToolError::new(format!(
                 "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
-                report.line()
+                report.line().unwrap_or_else(|| report.outcome.to_owned())
             )))
         }
         Err(err) => {

@@ -227,11 +227,13 @@ impl Report {
         }
     }
 
-    /// What was waited for and what happened, in a few words for the result's header.
-    pub(crate) fn line(&self) -> String {
+    /// What was waited for and what happened, in a few words for the result's header; `None`
+    /// when the default wait ended because the program waits for input or exited, which the
+    /// header's status already says.
+    pub(crate) fn line(&self) -> Option<String> {
         let secs = self.elapsed.as_secs_f64();
         let condition = &self.condition;
-        match self.outcome {
+        Some(match self.outcome {
             "matched" => match &self.matched_text {
                 // The condition names the text (`text "42"`): not twice.
                 Some(text) if !text.is_empty() && condition.contains(&format!("{text:?}")) => {
@@ -240,16 +242,15 @@ impl Report {
                 Some(text) if !text.is_empty() => {
                     format!("{condition} matched \"{text}\" after {secs:.2} s")
                 }
-                // The status says the program waits for input (or exited).
                 _ if self.implicit => match self.settled_by.as_deref() {
                     Some(by) if by.starts_with("quiet") => {
                         format!("settled after {secs:.2} s: {by}")
                     }
-                    _ => format!("settled after {secs:.2} s"),
+                    _ => return None,
                 },
                 _ => format!("{condition} held after {secs:.2} s"),
             },
-            "exited" if self.implicit => format!("after {secs:.2} s"),
+            "exited" if self.implicit => return None,
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
@@ -257,6 +258,6 @@ impl Report {
                 "still busy after {secs:.1} s: read again later, or wait with for_text or exit"
             ),
             _ => format!("timed out after {secs:.1} s waiting for {condition}"),
-        }
+        })
     }
 }
