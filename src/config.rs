@@ -26,6 +26,11 @@ pub struct Config {
     /// Most bytes one [`Session::read`](crate::Session::read) returns. Default 256 KiB, range
     /// 4..=`scrollback_bytes`. Logical lines longer than this are split.
     pub max_read_bytes: usize,
+    /// Readers whose read positions each session keeps besides the default one (see
+    /// [`Session::as_reader`](crate::Session::as_reader)); the least recently used is forgotten
+    /// first and would start over from the oldest retained line. Default 64, range
+    /// 1..=100,000.
+    pub max_readers: usize,
     /// Bound of each session's input queue (bytes waiting to be written to the program).
     /// Default 1 MiB, range 1 KiB..=1 GiB.
     pub write_queue_bytes: usize,
@@ -111,6 +116,7 @@ impl Default for Config {
             scrollback_lines: 10_000,
             scrollback_bytes: 4 << 20,
             max_read_bytes: 256 << 10,
+            max_readers: 64,
             write_queue_bytes: 1 << 20,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
@@ -169,6 +175,7 @@ impl Config {
         check("scrollback_lines", self.scrollback_lines, 1, 10_000_000)?;
         check("scrollback_bytes", self.scrollback_bytes, 1 << 10, 1 << 30)?;
         check("max_read_bytes", self.max_read_bytes, 4, self.scrollback_bytes)?;
+        check("max_readers", self.max_readers, 1, 100_000)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;

@@ -29,6 +29,7 @@ struct ConfigFile {
     scrollback_lines: Option<usize>,
     scrollback_bytes: Option<usize>,
     max_read_bytes: Option<usize>,
+    max_readers: Option<usize>,
     write_queue_bytes: Option<usize>,
     request_queue: Option<usize>,
     quiet_ms: Option<u64>,
@@ -66,6 +67,7 @@ impl Config {
         }
         set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
         set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
+        set!(max_readers);
         set!(
             max_osc_bytes,
             max_title_bytes,

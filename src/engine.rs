@@ -166,7 +166,7 @@ impl Engine {
             spawn::kill_leftover(pid);
             return Err(err);
         }
-        Ok(Session { id, pid, client: client.clone() })
+        Ok(Session { id, pid, client: client.clone(), reader: 0 })
     }
 
     fn cgroup_parent(&self) -> Option<&crate::os::cgroup::CgroupParent> {
@@ -192,7 +192,7 @@ impl Engine {
     /// A handle to an existing session (live, or a tombstone that can still be read).
     pub fn session(&self, id: SessionId) -> Result<Session> {
         let info = self.shared.client.call(move |r| r.info(id))?;
-        Ok(Session { id, pid: info.pid, client: self.shared.client.clone() })
+        Ok(Session { id, pid: info.pid, client: self.shared.client.clone(), reader: 0 })
     }
 
     /// Every session the engine knows: live ones and tombstones, by id.

@@ -36,12 +36,12 @@ pub fn feed_terminal(data: &[u8]) {
         }
         // Reads interleave with output, as a caller's would.
         if piece.len() % 3 == 0 {
-            let _ = terminal.read(4096);
+            let _ = terminal.read(0, 4096);
         }
     }
     let _ = terminal.screen();
     let _ = terminal.styled_screen().to_string();
-    let _ = terminal.read(1 << 20);
+    let _ = terminal.read(0, 1 << 20);
     terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1);
     let _ = terminal.screen();
 }

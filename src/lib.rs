@@ -61,7 +61,7 @@ pub use input::signal::{Signal, SignalReport, SignalTarget};
 pub use os::env::{is_credential_name, is_credential_value};
 pub use os::isolation::Limit;
 pub use reactor::EngineFuture;
-pub use session::{PendingPaste, PendingWait, ScrollDirection, Session, WaitCanceller};
+pub use session::{PendingPaste, PendingWait, ReaderId, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
 pub use term::screen::style::{StyleRun, StyledScreen};

@@ -132,6 +132,28 @@ pub struct Session {
     pub(crate) id: SessionId,
     pub(crate) pid: i32,
     pub(crate) client: Client,
+    /// Whose read position reads and waits use (0: the default reader).
+    pub(crate) reader: u64,
+}
+
+/// A reader of sessions' transcripts with its own read positions: what one caller has read
+/// is still new to another (see [`Session::as_reader`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ReaderId(u64);
+
+static NEXT_READER: AtomicU64 = AtomicU64::new(1);
+
+impl ReaderId {
+    /// A reader no handle has used yet.
+    pub fn new() -> ReaderId {
+        ReaderId(NEXT_READER.fetch_add(1, Ordering::Relaxed))
+    }
+}
+
+impl Default for ReaderId {
+    fn default() -> Self {
+        ReaderId::new()
+    }
 }
 
 impl fmt::Debug for Session {
@@ -275,14 +297,16 @@ impl Session {
     /// What is new in the transcript since the previous read (see [`Output`]).
     pub fn read(&self) -> Result<Output> {
         let id = self.id;
-        self.client.call(move |r| r.read(id, None))
+        let reader = self.reader;
+        self.client.call(move |r| r.read(id, reader, None))
     }
 
     /// Like [`Session::read`], returning at most `max_bytes` (and at most the engine's
     /// `max_read_bytes`).
     pub fn read_max(&self, max_bytes: usize) -> Result<Output> {
         let id = self.id;
-        self.client.call(move |r| r.read(id, Some(max_bytes)))
+        let reader = self.reader;
+        self.client.call(move |r| r.read(id, reader, Some(max_bytes)))
     }
 
     /// The retained transcript (settled lines and the screen's lines down to the cursor), at
@@ -303,6 +327,17 @@ impl Session {
     ) -> Result<crate::TranscriptLines> {
         let id = self.id;
         self.client.call(move |r| r.transcript_lines(id, range, max_bytes))
+    }
+
+    /// This session as `reader` reads it: reads, transcript waits and `run_command` use and
+    /// move that reader's position, so what one reader has read is still new to another (two
+    /// clients of one engine, each with its own [`ReaderId`]). Handles from
+    /// [`Engine::spawn`](crate::Engine::spawn) and [`Engine::session`](crate::Engine::session)
+    /// share the default reader. A session keeps the positions of `Config::max_readers`
+    /// readers besides it; the least recently used is forgotten (and starts over from the oldest
+    /// retained line).
+    pub fn as_reader(&self, reader: ReaderId) -> Session {
+        Session { reader: reader.0, ..self.clone() }
     }
 
     /// A snapshot of the visible screen.
@@ -330,7 +365,9 @@ impl Session {
         let id = self.id;
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, tx.into())))?;
+        let reader = self.reader;
+        self.client
+            .submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, tx.into())))?;
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
@@ -352,7 +389,9 @@ impl Session {
         let id = self.id;
         let line = line.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, tx.into())))?;
+        let reader = self.reader;
+        self.client
+            .submit(Box::new(move |r| r.run_command(id, reader, &line, timeout, tx.into())))?;
         Ok(rx)
     }
 
@@ -411,12 +450,12 @@ impl Session {
     /// # Ok(()) }
     /// ```
     pub fn wait_async(&self, until: Until, timeout: Duration) -> EngineFuture<WaitOutcome> {
-        let id = self.id;
+        let (id, reader) = (self.id, self.reader);
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (future, producer) = EngineFuture::new();
         let reply = Reply::Future(producer);
         if let Err(err) =
-            self.client.submit(Box::new(move |r| r.wait(id, until, timeout, waiter, reply)))
+            self.client.submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, reply)))
         {
             return EngineFuture::ready(Err(err));
         }
@@ -443,7 +482,11 @@ impl Session {
         let line = line.to_owned();
         let (future, producer) = EngineFuture::new();
         let reply = Reply::Future(producer);
-        match self.client.submit(Box::new(move |r| r.run_command(id, &line, timeout, reply))) {
+        let reader = self.reader;
+        match self
+            .client
+            .submit(Box::new(move |r| r.run_command(id, reader, &line, timeout, reply)))
+        {
             Ok(()) => future,
             Err(err) => EngineFuture::ready(Err(err)),
         }

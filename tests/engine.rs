@@ -335,3 +335,41 @@ fn environment_entries_no_environment_can_hold_are_refused() {
     }
     assert!(engine.list().unwrap().is_empty(), "nothing was started");
 }
+
+/// Each reader has its own read position: what one has read is still new to another, for
+/// reads, transcript waits and `run_command`; past `max_readers` the least recently used
+/// reader is forgotten and starts over.
+#[test]
+fn readers_keep_their_own_read_positions() {
+    if !require("bash") {
+        return;
+    }
+    let config = termloom::Config { max_readers: 2, ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .shell_integration(true);
+    let default = engine.spawn(spec).unwrap();
+    expect(&default, Until::prompt());
+    let (a, b) = (termloom::ReaderId::new(), termloom::ReaderId::new());
+    let alice = default.as_reader(a);
+    let bob = default.as_reader(b);
+    let ran = alice.run_command("echo one-two-three", LONG).unwrap();
+    assert_eq!(ran.output, "one-two-three\n");
+    // Alice's position moved past the command; Bob's and the default reader's did not.
+    assert!(!alice.read().unwrap().text.contains("one-two-three"));
+    let seen = bob.wait(Until::text("one-two-three"), LONG).unwrap();
+    assert!(seen.matched().is_some(), "{seen}");
+    assert!(bob.read().unwrap().text.contains("one-two-three"));
+    assert!(default.read().unwrap().text.contains("one-two-three"));
+    // Bob has read it now: a wait of his does not find it again.
+    let again = bob.wait(Until::text("one-two-three"), Duration::from_millis(300)).unwrap();
+    assert!(again.is_timeout(), "{again}");
+    // A third reader pushes out the least recently used (Alice), who starts over.
+    let carol = default.as_reader(termloom::ReaderId::new());
+    assert!(carol.read().unwrap().text.contains("one-two-three"));
+    assert!(!bob.read().unwrap().text.contains("one-two-three"), "Bob is remembered");
+    assert!(alice.read().unwrap().text.contains("one-two-three"), "a forgotten reader starts over");
+    default.close().unwrap();
+}

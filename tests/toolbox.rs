@@ -90,3 +90,26 @@ fn a_call_can_be_cancelled_from_another_thread() {
     assert!(waiting.join().unwrap().is_none(), "a cancelled call returns nothing");
     assert!(started.elapsed() < LONG);
 }
+
+/// Two toolboxes over one engine are two callers: what one has read is still new to the
+/// other, and each is shown screens as changes to what it saw itself.
+#[test]
+fn each_toolbox_reads_from_its_own_position() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let first = Toolbox::new(engine.clone());
+    let second = Toolbox::new(engine);
+    let started = first.call(
+        "terminal_start",
+        &json!({"command": "echo shared-line; sleep 60", "for_text": "shared-line"}),
+    );
+    assert!(started.text.contains("shared-line"), "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let again = first.call("terminal_read", &json!({"session_id": id}));
+    assert!(!again.text.contains("shared-line"), "{}", again.text);
+    let other = second.call("terminal_read", &json!({"session_id": id}));
+    assert!(other.text.contains("shared-line"), "{}", other.text);
+    first.call("terminal_close", &json!({"session_id": id}));
+}

@@ -310,12 +310,17 @@ impl Reactor {
 
     // ----- views -------------------------------------------------------------
 
-    /// The unread transcript.
-    pub(crate) fn read(&mut self, id: SessionId, max_bytes: Option<usize>) -> Result<Output> {
+    /// The transcript `reader` has not read.
+    pub(crate) fn read(
+        &mut self,
+        id: SessionId,
+        reader: u64,
+        max_bytes: Option<usize>,
+    ) -> Result<Output> {
         let limit = self.config.max_read_bytes;
         let slot = self.slot(id)?;
         let max = max_bytes.unwrap_or(limit).clamp(4, limit);
-        let mut output = slot.terminal.read(max);
+        let mut output = slot.terminal.read(reader, max);
         output.status = self.status_of(id.0);
         Ok(output)
     }
@@ -378,10 +383,11 @@ impl Reactor {
     // ----- waits -------------------------------------------------------------
 
     /// Registers a waiter; it is answered when its condition holds, the session ends or the
-    /// timeout passes.
+    /// timeout passes. Transcript conditions search what `reader` has not read.
     pub(crate) fn wait(
         &mut self,
         id: SessionId,
+        reader: u64,
         until: Until,
         timeout: Duration,
         waiter: u64,
@@ -398,7 +404,7 @@ impl Reactor {
             slot.screen_hash = screen_hash(&slot.terminal.screen());
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
-        let read = slot.terminal.read_mark();
+        let read = slot.terminal.read_mark(reader);
         slot.waiters.push(Waiter {
             id: waiter,
             until,
@@ -421,10 +427,11 @@ impl Reactor {
     }
 
     /// Types `line` into a shell with integration and answers `reply` when its prompt comes
-    /// back, with the command's output and exit code.
+    /// back, with the command's output and exit code; `reader`'s cursor then moves past it.
     pub(crate) fn run_command(
         &mut self,
         id: SessionId,
+        reader: u64,
         line: &str,
         timeout: Duration,
         reply: Reply<Result<CommandResult>>,
@@ -468,6 +475,7 @@ impl Reactor {
             id: waiter,
             prompts,
             commands,
+            reader,
             started: now,
             deadline: now + timeout,
             reply,

@@ -13,6 +13,8 @@ pub(super) struct CommandWaiter {
     /// Prompts drawn and commands ended when the command line was sent.
     pub prompts: u64,
     pub commands: u64,
+    /// The reader whose cursor moves past the command's output.
+    pub reader: u64,
     pub started: Instant,
     pub deadline: Instant,
     pub reply: Reply<Result<CommandResult>>,
@@ -242,7 +244,7 @@ impl Reactor {
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let (output, output_truncated, exit_code) =
-            slot.terminal.command_output(command.commands, timed_out);
+            slot.terminal.command_output(command.commands, timed_out, command.reader);
         CommandResult {
             output,
             exit_code,

@@ -28,7 +28,8 @@ impl Terminal {
                 config.scrollback_lines,
                 config.scrollback_bytes,
                 config.max_read_bytes,
-            ),
+            )
+            .with_max_readers(config.max_readers),
             shell: ShellTracker::default(),
         }
     }
@@ -72,10 +73,11 @@ impl Terminal {
         self.emulator.resize(cols, rows, &mut self.transcript);
     }
 
-    /// The new part of the transcript (see [`Transcript::read`]), up to `max_bytes`.
-    pub(crate) fn read(&mut self, max_bytes: usize) -> Output {
+    /// The part of the transcript new to `reader` (see [`Transcript::read`]), up to
+    /// `max_bytes`.
+    pub(crate) fn read(&mut self, reader: u64, max_bytes: usize) -> Output {
         let tail = self.emulator.tail(&self.transcript);
-        self.transcript.read(tail.as_deref(), max_bytes)
+        self.transcript.as_reader(reader, |t| t.read(tail.as_deref(), max_bytes))
     }
 
     /// The retained transcript, up to `max_bytes` of its end, and whether older lines were
@@ -103,11 +105,12 @@ impl Terminal {
 
     /// The output of the shell command that ended as the `command`-th (shell integration),
     /// whether part of it was dropped from the store, and its exit code. A command that timed
-    /// out gives what it printed so far; one that ended moves the read cursor past it.
+    /// out gives what it printed so far; one that ended moves `reader`'s cursor past it.
     pub(crate) fn command_output(
         &mut self,
         command: u64,
         timed_out: bool,
+        reader: u64,
     ) -> (String, bool, Option<i32>) {
         let tail = self.tail();
         let tail_lines = tail.as_deref().unwrap_or(&[]);
@@ -126,14 +129,14 @@ impl Terminal {
         };
         let exit_code = if span.is_some() { self.shell.last_exit } else { None };
         if !timed_out {
-            self.transcript.skip_to_end(tail.as_deref());
+            self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
         }
         (output, truncated, exit_code)
     }
 
-    /// What the reader has read so far.
-    pub(crate) fn read_mark(&self) -> ReadMark {
-        self.transcript.read_mark()
+    /// What `reader` has read so far.
+    pub(crate) fn read_mark(&self, reader: u64) -> ReadMark {
+        self.transcript.read_mark(reader)
     }
 
     /// The settled transcript (line numbers, lines, pins).

@@ -51,7 +51,7 @@ impl ReadMark {
     }
 }
 
-/// Where the reader stands.
+/// Where a reader stands.
 #[derive(Debug, Default)]
 struct Reader {
     /// The first line not completely returned.
@@ -62,7 +62,9 @@ struct Reader {
     seen: Vec<Seen>,
 }
 
-/// The bounded store of settled lines plus one read cursor.
+/// The bounded store of settled lines plus the read cursors of its readers: reader 0 (the
+/// default) and at most `max_readers` others, the least recently used forgotten first (a
+/// forgotten reader starts over from the oldest retained line).
 #[derive(Debug)]
 pub(crate) struct Transcript {
     lines: VecDeque<String>,
@@ -75,7 +77,12 @@ pub(crate) struct Transcript {
     pending: String,
     /// Lines from this number on are kept past the bounds (a waiter has not searched them).
     pin: Option<u64>,
+    /// The cursor of the reader being served: reader 0's, or another's while
+    /// [`Transcript::as_reader`] runs.
     reader: Reader,
+    /// The other readers' cursors, least recently used first.
+    others: VecDeque<(u64, Reader)>,
+    max_readers: usize,
 }
 
 fn floor_char_boundary(s: &str, mut at: usize) -> usize {
@@ -110,7 +117,33 @@ impl Transcript {
             pending: String::new(),
             reader: Reader::default(),
             pin: None,
+            others: VecDeque::new(),
+            max_readers: crate::Config::default().max_readers,
         }
+    }
+
+    /// This store, keeping the cursors of at most `max_readers` readers besides reader 0.
+    pub(crate) fn with_max_readers(mut self, max_readers: usize) -> Self {
+        self.max_readers = max_readers;
+        self
+    }
+
+    /// Runs `f` with reader `reader`'s cursor as the one served (0: the default reader).
+    pub(crate) fn as_reader<T>(&mut self, reader: u64, f: impl FnOnce(&mut Self) -> T) -> T {
+        if reader == 0 {
+            return f(self);
+        }
+        let at = self.others.iter().position(|(id, _)| *id == reader);
+        let mut cursor =
+            at.and_then(|at| self.others.remove(at)).map(|(_, c)| c).unwrap_or_default();
+        std::mem::swap(&mut self.reader, &mut cursor);
+        let out = f(self);
+        std::mem::swap(&mut self.reader, &mut cursor);
+        self.others.push_back((reader, cursor));
+        while self.others.len() > self.max_readers {
+            self.others.pop_front();
+        }
+        out
     }
 
     /// Number of the oldest retained line.
@@ -135,13 +168,15 @@ impl Transcript {
     }
 
     /// The first line the reader has not completely read.
-    /// What the reader has read so far, for a wait that must search only what is new.
-    pub(crate) fn read_mark(&self) -> ReadMark {
-        ReadMark {
-            next: self.reader.next,
-            offset: self.reader.offset,
-            seen: self.reader.seen.clone(),
-        }
+    /// What reader `reader` has read so far, for a wait that must search only what is new.
+    pub(crate) fn read_mark(&self, reader: u64) -> ReadMark {
+        let cursor = match reader {
+            0 => Some(&self.reader),
+            _ => self.others.iter().find(|(id, _)| *id == reader).map(|(_, c)| c),
+        };
+        let fresh = Reader::default();
+        let cursor = cursor.unwrap_or(&fresh);
+        ReadMark { next: cursor.next, offset: cursor.offset, seen: cursor.seen.clone() }
     }
 
     /// Settles one grid row; `wrapped` rows continue into the next row.

@@ -42,7 +42,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     "terminal_run: `cwd` and `env` apply only when terminal_run starts a new shell (without session_id); in an existing shell, put cd or export in the command",
                 ));
             }
-            (call.engine.session(id)?, false)
+            (call.session(id)?, false)
         }
         None => (new_shell(call, cwd, env)?, true),
     };
@@ -148,7 +148,7 @@ fn new_shell(
     cwd: Option<&str>,
     env: &[(String, Option<String>)],
 ) -> Result<Session, ToolError> {
-    let session = call.engine.spawn(place(SpawnSpec::interactive_shell(), cwd, env))?;
+    let session = call.spawn(place(SpawnSpec::interactive_shell(), cwd, env))?;
     let plan = Plan::new(Until::prompt(), SHELL_START);
     let report = waits::run(call, &session, &plan);
     match report {
@@ -193,7 +193,7 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
         Some("session") => SignalTarget::Session,
         _ => SignalTarget::Foreground,
     };
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     let report = session.signal_to(signal, target)?;
     let status = session.status()?;
     let mut text = header(id, &status);
@@ -212,7 +212,7 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let id = args.session_id()?;
     let cols = args.required_uint("cols")? as u16;
     let rows = args.required_uint("rows")? as u16;
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     session.resize(cols, rows)?;
     let status = session.status()?;
     let mut text = header(id, &status);
@@ -229,7 +229,7 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
 pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
     let max = max_bytes(args)?;
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     let was_running = matches!(session.info().map(|i| i.state), Ok(SessionState::Running));
     let ended = session.close()?;
     call.caller.forget(id);

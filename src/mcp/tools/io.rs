@@ -21,7 +21,7 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let spec = spawn_spec(args, call.engine.config())?;
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
-    let session = call.engine.spawn(spec)?;
+    let session = call.spawn(spec)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
@@ -119,7 +119,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     if let Some(plan) = &plan {
         waits::check(plan, &session)?;
     }
@@ -174,7 +174,7 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = args.session_id()?;
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::None, call.engine.config())?;
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
@@ -191,7 +191,7 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let action = args.str("action").unwrap_or(MOUSE_ACTIONS[0]);
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
-    let session = call.engine.session(id)?;
+    let session = call.session(id)?;
     let screen = session.screen()?;
     if screen.modes.mouse == MouseReporting::Off {
         return Err(ToolError::new(format!(

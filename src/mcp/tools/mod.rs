@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-use crate::{Engine, Error, SessionId};
+use crate::{Engine, Error, ReaderId, Session, SessionId, SpawnSpec};
 
 use super::inflight::CancelToken;
 use super::protocol::Revision;
@@ -133,6 +133,8 @@ pub(crate) struct Caller {
     pub input: InputLocks,
     /// The screens this caller was shown, which later screens are shown as changes to.
     pub seen: SeenScreens,
+    /// This caller's read positions in the sessions' transcripts.
+    pub reader: ReaderId,
 }
 
 impl Caller {
@@ -158,6 +160,16 @@ pub(crate) struct Call<'a> {
 }
 
 impl Call<'_> {
+    /// Session `id`, read from this caller's read position.
+    pub(crate) fn session(&self, id: SessionId) -> crate::Result<Session> {
+        Ok(self.engine.session(id)?.as_reader(self.caller.reader))
+    }
+
+    /// Starts a session, read from this caller's read position.
+    pub(crate) fn spawn(&self, spec: SpawnSpec) -> crate::Result<Session> {
+        Ok(self.engine.spawn(spec)?.as_reader(self.caller.reader))
+    }
+
     /// Whether results carry `structuredContent` besides their text (from 2025-06-18).
     pub(crate) fn structured(&self) -> bool {
         self.revision >= Revision::V2025_06_18
