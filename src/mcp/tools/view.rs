@@ -11,6 +11,7 @@ use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, Shape, Styles};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
+use crate::term::screen::cell_col;
 use crate::term::screen::model::model_view;
 
 /// Default bound of returned text.
@@ -184,9 +185,11 @@ struct Reading {
     cursor_row: Option<String>,
 }
 
-/// Builds the result of a reading tool: header, the start note (`started`), the wait, the
-/// transcript part the view asks for, and the screen when asked for, when a full-screen
-/// program has the alternate screen, or when a wait timed out; all within `max_bytes`.
+/// Builds the result of a reading tool: the header (saying whether this call `started` the
+/// session and what ended its wait), the transcript part the view asks for, and the screen
+/// when asked for, when a full-screen program has the alternate screen, or when a wait timed
+/// out; all within `max_bytes`. The screen is shown as the caller has not seen it yet (see
+/// [`SeenScreens`](super::screen_diff::SeenScreens)).
 pub(crate) fn show(
     call: &Call,
     session: &Session,
@@ -206,31 +209,32 @@ pub(crate) fn show(
         View::Screen => NewOutput::nothing(session.status()?),
     };
     let timed_out = wait.is_some_and(|w| w.outcome == "timeout" && !w.implicit);
-    let snapshot = match wait.and_then(|w| w.screen.clone()) {
-        Some(screen) if timed_out => Some(screen),
-        _ if args.view == View::Screen => Some(session.screen()?),
-        _ => session.screen().ok(),
+    // The screen with its styles when they are to be marked (a timed-out wait's screen, taken
+    // when it timed out, has none).
+    let look = || match args.styles {
+        Styles::Off => session.screen().map(|screen| (screen, Vec::new())),
+        _ => session.styled_screen().map(|styled| (styled.screen, styled.runs)),
     };
+    let snapshot = match wait.and_then(|w| w.screen.clone()) {
+        Some(screen) if timed_out => Some((screen, Vec::new())),
+        _ if args.view == View::Screen => Some(look()?),
+        _ => look().ok(),
+    };
+    let (snapshot, runs) = snapshot.unzip();
+    let runs = runs.unwrap_or_default();
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
-        row.chars().take(usize::from(s.cursor.col)).collect::<String>()
+        let end = row.char_indices().find(|&(at, _)| cell_col(row, at) >= s.cursor.col);
+        row[..end.map_or(row.len(), |(at, _)| at)].to_owned()
     });
     let screen = snapshot.filter(|s| {
         args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
     });
     let id = session.id();
     let seen = &call.caller.seen;
-    let screen = match screen {
-        // The styles are read with a fresh screen (a timed-out wait's screen has none).
-        Some(_) if args.styles != Styles::Off => {
-            let styled = session.styled_screen()?;
-            Some((Frame::new(&styled.screen, &styled.runs, args.styles), styled.screen))
-        }
-        Some(s) => Some((Frame::new(&s, &[], Styles::Off), s)),
-        None => None,
-    };
-    let screen = screen.map(|(frame, s)| {
+    let screen = screen.map(|s| {
+        let frame = Frame::new(&s, &runs, args.styles);
         let shape = seen.shape(id, &frame, args.view == View::Screen);
         (s, frame, shape)
     });
