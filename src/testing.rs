@@ -121,7 +121,7 @@ use std::fmt::Write as _;
 use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::{
     Config, Engine, ExitStatus, Fired, Screen, Session, SpawnSpec, StyledScreen, Until, WaitOutcome,
@@ -136,6 +136,14 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// How long the screen must stay unchanged for [`TestSession::wait_stable`].
 pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
+
+/// How long a program may wait for input with its screen unchanged before a wait that has
+/// not held fails ([`TestSessionBuilder::stuck_after`]): nothing will change until the test
+/// types.
+pub const DEFAULT_STUCK_AFTER: Duration = Duration::from_secs(2);
+
+/// The condition a stuck wait reports (see [`TestSession::wait_until`]).
+const STUCK: &str = "stuck: waiting for input, screen unchanged";
 
 /// The terminal size of a test session unless [`TestSessionBuilder::size`] says otherwise:
 /// 80 columns, 24 rows.
@@ -232,6 +240,7 @@ pub struct TestSessionBuilder {
     keep_env: Vec<String>,
     timeout: Duration,
     settle: Duration,
+    stuck_after: Option<Duration>,
     config: Config,
     redactions: Redactions,
     ready: Vec<Until>,
@@ -263,6 +272,7 @@ impl TestSessionBuilder {
             keep_env: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             settle: DEFAULT_SETTLE,
+            stuck_after: Some(DEFAULT_STUCK_AFTER),
             config: Config::default(),
             redactions: Redactions::new(),
             ready: Vec::new(),
@@ -335,6 +345,15 @@ impl TestSessionBuilder {
     /// [`DEFAULT_SETTLE`]).
     pub fn settle(mut self, settle: Duration) -> Self {
         self.settle = settle;
+        self
+    }
+
+    /// Sets how long a program may wait for input with an unchanged screen and no output
+    /// before a wait that has not held fails at once instead of at its timeout (default
+    /// [`DEFAULT_STUCK_AFTER`]; `None`: only the timeout ends a wait). A busy program (not
+    /// reading the terminal) is never taken as stuck.
+    pub fn stuck_after(mut self, grace: Option<Duration>) -> Self {
+        self.stuck_after = grace;
         self
     }
 
@@ -447,6 +466,7 @@ impl TestSessionBuilder {
             command,
             timeout: self.timeout,
             settle: self.settle,
+            stuck_after: self.stuck_after,
             redactions,
             home: self.home,
         };
@@ -468,6 +488,7 @@ pub struct TestSession {
     command: String,
     timeout: Duration,
     settle: Duration,
+    stuck_after: Option<Duration>,
     redactions: Redactions,
     home: TempHome,
 }
@@ -621,13 +642,21 @@ impl TestSession {
     /// When the wait times out, or the program exits or the session is closed first (unless
     /// `until` waits for the exit), with the screen and the last transcript lines in the
     /// message.
+    ///
+    /// When the program has been waiting for input with an unchanged screen for the
+    /// [`stuck_after`](TestSessionBuilder::stuck_after) grace (2 s by default), the wait fails
+    /// then: nothing would change before the timeout.
     #[track_caller]
     pub fn wait_until(&self, until: Until) -> WaitOutcome {
         let description = until.to_string();
         let wants_exit = waits_for_exit(&description);
-        let outcome = self
-            .check(&format!("waiting for {description}"), self.session.wait(until, self.timeout));
+        let what = format!("waiting for {description}");
+        let outcome = self.check(&what, self.wait_or_stuck(until));
         let failure = match &outcome.fired {
+            Fired::Matched(found) if found.condition == STUCK => Some(format!(
+                "the program has waited for input with an unchanged screen for {:?} (nothing will change until the test types)",
+                self.stuck_after.unwrap_or_default()
+            )),
             Fired::Matched(_) => None,
             Fired::Exited { .. } if wants_exit => None,
             Fired::Exited { status } => Some(format!("the program exited ({status})")),
@@ -643,6 +672,43 @@ impl TestSession {
             );
         }
         outcome
+    }
+
+    /// Waits for `until` until the timeout, or until the program is stuck: waiting for input
+    /// with the screen unchanged (and no input sent) for the grace; a stuck outcome is a match
+    /// of the condition named [`STUCK`].
+    fn wait_or_stuck(&self, until: Until) -> crate::Result<WaitOutcome> {
+        let Some(grace) = self.stuck_after else {
+            return self.session.wait(until, self.timeout);
+        };
+        let deadline = Instant::now() + self.timeout;
+        let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
+        let wanted = until.to_string();
+        if wanted == input {
+            return self.session.wait(until, self.timeout);
+        }
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let outcome =
+                self.session.wait(Until::any(vec![until.clone(), Until::input_wait()]), left)?;
+            if outcome.matched().is_none_or(|found| found.condition != input) {
+                return Ok(outcome);
+            }
+            // Waiting for input: the condition, or the screen still for the grace.
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut outcome =
+                self.session.wait(Until::any(vec![until.clone(), Until::stable(grace)]), left)?;
+            let Fired::Matched(found) = &mut outcome.fired else {
+                return Ok(outcome);
+            };
+            if found.condition != still || found.condition == wanted {
+                return Ok(outcome);
+            }
+            if self.session.status()?.activity == crate::Activity::WaitingForInput {
+                found.condition = STUCK.to_owned();
+                return Ok(outcome);
+            }
+        }
     }
 
     /// What a failure message shows: the status, the screen and the last transcript lines.

@@ -666,7 +666,8 @@ fn python_repl_with_waits_and_bounded_output() {
     let mut started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
     let id = started["structuredContent"]["session_id"].clone();
     let output = started["structuredContent"]["output"].clone();
-    if started["structuredContent"]["status"]["activity"] != "waiting_for_input" {
+    let status = &started["structuredContent"]["status"];
+    if status["activity"] != "waiting_for_input" || status["foreground"]["name"] != "python3" {
         // The REPL was still starting when the settle wait ended: wait for it to read input.
         started = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
     }

@@ -343,7 +343,7 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
     view = started.structured_content
     pids.append(view["pid"])
     py = view["session_id"]
-    if view["status"]["activity"] != "waiting_for_input":
+    if view["status"]["activity"] != "waiting_for_input" or (view["status"]["foreground"] or {}).get("name") != "python3":
         # The REPL was still starting when the settle wait ended: wait for it to read input.
         started = await tool("terminal_read", {"session_id": py, "input_wait": True})
         view = started.structured_content

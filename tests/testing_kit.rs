@@ -243,3 +243,35 @@ fn colours_and_attributes_are_an_opt_in_section() {
     );
     assert_screen_snapshot!("styles", app.with_styles());
 }
+
+/// A wait that cannot hold fails fast once the program waits for input with an unchanged
+/// screen (2 s by default), not at its timeout; a busy program is waited for to the timeout.
+#[test]
+fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().start();
+    sh.type_line("echo ready").wait_for_text("ready");
+    let begun = std::time::Instant::now();
+    let message = panic_message(|| {
+        sh.wait_for_text("a title that changed");
+    });
+    let took = begun.elapsed();
+    assert!(took < Duration::from_secs(5), "took {took:?}: {message}");
+    assert!(took >= Duration::from_secs(2), "took {took:?}: {message}");
+    assert!(message.contains("has waited for input with an unchanged screen for 2s"), "{message}");
+    assert!(message.contains("screen:\n"), "{message}");
+    // A program that sleeps before it prints is not stuck: the wait holds after 3 s.
+    let begun = std::time::Instant::now();
+    sh.type_line("sleep 3; echo slept-$((40 + 2))");
+    sh.wait_for_text("slept-42");
+    assert!(begun.elapsed() >= Duration::from_secs(3));
+    // Off, only the timeout ends a wait.
+    let patient =
+        TestSession::bash().stuck_after(None).timeout(Duration::from_millis(2500)).start();
+    let message = panic_message(|| {
+        patient.wait_for_text("never");
+    });
+    assert!(message.contains("timed out after 2.5s"), "{message}");
+}
