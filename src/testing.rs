@@ -798,6 +798,64 @@ impl TestSession {
         self
     }
 
+    /// Types a key script (see [`Session::send_keys`]), then waits until the program has
+    /// answered: it waits for input again and its screen has not changed for the settle time.
+    /// The call for full-screen programs, whose answer to a key may be a colour or nothing.
+    #[track_caller]
+    pub fn press(&self, keys: &str) -> &Self {
+        self.send_keys(keys);
+        self.settle_for_input()
+    }
+
+    /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
+    /// unchanged for the settle time after the resize, and the program waiting for input.
+    #[track_caller]
+    pub fn resize_and_wait(&self, cols: u16, rows: u16) -> &Self {
+        self.check(&format!("resize({cols}, {rows})"), self.session.resize(cols, rows));
+        self.settle_for_input()
+    }
+
+    /// Waits until the program waits for input with a stable screen.
+    #[track_caller]
+    fn settle_for_input(&self) -> &Self {
+        self.wait_for_input().wait_stable().wait_for_input()
+    }
+
+    /// Checks that the program left the terminal as it found it: the primary screen, a
+    /// visible cursor, and the input modes off (mouse reporting, bracketed paste, application
+    /// cursor keys and keypad, focus events, the kitty keyboard protocol). Call it after the
+    /// program exits.
+    ///
+    /// # Panics
+    ///
+    /// Naming every mode left on, with the screen.
+    #[track_caller]
+    pub fn assert_terminal_restored(&self) {
+        let screen = self.screen();
+        let modes = screen.modes;
+        let left_on: Vec<&str> = [
+            (screen.alternate, "the alternate screen is still shown"),
+            (!screen.cursor.visible, "the cursor is hidden"),
+            (modes.mouse != crate::MouseReporting::Off, "mouse reporting is on"),
+            (modes.bracketed_paste, "bracketed paste is on"),
+            (modes.app_cursor, "application cursor keys are on"),
+            (modes.app_keypad, "the application keypad is on"),
+            (modes.focus_events, "focus events are on"),
+            (modes.kitty_keyboard != 0, "the kitty keyboard protocol is on"),
+        ]
+        .into_iter()
+        .filter_map(|(on, what)| on.then_some(what))
+        .collect();
+        if !left_on.is_empty() {
+            panic!(
+                "termloom: `{}` did not restore the terminal: {}\n\n{}",
+                self.command,
+                left_on.join(", "),
+                self.context(None)
+            );
+        }
+    }
+
     /// Waits until the cursor is at `row` and `col` (both from 0), visible or not: for a
     /// program whose reaction to a key only moves the cursor, such as a menu that marks its
     /// selection with colours and the cursor.

@@ -275,3 +275,50 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
     });
     assert!(message.contains("timed out after 2.5s"), "{message}");
 }
+
+/// `press` returns once the program has answered the keys (waiting for input again, its
+/// screen still); `resize_and_wait` once it has redrawn at the new size.
+#[test]
+fn press_and_resize_wait_for_the_program_to_answer() {
+    if !require("vim") {
+        return;
+    }
+    let lines: String = (1..=30).map(|n| format!("line {n}\n")).collect();
+    let vim = TestSession::builder("vim")
+        .file("notes.txt", lines)
+        .args(["-u", "NONE", "-N", "-n", "-i", "NONE", "notes.txt"])
+        .start();
+    vim.wait_for_input();
+    // After the Escape, vim waits for the rest of a key code before it leaves insert mode:
+    // the press returns only then.
+    vim.press("ihello <Esc>");
+    let screen = vim.screen();
+    assert!(screen.lines[0].starts_with("hello line 1"), "{screen}");
+    assert!(!screen.contains("-- INSERT --"), "{screen}");
+    vim.resize_and_wait(60, 10);
+    let screen = vim.screen();
+    assert_eq!((screen.cols, screen.rows), (60, 10));
+    assert!(screen.lines[8].starts_with("line 9"), "vim redrew at the new size: {screen}");
+    vim.send_keys(":q!<Enter>");
+    vim.wait_for_exit();
+    vim.assert_terminal_restored();
+}
+
+/// A program that leaves the alternate screen, a hidden cursor or an input mode behind fails
+/// `assert_terminal_restored`, which names each.
+#[test]
+fn a_terminal_left_in_a_full_screen_mode_is_reported() {
+    let script = "printf '\\033[?1049h\\033[?25l\\033[?2004h\\033[?1000h'; exit 0";
+    let sloppy = TestSession::builder("sh").args(["-c", script]).start();
+    sloppy.wait_for_exit();
+    let message = panic_message(|| sloppy.assert_terminal_restored());
+    for what in [
+        "the alternate screen is still shown",
+        "the cursor is hidden",
+        "mouse reporting is on",
+        "bracketed paste is on",
+    ] {
+        assert!(message.contains(what), "{what}: {message}");
+    }
+    assert!(!message.contains("application cursor keys"), "{message}");
+}
