@@ -22,9 +22,9 @@
 //! fn picks_the_second_item() {
 //!     // The binary this package builds, in an 80x24 terminal with a fixed environment.
 //!     let app = TestSession::builder(env!("CARGO_BIN_EXE_todo")).start();
-//!     app.wait_for_text("> Buy milk").wait_stable();
+//!     app.wait_for_screen_text("> Buy milk").wait_stable();
 //!     app.send_keys("j");
-//!     app.wait_for_text("> Write tests").wait_stable();
+//!     app.wait_for_screen_text("> Write tests").wait_stable();
 //!     assert_screen_snapshot!("second_item", app); // snapshots/ui__second_item.snap
 //!     app.send_keys("<Enter>");
 //!     assert!(app.wait_for_exit().success());
@@ -86,7 +86,7 @@
 //! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen and the last lines
 //! of the transcript in the message. Never sleep in a test; instead:
 //!
-//! - after each key, wait for what it changes: a text ([`TestSession::wait_for_text`],
+//! - after each key, wait for what it changes: a text ([`TestSession::wait_for_screen_text`],
 //!   [`TestSession::wait_for_row`]) or, when only the cursor moves, the cursor
 //!   ([`TestSession::wait_for_cursor`]); then, before a snapshot, for the screen to settle
 //!   ([`TestSession::wait_stable`]). A stable wait alone can hold before the program has even
@@ -747,11 +747,22 @@ impl TestSession {
         out
     }
 
-    /// Waits until `text` appears on the screen.
+    /// Waits until `text` appears on the screen, within one row (text wrapped over two rows
+    /// does not match; the transcript is [`wait_for_output`](Self::wait_for_output)'s).
     #[track_caller]
-    pub fn wait_for_text(&self, text: &str) -> &Self {
+    pub fn wait_for_screen_text(&self, text: &str) -> &Self {
         self.wait_until(Until::screen_contains(text));
         self
+    }
+
+    /// The former name of [`wait_for_screen_text`](Self::wait_for_screen_text).
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `wait_for_screen_text`: it matches the screen, one row at a time (`wait_for_output` matches the transcript)"
+    )]
+    #[track_caller]
+    pub fn wait_for_text(&self, text: &str) -> &Self {
+        self.wait_for_screen_text(text)
     }
 
     /// Waits until `text` appears on screen row `row` (from 0).
@@ -1183,6 +1194,9 @@ pub fn snapshot_settings(
 /// or a [`Screen`](crate::Screen) (or a reference to one); a `TestSession`'s redactions are
 /// applied and its command line is the snapshot's description.
 ///
+/// `assert_screen_snapshot!("name", session, after = "text")` first waits for `text` on the
+/// screen, for the program to wait for input and for the screen to settle: one call per step.
+///
 /// A mismatch fails the test with a diff and leaves a `.snap.new` file for
 /// `cargo insta review`; `INSTA_UPDATE=always` (or `cargo insta test --accept`) writes the new
 /// snapshots, and with `CI=true` nothing is written.
@@ -1192,7 +1206,7 @@ pub fn snapshot_settings(
 /// use termloom::testing::TestSession;
 ///
 /// let vim = TestSession::builder("vim").args(["-u", "NONE", "notes.txt"]).start();
-/// vim.wait_for_text("notes.txt").wait_stable();
+/// vim.wait_for_screen_text("notes.txt").wait_stable();
 /// assert_screen_snapshot!("vim_empty_file", vim);
 /// ```
 #[macro_export]
@@ -1203,6 +1217,10 @@ macro_rules! assert_screen_snapshot {
         let __termloom_guard = $crate::__termloom_snapshot_settings!(__termloom_source);
         $crate::testing::insta::assert_snapshot!(__termloom_text);
         drop(__termloom_guard);
+    }};
+    ($name:expr, $source:expr, after = $text:expr $(,)?) => {{
+        $source.wait_for_screen_text($text).wait_for_input().wait_stable();
+        $crate::assert_screen_snapshot!($name, $source);
     }};
     ($name:expr, $source:expr $(,)?) => {{
         let __termloom_source = &$source;
@@ -1231,6 +1249,27 @@ macro_rules! __termloom_snapshot_settings {
     }};
 }
 
+/// A [`TestSessionBuilder`] for a binary of the package under test, by its name:
+/// `bin!("todo")` is `TestSession::builder(env!("CARGO_BIN_EXE_todo"))` (Cargo builds the
+/// package's binaries for its integration tests and names them in these variables).
+///
+/// ```ignore
+/// use termloom::testing::bin;
+///
+/// let app = bin!("todo").arg("--demo").start();
+/// ```
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __termloom_bin {
+    ($name:literal) => {
+        $crate::testing::TestSession::builder(::core::env!(::core::concat!(
+            "CARGO_BIN_EXE_",
+            $name
+        )))
+    };
+}
+
+pub use crate::__termloom_bin as bin;
 pub use crate::assert_screen_snapshot;
 
 #[cfg(test)]
@@ -1264,7 +1303,7 @@ mod tests {
         let text = format_screen(&screen(&["日本", "", "x"], (0, 4, false)));
         assert_eq!(
             text,
-            "screen: 12x3, alternate\ncursor: row 0, col 4, hidden\ntitle: \"t\\\"x\"\n   \
+            "screen: 12x3, alternate\ncursor: hidden\ntitle: \"t\\\"x\"\n   \
              ┌────────────┐\n 0 │日本\n 1 │\n 2 │x\n   └────────────┘\n"
         );
         let text = format_screen(&screen(&["日本", "", "x"], (0, 4, true)));

@@ -113,7 +113,7 @@ fn less_pages_and_searches_a_fixed_file() {
     less.send_keys("n").wait_for_row(0, "line 074: needle").wait_stable();
 
     // A search with no match says so and stays.
-    less.send_keys("/nowhere<Enter>").wait_for_text("Pattern not found").wait_stable();
+    less.send_keys("/nowhere<Enter>").wait_for_screen_text("Pattern not found").wait_stable();
     assert_eq!(less.screen().lines[0], "line 074: needle");
     assert_screen_snapshot!("less_pattern_not_found", less);
 
@@ -185,7 +185,7 @@ fn htop_layout_sort_menu_and_quit() {
         .redact(htop_redactions())
         .start();
     let pid = htop.pid().to_string();
-    htop.wait_for_row(23, "F10Quit").wait_for_text(&format!("htop -p {pid}")).wait_stable();
+    htop.wait_for_row(23, "F10Quit").wait_for_screen_text(&format!("htop -p {pid}")).wait_stable();
     let screen = htop.screen();
     assert!(screen.alternate);
     assert!(!screen.cursor.visible, "htop hides the cursor");
@@ -197,7 +197,10 @@ fn htop_layout_sort_menu_and_quit() {
     assert_screen_snapshot!("htop_main", htop);
 
     // F6 opens the "Sort by" menu listing the configured columns.
-    htop.send_keys("<F6>").wait_for_text("Sort by").wait_for_row(23, "EscCancel").wait_stable();
+    htop.send_keys("<F6>")
+        .wait_for_screen_text("Sort by")
+        .wait_for_row(23, "EscCancel")
+        .wait_stable();
     let screen = htop.screen();
     let menu: Vec<&str> =
         screen.lines[7..12].iter().map(|r| r.split_whitespace().next().unwrap_or("")).collect();
@@ -234,7 +237,7 @@ fn python_repl_definitions_history_and_tracebacks() {
     // Up recalls the previous line; edit it in place.
     py.send_keys("<Up>").wait_for_row(5, ">>> double(21)");
     py.send_keys("<Left><BS><BS>50<Enter>").wait_for_row(6, "100").wait_for_row(7, ">>>");
-    py.type_line("1/0").wait_for_text("ZeroDivisionError: division by zero");
+    py.type_line("1/0").wait_for_screen_text("ZeroDivisionError: division by zero");
     py.wait_for_row(11, ">>>").wait_stable();
     assert_eq!(py.screen().lines[5], ">>> double(50)");
     assert_screen_snapshot!("python_repl", py);
@@ -266,7 +269,8 @@ fn bash_line_editing_and_history() {
     sh.type_line("true one && true two").wait_for_row(5, "$");
 
     // Reverse search finds the older command.
-    sh.send_keys("<C-r>hello w").wait_for_text("(reverse-i-search)`hello w': echo hello world");
+    sh.send_keys("<C-r>hello w")
+        .wait_for_screen_text("(reverse-i-search)`hello w': echo hello world");
     sh.wait_stable();
     assert_screen_snapshot!("bash_reverse_search", sh);
     sh.send_keys("<Enter>").wait_for_row(6, "hello world").wait_for_row(7, "$");
@@ -320,19 +324,19 @@ fn gdb_breakpoint_run_and_backtrace() {
         .redact(Redactions::new().hex_addresses().pids())
         .start();
     gdb.wait_for_row(1, "(gdb)").wait_for_input();
-    gdb.type_line("break add").wait_for_text("Breakpoint 1 at").wait_for_input();
+    gdb.type_line("break add").wait_for_screen_text("Breakpoint 1 at").wait_for_input();
     assert!(gdb.screen().contains("file add.c, line 4."));
 
-    gdb.type_line("run").wait_for_text("Breakpoint 1, add (a=2, b=3) at add.c:4");
+    gdb.type_line("run").wait_for_screen_text("Breakpoint 1, add (a=2, b=3) at add.c:4");
     gdb.wait_for_regex(r"^4\s+return a \+ b;$").wait_for_input();
-    gdb.type_line("bt").wait_for_text("in main () at add.c:8").wait_for_input();
+    gdb.type_line("bt").wait_for_screen_text("in main () at add.c:8").wait_for_input();
     let screen = gdb.screen();
     let bt = screen.find("#0  add (a=2, b=3) at add.c:4").expect("frame 0");
     assert!(screen.lines[usize::from(bt.row) + 1].starts_with("#1  0x"));
     gdb.wait_stable();
     assert_screen_snapshot!("gdb_backtrace", gdb);
 
-    gdb.type_line("continue").wait_for_text("exited normally]").wait_for_input();
+    gdb.type_line("continue").wait_for_screen_text("exited normally]").wait_for_input();
     assert!(gdb.screen().contains("sum=5"));
     gdb.type_line("quit");
     gdb.wait_for_success();
@@ -350,7 +354,7 @@ fn whiptail_menu_selection_is_read_back() {
                   exit $status
                  ";
     let w = TestSession::builder("sh").arg("pick.sh").file("pick.sh", dialog).start();
-    w.wait_for_text("<Cancel>").wait_stable();
+    w.wait_for_screen_text("<Cancel>").wait_stable();
     let screen = w.screen();
     assert!(screen.alternate);
     let apple = screen.find("apple").unwrap();

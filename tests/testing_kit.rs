@@ -93,9 +93,9 @@ fn a_failed_wait_shows_the_screen_and_the_last_transcript_lines() {
     }
     let sh = TestSession::bash().timeout(Duration::from_millis(300)).start();
     sh.type_line("for i in $(seq 1 40); do echo output line $i; done");
-    sh.wait_for_text("output line 40").wait_for_row(23, "$");
+    sh.wait_for_screen_text("output line 40").wait_for_row(23, "$");
     let message = panic_message(|| {
-        sh.wait_for_text("a text that never comes");
+        sh.wait_for_screen_text("a text that never comes");
     });
     assert!(
         message.contains(
@@ -121,7 +121,7 @@ fn a_failed_wait_shows_the_screen_and_the_last_transcript_lines() {
 fn an_exit_fails_a_text_wait_but_not_an_exit_wait() {
     let sh = TestSession::builder("sh").args(["-c", "echo goodbye; exit 3"]).start();
     let message = panic_message(|| {
-        sh.wait_for_text("never printed");
+        sh.wait_for_screen_text("never printed");
     });
     assert!(
         message
@@ -171,7 +171,7 @@ fn snapshots_go_to_the_top_level_snapshots_folder() {
 #[test]
 fn an_unnamed_snapshot_is_named_after_the_test() {
     let sh = TestSession::builder("sh").args(["-c", "printf 'ready\\n'; read line"]).start();
-    sh.wait_for_text("ready").wait_for_input().wait_stable();
+    sh.wait_for_screen_text("ready").wait_for_input().wait_stable();
     assert_screen_snapshot!(sh);
     assert!(snapshot_file("an_unnamed_snapshot_is_named_after_the_test").exists());
 }
@@ -180,7 +180,7 @@ fn an_unnamed_snapshot_is_named_after_the_test() {
 fn alternate_screen_title_and_hidden_cursor_are_in_the_header() {
     let script = r"printf '\033]0;Kit demo\007\033[?1049h\033[?25l\033[3;10Hin the middle'; read x; printf '\033[?1049l'";
     let app = TestSession::builder("sh").args(["-c", script]).size(40, 6).start();
-    app.wait_for_text("in the middle").wait_for_input().wait_stable();
+    app.wait_for_screen_text("in the middle").wait_for_input().wait_stable();
     let screen = app.screen();
     assert!(screen.alternate && !screen.cursor.visible);
     assert_eq!(screen.title, "Kit demo");
@@ -200,7 +200,7 @@ fn volatile_text_is_redacted_in_snapshots() {
         .args(["-c", script])
         .redact(Redactions::new().dates().clock_times().pids().durations().hex_addresses())
         .start();
-    app.wait_for_text("config in").wait_for_input().wait_stable();
+    app.wait_for_screen_text("config in").wait_for_input().wait_stable();
     let redacted = app.redactions().apply(&app.screen().text());
     assert_eq!(
         redacted,
@@ -233,7 +233,7 @@ fn snapshot_settings_serve_other_snapshots() {
 fn colours_and_attributes_are_an_opt_in_section() {
     let script = r"printf 'plain \033[1;31mbold red\033[0m \033[7mreversed  \033[0m\n'; read x";
     let app = TestSession::builder("sh").args(["-c", script]).size(30, 3).start();
-    app.wait_for_text("reversed").wait_for_input().wait_stable();
+    app.wait_for_screen_text("reversed").wait_for_input().wait_stable();
     assert!(!app.snapshot().contains("styles"));
     let styled = app.styled_snapshot();
     // The reverse-video run covers the two blanks after the word: trailing blanks that show.
@@ -252,10 +252,10 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
         return;
     }
     let sh = TestSession::bash().start();
-    sh.type_line("echo ready").wait_for_text("ready");
+    sh.type_line("echo ready").wait_for_screen_text("ready");
     let begun = std::time::Instant::now();
     let message = panic_message(|| {
-        sh.wait_for_text("a title that changed");
+        sh.wait_for_screen_text("a title that changed");
     });
     let took = begun.elapsed();
     assert!(took < Duration::from_secs(5), "took {took:?}: {message}");
@@ -265,13 +265,13 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
     // A program that sleeps before it prints is not stuck: the wait holds after 3 s.
     let begun = std::time::Instant::now();
     sh.type_line("sleep 3; echo slept-$((40 + 2))");
-    sh.wait_for_text("slept-42");
+    sh.wait_for_screen_text("slept-42");
     assert!(begun.elapsed() >= Duration::from_secs(3));
     // Off, only the timeout ends a wait.
     let patient =
         TestSession::bash().stuck_after(None).timeout(Duration::from_millis(2500)).start();
     let message = panic_message(|| {
-        patient.wait_for_text("never");
+        patient.wait_for_screen_text("never");
     });
     assert!(message.contains("timed out after 2.5s"), "{message}");
 }
@@ -321,4 +321,22 @@ fn a_terminal_left_in_a_full_screen_mode_is_reported() {
         assert!(message.contains(what), "{what}: {message}");
     }
     assert!(!message.contains("application cursor keys"), "{message}");
+}
+
+/// One call waits for a text, for the program to wait for input and for the screen to settle,
+/// then snapshots.
+#[test]
+fn one_call_waits_settles_and_snapshots() {
+    let sh =
+        TestSession::builder("sh").args(["-c", "sleep 0.3; printf 'ready\\n'; read line"]).start();
+    assert_screen_snapshot!("after_ready", sh, after = "ready");
+    assert!(snapshot_file("after_ready").exists());
+}
+
+/// `bin!` starts a binary of the package under test by its name.
+#[test]
+fn bin_starts_the_packages_own_binary() {
+    let help = termloom::testing::bin!("termloom").args(["run", "--help"]).start();
+    help.wait_for_output("--wait-screen");
+    assert_eq!(help.wait_for_exit(), termloom::ExitStatus::Code(0));
 }
