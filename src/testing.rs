@@ -735,6 +735,9 @@ impl TestSession {
             Ok(scrollback) => {
                 let lines: Vec<&str> = scrollback.text.lines().collect();
                 let shown = &lines[lines.len().saturating_sub(TRANSCRIPT_LINES)..];
+                if shown.is_empty() {
+                    return out;
+                }
                 let _ = writeln!(out, "last {} transcript lines:", shown.len());
                 for line in shown {
                     let _ = writeln!(out, "  | {line}");

@@ -321,6 +321,8 @@ fn a_terminal_left_in_a_full_screen_mode_is_reported() {
         assert!(message.contains(what), "{what}: {message}");
     }
     assert!(!message.contains("application cursor keys"), "{message}");
+    // The program printed no line: the message has no empty transcript section.
+    assert!(!message.contains("transcript lines"), "{message}");
 }
 
 /// One call waits for a text, for the program to wait for input and for the screen to settle,
