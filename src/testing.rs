@@ -595,10 +595,20 @@ impl TestSession {
         self
     }
 
-    /// The screen now.
+    /// The screen now, never half drawn: while the program draws a frame in a synchronized
+    /// update (mode 2026), it waits for the frame's end (at most the engine's 150 ms bound).
     #[track_caller]
     pub fn screen(&self) -> Screen {
+        self.whole_frame();
         self.check("screen", self.session.screen())
+    }
+
+    /// Waits until no synchronized update is open: screen conditions are checked only
+    /// between frames, so one that always holds returns at the frame's end.
+    #[track_caller]
+    fn whole_frame(&self) {
+        let frame = Until::screen_matches("a whole frame", |_| true);
+        self.check("waiting for a whole frame", self.session.wait(frame, self.timeout));
     }
 
     /// The screen now in the snapshot format ([`format_screen`]), not redacted.
@@ -607,9 +617,11 @@ impl TestSession {
         format_screen(&self.screen())
     }
 
-    /// The screen now with the colours and attributes of its cells.
+    /// The screen now with the colours and attributes of its cells, never half drawn (see
+    /// [`screen`](Self::screen)).
     #[track_caller]
     pub fn styled_screen(&self) -> StyledScreen {
+        self.whole_frame();
         self.check("styled_screen", self.session.styled_screen())
     }
 

@@ -342,3 +342,15 @@ fn bin_starts_the_packages_own_binary() {
     help.wait_for_output("--wait-screen");
     assert_eq!(help.wait_for_exit(), termloom::ExitStatus::Code(0));
 }
+
+/// A snapshot is never taken inside an open synchronized update (mode 2026): the screen is
+/// read at the frame's end.
+#[test]
+fn a_snapshot_waits_for_the_end_of_a_synchronized_frame() {
+    let script = "printf '\\033[?2026hhalf'; sleep 0.1; printf ' and whole\\033[?2026l'; read x";
+    let app = TestSession::builder("sh").args(["-c", script]).start();
+    // The first half is output before the frame ends; the screen is only read after.
+    app.wait_for_output("half");
+    let screen = app.screen();
+    assert!(screen.contains("half and whole"), "{screen}");
+}

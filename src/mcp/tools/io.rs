@@ -20,7 +20,10 @@ use crate::term::screen::cell_col;
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let spec = spawn_spec(args, call.engine.config())?;
     let view = view_args(args)?;
-    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    // A shell with integration is ready when its prompt is drawn: before that, its startup
+    // files may be between reads of the terminal.
+    let default = if spec.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
+    let plan = waits::plan(args, default, call.engine.config())?;
     let session = call.spawn(spec)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),

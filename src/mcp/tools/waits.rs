@@ -22,6 +22,9 @@ pub(crate) enum DefaultWait {
     None,
     /// Wait until the program waits for input, exits, or has been quiet for a second.
     Settle,
+    /// For a shell with integration: wait until it shows its prompt, exits, or has been quiet
+    /// for a second (its startup files may read the terminal before the prompt is drawn).
+    Prompt,
 }
 
 /// A wait to perform.
@@ -85,7 +88,11 @@ pub(crate) fn plan(
         if default == DefaultWait::None {
             return Ok(None);
         }
-        events = vec![Until::input_wait(), Until::exit(), Until::quiet(SETTLE_QUIET)];
+        let ready = match default {
+            DefaultWait::Prompt => Until::prompt(),
+            _ => Until::input_wait(),
+        };
+        events = vec![ready, Until::exit(), Until::quiet(SETTLE_QUIET)];
     }
     let fallback = if implicit {
         SETTLE_TIMEOUT.min(config.default_wait_timeout)
