@@ -1290,7 +1290,7 @@ pub use crate::assert_screen_snapshot;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Cursor, Modes, MouseReporting};
+    use crate::{Cursor, Modes};
 
     fn screen(rows: &[&str], cursor: (u16, u16, bool)) -> Screen {
         Screen {
@@ -1300,16 +1300,7 @@ mod tests {
             cursor: Cursor { row: cursor.0, col: cursor.1, visible: cursor.2 },
             alternate: true,
             title: "t\"x".into(),
-            modes: Modes {
-                app_cursor: false,
-                app_keypad: false,
-                bracketed_paste: false,
-                mouse: MouseReporting::Off,
-                mouse_sgr: false,
-                mouse_utf8: false,
-                focus_events: false,
-                kitty_keyboard: 0,
-            },
+            modes: Modes::OFF,
         }
     }
 

@@ -319,6 +319,21 @@ pub struct Modes {
     pub kitty_keyboard: u8,
 }
 
+#[cfg(test)]
+impl Modes {
+    /// Every mode off, as a reset terminal has them (for tests).
+    pub(crate) const OFF: Modes = Modes {
+        app_cursor: false,
+        app_keypad: false,
+        bracketed_paste: false,
+        mouse: MouseReporting::Off,
+        mouse_sgr: false,
+        mouse_utf8: false,
+        focus_events: false,
+        kitty_keyboard: 0,
+    };
+}
+
 impl fmt::Display for Modes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut names = Vec::new();

@@ -14,7 +14,6 @@ use super::lookup::lookup;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
-use crate::term::screen::cell_col;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -237,13 +236,16 @@ const DEFAULT_NOTCHES: u64 = 3;
 /// with neither goes to the middle of the screen.
 fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16), ToolError> {
     let (row, col) = (args.uint("row"), args.uint("col"));
+    if args.str("text") == Some("") {
+        return Err(ToolError::new("terminal_mouse: `text` is empty; give the text to click on"));
+    }
     let at = match (args.str("text"), row, col) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err(ToolError::new(
                 "terminal_mouse takes `text` or `row` and `col`, not both",
             ));
         }
-        (Some(text), None, None) => find_on_screen(screen, text).next().ok_or_else(|| {
+        (Some(text), None, None) => screen.find(text).map(|at| (at.row, at.col)).ok_or_else(|| {
             ToolError::new(format!(
                 "{text:?} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\""
             ))
@@ -268,15 +270,4 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
         )));
     }
     Ok(at)
-}
-
-/// Every place `text` is shown on `screen`, as (row, col) of its first cell, top to bottom.
-pub(crate) fn find_on_screen<'s>(
-    screen: &'s Screen,
-    text: &'s str,
-) -> impl Iterator<Item = (u16, u16)> + 's {
-    screen.lines.iter().enumerate().flat_map(move |(row, line)| {
-        let found = (!text.is_empty()).then(|| line.match_indices(text)).into_iter().flatten();
-        found.map(move |(at, _)| (row as u16, cell_col(line, at)))
-    })
 }

@@ -9,7 +9,6 @@ use crate::wait::bad_regex;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::io::find_on_screen;
 use super::render::{header, push_block};
 use super::view::max_bytes;
 use super::{ToolError, ToolOutput};
@@ -127,8 +126,11 @@ fn search(
 
 /// `find=TEXT`: where it is on the screen.
 fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), ToolError> {
+    if needle.is_empty() {
+        return Err(ToolError::new("find: the text is empty; give the text to look for"));
+    }
     let screen = session.screen()?;
-    let places: Vec<(u16, u16)> = find_on_screen(&screen, needle).collect();
+    let places: Vec<(u16, u16)> = screen.find_all(needle).map(|at| (at.row, at.col)).collect();
     let listed: Vec<String> =
         places.iter().take(MAX_FOUND).map(|(row, col)| format!("row {row} col {col}")).collect();
     let block = match places.len() {

@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 
-use crate::term::screen::cell_col;
 use crate::term::screen::model::CURSOR_MARK;
 use crate::term::screen::style::StyleRun;
+use crate::term::screen::{byte_at_cell, cell_col, char_cells};
 use crate::{Cursor, Screen, SessionId};
 
 /// Which styled runs to mark in a screen's text.
@@ -71,7 +71,9 @@ impl Frame {
         // character it would split a word, so there the header says where the cursor is.
         let cursor = screen.cursor;
         let row = usize::from(cursor.row);
-        let on_blank = cell_text(text(row), cursor.col).is_none_or(|c| c == ' ');
+        let line = text(row);
+        let on_blank =
+            line[byte_at_cell(line, cursor.col)..].chars().next().is_none_or(|c| c == ' ');
         let cursor_line = (cursor.visible && on_blank)
             .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
         Frame {
@@ -140,11 +142,6 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
     merged
 }
 
-/// The character in cell `col` of `row`, if the row reaches it.
-fn cell_text(row: &str, col: u16) -> Option<char> {
-    row.char_indices().find(|&(at, _)| cell_col(row, at) >= col).map(|(_, c)| c)
-}
-
 /// A run to mark, with its label.
 struct Marked {
     row: u16,
@@ -192,14 +189,16 @@ fn decorate<'r>(row: &str, runs: impl Iterator<Item = &'r Marked>, cursor: Optio
     marks.sort_by_key(|(col, order, _)| (*col, *order));
     let mut out = String::with_capacity(row.len() + marks.len() * 8);
     let mut marks = marks.into_iter().peekable();
-    for (at, c) in row.char_indices() {
-        let col = cell_col(row, at);
+    // The cell column, counted along (a prefix's width per character would cost a row's
+    // length squared).
+    let mut col = 0u16;
+    for c in row.chars() {
         while let Some((_, _, text)) = marks.next_if(|(mark, _, _)| *mark <= col) {
             out.push_str(&text);
         }
         out.push(c);
+        col = col.saturating_add(char_cells(c));
     }
-    let mut col = cell_col(row, row.len());
     for (mark, _, text) in marks {
         out.extend(std::iter::repeat_n(' ', usize::from(mark.saturating_sub(col))));
         col = col.max(mark);
@@ -269,7 +268,7 @@ pub(crate) enum Shape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Modes, MouseReporting};
+    use crate::Modes;
 
     fn screen(rows: &[&str], cursor: (u16, u16)) -> Screen {
         Screen {
@@ -279,16 +278,7 @@ mod tests {
             cursor: Cursor { row: cursor.0, col: cursor.1, visible: true },
             alternate: true,
             title: String::new(),
-            modes: Modes {
-                app_cursor: false,
-                app_keypad: false,
-                bracketed_paste: false,
-                mouse: MouseReporting::Off,
-                mouse_sgr: false,
-                mouse_utf8: false,
-                focus_events: false,
-                kitty_keyboard: 0,
-            },
+            modes: Modes::OFF,
         }
     }
 

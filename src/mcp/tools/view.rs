@@ -11,7 +11,7 @@ use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, Shape, Styles};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
-use crate::term::screen::cell_col;
+use crate::term::screen::byte_at_cell;
 use crate::term::screen::model::model_view;
 
 /// Default bound of returned text.
@@ -225,8 +225,7 @@ pub(crate) fn show(
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
-        let end = row.char_indices().find(|&(at, _)| cell_col(row, at) >= s.cursor.col);
-        row[..end.map_or(row.len(), |(at, _)| at)].to_owned()
+        row[..byte_at_cell(row, s.cursor.col)].to_owned()
     });
     let screen = snapshot.filter(|s| {
         args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))

@@ -10,7 +10,7 @@ pub(crate) mod model;
 #[cfg(feature = "testing")]
 pub(crate) mod snapshot;
 pub(crate) mod style;
-use unicode_width::UnicodeWidthStr;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Where the cursor is, in cells from the top-left corner (both from 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -71,8 +71,15 @@ impl Screen {
 
     /// The first row and cell column where `needle` appears.
     pub fn find(&self, needle: &str) -> Option<ScreenPos> {
-        self.lines.iter().enumerate().find_map(|(row, text)| {
-            text.find(needle).map(|at| ScreenPos { row: row as u16, col: cell_col(text, at) })
+        self.find_all(needle).next()
+    }
+
+    /// Every row and cell column where `needle` appears within a row, top to bottom, left to
+    /// right.
+    pub fn find_all<'s>(&'s self, needle: &'s str) -> impl Iterator<Item = ScreenPos> + 's {
+        self.lines.iter().enumerate().flat_map(move |(row, text)| {
+            text.match_indices(needle)
+                .map(move |(at, _)| ScreenPos { row: row as u16, col: cell_col(text, at) })
         })
     }
 
@@ -86,6 +93,24 @@ impl Screen {
 /// The cell column of byte offset `at` in a screen row.
 pub(crate) fn cell_col(row: &str, at: usize) -> u16 {
     row[..at].width().min(usize::from(u16::MAX)) as u16
+}
+
+/// The cell width of one character of a screen row.
+pub(crate) fn char_cells(c: char) -> u16 {
+    UnicodeWidthChar::width(c).unwrap_or(0) as u16
+}
+
+/// The byte offset in `row` of the first character at or after cell column `col` (the row's
+/// length when the row ends before it), in one pass.
+pub(crate) fn byte_at_cell(row: &str, col: u16) -> usize {
+    let mut cells = 0u16;
+    for (at, c) in row.char_indices() {
+        if cells >= col {
+            return at;
+        }
+        cells = cells.saturating_add(char_cells(c));
+    }
+    row.len()
 }
 
 /// A stable plain-text layout for snapshots and for a model to read: a header line with the
@@ -115,5 +140,21 @@ impl fmt::Display for Screen {
             write!(f, "\n({} empty rows below)", self.lines.len() - used)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_and_bytes_agree() {
+        let row = "aデb";
+        for (col, at) in [(0, 0), (1, 1), (2, 4), (3, 4), (4, 5), (9, 5)] {
+            assert_eq!(byte_at_cell(row, col), at, "cell {col}");
+        }
+        for at in [0, 1, 4, 5] {
+            assert_eq!(byte_at_cell(row, cell_col(row, at)), at);
+        }
     }
 }

@@ -128,7 +128,7 @@ fn describe(run: &super::style::StyleRun) -> String {
 mod tests {
     use super::*;
     use crate::term::screen::style::StyleRun;
-    use crate::{Cursor, Modes, MouseReporting};
+    use crate::{Cursor, Modes};
 
     fn run(row: u16, col: u16, width: u16, fg: &str) -> StyleRun {
         StyleRun { row, col, width, fg: fg.into(), bg: "default".into(), attrs: vec![] }
@@ -151,16 +151,7 @@ mod tests {
             cursor: Cursor { row: 7, col: 9, visible: false },
             alternate: true,
             title: String::new(),
-            modes: Modes {
-                app_cursor: false,
-                app_keypad: false,
-                bracketed_paste: false,
-                mouse: MouseReporting::Off,
-                mouse_sgr: false,
-                mouse_utf8: false,
-                focus_events: false,
-                kitty_keyboard: 0,
-            },
+            modes: Modes::OFF,
         };
         let text = format_styled_screen(&StyledScreen { screen, runs });
         assert!(text.contains("cursor: hidden\n"), "{text}");
