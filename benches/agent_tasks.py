@@ -11,6 +11,8 @@ result (strings that must appear in it): a step whose first result lacks one wou
 model another call.
 
 Usage: agent_tasks.py TERMLOOM_BINARY [TASK...]
+
+With TERMLOOM_BENCH_SHOW=1 every result's text is printed (to stderr), as the model reads it.
 """
 
 from __future__ import annotations
@@ -171,6 +173,8 @@ class Tally:
         self.step_seconds: list[float] = []
 
     def step(self, text: str, facts: list[str], label: str) -> None:
+        if os.environ.get("TERMLOOM_BENCH_SHOW"):
+            print(f"----- {label} ({len(text.encode())} bytes)\n{text}", file=sys.stderr)
         self.bytes += len(text.encode())
         self.calls += 1
         self.escapes += len(ESCAPE.findall(text))

@@ -65,6 +65,7 @@ fn main() {
     let screen_session = cat_session(&engine);
     let text_session = cat_session(&engine);
     let early_session = cat_session(&engine);
+    let one_session = cat_session(&engine);
     let mut raw = RawPty::open(COLS, ROWS).expect("opening a raw PTY");
     let mut raw_child = raw.spawn("cat", &[]).expect("spawning cat");
 
@@ -73,8 +74,9 @@ fn main() {
         Series { name: "termloom, screen wait", samples: Vec::new() },
         Series { name: "termloom, transcript wait", samples: Vec::new() },
         Series { name: "termloom, wait started before the send", samples: Vec::new() },
+        Series { name: "termloom, send_keys_and_wait (one request)", samples: Vec::new() },
     ];
-    let mut typed = [0usize; 4];
+    let mut typed = [0usize; 5];
     let mut buf = [0u8; 256];
 
     let mut raw_sample = |typed: &mut usize| {
@@ -118,6 +120,24 @@ fn main() {
         *typed += 1;
         elapsed
     };
+    // Keys and wait in one request.
+    let one_sample = |typed: &mut usize| {
+        let i = *typed;
+        let (row, col) = (i / usize::from(COLS), i % usize::from(COLS));
+        let row_so_far: String = (i - col..=i).map(char_of).collect();
+        let started = Instant::now();
+        let outcome = one_session
+            .send_keys_and_wait(
+                &char_of(i).to_string(),
+                Until::screen_row_contains(row as u16, row_so_far),
+                TIMEOUT,
+            )
+            .expect("send and wait");
+        let elapsed = started.elapsed();
+        assert!(outcome.matched().is_some(), "no echo: {outcome}");
+        *typed += 1;
+        elapsed
+    };
     let text_sample = |typed: &mut usize| {
         let c = char_of(*typed).to_string();
         let started = Instant::now();
@@ -137,17 +157,19 @@ fn main() {
         screen_sample(&mut typed[1]);
         text_sample(&mut typed[2]);
         early_sample(&mut typed[3]);
+        one_sample(&mut typed[4]);
     }
     let started = Instant::now();
     for round in 0..rounds {
-        for k in 0..4 {
-            let s = (k + round) % 4;
+        for k in 0..5 {
+            let s = (k + round) % 5;
             for _ in 0..per_round {
                 let elapsed = match s {
                     0 => raw_sample(&mut typed[0]),
                     1 => screen_sample(&mut typed[1]),
                     2 => text_sample(&mut typed[2]),
-                    _ => early_sample(&mut typed[3]),
+                    3 => early_sample(&mut typed[3]),
+                    _ => one_sample(&mut typed[4]),
                 };
                 series[s].samples.push(us(elapsed));
             }
@@ -210,31 +232,68 @@ fn main() {
     println!("measured in {:.1} s; {}", elapsed.as_secs_f64(), load());
 
     // The same while another session of the engine floods its terminal: how long can a
-    // keystroke wait behind another session's output?
+    // keystroke wait behind another session's output? First the flood alone for a second
+    // (its solo rate), then the keystrokes beside it, then tmux in the same situation.
     let flood = engine
         .spawn(SpawnSpec::new("yes").arg("y".repeat(100)).size(COLS, ROWS))
         .expect("spawning yes");
     std::thread::sleep(Duration::from_millis(200));
+    let bytes_out = || flood.info().map(|i| i.bytes_out).unwrap_or(0);
+    let (solo_from, solo_started) = (bytes_out(), Instant::now());
+    std::thread::sleep(Duration::from_secs(1));
+    let solo_rate = (bytes_out() - solo_from) as f64 / solo_started.elapsed().as_secs_f64();
+    let _ = flood.close();
+    // Then rounds of 50 keystrokes beside a flood, termloom's and tmux's alternately, each
+    // flood started for its round and stopped after it: the same moments of the machine.
+    let mut tmux = TmuxKeys::start();
     let mut under_flood = [Vec::new(), Vec::new()];
-    for _ in 0..2 {
-        for _ in 0..100 {
+    let mut tmux_idle = Vec::new();
+    let mut tmux_flooded = Vec::new();
+    let (mut beside_bytes, mut beside_time) = (0u64, Duration::ZERO);
+    for round in 0..8 {
+        let flood = engine
+            .spawn(SpawnSpec::new("yes").arg("y".repeat(100)).size(COLS, ROWS))
+            .expect("spawning yes");
+        std::thread::sleep(Duration::from_millis(100));
+        let (from, started) = (flood.info().map(|i| i.bytes_out).unwrap_or(0), Instant::now());
+        for _ in 0..50 {
             under_flood[0].push(us(raw_sample(&mut typed[0])));
-        }
-        for _ in 0..100 {
             under_flood[1].push(us(screen_sample(&mut typed[1])));
         }
+        beside_bytes += flood.info().map(|i| i.bytes_out).unwrap_or(0) - from;
+        beside_time += started.elapsed();
+        let _ = flood.close();
+        if let Some(tmux) = &mut tmux {
+            for i in 0..50 {
+                tmux_idle.push(tmux.sample(round * 200 + i));
+            }
+            tmux.flood(true);
+            std::thread::sleep(Duration::from_millis(100));
+            for i in 0..50 {
+                tmux_flooded.push(tmux.sample(round * 200 + 100 + i));
+            }
+            tmux.flood(false);
+        }
     }
-    let flooded = flood.info().map(|i| i.bytes_out).unwrap_or(0);
-    let _ = flood.close();
+    drop(tmux);
+    let beside_rate = beside_bytes as f64 / beside_time.as_secs_f64();
     println!();
     println!(
-        "while another session floods (`yes`, {:.0} MB read meanwhile), {} samples each:",
-        flooded as f64 / 1e6,
+        "while another session floods (`yes`, {:.0} MB/s alone, {:.0} MB/s beside the keystrokes: {:.2} × solo), {} samples each, in 8 rounds alternating with tmux's:",
+        solo_rate / 1e6,
+        beside_rate / 1e6,
+        beside_rate / solo_rate,
         under_flood[0].len()
     );
-    for (name, samples) in
-        [("raw echo (kernel)", &under_flood[0]), ("termloom, screen wait", &under_flood[1])]
-    {
+    let mut rows =
+        vec![("raw echo (kernel)", &under_flood[0]), ("termloom, screen wait", &under_flood[1])];
+    if tmux_flooded.is_empty() {
+        println!("  (tmux is not installed: no tmux series)");
+    } else {
+        rows.push(("tmux, idle (control mode)", &tmux_idle));
+        rows.push(("tmux, beside a flood", &tmux_flooded));
+    }
+    for (name, samples) in rows {
         println!(
             "  {:<26} p50 {:>8.1} µs  p90 {:>8.1} µs  p99 {:>8.1} µs  max {:>8.0} µs",
             name,
@@ -242,6 +301,24 @@ fn main() {
             percentile(samples, 90.0),
             percentile(samples, 99.0),
             max(samples)
+        );
+    }
+
+    let slow: Vec<String> = under_flood[1]
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| **v > 1000.0)
+        .map(|(i, v)| format!("#{} of round {}: {:.0} µs", i % 50, i / 50, v))
+        .collect();
+    println!(
+        "  termloom samples over 1 ms: {}",
+        if slow.is_empty() { "none".to_owned() } else { slow.join(", ") }
+    );
+    if !tmux_flooded.is_empty() {
+        println!(
+            "  termloom / tmux beside a flood: p50 {:.2}, p99 {:.2}",
+            percentile(&under_flood[1], 50.0) / percentile(&tmux_flooded, 50.0),
+            percentile(&under_flood[1], 99.0) / percentile(&tmux_flooded, 99.0)
         );
     }
 
@@ -293,4 +370,91 @@ fn main() {
     let _ = screen_session.close();
     let _ = text_session.close();
     let _ = early_session.close();
+}
+
+/// tmux's keystroke round trip through a control-mode client (`tmux -C`, no process per
+/// step): `send-keys` to a pane running `cat`, until the client gets the pane's `%output` with
+/// the character. The flood runs in a second tmux session of the same server, not attached to
+/// this client, so its output is not sent to it.
+struct TmuxKeys {
+    socket: String,
+    pane: String,
+    client: std::process::Child,
+    to_tmux: std::process::ChildStdin,
+    from_tmux: std::io::BufReader<std::process::ChildStdout>,
+    line: String,
+}
+
+impl TmuxKeys {
+    /// A tmux server with a `cat` pane and a control client on it; `None` without tmux.
+    fn start() -> Option<TmuxKeys> {
+        use std::process::{Command, Stdio};
+        let socket = format!("termloom-keys-{}", std::process::id());
+        let size = [COLS.to_string(), ROWS.to_string()];
+        let new = ["-f", "/dev/null", "new-session", "-d", "-s", "keys", "-x", &size[0]];
+        Self::tmux(&socket, &[&new[..], &["-y", &size[1], "cat"]].concat())?;
+        let pane = Self::tmux(&socket, &["display", "-p", "-t", "keys", "#{pane_id}"])?;
+        let pane = String::from_utf8_lossy(&pane.stdout).trim().to_owned();
+        let mut client = Command::new("tmux")
+            .args(["-L", &socket, "-C", "attach", "-t", "keys"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .ok()?;
+        let to_tmux = client.stdin.take()?;
+        let from_tmux = std::io::BufReader::new(client.stdout.take()?);
+        let mut keys = TmuxKeys { socket, pane, client, to_tmux, from_tmux, line: String::new() };
+        for i in 0..50 {
+            keys.sample(i);
+        }
+        Some(keys)
+    }
+
+    fn tmux(socket: &str, args: &[&str]) -> Option<std::process::Output> {
+        std::process::Command::new("tmux")
+            .arg("-L")
+            .arg(socket)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+    }
+
+    /// One keystroke, in µs.
+    fn sample(&mut self, i: usize) -> f64 {
+        use std::io::{BufRead, Write};
+        let c = char_of(i);
+        let prefix = format!("%output {} ", self.pane);
+        let started = Instant::now();
+        writeln!(self.to_tmux, "send-keys -t {} -l {c}", self.pane).expect("to tmux");
+        self.to_tmux.flush().expect("to tmux");
+        loop {
+            self.line.clear();
+            if self.from_tmux.read_line(&mut self.line).unwrap_or(0) == 0 {
+                panic!("the tmux client ended");
+            }
+            if self.line.starts_with(&prefix) && self.line[prefix.len()..].contains(c) {
+                return us(started.elapsed());
+            }
+        }
+    }
+
+    /// Starts or stops the flooding session.
+    fn flood(&mut self, on: bool) {
+        if on {
+            let (cols, rows) = (COLS.to_string(), ROWS.to_string());
+            let yes = format!("yes {}", "y".repeat(100));
+            let new = ["new-session", "-d", "-s", "flood", "-x", &cols, "-y", &rows, &yes];
+            Self::tmux(&self.socket, &new).expect("a flooding tmux session");
+        } else {
+            Self::tmux(&self.socket, &["kill-session", "-t", "flood"]);
+        }
+    }
+}
+
+impl Drop for TmuxKeys {
+    fn drop(&mut self) {
+        Self::tmux(&self.socket, &["kill-server"]);
+        let _ = self.client.wait();
+    }
 }

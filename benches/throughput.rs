@@ -5,10 +5,14 @@
 //! - `emulator`: a raw reader that also feeds every chunk to a bare alacritty `Term` with no
 //!   history (the emulator limit);
 //! - `termloom`: `engine.spawn(cat FILE)` then `wait(Until::exit())`, which fires only after all
-//!   output went PTY → grid → transcript.
+//!   output went PTY → grid → transcript;
+//! - `tmux` (when installed): a new session of a tmux server started once, 120×32, running
+//!   `cat FILE` and then `tmux wait-for -S`, timed from before `new-session` until a client's
+//!   `wait-for` returns (tmux has read all but what the kernel still held when `cat` exited).
 //!
-//! All three run in the same round on the same file, in a rotating order, for several rounds;
-//! the medians are reported with the ratio `termloom / min(raw, emulator)` (target ≥ 0.9).
+//! All of them run in the same round on the same file, in a rotating order, for several rounds;
+//! the medians are reported with the ratio `termloom / min(raw, emulator)` (target ≥ 0.9) and
+//! `termloom / tmux`.
 //! Also reported: the CPU time per MB of the thread that reads and emulates (the baseline's
 //! own thread, termloom's reactor thread), whose ratio says how much more work termloom does
 //! per byte than a bare emulator, a figure that a busy machine disturbs far less than MB/s.
@@ -37,9 +41,72 @@ enum Reader {
     Raw,
     Emulator,
     Termloom,
+    Tmux,
 }
 
-const READERS: [Reader; 3] = [Reader::Raw, Reader::Emulator, Reader::Termloom];
+/// A tmux server of the bench's own, kept alive by an idle session between runs.
+struct Tmux {
+    socket: String,
+    pid: i32,
+}
+
+impl Tmux {
+    /// Starts the server, if tmux is installed.
+    fn start() -> Option<Tmux> {
+        let socket = format!("termloom-throughput-{}", std::process::id());
+        let mut tmux = Tmux { socket, pid: 0 };
+        let started =
+            tmux.command(&["-f", "/dev/null", "new-session", "-d", "-s", "keep", "sleep 100000"]);
+        if !started.is_ok_and(|s| s.success()) {
+            println!("tmux: not installed or does not start; its column is left out");
+            return None;
+        }
+        tmux.pid = std::process::Command::new("tmux")
+            .args(["-L", &tmux.socket, "display-message", "-p", "#{pid}"])
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())?;
+        Some(tmux)
+    }
+
+    fn command(&self, args: &[&str]) -> std::io::Result<std::process::ExitStatus> {
+        std::process::Command::new("tmux").arg("-L").arg(&self.socket).args(args).status()
+    }
+
+    /// The server's CPU time (it is one thread).
+    fn cpu(&self) -> f64 {
+        std::fs::read_to_string(format!("/proc/{}/schedstat", self.pid))
+            .ok()
+            .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+            .map_or(0.0, |ns| ns / 1e9)
+    }
+
+    fn cat(&self, file: &Path) -> Run {
+        let channel = "termloom-cat-done";
+        let script =
+            format!("cat '{}'; tmux -L {} wait-for -S {channel}", file.display(), self.socket);
+        let (cols, rows) = (COLS.to_string(), ROWS.to_string());
+        let cpu = self.cpu();
+        let started = Instant::now();
+        let args = ["new-session", "-d", "-s", "cat", "-x", &cols, "-y", &rows, &script];
+        assert!(self.command(&args).is_ok_and(|s| s.success()), "tmux new-session");
+        assert!(self.command(&["wait-for", channel]).is_ok_and(|s| s.success()), "tmux wait-for");
+        let secs = started.elapsed().as_secs_f64();
+        let cpu = self.cpu() - cpu;
+        // The session ends with its command; this only makes sure.
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-session", "-t", "cat"])
+            .stderr(std::process::Stdio::null())
+            .status();
+        Run { secs, bytes: 0, cpu, reads: 0 }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.command(&["kill-server"]);
+    }
+}
 
 /// One measured run: seconds, bytes read from the PTY, CPU seconds of the reading thread, and
 /// (raw reader only) the number of `read` calls that returned data.
@@ -50,7 +117,7 @@ struct Run {
     reads: u64,
 }
 
-fn run(reader: Reader, engine: &Engine, file: &Path) -> Run {
+fn run(reader: Reader, engine: &Engine, tmux: Option<&Tmux>, file: &Path) -> Run {
     match reader {
         Reader::Raw => {
             let cpu = own_thread_cpu();
@@ -66,6 +133,7 @@ fn run(reader: Reader, engine: &Engine, file: &Path) -> Run {
             Run { secs: elapsed.as_secs_f64(), bytes, cpu, reads: 0 }
         }
         Reader::Termloom => termloom_cat(engine, file),
+        Reader::Tmux => tmux.expect("tmux is measured only when it started").cat(file),
     }
 }
 
@@ -102,25 +170,31 @@ fn main() {
         .collect();
     let config = Config { max_closed_sessions: 1, ..Config::default() };
     let engine = Engine::new(config).expect("engine starts");
+    let tmux = Tmux::start();
+    let mut readers = vec![Reader::Raw, Reader::Emulator, Reader::Termloom];
+    if tmux.is_some() {
+        readers.push(Reader::Tmux);
+    }
+    let readers = readers;
 
     // Warm-up (page cache, the engine's lazy setup, CPU frequency): not recorded.
     if let Some((_, file, _)) = payloads.first() {
-        for reader in READERS {
-            run(reader, &engine, file);
+        for &reader in &readers {
+            run(reader, &engine, tmux.as_ref(), file);
         }
     }
 
     // mbps[payload][reader][round]
-    let mut mbps = vec![vec![Vec::new(); READERS.len()]; payloads.len()];
-    let mut cpu = vec![vec![Vec::new(); READERS.len()]; payloads.len()];
-    let mut bytes = vec![vec![0u64; READERS.len()]; payloads.len()];
+    let mut mbps = vec![vec![Vec::new(); readers.len()]; payloads.len()];
+    let mut cpu = vec![vec![Vec::new(); readers.len()]; payloads.len()];
+    let mut bytes = vec![vec![0u64; readers.len()]; payloads.len()];
     let mut per_read = vec![Vec::new(); payloads.len()];
     let started = Instant::now();
     for round in 0..rounds {
         for (p, (_, file, size)) in payloads.iter().enumerate() {
-            for k in 0..READERS.len() {
-                let r = (k + round) % READERS.len();
-                let result = run(READERS[r], &engine, file);
+            for k in 0..readers.len() {
+                let r = (k + round) % readers.len();
+                let result = run(readers[r], &engine, tmux.as_ref(), file);
                 mbps[p][r].push(*size as f64 / result.secs / 1e6);
                 cpu[p][r].push(result.cpu);
                 bytes[p][r] = result.bytes;
@@ -139,7 +213,7 @@ fn main() {
     println!("|---|---:|---:|---:|---:|---|---:|---:|---:|");
     let mut met = 0;
     for (p, (payload, _, size)) in payloads.iter().enumerate() {
-        let med: Vec<f64> = (0..READERS.len()).map(|r| median(&mbps[p][r])).collect();
+        let med: Vec<f64> = (0..readers.len()).map(|r| median(&mbps[p][r])).collect();
         let limit = med[0].min(med[1]);
         let ratio = med[2] / limit;
         let per_round: Vec<f64> =
@@ -176,7 +250,7 @@ fn main() {
             bytes[p][2],
             median(&per_read[p])
         );
-        for (r, reader) in READERS.iter().enumerate() {
+        for (r, reader) in readers.iter().enumerate() {
             println!("    {:<9} {}", format!("{reader:?}"), list(&mbps[p][r], 1));
         }
     }
@@ -185,5 +259,24 @@ fn main() {
         "target termloom >= 0.9 x min(raw, emulator): met on {met} of {} payloads",
         payloads.len()
     );
+    if tmux.is_some() {
+        println!();
+        println!(
+            "| payload | termloom MB/s | tmux MB/s | termloom / tmux | CPU ms/MB reactor | CPU ms/MB tmux server | CPU ratio (tmux / termloom) |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|");
+        for (p, (payload, _, size)) in payloads.iter().enumerate() {
+            let mb = *size as f64 / 1e6;
+            let (ours, theirs) = (median(&mbps[p][2]), median(&mbps[p][3]));
+            let (ours_cpu, theirs_cpu) =
+                (median(&cpu[p][2]) * 1e3 / mb, median(&cpu[p][3]) * 1e3 / mb);
+            println!(
+                "| {} | {ours:.1} | {theirs:.1} | {:.2} | {ours_cpu:.1} | {theirs_cpu:.1} | {:.2} |",
+                payload.name(),
+                ours / theirs,
+                theirs_cpu / ours_cpu
+            );
+        }
+    }
     println!("measured in {:.1} s; {}", elapsed.as_secs_f64(), load());
 }

@@ -321,6 +321,78 @@ fn miss(dir: &Path, lines: usize, count: usize) {
     engine.shutdown();
 }
 
+/// A 120x32 screen full of colours (every cell a different 256-colour background and
+/// foreground, bold on every other row): the styled screen and its SVG, timed apart. Target:
+/// the SVG ≤ 2 ms.
+fn screenshots(dir: &Path) {
+    let engine = Engine::new(Config::default()).expect("engine");
+    let mut script = String::new();
+    for row in 0..31 {
+        for col in 0..120 {
+            let colour = (row * 120 + col) % 256;
+            let bold = if row % 2 == 0 { "1;" } else { "" };
+            let c = (b'a' + (col % 26) as u8) as char;
+            script.push_str(&format!("\x1b[{bold}38;5;{};48;5;{colour}m{c}", 255 - colour));
+        }
+        script.push_str("\x1b[0m\n");
+    }
+    let file = dir.join("colours.txt");
+    std::fs::write(&file, script).expect("write");
+    let line = format!("cat {}; sleep 100", file.display());
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", &line]).size(120, 32)).expect("spawn");
+    session.wait(Until::quiet(Duration::from_millis(300)), TIMEOUT).expect("wait");
+    let mut styled_times = Vec::new();
+    let mut svg_times = Vec::new();
+    let mut png_times = Vec::new();
+    let mut bytes = 0;
+    let mut png_bytes = 0;
+    for _ in 0..200 {
+        let (t, styled) = time(|| session.styled_screen().expect("styled"));
+        styled_times.push(t);
+        let (t, svg) = time(|| styled.to_svg(&termloom::SvgOptions::default()));
+        svg_times.push(t);
+        bytes = svg.len();
+        let (t, png) = time(|| styled.to_png(&termloom::PngOptions::default()));
+        png_times.push(t);
+        png_bytes = png.len();
+    }
+    println!(
+        "| 120x32, every cell coloured: styled_screen() | p50 {:.0} µs |\n| the same: to_svg() | p50 {:.0} µs, {} KiB |",
+        median(&styled_times),
+        median(&svg_times),
+        bytes >> 10
+    );
+    println!("| the same: to_png() | p50 {:.0} µs, {} KiB |", median(&png_times), png_bytes >> 10);
+    drop(session);
+    // 3,840 different characters the bitmap font lacks (mathematical operators, arrows and
+    // CJK): the system fonts are looked through for each, once.
+    let mut text = String::new();
+    let symbols = (0x2190..0x2400).chain(0x4e00..0x5800).filter_map(char::from_u32);
+    for (i, c) in symbols.take(120 * 31).enumerate() {
+        text.push(c);
+        if (i + 1) % 120 == 0 || (c >= '\u{4e00}' && (i + 1) % 60 == 0) {
+            text.push('\n');
+        }
+    }
+    let file = dir.join("symbols.txt");
+    std::fs::write(&file, text).expect("write");
+    let line = format!("cat {}; sleep 100", file.display());
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", &line]).size(120, 32)).expect("spawn");
+    session.wait(Until::quiet(Duration::from_millis(300)), TIMEOUT).expect("wait");
+    let styled = session.styled_screen().expect("styled");
+    let (first, _) = time(|| styled.to_png(&termloom::PngOptions::default()));
+    let warm: Vec<f64> =
+        (0..50).map(|_| time(|| styled.to_png(&termloom::PngOptions::default())).0).collect();
+    println!(
+        "| 120x32 of symbols and CJK the bitmap font lacks: to_png(), system fonts | first {first:.0} µs (fonts found and read), then p50 {:.0} µs |",
+        median(&warm)
+    );
+    drop(session);
+    engine.shutdown();
+}
+
 fn main() {
     header("views");
     let dir = TempDir::new("views");
@@ -330,6 +402,9 @@ fn main() {
     }
     if selected("flood") {
         floods(dir.path());
+    }
+    if selected("screenshot") {
+        screenshots(dir.path());
     }
     if selected("miss") {
         miss(dir.path(), Config::default().scrollback_lines, 20);

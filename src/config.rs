@@ -21,7 +21,8 @@ pub struct Config {
     /// range 1..=10,000,000.
     pub scrollback_lines: usize,
     /// Settled transcript bytes kept per session; the oldest lines go first. Default 4 MiB,
-    /// range 1 KiB..=1 GiB.
+    /// range 1 KiB..=1 GiB. Lines are kept in buffers of a quarter of this (at most 32 KiB),
+    /// which can hold up to four such buffers' worth of bytes besides the lines.
     pub scrollback_bytes: usize,
     /// Most bytes one [`Session::read`](crate::Session::read) returns. Default 256 KiB, range
     /// 4..=`scrollback_bytes`. Logical lines longer than this are split.
@@ -31,6 +32,17 @@ pub struct Config {
     /// first and would start over from the oldest retained line. Default 64, range
     /// 1..=100,000.
     pub max_readers: usize,
+    /// Bytes of each session's raw output kept, as the program wrote them (escape sequences
+    /// included), for [`Session::raw_output`](crate::Session::raw_output): a ring, the oldest
+    /// bytes dropped first. Default 64 KiB, range 0 (none kept)..=64 MiB.
+    pub raw_output_bytes: usize,
+    /// Where recordings go (asciicast v2) when a [`SpawnSpec`](crate::SpawnSpec) names no file
+    /// of its own: `DIR/termloom-PID-ID.cast`, for every session with
+    /// [`Config::record_every_session`], and for sessions an MCP tool call starts with
+    /// `record` (a model never chooses the path). Default `None`: MCP calls cannot record.
+    pub record_dir: Option<std::path::PathBuf>,
+    /// Record every session in `record_dir`. Default `false`.
+    pub record_every_session: bool,
     /// Bound of each session's input queue (bytes waiting to be written to the program).
     /// Default 1 MiB, range 1 KiB..=1 GiB.
     pub write_queue_bytes: usize,
@@ -101,6 +113,16 @@ pub struct Config {
     /// every 16 KiB of output, or after as many bytes as it has cells if that is more).
     /// Default 16, range 1..=1024.
     pub max_combining_marks: usize,
+    /// The spawn policy: who may run what (see [`Policy`](crate::Policy)). `None` (the
+    /// default) allows every start.
+    pub policy: Option<crate::Policy>,
+    /// Landlock confinement of every session (see [`Confinement`](crate::Confinement)); a
+    /// session's own [`SpawnSpec::confine`](crate::SpawnSpec::confine) cannot loosen it, and
+    /// MCP tool calls cannot change it. Default `None`.
+    pub confinement: Option<crate::Confinement>,
+    /// A host's own permission check, called with every start before anything is forked
+    /// (see [`SpawnHook`](crate::SpawnHook)). Default `None`.
+    pub spawn_hook: Option<crate::SpawnHook>,
     /// Test-only fault injection: a session whose output contains this text panics in its
     /// feed, as a bug would. Present only with the `fault-injection` feature, which exists for
     /// termloom's own tests.
@@ -117,6 +139,9 @@ impl Default for Config {
             scrollback_bytes: 4 << 20,
             max_read_bytes: 256 << 10,
             max_readers: 64,
+            raw_output_bytes: 64 << 10,
+            record_dir: None,
+            record_every_session: false,
             write_queue_bytes: 1 << 20,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
@@ -138,6 +163,9 @@ impl Default for Config {
             max_hyperlink_bytes: 2 << 10,
             max_title_stack: 16,
             max_combining_marks: 16,
+            policy: None,
+            confinement: None,
+            spawn_hook: None,
             #[cfg(feature = "fault-injection")]
             inject_panic_on_output: None,
         }
@@ -176,6 +204,7 @@ impl Config {
         check("scrollback_bytes", self.scrollback_bytes, 1 << 10, 1 << 30)?;
         check("max_read_bytes", self.max_read_bytes, 4, self.scrollback_bytes)?;
         check("max_readers", self.max_readers, 1, 100_000)?;
+        check("raw_output_bytes", self.raw_output_bytes, 0, 64 << 20)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;
@@ -210,13 +239,29 @@ impl Config {
                 }
             }
         }
-        if let Some(dir) = &self.base_dir
-            && !dir.is_absolute()
-        {
+        if let Some(policy) = &self.policy {
+            policy.validate()?;
+        }
+        if let Some(confinement) = &self.confinement {
+            confinement
+                .validate()
+                .map_err(|message| Error::InvalidConfig { field: "confinement", message })?;
+        }
+        if self.record_every_session && self.record_dir.is_none() {
             return Err(Error::InvalidConfig {
-                field: "base_dir",
-                message: format!("is {dir:?}; it must be an absolute path"),
+                field: "record_every_session",
+                message: "is set, but record_dir is not; say where the recordings go".into(),
             });
+        }
+        for (field, dir) in [("base_dir", &self.base_dir), ("record_dir", &self.record_dir)] {
+            if let Some(dir) = dir
+                && !dir.is_absolute()
+            {
+                return Err(Error::InvalidConfig {
+                    field,
+                    message: format!("is {dir:?}; it must be an absolute path"),
+                });
+            }
         }
         Ok(())
     }

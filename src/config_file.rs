@@ -11,6 +11,16 @@
 //! close_grace_ms = 1000
 //! idle_timeout_ms = 1800000
 //! env_deny = ["AWS_PROFILE"]
+//!
+//! [confinement]            # Landlock for every session (see `Confinement`)
+//! writable = ["/tmp/builds"]
+//! network = false
+//!
+//! [policy]                 # the spawn policy (see `Policy`)
+//! default = "ask"
+//! [[policy.rules]]
+//! program = ["ls", "git"]
+//! decision = "allow"
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -30,6 +40,7 @@ struct ConfigFile {
     scrollback_bytes: Option<usize>,
     max_read_bytes: Option<usize>,
     max_readers: Option<usize>,
+    raw_output_bytes: Option<usize>,
     write_queue_bytes: Option<usize>,
     request_queue: Option<usize>,
     quiet_ms: Option<u64>,
@@ -44,6 +55,8 @@ struct ConfigFile {
     reaper_interval_ms: Option<u64>,
     cgroups: Option<bool>,
     base_dir: Option<PathBuf>,
+    record_dir: Option<PathBuf>,
+    record_every_session: Option<bool>,
     max_osc_bytes: Option<usize>,
     max_title_bytes: Option<usize>,
     max_hyperlink_bytes: Option<usize>,
@@ -51,6 +64,8 @@ struct ConfigFile {
     max_combining_marks: Option<usize>,
     env_allow: Option<Vec<String>>,
     env_deny: Option<Vec<String>>,
+    policy: Option<crate::policy::PolicyFile>,
+    confinement: Option<crate::Confinement>,
 }
 
 impl Config {
@@ -68,6 +83,7 @@ impl Config {
         set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
         set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
         set!(max_readers);
+        set!(raw_output_bytes, record_every_session);
         set!(
             max_osc_bytes,
             max_title_bytes,
@@ -86,9 +102,14 @@ impl Config {
         if let Some(v) = file.max_lifetime_ms {
             c.max_lifetime = Some(ms(v));
         }
+        if file.record_dir.is_some() {
+            c.record_dir = file.record_dir;
+        }
         if file.base_dir.is_some() {
             c.base_dir = file.base_dir;
         }
+        c.policy = file.policy.map(crate::policy::PolicyFile::into_policy);
+        c.confinement = file.confinement;
         c.validate()?;
         Ok(c)
     }
@@ -118,5 +139,19 @@ mod tests {
         assert!(err.contains("colz"), "{err}");
         let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();
         assert!(err.contains("cols"), "{err}");
+    }
+
+    #[test]
+    fn reads_the_policy_table() {
+        let c = Config::from_toml_str(
+            "[policy]\ndefault = \"deny\"\n[[policy.rules]]\nname = \"ls\"\nprogram = [\"ls\"]\ndecision = \"allow\"\n",
+        )
+        .unwrap();
+        let policy = c.policy.unwrap();
+        assert_eq!((policy.default, policy.rules.len()), (crate::Decision::Deny, 1));
+        let err = Config::from_toml_str("[[policy.rules]]\nargs = \"(\"\ndecision = \"deny\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rule 1"), "{err}");
     }
 }

@@ -9,6 +9,7 @@ use crate::config::{Config, check_size};
 use crate::error::{Error, Result};
 use crate::os::spawn;
 use crate::os::supervisor::{Supervisor, remove_stale_cgroups};
+use crate::policy::{SpawnRequest, Verdict};
 use crate::reactor::{Client, Reactor, WAKER};
 use crate::session::Session;
 use crate::spec::SpawnSpec;
@@ -42,6 +43,8 @@ impl Shared {
             let _ = rx.recv();
         }
         let _ = thread.join();
+        // The reactor dropped every recorder: their files are complete once written.
+        self.client.writers.wait_all();
     }
 }
 
@@ -124,17 +127,79 @@ impl Engine {
         &self.shared.config
     }
 
-    /// Starts a program under a new pseudo-terminal.
+    /// Starts a program under a new pseudo-terminal, if the spawn policy and hook
+    /// ([`Config::policy`], [`Config::spawn_hook`]) allow it. A start they would ask a person
+    /// about is denied here ([`Error::SpawnDenied`]): use [`Engine::spawn_with_approval`] to
+    /// ask.
     pub fn spawn(&self, spec: SpawnSpec) -> Result<Session> {
+        self.spawn_with_approval(spec, |_, verdict| {
+            Err(format!(
+                "{}; it needs a person's approval and nobody was asked (over MCP the person is asked; a library host asks with Engine::spawn_with_approval)",
+                verdict.reason
+            ))
+        })
+    }
+
+    /// Decides a start as [`Engine::spawn`] would, without starting anything: the verdict of
+    /// the policy and the hook.
+    pub fn check_spawn(&self, spec: &SpawnSpec) -> Result<(SpawnRequest, Verdict)> {
+        let config = &self.shared.config;
+        let cwd = spawn::resolve_cwd(config, spec.cwd.as_deref())
+            .map_err(|source| Error::Spawn { program: spec.program_name(), source })?;
+        let request = SpawnRequest::of(spec, cwd);
+        let verdict = match &config.policy {
+            Some(policy) => policy.decide(&request),
+            None => Verdict::no_policy(),
+        };
+        let verdict = match &config.spawn_hook {
+            Some(hook) => hook.check(&request, verdict),
+            None => verdict,
+        };
+        Ok((request, verdict))
+    }
+
+    /// Starts a program like [`Engine::spawn`]; where the policy or the hook says
+    /// [`Decision::Ask`](crate::Decision::Ask), `approve` is called with the request and the
+    /// verdict, and the start goes ahead only if it returns `Ok(())` (`Err(reason)`: denied,
+    /// with that reason). Approving a start covers everything later typed into the session.
+    pub fn spawn_with_approval(
+        &self,
+        spec: SpawnSpec,
+        approve: impl FnOnce(&SpawnRequest, &Verdict) -> std::result::Result<(), String>,
+    ) -> Result<Session> {
         let config = &self.shared.config;
         let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
         check_size(cols, rows)?;
         spec.check_env()?;
         let program = spec.program_name();
+        // Without a policy or a hook every start is allowed: no request to build.
+        if config.policy.is_some() || config.spawn_hook.is_some() {
+            let (request, verdict) = self.check_spawn(&spec)?;
+            let refused = match verdict.decision {
+                crate::Decision::Allow => None,
+                crate::Decision::Deny => Some(verdict.reason.clone()),
+                crate::Decision::Ask => approve(&request, &verdict).err(),
+            };
+            if let Some(reason) = refused {
+                log::info!("termloom: denied starting {program:?} ({}): {reason}", verdict.rule);
+                return Err(Error::SpawnDenied { program, rule: verdict.rule, reason });
+            }
+        }
         let spawn_error = |source| Error::Spawn { program: program.clone(), source };
         let launch = spawn::prepare(config, &spec, || self.shell_files()).map_err(spawn_error)?;
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;
+        // The recording's file is made before the program starts, so a bad path starts nothing.
+        let recorder = match self.recorder(&spec, id, cols, rows) {
+            Ok(recorder) => recorder,
+            Err(source) => {
+                let _ = client.submit(Box::new(|r| r.release()));
+                return Err(spawn_error(source));
+            }
+        };
+        if let Some(written) = recorder.as_ref().and_then(|r| r.written()) {
+            client.writers.add(id, written);
+        }
         let cgroup = match self.cgroup_parent() {
             Some(parent) => {
                 let name = format!("termloom-{}-{}-{}", std::process::id(), self.shared.number, id);
@@ -162,11 +227,46 @@ impl Engine {
             }
         };
         let pid = spawned.pid;
-        if let Err(err) = client.call(move |r| r.attach(id, spawned)) {
+        if let Err(err) = client.call(move |r| r.attach(id, spawned, recorder)) {
             spawn::kill_leftover(pid);
             return Err(err);
         }
         Ok(Session { id, pid, client: client.clone(), reader: 0 })
+    }
+
+    /// The session's recording, if its spec or the configuration asks for one.
+    fn recorder(
+        &self,
+        spec: &SpawnSpec,
+        id: SessionId,
+        cols: u16,
+        rows: u16,
+    ) -> std::io::Result<Option<crate::os::recording::Recorder>> {
+        let config = &self.shared.config;
+        if let Some(limit) = spec.record_memory {
+            if !(1 << 10..=1 << 30).contains(&limit) {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("a recording in memory must be 1 KiB..=1 GiB; {limit} bytes asked"),
+                ));
+            }
+            let recorder =
+                crate::os::recording::Recorder::in_memory(cols, rows, spec.record_input, limit);
+            return Ok(Some(recorder));
+        }
+        let path = match (&spec.record, &config.record_dir) {
+            (Some(path), _) => path.clone(),
+            (None, Some(dir)) if config.record_every_session || spec.record_in_dir => {
+                dir.join(format!("termloom-{}-{id}.cast", std::process::id()))
+            }
+            (None, None) if spec.record_in_dir => {
+                return Err(std::io::Error::other(
+                    "recording needs a directory: the operator sets record_dir in the configuration",
+                ));
+            }
+            _ => return Ok(None),
+        };
+        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input).map(Some)
     }
 
     fn cgroup_parent(&self) -> Option<&crate::os::cgroup::CgroupParent> {
@@ -201,7 +301,8 @@ impl Engine {
     }
 
     /// Closes every session and stops the reactor. Blocks until done (at most the close grace
-    /// period plus the time processes take to die).
+    /// period plus the time processes take to die), and until the sessions' file recordings
+    /// are on disk (up to 10 s more).
     pub fn shutdown(&self) {
         self.shared.shutdown();
     }

@@ -78,6 +78,26 @@ pub enum Error {
         /// Why: `timed out`, `cancelled` or `dropped by an interrupt`.
         reason: &'static str,
     },
+    /// [`Session::send_secret`](crate::Session::send_secret) found the terminal echoing, or
+    /// not reading a line: nothing was typed.
+    NotAtPasswordPrompt {
+        /// The session.
+        session: SessionId,
+        /// Whether the terminal echoes typed characters.
+        echo: bool,
+        /// Whether it reads a line at a time.
+        canonical: bool,
+    },
+    /// The spawn policy (or the host's hook, or the person asked) refused a start: nothing
+    /// was forked.
+    SpawnDenied {
+        /// What was to run.
+        program: String,
+        /// What decided (a rule's name, `default`, `guarded_env`, `hook`).
+        rule: String,
+        /// Why.
+        reason: String,
+    },
     /// An operating-system call failed.
     Io {
         /// What termloom was doing.
@@ -138,6 +158,19 @@ impl fmt::Display for Error {
             Error::PasteIncomplete { session, sent, total, reason } => write!(
                 f,
                 "the paste to session {session} {reason} after {sent} of its {total} bytes were queued: the program is not reading its input (interrupt it with a signal, or read its screen)"
+            ),
+            Error::NotAtPasswordPrompt { session, echo, canonical } => write!(
+                f,
+                "session {session} is not at a password prompt ({}): the secret was not typed; wait until the program asks for a password (its status says it waits for a password), then send it",
+                match (echo, canonical) {
+                    (true, _) => "the terminal echoes what is typed",
+                    (false, false) => "the terminal reads keys, not a line",
+                    (false, true) => "the terminal cannot be read",
+                }
+            ),
+            Error::SpawnDenied { program, rule, reason } => write!(
+                f,
+                "starting {program:?} was denied by the spawn policy ({rule}): {reason}; nothing was started"
             ),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
         }

@@ -115,3 +115,35 @@ pub fn config_toml(data: &[u8]) {
         let _ = Config::from_toml_str(text);
     }
 }
+
+/// Decides a start with a policy: the first byte chooses a shell line or an argv (split at
+/// spaces), the rest is the line; the request is built (shell words, wrappers, `PATH`
+/// lookups) and decided by a policy with every kind of rule.
+pub fn spawn_policy(data: &[u8]) {
+    let Some((&mode, rest)) = data.split_first() else { return };
+    let text = String::from_utf8_lossy(rest);
+    let spec = if mode & 1 == 0 {
+        crate::SpawnSpec::shell(text.as_ref())
+    } else {
+        let mut words = text.split(' ');
+        crate::SpawnSpec::new(words.next().unwrap_or("")).args(words)
+    };
+    let policy = crate::Policy::from_toml_str(
+        r#"
+        default = "ask"
+        [[rules]]
+        program = ["rm", "/usr/bin/*"]
+        args = "-r"
+        decision = "deny"
+        [[rules]]
+        program = ["ls", "sh"]
+        cwd = ["/tmp"]
+        env = ["PATH"]
+        decision = "allow"
+        "#,
+    )
+    .expect("the fuzz policy is valid");
+    let request = crate::SpawnRequest::of(&spec, std::path::PathBuf::from("/tmp"));
+    let _ = policy.decide(&request);
+    let _ = request.describe();
+}

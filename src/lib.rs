@@ -40,7 +40,9 @@ pub mod tools {
     pub use crate::mcp::tools::toolbox::{ToolCancel, ToolDefinition, ToolResult, Toolbox};
 }
 mod os;
+mod policy;
 mod reactor;
+pub mod server;
 mod session;
 mod spec;
 mod term;
@@ -58,17 +60,24 @@ pub use input::keys::{
 };
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
+pub use os::confine::Confinement;
 pub use os::env::{is_credential_name, is_credential_value};
 pub use os::isolation::Limit;
+pub use policy::{
+    DEFAULT_GUARDED_ENV, Decision, Policy, RequestedCommand, Rule, SpawnHook, SpawnRequest, Verdict,
+};
 pub use reactor::EngineFuture;
 pub use session::{PendingPaste, PendingWait, ReaderId, ScrollDirection, Session, WaitCanceller};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
+pub use term::screen::png::PngOptions;
 pub use term::screen::style::{StyleRun, StyledScreen};
+pub use term::screen::svg::{Rgb, SvgOptions, Theme};
 pub use term::screen::{Cursor, Modes, MouseReporting, Screen, ScreenPos};
 pub use types::{
-    Activity, CommandResult, ExitStatus, InputKind, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Output,
-    Process, Scrollback, SessionId, SessionInfo, SessionState, Status, TranscriptLines,
+    Activity, CommandResult, ExitStatus, InputKind, LineModes, MAX_COLS, MAX_ROWS, MIN_COLS,
+    MIN_ROWS, Output, Process, RawOutput, Scrollback, SessionId, SessionInfo, SessionState, Status,
+    TranscriptLines,
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 

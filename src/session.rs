@@ -186,6 +186,24 @@ impl Session {
         self.send_bytes(&bytes)
     }
 
+    /// Types a secret (a password) and Enter, only if the program is at a password prompt:
+    /// the terminal reads a line with echo off ([`crate::InputKind::Password`]), checked by
+    /// the reactor just before the bytes are queued; otherwise it fails with
+    /// [`Error::NotAtPasswordPrompt`] and types nothing. The secret is not echoed (so it never
+    /// reaches the transcript, the screen or the raw output), is never recorded even when
+    /// input is, and appears in no error or log. A secret with a line break, NUL or other
+    /// control character is refused whole.
+    pub fn send_secret(&self, secret: &str) -> Result<()> {
+        if secret.chars().any(char::is_control) {
+            return Err(Error::InvalidInput(
+                "a secret cannot contain a line break, NUL or other control character (a line break would end it early, and control characters are acted on by the terminal); nothing was typed".into(),
+            ));
+        }
+        let id = self.id;
+        let secret = secret.as_bytes().to_vec();
+        self.client.call(move |r| r.send_secret(id, &secret))
+    }
+
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
     /// session's write queue cannot take them.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {
@@ -317,6 +335,22 @@ impl Session {
         self.client.call(move |r| r.scrollback(id, max_bytes))
     }
 
+    /// The newest bytes the program wrote, exactly as written (escape sequences included), at
+    /// most `Config::raw_output_bytes` of them: for debugging what the emulator was given.
+    pub fn raw_output(&self) -> Result<crate::types::RawOutput> {
+        let id = self.id;
+        self.client.call(move |r| r.raw_output(id))
+    }
+
+    /// The session's recording so far, as asciicast v2 text, when it is recorded in memory
+    /// ([`SpawnSpec::record_to_memory`](crate::SpawnSpec::record_to_memory)); `None`
+    /// otherwise (a recording to a file is read from its file). Readable after the program
+    /// exits and after `close`, while the session is kept.
+    pub fn recording(&self) -> Result<Option<String>> {
+        let id = self.id;
+        self.client.call(move |r| r.recording(id))
+    }
+
     /// Lines of the retained transcript by number (from 0 at the session's start; the line
     /// at the cursor included), at most `max_bytes` of them from the range's start; lines the
     /// transcript's bound dropped are left out. Does not move the read cursor.
@@ -357,6 +391,35 @@ impl Session {
     /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error.
     pub fn wait(&self, until: Until, timeout: Duration) -> Result<WaitOutcome> {
         self.start_wait(until, timeout)?.finish()
+    }
+
+    /// Types a key script (see [`Session::send_keys`]) and waits until `until` holds, in one
+    /// request to the reactor: the keys are written and the wait is in place before any output
+    /// is looked at, so the program's answer cannot be missed, and the caller waits for one
+    /// reply instead of two. A condition that already holds before the keys are answered
+    /// matches at once: wait for something the keys change.
+    ///
+    /// ```no_run
+    /// # fn demo(vim: &termloom::Session) -> termloom::Result<()> {
+    /// use std::time::Duration;
+    /// use termloom::Until;
+    /// vim.send_keys_and_wait("i", Until::screen_row_contains(23, "-- INSERT --"), Duration::from_secs(5))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn send_keys_and_wait(
+        &self,
+        script: &str,
+        until: Until,
+        timeout: Duration,
+    ) -> Result<WaitOutcome> {
+        let items = parse_key_script(script)?;
+        let (id, reader) = (self.id, self.reader);
+        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client.submit(Box::new(move |r| {
+            r.send_keys_then_wait(id, &items, reader, until, timeout, waiter, tx.into())
+        }))?;
+        PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
@@ -429,12 +492,17 @@ impl Session {
 
     /// Closes the session: SIGHUP, SIGCONT and SIGTERM to every process group of it, SIGKILL
     /// after `Config::close_grace`, until no process of the session is left; then reaps the
-    /// program and returns how it ended. Calling it again returns the same status.
+    /// program and returns how it ended. Calling it again returns the same status. A file
+    /// recording of the session is complete on disk when it returns (its writer is given up
+    /// to 10 s).
     pub fn close(&self) -> Result<crate::ExitStatus> {
         let id = self.id;
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.client.submit(Box::new(move |r| r.close(id, tx.into())))?;
-        rx.recv().map_err(|_| Error::EngineStopped)?
+        let status = rx.recv().map_err(|_| Error::EngineStopped)?;
+        // Closing dropped the session's recorder; its file is complete once written.
+        self.client.writers.wait(id);
+        status
     }
 
     // ----- futures ---------------------------------------------------------------------
@@ -493,7 +561,10 @@ impl Session {
     }
 
     /// [`Session::close`] as a future (see [`Session::wait_async`]). Dropping it does not stop
-    /// the close.
+    /// the close. Unlike [`Session::close`] it does not wait for a file recording's last
+    /// events to reach the disk (that would block the executor); [`Engine::shutdown`] does.
+    ///
+    /// [`Engine::shutdown`]: crate::Engine::shutdown
     pub fn close_async(&self) -> EngineFuture<crate::ExitStatus> {
         let id = self.id;
         let (future, producer) = EngineFuture::new();

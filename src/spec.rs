@@ -32,6 +32,16 @@ pub struct SpawnSpec {
     pub(crate) size: Option<(u16, u16)>,
     pub(crate) shell_integration: bool,
     pub(crate) isolation: IsolationSpec,
+    pub(crate) record: Option<PathBuf>,
+    /// Record in `Config::record_dir` (the MCP tools' `record`).
+    pub(crate) record_in_dir: bool,
+    pub(crate) record_input: bool,
+    /// Record in memory, at most this many bytes of events.
+    pub(crate) record_memory: Option<usize>,
+    /// A command line the caller will type into the shell at once (`terminal_run`'s new
+    /// shell): the spawn policy decides it with the start.
+    pub(crate) typed_line: Option<String>,
+    pub(crate) confinement: Option<crate::Confinement>,
 }
 
 impl SpawnSpec {
@@ -54,7 +64,51 @@ impl SpawnSpec {
             size: None,
             shell_integration: false,
             isolation: IsolationSpec::default(),
+            record: None,
+            record_in_dir: false,
+            record_input: false,
+            record_memory: None,
+            typed_line: None,
+            confinement: None,
         }
+    }
+
+    /// Says which command line the caller will type into this shell first, so that the spawn
+    /// policy decides it together with the start (the MCP `terminal_run` in a new shell).
+    pub(crate) fn typed_line(mut self, line: &str) -> Self {
+        self.typed_line = Some(line.to_owned());
+        self
+    }
+
+    /// Records the session to `path` in asciicast v2 (`asciinema play` replays it): its
+    /// output with timestamps, resizes, and a marker where each wait ended. The file is
+    /// created (or truncated) with mode 0600. See also `Config::record_dir`.
+    pub fn record(mut self, path: impl AsRef<Path>) -> Self {
+        self.record = Some(path.as_ref().to_owned());
+        self
+    }
+
+    /// Records the session in `Config::record_dir`, under a name the engine picks
+    /// ([`SessionInfo::recording`](crate::SessionInfo::recording) says which); the spawn fails
+    /// if no `record_dir` is configured.
+    pub fn record_in_dir(mut self) -> Self {
+        self.record_in_dir = true;
+        self
+    }
+
+    /// Records the session in memory instead of a file: asciicast v2 text that
+    /// [`Session::recording`](crate::Session::recording) returns, the header and the newest
+    /// events within `max_bytes` (1 KiB..=1 GiB; the oldest events go first, and a marker says
+    /// how many). It outlives the program, as long as the session is kept.
+    pub fn record_to_memory(mut self, max_bytes: usize) -> Self {
+        self.record_memory = Some(max_bytes);
+        self
+    }
+
+    /// Records what is typed into the session too (off by default: input may hold secrets).
+    pub fn record_input(mut self, enabled: bool) -> Self {
+        self.record_input = enabled;
+        self
     }
 
     /// Appends one argument (ignored by [`SpawnSpec::shell`] specs).
@@ -146,6 +200,16 @@ impl SpawnSpec {
     /// Sets `no_new_privs`: sudo, su and setuid programs cannot raise privileges.
     pub fn no_new_privs(mut self, enabled: bool) -> Self {
         self.isolation.no_new_privs = enabled;
+        self
+    }
+
+    /// Confines the session with Landlock: reads anywhere, writes only in its working
+    /// directory and the listed paths, no TCP unless allowed (see [`crate::Confinement`]).
+    /// Sets `no_new_privs` too, so sudo cannot work in it. Where the engine's
+    /// [`Config::confinement`](crate::Config::confinement) is set, that one applies and this
+    /// can only take away (network, best effort), never add writable paths.
+    pub fn confine(mut self, confinement: crate::Confinement) -> Self {
+        self.confinement = Some(confinement);
         self
     }
 

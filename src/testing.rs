@@ -245,7 +245,21 @@ pub struct TestSessionBuilder {
     redactions: Redactions,
     ready: Vec<Until>,
     redact_pid: bool,
+    snapshot_folder: SnapshotFolder,
     home: TempHome,
+}
+
+/// Where [`assert_screen_snapshot!`] stores a session's snapshots.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotFolder {
+    /// The crate's top-level `snapshots/` folder (the default).
+    #[default]
+    CrateRoot,
+    /// Where insta puts snapshots by default (`snapshots/` beside the test file, so
+    /// `tests/snapshots/` for integration tests) and in the insta settings in effect: one
+    /// folder with the crate's other insta snapshots, such as `TestBackend` ones.
+    Insta,
 }
 
 impl TestSessionBuilder {
@@ -277,8 +291,15 @@ impl TestSessionBuilder {
             redactions: Redactions::new(),
             ready: Vec::new(),
             redact_pid: false,
+            snapshot_folder: SnapshotFolder::default(),
             home,
         }
+    }
+
+    /// Where this session's snapshots go (the crate's `snapshots/` folder by default).
+    pub fn snapshot_folder(mut self, folder: SnapshotFolder) -> Self {
+        self.snapshot_folder = folder;
+        self
     }
 
     /// The temporary `HOME` the session will have (it exists already).
@@ -385,7 +406,7 @@ impl TestSessionBuilder {
     /// Adds redactions applied to this session's snapshots, after those of the temporary
     /// `HOME` and of the pid ([`TestSessionBuilder::redact_pid`]), which are literal texts.
     pub fn redact(mut self, redactions: Redactions) -> Self {
-        self.redactions.filters.extend(redactions.filters);
+        self.redactions = self.redactions.and(redactions);
         self
     }
 
@@ -468,6 +489,7 @@ impl TestSessionBuilder {
             settle: self.settle,
             stuck_after: self.stuck_after,
             redactions,
+            snapshot_folder: self.snapshot_folder,
             home: self.home,
         };
         for until in self.ready {
@@ -490,6 +512,7 @@ pub struct TestSession {
     settle: Duration,
     stuck_after: Option<Duration>,
     redactions: Redactions,
+    snapshot_folder: SnapshotFolder,
     home: TempHome,
 }
 
@@ -743,6 +766,9 @@ impl TestSession {
             }
             None => out.push_str("screen: unavailable\n"),
         }
+        if let Some(path) = self.session.styled_screen().ok().and_then(|s| save_picture(&s)) {
+            let _ = writeln!(out, "picture of the screen: {}", path.display());
+        }
         match self.session.scrollback(64 << 10) {
             Ok(scrollback) => {
                 let lines: Vec<&str> = scrollback.text.lines().collect();
@@ -800,6 +826,30 @@ impl TestSession {
         self
     }
 
+    /// Waits until `text` is shown highlighted (in inverse video or on a background colour,
+    /// see [`StyledScreen::find_highlighted`]): for a change shown only by colour, such as a
+    /// selection moved in a list.
+    #[track_caller]
+    pub fn wait_for_highlight(&self, text: &str) -> &Self {
+        let needle = text.to_owned();
+        self.wait_until(Until::styled_screen_matches(format!("{text:?} highlighted"), move |s| {
+            s.find_highlighted(&needle).is_some()
+        }));
+        self
+    }
+
+    /// Waits until `test` holds for the screen with its styles (see
+    /// [`Until::styled_screen_matches`]); `description` names it in a failure.
+    #[track_caller]
+    pub fn wait_for_styled(
+        &self,
+        description: &str,
+        test: impl Fn(&StyledScreen) -> bool + Send + Sync + 'static,
+    ) -> &Self {
+        self.wait_until(Until::styled_screen_matches(description, test));
+        self
+    }
+
     /// Waits until `text` appears in output not read yet ([`Session::read`] moves past it),
     /// including text that scrolled off the screen.
     #[track_caller]
@@ -848,9 +898,10 @@ impl TestSession {
     }
 
     /// Checks that the program left the terminal as it found it: the primary screen, a
-    /// visible cursor, and the input modes off (mouse reporting, bracketed paste, application
-    /// cursor keys and keypad, focus events, the kitty keyboard protocol). Call it after the
-    /// program exits.
+    /// visible cursor, the input modes off (mouse reporting, bracketed paste, application
+    /// cursor keys and keypad, focus events, the kitty keyboard protocol), and the line
+    /// discipline's echo and canonical input back on (see [`crate::LineModes`]). Call it after
+    /// the program exits.
     ///
     /// # Panics
     ///
@@ -859,7 +910,10 @@ impl TestSession {
     pub fn assert_terminal_restored(&self) {
         let screen = self.screen();
         let modes = screen.modes;
+        let line = self.session.info().ok().and_then(|info| info.line_modes);
         let left_on: Vec<&str> = [
+            (line.is_some_and(|l| !l.echo), "echo is off (stty -echo)"),
+            (line.is_some_and(|l| !l.canonical), "canonical input is off (raw mode)"),
             (screen.alternate, "the alternate screen is still shown"),
             (!screen.cursor.visible, "the cursor is hidden"),
             (modes.mouse != crate::MouseReporting::Off, "mouse reporting is on"),
@@ -980,7 +1034,12 @@ pub struct WithStyles<'a>(&'a TestSession);
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Redactions {
     filters: Vec<(String, String)>,
+    /// Patterns whose matches are masked cell by cell with [`MASK`].
+    masks: Vec<String>,
 }
+
+/// The character that stands for each cell a [`Redactions::mask`] hides.
+pub const MASK: char = '▒';
 
 impl Redactions {
     /// No redactions.
@@ -1000,6 +1059,31 @@ impl Redactions {
             panic!("termloom: bad redaction pattern {pattern:?}: {e}");
         }
         self.filters.push((pattern.to_owned(), replacement.to_owned()));
+        self
+    }
+
+    /// Masks the matches of a regular expression cell by cell: each cell becomes [`MASK`], so
+    /// the columns after it stay where they were (a wide character's two cells become two
+    /// marks). For values whose width is fixed but whose text changes, such as a clock in a
+    /// status bar or a column of process ids; a replacement ([`Redactions::regex`]) reads
+    /// better where alignment does not matter.
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let masked = Redactions::new().mask(r"\d{2}:\d{2}").apply("| 09:41 | ready |");
+    /// assert_eq!(masked, "| ▒▒▒▒▒ | ready |");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn mask(mut self, pattern: &str) -> Redactions {
+        if let Err(e) = regex::Regex::new(pattern) {
+            panic!("termloom: bad mask pattern {pattern:?}: {e}");
+        }
+        self.masks.push(pattern.to_owned());
         self
     }
 
@@ -1060,18 +1144,24 @@ impl Redactions {
         self.regex(r"\b0x[0-9a-fA-F]{4,}\b", "[ADDR]")
     }
 
-    /// Adds every filter of `other` after this one's.
+    /// Adds every filter and mask of `other` after this one's.
     pub fn and(mut self, other: Redactions) -> Redactions {
         self.filters.extend(other.filters);
+        self.masks.extend(other.masks);
         self
     }
 
-    /// The filters as (regular expression, replacement) pairs, in order.
+    /// The replacements as (regular expression, replacement) pairs, in order.
     pub fn filters(&self) -> &[(String, String)] {
         &self.filters
     }
 
-    /// Applies the redactions to a text, as insta's filters do to a snapshot.
+    /// The masks' regular expressions, in order.
+    pub fn masks(&self) -> &[String] {
+        &self.masks
+    }
+
+    /// Applies the redactions to a text: the replacements in order, then the masks.
     pub fn apply(&self, text: &str) -> String {
         let mut text = text.to_owned();
         for (pattern, replacement) in &self.filters {
@@ -1079,10 +1169,48 @@ impl Redactions {
                 text = re.replace_all(&text, replacement.as_str()).into_owned();
             }
         }
+        for pattern in &self.masks {
+            if let Ok(re) = regex::Regex::new(pattern) {
+                text = re
+                    .replace_all(&text, |found: &regex::Captures<'_>| {
+                        let cells = unicode_width::UnicodeWidthStr::width(&found[0]);
+                        MASK.to_string().repeat(cells)
+                    })
+                    .into_owned();
+            }
+        }
         text
     }
 
-    /// Adds the redactions to insta settings as filters.
+    /// Applies the redactions to a screen snapshot's rows and title only: the size, cursor
+    /// and style lines are the snapshot's own and stay as they are.
+    pub fn apply_to_screen_snapshot(&self, snapshot: &str) -> String {
+        if self.filters.is_empty() && self.masks.is_empty() {
+            return snapshot.to_owned();
+        }
+        let mut out = String::with_capacity(snapshot.len());
+        for line in snapshot.split_inclusive('\n') {
+            let row = line.find(" │").filter(|&at| {
+                at > 0 && line[..at].trim_start().chars().all(|c| c.is_ascii_digit())
+            });
+            match (row, line.strip_prefix("title: ")) {
+                (Some(at), _) => {
+                    let start = at + " │".len();
+                    out.push_str(&line[..start]);
+                    out.push_str(&self.apply(&line[start..]));
+                }
+                (None, Some(title)) => {
+                    out.push_str("title: ");
+                    out.push_str(&self.apply(title));
+                }
+                (None, None) => out.push_str(line),
+            }
+        }
+        out
+    }
+
+    /// Adds the replacements to insta settings as filters (masks need the text: pass it
+    /// through [`Redactions::apply`] first).
     pub fn apply_to(&self, settings: &mut insta::Settings) {
         for (pattern, replacement) in &self.filters {
             settings.add_filter(pattern, replacement.as_str());
@@ -1096,6 +1224,22 @@ impl Redactions {
 pub trait SnapshotSource {
     /// The text to store, before redaction.
     fn snapshot_text(&self) -> String;
+
+    /// Where the snapshot goes.
+    fn snapshot_folder(&self) -> SnapshotFolder {
+        SnapshotFolder::CrateRoot
+    }
+
+    /// The styled screen, drawn as a picture when the snapshot does not match.
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        None
+    }
+
+    /// The text to store: [`SnapshotSource::snapshot_text`] with the redactions applied to
+    /// its rows and title.
+    fn redacted_snapshot_text(&self) -> String {
+        self.snapshot_redactions().apply_to_screen_snapshot(&self.snapshot_text())
+    }
 
     /// The redactions to apply.
     fn snapshot_redactions(&self) -> Redactions {
@@ -1120,6 +1264,14 @@ impl SnapshotSource for TestSession {
     fn snapshot_description(&self) -> Option<String> {
         Some(format!("`{}`", self.command))
     }
+
+    fn snapshot_folder(&self) -> SnapshotFolder {
+        self.snapshot_folder
+    }
+
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        self.session.styled_screen().ok()
+    }
 }
 
 impl SnapshotSource for WithStyles<'_> {
@@ -1134,11 +1286,23 @@ impl SnapshotSource for WithStyles<'_> {
     fn snapshot_description(&self) -> Option<String> {
         self.0.snapshot_description()
     }
+
+    fn snapshot_folder(&self) -> SnapshotFolder {
+        self.0.snapshot_folder()
+    }
+
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        self.0.snapshot_picture()
+    }
 }
 
 impl SnapshotSource for StyledScreen {
     fn snapshot_text(&self) -> String {
         format_styled_screen(self)
+    }
+
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        Some(self.clone())
     }
 }
 
@@ -1148,6 +1312,10 @@ impl SnapshotSource for Session {
             Ok(screen) => format_screen(&screen),
             Err(e) => panic!("termloom: cannot read the screen of session {}: {e}", self.id()),
         }
+    }
+
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        self.styled_screen().ok()
     }
 }
 
@@ -1168,6 +1336,14 @@ impl<T: SnapshotSource + ?Sized> SnapshotSource for &T {
 
     fn snapshot_description(&self) -> Option<String> {
         (**self).snapshot_description()
+    }
+
+    fn snapshot_folder(&self) -> SnapshotFolder {
+        (**self).snapshot_folder()
+    }
+
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        (**self).snapshot_picture()
     }
 }
 
@@ -1200,14 +1376,31 @@ pub fn snapshot_settings(
     settings
 }
 
+/// The settings [`assert_screen_snapshot!`] binds: a source's folder (`crate_snapshots` for
+/// [`SnapshotFolder::CrateRoot`]), no filters (the text is redacted already, in its rows
+/// only). Not public API.
+#[doc(hidden)]
+pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::Settings {
+    match folder {
+        SnapshotFolder::CrateRoot => snapshot_settings(crate_snapshots, &Redactions::new()),
+        SnapshotFolder::Insta => {
+            let mut settings = insta::Settings::clone_current();
+            settings.set_omit_expression(true);
+            settings
+        }
+    }
+}
+
 /// Asserts a screen snapshot with insta, stored in the top-level `snapshots/` folder of the
-/// crate whose test calls it.
+/// crate whose test calls it (or insta's own, see [`SnapshotFolder`]).
 ///
 /// `assert_screen_snapshot!(session)` names the snapshot after the test function (a second
 /// one in the same test gets `-2`...); `assert_screen_snapshot!("name", session)` names it.
 /// `session` is a [`TestSession`](crate::testing::TestSession), a [`Session`](crate::Session)
 /// or a [`Screen`](crate::Screen) (or a reference to one); a `TestSession`'s redactions are
-/// applied and its command line is the snapshot's description.
+/// applied to the rows and the title (never to the size, cursor or style lines; a
+/// [`Redactions::mask`] keeps the columns) and its command line is the snapshot's
+/// description.
 ///
 /// `assert_screen_snapshot!("name", session, after = "text")` first waits for `text` on the
 /// screen, for the program to wait for input and for the screen to settle: one call per step.
@@ -1228,9 +1421,14 @@ pub fn snapshot_settings(
 macro_rules! assert_screen_snapshot {
     ($source:expr $(,)?) => {{
         let __termloom_source = &$source;
-        let __termloom_text = $crate::testing::SnapshotSource::snapshot_text(__termloom_source);
+        let __termloom_text =
+            $crate::testing::SnapshotSource::redacted_snapshot_text(__termloom_source);
         let __termloom_guard = $crate::__termloom_snapshot_settings!(__termloom_source);
+        let __termloom_picture = $crate::testing::__PictureOnFailure(
+            $crate::testing::SnapshotSource::snapshot_picture(__termloom_source),
+        );
         $crate::testing::insta::assert_snapshot!(__termloom_text);
+        drop(__termloom_picture);
         drop(__termloom_guard);
     }};
     ($name:expr, $source:expr, after = $text:expr $(,)?) => {{
@@ -1239,9 +1437,14 @@ macro_rules! assert_screen_snapshot {
     }};
     ($name:expr, $source:expr $(,)?) => {{
         let __termloom_source = &$source;
-        let __termloom_text = $crate::testing::SnapshotSource::snapshot_text(__termloom_source);
+        let __termloom_text =
+            $crate::testing::SnapshotSource::redacted_snapshot_text(__termloom_source);
         let __termloom_guard = $crate::__termloom_snapshot_settings!(__termloom_source);
+        let __termloom_picture = $crate::testing::__PictureOnFailure(
+            $crate::testing::SnapshotSource::snapshot_picture(__termloom_source),
+        );
         $crate::testing::insta::assert_snapshot!($name, __termloom_text);
+        drop(__termloom_picture);
         drop(__termloom_guard);
     }};
 }
@@ -1251,9 +1454,9 @@ macro_rules! assert_screen_snapshot {
 #[macro_export]
 macro_rules! __termloom_snapshot_settings {
     ($source:expr) => {{
-        let mut __termloom_settings = $crate::testing::snapshot_settings(
+        let mut __termloom_settings = $crate::testing::__settings_for(
+            $crate::testing::SnapshotSource::snapshot_folder($source),
             ::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/snapshots"),
-            &$crate::testing::SnapshotSource::snapshot_redactions($source),
         );
         if let ::core::option::Option::Some(description) =
             $crate::testing::SnapshotSource::snapshot_description($source)
@@ -1262,6 +1465,46 @@ macro_rules! __termloom_snapshot_settings {
         }
         __termloom_settings.bind_to_scope()
     }};
+}
+
+/// Where pictures of failed screens go: `termloom-screens/` in the target directory of the
+/// test binary (`target/termloom-screens/`), or in the temporary directory.
+fn pictures_dir() -> PathBuf {
+    let exe = std::env::current_exe().ok();
+    let target = exe.as_deref().and_then(|exe| {
+        let deps = exe.parent()?;
+        (deps.file_name()? == "deps").then(|| deps.parent()?.parent())?
+    });
+    target.map_or_else(std::env::temp_dir, Path::to_path_buf).join("termloom-screens")
+}
+
+/// Writes `styled` as an SVG picture named after the running test; its path, or `None` if it
+/// could not be written.
+fn save_picture(styled: &StyledScreen) -> Option<PathBuf> {
+    static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(1);
+    let dir = pictures_dir();
+    std::fs::create_dir_all(&dir).ok()?;
+    let test = std::thread::current().name().unwrap_or("test").replace("::", "__");
+    let number = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("{test}-{}-{number}.svg", std::process::id()));
+    std::fs::write(&path, styled.to_svg(&crate::SvgOptions::default())).ok()?;
+    Some(path)
+}
+
+/// Saves a picture of a snapshot's screen if the snapshot assertion fails (it is dropped while
+/// the test panics). Not public API.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct __PictureOnFailure(pub Option<StyledScreen>);
+
+impl Drop for __PictureOnFailure {
+    fn drop(&mut self) {
+        if std::thread::panicking()
+            && let Some(path) = self.0.as_ref().and_then(save_picture)
+        {
+            eprintln!("termloom: picture of the screen: {}", path.display());
+        }
+    }
 }
 
 /// A [`TestSessionBuilder`] for a binary of the package under test, by its name:

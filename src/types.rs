@@ -98,6 +98,9 @@ pub struct SessionInfo {
     pub bells: u64,
     /// How the session's processes are contained: its own cgroup, or its POSIX session only.
     pub containment: String,
+    /// What the kernel enforces of the session's Landlock confinement (where it may write,
+    /// whether TCP is blocked), or `None` when it is not confined.
+    pub confinement: Option<String>,
     /// Why the session was closed, once it was.
     pub closed_reason: Option<String>,
     /// OSC strings and control sequences the program sent past a bound (title and OSC
@@ -106,6 +109,36 @@ pub struct SessionInfo {
     pub dropped_sequences: u64,
     /// Waits and `run_command` calls waiting on the session now.
     pub pending_waits: usize,
+    /// The terminal's echo and canonical flags: now while the terminal is open, as the
+    /// program left them once it closed (`None` if they could not be read).
+    pub line_modes: Option<LineModes>,
+    /// The file the session is recorded to (asciicast v2), if it is.
+    pub recording: Option<std::path::PathBuf>,
+}
+
+/// The line discipline's flags of a session's terminal (`termios`'s `ECHO` and `ICANON`, what
+/// `stty` shows as `echo` and `icanon`). A terminal starts with both on; a full-screen program
+/// turns them off and should turn them back on before it exits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct LineModes {
+    /// Typed characters are echoed.
+    pub echo: bool,
+    /// Input is read a line at a time.
+    pub canonical: bool,
+}
+
+impl LineModes {
+    /// The kind of input a program reading with these modes waits for.
+    pub fn input_kind(self) -> InputKind {
+        if !self.canonical {
+            InputKind::Keys
+        } else if self.echo {
+            InputKind::Line
+        } else {
+            InputKind::Password
+        }
+    }
 }
 
 /// What the session's program is doing, as far as termloom can tell.
@@ -249,6 +282,17 @@ pub struct Scrollback {
     /// Older text was left out: by the bound asked for, or because the transcript had
     /// already dropped it.
     pub truncated: bool,
+}
+
+/// What [`Session::raw_output`](crate::Session::raw_output) returns: the last bytes the
+/// program wrote, as it wrote them (escape sequences included).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct RawOutput {
+    /// The newest bytes, at most `Config::raw_output_bytes` of them.
+    pub bytes: Vec<u8>,
+    /// Bytes the program wrote in all; those before `bytes` are gone.
+    pub total: u64,
 }
 
 /// What [`Session::transcript_lines`](crate::Session::transcript_lines) returns: numbered

@@ -7,6 +7,7 @@ use regex::Regex;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Screen, cell_col};
 use crate::types::ExitStatus;
 use crate::types::Status;
@@ -46,6 +47,7 @@ pub(crate) enum Cond {
     ScreenRowRegex(u16, Regex),
     Cursor(u16, u16),
     ScreenFn(ScreenTest),
+    StyledFn(StyledTest),
     Exit,
     Stable(Duration),
     Quiet(Duration),
@@ -64,6 +66,19 @@ pub(crate) struct ScreenTest {
 impl std::fmt::Debug for ScreenTest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "ScreenTest({:?})", self.description)
+    }
+}
+
+/// A caller's test of the styled screen, with a description for outcomes and messages.
+#[derive(Clone)]
+pub(crate) struct StyledTest {
+    description: String,
+    test: std::sync::Arc<dyn Fn(&StyledScreen) -> bool + Send + Sync>,
+}
+
+impl std::fmt::Debug for StyledTest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "StyledTest({:?})", self.description)
     }
 }
 
@@ -156,6 +171,33 @@ impl Until {
         }))
     }
 
+    /// `test` holds for the screen with its colours and attributes: for a change shown only
+    /// by style, such as a selection moved in a list. Like [`Until::screen_matches`] it runs on
+    /// the reactor thread each time output has been processed, and the styled screen is built
+    /// for it each time (a few hundred microseconds for 120x32), so use it where the text
+    /// alone cannot tell.
+    ///
+    /// ```no_run
+    /// # fn demo(session: &termloom::Session) -> termloom::Result<()> {
+    /// use std::time::Duration;
+    /// use termloom::Until;
+    /// // Row 3 drawn in inverse video: the list's selection moved there.
+    /// let selected = Until::styled_screen_matches("row 3 selected", |styled| {
+    ///     styled.runs.iter().any(|run| run.row == 3 && run.attrs.contains(&"inverse"))
+    /// });
+    /// session.wait(selected, Duration::from_secs(5))?;
+    /// # Ok(()) }
+    /// ```
+    pub fn styled_screen_matches(
+        description: impl Into<String>,
+        test: impl Fn(&StyledScreen) -> bool + Send + Sync + 'static,
+    ) -> Until {
+        Until(Cond::StyledFn(StyledTest {
+            description: description.into(),
+            test: std::sync::Arc::new(test),
+        }))
+    }
+
     /// The session's program exits.
     pub fn exit() -> Until {
         Until(Cond::Exit)
@@ -206,10 +248,16 @@ impl Until {
             | Cond::ScreenRow(..)
             | Cond::ScreenRowRegex(..)
             | Cond::Cursor(..)
-            | Cond::ScreenFn(_) => true,
+            | Cond::ScreenFn(_)
+            | Cond::StyledFn(_) => true,
             Cond::Any(all) => all.iter().any(Until::needs_screen),
             _ => false,
         }
+    }
+
+    /// Whether the condition looks at the screen's styles.
+    pub(crate) fn needs_styles(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::StyledFn(_)))
     }
 
     /// Whether the condition needs to know when the screen last changed.
@@ -285,8 +333,12 @@ impl Until {
         })
     }
 
-    /// Searches the screen.
-    pub(crate) fn match_screen(&self, screen: &Screen) -> Option<Match> {
+    /// Searches the screen (with its styles, when the condition [`Until::needs_styles`]).
+    pub(crate) fn match_screen(
+        &self,
+        screen: &Screen,
+        styled: Option<&StyledScreen>,
+    ) -> Option<Match> {
         let at = |row: usize, text: &str, offset: usize, matched: String| Match {
             condition: self.to_string(),
             text: matched,
@@ -310,6 +362,11 @@ impl Until {
                 text: String::new(),
                 location: Location::Session,
             }),
+            Cond::StyledFn(check) => styled.filter(|styled| (check.test)(styled)).map(|_| Match {
+                condition: self.to_string(),
+                text: String::new(),
+                location: Location::Session,
+            }),
             Cond::ScreenRow(row, needle) => {
                 let text = screen.lines.get(usize::from(*row))?;
                 text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
@@ -318,7 +375,7 @@ impl Until {
                 let text = screen.lines.get(usize::from(*row))?;
                 re.find(text).map(|m| at(usize::from(*row), text, m.start(), m.as_str().to_owned()))
             }
-            Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen)),
+            Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen, styled)),
             _ => None,
         }
     }
@@ -335,6 +392,7 @@ impl fmt::Display for Until {
             Cond::ScreenRowRegex(row, re) => write!(f, "screen row {row} regex /{}/", re.as_str()),
             Cond::Cursor(row, col) => write!(f, "cursor at row {row} col {col}"),
             Cond::ScreenFn(check) => write!(f, "screen: {}", check.description),
+            Cond::StyledFn(check) => write!(f, "styled screen: {}", check.description),
             Cond::Exit => f.write_str("exit"),
             Cond::Stable(d) => write!(f, "screen stable for {d:?}"),
             Cond::Quiet(d) => write!(f, "quiet for {d:?}"),

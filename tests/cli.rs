@@ -27,6 +27,7 @@ const STEPS: &[&str] = &[
     "--wait-exit",
     "--resize",
     "--screen",
+    "--screenshot",
     "--read",
     "--keys",
     "--paste",
@@ -48,6 +49,7 @@ const OPTIONS: &[&str] = &[
     "--shell",
     "--shell-integration",
     "--config",
+    "--record",
     "--help",
 ];
 
@@ -661,4 +663,92 @@ fn a_wait_after_a_read_finds_a_rewritten_line() {
     ]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
+}
+
+/// `--screenshot FILE.svg` writes the screen as an SVG with its colours, `FILE.png` as a PNG;
+/// other extensions are refused before anything runs.
+#[test]
+fn screenshot_writes_an_svg_of_the_screen() {
+    let path = std::env::temp_dir().join(format!("termloom-shot-{}.svg", std::process::id()));
+    let shot = path.to_str().unwrap();
+    let output = termloom(&[
+        "run",
+        "--wait-screen",
+        "end",
+        "--screenshot",
+        shot,
+        "--",
+        "sh",
+        "-c",
+        "printf '\\033[32mgreen\\033[0m <&> end'; sleep 1",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let svg = std::fs::read_to_string(&path).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{svg}");
+    assert!(svg.contains("fill=\"#00cd00\""), "green: {svg}");
+    assert!(svg.contains(">green</tspan>"), "{svg}");
+    assert!(svg.contains("&lt;&amp;&gt; end</tspan>"), "escaped: {svg}");
+    let png = path.with_extension("png");
+    let output = termloom(&[
+        "run",
+        "--wait-screen",
+        "end",
+        "--screenshot",
+        png.to_str().unwrap(),
+        "--",
+        "sh",
+        "-c",
+        "echo end; sleep 1",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let image = std::fs::read(&png).unwrap();
+    let _ = std::fs::remove_file(&png);
+    assert!(image.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG signature");
+    let refused = termloom(&["run", "--screenshot", "shot.gif", "--", "true"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains(".svg or .png"));
+}
+
+/// `--record FILE.cast` writes an asciicast v2 recording that asciinema itself plays back.
+#[test]
+fn record_writes_a_cast_that_asciinema_reads() {
+    let path = std::env::temp_dir().join(format!("termloom-rec-{}.cast", std::process::id()));
+    let cast = path.to_str().unwrap();
+    let output = termloom(&[
+        "run",
+        "--record",
+        cast,
+        "--wait-text",
+        "two",
+        "--resize",
+        "90x20",
+        "--send",
+        "x\\n",
+        "--wait-exit",
+        "--",
+        "sh",
+        "-c",
+        "echo one; echo two; read x; echo three",
+    ]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let events: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events[0]["version"], 2, "{text}");
+    assert_eq!(events[0]["width"], 120, "{text}");
+    let kinds: Vec<&str> = events[1..].iter().map(|e| e[1].as_str().unwrap()).collect();
+    assert!(kinds.contains(&"o") && kinds.contains(&"r") && kinds.contains(&"m"), "{text}");
+    assert!(!kinds.contains(&"i"), "input is not recorded by default: {text}");
+    assert!(text.contains("\"m\",\"wait: text \\\"two\\\"\""), "{text}");
+    if !require("asciinema") {
+        return;
+    }
+    // asciinema reads its terminal (/dev/tty): play the recording in a session of termloom's.
+    let engine = common::engine();
+    let player = engine.spawn(termloom::SpawnSpec::new("asciinema").arg("cat").arg(&path)).unwrap();
+    let outcome = player.wait(termloom::Until::exit(), std::time::Duration::from_secs(20));
+    let shown = player.read().unwrap().text;
+    let _ = std::fs::remove_file(&path);
+    assert!(matches!(outcome.unwrap().fired, termloom::Fired::Exited { .. }));
+    assert!(shown.contains("one\ntwo\nx\nthree"), "{shown:?}");
 }

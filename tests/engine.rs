@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Error, ExitStatus, Fired, SpawnSpec, Until, shell_program};
+use termloom::{Config, Engine, Error, ExitStatus, Fired, SpawnSpec, Until, shell_program};
 
 #[test]
 fn python_repl_computes_a_value() {
@@ -372,4 +372,195 @@ fn readers_keep_their_own_read_positions() {
     assert!(!bob.read().unwrap().text.contains("one-two-three"), "Bob is remembered");
     assert!(alice.read().unwrap().text.contains("one-two-three"), "a forgotten reader starts over");
     default.close().unwrap();
+}
+
+/// The raw output ring keeps the newest bytes exactly as written, within its bound.
+#[test]
+fn raw_output_keeps_the_newest_bytes_as_written() {
+    let engine = Engine::new(Config { raw_output_bytes: 1000, ..Config::default() }).unwrap();
+    let session = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args(["-c", "printf '\\033[31mred\\033[0m\\n'; seq 1 2000; echo end"]),
+        )
+        .unwrap();
+    expect(&session, Until::exit());
+    let raw = session.raw_output().unwrap();
+    assert_eq!(raw.bytes.len(), 1000, "bounded");
+    assert!(raw.bytes.ends_with(b"1999\r\n2000\r\nend\r\n"), "newest kept, as written");
+    assert!(raw.total > 8000, "{}", raw.total);
+    let engine = Engine::new(Config::default()).unwrap();
+    let session = engine.spawn(SpawnSpec::new("printf").arg("\\033[31mred\\033[0m")).unwrap();
+    expect(&session, Until::exit());
+    assert_eq!(session.raw_output().unwrap().bytes, b"\x1b[31mred\x1b[0m");
+}
+
+/// `Config::record_dir` records every session; input only when its spec asks.
+#[test]
+fn sessions_are_recorded_where_the_configuration_says() {
+    let dir = std::env::temp_dir().join(format!("termloom-recordings-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config =
+        Config { record_dir: Some(dir.clone()), record_every_session: true, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let session = engine.spawn(SpawnSpec::new("cat").record_input(true)).unwrap();
+    session.submit("typed").unwrap();
+    expect(&session, Until::screen_row_contains(1, "typed"));
+    let path = session.info().unwrap().recording.expect("recorded");
+    assert!(path.starts_with(&dir), "{}", path.display());
+    session.close().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.starts_with("{") && text.contains("\"version\":2"), "{text}");
+    assert!(text.contains(",\"i\",\"typed\\r\"]"), "{text}");
+    assert!(text.contains(",\"o\",\"typed\\r\\n"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+    // A relative directory is refused by name.
+    let err =
+        Engine::new(Config { record_dir: Some("casts".into()), ..Config::default() }).unwrap_err();
+    assert!(err.to_string().contains("record_dir"), "{err}");
+}
+
+/// Keys and the wait for their answer in one request: the answer is never missed, and a bad
+/// script sends nothing.
+#[test]
+fn keys_and_their_wait_go_in_one_request() {
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&session, Until::input_wait());
+    for round in 0..20 {
+        let word = format!("w{round}x");
+        let outcome = session
+            .send_keys_and_wait(&format!("{word}<Enter>"), Until::text(word.clone()), LONG)
+            .unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+    }
+    let err = session.send_keys_and_wait("<Nope>", Until::text("x"), LONG).unwrap_err();
+    assert!(err.to_string().contains("Nope"), "{err}");
+    let err = session.send_keys_and_wait("zz", Until::text("a\nb"), LONG).unwrap_err();
+    assert!(err.to_string().contains("line break"), "{err}");
+    let screen = session.screen().unwrap();
+    assert!(!screen.contains("zz"), "an invalid wait sends nothing: {screen}");
+}
+
+/// Arguments too large to hand to the supervisor are a clear error, and the engine goes on.
+#[test]
+fn arguments_too_large_to_start_are_a_clear_error() {
+    let engine = engine();
+    let huge = "x".repeat(400 << 10);
+    let err = engine.spawn(SpawnSpec::new("echo").arg(&huge)).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.contains("too large") || message.contains("Argument list too long"),
+        "{message}"
+    );
+    let session = engine.spawn(SpawnSpec::new("echo").arg("fine")).unwrap();
+    expect(&session, Until::exit());
+}
+
+/// A secret is typed only at a password prompt, and reaches no transcript, raw output or
+/// recording, even one that records input.
+#[test]
+fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
+    let dir = std::env::temp_dir().join(format!("termloom-secret-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cast = dir.join("s.cast");
+    let engine = engine();
+    let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
+                  echo \"got ${#pw} chars\"; read x";
+    let session = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", script]).record(&cast).record_input(true))
+        .unwrap();
+    expect(&session, Until::input_wait());
+    assert_eq!(session.status().unwrap().input_kind, Some(termloom::InputKind::Password));
+    let err = session.send_secret("two\nlines").unwrap_err();
+    assert!(!err.to_string().contains("two"), "the secret is not in the error: {err}");
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::text("got 7 chars"));
+    expect(&session, Until::input_wait());
+    // Echo is back on: a secret now would be shown, so it is refused.
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    let raw = session.raw_output().unwrap().bytes;
+    session.submit("visible").unwrap();
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+    assert!(!String::from_utf8_lossy(&raw).contains("hunter2"));
+    let text = std::fs::read_to_string(&cast).unwrap();
+    assert!(text.contains("\"i\",\"visible\\r\""), "ordinary input is recorded: {text}");
+    assert!(!text.contains("hunter2"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Closing a session returns once its recording is on disk, however far its writer is
+/// behind. The recording goes to a FIFO whose reader holds back until `close` returns or two
+/// seconds pass: a `close` that waits for the writer cannot return before the reader reads
+/// (the writer is blocked on the full FIFO), one that does not wait returns at once.
+#[test]
+fn a_recording_is_complete_when_close_returns() {
+    use std::io::Read;
+    let dir = std::env::temp_dir().join(format!("termloom-complete-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("cast.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let (closed, wait_for_close) = crossbeam_channel::bounded::<()>(1);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            let close_returned = wait_for_close.recv_timeout(Duration::from_secs(2)).is_ok();
+            let mut text = String::new();
+            file.read_to_string(&mut text).unwrap();
+            (text, close_returned)
+        })
+    };
+    let engine = engine();
+    // About 200 KB of output: more than the FIFO holds, far less than the writer's queue.
+    let session = engine.spawn(SpawnSpec::new("seq").args(["1", "35000"]).record(&fifo)).unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let _ = closed.send(());
+    let (text, close_returned_first) = reader.join().unwrap();
+    assert!(!close_returned_first, "close returned while the recording was still being written");
+    assert!(text.contains("35000\\r\\n"), "{}", &text[text.len().saturating_sub(300)..]);
+
+    // The engine's shutdown waits for every recording too.
+    let cast = dir.join("shutdown.cast");
+    let session = engine.spawn(SpawnSpec::new("seq").args(["1", "35000"]).record(&cast)).unwrap();
+    expect(&session, Until::exit());
+    engine.shutdown();
+    let text = std::fs::read_to_string(&cast).unwrap();
+    assert!(text.contains("35000\\r\\n"), "{}", &text[text.len().saturating_sub(300)..]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_recording_in_memory_is_read_back_after_the_program_ends() {
+    let engine = engine();
+    let session = engine
+        .spawn(
+            SpawnSpec::shell("printf 'one\\ntwo\\n'; sleep 0.1; printf three")
+                .record_to_memory(64 << 10),
+        )
+        .unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let lines: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str(l).expect("asciicast lines are JSON")).collect();
+    assert_eq!(lines[0]["version"], 2);
+    let output: String = lines[1..]
+        .iter()
+        .filter(|e| e[1] == "o")
+        .map(|e| e[2].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(output, "one\r\ntwo\r\nthree");
+    assert_eq!(session.info().unwrap().recording, None, "no file");
+    // Out of range, nothing starts; not recorded, nothing to read.
+    let err = engine.spawn(SpawnSpec::new("true").record_to_memory(10)).unwrap_err();
+    assert!(err.to_string().contains("1 KiB"), "{err}");
+    let plain = engine.spawn(SpawnSpec::new("true")).unwrap();
+    assert_eq!(plain.recording().unwrap(), None);
 }

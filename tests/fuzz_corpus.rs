@@ -116,3 +116,8 @@ fn mcp_message_corpus() {
 fn config_toml_corpus() {
     replay("config_toml", termloom::fuzzing::config_toml);
 }
+
+#[test]
+fn spawn_policy_corpus() {
+    replay("spawn_policy", termloom::fuzzing::spawn_policy);
+}

@@ -37,12 +37,14 @@ fn processes_with(marker: &str) -> Vec<i32> {
 /// that left the POSIX session with `setsid`. Each sleeps for a distinctive time.
 fn start_gauntlet(sh: &termloom::Session, base: u32) -> Vec<String> {
     let markers: Vec<String> = (0..5).map(|i| format!("{}", base + i)).collect();
+    // Ready once every background child has become its `sleep` (a child forked by `&` may
+    // not have yet when the next command runs).
     sh.submit(&format!(
-        "trap '' TERM HUP; sleep {} & nohup sleep {} >/dev/null 2>&1 & (trap '' TERM HUP INT; exec sleep {}) & setsid sleep {} & set -m; sleep {} & echo gauntlet-ready",
-        markers[0], markers[1], markers[2], markers[3], markers[4]
+        "trap '' TERM HUP; sleep {} & nohup sleep {} >/dev/null 2>&1 & (trap '' TERM HUP INT; exec sleep {}) & setsid sleep {} & set -m; sleep {} & for m in {}; do until pgrep -f \"^sleep $m\\$\" >/dev/null; do :; done; done; echo gauntlet-ready",
+        markers[0], markers[1], markers[2], markers[3], markers[4], markers.join(" ")
     ))
     .unwrap();
-    expect(sh, Until::text("gauntlet-ready"));
+    expect(sh, Until::regex("^gauntlet-ready$").unwrap());
     // The job says when it runs in the foreground, so Ctrl-Z reaches it and not bash.
     sh.submit(&format!("sh -c 'echo in-foreground; exec sleep {}'", base + 5)).unwrap();
     expect(sh, Until::regex("^in-foreground$").unwrap());

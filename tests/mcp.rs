@@ -80,11 +80,15 @@ impl Client {
 
     /// A stateless (2026-07-28) client that probed with `server/discover`.
     fn discovered() -> Client {
-        let mut client = Client::start();
+        Client::discovered_on(Client::start(), json!({}))
+    }
+
+    /// `client`, probed with `server/discover` as a stateless client with `capabilities`.
+    fn discovered_on(mut client: Client, capabilities: Value) -> Client {
         client.envelope = Some(json!({
             "io.modelcontextprotocol/protocolVersion": MODERN,
             "io.modelcontextprotocol/clientInfo": {"name": "mcp-test", "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
         }));
         let result = client.ok("server/discover", json!({}));
         assert_eq!(result["supportedVersions"], json!([MODERN]));
@@ -92,11 +96,15 @@ impl Client {
     }
 
     fn initialize(&mut self, version: &str) -> Value {
+        self.initialize_with(version, json!({}))
+    }
+
+    fn initialize_with(&mut self, version: &str, capabilities: Value) -> Value {
         self.ok(
             "initialize",
             json!({
                 "protocolVersion": version,
-                "capabilities": {},
+                "capabilities": capabilities,
                 "clientInfo": {"name": "mcp-test", "version": "1"},
             }),
         )
@@ -216,10 +224,15 @@ fn alive(pid: i64) -> bool {
     !matches!(state, Some(Some('Z' | 'X')))
 }
 
-fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+/// A directory of this test process's own.
+fn temp_dir(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("termloom-mcp-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
+    dir
+}
+
+fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    let path = temp_dir(name).join(name);
     std::fs::write(&path, contents).unwrap();
     path
 }
@@ -451,8 +464,10 @@ fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
     // Argument errors are tool results a model can read and act on.
     let message = client.tool_error("terminal_send", json!({"session": 1, "text": "x"}));
     assert!(message.contains("`session`") && message.contains("session_id"), "{message}");
-    let message = client.tool_error("terminal_read", json!({"session_id": "one"}));
+    let message = client.tool_error("terminal_read", json!({"session_id": true}));
     assert!(message.contains("session_id") && message.contains("whole number"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": "one"}));
+    assert!(message.contains("no session is named \"one\""), "{message}");
     let message = client.tool_error("terminal_read", json!({"session_id": 1, "view": "all"}));
     assert!(message.contains("scrollback"), "{message}");
     let message = client.tool_error("terminal_start", json!({"argv": "vim"}));
@@ -616,7 +631,10 @@ fn unknown_sessions_are_tool_errors_naming_what_to_do() {
             _ => json!({"session_id": 4242}),
         };
         let message = client.tool_error(tool, arguments);
-        assert!(message.contains("4242") && message.contains("terminal_list"), "{message}");
+        assert!(
+            message.contains("session 4242 does not exist; there are no sessions"),
+            "{message}"
+        );
     }
     client.finish();
 }
@@ -665,21 +683,23 @@ fn python_repl_with_waits_and_bounded_output() {
     let mut client = Client::initialized("2025-06-18");
     let mut started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
     let id = started["structuredContent"]["session_id"].clone();
-    let output = started["structuredContent"]["output"].clone();
+    let mut output = started["structuredContent"]["output"].as_str().unwrap().to_owned();
     let status = &started["structuredContent"]["status"];
+    // The header of the call that saw the REPL waiting: the start's, or on a slow machine
+    // the follow-up read's, which does not say "started".
+    let mut expected_header = format!("[session {id} started · python3 waiting for keys");
     if status["activity"] != "waiting_for_input" || status["foreground"]["name"] != "python3" {
         // The REPL was still starting when the settle wait ended: wait for it to read input.
         started = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
+        output.push_str(started["structuredContent"]["output"].as_str().unwrap_or_default());
+        expected_header = format!("[session {id} · python3 waiting for keys");
     }
     let view = &started["structuredContent"];
     assert_eq!(view["status"]["activity"], "waiting_for_input", "{}", text(&started));
     assert_eq!(view["status"]["foreground"]["name"], "python3");
     let header = text(&started).lines().next().unwrap().to_owned();
-    assert!(
-        header.starts_with(&format!("[session {id} started · python3 waiting for keys")),
-        "{header}"
-    );
-    assert!(output.as_str().unwrap().contains(">>>"), "{output}");
+    assert!(header.starts_with(&expected_header), "{header}");
+    assert!(output.contains(">>>"), "{output}");
     let sent = client.call(
         "terminal_send",
         json!({"session_id": id, "text": "6 * 7", "submit": true, "for_regex": "^42$"}),
@@ -1525,5 +1545,166 @@ fn a_cancelled_submit_interrupts_its_command() {
     let output = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
     assert!(!output["output"].as_str().unwrap().contains("\nafter\n"), "{output}");
     client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// `png=true` sends the screen as MCP image content (base64 PNG) for a vision model.
+#[test]
+fn the_screen_comes_as_a_png_image() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "echo picture; read x"], "for_screen_text": "picture"}),
+    );
+    assert_eq!(started["isError"], false, "{started}");
+    let result = client.call("terminal_read", json!({"session_id": 1, "png": true}));
+    assert_eq!(result["isError"], false, "{result}");
+    let image = &result["content"][1];
+    assert_eq!(image["type"], "image", "{result}");
+    assert_eq!(image["mimeType"], "image/png");
+    assert!(image["data"].as_str().unwrap().starts_with("iVBORw0KGgo"), "a PNG signature");
+    client.finish();
+}
+
+/// A server whose engine has `policy`.
+fn serving_policy(policy: &str) -> Client {
+    let config = Config {
+        policy: Some(termloom::Policy::from_toml_str(policy).expect("the policy parses")),
+        ..Config::default()
+    };
+    Client::serving(Engine::new(config).expect("engine starts"), ServeOptions::default())
+}
+
+const ASKING_POLICY: &str = r#"
+    [[rules]]
+    name = "no-touch"
+    program = ["touch"]
+    decision = "deny"
+    reason = "touching files is not allowed here"
+    [[rules]]
+    name = "printf-asks"
+    program = ["printf"]
+    decision = "ask"
+"#;
+
+impl Client {
+    /// Answers the server's question `number` (its elicitation/create request) with `result`;
+    /// returns the question.
+    fn answer(&mut self, number: u64, result: Value) -> Value {
+        let id = json!(format!("termloom-elicit-{number}"));
+        let question = self.response(&id);
+        assert_eq!(question["method"], "elicitation/create", "{question}");
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        question
+    }
+}
+
+#[test]
+fn the_spawn_policy_denies_and_asks_the_person_through_elicitation() {
+    let dir = temp_dir("policy");
+    let mut client = serving_policy(ASKING_POLICY);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    // Denied: the rule is named and nothing ran.
+    let denied = dir.join("denied");
+    let message = client
+        .tool_error("terminal_start", json!({"command": format!("touch {}", denied.display())}));
+    assert!(message.contains("no-touch") && message.contains("denied"), "{message}");
+    assert!(!denied.exists(), "a denied start ran");
+    // terminal_run's own new shell: the command is decided with the start.
+    let command = format!("touch {}", denied.display());
+    let message =
+        client.tool_error("terminal_run", json!({"command": command, "timeout_ms": 20_000}));
+    assert!(message.contains("no-touch"), "{message}");
+    assert!(!denied.exists(), "a denied command ran");
+    // Asked, and declined: nothing ran.
+    let made = dir.join("made");
+    let start = json!({"command": format!("printf made > {}", made.display())});
+    let id =
+        client.send_request("tools/call", json!({"name": "terminal_start", "arguments": start}));
+    let question = client.answer(1, json!({"action": "decline"}));
+    let asked = question["params"]["message"].as_str().unwrap();
+    assert!(asked.contains("printf made") && asked.contains("printf-asks"), "{asked}");
+    assert_eq!(question["params"]["mode"], "form");
+    let result = client.response(&id)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("declined"), "{}", text(&result));
+    assert!(client.tool("terminal_list", json!({}))["sessions"].as_array().unwrap().is_empty());
+    // Asked, and accepted: it runs.
+    let id = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_start", "arguments": {"command": format!("printf made > {}", made.display()), "exit": true}}),
+    );
+    client.answer(2, json!({"action": "accept", "content": {}}));
+    let result = client.response(&id)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    assert_eq!(std::fs::read_to_string(&made).unwrap(), "made");
+    client.finish();
+}
+
+#[test]
+fn a_client_without_elicitation_is_told_no_one_can_be_asked() {
+    for version in ["2025-03-26", "2025-11-25"] {
+        let mut client = serving_policy(ASKING_POLICY);
+        client.initialize(version);
+        let message = client.tool_error("terminal_start", json!({"argv": ["printf", "x"]}));
+        assert!(message.contains("elicitation") && message.contains("printf-asks"), "{message}");
+        client.finish();
+    }
+}
+
+#[test]
+fn the_stateless_revision_asks_with_input_required_rounds() {
+    let mut client =
+        Client::discovered_on(serving_policy(ASKING_POLICY), json!({"elicitation": {}}));
+    let start =
+        json!({"name": "terminal_start", "arguments": {"argv": ["printf", "asked"], "exit": true}});
+    let first = client.ok("tools/call", start.clone());
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let question = &first["inputRequests"]["approve_start"];
+    assert_eq!(question["method"], "elicitation/create", "{first}");
+    assert!(question["params"]["message"].as_str().unwrap().contains("printf asked"));
+    let mut declined = start.clone();
+    declined["inputResponses"] = json!({"approve_start": {"action": "decline"}});
+    let result = client.ok("tools/call", declined);
+    assert_eq!(
+        (result["resultType"].as_str(), result["isError"].as_bool()),
+        (Some("complete"), Some(true))
+    );
+    let mut accepted = start;
+    accepted["inputResponses"] = json!({"approve_start": {"action": "accept", "content": {}}});
+    let result = client.ok("tools/call", accepted);
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    assert!(text(&result).contains("asked"), "{}", text(&result));
+    client.finish();
+}
+
+#[test]
+fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
+    let secret = "hunter2-Zq9";
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let script = format!(
+        "read -r -s -p 'Password: ' p; echo; if [ \"$p\" = '{secret}' ]; then echo RIGHT; else echo WRONG; fi; read -r -p 'more: ' q"
+    );
+    let started =
+        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
+    let id = started["session_id"].clone();
+    // Not at a password prompt yet? It is: bash reads with echo off. A second secret later,
+    // at the echoing `more:` prompt, is refused without asking anyone.
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "input_wait": true}}),
+    );
+    let question = client.answer(1, json!({"action": "accept", "content": {"secret": secret}}));
+    assert!(question["params"]["message"].as_str().unwrap().contains("Password:"), "{question}");
+    assert_eq!(question["params"]["requestedSchema"]["required"], json!(["secret"]));
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    assert!(text(&result).contains("RIGHT"), "{}", text(&result));
+    let refused = client.tool_error("terminal_send", json!({"session_id": id, "secret": true}));
+    assert!(refused.contains("not at a password prompt"), "{refused}");
+    let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    let everything = format!("{read}{result}{}", serde_json::to_string(&client.other).unwrap());
+    assert!(!everything.contains(secret), "the secret leaked: {everything}");
     client.finish();
 }

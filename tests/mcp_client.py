@@ -371,7 +371,7 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
 
     # Errors a model can act on, and protocol errors.
     result = await client.call_tool("terminal_read", {"session_id": 987654})
-    check("unknown session is an isError result", result.is_error and "terminal_list" in text_of(result), text_of(result))
+    check("unknown session is an isError result", result.is_error and "the sessions are: " in text_of(result), text_of(result))
     result = await client.call_tool("terminal_send", {"text": "x"})
     check("missing session_id is an isError result", result.is_error and "session_id" in text_of(result), text_of(result))
     result = await client.call_tool("terminal_start", {"argv": ["vim"], "colour": "red"})

@@ -9,26 +9,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::require;
+use common::{python_with_sdk, require};
 use termloom::shell_program;
-
-fn python_with_sdk() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("TERMLOOM_MCP_PYTHON").map(PathBuf::from),
-        Some(root.join("target/mcp-venv/bin/python")),
-        Some(PathBuf::from("python3")),
-    ];
-    candidates.into_iter().flatten().find(|python| {
-        Command::new(python)
-            .args(["-c", "import mcp"])
-            .output()
-            .is_ok_and(|output| output.status.success())
-    })
-}
 
 #[test]
 fn the_python_sdk_client_drives_termloom_mcp() {

@@ -308,7 +308,8 @@ fn press_and_resize_wait_for_the_program_to_answer() {
 /// `assert_terminal_restored`, which names each.
 #[test]
 fn a_terminal_left_in_a_full_screen_mode_is_reported() {
-    let script = "printf '\\033[?1049h\\033[?25l\\033[?2004h\\033[?1000h'; exit 0";
+    let script =
+        "printf '\\033[?1049h\\033[?25l\\033[?2004h\\033[?1000h'; stty -echo -icanon; exit 0";
     let sloppy = TestSession::builder("sh").args(["-c", script]).start();
     sloppy.wait_for_exit();
     let message = panic_message(|| sloppy.assert_terminal_restored());
@@ -317,6 +318,8 @@ fn a_terminal_left_in_a_full_screen_mode_is_reported() {
         "the cursor is hidden",
         "mouse reporting is on",
         "bracketed paste is on",
+        "echo is off",
+        "canonical input is off",
     ] {
         assert!(message.contains(what), "{what}: {message}");
     }
@@ -353,4 +356,82 @@ fn a_snapshot_waits_for_the_end_of_a_synchronized_frame() {
     app.wait_for_output("half");
     let screen = app.screen();
     assert!(screen.contains("half and whole"), "{screen}");
+}
+
+/// A selection moved by a key changes only colours: the text was on the screen all along.
+#[test]
+fn a_change_shown_only_by_colour_is_waited_for() {
+    let script = "printf '\\033[?1049h\\033[H one\\n\\033[7m two \\033[0m\\n three \\n'; read x; \
+                  printf '\\033[2;1H two \\033[3;1H\\033[7m three \\033[0m'; read y";
+    let menu = TestSession::builder("sh").args(["-c", script]).start();
+    menu.wait_for_highlight("two");
+    assert!(menu.styled_screen().find_highlighted("three").is_none());
+    menu.send_keys("<Enter>");
+    menu.wait_for_highlight("three");
+    let styled = menu.styled_screen();
+    assert!(styled.find_highlighted("two").is_none(), "{styled}");
+    assert_eq!(styled.find_highlighted("three").map(|p| (p.row, p.col)), Some((2, 1)));
+}
+
+/// Redactions touch the rows (and title), never the size line; a mask keeps the columns.
+#[test]
+fn masks_keep_columns_and_the_header_is_never_redacted() {
+    let script = "echo \"size 80x24 | $(date +%T) | ok\"; read x";
+    let app = TestSession::builder("sh")
+        .args(["-c", script])
+        .redact(Redactions::new().regex(r"\d+x\d+", "[SIZE]").mask(r"\d\d:\d\d:\d\d"))
+        .start();
+    app.wait_for_screen_text("| ok").wait_for_input();
+    assert_screen_snapshot!("masked", app);
+    let stored = std::fs::read_to_string(snapshot_file("masked")).unwrap();
+    assert!(stored.contains("\nscreen: 80x24, primary\n"), "{stored}");
+    assert!(stored.contains(" 0 │size [SIZE] | ▒▒▒▒▒▒▒▒ | ok\n"), "{stored}");
+}
+
+/// `SnapshotFolder::Insta` leaves the folder and naming to insta's settings in effect.
+#[test]
+fn snapshots_can_follow_insta_settings() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "echo in the folder insta picks; read x"])
+        .snapshot_folder(termloom::testing::SnapshotFolder::Insta)
+        .start();
+    app.wait_for_screen_text("insta picks").wait_for_input();
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"),
+        prepend_module_to_snapshot => false,
+    }, {
+        assert_screen_snapshot!("insta_folder", app);
+    });
+    // Not `testing_kit__insta_folder.snap`, as the crate-root folder would name it.
+    let stored = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots/insta_folder.snap");
+    assert!(stored.exists(), "{}", stored.display());
+}
+
+/// A failed wait, and a failed snapshot, leave an SVG picture of the screen in the target
+/// directory, with its path in the message (on stderr for a snapshot).
+#[test]
+fn failures_leave_a_picture_of_the_screen() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "printf '\\033[31mred text\\033[0m\\n'; read x"])
+        .stuck_after(Some(Duration::from_millis(300)))
+        .start();
+    let message = panic_message(|| {
+        app.wait_for_screen_text("never shown");
+    });
+    let path = message
+        .lines()
+        .find_map(|line| line.strip_prefix("picture of the screen: "))
+        .unwrap_or_else(|| panic!("no picture in: {message}"));
+    assert!(path.contains("/termloom-screens/"), "{path}");
+    let svg = std::fs::read_to_string(path).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains(">red text</tspan>"), "{svg}");
+    assert!(svg.contains("fill=\"#cd0000\""), "red: {svg}");
+
+    let dir = Path::new(path).parent().unwrap().to_owned();
+    let before = std::fs::read_dir(&dir).unwrap().count();
+    let _ = panic_message(|| {
+        let _guard = termloom::testing::__PictureOnFailure(Some(app.styled_screen()));
+        panic!("a snapshot mismatch");
+    });
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before + 1);
 }

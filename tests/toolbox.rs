@@ -113,3 +113,49 @@ fn each_toolbox_reads_from_its_own_position() {
     assert!(other.text.contains("shared-line"), "{}", other.text);
     first.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// `record` on terminal_start writes under the operator's `record_dir`, at a path the server
+/// picks and returns; without a `record_dir` the call fails and says what is missing.
+#[test]
+fn a_model_asks_for_a_recording_and_the_server_picks_the_file() {
+    let dir = std::env::temp_dir().join(format!("termloom-tool-casts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = termloom::Config { record_dir: Some(dir.clone()), ..termloom::Config::default() };
+    let toolbox = Toolbox::new(termloom::Engine::new(config).unwrap());
+    let result = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["sh", "-c", "echo recorded-line"], "record": true, "exit": true}),
+    );
+    assert!(!result.is_error, "{}", result.text);
+    let path = result.structured.as_ref().unwrap()["recording"].as_str().unwrap().to_owned();
+    assert!(path.starts_with(dir.to_str().unwrap()), "{path}");
+    assert!(result.text.contains(&format!("[recording to {path}]")), "{}", result.text);
+    // An unrecorded session says nothing about recordings.
+    let plain = toolbox.call("terminal_start", &json!({"argv": ["true"], "exit": true}));
+    assert!(!plain.text.contains("recording"), "{}", plain.text);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let unconfigured = Toolbox::new(engine());
+    let refused = unconfigured.call("terminal_start", &json!({"argv": ["true"], "record": true}));
+    assert!(refused.is_error && refused.text.contains("record_dir"), "{}", refused.text);
+}
+
+/// `svg=true` returns the screen as an SVG image in the text, whole or not at all.
+#[test]
+fn the_screen_comes_as_svg_on_request() {
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["sh", "-c", "printf '\\033[35mmagenta\\033[0m'; read x"], "name": "pic"}),
+    );
+    assert!(!started.is_error, "{}", started.text);
+    let result = toolbox.call("terminal_read", &json!({"session_id": "pic", "svg": true}));
+    assert!(!result.is_error, "{}", result.text);
+    assert!(result.text.contains("<svg xmlns="), "{}", result.text);
+    assert!(result.text.contains("fill=\"#cd00cd\"") && result.text.contains(">magenta</tspan>"));
+    let bytes = result.structured.unwrap()["svg_bytes"].as_u64().unwrap();
+    assert!(bytes > 300, "{bytes}");
+    let small =
+        toolbox.call("terminal_read", &json!({"session_id": "pic", "svg": true, "max_bytes": 256}));
+    assert!(small.is_error && small.text.contains("over max_bytes 256"), "{}", small.text);
+}

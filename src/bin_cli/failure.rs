@@ -111,6 +111,20 @@ impl Failure {
     }
 
     /// Writing the output failed.
+    /// A step could not write `path`.
+    pub(super) fn file(step: &Planned, path: &std::path::Path, error: io::Error) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Error,
+            message: format!(
+                "{} failed: cannot write {}: {error}",
+                step.describe(),
+                path.display()
+            ),
+            screen: None,
+        }
+    }
+
     pub(super) fn output(error: io::Error) -> Failure {
         Failure {
             step: None,

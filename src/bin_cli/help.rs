@@ -31,6 +31,11 @@ pub(super) fn top_help() -> String {
          Commands:\n  \
            run      Run one program and perform steps on it (below).\n  \
            mcp      Serve sessions to an agent host over MCP on stdio (`termloom mcp --help`).\n  \
+           start, send, wait, read, screen, exec, signal, resize, close, list, kill-server\n  \
+           \x20\x20\x20\x20\x20\x20\x20\x20\x20Drive sessions that outlive each command, on a server started on first\n  \
+           \x20\x20\x20\x20\x20\x20\x20\x20\x20use (`termloom help send`).\n  \
+           attach   Watch a session live, or take it over (`termloom attach --help`).\n  \
+           server   Run the server in the foreground (`termloom server --help`).\n  \
            help     Show this help (`termloom help run`: only the part on `run`).\n\n\
          {}",
         env!("CARGO_PKG_VERSION"),
@@ -41,8 +46,11 @@ pub(super) fn top_help() -> String {
 const USAGE: &str = "Usage:
   termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
   termloom run [OPTIONS] STEPS... --shell LINE
-  termloom mcp [--config FILE]
-  termloom help [run|mcp]                (also: termloom --help, termloom run --help)
+  termloom mcp [--config FILE | --server]
+  termloom start [--name N] [-- PROGRAM [ARGS...]]; termloom send ID --keys K ...
+  termloom attach ID [--takeover]
+  termloom server [-L NAME | --socket PATH]
+  termloom help [run|mcp|send|attach|server]  (also: termloom --help, termloom run --help)
   termloom --version
 ";
 

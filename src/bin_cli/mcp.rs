@@ -1,16 +1,21 @@
 //! `termloom mcp [--config FILE]`: the MCP server on stdin and stdout.
 
 use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use termloom::{Config, Engine};
 
+use super::connect::Target;
 use super::signals;
 
 /// The help of `termloom mcp`.
 pub(super) const HELP: &str = "\
-Usage: termloom mcp [--config FILE]
+Usage: termloom mcp [--config FILE] [--policy FILE]
+       termloom mcp --server [-L NAME | --socket PATH]
 
 Serves terminal sessions over the Model Context Protocol (JSON-RPC 2.0, one
 message per line) on stdin and stdout. Logs go to stderr. The tools are
@@ -20,8 +25,19 @@ terminal_resize, terminal_close and terminal_list; tools/list describes them.
 On end of stdin, SIGTERM or SIGINT every session is closed (no process is left
 behind) and the server exits 0.
 
+With --server the tools drive the sessions of a termloom server (started on
+first use), so an MCP host, a shell-only agent using `termloom send`... and a
+person using `termloom attach` see the same sessions, and they outlive the
+host. The host has read positions of its own; sessions stay open when it
+leaves.
+
 Options:
   --config FILE   Engine configuration (TOML; see `termloom run --help`).
+  --policy FILE   Spawn policy (TOML: default, [[rules]]; see `termloom run
+                  --help`). Starts it asks about are put to the person through
+                  MCP elicitation, and denied when the client cannot ask.
+  --server        Serve the sessions of a termloom server.
+  -L NAME, --socket PATH   Which server (with --server).
   -h, --help      Show this help.
 
 Example (an MCP host's server entry):
@@ -31,8 +47,22 @@ Example (an MCP host's server entry):
 /// Runs the server.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;
+    let mut policy_path: Option<PathBuf> = None;
+    let mut target = Target::default();
+    let mut via_server = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
+        match target.option(&arg.to_string_lossy(), || {
+            args.next().map(|a| a.to_string_lossy().into_owned())
+        }) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(message) => return super::usage_error(&message, "termloom mcp --help"),
+        }
+        if arg == "--server" {
+            via_server = true;
+            continue;
+        }
         match arg.to_str() {
             Some("-h" | "--help") => {
                 print!("{HELP}");
@@ -45,6 +75,10 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             Some(other) if other.starts_with("--config=") => {
                 config_path = Some(other["--config=".len()..].into());
             }
+            Some("--policy") => match args.next() {
+                Some(path) => policy_path = Some(path.into()),
+                None => return super::usage_error("--policy needs a FILE", "termloom mcp --help"),
+            },
             _ => {
                 return super::usage_error(
                     &format!("unknown argument {arg:?} for `termloom mcp`"),
@@ -53,10 +87,17 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             }
         }
     }
-    let config = match &config_path {
-        Some(path) => Config::from_toml_file(path),
-        None => Ok(Config::default()),
-    };
+    if via_server {
+        if config_path.is_some() || policy_path.is_some() {
+            return super::usage_error(
+                "--config and --policy configure a server that `termloom mcp` runs itself; with --server, pass them to `termloom server`",
+                "termloom mcp --help",
+            );
+        }
+        return proxy(&target);
+    }
+    let config =
+        super::load_config(config_path.as_deref(), policy_path.as_deref(), Config::default());
     let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
         Err(err) => {
@@ -75,5 +116,54 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             eprintln!("termloom: the MCP server stopped: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `termloom mcp --server`: relays MCP between stdio and the server's socket, where the same
+/// tools run on the server's sessions. When the host closes stdin, the connection's calls end
+/// and the sessions stay.
+fn proxy(target: &Target) -> ExitCode {
+    let stream = match target
+        .connect_or_start()
+        .and_then(|_| UnixStream::connect(&target.socket).map_err(|e| e.to_string()))
+    {
+        Ok(stream) => stream,
+        Err(message) => {
+            eprintln!("termloom: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Ok(mut to_server) = stream.try_clone() else {
+        eprintln!("termloom: cannot use the connection to the server");
+        return ExitCode::FAILURE;
+    };
+    std::thread::spawn(move || {
+        let _ = relay(&mut std::io::stdin().lock(), &mut to_server);
+        let _ = to_server.shutdown(Shutdown::Write);
+    });
+    let mut from_server = stream;
+    match relay(&mut from_server, &mut std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("termloom: the connection to the server failed: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Copies `from` to `to` until `from` ends, passing on each read at once. (`std::io::copy`
+/// may splice a pipe into the socket, and Linux then holds what it read until the pipe ends
+/// or a large amount is there: a request would wait for the next one.)
+fn relay(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
+    let mut buffer = vec![0u8; 64 << 10];
+    loop {
+        let n = match from.read(&mut buffer) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(err),
+        };
+        to.write_all(&buffer[..n])?;
+        to.flush()?;
     }
 }

@@ -1,6 +1,9 @@
 //! The command-line interface: subcommand dispatch. Each subcommand lives in its own module;
 //! `run` drives one session; `mcp` serves many over the Model Context Protocol.
 
+mod agent;
+mod attach;
+mod connect;
 mod failure;
 mod help;
 mod mcp;
@@ -8,6 +11,7 @@ mod options;
 mod parse;
 mod report;
 mod run;
+mod server;
 mod signals;
 mod stderr_log;
 mod steps;
@@ -31,11 +35,14 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
     match command.to_str() {
         Some("run") => run::main(args.collect()),
         Some("mcp") => mcp::main(args.collect()),
+        Some("server") => server::main(args.collect()),
+        Some("attach") => attach::main(strings(args)),
+        Some(name) if agent::is_command(name) => agent::main(name, strings(args)),
         Some("help") => help_command(args.next()),
         Some("-h" | "--help") => print_help(&help::top_help()),
         Some("-V" | "--version") => print_help(&help::version()),
         _ => usage_error(
-            &format!("unknown command {command:?}; the commands are `run`, `mcp` and `help`"),
+            &format!("unknown command {command:?}; the commands are {COMMANDS}"),
             "termloom --help",
         ),
     }
@@ -47,11 +54,22 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
         None => print_help(&help::top_help()),
         Some("run") => print_help(&help::run_help()),
         Some("mcp") => print_help(mcp::HELP),
+        Some("server") => print_help(server::HELP),
+        Some("attach") => print_help(attach::HELP),
+        Some(name) if agent::is_command(name) => print_help(&agent::help()),
         Some(other) => usage_error(
-            &format!("no help on {other:?}; the commands are `run`, `mcp` and `help`"),
+            &format!("no help on {other:?}; the commands are {COMMANDS}"),
             "termloom --help",
         ),
     }
+}
+
+/// The commands, for messages.
+const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
+
+/// The arguments as strings (lossily: paths and texts are UTF-8 in practice).
+fn strings(args: impl Iterator<Item = OsString>) -> Vec<String> {
+    args.map(|arg| arg.to_string_lossy().into_owned()).collect()
 }
 
 /// Prints a help text on stdout and succeeds.
@@ -65,4 +83,21 @@ fn print_help(text: &str) -> ExitCode {
 pub(crate) fn usage_error(message: &str, help_command: &str) -> ExitCode {
     eprintln!("termloom: {message} (run `{help_command}` for usage)");
     ExitCode::from(EXIT_USAGE)
+}
+
+/// The engine's configuration: the `--config` file (or `default`), then the `--policy` file
+/// over its `[policy]` table.
+pub(crate) fn load_config(
+    config: Option<&std::path::Path>,
+    policy: Option<&std::path::Path>,
+    default: termloom::Config,
+) -> termloom::Result<termloom::Config> {
+    let mut config = match config {
+        Some(path) => termloom::Config::from_toml_file(path)?,
+        None => default,
+    };
+    if let Some(path) = policy {
+        config.policy = Some(termloom::Policy::from_toml_file(path)?);
+    }
+    Ok(config)
 }

@@ -31,6 +31,10 @@ pub(super) struct RunOptions {
     pub shell_integration: bool,
     /// A TOML configuration file for the engine.
     pub config: Option<PathBuf>,
+    /// Record the session (asciicast v2) to this file.
+    pub record: Option<PathBuf>,
+    /// A TOML spawn policy.
+    pub policy: Option<PathBuf>,
 }
 
 impl Default for RunOptions {
@@ -45,6 +49,8 @@ impl Default for RunOptions {
             help: false,
             shell_integration: false,
             config: None,
+            record: None,
+            policy: None,
         }
     }
 }
@@ -119,6 +125,18 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
     },
     Def {
+        name: "--record",
+        alias: None,
+        value: Some("FILE.cast"),
+        section: SECTION,
+        help: "Record the session in asciicast v2 (asciinema play FILE.cast\n\
+               replays it): output, resizes and where each wait ended.",
+        action: |o, v| {
+            o.record = Some(PathBuf::from(v));
+            Ok(())
+        },
+    },
+    Def {
         name: "--shell",
         alias: None,
         value: Some("LINE"),
@@ -152,6 +170,20 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                Config field names; durations as NAME_ms in milliseconds).",
         action: |o, v| {
             o.config = Some(PathBuf::from(v));
+            Ok(())
+        },
+    },
+    Def {
+        name: "--policy",
+        alias: None,
+        value: Some("FILE"),
+        section: SECTION,
+        help: "Check the start against a spawn policy (TOML: `default` and\n\
+               [[rules]] with program, args, cwd, env, decision = allow, deny\n\
+               or ask, reason). A denied start runs nothing; `ask` is denied\n\
+               here (no one to ask).",
+        action: |o, v| {
+            o.policy = Some(PathBuf::from(v));
             Ok(())
         },
     },

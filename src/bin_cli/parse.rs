@@ -54,7 +54,7 @@ pub(super) enum Parsed {
     /// Show the help.
     Help,
     /// Run this plan.
-    Run(Plan),
+    Run(Box<Plan>),
 }
 
 /// Parses `termloom run`'s arguments (after `run`). The error is a one-line message naming
@@ -93,7 +93,7 @@ pub(super) fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
             step: WaitFor::exit(),
         });
     }
-    Ok(Parsed::Run(Plan { options, steps, program }))
+    Ok(Parsed::Run(Box::new(Plan { options, steps, program })))
 }
 
 /// Splits `--name=value` into the name and the inline value.
@@ -182,7 +182,7 @@ mod tests {
 
     fn plan(list: &[&str]) -> Plan {
         match parse(args(list)) {
-            Ok(Parsed::Run(plan)) => plan,
+            Ok(Parsed::Run(plan)) => *plan,
             other => panic!("{other:?}"),
         }
     }

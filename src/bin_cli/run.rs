@@ -32,10 +32,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
 /// Runs a plan: start, steps, close, report. Returns the exit code.
 fn execute(plan: &Plan) -> u8 {
     let stop_signals = signals::install();
-    let config = match &plan.options.config {
-        Some(path) => Config::from_toml_file(path),
-        None => Ok(Config::default()),
-    };
+    let options = &plan.options;
+    let config =
+        super::load_config(options.config.as_deref(), options.policy.as_deref(), Config::default());
     let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
         Err(err) => return fatal(&err),
@@ -99,6 +98,9 @@ fn spawn_spec(plan: &Plan) -> SpawnSpec {
     for (key, value) in &options.env {
         spec = spec.env(key, value);
     }
+    if let Some(path) = &options.record {
+        spec = spec.record(path);
+    }
     spec.shell_integration(options.shell_integration)
 }
 
@@ -126,6 +128,16 @@ fn perform_step(
         Step::Screen => {
             let screen = session.screen().map_err(failed)?;
             reporter.screen(planned, &screen).map_err(Failure::output)
+        }
+        Step::Screenshot(path) => {
+            let styled = session.styled_screen().map_err(failed)?;
+            let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+            let image = if png {
+                styled.to_png(&termloom::PngOptions::default())
+            } else {
+                styled.to_svg(&termloom::SvgOptions::default()).into_bytes()
+            };
+            std::fs::write(path, image).map_err(|err| Failure::file(planned, path, err))
         }
         Step::Read => {
             let text = read_new(session).map_err(failed)?;

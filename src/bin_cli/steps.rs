@@ -22,6 +22,8 @@ pub(super) enum Step {
     Screen,
     /// Print the transcript output that is new since the previous read.
     Read,
+    /// Write the screen as an image (SVG or PNG, by the extension) to this file.
+    Screenshot(std::path::PathBuf),
     /// Type a key script (text and `<Key>` names).
     Keys(String),
     /// Paste text (escapes decoded), bracketed when the program asked for it.
@@ -233,6 +235,22 @@ pub(super) const STEPS: &[StepDef] = &[
         section: OUTPUT,
         help: "Print the screen as it is now.",
         action: |_| Ok(Step::Screen),
+    },
+    Def {
+        name: "--screenshot",
+        alias: None,
+        value: Some("FILE"),
+        section: OUTPUT,
+        help: "Write the screen, with its colours and cursor, as an image:\n\
+               SVG for FILE.svg, PNG for FILE.png.",
+        action: |v| {
+            let lower = v.to_ascii_lowercase();
+            if lower.ends_with(".svg") || lower.ends_with(".png") {
+                Ok(Step::Screenshot(v.into()))
+            } else {
+                Err(format!("--screenshot {v:?}: give a file ending in .svg or .png"))
+            }
+        },
     },
     Def {
         name: "--read",

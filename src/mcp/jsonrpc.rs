@@ -120,8 +120,13 @@ pub(crate) enum Incoming {
         /// `notifications/cancelled` names. The server reads nothing else of notifications.
         request_id: Option<Id>,
     },
-    /// A response from the client. The server sends no requests, so it is ignored.
-    Response,
+    /// A response from the client to a request of the server's (an elicitation).
+    Response {
+        /// Its id, when it is a string or a number.
+        id: Option<Id>,
+        /// Its result, or the message of its error.
+        outcome: Result<Value, String>,
+    },
     /// Not a valid request: answered with `error`, under `id` when one could be read.
     Invalid {
         /// The request's id, or `null`.
@@ -185,7 +190,15 @@ fn classify(message: &RawValue) -> Incoming {
         Some(Ok(method)) => method,
         Some(Err(_)) => return invalid(reply_id, "\"method\" must be a string"),
         None if message.contains_key("result") || message.contains_key("error") => {
-            return Incoming::Response;
+            let outcome = match (message.get("result"), message.get("error")) {
+                (Some(result), _) => value(result).map_err(|e| e.to_string()),
+                (None, Some(error)) => Err(value(error)
+                    .ok()
+                    .and_then(|e| e.get("message").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| "an error without a message".into())),
+                (None, None) => unreachable!("checked above"),
+            };
+            return Incoming::Response { id: usable_id, outcome };
         }
         None => return invalid(reply_id, "the message has no \"method\""),
     };
@@ -381,7 +394,14 @@ mod tests {
             parse(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Incoming::Notification { request_id: None, .. }
         ));
-        assert_eq!(parse(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Incoming::Response);
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            Incoming::Response { id: Some(raw_id("1")), outcome: Ok(json!({})) }
+        );
+        assert_eq!(
+            parse(r#"{"jsonrpc":"2.0","id":"e","error":{"code":-1,"message":"no"}}"#),
+            Incoming::Response { id: Some(raw_id("\"e\"")), outcome: Err("no".into()) }
+        );
         let Incoming::Invalid { id: got, error } =
             parse(r#"{"jsonrpc":"1.0","id":"a","method":"x"}"#)
         else {

@@ -26,12 +26,13 @@
 //! `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`) are described in
 //! `tools/list` for a model.
 
+mod elicit;
 mod inflight;
-mod jsonrpc;
+pub(crate) mod jsonrpc;
 mod lines;
-mod outbox;
+pub(crate) mod outbox;
 mod protocol;
-mod server;
+pub(crate) mod server;
 pub(crate) mod tools;
 
 use std::io::{self, BufRead, Write};
@@ -68,13 +69,21 @@ pub struct ServeOptions {
     /// Most tool calls running at once; beyond it a call gets an error result asking to wait.
     /// Default [`DEFAULT_MAX_CONCURRENT_CALLS`].
     pub max_concurrent_calls: usize,
+    /// How long a tool call waits for the person to answer a question put through
+    /// elicitation (a start the spawn policy asks about, a secret) before it gives up and
+    /// does nothing. Default [`DEFAULT_ELICITATION_TIMEOUT`].
+    pub elicitation_timeout: std::time::Duration,
 }
+
+/// Default time a person has to answer a question: 10 minutes.
+pub const DEFAULT_ELICITATION_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
 impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
+            elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
         }
     }
 }

@@ -117,6 +117,8 @@ pub(crate) enum Era {
 pub(crate) struct Served {
     /// The revision.
     pub revision: Revision,
+    /// The client declared it can ask its person (elicitation).
+    pub elicitation: bool,
 }
 
 impl Served {
@@ -126,7 +128,7 @@ impl Served {
         if self.revision.is_modern()
             && let Value::Object(fields) = &mut result
         {
-            fields.insert("resultType".into(), json!("complete"));
+            fields.entry("resultType").or_insert_with(|| json!("complete"));
             let meta = fields.entry("_meta").or_insert_with(|| json!({}));
             if let Value::Object(meta) = meta {
                 meta.insert(META_SERVER_INFO.into(), server_info(self.revision));
@@ -148,6 +150,14 @@ impl Served {
 /// The connection's protocol state, owned by the thread that reads requests.
 pub(crate) struct Protocol {
     era: Era,
+    /// The client declared the elicitation capability in `initialize`.
+    elicitation: bool,
+}
+
+/// Whether client capabilities declare elicitation in a revision that has it.
+fn elicits(revision: Revision, capabilities: Option<&Value>) -> bool {
+    revision >= Revision::V2025_06_18
+        && capabilities.and_then(|c| c.get("elicitation")).is_some_and(Value::is_object)
 }
 
 fn meta_of(params: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {
@@ -173,7 +183,7 @@ fn unsupported(requested: &str, supported: Vec<&'static str>) -> RpcError {
 impl Protocol {
     /// A connection where nothing was negotiated yet.
     pub(crate) fn new() -> Protocol {
-        Protocol { era: Era::Undecided }
+        Protocol { era: Era::Undecided, elicitation: false }
     }
 
     /// The era.
@@ -228,13 +238,14 @@ impl Protocol {
             _ => Revision::LATEST_HANDSHAKE,
         };
         self.era = Era::Legacy(revision);
+        self.elicitation = elicits(revision, params.and_then(|p| p.get("capabilities")));
         let result = json!({
             "protocolVersion": revision.as_str(),
             "capabilities": capabilities(),
             "serverInfo": server_info(revision),
             "instructions": INSTRUCTIONS,
         });
-        Ok((Served { revision }, result))
+        Ok((Served { revision, elicitation: self.elicitation }, result))
     }
 
     /// The revision to serve a request (other than `initialize` and `ping`) under, checking
@@ -254,9 +265,11 @@ impl Protocol {
                     ),
                 ));
             }
-            let revision = check_envelope(meta_of(params).expect("has an envelope"))?;
+            let meta = meta_of(params).expect("has an envelope");
+            let revision = check_envelope(meta)?;
             self.era = Era::Modern;
-            return Ok(Served { revision });
+            let elicitation = elicits(revision, meta.get(META_CLIENT_CAPABILITIES));
+            return Ok(Served { revision, elicitation });
         }
         match self.era {
             Era::Legacy(revision) if method == "server/discover" => Err(RpcError::new(
@@ -266,7 +279,7 @@ impl Protocol {
                     revision.as_str()
                 ),
             )),
-            Era::Legacy(revision) => Ok(Served { revision }),
+            Era::Legacy(revision) => Ok(Served { revision, elicitation: self.elicitation }),
             Era::Modern => Err(missing_envelope(method)),
             Era::Undecided if method == "server/discover" => Err(missing_envelope(method)),
             Era::Undecided => Err(RpcError::new(
@@ -380,13 +393,13 @@ mod tests {
 
     #[test]
     fn stateless_results_carry_result_type_and_server_info() {
-        let served = Served { revision: Revision::V2026_07_28 };
+        let served = Served { revision: Revision::V2026_07_28, elicitation: false };
         let result = served.finish(Protocol::discover(served));
         assert_eq!(result["resultType"], "complete");
         assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
         assert_eq!(result["_meta"][META_SERVER_INFO]["name"], SERVER_NAME);
         assert_eq!(result["cacheScope"], "public");
-        let legacy = Served { revision: Revision::V2025_11_25 };
+        let legacy = Served { revision: Revision::V2025_11_25, elicitation: false };
         assert_eq!(legacy.finish(json!({})), json!({}));
     }
 }

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::Engine;
 
 use super::ServeOptions;
+use super::elicit::{Asker, Inputs};
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
@@ -20,12 +21,37 @@ use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
 use super::protocol::{Protocol, Served, has_envelope};
 use super::tools::progress::Progress;
-use super::tools::{self, Call, Caller};
+use super::tools::{self, Call, Caller, ToolError};
 
 /// How long calls interrupted by the end of input get to answer before sessions are closed.
 const DRAIN: Duration = Duration::from_secs(1);
 /// How long calls get to finish once the engine has stopped.
 const FINISH: Duration = Duration::from_secs(10);
+
+/// What `termloom server` adds to serving MCP on one of its connections (see
+/// `crate::server`): its own methods, a check before each tool call, and which caller's read
+/// positions the calls use. A connection with an extension shares its engine: the end of its
+/// input ends only its own calls' waits, and a malformed or oversized message closes it.
+pub(crate) trait Extension: Send + Sync {
+    /// The caller whose read positions and screens the connection's calls use now.
+    fn caller(&self) -> Arc<Caller>;
+    /// Answers a method MCP does not define; gives `responder` back when the method is not
+    /// one of the extension's either.
+    fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        responder: Responder,
+        outbox: &Outbox,
+    ) -> Option<Responder>;
+    /// Checks (and may rewrite) a tool call before it runs: `Err` refuses it with a message
+    /// for the model.
+    fn admit(&self, tool: &str, arguments: &mut Map<String, Value>) -> Result<(), String>;
+    /// Sees what a tool call that succeeded returned (its structured result).
+    fn called(&self, tool: &str, arguments: &Map<String, Value>, result: &Value);
+    /// The connection's input ended.
+    fn closed(&self);
+}
 
 /// Serves until the input ends, then closes every session and flushes the output.
 pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
@@ -34,17 +60,46 @@ pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
     output: W,
     options: &ServeOptions,
 ) -> io::Result<()> {
+    serve(engine, input, output, options, None)
+}
+
+/// Serves one connection of `termloom server` until its input ends or a bad message closes it;
+/// the engine and its sessions go on.
+pub(crate) fn run_connection<R: BufRead, W: Write + Send + 'static>(
+    engine: Engine,
+    input: R,
+    output: W,
+    options: &ServeOptions,
+    extension: Arc<dyn Extension>,
+) -> io::Result<()> {
+    serve(engine, input, output, options, Some(extension))
+}
+
+fn serve<R: BufRead, W: Write + Send + 'static>(
+    engine: Engine,
+    input: R,
+    output: W,
+    options: &ServeOptions,
+    extension: Option<Arc<dyn Extension>>,
+) -> io::Result<()> {
     let (outbox, writer) = Writer::start(output)?;
+    let asker = Arc::new(Asker::new(outbox.clone(), options.elicitation_timeout));
     let mut server = Server {
         engine,
+        asker,
         outbox,
         inflight: InFlight::new(options.max_concurrent_calls.max(1)),
         caller: Arc::default(),
         protocol: Protocol::new(),
         max_message_bytes: options.max_message_bytes,
+        extension,
+        refused: false,
     };
     let mut lines = LineReader::new(input, options.max_message_bytes);
     let result = loop {
+        if server.refused {
+            break Ok(());
+        }
         match lines.next_line() {
             Ok(Some(Line::Message(bytes))) => server.message(&bytes),
             Ok(Some(Line::TooLong { prefix, length })) => server.too_long(&prefix, length),
@@ -66,11 +121,17 @@ pub(crate) fn run<R: BufRead, W: Write + Send + 'static>(
 
 struct Server {
     engine: Engine,
+    /// The questions sent to the client's person and not answered yet.
+    asker: Arc<Asker>,
     outbox: Outbox,
     inflight: Arc<InFlight>,
     caller: Arc<Caller>,
     protocol: Protocol,
     max_message_bytes: usize,
+    /// What `termloom server` adds, on its connections.
+    extension: Option<Arc<dyn Extension>>,
+    /// A bad message was answered and, on a server connection, ends it.
+    refused: bool,
 }
 
 impl Server {
@@ -104,6 +165,7 @@ impl Server {
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
         self.outbox.send(error_response(&id, &error));
+        self.refused = self.extension.is_some();
     }
 
     /// Handles one message, alone or in a batch.
@@ -113,8 +175,11 @@ impl Server {
             None => Responder::direct(id, outbox.clone()),
         };
         match message {
-            Incoming::Invalid { id, error } => responder(id, &self.outbox).error(&error),
-            Incoming::Response => {}
+            Incoming::Invalid { id, error } => {
+                responder(id, &self.outbox).error(&error);
+                self.refused = self.extension.is_some();
+            }
+            Incoming::Response { id, outcome } => self.asker.deliver(id.as_ref(), outcome),
             Incoming::Notification { method, request_id } => {
                 self.notification(&method, request_id.as_ref());
             }
@@ -168,12 +233,26 @@ impl Server {
                     _ => self.call_tool(responder, served, params.unwrap_or_default()),
                 }
             }
-            _ => responder.error(&RpcError::new(
+            _ => {
+                let responder = match &self.extension {
+                    Some(extension) => match extension.request(
+                        method,
+                        params.unwrap_or_default(),
+                        responder,
+                        &self.outbox,
+                    ) {
+                        Some(responder) => responder,
+                        None => return,
+                    },
+                    None => responder,
+                };
+                responder.error(&RpcError::new(
                 METHOD_NOT_FOUND,
                 format!(
                     "method not found: {method:?}; this server offers initialize, ping, tools/list, tools/call and server/discover"
                 ),
-            )),
+            ));
+            }
         }
     }
 
@@ -210,7 +289,7 @@ impl Server {
                 ));
             }
         };
-        let arguments = match params.get("arguments") {
+        let mut arguments = match params.get("arguments") {
             None | Some(Value::Null) => Map::new(),
             Some(Value::Object(arguments)) => arguments.clone(),
             Some(_) => {
@@ -220,6 +299,11 @@ impl Server {
                 ));
             }
         };
+        if let Some(extension) = &self.extension
+            && let Err(message) = extension.admit(&name, &mut arguments)
+        {
+            return responder.result(served.finish(tools::refusal(&message)));
+        }
         let ticket = match self.inflight.admit(responder.id()) {
             Ok(ticket) => ticket,
             Err(Refusal::DuplicateId) => {
@@ -240,15 +324,22 @@ impl Server {
         let progress = token
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
             .map(|t| Progress::new(t.clone(), self.outbox.clone()));
-        let job = Job { responder, ticket, name, arguments, served, progress };
+        // 2026-07-28: the answers to the questions a previous round of this call asked.
+        let answers = params.get("inputResponses").and_then(Value::as_object).cloned();
+        let job = Job { responder, ticket, name, arguments, served, progress, answers };
         let job = Arc::new(Mutex::new(Some(job)));
         let engine = self.engine.clone();
-        let caller = self.caller.clone();
+        let caller = match &self.extension {
+            Some(extension) => extension.caller(),
+            None => self.caller.clone(),
+        };
+        let extension = self.extension.clone();
+        let asker = self.asker.clone();
         let taken = job.clone();
         let spawned =
             std::thread::Builder::new().name("termloom-mcp-call".into()).spawn(move || {
                 if let Some(job) = taken.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    job.run(&engine, &caller);
+                    job.run(&engine, &caller, &asker, extension.as_deref());
                 }
             });
         if let Err(err) = spawned
@@ -261,10 +352,14 @@ impl Server {
 
     /// Ends every call's waits, closes every session, and waits for the calls to answer;
     /// true if they all did.
+    /// On a server connection only this connection's calls end; the engine goes on.
     fn shut_down(self) -> bool {
         self.inflight.interrupt_all();
         self.inflight.wait_idle(DRAIN);
-        self.engine.shutdown();
+        match &self.extension {
+            Some(extension) => extension.closed(),
+            None => self.engine.shutdown(),
+        }
         self.inflight.wait_idle(FINISH)
     }
 }
@@ -278,22 +373,52 @@ struct Job {
     arguments: Map<String, Value>,
     served: Served,
     progress: Option<Progress>,
+    /// `inputResponses` (2026-07-28).
+    answers: Option<Map<String, Value>>,
 }
 
+/// Why a call cannot ask its client's person.
+const CANNOT_ASK: &str = "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked; nothing was done";
+
 impl Job {
-    fn run(self, engine: &Engine, caller: &Caller) {
-        let Job { responder, ticket, name, arguments, served, progress } = self;
+    fn run(
+        self,
+        engine: &Engine,
+        caller: &Caller,
+        asker: &Asker,
+        extension: Option<&dyn Extension>,
+    ) {
+        let Job { responder, ticket, name, arguments, served, progress, answers } = self;
         let token = ticket.token().clone();
         let progress = progress.as_ref();
-        let call = Call { engine, cancel: &token, caller, progress, revision: served.revision };
-        let outcome = catch_unwind(AssertUnwindSafe(|| tools::call(&call, &name, &arguments)));
+        let inputs = match (served.elicitation, served.revision.is_modern()) {
+            (false, _) => Inputs::Unavailable(CANNOT_ASK),
+            (true, true) => Inputs::Rounds(answers.as_ref()),
+            (true, false) => Inputs::Live(asker, served.revision),
+        };
+        let call =
+            Call { engine, cancel: &token, caller, progress, revision: served.revision, inputs };
+        let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its
         // next call as soon as it reads this answer finds the place free.
         drop(ticket);
         match outcome {
             _ if cancelled => responder.silence(),
-            Ok(Some(result)) => responder.result(served.finish(result)),
+            Ok(Some(Err(ToolError { input_request: Some((key, request)), .. }))) => {
+                let result = json!({
+                    "resultType": "input_required",
+                    "inputRequests": { key: request },
+                });
+                responder.result(served.finish(result));
+            }
+            Ok(Some(outcome)) => {
+                if let (Some(extension), Ok(output)) = (extension, &outcome) {
+                    extension.called(&name, &arguments, &output.structured);
+                }
+                let outcome = outcome.map_err(|err| err.message);
+                responder.result(served.finish(tools::result(&call, outcome)));
+            }
             Ok(None) => responder.silence(),
             Err(_) => responder.error(&RpcError::new(
                 INTERNAL_ERROR,

@@ -61,6 +61,8 @@ pub(crate) struct Isolation {
     pub limits: Vec<Limit>,
     /// The account switched to, for HOME, USER and LOGNAME.
     pub account: Option<Account>,
+    /// Landlock confinement.
+    pub confinement: Option<crate::os::confine::ConfinementPlan>,
 }
 
 fn invalid(message: String) -> io::Error {
@@ -120,6 +122,7 @@ impl IsolationSpec {
             no_new_privs: self.no_new_privs,
             limits: self.limits.clone(),
             account,
+            confinement: None,
         })
     }
 }

@@ -3,10 +3,12 @@
 //! model or the reactor.
 
 pub(crate) mod cgroup;
+pub(crate) mod confine;
 pub(crate) mod env;
 pub(crate) mod isolation;
 pub(crate) mod procfs;
 pub(crate) mod pty;
+pub(crate) mod recording;
 pub(crate) mod shell_files;
 pub(crate) mod spawn;
 pub(crate) mod supervisor;

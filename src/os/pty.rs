@@ -72,6 +72,17 @@ pub(crate) fn foreground_group(master: BorrowedFd<'_>) -> Option<i32> {
     termios::tcgetpgrp(master).ok().map(|pid| pid.as_raw_nonzero().get())
 }
 
+/// The terminal's echo and canonical flags, read through its master (which reads the
+/// slave's settings).
+pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineModes> {
+    use rustix::termios::LocalModes;
+    let modes = termios::tcgetattr(master).ok()?.local_modes;
+    Some(crate::types::LineModes {
+        echo: modes.contains(LocalModes::ECHO),
+        canonical: modes.contains(LocalModes::ICANON),
+    })
+}
+
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
 /// controlling terminal. Returns the child's pid.
 pub(crate) fn spawn(
@@ -93,9 +104,10 @@ pub(crate) fn spawn(
         .stderr(Stdio::from(slave.try_clone_to_owned()?));
     let cgroup_procs = cgroup_procs.map(std::ffi::CStr::to_owned);
     let isolation = isolation.clone();
+    let mut ruleset = isolation.confinement.as_ref().map(|c| c.ruleset()).transpose()?;
     // SAFETY: the closure runs between fork and exec and only makes system calls that are
     // async-signal-safe (setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,
-    // setgid, setuid, prctl); everything it needs was prepared before the fork, so it
+    // setgid, setuid, prctl, landlock_restrict_self); everything it needs was prepared before the fork, so it
     // allocates nothing. Descriptor 0 is the terminal's slave, set up by `Command` before
     // the closure runs, so borrowing it is sound.
     unsafe {
@@ -106,6 +118,7 @@ pub(crate) fn spawn(
                 crate::os::cgroup::join_in_child(procs)?;
             }
             isolation.apply_in_child()?;
+            crate::os::confine::restrict_in_child(&mut ruleset)?;
             mark_descriptors_cloexec();
             Ok(())
         });

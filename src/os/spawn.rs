@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::config::Config;
 use crate::os::cgroup::Cgroup;
+use crate::os::confine::Confinement;
 use crate::os::isolation::Isolation;
 use crate::os::shell_files::ShellFiles;
 use crate::os::supervisor::Supervisor;
@@ -25,6 +26,8 @@ pub(crate) struct Spawned {
     pub cols: u16,
     pub rows: u16,
     pub cgroup: Option<Cgroup>,
+    /// What the kernel enforces of the session's confinement, if it is confined.
+    pub confinement: Option<String>,
 }
 
 /// A spawn's resolved parts.
@@ -44,7 +47,9 @@ pub(crate) fn prepare<'a>(
     shell_files: impl FnOnce() -> std::io::Result<&'a ShellFiles>,
 ) -> std::io::Result<Launch> {
     let cwd = resolve_cwd(config, spec.cwd.as_deref())?;
-    let isolation = spec.isolation.resolve()?;
+    let mut isolation = spec.isolation.resolve()?;
+    let confinement = Confinement::combine(config.confinement.as_ref(), spec.confinement.as_ref());
+    isolation.confinement = confinement.map(|c| c.plan(&cwd)).transpose()?;
     let mut argv = spec.argv();
     // The account's variables first, so that the session's own entries win.
     let mut overlay = Vec::new();
@@ -63,7 +68,7 @@ pub(crate) fn prepare<'a>(
 }
 
 /// The working directory for a spawn: absolute, existing.
-fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
+pub(crate) fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
     let base = match &config.base_dir {
         Some(base) => base.clone(),
         None => std::env::current_dir()?,
@@ -132,6 +137,7 @@ pub(crate) fn start(
         cols,
         rows,
         cgroup,
+        confinement: launch.isolation.confinement.as_ref().map(|c| c.report.clone()),
     })
 }
 

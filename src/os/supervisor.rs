@@ -404,6 +404,15 @@ impl Supervisor {
         self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id, reply);
         if let Err(err) = send(self.link.socket.as_fd(), text.as_bytes(), &[slave]) {
             self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+            if rustix::io::Errno::from_io_error(&err) == Some(rustix::io::Errno::MSGSIZE) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!(
+                        "the program's arguments and environment are too large to start it ({} bytes to hand to the supervisor, over its socket's limit); pass long data in a file or on standard input",
+                        text.len()
+                    ),
+                ));
+            }
             return Err(err);
         }
         answer

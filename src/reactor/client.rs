@@ -13,6 +13,8 @@ use crate::error::{Error, Result};
 pub(crate) struct Client {
     requests: Sender<Request>,
     waker: Arc<Waker>,
+    /// The recordings' writer threads, which closing waits for.
+    pub(crate) writers: crate::os::recording::Writers,
 }
 
 impl std::fmt::Debug for Client {
@@ -23,7 +25,7 @@ impl std::fmt::Debug for Client {
 
 impl Client {
     pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>) -> Self {
-        Client { requests, waker }
+        Client { requests, waker, writers: Default::default() }
     }
 
     /// Queues a request and wakes the reactor.

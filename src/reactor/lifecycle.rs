@@ -218,9 +218,7 @@ impl Reactor {
             return;
         };
         let registry = self.poll.registry();
-        if let Some(master) = slot.master.take() {
-            let _ = registry.deregister(&mut SourceFd(&master.as_raw_fd()));
-        }
+        slot.close_master(registry);
         if let Some(pidfd) = slot.pidfd.take() {
             let _ = registry.deregister(&mut SourceFd(&pidfd.as_raw_fd()));
         }

@@ -218,6 +218,8 @@ struct Slot {
     cgroup: Option<crate::os::cgroup::Cgroup>,
     /// How the session is contained, for `SessionInfo`.
     containment: String,
+    /// What the kernel enforces of its confinement, for `SessionInfo`.
+    confinement: Option<String>,
     replies_dropped: u64,
     started_at: SystemTime,
     started: Instant,
@@ -227,9 +229,51 @@ struct Slot {
     bytes_out: u64,
     sync_timer: Option<Instant>,
     quiet_armed: bool,
+    /// The terminal's line modes when the master was closed.
+    final_line_modes: Option<crate::types::LineModes>,
+    /// The newest raw output, at most `Config::raw_output_bytes`.
+    raw: VecDeque<u8>,
+    /// The session's recording, until its terminal closes (kept after it when it is in
+    /// memory).
+    recorder: Option<crate::os::recording::Recorder>,
+    /// Where it was recorded.
+    recording: Option<std::path::PathBuf>,
 }
 
 impl Slot {
+    /// Stops watching the terminal and closes the master, keeping its line modes as the
+    /// program left them.
+    fn close_master(&mut self, registry: &mio::Registry) {
+        // Everything read was recorded: a file's recording ends (its writer flushes and
+        // closes); one in memory stays readable.
+        if self.recorder.as_ref().is_some_and(|r| r.path().is_some()) {
+            self.recorder = None;
+        }
+        if let Some(master) = self.master.take() {
+            self.final_line_modes = crate::os::pty::line_modes(master.as_fd());
+            let _ = registry.deregister(&mut SourceFd(&master.as_raw_fd()));
+        }
+    }
+
+    /// Takes output just read: records it, and keeps the newest `limit` bytes of it.
+    fn took_output(&mut self, bytes: &[u8], limit: usize) {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.output(bytes);
+        }
+        let bytes = &bytes[bytes.len().saturating_sub(limit)..];
+        let over = (self.raw.len() + bytes.len()).saturating_sub(limit);
+        self.raw.drain(..over);
+        self.raw.extend(bytes);
+    }
+
+    /// The terminal's line modes: now, or as they were when it was closed.
+    fn line_modes(&self) -> Option<crate::types::LineModes> {
+        match &self.master {
+            Some(master) => crate::os::pty::line_modes(master.as_fd()),
+            None => self.final_line_modes,
+        }
+    }
+
     /// Drops queued and parked input (the program will never read it).
     fn drop_input(&mut self) {
         self.queue.clear();
@@ -267,6 +311,7 @@ impl Slot {
             bytes_out: self.bytes_out,
             idle: self.last_input.max(self.last_output).elapsed(),
             containment: self.containment.clone(),
+            confinement: self.confinement.clone(),
             bells: self.terminal.bells(),
             closed_reason: self.closed_reason.map(|reason| match &self.failure {
                 Some(failure) => format!("{reason}: {failure}"),
@@ -274,6 +319,8 @@ impl Slot {
             }),
             dropped_sequences: self.terminal.dropped_sequences(),
             pending_waits: self.waiters.len() + self.commands.len(),
+            line_modes: self.line_modes(),
+            recording: self.recording.clone(),
         }
     }
 }
@@ -409,9 +456,7 @@ impl Reactor {
         };
         slot.terminal.reset_emulator(&self.config);
         slot.failure = Some(message);
-        if let Some(master) = slot.master.take() {
-            let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
-        }
+        slot.close_master(self.poll.registry());
         if let Some(closing) = &mut slot.closing {
             closing.reason = CloseReason::EmulationFailed;
         }

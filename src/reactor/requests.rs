@@ -36,9 +36,15 @@ impl Reactor {
     }
 
     /// Takes a started program into the reactor.
-    pub(crate) fn attach(&mut self, id: SessionId, spawned: Spawned) -> Result<()> {
+    pub(crate) fn attach(
+        &mut self,
+        id: SessionId,
+        spawned: Spawned,
+        recorder: Option<crate::os::recording::Recorder>,
+    ) -> Result<()> {
         self.reserved -= 1;
-        let Spawned { pid, master, pidfd, supervised, program, cols, rows, cgroup } = spawned;
+        let Spawned { pid, master, pidfd, supervised, program, cols, rows, cgroup, confinement } =
+            spawned;
         let containment = match &cgroup {
             Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
             None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
@@ -58,6 +64,10 @@ impl Reactor {
         self.sessions.insert(
             id.0,
             Slot {
+                final_line_modes: None,
+                raw: VecDeque::new(),
+                recording: recorder.as_ref().and_then(|r| r.path()).map(ToOwned::to_owned),
+                recorder,
                 id,
                 pid,
                 program,
@@ -85,6 +95,7 @@ impl Reactor {
                 failure: None,
                 cgroup,
                 containment,
+                confinement,
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,
@@ -132,6 +143,43 @@ impl Reactor {
     /// never waits behind queued input: the input is dropped and the foreground process group
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
+        self.queue_input(id, bytes, true)
+    }
+
+    /// Types a secret and Enter, only if the terminal is at a password prompt (canonical
+    /// input, echo off) at this moment and no earlier input waits to be written: checked just
+    /// before the bytes are written, in the same turn. The secret is never recorded, logged or
+    /// put in an error.
+    pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
+        let slot = self.accepting(id)?;
+        // Behind earlier input the secret would be written later, when the terminal's modes
+        // may have changed: it goes only into an empty queue, written in this same turn.
+        if !slot.queue.is_empty() || !slot.parked.is_empty() {
+            return Err(Error::InvalidInput(format!(
+                "session {id} has {} bytes of earlier input its program has not read yet; the secret was not typed (send it once the program waits for the password)",
+                slot.queue.len()
+            )));
+        }
+        let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        match modes {
+            Some(modes) if modes.canonical && !modes.echo => {}
+            other => {
+                return Err(Error::NotAtPasswordPrompt {
+                    session: id,
+                    echo: other.is_none_or(|m| m.echo),
+                    canonical: other.is_some_and(|m| m.canonical),
+                });
+            }
+        }
+        let mut line = secret.to_vec();
+        line.push(b'\r');
+        let sent = self.queue_input(id, &line, false);
+        line.fill(0);
+        sent
+    }
+
+    /// Queues input, recording it (when the session records input) if `record`.
+    fn queue_input(&mut self, id: SessionId, bytes: &[u8], record: bool) -> Result<()> {
         let capacity = self.config.write_queue_bytes;
         let signal = self.signal_character(id.0, bytes);
         let slot = self.accepting(id)?;
@@ -150,6 +198,9 @@ impl Reactor {
             });
         }
         slot.queue.extend(bytes);
+        if record && let Some(recorder) = &mut slot.recorder {
+            recorder.input(bytes);
+        }
         slot.last_input = Instant::now();
         self.flush(id.0);
         // The terminal's input buffer may be full (the program stopped reading): a signal
@@ -332,6 +383,20 @@ impl Reactor {
         Ok(Scrollback { text, truncated })
     }
 
+    /// The newest raw output.
+    pub(crate) fn raw_output(&mut self, id: SessionId) -> Result<crate::types::RawOutput> {
+        let slot = self.slot(id)?;
+        Ok(crate::types::RawOutput {
+            bytes: slot.raw.iter().copied().collect(),
+            total: slot.bytes_out,
+        })
+    }
+
+    /// The session's recording so far, when it is recorded in memory.
+    pub(crate) fn recording(&mut self, id: SessionId) -> Result<Option<String>> {
+        Ok(self.slot(id)?.recorder.as_ref().and_then(|r| r.contents()))
+    }
+
     /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
     pub(crate) fn transcript_lines(
         &mut self,
@@ -372,6 +437,9 @@ impl Reactor {
         }
         slot.terminal.resize(cols, rows);
         slot.last_resize = Instant::now();
+        if let Some(recorder) = &mut slot.recorder {
+            recorder.resize(cols, rows);
+        }
         if let Some(master) = &slot.master {
             crate::os::pty::set_size(master.as_fd(), cols, rows)
                 .map_err(|e| Error::io("setting the terminal size", e))?;
@@ -417,6 +485,26 @@ impl Reactor {
         });
         self.schedule(now + timeout, Timer::Wait { session: id.0, waiter });
         self.check_waiters(id.0);
+    }
+
+    /// Types `items`, then waits as [`wait`](Self::wait) does, in one request: no output is
+    /// processed between the two, so the answer to the keys cannot be missed.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn send_keys_then_wait(
+        &mut self,
+        id: SessionId,
+        items: &[ScriptItem],
+        reader: u64,
+        until: Until,
+        timeout: Duration,
+        waiter: u64,
+        reply: Reply<Result<WaitOutcome>>,
+    ) {
+        if let Err(err) = until.validate().and_then(|()| self.send_keys(id, items)) {
+            reply.send(Err(err));
+            return;
+        }
+        self.wait(id, reader, until, timeout, waiter, reply);
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

@@ -208,6 +208,7 @@ impl Reactor {
                         }
                         Ok(n) => {
                             slot.terminal.feed(&buffer[..n], &mut turn);
+                            slot.took_output(&buffer[..n], self.config.raw_output_bytes);
                             slot.bytes_out += n as u64;
                             fed = true;
                         }
@@ -279,9 +280,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        if let Some(master) = slot.master.take() {
-            let _ = self.poll.registry().deregister(&mut SourceFd(&master.as_raw_fd()));
-        }
+        slot.close_master(self.poll.registry());
         slot.drop_input();
         // Without a pidfd (not Linux) the hang-up is the sign to look for the exit.
         if slot.child.is_some() || slot.pidfd.is_none() {

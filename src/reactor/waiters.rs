@@ -82,13 +82,15 @@ impl Reactor {
             None
         };
         // While a synchronized update draws a frame, screen conditions wait for the frame.
-        let screen = if slot.waiters.iter().any(|w| w.until.needs_screen())
-            && slot.terminal.sync_deadline().is_none()
-        {
-            Some(slot.terminal.screen())
-        } else {
-            None
-        };
+        // The styled screen (which holds the screen) is built only for a waiter that looks at
+        // styles.
+        let frame_done = slot.terminal.sync_deadline().is_none();
+        let styled = (frame_done && slot.waiters.iter().any(|w| w.until.needs_styles()))
+            .then(|| slot.terminal.styled_screen());
+        let plain =
+            (styled.is_none() && frame_done && slot.waiters.iter().any(|w| w.until.needs_screen()))
+                .then(|| slot.terminal.screen());
+        let screen = styled.as_ref().map(|styled| &styled.screen).or(plain.as_ref());
         // Silence and stability count from the last input too: a key just sent may not have
         // been read (or answered) yet.
         let quiet_for = now.saturating_duration_since(slot.last_output.max(slot.last_input));
@@ -140,9 +142,9 @@ impl Reactor {
                 }
             }
             if fired.is_none()
-                && let Some(screen) = &screen
+                && let Some(screen) = screen
             {
-                fired = waiter.until.match_screen(screen);
+                fired = waiter.until.match_screen(screen, styled.as_ref());
             }
             if fired.is_none() && ended.is_none() {
                 fired = waiter.until.match_state(&view);
@@ -182,8 +184,24 @@ impl Reactor {
         }
         let status = self.status_of(id);
         for (reply, fired, elapsed) in answered {
+            self.mark(id, &fired);
             reply.send(Ok(WaitOutcome { fired, elapsed, screen: None, status: status.clone() }));
         }
+    }
+
+    /// Marks where a wait ended in the session's recording, if it is recorded.
+    fn mark(&mut self, id: u64, fired: &Fired) {
+        let Some(recorder) = self.sessions.get_mut(&id).and_then(|s| s.recorder.as_mut()) else {
+            return;
+        };
+        let label = match fired {
+            Fired::Matched(found) => format!("wait: {}", found.condition),
+            Fired::Exited { status } => format!("wait: exited ({status})"),
+            Fired::Closed => "wait: closed".to_owned(),
+            Fired::Timeout => "wait: timed out".to_owned(),
+            Fired::Cancelled => return,
+        };
+        recorder.marker(&label);
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
@@ -201,6 +219,7 @@ impl Reactor {
             self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
         }
         let status = self.status_of(id);
+        self.mark(id, &fired);
         waiter.reply.send(Ok(WaitOutcome {
             fired,
             elapsed: waiter.started.elapsed(),
@@ -308,7 +327,11 @@ impl Reactor {
             let (wait, _) = input_wait_of(slot);
             match wait {
                 procfs::InputWait::Waiting => {
-                    status.input_kind = slot.master.as_ref().and_then(|m| input_kind(m.as_fd()));
+                    status.input_kind = slot
+                        .master
+                        .as_ref()
+                        .and_then(|m| crate::os::pty::line_modes(m.as_fd()))
+                        .map(crate::LineModes::input_kind);
                     Activity::WaitingForInput
                 }
                 procfs::InputWait::Unknown { reason } => {
@@ -374,18 +397,6 @@ fn group_reads(slot: &Slot, group: i32) -> Option<u64> {
 }
 
 /// What kind of input a program reading the terminal gets, from the line discipline's modes.
-fn input_kind(master: std::os::fd::BorrowedFd<'_>) -> Option<crate::InputKind> {
-    use rustix::termios::LocalModes;
-    let modes = rustix::termios::tcgetattr(master).ok()?.local_modes;
-    Some(if !modes.contains(LocalModes::ICANON) {
-        crate::InputKind::Keys
-    } else if modes.contains(LocalModes::ECHO) {
-        crate::InputKind::Line
-    } else {
-        crate::InputKind::Password
-    })
-}
-
 fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
     if since_output >= quiet { Activity::Quiet } else { Activity::Running }
 }
@@ -436,7 +447,8 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
         // line discipline still tells a password prompt: whole lines, echo off.
         procfs::InputWait::Unknown { reason }
             if procfs::denied(&reason)
-                && input_kind(master.as_fd()) == Some(crate::InputKind::Password) =>
+                && crate::os::pty::line_modes(master.as_fd()).map(crate::LineModes::input_kind)
+                    == Some(crate::InputKind::Password) =>
         {
             procfs::InputWait::Waiting
         }

@@ -4,6 +4,7 @@
 
 pub(crate) mod emulator;
 pub(crate) mod grid_repair;
+pub(crate) mod line_store;
 pub(crate) mod rewrite;
 pub(crate) mod scan;
 pub(crate) mod screen;

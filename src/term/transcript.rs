@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::line_store::LineStore;
 use crate::TranscriptLines;
 use crate::types::Output;
 
@@ -67,7 +68,7 @@ struct Reader {
 /// forgotten reader starts over from the oldest retained line).
 #[derive(Debug)]
 pub(crate) struct Transcript {
-    lines: VecDeque<String>,
+    lines: LineStore,
     first: u64,
     bytes: usize,
     max_lines: usize,
@@ -108,7 +109,9 @@ fn agrees(seen: &Seen, now: &str) -> bool {
 impl Transcript {
     pub(crate) fn new(max_lines: usize, max_bytes: usize, max_line: usize) -> Self {
         Transcript {
-            lines: VecDeque::new(),
+            // Buffers of a quarter of the byte bound (at most 32 KiB), so what the store holds
+            // besides its lines stays in proportion to the bound.
+            lines: LineStore::with_chunk_bytes(max_bytes / 4),
             first: 0,
             bytes: 0,
             max_lines,
@@ -159,7 +162,7 @@ impl Transcript {
     /// The settled line `number`, if it is retained.
     pub(crate) fn line(&self, number: u64) -> Option<&str> {
         let index = number.checked_sub(self.first)?;
-        self.lines.get(usize::try_from(index).ok()?).map(String::as_str)
+        self.lines.get(usize::try_from(index).ok()?)
     }
 
     /// Settled rows of the logical line that continues at the top of the screen.
@@ -181,26 +184,40 @@ impl Transcript {
 
     /// Settles one grid row; `wrapped` rows continue into the next row.
     pub(crate) fn push_row(&mut self, text: &str, wrapped: bool) {
+        if self.pending.is_empty() && !wrapped && text.len() <= self.max_line {
+            // The common case: a whole line in one row.
+            self.settle(text);
+            return;
+        }
         self.pending.push_str(text);
         while self.pending.len() > self.max_line {
             let cut = floor_char_boundary(&self.pending, self.max_line).max(1);
             let rest = self.pending.split_off(cut);
             let line = std::mem::replace(&mut self.pending, rest);
-            self.settle(line);
+            self.settle(&line);
         }
         if !wrapped {
-            let line = std::mem::take(&mut self.pending);
-            self.settle(line);
+            self.settle_pending();
+        }
+    }
+
+    /// Settles the pending rows as one line.
+    fn settle_pending(&mut self) {
+        let mut line = std::mem::take(&mut self.pending);
+        self.settle(&line);
+        // Its buffer serves the next line, unless a long line made it large.
+        if line.capacity() <= 4 << 10 {
+            line.clear();
+            self.pending = line;
         }
     }
 
     /// Settles a line of termloom's own (a notice), ending any pending line first.
     pub(crate) fn push_notice(&mut self, text: &str) {
         if !self.pending.is_empty() {
-            let line = std::mem::take(&mut self.pending);
-            self.settle(line);
+            self.settle_pending();
         }
-        self.settle(text.to_owned());
+        self.settle(text);
     }
 
     /// Keeps the lines from `line` on past the bounds until [`Transcript::unpin`].
@@ -220,9 +237,9 @@ impl Transcript {
         self.lines.len() > 2 * self.max_lines || self.bytes > 2 * self.max_bytes
     }
 
-    fn settle(&mut self, line: String) {
+    fn settle(&mut self, line: &str) {
         self.bytes += line.len() + 1;
-        self.lines.push_back(line);
+        self.lines.push(line);
         self.trim();
     }
 
@@ -234,7 +251,7 @@ impl Transcript {
                 break;
             }
             if let Some(old) = self.lines.pop_front() {
-                self.bytes -= old.len() + 1;
+                self.bytes -= old + 1;
                 self.first += 1;
             }
         }
@@ -412,7 +429,7 @@ impl Transcript {
         let mut pieces: Vec<&str> = Vec::new();
         let mut size = 0;
         let tail = tail.unwrap_or(&[]);
-        let all = self.lines.iter().map(String::as_str).chain(tail.iter().map(String::as_str));
+        let all = self.lines.iter().chain(tail.iter().map(String::as_str));
         let mut truncated = false;
         for line in all.rev() {
             if size + line.len() + 1 > max_bytes {

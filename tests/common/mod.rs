@@ -188,3 +188,21 @@ impl Drop for McpChild {
         let _ = self.child.wait();
     }
 }
+
+/// A Python that has the official MCP SDK: `$TERMLOOM_MCP_PYTHON`, the virtual environment
+/// `.ci/run` makes (`target/mcp-venv`), or `python3`.
+pub(crate) fn python_with_sdk() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var_os("TERMLOOM_MCP_PYTHON").map(PathBuf::from),
+        Some(root.join("target/mcp-venv/bin/python")),
+        Some(PathBuf::from("python3")),
+    ];
+    candidates.into_iter().flatten().find(|python| {
+        std::process::Command::new(python)
+            .args(["-c", "import mcp"])
+            .output()
+            .is_ok_and(|output| output.status.success())
+    })
+}

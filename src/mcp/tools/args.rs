@@ -9,6 +9,7 @@ use crate::{SessionId, Signal};
 
 use super::ToolError;
 use super::catalog::{ArgDef, Kind, ToolDef};
+use super::names::{SessionRef, check_name};
 
 /// One argument's value, read as its [`Kind`] says.
 enum Parsed<'a> {
@@ -117,14 +118,13 @@ impl<'a> Args<'a> {
         self.present(name, self.uint(name))
     }
 
-    /// The required `session_id`.
-    pub(crate) fn session_id(&self) -> Result<SessionId, ToolError> {
-        self.required_uint("session_id").map(SessionId)
-    }
-
-    /// An optional `session_id`.
-    pub(crate) fn optional_session_id(&self) -> Option<SessionId> {
-        self.uint("session_id").map(SessionId)
+    /// The session `session_id` names (by id or by name), if given.
+    pub(crate) fn session_ref(&self) -> Option<SessionRef<'a>> {
+        match self.value("session_id") {
+            Some(Parsed::UInt(id)) => Some(SessionRef::Id(SessionId(*id))),
+            Some(Parsed::Str(name)) => Some(SessionRef::Name(name)),
+            _ => None,
+        }
     }
 
     /// The required `signal`.
@@ -192,21 +192,15 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
             Value::String(s) if s == "true" || s == "false" => Ok(Parsed::Bool(s == "true")),
             other => Err(wrong("true or false", other)),
         },
-        Kind::UInt { .. } | Kind::SessionId => {
-            let (min, max) = arg.kind.range().unwrap_or_default();
-            let max = max.unwrap_or(u64::MAX);
-            let number = match value {
-                Value::Number(n) => n.as_u64().or_else(|| {
-                    n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)
-                }),
-                Value::String(s) => s.trim().parse::<u64>().ok(),
-                _ => None,
-            };
-            match number {
-                Some(n) if (min..=max).contains(&n) => Ok(Parsed::UInt(n)),
-                _ => Err(wrong(&format!("a whole number from {min} to {max}"), value)),
+        Kind::SessionId => match value {
+            Value::String(s) if s.trim().parse::<u64>().is_err() => {
+                check_name(s).map(|()| Parsed::Str(s)).map_err(|err| {
+                    ToolError::new(format!("{}: `{}`: {}", tool.name, arg.name, err.message))
+                })
             }
-        }
+            _ => parse_number(tool, arg, value),
+        },
+        Kind::UInt { .. } => parse_number(tool, arg, value),
         Kind::Strings => match value {
             Value::Array(items) => items
                 .iter()
@@ -245,6 +239,27 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
                 .map(Parsed::Env),
             other => Err(wrong("an object of variable names to string values", other)),
         },
+    }
+}
+
+/// Reads a whole number within `arg`'s range (numeric strings are accepted too).
+fn parse_number<'a>(
+    tool: &ToolDef,
+    arg: &ArgDef,
+    value: &'a Value,
+) -> Result<Parsed<'a>, ToolError> {
+    let (min, max) = arg.kind.range().unwrap_or_default();
+    let max = max.unwrap_or(u64::MAX);
+    let number = match value {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
+        Value::String(s) => s.trim().parse::<u64>().ok(),
+        _ => None,
+    };
+    match number {
+        Some(n) if (min..=max).contains(&n) => Ok(Parsed::UInt(n)),
+        _ => Err(wrong(tool, arg.name, &format!("a whole number from {min} to {max}"), value)),
     }
 }
 

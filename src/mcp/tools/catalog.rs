@@ -154,7 +154,9 @@ impl ArgDef {
         let mut schema = match self.kind {
             Kind::Str | Kind::OneOf { .. } | Kind::Signal => json!({"type": "string"}),
             Kind::Bool => json!({"type": "boolean"}),
-            Kind::UInt { .. } | Kind::SessionId => json!({"type": "integer"}),
+            Kind::UInt { .. } => json!({"type": "integer"}),
+            // An id, or the name given at terminal_start.
+            Kind::SessionId => json!({"type": ["integer", "string"]}),
             Kind::Strings => json!({"type": "array", "items": {"type": "string"}}),
             Kind::Env => json!({"type": "object"}),
         };
@@ -234,7 +236,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Run a shell command",
         hints: ACTS,
         description: Text::Fixed(
-            "Run one shell command line to its end; returns its output and exit code. Without session_id a fresh shell runs it and is closed after. Still running at timeout_ms: it goes on; follow it with terminal_read prompt=true or send <C-c>. Interactive programs: terminal_start.",
+            "Run one shell command line to its end: its output and exit code. Without session_id a fresh shell runs it, then closes. Still running at timeout_ms: it goes on (terminal_read prompt=true, or send <C-c>). Interactive programs: terminal_start.",
         ),
         args: &[RUN_ARGS, &[max_bytes(DEFAULT_MAX_BYTES)]],
         described: 1,
@@ -425,6 +427,8 @@ const LOOKUPS: &[ArgDef] = &[
     text("lines", "Transcript lines by number: \"120-160\", \"120-\"."),
     text("search", "Regex: the transcript lines it matches."),
     text("find", "Where this text is on the screen."),
+    flag("svg", "The screen as SVG text."),
+    flag("png", "The screen as a PNG image."),
 ];
 
 /// The default wait of the tools that act, in words.
@@ -454,11 +458,13 @@ const START_ARGS: &[ArgDef] = &[
     size("cols", MIN_COLS, MAX_COLS, false, Text::Fixed("")),
     size("rows", MIN_ROWS, MAX_ROWS, false, Text::Fixed("")),
     flag("shell_integration", "Track prompts and exit codes (default: on for the shell)."),
+    text("name", "A name usable as session_id."),
+    flag("record", "Record it (asciicast); returns the file."),
 ];
 
 fn start_description() -> String {
     format!(
-        "Start a program in a new terminal: command, argv, or neither for an interactive shell that terminal_run can use. Waits {}, or for terminal_read's wait fields, then returns what terminal_read would. Close it with terminal_close.",
+        "Start a program in a new terminal: command, argv, or neither for a shell terminal_run can use. Waits {} or for terminal_read's wait fields; returns what terminal_read would. Close with terminal_close.",
         settle(),
     )
 }
@@ -475,6 +481,7 @@ const SEND_ARGS: &[ArgDef] = &[
     ),
     text("paste", "Text pasted as one block, literally."),
     flag("submit", "Press Enter last."),
+    flag("secret", "At a password prompt: the person types it, unseen by you."),
 ];
 
 /// `terminal_mouse`'s own arguments.

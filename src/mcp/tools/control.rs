@@ -31,7 +31,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     let timeout = Duration::from_millis(args.required_uint("timeout_ms")?);
     let max = max_bytes(args)?;
-    let id = args.optional_session_id();
+    let id = call.optional_session_id(args)?;
     let env = args.env();
     let cwd = args.str("cwd");
     let keep = args.bool("keep_session").unwrap_or(false);
@@ -44,7 +44,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             }
             (call.session(id)?, false)
         }
-        None => (new_shell(call, cwd, env)?, true),
+        None => (new_shell(call, cwd, env, command)?, true),
     };
     // A cancellation stops the command; run_command then returns when the prompt is back.
     interrupt_on_cancel(call, &session, &call.caller.input.of(session.id()));
@@ -139,16 +139,19 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
-    ToolOutput { text, structured }
+    ToolOutput::new(text, structured)
 }
 
-/// Starts an interactive shell with shell integration and waits for its prompt.
+/// Starts an interactive shell with shell integration, for `command`, and waits for its
+/// prompt. The spawn policy decides the shell and the command together.
 fn new_shell(
     call: &Call,
     cwd: Option<&str>,
     env: &[(String, Option<String>)],
+    command: &str,
 ) -> Result<Session, ToolError> {
-    let session = call.spawn(place(SpawnSpec::interactive_shell(), cwd, env))?;
+    let spec = place(SpawnSpec::interactive_shell(), cwd, env).typed_line(command);
+    let session = call.spawn(spec)?;
     let plan = Plan::new(Until::prompt(), SHELL_START);
     let report = waits::run(call, &session, &plan);
     match report {
@@ -187,7 +190,7 @@ fn run_error(err: crate::Error) -> ToolError {
 
 /// `terminal_signal`.
 pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let signal = args.signal()?;
     let target = match args.str("target") {
         Some("session") => SignalTarget::Session,
@@ -204,12 +207,12 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
         "process_groups": report.groups,
         "names": report.names,
     });
-    Ok(ToolOutput { text, structured })
+    Ok(ToolOutput::new(text, structured))
 }
 
 /// `terminal_resize`.
 pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let cols = args.required_uint("cols")? as u16;
     let rows = args.required_uint("rows")? as u16;
     let session = call.session(id)?;
@@ -222,12 +225,12 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
             "resized to {cols}x{rows}; read the redrawn screen with terminal_read view=\"screen\""
         ),
     );
-    Ok(ToolOutput { text, structured: json!({"session_id": id.0, "cols": cols, "rows": rows}) })
+    Ok(ToolOutput::new(text, json!({"session_id": id.0, "cols": cols, "rows": rows})))
 }
 
 /// `terminal_close`.
 pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let max = max_bytes(args)?;
     let session = call.session(id)?;
     let was_running = matches!(session.info().map(|i| i.state), Ok(SessionState::Running));
@@ -268,7 +271,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         "output": output,
         "output_omitted_bytes": omitted,
     });
-    Ok(ToolOutput { text, structured })
+    Ok(ToolOutput::new(text, structured))
 }
 
 /// `terminal_list`.
@@ -284,11 +287,13 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
         };
         let (exit_code, exit_signal) = exit_parts(ended);
         let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
+        let name = call.caller.names.name_of(info.id);
         push_block(
             &mut text,
             &format!(
-                "session {} · {}{} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
+                "session {}{} · {}{} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
                 info.id,
+                name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default(),
                 state,
                 ended.map(|how| format!(" ({how})")).unwrap_or_default(),
                 info.program,
@@ -301,6 +306,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
         );
         entries.push(json!({
             "session_id": info.id.0,
+            "name": name,
             "pid": info.pid,
             "program": info.program,
             "state": state,
@@ -312,12 +318,13 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "bytes_in": info.bytes_in,
             "bytes_out": info.bytes_out,
             "closed_reason": info.closed_reason,
+            "pending_waits": info.pending_waits,
         }));
     }
     if sessions.is_empty() {
         text = "no sessions; start one with terminal_start".to_owned();
     }
-    Ok(ToolOutput { text, structured: json!({ "sessions": entries }) })
+    Ok(ToolOutput::new(text, json!({ "sessions": entries })))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ use super::lookup::lookup;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
+use crate::mcp::elicit::Answer;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -23,7 +24,15 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // files may be between reads of the terminal.
     let default = if spec.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
     let plan = waits::plan(args, default, call.engine.config())?;
+    let claim = match args.str("name") {
+        Some(name) => Some(call.caller.names.claim(name, call.engine)?),
+        None => None,
+    };
+    let spec = if args.bool("record") == Some(true) { spec.record_in_dir() } else { spec };
     let session = call.spawn(spec)?;
+    if let Some(claim) = claim {
+        claim.bind(session.id());
+    }
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
@@ -33,7 +42,12 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let _ = session.close();
         return Err(ToolError::cancelled());
     }
-    show(call, &session, view, report.as_ref(), true)
+    let mut output = show(call, &session, view, report.as_ref(), true)?;
+    if let Some(path) = session.info().ok().and_then(|info| info.recording) {
+        output.text.push_str(&format!("[recording to {}]\n", path.display()));
+        output.structured["recording"] = serde_json::json!(path);
+    }
+    Ok(output)
 }
 
 /// What to run, from `command`, `argv`, `cwd`, `env`, `cols`, `rows`, `shell_integration`.
@@ -101,11 +115,19 @@ pub(crate) fn place(
 
 /// `terminal_send`.
 pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let text = args.str("text");
     let paste = args.str("paste");
     let keys = args.str("keys");
     let submit = args.bool("submit").unwrap_or(false);
+    if args.bool("secret") == Some(true) {
+        if text.is_some() || paste.is_some() || keys.is_some() || submit {
+            return Err(ToolError::new(
+                "terminal_send: `secret` is sent alone (the person types it and Enter is pressed); leave out text, keys, paste and submit",
+            ));
+        }
+        return send_secret(call, args, id);
+    }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
         return Err(ToolError::new(
             "terminal_send needs something to send: `text`, `keys`, `paste` or `submit`: true (to read without typing, use terminal_read)",
@@ -159,6 +181,65 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     show(call, &session, view, report.as_ref(), false)
 }
 
+/// `terminal_send` with `secret`: asks the person behind the client for the secret the
+/// program's password prompt wants (elicitation) and types it; the model sees only that it
+/// was entered.
+fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOutput, ToolError> {
+    let view = view_args(args)?;
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    let session = call.session(id)?;
+    let info = session.info()?;
+    // Checked before the person is asked (and again by the reactor before it types).
+    let modes = info.line_modes;
+    if !modes.is_some_and(|m| m.input_kind() == crate::InputKind::Password) {
+        return Err(ToolError::from(crate::Error::NotAtPasswordPrompt {
+            session: id,
+            echo: modes.is_none_or(|m| m.echo),
+            canonical: modes.is_some_and(|m| m.canonical),
+        }));
+    }
+    let screen = session.screen()?;
+    let prompt = screen.lines.get(screen.cursor.row as usize).map_or("", |l| l.trim());
+    let message = format!(
+        "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Type it here: it goes to the program, and the model never sees it.",
+        info.program
+    );
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": { "secret": { "type": "string", "title": "Secret", "description": prompt } },
+        "required": ["secret"],
+    });
+    let asked = call.inputs.ask("secret", &message, schema, call.cancel).map_err(|mut err| {
+        if err.input_request.is_none() && !err.cancelled {
+            err.message = format!("the secret must come from the person, and {}", err.message);
+        }
+        err
+    })?;
+    let content = match asked {
+        Answer::Accept(content) => content,
+        Answer::Refused(action) => {
+            return Err(ToolError::new(format!("{}; nothing was typed", super::refused(&action))));
+        }
+    };
+    let Some(secret) = content.get("secret").and_then(serde_json::Value::as_str) else {
+        return Err(ToolError::new("the person's answer held no `secret` text; nothing was typed"));
+    };
+    {
+        let input = call.caller.input.of(id);
+        let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
+        input.typing();
+        session.send_secret(secret)?;
+    }
+    let report = match &plan {
+        Some(plan) => Some(waits::run(call, &session, plan)?),
+        None => None,
+    };
+    let mut output = show(call, &session, view, report.as_ref(), false)?;
+    output.text.insert_str(0, "[the person typed the secret; it is not shown]\n");
+    output.structured["secret_entered"] = serde_json::json!(true);
+    Ok(output)
+}
+
 /// When the call is cancelled, interrupts what it submitted (Ctrl-C's signal to the session's
 /// foreground group), unless another call has typed into the session since.
 pub(crate) fn interrupt_on_cancel(call: &Call, session: &Session, input: &Arc<SessionInput>) {
@@ -173,7 +254,7 @@ pub(crate) fn interrupt_on_cancel(call: &Call, session: &Session, input: &Arc<Se
 
 /// `terminal_read`.
 pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::None, call.engine.config())?;
     let session = call.session(id)?;
@@ -189,7 +270,7 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 
 /// `terminal_mouse`.
 pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
-    let id = args.session_id()?;
+    let id = call.session_id(args)?;
     let action = args.str("action").unwrap_or(MOUSE_ACTIONS[0]);
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;

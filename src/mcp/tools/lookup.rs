@@ -20,6 +20,12 @@ const MAX_FOUND: usize = 20;
 
 /// The look-up the call asks for, if any: its result.
 pub(crate) fn lookup(session: &Session, args: &Args) -> Result<Option<ToolOutput>, ToolError> {
+    if args.bool("svg") == Some(true) {
+        return svg(session, max_bytes(args)?).map(Some);
+    }
+    if args.bool("png") == Some(true) {
+        return png(session, max_bytes(args)?).map(Some);
+    }
     let given: Vec<&str> = LOOKUPS.into_iter().filter(|name| args.str(name).is_some()).collect();
     let (name, value) = match given.as_slice() {
         [] => return Ok(None),
@@ -39,7 +45,43 @@ pub(crate) fn lookup(session: &Session, args: &Args) -> Result<Option<ToolOutput
     };
     let mut text = header(session.id(), &session.status()?);
     push_block(&mut text, &block);
-    Ok(Some(ToolOutput { text, structured }))
+    Ok(Some(ToolOutput::new(text, structured)))
+}
+
+/// `svg=true`: the screen drawn as SVG, whole or not at all (a cut image is no image).
+fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
+    let image = session.styled_screen()?.to_svg(&crate::SvgOptions::default());
+    if image.len() > max {
+        return Err(ToolError::new(format!(
+            "the screen's SVG is {} bytes, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
+            image.len(),
+            super::view::MAX_BYTES_RANGE.1
+        )));
+    }
+    let mut text = header(session.id(), &session.status()?);
+    push_block(&mut text, &image);
+    let structured = serde_json::json!({ "session_id": session.id().0, "svg_bytes": image.len() });
+    Ok(ToolOutput::new(text, structured))
+}
+
+/// `png=true`: the screen as a PNG image beside a one-line text, whole or not at all; its
+/// base64 form is what counts against `max_bytes`.
+fn png(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
+    let options = crate::PngOptions::default();
+    let image = session.styled_screen()?.to_png(&options);
+    let encoded = image.len().div_ceil(3) * 4;
+    if encoded > max {
+        return Err(ToolError::new(format!(
+            "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
+            super::view::MAX_BYTES_RANGE.1
+        )));
+    }
+    let mut text = header(session.id(), &session.status()?);
+    push_block(&mut text, &format!("[a PNG picture of the screen, {} bytes]", image.len()));
+    let structured = serde_json::json!({ "session_id": session.id().0, "png_bytes": image.len() });
+    let mut output = ToolOutput::new(text, structured);
+    output.image = Some(image);
+    Ok(output)
 }
 
 /// Numbered lines, one per row: `120│text`.

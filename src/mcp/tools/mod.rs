@@ -12,6 +12,7 @@ mod catalog;
 mod control;
 mod io;
 mod lookup;
+pub(crate) mod names;
 pub(crate) mod progress;
 mod render;
 mod screen_diff;
@@ -27,10 +28,12 @@ use serde_json::{Map, Value, json};
 
 use crate::{Engine, Error, ReaderId, Session, SessionId, SpawnSpec};
 
+use super::elicit::{Answer, Inputs};
 use super::inflight::CancelToken;
 use super::protocol::Revision;
 use args::Args;
 use catalog::TOOLS;
+use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
 
 pub(crate) use catalog::NAMES;
@@ -41,6 +44,33 @@ pub(crate) struct ToolOutput {
     pub text: String,
     /// The same data as JSON (matching the tool's output schema).
     pub structured: Value,
+    /// A PNG image to send beside the text (`terminal_read png=true`).
+    pub image: Option<Vec<u8>>,
+}
+
+impl ToolOutput {
+    /// Text and structured data, no image.
+    pub(crate) fn new(text: String, structured: Value) -> ToolOutput {
+        ToolOutput { text, structured, image: None }
+    }
+}
+
+/// `bytes` in base64 (RFC 4648, with padding), as MCP's image content carries them (a few
+/// lines of ours rather than a dependency).
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().enumerate().fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(char::from(DIGITS[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Why a tool call failed, in words a model can act on.
@@ -50,17 +80,30 @@ pub(crate) struct ToolError {
     pub message: String,
     /// The call was cancelled: nothing is sent back.
     pub cancelled: bool,
+    /// The call needs the person's answer first (2026-07-28): the key and the request of an
+    /// `input_required` result.
+    pub input_request: Option<(String, Value)>,
 }
 
 impl ToolError {
     /// A failure with this message.
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), cancelled: false }
+        ToolError { message: message.into(), cancelled: false, input_request: None }
+    }
+
+    /// The call asks the person (`request`, an `elicitation/create` request, under `key`)
+    /// and is called again with the answer.
+    pub(crate) fn input_required(key: &str, request: Value) -> Self {
+        ToolError {
+            message: "input required".into(),
+            cancelled: false,
+            input_request: Some((key.to_owned(), request)),
+        }
     }
 
     /// The call was cancelled.
     pub(crate) fn cancelled() -> Self {
-        ToolError { message: "cancelled".into(), cancelled: true }
+        ToolError { message: "cancelled".into(), cancelled: true, input_request: None }
     }
 }
 
@@ -135,13 +178,21 @@ pub(crate) struct Caller {
     pub seen: SeenScreens,
     /// This caller's read positions in the sessions' transcripts.
     pub reader: ReaderId,
+    /// The sessions' names, shared with the other callers of the same server.
+    pub names: Arc<Names>,
 }
 
 impl Caller {
+    /// A caller with its own read positions, sharing `names` with others.
+    pub(crate) fn sharing(names: Arc<Names>) -> Caller {
+        Caller { names, ..Caller::default() }
+    }
+
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.input.forget(id);
         self.seen.forget(id);
+        self.names.forget(id);
     }
 }
 
@@ -157,23 +208,121 @@ pub(crate) struct Call<'a> {
     pub progress: Option<&'a progress::Progress>,
     /// The protocol revision the call is served in.
     pub revision: Revision,
+    /// How the call can ask the person behind the client.
+    pub inputs: Inputs<'a>,
 }
 
 impl Call<'_> {
-    /// Session `id`, read from this caller's read position.
-    pub(crate) fn session(&self, id: SessionId) -> crate::Result<Session> {
-        Ok(self.engine.session(id)?.as_reader(self.caller.reader))
+    /// Session `id`, read from this caller's read position. An unknown id is an error that
+    /// lists the sessions there are.
+    pub(crate) fn session(&self, id: SessionId) -> Result<Session, ToolError> {
+        match self.engine.session(id) {
+            Ok(session) => Ok(session.as_reader(self.caller.reader)),
+            Err(Error::UnknownSession(_)) => {
+                Err(self.unknown(&format!("session {id} does not exist")))
+            }
+            Err(err) => Err(err.into()),
+        }
     }
 
-    /// Starts a session, read from this caller's read position.
-    pub(crate) fn spawn(&self, spec: SpawnSpec) -> crate::Result<Session> {
-        Ok(self.engine.spawn(spec)?.as_reader(self.caller.reader))
+    /// The session the call's `session_id` names, by id or by name.
+    pub(crate) fn session_id(&self, args: &Args) -> Result<SessionId, ToolError> {
+        self.optional_session_id(args)?.ok_or_else(|| {
+            ToolError::new(
+                "the `session_id` argument is required (terminal_list shows the sessions)",
+            )
+        })
+    }
+
+    /// The session the call's `session_id` names, if it has one.
+    pub(crate) fn optional_session_id(&self, args: &Args) -> Result<Option<SessionId>, ToolError> {
+        match args.session_ref() {
+            None => Ok(None),
+            Some(SessionRef::Id(id)) => Ok(Some(id)),
+            Some(SessionRef::Name(name)) => match self.caller.names.lookup(name) {
+                Some(id) => Ok(Some(id)),
+                None => Err(self.unknown(&format!("no session is named {name:?}"))),
+            },
+        }
+    }
+
+    /// `problem`, then the sessions there are.
+    fn unknown(&self, problem: &str) -> ToolError {
+        ToolError::new(describe_sessions(self.engine, &self.caller.names, problem))
+    }
+
+    /// Starts a session, read from this caller's read position. A start the spawn policy
+    /// asks about is put to the person behind the client (elicitation); the model cannot
+    /// answer for them.
+    pub(crate) fn spawn(&self, spec: SpawnSpec) -> Result<Session, ToolError> {
+        let mut question = None;
+        let started = self.engine.spawn_with_approval(spec, |request, verdict| {
+            let message = format!(
+                "A model asks to start {}. The spawn policy asks you first ({}: {}). Allow it? Approving also covers everything later typed into this session.",
+                request.describe(),
+                verdict.rule,
+                verdict.reason
+            );
+            let schema = json!({ "type": "object", "properties": {} });
+            match self.inputs.ask("approve_start", &message, schema, self.cancel) {
+                Ok(Answer::Accept(_)) => Ok(()),
+                Ok(Answer::Refused(action)) => Err(refused(&action)),
+                Err(mut err) => {
+                    err.message = format!(
+                        "starting {} needs a person's approval ({}: {}), and {}",
+                        request.describe(),
+                        verdict.rule,
+                        verdict.reason,
+                        err.message
+                    );
+                    let reason = err.message.clone();
+                    question = Some(err);
+                    Err(reason)
+                }
+            }
+        });
+        match started {
+            Ok(session) => Ok(session.as_reader(self.caller.reader)),
+            // The question could not be put (or must be put as an input_required result).
+            Err(Error::SpawnDenied { .. }) if question.is_some() => Err(question.expect("set")),
+            Err(err) => Err(err.into()),
+        }
     }
 
     /// Whether results carry `structuredContent` besides their text (from 2025-06-18).
     pub(crate) fn structured(&self) -> bool {
         self.revision >= Revision::V2025_06_18
     }
+}
+
+/// Why nothing was done when the person refused a question (`decline` or `cancel`).
+pub(crate) fn refused(action: &str) -> String {
+    match action {
+        "decline" => "the person declined".to_owned(),
+        _ => "the person cancelled the question".to_owned(),
+    }
+}
+
+/// `problem`, then the sessions there are (by id, name, program and state), for a caller
+/// who named one that does not exist.
+pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -> String {
+    let sessions = engine.list().unwrap_or_default();
+    if sessions.is_empty() {
+        return format!("{problem}; there are no sessions: terminal_start starts one");
+    }
+    let listed: Vec<String> = sessions
+        .iter()
+        .map(|info| {
+            let name = names.name_of(info.id).map(|n| format!(" {n:?}")).unwrap_or_default();
+            let state = match info.state {
+                crate::SessionState::Running => "running",
+                crate::SessionState::Exited(_) => "exited",
+                crate::SessionState::Closed(_) => "closed",
+            };
+            format!("{}{name} ({}, {state})", info.id, info.program)
+        })
+        .collect();
+    format!("{problem}; the sessions are: {}", listed.join(", "))
 }
 
 /// Whether `name` is a tool.
@@ -186,43 +335,56 @@ pub(crate) fn list(revision: Revision) -> Value {
     json!({ "tools": TOOLS.iter().map(|tool| tool.entry(revision)).collect::<Vec<_>>() })
 }
 
-/// Runs tool `name` on its checked arguments: its output, or a message a model can act on;
-/// `None` when the call was cancelled. What [`Toolbox`] and the MCP server both call.
+/// Runs tool `name` on its checked arguments: its output, or why it failed (a message a
+/// model can act on, or a question for the person); `None` when the call was cancelled.
+/// What [`Toolbox`] and the MCP server both call.
 pub(crate) fn run(
     call: &Call,
     name: &str,
     arguments: &Map<String, Value>,
-) -> Option<Result<ToolOutput, String>> {
+) -> Option<Result<ToolOutput, ToolError>> {
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
         None => Err(ToolError::new(format!("unknown tool {name:?}"))),
     };
     match outcome {
-        Ok(output) => Some(Ok(output)),
         Err(err) if err.cancelled => None,
-        Err(err) => Some(Err(err.message)),
+        outcome => Some(outcome),
     }
 }
 
-/// Runs tool `name` (which [`exists`]) on its checked arguments; `None` when the call was
-/// cancelled, otherwise the `tools/call` result for the call's revision.
-pub(crate) fn call(call: &Call, name: &str, arguments: &Map<String, Value>) -> Option<Value> {
-    Some(match run(call, name, arguments)? {
+/// The `tools/call` result of a tool's outcome, for the call's revision.
+pub(crate) fn result(call: &Call, outcome: Result<ToolOutput, String>) -> Value {
+    match outcome {
         Ok(output) => {
-            let mut result = json!({
-                "content": [{ "type": "text", "text": output.text }],
-                "isError": false,
-            });
+            let mut content = vec![json!({ "type": "text", "text": output.text })];
+            if let Some(png) = &output.image {
+                content
+                    .push(json!({ "type": "image", "data": base64(png), "mimeType": "image/png" }));
+            }
+            let mut result = json!({ "content": content, "isError": false });
             if call.structured() {
                 result["structuredContent"] = output.structured;
             }
             result
         }
         Err(message) => refusal(&message),
-    })
+    }
 }
 
 /// A `tools/call` result saying the call could not be run.
 pub(crate) fn refusal(message: &str) -> Value {
     json!({ "content": [{ "type": "text", "text": message }], "isError": true })
+}
+
+#[cfg(test)]
+mod base64_tests {
+    #[test]
+    fn base64_matches_rfc_4648() {
+        for (plain, encoded) in
+            [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foobar", "Zm9vYmFy")]
+        {
+            assert_eq!(super::base64(plain.as_bytes()), encoded);
+        }
+    }
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use super::catalog::{self, TOOLS};
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
+use crate::mcp::elicit::Inputs;
 use crate::mcp::inflight::CancelToken;
 use crate::mcp::protocol::Revision;
 
@@ -40,6 +41,15 @@ pub struct ToolResult {
     /// The call failed in a way a model can fix (a bad argument, an unknown session, a program
     /// that cannot start).
     pub is_error: bool,
+    /// A PNG picture of the screen, for a vision model (`terminal_read png=true`).
+    pub image: Option<Vec<u8>>,
+}
+
+impl ToolResult {
+    /// A result (for the server's client, which reads results off the wire).
+    pub(crate) fn new(text: String, structured: Option<Value>, is_error: bool) -> ToolResult {
+        ToolResult { text, structured, is_error, image: None }
+    }
 }
 
 /// Ends a tool call's waits from any thread (see [`Toolbox::call_cancellable`]).
@@ -166,7 +176,8 @@ impl Toolbox {
         arguments: &Value,
         cancel: &ToolCancel,
     ) -> Option<ToolResult> {
-        let error = |text: String| Some(ToolResult { text, structured: None, is_error: true });
+        let error =
+            |text: String| Some(ToolResult { text, structured: None, is_error: true, image: None });
         if !self.enabled.contains(&name) {
             let offered = self.enabled.join(", ");
             return error(format!("unknown tool {name:?}; the tools are {offered}"));
@@ -183,12 +194,15 @@ impl Toolbox {
             caller: &self.caller,
             progress: None,
             revision: Revision::LATEST_HANDSHAKE,
+            inputs: Inputs::Unavailable(
+                "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
+            ),
         };
         match super::run(&call, name, &arguments)? {
-            Ok(ToolOutput { text, structured }) => {
-                Some(ToolResult { text, structured: Some(structured), is_error: false })
+            Ok(ToolOutput { text, structured, image }) => {
+                Some(ToolResult { text, structured: Some(structured), is_error: false, image })
             }
-            Err(message) => error(message),
+            Err(err) => error(err.message),
         }
     }
 

@@ -386,7 +386,7 @@ fn layout(
             "default": w.implicit,
         })),
     });
-    (ToolOutput { text, structured }, screen_whole)
+    (ToolOutput::new(text, structured), screen_whole)
 }
 
 #[cfg(test)]

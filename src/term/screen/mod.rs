@@ -6,10 +6,13 @@ use serde::Serialize;
 
 pub use crate::types::{Modes, MouseReporting};
 
+pub(crate) mod fallback;
 pub(crate) mod model;
+pub(crate) mod png;
 #[cfg(feature = "testing")]
 pub(crate) mod snapshot;
 pub(crate) mod style;
+pub(crate) mod svg;
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// Where the cursor is, in cells from the top-left corner (both from 0).

@@ -7,7 +7,7 @@ use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::vte::ansi::{Color, NamedColor};
 use serde::Serialize;
 
-use crate::term::screen::Screen;
+use crate::term::screen::{Screen, ScreenPos};
 
 /// A run of cells on one row that share colours and attributes other than the defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,7 +37,43 @@ pub struct StyledScreen {
     pub runs: Vec<StyleRun>,
 }
 
-const NAMES: [&str; 16] = [
+#[cfg(test)]
+impl StyleRun {
+    /// A run, for tests.
+    pub(crate) fn new(
+        row: u16,
+        col: u16,
+        width: u16,
+        fg: &str,
+        bg: &str,
+        attrs: Vec<&'static str>,
+    ) -> StyleRun {
+        StyleRun { row, col, width, fg: fg.to_owned(), bg: bg.to_owned(), attrs }
+    }
+}
+
+impl StyledScreen {
+    /// The run that styles the cell at `row`, `col` (from 0), if it is not plain.
+    pub fn style_at(&self, row: u16, col: u16) -> Option<&StyleRun> {
+        self.runs.iter().find(|run| run.row == row && (run.col..run.col + run.width).contains(&col))
+    }
+
+    /// Where `text` is first shown highlighted: every one of its cells in inverse video or on
+    /// a background colour, as a list's selection, a menu's current item or a search match
+    /// usually is.
+    pub fn find_highlighted(&self, text: &str) -> Option<ScreenPos> {
+        let width = unicode_width::UnicodeWidthStr::width(text) as u16;
+        self.screen.find_all(text).find(|pos| {
+            (pos.col..pos.col + width.max(1)).all(|col| {
+                self.style_at(pos.row, col)
+                    .is_some_and(|run| run.bg != "default" || run.attrs.contains(&"inverse"))
+            })
+        })
+    }
+}
+
+/// The names of colours 0 to 15.
+pub(crate) const COLOR_NAMES: [&str; 16] = [
     "black",
     "red",
     "green",
@@ -61,16 +97,16 @@ fn color_name(color: Color) -> String {
         Color::Named(named) => {
             let index = named as usize;
             if index < 16 {
-                NAMES[index].to_owned()
+                COLOR_NAMES[index].to_owned()
             } else if (NamedColor::DimBlack as usize..=NamedColor::DimWhite as usize)
                 .contains(&index)
             {
-                format!("dim-{}", NAMES[index - NamedColor::DimBlack as usize])
+                format!("dim-{}", COLOR_NAMES[index - NamedColor::DimBlack as usize])
             } else {
                 "default".to_owned()
             }
         }
-        Color::Indexed(i) if usize::from(i) < 16 => NAMES[usize::from(i)].to_owned(),
+        Color::Indexed(i) if usize::from(i) < 16 => COLOR_NAMES[usize::from(i)].to_owned(),
         Color::Indexed(i) => format!("color({i})"),
         Color::Spec(rgb) => format!("#{:02x}{:02x}{:02x}", rgb.r, rgb.g, rgb.b),
     }
@@ -91,9 +127,14 @@ fn style_of(cell: &Cell) -> (String, String, Vec<&'static str>) {
     (color_name(cell.fg), color_name(cell.bg), attrs)
 }
 
-/// The non-default runs of one grid row.
+/// The non-default runs of one grid row. Styles are named only where the cell's colours or
+/// attributes differ from the cell before (a row of one style names one cell).
 pub(crate) fn row_runs(row_index: u16, row: &Row<Cell>, out: &mut Vec<StyleRun>) {
+    let style_flags = ATTRS.iter().fold(Flags::empty(), |all, (flag, _)| all | *flag);
+    let key = |cell: &Cell| (cell.fg, cell.bg, cell.flags & style_flags);
     let mut current: Option<StyleRun> = None;
+    // The raw style of the cell before.
+    let mut previous: Option<(Color, Color, Flags)> = None;
     for (col, cell) in row[..].iter().enumerate() {
         if cell.flags.contains(Flags::WIDE_CHAR_SPACER) {
             if let Some(run) = &mut current {
@@ -101,8 +142,16 @@ pub(crate) fn row_runs(row_index: u16, row: &Row<Cell>, out: &mut Vec<StyleRun>)
             }
             continue;
         }
+        let raw = key(cell);
+        if previous == Some(raw) {
+            if let Some(run) = &mut current {
+                run.width += 1;
+            }
+            continue;
+        }
         let (fg, bg, attrs) = style_of(cell);
         let plain = fg == "default" && bg == "default" && attrs.is_empty();
+        previous = Some(raw);
         match &mut current {
             Some(run) if run.fg == fg && run.bg == bg && run.attrs == attrs => run.width += 1,
             _ => {

@@ -1,0 +1,425 @@
+//! The command line for agents that only have a shell: `termloom start`, `send`, `wait`,
+//! `read`, `screen`, `exec`, `signal`, `resize`, `close`, `list`, `kill-server`. Each is one
+//! process and one tool call to the server (the MCP tools' own text, or `--json` for their
+//! structured result), so sessions outlive the command that started them.
+
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+use termloom::tools::ToolResult;
+
+use super::connect::Target;
+
+/// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
+const EXIT_TIMEOUT: u8 = 124;
+
+/// How a flag's value becomes a tool argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A string.
+    Text,
+    /// No value: `true`.
+    Switch,
+    /// A whole number.
+    Number,
+}
+
+/// A command-line flag and the tool argument it sets.
+struct Flag {
+    name: &'static str,
+    arg: &'static str,
+    kind: Kind,
+    help: &'static str,
+}
+
+const fn flag(name: &'static str, arg: &'static str, kind: Kind, help: &'static str) -> Flag {
+    Flag { name, arg, kind, help }
+}
+
+/// The wait conditions, as `termloom run` names them.
+const WAIT: &[Flag] = &[
+    flag("--wait-text", "for_text", Kind::Text, "Text in a new transcript line."),
+    flag("--wait-regex", "for_regex", Kind::Text, "Regex matching a new transcript line."),
+    flag("--wait-screen", "for_screen_text", Kind::Text, "Text on the screen."),
+    flag("--wait-screen-regex", "for_screen_regex", Kind::Text, "Regex matching a screen row."),
+    flag("--wait-row", "screen_row", Kind::Number, "Only this row (from 0) for the two above."),
+    flag("--wait-cursor", "for_cursor", Kind::Text, "The cursor at ROW,COL (from 0)."),
+    flag("--wait-quiet", "quiet_ms", Kind::Number, "No output for this many ms."),
+    flag("--wait-stable", "stable_ms", Kind::Number, "The screen unchanged for this many ms."),
+    flag("--wait-prompt", "prompt", Kind::Switch, "The shell back at its prompt."),
+    flag("--wait-input", "input_wait", Kind::Switch, "The program waiting for input."),
+    flag("--wait-exit", "exit", Kind::Switch, "The program's exit."),
+    flag("--timeout", "timeout_ms", Kind::Number, "Longest wait in ms (a timeout exits 124)."),
+];
+
+/// What a reading command shows.
+const VIEW: &[Flag] = &[
+    flag("--view", "view", Kind::Text, "new (default), screen or scrollback."),
+    flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output."),
+];
+
+const SEND: &[Flag] = &[
+    flag("--text", "text", Kind::Text, "Typed, with \\n \\r \\t \\e \\xHH escapes."),
+    flag("--keys", "keys", Kind::Text, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
+    flag("--paste", "paste", Kind::Text, "Pasted as one block."),
+    flag("--submit", "submit", Kind::Switch, "Press Enter last."),
+];
+
+const START: &[Flag] = &[
+    flag("--name", "name", Kind::Text, "A name to use instead of the id."),
+    flag("--cwd", "cwd", Kind::Text, "Working directory."),
+    flag("--command", "command", Kind::Text, "A shell command line instead of PROGRAM."),
+    flag("--shell-integration", "shell_integration", Kind::Switch, "Prompts and exit codes."),
+];
+
+const LOOKUP: &[Flag] = &[
+    flag("--lines", "lines", Kind::Text, "Transcript lines by number: 120-160, 120-."),
+    flag("--search", "search", Kind::Text, "The transcript lines a regex matches."),
+    flag("--find", "find", Kind::Text, "Where this text is on the screen."),
+];
+
+/// One client command: its name, the tool it calls, its positional arguments and flags.
+struct CommandDef {
+    name: &'static str,
+    tool: &'static str,
+    /// Positional arguments, in order (`ID`, `CMD`...).
+    positional: &'static [&'static str],
+    flags: &'static [&'static [Flag]],
+    summary: &'static str,
+}
+
+const COMMANDS: &[CommandDef] = &[
+    CommandDef {
+        name: "start",
+        tool: "terminal_start",
+        positional: &[],
+        flags: &[START, WAIT, VIEW],
+        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration] [-- PROGRAM ARGS]\n  Starts a session (a shell without PROGRAM); returns when it waits for input or settles.",
+    },
+    CommandDef {
+        name: "send",
+        tool: "terminal_send",
+        positional: &["ID"],
+        flags: &[SEND, WAIT, VIEW],
+        summary: "ID [--text T | --keys K | --paste P] [--submit] [WAIT]\n  Types into the session, then waits as asked (default: until it settles).",
+    },
+    CommandDef {
+        name: "wait",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[WAIT, VIEW],
+        summary: "ID WAIT...\n  Waits for a condition; shows what is new.",
+    },
+    CommandDef {
+        name: "read",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[VIEW, LOOKUP],
+        summary: "ID [--lines R | --search RE | --find T]\n  What is new in the transcript since this client last read (or the screen).",
+    },
+    CommandDef {
+        name: "screen",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[VIEW],
+        summary: "ID\n  The whole screen.",
+    },
+    CommandDef {
+        name: "exec",
+        tool: "terminal_run",
+        positional: &["ID", "CMD"],
+        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
+        summary: "ID CMD [--timeout MS]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code.",
+    },
+    CommandDef {
+        name: "signal",
+        tool: "terminal_signal",
+        positional: &["ID", "SIGNAL"],
+        flags: &[&[flag("--target", "target", Kind::Text, "")]],
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
+    },
+    CommandDef {
+        name: "resize",
+        tool: "terminal_resize",
+        positional: &["ID", "COLSxROWS"],
+        flags: &[],
+        summary: "ID COLSxROWS\n  Resizes the terminal.",
+    },
+    CommandDef {
+        name: "close",
+        tool: "terminal_close",
+        positional: &["ID"],
+        flags: &[],
+        summary: "ID\n  Ends the session's processes and shows its last output.",
+    },
+    CommandDef {
+        name: "list",
+        tool: "terminal_list",
+        positional: &[],
+        flags: &[],
+        summary: "\n  Lists the sessions.",
+    },
+];
+
+/// Whether `name` is one of these commands (or `kill-server`).
+pub(super) fn is_command(name: &str) -> bool {
+    name == "kill-server" || COMMANDS.iter().any(|c| c.name == name)
+}
+
+/// The options every client command takes.
+pub(super) const COMMON: &str = "\
+Every command takes -L NAME or --socket PATH (which server), --client NAME
+(whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
+structured result instead of text). ID is a session's id or name. A wait that
+times out exits 124; `exec` exits with the command's exit code.";
+
+/// The help of the client commands.
+pub(super) fn help() -> String {
+    let mut text =
+        String::from("Commands for driving sessions of a termloom server from a shell:\n\n");
+    for command in COMMANDS {
+        text.push_str(&format!("termloom {} {}\n\n", command.name, command.summary));
+    }
+    text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
+    text.push_str("WAIT (send, wait, start):\n");
+    for flag in WAIT {
+        let value = match flag.kind {
+            Kind::Switch => "",
+            Kind::Number => " N",
+            Kind::Text => " TEXT",
+        };
+        text.push_str(&format!("  {:<28}{}\n", format!("{}{value}", flag.name), flag.help));
+    }
+    text.push('\n');
+    text.push_str(COMMON);
+    text.push('\n');
+    text
+}
+
+/// What the command line asked for.
+struct Request {
+    target: Target,
+    client: String,
+    json: bool,
+    arguments: Map<String, Value>,
+}
+
+/// Runs client command `name` with its arguments.
+pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
+    let usage = |message: &str| super::usage_error(message, "termloom help server");
+    if name == "kill-server" {
+        return match parse_common(args) {
+            Ok((target, _, _, rest)) if rest.is_empty() => kill_server(&target),
+            Ok((_, _, _, rest)) => usage(&format!("kill-server takes no {:?}", rest[0])),
+            Err(message) => usage(&message),
+        };
+    }
+    let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
+        return usage(&format!("unknown command {name:?}"));
+    };
+    let request = match parse(command, args) {
+        Ok(request) => request,
+        Err(message) => return usage(&message),
+    };
+    let connected = if command.name == "start" {
+        request.target.connect_or_start()
+    } else {
+        request.target.connect()
+    };
+    let result = connected.and_then(|mut client| {
+        let arguments = Value::Object(request.arguments.clone());
+        client
+            .call_tool_as(Some(&request.client), command.tool, arguments)
+            .map_err(|e| format!("the termloom server failed: {e}"))
+    });
+    match result {
+        Ok(result) => report(command, &result, request.json),
+        Err(message) => {
+            eprintln!("termloom: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Takes `-L`, `--socket`, `--client` and `--json` out of `args`; returns them and the rest.
+fn parse_common(args: Vec<String>) -> Result<(Target, String, bool, Vec<String>), String> {
+    let mut target = Target::default();
+    let mut client = std::env::var("TERMLOOM_CLIENT").unwrap_or_else(|_| "cli".to_owned());
+    let mut json = false;
+    let mut rest = Vec::new();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            rest.push(arg);
+            rest.extend(args.by_ref());
+            break;
+        }
+        if target.option(&arg, || args.next())? {
+            continue;
+        }
+        match arg.as_str() {
+            "--json" => json = true,
+            "--client" => client = args.next().ok_or("--client needs a NAME")?,
+            _ => rest.push(arg),
+        }
+    }
+    Ok((target, client, json, rest))
+}
+
+/// Parses a command's arguments into the tool's.
+fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
+    let (target, client, json, rest) = parse_common(args)?;
+    let mut arguments = Map::new();
+    let mut positional = Vec::new();
+    let mut env = Map::new();
+    let mut argv: Option<Vec<String>> = None;
+    let mut rest = rest.into_iter();
+    while let Some(arg) = rest.next() {
+        if arg == "--" {
+            if command.name != "start" {
+                return Err(format!("`termloom {}` takes no program after --", command.name));
+            }
+            argv = Some(rest.by_ref().collect());
+            break;
+        }
+        let mut value = || rest.next().ok_or(format!("{arg} needs a value"));
+        match arg.as_str() {
+            "--size" if command.name == "start" => {
+                let (cols, rows) = size(&value()?)?;
+                arguments.insert("cols".into(), cols.into());
+                arguments.insert("rows".into(), rows.into());
+                continue;
+            }
+            "--env" if command.name == "start" => {
+                let pair = value()?;
+                let (key, val) =
+                    pair.split_once('=').ok_or(format!("--env {pair:?}: give KEY=VALUE"))?;
+                env.insert(key.to_owned(), json!(val));
+                continue;
+            }
+            _ => {}
+        }
+        let found = command.flags.iter().flat_map(|group| group.iter()).find(|f| f.name == arg);
+        match found {
+            Some(flag) => {
+                let value = match flag.kind {
+                    Kind::Switch => json!(true),
+                    Kind::Text => json!(value()?),
+                    Kind::Number => {
+                        let text = value()?;
+                        json!(
+                            text.parse::<u64>()
+                                .map_err(|_| format!("{arg} {text:?}: give a whole number"))?
+                        )
+                    }
+                };
+                arguments.insert(flag.arg.into(), value);
+            }
+            None if arg.starts_with('-') && arg.len() > 1 => {
+                return Err(format!("`termloom {}` does not take {arg}", command.name));
+            }
+            None if command.name == "start" => {
+                // `termloom start vim notes.txt`: the program and its arguments.
+                let mut program = vec![arg];
+                program.extend(rest.by_ref());
+                argv = Some(program);
+                break;
+            }
+            None => positional.push(arg),
+        }
+    }
+    if positional.len() != command.positional.len() {
+        return Err(format!(
+            "`termloom {}` takes {}",
+            command.name,
+            if command.positional.is_empty() {
+                "no positional argument".to_owned()
+            } else {
+                command.positional.join(" ")
+            }
+        ));
+    }
+    for (name, value) in command.positional.iter().zip(positional) {
+        match *name {
+            "ID" => arguments.insert("session_id".into(), session_ref(&value)),
+            "CMD" => arguments.insert("command".into(), json!(value)),
+            "SIGNAL" => arguments.insert("signal".into(), json!(value)),
+            _ => {
+                let (cols, rows) = size(&value)?;
+                arguments.insert("cols".into(), cols.into());
+                arguments.insert("rows".into(), rows.into())
+            }
+        };
+    }
+    if let Some(argv) = argv.filter(|argv| !argv.is_empty()) {
+        arguments.insert("argv".into(), json!(argv));
+    }
+    if !env.is_empty() {
+        arguments.insert("env".into(), Value::Object(env));
+    }
+    if command.name == "screen" {
+        arguments.insert("view".into(), json!("screen"));
+    }
+    Ok(Request { target, client, json, arguments })
+}
+
+/// An id as a number, a name as a string.
+fn session_ref(value: &str) -> Value {
+    value.parse::<u64>().map_or_else(|_| json!(value), |id| json!(id))
+}
+
+/// `COLSxROWS`.
+fn size(value: &str) -> Result<(u16, u16), String> {
+    value
+        .split_once('x')
+        .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)))
+        .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))
+}
+
+/// Prints a tool's result and picks the exit code.
+fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
+    if result.is_error {
+        if json {
+            println!("{}", json!({ "error": result.text }));
+        } else {
+            eprintln!("termloom: {}", result.text);
+        }
+        return ExitCode::FAILURE;
+    }
+    let structured = result.structured.clone().unwrap_or(Value::Null);
+    if json {
+        println!("{structured}");
+    } else {
+        print!("{}", result.text);
+        if !result.text.ends_with('\n') {
+            println!();
+        }
+    }
+    let timed_out = structured["wait"]["outcome"] == "timeout" || structured["timed_out"] == true;
+    if timed_out {
+        return ExitCode::from(EXIT_TIMEOUT);
+    }
+    if command.name == "exec" {
+        let code = structured["exit_code"].as_u64().unwrap_or(1);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    ExitCode::SUCCESS
+}
+
+/// `termloom kill-server`: stops the server and waits until its socket is gone.
+fn kill_server(target: &Target) -> ExitCode {
+    let mut client = match target.connect() {
+        Ok(client) => client,
+        Err(message) => {
+            eprintln!("termloom: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = client.request("termloom/shutdown", json!({})) {
+        eprintln!("termloom: the server did not accept the shutdown: {err}");
+        return ExitCode::FAILURE;
+    }
+    // The server answers, closes every session, then exits: its end closes the connection.
+    while let Ok(Some(_)) = client.next_reply() {}
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,298 @@
+//! `termloom attach ID [--takeover]`: a person watches a session live in their own terminal,
+//! or takes it over. The server streams the session's screen (`termloom/frame`); this draws
+//! each frame on the alternate screen, clipped to the person's terminal, with a status line
+//! that says who may type and how to leave (Ctrl-]).
+
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+use std::process::ExitCode;
+
+use crossbeam_channel::Sender;
+use rustix::termios::{self, OptionalActions, Termios};
+use serde_json::{Value, json};
+use termloom::server::Reply;
+use unicode_width::UnicodeWidthChar;
+
+use super::connect::Target;
+
+/// Ctrl-], the key that detaches (and hands a session back).
+const DETACH: u8 = 0x1d;
+
+/// The help of `termloom attach`.
+pub(super) const HELP: &str = "\
+Usage: termloom attach ID [--takeover] [-L NAME | --socket PATH]
+
+Shows session ID (an id or a name) live in this terminal. Read-only by
+default: what you type is ignored. With --takeover you type into the session
+and agents' input to it is refused (\"a person holds this session\") until you
+hand it back. Ctrl-] detaches (and hands back). A session larger than this
+terminal is clipped, and the status line says so.
+";
+
+/// What the main loop reacts to.
+enum Event {
+    /// A frame to draw.
+    Frame(Value),
+    /// Bytes the person typed.
+    Typed(Vec<u8>),
+    /// The server answered request `id`.
+    Answered(u64),
+    /// The attachment ended, and why.
+    End(String),
+}
+
+/// Runs `termloom attach`.
+pub(super) fn main(args: Vec<String>) -> ExitCode {
+    let usage = |message: &str| super::usage_error(message, "termloom attach --help");
+    let mut target = Target::default();
+    let mut takeover = false;
+    let mut session: Option<String> = None;
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        match target.option(&arg, || args.next()) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(message) => return usage(&message),
+        }
+        match arg.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            "--takeover" => takeover = true,
+            _ if session.is_none() && !arg.starts_with('-') => session = Some(arg),
+            _ => return usage(&format!("unexpected argument {arg:?}")),
+        }
+    }
+    let Some(session) = session else { return usage("attach needs a session ID") };
+    let stdin = std::io::stdin();
+    let Ok(saved) = termios::tcgetattr(stdin.as_fd()) else {
+        eprintln!("termloom: attach needs a terminal on its standard input");
+        return ExitCode::FAILURE;
+    };
+    let mut client = match target.connect() {
+        Ok(client) => client,
+        Err(message) => {
+            eprintln!("termloom: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = client.hello(None) {
+        eprintln!("termloom: {err}");
+        return ExitCode::FAILURE;
+    }
+    let reference = session.parse::<u64>().map_or_else(|_| json!(session), |id| json!(id));
+    let sender = client.sender();
+    let attach_id =
+        match sender.send("termloom/attach", json!({"session": reference, "takeover": takeover})) {
+            Ok(id) => id,
+            Err(err) => {
+                eprintln!("termloom: {err}");
+                return ExitCode::FAILURE;
+            }
+        };
+    let (events, received) = crossbeam_channel::bounded::<Event>(64);
+    spawn_reader(client, attach_id, events.clone());
+    spawn_keyboard(events);
+    let _raw = RawMode::enter(saved);
+    let mut out = std::io::stdout();
+    let _ = out.write_all(b"\x1b[?1049h\x1b[H\x1b[2J");
+    let _ = out.flush();
+    let mut reason = String::from("detached");
+    // The request handing a held session back, once the person asked to leave.
+    let mut release: Option<u64> = None;
+    for event in received {
+        match event {
+            Event::Frame(frame) => {
+                let _ = out.write_all(draw(&frame, takeover).as_bytes());
+                let _ = out.flush();
+            }
+            Event::Typed(_) if release.is_some() => {}
+            Event::Typed(bytes) => {
+                let detach = bytes.iter().position(|b| *b == DETACH);
+                let typed = &bytes[..detach.unwrap_or(bytes.len())];
+                if takeover && !typed.is_empty() {
+                    send_input(&sender, &reference, typed);
+                }
+                if detach.is_none() {
+                    continue;
+                }
+                if !takeover {
+                    break;
+                }
+                // Leave once the server confirms the session is handed back, so an agent's
+                // next command finds it free.
+                match sender.send("termloom/release", json!({"session": reference})) {
+                    Ok(id) => release = Some(id),
+                    Err(_) => break,
+                }
+            }
+            Event::Answered(id) => {
+                if release == Some(id) {
+                    reason = "handed back".to_owned();
+                    break;
+                }
+            }
+            Event::End(why) => {
+                reason = why;
+                break;
+            }
+        }
+    }
+    let _ = out.write_all(b"\x1b[?1049l\x1b[?25h");
+    let _ = out.flush();
+    drop(_raw);
+    eprintln!("termloom: left session {session}: {reason}");
+    ExitCode::SUCCESS
+}
+
+fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let _ = sender.send("termloom/input", json!({"session": session, "text": text}));
+}
+
+/// Reads the server's messages: frames, and the end of the attachment.
+fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Sender<Event>) {
+    std::thread::spawn(move || {
+        let end = loop {
+            match client.next_reply() {
+                Ok(Some(Reply::Notification { method, params })) if method == "termloom/frame" => {
+                    if events.send(Event::Frame(params)).is_err() {
+                        return;
+                    }
+                }
+                Ok(Some(Reply::Response { id, result })) if id == attach_id => {
+                    break match result {
+                        Ok(value) => value["reason"].as_str().unwrap_or("ended").to_owned(),
+                        Err(message) => message,
+                    };
+                }
+                Ok(Some(Reply::Response { id, .. })) => {
+                    if events.send(Event::Answered(id)).is_err() {
+                        return;
+                    }
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => break "the server closed the connection".to_owned(),
+                Err(err) => break err.to_string(),
+            }
+        };
+        let _ = events.send(Event::End(end));
+    });
+}
+
+/// Reads what the person types.
+fn spawn_keyboard(events: Sender<Event>) {
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin();
+        let mut buffer = [0u8; 1024];
+        loop {
+            match stdin.read(&mut buffer) {
+                Ok(0) | Err(_) => {
+                    let _ = events.send(Event::End("the terminal closed".to_owned()));
+                    return;
+                }
+                Ok(n) => {
+                    if events.send(Event::Typed(buffer[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// The terminal in raw mode until dropped.
+struct RawMode(Termios);
+
+impl RawMode {
+    fn enter(saved: Termios) -> RawMode {
+        let mut raw = saved.clone();
+        raw.make_raw();
+        let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &raw);
+        RawMode(saved)
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &self.0);
+    }
+}
+
+/// The person's terminal size: columns and rows (80x24 when unknown).
+fn terminal_size() -> (usize, usize) {
+    match termios::tcgetwinsize(std::io::stdout().as_fd()) {
+        Ok(size) if size.ws_col > 0 && size.ws_row > 1 => {
+            (usize::from(size.ws_col), usize::from(size.ws_row))
+        }
+        _ => (80, 24),
+    }
+}
+
+/// The escape sequences that draw `frame`, clipped to the terminal, and the status line.
+fn draw(frame: &Value, takeover: bool) -> String {
+    let (cols, rows) = terminal_size();
+    let view_rows = rows - 1;
+    let lines: Vec<&str> = frame["lines"]
+        .as_array()
+        .map(|lines| lines.iter().map(|l| l.as_str().unwrap_or_default()).collect())
+        .unwrap_or_default();
+    let mut out = String::from("\x1b[?25l");
+    for row in 0..view_rows {
+        out.push_str(&format!("\x1b[{};1H", row + 1));
+        out.push_str(clip(lines.get(row).copied().unwrap_or_default(), cols));
+        out.push_str("\x1b[K");
+    }
+    let (session_cols, session_rows) = (
+        frame["cols"].as_u64().unwrap_or(0) as usize,
+        frame["rows"].as_u64().unwrap_or(0) as usize,
+    );
+    let mode = if takeover { "you hold it, agents are refused" } else { "read-only" };
+    let mut status = format!(" termloom · session {} · {mode} · ", frame["session"]);
+    if session_cols > cols || session_rows > view_rows {
+        status.push_str(&format!("clipped from {session_cols}x{session_rows} · "));
+    }
+    status.push_str(if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" });
+    let status = clip(&status, cols);
+    let pad = cols.saturating_sub(width(status));
+    out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
+    if let Some([row, col]) = frame["cursor"]
+        .as_array()
+        .and_then(|c| Some([c.first()?.as_u64()? as usize, c.get(1)?.as_u64()? as usize]))
+        && row < view_rows
+        && col < cols
+    {
+        out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
+    }
+    out
+}
+
+/// The display width of `text`.
+fn width(text: &str) -> usize {
+    text.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// The longest start of `text` at most `cols` cells wide.
+fn clip(text: &str, cols: usize) -> &str {
+    let mut used = 0;
+    for (at, c) in text.char_indices() {
+        used += c.width().unwrap_or(0);
+        if used > cols {
+            return &text[..at];
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipping_counts_cells() {
+        assert_eq!(clip("hello", 3), "hel");
+        assert_eq!(clip("日本語", 5), "日本");
+        assert_eq!(clip("ab", 10), "ab");
+    }
+}

@@ -1,0 +1,167 @@
+//! `termloom server`: the server in the foreground (for service managers), or detached when a
+//! client starts it on first use.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+use termloom::server::{Server, ServerOptions};
+use termloom::{Config, Engine};
+
+use super::connect::Target;
+
+/// The help of `termloom server`.
+pub(super) const HELP: &str = "\
+Usage: termloom server [-L NAME | --socket PATH] [OPTIONS]
+
+Runs a termloom server in the foreground: one set of sessions that outlive
+their clients, for `termloom start`, `send`, `read`, `attach`... (which start a
+server on first use themselves) and `termloom mcp --server`. It listens on a
+Unix socket private to this user ($XDG_RUNTIME_DIR/termloom/NAME, or
+termloom-UID/NAME in the temporary directory); other users are refused.
+
+It exits after it has had no session and no client for the idle period, and
+on SIGTERM or SIGINT, closing every session (no process is left behind, even
+if it is killed: its supervisor ends the sessions).
+
+Options:
+  -L NAME                       A separate server by name (default \"default\").
+  --socket PATH                 Listen on PATH instead.
+  --idle-exit SECONDS|never     Exit after this long idle (default 10).
+  --max-sessions-per-client N   Sessions one client may have open (default 32).
+  --max-connections N           Connections at once (default 256).
+  --config FILE                 Engine configuration (TOML; see `termloom run --help`).
+  --policy FILE                 Spawn policy (TOML; see `termloom run --help`): MCP
+                                connections ask their person where it says ask;
+                                other starts it asks about are denied.
+                                Without one, max_readers is 1024: each of the
+                                server's clients keeps its read position.
+  --detach                      Started on first use: leave the caller's session
+                                and ignore SIGHUP.
+  -h, --help                    Show this help.
+";
+
+/// Runs the server.
+pub(super) fn main(args: Vec<OsString>) -> ExitCode {
+    let usage = |message: &str| super::usage_error(message, "termloom server --help");
+    let mut target = Target::default();
+    let mut options = ServerOptions::default();
+    let mut config_path: Option<PathBuf> = None;
+    let mut policy_path: Option<PathBuf> = None;
+    let mut detach = false;
+    let mut args = args.into_iter().map(|a| a.to_string_lossy().into_owned());
+    while let Some(arg) = args.next() {
+        match target.option(&arg, || args.next()) {
+            Ok(true) => continue,
+            Ok(false) => {}
+            Err(message) => return usage(&message),
+        }
+        let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
+        let parsed: Result<(), String> = match arg.as_str() {
+            "-h" | "--help" => {
+                print!("{HELP}");
+                return ExitCode::SUCCESS;
+            }
+            "--detach" => {
+                detach = true;
+                Ok(())
+            }
+            "--idle-exit" => value(&arg).and_then(|v| {
+                options.idle_exit = match v.as_str() {
+                    "never" => None,
+                    secs => Some(Duration::from_secs_f64(
+                        secs.parse::<f64>()
+                            .ok()
+                            .filter(|s| s.is_finite() && *s >= 0.0)
+                            .ok_or(format!("--idle-exit {secs:?}: give seconds or `never`"))?,
+                    )),
+                };
+                Ok(())
+            }),
+            "--max-sessions-per-client" => value(&arg).and_then(|v| {
+                options.max_sessions_per_client = count(&arg, &v)?;
+                Ok(())
+            }),
+            "--max-connections" => value(&arg).and_then(|v| {
+                options.max_connections = count(&arg, &v)?;
+                Ok(())
+            }),
+            "--config" => value(&arg).map(|v| config_path = Some(v.into())),
+            "--policy" => value(&arg).map(|v| policy_path = Some(v.into())),
+            _ => Err(format!("unknown argument {arg:?} for `termloom server`")),
+        };
+        if let Err(message) = parsed {
+            return usage(&message);
+        }
+    }
+    options.socket = target.socket;
+    if detach {
+        // Out of the starting client's session: its terminal closing does not reach us.
+        let _ = rustix::process::setsid();
+    }
+    // Every client's read position is kept (see ServerOptions::max_clients).
+    let default = Config { max_readers: options.max_clients, ..Config::default() };
+    let config = super::load_config(config_path.as_deref(), policy_path.as_deref(), default);
+    let engine = match config.and_then(Engine::new) {
+        Ok(engine) => engine,
+        Err(err) => {
+            eprintln!("termloom: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let server = match Server::bind(engine.clone(), options) {
+        Ok(server) => server,
+        Err(err) => {
+            engine.shutdown();
+            eprintln!("termloom: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let stop = server.stopper();
+    match Signals::new([SIGHUP, SIGINT, SIGTERM]) {
+        Ok(mut signals) => {
+            let watching =
+                std::thread::Builder::new().name("termloom-signals".into()).spawn(move || {
+                    for signal in signals.forever() {
+                        if signal == SIGHUP && detach {
+                            continue;
+                        }
+                        eprintln!(
+                            "termloom server: received signal {signal}; closing every session"
+                        );
+                        stop.stop();
+                        return;
+                    }
+                });
+            if let Err(err) = watching {
+                eprintln!("termloom: cannot watch for signals: {err}");
+            }
+        }
+        Err(err) => eprintln!("termloom: cannot watch for signals: {err}"),
+    }
+    // Said once the signals are handled, so that whoever waits for this line may stop it.
+    eprintln!(
+        "termloom server: listening on {} (pid {})",
+        server.socket().display(),
+        std::process::id()
+    );
+    match server.run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("termloom server: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A positive count.
+fn count(name: &str, value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or(format!("{name} {value:?}: give a whole number from 1"))
+}

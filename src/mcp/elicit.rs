@@ -1,0 +1,192 @@
+//! Asking the person behind the MCP client (elicitation), as each revision defines it:
+//!
+//! - **2025-06-18 and 2025-11-25** (handshake): the server sends an `elicitation/create`
+//!   request on the connection while the tool call waits; the client's response is routed
+//!   back to the waiting call by its id ([`Asker`]).
+//! - **2026-07-28** (stateless): the server cannot send requests. The tool call returns an
+//!   `input_required` result naming what it needs (`inputRequests`); the client asks the
+//!   person and calls the tool again with the answers in `inputResponses`, and the call is run
+//!   again with them ([`Inputs::Rounds`]).
+//! - **2024-11-05 and 2025-03-26** have no elicitation, nor has a client that did not declare
+//!   the capability: a question fails the call with a clear reason.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use crossbeam_channel::{Sender, bounded};
+use serde_json::{Map, Value, json};
+
+use super::inflight::CancelToken;
+use super::jsonrpc::Id;
+use super::outbox::Outbox;
+use super::protocol::Revision;
+use super::tools::ToolError;
+
+/// What the person answered.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Answer {
+    /// Accepted, with the form's content.
+    Accept(Map<String, Value>),
+    /// Declined or cancelled (the action's name).
+    Refused(String),
+}
+
+/// How a tool call can ask its client's person.
+#[derive(Clone, Copy)]
+pub(crate) enum Inputs<'a> {
+    /// It cannot: the reason, for the model.
+    Unavailable(&'static str),
+    /// By a request on the connection (handshake revisions).
+    Live(&'a Asker, Revision),
+    /// By an `input_required` result; the answers the client sent with this round.
+    Rounds(Option<&'a Map<String, Value>>),
+}
+
+impl Inputs<'_> {
+    /// Asks the person a form question: `key` names it (in `inputRequests`), `schema` is the
+    /// form's `requestedSchema`.
+    pub(crate) fn ask(
+        &self,
+        key: &str,
+        message: &str,
+        schema: Value,
+        cancel: &std::sync::Arc<CancelToken>,
+    ) -> Result<Answer, ToolError> {
+        match *self {
+            Inputs::Unavailable(why) => Err(ToolError::new(why)),
+            Inputs::Live(asker, revision) => {
+                let mut params = json!({ "message": message, "requestedSchema": schema });
+                if revision >= Revision::V2025_11_25 {
+                    params["mode"] = json!("form");
+                }
+                asker.ask(params, cancel)
+            }
+            Inputs::Rounds(responses) => match responses.and_then(|r| r.get(key)) {
+                Some(response) => answer_of(response),
+                None => Err(ToolError::input_required(
+                    key,
+                    json!({
+                        "method": "elicitation/create",
+                        "params": { "mode": "form", "message": message, "requestedSchema": schema },
+                    }),
+                )),
+            },
+        }
+    }
+}
+
+/// An `ElicitResult`, read.
+fn answer_of(result: &Value) -> Result<Answer, ToolError> {
+    match result.get("action").and_then(Value::as_str) {
+        Some("accept") => Ok(Answer::Accept(
+            result.get("content").and_then(Value::as_object).cloned().unwrap_or_default(),
+        )),
+        Some(action @ ("decline" | "cancel")) => Ok(Answer::Refused(action.to_owned())),
+        _ => Err(ToolError::new(
+            "the client answered the question with something other than an elicitation result (action accept, decline or cancel); nothing was done",
+        )),
+    }
+}
+
+/// The questions a connection has sent and not had answered yet.
+pub(crate) struct Asker {
+    outbox: Outbox,
+    pending: Mutex<HashMap<String, Sender<Result<Value, String>>>>,
+    next: AtomicU64,
+    timeout: Duration,
+}
+
+impl Asker {
+    /// An asker writing to `outbox`, giving up on a question after `timeout`.
+    pub(crate) fn new(outbox: Outbox, timeout: Duration) -> Asker {
+        Asker { outbox, pending: Mutex::default(), next: AtomicU64::new(1), timeout }
+    }
+
+    /// Sends `elicitation/create` with `params` and waits for the answer, the call's end
+    /// (cancellation or the end of the input) or the timeout.
+    fn ask(
+        &self,
+        params: Value,
+        cancel: &std::sync::Arc<CancelToken>,
+    ) -> Result<Answer, ToolError> {
+        let number = self.next.fetch_add(1, Ordering::Relaxed);
+        let key = format!("termloom-elicit-{number}");
+        let (sender, receiver) = bounded(2);
+        self.lock().insert(key.clone(), sender.clone());
+        cancel.on_stop(move || {
+            let _ = sender.try_send(Err("stopped".into()));
+        });
+        let request = json!({
+            "jsonrpc": "2.0", "id": key, "method": "elicitation/create", "params": params,
+        });
+        self.outbox.send(request.to_string());
+        let answer = receiver.recv_timeout(self.timeout);
+        self.lock().remove(&key);
+        match answer {
+            Ok(Ok(result)) => answer_of(&result),
+            Ok(Err(_)) if cancel.is_cancelled() => Err(ToolError::cancelled()),
+            Ok(Err(message)) if message == "stopped" => Err(ToolError::new(
+                "the question to the person was abandoned: the connection is closing; nothing was done",
+            )),
+            Ok(Err(message)) => Err(ToolError::new(format!(
+                "the client could not ask the person ({message}); nothing was done"
+            ))),
+            Err(_) => Err(ToolError::new(format!(
+                "the person did not answer within {:?}; nothing was done",
+                self.timeout
+            ))),
+        }
+    }
+
+    /// Routes a response from the client to the question it answers (others are ignored).
+    pub(crate) fn deliver(&self, id: Option<&Id>, outcome: Result<Value, String>) {
+        let Some(id) = id else { return };
+        let key = serde_json::from_str::<String>(&id.to_string()).unwrap_or_default();
+        if let Some(sender) = self.lock().get(&key) {
+            let _ = sender.try_send(outcome);
+        } else {
+            log::debug!("termloom mcp: ignored a response to no question of ours (id {id})");
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Sender<Result<Value, String>>>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_answers() {
+        let accept = json!({"action": "accept", "content": {"secret": "x"}});
+        let Answer::Accept(content) = answer_of(&accept).unwrap() else { panic!() };
+        assert_eq!(content["secret"], "x");
+        assert_eq!(
+            answer_of(&json!({"action": "decline"})).unwrap(),
+            Answer::Refused("decline".into())
+        );
+        assert!(answer_of(&json!({"action": "maybe"})).is_err());
+    }
+
+    #[test]
+    fn rounds_ask_with_an_input_request_then_read_the_answer() {
+        let cancel = CancelToken::new();
+        let err = Inputs::Rounds(None).ask("approve", "ok?", json!({}), &cancel).unwrap_err();
+        let (key, request) = err.input_request.unwrap();
+        assert_eq!(
+            (key.as_str(), request["method"].as_str()),
+            ("approve", Some("elicitation/create"))
+        );
+        let answers = json!({"approve": {"action": "accept"}});
+        let answers = answers.as_object().unwrap();
+        let answer =
+            Inputs::Rounds(Some(answers)).ask("approve", "ok?", json!({}), &cancel).unwrap();
+        assert_eq!(answer, Answer::Accept(Map::new()));
+        let none = Inputs::Unavailable("no").ask("approve", "ok?", json!({}), &cancel);
+        assert_eq!(none.unwrap_err().message, "no");
+    }
+}

@@ -1,0 +1,153 @@
+//! Session names: `terminal_start name="editor"`, then `session_id="editor"` wherever a tool
+//! takes a session. Names are shared by every caller of one server (`termloom server` gives all
+//! its clients one table), so a shell-only agent, an MCP host and a person use the same names.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::{Engine, SessionId, SessionState};
+
+use super::ToolError;
+
+/// Longest name.
+pub(crate) const MAX_NAME: usize = 64;
+
+/// A session named by its id or by a name, as a tool's `session_id` was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SessionRef<'a> {
+    /// By id.
+    Id(SessionId),
+    /// By name.
+    Name(&'a str),
+}
+
+/// The names given to sessions, and names being given (a start in progress).
+#[derive(Debug, Default)]
+pub(crate) struct Names {
+    /// Name to session; `None` while the session is being started.
+    map: Mutex<HashMap<String, Option<SessionId>>>,
+}
+
+/// A name claimed for a session being started; dropping it unclaimed frees the name.
+#[derive(Debug)]
+pub(crate) struct Claim<'a> {
+    names: &'a Names,
+    name: String,
+    bound: bool,
+}
+
+impl Claim<'_> {
+    /// Gives the name to session `id`.
+    pub(crate) fn bind(mut self, id: SessionId) {
+        self.names.lock().insert(self.name.clone(), Some(id));
+        self.bound = true;
+    }
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        if !self.bound {
+            self.names.lock().remove(&self.name);
+        }
+    }
+}
+
+/// Whether `name` may name a session: 1 to [`MAX_NAME`] letters, digits, `-`, `_` or `.`,
+/// not starting with a digit (so it never reads as an id).
+pub(crate) fn check_name(name: &str) -> Result<(), ToolError> {
+    let valid = !name.is_empty()
+        && name.len() <= MAX_NAME
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(ToolError::new(format!(
+            "invalid session name {name:?}: use 1 to {MAX_NAME} letters, digits, - _ or ., starting with a letter"
+        )))
+    }
+}
+
+impl Names {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<SessionId>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Claims `name` for a session about to start. A name is free when no session has it, or
+    /// when its session was closed.
+    pub(crate) fn claim(&self, name: &str, engine: &Engine) -> Result<Claim<'_>, ToolError> {
+        check_name(name)?;
+        let mut map = self.lock();
+        match map.get(name) {
+            None => {}
+            Some(Some(id)) if is_closed(engine, *id) => {}
+            Some(Some(id)) => {
+                return Err(ToolError::new(format!(
+                    "the name {name:?} is taken by session {id}; choose another name, or close session {id} first"
+                )));
+            }
+            Some(None) => {
+                return Err(ToolError::new(format!(
+                    "the name {name:?} is being given to a session starting now; choose another name"
+                )));
+            }
+        }
+        map.insert(name.to_owned(), None);
+        Ok(Claim { names: self, name: name.to_owned(), bound: false })
+    }
+
+    /// The session named `name`.
+    pub(crate) fn lookup(&self, name: &str) -> Option<SessionId> {
+        self.lock().get(name).copied().flatten()
+    }
+
+    /// The name of session `id`, if it has one.
+    pub(crate) fn name_of(&self, id: SessionId) -> Option<String> {
+        self.lock().iter().find(|(_, bound)| **bound == Some(id)).map(|(name, _)| name.clone())
+    }
+
+    /// Frees the name of a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.lock().retain(|_, bound| *bound != Some(id));
+    }
+}
+
+/// Whether session `id` was closed (or is gone).
+fn is_closed(engine: &Engine, id: SessionId) -> bool {
+    engine
+        .session(id)
+        .and_then(|session| session.info())
+        .map_or(true, |info| matches!(info.state, SessionState::Closed(_)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked() {
+        for good in ["editor", "a", "vim-1", "x.y_z"] {
+            assert!(check_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "1abc", "has space", "é", &"n".repeat(MAX_NAME + 1)] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn an_unbound_claim_frees_its_name() {
+        let engine = Engine::new(crate::Config::default()).unwrap();
+        let names = Names::default();
+        let claim = names.claim("ed", &engine).unwrap();
+        assert!(names.claim("ed", &engine).is_err(), "a name being given is taken");
+        drop(claim);
+        names.claim("ed", &engine).unwrap().bind(SessionId(7));
+        assert_eq!(names.lookup("ed"), Some(SessionId(7)));
+        assert_eq!(names.name_of(SessionId(7)).as_deref(), Some("ed"));
+        // Session 7 does not exist in this engine: its name counts as free.
+        names.claim("ed", &engine).unwrap().bind(SessionId(8));
+        names.forget(SessionId(8));
+        assert_eq!(names.lookup("ed"), None);
+        engine.shutdown();
+    }
+}

@@ -1,0 +1,236 @@
+//! Kernel confinement of a session with Landlock (Linux 5.13 and later): the program and
+//! everything it starts may read and execute anywhere, write only in the session's working
+//! directory and the paths listed, and, where the kernel's Landlock ABI has network rules
+//! (Linux 6.7, ABI 4), neither bind nor connect TCP ports.
+//!
+//! The ruleset is built in the process that forks (the supervisor, or the engine), before the
+//! fork; the child only makes the `prctl` and `landlock_restrict_self` calls between fork and
+//! exec. Landlock without privileges needs `no_new_privs`, which the child then sets: sudo,
+//! su and other setuid programs cannot raise privileges in a confined session.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Confines a session with Landlock (see [`SpawnSpec::confine`](crate::SpawnSpec::confine)
+/// and [`Config::confinement`](crate::Config::confinement)).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Confinement {
+    /// Absolute paths where the session may write, besides its working directory and the
+    /// terminal devices (`/dev/null`, `/dev/tty`, `/dev/pts`, `/dev/zero`, `/dev/full`,
+    /// `/dev/random`, `/dev/urandom`). Paths that do not exist are left out.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
+    /// Allows binding and connecting TCP ports. Default `false`: no TCP at all where the
+    /// kernel can enforce it.
+    #[serde(default)]
+    pub network: bool,
+    /// Starts the session even where the kernel enforces only part of the confinement (or
+    /// none of it); [`SessionInfo::confinement`](crate::SessionInfo::confinement) says what
+    /// was enforced. Default `false`: such a start fails.
+    #[serde(default)]
+    pub best_effort: bool,
+}
+
+/// Devices every terminal program writes to.
+const DEVICES: &[&str] =
+    &["/dev/null", "/dev/tty", "/dev/pts", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"];
+
+impl Confinement {
+    /// What a session confined by both `operator` (the configuration) and `own` (its spec)
+    /// gets: the operator's paths only, network and best effort only if both allow them.
+    pub(crate) fn combine(
+        operator: Option<&Confinement>,
+        own: Option<&Confinement>,
+    ) -> Option<Confinement> {
+        match (operator, own) {
+            (None, own) => own.cloned(),
+            (Some(operator), None) => Some(operator.clone()),
+            (Some(operator), Some(own)) => Some(Confinement {
+                writable: operator.writable.clone(),
+                network: operator.network && own.network,
+                best_effort: operator.best_effort && own.best_effort,
+            }),
+        }
+    }
+
+    /// Checks the paths are absolute.
+    pub(crate) fn validate(&self) -> Result<(), String> {
+        match self.writable.iter().find(|p| !p.is_absolute()) {
+            Some(path) => Err(format!("writable path {path:?} must be absolute")),
+            None => Ok(()),
+        }
+    }
+
+    /// The confinement of a session in `cwd`, with what the running kernel enforces of it;
+    /// an error if it enforces less and `best_effort` is not set.
+    pub(crate) fn plan(&self, cwd: &Path) -> io::Result<ConfinementPlan> {
+        self.validate().map_err(|m| io::Error::new(io::ErrorKind::InvalidInput, m))?;
+        let mut writable = vec![cwd.to_owned()];
+        writable.extend(self.writable.iter().cloned());
+        let files = kernel::supports_files();
+        let network_rules = self.network || kernel::supports_network();
+        let mut missing = Vec::new();
+        if !files {
+            missing.push("file system rules (Landlock, Linux 5.13+)");
+        }
+        if !network_rules {
+            missing.push("TCP rules (Landlock ABI 4, Linux 6.7+)");
+        }
+        if !missing.is_empty() && !self.best_effort {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "the session is to be confined, but this kernel cannot enforce {}; set best_effort to start it with what the kernel enforces",
+                    missing.join(" nor ")
+                ),
+            ));
+        }
+        let shown: Vec<String> = writable.iter().map(|p| p.display().to_string()).collect();
+        let report = match (files, network_rules) {
+            (false, _) => "not confined: this kernel has no Landlock".to_owned(),
+            (true, _) => format!(
+                "Landlock: writes only in {}{}",
+                shown.join(", "),
+                match (self.network, network_rules) {
+                    (true, _) => "; TCP allowed",
+                    (false, true) => "; no TCP bind or connect",
+                    (false, false) => "; TCP NOT restricted (the kernel has no Landlock TCP rules)",
+                }
+            ),
+        };
+        Ok(ConfinementPlan { writable, network: self.network, report })
+    }
+}
+
+/// A confinement resolved for one session, ready for the process that forks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct ConfinementPlan {
+    /// Where the session may write: its working directory, then the listed paths.
+    pub writable: Vec<PathBuf>,
+    /// TCP allowed.
+    pub network: bool,
+    /// What the kernel enforces, in words (for `SessionInfo::confinement`).
+    pub report: String,
+}
+
+impl ConfinementPlan {
+    /// Builds the ruleset (before the fork); the child restricts itself with
+    /// [`restrict_in_child`].
+    pub(crate) fn ruleset(&self) -> io::Result<kernel::Ruleset> {
+        kernel::build(&self.writable, self.network)
+    }
+}
+
+/// Restricts the calling process (the child, between fork and exec) with `ruleset`, setting
+/// `no_new_privs`. Makes system calls only; an error carries the OS error alone.
+pub(crate) fn restrict_in_child(ruleset: &mut Option<kernel::Ruleset>) -> io::Result<()> {
+    kernel::restrict(ruleset)
+}
+
+#[cfg(target_os = "linux")]
+pub(crate) mod kernel {
+    //! The Landlock calls, through the `landlock` crate.
+
+    use std::io;
+    use std::path::PathBuf;
+
+    use landlock::{
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreated,
+        RulesetCreatedAttr, path_beneath_rules,
+    };
+
+    /// The file-system rights handled: every right up to ABI 3 (refer, truncate). Device
+    /// ioctls (ABI 5) are left alone: terminal programs need them on `/dev/tty`.
+    const FS_ABI: ABI = ABI::V3;
+
+    /// A ruleset built before the fork.
+    pub(crate) type Ruleset = RulesetCreated;
+
+    fn hard() -> landlock::Ruleset {
+        landlock::Ruleset::default().set_compatibility(CompatLevel::HardRequirement)
+    }
+
+    /// Whether the kernel enforces the file-system rules.
+    pub(crate) fn supports_files() -> bool {
+        hard().handle_access(AccessFs::from_all(ABI::V1)).and_then(|r| r.create()).is_ok()
+    }
+
+    /// Whether the kernel enforces TCP rules.
+    pub(crate) fn supports_network() -> bool {
+        hard()
+            .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+            .and_then(|r| r.create())
+            .is_ok()
+    }
+
+    fn failed(err: landlock::RulesetError) -> io::Error {
+        io::Error::other(format!("building the Landlock ruleset: {err}"))
+    }
+
+    /// The ruleset: read and execute everywhere, write in `writable` and the devices, TCP
+    /// only if `network`. Best effort: what the kernel lacks is left out (checked before).
+    pub(crate) fn build(writable: &[PathBuf], network: bool) -> io::Result<Ruleset> {
+        let mut ruleset = landlock::Ruleset::default()
+            .set_compatibility(CompatLevel::BestEffort)
+            .handle_access(AccessFs::from_all(FS_ABI))
+            .map_err(failed)?;
+        if !network {
+            ruleset = ruleset
+                .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)
+                .map_err(failed)?;
+        }
+        let devices = super::DEVICES.iter().map(PathBuf::from);
+        ruleset
+            .create()
+            .map_err(failed)?
+            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(FS_ABI)))
+            .and_then(|r| {
+                r.add_rules(path_beneath_rules(
+                    writable.iter().cloned().chain(devices),
+                    AccessFs::from_all(FS_ABI),
+                ))
+            })
+            .map_err(failed)
+    }
+
+    /// Restricts the calling process: `no_new_privs`, then `landlock_restrict_self`.
+    pub(crate) fn restrict(ruleset: &mut Option<Ruleset>) -> io::Result<()> {
+        let Some(ruleset) = ruleset.take() else { return Ok(()) };
+        match ruleset.restrict_self() {
+            Ok(_) => Ok(()),
+            // Only the OS error: building a message could allocate after the fork.
+            Err(_) => Err(io::Error::last_os_error()),
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) mod kernel {
+    //! No Landlock outside Linux: a confinement is refused, or with best effort reported as
+    //! not enforced.
+
+    use std::io;
+    use std::path::PathBuf;
+
+    /// Nothing to build.
+    pub(crate) type Ruleset = ();
+
+    pub(crate) fn supports_files() -> bool {
+        false
+    }
+
+    pub(crate) fn supports_network() -> bool {
+        false
+    }
+
+    pub(crate) fn build(_: &[PathBuf], _: bool) -> io::Result<Ruleset> {
+        Ok(())
+    }
+
+    pub(crate) fn restrict(_: &mut Option<Ruleset>) -> io::Result<()> {
+        Ok(())
+    }
+}

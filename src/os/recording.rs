@@ -1,0 +1,342 @@
+//! Recording a session in asciicast v2 (the format `asciinema play` and `asciinema cat` read):
+//! a header line, then one JSON array per event, `[seconds, "o" | "i" | "r" | "m", data]`.
+//!
+//! The file is opened and its header written on the spawning thread; events are handed to a
+//! writer thread of the recording's own over a bounded channel, so the reactor never waits on
+//! the disk. Should the writer fall behind by more than the channel holds, events are dropped
+//! and a marker says how many, rather than the reactor blocking. A recording in memory keeps
+//! the header and the newest events within its bound instead (the oldest go first).
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::fs::OpenOptions;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TrySendError};
+use serde_json::json;
+
+use crate::types::SessionId;
+
+/// Events queued for the writer before newer ones are dropped.
+const QUEUE: usize = 4096;
+
+/// Where a recording's events go.
+#[derive(Debug)]
+enum Sink {
+    /// To the writer thread of a file.
+    File(Sender<String>),
+    /// Kept in memory.
+    Memory(MemoryCast),
+}
+
+/// A recording kept in memory: the header and the newest events within `limit` bytes.
+#[derive(Debug)]
+struct MemoryCast {
+    header: String,
+    events: VecDeque<String>,
+    bytes: usize,
+    limit: usize,
+    /// Events dropped from the front to stay within the limit.
+    dropped: u64,
+}
+
+/// A session's recording.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    sink: Sink,
+    started: Instant,
+    /// The end of the last output chunk when it split a UTF-8 character.
+    partial: Vec<u8>,
+    /// Events dropped since the last one that was queued.
+    dropped: u64,
+    /// Whether input is recorded too.
+    input: bool,
+    path: Option<PathBuf>,
+    /// Disconnects when the writer thread has flushed its last event (a file's recording).
+    written: Option<Receiver<()>>,
+}
+
+/// The header line of a recording of a `cols`x`rows` terminal.
+fn header(cols: u16, rows: u16) -> String {
+    let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    json!({
+        "version": 2,
+        "width": cols,
+        "height": rows,
+        "timestamp": timestamp,
+        "env": { "TERM": "xterm-256color" },
+    })
+    .to_string()
+}
+
+impl Recorder {
+    /// Creates (or truncates) `path`, mode 0600, writes the header for a `cols`x`rows`
+    /// terminal and starts the writer thread.
+    pub(crate) fn create(path: &Path, cols: u16, rows: u16, input: bool) -> io::Result<Recorder> {
+        let file =
+            OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
+        let mut out = BufWriter::new(file);
+        writeln!(out, "{}", header(cols, rows))?;
+        out.flush()?;
+        let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
+        let (alive, written) = crossbeam_channel::bounded::<()>(0);
+        std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
+            for line in rx.iter() {
+                let _ = writeln!(out, "{line}");
+                // Flush when the queue is drained, so a reader of the file sees what happened.
+                if rx.is_empty() {
+                    let _ = out.flush();
+                }
+            }
+            let _ = out.flush();
+            // The file is closed before anyone waiting for the recording is told.
+            drop(out);
+            drop(alive);
+        })?;
+        let mut recorder = Recorder::with(Sink::File(tx), input, Some(path.to_owned()));
+        recorder.written = Some(written);
+        Ok(recorder)
+    }
+
+    /// A recording kept in memory, at most `limit` bytes of events (the oldest go first).
+    pub(crate) fn in_memory(cols: u16, rows: u16, input: bool, limit: usize) -> Recorder {
+        let cast = MemoryCast {
+            header: header(cols, rows),
+            events: VecDeque::new(),
+            bytes: 0,
+            limit,
+            dropped: 0,
+        };
+        Recorder::with(Sink::Memory(cast), input, None)
+    }
+
+    fn with(sink: Sink, input: bool, path: Option<PathBuf>) -> Recorder {
+        Recorder {
+            sink,
+            started: Instant::now(),
+            partial: Vec::new(),
+            dropped: 0,
+            input,
+            path,
+            written: None,
+        }
+    }
+
+    /// What disconnects once a file's recording is all on disk: its writer thread ends after
+    /// the recorder is dropped and the queue is written and flushed.
+    pub(crate) fn written(&self) -> Option<Receiver<()>> {
+        self.written.clone()
+    }
+
+    /// The file recorded to, if it is a file.
+    pub(crate) fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The recording so far, when it is kept in memory: asciicast v2 text, the header then the
+    /// newest events, one per line (a marker first when older ones were dropped).
+    pub(crate) fn contents(&self) -> Option<String> {
+        let Sink::Memory(cast) = &self.sink else { return None };
+        let mut text = String::with_capacity(cast.header.len() + cast.bytes + 80);
+        text.push_str(&cast.header);
+        text.push('\n');
+        if cast.dropped > 0 {
+            let at = cast.events.front().and_then(|e| e.get(1..e.find(',')?)).unwrap_or("0");
+            let note =
+                format!("termloom: {} older events dropped (the memory bound)", cast.dropped);
+            text.push_str(&json!([at.parse::<f64>().unwrap_or(0.0), "m", note]).to_string());
+            text.push('\n');
+        }
+        for event in &cast.events {
+            text.push_str(event);
+            text.push('\n');
+        }
+        Some(text)
+    }
+
+    /// Hands one event line to the sink; false if it had to be dropped.
+    fn deliver(&mut self, line: String) -> bool {
+        match &mut self.sink {
+            Sink::File(tx) => !matches!(tx.try_send(line), Err(TrySendError::Full(_))),
+            Sink::Memory(cast) => {
+                cast.bytes += line.len() + 1;
+                cast.events.push_back(line);
+                while cast.bytes > cast.limit {
+                    let Some(old) = cast.events.pop_front() else { break };
+                    cast.bytes -= old.len() + 1;
+                    cast.dropped += 1;
+                }
+                true
+            }
+        }
+    }
+
+    fn event(&mut self, kind: &str, data: &str) {
+        let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;
+        if self.dropped > 0 {
+            let note =
+                format!("termloom: {} events dropped (the recording fell behind)", self.dropped);
+            if !self.deliver(json!([seconds, "m", note]).to_string()) {
+                self.dropped += 1;
+                return;
+            }
+            self.dropped = 0;
+        }
+        // The line is written directly: [seconds, "kind", "escaped data"].
+        let escaped = serde_json::to_string(data).unwrap_or_default();
+        let mut line = String::with_capacity(escaped.len() + 24);
+        let _ = write!(line, "[{seconds},\"{kind}\",{escaped}]");
+        if !self.deliver(line) {
+            self.dropped += 1;
+        }
+    }
+
+    /// Output the program wrote; a UTF-8 character split between two reads is recorded whole
+    /// with the second.
+    pub(crate) fn output(&mut self, bytes: &[u8]) {
+        if self.partial.is_empty()
+            && let Ok(text) = std::str::from_utf8(bytes)
+        {
+            return self.event("o", text);
+        }
+        let mut data = std::mem::take(&mut self.partial);
+        data.extend_from_slice(bytes);
+        let complete = match std::str::from_utf8(&data) {
+            Ok(_) => data.len(),
+            Err(err) if err.error_len().is_none() => err.valid_up_to(),
+            Err(_) => data.len(),
+        };
+        self.partial = data.split_off(complete);
+        if !data.is_empty() {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.event("o", &text);
+        }
+    }
+
+    /// Input typed into the session, when input is recorded.
+    pub(crate) fn input(&mut self, bytes: &[u8]) {
+        if self.input {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            self.event("i", &text);
+        }
+    }
+
+    /// The terminal was resized.
+    pub(crate) fn resize(&mut self, cols: u16, rows: u16) {
+        self.event("r", &format!("{cols}x{rows}"));
+    }
+
+    /// A marker (a wait that ended, with what ended it).
+    pub(crate) fn marker(&mut self, label: &str) {
+        self.event("m", label);
+    }
+}
+
+/// How long closing a session or the engine waits for a recording's writer to finish.
+const WRITER_DEADLINE: Duration = Duration::from_secs(10);
+
+/// The file recordings whose writer threads may still be writing, by session, so that
+/// closing a session (or the engine) returns only once its recording is on disk. Finished
+/// ones are pruned whenever one is added, so it holds at most the live recordings.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Writers(Arc<Mutex<HashMap<SessionId, Receiver<()>>>>);
+
+impl Writers {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<SessionId, Receiver<()>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Remembers session `id`'s recording writer.
+    pub(crate) fn add(&self, id: SessionId, written: Receiver<()>) {
+        let mut map = self.map();
+        map.retain(|_, done| !is_done(done));
+        map.insert(id, written);
+    }
+
+    /// Waits (up to a deadline) until session `id`'s recording, if it has one, is on disk.
+    pub(crate) fn wait(&self, id: SessionId) {
+        let written = self.map().remove(&id);
+        if let Some(written) = written {
+            finish(&written, Instant::now() + WRITER_DEADLINE);
+        }
+    }
+
+    /// Waits (up to one deadline for all) until every recording is on disk.
+    pub(crate) fn wait_all(&self) {
+        let all: Vec<_> = self.map().drain().map(|(_, written)| written).collect();
+        let deadline = Instant::now() + WRITER_DEADLINE;
+        for written in all {
+            finish(&written, deadline);
+        }
+    }
+}
+
+/// Whether a writer has ended.
+fn is_done(written: &Receiver<()>) -> bool {
+    matches!(written.try_recv(), Err(crossbeam_channel::TryRecvError::Disconnected))
+}
+
+/// Waits until a writer ends or the deadline passes (a disk that hangs is logged, not waited
+/// on forever).
+fn finish(written: &Receiver<()>, deadline: Instant) {
+    if let Err(RecvTimeoutError::Timeout) = written.recv_deadline(deadline) {
+        log::warn!("termloom: a recording's writer is still writing after {WRITER_DEADLINE:?}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recording_is_asciicast_v2_with_characters_whole() {
+        let dir = std::env::temp_dir().join(format!("termloom-rec-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.cast");
+        let mut recorder = Recorder::create(&path, 80, 24, false).unwrap();
+        let bytes = "é!".as_bytes();
+        recorder.output(&bytes[..1]);
+        recorder.output(&bytes[1..]);
+        recorder.input(b"ignored");
+        recorder.resize(100, 30);
+        recorder.marker("matched");
+        let written = recorder.written().expect("a file's recording has a writer");
+        drop(recorder);
+        // The writer thread ends once the recorder is gone, after its last line.
+        finish(&written, Instant::now() + WRITER_DEADLINE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 4, "{text}");
+        let lines: Vec<serde_json::Value> =
+            text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["version"], 2);
+        assert_eq!((lines[0]["width"].as_u64(), lines[0]["height"].as_u64()), (Some(80), Some(24)));
+        assert_eq!(lines[1][1], "o");
+        assert_eq!(lines[1][2], "é!");
+        assert_eq!(lines[2][1], "r");
+        assert_eq!(lines[2][2], "100x30");
+        assert_eq!(lines[3][2], "matched");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_recording_in_memory_keeps_the_newest_events_within_its_bound() {
+        let mut recorder = Recorder::in_memory(80, 24, true, 200);
+        recorder.input(b"typed");
+        for i in 0..20 {
+            recorder.output(format!("line {i}\r\n").as_bytes());
+        }
+        let text = recorder.contents().unwrap();
+        let lines: Vec<serde_json::Value> =
+            text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines[0]["version"], 2);
+        assert_eq!(lines[1][1], "m");
+        assert!(lines[1][2].as_str().unwrap().contains("older events dropped"));
+        assert_eq!(lines.last().unwrap()[2], "line 19\r\n");
+        assert!(text.len() < 200 + lines[0].to_string().len() + 100, "{}", text.len());
+        assert!(!text.contains("typed"), "the oldest events went first");
+    }
+}

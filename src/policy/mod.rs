@@ -1,0 +1,261 @@
+//! Who may run what: the spawn [`Policy`], the [`SpawnRequest`] it rules on, and its
+//! [`Verdict`].
+//!
+//! Every start of a session ([`Engine::spawn`](crate::Engine::spawn), the command line, the
+//! MCP tools, `termloom server`) is a request the policy decides before anything is forked:
+//! the first rule that matches each program the request runs decides for it, the strictest
+//! decision among them (deny, then ask, then allow) is the verdict, and the policy's
+//! `default` decides what no rule matches. Approving a start covers everything later typed
+//! into that session: commands run in an approved shell are not checked again.
+
+mod rules;
+pub(crate) mod shell_line;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+pub use rules::{DEFAULT_GUARDED_ENV, Decision, Policy, Rule};
+
+/// A start of a session, as the policy and a [`SpawnHook`] see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SpawnRequest {
+    /// The programs the start runs: for a program with arguments, that one; for a shell
+    /// command line, the simple commands the line shows (see [`SpawnRequest::shell_line`]).
+    pub commands: Vec<RequestedCommand>,
+    /// The shell command line, for a [`SpawnSpec::shell`](crate::SpawnSpec::shell) start (or
+    /// the command the MCP `terminal_run` starts a shell for).
+    pub shell_line: Option<String>,
+    /// The working directory, absolute.
+    pub cwd: PathBuf,
+    /// The environment the request sets or removes over the inherited one (`None`: removed).
+    pub env: Vec<(String, Option<String>)>,
+    /// The account the program runs as, when the request names one.
+    pub user: Option<String>,
+}
+
+/// One program a request runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RequestedCommand {
+    /// The program as written.
+    pub program: String,
+    /// Where the program was found (in the request's `PATH`, when it sets one), if it was.
+    pub path: Option<PathBuf>,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Variables the command line sets for it alone (`NAME=value program`).
+    pub assigns: Vec<String>,
+}
+
+/// What the policy (or a hook) decided about a request, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// Allow, deny or ask.
+    pub decision: Decision,
+    /// What decided: a rule's name (`rule 3` for an unnamed one), `default`, `guarded_env`,
+    /// `hook`, or `no policy`.
+    pub rule: String,
+    /// Why, for the person asked or in the error of a denied start.
+    pub reason: String,
+}
+
+impl Verdict {
+    /// An allowing verdict when no policy is configured.
+    pub(crate) fn no_policy() -> Verdict {
+        Verdict { decision: Decision::Allow, rule: "no policy".into(), reason: String::new() }
+    }
+}
+
+/// A host's own permission check, called with every start before anything is forked: it gets
+/// the request and the policy's verdict (allow when no policy is configured) and returns the
+/// final verdict. Returning [`Decision::Ask`] leaves the question to the caller's approver
+/// ([`Engine::spawn_with_approval`](crate::Engine::spawn_with_approval), or the MCP client's
+/// person).
+#[derive(Clone)]
+pub struct SpawnHook(Arc<HookFn>);
+
+/// What a [`SpawnHook`] calls.
+type HookFn = dyn Fn(&SpawnRequest, Verdict) -> Verdict + Send + Sync;
+
+impl SpawnHook {
+    /// Wraps a check.
+    pub fn new(check: impl Fn(&SpawnRequest, Verdict) -> Verdict + Send + Sync + 'static) -> Self {
+        SpawnHook(Arc::new(check))
+    }
+
+    pub(crate) fn check(&self, request: &SpawnRequest, verdict: Verdict) -> Verdict {
+        (self.0)(request, verdict)
+    }
+}
+
+impl std::fmt::Debug for SpawnHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SpawnHook(..)")
+    }
+}
+
+impl PartialEq for SpawnHook {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl SpawnRequest {
+    /// The request of a spawn spec, its working directory already resolved.
+    pub(crate) fn of(spec: &crate::SpawnSpec, cwd: PathBuf) -> SpawnRequest {
+        let env: Vec<(String, Option<String>)> = spec
+            .env
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string_lossy().into_owned(),
+                    v.as_ref().map(|v| v.to_string_lossy().into_owned()),
+                )
+            })
+            .collect();
+        let path_var = spec
+            .env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone().unwrap_or_default())
+            .or_else(|| std::env::var_os("PATH"));
+        let find = |program: &str| find_program(program, path_var.as_ref(), &cwd);
+        let (commands, shell_line) = match &spec.command {
+            crate::spec::Command::Argv(program, args) => {
+                let words = std::iter::once(program).chain(args);
+                let words = words.map(|w| w.to_string_lossy().into_owned()).collect();
+                (shell_line::argv_commands(words), None)
+            }
+            crate::spec::Command::Shell(line) => {
+                (shell_line::simple_commands(line), Some(line.clone()))
+            }
+        };
+        let (commands, shell_line) = match &spec.typed_line {
+            Some(line) => {
+                let typed = shell_line::simple_commands(line);
+                (commands.into_iter().chain(typed).collect::<Vec<_>>(), Some(line.clone()))
+            }
+            None => (commands, shell_line),
+        };
+        let commands = commands
+            .into_iter()
+            .map(|c| RequestedCommand {
+                path: find(&c.program),
+                program: c.program,
+                args: c.args,
+                assigns: c.assigns,
+            })
+            .collect();
+        SpawnRequest { commands, shell_line, cwd, env, user: spec.isolation.user.clone() }
+    }
+
+    /// What the request runs, in a few words, for a person asked to approve it.
+    pub fn describe(&self) -> String {
+        let what = match &self.shell_line {
+            Some(line) => format!("the shell command line `{line}`"),
+            None => match self.commands.first() {
+                Some(command) => {
+                    let mut words = vec![command.program.clone()];
+                    words.extend(command.args.iter().cloned());
+                    format!("`{}`", words.join(" "))
+                }
+                None => "nothing".to_owned(),
+            },
+        };
+        let mut text = format!("{what} in {}", self.cwd.display());
+        let set: Vec<&str> = self.env.iter().map(|(k, _)| k.as_str()).collect();
+        if !set.is_empty() {
+            text.push_str(&format!(", setting {}", set.join(", ")));
+        }
+        if let Some(user) = &self.user {
+            text.push_str(&format!(", as user {user}"));
+        }
+        text
+    }
+}
+
+/// Where `program` is found: itself when it has a slash, otherwise the first executable of
+/// that name in `path` (relative entries against `cwd`).
+fn find_program(program: &str, path: Option<&OsString>, cwd: &Path) -> Option<PathBuf> {
+    if program.is_empty() || program.contains('$') {
+        return None;
+    }
+    if program.contains('/') {
+        return Some(cwd.join(program)).filter(|p| is_executable(p));
+    }
+    std::env::split_paths(path?)
+        .map(|dir| cwd.join(dir).join(program))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The policy section of a TOML file: `default`, `guarded_env`, `[[rules]]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PolicyFile {
+    default: Option<Decision>,
+    guarded_env: Option<Vec<String>>,
+    #[serde(default)]
+    rules: Vec<Rule>,
+}
+
+impl PolicyFile {
+    pub(crate) fn into_policy(self) -> Policy {
+        let mut policy = Policy::default();
+        if let Some(default) = self.default {
+            policy.default = default;
+        }
+        if let Some(guarded) = self.guarded_env {
+            policy.guarded_env = guarded;
+        }
+        policy.rules = self.rules;
+        policy
+    }
+}
+
+impl Policy {
+    /// Parses a policy from TOML (`default`, `guarded_env` and `[[rules]]` at the top level)
+    /// and validates it.
+    ///
+    /// ```
+    /// let policy = termloom::Policy::from_toml_str(r#"
+    ///     default = "ask"
+    ///     [[rules]]
+    ///     name = "read-only tools"
+    ///     program = ["ls", "cat", "git"]
+    ///     decision = "allow"
+    ///     [[rules]]
+    ///     program = ["rm", "/usr/bin/dd"]
+    ///     decision = "deny"
+    ///     reason = "destructive"
+    /// "#)?;
+    /// assert_eq!(policy.rules.len(), 2);
+    /// # Ok::<(), termloom::Error>(())
+    /// ```
+    pub fn from_toml_str(text: &str) -> crate::Result<Policy> {
+        let file: PolicyFile = toml::from_str(text).map_err(|e| crate::Error::InvalidConfig {
+            field: "policy",
+            message: format!("cannot be parsed: {e}"),
+        })?;
+        let policy = file.into_policy();
+        policy.validate()?;
+        Ok(policy)
+    }
+
+    /// Reads and parses a policy file (see [`Policy::from_toml_str`]).
+    pub fn from_toml_file(path: impl AsRef<Path>) -> crate::Result<Policy> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| crate::Error::io(format!("reading policy file {}", path.display()), e))?;
+        Policy::from_toml_str(&text)
+    }
+}

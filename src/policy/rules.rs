@@ -1,0 +1,430 @@
+//! The rules of a [`Policy`] and how a request is decided.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::shell_line::basename;
+use super::{RequestedCommand, SpawnRequest, Verdict};
+use crate::error::{Error, Result};
+
+/// What a rule (or the policy's default) decides.
+/// Ordered by strictness: `Allow < Ask < Deny`. The default (for a [`Rule::default`]) is
+/// `Deny`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    /// The start goes ahead.
+    Allow,
+    /// A person is asked first; without one to ask, the start is denied.
+    Ask,
+    /// The start is refused and nothing is forked.
+    #[default]
+    Deny,
+}
+
+impl Decision {
+    /// `allow`, `ask` or `deny`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Deny => "deny",
+        }
+    }
+}
+
+/// One rule: what it matches and what it decides. Every matcher given must match; a rule
+/// with none matches every program.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    /// A name for messages; unnamed rules are called `rule N` (from 1, in order).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Program patterns. A pattern without a slash matches the program's name (the last
+    /// component of the word, so `rm` matches `/bin/rm` too); one with a slash matches where
+    /// the program was found, before and after symbolic links are followed. `*` and `?` are
+    /// wildcards. Empty: any program.
+    #[serde(default)]
+    pub program: Vec<String>,
+    /// A regular expression searched in the arguments joined by single spaces (`^-rf\b`).
+    #[serde(default)]
+    pub args: Option<String>,
+    /// Working directories: the rule matches a start in one of them or below.
+    #[serde(default)]
+    pub cwd: Vec<PathBuf>,
+    /// Environment names: the rule matches a start that sets or removes one of them (through
+    /// the request's environment or an assignment on the command line).
+    #[serde(default)]
+    pub env: Vec<String>,
+    /// What the rule decides.
+    pub decision: Decision,
+    /// Why, shown to the person asked and in the error of a denied start.
+    #[serde(default)]
+    pub reason: Option<String>,
+}
+
+/// Variables that change what a program runs or loads: a start that sets one is asked about
+/// even where a rule allows its program, unless that rule names the variable in its `env`.
+pub const DEFAULT_GUARDED_ENV: &[&str] = &[
+    "PATH",
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "LD_AUDIT",
+    "BASH_ENV",
+    "ENV",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "PROMPT_COMMAND",
+    "PS4",
+    "ZDOTDIR",
+    "PYTHONSTARTUP",
+    "PYTHONPATH",
+    "PERL5OPT",
+    "PERL5LIB",
+    "RUBYOPT",
+    "NODE_OPTIONS",
+    "GIT_SSH_COMMAND",
+    "GIT_EXEC_PATH",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "GIT_PAGER",
+    "LESSOPEN",
+];
+
+/// A spawn policy: rules in order, a default, and the environment names it guards.
+///
+/// The first rule that matches a program decides for it; a start that runs several programs
+/// (a shell command line) gets the strictest of their decisions. What a rule cannot see is
+/// listed in ARCHITECTURE.md (`eval`, scripts' contents, programs started by programs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Policy {
+    /// The decision where no rule matches. Default: allow.
+    pub default: Decision,
+    /// The rules, in order.
+    pub rules: Vec<Rule>,
+    /// See [`DEFAULT_GUARDED_ENV`] (the default).
+    pub guarded_env: Vec<String>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            default: Decision::Allow,
+            rules: Vec::new(),
+            guarded_env: DEFAULT_GUARDED_ENV.iter().map(|s| (*s).to_owned()).collect(),
+        }
+    }
+}
+
+impl Policy {
+    /// A policy that denies every start (valid: a host may allow nothing).
+    pub fn deny_all() -> Policy {
+        Policy { default: Decision::Deny, ..Policy::default() }
+    }
+
+    /// Checks every rule: patterns, regular expressions and names. The error names the rule
+    /// by its position (and name) and what is wrong with it.
+    pub fn validate(&self) -> Result<()> {
+        for (index, rule) in self.rules.iter().enumerate() {
+            let bad = |message: String| Error::InvalidConfig {
+                field: "policy",
+                message: format!("rule {} ({}): {message}", index + 1, self.rule_name(index)),
+            };
+            if let Some(pattern) = &rule.args {
+                regex::Regex::new(pattern)
+                    .map_err(|e| bad(format!("`args` is not a valid regular expression: {e}")))?;
+            }
+            if rule.program.iter().any(|p| p.is_empty()) {
+                return Err(bad("`program` holds an empty pattern".into()));
+            }
+            if rule.program.iter().any(|p| p.contains('/') && !p.starts_with('/')) {
+                return Err(bad(
+                    "a `program` pattern with a slash must be an absolute path (a bare name matches the program's name)".into(),
+                ));
+            }
+            if rule.cwd.iter().any(|d| !d.is_absolute()) {
+                return Err(bad("`cwd` entries must be absolute paths".into()));
+            }
+            if rule.env.iter().any(|n| n.is_empty() || n.contains('=')) {
+                return Err(bad("`env` entries must be variable names".into()));
+            }
+            if rule.name.as_deref().is_some_and(str::is_empty) {
+                return Err(bad("`name` is empty; leave it out or name the rule".into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The name messages give rule `index` (from 0).
+    fn rule_name(&self, index: usize) -> String {
+        match &self.rules[index].name {
+            Some(name) => name.clone(),
+            None => format!("rule {}", index + 1),
+        }
+    }
+
+    /// Decides a request.
+    pub fn decide(&self, request: &SpawnRequest) -> Verdict {
+        let default = Verdict {
+            decision: self.default,
+            rule: "default".into(),
+            reason: format!(
+                "no rule matches, and the policy's default is {}",
+                self.default.as_str()
+            ),
+        };
+        // What does not change from command to command is resolved once: the rules' regular
+        // expressions and directories, the request's directory.
+        let rules: Vec<Compiled> = self.rules.iter().map(Compiled::of).collect();
+        let cwd = canonical(&request.cwd);
+        let mut verdict: Option<Verdict> = None;
+        for command in &request.commands {
+            let seen = Seen::of(request, command, &cwd);
+            let decided = match rules.iter().position(|r| r.matches(&seen)) {
+                Some(index) => self.by_rule(index, request, command),
+                None => default.clone(),
+            };
+            if verdict.as_ref().is_none_or(|v| decided.decision > v.decision) {
+                verdict = Some(decided);
+            }
+        }
+        verdict.unwrap_or(default)
+    }
+
+    /// The verdict of rule `index` for `command`, made `ask` when it allows a start that
+    /// sets a guarded variable it does not name.
+    fn by_rule(&self, index: usize, request: &SpawnRequest, command: &RequestedCommand) -> Verdict {
+        let rule = &self.rules[index];
+        let name = self.rule_name(index);
+        if rule.decision == Decision::Allow {
+            let guarded = set_names(request, command).find(|n| {
+                self.guarded_env.iter().any(|g| g == n) && !rule.env.iter().any(|e| e == n)
+            });
+            if let Some(variable) = guarded {
+                return Verdict {
+                    decision: Decision::Ask,
+                    rule: "guarded_env".into(),
+                    reason: format!(
+                        "rule {name:?} allows {}, but the start sets {variable}, which changes what runs",
+                        command.program
+                    ),
+                };
+            }
+        }
+        let reason = rule.reason.clone().unwrap_or_else(|| {
+            format!("rule {name:?} decides {} for {}", rule.decision.as_str(), command.program)
+        });
+        Verdict { decision: rule.decision, rule: name, reason }
+    }
+}
+
+/// A rule ready to be matched: its regular expression compiled, its directories canonical.
+struct Compiled<'a> {
+    rule: &'a Rule,
+    args: Option<regex::Regex>,
+    cwd: Vec<PathBuf>,
+}
+
+impl<'a> Compiled<'a> {
+    fn of(rule: &'a Rule) -> Compiled<'a> {
+        // `validate` refused a bad expression; one that slipped past matches nothing.
+        let args = rule.args.as_ref().map(|p| regex::Regex::new(p).unwrap_or_else(|_| never()));
+        Compiled { rule, args, cwd: rule.cwd.iter().map(|d| canonical(d)).collect() }
+    }
+
+    fn matches(&self, seen: &Seen) -> bool {
+        let rule = self.rule;
+        let program_matches =
+            rule.program.is_empty() || rule.program.iter().any(|p| seen.program_matches(p));
+        let args_match = self.args.as_ref().is_none_or(|re| re.is_match(&seen.args));
+        let cwd_matches = self.cwd.is_empty() || self.cwd.iter().any(|d| seen.cwd.starts_with(d));
+        let env_matches = rule.env.is_empty() || seen.set.iter().any(|n| rule.env.contains(n));
+        program_matches && args_match && cwd_matches && env_matches
+    }
+}
+
+/// A regular expression that matches nothing.
+fn never() -> regex::Regex {
+    regex::Regex::new(r"[^\s\S]").expect("a valid expression")
+}
+
+/// One command of a request as the rules see it.
+struct Seen<'a> {
+    command: &'a RequestedCommand,
+    /// Where it was found, as found and with links followed.
+    paths: Vec<String>,
+    args: String,
+    cwd: &'a Path,
+    set: Vec<String>,
+}
+
+impl<'a> Seen<'a> {
+    fn of(request: &'a SpawnRequest, command: &'a RequestedCommand, cwd: &'a Path) -> Seen<'a> {
+        let paths = command
+            .path
+            .iter()
+            .flat_map(|p| [Some(p.clone()), std::fs::canonicalize(p).ok()])
+            .flatten()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        let set = set_names(request, command).map(str::to_owned).collect();
+        Seen { command, paths, args: command.args.join(" "), cwd, set }
+    }
+
+    /// A pattern without a slash matches the program's name; one with a slash, where it was
+    /// found.
+    fn program_matches(&self, pattern: &str) -> bool {
+        if pattern.contains('/') {
+            self.paths.iter().any(|p| glob(pattern, p))
+        } else {
+            glob(pattern, basename(&self.command.program))
+        }
+    }
+}
+
+/// The names a command's start sets or removes: the request's environment and the command's
+/// own assignments.
+fn set_names<'a>(
+    request: &'a SpawnRequest,
+    command: &'a RequestedCommand,
+) -> impl Iterator<Item = &'a str> {
+    request.env.iter().map(|(k, _)| k.as_str()).chain(command.assigns.iter().map(String::as_str))
+}
+
+/// `path` with its links followed, when it exists.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
+}
+
+/// `*` matches any run of characters, `?` any one; everything else itself.
+pub(crate) fn glob(pattern: &str, text: &str) -> bool {
+    let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
+    let (mut pi, mut ti) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some((pi, ti));
+            pi += 1;
+        } else if let Some((sp, st)) = star {
+            pi = sp + 1;
+            ti = st + 1;
+            star = Some((sp, st + 1));
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SpawnSpec;
+
+    fn request(spec: SpawnSpec) -> SpawnRequest {
+        SpawnRequest::of(&spec, PathBuf::from("/tmp"))
+    }
+
+    fn rule(program: &[&str], decision: Decision) -> Rule {
+        Rule {
+            program: program.iter().map(|s| (*s).to_owned()).collect(),
+            decision,
+            ..Rule::default()
+        }
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob("py*", "python3"));
+        assert!(glob("/usr/bin/*", "/usr/bin/ls"));
+        assert!(glob("?s", "ls"));
+        assert!(!glob("ls", "lsof"));
+        assert!(glob("*", ""));
+        assert!(!glob("a*b", "acd"));
+    }
+
+    #[test]
+    fn the_first_matching_rule_decides_and_the_strictest_command_wins() {
+        let policy = Policy {
+            default: Decision::Ask,
+            rules: vec![
+                Rule {
+                    name: Some("no rm -rf".into()),
+                    args: Some(r"-rf\b".into()),
+                    ..rule(&["rm"], Decision::Deny)
+                },
+                rule(&["rm", "ls", "echo"], Decision::Allow),
+            ],
+            ..Policy::default()
+        };
+        policy.validate().unwrap();
+        assert_eq!(policy.decide(&request(SpawnSpec::new("ls"))).decision, Decision::Allow);
+        assert_eq!(
+            policy.decide(&request(SpawnSpec::new("rm").arg("x"))).decision,
+            Decision::Allow
+        );
+        let denied = policy.decide(&request(SpawnSpec::new("/bin/rm").args(["-rf", "/"])));
+        assert_eq!((denied.decision, denied.rule.as_str()), (Decision::Deny, "no rm -rf"));
+        assert_eq!(policy.decide(&request(SpawnSpec::new("vim"))).rule, "default");
+        let line = policy.decide(&request(SpawnSpec::shell("ls; echo $(rm -rf ~)")));
+        assert_eq!(line.decision, Decision::Deny);
+        assert_eq!(policy.decide(&request(SpawnSpec::shell("ls | vim -"))).decision, Decision::Ask);
+    }
+
+    #[test]
+    fn guarded_variables_turn_allow_into_ask() {
+        let mut policy =
+            Policy { rules: vec![rule(&["ls"], Decision::Allow)], ..Policy::default() };
+        let preload = request(SpawnSpec::new("ls").env("LD_PRELOAD", "/tmp/x.so"));
+        let verdict = policy.decide(&preload);
+        assert_eq!((verdict.decision, verdict.rule.as_str()), (Decision::Ask, "guarded_env"));
+        let inline = policy.decide(&request(SpawnSpec::shell("PATH=/tmp/evil ls")));
+        assert_eq!(inline.decision, Decision::Ask);
+        policy.rules[0].env = vec!["LD_PRELOAD".into()];
+        assert_eq!(policy.decide(&preload).decision, Decision::Allow);
+    }
+
+    #[test]
+    fn paths_cwd_and_env_rules() {
+        let policy = Policy {
+            default: Decision::Deny,
+            rules: vec![
+                Rule { cwd: vec!["/tmp".into()], ..rule(&["/*/sh", "/*/*/sh"], Decision::Allow) },
+                Rule { env: vec!["SECRET_TOKEN".into()], ..rule(&[], Decision::Deny) },
+            ],
+            ..Policy::default()
+        };
+        assert_eq!(policy.decide(&request(SpawnSpec::new("sh"))).decision, Decision::Allow);
+        let elsewhere = SpawnRequest::of(&SpawnSpec::new("sh"), PathBuf::from("/"));
+        assert_eq!(policy.decide(&elsewhere).decision, Decision::Deny);
+        assert_eq!(policy.decide(&request(SpawnSpec::new("./sh"))).decision, Decision::Deny);
+    }
+
+    #[test]
+    fn malformed_rules_are_named_by_position() {
+        let policy = Policy {
+            rules: vec![
+                rule(&["ls"], Decision::Allow),
+                Rule { args: Some("(".into()), ..rule(&[], Decision::Deny) },
+            ],
+            ..Policy::default()
+        };
+        let err = policy.validate().unwrap_err().to_string();
+        assert!(err.contains("rule 2") && err.contains("args"), "{err}");
+        let relative =
+            Policy { rules: vec![rule(&["bin/ls"], Decision::Allow)], ..Policy::default() };
+        assert!(relative.validate().unwrap_err().to_string().contains("absolute"));
+        Policy::deny_all().validate().unwrap();
+        let err = Policy::from_toml_str("[[rules]]\nprogram = [\"ls\"]\ndecision = \"maybe\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("maybe"), "{err}");
+        assert!(Policy::from_toml_str("[[rules]]\nprogram = [\"ls\"]\n").is_err());
+    }
+}

@@ -1,0 +1,92 @@
+//! The server side of `termloom attach`: a session's screen streamed to a person's terminal as
+//! `termloom/frame` notifications, a frame whenever the screen changes.
+
+use std::sync::{Condvar, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::mcp::outbox::Outbox;
+use crate::{Session, SessionState};
+
+/// How often an attached screen is looked at. Only while a person watches: the engine has no
+/// "screen changed" notification, and a person does not see faster than this.
+const FRAME_INTERVAL: Duration = Duration::from_millis(50);
+
+/// A flag that a connection's input ended, which attach streams wait on.
+#[derive(Debug, Default)]
+pub(crate) struct Ended {
+    ended: Mutex<bool>,
+    changed: Condvar,
+}
+
+impl Ended {
+    /// Marks the connection ended and wakes its streams.
+    pub(crate) fn end(&self) {
+        *self.ended.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.changed.notify_all();
+    }
+
+    /// Waits at most `timeout`; true once the connection ended.
+    fn wait(&self, timeout: Duration) -> bool {
+        let ended = self.ended.lock().unwrap_or_else(|e| e.into_inner());
+        let (ended, _) = self
+            .changed
+            .wait_timeout_while(ended, timeout, |ended| !*ended)
+            .unwrap_or_else(|e| e.into_inner());
+        *ended
+    }
+}
+
+/// One person watching one session.
+pub(crate) struct Watch {
+    pub session: Session,
+    pub outbox: Outbox,
+    pub ended: std::sync::Arc<Ended>,
+    /// The person holds the session (took it over).
+    pub held: bool,
+}
+
+impl Watch {
+    /// Sends a frame for every change until the program ends or the connection does; returns
+    /// why it stopped.
+    pub(crate) fn stream(&self) -> &'static str {
+        let mut last: Option<Value> = None;
+        loop {
+            let frame = match self.frame() {
+                Ok(frame) => frame,
+                Err(_) => return "the session is gone",
+            };
+            if last.as_ref() != Some(&frame) {
+                let message = json!({
+                    "jsonrpc": "2.0",
+                    "method": "termloom/frame",
+                    "params": frame,
+                });
+                self.outbox.send(message.to_string());
+                last = Some(frame);
+            }
+            match self.session.info().map(|info| info.state) {
+                Ok(SessionState::Running) => {}
+                Ok(_) | Err(_) => return "the program ended",
+            }
+            if self.ended.wait(FRAME_INTERVAL) {
+                return "detached";
+            }
+        }
+    }
+
+    fn frame(&self) -> crate::Result<Value> {
+        let screen = self.session.screen()?;
+        let cursor = screen.cursor;
+        Ok(json!({
+            "session": self.session.id().0,
+            "cols": screen.cols,
+            "rows": screen.rows,
+            "lines": screen.lines,
+            "cursor": cursor.visible.then_some([cursor.row, cursor.col]),
+            "title": screen.title,
+            "held": self.held,
+        }))
+    }
+}

@@ -1,0 +1,197 @@
+//! [`Client`]: a connection to a `termloom server`, as the command line, `termloom mcp
+//! --server` and `termloom attach` use it (and a Rust program may).
+
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::{Value, json};
+
+use super::PROTOCOL;
+use crate::tools::ToolResult;
+
+/// Longest message a client reads: the server bounds what it sends by the calls' `max_bytes`.
+const MAX_REPLY_BYTES: u64 = 64 << 20;
+
+/// The MCP revision the client speaks.
+const REVISION: &str = "2025-11-25";
+
+/// One message from the server.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reply {
+    /// The answer to request `id`: its result, or the error's message.
+    Response {
+        /// The request's id.
+        id: u64,
+        /// Its result, or the error message.
+        result: Result<Value, String>,
+    },
+    /// A notification (`termloom/frame` while attached).
+    Notification {
+        /// Its method.
+        method: String,
+        /// Its parameters.
+        params: Value,
+    },
+}
+
+/// Sends requests on a connection; cheap to clone, usable from another thread than the one
+/// reading replies.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    stream: Arc<UnixStream>,
+    next_id: Arc<AtomicU64>,
+}
+
+impl Sender {
+    /// Sends request `method` and returns its id; the answer comes as a [`Reply::Response`].
+    pub fn send(&self, method: &str, params: Value) -> io::Result<u64> {
+        Ok(self.send_all(vec![(method, params)])?[0])
+    }
+
+    /// Sends requests in one write (the server takes them in order) and returns their ids.
+    fn send_all(&self, requests: Vec<(&str, Value)>) -> io::Result<Vec<u64>> {
+        let mut lines = Vec::new();
+        let mut ids = Vec::new();
+        for (method, params) in requests {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+            serde_json::to_writer(&mut lines, &message)?;
+            lines.push(b'\n');
+            ids.push(id);
+        }
+        (&*self.stream).write_all(&lines)?;
+        Ok(ids)
+    }
+}
+
+/// A connection to a termloom server (see [`crate::server`] for the protocol).
+#[derive(Debug)]
+pub struct Client {
+    reader: BufReader<UnixStream>,
+    sender: Sender,
+    initialized: bool,
+}
+
+impl Client {
+    /// Connects to the server listening on `socket`.
+    pub fn connect(socket: &Path) -> io::Result<Client> {
+        let stream = UnixStream::connect(socket)?;
+        let reader = BufReader::new(stream.try_clone()?);
+        let sender = Sender { stream: Arc::new(stream), next_id: Arc::new(AtomicU64::new(1)) };
+        Ok(Client { reader, sender, initialized: false })
+    }
+
+    /// A handle that sends requests on this connection.
+    pub fn sender(&self) -> Sender {
+        self.sender.clone()
+    }
+
+    /// Checks the protocol version and names the client (clients of one name share read
+    /// positions); returns the server's answer.
+    pub fn hello(&mut self, client: Option<&str>) -> io::Result<Value> {
+        let mut params = json!({ "protocol": PROTOCOL });
+        if let Some(client) = client {
+            params["client"] = json!(client);
+        }
+        self.request("termloom/hello", params)
+    }
+
+    /// Calls tool `name` (see `tools/list`) with its arguments and waits for its result.
+    pub fn call_tool(&mut self, name: &str, arguments: Value) -> io::Result<ToolResult> {
+        self.call_tool_as(None, name, arguments)
+    }
+
+    /// [`Client::hello`] as client `client` (when given), then [`Client::call_tool`]: one
+    /// write and one wait, as a command line that makes one call needs.
+    pub fn call_tool_as(
+        &mut self,
+        client: Option<&str>,
+        name: &str,
+        arguments: Value,
+    ) -> io::Result<ToolResult> {
+        let mut requests = Vec::new();
+        if let Some(client) = client {
+            requests.push(("termloom/hello", json!({ "protocol": PROTOCOL, "client": client })));
+        }
+        if !self.initialized {
+            let params = json!({
+                "protocolVersion": REVISION,
+                "capabilities": {},
+                "clientInfo": { "name": "termloom", "version": env!("CARGO_PKG_VERSION") },
+            });
+            requests.push(("initialize", params));
+        }
+        requests.push(("tools/call", json!({ "name": name, "arguments": arguments })));
+        let ids = self.sender.send_all(requests)?;
+        let mut answers = Vec::new();
+        for id in ids {
+            answers.push(self.answer(id)?);
+        }
+        self.initialized = true;
+        let result = answers.pop().unwrap_or_default();
+        let text = result["content"][0]["text"].as_str().unwrap_or_default().to_owned();
+        let is_error = result["isError"].as_bool().unwrap_or(false);
+        let structured = result.get("structuredContent").cloned();
+        Ok(ToolResult::new(text, structured, is_error))
+    }
+
+    /// Sends request `method` and waits for its answer; an error answer is an `Err` with the
+    /// server's message. Notifications that arrive meanwhile are dropped.
+    pub fn request(&mut self, method: &str, params: Value) -> io::Result<Value> {
+        let id = self.sender.send(method, params)?;
+        self.answer(id)
+    }
+
+    /// Waits for the answer to request `id`, dropping notifications and other answers.
+    fn answer(&mut self, id: u64) -> io::Result<Value> {
+        loop {
+            match self.next_reply()? {
+                Some(Reply::Response { id: got, result }) if got == id => {
+                    return result.map_err(io::Error::other);
+                }
+                Some(_) => {}
+                None => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the termloom server closed the connection without answering",
+                    ));
+                }
+            }
+        }
+    }
+
+    /// The next message from the server; `None` once it closed the connection.
+    pub fn next_reply(&mut self) -> io::Result<Option<Reply>> {
+        let mut line = Vec::new();
+        let read = (&mut self.reader).take(MAX_REPLY_BYTES).read_until(b'\n', &mut line)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        if line.last() != Some(&b'\n') && read as u64 == MAX_REPLY_BYTES {
+            return Err(io::Error::other("the server sent a message over 64 MiB"));
+        }
+        let message: Value = serde_json::from_slice(&line).map_err(|err| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("bad message from the server: {err}"),
+            )
+        })?;
+        if let Some(method) = message.get("method").and_then(Value::as_str) {
+            let params = message.get("params").cloned().unwrap_or(Value::Null);
+            return Ok(Some(Reply::Notification { method: method.to_owned(), params }));
+        }
+        let result = match message.get("error") {
+            Some(error) => Err(error["message"].as_str().unwrap_or("error").to_owned()),
+            None => Ok(message.get("result").cloned().unwrap_or(Value::Null)),
+        };
+        match message.get("id").and_then(Value::as_u64) {
+            Some(id) => Ok(Some(Reply::Response { id, result })),
+            // An answer to no request: the server refused the connection.
+            None => Err(io::Error::other(result.err().unwrap_or_default())),
+        }
+    }
+}

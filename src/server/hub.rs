@@ -1,0 +1,513 @@
+//! What every connection of a server shares: the engine, session names, the clients' read
+//! positions, who started which session, who holds which session, and the server's life
+//! (connections, idleness, stopping).
+
+use std::collections::HashMap;
+use std::io::{BufReader, Write};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+
+use serde_json::{Map, Value, json};
+
+use crate::mcp::ServeOptions;
+use crate::mcp::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Id, RpcError, error_response};
+use crate::mcp::outbox::{Outbox, Responder};
+use crate::mcp::server::{Extension, run_connection};
+use crate::mcp::tools::names::{Names, check_name};
+use crate::mcp::tools::{Caller, describe_sessions};
+use crate::{Engine, SessionId, SessionState};
+
+use super::attach::{self, Ended};
+use super::{PROTOCOL, ServerOptions, socket};
+
+/// The tools refused to everyone but the holder of a session a person took over.
+const TYPING_TOOLS: [&str; 6] = [
+    "terminal_send",
+    "terminal_mouse",
+    "terminal_run",
+    "terminal_signal",
+    "terminal_resize",
+    "terminal_close",
+];
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Connections and whether the server is stopping.
+#[derive(Debug, Default)]
+struct Life {
+    connections: usize,
+    stopping: bool,
+}
+
+/// The state shared by a server's connections.
+#[derive(Debug)]
+pub(crate) struct Hub {
+    engine: Engine,
+    options: ServerOptions,
+    names: Arc<Names>,
+    /// Named clients' callers (read positions and screens seen).
+    clients: Mutex<HashMap<String, Arc<Caller>>>,
+    /// The client that started each open session.
+    owners: Mutex<HashMap<SessionId, String>>,
+    /// Sessions a person took over, by connection number.
+    holders: Mutex<HashMap<SessionId, u64>>,
+    life: Mutex<Life>,
+    /// Signalled whenever something that bears on idleness or stopping happens.
+    changed: Condvar,
+    next_connection: AtomicU64,
+    /// The socket's path and a handle on the listening socket, to wake the accepting thread
+    /// when stopping.
+    socket: OnceLock<(PathBuf, UnixListener)>,
+}
+
+impl Hub {
+    pub(crate) fn new(engine: Engine, options: ServerOptions) -> Arc<Hub> {
+        Arc::new(Hub {
+            engine,
+            options,
+            names: Arc::default(),
+            clients: Mutex::default(),
+            owners: Mutex::default(),
+            holders: Mutex::default(),
+            life: Mutex::default(),
+            changed: Condvar::new(),
+            next_connection: AtomicU64::new(1),
+            socket: OnceLock::new(),
+        })
+    }
+
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Keeps a handle on the listening socket, so that [`Hub::stop`] can wake the accepting
+    /// thread from the moment the socket exists.
+    pub(crate) fn listening_on(&self, listener: &UnixListener, path: &Path) -> std::io::Result<()> {
+        let handle = listener.try_clone()?;
+        let _ = self.socket.set((path.to_owned(), handle));
+        Ok(())
+    }
+
+    /// Accepts connections until stopped.
+    pub(crate) fn serve(
+        self: Arc<Self>,
+        listener: &UnixListener,
+        path: &Path,
+    ) -> std::io::Result<()> {
+        let watcher = self.clone();
+        std::thread::Builder::new()
+            .name("termloom-server-idle".into())
+            .spawn(move || watcher.watch_idle())?;
+        log::info!("termloom server: listening on {} (pid {})", path.display(), std::process::id());
+        for stream in listener.incoming() {
+            if self.is_stopping() {
+                break;
+            }
+            match stream {
+                Ok(stream) => self.clone().accept(stream),
+                Err(err) => log::warn!("termloom server: accepting a connection failed: {err}"),
+            }
+        }
+        log::info!("termloom server: stopping; closing every session");
+        Ok(())
+    }
+
+    fn is_stopping(&self) -> bool {
+        lock(&self.life).stopping
+    }
+
+    /// Stops the server: the accepting thread wakes and returns. Shutting the listening
+    /// socket down wakes `accept` on Linux even if the socket's file was removed or replaced;
+    /// a connection to the path is the fallback.
+    pub(crate) fn stop(&self) {
+        lock(&self.life).stopping = true;
+        self.changed.notify_all();
+        if let Some((path, listener)) = self.socket.get()
+            && rustix::net::shutdown(listener, rustix::net::Shutdown::Both).is_err()
+        {
+            let _ = UnixStream::connect(path);
+        }
+    }
+
+    /// Something bearing on idleness happened.
+    fn touch(&self) {
+        self.changed.notify_all();
+    }
+
+    /// Checks a new connection and serves it on a thread of its own.
+    fn accept(self: Arc<Self>, mut stream: UnixStream) {
+        if let Err(message) = socket::check_peer(&stream) {
+            log::warn!("termloom server: refused a connection: {message}");
+            return refuse(&mut stream, &message);
+        }
+        {
+            let mut life = lock(&self.life);
+            if life.connections >= self.options.max_connections {
+                drop(life);
+                let message = format!(
+                    "the server has {} connections, its limit; try again when some end",
+                    self.options.max_connections
+                );
+                return refuse(&mut stream, &message);
+            }
+            life.connections += 1;
+        }
+        self.touch();
+        let hub = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("termloom-server-connection".into())
+            .spawn(move || hub.serve_connection(stream));
+        if let Err(err) = spawned {
+            log::error!("termloom server: cannot start a connection thread: {err}");
+            lock(&self.life).connections -= 1;
+        }
+    }
+
+    fn serve_connection(self: Arc<Self>, stream: UnixStream) {
+        let number = self.next_connection.fetch_add(1, Ordering::Relaxed);
+        let result = stream.try_clone().and_then(|input| {
+            let connection = Arc::new(Connection {
+                hub: self.clone(),
+                number,
+                caller: Mutex::new(Arc::new(Caller::sharing(self.names.clone()))),
+                client: Mutex::new(format!("connection-{number}")),
+                ended: Arc::default(),
+            });
+            let options = ServeOptions {
+                max_message_bytes: self.options.max_message_bytes,
+                max_concurrent_calls: self.options.max_pending_requests,
+                ..ServeOptions::default()
+            };
+            run_connection(self.engine.clone(), BufReader::new(input), stream, &options, connection)
+        });
+        if let Err(err) = result {
+            log::debug!("termloom server: connection {number} ended: {err}");
+        }
+        lock(&self.life).connections -= 1;
+        self.touch();
+    }
+
+    /// Waits for the server to be idle (no connection, no open session) for
+    /// [`ServerOptions::idle_exit`], then stops it. Blocks without a timeout while anything is
+    /// open, so an idle server with sessions makes no wake-ups.
+    fn watch_idle(&self) {
+        let mut life = lock(&self.life);
+        loop {
+            if life.stopping {
+                return;
+            }
+            let busy = life.connections > 0 || self.has_open_sessions();
+            let idle_exit = self.options.idle_exit.filter(|_| !busy);
+            let Some(idle_exit) = idle_exit else {
+                life = self.changed.wait(life).unwrap_or_else(|e| e.into_inner());
+                continue;
+            };
+            let (guard, waited) =
+                self.changed.wait_timeout(life, idle_exit).unwrap_or_else(|e| e.into_inner());
+            life = guard;
+            if waited.timed_out() && life.connections == 0 && !self.has_open_sessions() {
+                drop(life);
+                log::info!("termloom server: idle for {idle_exit:?}; exiting");
+                self.stop();
+                return;
+            }
+        }
+    }
+
+    /// Whether a session is open: running, or exited and not closed (its output still read).
+    fn has_open_sessions(&self) -> bool {
+        self.engine.list().is_ok_and(|sessions| {
+            sessions.iter().any(|info| !matches!(info.state, SessionState::Closed(_)))
+        })
+    }
+
+    /// The caller of client `name`: its read positions, shared by its connections.
+    fn client(&self, name: &str) -> Result<Arc<Caller>, String> {
+        let mut clients = lock(&self.clients);
+        if let Some(caller) = clients.get(name) {
+            return Ok(caller.clone());
+        }
+        let limit = self.options.max_clients;
+        if clients.len() >= limit {
+            return Err(format!(
+                "the server already knows {limit} clients, its limit; reuse a client name"
+            ));
+        }
+        let caller = Arc::new(Caller::sharing(self.names.clone()));
+        clients.insert(name.to_owned(), caller.clone());
+        Ok(caller)
+    }
+
+    /// The session `value` names: an id (number or numeric string) or a name.
+    fn resolve(&self, value: &Value) -> Result<SessionId, String> {
+        let id = match value {
+            Value::Number(n) => n.as_u64().map(SessionId),
+            Value::String(s) => match s.parse::<u64>() {
+                Ok(id) => Some(SessionId(id)),
+                Err(_) => self.names.lookup(s),
+            },
+            _ => None,
+        };
+        match id {
+            Some(id) if self.engine.session(id).is_ok() => Ok(id),
+            _ => Err(describe_sessions(
+                &self.engine,
+                &self.names,
+                &format!("there is no session {value}"),
+            )),
+        }
+    }
+
+    /// The connection holding session `id`, if a person took it over.
+    fn holder(&self, id: SessionId) -> Option<u64> {
+        lock(&self.holders).get(&id).copied()
+    }
+}
+
+/// Answers a connection that is refused, and closes it.
+fn refuse(stream: &mut UnixStream, message: &str) {
+    let error = RpcError::new(INVALID_REQUEST, message);
+    let _ = stream.write_all(format!("{}\n", error_response(&Id::null(), &error)).as_bytes());
+}
+
+/// One connection: its client's read positions and the sessions it holds.
+struct Connection {
+    hub: Arc<Hub>,
+    number: u64,
+    caller: Mutex<Arc<Caller>>,
+    client: Mutex<String>,
+    /// Set when the connection's input ends; attach streams stop.
+    ended: Arc<Ended>,
+}
+
+impl Connection {
+    fn hello(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
+        match params.get("protocol").and_then(Value::as_u64) {
+            Some(PROTOCOL) => {}
+            other => {
+                return Err(invalid(format!(
+                    "this server speaks termloom protocol {PROTOCOL}, not {}; use a termloom of the same version as the server (termloom kill-server, then retry, starts a new one)",
+                    other.map_or("none".to_owned(), |v| v.to_string())
+                )));
+            }
+        }
+        if let Some(name) = params.get("client").and_then(Value::as_str) {
+            check_name(name).map_err(|err| invalid(format!("client name: {}", err.message)))?;
+            let caller = self.hub.client(name).map_err(invalid)?;
+            *lock(&self.caller) = caller;
+            *lock(&self.client) = name.to_owned();
+        }
+        Ok(json!({
+            "protocol": PROTOCOL,
+            "server": concat!("termloom ", env!("CARGO_PKG_VERSION")),
+            "pid": std::process::id(),
+            "client": *lock(&self.client),
+        }))
+    }
+
+    fn attach(&self, params: &Map<String, Value>, responder: Responder, outbox: &Outbox) {
+        let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
+        let id = match self.hub.resolve(params.get("session").unwrap_or(&Value::Null)) {
+            Ok(id) => id,
+            Err(message) => return responder.error(&invalid(message)),
+        };
+        let takeover = params.get("takeover").and_then(Value::as_bool).unwrap_or(false);
+        if takeover {
+            let mut holders = lock(&self.hub.holders);
+            match holders.get(&id) {
+                Some(&holder) if holder != self.number => {
+                    return responder.error(&invalid(format!(
+                        "session {id} is already held by another person; attach without --takeover to watch it"
+                    )));
+                }
+                _ => holders.insert(id, self.number),
+            };
+        }
+        let session = match self.hub.engine.session(id) {
+            Ok(session) => session,
+            Err(err) => return responder.error(&invalid(err.to_string())),
+        };
+        let watch = attach::Watch {
+            session,
+            outbox: outbox.clone(),
+            ended: self.ended.clone(),
+            held: takeover,
+        };
+        let hub = self.hub.clone();
+        let number = self.number;
+        let spawned =
+            std::thread::Builder::new().name("termloom-server-attach".into()).spawn(move || {
+                let reason = watch.stream();
+                release(&hub, number, Some(id));
+                responder.result(json!({ "reason": reason }));
+            });
+        if let Err(err) = spawned {
+            release(&self.hub, self.number, Some(id));
+            log::error!("termloom server: cannot start an attach thread: {err}");
+        }
+    }
+
+    fn input(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
+        let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
+        let id =
+            self.hub.resolve(params.get("session").unwrap_or(&Value::Null)).map_err(invalid)?;
+        if self.hub.holder(id) != Some(self.number) {
+            return Err(invalid(format!(
+                "this connection does not hold session {id}; attach with takeover first"
+            )));
+        }
+        let text = params.get("text").and_then(Value::as_str).unwrap_or_default();
+        let session = self.hub.engine.session(id).map_err(|e| invalid(e.to_string()))?;
+        session.send_bytes(text.as_bytes()).map_err(|e| invalid(e.to_string()))?;
+        Ok(json!({}))
+    }
+
+    /// The existing session a tool call names, by id or by name, when it names one.
+    fn target(&self, arguments: &Map<String, Value>) -> Option<SessionId> {
+        self.hub.resolve(arguments.get("session_id")?).ok()
+    }
+
+    /// Refuses a start past the client's limit of open sessions.
+    fn check_session_limit(&self) -> Result<(), String> {
+        let client = lock(&self.client).clone();
+        let limit = self.hub.options.max_sessions_per_client;
+        let mut owners = lock(&self.hub.owners);
+        let open: Vec<SessionId> = match self.hub.engine.list() {
+            Ok(sessions) => sessions
+                .iter()
+                .filter(|info| !matches!(info.state, SessionState::Closed(_)))
+                .map(|info| info.id)
+                .collect(),
+            Err(err) => return Err(err.to_string()),
+        };
+        owners.retain(|id, _| open.contains(id));
+        let mine = owners.values().filter(|owner| **owner == client).count();
+        if mine >= limit {
+            return Err(format!(
+                "client {client:?} has {mine} open sessions, its limit; close some with terminal_close (termloom close ID) first"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Lets go of the sessions connection `number` holds (only `only`, when given).
+fn release(hub: &Hub, number: u64, only: Option<SessionId>) {
+    lock(&hub.holders).retain(|id, holder| *holder != number || only.is_some_and(|o| o != *id));
+}
+
+impl Extension for Connection {
+    fn caller(&self) -> Arc<Caller> {
+        lock(&self.caller).clone()
+    }
+
+    fn request(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        responder: Responder,
+        outbox: &Outbox,
+    ) -> Option<Responder> {
+        let answer = |responder: Responder, result: Result<Value, RpcError>| match result {
+            Ok(value) => responder.result(value),
+            Err(error) => responder.error(&error),
+        };
+        match method {
+            "termloom/hello" => answer(responder, self.hello(&params)),
+            "termloom/input" => answer(responder, self.input(&params)),
+            "termloom/release" => {
+                let id = self.hub.resolve(params.get("session").unwrap_or(&Value::Null));
+                answer(
+                    responder,
+                    id.map(|id| {
+                        release(&self.hub, self.number, Some(id));
+                        json!({})
+                    })
+                    .map_err(|message| RpcError::new(INVALID_PARAMS, message)),
+                );
+            }
+            "termloom/shutdown" => {
+                responder.result(json!({}));
+                let hub = self.hub.clone();
+                // Stopping waits for the sessions to close; the answer is written meanwhile.
+                let _ = std::thread::Builder::new()
+                    .name("termloom-server-stop".into())
+                    .spawn(move || hub.stop());
+            }
+            "termloom/attach" => self.attach(&params, responder, outbox),
+            _ => return Some(responder),
+        }
+        None
+    }
+
+    fn admit(&self, tool: &str, arguments: &mut Map<String, Value>) -> Result<(), String> {
+        if TYPING_TOOLS.contains(&tool)
+            && let Some(id) = self.target(arguments)
+            && let Some(holder) = self.hub.holder(id)
+            && holder != self.number
+        {
+            return Err(format!(
+                "a person holds this session ({id}, through termloom attach --takeover): input, signals, resizes and closing are refused until they hand it back; terminal_read still shows it"
+            ));
+        }
+        let starts = tool == "terminal_start"
+            || (tool == "terminal_run" && !arguments.contains_key("session_id"));
+        if starts {
+            self.check_session_limit()?;
+        }
+        Ok(())
+    }
+
+    fn called(&self, tool: &str, arguments: &Map<String, Value>, structured: &Value) {
+        let id = structured.get("session_id").and_then(Value::as_u64).map(SessionId);
+        match (tool, id) {
+            ("terminal_start" | "terminal_run", Some(id))
+                if !arguments.contains_key("session_id") =>
+            {
+                lock(&self.hub.owners).insert(id, lock(&self.client).clone());
+            }
+            ("terminal_close", Some(id)) => {
+                lock(&self.hub.owners).remove(&id);
+            }
+            _ => {}
+        }
+        self.hub.touch();
+    }
+
+    fn closed(&self) {
+        self.ended.end();
+        release(&self.hub, self.number, None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::tools;
+
+    #[test]
+    fn release_lets_go_of_one_or_every_session() {
+        let hub =
+            Hub::new(Engine::new(crate::Config::default()).unwrap(), ServerOptions::default());
+        lock(&hub.holders).extend([(SessionId(1), 7), (SessionId(2), 7), (SessionId(3), 8)]);
+        release(&hub, 7, Some(SessionId(1)));
+        assert_eq!(hub.holder(SessionId(1)), None);
+        assert_eq!(hub.holder(SessionId(2)), Some(7));
+        release(&hub, 7, None);
+        assert_eq!(hub.holder(SessionId(2)), None);
+        assert_eq!(hub.holder(SessionId(3)), Some(8));
+        hub.engine.shutdown();
+    }
+
+    #[test]
+    fn typing_tools_are_tools() {
+        for name in TYPING_TOOLS {
+            assert!(tools::exists(name), "{name}");
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! `termloom server`: one engine whose sessions outlive their clients, served on a Unix-domain
+//! socket to the command line (`termloom start`, `send`, `read`, …), to MCP hosts
+//! (`termloom mcp --server`) and to people watching (`termloom attach`).
+//!
+//! # Protocol (version [`PROTOCOL`])
+//!
+//! JSON-RPC 2.0, one message per line, on the socket. Everything `termloom mcp` serves is
+//! served (`initialize`, `tools/list`, `tools/call`, … of every MCP revision it knows), and
+//! these methods besides:
+//!
+//! - `termloom/hello` `{"protocol": 1, "client": "NAME"}` → `{"protocol", "server", "pid",
+//!   "client"}`: checks the protocol version and names the client. Clients with the same name
+//!   share read positions (what "new output" means), across connections; a connection that
+//!   never says hello has read positions of its own. A different protocol version is refused.
+//! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
+//!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
+//!   "cursor": [row, col] or null, "title", "held"}`) whenever it changes, and answers
+//!   `{"reason"}` when the program ends or the connection closes. With `takeover` the
+//!   connection holds the session: tools that type into it, signal, resize or close it are
+//!   refused for everyone else with "a person holds this session", until the connection ends.
+//! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
+//! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
+//! - `termloom/shutdown`: closes every session and stops the server.
+//!
+//! Messages are bounded ([`ServerOptions::max_message_bytes`]), as are the requests in
+//! progress per connection ([`ServerOptions::max_pending_requests`]). A malformed, oversized
+//! or truncated message is answered with an error and its connection closed; other
+//! connections and every session go on. Whatever the client sent after the bad message is not
+//! read, so a client may see the connection reset once it has read the answer.
+//!
+//! # Threads
+//!
+//! No async runtime: one thread accepts connections, each connection has a reader and a writer
+//! thread, each tool call runs on a thread of its own (as in `termloom mcp`), and one thread
+//! watches for the server to be idle. Every one of them blocks in a system call or on a
+//! condition variable until something happens, so an idle server makes no wake-ups.
+
+mod attach;
+mod client;
+mod hub;
+mod socket;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::Engine;
+
+pub use client::{Client, Reply, Sender};
+pub use socket::{socket_dir, socket_path};
+
+/// The version of the protocol `termloom/hello` checks.
+pub const PROTOCOL: u64 = 1;
+
+/// How long an idle server waits by default before it exits: no session and no client.
+pub const DEFAULT_IDLE_EXIT: Duration = Duration::from_secs(10);
+/// Default limit of connections at once.
+pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+/// Default limit of requests in progress on one connection.
+pub const DEFAULT_MAX_PENDING_REQUESTS: usize = 32;
+/// Default limit of client names (each has read positions) a server keeps.
+pub const DEFAULT_MAX_CLIENTS: usize = 1024;
+/// Default limit of the sessions one client (by name) may have open.
+pub const DEFAULT_MAX_SESSIONS_PER_CLIENT: usize = 32;
+
+/// How a server listens and what it allows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ServerOptions {
+    /// The socket ([`socket_path`]`("default")` by default).
+    pub socket: PathBuf,
+    /// Exit after this long with no session open and no client connected; `None`: never.
+    /// Default [`DEFAULT_IDLE_EXIT`].
+    pub idle_exit: Option<Duration>,
+    /// Most connections at once; more are refused with an error. Default
+    /// [`DEFAULT_MAX_CONNECTIONS`].
+    pub max_connections: usize,
+    /// Longest message, in bytes. Default [`crate::mcp::DEFAULT_MAX_MESSAGE_BYTES`].
+    pub max_message_bytes: usize,
+    /// Most requests in progress on one connection. Default [`DEFAULT_MAX_PENDING_REQUESTS`].
+    pub max_pending_requests: usize,
+    /// Most sessions one client may have open (started and not closed). Default
+    /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`].
+    pub max_sessions_per_client: usize,
+    /// Most client names (`termloom/hello`) the server keeps read positions for; a new name
+    /// past it is refused. Each session keeps the positions of its
+    /// [`Config::max_readers`](crate::Config::max_readers) most recent readers, so give the
+    /// engine as many. Default [`DEFAULT_MAX_CLIENTS`].
+    pub max_clients: usize,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            socket: socket_path("default"),
+            idle_exit: Some(DEFAULT_IDLE_EXIT),
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_message_bytes: crate::mcp::DEFAULT_MAX_MESSAGE_BYTES,
+            max_pending_requests: DEFAULT_MAX_PENDING_REQUESTS,
+            max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
+            max_clients: DEFAULT_MAX_CLIENTS,
+        }
+    }
+}
+
+impl ServerOptions {
+    /// The defaults, listening on `socket`.
+    pub fn at(socket: impl Into<PathBuf>) -> ServerOptions {
+        ServerOptions { socket: socket.into(), ..ServerOptions::default() }
+    }
+}
+
+/// A server bound to its socket, ready to [`Server::run`].
+#[derive(Debug)]
+pub struct Server {
+    bound: socket::Bound,
+    hub: Arc<hub::Hub>,
+}
+
+/// Stops a running server from another thread (a signal handler's thread, for one).
+#[derive(Debug, Clone)]
+pub struct ServerStop(Arc<hub::Hub>);
+
+impl ServerStop {
+    /// Stops the server: [`Server::run`] closes every session and returns.
+    pub fn stop(&self) {
+        self.0.stop();
+    }
+}
+
+impl Server {
+    /// Binds the socket (see [`ServerOptions::socket`]): its directory is made private to
+    /// this user (0700), the socket is 0600, and a stale socket left by a server that died is
+    /// replaced. Fails if a server already runs on it.
+    pub fn bind(engine: Engine, options: ServerOptions) -> io::Result<Server> {
+        let bound = socket::bind(&options.socket)?;
+        let hub = hub::Hub::new(engine, options);
+        hub.listening_on(&bound.listener, &bound.path)?;
+        Ok(Server { bound, hub })
+    }
+
+    /// The socket it listens on.
+    pub fn socket(&self) -> &std::path::Path {
+        &self.bound.path
+    }
+
+    /// A handle that stops the server.
+    pub fn stopper(&self) -> ServerStop {
+        ServerStop(self.hub.clone())
+    }
+
+    /// Serves until stopped ([`ServerStop::stop`], `termloom/shutdown`) or idle for
+    /// [`ServerOptions::idle_exit`]; then closes every session, removes the socket and
+    /// returns.
+    pub fn run(self) -> io::Result<()> {
+        let Server { bound, hub } = self;
+        let result = hub.clone().serve(&bound.listener, &bound.path);
+        hub.engine().shutdown();
+        drop(bound);
+        result
+    }
+}

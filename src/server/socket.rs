@@ -1,0 +1,170 @@
+//! Where a server listens and who may connect: the per-user directory (0700), the socket
+//! (0600), the lock that makes one server per socket, stale sockets, and peer credentials.
+
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+
+use rustix::fs::{FlockOperation, flock};
+
+/// The directory of this user's server sockets: `$XDG_RUNTIME_DIR/termloom`, or
+/// `termloom-UID` in the temporary directory.
+pub fn socket_dir() -> PathBuf {
+    match std::env::var_os("XDG_RUNTIME_DIR").filter(|dir| !dir.is_empty()) {
+        Some(dir) => PathBuf::from(dir).join("termloom"),
+        None => std::env::temp_dir().join(format!("termloom-{}", rustix::process::getuid())),
+    }
+}
+
+/// The socket of the server labelled `label` (`-L NAME`; `default` without one).
+pub fn socket_path(label: &str) -> PathBuf {
+    socket_dir().join(label)
+}
+
+/// Makes sure `dir` exists, belongs to this user and is private to them (0700).
+fn private_dir(dir: &Path) -> io::Result<()> {
+    match fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(err) => return Err(context(err, "creating the socket directory", dir)),
+    }
+    let meta = fs::symlink_metadata(dir).map_err(|e| context(e, "checking", dir))?;
+    let uid = rustix::process::getuid().as_raw();
+    if !meta.is_dir() || meta.uid() != uid {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is not a directory of this user (uid {uid}); remove it or pick another socket with --socket",
+                dir.display()
+            ),
+        ));
+    }
+    if meta.mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| context(e, "making private", dir))?;
+    }
+    Ok(())
+}
+
+fn context(err: io::Error, doing: &str, path: &Path) -> io::Error {
+    io::Error::new(err.kind(), format!("{doing} {}: {err}", path.display()))
+}
+
+/// A listening socket and the lock that makes it this server's; dropping it removes the
+/// socket.
+#[derive(Debug)]
+pub(crate) struct Bound {
+    pub listener: UnixListener,
+    pub path: PathBuf,
+    /// Held (locked) for the server's life.
+    _lock: File,
+}
+
+impl Drop for Bound {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// Binds the server socket at `path`: its directory private, one server per socket (a lock
+/// file beside it), a stale socket (its server gone) replaced, the socket 0600.
+pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
+    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
+        private_dir(dir)?;
+    }
+    let lock_path = with_suffix(path, ".lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&lock_path)
+        .map_err(|e| context(e, "opening the lock file", &lock_path))?;
+    if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err() {
+        return Err(io::Error::new(
+            io::ErrorKind::AddrInUse,
+            format!(
+                "a termloom server is already running on {}; stop it with `termloom kill-server`, or use another socket (-L NAME)",
+                path.display()
+            ),
+        ));
+    }
+    // The lock is ours, so whatever socket is there belongs to a server that is gone, unless
+    // something that does not take the lock answers on it.
+    if fs::symlink_metadata(path).is_ok() {
+        if UnixStream::connect(path).is_ok() {
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                format!("something is listening on {} already; use another socket", path.display()),
+            ));
+        }
+        log::info!("termloom server: replacing the stale socket {}", path.display());
+        fs::remove_file(path).map_err(|e| context(e, "removing the stale socket", path))?;
+    }
+    let listener = UnixListener::bind(path).map_err(|e| context(e, "listening on", path))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+        .map_err(|e| context(e, "making private", path))?;
+    Ok(Bound { listener, path: path.to_owned(), _lock: lock })
+}
+
+/// `path` with `suffix` added to its file name.
+pub(crate) fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Whether the peer of `stream` may use this server: the same user, or root. `Err` says who
+/// it is.
+pub(crate) fn check_peer(stream: &UnixStream) -> Result<(), String> {
+    peer_uid(stream).and_then(|uid| {
+        let ours = rustix::process::getuid().as_raw();
+        if uid == ours || uid == 0 {
+            Ok(())
+        } else {
+            Err(format!(
+                "this termloom server belongs to uid {ours}; uid {uid} may not use it (start your own server)"
+            ))
+        }
+    })
+}
+
+#[cfg(any(target_os = "linux", target_os = "android"))]
+fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
+    rustix::net::sockopt::socket_peercred(stream)
+        .map(|cred| cred.uid.as_raw())
+        .map_err(|err| format!("cannot read the peer's credentials: {err}"))
+}
+
+/// Elsewhere the socket's and directory's modes are the check (macOS would use getpeereid).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn peer_uid(_stream: &UnixStream) -> Result<u32, String> {
+    Ok(rustix::process::getuid().as_raw())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_server_is_refused_and_a_stale_socket_replaced() {
+        let dir = std::env::temp_dir().join(format!("termloom-socket-test-{}", std::process::id()));
+        let path = dir.join("s");
+        let first = bind(&path).unwrap();
+        let meta = fs::metadata(&path).unwrap();
+        assert_eq!(meta.mode() & 0o777, 0o600);
+        assert_eq!(fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        let err = bind(&path).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AddrInUse, "{err}");
+        drop(first);
+        assert!(!path.exists(), "a server removes its socket");
+        // A server that died without removing its socket: the lock is free, the socket stale.
+        drop(UnixListener::bind(&path).unwrap());
+        assert!(path.exists());
+        let again = bind(&path).unwrap();
+        drop(again);
+        assert!(!path.exists());
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,263 @@
+//! A styled screen drawn as a PNG image: [`StyledScreen::to_png`], rasterised in-process with
+//! the public-domain 8×8 bitmap font of the `font8x8` crate, each glyph drawn 8 pixels wide
+//! and 16 high (rows doubled), so box-drawing lines join from cell to cell. The same screen
+//! gives the same image on every machine: no system font is read.
+//!
+//! What the font lacks (CJK, most symbols) is drawn from a system font that has it, when
+//! [`PngOptions::system_fonts`] allows it and one does (see `fallback.rs`): those characters
+//! then depend on the machine's fonts. What no font draws (emoji, whose fonts are colour
+//! bitmaps) is a placeholder: the outline of the character's cells.
+
+use font8x8::UnicodeFonts;
+
+use super::style::StyledScreen;
+use super::svg::{Look, Rgb, Theme, clusters, look};
+
+/// Cell size at scale 1, in pixels.
+const CELL_W: usize = 8;
+const CELL_H: usize = 16;
+
+/// How a PNG screenshot is drawn.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct PngOptions {
+    /// The colours.
+    pub theme: Theme,
+    /// Pixels per font pixel, 1 to 4: a cell is 8×scale wide and 16×scale high.
+    pub scale: u8,
+    /// Space around the grid, in pixels.
+    pub padding: u16,
+    /// Draw what the bundled font lacks with the system's fonts, where one has it. Default
+    /// `true`; `false` gives the same image on every machine (placeholders instead).
+    pub system_fonts: bool,
+}
+
+impl Default for PngOptions {
+    fn default() -> Self {
+        PngOptions { theme: Theme::dark(), scale: 1, padding: 8, system_fonts: true }
+    }
+}
+
+/// The 8×8 glyph of `c`, if the font has it.
+fn glyph(c: char) -> Option<[u8; 8]> {
+    font8x8::BASIC_FONTS
+        .get(c)
+        .or_else(|| font8x8::LATIN_FONTS.get(c))
+        .or_else(|| font8x8::BOX_FONTS.get(c))
+        .or_else(|| font8x8::BLOCK_FONTS.get(c))
+        .or_else(|| font8x8::GREEK_FONTS.get(c))
+        .or_else(|| font8x8::HIRAGANA_FONTS.get(c))
+        .or_else(|| font8x8::MISC_FONTS.get(c))
+        .or_else(|| font8x8::SGA_FONTS.get(c))
+}
+
+/// An RGB image being drawn.
+struct Canvas {
+    width: usize,
+    height: usize,
+    pixels: Vec<u8>,
+}
+
+impl Canvas {
+    /// Blends `colour` over the box at `(x, y)`, `width` wide, by `coverage` (0 to 255 per
+    /// pixel, row by row).
+    fn blend(&mut self, x: usize, y: usize, width: usize, coverage: &[u8], colour: Rgb) {
+        for (i, &c) in coverage.iter().enumerate().filter(|(_, c)| **c > 0) {
+            let (col, row) = (x + i % width, y + i / width);
+            if col >= self.width || row >= self.height {
+                continue;
+            }
+            let at = (row * self.width + col) * 3;
+            for (channel, target) in [colour.0, colour.1, colour.2].into_iter().enumerate() {
+                let old = u16::from(self.pixels[at + channel]);
+                let mixed = (u16::from(target) * u16::from(c) + old * (255 - u16::from(c))) / 255;
+                self.pixels[at + channel] = mixed as u8;
+            }
+        }
+    }
+
+    fn fill(&mut self, x: usize, y: usize, w: usize, h: usize, colour: Rgb) {
+        for row in y..(y + h).min(self.height) {
+            for col in x..(x + w).min(self.width) {
+                let at = (row * self.width + col) * 3;
+                self.pixels[at..at + 3].copy_from_slice(&[colour.0, colour.1, colour.2]);
+            }
+        }
+    }
+}
+
+impl StyledScreen {
+    /// The screen as a PNG image: colours (16, 256 and 24-bit), bold (drawn one pixel wider),
+    /// underline, strikeout, dim, inverse, wide characters and the cursor (an underline bar at
+    /// its cell when visible); see the module's notes on the font.
+    pub fn to_png(&self, options: &PngOptions) -> Vec<u8> {
+        let scale = usize::from(options.scale.clamp(1, 4));
+        let (cell_w, cell_h) = (CELL_W * scale, CELL_H * scale);
+        let pad = usize::from(options.padding);
+        let screen = &self.screen;
+        let theme = &options.theme;
+        let mut canvas = Canvas {
+            width: pad * 2 + cell_w * usize::from(screen.cols),
+            height: pad * 2 + cell_h * usize::from(screen.rows),
+            pixels: Vec::new(),
+        };
+        canvas.pixels = [theme.background.0, theme.background.1, theme.background.2]
+            .repeat(canvas.width * canvas.height);
+        for (row, line) in screen.lines.iter().enumerate() {
+            let y = pad + row * cell_h;
+            let runs: Vec<_> = self.runs.iter().filter(|r| usize::from(r.row) == row).collect();
+            for run in &runs {
+                if let Some(bg) = look(Some(run), theme).bg {
+                    let x = pad + usize::from(run.col) * cell_w;
+                    canvas.fill(x, y, usize::from(run.width) * cell_w, cell_h, bg);
+                }
+            }
+            for cluster in clusters(line) {
+                let run = runs.iter().find(|r| (r.col..r.col + r.width).contains(&cluster.col));
+                let cell_look = look(run.copied(), theme);
+                let x = pad + usize::from(cluster.col) * cell_w;
+                let width = usize::from(cluster.width) * cell_w;
+                let cell = Cell { x, y, width, scale, system_fonts: options.system_fonts };
+                draw_cluster(&mut canvas, cluster.text, &cell, &cell_look);
+            }
+        }
+        let cursor = screen.cursor;
+        if cursor.visible && cursor.row < screen.rows && cursor.col < screen.cols {
+            let x = pad + usize::from(cursor.col) * cell_w;
+            let y = pad + usize::from(cursor.row) * cell_h + cell_h - 2 * scale;
+            canvas.fill(x, y, cell_w, 2 * scale, theme.cursor);
+        }
+        encode(&canvas)
+    }
+}
+
+/// Where a character cluster is drawn.
+struct Cell {
+    x: usize,
+    y: usize,
+    /// Its cells' width in pixels.
+    width: usize,
+    scale: usize,
+    system_fonts: bool,
+}
+
+/// Draws one character cluster (its base character; combining marks are not drawn).
+fn draw_cluster(canvas: &mut Canvas, text: &str, at: &Cell, cell: &Look) {
+    let Cell { x, y, width, scale, system_fonts } = *at;
+    let Some(c) = text.chars().next() else { return };
+    if c == ' ' || cell.hidden {
+        return;
+    }
+    let fg = if cell.dim {
+        let bg = cell.bg.unwrap_or(Rgb(0, 0, 0));
+        let mix = |f: u8, b: u8| ((u16::from(f) * 2 + u16::from(b)) / 3) as u8;
+        Rgb(mix(cell.fg.0, bg.0), mix(cell.fg.1, bg.1), mix(cell.fg.2, bg.2))
+    } else {
+        cell.fg
+    };
+    let cell_h = CELL_H * scale;
+    match glyph(c).filter(|_| width == CELL_W * scale) {
+        Some(rows) => {
+            for (gy, bits) in rows.iter().enumerate() {
+                for gx in 0..8 {
+                    let on = bits & (1 << gx) != 0
+                        || (cell.bold && gx > 0 && bits & (1 << (gx - 1)) != 0);
+                    if on {
+                        // Each font row is drawn twice: 8 rows fill the 16-pixel cell.
+                        canvas.fill(x + gx * scale, y + gy * 2 * scale, scale, 2 * scale, fg);
+                    }
+                }
+            }
+        }
+        None if let Some(coverage) =
+            system_fonts.then(|| super::fallback::glyph(c, width, cell_h)).flatten() =>
+        {
+            canvas.blend(x, y, width, &coverage, fg);
+        }
+        None => {
+            // The placeholder: the outline of the character's cells, inset by a pixel.
+            let (left, top) = (x + scale, y + 2 * scale);
+            let (w, h) = (width - 2 * scale, cell_h - 4 * scale);
+            canvas.fill(left, top, w, scale, fg);
+            canvas.fill(left, top + h - scale, w, scale, fg);
+            canvas.fill(left, top, scale, h, fg);
+            canvas.fill(left + w - scale, top, scale, h, fg);
+        }
+    }
+    if cell.underline {
+        canvas.fill(x, y + cell_h - scale, width, scale, fg);
+    }
+    if cell.strikeout {
+        canvas.fill(x, y + cell_h / 2, width, scale, fg);
+    }
+}
+
+/// The canvas as PNG bytes (RGB, 8 bits).
+fn encode(canvas: &Canvas) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, canvas.width as u32, canvas.height as u32);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let written =
+        encoder.write_header().and_then(|mut writer| writer.write_image_data(&canvas.pixels));
+    debug_assert!(written.is_ok(), "writing a PNG to memory cannot fail: {written:?}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::term::screen::style::StyleRun;
+    use crate::term::screen::{Cursor, Screen};
+    use crate::types::Modes;
+
+    fn decode(bytes: &[u8]) -> (usize, usize, Vec<u8>) {
+        let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+        let mut reader = decoder.read_info().unwrap();
+        let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut pixels).unwrap();
+        (info.width as usize, info.height as usize, pixels)
+    }
+
+    #[test]
+    fn cells_are_drawn_in_their_colours_and_boxes_join() {
+        let styled = StyledScreen {
+            screen: Screen {
+                cols: 4,
+                rows: 2,
+                lines: vec!["A│日".into(), " │".into()],
+                cursor: Cursor { row: 1, col: 0, visible: true },
+                alternate: false,
+                title: String::new(),
+                modes: Modes::OFF,
+            },
+            runs: vec![StyleRun::new(0, 0, 1, "red", "blue", vec![])],
+        };
+        let options = PngOptions { padding: 0, system_fonts: false, ..PngOptions::default() };
+        let (w, h, px) = decode(&styled.to_png(&options));
+        assert_eq!((w, h), (32, 32));
+        let at = |x: usize, y: usize| {
+            Rgb(px[(y * w + x) * 3], px[(y * w + x) * 3 + 1], px[(y * w + x) * 3 + 2])
+        };
+        let theme = Theme::dark();
+        // Cell (0, 0): a blue background, some red pixels of the A.
+        assert_eq!(at(0, 0), theme.palette[4]);
+        assert!(
+            (0..8)
+                .flat_map(|x| (0..16).map(move |y| (x, y)))
+                .any(|(x, y)| at(x, y) == theme.palette[1])
+        );
+        // The vertical box line in column 1 runs from the top of row 0 to the bottom of row 1.
+        let line_x = (8..16).find(|&x| at(x, 0) == theme.foreground).expect("a line at the top");
+        assert!((0..32).all(|y| at(line_x, y) == theme.foreground), "the line joins");
+        // 日 is not in the font: a placeholder outline over its two cells.
+        assert_eq!(at(17, 2), theme.foreground);
+        assert_eq!(at(30, 2), theme.foreground);
+        assert_eq!(at(24, 8), theme.background, "hollow");
+        // The cursor's bar at the bottom of cell (1, 0).
+        assert_eq!(at(3, 31), theme.cursor);
+        // The same screen, the same bytes.
+        assert_eq!(styled.to_png(&options), styled.to_png(&options));
+    }
+}

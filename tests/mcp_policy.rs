@@ -1,0 +1,191 @@
+//! The MCP server's spawn policy (`termloom mcp --policy FILE`) and secret entry
+//! (`terminal_send secret=true`), tried with the official Python MCP SDK's stdio client
+//! (`tests/mcp_policy_client.py`) through both `initialize` and `server/discover`: denied
+//! programs never run, `ask` programs run only when the person accepts through elicitation,
+//! sudo's password given through elicitation is typed and appears in no byte the server
+//! writes (stdout, stderr, recordings), and a client that cannot be asked gets an error.
+//!
+//! The script creates the user `termloom_sudo` with a random password and
+//! `/etc/sudoers.d/termloom-test`, and removes both; this test removes them too if the script
+//! could not (killed, timed out). That needs root: as another user the test is skipped, even
+//! in CI (which runs as root). The SDK is found as `tests/mcp_sdk.rs` finds it; without it, or
+//! without sudo, su or the user tools, the test is skipped, except in CI (`CI` set), where it
+//! fails (see `common::require`).
+
+mod common;
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{python_with_sdk, require, require_in};
+use termloom::shell_program;
+
+/// The user the script creates.
+const SUDO_USER: &str = "termloom_sudo";
+/// The sudoers rule the script installs.
+const SUDOERS_FILE: &str = "/etc/sudoers.d/termloom-test";
+/// How long the script may run: each of its waits returns as soon as it holds, and each of
+/// its four connections gives up after five minutes; this only matters when something hangs.
+const SCRIPT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// How long the script has to clean up after a SIGTERM.
+const CLEANUP_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `PATH` with the system folders the user tools live in (`useradd` is in `/usr/sbin`).
+fn path_with_sbin() -> OsString {
+    let mut dirs: Vec<PathBuf> =
+        std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
+    for dir in ["/usr/sbin", "/sbin", "/usr/bin", "/bin"] {
+        if !dirs.iter().any(|d| d == Path::new(dir)) {
+            dirs.push(dir.into());
+        }
+    }
+    std::env::join_paths(dirs).expect("a PATH of plain folders")
+}
+
+/// Whether the test user exists.
+fn user_exists() -> bool {
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd.lines().any(|line| line.starts_with(&format!("{SUDO_USER}:")))
+}
+
+/// What the script leaves behind: removed when dropped, whatever happened before.
+struct Leftovers;
+
+impl Leftovers {
+    /// What is left, in words.
+    fn found() -> Vec<String> {
+        let mut found = Vec::new();
+        if user_exists() {
+            found.push(format!("the user {SUDO_USER}"));
+        }
+        if Path::new(SUDOERS_FILE).exists() {
+            found.push(SUDOERS_FILE.to_owned());
+        }
+        found
+    }
+}
+
+impl Drop for Leftovers {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(SUDOERS_FILE);
+        if user_exists() {
+            let _ = Command::new("userdel")
+                .args(["-r", "-f", SUDO_USER])
+                .env("PATH", path_with_sbin())
+                .stdin(Stdio::null())
+                .output();
+        }
+        for state in
+            [format!("/run/sudo/ts/{SUDO_USER}"), format!("/var/lib/sudo/lectured/{SUDO_USER}")]
+        {
+            let _ = std::fs::remove_file(state);
+        }
+    }
+}
+
+/// Reads `from` to its end on a thread of its own; the buffer fills as it reads, and the
+/// receiver hears when it has ended (a process the script left behind may hold the pipe).
+fn collect(mut from: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&buffer);
+    let (done, ended) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match from.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => sink.lock().unwrap().extend_from_slice(&chunk[..n]),
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            }
+        }
+        let _ = done.send(());
+    });
+    (buffer, ended)
+}
+
+#[test]
+fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!(
+            "skipped: the test creates the user {SUDO_USER} with a sudo rule, which needs root"
+        );
+        return;
+    }
+    let test = std::thread::current().name().unwrap_or("this test").to_owned();
+    let ci = std::env::var_os("CI").is_some();
+    let sbin = path_with_sbin();
+    for program in ["useradd", "userdel", "chpasswd", "visudo"] {
+        if let Err(skipped) = require_in(program, ci, Some(&sbin), &test) {
+            eprintln!("{skipped}");
+            return;
+        }
+    }
+    for program in ["sudo", "su", "sh", "cat", "touch", "printf", "stty"] {
+        if !require(program) {
+            return;
+        }
+    }
+    if !require(&shell_program()) {
+        return;
+    }
+    let Some(python) = python_with_sdk() else {
+        let hint = "python3 -m venv target/mcp-venv && target/mcp-venv/bin/pip install -r tests/mcp_requirements.txt";
+        assert!(!ci, "the Python MCP SDK is missing: {hint}");
+        eprintln!("skipped: the Python MCP SDK is not installed ({hint})");
+        return;
+    };
+
+    let leftovers = Leftovers;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut child = Command::new(&python)
+        .arg(root.join("tests/mcp_policy_client.py"))
+        .args([env!("CARGO_BIN_EXE_termloom"), "mcp"])
+        .current_dir(root)
+        .env("PATH", &sbin)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the Python client");
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).expect("a process id");
+    let (stdout, stdout_ended) = collect(child.stdout.take().expect("stdout"));
+    let (stderr, stderr_ended) = collect(child.stderr.take().expect("stderr"));
+    let (exited, exit) = mpsc::channel::<std::io::Result<ExitStatus>>();
+    std::thread::spawn(move || {
+        let _ = exited.send(child.wait());
+    });
+
+    let mut timed_out = false;
+    let status = match exit.recv_timeout(SCRIPT_TIMEOUT) {
+        Ok(status) => status,
+        Err(_) => {
+            // SIGTERM first: the script removes the user and the sudoers rule on it.
+            timed_out = true;
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+            exit.recv_timeout(CLEANUP_TIMEOUT).unwrap_or_else(|_| {
+                let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+                exit.recv().expect("the waiting thread answers")
+            })
+        }
+    };
+    let status = status.expect("wait for the Python client");
+    let _ = stdout_ended.recv_timeout(CLEANUP_TIMEOUT);
+    let _ = stderr_ended.recv_timeout(CLEANUP_TIMEOUT);
+    let stdout = String::from_utf8_lossy(&stdout.lock().unwrap()).into_owned();
+    let stderr = String::from_utf8_lossy(&stderr.lock().unwrap()).into_owned();
+    let left = Leftovers::found();
+    drop(leftovers);
+
+    assert!(!timed_out, "the client did not end within {SCRIPT_TIMEOUT:?}:\n{stdout}\n{stderr}");
+    assert!(status.success(), "the client failed ({status}):\n{stdout}\n{stderr}");
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.ends_with(" passed, 0 failed"), "{last}\n{stdout}\n{stderr}");
+    assert!(left.is_empty(), "the client left behind {left:?}:\n{stdout}");
+    assert!(Leftovers::found().is_empty(), "cannot remove {:?}", Leftovers::found());
+}

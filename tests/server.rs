@@ -1,0 +1,617 @@
+//! `termloom server` and its command line, driven as a shell-only agent and a person would:
+//! the real binary against a real server on a socket of the test's own.
+//!
+//! Every server here runs in the foreground as a child of the test (`--idle-exit never`
+//! unless the test is about idling) and is ready once it printed its "listening" line.
+//! Processes that outlive a killed server are watched through pidfds: there is no engine left
+//! to wait with.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use common::LONG;
+use serde_json::{Value, json};
+
+const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
+
+/// A directory of this test's own for a socket.
+fn socket_dir() -> PathBuf {
+    static NEXT: AtomicU32 = AtomicU32::new(1);
+    let dir = std::env::temp_dir().join(format!(
+        "termloom-server-test-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// A server in the foreground, killed when dropped.
+struct TestServer {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl TestServer {
+    fn start(extra: &[&str]) -> TestServer {
+        Self::start_at(socket_dir().join("s"), extra)
+    }
+
+    /// Starts a server on `socket`; returns once it listens (it says so on stderr).
+    fn start_at(socket: PathBuf, extra: &[&str]) -> TestServer {
+        let mut child = Command::new(TERMLOOM)
+            .args(["server", "--socket"])
+            .arg(&socket)
+            .args(if extra.contains(&"--idle-exit") {
+                &[][..]
+            } else {
+                &["--idle-exit", "never"][..]
+            })
+            .args(extra)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("termloom server starts");
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert!(line.contains("listening on"), "the server did not start: {line}");
+        // Keep draining its log so that it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        TestServer { child, socket }
+    }
+
+    /// Runs `termloom ARGS --socket S` and returns its output.
+    fn cli(&self, args: &[&str]) -> Output {
+        cli(&self.socket, args)
+    }
+
+    /// Runs a command that must succeed; returns its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.cli(args);
+        assert!(output.status.success(), "termloom {args:?} failed: {}", describe(&output));
+        String::from_utf8(output.stdout).unwrap()
+    }
+
+    /// Runs a command with `--json`; returns its structured result.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut args = args.to_vec();
+        args.push("--json");
+        serde_json::from_str(&self.ok(&args)).unwrap()
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    /// Sends SIGTERM and waits for the server to exit.
+    fn terminate(&mut self) -> ExitStatus {
+        let pid = rustix::process::Pid::from_raw(self.pid()).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+        exits(&mut self.child)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn cli(socket: &Path, args: &[&str]) -> Output {
+    // Before the arguments: after `--` they would be the program's.
+    Command::new(TERMLOOM)
+        .arg(args[0])
+        .arg("--socket")
+        .arg(socket)
+        .args(&args[1..])
+        .stdin(Stdio::null())
+        .output()
+        .expect("termloom runs")
+}
+
+fn describe(output: &Output) -> String {
+    format!(
+        "{}\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Waits for `child` to exit, at most `LONG`.
+fn exits(child: &mut Child) -> ExitStatus {
+    let pid = child.id() as i32;
+    assert!(ends_within(pid, LONG), "process {pid} did not exit");
+    child.wait().unwrap()
+}
+
+/// Whether process `pid` has ended (exited or been reaped) within `timeout`, waiting on its
+/// pidfd.
+fn ends_within(pid: i32, timeout: Duration) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    use rustix::process::{Pid, PidfdFlags, pidfd_open};
+    let Ok(pidfd) = pidfd_open(Pid::from_raw(pid).unwrap(), PidfdFlags::empty()) else {
+        return true; // Already reaped.
+    };
+    let mut fds = [PollFd::new(&pidfd, PollFlags::IN)];
+    let timeout = Timespec::try_from(timeout).unwrap();
+    poll(&mut fds, Some(&timeout)).is_ok_and(|ready| ready == 1)
+}
+
+/// The program's pid of session `id`, from `termloom list --json`.
+fn session_pid(server: &TestServer, id: u64) -> i32 {
+    let list = server.json(&["list"]);
+    let session = list["sessions"].as_array().unwrap().iter().find(|s| s["session_id"] == id);
+    session.expect("the session is listed")["pid"].as_i64().unwrap() as i32
+}
+
+#[test]
+fn an_agent_drives_a_program_across_commands() {
+    let server = TestServer::start(&[]);
+    let started = server.ok(&[
+        "start",
+        "--name",
+        "calc",
+        "--size",
+        "60x10",
+        "--",
+        "sh",
+        "-c",
+        "echo ready; exec cat",
+    ]);
+    assert!(started.starts_with("[session 1 "), "{started}");
+    assert!(started.contains("ready"), "{started}");
+
+    // A session outlives the command that started it; a name works where an id does.
+    let sent = server.ok(&[
+        "send",
+        "calc",
+        "--text",
+        "hello",
+        "--submit",
+        "--wait-screen",
+        "hello",
+        "--wait-row",
+        "2",
+    ]);
+    assert!(sent.contains("hello"), "{sent}");
+    let screen = server.ok(&["screen", "1"]);
+    assert!(screen.contains("--- screen 60x10"), "{screen}");
+    assert_eq!(screen.matches("hello").count(), 2, "typed once, echoed by cat: {screen}");
+
+    // Each client has its own read position: `cli` has read everything, `other` nothing.
+    let again = server.ok(&["read", "calc"]);
+    assert!(!again.contains("hello"), "cli read hello already: {again}");
+    let other = server.ok(&["read", "calc", "--client", "other"]);
+    assert!(other.contains("ready") && other.contains("hello"), "{other}");
+
+    // A wait that times out exits 124 and says so.
+    let timed_out =
+        server.cli(&["wait", "calc", "--wait-text", "never printed", "--timeout", "200"]);
+    assert_eq!(timed_out.status.code(), Some(124), "{}", describe(&timed_out));
+    assert!(String::from_utf8_lossy(&timed_out.stdout).contains("timed out"));
+
+    // An unknown id or name lists the sessions there are.
+    for unknown in ["7", "nosuch"] {
+        let output = server.cli(&["send", unknown, "--text", "x"]);
+        assert_eq!(output.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("the sessions are: 1 \"calc\" (sh, running)"), "{stderr}");
+    }
+
+    // A name is not given twice.
+    let taken = server.cli(&["start", "--name", "calc", "--", "true"]);
+    assert!(String::from_utf8_lossy(&taken.stderr).contains("taken by session 1"));
+
+    let list = server.json(&["list"]);
+    assert_eq!(list["sessions"][0]["name"], "calc", "{list}");
+    let pid = session_pid(&server, 1);
+    server.ok(&["close", "calc"]);
+    assert!(ends_within(pid, LONG), "close ends the program");
+}
+
+#[test]
+fn a_client_killed_in_a_wait_harms_no_session() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "survivor", "--", "cat"]);
+    let mut waiting = Command::new(TERMLOOM)
+        .args(["wait", "--socket"])
+        .arg(&server.socket)
+        .args(["survivor", "--wait-text", "never printed", "--timeout", "60000"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it once its wait is pending in the server (asking again is the only way to know).
+    let deadline = std::time::Instant::now() + LONG;
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 1 {
+        assert!(std::time::Instant::now() < deadline, "the wait never became pending");
+    }
+    waiting.kill().unwrap();
+    waiting.wait().unwrap();
+    let sent = server.ok(&[
+        "send",
+        "survivor",
+        "--text",
+        "alive",
+        "--submit",
+        "--wait-screen",
+        "alive",
+        "--wait-row",
+        "1",
+    ]);
+    assert!(sent.contains("alive"), "{sent}");
+    assert!(server.ok(&["list"]).contains("running"));
+    // The dead client's wait ends with its connection.
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
+        assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
+    }
+}
+
+#[test]
+fn exec_runs_a_command_in_a_shell_and_exits_with_its_code() {
+    let server = TestServer::start(&[]);
+    let started = server.json(&["start", "--name", "sh"]);
+    assert_eq!(started["session_id"], 1, "{started}");
+    let output =
+        server.cli(&["exec", "sh", "echo out-$((6*7)); exit_code() { return 3; }; exit_code"]);
+    assert_eq!(output.status.code(), Some(3), "{}", describe(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("out-42"), "{stdout}");
+    assert!(stdout.contains("exit code 3"), "{stdout}");
+    assert!(server.cli(&["exec", "sh", "true"]).status.success());
+}
+
+#[test]
+fn sigterm_closes_every_session_and_exits() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--", "sleep", "1000"]);
+    let pid = session_pid(&server, 1);
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+    assert!(ends_within(pid, Duration::ZERO), "the session's program is gone when the server is");
+    assert!(!server.socket.exists(), "the socket is removed");
+}
+
+/// A server whose socket file was removed (its directory deleted, say) still stops on SIGTERM.
+#[test]
+fn sigterm_stops_a_server_whose_socket_was_removed() {
+    let mut server = TestServer::start(&[]);
+    std::fs::remove_file(&server.socket).unwrap();
+    let status = server.terminate();
+    assert!(status.success(), "{status}");
+}
+
+#[test]
+fn sigkill_leaves_no_session_behind_and_the_stale_socket_is_replaced() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--", "sleep", "1000"]);
+    let pid = session_pid(&server, 1);
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    // The engine's supervisor (another process) ends the sessions of a server that died.
+    assert!(ends_within(pid, LONG), "session process {pid} outlived its killed server");
+    assert!(server.socket.exists(), "a killed server leaves its socket");
+    let socket = server.socket.clone();
+    let next = TestServer::start_at(socket, &[]);
+    let list = next.ok(&["list"]);
+    assert!(!list.contains("sleep"), "a new server, no sessions: {list}");
+}
+
+#[test]
+fn a_second_server_on_a_live_socket_refuses_to_start() {
+    let server = TestServer::start(&[]);
+    let second =
+        Command::new(TERMLOOM).args(["server", "--socket"]).arg(&server.socket).output().unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("already running"), "{stderr}");
+    // The first server goes on.
+    server.ok(&["list"]);
+}
+
+#[test]
+fn the_socket_and_its_directory_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TestServer::start(&[]);
+    let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&server.socket), 0o600);
+    assert_eq!(mode(server.socket.parent().unwrap()), 0o700);
+}
+
+#[test]
+fn another_user_is_refused() {
+    if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {
+        assert!(std::env::var_os("CI").is_none(), "CI runs as root with setpriv");
+        eprintln!("skipped: needs root and setpriv to act as nobody");
+        return;
+    }
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--", "sleep", "1000"]);
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", TERMLOOM, "list", "--socket"])
+        .arg(&server.socket)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("ermission denied"), "{stderr}");
+    assert!(server.ok(&["list"]).contains("sleep"), "the session is intact");
+}
+
+#[test]
+fn bad_requests_close_their_connection_only() {
+    let server = TestServer::start(&["--max-connections", "8"]);
+    server.ok(&["start", "--name", "keep", "--", "cat"]);
+    let bad_lines: [&[u8]; 3] =
+        [b"this is not json\n", b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\n", &[b'{'; 5 << 20]];
+    for bad in bad_lines {
+        let mut stream = UnixStream::connect(&server.socket).unwrap();
+        let _ = stream.write_all(bad);
+        let _ = stream.write_all(b"\n");
+        let answer = read_until_closed(&mut stream);
+        let first: Value = serde_json::from_str(answer.lines().next().unwrap()).unwrap();
+        assert!(first["error"]["message"].is_string(), "{answer}");
+        assert_eq!(answer.lines().count(), 1, "the connection is closed after the error: {answer}");
+    }
+    // A request cut off by the client's end: answered, and nothing else is harmed.
+    let mut stream = UnixStream::connect(&server.socket).unwrap();
+    stream.write_all(br#"{"jsonrpc":"2.0","id":1,"method":"tools/li"#).unwrap();
+    stream.shutdown(std::net::Shutdown::Write).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.contains("error"), "{answer}");
+
+    // A newer protocol is refused by name.
+    let mut client = termloom::server::Client::connect(&server.socket).unwrap();
+    let err = client.request("termloom/hello", json!({"protocol": 99})).unwrap_err();
+    assert!(err.to_string().contains("protocol 1"), "{err}");
+
+    // A message over the bound, sent by the library's client: the error names the bound.
+    let mut client = termloom::server::Client::connect(&server.socket).unwrap();
+    let text = "x".repeat(5 << 20);
+    let err =
+        client.call_tool("terminal_send", json!({"session": "keep", "text": text})).unwrap_err();
+    assert!(err.to_string().contains("message too large"), "{err}");
+
+    let sent = server.ok(&[
+        "send",
+        "keep",
+        "--text",
+        "still here",
+        "--submit",
+        "--wait-screen",
+        "still here",
+        "--wait-row",
+        "1",
+    ]);
+    assert!(sent.contains("still here"), "{sent}");
+}
+
+/// Everything the server wrote before it closed the connection. A server that closes with
+/// part of a message still unread resets the connection, and the client sees the reset after
+/// the answer (Linux reports a socket's error only once its queue is read), so a reset ends the
+/// reading as an end of file does.
+fn read_until_closed(stream: &mut UnixStream) -> String {
+    let mut answer = Vec::new();
+    let mut chunk = [0; 4096];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => answer.extend_from_slice(&chunk[..n]),
+            Err(err) if err.kind() == std::io::ErrorKind::ConnectionReset => break,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => panic!("reading the answer: {err}"),
+        }
+    }
+    String::from_utf8(answer).unwrap()
+}
+
+#[test]
+fn a_client_has_a_limited_number_of_sessions() {
+    let server = TestServer::start(&["--max-sessions-per-client", "1"]);
+    server.ok(&["start", "--", "cat"]);
+    let refused = server.cli(&["start", "--", "cat"]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("its limit"));
+    // Another client has its own allowance; closing frees one.
+    server.ok(&["start", "--client", "other", "--", "cat"]);
+    server.ok(&["close", "1"]);
+    server.ok(&["start", "--", "cat"]);
+}
+
+#[test]
+fn an_idle_server_exits_and_the_first_use_starts_one() {
+    let mut server = TestServer::start(&["--idle-exit", "0.3"]);
+    server.ok(&["start", "--", "cat"]);
+    // Open sessions keep it: it exits only after the last one is closed.
+    server.ok(&["close", "1"]);
+    let status = exits(&mut server.child);
+    assert!(status.success(), "{status}");
+    assert!(!server.socket.exists());
+
+    // A client starts a server on first use (detached), and kill-server stops it.
+    let socket = socket_dir().join("auto");
+    let started = cli(&socket, &["start", "--name", "auto", "--", "cat"]);
+    assert!(started.status.success(), "{}", describe(&started));
+    assert!(socket.exists());
+    let listed = cli(&socket, &["list"]);
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("\"auto\""));
+    let killed = cli(&socket, &["kill-server"]);
+    assert!(killed.status.success(), "{}", describe(&killed));
+    assert!(!socket.exists(), "kill-server returns once the server is gone");
+    let after = cli(&socket, &["list"]);
+    assert!(String::from_utf8_lossy(&after.stderr).contains("no termloom server is running"));
+}
+
+#[test]
+fn mcp_hosts_share_the_servers_sessions() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "shared", "--", "cat"]);
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let requests = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_send", "arguments": {"session_id": "shared", "text": "from mcp", "submit": true, "for_screen_text": "from mcp", "screen_row": 1}}}),
+    ];
+    for request in &requests {
+        writeln!(input, "{request}").unwrap();
+    }
+    let mut output = BufReader::new(host.stdout.take().unwrap());
+    let mut answers = Vec::new();
+    while answers.len() < 2 {
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended early");
+        answers.push(serde_json::from_str::<Value>(&line).unwrap());
+    }
+    assert_eq!(answers[1]["result"]["isError"], false, "{}", answers[1]);
+    drop(input);
+    assert!(exits(&mut host).success());
+    // The host's input reached the shared session, which outlives the host.
+    let screen = server.ok(&["screen", "shared"]);
+    assert_eq!(screen.matches("from mcp").count(), 2, "{screen}");
+}
+
+#[test]
+fn a_hundred_clients_at_once() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "echo", "--", "cat"]);
+    let children: Vec<Child> = (0..100)
+        .map(|n| {
+            let client = format!("c{n}");
+            Command::new(TERMLOOM)
+                .args([
+                    "send",
+                    "echo",
+                    "--client",
+                    &client,
+                    "--text",
+                    &format!("line-{n}.\\n"),
+                    "--wait-text",
+                    &format!("line-{n}."),
+                    "--timeout",
+                    "60000",
+                    "--socket",
+                ])
+                .arg(&server.socket)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(output.status.success(), "{}", describe(&output));
+    }
+}
+
+/// `termloom attach`, itself run in a terminal of termloom's and snapshotted.
+#[cfg(feature = "testing")]
+mod attach {
+    use super::*;
+    use termloom::assert_screen_snapshot;
+    use termloom::testing::{Redactions, TestSession};
+
+    /// Ctrl-], which detaches.
+    const DETACH: &[u8] = &[0x1d];
+
+    fn attach(server: &TestServer, args: &[&str]) -> TestSession {
+        TestSession::builder(TERMLOOM)
+            .arg("attach")
+            .args(args)
+            .arg("--socket")
+            .arg(&server.socket)
+            .size(80, 24)
+            .redact(Redactions::new().path(server.socket.parent().unwrap(), "[dir]"))
+            .start()
+    }
+
+    #[test]
+    fn a_person_watches_a_session_clipped_to_their_terminal() {
+        let server = TestServer::start(&[]);
+        server.ok(&[
+            "start",
+            "--name",
+            "watched",
+            "--size",
+            "100x30",
+            "--",
+            "sh",
+            "-c",
+            "printf 'first line\\nsecond line\\n'; exec cat",
+        ]);
+        let person = attach(&server, &["watched"]);
+        person.wait_for_row(23, "read-only").wait_for_row(1, "second line");
+        assert_screen_snapshot!("attach_read_only", person);
+
+        // The person's typing is ignored; what an agent types shows up live.
+        person.type_text("ignored");
+        server.ok(&[
+            "send",
+            "watched",
+            "--text",
+            "from an agent",
+            "--submit",
+            "--wait-screen",
+            "from an agent",
+            "--wait-row",
+            "3",
+        ]);
+        person.wait_for_row(3, "from an agent");
+        assert!(!server.ok(&["screen", "watched"]).contains("ignored"));
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        // The session goes on without its watcher.
+        assert!(server.ok(&["list"]).contains("running"));
+    }
+
+    #[test]
+    fn a_person_takes_over_and_hands_back() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "held", "--", "cat"]);
+        let person = attach(&server, &["held", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+
+        let refused = server.cli(&["send", "held", "--text", "agent"]);
+        assert_eq!(refused.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("a person holds this session"), "{stderr}");
+        assert_eq!(server.cli(&["close", "held"]).status.code(), Some(1), "closing is refused too");
+
+        // The person types; cat echoes it.
+        person.type_text("by hand\r");
+        person.wait_for_row(1, "by hand");
+        server.ok(&["wait", "held", "--wait-screen", "by hand", "--wait-row", "1"]);
+
+        // Ctrl-] hands the session back before the person's command returns.
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        server.ok(&[
+            "send",
+            "held",
+            "--text",
+            "agent again",
+            "--submit",
+            "--wait-screen",
+            "agent again",
+            "--wait-row",
+            "3",
+        ]);
+    }
+}
