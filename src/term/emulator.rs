@@ -155,7 +155,8 @@ pub(crate) struct Emulator {
     repeat: usize,
     /// Output received but not fed yet: the turn's work ran out.
     pending: Vec<u8>,
-    /// Bytes fed since combining marks were last trimmed.
+    /// Bytes that could have added combining marks (non-ASCII slices, repetitions) fed since
+    /// the marks were last trimmed.
     since_trim: usize,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
@@ -285,7 +286,11 @@ impl Emulator {
                     self.apply(sequence, slice[n - 1]);
                 }
             }
-            self.since_trim += n;
+            // Marks come only from non-ASCII bytes (or from repeating one, counted where the
+            // repetition runs): ASCII slices add none.
+            if !slice.is_ascii() {
+                self.since_trim += n;
+            }
             self.settle(transcript);
         }
         self.handle_events(&mut turn.replies);
@@ -956,6 +961,12 @@ mod tests {
             // by the line budget).
             let marks = emu.term.grid()[Line(0)][Column(0)].zerowidth().map_or(0, <[char]>::len);
             assert!(marks <= 16 + TRIM_EVERY / 2 + GRID_HISTORY, "{marks} marks kept");
+        }
+        // A repetition of a mark is all ASCII, and adds one mark per repeat.
+        for _ in 0..20 {
+            feed(&mut emu, &mut t, b"\x1b[H\xcc\x81\x1b[60000b");
+            let marks = emu.term.grid()[Line(0)][Column(0)].zerowidth().map_or(0, <[char]>::len);
+            assert!(marks <= 16 + TRIM_EVERY + GRID_HISTORY, "{marks} marks kept after repeats");
         }
     }
 

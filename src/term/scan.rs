@@ -16,8 +16,10 @@
 //! - the control sequences termloom handles itself (see the `rewrite` module) stop the scan at
 //!   their final byte, before the parser has seen it.
 //!
-//! Bytes outside escape sequences are skipped with `memchr`, so the scanner costs little next
-//! to the emulator itself.
+//! Bytes outside escape sequences are skipped to the next ESC (a few compares, then `memchr`),
+//! and a CSI sequence that arrived whole is taken in one step, its parameters decoded only for
+//! the sequences counted or handled here; a sequence split across reads goes a byte at a time.
+//! So the scanner costs little next to the emulator itself (BENCHMARKS.md §19).
 
 /// The most OSC payload bytes kept while looking for an OSC 133 mark.
 const OSC_PREFIX: usize = 64;
@@ -205,7 +207,7 @@ impl Scanner {
                 State::Ground => {
                     let rest = &bytes[i..];
                     let room = (line_budget - self.lines).min(work_budget - self.work);
-                    let run = memchr::memchr(0x1b, rest).unwrap_or(rest.len());
+                    let run = find_escape(rest);
                     let take = run.min(room);
                     self.lines += take;
                     self.work += take;
@@ -217,6 +219,14 @@ impl Scanner {
                     self.state = State::Escape;
                     self.work += 1;
                     i += 1;
+                    if let Some((n, sequence)) =
+                        self.whole_csi(&bytes[i..], line_budget, work_budget)
+                    {
+                        i += n;
+                        if let Some(sequence) = sequence {
+                            return (i, Stop::Sequence(sequence));
+                        }
+                    }
                     continue;
                 }
                 State::Csi => {
@@ -358,52 +368,52 @@ impl Scanner {
         }
     }
 
+    /// Takes a whole CSI sequence at once when `bytes` (what follows an ESC) holds all of it
+    /// without intermediate or control bytes, and no budget runs out inside it: the common
+    /// case, done without a step per byte and without copying its parameters. Returns the
+    /// bytes taken and the sequence when the feed loop must handle it; `None` leaves the bytes
+    /// to [`Scanner::step`].
+    fn whole_csi(
+        &mut self,
+        bytes: &[u8],
+        line_budget: usize,
+        work_budget: usize,
+    ) -> Option<(usize, Option<Sequence>)> {
+        if bytes.first() != Some(&b'[') {
+            return None;
+        }
+        let params = bytes[1..].iter().take_while(|b| (0x30..=0x3f).contains(*b)).count();
+        let action = *bytes.get(1 + params)?;
+        // The per-byte path checks the budgets before `[`, each parameter and the final byte.
+        if !(0x40..=0x7e).contains(&action)
+            || self.lines >= line_budget
+            || self.work + 1 + params >= work_budget
+        {
+            return None;
+        }
+        self.state = State::Ground;
+        self.work += 2 + params;
+        if !counted_or_handled(action) {
+            // SGR and cursor moves, by far the most common: nothing to count or decide.
+            return Some((2 + params, None));
+        }
+        let kept = &bytes[1..1 + params.min(CSI_PARAMS)];
+        Some((2 + params, self.counts().csi(kept, params > CSI_PARAMS, action)))
+    }
+
     /// Counts a complete CSI sequence's lines and work; returns it when the feed loop must
     /// handle it.
     fn csi_final(&mut self, action: u8) -> Option<Sequence> {
         if self.csi_intermediate {
             return None;
         }
-        let kept = &self.params[..self.params_len.min(CSI_PARAMS)];
-        let (private, digits) = match kept.first() {
-            Some(&p @ b'<'..=b'?') => (Some(p), &kept[1..]),
-            _ => (None, kept),
-        };
-        let (cols, rows) = (self.cols, self.rows);
-        match (private, action) {
-            (None, b'S' | b'J' | b'M') | (Some(b'?'), b'J') => {
-                self.lines += rows;
-                self.work += cols * rows;
-            }
-            (None, b'T' | b'L') => self.work += cols * rows,
-            (None, b'K' | b'X' | b'@' | b'P') | (Some(b'?'), b'K') => self.work += cols,
-            _ => {}
-        }
-        // Parameters are decoded only for the sequences handled here (SGR, the most common by
-        // far, is not one of them).
-        let handled = matches!(
-            (private, action),
-            (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b' | b't' | b'r')
-                | (None, b's' | b'u')
-                | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
-                | (Some(b'>' | b'<'), b'u')
-        );
-        if !handled {
-            return None;
-        }
-        let params = Params::parse(digits, self.params_len > CSI_PARAMS);
-        if private == Some(b'?') && matches!(action, b'h' | b'l') {
-            let values = params.values();
-            if values.contains(&3) {
-                // DECCOLM clears the screen.
-                self.work += cols * rows;
-            }
-            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026));
-            if !params.overflow && !ours {
-                return None;
-            }
-        }
-        Some(Sequence::Csi { private, params, action })
+        let (kept, overflow) = (self.params, self.params_len > CSI_PARAMS);
+        let len = self.params_len.min(CSI_PARAMS);
+        self.counts().csi(&kept[..len], overflow, action)
+    }
+
+    fn counts(&mut self) -> Counts<'_> {
+        Counts { cols: self.cols, rows: self.rows, lines: &mut self.lines, work: &mut self.work }
     }
 
     fn osc_mark(&self) -> Option<PromptMark> {
@@ -430,6 +440,99 @@ impl Scanner {
             _ => return None,
         })
     }
+}
+
+/// The scanner's line and work counts, and the screen size they depend on.
+struct Counts<'a> {
+    cols: usize,
+    rows: usize,
+    lines: &'a mut usize,
+    work: &'a mut usize,
+}
+
+impl Counts<'_> {
+    /// Counts a complete CSI sequence (`kept`: its parameter bytes, up to [`CSI_PARAMS`]; more
+    /// were dropped when `overflow`); returns it when the feed loop must handle it.
+    fn csi(self, kept: &[u8], overflow: bool, action: u8) -> Option<Sequence> {
+        let (private, digits) = match kept.first() {
+            Some(&p @ b'<'..=b'?') => (Some(p), &kept[1..]),
+            _ => (None, kept),
+        };
+        let (cols, rows) = (self.cols, self.rows);
+        match (private, action) {
+            (None, b'S' | b'J' | b'M') | (Some(b'?'), b'J') => {
+                *self.lines += rows;
+                *self.work += cols * rows;
+            }
+            (None, b'T' | b'L') => *self.work += cols * rows,
+            (None, b'K' | b'X' | b'@' | b'P') | (Some(b'?'), b'K') => *self.work += cols,
+            _ => {}
+        }
+        // Parameters are decoded only for the sequences handled here (SGR, the most common by
+        // far, is not one of them).
+        let handled = matches!(
+            (private, action),
+            (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b' | b't' | b'r')
+                | (None, b's' | b'u')
+                | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
+                | (Some(b'>' | b'<'), b'u')
+        );
+        if !handled {
+            return None;
+        }
+        let params = Params::parse(digits, overflow);
+        if private == Some(b'?') && matches!(action, b'h' | b'l') {
+            let values = params.values();
+            if values.contains(&3) {
+                // DECCOLM clears the screen.
+                *self.work += cols * rows;
+            }
+            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026));
+            if !params.overflow && !ours {
+                return None;
+            }
+        }
+        Some(Sequence::Csi { private, params, action })
+    }
+}
+
+/// Whether a CSI sequence with this final byte may count more than its bytes or be handled
+/// by the feed loop (a superset of what [`Counts::csi`] looks at, checked in one step).
+fn counted_or_handled(action: u8) -> bool {
+    matches!(
+        action,
+        b'S' | b'J'
+            | b'M'
+            | b'T'
+            | b'L'
+            | b'K'
+            | b'X'
+            | b'@'
+            | b'P'
+            | b'A'
+            | b'B'
+            | b'e'
+            | b'b'
+            | b't'
+            | b'r'
+            | b's'
+            | b'u'
+            | b'h'
+            | b'l'
+    )
+}
+
+/// Where the next ESC is in `bytes` (or its length). Runs between sequences are often a
+/// character or two, where a few compares cost less than setting `memchr` up.
+fn find_escape(bytes: &[u8]) -> usize {
+    const SHORT: usize = 16;
+    if let Some(at) = bytes.iter().take(SHORT).position(|&b| b == 0x1b) {
+        return at;
+    }
+    if bytes.len() <= SHORT {
+        return bytes.len();
+    }
+    SHORT + memchr::memchr(0x1b, &bytes[SHORT..]).unwrap_or(bytes.len() - SHORT)
 }
 
 #[cfg(test)]
@@ -519,6 +622,74 @@ mod tests {
             (params.values(), params.or(0, 1), params.or(1, 1)),
             (&[65535, 0][..], 65535, 1)
         );
+    }
+
+    /// Stops, and the work counted, scanning `input` in pieces of `chunk` bytes with a work
+    /// budget of `budget`.
+    fn stops_and_work(input: &[u8], chunk: usize, budget: usize) -> (Vec<(usize, Stop)>, usize) {
+        let mut scanner = Scanner::new(10, 10);
+        let (mut out, mut work, mut base) = (Vec::new(), 0, 0);
+        for piece in input.chunks(chunk) {
+            let mut at = 0;
+            while at < piece.len() {
+                let (n, stop) = scanner.scan(&piece[at..], 1000, budget);
+                at += n;
+                if stop != Stop::End {
+                    out.push((base + at, stop));
+                }
+                if stop == Stop::Budget {
+                    work += scanner.take_work();
+                    scanner.reset_lines();
+                }
+            }
+            base += piece.len();
+        }
+        (out, work + scanner.take_work())
+    }
+
+    #[test]
+    fn whole_sequences_and_single_bytes_give_the_same_stops_and_work() {
+        // Sequences taken whole when they arrive in one read, and byte by byte when split:
+        // handled and passed ones, a private marker, an intermediate, a control byte inside,
+        // too many parameter bytes, and an unfinished one at the end.
+        let long = format!("\x1b[{}K", "1;".repeat(40));
+        let input = [
+            "ab\x1b[12;40Hx\x1b[3A\x1b[31;1mword\x1b[0m\x1b[?1049h\x1b[?25l\x1b[2J",
+            "\x1b[5 q\x1b[1\n2K\x1b[>1u\x1b[s\x1b[5;20r\x1b[3Sz\x1b[?47l",
+            &long,
+            "tail\x1b[12",
+        ]
+        .concat();
+        let input = input.as_bytes();
+        // Where a small work budget stops may move by a sequence's parameters (they are
+        // counted in one step), but not what is found or the work counted.
+        let without_budget = |(found, work): (Vec<(usize, Stop)>, usize)| {
+            (found.into_iter().filter(|(_, stop)| *stop != Stop::Budget).collect::<Vec<_>>(), work)
+        };
+        for budget in [1000, 37, 9, 3] {
+            let whole = without_budget(stops_and_work(input, input.len(), budget));
+            for chunk in 1..input.len() {
+                let split = without_budget(stops_and_work(input, chunk, budget));
+                assert_eq!(split, whole, "chunk {chunk}, budget {budget}");
+            }
+        }
+        let (found, _) = stops_and_work(input, input.len(), 1000);
+        assert_eq!(found.len(), 8, "{found:?}");
+    }
+
+    #[test]
+    fn finals_passed_over_are_neither_counted_nor_handled() {
+        for action in 0x40..=0x7e {
+            if counted_or_handled(action) {
+                continue;
+            }
+            for kept in [&b""[..], b"?1049", b">1", b"<", b"2;3"] {
+                let (mut lines, mut work) = (0, 0);
+                let counts = Counts { cols: 10, rows: 10, lines: &mut lines, work: &mut work };
+                assert_eq!(counts.csi(kept, false, action), None, "{}", action as char);
+                assert_eq!((lines, work), (0, 0), "{}", action as char);
+            }
+        }
     }
 
     #[test]
