@@ -539,26 +539,37 @@ fn find_escape(bytes: &[u8]) -> usize {
 mod tests {
     use super::*;
 
-    /// Scans `input` in pieces of `chunk` bytes, collecting (absolute offset, stop) pairs.
-    fn stops(input: &[u8], chunk: usize, budget: usize) -> Vec<(usize, Stop)> {
+    /// Scans `input` in pieces of `chunk` bytes with the given budgets (starting each again
+    /// when it is spent), collecting (absolute offset, stop) pairs and the work counted.
+    fn scan_in_pieces(
+        input: &[u8],
+        chunk: usize,
+        line_budget: usize,
+        work_budget: usize,
+    ) -> (Vec<(usize, Stop)>, usize) {
         let mut scanner = Scanner::new(10, 10);
-        let mut out = Vec::new();
-        let mut base = 0;
+        let (mut out, mut work, mut base) = (Vec::new(), 0, 0);
         for piece in input.chunks(chunk) {
             let mut at = 0;
             while at < piece.len() {
-                let (n, stop) = scanner.scan(&piece[at..], budget, usize::MAX);
+                let (n, stop) = scanner.scan(&piece[at..], line_budget, work_budget);
                 at += n;
                 if stop != Stop::End {
                     out.push((base + at, stop));
                 }
                 if stop == Stop::Budget {
+                    work += scanner.take_work();
                     scanner.reset_lines();
                 }
             }
             base += piece.len();
         }
-        out
+        (out, work + scanner.take_work())
+    }
+
+    /// The stops scanning `input` in pieces of `chunk` bytes with a line budget of `budget`.
+    fn stops(input: &[u8], chunk: usize, budget: usize) -> Vec<(usize, Stop)> {
+        scan_in_pieces(input, chunk, budget, usize::MAX).0
     }
 
     fn csi(action: u8, private: Option<u8>, params: &[u8]) -> Stop {
@@ -624,29 +635,6 @@ mod tests {
         );
     }
 
-    /// Stops, and the work counted, scanning `input` in pieces of `chunk` bytes with a work
-    /// budget of `budget`.
-    fn stops_and_work(input: &[u8], chunk: usize, budget: usize) -> (Vec<(usize, Stop)>, usize) {
-        let mut scanner = Scanner::new(10, 10);
-        let (mut out, mut work, mut base) = (Vec::new(), 0, 0);
-        for piece in input.chunks(chunk) {
-            let mut at = 0;
-            while at < piece.len() {
-                let (n, stop) = scanner.scan(&piece[at..], 1000, budget);
-                at += n;
-                if stop != Stop::End {
-                    out.push((base + at, stop));
-                }
-                if stop == Stop::Budget {
-                    work += scanner.take_work();
-                    scanner.reset_lines();
-                }
-            }
-            base += piece.len();
-        }
-        (out, work + scanner.take_work())
-    }
-
     #[test]
     fn whole_sequences_and_single_bytes_give_the_same_stops_and_work() {
         // Sequences taken whole when they arrive in one read, and byte by byte when split:
@@ -667,13 +655,13 @@ mod tests {
             (found.into_iter().filter(|(_, stop)| *stop != Stop::Budget).collect::<Vec<_>>(), work)
         };
         for budget in [1000, 37, 9, 3] {
-            let whole = without_budget(stops_and_work(input, input.len(), budget));
+            let whole = without_budget(scan_in_pieces(input, input.len(), 1000, budget));
             for chunk in 1..input.len() {
-                let split = without_budget(stops_and_work(input, chunk, budget));
+                let split = without_budget(scan_in_pieces(input, chunk, 1000, budget));
                 assert_eq!(split, whole, "chunk {chunk}, budget {budget}");
             }
         }
-        let (found, _) = stops_and_work(input, input.len(), 1000);
+        let found = stops(input, input.len(), 1000);
         assert_eq!(found.len(), 8, "{found:?}");
     }
 
