@@ -299,6 +299,37 @@ fn spawn_errors_name_the_program() {
     assert!(matches!(err, Error::InvalidSize { .. }));
 }
 
+/// A start that fails in the child (here `exec` refuses a directory) is
+/// answered with its error every time, and the engine goes on starting programs and hearing
+/// of their exits: the supervisor's reaper never takes the failed child from `Command::spawn`,
+/// which waits for it itself (and used to panic, ending the supervisor, when it was gone).
+#[test]
+fn failed_starts_leave_the_engine_able_to_start_programs() {
+    let dir = tempdir();
+    // A directory: `execve` refuses it (EACCES).
+    let bogus = dir.join("not-a-program");
+    std::fs::create_dir(&bogus).unwrap();
+    let engine = engine();
+    // A live session keeps the reaper waiting for children (with none, it waits for a start).
+    let live = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    for attempt in 0..40 {
+        let err = engine.spawn(SpawnSpec::new(&bogus)).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(err, Error::Spawn { .. }) && message.contains("not-a-program"),
+            "attempt {attempt}: {message}"
+        );
+        assert!(!message.contains("supervisor"), "attempt {attempt}: {message}");
+    }
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", "exit 3"])).unwrap();
+    let outcome = s.wait(Until::exit(), Duration::from_secs(30)).unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { status: ExitStatus::Code(3) }), "{outcome:?}");
+    live.send_keys("<C-d>").unwrap();
+    let outcome = live.wait(Until::exit(), Duration::from_secs(30)).unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { .. }), "{outcome:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 fn tempdir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
         "termloom-test-{}-{}",

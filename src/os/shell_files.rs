@@ -10,6 +10,7 @@
 //! `preexec` hooks doing the same.
 
 use std::ffi::OsString;
+use std::io;
 use std::path::{Path, PathBuf};
 
 const BASH_RC: &str = r#"# termloom shell integration (bash): OSC 133 marks around prompts and commands.
@@ -44,36 +45,52 @@ preexec_functions+=(__termloom_preexec)
 PS1="$PS1%{"$'\e]133;B\a'"%}"
 "#;
 
-/// A private directory holding the integration scripts; removed when dropped.
+/// The scripts, by file name.
+const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".zshrc", ZSH_RC)];
+
+/// The directory holding the integration scripts.
+///
+/// Every termloom process of a user shares one, `termloom-UID-shell-HASH` in the temporary
+/// directory, named after the scripts' contents: it is made once and never removed, so
+/// processes that end without dropping their engine (killed, or leaving with
+/// `std::process::exit`) leave nothing behind. It is used only if it is a real directory of
+/// this user, private to them (0700), holding exactly the expected scripts; otherwise (another
+/// user made it first, say) this process makes a private directory of its own, removed when
+/// dropped.
 #[derive(Debug)]
 pub(crate) struct ShellFiles {
     dir: PathBuf,
+    /// The directory is this process's own, removed on drop.
+    private: bool,
 }
 
 impl ShellFiles {
-    /// Creates a fresh directory (mode 0700) with the scripts.
-    pub(crate) fn create() -> std::io::Result<ShellFiles> {
-        use std::os::unix::fs::DirBuilderExt;
-        let base = std::env::temp_dir();
-        let stamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
-        let mut attempt = 0u32;
-        let dir = loop {
-            let dir = base.join(format!("termloom-{}-{stamp}-{attempt}", std::process::id()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
-                Ok(()) => break dir,
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 100 => {
-                    attempt += 1;
-                }
-                Err(e) => return Err(e),
+    /// The shared directory in the temporary directory, made if missing.
+    pub(crate) fn create() -> io::Result<ShellFiles> {
+        ShellFiles::create_in(&std::env::temp_dir())
+    }
+
+    /// The shared directory in `base`, made if missing: written under a fresh name first and
+    /// renamed into place, so no process sees it half written.
+    fn create_in(base: &Path) -> io::Result<ShellFiles> {
+        let shared = base.join(format!(
+            "termloom-{}-shell-{:016x}",
+            rustix::process::geteuid().as_raw(),
+            contents_hash()
+        ));
+        if trusted(&shared) {
+            return Ok(ShellFiles { dir: shared, private: false });
+        }
+        let fresh = fresh_dir(base)?;
+        match std::fs::rename(&fresh, &shared) {
+            Ok(()) => Ok(ShellFiles { dir: shared, private: false }),
+            // Another process published it first.
+            Err(_) if trusted(&shared) => {
+                let _ = std::fs::remove_dir_all(&fresh);
+                Ok(ShellFiles { dir: shared, private: false })
             }
-        };
-        std::fs::write(dir.join("bashrc"), BASH_RC)?;
-        std::fs::write(dir.join(".zshenv"), ZSH_ENV)?;
-        std::fs::write(dir.join(".zshrc"), ZSH_RC)?;
-        Ok(ShellFiles { dir })
+            Err(_) => Ok(ShellFiles { dir: fresh, private: true }),
+        }
     }
 
     /// Rewrites `argv` and the environment overlay to start the shell with integration.
@@ -157,9 +174,66 @@ fn lookup(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<String
     }
 }
 
+/// A new directory (0700) under `base` with the scripts in it.
+fn fresh_dir(base: &Path) -> io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut attempt = 0u32;
+    let dir = loop {
+        let dir = base.join(format!("termloom-{}-{stamp}-{attempt}", std::process::id()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => break dir,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = FILES.iter().try_for_each(|(name, text)| std::fs::write(dir.join(name), text));
+    if let Err(err) = written {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(err);
+    }
+    Ok(dir)
+}
+
+/// Whether `dir` may be used: a directory (not a link) of this user that no one else may
+/// write to, holding the scripts as regular files of this user with the expected contents.
+fn trusted(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let uid = rustix::process::geteuid().as_raw();
+    let ours = |path: &Path, dir: bool| {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| {
+            let kind = if dir { meta.is_dir() } else { meta.is_file() };
+            kind && meta.uid() == uid && meta.mode() & 0o022 == 0
+        })
+    };
+    let private = std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.mode() & 0o077 == 0);
+    private
+        && ours(dir, true)
+        && FILES.iter().all(|(name, text)| {
+            let path = dir.join(name);
+            ours(&path, false) && std::fs::read(&path).is_ok_and(|bytes| bytes == text.as_bytes())
+        })
+}
+
+/// A hash of the scripts (64-bit FNV-1a), naming the shared directory: a termloom with
+/// other scripts uses another directory.
+fn contents_hash() -> u64 {
+    FILES
+        .iter()
+        .flat_map(|(name, text)| name.bytes().chain(text.bytes()))
+        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+}
+
 impl Drop for ShellFiles {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.dir);
+        if self.private {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
     }
 }
 
@@ -184,8 +258,40 @@ mod tests {
         assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new()).is_err());
         let mut line: Vec<OsString> = vec!["bash".into(), "-lc".into(), "ls".into()];
         assert!(files.inject(&mut line, &mut Vec::new()).unwrap_err().contains("interactive"));
-        let dir = files.dir.clone();
-        drop(files);
-        assert!(!dir.exists());
+    }
+
+    /// One directory serves every process and outlives them; one that cannot be trusted is
+    /// not used, and the private one made instead is removed when dropped.
+    #[test]
+    fn the_shared_directory_is_reused_and_checked() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = std::env::temp_dir().join(format!("termloom-shell-test-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let first = ShellFiles::create_in(&base).unwrap();
+        let second = ShellFiles::create_in(&base).unwrap();
+        assert!(!first.private && first.dir == second.dir, "{first:?} {second:?}");
+        let shared = first.dir.clone();
+        drop((first, second));
+        assert_eq!(std::fs::read_to_string(shared.join("bashrc")).unwrap(), BASH_RC);
+        // Nothing but the shared directory is left: the fresh one was renamed into place.
+        assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1);
+
+        // Other contents, or a directory others may write to, are not used.
+        let other_contents: &dyn Fn(&Path) =
+            &|dir| std::fs::write(dir.join("bashrc"), "echo owned\n").unwrap();
+        let writable_by_all: &dyn Fn(&Path) =
+            &|dir| std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+        for tamper in [other_contents, writable_by_all] {
+            tamper(&shared);
+            let files = ShellFiles::create_in(&base).unwrap();
+            assert!(files.private && files.dir != shared, "{files:?}");
+            assert_eq!(std::fs::read_to_string(files.dir.join("bashrc")).unwrap(), BASH_RC);
+            let private = files.dir.clone();
+            drop(files);
+            assert!(!private.exists());
+            std::fs::remove_dir_all(&shared).unwrap();
+            assert!(!ShellFiles::create_in(&base).unwrap().private);
+        }
+        std::fs::remove_dir_all(&base).unwrap();
     }
 }

@@ -234,32 +234,47 @@ fn start_session(request: &SpawnRequest, slave: BorrowedFd<'_>) -> io::Result<i3
 /// Reaps every child (sessions and what they left behind, which this subreaper inherits) and
 /// reports the sessions' exits to the engine. Ends when the engine is gone and no child is
 /// left.
+///
+/// A child whose start fails (its `exec` or the set-up before it) is reaped by
+/// `Command::spawn` itself, which panics if it finds it gone. So this thread first waits for
+/// an ended child without reaping it, then reaps only while it holds the session table's
+/// lock, which a start holds until `Command::spawn` has returned.
 fn reap(
     socket: Option<OwnedFd>,
     sessions: &Mutex<HashMap<i32, Option<PathBuf>>>,
     started: &crossbeam_channel::Receiver<()>,
 ) {
+    use rustix::process::{WaitId, WaitIdOptions, WaitOptions};
     loop {
-        match rustix::process::wait(rustix::process::WaitOptions::empty()) {
-            Ok(Some((pid, status))) => {
-                let pid = pid.as_raw_nonzero().get();
-                let is_session =
-                    sessions.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&pid);
-                let report = match (status.exit_status(), status.terminating_signal()) {
-                    (Some(code), _) => format!("exit {pid} code {code}"),
-                    (None, Some(signal)) => format!("exit {pid} signal {signal}"),
-                    (None, None) => continue,
-                };
-                if is_session && let Some(socket) = &socket {
-                    let _ = send(socket.as_fd(), report.as_bytes(), &[]);
-                }
-            }
-            Ok(None) | Err(rustix::io::Errno::INTR) => {}
+        match rustix::process::waitid(WaitId::All, WaitIdOptions::EXITED | WaitIdOptions::NOWAIT) {
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => continue,
             Err(_) => {
                 // No child left: wait for the next start, or the end.
                 if started.recv().is_err() {
                     return;
                 }
+                continue;
+            }
+        }
+        let mut reports = Vec::new();
+        {
+            let table = sessions.lock().unwrap_or_else(|e| e.into_inner());
+            while let Ok(Some((pid, status))) = rustix::process::wait(WaitOptions::NOHANG) {
+                let pid = pid.as_raw_nonzero().get();
+                let report = match (status.exit_status(), status.terminating_signal()) {
+                    (Some(code), _) => format!("exit {pid} code {code}"),
+                    (None, Some(signal)) => format!("exit {pid} signal {signal}"),
+                    (None, None) => continue,
+                };
+                if table.contains_key(&pid) {
+                    reports.push(report);
+                }
+            }
+        }
+        if let Some(socket) = &socket {
+            for report in reports {
+                let _ = send(socket.as_fd(), report.as_bytes(), &[]);
             }
         }
     }
