@@ -202,7 +202,9 @@ pub struct Process {
 pub struct Status {
     /// What it is doing.
     pub activity: Activity,
-    /// The terminal's foreground process group, while the program runs.
+    /// The terminal's foreground process group, while the program runs: its leader, or,
+    /// while it waits for input, the member that reads the terminal (`less` in
+    /// `seq 1 500 | less`, whose leader is the shell).
     pub foreground: Option<Process>,
     /// Time since the program last wrote output.
     pub since_output: Duration,

@@ -316,7 +316,10 @@ fn a_pager_behind_its_parent_waits_for_input() {
     let started = Instant::now();
     let outcome = expect(&s, Until::input_wait());
     assert!(outcome.matched().is_some(), "{outcome:?}");
-    assert_eq!(s.status().unwrap().activity, Activity::WaitingForInput);
+    let status = s.status().unwrap();
+    assert_eq!(status.activity, Activity::WaitingForInput);
+    // The status names the pager, not the shell that leads the group.
+    assert_eq!(status.foreground.map(|p| p.name).as_deref(), Some("less"));
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     s.send_keys("q").unwrap();
     expect(&s, Until::exit());

@@ -45,7 +45,11 @@ pub(crate) struct ProcStat {
 pub(crate) enum InputWait {
     /// All threads are sleeping and at least one of them is blocked in a
     /// read- or poll-family system call.
-    Waiting,
+    Waiting {
+        /// The process blocked reading (for a group: its first member that is; `None` when
+        /// the answer came from the terminal's modes alone).
+        reader: Option<i32>,
+    },
     /// Definitely not waiting for input (running, stopped, sleeping in some
     /// other call, exited, ...).
     NotWaiting {
@@ -357,7 +361,7 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
         };
     }
     if threads.iter().any(|t| matches!(t.activity, Activity::Input(_))) {
-        return InputWait::Waiting;
+        return InputWait::Waiting { reader: Some(pid) };
     }
     if let Some((t, why)) = threads.iter().find_map(|t| match &t.activity {
         Activity::Unknown(why) => Some((t, why)),
@@ -784,13 +788,15 @@ mod linux {
         if members.is_empty() {
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
-        let mut waiting = 0usize;
+        let mut reader: Option<i32> = None;
         let mut behind: Option<InputWait> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             match observe_process(member.pid) {
                 None => {}
-                Some((InputWait::Waiting, _)) => waiting += 1,
+                Some((InputWait::Waiting { reader: first }, _)) => {
+                    reader = reader.or(first);
+                }
                 // A parent waiting for its child (git for its pager, a shell for a pipeline),
                 // or a process blocked on a pipe (`seq | less`), waits on the member that
                 // reads the terminal.
@@ -801,13 +807,13 @@ mod linux {
                 Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
             }
         }
-        if waiting == 0
+        if reader.is_none()
             && let Some(not) = behind
         {
             return not;
         }
         if !unknown.is_empty() {
-            let what = if waiting == 0 {
+            let what = if reader.is_none() {
                 "no member could be read"
             } else {
                 "not every member could be read"
@@ -816,12 +822,12 @@ mod linux {
                 reason: format!("process group {pgrp}: {what}: {}", unknown.join("; ")),
             };
         }
-        if waiting == 0 {
+        if reader.is_none() {
             return InputWait::NotWaiting {
                 reason: format!("all members of process group {pgrp} have exited"),
             };
         }
-        InputWait::Waiting
+        InputWait::Waiting { reader }
     }
 }
 
@@ -984,9 +990,10 @@ mod tests {
         let input = || Activity::Input("read".into());
         let futex = || Activity::Other("futex".into());
         let who = "pid 10 (x)";
-        assert_eq!(decide(10, who, &[t(10, input())]), InputWait::Waiting);
-        assert_eq!(decide(10, who, &[t(10, input()), t(11, futex())]), InputWait::Waiting);
-        assert_eq!(decide(10, who, &[t(10, futex()), t(11, input())]), InputWait::Waiting);
+        let waiting = InputWait::Waiting { reader: Some(10) };
+        assert_eq!(decide(10, who, &[t(10, input())]), waiting);
+        assert_eq!(decide(10, who, &[t(10, input()), t(11, futex())]), waiting);
+        assert_eq!(decide(10, who, &[t(10, futex()), t(11, input())]), waiting);
         let InputWait::NotWaiting { reason } = decide(10, who, &[t(10, futex()), t(11, futex())])
         else {
             panic!("futex-only must not be waiting");
@@ -1007,7 +1014,7 @@ mod tests {
         assert!(reason.contains("no access"), "{reason}");
         assert_eq!(
             decide(10, who, &[t(10, input()), t(11, Activity::Unknown("no access".into()))]),
-            InputWait::Waiting
+            waiting
         );
         assert!(matches!(
             decide(10, who, &[t(10, futex()), t(11, Activity::Unknown("?".into()))]),
@@ -1129,7 +1136,7 @@ mod tests {
 
         fn wait_waiting(pid: i32) {
             wait_for("process to wait for input", || match process_input_wait(pid) {
-                InputWait::Waiting => Ok(()),
+                InputWait::Waiting { reader: Some(reader) } if reader == pid => Ok(()),
                 other => Err(format!("{other:?}")),
             });
         }
@@ -1243,7 +1250,7 @@ mod tests {
             );
             let pid = child.pid();
             let reason = wait_for("sleep to be in nanosleep", || match process_input_wait(pid) {
-                InputWait::Waiting => panic!("sleep reported as waiting for input"),
+                InputWait::Waiting { .. } => panic!("sleep reported as waiting for input"),
                 InputWait::NotWaiting { reason } if reason.contains("nanosleep") => Ok(reason),
                 other => Err(format!("{other:?}")),
             });
@@ -1326,7 +1333,7 @@ mod tests {
             let pid = child.pid();
             wait_python(pid, 2);
             wait_for("both threads asleep", || match process_input_wait(pid) {
-                InputWait::Waiting => panic!("futex + nanosleep reported as waiting"),
+                InputWait::Waiting { .. } => panic!("futex + nanosleep reported as waiting"),
                 InputWait::NotWaiting { reason } if reason.contains("sleeping in") => Ok(()),
                 other => Err(format!("{other:?}")),
             });
@@ -1456,7 +1463,7 @@ mod tests {
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
                 match group_input_wait(pgrp, Some(me.session), None) {
-                    InputWait::Waiting
+                    InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
                         Ok(())
@@ -1464,7 +1471,11 @@ mod tests {
                     other => Err(format!("{other:?} {members:?}")),
                 }
             });
-            assert_eq!(group_input_wait(pgrp, None, None), InputWait::Waiting);
+            // The first member blocked reading names the group's reader.
+            assert_eq!(
+                group_input_wait(pgrp, None, None),
+                InputWait::Waiting { reader: Some(pgrp) }
+            );
             assert!(matches!(
                 group_input_wait(pgrp, Some(i32::MAX), None),
                 InputWait::Unknown { .. }

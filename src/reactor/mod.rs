@@ -193,8 +193,9 @@ struct Slot {
     screen_hash: u64,
     screen_changed: Instant,
     /// The last input-wait probe that found the foreground group waiting: the activity time
-    /// it was made at and the group (see `waiters::input_wait_of`).
-    seen_waiting: std::cell::Cell<Option<(Instant, i32)>>,
+    /// it was made at, the group and its member reading the terminal (see
+    /// `waiters::input_wait_of`).
+    seen_waiting: std::cell::Cell<Option<(Instant, i32, Option<i32>)>>,
     /// Input written that the foreground group may not have read yet: the reads it had
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,

@@ -99,7 +99,7 @@ impl Reactor {
             && slot.exit.is_none()
         {
             match input_wait_of(slot) {
-                (procfs::InputWait::Waiting, _) => Some(true),
+                (procfs::InputWait::Waiting { .. }, _) => Some(true),
                 (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
                 (procfs::InputWait::Unknown { .. }, _) => None,
             }
@@ -326,7 +326,14 @@ impl Reactor {
             // foreground group): a wait answered on fresh output, or at the prompt, skips it.
             let (wait, _) = input_wait_of(slot);
             match wait {
-                procfs::InputWait::Waiting => {
+                procfs::InputWait::Waiting { reader } => {
+                    // Name the program that reads the terminal (`less` behind `git`, or
+                    // behind the shell running `seq | less`), not the group's leader.
+                    if let Some(reader) = reader.filter(|&r| Some(r) != group) {
+                        status.foreground = procfs::process_name(reader)
+                            .map(|name| Process { pid: reader, name })
+                            .or(status.foreground);
+                    }
                     status.input_kind = slot
                         .master
                         .as_ref()
@@ -438,8 +445,10 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
     // A group seen blocked reading the terminal stays so until it gets input or writes output
     // (or another group takes the terminal): the probe's answer is reused until then.
     let activity = slot.last_output.max(slot.last_input);
-    if slot.seen_waiting.get() == Some((activity, group)) {
-        return (procfs::InputWait::Waiting, Some(group));
+    if let Some((at, seen_group, reader)) = slot.seen_waiting.get()
+        && (at, seen_group) == (activity, group)
+    {
+        return (procfs::InputWait::Waiting { reader }, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref()) {
@@ -450,12 +459,12 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
                 && crate::os::pty::line_modes(master.as_fd()).map(crate::LineModes::input_kind)
                     == Some(crate::InputKind::Password) =>
         {
-            procfs::InputWait::Waiting
+            procfs::InputWait::Waiting { reader: None }
         }
         answer => answer,
     };
-    if answer == procfs::InputWait::Waiting {
-        slot.seen_waiting.set(Some((activity, group)));
+    if let procfs::InputWait::Waiting { reader } = answer {
+        slot.seen_waiting.set(Some((activity, group, reader)));
     }
     (answer, Some(group))
 }

@@ -31,9 +31,6 @@ const RUN_TIMEOUT_MS: u64 = 45_000;
 /// `terminal_close`'s default `max_bytes` (it returns only the output not read yet).
 const CLOSE_MAX_BYTES: u64 = 4096;
 
-// The descriptions say these in words.
-const _: () = assert!(SETTLE_QUIET.as_millis() == 1000, "the descriptions say \"a second\"");
-
 /// Runs a tool on its checked arguments.
 pub(crate) type Handler = fn(&Call, &Args) -> Result<ToolOutput, ToolError>;
 
@@ -434,7 +431,8 @@ const LOOKUPS: &[ArgDef] = &[
 /// The default wait of the tools that act, in words.
 fn settle() -> String {
     format!(
-        "until the program waits for input, exits or is quiet for a second (at most {} s)",
+        "until the program waits for input, exits or is quiet for {} s (at most {} s)",
+        SETTLE_QUIET.as_secs_f64(),
         SETTLE_TIMEOUT.as_secs()
     )
 }

@@ -163,7 +163,7 @@ fn new_shell(
             }
             Err(ToolError::new(format!(
                 "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
-                report.line().unwrap_or_else(|| report.outcome.to_owned())
+                report.line(None).unwrap_or_else(|| report.outcome.to_owned())
             )))
         }
         Err(err) => {

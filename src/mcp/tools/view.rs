@@ -302,7 +302,7 @@ fn layout(
         .map(str::trim)
         .filter(|row| !row.is_empty() && shown.is_none() && !output.trim_end().ends_with(row));
     let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
-    let waited = wait.as_ref().and_then(Report::line);
+    let waited = wait.as_ref().and_then(|w| w.line(Some(&reading.new.status.activity)));
     let nothing_new = view == View::New && output.is_empty() && omitted == 0 && shown.is_none();
     let waited = match (waited, nothing_new) {
         (Some(waited), true) => Some(format!("{waited}; no new output")),

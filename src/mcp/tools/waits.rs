@@ -3,15 +3,19 @@
 
 use std::time::Duration;
 
-use crate::{Config, Fired, Screen, Session, Until};
+use crate::{Activity, Config, Fired, Screen, Session, Until};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, MATCHED};
 use super::progress::await_reply;
 use super::{Call, ToolError};
 
-/// Quiet time that ends the default wait.
-pub(crate) const SETTLE_QUIET: Duration = Duration::from_millis(1000);
+/// Quiet time that ends the default wait: longer than a short timer (vim's 1 s wait for the
+/// rest of a key code after an Escape, see [`crate::os::procfs::SHORT_TIMER`]), so that a
+/// program in such a wait redraws and then reads as waiting for input before silence alone
+/// ends the wait on a screen about to change.
+pub(crate) const SETTLE_QUIET: Duration =
+    crate::os::procfs::SHORT_TIMER.saturating_add(Duration::from_millis(250));
 /// Longest default wait.
 pub(crate) const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -20,7 +24,7 @@ pub(crate) const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) enum DefaultWait {
     /// Return at once.
     None,
-    /// Wait until the program waits for input, exits, or has been quiet for a second.
+    /// Wait until the program waits for input, exits, or has been quiet for [`SETTLE_QUIET`].
     Settle,
     /// For a shell with integration: wait until it shows its prompt, exits, or has been quiet
     /// for a second (its startup files may read the terminal before the prompt is drawn).
@@ -235,9 +239,9 @@ impl Report {
     }
 
     /// What was waited for and what happened, in a few words for the result's header; `None`
-    /// when the default wait ended because the program waits for input or exited, which the
-    /// header's status already says.
-    pub(crate) fn line(&self) -> Option<String> {
+    /// when the default wait ended because the program waits for input or exited and the
+    /// header's status (`shown`, taken after the wait) already says so.
+    pub(crate) fn line(&self, shown: Option<&Activity>) -> Option<String> {
         let secs = self.elapsed.as_secs_f64();
         let condition = &self.condition;
         Some(match self.outcome {
@@ -250,14 +254,24 @@ impl Report {
                     format!("{condition} matched \"{text}\" after {secs:.2} s")
                 }
                 _ if self.implicit => match self.settled_by.as_deref() {
-                    Some(by) if by.starts_with("quiet") => {
-                        format!("settled after {secs:.2} s: {by}")
+                    // The status says it, unless the program stirred again since the wait.
+                    Some("waiting for input")
+                        if matches!(shown, Some(Activity::WaitingForInput)) =>
+                    {
+                        return None;
                     }
-                    _ => return None,
+                    Some("shell prompt") if matches!(shown, Some(Activity::AtPrompt)) => {
+                        return None;
+                    }
+                    Some(by) => format!("settled after {secs:.2} s: {by}"),
+                    None => format!("settled after {secs:.2} s"),
                 },
                 _ => format!("{condition} held after {secs:.2} s"),
             },
-            "exited" if self.implicit => return None,
+            "exited" if self.implicit => match shown {
+                Some(Activity::Exited(_)) => return None,
+                _ => format!("exited after {secs:.2} s"),
+            },
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
@@ -266,5 +280,51 @@ impl Report {
             ),
             _ => format!("timed out after {secs:.1} s waiting for {condition}"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn default_wait(outcome: &'static str, settled_by: Option<&str>) -> Report {
+        Report {
+            condition: "waiting for input or exit or quiet for 1.25s".into(),
+            outcome,
+            matched_text: None,
+            elapsed: Duration::from_millis(250),
+            implicit: true,
+            settled_by: settled_by.map(str::to_owned),
+            screen: None,
+        }
+    }
+
+    /// The default wait's reason is left out only where the header's status, taken after the
+    /// wait, already says it; a program that stirred again since still gets its reason.
+    #[test]
+    fn the_default_wait_says_why_unless_the_status_does() {
+        let waiting = default_wait("matched", Some("waiting for input"));
+        assert_eq!(waiting.line(Some(&Activity::WaitingForInput)), None);
+        assert_eq!(
+            waiting.line(Some(&Activity::Running)).as_deref(),
+            Some("settled after 0.25 s: waiting for input")
+        );
+        let prompt = default_wait("matched", Some("shell prompt"));
+        assert_eq!(prompt.line(Some(&Activity::AtPrompt)), None);
+        assert_eq!(
+            prompt.line(Some(&Activity::Quiet)).as_deref(),
+            Some("settled after 0.25 s: shell prompt")
+        );
+        let quiet = default_wait("matched", Some("quiet for 1.25s"));
+        assert_eq!(
+            quiet.line(Some(&Activity::Running)).as_deref(),
+            Some("settled after 0.25 s: quiet for 1.25s")
+        );
+        let exited = default_wait("exited", None);
+        assert_eq!(exited.line(Some(&Activity::Exited(crate::ExitStatus::Code(0)))), None);
+        assert_eq!(
+            exited.line(Some(&Activity::Closed(crate::ExitStatus::Signal(1)))).as_deref(),
+            Some("exited after 0.25 s")
+        );
     }
 }
