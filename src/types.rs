@@ -63,8 +63,8 @@ pub enum SessionState {
     /// The program exited by itself and all its output was read; the session can still be
     /// read (a tombstone once what it left behind was ended).
     Exited(ExitStatus),
-    /// The session was closed before its program exited (a tombstone: readable, accepts
-    /// nothing), with how the program ended.
+    /// The session was closed before its program exited, or by a caller after it had (a
+    /// tombstone: readable, accepts nothing), with how the program ended.
     Closed(ExitStatus),
 }
 

@@ -909,6 +909,22 @@ fn shell_commands_report_output_and_exit_codes() {
     let read = client.tool("terminal_read", json!({"session_id": id, "prompt": true}));
     assert_eq!(read["wait"]["outcome"], "matched", "{read}");
     assert_eq!(read["status"]["last_exit_code"], 130);
+    // A command that ends the shell itself has no exit code of its own (not the last
+    // command's 130); the result says the shell ended, and the shell takes no more commands.
+    let ended =
+        client.call("terminal_run", json!({"session_id": id, "command": "echo bye; exit 4"}));
+    let shown = text(&ended);
+    assert!(ended["structuredContent"]["exit_code"].is_null(), "{shown}");
+    assert_eq!(ended["structuredContent"]["status"]["exit_code"], 4, "{shown}");
+    assert!(shown.contains("bye") && shown.contains("the shell itself ended"), "{shown}");
+    let message = client.tool_error("terminal_run", json!({"session_id": id, "command": "true"}));
+    assert!(message.contains("exited"), "{message}");
+    let once = client.call("terminal_run", json!({"command": "exit 3"}));
+    assert!(
+        text(&once).contains("the shell itself ended during the command (exit code 3)"),
+        "{}",
+        text(&once)
+    );
     // terminal_start with a command line, and the interactive shell by default.
     let started = client
         .tool("terminal_start", json!({"command": "echo from-a-shell-line; exit 4", "exit": true}));
@@ -940,8 +956,11 @@ fn shell_commands_report_output_and_exit_codes() {
         (Some(60), Some(20))
     );
     let listed = client.tool("terminal_list", json!({}));
-    // The one-off run's closed shell, the kept one, the shell line and this one.
-    assert_eq!(listed["sessions"].as_array().unwrap().len(), 4, "{listed}");
+    // The one-off runs' closed shells, the kept one, the shell line and this one.
+    let sessions = listed["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 5, "{listed}");
+    // A one-off run's shell is closed even when the command ended it.
+    assert_eq!(sessions[2]["state"], "closed", "{listed}");
     client.finish();
 }
 

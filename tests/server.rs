@@ -268,6 +268,14 @@ fn exec_runs_a_command_in_a_shell_and_exits_with_its_code() {
     assert!(stdout.contains("out-42"), "{stdout}");
     assert!(stdout.contains("exit code 3"), "{stdout}");
     assert!(server.cli(&["exec", "sh", "true"]).status.success());
+    // A command that ends the shell itself: the shell's code, not the last command's.
+    let output = server.cli(&["exec", "sh", "echo leaving; exit 5"]);
+    assert_eq!(output.status.code(), Some(5), "{}", describe(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("leaving") && stdout.contains("shell itself ended"), "{stdout}");
+    server.json(&["start", "--name", "killed"]);
+    let output = server.cli(&["exec", "killed", "kill -9 $$"]);
+    assert_eq!(output.status.code(), Some(128 + 9), "{}", describe(&output));
 }
 
 #[test]
@@ -432,8 +440,13 @@ fn a_client_has_a_limited_number_of_sessions() {
 fn an_idle_server_exits_and_the_first_use_starts_one() {
     let mut server = TestServer::start(&["--idle-exit", "0.3"]);
     server.ok(&["start", "--", "cat"]);
+    // A program that exited keeps its session (to be read) until it is closed too.
+    server.ok(&["start", "--", "true"]);
+    server.ok(&["wait", "2", "--wait-exit"]);
     // Open sessions keep it: it exits only after the last one is closed.
     server.ok(&["close", "1"]);
+    assert!(!ends_within(server.child.id() as i32, Duration::from_millis(900)));
+    server.ok(&["close", "2"]);
     let status = exits(&mut server.child);
     assert!(status.success(), "{status}");
     assert!(!server.socket.exists());

@@ -400,7 +400,14 @@ fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
         return ExitCode::from(EXIT_TIMEOUT);
     }
     if command.name == "exec" {
-        let code = structured["exit_code"].as_u64().unwrap_or(1);
+        // The command's code; when the shell itself ended during it (`exit 5`), the shell's,
+        // a signal as 128 + its number, as a shell reports it.
+        let status = &structured["status"];
+        let code = structured["exit_code"]
+            .as_u64()
+            .or_else(|| (status["activity"] == "exited").then(|| status["exit_code"].as_u64())?)
+            .or_else(|| Some(128 + status["exit_signal"].as_u64()?))
+            .unwrap_or(1);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     ExitCode::SUCCESS

@@ -118,6 +118,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
+        slot.closed_by_caller |= reason == CloseReason::Caller;
         if slot.closed {
             if let Some(reply) = reply {
                 reply.send(Ok(slot.final_status()));

@@ -214,6 +214,8 @@ struct Slot {
     closing: Option<Closing>,
     closed: bool,
     closed_reason: Option<CloseReason>,
+    /// A caller closed it (perhaps after its program exited and the reactor closed it).
+    closed_by_caller: bool,
     /// The panic message when the emulation failed.
     failure: Option<String>,
     cgroup: Option<crate::os::cgroup::Cgroup>,
@@ -284,11 +286,15 @@ impl Slot {
         }
     }
 
+    /// An exited session stays `Exited` (its tombstone is kept for its readers: the reactor
+    /// itself closed it when the program ended) until a caller closes it.
     fn state(&self) -> SessionState {
-        match (self.exit, self.closed) {
-            (Some(status), _) => SessionState::Exited(status),
-            (None, true) => SessionState::Closed(self.final_status()),
-            (None, false) => SessionState::Running,
+        match self.exit {
+            _ if self.closed && (self.closed_by_caller || self.exit.is_none()) => {
+                SessionState::Closed(self.final_status())
+            }
+            Some(status) => SessionState::Exited(status),
+            None => SessionState::Running,
         }
     }
 

@@ -91,6 +91,7 @@ impl Reactor {
                 backlogged: false,
                 closing: None,
                 closed: false,
+                closed_by_caller: false,
                 closed_reason: None,
                 failure: None,
                 cgroup,
@@ -524,7 +525,7 @@ impl Reactor {
         timeout: Duration,
         reply: Reply<Result<CommandResult>>,
     ) {
-        let checked = self.slot(id).and_then(|slot| {
+        let checked = self.accepting(id).and_then(|slot| {
             if line.contains(['\n', '\r']) {
                 return Err(Error::InvalidInput(
                     "run_command takes one command line; join commands with ';' or '&&'".into(),

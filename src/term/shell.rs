@@ -52,6 +52,8 @@ impl ShellTracker {
                 self.at_prompt = false;
                 self.running = true;
                 self.output_start = Some((position, self.commands));
+                // The previous command's end is not this one's.
+                self.output_end = None;
             }
             PromptMark::CommandEnd(code) => {
                 self.running = false;
@@ -99,5 +101,11 @@ mod tests {
         t.apply(&mark(PromptMark::CommandEnd(Some(0)), 5), now);
         assert_eq!(t.last_exit, Some(3));
         assert_eq!(t.output_of(2), None);
+        // A command that has started and not ended (the shell exited during it) has no span
+        // yet: not the last command's end.
+        t.apply(&mark(PromptMark::PromptStart, 5), now);
+        t.apply(&mark(PromptMark::InputStart, 5), now);
+        t.apply(&mark(PromptMark::OutputStart, 6), now);
+        assert_eq!(t.output_of(3), None);
     }
 }

@@ -105,7 +105,8 @@ impl Terminal {
 
     /// The output of the shell command that ended as the `command`-th (shell integration),
     /// whether part of it was dropped from the store, and its exit code. A command that timed
-    /// out gives what it printed so far; one that ended moves `reader`'s cursor past it.
+    /// out, or did not end because the shell itself ended, gives what it printed so far and no
+    /// exit code; one that did not time out moves `reader`'s cursor past it.
     pub(crate) fn command_output(
         &mut self,
         command: u64,
@@ -117,7 +118,7 @@ impl Terminal {
         let span = if timed_out { None } else { self.shell.output_of(command) };
         let (output, truncated) = match span {
             Some((from, to)) => self.transcript.text_between(tail_lines, from, to),
-            None if timed_out => match self.shell.output_start {
+            None => match self.shell.output_start {
                 Some((from, count)) if count == command => {
                     let end = self.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
                     let last = tail_lines.last().map_or(0, String::len);
@@ -125,7 +126,6 @@ impl Terminal {
                 }
                 _ => (String::new(), false),
             },
-            None => (String::new(), false),
         };
         let exit_code = if span.is_some() { self.shell.last_exit } else { None };
         if !timed_out {

@@ -6,7 +6,8 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::{
-    CommandResult, ExitStatus, Session, SessionId, SessionState, SignalTarget, SpawnSpec, Until,
+    Activity, CommandResult, ExitStatus, Session, SessionId, SessionState, SignalTarget, SpawnSpec,
+    Until,
 };
 
 use super::args::Args;
@@ -117,14 +118,25 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         (true, false) => format!("new shell: session {id}, close it when done"),
         _ => format!("session {id}"),
     };
+    let shell_ended = match result.status.activity {
+        Activity::Exited(how) => Some(how),
+        _ => None,
+    };
     push_block(
         &mut text,
-        &match result.exit_code {
-            Some(code) => format!("[exit code {code} · {secs:.2} s · {shell}]"),
-            None if result.timed_out => format!(
+        &match (result.exit_code, shell_ended) {
+            (Some(code), _) => format!("[exit code {code} · {secs:.2} s · {shell}]"),
+            (None, _) if result.timed_out => format!(
                 "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]"
             ),
-            None => format!("[finished after {secs:.2} s; the shell did not report an exit code]"),
+            (None, Some(how)) => {
+                format!(
+                    "[the shell itself ended during the command ({how}) · {secs:.2} s · {shell}]"
+                )
+            }
+            (None, None) => {
+                format!("[finished after {secs:.2} s; the shell did not report an exit code]")
+            }
         },
     );
     let structured = json!({
