@@ -1002,6 +1002,41 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
     client.finish();
 }
 
+/// A `terminal_start` cancelled at any point leaves no session running: its caller never
+/// learns the id, so nobody else would close it.
+#[test]
+fn a_cancelled_start_leaves_no_session_behind() {
+    let mut client = Client::initialized("2025-11-25");
+    // Sessions running, and how many of them have a wait in place.
+    let running = |client: &mut Client| {
+        let listed = client.tool("terminal_list", json!({}));
+        let sessions = listed["sessions"].as_array().unwrap().clone();
+        let running: Vec<_> = sessions.iter().filter(|s| s["state"] == "running").collect();
+        (running.len(), running.iter().filter(|s| s["pending_waits"] == 1).count())
+    };
+    let until = |client: &mut Client, what: &str, done: &dyn Fn((usize, usize)) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !done(running(client)) {
+            assert!(Instant::now() < deadline, "{what}");
+        }
+    };
+    for attempt in 0..20 {
+        let start = client.send_request(
+            "tools/call",
+            json!({"name": "terminal_start", "arguments": {"command": "sleep 300", "for_text": "never", "timeout_ms": 60000}}),
+        );
+        // Cancelled at once (perhaps before it starts anything), or as its wait begins (a
+        // cancellation that stopped the wait before it marked the call cancelled let the call
+        // answer, with a session nobody closed).
+        if attempt % 2 == 1 {
+            until(&mut client, "the start's wait did not begin", &|(_, waiting)| waiting == 1);
+        }
+        client.notify("notifications/cancelled", json!({"requestId": start, "reason": "test"}));
+        until(&mut client, "a cancelled start left its session running", &|(n, _)| n == 0);
+    }
+    client.finish();
+}
+
 #[test]
 fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
     let options = ServeOptions { max_concurrent_calls: 2, ..ServeOptions::default() };

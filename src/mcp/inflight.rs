@@ -86,10 +86,12 @@ impl CancelToken {
         self.stopped.on_fire(hook);
     }
 
-    /// Cancels the request: stops it, then runs its cancellation hooks (once).
+    /// Cancels the request: runs its cancellation hooks (once), then stops it. In this order
+    /// a call whose wait the stop ends already reads as cancelled (it does not answer, and
+    /// closes a session it started whose id nobody will learn).
     pub(crate) fn cancel(&self) {
-        self.stopped.fire();
         self.cancelled.fire();
+        self.stopped.fire();
     }
 
     /// Runs `hook` when the request is cancelled (now, if it already was).
@@ -225,6 +227,18 @@ mod tests {
         assert!(registry.cancel(&raw_id("3")));
         assert!(third.token().is_cancelled());
         assert!(!registry.cancel(&raw_id("99")));
+    }
+
+    /// What a cancellation's stop wakes (a call whose wait it ends) already sees the call
+    /// cancelled: otherwise the call could answer, and leave a session it started running.
+    #[test]
+    fn a_cancellation_reads_as_cancelled_before_it_stops_the_call() {
+        let token = std::sync::Arc::new(CancelToken::new());
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let seen = token.clone();
+        token.on_stop(move || tx.send(seen.is_cancelled()).unwrap());
+        token.cancel();
+        assert_eq!(rx.try_recv(), Ok(true));
     }
 
     #[test]

@@ -33,21 +33,24 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if let Some(claim) = claim {
         claim.bind(session.id());
     }
-    let report = match &plan {
-        Some(plan) => Some(waits::run(call, &session, plan)?),
-        None => None,
-    };
-    if call.cancel.is_cancelled() {
-        // Nobody will learn this session's id: do not leave it behind.
+    let shown = (|| {
+        let report = plan.as_ref().map(|plan| waits::run(call, &session, plan)).transpose()?;
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::cancelled());
+        }
+        let mut output = show(call, &session, view, report.as_ref(), true)?;
+        if let Some(path) = session.info().ok().and_then(|info| info.recording) {
+            output.text.push_str(&format!("[recording to {}]\n", path.display()));
+            output.structured["recording"] = serde_json::json!(path);
+        }
+        Ok(output)
+    })();
+    if shown.is_err() {
+        // Cancelled, or failed after the start: nobody will learn this session's id, so it
+        // is not left behind.
         let _ = session.close();
-        return Err(ToolError::cancelled());
     }
-    let mut output = show(call, &session, view, report.as_ref(), true)?;
-    if let Some(path) = session.info().ok().and_then(|info| info.recording) {
-        output.text.push_str(&format!("[recording to {}]\n", path.display()));
-        output.structured["recording"] = serde_json::json!(path);
-    }
-    Ok(output)
+    shown
 }
 
 /// What to run, from `command`, `argv`, `cwd`, `env`, `cols`, `rows`, `shell_integration`.
