@@ -1002,6 +1002,27 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
     client.finish();
 }
 
+/// No result carries a control character (so no escape sequence), whatever the arguments held
+/// (echoed in errors) or a program put in its title.
+#[test]
+fn results_show_control_characters_as_visible_stand_ins() {
+    let mut client = Client::initialized("2025-11-25");
+    let message = client.tool_error("terminal_list", json!({"\u{1b}x": 1}));
+    assert!(message.contains("\u{241b}x") && !message.contains('\u{1b}'), "{message:?}");
+    let message =
+        client.tool_error("terminal_start", json!({"argv": ["true"], "cwd": "/tmp/\u{1b}[31m"}));
+    assert!(!message.contains('\u{1b}'), "{message:?}");
+    let script = "printf '\\033]2;T\\302\\23331mX\\007'; echo titled; sleep 60";
+    let started = client.call("terminal_start", json!({"command": script, "for_text": "titled"}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let read = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let all = read.to_string();
+    assert!(!text(&read).chars().any(|c| c.is_control() && c != '\n'), "{all}");
+    assert_eq!(read["structuredContent"]["screen"]["title"], "T\u{fffd}31mX", "{all}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A `terminal_start` cancelled at any point leaves no session running: its caller never
 /// learns the id, so nobody else would close it.
 #[test]

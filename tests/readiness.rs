@@ -84,6 +84,13 @@ fn run_command_timeout_and_errors() {
     sh.send_keys("<C-c>").unwrap();
     expect(&sh, Until::prompt());
     assert!(sh.run_command("echo a\necho b", LONG).is_err());
+    // Control characters would be keys to the line editor; an empty line runs nothing.
+    for line in ["ls \x1b", "echo a\x1bb", "echo a\x03b", "echo tab\there", "", "   "] {
+        let err = sh.run_command(line, LONG).unwrap_err();
+        assert!(matches!(err, Error::InvalidInput(_)), "{line:?}: {err}");
+    }
+    // None of them was typed: the shell still runs commands.
+    assert_eq!(sh.run_command("echo still", LONG).unwrap().output, "still\n");
     // Without integration it fails clearly instead of guessing.
     let plain = bash(&engine);
     let err = plain.run_command("true", LONG).unwrap_err();

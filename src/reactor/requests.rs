@@ -531,6 +531,19 @@ impl Reactor {
                     "run_command takes one command line; join commands with ';' or '&&'".into(),
                 ));
             }
+            // The line is typed: the shell's line editor would take these as keys (Escape,
+            // Tab's completion, Ctrl-C), not as part of the command.
+            if let Some(control) = line.chars().find(|c| c.is_control()) {
+                return Err(Error::InvalidInput(format!(
+                    "run_command types the line, so its control character U+{:04X} would act as a key; write it with the shell's quoting ($'\\t', $'\\e') or send keys instead",
+                    u32::from(control)
+                )));
+            }
+            if line.trim().is_empty() {
+                return Err(Error::InvalidInput(
+                    "run_command was given an empty command line; give the command to run".into(),
+                ));
+            }
             if !slot.terminal.shell().integrated {
                 return Err(Error::InvalidInput(format!(
                     "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"

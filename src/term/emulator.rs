@@ -482,7 +482,13 @@ impl Emulator {
                     };
                     replies.extend_from_slice(format(text).as_bytes());
                 }
-                Event::Title(title) => self.title = title,
+                // Control characters (a C1 CSI, say) have no place in a title a caller shows.
+                Event::Title(title) => {
+                    self.title = title
+                        .chars()
+                        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                        .collect();
+                }
                 Event::ResetTitle => self.title.clear(),
                 Event::Bell => self.bells += 1,
                 _ => {}
@@ -948,6 +954,15 @@ mod tests {
         assert_eq!(emu.dropped_sequences(), 100 - 16);
         feed(&mut emu, &mut t, b"\x1b]2;b\x07\x1b[23t");
         assert_eq!(emu.screen().title, "a");
+    }
+
+    #[test]
+    fn titles_hold_no_control_characters() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        // A C1 CSI (as UTF-8) inside the title: shown as a replacement character.
+        feed(&mut emu, &mut t, "\x1b]2;T\u{9b}31mX\x07".as_bytes());
+        assert_eq!(emu.screen().title, "T\u{fffd}31mX");
     }
 
     #[test]

@@ -349,7 +349,45 @@ pub(crate) fn run(
     };
     match outcome {
         Err(err) if err.cancelled => None,
-        outcome => Some(outcome),
+        Ok(mut output) => {
+            shown_controls(&mut output.text);
+            shown_controls_in(&mut output.structured);
+            Some(Ok(output))
+        }
+        Err(mut err) => {
+            shown_controls(&mut err.message);
+            Some(Err(err))
+        }
+    }
+}
+
+/// Replaces the control characters in `text` but line feeds and tabs by visible stand-ins
+/// (`␛` for Escape, `␡` for DELETE, U+FFFD for the C1 controls), so that no result carries an
+/// escape sequence, whatever a caller's arguments (echoed in errors) or a program's title
+/// held.
+fn shown_controls(text: &mut String) {
+    if !text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return;
+    }
+    *text = text
+        .chars()
+        .map(|c| match c {
+            '\n' | '\t' => c,
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'),
+            '\u{7f}' => '\u{2421}',
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect();
+}
+
+/// [`shown_controls`] on every string in `value`.
+fn shown_controls_in(value: &mut Value) {
+    match value {
+        Value::String(text) => shown_controls(text),
+        Value::Array(items) => items.iter_mut().for_each(shown_controls_in),
+        Value::Object(fields) => fields.values_mut().for_each(shown_controls_in),
+        _ => {}
     }
 }
 
