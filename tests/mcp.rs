@@ -1377,6 +1377,9 @@ fn the_mouse_clicks_on_text_and_refuses_what_it_cannot_do() {
         "{shown}"
     );
     client.tool("terminal_close", json!({"session_id": id}));
+    // An ended session says so, whatever its last screen's modes.
+    let closed = client.tool_error("terminal_mouse", json!({"session_id": id, "row": 1, "col": 1}));
+    assert!(closed.contains("has exited") || closed.contains("is closed"), "{closed}");
     // A shell has no mouse reporting: the click is refused, naming keys.
     let shell = client.tool("terminal_start", json!({"command": "cat"}));
     let id = shell["session_id"].clone();
@@ -1415,6 +1418,19 @@ fn waits_on_a_screen_regex_a_row_and_the_cursor() {
     assert!(alone.contains("for_screen_text or for_screen_regex"), "{alone}");
     let bad = client.tool_error("terminal_read", json!({"session_id": id, "for_cursor": "4"}));
     assert!(bad.contains("\"row,col\""), "{bad}");
+    // Places off the screen could never be reached: refused at once, naming the screen.
+    let off = client.tool_error("terminal_read", json!({"session_id": id, "for_cursor": "999,9"}));
+    assert!(off.contains("off session") && off.contains("120x32"), "{off}");
+    let off = client.tool_error(
+        "terminal_read",
+        json!({"session_id": id, "for_screen_text": "x", "screen_row": 40}),
+    );
+    assert!(off.contains("screen_row 40 is off"), "{off}");
+    // Empty text would match at once, or send nothing.
+    let empty = client.tool_error("terminal_read", json!({"session_id": id, "for_text": ""}));
+    assert!(empty.contains("`for_text` is empty"), "{empty}");
+    let empty = client.tool_error("terminal_send", json!({"session_id": id, "keys": ""}));
+    assert!(empty.contains("`keys` is empty"), "{empty}");
     let regex =
         client.tool_error("terminal_read", json!({"session_id": id, "for_screen_regex": "("}));
     assert!(regex.contains("bad regular expression"), "{regex}");
@@ -1551,6 +1567,7 @@ fn transcript_lines_search_and_find() {
     assert!(new["output"].as_str().unwrap().contains("line 0\n"), "{new}");
     let past = client.tool_error("terminal_read", json!({"session_id": id, "lines": "5000-5010"}));
     assert!(past.contains("the transcript holds lines 0-"), "{past}");
+    assert!(!past.contains("dropped"), "nothing was dropped: {past}");
     let bad = client.tool_error("terminal_read", json!({"session_id": id, "lines": "ten"}));
     assert!(bad.contains("\"FIRST-LAST\""), "{bad}");
     let regex = client.tool_error("terminal_read", json!({"session_id": id, "search": "("}));

@@ -176,6 +176,11 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
     let wrong = |expected: &str, got: &Value| wrong(tool, arg.name, expected, got);
     match arg.kind {
         Kind::Str => match value {
+            // Empty text sends, matches or names nothing (a wait for "" would hold at once).
+            Value::String(s) if s.is_empty() => Err(ToolError::new(format!(
+                "{}: `{}` is empty; give it a value, or leave it out",
+                tool.name, arg.name
+            ))),
             Value::String(s) => Ok(Parsed::Str(s)),
             other => Err(wrong("a string", other)),
         },
@@ -409,6 +414,7 @@ mod tests {
             (json!({"a": "x"}), "whole number"),
             (json!({"a": 11}), "whole number"),
             (json!({"e": 5}), "`e` must be a string, not 5"),
+            (json!({"e": ""}), "`e` is empty; give it a value, or leave it out"),
             (json!({"f": "x"}), "`f` must be true or false"),
             (json!({"g": "w"}), "`g` must be \"x\", \"y\" or \"z\", not \"w\""),
         ] {

@@ -278,6 +278,12 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
+    // An ended session's last screen may still show mouse reporting off (or on): say it ended.
+    match session.status()?.activity {
+        crate::Activity::Exited(_) => return Err(crate::Error::SessionExited(id).into()),
+        crate::Activity::Closed(_) => return Err(crate::Error::SessionClosed(id).into()),
+        _ => {}
+    }
     let screen = session.screen()?;
     if screen.modes.mouse == MouseReporting::Off {
         return Err(ToolError::new(format!(
@@ -320,9 +326,6 @@ const DEFAULT_NOTCHES: u64 = 3;
 /// with neither goes to the middle of the screen.
 fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16), ToolError> {
     let (row, col) = (args.uint("row"), args.uint("col"));
-    if args.str("text") == Some("") {
-        return Err(ToolError::new("terminal_mouse: `text` is empty; give the text to click on"));
-    }
     let at = match (args.str("text"), row, col) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
             return Err(ToolError::new(

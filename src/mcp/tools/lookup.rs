@@ -112,11 +112,18 @@ fn lines(
     }
     let found = session.transcript_lines(from..to + 1, max)?;
     let Some((last, _)) = found.lines.last() else {
-        return Err(ToolError::new(format!(
-            "lines {range}: the transcript holds lines {}-{} (older ones were dropped by its bound); ask within them",
-            found.first,
-            found.end.saturating_sub(1)
-        )));
+        let why = match (found.first, found.end) {
+            (_, 0) => "the transcript has no settled line yet".to_owned(),
+            (first, end) if first >= end => {
+                "the transcript holds no line (those before were dropped by its bound)".to_owned()
+            }
+            (0, end) => format!("the transcript holds lines 0-{}", end - 1),
+            (first, end) => format!(
+                "the transcript holds lines {first}-{} (older ones were dropped by its bound)",
+                end - 1
+            ),
+        };
+        return Err(ToolError::new(format!("lines {range}: {why}; ask within them")));
     };
     let first = found.lines[0].0;
     let more = (*last + 1 < to.saturating_add(1).min(found.end)).then(|| {
@@ -167,10 +174,8 @@ fn search(
 }
 
 /// `find=TEXT`: where it is on the screen.
+/// (`needle` is not empty: the arguments' check refuses empty strings.)
 fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), ToolError> {
-    if needle.is_empty() {
-        return Err(ToolError::new("find: the text is empty; give the text to look for"));
-    }
     let screen = session.screen()?;
     let places: Vec<(u16, u16)> = screen.find_all(needle).map(|at| (at.row, at.col)).collect();
     let listed: Vec<String> =

@@ -40,6 +40,18 @@ pub(crate) struct Plan {
     transcript_only: bool,
     /// The wait was not asked for (the default settle).
     implicit: bool,
+    /// The screen places the wait looks at (`screen_row`, `for_cursor`'s row and column),
+    /// which must be on the screen.
+    places: Places,
+}
+
+/// The screen places a wait looks at.
+#[derive(Debug, Clone, Copy, Default)]
+struct Places {
+    /// `screen_row`.
+    row: Option<u16>,
+    /// `for_cursor`.
+    cursor: Option<(u16, u16)>,
 }
 
 fn any(mut conditions: Vec<Until>) -> Option<Until> {
@@ -53,7 +65,7 @@ fn any(mut conditions: Vec<Until>) -> Option<Until> {
 impl Plan {
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
-        Plan { until, timeout, implicit: false, transcript_only: false }
+        Plan { until, timeout, implicit: false, transcript_only: false, places: Places::default() }
     }
 }
 
@@ -83,7 +95,7 @@ pub(crate) fn plan(
     default: DefaultWait,
     config: &Config,
 ) -> Result<Option<Plan>, ToolError> {
-    let (mut events, transcript_conditions) = conditions(args)?;
+    let (mut events, transcript_conditions, places) = conditions(args)?;
     let timeout = args.takes("timeout_ms").then(|| args.uint("timeout_ms")).flatten();
     let timeout = timeout.map(Duration::from_millis);
     let implicit = events.is_empty();
@@ -105,15 +117,16 @@ pub(crate) fn plan(
     };
     let timeout = timeout.unwrap_or(fallback);
     let until = any(events).expect("a plan has a condition");
-    Ok(Some(Plan { until, timeout, implicit, transcript_only }))
+    Ok(Some(Plan { until, timeout, implicit, transcript_only, places }))
 }
 
-/// The conditions a call's wait fields ask for, and how many of them look at the transcript.
-fn conditions(args: &Args) -> Result<(Vec<Until>, usize), ToolError> {
+/// The conditions a call's wait fields ask for, how many of them look at the transcript, and
+/// the screen places they look at.
+fn conditions(args: &Args) -> Result<(Vec<Until>, usize, Places), ToolError> {
     let mut events = Vec::new();
     if !args.takes("for_text") {
         // A tool without wait fields (terminal_mouse) has only its default wait.
-        return Ok((events, 0));
+        return Ok((events, 0, Places::default()));
     }
     let transcript_conditions =
         usize::from(args.str("for_text").is_some()) + usize::from(args.str("for_regex").is_some());
@@ -141,8 +154,8 @@ fn conditions(args: &Args) -> Result<(Vec<Until>, usize), ToolError> {
             "screen_row limits for_screen_text or for_screen_regex to one row: give one of them too",
         ));
     }
-    if let Some(at) = args.str("for_cursor") {
-        let (row, col) = cursor_position(at)?;
+    let cursor = args.str("for_cursor").map(cursor_position).transpose()?;
+    if let Some((row, col)) = cursor {
         events.push(Until::cursor_at(row, col));
     }
     if let Some(ms) = args.uint("quiet_ms") {
@@ -160,7 +173,7 @@ fn conditions(args: &Args) -> Result<(Vec<Until>, usize), ToolError> {
     if args.bool("exit") == Some(true) {
         events.push(Until::exit());
     }
-    Ok((events, transcript_conditions))
+    Ok((events, transcript_conditions, Places { row, cursor }))
 }
 
 /// Reads `for_cursor`: `"row,col"`, both from 0.
@@ -176,13 +189,33 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
 }
 
 /// Refuses a wait that cannot hold: transcript conditions only, while the session shows a
-/// full-screen program (the alternate screen writes no transcript).
+/// full-screen program (the alternate screen writes no transcript), or a row or cursor
+/// position off the screen.
 pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
-    if plan.transcript_only && session.screen()?.alternate {
+    let Places { row, cursor } = plan.places;
+    if !plan.transcript_only && row.is_none() && cursor.is_none() {
+        return Ok(());
+    }
+    let screen = session.screen()?;
+    let id = session.id();
+    if plan.transcript_only && screen.alternate {
         return Err(crate::Error::InvalidInput(format!(
-            "session {} shows a full-screen program on the alternate screen, which writes no transcript, so for_text and for_regex cannot match there: wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent",
-            session.id()
+            "session {id} shows a full-screen program on the alternate screen, which writes no transcript, so for_text and for_regex cannot match there: wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent"
         )));
+    }
+    let (rows, cols) = (screen.rows, screen.cols);
+    let off = |what: String| {
+        crate::Error::InvalidInput(format!(
+            "{what} is off session {id}'s {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold; nothing was sent",
+            rows.saturating_sub(1),
+            cols.saturating_sub(1)
+        ))
+    };
+    if let Some(row) = row.filter(|&row| row >= rows) {
+        return Err(off(format!("screen_row {row}")));
+    }
+    if let Some((row, col)) = cursor.filter(|&(row, col)| row >= rows || col >= cols) {
+        return Err(off(format!("for_cursor \"{row},{col}\"")));
     }
     Ok(())
 }
