@@ -1002,6 +1002,31 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
     client.finish();
 }
 
+/// terminal_signal waits for the program's answer, as terminal_send does: a shell redraws its
+/// prompt after SIGINT, and a command run right after is typed whole into the new prompt.
+#[test]
+fn a_command_right_after_a_signal_runs_whole() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool("terminal_start", json!({}));
+    let id = shell["session_id"].clone();
+    for attempt in 0..8 {
+        let signalled = client.call("terminal_signal", json!({"session_id": id, "signal": "INT"}));
+        assert_eq!(signalled["structuredContent"]["signal"], "INT", "{signalled}");
+        let command = format!("echo after{attempt}");
+        let ran = client.tool("terminal_run", json!({"session_id": id, "command": command}));
+        assert_eq!(
+            (ran["output"].as_str(), ran["exit_code"].as_i64()),
+            (Some(format!("after{attempt}\n").as_str()), Some(0)),
+            "{ran}"
+        );
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// No result carries a control character (so no escape sequence), whatever the arguments held
 /// (echoed in errors) or a program put in its title.
 #[test]

@@ -15,8 +15,8 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
 use super::render::{exit_parts, header, push_block, status_json};
-use super::view::{max_bytes, read_new};
-use super::waits::{self, Plan};
+use super::view::{ViewArgs, max_bytes, read_new, show};
+use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
 /// Time a new shell may take to show its first prompt.
@@ -209,17 +209,18 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
         _ => SignalTarget::Foreground,
     };
     let session = call.session(id)?;
-    let report = session.signal_to(signal, target)?;
-    let status = session.status()?;
-    let mut text = header(id, &status);
-    push_block(&mut text, &report.to_string());
-    let structured = json!({
-        "session_id": id.0,
-        "signal": signal.name(),
-        "process_groups": report.groups,
-        "names": report.names,
-    });
-    Ok(ToolOutput::new(text, structured))
+    let sent = session.signal_to(signal, target)?;
+    // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
+    // waited for as terminal_send waits, so the next call finds it settled.
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
+    let mut output = show(call, &session, ViewArgs::defaults(), report.as_ref(), false)?;
+    let end_of_header = output.text.find('\n').map_or(output.text.len(), |at| at + 1);
+    output.text.insert_str(end_of_header, &format!("{sent}\n"));
+    output.structured["signal"] = json!(signal.name());
+    output.structured["process_groups"] = json!(sent.groups);
+    output.structured["names"] = json!(sent.names);
+    Ok(output)
 }
 
 /// `terminal_resize`.

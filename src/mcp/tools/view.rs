@@ -59,6 +59,18 @@ pub(crate) struct ViewArgs {
     pub styles: Styles,
 }
 
+impl ViewArgs {
+    /// The defaults, for a tool without view arguments: what is new, within the default
+    /// `max_bytes`, styles marked where they carry meaning.
+    pub(crate) fn defaults() -> ViewArgs {
+        ViewArgs {
+            view: View::New,
+            max_bytes: DEFAULT_MAX_BYTES as usize,
+            styles: Styles::Meaningful,
+        }
+    }
+}
+
 /// Reads `view`, `max_bytes` and `styles`.
 pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
     let view = View::ALL.into_iter().find(|view| args.str("view") == Some(view.name()));
