@@ -278,6 +278,34 @@ fn exec_runs_a_command_in_a_shell_and_exits_with_its_code() {
     assert_eq!(output.status.code(), Some(128 + 9), "{}", describe(&output));
 }
 
+/// The commands' help is at hand, flags take `--flag=VALUE` too, and the advice in a result
+/// is given in the command line's terms, so it can be followed from a shell.
+#[test]
+fn help_flags_and_advice_speak_the_command_lines_language() {
+    let server = TestServer::start(&[]);
+    let help = server.cli(&["start", "--help"]);
+    assert!(help.status.success(), "{}", describe(&help));
+    assert!(String::from_utf8_lossy(&help.stdout).contains("termloom send ID"));
+    let usage = server.cli(&["send"]);
+    assert_eq!(usage.status.code(), Some(2), "{}", describe(&usage));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("termloom help send"));
+    server.json(&["start", "--name=sh"]);
+    let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("termloom read with ID 1") && stdout.contains("--max-bytes="),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("terminal_read"), "{stdout}");
+    // The advice can be followed as given, and shows more of the output.
+    let (_, bound) = stdout.split_once("--max-bytes=").unwrap();
+    let bound: String = bound.chars().take_while(char::is_ascii_digit).collect();
+    let more = server.cli(&["read", "1", "--view=scrollback", &format!("--max-bytes={bound}")]);
+    assert!(more.status.success(), "{}", describe(&more));
+    let shown = |text: &str| text.lines().filter(|l| l.parse::<u32>().is_ok()).count();
+    assert!(shown(&String::from_utf8_lossy(&more.stdout)) > shown(&stdout), "{}", describe(&more));
+}
+
 #[test]
 fn sigterm_closes_every_session_and_exits() {
     let mut server = TestServer::start(&[]);

@@ -170,8 +170,13 @@ pub(super) fn is_command(name: &str) -> bool {
 pub(super) const COMMON: &str = "\
 Every command takes -L NAME or --socket PATH (which server), --client NAME
 (whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
-structured result instead of text). ID is a session's id or name. A wait that
-times out exits 124; `exec` exits with the command's exit code.";
+structured result instead of text). ID is a session's id or name.
+
+Exit codes: 0 done; 1 the server refused the request (the message says why: an
+unknown session, a value out of range, a session that ended) or could not be
+reached; 2 the command line could not be read; 124 a wait timed out; `exec`
+exits with the command's exit code (the shell's, if the command ended the
+shell; 128 + N for signal N).";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {
@@ -206,7 +211,12 @@ struct Request {
 
 /// Runs client command `name` with its arguments.
 pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
-    let usage = |message: &str| super::usage_error(message, "termloom help server");
+    let help_command = format!("termloom help {name}");
+    let usage = |message: &str| super::usage_error(message, &help_command);
+    if args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
+        print!("{}", help());
+        return ExitCode::SUCCESS;
+    }
     if name == "kill-server" {
         return match parse_common(args) {
             Ok((target, _, _, rest)) if rest.is_empty() => kill_server(&target),
@@ -282,7 +292,16 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
             argv = Some(rest.by_ref().collect());
             break;
         }
-        let mut value = || rest.next().ok_or(format!("{arg} needs a value"));
+        // `--flag=VALUE` as well as `--flag VALUE`.
+        let (arg, mut inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => {
+                (flag.to_owned(), Some(value.to_owned()))
+            }
+            _ => (arg, None),
+        };
+        let given_inline = inline.is_some();
+        let mut value =
+            || inline.take().map_or_else(|| rest.next().ok_or(format!("{arg} needs a value")), Ok);
         match arg.as_str() {
             "--size" if command.name == "start" => {
                 let (cols, rows) = size(&value()?)?;
@@ -303,6 +322,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
         match found {
             Some(flag) => {
                 let value = match flag.kind {
+                    Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
                     Kind::Text => json!(value()?),
                     Kind::Number => {
@@ -376,13 +396,70 @@ fn size(value: &str) -> Result<(u16, u16), String> {
         .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))
 }
 
+/// A tool's words in the command line's: tool names become commands (`terminal_read` →
+/// `termloom read`), arguments their flags (`max_bytes=` → `--max-bytes=`, `` `for_text` `` →
+/// `` `--wait-text` ``), so that advice in a message can be followed from a shell.
+fn in_cli_terms(message: &str) -> String {
+    let mut text = message.to_owned();
+    for command in COMMANDS {
+        // `terminal_read` is `read` (not `wait` or `screen`, which also call it).
+        let preferred = COMMANDS
+            .iter()
+            .find(|c| c.tool == command.tool && command.tool.ends_with(c.name))
+            .unwrap_or(command);
+        text = text.replace(command.tool, &format!("termloom {}", preferred.name));
+    }
+    text = replace_word(&text, "session_id=", "ID ");
+    for flag in COMMANDS.iter().flat_map(|c| c.flags.iter().copied().flatten()) {
+        text = replace_word(&text, &format!("`{}`", flag.arg), &format!("`{}`", flag.name));
+        if matches!(flag.kind, Kind::Switch) {
+            text = replace_word(&text, &format!("{}=true", flag.arg), flag.name);
+        }
+        text = replace_word(&text, &format!("{}=", flag.arg), &format!("{}=", flag.name));
+    }
+    text
+}
+
+/// `text` with `from` replaced by `to` where `from` does not continue a word (`text=` in
+/// `for_text=` or `--wait-text=` is left alone).
+fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(from) {
+        let continues = rest[..at]
+            .chars()
+            .next_back()
+            .or_else(|| out.chars().next_back())
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        out.push_str(&rest[..at]);
+        out.push_str(if continues { from } else { to });
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A result's text with termloom's own notes (whole lines in brackets) in the command line's
+/// terms; the program's output is left as it is.
+fn notes_in_cli_terms(text: &str) -> String {
+    let lines = text.split_inclusive('\n').map(|line| {
+        let bare = line.trim_end();
+        if bare.starts_with('[') && bare.ends_with(']') {
+            in_cli_terms(line)
+        } else {
+            line.to_owned()
+        }
+    });
+    lines.collect()
+}
+
 /// Prints a tool's result and picks the exit code.
 fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
     if result.is_error {
         if json {
             println!("{}", json!({ "error": result.text }));
         } else {
-            eprintln!("termloom: {}", result.text);
+            eprintln!("termloom: {}", in_cli_terms(&result.text));
         }
         return ExitCode::FAILURE;
     }
@@ -390,8 +467,9 @@ fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
     if json {
         println!("{structured}");
     } else {
-        print!("{}", result.text);
-        if !result.text.ends_with('\n') {
+        let text = notes_in_cli_terms(&result.text);
+        print!("{text}");
+        if !text.ends_with('\n') {
             println!();
         }
     }
@@ -429,4 +507,42 @@ fn kill_server(target: &Target) -> ExitCode {
     // The server answers, closes every session, then exits: its end closes the connection.
     while let Ok(Some(_)) = client.next_reply() {}
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice_is_given_in_the_command_lines_terms() {
+        assert_eq!(
+            in_cli_terms(
+                "[... 7078 earlier bytes left out; to see them, call terminal_read with session_id=5 and view=\"scrollback\" and max_bytes=9000]"
+            ),
+            "[... 7078 earlier bytes left out; to see them, call termloom read with ID 5 and --view=\"scrollback\" and --max-bytes=9000]"
+        );
+        assert_eq!(
+            in_cli_terms("follow it with terminal_read (prompt=true, timeout_ms=...)"),
+            "follow it with termloom read (--wait-prompt, --timeout=...)"
+        );
+        // An argument whose name ends another's is not replaced inside it.
+        assert_eq!(
+            in_cli_terms("give `for_text` or `text`; for_text=\"a\" text=\"b\""),
+            "give `--wait-text` or `--text`; --wait-text=\"a\" --text=\"b\""
+        );
+        assert_eq!(
+            in_cli_terms("terminal_run: x; terminal_close it"),
+            "termloom exec: x; termloom close it"
+        );
+    }
+
+    #[test]
+    fn only_termlooms_own_notes_are_translated() {
+        let text =
+            "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
+        assert_eq!(
+            notes_in_cli_terms(text),
+            "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
+        );
+    }
 }
