@@ -266,7 +266,14 @@ impl Engine {
             }
             _ => return Ok(None),
         };
-        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input).map(Some)
+        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input)
+            .map(Some)
+            .map_err(|err| {
+                std::io::Error::new(
+                    err.kind(),
+                    format!("cannot create the recording {}: {err}", path.display()),
+                )
+            })
     }
 
     fn cgroup_parent(&self) -> Option<&crate::os::cgroup::CgroupParent> {

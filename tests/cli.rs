@@ -456,11 +456,40 @@ fn sigterm_closes_the_session_before_termloom_exits() {
     rustix::process::test_kill_process(pid).expect("the program runs");
     let termloom = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
     let output = child.wait_with_output().unwrap();
     assert_eq!(output.status.code(), Some(128 + 15));
     assert!(stderr(&output).contains("received SIGTERM"), "{}", stderr(&output));
     // termloom exits only after the session is closed and the program reaped.
     assert!(rustix::process::test_kill_process(pid).is_err());
+    // The report is printed as for any other end, saying termloom closed the program.
+    let report = rest.join("\n");
+    assert!(report.contains("--- screen ---") && report.contains("closed by termloom"), "{report}");
+}
+
+/// With `--json`, a run ended by a stop signal still prints its JSON report.
+#[test]
+fn a_stop_signal_still_gets_the_json_report() {
+    let marker = format!("sleep {}", 4_600_000 + std::process::id() % 1000);
+    let child = Command::new(TERMLOOM)
+        .args(["run", "--json", "--timeout", "600000", "--wait-exit", "--shell", &marker])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while processes_with(&marker).is_empty() {
+        assert!(std::time::Instant::now() < deadline, "{marker} never started");
+        std::thread::yield_now();
+    }
+    let termloom = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(128 + 15), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON report");
+    assert_eq!(report["closed_by_termloom"], true, "{report}");
+    assert!(processes_with(&marker).is_empty(), "the program survived");
 }
 
 #[test]
@@ -751,4 +780,16 @@ fn record_writes_a_cast_that_asciinema_reads() {
     let _ = std::fs::remove_file(&path);
     assert!(matches!(outcome.unwrap().fired, termloom::Fired::Exited { .. }));
     assert!(shown.contains("one\ntwo\nx\nthree"), "{shown:?}");
+}
+
+/// A recording that cannot be created is named as the cause, not the program.
+#[test]
+fn a_recording_that_cannot_be_created_is_named() {
+    let output = termloom(&["run", "--record", "/nonexistent-termloom/x.cast", "--", "true"]);
+    assert!(!output.status.success());
+    let stderr = stderr(&output);
+    assert!(
+        stderr.contains("cannot create the recording /nonexistent-termloom/x.cast"),
+        "{stderr}"
+    );
 }

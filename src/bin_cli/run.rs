@@ -40,7 +40,7 @@ fn execute(plan: &Plan) -> u8 {
         Err(err) => return fatal(&err),
     };
     if let Some(stop_signals) = stop_signals {
-        stop_signals.close_on_signal(engine.clone());
+        stop_signals.close_sessions_on_signal(engine.clone());
     }
     let session = match engine.spawn(spawn_spec(plan)) {
         Ok(session) => session,
@@ -49,8 +49,9 @@ fn execute(plan: &Plan) -> u8 {
     let mut reporter = Reporter::new(plan.options.json);
     let failure = perform(&session, plan, &mut reporter).err();
     let ending = end_session(&session);
-    signals::defer_to_interrupt();
-    conclude(reporter, ending, failure)
+    let code = conclude(reporter, ending, failure);
+    // A stop signal closed the session: the report is out; the exit says which signal.
+    signals::interrupted().map_or(code, |number| 128u8.wrapping_add(number as u8))
 }
 
 /// Prints the report and the failure, if any, and picks the exit code.
@@ -77,7 +78,6 @@ fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Optio
 
 /// Reports a library error that ends the run and returns the failure exit code.
 fn fatal(err: &termloom::Error) -> u8 {
-    signals::defer_to_interrupt();
     eprintln!("termloom: {err}");
     EXIT_FAILURE
 }
@@ -199,8 +199,11 @@ fn read_new(session: &Session) -> termloom::Result<String> {
 /// The screen is taken before closing a running program, so it shows what the program
 /// showed, not what it drew while being terminated.
 fn end_session(session: &Session) -> termloom::Result<Ending> {
-    let running = matches!(session.info()?.state, SessionState::Running);
+    let state = session.info()?.state;
+    let running = matches!(state, SessionState::Running);
     let screen_before = if running { Some(session.screen()?) } else { None };
+    // Closed before its end: by the stop signal's thread.
+    let running = running || matches!(state, SessionState::Closed(_));
     let status = session.close()?;
     let screen = match screen_before {
         Some(screen) => screen,
