@@ -890,6 +890,11 @@ fn shell_commands_report_output_and_exit_codes() {
     assert_eq!(result["exit_code"], 2);
     assert!(result["output"].as_str().unwrap().contains("No such file"), "{result}");
     client.tool("terminal_run", json!({"session_id": id, "command": "cd /tmp && X=kept"}));
+    let kept = client.tool_error(
+        "terminal_run",
+        json!({"session_id": id, "command": "true", "keep_session": true}),
+    );
+    assert!(kept.contains("`keep_session` is for the shell terminal_run starts"), "{kept}");
     let result =
         client.tool("terminal_run", json!({"session_id": id, "command": "pwd; echo $X; false"}));
     assert_eq!(
@@ -1393,6 +1398,9 @@ fn the_mouse_clicks_on_text_and_refuses_what_it_cannot_do() {
         json!({"session_id": id, "text": "Quit", "row": 1, "col": 1}),
     );
     assert!(both.contains("not both"), "{both}");
+    let count =
+        client.tool_error("terminal_mouse", json!({"session_id": id, "text": "Quit", "count": 2}));
+    assert!(count.contains("`count` is the wheel notches"), "{count}");
     // A click on htop's "F10 Quit" button ends it.
     let clicked = client.call("terminal_mouse", json!({"session_id": id, "text": "Quit"}));
     let shown = text(&clicked);
@@ -1599,7 +1607,20 @@ fn transcript_lines_search_and_find() {
     assert!(regex.contains("bad regular expression"), "{regex}");
     let two =
         client.tool_error("terminal_read", json!({"session_id": id, "search": "a", "find": "b"}));
-    assert!(two.contains("one of `lines`, `search` and `find`"), "{two}");
+    assert!(two.contains("one of `lines`, `search`, `find`, `svg` and `png`"), "{two}");
+    // Arguments that would be left unused are refused, not dropped.
+    let images =
+        client.tool_error("terminal_read", json!({"session_id": id, "svg": true, "png": true}));
+    assert!(images.contains("not svg and png"), "{images}");
+    let view = client
+        .tool_error("terminal_read", json!({"session_id": id, "lines": "1-2", "view": "screen"}));
+    assert!(view.contains("leave out `view`"), "{view}");
+    // A wait before a look-up is said in its header.
+    let waited = text(&client.call(
+        "terminal_read",
+        json!({"session_id": id, "lines": "0-0", "for_screen_regex": ".", "timeout_ms": 5000}),
+    ));
+    assert!(waited.lines().next().unwrap().contains("matched"), "{waited}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

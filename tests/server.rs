@@ -289,6 +289,9 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let usage = server.cli(&["send"]);
     assert_eq!(usage.status.code(), Some(2), "{}", describe(&usage));
     assert!(String::from_utf8_lossy(&usage.stderr).contains("termloom help send"));
+    let usage = server.cli(&["wait", "1", "--timeout", "100"]);
+    assert_eq!(usage.status.code(), Some(2), "{}", describe(&usage));
+    assert!(String::from_utf8_lossy(&usage.stderr).contains("needs a condition"));
     server.json(&["start", "--name=sh"]);
     let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);

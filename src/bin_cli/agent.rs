@@ -380,6 +380,13 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
     if command.name == "screen" {
         arguments.insert("view".into(), json!("screen"));
     }
+    // `wait` without a condition would only read: say so (`read` does that).
+    let waits_for = |flag: &Flag| flag.name != "--timeout" && arguments.contains_key(flag.arg);
+    if command.name == "wait" && !WAIT.iter().any(waits_for) {
+        return Err(
+            "`termloom wait` needs a condition such as --wait-text or --wait-exit; to read without waiting, use `termloom read`".into(),
+        );
+    }
     Ok(Request { target, client, json, arguments })
 }
 

@@ -31,6 +31,8 @@ enum Parsed<'a> {
 pub(crate) struct Args<'a> {
     tool: &'static ToolDef,
     values: Vec<(&'static str, Parsed<'a>)>,
+    /// The arguments the call gave (not `null`), defaults aside.
+    given: Vec<&'static str>,
 }
 
 impl<'a> Args<'a> {
@@ -53,15 +55,24 @@ impl<'a> Args<'a> {
             )));
         }
         let mut values = Vec::new();
+        let mut given = Vec::new();
         for arg in tool.args() {
             let parsed = match map.get(arg.name).filter(|v| !v.is_null()) {
-                Some(value) => Some(parse(tool, arg, value)?),
+                Some(value) => {
+                    given.push(arg.name);
+                    Some(parse(tool, arg, value)?)
+                }
                 None if arg.required => return Err(missing(tool, arg)),
                 None => default(arg),
             };
             values.extend(parsed.map(|parsed| (arg.name, parsed)));
         }
-        Ok(Args { tool, values })
+        Ok(Args { tool, values, given })
+    }
+
+    /// Whether the call gave `name` itself (a default does not count).
+    pub(crate) fn given(&self, name: &str) -> bool {
+        self.given.contains(&name)
     }
 
     /// Whether the tool takes an argument named `name`.

@@ -43,6 +43,11 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     "terminal_run: `cwd` and `env` apply only when terminal_run starts a new shell (without session_id); in an existing shell, put cd or export in the command",
                 ));
             }
+            if args.bool("keep_session").is_some() {
+                return Err(ToolError::new(
+                    "terminal_run: `keep_session` is for the shell terminal_run starts (without session_id); a session you give is kept anyway",
+                ));
+            }
             (call.session(id)?, false)
         }
         None => (new_shell(call, cwd, env, command)?, true),

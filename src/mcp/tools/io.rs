@@ -10,7 +10,7 @@ use crate::{
 
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
-use super::lookup::lookup;
+use super::lookup;
 use super::view::{show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
@@ -260,13 +260,14 @@ pub(crate) fn read(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::None, call.engine.config())?;
+    let look_up = lookup::asked(args)?;
     let session = call.session(id)?;
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
-    if let Some(found) = lookup(&session, args)? {
-        return Ok(found);
+    if let Some(name) = look_up {
+        return lookup::lookup(&session, args, name, report.as_ref());
     }
     show(call, &session, view, report.as_ref(), false)
 }
@@ -288,6 +289,11 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if screen.modes.mouse == MouseReporting::Off {
         return Err(ToolError::new(format!(
             "session {id}: the program has not enabled mouse reporting, so a mouse event would be lost; nothing was sent. Use terminal_send keys instead (arrows, <Tab>, <Enter>, <PageDown>)"
+        )));
+    }
+    if args.uint("count").is_some() && !action.starts_with("scroll") {
+        return Err(ToolError::new(format!(
+            "terminal_mouse: `count` is the wheel notches of scroll_up and scroll_down; a {action} takes none (for a double click, click twice)"
         )));
     }
     let (row, col) = mouse_target(args, &screen, action)?;

@@ -9,43 +9,64 @@ use crate::wait::bad_regex;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::render::{header, push_block};
+use super::render::{Header, header, push_block};
 use super::view::max_bytes;
+use super::waits::Report;
 use super::{ToolError, ToolOutput};
 
-/// The look-up arguments, in the order they are checked.
-const LOOKUPS: [&str; 3] = ["lines", "search", "find"];
+/// The look-up arguments; a call takes one at most.
+const LOOKUPS: [&str; 5] = ["lines", "search", "find", "svg", "png"];
 /// Most places `find` lists.
 const MAX_FOUND: usize = 20;
 
-/// The look-up the call asks for, if any: its result.
-pub(crate) fn lookup(session: &Session, args: &Args) -> Result<Option<ToolOutput>, ToolError> {
-    if args.bool("svg") == Some(true) {
-        return svg(session, max_bytes(args)?).map(Some);
+/// The look-up the call asks for, if any: which one, checked before anything is waited for
+/// (one at most, and no `view`, which a look-up would leave unused).
+pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
+    let given: Vec<&str> = LOOKUPS
+        .into_iter()
+        .filter(|name| args.str(name).is_some() || args.bool(name) == Some(true))
+        .collect();
+    match given.as_slice() {
+        [] => Ok(None),
+        [name] if args.given("view") => Err(ToolError::new(format!(
+            "terminal_read: `{name}` is a look-up of its own and shows no view; leave out `view`"
+        ))),
+        [name] => Ok(Some(name)),
+        _ => Err(ToolError::new(format!(
+            "terminal_read takes one of `lines`, `search`, `find`, `svg` and `png` at a time, not {}",
+            given.join(" and ")
+        ))),
     }
-    if args.bool("png") == Some(true) {
-        return png(session, max_bytes(args)?).map(Some);
-    }
-    let given: Vec<&str> = LOOKUPS.into_iter().filter(|name| args.str(name).is_some()).collect();
-    let (name, value) = match given.as_slice() {
-        [] => return Ok(None),
-        [name] => (*name, args.str(name).unwrap_or_default()),
-        _ => {
-            return Err(ToolError::new(format!(
-                "terminal_read takes one of `lines`, `search` and `find` at a time, not {}",
-                given.join(" and ")
-            )));
-        }
-    };
+}
+
+/// Performs look-up `name` (from [`asked`]); `waited` says what ended the call's wait.
+pub(crate) fn lookup(
+    session: &Session,
+    args: &Args,
+    name: &str,
+    waited: Option<&Report>,
+) -> Result<ToolOutput, ToolError> {
     let max = max_bytes(args)?;
+    let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
+        "svg" => return svg(session, max),
+        "png" => return png(session, max),
         "lines" => lines(session, value, max)?,
         "search" => search(session, value, max)?,
         _ => find(session, value)?,
     };
-    let mut text = header(session.id(), &session.status()?);
+    let status = session.status()?;
+    let wait = waited.and_then(|w| w.line(Some(&status.activity)));
+    let mut text = Header {
+        id: session.id(),
+        status: &status,
+        at: None,
+        started: false,
+        wait: wait.as_deref(),
+    }
+    .render();
     push_block(&mut text, &block);
-    Ok(Some(ToolOutput::new(text, structured)))
+    Ok(ToolOutput::new(text, structured))
 }
 
 /// `svg=true`: the screen drawn as SVG, whole or not at all (a cut image is no image).
