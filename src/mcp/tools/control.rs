@@ -190,16 +190,18 @@ fn new_shell(
     }
 }
 
+/// The library's advice (after its `; `) names library calls: it is replaced by the tools'.
 fn run_error(err: crate::Error) -> ToolError {
     let message = err.to_string();
+    let what = message.split("; ").next().unwrap_or_default();
     if message.contains("not at its prompt") {
         return ToolError::new(format!(
-            "{message}. A command is still running in this shell: wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
+            "{what}: wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
         ));
     }
     if message.contains("shell integration") {
         return ToolError::new(format!(
-            "{message}. terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
+            "{what}: terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
         ));
     }
     err.into()
