@@ -37,8 +37,13 @@ impl Target {
         let socket = match arg {
             "-L" => {
                 let label = value().ok_or("-L needs a NAME")?;
-                if label.is_empty() || label.contains('/') {
-                    return Err(format!("-L {label:?}: a server name has no slash"));
+                if label.is_empty() {
+                    return Err("-L needs a NAME that is not empty".into());
+                }
+                if label.contains('/') {
+                    return Err(format!(
+                        "-L {label:?}: a server name has no slash (give a path with --socket)"
+                    ));
                 }
                 socket_path(&label)
             }
