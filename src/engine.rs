@@ -34,17 +34,28 @@ struct Shared {
 }
 
 impl Shared {
+    /// Closes every session and stops the reactor; returns when that is done, also to a
+    /// caller that arrives while another one's shutdown is under way (the lock is held
+    /// throughout).
     fn shutdown(&self) {
-        let Some(thread) = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take() else {
+        if crate::reactor::on_reactor_thread() {
+            // The last handle dropped inside a wait's test: the reactor cannot wait for itself.
+            // It shuts down once this turn ends; its thread is left to end by itself.
+            let _ = self.client.submit_from_reactor(Box::new(|r| r.begin_shutdown(None)));
+            return;
+        }
+        let mut thread = self.thread.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(handle) = thread.take() else {
             return;
         };
         let (tx, rx) = crossbeam_channel::bounded(1);
         if self.client.submit(Box::new(move |r| r.begin_shutdown(Some(tx)))).is_ok() {
             let _ = rx.recv();
         }
-        let _ = thread.join();
+        let _ = handle.join();
         // The reactor dropped every recorder: their files are complete once written.
         self.client.writers.wait_all();
+        drop(thread);
     }
 }
 

@@ -63,6 +63,15 @@ pub enum Error {
     },
     /// A wait's result did not arrive (the engine stopped while waiting).
     WaitAborted(Duration),
+    /// A wait's own test ([`Until::screen_matches`](crate::Until::screen_matches) or
+    /// [`Until::styled_screen_matches`](crate::Until::styled_screen_matches)) panicked: that wait ended; the
+    /// session and the engine go on.
+    WaitConditionPanicked {
+        /// The condition, as it describes itself.
+        condition: String,
+        /// The panic's message.
+        message: String,
+    },
     /// The engine was shut down or dropped; no session can be used any more.
     EngineStopped,
     /// A paste did not all reach the program's input: it timed out or was cancelled while the
@@ -154,6 +163,10 @@ impl fmt::Display for Error {
             Error::WaitAborted(after) => {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")
             }
+            Error::WaitConditionPanicked { condition, message } => write!(
+                f,
+                "the wait's condition {condition} panicked ({message}); that wait ended, the session goes on: fix the test, or return false where it cannot decide"
+            ),
             Error::EngineStopped => write!(f, "the termloom engine has been shut down"),
             Error::PasteIncomplete { session, sent, total, reason } => write!(
                 f,

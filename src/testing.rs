@@ -684,12 +684,12 @@ impl TestSession {
     #[track_caller]
     pub fn wait_until(&self, until: Until) -> WaitOutcome {
         let description = until.to_string();
-        let wants_exit = waits_for_exit(&description);
+        let wants_exit = until.includes_exit();
         let what = format!("waiting for {description}");
         let outcome = self.check(&what, self.wait_or_stuck(until));
         let failure = match &outcome.fired {
             Fired::Matched(found) if found.condition == STUCK => Some(format!(
-                "the program has waited for input with an unchanged screen for {:?} (nothing will change until the test types)",
+                "the program has waited for input with an unchanged screen for {:?} (nothing will change until the test types; a program that reads with a timer longer than that, such as `read -t 5`, looks the same: give it more with stuck_after, or None)",
                 self.stuck_after.unwrap_or_default()
             )),
             Fired::Matched(_) => None,
@@ -994,21 +994,6 @@ impl TestSession {
     pub fn close(&self) -> ExitStatus {
         self.check("close", self.session.close())
     }
-}
-
-/// Whether a condition, by its description, is satisfied by the program's exit: `exit` alone
-/// or inside `any of [...]`.
-fn waits_for_exit(description: &str) -> bool {
-    if description == "exit" {
-        return true;
-    }
-    let Some(inner) = description.strip_prefix("any of [").and_then(|d| d.strip_suffix(']')) else {
-        return false;
-    };
-    inner.starts_with("exit,")
-        || inner.contains(", exit,")
-        || inner.ends_with(", exit")
-        || inner == "exit"
 }
 
 pub use crate::term::screen::snapshot::{format_screen, format_styled_screen};
@@ -1559,13 +1544,16 @@ mod tests {
         assert!(text.contains(" 0 │日本\n   ┆    ^\n"), "{text}");
     }
 
+    /// By the conditions themselves, at any depth, never by their descriptions (a text that
+    /// reads "a, exit, b" is no exit condition).
     #[test]
     fn exit_conditions_are_recognised() {
-        assert!(waits_for_exit(&Until::exit().to_string()));
-        let any = Until::any(vec![Until::text("a"), Until::exit()]);
-        assert!(waits_for_exit(&any.to_string()));
-        assert!(!waits_for_exit(&Until::text("exit").to_string()));
-        assert!(!waits_for_exit(&Until::any(vec![Until::text("exit")]).to_string()));
+        assert!(Until::exit().includes_exit());
+        assert!(Until::any(vec![Until::text("a"), Until::exit()]).includes_exit());
+        let nested = Until::any(vec![Until::text("never"), Until::any(vec![Until::exit()])]);
+        assert!(nested.includes_exit());
+        assert!(!Until::text("exit").includes_exit());
+        assert!(!Until::any(vec![Until::text("a, exit, b")]).includes_exit());
     }
 
     #[test]

@@ -161,6 +161,9 @@ impl Until {
 
     /// `test` holds for the screen. It runs on the reactor thread each time output has been
     /// processed, so it must be quick and must not block; `description` names it in outcomes.
+    /// It must not call into the engine (a [`Session`](crate::Session) method from inside it
+    /// fails with [`Error::InvalidInput`](crate::Error::InvalidInput)). If it panics, the
+    /// wait fails with [`Error::WaitConditionPanicked`](crate::Error::WaitConditionPanicked).
     pub fn screen_matches(
         description: impl Into<String>,
         test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
@@ -268,6 +271,12 @@ impl Until {
     /// Whether the condition needs the input-wait check.
     pub(crate) fn needs_input_wait(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::InputWait))
+    }
+
+    /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
+    /// an [`Until::any`]'s, at any depth).
+    pub(crate) fn includes_exit(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::Exit))
     }
 
     fn any_leaf(&self, test: &dyn Fn(&Cond) -> bool) -> bool {

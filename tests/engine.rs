@@ -595,3 +595,158 @@ fn a_recording_in_memory_is_read_back_after_the_program_ends() {
     let plain = engine.spawn(SpawnSpec::new("true")).unwrap();
     assert_eq!(plain.recording().unwrap(), None);
 }
+
+/// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
+fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = crossbeam_channel::bounded(1);
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("{what} hung"))
+}
+
+/// A wait whose own test panics fails with its own error; the engine and its other sessions
+/// go on.
+#[test]
+fn a_panicking_wait_test_ends_only_that_wait() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let pending = s
+        .start_wait(
+            Until::screen_matches("a test that panics", |screen| {
+                assert!(!screen.lines[0].contains('x'), "the test's own panic");
+                false
+            }),
+            Duration::from_secs(30),
+        )
+        .unwrap();
+    s.send_text("x\n").unwrap();
+    let err = pending.finish().unwrap_err();
+    assert!(matches!(err, Error::WaitConditionPanicked { .. }), "{err}");
+    assert!(err.to_string().contains("the test's own panic"), "{err}");
+    s.send_text("still here\n").unwrap();
+    expect(&s, Until::screen_contains("still here"));
+    let other = engine.spawn(SpawnSpec::new("sh").args(["-c", "exit 4"])).unwrap();
+    let outcome = other.wait(Until::exit(), Duration::from_secs(30)).unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { status: ExitStatus::Code(4) }));
+}
+
+/// A wait's test that calls into the engine gets an error instead of waiting for itself, and
+/// an engine whose last handle is dropped on the reactor's thread (inside a test) shuts down
+/// without waiting for itself.
+#[test]
+fn calls_from_inside_a_wait_test_do_not_hang() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let inner = s.clone();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen_inside = seen.clone();
+    let waiting = s.clone();
+    let outcome = within_30_s("a wait whose test calls the session", move || {
+        waiting.wait(
+            Until::screen_matches("calls the session", move |_| {
+                let answer = inner.status();
+                let refused = matches!(answer, Err(Error::InvalidInput(_)));
+                seen_inside.lock().unwrap().get_or_insert(refused);
+                false
+            }),
+            Duration::from_millis(300),
+        )
+    });
+    assert!(outcome.unwrap().is_timeout());
+    assert_eq!(*seen.lock().unwrap(), Some(true), "the call inside the test was refused");
+    // The last engine handle, held by a test, is dropped on the reactor's thread.
+    let held = engine.clone();
+    let pending = s
+        .start_wait(
+            Until::screen_matches("holds the engine", move |screen| {
+                let _ = &held;
+                screen.lines[0].contains("go")
+            }),
+            Duration::from_secs(30),
+        )
+        .unwrap();
+    drop(engine);
+    s.send_text("go\n").unwrap();
+    assert!(pending.finish().unwrap().matched().is_some());
+    let after = s.clone();
+    within_30_s("a call after the engine shut down", move || {
+        let _ = after.read();
+    });
+}
+
+/// Two commands typed into one shell at once: the second is refused, the first runs whole.
+#[test]
+fn a_second_command_while_one_runs_is_refused() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    let first = sh.run_command_async("sleep 0.3; echo AAA; false", Duration::from_secs(30));
+    let err = sh.run_command("echo BBB", Duration::from_secs(30)).unwrap_err();
+    assert!(err.to_string().contains("not at its prompt"), "{err}");
+    let result = futures_lite_block_on(first).unwrap();
+    assert_eq!((result.output.as_str(), result.exit_code), ("AAA\n", Some(1)), "{result:?}");
+}
+
+/// Blocks on a future (the library's futures need no runtime).
+fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+/// `Duration::MAX` means "until it holds", not an overflow in the reactor.
+#[test]
+fn a_wait_without_end_waits_until_it_holds() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", "read x; exit 2"])).unwrap();
+    let pending = s.start_wait(Until::exit(), Duration::MAX).unwrap();
+    s.send_text("\n").unwrap();
+    let outcome = pending.finish().unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { status: ExitStatus::Code(2) }), "{outcome:?}");
+    // A paste with no end is refused for what it is (the program exited), not as a reactor
+    // that stopped.
+    let err = s.start_paste("x", Some(Duration::MAX)).and_then(|p| p.finish()).unwrap_err();
+    assert!(matches!(err, Error::SessionExited(_)), "{err}");
+}
+
+/// Shutdowns from two threads at once both return only when every session is gone.
+#[test]
+fn concurrent_shutdowns_both_wait_for_the_end() {
+    let config = Config { close_grace: Duration::from_millis(300), ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let s = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args(["-c", "trap '' TERM HUP; echo ready; while :; do sleep 1; done"]),
+        )
+        .unwrap();
+    expect(&s, Until::text("ready"));
+    let pid = s.pid();
+    let threads: Vec<_> = (0..2)
+        .map(|_| {
+            let engine = engine.clone();
+            std::thread::spawn(move || {
+                engine.shutdown();
+                rustix::process::test_kill_process(rustix::process::Pid::from_raw(pid).unwrap())
+                    .is_err()
+            })
+        })
+        .collect();
+    for thread in threads {
+        assert!(thread.join().unwrap(), "a shutdown returned while the program still ran");
+    }
+}

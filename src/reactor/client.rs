@@ -28,9 +28,23 @@ impl Client {
         Client { requests, waker, writers: Default::default() }
     }
 
-    /// Queues a request and wakes the reactor.
+    /// Queues a request and wakes the reactor. Refused on the reactor's own thread (from
+    /// inside a wait's test): every caller then waits for an answer the blocked reactor could
+    /// never give, and a full queue would block it for good.
     pub(crate) fn submit(&self, request: Request) -> Result<()> {
+        if super::on_reactor_thread() {
+            return Err(Error::InvalidInput(
+                "a termloom call was made on the engine's own thread (from inside a wait's test, such as Until::screen_matches), where it would wait for itself forever: work out what the test needs before the wait, and act after it returns".into(),
+            ));
+        }
         self.requests.send(request).map_err(|_| Error::EngineStopped)?;
+        self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
+    }
+
+    /// Queues a request from the reactor's own thread, which nobody waits for (a shutdown
+    /// asked there); a full queue drops it rather than block the reactor.
+    pub(crate) fn submit_from_reactor(&self, request: Request) -> Result<()> {
+        self.requests.try_send(request).map_err(|_| Error::EngineStopped)?;
         self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 

@@ -386,6 +386,7 @@ impl Reactor {
 
     /// Runs until shut down (or until every request sender is gone).
     pub(crate) fn run(mut self) {
+        ON_REACTOR.with(|on| on.set(true));
         let mut events = Events::with_capacity(1024);
         loop {
             let timeout = if self.backlog.is_empty() {
@@ -453,11 +454,7 @@ impl Reactor {
     /// may be inconsistent), its terminal is no longer read, and it is closed, with the panic
     /// in its `closed_reason`. The transcript so far stays readable.
     fn emulation_failed(&mut self, id: u64, payload: Box<dyn std::any::Any + Send>) {
-        let message = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a panic without a message".to_owned());
+        let message = panic_message(&*payload);
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
@@ -554,4 +551,30 @@ impl Drop for Reactor {
             crate::os::terminate::kill_everything(slot.pid, slot.cgroup.as_ref());
         }
     }
+}
+
+/// A panic's message, from its payload.
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned())
+}
+
+thread_local! {
+    /// Set on a reactor's thread.
+    static ON_REACTOR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is a reactor's (a caller's test runs there: see `Client::submit`).
+pub(crate) fn on_reactor_thread() -> bool {
+    ON_REACTOR.with(std::cell::Cell::get)
+}
+
+/// `now` + `timeout`, or a century ahead where that is past what an `Instant` holds: a wait
+/// for `Duration::MAX` means "until it holds".
+pub(crate) fn after(now: Instant, timeout: Duration) -> Instant {
+    const CENTURY: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    now.checked_add(timeout.min(CENTURY)).unwrap_or(now)
 }

@@ -247,7 +247,7 @@ impl Reactor {
         reply: Sender<Result<()>>,
     ) {
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
-        let deadline = Instant::now() + timeout.unwrap_or(self.config.default_wait_timeout);
+        let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
         let slot = match self.accepting(id) {
             Ok(slot) => slot,
             Err(err) => {
@@ -480,11 +480,11 @@ impl Reactor {
             searched: read.first_line(),
             read,
             started: now,
-            deadline: now + timeout,
+            deadline: after(now, timeout),
             recheck: None,
             reply,
         });
-        self.schedule(now + timeout, Timer::Wait { session: id.0, waiter });
+        self.schedule(after(now, timeout), Timer::Wait { session: id.0, waiter });
         self.check_waiters(id.0);
     }
 
@@ -549,7 +549,8 @@ impl Reactor {
                     "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
                 )));
             }
-            if !slot.terminal.shell().at_prompt {
+            // A command typed in this same turn has not moved the shell from its prompt yet.
+            if !slot.terminal.shell().at_prompt || !slot.commands.is_empty() {
                 return Err(Error::InvalidInput(format!(
                     "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
                 )));
@@ -579,10 +580,10 @@ impl Reactor {
             commands,
             reader,
             started: now,
-            deadline: now + timeout,
+            deadline: after(now, timeout),
             reply,
         });
-        self.schedule(now + timeout, Timer::Command { session: id.0, waiter });
+        self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });
     }
 
     /// The session's status.

@@ -122,6 +122,7 @@ impl Reactor {
         let transcript = slot.terminal.transcript();
         let end = transcript.end();
         let mut answered = Vec::new();
+        let mut failed = Vec::new();
         let mut rechecks = Vec::new();
         let mut finished = Vec::new();
         slot.waiters.retain_mut(|waiter| {
@@ -144,7 +145,20 @@ impl Reactor {
             if fired.is_none()
                 && let Some(screen) = screen
             {
-                fired = waiter.until.match_screen(screen, styled.as_ref());
+                // A caller's own test may panic: that wait fails, nothing else does.
+                let tested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    waiter.until.match_screen(screen, styled.as_ref())
+                }));
+                match tested {
+                    Ok(found) => fired = found,
+                    Err(payload) => {
+                        let message = super::panic_message(&*payload);
+                        let condition = waiter.until.to_string();
+                        failed.push((waiter.reply.take(), condition, message));
+                        finished.push((waiter.id, waiter.deadline, waiter.recheck));
+                        return false;
+                    }
+                }
             }
             if fired.is_none() && ended.is_none() {
                 fired = waiter.until.match_state(&view);
@@ -154,7 +168,7 @@ impl Reactor {
                 (None, Some(end)) => end.clone(),
                 (None, None) => {
                     if let Some(after) = waiter.until.recheck_in(&view) {
-                        let at = now + after.max(Duration::from_millis(1));
+                        let at = super::after(now, after.max(Duration::from_millis(1)));
                         if waiter.recheck.is_none_or(|r| r > at || r <= now) {
                             rechecks.push((at, waiter.recheck, waiter.id));
                             waiter.recheck = Some(at);
@@ -178,6 +192,9 @@ impl Reactor {
             if let Some(at) = recheck {
                 self.unschedule(at, Timer::Recheck { session: id, waiter });
             }
+        }
+        for (reply, condition, message) in failed {
+            reply.send(Err(Error::WaitConditionPanicked { condition, message }));
         }
         if answered.is_empty() {
             return;

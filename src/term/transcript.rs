@@ -304,12 +304,14 @@ impl Transcript {
         reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
         if out.missed_lines > 0 {
-            out.text = format!(
+            let marker = format!(
                 "[termloom: {} earlier lines were dropped from the transcript before this read]\n",
                 out.missed_lines
             );
+            // Within the read's bound, like the text.
+            out.text = marker[..floor_char_boundary(&marker, max_bytes)].to_owned();
         }
-        let mut budget = max_bytes;
+        let mut budget = max_bytes - out.text.len();
         // Settled lines.
         while self.reader.next < end {
             let line = self.line(self.reader.next).unwrap_or("");
@@ -430,7 +432,8 @@ impl Transcript {
         let mut size = 0;
         let tail = tail.unwrap_or(&[]);
         let all = self.lines.iter().chain(tail.iter().map(String::as_str));
-        let mut truncated = false;
+        // Lines the bounds already dropped are left out too.
+        let mut truncated = self.first > 0;
         for line in all.rev() {
             if size + line.len() + 1 > max_bytes {
                 truncated = true;
@@ -519,6 +522,32 @@ mod tests {
         assert_eq!(out.first_line, 7);
         assert!(out.text.ends_with("7\n8\n9\n"), "{:?}", out.text);
         assert!(out.text.starts_with("[termloom: 7 earlier lines"));
+        // The retained transcript says it is not all there.
+        assert!(t.retained(None, 1000).1);
+    }
+
+    /// The dropped-lines marker counts against a read's bound like the text.
+    #[test]
+    fn a_read_with_dropped_lines_stays_within_its_bound() {
+        for max in [4, 40, 100, 256] {
+            let mut t = Transcript::new(3, 10_000, 1000);
+            for i in 0..10 {
+                t.push_row(&format!("line {i}"), false);
+            }
+            let mut all = String::new();
+            loop {
+                let out = t.read(None, max);
+                assert!(out.text.len() <= max, "{max}: {:?}", out.text);
+                all.push_str(&out.text);
+                if !out.truncated {
+                    break;
+                }
+            }
+            assert!(all.ends_with("line 7\nline 8\nline 9\n"), "{max}: {all:?}");
+        }
+        let mut t = Transcript::new(100, 10_000, 1000);
+        t.push_row("kept", false);
+        assert!(!t.retained(None, 1000).1, "nothing was dropped");
     }
 
     #[test]
