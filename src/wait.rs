@@ -275,6 +275,7 @@ impl Until {
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
     /// an [`Until::any`]'s, at any depth).
+    #[cfg(any(test, feature = "testing"))]
     pub(crate) fn includes_exit(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::Exit))
     }

@@ -91,6 +91,28 @@ fn run_command_timeout_and_errors() {
     }
     // None of them was typed: the shell still runs commands.
     assert_eq!(sh.run_command("echo still", LONG).unwrap().output, "still\n");
+    // A line the shell takes as the start of a longer one is abandoned at once, not left to
+    // time out (nor to swallow the next command).
+    let started = std::time::Instant::now();
+    let err = sh.run_command("echo 'unterminated", LONG).unwrap_err();
+    assert!(err.to_string().contains("start of a longer command"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    expect(&sh, Until::prompt());
+    assert_eq!(sh.run_command("echo next", LONG).unwrap().output, "next\n");
+    // A command that itself reads the terminal has started: it is not abandoned.
+    let result = sh.run_command("read x; echo got $x", Duration::from_millis(1500)).unwrap();
+    assert!(result.timed_out, "{result:?}");
+    sh.send_text("hi\n").unwrap();
+    expect(&sh, Until::prompt());
+    // A command that replaces PS1 (and so loses the prompt's mark) still gets its result,
+    // and the next one is refused with the reason.
+    let result = sh.run_command("PS1='$ '; echo ps1", LONG).unwrap();
+    assert_eq!(
+        (result.output.as_str(), result.exit_code, result.timed_out),
+        ("ps1\n", Some(0), false)
+    );
+    let err = sh.run_command("echo more", LONG).unwrap_err();
+    assert!(err.to_string().contains("PS1 was replaced"), "{err}");
     // Without integration it fails clearly instead of guessing.
     let plain = bash(&engine);
     let err = plain.run_command("true", LONG).unwrap_err();

@@ -56,6 +56,9 @@ const TURN_WORK: usize = 16 << 10;
 const READ_BUFFER: usize = 64 << 10;
 /// How long `close` keeps checking after SIGKILL before it reports survivors.
 const KILL_WAIT: Duration = Duration::from_secs(5);
+/// How often a `run_command` is looked at while it runs, from when its line is typed: see
+/// `Reactor::command_check`.
+const COMMAND_START_CHECK: Duration = Duration::from_millis(250);
 
 fn master_token(id: u64) -> Token {
     Token((id as usize) << 1)
@@ -82,6 +85,9 @@ enum Timer {
     Recheck { session: u64, waiter: u64 },
     /// A `run_command` timeout.
     Command { session: u64, waiter: u64 },
+    /// A look at a running `run_command`: did its line start a command, or leave the shell
+    /// waiting for the rest of it; has it ended at a prompt that lost its mark.
+    CommandCheck { session: u64, waiter: u64 },
     /// A paste's timeout.
     Paste { session: u64, paste: u64 },
     /// The session may be past its idle timeout or lifetime.
@@ -95,7 +101,8 @@ impl Timer {
             Timer::Wait { session, .. }
             | Timer::Paste { session, .. }
             | Timer::Recheck { session, .. }
-            | Timer::Command { session, .. } => session,
+            | Timer::Command { session, .. }
+            | Timer::CommandCheck { session, .. } => session,
             Timer::ExitDrain(id)
             | Timer::CloseCheck(id)
             | Timer::Sync(id)
@@ -525,6 +532,7 @@ impl Reactor {
                 }
             }
             Timer::Command { session, waiter } => self.command_timed_out(session, waiter),
+            Timer::CommandCheck { session, waiter } => self.command_check(session, waiter),
             Timer::Paste { session, paste } => self.abort_paste(session, paste, "timed out"),
             Timer::Reap(id) => self.reap_check(id),
         }

@@ -550,14 +550,20 @@ impl Reactor {
                 )));
             }
             // A command typed in this same turn has not moved the shell from its prompt yet.
-            if !slot.terminal.shell().at_prompt || !slot.commands.is_empty() {
+            let shell = slot.terminal.shell();
+            if shell.running || !slot.commands.is_empty() {
                 return Err(Error::InvalidInput(format!(
-                    "the shell of session {id} is not at its prompt (a command is running or input is pending); wait for Until::prompt() first"
+                    "the shell of session {id} is not at its prompt (a command is running); wait for Until::prompt() first"
                 )));
             }
-            Ok((slot.terminal.shell().prompts, slot.terminal.shell().commands))
+            if !shell.at_prompt {
+                return Err(Error::InvalidInput(format!(
+                    "the shell of session {id} is not at its prompt (it has drawn no marked prompt since its last command: input may be pending, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
+                )));
+            }
+            Ok((shell.prompts, shell.prompt_starts, shell.commands))
         });
-        let (prompts, commands) = match checked {
+        let (prompts, prompt_starts, commands) = match checked {
             Ok(counts) => counts,
             Err(err) => {
                 reply.send(Err(err));
@@ -577,13 +583,16 @@ impl Reactor {
         slot.commands.push(CommandWaiter {
             id: waiter,
             prompts,
+            prompt_starts,
             commands,
             reader,
             started: now,
             deadline: after(now, timeout),
+            unmarked_prompt: false,
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });
+        self.schedule(now + COMMAND_START_CHECK, Timer::CommandCheck { session: id.0, waiter });
     }
 
     /// The session's status.

@@ -7,16 +7,24 @@ use super::*;
 use crate::types::{Activity, Process, Status};
 use crate::wait::StateView;
 
+/// How long a `run_command` whose line has not started a command is looked at (see
+/// `Reactor::command_check`).
+const START_LOOKS: Duration = Duration::from_secs(5);
+
 /// A caller blocked in `run_command`.
 pub(super) struct CommandWaiter {
     pub id: u64,
-    /// Prompts drawn and commands ended when the command line was sent.
+    /// Prompts drawn, prompts begun and commands ended when the command line was sent.
     pub prompts: u64,
+    pub prompt_starts: u64,
     pub commands: u64,
     /// The reader whose cursor moves past the command's output.
     pub reader: u64,
     pub started: Instant,
     pub deadline: Instant,
+    /// A check saw the command ended and a prompt begun without its drawn mark (see
+    /// `command_check`).
+    pub unmarked_prompt: bool,
     pub reply: Reply<Result<CommandResult>>,
 }
 
@@ -264,6 +272,23 @@ impl Reactor {
             slot.commands = waiting;
             done
         };
+        // Ended, and a prompt begun without its drawn mark: if the mark does not follow
+        // within a look's interval, `command_check` takes this prompt (PS1 lost the mark).
+        let mut looks = Vec::new();
+        for command in &mut slot.commands {
+            let unmarked =
+                shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
+            if unmarked && !command.unmarked_prompt {
+                command.unmarked_prompt = true;
+                looks.push(command.id);
+            }
+        }
+        for waiter in looks {
+            self.schedule(
+                Instant::now() + COMMAND_START_CHECK,
+                Timer::CommandCheck { session: id, waiter },
+            );
+        }
         for command in done {
             self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
             let result = self.command_result(id, &command, false);
@@ -289,6 +314,66 @@ impl Reactor {
             timed_out,
             status,
         }
+    }
+
+    /// Checks a `run_command` while it runs. Its line has had time to start its command: the
+    /// shell marks a start
+    /// (`C`, from `PS0` or `preexec`) before it runs anything. Without that mark, a shell that
+    /// is back to reading the terminal took the line as the start of a longer command (an
+    /// open quote, a here-document, a trailing backslash) and waits for the rest: the line is
+    /// abandoned with Ctrl-C and the caller told why, rather than left to time out with the
+    /// next command typed into the same unfinished line.
+    ///
+    /// Once the command has ended, a prompt that begins (`A`) without its drawn mark (`B`)
+    /// through two checks is taken as the prompt: `PS1` was replaced and lost the mark, and
+    /// the caller gets the command's result rather than a timeout.
+    pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
+        let Some(slot) = self.sessions.get_mut(&id) else { return };
+        let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
+        let shell = slot.terminal.shell();
+        if shell.prompts > command.prompts || slot.exit.is_some() {
+            return;
+        }
+        let again = |reactor: &mut Self, deadline: Instant| {
+            let at = Instant::now() + COMMAND_START_CHECK;
+            if at < deadline {
+                reactor.schedule(at, Timer::CommandCheck { session: id, waiter });
+            }
+        };
+        let started = shell.output_start.is_some_and(|(_, count)| count == command.commands);
+        if started {
+            // `check_commands` marked it when the command ended at an unmarked prompt, and
+            // asked for this look: still no drawn prompt, so this is the prompt.
+            let unmarked =
+                shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
+            if unmarked && command.unmarked_prompt {
+                let index = slot.commands.iter().position(|c| c.id == waiter).expect("found");
+                let command = slot.commands.swap_remove(index);
+                self.unschedule(command.deadline, Timer::Command { session: id, waiter });
+                let result = self.command_result(id, &command, false);
+                command.reply.send(Ok(result));
+            }
+            return;
+        }
+        let slot = &self.sessions[&id];
+        if !matches!(input_wait_of(slot).0, procfs::InputWait::Waiting { .. }) {
+            // Still reading the line, or busy: look again, for a few seconds at most (then
+            // the command's timeout answers).
+            let command = slot.commands.iter().find(|c| c.id == waiter);
+            if let Some(command) = command.filter(|c| c.started.elapsed() < START_LOOKS) {
+                let deadline = command.deadline;
+                again(self, deadline);
+            }
+            return;
+        }
+        let Some(slot) = self.sessions.get_mut(&id) else { return };
+        let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else { return };
+        let command = slot.commands.swap_remove(index);
+        self.unschedule(command.deadline, Timer::Command { session: id, waiter });
+        let _ = self.send(SessionId(id), b"\x03");
+        command.reply.send(Err(Error::InvalidInput(
+            "the shell took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that".into(),
+        )));
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {

@@ -23,6 +23,8 @@ pub(crate) struct ShellTracker {
     pub last_exit: Option<i32>,
     /// Prompts drawn (`B` marks).
     pub prompts: u64,
+    /// Prompts begun (`A` marks): a prompt whose `B` was lost (`PS1` replaced) still begins.
+    pub prompt_starts: u64,
     /// When the last prompt was drawn.
     pub prompt_at: Option<Instant>,
     /// Commands ended (`D` marks).
@@ -41,6 +43,7 @@ impl ShellTracker {
             PromptMark::PromptStart => {
                 self.running = false;
                 self.at_prompt = false;
+                self.prompt_starts += 1;
             }
             PromptMark::InputStart => {
                 self.integrated = true;
