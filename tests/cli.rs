@@ -553,6 +553,29 @@ fn run_command_prints_output_and_fails_on_a_failing_command() {
     ]);
     assert_code(&failing, 1);
     assert!(stderr(&failing).contains("exit code 2"), "{}", stderr(&failing));
+    // Without --wait-prompt the command waits for the first prompt itself; a command that
+    // ends the shell says so.
+    let ended = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--shell-integration",
+        "--run-command",
+        "echo first",
+        "--run-command",
+        "exit 4",
+        "--",
+        "bash",
+        "--norc",
+        "--noprofile",
+    ]);
+    assert_code(&ended, 1);
+    assert!(stdout(&ended).contains("first"), "{}", stdout(&ended));
+    assert!(
+        stderr(&ended).contains("the shell itself ended during the command (exit code 4)"),
+        "{}",
+        stderr(&ended)
+    );
 }
 
 #[test]

@@ -966,6 +966,10 @@ fn shell_commands_report_output_and_exit_codes() {
     assert_eq!(sessions.len(), 5, "{listed}");
     // A one-off run's shell is closed even when the command ended it.
     assert_eq!(sessions[2]["state"], "closed", "{listed}");
+    // Output on the alternate screen is no transcript: the result says where it is.
+    let alt =
+        client.call("terminal_run", json!({"command": "printf '\\033[?1049h'; echo altscreen"}));
+    assert!(text(&alt).contains("left on the alternate screen"), "{}", text(&alt));
     client.finish();
 }
 

@@ -114,8 +114,8 @@ const COMMANDS: &[CommandDef] = &[
         name: "read",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[VIEW, LOOKUP],
-        summary: "ID [--lines R | --search RE | --find T]\n  What is new in the transcript since this client last read (or the screen).",
+        flags: &[VIEW, LOOKUP, WAIT],
+        summary: "ID [--lines R | --search RE | --find T] [WAIT]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked.",
     },
     CommandDef {
         name: "screen",

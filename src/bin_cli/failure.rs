@@ -77,6 +77,19 @@ impl Failure {
         }
     }
 
+    /// A `--run-command` whose command ended the shell itself (`exit 4`).
+    pub(super) fn command_ended_shell(step: &Planned, how: termloom::ExitStatus) -> Failure {
+        Failure {
+            step: Some(step.number),
+            kind: FailureKind::Command,
+            message: format!(
+                "{} failed: the shell itself ended during the command ({how})",
+                step.describe()
+            ),
+            screen: None,
+        }
+    }
+
     /// The program exited while `step` waited for something else.
     pub(super) fn exited(step: &Planned, status: ExitStatus, screen: Option<Screen>) -> Failure {
         Failure {

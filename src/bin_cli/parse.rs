@@ -86,6 +86,11 @@ pub(super) fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         return Ok(Parsed::Help);
     }
     let program = program(options.shell.clone(), argv)?;
+    if !options.shell_integration && steps.iter().any(|s| matches!(s.step, Step::RunCommand(_))) {
+        return Err(
+            "--run-command needs --shell-integration (and bash or zsh as the program): it knows a command's end and exit code from the shell's prompt marks".to_owned(),
+        );
+    }
     if steps.is_empty() {
         steps.push(Planned {
             number: 1,
@@ -105,21 +110,26 @@ fn split_inline(arg: &str) -> (&str, Option<&str>) {
 }
 
 /// The value of an item: inline (`--name=value`) or the next argument, taken as it is even
-/// when it starts with a dash. Flags take none.
+/// when it starts with a dash. Flags take none; an empty value is refused (a wait for "" would
+/// hold at once, keys "" send nothing).
 fn take_value<A>(
     def: &Def<A>,
     inline: Option<&str>,
     rest: &mut IntoIter<OsString>,
 ) -> Result<String, String> {
-    match (def.value, inline) {
-        (None, None) => Ok(String::new()),
-        (None, Some(_)) => Err(format!("{} takes no value", def.name)),
-        (Some(_), Some(value)) => Ok(value.to_owned()),
+    let value = match (def.value, inline) {
+        (None, None) => return Ok(String::new()),
+        (None, Some(_)) => return Err(format!("{} takes no value", def.name)),
+        (Some(_), Some(value)) => value.to_owned(),
         (Some(_), None) => match rest.next() {
-            Some(value) => utf8(value, def.name),
-            None => Err(format!("{} needs a value: {}", def.name, def.signature())),
+            Some(value) => utf8(value, def.name)?,
+            None => return Err(format!("{} needs a value: {}", def.name, def.signature())),
         },
+    };
+    if value.is_empty() {
+        return Err(format!("{} needs a value that is not empty: {}", def.name, def.signature()));
     }
+    Ok(value)
 }
 
 /// A planned step with its label.
@@ -223,6 +233,12 @@ mod tests {
         assert!(err(&["--size", "big", "--", "true"]).contains("--size"));
         assert!(err(&["--screen=1", "--", "true"]).contains("--screen"));
         assert!(err(&["--send"]).contains("--send"));
+        let plain = err(&["--run-command", "true", "--", "bash"]);
+        assert!(plain.contains("needs --shell-integration"), "{plain}");
+        for empty in [&["--wait-text", ""][..], &["--wait-regex="], &["--keys", ""]] {
+            let message = err(&[empty, &["--", "true"]].concat());
+            assert!(message.contains("needs a value that is not empty"), "{message}");
+        }
         assert!(err(&["vim"]).contains("\"vim\""));
         assert!(err(&["--screen"]).contains("no program"));
         assert!(err(&["--shell", "x", "--", "y"]).contains("both"));

@@ -150,14 +150,24 @@ fn perform_step(
         }
         Step::Signal(signal) => session.signal(*signal).map(|_| ()).map_err(failed),
         Step::RunCommand(line) => {
+            // The shell's first prompt (or the next one) first: a command is typed at a prompt.
+            let ready =
+                termloom::Until::any(vec![termloom::Until::prompt(), termloom::Until::exit()]);
+            let outcome = session.wait(ready, timeout).map_err(failed)?;
+            if outcome.is_timeout() {
+                return Err(Failure::timeout(planned, timeout, outcome.screen));
+            }
             let result = session.run_command(line, timeout).map_err(failed)?;
             reporter.read(planned, &result.output).map_err(Failure::output)?;
             if result.timed_out {
                 return Err(Failure::timeout(planned, timeout, session.screen().ok()));
             }
-            match result.exit_code {
-                Some(0) => Ok(()),
-                code => Err(Failure::command(planned, code)),
+            match (result.exit_code, &result.status.activity) {
+                (Some(0), _) => Ok(()),
+                (None, termloom::Activity::Exited(how)) => {
+                    Err(Failure::command_ended_shell(planned, *how))
+                }
+                (code, _) => Err(Failure::command(planned, code)),
             }
         }
     }

@@ -47,12 +47,16 @@ impl<'a> Args<'a> {
         if !unknown.is_empty() {
             unknown.sort_unstable();
             let accepted: Vec<&str> = tool.args().map(|arg| arg.name).collect();
-            return Err(ToolError::new(format!(
-                "{} does not take {}; its arguments are: {}",
-                tool.name,
-                unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "),
-                accepted.join(", ")
-            )));
+            let these = unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            return Err(ToolError::new(if accepted.is_empty() {
+                format!("{} takes no arguments; leave out {these}", tool.name)
+            } else {
+                format!(
+                    "{} does not take {these}; its arguments are: {}",
+                    tool.name,
+                    accepted.join(", ")
+                )
+            }));
         }
         let mut values = Vec::new();
         let mut given = Vec::new();
@@ -342,6 +346,8 @@ mod tests {
         let m = map(json!({"session": 1, "text": "x"}));
         let err = Args::new(tool("terminal_send"), &m).err().unwrap();
         assert!(err.message.contains("`session`") && err.message.contains("session_id"), "{err:?}");
+        let err = Args::new(tool("terminal_list"), &map(json!({"x": 1}))).err().unwrap();
+        assert_eq!(err.message, "terminal_list takes no arguments; leave out `x`");
     }
 
     #[test]

@@ -76,11 +76,13 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     // A shell started for one command is closed after it, unless asked to keep it or the
     // command still runs.
+    // A command that left the terminal on the alternate screen wrote no transcript there.
+    let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     let closed = new_session && !keep && !result.timed_out;
     if closed {
         let _ = session.close();
     }
-    let ran = Ran { id: session.id(), new_session, closed };
+    let ran = Ran { id: session.id(), new_session, closed, alternate };
     Ok(run_result(ran, command, &result, Budget::new(call, max)))
 }
 
@@ -91,12 +93,14 @@ struct Ran {
     new_session: bool,
     /// That shell was closed after the command.
     closed: bool,
+    /// The terminal was left on the alternate screen, whose text is no transcript.
+    alternate: bool,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budget) -> ToolOutput {
-    let Ran { id, new_session, closed } = ran;
+    let Ran { id, new_session, closed, alternate } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
@@ -117,6 +121,14 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         );
     }
     push_block(&mut text, output);
+    if alternate {
+        push_block(
+            &mut text,
+            &format!(
+                "[the terminal was left on the alternate screen, whose text is not in the output: read it with terminal_read session_id={id} view=\"screen\"]"
+            ),
+        );
+    }
     let secs = result.duration.as_secs_f64();
     let shell = match (new_session, closed) {
         (true, true) => "new shell, closed (keep_session keeps it)".to_owned(),
@@ -368,7 +380,12 @@ mod tests {
                 for max in worst::MAX_BYTES {
                     let budget = Budget::with_copies(max, copies);
                     let output = run_result(
-                        Ran { id: SessionId(u64::MAX), new_session: true, closed: false },
+                        Ran {
+                            id: SessionId(u64::MAX),
+                            new_session: true,
+                            closed: false,
+                            alternate: true,
+                        },
                         &worst::string(500),
                         &result,
                         budget,
