@@ -423,23 +423,27 @@ fn in_cli_terms(message: &str) -> String {
             text = replace_word(&text, &format!("{}=true", flag.arg), flag.name);
         }
         text = replace_word(&text, &format!("{}=", flag.arg), &format!("{}=", flag.name));
+        // Bare names that are no English word (`for_cursor "99,99" is off the screen`).
+        if flag.arg.contains('_') {
+            text = replace_word(&text, flag.arg, flag.name);
+        }
     }
-    text
+    replace_word(&text, "session_id", "ID")
 }
 
-/// `text` with `from` replaced by `to` where `from` does not continue a word (`text=` in
-/// `for_text=` or `--wait-text=` is left alone).
+/// `text` with `from` replaced by `to` where `from` is not part of a longer word (`text=` in
+/// `for_text=` or `--wait-text=`, `for_text` in `for_texts`, is left alone).
 fn replace_word(text: &str, from: &str, to: &str) -> String {
+    let word = |c: char| c.is_alphanumeric() || c == '_' || c == '-';
+    let open_end = from.chars().next_back().is_some_and(word);
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find(from) {
-        let continues = rest[..at]
-            .chars()
-            .next_back()
-            .or_else(|| out.chars().next_back())
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '-');
+        let before = rest[..at].chars().next_back().or_else(|| out.chars().next_back());
+        let after = rest[at + from.len()..].chars().next();
+        let inside = before.is_some_and(word) || (open_end && after.is_some_and(word));
         out.push_str(&rest[..at]);
-        out.push_str(if continues { from } else { to });
+        out.push_str(if inside { from } else { to });
         rest = &rest[at + from.len()..];
     }
     out.push_str(rest);
@@ -540,6 +544,10 @@ mod tests {
         assert_eq!(
             in_cli_terms("terminal_run: x; terminal_close it"),
             "termloom exec: x; termloom close it"
+        );
+        assert_eq!(
+            in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors"),
+            "--wait-cursor \"99,99\" is off; omit ID; for_cursors"
         );
     }
 

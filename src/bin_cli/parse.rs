@@ -110,8 +110,8 @@ fn split_inline(arg: &str) -> (&str, Option<&str>) {
 }
 
 /// The value of an item: inline (`--name=value`) or the next argument, taken as it is even
-/// when it starts with a dash. Flags take none; an empty value is refused (a wait for "" would
-/// hold at once, keys "" send nothing).
+/// when it starts with a dash. Flags take none. An empty wait or key script is refused (a wait
+/// for "" would hold at once, keys "" send nothing); `--submit ''` presses Enter alone.
 fn take_value<A>(
     def: &Def<A>,
     inline: Option<&str>,
@@ -126,7 +126,7 @@ fn take_value<A>(
             None => return Err(format!("{} needs a value: {}", def.name, def.signature())),
         },
     };
-    if value.is_empty() {
+    if value.is_empty() && (def.name.starts_with("--wait-") || def.name == "--keys") {
         return Err(format!("{} needs a value that is not empty: {}", def.name, def.signature()));
     }
     Ok(value)
