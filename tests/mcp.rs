@@ -1484,12 +1484,15 @@ fn the_status_says_what_input_is_awaited_and_where() {
     }
     let mut client = Client::initialized("2025-11-25");
     let script = "import getpass; getpass.getpass('Secret: ')";
-    let started = client
-        .call("terminal_start", json!({"argv": ["python3", "-c", script], "input_wait": true}));
-    let shown = text(&started);
-    assert!(shown.contains("python3 waiting for a password (echo off)"), "{shown}");
-    assert_eq!(started["structuredContent"]["status"]["input_kind"], "password", "{shown}");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", script], "for_screen_text": "Secret:"}),
+    );
     let id = started["structuredContent"]["session_id"].clone();
+    let read = client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
+    let shown = text(&read);
+    assert!(shown.contains("python3 waiting for a password (echo off)"), "{shown}");
+    assert_eq!(read["structuredContent"]["status"]["input_kind"], "password", "{shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     let started = client.call("terminal_start", json!({"argv": ["python3", "-q"]}));
     let id = started["structuredContent"]["session_id"].clone();

@@ -357,6 +357,11 @@ impl Reactor {
                 })?;
             }
         }
+        // A signal stirs the program as input does: what it showed before (a prompt, a wait
+        // for input) no longer tells what it does, until it has answered.
+        if let Some(slot) = self.sessions.get_mut(&id.0) {
+            slot.last_input = Instant::now();
+        }
         Ok(SignalReport { signal, groups, names })
     }
 

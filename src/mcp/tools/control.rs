@@ -228,10 +228,14 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
         _ => SignalTarget::Foreground,
     };
     let session = call.session(id)?;
+    let status_before = session.status()?;
     let sent = session.signal_to(signal, target)?;
     // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
-    // waited for as terminal_send waits, so the next call finds it settled.
-    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    // waited for as terminal_send waits (a shell with integration: until its new prompt), so
+    // the next call finds it settled.
+    let default =
+        if status_before.shell_integration { DefaultWait::Prompt } else { DefaultWait::Settle };
+    let plan = waits::plan(args, default, call.engine.config())?;
     let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
     let mut output = show(call, &session, ViewArgs::defaults(), report.as_ref(), false)?;
     let end_of_header = output.text.find('\n').map_or(output.text.len(), |at| at + 1);
