@@ -203,6 +203,9 @@ struct Slot {
     /// it was made at, the group and its member reading the terminal (see
     /// `waiters::input_wait_of`).
     seen_waiting: std::cell::Cell<Option<(Instant, i32, Option<i32>)>>,
+    /// A first sighting of the group waiting, to be confirmed by a later probe with no output
+    /// in between: the activity time, the group, when it was seen.
+    first_seen_waiting: std::cell::Cell<Option<(Instant, i32, Instant)>>,
     /// Input written that the foreground group may not have read yet: the reads it had
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,

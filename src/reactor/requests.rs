@@ -82,6 +82,7 @@ impl Reactor {
                 screen_hash: 0,
                 screen_changed: now,
                 seen_waiting: std::cell::Cell::new(None),
+                first_seen_waiting: std::cell::Cell::new(None),
                 unread_input: std::cell::Cell::new(None),
                 last_resize: now,
                 child: None,

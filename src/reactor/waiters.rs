@@ -106,7 +106,7 @@ impl Reactor {
             && quiet_for >= settle
             && slot.exit.is_none()
         {
-            match input_wait_of(slot) {
+            match input_wait_of(slot, Sighting::Confirmed) {
                 (procfs::InputWait::Waiting { .. }, _) => Some(true),
                 (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
                 (procfs::InputWait::Unknown { .. }, _) => None,
@@ -356,7 +356,8 @@ impl Reactor {
             return;
         }
         let slot = &self.sessions[&id];
-        if !matches!(input_wait_of(slot).0, procfs::InputWait::Waiting { .. }) {
+        if !matches!(input_wait_of(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. })
+        {
             // Still reading the line, or busy: look again, for a few seconds at most (then
             // the command's timeout answers).
             let command = slot.commands.iter().find(|c| c.id == waiter);
@@ -426,7 +427,9 @@ impl Reactor {
         } else {
             // Only here is the input-wait probe needed (it reads /proc for every member of the
             // foreground group): a wait answered on fresh output, or at the prompt, skips it.
-            let (wait, _) = input_wait_of(slot);
+            // A status only reports: a first sighting will do (it is not cached, so a wait
+            // still confirms it).
+            let (wait, _) = input_wait_of(slot, Sighting::First);
             match wait {
                 procfs::InputWait::Waiting { reader } => {
                     // Name the program that reads the terminal (`less` behind `git`, or
@@ -511,7 +514,7 @@ fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
 }
 
 /// Whether the terminal's foreground process group waits for input, and which group it is.
-fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
+fn input_wait_of(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Option<i32>) {
     let Some(master) = &slot.master else {
         return (procfs::InputWait::Unknown { reason: "the terminal is closed".into() }, None);
     };
@@ -566,7 +569,45 @@ fn input_wait_of(slot: &Slot) -> (procfs::InputWait, Option<i32>) {
         answer => answer,
     };
     if let procfs::InputWait::Waiting { reader } = answer {
+        if sighting == Sighting::First {
+            return (answer, Some(group));
+        }
+        // Output a program wrote just before it blocked may not have reached the terminal's
+        // master yet (the kernel hands it over asynchronously, so the unread-output check above
+        // does not see it): a first sighting is taken only when a later probe, with no output
+        // in between, sees the same.
+        let now = Instant::now();
+        match slot.first_seen_waiting.get() {
+            Some((at, seen_group, seen)) if (at, seen_group) == (activity, group) => {
+                if now.saturating_duration_since(seen) < CONFIRM_WAITING {
+                    return (
+                        procfs::InputWait::NotWaiting { reason: "confirming the wait".into() },
+                        Some(group),
+                    );
+                }
+            }
+            _ => {
+                slot.first_seen_waiting.set(Some((activity, group, now)));
+                return (
+                    procfs::InputWait::NotWaiting {
+                        reason: "just began to wait for input (confirming)".into(),
+                    },
+                    Some(group),
+                );
+            }
+        }
         slot.seen_waiting.set(Some((activity, group, reader)));
     }
     (answer, Some(group))
 }
+
+/// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
+/// only once confirmed (what ends a wait, or abandons a command line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sighting {
+    First,
+    Confirmed,
+}
+
+/// How long after a first sighting of a program waiting for input a second one confirms it.
+const CONFIRM_WAITING: Duration = Duration::from_millis(5);
