@@ -19,6 +19,10 @@ use super::view::{ViewArgs, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
+/// What the library's refusal says when the shell has drawn no prompt since its last input
+/// (see `Reactor::run_command`).
+const NO_FRESH_PROMPT: &str = "has drawn no marked prompt since";
+
 /// Time a new shell may take to show its first prompt.
 const SHELL_START: Duration = Duration::from_secs(20);
 
@@ -56,9 +60,22 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     interrupt_on_cancel(call, &session, &call.caller.input.of(session.id()));
     // No input lock here: run_command types and waits in one call, and terminal_send must be
     // able to interrupt the command meanwhile.
-    let result = session.start_command(command, timeout).and_then(|reply| {
-        await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout))
-    });
+    let start = || {
+        session.start_command(command, timeout).and_then(|reply| {
+            await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout))
+        })
+    };
+    let result = match start() {
+        // A shell still answering its last input or signal (a SIGINT's new prompt) gets to
+        // that prompt first, within the call's timeout; a command still running is refused
+        // at once.
+        Err(err) if !new_session && err.to_string().contains(NO_FRESH_PROMPT) => {
+            let ready = Plan::new(Until::any(vec![Until::prompt(), Until::exit()]), timeout);
+            waits::run(call, &session, &ready)?;
+            start()
+        }
+        result => result,
+    };
     let result = match result {
         Ok(result) => result,
         Err(err) => {
