@@ -596,7 +596,7 @@ impl Reactor {
             reader,
             started: now,
             deadline: after(now, timeout),
-            unmarked_prompt: false,
+            unmarked_prompt: None,
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });

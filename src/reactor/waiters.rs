@@ -22,9 +22,9 @@ pub(super) struct CommandWaiter {
     pub reader: u64,
     pub started: Instant,
     pub deadline: Instant,
-    /// A check saw the command ended and a prompt begun without its drawn mark (see
+    /// When the command was first seen ended at a prompt begun without its drawn mark (see
     /// `command_check`).
-    pub unmarked_prompt: bool,
+    pub unmarked_prompt: Option<Instant>,
     pub reply: Reply<Result<CommandResult>>,
 }
 
@@ -278,8 +278,8 @@ impl Reactor {
         for command in &mut slot.commands {
             let unmarked =
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
-            if unmarked && !command.unmarked_prompt {
-                command.unmarked_prompt = true;
+            if unmarked && command.unmarked_prompt.is_none() {
+                command.unmarked_prompt = Some(Instant::now());
                 looks.push(command.id);
             }
         }
@@ -317,16 +317,15 @@ impl Reactor {
     }
 
     /// Checks a `run_command` while it runs. Its line has had time to start its command: the
-    /// shell marks a start
-    /// (`C`, from `PS0` or `preexec`) before it runs anything. Without that mark, a shell that
-    /// is back to reading the terminal took the line as the start of a longer command (an
-    /// open quote, a here-document, a trailing backslash) and waits for the rest: the line is
-    /// abandoned with Ctrl-C and the caller told why, rather than left to time out with the
-    /// next command typed into the same unfinished line.
+    /// shell marks a start (`C`, from `PS0` or `preexec`) before it runs anything. Without
+    /// that mark, a shell that is back to reading the terminal took the line as the start of
+    /// a longer command (an open quote, a here-document, a trailing backslash) and waits for
+    /// the rest: the line is abandoned with Ctrl-C and the caller told why, rather than left
+    /// to time out with the next command typed into the same unfinished line.
     ///
-    /// Once the command has ended, a prompt that begins (`A`) without its drawn mark (`B`)
-    /// through two checks is taken as the prompt: `PS1` was replaced and lost the mark, and
-    /// the caller gets the command's result rather than a timeout.
+    /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
+    /// within a look's interval is taken as the prompt: `PS1` was replaced and lost the mark,
+    /// and the caller gets the command's result rather than a timeout.
     pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
@@ -342,16 +341,25 @@ impl Reactor {
         };
         let started = shell.output_start.is_some_and(|(_, count)| count == command.commands);
         if started {
-            // `check_commands` marked it when the command ended at an unmarked prompt, and
-            // asked for this look: still no drawn prompt, so this is the prompt.
-            let unmarked =
-                shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
-            if unmarked && command.unmarked_prompt {
-                let index = slot.commands.iter().position(|c| c.id == waiter).expect("found");
-                let command = slot.commands.swap_remove(index);
-                self.unschedule(command.deadline, Timer::Command { session: id, waiter });
-                let result = self.command_result(id, &command, false);
-                command.reply.send(Ok(result));
+            // `check_commands` noted when the command ended at an unmarked prompt, and asked
+            // for a look an interval later: still no drawn prompt, so this is the prompt.
+            let unmarked_since = command.unmarked_prompt.filter(|_| {
+                shell.commands > command.commands && shell.prompt_starts > command.prompt_starts
+            });
+            match unmarked_since {
+                Some(at) if at.elapsed() >= COMMAND_START_CHECK => {
+                    let index = slot.commands.iter().position(|c| c.id == waiter).expect("found");
+                    let command = slot.commands.swap_remove(index);
+                    self.unschedule(command.deadline, Timer::Command { session: id, waiter });
+                    let result = self.command_result(id, &command, false);
+                    command.reply.send(Ok(result));
+                }
+                // Looked at early (a timer may fire a little before its time): look again.
+                Some(at) => self.schedule(
+                    at + COMMAND_START_CHECK,
+                    Timer::CommandCheck { session: id, waiter },
+                ),
+                None => {}
             }
             return;
         }
