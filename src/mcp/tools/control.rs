@@ -91,10 +91,10 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         return Err(ToolError::cancelled());
     }
-    // A shell started for one command is closed after it, unless asked to keep it or the
-    // command still runs.
     // A command that left the terminal on the alternate screen wrote no transcript there.
     let alternate = session.screen().is_ok_and(|screen| screen.alternate);
+    // A shell started for one command is closed after it, unless asked to keep it or the
+    // command still runs.
     let closed = new_session && !keep && !result.timed_out;
     if closed {
         let _ = session.close();
