@@ -61,6 +61,15 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// [`Session::run_command`](crate::Session::run_command) found the shell away from its
+    /// prompt: running a command, or not yet back at a prompt drawn after the last input or
+    /// signal (or its prompt lost the integration's marks).
+    NotAtPrompt {
+        /// The session.
+        session: SessionId,
+        /// A command is running (rather than the prompt being late or unmarked).
+        command_running: bool,
+    },
     /// A wait's result did not arrive (the engine stopped while waiting).
     WaitAborted(Duration),
     /// A wait's own test ([`Until::screen_matches`](crate::Until::screen_matches) or
@@ -159,6 +168,14 @@ impl fmt::Display for Error {
             Error::TooManySessions { limit } => write!(
                 f,
                 "too many sessions: {limit} are live (max_sessions); close one before starting another"
+            ),
+            Error::NotAtPrompt { session, command_running: true } => write!(
+                f,
+                "the shell of session {session} is not at its prompt (a command is running); wait for Until::prompt() first"
+            ),
+            Error::NotAtPrompt { session, command_running: false } => write!(
+                f,
+                "the shell of session {session} is not at its prompt (it has drawn no marked prompt since its last command, input or signal: it may still be answering them, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
             ),
             Error::WaitAborted(after) => {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")

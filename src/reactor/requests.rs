@@ -558,16 +558,12 @@ impl Reactor {
             // A command typed in this same turn has not moved the shell from its prompt yet.
             let shell = slot.terminal.shell();
             if shell.running || !slot.commands.is_empty() {
-                return Err(Error::InvalidInput(format!(
-                    "the shell of session {id} is not at its prompt (a command is running); wait for Until::prompt() first"
-                )));
+                return Err(Error::NotAtPrompt { session: id, command_running: true });
             }
             // The prompt must be newer than the last input or signal: a shell still handling
             // a SIGINT (about to redraw) would take the line's first key for the old one.
             if !shell.at_prompt || shell.prompt_at.is_none_or(|at| at < slot.last_input) {
-                return Err(Error::InvalidInput(format!(
-                    "the shell of session {id} is not at its prompt (it has drawn no marked prompt since its last command, input or signal: it may still be answering them, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
-                )));
+                return Err(Error::NotAtPrompt { session: id, command_running: false });
             }
             Ok((shell.prompts, shell.prompt_starts, shell.commands))
         });

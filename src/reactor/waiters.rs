@@ -348,11 +348,7 @@ impl Reactor {
             });
             match unmarked_since {
                 Some(at) if at.elapsed() >= COMMAND_START_CHECK => {
-                    let index = slot.commands.iter().position(|c| c.id == waiter).expect("found");
-                    let command = slot.commands.swap_remove(index);
-                    self.unschedule(command.deadline, Timer::Command { session: id, waiter });
-                    let result = self.command_result(id, &command, false);
-                    command.reply.send(Ok(result));
+                    self.answer_command(id, waiter, false);
                 }
                 // Looked at early (a timer may fire a little before its time): look again.
                 Some(at) => self.schedule(
@@ -386,14 +382,17 @@ impl Reactor {
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
-        let Some(slot) = self.sessions.get_mut(&id) else {
-            return;
-        };
-        let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else {
-            return;
-        };
+        self.answer_command(id, waiter, true);
+    }
+
+    /// Answers one `run_command` caller with what its command printed (and its exit code,
+    /// unless it timed out).
+    fn answer_command(&mut self, id: u64, waiter: u64, timed_out: bool) {
+        let Some(slot) = self.sessions.get_mut(&id) else { return };
+        let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else { return };
         let command = slot.commands.swap_remove(index);
-        let result = self.command_result(id, &command, true);
+        self.unschedule(command.deadline, Timer::Command { session: id, waiter });
+        let result = self.command_result(id, &command, timed_out);
         command.reply.send(Ok(result));
     }
 

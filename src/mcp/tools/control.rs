@@ -19,10 +19,6 @@ use super::view::{ViewArgs, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
-/// What the library's refusal says when the shell has drawn no prompt since its last input
-/// (see `Reactor::run_command`).
-const NO_FRESH_PROMPT: &str = "has drawn no marked prompt since";
-
 /// Time a new shell may take to show its first prompt.
 const SHELL_START: Duration = Duration::from_secs(20);
 
@@ -69,7 +65,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // A shell still answering its last input or signal (a SIGINT's new prompt) gets to
         // that prompt first, within the call's timeout; a command still running is refused
         // at once.
-        Err(err) if !new_session && err.to_string().contains(NO_FRESH_PROMPT) => {
+        Err(crate::Error::NotAtPrompt { command_running: false, .. }) if !new_session => {
             let ready = Plan::new(Until::any(vec![Until::prompt(), Until::exit()]), timeout);
             waits::run(call, &session, &ready)?;
             start()
@@ -223,7 +219,7 @@ fn new_shell(
 fn run_error(err: crate::Error) -> ToolError {
     let message = err.to_string();
     let what = message.split("; ").next().unwrap_or_default();
-    if message.contains("not at its prompt") {
+    if matches!(err, crate::Error::NotAtPrompt { .. }) {
         return ToolError::new(format!(
             "{what}: wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
         ));
