@@ -61,6 +61,10 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
+    /// [`Session::run_command`](crate::Session::run_command) was called on a session that
+    /// shows no shell-integration prompt marks (not a bash or zsh started with
+    /// `shell_integration(true)`, or one that has not drawn its first prompt yet).
+    NoShellIntegration(SessionId),
     /// [`Session::run_command`](crate::Session::run_command) found the shell away from its
     /// prompt: running a command, or not yet back at a prompt drawn after the last input or
     /// signal (or its prompt lost the integration's marks).
@@ -168,6 +172,10 @@ impl fmt::Display for Error {
             Error::TooManySessions { limit } => write!(
                 f,
                 "too many sessions: {limit} are live (max_sessions); close one before starting another"
+            ),
+            Error::NoShellIntegration(session) => write!(
+                f,
+                "session {session} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
             ),
             Error::NotAtPrompt { session, command_running: true } => write!(
                 f,

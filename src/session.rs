@@ -437,9 +437,11 @@ impl Session {
     /// Types `line` and Enter into a shell started with shell integration, waits until its
     /// prompt comes back (at most `timeout`) and returns the command's own output, exit code
     /// and duration. The read cursor moves past the command, so the next [`Session::read`]
-    /// does not return it again. Fails with a clear error when the shell has no integration or
-    /// is not at its prompt ([`Error::NotAtPrompt`](crate::Error::NotAtPrompt)), or when `line` is empty or holds a line break or another control
-    /// character (the line is typed, so the line editor would take it as a key).
+    /// does not return it again. Fails with a clear error when the shell shows no integration
+    /// ([`Error::NoShellIntegration`](crate::Error::NoShellIntegration)) or is not at its
+    /// prompt ([`Error::NotAtPrompt`](crate::Error::NotAtPrompt)), or when `line` is empty or
+    /// holds a line break or another control character (the line is typed, so the line editor
+    /// would take it as a key).
     pub fn run_command(&self, line: &str, timeout: Duration) -> Result<CommandResult> {
         self.start_command(line, timeout)?.recv().map_err(|_| Error::WaitAborted(timeout))?
     }

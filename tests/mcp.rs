@@ -924,6 +924,15 @@ fn shell_commands_report_output_and_exit_codes() {
     assert!(shown.contains("bye") && shown.contains("the shell itself ended"), "{shown}");
     let message = client.tool_error("terminal_run", json!({"session_id": id, "command": "true"}));
     assert!(message.contains("exited"), "{message}");
+    // A session started without shell integration gets the tool's advice, not the library's.
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let message = client.tool_error("terminal_run", json!({"session_id": cat, "command": "true"}));
+    assert!(
+        message.contains("no shell integration") && message.contains("omit session_id"),
+        "{message}"
+    );
+    assert!(!message.contains("shell_integration(true)"), "{message}");
+    client.tool("terminal_close", json!({"session_id": cat}));
     let once = client.call("terminal_run", json!({"command": "exit 3"}));
     assert!(
         text(&once).contains("the shell itself ended during the command (exit code 3)"),
@@ -961,11 +970,11 @@ fn shell_commands_report_output_and_exit_codes() {
         (Some(60), Some(20))
     );
     let listed = client.tool("terminal_list", json!({}));
-    // The one-off runs' closed shells, the kept one, the shell line and this one.
+    // The one-off runs' closed shells, the kept one, `cat`, the shell line and this one.
     let sessions = listed["sessions"].as_array().unwrap();
-    assert_eq!(sessions.len(), 5, "{listed}");
+    assert_eq!(sessions.len(), 6, "{listed}");
     // A one-off run's shell is closed even when the command ended it.
-    assert_eq!(sessions[2]["state"], "closed", "{listed}");
+    assert_eq!(sessions[3]["state"], "closed", "{listed}");
     // Output on the alternate screen is no transcript: the result says where it is.
     let alt =
         client.call("terminal_run", json!({"command": "printf '\\033[?1049h'; echo altscreen"}));

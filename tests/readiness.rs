@@ -116,7 +116,7 @@ fn run_command_timeout_and_errors() {
     // Without integration it fails clearly instead of guessing.
     let plain = bash(&engine);
     let err = plain.run_command("true", LONG).unwrap_err();
-    assert!(matches!(err, Error::InvalidInput(_)));
+    assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
     assert!(err.to_string().contains("shell integration"), "{err}");
     // Integration is for shells only.
     let err = engine.spawn(SpawnSpec::new("python3").shell_integration(true)).unwrap_err();

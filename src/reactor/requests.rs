@@ -551,9 +551,7 @@ impl Reactor {
                 ));
             }
             if !slot.terminal.shell().integrated {
-                return Err(Error::InvalidInput(format!(
-                    "session {id} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
-                )));
+                return Err(Error::NoShellIntegration(id));
             }
             // A command typed in this same turn has not moved the shell from its prompt yet.
             let shell = slot.terminal.shell();

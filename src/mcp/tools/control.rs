@@ -217,19 +217,18 @@ fn new_shell(
 
 /// The library's advice (after its `; `) names library calls: it is replaced by the tools'.
 fn run_error(err: crate::Error) -> ToolError {
+    let advice = match err {
+        crate::Error::NotAtPrompt { .. } => {
+            "wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
+        }
+        crate::Error::NoShellIntegration(_) => {
+            "terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
+        }
+        _ => return err.into(),
+    };
     let message = err.to_string();
     let what = message.split("; ").next().unwrap_or_default();
-    if matches!(err, crate::Error::NotAtPrompt { .. }) {
-        return ToolError::new(format!(
-            "{what}: wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
-        ));
-    }
-    if message.contains("shell integration") {
-        return ToolError::new(format!(
-            "{what}: terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
-        ));
-    }
-    err.into()
+    ToolError::new(format!("{what}: {advice}"))
 }
 
 /// `terminal_signal`.
