@@ -118,7 +118,9 @@ pub struct Config {
     pub policy: Option<crate::Policy>,
     /// Landlock confinement of every session (see [`Confinement`](crate::Confinement)); a
     /// session's own [`SpawnSpec::confine`](crate::SpawnSpec::confine) cannot loosen it, and
-    /// MCP tool calls cannot change it. Default `None`.
+    /// MCP tool calls cannot change it. A session under it starts only in
+    /// [`base_dir`](Self::base_dir), a writable path, or below them (its working directory is
+    /// writable, so a `cwd` elsewhere would loosen it): others are refused. Default `None`.
     pub confinement: Option<crate::Confinement>,
     /// A host's own permission check, called with every start before anything is forked
     /// (see [`SpawnHook`](crate::SpawnHook)). Default `None`.

@@ -86,6 +86,7 @@ fn the_operators_confinement_holds_for_every_session_and_cannot_be_loosened() {
     let extra = temp_dir("operator-extra");
     let config = Config {
         confinement: Some(Confinement { writable: vec![extra.clone()], ..Confinement::default() }),
+        base_dir: Some(inside.clone()),
         ..Config::default()
     };
     let engine = Engine::new(config).unwrap();
@@ -115,6 +116,19 @@ fn the_operators_confinement_holds_for_every_session_and_cannot_be_loosened() {
     expect(&shell, Until::screen_contains("$"));
     shell.submit("echo hi > /dev/null && echo via-tty > /dev/tty").unwrap();
     expect(&shell, Until::regex("^via-tty$").unwrap());
+    // A session may always write in its working directory, so it may start only where the
+    // operator lets it write: the base directory, a writable path, or below them.
+    std::fs::create_dir_all(extra.join("sub")).unwrap();
+    for allowed in [inside.clone(), extra.join("sub")] {
+        let session = engine.spawn(SpawnSpec::new("true").cwd(&allowed)).unwrap();
+        expect(&session, Until::exit());
+    }
+    for outside in [std::path::PathBuf::from("/"), other.clone(), inside.join("..")] {
+        let err = engine.spawn(SpawnSpec::new("touch").arg("escaped").cwd(&outside)).unwrap_err();
+        let message = err.to_string();
+        assert!(message.contains("outside what the operator's confinement"), "{message}");
+    }
+    assert!(!other.join("escaped").exists() && !std::path::Path::new("/escaped").exists());
 }
 
 #[test]

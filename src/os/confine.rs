@@ -64,6 +64,32 @@ impl Confinement {
         }
     }
 
+    /// Checks that a session confined by this (the operator's) confinement starts where the
+    /// operator lets it write: in `base` (the engine's base directory) or below it, or in
+    /// one of the writable paths. A working directory is always writable to its session, so
+    /// one chosen elsewhere (a tool's `cwd` argument) would loosen the confinement.
+    pub(crate) fn check_working_directory(&self, cwd: &Path, base: &Path) -> io::Result<()> {
+        let canonical = |path: &Path| std::fs::canonicalize(path).ok();
+        let cwd = std::fs::canonicalize(cwd)?;
+        let within = std::iter::once(base)
+            .chain(self.writable.iter().map(PathBuf::as_path))
+            .filter_map(canonical)
+            .any(|allowed| cwd.starts_with(allowed));
+        if within {
+            return Ok(());
+        }
+        let mut allowed = vec![base.display().to_string()];
+        allowed.extend(self.writable.iter().map(|p| p.display().to_string()));
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "working directory {} is outside what the operator's confinement lets sessions write (a session may always write in its working directory); start it in {} or below",
+                cwd.display(),
+                allowed.join(" or ")
+            ),
+        ))
+    }
+
     /// The confinement of a session in `cwd`, with what the running kernel enforces of it;
     /// an error if it enforces less and `best_effort` is not set.
     pub(crate) fn plan(&self, cwd: &Path) -> io::Result<ConfinementPlan> {

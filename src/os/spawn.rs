@@ -47,6 +47,9 @@ pub(crate) fn prepare<'a>(
     shell_files: impl FnOnce() -> std::io::Result<&'a ShellFiles>,
 ) -> std::io::Result<Launch> {
     let cwd = resolve_cwd(config, spec.cwd.as_deref())?;
+    if let Some(operator) = &config.confinement {
+        operator.check_working_directory(&cwd, &base_dir(config)?)?;
+    }
     let mut isolation = spec.isolation.resolve()?;
     let confinement = Confinement::combine(config.confinement.as_ref(), spec.confinement.as_ref());
     isolation.confinement = confinement.map(|c| c.plan(&cwd)).transpose()?;
@@ -67,12 +70,18 @@ pub(crate) fn prepare<'a>(
     Ok(Launch { argv, overlay, cwd, isolation })
 }
 
+/// The directory relative working directories start from: `Config::base_dir`, or the
+/// engine's own working directory.
+fn base_dir(config: &Config) -> std::io::Result<PathBuf> {
+    match &config.base_dir {
+        Some(base) => Ok(base.clone()),
+        None => std::env::current_dir(),
+    }
+}
+
 /// The working directory for a spawn: absolute, existing.
 pub(crate) fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Result<PathBuf> {
-    let base = match &config.base_dir {
-        Some(base) => base.clone(),
-        None => std::env::current_dir()?,
-    };
+    let base = base_dir(config)?;
     let dir = match cwd {
         Some(dir) => base.join(dir),
         None => base,
