@@ -364,6 +364,25 @@ fn the_socket_and_its_directory_are_private() {
     let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&server.socket), 0o600);
     assert_eq!(mode(server.socket.parent().unwrap()), 0o700);
+    // A directory named with --socket is never changed: one others may write in (/tmp) is
+    // refused, by the server and by a client starting one; a readable one is used as it is.
+    let shared = socket_dir();
+    std::fs::create_dir_all(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let refused = Command::new(TERMLOOM)
+        .args(["server", "--idle-exit", "0", "--socket"])
+        .arg(shared.join("s"))
+        .output()
+        .unwrap();
+    assert!(!refused.status.success(), "{}", describe(&refused));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("other users may write"));
+    let refused = cli(&shared.join("s"), &["start", "--", "true"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("other users may write"));
+    assert_eq!(std::fs::metadata(&shared).unwrap().permissions().mode() & 0o7777, 0o1777);
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let readable = TestServer::start_at(shared.join("s"), &[]);
+    assert_eq!(mode(&shared), 0o755);
+    drop(readable);
 }
 
 #[test]
@@ -494,6 +513,41 @@ fn an_idle_server_exits_and_the_first_use_starts_one() {
     assert!(!socket.exists(), "kill-server returns once the server is gone");
     let after = cli(&socket, &["list"]);
     assert!(String::from_utf8_lossy(&after.stderr).contains("no termloom server is running"));
+}
+
+#[test]
+fn a_server_started_on_first_use_keeps_the_last_servers_policy() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "default = \"allow\"\n[[rules]]\nprogram = [\"touch\"]\ndecision = \"deny\"\n",
+    )
+    .unwrap();
+    let socket = dir.join("s");
+    let touched = dir.join("touched");
+    let touched_arg = touched.to_str().unwrap();
+    let mut server = TestServer::start_at(
+        socket.clone(),
+        &["--idle-exit", "0.3", "--policy", policy.to_str().unwrap()],
+    );
+    let denied = server.cli(&["start", "--", "touch", touched_arg]);
+    assert!(!denied.status.success(), "{}", describe(&denied));
+    // Idle, it exits; the next start starts a server with the same policy, not none.
+    assert!(exits(&mut server.child).success());
+    let denied = cli(&socket, &["start", "--", "touch", touched_arg]);
+    assert!(!denied.status.success(), "{}", describe(&denied));
+    assert!(String::from_utf8_lossy(&denied.stderr).contains("denied"), "{}", describe(&denied));
+    assert!(!touched.exists());
+    // A server started without options forgets them.
+    let _ = cli(&socket, &["kill-server"]);
+    let plain = TestServer::start_at(socket.clone(), &[]);
+    drop(plain);
+    let _ = std::fs::remove_file(&socket);
+    let started = cli(&socket, &["start", "--", "true"]);
+    assert!(started.status.success(), "{}", describe(&started));
+    let _ = cli(&socket, &["kill-server"]);
 }
 
 #[test]

@@ -3,12 +3,12 @@
 
 use std::fs::OpenOptions;
 use std::io;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use termloom::server::{Client, socket_path};
+use termloom::server::{Client, prepare_socket_dir, socket_path};
 
 /// How long a client waits for a server it started to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -104,16 +104,51 @@ fn log_path(socket: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Starts `termloom server --detach` on `socket`, its output appended to `log`. A second
-/// client starting one at the same time is harmless: one server takes the socket's lock and
-/// the other exits.
+/// The options of the last server that listened on `socket`: its path with `.options`.
+fn options_path(socket: &Path) -> PathBuf {
+    let mut name = socket.as_os_str().to_owned();
+    name.push(".options");
+    PathBuf::from(name)
+}
+
+/// Records the options of a server now listening on `socket` (its `--policy`, `--config`,
+/// limits and idle time, paths absolute), so that a server a client starts on first use after
+/// this one has gone gets them again: a policy does not vanish when its server idles out.
+/// Written to a new file renamed into place, in the socket's private directory.
+pub(super) fn remember_options(socket: &Path, options: &[String]) -> Result<(), String> {
+    let path = options_path(socket);
+    let fresh = path.with_extension("options.new");
+    let text: String = options.iter().map(|option| format!("{option}\0")).collect();
+    let _ = std::fs::remove_file(&fresh);
+    OpenOptions::new()
+        .create_new(true)
+        .write(true)
+        .mode(0o600)
+        .open(&fresh)
+        .and_then(|mut file| io::Write::write_all(&mut file, text.as_bytes()))
+        .and_then(|()| std::fs::rename(&fresh, &path))
+        .map_err(|e| format!("cannot record the server's options in {}: {e}", path.display()))
+}
+
+/// The options [`remember_options`] recorded for `socket`, if any.
+fn remembered_options(socket: &Path) -> Result<Vec<String>, String> {
+    let path = options_path(socket);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.split_terminator('\0').map(str::to_owned).collect()),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(err) => Err(format!("cannot read the server's options {}: {err}", path.display())),
+    }
+}
+
+/// Starts `termloom server --detach` on `socket` with the options the last server there had,
+/// its output appended to `log`. A second client starting one at the same time is harmless:
+/// one server takes the socket's lock and the other exits.
 fn start_server(socket: &Path, log: &Path) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find termloom itself: {e}"))?;
-    if let Some(dir) = socket.parent() {
-        // The server makes the directory private; it must exist for the log first.
-        let _ = std::fs::DirBuilder::new().recursive(true).create(dir);
-        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700));
-    }
+    // The directory must exist, and be safe, for the log first.
+    prepare_socket_dir(socket)
+        .map_err(|e| format!("cannot start a termloom server on {}: {e}", socket.display()))?;
+    let remembered = remembered_options(socket)?;
     let log_file = OpenOptions::new()
         .create(true)
         .append(true)
@@ -125,6 +160,7 @@ fn start_server(socket: &Path, log: &Path) -> Result<(), String> {
         .arg("--socket")
         .arg(socket)
         .arg("--detach")
+        .args(remembered)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log_file)

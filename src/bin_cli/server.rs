@@ -23,13 +23,18 @@ server on first use themselves) and `termloom mcp --server`. It listens on a
 Unix socket private to this user ($XDG_RUNTIME_DIR/termloom/NAME, or
 termloom-UID/NAME in the temporary directory); other users are refused.
 
+A server a client starts on first use gets the options of the last server
+that listened on the same socket (recorded beside it), so a --policy does not
+vanish when its server idles out.
+
 It exits after it has had no session and no client for the idle period, and
 on SIGTERM or SIGINT, closing every session (no process is left behind, even
 if it is killed: its supervisor ends the sessions).
 
 Options:
   -L NAME                       A separate server by name (default \"default\").
-  --socket PATH                 Listen on PATH instead.
+  --socket PATH                 Listen on PATH instead (its directory is left as
+                                it is; one others may write in is refused).
   --idle-exit SECONDS|never     Exit after this long idle (default 10).
   --max-sessions-per-client N   Sessions one client may have open (default 32).
   --max-connections N           Connections at once (default 256).
@@ -52,6 +57,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;
     let mut policy_path: Option<PathBuf> = None;
     let mut detach = false;
+    // The options a server started on first use on this socket gets again (see
+    // connect::remember_options), paths made absolute.
+    let mut remembered: Vec<String> = Vec::new();
     let mut args = args.into_iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = args.next() {
         match target.option(&arg, || args.next()) {
@@ -70,6 +78,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                 Ok(())
             }
             "--idle-exit" => value(&arg).and_then(|v| {
+                remembered.extend([arg.clone(), v.clone()]);
                 options.idle_exit = match v.as_str() {
                     "never" => None,
                     secs => Some(Duration::from_secs_f64(
@@ -82,15 +91,23 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                 Ok(())
             }),
             "--max-sessions-per-client" => value(&arg).and_then(|v| {
+                remembered.extend([arg.clone(), v.clone()]);
                 options.max_sessions_per_client = count(&arg, &v)?;
                 Ok(())
             }),
             "--max-connections" => value(&arg).and_then(|v| {
+                remembered.extend([arg.clone(), v.clone()]);
                 options.max_connections = count(&arg, &v)?;
                 Ok(())
             }),
-            "--config" => value(&arg).map(|v| config_path = Some(v.into())),
-            "--policy" => value(&arg).map(|v| policy_path = Some(v.into())),
+            "--config" => value(&arg).map(|v| {
+                remembered.extend([arg.clone(), absolute(&v)]);
+                config_path = Some(v.into())
+            }),
+            "--policy" => value(&arg).map(|v| {
+                remembered.extend([arg.clone(), absolute(&v)]);
+                policy_path = Some(v.into())
+            }),
             _ => Err(format!("unknown argument {arg:?} for `termloom server`")),
         };
         if let Err(message) = parsed {
@@ -108,6 +125,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
         Err(err) => {
+            // Remembered even so: the next server started on first use fails the same way
+            // (its log says why) rather than start without the policy meant for it.
+            let _ = super::connect::remember_options(&options.socket, &remembered);
             eprintln!("termloom: {err}");
             return ExitCode::FAILURE;
         }
@@ -120,6 +140,13 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Bound: this server owns the socket, so its options are the ones a server started
+    // on first use gets next (a policy must not vanish when this server idles out).
+    if let Err(err) = super::connect::remember_options(server.socket(), &remembered) {
+        engine.shutdown();
+        eprintln!("termloom: {err}");
+        return ExitCode::FAILURE;
+    }
     let stop = server.stopper();
     match Signals::new([SIGHUP, SIGINT, SIGTERM]) {
         Ok(mut signals) => {
@@ -155,6 +182,12 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `path` made absolute against the working directory (a server started on first use runs
+/// elsewhere).
+fn absolute(path: &str) -> String {
+    std::path::absolute(path).map_or_else(|_| path.to_owned(), |p| p.display().to_string())
 }
 
 /// A positive count.

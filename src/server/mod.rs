@@ -48,7 +48,7 @@ use std::time::Duration;
 use crate::Engine;
 
 pub use client::{Client, Reply, Sender};
-pub use socket::{socket_dir, socket_path};
+pub use socket::{prepare_socket_dir, socket_dir, socket_path};
 
 /// The version of the protocol `termloom/hello` checks.
 pub const PROTOCOL: u64 = 1;

@@ -1,4 +1,5 @@
-//! Where a server listens and who may connect: the per-user directory (0700), the socket
+//! Where a server listens and who may connect: the per-user directory (0700), a directory
+//! named with `--socket` (checked, never changed), the socket
 //! (0600), the lock that makes one server per socket, stale sockets, and peer credentials.
 
 use std::fs::{self, File, OpenOptions};
@@ -23,8 +24,15 @@ pub fn socket_path(label: &str) -> PathBuf {
     socket_dir().join(label)
 }
 
-/// Makes sure `dir` exists, belongs to this user and is private to them (0700).
-fn private_dir(dir: &Path) -> io::Result<()> {
+/// Makes sure the directory of the socket `path` exists and is safe for the files a server
+/// keeps beside its socket (lock, log, options): created private (0700) where it is missing;
+/// this user's own. termloom's own directory ([`socket_dir`]) is made private if it is not; a
+/// directory named with `--socket` is never changed (it may be shared, such as `/tmp`), and
+/// is refused when others may write in it, since they could plant those files.
+pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
+    let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
+        return Ok(());
+    };
     match fs::DirBuilder::new().recursive(true).mode(0o700).create(dir) {
         Ok(()) => {}
         Err(err) => return Err(context(err, "creating the socket directory", dir)),
@@ -40,9 +48,22 @@ fn private_dir(dir: &Path) -> io::Result<()> {
             ),
         ));
     }
-    if meta.mode() & 0o077 != 0 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-            .map_err(|e| context(e, "making private", dir))?;
+    if meta.mode() & 0o077 == 0 {
+        return Ok(());
+    }
+    if dir == socket_dir() {
+        return fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| context(e, "making private", dir));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "other users may write in {} (mode {:o}), where the server keeps its lock, log and options beside the socket; put the socket in a directory only you can write to",
+                dir.display(),
+                meta.mode() & 0o7777
+            ),
+        ));
     }
     Ok(())
 }
@@ -70,9 +91,7 @@ impl Drop for Bound {
 /// Binds the server socket at `path`: its directory private, one server per socket (a lock
 /// file beside it), a stale socket (its server gone) replaced, the socket 0600.
 pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
-    if let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) {
-        private_dir(dir)?;
-    }
+    prepare_socket_dir(path)?;
     let lock_path = with_suffix(path, ".lock");
     let lock = OpenOptions::new()
         .create(true)
