@@ -441,7 +441,7 @@ impl Emulator {
         for back in (1..=history).rev() {
             let row = &grid[Line(-(back as i32))];
             text.clear();
-            row_text(row, &mut text);
+            line_text(row, &mut text);
             transcript.push_row(&text, is_wrapped(row));
         }
         self.term.grid_mut().clear_history();
@@ -620,7 +620,7 @@ impl Emulator {
         let mut current = transcript.pending().to_owned();
         for line in 0..grid.screen_lines() {
             let row = &grid[Line(line as i32)];
-            let cells = row_text(row, &mut current);
+            let cells = line_text(row, &mut current);
             let wrapped = is_wrapped(row) && line + 1 < grid.screen_lines();
             if line == cursor_row && !wrapped && cursor.column.0 > cells {
                 current.extend(std::iter::repeat_n(' ', cursor.column.0 - cells));
@@ -719,10 +719,29 @@ fn last_text(cells: &[Cell]) -> Option<usize> {
 /// rest is encoded a character at a time (a third of the instructions on plain text:
 /// BENCHMARKS.md §16).
 pub fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
+    match last_text(&row[..]) {
+        Some(last) => cells_text(&row[..], last, out),
+        None => 0,
+    }
+}
+
+/// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
+/// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
+/// in its last column separates two words of the line; a spacer left where a wide character
+/// did not fit is no text.
+fn line_text(row: &Row<Cell>, out: &mut String) -> usize {
+    if !is_wrapped(row) {
+        return row_text(row, out);
+    }
     let cells = &row[..];
-    let Some(last) = last_text(cells) else {
-        return 0;
-    };
+    match cells.iter().rposition(|cell| !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)) {
+        Some(last) => cells_text(cells, last, out),
+        None => 0,
+    }
+}
+
+/// Appends the text of `cells` up to `last`; returns the number of cells it covers.
+fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
     let kept = &cells[..=last];
     let mut bytes = std::mem::take(out).into_bytes();
     bytes.reserve(kept.len());
@@ -814,6 +833,21 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    #[test]
+    fn a_blank_in_the_last_column_of_a_wrapped_row_is_kept() {
+        let mut emu = emulator(10, 6);
+        let mut t = Transcript::new(100, 1 << 20, 1 << 20);
+        // A space at the wrap separates two words; a wide character that did not fit in the
+        // last column leaves a spacer that is no text.
+        feed(&mut emu, &mut t, "012345678 abc\r\n12345678 中x\r\n123456789中\r\n".as_bytes());
+        let tail = emu.tail(&t).unwrap();
+        let lines: Vec<&str> =
+            (0..t.end()).filter_map(|n| t.line(n)).chain(tail.iter().map(String::as_str)).collect();
+        assert_eq!(lines, ["012345678 abc", "12345678 中x", "123456789中", ""]);
+        // The screen's rows stay trimmed.
+        assert_eq!(emu.screen().lines[0..2], ["abc", "12345678"]);
     }
 
     #[test]
