@@ -61,9 +61,10 @@ pub enum Error {
         /// The limit.
         limit: usize,
     },
-    /// [`Session::run_command`](crate::Session::run_command) was called on a session that
-    /// shows no shell-integration prompt marks (not a bash or zsh started with
-    /// `shell_integration(true)`, or one that has not drawn its first prompt yet).
+    /// [`Session::run_command`](crate::Session::run_command), or a wait for
+    /// [`Until::prompt`](crate::Until::prompt) alone, on a session that shows no
+    /// shell-integration prompt marks (not a bash or zsh started with `shell_integration(true)`;
+    /// for `run_command`, also one that has not drawn its first prompt yet).
     NoShellIntegration(SessionId),
     /// [`Session::run_command`](crate::Session::run_command) found the shell away from its
     /// prompt: running a command, or not yet back at a prompt drawn after the last input or
@@ -175,7 +176,7 @@ impl fmt::Display for Error {
             ),
             Error::NoShellIntegration(session) => write!(
                 f,
-                "session {session} shows no shell integration prompt marks; start bash or zsh with shell_integration(true) (or wait for its first prompt) to use run_command"
+                "session {session} shows no shell integration prompt marks, so there is no prompt to wait for or to run a command at; start bash or zsh with shell_integration(true) (or wait for its first prompt), or wait for something else (text, input wait)"
             ),
             Error::NotAtPrompt { session, command_running: true } => write!(
                 f,

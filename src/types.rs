@@ -101,6 +101,10 @@ pub struct SessionInfo {
     /// What the kernel enforces of the session's Landlock confinement (where it may write,
     /// whether TCP is blocked), or `None` when it is not confined.
     pub confinement: Option<String>,
+    /// Started with shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)):
+    /// its shell marks its prompts, so [`Until::prompt`](crate::Until::prompt) can hold. (A
+    /// shell that marks its prompts by itself shows it in [`Status::shell_integration`].)
+    pub shell_integration: bool,
     /// Why the session was closed, once it was.
     pub closed_reason: Option<String>,
     /// OSC strings and control sequences the program sent past a bound (title and OSC

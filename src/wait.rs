@@ -217,7 +217,9 @@ impl Until {
     }
 
     /// The shell is back at its prompt: the prompt was drawn after the last input was sent.
-    /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)).
+    /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)):
+    /// on a session started without it whose program marks no prompts itself, a wait for
+    /// this alone fails at once with [`Error::NoShellIntegration`](crate::Error::NoShellIntegration).
     pub fn prompt() -> Until {
         Until(Cond::Prompt)
     }
@@ -317,6 +319,11 @@ impl Until {
             Cond::Any(all) => all.iter().filter_map(|c| c.recheck_in(view)).min(),
             _ => None,
         }
+    }
+
+    /// Whether the condition is the shell's prompt alone (nothing else could end the wait).
+    pub(crate) fn is_prompt_only(&self) -> bool {
+        matches!(self.0, Cond::Prompt)
     }
 
     /// Whether the condition looks at the transcript.

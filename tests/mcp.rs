@@ -932,6 +932,8 @@ fn shell_commands_report_output_and_exit_codes() {
         "{message}"
     );
     assert!(!message.contains("shell_integration(true)"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": cat, "prompt": true}));
+    assert!(message.contains("prompt can never hold"), "{message}");
     client.tool("terminal_close", json!({"session_id": cat}));
     let once = client.call("terminal_run", json!({"command": "exit 3"}));
     assert!(

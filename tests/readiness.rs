@@ -118,6 +118,13 @@ fn run_command_timeout_and_errors() {
     let err = plain.run_command("true", LONG).unwrap_err();
     assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
     assert!(err.to_string().contains("shell integration"), "{err}");
+    // A wait for its prompt alone could never hold: refused at once, not at the timeout.
+    let started = Instant::now();
+    let err = plain.wait(Until::prompt(), LONG).unwrap_err();
+    assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
+    assert!(started.elapsed() < LONG / 2, "{:?}", started.elapsed());
+    // With another condition beside it, the wait goes on.
+    plain.wait(Until::any(vec![Until::prompt(), Until::input_wait()]), LONG).unwrap();
     // Integration is for shells only.
     let err = engine.spawn(SpawnSpec::new("python3").shell_integration(true)).unwrap_err();
     assert!(err.to_string().contains("bash and zsh"), "{err}");

@@ -28,6 +28,8 @@ pub(crate) struct Spawned {
     pub cgroup: Option<Cgroup>,
     /// What the kernel enforces of the session's confinement, if it is confined.
     pub confinement: Option<String>,
+    /// Started with shell integration.
+    pub shell_integration: bool,
 }
 
 /// A spawn's resolved parts.
@@ -37,6 +39,7 @@ pub(crate) struct Launch {
     overlay: Vec<(OsString, Option<OsString>)>,
     cwd: PathBuf,
     isolation: Isolation,
+    shell_integration: bool,
 }
 
 /// Resolves everything a spawn needs before any process exists; `shell_files` gives the
@@ -67,7 +70,7 @@ pub(crate) fn prepare<'a>(
             .inject(&mut argv, &mut overlay)
             .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
     }
-    Ok(Launch { argv, overlay, cwd, isolation })
+    Ok(Launch { argv, overlay, cwd, isolation, shell_integration: spec.shell_integration })
 }
 
 /// The directory relative working directories start from: `Config::base_dir`, or the
@@ -147,6 +150,7 @@ pub(crate) fn start(
         rows,
         cgroup,
         confinement: launch.isolation.confinement.as_ref().map(|c| c.report.clone()),
+        shell_integration: launch.shell_integration,
     })
 }
 

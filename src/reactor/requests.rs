@@ -43,8 +43,18 @@ impl Reactor {
         recorder: Option<crate::os::recording::Recorder>,
     ) -> Result<()> {
         self.reserved -= 1;
-        let Spawned { pid, master, pidfd, supervised, program, cols, rows, cgroup, confinement } =
-            spawned;
+        let Spawned {
+            pid,
+            master,
+            pidfd,
+            supervised,
+            program,
+            cols,
+            rows,
+            cgroup,
+            confinement,
+            shell_integration,
+        } = spawned;
         let containment = match &cgroup {
             Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
             None => "POSIX session only (no writable cgroup v2 hierarchy, or cgroups disabled)"
@@ -98,6 +108,7 @@ impl Reactor {
                 cgroup,
                 containment,
                 confinement,
+                shell_integration,
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,
@@ -474,6 +485,11 @@ impl Reactor {
         }
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
+        // A prompt that is never marked would keep the caller waiting its whole timeout.
+        if until.is_prompt_only() && !slot.shell_integration && !slot.terminal.shell().integrated {
+            reply.send(Err(Error::NoShellIntegration(id)));
+            return;
+        }
         if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
             // Not tracked while nobody needed it: the screen can only have changed with output.
             slot.screen_hash = screen_hash(&slot.terminal.screen());

@@ -188,10 +188,19 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
     })
 }
 
-/// Refuses a wait that cannot hold: transcript conditions only, while the session shows a
-/// full-screen program (the alternate screen writes no transcript), or a row or cursor
-/// position off the screen.
+/// Refuses a wait that cannot hold: the prompt alone on a session whose shell marks none,
+/// transcript conditions only while the session shows a full-screen program (the alternate
+/// screen writes no transcript), or a row or cursor position off the screen.
 pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
+    if plan.until.is_prompt_only()
+        && !session.info()?.shell_integration
+        && !session.status()?.shell_integration
+    {
+        return Err(crate::Error::InvalidInput(format!(
+            "session {} was not started with shell integration and marks no prompts, so prompt can never hold: wait with for_regex on its prompt's text, input_wait or stable_ms instead (terminal_start without command or argv starts a shell with integration); nothing was sent",
+            session.id()
+        )));
+    }
     let Places { row, cursor } = plan.places;
     if !plan.transcript_only && row.is_none() && cursor.is_none() {
         return Ok(());
