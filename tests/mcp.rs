@@ -1785,12 +1785,24 @@ fn the_spawn_policy_denies_and_asks_the_person_through_elicitation() {
     assert_eq!(result["isError"], true, "{result}");
     assert!(text(&result).contains("declined"), "{}", text(&result));
     assert!(client.tool("terminal_list", json!({}))["sessions"].as_array().unwrap().is_empty());
+    // A command cannot hide its end from the person: line breaks, runs of blanks and
+    // characters that reorder text are shown for what they are.
+    let hiding = format!("printf ok{}\n\n; printf x # {}", " ".repeat(300), '\u{202e}');
+    let id = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_start", "arguments": {"command": hiding}}),
+    );
+    let question = client.answer(2, json!({"action": "decline"}));
+    let asked = question["params"]["message"].as_str().unwrap();
+    assert!(asked.contains("⟨300 spaces⟩␊␊; printf x # ⟨U+202E⟩"), "{asked}");
+    assert!(!asked.contains('\n') && !asked.contains('\u{202e}'), "{asked}");
+    client.response(&id);
     // Asked, and accepted: it runs.
     let id = client.send_request(
         "tools/call",
         json!({"name": "terminal_start", "arguments": {"command": format!("printf made > {}", made.display()), "exit": true}}),
     );
-    client.answer(2, json!({"action": "accept", "content": {}}));
+    client.answer(3, json!({"action": "accept", "content": {}}));
     let result = client.response(&id)["result"].clone();
     assert_eq!(result["isError"], false, "{}", text(&result));
     assert_eq!(std::fs::read_to_string(&made).unwrap(), "made");
@@ -1839,8 +1851,9 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     let secret = "hunter2-Zq9";
     let mut client = Client::start();
     client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    // The password is read by a program the shell started, which the question names.
     let script = format!(
-        "read -r -s -p 'Password: ' p; echo; if [ \"$p\" = '{secret}' ]; then echo RIGHT; else echo WRONG; fi; read -r -p 'more: ' q"
+        "python3 -c 'import getpass; p = getpass.getpass(\"Password: \"); print(\"RIGHT\" if p == \"{secret}\" else \"WRONG\")'; read -r -p 'more: ' q"
     );
     let started =
         client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
@@ -1852,7 +1865,8 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
         json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "input_wait": true}}),
     );
     let question = client.answer(1, json!({"action": "accept", "content": {"secret": secret}}));
-    assert!(question["params"]["message"].as_str().unwrap().contains("Password:"), "{question}");
+    let asked = question["params"]["message"].as_str().unwrap();
+    assert!(asked.contains("Password:") && asked.starts_with("python3 (session"), "{asked}");
     assert_eq!(question["params"]["requestedSchema"]["required"], json!(["secret"]));
     let result = client.response(&call)["result"].clone();
     assert_eq!(result["isError"], false, "{}", text(&result));

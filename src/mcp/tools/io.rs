@@ -203,9 +203,12 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     }
     let screen = session.screen()?;
     let prompt = screen.lines.get(screen.cursor.row as usize).map_or("", |l| l.trim());
+    let prompt = super::shown_to_person(prompt);
+    // The program that reads the terminal (python3's getpass in a shell), not the shell.
+    let asking = session.status()?.foreground.map_or(info.program, |process| process.name);
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Type it here: it goes to the program, and the model never sees it.",
-        info.program
+        super::shown_to_person(&asking)
     );
     let schema = serde_json::json!({
         "type": "object",

@@ -259,7 +259,7 @@ impl Call<'_> {
         let started = self.engine.spawn_with_approval(spec, |request, verdict| {
             let message = format!(
                 "A model asks to start {}. The spawn policy asks you first ({}: {}). Allow it? Approving also covers everything later typed into this session.",
-                request.describe(),
+                shown_to_person(&request.describe()),
                 verdict.rule,
                 verdict.reason
             );
@@ -379,6 +379,46 @@ fn shown_controls(text: &mut String) {
             c => c,
         })
         .collect();
+}
+
+/// `text` as a person must see it before deciding on it: control characters (line breaks
+/// included) as visible stand-ins, characters that reorder or hide text (bidirectional
+/// controls, zero-width and other format characters) named by their code, and runs of more
+/// than three blanks counted, so that what a model wrote cannot hide part of itself from the
+/// person asked to approve it.
+pub(crate) fn shown_to_person(text: &str) -> String {
+    let mut shown = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ' ' => {
+                let mut run = 1;
+                while chars.next_if_eq(&' ').is_some() {
+                    run += 1;
+                }
+                if run > 3 {
+                    shown.push_str(&format!("⟨{run} spaces⟩"));
+                } else {
+                    shown.extend(std::iter::repeat_n(' ', run));
+                }
+            }
+            '\u{0}'..='\u{1f}' => {
+                shown.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'))
+            }
+            '\u{7f}' => shown.push('\u{2421}'),
+            '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}' => shown.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
+            c if c.is_control() => shown.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
+            c => shown.push(c),
+        }
+    }
+    shown
 }
 
 /// [`shown_controls`] on every string in `value`.
