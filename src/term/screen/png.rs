@@ -118,7 +118,7 @@ impl StyledScreen {
                 let x = pad + usize::from(cluster.col) * cell_w;
                 let width = usize::from(cluster.width) * cell_w;
                 let cell = Cell { x, y, width, scale, system_fonts: options.system_fonts };
-                draw_cluster(&mut canvas, cluster.text, &cell, &cell_look);
+                draw_cluster(&mut canvas, cluster.text, &cell, &cell_look, theme.background);
             }
         }
         let cursor = screen.cursor;
@@ -141,15 +141,17 @@ struct Cell {
     system_fonts: bool,
 }
 
-/// Draws one character cluster (its base character; combining marks are not drawn).
-fn draw_cluster(canvas: &mut Canvas, text: &str, at: &Cell, cell: &Look) {
+/// Draws one character cluster (its base character; combining marks are not drawn);
+/// `background` is the theme's, under a cell with no background of its own.
+fn draw_cluster(canvas: &mut Canvas, text: &str, at: &Cell, cell: &Look, background: Rgb) {
     let Cell { x, y, width, scale, system_fonts } = *at;
     let Some(c) = text.chars().next() else { return };
     if c == ' ' || cell.hidden {
         return;
     }
     let fg = if cell.dim {
-        let bg = cell.bg.unwrap_or(Rgb(0, 0, 0));
+        // Faded towards what the text is drawn on: a third of the way to the background.
+        let bg = cell.bg.unwrap_or(background);
         let mix = |f: u8, b: u8| ((u16::from(f) * 2 + u16::from(b)) / 3) as u8;
         Rgb(mix(cell.fg.0, bg.0), mix(cell.fg.1, bg.1), mix(cell.fg.2, bg.2))
     } else {
@@ -259,5 +261,53 @@ mod tests {
         assert_eq!(at(3, 31), theme.cursor);
         // The same screen, the same bytes.
         assert_eq!(styled.to_png(&options), styled.to_png(&options));
+    }
+
+    /// Dim text is mixed towards the background it is drawn on: the theme's when the cell
+    /// has none, so on the light theme it is lighter than normal text, not darker.
+    #[test]
+    fn dim_text_fades_towards_the_theme_background() {
+        let styled = StyledScreen {
+            screen: Screen {
+                cols: 2,
+                rows: 1,
+                lines: vec!["AA".into()],
+                cursor: Cursor { row: 0, col: 0, visible: false },
+                alternate: false,
+                title: String::new(),
+                modes: Modes::OFF,
+            },
+            runs: vec![StyleRun::new(0, 1, 1, "default", "default", vec!["dim"])],
+        };
+        for theme in [Theme::light(), Theme::dark()] {
+            let options = PngOptions {
+                padding: 0,
+                system_fonts: false,
+                theme: theme.clone(),
+                ..PngOptions::default()
+            };
+            let (w, _, px) = decode(&styled.to_png(&options));
+            let colours = |x0: usize| {
+                let mut found: Vec<Rgb> = (x0..x0 + 8)
+                    .flat_map(|x| (0..16).map(move |y| (x, y)))
+                    .map(|(x, y)| {
+                        let at = (y * w + x) * 3;
+                        Rgb(px[at], px[at + 1], px[at + 2])
+                    })
+                    .filter(|c| *c != theme.background)
+                    .collect();
+                found.dedup();
+                found
+            };
+            assert_eq!(colours(0), vec![theme.foreground], "normal text");
+            let fg = theme.foreground;
+            let bg = theme.background;
+            let mix = |f: u8, b: u8| ((u16::from(f) * 2 + u16::from(b)) / 3) as u8;
+            let dimmed = Rgb(mix(fg.0, bg.0), mix(fg.1, bg.1), mix(fg.2, bg.2));
+            assert!(colours(8).iter().all(|c| *c == dimmed), "{:?} != {dimmed:?}", colours(8));
+            let light = |c: Rgb| u32::from(c.0) + u32::from(c.1) + u32::from(c.2);
+            let (normal, dim) = (light(fg).abs_diff(light(bg)), light(dimmed).abs_diff(light(bg)));
+            assert!(dim < normal, "dim text is closer to the background");
+        }
     }
 }

@@ -129,7 +129,8 @@ pub struct SvgOptions {
     pub font_size: f32,
     /// Space around the grid, in pixels.
     pub padding: f32,
-    /// The CSS font family list.
+    /// The CSS font family list, as written in CSS (`"Fira Code", monospace`); it is escaped
+    /// into the SVG's `font-family` attribute.
     pub font_family: String,
 }
 
@@ -173,6 +174,10 @@ pub(crate) fn clusters(line: &str) -> Vec<Cluster<'_>> {
     out
 }
 
+/// Writes `text` escaped for XML text or an attribute value. Characters XML 1.0 forbids
+/// cannot be written even as references: C0 controls (tab, line feed and carriage return
+/// included, so that a row stays one line) become a space, the non-characters U+FFFE and
+/// U+FFFF become U+FFFD (Rust strings hold no lone surrogates).
 fn escape(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
@@ -182,6 +187,7 @@ fn escape(text: &str, out: &mut String) {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c if (c as u32) < 0x20 => out.push(' '),
+            '\u{FFFE}' | '\u{FFFF}' => out.push(char::REPLACEMENT_CHARACTER),
             c => out.push(c),
         }
     }
@@ -266,10 +272,10 @@ impl StyledScreen {
         let _ = write!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width:.1}\" height=\"{height:.1}\" \
-             viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\"{}\" font-size=\"{}\">",
-            options.font_family.replace('"', "'"),
-            options.font_size
+             viewBox=\"0 0 {width:.1} {height:.1}\" font-family=\""
         );
+        escape(&options.font_family, &mut out);
+        let _ = write!(out, "\" font-size=\"{}\">", options.font_size);
         let _ = write!(
             out,
             "<rect width=\"100%\" height=\"100%\" fill=\"{}\"/>",
@@ -470,5 +476,26 @@ mod tests {
         // The cursor's block.
         assert!(svg.contains("fill-opacity=\"0.5\""), "{svg}");
         assert!(svg.ends_with("</svg>\n"));
+    }
+
+    /// Whether `c` may appear in an XML 1.0 document.
+    fn xml_char(c: char) -> bool {
+        matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}')
+            || c >= '\u{10000}'
+    }
+
+    /// Characters XML 1.0 forbids (C0 controls, U+FFFE, U+FFFF) never reach the SVG, in the
+    /// text or the title, and the font family is escaped as an attribute value.
+    #[test]
+    fn the_svg_is_xml_whatever_the_screen_and_the_font_family() {
+        let mut screen = styled(&["a\u{FFFE}b\u{FFFF}c\u{1}d\u{7f}"], vec![]);
+        screen.screen.title = "t\u{FFFF}\u{1b}".into();
+        let options = SvgOptions { font_family: "a\"b<c>&d'e".to_owned(), ..SvgOptions::default() };
+        let svg = screen.to_svg(&options);
+        let bad: Vec<char> = svg.chars().filter(|&c| !xml_char(c)).collect();
+        assert!(bad.is_empty(), "{bad:?} in {svg}");
+        assert!(svg.contains(">a\u{FFFD}b\u{FFFD}</tspan><tspan x=\"41.6\">c </tspan>"), "{svg}");
+        assert!(svg.contains("<title>t\u{FFFD} </title>"), "{svg}");
+        assert!(svg.contains(" font-family=\"a&quot;b&lt;c&gt;&amp;d&apos;e\" "), "{svg}");
     }
 }
