@@ -680,12 +680,20 @@ impl TestSession {
     ///
     /// When the program has been waiting for input with an unchanged screen for the
     /// [`stuck_after`](TestSessionBuilder::stuck_after) grace (2 s by default), the wait fails
-    /// then: nothing would change before the timeout.
+    /// then: nothing would change before the timeout. Not a wait that an idle program
+    /// satisfies, however long: a still screen ([`Until::stable`], as
+    /// [`wait_stable`](Self::wait_stable) waits for with a settle time longer than the
+    /// grace), quiet output ([`Until::quiet`]) or an input wait, alone or among the conditions
+    /// of an [`Until::any`].
     #[track_caller]
     pub fn wait_until(&self, until: Until) -> WaitOutcome {
         let description = until.to_string();
         let wants_exit = until.includes_exit();
-        let what = format!("waiting for {description}");
+        // "waiting for input", not "waiting for waiting for input".
+        let what = match description.starts_with("waiting for ") {
+            true => description,
+            false => format!("waiting for {description}"),
+        };
         let outcome = self.check(&what, self.wait_or_stuck(until));
         let failure = match &outcome.fired {
             Fired::Matched(found) if found.condition == STUCK => Some(format!(
@@ -701,7 +709,7 @@ impl TestSession {
         };
         if let Some(failure) = failure {
             panic!(
-                "termloom: {failure} waiting for {description} in `{}`\n\n{}",
+                "termloom: {failure} {what} in `{}`\n\n{}",
                 self.command,
                 self.context(Some(&outcome))
             );
@@ -716,12 +724,12 @@ impl TestSession {
         let Some(grace) = self.stuck_after else {
             return self.session.wait(until, self.timeout);
         };
-        let deadline = Instant::now() + self.timeout;
-        let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
-        let wanted = until.to_string();
-        if wanted == input {
+        // An idle program is what such a wait waits for: it is never stuck.
+        if until.holds_when_idle() {
             return self.session.wait(until, self.timeout);
         }
+        let deadline = Instant::now() + self.timeout;
+        let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let outcome =
@@ -736,7 +744,7 @@ impl TestSession {
             let Fired::Matched(found) = &mut outcome.fired else {
                 return Ok(outcome);
             };
-            if found.condition != still || found.condition == wanted {
+            if found.condition != still {
                 return Ok(outcome);
             }
             if self.session.status()?.activity == crate::Activity::WaitingForInput {
@@ -877,10 +885,25 @@ impl TestSession {
     /// Types a key script (see [`Session::send_keys`]), then waits until the program has
     /// answered: it waits for input again and its screen has not changed for the settle time.
     /// The call for full-screen programs, whose answer to a key may be a colour or nothing.
+    ///
+    /// Keys that end the program (`q` in `less`, `:wq<Enter>` in vim) are an answer too: the
+    /// press returns once the program has exited, its screen then final; check how it ended
+    /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
+    ///
+    /// # Panics
+    ///
+    /// When the program neither answers nor exits before the timeout, or the session is
+    /// closed.
     #[track_caller]
     pub fn press(&self, keys: &str) -> &Self {
         self.send_keys(keys);
-        self.settle_for_input()
+        for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
+            let outcome = self.wait_until(Until::any(vec![until, Until::exit()]));
+            if matches!(outcome.fired, Fired::Exited { .. }) {
+                break;
+            }
+        }
+        self
     }
 
     /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
@@ -1167,8 +1190,52 @@ impl Redactions {
         text
     }
 
+    /// Applies the redactions to a screen's rows and title (see [`Redactions::apply`]); the
+    /// size, cursor and modes stay as they are. Rows the terminal wrapped (a line longer than
+    /// the width goes on in the next row) are redacted as the one line they show, so a path
+    /// wrapped over two rows is still found; a line a redaction changed is laid out again over
+    /// the same rows, cut at the terminal's width (the last of its rows keeps what is left
+    /// over, and rows it no longer needs are left empty). Every other row stays as it was.
+    ///
+    /// [`assert_screen_snapshot!`] redacts a [`TestSession`]'s screen this way.
+    pub fn apply_to_screen(&self, screen: &Screen) -> Screen {
+        let mut out = screen.clone();
+        if self.filters.is_empty() && self.masks.is_empty() {
+            return out;
+        }
+        out.title = self.apply(&screen.title);
+        let cols = screen.cols.max(1);
+        let wraps = |row: usize| screen.wrapped.get(row).copied().unwrap_or(false);
+        let mut first = 0;
+        while first < screen.lines.len() {
+            let mut end = first + 1;
+            while end < screen.lines.len() && wraps(end - 1) {
+                end += 1;
+            }
+            // The logical line: a wrapped row is as wide as the terminal, its trailing blanks
+            // (trimmed from the row's text) included.
+            let mut line = String::new();
+            for row in first..end {
+                line.push_str(&screen.lines[row]);
+                if row + 1 < end {
+                    let width =
+                        crate::term::screen::cell_col(&screen.lines[row], screen.lines[row].len());
+                    line.extend(std::iter::repeat_n(' ', usize::from(cols.saturating_sub(width))));
+                }
+            }
+            let redacted = self.apply(&line);
+            if redacted != line {
+                out.lines.splice(first..end, split_rows(&redacted, cols, end - first));
+            }
+            first = end;
+        }
+        out
+    }
+
     /// Applies the redactions to a screen snapshot's rows and title only: the size, cursor
-    /// and style lines are the snapshot's own and stay as they are.
+    /// and style lines are the snapshot's own and stay as they are. The text does not say
+    /// which rows the terminal wrapped, so each row is redacted alone: redact the screen with
+    /// [`Redactions::apply_to_screen`] before formatting it to find texts wrapped over rows.
     pub fn apply_to_screen_snapshot(&self, snapshot: &str) -> String {
         if self.filters.is_empty() && self.masks.is_empty() {
             return snapshot.to_owned();
@@ -1203,6 +1270,28 @@ impl Redactions {
     }
 }
 
+/// `line` cut into `rows` rows of at most `cols` cells (a wide character that does not fit
+/// goes to the next row), trailing blanks trimmed; the last row takes whatever is left over,
+/// and rows left without text are empty.
+fn split_rows(line: &str, cols: u16, rows: usize) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut width = 0u16;
+    for c in line.chars() {
+        let cells = crate::term::screen::char_cells(c);
+        if cells > 0 && width + cells > cols && width > 0 && out.len() < rows {
+            out.push(String::new());
+            width = 0;
+        }
+        width += cells;
+        out.last_mut().expect("one row at least").push(c);
+    }
+    for row in &mut out {
+        row.truncate(row.trim_end_matches(' ').len());
+    }
+    out.resize(rows.max(1), String::new());
+    out
+}
+
 /// Something [`assert_screen_snapshot!`] can snapshot: a [`TestSession`], a [`Session`], a
 /// [`Screen`], or with colours and attributes a [`StyledScreen`] or
 /// [`TestSession::with_styles`].
@@ -1215,7 +1304,8 @@ pub trait SnapshotSource {
         SnapshotFolder::CrateRoot
     }
 
-    /// The styled screen, drawn as a picture when the snapshot does not match.
+    /// The styled screen, drawn as a picture when the snapshot does not match (every source
+    /// of the kit has one).
     fn snapshot_picture(&self) -> Option<StyledScreen> {
         None
     }
@@ -1242,6 +1332,12 @@ impl SnapshotSource for TestSession {
         self.snapshot()
     }
 
+    /// The screen redacted with [`Redactions::apply_to_screen`], which sees texts wrapped
+    /// over rows, then formatted.
+    fn redacted_snapshot_text(&self) -> String {
+        format_screen(&self.redactions.apply_to_screen(&self.screen()))
+    }
+
     fn snapshot_redactions(&self) -> Redactions {
         self.redactions.clone()
     }
@@ -1262,6 +1358,14 @@ impl SnapshotSource for TestSession {
 impl SnapshotSource for WithStyles<'_> {
     fn snapshot_text(&self) -> String {
         self.0.styled_snapshot()
+    }
+
+    /// The styled screen's rows and title redacted with [`Redactions::apply_to_screen`],
+    /// then formatted; the `styles:` section stays as it was.
+    fn redacted_snapshot_text(&self) -> String {
+        let mut styled = self.0.styled_screen();
+        styled.screen = self.0.redactions.apply_to_screen(&styled.screen);
+        format_styled_screen(&styled)
     }
 
     fn snapshot_redactions(&self) -> Redactions {
@@ -1308,11 +1412,20 @@ impl SnapshotSource for Screen {
     fn snapshot_text(&self) -> String {
         format_screen(self)
     }
+
+    /// The screen without colours (a plain screen has none).
+    fn snapshot_picture(&self) -> Option<StyledScreen> {
+        Some(StyledScreen { screen: self.clone(), runs: Vec::new() })
+    }
 }
 
 impl<T: SnapshotSource + ?Sized> SnapshotSource for &T {
     fn snapshot_text(&self) -> String {
         (**self).snapshot_text()
+    }
+
+    fn redacted_snapshot_text(&self) -> String {
+        (**self).redacted_snapshot_text()
     }
 
     fn snapshot_redactions(&self) -> Redactions {
@@ -1329,6 +1442,37 @@ impl<T: SnapshotSource + ?Sized> SnapshotSource for &T {
 
     fn snapshot_picture(&self) -> Option<StyledScreen> {
         (**self).snapshot_picture()
+    }
+}
+
+/// A snapshot source that can wait for its program, for [`assert_screen_snapshot!`]'s
+/// `after = "text"`: a [`TestSession`] and [`TestSession::with_styles`]. Not public API.
+#[doc(hidden)]
+pub trait __SettleAfter {
+    /// Waits for `text` on the screen, for the program to wait for input and for the screen
+    /// to settle.
+    #[track_caller]
+    fn __settle_after(&self, text: &str);
+}
+
+impl __SettleAfter for TestSession {
+    #[track_caller]
+    fn __settle_after(&self, text: &str) {
+        self.wait_for_screen_text(text).wait_for_input().wait_stable();
+    }
+}
+
+impl __SettleAfter for WithStyles<'_> {
+    #[track_caller]
+    fn __settle_after(&self, text: &str) {
+        self.0.__settle_after(text);
+    }
+}
+
+impl<T: __SettleAfter + ?Sized> __SettleAfter for &T {
+    #[track_caller]
+    fn __settle_after(&self, text: &str) {
+        (**self).__settle_after(text);
     }
 }
 
@@ -1388,7 +1532,9 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 /// description.
 ///
 /// `assert_screen_snapshot!("name", session, after = "text")` first waits for `text` on the
-/// screen, for the program to wait for input and for the screen to settle: one call per step.
+/// screen, for the program to wait for input and for the screen to settle: one call per step
+/// (for a `TestSession` or its [`with_styles`](crate::testing::TestSession::with_styles)).
+/// The source is evaluated once.
 ///
 /// A mismatch fails the test with a diff and leaves a `.snap.new` file for
 /// `cargo insta review`; `INSTA_UPDATE=always` (or `cargo insta test --accept`) writes the new
@@ -1417,8 +1563,9 @@ macro_rules! assert_screen_snapshot {
         drop(__termloom_guard);
     }};
     ($name:expr, $source:expr, after = $text:expr $(,)?) => {{
-        $source.wait_for_screen_text($text).wait_for_input().wait_stable();
-        $crate::assert_screen_snapshot!($name, $source);
+        let __termloom_after = &$source;
+        $crate::testing::__SettleAfter::__settle_after(__termloom_after, $text);
+        $crate::assert_screen_snapshot!($name, __termloom_after);
     }};
     ($name:expr, $source:expr $(,)?) => {{
         let __termloom_source = &$source;
@@ -1529,6 +1676,7 @@ mod tests {
             alternate: true,
             title: "t\"x".into(),
             modes: Modes::OFF,
+            wrapped: Vec::new(),
         }
     }
 
@@ -1571,5 +1719,33 @@ mod tests {
         assert_eq!(Redactions::new().durations().apply("in 12ms, 3.5 s, 2m3s; 4 items"), {
             "in [DURATION], [DURATION], [DURATION]; 4 items"
         });
+    }
+
+    /// A text wrapped over rows is redacted as the line it is and laid out again over the
+    /// same rows; rows the terminal did not join stay apart, and unchanged lines as they were.
+    #[test]
+    fn redactions_see_lines_wrapped_over_rows() {
+        let rows =
+            ["ab /tmp/ho", "me-123/x", "/tmp/ho", "me-123", "0123456789", "/tmp/home-", "123 end"];
+        let mut wrapped = screen(&rows, (0, 0, false));
+        wrapped.cols = 10;
+        wrapped.title = "in /tmp/home-123".into();
+        wrapped.wrapped = vec![true, false, false, false, true, true, false];
+        let redactions = Redactions::new().literal("/tmp/home-123", "[HOME]");
+        let redacted = redactions.apply_to_screen(&wrapped);
+        assert_eq!(
+            redacted.lines,
+            ["ab [HOME]/", "x", "/tmp/ho", "me-123", "0123456789", "[HOME] end", ""]
+        );
+        assert_eq!(redacted.title, "in [HOME]");
+        assert_eq!(
+            (redacted.rows, redacted.cursor, redacted.wrapped.len()),
+            (7, wrapped.cursor, 7)
+        );
+        // Nothing to redact: the same screen.
+        assert_eq!(Redactions::new().literal("absent", "x").apply_to_screen(&wrapped), wrapped);
+        // Wide characters that do not fit go to the next row; the last row takes the rest.
+        assert_eq!(split_rows("日本語日本語", 5, 2), ["日本", "語日本語"]);
+        assert_eq!(split_rows("ab  ", 5, 3), ["ab", "", ""]);
     }
 }

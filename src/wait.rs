@@ -282,6 +282,14 @@ impl Until {
         self.any_leaf(&|c| matches!(c, Cond::Exit))
     }
 
+    /// Whether a program that sits idle, waiting for input, satisfies the condition in time:
+    /// it is (or one of an [`Until::any`]'s is, at any depth) a still screen, quiet output or
+    /// an input wait, of any length.
+    #[cfg(any(test, feature = "testing"))]
+    pub(crate) fn holds_when_idle(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::Stable(_) | Cond::Quiet(_) | Cond::InputWait))
+    }
+
     fn any_leaf(&self, test: &dyn Fn(&Cond) -> bool) -> bool {
         match &self.0 {
             Cond::Any(all) => all.iter().any(|c| c.any_leaf(test)),

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::require;
+use termloom::Until;
 use termloom::assert_screen_snapshot;
 use termloom::testing::{Redactions, TestSession, snapshot_settings};
 
@@ -434,4 +435,106 @@ fn failures_leave_a_picture_of_the_screen() {
         panic!("a snapshot mismatch");
     });
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), before + 1);
+}
+
+/// A wait whose very condition is stillness holds on an idle program however long it is,
+/// longer than the stuck grace too: the program waiting for input is what it waits for.
+#[test]
+fn a_settle_or_quiet_wait_longer_than_the_stuck_grace_holds() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash()
+        .settle(Duration::from_millis(1200))
+        .stuck_after(Some(Duration::from_millis(400)))
+        .start();
+    sh.type_line("echo hi");
+    sh.wait_for_output("hi");
+    sh.wait_stable();
+    sh.wait_until(Until::quiet(Duration::from_millis(1200)));
+    sh.wait_until(Until::any(vec![
+        Until::screen_contains("never shown"),
+        Until::stable(Duration::from_millis(1200)),
+    ]));
+    // `press` settles the same way.
+    sh.press("<C-l>");
+    // A wait for something else is still stuck after the grace.
+    let message = panic_message(|| {
+        sh.wait_for_screen_text("never shown");
+    });
+    assert!(message.contains("has waited for input with an unchanged screen"), "{message}");
+}
+
+/// Redactions see a text that wraps over two rows: the session's `HOME` printed across a
+/// soft wrap is redacted, and the logical line is laid out again at the terminal's width.
+#[test]
+fn a_redaction_spans_a_soft_wrapped_line() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().size(30, 6).start();
+    let home = sh.home().display().to_string();
+    sh.type_line("echo \"12345678901234567890$HOME/x\"");
+    // The command wraps over rows 0 and 1, its output over rows 2 and 3.
+    sh.wait_for_output("/x").wait_for_row(4, "$").wait_for_input().wait_stable();
+    let screen = sh.screen();
+    assert!(screen.lines[2].starts_with("12345678901234567890/"), "{screen}");
+    assert!(!screen.lines[2].contains(&home), "the HOME wraps: {screen}");
+    let text = termloom::testing::SnapshotSource::redacted_snapshot_text(&sh);
+    let tail = &home[home.len() - 6..];
+    assert!(!text.contains(tail), "{text}");
+    assert!(text.contains(" 2 │12345678901234567890[HOME]/x\n 3 │\n 4 │$\n"), "{text}");
+    assert_screen_snapshot!("wrapped_home", sh);
+    assert_screen_snapshot!("wrapped_home_styled", sh.with_styles());
+}
+
+/// A press whose key ends the program returns once it has exited (its screen is then
+/// final); a wait that the exit ends says so once ("waiting for input", not "waiting for
+/// waiting for input").
+#[test]
+fn a_press_that_ends_the_program_returns() {
+    if !require("less") {
+        return;
+    }
+    let less = TestSession::builder("less").file("f", "one\ntwo\n").arg("f").start();
+    less.wait_for_screen_text("one").wait_for_input();
+    less.press("q");
+    assert_eq!(less.wait_for_exit(), termloom::ExitStatus::Code(0));
+    let message = panic_message(|| {
+        less.wait_for_input();
+    });
+    assert!(message.contains("the program exited (exit code 0) waiting for input in `less f`"));
+    assert!(!message.contains("waiting for waiting"), "{message}");
+}
+
+/// `after =` works with every session source, the styled one included, and the macro
+/// evaluates its source once.
+#[test]
+fn after_works_with_styles_and_evaluates_the_source_once() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "sleep 0.3; printf '\\033[1mready\\033[0m\\n'; read line"])
+        .start();
+    let mut evaluated = 0;
+    assert_screen_snapshot!(
+        "after_ready_styled",
+        {
+            evaluated += 1;
+            app.with_styles()
+        },
+        after = "ready"
+    );
+    assert_eq!(evaluated, 1);
+    let stored = std::fs::read_to_string(snapshot_file("after_ready_styled")).unwrap();
+    assert!(stored.contains("styles:\n 0 │ cols 0-4: bold\n"), "{stored}");
+}
+
+/// A snapshot of a plain `Screen` also leaves a picture when it fails.
+#[test]
+fn a_plain_screen_snapshot_has_a_picture() {
+    let app = TestSession::builder("sh").args(["-c", "echo plain; read x"]).start();
+    app.wait_for_screen_text("plain");
+    let screen = app.screen();
+    let picture = termloom::testing::SnapshotSource::snapshot_picture(&screen)
+        .expect("a picture of a plain screen");
+    assert!(picture.to_svg(&termloom::SvgOptions::default()).contains(">plain</tspan>"));
 }

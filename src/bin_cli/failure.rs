@@ -51,8 +51,8 @@ pub(super) struct Failure {
     pub kind: FailureKind,
     /// A sentence naming the step and the cause.
     pub message: String,
-    /// The screen when it happened, if known.
-    pub screen: Option<Screen>,
+    /// The screen when it happened, if known (boxed: a `Result`'s error stays small).
+    pub screen: Option<Box<Screen>>,
 }
 
 impl Failure {
@@ -62,7 +62,7 @@ impl Failure {
             step: Some(step.number),
             kind: FailureKind::Timeout,
             message: format!("{} timed out after {} ms", step.describe(), timeout.as_millis()),
-            screen,
+            screen: screen.map(Box::new),
         }
     }
 
@@ -99,7 +99,7 @@ impl Failure {
                 "{} failed: the program exited ({status}) before the condition held",
                 step.describe()
             ),
-            screen,
+            screen: screen.map(Box::new),
         }
     }
 

@@ -581,11 +581,16 @@ impl Emulator {
                 text
             })
             .collect();
+        let last = grid.screen_lines().saturating_sub(1);
+        let wrapped = (0..grid.screen_lines())
+            .map(|line| line < last && is_wrapped(&grid[Line(line as i32)]))
+            .collect();
         let point = grid.cursor.point;
         Screen {
             cols: self.cols,
             rows: self.rows,
             lines,
+            wrapped,
             cursor: Cursor {
                 row: point.line.0.max(0) as u16,
                 col: point.column.0 as u16,

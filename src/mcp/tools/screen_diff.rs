@@ -279,6 +279,7 @@ mod tests {
             alternate: true,
             title: String::new(),
             modes: Modes::OFF,
+            wrapped: Vec::new(),
         }
     }
 

@@ -428,6 +428,7 @@ mod tests {
                 focus_events: true,
                 kitty_keyboard: u8::MAX,
             },
+            wrapped: Vec::new(),
         }
     }
 

@@ -49,6 +49,11 @@ pub struct Screen {
     pub title: String,
     /// Input modes.
     pub modes: Modes,
+    /// For each row, whether its text goes on in the next row (the terminal wrapped it at the
+    /// last column, not the program with a line break); missing rows are not wrapped. Rows
+    /// joined this way are one line for the testing kit's redactions.
+    #[serde(skip)]
+    pub(crate) wrapped: Vec<bool>,
 }
 
 /// Where a text was found on the screen.

@@ -233,6 +233,7 @@ mod tests {
                 alternate: false,
                 title: String::new(),
                 modes: Modes::OFF,
+                wrapped: Vec::new(),
             },
             runs: vec![StyleRun::new(0, 0, 1, "red", "blue", vec![])],
         };
@@ -276,6 +277,7 @@ mod tests {
                 alternate: false,
                 title: String::new(),
                 modes: Modes::OFF,
+                wrapped: Vec::new(),
             },
             runs: vec![StyleRun::new(0, 1, 1, "default", "default", vec!["dim"])],
         };

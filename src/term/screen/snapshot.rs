@@ -152,6 +152,7 @@ mod tests {
             alternate: true,
             title: String::new(),
             modes: Modes::OFF,
+            wrapped: Vec::new(),
         };
         let text = format_styled_screen(&StyledScreen { screen, runs });
         assert!(text.contains("cursor: hidden\n"), "{text}");

@@ -434,6 +434,7 @@ mod tests {
                 alternate: false,
                 title: "a <title>".into(),
                 modes: Modes::OFF,
+                wrapped: Vec::new(),
             },
             runs,
         }
