@@ -619,6 +619,202 @@ fn a_hundred_clients_at_once() {
     }
 }
 
+/// `termloom ARGS --socket S` run in directory `dir`.
+fn cli_in(dir: &Path, socket: &Path, args: &[&str]) -> Output {
+    Command::new(TERMLOOM)
+        .arg(args[0])
+        .arg("--socket")
+        .arg(socket)
+        .args(&args[1..])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("termloom runs")
+}
+
+/// A session starts where `termloom start` was run, not where the server was started, and a
+/// relative `--cwd` is taken from there.
+#[test]
+fn sessions_start_in_the_callers_directory() {
+    let server = TestServer::start(&[]);
+    let dir = socket_dir();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let dir = dir.canonicalize().unwrap();
+    let here = cli_in(&dir, &server.socket, &["start", "--wait-exit", "--", "pwd"]);
+    assert!(here.status.success(), "{}", describe(&here));
+    let shown = String::from_utf8_lossy(&here.stdout);
+    assert!(shown.lines().any(|l| l == dir.to_str().unwrap()), "{shown}");
+    let sub = cli_in(&dir, &server.socket, &["start", "--cwd", "sub", "--wait-exit", "--", "pwd"]);
+    let shown = String::from_utf8_lossy(&sub.stdout);
+    assert!(shown.lines().any(|l| l == dir.join("sub").to_str().unwrap()), "{shown}");
+}
+
+/// `termloom ARGS --socket S` with its stdout a pipe nobody reads any more.
+fn cli_to_closed_pipe(socket: &Path, args: &[&str]) -> Output {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let mut command = Command::new(TERMLOOM);
+    match args[0] {
+        "help" => command.args(args),
+        _ => command.arg(args[0]).arg("--socket").arg(socket).args(&args[1..]),
+    };
+    command
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("termloom runs")
+}
+
+/// `termloom screen ID --json | head -c 600`: a reader that went away is no crash.
+#[test]
+fn a_closed_stdout_fails_without_a_panic() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "out", "--", "sh", "-c", "seq 1 5000; exec cat"]);
+    for args in [
+        &["list", "--json"][..],
+        &["screen", "out", "--json"],
+        &["read", "out", "--view=scrollback"],
+        &["help", "send"],
+    ] {
+        let output = cli_to_closed_pipe(&server.socket, args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.contains("writing the output failed"), "{args:?}: {stderr}");
+    }
+}
+
+/// A wait that the program's exit cut short can never hold: it fails, unless it was a wait
+/// for the exit.
+#[test]
+fn a_wait_the_programs_exit_cut_short_fails() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "ex", "--", "sh", "-c", "read line; exit 4"]);
+    let sent = server.cli(&["send", "ex", "--text", "go", "--submit", "--wait-regex", "never"]);
+    assert_eq!(sent.status.code(), Some(1), "{}", describe(&sent));
+    assert!(String::from_utf8_lossy(&sent.stdout).contains("exited while waiting"));
+    let waited = server.cli(&["wait", "ex", "--wait-text", "never", "--timeout", "5000"]);
+    assert_eq!(waited.status.code(), Some(1), "{}", describe(&waited));
+    server.ok(&["wait", "ex", "--wait-exit"]);
+    server.ok(&["wait", "ex", "--wait-text", "never", "--wait-exit"]);
+}
+
+#[test]
+fn an_idle_time_too_long_is_refused_without_a_panic() {
+    let socket = socket_dir().join("s");
+    for idle in ["1e30", "18446744073709551616", "-1", "inf"] {
+        let output = Command::new(TERMLOOM)
+            .args(["server", "--idle-exit", idle, "--socket"])
+            .arg(&socket)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{idle}: {stderr}");
+        assert!(stderr.contains("--idle-exit") && !stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+/// At its limit of connections, the server says so, and the command line shows its words.
+#[test]
+fn the_connection_limit_is_reported_in_the_servers_words() {
+    let server = TestServer::start(&["--max-connections", "2"]);
+    // Two connections the server has answered, so both count.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut client = termloom::server::Client::connect(&server.socket).unwrap();
+        client.hello(None).unwrap();
+        held.push(client);
+    }
+    let refused = server.cli(&["list"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("the server has 2 connections, its limit"), "{stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{stderr}");
+}
+
+/// Once the program's first word is given, everything after it is the program's; a flag's
+/// value is its value even when it looks like a flag.
+#[test]
+fn the_programs_arguments_and_flag_values_are_not_termlooms_options() {
+    let server = TestServer::start(&[]);
+    let started = server.ok(&["start", "--wait-exit", "echo", "-L", "foo", "--json", "-h"]);
+    assert!(started.contains("-L foo --json -h"), "{started}");
+    server.ok(&["start", "--name", "typed", "--", "cat"]);
+    let sent = server.ok(&["send", "typed", "--text", "-h", "--wait-screen", "-h"]);
+    assert!(sent.starts_with("[session 2 "), "typed, not the help: {sent}");
+    let screen = server.ok(&["screen", "typed"]);
+    assert!(screen.contains("-h"), "{screen}");
+    // A bad client name is the command line's error, not the server's failure.
+    let bad = server.cli(&["list", "--client", "two words"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("--client") && !stderr.contains("server failed"), "{stderr}");
+}
+
+/// The advice in the notes names the session and can be followed from a shell; `signal`'s
+/// note is a line of its own; a second `close` says the session was already closed.
+#[test]
+fn notes_name_the_session_and_stand_on_lines_of_their_own() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "long", "--", "sh", "-c", "seq 1 3000; exec cat"]);
+    let read = server.ok(&["read", "long", "--client", "fresh", "--max-bytes", "300"]);
+    assert!(read.contains("call termloom read with ID 1 and --view="), "{read}");
+
+    let signalled = server.ok(&["signal", "long", "WINCH"]);
+    let mut lines = signalled.lines();
+    assert!(lines.next().unwrap().ends_with(']'), "{signalled}");
+    assert!(lines.next().unwrap().starts_with("sent SIGWINCH"), "{signalled}");
+
+    let resized = server.ok(&["resize", "long", "50x10"]);
+    assert!(resized.contains("termloom screen 1"), "{resized}");
+    assert!(!resized.contains("terminal_read"), "{resized}");
+
+    let not_a_shell = server.cli(&["exec", "long", "true"]);
+    let stderr = String::from_utf8_lossy(&not_a_shell.stderr);
+    assert!(stderr.contains("termloom start") && !stderr.contains("omit ID"), "{stderr}");
+    let json_error = server.cli(&["send", "long", "--json"]);
+    let stdout = String::from_utf8_lossy(&json_error.stdout);
+    assert!(stdout.contains("error") && !stdout.contains("terminal_"), "{stdout}");
+
+    let wait_error = server.cli(&["wait", "long", "--wait-exit", "--timeout", "0"]);
+    let stderr = String::from_utf8_lossy(&wait_error.stderr);
+    assert!(stderr.contains("termloom wait:"), "{stderr}");
+
+    server.ok(&["close", "long"]);
+    let again = server.ok(&["close", "1"]);
+    assert!(again.contains("already closed"), "{again}");
+}
+
+/// `send` and `start` without a wait return when the program settles, or after a while with a
+/// note that it still runs: no wait was asked for, so nothing timed out.
+#[test]
+fn a_busy_program_is_no_timeout_when_no_wait_was_asked_for() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "default_wait_timeout_ms = 300\n").unwrap();
+    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let busy = "while true; do echo t; sleep 0.05; done";
+    let started = server.cli(&["start", "--", "sh", "-c", busy]);
+    assert_eq!(started.status.code(), Some(0), "{}", describe(&started));
+    let stdout = String::from_utf8_lossy(&started.stdout);
+    assert!(stdout.contains("still busy") && stdout.contains("--wait-exit"), "{stdout}");
+    // A wait asked for still times out.
+    let waited = server.cli(&["wait", "1", "--wait-text", "never"]);
+    assert_eq!(waited.status.code(), Some(124), "{}", describe(&waited));
+}
+
+#[test]
+fn the_help_gives_the_defaults_and_every_flag() {
+    let output = Command::new(TERMLOOM).args(["help", "send"]).output().unwrap();
+    let help = String::from_utf8_lossy(&output.stdout);
+    for needed in ["default 30000", "45000", "--command", "--view", "--max-bytes", "exits 124"] {
+        assert!(help.contains(needed), "{needed} missing:\n{help}");
+    }
+    assert!(help.contains("[--view V] [--max-bytes N]\n  Types"), "{help}");
+}
+
 /// `termloom attach`, itself run in a terminal of termloom's and snapshotted.
 #[cfg(feature = "testing")]
 mod attach {
@@ -677,6 +873,39 @@ mod attach {
         assert!(person.wait_for_exit().success());
         // The session goes on without its watcher.
         assert!(server.ok(&["list"]).contains("running"));
+    }
+
+    /// The person's terminal resized: the session is drawn again to its new size.
+    #[test]
+    fn a_resized_terminal_is_redrawn() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "big", "--size", "100x30", "--", "cat"]);
+        let person = attach(&server, &["big"]);
+        person.wait_for_row(23, "clipped from 100x30");
+        person.session().resize(100, 31).unwrap();
+        person.wait_for_row(30, "read-only");
+        assert!(!person.screen().to_string().contains("clipped"), "{}", person.screen());
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
+    /// An attachment that cannot be made fails, with the reason on stderr.
+    #[test]
+    fn an_attachment_refused_fails() {
+        let server = TestServer::start(&[]);
+        let person = attach(&server, &["nosuch"]);
+        person.wait_for_output("cannot attach");
+        assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(1));
+
+        server.ok(&["start", "--name", "held", "--size", "100x30", "--", "cat"]);
+        let holder = attach(&server, &["held", "--takeover"]);
+        // At 80 columns, with the clipping noted, the way out is still on the status line.
+        holder.wait_for_row(23, "Ctrl-] hands back");
+        let second = attach(&server, &["held", "--takeover"]);
+        second.wait_for_output("cannot attach");
+        assert_eq!(second.wait_for_exit(), termloom::ExitStatus::Code(1));
+        holder.session().send_bytes(DETACH).unwrap();
+        assert!(holder.wait_for_exit().success());
     }
 
     #[test]

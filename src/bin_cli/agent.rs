@@ -12,6 +12,9 @@ use super::connect::Target;
 
 /// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
 const EXIT_TIMEOUT: u8 = 124;
+/// Exit code when the program exited (or its session was closed) before a wait's condition
+/// held, as `termloom run`'s.
+const EXIT_ENDED: u8 = 1;
 
 /// How a flag's value becomes a tool argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,13 +52,18 @@ const WAIT: &[Flag] = &[
     flag("--wait-prompt", "prompt", Kind::Switch, "The shell back at its prompt."),
     flag("--wait-input", "input_wait", Kind::Switch, "The program waiting for input."),
     flag("--wait-exit", "exit", Kind::Switch, "The program's exit."),
-    flag("--timeout", "timeout_ms", Kind::Number, "Longest wait in ms (a timeout exits 124)."),
+    flag(
+        "--timeout",
+        "timeout_ms",
+        Kind::Number,
+        "Longest wait in ms (default 30000; a timeout exits 124).",
+    ),
 ];
 
 /// What a reading command shows.
 const VIEW: &[Flag] = &[
     flag("--view", "view", Kind::Text, "new (default), screen or scrollback."),
-    flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output."),
+    flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output (default 16384)."),
 ];
 
 const SEND: &[Flag] = &[
@@ -94,28 +102,28 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_start",
         positional: &[],
         flags: &[START, WAIT, VIEW],
-        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration] [-- PROGRAM ARGS]\n  Starts a session (a shell without PROGRAM); returns when it waits for input or settles.",
+        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
     },
     CommandDef {
         name: "send",
         tool: "terminal_send",
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW],
-        summary: "ID [--text T | --keys K | --paste P] [--submit] [WAIT]\n  Types into the session, then waits as asked (default: until it settles).",
+        summary: "ID [--text T | --keys K | --paste P] [--submit] [WAIT] [--view V] [--max-bytes N]\n  Types into the session, then waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0).",
     },
     CommandDef {
         name: "wait",
         tool: "terminal_read",
         positional: &["ID"],
         flags: &[WAIT, VIEW],
-        summary: "ID WAIT...\n  Waits for a condition; shows what is new.",
+        summary: "ID WAIT... [--view V] [--max-bytes N]\n  Waits for a condition; shows what is new.",
     },
     CommandDef {
         name: "read",
         tool: "terminal_read",
         positional: &["ID"],
         flags: &[VIEW, LOOKUP, WAIT],
-        summary: "ID [--lines R | --search RE | --find T] [WAIT]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked.",
+        summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
     },
     CommandDef {
         name: "screen",
@@ -129,7 +137,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_run",
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
-        summary: "ID CMD [--timeout MS]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code.",
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then goes on (exit 124).",
     },
     CommandDef {
         name: "signal",
@@ -150,7 +158,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_close",
         positional: &["ID"],
         flags: &[],
-        summary: "ID\n  Ends the session's processes and shows its last output.",
+        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  (by its id: its name is free once closed) changes nothing and says \"already closed\".",
     },
     CommandDef {
         name: "list",
@@ -172,11 +180,16 @@ Every command takes -L NAME or --socket PATH (which server), --client NAME
 (whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
 structured result instead of text). ID is a session's id or name.
 
+Options are read up to PROGRAM or `--` (after them, everything is the
+program's); a flag's value is taken as it is, even when it starts with a dash.
+
 Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value out of range, a session that ended) or could not be
-reached; 2 the command line could not be read; 124 a wait timed out; `exec`
-exits with the command's exit code (the shell's, if the command ended the
-shell; 128 + N for signal N).";
+reached, the program exited (or the session was closed) before a wait's
+condition held (unless --wait-exit was asked for), or the output could not be
+written; 2 the command line could not be read; 124 a wait asked for timed out;
+`exec` exits with the command's exit code (the shell's, if the command ended
+the shell; 128 + N for signal N).";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {
@@ -209,41 +222,54 @@ struct Request {
     arguments: Map<String, Value>,
 }
 
+/// What a command line asks for: the help, or a request.
+enum Parsed {
+    Help,
+    Run(Request),
+}
+
+/// `termloom kill-server`: only the options every command takes.
+const KILL_SERVER: CommandDef =
+    CommandDef { name: "kill-server", tool: "", positional: &[], flags: &[], summary: "" };
+
 /// Runs client command `name` with its arguments.
 pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     let help_command = format!("termloom help {name}");
     let usage = |message: &str| super::usage_error(message, &help_command);
-    if args.iter().take_while(|a| *a != "--").any(|a| a == "--help" || a == "-h") {
-        print!("{}", help());
-        return ExitCode::SUCCESS;
-    }
-    if name == "kill-server" {
-        return match parse_common(args) {
-            Ok((target, _, _, rest)) if rest.is_empty() => kill_server(&target),
-            Ok((_, _, _, rest)) => usage(&format!("kill-server takes no {:?}", rest[0])),
-            Err(message) => usage(&message),
-        };
-    }
-    let Some(command) = COMMANDS.iter().find(|c| c.name == name) else {
-        return usage(&format!("unknown command {name:?}"));
+    let command = if name == "kill-server" {
+        &KILL_SERVER
+    } else {
+        match COMMANDS.iter().find(|c| c.name == name) {
+            Some(command) => command,
+            None => return usage(&format!("unknown command {name:?}")),
+        }
     };
     let request = match parse(command, args) {
-        Ok(request) => request,
+        Ok(Parsed::Help) => return print_out(&help()),
+        Ok(Parsed::Run(request)) => request,
         Err(message) => return usage(&message),
     };
+    if command.name == "kill-server" {
+        return kill_server(&request.target);
+    }
     let connected = if command.name == "start" {
         request.target.connect_or_start()
     } else {
         request.target.connect()
     };
     let result = connected.and_then(|mut client| {
+        if command.name == "close"
+            && let Some(closed) = already_closed(&mut client, &request)
+        {
+            return Ok(closed);
+        }
         let arguments = Value::Object(request.arguments.clone());
         client
             .call_tool_as(Some(&request.client), command.tool, arguments)
-            .map_err(|e| format!("the termloom server failed: {e}"))
+            .map_err(|e| server_failed(&mut client, &e))
     });
     match result {
-        Ok(result) => report(command, &result, request.json),
+        Ok(result) => report(command, &request, &result),
         Err(message) => {
             eprintln!("termloom: {message}");
             ExitCode::FAILURE
@@ -251,39 +277,78 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     }
 }
 
-/// Takes `-L`, `--socket`, `--client` and `--json` out of `args`; returns them and the rest.
-fn parse_common(args: Vec<String>) -> Result<(Target, String, bool, Vec<String>), String> {
+/// The message for a call that failed. A server that refused the connection (at its limit
+/// of connections, say) wrote why before closing it, so a failed write is followed by a read
+/// of that message.
+fn server_failed(client: &mut termloom::server::Client, err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    if matches!(err.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset)
+        && let Err(refusal) = client.next_reply()
+        && refusal.kind() == ErrorKind::Other
+    {
+        return format!("the termloom server refused the connection: {refusal}");
+    }
+    format!("the termloom server failed: {err}")
+}
+
+/// For `close`: the result saying the session was already closed, if it was (a second close
+/// changes nothing; it succeeds and says so).
+fn already_closed(client: &mut termloom::server::Client, request: &Request) -> Option<ToolResult> {
+    let wanted = request.arguments.get("session_id")?;
+    let mut list = client.call_tool_as(Some(&request.client), "terminal_list", json!({})).ok()?;
+    let sessions = list.structured.as_ref()?["sessions"].as_array()?.clone();
+    let session = sessions
+        .iter()
+        .find(|s| &s["session_id"] == wanted || (wanted.is_string() && &s["name"] == wanted))?;
+    if session["state"] != "closed" {
+        return None;
+    }
+    let id = &session["session_id"];
+    let how = match (session["exit_code"].as_i64(), session["exit_signal"].as_i64()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(signal)) => format!("signal {signal}"),
+        (None, None) => "ended".to_owned(),
+    };
+    let text = format!("[session {id} · closed · already closed ({how})]");
+    let structured = json!({"session_id": id, "already_closed": true, "state": "closed"});
+    // The list's result, with what a close would have said (a `ToolResult` is made by the
+    // library only).
+    list.text = text;
+    list.structured = Some(structured);
+    list.is_error = false;
+    Some(list)
+}
+
+/// Whether `name` may name a client, as the server checks it: 1 to 64 letters, digits, `-`,
+/// `_` or `.`, starting with a letter.
+fn check_client_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "--client {name:?}: a client name has 1 to 64 letters, digits, - _ or ., starting with a letter"
+        ))
+    }
+}
+
+/// Parses a command's arguments into the tool's. The options every command takes (`-L`,
+/// `--socket`, `--client`, `--json`, `-h`) are read where a flag may stand: a flag's value is
+/// its value even when it looks like a flag, and after the program's first word (`start vim
+/// -L`) or `--` everything is the program's.
+fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
     let mut target = Target::default();
     let mut client = std::env::var("TERMLOOM_CLIENT").unwrap_or_else(|_| "cli".to_owned());
     let mut json = false;
-    let mut rest = Vec::new();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if arg == "--" {
-            rest.push(arg);
-            rest.extend(args.by_ref());
-            break;
-        }
-        if target.option(&arg, || args.next())? {
-            continue;
-        }
-        match arg.as_str() {
-            "--json" => json = true,
-            "--client" => client = args.next().ok_or("--client needs a NAME")?,
-            _ => rest.push(arg),
-        }
-    }
-    Ok((target, client, json, rest))
-}
-
-/// Parses a command's arguments into the tool's.
-fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
-    let (target, client, json, rest) = parse_common(args)?;
+    let mut help = false;
     let mut arguments = Map::new();
     let mut positional = Vec::new();
     let mut env = Map::new();
     let mut argv: Option<Vec<String>> = None;
-    let mut rest = rest.into_iter();
+    let mut rest = args.into_iter();
     while let Some(arg) = rest.next() {
         if arg == "--" {
             if command.name != "start" {
@@ -303,6 +368,27 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
         let mut value =
             || inline.take().map_or_else(|| rest.next().ok_or(format!("{arg} needs a value")), Ok);
         match arg.as_str() {
+            "-L" | "--socket" => {
+                let given = value()?;
+                target.option(&arg, || Some(given))?;
+                continue;
+            }
+            "--client" => {
+                client = value()?;
+                check_client_name(&client)?;
+                continue;
+            }
+            "--json" | "-h" | "--help" if given_inline => {
+                return Err(format!("{arg} takes no value"));
+            }
+            "--json" => {
+                json = true;
+                continue;
+            }
+            "-h" | "--help" => {
+                help = true;
+                continue;
+            }
             "--size" if command.name == "start" => {
                 let (cols, rows) = size(&value()?)?;
                 arguments.insert("cols".into(), cols.into());
@@ -339,7 +425,8 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
                 return Err(format!("`termloom {}` does not take {arg}", command.name));
             }
             None if command.name == "start" => {
-                // `termloom start vim notes.txt`: the program and its arguments.
+                // `termloom start vim notes.txt`: the program and its arguments, all of them
+                // (`termloom start python3 x --json` passes `--json` to python3).
                 let mut program = vec![arg];
                 program.extend(rest.by_ref());
                 argv = Some(program);
@@ -347,6 +434,9 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
             }
             None => positional.push(arg),
         }
+    }
+    if help {
+        return Ok(Parsed::Help);
     }
     if positional.len() != command.positional.len() {
         return Err(format!(
@@ -377,17 +467,37 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Request, String> {
     if !env.is_empty() {
         arguments.insert("env".into(), Value::Object(env));
     }
+    if command.name == "start" {
+        // The session starts where the command was given, as `termloom run`'s does, not in
+        // the server's directory (a server outlives the command that started it).
+        let cwd = arguments.get("cwd").and_then(Value::as_str).map(std::path::PathBuf::from);
+        let absolute = match cwd {
+            Some(cwd) if cwd.is_absolute() => None,
+            Some(cwd) => Some(
+                std::path::absolute(&cwd).map_err(|e| format!("--cwd {:?}: {e}", cwd.display()))?,
+            ),
+            None => std::env::current_dir().ok(),
+        };
+        // A directory whose path is no UTF-8 cannot be sent: the server's is used then.
+        if let Some(dir) = absolute.as_deref().and_then(std::path::Path::to_str) {
+            arguments.insert("cwd".into(), json!(dir));
+        }
+    }
     if command.name == "screen" {
         arguments.insert("view".into(), json!("screen"));
     }
     // `wait` without a condition would only read: say so (`read` does that).
-    let waits_for = |flag: &Flag| flag.name != "--timeout" && arguments.contains_key(flag.arg);
-    if command.name == "wait" && !WAIT.iter().any(waits_for) {
+    if command.name == "wait" && !asks_to_wait(&arguments) {
         return Err(
             "`termloom wait` needs a condition such as --wait-text or --wait-exit; to read without waiting, use `termloom read`".into(),
         );
     }
-    Ok(Request { target, client, json, arguments })
+    Ok(Parsed::Run(Request { target, client, json, arguments }))
+}
+
+/// Whether the arguments name a wait condition (not only its `--timeout`).
+fn asks_to_wait(arguments: &Map<String, Value>) -> bool {
+    WAIT.iter().any(|flag| flag.name != "--timeout" && arguments.contains_key(flag.arg))
 }
 
 /// An id as a number, a name as a string.
@@ -465,28 +575,51 @@ fn notes_in_cli_terms(text: &str) -> String {
 }
 
 /// Prints a tool's result and picks the exit code.
-fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
+fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
+    let id = request.arguments.get("session_id");
     if result.is_error {
-        if json {
-            println!("{}", json!({ "error": result.text }));
+        let message = in_cli_terms(&in_command_terms(command, &result.text, id));
+        if request.json {
+            if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
+                return ExitCode::FAILURE;
+            }
         } else {
-            eprintln!("termloom: {}", in_cli_terms(&result.text));
+            eprintln!("termloom: {message}");
         }
         return ExitCode::FAILURE;
     }
     let structured = result.structured.clone().unwrap_or(Value::Null);
-    if json {
-        println!("{structured}");
+    let printed = if request.json {
+        print_out(&format!("{structured}\n"))
     } else {
-        let text = notes_in_cli_terms(&result.text);
-        print!("{text}");
+        let own = in_command_terms(command, &result.text, structured.get("session_id").or(id));
+        // A resize's text is all termloom's own; the others hold the program's output.
+        let mut text =
+            if command.name == "resize" { in_cli_terms(&own) } else { notes_in_cli_terms(&own) };
         if !text.ends_with('\n') {
-            println!();
+            text.push('\n');
         }
+        print_out(&text)
+    };
+    if printed != ExitCode::SUCCESS {
+        return printed;
     }
-    let timed_out = structured["wait"]["outcome"] == "timeout" || structured["timed_out"] == true;
-    if timed_out {
-        return ExitCode::from(EXIT_TIMEOUT);
+    let wait = &structured["wait"];
+    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
+        // Only a wait that was asked for times out: the default wait of `send` or `start`
+        // ends with a note that the program is still busy.
+        return if wait["default"] == true {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_TIMEOUT)
+        };
+    }
+    // The program ended (or the session was closed) before the condition asked for could
+    // hold: it never will, and `termloom wait ... && next` must not go on.
+    let ended = wait["outcome"] == "exited" || wait["outcome"] == "closed";
+    let exit_satisfies = wait["outcome"] == "exited" && request.arguments.contains_key("exit");
+    if ended && wait["default"] != true && !exit_satisfies {
+        return ExitCode::from(EXIT_ENDED);
     }
     if command.name == "exec" {
         // The command's code; when the shell itself ended during it (`exit 5`), the shell's,
@@ -501,6 +634,62 @@ fn report(command: &CommandDef, result: &ToolResult, json: bool) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// Writes `text` on stdout. A reader that went away (`termloom read ID | head -1`) is no
+/// crash: the command says so on stderr and fails, as `termloom run` does.
+pub(super) fn print_out(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("termloom: writing the output failed: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The parts of a result's text that only this command can put in its terms: its own name
+/// where the tool's stands (`termloom wait: ...`, not `termloom read: ...`), the session in
+/// advice that leaves it out, and the advice of the MCP tools that has no flag to map to.
+fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> String {
+    let mut text =
+        text.replace(&format!("{}:", command.tool), &format!("termloom {}:", command.name));
+    let id = id.map(|id| match id {
+        Value::String(name) => name.clone(),
+        other => other.to_string(),
+    });
+    if let Some(id) = &id {
+        text = text
+            .replace(
+                "terminal_read with view=",
+                &format!("terminal_read with session_id={id} and view="),
+            )
+            .replace(
+                "read the redrawn screen with terminal_read view=\"screen\"",
+                &format!("read the redrawn screen with termloom screen {id}"),
+            );
+    }
+    for (from, to) in PHRASES {
+        text = text.replace(from, to);
+    }
+    text
+}
+
+/// The MCP tools' advice that is said otherwise on the command line.
+const PHRASES: &[(&str, &str)] = &[
+    (
+        "omit session_id to start one, or use terminal_start without command/argv",
+        "start one with `termloom start` without PROGRAM (or `termloom start --shell-integration -- bash`)",
+    ),
+    ("wait with for_text or exit", "wait with --wait-text or --wait-exit"),
+    ("close some with terminal_close (termloom close ID)", "close some with termloom close ID"),
+    ("`submit`: true", "`submit`"),
+    (
+        "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked",
+        "the policy says to ask a person, and no one can be asked on the command line",
+    ),
+];
 
 /// `termloom kill-server`: stops the server and waits until its socket is gone.
 fn kill_server(target: &Target) -> ExitCode {
@@ -549,6 +738,45 @@ mod tests {
             in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors"),
             "--wait-cursor \"99,99\" is off; omit ID; for_cursors"
         );
+    }
+
+    fn parsed(name: &str, args: &[&str]) -> Request {
+        let command = COMMANDS.iter().find(|c| c.name == name).unwrap();
+        match parse(command, args.iter().map(|a| a.to_string()).collect()) {
+            Ok(Parsed::Run(request)) => request,
+            Ok(Parsed::Help) => panic!("help for {args:?}"),
+            Err(message) => panic!("{args:?}: {message}"),
+        }
+    }
+
+    #[test]
+    fn the_programs_words_and_flag_values_are_not_termlooms_options() {
+        let start = parsed("start", &["--json", "echo", "-L", "foo", "--json", "-h", "bar"]);
+        assert_eq!(start.arguments["argv"], json!(["echo", "-L", "foo", "--json", "-h", "bar"]));
+        assert_eq!(start.target, Target::default());
+        assert!(start.json, "--json before the program is termloom's");
+        let send = parsed("send", &["1", "--text", "-h", "--client", "a-b", "-L", "x"]);
+        assert_eq!(send.arguments["text"], "-h");
+        assert_eq!(send.client, "a-b");
+        assert_ne!(send.target, Target::default());
+        let send = parsed("send", &["1", "--text", "--json"]);
+        assert_eq!(send.arguments["text"], "--json");
+        assert!(!send.json);
+        let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
+        assert!(matches!(help, Ok(Parsed::Help)));
+        let bad = parse(&COMMANDS[1], vec!["--client".into(), "9x".into()]);
+        assert!(bad.is_err_and(|m| m.contains("--client")));
+    }
+
+    #[test]
+    fn a_start_gets_the_callers_directory() {
+        let here = std::env::current_dir().unwrap();
+        let start = parsed("start", &["--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], here.to_str().unwrap());
+        let start = parsed("start", &["--cwd", "sub", "--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], here.join("sub").to_str().unwrap());
+        let start = parsed("start", &["--cwd=/tmp", "--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], "/tmp");
     }
 
     #[test]

@@ -26,7 +26,12 @@ Shows session ID (an id or a name) live in this terminal. Read-only by
 default: what you type is ignored. With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
 hand it back. Ctrl-] detaches (and hands back). A session larger than this
-terminal is clipped, and the status line says so.
+terminal is clipped, and the status line says so; resizing this terminal
+redraws it.
+
+Exits 0 when you leave or the session ends; 1, with the reason on stderr, when
+it cannot attach (an unknown session, one someone else holds) or the server
+goes away; 2 for a bad command line.
 ";
 
 /// What the main loop reacts to.
@@ -37,8 +42,11 @@ enum Event {
     Typed(Vec<u8>),
     /// The server answered request `id`.
     Answered(u64),
-    /// The attachment ended, and why.
-    End(String),
+    /// The person's terminal was resized: draw the last frame again, to its new size.
+    Resized,
+    /// The attachment ended, why, and whether it failed (an unknown session, one someone
+    /// else holds, a lost server).
+    End(String, bool),
 }
 
 /// Runs `termloom attach`.
@@ -55,10 +63,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Err(message) => return usage(&message),
         }
         match arg.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return ExitCode::SUCCESS;
-            }
+            "-h" | "--help" => return super::agent::print_out(HELP),
             "--takeover" => takeover = true,
             _ if session.is_none() && !arg.starts_with('-') => session = Some(arg),
             _ => return usage(&format!("unexpected argument {arg:?}")),
@@ -93,12 +98,16 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         };
     let (events, received) = crossbeam_channel::bounded::<Event>(64);
     spawn_reader(client, attach_id, events.clone());
-    spawn_keyboard(events);
+    spawn_keyboard(events.clone());
+    spawn_resize_watcher(events);
     let _raw = RawMode::enter(saved);
     let mut out = std::io::stdout();
     let _ = out.write_all(b"\x1b[?1049h\x1b[H\x1b[2J");
     let _ = out.flush();
     let mut reason = String::from("detached");
+    let mut failed = false;
+    // The last frame, drawn again when the terminal is resized.
+    let mut last: Option<Value> = None;
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     for event in received {
@@ -106,6 +115,14 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::Frame(frame) => {
                 let _ = out.write_all(draw(&frame, takeover).as_bytes());
                 let _ = out.flush();
+                last = Some(frame);
+            }
+            Event::Resized => {
+                if let Some(frame) = &last {
+                    let _ = out.write_all(b"\x1b[H\x1b[2J");
+                    let _ = out.write_all(draw(frame, takeover).as_bytes());
+                    let _ = out.flush();
+                }
             }
             Event::Typed(_) if release.is_some() => {}
             Event::Typed(bytes) => {
@@ -133,8 +150,9 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                     break;
                 }
             }
-            Event::End(why) => {
+            Event::End(why, failure) => {
                 reason = why;
+                failed = failure;
                 break;
             }
         }
@@ -142,8 +160,27 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let _ = out.write_all(b"\x1b[?1049l\x1b[?25h");
     let _ = out.flush();
     drop(_raw);
+    if failed {
+        eprintln!("termloom: cannot attach to session {session}: {reason}");
+        return ExitCode::FAILURE;
+    }
     eprintln!("termloom: left session {session}: {reason}");
     ExitCode::SUCCESS
+}
+
+/// Tells the main loop when the person's terminal is resized (SIGWINCH).
+fn spawn_resize_watcher(events: Sender<Event>) {
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
+    else {
+        return;
+    };
+    std::thread::spawn(move || {
+        for _ in signals.forever() {
+            if events.send(Event::Resized).is_err() {
+                return;
+            }
+        }
+    });
 }
 
 fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) {
@@ -154,7 +191,7 @@ fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) 
 /// Reads the server's messages: frames, and the end of the attachment.
 fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Sender<Event>) {
     std::thread::spawn(move || {
-        let end = loop {
+        let (end, failed) = loop {
             match client.next_reply() {
                 Ok(Some(Reply::Notification { method, params })) if method == "termloom/frame" => {
                     if events.send(Event::Frame(params)).is_err() {
@@ -163,8 +200,10 @@ fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Se
                 }
                 Ok(Some(Reply::Response { id, result })) if id == attach_id => {
                     break match result {
-                        Ok(value) => value["reason"].as_str().unwrap_or("ended").to_owned(),
-                        Err(message) => message,
+                        Ok(value) => {
+                            (value["reason"].as_str().unwrap_or("ended").to_owned(), false)
+                        }
+                        Err(message) => (message, true),
                     };
                 }
                 Ok(Some(Reply::Response { id, .. })) => {
@@ -173,11 +212,11 @@ fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Se
                     }
                 }
                 Ok(Some(_)) => {}
-                Ok(None) => break "the server closed the connection".to_owned(),
-                Err(err) => break err.to_string(),
+                Ok(None) => break ("the server closed the connection".to_owned(), true),
+                Err(err) => break (err.to_string(), true),
             }
         };
-        let _ = events.send(Event::End(end));
+        let _ = events.send(Event::End(end, failed));
     });
 }
 
@@ -189,7 +228,7 @@ fn spawn_keyboard(events: Sender<Event>) {
         loop {
             match stdin.read(&mut buffer) {
                 Ok(0) | Err(_) => {
-                    let _ = events.send(Event::End("the terminal closed".to_owned()));
+                    let _ = events.send(Event::End("the terminal closed".to_owned(), false));
                     return;
                 }
                 Ok(n) => {
@@ -248,12 +287,16 @@ fn draw(frame: &Value, takeover: bool) -> String {
         frame["cols"].as_u64().unwrap_or(0) as usize,
         frame["rows"].as_u64().unwrap_or(0) as usize,
     );
-    let mode = if takeover { "you hold it, agents are refused" } else { "read-only" };
-    let mut status = format!(" termloom · session {} · {mode} · ", frame["session"]);
+    // The way out first: what a narrow terminal cuts is the least needed.
+    let mut status = format!(
+        " {} · termloom · session {} · {}",
+        if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" },
+        frame["session"],
+        if takeover { "you hold it, agents are refused" } else { "read-only" },
+    );
     if session_cols > cols || session_rows > view_rows {
-        status.push_str(&format!("clipped from {session_cols}x{session_rows} · "));
+        status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));
     }
-    status.push_str(if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" });
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
     out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));

@@ -64,10 +64,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             continue;
         }
         match arg.to_str() {
-            Some("-h" | "--help") => {
-                print!("{HELP}");
-                return ExitCode::SUCCESS;
-            }
+            Some("-h" | "--help") => return super::agent::print_out(HELP),
             Some("--config") => match args.next() {
                 Some(path) => config_path = Some(path.into()),
                 None => return super::usage_error("--config needs a FILE", "termloom mcp --help"),

@@ -74,8 +74,7 @@ fn strings(args: impl Iterator<Item = OsString>) -> Vec<String> {
 
 /// Prints a help text on stdout and succeeds.
 fn print_help(text: &str) -> ExitCode {
-    print!("{text}");
-    ExitCode::SUCCESS
+    agent::print_out(text)
 }
 
 /// Prints a one-line usage error with a hint to run `help_command`, and returns the usage exit

@@ -20,10 +20,7 @@ const TRANSCRIPT_BOUND: usize = usize::MAX >> 1;
 /// Runs `termloom run` with its arguments and returns the exit code.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     match parse(args) {
-        Ok(Parsed::Help) => {
-            print!("{}", run_help());
-            ExitCode::SUCCESS
-        }
+        Ok(Parsed::Help) => super::agent::print_out(&run_help()),
         Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
         Err(message) => super::usage_error(&message, "termloom run --help"),
     }

@@ -51,6 +51,7 @@ Options:
 
 /// Runs the server.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
+    super::stderr_log::as_server();
     let usage = |message: &str| super::usage_error(message, "termloom server --help");
     let mut target = Target::default();
     let mut options = ServerOptions::default();
@@ -69,10 +70,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         }
         let mut value = |name: &str| args.next().ok_or(format!("{name} needs a value"));
         let parsed: Result<(), String> = match arg.as_str() {
-            "-h" | "--help" => {
-                print!("{HELP}");
-                return ExitCode::SUCCESS;
-            }
+            "-h" | "--help" => return super::agent::print_out(HELP),
             "--detach" => {
                 detach = true;
                 Ok(())
@@ -81,12 +79,15 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                 remembered.extend([arg.clone(), v.clone()]);
                 options.idle_exit = match v.as_str() {
                     "never" => None,
-                    secs => Some(Duration::from_secs_f64(
+                    secs => Some(
                         secs.parse::<f64>()
                             .ok()
-                            .filter(|s| s.is_finite() && *s >= 0.0)
-                            .ok_or(format!("--idle-exit {secs:?}: give seconds or `never`"))?,
-                    )),
+                            .and_then(|s| Duration::try_from_secs_f64(s).ok())
+                            .ok_or(format!(
+                                "--idle-exit {secs:?}: give seconds from 0 (at most {}) or `never`",
+                                u64::MAX
+                            ))?,
+                    ),
                 };
                 Ok(())
             }),

@@ -1,7 +1,18 @@
 //! The command line's logger: the library logs through the `log` facade; the command line
 //! writes warnings and errors to stderr (stdout carries reports, or MCP messages).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use log::{Level, LevelFilter, Log, Metadata, Record};
+
+/// Whether this process is `termloom server`, whose log names it so (the MCP layer it shares
+/// with `termloom mcp` says `termloom mcp:`).
+static SERVER: AtomicBool = AtomicBool::new(false);
+
+/// Makes the log say `termloom server:` where the MCP layer says `termloom mcp:`.
+pub(crate) fn as_server() {
+    SERVER.store(true, Ordering::Relaxed);
+}
 
 struct StderrLog;
 
@@ -12,7 +23,13 @@ impl Log for StderrLog {
 
     fn log(&self, record: &Record<'_>) {
         if self.enabled(record.metadata()) {
-            eprintln!("{}", record.args());
+            let line = record.args().to_string();
+            match line.strip_prefix("termloom mcp: ") {
+                Some(rest) if SERVER.load(Ordering::Relaxed) => {
+                    eprintln!("termloom server: {rest}");
+                }
+                _ => eprintln!("{line}"),
+            }
         }
     }
 

@@ -250,8 +250,11 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let plan = waits::plan(args, default, call.engine.config())?;
     let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
     let mut output = show(call, &session, ViewArgs::defaults(), report.as_ref(), false)?;
-    let end_of_header = output.text.find('\n').map_or(output.text.len(), |at| at + 1);
-    output.text.insert_str(end_of_header, &format!("{sent}\n"));
+    // On the line after the header; a header alone (no new output) has no line break yet.
+    match output.text.find('\n') {
+        Some(at) => output.text.insert_str(at + 1, &format!("{sent}\n")),
+        None => output.text.push_str(&format!("\n{sent}")),
+    }
     output.structured["signal"] = json!(signal.name());
     output.structured["process_groups"] = json!(sent.groups);
     output.structured["names"] = json!(sent.names);
