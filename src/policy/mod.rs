@@ -35,6 +35,10 @@ pub struct SpawnRequest {
     pub env: Vec<(String, Option<String>)>,
     /// The account the program runs as, when the request names one.
     pub user: Option<String>,
+    /// Why the policy cannot read the command line with certainty (a program named by an
+    /// expansion, substitutions nested too deep, …), when it cannot: the request then gets
+    /// the strictest decision the policy gives.
+    pub unreadable: Option<String>,
 }
 
 /// One program a request runs.
@@ -57,7 +61,8 @@ pub struct Verdict {
     /// Allow, deny or ask.
     pub decision: Decision,
     /// What decided: a rule's name (`rule 3` for an unnamed one), `default`, `guarded_env`,
-    /// `hook`, or `no policy`.
+    /// `too_complex` (a command line the policy cannot read with certainty), `hook`, or
+    /// `no policy`.
     pub rule: String,
     /// Why, for the person asked or in the error of a denied start.
     pub reason: String,
@@ -125,7 +130,7 @@ impl SpawnRequest {
             .map(|(_, v)| v.clone().unwrap_or_default())
             .or_else(|| std::env::var_os("PATH"));
         let find = |program: &str| find_program(program, path_var.as_ref(), &cwd);
-        let (commands, shell_line) = match &spec.command {
+        let (reading, shell_line) = match &spec.command {
             crate::spec::Command::Argv(program, args) => {
                 let words = std::iter::once(program).chain(args);
                 let words = words.map(|w| w.to_string_lossy().into_owned()).collect();
@@ -135,14 +140,12 @@ impl SpawnRequest {
                 (shell_line::simple_commands(line), Some(line.clone()))
             }
         };
-        let (commands, shell_line) = match &spec.typed_line {
-            Some(line) => {
-                let typed = shell_line::simple_commands(line);
-                (commands.into_iter().chain(typed).collect::<Vec<_>>(), Some(line.clone()))
-            }
-            None => (commands, shell_line),
+        let (reading, shell_line) = match &spec.typed_line {
+            Some(line) => (reading.and(shell_line::simple_commands(line)), Some(line.clone())),
+            None => (reading, shell_line),
         };
-        let commands = commands
+        let commands = reading
+            .commands
             .into_iter()
             .map(|c| RequestedCommand {
                 path: find(&c.program),
@@ -151,7 +154,8 @@ impl SpawnRequest {
                 assigns: c.assigns,
             })
             .collect();
-        SpawnRequest { commands, shell_line, cwd, env, user: spec.isolation.user.clone() }
+        let user = spec.isolation.user.clone();
+        SpawnRequest { commands, shell_line, cwd, env, user, unreadable: reading.doubt }
     }
 
     /// What the request runs, in a few words, for a person asked to approve it.

@@ -180,18 +180,38 @@ impl Policy {
         // expressions and directories, the request's directory.
         let rules: Vec<Compiled> = self.rules.iter().map(Compiled::of).collect();
         let cwd = canonical(&request.cwd);
-        let mut verdict: Option<Verdict> = None;
-        for command in &request.commands {
+        let verdicts = request.commands.iter().map(|command| {
             let seen = Seen::of(request, command, &cwd);
-            let decided = match rules.iter().position(|r| r.matches(&seen)) {
+            match rules.iter().position(|r| r.matches(&seen)) {
                 Some(index) => self.by_rule(index, request, command),
                 None => default.clone(),
-            };
-            if verdict.as_ref().is_none_or(|v| decided.decision > v.decision) {
-                verdict = Some(decided);
             }
-        }
-        verdict.unwrap_or(default)
+        });
+        let unreadable = request.unreadable.as_ref().map(|why| Verdict {
+            decision: self.strictest(),
+            rule: "too_complex".into(),
+            reason: format!(
+                "the command line is too complex to check ({why}), so it gets the policy's strictest decision"
+            ),
+        });
+        // The strictest verdict wins; among equals, the first.
+        verdicts
+            .chain(unreadable)
+            .reduce(|kept, next| if next.decision > kept.decision { next } else { kept })
+            .unwrap_or(default)
+    }
+
+    /// The strictest decision this policy can give any start: what a line it cannot read
+    /// gets (whatever it hides could be that).
+    fn strictest(&self) -> Decision {
+        let rules = self.rules.iter().map(|r| r.decision);
+        let guards = self.rules.iter().any(|r| r.decision == Decision::Allow)
+            && !self.guarded_env.is_empty();
+        rules
+            .chain([self.default])
+            .chain(guards.then_some(Decision::Ask))
+            .max()
+            .unwrap_or(Decision::Deny)
     }
 
     /// The verdict of rule `index` for `command`, made `ask` when it allows a start that
@@ -426,5 +446,205 @@ mod tests {
             .to_string();
         assert!(err.contains("maybe"), "{err}");
         assert!(Policy::from_toml_str("[[rules]]\nprogram = [\"ls\"]\n").is_err());
+    }
+
+    /// `default = "allow"` and a rule denying `touch`: the audit's deny-list policy.
+    fn deny_touch() -> Policy {
+        Policy {
+            rules: vec![rule(&["touch", "/usr/bin/touch"], Decision::Deny)],
+            ..Policy::default()
+        }
+    }
+
+    /// `default = "deny"` and a rule allowing what is in /usr/bin: the audit's allow-list.
+    fn allow_usr_bin() -> Policy {
+        Policy {
+            default: Decision::Deny,
+            rules: vec![rule(&["/usr/bin/*"], Decision::Allow)],
+            ..Policy::default()
+        }
+    }
+
+    /// `default = "deny"` and a rule allowing every program: only guarded variables are asked
+    /// about.
+    fn allow_all_programs() -> Policy {
+        Policy {
+            default: Decision::Deny,
+            rules: vec![rule(&[], Decision::Allow)],
+            ..Policy::default()
+        }
+    }
+
+    /// Every line runs `touch` (or sets a guarded variable); none may be allowed.
+    fn assert_not_allowed(policy: &Policy, lines: &[&str]) {
+        let allowed: Vec<&&str> = lines
+            .iter()
+            .filter(|line| {
+                policy.decide(&request(SpawnSpec::shell(**line))).decision == Decision::Allow
+            })
+            .collect();
+        assert!(allowed.is_empty(), "allowed: {allowed:#?}");
+    }
+
+    #[test]
+    fn a_bare_assignment_of_a_guarded_variable_is_asked_about() {
+        assert_not_allowed(
+            &allow_all_programs(),
+            &[
+                "PATH=/tmp/evil; ls /",
+                "PATH+=:/tmp/evil; ls /",
+                "export PATH=/tmp/evil; ls /",
+                "declare -x PATH=/tmp/evil; ls /",
+                "typeset -x PATH=/tmp/evil; ls /",
+                "readonly PATH=/tmp/evil; ls /",
+                "f() { local -x PATH=/tmp/evil; ls /; }; f",
+                "printf -v PATH /tmp/evil; ls /",
+                "read PATH <<< /tmp/evil; ls /",
+                "for PATH in /tmp/evil; do ls /; done",
+                "declare -n p=PATH; p=/tmp/evil; ls /",
+            ],
+        );
+        let verdict = allow_usr_bin().decide(&request(SpawnSpec::shell("PATH=/tmp/evil; ls /")));
+        assert_eq!((verdict.decision, verdict.rule.as_str()), (Decision::Ask, "guarded_env"));
+        let plain =
+            allow_all_programs().decide(&request(SpawnSpec::shell("A=1; export B=2; ls /")));
+        assert_eq!(plain.decision, Decision::Allow);
+    }
+
+    #[test]
+    fn env_split_strings_and_shell_option_clusters_are_looked_into() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "env -S 'touch F'",
+                "env -S'touch F'",
+                "env -iS 'touch F'",
+                "env --split-string='touch F'",
+                "env --split-string 'touch F'",
+                "bash -ce 'touch F'",
+                "bash -c -- 'touch F'",
+                "sh -ec 'touch F'",
+                "bash -o pipefail -c 'touch F'",
+                "bash -O extglob -c 'touch F'",
+                "bash --rcfile /dev/null -c 'touch F'",
+                "busybox sh -c 'touch F'",
+                "fish --command='touch F'",
+            ],
+        );
+    }
+
+    #[test]
+    fn limits_fail_closed() {
+        let deep = format!("echo {}touch F{}", "$(".repeat(17), ")".repeat(17));
+        let many = format!("{}touch F", "true;".repeat(4096));
+        for line in [deep, many] {
+            let verdict = deny_touch().decide(&request(SpawnSpec::shell(line.clone())));
+            assert_eq!(verdict.decision, Decision::Deny, "{verdict:?}");
+            assert!(verdict.reason.contains("too complex"), "{verdict:?}");
+        }
+        // Nothing to deny: a policy that allows everything allows a long line too.
+        let many = "true;".repeat(5000);
+        assert_eq!(
+            Policy::default().decide(&request(SpawnSpec::shell(many))).decision,
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn substitutions_end_where_the_shell_ends_them() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "echo $(echo ')'; touch F)",
+                "echo $(echo \")\"; touch F)",
+                "echo $(echo $'\\')'; touch F)",
+                "echo $(echo a # )\ntouch F\n)",
+                "echo $(case a in a) touch F;; esac)",
+                "echo <(echo ')'; touch F)",
+                "echo `echo \\`touch F\\``",
+                "cat <<EOF\nit's\nEOF\ntouch F",
+                "cat <<EOF\n$(touch F)\nEOF",
+                "$(echo touch) F",
+                "/usr/bin/tou?h F",
+                "{touch,F}",
+            ],
+        );
+        let heredoc = "cat <<'EOF'\n$(touch F)\nEOF\nls";
+        assert_eq!(
+            deny_touch().decide(&request(SpawnSpec::shell(heredoc))).decision,
+            Decision::Allow
+        );
+    }
+
+    #[test]
+    fn quoting_and_continuations_are_decoded_as_bash_does() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "$'touch' F",
+                "$'\\x74ouch' F",
+                "$'\\164ouch' F",
+                "$\"touch\" F",
+                "tou\\\nch F",
+                "\"tou\\\nch\" F",
+            ],
+        );
+    }
+
+    #[test]
+    fn keywords_and_wrapper_options_are_skipped() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "coproc touch F",
+                "coproc NAME { touch F; }",
+                "time -p touch F",
+                "! touch F",
+                "{ touch F; }",
+                "( touch F )",
+                "function f { touch F; }; f",
+                "env - touch F",
+                "xargs --max-args 1 touch",
+                "xargs --max-a 1 touch",
+                "xargs -in touch F",
+                "sudo --user root touch F",
+                "sudo --user=root touch F",
+                "sudo -uroot touch F",
+                "stdbuf --output L touch F",
+                "stdbuf --output=L touch F",
+                "timeout --signal KILL 5 touch F",
+                "nice --adjustment 5 touch F",
+                "su --command='touch F' root",
+                "su --command 'touch F' root",
+                "su -c'touch F' root",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_relative_program_after_cd_is_not_allowed() {
+        let mut policy = allow_usr_bin();
+        policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));
+        let at = |line: &str| SpawnRequest::of(&SpawnSpec::shell(line), PathBuf::from("/usr/bin"));
+        assert_eq!(policy.decide(&at("./ls")).decision, Decision::Allow);
+        for line in ["cd /tmp && ./ls", "pushd /tmp; ./ls", "cd /tmp && sh -c './ls'"] {
+            let verdict = policy.decide(&at(line));
+            assert_eq!(verdict.decision, Decision::Deny, "{line:?}: {verdict:?}");
+        }
+        assert_eq!(policy.decide(&at("cd /tmp && /usr/bin/ls")).decision, Decision::Allow);
+    }
+
+    #[test]
+    fn everyday_lines_stay_allowed() {
+        for line in [
+            "ls -l | grep x && echo \"$(date)\" > out",
+            "sudo -u root ls; env -i A=1 ls; timeout 5 nice -n 3 ls",
+            "bash -c 'ls; echo ok'",
+            "cat <<EOF\nhello 'world\nEOF\nls",
+            "for f in a b; do echo $f; done",
+        ] {
+            let verdict = deny_touch().decide(&request(SpawnSpec::shell(line)));
+            assert_eq!(verdict.decision, Decision::Allow, "{line:?}: {verdict:?}");
+        }
     }
 }

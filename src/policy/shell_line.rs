@@ -1,11 +1,22 @@
 //! The simple commands of a shell command line, as far as a policy can see them without
-//! running anything: the words of each command in a list, pipeline, subshell, group or
-//! command substitution, with the assignments before them and the programs that wrappers
-//! such as `sudo`, `env` or `exec` run.
+//! running anything: the words of each command in a list, pipeline, subshell, group, command
+//! or process substitution and here-document, the variables set for them (by assignments
+//! before them, and by assignments or `export` earlier in the line), the programs wrappers
+//! such as `sudo`, `env` or `exec` run, and the lines shells run (`sh -c LINE`, `su -c LINE`,
+//! `env -S LINE`).
+//!
+//! Where the line holds something this reading cannot follow for certain it says why
+//! ([`Reading::doubt`]), and the policy gives such a line its strictest decision: a program
+//! named by an expansion (`$CMD`, `$(…)`, `` `…` ``, a glob or brace expansion), a `case`
+//! inside a substitution, a relative program path after `cd`, `declare -n`, `hash -p`,
+//! `enable -f`, substitutions nested deeper than [`MAX_DEPTH`], more than [`MAX_COMMANDS`]
+//! commands.
 //!
 //! What this cannot see, and a policy therefore cannot rule on: what `eval`, `source` or `.`
-//! run, the contents of scripts, aliases and shell functions, a program named by an expansion
-//! (`$CMD args`: its program is the word as written), and whatever a program starts in turn.
+//! run, the contents of scripts, aliases and shell functions, what a shell reads from its
+//! input, and whatever a program starts in turn.
+
+use std::collections::VecDeque;
 
 /// One simple command of a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -14,174 +25,495 @@ pub(crate) struct SimpleCommand {
     pub program: String,
     /// The words after it.
     pub args: Vec<String>,
-    /// The names the command's leading assignments set (`LD_PRELOAD=x ls` sets `LD_PRELOAD`).
+    /// The names set for it: by its leading assignments (`LD_PRELOAD=x ls` sets
+    /// `LD_PRELOAD`), a wrapper's (`env PATH=x ls`), and earlier in the line (`PATH=x; ls`).
     pub assigns: Vec<String>,
+}
+
+/// What a line shows.
+#[derive(Debug, Default)]
+pub(crate) struct Reading {
+    /// Its simple commands, in order (at most [`MAX_COMMANDS`]).
+    pub commands: Vec<SimpleCommand>,
+    /// Why part of the line cannot be read with certainty, when it cannot.
+    pub doubt: Option<String>,
+}
+
+impl Reading {
+    /// This reading followed by `other` (a line typed into the shell this one starts).
+    pub(crate) fn and(mut self, other: Reading) -> Reading {
+        self.commands.extend(other.commands);
+        Reading { commands: self.commands, doubt: self.doubt.or(other.doubt) }
+    }
 }
 
 /// Words that only introduce or end a compound command: the command is the next word.
 const KEYWORDS: &[&str] = &[
-    "!", "{", "}", "(", ")", "if", "then", "else", "elif", "fi", "do", "done", "while", "until",
-    "time", "in", "esac",
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "in", "esac",
 ];
 
-/// Programs that run another program named among their arguments, with the options of theirs
-/// that take a value (the next word) and how many words come before the program.
-const WRAPPERS: &[(&str, &[&str], usize)] = &[
-    ("sudo", &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "-T", "-R"], 0),
-    ("doas", &["-u", "-C"], 0),
-    ("env", &["-u", "-C", "-S", "--unset", "--chdir"], 0),
-    ("exec", &["-a"], 0),
-    ("command", &[], 0),
-    ("builtin", &[], 0),
-    ("nohup", &[], 0),
-    ("nice", &["-n", "--adjustment"], 0),
-    ("setsid", &[], 0),
-    ("stdbuf", &["-i", "-o", "-e"], 0),
-    ("timeout", &["-s", "-k", "--signal", "--kill-after"], 1),
-    ("time", &["-f", "-o"], 0),
-    ("xargs", &["-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a"], 0),
-    ("su", &["-s", "-g", "-G", "--shell", "--group"], 1),
-    ("chroot", &["--userspec", "--groups"], 1),
-    ("ionice", &["-c", "-n", "-p"], 0),
-    ("taskset", &[], 1),
-    ("strace", &["-o", "-e", "-p", "-s", "-u", "-E"], 0),
-    ("ltrace", &["-o", "-e", "-p", "-s", "-u"], 0),
-    ("unbuffer", &[], 0),
-    ("gdb", &[], 0),
+/// Words that start a compound command (after `coproc NAME`).
+const COMPOUND: &[&str] = &["{", "if", "while", "until", "for", "case", "select"];
+
+/// A program that runs another named among its arguments, and its options that take a value.
+struct Wrapper {
+    name: &'static str,
+    /// Short options that take a value, attached (`-uroot`) or as the next word (`-u root`).
+    short: &'static str,
+    /// Short options whose value is optional: only an attached one (`xargs -i{}`).
+    optional: &'static str,
+    /// Long options that take a value (`--user root`, `--user=root`, or a prefix: `--us`).
+    long: &'static [&'static str],
+    /// Words before the program that are not options (`timeout 5`, `su USER`).
+    positionals: usize,
+}
+
+const fn wrapper(
+    name: &'static str,
+    short: &'static str,
+    optional: &'static str,
+    long: &'static [&'static str],
+    positionals: usize,
+) -> Wrapper {
+    Wrapper { name, short, optional, long, positionals }
+}
+
+const WRAPPERS: &[Wrapper] = &[
+    wrapper(
+        "sudo",
+        "aCcDgpRrTtUu",
+        "h",
+        &[
+            "auth-type",
+            "close-from",
+            "chdir",
+            "group",
+            "prompt",
+            "chroot",
+            "role",
+            "type",
+            "command-timeout",
+            "other-user",
+            "user",
+            "login-class",
+        ],
+        0,
+    ),
+    wrapper("doas", "aCu", "", &[], 0),
+    wrapper("env", "CSu", "", &["unset", "chdir", "split-string"], 0),
+    wrapper("exec", "a", "", &[], 0),
+    wrapper("command", "", "", &[], 0),
+    wrapper("builtin", "", "", &[], 0),
+    wrapper("nohup", "", "", &[], 0),
+    wrapper("nice", "n", "", &["adjustment"], 0),
+    wrapper("setsid", "", "", &[], 0),
+    wrapper("stdbuf", "ioe", "", &["input", "output", "error"], 0),
+    wrapper("timeout", "sk", "", &["signal", "kill-after"], 1),
+    wrapper("time", "fo", "", &["format", "output"], 0),
+    wrapper(
+        "xargs",
+        "adEILnPs",
+        "eil",
+        &["arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"],
+        0,
+    ),
+    SU,
+    wrapper("chroot", "", "", &["userspec", "groups"], 1),
+    wrapper("ionice", "cnpPu", "", &["class", "classdata", "pid", "pgid", "uid"], 0),
+    wrapper("taskset", "", "", &[], 1),
+    wrapper(
+        "strace",
+        "abeEIoOpPsSuUX",
+        "",
+        &["output", "trace", "signal", "status", "trace-path", "string-limit", "user", "env"],
+        0,
+    ),
+    wrapper("ltrace", "AbDeFlnopsuxX", "", &["output", "library"], 0),
+    wrapper("unbuffer", "", "", &[], 0),
+    wrapper("gdb", "", "", &[], 0),
+    wrapper("busybox", "", "", &[], 0),
 ];
 
-/// Programs whose `-c LINE` runs a command line.
-const LINE_RUNNERS: &[&str] =
-    &["sh", "bash", "zsh", "dash", "ksh", "mksh", "fish", "su", "busybox"];
+/// `su`: its `-c`/`--command` is a line to run; words after the user go to its shell.
+const SU: Wrapper = wrapper(
+    "su",
+    "cCsgGw",
+    "",
+    &["command", "session-command", "shell", "group", "supp-group", "whitelist-environment"],
+    1,
+);
 
-/// Longest line looked into, and most commands reported, so that a hostile line costs work
-/// in proportion to its bytes and a bounded result.
+/// Shells whose `-c` (alone or in a cluster: `-ec`) makes their first operand a line to run.
+const SHELLS: &[&str] = &["sh", "bash", "rbash", "zsh", "dash", "ash", "ksh", "mksh", "yash"];
+
+/// `fish`'s options that take a value; `-c`/`--command` and `-C`/`--init-command` are lines.
+const FISH: Wrapper = wrapper(
+    "fish",
+    "cCdof",
+    "",
+    &["command", "init-command", "debug", "debug-output", "features"],
+    0,
+);
+
+/// The options of `su` and `fish` whose value is a line to run.
+const LINE_OPTIONS: &[&str] = &["c", "C", "command", "session-command", "init-command"];
+
+/// Deepest nesting of substitutions, `sh -c` lines and wrappers looked into.
+const MAX_DEPTH: usize = 16;
+
+/// Most commands reported, so that a hostile line costs work in proportion to its bytes and a
+/// bounded result.
 const MAX_COMMANDS: usize = 4096;
 
-/// The simple commands of `line`, in order.
-pub(crate) fn simple_commands(line: &str) -> Vec<SimpleCommand> {
-    let mut out = Vec::new();
-    collect(line, &mut out, 0);
-    out
+/// What `line` shows.
+pub(crate) fn simple_commands(line: &str) -> Reading {
+    let mut reader = Reader::default();
+    reader.line(line, 0);
+    reader.finish()
 }
 
 /// The commands an argv runs: the program, the programs of wrappers (`sudo rm`), and the
 /// commands of a `-c LINE` given to a shell.
-pub(crate) fn argv_commands(words: Vec<String>) -> Vec<SimpleCommand> {
-    let mut out = Vec::new();
-    let mut nested = Vec::new();
-    push_command(words, &mut out, &mut nested);
-    for line in nested {
-        collect(&line, &mut out, 1);
+pub(crate) fn argv_commands(words: Vec<String>) -> Reading {
+    let mut reader = Reader::default();
+    let words: Vec<Word> = words.into_iter().map(Word::literal).collect();
+    let mut lines = Vec::new();
+    if let Some((program, args)) = words.split_first() {
+        reader.run(program.clone(), args.to_vec(), Vec::new(), &mut lines);
     }
-    out.truncate(MAX_COMMANDS);
-    out
+    for line in lines {
+        reader.line(&line, 1);
+    }
+    reader.finish()
 }
 
-fn collect(line: &str, out: &mut Vec<SimpleCommand>, depth: usize) {
-    let mut words: Vec<String> = Vec::new();
-    let mut lexer = Lexer { chars: line.chars().collect(), at: 0, nested: Vec::new() };
-    loop {
-        match lexer.next_token() {
-            Token::Word(word) => words.push(word),
-            Token::Separator => push_command(std::mem::take(&mut words), out, &mut lexer.nested),
-            Token::End => break,
-        }
-    }
-    push_command(words, out, &mut lexer.nested);
-    // Command substitutions and process substitutions run commands of their own.
-    if depth < 16 {
-        for inner in lexer.nested {
-            collect(&inner, out, depth + 1);
-        }
-    }
-    out.truncate(MAX_COMMANDS);
+/// What has been read so far of a line, and what its earlier commands changed.
+#[derive(Default)]
+struct Reader {
+    commands: Vec<SimpleCommand>,
+    /// Variables set for the rest of the line (`PATH=x;`, `export PATH=x`, `read PATH`).
+    set: Vec<String>,
+    /// Whether an earlier command changes directory (`cd`, `pushd`, `popd`).
+    moved: bool,
+    doubt: Option<String>,
 }
 
-/// Adds the command `words` make (skipping keywords, redirections and assignments), and the
-/// program a wrapper among them runs.
-fn push_command(words: Vec<String>, out: &mut Vec<SimpleCommand>, nested: &mut Vec<String>) {
-    if out.len() >= MAX_COMMANDS {
-        return;
+impl Reader {
+    fn finish(self) -> Reading {
+        Reading { commands: self.commands, doubt: self.doubt }
     }
-    let mut words = words.into_iter().peekable();
-    let mut assigns = Vec::new();
-    // `for NAME in WORDS` and `case WORD in`: nothing there is run.
-    let mut program = None;
-    while let Some(word) = words.next() {
-        if word == "for" || word == "case" || word == "select" {
-            return;
-        }
-        if KEYWORDS.contains(&word.as_str()) || is_redirection(&word) {
-            if is_bare_redirection(&word) {
-                words.next();
-            }
-            continue;
-        }
-        if let Some(name) = assignment_name(&word) {
-            assigns.push(name.to_owned());
-            continue;
-        }
-        program = Some(word);
-        break;
+
+    /// Notes why the line cannot be read with certainty (the first reason is kept).
+    fn doubt(&mut self, why: String) {
+        self.doubt.get_or_insert(why);
     }
-    let Some(program) = program else { return };
-    let args: Vec<String> = words.collect();
-    let name = basename(&program).to_owned();
-    let wrapped = wrapped_program(&name, &args);
-    if LINE_RUNNERS.contains(&name.as_str()) {
-        nested.extend(line_argument(&args).map(str::to_owned));
-    }
-    out.push(SimpleCommand { program, args: args.clone(), assigns: assigns.clone() });
-    if let Some(at) = wrapped {
-        // The wrapper's own assignments (`env A=b prog`) apply to the program it runs.
-        let more = args[..at].iter().filter_map(|a| assignment_name(a)).map(str::to_owned);
-        assigns.extend(more);
-        let before = out.len();
-        push_command(args[at..].to_vec(), out, nested);
-        if let Some(inner) = out.get_mut(before) {
-            for name in assigns {
-                if !inner.assigns.contains(&name) {
-                    inner.assigns.push(name);
+
+    /// Reads a line `depth` substitutions or shell lines deep.
+    fn line(&mut self, line: &str, depth: usize) {
+        if depth > MAX_DEPTH {
+            return self.doubt(format!("substitutions nest more than {MAX_DEPTH} deep"));
+        }
+        let chars: Vec<char> = line.chars().collect();
+        let mut lexer = Lexer::new(&chars, depth);
+        let mut words = Vec::new();
+        let mut lines = Vec::new();
+        loop {
+            match lexer.next_token() {
+                Token::Word(word) => words.push(word),
+                Token::End => break,
+                Token::Separator | Token::Open | Token::Close => {
+                    self.command(std::mem::take(&mut words), &mut lines)
                 }
             }
         }
+        self.command(words, &mut lines);
+        if let Some(why) = lexer.doubt.take() {
+            self.doubt(why);
+        }
+        for inner in lexer.nested.into_iter().chain(lines) {
+            self.line(&inner, depth + 1);
+        }
+    }
+
+    /// Reads the command `words` make: skips keywords and redirections, notes assignments,
+    /// and adds its program; `lines` gets the lines it gives a shell.
+    fn command(&mut self, words: Vec<Word>, lines: &mut Vec<String>) {
+        let mut assigns = Vec::new();
+        let mut at = 0;
+        while let Some(word) = words.get(at) {
+            let keyword = (!word.quoted).then_some(word.text.as_str());
+            at += 1;
+            match keyword {
+                // `for NAME in WORDS`, `select NAME in`: set NAME, run nothing.
+                Some("for" | "select") => {
+                    self.set.extend(words.get(at).map(|w| w.text.clone()));
+                    return;
+                }
+                Some("case") => return,
+                Some("function") => at += 1,
+                Some("coproc") => {
+                    let named = words.get(at + 1).is_some_and(|w| COMPOUND.contains(&&*w.text));
+                    at += usize::from(named);
+                }
+                Some("time") => {
+                    while words.get(at).is_some_and(|w| w.text == "-p" || w.text == "--") {
+                        at += 1;
+                    }
+                }
+                Some(k) if KEYWORDS.contains(&k) => {}
+                // A redirection operator: its target is the next word.
+                Some(op) if is_redirection(op) => at += 1,
+                _ => match assignment_name(&word.text) {
+                    Some(name) => assigns.push(name.to_owned()),
+                    None => {
+                        let args = words[at..].to_vec();
+                        return self.run(word.clone(), args, assigns, lines);
+                    }
+                },
+            }
+        }
+        // Assignments alone set their variables for the rest of the line.
+        self.set.extend(assigns);
+    }
+
+    /// Adds `program` run with `args` and `assigns`, then the program a wrapper among them
+    /// runs, and so on (at most [`MAX_DEPTH`] wrappers deep); `lines` gets the lines they give
+    /// a shell.
+    fn run(
+        &mut self,
+        mut program: Word,
+        mut args: Vec<Word>,
+        mut assigns: Vec<String>,
+        lines: &mut Vec<String>,
+    ) {
+        for _ in 0..MAX_DEPTH {
+            let name = basename(&program.text).to_owned();
+            self.check_program(&program);
+            let operands = without_redirections(&args);
+            if let Some(why) = hidden_effect(&name, &operands) {
+                self.doubt(why.to_owned());
+            }
+            let sets = variables_set(&name, &operands);
+            assigns.extend(sets.iter().cloned());
+            for set in &self.set {
+                if !assigns.contains(set) {
+                    assigns.push(set.clone());
+                }
+            }
+            self.set.extend(sets);
+            self.moved |= matches!(name.as_str(), "cd" | "pushd" | "popd");
+            lines.extend(shell_lines(&name, &operands));
+            if self.commands.len() >= MAX_COMMANDS {
+                return self.doubt(format!("it runs more than {MAX_COMMANDS} commands"));
+            }
+            self.commands.push(SimpleCommand {
+                program: program.text,
+                args: args.iter().map(|a| a.text.clone()).collect(),
+                assigns: assigns.clone(),
+            });
+            let Some(table) = WRAPPERS.iter().find(|w| w.name == name) else { return };
+            let Some((mut words, more)) = unwrap(table, operands) else { return };
+            assigns.extend(more);
+            program = words.remove(0);
+            args = words;
+        }
+        self.doubt(format!("wrappers nest more than {MAX_DEPTH} deep"));
+    }
+
+    /// Doubts a program word the reading cannot resolve: an expansion, or a relative path
+    /// after the line changed directory.
+    fn check_program(&mut self, program: &Word) {
+        let text = &program.text;
+        if program.expands {
+            self.doubt(format!("the program `{text}` is named by an expansion"));
+        } else if self.moved && text.contains('/') && !text.starts_with('/') {
+            self.doubt(format!("`{text}` runs after the line changes directory"));
+        }
     }
 }
 
-/// Where the program a wrapper runs starts among its arguments.
-fn wrapped_program(wrapper: &str, args: &[String]) -> Option<usize> {
-    let &(_, valued, mut positionals) = WRAPPERS.iter().find(|(name, _, _)| *name == wrapper)?;
-    let mut at = 0;
-    while at < args.len() {
-        let arg = &args[at];
-        if arg == "--" {
-            at += 1;
-        } else if arg.starts_with('-') && arg.len() > 1 {
-            if valued.contains(&arg.as_str()) {
-                at += 1;
+/// The program a wrapper runs with its words, and the variables the wrapper sets for it
+/// (`env A=1 prog`, `sudo A=1 prog`): `None` when it names none. `env -S LINE` splits `LINE`
+/// into words in place, as `env` does.
+fn unwrap(table: &Wrapper, args: Vec<Word>) -> Option<(Vec<Word>, Vec<String>)> {
+    let mut rest: VecDeque<Word> = args.into();
+    let mut assigns = Vec::new();
+    let mut positionals = table.positionals;
+    let mut options = true;
+    while let Some(word) = rest.pop_front() {
+        let text = word.text.as_str();
+        if options && text == "--" {
+            options = false;
+        } else if options && text.starts_with('-') {
+            let option = option_word(table, text);
+            let value = match option.value {
+                Some(value) => Some(value),
+                None if option.takes_next => rest.pop_front().map(|w| w.text),
+                None => None,
+            };
+            let split = option.names.last().is_some_and(|n| n == "S" || n == "split-string");
+            if table.name == "env" && split {
+                for word in words_of(&value.unwrap_or_default()).into_iter().rev() {
+                    rest.push_front(word);
+                }
             }
-            if arg == "-c" && wrapper == "su" {
-                // `su -c LINE`: the line is looked into on its own.
-                return None;
-            }
-        } else if assignment_name(arg).is_some() && wrapper == "env" {
+        } else if matches!(table.name, "env" | "sudo") && assignment_name(text).is_some() {
+            assigns.extend(assignment_name(text).map(str::to_owned));
         } else if positionals > 0 {
             positionals -= 1;
         } else {
-            return Some(at);
+            rest.push_front(word);
+            return Some((rest.into(), assigns));
         }
-        at += 1;
     }
     None
 }
 
-/// The `LINE` of `-c LINE` (also `-lc LINE`, `-ic LINE`).
-fn line_argument(args: &[String]) -> Option<&str> {
-    let at = args.iter().position(|a| {
-        a.starts_with('-') && !a.starts_with("--") && a.ends_with('c') && a.len() > 1
-    })?;
-    args.get(at + 1).map(String::as_str)
+/// The words after a program that are its arguments: redirections and their targets left
+/// out.
+fn without_redirections(words: &[Word]) -> Vec<Word> {
+    let mut operands = Vec::new();
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        if !word.quoted && is_redirection(&word.text) {
+            words.next();
+        } else {
+            operands.push(word.clone());
+        }
+    }
+    operands
+}
+
+/// What one option word (`-abc`, `-uroot`, `--name`, `--name=value`, `-` alone) says, read
+/// against a program's options.
+struct OptionWord {
+    /// The options it names, in order: letters, or a long option's full name.
+    names: Vec<String>,
+    /// The value given in the word itself.
+    value: Option<String>,
+    /// Whether the last option takes the next word as its value.
+    takes_next: bool,
+}
+
+fn option_word(table: &Wrapper, text: &str) -> OptionWord {
+    if let Some(long) = text.strip_prefix("--") {
+        let (name, value) = match long.split_once('=') {
+            Some((name, value)) => (name, Some(value.to_owned())),
+            None => (long, None),
+        };
+        let known = table.long.iter().find(|l| **l == name);
+        let known = known.or_else(|| table.long.iter().find(|l| l.starts_with(name)));
+        let takes_next = value.is_none() && known.is_some() && !name.is_empty();
+        return OptionWord { names: vec![known.map_or(name, |l| l).to_owned()], value, takes_next };
+    }
+    let mut names = Vec::new();
+    for (i, c) in text.char_indices().skip(1) {
+        names.push(c.to_string());
+        if table.short.contains(c) || table.optional.contains(c) {
+            let rest = &text[i + c.len_utf8()..];
+            let value = (!rest.is_empty()).then(|| rest.to_owned());
+            let takes_next = value.is_none() && table.short.contains(c);
+            return OptionWord { names, value, takes_next };
+        }
+    }
+    OptionWord { names, value: None, takes_next: false }
+}
+
+/// The lines a shell runs given `args`: the operand after a `-c` (`sh -c LINE`, `bash -ec --
+/// LINE`), or for `su` and `fish` the values of their `-c`/`--command`-like options.
+fn shell_lines(program: &str, args: &[Word]) -> Vec<String> {
+    match program {
+        "su" => option_lines(&SU, args),
+        "fish" => option_lines(&FISH, args),
+        _ if SHELLS.contains(&program) => dash_c_line(args).into_iter().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The operand a shell's `-c` makes a line: its options come first (clusters such as `-ec`,
+/// `-o NAME`, `-O NAME`, `--rcfile FILE`), ended by `--`, `-` or the first operand.
+fn dash_c_line(args: &[Word]) -> Option<String> {
+    let mut reads_line = false;
+    let mut at = 0;
+    while let Some(text) = args.get(at).map(|w| w.text.as_str()) {
+        if text == "--" || text == "-" {
+            at += 1;
+            break;
+        }
+        if text == "--rcfile" || text == "--init-file" {
+            at += 1;
+        } else if text.starts_with("--") {
+        } else if text.len() > 1 && (text.starts_with('-') || text.starts_with('+')) {
+            reads_line |= text.starts_with('-') && text.contains('c');
+            at += text.matches(['o', 'O']).count();
+        } else {
+            break;
+        }
+        at += 1;
+    }
+    args.get(at).filter(|_| reads_line).map(|w| w.text.clone())
+}
+
+/// The values of `su`'s or `fish`'s line options, wherever they are among `args`.
+fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut at = 0;
+    while let Some(text) = args.get(at).map(|w| w.text.as_str()) {
+        at += 1;
+        if text == "--" {
+            break;
+        }
+        if !text.starts_with('-') {
+            continue;
+        }
+        let option = option_word(table, text);
+        let value = match option.value {
+            Some(value) => Some(value),
+            None if option.takes_next => {
+                at += 1;
+                args.get(at - 1).map(|w| w.text.clone())
+            }
+            None => None,
+        };
+        if option.names.last().is_some_and(|n| LINE_OPTIONS.contains(&n.as_str())) {
+            lines.extend(value);
+        }
+    }
+    lines
+}
+
+/// The variables a builtin sets for the rest of the line: the `NAME=value` words of `export`,
+/// `declare`, `typeset`, `local`, `readonly` and `let`; the names among the words of `read`,
+/// `mapfile`, `readarray`, `getopts` and `printf` (`-v NAME`).
+fn variables_set(builtin: &str, args: &[Word]) -> Vec<String> {
+    let words = args.iter().map(|a| a.text.as_str());
+    let names: Vec<&str> = match builtin {
+        "export" | "declare" | "typeset" | "local" | "readonly" | "let" => {
+            words.filter_map(assignment_name).collect()
+        }
+        "read" | "mapfile" | "readarray" | "getopts" | "printf" => {
+            words.filter(|w| is_name(w)).collect()
+        }
+        _ => Vec::new(),
+    };
+    names.into_iter().map(str::to_owned).collect()
+}
+
+/// Why what a builtin does cannot be followed, when it cannot.
+fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
+    let has = |letter: char| {
+        args.iter().any(|a| {
+            a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(letter)
+        })
+    };
+    match builtin {
+        "declare" | "typeset" | "local" if has('n') => {
+            Some("`declare -n` makes a name set another variable")
+        }
+        "hash" if has('p') => Some("`hash -p` makes a name run another program"),
+        "enable" if has('f') => Some("`enable -f` loads a builtin from a library"),
+        _ => None,
+    }
 }
 
 /// The last path component of a program word.
@@ -189,50 +521,153 @@ pub(crate) fn basename(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
-/// `NAME` of a `NAME=value` word.
+/// `NAME` of a `NAME=value`, `NAME+=value` or `NAME[i]=value` word.
 fn assignment_name(word: &str) -> Option<&str> {
-    let (name, _) = word.split_once('=')?;
-    let mut chars = name.chars();
-    let first = chars.next()?;
-    ((first.is_ascii_alphabetic() || first == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
-    .then_some(name)
+    let (left, _) = word.split_once('=')?;
+    let left = left.strip_suffix('+').unwrap_or(left);
+    let name = left.split_once('[').map_or(left, |(name, _)| name);
+    is_name(name).then_some(name)
 }
 
-/// `>file`, `2>&1`, `<in`, `>>log`, `&>out`.
+/// A shell variable name: a letter or `_`, then letters, digits and `_`.
+fn is_name(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A redirection operator (`>`, `2>>`, `<`, `>&`, `<<-`): its target is the next word.
 fn is_redirection(word: &str) -> bool {
-    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    rest.starts_with('>') || rest.starts_with('<') || rest.starts_with("&>")
+    let op = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    op.starts_with(['<', '>']) && op.chars().all(|c| matches!(c, '<' | '>' | '&' | '|' | '-'))
 }
 
-/// A redirection operator whose target is the next word (`>`, `2>>`, `<`).
-fn is_bare_redirection(word: &str) -> bool {
-    let rest = word.trim_start_matches(|c: char| c.is_ascii_digit());
-    is_redirection(word) && rest.chars().all(|c| matches!(c, '>' | '<' | '&' | '|'))
+/// The words of `text` split as a shell would (`env -S`), separators dropped.
+fn words_of(text: &str) -> Vec<Word> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut lexer = Lexer::new(&chars, 0);
+    let mut words = Vec::new();
+    loop {
+        match lexer.next_token() {
+            Token::Word(word) => words.push(word),
+            Token::End => return words,
+            _ => {}
+        }
+    }
+}
+
+/// One word of a line, quotes removed.
+#[derive(Debug, Clone, Default)]
+struct Word {
+    text: String,
+    /// Whether the shell expands it into something else: a parameter, a command or process
+    /// substitution, a glob, a brace expansion.
+    expands: bool,
+    /// Whether any of it was quoted (a quoted `if` is no keyword, a quoted `=` no assignment).
+    quoted: bool,
+}
+
+impl Word {
+    /// A word of an argv: nothing expands.
+    fn literal(text: String) -> Word {
+        Word { text, expands: false, quoted: true }
+    }
 }
 
 enum Token {
-    Word(String),
+    Word(Word),
+    /// `;`, `&`, `|`, `&&`, `||`, `;;`, a newline.
     Separator,
+    /// `(`.
+    Open,
+    /// `)`.
+    Close,
     End,
 }
 
-struct Lexer {
-    chars: Vec<char>,
-    at: usize,
-    /// The text of command substitutions met, to be looked into as lines of their own.
-    nested: Vec<String>,
+/// A here-document waiting for its body (the lines after the next newline).
+struct Heredoc {
+    delimiter: String,
+    /// A quoted delimiter (`<<'EOF'`): nothing in the body expands.
+    quoted: bool,
+    /// `<<-`: leading tabs are stripped from the body's lines.
+    strip_tabs: bool,
 }
 
-impl Lexer {
+struct Lexer<'a> {
+    chars: &'a [char],
+    at: usize,
+    /// How many substitutions deep this text is.
+    depth: usize,
+    /// The text of command and process substitutions met, to be read as lines of their own.
+    nested: Vec<String>,
+    /// Why the text cannot be read with certainty, when it cannot.
+    doubt: Option<String>,
+    heredocs: Vec<Heredoc>,
+    /// After a `<<` (false) or `<<-` (true): the next word is a here-document's delimiter.
+    delimiter_next: Option<bool>,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(chars: &'a [char], depth: usize) -> Lexer<'a> {
+        Lexer {
+            chars,
+            at: 0,
+            depth,
+            nested: Vec::new(),
+            doubt: None,
+            heredocs: Vec::new(),
+            delimiter_next: None,
+        }
+    }
+
     fn peek(&self) -> Option<char> {
         self.chars.get(self.at).copied()
     }
 
+    fn doubt(&mut self, why: String) {
+        self.doubt.get_or_insert(why);
+    }
+
     fn next_token(&mut self) -> Token {
+        self.skip_blanks();
+        let Some(c) = self.peek() else { return Token::End };
+        self.at += 1;
+        match c {
+            '\n' => {
+                self.heredoc_bodies();
+                Token::Separator
+            }
+            // `((…))`: arithmetic, where `<<` is a shift; what it substitutes is looked into.
+            '(' if self.peek() == Some('(') => {
+                self.at += 1;
+                self.substitution(&mut Word::default());
+                Token::Open
+            }
+            '(' => Token::Open,
+            ')' => Token::Close,
+            ';' | '&' | '|' => {
+                while self.peek() == Some(c) {
+                    self.at += 1;
+                }
+                Token::Separator
+            }
+            _ => {
+                self.at -= 1;
+                let word = self.word();
+                self.note_heredoc(&word);
+                Token::Word(word)
+            }
+        }
+    }
+
+    /// Skips blanks, line continuations and comments.
+    fn skip_blanks(&mut self) {
         while let Some(c) = self.peek() {
-            if c == ' ' || c == '\t' || c == '\\' && self.chars.get(self.at + 1) == Some(&'\n') {
-                self.at += if c == '\\' { 2 } else { 1 };
+            if c == ' ' || c == '\t' {
+                self.at += 1;
+            } else if c == '\\' && self.chars.get(self.at + 1) == Some(&'\n') {
+                self.at += 2;
             } else if c == '#' {
                 while self.peek().is_some_and(|c| c != '\n') {
                     self.at += 1;
@@ -241,137 +676,346 @@ impl Lexer {
                 break;
             }
         }
-        let Some(c) = self.peek() else { return Token::End };
-        if matches!(c, ';' | '&' | '|' | '\n' | '(' | ')' | '`') {
-            if c == '`' {
-                self.at += 1;
-                let inner = self.until_backtick();
-                self.nested.push(inner);
-                return Token::Separator;
-            }
-            self.at += 1;
-            while self.peek().is_some_and(|n| matches!(n, ';' | '&' | '|') && n == c) {
-                self.at += 1;
-            }
-            return Token::Separator;
-        }
-        Token::Word(self.word())
     }
 
-    /// One word, quotes removed; a command substitution in it is remembered.
-    fn word(&mut self) -> String {
-        let mut word = String::new();
+    /// One word, quotes removed and escapes decoded; substitutions in it are remembered.
+    fn word(&mut self) -> Word {
+        let mut word = Word::default();
+        // Its unquoted characters, where globs and brace expansions are looked for.
+        let mut bare = String::new();
         while let Some(c) = self.peek() {
             match c {
-                ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' | '`' => break,
-                '(' if word.is_empty() => break,
-                '<' | '>' if word.is_empty() || word.chars().all(|c| c.is_ascii_digit()) => {
-                    // A redirection operator is a word of its own; its target follows.
-                    while let Some(op) = self.peek().filter(|c| matches!(c, '<' | '>' | '&')) {
-                        word.push(op);
-                        self.at += 1;
-                    }
-                    if self.peek() == Some('(') {
-                        // Process substitution: `<(cmd)`.
-                        self.at += 1;
-                        let inner = self.until_close();
-                        self.nested.push(inner);
-                    }
-                    return word;
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' => break,
+                // `@(…)`, `!(…)`, `+(…)`: an extended glob; otherwise `(` ends the word.
+                '(' => {
+                    word.expands |= bare.ends_with(['@', '!', '+', '*', '?']);
+                    break;
                 }
+                // Process substitution: a word naming a pipe.
+                '<' | '>' if self.chars.get(self.at + 1) == Some(&'(') => {
+                    self.at += 2;
+                    self.substitution(&mut word);
+                }
+                // A redirection operator (after its file descriptor's digits) is a word of its
+                // own, and ends the word before it.
+                '<' | '>' if word.quoted || !bare.chars().all(|c| c.is_ascii_digit()) => break,
+                '<' | '>' => return self.redirection(word),
                 '\\' => {
                     self.at += 1;
-                    if let Some(next) = self.peek() {
-                        word.push(next);
-                        self.at += 1;
+                    match self.peek() {
+                        Some('\n') => self.at += 1,
+                        Some(next) => {
+                            word.text.push(next);
+                            word.quoted = true;
+                            self.at += 1;
+                        }
+                        None => {}
                     }
                 }
                 '\'' => {
                     self.at += 1;
-                    while let Some(q) = self.peek() {
-                        self.at += 1;
-                        if q == '\'' {
-                            break;
-                        }
-                        word.push(q);
-                    }
+                    self.single_quoted(&mut word.text);
+                    word.quoted = true;
                 }
                 '"' => {
                     self.at += 1;
-                    while let Some(q) = self.peek() {
-                        self.at += 1;
-                        match q {
-                            '"' => break,
-                            '\\' => {
-                                if let Some(next) = self.peek() {
-                                    word.push(next);
-                                    self.at += 1;
-                                }
-                            }
-                            '$' if self.peek() == Some('(') => self.substitution(&mut word),
-                            '`' => {
-                                let inner = self.until_backtick();
-                                self.nested.push(inner);
-                            }
-                            _ => word.push(q),
-                        }
-                    }
+                    self.double_quoted(&mut word);
+                    word.quoted = true;
                 }
-                '$' if self.chars.get(self.at + 1) == Some(&'(') => {
+                '$' => {
                     self.at += 1;
-                    self.substitution(&mut word);
+                    self.dollar(&mut word, false);
+                }
+                '`' => {
+                    self.at += 1;
+                    self.backtick(&mut word);
                 }
                 _ => {
-                    word.push(c);
+                    word.text.push(c);
+                    bare.push(c);
                     self.at += 1;
                 }
             }
+        }
+        word.expands |= is_pattern(&bare);
+        word
+    }
+
+    /// A redirection operator after its file descriptor digits (`2>&`, `>>`, `<<-`, `>|`).
+    fn redirection(&mut self, mut word: Word) -> Word {
+        while let Some(op) = self.peek().filter(|c| matches!(c, '<' | '>' | '&')) {
+            word.text.push(op);
+            self.at += 1;
+        }
+        let after = self.peek();
+        let op = word.text.trim_start_matches(|c: char| c.is_ascii_digit());
+        if (op == "<<" && after == Some('-')) || (op.ends_with('>') && after == Some('|')) {
+            word.text.extend(after);
+            self.at += 1;
         }
         word
     }
 
-    /// At the `(` of `$(`: remembers the substitution's text and leaves `$(…)` in the word.
-    fn substitution(&mut self, word: &mut String) {
-        self.at += 1;
-        let inner = self.until_close();
-        word.push_str("$(…)");
-        self.nested.push(inner);
+    /// Just after an opening `'`: the text up to the closing one.
+    fn single_quoted(&mut self, text: &mut String) {
+        while let Some(c) = self.peek() {
+            self.at += 1;
+            if c == '\'' {
+                return;
+            }
+            text.push(c);
+        }
     }
 
-    /// The text up to the `)` closing an opened `(`, nesting counted; consumes the `)`.
-    fn until_close(&mut self) -> String {
-        let start = self.at;
-        let mut depth = 1usize;
+    /// Just after an opening `"`: the text up to the closing one, escapes and substitutions
+    /// as bash reads them there.
+    fn double_quoted(&mut self, word: &mut Word) {
         while let Some(c) = self.peek() {
             self.at += 1;
             match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        return self.chars[start..self.at - 1].iter().collect();
+                '"' => return,
+                '\\' => match self.peek() {
+                    Some('\n') => self.at += 1,
+                    Some(next @ ('$' | '`' | '"' | '\\')) => {
+                        word.text.push(next);
+                        self.at += 1;
                     }
-                }
-                '\\' => self.at += 1,
-                _ => {}
+                    _ => word.text.push('\\'),
+                },
+                '$' => self.dollar(word, true),
+                '`' => self.backtick(word),
+                _ => word.text.push(c),
             }
         }
-        self.chars[start..self.at.min(self.chars.len())].iter().collect()
     }
 
-    /// The text up to the next unescaped backtick; consumes it.
-    fn until_backtick(&mut self) -> String {
-        let start = self.at;
+    /// Just after a `$`: `$'…'` (ANSI-C quoting) and `$"…"` (read as `"…"`: a translation
+    /// from a message catalog is not seen) outside double quotes, a substitution `$(…)`, a
+    /// parameter (`$NAME`, `${…}`, `$1`, `$@`), or a `$` of its own.
+    fn dollar(&mut self, word: &mut Word, in_quotes: bool) {
+        match self.peek() {
+            Some('\'') if !in_quotes => {
+                self.at += 1;
+                self.ansi_c(&mut word.text);
+                word.quoted = true;
+            }
+            Some('"') if !in_quotes => {
+                self.at += 1;
+                self.double_quoted(word);
+                word.quoted = true;
+            }
+            Some('(') => {
+                self.at += 1;
+                self.substitution(word);
+            }
+            Some(c)
+                if c == '{' || c == '_' || c.is_ascii_alphanumeric() || "@*#?$!-".contains(c) =>
+            {
+                word.text.push('$');
+                word.expands = true;
+            }
+            _ => word.text.push('$'),
+        }
+    }
+
+    /// Just after the `'` of `$'`: the text up to the closing `'`, escapes decoded as bash
+    /// decodes them.
+    fn ansi_c(&mut self, text: &mut String) {
         while let Some(c) = self.peek() {
             self.at += 1;
             match c {
-                '`' => return self.chars[start..self.at - 1].iter().collect(),
-                '\\' => self.at += 1,
+                '\'' => return,
+                '\\' => self.ansi_c_escape(text),
+                _ => text.push(c),
+            }
+        }
+    }
+
+    /// Just after a `\` in `$'…'`: `\n`, `\t`, `\e`, `\'`, octal `\NNN`, `\xHH`, `\uHHHH`,
+    /// `\UHHHHHHHH`, `\cX`…; an unknown escape stays as written.
+    fn ansi_c_escape(&mut self, text: &mut String) {
+        let Some(c) = self.peek() else { return text.push('\\') };
+        self.at += 1;
+        let decoded = match c {
+            'a' => Some('\x07'),
+            'b' => Some('\x08'),
+            'e' | 'E' => Some('\x1b'),
+            'f' => Some('\x0c'),
+            'n' => Some('\n'),
+            'r' => Some('\r'),
+            't' => Some('\t'),
+            'v' => Some('\x0b'),
+            '\\' | '\'' | '"' | '?' => Some(c),
+            '0'..='7' => {
+                self.at -= 1;
+                self.number(8, 3)
+            }
+            'x' => self.number(16, 2),
+            'u' => self.number(16, 4),
+            'U' => self.number(16, 8),
+            'c' => self.peek().and_then(|n| {
+                self.at += 1;
+                char::from_u32(n as u32 & 0x1f)
+            }),
+            _ => None,
+        };
+        match decoded {
+            Some(d) => text.push(d),
+            None => {
+                text.push('\\');
+                text.push(c);
+            }
+        }
+    }
+
+    /// The character numbered by up to `most` digits in `radix`; `None` without a digit.
+    fn number(&mut self, radix: u32, most: usize) -> Option<char> {
+        let start = self.at;
+        let mut value = 0u32;
+        while self.at - start < most {
+            let Some(digit) = self.peek().and_then(|d| d.to_digit(radix)) else { break };
+            value = value.saturating_mul(radix).saturating_add(digit);
+            self.at += 1;
+        }
+        (self.at > start).then(|| char::from_u32(value).unwrap_or('\u{fffd}'))
+    }
+
+    /// Just after an opening backtick: remembers the command up to the closing one (its
+    /// `` \` ``, `\\` and `\$` unescaped) and leaves a placeholder in the word.
+    fn backtick(&mut self, word: &mut Word) {
+        let mut inner = String::new();
+        while let Some(c) = self.peek() {
+            self.at += 1;
+            match c {
+                '`' => break,
+                '\\' => match self.peek() {
+                    Some(next @ ('`' | '\\' | '$')) => {
+                        inner.push(next);
+                        self.at += 1;
+                    }
+                    _ => inner.push('\\'),
+                },
+                _ => inner.push(c),
+            }
+        }
+        self.nested.push(inner);
+        word.text.push_str("`…`");
+        word.expands = true;
+    }
+
+    /// Just after the `(` of `$(`, `<(` or `>(`: remembers the text up to the `)` that closes
+    /// it, found by reading the text as a line (quotes, nested substitutions, here-documents),
+    /// and leaves a placeholder in the word.
+    fn substitution(&mut self, word: &mut Word) {
+        word.text.push_str("$(…)");
+        word.expands = true;
+        if self.depth >= MAX_DEPTH {
+            self.doubt(format!("substitutions nest more than {MAX_DEPTH} deep"));
+            self.at = self.chars.len();
+            return;
+        }
+        let mut inner = Lexer::new(self.chars, self.depth + 1);
+        inner.at = self.at;
+        let end = inner.until_close();
+        if let Some(why) = inner.doubt {
+            self.doubt(why);
+        }
+        self.nested.push(self.chars[self.at..end].iter().collect());
+        self.at = inner.at;
+    }
+
+    /// Reads tokens up to the `)` that closes an opened `(`; returns where that `)` is (the
+    /// end of the text if none does). A `case` met there is doubted: its patterns end in `)`.
+    fn until_close(&mut self) -> usize {
+        let mut open = 0usize;
+        let mut command_start = true;
+        loop {
+            match self.next_token() {
+                Token::End => return self.chars.len(),
+                Token::Close if open == 0 => return self.at - 1,
+                Token::Close => {
+                    open -= 1;
+                    command_start = true;
+                }
+                Token::Open => {
+                    open += 1;
+                    command_start = true;
+                }
+                Token::Separator => command_start = true,
+                Token::Word(word) => {
+                    let keyword = (!word.quoted).then_some(word.text.as_str());
+                    if command_start && keyword == Some("case") {
+                        self.doubt("a `case` inside a substitution".to_owned());
+                    }
+                    command_start = keyword.is_some_and(|k| KEYWORDS.contains(&k));
+                }
+            }
+        }
+    }
+
+    /// After a word: the word after `<<` is a here-document's delimiter.
+    fn note_heredoc(&mut self, word: &Word) {
+        if let Some(strip_tabs) = self.delimiter_next.take() {
+            let delimiter = word.text.clone();
+            self.heredocs.push(Heredoc { delimiter, quoted: word.quoted, strip_tabs });
+        } else if !word.quoted && is_redirection(&word.text) {
+            let op = word.text.trim_start_matches(|c: char| c.is_ascii_digit());
+            if op == "<<" || op == "<<-" {
+                self.delimiter_next = Some(op == "<<-");
+            }
+        }
+    }
+
+    /// Just after a newline: skips the bodies of the here-documents started on the line,
+    /// remembering the substitutions of those whose delimiter is unquoted.
+    fn heredoc_bodies(&mut self) {
+        for doc in std::mem::take(&mut self.heredocs) {
+            while self.at < self.chars.len() {
+                let end = self.chars[self.at..].iter().position(|&c| c == '\n');
+                let end = end.map_or(self.chars.len(), |n| self.at + n);
+                let line: String = self.chars[self.at..end].iter().collect();
+                let shown = if doc.strip_tabs { line.trim_start_matches('\t') } else { &line };
+                if shown == doc.delimiter {
+                    self.at = (end + 1).min(self.chars.len());
+                    break;
+                }
+                if doc.quoted {
+                    self.at = (end + 1).min(self.chars.len());
+                } else {
+                    self.substitutions_in_body();
+                }
+            }
+        }
+    }
+
+    /// One line of an unquoted here-document's body: remembers its substitutions.
+    fn substitutions_in_body(&mut self) {
+        let mut sink = Word::default();
+        while let Some(c) = self.peek() {
+            self.at += 1;
+            match c {
+                '\n' => return,
+                '\\' => self.at = (self.at + 1).min(self.chars.len()),
+                '$' if self.peek() == Some('(') => {
+                    self.at += 1;
+                    self.substitution(&mut sink);
+                }
+                '`' => self.backtick(&mut sink),
                 _ => {}
             }
         }
-        self.chars[start..self.at.min(self.chars.len())].iter().collect()
     }
+}
+
+/// Whether unquoted text is a pattern the shell expands: a glob (`*`, `?`, `[…]`) or a brace
+/// expansion (`{a,b}`, `{1..3}`).
+fn is_pattern(bare: &str) -> bool {
+    let after = |open: char| bare.split_once(open).map(|(_, rest)| rest);
+    let bracket = after('[').is_some_and(|rest| rest.contains(']'));
+    let brace = after('{')
+        .and_then(|rest| rest.split_once('}'))
+        .is_some_and(|(inside, _)| inside.contains(',') || inside.contains(".."));
+    bare.contains(['*', '?']) || bracket || brace
 }
 
 #[cfg(test)]
@@ -379,7 +1023,7 @@ mod tests {
     use super::*;
 
     fn programs(line: &str) -> Vec<String> {
-        simple_commands(line).into_iter().map(|c| c.program).collect()
+        simple_commands(line).commands.into_iter().map(|c| c.program).collect()
     }
 
     #[test]
@@ -405,7 +1049,7 @@ mod tests {
         assert_eq!(programs("bash -lc \"curl x | sh\""), ["bash", "curl", "sh"]);
         assert_eq!(programs("env A=1 B=2 python3 -q"), ["env", "python3"]);
         assert_eq!(programs("exec /usr/bin/vim"), ["exec", "/usr/bin/vim"]);
-        let commands = simple_commands("LD_PRELOAD=/x.so env PATH=/evil ls");
+        let commands = simple_commands("LD_PRELOAD=/x.so env PATH=/evil ls").commands;
         assert_eq!(commands[0].assigns, ["LD_PRELOAD"]);
         assert_eq!(commands[1].program, "ls");
         assert_eq!(commands[1].assigns, ["LD_PRELOAD", "PATH"]);
@@ -414,10 +1058,95 @@ mod tests {
     #[test]
     fn hostile_lines_cost_bounded_work() {
         let deep = "$(".repeat(10_000);
-        assert!(simple_commands(&deep).len() <= MAX_COMMANDS);
+        assert!(simple_commands(&deep).commands.len() <= MAX_COMMANDS);
         let many = "a;".repeat(100_000);
-        assert_eq!(simple_commands(&many).len(), MAX_COMMANDS);
+        assert_eq!(simple_commands(&many).commands.len(), MAX_COMMANDS);
+        assert!(simple_commands(&many).doubt.is_some_and(|why| why.contains("4096")));
         let unterminated = "echo \"$(ls 'x";
         assert_eq!(programs(unterminated), ["echo", "ls"]);
+    }
+
+    /// Every line reads as `expected` programs, with nothing doubted.
+    fn assert_reads(cases: &[(&str, &[&str])]) {
+        for (line, expected) in cases {
+            let reading = simple_commands(line);
+            let found: Vec<&str> = reading.commands.iter().map(|c| c.program.as_str()).collect();
+            assert_eq!((found.as_slice(), reading.doubt.as_deref()), (*expected, None), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn substitutions_and_here_documents_end_where_bash_ends_them() {
+        assert_reads(&[
+            ("echo $(echo ')'; touch F)", &["echo", "echo", "touch"]),
+            ("echo $(echo \")\"; touch F)", &["echo", "echo", "touch"]),
+            ("echo $(echo $'\\')'; touch F)", &["echo", "echo", "touch"]),
+            ("echo $(echo a # )\ntouch F\n)", &["echo", "echo", "touch"]),
+            ("echo <(echo ')'; touch F)", &["echo", "echo", "touch"]),
+            ("echo `echo \\`touch F\\``", &["echo", "echo", "touch"]),
+            ("cat <<EOF\nit's\nEOF\ntouch F", &["cat", "touch"]),
+            ("cat <<-EOF >x\n\tit's $(touch F)\n\tEOF\nls", &["cat", "ls", "touch"]),
+            ("cat <<'EOF'\n$(touch F)\nEOF\nls", &["cat", "ls"]),
+            ("touch>F; sudo >/dev/null touch F", &["touch", "sudo", "touch"]),
+            ("((x = 1 << 2))\ntouch F", &["touch", "x"]),
+        ]);
+    }
+
+    #[test]
+    fn quoting_keywords_and_wrapper_options_are_read_as_bash_does() {
+        assert_reads(&[
+            ("$'touch' F; $'\\x74ouch'; $'\\164ouch'; $\"touch\"", &["touch"; 4]),
+            (
+                "tou\\\nch F; \"tou\\\nch\" F; \\time -f %e touch",
+                &["touch", "touch", "time", "touch"],
+            ),
+            ("coproc touch F; coproc NAME { touch F; }", &["touch", "touch"]),
+            ("time -p touch F; ! touch F; function f { touch F; }", &["touch", "touch", "touch"]),
+            ("env - touch F; env -iS'A=1 touch F'", &["env", "touch", "env", "touch"]),
+            ("env --split-string 'touch F'", &["env", "touch"]),
+            ("xargs --max-args 1 touch; xargs -in touch F", &["xargs", "touch", "xargs", "touch"]),
+            (
+                "sudo --user root touch F; stdbuf --output=L touch",
+                &["sudo", "touch", "stdbuf", "touch"],
+            ),
+            ("su --command='touch F' root; su root -c 'touch F'", &["su", "su", "touch", "touch"]),
+            (
+                "bash -ce 'touch F'; sh -o pipefail -c -- 'touch F'",
+                &["bash", "sh", "touch", "touch"],
+            ),
+            ("busybox sh -c 'touch F'", &["busybox", "sh", "touch"]),
+        ]);
+        let commands = simple_commands("PATH=/x; export A=1; ls; B=2 sudo C=3 ls").commands;
+        assert_eq!(commands[0].assigns, ["A", "PATH"]);
+        assert_eq!(commands[1].assigns, ["PATH", "A"]);
+        assert_eq!(commands[3].assigns, ["B", "PATH", "A", "C"]);
+    }
+
+    #[test]
+    fn what_cannot_be_read_for_certain_is_doubted() {
+        for line in [
+            "$(echo touch) F",
+            "`echo touch` F",
+            "$CMD F",
+            "/usr/bin/tou?h F",
+            "/usr/bin/tou[c]h F",
+            "{touch,F}",
+            "echo $(case a in a) touch F;; esac)",
+            "cd /usr/bin && ./touch F",
+            "declare -n p=PATH",
+            "hash -p /usr/bin/touch ls",
+        ] {
+            assert!(simple_commands(line).doubt.is_some(), "{line:?}");
+        }
+        let deep = format!("echo {}touch F{}", "$(".repeat(17), ")".repeat(17));
+        assert!(simple_commands(&deep).doubt.unwrap().contains("nest"));
+        // `sh -c LINE` 17 deep, each line one word by backslashes.
+        let escape = |line: String| line.replace('\\', "\\\\").replace(' ', "\\ ");
+        let shells =
+            (0..16).fold("touch F".to_owned(), |line, _| format!("sh -c {}", escape(line)));
+        assert!(argv_commands(vec!["sh".into(), "-c".into(), shells]).doubt.is_some());
+        let wrapped = format!("{}touch", "sudo ".repeat(10_000));
+        assert!(simple_commands(&wrapped).doubt.unwrap().contains("wrappers"));
+        assert_eq!(simple_commands("echo $(date) [x] {a} ~/f; [ -f x ]").doubt, None);
     }
 }
