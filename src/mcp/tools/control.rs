@@ -241,6 +241,13 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     };
     let session = call.session(id)?;
     let status_before = session.status()?;
+    // A shell that has just drawn its prompt may not be reading yet, and bash's readline,
+    // signalled before it blocks reading, prints ^C but draws no new prompt until the next
+    // key (then a command typed after the signal waited for a prompt that never came). So
+    // a shell at its prompt is signalled once it is seen reading the terminal (at most 1 s).
+    if matches!(status_before.activity, Activity::AtPrompt) {
+        let _ = session.wait(Until::input_wait(), PROMPT_READ_WAIT);
+    }
     let sent = session.signal_to(signal, target)?;
     // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
     // waited for as terminal_send waits (a shell with integration: until its new prompt), so
@@ -260,6 +267,9 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     output.structured["names"] = json!(sent.names);
     Ok(output)
 }
+
+/// How long `terminal_signal` waits for a shell at its prompt to be reading the terminal.
+const PROMPT_READ_WAIT: Duration = Duration::from_secs(1);
 
 /// `terminal_resize`.
 pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
