@@ -258,11 +258,6 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         request.target.connect()
     };
     let result = connected.and_then(|mut client| {
-        if command.name == "close"
-            && let Some(closed) = already_closed(&mut client, &request)
-        {
-            return Ok(closed);
-        }
         let arguments = Value::Object(request.arguments.clone());
         client
             .call_tool_as(Some(&request.client), command.tool, arguments)
@@ -289,50 +284,6 @@ fn server_failed(client: &mut termloom::server::Client, err: &std::io::Error) ->
         return format!("the termloom server refused the connection: {refusal}");
     }
     format!("the termloom server failed: {err}")
-}
-
-/// For `close`: the result saying the session was already closed, if it was (a second close
-/// changes nothing; it succeeds and says so).
-fn already_closed(client: &mut termloom::server::Client, request: &Request) -> Option<ToolResult> {
-    let wanted = request.arguments.get("session_id")?;
-    let mut list = client.call_tool_as(Some(&request.client), "terminal_list", json!({})).ok()?;
-    let sessions = list.structured.as_ref()?["sessions"].as_array()?.clone();
-    let session = sessions
-        .iter()
-        .find(|s| &s["session_id"] == wanted || (wanted.is_string() && &s["name"] == wanted))?;
-    if session["state"] != "closed" {
-        return None;
-    }
-    let id = &session["session_id"];
-    let how = match (session["exit_code"].as_i64(), session["exit_signal"].as_i64()) {
-        (Some(code), _) => format!("exit code {code}"),
-        (None, Some(signal)) => format!("signal {signal}"),
-        (None, None) => "ended".to_owned(),
-    };
-    let text = format!("[session {id} · closed · already closed ({how})]");
-    let structured = json!({"session_id": id, "already_closed": true, "state": "closed"});
-    // The list's result, with what a close would have said (a `ToolResult` is made by the
-    // library only).
-    list.text = text;
-    list.structured = Some(structured);
-    list.is_error = false;
-    Some(list)
-}
-
-/// Whether `name` may name a client, as the server checks it: 1 to 64 letters, digits, `-`,
-/// `_` or `.`, starting with a letter.
-fn check_client_name(name: &str) -> Result<(), String> {
-    let valid = !name.is_empty()
-        && name.len() <= 64
-        && !name.starts_with(|c: char| c.is_ascii_digit())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if valid {
-        Ok(())
-    } else {
-        Err(format!(
-            "--client {name:?}: a client name has 1 to 64 letters, digits, - _ or ., starting with a letter"
-        ))
-    }
 }
 
 /// Parses a command's arguments into the tool's. The options every command takes (`-L`,
@@ -375,7 +326,8 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
             }
             "--client" => {
                 client = value()?;
-                check_client_name(&client)?;
+                termloom::server::check_client_name(&client)
+                    .map_err(|message| format!("--client: {message}"))?;
                 continue;
             }
             "--json" | "-h" | "--help" if given_inline => {

@@ -15,7 +15,7 @@ use crate::mcp::ServeOptions;
 use crate::mcp::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Id, RpcError, error_response};
 use crate::mcp::outbox::{Outbox, Responder};
 use crate::mcp::server::{Extension, run_connection};
-use crate::mcp::tools::names::{Names, check_name};
+use crate::mcp::tools::names::Names;
 use crate::mcp::tools::{Caller, describe_sessions};
 use crate::{Engine, SessionId, SessionState};
 
@@ -297,7 +297,7 @@ impl Connection {
             }
         }
         if let Some(name) = params.get("client").and_then(Value::as_str) {
-            check_name(name).map_err(|err| invalid(format!("client name: {}", err.message)))?;
+            super::check_client_name(name).map_err(invalid)?;
             let caller = self.hub.client(name).map_err(invalid)?;
             *lock(&self.caller) = caller;
             *lock(&self.client) = name.to_owned();

@@ -50,6 +50,17 @@ use crate::Engine;
 pub use client::{Client, Reply, Sender};
 pub use socket::{prepare_socket_dir, socket_dir, socket_path};
 
+/// Checks a client's name as the server does (`termloom/hello`'s `client`): 1 to 64 letters,
+/// digits, `-`, `_` or `.`, not starting with a digit; the error says so.
+pub fn check_client_name(name: &str) -> Result<(), String> {
+    use crate::mcp::tools::names::{MAX_NAME, check_name};
+    check_name(name).map_err(|_| {
+        format!(
+            "invalid client name {name:?}: use 1 to {MAX_NAME} letters, digits, - _ or ., starting with a letter"
+        )
+    })
+}
+
 /// The version of the protocol `termloom/hello` checks.
 pub const PROTOCOL: u64 = 1;
 

@@ -294,11 +294,14 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
     let max = max_bytes(args)?;
     let session = call.session(id)?;
-    let was_running = matches!(session.info().map(|i| i.state), Ok(SessionState::Running));
+    let state = session.info().map(|i| i.state);
+    let was_running = matches!(state, Ok(SessionState::Running));
+    let already = matches!(state, Ok(SessionState::Closed(_)));
     let ended = session.close()?;
     call.caller.forget(id);
     // A program that ends on the close's own signals did not crash: say so.
     let how = match ended {
+        ended if already => format!("already closed ({ended})"),
         ExitStatus::Signal(signal @ (1 | 9 | 15)) if was_running => {
             let name = match signal {
                 1 => "SIGHUP",
