@@ -759,7 +759,12 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "long", "--", "sh", "-c", "seq 1 3000; exec cat"]);
     let read = server.ok(&["read", "long", "--client", "fresh", "--max-bytes", "300"]);
-    assert!(read.contains("call termloom read with ID 1 and --view="), "{read}");
+    assert!(read.contains("call termloom read with ID 1 --view="), "{read}");
+    // Following the advice shows everything: its --max-bytes allows for JSON's escapes.
+    let enough = read.split("--max-bytes=").nth(1).unwrap();
+    let enough: String = enough.chars().take_while(char::is_ascii_digit).collect();
+    let all = server.ok(&["read", "long", "--view=scrollback", "--max-bytes", &enough]);
+    assert!(!all.contains("left out") && all.contains("\n1\n2\n3\n"), "{all}");
 
     let signalled = server.ok(&["signal", "long", "WINCH"]);
     let mut lines = signalled.lines();

@@ -192,10 +192,11 @@ impl Budget {
     }
 
     /// The `max_bytes` to suggest for seeing `omitted` more bytes of transcript: this one plus
-    /// the omitted bytes once per copy, and an eighth more for JSON escapes (line breaks).
+    /// the omitted bytes once per copy, doubled for JSON escapes (a line break or a quote takes
+    /// two bytes; `seq`'s short lines are a fifth line breaks). More than needed costs
+    /// nothing: `max_bytes` bounds a result, it does not pad it.
     pub(crate) fn enough(&self, omitted: usize) -> usize {
-        let more = omitted.saturating_mul(self.copies);
-        let more = more.saturating_add(more / 8);
+        let more = omitted.saturating_mul(self.copies).saturating_mul(2);
         self.max_bytes.saturating_add(more).min(MAX_BYTES_RANGE.1 as usize)
     }
 }

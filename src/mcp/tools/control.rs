@@ -128,7 +128,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         push_block(
             &mut text,
             &format!(
-                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={id} and view=\"scrollback\" and max_bytes={}]",
+                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={}]",
                 budget.enough(omitted)
             ),
         );

@@ -333,13 +333,13 @@ fn layout(
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
     if omitted > 0 {
-        let enough = budget.enough(omitted);
+        let (id, enough) = (reading.id, budget.enough(omitted));
         let note = match view {
             View::Scrollback => format!(
-                "[... {omitted} earlier bytes of the retained transcript left out; call terminal_read with view=\"scrollback\" and max_bytes={enough} to see more]"
+                "[... {omitted} earlier bytes of the retained transcript left out; call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough} to see more]"
             ),
             _ => format!(
-                "[... {omitted} earlier bytes of new output left out; to see them, call terminal_read with view=\"scrollback\" and max_bytes={enough}]"
+                "[... {omitted} earlier bytes of new output left out; to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough}]"
             ),
         };
         push_block(&mut text, &note);
@@ -352,7 +352,8 @@ fn layout(
                 push_block(
                     &mut text,
                     &format!(
-                        "[... {later} later bytes of new output left out, after the line that matched; to see them, call terminal_read with view=\"scrollback\" and max_bytes={}]",
+                        "[... {later} later bytes of new output left out, after the line that matched; to see them, call terminal_read with session_id={} view=\"scrollback\" max_bytes={}]",
+                        reading.id,
                         budget.enough(later)
                     ),
                 );
