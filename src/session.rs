@@ -397,7 +397,9 @@ impl Session {
     /// request to the reactor: the keys are written and the wait is in place before any output
     /// is looked at, so the program's answer cannot be missed, and the caller waits for one
     /// reply instead of two. A condition that already holds before the keys are answered
-    /// matches at once: wait for something the keys change.
+    /// matches at once: wait for something the keys change. Keys that end with Enter submit
+    /// a line, and text conditions skip the line it is typed on (`echo done<Enter>` waiting
+    /// for `done` waits for the output, not the echo).
     ///
     /// ```no_run
     /// # fn demo(vim: &termloom::Session) -> termloom::Result<()> {
@@ -425,13 +427,33 @@ impl Session {
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
     /// cancelled from any thread.
     pub fn start_wait(&self, until: Until, timeout: Duration) -> Result<PendingWait> {
+        self.start_wait_past(until, timeout, None)
+    }
+
+    /// [`Session::start_wait`], its transcript conditions not searching transcript line
+    /// `typed_line` or those before it (see [`Session::cursor_line`]).
+    pub(crate) fn start_wait_past(
+        &self,
+        until: Until,
+        timeout: Duration,
+        typed_line: Option<u64>,
+    ) -> Result<PendingWait> {
         let id = self.id;
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = crossbeam_channel::bounded(1);
         let reader = self.reader;
-        self.client
-            .submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, tx.into())))?;
+        self.client.submit(Box::new(move |r| {
+            r.wait_past(id, reader, (until, timeout), typed_line, waiter, tx.into())
+        }))?;
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
+    }
+
+    /// The transcript line the cursor is on, where what is typed next is echoed (`None` on
+    /// the alternate screen): taken before a submitted line is typed, so that a wait for its
+    /// answer does not match its echo.
+    pub(crate) fn cursor_line(&self) -> Result<Option<u64>> {
+        let id = self.id;
+        self.client.call(move |r| r.cursor_line(id))
     }
 
     /// Types `line` and Enter into a shell started with shell integration, waits until its

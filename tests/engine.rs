@@ -471,6 +471,14 @@ fn keys_and_their_wait_go_in_one_request() {
     assert!(err.to_string().contains("line break"), "{err}");
     let screen = session.screen().unwrap();
     assert!(!screen.contains("zz"), "an invalid wait sends nothing: {screen}");
+    // Keys that submit a line: the wait is for the answer, not the line's echo.
+    let shell = engine.spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile"])).unwrap();
+    expect(&shell, Until::input_wait());
+    let started = std::time::Instant::now();
+    let outcome =
+        shell.send_keys_and_wait("sleep 0.4; echo done<Enter>", Until::text("done"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(started.elapsed() >= Duration::from_millis(350), "matched the echo: {outcome}");
 }
 
 /// Arguments too large to hand to the supervisor are a clear error, and the engine goes on.

@@ -1878,3 +1878,34 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     assert!(!everything.contains(secret), "the secret leaked: {everything}");
     client.finish();
 }
+
+/// A wait sent with a submitted line waits for the program's answer, not for the line's own
+/// echo: `echo done` typed at a prompt does not match `done` before the command prints it.
+#[test]
+fn a_submitted_lines_echo_does_not_end_its_wait() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.tool("terminal_start", json!({}))["session_id"].clone();
+    for (how, send) in [
+        ("submit", json!({"text": "sleep 0.5; echo done", "submit": true})),
+        ("keys", json!({"keys": "sleep 0.5; echo done<Enter>"})),
+    ] {
+        let mut arguments = send;
+        arguments["session_id"] = id.clone();
+        arguments["for_text"] = json!("done");
+        let sent = client.tool("terminal_send", arguments);
+        assert_eq!(sent["wait"]["outcome"], "matched", "{how}: {sent}");
+        let elapsed = sent["wait"]["elapsed_ms"].as_u64().unwrap();
+        assert!(elapsed >= 400, "{how}: matched the echo after {elapsed} ms: {sent}");
+        // Typing without a submit still matches what it types (the line is the answer).
+        let typed = client.tool(
+            "terminal_send",
+            json!({"session_id": id, "text": "echo typed", "for_text": "typed"}),
+        );
+        assert_eq!(typed["wait"]["outcome"], "matched", "{how}: {typed}");
+        client.tool("terminal_send", json!({"session_id": id, "keys": "<C-u>"}));
+    }
+    client.finish();
+}

@@ -5,7 +5,7 @@
 //! (terminal I/O, input, waiters, lifecycle).
 
 use super::*;
-use crate::input::keys::{KeyModes, ScriptItem, encode_script};
+use crate::input::keys::{KeyCode, KeyModes, ScriptItem, encode_script};
 use crate::input::mouse::{
     MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
 };
@@ -479,6 +479,21 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
+        self.wait_past(id, reader, (until, timeout), None, waiter, reply);
+    }
+
+    /// [`wait`](Self::wait), its transcript conditions not searching transcript line
+    /// `typed_line` or those before it (the line a submitted input was typed on: its echo,
+    /// `echo done`, is no answer to it).
+    pub(crate) fn wait_past(
+        &mut self,
+        id: SessionId,
+        reader: u64,
+        (until, timeout): (Until, Duration),
+        typed_line: Option<u64>,
+        waiter: u64,
+        reply: Reply<Result<WaitOutcome>>,
+    ) {
         if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
             reply.send(Err(err));
             return;
@@ -495,7 +510,10 @@ impl Reactor {
             slot.screen_hash = screen_hash(&slot.terminal.screen());
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
-        let read = slot.terminal.read_mark(reader);
+        let mut read = slot.terminal.read_mark(reader);
+        if let Some(line) = typed_line {
+            read.skip_through(line);
+        }
         slot.waiters.push(Waiter {
             id: waiter,
             until,
@@ -523,11 +541,26 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
+        // Keys that end with Enter submit a line: its echo is not what the wait looks for.
+        let submits = matches!(
+            items.last(),
+            Some(ScriptItem::Key(key)) if key.code == KeyCode::Enter
+        ) || matches!(items.last(), Some(ScriptItem::Text(text)) if text.ends_with(['\r', '\n']));
+        let typed_line = match self.slot(id) {
+            Ok(slot) if submits => slot.terminal.cursor_line(),
+            _ => None,
+        };
         if let Err(err) = until.validate().and_then(|()| self.send_keys(id, items)) {
             reply.send(Err(err));
             return;
         }
-        self.wait(id, reader, until, timeout, waiter, reply);
+        self.wait_past(id, reader, (until, timeout), typed_line, waiter, reply);
+    }
+
+    /// The transcript line the cursor of session `id` is on (where typed text is echoed);
+    /// `None` on the alternate screen.
+    pub(crate) fn cursor_line(&mut self, id: SessionId) -> Result<Option<u64>> {
+        Ok(self.slot(id)?.terminal.cursor_line())
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

@@ -641,7 +641,7 @@ impl Emulator {
     }
 
     /// The transcript line number and byte offset of the cursor.
-    fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
+    pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         let grid = self.term.grid();
         let cursor_row = grid.cursor.point.line.0.max(0) as usize;
         let ended = (0..cursor_row).filter(|&line| !is_wrapped(&grid[Line(line as i32)])).count();

@@ -139,6 +139,12 @@ impl Terminal {
         self.transcript.read_mark(reader)
     }
 
+    /// The transcript line the cursor is on (where typed text is echoed), on the primary
+    /// screen.
+    pub(crate) fn cursor_line(&self) -> Option<u64> {
+        (!self.emulator.alternate()).then(|| self.emulator.cursor_position(&self.transcript).0)
+    }
+
     /// The settled transcript (line numbers, lines, pins).
     pub(crate) fn transcript(&self) -> &Transcript {
         &self.transcript

@@ -33,6 +33,16 @@ pub(crate) struct ReadMark {
 }
 
 impl ReadMark {
+    /// Counts line `number` and those before it as read, whatever they hold: the line a
+    /// submitted input was typed on, whose echo is no answer to it.
+    pub(crate) fn skip_through(&mut self, number: u64) {
+        if self.next <= number {
+            self.next = number + 1;
+            self.offset = 0;
+        }
+        self.seen.retain(|seen| seen.number > number);
+    }
+
     /// The first line that may hold new text.
     pub(crate) fn first_line(&self) -> u64 {
         self.seen.iter().map(|seen| seen.number).fold(self.next, u64::min)

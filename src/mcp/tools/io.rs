@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::{
-    MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session, Signal, SpawnSpec,
-    parse_key_script,
+    KeyCode, MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session, Signal,
+    SpawnSpec, parse_key_script,
 };
 
 use super::args::Args;
@@ -144,8 +144,14 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         && paste.is_none()
         && !submit
         && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
+    // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
+    // conditions search after the line it is typed on.
+    let enter =
+        matches!(script.as_deref(), Some([.., ScriptItem::Key(key)]) if key.code == KeyCode::Enter);
+    let line_typed = keys.is_none() && text.is_some_and(|t| t.ends_with(['\r', '\n']));
+    let submits = submit || enter || line_typed;
     let view = view_args(args)?;
-    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
     if let Some(plan) = &plan {
         waits::check(plan, &session)?;
@@ -157,6 +163,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             interrupt_on_cancel(call, &session, &input);
         } else {
             input.typing();
+        }
+        if let Some(plan) = plan.as_mut().filter(|_| submits) {
+            plan.typed_line = session.cursor_line()?;
         }
         if let Some(text) = text {
             session.send_text(text)?;

@@ -43,6 +43,9 @@ pub(crate) struct Plan {
     /// The screen places the wait looks at (`screen_row`, `for_cursor`'s row and column),
     /// which must be on the screen.
     places: Places,
+    /// The transcript line a submitted input was typed on: its echo is no answer to it, so
+    /// text conditions search after it.
+    pub(crate) typed_line: Option<u64>,
 }
 
 /// The screen places a wait looks at.
@@ -65,7 +68,14 @@ fn any(mut conditions: Vec<Until>) -> Option<Until> {
 impl Plan {
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
-        Plan { until, timeout, implicit: false, transcript_only: false, places: Places::default() }
+        Plan {
+            until,
+            timeout,
+            implicit: false,
+            transcript_only: false,
+            places: Places::default(),
+            typed_line: None,
+        }
     }
 }
 
@@ -117,7 +127,7 @@ pub(crate) fn plan(
     };
     let timeout = timeout.unwrap_or(fallback);
     let until = any(events).expect("a plan has a condition");
-    Ok(Some(Plan { until, timeout, implicit, transcript_only, places }))
+    Ok(Some(Plan { until, timeout, implicit, transcript_only, places, typed_line: None }))
 }
 
 /// The conditions a call's wait fields ask for, how many of them look at the transcript, and
@@ -234,7 +244,7 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     check(plan, session)?;
     let condition = plan.until.to_string();
-    let pending = session.start_wait(plan.until.clone(), plan.timeout)?;
+    let pending = session.start_wait_past(plan.until.clone(), plan.timeout, plan.typed_line)?;
     let canceller = pending.canceller();
     call.cancel.on_stop(move || canceller.cancel());
     let (reply, timeout) = pending.reply();
