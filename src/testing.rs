@@ -897,6 +897,22 @@ impl TestSession {
     #[track_caller]
     pub fn press(&self, keys: &str) -> &Self {
         self.send_keys(keys);
+        self.settle_for_input()
+    }
+
+    /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
+    /// unchanged for the settle time after the resize, and the program waiting for input (or
+    /// its exit, as [`press`](Self::press)).
+    #[track_caller]
+    pub fn resize_and_wait(&self, cols: u16, rows: u16) -> &Self {
+        self.check(&format!("resize({cols}, {rows})"), self.session.resize(cols, rows));
+        self.settle_for_input()
+    }
+
+    /// Waits until the program waits for input with a stable screen, or has exited (its
+    /// screen then final).
+    #[track_caller]
+    fn settle_for_input(&self) -> &Self {
         for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
             let outcome = self.wait_until(Until::any(vec![until, Until::exit()]));
             if matches!(outcome.fired, Fired::Exited { .. }) {
@@ -904,20 +920,6 @@ impl TestSession {
             }
         }
         self
-    }
-
-    /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
-    /// unchanged for the settle time after the resize, and the program waiting for input.
-    #[track_caller]
-    pub fn resize_and_wait(&self, cols: u16, rows: u16) -> &Self {
-        self.check(&format!("resize({cols}, {rows})"), self.session.resize(cols, rows));
-        self.settle_for_input()
-    }
-
-    /// Waits until the program waits for input with a stable screen.
-    #[track_caller]
-    fn settle_for_input(&self) -> &Self {
-        self.wait_for_input().wait_stable().wait_for_input()
     }
 
     /// Checks that the program left the terminal as it found it: the primary screen, a
