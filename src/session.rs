@@ -430,13 +430,13 @@ impl Session {
         self.start_wait_past(until, timeout, None)
     }
 
-    /// [`Session::start_wait`], its transcript conditions not searching transcript line
-    /// `typed_line` or those before it (see [`Session::cursor_line`]).
+    /// [`Session::start_wait`], its transcript conditions not searching the echo added to
+    /// `typed_line` (see [`Session::typed_line`]).
     pub(crate) fn start_wait_past(
         &self,
         until: Until,
         timeout: Duration,
-        typed_line: Option<u64>,
+        typed_line: Option<crate::term::transcript::TypedLine>,
     ) -> Result<PendingWait> {
         let id = self.id;
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
@@ -448,12 +448,12 @@ impl Session {
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
-    /// The transcript line the cursor is on, where what is typed next is echoed (`None` on
-    /// the alternate screen): taken before a submitted line is typed, so that a wait for its
+    /// The line the cursor is on, where what is typed next is echoed (`None` on the
+    /// alternate screen): taken before a submitted line is typed, so that a wait for its
     /// answer does not match its echo.
-    pub(crate) fn cursor_line(&self) -> Result<Option<u64>> {
+    pub(crate) fn typed_line(&self) -> Result<Option<crate::term::transcript::TypedLine>> {
         let id = self.id;
-        self.client.call(move |r| r.cursor_line(id))
+        self.client.call(move |r| r.typed_line(id))
     }
 
     /// Types `line` and Enter into a shell started with shell integration, waits until its

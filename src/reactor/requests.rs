@@ -10,6 +10,7 @@ use crate::input::mouse::{
     MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
 };
 use crate::input::signal::{SignalReport, SignalTarget};
+use crate::term::transcript::TypedLine;
 use crate::types::Status;
 use waiters::{CommandWaiter, screen_hash};
 
@@ -482,15 +483,15 @@ impl Reactor {
         self.wait_past(id, reader, (until, timeout), None, waiter, reply);
     }
 
-    /// [`wait`](Self::wait), its transcript conditions not searching transcript line
-    /// `typed_line` or those before it (the line a submitted input was typed on: its echo,
-    /// `echo done`, is no answer to it).
+    /// [`wait`](Self::wait), its transcript conditions not searching what is added to
+    /// `typed_line` while it begins as it did (the line a submitted input was typed on: its
+    /// echo, `echo done`, is no answer to it).
     pub(crate) fn wait_past(
         &mut self,
         id: SessionId,
         reader: u64,
         (until, timeout): (Until, Duration),
-        typed_line: Option<u64>,
+        typed_line: Option<TypedLine>,
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
@@ -511,8 +512,8 @@ impl Reactor {
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
         let mut read = slot.terminal.read_mark(reader);
-        if let Some(line) = typed_line {
-            read.skip_through(line);
+        if let Some(typed) = typed_line {
+            read.past_typed(typed);
         }
         slot.waiters.push(Waiter {
             id: waiter,
@@ -547,7 +548,7 @@ impl Reactor {
             Some(ScriptItem::Key(key)) if key.code == KeyCode::Enter
         ) || matches!(items.last(), Some(ScriptItem::Text(text)) if text.ends_with(['\r', '\n']));
         let typed_line = match self.slot(id) {
-            Ok(slot) if submits => slot.terminal.cursor_line(),
+            Ok(slot) if submits => slot.terminal.typed_line(),
             _ => None,
         };
         if let Err(err) = until.validate().and_then(|()| self.send_keys(id, items)) {
@@ -557,10 +558,10 @@ impl Reactor {
         self.wait_past(id, reader, (until, timeout), typed_line, waiter, reply);
     }
 
-    /// The transcript line the cursor of session `id` is on (where typed text is echoed);
-    /// `None` on the alternate screen.
-    pub(crate) fn cursor_line(&mut self, id: SessionId) -> Result<Option<u64>> {
-        Ok(self.slot(id)?.terminal.cursor_line())
+    /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
+    /// alternate screen.
+    pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
+        Ok(self.slot(id)?.terminal.typed_line())
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

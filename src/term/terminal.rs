@@ -8,7 +8,7 @@ use crate::term::emulator::{Emulator, OutputBounds, Turn};
 use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Modes, Screen};
 use crate::term::shell::ShellTracker;
-use crate::term::transcript::{ReadMark, Transcript};
+use crate::term::transcript::{ReadMark, Transcript, TypedLine};
 use crate::types::Output;
 
 /// One session's terminal model. The reactor owns one per session and keeps descriptors,
@@ -139,10 +139,18 @@ impl Terminal {
         self.transcript.read_mark(reader)
     }
 
-    /// The transcript line the cursor is on (where typed text is echoed), on the primary
-    /// screen.
-    pub(crate) fn cursor_line(&self) -> Option<u64> {
-        (!self.emulator.alternate()).then(|| self.emulator.cursor_position(&self.transcript).0)
+    /// The transcript line the cursor is on, where typed text is echoed, and its text before
+    /// the cursor; `None` on the alternate screen.
+    pub(crate) fn typed_line(&self) -> Option<TypedLine> {
+        let tail = self.emulator.tail(&self.transcript)?;
+        let (number, offset) = self.emulator.cursor_position(&self.transcript);
+        let end = self.transcript.end();
+        let text = match number.checked_sub(end) {
+            Some(index) => tail.get(usize::try_from(index).ok()?)?.as_str(),
+            None => self.transcript.line(number)?,
+        };
+        let before = text.get(..offset).unwrap_or(text).to_owned();
+        Some(TypedLine { number, before })
     }
 
     /// The settled transcript (line numbers, lines, pins).

@@ -30,17 +30,26 @@ pub(crate) struct ReadMark {
     next: u64,
     offset: usize,
     seen: Vec<Seen>,
+    /// The line a submitted input was typed on (see [`ReadMark::past_typed`]).
+    typed: Option<TypedLine>,
+}
+
+/// The transcript line the cursor is on, where what is typed is echoed, and its text before
+/// the cursor.
+#[derive(Debug, Clone)]
+pub(crate) struct TypedLine {
+    /// The line's number.
+    pub number: u64,
+    /// Its text before the cursor when the input was typed.
+    pub before: String,
 }
 
 impl ReadMark {
-    /// Counts line `number` and those before it as read, whatever they hold: the line a
-    /// submitted input was typed on, whose echo is no answer to it.
-    pub(crate) fn skip_through(&mut self, number: u64) {
-        if self.next <= number {
-            self.next = number + 1;
-            self.offset = 0;
-        }
-        self.seen.retain(|seen| seen.number > number);
+    /// Counts what is added to the line a submitted input was typed on as read while the line
+    /// still begins as it did (`typed`): that is the input's echo, no answer to it. A line
+    /// redrawn since (a progress bar's `\r`) is searched in full.
+    pub(crate) fn past_typed(&mut self, typed: TypedLine) {
+        self.typed = Some(typed);
     }
 
     /// The first line that may hold new text.
@@ -51,6 +60,9 @@ impl ReadMark {
     /// How many bytes at the start of line `number`, which now reads `text`, the reader had
     /// read, unchanged since.
     pub(crate) fn read_part(&self, number: u64, text: &str) -> usize {
+        if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
+            return if text.starts_with(&typed.before) { text.len() } else { 0 };
+        }
         if number > self.next {
             return 0;
         }
@@ -189,7 +201,12 @@ impl Transcript {
         };
         let fresh = Reader::default();
         let cursor = cursor.unwrap_or(&fresh);
-        ReadMark { next: cursor.next, offset: cursor.offset, seen: cursor.seen.clone() }
+        ReadMark {
+            next: cursor.next,
+            offset: cursor.offset,
+            seen: cursor.seen.clone(),
+            typed: None,
+        }
     }
 
     /// Settles one grid row; `wrapped` rows continue into the next row.

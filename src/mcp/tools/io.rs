@@ -165,7 +165,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             input.typing();
         }
         if let Some(plan) = plan.as_mut().filter(|_| submits) {
-            plan.typed_line = session.cursor_line()?;
+            plan.typed_line = session.typed_line()?;
         }
         if let Some(text) = text {
             session.send_text(text)?;

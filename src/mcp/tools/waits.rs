@@ -45,7 +45,7 @@ pub(crate) struct Plan {
     places: Places,
     /// The transcript line a submitted input was typed on: its echo is no answer to it, so
     /// text conditions search after it.
-    pub(crate) typed_line: Option<u64>,
+    pub(crate) typed_line: Option<crate::term::transcript::TypedLine>,
 }
 
 /// The screen places a wait looks at.
@@ -244,7 +244,8 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     check(plan, session)?;
     let condition = plan.until.to_string();
-    let pending = session.start_wait_past(plan.until.clone(), plan.timeout, plan.typed_line)?;
+    let pending =
+        session.start_wait_past(plan.until.clone(), plan.timeout, plan.typed_line.clone())?;
     let canceller = pending.canceller();
     call.cancel.on_stop(move || canceller.cancel());
     let (reply, timeout) = pending.reply();
