@@ -398,8 +398,8 @@ impl Session {
     /// is looked at, so the program's answer cannot be missed, and the caller waits for one
     /// reply instead of two. A condition that already holds before the keys are answered
     /// matches at once: wait for something the keys change. Keys that end with Enter submit
-    /// a line, and text conditions skip the line it is typed on (`echo done<Enter>` waiting
-    /// for `done` waits for the output, not the echo).
+    /// a line, and text conditions skip what its echo adds to the line it is typed on
+    /// (`echo done<Enter>` waiting for `done` waits for the output, not the echo).
     ///
     /// ```no_run
     /// # fn demo(vim: &termloom::Session) -> termloom::Result<()> {
