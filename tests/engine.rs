@@ -758,3 +758,24 @@ fn concurrent_shutdowns_both_wait_for_the_end() {
         assert!(thread.join().unwrap(), "a shutdown returned while the program still ran");
     }
 }
+
+/// A program that closes every descriptor of its terminal before it exits (GNU `touch`
+/// replaces its stdin with the file, then closes stdout and stderr at exit) is not hung up:
+/// the terminal's master stays open until the program is reaped, so it ends with its own
+/// status, not SIGHUP.
+#[test]
+fn a_program_that_lets_go_of_its_terminal_ends_with_its_own_status() {
+    let engine = engine();
+    for _ in 0..3 {
+        let session = engine
+            .spawn(SpawnSpec::new("bash").args([
+                "--norc",
+                "--noprofile",
+                "-c",
+                "exec 0</dev/null 1>/dev/null 2>&1; sleep 0.3; exit 3",
+            ]))
+            .unwrap();
+        let outcome = session.wait(Until::exit(), LONG).unwrap();
+        assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(3) }, "{outcome:?}");
+    }
+}

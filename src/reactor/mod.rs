@@ -189,6 +189,9 @@ struct Slot {
     pid: i32,
     program: String,
     master: Option<OwnedFd>,
+    /// The master after the terminal hung up while the program may still run, kept open
+    /// until it is reaped (see `hang_up_master`).
+    hung_up_master: Option<OwnedFd>,
     pidfd: Option<OwnedFd>,
     terminal: Terminal,
     queue: VecDeque<u8>,
@@ -259,15 +262,29 @@ impl Slot {
     /// Stops watching the terminal and closes the master, keeping its line modes as the
     /// program left them.
     fn close_master(&mut self, registry: &mio::Registry) {
+        self.stop_reading(registry);
+        self.hung_up_master = None;
+    }
+
+    /// Every process closed the terminal, but the program may still run: reading stops, and
+    /// the master is kept open until the program is reaped ([`close_master`]), since closing
+    /// it would hang the terminal up and send the program SIGHUP (GNU `touch` closes its
+    /// last descriptor of the terminal in its exit handlers, and died of it).
+    fn hang_up_master(&mut self, registry: &mio::Registry) {
+        self.hung_up_master = self.stop_reading(registry);
+    }
+
+    /// Stops reading the terminal: deregisters the master and takes it out of `master`.
+    fn stop_reading(&mut self, registry: &mio::Registry) -> Option<OwnedFd> {
         // Everything read was recorded: a file's recording ends (its writer flushes and
         // closes); one in memory stays readable.
         if self.recorder.as_ref().is_some_and(|r| r.path().is_some()) {
             self.recorder = None;
         }
-        if let Some(master) = self.master.take() {
-            self.final_line_modes = crate::os::pty::line_modes(master.as_fd());
-            let _ = registry.deregister(&mut SourceFd(&master.as_raw_fd()));
-        }
+        let master = self.master.take()?;
+        self.final_line_modes = crate::os::pty::line_modes(master.as_fd());
+        let _ = registry.deregister(&mut SourceFd(&master.as_raw_fd()));
+        Some(master)
     }
 
     /// Takes output just read: records it, and keeps the newest `limit` bytes of it.

@@ -83,6 +83,7 @@ impl Reactor {
                 pid,
                 program,
                 master: Some(master),
+                hung_up_master: None,
                 pidfd,
                 terminal: Terminal::new(cols, rows, config),
                 queue: VecDeque::new(),

@@ -280,7 +280,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        slot.close_master(self.poll.registry());
+        slot.hang_up_master(self.poll.registry());
         slot.drop_input();
         // Without a pidfd (not Linux) the hang-up is the sign to look for the exit.
         if slot.child.is_some() || slot.pidfd.is_none() {
