@@ -634,9 +634,7 @@ const PHRASES: &[(&str, &str)] = &[
         "omit session_id to start one, or use terminal_start without command/argv",
         "start one with `termloom start` without PROGRAM (or `termloom start --shell-integration -- bash`)",
     ),
-    ("wait with for_text or exit", "wait with --wait-text or --wait-exit"),
     ("close some with terminal_close (termloom close ID)", "close some with termloom close ID"),
-    ("`submit`: true", "`submit`"),
     (
         "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked",
         "the policy says to ask a person, and no one can be asked on the command line",

@@ -133,7 +133,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
         return Err(ToolError::new(
-            "terminal_send needs something to send: `text`, `keys`, `paste` or `submit`: true (to read without typing, use terminal_read)",
+            "terminal_send needs something to send: `text`, `keys`, `paste` or submit=true (to read without typing, use terminal_read)",
         ));
     }
     // Checked before anything is sent, so a bad script sends nothing.

@@ -329,7 +329,7 @@ impl Report {
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
             _ if self.implicit => format!(
-                "still busy after {secs:.1} s: read again later, or wait with for_text or exit"
+                "still busy after {secs:.1} s: read again later, or wait with for_text or exit=true"
             ),
             _ => format!("timed out after {secs:.1} s waiting for {condition}"),
         })
