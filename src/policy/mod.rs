@@ -184,17 +184,50 @@ impl SpawnRequest {
 }
 
 /// Where `program` is found: itself when it has a slash, otherwise the first executable of
-/// that name in `path` (relative entries against `cwd`).
+/// that name in `path` (relative entries against `cwd`); see [`as_found`] for the form.
 fn find_program(program: &str, path: Option<&OsString>, cwd: &Path) -> Option<PathBuf> {
     if program.is_empty() || program.contains('$') {
         return None;
     }
-    if program.contains('/') {
-        return Some(cwd.join(program)).filter(|p| is_executable(p));
+    let found = if program.contains('/') {
+        Some(cwd.join(program)).filter(|p| is_executable(p))
+    } else {
+        std::env::split_paths(path?)
+            .map(|dir| cwd.join(dir).join(program))
+            .find(|candidate| is_executable(candidate))
+    };
+    found.map(|p| as_found(&p))
+}
+
+/// The form of a found program's path that rules match: `.` and `..` components resolved and
+/// `//` collapsed (`/usr/bin/../../tmp/x` is `/tmp/x`), so that a pattern cannot be matched
+/// by a path that leaves its directory. Where a `..` follows a symbolic link the lexical form
+/// would name another file than the kernel opens: the path with its links followed then.
+fn as_found(path: &Path) -> PathBuf {
+    let lexical = lexically_normal(path);
+    let same = |a: &Path, b: &Path| matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b);
+    if lexical == path || same(&lexical, path) {
+        lexical
+    } else {
+        std::fs::canonicalize(path).unwrap_or(lexical)
     }
-    std::env::split_paths(path?)
-        .map(|dir| cwd.join(dir).join(program))
-        .find(|candidate| is_executable(candidate))
+}
+
+/// `path` (absolute) with `.` and `..` components resolved without looking at the file
+/// system, and repeated slashes collapsed.
+fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 fn is_executable(path: &Path) -> bool {

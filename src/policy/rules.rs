@@ -44,8 +44,9 @@ pub struct Rule {
     pub name: Option<String>,
     /// Program patterns. A pattern without a slash matches the program's name (the last
     /// component of the word, so `rm` matches `/bin/rm` too); one with a slash matches where
-    /// the program was found, before and after symbolic links are followed. `*` and `?` are
-    /// wildcards. Empty: any program.
+    /// the program was found (its `.` and `..` resolved), before and after symbolic links are
+    /// followed. `*` and `?` are wildcards that do not match `/`; `**` matches any run of
+    /// characters, `/` included. Empty: any program.
     #[serde(default)]
     pub program: Vec<String>,
     /// A regular expression searched in the arguments joined by single spaces (`^-rf\b`).
@@ -319,27 +320,38 @@ fn canonical(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned())
 }
 
-/// `*` matches any run of characters, `?` any one; everything else itself.
+/// `*` matches any run of characters but `/`, `**` any run at all, `?` any one character but
+/// `/`; everything else itself. A path's `*` therefore stays in its directory: `/usr/bin/*`
+/// matches `/usr/bin/ls`, not `/usr/bin/sub/ls`.
 pub(crate) fn glob(pattern: &str, text: &str) -> bool {
     let (p, t): (Vec<char>, Vec<char>) = (pattern.chars().collect(), text.chars().collect());
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
+    // `matches[j]`: whether the pattern read so far matches `t[..j]` (one row per pattern
+    // character: linear memory, pattern × text time).
+    let mut matches = vec![false; t.len() + 1];
+    matches[0] = true;
+    let mut pi = 0;
+    while pi < p.len() {
+        let double = p[pi] == '*' && p.get(pi + 1) == Some(&'*');
+        let mut next = vec![false; t.len() + 1];
+        match p[pi] {
+            '*' => {
+                next[0] = matches[0];
+                for j in 1..=t.len() {
+                    let extends = next[j - 1] && (double || t[j - 1] != '/');
+                    next[j] = matches[j] || extends;
+                }
+            }
+            c => {
+                for j in 1..=t.len() {
+                    let one = if c == '?' { t[j - 1] != '/' } else { t[j - 1] == c };
+                    next[j] = matches[j - 1] && one;
+                }
+            }
         }
+        matches = next;
+        pi += if double { 2 } else { 1 };
     }
-    p[pi..].iter().all(|&c| c == '*')
+    matches[t.len()]
 }
 
 #[cfg(test)]
@@ -367,6 +379,12 @@ mod tests {
         assert!(!glob("ls", "lsof"));
         assert!(glob("*", ""));
         assert!(!glob("a*b", "acd"));
+        assert!(!glob("/usr/bin/*", "/usr/bin/sub/ls"));
+        assert!(!glob("/usr/bin/?", "/usr/bin//"));
+        assert!(!glob("/usr/*/ls", "/usr/a/b/ls"));
+        assert!(glob("/usr/**/ls", "/usr/a/b/ls"));
+        assert!(glob("/usr/**", "/usr/a/b/ls"));
+        assert!(glob("*.*", "a.b.c"));
     }
 
     #[test]
@@ -619,6 +637,37 @@ mod tests {
                 "su -c'touch F' root",
             ],
         );
+    }
+
+    #[test]
+    fn a_path_pattern_is_not_matched_by_a_path_that_leaves_its_directory() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("termloom-glob-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let evil = dir.join("evil");
+        std::fs::write(&evil, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let escaped = format!("/usr/bin/../..{}", evil.display());
+        let relative = format!("../..{}", evil.display());
+        let at_usr_bin = |spec| SpawnRequest::of(&spec, PathBuf::from("/usr/bin"));
+        for request in [
+            request(SpawnSpec::new(&escaped)),
+            request(SpawnSpec::shell(format!("{escaped} x"))),
+            request(SpawnSpec::new(format!(
+                "/usr/bin//.{}",
+                escaped.trim_start_matches("/usr/bin")
+            ))),
+            at_usr_bin(SpawnSpec::new(&relative)),
+            at_usr_bin(SpawnSpec::shell(&relative)),
+        ] {
+            let verdict = allow_usr_bin().decide(&request);
+            assert_eq!(verdict.decision, Decision::Deny, "{request:?}: {verdict:?}");
+            assert_eq!(request.commands[0].path.as_deref(), Some(evil.as_path()));
+        }
+        let fine = request(SpawnSpec::new("/usr/bin/../bin/./env"));
+        assert_eq!(fine.commands[0].path.as_deref(), Some(Path::new("/usr/bin/env")));
+        assert_eq!(allow_usr_bin().decide(&fine).decision, Decision::Allow);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
