@@ -33,6 +33,10 @@ pub struct SpawnRequest {
     pub cwd: PathBuf,
     /// The environment the request sets or removes over the inherited one (`None`: removed).
     pub env: Vec<(String, Option<String>)>,
+    /// The variables the command line sets for the commands after the one that sets them
+    /// (`PATH=x; ls`, `export`, `read`), each once, in the order first set; a command's
+    /// [`RequestedCommand::set_before`] says how many of them it runs with.
+    pub line_assigns: Vec<String>,
     /// The account the program runs as, when the request names one.
     pub user: Option<String>,
     /// Why the policy cannot read the command line with certainty (a program named by an
@@ -51,8 +55,11 @@ pub struct RequestedCommand {
     pub path: Option<PathBuf>,
     /// Its arguments.
     pub args: Vec<String>,
-    /// Variables the command line sets for it alone (`NAME=value program`).
+    /// Variables the command line sets for it alone (`NAME=value program`, `env NAME=value
+    /// program`, `export NAME=value`).
     pub assigns: Vec<String>,
+    /// How many of the request's [`SpawnRequest::line_assigns`] are set before it runs.
+    pub set_before: usize,
 }
 
 /// What the policy (or a hook) decided about a request, and why.
@@ -152,10 +159,29 @@ impl SpawnRequest {
                 program: c.program,
                 args: c.args,
                 assigns: c.assigns,
+                set_before: c.set_before,
             })
             .collect();
         let user = spec.isolation.user.clone();
-        SpawnRequest { commands, shell_line, cwd, env, user, unreadable: reading.doubt }
+        let line_assigns = reading.line_assigns;
+        SpawnRequest {
+            commands,
+            shell_line,
+            cwd,
+            env,
+            line_assigns,
+            user,
+            unreadable: reading.doubt,
+        }
+    }
+
+    /// The names `command` (one of this request's) runs with set or removed: the request's
+    /// environment, the command's own assignments and those earlier in the line.
+    pub fn names_set<'a>(&'a self, command: &'a RequestedCommand) -> impl Iterator<Item = &'a str> {
+        let earlier = &self.line_assigns[..command.set_before.min(self.line_assigns.len())];
+        let env = self.env.iter().map(|(k, _)| k.as_str());
+        env.chain(command.assigns.iter().map(String::as_str))
+            .chain(earlier.iter().map(String::as_str))
     }
 
     /// What the request runs, in a few words, for a person asked to approve it.

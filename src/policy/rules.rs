@@ -1,5 +1,6 @@
 //! The rules of a [`Policy`] and how a request is decided.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -181,10 +182,11 @@ impl Policy {
         // expressions and directories, the request's directory.
         let rules: Vec<Compiled> = self.rules.iter().map(Compiled::of).collect();
         let cwd = canonical(&request.cwd);
+        let names = SetNames::of(request);
         let verdicts = request.commands.iter().map(|command| {
-            let seen = Seen::of(request, command, &cwd);
+            let seen = Seen::of(command, &cwd, &names);
             match rules.iter().position(|r| r.matches(&seen)) {
-                Some(index) => self.by_rule(index, request, command),
+                Some(index) => self.by_rule(index, &seen),
                 None => default.clone(),
             }
         });
@@ -215,15 +217,15 @@ impl Policy {
             .unwrap_or(Decision::Deny)
     }
 
-    /// The verdict of rule `index` for `command`, made `ask` when it allows a start that
+    /// The verdict of rule `index` for a command, made `ask` when it allows a start that
     /// sets a guarded variable it does not name.
-    fn by_rule(&self, index: usize, request: &SpawnRequest, command: &RequestedCommand) -> Verdict {
+    fn by_rule(&self, index: usize, seen: &Seen) -> Verdict {
         let rule = &self.rules[index];
+        let command = seen.command;
         let name = self.rule_name(index);
         if rule.decision == Decision::Allow {
-            let guarded = set_names(request, command).find(|n| {
-                self.guarded_env.iter().any(|g| g == n) && !rule.env.iter().any(|e| e == n)
-            });
+            let guarded =
+                self.guarded_env.iter().find(|g| seen.sets(g) && !rule.env.iter().any(|e| e == *g));
             if let Some(variable) = guarded {
                 return Verdict {
                     decision: Decision::Ask,
@@ -262,7 +264,7 @@ impl<'a> Compiled<'a> {
             rule.program.is_empty() || rule.program.iter().any(|p| seen.program_matches(p));
         let args_match = self.args.as_ref().is_none_or(|re| re.is_match(&seen.args));
         let cwd_matches = self.cwd.is_empty() || self.cwd.iter().any(|d| seen.cwd.starts_with(d));
-        let env_matches = rule.env.is_empty() || seen.set.iter().any(|n| rule.env.contains(n));
+        let env_matches = rule.env.is_empty() || rule.env.iter().any(|n| seen.sets(n));
         program_matches && args_match && cwd_matches && env_matches
     }
 }
@@ -272,6 +274,26 @@ fn never() -> regex::Regex {
     regex::Regex::new(r"[^\s\S]").expect("a valid expression")
 }
 
+/// The names a request sets, ready to be asked about each command in constant time: the
+/// line's assignments are one list for all its commands, each holding only its length.
+struct SetNames<'a> {
+    /// Set or removed by the request's environment.
+    env: HashSet<&'a str>,
+    /// Set by the line, with where in [`SpawnRequest::line_assigns`] each is first set.
+    line: HashMap<&'a str, usize>,
+}
+
+impl<'a> SetNames<'a> {
+    fn of(request: &'a SpawnRequest) -> SetNames<'a> {
+        let env = request.env.iter().map(|(k, _)| k.as_str()).collect();
+        let mut line = HashMap::new();
+        for (at, name) in request.line_assigns.iter().enumerate() {
+            line.entry(name.as_str()).or_insert(at);
+        }
+        SetNames { env, line }
+    }
+}
+
 /// One command of a request as the rules see it.
 struct Seen<'a> {
     command: &'a RequestedCommand,
@@ -279,11 +301,11 @@ struct Seen<'a> {
     paths: Vec<String>,
     args: String,
     cwd: &'a Path,
-    set: Vec<String>,
+    names: &'a SetNames<'a>,
 }
 
 impl<'a> Seen<'a> {
-    fn of(request: &'a SpawnRequest, command: &'a RequestedCommand, cwd: &'a Path) -> Seen<'a> {
+    fn of(command: &'a RequestedCommand, cwd: &'a Path, names: &'a SetNames<'a>) -> Seen<'a> {
         let paths = command
             .path
             .iter()
@@ -291,8 +313,15 @@ impl<'a> Seen<'a> {
             .flatten()
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
-        let set = set_names(request, command).map(str::to_owned).collect();
-        Seen { command, paths, args: command.args.join(" "), cwd, set }
+        Seen { command, paths, args: command.args.join(" "), cwd, names }
+    }
+
+    /// Whether the command's start sets or removes `name`: through the request's
+    /// environment, its own assignments, or an assignment earlier in the line.
+    fn sets(&self, name: &str) -> bool {
+        self.names.env.contains(name)
+            || self.command.assigns.iter().any(|a| a == name)
+            || self.names.line.get(name).is_some_and(|&at| at < self.command.set_before)
     }
 
     /// A pattern without a slash matches the program's name; one with a slash, where it was
@@ -304,15 +333,6 @@ impl<'a> Seen<'a> {
             glob(pattern, basename(&self.command.program))
         }
     }
-}
-
-/// The names a command's start sets or removes: the request's environment and the command's
-/// own assignments.
-fn set_names<'a>(
-    request: &'a SpawnRequest,
-    command: &'a RequestedCommand,
-) -> impl Iterator<Item = &'a str> {
-    request.env.iter().map(|(k, _)| k.as_str()).chain(command.assigns.iter().map(String::as_str))
 }
 
 /// `path` with its links followed, when it exists.
@@ -566,6 +586,56 @@ mod tests {
             Policy::default().decide(&request(SpawnSpec::shell(many))).decision,
             Decision::Allow
         );
+    }
+
+    /// `part` repeated to 128 KiB, after `head`.
+    fn long_line(head: &str, part: &str) -> String {
+        let mut line = head.to_owned();
+        while line.len() + part.len() <= 128 * 1024 {
+            line.push_str(part);
+        }
+        line
+    }
+
+    #[test]
+    fn a_long_line_of_any_shape_is_checked_quickly() {
+        let names: String = (0..700).map(|i| format!("v{i}=1;")).collect();
+        let exports: String = (0..2000).map(|i| format!("export v{i}=1;")).collect();
+        let lines = [
+            long_line(&names, "x;"),
+            long_line(&exports, "ls;"),
+            long_line("", "v=1;"),
+            long_line("", "A=1 "),
+            long_line("", "x "),
+            long_line("", "sudo "),
+            long_line("", "$("),
+            long_line("", "$(x)"),
+            long_line("", "\"$(x)"),
+            long_line("", "${"),
+            long_line("", "$(("),
+            long_line("", "(("),
+            long_line("", "<<E "),
+            long_line("", "<<E\n"),
+            long_line("", "`"),
+            long_line("", "case x in "),
+            long_line("", "[[ ( "),
+            long_line("", "a=("),
+            long_line("", "env -S'x "),
+            long_line("", "bash -c 'x;"),
+        ];
+        for line in &lines {
+            let start = std::time::Instant::now();
+            for policy in [deny_touch(), allow_usr_bin()] {
+                policy.decide(&request(SpawnSpec::shell(line.clone())));
+            }
+            let took = start.elapsed();
+            let shape = &line[line.len() - 20..];
+            assert!(took < std::time::Duration::from_secs(2), "…{shape:?} took {took:?}");
+        }
+        // Past the bound on names, the line is doubted.
+        let many: String = (0..2000).map(|i| format!("v{i}=1;")).collect();
+        let verdict = deny_touch().decide(&request(SpawnSpec::shell(many)));
+        assert_eq!(verdict.rule, "too_complex", "{verdict:?}");
     }
 
     #[test]

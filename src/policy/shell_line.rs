@@ -16,7 +16,7 @@
 //! run, the contents of scripts, aliases and shell functions, what a shell reads from its
 //! input, and whatever a program starts in turn.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 /// One simple command of a line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,9 +25,11 @@ pub(crate) struct SimpleCommand {
     pub program: String,
     /// The words after it.
     pub args: Vec<String>,
-    /// The names set for it: by its leading assignments (`LD_PRELOAD=x ls` sets
-    /// `LD_PRELOAD`), a wrapper's (`env PATH=x ls`), and earlier in the line (`PATH=x; ls`).
+    /// The names set for it alone: by its leading assignments (`LD_PRELOAD=x ls` sets
+    /// `LD_PRELOAD`), a wrapper's (`env PATH=x ls`), or itself (`export PATH=x`).
     pub assigns: Vec<String>,
+    /// How many of the line's [`Reading::line_assigns`] are set before it runs.
+    pub set_before: usize,
 }
 
 /// What a line shows.
@@ -35,6 +37,10 @@ pub(crate) struct SimpleCommand {
 pub(crate) struct Reading {
     /// Its simple commands, in order (at most [`MAX_COMMANDS`]).
     pub commands: Vec<SimpleCommand>,
+    /// The variables the line sets for the commands after the one that sets them (`PATH=x;`,
+    /// `export PATH=x`, `read PATH`), each once, in the order first set (at most
+    /// [`MAX_NAMES`]). One list for the whole line: a command holds only its length then.
+    pub line_assigns: Vec<String>,
     /// Why part of the line cannot be read with certainty, when it cannot.
     pub doubt: Option<String>,
 }
@@ -42,8 +48,14 @@ pub(crate) struct Reading {
 impl Reading {
     /// This reading followed by `other` (a line typed into the shell this one starts).
     pub(crate) fn and(mut self, other: Reading) -> Reading {
-        self.commands.extend(other.commands);
-        Reading { commands: self.commands, doubt: self.doubt.or(other.doubt) }
+        let before = self.line_assigns.len();
+        let later = other
+            .commands
+            .into_iter()
+            .map(|c| SimpleCommand { set_before: c.set_before + before, ..c });
+        self.commands.extend(later);
+        self.line_assigns.extend(other.line_assigns);
+        Reading { doubt: self.doubt.or(other.doubt), ..self }
     }
 }
 
@@ -165,6 +177,9 @@ const MAX_DEPTH: usize = 16;
 /// bounded result.
 const MAX_COMMANDS: usize = 4096;
 
+/// Most variables a line may set for its later commands.
+const MAX_NAMES: usize = 1024;
+
 /// What `line` shows.
 pub(crate) fn simple_commands(line: &str) -> Reading {
     let mut reader = Reader::default();
@@ -191,8 +206,11 @@ pub(crate) fn argv_commands(words: Vec<String>) -> Reading {
 #[derive(Default)]
 struct Reader {
     commands: Vec<SimpleCommand>,
-    /// Variables set for the rest of the line (`PATH=x;`, `export PATH=x`, `read PATH`).
-    set: Vec<String>,
+    /// Variables set for the rest of the line (`PATH=x;`, `export PATH=x`, `read PATH`), each
+    /// once, in the order first set.
+    line_assigns: Vec<String>,
+    /// The names in `line_assigns`.
+    known: HashSet<String>,
     /// Whether an earlier command changes directory (`cd`, `pushd`, `popd`).
     moved: bool,
     doubt: Option<String>,
@@ -200,7 +218,22 @@ struct Reader {
 
 impl Reader {
     fn finish(self) -> Reading {
-        Reading { commands: self.commands, doubt: self.doubt }
+        Reading { commands: self.commands, line_assigns: self.line_assigns, doubt: self.doubt }
+    }
+
+    /// Notes variables set for the rest of the line; past [`MAX_NAMES`] of them the line is
+    /// doubted.
+    fn set_for_rest(&mut self, names: impl IntoIterator<Item = String>) {
+        for name in names {
+            if self.known.contains(&name) {
+                continue;
+            }
+            if self.known.len() >= MAX_NAMES {
+                return self.doubt(format!("it sets more than {MAX_NAMES} variables"));
+            }
+            self.known.insert(name.clone());
+            self.line_assigns.push(name);
+        }
     }
 
     /// Notes why the line cannot be read with certainty (the first reason is kept).
@@ -246,7 +279,7 @@ impl Reader {
             match keyword {
                 // `for NAME in WORDS`, `select NAME in`: set NAME, run nothing.
                 Some("for" | "select") => {
-                    self.set.extend(words.get(at).map(|w| w.text.clone()));
+                    self.set_for_rest(words.get(at).map(|w| w.text.clone()));
                     return;
                 }
                 Some("case") => return,
@@ -273,7 +306,7 @@ impl Reader {
             }
         }
         // Assignments alone set their variables for the rest of the line.
-        self.set.extend(assigns);
+        self.set_for_rest(assigns);
     }
 
     /// Adds `program` run with `args` and `assigns`, then the program a wrapper among them
@@ -295,12 +328,8 @@ impl Reader {
             }
             let sets = variables_set(&name, &operands);
             assigns.extend(sets.iter().cloned());
-            for set in &self.set {
-                if !assigns.contains(set) {
-                    assigns.push(set.clone());
-                }
-            }
-            self.set.extend(sets);
+            let set_before = self.line_assigns.len();
+            self.set_for_rest(sets);
             self.moved |= matches!(name.as_str(), "cd" | "pushd" | "popd");
             lines.extend(shell_lines(&name, &operands));
             if self.commands.len() >= MAX_COMMANDS {
@@ -310,6 +339,7 @@ impl Reader {
                 program: program.text,
                 args: args.iter().map(|a| a.text.clone()).collect(),
                 assigns: assigns.clone(),
+                set_before,
             });
             let Some(table) = WRAPPERS.iter().find(|w| w.name == name) else { return };
             let Some((mut words, more)) = unwrap(table, operands) else { return };
@@ -1116,10 +1146,16 @@ mod tests {
             ),
             ("busybox sh -c 'touch F'", &["busybox", "sh", "touch"]),
         ]);
-        let commands = simple_commands("PATH=/x; export A=1; ls; B=2 sudo C=3 ls").commands;
-        assert_eq!(commands[0].assigns, ["A", "PATH"]);
-        assert_eq!(commands[1].assigns, ["PATH", "A"]);
-        assert_eq!(commands[3].assigns, ["B", "PATH", "A", "C"]);
+        let reading = simple_commands("PATH=/x; export A=1; ls; B=2 sudo C=3 ls");
+        assert_eq!(reading.line_assigns, ["PATH", "A"]);
+        let commands = reading.commands;
+        assert_eq!(
+            (commands[0].assigns.as_slice(), commands[0].set_before),
+            (&["A".to_owned()][..], 1)
+        );
+        assert_eq!((commands[1].assigns.as_slice(), commands[1].set_before), (&[][..], 2));
+        assert_eq!(commands[3].assigns, ["B", "C"]);
+        assert_eq!(commands[3].set_before, 2);
     }
 
     #[test]
