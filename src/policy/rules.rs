@@ -741,6 +741,46 @@ mod tests {
     }
 
     #[test]
+    fn arithmetic_case_patterns_and_arrays_are_allowed_by_an_allow_list() {
+        for line in [
+            "echo $((1+2))",
+            "x=$((1+2)); echo $x $[1+2] $((a[1]))",
+            "for ((i=0;i<3;i++)); do echo $i; done",
+            "(( i++ )) || echo",
+            "case x in a) echo a;; *) echo b;; esac",
+            "arr=(a b); files=(*.txt); echo ${files[@]}",
+        ] {
+            let verdict = allow_usr_bin().decide(&request(SpawnSpec::shell(line)));
+            assert_eq!(verdict.decision, Decision::Allow, "{line:?}: {verdict:?}");
+        }
+        assert_not_allowed(&allow_usr_bin(), &["echo $(( $(/tmp/evil) ))", "(( $(/tmp/evil) ))"]);
+    }
+
+    #[test]
+    fn expansions_here_documents_and_escapes_do_not_hide_commands() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "echo ${x:- #}; touch F",
+                "echo ${x:-<<EOF}\ntouch F",
+                "echo ${a[1<<2]}\ntouch F",
+                "echo \"$(echo ${x:-)}; touch F)\"",
+                "echo \"${x:-\"'\"}\"; touch F",
+                "echo $[1<<2]\ntouch F",
+                "cat <<$(x)\nhi\n$(x)\ntouch F",
+                "cat <<`x`\nhi\n`x`\ntouch F",
+                "echo $(cat <<EOF)\nit's\nEOF\ntouch F",
+                "echo \"`echo \\\"'\\\"; touch F`\"",
+                "$\\\n(echo touch) F",
+                "X=touch; $\\\nX F",
+                "$'\\564ouch' F",
+                "{fd}>/dev/null touch F",
+                "for x do touch F; done",
+            ],
+        );
+    }
+
+    #[test]
     fn a_relative_program_after_cd_is_not_allowed() {
         let mut policy = allow_usr_bin();
         policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));

@@ -250,11 +250,68 @@ impl Reader {
         let mut lexer = Lexer::new(&chars, depth);
         let mut words = Vec::new();
         let mut lines = Vec::new();
+        // The `case` commands open here, innermost last, and where in each the reading is.
+        let mut cases: Vec<CasePart> = Vec::new();
+        // Inside `[[ … ]]`: `(`, `)`, `&&`, `||` and newlines are part of the condition.
+        let mut condition = false;
         loop {
-            match lexer.next_token() {
-                Token::Word(word) => words.push(word),
-                Token::End => break,
-                Token::Separator | Token::Open | Token::Close => {
+            let token = lexer.next_token();
+            let keyword = match &token {
+                Token::Word(w) if !w.quoted && starts_command(&words) => Some(w.text.clone()),
+                _ => None,
+            };
+            if condition {
+                match token {
+                    Token::Word(word) => {
+                        condition = word.quoted || word.text != "]]";
+                        words.push(word);
+                    }
+                    Token::End => {
+                        self.doubt("a `[[` is not closed".to_owned());
+                        break;
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            let part = cases.last().copied();
+            let mut next = |part: CasePart| cases.last_mut().map(|last| *last = part);
+            match (part, token) {
+                (_, Token::End) => break,
+                // `case WORD in`: the word is matched, not run.
+                (Some(CasePart::Subject), Token::Word(_)) => _ = next(CasePart::In),
+                (Some(CasePart::In), Token::Word(_)) => _ = next(CasePart::Patterns),
+                (Some(CasePart::Subject | CasePart::In), _) => {}
+                // `esac` ends the `case` where a pattern or a command may start.
+                (Some(CasePart::Patterns), Token::Word(w))
+                | (Some(CasePart::Body), Token::Word(w))
+                    if !w.quoted
+                        && w.text == "esac"
+                        && (part == Some(CasePart::Patterns) || keyword.is_some()) =>
+                {
+                    self.command(std::mem::take(&mut words), &mut lines);
+                    cases.pop();
+                }
+                // `(a|b)`: patterns, not commands.
+                (Some(CasePart::Patterns), Token::Close) => _ = next(CasePart::Body),
+                (Some(CasePart::Patterns), _) => {}
+                (Some(CasePart::Body), Token::CaseEnd) => {
+                    self.command(std::mem::take(&mut words), &mut lines);
+                    _ = next(CasePart::Patterns);
+                }
+                (_, Token::Word(word)) => {
+                    match keyword.as_deref() {
+                        Some("case") => cases.push(CasePart::Subject),
+                        Some("[[") => condition = true,
+                        _ => {}
+                    }
+                    if keyword.as_deref() == Some("case") {
+                        self.command(std::mem::take(&mut words), &mut lines);
+                    } else {
+                        words.push(word);
+                    }
+                }
+                (_, Token::Separator(_) | Token::CaseEnd | Token::Open | Token::Close) => {
                     self.command(std::mem::take(&mut words), &mut lines)
                 }
             }
@@ -269,7 +326,8 @@ impl Reader {
     }
 
     /// Reads the command `words` make: skips keywords and redirections, notes assignments,
-    /// and adds its program; `lines` gets the lines it gives a shell.
+    /// and adds its program; `lines` gets the lines it gives a shell. (`case` and `[[` are
+    /// read by [`Reader::line`].)
     fn command(&mut self, words: Vec<Word>, lines: &mut Vec<String>) {
         let mut assigns = Vec::new();
         let mut at = 0;
@@ -277,10 +335,14 @@ impl Reader {
             let keyword = (!word.quoted).then_some(word.text.as_str());
             at += 1;
             match keyword {
-                // `for NAME in WORDS`, `select NAME in`: set NAME, run nothing.
+                // `for NAME in WORDS`, `select NAME in`: set NAME, run nothing; `for NAME do
+                // LIST`: the list runs.
                 Some("for" | "select") => {
                     self.set_for_rest(words.get(at).map(|w| w.text.clone()));
-                    return;
+                    at += 1;
+                    if !words.get(at).is_some_and(|w| !w.quoted && w.text == "do") {
+                        return;
+                    }
                 }
                 Some("case") => return,
                 Some("function") => at += 1,
@@ -566,10 +628,50 @@ fn is_name(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A redirection operator (`>`, `2>>`, `<`, `>&`, `<<-`): its target is the next word.
+/// A redirection operator (`>`, `2>>`, `<`, `>&`, `<<-`, `{fd}>`): its target is the next
+/// word.
 fn is_redirection(word: &str) -> bool {
-    let op = word.trim_start_matches(|c: char| c.is_ascii_digit());
+    let op = operator(word);
     op.starts_with(['<', '>']) && op.chars().all(|c| matches!(c, '<' | '>' | '&' | '|' | '-'))
+}
+
+/// A redirection word without the file descriptor before it (`2`, `{fd}`).
+fn operator(word: &str) -> &str {
+    let named = word.strip_prefix('{').and_then(|rest| rest.split_once('}'));
+    match named {
+        Some((name, op)) if is_name(name) => op,
+        _ => word.trim_start_matches(|c: char| c.is_ascii_digit()),
+    }
+}
+
+/// Whether unquoted text is `NAME=` or `NAME+=`: a `(` after it opens an array.
+fn is_array_start(bare: &str) -> bool {
+    bare.strip_suffix('=').is_some_and(|left| is_name(left.strip_suffix('+').unwrap_or(left)))
+}
+
+/// Whether the text before a `<` or `>` names its file descriptor: digits, or `{NAME}`.
+fn is_descriptor(bare: &str) -> bool {
+    let named = bare.strip_prefix('{').and_then(|rest| rest.strip_suffix('}'));
+    bare.chars().all(|c| c.is_ascii_digit()) || named.is_some_and(is_name)
+}
+
+/// Where the reading of a `case` command is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CasePart {
+    /// After `case`: the word matched.
+    Subject,
+    /// After that word: `in`.
+    In,
+    /// Patterns up to the `)` that ends them (after `in`, `;;`, `;&` or `;;&`).
+    Patterns,
+    /// The commands of a clause.
+    Body,
+}
+
+/// Whether `words` (of a command read so far) are keywords only: the next word starts a
+/// command.
+fn starts_command(words: &[Word]) -> bool {
+    words.iter().all(|w| !w.quoted && KEYWORDS.contains(&w.text.as_str()))
 }
 
 /// The words of `text` split as a shell would (`env -S`), separators dropped.
@@ -606,8 +708,11 @@ impl Word {
 
 enum Token {
     Word(Word),
-    /// `;`, `&`, `|`, `&&`, `||`, `;;`, a newline.
-    Separator,
+    /// `;`, `&`, `|`, `&&`, `||`, a newline (its first character), or an arithmetic command
+    /// `((…))` (`(`).
+    Separator(char),
+    /// `;;`, `;&`, `;;&`: the end of a `case` clause.
+    CaseEnd,
     /// `(`.
     Open,
     /// `)`.
@@ -666,21 +771,29 @@ impl<'a> Lexer<'a> {
         match c {
             '\n' => {
                 self.heredoc_bodies();
-                Token::Separator
+                Token::Separator('\n')
             }
-            // `((…))`: arithmetic, where `<<` is a shift; what it substitutes is looked into.
-            '(' if self.peek() == Some('(') => {
-                self.at += 1;
-                self.substitution(&mut Word::default());
-                Token::Open
-            }
+            // `((…))`: an arithmetic command, where `<<` is a shift; what it substitutes is
+            // looked into. Without the `))` that ends it, bash reads `( (…) …)`.
+            '(' if self.peek() == Some('(') => match self.arithmetic() {
+                true => Token::Separator('('),
+                false => Token::Open,
+            },
             '(' => Token::Open,
             ')' => Token::Close,
+            ';' if matches!(self.peek(), Some(';' | '&')) => {
+                let semi = self.peek() == Some(';');
+                self.at += 1;
+                if semi && self.peek() == Some('&') {
+                    self.at += 1;
+                }
+                Token::CaseEnd
+            }
             ';' | '&' | '|' => {
                 while self.peek() == Some(c) {
                     self.at += 1;
                 }
-                Token::Separator
+                Token::Separator(c)
             }
             _ => {
                 self.at -= 1;
@@ -716,6 +829,12 @@ impl<'a> Lexer<'a> {
         while let Some(c) = self.peek() {
             match c {
                 ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' => break,
+                // `NAME=(…)`: an array's elements.
+                '(' if !word.quoted && bare == word.text && is_array_start(&bare) => {
+                    self.at += 1;
+                    self.array();
+                    word.text.push_str("(…)");
+                }
                 // `@(…)`, `!(…)`, `+(…)`: an extended glob; otherwise `(` ends the word.
                 '(' => {
                     word.expands |= bare.ends_with(['@', '!', '+', '*', '?']);
@@ -728,7 +847,7 @@ impl<'a> Lexer<'a> {
                 }
                 // A redirection operator (after its file descriptor's digits) is a word of its
                 // own, and ends the word before it.
-                '<' | '>' if word.quoted || !bare.chars().all(|c| c.is_ascii_digit()) => break,
+                '<' | '>' if word.quoted || bare != word.text || !is_descriptor(&bare) => break,
                 '<' | '>' => return self.redirection(word),
                 '\\' => {
                     self.at += 1;
@@ -758,7 +877,7 @@ impl<'a> Lexer<'a> {
                 }
                 '`' => {
                     self.at += 1;
-                    self.backtick(&mut word);
+                    self.backtick(&mut word, false);
                 }
                 _ => {
                     word.text.push(c);
@@ -813,7 +932,7 @@ impl<'a> Lexer<'a> {
                     _ => word.text.push('\\'),
                 },
                 '$' => self.dollar(word, true),
-                '`' => self.backtick(word),
+                '`' => self.backtick(word, true),
                 _ => word.text.push(c),
             }
         }
@@ -823,6 +942,7 @@ impl<'a> Lexer<'a> {
     /// from a message catalog is not seen) outside double quotes, a substitution `$(…)`, a
     /// parameter (`$NAME`, `${…}`, `$1`, `$@`), or a `$` of its own.
     fn dollar(&mut self, word: &mut Word, in_quotes: bool) {
+        self.skip_continuations();
         match self.peek() {
             Some('\'') if !in_quotes => {
                 self.at += 1;
@@ -836,11 +956,21 @@ impl<'a> Lexer<'a> {
             }
             Some('(') => {
                 self.at += 1;
-                self.substitution(word);
+                self.dollar_paren(word);
             }
-            Some(c)
-                if c == '{' || c == '_' || c.is_ascii_alphanumeric() || "@*#?$!-".contains(c) =>
-            {
+            Some('{') => {
+                self.at += 1;
+                self.matched('{', '}', true);
+                word.text.push_str("${…}");
+                word.expands = true;
+            }
+            Some('[') => {
+                self.at += 1;
+                self.matched('[', ']', false);
+                word.text.push_str("$[…]");
+                word.expands = true;
+            }
+            Some(c) if c == '_' || c.is_ascii_alphanumeric() || "@*#?$!-".contains(c) => {
                 word.text.push('$');
                 word.expands = true;
             }
@@ -876,9 +1006,10 @@ impl<'a> Lexer<'a> {
             't' => Some('\t'),
             'v' => Some('\x0b'),
             '\\' | '\'' | '"' | '?' => Some(c),
+            // Bash keeps the low eight bits: `\564` is `t`.
             '0'..='7' => {
                 self.at -= 1;
-                self.number(8, 3)
+                self.number(8, 3).and_then(|n| char::from_u32(n as u32 & 0xff))
             }
             'x' => self.number(16, 2),
             'u' => self.number(16, 4),
@@ -911,8 +1042,9 @@ impl<'a> Lexer<'a> {
     }
 
     /// Just after an opening backtick: remembers the command up to the closing one (its
-    /// `` \` ``, `\\` and `\$` unescaped) and leaves a placeholder in the word.
-    fn backtick(&mut self, word: &mut Word) {
+    /// `` \` ``, `\\` and `\$` unescaped, and `\"` within double quotes) and leaves a
+    /// placeholder in the word.
+    fn backtick(&mut self, word: &mut Word, in_quotes: bool) {
         let mut inner = String::new();
         while let Some(c) = self.peek() {
             self.at += 1;
@@ -921,6 +1053,10 @@ impl<'a> Lexer<'a> {
                 '\\' => match self.peek() {
                     Some(next @ ('`' | '\\' | '$')) => {
                         inner.push(next);
+                        self.at += 1;
+                    }
+                    Some('"') if in_quotes => {
+                        inner.push('"');
                         self.at += 1;
                     }
                     _ => inner.push('\\'),
@@ -950,8 +1086,99 @@ impl<'a> Lexer<'a> {
         if let Some(why) = inner.doubt {
             self.doubt(why);
         }
+        if !inner.heredocs.is_empty() || inner.delimiter_next.is_some() {
+            self.doubt("a here-document begun inside a substitution has its body after it".into());
+        }
         self.nested.push(self.chars[self.at..end].iter().collect());
         self.at = inner.at;
+    }
+
+    /// Just after `$(`: an arithmetic expansion `$((…))`, or a command substitution.
+    fn dollar_paren(&mut self, word: &mut Word) {
+        word.expands = true;
+        if self.peek() == Some('(') {
+            self.arithmetic();
+            word.text.push_str("$((…))");
+        } else {
+            self.substitution(word);
+        }
+    }
+
+    /// Just after the first `(` of `((` or `$((`: reads arithmetic up to the `))` that ends it,
+    /// looking into it only for substitutions (its words are not commands); says whether a
+    /// `))` ended it. When none does, bash reads `( (…) …)` instead: that is doubted, and
+    /// the rest of the text is not read.
+    fn arithmetic(&mut self) -> bool {
+        self.at += 1;
+        if self.matched('(', ')', false) && self.peek() == Some(')') {
+            self.at += 1;
+            return true;
+        }
+        self.doubt("`((` is not arithmetic ended by `))`".into());
+        self.at = self.chars.len();
+        false
+    }
+
+    /// Just after the opening of `${…}` (`{`, ended by the first `}`), `$[…]` (`[`) or
+    /// arithmetic (`(`, nested pairs counted): reads up to its close as bash does (escapes,
+    /// quotes, nested `${…}`, `$[…]`, arithmetic; substitutions remembered); says whether
+    /// the close was found.
+    fn matched(&mut self, open: char, close: char, first_close: bool) -> bool {
+        if self.depth >= MAX_DEPTH {
+            self.doubt(format!("expansions nest more than {MAX_DEPTH} deep"));
+            self.at = self.chars.len();
+            return false;
+        }
+        self.depth += 1;
+        let mut pairs = 1usize;
+        let mut sink = Word::default();
+        let found = loop {
+            let Some(c) = self.peek() else { break false };
+            self.at += 1;
+            match c {
+                '\\' => self.at = (self.at + 1).min(self.chars.len()),
+                '\'' => self.single_quoted(&mut sink.text),
+                '"' => self.double_quoted(&mut sink),
+                '`' => self.backtick(&mut sink, false),
+                '$' => self.dollar(&mut sink, false),
+                c if c == close => {
+                    pairs -= 1;
+                    if pairs == 0 {
+                        break true;
+                    }
+                }
+                c if c == open && !first_close => pairs += 1,
+                _ => {}
+            }
+        };
+        self.depth -= 1;
+        found
+    }
+
+    /// Just after the `(` of `NAME=(`: reads an array's elements up to the `)` (their
+    /// substitutions remembered); anything but words and newlines there is doubted.
+    fn array(&mut self) {
+        if self.depth >= MAX_DEPTH {
+            self.doubt(format!("arrays nest more than {MAX_DEPTH} deep"));
+            self.at = self.chars.len();
+            return;
+        }
+        self.depth += 1;
+        loop {
+            match self.next_token() {
+                Token::Close | Token::End => break,
+                Token::Word(_) | Token::Separator('\n') => {}
+                _ => self.doubt("an array assignment holds more than words".into()),
+            }
+        }
+        self.depth -= 1;
+    }
+
+    /// Skips line continuations (a backslash before a newline), which bash removes first.
+    fn skip_continuations(&mut self) {
+        while self.peek() == Some('\\') && self.chars.get(self.at + 1) == Some(&'\n') {
+            self.at += 2;
+        }
     }
 
     /// Reads tokens up to the `)` that closes an opened `(`; returns where that `)` is (the
@@ -971,7 +1198,7 @@ impl<'a> Lexer<'a> {
                     open += 1;
                     command_start = true;
                 }
-                Token::Separator => command_start = true,
+                Token::Separator(_) | Token::CaseEnd => command_start = true,
                 Token::Word(word) => {
                     let keyword = (!word.quoted).then_some(word.text.as_str());
                     if command_start && keyword == Some("case") {
@@ -983,56 +1210,65 @@ impl<'a> Lexer<'a> {
         }
     }
 
-    /// After a word: the word after `<<` is a here-document's delimiter.
+    /// After a word: the word after `<<` is a here-document's delimiter (one with a
+    /// substitution or parameter in it is doubted: bash does not expand it).
     fn note_heredoc(&mut self, word: &Word) {
         if let Some(strip_tabs) = self.delimiter_next.take() {
+            if word.expands || word.text.contains(['$', '`']) {
+                self.doubt(format!("the here-document delimiter `{}` is not plain", word.text));
+            }
             let delimiter = word.text.clone();
             self.heredocs.push(Heredoc { delimiter, quoted: word.quoted, strip_tabs });
         } else if !word.quoted && is_redirection(&word.text) {
-            let op = word.text.trim_start_matches(|c: char| c.is_ascii_digit());
+            let op = operator(&word.text);
             if op == "<<" || op == "<<-" {
                 self.delimiter_next = Some(op == "<<-");
             }
         }
     }
 
-    /// Just after a newline: skips the bodies of the here-documents started on the line,
-    /// remembering the substitutions of those whose delimiter is unquoted.
+    /// Just after a newline: skips the bodies of the here-documents started on the line (up
+    /// to their delimiter lines), remembering the substitutions of those whose delimiter is
+    /// unquoted.
     fn heredoc_bodies(&mut self) {
         for doc in std::mem::take(&mut self.heredocs) {
-            while self.at < self.chars.len() {
-                let end = self.chars[self.at..].iter().position(|&c| c == '\n');
-                let end = end.map_or(self.chars.len(), |n| self.at + n);
-                let line: String = self.chars[self.at..end].iter().collect();
+            let start = self.at;
+            let mut end = start;
+            while end < self.chars.len() {
+                let line_end = self.chars[end..].iter().position(|&c| c == '\n');
+                let line_end = line_end.map_or(self.chars.len(), |n| end + n);
+                let line: String = self.chars[end..line_end].iter().collect();
                 let shown = if doc.strip_tabs { line.trim_start_matches('\t') } else { &line };
                 if shown == doc.delimiter {
-                    self.at = (end + 1).min(self.chars.len());
                     break;
                 }
-                if doc.quoted {
-                    self.at = (end + 1).min(self.chars.len());
-                } else {
-                    self.substitutions_in_body();
-                }
+                end = (line_end + 1).min(self.chars.len());
             }
+            if !doc.quoted {
+                self.substitutions_in_body(start, end);
+            }
+            let after = self.chars[end..].iter().position(|&c| c == '\n');
+            self.at = after.map_or(self.chars.len(), |n| end + n + 1);
         }
     }
 
-    /// One line of an unquoted here-document's body: remembers its substitutions.
-    fn substitutions_in_body(&mut self) {
+    /// The body `start..end` of an unquoted here-document: remembers its substitutions, read
+    /// within the body alone.
+    fn substitutions_in_body(&mut self, start: usize, end: usize) {
+        let mut body = Lexer::new(&self.chars[start..end], self.depth);
         let mut sink = Word::default();
-        while let Some(c) = self.peek() {
-            self.at += 1;
+        while let Some(c) = body.peek() {
+            body.at += 1;
             match c {
-                '\n' => return,
-                '\\' => self.at = (self.at + 1).min(self.chars.len()),
-                '$' if self.peek() == Some('(') => {
-                    self.at += 1;
-                    self.substitution(&mut sink);
-                }
-                '`' => self.backtick(&mut sink),
+                '\\' => body.at = (body.at + 1).min(body.chars.len()),
+                '$' => body.dollar(&mut sink, true),
+                '`' => body.backtick(&mut sink, false),
                 _ => {}
             }
+        }
+        self.nested.extend(body.nested);
+        if let Some(why) = body.doubt {
+            self.doubt(why);
         }
     }
 }
@@ -1118,7 +1354,7 @@ mod tests {
             ("cat <<-EOF >x\n\tit's $(touch F)\n\tEOF\nls", &["cat", "ls", "touch"]),
             ("cat <<'EOF'\n$(touch F)\nEOF\nls", &["cat", "ls"]),
             ("touch>F; sudo >/dev/null touch F", &["touch", "sudo", "touch"]),
-            ("((x = 1 << 2))\ntouch F", &["touch", "x"]),
+            ("((x = 1 << 2))\ntouch F", &["touch"]),
         ]);
     }
 
@@ -1156,6 +1392,55 @@ mod tests {
         assert_eq!((commands[1].assigns.as_slice(), commands[1].set_before), (&[][..], 2));
         assert_eq!(commands[3].assigns, ["B", "C"]);
         assert_eq!(commands[3].set_before, 2);
+    }
+
+    #[test]
+    fn arithmetic_case_patterns_arrays_and_conditions_are_not_commands() {
+        assert_reads(&[
+            ("echo $((1+2))", &["echo"]),
+            ("x=$((1+2)); echo $[1+2] $((a[1])) \"$(( (1) ))\"", &["echo"]),
+            ("for ((i=0;i<3;i++)); do echo $i; done", &["echo"]),
+            ("for ((i=0;i<3;i++)) do echo; done; (( i++ ))", &["echo"]),
+            ("echo $(( $(whoami) + `id -u` )); (( $(date) ))", &["echo", "whoami", "id", "date"]),
+            ("case x in a) echo a;; *) ls;; esac", &["echo", "ls"]),
+            ("case x in (a|b) echo a;& c) ls;;& esac; pwd", &["echo", "ls", "pwd"]),
+            (
+                "case $(id) in\n a)\n echo\n esac; case x in a) case y in b) ls;; esac;; esac",
+                &["echo", "ls", "id"],
+            ),
+            ("arr=(a b); files=(*.txt); arr+=($(ls) c)\nx=(\n a # )\n)", &["ls"]),
+            ("[[ ( -n x ) && x ]] && echo; [[ a ||\n b ]]", &["[[", "echo", "[["]),
+        ]);
+    }
+
+    #[test]
+    fn expansions_here_documents_and_escapes_are_read_as_bash_reads_them() {
+        assert_reads(&[
+            ("echo ${x:- #}; touch F", &["echo", "touch"]),
+            ("echo ${x:-<<EOF}\ntouch F", &["echo", "touch"]),
+            ("echo ${a[1<<2]}\ntouch F", &["echo", "touch"]),
+            ("echo \"$(echo ${x:-)}; touch F)\"", &["echo", "echo", "touch"]),
+            ("echo \"${x:-\"'\"}\"; touch F", &["echo", "touch"]),
+            ("echo ${x:-{}}; touch F", &["echo", "touch"]),
+            ("echo ${x:-$(touch F)}", &["echo", "touch"]),
+            ("echo $[1<<2]\ntouch F", &["echo", "touch"]),
+            ("echo \"`echo \\\"'\\\"; touch F`\"", &["echo", "echo", "touch"]),
+            ("$'\\564ouch' F", &["touch"]),
+            ("{fd}>/dev/null touch F", &["touch"]),
+            ("for x do touch F; done", &["touch"]),
+            ("cat <<EOF\n${x:-\nEOF\ntouch F", &["cat", "touch"]),
+        ]);
+        for line in [
+            "cat <<$(x)\nhi\n$(x)\ntouch F",
+            "cat <<`x`\nhi\n`x`\ntouch F",
+            "echo $(cat <<EOF)\nit's\nEOF\ntouch F",
+            "$\\\n(echo touch) F",
+            "X=touch; $\\\nX F",
+            "((echo a) ; touch F)",
+            "[[ x ; touch F",
+        ] {
+            assert!(simple_commands(line).doubt.is_some(), "{line:?}");
+        }
     }
 
     #[test]
