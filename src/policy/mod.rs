@@ -144,12 +144,21 @@ impl SpawnRequest {
                 (shell_line::argv_commands(words), None)
             }
             crate::spec::Command::Shell(line) => {
-                (shell_line::simple_commands(line), Some(line.clone()))
+                let shell = crate::spec::shell_program();
+                (shell_line::commands_run_by(&shell, line), Some(line.clone()))
             }
         };
-        let (reading, shell_line) = match &spec.typed_line {
-            Some(line) => (reading.and(shell_line::simple_commands(line)), Some(line.clone())),
-            None => (reading, shell_line),
+        // A typed line is read by the program started: a shell.
+        let (reading, shell_line) = match (&spec.typed_line, &spec.command) {
+            (Some(line), crate::spec::Command::Argv(shell, _)) => {
+                let typed = shell_line::commands_run_by(&shell.to_string_lossy(), line);
+                (reading.and(typed), Some(line.clone()))
+            }
+            (Some(line), crate::spec::Command::Shell(_)) => {
+                let typed = shell_line::commands_run_by(&crate::spec::shell_program(), line);
+                (reading.and(typed), Some(line.clone()))
+            }
+            (None, _) => (reading, shell_line),
         };
         let commands = reading
             .commands

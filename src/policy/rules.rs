@@ -781,6 +781,21 @@ mod tests {
     }
 
     #[test]
+    fn wrapper_options_are_read_against_all_of_their_options() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "sudo --login touch F",
+                "sudo --l touch F",
+                "su root -- -c 'touch F'",
+                "env -S 'touch\\_F'",
+                "zsh -c '=touch F'",
+                "zsh -c 'echo /(e:\"touch F\":)'",
+            ],
+        );
+    }
+
+    #[test]
     fn a_relative_program_after_cd_is_not_allowed() {
         let mut policy = allow_usr_bin();
         policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));

@@ -108,6 +108,7 @@ const WRAPPERS: &[Wrapper] = &[
             "other-user",
             "user",
             "login-class",
+            "host",
         ],
         0,
     ),
@@ -137,13 +138,127 @@ const WRAPPERS: &[Wrapper] = &[
         "strace",
         "abeEIoOpPsSuUX",
         "",
-        &["output", "trace", "signal", "status", "trace-path", "string-limit", "user", "env"],
+        &[
+            "output",
+            "trace",
+            "signal",
+            "status",
+            "trace-path",
+            "string-limit",
+            "user",
+            "env",
+            "attach",
+            "columns",
+            "detach-on",
+            "fault",
+            "inject",
+            "kvm",
+            "read",
+            "write",
+            "summary-sort-by",
+            "summary-columns",
+        ],
         0,
     ),
     wrapper("ltrace", "AbDeFlnopsuxX", "", &["output", "library"], 0),
     wrapper("unbuffer", "", "", &[], 0),
     wrapper("gdb", "", "", &[], 0),
     wrapper("busybox", "", "", &[], 0),
+];
+
+/// The long options of wrappers that take no value (or only an attached `=value`): with
+/// [`Wrapper::long`], all the options a prefix (`--log`) may abbreviate. `--help` and
+/// `--version` are everyone's.
+const FLAGS: &[(&str, &[&str])] = &[
+    (
+        "sudo",
+        &[
+            "askpass",
+            "background",
+            "bell",
+            "edit",
+            "help",
+            "list",
+            "login",
+            "non-interactive",
+            "preserve-env",
+            "preserve-groups",
+            "remove-timestamp",
+            "reset-timestamp",
+            "set-home",
+            "shell",
+            "stdin",
+            "validate",
+        ],
+    ),
+    (
+        "env",
+        &[
+            "block-signal",
+            "debug",
+            "default-signal",
+            "ignore-environment",
+            "ignore-signal",
+            "list-signal-handling",
+            "null",
+        ],
+    ),
+    (
+        "xargs",
+        &[
+            "eof",
+            "exit",
+            "interactive",
+            "max-lines",
+            "no-run-if-empty",
+            "null",
+            "open-tty",
+            "replace",
+            "show-limits",
+            "verbose",
+        ],
+    ),
+    ("su", &["fast", "login", "preserve-environment", "pty"]),
+    ("timeout", &["foreground", "preserve-status", "verbose"]),
+    ("time", &["append", "portability", "quiet", "verbose"]),
+    ("chroot", &["skip-chdir"]),
+    ("ionice", &["ignore"]),
+    ("taskset", &["all-tasks", "cpu-list", "pid"]),
+    ("setsid", &["ctty", "fork", "wait"]),
+    (
+        "strace",
+        &[
+            "abbrev",
+            "absolute-timestamps",
+            "const-print-style",
+            "daemonize",
+            "debug",
+            "decode-fds",
+            "decode-pids",
+            "failed-only",
+            "follow-forks",
+            "instruction-pointer",
+            "interruptible",
+            "no-abbrev",
+            "output-append-mode",
+            "output-separately",
+            "quiet",
+            "raw",
+            "relative-timestamps",
+            "seccomp-bpf",
+            "stack-traces",
+            "strings-in-hex",
+            "successful-only",
+            "summary",
+            "summary-only",
+            "summary-syscall-overhead",
+            "summary-wall-clock",
+            "syscall-number",
+            "syscall-times",
+            "tips",
+            "verbose",
+        ],
+    ),
 ];
 
 /// `su`: its `-c`/`--command` is a line to run; words after the user go to its shell.
@@ -185,6 +300,60 @@ pub(crate) fn simple_commands(line: &str) -> Reading {
     let mut reader = Reader::default();
     reader.line(line, 0);
     reader.finish()
+}
+
+/// What `line` shows when `shell` runs it: as [`simple_commands`] reads it, doubted when the
+/// shell reads lines otherwise than bash (zsh's `=prog`, glob qualifiers, `noglob`, fish…)
+/// and the line is not [plain](is_plain).
+pub(crate) fn commands_run_by(shell: &str, line: &str) -> Reading {
+    let mut reading = simple_commands(line);
+    if let Some(why) = unlike_bash(shell, line) {
+        reading.doubt.get_or_insert(why);
+    }
+    reading
+}
+
+/// Why `shell` may not run `line` as bash reads it, when it may not.
+fn unlike_bash(shell: &str, line: &str) -> Option<String> {
+    let name = basename(shell);
+    let bash_like = matches!(name, "sh" | "bash" | "rbash" | "dash" | "ash");
+    (!bash_like && !is_plain(line))
+        .then(|| format!("{name} runs it, which does not read lines as bash does"))
+}
+
+/// Whether every shell reads `line` alike: one simple command of plain words (letters,
+/// digits, `_./:,+@%=-`), none starting with `=`, its program not a word another shell gives
+/// a meaning (`-`, `noglob`, `repeat`, `not`, …).
+fn is_plain(line: &str) -> bool {
+    const OTHERS: &[&str] = &[
+        "-",
+        "noglob",
+        "nocorrect",
+        "repeat",
+        "foreach",
+        "select",
+        "coproc",
+        "time",
+        "function",
+        "always",
+        "end",
+        "not",
+        "and",
+        "or",
+        "begin",
+        "switch",
+        "if",
+        "while",
+        "until",
+        "for",
+        "case",
+    ];
+    let plain = |c: char| c.is_ascii_alphanumeric() || " \t_./:,+@%=-".contains(c);
+    let words: Vec<&str> = line.split([' ', '\t']).filter(|w| !w.is_empty()).collect();
+    let program = words.iter().find(|w| assignment_name(w).is_none());
+    line.chars().all(plain)
+        && !words.iter().any(|w| w.starts_with('='))
+        && !program.is_some_and(|p| OTHERS.contains(p))
 }
 
 /// The commands an argv runs: the program, the programs of wrappers (`sudo rm`), and the
@@ -393,7 +562,12 @@ impl Reader {
             let set_before = self.line_assigns.len();
             self.set_for_rest(sets);
             self.moved |= matches!(name.as_str(), "cd" | "pushd" | "popd");
-            lines.extend(shell_lines(&name, &operands));
+            for line in shell_lines(&name, &operands) {
+                if let Some(why) = unlike_bash(&name, &line).filter(|_| name != SU.name) {
+                    self.doubt(why);
+                }
+                lines.push(line);
+            }
             if self.commands.len() >= MAX_COMMANDS {
                 return self.doubt(format!("it runs more than {MAX_COMMANDS} commands"));
             }
@@ -404,7 +578,11 @@ impl Reader {
                 set_before,
             });
             let Some(table) = WRAPPERS.iter().find(|w| w.name == name) else { return };
-            let Some((mut words, more)) = unwrap(table, operands) else { return };
+            let (mut words, more) = match unwrap(table, operands) {
+                Ok(Some(unwrapped)) => unwrapped,
+                Ok(None) => return,
+                Err(why) => return self.doubt(why),
+            };
             assigns.extend(more);
             program = words.remove(0);
             args = words;
@@ -424,10 +602,13 @@ impl Reader {
     }
 }
 
+/// The words of the program a wrapper runs, and the names the wrapper sets for it.
+type Unwrapped = (Vec<Word>, Vec<String>);
+
 /// The program a wrapper runs with its words, and the variables the wrapper sets for it
 /// (`env A=1 prog`, `sudo A=1 prog`): `None` when it names none. `env -S LINE` splits `LINE`
-/// into words in place, as `env` does.
-fn unwrap(table: &Wrapper, args: Vec<Word>) -> Option<(Vec<Word>, Vec<String>)> {
+/// into words in place, as `env` does. An ambiguous long option is an error: why.
+fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String> {
     let mut rest: VecDeque<Word> = args.into();
     let mut assigns = Vec::new();
     let mut positionals = table.positionals;
@@ -438,6 +619,9 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Option<(Vec<Word>, Vec<String>)> 
             options = false;
         } else if options && text.starts_with('-') {
             let option = option_word(table, text);
+            if option.ambiguous {
+                return Err(format!("`{text}` is ambiguous among the options of {}", table.name));
+            }
             let value = match option.value {
                 Some(value) => Some(value),
                 None if option.takes_next => rest.pop_front().map(|w| w.text),
@@ -445,7 +629,7 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Option<(Vec<Word>, Vec<String>)> 
             };
             let split = option.names.last().is_some_and(|n| n == "S" || n == "split-string");
             if table.name == "env" && split {
-                for word in words_of(&value.unwrap_or_default()).into_iter().rev() {
+                for word in env_split(&value.unwrap_or_default()).into_iter().rev() {
                     rest.push_front(word);
                 }
             }
@@ -455,10 +639,10 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Option<(Vec<Word>, Vec<String>)> 
             positionals -= 1;
         } else {
             rest.push_front(word);
-            return Some((rest.into(), assigns));
+            return Ok(Some((rest.into(), assigns)));
         }
     }
-    None
+    Ok(None)
 }
 
 /// The words after a program that are its arguments: redirections and their targets left
@@ -481,6 +665,9 @@ fn without_redirections(words: &[Word]) -> Vec<Word> {
 struct OptionWord {
     /// The options it names, in order: letters, or a long option's full name.
     names: Vec<String>,
+    /// A long option's prefix that more than one of the program's options start with
+    /// (the program refuses it; what it would have meant cannot be told).
+    ambiguous: bool,
     /// The value given in the word itself.
     value: Option<String>,
     /// Whether the last option takes the next word as its value.
@@ -493,10 +680,17 @@ fn option_word(table: &Wrapper, text: &str) -> OptionWord {
             Some((name, value)) => (name, Some(value.to_owned())),
             None => (long, None),
         };
-        let known = table.long.iter().find(|l| **l == name);
-        let known = known.or_else(|| table.long.iter().find(|l| l.starts_with(name)));
-        let takes_next = value.is_none() && known.is_some() && !name.is_empty();
-        return OptionWord { names: vec![known.map_or(name, |l| l).to_owned()], value, takes_next };
+        let flags = FLAGS.iter().find(|(n, _)| *n == table.name).map_or(&[][..], |(_, f)| f);
+        let all = || table.long.iter().chain(flags).chain(&["help", "version"]).copied();
+        let exact = all().find(|l| *l == name);
+        let mut prefixed = all().filter(|l| l.starts_with(name));
+        let (first, second) = (prefixed.next(), prefixed.next());
+        let known = exact.or(first.filter(|_| second.is_none()));
+        let ambiguous = exact.is_none() && second.is_some();
+        let takes_next =
+            value.is_none() && known.is_some_and(|k| table.long.contains(&k)) && !name.is_empty();
+        let names = vec![known.unwrap_or(name).to_owned()];
+        return OptionWord { names, ambiguous, value, takes_next };
     }
     let mut names = Vec::new();
     for (i, c) in text.char_indices().skip(1) {
@@ -505,10 +699,10 @@ fn option_word(table: &Wrapper, text: &str) -> OptionWord {
             let rest = &text[i + c.len_utf8()..];
             let value = (!rest.is_empty()).then(|| rest.to_owned());
             let takes_next = value.is_none() && table.short.contains(c);
-            return OptionWord { names, value, takes_next };
+            return OptionWord { names, ambiguous: false, value, takes_next };
         }
     }
-    OptionWord { names, value: None, takes_next: false }
+    OptionWord { names, ambiguous: false, value: None, takes_next: false }
 }
 
 /// The lines a shell runs given `args`: the operand after a `-c` (`sh -c LINE`, `bash -ec --
@@ -546,16 +740,24 @@ fn dash_c_line(args: &[Word]) -> Option<String> {
     args.get(at).filter(|_| reads_line).map(|w| w.text.clone())
 }
 
-/// The values of `su`'s or `fish`'s line options, wherever they are among `args`.
+/// The values of `su`'s or `fish`'s line options, wherever they are among `args`; for `su`,
+/// also the `-c LINE` of the words it gives the user's shell (`su root -- -c LINE`).
 fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
     let mut lines = Vec::new();
+    let mut operands = Vec::new();
+    let mut options = true;
     let mut at = 0;
     while let Some(text) = args.get(at).map(|w| w.text.as_str()) {
         at += 1;
-        if text == "--" {
-            break;
+        if options && text == "--" {
+            options = false;
+            continue;
         }
-        if !text.starts_with('-') {
+        if text == "-" && options {
+            continue;
+        }
+        if !options || !text.starts_with('-') {
+            operands.extend(args.get(at - 1).cloned());
             continue;
         }
         let option = option_word(table, text);
@@ -570,6 +772,9 @@ fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
         if option.names.last().is_some_and(|n| LINE_OPTIONS.contains(&n.as_str())) {
             lines.extend(value);
         }
+    }
+    if table.name == SU.name {
+        lines.extend(operands.get(1..).and_then(dash_c_line));
     }
     lines
 }
@@ -674,18 +879,50 @@ fn starts_command(words: &[Word]) -> bool {
     words.iter().all(|w| !w.quoted && KEYWORDS.contains(&w.text.as_str()))
 }
 
-/// The words of `text` split as a shell would (`env -S`), separators dropped.
-fn words_of(text: &str) -> Vec<Word> {
-    let chars: Vec<char> = text.chars().collect();
-    let mut lexer = Lexer::new(&chars, 0);
+/// The words `env -S` splits `text` into, as GNU env does: blanks and `\_` separate, `'…'`
+/// and `"…"` quote (in `'…'` only `\\` and `\'` are escapes), `\c` ends the text, a `#`
+/// starting a word comments out the rest; `${NAME}` expands.
+fn env_split(text: &str) -> Vec<Word> {
     let mut words = Vec::new();
-    loop {
-        match lexer.next_token() {
-            Token::Word(word) => words.push(word),
-            Token::End => return words,
-            _ => {}
+    let mut word: Option<Word> = None;
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, ' ' | '\t' | '\n' | '\r' | '\x0b' | '\x0c') => words.extend(word.take()),
+            (None, '#') if word.is_none() => break,
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                word.get_or_insert_with(Word::default).quoted = true;
+            }
+            (Some(q), _) if c == q => quote = None,
+            (_, '\\') => {
+                let Some(escaped) = chars.next() else { break };
+                let text = &mut word.get_or_insert_with(Word::default).text;
+                match (quote, escaped) {
+                    (Some('\''), '\\' | '\'') => text.push(escaped),
+                    (Some('\''), _) => text.extend(['\\', escaped]),
+                    (None, '_') => words.extend(word.take()),
+                    (None, 'c') => break,
+                    (_, '_') => text.push(' '),
+                    (_, 'n') => text.push('\n'),
+                    (_, 't') => text.push('\t'),
+                    (_, 'r') => text.push('\r'),
+                    (_, 'f') => text.push('\x0c'),
+                    (_, 'v') => text.push('\x0b'),
+                    _ => text.push(escaped),
+                }
+            }
+            (q, '$') if q != Some('\'') => {
+                let word = word.get_or_insert_with(Word::default);
+                word.text.push('$');
+                word.expands = true;
+            }
+            _ => word.get_or_insert_with(Word::default).text.push(c),
         }
     }
+    words.extend(word);
+    words
 }
 
 /// One word of a line, quotes removed.
@@ -1441,6 +1678,33 @@ mod tests {
         ] {
             assert!(simple_commands(line).doubt.is_some(), "{line:?}");
         }
+    }
+
+    #[test]
+    fn wrapper_options_split_strings_and_other_shells() {
+        assert_reads(&[
+            ("sudo --login touch F; sudo --login-c x touch F", &["sudo", "touch", "sudo", "touch"]),
+            ("sudo --preserve-env=A --use root touch F", &["sudo", "touch"]),
+            ("su root -- -c 'touch F'", &["su", "-c", "touch"]),
+            ("env -S 'touch\\_F'; env -S'\"x\\_y\" z'", &["env", "touch", "env", "x y"]),
+            ("env -S 'touch F #x' ; env -S 'ls\\cx'", &["env", "touch", "env", "ls"]),
+            ("zsh -c 'ls -l /tmp'", &["zsh", "ls"]),
+        ]);
+        for line in [
+            "sudo --l touch F",
+            "sudo --pr root touch F",
+            "zsh -c '=touch F'",
+            "zsh -c 'echo /(e:touch:)'",
+            "zsh -c 'noglob touch F'",
+            "fish -c 'not touch F'",
+        ] {
+            assert!(simple_commands(line).doubt.is_some(), "{line:?}");
+        }
+        for line in ["=touch F", "echo /(e:'touch F':)", "- touch F", "ls; ls"] {
+            assert!(commands_run_by("/usr/bin/zsh", line).doubt.is_some(), "{line:?}");
+            assert!(commands_run_by("/bin/bash", line).commands.len() < 3, "{line:?}");
+        }
+        assert_eq!(commands_run_by("zsh", "LANG=C ls -l --color=auto /tmp").doubt, None);
     }
 
     #[test]
