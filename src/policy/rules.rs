@@ -89,11 +89,23 @@ pub const DEFAULT_GUARDED_ENV: &[&str] = &[
     "NODE_OPTIONS",
     "GIT_SSH_COMMAND",
     "GIT_EXEC_PATH",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_COUNT",
+    "GIT_CONFIG_PARAMETERS",
     "EDITOR",
     "VISUAL",
     "PAGER",
     "GIT_PAGER",
+    "MANPAGER",
     "LESSOPEN",
+    "LESSCLOSE",
+    "HOME",
+    "PYTHONHOME",
+    "PYTHONUSERBASE",
+    "SSH_ASKPASS",
+    "SUDO_ASKPASS",
 ];
 
 /// A spawn policy: rules in order, a default, and the environment names it guards.
@@ -540,7 +552,18 @@ mod tests {
                 "read PATH <<< /tmp/evil; ls /",
                 "for PATH in /tmp/evil; do ls /; done",
                 "declare -n p=PATH; p=/tmp/evil; ls /",
+                "printf -vPATH /tmp/evil; ls /",
+                "unset PATH; ls /",
+                "HOME=/tmp/evil bash -l",
+                "GIT_CONFIG_GLOBAL=/tmp/evil git status",
+                "n=PATH; export $n=/tmp/evil; ls /",
+                "n=PATH; declare \"$n\"=/tmp/evil; ls /",
+                "BASH_CMDS[ls]=/tmp/evil; ls /",
             ],
+        );
+        assert_not_allowed(
+            &deny_touch(),
+            &["trap 'touch F' EXIT", "trap -- 'touch F' INT TERM", "mapfile -C 'touch F' x"],
         );
         let verdict = allow_usr_bin().decide(&request(SpawnSpec::shell("PATH=/tmp/evil; ls /")));
         assert_eq!((verdict.decision, verdict.rule.as_str()), (Decision::Ask, "guarded_env"));

@@ -394,6 +394,7 @@ impl Reader {
     /// doubted.
     fn set_for_rest(&mut self, names: impl IntoIterator<Item = String>) {
         for name in names {
+            self.check_name(&name);
             if self.known.contains(&name) {
                 continue;
             }
@@ -559,6 +560,9 @@ impl Reader {
             }
             let sets = variables_set(&name, &operands);
             assigns.extend(sets.iter().cloned());
+            for assigned in &assigns {
+                self.check_name(assigned);
+            }
             let set_before = self.line_assigns.len();
             self.set_for_rest(sets);
             self.moved |= matches!(name.as_str(), "cd" | "pushd" | "popd");
@@ -588,6 +592,14 @@ impl Reader {
             args = words;
         }
         self.doubt(format!("wrappers nest more than {MAX_DEPTH} deep"));
+    }
+
+    /// Doubts setting `BASH_CMDS` or `BASH_ALIASES`: an entry makes a name run another
+    /// program.
+    fn check_name(&mut self, name: &str) {
+        if matches!(name, "BASH_CMDS" | "BASH_ALIASES") {
+            self.doubt(format!("setting {name} makes a name run another program"));
+        }
     }
 
     /// Doubts a program word the reading cannot resolve: an expansion, or a relative path
@@ -706,9 +718,18 @@ fn option_word(table: &Wrapper, text: &str) -> OptionWord {
 }
 
 /// The lines a shell runs given `args`: the operand after a `-c` (`sh -c LINE`, `bash -ec --
-/// LINE`), or for `su` and `fish` the values of their `-c`/`--command`-like options.
+/// LINE`), or for `su` and `fish` the values of their `-c`/`--command`-like options; the
+/// line `trap LINE SIGNAL…` sets (read here as if run).
 fn shell_lines(program: &str, args: &[Word]) -> Vec<String> {
     match program {
+        "trap" => {
+            let operands = args.iter().skip_while(|w| w.text.starts_with('-'));
+            let operands: Vec<&Word> = operands.collect();
+            match operands.as_slice() {
+                [line, _, ..] if line.text != "-" => vec![line.text.clone()],
+                _ => Vec::new(),
+            }
+        }
         "su" => option_lines(&SU, args),
         "fish" => option_lines(&FISH, args),
         _ if SHELLS.contains(&program) => dash_c_line(args).into_iter().collect(),
@@ -782,19 +803,29 @@ fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
 /// The variables a builtin sets for the rest of the line: the `NAME=value` words of `export`,
 /// `declare`, `typeset`, `local`, `readonly` and `let`; the names among the words of `read`,
 /// `mapfile`, `readarray`, `getopts` and `printf` (`-v NAME`).
+/// `unset` removes the names among its words. An option word's tails that are names count
+/// too (`printf -vPATH`).
 fn variables_set(builtin: &str, args: &[Word]) -> Vec<String> {
     let words = args.iter().map(|a| a.text.as_str());
     let names: Vec<&str> = match builtin {
         "export" | "declare" | "typeset" | "local" | "readonly" | "let" => {
             words.filter_map(assignment_name).collect()
         }
-        "read" | "mapfile" | "readarray" | "getopts" | "printf" => {
-            words.filter(|w| is_name(w)).collect()
-        }
+        "read" | "mapfile" | "readarray" | "getopts" | "printf" | "unset" => words
+            .flat_map(|w| match w.strip_prefix('-') {
+                Some(option) => (1..option.len()).map(|at| &option[at..]).collect(),
+                None => vec![w],
+            })
+            .filter(|w| is_name(w))
+            .collect(),
         _ => Vec::new(),
     };
     names.into_iter().map(str::to_owned).collect()
 }
+
+/// The builtins that set the variables their words name.
+const SETTERS: &[&str] =
+    &["export", "declare", "typeset", "local", "readonly", "unset", "read", "mapfile", "readarray"];
 
 /// Why what a builtin does cannot be followed, when it cannot.
 fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
@@ -803,7 +834,18 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
             a.text.starts_with('-') && !a.text.starts_with("--") && a.text.contains(letter)
         })
     };
+    // `export $n=x`, `declare "$n"`: the name is an expansion's (its text up to `=`).
+    let named_by_expansion = args.iter().any(|a| {
+        let name = a.text.split_once('=').map_or(a.text.as_str(), |(name, _)| name);
+        a.expands && !a.text.starts_with('-') && name.contains(['$', '`'])
+    });
+    if SETTERS.contains(&builtin) && named_by_expansion {
+        return Some("a variable is named by an expansion");
+    }
     match builtin {
+        "mapfile" | "readarray" if has('C') => {
+            Some("`mapfile -C` runs a callback the line cannot show")
+        }
         "declare" | "typeset" | "local" if has('n') => {
             Some("`declare -n` makes a name set another variable")
         }
