@@ -9,8 +9,12 @@
 //! ([`Reading::doubt`]), and the policy gives such a line its strictest decision: a program
 //! named by an expansion (`$CMD`, `$(…)`, `` `…` ``, a glob or brace expansion), a `case`
 //! inside a substitution, a relative program path after `cd`, `declare -n`, `hash -p`,
-//! `enable -f`, substitutions nested deeper than [`MAX_DEPTH`], more than [`MAX_COMMANDS`]
-//! commands.
+//! `enable -f`, `mapfile -C`, `BASH_CMDS[…]=`, a variable named by an expansion, a
+//! here-document with a substituted delimiter or begun inside `$(…)`, an ambiguous wrapper
+//! option, a line another shell than bash runs that is not plain, substitutions nested
+//! deeper than [`MAX_DEPTH`], more than [`MAX_COMMANDS`] commands or [`MAX_NAMES`]
+//! variables. Arithmetic, `${…}`, `case` patterns and array elements are looked into only
+//! for the substitutions they hold.
 //!
 //! What this cannot see, and a policy therefore cannot rule on: what `eval`, `source` or `.`
 //! run, the contents of scripts, aliases and shell functions, what a shell reads from its
