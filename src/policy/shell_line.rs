@@ -827,9 +827,9 @@ fn variables_set(builtin: &str, args: &[Word]) -> Vec<String> {
     names.into_iter().map(str::to_owned).collect()
 }
 
-/// The builtins that set the variables their words name.
-const SETTERS: &[&str] =
-    &["export", "declare", "typeset", "local", "readonly", "unset", "read", "mapfile", "readarray"];
+/// The builtins whose every operand may name a variable to set (`read -p "$prompt"` is left
+/// out: an option's value may well expand).
+const SETTERS: &[&str] = &["export", "declare", "typeset", "local", "readonly", "unset"];
 
 /// Why what a builtin does cannot be followed, when it cannot.
 fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
@@ -1735,6 +1735,7 @@ mod tests {
             ("env -S 'touch\\_F'; env -S'\"x\\_y\" z'", &["env", "touch", "env", "x y"]),
             ("env -S 'touch F #x' ; env -S 'ls\\cx'", &["env", "touch", "env", "ls"]),
             ("zsh -c 'ls -l /tmp'", &["zsh", "ls"]),
+            ("read -r -p \"$prompt\" answer", &["read"]),
         ]);
         for line in [
             "sudo --l touch F",
