@@ -817,7 +817,14 @@ fn variables_set(builtin: &str, args: &[Word]) -> Vec<String> {
         }
         "read" | "mapfile" | "readarray" | "getopts" | "printf" | "unset" => words
             .flat_map(|w| match w.strip_prefix('-') {
-                Some(option) => (1..option.len()).map(|at| &option[at..]).collect(),
+                // The tails after an option's first letters (`-vNAME`, `-rvNAME`), at
+                // character boundaries; a cluster is short, so only its first letters count.
+                Some(option) => option
+                    .char_indices()
+                    .skip(1)
+                    .take(OPTION_LETTERS)
+                    .map(|(at, _)| &option[at..])
+                    .collect(),
                 None => vec![w],
             })
             .filter(|w| is_name(w))
@@ -826,6 +833,9 @@ fn variables_set(builtin: &str, args: &[Word]) -> Vec<String> {
     };
     names.into_iter().map(str::to_owned).collect()
 }
+
+/// How many letters of an option cluster may come before a variable's name (`-rsvNAME`).
+const OPTION_LETTERS: usize = 8;
 
 /// The builtins whose every operand may name a variable to set (`read -p "$prompt"` is left
 /// out: an option's value may well expand).
