@@ -373,12 +373,20 @@ fn shown_controls(text: &mut String) {
         .chars()
         .map(|c| match c {
             '\n' | '\t' => c,
-            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'),
-            '\u{7f}' => '\u{2421}',
-            c if c.is_control() => '\u{fffd}',
-            c => c,
+            c => stand_in(c).unwrap_or(c),
         })
         .collect();
+}
+
+/// The visible stand-in of a control character: the Control Pictures block's symbol for C0
+/// and DEL (`␛`, `␡`), U+FFFD for the others; `None` for any other character.
+fn stand_in(c: char) -> Option<char> {
+    match c {
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)),
+        '\u{7f}' => Some('\u{2421}'),
+        c if c.is_control() => Some('\u{fffd}'),
+        _ => None,
+    }
 }
 
 /// `text` as a person must see it before deciding on it: control characters (line breaks
@@ -402,11 +410,8 @@ pub(crate) fn shown_to_person(text: &str) -> String {
                     shown.extend(std::iter::repeat_n(' ', run));
                 }
             }
-            '\u{0}'..='\u{1f}' => {
-                shown.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'))
-            }
-            '\u{7f}' => shown.push('\u{2421}'),
-            '\u{ad}'
+            '\u{80}'..='\u{9f}'
+            | '\u{ad}'
             | '\u{61c}'
             | '\u{180e}'
             | '\u{200b}'..='\u{200f}'
@@ -414,8 +419,7 @@ pub(crate) fn shown_to_person(text: &str) -> String {
             | '\u{2060}'..='\u{206f}'
             | '\u{feff}'
             | '\u{fff9}'..='\u{fffb}' => shown.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
-            c if c.is_control() => shown.push_str(&format!("⟨U+{:04X}⟩", u32::from(c))),
-            c => shown.push(c),
+            c => shown.push(stand_in(c).unwrap_or(c)),
         }
     }
     shown
