@@ -1023,7 +1023,9 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
 }
 
 /// terminal_signal waits for the program's answer, as terminal_send does: a shell redraws its
-/// prompt after SIGINT, and a command run right after is typed whole into the new prompt.
+/// prompt after SIGINT, and a command run right after is typed whole into the new prompt. A
+/// shell at its prompt is signalled (or sent Ctrl-C) once it reads: bash signalled just
+/// before it reads draws no new prompt.
 #[test]
 fn a_command_right_after_a_signal_runs_whole() {
     if !require(&shell_program()) {
@@ -1033,10 +1035,19 @@ fn a_command_right_after_a_signal_runs_whole() {
     let shell = client.tool("terminal_start", json!({}));
     let id = shell["session_id"].clone();
     for attempt in 0..8 {
-        let signalled = client.call("terminal_signal", json!({"session_id": id, "signal": "INT"}));
-        assert_eq!(signalled["structuredContent"]["signal"], "INT", "{signalled}");
+        // By terminal_signal, or by Ctrl-C typed (the terminal sends the signal).
+        if attempt % 2 == 0 {
+            let signalled =
+                client.call("terminal_signal", json!({"session_id": id, "signal": "INT"}));
+            assert_eq!(signalled["structuredContent"]["signal"], "INT", "{signalled}");
+        } else {
+            client.tool("terminal_send", json!({"session_id": id, "keys": "<C-c>"}));
+        }
         let command = format!("echo after{attempt}");
-        let ran = client.tool("terminal_run", json!({"session_id": id, "command": command}));
+        let ran = client.tool(
+            "terminal_run",
+            json!({"session_id": id, "command": command, "timeout_ms": 15_000}),
+        );
         assert_eq!(
             (ran["output"].as_str(), ran["exit_code"].as_i64()),
             (Some(format!("after{attempt}\n").as_str()), Some(0)),

@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::{
-    KeyCode, MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session, Signal,
-    SpawnSpec, parse_key_script,
+    Key, KeyCode, MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session,
+    Signal, SpawnSpec, parse_key_script,
 };
 
 use super::args::Args;
@@ -155,6 +155,16 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let session = call.session(id)?;
     if let Some(plan) = &plan {
         waits::check(plan, &session)?;
+    }
+    // Ctrl-C, Ctrl-\ or Ctrl-Z alone signals the shell: it waits as terminal_signal does.
+    let signals = one_key
+        && matches!(
+            script.as_deref(),
+            Some([ScriptItem::Key(Key { code: KeyCode::Char(c), mods })])
+                if mods.ctrl && matches!(c.to_ascii_lowercase(), 'c' | '\\' | 'z')
+        );
+    if signals {
+        super::control::until_shell_reads(&session, &session.status()?);
     }
     {
         let input = call.caller.input.of(id);
