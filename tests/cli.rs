@@ -112,41 +112,45 @@ fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
     let dir = tempdir();
     let file = dir.join("termloom-demo.txt");
     let file = file.to_str().unwrap();
-    let output = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--wait-screen",
-        "termloom-demo.txt",
-        "--send",
-        r"ihello from termloom\e",
-        "--send",
-        r":w\r",
-        "--wait-screen",
-        "written",
-        "--screen",
-        "--send",
-        r":q\r",
-        "--wait-exit",
-        "--",
-        "vim",
-        "-u",
-        "NONE",
-        "-N",
-        file,
-    ]);
-    assert_code(&output, 0);
-    let text = stdout(&output);
-    let screen = section(&text, "step 5: --screen");
-    assert!(screen.contains("alternate screen"), "{screen}");
-    assert!(screen.contains("\nhello from termloom\n"), "{screen}");
-    assert!(screen.contains("[New]") && screen.contains("written"), "{screen}");
-    // Then the transcript, the final screen and the exit.
-    section(&text, "transcript");
-    assert!(section(&text, "screen").contains("primary screen"), "{text}");
-    assert!(text.ends_with("--- exit: exit code 0 ---\n"), "{text}");
-    assert_eq!(std::fs::read_to_string(file).unwrap(), "hello from termloom\n");
-    assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    // Twice: the second run finds the file the first wrote, and replaces its text.
+    for run in 0..2 {
+        let output = termloom(&[
+            "run",
+            "--timeout",
+            LONG_MS,
+            "--wait-screen",
+            "termloom-demo.txt",
+            "--send",
+            r"ggdGihello from termloom\e",
+            "--send",
+            r":w\r",
+            "--wait-screen",
+            "written",
+            "--screen",
+            "--send",
+            r":q\r",
+            "--wait-exit",
+            "--",
+            "vim",
+            "-u",
+            "NONE",
+            "-N",
+            file,
+        ]);
+        assert_code(&output, 0);
+        let text = stdout(&output);
+        let screen = section(&text, "step 5: --screen");
+        assert!(screen.contains("alternate screen"), "{screen}");
+        assert!(screen.contains("\nhello from termloom\n"), "{screen}");
+        assert!(screen.contains("written"), "{screen}");
+        assert_eq!(screen.contains("[New]"), run == 0, "{screen}");
+        // Then the transcript, the final screen and the exit.
+        section(&text, "transcript");
+        assert!(section(&text, "screen").contains("primary screen"), "{text}");
+        assert!(text.ends_with("--- exit: exit code 0 ---\n"), "{text}");
+        assert_eq!(std::fs::read_to_string(file).unwrap(), "hello from termloom\n");
+        assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -389,7 +393,7 @@ fn help_explains_every_step_and_option_with_examples() {
             });
             assert!(listed, "{args:?}: {name} is not explained");
         }
-        let example = r"termloom run --wait-screen 'termloom-demo.txt' --send 'ihello from termloom\e' --send ':w\r' \
+        let example = r"termloom run --wait-screen 'termloom-demo.txt' --send 'ggdGihello from termloom\e' --send ':w\r' \
       --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt";
         assert!(help.contains(example), "{args:?}: the README example is missing");
