@@ -527,52 +527,22 @@ fn run_command_prints_output_and_fails_on_a_failing_command() {
     if !require("bash") {
         return;
     }
-    let ok = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--shell-integration",
-        "--wait-prompt",
-        "--run-command",
-        "echo from-the-command",
-        "--",
-        "bash",
-        "--norc",
-        "--noprofile",
-    ]);
+    // `termloom run` of bash with shell integration and `steps`.
+    let in_bash = |steps: &[&str]| {
+        let mut args = vec!["run", "--timeout", LONG_MS, "--shell-integration"];
+        args.extend(steps);
+        args.extend(["--", "bash", "--norc", "--noprofile"]);
+        termloom(&args)
+    };
+    let ok = in_bash(&["--wait-prompt", "--run-command", "echo from-the-command"]);
     assert_code(&ok, 0);
     assert!(stdout(&ok).contains("from-the-command"), "{}", stdout(&ok));
-    let failing = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--shell-integration",
-        "--wait-prompt",
-        "--run-command",
-        "ls /no/such/dir",
-        "--",
-        "bash",
-        "--norc",
-        "--noprofile",
-    ]);
+    let failing = in_bash(&["--wait-prompt", "--run-command", "ls /no/such/dir"]);
     assert_code(&failing, 1);
     assert!(stderr(&failing).contains("exit code 2"), "{}", stderr(&failing));
     // Without --wait-prompt the command waits for the first prompt itself; a command that
     // ends the shell says so.
-    let ended = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--shell-integration",
-        "--run-command",
-        "echo first",
-        "--run-command",
-        "exit 4",
-        "--",
-        "bash",
-        "--norc",
-        "--noprofile",
-    ]);
+    let ended = in_bash(&["--run-command", "echo first", "--run-command", "exit 4"]);
     assert_code(&ended, 1);
     assert!(stdout(&ended).contains("first"), "{}", stdout(&ended));
     assert!(

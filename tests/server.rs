@@ -107,15 +107,7 @@ impl Drop for TestServer {
 }
 
 fn cli(socket: &Path, args: &[&str]) -> Output {
-    // Before the arguments: after `--` they would be the program's.
-    Command::new(TERMLOOM)
-        .arg(args[0])
-        .arg("--socket")
-        .arg(socket)
-        .args(&args[1..])
-        .stdin(Stdio::null())
-        .output()
-        .expect("termloom runs")
+    cli_in(Path::new("."), socket, args)
 }
 
 fn describe(output: &Output) -> String {
@@ -619,7 +611,8 @@ fn a_hundred_clients_at_once() {
     }
 }
 
-/// `termloom ARGS --socket S` run in directory `dir`.
+/// `termloom ARGS --socket S` run in directory `dir` (the socket before the arguments: after
+/// `--` they would be the program's).
 fn cli_in(dir: &Path, socket: &Path, args: &[&str]) -> Output {
     Command::new(TERMLOOM)
         .arg(args[0])

@@ -526,6 +526,13 @@ mod tests {
     }
 
     /// Every line runs `touch` (or sets a guarded variable); none may be allowed.
+    fn assert_allowed(policy: &Policy, lines: &[&str]) {
+        for line in lines {
+            let verdict = policy.decide(&request(SpawnSpec::shell(*line)));
+            assert_eq!(verdict.decision, Decision::Allow, "{line:?}: {verdict:?}");
+        }
+    }
+
     fn assert_not_allowed(policy: &Policy, lines: &[&str]) {
         let allowed: Vec<&&str> = lines
             .iter()
@@ -765,17 +772,17 @@ mod tests {
 
     #[test]
     fn arithmetic_case_patterns_and_arrays_are_allowed_by_an_allow_list() {
-        for line in [
-            "echo $((1+2))",
-            "x=$((1+2)); echo $x $[1+2] $((a[1]))",
-            "for ((i=0;i<3;i++)); do echo $i; done",
-            "(( i++ )) || echo",
-            "case x in a) echo a;; *) echo b;; esac",
-            "arr=(a b); files=(*.txt); echo ${files[@]}",
-        ] {
-            let verdict = allow_usr_bin().decide(&request(SpawnSpec::shell(line)));
-            assert_eq!(verdict.decision, Decision::Allow, "{line:?}: {verdict:?}");
-        }
+        assert_allowed(
+            &allow_usr_bin(),
+            &[
+                "echo $((1+2))",
+                "x=$((1+2)); echo $x $[1+2] $((a[1]))",
+                "for ((i=0;i<3;i++)); do echo $i; done",
+                "(( i++ )) || echo",
+                "case x in a) echo a;; *) echo b;; esac",
+                "arr=(a b); files=(*.txt); echo ${files[@]}",
+            ],
+        );
         assert_not_allowed(&allow_usr_bin(), &["echo $(( $(/tmp/evil) ))", "(( $(/tmp/evil) ))"]);
     }
 
@@ -833,15 +840,15 @@ mod tests {
 
     #[test]
     fn everyday_lines_stay_allowed() {
-        for line in [
-            "ls -l | grep x && echo \"$(date)\" > out",
-            "sudo -u root ls; env -i A=1 ls; timeout 5 nice -n 3 ls",
-            "bash -c 'ls; echo ok'",
-            "cat <<EOF\nhello 'world\nEOF\nls",
-            "for f in a b; do echo $f; done",
-        ] {
-            let verdict = deny_touch().decide(&request(SpawnSpec::shell(line)));
-            assert_eq!(verdict.decision, Decision::Allow, "{line:?}: {verdict:?}");
-        }
+        assert_allowed(
+            &deny_touch(),
+            &[
+                "ls -l | grep x && echo \"$(date)\" > out",
+                "sudo -u root ls; env -i A=1 ls; timeout 5 nice -n 3 ls",
+                "bash -c 'ls; echo ok'",
+                "cat <<EOF\nhello 'world\nEOF\nls",
+                "for f in a b; do echo $f; done",
+            ],
+        );
     }
 }
