@@ -1193,11 +1193,14 @@ impl Redactions {
     }
 
     /// Applies the redactions to a screen's rows and title (see [`Redactions::apply`]); the
-    /// size, cursor and modes stay as they are. Rows the terminal wrapped (a line longer than
-    /// the width goes on in the next row) are redacted as the one line they show, so a path
+    /// size and modes stay as they are. Rows the terminal wrapped (a line longer than the
+    /// width goes on in the next row) are redacted as the one line they show, so a path
     /// wrapped over two rows is still found; a line a redaction changed is laid out again over
     /// the same rows, cut at the terminal's width (the last of its rows keeps what is left
     /// over, and rows it no longer needs are left empty). Every other row stays as it was.
+    /// A cursor on a changed line moves with the text after the change (after a prompt that
+    /// shows a redacted path, it is where the redacted prompt ends), so its position does not
+    /// depend on what was redacted either.
     ///
     /// [`assert_screen_snapshot!`] redacts a [`TestSession`]'s screen this way.
     pub fn apply_to_screen(&self, screen: &Screen) -> Screen {
@@ -1228,6 +1231,18 @@ impl Redactions {
             let redacted = self.apply(&line);
             if redacted != line {
                 out.lines.splice(first..end, split_rows(&redacted, cols, end - first));
+                let row = usize::from(screen.cursor.row);
+                if (first..end).contains(&row) {
+                    let at = (row - first) * usize::from(cols) + usize::from(screen.cursor.col);
+                    let moved = moved_offset(&line, &redacted, at);
+                    let last = end - first - 1;
+                    let (down, col) = match moved / usize::from(cols) {
+                        down if down > last => (last, moved - last * usize::from(cols)),
+                        down => (down, moved % usize::from(cols)),
+                    };
+                    out.cursor.row = (first + down) as u16;
+                    out.cursor.col = col.min(usize::from(cols) - 1) as u16;
+                }
             }
             first = end;
         }
@@ -1269,6 +1284,27 @@ impl Redactions {
         for (pattern, replacement) in &self.filters {
             settings.add_filter(pattern, replacement.as_str());
         }
+    }
+}
+
+/// Where cell offset `at` of `line` is in `redacted`, the same line redacted: before the
+/// part that changed it stays, after it (the cursor past a prompt that showed a redacted
+/// path, say) it moves by the change in width, and inside it goes to the changed part's end.
+fn moved_offset(line: &str, redacted: &str, at: usize) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let same_start = line.chars().zip(redacted.chars()).take_while(|(a, b)| a == b).count();
+    let rest = |s: &str| s.chars().skip(same_start).collect::<Vec<_>>();
+    let (old_rest, new_rest) = (rest(line), rest(redacted));
+    let same_end = old_rest.iter().rev().zip(new_rest.iter().rev()).take_while(|(a, b)| a == b);
+    let tail: String = old_rest[old_rest.len() - same_end.count()..].iter().collect();
+    let before: String = line.chars().take(same_start).collect();
+    let (old_width, new_width, after) = (line.width(), redacted.width(), tail.width());
+    if at <= before.width() {
+        at
+    } else if at >= old_width - after {
+        at + new_width - old_width
+    } else {
+        new_width - after
     }
 }
 
@@ -1748,6 +1784,42 @@ mod tests {
         assert_eq!(Redactions::new().literal("absent", "x").apply_to_screen(&wrapped), wrapped);
         // Wide characters that do not fit go to the next row; the last row takes the rest.
         assert_eq!(split_rows("日本語日本語", 5, 2), ["日本", "語日本語"]);
+    }
+
+    /// The cursor on a line a redaction changed moves with the text after the change (a
+    /// prompt showing a redacted path), stays before it, and goes to the change's end from
+    /// inside it: where it is does not depend on what was redacted.
+    #[test]
+    fn the_cursor_moves_with_a_redacted_line() {
+        let cursor_at = |rows: &[&str], cols: u16, wrapped: Vec<bool>, at: (u16, u16)| {
+            let mut screen = screen(rows, (at.0, at.1, true));
+            (screen.cols, screen.wrapped) = (cols, wrapped);
+            let redacted = Redactions::new().literal("/home/alice-1234", "[HOME]");
+            let cursor = redacted.apply_to_screen(&screen).cursor;
+            (cursor.row, cursor.col)
+        };
+        let prompt = ["x", "me@host:/home/alice-1234$"];
+        // Past the prompt (two blanks after it), at its start, inside the path.
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 27)), (1, 17));
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 0)), (1, 0));
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 12)), (1, 14));
+        // The cursor on another row stays where it is.
+        assert_eq!(cursor_at(&prompt, 40, vec![], (0, 1)), (0, 1));
+        // A line wrapped over two rows of 12: the cursor after it, on its second row, comes
+        // back to the first row, which now holds all of it.
+        let wrapped = ["ab /home/ali", "ce-1234/x"];
+        assert_eq!(cursor_at(&wrapped, 12, vec![true], (1, 9)), (0, 11));
+        assert_eq!(cursor_at(&wrapped, 12, vec![true], (0, 1)), (0, 1));
+        // Redacted to something longer, the cursor moves right on the second row, and stays
+        // in the last column of the line's last row when the line overflows its rows.
+        let longer = |rows: &[&str], at: (u16, u16)| {
+            let mut screen = screen(rows, (at.0, at.1, true));
+            (screen.cols, screen.wrapped) = (12, vec![true]);
+            let cursor = Redactions::new().literal("ali", "[SOMEONE]").apply_to_screen(&screen);
+            (cursor.cursor.row, cursor.cursor.col)
+        };
+        assert_eq!(longer(&["ab /home/ali", "ce/x"], (1, 4)), (1, 10));
+        assert_eq!(longer(&wrapped, (1, 9)), (1, 11));
         assert_eq!(split_rows("ab  ", 5, 3), ["ab", "", ""]);
     }
 }
