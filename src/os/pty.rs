@@ -106,12 +106,13 @@ pub(crate) fn spawn(
     let isolation = isolation.clone();
     let mut ruleset = isolation.confinement.as_ref().map(|c| c.ruleset()).transpose()?;
     // SAFETY: the closure runs between fork and exec and only makes system calls that are
-    // async-signal-safe (setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,
+    // async-signal-safe (sigaction, setsid, ioctl, open, write, getdents, fcntl, setrlimit, setgroups,
     // setgid, setuid, prctl, landlock_restrict_self); everything it needs was prepared before the fork, so it
     // allocates nothing. Descriptor 0 is the terminal's slave, set up by `Command` before
     // the closure runs, so borrowing it is sound.
     unsafe {
         command.pre_exec(move || {
+            default_signal_actions();
             rustix::process::setsid()?;
             rustix::process::ioctl_tiocsctty(BorrowedFd::borrow_raw(0))?;
             if let Some(procs) = &cgroup_procs {
@@ -125,6 +126,32 @@ pub(crate) fn spawn(
     }
     let child = command.spawn()?;
     Ok(child.id() as i32)
+}
+
+/// Gives back their default action to the signals this process ignores: an ignored signal
+/// stays ignored across exec, and a host that started the engine with SIGINT ignored (a
+/// script's background job, `nohup`) would pass that on to every session's programs, where
+/// Ctrl-C, a cancelled call's interrupt and `terminal_signal` would then do nothing. (Caught
+/// signals get their default action at exec anyway; `Command` empties the signal mask.)
+/// Runs between fork and exec: `sigaction` only.
+fn default_signal_actions() {
+    for signal in 1..32 {
+        if signal == libc::SIGKILL || signal == libc::SIGSTOP {
+            continue;
+        }
+        // SAFETY: sigaction with valid pointers to zeroed (valid) structures; a signal
+        // number the system does not know fails harmlessly.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+            {
+                let mut default: libc::sigaction = std::mem::zeroed();
+                default.sa_sigaction = libc::SIG_DFL;
+                libc::sigaction(signal, &default, std::ptr::null_mut());
+            }
+        }
+    }
 }
 
 /// Marks every descriptor above 2 close-on-exec, so nothing of the engine (or of the host
