@@ -1715,6 +1715,31 @@ fn a_cancelled_submit_interrupts_its_command() {
     client.finish();
 }
 
+/// A program that polls the terminal with a short timeout in a loop (Python 3.13's REPL polls
+/// every 100 ms) waits for input once its timer has gone off without a change: `input_wait`
+/// holds and the status says so. It read "running, quiet" for ever, and the wait timed out.
+#[test]
+fn a_program_polling_with_a_short_timer_reads_as_waiting_for_input() {
+    if !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "import select, sys\nprint('name? ', end='', flush=True)\nwhile not select.select([sys.stdin], [], [], 0.1)[0]:\n    pass\nprint('hello', sys.stdin.readline().strip())\n";
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", script], "input_wait": true, "timeout_ms": 20000}),
+    );
+    assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+    assert_eq!(started["status"]["activity"], "waiting_for_input", "{started}");
+    let id = started["session_id"].clone();
+    let answered = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "ada", "submit": true, "exit": true, "timeout_ms": 20000}),
+    );
+    assert!(answered["output"].as_str().unwrap().contains("hello ada"), "{answered}");
+    client.finish();
+}
+
 /// `png=true` sends the screen as MCP image content (base64 PNG) for a vision model.
 #[test]
 fn the_screen_comes_as_a_png_image() {

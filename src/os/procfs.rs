@@ -175,7 +175,7 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
         if pid <= 0 {
             return InputWait::Unknown { reason: format!("invalid pid {pid}") };
         }
-        match linux::process_wait(pid) {
+        match linux::process_wait(pid, std::time::Duration::ZERO) {
             None => InputWait::NotWaiting { reason: format!("pid {pid} no longer exists") },
             Some(wait) => wait,
         }
@@ -199,22 +199,27 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// all vanish during the check, give [`InputWait::NotWaiting`].
 ///
 /// `candidates`, when given (a session's cgroup members), are the only processes looked at,
-/// which spares a scan of all of `/proc`.
+/// which spares a scan of all of `/proc`. `quiet` is how long the terminal has had neither
+/// output nor input: a poll with a short timer (see [`SHORT_TIMER`]) counts as waiting for
+/// input once the terminal has been quiet for longer than the timer and [`TIMER_SLACK`] (the
+/// timer went off without changing anything, and the program polls again: an idle tick,
+/// such as Python 3.13's REPL polling every 100 ms).
 pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
     candidates: Option<&[i32]>,
+    quiet: std::time::Duration,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pgrp <= 0 {
             return InputWait::Unknown { reason: format!("invalid process group {pgrp}") };
         }
-        linux::group_wait(pgrp, sid, candidates)
+        linux::group_wait(pgrp, sid, candidates, quiet)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates);
+        let _ = (pgrp, sid, candidates, quiet);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -395,6 +400,9 @@ pub(crate) fn denied(reason: &str) -> bool {
 /// Longer timeouts are a program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input
 /// meanwhile.
 pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
+/// How much longer than a short timer the terminal must have been quiet before a poll with
+/// that timer counts as an idle tick (see [`group_input_wait`]).
+pub(crate) const TIMER_SLACK: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Whether a process only waits on others: every thread asleep waiting for a child (`wait4`,
 /// `waitid`) or on a pipe (reading or writing it).
@@ -581,7 +589,11 @@ mod linux {
     }
 
     /// Observes one thread; `None` if it is gone or dead.
-    pub(super) fn observe_thread(base: &str, tid: i32) -> Option<ThreadObs> {
+    pub(super) fn observe_thread(
+        base: &str,
+        tid: i32,
+        quiet: std::time::Duration,
+    ) -> Option<ThreadObs> {
         let obs = |activity| Some(ThreadObs { tid, activity });
         let stat = match fs::read(format!("{base}/stat")) {
             Ok(data) => match parse_stat(&data) {
@@ -604,7 +616,7 @@ mod linux {
                     return obs(Activity::Other("the kernel outside a system call".into()));
                 }
                 Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
-                    Some(activity) => return obs(reading_terminal(base, &text, activity)),
+                    Some(activity) => return obs(reading_terminal(base, &text, activity, quiet)),
                     None => format!("system call {nr} unknown on this architecture"),
                 },
                 None => format!("unparsable syscall file {:?}", text.trim()),
@@ -635,11 +647,20 @@ mod linux {
 
     /// A read-family call counts as waiting for input only when its descriptor is a
     /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user.
-    fn reading_terminal(base: &str, syscall: &str, activity: Activity) -> Activity {
+    fn reading_terminal(
+        base: &str,
+        syscall: &str,
+        activity: Activity,
+        quiet: std::time::Duration,
+    ) -> Activity {
         let Activity::Input(name) = &activity else {
             return activity;
         };
         if let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) {
+            // A timer that went off without a change and was set again is an idle tick.
+            if quiet > timer.saturating_add(super::TIMER_SLACK) {
+                return activity;
+            }
             return Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()));
         }
         if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
@@ -708,12 +729,15 @@ mod linux {
 
     /// `None` if the process is gone.
     #[cfg(test)]
-    pub(super) fn process_wait(pid: i32) -> Option<InputWait> {
-        observe_process(pid).map(|(wait, _)| wait)
+    pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
+        observe_process(pid, quiet).map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
-    fn observe_process(pid: i32) -> Option<(InputWait, Vec<ThreadObs>)> {
+    fn observe_process(
+        pid: i32,
+        quiet: std::time::Duration,
+    ) -> Option<(InputWait, Vec<ThreadObs>)> {
         let proc_dir = format!("/proc/{pid}");
         let stat = match fs::read(format!("{proc_dir}/stat")) {
             Ok(data) => match parse_stat(&data) {
@@ -740,7 +764,7 @@ mod linux {
         tids.sort_by_key(|&tid| (tid != pid, tid));
         let threads: Vec<ThreadObs> = tids
             .into_iter()
-            .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid))
+            .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid, quiet))
             .collect();
         if threads.is_empty() {
             let reason = if is_dead(&stat) {
@@ -783,7 +807,12 @@ mod linux {
         })
     }
 
-    pub(super) fn group_wait(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> InputWait {
+    pub(super) fn group_wait(
+        pgrp: i32,
+        sid: Option<i32>,
+        candidates: Option<&[i32]>,
+        quiet: std::time::Duration,
+    ) -> InputWait {
         let members = members(pgrp, sid, candidates);
         if members.is_empty() {
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
@@ -792,7 +821,7 @@ mod linux {
         let mut behind: Option<InputWait> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
-            match observe_process(member.pid) {
+            match observe_process(member.pid, quiet) {
                 None => {}
                 Some((InputWait::Waiting { reader: first }, _)) => {
                     reader = reader.or(first);
@@ -1173,7 +1202,8 @@ mod tests {
                 if let Some(text) = wchan {
                     std::fs::write(base.join("wchan"), text).unwrap();
                 }
-                super::super::linux::observe_thread(&base_str, 9).map(|t| t.activity)
+                super::super::linux::observe_thread(&base_str, 9, std::time::Duration::ZERO)
+                    .map(|t| t.activity)
             };
             assert_eq!(observe('R', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('R')));
             assert_eq!(observe('T', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('T')));
@@ -1217,7 +1247,10 @@ mod tests {
             }
             // The thread directory vanished: gone.
             std::fs::remove_dir_all(&base).unwrap();
-            assert_eq!(super::super::linux::observe_thread(&base_str, 9), None);
+            assert_eq!(
+                super::super::linux::observe_thread(&base_str, 9, std::time::Duration::ZERO),
+                None
+            );
         }
 
         #[test]
@@ -1229,7 +1262,10 @@ mod tests {
             assert_eq!(process_name(i32::MAX), None);
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
-            assert!(matches!(group_input_wait(i32::MAX, None, None), InputWait::Unknown { .. }));
+            assert!(matches!(
+                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO),
+                InputWait::Unknown { .. }
+            ));
             assert!(session_processes(i32::MAX).is_empty());
         }
 
@@ -1427,7 +1463,9 @@ mod tests {
             assert!(session_processes(sid).len() >= procs.len());
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
-            let InputWait::NotWaiting { reason } = group_input_wait(sid, Some(sid), None) else {
+            let InputWait::NotWaiting { reason } =
+                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO)
+            else {
                 panic!("shell in wait4 must not be waiting");
             };
             assert!(reason.contains("pid"), "{reason}");
@@ -1462,7 +1500,7 @@ mod tests {
             );
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
-                match group_input_wait(pgrp, Some(me.session), None) {
+                match group_input_wait(pgrp, Some(me.session), None, std::time::Duration::ZERO) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
@@ -1473,11 +1511,11 @@ mod tests {
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(pgrp, None, None),
+                group_input_wait(pgrp, None, None, std::time::Duration::ZERO),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(pgrp, Some(i32::MAX), None),
+                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO),
                 InputWait::Unknown { .. }
             ));
             let sleeper = spawn(
@@ -1490,7 +1528,8 @@ mod tests {
             let sleeper_pid = sleeper.pid();
             let reason =
                 wait_for("sleep to make the group not waiting", || {
-                    match group_input_wait(pgrp, Some(me.session), None) {
+                    match group_input_wait(pgrp, Some(me.session), None, std::time::Duration::ZERO)
+                    {
                         InputWait::NotWaiting { reason }
                             if reason.contains(&format!("pid {sleeper_pid} (sleep)"))
                                 && reason.contains("nanosleep") =>

@@ -563,7 +563,8 @@ fn input_wait_of(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Option<
         return (procfs::InputWait::Waiting { reader }, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref()) {
+    let quiet = activity.elapsed();
+    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), quiet) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
         procfs::InputWait::Unknown { reason }
