@@ -1740,6 +1740,25 @@ fn a_program_polling_with_a_short_timer_reads_as_waiting_for_input() {
     client.finish();
 }
 
+/// A line read before and cleared since (a pager's ":" on its way out) is not announced as
+/// "repeated in full" when nothing follows: the result said "no new output" and then that a
+/// redrawn line was repeated, with no line.
+#[test]
+fn a_cleared_line_is_not_announced_as_repeated() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "printf 'data\\n:'; stty -echo; read x; printf '\\r\\033[K'; stty echo";
+    let started =
+        client.tool("terminal_start", json!({"argv": ["sh", "-c", script], "input_wait": true}));
+    assert_eq!(started["output"], "data\n:", "{started}");
+    let id = started["session_id"].clone();
+    let result =
+        client.call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "exit": true}));
+    let shown = text(&result);
+    assert!(!shown.contains("repeated"), "{shown}");
+    assert!(shown.contains("no new output"), "{shown}");
+    client.finish();
+}
+
 /// `png=true` sends the screen as MCP image content (base64 PNG) for a vision model.
 #[test]
 fn the_screen_comes_as_a_png_image() {

@@ -329,7 +329,9 @@ fn layout(
         wait: waited.as_deref(),
     }
     .render();
-    if reading.new.rewritten {
+    // (Only with the line: a line cleared since, such as a pager's ":" on its way out, has
+    // nothing to repeat.)
+    if reading.new.rewritten && !output.is_empty() {
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
     if omitted > 0 {

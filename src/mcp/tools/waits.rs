@@ -308,8 +308,12 @@ impl Report {
                 }
                 _ if self.implicit => match self.settled_by.as_deref() {
                     // The status says it, unless the program stirred again since the wait.
+                    // A shell's prompt is its wait for input.
                     Some("waiting for input")
-                        if matches!(shown, Some(Activity::WaitingForInput)) =>
+                        if matches!(
+                            shown,
+                            Some(Activity::WaitingForInput | Activity::AtPrompt)
+                        ) =>
                     {
                         return None;
                     }
@@ -325,12 +329,24 @@ impl Report {
                 Some(Activity::Exited(_)) => return None,
                 _ => format!("exited after {secs:.2} s"),
             },
+            // The exit was asked for: not "exited while waiting for exit".
+            "exited"
+                if condition == "exit"
+                    || condition.contains(", exit")
+                    || condition.contains("[exit") =>
+            {
+                format!("exited after {secs:.2} s")
+            }
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
             _ if self.implicit => format!(
                 "still busy after {secs:.1} s: read again later, or wait with for_text or exit=true"
             ),
+            // "waiting for input", not "waiting for waiting for input".
+            _ if condition.starts_with("waiting for ") => {
+                format!("timed out after {secs:.1} s {condition}")
+            }
             _ => format!("timed out after {secs:.1} s waiting for {condition}"),
         })
     }
@@ -362,6 +378,7 @@ mod tests {
             waiting.line(Some(&Activity::Running)).as_deref(),
             Some("settled after 0.25 s: waiting for input")
         );
+        assert_eq!(waiting.line(Some(&Activity::AtPrompt)), None);
         let prompt = default_wait("matched", Some("shell prompt"));
         assert_eq!(prompt.line(Some(&Activity::AtPrompt)), None);
         assert_eq!(
@@ -372,6 +389,30 @@ mod tests {
         assert_eq!(
             quiet.line(Some(&Activity::Running)).as_deref(),
             Some("settled after 0.25 s: quiet for 1.25s")
+        );
+        let mut timed_out = default_wait("timeout", None);
+        timed_out.implicit = false;
+        timed_out.elapsed = Duration::from_secs(2);
+        timed_out.condition = "waiting for input".into();
+        assert_eq!(
+            timed_out.line(None).as_deref(),
+            Some("timed out after 2.0 s waiting for input")
+        );
+        timed_out.condition = "text \"ok\"".into();
+        assert_eq!(
+            timed_out.line(None).as_deref(),
+            Some("timed out after 2.0 s waiting for text \"ok\"")
+        );
+        let mut asked = default_wait("exited", None);
+        asked.implicit = false;
+        asked.condition = "exit".into();
+        assert_eq!(asked.line(None).as_deref(), Some("exited after 0.25 s"));
+        asked.condition = "any of [text \"ok\", exit]".into();
+        assert_eq!(asked.line(None).as_deref(), Some("exited after 0.25 s"));
+        asked.condition = "text \"ok\"".into();
+        assert_eq!(
+            asked.line(None).as_deref(),
+            Some("exited while waiting for text \"ok\", after 0.25 s")
         );
         let exited = default_wait("exited", None);
         assert_eq!(exited.line(Some(&Activity::Exited(crate::ExitStatus::Code(0)))), None);
