@@ -569,7 +569,8 @@ impl Session {
     }
 
     /// [`Session::run_command`] as a future (see [`Session::wait_async`]). Dropping it does not
-    /// stop the command; its result is discarded.
+    /// stop the command; its result is discarded, and its output is left for the next
+    /// [`Session::read`].
     pub fn run_command_async(&self, line: &str, timeout: Duration) -> EngineFuture<CommandResult> {
         let id = self.id;
         let line = line.to_owned();

@@ -696,6 +696,25 @@ fn a_second_command_while_one_runs_is_refused() {
     assert_eq!((result.output.as_str(), result.exit_code), ("AAA\n", Some(1)), "{result:?}");
 }
 
+/// A command whose caller gave up on it (a dropped future, a cancelled call) leaves its
+/// output to the next read: only a caller that was given the output reads past it.
+#[test]
+fn a_command_nobody_waits_for_leaves_its_output_unread() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    sh.read().unwrap();
+    drop(sh.run_command_async("sleep 1; echo finished-late", Duration::from_secs(30)));
+    expect(&sh, Until::text("finished-late"));
+    expect(&sh, Until::prompt());
+    let read = sh.read().unwrap().text;
+    assert!(read.contains("finished-late"), "the output was read past: {read:?}");
+    // A caller that took the answer reads past it.
+    let result = sh.run_command("echo taken", Duration::from_secs(30)).unwrap();
+    assert_eq!(result.output, "taken\n");
+    assert!(!sh.read().unwrap().text.contains("taken"));
+}
+
 /// Blocks on a future (the library's futures need no runtime).
 fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
     use std::task::{Context, Poll, Wake, Waker};

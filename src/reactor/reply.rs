@@ -29,14 +29,13 @@ impl<T> From<Sender<T>> for Reply<T> {
 }
 
 impl<T> Reply<T> {
-    /// Delivers the answer (dropped if nobody waits for it any more).
-    pub(crate) fn send(self, value: T) {
+    /// Delivers the answer (dropped if nobody waits for it any more); returns whether someone
+    /// still waited for it.
+    pub(crate) fn send(self, value: T) -> bool {
         match self {
-            Reply::Channel(sender) => {
-                let _ = sender.send(value);
-            }
+            Reply::Channel(sender) => sender.send(value).is_ok(),
             Reply::Future(producer) => producer.deliver(value),
-            Reply::Gone => {}
+            Reply::Gone => false,
         }
     }
 
@@ -68,15 +67,17 @@ pub(crate) struct Producer<T> {
 }
 
 impl<T> Producer<T> {
-    fn deliver(mut self, value: T) {
-        if let Some(shared) = self.shared.take() {
-            let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            state.value = Some(value);
-            if let Some(waker) = state.waker.take() {
-                drop(state);
-                waker.wake();
-            }
+    /// Gives the future its answer; returns whether the future was still there to take it.
+    fn deliver(mut self, value: T) -> bool {
+        let Some(shared) = self.shared.take() else { return false };
+        let wanted = Arc::strong_count(&shared) > 1;
+        let mut state = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.value = Some(value);
+        if let Some(waker) = state.waker.take() {
+            drop(state);
+            waker.wake();
         }
+        wanted
     }
 }
 

@@ -291,28 +291,29 @@ impl Reactor {
         }
         for command in done {
             self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
-            let result = self.command_result(id, &command, false);
-            command.reply.send(Ok(result));
+            self.send_command_result(id, command, false);
         }
     }
 
-    fn command_result(
-        &mut self,
-        id: u64,
-        command: &CommandWaiter,
-        timed_out: bool,
-    ) -> CommandResult {
+    /// Answers a `run_command` caller with its command's output and exit code. The caller's
+    /// read cursor moves past the output only when the command ended and the caller took the
+    /// answer: one that gave up (a cancelled call, a dropped future) finds the output in its
+    /// next read.
+    fn send_command_result(&mut self, id: u64, command: CommandWaiter, timed_out: bool) {
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let (output, output_truncated, exit_code) =
-            slot.terminal.command_output(command.commands, timed_out, command.reader);
-        CommandResult {
+            slot.terminal.command_output(command.commands, timed_out);
+        let result = CommandResult {
             output,
             exit_code,
             duration: command.started.elapsed(),
             output_truncated,
             timed_out,
             status,
+        };
+        if command.reply.send(Ok(result)) && !timed_out {
+            slot.terminal.skip_to_end(command.reader);
         }
     }
 
@@ -392,8 +393,7 @@ impl Reactor {
         let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else { return };
         let command = slot.commands.swap_remove(index);
         self.unschedule(command.deadline, Timer::Command { session: id, waiter });
-        let result = self.command_result(id, &command, timed_out);
-        command.reply.send(Ok(result));
+        self.send_command_result(id, command, timed_out);
     }
 
     // ----- status -----------------------------------------------------------------------

@@ -106,12 +106,11 @@ impl Terminal {
     /// The output of the shell command that ended as the `command`-th (shell integration),
     /// whether part of it was dropped from the store, and its exit code. A command that timed
     /// out, or did not end because the shell itself ended, gives what it printed so far and no
-    /// exit code; one that did not time out moves `reader`'s cursor past it.
+    /// exit code.
     pub(crate) fn command_output(
-        &mut self,
+        &self,
         command: u64,
         timed_out: bool,
-        reader: u64,
     ) -> (String, bool, Option<i32>) {
         let tail = self.tail();
         let tail_lines = tail.as_deref().unwrap_or(&[]);
@@ -128,10 +127,14 @@ impl Terminal {
             },
         };
         let exit_code = if span.is_some() { self.shell.last_exit } else { None };
-        if !timed_out {
-            self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
-        }
         (output, truncated, exit_code)
+    }
+
+    /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
+    /// output it was given).
+    pub(crate) fn skip_to_end(&mut self, reader: u64) {
+        let tail = self.tail();
+        self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
     }
 
     /// What `reader` has read so far.
