@@ -902,11 +902,14 @@ fn shell_commands_report_output_and_exit_codes() {
         ("/tmp\nkept\n", Some(1))
     );
     // A command still running at the timeout keeps running; a signal interrupts it.
-    let result = client.tool(
+    let call = client.call(
         "terminal_run",
         json!({"session_id": id, "command": "echo started; sleep 1000", "timeout_ms": 500}),
     );
+    let result = &call["structuredContent"];
     assert_eq!((result["timed_out"].as_bool(), result["exit_code"].as_i64()), (Some(true), None));
+    // The shell was given: nothing to close (one terminal_run started is, below).
+    assert!(!text(&call).contains("terminal_close"), "{}", text(&call));
     let message = client.tool_error("terminal_run", json!({"session_id": id, "command": "true"}));
     assert!(message.contains("<C-c>"), "{message}");
     let signalled = client.tool("terminal_signal", json!({"session_id": id, "signal": "INT"}));
@@ -981,6 +984,8 @@ fn shell_commands_report_output_and_exit_codes() {
     let alt =
         client.call("terminal_run", json!({"command": "printf '\\033[?1049h'; echo altscreen"}));
     assert!(text(&alt).contains("left on the alternate screen"), "{}", text(&alt));
+    let started = client.call("terminal_run", json!({"command": "sleep 1000", "timeout_ms": 300}));
+    assert!(text(&started).contains("terminal_close the shell when done"), "{}", text(&started));
     client.finish();
 }
 
@@ -1632,6 +1637,8 @@ fn transcript_lines_search_and_find() {
     assert!(!past.contains("dropped"), "nothing was dropped: {past}");
     let bad = client.tool_error("terminal_read", json!({"session_id": id, "lines": "ten"}));
     assert!(bad.contains("\"FIRST-LAST\""), "{bad}");
+    let backwards = client.tool_error("terminal_read", json!({"session_id": id, "lines": "5-2"}));
+    assert!(backwards.contains("ends before it begins"), "{backwards}");
     let regex = client.tool_error("terminal_read", json!({"session_id": id, "search": "("}));
     assert!(regex.contains("bad regular expression"), "{regex}");
     let two =

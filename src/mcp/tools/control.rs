@@ -157,7 +157,8 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         &match (result.exit_code, shell_ended) {
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s · {shell}]"),
             (None, _) if result.timed_out => format!(
-                "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]"
+                "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                if new_session { "; terminal_close the shell when done" } else { "" }
             ),
             (None, Some(how)) => {
                 format!(

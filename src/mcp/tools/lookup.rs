@@ -129,7 +129,9 @@ fn lines(
         to => to.parse().map_err(|_| bad())?,
     };
     if to < from {
-        return Err(bad());
+        return Err(ToolError::new(format!(
+            "lines {range:?} ends before it begins: give the first line, then the last"
+        )));
     }
     let found = session.transcript_lines(from..to + 1, max)?;
     let Some((last, _)) = found.lines.last() else {
