@@ -158,9 +158,10 @@ pub enum Activity {
     WaitingForInput,
     /// The shell is at its prompt (shell integration).
     AtPrompt,
-    /// The program exited.
+    /// The program exited by itself (see [`SessionState::Exited`]).
     Exited(ExitStatus),
-    /// The session was closed before its program exited; how the program ended.
+    /// The session was closed before its program exited, or by a caller after it had (see
+    /// [`SessionState::Closed`]); how the program ended.
     Closed(ExitStatus),
 }
 

@@ -5,7 +5,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, SpawnSpec, Until, shell_program};
+use termloom::{Activity, Config, Engine, Error, ExitStatus, SpawnSpec, Until, shell_program};
 
 /// Processes whose POSIX session is `sid` and that are not zombies.
 fn survivors(sid: i32) -> Vec<String> {
@@ -103,5 +103,8 @@ fn exit_status_of_a_program_that_ends_on_its_own() {
     let outcome = expect(&s, Until::exit());
     assert_eq!(outcome.fired, termloom::Fired::Exited { status: ExitStatus::Code(7) });
     assert!(matches!(s.send_text("x"), Err(Error::SessionExited(_))));
+    assert_eq!(s.status().unwrap().activity, Activity::Exited(ExitStatus::Code(7)));
     assert_eq!(s.close().unwrap(), ExitStatus::Code(7));
+    // Closed then: its status says so (it said "exited" still), with how the program ended.
+    assert_eq!(s.status().unwrap().activity, Activity::Closed(ExitStatus::Code(7)));
 }

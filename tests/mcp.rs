@@ -669,9 +669,10 @@ fn vim_edits_and_saves_a_file() {
     );
     let closed = client.tool("terminal_close", json!({"session_id": id}));
     assert_eq!(closed["exit_code"], 0);
-    // What an ended session printed can still be read.
+    // What a closed session printed can still be read; it says it was closed.
     let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
-    assert_eq!(read["status"]["activity"], "exited", "{read}");
+    assert_eq!(read["status"]["activity"], "closed", "{read}");
+    assert_eq!(read["status"]["exit_code"], 0, "{read}");
     client.finish();
 }
 

@@ -4,7 +4,7 @@
 use std::hash::{Hash, Hasher};
 
 use super::*;
-use crate::types::{Activity, Process, Status};
+use crate::types::{Activity, Process, SessionState, Status};
 use crate::wait::StateView;
 
 /// How long a `run_command` whose line has not started a command is looked at (see
@@ -412,13 +412,16 @@ impl Reactor {
             input_wait_unknown: None,
             input_kind: None,
         };
-        if let Some(exit) = slot.exit {
-            status.activity = Activity::Exited(exit);
-            return status;
-        }
-        if slot.closed {
-            status.activity = Activity::Closed(slot.final_status());
-            return status;
+        match slot.state() {
+            SessionState::Closed(how) => {
+                status.activity = Activity::Closed(how);
+                return status;
+            }
+            SessionState::Exited(how) => {
+                status.activity = Activity::Exited(how);
+                return status;
+            }
+            SessionState::Running => {}
         }
         let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
         status.foreground = group.map(|pid| Process {
