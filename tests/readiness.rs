@@ -360,3 +360,19 @@ fn a_pager_behind_its_parent_waits_for_input() {
     s.send_keys("q").unwrap();
     expect(&s, Until::exit());
 }
+
+#[test]
+fn an_abandoned_command_line_is_answered_once_the_prompt_is_back() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    for _ in 0..3 {
+        let err = sh.run_command("echo 'unterminated", LONG).unwrap_err();
+        assert!(err.to_string().contains("start of a longer command"), "{err}");
+        // The shell is back at its prompt when the error arrives: the next command runs at
+        // once, with no wait for the prompt in between.
+        assert_eq!(sh.run_command("echo next", LONG).unwrap().output, "next\n");
+    }
+}

@@ -642,6 +642,7 @@ impl Reactor {
             started: now,
             deadline: after(now, timeout),
             unmarked_prompt: None,
+            abandoned: false,
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });

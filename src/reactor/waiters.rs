@@ -25,8 +25,14 @@ pub(super) struct CommandWaiter {
     /// When the command was first seen ended at a prompt begun without its drawn mark (see
     /// `command_check`).
     pub unmarked_prompt: Option<Instant>,
+    /// The shell took the line as the start of a longer command and it was abandoned with
+    /// Ctrl-C (see `command_check`): the caller is told once the shell's prompt is back.
+    pub abandoned: bool,
     pub reply: Reply<Result<CommandResult>>,
 }
+
+/// Why a command line was abandoned (see `Reactor::command_check`).
+const ABANDONED: &str = "the shell took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that";
 
 /// Matches a transcript line, skipping the part of it the caller had already read when the
 /// wait started (unless the line was rewritten since).
@@ -266,16 +272,16 @@ impl Reactor {
         let shell = slot.terminal.shell();
         let ended = slot.exit.is_some() || slot.closed;
         let done: Vec<CommandWaiter> = {
-            let (done, waiting) = std::mem::take(&mut slot.commands)
-                .into_iter()
-                .partition(|c| ended || (shell.prompts > c.prompts && shell.commands > c.commands));
+            let (done, waiting) = std::mem::take(&mut slot.commands).into_iter().partition(|c| {
+                ended || (shell.prompts > c.prompts && (c.abandoned || shell.commands > c.commands))
+            });
             slot.commands = waiting;
             done
         };
         // Ended, and a prompt begun without its drawn mark: if the mark does not follow
         // within a look's interval, `command_check` takes this prompt (PS1 lost the mark).
         let mut looks = Vec::new();
-        for command in &mut slot.commands {
+        for command in slot.commands.iter_mut().filter(|c| !c.abandoned) {
             let unmarked =
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
             if unmarked && command.unmarked_prompt.is_none() {
@@ -300,6 +306,10 @@ impl Reactor {
     /// answer: one that gave up (a cancelled call, a dropped future) finds the output in its
     /// next read.
     fn send_command_result(&mut self, id: u64, command: CommandWaiter, timed_out: bool) {
+        if command.abandoned {
+            command.reply.send(Err(Error::InvalidInput(ABANDONED.into())));
+            return;
+        }
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let (output, output_truncated, exit_code) =
@@ -322,7 +332,9 @@ impl Reactor {
     /// that mark, a shell that is back to reading the terminal took the line as the start of
     /// a longer command (an open quote, a here-document, a trailing backslash) and waits for
     /// the rest: the line is abandoned with Ctrl-C and the caller told why, rather than left
-    /// to time out with the next command typed into the same unfinished line.
+    /// to time out with the next command typed into the same unfinished line. The caller is
+    /// answered once the shell is back at its prompt (or at the command's timeout), so that it
+    /// can run its next command at once.
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
     /// within a look's interval is taken as the prompt: `PS1` was replaced and lost the mark,
@@ -331,7 +343,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
         let shell = slot.terminal.shell();
-        if shell.prompts > command.prompts || slot.exit.is_some() {
+        if shell.prompts > command.prompts || slot.exit.is_some() || command.abandoned {
             return;
         }
         let again = |reactor: &mut Self, deadline: Instant| {
@@ -373,13 +385,11 @@ impl Reactor {
             return;
         }
         let Some(slot) = self.sessions.get_mut(&id) else { return };
-        let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else { return };
-        let command = slot.commands.swap_remove(index);
-        self.unschedule(command.deadline, Timer::Command { session: id, waiter });
+        let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
+        // Answered by `check_commands` when the prompt Ctrl-C brings is drawn: answered now,
+        // the caller's next command would find the shell not yet back at its prompt.
+        command.abandoned = true;
         let _ = self.send(SessionId(id), b"\x03");
-        command.reply.send(Err(Error::InvalidInput(
-            "the shell took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that".into(),
-        )));
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
