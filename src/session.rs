@@ -19,7 +19,8 @@ use crate::wait::{Until, WaitOutcome};
 /// Ids of waits, unique in the process.
 static NEXT_WAIT: AtomicU64 = AtomicU64::new(1);
 
-/// A wait in progress (see [`Session::start_wait`]).
+/// A wait in progress (see [`Session::start_wait`]). Dropping it before the wait ends cancels
+/// the wait, as dropping a [`Session::wait_async`] future does.
 #[derive(Debug)]
 pub struct PendingWait {
     session: Session,
@@ -53,6 +54,16 @@ impl PendingWait {
             client: self.session.client.clone(),
             id: self.session.id,
             waiter: self.waiter,
+        }
+    }
+}
+
+impl Drop for PendingWait {
+    fn drop(&mut self) {
+        // Nothing received and the reactor still holds the sender: the wait goes on, and
+        // nobody will take its outcome.
+        if matches!(self.reply.try_recv(), Err(crossbeam_channel::TryRecvError::Empty)) {
+            self.cancel();
         }
     }
 }
@@ -425,7 +436,7 @@ impl Session {
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
-    /// cancelled from any thread.
+    /// cancelled from any thread. Dropping it unfinished cancels the wait.
     pub fn start_wait(&self, until: Until, timeout: Duration) -> Result<PendingWait> {
         self.start_wait_past(until, timeout, None)
     }

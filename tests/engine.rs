@@ -750,6 +750,24 @@ fn a_wait_without_end_waits_until_it_holds() {
     assert!(matches!(err, Error::SessionExited(_)), "{err}");
 }
 
+/// A `PendingWait` dropped before its wait ends cancels it, as a dropped future does: no
+/// waiter is left on the session until its timeout (here: never).
+#[test]
+fn a_dropped_pending_wait_cancels_its_wait() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let pending = s.start_wait(Until::text("never"), Duration::MAX).unwrap();
+    assert_eq!(s.info().unwrap().pending_waits, 1);
+    drop(pending);
+    // The cancel was queued before this request, so the reactor has taken it.
+    assert_eq!(s.info().unwrap().pending_waits, 0);
+    // A wait finished as usual is not disturbed.
+    let pending = s.start_wait(Until::text("hi"), LONG).unwrap();
+    s.send_text("hi\n").unwrap();
+    assert!(pending.finish().unwrap().matched().is_some());
+    assert_eq!(s.info().unwrap().pending_waits, 0);
+}
+
 /// Shutdowns from two threads at once both return only when every session is gone.
 #[test]
 fn concurrent_shutdowns_both_wait_for_the_end() {
