@@ -376,3 +376,28 @@ fn an_abandoned_command_line_is_answered_once_the_prompt_is_back() {
         assert_eq!(sh.run_command("echo next", LONG).unwrap().output, "next\n");
     }
 }
+
+/// A program that redraws its text in place, the cursor ending where it was each time (a
+/// counter, a clock, `top`), never has a stable screen.
+#[test]
+fn a_screen_redrawn_in_place_is_not_stable() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "i=0; while :; do i=$((i+1)); printf '\\rtick %06d' $i; sleep 0.05; done",
+        ))
+        .unwrap();
+    expect(&s, Until::screen_contains("tick 000003"));
+    let outcome =
+        s.wait(Until::stable(Duration::from_millis(600)), Duration::from_secs(3)).unwrap();
+    assert!(outcome.is_timeout(), "the counter changes every 50 ms: {outcome}");
+    s.close().unwrap();
+    // A screen that stops changing is stable.
+    let s = engine.spawn(SpawnSpec::shell("printf 'done'; sleep 30")).unwrap();
+    expect(&s, Until::screen_contains("done"));
+    assert!(expect(&s, Until::stable(Duration::from_millis(300))).matched().is_some());
+    s.close().unwrap();
+}

@@ -50,9 +50,10 @@ fn match_unread(
     Some(found)
 }
 
+/// What a still screen keeps: its text (every row), size, cursor and which screen is shown.
 pub(super) fn screen_hash(screen: &Screen) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    screen.rows.hash(&mut hasher);
+    (&screen.lines, screen.cols, screen.rows).hash(&mut hasher);
     (screen.cursor.row, screen.cursor.col, screen.cursor.visible, screen.alternate)
         .hash(&mut hasher);
     hasher.finish()
