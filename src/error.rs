@@ -98,7 +98,7 @@ pub enum Error {
         sent: usize,
         /// Bytes of the encoded paste.
         total: usize,
-        /// Why: `timed out`, `cancelled` or `dropped by an interrupt`.
+        /// Why: `"timed out"`, `"was cancelled"` or `"was dropped by an interrupt"`.
         reason: &'static str,
     },
     /// [`Session::send_secret`](crate::Session::send_secret) found the terminal echoing, or

@@ -78,7 +78,8 @@ pub struct PendingPaste {
 
 impl PendingPaste {
     /// Blocks until the whole paste is queued for the program, or it times out or is
-    /// cancelled ([`Error::PasteIncomplete`]).
+    /// cancelled ([`Error::PasteIncomplete`]), or the session is closed
+    /// ([`Error::SessionClosed`]) or its program exits ([`Error::SessionExited`]) first.
     pub fn finish(self) -> Result<()> {
         self.reply.recv().map_err(|_| Error::EngineStopped)?
     }

@@ -98,3 +98,16 @@ fn an_mcp_paste_ends_at_the_call_timeout_and_ctrl_c_still_gets_through() {
     );
     assert_eq!(interrupted["structuredContent"]["wait"]["outcome"], "exited", "{interrupted}");
 }
+
+/// A paste waiting for room when its session is closed ends with `SessionClosed`, not as if
+/// the program had exited.
+#[test]
+fn a_paste_ended_by_a_close_says_the_session_was_closed() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let pending = s.start_paste(&"c".repeat(8 << 20), Some(LONG * 10)).unwrap();
+    // Requests are taken in order: the paste waits for room when the close arrives.
+    s.close().unwrap();
+    let err = pending.finish().unwrap_err();
+    assert!(matches!(err, Error::SessionClosed(_)), "{err:?}");
+}

@@ -306,12 +306,18 @@ impl Slot {
         }
     }
 
-    /// Drops queued and parked input (the program will never read it).
+    /// Drops queued and parked input (the program will never read it); a paste waiting for
+    /// room is told why, as a new input would be (see `Reactor::accepting`).
     fn drop_input(&mut self) {
         self.queue.clear();
         let id = self.id;
+        let closed = self.exit.is_none() && (self.closed || self.closing.is_some());
         for reply in self.parked.drain(..).filter_map(|piece| piece.reply) {
-            let _ = reply.send(Err(Error::SessionExited(id)));
+            let _ = reply.send(Err(if closed {
+                Error::SessionClosed(id)
+            } else {
+                Error::SessionExited(id)
+            }));
         }
     }
 
