@@ -91,6 +91,40 @@ fn a_call_can_be_cancelled_from_another_thread() {
     assert!(started.elapsed() < LONG);
 }
 
+/// A cancelled call returns nothing, whichever tool's wait the cancellation ended (not a
+/// result saying the wait was cancelled).
+#[test]
+fn a_cancelled_wait_of_any_tool_returns_nothing() {
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["sh", "-c", "echo ready; exec cat"], "for_text": "ready"}),
+    );
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    for (tool, arguments) in [
+        ("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 600000})),
+        (
+            "terminal_send",
+            json!({"session_id": id, "text": "x", "for_text": "never", "timeout_ms": 600000}),
+        ),
+    ] {
+        let cancel = ToolCancel::new();
+        let canceller = cancel.clone();
+        let begun = Instant::now();
+        let waiting = std::thread::spawn({
+            let toolbox = toolbox.clone();
+            move || toolbox.call_cancellable(tool, &arguments, &cancel)
+        });
+        canceller.cancel();
+        let result = waiting.join().unwrap();
+        assert!(result.is_none(), "{tool}: {:?}", result.map(|r| r.text));
+        assert!(begun.elapsed() < LONG);
+    }
+    let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
+    assert!(!closed.is_error, "{}", closed.text);
+}
+
 /// Two toolboxes over one engine are two callers: what one has read is still new to the
 /// other, and each is shown screens as changes to what it saw itself.
 #[test]

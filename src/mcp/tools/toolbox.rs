@@ -198,7 +198,13 @@ impl Toolbox {
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
             ),
         };
-        match super::run(&call, name, &arguments)? {
+        let outcome = super::run(&call, name, &arguments)?;
+        // A wait the cancellation ended reports itself as cancelled: nothing is returned, as
+        // the MCP server sends nothing for a cancelled call.
+        if cancel.0.is_cancelled() {
+            return None;
+        }
+        match outcome {
             Ok(ToolOutput { text, structured, image }) => {
                 Some(ToolResult { text, structured: Some(structured), is_error: false, image })
             }
