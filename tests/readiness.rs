@@ -378,7 +378,7 @@ fn an_abandoned_command_line_is_answered_once_the_prompt_is_back() {
 }
 
 /// A program that redraws its text in place, the cursor ending where it was each time (a
-/// counter, a clock, `top`), never has a stable screen.
+/// counter, a clock, `top`), never has a stable screen; nor has a screen just resized.
 #[test]
 fn a_screen_redrawn_in_place_is_not_stable() {
     if !require(&shell_program()) {
@@ -394,6 +394,17 @@ fn a_screen_redrawn_in_place_is_not_stable() {
     let outcome =
         s.wait(Until::stable(Duration::from_millis(600)), Duration::from_secs(3)).unwrap();
     assert!(outcome.is_timeout(), "the counter changes every 50 ms: {outcome}");
+    s.close().unwrap();
+    // A resize changes the screen even when the program does not redraw: a stable wait
+    // already under way counts from it.
+    let s = engine.spawn(SpawnSpec::shell("echo hi; exec cat")).unwrap();
+    expect(&s, Until::text("hi"));
+    expect(&s, Until::quiet(Duration::from_millis(1000)));
+    let pending = s.start_wait(Until::stable(Duration::from_millis(1500)), LONG).unwrap();
+    s.resize(60, 20).unwrap();
+    let outcome = pending.finish().unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(outcome.elapsed >= Duration::from_millis(1400), "{outcome}");
     s.close().unwrap();
     // A screen that stops changing is stable.
     let s = engine.spawn(SpawnSpec::shell("printf 'done'; sleep 30")).unwrap();

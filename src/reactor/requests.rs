@@ -464,6 +464,8 @@ impl Reactor {
             crate::os::pty::set_size(master.as_fd(), cols, rows)
                 .map_err(|e| Error::io("setting the terminal size", e))?;
         }
+        // The grid changed size (and reflowed) whether or not the program redraws.
+        self.track_screen(id.0);
         self.check_waiters(id.0);
         Ok(())
     }
