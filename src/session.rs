@@ -332,7 +332,8 @@ impl Session {
     }
 
     /// Like [`Session::read`], returning at most `max_bytes` (and at most the engine's
-    /// `max_read_bytes`).
+    /// `max_read_bytes`). A `max_bytes` below 4 counts as 4, the longest character, so that
+    /// every read makes progress.
     pub fn read_max(&self, max_bytes: usize) -> Result<Output> {
         let id = self.id;
         let reader = self.reader;

@@ -322,7 +322,8 @@ pub struct CommandResult {
     /// The command's own output (its transcript lines, without the command line and the next
     /// prompt).
     pub output: String,
-    /// Its exit code, from the shell.
+    /// Its exit code, from the shell; `None` when it timed out, or when the shell ended (the
+    /// command was `exit`, or the session was closed) before reporting one.
     pub exit_code: Option<i32>,
     /// How long it ran, from sending the line to the prompt coming back.
     pub duration: Duration,
