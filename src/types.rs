@@ -264,9 +264,13 @@ impl fmt::Display for Status {
 #[non_exhaustive]
 pub struct Output {
     /// The new text: complete lines end with `\n`; the last, unfinished line (usually a prompt)
-    /// has none and is continued, not repeated, by the next read.
+    /// has none and is continued, not repeated, by the next read. When lines were dropped
+    /// before this read ([`Output::missed_lines`]), it starts with a line of termloom's own
+    /// saying so (`[termloom: N earlier lines were dropped from the transcript before this
+    /// read]`), which is not a line of the transcript.
     pub text: String,
-    /// Number of the line `text` starts in (lines are numbered from 0 at the session's start).
+    /// Number of the line `text` starts in (lines are numbered from 0 at the session's start;
+    /// after the note on dropped lines, if there is one).
     pub first_line: u64,
     /// A line that an earlier read returned (in part) has since been rewritten on the screen
     /// (a progress bar, a redrawn prompt); `text` starts with that line again, in full.
