@@ -750,6 +750,23 @@ fn a_wait_without_end_waits_until_it_holds() {
     assert!(matches!(err, Error::SessionExited(_)), "{err}");
 }
 
+/// `send_keys_and_wait` with a wait that is refused (a prompt on a shell without integration)
+/// types nothing: the error means nothing happened.
+#[test]
+fn keys_with_a_refused_wait_are_not_typed() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    let err = sh.send_keys_and_wait("echo typed-anyway<Enter>", Until::prompt(), LONG).unwrap_err();
+    assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
+    sh.submit("echo marker").unwrap();
+    expect(&sh, Until::regex("^marker$").unwrap());
+    let text = sh.read().unwrap().text;
+    assert!(!text.contains("typed-anyway"), "{text:?}");
+}
+
 /// A `PendingWait` dropped before its wait ends cancels it, as a dropped future does: no
 /// waiter is left on the session until its timeout (here: never).
 #[test]

@@ -554,7 +554,18 @@ impl Reactor {
             Ok(slot) if submits => slot.terminal.typed_line(),
             _ => None,
         };
-        if let Err(err) = until.validate().and_then(|()| self.send_keys(id, items)) {
+        // A wait that would be refused is refused before anything is typed.
+        let refused = until.validate().and_then(|()| {
+            let slot = self.slot(id)?;
+            if until.is_prompt_only()
+                && !slot.shell_integration
+                && !slot.terminal.shell().integrated
+            {
+                return Err(Error::NoShellIntegration(id));
+            }
+            Ok(())
+        });
+        if let Err(err) = refused.and_then(|()| self.send_keys(id, items)) {
             reply.send(Err(err));
             return;
         }
