@@ -388,8 +388,13 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
         // Answered by `check_commands` when the prompt Ctrl-C brings is drawn: answered now,
-        // the caller's next command would find the shell not yet back at its prompt.
+        // the caller's next command would find the shell not yet back at its prompt. A prompt
+        // that does not come back within a few seconds is not waited for longer.
         command.abandoned = true;
+        let give_up = super::after(Instant::now(), START_LOOKS).min(command.deadline);
+        let deadline = std::mem::replace(&mut command.deadline, give_up);
+        self.unschedule(deadline, Timer::Command { session: id, waiter });
+        self.schedule(give_up, Timer::Command { session: id, waiter });
         let _ = self.send(SessionId(id), b"\x03");
     }
 
