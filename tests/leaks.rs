@@ -202,3 +202,24 @@ fn cgroups_of_dead_engines_are_removed_when_an_engine_starts() {
     expect(&session, termloom::Until::exit());
     assert!(!stale.exists(), "{} is still there", stale.display());
 }
+
+/// A session whose cgroup holds nested cgroups (an engine run inside the session makes its
+/// own sessions' cgroups there) leaves none of them behind when it closes, at once: such a
+/// cgroup cannot be removed before its children, and every later engine's first start spent
+/// 2 s on each one left.
+#[test]
+fn a_session_cgroup_with_nested_cgroups_is_removed_on_close() {
+    let engine = engine();
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", "echo ready; exec sleep 1000"])).unwrap();
+    expect(&s, termloom::Until::text("ready"));
+    let containment = s.info().unwrap().containment;
+    let Some(dir) = containment.strip_prefix("cgroup ").map(PathBuf::from) else {
+        eprintln!("skipped: sessions get no cgroup here ({containment})");
+        return;
+    };
+    std::fs::create_dir_all(dir.join("termloom-nested-1-1/termloom-deeper-1-1")).unwrap();
+    let started = Instant::now();
+    s.close().unwrap();
+    assert!(!dir.exists(), "{} is left behind", dir.display());
+    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+}

@@ -85,11 +85,7 @@ impl Cgroup {
     /// process otherwise.
     pub(crate) fn kill(&self) {
         if std::fs::write(self.dir.join("cgroup.kill"), b"1").is_err() {
-            for pid in self.pids() {
-                if let Some(pid) = rustix::process::Pid::from_raw(pid) {
-                    let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
-                }
-            }
+            kill_members(&self.dir);
         }
     }
 }
@@ -104,18 +100,44 @@ pub(crate) fn join_in_child(procs: &std::ffi::CStr) -> io::Result<()> {
 }
 
 impl Drop for Cgroup {
-    /// Kills what is left inside and removes the cgroup, waiting a little (at most 2 s) for
-    /// the killed processes to leave it.
+    /// Kills what is left inside and removes the cgroup, with the cgroups nested in it (an
+    /// engine run inside a session makes its sessions' cgroups there), deepest first, waiting
+    /// a little (at most 2 s in all) for the killed processes to leave.
     fn drop(&mut self) {
-        if !self.pids().is_empty() {
-            self.kill();
-        }
+        // `cgroup.kill` ends the nested cgroups' processes too; without it, each level's own.
+        self.kill();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        while std::fs::remove_dir(&self.dir).is_err_and(|e| e.raw_os_error() == Some(16))
-            && std::time::Instant::now() < deadline
-        {
-            // EBUSY: the killed processes have not left yet.
-            std::thread::sleep(std::time::Duration::from_millis(2));
+        remove_tree(&self.dir, deadline);
+    }
+}
+
+/// SIGKILL to each process of cgroup `dir` (not of the cgroups nested in it).
+fn kill_members(dir: &Path) {
+    let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    for pid in procs.lines().filter_map(|l| l.trim().parse().ok()) {
+        if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
         }
+    }
+}
+
+/// Removes cgroup `dir` after the cgroups nested in it (a cgroup with children cannot be
+/// removed: EBUSY), retrying while killed processes have not left yet, until `deadline`.
+fn remove_tree(dir: &Path, deadline: std::time::Instant) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                if !entry.path().join("cgroup.kill").exists() {
+                    kill_members(&entry.path());
+                }
+                remove_tree(&entry.path(), deadline);
+            }
+        }
+    }
+    while std::fs::remove_dir(dir).is_err_and(|e| e.raw_os_error() == Some(16))
+        && std::time::Instant::now() < deadline
+    {
+        // EBUSY: the killed processes have not left yet.
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
