@@ -334,8 +334,8 @@ impl Reactor {
     /// a longer command (an open quote, a here-document, a trailing backslash) and waits for
     /// the rest: the line is abandoned with Ctrl-C and the caller told why, rather than left
     /// to time out with the next command typed into the same unfinished line. The caller is
-    /// answered once the shell is back at its prompt (or at the command's timeout), so that it
-    /// can run its next command at once.
+    /// answered once the shell is back at its prompt (at most a few seconds later, and within
+    /// the command's timeout), so that it can run its next command at once.
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
     /// within a look's interval is taken as the prompt: `PS1` was replaced and lost the mark,

@@ -199,9 +199,11 @@ impl Toolbox {
             ),
         };
         let outcome = super::run(&call, name, &arguments)?;
-        // A wait the cancellation ended reports itself as cancelled: nothing is returned, as
-        // the MCP server sends nothing for a cancelled call.
-        if cancel.0.is_cancelled() {
+        // A call whose wait the cancellation ended is cancelled: nothing is returned, as the
+        // MCP server sends nothing for it. (A call that had finished when the cancellation
+        // came is answered: a session it started is in its result.)
+        if outcome.as_ref().is_ok_and(|output| output.structured["wait"]["outcome"] == "cancelled")
+        {
             return None;
         }
         match outcome {
