@@ -18,11 +18,12 @@ pub enum Error {
     SessionClosed(SessionId),
     /// The session's program has exited; it accepts no more input.
     SessionExited(SessionId),
-    /// Writing these bytes would overflow the session's bounded write queue.
+    /// Writing these bytes would overflow the session's bounded write queue, or a paste is
+    /// still waiting for room in it (nothing goes in before the paste).
     QueueFull {
         /// The session.
         session: SessionId,
-        /// Bytes already waiting to be written.
+        /// Bytes already waiting to be written (a paste's not yet queued included).
         queued: usize,
         /// Bytes the caller tried to add.
         attempted: usize,

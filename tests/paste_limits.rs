@@ -111,3 +111,23 @@ fn a_paste_ended_by_a_close_says_the_session_was_closed() {
     let err = pending.finish().unwrap_err();
     assert!(matches!(err, Error::SessionClosed(_)), "{err:?}");
 }
+
+/// Input sent while a paste waits for room is refused, and the error counts the paste's bytes
+/// among those waiting (it said the queue held at most its bound, and that the input sent
+/// would overflow it when it would not).
+#[test]
+fn input_behind_a_waiting_paste_is_refused_with_what_waits() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let pending = s.start_paste(&"q".repeat(1 << 20), Some(LONG * 10)).unwrap();
+    match s.send_text("x").unwrap_err() {
+        Error::QueueFull { queued, attempted, capacity, .. } => {
+            assert_eq!((attempted, capacity), (1, 1 << 10));
+            assert!(queued > capacity, "{queued} bytes waiting behind a 1 MiB paste");
+        }
+        other => panic!("{other:?}"),
+    }
+    pending.canceller().cancel();
+    assert!(pending.finish().is_err());
+    s.close().unwrap();
+}

@@ -205,9 +205,11 @@ impl Reactor {
             return self.interrupt(id, signal);
         }
         if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
+            // A paste waiting for room is waiting input too: nothing goes in before it.
+            let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
             return Err(Error::QueueFull {
                 session: id,
-                queued: slot.queue.len(),
+                queued: slot.queue.len() + parked,
                 attempted: bytes.len(),
                 capacity,
             });
