@@ -27,7 +27,8 @@ pub fn feed_terminal(data: &[u8]) {
     };
     let mut terminal = Terminal::new(cols, rows, &Config::default());
     for piece in rest.chunks(chunk) {
-        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        // The reactor's room for replies: the input queue's default bound.
+        let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
         terminal.feed(piece, &mut turn);
         // A bounded turn leaves the rest pending, as the reactor's would.
         while terminal.has_pending() {

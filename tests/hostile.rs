@@ -92,6 +92,23 @@ fn combining_marks_on_one_cell_are_bounded() {
 }
 
 #[test]
+fn clipboard_queries_cost_no_more_than_the_input_queue_holds() {
+    if !require("python3") {
+        return;
+    }
+    // A 600 KB clipboard (OSC 52), then 3,000 queries of 9 bytes each: every answer is
+    // 800 KB of base64. Answers beyond the room in the input queue (1 MiB) are dropped
+    // before they are made; they once piled up in the turn (gigabytes) and took minutes.
+    assert_bounded(
+        r#"c=$(head -c 600000 /dev/zero | tr '\0' a | base64 | tr -d '\n')
+printf '\033]52;c;%s\007' "$c"
+yes "$(printf '\033]52;c;?\007')" | head -n 3000 | tr -d '\n'"#,
+        16 << 10,
+        "clipboard queries",
+    );
+}
+
+#[test]
 fn keyboard_mode_floods_do_not_take_the_engine_down() {
     if !require("bash") {
         return;

@@ -184,7 +184,10 @@ impl Reactor {
         if slot.master.is_none() {
             return;
         }
-        let mut turn = Turn { budget: TURN_WORK, ..Turn::default() };
+        // Replies beyond the room left in the input queue would be dropped there: they are
+        // dropped before they are made.
+        let reply_room = self.config.write_queue_bytes.saturating_sub(slot.queue.len());
+        let mut turn = Turn { budget: TURN_WORK, reply_room, ..Turn::default() };
         // Lines a transcript waiter has not searched yet stay in the store past its bounds
         // until the waiters have been checked; the turn ends before the store holds twice its
         // bounds.
@@ -257,6 +260,8 @@ impl Reactor {
                 let at = now + self.config.quiet;
                 self.schedule(at, Timer::Quiet(id));
             }
+            let slot = self.sessions.get_mut(&id).expect("slot exists");
+            slot.replies_dropped += turn.replies_dropped;
             self.queue_replies(id, &turn.replies);
             self.track_screen(id);
             self.check_waiters(id);

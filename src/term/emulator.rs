@@ -72,14 +72,51 @@ pub(crate) struct MarkAt {
 }
 
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Turn {
     /// Work the turn may still do, in cells (see [`crate::term::scan`]).
     pub budget: usize,
     /// The terminal's replies to the program's queries.
     pub replies: Vec<u8>,
+    /// The most bytes `replies` may hold (the room left in the session's input queue):
+    /// a reply that would not fit is dropped before it is made, so a query whose answer is
+    /// far larger than itself (an OSC 52 clipboard load) costs no more than the room.
+    pub reply_room: usize,
+    /// Replies dropped because they did not fit in `reply_room`.
+    pub replies_dropped: u64,
     /// OSC 133 marks, in order.
     pub marks: Vec<MarkAt>,
+}
+
+impl Default for Turn {
+    /// No work, and room for every reply (the reactor sets the room it has).
+    fn default() -> Self {
+        Turn {
+            budget: 0,
+            replies: Vec::new(),
+            reply_room: usize::MAX,
+            replies_dropped: 0,
+            marks: Vec::new(),
+        }
+    }
+}
+
+impl Turn {
+    /// Adds a reply if it fits in the room left; counts it as dropped otherwise.
+    fn reply(&mut self, reply: &[u8]) {
+        if self.fits(reply.len()) {
+            self.replies.extend_from_slice(reply);
+        }
+    }
+
+    /// Whether `len` more bytes of replies fit; counts a reply dropped if not.
+    fn fits(&mut self, len: usize) -> bool {
+        let fits = self.replies.len().saturating_add(len) <= self.reply_room;
+        if !fits {
+            self.replies_dropped += 1;
+        }
+        fits
+    }
 }
 
 /// The bounds output is held to (from [`Config`]).
@@ -293,7 +330,7 @@ impl Emulator {
             }
             self.settle(transcript);
         }
-        self.handle_events(&mut turn.replies);
+        self.handle_events(turn);
         at
     }
 
@@ -453,14 +490,14 @@ impl Emulator {
         self.term.grid_mut().truncate();
     }
 
-    fn handle_events(&mut self, replies: &mut Vec<u8>) {
+    fn handle_events(&mut self, turn: &mut Turn) {
         let events = std::mem::take(&mut *self.events.0.borrow_mut());
         for event in events {
             match event {
-                Event::PtyWrite(text) => replies.extend_from_slice(text.as_bytes()),
+                Event::PtyWrite(text) => turn.reply(text.as_bytes()),
                 Event::ColorRequest(index, format) => {
                     let color = self.term.colors()[index].unwrap_or_else(|| default_color(index));
-                    replies.extend_from_slice(format(color).as_bytes());
+                    turn.reply(format(color).as_bytes());
                 }
                 Event::TextAreaSizeRequest(format) => {
                     let size = WindowSize {
@@ -469,7 +506,7 @@ impl Emulator {
                         cell_width: 8,
                         cell_height: 16,
                     };
-                    replies.extend_from_slice(format(size).as_bytes());
+                    turn.reply(format(size).as_bytes());
                 }
                 Event::ClipboardStore(kind, text) => match kind {
                     ClipboardType::Clipboard => self.clipboard = text,
@@ -480,7 +517,12 @@ impl Emulator {
                         ClipboardType::Clipboard => &self.clipboard,
                         ClipboardType::Selection => &self.selection,
                     };
-                    replies.extend_from_slice(format(text).as_bytes());
+                    // The answer is the text in base64 (4 bytes for every 3) within
+                    // `ESC ] 52 ; c ;` and a terminator: sized before it is made, since a
+                    // 9-byte query may ask for a megabyte.
+                    if turn.fits(text.len().div_ceil(3) * 4 + 10) {
+                        turn.reply(format(text).as_bytes());
+                    }
                 }
                 // Control characters (a C1 CSI, say) have no place in a title a caller shows.
                 Event::Title(title) => {
@@ -904,6 +946,22 @@ mod tests {
         assert_eq!(feed(&mut emu, &mut t, b"\x1b[18t"), b"\x1b[8;24;80t");
         emu.set_clipboard("hi".into());
         assert_eq!(feed(&mut emu, &mut t, b"\x1b]52;c;?\x07"), b"\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn replies_past_the_room_are_dropped_before_they_are_made() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        emu.set_clipboard("x".repeat(3000));
+        let mut turn = Turn { budget: usize::MAX, reply_room: 1000, ..Turn::default() };
+        emu.feed(b"\x1b]52;c;?\x07\x1b[6n\x1b]52;c;?\x07", &mut t, &mut turn);
+        // The clipboard's answers (4,010 bytes each) do not fit; the cursor report does.
+        assert_eq!(turn.replies, b"\x1b[1;1R");
+        assert_eq!(turn.replies_dropped, 2);
+        // An answer that fits is made whole.
+        emu.set_clipboard("hi".into());
+        emu.feed(b"\x1b]52;c;?\x07", &mut t, &mut turn);
+        assert_eq!(turn.replies, b"\x1b[1;1R\x1b]52;c;aGk=\x07");
     }
 
     #[test]
