@@ -131,6 +131,39 @@ fn keyboard_mode_floods_do_not_take_the_engine_down() {
 }
 
 #[test]
+fn backward_tab_floods_do_not_starve_other_sessions() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let bystander = bash(&engine);
+    // No tab stop left (`CSI 3 g`), the cursor at the last of 1,000 columns, then
+    // `CSI 65535 Z` without end: alacritty scanned the row 65,535 times for each one, so one
+    // turn of it took the reactor for minutes.
+    let flood = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args([
+                    "-c",
+                    r"printf '\033[3g'; echo flooding; yes $(printf '\033[1000G\033[65535Z') | tr -d '\n'",
+                ])
+                .size(1000, 24),
+        )
+        .unwrap();
+    expect(&flood, Until::text("flooding"));
+    for i in 0..3 {
+        let started = std::time::Instant::now();
+        bystander.submit(&format!("echo still here {i}")).unwrap();
+        expect(&bystander, Until::regex(&format!("^still here {i}$")).unwrap());
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(5), "a keystroke beside the flood took {took:?}");
+    }
+    assert!(flood.info().unwrap().state == SessionState::Running);
+    flood.close().unwrap();
+    bystander.close().unwrap();
+}
+
+#[test]
 fn the_issue_repro_through_the_command_line() {
     let out = Command::new(TERMLOOM)
         .args(["run", "--timeout", "60000", "--wait-exit", "--"])

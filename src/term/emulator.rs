@@ -965,6 +965,23 @@ mod tests {
     }
 
     #[test]
+    fn backward_tabs_are_clamped_to_the_cursor_column_and_counted() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[21G\x1b[2Z");
+        assert_eq!(cursor(&emu), (0, 8));
+        feed(&mut emu, &mut t, b"\x1b[41G\x1b[65535Z");
+        assert_eq!(cursor(&emu), (0, 0));
+        // No tab stop left: the cursor stays, whatever the count.
+        feed(&mut emu, &mut t, b"\x1b[3g\x1b[41G\x1b[65535Z");
+        assert_eq!(cursor(&emu), (0, 40));
+        // Counted in work: a whole row per count up to the width, not 8 bytes.
+        let mut turn = Turn { budget: 10_000, ..Turn::default() };
+        emu.feed(&b"\x1b[80G\x1b[65535Z".repeat(10), &mut t, &mut turn);
+        assert!(emu.has_pending(), "ten of them cost 10 × 80 × 80 cells");
+    }
+
+    #[test]
     fn style_runs() {
         let mut emu = emulator(20, 3);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);

@@ -17,7 +17,8 @@
 //!   alternate-screen modes 47 and 1047 enter and leave the alternate screen through mode
 //!   1049 (which also saves and restores the cursor); CUU and CUD stop at the scroll region's
 //!   margins; resetting origin mode homes the cursor; DECSC and DECRC save and restore origin
-//!   mode with the cursor.
+//!   mode with the cursor; CBT (`CSI n Z`) is clamped to the cursor's column (alacritty
+//!   scans the row once per count, even with no tab stop left to find).
 //! - **Synchronized updates** (mode 2026) are tracked here, not by the parser, so bytes are
 //!   never held back unbounded: the update's deadline tells the reactor to leave the screen
 //!   to settle before it checks screen conditions.
@@ -162,6 +163,13 @@ impl Rules {
                 Decision::Replace(format!("\x1b[{count}P").into_bytes())
             }
             b'b' if count > repeat_piece(view.cols) => Decision::Repeat(count),
+            // CBT: alacritty scans the row left of the cursor once per count, even when no
+            // tab stop is left there (after `CSI 3 g`), so `CSI 65535 Z` costs 65,535 scans.
+            // Each scan that finds a stop moves left, and one that finds none moves no more:
+            // past the cursor's column, a count changes nothing.
+            b'Z' if count > view.col.max(1) => {
+                Decision::Replace(format!("\x1b[{}Z", view.col.max(1)).into_bytes())
+            }
             b't' => match count {
                 22 if self.titles >= self.bounds.titles => {
                     self.dropped += 1;

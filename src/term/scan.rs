@@ -473,7 +473,7 @@ impl Counts<'_> {
         let handled = matches!(
             (private, action),
             (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b' | b't' | b'r')
-                | (None, b's' | b'u')
+                | (None, b's' | b'u' | b'Z')
                 | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
                 | (Some(b'>' | b'<'), b'u')
         );
@@ -481,6 +481,11 @@ impl Counts<'_> {
             return None;
         }
         let params = Params::parse(digits, overflow);
+        if (private, action) == (None, b'Z') {
+            // CBT: alacritty looks left for a tab stop once per count, scanning up to the
+            // cursor's column each time (the count is clamped to that column by the rules).
+            *self.work += cols * usize::from(params.or(0, 1)).min(cols);
+        }
         if private == Some(b'?') && matches!(action, b'h' | b'l') {
             let values = params.values();
             if values.contains(&3) {
@@ -519,6 +524,7 @@ fn counted_or_handled(action: u8) -> bool {
             | b'u'
             | b'h'
             | b'l'
+            | b'Z'
     )
 }
 
