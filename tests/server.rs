@@ -940,3 +940,22 @@ mod attach {
         ]);
     }
 }
+
+#[test]
+fn a_server_started_on_first_use_keeps_none_of_its_clients_descriptors() {
+    // The client runs with a pipe as its descriptor 3 (`3>&1`), as a shell passes it on; the
+    // server it starts must not hold that pipe, or `cat` would wait for the server to exit
+    // (the session keeps the server running) before the pipeline ends.
+    let socket = socket_dir().join("inherit");
+    let engine = common::engine();
+    let line = format!(
+        "{{ '{TERMLOOM}' start --socket '{}' -- sleep 600 >/dev/null; }} 3>&1 | cat; echo pipeline ended; read x",
+        socket.display()
+    );
+    let session = engine.spawn(termloom::SpawnSpec::new("sh").args(["-c", &line])).unwrap();
+    let outcome = session.wait(termloom::Until::text("pipeline ended"), LONG).unwrap();
+    let killed = cli(&socket, &["kill-server"]);
+    let transcript = session.read().unwrap().text;
+    assert!(!outcome.is_timeout(), "the pipeline waited for the server to exit: {transcript}");
+    assert!(killed.status.success(), "{transcript}\n{}", describe(&killed));
+}
