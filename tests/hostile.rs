@@ -164,6 +164,37 @@ fn backward_tab_floods_do_not_starve_other_sessions() {
 }
 
 #[test]
+fn insert_mode_floods_are_counted_and_keep_their_text() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let bystander = bash(&engine);
+    // Insert mode at 1,000 columns: every character shifts the rest of its row (46 times the
+    // CPU of plain text per byte, which the work budget did not count).
+    let flood = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args([
+                    "-c",
+                    r"printf '\033[4h'; yes abcdefghijklmnopqrstuvwxyz | head -n 4000 | tr '\n' '\r'; printf '\033[4l\r\n'; printf 'tail\r\033[4hhead->\033[4l\n'; echo done; read x",
+                ])
+                .size(1000, 24),
+        )
+        .unwrap();
+    let started = std::time::Instant::now();
+    bystander.submit("echo still here").unwrap();
+    expect(&bystander, Until::regex("^still here$").unwrap());
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "a keystroke beside the flood took {took:?}");
+    expect(&flood, Until::regex("^done$").unwrap());
+    // Inserted, not overwritten: `head->` went in before `tail`.
+    expect(&flood, Until::text("head->tail"));
+    flood.close().unwrap();
+    bystander.close().unwrap();
+}
+
+#[test]
 fn the_issue_repro_through_the_command_line() {
     let out = Command::new(TERMLOOM)
         .args(["run", "--timeout", "60000", "--wait-exit", "--"])

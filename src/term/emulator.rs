@@ -296,6 +296,9 @@ impl Emulator {
             if at == bytes.len() {
                 break;
             }
+            // Insert mode makes text cost a row a character; the scanner follows `CSI 4 h`
+            // within a scan, the terminal's mode (RIS included) between them.
+            self.scanner.set_insert(self.term.mode().contains(TermMode::INSERT));
             let (n, stop) = self.scanner.scan(&bytes[at..], line_budget, turn.budget);
             turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
             let slice = &bytes[at..at + n];
@@ -979,6 +982,26 @@ mod tests {
         let mut turn = Turn { budget: 10_000, ..Turn::default() };
         emu.feed(&b"\x1b[80G\x1b[65535Z".repeat(10), &mut t, &mut turn);
         assert!(emu.has_pending(), "ten of them cost 10 × 80 × 80 cells");
+    }
+
+    #[test]
+    fn text_in_insert_mode_is_counted_a_row_a_character() {
+        let mut emu = emulator(1000, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        // 100 characters shift 100 rows' worth of cells: more than one turn's work.
+        emu.feed(&[&b"\x1b[4h"[..], &[b'x'; 100]].concat(), &mut t, &mut turn);
+        assert!(emu.has_pending());
+        while emu.has_pending() {
+            turn.budget = 16 << 10;
+            emu.resume(&mut t, &mut turn);
+        }
+        assert_eq!(emu.screen().lines[0], "x".repeat(100));
+        // Inserted, not overwritten; and after RIS, text costs a byte again.
+        feed(&mut emu, &mut t, b"\rab\x1bcxyz");
+        let mut turn = Turn { budget: 100, ..Turn::default() };
+        emu.feed(&[b'y'; 50], &mut t, &mut turn);
+        assert!(!emu.has_pending());
     }
 
     #[test]

@@ -8,8 +8,8 @@
 //!   a full screen, `CSI n b` (REP) counts the lines its cells fill);
 //! - no slice costs more work than the turn has left: work is counted in cells, one per byte
 //!   plus what a sequence touches beyond its bytes (a screen for an erase or a scroll, a row
-//!   for a line erase, `n` cells for a repetition), so a session's turn is bounded in time,
-//!   not only in bytes;
+//!   for a line erase, `n` cells for a repetition, a row per count for a backward tab, a row
+//!   per text byte in insert mode), so a session's turn is bounded in time, not only in bytes;
 //! - OSC strings are held back by the feed loop (which bounds their length) from their
 //!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
 //!   ignores, are reported where they end, even when split across reads;
@@ -148,6 +148,9 @@ pub(crate) struct Scanner {
     lines: usize,
     /// Work counted since the last [`Scanner::take_work`].
     work: usize,
+    /// Insert mode (IRM, `CSI 4 h`) is on: each character printed shifts the rest of its
+    /// row, so a text byte counts a row.
+    insert: bool,
 }
 
 impl Scanner {
@@ -164,7 +167,14 @@ impl Scanner {
             rows: usize::from(rows),
             lines: 0,
             work: 0,
+            insert: false,
         }
+    }
+
+    /// Follows the terminal's insert mode (the scanner also follows `CSI 4 h` and `CSI 4 l`
+    /// itself within what it scans).
+    pub(crate) fn set_insert(&mut self, on: bool) {
+        self.insert = on;
     }
 
     /// Follows the terminal's size (the cost of screen-wide sequences depends on it).
@@ -206,11 +216,14 @@ impl Scanner {
             match self.state {
                 State::Ground => {
                     let rest = &bytes[i..];
-                    let room = (line_budget - self.lines).min(work_budget - self.work);
+                    // In insert mode a character shifts the rest of its row.
+                    let cost = if self.insert { self.cols.max(1) } else { 1 };
+                    let room =
+                        (line_budget - self.lines).min((work_budget - self.work).div_ceil(cost));
                     let run = find_escape(rest);
                     let take = run.min(room);
                     self.lines += take;
-                    self.work += take;
+                    self.work += take * cost;
                     i += take;
                     if take < run || i == bytes.len() {
                         continue;
@@ -413,7 +426,13 @@ impl Scanner {
     }
 
     fn counts(&mut self) -> Counts<'_> {
-        Counts { cols: self.cols, rows: self.rows, lines: &mut self.lines, work: &mut self.work }
+        Counts {
+            cols: self.cols,
+            rows: self.rows,
+            lines: &mut self.lines,
+            work: &mut self.work,
+            insert: &mut self.insert,
+        }
     }
 
     fn osc_mark(&self) -> Option<PromptMark> {
@@ -448,6 +467,7 @@ struct Counts<'a> {
     rows: usize,
     lines: &'a mut usize,
     work: &'a mut usize,
+    insert: &'a mut bool,
 }
 
 impl Counts<'_> {
@@ -467,6 +487,13 @@ impl Counts<'_> {
             (None, b'T' | b'L') => *self.work += cols * rows,
             (None, b'K' | b'X' | b'@' | b'P') | (Some(b'?'), b'K') => *self.work += cols,
             _ => {}
+        }
+        if private.is_none() && matches!(action, b'h' | b'l') {
+            // SM and RM: only insert mode (4) matters here, for the cost of text.
+            if Params::parse(digits, overflow).values().contains(&4) {
+                *self.insert = action == b'h';
+            }
+            return None;
         }
         // Parameters are decoded only for the sequences handled here (SGR, the most common by
         // far, is not one of them).
@@ -678,12 +705,36 @@ mod tests {
                 continue;
             }
             for kept in [&b""[..], b"?1049", b">1", b"<", b"2;3"] {
-                let (mut lines, mut work) = (0, 0);
-                let counts = Counts { cols: 10, rows: 10, lines: &mut lines, work: &mut work };
+                let (mut lines, mut work, mut insert) = (0, 0, false);
+                let counts = Counts {
+                    cols: 10,
+                    rows: 10,
+                    lines: &mut lines,
+                    work: &mut work,
+                    insert: &mut insert,
+                };
                 assert_eq!(counts.csi(kept, false, action), None, "{}", action as char);
                 assert_eq!((lines, work), (0, 0), "{}", action as char);
             }
         }
+    }
+
+    #[test]
+    fn text_in_insert_mode_counts_a_row_a_byte() {
+        let mut scanner = Scanner::new(100, 10);
+        assert_eq!(scanner.scan(b"abc", 1000, 100_000), (3, Stop::End));
+        assert_eq!(scanner.take_work(), 3);
+        // `CSI 4 h` (4 bytes of work), then each character shifts a row of 100 cells.
+        assert_eq!(scanner.scan(b"\x1b[4habc", 1000, 100_000), (7, Stop::End));
+        assert_eq!(scanner.take_work(), 4 + 300);
+        // The budget stops the text where its work runs out.
+        assert_eq!(scanner.scan(b"abcdef", 1000, 250), (3, Stop::Budget));
+        assert_eq!(scanner.take_work(), 300);
+        assert_eq!(scanner.scan(b"\x1b[1;4labc", 1000, 100_000), (9, Stop::End));
+        assert_eq!(scanner.take_work(), 9);
+        scanner.set_insert(true);
+        assert_eq!(scanner.scan(b"a", 1000, 100_000), (1, Stop::End));
+        assert_eq!(scanner.take_work(), 100);
     }
 
     #[test]
