@@ -117,9 +117,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     }
     options.socket = target.socket;
     if detach {
-        // Out of the starting client's session: its terminal closing does not reach us.
-        let _ = rustix::process::setsid();
-        close_inherited_descriptors();
+        termloom::server::detach();
     }
     // Every client's read position is kept (see ServerOptions::max_clients).
     let default = Config { max_readers: options.max_clients, ..Config::default() };
@@ -199,39 +197,4 @@ fn count(name: &str, value: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| *n > 0)
         .ok_or(format!("{name} {value:?}: give a whole number from 1"))
-}
-
-/// Closes every descriptor above 2 that this process inherited. A server started on first
-/// use outlives the client that started it: a pipe the client's caller left open to it (a
-/// shell's `3>&1`, a `make` jobserver) would otherwise stay open until the server exits, and
-/// whoever reads that pipe to its end would wait that long.
-fn close_inherited_descriptors() {
-    use rustix::fs::{Mode, OFlags, RawDir};
-    use std::mem::MaybeUninit;
-    use std::os::fd::{AsFd, AsRawFd};
-
-    let Ok(dir) = rustix::fs::open(
-        c"/proc/self/fd",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    ) else {
-        return;
-    };
-    let mut inherited = Vec::new();
-    let mut buf = [MaybeUninit::<u8>::uninit(); 2048];
-    let mut entries = RawDir::new(dir.as_fd(), &mut buf);
-    while let Some(Ok(entry)) = entries.next() {
-        let name = entry.file_name().to_string_lossy();
-        if let Ok(fd) = name.parse::<i32>()
-            && fd > 2
-            && fd != dir.as_raw_fd()
-        {
-            inherited.push(fd);
-        }
-    }
-    for fd in inherited {
-        // SAFETY: the descriptor was inherited from the starting client; nothing in this
-        // process owns it or uses it (the server has opened nothing yet but `dir`, skipped).
-        unsafe { rustix::io::close(fd) };
-    }
 }

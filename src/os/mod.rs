@@ -4,6 +4,7 @@
 
 pub(crate) mod cgroup;
 pub(crate) mod confine;
+pub(crate) mod descriptors;
 pub(crate) mod env;
 pub(crate) mod isolation;
 pub(crate) mod procfs;

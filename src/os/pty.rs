@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Stdio;
@@ -157,45 +157,11 @@ fn default_signal_actions() {
 /// Marks every descriptor above 2 close-on-exec, so nothing of the engine (or of the host
 /// program embedding it) leaks into the child. Runs between fork and exec: no allocation.
 fn mark_descriptors_cloexec() {
-    use rustix::fs::{Mode, OFlags, RawDir};
-    use rustix::io::FdFlags;
-    use std::mem::MaybeUninit;
-
-    let set = |fd: i32| {
-        if fd > 2 {
-            // SAFETY: the descriptor number was just listed as open; a failed fcntl is
-            // harmless.
-            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-            if let Ok(flags) = rustix::io::fcntl_getfd(fd) {
-                let _ = rustix::io::fcntl_setfd(fd, flags | FdFlags::CLOEXEC);
-            }
+    super::descriptors::each_above_2(|fd| {
+        // SAFETY: the descriptor number was just listed as open; a failed fcntl is harmless.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        if let Ok(flags) = rustix::io::fcntl_getfd(fd) {
+            let _ = rustix::io::fcntl_setfd(fd, flags | rustix::io::FdFlags::CLOEXEC);
         }
-    };
-    #[cfg(target_os = "linux")]
-    let list = c"/proc/self/fd";
-    #[cfg(not(target_os = "linux"))]
-    let list = c"/dev/fd";
-    if let Ok(dir) =
-        rustix::fs::open(list, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty())
-    {
-        let mut buf = [MaybeUninit::<u8>::uninit(); 2048];
-        let mut entries = RawDir::new(dir.as_fd(), &mut buf);
-        while let Some(Ok(entry)) = entries.next() {
-            let mut fd: i32 = 0;
-            let name = entry.file_name().to_bytes();
-            if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
-                continue;
-            }
-            for digit in name {
-                fd = fd.saturating_mul(10).saturating_add(i32::from(digit - b'0'));
-            }
-            if fd != dir.as_raw_fd() {
-                set(fd);
-            }
-        }
-    } else {
-        for fd in 3..1024 {
-            set(fd);
-        }
-    }
+    });
 }

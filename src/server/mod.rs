@@ -50,6 +50,16 @@ use crate::Engine;
 pub use client::{Client, Reply, Sender};
 pub use socket::{prepare_socket_dir, socket_dir, socket_path};
 
+/// Detaches a server started by a client (`termloom server --detach`) from it, before it
+/// opens anything: a session of its own, so the client's terminal closing does not reach it,
+/// and none of the descriptors above 2 it inherited, since a pipe the client's caller left
+/// open to it (a shell's `3>&1`, a `make` jobserver) would stay open until the server exits,
+/// and whoever reads that pipe to its end would wait that long.
+pub fn detach() {
+    let _ = rustix::process::setsid();
+    crate::os::descriptors::close_above_2();
+}
+
 /// Checks a client's name as the server does (`termloom/hello`'s `client`): 1 to 64 letters,
 /// digits, `-`, `_` or `.`, not starting with a digit; the error says so.
 pub fn check_client_name(name: &str) -> Result<(), String> {
