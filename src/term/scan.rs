@@ -216,10 +216,16 @@ impl Scanner {
             match self.state {
                 State::Ground => {
                     let rest = &bytes[i..];
-                    // In insert mode a character shifts the rest of its row.
-                    let cost = if self.insert { self.cols.max(1) } else { 1 };
-                    let room =
-                        (line_budget - self.lines).min((work_budget - self.work).div_ceil(cost));
+                    // In insert mode a character shifts the rest of its row (no division for
+                    // the plain case: this runs for every run of text between sequences).
+                    let (cost, work_room) = match self.insert {
+                        false => (1, work_budget - self.work),
+                        true => {
+                            let cols = self.cols.max(1);
+                            (cols, (work_budget - self.work).div_ceil(cols))
+                        }
+                    };
+                    let room = (line_budget - self.lines).min(work_room);
                     let run = find_escape(rest);
                     let take = run.min(room);
                     self.lines += take;
