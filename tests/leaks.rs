@@ -223,3 +223,25 @@ fn a_session_cgroup_with_nested_cgroups_is_removed_on_close() {
     assert!(!dir.exists(), "{} is left behind", dir.display());
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
 }
+
+/// The engine's supervisor lives as long as the engine, so it must keep none of the host's
+/// descriptors: a pipe the host holds without close-on-exec (and means to close) would stay
+/// open in the supervisor, and whoever reads that pipe to its end would wait for the engine.
+#[test]
+fn the_supervisor_keeps_none_of_the_hosts_descriptors() {
+    use std::os::fd::AsRawFd;
+    let (_read, write) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::empty()).unwrap();
+    let pipe = std::fs::read_link(format!("/proc/self/fd/{}", write.as_raw_fd())).unwrap();
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&cat, termloom::Until::input_wait());
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", cat.pid())).unwrap();
+    let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+    let supervisor: u32 = after_name.split(' ').nth(1).unwrap().parse().unwrap();
+    assert_ne!(supervisor, std::process::id(), "the session was started by the supervisor");
+    let held: Vec<PathBuf> = std::fs::read_dir(format!("/proc/{supervisor}/fd"))
+        .unwrap()
+        .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+        .collect();
+    assert!(!held.contains(&pipe), "the supervisor holds the host's {pipe:?}: {held:?}");
+}

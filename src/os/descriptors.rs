@@ -1,7 +1,7 @@
 //! The process's open descriptors: listed without allocating (so the code between fork and
 //! exec can use it), marked close-on-exec or closed.
 
-use std::os::fd::{AsFd, AsRawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd};
 
 /// Calls `f` with every open descriptor above 2, listed from `/proc/self/fd` (`/dev/fd`
 /// elsewhere) with a no-allocation `RawDir`; where the list cannot be opened, with 3 to
@@ -45,4 +45,17 @@ pub(crate) fn close_above_2() {
         // SAFETY: the caller owns none of these descriptors and uses none of them again.
         unsafe { rustix::io::close(fd) };
     }
+}
+
+/// Marks every descriptor above 2 close-on-exec, so nothing of the engine (or of the host
+/// program embedding it) leaks into a program it starts. Runs between fork and exec: no
+/// allocation.
+pub(crate) fn mark_above_2_cloexec() {
+    each_above_2(|fd| {
+        // SAFETY: the descriptor number was just listed as open; a failed fcntl is harmless.
+        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+        if let Ok(flags) = rustix::io::fcntl_getfd(fd) {
+            let _ = rustix::io::fcntl_setfd(fd, flags | rustix::io::FdFlags::CLOEXEC);
+        }
+    });
 }

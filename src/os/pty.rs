@@ -120,7 +120,7 @@ pub(crate) fn spawn(
             }
             isolation.apply_in_child()?;
             crate::os::confine::restrict_in_child(&mut ruleset)?;
-            mark_descriptors_cloexec();
+            super::descriptors::mark_above_2_cloexec();
             Ok(())
         });
     }
@@ -152,16 +152,4 @@ fn default_signal_actions() {
             }
         }
     }
-}
-
-/// Marks every descriptor above 2 close-on-exec, so nothing of the engine (or of the host
-/// program embedding it) leaks into the child. Runs between fork and exec: no allocation.
-fn mark_descriptors_cloexec() {
-    super::descriptors::each_above_2(|fd| {
-        // SAFETY: the descriptor number was just listed as open; a failed fcntl is harmless.
-        let fd = unsafe { BorrowedFd::borrow_raw(fd) };
-        if let Ok(flags) = rustix::io::fcntl_getfd(fd) {
-            let _ = rustix::io::fcntl_setfd(fd, flags | rustix::io::FdFlags::CLOEXEC);
-        }
-    });
 }

@@ -350,12 +350,19 @@ impl Supervisor {
         )
         .map_err(io::Error::from)
         .and_then(|(ours, theirs)| {
-            let child = Command::new("/proc/self/exe")
-                .env(ENV, "1")
-                .stdin(Stdio::from(theirs))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()?;
+            let mut command = Command::new("/proc/self/exe");
+            command.env(ENV, "1").stdin(Stdio::from(theirs)).stdout(Stdio::null());
+            command.stderr(Stdio::null());
+            // SAFETY: between fork and exec, only fcntl calls (no allocation). The host's
+            // descriptors stay out of the supervisor, which lives as long as the engine: a
+            // pipe the host holds (and meant to close) would stay open in it.
+            unsafe {
+                std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+                    crate::os::descriptors::mark_above_2_cloexec();
+                    Ok(())
+                });
+            }
+            let child = command.spawn()?;
             Ok((ours, child))
         });
         let (socket, child) = match started {
