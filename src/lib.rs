@@ -67,7 +67,9 @@ pub use policy::{
     DEFAULT_GUARDED_ENV, Decision, Policy, RequestedCommand, Rule, SpawnHook, SpawnRequest, Verdict,
 };
 pub use reactor::EngineFuture;
-pub use session::{PendingPaste, PendingWait, ReaderId, ScrollDirection, Session, WaitCanceller};
+pub use session::{
+    PROMPT_READ_WAIT, PendingPaste, PendingWait, ReaderId, ScrollDirection, Session, WaitCanceller,
+};
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;
 pub use term::screen::png::PngOptions;

@@ -16,6 +16,10 @@ use crate::term::screen::Screen;
 use crate::types::{CommandResult, Output, Scrollback, SessionId, SessionInfo, Status};
 use crate::wait::{Until, WaitOutcome};
 
+/// How long a signal to a shell at its prompt waits for the shell to be reading the terminal
+/// (see [`Session::signal_to`]).
+pub const PROMPT_READ_WAIT: Duration = Duration::from_secs(1);
+
 /// Ids of waits, unique in the process.
 static NEXT_WAIT: AtomicU64 = AtomicU64::new(1);
 
@@ -318,10 +322,24 @@ impl Session {
     }
 
     /// Sends a signal to the foreground process group or to every process group of the
-    /// session.
+    /// session. A shell at its prompt (shell integration) is signalled once it is seen
+    /// reading the terminal, at most [`PROMPT_READ_WAIT`] after the call: bash, signalled
+    /// between drawing its prompt and reading, prints `^C` but draws no new prompt until the
+    /// next key, so a wait for the prompt after the signal would not end.
     pub fn signal_to(&self, signal: Signal, target: SignalTarget) -> Result<SignalReport> {
+        self.until_shell_reads()?;
         let id = self.id;
         self.client.call(move |r| r.signal(id, signal, target))
+    }
+
+    /// Waits until a shell at its prompt is seen reading the terminal, at most
+    /// [`PROMPT_READ_WAIT`]; returns at once when the shell is not at its prompt. Done before
+    /// a signal, and before a key that signals (Ctrl-C typed to a shell at its prompt).
+    pub(crate) fn until_shell_reads(&self) -> Result<()> {
+        if matches!(self.status()?.activity, crate::types::Activity::AtPrompt) {
+            self.wait(Until::input_wait(), PROMPT_READ_WAIT)?;
+        }
+        Ok(())
     }
 
     /// What is new in the transcript since the previous read (see [`Output`]).

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, Fired, SpawnSpec, Until, shell_program};
+use termloom::{Config, Engine, Error, ExitStatus, Fired, Signal, SpawnSpec, Until, shell_program};
 
 #[test]
 fn python_repl_computes_a_value() {
@@ -713,6 +713,22 @@ fn a_command_nobody_waits_for_leaves_its_output_unread() {
     let result = sh.run_command("echo taken", Duration::from_secs(30)).unwrap();
     assert_eq!(result.output, "taken\n");
     assert!(!sh.read().unwrap().text.contains("taken"));
+}
+
+/// A signal right after a shell's prompt waits for the shell to read the terminal: bash,
+/// signalled between drawing its prompt and reading, draws no new prompt until the next key,
+/// and a wait for the prompt after the signal would never end.
+#[test]
+fn a_signal_right_after_the_prompt_gets_a_new_prompt() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    for _ in 0..10 {
+        sh.signal(Signal::Int).unwrap();
+        expect(&sh, Until::prompt());
+    }
+    let result = sh.run_command("echo after-signals", Duration::from_secs(30)).unwrap();
+    assert_eq!(result.output, "after-signals\n");
 }
 
 /// Blocks on a future (the library's futures need no runtime).

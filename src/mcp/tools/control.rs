@@ -242,7 +242,6 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     };
     let session = call.session(id)?;
     let status_before = session.status()?;
-    until_shell_reads(&session, &status_before);
     let sent = session.signal_to(signal, target)?;
     // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
     // waited for as terminal_send waits (a shell with integration: until its new prompt), so
@@ -261,20 +260,6 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     output.structured["process_groups"] = json!(sent.groups);
     output.structured["names"] = json!(sent.names);
     Ok(output)
-}
-
-/// How long a signal waits for a shell at its prompt to be reading the terminal.
-const PROMPT_READ_WAIT: Duration = Duration::from_secs(1);
-
-/// Before a shell at its prompt is signalled (`terminal_signal`, or Ctrl-C typed): waits until
-/// it is seen reading the terminal, at most [`PROMPT_READ_WAIT`]. A shell that has just drawn
-/// its prompt may not be reading yet, and bash's readline, signalled before it blocks
-/// reading, prints ^C but draws no new prompt until the next key (then a command typed after
-/// the signal waited for a prompt that never came).
-pub(crate) fn until_shell_reads(session: &Session, status: &crate::Status) {
-    if matches!(status.activity, Activity::AtPrompt) {
-        let _ = session.wait(Until::input_wait(), PROMPT_READ_WAIT);
-    }
 }
 
 /// `terminal_resize`.

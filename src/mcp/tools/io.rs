@@ -164,7 +164,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 if mods.ctrl && matches!(c.to_ascii_lowercase(), 'c' | '\\' | 'z')
         );
     if signals {
-        super::control::until_shell_reads(&session, &session.status()?);
+        session.until_shell_reads()?;
     }
     {
         let input = call.caller.input.of(id);
