@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, SessionState, SpawnSpec, Until};
+use termloom::{Config, Engine, Session, SessionState, SpawnSpec, Until};
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
@@ -130,6 +130,21 @@ fn keyboard_mode_floods_do_not_take_the_engine_down() {
     bystander.close().unwrap();
 }
 
+/// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
+fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
+    engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()
+}
+
+/// A bystander's command line, typed beside a flood, is answered within 5 s (a flood whose
+/// work the budget does not count takes the reactor for tens of seconds).
+fn answers_beside_the_flood(bystander: &Session, i: usize) {
+    let started = std::time::Instant::now();
+    bystander.submit(&format!("echo still here {i}")).unwrap();
+    expect(bystander, Until::regex(&format!("^still here {i}$")).unwrap());
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "a keystroke beside the flood took {took:?}");
+}
+
 #[test]
 fn backward_tab_floods_do_not_starve_other_sessions() {
     if !require("bash") {
@@ -140,23 +155,13 @@ fn backward_tab_floods_do_not_starve_other_sessions() {
     // No tab stop left (`CSI 3 g`), the cursor at the last of 1,000 columns, then
     // `CSI 65535 Z` without end: alacritty scanned the row 65,535 times for each one, so one
     // turn of it took the reactor for minutes.
-    let flood = engine
-        .spawn(
-            SpawnSpec::new("sh")
-                .args([
-                    "-c",
-                    r"printf '\033[3g'; echo flooding; yes $(printf '\033[1000G\033[65535Z') | tr -d '\n'",
-                ])
-                .size(1000, 24),
-        )
-        .unwrap();
+    let flood = flood_at_1000_columns(
+        &engine,
+        r"printf '\033[3g'; echo flooding; yes $(printf '\033[1000G\033[65535Z') | tr -d '\n'",
+    );
     expect(&flood, Until::text("flooding"));
     for i in 0..3 {
-        let started = std::time::Instant::now();
-        bystander.submit(&format!("echo still here {i}")).unwrap();
-        expect(&bystander, Until::regex(&format!("^still here {i}$")).unwrap());
-        let took = started.elapsed();
-        assert!(took < Duration::from_secs(5), "a keystroke beside the flood took {took:?}");
+        answers_beside_the_flood(&bystander, i);
     }
     assert!(flood.info().unwrap().state == SessionState::Running);
     flood.close().unwrap();
@@ -172,21 +177,11 @@ fn insert_mode_floods_are_counted_and_keep_their_text() {
     let bystander = bash(&engine);
     // Insert mode at 1,000 columns: every character shifts the rest of its row (46 times the
     // CPU of plain text per byte, which the work budget did not count).
-    let flood = engine
-        .spawn(
-            SpawnSpec::new("sh")
-                .args([
-                    "-c",
-                    r"printf '\033[4h'; yes abcdefghijklmnopqrstuvwxyz | head -n 4000 | tr '\n' '\r'; printf '\033[4l\r\n'; printf 'tail\r\033[4hhead->\033[4l\n'; echo done; read x",
-                ])
-                .size(1000, 24),
-        )
-        .unwrap();
-    let started = std::time::Instant::now();
-    bystander.submit("echo still here").unwrap();
-    expect(&bystander, Until::regex("^still here$").unwrap());
-    let took = started.elapsed();
-    assert!(took < Duration::from_secs(5), "a keystroke beside the flood took {took:?}");
+    let flood = flood_at_1000_columns(
+        &engine,
+        r"printf '\033[4h'; yes abcdefghijklmnopqrstuvwxyz | head -n 4000 | tr '\n' '\r'; printf '\033[4l\r\n'; printf 'tail\r\033[4hhead->\033[4l\n'; echo done; read x",
+    );
+    answers_beside_the_flood(&bystander, 0);
     expect(&flood, Until::regex("^done$").unwrap());
     // Inserted, not overwritten: `head->` went in before `tail`.
     expect(&flood, Until::text("head->tail"));
