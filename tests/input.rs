@@ -222,3 +222,44 @@ fn malformed_key_scripts_are_errors_and_send_nothing() {
     let text = cat.read().unwrap().text;
     assert_eq!(text, "ok<done\nok<done\n");
 }
+
+/// A python3 program that runs `script` (its own statements) with the terminal in raw mode,
+/// given `w(bytes)` to write and `key(label)` to print `label` and then what one read returns.
+fn raw_python(engine: &termloom::Engine, script: &str) -> termloom::Session {
+    let program = format!(
+        "import os, tty\ntty.setraw(0)\n\
+         def w(b): os.write(1, b)\n\
+         def key(label):\n    w(label.encode() + b'?\\r\\n')\n    \
+         w(label.encode() + b' ' + repr(os.read(0, 100)).encode() + b'\\r\\n')\n\
+         {script}\nw(b'DONE\\r\\n')\nos.read(0, 1)\n"
+    );
+    engine.spawn(SpawnSpec::new("python3").args(["-c", &program]).size(100, 30)).unwrap()
+}
+
+#[test]
+fn kitty_keyboard_set_mode_changes_the_stack_top_and_survives_a_screen_switch() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // `CSI = flags ; how u` sets the flags of the stack's top entry (kitty keeps one stack per
+    // screen): the query reports them, and leaving the alternate screen restores them.
+    let py = raw_python(
+        &engine,
+        "w(b'\\x1b[=1u\\x1b[?u')\nkey('set')\n\
+         w(b'\\x1b[?1049h\\x1b[?1049l')\nkey('esc1')\n\
+         w(b'\\x1b[>9u\\x1b[=8;3u\\x1b[?u')\nkey('removed')\n\
+         w(b'\\x1b[=1;3u\\x1b[?1049h\\x1b[?1049l')\nkey('esc2')\n",
+    );
+    expect(&py, Until::screen_contains(r"set b'\x1b[?1u'"));
+    expect(&py, Until::screen_contains("esc1?"));
+    py.send_keys("<Esc>").unwrap();
+    expect(&py, Until::screen_contains(r"esc1 b'\x1b[27u'"));
+    expect(&py, Until::screen_contains(r"removed b'\x1b[?1u'"));
+    expect(&py, Until::screen_contains("esc2?"));
+    py.send_keys("<Esc>").unwrap();
+    expect(&py, Until::screen_contains(r"esc2 b'\x1b'"));
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

@@ -213,6 +213,21 @@ impl std::fmt::Debug for Emulator {
     }
 }
 
+/// The kitty keyboard protocol's flags in effect (bit 0 disambiguate … bit 4 associated text).
+fn kitty_flags(mode: TermMode) -> u8 {
+    [
+        TermMode::DISAMBIGUATE_ESC_CODES,
+        TermMode::REPORT_EVENT_TYPES,
+        TermMode::REPORT_ALTERNATE_KEYS,
+        TermMode::REPORT_ALL_KEYS_AS_ESC,
+        TermMode::REPORT_ASSOCIATED_TEXT,
+    ]
+    .iter()
+    .enumerate()
+    .filter(|(_, flag)| mode.contains(**flag))
+    .fold(0u8, |bits, (i, _)| bits | (1 << i))
+}
+
 impl Emulator {
     pub(crate) fn new(cols: u16, rows: u16, bounds: OutputBounds) -> Self {
         let events = Listener::default();
@@ -447,6 +462,7 @@ impl Emulator {
             col: point.column.0,
             alternate: mode.contains(TermMode::ALT_SCREEN),
             origin: mode.contains(TermMode::ORIGIN),
+            keyboard: kitty_flags(mode),
         }
     }
 
@@ -593,17 +609,7 @@ impl Emulator {
         } else {
             MouseReporting::Off
         };
-        let kitty = [
-            TermMode::DISAMBIGUATE_ESC_CODES,
-            TermMode::REPORT_EVENT_TYPES,
-            TermMode::REPORT_ALTERNATE_KEYS,
-            TermMode::REPORT_ALL_KEYS_AS_ESC,
-            TermMode::REPORT_ASSOCIATED_TEXT,
-        ]
-        .iter()
-        .enumerate()
-        .filter(|(_, flag)| mode.contains(**flag))
-        .fold(0u8, |bits, (i, _)| bits | (1 << i));
+        let kitty = kitty_flags(mode);
         Modes {
             app_cursor: mode.contains(TermMode::APP_CURSOR),
             app_keypad: mode.contains(TermMode::APP_KEYPAD),

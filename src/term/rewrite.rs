@@ -68,6 +68,8 @@ pub(crate) struct View {
     pub col: usize,
     pub alternate: bool,
     pub origin: bool,
+    /// The kitty keyboard flags in effect.
+    pub keyboard: u8,
 }
 
 /// Bounds the rules enforce.
@@ -145,6 +147,9 @@ impl Rules {
                 self.keyboard[screen] += 1;
                 Decision::Keep
             }
+            Sequence::Csi { private: Some(b'='), params, .. } => {
+                self.set_keyboard(params, screen, view.keyboard)
+            }
             Sequence::Csi { private: Some(b'<'), params, .. } => {
                 let depth = &mut self.keyboard[screen];
                 *depth = depth.saturating_sub(usize::from(params.or(0, 1)));
@@ -152,6 +157,28 @@ impl Rules {
             }
             Sequence::Csi { .. } => Decision::Keep,
         }
+    }
+
+    /// `CSI = flags ; how u` sets the flags of the top of the screen's keyboard-mode stack
+    /// (how 1 replaces, 2 adds, 3 removes; an empty stack gets an entry), as kitty does.
+    /// alacritty changes only the flags in effect, leaving its stack alone: `CSI ? u` then
+    /// reports the old flags, and a pop or a screen switch brings them back. The sequence is
+    /// replaced by a pop (when the stack has an entry) and a push of the resulting flags.
+    fn set_keyboard(&mut self, params: Params, screen: usize, current: u8) -> Decision {
+        let values = params.values();
+        let flags = values.first().map_or(0, |&v| v as u8) & 0x1f;
+        let flags = match values.get(1).copied().unwrap_or(1) {
+            2 => current | flags,
+            3 => current & !flags,
+            _ => flags,
+        };
+        let pop = if self.keyboard[screen] == 0 {
+            self.keyboard[screen] = 1;
+            ""
+        } else {
+            "\x1b[<u"
+        };
+        Decision::Replace(format!("{pop}\x1b[>{flags}u").into_bytes())
     }
 
     fn plain(&mut self, params: Params, action: u8, view: View) -> Decision {

@@ -508,7 +508,7 @@ impl Counts<'_> {
             (None, b'A' | b'B' | b'e' | b'P' | b'@' | b'X' | b'K' | b'J' | b'b' | b't' | b'r')
                 | (None, b's' | b'u' | b'Z')
                 | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
-                | (Some(b'>' | b'<'), b'u')
+                | (Some(b'>' | b'<' | b'='), b'u')
         );
         if !handled {
             return None;
