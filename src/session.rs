@@ -289,8 +289,10 @@ impl Session {
         self.client.call(move |r| r.send_mouse(id, Some(button), MouseAction::Release, row, col))
     }
 
-    /// Moves the mouse to a cell with no button held (reported only when the program asked for
-    /// all motion, mode 1003; otherwise nothing is sent).
+    /// Moves the mouse to a cell. With a button pressed by [`Session::mouse_down`] and not yet
+    /// released this is a drag with that button (reported in modes 1002 and 1003); with none
+    /// it is reported only when the program asked for all motion (mode 1003). Otherwise
+    /// nothing is sent.
     pub fn mouse_move(&self, row: u16, col: u16) -> Result<()> {
         let id = self.id;
         self.client.call(move |r| r.send_mouse(id, None, MouseAction::Motion, row, col))

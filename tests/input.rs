@@ -3,7 +3,7 @@
 mod common;
 
 use common::*;
-use termloom::{Error, Signal, SignalTarget, SpawnSpec, Until, shell_program};
+use termloom::{Error, MouseButton, Signal, SignalTarget, SpawnSpec, Until, shell_program};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("termloom-input-{}-{name}", std::process::id()));
@@ -260,6 +260,31 @@ fn kitty_keyboard_set_mode_changes_the_stack_top_and_survives_a_screen_switch() 
     py.send_keys("<Esc>").unwrap();
     expect(&py, Until::screen_contains(r"esc2 b'\x1b'"));
     expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}
+
+#[test]
+fn mouse_motion_with_a_button_held_is_a_drag() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // Button-event tracking (1002) with SGR reports: read until the release (`m`).
+    let py = raw_python(
+        &engine,
+        "w(b'\\x1b[?1002h\\x1b[?1006h')\nbuf = b''\nw(b'drag?\\r\\n')\n\
+         while not buf.endswith(b'm'): buf += os.read(0, 100)\n\
+         w(b'drag ' + repr(buf).encode() + b'\\r\\n')\n",
+    );
+    expect(&py, Until::screen_contains("drag?"));
+    py.mouse_down(MouseButton::Left, 2, 3).unwrap();
+    py.mouse_move(2, 7).unwrap();
+    py.mouse_up(MouseButton::Left, 2, 7).unwrap();
+    // The move is reported as motion (32) with the left button (0) held.
+    expect(&py, Until::screen_contains(r"drag b'\x1b[<0;4;3M\x1b[<32;8;3M\x1b[<0;8;3m'"));
+    // Released: motion is no longer a drag, and 1002 does not report it.
+    py.mouse_move(2, 9).unwrap();
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }

@@ -213,6 +213,9 @@ struct Slot {
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,
     last_resize: Instant,
+    /// The mouse button pressed and not yet released (wheel notches are never held): motion
+    /// is then reported as a drag with it.
+    mouse_held: Option<crate::input::mouse::MouseButton>,
     /// The program's status once it was reaped.
     child: Option<ExitStatus>,
     /// Started (and reaped) by the supervisor, which reports its exit.

@@ -97,6 +97,7 @@ impl Reactor {
                 first_seen_waiting: std::cell::Cell::new(None),
                 unread_input: std::cell::Cell::new(None),
                 last_resize: now,
+                mouse_held: None,
                 child: None,
                 supervised,
                 exit: None,
@@ -312,13 +313,24 @@ impl Reactor {
                 "mouse position row {row} col {col} is outside the {cols}x{rows} screen (rows and columns count from 0)"
             )));
         }
-        let encoded = match (button, action) {
+        // Motion while a button is held is a drag with that button, as a terminal tracks it.
+        let held = self.slot(id)?.mouse_held;
+        let encoded = match (button.or(held), action) {
             (None, _) => encode_mouse_hover(row, col, MouseModifiers::NONE, &modes),
             (Some(button), action) => {
                 encode_mouse(button, action, row, col, MouseModifiers::NONE, &modes)
             }
         };
         let bytes = encoded.map_err(Error::Mouse)?;
+        if let Some(button) = button
+            && !matches!(button, MouseButton::WheelUp | MouseButton::WheelDown)
+        {
+            match action {
+                MouseAction::Press => self.slot(id)?.mouse_held = Some(button),
+                MouseAction::Release => self.slot(id)?.mouse_held = None,
+                MouseAction::Motion => {}
+            }
+        }
         match bytes {
             Some(bytes) => self.send(id, &bytes),
             None => Ok(()),
