@@ -369,6 +369,8 @@ pub struct Modes {
     pub mouse_sgr: bool,
     /// UTF-8 mouse encoding (mode 1005).
     pub mouse_utf8: bool,
+    /// urxvt mouse encoding (mode 1015), used when SGR is off.
+    pub mouse_urxvt: bool,
     /// Focus in/out reports (mode 1004).
     pub focus_events: bool,
     /// Kitty keyboard protocol flags the program enabled (0: legacy keys).
@@ -385,6 +387,7 @@ impl Modes {
         mouse: MouseReporting::Off,
         mouse_sgr: false,
         mouse_utf8: false,
+        mouse_urxvt: false,
         focus_events: false,
         kitty_keyboard: 0,
     };
@@ -405,6 +408,8 @@ impl fmt::Display for Modes {
         if self.mouse != MouseReporting::Off {
             let encoding = if self.mouse_sgr {
                 "sgr"
+            } else if self.mouse_urxvt {
+                "urxvt"
             } else if self.mouse_utf8 {
                 "utf8"
             } else {

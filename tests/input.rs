@@ -288,3 +288,31 @@ fn mouse_motion_with_a_button_held_is_a_drag() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+#[test]
+fn urxvt_mouse_encoding_reports_columns_past_223() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // Normal tracking (1000) with the urxvt encoding (1015), on a screen wider than the
+    // legacy encoding can address: `CSI code+32 ; x ; y M` with decimal coordinates.
+    let py = engine
+        .spawn(
+            SpawnSpec::new("python3")
+                .args([
+                    "-c",
+                    "import os, tty\ntty.setraw(0)\nos.write(1, b'\\x1b[?1000h\\x1b[?1015hclick?\\r\\n')\n\
+                     buf = b''\nwhile buf.count(b'M') < 2: buf += os.read(0, 100)\n\
+                     os.write(1, b'click ' + repr(buf).encode() + b'\\r\\n')\nos.read(0, 1)\n",
+                ])
+                .size(300, 10),
+        )
+        .unwrap();
+    expect(&py, Until::screen_contains("click?"));
+    assert_eq!(py.screen().unwrap().modes.to_string(), "mouse=click/urxvt");
+    py.click(1, 250).unwrap();
+    expect(&py, Until::screen_contains(r"click b'\x1b[32;251;2M\x1b[35;251;2M'"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

@@ -2,8 +2,8 @@
 //!
 //! A program asks for mouse reports with DECSET 9 (X10), 1000 (normal),
 //! 1002 (button-event) or 1003 (any-event) tracking, and picks the wire
-//! format with DECSET 1005 (UTF-8) or 1006 (SGR); without either it gets the
-//! original X10 byte format. [`encode_mouse`] turns one mouse event into the
+//! format with DECSET 1005 (UTF-8), 1015 (urxvt) or 1006 (SGR, which wins over
+//! the others, then urxvt); without any it gets the original X10 byte format. [`encode_mouse`] turns one mouse event into the
 //! bytes the terminal would send for the current [`MouseModes`], or tells the
 //! caller that the event is not reported in that mode.
 //!
@@ -71,6 +71,9 @@ pub enum MouseEncoding {
     /// DECSET 1006: `ESC [ < b ; x ; y M` (press/motion) or `… m` (release),
     /// decimal numbers without a size limit.
     Sgr,
+    /// DECSET 1015 (urxvt): `ESC [ b ; x ; y M`, the legacy button code plus 32 and the
+    /// coordinates as decimal numbers without a size limit.
+    Urxvt,
 }
 
 /// The mouse-related modes the program has set.
@@ -94,6 +97,8 @@ impl From<&crate::types::Modes> for MouseModes {
             },
             encoding: if modes.mouse_sgr {
                 MouseEncoding::Sgr
+            } else if modes.mouse_urxvt {
+                MouseEncoding::Urxvt
             } else if modes.mouse_utf8 {
                 MouseEncoding::Utf8
             } else {
@@ -152,7 +157,7 @@ impl fmt::Display for MouseError {
                 let name = match encoding {
                     MouseEncoding::Legacy => "legacy X10",
                     MouseEncoding::Utf8 => "UTF-8 (1005)",
-                    MouseEncoding::Sgr => "SGR (1006)",
+                    MouseEncoding::Sgr | MouseEncoding::Urxvt => "unlimited",
                 };
                 write!(
                     f,
@@ -263,6 +268,7 @@ fn encode_report(
             let last = if release { 'm' } else { 'M' };
             Ok(format!("\x1b[<{sgr_code};{x};{y}{last}").into_bytes())
         }
+        MouseEncoding::Urxvt => Ok(format!("\x1b[{};{x};{y}M", legacy_code + 32).into_bytes()),
         MouseEncoding::Legacy | MouseEncoding::Utf8 => {
             let max = if encoding == MouseEncoding::Legacy { LEGACY_MAX } else { UTF8_MAX };
             if row > max || col > max {
@@ -297,8 +303,8 @@ mod tests {
         MouseTracking::Button,
         MouseTracking::Any,
     ];
-    const ALL_ENCODINGS: [MouseEncoding; 3] =
-        [MouseEncoding::Legacy, MouseEncoding::Utf8, MouseEncoding::Sgr];
+    const ALL_ENCODINGS: [MouseEncoding; 4] =
+        [MouseEncoding::Legacy, MouseEncoding::Utf8, MouseEncoding::Sgr, MouseEncoding::Urxvt];
 
     fn modes(tracking: MouseTracking, encoding: MouseEncoding) -> MouseModes {
         MouseModes { tracking, encoding }
@@ -326,6 +332,7 @@ mod tests {
             MouseEncoding::Legacy => {
                 vec![0x1b, b'[', b'M', (code + 32) as u8, (x + 32) as u8, (y + 32) as u8]
             }
+            MouseEncoding::Urxvt => format!("\x1b[{};{x};{y}M", code + 32).into_bytes(),
             MouseEncoding::Utf8 => {
                 let mut s = String::from("\x1b[M");
                 for v in [code + 32, x + 32, y + 32] {

@@ -617,6 +617,7 @@ impl Emulator {
             mouse,
             mouse_sgr: mode.contains(TermMode::SGR_MOUSE),
             mouse_utf8: mode.contains(TermMode::UTF8_MOUSE),
+            mouse_urxvt: self.rules.urxvt_mouse(),
             focus_events: mode.contains(TermMode::FOCUS_IN_OUT),
             kitty_keyboard: kitty,
         }

@@ -92,6 +92,8 @@ pub(crate) struct Rules {
     saved_origin: [bool; 2],
     /// When the open synchronized update stops holding the screen's checks back.
     sync_until: Option<Instant>,
+    /// The urxvt mouse encoding (mode 1015), which alacritty does not know.
+    urxvt_mouse: bool,
     /// Sequences dropped because a bound was reached.
     pub dropped: u64,
 }
@@ -105,6 +107,7 @@ impl Rules {
             region: None,
             saved_origin: [false; 2],
             sync_until: None,
+            urxvt_mouse: false,
             dropped: 0,
         }
     }
@@ -117,6 +120,11 @@ impl Rules {
     /// The end of the open synchronized update, if one is open.
     pub(crate) fn sync_deadline(&self) -> Option<Instant> {
         self.sync_until
+    }
+
+    /// Whether the program asked for the urxvt mouse encoding (mode 1015).
+    pub(crate) fn urxvt_mouse(&self) -> bool {
+        self.urxvt_mouse
     }
 
     /// Ends the synchronized update (it expired).
@@ -279,6 +287,10 @@ impl Rules {
                 if values.contains(&3) {
                     // DECCOLM: alacritty clears the screen and resets the scroll region.
                     self.region = None;
+                }
+                if values.contains(&1015) {
+                    // Tracked here; alacritty ignores it.
+                    self.urxvt_mouse = set;
                 }
                 if !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
                     && (set || !values.contains(&6))

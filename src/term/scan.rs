@@ -525,7 +525,7 @@ impl Counts<'_> {
                 // DECCOLM clears the screen.
                 *self.work += cols * rows;
             }
-            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1047 | 2026));
+            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1015 | 1047 | 2026));
             if !params.overflow && !ours {
                 return None;
             }
@@ -656,13 +656,14 @@ mod tests {
     #[test]
     fn other_sequences_pass() {
         assert!(stops(b"\x1b[31mred\x1b[0m\x1b[?25l\x1b[2;5H\x1bP1$r\x1b\\", 3, 1000).is_empty());
-        assert!(stops(b"\x1b[13 J\x1b[?1049h\x1b[=1u", 100, 1000).is_empty());
+        assert!(stops(b"\x1b[13 J\x1b[?1049h\x1b[=1c", 100, 1000).is_empty());
     }
 
     #[test]
     fn handled_sequences_are_decoded() {
         assert_eq!(stops(b"\x1b[?1;47h", 100, 1000), vec![(8, csi(b'h', Some(b'?'), b"1;47"))]);
         assert_eq!(stops(b"\x1b[>1u\x1b[<u", 3, 1000)[1], (9, csi(b'u', Some(b'<'), b"")));
+        assert_eq!(stops(b"\x1b[=5;1u", 3, 1000), vec![(7, csi(b'u', Some(b'='), b"5;1"))]);
         let Stop::Sequence(Sequence::Csi { params, .. }) =
             stops(b"\x1b[99999:2;0b", 100, 1000)[0].1
         else {

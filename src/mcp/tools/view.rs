@@ -428,6 +428,7 @@ mod tests {
                 mouse: MouseReporting::Motion,
                 mouse_sgr: true,
                 mouse_utf8: true,
+                mouse_urxvt: true,
                 focus_events: true,
                 kitty_keyboard: u8::MAX,
             },
