@@ -345,6 +345,8 @@ pub struct CommandResult {
 pub enum MouseReporting {
     /// No mouse reporting: mouse events would reach the program as text.
     Off,
+    /// Button presses only, without modifiers (mode 9, X10 compatibility).
+    Press,
     /// Presses and releases (mode 1000).
     Click,
     /// Also motion while a button is held (mode 1002).
@@ -416,6 +418,7 @@ impl fmt::Display for Modes {
                 "x10"
             };
             let kind = match self.mouse {
+                MouseReporting::Press => "press",
                 MouseReporting::Click => "click",
                 MouseReporting::Drag => "drag",
                 _ => "motion",

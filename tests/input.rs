@@ -316,3 +316,35 @@ fn urxvt_mouse_encoding_reports_columns_past_223() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+#[test]
+fn x10_mouse_mode_reports_presses_only() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // X10 compatibility (mode 9): a click sends the press and no release.
+    let py = raw_python(
+        &engine,
+        "w(b'\\x1b[?9h')\nkey('x10')\nkey('next')\nw(b'\\x1b[?1000hnormal?\\r\\n')\nbuf = b''\n\
+         while buf.count(b'\\x1b[M') < 2: buf += os.read(0, 100)\n\
+         w(b'normal ' + repr(buf).encode() + b'\\r\\n')\n",
+    );
+    expect(&py, Until::screen_contains("x10?"));
+    assert_eq!(py.screen().unwrap().modes.mouse, termloom::MouseReporting::Press);
+    py.click(2, 3).unwrap();
+    expect(&py, Until::screen_contains(r"x10 b'\x1b[M $#'"));
+    // A release sent in X10 mode would be read here instead of the key.
+    expect(&py, Until::screen_contains("next?"));
+    py.send_keys("n").unwrap();
+    expect(&py, Until::screen_contains("next b'n'"));
+    // A later mode replaces it: releases are reported again.
+    expect(&py, Until::screen_contains("normal?"));
+    assert_eq!(py.screen().unwrap().modes.mouse, termloom::MouseReporting::Click);
+    py.click(2, 3).unwrap();
+    expect(&py, Until::screen_contains(r"normal b'\x1b[M $#\x1b[M#$#'"));
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+
+    expect(&py, Until::exit());
+}

@@ -91,6 +91,7 @@ impl From<&crate::types::Modes> for MouseModes {
         MouseModes {
             tracking: match modes.mouse {
                 MouseReporting::Off => MouseTracking::Off,
+                MouseReporting::Press => MouseTracking::X10,
                 MouseReporting::Click => MouseTracking::Normal,
                 MouseReporting::Drag => MouseTracking::Button,
                 MouseReporting::Motion => MouseTracking::Any,

@@ -600,7 +600,10 @@ impl Emulator {
     /// The input modes.
     pub(crate) fn modes(&self) -> Modes {
         let mode = self.mode();
-        let mouse = if mode.contains(TermMode::MOUSE_MOTION) {
+        // X10 reporting (mode 9) is on only when no other mouse mode was set after it.
+        let mouse = if self.rules.x10_mouse() {
+            MouseReporting::Press
+        } else if mode.contains(TermMode::MOUSE_MOTION) {
             MouseReporting::Motion
         } else if mode.contains(TermMode::MOUSE_DRAG) {
             MouseReporting::Drag

@@ -94,6 +94,9 @@ pub(crate) struct Rules {
     sync_until: Option<Instant>,
     /// The urxvt mouse encoding (mode 1015), which alacritty does not know.
     urxvt_mouse: bool,
+    /// X10 mouse reporting (mode 9, presses only), which alacritty does not know. Like
+    /// xterm's mouse modes 1000, 1002 and 1003, setting one of them resets the others.
+    x10_mouse: bool,
     /// Sequences dropped because a bound was reached.
     pub dropped: u64,
 }
@@ -108,6 +111,7 @@ impl Rules {
             saved_origin: [false; 2],
             sync_until: None,
             urxvt_mouse: false,
+            x10_mouse: false,
             dropped: 0,
         }
     }
@@ -125,6 +129,11 @@ impl Rules {
     /// Whether the program asked for the urxvt mouse encoding (mode 1015).
     pub(crate) fn urxvt_mouse(&self) -> bool {
         self.urxvt_mouse
+    }
+
+    /// Whether the program asked for X10 mouse reporting (mode 9), and no other mode since.
+    pub(crate) fn x10_mouse(&self) -> bool {
+        self.x10_mouse
     }
 
     /// Ends the synchronized update (it expired).
@@ -292,14 +301,30 @@ impl Rules {
                     // Tracked here; alacritty ignores it.
                     self.urxvt_mouse = set;
                 }
-                if !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
+                // Setting or resetting any mouse mode ends X10 reporting, as in xterm.
+                for &mode in values {
+                    match mode {
+                        9 => self.x10_mouse = set,
+                        1000 | 1002 | 1003 => self.x10_mouse = false,
+                        _ => {}
+                    }
+                }
+                let x10 = set && values.contains(&9);
+                if !x10
+                    && !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
                     && (set || !values.contains(&6))
                 {
                     return Decision::Keep;
                 }
                 let mut modes = Vec::new();
+                let mut out = Vec::new();
+                if x10 {
+                    // Mode 9 replaces the mouse mode alacritty has: that is reset there.
+                    out.extend_from_slice(b"\x1b[?1000;1002;1003l");
+                }
                 for &mode in params.values() {
                     match mode {
+                        9 => {}
                         47 | 1047 => modes.push(1049),
                         2026 => {
                             self.sync_until =
@@ -308,7 +333,6 @@ impl Rules {
                         mode => modes.push(mode),
                     }
                 }
-                let mut out = Vec::new();
                 if !modes.is_empty() {
                     let list: Vec<String> = modes.iter().map(u16::to_string).collect();
                     out.extend_from_slice(

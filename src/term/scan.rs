@@ -525,7 +525,9 @@ impl Counts<'_> {
                 // DECCOLM clears the screen.
                 *self.work += cols * rows;
             }
-            let ours = values.iter().any(|v| matches!(v, 3 | 6 | 47 | 1015 | 1047 | 2026));
+            let ours = values
+                .iter()
+                .any(|v| matches!(v, 3 | 6 | 9 | 47 | 1000 | 1002 | 1003 | 1015 | 1047 | 2026));
             if !params.overflow && !ours {
                 return None;
             }
