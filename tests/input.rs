@@ -348,3 +348,19 @@ fn x10_mouse_mode_reports_presses_only() {
 
     expect(&py, Until::exit());
 }
+
+#[test]
+fn ctrl_with_backquote_and_braces_sends_xterm_control_bytes() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let py = raw_python(&engine, "key('ctrl')\n");
+    expect(&py, Until::screen_contains("ctrl?"));
+    // X11 gives Ctrl+` NUL, Ctrl+{ ESC, Ctrl+| FS and Ctrl+} GS (the bits of `@`..`~`).
+    py.send_keys("<C-`><C-{><C-|><C-}>").unwrap();
+    expect(&py, Until::screen_contains(r"ctrl b'\x00\x1b\x1c\x1d'"));
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

@@ -469,6 +469,16 @@ fn legacy_c0_key(code: KeyCode, mods: Modifiers) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The control bytes X11 (and so xterm) gives the ASCII keys the kitty table leaves
+/// out: control masks every character from `@` to `~` to its low five bits, so `` C-` ``
+/// is NUL, `C-{` ESC, `C-|` 0x1c and `C-}` 0x1d.
+fn xterm_ctrl_byte(c: char) -> Option<u8> {
+    ctrl_byte(c).or(match c {
+        '`' | '{' | '|' | '}' => Some(c as u8 & 0x1f),
+        _ => None,
+    })
+}
+
 /// xterm's encoding of a character key: `ESC` prefix for alt, then the
 /// control byte for ctrl (ctrl is dropped for characters without one), else
 /// the shifted character for shift, else the character.
@@ -478,7 +488,7 @@ fn legacy_char(c: char, mods: Modifiers) -> Vec<u8> {
         out.push(0x1b);
     }
     if mods.ctrl
-        && let Some(b) = ctrl_byte(c)
+        && let Some(b) = xterm_ctrl_byte(c)
     {
         out.push(b);
         return out;
@@ -511,8 +521,9 @@ impl Key {
     ///   F5-F12 `CSI 15/17/18/19/20/21/23/24 ~`; with modifiers
     ///   `CSI n ; m ~` and `CSI 1 ; m P..S`.
     /// * Characters as UTF-8. Ctrl maps ASCII keys to their C0 control
-    ///   (`C-a` 0x01, `C-@` and `C-Space` NUL, `C-[` ESC, `C-\` 0x1c, `C-]`
-    ///   0x1d, `C-^` 0x1e, `C-_` 0x1f, `C-?` DEL, and the digit row) and is
+    ///   (`C-a` 0x01, `C-@`, `` C-` `` and `C-Space` NUL, `C-[` and `C-{` ESC,
+    ///   `C-\` and `C-|` 0x1c, `C-]` and `C-}` 0x1d, `C-^` 0x1e, `C-_` 0x1f,
+    ///   `C-?` DEL, and the digit row) and is
     ///   not reported for characters without one; alt prefixes `ESC`
     ///   (`M-C-a` is `ESC 0x01`); shift upper-cases letters (`S-a` is `A`).
     ///   Shift is dropped for Enter, Escape and Backspace, as in xterm.
@@ -873,6 +884,12 @@ mod tests {
         ("C-/", "\x1f", "\x1f", "\x1b[47;5u"),
         ("C-1", "1", "1", "\x1b[49;5u"),
         ("C-é", "é", "é", "\x1b[233;5u"),
+        // X11 masks the rest of `@`..`~` too.
+        ("C-`", "\x00", "\x00", "\x1b[96;5u"),
+        ("C-{", "\x1b", "\x1b", "\x1b[123;5u"),
+        ("C-|", "\x1c", "\x1c", "\x1b[124;5u"),
+        ("C-}", "\x1d", "\x1d", "\x1b[125;5u"),
+        ("M-C-}", "\x1b\x1d", "\x1b\x1d", "\x1b[125;7u"),
         ("C-S-a", "\x01", "\x01", "\x1b[97;6u"),
         // Alt.
         ("M-a", "\x1ba", "\x1ba", "\x1b[97;3u"),
