@@ -19,6 +19,10 @@
 //!   margins; resetting origin mode homes the cursor; DECSC and DECRC save and restore origin
 //!   mode with the cursor; CBT (`CSI n Z`) is clamped to the cursor's column (alacritty
 //!   scans the row once per count, even with no tab stop left to find).
+//! - **Input modes** alacritty gets wrong or ignores: `CSI = flags ; how u` becomes a pop and
+//!   a push, so that it changes the top of the kitty keyboard-mode stack (alacritty changed
+//!   only the flags in effect); the mouse modes 9 (X10, presses only) and 1015 (urxvt
+//!   encoding) are tracked here for the modes the input encoders read.
 //! - **Synchronized updates** (mode 2026) are tracked here, not by the parser, so bytes are
 //!   never held back unbounded: the update's deadline tells the reactor to leave the screen
 //!   to settle before it checks screen conditions.
