@@ -342,6 +342,7 @@ pub struct CommandResult {
 /// Which mouse events the program asked to receive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum MouseReporting {
     /// No mouse reporting: mouse events would reach the program as text.
     Off,

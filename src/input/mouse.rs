@@ -60,6 +60,7 @@ pub(crate) enum MouseTracking {
 
 /// How mouse reports are encoded on the wire.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MouseEncoding {
     /// The original X10 encoding: `ESC [ M` then three bytes, each value plus
     /// 32. Coordinates above 223 cannot be encoded.
