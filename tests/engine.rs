@@ -604,6 +604,32 @@ fn a_recording_in_memory_is_read_back_after_the_program_ends() {
     assert_eq!(plain.recording().unwrap(), None);
 }
 
+/// A character split between two reads is recorded whole even when invalid bytes come
+/// before it in the same read: replaying the recording shows what the screen showed.
+#[test]
+fn a_split_character_after_invalid_bytes_is_recorded_whole() {
+    let engine = engine();
+    // "A", an invalid byte, then the first two bytes of "日"; the third comes after a read
+    // (echo off: nothing comes between them).
+    let script = "stty -echo; printf 'A\\377\\346\\227'; read x; printf '\\245 ok'; read y";
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", script]).record_to_memory(64 << 10)).unwrap();
+    expect(&session, Until::input_wait());
+    session.submit("").unwrap();
+    expect(&session, Until::screen_contains("日 ok"));
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let output: String = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("asciicast lines are JSON"))
+        .filter(|e| e[1] == "o")
+        .map(|e| e[2].as_str().unwrap().to_owned())
+        .collect();
+    assert!(output.starts_with("A\u{fffd}"), "{output:?}");
+    assert!(output.contains("日 ok"), "the split character is whole: {output:?}");
+    session.close().unwrap();
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

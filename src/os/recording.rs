@@ -205,12 +205,7 @@ impl Recorder {
         }
         let mut data = std::mem::take(&mut self.partial);
         data.extend_from_slice(bytes);
-        let complete = match std::str::from_utf8(&data) {
-            Ok(_) => data.len(),
-            Err(err) if err.error_len().is_none() => err.valid_up_to(),
-            Err(_) => data.len(),
-        };
-        self.partial = data.split_off(complete);
+        self.partial = data.split_off(complete_len(&data));
         if !data.is_empty() {
             let text = String::from_utf8_lossy(&data).into_owned();
             self.event("o", &text);
@@ -233,6 +228,21 @@ impl Recorder {
     /// A marker (a wait that ended, with what ended it).
     pub(crate) fn marker(&mut self, label: &str) {
         self.event("m", label);
+    }
+}
+
+/// The length of `data` without the unfinished UTF-8 character at its end, if there is one;
+/// invalid bytes before it do not hide it.
+fn complete_len(data: &[u8]) -> usize {
+    let mut start = 0;
+    loop {
+        match std::str::from_utf8(&data[start..]) {
+            Ok(_) => return data.len(),
+            Err(err) => match err.error_len() {
+                None => return start + err.valid_up_to(),
+                Some(invalid) => start += err.valid_up_to() + invalid,
+            },
+        }
     }
 }
 
