@@ -630,6 +630,32 @@ fn a_split_character_after_invalid_bytes_is_recorded_whole() {
     session.close().unwrap();
 }
 
+/// A recording marks where each wait ended, the one the program's exit ends included (the
+/// program hangs up the terminal before its exit is reported).
+#[test]
+fn a_recording_marks_the_wait_the_exit_ends() {
+    let dir = std::env::temp_dir().join(format!("termloom-exit-mark-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cast = dir.join("exit.cast");
+    let engine = engine();
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", "read x; echo bye"]).record(&cast)).unwrap();
+    expect(&session, Until::input_wait());
+    let outcome = session.send_keys_and_wait("<Enter>", Until::exit(), LONG).unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { .. }), "{outcome:?}");
+    session.close().unwrap();
+    let text = std::fs::read_to_string(&cast).unwrap();
+    let markers: Vec<String> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("asciicast lines are JSON"))
+        .filter(|e| e[1] == "m")
+        .map(|e| e[2].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(markers, ["wait: waiting for input", "wait: exited (exit code 0)"], "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

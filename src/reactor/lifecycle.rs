@@ -243,6 +243,9 @@ impl Reactor {
             }
         }
         self.check_waiters(id);
+        if let Some(slot) = self.sessions.get_mut(&id) {
+            slot.end_file_recording();
+        }
         self.unschedule_session(id);
         self.closed.push_back(id);
         while self.closed.len() > self.config.max_closed_sessions {

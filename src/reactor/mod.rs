@@ -279,15 +279,19 @@ impl Slot {
 
     /// Stops reading the terminal: deregisters the master and takes it out of `master`.
     fn stop_reading(&mut self, registry: &mio::Registry) -> Option<OwnedFd> {
-        // Everything read was recorded: a file's recording ends (its writer flushes and
-        // closes); one in memory stays readable.
-        if self.recorder.as_ref().is_some_and(|r| r.path().is_some()) {
-            self.recorder = None;
-        }
         let master = self.master.take()?;
         self.final_line_modes = crate::os::pty::line_modes(master.as_fd());
         let _ = registry.deregister(&mut SourceFd(&master.as_raw_fd()));
         Some(master)
+    }
+
+    /// The session is over: a file's recording ends (its writer flushes and closes); one in
+    /// memory stays readable. Not at the hang-up, so that the marker of a wait the exit or
+    /// the close ends is recorded too.
+    fn end_file_recording(&mut self) {
+        if self.recorder.as_ref().is_some_and(|r| r.path().is_some()) {
+            self.recorder = None;
+        }
     }
 
     /// Takes output just read: records it, and keeps the newest `limit` bytes of it.
