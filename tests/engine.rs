@@ -656,6 +656,48 @@ fn a_recording_marks_the_wait_the_exit_ends() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The events waiting for a recording's writer are bounded in bytes, not only in number: a
+/// program that floods control bytes (each escaped to six characters) while the recording's
+/// file is not being written (a FIFO nobody reads yet) costs at most the bound, and the
+/// recording says how many events were dropped.
+#[test]
+fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
+    use std::io::Read;
+    let dir = std::env::temp_dir().join(format!("termloom-stalled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("cast.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let (exited, wait_for_exit) = crossbeam_channel::bounded::<()>(1);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            let _ = wait_for_exit.recv_timeout(Duration::from_secs(120));
+            let mut text = Vec::new();
+            file.read_to_end(&mut text).unwrap();
+            text
+        })
+    };
+    let engine = engine();
+    // 8 MB of NUL bytes: 48 MB of escaped events, more than the queue may hold.
+    let session = engine
+        .spawn(SpawnSpec::shell("head -c 8000000 /dev/zero; echo done").record(&fifo))
+        .unwrap();
+    let outcome = session.wait(Until::exit(), Duration::from_secs(120)).unwrap();
+    assert!(matches!(outcome.fired, Fired::Exited { .. }), "{outcome:?}");
+    let _ = exited.send(());
+    session.close().unwrap();
+    let text = String::from_utf8(reader.join().unwrap()).expect("a recording is UTF-8");
+    assert!(text.len() < 16 << 20, "{} bytes were queued for the writer", text.len());
+    assert!(text.contains("events dropped (the recording fell behind)"), "a marker says so");
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("asciicast lines are JSON");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

@@ -3,7 +3,8 @@
 //!
 //! The file is opened and its header written on the spawning thread; events are handed to a
 //! writer thread of the recording's own over a bounded channel, so the reactor never waits on
-//! the disk. Should the writer fall behind by more than the channel holds, events are dropped
+//! the disk. Should the writer fall behind by more than the channel holds (4,096 events or
+//! 8 MiB of them, whichever comes first), events are dropped
 //! and a marker says how many, rather than the reactor blocking. A recording in memory keeps
 //! the header and the newest events within its bound instead (the oldest go first).
 
@@ -13,6 +14,7 @@ use std::fs::OpenOptions;
 use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -23,12 +25,15 @@ use crate::types::SessionId;
 
 /// Events queued for the writer before newer ones are dropped.
 const QUEUE: usize = 4096;
+/// Bytes of events queued for the writer before newer ones are dropped (an event of one read
+/// of control bytes, escaped, is up to 384 KiB).
+const QUEUE_BYTES: usize = 8 << 20;
 
 /// Where a recording's events go.
 #[derive(Debug)]
 enum Sink {
-    /// To the writer thread of a file.
-    File(Sender<String>),
+    /// To the writer thread of a file, with the bytes queued for it.
+    File(Sender<String>, Arc<AtomicUsize>),
     /// Kept in memory.
     Memory(MemoryCast),
 }
@@ -84,8 +89,11 @@ impl Recorder {
         out.flush()?;
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
         let (alive, written) = crossbeam_channel::bounded::<()>(0);
+        let queued = Arc::new(AtomicUsize::new(0));
+        let unqueued = Arc::clone(&queued);
         std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
             for line in rx.iter() {
+                unqueued.fetch_sub(line.len(), Ordering::Relaxed);
                 let _ = writeln!(out, "{line}");
                 // Flush when the queue is drained, so a reader of the file sees what happened.
                 if rx.is_empty() {
@@ -97,7 +105,7 @@ impl Recorder {
             drop(out);
             drop(alive);
         })?;
-        let mut recorder = Recorder::with(Sink::File(tx), input, Some(path.to_owned()));
+        let mut recorder = Recorder::with(Sink::File(tx, queued), input, Some(path.to_owned()));
         recorder.written = Some(written);
         Ok(recorder)
     }
@@ -161,7 +169,18 @@ impl Recorder {
     /// Hands one event line to the sink; false if it had to be dropped.
     fn deliver(&mut self, line: String) -> bool {
         match &mut self.sink {
-            Sink::File(tx) => !matches!(tx.try_send(line), Err(TrySendError::Full(_))),
+            Sink::File(tx, queued) => {
+                let len = line.len();
+                if queued.load(Ordering::Relaxed) + len > QUEUE_BYTES {
+                    return false;
+                }
+                queued.fetch_add(len, Ordering::Relaxed);
+                if let Err(TrySendError::Full(_)) = tx.try_send(line) {
+                    queued.fetch_sub(len, Ordering::Relaxed);
+                    return false;
+                }
+                true
+            }
             Sink::Memory(cast) => {
                 cast.bytes += line.len() + 1;
                 cast.events.push_back(line);
