@@ -887,6 +887,38 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A terminal narrower than the session still says, on its status line, that the
+    /// session is clipped.
+    #[test]
+    fn a_narrow_terminal_says_the_session_is_clipped() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "wide", "--size", "100x30", "--", "cat"]);
+        let person = TestSession::builder(TERMLOOM)
+            .args(["attach", "wide", "--socket"])
+            .arg(&server.socket)
+            .size(50, 10)
+            .start();
+        person.wait_for_row(9, "Ctrl-] detaches · read-only · clipped from 100x30");
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
+    /// A session that ends while a person watches leaves its last screen, what it printed
+    /// last included, and how it ended in the person's terminal.
+    #[test]
+    fn a_person_sees_how_the_session_ended() {
+        let server = TestServer::start(&[]);
+        let script = "echo started; read x; echo final words; exit 3";
+        server.ok(&["start", "--name", "ending", "--size", "40x6", "--", "sh", "-c", script]);
+        let person = attach(&server, &["ending"]);
+        person.wait_for_row(23, "read-only").wait_for_row(0, "started");
+        server.ok(&["send", "ending", "--text", "go", "--submit", "--wait-exit"]);
+        assert!(person.wait_for_exit().success());
+        let screen = person.screen().to_string();
+        assert!(screen.contains("final words"), "{screen}");
+        assert!(screen.contains("the program ended (exit code 3)"), "{screen}");
+    }
+
     /// An attachment that cannot be made fails, with the reason on stderr.
     #[test]
     fn an_attachment_refused_fails() {

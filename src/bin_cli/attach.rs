@@ -29,7 +29,8 @@ hand it back. Ctrl-] detaches (and hands back). A session larger than this
 terminal is clipped, and the status line says so; resizing this terminal
 redraws it.
 
-Exits 0 when you leave or the session ends; 1, with the reason on stderr, when
+When the session ends, its last screen is left in this terminal. Exits 0
+when you leave or the session ends; 1, with the reason on stderr, when
 it cannot attach (an unknown session, one someone else holds) or the server
 goes away; 2 for a bad command line.
 ";
@@ -47,6 +48,8 @@ enum Event {
     /// The attachment ended, why, and whether it failed (an unknown session, one someone
     /// else holds, a lost server).
     End(String, bool),
+    /// The session ended (its program exited, or it was closed), and why.
+    SessionEnded(String),
 }
 
 /// Runs `termloom attach`.
@@ -106,6 +109,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let _ = out.flush();
     let mut reason = String::from("detached");
     let mut failed = false;
+    // The screen the session ended with, shown after the view is left.
+    let mut final_screen: Option<String> = None;
     // The last frame, drawn again when the terminal is resized.
     let mut last: Option<Value> = None;
     // The request handing a held session back, once the person asked to leave.
@@ -155,9 +160,18 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 failed = failure;
                 break;
             }
+            Event::SessionEnded(why) => {
+                reason = why;
+                final_screen = last.as_ref().map(final_text);
+                break;
+            }
         }
     }
     let _ = out.write_all(b"\x1b[?1049l\x1b[?25h");
+    if let Some(text) = final_screen {
+        // Left on the person's screen: how the session ended.
+        let _ = out.write_all(text.as_bytes());
+    }
     let _ = out.flush();
     drop(_raw);
     if failed {
@@ -191,7 +205,7 @@ fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) 
 /// Reads the server's messages: frames, and the end of the attachment.
 fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Sender<Event>) {
     std::thread::spawn(move || {
-        let (end, failed) = loop {
+        let end = loop {
             match client.next_reply() {
                 Ok(Some(Reply::Notification { method, params })) if method == "termloom/frame" => {
                     if events.send(Event::Frame(params)).is_err() {
@@ -200,10 +214,10 @@ fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Se
                 }
                 Ok(Some(Reply::Response { id, result })) if id == attach_id => {
                     break match result {
-                        Ok(value) => {
-                            (value["reason"].as_str().unwrap_or("ended").to_owned(), false)
-                        }
-                        Err(message) => (message, true),
+                        Ok(value) => Event::SessionEnded(
+                            value["reason"].as_str().unwrap_or("ended").to_owned(),
+                        ),
+                        Err(message) => Event::End(message, true),
                     };
                 }
                 Ok(Some(Reply::Response { id, .. })) => {
@@ -212,11 +226,11 @@ fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Se
                     }
                 }
                 Ok(Some(_)) => {}
-                Ok(None) => break ("the server closed the connection".to_owned(), true),
-                Err(err) => break (err.to_string(), true),
+                Ok(None) => break Event::End("the server closed the connection".to_owned(), true),
+                Err(err) => break Event::End(err.to_string(), true),
             }
         };
-        let _ = events.send(Event::End(end, failed));
+        let _ = events.send(end);
     });
 }
 
@@ -287,16 +301,17 @@ fn draw(frame: &Value, takeover: bool) -> String {
         frame["cols"].as_u64().unwrap_or(0) as usize,
         frame["rows"].as_u64().unwrap_or(0) as usize,
     );
-    // The way out first: what a narrow terminal cuts is the least needed.
+    // The way out first, then who may type and the clipping: what a narrow terminal cuts
+    // (and a terminal narrower than the session is narrow) is the least needed.
     let mut status = format!(
-        " {} · termloom · session {} · {}",
+        " {} · {}",
         if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" },
-        frame["session"],
         if takeover { "you hold it, agents are refused" } else { "read-only" },
     );
     if session_cols > cols || session_rows > view_rows {
         status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));
     }
+    status.push_str(&format!(" · termloom · session {}", frame["session"]));
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
     out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
@@ -309,6 +324,20 @@ fn draw(frame: &Value, takeover: bool) -> String {
         out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
     }
     out
+}
+
+/// The rows of `frame` without the blank ones at its end, clipped to the terminal, as lines
+/// to print on the person's screen.
+fn final_text(frame: &Value) -> String {
+    let (cols, _) = terminal_size();
+    let mut lines: Vec<&str> = frame["lines"]
+        .as_array()
+        .map(|lines| lines.iter().map(|l| clip(l.as_str().unwrap_or_default(), cols)).collect())
+        .unwrap_or_default();
+    while lines.last().is_some_and(|l| l.trim().is_empty()) {
+        lines.pop();
+    }
+    lines.iter().map(|line| format!("{line}\r\n")).collect()
 }
 
 /// The display width of `text`.

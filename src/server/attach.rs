@@ -50,29 +50,46 @@ pub(crate) struct Watch {
 impl Watch {
     /// Sends a frame for every change until the program ends or the connection does; returns
     /// why it stopped.
-    pub(crate) fn stream(&self) -> &'static str {
+    pub(crate) fn stream(&self) -> String {
         let mut last: Option<Value> = None;
         loop {
             let frame = match self.frame() {
                 Ok(frame) => frame,
-                Err(_) => return "the session is gone",
+                Err(_) => return "the session is gone".to_owned(),
             };
-            if last.as_ref() != Some(&frame) {
-                let message = json!({
-                    "jsonrpc": "2.0",
-                    "method": "termloom/frame",
-                    "params": frame,
-                });
-                self.outbox.send(message.to_string());
-                last = Some(frame);
-            }
-            match self.session.info().map(|info| info.state) {
-                Ok(SessionState::Running) => {}
-                Ok(_) | Err(_) => return "the program ended",
+            self.send_changed(frame, &mut last);
+            let ended = match self.session.info().map(|info| info.state) {
+                Ok(SessionState::Running) => None,
+                Ok(SessionState::Exited(status)) => Some(format!("the program ended ({status})")),
+                Ok(SessionState::Closed(status)) => {
+                    Some(format!("the session was closed ({status})"))
+                }
+                Err(_) => Some("the session is gone".to_owned()),
+            };
+            if let Some(ended) = ended {
+                // The screen as the program left it: what it printed last came after the
+                // frame above.
+                if let Ok(frame) = self.frame() {
+                    self.send_changed(frame, &mut last);
+                }
+                return ended;
             }
             if self.ended.wait(FRAME_INTERVAL) {
-                return "detached";
+                return "detached".to_owned();
             }
+        }
+    }
+
+    /// Sends `frame` unless it is the `last` one sent.
+    fn send_changed(&self, frame: Value, last: &mut Option<Value>) {
+        if last.as_ref() != Some(&frame) {
+            let message = json!({
+                "jsonrpc": "2.0",
+                "method": "termloom/frame",
+                "params": frame,
+            });
+            self.outbox.send(message.to_string());
+            *last = Some(frame);
         }
     }
 
