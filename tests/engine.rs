@@ -698,6 +698,30 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A recording of input has what was pasted too, its characters whole where the paste was
+/// queued in pieces.
+#[test]
+fn a_recording_of_input_has_the_paste() {
+    let engine = Engine::new(Config { write_queue_bytes: 1024, ..Config::default() }).unwrap();
+    let session =
+        engine.spawn(SpawnSpec::new("cat").record_to_memory(64 << 10).record_input(true)).unwrap();
+    expect(&session, Until::input_wait());
+    // 1,200 bytes in pieces of 512: the first boundary splits a character.
+    let text = "日".repeat(400);
+    session.paste(&text).unwrap();
+    expect(&session, Until::text(&text));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    let input: String = recording
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("asciicast lines are JSON"))
+        .filter(|e| e[1] == "i")
+        .map(|e| e[2].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(input, text);
+    session.close().unwrap();
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

@@ -56,6 +56,8 @@ pub(crate) struct Recorder {
     started: Instant,
     /// The end of the last output chunk when it split a UTF-8 character.
     partial: Vec<u8>,
+    /// The same for input (a paste is queued in pieces).
+    partial_input: Vec<u8>,
     /// Events dropped since the last one that was queued.
     dropped: u64,
     /// Whether input is recorded too.
@@ -127,6 +129,7 @@ impl Recorder {
             sink,
             started: Instant::now(),
             partial: Vec::new(),
+            partial_input: Vec::new(),
             dropped: 0,
             input,
             path,
@@ -217,25 +220,35 @@ impl Recorder {
     /// Output the program wrote; a UTF-8 character split between two reads is recorded whole
     /// with the second.
     pub(crate) fn output(&mut self, bytes: &[u8]) {
-        if self.partial.is_empty()
-            && let Ok(text) = std::str::from_utf8(bytes)
-        {
-            return self.event("o", text);
-        }
-        let mut data = std::mem::take(&mut self.partial);
-        data.extend_from_slice(bytes);
-        self.partial = data.split_off(complete_len(&data));
-        if !data.is_empty() {
-            let text = String::from_utf8_lossy(&data).into_owned();
-            self.event("o", &text);
+        let mut partial = std::mem::take(&mut self.partial);
+        self.whole_characters("o", &mut partial, bytes);
+        self.partial = partial;
+    }
+
+    /// Input typed or pasted into the session, when input is recorded; a character split
+    /// between two pieces of a paste is recorded whole with the second.
+    pub(crate) fn input(&mut self, bytes: &[u8]) {
+        if self.input {
+            let mut partial = std::mem::take(&mut self.partial_input);
+            self.whole_characters("i", &mut partial, bytes);
+            self.partial_input = partial;
         }
     }
 
-    /// Input typed into the session, when input is recorded.
-    pub(crate) fn input(&mut self, bytes: &[u8]) {
-        if self.input {
-            let text = String::from_utf8_lossy(bytes).into_owned();
-            self.event("i", &text);
+    /// Records `bytes` after the unfinished character `partial` held back from the last
+    /// event of this kind, holding back the one they end with, if any.
+    fn whole_characters(&mut self, kind: &str, partial: &mut Vec<u8>, bytes: &[u8]) {
+        if partial.is_empty()
+            && let Ok(text) = std::str::from_utf8(bytes)
+        {
+            return self.event(kind, text);
+        }
+        let mut data = std::mem::take(partial);
+        data.extend_from_slice(bytes);
+        *partial = data.split_off(complete_len(&data));
+        if !data.is_empty() {
+            let text = String::from_utf8_lossy(&data).into_owned();
+            self.event(kind, &text);
         }
     }
 

@@ -26,6 +26,9 @@ impl Reactor {
                 break;
             }
             let piece = slot.parked.pop_front().expect("front exists");
+            if let Some(recorder) = &mut slot.recorder {
+                recorder.input(&piece.bytes);
+            }
             slot.queue.extend(piece.bytes);
             if let Some(reply) = piece.reply {
                 let _ = reply.send(Ok(()));
