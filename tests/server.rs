@@ -919,6 +919,27 @@ mod attach {
         assert!(screen.contains("the program ended (exit code 3)"), "{screen}");
     }
 
+    /// What a person types is sent whole: a long paste, read in pieces, has no character
+    /// broken where a piece ends.
+    #[test]
+    fn a_long_paste_by_a_person_keeps_its_characters() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "held", "--", "cat"]);
+        let person = attach(&server, &["held", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        // 2,100 bytes: more than one read, and 1,024 is no multiple of 3.
+        let text = "日".repeat(700);
+        person.session().send_bytes(text.as_bytes()).unwrap();
+        person.session().send_bytes(b"\r").unwrap();
+        let waited =
+            server.cli(&["wait", "held", "--wait-regex", "^日{700}$", "--timeout", "5000"]);
+        let read = server.ok(&["read", "held", "--view", "scrollback"]);
+        assert!(!read.contains('\u{fffd}'), "no character is broken: {read}");
+        assert!(waited.status.success() && read.contains(&text), "{}", describe(&waited));
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
     /// An attachment that cannot be made fails, with the reason on stderr.
     #[test]
     fn an_attachment_refused_fails() {

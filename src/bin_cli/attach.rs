@@ -115,6 +115,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut last: Option<Value> = None;
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
+    // The start of a character the person typed whose end has not been read yet.
+    let mut unfinished: Vec<u8> = Vec::new();
     for event in received {
         match event {
             Event::Frame(frame) => {
@@ -134,7 +136,14 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 let detach = bytes.iter().position(|b| *b == DETACH);
                 let typed = &bytes[..detach.unwrap_or(bytes.len())];
                 if takeover && !typed.is_empty() {
-                    send_input(&sender, &reference, typed);
+                    let mut typed = [std::mem::take(&mut unfinished).as_slice(), typed].concat();
+                    // A character split between two reads (a long paste) is sent whole.
+                    if detach.is_none() {
+                        unfinished = typed.split_off(complete_len(&typed));
+                    }
+                    if !typed.is_empty() {
+                        send_input(&sender, &reference, &typed);
+                    }
                 }
                 if detach.is_none() {
                     continue;
@@ -338,6 +347,20 @@ fn final_text(frame: &Value) -> String {
         lines.pop();
     }
     lines.iter().map(|line| format!("{line}\r\n")).collect()
+}
+
+/// The length of `bytes` without the unfinished UTF-8 character at its end, if any.
+fn complete_len(bytes: &[u8]) -> usize {
+    let mut start = 0;
+    loop {
+        match std::str::from_utf8(&bytes[start..]) {
+            Ok(_) => return bytes.len(),
+            Err(err) => match err.error_len() {
+                None => return start + err.valid_up_to(),
+                Some(invalid) => start += err.valid_up_to() + invalid,
+            },
+        }
+    }
 }
 
 /// The display width of `text`.
