@@ -37,7 +37,8 @@ pub struct Config {
     /// bytes dropped first. Default 64 KiB, range 0 (none kept)..=64 MiB.
     pub raw_output_bytes: usize,
     /// Where recordings go (asciicast v2) when a [`SpawnSpec`](crate::SpawnSpec) names no file
-    /// of its own: `DIR/termloom-PID-ID.cast`, for every session with
+    /// of its own: `DIR/termloom-PID-ID.cast` (`-2`, `-3`... added rather than replace a file),
+    /// for every session with
     /// [`Config::record_every_session`], and for sessions an MCP tool call starts with
     /// `record` (a model never chooses the path). Default `None`: MCP calls cannot record.
     pub record_dir: Option<std::path::PathBuf>,

@@ -268,7 +268,7 @@ impl Engine {
         let path = match (&spec.record, &config.record_dir) {
             (Some(path), _) => path.clone(),
             (None, Some(dir)) if config.record_every_session || spec.record_in_dir => {
-                dir.join(format!("termloom-{}-{id}.cast", std::process::id()))
+                return Self::record_in(dir, id, cols, rows, spec.record_input).map(Some);
             }
             (None, None) if spec.record_in_dir => {
                 return Err(std::io::Error::other(
@@ -277,14 +277,33 @@ impl Engine {
             }
             _ => return Ok(None),
         };
-        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input)
+        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input, false)
             .map(Some)
-            .map_err(|err| {
-                std::io::Error::new(
-                    err.kind(),
-                    format!("cannot create the recording {}: {err}", path.display()),
-                )
-            })
+            .map_err(|err| cannot_create(&path, &err))
+    }
+
+    /// A recording in `dir` under a name of the engine's, `termloom-PID-ID.cast`, or with a
+    /// number added when a file of that name exists (another engine of this process, an
+    /// earlier process of this pid): an existing file is never replaced.
+    fn record_in(
+        dir: &std::path::Path,
+        id: SessionId,
+        cols: u16,
+        rows: u16,
+        input: bool,
+    ) -> std::io::Result<crate::os::recording::Recorder> {
+        let stem = format!("termloom-{}-{id}", std::process::id());
+        let mut path = dir.join(format!("{stem}.cast"));
+        for n in 2..=1000 {
+            match crate::os::recording::Recorder::create(&path, cols, rows, input, true) {
+                Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
+                    path = dir.join(format!("{stem}-{n}.cast"));
+                }
+                result => return result.map_err(|err| cannot_create(&path, &err)),
+            }
+        }
+        let err = std::io::Error::from(std::io::ErrorKind::AlreadyExists);
+        Err(cannot_create(&path, &err))
     }
 
     fn cgroup_parent(&self) -> Option<&crate::os::cgroup::CgroupParent> {
@@ -324,4 +343,12 @@ impl Engine {
     pub fn shutdown(&self) {
         self.shared.shutdown();
     }
+}
+
+/// The error of a recording that cannot be created, naming it.
+fn cannot_create(path: &std::path::Path, err: &std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        err.kind(),
+        format!("cannot create the recording {}: {err}", path.display()),
+    )
 }

@@ -426,6 +426,34 @@ fn raw_output_keeps_the_newest_bytes_as_written() {
     assert_eq!(session.raw_output().unwrap().bytes, b"\x1b[31mred\x1b[0m");
 }
 
+/// Two engines of one process recording in the same directory keep each session's
+/// recording: the names the engines pick never replace an existing file.
+#[test]
+fn recordings_in_one_directory_never_replace_each_other() {
+    let dir = std::env::temp_dir().join(format!("termloom-two-engines-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = || Config {
+        record_dir: Some(dir.clone()),
+        record_every_session: true,
+        ..Config::default()
+    };
+    let (first, second) = (Engine::new(config()).unwrap(), Engine::new(config()).unwrap());
+    let mut paths = Vec::new();
+    for (engine, word) in [(&first, "first-engine"), (&second, "second-engine")] {
+        let session = engine.spawn(SpawnSpec::new("echo").arg(word)).unwrap();
+        expect(&session, Until::exit());
+        session.close().unwrap();
+        paths.push(session.info().unwrap().recording.expect("recorded"));
+    }
+    assert_ne!(paths[0], paths[1]);
+    for (path, word) in paths.iter().zip(["first-engine", "second-engine"]) {
+        let text = std::fs::read_to_string(path).unwrap();
+        assert!(text.contains(word), "{}: {text}", path.display());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `Config::record_dir` records every session; input only when its spec asks.
 #[test]
 fn sessions_are_recorded_where_the_configuration_says() {

@@ -82,10 +82,23 @@ fn header(cols: u16, rows: u16) -> String {
 
 impl Recorder {
     /// Creates (or truncates) `path`, mode 0600, writes the header for a `cols`x`rows`
-    /// terminal and starts the writer thread.
-    pub(crate) fn create(path: &Path, cols: u16, rows: u16, input: bool) -> io::Result<Recorder> {
-        let file =
-            OpenOptions::new().create(true).write(true).truncate(true).mode(0o600).open(path)?;
+    /// terminal and starts the writer thread. With `new`, a file that exists (a symbolic link
+    /// included) is left alone and the error is `AlreadyExists`.
+    pub(crate) fn create(
+        path: &Path,
+        cols: u16,
+        rows: u16,
+        input: bool,
+        new: bool,
+    ) -> io::Result<Recorder> {
+        let mut options = OpenOptions::new();
+        options.write(true).mode(0o600);
+        if new {
+            options.create_new(true);
+        } else {
+            options.create(true).truncate(true);
+        }
+        let file = options.open(path)?;
         let mut out = BufWriter::new(file);
         writeln!(out, "{}", header(cols, rows))?;
         out.flush()?;
@@ -339,7 +352,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("termloom-rec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.cast");
-        let mut recorder = Recorder::create(&path, 80, 24, false).unwrap();
+        let mut recorder = Recorder::create(&path, 80, 24, false, false).unwrap();
         let bytes = "é!".as_bytes();
         recorder.output(&bytes[..1]);
         recorder.output(&bytes[1..]);
