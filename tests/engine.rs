@@ -750,6 +750,31 @@ fn a_recording_of_input_has_the_paste() {
     session.close().unwrap();
 }
 
+/// A recording in memory keeps the newest event even when it alone is larger than the
+/// bound (a full-screen redraw read at once): the recording ends where the program is.
+#[test]
+fn a_recording_in_memory_keeps_its_newest_event_whole() {
+    let engine = engine();
+    // About 12 KB of escape sequences (eight bytes each once escaped) in one write.
+    let script = "printf 'start\\n'; read x; i=0; s=''; while [ $i -lt 4000 ]; do \
+                  s=\"$s\\033[m\"; i=$((i+1)); done; printf \"$s END\"; read y";
+    let session =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", script]).record_to_memory(1 << 10)).unwrap();
+    expect(&session, Until::input_wait());
+    session.submit("").unwrap();
+    expect(&session, Until::screen_contains(" END"));
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
+        .collect();
+    let last = events.iter().rfind(|e| e[1] == "o");
+    let last = last.and_then(|e| e[2].as_str()).unwrap_or_default();
+    assert!(last.ends_with(" END"), "the newest output is kept: {text}");
+    session.close().unwrap();
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

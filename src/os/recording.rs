@@ -38,7 +38,8 @@ enum Sink {
     Memory(MemoryCast),
 }
 
-/// A recording kept in memory: the header and the newest events within `limit` bytes.
+/// A recording kept in memory: the header and the newest events within `limit` bytes, and
+/// the newest output event before them even when it is larger.
 #[derive(Debug)]
 struct MemoryCast {
     header: String,
@@ -47,6 +48,9 @@ struct MemoryCast {
     limit: usize,
     /// Events dropped from the front to stay within the limit.
     dropped: u64,
+    /// How many events came after the newest output event, if there is one: it is never
+    /// dropped.
+    after_output: Option<usize>,
 }
 
 /// A session's recording.
@@ -133,6 +137,7 @@ impl Recorder {
             bytes: 0,
             limit,
             dropped: 0,
+            after_output: None,
         };
         Recorder::with(Sink::Memory(cast), input, None)
     }
@@ -182,8 +187,8 @@ impl Recorder {
         Some(text)
     }
 
-    /// Hands one event line to the sink; false if it had to be dropped.
-    fn deliver(&mut self, line: String) -> bool {
+    /// Hands one event line (`output`: of output) to the sink; false if it had to be dropped.
+    fn deliver(&mut self, line: String, output: bool) -> bool {
         match &mut self.sink {
             Sink::File(tx, queued) => {
                 let len = line.len();
@@ -200,8 +205,21 @@ impl Recorder {
             Sink::Memory(cast) => {
                 cast.bytes += line.len() + 1;
                 cast.events.push_back(line);
+                cast.after_output = if output { Some(0) } else { cast.after_output.map(|n| n + 1) };
                 while cast.bytes > cast.limit {
-                    let Some(old) = cast.events.pop_front() else { break };
+                    let Some(front) = cast.events.front() else { break };
+                    let newest_output =
+                        cast.after_output.is_some_and(|n| cast.events.len() == n + 1);
+                    // The newest output stays, even alone larger than the bound (one read, a
+                    // full-screen redraw), while the events after it fit: a recording that
+                    // ends before the program did misleads.
+                    if newest_output && cast.bytes - (front.len() + 1) <= cast.limit {
+                        break;
+                    }
+                    if newest_output {
+                        cast.after_output = None;
+                    }
+                    let old = cast.events.pop_front().expect("front exists");
                     cast.bytes -= old.len() + 1;
                     cast.dropped += 1;
                 }
@@ -215,7 +233,7 @@ impl Recorder {
         if self.dropped > 0 {
             let note =
                 format!("termloom: {} events dropped (the recording fell behind)", self.dropped);
-            if !self.deliver(json!([seconds, "m", note]).to_string()) {
+            if !self.deliver(json!([seconds, "m", note]).to_string(), false) {
                 self.dropped += 1;
                 return;
             }
@@ -225,7 +243,7 @@ impl Recorder {
         let escaped = serde_json::to_string(data).unwrap_or_default();
         let mut line = String::with_capacity(escaped.len() + 24);
         let _ = write!(line, "[{seconds},\"{kind}\",{escaped}]");
-        if !self.deliver(line) {
+        if !self.deliver(line, kind == "o") {
             self.dropped += 1;
         }
     }
@@ -393,5 +411,22 @@ mod tests {
         assert_eq!(lines.last().unwrap()[2], "line 19\r\n");
         assert!(text.len() < 200 + lines[0].to_string().len() + 100, "{}", text.len());
         assert!(!text.contains("typed"), "the oldest events went first");
+    }
+
+    #[test]
+    fn a_recording_in_memory_keeps_its_newest_output_within_one_event_of_its_bound() {
+        let mut recorder = Recorder::in_memory(80, 24, true, 1024);
+        let redraw = "x".repeat(4000);
+        recorder.output(redraw.as_bytes());
+        recorder.marker("after");
+        let text = recorder.contents().unwrap();
+        assert!(text.contains(&redraw) && text.contains("after"), "{text}");
+        // Markers alone past the bound push the output out too: the bound holds.
+        for _ in 0..100 {
+            recorder.marker("a marker of some length, again and again");
+        }
+        let text = recorder.contents().unwrap();
+        assert!(!text.contains(&redraw), "{text}");
+        assert!(text.len() < 1024 + 300, "{}", text.len());
     }
 }
