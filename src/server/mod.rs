@@ -15,7 +15,8 @@
 //! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
 //!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
 //!   "cursor": [row, col] or null, "title", "held"}`) whenever it changes, and answers
-//!   `{"reason"}` when the program ends or the connection closes. With `takeover` the
+//!   `{"reason"}` when the program ends (`"the program ended (exit code 3)"`, after a last
+//!   frame of the screen it left) or the connection closes. With `takeover` the
 //!   connection holds the session: tools that type into it, signal, resize or close it are
 //!   refused for everyone else with "a person holds this session", until the connection ends.
 //! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
