@@ -254,6 +254,13 @@ impl Engine {
         rows: u16,
     ) -> std::io::Result<Option<crate::os::recording::Recorder>> {
         let config = &self.shared.config;
+        // The program's TERM, as the recording's header says: the engine's unless the spec
+        // sets or removes it.
+        let term = match spec.env.iter().rev().find(|(name, _)| name == "TERM") {
+            Some((_, value)) => value.as_ref().map(|v| v.to_string_lossy().into_owned()),
+            None => Some("xterm-256color".to_owned()),
+        };
+        let term = term.as_deref();
         if let Some(limit) = spec.record_memory {
             if !(1 << 10..=1 << 30).contains(&limit) {
                 return Err(std::io::Error::new(
@@ -261,14 +268,19 @@ impl Engine {
                     format!("a recording in memory must be 1 KiB..=1 GiB; {limit} bytes asked"),
                 ));
             }
-            let recorder =
-                crate::os::recording::Recorder::in_memory(cols, rows, spec.record_input, limit);
+            let recorder = crate::os::recording::Recorder::in_memory(
+                cols,
+                rows,
+                spec.record_input,
+                limit,
+                term,
+            );
             return Ok(Some(recorder));
         }
         let path = match (&spec.record, &config.record_dir) {
             (Some(path), _) => path.clone(),
             (None, Some(dir)) if config.record_every_session || spec.record_in_dir => {
-                return Self::record_in(dir, id, cols, rows, spec.record_input).map(Some);
+                return Self::record_in(dir, id, (cols, rows), spec.record_input, term).map(Some);
             }
             (None, None) if spec.record_in_dir => {
                 return Err(std::io::Error::other(
@@ -277,7 +289,7 @@ impl Engine {
             }
             _ => return Ok(None),
         };
-        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input, false)
+        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input, false, term)
             .map(Some)
             .map_err(|err| cannot_create(&path, &err))
     }
@@ -288,14 +300,14 @@ impl Engine {
     fn record_in(
         dir: &std::path::Path,
         id: SessionId,
-        cols: u16,
-        rows: u16,
+        (cols, rows): (u16, u16),
         input: bool,
+        term: Option<&str>,
     ) -> std::io::Result<crate::os::recording::Recorder> {
         let stem = format!("termloom-{}-{id}", std::process::id());
         let mut path = dir.join(format!("{stem}.cast"));
         for n in 2..=1000 {
-            match crate::os::recording::Recorder::create(&path, cols, rows, input, true) {
+            match crate::os::recording::Recorder::create(&path, cols, rows, input, true, term) {
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
                     path = dir.join(format!("{stem}-{n}.cast"));
                 }

@@ -775,6 +775,26 @@ fn a_recording_in_memory_keeps_its_newest_event_whole() {
     session.close().unwrap();
 }
 
+/// A recording's header names the TERM its program ran with.
+#[test]
+fn a_recording_header_names_the_programs_term() {
+    let engine = engine();
+    let session = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args(["-c", "echo \"term=$TERM\""])
+                .env("TERM", "vt100")
+                .record_to_memory(1 << 10),
+        )
+        .unwrap();
+    expect(&session, Until::exit());
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let header: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(header["env"]["TERM"], "vt100", "{text}");
+    assert!(text.contains("term=vt100"), "{text}");
+    session.close().unwrap();
+}
+
 /// Runs `f` on a thread of its own; fails if it has not returned within 30 s (a hang).
 fn within_30_s<T: Send + 'static>(what: &str, f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = crossbeam_channel::bounded(1);

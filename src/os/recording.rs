@@ -71,15 +71,15 @@ pub(crate) struct Recorder {
     written: Option<Receiver<()>>,
 }
 
-/// The header line of a recording of a `cols`x`rows` terminal.
-fn header(cols: u16, rows: u16) -> String {
+/// The header line of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
+fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
     let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     json!({
         "version": 2,
         "width": cols,
         "height": rows,
         "timestamp": timestamp,
-        "env": { "TERM": "xterm-256color" },
+        "env": term.map_or_else(|| json!({}), |term| json!({ "TERM": term })),
     })
     .to_string()
 }
@@ -94,6 +94,7 @@ impl Recorder {
         rows: u16,
         input: bool,
         new: bool,
+        term: Option<&str>,
     ) -> io::Result<Recorder> {
         let mut options = OpenOptions::new();
         options.write(true).mode(0o600);
@@ -104,7 +105,7 @@ impl Recorder {
         }
         let file = options.open(path)?;
         let mut out = BufWriter::new(file);
-        writeln!(out, "{}", header(cols, rows))?;
+        writeln!(out, "{}", header(cols, rows, term))?;
         out.flush()?;
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
         let (alive, written) = crossbeam_channel::bounded::<()>(0);
@@ -130,9 +131,15 @@ impl Recorder {
     }
 
     /// A recording kept in memory, at most `limit` bytes of events (the oldest go first).
-    pub(crate) fn in_memory(cols: u16, rows: u16, input: bool, limit: usize) -> Recorder {
+    pub(crate) fn in_memory(
+        cols: u16,
+        rows: u16,
+        input: bool,
+        limit: usize,
+        term: Option<&str>,
+    ) -> Recorder {
         let cast = MemoryCast {
-            header: header(cols, rows),
+            header: header(cols, rows, term),
             events: VecDeque::new(),
             bytes: 0,
             limit,
@@ -370,7 +377,8 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("termloom-rec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.cast");
-        let mut recorder = Recorder::create(&path, 80, 24, false, false).unwrap();
+        let mut recorder =
+            Recorder::create(&path, 80, 24, false, false, Some("xterm-256color")).unwrap();
         let bytes = "é!".as_bytes();
         recorder.output(&bytes[..1]);
         recorder.output(&bytes[1..]);
@@ -397,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_recording_in_memory_keeps_the_newest_events_within_its_bound() {
-        let mut recorder = Recorder::in_memory(80, 24, true, 200);
+        let mut recorder = Recorder::in_memory(80, 24, true, 200, None);
         recorder.input(b"typed");
         for i in 0..20 {
             recorder.output(format!("line {i}\r\n").as_bytes());
@@ -415,7 +423,7 @@ mod tests {
 
     #[test]
     fn a_recording_in_memory_keeps_its_newest_output_within_one_event_of_its_bound() {
-        let mut recorder = Recorder::in_memory(80, 24, true, 1024);
+        let mut recorder = Recorder::in_memory(80, 24, true, 1024, None);
         let redraw = "x".repeat(4000);
         recorder.output(redraw.as_bytes());
         recorder.marker("after");
