@@ -277,7 +277,7 @@ impl Until {
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
     /// an [`Until::any`]'s, at any depth).
-    #[cfg(any(test, feature = "testing"))]
+    #[cfg(feature = "testing")]
     pub(crate) fn includes_exit(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::Exit))
     }
@@ -285,7 +285,7 @@ impl Until {
     /// Whether a program that sits idle, waiting for input, satisfies the condition in time:
     /// it is (or one of an [`Until::any`]'s is, at any depth) a still screen, quiet output or
     /// an input wait, of any length.
-    #[cfg(any(test, feature = "testing"))]
+    #[cfg(feature = "testing")]
     pub(crate) fn holds_when_idle(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::Stable(_) | Cond::Quiet(_) | Cond::InputWait))
     }
