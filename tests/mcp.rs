@@ -314,6 +314,14 @@ fn tool_list_has_the_expected_tools_and_schemas() {
     let read = &by_name["terminal_read"]["inputSchema"]["properties"];
     assert_eq!(read["view"]["enum"], json!(["new", "screen", "scrollback"]));
     assert!(read.get("max_bytes").is_some());
+    // A shared argument is described, its choices listed, once: where it is read.
+    assert_eq!(send["inputSchema"]["properties"]["view"], json!({"type": "string"}));
+    // Hints the protocol calls meaningless for a read-only tool go unsaid.
+    assert_eq!(
+        by_name["terminal_read"]["annotations"],
+        json!({"readOnlyHint": true, "openWorldHint": false})
+    );
+    assert_eq!(by_name["terminal_send"]["annotations"], json!({"destructiveHint": false}));
     // The tools' and their arguments' descriptions.
     let descriptions = serde_json::to_string(&tools).unwrap();
     for teaching in ["<Esc>", "terminal_close", "instead of sleeping", "exit code"] {
@@ -324,20 +332,20 @@ fn tool_list_has_the_expected_tools_and_schemas() {
 }
 
 /// `tools/list` is read by a model before its first call, on every conversation: it stays
-/// within 8 KiB in every revision (the official Python SDK negotiates the newest), and every
+/// within 8 KB (8,000 bytes) in every revision (the official Python SDK negotiates the newest), and every
 /// change to the tools must keep it there.
 #[test]
-fn the_tool_list_stays_within_8_kib() {
+fn the_tool_list_stays_within_8_kb() {
     for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
         let mut client = Client::initialized(version);
         let tools = client.ok("tools/list", json!({}))["tools"].clone();
         let size = tools.to_string().len();
-        assert!(size <= 8 * 1024, "{version}: tools/list is {size} bytes");
+        assert!(size <= 8_000, "{version}: tools/list is {size} bytes");
         client.finish();
     }
     let mut client = Client::discovered();
     let size = client.ok("tools/list", json!({}))["tools"].to_string().len();
-    assert!(size <= 8 * 1024, "2026-07-28: tools/list is {size} bytes");
+    assert!(size <= 8_000, "2026-07-28: tools/list is {size} bytes");
     client.finish();
 }
 

@@ -2,9 +2,9 @@
 //! description and arguments, and the function that runs it.
 //!
 //! `tools/list` is what a model reads before its first call, on every conversation, so it is
-//! kept small (a test holds it under 8 KiB): descriptions teach in few words, the shared wait
-//! and view arguments are described once (by `terminal_read`) and listed by type elsewhere, and
-//! there are no output schemas.
+//! kept small (a test holds it to 8 KB, 8,000 bytes, in every revision): descriptions teach
+//! in few words, the shared wait and view arguments are described once (by `terminal_read`)
+//! and listed by type elsewhere (a choice's values too), and there are no output schemas.
 //!
 //! Everything else about the tools derives from this table: the `tools/list` entries (every
 //! revision's shape), which tools exist, and the checks of a call's arguments (`args.rs`:
@@ -144,9 +144,10 @@ impl Kind {
 }
 
 impl ArgDef {
-    /// The argument's JSON schema: its type and, when `described`, its bounds, default and
-    /// description. An undescribed argument is one a shared group describes elsewhere (its
-    /// bounds are still checked, and an error names them).
+    /// The argument's JSON schema: its type and, when `described`, its choices and its
+    /// description (a signal's choices always). An undescribed argument is one a shared
+    /// group describes elsewhere (its bounds and choices are still checked, and an error
+    /// names them).
     fn schema(&self, described: bool) -> Value {
         let mut schema = match self.kind {
             Kind::Str | Kind::OneOf { .. } | Kind::Signal => json!({"type": "string"}),
@@ -158,7 +159,8 @@ impl ArgDef {
             Kind::Env => json!({"type": "object"}),
         };
         match self.kind {
-            Kind::OneOf { values, .. } => schema["enum"] = json!(values),
+            // A shared choice (`view`) is listed with its values once, where it is described.
+            Kind::OneOf { values, .. } if described => schema["enum"] = json!(values),
             Kind::Signal => schema["enum"] = json!(SIGNALS.map(Signal::name)),
             _ => {}
         }
@@ -211,7 +213,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Read a terminal",
         hints: READS,
         description: Text::Fixed(
-            "Read a session. A wait field blocks until it holds (or the program exits) instead of sleeping; without one it returns at once. A full-screen program's screen is always shown, as its changed rows when few changed.",
+            "Read a session. A wait field blocks until it holds (or the program exits) instead of sleeping; without one it returns at once. A full-screen program's screen is shown, as its changed rows when few changed.",
         ),
         args: &[&[SESSION_ID], VIEW, WAIT, LOOKUPS],
         described: 4,
@@ -222,7 +224,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Click or scroll",
         hints: ACTS,
         description: Text::Fixed(
-            "Click or scroll at row,col (from 0) or on text on the screen, in a program with mouse reporting; then read as terminal_start does.",
+            "Click or scroll at row,col (from 0) or on screen text, in a program that reads the mouse; then read as terminal_start does.",
         ),
         args: &[&[SESSION_ID], MOUSE_ARGS, VIEW],
         described: 2,
@@ -233,7 +235,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Run a shell command",
         hints: ACTS,
         description: Text::Fixed(
-            "Run one shell command line to its end: its output and exit code. Without session_id a fresh shell runs it, then closes. Still running at timeout_ms: it goes on (terminal_read prompt=true, or send <C-c>). Interactive programs: terminal_start.",
+            "Run a shell command line to its end: its output and exit code. Without session_id a new shell runs it, then closes. Still running at timeout_ms: it goes on (terminal_read prompt=true, or send <C-c>). Interactive programs: terminal_start.",
         ),
         args: &[RUN_ARGS, &[max_bytes(DEFAULT_MAX_BYTES)]],
         described: 1,
@@ -244,7 +246,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Signal a terminal's programs",
         hints: ENDS,
         description: Text::Fixed(
-            "Signal the foreground process group, or with target=\"session\" every group of the session; then wait as terminal_send does.",
+            "Signal the foreground process group (target=session: every group of the session), then wait as terminal_send does.",
         ),
         args: &[&[SESSION_ID], SIGNAL_ARGS],
         described: 2,
@@ -264,7 +266,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Close a terminal",
         hints: ENDS,
         description: Text::Fixed(
-            "End a session and all its processes; returns how it ended and unread output. Close each session you start.",
+            "End a session and all its processes; returns how it ended and unread output. Close every session you start.",
         ),
         args: &[&[SESSION_ID, max_bytes(CLOSE_MAX_BYTES)]],
         described: 0,
@@ -392,7 +394,7 @@ const WAIT_TIMEOUT: ArgDef = millis("timeout_ms", 1, Text::Built(wait_timeout_de
 
 fn wait_timeout_description() -> String {
     format!(
-        "Longest wait, default {} ms; a timeout returns what was seen.",
+        "Longest wait (default {} ms); a timeout returns what was seen.",
         Config::default().default_wait_timeout.as_millis(),
     )
 }
@@ -449,7 +451,7 @@ const START_ARGS: &[ArgDef] = &[
         name: "argv",
         kind: Kind::Strings,
         required: false,
-        description: Text::Fixed("A program and its arguments, run without a shell."),
+        description: Text::Fixed("A program and its arguments (no shell)."),
     },
     text("cwd", "Working directory."),
     ENV,
@@ -462,7 +464,7 @@ const START_ARGS: &[ArgDef] = &[
 
 fn start_description() -> String {
     format!(
-        "Start a program in a new terminal: command, argv, or neither for a shell terminal_run can use. Waits {} or for terminal_read's wait fields; returns what terminal_read would. Close with terminal_close.",
+        "Start a program in a new terminal (command, argv, or neither: a shell for terminal_run). Waits {}, or for terminal_read's wait fields; returns what terminal_read would.",
         settle(),
     )
 }
@@ -576,7 +578,8 @@ impl ToolDef {
     }
 
     /// The hints that differ from the protocol's defaults (not read-only, destructive, not
-    /// idempotent, open world): the defaults go without saying.
+    /// idempotent, open world): the defaults go without saying, and so do the hints the
+    /// protocol calls meaningless for a read-only tool.
     fn annotations(&self) -> Value {
         let mut hints = Map::new();
         let Hints { read_only, destructive, idempotent, open_world } = self.hints;
@@ -586,7 +589,9 @@ impl ToolDef {
             ("idempotentHint", idempotent, false),
             ("openWorldHint", open_world, true),
         ] {
-            if value != default && !(read_only && name == "destructiveHint") {
+            // For a read-only tool, whether it destroys or repeats cleanly means nothing.
+            let moot = read_only && matches!(name, "destructiveHint" | "idempotentHint");
+            if value != default && !moot {
                 hints.insert(name.to_owned(), json!(value));
             }
         }
