@@ -143,18 +143,21 @@ impl Until {
         Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }
 
-    /// `text` appears on screen row `row` (from 0).
+    /// `text` appears on screen row `row` (from 0). A wait on a row past the screen is
+    /// refused ([`Error::InvalidInput`]).
     pub fn screen_row_contains(row: u16, text: impl Into<String>) -> Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
-    /// A regular expression matches screen row `row` (from 0).
+    /// A regular expression matches screen row `row` (from 0). A wait on a row past the
+    /// screen is refused ([`Error::InvalidInput`]).
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
     }
 
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
-    /// reaction to a key only moves the cursor.
+    /// reaction to a key only moves the cursor. A wait on a position past the screen is
+    /// refused ([`Error::InvalidInput`]).
     pub fn cursor_at(row: u16, col: u16) -> Until {
         Until(Cond::Cursor(row, col))
     }
@@ -236,11 +239,25 @@ impl Until {
         Until(Cond::Any(conditions))
     }
 
-    /// Checks the texts for line breaks (which can never match).
-    pub(crate) fn validate(&self) -> Result<()> {
+    /// Checks what can never match: a text with a line break, a screen row or a cursor
+    /// position past a screen of `cols` × `rows` (the size when the wait starts).
+    pub(crate) fn validate(&self, cols: u16, rows: u16) -> Result<()> {
+        let past = |what: String| {
+            Err(Error::InvalidInput(format!(
+                "{what} is off the {cols}x{rows} screen (rows 0-{}, columns 0-{}), so the wait could never hold",
+                rows.saturating_sub(1),
+                cols.saturating_sub(1)
+            )))
+        };
         match &self.0 {
+            Cond::ScreenRow(row, _) | Cond::ScreenRowRegex(row, _) if *row >= rows => {
+                past(format!("screen row {row}"))
+            }
+            Cond::Cursor(row, col) if *row >= rows || *col >= cols => {
+                past(format!("cursor position row {row}, col {col}"))
+            }
             Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => one_line(t),
-            Cond::Any(all) => all.iter().try_for_each(Until::validate),
+            Cond::Any(all) => all.iter().try_for_each(|until| until.validate(cols, rows)),
             _ => Ok(()),
         }
     }

@@ -497,6 +497,24 @@ fn keys_and_their_wait_go_in_one_request() {
     assert!(err.to_string().contains("Nope"), "{err}");
     let err = session.send_keys_and_wait("zz", Until::text("a\nb"), LONG).unwrap_err();
     assert!(err.to_string().contains("line break"), "{err}");
+    // A row or cursor position off the screen could never be reached: refused at once.
+    let (cols, rows) = (session.screen().unwrap().cols, session.screen().unwrap().rows);
+    let size = format!("{cols}x{rows}");
+    let started = std::time::Instant::now();
+    for (until, what) in [
+        (Until::screen_row_contains(rows, "x"), format!("screen row {rows}")),
+        (Until::screen_row_regex(999, "x").unwrap(), "screen row 999".to_owned()),
+        (Until::cursor_at(0, cols), format!("row 0, col {cols}")),
+        (Until::any(vec![Until::exit(), Until::cursor_at(rows, 0)]), format!("row {rows}, col 0")),
+    ] {
+        let err = session.wait(until.clone(), LONG).unwrap_err();
+        assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains(&what) && message.contains(&size), "{message}");
+        let err = session.send_keys_and_wait("zz", until, LONG).unwrap_err();
+        assert!(err.to_string().contains(&what), "{err}");
+    }
+    assert!(started.elapsed() < LONG / 2, "refused only after {:?}", started.elapsed());
     let screen = session.screen().unwrap();
     assert!(!screen.contains("zz"), "an invalid wait sends nothing: {screen}");
     // Keys that submit a line: the wait is for the answer, not the line's echo.

@@ -512,17 +512,12 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
-        if let Err(err) = until.validate().and_then(|_| self.slot(id).map(|_| ())) {
+        if let Err(err) = self.refuse_wait(id, &until) {
             reply.send(Err(err));
             return;
         }
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        // A prompt that is never marked would keep the caller waiting its whole timeout.
-        if until.is_prompt_only() && !slot.shell_integration && !slot.terminal.shell().integrated {
-            reply.send(Err(Error::NoShellIntegration(id)));
-            return;
-        }
         if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
             // Not tracked while nobody needed it: the screen can only have changed with output.
             slot.screen_hash = screen_hash(&slot.terminal.screen());
@@ -569,21 +564,24 @@ impl Reactor {
             _ => None,
         };
         // A wait that would be refused is refused before anything is typed.
-        let refused = until.validate().and_then(|()| {
-            let slot = self.slot(id)?;
-            if until.is_prompt_only()
-                && !slot.shell_integration
-                && !slot.terminal.shell().integrated
-            {
-                return Err(Error::NoShellIntegration(id));
-            }
-            Ok(())
-        });
-        if let Err(err) = refused.and_then(|()| self.send_keys(id, items)) {
+        if let Err(err) = self.refuse_wait(id, &until).and_then(|()| self.send_keys(id, items)) {
             reply.send(Err(err));
             return;
         }
         self.wait_past(id, reader, (until, timeout), typed_line, waiter, reply);
+    }
+
+    /// Why a wait on session `id` could never end otherwise than by its timeout, if it could
+    /// not: an unknown session, a condition that cannot match on its screen, a prompt that is
+    /// never marked.
+    fn refuse_wait(&mut self, id: SessionId, until: &Until) -> Result<()> {
+        let slot = self.slot(id)?;
+        let (cols, rows) = slot.terminal.size();
+        until.validate(cols, rows)?;
+        if until.is_prompt_only() && !slot.shell_integration && !slot.terminal.shell().integrated {
+            return Err(Error::NoShellIntegration(id));
+        }
+        Ok(())
     }
 
     /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
