@@ -76,6 +76,11 @@ pub enum Error {
         /// A command is running (rather than the prompt being late or unmarked).
         command_running: bool,
     },
+    /// [`Session::run_command`](crate::Session::run_command)'s line was taken by the shell
+    /// as the start of a longer command (an open quote, a here-document, a trailing
+    /// backslash), so the shell waited for the rest; the line was abandoned with Ctrl-C and
+    /// the shell is back at its prompt.
+    CommandLineIncomplete(SessionId),
     /// A wait's result did not arrive (the engine stopped while waiting).
     WaitAborted(Duration),
     /// A wait's own test ([`Until::screen_matches`](crate::Until::screen_matches) or
@@ -186,6 +191,10 @@ impl fmt::Display for Error {
             Error::NotAtPrompt { session, command_running: false } => write!(
                 f,
                 "the shell of session {session} is not at its prompt (it has drawn no marked prompt since its last command, input or signal: it may still be answering them, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
+            ),
+            Error::CommandLineIncomplete(session) => write!(
+                f,
+                "the shell of session {session} took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that"
             ),
             Error::WaitAborted(after) => {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")

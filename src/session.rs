@@ -496,7 +496,9 @@ impl Session {
     /// ([`Error::NoShellIntegration`](crate::Error::NoShellIntegration)) or is not at its
     /// prompt ([`Error::NotAtPrompt`](crate::Error::NotAtPrompt)), or when `line` is empty or
     /// holds a line break or another control character (the line is typed, so the line editor
-    /// would take it as a key).
+    /// would take it as a key). A line the shell takes as the start of a longer command (an
+    /// open quote) is abandoned with Ctrl-C:
+    /// [`Error::CommandLineIncomplete`](crate::Error::CommandLineIncomplete).
     pub fn run_command(&self, line: &str, timeout: Duration) -> Result<CommandResult> {
         self.start_command(line, timeout)?.recv().map_err(|_| Error::WaitAborted(timeout))?
     }

@@ -95,6 +95,7 @@ fn run_command_timeout_and_errors() {
     // time out (nor to swallow the next command).
     let started = std::time::Instant::now();
     let err = sh.run_command("echo 'unterminated", LONG).unwrap_err();
+    assert!(matches!(err, Error::CommandLineIncomplete(id) if id == sh.id()), "{err:?}");
     assert!(err.to_string().contains("start of a longer command"), "{err}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     expect(&sh, Until::prompt());

@@ -31,9 +31,6 @@ pub(super) struct CommandWaiter {
     pub reply: Reply<Result<CommandResult>>,
 }
 
-/// Why a command line was abandoned (see `Reactor::command_check`).
-const ABANDONED: &str = "the shell took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that";
-
 /// Matches a transcript line, skipping the part of it the caller had already read when the
 /// wait started (unless the line was rewritten since).
 fn match_unread(
@@ -308,7 +305,7 @@ impl Reactor {
     /// next read.
     fn send_command_result(&mut self, id: u64, command: CommandWaiter, timed_out: bool) {
         if command.abandoned {
-            command.reply.send(Err(Error::InvalidInput(ABANDONED.into())));
+            command.reply.send(Err(Error::CommandLineIncomplete(SessionId(id))));
             return;
         }
         let status = self.status_of(id);
