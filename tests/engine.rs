@@ -327,17 +327,10 @@ fn failed_starts_leave_the_engine_able_to_start_programs() {
     live.send_keys("<C-d>").unwrap();
     let outcome = live.wait(Until::exit(), Duration::from_secs(30)).unwrap();
     assert!(matches!(outcome.fired, Fired::Exited { .. }), "{outcome:?}");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "termloom-test-{}-{}",
-        std::process::id(),
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+fn tempdir() -> TestDir {
+    TestDir::new("test")
 }
 
 #[test]

@@ -12,7 +12,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use common::LONG;
@@ -20,27 +19,26 @@ use serde_json::{Value, json};
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
-/// A directory of this test's own for a socket.
-fn socket_dir() -> PathBuf {
-    static NEXT: AtomicU32 = AtomicU32::new(1);
-    let dir = std::env::temp_dir().join(format!(
-        "termloom-server-test-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A directory of this test's own for a socket (not made: the server makes it), removed when
+/// dropped.
+fn socket_dir() -> common::TestDir {
+    common::TestDir::unmade("server-test")
 }
 
 /// A server in the foreground, killed when dropped.
 struct TestServer {
     child: Child,
     socket: PathBuf,
+    /// The socket's directory when the server made it: removed after the server is killed.
+    dir: Option<common::TestDir>,
 }
 
 impl TestServer {
     fn start(extra: &[&str]) -> TestServer {
-        Self::start_at(socket_dir().join("s"), extra)
+        let dir = socket_dir();
+        let mut server = Self::start_at(dir.join("s"), extra);
+        server.dir = Some(dir);
+        server
     }
 
     /// Starts a server on `socket`; returns once it listens (it says so on stderr).
@@ -65,7 +63,7 @@ impl TestServer {
         assert!(line.contains("listening on"), "the server did not start: {line}");
         // Keep draining its log so that it never blocks on a full pipe.
         std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        TestServer { child, socket }
+        TestServer { child, socket, dir: None }
     }
 
     /// Runs `termloom ARGS --socket S` and returns its output.
@@ -103,6 +101,7 @@ impl Drop for TestServer {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        drop(self.dir.take());
     }
 }
 
@@ -494,7 +493,8 @@ fn an_idle_server_exits_and_the_first_use_starts_one() {
     assert!(!server.socket.exists());
 
     // A client starts a server on first use (detached), and kill-server stops it.
-    let socket = socket_dir().join("auto");
+    let dir = socket_dir();
+    let socket = dir.join("auto");
     let started = cli(&socket, &["start", "--name", "auto", "--", "cat"]);
     assert!(started.status.success(), "{}", describe(&started));
     assert!(socket.exists());
@@ -695,7 +695,8 @@ fn a_wait_the_programs_exit_cut_short_fails() {
 
 #[test]
 fn an_idle_time_too_long_is_refused_without_a_panic() {
-    let socket = socket_dir().join("s");
+    let dir = socket_dir();
+    let socket = dir.join("s");
     for idle in ["1e30", "18446744073709551616", "-1", "inf"] {
         let output = Command::new(TERMLOOM)
             .args(["server", "--idle-exit", idle, "--socket"])
@@ -999,7 +1000,8 @@ fn a_server_started_on_first_use_keeps_none_of_its_clients_descriptors() {
     // The client runs with a pipe as its descriptor 3 (`3>&1`), as a shell passes it on; the
     // server it starts must not hold that pipe, or `cat` would wait for the server to exit
     // (the session keeps the server running) before the pipeline ends.
-    let socket = socket_dir().join("inherit");
+    let dir = socket_dir();
+    let socket = dir.join("inherit");
     let engine = common::engine();
     let line = format!(
         "{{ '{TERMLOOM}' start --socket '{}' -- sleep 600 >/dev/null; }} 3>&1 | cat; echo pipeline ended; read x",

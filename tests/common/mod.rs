@@ -3,7 +3,8 @@
 
 use std::ffi::OsStr;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 use termloom::{Config, Engine, Session, SpawnSpec, Until, WaitOutcome};
@@ -205,4 +206,49 @@ pub(crate) fn python_with_sdk() -> Option<std::path::PathBuf> {
             .output()
             .is_ok_and(|output| output.status.success())
     })
+}
+
+/// A directory of a test's own in the temporary directory, removed with what it holds when
+/// dropped (a failed test's too, as the panic unwinds).
+pub(crate) struct TestDir(PathBuf);
+
+impl TestDir {
+    /// A new empty directory named after `name`, this process and a counter.
+    pub(crate) fn new(name: &str) -> TestDir {
+        let dir = TestDir::unmade(name);
+        std::fs::create_dir_all(&dir.0).expect("a test directory can be made");
+        dir
+    }
+
+    /// The same path, not made: for what the code under test makes itself.
+    pub(crate) fn unmade(name: &str) -> TestDir {
+        static NEXT: AtomicU32 = AtomicU32::new(1);
+        let dir = std::env::temp_dir().join(format!(
+            "termloom-{name}-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        TestDir(dir)
+    }
+}
+
+impl AsRef<Path> for TestDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for TestDir {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TestDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
