@@ -50,7 +50,7 @@ pub fn feed_terminal(data: &[u8]) {
 /// Appends the text of one grid row to `out` as the transcript and the screen take it (wide
 /// characters once, combining marks kept, tabs as blanks, trailing blanks trimmed); returns the
 /// cells the kept text covers.
-pub use crate::term::emulator::row_text;
+pub use crate::term::row_text::row_text;
 
 /// The whole output path of one session (scanner, rules, emulator, transcript), fed from
 /// memory as the reactor feeds it, for benchmarks.
@@ -63,15 +63,25 @@ impl Feeder {
         Feeder(Terminal::new(cols, rows, &Config::default()))
     }
 
-    /// Feeds `bytes` completely, in turns of the reactor's work budget.
-    pub fn feed(&mut self, bytes: &[u8]) {
-        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
-        self.0.feed(bytes, &mut turn);
-        while self.0.has_pending() {
-            turn.budget = 16 << 10;
-            self.0.resume(&mut turn);
+    /// Feeds `bytes` completely as the reactor feeds what it reads from a terminal: in reads
+    /// of the size it makes, in turns of its work budget.
+    pub fn feed(&mut self, mut bytes: &[u8]) {
+        use crate::reactor::{TURN_WORK, read_size};
+        let mut turn = Turn { budget: TURN_WORK, ..Turn::default() };
+        loop {
+            if self.0.has_pending() {
+                self.0.resume(&mut turn);
+            } else if bytes.is_empty() {
+                break;
+            } else {
+                let (read, rest) = bytes.split_at(read_size(turn.budget).min(bytes.len()));
+                self.0.feed(read, &mut turn);
+                bytes = rest;
+            }
+            if turn.budget == 0 {
+                turn = Turn { budget: TURN_WORK, ..Turn::default() };
+            }
         }
-        turn.replies.clear();
     }
 
     /// Settled transcript lines.

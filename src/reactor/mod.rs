@@ -51,9 +51,15 @@ pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;
 pub(crate) const WAKER: Token = Token(usize::MAX);
 /// Work (in cells, see [`crate::term::scan`]) done for one session before the reactor turns to the
 /// others: fairness is counted in work, not in bytes read.
-const TURN_WORK: usize = 16 << 10;
+pub(crate) const TURN_WORK: usize = 16 << 10;
 /// Size of the shared read buffer.
 const READ_BUFFER: usize = 64 << 10;
+
+/// How many bytes a turn with `budget` work left reads from a terminal at once: about as much
+/// as the budget allows (a byte of plain text is a cell of work), so little is left pending.
+pub(crate) fn read_size(budget: usize) -> usize {
+    READ_BUFFER.min(budget.max(4 << 10))
+}
 /// How long `close` keeps checking after SIGKILL before it reports survivors.
 const KILL_WAIT: Duration = Duration::from_secs(5);
 /// How often a `run_command` is looked at while it runs, from when its line is typed: see

@@ -206,7 +206,7 @@ impl Reactor {
                     fed = true;
                 } else {
                     let Some(master) = &slot.master else { break false };
-                    let want = READ_BUFFER.min(turn.budget.max(4 << 10));
+                    let want = read_size(turn.budget);
                     match rustix::io::read(master, &mut buffer[..want]) {
                         Ok(0) => {
                             hung_up = true;

@@ -6,15 +6,17 @@ use std::rc::Rc;
 use std::time::Instant;
 
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
-use alacritty_terminal::grid::{Dimensions, Row};
-use alacritty_terminal::index::{Column, Line};
-use alacritty_terminal::term::cell::{Cell, Flags};
+use alacritty_terminal::grid::Dimensions;
+use alacritty_terminal::index::Line;
 use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
 use crate::config::Config;
 use crate::term::grid_repair;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
+use crate::term::row_text::{
+    ascii_line_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
+};
 use crate::term::scan::{PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
 use crate::term::transcript::Transcript;
@@ -195,6 +197,14 @@ pub(crate) struct Emulator {
     /// Bytes that could have added combining marks (non-ASCII slices, repetitions) fed since
     /// the marks were last trimmed.
     since_trim: usize,
+    /// The grid may hold a wide character (and its spacers) or a combining mark: set by what
+    /// can put one there (non-ASCII output, a repetition), cleared when a look at the screen
+    /// finds none. While it is clear, scrolled-off rows are taken a byte a cell.
+    wide_or_marked: bool,
+    /// Rows drained since the screen was last looked at for wide characters and marks (while
+    /// `wide_or_marked` is set): it is looked at again once a screenful has gone by, so the
+    /// look costs at most as much as the drain did.
+    drained_since_look: usize,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
 }
@@ -256,6 +266,8 @@ impl Emulator {
             repeat: 0,
             pending: Vec::new(),
             since_trim: 0,
+            wide_or_marked: false,
+            drained_since_look: 0,
             dropped_osc: 0,
         }
     }
@@ -318,6 +330,12 @@ impl Emulator {
             turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
             let slice = &bytes[at..at + n];
             at += n;
+            // Marks and wide characters come only from non-ASCII bytes (or from repeating
+            // one, counted where the repetition runs): ASCII slices add none.
+            if !slice.is_ascii() {
+                self.since_trim += n;
+                self.may_have_added_wide_or_marked();
+            }
             match stop {
                 Stop::End | Stop::Budget => self.advance(slice),
                 Stop::OscStart => {
@@ -340,11 +358,6 @@ impl Emulator {
                     self.settle(transcript);
                     self.apply(sequence, slice[n - 1]);
                 }
-            }
-            // Marks come only from non-ASCII bytes (or from repeating one, counted where the
-            // repetition runs): ASCII slices add none.
-            if !slice.is_ascii() {
-                self.since_trim += n;
             }
             self.settle(transcript);
         }
@@ -405,6 +418,7 @@ impl Emulator {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
                     let count = usize::from(params.or(0, 1));
                     self.scanner.add(count / view.cols.max(1) + 1, count);
+                    self.may_have_added_wide_or_marked();
                 }
                 self.parser.advance(&mut self.term, &[final_byte]);
             }
@@ -430,6 +444,7 @@ impl Emulator {
         self.parser.advance(&mut self.term, format!("\x1b[{piece}b").as_bytes());
         self.repeat -= piece;
         self.since_trim += piece;
+        self.may_have_added_wide_or_marked();
         self.scanner.add(piece / cols + 1, piece);
         turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
         self.settle(transcript);
@@ -449,6 +464,21 @@ impl Emulator {
             self.since_trim = 0;
             grid_repair::trim_marks(self.term.grid_mut(), self.bounds.marks);
         }
+        if self.wide_or_marked {
+            self.drained_since_look += drained;
+            // The history is drained: the screen is all the grid holds (the alternate screen
+            // drains nothing, and the primary one it hides is not looked at).
+            if self.drained_since_look >= usize::from(self.rows) && !self.alternate() {
+                self.drained_since_look = 0;
+                self.wide_or_marked = holds_wide_or_marked(self.term.grid());
+            }
+        }
+    }
+
+    /// Output that can put a wide character or a combining mark on the grid went in.
+    fn may_have_added_wide_or_marked(&mut self) {
+        self.wide_or_marked = true;
+        self.drained_since_look = 0;
     }
 
     /// The terminal as the rules see it.
@@ -497,7 +527,14 @@ impl Emulator {
         for back in (1..=history).rev() {
             let row = &grid[Line(-(back as i32))];
             text.clear();
-            line_text(row, &mut text);
+            if self.wide_or_marked || !ascii_line_text(row, &mut text) {
+                line_text(row, &mut text);
+            } else if cfg!(debug_assertions) {
+                // Every test and fuzz run checks the fast path against the general one.
+                let mut general = String::new();
+                line_text(row, &mut general);
+                assert_eq!(text, general, "a row taken a byte a cell differs");
+            }
             transcript.push_row(&text, is_wrapped(row));
         }
         self.term.grid_mut().clear_history();
@@ -706,121 +743,6 @@ impl Emulator {
     }
 }
 
-fn is_wrapped(row: &Row<Cell>) -> bool {
-    row.len() > 0 && row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE)
-}
-
-/// The flags of the cells that stand for the second half of a wide character.
-const SPACERS: Flags = Flags::WIDE_CHAR_SPACER.union(Flags::LEADING_WIDE_CHAR_SPACER);
-
-/// Whether a cell adds text: not the spacer of a wide character, and not a blank (a tab is
-/// a blank) without combining marks.
-fn is_text(cell: &Cell) -> bool {
-    ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
-        && !cell.flags.intersects(SPACERS)
-}
-
-/// Whether a cell's text is its character alone, one ASCII byte: no tab, no spacer, no
-/// combining marks (nor anything else in the cell's extra part).
-/// Evaluated without short-circuits, so that a block of cells costs one branch.
-fn is_plain_ascii(cell: &Cell) -> bool {
-    cell.c.is_ascii() & (cell.c != '\t') & cell.extra.is_none() & !cell.flags.intersects(SPACERS)
-}
-
-/// Copies the plain-ASCII beginning of `cells` into `bytes`, a byte per cell, eight cells at
-/// a time (each block checked with one branch); returns how many cells it took.
-fn copy_plain_prefix(cells: &[Cell], bytes: &mut Vec<u8>) -> usize {
-    const BLOCK: usize = 8;
-    let mut taken = 0;
-    for block in cells.chunks_exact(BLOCK) {
-        let mut chars = [0u8; BLOCK];
-        let mut plain = true;
-        for (char, cell) in chars.iter_mut().zip(block) {
-            *char = cell.c as u8;
-            plain &= is_plain_ascii(cell);
-        }
-        if !plain {
-            break;
-        }
-        bytes.extend_from_slice(&chars);
-        taken += BLOCK;
-    }
-    for cell in &cells[taken..] {
-        if !is_plain_ascii(cell) {
-            break;
-        }
-        bytes.push(cell.c as u8);
-        taken += 1;
-    }
-    taken
-}
-
-/// The position of the last cell that adds text. Trailing blanks (most of a row, as a rule)
-/// are skipped four at a time with one branch per four.
-fn last_text(cells: &[Cell]) -> Option<usize> {
-    let mut end = cells.len();
-    while end >= 4 {
-        let blank = cells[end - 4..end]
-            .iter()
-            .fold(true, |blank, cell| blank & (cell.c == ' ') & cell.extra.is_none());
-        if !blank {
-            break;
-        }
-        end -= 4;
-    }
-    cells[..end].iter().rposition(is_text)
-}
-
-/// Appends the text of a grid row to `out`, trailing blanks trimmed; returns the number of
-/// cells the kept text covers. The trailing blanks are found first, from the end, so only the
-/// cells up to the last text cell are visited.
-///
-/// Most rows are plain ASCII, or begin so: that part is copied a byte per cell, and only the
-/// rest is encoded a character at a time (a third of the instructions on plain text:
-/// BENCHMARKS.md §16).
-pub fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
-    match last_text(&row[..]) {
-        Some(last) => cells_text(&row[..], last, out),
-        None => 0,
-    }
-}
-
-/// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
-/// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
-/// in its last column separates two words of the line; a spacer left where a wide character
-/// did not fit is no text.
-fn line_text(row: &Row<Cell>, out: &mut String) -> usize {
-    if !is_wrapped(row) {
-        return row_text(row, out);
-    }
-    let cells = &row[..];
-    match cells.iter().rposition(|cell| !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)) {
-        Some(last) => cells_text(cells, last, out),
-        None => 0,
-    }
-}
-
-/// Appends the text of `cells` up to `last`; returns the number of cells it covers.
-fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
-    let kept = &cells[..=last];
-    let mut bytes = std::mem::take(out).into_bytes();
-    bytes.reserve(kept.len());
-    let plain = copy_plain_prefix(kept, &mut bytes);
-    // Cannot fail: `out` was text and every byte added is ASCII.
-    let mut text = String::from_utf8(bytes).unwrap_or_default();
-    for cell in &kept[plain..] {
-        if cell.flags.intersects(SPACERS) {
-            continue;
-        }
-        text.push(if cell.c == '\t' { ' ' } else { cell.c });
-        if let Some(marks) = cell.zerowidth() {
-            text.extend(marks.iter());
-        }
-    }
-    *out = text;
-    last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
-}
-
 /// xterm's default colours: the 16 ANSI colours, the 6×6×6 cube, the grey ramp, then
 /// foreground (light grey) and background (black) for the named slots above 255.
 fn default_color(index: usize) -> Rgb {
@@ -862,6 +784,7 @@ fn default_color(index: usize) -> Rgb {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alacritty_terminal::index::Column;
 
     fn emulator(cols: u16, rows: u16) -> Emulator {
         Emulator::new(cols, rows, OutputBounds::of(&Config::default()))
@@ -947,6 +870,84 @@ mod tests {
             "end",
         ];
         assert_eq!(lines, expected);
+    }
+
+    /// Rows are taken a byte a cell only while no wide character or combining mark can be on
+    /// the grid: after one, until a screenful of rows has scrolled by and a look at the screen
+    /// finds none; a wide character outside the scrolling region keeps the general path.
+    #[test]
+    fn rows_are_taken_a_byte_a_cell_only_while_the_grid_holds_no_wide_or_marked_cell() {
+        let mut emu = emulator(10, 4);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        assert!(!emu.wide_or_marked);
+        feed(&mut emu, &mut t, "中e\u{301}\tx\r\n".as_bytes());
+        assert!(emu.wide_or_marked);
+        feed(&mut emu, &mut t, b"a\r\nb\r\nc\r\nd\r\ne\r\nf\r\n");
+        assert!(!emu.wide_or_marked, "a screenful later the screen holds none");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["中e\u{301}     x", "a", "b", "c"]);
+        // A wide character below a scrolling region stays while the region scrolls.
+        feed(&mut emu, &mut t, "\x1b[4;1H中\x1b[1;3r\x1b[H".as_bytes());
+        let lines: String = (0..12).map(|n| format!("r{n}\r\n")).collect();
+        feed(&mut emu, &mut t, lines.as_bytes());
+        assert!(emu.wide_or_marked, "the look found it");
+        assert_eq!(emu.screen().lines[3], "中");
+        // DEC line drawing and repetitions print ASCII bytes as other characters.
+        feed(&mut emu, &mut t, b"\x1b[r\x1b[2J\x1b[Hf\r\ng\r\nh\r\ni\r\nj\r\n");
+        assert!(!emu.wide_or_marked);
+        feed(&mut emu, &mut t, b"\x1b(0lqk\x1b(B\r\nx\x1b[3b\r\n\r\n\r\n\r\n");
+        let end = t.end();
+        let lines: Vec<_> = (end - 3..end).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["j", "┌─┐", "xxxx"]);
+    }
+
+    /// Random mixes of plain text, wide characters, combining marks, tabs, line drawing,
+    /// repetitions, scrolling regions, the alternate screen and resizes: every row the drain
+    /// takes a byte a cell is checked against the general path (an assertion in
+    /// `drain_history` in builds with debug assertions, as tests are).
+    #[test]
+    fn the_byte_a_cell_path_agrees_with_the_general_one() {
+        // Bytes that are ASCII (line drawing prints them as other characters, tabs are
+        // kept as tabs), and the rarer ones that can put wide or marked cells on the grid.
+        const ASCII: [&str; 15] = [
+            "word ",
+            "x",
+            "\r\n",
+            "\r\n",
+            "\n",
+            "\t",
+            "\x1b(0lqk\x1b(B",
+            "\x1b[2b",
+            "\x1b[H",
+            "\x1b[5;3H",
+            "\x1b[2J",
+            "\x1b[K",
+            "\x1b[2@",
+            "\x1b[3P",
+            "0123456789abc",
+        ];
+        const OTHER: [&str; 3] = ["中", "e\u{301}", "ab中"];
+        // Scrolling regions and the alternate screen, which stop or hold the drain.
+        const MODES: [&str; 5] = ["\x1b[2;4r", "\x1b[1;3r", "\x1b[r", "\x1b[?1049h", "\x1b[?1049l"];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |below: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % below as u64) as usize
+        };
+        for _ in 0..150 {
+            let mut emu = emulator(12, 5);
+            let mut t = Transcript::new(100_000, 1 << 30, 1 << 20);
+            for _ in 0..600 {
+                match next(100) {
+                    0 => emu.resize(8 + next(10) as u16, 3 + next(5) as u16, &mut t),
+                    1..=3 => _ = feed(&mut emu, &mut t, OTHER[next(OTHER.len())].as_bytes()),
+                    4..=6 => _ = feed(&mut emu, &mut t, MODES[next(MODES.len())].as_bytes()),
+                    _ => _ = feed(&mut emu, &mut t, ASCII[next(ASCII.len())].as_bytes()),
+                }
+            }
+        }
     }
 
     #[test]

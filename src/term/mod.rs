@@ -6,6 +6,7 @@ pub(crate) mod emulator;
 pub(crate) mod grid_repair;
 pub(crate) mod line_store;
 pub(crate) mod rewrite;
+pub(crate) mod row_text;
 pub(crate) mod scan;
 pub(crate) mod screen;
 pub(crate) mod shell;

@@ -1,0 +1,181 @@
+//! Turning grid rows into text, as a person reads them: trailing blanks trimmed (kept inside
+//! a soft-wrapped line), wide characters once, combining marks with their base, tabs as
+//! blanks.
+//!
+//! This is the transcript drain's per-row work, so it is built for speed: most rows are plain
+//! ASCII throughout, or begin so. [`ascii_line_text`] takes a whole row a byte a cell when the
+//! grid is known to hold no wide character and no combining mark (the emulator tracks that:
+//! only non-ASCII output can put them there), checking only each cell's character;
+//! [`line_text`] handles every other row, copying a plain-ASCII beginning a byte a cell and
+//! encoding the rest a character at a time (BENCHMARKS.md §16).
+
+use alacritty_terminal::grid::{Dimensions, Grid, Row};
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::{Cell, Flags};
+
+/// Whether `row` continues on the next one (soft-wrapped).
+pub(crate) fn is_wrapped(row: &Row<Cell>) -> bool {
+    row.len() > 0 && row[Column(row.len() - 1)].flags.contains(Flags::WRAPLINE)
+}
+
+/// The flags of the cells that stand for the second half of a wide character.
+const SPACERS: Flags = Flags::WIDE_CHAR_SPACER.union(Flags::LEADING_WIDE_CHAR_SPACER);
+
+/// Whether a cell adds text: not the spacer of a wide character, and not a blank (a tab is
+/// a blank) without combining marks.
+fn is_text(cell: &Cell) -> bool {
+    ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
+        && !cell.flags.intersects(SPACERS)
+}
+
+/// Whether a cell's text is its character alone, one ASCII byte: no tab, no spacer, no
+/// combining marks (nor anything else in the cell's extra part).
+/// Evaluated without short-circuits, so that a block of cells costs one branch.
+fn is_plain_ascii(cell: &Cell) -> bool {
+    cell.c.is_ascii() & (cell.c != '\t') & cell.extra.is_none() & !cell.flags.intersects(SPACERS)
+}
+
+/// Copies the plain-ASCII beginning of `cells` into `bytes`, a byte per cell, eight cells at
+/// a time (each block checked with one branch); returns how many cells it took.
+fn copy_plain_prefix(cells: &[Cell], bytes: &mut Vec<u8>) -> usize {
+    const BLOCK: usize = 8;
+    let mut taken = 0;
+    for block in cells.chunks_exact(BLOCK) {
+        let mut chars = [0u8; BLOCK];
+        let mut plain = true;
+        for (char, cell) in chars.iter_mut().zip(block) {
+            *char = cell.c as u8;
+            plain &= is_plain_ascii(cell);
+        }
+        if !plain {
+            break;
+        }
+        bytes.extend_from_slice(&chars);
+        taken += BLOCK;
+    }
+    for cell in &cells[taken..] {
+        if !is_plain_ascii(cell) {
+            break;
+        }
+        bytes.push(cell.c as u8);
+        taken += 1;
+    }
+    taken
+}
+
+/// The position of the last cell that adds text. Trailing blanks (most of a row, as a rule)
+/// are skipped four at a time with one branch per four.
+fn last_text(cells: &[Cell]) -> Option<usize> {
+    let mut end = cells.len();
+    while end >= 4 {
+        let blank = cells[end - 4..end]
+            .iter()
+            .fold(true, |blank, cell| blank & (cell.c == ' ') & cell.extra.is_none());
+        if !blank {
+            break;
+        }
+        end -= 4;
+    }
+    cells[..end].iter().rposition(is_text)
+}
+
+/// Appends the text of a grid row to `out`, trailing blanks trimmed; returns the number of
+/// cells the kept text covers. The trailing blanks are found first, from the end, so only the
+/// cells up to the last text cell are visited.
+///
+/// Most rows are plain ASCII, or begin so: that part is copied a byte per cell, and only the
+/// rest is encoded a character at a time (a third of the instructions on plain text:
+/// BENCHMARKS.md §16).
+pub fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
+    match last_text(&row[..]) {
+        Some(last) => cells_text(&row[..], last, out),
+        None => 0,
+    }
+}
+
+/// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
+/// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
+/// in its last column separates two words of the line; a spacer left where a wide character
+/// did not fit is no text.
+pub(crate) fn line_text(row: &Row<Cell>, out: &mut String) -> usize {
+    if !is_wrapped(row) {
+        return row_text(row, out);
+    }
+    let cells = &row[..];
+    match cells.iter().rposition(|cell| !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)) {
+        Some(last) => cells_text(cells, last, out),
+        None => 0,
+    }
+}
+
+/// Appends the text of `cells` up to `last`; returns the number of cells it covers.
+fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
+    let kept = &cells[..=last];
+    let mut bytes = std::mem::take(out).into_bytes();
+    bytes.reserve(kept.len());
+    let plain = copy_plain_prefix(kept, &mut bytes);
+    // Cannot fail: `out` was text and every byte added is ASCII.
+    let mut text = String::from_utf8(bytes).unwrap_or_default();
+    for cell in &kept[plain..] {
+        if cell.flags.intersects(SPACERS) {
+            continue;
+        }
+        text.push(if cell.c == '\t' { ' ' } else { cell.c });
+        if let Some(marks) = cell.zerowidth() {
+            text.extend(marks.iter());
+        }
+    }
+    *out = text;
+    last + if cells[last].flags.contains(Flags::WIDE_CHAR) { 2 } else { 1 }
+}
+
+/// Appends the text of `row` as part of a logical line, a byte a cell, when every cell up to
+/// its last non-blank one (every cell, when the row is soft-wrapped) holds a printable ASCII
+/// character, and returns `true`; otherwise returns `false` with `out` as it was, and the
+/// caller takes [`line_text`].
+///
+/// Only the characters are checked, not the cells' flags and marks: the caller must know that
+/// the grid holds no wide character, spacer or combining mark ([`holds_wide_or_marked`]), whose
+/// cells can have ASCII characters (a spacer is a blank) but other text.
+pub(crate) fn ascii_line_text(row: &Row<Cell>, out: &mut String) -> bool {
+    let cells = &row[..];
+    let kept = if is_wrapped(row) { cells } else { &cells[..ascii_end(cells)] };
+    let mut bytes = std::mem::take(out).into_bytes();
+    let start = bytes.len();
+    let mut outside = false;
+    bytes.extend(kept.iter().map(|cell| {
+        let c = u32::from(cell.c);
+        // Not from a space to `~`: a tab, a control or anything non-ASCII.
+        outside |= c.wrapping_sub(0x20) > 0x5e;
+        c as u8
+    }));
+    if outside {
+        bytes.truncate(start);
+    }
+    // Cannot fail: `out` was text, and every byte added is ASCII (or was taken back).
+    *out = String::from_utf8(bytes).unwrap_or_default();
+    !outside
+}
+
+/// The end of the cells up to the last one whose character is not a space, trailing spaces
+/// skipped four at a time with one branch per four.
+fn ascii_end(cells: &[Cell]) -> usize {
+    let mut end = cells.len();
+    while end >= 4 && cells[end - 4..end].iter().fold(true, |blank, cell| blank & (cell.c == ' ')) {
+        end -= 4;
+    }
+    while end > 0 && cells[end - 1].c == ' ' {
+        end -= 1;
+    }
+    end
+}
+
+/// Whether the screen of `grid` holds a wide character, its spacer, or a combining mark.
+pub(crate) fn holds_wide_or_marked(grid: &Grid<Cell>) -> bool {
+    let wide = Flags::WIDE_CHAR.union(SPACERS);
+    (0..grid.screen_lines()).any(|line| {
+        grid[Line(line as i32)][..]
+            .iter()
+            .any(|cell| cell.flags.intersects(wide) || cell.zerowidth().is_some())
+    })
+}
