@@ -542,6 +542,29 @@ fn a_server_started_on_first_use_keeps_the_last_servers_policy() {
     let _ = cli(&socket, &["kill-server"]);
 }
 
+/// A server started on first use that cannot start (here the configuration file it
+/// remembers is gone) fails the client at once, with the server's own reason, not after the
+/// client's 10 s wait for it to listen.
+#[test]
+fn a_server_that_fails_to_start_on_first_use_is_reported_at_once() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "quiet_ms = 500\n").unwrap();
+    let socket = dir.join("s");
+    let server = TestServer::start_at(socket.clone(), &["--config", config.to_str().unwrap()]);
+    drop(server);
+    std::fs::remove_file(&config).unwrap();
+    let started = std::time::Instant::now();
+    let failed = cli(&socket, &["start", "--", "true"]);
+    let took = started.elapsed();
+    assert_eq!(failed.status.code(), Some(1), "{}", describe(&failed));
+    let message = String::from_utf8_lossy(&failed.stderr);
+    assert!(message.contains("it exited"), "{message}");
+    assert!(message.contains("config.toml"), "the server's reason is given: {message}");
+    assert!(took < Duration::from_secs(5), "failed only after {took:?}");
+}
+
 #[test]
 fn mcp_hosts_share_the_servers_sessions() {
     let server = TestServer::start(&[]);

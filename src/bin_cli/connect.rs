@@ -5,7 +5,7 @@ use std::fs::OpenOptions;
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use termloom::server::{Client, prepare_socket_dir, socket_path};
@@ -77,25 +77,65 @@ impl Target {
             Err(err) => return Err(format!("cannot connect to {}: {err}", self.socket.display())),
         }
         let log = log_path(&self.socket);
-        start_server(&self.socket, &log)?;
+        // What the log holds already is an earlier server's.
+        let logged_before = std::fs::metadata(&log).map_or(0, |m| m.len());
+        let mut server = start_server(&self.socket, &log)?;
         let deadline = Instant::now() + START_TIMEOUT;
+        let mut give_up = deadline;
         loop {
-            match Client::connect(&self.socket) {
+            let err = match Client::connect(&self.socket) {
                 Ok(client) => return Ok(client),
-                Err(_) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(err) => {
-                    return Err(format!(
-                        "started a termloom server, but it does not listen on {} ({err}); see its log {}",
-                        self.socket.display(),
-                        log.display()
-                    ));
-                }
+                Err(err) => err,
+            };
+            let now = Instant::now();
+            if now >= give_up {
+                return Err(not_listening(&self.socket, &log, logged_before, &err, &mut server));
             }
+            // A server that exited has failed, unless it lost the socket's lock to another
+            // client's, which holds the lock only to listen at once: give that one a moment.
+            if give_up == deadline && matches!(server.try_wait(), Ok(Some(_))) {
+                give_up = deadline.min(now + EXITED_GRACE);
+            }
+            std::thread::sleep(Duration::from_millis(5));
         }
     }
 }
+
+/// How long a client still tries to connect once the server it started has exited.
+const EXITED_GRACE: Duration = Duration::from_millis(500);
+
+/// Why a server a client started does not listen: how it ended (if it did) and what it
+/// logged since `logged_before`, the log's length before it started.
+fn not_listening(
+    socket: &Path,
+    log: &Path,
+    logged_before: u64,
+    err: &io::Error,
+    server: &mut Child,
+) -> String {
+    let ended = match server.try_wait() {
+        Ok(Some(status)) => format!("it exited ({status})"),
+        _ => format!("it does not listen ({err})"),
+    };
+    let said = std::fs::read(log)
+        .ok()
+        .and_then(|bytes| bytes.get(usize::try_from(logged_before).ok()?..).map(<[u8]>::to_vec))
+        .map(|bytes| String::from_utf8_lossy(&bytes).trim().to_owned())
+        .filter(|said| !said.is_empty())
+        .map(|said| {
+            let said: String = said.chars().take(MAX_LOG_QUOTE).collect();
+            format!(": {said}")
+        })
+        .unwrap_or_default();
+    format!(
+        "started a termloom server on {}, but {ended}{said} (its log: {})",
+        socket.display(),
+        log.display()
+    )
+}
+
+/// Most characters of a failed server's log quoted in the client's message.
+const MAX_LOG_QUOTE: usize = 2000;
 
 /// The log of a server started on first use: its socket's path with `.log`.
 fn log_path(socket: &Path) -> PathBuf {
@@ -143,7 +183,7 @@ fn remembered_options(socket: &Path) -> Result<Vec<String>, String> {
 /// Starts `termloom server --detach` on `socket` with the options the last server there had,
 /// its output appended to `log`. A second client starting one at the same time is harmless:
 /// one server takes the socket's lock and the other exits.
-fn start_server(socket: &Path, log: &Path) -> Result<(), String> {
+fn start_server(socket: &Path, log: &Path) -> Result<Child, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find termloom itself: {e}"))?;
     // The directory must exist, and be safe, for the log first.
     prepare_socket_dir(socket)
@@ -165,6 +205,5 @@ fn start_server(socket: &Path, log: &Path) -> Result<(), String> {
         .stdout(Stdio::null())
         .stderr(log_file)
         .spawn()
-        .map(drop)
         .map_err(|e| format!("cannot start the termloom server: {e}"))
 }
