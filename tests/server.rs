@@ -762,6 +762,16 @@ fn the_programs_arguments_and_flag_values_are_not_termlooms_options() {
     assert!(sent.starts_with("[session 2 "), "typed, not the help: {sent}");
     let screen = server.ok(&["screen", "typed"]);
     assert!(screen.contains("-h"), "{screen}");
+    // The server named before the command, as with tmux.
+    let listed = Command::new(TERMLOOM)
+        .arg("--socket")
+        .arg(&server.socket)
+        .arg("list")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(listed.status.success(), "{}", describe(&listed));
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("\"typed\""), "{}", describe(&listed));
     // A bad client name is the command line's error, not the server's failure.
     let bad = server.cli(&["list", "--client", "two words"]);
     assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));

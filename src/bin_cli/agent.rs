@@ -176,7 +176,8 @@ pub(super) fn is_command(name: &str) -> bool {
 
 /// The options every client command takes.
 pub(super) const COMMON: &str = "\
-Every command takes -L NAME or --socket PATH (which server), --client NAME
+Every command takes -L NAME or --socket PATH (which server; also before the
+command, as with tmux: termloom -L work list), --client NAME
 (whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
 structured result instead of text). ID is a session's id or name.
 

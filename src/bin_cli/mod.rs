@@ -27,7 +27,7 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 /// Runs the command line `args` (without the program name) and returns the exit code.
 pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
     stderr_log::install();
-    let mut args = args.into_iter();
+    let mut args = server_options_after_the_command(args).into_iter();
     let Some(command) = args.next() else {
         eprint!("{}", help::short_usage());
         return ExitCode::from(EXIT_USAGE);
@@ -46,6 +46,27 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
             "termloom --help",
         ),
     }
+}
+
+/// The arguments with the options naming a server (`-L NAME`, `--socket PATH`) that stand
+/// before the command moved after it, where the commands read them: `termloom -L work send`,
+/// as tmux is used, is `termloom send -L work`.
+fn server_options_after_the_command(args: Vec<OsString>) -> Vec<OsString> {
+    let mut leading = Vec::new();
+    let mut rest = args.into_iter().peekable();
+    while let Some(option) = rest.next_if(|arg| {
+        arg == "-L" || arg == "--socket" || arg.to_str().is_some_and(|a| a.starts_with("--socket="))
+    }) {
+        let value_follows = option == "-L" || option == "--socket";
+        leading.push(option);
+        if value_follows {
+            leading.extend(rest.next());
+        }
+    }
+    let mut args: Vec<OsString> = rest.next().into_iter().collect();
+    args.extend(leading);
+    args.extend(rest);
+    args
 }
 
 /// `termloom help [COMMAND]`.
