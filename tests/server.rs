@@ -921,6 +921,22 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A session taller than the person's terminal is shown where its cursor is: a shell's
+    /// prompt at the bottom of the session is seen, not its top rows only.
+    #[test]
+    fn a_clipped_view_follows_the_cursor() {
+        let server = TestServer::start(&[]);
+        let script = "seq 40; exec cat";
+        server.ok(&["start", "--name", "tall", "--size", "100x30", "--", "sh", "-c", script]);
+        server.ok(&["wait", "tall", "--wait-screen", "40", "--timeout", "20000"]);
+        let person = attach(&server, &["tall"]);
+        // Session rows 7-29 in the person's 23: "40" is on row 28, the cursor below it.
+        person.wait_for_row(23, "clipped from 100x30, rows 7-29").wait_for_row(21, "40");
+        person.wait_for_cursor(22, 0);
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
     /// A terminal narrower than the session still says, on its status line, that the
     /// session is clipped.
     #[test]

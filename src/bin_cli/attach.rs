@@ -26,8 +26,8 @@ Shows session ID (an id or a name) live in this terminal. Read-only by
 default: what you type is ignored. With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
 hand it back. Ctrl-] detaches (and hands back). A session larger than this
-terminal is clipped, and the status line says so; resizing this terminal
-redraws it.
+terminal is clipped (to the rows around its cursor), and the status line says
+so; resizing this terminal redraws it.
 
 When the session ends, its last screen is left in this terminal. Exits 0
 when you leave or the session ends; 1, with the reason on stderr, when
@@ -113,6 +113,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut final_screen: Option<String> = None;
     // The last frame, drawn again when the terminal is resized.
     let mut last: Option<Value> = None;
+    // The first of the session's rows shown (see first_row_shown).
+    let mut top = 0;
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
@@ -120,14 +122,14 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     for event in received {
         match event {
             Event::Frame(frame) => {
-                let _ = out.write_all(draw(&frame, takeover).as_bytes());
+                let _ = out.write_all(draw(&frame, takeover, &mut top).as_bytes());
                 let _ = out.flush();
                 last = Some(frame);
             }
             Event::Resized => {
                 if let Some(frame) = &last {
                     let _ = out.write_all(b"\x1b[H\x1b[2J");
-                    let _ = out.write_all(draw(frame, takeover).as_bytes());
+                    let _ = out.write_all(draw(frame, takeover, &mut top).as_bytes());
                     let _ = out.flush();
                 }
             }
@@ -293,23 +295,29 @@ fn terminal_size() -> (usize, usize) {
 }
 
 /// The escape sequences that draw `frame`, clipped to the terminal, and the status line.
-fn draw(frame: &Value, takeover: bool) -> String {
+/// `top` is the first of the session's rows shown, kept from frame to frame.
+fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
     let (cols, rows) = terminal_size();
     let view_rows = rows - 1;
     let lines: Vec<&str> = frame["lines"]
         .as_array()
         .map(|lines| lines.iter().map(|l| l.as_str().unwrap_or_default()).collect())
         .unwrap_or_default();
-    let mut out = String::from("\x1b[?25l");
-    for row in 0..view_rows {
-        out.push_str(&format!("\x1b[{};1H", row + 1));
-        out.push_str(clip(lines.get(row).copied().unwrap_or_default(), cols));
-        out.push_str("\x1b[K");
-    }
     let (session_cols, session_rows) = (
         frame["cols"].as_u64().unwrap_or(0) as usize,
         frame["rows"].as_u64().unwrap_or(0) as usize,
     );
+    let cursor = frame["cursor"]
+        .as_array()
+        .and_then(|c| Some([c.first()?.as_u64()? as usize, c.get(1)?.as_u64()? as usize]));
+    *top = first_row_shown(cursor.map(|[row, _]| row), *top, session_rows, view_rows);
+    let top = *top;
+    let mut out = String::from("\x1b[?25l");
+    for row in 0..view_rows {
+        out.push_str(&format!("\x1b[{};1H", row + 1));
+        out.push_str(clip(lines.get(top + row).copied().unwrap_or_default(), cols));
+        out.push_str("\x1b[K");
+    }
     // The way out first, then who may type and the clipping: what a narrow terminal cuts
     // (and a terminal narrower than the session is narrow) is the least needed.
     let mut status = format!(
@@ -320,19 +328,28 @@ fn draw(frame: &Value, takeover: bool) -> String {
     if session_cols > cols || session_rows > view_rows {
         status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));
     }
+    if top > 0 {
+        status.push_str(&format!(", rows {top}-{}", top + view_rows - 1));
+    }
     status.push_str(&format!(" · termloom · session {}", frame["session"]));
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
     out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
-    if let Some([row, col]) = frame["cursor"]
-        .as_array()
-        .and_then(|c| Some([c.first()?.as_u64()? as usize, c.get(1)?.as_u64()? as usize]))
-        && row < view_rows
+    if let Some([row, col]) = cursor
+        && let Some(row) = row.checked_sub(top).filter(|row| *row < view_rows)
         && col < cols
     {
         out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
     }
     out
+}
+
+/// The first of a session's `rows` shown in a view of `view_rows`: 0, unless the cursor (at
+/// row `cursor`) would be below the view, which then ends at the cursor's row, as tmux shows
+/// a window larger than its client. While the cursor is hidden, the view stays at `top`.
+fn first_row_shown(cursor: Option<usize>, top: usize, rows: usize, view_rows: usize) -> usize {
+    let last_top = rows.saturating_sub(view_rows);
+    cursor.map_or(top, |row| (row + 1).saturating_sub(view_rows)).min(last_top)
 }
 
 /// The rows of `frame` without the blank ones at its end, clipped to the terminal, as lines
@@ -383,6 +400,19 @@ fn clip(text: &str, cols: usize) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_view_follows_the_cursor_down() {
+        assert_eq!(first_row_shown(Some(5), 9, 32, 23), 0);
+        assert_eq!(first_row_shown(Some(22), 0, 32, 23), 0);
+        assert_eq!(first_row_shown(Some(23), 0, 32, 23), 1);
+        assert_eq!(first_row_shown(Some(31), 0, 32, 23), 9);
+        assert_eq!(first_row_shown(Some(40), 0, 32, 23), 9, "never past the last row");
+        assert_eq!(first_row_shown(None, 0, 32, 23), 0);
+        assert_eq!(first_row_shown(None, 9, 32, 23), 9, "a hidden cursor keeps the view");
+        assert_eq!(first_row_shown(None, 9, 32, 40), 0, "a taller terminal shows all");
+        assert_eq!(first_row_shown(Some(3), 0, 4, 23), 0);
+    }
 
     #[test]
     fn clipping_counts_cells() {
