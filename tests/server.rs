@@ -287,7 +287,7 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("termloom read with ID 1") && stdout.contains("--max-bytes="),
+        stdout.contains("termloom read 1 --view=") && stdout.contains("--max-bytes="),
         "{stdout}"
     );
     assert!(!stdout.contains("terminal_read"), "{stdout}");
@@ -298,6 +298,14 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     assert!(more.status.success(), "{}", describe(&more));
     let shown = |text: &str| text.lines().filter(|l| l.parse::<u32>().is_ok()).count();
     assert!(shown(&String::from_utf8_lossy(&more.stdout)) > shown(&stdout), "{}", describe(&more));
+    // A command still running: the advice names the session, and works as given.
+    let running = server.cli(&["exec", "sh", "sleep 60", "--timeout", "300"]);
+    assert_eq!(running.status.code(), Some(124), "{}", describe(&running));
+    let note = String::from_utf8_lossy(&running.stdout);
+    assert!(note.contains("termloom send 1 --keys=\"<C-c>\""), "{note}");
+    assert!(note.contains("termloom read 1 (--wait-prompt"), "{note}");
+    server.ok(&["send", "sh", "--keys=<C-c>"]);
+    server.ok(&["read", "sh", "--wait-prompt", "--timeout", "20000"]);
 }
 
 #[test]
@@ -786,7 +794,7 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "long", "--", "sh", "-c", "seq 1 3000; exec cat"]);
     let read = server.ok(&["read", "long", "--client", "fresh", "--max-bytes", "300"]);
-    assert!(read.contains("call termloom read with ID 1 --view="), "{read}");
+    assert!(read.contains("call termloom read 1 --view="), "{read}");
     // Following the advice shows everything: its --max-bytes allows for JSON's escapes.
     let enough = read.split("--max-bytes=").nth(1).unwrap();
     let enough: String = enough.chars().take_while(char::is_ascii_digit).collect();

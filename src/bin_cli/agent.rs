@@ -468,9 +468,27 @@ fn size(value: &str) -> Result<(u16, u16), String> {
 
 /// A tool's words in the command line's: tool names become commands (`terminal_read` →
 /// `termloom read`), arguments their flags (`max_bytes=` → `--max-bytes=`, `` `for_text` `` →
-/// `` `--wait-text` ``), so that advice in a message can be followed from a shell.
-fn in_cli_terms(message: &str) -> String {
-    let mut text = message.to_owned();
+/// `` `--wait-text` ``), so that advice in a message can be followed from a shell. Advice to
+/// call a tool on a session names it as the command takes it (`termloom read 5 --view=...`):
+/// the session the message names, else `session`, the one the command was given.
+fn in_cli_terms(message: &str, session: Option<&str>) -> String {
+    use std::sync::LazyLock;
+    // A tool that takes a session, and the session if the advice names it (or `it`, as in
+    // "terminal_close it").
+    static SESSION_TOOL: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(terminal_(?:read|send|run|signal|resize|close))\b(?: (?:with )?session_id=([^\s,;)\]]+)(?: and\b)?| it\b)?",
+        )
+        .expect("a valid regex")
+    });
+    let mut text = SESSION_TOOL
+        .replace_all(message, |found: &regex::Captures| {
+            match found.get(2).map(|id| id.as_str()).or(session) {
+                Some(id) => format!("{} session_id={id}", &found[1]),
+                None => found[0].to_owned(),
+            }
+        })
+        .into_owned();
     for command in COMMANDS {
         // `terminal_read` is `read` (not `wait` or `screen`, which also call it).
         let preferred = COMMANDS
@@ -478,6 +496,10 @@ fn in_cli_terms(message: &str) -> String {
             .find(|c| c.tool == command.tool && command.tool.ends_with(c.name))
             .unwrap_or(command);
         text = text.replace(command.tool, &format!("termloom {}", preferred.name));
+        text = text.replace(
+            &format!("termloom {} session_id=", preferred.name),
+            &format!("termloom {} ", preferred.name),
+        );
     }
     text = replace_word(&text, "session_id=", "ID ");
     for flag in COMMANDS.iter().flat_map(|c| c.flags.iter().copied().flatten()) {
@@ -514,12 +536,12 @@ fn replace_word(text: &str, from: &str, to: &str) -> String {
 }
 
 /// A result's text with termloom's own notes (whole lines in brackets) in the command line's
-/// terms; the program's output is left as it is.
-fn notes_in_cli_terms(text: &str) -> String {
+/// terms (see [`in_cli_terms`]); the program's output is left as it is.
+fn notes_in_cli_terms(text: &str, session: Option<&str>) -> String {
     let lines = text.split_inclusive('\n').map(|line| {
         let bare = line.trim_end();
         if bare.starts_with('[') && bare.ends_with(']') {
-            in_cli_terms(line)
+            in_cli_terms(line, session)
         } else {
             line.to_owned()
         }
@@ -531,7 +553,8 @@ fn notes_in_cli_terms(text: &str) -> String {
 fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
     let id = request.arguments.get("session_id");
     if result.is_error {
-        let message = in_cli_terms(&in_command_terms(command, &result.text, id));
+        let message =
+            in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
         if request.json {
             if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
                 return ExitCode::FAILURE;
@@ -545,10 +568,14 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     let printed = if request.json {
         print_out(&format!("{structured}\n"))
     } else {
-        let own = in_command_terms(command, &result.text, structured.get("session_id").or(id));
+        let id = structured.get("session_id").or(id);
+        let own = in_command_terms(command, &result.text, id);
         // A resize's text is all termloom's own; the others hold the program's output.
-        let mut text =
-            if command.name == "resize" { in_cli_terms(&own) } else { notes_in_cli_terms(&own) };
+        let mut text = if command.name == "resize" {
+            in_cli_terms(&own, given(id).as_deref())
+        } else {
+            notes_in_cli_terms(&own, given(id).as_deref())
+        };
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -602,22 +629,23 @@ pub(super) fn print_out(text: &str) -> ExitCode {
     }
 }
 
+/// A session as the command line names it: its name, or its id.
+fn given(id: Option<&Value>) -> Option<String> {
+    id.map(|id| match id {
+        Value::String(name) => name.clone(),
+        other => other.to_string(),
+    })
+}
+
 /// The parts of a result's text that only this command can put in its terms: its own name
 /// where the tool's stands (`termloom wait: ...`, not `termloom read: ...`), the session in
 /// advice that leaves it out, and the advice of the MCP tools that has no flag to map to.
 fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> String {
     let mut text =
         text.replace(&format!("{}:", command.tool), &format!("termloom {}:", command.name));
-    let id = id.map(|id| match id {
-        Value::String(name) => name.clone(),
-        other => other.to_string(),
-    });
-    if let Some(id) = &id {
+    if let Some(id) = given(id) {
         text = text
-            .replace(
-                "terminal_read with view=",
-                &format!("terminal_read with session_id={id} and view="),
-            )
+            .replace("terminal_read with view=", &format!("terminal_read session_id={id} view="))
             .replace(
                 "read the redrawn screen with terminal_read view=\"screen\"",
                 &format!("read the redrawn screen with termloom screen {id}"),
@@ -668,26 +696,51 @@ mod tests {
     fn advice_is_given_in_the_command_lines_terms() {
         assert_eq!(
             in_cli_terms(
-                "[... 7078 earlier bytes left out; to see them, call terminal_read with session_id=5 and view=\"scrollback\" and max_bytes=9000]"
+                "[... 7078 earlier bytes left out; to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=9000]",
+                Some("ed"),
             ),
-            "[... 7078 earlier bytes left out; to see them, call termloom read with ID 5 and --view=\"scrollback\" and --max-bytes=9000]"
+            "[... 7078 earlier bytes left out; to see them, call termloom read 5 --view=\"scrollback\" --max-bytes=9000]"
         );
         assert_eq!(
-            in_cli_terms("follow it with terminal_read (prompt=true, timeout_ms=...)"),
+            in_cli_terms("follow it with terminal_read (prompt=true, timeout_ms=...)", None),
             "follow it with termloom read (--wait-prompt, --timeout=...)"
         );
         // An argument whose name ends another's is not replaced inside it.
         assert_eq!(
-            in_cli_terms("give `for_text` or `text`; for_text=\"a\" text=\"b\""),
+            in_cli_terms("give `for_text` or `text`; for_text=\"a\" text=\"b\"", None),
             "give `--wait-text` or `--text`; --wait-text=\"a\" --text=\"b\""
         );
         assert_eq!(
-            in_cli_terms("terminal_run: x; terminal_close it"),
+            in_cli_terms("terminal_run: x; terminal_close it", None),
             "termloom exec: x; termloom close it"
         );
         assert_eq!(
-            in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors"),
+            in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors", None),
             "--wait-cursor \"99,99\" is off; omit ID; for_cursors"
+        );
+    }
+
+    /// Advice to call a tool on the session names the session as the command takes it, so
+    /// that it can be run as it is.
+    #[test]
+    fn advice_names_the_session_the_command_was_given() {
+        assert_eq!(
+            in_cli_terms(
+                "[still running after 0.5 s in session 1: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]",
+                Some("sh"),
+            ),
+            "[still running after 0.5 s in session 1: follow it with termloom read sh (--wait-prompt, --timeout=...), or interrupt it with termloom send sh --keys=\"<C-c>\"]"
+        );
+        assert_eq!(
+            in_cli_terms(
+                "session 2: its program has exited and accepts no input; read its last output with terminal_read, then terminal_close it",
+                Some("2"),
+            ),
+            "session 2: its program has exited and accepts no input; read its last output with termloom read 2, then termloom close 2"
+        );
+        assert_eq!(
+            in_cli_terms("no sessions; start one with terminal_start", Some("2")),
+            "no sessions; start one with termloom start"
         );
     }
 
@@ -735,7 +788,7 @@ mod tests {
         let text =
             "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
         assert_eq!(
-            notes_in_cli_terms(text),
+            notes_in_cli_terms(text, None),
             "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
         );
     }
