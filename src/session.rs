@@ -457,6 +457,22 @@ impl Session {
         PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
     }
 
+    /// Sends bytes as they are (see [`Session::send_bytes`]) and waits until `until` holds,
+    /// as [`Session::send_keys_and_wait`] does: bytes that end with a line end (`\r` or `\n`)
+    /// submit a line, and text conditions skip what its echo adds to the line it is typed on
+    /// (`echo done\r` waiting for `done` waits for the output, not the echo).
+    pub fn send_bytes_and_wait(
+        &self,
+        bytes: &[u8],
+        until: Until,
+        timeout: Duration,
+    ) -> Result<WaitOutcome> {
+        let submits = bytes.ends_with(b"\r") || bytes.ends_with(b"\n");
+        let typed_line = if submits { self.typed_line()? } else { None };
+        self.send_bytes(bytes)?;
+        self.start_wait_past(until, timeout, typed_line)?.finish()
+    }
+
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
     /// cancelled from any thread. Dropping it unfinished cancels the wait.
     pub fn start_wait(&self, until: Until, timeout: Duration) -> Result<PendingWait> {

@@ -346,6 +346,47 @@ fn read_prints_only_new_output_in_step_order() {
     assert!(text.find("step 5: --read") < text.find("--- transcript ---"));
 }
 
+/// A wait after a submitted line (`--submit`, `--send` ending with `\r`, `--keys` ending with
+/// `<Enter>`) waits for the program's answer, not for the line's echo, which holds the text
+/// too.
+#[test]
+fn a_wait_after_a_submitted_line_skips_its_echo() {
+    if !require("sh") {
+        return;
+    }
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-input",
+        "--submit",
+        "sleep 0.3; echo finished",
+        "--wait-text",
+        "finished",
+        "--read",
+        "--wait-input",
+        "--send",
+        "sleep 0.3; echo second\\r",
+        "--wait-regex",
+        "second$",
+        "--read",
+        "--wait-input",
+        "--keys",
+        "sleep 0.3; echo third<Enter>",
+        "--wait-text",
+        "third",
+        "--read",
+        "--",
+        "sh",
+    ]);
+    assert_code(&output, 0);
+    let text = stdout(&output);
+    for (step, word) in [(4, "finished"), (8, "second"), (12, "third")] {
+        let read = section(&text, &format!("step {step}: --read"));
+        assert!(read.lines().any(|line| line == word), "the answer, not the echo: {text}");
+    }
+}
+
 #[test]
 fn bad_arguments_exit_2_naming_the_argument() {
     let cases: &[(&[&str], &str)] = &[

@@ -101,12 +101,54 @@ fn spawn_spec(plan: &Plan) -> SpawnSpec {
     spec.shell_integration(options.shell_integration)
 }
 
-/// Performs the steps in order, stopping at the first failure.
+/// Performs the steps in order, stopping at the first failure. Input followed by a wait is
+/// typed and waited for in one call, so that a wait for the answer to a submitted line skips
+/// the line's echo (`--submit 'echo done' --wait-text done` waits for the output).
 fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<(), Failure> {
-    for step in &plan.steps {
-        perform_step(session, plan.options.timeout, reporter, step)?;
+    let timeout = plan.options.timeout;
+    let mut steps = plan.steps.iter().peekable();
+    while let Some(planned) = steps.next() {
+        let typed = match &planned.step {
+            Step::Send(text) => Some(Typed::Bytes(termloom::decode_escapes(text))),
+            Step::Submit(text) => {
+                let mut bytes = termloom::decode_escapes(text);
+                bytes.push(b'\r');
+                Some(Typed::Bytes(bytes))
+            }
+            Step::Keys(script) => Some(Typed::Keys(script)),
+            _ => None,
+        };
+        let wait = steps.peek().and_then(|next| match &next.step {
+            Step::Wait(wait) => Some((*next, wait)),
+            _ => None,
+        });
+        let (Some(typed), Some((waiting, wait))) = (typed, wait) else {
+            perform_step(session, timeout, reporter, planned)?;
+            continue;
+        };
+        steps.next();
+        let until = wait.until.clone();
+        let outcome = match typed {
+            Typed::Keys(script) => session.send_keys_and_wait(script, until, timeout),
+            Typed::Bytes(bytes) => session.send_bytes_and_wait(&bytes, until, timeout),
+        };
+        judge(
+            session,
+            wait,
+            timeout,
+            waiting,
+            outcome.map_err(|err| Failure::error(planned, err))?,
+        )?;
     }
     Ok(())
+}
+
+/// Input of a step that a wait follows.
+enum Typed<'a> {
+    /// A key script.
+    Keys(&'a str),
+    /// Text, its escapes decoded.
+    Bytes(Vec<u8>),
 }
 
 /// Performs one step.
@@ -180,6 +222,17 @@ fn wait_for(
 ) -> Result<(), Failure> {
     let outcome =
         session.wait(wait.until.clone(), timeout).map_err(|err| Failure::error(planned, err))?;
+    judge(session, wait, timeout, planned, outcome)
+}
+
+/// Whether a wait step's `outcome` passes (see [`wait_for`]).
+fn judge(
+    session: &Session,
+    wait: &WaitFor,
+    timeout: Duration,
+    planned: &Planned,
+    outcome: termloom::WaitOutcome,
+) -> Result<(), Failure> {
     match outcome.fired {
         Fired::Matched(_) => Ok(()),
         Fired::Exited { .. } if wait.exit_satisfies => Ok(()),
