@@ -826,6 +826,25 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     assert!(again.contains("already closed"), "{again}");
 }
 
+/// A line typed with `--text '...\r'` (the escape the help gives) is submitted as with
+/// `--submit`: a wait for its answer skips its echo.
+#[test]
+fn a_line_ended_with_an_escaped_return_is_waited_for_past_its_echo() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let sent = server.ok(&[
+        "send",
+        "sh",
+        "--text",
+        "sleep 0.3; echo fin\\r",
+        "--wait-text",
+        "fin",
+        "--timeout",
+        "20000",
+    ]);
+    assert!(sent.lines().any(|line| line == "fin"), "the answer, not the echo: {sent}");
+}
+
 /// `send` and `start` without a wait return when the program settles, or after a while with a
 /// note that it still runs: no wait was asked for, so nothing timed out.
 #[test]

@@ -148,7 +148,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // conditions search after the line it is typed on.
     let enter =
         matches!(script.as_deref(), Some([.., ScriptItem::Key(key)]) if key.code == KeyCode::Enter);
-    let line_typed = keys.is_none() && text.is_some_and(|t| t.ends_with(['\r', '\n']));
+    // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
+    let line_typed = keys.is_none()
+        && text.is_some_and(|t| matches!(crate::decode_escapes(t).last(), Some(b'\r' | b'\n')));
     let submits = submit || enter || line_typed;
     let view = view_args(args)?;
     let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
