@@ -845,6 +845,25 @@ fn a_line_ended_with_an_escaped_return_is_waited_for_past_its_echo() {
     assert!(sent.lines().any(|line| line == "fin"), "the answer, not the echo: {sent}");
 }
 
+/// A session closed after its program exited is refused as closed: the advice to close it,
+/// for an exited one, would be wrong.
+#[test]
+fn a_closed_session_is_refused_as_closed_not_as_exited() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--wait-exit", "--", "true"]);
+    let exited = server.cli(&["signal", "1", "INT"]);
+    assert!(String::from_utf8_lossy(&exited.stderr).contains("termloom close 1"));
+    server.ok(&["close", "1"]);
+    for args in
+        [&["signal", "1", "INT"][..], &["send", "1", "--text", "x"], &["resize", "1", "80x24"]]
+    {
+        let refused = server.cli(args);
+        assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(stderr.contains("is closed") && !stderr.contains("close 1"), "{args:?}: {stderr}");
+    }
+}
+
 /// `send` and `start` without a wait return when the program settles, or after a while with a
 /// note that it still runs: no wait was asked for, so nothing timed out.
 #[test]

@@ -346,6 +346,17 @@ impl Slot {
         }
     }
 
+    /// Why the session takes no more input, signals or resizes, if it ended: its program
+    /// exited, or it was closed (by a caller, whether or not its program had exited first:
+    /// advice to close it would be wrong then).
+    fn ended(&self) -> Option<Error> {
+        match self.state() {
+            SessionState::Exited(_) => Some(Error::SessionExited(self.id)),
+            SessionState::Closed(_) => Some(Error::SessionClosed(self.id)),
+            _ => None,
+        }
+    }
+
     /// How the program ended, once it has (killed by a signal is also a status).
     fn final_status(&self) -> ExitStatus {
         self.exit.or(self.child).unwrap_or(ExitStatus::Signal(9))

@@ -345,8 +345,8 @@ impl Reactor {
         target: SignalTarget,
     ) -> Result<SignalReport> {
         let slot = self.slot(id)?;
-        if slot.exit.is_some() {
-            return Err(Error::SessionExited(id));
+        if let Some(ended) = slot.ended() {
+            return Err(ended);
         }
         if slot.closed || slot.closing.is_some() {
             return Err(Error::SessionClosed(id));
@@ -463,8 +463,8 @@ impl Reactor {
     pub(crate) fn resize(&mut self, id: SessionId, cols: u16, rows: u16) -> Result<()> {
         crate::config::check_size(cols, rows)?;
         let slot = self.slot(id)?;
-        if slot.exit.is_some() {
-            return Err(Error::SessionExited(id));
+        if let Some(ended) = slot.ended() {
+            return Err(ended);
         }
         if slot.closed {
             return Err(Error::SessionClosed(id));

@@ -8,8 +8,8 @@ impl Reactor {
     /// Checks that a session takes input.
     pub(super) fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
         let slot = self.slot(id)?;
-        if slot.exit.is_some() {
-            return Err(Error::SessionExited(id));
+        if let Some(ended) = slot.ended() {
+            return Err(ended);
         }
         if slot.closed || slot.closing.is_some() || slot.master.is_none() {
             return Err(Error::SessionClosed(id));
