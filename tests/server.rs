@@ -785,6 +785,22 @@ fn the_programs_arguments_and_flag_values_are_not_termlooms_options() {
     assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
     let stderr = String::from_utf8_lossy(&bad.stderr);
     assert!(stderr.contains("--client") && !stderr.contains("server failed"), "{stderr}");
+    // So is a bad $TERMLOOM_CLIENT; an empty one is no name (the default's).
+    let with_client = |name: &str| {
+        Command::new(TERMLOOM)
+            .args(["list", "--socket"])
+            .arg(&server.socket)
+            .env("TERMLOOM_CLIENT", name)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let bad = with_client("two words");
+    assert_eq!(bad.status.code(), Some(2), "{}", describe(&bad));
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("TERMLOOM_CLIENT") && !stderr.contains("server failed"), "{stderr}");
+    let empty = with_client("");
+    assert!(empty.status.success(), "{}", describe(&empty));
 }
 
 /// The advice in the notes names the session and can be followed from a shell; `signal`'s

@@ -293,7 +293,15 @@ fn server_failed(client: &mut termloom::server::Client, err: &std::io::Error) ->
 /// -L`) or `--` everything is the program's.
 fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
     let mut target = Target::default();
-    let mut client = std::env::var("TERMLOOM_CLIENT").unwrap_or_else(|_| "cli".to_owned());
+    // `$TERMLOOM_CLIENT`, unless empty; checked as `--client` is, and named when it is bad.
+    let mut client = match std::env::var("TERMLOOM_CLIENT") {
+        Ok(name) if !name.is_empty() => {
+            termloom::server::check_client_name(&name)
+                .map_err(|message| format!("$TERMLOOM_CLIENT: {message}"))?;
+            name
+        }
+        _ => "cli".to_owned(),
+    };
     let mut json = false;
     let mut help = false;
     let mut arguments = Map::new();
