@@ -283,7 +283,14 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let usage = server.cli(&["wait", "1", "--timeout", "100"]);
     assert_eq!(usage.status.code(), Some(2), "{}", describe(&usage));
     assert!(String::from_utf8_lossy(&usage.stderr).contains("needs a condition"));
+    // The command's own words for what it takes: CMD, not the tool's `--command`.
+    let both = server.cli(&["start", "--command", "x", "--", "y"]);
+    let stderr = String::from_utf8_lossy(&both.stderr);
+    assert!(stderr.contains("or PROGRAM ARGS") && !stderr.contains("argv"), "{stderr}");
     server.json(&["start", "--name=sh"]);
+    let two_lines = server.cli(&["exec", "sh", "echo a\necho b"]);
+    let stderr = String::from_utf8_lossy(&two_lines.stderr);
+    assert!(stderr.contains("CMD must be one line") && !stderr.contains("--command"), "{stderr}");
     let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(

@@ -662,6 +662,18 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     for (from, to) in PHRASES {
         text = text.replace(from, to);
     }
+    // The tool's arguments that are this command's positional ones.
+    let positional: &[(&str, &str)] = match command.name {
+        "exec" => &[
+            ("`command` is empty; give it a value, or leave it out", "CMD is empty"),
+            ("`command`", "CMD"),
+        ],
+        "start" => &[("`argv` (a program and its arguments)", "PROGRAM ARGS")],
+        _ => &[],
+    };
+    for (from, to) in positional {
+        text = text.replace(from, to);
+    }
     text
 }
 
