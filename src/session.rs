@@ -11,7 +11,7 @@ use crate::input::escapes::decode_escapes;
 use crate::input::keys::{Key, ScriptItem, parse_key_script};
 use crate::input::mouse::{MouseAction, MouseButton};
 use crate::input::signal::{Signal, SignalReport, SignalTarget};
-use crate::reactor::{Client, EngineFuture, Reply};
+use crate::reactor::{Client, EngineFuture, Reply, Typing};
 use crate::term::screen::Screen;
 use crate::types::{CommandResult, Output, Scrollback, SessionId, SessionInfo, Status};
 use crate::wait::{Until, WaitOutcome};
@@ -447,30 +447,37 @@ impl Session {
         until: Until,
         timeout: Duration,
     ) -> Result<WaitOutcome> {
-        let items = parse_key_script(script)?;
-        let (id, reader) = (self.id, self.reader);
-        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| {
-            r.send_keys_then_wait(id, &items, reader, until, timeout, waiter, tx.into())
-        }))?;
-        PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
+        self.type_and_wait(Typing::Keys(parse_key_script(script)?), until, timeout)
     }
 
     /// Sends bytes as they are (see [`Session::send_bytes`]) and waits until `until` holds,
     /// as [`Session::send_keys_and_wait`] does: bytes that end with a line end (`\r` or `\n`)
     /// submit a line, and text conditions skip what its echo adds to the line it is typed on
-    /// (`echo done\r` waiting for `done` waits for the output, not the echo).
+    /// (`echo done\r` waiting for `done` waits for the output, not the echo). One request:
+    /// a wait that would be refused is refused before anything is sent.
     pub fn send_bytes_and_wait(
         &self,
         bytes: &[u8],
         until: Until,
         timeout: Duration,
     ) -> Result<WaitOutcome> {
-        let submits = bytes.ends_with(b"\r") || bytes.ends_with(b"\n");
-        let typed_line = if submits { self.typed_line()? } else { None };
-        self.send_bytes(bytes)?;
-        self.start_wait_past(until, timeout, typed_line)?.finish()
+        self.type_and_wait(Typing::Bytes(bytes.to_vec()), until, timeout)
+    }
+
+    /// Types `typing` and waits for `until`, in one request to the reactor.
+    fn type_and_wait(
+        &self,
+        typing: Typing,
+        until: Until,
+        timeout: Duration,
+    ) -> Result<WaitOutcome> {
+        let (id, reader) = (self.id, self.reader);
+        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.client.submit(Box::new(move |r| {
+            r.type_then_wait(id, typing, reader, until, timeout, waiter, tx.into())
+        }))?;
+        PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or

@@ -504,7 +504,9 @@ fn keys_and_their_wait_go_in_one_request() {
         assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
         let message = err.to_string();
         assert!(message.contains(&what) && message.contains(&size), "{message}");
-        let err = session.send_keys_and_wait("zz", until, LONG).unwrap_err();
+        let err = session.send_keys_and_wait("zz", until.clone(), LONG).unwrap_err();
+        assert!(err.to_string().contains(&what), "{err}");
+        let err = session.send_bytes_and_wait(b"zz\r", until, LONG).unwrap_err();
         assert!(err.to_string().contains(&what), "{err}");
     }
     assert!(started.elapsed() < LONG / 2, "refused only after {:?}", started.elapsed());

@@ -43,6 +43,7 @@ pub(crate) use crate::os::spawn::Spawned;
 pub(crate) use client::Client;
 pub use reply::EngineFuture;
 pub(crate) use reply::Reply;
+pub(crate) use requests::Typing;
 
 /// Work for the reactor thread.
 pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;

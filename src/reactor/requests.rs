@@ -14,6 +14,29 @@ use crate::term::transcript::TypedLine;
 use crate::types::Status;
 use waiters::{CommandWaiter, screen_hash};
 
+/// Input typed before a wait in the same request ([`Reactor::type_then_wait`]).
+#[derive(Debug)]
+pub(crate) enum Typing {
+    /// A parsed key script, encoded for the modes in effect.
+    Keys(Vec<ScriptItem>),
+    /// Bytes as they are.
+    Bytes(Vec<u8>),
+}
+
+impl Typing {
+    /// Whether the input submits a line: it ends with Enter, or with a line end.
+    fn submits(&self) -> bool {
+        match self {
+            Typing::Keys(items) => match items.last() {
+                Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter,
+                Some(ScriptItem::Text(text)) => text.ends_with(['\r', '\n']),
+                None => false,
+            },
+            Typing::Bytes(bytes) => bytes.ends_with(b"\r") || bytes.ends_with(b"\n"),
+        }
+    }
+}
+
 impl Reactor {
     // ----- sessions ----------------------------------------------------------
 
@@ -541,30 +564,30 @@ impl Reactor {
         self.check_waiters(id.0);
     }
 
-    /// Types `items`, then waits as [`wait`](Self::wait) does, in one request: no output is
-    /// processed between the two, so the answer to the keys cannot be missed.
+    /// Types `typing`, then waits as [`wait`](Self::wait) does, in one request: no output is
+    /// processed between the two, so the answer to the input cannot be missed, and a wait
+    /// that would be refused is refused before anything is typed.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send_keys_then_wait(
+    pub(crate) fn type_then_wait(
         &mut self,
         id: SessionId,
-        items: &[ScriptItem],
+        typing: Typing,
         reader: u64,
         until: Until,
         timeout: Duration,
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
-        // Keys that end with Enter submit a line: its echo is not what the wait looks for.
-        let submits = matches!(
-            items.last(),
-            Some(ScriptItem::Key(key)) if key.code == KeyCode::Enter
-        ) || matches!(items.last(), Some(ScriptItem::Text(text)) if text.ends_with(['\r', '\n']));
+        // Input that submits a line: its echo is not what the wait looks for.
         let typed_line = match self.slot(id) {
-            Ok(slot) if submits => slot.terminal.typed_line(),
+            Ok(slot) if typing.submits() => slot.terminal.typed_line(),
             _ => None,
         };
-        // A wait that would be refused is refused before anything is typed.
-        if let Err(err) = self.refuse_wait(id, &until).and_then(|()| self.send_keys(id, items)) {
+        let typed = self.refuse_wait(id, &until).and_then(|()| match typing {
+            Typing::Keys(items) => self.send_keys(id, &items),
+            Typing::Bytes(bytes) => self.send(id, &bytes),
+        });
+        if let Err(err) = typed {
             reply.send(Err(err));
             return;
         }
