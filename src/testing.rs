@@ -167,6 +167,18 @@ const KEPT_ENV: &[&str] = &[
     "LD_LIBRARY_PATH",
 ];
 
+/// The value of `result`, or a panic with `message(error)` located at the caller's caller
+/// (a `#[track_caller]` method's own caller: the test's line). A panic inside a closure such
+/// as `unwrap_or_else(|e| panic!(..))` would name the closure's line in this file instead,
+/// since closures do not inherit `#[track_caller]`.
+#[track_caller]
+fn or_panic<T, E>(result: Result<T, E>, message: impl FnOnce(E) -> String) -> T {
+    match result {
+        Ok(value) => value,
+        Err(e) => panic!("{}", message(e)),
+    }
+}
+
 /// A temporary home directory, removed when dropped.
 #[derive(Debug)]
 struct TempHome {
@@ -271,8 +283,9 @@ impl TestSessionBuilder {
     /// When the temporary directory cannot be made.
     #[track_caller]
     pub fn new(program: impl AsRef<OsStr>) -> TestSessionBuilder {
-        let home = TempHome::create()
-            .unwrap_or_else(|e| panic!("termloom: cannot make a temporary HOME: {e}"));
+        let home = or_panic(TempHome::create(), |e| {
+            format!("termloom: cannot make a temporary HOME: {e}")
+        });
         if let Err(e) = std::fs::write(home.path.join(".inputrc"), "") {
             panic!("termloom: cannot write {}/.inputrc: {e}", home.path.display());
         }
@@ -395,11 +408,13 @@ impl TestSessionBuilder {
     pub fn file(self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Self {
         let path = self.home.path.join(path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .unwrap_or_else(|e| panic!("termloom: cannot make {}: {e}", parent.display()));
+            or_panic(std::fs::create_dir_all(parent), |e| {
+                format!("termloom: cannot make {}: {e}", parent.display())
+            });
         }
-        std::fs::write(&path, contents)
-            .unwrap_or_else(|e| panic!("termloom: cannot write {}: {e}", path.display()));
+        or_panic(std::fs::write(&path, contents), |e| {
+            format!("termloom: cannot write {}: {e}", path.display())
+        });
         self
     }
 
@@ -465,8 +480,9 @@ impl TestSessionBuilder {
         let (cols, rows) = self.spec.size.unwrap_or(DEFAULT_SIZE);
         let command = self.command_line();
         let config = Config { cols, rows, ..self.config.clone() };
-        let engine = Engine::new(config)
-            .unwrap_or_else(|e| panic!("termloom: cannot start an engine for `{command}`: {e}"));
+        let engine = or_panic(Engine::new(config), |e| {
+            format!("termloom: cannot start an engine for `{command}`: {e}")
+        });
         // The host's variables are left out, but those kept and those the spec sets.
         let mut spec = self.spec.clone();
         for (name, _) in std::env::vars_os() {
@@ -477,9 +493,8 @@ impl TestSessionBuilder {
                 spec = spec.env_remove(name);
             }
         }
-        let session = engine
-            .spawn(spec)
-            .unwrap_or_else(|e| panic!("termloom: cannot start `{command}`: {e}"));
+        let session =
+            or_panic(engine.spawn(spec), |e| format!("termloom: cannot start `{command}`: {e}"));
         let redactions = self.session_redactions(Some(session.pid()));
         let test = TestSession {
             session,
@@ -583,8 +598,8 @@ impl TestSession {
 
     #[track_caller]
     fn check<T>(&self, what: &str, result: crate::Result<T>) -> T {
-        result.unwrap_or_else(|e| {
-            panic!("termloom: {what} failed for `{}`: {e}\n\n{}", self.command, self.context(None))
+        or_panic(result, |e| {
+            format!("termloom: {what} failed for `{}`: {e}\n\n{}", self.command, self.context(None))
         })
     }
 
@@ -828,8 +843,9 @@ impl TestSession {
     /// Also when `pattern` is not a valid regular expression.
     #[track_caller]
     pub fn wait_for_regex(&self, pattern: &str) -> &Self {
-        let until = Until::screen_regex(pattern)
-            .unwrap_or_else(|e| panic!("termloom: bad pattern {pattern:?}: {e}"));
+        let until = or_panic(Until::screen_regex(pattern), |e| {
+            format!("termloom: bad pattern {pattern:?}: {e}")
+        });
         self.wait_until(until);
         self
     }

@@ -22,6 +22,26 @@ fn panic_message(f: impl FnOnce()) -> String {
     }
 }
 
+thread_local! {
+    /// Where the last panic on this thread happened, recorded by [`panic_location`]'s hook.
+    static PANICKED_AT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f`, which must panic, and returns the file and line the panic names.
+fn panic_location(f: impl FnOnce()) -> String {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let at = info.location().map(|l| format!("{}:{}", l.file(), l.line()));
+            PANICKED_AT.with(|cell| *cell.borrow_mut() = at);
+            previous(info);
+        }));
+    });
+    let _ = panic_message(f);
+    PANICKED_AT.with(|cell| cell.borrow_mut().take()).expect("a panic location")
+}
+
 fn snapshot_file(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("snapshots")
@@ -537,4 +557,27 @@ fn a_plain_screen_snapshot_has_a_picture() {
     let picture = termloom::testing::SnapshotSource::snapshot_picture(&screen)
         .expect("a picture of a plain screen");
     assert!(picture.to_svg(&termloom::SvgOptions::default()).contains(">plain</tspan>"));
+}
+
+/// A failure of the kit's own calls names the test's line, not a line of the kit: a start
+/// that fails, a key script the kit refuses, a bad pattern.
+#[test]
+fn failures_name_the_tests_line() {
+    let line = line!();
+    let at = panic_location(|| {
+        TestSession::builder("sh").cwd("no-such-directory").start();
+    });
+    assert_eq!(at, format!("{}:{}", file!(), line + 2));
+    let app = TestSession::builder("sh").args(["-c", "echo ready; read x"]).start();
+    app.wait_for_screen_text("ready").wait_for_input();
+    let line = line!();
+    let at = panic_location(|| {
+        app.send_keys("<NoSuchKey>");
+    });
+    assert_eq!(at, format!("{}:{}", file!(), line + 2));
+    let line = line!();
+    let at = panic_location(|| {
+        app.wait_for_regex("(unclosed");
+    });
+    assert_eq!(at, format!("{}:{}", file!(), line + 2));
 }
