@@ -73,7 +73,9 @@
 //!   that locate toolchains (`PYENV_ROOT`, `CARGO_HOME`...; see
 //!   [`TestSessionBuilder::keep_env`]);
 //! - `HOME` is a fresh temporary directory, removed when the session is dropped, and the
-//!   `XDG_*` directories are inside it, so no user startup file is read;
+//!   `XDG_*` directories are inside it, so no user startup file is read; its path,
+//!   `/tmp/termloom-home-PPPPPPP-NNNN`, has the same length in every run and on every machine
+//!   (it does not depend on `TMPDIR`);
 //! - `TERM=xterm-256color`, `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`, `SHELL=/bin/sh`,
 //!   `INPUTRC` naming an empty file, `LESSHISTFILE=-`;
 //! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
@@ -189,11 +191,20 @@ struct TempHome {
 static HOMES: AtomicU32 = AtomicU32::new(0);
 
 impl TempHome {
-    /// Makes a new empty directory under the system's temporary directory. The name has a
-    /// fixed length (pid and counter zero-padded), so a program that prints it wraps its lines
-    /// the same way in every run.
+    /// Makes a new empty directory in `/tmp` (the system's temporary directory where there is
+    /// no writable `/tmp`). The path has a fixed length (`/tmp/`, then pid and counter
+    /// zero-padded), so a program that prints it wraps and cuts its lines the same way in
+    /// every run and on every machine: not under `TMPDIR`, whose length differs between a
+    /// developer's machine and CI.
     fn create() -> std::io::Result<TempHome> {
-        let base = std::env::temp_dir();
+        let tmp = Path::new("/tmp");
+        let base = match rustix::fs::access(
+            tmp,
+            rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+        ) {
+            Ok(()) if tmp.is_dir() => tmp.to_path_buf(),
+            _ => std::env::temp_dir(),
+        };
         let pid = std::process::id() % 10_000_000;
         loop {
             let n = HOMES.fetch_add(1, Ordering::Relaxed) % 10_000;

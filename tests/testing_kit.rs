@@ -581,3 +581,31 @@ fn failures_name_the_tests_line() {
     });
     assert_eq!(at, format!("{}:{}", file!(), line + 2));
 }
+
+/// The temporary `HOME` has the same length whatever `TMPDIR` says, so a program that prints
+/// it wraps and cuts its lines the same way on every machine. The test runs itself again with
+/// a long `TMPDIR`; the run inside prints `HOME` in a session.
+#[test]
+fn the_home_does_not_depend_on_tmpdir() {
+    const INSIDE: &str = "TERMLOOM_KIT_TEST_LONG_TMPDIR";
+    if std::env::var_os(INSIDE).is_some() {
+        let app =
+            TestSession::builder("sh").args(["-c", "printf '<%s>\\n' \"$HOME\"; read x"]).start();
+        app.wait_for_screen_text(">").wait_for_input();
+        let shown = app.screen().lines[0].clone();
+        assert!(shown.starts_with("</tmp/termloom-home-"), "{shown}");
+        assert_eq!(shown.len(), "</tmp/termloom-home-0000000-0000>".len(), "{shown}");
+        return;
+    }
+    let long = std::env::temp_dir().join("a-temporary-directory-with-a-much-longer-name");
+    std::fs::create_dir_all(&long).unwrap();
+    let inside = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "the_home_does_not_depend_on_tmpdir", "--nocapture"])
+        .env(INSIDE, "1")
+        .env("TMPDIR", &long)
+        .output()
+        .unwrap();
+    let output = String::from_utf8_lossy(&inside.stdout);
+    assert!(inside.status.success(), "{output}{}", String::from_utf8_lossy(&inside.stderr));
+    assert!(output.contains("1 passed"), "{output}");
+}
