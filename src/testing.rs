@@ -1200,23 +1200,26 @@ impl Redactions {
 
     /// Applies the redactions to a text: the replacements in order, then the masks.
     pub fn apply(&self, text: &str) -> String {
-        let mut text = text.to_owned();
+        self.apply_mapped(text).text
+    }
+
+    /// [`Redactions::apply`], keeping track of where each character of `text` went.
+    fn apply_mapped(&self, text: &str) -> Mapped {
+        let mut mapped = Mapped::new(text);
         for (pattern, replacement) in &self.filters {
             if let Ok(re) = regex::Regex::new(pattern) {
-                text = re.replace_all(&text, replacement.as_str()).into_owned();
+                mapped.replace(&re, |found, out| found.expand(replacement, out));
             }
         }
         for pattern in &self.masks {
             if let Ok(re) = regex::Regex::new(pattern) {
-                text = re
-                    .replace_all(&text, |found: &regex::Captures<'_>| {
-                        let cells = unicode_width::UnicodeWidthStr::width(&found[0]);
-                        MASK.to_string().repeat(cells)
-                    })
-                    .into_owned();
+                mapped.replace(&re, |found, out| {
+                    let cells = unicode_width::UnicodeWidthStr::width(&found[0]);
+                    out.extend(std::iter::repeat_n(MASK, cells));
+                });
             }
         }
-        text
+        mapped
     }
 
     /// Applies the redactions to a screen's rows and title (see [`Redactions::apply`]); the
@@ -1231,6 +1234,23 @@ impl Redactions {
     ///
     /// [`assert_screen_snapshot!`] redacts a [`TestSession`]'s screen this way.
     pub fn apply_to_screen(&self, screen: &Screen) -> Screen {
+        self.redact_screen(screen, &mut Vec::new())
+    }
+
+    /// Applies the redactions to a styled screen: its screen as
+    /// [`Redactions::apply_to_screen`] does, and its runs of colours and attributes moved with
+    /// the text on the lines a redaction changed, so that they still cover the cells they
+    /// styled (a run over a replaced text covers its replacement).
+    ///
+    /// [`assert_screen_snapshot!`] redacts [`TestSession::with_styles`] this way.
+    pub fn apply_to_styled_screen(&self, styled: &StyledScreen) -> StyledScreen {
+        let mut runs = styled.runs.clone();
+        let screen = self.redact_screen(&styled.screen, &mut runs);
+        StyledScreen { screen, runs }
+    }
+
+    /// [`Redactions::apply_to_screen`], moving `runs` (of that screen) with the text.
+    fn redact_screen(&self, screen: &Screen, runs: &mut Vec<crate::StyleRun>) -> Screen {
         let mut out = screen.clone();
         if self.filters.is_empty() && self.masks.is_empty() {
             return out;
@@ -1255,13 +1275,31 @@ impl Redactions {
                     line.extend(std::iter::repeat_n(' ', usize::from(cols.saturating_sub(width))));
                 }
             }
-            let redacted = self.apply(&line);
-            if redacted != line {
-                out.lines.splice(first..end, split_rows(&redacted, cols, end - first));
+            let mapped = self.apply_mapped(&line);
+            let redacted = &mapped.text;
+            if *redacted != line {
+                out.lines.splice(first..end, split_rows(redacted, cols, end - first));
+                let rows = first as u16..end as u16;
+                let (mut moved, mut kept) = (Vec::new(), Vec::new());
+                for run in runs.drain(..) {
+                    match rows.contains(&run.row) {
+                        true => moved.extend(mapped.move_run(
+                            &line,
+                            run,
+                            first as u16,
+                            end as u16,
+                            cols,
+                        )),
+                        false => kept.push(run),
+                    }
+                }
+                kept.extend(moved);
+                kept.sort_by_key(|run| (run.row, run.col));
+                *runs = kept;
                 let row = usize::from(screen.cursor.row);
                 if (first..end).contains(&row) {
                     let at = (row - first) * usize::from(cols) + usize::from(screen.cursor.col);
-                    let moved = moved_offset(&line, &redacted, at);
+                    let moved = moved_offset(&line, redacted, at);
                     let last = end - first - 1;
                     let (down, col) = match moved / usize::from(cols) {
                         down if down > last => (last, moved - last * usize::from(cols)),
@@ -1311,6 +1349,123 @@ impl Redactions {
         for (pattern, replacement) in &self.filters {
             settings.add_filter(pattern, replacement.as_str());
         }
+    }
+}
+
+/// A text redacted, with where each character boundary of the original went.
+struct Mapped {
+    /// The redacted text.
+    text: String,
+    /// For each character boundary of the original (0 to its length), that boundary in
+    /// `text`, for what begins there: inside a replaced match, the replacement's start.
+    starts: Vec<usize>,
+    /// The same for what ends there: inside a replaced match, the replacement's end.
+    ends: Vec<usize>,
+}
+
+impl Mapped {
+    /// `text` unchanged.
+    fn new(text: &str) -> Mapped {
+        let boundaries: Vec<usize> = (0..=text.chars().count()).collect();
+        Mapped { text: text.to_owned(), starts: boundaries.clone(), ends: boundaries }
+    }
+
+    /// Replaces every match of `re` with what `with` writes, as `Regex::replace_all` does,
+    /// and moves the boundaries.
+    fn replace(
+        &mut self,
+        re: &regex::Regex,
+        mut with: impl FnMut(&regex::Captures<'_>, &mut String),
+    ) {
+        // (start, end, replacement's length) in characters of the text before the change.
+        let mut changes = Vec::new();
+        let (mut out, mut last, mut chars) = (String::new(), 0, 0);
+        for found in re.captures_iter(&self.text) {
+            let whole = found.get(0).expect("group 0 is the match");
+            let kept = &self.text[last..whole.start()];
+            out.push_str(kept);
+            let start = chars + kept.chars().count();
+            let end = start + whole.as_str().chars().count();
+            let before = out.len();
+            with(&found, &mut out);
+            changes.push((start, end, out[before..].chars().count()));
+            (last, chars) = (whole.end(), end);
+        }
+        out.push_str(&self.text[last..]);
+        self.text = out;
+        let moved = |at: usize, ends: bool| {
+            let mut shifted = at;
+            for &(start, end, len) in &changes {
+                if at <= start {
+                    break;
+                }
+                if at < end {
+                    let inside = if ends { start + len } else { start };
+                    return inside + shifted - at;
+                }
+                shifted = shifted + len - (end - start);
+            }
+            shifted
+        };
+        self.starts.iter_mut().for_each(|at| *at = moved(*at, false));
+        self.ends.iter_mut().for_each(|at| *at = moved(*at, true));
+    }
+
+    /// `run`, on rows `first..end` of a logical line `line` laid out over rows of `cols`
+    /// cells, moved to where its cells went in the redacted text (laid out as
+    /// [`split_rows`] does: the last row takes what is left over): one run per row it now
+    /// covers, none if it covered nothing.
+    fn move_run(
+        &self,
+        line: &str,
+        run: crate::StyleRun,
+        first: u16,
+        end: u16,
+        cols: u16,
+    ) -> Vec<crate::StyleRun> {
+        use unicode_width::UnicodeWidthStr;
+        let cols_n = usize::from(cols);
+        let offset = usize::from(run.row - first) * cols_n + usize::from(run.col);
+        // A cell offset of the original as a character boundary (cells past the text, such as
+        // coloured trailing blanks, count one character each), and back in the redacted text.
+        let boundary = |cells: usize| {
+            let mut width = 0;
+            for (i, c) in line.chars().enumerate() {
+                if width >= cells {
+                    return i;
+                }
+                width += usize::from(crate::term::screen::char_cells(c));
+            }
+            line.chars().count() + cells.saturating_sub(width)
+        };
+        let cells_at = |at: usize, map: &[usize]| {
+            let last = map.len() - 1;
+            let at = map[at.min(last)] + at.saturating_sub(last);
+            let head: String = self.text.chars().take(at).collect();
+            head.width() + at.saturating_sub(self.text.chars().count())
+        };
+        let from = cells_at(boundary(offset), &self.starts);
+        let to = cells_at(boundary(offset + usize::from(run.width)), &self.ends);
+        let last = usize::from(end - first - 1);
+        let place = |cells: usize| match cells / cols_n {
+            row if row > last => (last, cells - last * cols_n),
+            row => (row, cells % cols_n),
+        };
+        let mut pieces = Vec::new();
+        let (mut at, stop) = (from, to);
+        while at < stop {
+            let (row, col) = place(at);
+            let room = if row == last { usize::MAX } else { cols_n - col };
+            let width = (stop - at).min(room).min(cols_n.saturating_sub(col));
+            if width == 0 {
+                break;
+            }
+            let mut piece = run.clone();
+            (piece.row, piece.col, piece.width) = (first + row as u16, col as u16, width as u16);
+            pieces.push(piece);
+            at += (stop - at).min(room);
+        }
+        pieces
     }
 }
 
@@ -1425,12 +1580,10 @@ impl SnapshotSource for WithStyles<'_> {
         self.0.styled_snapshot()
     }
 
-    /// The styled screen's rows and title redacted with [`Redactions::apply_to_screen`],
-    /// then formatted; the `styles:` section stays as it was.
+    /// The styled screen's rows and title redacted with [`Redactions::apply_to_styled_screen`]
+    /// (the `styles:` section's runs move with the text), then formatted.
     fn redacted_snapshot_text(&self) -> String {
-        let mut styled = self.0.styled_screen();
-        styled.screen = self.0.redactions.apply_to_screen(&styled.screen);
-        format_styled_screen(&styled)
+        format_styled_screen(&self.0.redactions.apply_to_styled_screen(&self.0.styled_screen()))
     }
 
     fn snapshot_redactions(&self) -> Redactions {
@@ -1592,9 +1745,9 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 /// one in the same test gets `-2`...); `assert_screen_snapshot!("name", session)` names it.
 /// `session` is a [`TestSession`](crate::testing::TestSession), a [`Session`](crate::Session)
 /// or a [`Screen`](crate::Screen) (or a reference to one); a `TestSession`'s redactions are
-/// applied to the rows and the title (never to the size, cursor or style lines; a
-/// [`Redactions::mask`] keeps the columns) and its command line is the snapshot's
-/// description.
+/// applied to the rows and the title (never to the size; the cursor and the style runs move
+/// with the text on a changed line; a [`Redactions::mask`] keeps the columns) and its command
+/// line is the snapshot's description.
 ///
 /// `assert_screen_snapshot!("name", session, after = "text")` first waits for `text` on the
 /// screen, for the program to wait for input and for the screen to settle: one call per step
@@ -1811,6 +1964,47 @@ mod tests {
         assert_eq!(Redactions::new().literal("absent", "x").apply_to_screen(&wrapped), wrapped);
         // Wide characters that do not fit go to the next row; the last row takes the rest.
         assert_eq!(split_rows("日本語日本語", 5, 2), ["日本", "語日本語"]);
+    }
+
+    /// Styled runs move with the text a redaction changed: after a replacement they shift, over
+    /// a replaced text they cover its replacement, past the text (coloured trailing blanks)
+    /// they shift too, and on a line wrapped over rows they follow the new layout.
+    #[test]
+    fn styled_runs_move_with_a_redacted_line() {
+        let run = |row, col, width| crate::StyleRun::new(row, col, width, "red", "default", vec![]);
+        let moved = |rows: &[&str], wrapped: Vec<bool>, runs: Vec<crate::StyleRun>| {
+            let mut plain = screen(rows, (0, 0, false));
+            plain.wrapped = wrapped;
+            let styled = StyledScreen { screen: plain, runs };
+            let redactions = Redactions::new().literal("4242", "[PID]").durations();
+            let runs = redactions.apply_to_styled_screen(&styled).runs;
+            runs.iter().map(|r| (r.row, r.col, r.width)).collect::<Vec<_>>()
+        };
+        // "pid 4242 ok 5ms": "4242" (4-7), "ok" (9-10), "5ms" (12-14), two blanks (15-16).
+        let runs = vec![run(0, 4, 4), run(0, 9, 2), run(0, 13, 2), run(0, 15, 2), run(1, 0, 1)];
+        // On 40 columns: "pid [PID] ok [DURATION]".
+        let wide = |rows: &[&str], runs| {
+            let mut plain = screen(rows, (0, 0, false));
+            plain.cols = 40;
+            let styled = StyledScreen { screen: plain, runs };
+            let redactions = Redactions::new().literal("4242", "[PID]").durations();
+            let runs = redactions.apply_to_styled_screen(&styled).runs;
+            runs.iter().map(|r| (r.row, r.col, r.width)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            wide(&["pid 4242 ok 5ms", "x"], runs),
+            [(0, 4, 5), (0, 10, 2), (0, 13, 10), (0, 23, 2), (1, 0, 1)]
+        );
+        // Wrapped over two rows of 12: "ab 4242 cd e" + "f": "[PID]" moves "cd" to the
+        // first row's end and "e" to the second row.
+        assert_eq!(
+            moved(
+                &["ab 4242 cd e", "f"],
+                vec![true],
+                vec![run(0, 8, 2), run(0, 11, 1), run(1, 0, 1)]
+            ),
+            [(0, 9, 2), (1, 0, 1), (1, 1, 1)]
+        );
     }
 
     /// The cursor on a line a redaction changed moves with the text after the change (a

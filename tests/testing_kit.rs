@@ -609,3 +609,30 @@ fn the_home_does_not_depend_on_tmpdir() {
     assert!(inside.status.success(), "{output}{}", String::from_utf8_lossy(&inside.stderr));
     assert!(output.contains("1 passed"), "{output}");
 }
+
+/// A replacement that changes a row's length moves the styled runs after it with the text:
+/// the `styles:` section does not depend on how long the redacted value was.
+#[test]
+fn styles_move_with_a_redacted_text() {
+    let styled = |millis: &str| {
+        let script = format!(
+            "printf 'took {millis}ms \\033[32mok\\033[0m {millis}\\033[7mms\\033[0m\\n'; read x"
+        );
+        let app = TestSession::builder("sh")
+            .args(["-c", &script])
+            .size(40, 3)
+            .redact(Redactions::new().durations())
+            .start();
+        app.wait_for_screen_text("ok").wait_for_input();
+        termloom::testing::SnapshotSource::redacted_snapshot_text(&app.with_styles())
+            .replace(&format!("'took {millis}ms"), "'took ...ms")
+            .replace(&format!(" {millis}\\033"), " ...\\033")
+    };
+    let short = styled("5");
+    assert!(short.contains(" 0 │took [DURATION] ok [DURATION]\n"), "{short}");
+    assert!(
+        short.ends_with("styles:\n 0 │ cols 16-17: fg=green\n 0 │ cols 19-28: inverse\n"),
+        "{short}"
+    );
+    assert_eq!(styled("123456"), short);
+}
