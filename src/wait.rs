@@ -86,7 +86,9 @@ impl std::fmt::Debug for StyledTest {
 pub(crate) struct StateView {
     /// Time since the last output.
     pub quiet_for: Duration,
-    /// Time since the screen last changed.
+    /// Time since the screen last changed (or input was sent): for a stable screen, and for
+    /// input-wait, which output that changes nothing on the screen does not delay (a program
+    /// that redraws the same frame on every tick of a timer while it waits for keys).
     pub stable_for: Duration,
     /// The shell drew its prompt after the last input.
     pub at_prompt: bool,
@@ -287,6 +289,12 @@ impl Until {
         self.any_leaf(&|c| matches!(c, Cond::Stable(_)))
     }
 
+    /// Whether the condition needs to know when the screen last changed: a stable screen, and
+    /// input-wait (see [`StateView::stable_for`]).
+    pub(crate) fn tracks_screen(&self) -> bool {
+        self.needs_stable() || self.needs_input_wait()
+    }
+
     /// Whether the condition needs the input-wait check.
     pub(crate) fn needs_input_wait(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::InputWait))
@@ -320,7 +328,7 @@ impl Until {
             Cond::Stable(d) => view.stable_for >= *d,
             Cond::Quiet(d) => view.quiet_for >= *d,
             Cond::Prompt => view.at_prompt,
-            Cond::InputWait => view.input_wait == Some(true) && view.quiet_for >= view.settle,
+            Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
             Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
             _ => false,
         };
@@ -336,8 +344,8 @@ impl Until {
         match &self.0 {
             Cond::Stable(d) => Some(d.saturating_sub(view.stable_for)),
             Cond::Quiet(d) => Some(d.saturating_sub(view.quiet_for)),
-            Cond::InputWait => Some(if view.quiet_for < view.settle {
-                view.settle - view.quiet_for
+            Cond::InputWait => Some(if view.stable_for < view.settle {
+                view.settle - view.stable_for
             } else {
                 INPUT_WAIT_POLL
             }),

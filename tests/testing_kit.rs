@@ -636,3 +636,32 @@ fn styles_move_with_a_redacted_text() {
     );
     assert_eq!(styled("123456"), short);
 }
+
+/// A program that redraws the same frame on every tick of a short timer while it waits for
+/// keys (ratatui's `event::poll(tick)` loop: each frame writes at least the cursor) waits for
+/// input: `press` and `wait_for_input` return, not at their timeout.
+#[test]
+fn press_returns_for_a_program_that_redraws_on_a_timer() {
+    if !require("python3") {
+        return;
+    }
+    let script = "import os, select, tty\n\
+                  tty.setraw(0)\n\
+                  keys = 0\n\
+                  while True:\n    \
+                      os.write(1, f'\\x1b[H\\x1b[?25hkeys: {keys} '.encode())\n    \
+                      if select.select([0], [], [], 0.25)[0]:\n        \
+                          if os.read(0, 1) == b'q': break\n        \
+                          keys += 1\n";
+    let app = TestSession::builder("python3")
+        .args(["-c", script])
+        .timeout(Duration::from_secs(5))
+        .start();
+    app.wait_for_screen_text("keys: 0").wait_for_input();
+    app.press("a");
+    assert!(app.screen().contains("keys: 1"), "{}", app.screen());
+    app.press("bc");
+    assert!(app.screen().contains("keys: 3"), "{}", app.screen());
+    app.press("q");
+    app.wait_for_success();
+}

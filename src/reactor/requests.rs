@@ -541,7 +541,7 @@ impl Reactor {
         }
         let now = Instant::now();
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
-        if until.needs_stable() && !slot.waiters.iter().any(|w| w.until.needs_stable()) {
+        if until.tracks_screen() && !slot.waiters.iter().any(|w| w.until.tracks_screen()) {
             // Not tracked while nobody needed it: the screen can only have changed with output.
             slot.screen_hash = screen_hash(&slot.terminal.screen());
             slot.screen_changed = slot.last_output.max(slot.last_resize);

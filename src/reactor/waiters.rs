@@ -67,7 +67,7 @@ impl Reactor {
             slot.screen_changed = Instant::now();
             return;
         }
-        if slot.waiters.iter().any(|w| w.until.needs_stable()) {
+        if slot.waiters.iter().any(|w| w.until.tracks_screen()) {
             let hash = screen_hash(&slot.terminal.screen());
             if hash != slot.screen_hash {
                 slot.screen_hash = hash;
@@ -106,11 +106,14 @@ impl Reactor {
         // Silence and stability count from the last input too: a key just sent may not have
         // been read (or answered) yet.
         let quiet_for = now.saturating_duration_since(slot.last_output.max(slot.last_input));
+        // Input-wait counts from the last change of the screen, not the last output: output
+        // that changes nothing (a frame redrawn the same on a timer's tick) is no answer.
+        let stable_for = now.saturating_duration_since(slot.screen_changed.max(slot.last_input));
         let input_wait = if slot.waiters.iter().any(|w| w.until.needs_input_wait())
-            && quiet_for >= settle
+            && stable_for >= settle
             && slot.exit.is_none()
         {
-            match input_wait_of(slot, Sighting::Confirmed) {
+            match input_wait_of(slot, Sighting::Confirmed, stable_for) {
                 (procfs::InputWait::Waiting { .. }, _) => Some(true),
                 (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
                 (procfs::InputWait::Unknown { .. }, _) => None,
@@ -120,7 +123,7 @@ impl Reactor {
         };
         let view = StateView {
             quiet_for,
-            stable_for: now.saturating_duration_since(slot.screen_changed.max(slot.last_input)),
+            stable_for,
             at_prompt: slot.terminal.shell().at_prompt
                 && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input),
             input_wait,
@@ -371,8 +374,11 @@ impl Reactor {
             return;
         }
         let slot = &self.sessions[&id];
-        if !matches!(input_wait_of(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. })
-        {
+        let quiet = slot.last_output.max(slot.last_input).elapsed();
+        if !matches!(
+            input_wait_of(slot, Sighting::Confirmed, quiet).0,
+            procfs::InputWait::Waiting { .. }
+        ) {
             // Still reading the line, or busy: look again, for a few seconds at most (then
             // the command's timeout answers).
             let command = slot.commands.iter().find(|c| c.id == waiter);
@@ -452,7 +458,8 @@ impl Reactor {
             // foreground group): a wait answered on fresh output, or at the prompt, skips it.
             // A status only reports: a first sighting will do (it is not cached, so a wait
             // still confirms it).
-            let (wait, _) = input_wait_of(slot, Sighting::First);
+            let quiet = slot.last_output.max(slot.last_input).elapsed();
+            let (wait, _) = input_wait_of(slot, Sighting::First, quiet);
             match wait {
                 procfs::InputWait::Waiting { reader } => {
                     // Name the program that reads the terminal (`less` behind `git`, or
@@ -537,7 +544,14 @@ fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
 }
 
 /// Whether the terminal's foreground process group waits for input, and which group it is.
-fn input_wait_of(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Option<i32>) {
+/// `quiet` is how long the terminal has been quiet, which tells an idle tick of a short timer
+/// from an answer (see [`procfs::group_input_wait`]): since the last output for a status,
+/// since the last change of the screen for a wait.
+fn input_wait_of(
+    slot: &Slot,
+    sighting: Sighting,
+    quiet: Duration,
+) -> (procfs::InputWait, Option<i32>) {
     let Some(master) = &slot.master else {
         return (procfs::InputWait::Unknown { reason: "the terminal is closed".into() }, None);
     };
@@ -579,7 +593,6 @@ fn input_wait_of(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Option<
         return (procfs::InputWait::Waiting { reader }, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    let quiet = activity.elapsed();
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), quiet) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
