@@ -1411,7 +1411,7 @@ impl Mapped {
         self.ends.iter_mut().for_each(|at| *at = moved(*at, true));
     }
 
-    /// `run`, on rows `first..end` of a logical line `line` laid out over rows of `cols`
+    /// `run`, on rows `first..last_row` of a logical line `line` laid out over rows of `cols`
     /// cells, moved to where its cells went in the redacted text (laid out as
     /// [`split_rows`] does: the last row takes what is left over): one run per row it now
     /// covers, none if it covered nothing.
@@ -1420,33 +1420,36 @@ impl Mapped {
         line: &str,
         run: crate::StyleRun,
         first: u16,
-        end: u16,
+        last_row: u16,
         cols: u16,
     ) -> Vec<crate::StyleRun> {
         use unicode_width::UnicodeWidthStr;
         let cols_n = usize::from(cols);
         let offset = usize::from(run.row - first) * cols_n + usize::from(run.col);
-        // A cell offset of the original as a character boundary (cells past the text, such as
-        // coloured trailing blanks, count one character each), and back in the redacted text.
-        let boundary = |cells: usize| {
+        let (old_width, new_width) = (line.width(), self.text.width());
+        // A cell offset within the original text, as where it went in the redacted text.
+        let moved = |cells: usize, map: &[usize]| {
             let mut width = 0;
-            for (i, c) in line.chars().enumerate() {
-                if width >= cells {
-                    return i;
-                }
+            let at = line.chars().take_while(|&c| {
+                let before = width;
                 width += usize::from(crate::term::screen::char_cells(c));
-            }
-            line.chars().count() + cells.saturating_sub(width)
+                before < cells
+            });
+            let at = map[at.count()];
+            self.text.chars().take(at).collect::<String>().width()
         };
-        let cells_at = |at: usize, map: &[usize]| {
-            let last = map.len() - 1;
-            let at = map[at.min(last)] + at.saturating_sub(last);
-            let head: String = self.text.chars().take(at).collect();
-            head.width() + at.saturating_sub(self.text.chars().count())
+        // Cells past the text (a status bar's or a selection's colour filling the row) keep
+        // their columns, but for what the redacted text now covers.
+        let end = offset + usize::from(run.width);
+        let from = match offset >= old_width {
+            true => offset.max(new_width),
+            false => moved(offset, &self.starts),
         };
-        let from = cells_at(boundary(offset), &self.starts);
-        let to = cells_at(boundary(offset + usize::from(run.width)), &self.ends);
-        let last = usize::from(end - first - 1);
+        let to = match end > old_width {
+            true => end.max(new_width),
+            false => moved(end, &self.ends),
+        };
+        let last = usize::from(last_row - first - 1);
         let place = |cells: usize| match cells / cols_n {
             row if row > last => (last, cells - last * cols_n),
             row => (row, cells % cols_n),
@@ -1980,8 +1983,9 @@ mod tests {
             let runs = redactions.apply_to_styled_screen(&styled).runs;
             runs.iter().map(|r| (r.row, r.col, r.width)).collect::<Vec<_>>()
         };
-        // "pid 4242 ok 5ms": "4242" (4-7), "ok" (9-10), "5ms" (12-14), two blanks (15-16).
-        let runs = vec![run(0, 4, 4), run(0, 9, 2), run(0, 13, 2), run(0, 15, 2), run(1, 0, 1)];
+        // "pid 4242 ok 5ms": "4242" (4-7), "ok" (9-10), "ms" (13-14), then a colour that
+        // fills the row (30-39) past the text, and one from "5ms" to the row's end.
+        let runs = vec![run(0, 4, 4), run(0, 9, 2), run(0, 13, 2), run(0, 30, 10), run(1, 0, 1)];
         // On 40 columns: "pid [PID] ok [DURATION]".
         let wide = |rows: &[&str], runs| {
             let mut plain = screen(rows, (0, 0, false));
@@ -1993,7 +1997,12 @@ mod tests {
         };
         assert_eq!(
             wide(&["pid 4242 ok 5ms", "x"], runs),
-            [(0, 4, 5), (0, 10, 2), (0, 13, 10), (0, 23, 2), (1, 0, 1)]
+            [(0, 4, 5), (0, 10, 2), (0, 13, 10), (0, 30, 10), (1, 0, 1)]
+        );
+        // Past the text, what the longer redacted text covers is left to the text's runs.
+        assert_eq!(
+            wide(&["pid 4242 ok 5ms", "x"], vec![run(0, 12, 28), run(0, 16, 6)]),
+            [(0, 13, 27)]
         );
         // Wrapped over two rows of 12: "ab 4242 cd e" + "f": "[PID]" moves "cd" to the
         // first row's end and "e" to the second row.
