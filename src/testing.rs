@@ -714,12 +714,18 @@ impl TestSession {
     #[track_caller]
     pub fn wait_until(&self, until: Until) -> WaitOutcome {
         let description = until.to_string();
-        let wants_exit = until.includes_exit();
         // "waiting for input", not "waiting for waiting for input".
         let what = match description.starts_with("waiting for ") {
             true => description,
             false => format!("waiting for {description}"),
         };
+        self.wait_described(until, what)
+    }
+
+    /// [`wait_until`](Self::wait_until), whose failure says it was `what`.
+    #[track_caller]
+    fn wait_described(&self, until: Until, what: String) -> WaitOutcome {
+        let wants_exit = until.includes_exit();
         let outcome = self.check(&what, self.wait_or_stuck(until));
         let failure = match &outcome.fired {
             Fired::Matched(found) if found.condition == STUCK => Some(format!(
@@ -924,7 +930,7 @@ impl TestSession {
     #[track_caller]
     pub fn press(&self, keys: &str) -> &Self {
         self.send_keys(keys);
-        self.settle_for_input()
+        self.settle_for_input(&format!("press({keys:?})"))
     }
 
     /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
@@ -932,16 +938,21 @@ impl TestSession {
     /// its exit, as [`press`](Self::press)).
     #[track_caller]
     pub fn resize_and_wait(&self, cols: u16, rows: u16) -> &Self {
-        self.check(&format!("resize({cols}, {rows})"), self.session.resize(cols, rows));
-        self.settle_for_input()
+        let resize = format!("resize_and_wait({cols}, {rows})");
+        self.check(&resize, self.session.resize(cols, rows));
+        self.settle_for_input(&resize)
     }
 
     /// Waits until the program waits for input with a stable screen, or has exited (its
-    /// screen then final).
+    /// screen then final); a failure names `call`, what the program was to answer.
     #[track_caller]
-    fn settle_for_input(&self) -> &Self {
+    fn settle_for_input(&self, call: &str) -> &Self {
+        let what = format!(
+            "waiting for the program to answer {call} (to wait for input again with a still screen, or to exit)"
+        );
         for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
-            let outcome = self.wait_until(Until::any(vec![until, Until::exit()]));
+            let until = Until::any(vec![until, Until::exit()]);
+            let outcome = self.wait_described(until, what.clone());
             if matches!(outcome.fired, Fired::Exited { .. }) {
                 break;
             }

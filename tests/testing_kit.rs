@@ -665,3 +665,22 @@ fn press_returns_for_a_program_that_redraws_on_a_timer() {
     app.press("q");
     app.wait_for_success();
 }
+
+/// A `press` the program never answers fails naming the keys and what it waited for.
+#[test]
+fn a_press_that_is_never_answered_names_the_keys() {
+    let busy = TestSession::builder("sh")
+        .args(["-c", "stty raw -echo; while :; do printf 'busy\\r'; done"])
+        .timeout(Duration::from_millis(500))
+        .start();
+    busy.wait_for_screen_text("busy");
+    let message = panic_message(|| {
+        busy.press("j");
+    });
+    assert!(
+        message.contains(
+            "timed out after 500ms waiting for the program to answer press(\"j\") (to wait for input again with a still screen, or to exit) in `sh -c"
+        ),
+        "{message}"
+    );
+}
