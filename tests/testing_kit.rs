@@ -684,3 +684,23 @@ fn a_press_that_is_never_answered_names_the_keys() {
         "{message}"
     );
 }
+
+/// A wait for a row or a cursor position outside the screen fails at once, saying so, not
+/// after the stuck grace (or, for a busy program, the timeout) with another reason.
+#[test]
+fn a_wait_outside_the_screen_fails_at_once() {
+    let app = TestSession::builder("sh").args(["-c", "echo hi; read x"]).size(40, 10).start();
+    app.wait_for_screen_text("hi").wait_for_input();
+    let begun = std::time::Instant::now();
+    let message = panic_message(|| {
+        app.wait_for_row(10, "hi");
+    });
+    assert!(message.contains("row 10 is outside the 40x10 screen of `sh -c"), "{message}");
+    assert!(message.contains(" 0 │hi\n"), "{message}");
+    let message = panic_message(|| {
+        app.wait_for_cursor(1, 40);
+    });
+    assert!(message.contains("row 1 col 40 is outside the 40x10 screen"), "{message}");
+    assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
+    app.wait_for_row(9, "").wait_for_cursor(1, 0);
+}
