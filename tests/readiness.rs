@@ -413,3 +413,23 @@ fn a_screen_redrawn_in_place_is_not_stable() {
     assert!(expect(&s, Until::stable(Duration::from_millis(300))).matched().is_some());
     s.close().unwrap();
 }
+
+/// A program that prints the same line on every tick of a short timer is busy printing, not
+/// waiting for input, though the screen looks the same after each line (every row `y`): lines
+/// scrolling by are no still screen. (A frame redrawn the same on each tick is: the testing
+/// kit's `press_returns_for_a_program_that_redraws_on_a_timer`.)
+#[test]
+fn the_same_line_printed_on_every_tick_is_no_input_wait() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let script = "while :; do echo y; read -t 0.1 x && break; done; echo ended";
+    let ticking =
+        engine.spawn(SpawnSpec::new("bash").args(["--norc", "-c", script]).size(20, 4)).unwrap();
+    // Several screenfuls of `y` go by within the wait.
+    let outcome = ticking.wait(Until::input_wait(), Duration::from_secs(3)).unwrap();
+    assert!(outcome.is_timeout(), "a ticking printer read as waiting: {outcome}");
+    ticking.send_text("q\r").unwrap();
+    expect(&ticking, Until::text("ended"));
+}

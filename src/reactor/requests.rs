@@ -543,7 +543,7 @@ impl Reactor {
         let slot = self.sessions.get_mut(&id.0).expect("checked above");
         if until.tracks_screen() && !slot.waiters.iter().any(|w| w.until.tracks_screen()) {
             // Not tracked while nobody needed it: the screen can only have changed with output.
-            slot.screen_hash = screen_hash(&slot.terminal.screen());
+            slot.screen_hash = screen_hash(&slot.terminal);
             slot.screen_changed = slot.last_output.max(slot.last_resize);
         }
         let mut read = slot.terminal.read_mark(reader);

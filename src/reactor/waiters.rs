@@ -47,12 +47,16 @@ fn match_unread(
     Some(found)
 }
 
-/// What a still screen keeps: its text (every row), size, cursor and which screen is shown.
-pub(super) fn screen_hash(screen: &Screen) -> u64 {
+/// What a still screen keeps: its text (every row), size, cursor and which screen is shown,
+/// and the transcript's length (lines scrolling by are no still screen, even when the
+/// screen looks the same after each: `yes` fills it with the same row).
+pub(super) fn screen_hash(terminal: &Terminal) -> u64 {
+    let screen = terminal.screen();
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     (&screen.lines, screen.cols, screen.rows).hash(&mut hasher);
     (screen.cursor.row, screen.cursor.col, screen.cursor.visible, screen.alternate)
         .hash(&mut hasher);
+    terminal.transcript().end().hash(&mut hasher);
     hasher.finish()
 }
 
@@ -68,7 +72,7 @@ impl Reactor {
             return;
         }
         if slot.waiters.iter().any(|w| w.until.tracks_screen()) {
-            let hash = screen_hash(&slot.terminal.screen());
+            let hash = screen_hash(&slot.terminal);
             if hash != slot.screen_hash {
                 slot.screen_hash = hash;
                 slot.screen_changed = Instant::now();
