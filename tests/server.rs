@@ -1132,3 +1132,35 @@ fn a_server_started_on_first_use_keeps_none_of_its_clients_descriptors() {
     assert!(!outcome.is_timeout(), "the pipeline waited for the server to exit: {transcript}");
     assert!(killed.status.success(), "{transcript}\n{}", describe(&killed));
 }
+
+/// `--max-bytes` bounds what the command line prints: the text, or with `--json` the
+/// structured content (the server charges one copy for its clients, not two as for MCP
+/// clients, which get both).
+#[test]
+fn max_bytes_bounds_what_the_command_line_prints() {
+    let server = TestServer::start(&[]);
+    server.ok(&[
+        "start",
+        "--name",
+        "big",
+        "--wait-text",
+        "19999",
+        "--",
+        "sh",
+        "-c",
+        "seq 1 20000; read x",
+    ]);
+    for max in [4000usize, 16384] {
+        let limit = max.to_string();
+        let text = server.ok(&["read", "big", "--view", "scrollback", "--max-bytes", &limit]);
+        assert!(
+            text.len() > max * 8 / 10 && text.len() <= max + 600,
+            "{max}: {} bytes",
+            text.len()
+        );
+        let json = server.json(&["read", "big", "--view", "scrollback", "--max-bytes", &limit]);
+        let printed = json.to_string().len();
+        assert!(printed > max * 8 / 10 && printed <= max + 600, "{max}: {printed} bytes of JSON");
+    }
+    server.ok(&["close", "big"]);
+}

@@ -326,7 +326,12 @@ impl Server {
             .map(|t| Progress::new(t.clone(), self.outbox.clone()));
         // 2026-07-28: the answers to the questions a previous round of this call asked.
         let answers = params.get("inputResponses").and_then(Value::as_object).cloned();
-        let job = Job { responder, ticket, name, arguments, served, progress, answers };
+        let one_copy = params
+            .get("_meta")
+            .and_then(|meta| meta.get(ONE_COPY))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let job = Job { responder, ticket, name, arguments, served, progress, answers, one_copy };
         let job = Arc::new(Mutex::new(Some(job)));
         let engine = self.engine.clone();
         let caller = match &self.extension {
@@ -364,6 +369,11 @@ impl Server {
     }
 }
 
+/// The `_meta` field of a `tools/call` by which a client says it reads one copy of the
+/// result's strings, the text or the structured content, so that `max_bytes` bounds that copy
+/// ([`Call::one_copy`](tools::Call::one_copy)); termloom's command line sends it.
+pub(crate) const ONE_COPY: &str = "termloom/one_copy";
+
 /// A tool call handed to a worker thread.
 struct Job {
     responder: Responder,
@@ -375,6 +385,8 @@ struct Job {
     progress: Option<Progress>,
     /// `inputResponses` (2026-07-28).
     answers: Option<Map<String, Value>>,
+    /// The client reads one copy of the result's strings ([`ONE_COPY`]).
+    one_copy: bool,
 }
 
 /// Why a call cannot ask its client's person.
@@ -388,7 +400,7 @@ impl Job {
         asker: &Asker,
         extension: Option<&dyn Extension>,
     ) {
-        let Job { responder, ticket, name, arguments, served, progress, answers } = self;
+        let Job { responder, ticket, name, arguments, served, progress, answers, one_copy } = self;
         let token = ticket.token().clone();
         let progress = progress.as_ref();
         let inputs = match (served.elicitation, served.revision.is_modern()) {
@@ -396,8 +408,8 @@ impl Job {
             (true, true) => Inputs::Rounds(answers.as_ref()),
             (true, false) => Inputs::Live(asker, served.revision),
         };
-        let call =
-            Call { engine, cancel: &token, caller, progress, revision: served.revision, inputs };
+        let revision = served.revision;
+        let call = Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its

@@ -101,6 +101,9 @@ impl Client {
     }
 
     /// Calls tool `name` (see `tools/list`) with its arguments and waits for its result.
+    /// A `max_bytes` argument bounds each copy of the result's strings, the text and the
+    /// structured content, not the two together as for other MCP clients: a caller reads one
+    /// of them (the command line prints the text, or with `--json` the structured content).
     pub fn call_tool(&mut self, name: &str, arguments: Value) -> io::Result<ToolResult> {
         self.call_tool_as(None, name, arguments)
     }
@@ -125,7 +128,11 @@ impl Client {
             });
             requests.push(("initialize", params));
         }
-        requests.push(("tools/call", json!({ "name": name, "arguments": arguments })));
+        // The command line prints one copy of the result's strings (the text, or the
+        // structured content with --json): `max_bytes` is to bound that one.
+        let meta = json!({ crate::mcp::server::ONE_COPY: true });
+        requests
+            .push(("tools/call", json!({ "name": name, "arguments": arguments, "_meta": meta })));
         let ids = self.sender.send_all(requests)?;
         let mut answers = Vec::new();
         for id in ids {

@@ -122,9 +122,9 @@ pub(crate) struct Budget {
 
 impl Budget {
     /// The budget of a call's result: `max_bytes`, shared by the copies the call's revision
-    /// sends.
+    /// sends that its client reads.
     pub(crate) fn new(call: &Call, max_bytes: usize) -> Budget {
-        Budget::with_copies(max_bytes, if call.structured() { 2 } else { 1 })
+        Budget::with_copies(max_bytes, if call.structured() && !call.one_copy { 2 } else { 1 })
     }
 
     /// A budget of `max_bytes` for strings sent `copies` times.

@@ -208,6 +208,10 @@ pub(crate) struct Call<'a> {
     pub progress: Option<&'a progress::Progress>,
     /// The protocol revision the call is served in.
     pub revision: Revision,
+    /// The client reads one copy of the result's strings, though the revision sends two (the
+    /// text and `structuredContent`): termloom's command line prints the text, or with
+    /// `--json` the structured content, so `max_bytes` bounds that one copy.
+    pub one_copy: bool,
     /// How the call can ask the person behind the client.
     pub inputs: Inputs<'a>,
 }

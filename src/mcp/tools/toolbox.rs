@@ -194,6 +194,7 @@ impl Toolbox {
             caller: &self.caller,
             progress: None,
             revision: Revision::LATEST_HANDSHAKE,
+            one_copy: false,
             inputs: Inputs::Unavailable(
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
             ),
