@@ -1186,6 +1186,34 @@ impl Redactions {
         self.path(home, "[HOME]")
     }
 
+    /// Replaces the name of the user running the tests with `[USER]` where it stands as a
+    /// word (a prompt's `user@host`, `whoami`, a process list's user column): it differs
+    /// between a developer's machine and CI. The name is the password database's for this
+    /// process's user (programs such as `whoami` and `ps` read it there), or `USER` when the
+    /// database has none.
+    pub fn user(self) -> Redactions {
+        let name = user_name().unwrap_or_default();
+        self.word(&name, "[USER]")
+    }
+
+    /// Replaces this machine's host name with `[HOST]` where it stands as a word (a prompt's
+    /// `user@host`, `uname -n`, `hostname`).
+    pub fn hostname(self) -> Redactions {
+        let uname = rustix::system::uname();
+        let name = uname.nodename().to_string_lossy().into_owned();
+        self.word(&name, "[HOST]")
+    }
+
+    /// Replaces `text` where it stands as a word (no letter, digit or `_` on either side);
+    /// nothing when it is empty.
+    fn word(self, text: &str, replacement: &str) -> Redactions {
+        if text.is_empty() {
+            return self;
+        }
+        let pattern = format!(r"(^|[^\w]){}($|[^\w])", regex::escape(text));
+        self.regex(&pattern, &format!("${{1}}{replacement}${{2}}"))
+    }
+
     /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.
     pub fn clock_times(self) -> Redactions {
         self.regex(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "[TIME]")
@@ -1918,6 +1946,18 @@ macro_rules! __termloom_bin {
 
 pub use crate::__termloom_bin as bin;
 pub use crate::assert_screen_snapshot;
+
+/// This process's user name in the password database (`/etc/passwd`), else `USER`.
+fn user_name() -> Option<String> {
+    let uid = rustix::process::getuid().as_raw().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .map(|line| line.split(':').collect::<Vec<_>>())
+        .find(|fields| fields.get(2) == Some(&uid.as_str()))
+        .and_then(|fields| fields.first().map(|name| (*name).to_owned()))
+        .or_else(|| std::env::var("USER").ok())
+}
 
 #[cfg(test)]
 mod tests {

@@ -234,6 +234,25 @@ fn volatile_text_is_redacted_in_snapshots() {
     assert!(stored.contains(" 2 │config in [HOME]/.config\n"), "{stored}");
 }
 
+/// The user's and the machine's names differ between a developer's machine and CI: prompts,
+/// `whoami`, `uname -n`. Only whole words are replaced.
+#[test]
+fn the_user_and_the_host_are_redacted() {
+    let script = "echo \"$(id -un)@$(uname -n): $(whoami) on $(hostname 2>/dev/null || uname -n)\"; \
+                  echo \"x$(id -un)x\"; read x";
+    let app = TestSession::builder("sh")
+        .args(["-c", script])
+        .redact(Redactions::new().user().hostname())
+        .start();
+    app.wait_for_input();
+    let screen = app.redactions().apply(&app.screen().text());
+    let user =
+        String::from_utf8(std::process::Command::new("id").arg("-un").output().unwrap().stdout)
+            .unwrap();
+    let expected = format!("[USER]@[HOST]: [USER] on [HOST]\nx{}x\n", user.trim());
+    assert_eq!(screen, expected);
+}
+
 #[test]
 fn snapshot_settings_serve_other_snapshots() {
     if !require("bash") {
