@@ -1164,3 +1164,55 @@ fn max_bytes_bounds_what_the_command_line_prints() {
     }
     server.ok(&["close", "big"]);
 }
+
+/// `termloom ARGS --socket S` with `input` on its stdin.
+fn cli_with_input(socket: &Path, args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(TERMLOOM)
+        .arg(args[0])
+        .arg("--socket")
+        .arg(socket)
+        .args(&args[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("termloom runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    output
+}
+
+/// A text too long for one argument (the OS refuses those over 128 KiB) is pasted from a
+/// file, or from stdin with `-`, and arrives whole.
+#[test]
+fn a_paste_too_long_for_an_argument_comes_from_a_file_or_stdin() {
+    let server = TestServer::start(&[]);
+    let dir = common::TestDir::new("paste-file");
+    // 2,000 lines of 100 bytes: 200 KB, in lines the terminal's line editing takes whole.
+    let text: String = (0..2000).map(|i| format!("{i:05} {}\n", "x".repeat(94))).collect();
+    let file = dir.join("text.txt");
+    std::fs::write(&file, &text).unwrap();
+    for (name, from) in [("file", file.to_str().unwrap()), ("stdin", "-")] {
+        let out = dir.join(format!("{name}.out"));
+        let cat = format!("exec cat > {}", out.display());
+        server.ok(&["start", "--name", name, "--", "sh", "-c", &cat]);
+        let args = ["send", name, "--paste-file", from, "--keys", "<C-d>", "--wait-exit"];
+        let sent = match from {
+            "-" => cli_with_input(&server.socket, &args, text.as_bytes()),
+            _ => server.cli(&args),
+        };
+        assert!(sent.status.success(), "{}", describe(&sent));
+        assert!(std::fs::read_to_string(&out).unwrap() == text, "{name}: the text changed");
+    }
+    let both = server.cli(&["send", "file", "--paste", "x", "--paste-file", "-"]);
+    assert_eq!(both.status.code(), Some(2), "{}", describe(&both));
+    let missing = server.cli(&["send", "file", "--paste-file", "/nonexistent/termloom"]);
+    assert_eq!(missing.status.code(), Some(2), "{}", describe(&missing));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/termloom"));
+    let help = Command::new(TERMLOOM).args(["help", "send"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("--paste-file PATH"), "{help}");
+}

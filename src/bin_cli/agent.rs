@@ -25,6 +25,8 @@ enum Kind {
     Switch,
     /// A whole number.
     Number,
+    /// A file's contents, as a string: `-` is stdin.
+    File,
 }
 
 /// A command-line flag and the tool argument it sets.
@@ -70,6 +72,7 @@ const SEND: &[Flag] = &[
     flag("--text", "text", Kind::Text, "Typed, with \\n \\r \\t \\e \\xHH escapes."),
     flag("--keys", "keys", Kind::Text, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),
+    flag("--paste-file", "paste", Kind::File, "A file pasted as --paste is (- for stdin)."),
     flag("--submit", "submit", Kind::Switch, "Press Enter last."),
 ];
 
@@ -109,7 +112,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_send",
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW],
-        summary: "ID [--text T | --keys K | --paste P] [--submit] [WAIT] [--view V] [--max-bytes N]\n  Types into the session, then waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0).",
+        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session, then waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0). --paste-file pastes a file's contents, or with - what\n  stdin gives until it ends, for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
@@ -206,6 +209,7 @@ pub(super) fn help() -> String {
             Kind::Switch => "",
             Kind::Number => " N",
             Kind::Text => " TEXT",
+            Kind::File => " PATH",
         };
         text.push_str(&format!("  {:<28}{}\n", format!("{}{value}", flag.name), flag.help));
     }
@@ -368,10 +372,17 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         let found = command.flags.iter().flat_map(|group| group.iter()).find(|f| f.name == arg);
         match found {
             Some(flag) => {
+                // `--paste` and `--paste-file` give one argument: one of them, once.
+                let flags = command.flags.iter().flat_map(|group| group.iter());
+                let same: Vec<&str> = flags.filter(|f| f.arg == flag.arg).map(|f| f.name).collect();
+                if same.len() > 1 && arguments.contains_key(flag.arg) {
+                    return Err(format!("give one of {}, once", same.join(" and ")));
+                }
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
                     Kind::Text => json!(value()?),
+                    Kind::File => json!(read_file(&arg, &value()?)?),
                     Kind::Number => {
                         let text = value()?;
                         json!(
@@ -459,6 +470,31 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
 /// Whether the arguments name a wait condition (not only its `--timeout`).
 fn asks_to_wait(arguments: &Map<String, Value>) -> bool {
     WAIT.iter().any(|flag| flag.name != "--timeout" && arguments.contains_key(flag.arg))
+}
+
+/// Most bytes `--paste-file` reads: what a server takes in one message, whose other fields
+/// and escapes leave it a little less (the server says so past that).
+const MAX_FILE_BYTES: u64 = termloom::mcp::DEFAULT_MAX_MESSAGE_BYTES as u64;
+
+/// The contents of file `path` (stdin for `-`) for flag `flag`, as text.
+fn read_file(flag: &str, path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let reader: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(|e| format!("{flag} {path:?}: {e}"))?)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{flag} {path:?}: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "{flag} {path:?}: more than {MAX_FILE_BYTES} bytes, which no request to the server can hold; send it in parts"
+        ));
+    }
+    String::from_utf8(bytes).map_err(|_| format!("{flag} {path:?}: not UTF-8 text"))
 }
 
 /// An id as a number, a name as a string.
