@@ -1216,3 +1216,21 @@ fn a_paste_too_long_for_an_argument_comes_from_a_file_or_stdin() {
     let help = String::from_utf8_lossy(&help.stdout);
     assert!(help.contains("--paste-file PATH"), "{help}");
 }
+
+/// Earlier output more than the largest `--max-bytes` can show is read by line number (or
+/// searched), and the advice works as given.
+#[test]
+fn output_too_large_for_one_read_is_read_by_lines() {
+    let server = TestServer::start(&[]);
+    // 8,000 lines of 200 bytes: 1.6 MB, past the largest --max-bytes (1 MiB).
+    let program = "head -c 1600000 /dev/zero | tr '\\0' x | fold -w 200; echo END; read x";
+    let started =
+        server.ok(&["start", "--name", "big", "--wait-text", "END", "--", "sh", "-c", program]);
+    for shown in [started, server.ok(&["read", "big", "--view", "scrollback"])] {
+        assert!(!shown.contains("--max-bytes=1048576]"), "{shown}");
+        assert!(shown.contains("termloom read 1 --lines=\"0-\"") && shown.contains("--search="));
+    }
+    let first = server.ok(&["read", "big", "--lines=0-", "--max-bytes=4000"]);
+    assert!(first.contains("\n0│xxx") && first.contains("left out by --max-bytes"), "{first}");
+    server.ok(&["close", "big"]);
+}

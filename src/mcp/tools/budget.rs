@@ -11,6 +11,7 @@
 
 use super::Call;
 use super::view::MAX_BYTES_RANGE;
+use crate::SessionId;
 
 /// Length of `c` in a JSON string as `serde_json` writes it.
 fn char_json_len(c: char) -> usize {
@@ -191,13 +192,29 @@ impl Budget {
         (kept, before, after)
     }
 
-    /// The `max_bytes` to suggest for seeing `omitted` more bytes of transcript: this one plus
-    /// the omitted bytes once per copy, doubled for JSON escapes (a line break or a quote takes
-    /// two bytes; `seq`'s short lines are a fifth line breaks). More than needed costs
-    /// nothing: `max_bytes` bounds a result, it does not pad it.
-    pub(crate) fn enough(&self, omitted: usize) -> usize {
+    /// How to see `omitted` bytes of session `id`'s transcript that a result left out, to
+    /// follow "left out; ". A read of the scrollback with this `max_bytes` plus the omitted
+    /// bytes once per copy, doubled for JSON escapes (a line break or a quote takes two bytes;
+    /// `seq`'s short lines are a fifth line breaks); more than needed costs nothing, as
+    /// `max_bytes` bounds a result, it does not pad it. When that is more than the largest
+    /// `max_bytes`, reads by line number from `first` (the first line left out, when known)
+    /// on, or a search: no one read can show them all.
+    pub(crate) fn see_more(&self, id: SessionId, omitted: usize, first: Option<u64>) -> String {
         let more = omitted.saturating_mul(self.copies).saturating_mul(2);
-        self.max_bytes.saturating_add(more).min(MAX_BYTES_RANGE.1 as usize)
+        let enough = self.max_bytes.saturating_add(more);
+        let largest = MAX_BYTES_RANGE.1 as usize;
+        if enough <= largest {
+            return format!(
+                "to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough}"
+            );
+        }
+        let lines = match first {
+            Some(first) => format!("lines=\"{first}-\""),
+            None => "lines=\"FIRST-LAST\" (numbered as a search shows them)".to_owned(),
+        };
+        format!(
+            "they are more than one read shows (max_bytes={largest} at most): read them by line number with terminal_read session_id={id} {lines}, going on after the last line shown, or the lines that matter with search=REGEX"
+        )
     }
 }
 
@@ -246,6 +263,22 @@ pub(crate) mod worst {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Output that one read can show is read with a larger `max_bytes`; output that none can
+    /// is read by line number (from its first line, when known) or searched.
+    #[test]
+    fn advice_to_see_more_fits_within_the_largest_max_bytes() {
+        let budget = Budget::with_copies(16_384, 2);
+        assert_eq!(
+            budget.see_more(SessionId(5), 1000, Some(7)),
+            "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=20384"
+        );
+        let far = budget.see_more(SessionId(5), 300_000, Some(7));
+        assert!(far.contains("session_id=5 lines=\"7-\"") && far.contains("search="), "{far}");
+        assert!(!far.contains("view="), "{far}");
+        let unknown = budget.see_more(SessionId(5), 300_000, None);
+        assert!(unknown.contains("lines=\"FIRST-LAST\""), "{unknown}");
+    }
 
     #[test]
     fn a_cut_around_a_match_keeps_its_line() {

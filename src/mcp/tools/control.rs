@@ -128,8 +128,8 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         push_block(
             &mut text,
             &format!(
-                "[... {omitted} earlier bytes of output left out; to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={}]",
-                budget.enough(omitted)
+                "[... {omitted} earlier bytes of output left out; {}]",
+                budget.see_more(id, omitted, None)
             ),
         );
     }

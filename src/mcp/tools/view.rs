@@ -335,15 +335,13 @@ fn layout(
         push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
     }
     if omitted > 0 {
-        let (id, enough) = (reading.id, budget.enough(omitted));
-        let note = match view {
-            View::Scrollback => format!(
-                "[... {omitted} earlier bytes of the retained transcript left out; call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough} to see more]"
-            ),
-            _ => format!(
-                "[... {omitted} earlier bytes of new output left out; to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough}]"
-            ),
+        // The retained transcript is left out from its first line; new output from its own.
+        let (what, first) = match view {
+            View::Scrollback => ("the retained transcript", Some(0)),
+            _ => ("new output", reading.new.first_line),
         };
+        let see = budget.see_more(reading.id, omitted, first);
+        let note = format!("[... {omitted} earlier bytes of {what} left out; {see}]");
         push_block(&mut text, &note);
     }
     match view {
@@ -354,9 +352,8 @@ fn layout(
                 push_block(
                     &mut text,
                     &format!(
-                        "[... {later} later bytes of new output left out, after the line that matched; to see them, call terminal_read with session_id={} view=\"scrollback\" max_bytes={}]",
-                        reading.id,
-                        budget.enough(later)
+                        "[... {later} later bytes of new output left out, after the line that matched; {}]",
+                        budget.see_more(reading.id, later, None)
                     ),
                 );
             }
