@@ -1234,3 +1234,30 @@ fn output_too_large_for_one_read_is_read_by_lines() {
     assert!(first.contains("\n0│xxx") && first.contains("left out by --max-bytes"), "{first}");
     server.ok(&["close", "big"]);
 }
+
+/// Errors speak the command line's terms once: one `termloom` before the command, the flags
+/// and positional arguments as given (`--lines`, `COLS`), durations in ms as the waits take
+/// them.
+#[test]
+fn errors_and_notes_name_what_the_command_line_takes() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "c", "--", "cat"]);
+    let stderr = |args: &[&str]| {
+        let output = server.cli(args);
+        assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+        String::from_utf8(output.stderr).unwrap()
+    };
+    let message = stderr(&["read", "c", "--max-bytes", "5"]);
+    assert!(message.starts_with("termloom read: `--max-bytes` must be"), "{message}");
+    let message = stderr(&["read", "c", "--lines", "x"]);
+    assert!(message.starts_with("termloom: --lines must be"), "{message}");
+    let message = stderr(&["read", "c", "--lines", "9-"]);
+    assert!(message.starts_with("termloom: --lines 9-: the transcript holds"), "{message}");
+    let message = stderr(&["resize", "c", "0x5"]);
+    assert!(message.starts_with("termloom resize: COLS must be"), "{message}");
+    let message = stderr(&["start", "--size", "5x0", "--", "cat"]);
+    assert!(message.starts_with("termloom start: --size's ROWS must be"), "{message}");
+    let stable = server.ok(&["send", "c", "--text", "x", "--wait-stable", "0"]);
+    assert!(stable.contains("screen stable for 0 ms held"), "{stable}");
+    server.ok(&["close", "c"]);
+}

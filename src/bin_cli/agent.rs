@@ -557,7 +557,31 @@ fn in_cli_terms(message: &str, session: Option<&str>) -> String {
             text = replace_word(&text, flag.arg, flag.name);
         }
     }
-    replace_word(&text, "session_id", "ID")
+    in_ms(&replace_word(&text, "session_id", "ID"))
+}
+
+/// `text` with the durations of quiet and stable waits (`quiet for 1.5s`, `screen stable for
+/// 0ns`, as Rust writes a `Duration`) in milliseconds, as `--wait-quiet` and `--wait-stable`
+/// take them: `quiet for 1500 ms`.
+fn in_ms(text: &str) -> String {
+    use std::sync::LazyLock;
+    static DURATION: LazyLock<regex::Regex> = LazyLock::new(|| {
+        regex::Regex::new(r"\b(quiet|stable) for (\d+(?:\.\d+)?)(ns|µs|ms|s)\b")
+            .expect("a valid regex")
+    });
+    DURATION
+        .replace_all(text, |found: &regex::Captures| {
+            let unit = match &found[3] {
+                "ns" => 1e-6,
+                "µs" => 1e-3,
+                "ms" => 1.0,
+                _ => 1e3,
+            };
+            let value: f64 = found[2].parse().unwrap_or_default();
+            let ms = (value * unit * 1e3).round() / 1e3;
+            format!("{} for {ms} ms", &found[1])
+        })
+        .into_owned()
 }
 
 /// `text` with `from` replaced by `to` where `from` is not part of a longer word (`text=` in
@@ -603,6 +627,8 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
             if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
                 return ExitCode::FAILURE;
             }
+        } else if names_its_command(&message) {
+            eprintln!("{message}");
         } else {
             eprintln!("termloom: {message}");
         }
@@ -698,19 +724,37 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     for (from, to) in PHRASES {
         text = text.replace(from, to);
     }
-    // The tool's arguments that are this command's positional ones.
+    // The tool's arguments that are this command's positional ones, or parts of a flag's value.
     let positional: &[(&str, &str)] = match command.name {
         "exec" => &[
             ("`command` is empty; give it a value, or leave it out", "CMD is empty"),
             ("`command`", "CMD"),
         ],
-        "start" => &[("`argv` (a program and its arguments)", "PROGRAM ARGS")],
+        "start" => &[
+            ("`argv` (a program and its arguments)", "PROGRAM ARGS"),
+            ("`cols`", "--size's COLS"),
+            ("`rows`", "--size's ROWS"),
+        ],
+        "resize" => &[("`cols`", "COLS"), ("`rows`", "ROWS")],
         _ => &[],
     };
     for (from, to) in positional {
         text = text.replace(from, to);
     }
+    // A look-up's errors begin with its argument (`lines must be ...`): the flag's name.
+    for name in ["lines", "search"] {
+        if text.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', ':'])) {
+            text.insert_str(0, "--");
+        }
+    }
     text
+}
+
+/// Whether an error `message` begins with the command it is about (`termloom read: ...`),
+/// so that it needs no `termloom: ` before it.
+fn names_its_command(message: &str) -> bool {
+    let command = message.strip_prefix("termloom ").and_then(|rest| rest.split_once(": "));
+    command.is_some_and(|(name, _)| is_command(name))
 }
 
 /// The MCP tools' advice that is said otherwise on the command line.
@@ -773,6 +817,14 @@ mod tests {
         assert_eq!(
             in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors", None),
             "--wait-cursor \"99,99\" is off; omit ID; for_cursors"
+        );
+    }
+
+    #[test]
+    fn durations_are_given_in_ms() {
+        assert_eq!(
+            in_cli_terms("[screen stable for 0ns held; quiet for 1.25s; quiet for 20ms]", None),
+            "[screen stable for 0 ms held; quiet for 1250 ms; quiet for 20 ms]"
         );
     }
 
