@@ -199,11 +199,13 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// all vanish during the check, give [`InputWait::NotWaiting`].
 ///
 /// `candidates`, when given (a session's cgroup members), are the only processes looked at,
-/// which spares a scan of all of `/proc`. `quiet` is how long the terminal has had neither
-/// output nor input: a poll with a short timer (see [`SHORT_TIMER`]) counts as waiting for
-/// input once the terminal has been quiet for longer than the timer and [`TIMER_SLACK`] (the
-/// timer went off without changing anything, and the program polls again: an idle tick,
-/// such as Python 3.13's REPL polling every 100 ms).
+/// which spares a scan of all of `/proc`. `quiet` is how long the terminal has been quiet:
+/// for a status, since the last output or input; for a wait, since the screen last changed
+/// (or a line scrolled into the transcript) or input was sent, so that a frame redrawn the
+/// same on every tick is no answer. A poll with a short timer (see [`SHORT_TIMER`]) counts
+/// as waiting for input once the terminal has been quiet for longer than the timer and
+/// [`TIMER_SLACK`] (the timer went off without changing anything, and the program polls
+/// again: an idle tick, such as Python 3.13's REPL polling every 100 ms).
 pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,

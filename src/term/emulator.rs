@@ -405,6 +405,11 @@ impl Emulator {
     /// Gives the parser what the rules decide for a sequence's final byte.
     fn apply(&mut self, sequence: Sequence, final_byte: u8) {
         let view = self.view();
+        if let Sequence::Csi { private: None, action: b'b', .. } = sequence {
+            // A repetition of the last character, whatever the rules make of it: that can be
+            // a wide one, or a combining mark.
+            self.may_have_added_wide_or_marked();
+        }
         let erases = matches!(
             sequence,
             Sequence::Csi {
@@ -418,7 +423,6 @@ impl Emulator {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
                     let count = usize::from(params.or(0, 1));
                     self.scanner.add(count / view.cols.max(1) + 1, count);
-                    self.may_have_added_wide_or_marked();
                 }
                 self.parser.advance(&mut self.term, &[final_byte]);
             }
@@ -444,7 +448,6 @@ impl Emulator {
         self.parser.advance(&mut self.term, format!("\x1b[{piece}b").as_bytes());
         self.repeat -= piece;
         self.since_trim += piece;
-        self.may_have_added_wide_or_marked();
         self.scanner.add(piece / cols + 1, piece);
         turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
         self.settle(transcript);
@@ -899,6 +902,25 @@ mod tests {
         let end = t.end();
         let lines: Vec<_> = (end - 3..end).filter_map(|n| t.line(n)).collect();
         assert_eq!(lines, ["j", "┌─┐", "xxxx"]);
+        // Blanks with an underline colour or a hyperlink are blanks: trimmed at a row's end.
+        feed(
+            &mut emu,
+            &mut t,
+            b"ab\x1b[58;5;1m   \x1b[0m\r\ncd\x1b]8;;http://x\x1b\\  \x1b]8;;\x1b\\\r\n",
+        );
+        feed(&mut emu, &mut t, b"\r\n\r\n\r\n\r\n");
+        let end = t.end();
+        let lines: Vec<_> = (end - 8..end).filter_map(|n| t.line(n)).collect();
+        assert!(lines.windows(2).any(|pair| pair == ["ab", "cd"]), "{lines:?}");
+        // A repetition of a wide character printed before a look cleared the flag (line
+        // feeds print nothing), short, or long enough to run in pieces.
+        for count in [3, 20_000] {
+            feed(&mut emu, &mut t, "中\r\n\r\n\r\n\r\n\r\n".as_bytes());
+            assert!(!emu.wide_or_marked);
+            feed(&mut emu, &mut t, format!("\x1b[{count}b\r\n\r\n\r\n\r\n").as_bytes());
+            let end = t.end();
+            assert!(t.line(end - 1).is_some_and(|line| line.starts_with("中中")), "{count}");
+        }
     }
 
     /// Random mixes of plain text, wide characters, combining marks, tabs, line drawing,
@@ -909,7 +931,10 @@ mod tests {
     fn the_byte_a_cell_path_agrees_with_the_general_one() {
         // Bytes that are ASCII (line drawing prints them as other characters, tabs are
         // kept as tabs), and the rarer ones that can put wide or marked cells on the grid.
-        const ASCII: [&str; 15] = [
+        const ASCII: [&str; 17] = [
+            // Blanks with an extra part but no marks: an underline colour, a hyperlink.
+            "\x1b[58;5;1m  \x1b[0m",
+            "\x1b]8;;http://x\x1b\\  \x1b]8;;\x1b\\",
             "word ",
             "x",
             "\r\n",

@@ -5,7 +5,8 @@
 //! This is the transcript drain's per-row work, so it is built for speed: most rows are plain
 //! ASCII throughout, or begin so. [`ascii_line_text`] takes a whole row a byte a cell when the
 //! grid is known to hold no wide character and no combining mark (the emulator tracks that:
-//! only non-ASCII output can put them there), checking only each cell's character;
+//! only non-ASCII output, or a repetition of such a character, can put them there), checking
+//! only each cell's character;
 //! [`line_text`] handles every other row, copying a plain-ASCII beginning a byte a cell and
 //! encoding the rest a character at a time (BENCHMARKS.md §16).
 
@@ -24,8 +25,14 @@ const SPACERS: Flags = Flags::WIDE_CHAR_SPACER.union(Flags::LEADING_WIDE_CHAR_SP
 /// Whether a cell adds text: not the spacer of a wide character, and not a blank (a tab is
 /// a blank) without combining marks.
 fn is_text(cell: &Cell) -> bool {
-    ((cell.c != ' ' && cell.c != '\t') || cell.zerowidth().is_some())
-        && !cell.flags.intersects(SPACERS)
+    ((cell.c != ' ' && cell.c != '\t') || has_marks(cell)) && !cell.flags.intersects(SPACERS)
+}
+
+/// Whether a cell carries combining marks. A cell's extra part can hold none: an underline
+/// colour (SGR 58) or a hyperlink (OSC 8) alone, which add no text (`zerowidth` is then an
+/// empty list, not `None`).
+fn has_marks(cell: &Cell) -> bool {
+    cell.zerowidth().is_some_and(|marks| !marks.is_empty())
 }
 
 /// Whether a cell's text is its character alone, one ASCII byte: no tab, no spacer, no
@@ -176,6 +183,6 @@ pub(crate) fn holds_wide_or_marked(grid: &Grid<Cell>) -> bool {
     (0..grid.screen_lines()).any(|line| {
         grid[Line(line as i32)][..]
             .iter()
-            .any(|cell| cell.flags.intersects(wide) || cell.zerowidth().is_some())
+            .any(|cell| cell.flags.intersects(wide) || has_marks(cell))
     })
 }
