@@ -853,24 +853,8 @@ impl TestSession {
     /// Also at once when `row` is outside the screen: the wait could never hold.
     #[track_caller]
     pub fn wait_for_row(&self, row: u16, text: &str) -> &Self {
-        self.check_on_screen(&format!("row {row}"), row, None);
         self.wait_until(Until::screen_row_contains(row, text));
         self
-    }
-
-    /// Panics when `row` (and `col`) is outside the screen as it is now, naming `what`.
-    #[track_caller]
-    fn check_on_screen(&self, what: &str, row: u16, col: Option<u16>) {
-        let screen = self.check("screen", self.session.screen());
-        if row >= screen.rows || col.is_some_and(|col| col >= screen.cols) {
-            panic!(
-                "termloom: {what} is outside the {}x{} screen of `{}` (rows and columns count from 0): the wait could never hold\n\n{}",
-                screen.cols,
-                screen.rows,
-                self.command,
-                self.context(None)
-            );
-        }
     }
 
     /// Waits until a regular expression matches a screen row.
@@ -1028,7 +1012,6 @@ impl TestSession {
     /// Also at once when the position is outside the screen: the wait could never hold.
     #[track_caller]
     pub fn wait_for_cursor(&self, row: u16, col: u16) -> &Self {
-        self.check_on_screen(&format!("row {row} col {col}"), row, Some(col));
         self.wait_until(Until::cursor_at(row, col));
         self
     }

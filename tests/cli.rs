@@ -256,6 +256,13 @@ fn library_errors_exit_1_with_their_message() {
     let err = stderr(&output);
     assert!(err.contains("step 2 (--send 'too late') failed"), "{err}");
     assert!(err.contains("has exited"), "{err}");
+    // Input and the wait after it go in one request; a wait that cannot be made is refused
+    // before anything is typed, and named as the step that failed.
+    let output =
+        termloom(&["run", "--timeout", LONG_MS, "--send", "x", "--wait-prompt", "--", "cat"]);
+    assert_code(&output, 1);
+    let err = stderr(&output);
+    assert!(err.contains("step 2 (--wait-prompt) failed"), "{err}");
 }
 
 #[test]

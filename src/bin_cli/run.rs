@@ -132,13 +132,16 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
             Typed::Keys(script) => session.send_keys_and_wait(script, until, timeout),
             Typed::Bytes(bytes) => session.send_bytes_and_wait(&bytes, until, timeout),
         };
-        judge(
-            session,
-            wait,
-            timeout,
-            waiting,
-            outcome.map_err(|err| Failure::error(planned, err))?,
-        )?;
+        let outcome = outcome.map_err(|err| {
+            // A wait that cannot be made is refused before anything is typed: the wait step
+            // is the one that failed.
+            let refused = matches!(
+                err,
+                termloom::Error::InvalidInput(_) | termloom::Error::NoShellIntegration(_)
+            );
+            Failure::error(if refused { waiting } else { planned }, err)
+        })?;
+        judge(session, wait, timeout, waiting, outcome)?;
     }
     Ok(())
 }
