@@ -423,11 +423,9 @@ fn raw_output_keeps_the_newest_bytes_as_written() {
 /// recording: the names the engines pick never replace an existing file.
 #[test]
 fn recordings_in_one_directory_never_replace_each_other() {
-    let dir = std::env::temp_dir().join(format!("termloom-two-engines-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("two-engines");
     let config = || Config {
-        record_dir: Some(dir.clone()),
+        record_dir: Some(dir.to_path_buf()),
         record_every_session: true,
         ..Config::default()
     };
@@ -444,16 +442,17 @@ fn recordings_in_one_directory_never_replace_each_other() {
         let text = std::fs::read_to_string(path).unwrap();
         assert!(text.contains(word), "{}: {text}", path.display());
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `Config::record_dir` records every session; input only when its spec asks.
 #[test]
 fn sessions_are_recorded_where_the_configuration_says() {
-    let dir = std::env::temp_dir().join(format!("termloom-recordings-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let config =
-        Config { record_dir: Some(dir.clone()), record_every_session: true, ..Config::default() };
+    let dir = TestDir::new("recordings");
+    let config = Config {
+        record_dir: Some(dir.to_path_buf()),
+        record_every_session: true,
+        ..Config::default()
+    };
     let engine = Engine::new(config).unwrap();
     let session = engine.spawn(SpawnSpec::new("cat").record_input(true)).unwrap();
     session.submit("typed").unwrap();
@@ -465,7 +464,6 @@ fn sessions_are_recorded_where_the_configuration_says() {
     assert!(text.starts_with("{") && text.contains("\"version\":2"), "{text}");
     assert!(text.contains(",\"i\",\"typed\\r\"]"), "{text}");
     assert!(text.contains(",\"o\",\"typed\\r\\n"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
     // A relative directory is refused by name.
     let err =
         Engine::new(Config { record_dir: Some("casts".into()), ..Config::default() }).unwrap_err();
@@ -541,8 +539,7 @@ fn arguments_too_large_to_start_are_a_clear_error() {
 /// recording, even one that records input.
 #[test]
 fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
-    let dir = std::env::temp_dir().join(format!("termloom-secret-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("secret");
     let cast = dir.join("s.cast");
     let engine = engine();
     let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
@@ -569,7 +566,6 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     let text = std::fs::read_to_string(&cast).unwrap();
     assert!(text.contains("\"i\",\"visible\\r\""), "ordinary input is recorded: {text}");
     assert!(!text.contains("hunter2"), "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Closing a session returns once its recording is on disk, however far its writer is
@@ -579,8 +575,7 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
 #[test]
 fn a_recording_is_complete_when_close_returns() {
     use std::io::Read;
-    let dir = std::env::temp_dir().join(format!("termloom-complete-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("complete");
     let fifo = dir.join("cast.fifo");
     let _ = std::fs::remove_file(&fifo);
     let mode = rustix::fs::Mode::from_raw_mode(0o600);
@@ -613,7 +608,6 @@ fn a_recording_is_complete_when_close_returns() {
     engine.shutdown();
     let text = std::fs::read_to_string(&cast).unwrap();
     assert!(text.contains("35000\\r\\n"), "{}", &text[text.len().saturating_sub(300)..]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -675,8 +669,7 @@ fn a_split_character_after_invalid_bytes_is_recorded_whole() {
 /// program hangs up the terminal before its exit is reported).
 #[test]
 fn a_recording_marks_the_wait_the_exit_ends() {
-    let dir = std::env::temp_dir().join(format!("termloom-exit-mark-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("exit-mark");
     let cast = dir.join("exit.cast");
     let engine = engine();
     let session =
@@ -694,7 +687,6 @@ fn a_recording_marks_the_wait_the_exit_ends() {
         .map(|e| e[2].as_str().unwrap().to_owned())
         .collect();
     assert_eq!(markers, ["wait: waiting for input", "wait: exited (exit code 0)"], "{text}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The events waiting for a recording's writer are bounded in bytes, not only in number: a
@@ -704,8 +696,7 @@ fn a_recording_marks_the_wait_the_exit_ends() {
 #[test]
 fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
     use std::io::Read;
-    let dir = std::env::temp_dir().join(format!("termloom-stalled-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("stalled");
     let fifo = dir.join("cast.fifo");
     let _ = std::fs::remove_file(&fifo);
     let mode = rustix::fs::Mode::from_raw_mode(0o600);
@@ -736,7 +727,6 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
     for line in text.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("asciicast lines are JSON");
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A recording of input has what was pasted too, its characters whole where the paste was

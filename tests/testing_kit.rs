@@ -616,12 +616,11 @@ fn the_home_does_not_depend_on_tmpdir() {
         assert_eq!(shown.len(), "</tmp/termloom-home-0000000-0000>".len(), "{shown}");
         return;
     }
-    let long = std::env::temp_dir().join("a-temporary-directory-with-a-much-longer-name");
-    std::fs::create_dir_all(&long).unwrap();
+    let long = common::TestDir::new("a-temporary-directory-with-a-much-longer-name");
     let inside = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "the_home_does_not_depend_on_tmpdir", "--nocapture"])
         .env(INSIDE, "1")
-        .env("TMPDIR", &long)
+        .env("TMPDIR", &*long)
         .output()
         .unwrap();
     let output = String::from_utf8_lossy(&inside.stdout);
