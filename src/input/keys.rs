@@ -823,6 +823,20 @@ pub(crate) fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
     out
 }
 
+/// Whether typing `items` ends a line: Enter last, or text that ends with a line end.
+pub(crate) fn script_submits(items: &[ScriptItem]) -> bool {
+    match items.last() {
+        Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter,
+        Some(ScriptItem::Text(text)) => bytes_submit(text.as_bytes()),
+        None => false,
+    }
+}
+
+/// Whether typing `bytes` ends a line: a carriage return or a line feed last.
+pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
+    matches!(bytes.last(), Some(b'\r' | b'\n'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

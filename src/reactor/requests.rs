@@ -5,7 +5,7 @@
 //! (terminal I/O, input, waiters, lifecycle).
 
 use super::*;
-use crate::input::keys::{KeyCode, KeyModes, ScriptItem, encode_script};
+use crate::input::keys::{KeyModes, ScriptItem, bytes_submit, encode_script, script_submits};
 use crate::input::mouse::{
     MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
 };
@@ -27,12 +27,8 @@ impl Typing {
     /// Whether the input submits a line: it ends with Enter, or with a line end.
     fn submits(&self) -> bool {
         match self {
-            Typing::Keys(items) => match items.last() {
-                Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter,
-                Some(ScriptItem::Text(text)) => text.ends_with(['\r', '\n']),
-                None => false,
-            },
-            Typing::Bytes(bytes) => bytes.ends_with(b"\r") || bytes.ends_with(b"\n"),
+            Typing::Keys(items) => script_submits(items),
+            Typing::Bytes(bytes) => bytes_submit(bytes),
         }
     }
 }

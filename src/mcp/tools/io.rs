@@ -146,11 +146,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
     // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
     // conditions search after the line it is typed on.
-    let enter =
-        matches!(script.as_deref(), Some([.., ScriptItem::Key(key)]) if key.code == KeyCode::Enter);
+    let enter = script.as_deref().is_some_and(crate::input::keys::script_submits);
     // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
     let line_typed = keys.is_none()
-        && text.is_some_and(|t| matches!(crate::decode_escapes(t).last(), Some(b'\r' | b'\n')));
+        && text.is_some_and(|t| crate::input::keys::bytes_submit(&crate::decode_escapes(t)));
     let submits = submit || enter || line_typed;
     let view = view_args(args)?;
     let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
