@@ -398,7 +398,10 @@ pub(crate) struct Reactor {
     poll: Poll,
     requests: Receiver<Request>,
     config: Arc<Config>,
-    sessions: HashMap<u64, Slot>,
+    /// Boxed: a slot is about 4 KiB, and the map keeps up to twice as many buckets as
+    /// sessions (a slot inline in each bucket cost up to 4 KiB per session, and its growth
+    /// moved every slot).
+    sessions: HashMap<u64, Box<Slot>>,
     /// Closed sessions, oldest first (tombstones).
     closed: VecDeque<u64>,
     reserved: usize,
@@ -595,7 +598,7 @@ impl Reactor {
     // ----- sessions ------------------------------------------------------------------------
 
     fn slot(&mut self, id: SessionId) -> Result<&mut Slot> {
-        self.sessions.get_mut(&id.0).ok_or(Error::UnknownSession(id))
+        self.sessions.get_mut(&id.0).map(|slot| &mut **slot).ok_or(Error::UnknownSession(id))
     }
 
     fn info_of(&self, id: u64) -> Option<SessionInfo> {

@@ -93,7 +93,7 @@ impl Reactor {
         let config = &self.config;
         self.sessions.insert(
             id.0,
-            Slot {
+            Box::new(Slot {
                 final_line_modes: None,
                 raw: VecDeque::new(),
                 recording: recorder.as_ref().and_then(|r| r.path()).map(ToOwned::to_owned),
@@ -140,7 +140,7 @@ impl Reactor {
                 bytes_out: 0,
                 sync_timer: None,
                 quiet_armed: false,
-            },
+            }),
         );
         if self.config.idle_timeout.is_some() || self.config.max_lifetime.is_some() {
             self.reap_check(id.0);
