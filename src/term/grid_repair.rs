@@ -38,7 +38,13 @@ pub(crate) fn wide_halves(grid: &mut Grid<Cell>, row: usize) {
 /// trimmed.
 pub(crate) fn trim_marks(grid: &mut Grid<Cell>, max: usize) -> usize {
     let mut trimmed = 0;
+    let excess = |cell: &Cell| cell.zerowidth().is_some_and(|marks| marks.len() > max);
     for line in 0..grid.screen_lines() {
+        // Looked at first, changed only where needed: indexing a row mutably marks all of
+        // it as occupied, and each cell indexed so costs a bounds check and an update.
+        if !grid[Line(line as i32)][..].iter().any(excess) {
+            continue;
+        }
         let cols = grid.columns();
         let row = &mut grid[Line(line as i32)];
         for col in 0..cols {
