@@ -842,6 +842,56 @@ mod tests {
     }
 
     #[test]
+    fn su_shell_options_chdir_chroot_and_gdb_commands_do_not_hide_programs() {
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "su -s /usr/bin/touch root F",
+                "su root -s /usr/bin/touch F",
+                "su --shell=/usr/bin/touch root F",
+                "su -s /usr/bin/touch root",
+                "gdb -batch -ex run --args touch F",
+                "gdb -x cmds --args touch F",
+                "gdb -batch -ex 'shell touch F'",
+                "gdb --eval-command=run touch",
+                "ltrace -a 3 touch F",
+                "ltrace -w 3 touch F",
+                "env -a x touch F",
+                "env --argv0 x touch F",
+                "test -v 'a[$(touch F)]'",
+                "[ -v 'a[`touch F`]' ]",
+                "printf -v 'a[$(touch F)]' x",
+                "unset 'a[$(touch F)]'",
+            ],
+        );
+        let mut usr_bin = allow_usr_bin();
+        usr_bin.rules.push(rule(&["chroot", "sudo", "git"], Decision::Allow));
+        let at = |line: &str| SpawnRequest::of(&SpawnSpec::shell(line), PathBuf::from("/usr/bin"));
+        for line in [
+            "env -C /tmp ./ls",
+            "env --chdir=/tmp ./ls",
+            "sudo -D /tmp ./ls",
+            "sudo --chdir /tmp ./ls",
+            "chroot /tmp /usr/bin/ls",
+            "sudo -R /tmp /usr/bin/ls",
+        ] {
+            let verdict = usr_bin.decide(&at(line));
+            assert_eq!(verdict.decision, Decision::Deny, "{line:?}: {verdict:?}");
+        }
+        assert_not_allowed(&usr_bin, &["env -u PATH ls", "env --unset=LD_PRELOAD ls"]);
+        assert_allowed(
+            &usr_bin,
+            &[
+                "gdb -q --args ls -l",
+                "chroot / ls",
+                "su root -c ls",
+                "printf -v x '%s[$y]' a",
+                "env -C /tmp ls",
+            ],
+        );
+    }
+
+    #[test]
     fn everyday_lines_stay_allowed() {
         assert_allowed(
             &deny_touch(),

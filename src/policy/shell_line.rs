@@ -8,7 +8,9 @@
 //! Where the line holds something this reading cannot follow for certain it says why
 //! ([`Reading::doubt`]), and the policy gives such a line its strictest decision: a program
 //! named by an expansion (`$CMD`, `$(…)`, `` `…` ``, a glob or brace expansion), a `case`
-//! inside a substitution, a relative program path after `cd`, `declare -n`, `hash -p`,
+//! inside a substitution, a relative program path after `cd` (or `env -C`, `sudo -D`), a
+//! program looked up in another root (`chroot DIR`, `sudo -R`), gdb's options that run
+//! commands, a `$(…)` in an array subscript a builtin evaluates, `declare -n`, `hash -p`,
 //! `enable -f`, `mapfile -C`, `BASH_CMDS[…]=`, a variable named by an expansion, a
 //! here-document with a substituted delimiter or begun inside `$(…)`, an ambiguous wrapper
 //! option, a line another shell than bash runs that is not plain, substitutions nested
@@ -117,7 +119,7 @@ const WRAPPERS: &[Wrapper] = &[
         0,
     ),
     wrapper("doas", "aCu", "", &[], 0),
-    wrapper("env", "CSu", "", &["unset", "chdir", "split-string"], 0),
+    wrapper("env", "aCSu", "", &["argv0", "unset", "chdir", "split-string"], 0),
     wrapper("exec", "a", "", &[], 0),
     wrapper("command", "", "", &[], 0),
     wrapper("builtin", "", "", &[], 0),
@@ -164,7 +166,13 @@ const WRAPPERS: &[Wrapper] = &[
         ],
         0,
     ),
-    wrapper("ltrace", "AbDeFlnopsuxX", "", &["output", "library"], 0),
+    wrapper(
+        "ltrace",
+        "aADeFlnopsuwxX",
+        "",
+        &["align", "config", "indent", "library", "output", "where"],
+        0,
+    ),
     wrapper("unbuffer", "", "", &[], 0),
     wrapper("gdb", "", "", &[], 0),
     wrapper("busybox", "", "", &[], 0),
@@ -586,12 +594,15 @@ impl Reader {
                 set_before,
             });
             let Some(table) = WRAPPERS.iter().find(|w| w.name == name) else { return };
-            let (mut words, more) = match unwrap(table, operands) {
+            let unwrapped = match unwrap(table, operands) {
                 Ok(Some(unwrapped)) => unwrapped,
                 Ok(None) => return,
                 Err(why) => return self.doubt(why),
             };
-            assigns.extend(more);
+            assigns.extend(unwrapped.assigns);
+            // `env -C DIR ./prog` looks `./prog` up in `DIR`, as after `cd`.
+            self.moved |= unwrapped.chdir;
+            let mut words = unwrapped.words;
             program = words.remove(0);
             args = words;
         }
@@ -618,17 +629,35 @@ impl Reader {
     }
 }
 
-/// The words of the program a wrapper runs, and the names the wrapper sets for it.
-type Unwrapped = (Vec<Word>, Vec<String>);
+/// What a wrapper runs.
+struct Unwrapped {
+    /// The program and its arguments.
+    words: Vec<Word>,
+    /// The names the wrapper sets or removes for it (`env A=1`, `env -u A`, `sudo A=1`).
+    assigns: Vec<String>,
+    /// Whether the wrapper changes directory first (`env -C DIR`, `sudo -D DIR`).
+    chdir: bool,
+}
+
+/// The options of wrappers that change directory before running their program.
+const CHDIR_OPTIONS: &[(&str, &[&str])] = &[("env", &["C", "chdir"]), ("sudo", &["D", "chdir"])];
 
 /// The program a wrapper runs with its words, and the variables the wrapper sets for it
 /// (`env A=1 prog`, `sudo A=1 prog`): `None` when it names none. `env -S LINE` splits `LINE`
-/// into words in place, as `env` does. An ambiguous long option is an error: why.
+/// into words in place, as `env` does; `su -s SHELL` runs `SHELL` with the words after the
+/// user. An error says why the program cannot be told: an ambiguous long option, or a
+/// program looked up in another root (`chroot DIR`, `sudo -R DIR`).
 fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String> {
+    if let Some(shell) = (table.name == SU.name).then(|| su_shell(&args)).flatten() {
+        return Ok(Some(shell));
+    }
     let mut rest: VecDeque<Word> = args.into();
     let mut assigns = Vec::new();
+    let mut chdir = false;
     let mut positionals = table.positionals;
     let mut options = true;
+    let chdir_options =
+        CHDIR_OPTIONS.iter().find(|(n, _)| *n == table.name).map_or(&[][..], |o| o.1);
     while let Some(word) = rest.pop_front() {
         let text = word.text.as_str();
         if options && text == "--" {
@@ -643,8 +672,15 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String>
                 None if option.takes_next => rest.pop_front().map(|w| w.text),
                 None => None,
             };
-            let split = option.names.last().is_some_and(|n| n == "S" || n == "split-string");
-            if table.name == "env" && split {
+            let last = option.names.last().map_or("", String::as_str);
+            chdir |= chdir_options.contains(&last);
+            if matches!((table.name, last), ("sudo", "R" | "chroot")) {
+                return Err(format!("`{text}` makes sudo look its program up in another root"));
+            }
+            if table.name == "env" && matches!(last, "u" | "unset") {
+                assigns.extend(value.clone());
+            }
+            if table.name == "env" && matches!(last, "S" | "split-string") {
                 for word in env_split(&value.unwrap_or_default()).into_iter().rev() {
                     rest.push_front(word);
                 }
@@ -652,13 +688,21 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String>
         } else if matches!(table.name, "env" | "sudo") && assignment_name(text).is_some() {
             assigns.extend(assignment_name(text).map(str::to_owned));
         } else if positionals > 0 {
+            if table.name == "chroot" && another_root(text) {
+                return Err(format!("`chroot {text}` looks its program up in another root"));
+            }
             positionals -= 1;
         } else {
             rest.push_front(word);
-            return Ok(Some((rest.into(), assigns)));
+            return Ok(Some(Unwrapped { words: rest.into(), assigns, chdir }));
         }
     }
     Ok(None)
+}
+
+/// Whether `dir`, a new root, may be another directory than `/`.
+fn another_root(dir: &str) -> bool {
+    !dir.is_empty() && dir.trim_start_matches('/').split('/').any(|c| !c.is_empty() && c != ".")
 }
 
 /// The words after a program that are its arguments: redirections and their targets left
@@ -768,11 +812,44 @@ fn dash_c_line(args: &[Word]) -> Option<String> {
 /// The values of `su`'s or `fish`'s line options, wherever they are among `args`; for `su`,
 /// also the `-c LINE` of the words it gives the user's shell (`su root -- -c LINE`).
 fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
-    let mut lines = Vec::new();
+    let read = read_options(table, args);
+    let values = read.values.into_iter();
+    let mut lines: Vec<String> = values
+        .filter(|(name, _)| LINE_OPTIONS.contains(&name.as_str()))
+        .map(|(_, value)| value.text)
+        .collect();
+    if table.name == SU.name {
+        lines.extend(read.operands.get(1..).and_then(dash_c_line));
+    }
+    lines
+}
+
+/// What `su -s SHELL` (or `--shell`) runs: that shell, with the words after the user (`su -s
+/// /bin/prog root ARG` runs `/bin/prog ARG`); `None` when no shell is named.
+fn su_shell(args: &[Word]) -> Option<Unwrapped> {
+    let read = read_options(&SU, args);
+    let shell =
+        read.values.into_iter().rev().find(|(name, _)| matches!(name.as_str(), "s" | "shell"));
+    let mut words = vec![shell?.1];
+    words.extend(read.operands.into_iter().skip(1));
+    Some(Unwrapped { words, assigns: Vec::new(), chdir: false })
+}
+
+/// The options of a program that takes them anywhere among its words (as `getopt` permutes
+/// them), read against `table`: each option that has a value, by its last name, and the
+/// operands.
+struct Options {
+    values: Vec<(String, Word)>,
+    operands: Vec<Word>,
+}
+
+fn read_options(table: &Wrapper, args: &[Word]) -> Options {
+    let mut values = Vec::new();
     let mut operands = Vec::new();
     let mut options = true;
     let mut at = 0;
-    while let Some(text) = args.get(at).map(|w| w.text.as_str()) {
+    while let Some(word) = args.get(at) {
+        let text = word.text.as_str();
         at += 1;
         if options && text == "--" {
             options = false;
@@ -782,26 +859,23 @@ fn option_lines(table: &Wrapper, args: &[Word]) -> Vec<String> {
             continue;
         }
         if !options || !text.starts_with('-') {
-            operands.extend(args.get(at - 1).cloned());
+            operands.push(word.clone());
             continue;
         }
         let option = option_word(table, text);
         let value = match option.value {
-            Some(value) => Some(value),
+            Some(value) => Some(Word { text: value, ..word.clone() }),
             None if option.takes_next => {
                 at += 1;
-                args.get(at - 1).map(|w| w.text.clone())
+                args.get(at - 1).cloned()
             }
             None => None,
         };
-        if option.names.last().is_some_and(|n| LINE_OPTIONS.contains(&n.as_str())) {
-            lines.extend(value);
+        if let (Some(name), Some(value)) = (option.names.last(), value) {
+            values.push((name.clone(), value));
         }
     }
-    if table.name == SU.name {
-        lines.extend(operands.get(1..).and_then(dash_c_line));
-    }
-    lines
+    Options { values, operands }
 }
 
 /// The variables a builtin sets for the rest of the line: the `NAME=value` words of `export`,
@@ -865,8 +939,72 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
         }
         "hash" if has('p') => Some("`hash -p` makes a name run another program"),
         "enable" if has('f') => Some("`enable -f` loads a builtin from a library"),
+        "gdb" if gdb_options_hide(args) => Some(
+            "gdb's options may run commands (`-ex`, `-x`) or take a value the line cannot tell",
+        ),
+        _ if SUBSCRIPTED.contains(&builtin) && args.iter().any(runs_in_subscript) => {
+            Some("the builtin evaluates an array subscript that holds a command substitution")
+        }
         _ => None,
     }
+}
+
+/// gdb's options that neither take a value nor run commands; any other option before
+/// `--args` (gdb takes options anywhere until then) makes what gdb runs unknown.
+const GDB_FLAGS: &[&str] = &[
+    "q",
+    "quiet",
+    "silent",
+    "n",
+    "nx",
+    "nh",
+    "batch",
+    "batch-silent",
+    "tui",
+    "readnow",
+    "readnever",
+    "write",
+    "return-child-result",
+    "nw",
+    "nowindows",
+    "w",
+    "windows",
+];
+
+/// Whether gdb's words hold an option other than [`GDB_FLAGS`] before `--args`.
+fn gdb_options_hide(args: &[Word]) -> bool {
+    args.iter()
+        .map(|a| a.text.as_str())
+        .take_while(|t| !matches!(*t, "--args" | "-args"))
+        .filter_map(|t| t.strip_prefix('-'))
+        .any(|option| !GDB_FLAGS.contains(&option.strip_prefix('-').unwrap_or(option)))
+}
+
+/// Builtins that evaluate an array subscript in a variable name they are given (`test -v
+/// 'a[$(x)]'`, `printf -v 'a[$(x)]'`, `unset 'a[$(x)]'`), running its substitutions.
+const SUBSCRIPTED: &[&str] = &[
+    "test",
+    "[",
+    "let",
+    "printf",
+    "read",
+    "unset",
+    "declare",
+    "typeset",
+    "local",
+    "export",
+    "readonly",
+    "mapfile",
+    "readarray",
+    "getopts",
+    "wait",
+];
+
+/// Whether a word holds a subscript with a command substitution (`a[$(x)]`, `` a[`x`] ``).
+fn runs_in_subscript(word: &Word) -> bool {
+    word.text
+        .split_once('[')
+        .is_some_and(|(_, inside)| inside.contains("$(") || inside.contains('`'))
 }
 
 /// The last path component of a program word.
