@@ -106,6 +106,16 @@ pub const DEFAULT_GUARDED_ENV: &[&str] = &[
     "PYTHONUSERBASE",
     "SSH_ASKPASS",
     "SUDO_ASKPASS",
+    "SUDO_EDITOR",
+    "SHELL",
+    "GIT_DIR",
+    "GIT_EDITOR",
+    "GIT_SEQUENCE_EDITOR",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_ASKPASS",
+    "GIT_SSH",
+    "GIT_PROXY_COMMAND",
+    "GIT_TEMPLATE_DIR",
 ];
 
 /// A spawn policy: rules in order, a default, and the environment names it guards.
@@ -887,6 +897,24 @@ mod tests {
                 "su root -c ls",
                 "printf -v x '%s[$y]' a",
                 "env -C /tmp ls",
+            ],
+        );
+    }
+
+    #[test]
+    fn variables_that_make_git_sudo_or_su_run_a_program_are_guarded() {
+        let mut policy = allow_usr_bin();
+        policy.rules.push(rule(&["git", "sudo", "su"], Decision::Allow));
+        assert_not_allowed(
+            &policy,
+            &[
+                "GIT_EXTERNAL_DIFF='touch F;' git diff",
+                "GIT_EDITOR='touch F' git commit",
+                "GIT_SEQUENCE_EDITOR='touch F' git rebase -i HEAD~2",
+                "GIT_DIR=/tmp/evil/.git git status",
+                "GIT_SSH=/tmp/evil git fetch",
+                "SHELL=/usr/bin/touch sudo -s",
+                "SHELL=/usr/bin/touch su -m root F",
             ],
         );
     }
