@@ -31,6 +31,11 @@ pub struct SpawnRequest {
     pub shell_line: Option<String>,
     /// The working directory, absolute.
     pub cwd: PathBuf,
+    /// The directories the command line changes to (`cd DIR`, `env -C DIR`, `sudo -D DIR`),
+    /// absolute, in order; `None` when it changes to one that cannot be told before it runs
+    /// (`cd "$DIR"`, `cd -`, `popd`, a relative `cd` where `CDPATH` may apply). Rules on
+    /// working directories look at these too.
+    pub dirs: Option<Vec<PathBuf>>,
     /// The environment the request sets or removes over the inherited one (`None`: removed).
     pub env: Vec<(String, Option<String>)>,
     /// The variables the command line sets for the commands after the one that sets them
@@ -160,6 +165,10 @@ impl SpawnRequest {
             }
             (None, _) => (reading, shell_line),
         };
+        let cdpath = std::env::var_os("CDPATH").is_some()
+            || env.iter().any(|(k, _)| k == "CDPATH")
+            || reading.line_assigns.iter().any(|k| k == "CDPATH")
+            || reading.commands.iter().any(|c| c.assigns.iter().any(|k| k == "CDPATH"));
         let commands = reading
             .commands
             .into_iter()
@@ -172,11 +181,13 @@ impl SpawnRequest {
             })
             .collect();
         let user = spec.isolation.user.clone();
+        let dirs = reading.dirs.and_then(|dirs| line_dirs(&cwd, dirs, cdpath));
         let line_assigns = reading.line_assigns;
         SpawnRequest {
             commands,
             shell_line,
             cwd,
+            dirs,
             env,
             line_assigns,
             user,
@@ -216,6 +227,21 @@ impl SpawnRequest {
         }
         text
     }
+}
+
+/// The directories a line changes to, from `cwd`, each relative one against the one before;
+/// `None` when `CDPATH` may send a relative one (not starting with `.`) elsewhere.
+fn line_dirs(cwd: &Path, dirs: Vec<String>, cdpath: bool) -> Option<Vec<PathBuf>> {
+    let mut at = cwd.to_owned();
+    let mut resolved = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        if cdpath && !dir.starts_with(['/', '.']) {
+            return None;
+        }
+        at = lexically_normal(&at.join(dir));
+        resolved.push(at.clone());
+    }
+    Some(resolved)
 }
 
 /// Where `program` is found: itself when it has a slash, otherwise the first executable of

@@ -53,7 +53,9 @@ pub struct Rule {
     /// A regular expression searched in the arguments joined by single spaces (`^-rf\b`).
     #[serde(default)]
     pub args: Option<String>,
-    /// Working directories: the rule matches a start in one of them or below.
+    /// Working directories: the rule matches a start in one of them or below, or a command
+    /// line that changes to one (`cd DIR`, `env -C DIR`, see [`SpawnRequest::dirs`]). An
+    /// allowing rule matches only where every directory the line runs in is among them.
     #[serde(default)]
     pub cwd: Vec<PathBuf>,
     /// Environment names: the rule matches a start that sets or removes one of them (through
@@ -203,16 +205,24 @@ impl Policy {
         // What does not change from command to command is resolved once: the rules' regular
         // expressions and directories, the request's directory.
         let rules: Vec<Compiled> = self.rules.iter().map(Compiled::of).collect();
-        let cwd = canonical(&request.cwd);
+        // Where the line's commands may run: the start's directory and those it changes to.
+        let line_dirs = request.dirs.iter().flatten().map(|d| canonical(d));
+        let cwds: Vec<PathBuf> =
+            std::iter::once(canonical(&request.cwd)).chain(line_dirs).collect();
         let names = SetNames::of(request);
         let verdicts = request.commands.iter().map(|command| {
-            let seen = Seen::of(command, &cwd, &names);
+            let seen = Seen::of(command, &cwds, &names);
             match rules.iter().position(|r| r.matches(&seen)) {
                 Some(index) => self.by_rule(index, &seen),
                 None => default.clone(),
             }
         });
-        let unreadable = request.unreadable.as_ref().map(|why| Verdict {
+        let lost = request.dirs.is_none() && self.rules.iter().any(|r| !r.cwd.is_empty());
+        let lost = lost.then(|| {
+            "it changes to a directory that cannot be told, and rules name working directories"
+                .to_owned()
+        });
+        let unreadable = request.unreadable.clone().or(lost).map(|why| Verdict {
             decision: self.strictest(),
             rule: "too_complex".into(),
             reason: format!(
@@ -285,7 +295,14 @@ impl<'a> Compiled<'a> {
         let program_matches =
             rule.program.is_empty() || rule.program.iter().any(|p| seen.program_matches(p));
         let args_match = self.args.as_ref().is_none_or(|re| re.is_match(&seen.args));
-        let cwd_matches = self.cwd.is_empty() || self.cwd.iter().any(|d| seen.cwd.starts_with(d));
+        // An allowing rule holds only where every directory the line runs in is among its
+        // own; a denying or asking rule wherever one is.
+        let within = |cwd: &PathBuf| self.cwd.iter().any(|d| cwd.starts_with(d));
+        let cwd_matches = self.cwd.is_empty()
+            || match rule.decision {
+                Decision::Allow => seen.cwds.iter().all(within),
+                Decision::Ask | Decision::Deny => seen.cwds.iter().any(within),
+            };
         let env_matches = rule.env.is_empty() || rule.env.iter().any(|n| seen.sets(n));
         program_matches && args_match && cwd_matches && env_matches
     }
@@ -322,12 +339,13 @@ struct Seen<'a> {
     /// Where it was found, as found and with links followed.
     paths: Vec<String>,
     args: String,
-    cwd: &'a Path,
+    /// The directories the line may run it in.
+    cwds: &'a [PathBuf],
     names: &'a SetNames<'a>,
 }
 
 impl<'a> Seen<'a> {
-    fn of(command: &'a RequestedCommand, cwd: &'a Path, names: &'a SetNames<'a>) -> Seen<'a> {
+    fn of(command: &'a RequestedCommand, cwds: &'a [PathBuf], names: &'a SetNames<'a>) -> Seen<'a> {
         let paths = command
             .path
             .iter()
@@ -335,7 +353,7 @@ impl<'a> Seen<'a> {
             .flatten()
             .map(|p| p.to_string_lossy().into_owned())
             .collect();
-        Seen { command, paths, args: command.args.join(" "), cwd, names }
+        Seen { command, paths, args: command.args.join(" "), cwds, names }
     }
 
     /// Whether the command's start sets or removes `name`: through the request's
@@ -662,6 +680,9 @@ mod tests {
             long_line("", "a=("),
             long_line("", "env -S'x "),
             long_line("", "bash -c 'x;"),
+            long_line("", "cd a;"),
+            long_line("", "cd ../a;"),
+            long_line("", "env -C a x;"),
         ];
         for line in &lines {
             let start = std::time::Instant::now();
@@ -917,6 +938,41 @@ mod tests {
                 "SHELL=/usr/bin/touch su -m root F",
             ],
         );
+    }
+
+    #[test]
+    fn rules_on_working_directories_follow_the_line_where_it_changes_directory() {
+        let deny_etc = Policy {
+            rules: vec![Rule { cwd: vec!["/etc".into()], ..rule(&[], Decision::Deny) }],
+            ..Policy::default()
+        };
+        assert_not_allowed(
+            &deny_etc,
+            &[
+                "cd /etc && ls",
+                "cd /tmp; cd ../etc/ssh; ls",
+                "pushd /etc; ls",
+                "env -C /etc ls",
+                "sudo -D /etc ls",
+                "cd \"$X\" && ls",
+                "cd - && ls",
+                "cd && ls",
+                "popd; ls",
+                "CDPATH=/ cd etc && ls",
+            ],
+        );
+        assert_eq!(
+            deny_etc.decide(&request(SpawnSpec::new("env").args(["-C", "/etc", "ls"]))).decision,
+            Decision::Deny
+        );
+        assert_allowed(&deny_etc, &["cd /var && ls", "cd ./x; ls", "ls /etc"]);
+        let only_tmp = Policy {
+            default: Decision::Deny,
+            rules: vec![Rule { cwd: vec!["/tmp".into()], ..rule(&[], Decision::Allow) }],
+            ..Policy::default()
+        };
+        assert_not_allowed(&only_tmp, &["cd /etc && ls", "cd .. && ls", "env -C / ls"]);
+        assert_allowed(&only_tmp, &["cd /tmp/x && ls", "ls"]);
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub(crate) struct SimpleCommand {
 }
 
 /// What a line shows.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Reading {
     /// Its simple commands, in order (at most [`MAX_COMMANDS`]).
     pub commands: Vec<SimpleCommand>,
@@ -47,6 +47,9 @@ pub(crate) struct Reading {
     /// `export PATH=x`, `read PATH`), each once, in the order first set (at most
     /// [`MAX_NAMES`]). One list for the whole line: a command holds only its length then.
     pub line_assigns: Vec<String>,
+    /// The directories the line changes to (`cd DIR`, `env -C DIR`), as written, in order;
+    /// `None` when it changes to one it cannot tell (`cd "$X"`, `cd -`, `popd`).
+    pub dirs: Option<Vec<String>>,
     /// Why part of the line cannot be read with certainty, when it cannot.
     pub doubt: Option<String>,
 }
@@ -61,6 +64,10 @@ impl Reading {
             .map(|c| SimpleCommand { set_before: c.set_before + before, ..c });
         self.commands.extend(later);
         self.line_assigns.extend(other.line_assigns);
+        self.dirs = self.dirs.zip(other.dirs).map(|(mut dirs, more)| {
+            dirs.extend(more);
+            dirs
+        });
         Reading { doubt: self.doubt.or(other.doubt), ..self }
     }
 }
@@ -384,7 +391,6 @@ pub(crate) fn argv_commands(words: Vec<String>) -> Reading {
 }
 
 /// What has been read so far of a line, and what its earlier commands changed.
-#[derive(Default)]
 struct Reader {
     commands: Vec<SimpleCommand>,
     /// Variables set for the rest of the line (`PATH=x;`, `export PATH=x`, `read PATH`), each
@@ -392,14 +398,41 @@ struct Reader {
     line_assigns: Vec<String>,
     /// The names in `line_assigns`.
     known: HashSet<String>,
-    /// Whether an earlier command changes directory (`cd`, `pushd`, `popd`).
+    /// Whether an earlier command changes directory (`cd`, `pushd`, `popd`, `env -C`).
     moved: bool,
+    /// The directories the line changes to, in order; `None` once one cannot be told.
+    dirs: Option<Vec<String>>,
     doubt: Option<String>,
+}
+
+impl Default for Reader {
+    fn default() -> Self {
+        Reader {
+            commands: Vec::new(),
+            line_assigns: Vec::new(),
+            known: HashSet::new(),
+            moved: false,
+            dirs: Some(Vec::new()),
+            doubt: None,
+        }
+    }
 }
 
 impl Reader {
     fn finish(self) -> Reading {
-        Reading { commands: self.commands, line_assigns: self.line_assigns, doubt: self.doubt }
+        let Reader { commands, line_assigns, dirs, doubt, .. } = self;
+        Reading { commands, line_assigns, dirs, doubt }
+    }
+
+    /// Notes that the line changes directory, to `dir` (`None`: where it cannot tell).
+    fn moved_to(&mut self, dir: Option<&Word>) {
+        self.moved = true;
+        let dir = dir.filter(|d| !d.expands && !d.text.is_empty());
+        match (dir, &mut self.dirs) {
+            // Past as many as commands are kept, the line is doubted anyway.
+            (Some(dir), Some(dirs)) if dirs.len() < MAX_COMMANDS => dirs.push(dir.text.clone()),
+            _ => self.dirs = None,
+        }
     }
 
     /// Notes variables set for the rest of the line; past [`MAX_NAMES`] of them the line is
@@ -577,7 +610,11 @@ impl Reader {
             }
             let set_before = self.line_assigns.len();
             self.set_for_rest(sets);
-            self.moved |= matches!(name.as_str(), "cd" | "pushd" | "popd");
+            if matches!(name.as_str(), "cd" | "pushd" | "popd") {
+                // `cd` alone, `cd -`, `pushd +1` and `popd` go where the line does not say.
+                let dir = operands.iter().find(|w| !(w.text.len() > 1 && w.text.starts_with('-')));
+                self.moved_to(dir.filter(|w| name != "popd" && !w.text.starts_with(['-', '+'])));
+            }
             for line in shell_lines(&name, &operands) {
                 if let Some(why) = unlike_bash(&name, &line).filter(|_| name != SU.name) {
                     self.doubt(why);
@@ -601,7 +638,9 @@ impl Reader {
             };
             assigns.extend(unwrapped.assigns);
             // `env -C DIR ./prog` looks `./prog` up in `DIR`, as after `cd`.
-            self.moved |= unwrapped.chdir;
+            if let Some(dir) = unwrapped.chdir {
+                self.moved_to(Some(&dir));
+            }
             let mut words = unwrapped.words;
             program = words.remove(0);
             args = words;
@@ -635,8 +674,8 @@ struct Unwrapped {
     words: Vec<Word>,
     /// The names the wrapper sets or removes for it (`env A=1`, `env -u A`, `sudo A=1`).
     assigns: Vec<String>,
-    /// Whether the wrapper changes directory first (`env -C DIR`, `sudo -D DIR`).
-    chdir: bool,
+    /// The directory the wrapper changes to first (`env -C DIR`, `sudo -D DIR`).
+    chdir: Option<Word>,
 }
 
 /// The options of wrappers that change directory before running their program.
@@ -653,7 +692,7 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String>
     }
     let mut rest: VecDeque<Word> = args.into();
     let mut assigns = Vec::new();
-    let mut chdir = false;
+    let mut chdir = None;
     let mut positionals = table.positionals;
     let mut options = true;
     let chdir_options =
@@ -668,12 +707,15 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String>
                 return Err(format!("`{text}` is ambiguous among the options of {}", table.name));
             }
             let value = match option.value {
-                Some(value) => Some(value),
-                None if option.takes_next => rest.pop_front().map(|w| w.text),
+                Some(value) => Some(Word { text: value, ..word.clone() }),
+                None if option.takes_next => rest.pop_front(),
                 None => None,
             };
             let last = option.names.last().map_or("", String::as_str);
-            chdir |= chdir_options.contains(&last);
+            if chdir_options.contains(&last) {
+                chdir = Some(value.clone().unwrap_or_default());
+            }
+            let value = value.map(|w| w.text);
             if matches!((table.name, last), ("sudo", "R" | "chroot")) {
                 return Err(format!("`{text}` makes sudo look its program up in another root"));
             }
@@ -832,7 +874,7 @@ fn su_shell(args: &[Word]) -> Option<Unwrapped> {
         read.values.into_iter().rev().find(|(name, _)| matches!(name.as_str(), "s" | "shell"));
     let mut words = vec![shell?.1];
     words.extend(read.operands.into_iter().skip(1));
-    Some(Unwrapped { words, assigns: Vec::new(), chdir: false })
+    Some(Unwrapped { words, assigns: Vec::new(), chdir: None })
 }
 
 /// The options of a program that takes them anywhere among its words (as `getopt` permutes
