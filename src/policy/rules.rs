@@ -893,6 +893,8 @@ mod tests {
                 "[ -v 'a[`touch F`]' ]",
                 "printf -v 'a[$(touch F)]' x",
                 "unset 'a[$(touch F)]'",
+                "declare -i x; x='a[$(touch F)]'",
+                "x+='a[`touch F`]'",
             ],
         );
         let mut usr_bin = allow_usr_bin();
@@ -917,6 +919,7 @@ mod tests {
                 "chroot / ls",
                 "su root -c ls",
                 "printf -v x '%s[$y]' a",
+                "a[1]=$(ls); x=$(ls -d /[a-z]*)",
                 "env -C /tmp ls",
             ],
         );

@@ -574,7 +574,14 @@ impl Reader {
                 // A redirection operator: its target is the next word.
                 Some(op) if is_redirection(op) => at += 1,
                 _ => match assignment_name(&word.text) {
-                    Some(name) => assigns.push(name.to_owned()),
+                    Some(name) => {
+                        // A variable declared `-i` (here, or in a profile) evaluates its value.
+                        let value = word.text.split_once('=').map_or("", |(_, value)| value);
+                        if runs_in_subscript(value) {
+                            self.doubt(format!("the value assigned to {name} may be evaluated, running the substitution in its subscript"));
+                        }
+                        assigns.push(name.to_owned());
+                    }
                     None => {
                         let args = words[at..].to_vec();
                         return self.run(word.clone(), args, assigns, lines);
@@ -984,7 +991,7 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
         "gdb" if gdb_options_hide(args) => Some(
             "gdb's options may run commands (`-ex`, `-x`) or take a value the line cannot tell",
         ),
-        _ if SUBSCRIPTED.contains(&builtin) && args.iter().any(runs_in_subscript) => {
+        _ if SUBSCRIPTED.contains(&builtin) && args.iter().any(|a| runs_in_subscript(&a.text)) => {
             Some("the builtin evaluates an array subscript that holds a command substitution")
         }
         _ => None,
@@ -1042,11 +1049,9 @@ const SUBSCRIPTED: &[&str] = &[
     "wait",
 ];
 
-/// Whether a word holds a subscript with a command substitution (`a[$(x)]`, `` a[`x`] ``).
-fn runs_in_subscript(word: &Word) -> bool {
-    word.text
-        .split_once('[')
-        .is_some_and(|(_, inside)| inside.contains("$(") || inside.contains('`'))
+/// Whether text holds a subscript with a command substitution (`a[$(x)]`, `` a[`x`] ``).
+fn runs_in_subscript(text: &str) -> bool {
+    text.split_once('[').is_some_and(|(_, inside)| inside.contains("$(") || inside.contains('`'))
 }
 
 /// The last path component of a program word.
