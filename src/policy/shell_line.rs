@@ -988,6 +988,9 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
         }
         "hash" if has('p') => Some("`hash -p` makes a name run another program"),
         "enable" if has('f') => Some("`enable -f` loads a builtin from a library"),
+        "strace" if strace_pipes(args) => {
+            Some("strace's `-o |COMMAND` runs a command the line cannot show")
+        }
         "gdb" if gdb_options_hide(args) => Some(
             "gdb's options may run commands (`-ex`, `-x`) or take a value the line cannot tell",
         ),
@@ -996,6 +999,26 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
         }
         _ => None,
     }
+}
+
+/// Whether strace's options (before its program) send its output to a command: `-o |CMD`,
+/// `-o !CMD`, `--output=|CMD`.
+fn strace_pipes(args: &[Word]) -> bool {
+    let Some(table) = WRAPPERS.iter().find(|w| w.name == "strace") else { return false };
+    let mut words = args.iter().map(|w| w.text.as_str());
+    while let Some(text) = words.next().filter(|t| t.starts_with('-') && *t != "--") {
+        let option = option_word(table, text);
+        let value = match option.value {
+            Some(value) => Some(value),
+            None if option.takes_next => words.next().map(str::to_owned),
+            None => None,
+        };
+        let output = option.names.last().is_some_and(|n| n == "o" || n == "output");
+        if output && value.is_some_and(|v| v.starts_with(['|', '!'])) {
+            return true;
+        }
+    }
+    false
 }
 
 /// gdb's options that neither take a value nor run commands; any other option before
