@@ -885,6 +885,13 @@ mod tests {
                 "gdb -x cmds --args touch F",
                 "gdb -batch -ex 'shell touch F'",
                 "gdb --eval-command=run touch",
+                "xargs -I{} sh -c '{}'",
+                "xargs -I % bash -c 'echo %'",
+                "xargs -i sh -c 'x {}'",
+                "xargs sh -c",
+                "xargs -0 env",
+                "xargs nice sudo",
+                "xargs -I{} {} F",
                 "strace -o '|touch F' true",
                 "strace -fo'!touch F' true",
                 "strace --output='|touch F' true",
@@ -925,6 +932,9 @@ mod tests {
                 "printf -v x '%s[$y]' a",
                 "a[1]=$(ls); x=$(ls -d /[a-z]*)",
                 "env -C /tmp ls",
+                "xargs -I{} cp {} /tmp",
+                "xargs sh -c 'ls \"$@\"' sh",
+                "xargs",
             ],
         );
     }

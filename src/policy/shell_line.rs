@@ -603,10 +603,16 @@ impl Reader {
         mut assigns: Vec<String>,
         lines: &mut Vec<String>,
     ) {
+        // Under `xargs`, what it puts from its input into the words after it: its `-I`
+        // string, or empty (its input is appended as arguments).
+        let mut fed: Option<String> = None;
         for _ in 0..MAX_DEPTH {
             let name = basename(&program.text).to_owned();
             self.check_program(&program);
             let operands = without_redirections(&args);
+            if let Some(why) = fed.as_deref().and_then(|r| fed_from_input(r, &program, &operands)) {
+                self.doubt(why.to_owned());
+            }
             if let Some(why) = hidden_effect(&name, &operands) {
                 self.doubt(why.to_owned());
             }
@@ -638,8 +644,15 @@ impl Reader {
                 set_before,
             });
             let Some(table) = WRAPPERS.iter().find(|w| w.name == name) else { return };
+            if name == "xargs" {
+                fed = Some(xargs_replace(table, &operands));
+            }
             let unwrapped = match unwrap(table, operands) {
                 Ok(Some(unwrapped)) => unwrapped,
+                // `xargs env`: the program is the first word of xargs' input.
+                Ok(None) if fed.is_some() && name != "xargs" => {
+                    return self.doubt(format!("xargs gives `{name}` its program from its input"));
+                }
                 Ok(None) => return,
                 Err(why) => return self.doubt(why),
             };
@@ -752,6 +765,47 @@ fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrapped>, String>
 /// Whether `dir`, a new root, may be another directory than `/`.
 fn another_root(dir: &str) -> bool {
     !dir.is_empty() && dir.trim_start_matches('/').split('/').any(|c| !c.is_empty() && c != ".")
+}
+
+/// The string `xargs` replaces with its input (`-I R`, `-i`, `--replace`: `{}`), or empty
+/// when it appends its input as arguments.
+fn xargs_replace(table: &Wrapper, args: &[Word]) -> String {
+    let mut replace = String::new();
+    let mut words = args.iter().map(|w| w.text.as_str());
+    while let Some(text) = words.next().filter(|t| t.starts_with('-') && *t != "--") {
+        let option = option_word(table, text);
+        let value = match option.value {
+            Some(value) => Some(value),
+            None if option.takes_next => words.next().map(str::to_owned),
+            None => None,
+        };
+        match option.names.last().map(String::as_str) {
+            Some("I") => replace = value.unwrap_or_default(),
+            Some("i" | "replace") => replace = value.unwrap_or_else(|| "{}".to_owned()),
+            _ => {}
+        }
+    }
+    replace
+}
+
+/// Why what `xargs` runs (`program` with `args`) depends on its input, when it does: its
+/// `-I` string (`replace`) in the program's name or in a shell's `-c` line, or a shell's
+/// `-c` without a line (xargs appends one).
+fn fed_from_input(replace: &str, program: &Word, args: &[Word]) -> Option<&'static str> {
+    let has = |text: &str| !replace.is_empty() && text.contains(replace);
+    if has(&program.text) {
+        return Some("xargs puts its input in the name of the program it runs");
+    }
+    if !SHELLS.contains(&basename(&program.text)) {
+        return None;
+    }
+    let options = args.iter().take_while(|w| w.text.starts_with(['-', '+']) && w.text != "--");
+    let reads_line = options.clone().any(|w| w.text.starts_with('-') && w.text.contains('c'));
+    match dash_c_line(args) {
+        Some(line) if has(&line) => Some("xargs puts its input in the line a shell runs"),
+        None if reads_line => Some("xargs gives a shell's `-c` its line from its input"),
+        _ => None,
+    }
 }
 
 /// The words after a program that are its arguments: redirections and their targets left
