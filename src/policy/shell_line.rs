@@ -771,14 +771,7 @@ fn another_root(dir: &str) -> bool {
 /// when it appends its input as arguments.
 fn xargs_replace(table: &Wrapper, args: &[Word]) -> String {
     let mut replace = String::new();
-    let mut words = args.iter().map(|w| w.text.as_str());
-    while let Some(text) = words.next().filter(|t| t.starts_with('-') && *t != "--") {
-        let option = option_word(table, text);
-        let value = match option.value {
-            Some(value) => Some(value),
-            None if option.takes_next => words.next().map(str::to_owned),
-            None => None,
-        };
+    for (option, value) in leading_options(table, args) {
         match option.names.last().map(String::as_str) {
             Some("I") => replace = value.unwrap_or_default(),
             Some("i" | "replace") => replace = value.unwrap_or_else(|| "{}".to_owned()),
@@ -835,6 +828,25 @@ struct OptionWord {
     value: Option<String>,
     /// Whether the last option takes the next word as its value.
     takes_next: bool,
+}
+
+/// The options at the start of a wrapper's arguments (up to the first word that is not one,
+/// or `--`), each with its value: given in the word, or the next word when it takes one.
+fn leading_options<'a>(
+    table: &'a Wrapper,
+    args: &'a [Word],
+) -> impl Iterator<Item = (OptionWord, Option<String>)> + 'a {
+    let mut words = args.iter().map(|w| w.text.as_str());
+    std::iter::from_fn(move || {
+        let text = words.next().filter(|t| t.starts_with('-') && *t != "--")?;
+        let option = option_word(table, text);
+        let value = match &option.value {
+            Some(value) => Some(value.clone()),
+            None if option.takes_next => words.next().map(str::to_owned),
+            None => None,
+        };
+        Some((option, value))
+    })
 }
 
 fn option_word(table: &Wrapper, text: &str) -> OptionWord {
@@ -1059,14 +1071,7 @@ fn hidden_effect(builtin: &str, args: &[Word]) -> Option<&'static str> {
 /// `-o !CMD`, `--output=|CMD`.
 fn strace_pipes(args: &[Word]) -> bool {
     let Some(table) = WRAPPERS.iter().find(|w| w.name == "strace") else { return false };
-    let mut words = args.iter().map(|w| w.text.as_str());
-    while let Some(text) = words.next().filter(|t| t.starts_with('-') && *t != "--") {
-        let option = option_word(table, text);
-        let value = match option.value {
-            Some(value) => Some(value),
-            None if option.takes_next => words.next().map(str::to_owned),
-            None => None,
-        };
+    for (option, value) in leading_options(table, args) {
         let output = option.names.last().is_some_and(|n| n == "o" || n == "output");
         if output && value.is_some_and(|v| v.starts_with(['|', '!'])) {
             return true;
