@@ -1410,6 +1410,61 @@ fn screens_are_sent_as_the_rows_that_changed() {
     client.finish();
 }
 
+/// Rows that moved as a block are said in one line, and a screen that comes back (a menu
+/// closed) is told as its changes since the look before last.
+#[test]
+fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
+    if !common::require("python3") {
+        return;
+    }
+    let script = temp_file(
+        "menu.py",
+        "import sys, tty\n\
+         tty.setcbreak(0)\n\
+         def draw(rows):\n\
+         \x20   sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(rows))\n\
+         \x20   sys.stdout.flush()\n\
+         \x20   sys.stdin.read(1)\n\
+         procs = ['process %d' % n for n in range(1, 21)]\n\
+         draw(procs)\n\
+         draw(['Sort by'] + ['field %d' % n for n in range(1, 21)])\n\
+         draw(procs[:5] + ['process 99'] + procs[5:])\n\
+         draw(procs[3:] + ['end'])\n",
+    );
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", script.to_str().unwrap()]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "process 20", "cols": 40, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let menu = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    assert!(text(&menu).contains("field 20"), "{}", text(&menu));
+    // Back from the menu, a process inserted above the list's end.
+    let back = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    let shown = text(&back);
+    assert!(
+        shown.contains(
+            "as at your look before last, with its rows 5-19 moved to 6-20; rows changed besides"
+        ) && shown.contains("5│process 99"),
+        "{shown}"
+    );
+    assert!(!shown.contains("process 12"), "rows that moved are not sent again: {shown}");
+    assert_eq!(back["structuredContent"]["screen"]["since_look"], 2, "{back}");
+    // The list's first rows dropped, the process above it gone: the rest of the list moved
+    // up four rows; the rows above it and the ones it left changed.
+    let scrolled = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    let shown = text(&scrolled);
+    assert!(
+        shown.contains("as at your last look, with its rows 6-20 moved to 2-16; rows changed")
+            && shown.contains("0│process 4\n1│process 5\n17│end▌\n18│\n19│\n20│"),
+        "{shown}"
+    );
+    assert!(!shown.contains("process 12"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// terminal_mouse clicks on text a program shows, and refuses what it cannot do in words
 /// that say what to do instead.
 #[test]

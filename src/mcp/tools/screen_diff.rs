@@ -1,16 +1,20 @@
 //! What part of a screen a caller is shown and how: the whole screen, or the rows that changed
-//! since the screen it last saw; the cursor marked where typing would go; styled text marked
-//! where its style carries meaning.
+//! since a screen it saw (its last, or the one before when that costs less: a menu or a
+//! dialog closed brings it back), with a block of rows that moved said in one line (text
+//! scrolled, a row inserted above a list); the cursor marked where typing would go; styled
+//! text marked where its style carries meaning.
 //!
 //! Each caller (an MCP connection, a [`Toolbox`](super::toolbox::Toolbox)) keeps the screens it
 //! was shown in its own [`SeenScreens`], so one caller's reads never change what another is
 //! shown.
 
-use std::collections::HashMap;
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
-use crate::term::screen::model::CURSOR_MARK;
+use crate::term::screen::model::{CURSOR_MARK, Changed};
 use crate::term::screen::style::StyleRun;
 use crate::term::screen::{byte_at_cell, cell_col, char_cells};
 use crate::{Cursor, Screen, SessionId};
@@ -46,6 +50,8 @@ pub(crate) struct Frame {
     cursor: Cursor,
     /// Every row, styled runs marked.
     lines: Vec<String>,
+    /// A hash of each row of `lines`, to find rows that moved without comparing every pair.
+    hashes: Vec<u64>,
     /// The cursor's row with its runs and the cursor marked, when the cursor is visible.
     cursor_line: Option<String>,
     /// Rows up to the last non-empty one or the cursor's.
@@ -65,8 +71,16 @@ impl Frame {
             runs.retain(|run| run.col < run.end);
         }
         let row_runs = |row: usize| runs.iter().filter(move |run| usize::from(run.row) == row);
-        let lines =
+        let lines: Vec<String> =
             (0..screen.lines.len()).map(|row| decorate(text(row), row_runs(row), None)).collect();
+        let hashes = lines
+            .iter()
+            .map(|line| {
+                let mut hasher = DefaultHasher::new();
+                line.hash(&mut hasher);
+                hasher.finish()
+            })
+            .collect();
         // The mark goes where typing would go: on a blank cell or past the row's end. On a
         // character it would split a word, so there the header says where the cursor is.
         let cursor = screen.cursor;
@@ -84,7 +98,18 @@ impl Frame {
             lines,
             cursor_line,
             used: screen.used_rows(),
+            hashes,
         }
+    }
+
+    /// The bytes of the whole screen's text.
+    fn cost(&self) -> usize {
+        (0..self.used).map(|row| self.line(row).len() + 1).sum()
+    }
+
+    /// Whether row `row` holds what row `at` of `other` holds.
+    fn same_row(&self, row: usize, other: &Frame, at: usize) -> bool {
+        self.hashes.get(row) == other.hashes.get(at) && self.lines.get(row) == other.lines.get(at)
     }
 
     /// Whether the cursor is marked in the text (it is visible, on a blank cell).
@@ -104,9 +129,9 @@ impl Frame {
     pub(crate) fn text(&self, shape: &Shape) -> String {
         match shape {
             Shape::Whole => (0..self.used).map(|row| self.line(row)).collect::<Vec<_>>().join("\n"),
-            Shape::Rows(rows) => {
+            Shape::Changes(changes) => {
                 let mut text = String::new();
-                for &row in rows {
+                for &row in &changes.rows {
                     let _ = writeln!(text, "{row}│{}", self.line(usize::from(row)));
                 }
                 text.pop();
@@ -207,21 +232,39 @@ fn decorate<'r>(row: &str, runs: impl Iterator<Item = &'r Marked>, cursor: Optio
     out
 }
 
-/// The last screen each session showed one caller, whole and uncut.
+/// How many of the screens of a session a caller was last shown are kept, as what the next one
+/// is compared with: its last look and the one before.
+const LOOKS_KEPT: usize = 2;
+
+/// Screens with more rows than this are not searched for rows that moved (the search compares
+/// every row with every other one's hash).
+const MOVE_SEARCH_ROWS: usize = 512;
+
+/// The screens of each session one caller was last shown whole and uncut (oldest first).
 #[derive(Debug, Default)]
 pub(crate) struct SeenScreens {
-    frames: Mutex<HashMap<SessionId, Frame>>,
+    frames: Mutex<HashMap<SessionId, VecDeque<Frame>>>,
 }
 
 impl SeenScreens {
     /// Remembers that the caller has seen `frame` of session `id` in full, or, when `frame` is
-    /// `None` (it was cut), that it has not seen a whole screen.
+    /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
+    /// forgotten, so changes are never told against a screen older than one it saw cut.
     pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
         let mut frames = self.frames.lock().unwrap_or_else(|e| e.into_inner());
-        match frame {
-            Some(frame) => frames.insert(id, frame),
-            None => frames.remove(&id),
+        let Some(frame) = frame else {
+            frames.remove(&id);
+            return;
         };
+        let looks = frames.entry(id).or_default();
+        // Seeing the same screen again keeps the one before it as a base.
+        if looks.back() == Some(&frame) {
+            return;
+        }
+        looks.push_back(frame);
+        if looks.len() > LOOKS_KEPT {
+            looks.pop_front();
+        }
     }
 
     /// Forgets a closed session.
@@ -229,30 +272,144 @@ impl SeenScreens {
         self.remember(id, None);
     }
 
-    /// How to show `frame` of session `id`: whole when `whole` is asked for, when nothing
-    /// was seen before or the size or the screen (primary, alternate) changed, or when more
-    /// than half of the rows changed; otherwise only the changed rows (a row whose text or
-    /// marked styles changed, and the cursor's row when the cursor moved onto it; a row the
-    /// cursor left is not sent: the header says where the cursor is).
+    /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
+    /// of the same size and kind (primary, alternate) was seen, when more than half of the
+    /// rows changed, or when the changes would take more bytes than the whole; otherwise the changes since the seen screen they are the fewest bytes
+    /// against (the last one on a tie). A change is a row whose text or marked styles
+    /// changed, and the cursor's row when the cursor moved onto it (a row the cursor left is
+    /// not sent: the header says where the cursor is).
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
         let frames = self.frames.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(last) = frames.get(&id).filter(|_| !whole) else {
+        let Some(looks) = frames.get(&id).filter(|_| !whole) else {
             return Shape::Whole;
         };
-        if (last.cols, last.rows, last.alternate) != (frame.cols, frame.rows, frame.alternate) {
-            return Shape::Whole;
-        }
-        let moved = frame.cursor != last.cursor && frame.cursor_marked();
-        let changed: Vec<u16> = (0..frame.rows)
-            .filter(|&row| {
-                let at = usize::from(row);
-                frame.lines.get(at) != last.lines.get(at) || moved && row == frame.cursor.row
+        let best = looks
+            .iter()
+            .rev()
+            .zip(1..)
+            .filter(|(seen, _)| {
+                (seen.cols, seen.rows, seen.alternate) == (frame.cols, frame.rows, frame.alternate)
             })
-            .collect();
-        if changed.len() * 2 > usize::from(frame.rows) {
-            return Shape::Whole;
+            .map(|(seen, look)| changes_since(frame, seen, look))
+            .min_by_key(|changes| changes.cost(frame));
+        match best {
+            Some(changes)
+                if changes.rows.len() * 2 <= usize::from(frame.rows)
+                    && changes.cost(frame) < frame.cost() =>
+            {
+                Shape::Changes(changes)
+            }
+            _ => Shape::Whole,
         }
-        Shape::Rows(changed)
+    }
+}
+
+/// The changes of `frame` since `seen`, the caller's `look`-th last look.
+fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
+    let moved = find_move(frame, seen);
+    let cursor_moved = frame.cursor != seen.cursor && frame.cursor_marked();
+    let rows = (0..frame.rows)
+        .filter(|&row| {
+            let kept = match moved {
+                Some(m) if (m.to..m.to + m.count).contains(&row) => true,
+                _ => frame.same_row(usize::from(row), seen, usize::from(row)),
+            };
+            !kept || cursor_moved && row == frame.cursor.row
+        })
+        .collect();
+    Changes { look, moved, rows }
+}
+
+/// The block of `seen`'s rows that is on `frame` again at another place and saves the most
+/// rows that would otherwise be sent (at least two), if any.
+fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
+    let rows = frame.lines.len().min(seen.lines.len());
+    if rows > MOVE_SEARCH_ROWS {
+        return None;
+    }
+    // (rows saved, the block)
+    let mut best: Option<(usize, Moved)> = None;
+    for shift in 1..rows {
+        for (from_start, to_start) in [(shift, 0), (0, shift)] {
+            // Row `to_start + i` now holds what row `from_start + i` held: walk the runs.
+            let mut run_start = 0;
+            let mut saved = 0;
+            for i in 0..=rows - shift {
+                let same = i < rows - shift && frame.same_row(to_start + i, seen, from_start + i);
+                if same {
+                    saved += usize::from(!frame.same_row(to_start + i, seen, to_start + i));
+                    continue;
+                }
+                if saved >= 2 && best.is_none_or(|(most, _)| saved > most) {
+                    // Rows at the block's ends that are where they were (blank rows, as a
+                    // rule) are no part of the move.
+                    let still = |at: usize| frame.same_row(to_start + at, seen, to_start + at);
+                    let (mut first, mut end) = (run_start, i);
+                    while still(first) {
+                        first += 1;
+                    }
+                    while still(end - 1) {
+                        end -= 1;
+                    }
+                    let block = Moved {
+                        from: (from_start + first) as u16,
+                        to: (to_start + first) as u16,
+                        count: (end - first) as u16,
+                    };
+                    best = Some((saved, block));
+                }
+                run_start = i + 1;
+                saved = 0;
+            }
+        }
+    }
+    best.map(|(_, block)| block)
+}
+
+/// A block of rows of a screen the caller saw that is on the screen again at another place
+/// (text scrolled in a region, a row inserted or deleted above a list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Moved {
+    /// The block's first row on the screen that was seen.
+    pub(crate) from: u16,
+    /// Its first row now.
+    pub(crate) to: u16,
+    /// Its rows.
+    pub(crate) count: u16,
+}
+
+/// A screen told as its changes since one the caller saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Changes {
+    /// Since which look: 1 the caller's last, 2 the one before it.
+    pub(crate) look: u8,
+    /// A block of rows that moved.
+    pub(crate) moved: Option<Moved>,
+    /// The rows that differ from that look, besides the block that moved, numbered.
+    pub(crate) rows: Vec<u16>,
+}
+
+impl Changes {
+    /// About the bytes the changes take in a result: the header's note, and each row with its
+    /// number (`12│`).
+    fn cost(&self, frame: &Frame) -> usize {
+        let note = match self.moved {
+            Some(_) => 80,
+            None => 35,
+        };
+        let number = |row: u16| row.checked_ilog10().unwrap_or(0) as usize + 1;
+        let rows: usize =
+            self.rows.iter().map(|&row| number(row) + 4 + frame.line(usize::from(row)).len()).sum();
+        note + usize::from(self.look - 1) * 7 + rows
+    }
+
+    /// What the screen block's header says of them.
+    pub(crate) fn changed(&self) -> Changed {
+        Changed {
+            rows: self.rows.len(),
+            look: self.look,
+            moved: self.moved.map(|m| (m.from, m.to, m.count)),
+        }
     }
 }
 
@@ -261,8 +418,8 @@ impl SeenScreens {
 pub(crate) enum Shape {
     /// Every row (trailing empty rows below the cursor left out).
     Whole,
-    /// These rows, numbered (none: the screen is unchanged).
-    Rows(Vec<u16>),
+    /// The changes since a screen the caller saw (no rows: none besides a moved block).
+    Changes(Changes),
 }
 
 #[cfg(test)]
@@ -287,8 +444,13 @@ mod tests {
         StyleRun { row, col, width, fg: fg.into(), bg: bg.into(), attrs: attrs.to_vec() }
     }
 
+    /// A last row that never changes, long enough that the changes of the rows above it
+    /// take fewer bytes than the whole screen.
+    const FOOTER: &str = "F1 Help  F2 Setup  F3 Search  F4 Filter  F5 Tree  F6 SortBy  F10 Quit";
+
+    /// A frame of `rows` and [`FOOTER`].
     fn frame(rows: &[&str], cursor: (u16, u16)) -> Frame {
-        Frame::new(&screen(rows, cursor), &[], Styles::Meaningful)
+        Frame::new(&screen(&[rows, &[FOOTER]].concat(), cursor), &[], Styles::Meaningful)
     }
 
     #[test]
@@ -330,36 +492,102 @@ mod tests {
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ▌ x");
     }
 
+    /// Changes since the last look, with no block moved.
+    fn rows(rows: &[u16]) -> Shape {
+        Shape::Changes(Changes { look: 1, moved: None, rows: rows.to_vec() })
+    }
+
     #[test]
     fn only_changed_rows_are_shown_until_most_change() {
         let seen = SeenScreens::default();
         let id = SessionId(1);
         let first = frame(&["a", "b", "c", "d", "e", "f"], (5, 1));
         assert_eq!(seen.shape(id, &first, false), Shape::Whole);
-        assert_eq!(first.text(&Shape::Whole), "a\nb\nc\nd\ne\nf▌");
+        assert_eq!(first.text(&Shape::Whole), format!("a\nb\nc\nd\ne\nf▌\n{FOOTER}"));
         seen.remember(id, Some(first.clone()));
-        assert_eq!(seen.shape(id, &first, false), Shape::Rows(vec![]));
+        assert_eq!(seen.shape(id, &first, false), rows(&[]));
         assert_eq!(seen.shape(id, &first, true), Shape::Whole);
         // One row changes and the cursor moves onto a blank: the changed row and the one the
         // cursor is marked on.
         let next = frame(&["a", "B", "c", "d", "e", "f"], (2, 1));
         let shape = seen.shape(id, &next, false);
-        assert_eq!(shape, Shape::Rows(vec![1, 2]));
+        assert_eq!(shape, rows(&[1, 2]));
         assert_eq!(next.text(&shape), "1│B\n2│c▌");
         // On a character the cursor is not marked (the header says where it is).
         let on_char = frame(&["a", "B", "c", "d", "e", "f"], (2, 0));
         assert!(!on_char.cursor_marked());
-        assert_eq!(on_char.text(&Shape::Rows(vec![2])), "2│c");
+        assert_eq!(on_char.text(&rows(&[2])), "2│c");
         // A highlight that moves changes the rows it left and reached.
         let runs = [run(3, 0, 1, "default", "default", &["inverse"])];
-        let highlighted =
-            Frame::new(&screen(&["a", "b", "c", "d", "e", "f"], (5, 1)), &runs, Styles::Meaningful);
-        assert_eq!(seen.shape(id, &highlighted, false), Shape::Rows(vec![3]));
-        // Most rows change: the whole screen.
+        let lines = ["a", "b", "c", "d", "e", "f", FOOTER];
+        let highlighted = Frame::new(&screen(&lines, (5, 1)), &runs, Styles::Meaningful);
+        assert_eq!(seen.shape(id, &highlighted, false), rows(&[3]));
+        // Most rows change: the whole screen (as when the changes are longer than it).
         let most = frame(&["1", "2", "3", "4", "e", "f"], (5, 1));
         assert_eq!(seen.shape(id, &most, false), Shape::Whole);
-        // A cut screen is not remembered.
+        // A cut screen is not remembered, nor any seen before it.
         seen.remember(id, None);
         assert_eq!(seen.shape(id, &next, false), Shape::Whole);
+    }
+
+    #[test]
+    fn a_block_of_rows_that_moved_is_said_once() {
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        let lines: Vec<String> = (1..=20).map(|n| format!("note {n}")).collect();
+        let page = |first: usize, status: &str| {
+            let mut rows: Vec<&str> = lines[first..first + 8].iter().map(String::as_str).collect();
+            rows.push(status);
+            frame(&rows, (8, 0))
+        };
+        seen.remember(id, Some(page(0, "-- INSERT --")));
+        // Scrolled up three rows, the status line cleared: the block, then the rows it left.
+        // Without the move that would be every row: the whole screen.
+        let scrolled = page(3, "");
+        let shape = seen.shape(id, &scrolled, false);
+        let moved = Some(Moved { from: 3, to: 0, count: 5 });
+        assert_eq!(shape, Shape::Changes(Changes { look: 1, moved, rows: vec![5, 6, 7, 8] }));
+        assert_eq!(scrolled.text(&shape), "5│note 9\n6│note 10\n7│note 11\n8│▌");
+        // A row inserted above a list moves the list down.
+        let list = ["PID", "1 init", "2 bash", "3 vim", "4 less", "Quit"];
+        seen.remember(id, Some(frame(&list, (5, 0))));
+        let inserted = ["PID", "9 htop", "1 init", "2 bash", "3 vim", "Quit"];
+        let moved = Some(Moved { from: 1, to: 2, count: 3 });
+        assert_eq!(
+            seen.shape(id, &frame(&inserted, (5, 0)), false),
+            Shape::Changes(Changes { look: 1, moved, rows: vec![1] })
+        );
+        // Changes longer than the whole screen: the whole screen.
+        let short = |lines: &[&str]| Frame::new(&screen(lines, (5, 0)), &[], Styles::Meaningful);
+        seen.remember(id, Some(short(&["1", "2", "3", "4", "5", "6"])));
+        let shifted = short(&["3", "4", "5", "6", "7", "8"]);
+        assert!(find_move(&shifted, &short(&["1", "2", "3", "4", "5", "6"])).is_some());
+        assert_eq!(seen.shape(id, &shifted, false), Shape::Whole);
+        // Blank rows that stay blank are no move.
+        let blanks = frame(&["", "", "x", "", "", ""], (5, 0));
+        let other = frame(&["", "", "", "y", "", ""], (5, 0));
+        assert!(find_move(&other, &blanks).is_none());
+    }
+
+    #[test]
+    fn a_screen_seen_before_the_last_one_can_be_the_base() {
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        let list = frame(&["PID", "1 init", "2 bash", "3 vim", "4 less", "Quit"], (5, 0));
+        let menu = frame(&["Sort", "PID", "USER", "TIME", "MEM", "Enter"], (5, 0));
+        seen.remember(id, Some(list.clone()));
+        seen.remember(id, Some(menu.clone()));
+        // Seeing the menu again keeps the list as the look before last.
+        seen.remember(id, Some(menu.clone()));
+        // The menu closed, one process gone: one row since the look before last.
+        let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
+        let changes = Changes { look: 2, moved: None, rows: vec![4] };
+        assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
+        // Only two looks are kept.
+        seen.remember(id, Some(back.clone()));
+        seen.remember(id, Some(menu));
+        let looks = seen.frames.lock().unwrap();
+        assert_eq!(looks[&id].len(), LOOKS_KEPT);
+        assert_eq!(looks[&id][0], back);
     }
 }

@@ -369,7 +369,7 @@ fn layout(
             screen_whole = omitted == 0 && title.len() == snapshot.title.len();
             let changed = match shape {
                 Shape::Whole => None,
-                Shape::Rows(rows) => Some(rows.len()),
+                Shape::Changes(changes) => Some(changes.changed()),
             };
             let (json, block) =
                 model_view(snapshot, frame.cursor_marked(), changed, title, kept, omitted);
@@ -406,6 +406,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::budget::worst;
+    use super::super::screen_diff::{Changes, Moved};
     use super::*;
     use crate::mcp::MAX_BYTES_OVERHEAD;
     use crate::{Cursor, Modes, MouseReporting};
@@ -483,7 +484,14 @@ mod tests {
     #[test]
     fn the_whole_result_stays_within_max_bytes_and_the_overhead() {
         let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
-        let shapes = [Shape::Whole, Shape::Rows(vec![]), Shape::Rows((0..500).collect())];
+        let rows = |rows: Vec<u16>, moved| Shape::Changes(Changes { look: 2, moved, rows });
+        let moved = Some(Moved { from: 1, to: 0, count: 499 });
+        let shapes = [
+            Shape::Whole,
+            rows(vec![], None),
+            rows(vec![], moved),
+            rows((0..500).collect(), moved),
+        ];
         let mut framing = 0;
         for (view, shape) in [View::New, View::Screen, View::Scrollback]
             .into_iter()
@@ -502,9 +510,10 @@ mod tests {
                             size <= max + MAX_BYTES_OVERHEAD,
                             "{view:?} {shape:?} {max} {copies}: {size}"
                         );
-                        // The strings use the budget (an unchanged screen has no text; the
-                        // program's label is charged though only structured content sends it).
-                        if *shape != Shape::Rows(vec![]) {
+                        // The strings use the budget (a screen with no rows changed has no
+                        // text; the program's label is charged though only structured content
+                        // sends it).
+                        if !matches!(shape, Shape::Changes(c) if c.rows.is_empty()) {
                             assert!(size >= max * 2 / 5, "{view:?} {max} {copies}: {size}");
                         }
                     }

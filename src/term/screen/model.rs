@@ -9,15 +9,25 @@ use super::Screen;
 /// The glyph that marks the visible cursor in a screen's text (and its header).
 pub(crate) const CURSOR_MARK: char = '▌';
 
+/// What a screen's text holds when it holds only the changes since a screen the caller saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Changed {
+    /// The rows listed (0: none changed besides a moved block).
+    pub(crate) rows: usize,
+    /// Since which look: 1 the caller's last, 2 the one before it.
+    pub(crate) look: u8,
+    /// A block of rows that moved: its first row then, its first row now, its rows.
+    pub(crate) moved: Option<(u16, u16, u16)>,
+}
+
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
 /// text cut from its end): JSON, and the text block for a model. `cursor_marked`: the text
-/// marks the cursor (with [`CURSOR_MARK`]), so the header need not say where it is. `changed` is the number of
-/// rows `text` holds when it holds only the rows changed since the caller last saw the screen
-/// (`Some(0)`: nothing changed).
+/// marks the cursor (with [`CURSOR_MARK`]), so the header need not say where it is. `changed`
+/// says what `text` holds when it holds only the changes since a screen the caller saw.
 pub(crate) fn model_view(
     screen: &Screen,
     cursor_marked: bool,
-    changed: Option<usize>,
+    changed: Option<Changed>,
     title: &str,
     text: &str,
     omitted: usize,
@@ -31,7 +41,11 @@ pub(crate) fn model_view(
         "cursor_visible": screen.cursor.visible,
         "title": title,
         "text": text,
-        "changed_rows": changed,
+        "changed_rows": changed.map(|c| c.rows),
+        "since_look": changed.map(|c| c.look),
+        "moved": changed.and_then(|c| c.moved).map(|(from, to, count)| json!({
+            "from": from, "to": to, "count": count,
+        })),
         "omitted_bytes": omitted,
     });
     // A cursor marked in the text goes without saying.
@@ -48,10 +62,26 @@ pub(crate) fn model_view(
     );
     let mut block = match changed {
         None => format!("--- screen {about} ---\n"),
-        Some(0) => {
-            return (json, format!("--- screen {about}: unchanged since your last look ---"));
+        Some(changed) => {
+            let since = match changed.look {
+                1 => "your last look",
+                _ => "your look before last",
+            };
+            let moved = changed.moved.map(|(from, to, count)| {
+                let (last_then, last_now) = (from + count - 1, to + count - 1);
+                format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
+            });
+            match (moved, changed.rows) {
+                (None, 0) => {
+                    return (json, format!("--- screen {about}: unchanged since {since} ---"));
+                }
+                (Some(moved), 0) => return (json, format!("--- screen {about}: {moved} ---")),
+                (None, _) => format!("--- screen {about}: rows changed since {since} ---\n"),
+                (Some(moved), _) => {
+                    format!("--- screen {about}: {moved}; rows changed besides ---\n")
+                }
+            }
         }
-        Some(_) => format!("--- screen {about}: rows changed since your last look ---\n"),
     };
     block.push_str(text);
     if omitted > 0 {
