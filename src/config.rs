@@ -44,6 +44,10 @@ pub struct Config {
     pub record_dir: Option<std::path::PathBuf>,
     /// Record every session in `record_dir`. Default `false`.
     pub record_every_session: bool,
+    /// Bytes a recording to a file may take (its header and events): past them the recording
+    /// stops, with a last marker that says so, and the session goes on. Default 1 GiB, range
+    /// 4 KiB..=1 TiB.
+    pub recording_file_bytes: u64,
     /// Bound of each session's input queue (bytes waiting to be written to the program).
     /// Default 1 MiB, range 1 KiB..=1 GiB.
     pub write_queue_bytes: usize,
@@ -143,6 +147,7 @@ impl Default for Config {
             max_read_bytes: 256 << 10,
             max_readers: 64,
             raw_output_bytes: 64 << 10,
+            recording_file_bytes: 1 << 30,
             record_dir: None,
             record_every_session: false,
             write_queue_bytes: 1 << 20,
@@ -208,6 +213,7 @@ impl Config {
         check("max_read_bytes", self.max_read_bytes, 4, self.scrollback_bytes)?;
         check("max_readers", self.max_readers, 1, 100_000)?;
         check("raw_output_bytes", self.raw_output_bytes, 0, 64 << 20)?;
+        check("recording_file_bytes", self.recording_file_bytes, 4 << 10, 1 << 40)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;

@@ -41,6 +41,7 @@ struct ConfigFile {
     max_read_bytes: Option<usize>,
     max_readers: Option<usize>,
     raw_output_bytes: Option<usize>,
+    recording_file_bytes: Option<u64>,
     write_queue_bytes: Option<usize>,
     request_queue: Option<usize>,
     quiet_ms: Option<u64>,
@@ -83,7 +84,7 @@ impl Config {
         set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
         set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
         set!(max_readers);
-        set!(raw_output_bytes, record_every_session);
+        set!(raw_output_bytes, record_every_session, recording_file_bytes);
         set!(
             max_osc_bytes,
             max_title_bytes,

@@ -280,7 +280,9 @@ impl Engine {
         let path = match (&spec.record, &config.record_dir) {
             (Some(path), _) => path.clone(),
             (None, Some(dir)) if config.record_every_session || spec.record_in_dir => {
-                return Self::record_in(dir, id, (cols, rows), spec.record_input, term).map(Some);
+                let size = (cols, rows);
+                let limit = config.recording_file_bytes;
+                return Self::record_in(dir, id, size, spec.record_input, term, limit).map(Some);
             }
             (None, None) if spec.record_in_dir => {
                 return Err(std::io::Error::other(
@@ -289,7 +291,8 @@ impl Engine {
             }
             _ => return Ok(None),
         };
-        crate::os::recording::Recorder::create(&path, cols, rows, spec.record_input, false, term)
+        let (input, limit) = (spec.record_input, config.recording_file_bytes);
+        crate::os::recording::Recorder::create(&path, (cols, rows), input, false, term, limit)
             .map(Some)
             .map_err(|err| cannot_create(&path, &err))
     }
@@ -300,14 +303,15 @@ impl Engine {
     fn record_in(
         dir: &std::path::Path,
         id: SessionId,
-        (cols, rows): (u16, u16),
+        size: (u16, u16),
         input: bool,
         term: Option<&str>,
+        limit: u64,
     ) -> std::io::Result<crate::os::recording::Recorder> {
         let stem = format!("termloom-{}-{id}", std::process::id());
         let mut path = dir.join(format!("{stem}.cast"));
         for n in 2..=1000 {
-            match crate::os::recording::Recorder::create(&path, cols, rows, input, true, term) {
+            match crate::os::recording::Recorder::create(&path, size, input, true, term, limit) {
                 Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {
                     path = dir.join(format!("{stem}-{n}.cast"));
                 }

@@ -610,6 +610,30 @@ fn a_recording_is_complete_when_close_returns() {
     assert!(text.contains("35000\\r\\n"), "{}", &text[text.len().saturating_sub(300)..]);
 }
 
+/// A recording to a file stops at `Config::recording_file_bytes`, says so in its last line,
+/// and the session goes on: its transcript has every line.
+#[test]
+fn a_recording_to_a_file_stops_at_its_bound() {
+    let dir = TestDir::new("bounded");
+    let cast = dir.join("bounded.cast");
+    let engine =
+        Engine::new(Config { recording_file_bytes: 8 << 10, ..Config::default() }).unwrap();
+    // About 200 KB of output.
+    let session = engine.spawn(SpawnSpec::new("seq").args(["1", "35000"]).record(&cast)).unwrap();
+    expect(&session, Until::exit());
+    session.close().unwrap();
+    let text = std::fs::read_to_string(&cast).unwrap();
+    let last = text.lines().last().unwrap();
+    assert!(
+        last.contains("\"m\"") && last.contains("stopped at its bound of 8192 bytes"),
+        "{last}"
+    );
+    assert!(text.len() - last.len() - 1 <= 8 << 10, "{} bytes", text.len());
+    assert!(!text.contains("35000"), "later output is not recorded");
+    let transcript = session.scrollback(1 << 10).unwrap().text;
+    assert!(transcript.contains("\n35000"), "the session went on: {transcript}");
+}
+
 #[test]
 fn a_recording_in_memory_is_read_back_after_the_program_ends() {
     let engine = engine();

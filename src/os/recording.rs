@@ -5,8 +5,10 @@
 //! writer thread of the recording's own over a bounded channel, so the reactor never waits on
 //! the disk. Should the writer fall behind by more than the channel holds (4,096 events or
 //! 8 MiB of them, whichever comes first), events are dropped
-//! and a marker says how many, rather than the reactor blocking. A recording in memory keeps
-//! the header and the newest events within its bound instead (the oldest go first).
+//! and a marker says how many, rather than the reactor blocking. A file's recording stops at
+//! its size bound (`Config::recording_file_bytes`), with a last marker that says so. A
+//! recording in memory keeps the header and the newest events within its bound instead (the
+//! oldest go first).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -32,10 +34,24 @@ const QUEUE_BYTES: usize = 8 << 20;
 /// Where a recording's events go.
 #[derive(Debug)]
 enum Sink {
-    /// To the writer thread of a file, with the bytes queued for it.
-    File(Sender<String>, Arc<AtomicUsize>),
+    /// To the writer thread of a file.
+    File(FileCast),
     /// Kept in memory.
     Memory(MemoryCast),
+}
+
+/// A recording to a file: the writer thread's queue, and the file's size bound.
+#[derive(Debug)]
+struct FileCast {
+    tx: Sender<String>,
+    /// Bytes queued for the writer.
+    queued: Arc<AtomicUsize>,
+    /// Bytes of lines handed to the writer, the header's included.
+    written: u64,
+    /// The most bytes the file may take (its last marker aside).
+    limit: u64,
+    /// The bound was reached: nothing more is recorded.
+    full: bool,
 }
 
 /// A recording kept in memory: the header and the newest events within `limit` bytes, and
@@ -86,15 +102,16 @@ fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
 
 impl Recorder {
     /// Creates (or truncates) `path`, mode 0600, writes the header for a `cols`x`rows`
-    /// terminal and starts the writer thread. With `new`, a file that exists (a symbolic link
-    /// included) is left alone and the error is `AlreadyExists`.
+    /// terminal and starts the writer thread; the file takes at most `limit` bytes and a last
+    /// marker. With `new`, a file that exists (a symbolic link included) is left alone and the
+    /// error is `AlreadyExists`.
     pub(crate) fn create(
         path: &Path,
-        cols: u16,
-        rows: u16,
+        (cols, rows): (u16, u16),
         input: bool,
         new: bool,
         term: Option<&str>,
+        limit: u64,
     ) -> io::Result<Recorder> {
         let mut options = OpenOptions::new();
         options.write(true).mode(0o600);
@@ -105,10 +122,11 @@ impl Recorder {
         }
         let file = options.open(path)?;
         let mut out = BufWriter::new(file);
-        writeln!(out, "{}", header(cols, rows, term))?;
+        let header = header(cols, rows, term);
+        writeln!(out, "{header}")?;
         out.flush()?;
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
-        let (alive, written) = crossbeam_channel::bounded::<()>(0);
+        let (alive, flushed) = crossbeam_channel::bounded::<()>(0);
         let queued = Arc::new(AtomicUsize::new(0));
         let unqueued = Arc::clone(&queued);
         std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
@@ -125,8 +143,10 @@ impl Recorder {
             drop(out);
             drop(alive);
         })?;
-        let mut recorder = Recorder::with(Sink::File(tx, queued), input, Some(path.to_owned()));
-        recorder.written = Some(written);
+        let written = header.len() as u64 + 1;
+        let cast = FileCast { tx, queued, written, limit, full: false };
+        let mut recorder = Recorder::with(Sink::File(cast), input, Some(path.to_owned()));
+        recorder.written = Some(flushed);
         Ok(recorder)
     }
 
@@ -197,16 +217,17 @@ impl Recorder {
     /// Hands one event line (`output`: of output) to the sink; false if it had to be dropped.
     fn deliver(&mut self, line: String, output: bool) -> bool {
         match &mut self.sink {
-            Sink::File(tx, queued) => {
+            Sink::File(cast) => {
                 let len = line.len();
-                if queued.load(Ordering::Relaxed) + len > QUEUE_BYTES {
+                if cast.queued.load(Ordering::Relaxed) + len > QUEUE_BYTES {
                     return false;
                 }
-                queued.fetch_add(len, Ordering::Relaxed);
-                if let Err(TrySendError::Full(_)) = tx.try_send(line) {
-                    queued.fetch_sub(len, Ordering::Relaxed);
+                cast.queued.fetch_add(len, Ordering::Relaxed);
+                if let Err(TrySendError::Full(_)) = cast.tx.try_send(line) {
+                    cast.queued.fetch_sub(len, Ordering::Relaxed);
                     return false;
                 }
+                cast.written += len as u64 + 1;
                 true
             }
             Sink::Memory(cast) => {
@@ -236,6 +257,9 @@ impl Recorder {
     }
 
     fn event(&mut self, kind: &str, data: &str) {
+        if let Sink::File(FileCast { full: true, .. }) = self.sink {
+            return;
+        }
         let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;
         if self.dropped > 0 {
             let note =
@@ -250,6 +274,18 @@ impl Recorder {
         let escaped = serde_json::to_string(data).unwrap_or_default();
         let mut line = String::with_capacity(escaped.len() + 24);
         let _ = write!(line, "[{seconds},\"{kind}\",{escaped}]");
+        if let Sink::File(cast) = &mut self.sink
+            && cast.written + line.len() as u64 + 1 > cast.limit
+        {
+            cast.full = true;
+            let note = format!(
+                "termloom: the recording stopped at its bound of {} bytes (recording_file_bytes); later events are not recorded",
+                cast.limit
+            );
+            // The last line, past the bound; should the writer be behind, it is lost too.
+            self.deliver(json!([seconds, "m", note]).to_string(), false);
+            return;
+        }
         if !self.deliver(line, kind == "o") {
             self.dropped += 1;
         }
@@ -378,7 +414,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("a.cast");
         let mut recorder =
-            Recorder::create(&path, 80, 24, false, false, Some("xterm-256color")).unwrap();
+            Recorder::create(&path, (80, 24), false, false, Some("xterm-256color"), 1 << 20)
+                .unwrap();
         let bytes = "é!".as_bytes();
         recorder.output(&bytes[..1]);
         recorder.output(&bytes[1..]);
@@ -400,6 +437,35 @@ mod tests {
         assert_eq!(lines[2][1], "r");
         assert_eq!(lines[2][2], "100x30");
         assert_eq!(lines[3][2], "matched");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_recording_to_a_file_stops_at_its_bound_and_says_so() {
+        let dir = std::env::temp_dir().join(format!("termloom-rec-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.cast");
+        let limit = 4096;
+        let mut recorder = Recorder::create(&path, (80, 24), false, false, None, limit).unwrap();
+        // 200 events of about 50 bytes: 10 KB, far within the writer's queue.
+        let events = 200;
+        for i in 0..events {
+            recorder.output(format!("line {i} of some length\r\n").as_bytes());
+        }
+        let written = recorder.written().expect("a file's recording has a writer");
+        drop(recorder);
+        finish(&written, Instant::now() + WRITER_DEADLINE);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<serde_json::Value> =
+            text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let last = lines.last().unwrap();
+        assert_eq!(last[1], "m", "{text}");
+        assert!(last[2].as_str().unwrap().contains("stopped at its bound of 4096 bytes"), "{text}");
+        let before_marker = text.len() - text.lines().last().unwrap().len() - 1;
+        assert!(before_marker as u64 <= limit, "{before_marker} bytes");
+        assert!(before_marker as u64 > limit - 100, "the bound is used: {before_marker} bytes");
+        assert!(lines.len() - 2 < events, "later events are not recorded");
+        assert!(lines.iter().all(|l| !l.to_string().contains("fell behind")), "{text}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 
