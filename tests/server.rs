@@ -717,7 +717,7 @@ fn a_closed_stdout_fails_without_a_panic() {
 }
 
 /// A wait that the program's exit cut short can never hold: it fails, unless it was a wait
-/// for the exit.
+/// for the exit, which ends with the program's code (as a shell's `wait` does).
 #[test]
 fn a_wait_the_programs_exit_cut_short_fails() {
     let server = TestServer::start(&[]);
@@ -727,8 +727,21 @@ fn a_wait_the_programs_exit_cut_short_fails() {
     assert!(String::from_utf8_lossy(&sent.stdout).contains("exited while waiting"));
     let waited = server.cli(&["wait", "ex", "--wait-text", "never", "--timeout", "5000"]);
     assert_eq!(waited.status.code(), Some(1), "{}", describe(&waited));
-    server.ok(&["wait", "ex", "--wait-exit"]);
-    server.ok(&["wait", "ex", "--wait-text", "never", "--wait-exit"]);
+    for args in
+        [&["wait", "ex", "--wait-exit"][..], &["wait", "ex", "--wait-text", "never", "--wait-exit"]]
+    {
+        let waited = server.cli(args);
+        assert_eq!(waited.status.code(), Some(4), "{args:?}: {}", describe(&waited));
+        assert!(
+            String::from_utf8_lossy(&waited.stdout).contains("exit code 4"),
+            "{}",
+            describe(&waited)
+        );
+    }
+    // Killed by a signal: 128 + its number.
+    server.ok(&["start", "--name", "killed", "--", "sh", "-c", "kill -TERM $$"]);
+    let waited = server.cli(&["wait", "killed", "--wait-exit"]);
+    assert_eq!(waited.status.code(), Some(128 + 15), "{}", describe(&waited));
 }
 
 #[test]
@@ -1031,7 +1044,8 @@ mod attach {
         server.ok(&["start", "--name", "ending", "--size", "40x6", "--", "sh", "-c", script]);
         let person = attach(&server, &["ending"]);
         person.wait_for_row(23, "read-only").wait_for_row(0, "started");
-        server.ok(&["send", "ending", "--text", "go", "--submit", "--wait-exit"]);
+        let sent = server.cli(&["send", "ending", "--text", "go", "--submit", "--wait-exit"]);
+        assert_eq!(sent.status.code(), Some(3), "the program's code: {}", describe(&sent));
         assert!(person.wait_for_exit().success());
         let screen = person.screen().to_string();
         assert!(screen.contains("final words"), "{screen}");

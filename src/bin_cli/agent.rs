@@ -193,7 +193,8 @@ reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
 written; 2 the command line could not be read; 124 a wait asked for timed out;
 `exec` exits with the command's exit code (the shell's, if the command ended
-the shell; 128 + N for signal N).";
+the shell; 128 + N for signal N), and a --wait-exit that saw the program end
+with the program's (128 + N for signal N), as a shell's `wait` does.";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {
@@ -671,18 +672,29 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     if ended && wait["default"] != true && !exit_satisfies {
         return ExitCode::from(EXIT_ENDED);
     }
+    let status = &structured["status"];
     if command.name == "exec" {
         // The command's code; when the shell itself ended during it (`exit 5`), the shell's,
         // a signal as 128 + its number, as a shell reports it.
-        let status = &structured["status"];
         let code = structured["exit_code"]
             .as_u64()
             .or_else(|| (status["activity"] == "exited").then(|| status["exit_code"].as_u64())?)
-            .or_else(|| Some(128 + status["exit_signal"].as_u64()?))
+            .or_else(|| program_code(status))
             .unwrap_or(1);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    if exit_satisfies {
+        // `--wait-exit` ends as a shell's `wait` does: with the program's code.
+        let code = program_code(status).unwrap_or(1);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     ExitCode::SUCCESS
+}
+
+/// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for
+/// signal N.
+fn program_code(status: &Value) -> Option<u64> {
+    status["exit_code"].as_u64().or_else(|| Some(128 + status["exit_signal"].as_u64()?))
 }
 
 /// Writes `text` on stdout. A reader that went away (`termloom read ID | head -1`) is no
