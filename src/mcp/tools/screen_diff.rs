@@ -14,6 +14,7 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
+pub(crate) use crate::term::screen::model::Moved;
 use crate::term::screen::model::{CURSOR_MARK, Changed};
 use crate::term::screen::style::StyleRun;
 use crate::term::screen::{byte_at_cell, cell_col, char_cells};
@@ -274,8 +275,9 @@ impl SeenScreens {
 
     /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
     /// of the same size and kind (primary, alternate) was seen, when more than half of the
-    /// rows changed, or when the changes would take more bytes than the whole; otherwise the changes since the seen screen they are the fewest bytes
-    /// against (the last one on a tie). A change is a row whose text or marked styles
+    /// rows changed, or when the changes would take more bytes than the whole; otherwise the
+    /// changes since the seen screen they take the fewest bytes against (the last one on a
+    /// tie). A change is a row whose text or marked styles
     /// changed, and the cursor's row when the cursor moved onto it (a row the cursor left is
     /// not sent: the header says where the cursor is).
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
@@ -366,18 +368,6 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     best.map(|(_, block)| block)
 }
 
-/// A block of rows of a screen the caller saw that is on the screen again at another place
-/// (text scrolled in a region, a row inserted or deleted above a list).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Moved {
-    /// The block's first row on the screen that was seen.
-    pub(crate) from: u16,
-    /// Its first row now.
-    pub(crate) to: u16,
-    /// Its rows.
-    pub(crate) count: u16,
-}
-
 /// A screen told as its changes since one the caller saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Changes {
@@ -405,11 +395,7 @@ impl Changes {
 
     /// What the screen block's header says of them.
     pub(crate) fn changed(&self) -> Changed {
-        Changed {
-            rows: self.rows.len(),
-            look: self.look,
-            moved: self.moved.map(|m| (m.from, m.to, m.count)),
-        }
+        Changed { rows: self.rows.len(), look: self.look, moved: self.moved }
     }
 }
 

@@ -16,8 +16,20 @@ pub(crate) struct Changed {
     pub(crate) rows: usize,
     /// Since which look: 1 the caller's last, 2 the one before it.
     pub(crate) look: u8,
-    /// A block of rows that moved: its first row then, its first row now, its rows.
-    pub(crate) moved: Option<(u16, u16, u16)>,
+    /// A block of rows that moved.
+    pub(crate) moved: Option<Moved>,
+}
+
+/// A block of rows of a screen the caller saw that is on the screen again at another place
+/// (text scrolled in a region, a row inserted or deleted above a list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Moved {
+    /// The block's first row on the screen that was seen.
+    pub(crate) from: u16,
+    /// Its first row now.
+    pub(crate) to: u16,
+    /// Its rows.
+    pub(crate) count: u16,
 }
 
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
@@ -43,8 +55,8 @@ pub(crate) fn model_view(
         "text": text,
         "changed_rows": changed.map(|c| c.rows),
         "since_look": changed.map(|c| c.look),
-        "moved": changed.and_then(|c| c.moved).map(|(from, to, count)| json!({
-            "from": from, "to": to, "count": count,
+        "moved": changed.and_then(|c| c.moved).map(|m| json!({
+            "from": m.from, "to": m.to, "count": m.count,
         })),
         "omitted_bytes": omitted,
     });
@@ -67,7 +79,7 @@ pub(crate) fn model_view(
                 1 => "your last look",
                 _ => "your look before last",
             };
-            let moved = changed.moved.map(|(from, to, count)| {
+            let moved = changed.moved.map(|Moved { from, to, count }| {
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
                 format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
             });
