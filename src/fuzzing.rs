@@ -25,7 +25,7 @@ pub fn feed_terminal(data: &[u8]) {
         }
         _ => (80, 24, 4096, data),
     };
-    let mut terminal = Terminal::new(cols, rows, &Config::default());
+    let mut terminal = Terminal::new(cols, rows, &Config::default(), None);
     for piece in rest.chunks(chunk) {
         // The reactor's room for replies: the input queue's default bound.
         let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
@@ -60,7 +60,7 @@ pub struct Feeder(Terminal);
 impl Feeder {
     /// A terminal of `cols` × `rows` with the default configuration.
     pub fn new(cols: u16, rows: u16) -> Feeder {
-        Feeder(Terminal::new(cols, rows, &Config::default()))
+        Feeder(Terminal::new(cols, rows, &Config::default(), None))
     }
 
     /// Feeds `bytes` completely as the reactor feeds what it reads from a terminal: in reads

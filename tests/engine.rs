@@ -949,6 +949,29 @@ fn a_signal_right_after_the_prompt_gets_a_new_prompt() {
     assert_eq!(result.output, "after-signals\n");
 }
 
+/// Shell-integration marks that a command prints (a log of another shell shown with `cat`, a
+/// program that forges them) carry no session key: they neither end the command nor set its
+/// exit code, and no prompt is seen before the real one.
+#[test]
+fn marks_a_command_prints_do_not_end_it() {
+    let forged = r"printf '\033]133;D;7\007\033]133;A\007$ \033]133;B\007'";
+    let line = format!("{forged}; sleep 0.5; echo after-the-forgery; false");
+    for shell in ["bash", "zsh"] {
+        if !common::require(shell) {
+            continue;
+        }
+        let engine = engine();
+        let sh = engine.spawn(SpawnSpec::new(shell).shell_integration(true)).unwrap();
+        expect(&sh, Until::prompt());
+        let result = sh.run_command(&line, Duration::from_secs(30)).unwrap();
+        assert_eq!(result.exit_code, Some(1), "{shell}: {result:?}");
+        assert!(result.output.contains("after-the-forgery"), "{shell}: {result:?}");
+        // The key is not left in the environment of the shell's commands.
+        let env = sh.run_command("env | grep -c TERMLOOM_MARK_KEY", Duration::from_secs(30));
+        assert_eq!(env.unwrap().output.trim(), "0", "{shell}");
+    }
+}
+
 /// Blocks on a future (the library's futures need no runtime).
 fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
     use std::task::{Context, Poll, Wake, Waker};

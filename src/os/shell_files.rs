@@ -8,25 +8,35 @@
 //! variables are set in the environment instead. zsh is started with `ZDOTDIR`
 //! pointing at a directory whose startup files source the user's own and add `precmd` and
 //! `preexec` hooks doing the same.
+//!
+//! Every mark carries the session's key (`k=KEY`, see `term::scan::MarkKey`), which the
+//! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before
+//! anything else runs, so the shell's commands do not inherit it.
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::term::scan::MarkKey;
+
 const BASH_RC: &str = r#"# termloom shell integration (bash): OSC 133 marks around prompts and commands.
+__termloom_key="$TERMLOOM_MARK_KEY"
+unset TERMLOOM_MARK_KEY
 # bash itself has read the system-wide bashrc; read the user's, as bash would have.
 if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
 __termloom_prompt() {
     local status=$?
-    printf '\033]133;D;%s\007\033]133;A\007' "$status"
+    printf '\033]133;D;%s;k=%s\007\033]133;A;k=%s\007' "$status" "$__termloom_key" "$__termloom_key"
     return $status
 }
 PROMPT_COMMAND="__termloom_prompt${PROMPT_COMMAND:+; $PROMPT_COMMAND}"
-PS1="${PS1}\[\033]133;B\007\]"
-PS0="${PS0}\033]133;C\007"
+PS1="${PS1}\[\033]133;B;k=${__termloom_key}\007\]"
+PS0="${PS0}\033]133;C;k=${__termloom_key}\007"
 "#;
 
 const ZSH_ENV: &str = r#"# termloom shell integration (zsh): load the user's .zshenv.
+__termloom_key="$TERMLOOM_MARK_KEY"
+unset TERMLOOM_MARK_KEY
 __termloom_zdotdir="$ZDOTDIR"
 ZDOTDIR="${TERMLOOM_USER_ZDOTDIR:-$HOME}"
 [[ -r "$ZDOTDIR/.zshenv" ]] && . "$ZDOTDIR/.zshenv"
@@ -38,11 +48,11 @@ ZDOTDIR="${TERMLOOM_USER_ZDOTDIR:-$HOME}"
 unset TERMLOOM_USER_ZDOTDIR
 [[ -r "$ZDOTDIR/.zprofile" && -o login ]] && . "$ZDOTDIR/.zprofile"
 [[ -r "$ZDOTDIR/.zshrc" ]] && . "$ZDOTDIR/.zshrc"
-__termloom_precmd() { print -n "\e]133;D;$?\a\e]133;A\a" }
-__termloom_preexec() { print -n "\e]133;C\a" }
+__termloom_precmd() { print -n "\e]133;D;$?;k=$__termloom_key\a\e]133;A;k=$__termloom_key\a" }
+__termloom_preexec() { print -n "\e]133;C;k=$__termloom_key\a" }
 precmd_functions=(__termloom_precmd $precmd_functions)
 preexec_functions+=(__termloom_preexec)
-PS1="$PS1%{"$'\e]133;B\a'"%}"
+PS1="$PS1%{"$'\e]133;B;k='"$__termloom_key"$'\a'"%}"
 "#;
 
 /// The scripts, by file name.
@@ -93,13 +103,15 @@ impl ShellFiles {
         }
     }
 
-    /// Rewrites `argv` and the environment overlay to start the shell with integration.
-    /// Fails for programs other than bash and zsh.
+    /// Rewrites `argv` and the environment overlay to start the shell with integration,
+    /// its marks carrying `key`. Fails for programs other than bash and zsh.
     pub(crate) fn inject(
         &self,
         argv: &mut Vec<OsString>,
         env: &mut Vec<(OsString, Option<OsString>)>,
+        key: &MarkKey,
     ) -> Result<(), String> {
+        let key = key.as_str();
         let name = Path::new(&argv[0])
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -121,12 +133,14 @@ impl ShellFiles {
                 if norc {
                     let ps1 = lookup(env, "PS1").unwrap_or_else(|| "\\s-\\v\\$ ".into());
                     let ps0 = lookup(env, "PS0").unwrap_or_default();
-                    env.push(("PS1".into(), Some(format!("{ps1}\\[\\033]133;B\\007\\]").into())));
-                    env.push(("PS0".into(), Some(format!("{ps0}\\033]133;C\\007").into())));
-                    env.push((
-                        "PROMPT_COMMAND".into(),
-                        Some(r#"printf '\033]133;D;%s\007\033]133;A\007' "$?""#.into()),
-                    ));
+                    // No startup file runs: the key is in the variables themselves (and so
+                    // in the environment the shell's commands inherit).
+                    let b = format!("{ps1}\\[\\033]133;B;k={key}\\007\\]");
+                    env.push(("PS1".into(), Some(b.into())));
+                    env.push(("PS0".into(), Some(format!("{ps0}\\033]133;C;k={key}\\007").into())));
+                    let d =
+                        format!(r#"printf '\033]133;D;%s;k={key}\007\033]133;A;k={key}\007' "$?""#);
+                    env.push(("PROMPT_COMMAND".into(), Some(d.into())));
                 } else {
                     let mut kept = Vec::new();
                     let mut iter = rest.into_iter();
@@ -138,6 +152,7 @@ impl ShellFiles {
                         }
                     }
                     rest = kept;
+                    env.push(("TERMLOOM_MARK_KEY".into(), Some(key.into())));
                     argv.push("--rcfile".into());
                     argv.push(self.dir.join("bashrc").into());
                 }
@@ -153,6 +168,7 @@ impl ShellFiles {
                     env.push(("TERMLOOM_USER_ZDOTDIR".into(), Some(user)));
                 }
                 env.push(("ZDOTDIR".into(), Some(self.dir.clone().into())));
+                env.push(("TERMLOOM_MARK_KEY".into(), Some(key.into())));
                 if !argv.iter().any(|a| a == "-i") {
                     argv.push("-i".into());
                 }
@@ -244,20 +260,23 @@ mod tests {
     #[test]
     fn bash_arguments_are_rewritten() {
         let files = ShellFiles::create().unwrap();
+        let key = MarkKey::generate();
+        let k = key.as_str();
         let mut argv: Vec<OsString> = vec!["bash".into(), "--noprofile".into()];
         let mut env = Vec::new();
-        files.inject(&mut argv, &mut env).unwrap();
+        files.inject(&mut argv, &mut env, &key).unwrap();
         assert_eq!(argv[1], "--rcfile");
         assert!(argv.iter().any(|a| a == "--noprofile") && argv.last().unwrap() == "-i");
-        assert!(env.is_empty());
+        assert_eq!(env, [("TERMLOOM_MARK_KEY".into(), Some(k.into()))]);
         let mut argv: Vec<OsString> = vec!["bash".into(), "--norc".into()];
         let mut env = vec![("PS1".into(), Some("$ ".into()))];
-        files.inject(&mut argv, &mut env).unwrap();
+        files.inject(&mut argv, &mut env, &key).unwrap();
         assert_eq!(argv, ["bash", "--norc", "-i"]);
-        assert_eq!(env[1].1.as_deref().unwrap(), r"$ \[\033]133;B\007\]");
-        assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new()).is_err());
+        assert_eq!(env[1].1.as_deref().unwrap(), format!(r"$ \[\033]133;B;k={k}\007\]").as_str());
+        assert!(files.inject(&mut vec!["python3".into()], &mut Vec::new(), &key).is_err());
         let mut line: Vec<OsString> = vec!["bash".into(), "-lc".into(), "ls".into()];
-        assert!(files.inject(&mut line, &mut Vec::new()).unwrap_err().contains("interactive"));
+        let refused = files.inject(&mut line, &mut Vec::new(), &key).unwrap_err();
+        assert!(refused.contains("interactive"));
     }
 
     /// One directory serves every process and outlives them; one that cannot be trusted is

@@ -13,6 +13,7 @@ use crate::os::isolation::Isolation;
 use crate::os::shell_files::ShellFiles;
 use crate::os::supervisor::Supervisor;
 use crate::spec::SpawnSpec;
+use crate::term::scan::MarkKey;
 
 /// The parts of a started program the reactor holds.
 #[derive(Debug)]
@@ -28,8 +29,8 @@ pub(crate) struct Spawned {
     pub cgroup: Option<Cgroup>,
     /// What the kernel enforces of the session's confinement, if it is confined.
     pub confinement: Option<String>,
-    /// Started with shell integration.
-    pub shell_integration: bool,
+    /// Started with shell integration: the key its marks carry.
+    pub mark_key: Option<MarkKey>,
 }
 
 /// A spawn's resolved parts.
@@ -39,7 +40,8 @@ pub(crate) struct Launch {
     overlay: Vec<(OsString, Option<OsString>)>,
     cwd: PathBuf,
     isolation: Isolation,
-    shell_integration: bool,
+    /// Shell integration was added, with marks that carry this key.
+    mark_key: Option<MarkKey>,
 }
 
 /// Resolves everything a spawn needs before any process exists; `shell_files` gives the
@@ -65,12 +67,13 @@ pub(crate) fn prepare<'a>(
         overlay.push(("LOGNAME".into(), Some(account.name.clone().into())));
     }
     overlay.extend(spec.env.iter().cloned());
-    if spec.shell_integration {
+    let mark_key = spec.shell_integration.then(MarkKey::generate);
+    if let Some(key) = &mark_key {
         shell_files()?
-            .inject(&mut argv, &mut overlay)
+            .inject(&mut argv, &mut overlay, key)
             .map_err(|reason| std::io::Error::new(std::io::ErrorKind::InvalidInput, reason))?;
     }
-    Ok(Launch { argv, overlay, cwd, isolation, shell_integration: spec.shell_integration })
+    Ok(Launch { argv, overlay, cwd, isolation, mark_key })
 }
 
 /// The directory relative working directories start from: `Config::base_dir`, or the
@@ -150,7 +153,7 @@ pub(crate) fn start(
         rows,
         cgroup,
         confinement: launch.isolation.confinement.as_ref().map(|c| c.report.clone()),
-        shell_integration: launch.shell_integration,
+        mark_key: launch.mark_key,
     })
 }
 

@@ -73,7 +73,7 @@ impl Reactor {
             rows,
             cgroup,
             confinement,
-            shell_integration,
+            mark_key,
         } = spawned;
         let containment = match &cgroup {
             Some(cgroup) => format!("cgroup {}", cgroup.path().display()),
@@ -104,7 +104,7 @@ impl Reactor {
                 master: Some(master),
                 hung_up_master: None,
                 pidfd,
-                terminal: Terminal::new(cols, rows, config),
+                terminal: Terminal::new(cols, rows, config, mark_key),
                 queue: VecDeque::new(),
                 parked: VecDeque::new(),
                 want_write: false,
@@ -130,7 +130,7 @@ impl Reactor {
                 cgroup,
                 containment,
                 confinement,
-                shell_integration,
+                shell_integration: mark_key.is_some(),
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,

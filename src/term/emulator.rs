@@ -17,7 +17,7 @@ use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece
 use crate::term::row_text::{
     ascii_line_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
 };
-use crate::term::scan::{PromptMark, Scanner, Sequence, Stop};
+use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
 use crate::term::transcript::Transcript;
 
@@ -270,6 +270,11 @@ impl Emulator {
             drained_since_look: 0,
             dropped_osc: 0,
         }
+    }
+
+    /// Counts only OSC 133 marks that carry `key`.
+    pub(crate) fn require_mark_key(&mut self, key: MarkKey) {
+        self.scanner.require_mark_key(key);
     }
 
     /// Processes bytes from the program, as far as the turn's work allows: updates the grid,

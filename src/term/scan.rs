@@ -41,6 +41,38 @@ pub enum PromptMark {
     CommandEnd(Option<i32>),
 }
 
+/// The key a session's shell-integration marks carry (`133;D;0;k=KEY`), when termloom added
+/// the marks: sixteen hexadecimal digits made for the session. Marks without it are ignored,
+/// so a program's output (a log with raw escape sequences shown by `cat`, a program that
+/// prints marks of its own) cannot end a command or draw a prompt. It is no secret from a
+/// program that reads the shell's memory or its first environment (see SECURITY.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct MarkKey([u8; 16]);
+
+impl MarkKey {
+    /// A new key, from the standard library's randomly seeded hasher, the time and the
+    /// process: different for every session.
+    pub(crate) fn generate() -> MarkKey {
+        use std::hash::{BuildHasher, Hasher};
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        hasher.write_u128(now.map_or(0, |d| d.as_nanos()));
+        hasher.write_u32(std::process::id());
+        let value = hasher.finish();
+        let mut digits = [0u8; 16];
+        for (i, digit) in digits.iter_mut().enumerate() {
+            *digit = b"0123456789abcdef"[(value >> (60 - 4 * i)) as usize & 0xf];
+        }
+        MarkKey(digits)
+    }
+
+    /// The key's text.
+    pub(crate) fn as_str(&self) -> &str {
+        // Cannot fail: hexadecimal digits.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
 /// The decoded parameters of a control sequence: the first value of each parameter (as the
 /// parser takes them: sub-parameters after `:` are skipped), saturated at `u16::MAX`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,6 +183,8 @@ pub(crate) struct Scanner {
     /// Insert mode (IRM, `CSI 4 h`) is on: each character printed shifts the rest of its
     /// row, so a text byte counts a row.
     insert: bool,
+    /// The key OSC 133 marks must carry to count, when termloom added them.
+    mark_key: Option<MarkKey>,
 }
 
 impl Scanner {
@@ -168,7 +202,13 @@ impl Scanner {
             lines: 0,
             work: 0,
             insert: false,
+            mark_key: None,
         }
+    }
+
+    /// Counts only OSC 133 marks that carry `key` (`;k=KEY` among their parameters).
+    pub(crate) fn require_mark_key(&mut self, key: MarkKey) {
+        self.mark_key = Some(key);
     }
 
     /// Follows the terminal's insert mode (the scanner also follows `CSI 4 h` and `CSI 4 l`
@@ -450,14 +490,19 @@ impl Scanner {
         if !after.is_empty() && after[0] != b';' {
             return None;
         }
+        let mut params = after.get(1..).unwrap_or(&[]).split(|&b| b == b';');
+        if let Some(key) = &self.mark_key
+            && !params.clone().any(|param| param.strip_prefix(b"k=") == Some(&key.0[..]))
+        {
+            return None;
+        }
         Some(match kind {
             b'A' => PromptMark::PromptStart,
             b'B' => PromptMark::InputStart,
             b'C' => PromptMark::OutputStart,
             b'D' => {
-                let code = after
-                    .get(1..)
-                    .and_then(|p| p.split(|&b| b == b';').next())
+                let code = params
+                    .next()
                     .and_then(|p| std::str::from_utf8(p).ok())
                     .and_then(|p| p.parse().ok());
                 PromptMark::CommandEnd(code)
@@ -632,6 +677,35 @@ mod tests {
     #[test]
     fn reset_stops_at_c() {
         assert_eq!(stops(b"x\x1bcy", 100, 1000), vec![(3, Stop::Sequence(Sequence::Esc(b'c')))]);
+    }
+
+    #[test]
+    fn marks_without_the_sessions_key_are_ignored_when_it_has_one() {
+        let key = MarkKey::generate();
+        assert_ne!(key, MarkKey::generate(), "every session has its own");
+        assert!(key.as_str().bytes().all(|b| b.is_ascii_hexdigit()) && key.as_str().len() == 16);
+        let marks = |scanner: &mut Scanner, input: &[u8]| {
+            let (mut at, mut found) = (0, Vec::new());
+            while at < input.len() {
+                let (n, stop) = scanner.scan(&input[at..], usize::MAX, usize::MAX);
+                at += n;
+                if let Stop::OscEnd(Some(mark)) = stop {
+                    found.push(mark);
+                }
+            }
+            found
+        };
+        let k = key.as_str();
+        let input = format!(
+            "\x1b]133;D;7\x07\x1b]133;D;0;k=0000000000000000\x07\x1b]133;A;k={k}\x07\x1b]133;D;3;k={k}\x07"
+        );
+        // Without a key, every mark counts.
+        let all = marks(&mut Scanner::new(10, 10), input.as_bytes());
+        assert_eq!(all.len(), 4);
+        let mut keyed = Scanner::new(10, 10);
+        keyed.require_mark_key(key);
+        let found = marks(&mut keyed, input.as_bytes());
+        assert_eq!(found, [PromptMark::PromptStart, PromptMark::CommandEnd(Some(3))]);
     }
 
     #[test]

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use crate::config::Config;
 use crate::term::emulator::{Emulator, OutputBounds, Turn};
+use crate::term::scan::MarkKey;
 use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Modes, Screen};
 use crate::term::shell::ShellTracker;
@@ -18,12 +19,15 @@ pub(crate) struct Terminal {
     emulator: Emulator,
     transcript: Transcript,
     shell: ShellTracker,
+    /// The key the shell-integration marks termloom added carry, if it added them.
+    mark_key: Option<MarkKey>,
 }
 
 impl Terminal {
-    pub(crate) fn new(cols: u16, rows: u16, config: &Config) -> Self {
+    /// A blank terminal; with `mark_key`, only OSC 133 marks that carry it count.
+    pub(crate) fn new(cols: u16, rows: u16, config: &Config, mark_key: Option<MarkKey>) -> Self {
         Terminal {
-            emulator: Emulator::new(cols, rows, OutputBounds::of(config)),
+            emulator: Self::emulator(cols, rows, config, mark_key),
             transcript: Transcript::new(
                 config.scrollback_lines,
                 config.scrollback_bytes,
@@ -31,14 +35,23 @@ impl Terminal {
             )
             .with_max_readers(config.max_readers),
             shell: ShellTracker::default(),
+            mark_key,
         }
+    }
+
+    fn emulator(cols: u16, rows: u16, config: &Config, mark_key: Option<MarkKey>) -> Emulator {
+        let mut emulator = Emulator::new(cols, rows, OutputBounds::of(config));
+        if let Some(key) = mark_key {
+            emulator.require_mark_key(key);
+        }
+        emulator
     }
 
     /// A blank terminal of the same size and bounds, keeping the transcript (after the
     /// emulation failed: the old emulator may be inconsistent).
     pub(crate) fn reset_emulator(&mut self, config: &Config) {
         let (cols, rows) = self.emulator.size();
-        self.emulator = Emulator::new(cols, rows, OutputBounds::of(config));
+        self.emulator = Self::emulator(cols, rows, config, self.mark_key);
         self.transcript.unpin();
     }
 
