@@ -9,23 +9,26 @@
 use crate::config::Config;
 use crate::term::Terminal;
 use crate::term::emulator::Turn;
+use crate::term::scan::MarkKey;
 
 /// Feeds bytes through the whole output path (scanner, emulator, transcript) as a session's
 /// reactor would, then takes every view (screen, styled screen, transcript read, tail).
 ///
-/// The first two bytes choose the terminal's size and how the rest is split into reads, so
-/// the fuzzer explores sizes and read boundaries too.
+/// The first two bytes choose the terminal's size, how the rest is split into reads and
+/// whether shell-integration marks must carry a key (`k=0123456789abcdef`), so the fuzzer
+/// explores sizes, read boundaries and both ways of taking marks too.
 pub fn feed_terminal(data: &[u8]) {
-    let (cols, rows, chunk, rest) = match data {
+    let (cols, rows, chunk, keyed, rest) = match data {
         [a, b, rest @ ..] => {
             let cols = 2 + u16::from(*a % 119);
             let rows = 1 + u16::from(*b % 40);
             let chunk = 1 + usize::from(a ^ b) * 7;
-            (cols, rows, chunk, rest)
+            (cols, rows, chunk, b & 0x80 != 0, rest)
         }
-        _ => (80, 24, 4096, data),
+        _ => (80, 24, 4096, false, data),
     };
-    let mut terminal = Terminal::new(cols, rows, &Config::default(), None);
+    let key = keyed.then(|| MarkKey::from_digits(*b"0123456789abcdef"));
+    let mut terminal = Terminal::new(cols, rows, &Config::default(), key);
     for piece in rest.chunks(chunk) {
         // The reactor's room for replies: the input queue's default bound.
         let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };

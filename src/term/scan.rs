@@ -66,6 +66,11 @@ impl MarkKey {
         MarkKey(digits)
     }
 
+    /// A key of the given digits (the fuzz target's, which must be the same on every run).
+    pub(crate) fn from_digits(digits: [u8; 16]) -> MarkKey {
+        MarkKey(digits)
+    }
+
     /// The key's text.
     pub(crate) fn as_str(&self) -> &str {
         // Cannot fail: hexadecimal digits.
