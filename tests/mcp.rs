@@ -1411,7 +1411,7 @@ fn screens_are_sent_as_the_rows_that_changed() {
 }
 
 /// Rows that moved as a block are said in one line, and a screen that comes back (a menu
-/// closed) is told as its changes since the look before last.
+/// closed) is told as its changes since the screen seen before the last one.
 #[test]
 fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     if !common::require("python3") {
@@ -1440,24 +1440,26 @@ fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     let id = started["structuredContent"]["session_id"].clone();
     let menu = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
     assert!(text(&menu).contains("field 20"), "{}", text(&menu));
-    // Back from the menu, a process inserted above the list's end.
+    // Back from the menu, a process inserted above the list's end. The row the cursor was
+    // marked on (after "process 20") is no part of the block: it is sent where it is now.
     let back = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
     let shown = text(&back);
     assert!(
         shown.contains(
-            "as at your look before last, with its rows 5-19 moved to 6-20; rows changed besides"
-        ) && shown.contains("5│process 99"),
+            "as at the screen you saw before the last one, with its rows 5-18 moved to 6-19; rows changed besides"
+        ) && shown.contains("5│process 99\n20│process 20▌"),
         "{shown}"
     );
     assert!(!shown.contains("process 12"), "rows that moved are not sent again: {shown}");
     assert_eq!(back["structuredContent"]["screen"]["since_look"], 2, "{back}");
     // The list's first rows dropped, the process above it gone: the rest of the list moved
-    // up four rows; the rows above it and the ones it left changed.
+    // up four rows (but its last, where the cursor was marked); the rows above it and the
+    // ones it left changed.
     let scrolled = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
     let shown = text(&scrolled);
     assert!(
-        shown.contains("as at your last look, with its rows 6-20 moved to 2-16; rows changed")
-            && shown.contains("0│process 4\n1│process 5\n17│end▌\n18│\n19│\n20│"),
+        shown.contains("as at your last look, with its rows 6-19 moved to 2-15; rows changed")
+            && shown.contains("0│process 4\n1│process 5\n16│process 20\n17│end▌\n18│\n19│\n20│"),
         "{shown}"
     );
     assert!(!shown.contains("process 12"), "{shown}");

@@ -194,7 +194,8 @@ condition held (unless --wait-exit was asked for), or the output could not be
 written; 2 the command line could not be read; 124 a wait asked for timed out;
 `exec` exits with the command's exit code (the shell's, if the command ended
 the shell; 128 + N for signal N), and a --wait-exit that saw the program end
-with the program's (128 + N for signal N), as a shell's `wait` does.";
+with the program's (128 + N for signal N), as a shell's `wait` does (so a
+program's own 1, 2 or 124 reads like termloom's: --json tells them apart).";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {

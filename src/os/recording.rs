@@ -261,21 +261,18 @@ impl Recorder {
             return;
         }
         let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;
-        if self.dropped > 0 {
+        let behind = (self.dropped > 0).then(|| {
             let note =
                 format!("termloom: {} events dropped (the recording fell behind)", self.dropped);
-            if !self.deliver(json!([seconds, "m", note]).to_string(), false) {
-                self.dropped += 1;
-                return;
-            }
-            self.dropped = 0;
-        }
+            json!([seconds, "m", note]).to_string()
+        });
         // The line is written directly: [seconds, "kind", "escaped data"].
         let escaped = serde_json::to_string(data).unwrap_or_default();
         let mut line = String::with_capacity(escaped.len() + 24);
         let _ = write!(line, "[{seconds},\"{kind}\",{escaped}]");
+        let needed = behind.as_ref().map_or(0, |note| note.len() + 1) + line.len() + 1;
         if let Sink::File(cast) = &mut self.sink
-            && cast.written + line.len() as u64 + 1 > cast.limit
+            && cast.written + needed as u64 > cast.limit
         {
             cast.full = true;
             let note = format!(
@@ -285,6 +282,13 @@ impl Recorder {
             // The last line, past the bound; should the writer be behind, it is lost too.
             self.deliver(json!([seconds, "m", note]).to_string(), false);
             return;
+        }
+        if let Some(note) = behind {
+            if !self.deliver(note, false) {
+                self.dropped += 1;
+                return;
+            }
+            self.dropped = 0;
         }
         if !self.deliver(line, kind == "o") {
             self.dropped += 1;

@@ -10,8 +10,10 @@
 //! `preexec` hooks doing the same.
 //!
 //! Every mark carries the session's key (`k=KEY`, see `term::scan::MarkKey`), which the
-//! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before
-//! anything else runs, so the shell's commands do not inherit it.
+//! startup files take from `TERMLOOM_MARK_KEY` and remove from the environment before the
+//! user's own startup files run, so the shell's commands do not inherit it (the system-wide
+//! ones, `/etc/bash.bashrc` and `/etc/zshenv`, run before them and see it). A login bash reads
+//! no `--rcfile`, so it is refused.
 
 use std::ffi::OsString;
 use std::io;
@@ -128,6 +130,16 @@ impl ShellFiles {
         }
         match name.as_str() {
             "bash" => {
+                // A login shell reads its profile, never the startup file given with --rcfile.
+                let login = argv.iter().skip(1).any(|a| {
+                    let a = a.to_string_lossy();
+                    a == "--login" || a.starts_with('-') && !a.starts_with("--") && a.contains('l')
+                });
+                if login {
+                    return Err(
+                        "shell integration needs bash as an interactive shell, not a login shell (`bash -l` reads no --rcfile, so no marks would be added); start `bash` itself".into(),
+                    );
+                }
                 let norc = argv.iter().any(|a| a == "--norc");
                 let mut rest: Vec<OsString> = argv.drain(1..).collect();
                 if norc {
@@ -277,6 +289,11 @@ mod tests {
         let mut line: Vec<OsString> = vec!["bash".into(), "-lc".into(), "ls".into()];
         let refused = files.inject(&mut line, &mut Vec::new(), &key).unwrap_err();
         assert!(refused.contains("interactive"));
+        for login in ["-l", "--login", "-il"] {
+            let mut argv: Vec<OsString> = vec!["bash".into(), login.into()];
+            let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
+            assert!(refused.contains("login shell"), "{login}: {refused}");
+        }
     }
 
     /// One directory serves every process and outlives them; one that cannot be trusted is

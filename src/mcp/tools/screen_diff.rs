@@ -293,42 +293,42 @@ impl SeenScreens {
                 (seen.cols, seen.rows, seen.alternate) == (frame.cols, frame.rows, frame.alternate)
             })
             .map(|(seen, look)| changes_since(frame, seen, look))
+            .filter(|changes| changes.rows.len() * 2 <= usize::from(frame.rows))
             .min_by_key(|changes| changes.cost(frame));
         match best {
-            Some(changes)
-                if changes.rows.len() * 2 <= usize::from(frame.rows)
-                    && changes.cost(frame) < frame.cost() =>
-            {
-                Shape::Changes(changes)
-            }
+            Some(changes) if changes.cost(frame) < frame.cost() => Shape::Changes(changes),
             _ => Shape::Whole,
         }
     }
 }
 
-/// The changes of `frame` since `seen`, the caller's `look`-th last look.
+/// The changes of `frame` since `seen`, the caller's `look`-th last look. The cursor's row is
+/// listed when the cursor moved onto it, and when a moved block ends on it (the caller's
+/// copy of the block has no mark there).
 fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let moved = find_move(frame, seen);
-    let cursor_moved = frame.cursor != seen.cursor && frame.cursor_marked();
+    let in_block = |row: u16| moved.is_some_and(|m| (m.to..m.to + m.count).contains(&row));
+    let cursor_row = frame.cursor.row;
+    let cursor_news =
+        frame.cursor_marked() && (frame.cursor != seen.cursor || in_block(cursor_row));
     let rows = (0..frame.rows)
         .filter(|&row| {
-            let kept = match moved {
-                Some(m) if (m.to..m.to + m.count).contains(&row) => true,
-                _ => frame.same_row(usize::from(row), seen, usize::from(row)),
-            };
-            !kept || cursor_moved && row == frame.cursor.row
+            let kept = in_block(row) || frame.same_row(usize::from(row), seen, usize::from(row));
+            !kept || cursor_news && row == cursor_row
         })
         .collect();
     Changes { look, moved, rows }
 }
 
 /// The block of `seen`'s rows that is on `frame` again at another place and saves the most
-/// rows that would otherwise be sent (at least two), if any.
+/// rows with text that would otherwise be sent (at least two), if any. The row the caller saw
+/// the cursor marked on is no part of a block (its copy holds the mark).
 fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     let rows = frame.lines.len().min(seen.lines.len());
     if rows > MOVE_SEARCH_ROWS {
         return None;
     }
+    let marked = seen.cursor_marked().then_some(usize::from(seen.cursor.row));
     // (rows saved, the block)
     let mut best: Option<(usize, Moved)> = None;
     for shift in 1..rows {
@@ -337,15 +337,21 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
             let mut run_start = 0;
             let mut saved = 0;
             for i in 0..=rows - shift {
-                let same = i < rows - shift && frame.same_row(to_start + i, seen, from_start + i);
+                let same = i < rows - shift
+                    && marked != Some(from_start + i)
+                    && frame.same_row(to_start + i, seen, from_start + i);
                 if same {
-                    saved += usize::from(!frame.same_row(to_start + i, seen, to_start + i));
+                    let text = !frame.lines[to_start + i].is_empty();
+                    saved += usize::from(text && !frame.same_row(to_start + i, seen, to_start + i));
                     continue;
                 }
                 if saved >= 2 && best.is_none_or(|(most, _)| saved > most) {
-                    // Rows at the block's ends that are where they were (blank rows, as a
-                    // rule) are no part of the move.
-                    let still = |at: usize| frame.same_row(to_start + at, seen, to_start + at);
+                    // Rows at the block's ends that are where they were, or blank, are no
+                    // part of the move.
+                    let still = |at: usize| {
+                        frame.lines[to_start + at].is_empty()
+                            || frame.same_row(to_start + at, seen, to_start + at)
+                    };
                     let (mut first, mut end) = (run_start, i);
                     while still(first) {
                         first += 1;
@@ -371,7 +377,7 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
 /// A screen told as its changes since one the caller saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Changes {
-    /// Since which look: 1 the caller's last, 2 the one before it.
+    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that.
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,
@@ -390,7 +396,7 @@ impl Changes {
         let number = |row: u16| row.checked_ilog10().unwrap_or(0) as usize + 1;
         let rows: usize =
             self.rows.iter().map(|&row| number(row) + 4 + frame.line(usize::from(row)).len()).sum();
-        note + usize::from(self.look - 1) * 7 + rows
+        note + usize::from(self.look - 1) * 20 + rows
     }
 
     /// What the screen block's header says of them.
@@ -549,6 +555,27 @@ mod tests {
         let shifted = short(&["3", "4", "5", "6", "7", "8"]);
         assert!(find_move(&shifted, &short(&["1", "2", "3", "4", "5", "6"])).is_some());
         assert_eq!(seen.shape(id, &shifted, false), Shape::Whole);
+        // The row the cursor was marked on is no part of a block, and the cursor's row is
+        // listed when a block ends on it, though the cursor stayed where it was.
+        let item = |n: usize| format!("item {n} of the list");
+        let list: Vec<String> = (0..12).map(item).collect();
+        let rows = |first: usize| list[first..first + 8].iter().map(String::as_str).collect();
+        let marked_at = |row: u16, lines: Vec<&str>| {
+            let mut lines = lines;
+            lines.push("");
+            Frame::new(&screen(&lines, (row, 18)), &[], Styles::Meaningful)
+        };
+        // Seen rows 3 to 7 moved up three, but row 5 (the mark) splits them: 3 and 4 are the
+        // block (the first of two as long).
+        let (before, after) = (marked_at(5, rows(0)), marked_at(5, rows(3)));
+        assert!(before.cursor_marked());
+        assert_eq!(find_move(&after, &before), Some(Moved { from: 3, to: 0, count: 2 }));
+        // The cursor stays on row 1, which the block reaches: row 1 is sent, with the mark.
+        let (before, after) = (marked_at(1, rows(0)), marked_at(1, rows(3)));
+        let changes = changes_since(&after, &before, 1);
+        assert_eq!(changes.moved, Some(Moved { from: 3, to: 0, count: 5 }));
+        assert_eq!(changes.rows, [1, 5, 6, 7]);
+        assert!(after.text(&Shape::Changes(changes)).starts_with("1│item 4 of the list▌"));
         // Blank rows that stay blank are no move.
         let blanks = frame(&["", "", "x", "", "", ""], (5, 0));
         let other = frame(&["", "", "", "y", "", ""], (5, 0));
@@ -563,9 +590,9 @@ mod tests {
         let menu = frame(&["Sort", "PID", "USER", "TIME", "MEM", "Enter"], (5, 0));
         seen.remember(id, Some(list.clone()));
         seen.remember(id, Some(menu.clone()));
-        // Seeing the menu again keeps the list as the look before last.
+        // Seeing the menu again keeps the list as the screen seen before the last one.
         seen.remember(id, Some(menu.clone()));
-        // The menu closed, one process gone: one row since the look before last.
+        // The menu closed, one process gone: one row since the screen before the last one.
         let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
         let changes = Changes { look: 2, moved: None, rows: vec![4] };
         assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));

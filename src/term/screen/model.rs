@@ -14,7 +14,8 @@ pub(crate) const CURSOR_MARK: char = '▌';
 pub(crate) struct Changed {
     /// The rows listed (0: none changed besides a moved block).
     pub(crate) rows: usize,
-    /// Since which look: 1 the caller's last, 2 the one before it.
+    /// Since which screen: 1 the one the caller saw last, 2 the one it saw before that (a
+    /// screen seen again unchanged counts once).
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,
@@ -75,9 +76,11 @@ pub(crate) fn model_view(
     let mut block = match changed {
         None => format!("--- screen {about} ---\n"),
         Some(changed) => {
+            // A screen seen twice in a row is one screen: the one before is the one before
+            // it, however many looks ago.
             let since = match changed.look {
                 1 => "your last look",
-                _ => "your look before last",
+                _ => "the screen you saw before the last one",
             };
             let moved = changed.moved.map(|Moved { from, to, count }| {
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
