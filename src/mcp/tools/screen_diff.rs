@@ -580,6 +580,10 @@ mod tests {
         let blanks = frame(&["", "", "x", "", "", ""], (5, 0));
         let other = frame(&["", "", "", "y", "", ""], (5, 0));
         assert!(find_move(&other, &blanks).is_none());
+        // Nor are blank rows that moved onto text (rows cleared).
+        let text = frame(&["a line", "b line", "c line", "", "", ""], (5, 0));
+        let cleared = frame(&["", "", "", "", "", ""], (5, 0));
+        assert!(find_move(&cleared, &text).is_none());
     }
 
     #[test]
