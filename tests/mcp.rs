@@ -1956,18 +1956,27 @@ fn the_stateless_revision_asks_with_input_required_rounds() {
         json!({"name": "terminal_start", "arguments": {"argv": ["printf", "asked"], "exit": true}});
     let first = client.ok("tools/call", start.clone());
     assert_eq!(first["resultType"], "input_required", "{first}");
-    let question = &first["inputRequests"]["approve_start"];
+    let requests = first["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1, "{first}");
+    let (key, question) = requests.iter().next().unwrap();
+    assert!(key.starts_with("approve_start-"), "{first}");
     assert_eq!(question["method"], "elicitation/create", "{first}");
     assert!(question["params"]["message"].as_str().unwrap().contains("printf asked"));
+    // An approval of this start approves no other: another command is asked about again.
+    let mut other =
+        json!({"name": "terminal_start", "arguments": {"argv": ["printf", "other"], "exit": true}});
+    other["inputResponses"] = json!({ key.clone(): {"action": "accept", "content": {}} });
+    let asked_again = client.ok("tools/call", other);
+    assert_eq!(asked_again["resultType"], "input_required", "{asked_again}");
     let mut declined = start.clone();
-    declined["inputResponses"] = json!({"approve_start": {"action": "decline"}});
+    declined["inputResponses"] = json!({ key.clone(): {"action": "decline"} });
     let result = client.ok("tools/call", declined);
     assert_eq!(
         (result["resultType"].as_str(), result["isError"].as_bool()),
         (Some("complete"), Some(true))
     );
     let mut accepted = start;
-    accepted["inputResponses"] = json!({"approve_start": {"action": "accept", "content": {}}});
+    accepted["inputResponses"] = json!({ key.clone(): {"action": "accept", "content": {}} });
     let result = client.ok("tools/call", accepted);
     assert_eq!(result["isError"], false, "{}", text(&result));
     assert!(text(&result).contains("asked"), "{}", text(&result));

@@ -63,18 +63,36 @@ impl Inputs<'_> {
                 }
                 asker.ask(params, cancel)
             }
-            Inputs::Rounds(responses) => match responses.and_then(|r| r.get(key)) {
-                Some(response) => answer_of(response),
-                None => Err(ToolError::input_required(
-                    key,
-                    json!({
-                        "method": "elicitation/create",
-                        "params": { "mode": "form", "message": message, "requestedSchema": schema },
-                    }),
-                )),
-            },
+            Inputs::Rounds(responses) => {
+                // The key names the question itself, not only its kind: an answer to another
+                // question (another command to start, another prompt) answers nothing here.
+                let key = question_key(key, message, &schema);
+                match responses.and_then(|r| r.get(&key)) {
+                    Some(response) => answer_of(response),
+                    None => Err(ToolError::input_required(
+                        &key,
+                        json!({
+                            "method": "elicitation/create",
+                            "params": { "mode": "form", "message": message, "requestedSchema": schema },
+                        }),
+                    )),
+                }
+            }
         }
     }
+}
+
+/// The `inputRequests` key of a question: its kind, then a digest of what it asks (64-bit
+/// FNV-1a of the message and the form), e.g. `approve_start-3f1c9a0b27d4e6f1`.
+fn question_key(kind: &str, message: &str, schema: &Value) -> String {
+    let digest = message
+        .bytes()
+        .chain([0])
+        .chain(schema.to_string().into_bytes())
+        .fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+        });
+    format!("{kind}-{digest:016x}")
 }
 
 /// An `ElicitResult`, read.
@@ -177,15 +195,17 @@ mod tests {
         let cancel = CancelToken::new();
         let err = Inputs::Rounds(None).ask("approve", "ok?", json!({}), &cancel).unwrap_err();
         let (key, request) = err.input_request.unwrap();
-        assert_eq!(
-            (key.as_str(), request["method"].as_str()),
-            ("approve", Some("elicitation/create"))
-        );
-        let answers = json!({"approve": {"action": "accept"}});
+        assert!(key.starts_with("approve-") && key.len() == "approve-".len() + 16, "{key}");
+        assert_eq!(request["method"], "elicitation/create");
+        let answers = json!({ key.clone(): {"action": "accept"} });
         let answers = answers.as_object().unwrap();
         let answer =
             Inputs::Rounds(Some(answers)).ask("approve", "ok?", json!({}), &cancel).unwrap();
         assert_eq!(answer, Answer::Accept(Map::new()));
+        // The answer to one question answers no other of the same kind.
+        let other = Inputs::Rounds(Some(answers)).ask("approve", "other?", json!({}), &cancel);
+        let (other_key, _) = other.unwrap_err().input_request.unwrap();
+        assert_ne!(other_key, key);
         let none = Inputs::Unavailable("no").ask("approve", "ok?", json!({}), &cancel);
         assert_eq!(none.unwrap_err().message, "no");
     }
