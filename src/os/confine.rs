@@ -144,9 +144,17 @@ pub(crate) struct ConfinementPlan {
 
 impl ConfinementPlan {
     /// Builds the ruleset (before the fork); the child restricts itself with
-    /// [`restrict_in_child`].
+    /// [`restrict_in_child`]. The working directory (the first writable path, canonical) is
+    /// opened without following any symbolic link: had a directory of its path been replaced
+    /// by a link since it was checked, the rule would allow writes where the link points.
     pub(crate) fn ruleset(&self) -> io::Result<kernel::Ruleset> {
-        kernel::build(&self.writable, self.network)
+        let (cwd, others) = self.writable.split_first().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a confinement plan without its working directory",
+            )
+        })?;
+        kernel::build(cwd, others, self.network)
     }
 }
 
@@ -161,11 +169,12 @@ pub(crate) mod kernel {
     //! The Landlock calls, through the `landlock` crate.
 
     use std::io;
-    use std::path::PathBuf;
+    use std::os::fd::OwnedFd;
+    use std::path::{Path, PathBuf};
 
     use landlock::{
-        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, RulesetAttr, RulesetCreated,
-        RulesetCreatedAttr, path_beneath_rules,
+        ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, RulesetAttr,
+        RulesetCreated, RulesetCreatedAttr, path_beneath_rules,
     };
 
     /// The file-system rights handled: every right up to ABI 3 (refer, truncate). Device
@@ -196,9 +205,11 @@ pub(crate) mod kernel {
         io::Error::other(format!("building the Landlock ruleset: {err}"))
     }
 
-    /// The ruleset: read and execute everywhere, write in `writable` and the devices, TCP
-    /// only if `network`. Best effort: what the kernel lacks is left out (checked before).
-    pub(crate) fn build(writable: &[PathBuf], network: bool) -> io::Result<Ruleset> {
+    /// The ruleset: read and execute everywhere, write in `cwd` (opened with no symbolic link
+    /// followed), in `writable` and the devices, TCP only if `network`. Best effort: what the
+    /// kernel lacks is left out (checked before).
+    pub(crate) fn build(cwd: &Path, writable: &[PathBuf], network: bool) -> io::Result<Ruleset> {
+        let cwd_fd = open_without_links(cwd)?;
         let mut ruleset = landlock::Ruleset::default()
             .set_compatibility(CompatLevel::BestEffort)
             .handle_access(AccessFs::from_all(FS_ABI))
@@ -213,6 +224,7 @@ pub(crate) mod kernel {
             .create()
             .map_err(failed)?
             .add_rules(path_beneath_rules(["/"], AccessFs::from_read(FS_ABI)))
+            .and_then(|r| r.add_rule(PathBeneath::new(cwd_fd, AccessFs::from_all(FS_ABI))))
             .and_then(|r| {
                 r.add_rules(path_beneath_rules(
                     writable.iter().cloned().chain(devices),
@@ -220,6 +232,33 @@ pub(crate) mod kernel {
                 ))
             })
             .map_err(failed)
+    }
+
+    /// Opens the directory `path` (canonical) for a rule, failing if any part of it is a
+    /// symbolic link now. Kernels without `openat2` (before Linux 5.6, which have no Landlock
+    /// either) open it as it is.
+    fn open_without_links(path: &Path) -> io::Result<OwnedFd> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let opened = rustix::fs::openat2(
+            rustix::fs::CWD,
+            path,
+            flags,
+            Mode::empty(),
+            ResolveFlags::NO_SYMLINKS,
+        );
+        match opened {
+            Ok(fd) => Ok(fd),
+            Err(rustix::io::Errno::NOSYS) => Ok(rustix::fs::open(path, flags, Mode::empty())?),
+            Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV) => Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                format!(
+                    "the working directory {} is reached through a symbolic link now, not as it was checked; nothing was started",
+                    path.display()
+                ),
+            )),
+            Err(err) => Err(err.into()),
+        }
     }
 
     /// Restricts the calling process: `no_new_privs`, then `landlock_restrict_self`.
@@ -239,7 +278,7 @@ pub(crate) mod kernel {
     //! not enforced.
 
     use std::io;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     /// Nothing to build.
     pub(crate) type Ruleset = ();
@@ -252,11 +291,38 @@ pub(crate) mod kernel {
         false
     }
 
-    pub(crate) fn build(_: &[PathBuf], _: bool) -> io::Result<Ruleset> {
+    pub(crate) fn build(_: &Path, _: &[PathBuf], _: bool) -> io::Result<Ruleset> {
         Ok(())
     }
 
     pub(crate) fn restrict(_: &mut Option<Ruleset>) -> io::Result<()> {
         Ok(())
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// A directory of the working directory's path replaced by a symbolic link between the
+    /// check and the ruleset: the ruleset refuses it (following the link would allow writes
+    /// where it points).
+    #[test]
+    fn a_working_directory_swapped_for_a_link_after_its_check_is_refused() {
+        let base = std::env::temp_dir().join(format!("termloom-confine-{}", std::process::id()));
+        let (inside, elsewhere) = (base.join("inside"), base.join("elsewhere"));
+        let cwd = inside.join("work");
+        std::fs::create_dir_all(&cwd).unwrap();
+        std::fs::create_dir_all(elsewhere.join("work")).unwrap();
+        let cwd = std::fs::canonicalize(&cwd).unwrap();
+        let confinement = Confinement { best_effort: true, ..Confinement::default() };
+        let plan = confinement.plan(&cwd).unwrap();
+        assert!(plan.ruleset().is_ok(), "as checked, the directory is taken");
+        // `inside` becomes a link to `elsewhere`: the same path now leads out.
+        std::fs::rename(&inside, base.join("moved")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &inside).unwrap();
+        let refused = plan.ruleset().map(|_| ()).unwrap_err();
+        assert!(refused.to_string().contains("symbolic link"), "{refused}");
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -51,12 +51,17 @@ pub(crate) fn prepare<'a>(
     spec: &SpawnSpec,
     shell_files: impl FnOnce() -> std::io::Result<&'a ShellFiles>,
 ) -> std::io::Result<Launch> {
-    let cwd = resolve_cwd(config, spec.cwd.as_deref())?;
+    let mut cwd = resolve_cwd(config, spec.cwd.as_deref())?;
+    let confinement = Confinement::combine(config.confinement.as_ref(), spec.confinement.as_ref());
+    if confinement.is_some() {
+        // Checked, made writable and entered as one path with no symbolic link in it (the
+        // ruleset opens it refusing any link, should one have replaced a directory since).
+        cwd = std::fs::canonicalize(&cwd)?;
+    }
     if let Some(operator) = &config.confinement {
         operator.check_working_directory(&cwd, &base_dir(config)?)?;
     }
     let mut isolation = spec.isolation.resolve()?;
-    let confinement = Confinement::combine(config.confinement.as_ref(), spec.confinement.as_ref());
     isolation.confinement = confinement.map(|c| c.plan(&cwd)).transpose()?;
     let mut argv = spec.argv();
     // The account's variables first, so that the session's own entries win.
