@@ -277,9 +277,9 @@ impl SeenScreens {
     /// of the same size and kind (primary, alternate) was seen, when more than half of the
     /// rows changed, or when the changes would take more bytes than the whole; otherwise the
     /// changes since the seen screen they take the fewest bytes against (the last one on a
-    /// tie). A change is a row whose text or marked styles
-    /// changed, and the cursor's row when the cursor moved onto it (a row the cursor left is
-    /// not sent: the header says where the cursor is).
+    /// tie). A change is a row whose text or marked styles changed, the cursor's row when the
+    /// cursor moved onto it, and the row the caller saw the cursor marked on when the cursor
+    /// left it.
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
         let frames = self.frames.lock().unwrap_or_else(|e| e.into_inner());
         let Some(looks) = frames.get(&id).filter(|_| !whole) else {
@@ -304,17 +304,21 @@ impl SeenScreens {
 
 /// The changes of `frame` since `seen`, the caller's `look`-th last look. The cursor's row is
 /// listed when the cursor moved onto it, and when a moved block ends on it (the caller's
-/// copy of the block has no mark there).
+/// copy of the block has no mark there); the row the caller saw the cursor marked on is
+/// listed when the cursor left it (the caller's copy holds a mark that is gone).
 fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let moved = find_move(frame, seen);
     let in_block = |row: u16| moved.is_some_and(|m| (m.to..m.to + m.count).contains(&row));
     let cursor_row = frame.cursor.row;
     let cursor_news =
         frame.cursor_marked() && (frame.cursor != seen.cursor || in_block(cursor_row));
+    let mark_left = (seen.cursor_marked() && seen.cursor != frame.cursor)
+        .then_some(seen.cursor.row)
+        .filter(|&row| !in_block(row));
     let rows = (0..frame.rows)
         .filter(|&row| {
             let kept = in_block(row) || frame.same_row(usize::from(row), seen, usize::from(row));
-            !kept || cursor_news && row == cursor_row
+            !kept || cursor_news && row == cursor_row || mark_left == Some(row)
         })
         .collect();
     Changes { look, moved, rows }
@@ -499,12 +503,12 @@ mod tests {
         seen.remember(id, Some(first.clone()));
         assert_eq!(seen.shape(id, &first, false), rows(&[]));
         assert_eq!(seen.shape(id, &first, true), Shape::Whole);
-        // One row changes and the cursor moves onto a blank: the changed row and the one the
-        // cursor is marked on.
+        // One row changes and the cursor moves onto a blank: the changed row, the one the
+        // cursor is marked on, and the one whose mark is gone.
         let next = frame(&["a", "B", "c", "d", "e", "f"], (2, 1));
         let shape = seen.shape(id, &next, false);
-        assert_eq!(shape, rows(&[1, 2]));
-        assert_eq!(next.text(&shape), "1│B\n2│c▌");
+        assert_eq!(shape, rows(&[1, 2, 5]));
+        assert_eq!(next.text(&shape), "1│B\n2│c▌\n5│f");
         // On a character the cursor is not marked (the header says where it is).
         let on_char = frame(&["a", "B", "c", "d", "e", "f"], (2, 0));
         assert!(!on_char.cursor_marked());
