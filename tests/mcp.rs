@@ -1411,7 +1411,7 @@ fn screens_are_sent_as_the_rows_that_changed() {
 }
 
 /// Rows that moved as a block are said in one line, and a screen that comes back (a menu
-/// closed) is told as its changes since the screen seen before the last one.
+/// closed) is told as its changes since the previous different screen the caller saw.
 #[test]
 fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     if !common::require("python3") {
@@ -1446,7 +1446,7 @@ fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     let shown = text(&back);
     assert!(
         shown.contains(
-            "as at the screen you saw before the last one, with its rows 5-18 moved to 6-19; rows changed besides"
+            "as at the previous different screen you saw, with its rows 5-18 moved to 6-19; rows changed besides"
         ) && shown.contains("5│process 99\n20│process 20▌"),
         "{shown}"
     );
@@ -1463,6 +1463,42 @@ fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
         "{shown}"
     );
     assert!(!shown.contains("process 12"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// A dialog's colour scheme has too many coloured runs to mark them all; its selected entry
+/// (a background few of its cells have) is marked, and moves with the selection.
+#[test]
+fn a_dialogs_selected_entry_is_marked_among_its_colours() {
+    if !common::require("whiptail") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!([
+        "whiptail",
+        "--menu",
+        "Pick a fruit",
+        "14",
+        "40",
+        "4",
+        "apple",
+        "red, crisp",
+        "banana",
+        "yellow",
+        "cherry",
+        "small"
+    ]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "<Cancel>", "cols": 80, "rows": 24}),
+    );
+    let shown = text(&started);
+    assert!(shown.contains("⟦apple") && !shown.contains("⟦banana"), "{shown}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
+    let shown = text(&moved);
+    assert!(shown.contains("⟦banana") && !shown.contains("⟦apple"), "{shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

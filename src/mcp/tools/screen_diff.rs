@@ -149,7 +149,10 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
         Styles::Off => Vec::new(),
         Styles::All => runs.iter().map(|run| Marked::new(run, label(run))).collect(),
         Styles::Meaningful => {
-            let chosen: Vec<&StyleRun> = runs.iter().filter(meaningful).collect();
+            let mut chosen: Vec<&StyleRun> = runs.iter().filter(meaningful).collect();
+            if chosen.len() > MAX_MEANINGFUL_RUNS {
+                chosen = standing_out(chosen);
+            }
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
             }
@@ -166,6 +169,20 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
         }
     }
     merged
+}
+
+/// Of more coloured runs than a highlight has, those that stand out from the colour scheme
+/// (a dialog on a blue screen): inverse ones, and those whose background covers less than a
+/// tenth of the coloured cells (the selected entry of a menu).
+fn standing_out(runs: Vec<&StyleRun>) -> Vec<&StyleRun> {
+    let mut cells: HashMap<&str, usize> = HashMap::new();
+    for run in &runs {
+        *cells.entry(run.bg.as_str()).or_default() += usize::from(run.width);
+    }
+    let total: usize = cells.values().sum();
+    runs.into_iter()
+        .filter(|run| run.attrs.contains(&"inverse") || cells[run.bg.as_str()] * 10 < total)
+        .collect()
 }
 
 /// A run to mark, with its label.
@@ -480,12 +497,16 @@ mod tests {
         let split = [run(0, 2, 1, "red", "green", &[]), run(0, 3, 2, "blue", "green", &[])];
         let frame = Frame::new(&screen, &split, Styles::Meaningful);
         assert_eq!(frame.text(&Shape::Whole), "a ⟦PID⟧ USER\n ▌ x");
-        // Too many highlights are a colour scheme: none is marked.
+        // Too many highlights are a colour scheme: none is marked, but for a background
+        // few of the coloured cells have (a dialog's selected entry).
         let many: Vec<StyleRun> = (0..=MAX_MEANINGFUL_RUNS as u16)
             .map(|c| run(0, c, 1, "default", "blue", &[]))
             .collect();
         let frame = Frame::new(&screen, &many, Styles::Meaningful);
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ▌ x");
+        let selected = [many.as_slice(), &[run(1, 1, 2, "white", "red", &[])]].concat();
+        let frame = Frame::new(&screen, &selected, Styles::Meaningful);
+        assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
     }
 
     /// Changes since the last look, with no block moved.
@@ -598,9 +619,9 @@ mod tests {
         let menu = frame(&["Sort", "PID", "USER", "TIME", "MEM", "Enter"], (5, 0));
         seen.remember(id, Some(list.clone()));
         seen.remember(id, Some(menu.clone()));
-        // Seeing the menu again keeps the list as the screen seen before the last one.
+        // Seeing the menu again keeps the list as the previous different screen.
         seen.remember(id, Some(menu.clone()));
-        // The menu closed, one process gone: one row since the screen before the last one.
+        // The menu closed, one process gone: one row since the previous different screen.
         let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
         let changes = Changes { look: 2, moved: None, rows: vec![4] };
         assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));

@@ -76,20 +76,22 @@ pub(crate) fn model_view(
     let mut block = match changed {
         None => format!("--- screen {about} ---\n"),
         Some(changed) => {
-            // A screen seen twice in a row is one screen: the one before is the one before
-            // it, however many looks ago.
+            // A screen seen twice in a row is one screen: the one before is the last one that
+            // differs from it, however many looks ago.
             let since = match changed.look {
                 1 => "your last look",
-                _ => "the screen you saw before the last one",
+                _ => "the previous different screen you saw",
             };
             let moved = changed.moved.map(|Moved { from, to, count }| {
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
                 format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
             });
             match (moved, changed.rows) {
-                (None, 0) => {
+                (None, 0) if changed.look == 1 => {
                     return (json, format!("--- screen {about}: unchanged since {since} ---"));
                 }
+                // Back to an earlier screen (a menu closed, an edit undone), not "nothing new".
+                (None, 0) => return (json, format!("--- screen {about}: the same as {since} ---")),
                 (Some(moved), 0) => return (json, format!("--- screen {about}: {moved} ---")),
                 (None, _) => format!("--- screen {about}: rows changed since {since} ---\n"),
                 (Some(moved), _) => {
