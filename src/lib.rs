@@ -29,6 +29,7 @@
 
 mod config;
 mod config_file;
+mod digest;
 mod engine;
 mod error;
 #[doc(hidden)]

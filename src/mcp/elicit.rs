@@ -85,13 +85,8 @@ impl Inputs<'_> {
 /// The `inputRequests` key of a question: its kind, then a digest of what it asks (64-bit
 /// FNV-1a of the message and the form), e.g. `approve_start-3f1c9a0b27d4e6f1`.
 fn question_key(kind: &str, message: &str, schema: &Value) -> String {
-    let digest = message
-        .bytes()
-        .chain([0])
-        .chain(schema.to_string().into_bytes())
-        .fold(0xcbf2_9ce4_8422_2325u64, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-        });
+    let digest =
+        crate::digest::fnv1a(message.bytes().chain([0]).chain(schema.to_string().into_bytes()));
     format!("{kind}-{digest:016x}")
 }
 

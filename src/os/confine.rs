@@ -67,10 +67,10 @@ impl Confinement {
     /// Checks that a session confined by this (the operator's) confinement starts where the
     /// operator lets it write: in `base` (the engine's base directory) or below it, or in
     /// one of the writable paths. A working directory is always writable to its session, so
-    /// one chosen elsewhere (a tool's `cwd` argument) would loosen the confinement.
+    /// one chosen elsewhere (a tool's `cwd` argument) would loosen the confinement. `cwd` is
+    /// canonical (the spawn uses it so from the check on).
     pub(crate) fn check_working_directory(&self, cwd: &Path, base: &Path) -> io::Result<()> {
         let canonical = |path: &Path| std::fs::canonicalize(path).ok();
-        let cwd = std::fs::canonicalize(cwd)?;
         let within = std::iter::once(base)
             .chain(self.writable.iter().map(PathBuf::as_path))
             .filter_map(canonical)

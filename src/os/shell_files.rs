@@ -249,12 +249,7 @@ fn trusted(dir: &Path) -> bool {
 /// A hash of the scripts (64-bit FNV-1a), naming the shared directory: a termloom with
 /// other scripts uses another directory.
 fn contents_hash() -> u64 {
-    FILES
-        .iter()
-        .flat_map(|(name, text)| name.bytes().chain(text.bytes()))
-        .fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
-            (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
+    crate::digest::fnv1a(FILES.iter().flat_map(|(name, text)| name.bytes().chain(text.bytes())))
 }
 
 impl Drop for ShellFiles {

@@ -246,8 +246,6 @@ struct Slot {
     containment: String,
     /// What the kernel enforces of its confinement, for `SessionInfo`.
     confinement: Option<String>,
-    /// Started with shell integration, for `SessionInfo`.
-    shell_integration: bool,
     replies_dropped: u64,
     started_at: SystemTime,
     started: Instant,
@@ -379,7 +377,7 @@ impl Slot {
             idle: self.last_input.max(self.last_output).elapsed(),
             containment: self.containment.clone(),
             confinement: self.confinement.clone(),
-            shell_integration: self.shell_integration,
+            shell_integration: self.terminal.started_with_integration(),
             bells: self.terminal.bells(),
             closed_reason: self.closed_reason.map(|reason| match &self.failure {
                 Some(failure) => format!("{reason}: {failure}"),

@@ -130,7 +130,6 @@ impl Reactor {
                 cgroup,
                 containment,
                 confinement,
-                shell_integration: mark_key.is_some(),
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,
@@ -597,7 +596,9 @@ impl Reactor {
         let slot = self.slot(id)?;
         let (cols, rows) = slot.terminal.size();
         until.validate(cols, rows)?;
-        if until.is_prompt_only() && !slot.shell_integration && !slot.terminal.shell().integrated {
+        let integration =
+            slot.terminal.started_with_integration() || slot.terminal.shell().integrated;
+        if until.is_prompt_only() && !integration {
             return Err(Error::NoShellIntegration(id));
         }
         Ok(())

@@ -47,6 +47,11 @@ impl Terminal {
         emulator
     }
 
+    /// Whether termloom started the shell with its integration (its marks carry a key).
+    pub(crate) fn started_with_integration(&self) -> bool {
+        self.mark_key.is_some()
+    }
+
     /// A blank terminal of the same size and bounds, keeping the transcript (after the
     /// emulation failed: the old emulator may be inconsistent).
     pub(crate) fn reset_emulator(&mut self, config: &Config) {
