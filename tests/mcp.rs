@@ -1467,6 +1467,43 @@ fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     client.finish();
 }
 
+/// A panel that opens at the left of a list (htop's sort menu) slides the list's rows to the
+/// right: they are sent as their new columns only, the list's header and processes not again.
+#[test]
+fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
+    if !common::require("htop") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    // Sorted by PID and refreshed every 10 s, the list stays still between the two looks.
+    let argv = json!(["htop", "-d", "100", "-s", "PID"]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "Quit", "cols": 100, "rows": 30}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(text(&started).contains("USER"), "{}", text(&started));
+    let menu = client.call(
+        "terminal_send",
+        json!({"session_id": id, "keys": "<F6>", "for_screen_text": "PERCENT_MEM"}),
+    );
+    let shown = text(&menu);
+    let slid = &menu["structuredContent"]["screen"]["slid"];
+    let (first, count, by) =
+        (slid["first"].as_u64(), slid["count"].as_u64(), slid["columns"].as_i64());
+    let (Some(first), Some(count), Some(by)) = (first, count, by) else { panic!("{menu}") };
+    assert!(by > 0 && count >= 10, "{menu}");
+    let note = format!(
+        "rows {first}-{} as then but {by} columns to the right, only their first {by} columns shown",
+        first + count - 1
+    );
+    assert!(shown.contains(&note), "{shown}");
+    assert!(shown.contains("│PERCENT_MEM\n") && shown.contains("Sort by"), "{shown}");
+    assert!(!shown.contains("root"), "the list is not sent again: {shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A dialog's colour scheme has too many coloured runs to mark them all; its selected entry
 /// (a background few of its cells have) is marked, and moves with the selection.
 #[test]

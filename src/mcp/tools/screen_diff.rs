@@ -1,8 +1,9 @@
 //! What part of a screen a caller is shown and how: the whole screen, or the rows that changed
 //! since a screen it saw (its last, or the one before when that costs less: a menu or a
 //! dialog closed brings it back), with a block of rows that moved said in one line (text
-//! scrolled, a row inserted above a list); the cursor marked where typing would go; styled
-//! text marked where its style carries meaning.
+//! scrolled, a row inserted above a list) and a block of rows that slid sideways (a panel
+//! opened at the left, text scrolled horizontally) sent as only their new columns; the cursor
+//! marked where typing would go; styled text marked where its style carries meaning.
 //!
 //! Each caller (an MCP connection, a [`Toolbox`](super::toolbox::Toolbox)) keeps the screens it
 //! was shown in its own [`SeenScreens`], so one caller's reads never change what another is
@@ -14,8 +15,8 @@ use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::Mutex;
 
-pub(crate) use crate::term::screen::model::Moved;
 use crate::term::screen::model::{CURSOR_MARK, Changed};
+pub(crate) use crate::term::screen::model::{Moved, Slid};
 use crate::term::screen::style::StyleRun;
 use crate::term::screen::{byte_at_cell, cell_col, char_cells};
 use crate::{Cursor, Screen, SessionId};
@@ -51,6 +52,12 @@ pub(crate) struct Frame {
     cursor: Cursor,
     /// Every row, styled runs marked.
     lines: Vec<String>,
+    /// Every row's text, unmarked.
+    texts: Vec<String>,
+    /// The marked runs of every row, clipped as `lines` shows them.
+    runs: Vec<Marked>,
+    /// Marks end with their row's text ([`Styles::Meaningful`]), not with their run.
+    runs_end_with_text: bool,
     /// A hash of each row of `lines`, to find rows that moved without comparing every pair.
     hashes: Vec<u64>,
     /// The cursor's row with its runs and the cursor marked, when the cursor is visible.
@@ -97,6 +104,9 @@ impl Frame {
             alternate: screen.alternate,
             cursor,
             lines,
+            texts: screen.lines.clone(),
+            runs,
+            runs_end_with_text: styles == Styles::Meaningful,
             cursor_line,
             used: screen.used_rows(),
             hashes,
@@ -133,12 +143,77 @@ impl Frame {
             Shape::Changes(changes) => {
                 let mut text = String::new();
                 for &row in &changes.rows {
-                    let _ = writeln!(text, "{row}│{}", self.line(usize::from(row)));
+                    let _ = writeln!(text, "{row}│{}", changes.row_text(self, row));
                 }
                 text.pop();
                 text
             }
         }
+    }
+
+    /// Row `row`'s cells from column `from` up to `to` with their runs marked (blanks at the
+    /// end left out, marks ending with them when marks end with the text). A wide character
+    /// cut by either end is shown as blanks.
+    fn window(&self, row: usize, from: u16, to: u16) -> String {
+        let text = self.texts.get(row).map_or("", String::as_str);
+        let mut piece = String::new();
+        let mut col = 0u16;
+        for c in text.chars() {
+            if col >= to {
+                break;
+            }
+            let end = col.saturating_add(char_cells(c));
+            if col >= from && end <= to {
+                piece.push(c);
+            } else if end > from {
+                let cut = usize::from(end.min(to) - col.max(from));
+                piece.extend(std::iter::repeat_n(' ', cut));
+            }
+            col = end;
+        }
+        piece.truncate(piece.trim_end_matches(' ').len());
+        let width = cell_col(&piece, piece.len());
+        let runs: Vec<Marked> = self
+            .runs
+            .iter()
+            .filter(|run| usize::from(run.row) == row)
+            .filter_map(|run| {
+                let mut end = run.end.min(to).saturating_sub(from);
+                if self.runs_end_with_text {
+                    end = end.min(width);
+                }
+                let col = run.col.max(from) - from;
+                (col < end).then(|| Marked { end, col, ..run.clone() })
+            })
+            .collect();
+        decorate(&piece, runs.iter(), None)
+    }
+
+    /// Each row's cells as numbers that are equal where the cells look the same (a wide
+    /// character's second cell is `u32::MAX`; characters of no width are folded into the
+    /// cell before them), every row `cols` long.
+    fn cells(&self) -> Vec<Vec<u32>> {
+        self.texts
+            .iter()
+            .map(|text| {
+                let mut cells: Vec<u32> = Vec::with_capacity(usize::from(self.cols));
+                for c in text.chars() {
+                    match char_cells(c) {
+                        0 => {
+                            if let Some(last) = cells.last_mut() {
+                                *last = last.wrapping_mul(31).wrapping_add(u32::from(c));
+                            }
+                        }
+                        width => {
+                            cells.push(u32::from(c));
+                            cells.extend(std::iter::repeat_n(u32::MAX, usize::from(width) - 1));
+                        }
+                    }
+                }
+                cells.resize(usize::from(self.cols), u32::from(' '));
+                cells
+            })
+            .collect()
     }
 }
 
@@ -186,6 +261,7 @@ fn standing_out(runs: Vec<&StyleRun>) -> Vec<&StyleRun> {
 }
 
 /// A run to mark, with its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Marked {
     row: u16,
     col: u16,
@@ -292,7 +368,8 @@ impl SeenScreens {
 
     /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
     /// of the same size and kind (primary, alternate) was seen, when more than half of the
-    /// rows changed, or when the changes would take more bytes than the whole; otherwise the
+    /// rows changed (a row that slid sideways is no change), or when the changes would take
+    /// more bytes than the whole; otherwise the
     /// changes since the seen screen they take the fewest bytes against (the last one on a
     /// tie). A change is a row whose text or marked styles changed, the cursor's row when the
     /// cursor moved onto it, and the row the caller saw the cursor marked on when the cursor
@@ -310,7 +387,7 @@ impl SeenScreens {
                 (seen.cols, seen.rows, seen.alternate) == (frame.cols, frame.rows, frame.alternate)
             })
             .map(|(seen, look)| changes_since(frame, seen, look))
-            .filter(|changes| changes.rows.len() * 2 <= usize::from(frame.rows))
+            .filter(|changes| changes.whole_rows() * 2 <= usize::from(frame.rows))
             .min_by_key(|changes| changes.cost(frame));
         match best {
             Some(changes) if changes.cost(frame) < frame.cost() => Shape::Changes(changes),
@@ -332,13 +409,71 @@ fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let mark_left = (seen.cursor_marked() && seen.cursor != frame.cursor)
         .then_some(seen.cursor.row)
         .filter(|&row| !in_block(row));
-    let rows = (0..frame.rows)
-        .filter(|&row| {
-            let kept = in_block(row) || frame.same_row(usize::from(row), seen, usize::from(row));
-            !kept || cursor_news && row == cursor_row || mark_left == Some(row)
-        })
-        .collect();
-    Changes { look, moved, rows }
+    let listed = |row: u16| {
+        let kept = in_block(row) || frame.same_row(usize::from(row), seen, usize::from(row));
+        !kept || cursor_news && row == cursor_row || mark_left == Some(row)
+    };
+    // A row listed for the cursor or a mark that left it is listed whole.
+    let cursor_mark = |row: u16, frame: &Frame| frame.cursor_marked() && row == frame.cursor.row;
+    let whole = |row: u16| in_block(row) || cursor_mark(row, frame) || cursor_mark(row, seen);
+    let slides = |row: u16| listed(row) && !whole(row);
+    let slid = find_slide(frame, seen, slides);
+    let rows = (0..frame.rows).filter(|&row| listed(row)).collect();
+    Changes { look, moved, slid, rows }
+}
+
+/// Screens with more cells times columns than this are not searched for rows that slid
+/// sideways (the search compares each row with itself at every shift).
+const SLIDE_SEARCH_CELLS: usize = 1 << 24;
+
+/// About the bytes the header's note of a block of rows that slid takes.
+const SLIDE_NOTE: usize = 90;
+
+/// The block of consecutive rows, each of which `may_slide`, that hold what they held on
+/// `seen` (not blanks only) moved some columns sideways, and saves the most bytes (at least
+/// two rows, and more bytes than the header's note of it; the shift the smallest on a tie).
+fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> Option<Slid> {
+    let cols = usize::from(frame.cols);
+    let rows = usize::from(frame.rows).min(frame.texts.len()).min(seen.texts.len());
+    if rows * cols * cols > SLIDE_SEARCH_CELLS || frame.cols != seen.cols {
+        return None;
+    }
+    let (now, then) = (frame.cells(), seen.cells());
+    // (bytes saved, the block)
+    let mut best: Option<(usize, Slid)> = None;
+    for by in (1..cols).flat_map(|shift| [shift as i16, -(shift as i16)]) {
+        let slid = Slid { first: 0, count: 0, by };
+        let (kept_now, kept_then) = slid.kept(frame.cols);
+        let slides_here = |row: usize| {
+            let shift = usize::from(by.unsigned_abs());
+            let same_cells = match by > 0 {
+                true => now[row][shift..] == then[row][..cols - shift],
+                false => now[row][..cols - shift] == then[row][shift..],
+            };
+            if !same_cells {
+                return false;
+            }
+            let kept = frame.window(row, kept_now.0, kept_now.1);
+            !kept.is_empty() && kept == seen.window(row, kept_then.0, kept_then.1)
+        };
+        let mut run: Option<(usize, usize)> = None;
+        for row in 0..=rows {
+            if row < rows && may_slide(row as u16) && slides_here(row) {
+                let saved =
+                    frame.line(row).len().saturating_sub(new_columns(slid, frame, row).len());
+                run = Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
+                continue;
+            }
+            if let Some((first, saved)) = run.take() {
+                let count = row - first;
+                if count >= 2 && saved > SLIDE_NOTE && best.is_none_or(|(most, _)| saved > most) {
+                    let block = Slid { first: first as u16, count: count as u16, ..slid };
+                    best = Some((saved, block));
+                }
+            }
+        }
+    }
+    best.map(|(_, block)| block)
 }
 
 /// The block of `seen`'s rows that is on `frame` again at another place and saves the most
@@ -395,6 +530,13 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     best.map(|(_, block)| block)
 }
 
+/// What is shown of row `row` of `frame`, a row of the block `slid`: its columns that did not
+/// come from the screen seen.
+fn new_columns(slid: Slid, frame: &Frame, row: usize) -> String {
+    let (from, to) = slid.new_columns(frame.cols);
+    frame.window(row, from, to)
+}
+
 /// A screen told as its changes since one the caller saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Changes {
@@ -402,6 +544,8 @@ pub(crate) struct Changes {
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,
+    /// A block of the listed rows that slid sideways: only their new columns are shown.
+    pub(crate) slid: Option<Slid>,
     /// The rows that differ from that look, besides the block that moved, numbered.
     pub(crate) rows: Vec<u16>,
 }
@@ -414,15 +558,30 @@ impl Changes {
             Some(_) => 80,
             None => 35,
         };
+        let note = note + self.slid.map_or(0, |_| SLIDE_NOTE);
         let number = |row: u16| row.checked_ilog10().unwrap_or(0) as usize + 1;
         let rows: usize =
-            self.rows.iter().map(|&row| number(row) + 4 + frame.line(usize::from(row)).len()).sum();
+            self.rows.iter().map(|&row| number(row) + 4 + self.row_text(frame, row).len()).sum();
         note + usize::from(self.look - 1) * 20 + rows
+    }
+
+    /// How many rows are listed whole (not as the new columns of a row that slid).
+    fn whole_rows(&self) -> usize {
+        self.rows.iter().filter(|&&row| !self.slid.is_some_and(|slid| slid.holds(row))).count()
+    }
+
+    /// What is shown of listed row `row`: the whole row, or the new columns of a row that
+    /// slid.
+    fn row_text<'f>(&self, frame: &'f Frame, row: u16) -> std::borrow::Cow<'f, str> {
+        match self.slid {
+            Some(slid) if slid.holds(row) => new_columns(slid, frame, usize::from(row)).into(),
+            _ => frame.line(usize::from(row)).into(),
+        }
     }
 
     /// What the screen block's header says of them.
     pub(crate) fn changed(&self) -> Changed {
-        Changed { rows: self.rows.len(), look: self.look, moved: self.moved }
+        Changed { rows: self.rows.len(), look: self.look, moved: self.moved, slid: self.slid }
     }
 }
 
@@ -511,7 +670,7 @@ mod tests {
 
     /// Changes since the last look, with no block moved.
     fn rows(rows: &[u16]) -> Shape {
-        Shape::Changes(Changes { look: 1, moved: None, rows: rows.to_vec() })
+        Shape::Changes(Changes { look: 1, moved: None, slid: None, rows: rows.to_vec() })
     }
 
     #[test]
@@ -563,7 +722,10 @@ mod tests {
         let scrolled = page(3, "");
         let shape = seen.shape(id, &scrolled, false);
         let moved = Some(Moved { from: 3, to: 0, count: 5 });
-        assert_eq!(shape, Shape::Changes(Changes { look: 1, moved, rows: vec![5, 6, 7, 8] }));
+        assert_eq!(
+            shape,
+            Shape::Changes(Changes { look: 1, moved, slid: None, rows: vec![5, 6, 7, 8] })
+        );
         assert_eq!(scrolled.text(&shape), "5│note 9\n6│note 10\n7│note 11\n8│▌");
         // A row inserted above a list moves the list down.
         let list = ["PID", "1 init", "2 bash", "3 vim", "4 less", "Quit"];
@@ -572,7 +734,7 @@ mod tests {
         let moved = Some(Moved { from: 1, to: 2, count: 3 });
         assert_eq!(
             seen.shape(id, &frame(&inserted, (5, 0)), false),
-            Shape::Changes(Changes { look: 1, moved, rows: vec![1] })
+            Shape::Changes(Changes { look: 1, moved, slid: None, rows: vec![1] })
         );
         // Changes longer than the whole screen: the whole screen.
         let short = |lines: &[&str]| Frame::new(&screen(lines, (5, 0)), &[], Styles::Meaningful);
@@ -612,6 +774,66 @@ mod tests {
     }
 
     #[test]
+    fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        let procs = [
+            "  PID USER  CPU% Command",
+            "    1 root   0.0 /sbin/init",
+            "   59 root   0.0 /usr/bin/bash",
+            "   60 root   0.0 /usr/bin/less",
+            "  102 user   1.5 /usr/bin/htop --tree",
+        ];
+        let framed = |lines: &[&str], runs: &[StyleRun]| {
+            let lines: Vec<&str> = [&["meters"], lines, &[FOOTER]].concat();
+            Frame::new(&screen(&lines, (0, 0)), runs, Styles::Meaningful)
+        };
+        // The column header is highlighted across the row.
+        let list = framed(&procs, &[run(1, 0, 20, "black", "green", &[])]);
+        seen.remember(id, Some(list.clone()));
+        // A panel opens at the left and the list moves right behind it, cut at the edge; its
+        // highlight moves with it and the panel's own is new.
+        let panel = ["Sort by", "PID", "USER", "CPU%", "Command"];
+        let opened: Vec<String> =
+            panel.iter().zip(procs).map(|(p, row)| format!("{p:<9}{row}")).collect();
+        let opened: Vec<&str> = opened.iter().map(String::as_str).collect();
+        let runs = [run(1, 0, 7, "black", "cyan", &[]), run(1, 9, 11, "black", "green", &[])];
+        let menu = framed(&opened, &runs);
+        let shape = seen.shape(id, &menu, false);
+        let slid = Some(Slid { first: 1, count: 5, by: 9 });
+        assert_eq!(
+            shape,
+            Shape::Changes(Changes { look: 1, moved: None, slid, rows: vec![1, 2, 3, 4, 5] })
+        );
+        assert_eq!(menu.text(&shape), "1│⟦Sort by⟧\n2│PID\n3│USER\n4│CPU%\n5│Command");
+        // Scrolled sideways to the left: the new columns are at the right.
+        let wide: Vec<String> =
+            (0..8).map(|n| format!("{n}: {}", "abcdefghij".repeat(2))).collect();
+        let rows = |skip: usize| {
+            let lines: Vec<String> = wide.iter().map(|l| l[skip..skip + 20].to_owned()).collect();
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            framed(&lines, &[])
+        };
+        seen.remember(id, Some(rows(0)));
+        let scrolled = rows(2);
+        let shape = seen.shape(id, &scrolled, false);
+        let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
+        assert_eq!(changes.slid, Some(Slid { first: 1, count: 8, by: -2 }));
+        // The screen is 20 wide: its last two columns, which were past its edge.
+        assert_eq!(scrolled.text(&shape), "1│hi\n2│hi\n3│hi\n4│hi\n5│hi\n6│hi\n7│hi\n8│hi");
+        // A row whose highlight did not move with its text did not slide.
+        let list = framed(&procs, &[run(1, 2, 3, "black", "green", &[])]);
+        let still = [run(1, 2, 3, "black", "green", &[])];
+        let slid = find_slide(&framed(&opened, &still), &list, |_| true);
+        assert_eq!(slid, Some(Slid { first: 2, count: 4, by: 9 }));
+        // Nor do rows that only keep blanks (a short row's blank end), nor a block that
+        // saves fewer bytes than the note that tells it.
+        let short = framed(&["ab", "cd", "ef", "gh", "ij"], &[]);
+        let moved = framed(&["  ab", "  cd", "  ef", "  gh", "  ij"], &[]);
+        assert_eq!(find_slide(&moved, &short, |_| true), None);
+    }
+
+    #[test]
     fn a_screen_seen_before_the_last_one_can_be_the_base() {
         let seen = SeenScreens::default();
         let id = SessionId(1);
@@ -623,7 +845,7 @@ mod tests {
         seen.remember(id, Some(menu.clone()));
         // The menu closed, one process gone: one row since the previous different screen.
         let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
-        let changes = Changes { look: 2, moved: None, rows: vec![4] };
+        let changes = Changes { look: 2, moved: None, slid: None, rows: vec![4] };
         assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
         // Only two looks are kept.
         seen.remember(id, Some(back.clone()));

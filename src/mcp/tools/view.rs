@@ -406,7 +406,7 @@ mod tests {
     use std::time::Duration;
 
     use super::super::budget::worst;
-    use super::super::screen_diff::{Changes, Moved};
+    use super::super::screen_diff::{Changes, Moved, Slid};
     use super::*;
     use crate::mcp::MAX_BYTES_OVERHEAD;
     use crate::{Cursor, Modes, MouseReporting};
@@ -484,13 +484,16 @@ mod tests {
     #[test]
     fn the_whole_result_stays_within_max_bytes_and_the_overhead() {
         let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
-        let rows = |rows: Vec<u16>, moved| Shape::Changes(Changes { look: 2, moved, rows });
+        let rows =
+            |rows: Vec<u16>, moved| Shape::Changes(Changes { look: 2, moved, slid: None, rows });
         let moved = Some(Moved { from: 1, to: 0, count: 499 });
+        let slid = Some(Slid { first: 0, count: 500, by: -999 });
         let shapes = [
             Shape::Whole,
             rows(vec![], None),
             rows(vec![], moved),
             rows((0..500).collect(), moved),
+            Shape::Changes(Changes { look: 2, moved, slid, rows: (0..500).collect() }),
         ];
         let mut framing = 0;
         for (view, shape) in [View::New, View::Screen, View::Scrollback]

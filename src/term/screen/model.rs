@@ -19,6 +19,8 @@ pub(crate) struct Changed {
     pub(crate) look: u8,
     /// A block of rows that moved.
     pub(crate) moved: Option<Moved>,
+    /// A block of the listed rows that slid sideways, shown as only their new columns.
+    pub(crate) slid: Option<Slid>,
 }
 
 /// A block of rows of a screen the caller saw that is on the screen again at another place
@@ -31,6 +33,45 @@ pub(crate) struct Moved {
     pub(crate) to: u16,
     /// Its rows.
     pub(crate) count: u16,
+}
+
+/// A block of rows that hold what they held on a screen the caller saw, moved some columns
+/// sideways (a panel opened at their left, text scrolled horizontally): only the columns
+/// that did not come from that screen are shown of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Slid {
+    /// The block's first row.
+    pub(crate) first: u16,
+    /// Its rows.
+    pub(crate) count: u16,
+    /// Columns to the right (negative: to the left).
+    pub(crate) by: i16,
+}
+
+impl Slid {
+    /// Whether row `row` is one of the block's.
+    pub(crate) fn holds(&self, row: u16) -> bool {
+        (self.first..self.first.saturating_add(self.count)).contains(&row)
+    }
+
+    /// On a screen `cols` wide, the columns (from, to) of the block's rows that came from the
+    /// seen screen, and where they were on it.
+    pub(crate) fn kept(&self, cols: u16) -> ((u16, u16), (u16, u16)) {
+        let shift = self.by.unsigned_abs();
+        match self.by > 0 {
+            true => ((shift, cols), (0, cols - shift)),
+            false => ((0, cols - shift), (shift, cols)),
+        }
+    }
+
+    /// On a screen `cols` wide, the columns (from, to) of the block's rows that are new.
+    pub(crate) fn new_columns(&self, cols: u16) -> (u16, u16) {
+        let shift = self.by.unsigned_abs();
+        match self.by > 0 {
+            true => (0, shift),
+            false => (cols - shift, cols),
+        }
+    }
 }
 
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
@@ -59,6 +100,9 @@ pub(crate) fn model_view(
         "moved": changed.and_then(|c| c.moved).map(|m| json!({
             "from": m.from, "to": m.to, "count": m.count,
         })),
+        "slid": changed.and_then(|c| c.slid).map(|s| json!({
+            "first": s.first, "count": s.count, "columns": s.by,
+        })),
         "omitted_bytes": omitted,
     });
     // A cursor marked in the text goes without saying.
@@ -86,6 +130,16 @@ pub(crate) fn model_view(
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
                 format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
             });
+            let slid = changed.slid.map_or(String::new(), |slid| {
+                let (first, last) = (slid.first, slid.first + slid.count - 1);
+                let (shift, side, end) = match slid.by > 0 {
+                    true => (slid.by.unsigned_abs(), "right", "first"),
+                    false => (slid.by.unsigned_abs(), "left", "last"),
+                };
+                format!(
+                    "; rows {first}-{last} as then but {shift} columns to the {side}, only their {end} {shift} columns shown"
+                )
+            });
             match (moved, changed.rows) {
                 (None, 0) if changed.look == 1 => {
                     return (json, format!("--- screen {about}: unchanged since {since} ---"));
@@ -93,9 +147,9 @@ pub(crate) fn model_view(
                 // Back to an earlier screen (a menu closed, an edit undone), not "nothing new".
                 (None, 0) => return (json, format!("--- screen {about}: the same as {since} ---")),
                 (Some(moved), 0) => return (json, format!("--- screen {about}: {moved} ---")),
-                (None, _) => format!("--- screen {about}: rows changed since {since} ---\n"),
+                (None, _) => format!("--- screen {about}: rows changed since {since}{slid} ---\n"),
                 (Some(moved), _) => {
-                    format!("--- screen {about}: {moved}; rows changed besides ---\n")
+                    format!("--- screen {about}: {moved}; rows changed besides{slid} ---\n")
                 }
             }
         }
