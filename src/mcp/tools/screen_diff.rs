@@ -833,6 +833,223 @@ mod tests {
         assert_eq!(find_slide(&moved, &short, |_| true), None);
     }
 
+    /// A screen as cells: each row's characters, which are marked, and the cursor mark's
+    /// column, if the row holds it.
+    type Cells = Vec<(Vec<char>, Vec<bool>, Option<usize>)>;
+
+    /// `cells` as rows of text to compare: marked letters in upper case, the cursor a `|`.
+    fn readable(cells: &Cells) -> Vec<String> {
+        let row = |(chars, marked, cursor): &(Vec<char>, Vec<bool>, Option<usize>)| {
+            let mut text: String = chars
+                .iter()
+                .zip(marked)
+                .map(|(c, &m)| if m { c.to_ascii_uppercase() } else { *c })
+                .collect();
+            if let Some(col) = cursor {
+                text.insert(*col, '|');
+            }
+            text
+        };
+        cells.iter().map(row).collect()
+    }
+
+    /// A row as shown (`⟦` `⟧` marks, `▌` the cursor) as `cols` cells; a marked blank counts as
+    /// unmarked (marks end with a row's text, so a blank's mark depends on what follows it).
+    fn parse_row(line: &str, cols: usize) -> (Vec<char>, Vec<bool>, Option<usize>) {
+        let (mut cells, mut marked, mut cursor, mut on) = (Vec::new(), Vec::new(), None, false);
+        for c in line.chars() {
+            match c {
+                OPEN => on = true,
+                CLOSE => on = false,
+                CURSOR_MARK => cursor = Some(cells.len()),
+                c => {
+                    cells.push(c);
+                    marked.push(on && c != ' ');
+                }
+            }
+        }
+        cells.resize(cols, ' ');
+        marked.resize(cols, false);
+        (cells, marked, cursor)
+    }
+
+    /// What a caller that saw `base` makes of `text`, the changes `changes` tell.
+    fn rebuild(base: &Frame, changes: &Changes, text: &str) -> Cells {
+        let cols = usize::from(base.cols);
+        let seen: Cells =
+            (0..usize::from(base.rows)).map(|r| parse_row(base.line(r), cols)).collect();
+        let mut now = seen.clone();
+        if let Some(Moved { from, to, count }) = changes.moved {
+            for i in 0..usize::from(count) {
+                now[usize::from(to) + i] = seen[usize::from(from) + i].clone();
+            }
+        }
+        for line in text.lines().filter(|line| !line.is_empty()) {
+            let (number, content) = line.split_once('│').unwrap();
+            let row: usize = number.parse().unwrap();
+            now[row] = match changes.slid {
+                Some(slid) if slid.holds(row as u16) => {
+                    let shift = usize::from(slid.by.unsigned_abs());
+                    let (piece, piece_marked, _) = parse_row(content, shift);
+                    let (old, old_marked, _) = &seen[row];
+                    let (cells, marked) = match slid.by > 0 {
+                        true => (
+                            [&piece[..], &old[..cols - shift]].concat(),
+                            [&piece_marked[..], &old_marked[..cols - shift]].concat(),
+                        ),
+                        false => (
+                            [&old[shift..], &piece[..]].concat(),
+                            [&old_marked[shift..], &piece_marked[..]].concat(),
+                        ),
+                    };
+                    (cells, marked, None)
+                }
+                _ => parse_row(content, cols),
+            };
+        }
+        now
+    }
+
+    /// A xorshift generator for the tests' random screens.
+    struct Random(u64);
+
+    impl Random {
+        /// A number below `n`.
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+
+        /// `len` cells of letters and blanks.
+        fn word(&mut self, len: usize) -> Vec<char> {
+            let mut cell = || match self.below(4) {
+                0 => ' ',
+                _ => char::from(b'a' + self.below(6) as u8),
+            };
+            (0..len).map(|_| cell()).collect()
+        }
+
+        /// A row `cols` wide: text up to a random length, and a highlight of up to two cells.
+        fn row(&mut self, cols: usize) -> (Vec<char>, Vec<bool>) {
+            let len = self.below(cols + 1);
+            let mut cells = self.word(len);
+            cells.resize(cols, ' ');
+            let (at, width) = (self.below(cols), self.below(3));
+            (cells, (0..cols).map(|c| c >= at && c < at + width).collect())
+        }
+    }
+
+    /// Screens changed at random (rows edited, blocks moved up or down, blocks slid sideways
+    /// with new columns, highlights and the cursor moved) are rebuilt exactly from the last
+    /// two screens seen and the changes sent.
+    #[test]
+    fn changes_rebuild_the_screen_exactly() {
+        let (cols, rows) = (40usize, 12usize);
+        let mut random = Random(0x9e37_79b9_7f4a_7c15);
+        // (cells, marked) per row, and the cursor.
+        type Grid = (Vec<(Vec<char>, Vec<bool>)>, (u16, u16));
+        let to_frame = |(grid, cursor): &Grid| {
+            let lines: Vec<String> = grid
+                .iter()
+                .map(|(cells, _)| cells.iter().collect::<String>().trim_end().to_owned())
+                .collect();
+            let mut runs = Vec::new();
+            for (row, (_, marked)) in grid.iter().enumerate() {
+                let mut col = 0;
+                while col < cols {
+                    let end = (col..cols).find(|&c| !marked[c]).unwrap_or(cols);
+                    if end > col {
+                        runs.push(run(
+                            row as u16,
+                            col as u16,
+                            (end - col) as u16,
+                            "white",
+                            "blue",
+                            &[],
+                        ));
+                    }
+                    col = end + 1;
+                }
+            }
+            let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+            let mut screen = screen(&lines, *cursor);
+            screen.cols = cols as u16;
+            Frame::new(&screen, &runs, Styles::Meaningful)
+        };
+        let (mut slides, mut moves, mut looks_back) = (0, 0, 0);
+        for _ in 0..3000 {
+            let mut grid: Grid = ((0..rows).map(|_| random.row(cols)).collect(), (0, 0));
+            let seen = SeenScreens::default();
+            let id = SessionId(1);
+            let mut frames = vec![to_frame(&grid)];
+            seen.remember(id, Some(frames[0].clone()));
+            for _ in 0..2 {
+                for _ in 0..1 + random.below(3) {
+                    let first = random.below(rows);
+                    let count = 1 + random.below(rows - first);
+                    match random.below(5) {
+                        0 => grid.0[first] = random.row(cols),
+                        1 => {
+                            let to = random.below(rows - count + 1);
+                            let block: Vec<_> = grid.0[first..first + count].to_vec();
+                            grid.0.splice(to..to + count, block);
+                        }
+                        2 | 3 => {
+                            let widest = if random.below(4) == 0 { cols - 1 } else { 8 };
+                            let shift = 1 + random.below(widest);
+                            for row in first..first + count {
+                                let (cells, marked) = &mut grid.0[row];
+                                let new = random.word(shift);
+                                // Now and then a highlight stays where it was.
+                                let marks_stay = random.below(4) == 0;
+                                if random.below(2) == 0 {
+                                    cells.rotate_right(shift);
+                                    cells[..shift].copy_from_slice(&new);
+                                    if !marks_stay {
+                                        marked.rotate_right(shift);
+                                        marked[..shift].fill(false);
+                                    }
+                                } else {
+                                    cells.rotate_left(shift);
+                                    cells[cols - shift..].copy_from_slice(&new);
+                                    if !marks_stay {
+                                        marked.rotate_left(shift);
+                                        marked[cols - shift..].fill(false);
+                                    }
+                                }
+                            }
+                        }
+                        _ => {
+                            grid.1 = (
+                                random.below(rows) as u16,
+                                random.below(cols + 1).min(cols - 1) as u16,
+                            )
+                        }
+                    }
+                }
+                let frame = to_frame(&grid);
+                if let Shape::Changes(changes) = seen.shape(id, &frame, false) {
+                    let base = &frames[frames.len() - usize::from(changes.look)];
+                    let text = frame.text(&Shape::Changes(changes.clone()));
+                    let want: Cells = (0..rows).map(|r| parse_row(frame.line(r), cols)).collect();
+                    let rebuilt = readable(&rebuild(base, &changes, &text));
+                    assert_eq!(rebuilt, readable(&want), "{changes:?}\n{text}");
+                    slides += usize::from(changes.slid.is_some());
+                    moves += usize::from(changes.moved.is_some());
+                    looks_back += usize::from(changes.look == 2);
+                }
+                seen.remember(id, Some(frame.clone()));
+                if frames.last() != Some(&frame) {
+                    frames.push(frame);
+                }
+            }
+        }
+        // The cases that matter were met.
+        assert!(slides > 100 && moves > 100 && looks_back > 20, "{slides} {moves} {looks_back}");
+    }
+
     #[test]
     fn a_screen_seen_before_the_last_one_can_be_the_base() {
         let seen = SeenScreens::default();
