@@ -50,6 +50,45 @@ pub fn feed_terminal(data: &[u8]) {
     let _ = terminal.screen();
 }
 
+/// Shows a terminal's screen to a caller three times over, as the MCP tools do, and checks that
+/// each screen sent as changes (rows listed, a block of rows moved, rows slid sideways) rebuilds
+/// exactly from the screens seen before it: panics if not.
+///
+/// The first byte chooses the size and the marks (unlabelled highlights or none); the rest is
+/// the output, split into the three screens' parts at `0xff` bytes (a byte no UTF-8 holds).
+pub fn screen_diff(data: &[u8]) {
+    use crate::mcp::tools::screen_diff::{Frame, SeenScreens, Shape, Styles, rebuilds};
+    let Some((&choice, rest)) = data.split_first() else { return };
+    let cols = 4 + u16::from(choice & 0x1f);
+    let rows = 2 + u16::from(choice >> 5 & 3) * 3;
+    let styles = if choice & 0x80 == 0 { Styles::Meaningful } else { Styles::Off };
+    let mut terminal = Terminal::new(cols, rows, &Config::default(), None);
+    let seen = SeenScreens::default();
+    let id = crate::SessionId(1);
+    // The distinct screens the caller was shown, newest last.
+    let mut shown: Vec<Frame> = Vec::new();
+    for part in rest.split(|&b| b == 0xff).take(3) {
+        let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
+        terminal.feed(part, &mut turn);
+        while terminal.has_pending() {
+            turn.budget = 16 << 10;
+            terminal.resume(&mut turn);
+        }
+        let styled = terminal.styled_screen();
+        let frame = Frame::new(&styled.screen, &styled.runs, styles);
+        if let Shape::Changes(changes) = seen.shape(id, &frame, false) {
+            let base = &shown[shown.len() - usize::from(changes.look)];
+            if let Err(wrong) = rebuilds(base, &changes, &frame) {
+                panic!("{changes:?} do not rebuild the screen: {wrong}");
+            }
+        }
+        seen.remember(id, Some(frame.clone()));
+        if shown.last() != Some(&frame) {
+            shown.push(frame);
+        }
+    }
+}
+
 /// Appends the text of one grid row to `out` as the transcript and the screen take it (wide
 /// characters once, combining marks kept, tabs as blanks, trailing blanks trimmed); returns the
 /// cells the kept text covers.

@@ -82,7 +82,15 @@ fn replay(target: &str, run: fn(&[u8])) {
 /// Saved inputs stay small (seeds scale huge repros down), so the replay stays fast.
 #[test]
 fn saved_inputs_are_small() {
-    let targets = ["feed_terminal", "decode_escapes", "key_script", "mcp_message", "config_toml"];
+    let targets = [
+        "feed_terminal",
+        "decode_escapes",
+        "key_script",
+        "mcp_message",
+        "config_toml",
+        "spawn_policy",
+        "screen_diff",
+    ];
     let too_big: Vec<String> = targets
         .iter()
         .flat_map(|target| inputs(target))
@@ -120,4 +128,9 @@ fn config_toml_corpus() {
 #[test]
 fn spawn_policy_corpus() {
     replay("spawn_policy", termloom::fuzzing::spawn_policy);
+}
+
+#[test]
+fn screen_diff_corpus() {
+    replay("screen_diff", termloom::fuzzing::screen_diff);
 }

@@ -15,7 +15,7 @@ mod lookup;
 pub(crate) mod names;
 pub(crate) mod progress;
 mod render;
-mod screen_diff;
+pub(crate) mod screen_diff;
 pub(crate) mod toolbox;
 mod view;
 mod waits;

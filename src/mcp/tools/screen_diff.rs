@@ -158,12 +158,22 @@ impl Frame {
         let text = self.texts.get(row).map_or("", String::as_str);
         let mut piece = String::new();
         let mut col = 0u16;
+        // Whether the last character with a width was taken whole (a character of no width
+        // goes with it).
+        let mut taken = false;
         for c in text.chars() {
+            let end = col.saturating_add(char_cells(c));
+            if end == col {
+                if taken {
+                    piece.push(c);
+                }
+                continue;
+            }
             if col >= to {
                 break;
             }
-            let end = col.saturating_add(char_cells(c));
-            if col >= from && end <= to {
+            taken = col >= from && end <= to;
+            if taken {
                 piece.push(c);
             } else if end > from {
                 let cut = usize::from(end.min(to) - col.max(from));
@@ -189,31 +199,47 @@ impl Frame {
         decorate(&piece, runs.iter(), None)
     }
 
-    /// Each row's cells as numbers that are equal where the cells look the same (a wide
-    /// character's second cell is `u32::MAX`; characters of no width are folded into the
-    /// cell before them), every row `cols` long.
-    fn cells(&self) -> Vec<Vec<u32>> {
-        self.texts
+    /// Each row's cells as numbers that are equal where the cells look the same: the
+    /// character in the low half (a wide character's second cell is `u32::MAX`; characters
+    /// of no width are folded into the cell before them), a digest of the cell's mark's label
+    /// in the high half (0: not marked); every row `cols` long.
+    fn cells(&self) -> Vec<Vec<u64>> {
+        let cols = usize::from(self.cols);
+        let mut rows: Vec<Vec<u64>> = self
+            .texts
             .iter()
             .map(|text| {
-                let mut cells: Vec<u32> = Vec::with_capacity(usize::from(self.cols));
+                let mut cells: Vec<u64> = Vec::with_capacity(cols);
                 for c in text.chars() {
                     match char_cells(c) {
                         0 => {
                             if let Some(last) = cells.last_mut() {
-                                *last = last.wrapping_mul(31).wrapping_add(u32::from(c));
+                                *last = u64::from((*last as u32).wrapping_mul(31) ^ u32::from(c));
                             }
                         }
                         width => {
-                            cells.push(u32::from(c));
-                            cells.extend(std::iter::repeat_n(u32::MAX, usize::from(width) - 1));
+                            cells.push(u64::from(c));
+                            cells.extend(std::iter::repeat_n(
+                                u64::from(u32::MAX),
+                                usize::from(width) - 1,
+                            ));
                         }
                     }
                 }
-                cells.resize(usize::from(self.cols), u32::from(' '));
+                cells.resize(cols, u64::from(' '));
                 cells
             })
-            .collect()
+            .collect();
+        for run in &self.runs {
+            let label = (crate::digest::fnv1a(run.label.bytes()) | 1) << 32;
+            if let Some(row) = rows.get_mut(usize::from(run.row)) {
+                let end = usize::from(run.end).min(cols);
+                for cell in row.iter_mut().take(end).skip(usize::from(run.col)) {
+                    *cell = *cell as u32 as u64 | label;
+                }
+            }
+        }
+        rows
     }
 }
 
@@ -369,9 +395,8 @@ impl SeenScreens {
     /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
     /// of the same size and kind (primary, alternate) was seen, when more than half of the
     /// rows changed (a row that slid sideways is no change), or when the changes would take
-    /// more bytes than the whole; otherwise the
-    /// changes since the seen screen they take the fewest bytes against (the last one on a
-    /// tie). A change is a row whose text or marked styles changed, the cursor's row when the
+    /// more bytes than the whole; otherwise the changes since the seen screen they take the
+    /// fewest bytes against (the last one on a tie). A change is a row whose text or marked styles changed, the cursor's row when the
     /// cursor moved onto it, and the row the caller saw the cursor marked on when the cursor
     /// left it.
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
@@ -424,13 +449,13 @@ fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
 
 /// Screens with more cells times columns than this are not searched for rows that slid
 /// sideways (the search compares each row with itself at every shift).
-const SLIDE_SEARCH_CELLS: usize = 1 << 24;
+const SLIDE_SEARCH_CELLS: usize = 1 << 22;
 
 /// About the bytes the header's note of a block of rows that slid takes.
 const SLIDE_NOTE: usize = 90;
 
-/// The block of consecutive rows, each of which `may_slide`, that hold what they held on
-/// `seen` (not blanks only) moved some columns sideways, and saves the most bytes (at least
+/// The block of consecutive rows, each of which `may_slide`, whose cells hold what they held
+/// on `seen` (not blanks only), marks included, moved some columns sideways, and saves the most bytes (at least
 /// two rows, and more bytes than the header's note of it; the shift the smallest on a tie).
 fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> Option<Slid> {
     let cols = usize::from(frame.cols);
@@ -443,24 +468,31 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
     let mut best: Option<(usize, Slid)> = None;
     for by in (1..cols).flat_map(|shift| [shift as i16, -(shift as i16)]) {
         let slid = Slid { first: 0, count: 0, by };
-        let (kept_now, kept_then) = slid.kept(frame.cols);
-        let slides_here = |row: usize| {
-            let shift = usize::from(by.unsigned_abs());
-            let same_cells = match by > 0 {
-                true => now[row][shift..] == then[row][..cols - shift],
-                false => now[row][..cols - shift] == then[row][shift..],
-            };
-            if !same_cells {
-                return false;
-            }
-            let kept = frame.window(row, kept_now.0, kept_now.1);
-            !kept.is_empty() && kept == seen.window(row, kept_then.0, kept_then.1)
+        let ((kept_from, kept_to), (then_from, then_to)) = slid.kept(frame.cols);
+        let (new_from, new_to) = slid.new_columns(frame.cols);
+        let blank = |cell: &u64| *cell as u32 == u32::from(' ');
+        // The bytes row `row` saves if it slid: its kept cells are the same, marks included
+        // (but on the blanks after their last character when marks end with the text), and
+        // not blanks only; its new columns take about a byte a cell up to their last character.
+        let saves = |row: usize| {
+            let kept = &now[row][usize::from(kept_from)..usize::from(kept_to)];
+            let was = &then[row][usize::from(then_from)..usize::from(then_to)];
+            let last = kept.iter().rposition(|cell| !blank(cell))?;
+            let (text, blanks) = kept.split_at(last + 1);
+            let (was_text, was_blanks) = was.split_at(last + 1);
+            let same = text == was_text
+                && match frame.runs_end_with_text {
+                    true => was_blanks.iter().all(blank),
+                    false => blanks == was_blanks,
+                };
+            let new = &now[row][usize::from(new_from)..usize::from(new_to)];
+            let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
+            same.then(|| frame.line(row).len().saturating_sub(shown))
         };
         let mut run: Option<(usize, usize)> = None;
         for row in 0..=rows {
-            if row < rows && may_slide(row as u16) && slides_here(row) {
-                let saved =
-                    frame.line(row).len().saturating_sub(new_columns(slid, frame, row).len());
+            if let Some(saved) = (row < rows && may_slide(row as u16)).then(|| saves(row)).flatten()
+            {
                 run = Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
                 continue;
             }
@@ -592,6 +624,114 @@ pub(crate) enum Shape {
     Whole,
     /// The changes since a screen the caller saw (no rows: none besides a moved block).
     Changes(Changes),
+}
+
+/// A row as a caller reads it off a screen's text, cell by cell: each cell's text (a wide
+/// character's second cell empty, marks of no width with the cell before them), whether it is
+/// marked (a marked blank counts as unmarked: marks end with a row's text, so a blank's mark
+/// depends on what follows it), and the cursor mark's column when the row holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ReadRow {
+    cells: Vec<String>,
+    marked: Vec<bool>,
+    cursor: Option<usize>,
+}
+
+impl ReadRow {
+    /// `line` as shown (`⟦` `⟧` marks without labels, [`CURSOR_MARK`]), `cols` cells wide.
+    fn parse(line: &str, cols: usize) -> ReadRow {
+        let mut row = ReadRow { cells: Vec::new(), marked: Vec::new(), cursor: None };
+        let mut on = false;
+        for c in line.chars() {
+            match c {
+                OPEN => on = true,
+                CLOSE => on = false,
+                CURSOR_MARK => row.cursor = Some(row.cells.len()),
+                c => match char_cells(c) {
+                    0 => match row.cells.last_mut() {
+                        Some(cell) => cell.push(c),
+                        None => row.cells.push(c.to_string()),
+                    },
+                    width => {
+                        row.cells.push(c.to_string());
+                        row.marked.push(on && c != ' ');
+                        for _ in 1..width {
+                            row.cells.push(String::new());
+                            row.marked.push(on);
+                        }
+                    }
+                },
+            }
+            row.marked.resize(row.cells.len(), on);
+        }
+        row.cells.resize(cols, " ".to_owned());
+        row.marked.resize(cols, false);
+        row
+    }
+
+    /// The row as one line: marked cells in upper case, the cursor a `|`.
+    fn readable(&self) -> String {
+        let mut text = String::new();
+        for (at, (cell, &marked)) in self.cells.iter().zip(&self.marked).enumerate() {
+            if self.cursor == Some(at) {
+                text.push('|');
+            }
+            text.push_str(&if marked { cell.to_uppercase() } else { cell.clone() });
+        }
+        text
+    }
+}
+
+/// Checks that a caller that saw `base` (with unlabelled marks) rebuilds `frame` exactly from
+/// the text of `changes`: the rows it keeps, the block that moved, the rows listed, the new
+/// columns of the rows that slid. Returns the first row that differs, as rebuilt and as it is.
+/// For the fuzz target `screen_diff` and the tests.
+pub(crate) fn rebuilds(base: &Frame, changes: &Changes, frame: &Frame) -> Result<(), String> {
+    let cols = usize::from(base.cols);
+    let rows = usize::from(frame.rows);
+    let seen: Vec<ReadRow> = (0..rows).map(|r| ReadRow::parse(base.line(r), cols)).collect();
+    let mut now = seen.clone();
+    if let Some(Moved { from, to, count }) = changes.moved {
+        for i in 0..usize::from(count) {
+            now[usize::from(to) + i] = seen[usize::from(from) + i].clone();
+        }
+    }
+    let text = frame.text(&Shape::Changes(changes.clone()));
+    for line in text.split('\n').filter(|line| !line.is_empty()) {
+        let (number, content) = line.split_once('│').ok_or_else(|| format!("no number: {line}"))?;
+        let row: usize = number.parse().map_err(|_| format!("bad number: {line}"))?;
+        now[row] = match changes.slid {
+            Some(slid) if slid.holds(row as u16) => {
+                let shift = usize::from(slid.by.unsigned_abs());
+                let (new, old) = (ReadRow::parse(content, shift), &seen[row]);
+                let (cells, marked) = match slid.by > 0 {
+                    true => (
+                        [&new.cells[..], &old.cells[..cols - shift]].concat(),
+                        [&new.marked[..], &old.marked[..cols - shift]].concat(),
+                    ),
+                    false => (
+                        [&old.cells[shift..], &new.cells[..]].concat(),
+                        [&old.marked[shift..], &new.marked[..]].concat(),
+                    ),
+                };
+                ReadRow { cells, marked, cursor: None }
+            }
+            _ => ReadRow::parse(content, cols),
+        };
+    }
+    for (row, rebuilt) in now.iter().enumerate() {
+        let truth = ReadRow::parse(frame.line(row), cols);
+        if *rebuilt != truth {
+            return Err(format!(
+                "row {row} rebuilt as\n{}\nbut is\n{}\n(seen {:?}, now {:?})",
+                rebuilt.readable(),
+                truth.readable(),
+                base.line(row),
+                frame.line(row),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -833,81 +973,15 @@ mod tests {
         assert_eq!(find_slide(&moved, &short, |_| true), None);
     }
 
-    /// A screen as cells: each row's characters, which are marked, and the cursor mark's
-    /// column, if the row holds it.
-    type Cells = Vec<(Vec<char>, Vec<bool>, Option<usize>)>;
-
-    /// `cells` as rows of text to compare: marked letters in upper case, the cursor a `|`.
-    fn readable(cells: &Cells) -> Vec<String> {
-        let row = |(chars, marked, cursor): &(Vec<char>, Vec<bool>, Option<usize>)| {
-            let mut text: String = chars
-                .iter()
-                .zip(marked)
-                .map(|(c, &m)| if m { c.to_ascii_uppercase() } else { *c })
-                .collect();
-            if let Some(col) = cursor {
-                text.insert(*col, '|');
-            }
-            text
-        };
-        cells.iter().map(row).collect()
-    }
-
-    /// A row as shown (`⟦` `⟧` marks, `▌` the cursor) as `cols` cells; a marked blank counts as
-    /// unmarked (marks end with a row's text, so a blank's mark depends on what follows it).
-    fn parse_row(line: &str, cols: usize) -> (Vec<char>, Vec<bool>, Option<usize>) {
-        let (mut cells, mut marked, mut cursor, mut on) = (Vec::new(), Vec::new(), None, false);
-        for c in line.chars() {
-            match c {
-                OPEN => on = true,
-                CLOSE => on = false,
-                CURSOR_MARK => cursor = Some(cells.len()),
-                c => {
-                    cells.push(c);
-                    marked.push(on && c != ' ');
-                }
-            }
-        }
-        cells.resize(cols, ' ');
-        marked.resize(cols, false);
-        (cells, marked, cursor)
-    }
-
-    /// What a caller that saw `base` makes of `text`, the changes `changes` tell.
-    fn rebuild(base: &Frame, changes: &Changes, text: &str) -> Cells {
-        let cols = usize::from(base.cols);
-        let seen: Cells =
-            (0..usize::from(base.rows)).map(|r| parse_row(base.line(r), cols)).collect();
-        let mut now = seen.clone();
-        if let Some(Moved { from, to, count }) = changes.moved {
-            for i in 0..usize::from(count) {
-                now[usize::from(to) + i] = seen[usize::from(from) + i].clone();
-            }
-        }
-        for line in text.lines().filter(|line| !line.is_empty()) {
-            let (number, content) = line.split_once('│').unwrap();
-            let row: usize = number.parse().unwrap();
-            now[row] = match changes.slid {
-                Some(slid) if slid.holds(row as u16) => {
-                    let shift = usize::from(slid.by.unsigned_abs());
-                    let (piece, piece_marked, _) = parse_row(content, shift);
-                    let (old, old_marked, _) = &seen[row];
-                    let (cells, marked) = match slid.by > 0 {
-                        true => (
-                            [&piece[..], &old[..cols - shift]].concat(),
-                            [&piece_marked[..], &old_marked[..cols - shift]].concat(),
-                        ),
-                        false => (
-                            [&old[shift..], &piece[..]].concat(),
-                            [&old_marked[shift..], &piece_marked[..]].concat(),
-                        ),
-                    };
-                    (cells, marked, None)
-                }
-                _ => parse_row(content, cols),
-            };
-        }
-        now
+    #[test]
+    fn a_window_keeps_the_marks_of_no_width_of_its_characters() {
+        let frame = Frame::new(&screen(&["abe\u{301}de\u{301}"], (0, 0)), &[], Styles::Off);
+        assert_eq!(frame.window(0, 0, 3), "abe\u{301}");
+        assert_eq!(frame.window(0, 3, 5), "de\u{301}");
+        // A wide character cut by a window's end is blanks, and its mark goes with it.
+        let frame = Frame::new(&screen(&["aデ\u{301}b"], (0, 0)), &[], Styles::Off);
+        assert_eq!(frame.window(0, 0, 2), "a");
+        assert_eq!(frame.window(0, 2, 4), " b");
     }
 
     /// A xorshift generator for the tests' random screens.
@@ -1032,10 +1106,12 @@ mod tests {
                 let frame = to_frame(&grid);
                 if let Shape::Changes(changes) = seen.shape(id, &frame, false) {
                     let base = &frames[frames.len() - usize::from(changes.look)];
-                    let text = frame.text(&Shape::Changes(changes.clone()));
-                    let want: Cells = (0..rows).map(|r| parse_row(frame.line(r), cols)).collect();
-                    let rebuilt = readable(&rebuild(base, &changes, &text));
-                    assert_eq!(rebuilt, readable(&want), "{changes:?}\n{text}");
+                    if let Err(wrong) = rebuilds(base, &changes, &frame) {
+                        panic!(
+                            "{changes:?}\n{}\n{wrong}",
+                            frame.text(&Shape::Changes(changes.clone()))
+                        );
+                    }
                     slides += usize::from(changes.slid.is_some());
                     moves += usize::from(changes.moved.is_some());
                     looks_back += usize::from(changes.look == 2);
