@@ -1494,12 +1494,54 @@ fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
     let (Some(first), Some(count), Some(by)) = (first, count, by) else { panic!("{menu}") };
     assert!(by > 0 && count >= 10, "{menu}");
     let note = format!(
-        "rows {first}-{} as then but {by} columns to the right, only their first {by} columns shown",
-        first + count - 1
+        "rows {first}-{} as then but moved {by} columns to the right, only their columns 0-{} shown",
+        first + count - 1,
+        by - 1
     );
     assert!(shown.contains(&note), "{shown}");
     assert!(shown.contains("│PERCENT_MEM\n") && shown.contains("Sort by"), "{shown}");
     assert!(!shown.contains("root"), "the list is not sent again: {shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// Text scrolled sideways (`less -S` and the right arrow) slides its rows to the left: they
+/// are sent as the columns that came into view.
+#[test]
+fn text_scrolled_sideways_is_sent_as_the_columns_that_came_into_view() {
+    if !common::require("less") {
+        return;
+    }
+    // Lines with no repeating pattern, so only the real shift keeps their text.
+    let line = |n: usize| {
+        let words: String = (0..40).map(|i| format!("w{n:02}{i:02} ")).collect();
+        format!("{n:03}: {words}")
+    };
+    let lines: String = (1..=60).map(|n| line(n) + "\n").collect();
+    let file = temp_file("wide.txt", &lines);
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["less", "-S", file.to_str().unwrap()]);
+    let started = client
+        .call("terminal_start", json!({"argv": argv, "input_wait": true, "cols": 80, "rows": 24}));
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(text(&started).contains(&line(1)[..79]), "{}", text(&started));
+    let right = client.call("terminal_send", json!({"session_id": id, "keys": "<Right>"}));
+    let shown = text(&right);
+    let slid = &right["structuredContent"]["screen"]["slid"];
+    let by = slid["columns"].as_i64().unwrap_or_else(|| panic!("{right}"));
+    assert!(by < 0 && slid["count"].as_u64() >= Some(20), "{right}");
+    // The last column holds less's `>` (the line goes on) before and after: a margin.
+    let columns = by.unsigned_abs() as usize;
+    let note = format!(
+        "as then but their columns 0-78 moved {columns} columns to the left, only their columns {}-78 shown",
+        79 - columns
+    );
+    assert!(shown.contains(&note), "{shown}");
+    // Row 0 holds the first line from column `columns` on: its columns up to the margin that
+    // were past the screen's edge are new.
+    let new = &line(1)[79..79 + columns];
+    assert!(shown.contains(&format!("0│{}", new.trim_end())), "{shown}");
+    assert!(!shown.contains(&line(1)[columns..79]), "kept columns are not sent again: {shown}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

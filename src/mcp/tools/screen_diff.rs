@@ -452,11 +452,16 @@ fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
 const SLIDE_SEARCH_CELLS: usize = 1 << 22;
 
 /// About the bytes the header's note of a block of rows that slid takes.
-const SLIDE_NOTE: usize = 90;
+const SLIDE_NOTE: usize = 100;
 
-/// The block of consecutive rows, each of which `may_slide`, whose cells hold what they held
-/// on `seen` (not blanks only), marks included, moved some columns sideways, and saves the most bytes (at least
-/// two rows, and more bytes than the header's note of it; the shift the smallest on a tie).
+/// How many spans of columns between fixed margins are searched for rows that slid, besides
+/// the whole row.
+const MARGIN_SPANS: usize = 2;
+
+/// The block of consecutive rows, each of which `may_slide`, whose cells in a span of columns
+/// hold what they held on `seen` (not blanks only), marks included, moved some columns
+/// sideways, their other cells the same, and saves the most bytes (at least two rows, and
+/// more bytes than the header's note of it; the shift the smallest on a tie).
 fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> Option<Slid> {
     let cols = usize::from(frame.cols);
     let rows = usize::from(frame.rows).min(frame.texts.len()).min(seen.texts.len());
@@ -464,48 +469,84 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
         return None;
     }
     let (now, then) = (frame.cells(), seen.cells());
+    let blank = |cell: &u64| *cell as u32 == u32::from(' ');
     // (bytes saved, the block)
     let mut best: Option<(usize, Slid)> = None;
-    for by in (1..cols).flat_map(|shift| [shift as i16, -(shift as i16)]) {
-        let slid = Slid { first: 0, count: 0, by };
-        let ((kept_from, kept_to), (then_from, then_to)) = slid.kept(frame.cols);
-        let (new_from, new_to) = slid.new_columns(frame.cols);
-        let blank = |cell: &u64| *cell as u32 == u32::from(' ');
-        // The bytes row `row` saves if it slid: its kept cells are the same, marks included
-        // (but on the blanks after their last character when marks end with the text), and
-        // not blanks only; its new columns take about a byte a cell up to their last character.
-        let saves = |row: usize| {
-            let kept = &now[row][usize::from(kept_from)..usize::from(kept_to)];
-            let was = &then[row][usize::from(then_from)..usize::from(then_to)];
-            let last = kept.iter().rposition(|cell| !blank(cell))?;
-            let (text, blanks) = kept.split_at(last + 1);
-            let (was_text, was_blanks) = was.split_at(last + 1);
-            let same = text == was_text
-                && match frame.runs_end_with_text {
-                    true => was_blanks.iter().all(blank),
-                    false => blanks == was_blanks,
-                };
-            let new = &now[row][usize::from(new_from)..usize::from(new_to)];
-            let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
-            same.then(|| frame.line(row).len().saturating_sub(shown))
-        };
-        let mut run: Option<(usize, usize)> = None;
-        for row in 0..=rows {
-            if let Some(saved) = (row < rows && may_slide(row as u16)).then(|| saves(row)).flatten()
-            {
-                run = Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
-                continue;
-            }
-            if let Some((first, saved)) = run.take() {
-                let count = row - first;
-                if count >= 2 && saved > SLIDE_NOTE && best.is_none_or(|(most, _)| saved > most) {
-                    let block = Slid { first: first as u16, count: count as u16, ..slid };
-                    best = Some((saved, block));
+    for (from_col, to_col) in slide_spans(&now, &then, |row| may_slide(row as u16)) {
+        let width = to_col - from_col;
+        for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
+            let slid =
+                Slid { first: 0, count: 0, by, from_col: from_col as u16, to_col: to_col as u16 };
+            let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
+            let (new_from, new_to) = slid.new_columns();
+            // The bytes row `row` saves if it slid: its cells outside the span are the same,
+            // its kept cells too, marks included (but on the blanks after their last
+            // character when marks end with the text), and they are not blanks only; its new
+            // columns take about a byte a cell up to their last character.
+            let saves = |row: usize| {
+                let (now, then) = (&now[row], &then[row]);
+                let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
+                let was = &then[usize::from(then_from)..usize::from(then_to)];
+                let last = kept.iter().rposition(|cell| !blank(cell))?;
+                let (text, blanks) = kept.split_at(last + 1);
+                let (was_text, was_blanks) = was.split_at(last + 1);
+                let same = text == was_text
+                    && match frame.runs_end_with_text {
+                        true => was_blanks.iter().all(blank),
+                        false => blanks == was_blanks,
+                    }
+                    && now[..from_col] == then[..from_col]
+                    && now[to_col..] == then[to_col..];
+                let new = &now[usize::from(new_from)..usize::from(new_to)];
+                let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
+                same.then(|| frame.line(row).len().saturating_sub(shown))
+            };
+            let mut run: Option<(usize, usize)> = None;
+            for row in 0..=rows {
+                let saved = (row < rows && may_slide(row as u16)).then(|| saves(row)).flatten();
+                if let Some(saved) = saved {
+                    run = Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
+                    continue;
+                }
+                if let Some((first, saved)) = run.take() {
+                    let count = row - first;
+                    if count >= 2 && saved > SLIDE_NOTE && best.is_none_or(|(most, _)| saved > most)
+                    {
+                        let block = Slid { first: first as u16, count: count as u16, ..slid };
+                        best = Some((saved, block));
+                    }
                 }
             }
         }
     }
     best.map(|(_, block)| block)
+}
+
+/// The spans of columns to search for rows that slid: the whole row, then those between the
+/// fixed margins (cells the same at the same place at a row's start and at its end, such as a
+/// pager's `>` marks or a line-number column) that the most rows of `rows` that `may_slide`
+/// have, up to [`MARGIN_SPANS`] of them.
+fn slide_spans(
+    now: &[Vec<u64>],
+    then: &[Vec<u64>],
+    may_slide: impl Fn(usize) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
+    let rows = now.iter().zip(then).enumerate();
+    for (_, (now, then)) in rows.filter(|(row, _)| may_slide(*row)) {
+        let cols = now.len();
+        let start = now.iter().zip(then).take_while(|(a, b)| a == b).count();
+        let end = now.iter().rev().zip(then.iter().rev()).take_while(|(a, b)| a == b).count();
+        if (start, end) != (0, 0) && start + end + 2 <= cols {
+            *counts.entry((start, cols - end)).or_default() += 1;
+        }
+    }
+    let mut spans: Vec<((usize, usize), usize)> = counts.into_iter().collect();
+    spans.sort_by_key(|&(span, rows)| (std::cmp::Reverse(rows), span));
+    let whole = (0, now.first().map_or(0, Vec::len));
+    std::iter::once(whole)
+        .chain(spans.into_iter().take(MARGIN_SPANS).map(|(span, _)| span))
+        .collect()
 }
 
 /// The block of `seen`'s rows that is on `frame` again at another place and saves the most
@@ -565,7 +606,7 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
 /// What is shown of row `row` of `frame`, a row of the block `slid`: its columns that did not
 /// come from the screen seen.
 fn new_columns(slid: Slid, frame: &Frame, row: usize) -> String {
-    let (from, to) = slid.new_columns(frame.cols);
+    let (from, to) = slid.new_columns();
     frame.window(row, from, to)
 }
 
@@ -702,19 +743,20 @@ pub(crate) fn rebuilds(base: &Frame, changes: &Changes, frame: &Frame) -> Result
         let row: usize = number.parse().map_err(|_| format!("bad number: {line}"))?;
         now[row] = match changes.slid {
             Some(slid) if slid.holds(row as u16) => {
-                let shift = usize::from(slid.by.unsigned_abs());
-                let (new, old) = (ReadRow::parse(content, shift), &seen[row]);
-                let (cells, marked) = match slid.by > 0 {
-                    true => (
-                        [&new.cells[..], &old.cells[..cols - shift]].concat(),
-                        [&new.marked[..], &old.marked[..cols - shift]].concat(),
-                    ),
-                    false => (
-                        [&old.cells[shift..], &new.cells[..]].concat(),
-                        [&old.marked[shift..], &new.marked[..]].concat(),
-                    ),
-                };
-                ReadRow { cells, marked, cursor: None }
+                // The seen row, its kept cells moved, the new ones as listed.
+                let (new_from, new_to) = slid.new_columns();
+                let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
+                let (new, old) =
+                    (ReadRow::parse(content, usize::from(new_to - new_from)), &seen[row]);
+                let mut rebuilt = ReadRow { cursor: None, ..old.clone() };
+                let kept = usize::from(kept_from)..usize::from(kept_to);
+                let was = usize::from(then_from)..usize::from(then_to);
+                rebuilt.cells[kept.clone()].clone_from_slice(&old.cells[was.clone()]);
+                rebuilt.marked[kept].copy_from_slice(&old.marked[was]);
+                let added = usize::from(new_from)..usize::from(new_to);
+                rebuilt.cells[added.clone()].clone_from_slice(&new.cells);
+                rebuilt.marked[added].copy_from_slice(&new.marked);
+                rebuilt
             }
             _ => ReadRow::parse(content, cols),
         };
@@ -940,7 +982,7 @@ mod tests {
         let runs = [run(1, 0, 7, "black", "cyan", &[]), run(1, 9, 11, "black", "green", &[])];
         let menu = framed(&opened, &runs);
         let shape = seen.shape(id, &menu, false);
-        let slid = Some(Slid { first: 1, count: 5, by: 9 });
+        let slid = Some(Slid { first: 1, count: 5, by: 9, from_col: 0, to_col: 20 });
         assert_eq!(
             shape,
             Shape::Changes(Changes { look: 1, moved: None, slid, rows: vec![1, 2, 3, 4, 5] })
@@ -958,14 +1000,17 @@ mod tests {
         let scrolled = rows(2);
         let shape = seen.shape(id, &scrolled, false);
         let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
-        assert_eq!(changes.slid, Some(Slid { first: 1, count: 8, by: -2 }));
+        assert_eq!(
+            changes.slid,
+            Some(Slid { first: 1, count: 8, by: -2, from_col: 0, to_col: 20 })
+        );
         // The screen is 20 wide: its last two columns, which were past its edge.
         assert_eq!(scrolled.text(&shape), "1│hi\n2│hi\n3│hi\n4│hi\n5│hi\n6│hi\n7│hi\n8│hi");
         // A row whose highlight did not move with its text did not slide.
         let list = framed(&procs, &[run(1, 2, 3, "black", "green", &[])]);
         let still = [run(1, 2, 3, "black", "green", &[])];
         let slid = find_slide(&framed(&opened, &still), &list, |_| true);
-        assert_eq!(slid, Some(Slid { first: 2, count: 4, by: 9 }));
+        assert_eq!(slid, Some(Slid { first: 2, count: 4, by: 9, from_col: 0, to_col: 20 }));
         // Nor do rows that only keep blanks (a short row's blank end), nor a block that
         // saves fewer bytes than the note that tells it.
         let short = framed(&["ab", "cd", "ef", "gh", "ij"], &[]);
@@ -1052,7 +1097,7 @@ mod tests {
             screen.cols = cols as u16;
             Frame::new(&screen, &runs, Styles::Meaningful)
         };
-        let (mut slides, mut moves, mut looks_back) = (0, 0, 0);
+        let (mut slides, mut moves, mut looks_back, mut spans) = (0, 0, 0, 0);
         for _ in 0..3000 {
             let mut grid: Grid = ((0..rows).map(|_| random.row(cols)).collect(), (0, 0));
             let seen = SeenScreens::default();
@@ -1071,10 +1116,23 @@ mod tests {
                             grid.0.splice(to..to + count, block);
                         }
                         2 | 3 => {
-                            let widest = if random.below(4) == 0 { cols - 1 } else { 8 };
+                            // Within the row or between fixed margins.
+                            let (start, end) = match random.below(3) {
+                                0 => (random.below(4), cols - random.below(3)),
+                                _ => (0, cols),
+                            };
+                            let width = end - start;
+                            let widest = if random.below(4) == 0 { width - 1 } else { 8 };
                             let shift = 1 + random.below(widest);
                             for row in first..first + count {
                                 let (cells, marked) = &mut grid.0[row];
+                                // Now and then a margin changes too.
+                                if random.below(4) == 0 {
+                                    let at = [0, cols - 1][random.below(2)];
+                                    cells[at] = random.word(1)[0];
+                                }
+                                let (cells, marked) =
+                                    (&mut cells[start..end], &mut marked[start..end]);
                                 let new = random.word(shift);
                                 // Now and then a highlight stays where it was.
                                 let marks_stay = random.below(4) == 0;
@@ -1087,10 +1145,10 @@ mod tests {
                                     }
                                 } else {
                                     cells.rotate_left(shift);
-                                    cells[cols - shift..].copy_from_slice(&new);
+                                    cells[width - shift..].copy_from_slice(&new);
                                     if !marks_stay {
                                         marked.rotate_left(shift);
-                                        marked[cols - shift..].fill(false);
+                                        marked[width - shift..].fill(false);
                                     }
                                 }
                             }
@@ -1113,6 +1171,9 @@ mod tests {
                         );
                     }
                     slides += usize::from(changes.slid.is_some());
+                    spans += usize::from(
+                        changes.slid.is_some_and(|s| s.to_col - s.from_col < cols as u16),
+                    );
                     moves += usize::from(changes.moved.is_some());
                     looks_back += usize::from(changes.look == 2);
                 }
@@ -1123,7 +1184,10 @@ mod tests {
             }
         }
         // The cases that matter were met.
-        assert!(slides > 100 && moves > 100 && looks_back > 20, "{slides} {moves} {looks_back}");
+        assert!(
+            slides > 100 && spans > 20 && moves > 100 && looks_back > 20,
+            "{slides} {spans} {moves} {looks_back}"
+        );
     }
 
     #[test]

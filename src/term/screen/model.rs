@@ -35,17 +35,23 @@ pub(crate) struct Moved {
     pub(crate) count: u16,
 }
 
-/// A block of rows that hold what they held on a screen the caller saw, moved some columns
-/// sideways (a panel opened at their left, text scrolled horizontally): only the columns
-/// that did not come from that screen are shown of them.
+/// A block of rows whose cells in a span of columns hold what they held on a screen the
+/// caller saw, moved some columns sideways within the span (a panel opened at their left, text
+/// scrolled horizontally beside a fixed margin such as a pager's `>` or a line-number
+/// column), their other cells as they were: only the span's columns that did not come from
+/// that screen are shown of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Slid {
     /// The block's first row.
     pub(crate) first: u16,
     /// Its rows.
     pub(crate) count: u16,
-    /// Columns to the right (negative: to the left).
+    /// Columns to the right (negative: to the left), less than the span is wide.
     pub(crate) by: i16,
+    /// The span's first column.
+    pub(crate) from_col: u16,
+    /// The column after its last.
+    pub(crate) to_col: u16,
 }
 
 impl Slid {
@@ -54,22 +60,22 @@ impl Slid {
         (self.first..self.first.saturating_add(self.count)).contains(&row)
     }
 
-    /// On a screen `cols` wide, the columns (from, to) of the block's rows that came from the
-    /// seen screen, and where they were on it.
-    pub(crate) fn kept(&self, cols: u16) -> ((u16, u16), (u16, u16)) {
-        let shift = self.by.unsigned_abs();
+    /// The columns (from, to) of the block's rows that came from the seen screen, and where
+    /// they were on it.
+    pub(crate) fn kept(&self) -> ((u16, u16), (u16, u16)) {
+        let (shift, from, to) = (self.by.unsigned_abs(), self.from_col, self.to_col);
         match self.by > 0 {
-            true => ((shift, cols), (0, cols - shift)),
-            false => ((0, cols - shift), (shift, cols)),
+            true => ((from + shift, to), (from, to - shift)),
+            false => ((from, to - shift), (from + shift, to)),
         }
     }
 
-    /// On a screen `cols` wide, the columns (from, to) of the block's rows that are new.
-    pub(crate) fn new_columns(&self, cols: u16) -> (u16, u16) {
-        let shift = self.by.unsigned_abs();
+    /// The columns (from, to) of the block's rows that are new.
+    pub(crate) fn new_columns(&self) -> (u16, u16) {
+        let (shift, from, to) = (self.by.unsigned_abs(), self.from_col, self.to_col);
         match self.by > 0 {
-            true => (0, shift),
-            false => (cols - shift, cols),
+            true => (from, from + shift),
+            false => (to - shift, to),
         }
     }
 }
@@ -102,6 +108,7 @@ pub(crate) fn model_view(
         })),
         "slid": changed.and_then(|c| c.slid).map(|s| json!({
             "first": s.first, "count": s.count, "columns": s.by,
+            "from_col": s.from_col, "to_col": s.to_col,
         })),
         "omitted_bytes": omitted,
     });
@@ -132,12 +139,15 @@ pub(crate) fn model_view(
             });
             let slid = changed.slid.map_or(String::new(), |slid| {
                 let (first, last) = (slid.first, slid.first + slid.count - 1);
-                let (shift, side, end) = match slid.by > 0 {
-                    true => (slid.by.unsigned_abs(), "right", "first"),
-                    false => (slid.by.unsigned_abs(), "left", "last"),
+                let (shift, side) = (slid.by.unsigned_abs(), if slid.by > 0 { "right" } else { "left" });
+                let (new_from, new_to) = slid.new_columns();
+                let what = match (slid.from_col, slid.to_col) {
+                    (0, to) if to == screen.cols => "moved".to_owned(),
+                    (from, to) => format!("their columns {from}-{} moved", to - 1),
                 };
                 format!(
-                    "; rows {first}-{last} as then but {shift} columns to the {side}, only their {end} {shift} columns shown"
+                    "; rows {first}-{last} as then but {what} {shift} columns to the {side}, only their columns {new_from}-{} shown",
+                    new_to - 1
                 )
             });
             match (moved, changed.rows) {
