@@ -472,7 +472,7 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
     let blank = |cell: &u64| *cell as u32 == u32::from(' ');
     // (bytes saved, the block)
     let mut best: Option<(usize, Slid)> = None;
-    for (from_col, to_col) in slide_spans(&now, &then, |row| may_slide(row as u16)) {
+    for (from_col, to_col) in slide_spans(&now, &then, cols, |row| may_slide(row as u16)) {
         let width = to_col - from_col;
         for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
             let slid =
@@ -522,19 +522,19 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
     best.map(|(_, block)| block)
 }
 
-/// The spans of columns to search for rows that slid: the whole row, then those between the
-/// fixed margins (cells the same at the same place at a row's start and at its end, such as a
-/// pager's `>` marks or a line-number column) that the most rows of `rows` that `may_slide`
-/// have, up to [`MARGIN_SPANS`] of them.
+/// The spans of columns to search for rows that slid, on rows `cols` wide: the whole row,
+/// then those between the fixed margins (cells the same at the same place at a row's start
+/// and at its end, such as a pager's `>` marks or a line-number column) that the most rows
+/// that `may_slide` have, up to [`MARGIN_SPANS`] of them.
 fn slide_spans(
     now: &[Vec<u64>],
     then: &[Vec<u64>],
+    cols: usize,
     may_slide: impl Fn(usize) -> bool,
 ) -> Vec<(usize, usize)> {
     let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
     let rows = now.iter().zip(then).enumerate();
     for (_, (now, then)) in rows.filter(|(row, _)| may_slide(*row)) {
-        let cols = now.len();
         let start = now.iter().zip(then).take_while(|(a, b)| a == b).count();
         let end = now.iter().rev().zip(then.iter().rev()).take_while(|(a, b)| a == b).count();
         if (start, end) != (0, 0) && start + end + 2 <= cols {
@@ -543,8 +543,7 @@ fn slide_spans(
     }
     let mut spans: Vec<((usize, usize), usize)> = counts.into_iter().collect();
     spans.sort_by_key(|&(span, rows)| (std::cmp::Reverse(rows), span));
-    let whole = (0, now.first().map_or(0, Vec::len));
-    std::iter::once(whole)
+    std::iter::once((0, cols))
         .chain(spans.into_iter().take(MARGIN_SPANS).map(|(span, _)| span))
         .collect()
 }
