@@ -137,19 +137,7 @@ pub(crate) fn model_view(
                 let (last_then, last_now) = (from + count - 1, to + count - 1);
                 format!("as at {since}, with its rows {from}-{last_then} moved to {to}-{last_now}")
             });
-            let slid = changed.slid.map_or(String::new(), |slid| {
-                let (first, last) = (slid.first, slid.first + slid.count - 1);
-                let (shift, side) = (slid.by.unsigned_abs(), if slid.by > 0 { "right" } else { "left" });
-                let (new_from, new_to) = slid.new_columns();
-                let what = match (slid.from_col, slid.to_col) {
-                    (0, to) if to == screen.cols => "moved".to_owned(),
-                    (from, to) => format!("their columns {from}-{} moved", to - 1),
-                };
-                format!(
-                    "; rows {first}-{last} as then but {what} {shift} columns to the {side}, only their columns {new_from}-{} shown",
-                    new_to - 1
-                )
-            });
+            let slid = changed.slid.map_or(String::new(), |slid| slid_note(slid, screen.cols));
             match (moved, changed.rows) {
                 (None, 0) if changed.look == 1 => {
                     return (json, format!("--- screen {about}: unchanged since {since} ---"));
@@ -174,4 +162,46 @@ pub(crate) fn model_view(
         ));
     }
     (json, block)
+}
+
+/// The header's clause for a block of rows that slid sideways on a screen `cols` wide, e.g.
+/// `; rows 7-22 as then but moved 15 columns to the right, only their columns 0-14 shown`.
+fn slid_note(slid: Slid, cols: u16) -> String {
+    let columns = |(from, to): (u16, u16)| match to - from {
+        1 => format!("column {from}"),
+        _ => format!("columns {from}-{}", to - 1),
+    };
+    let (first, last) = (slid.first, slid.first + slid.count - 1);
+    let what = match (slid.from_col, slid.to_col) {
+        (0, to) if to == cols => "moved".to_owned(),
+        span => format!("their {} moved", columns(span)),
+    };
+    let shift = match slid.by.unsigned_abs() {
+        1 => "1 column".to_owned(),
+        shift => format!("{shift} columns"),
+    };
+    let side = if slid.by > 0 { "right" } else { "left" };
+    let new = columns(slid.new_columns());
+    format!(
+        "; rows {first}-{last} as then but {what} {shift} to the {side}, only their {new} shown"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_slide_is_told_by_the_columns_it_moved_and_shows() {
+        let slid = Slid { first: 7, count: 16, by: 15, from_col: 0, to_col: 80 };
+        assert_eq!(
+            slid_note(slid, 80),
+            "; rows 7-22 as then but moved 15 columns to the right, only their columns 0-14 shown"
+        );
+        let slid = Slid { first: 0, count: 2, by: -1, from_col: 4, to_col: 79 };
+        assert_eq!(
+            slid_note(slid, 80),
+            "; rows 0-1 as then but their columns 4-78 moved 1 column to the left, only their column 78 shown"
+        );
+    }
 }
