@@ -152,8 +152,7 @@ impl Frame {
     }
 
     /// Row `row`'s cells from column `from` up to `to` with their runs marked (blanks at the
-    /// end left out, marks ending with them when marks end with the text). A wide character
-    /// cut by either end is shown as blanks.
+    /// end left out unless marked). A wide character cut by either end is shown as blanks.
     fn window(&self, row: usize, from: u16, to: u16) -> String {
         let text = self.texts.get(row).map_or("", String::as_str);
         let mut piece = String::new();
@@ -513,8 +512,8 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
             let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
             let (new_from, new_to) = slid.new_columns();
             // The bytes row `row` saves if it slid: its cells outside the span are the same,
-            // its kept cells too, marks included (but on the blanks after their last
-            // character when marks end with the text), and they are not blanks only; its new
+            // its kept cells too, marks included up to the row's last character, and they are
+            // not blanks only; no wide character is cut at the new columns' edges; the new
             // columns take about a byte a cell up to their last character.
             let saves = |row: usize| {
                 let (now, then) = (&now[row], &then[row]);
