@@ -389,10 +389,25 @@ const LOOKS_KEPT: usize = 2;
 /// every row with every other one's hash).
 const MOVE_SEARCH_ROWS: usize = 512;
 
-/// The screens of each session one caller was last shown whole and uncut (oldest first).
+/// The most sessions whose screens one caller remembers: a caller that never closes the
+/// sessions it is done with holds no more than this many sessions' screens; the one shown
+/// least recently is forgotten first (its next screen is sent whole).
+pub(crate) const SESSIONS_KEPT: usize = 256;
+
+/// The screens of each session one caller was last shown whole and uncut (oldest first), for
+/// at most [`SESSIONS_KEPT`] sessions.
 #[derive(Debug, Default)]
 pub(crate) struct SeenScreens {
-    frames: Mutex<HashMap<SessionId, VecDeque<Frame>>>,
+    seen: Mutex<Seen>,
+}
+
+/// What [`SeenScreens`] guards.
+#[derive(Debug, Default)]
+struct Seen {
+    /// Each session's looks, with when it was last shown (a count of the looks remembered).
+    sessions: HashMap<SessionId, (VecDeque<Frame>, u64)>,
+    /// The looks remembered so far.
+    looks: u64,
 }
 
 impl SeenScreens {
@@ -400,12 +415,22 @@ impl SeenScreens {
     /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
     /// forgotten, so changes are never told against a screen older than one it saw cut.
     pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
-        let mut frames = self.frames.lock().unwrap_or_else(|e| e.into_inner());
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
         let Some(frame) = frame else {
-            frames.remove(&id);
+            seen.sessions.remove(&id);
             return;
         };
-        let looks = frames.entry(id).or_default();
+        seen.looks += 1;
+        let now = seen.looks;
+        if !seen.sessions.contains_key(&id) && seen.sessions.len() >= SESSIONS_KEPT {
+            let oldest =
+                seen.sessions.iter().min_by_key(|(_, (_, shown))| *shown).map(|(id, _)| *id);
+            if let Some(oldest) = oldest {
+                seen.sessions.remove(&oldest);
+            }
+        }
+        let (looks, shown) = seen.sessions.entry(id).or_default();
+        *shown = now;
         // Seeing the same screen again keeps the one before it as a base.
         if looks.back() == Some(&frame) {
             return;
@@ -425,12 +450,12 @@ impl SeenScreens {
     /// of the same size and kind (primary, alternate) was seen, when more than half of the
     /// rows changed (a row that slid sideways is no change), or when the changes would take
     /// more bytes than the whole; otherwise the changes since the seen screen they take the
-    /// fewest bytes against (the last one on a tie). A change is a row whose text or marked styles changed, the cursor's row when the
-    /// cursor moved onto it, and the row the caller saw the cursor marked on when the cursor
-    /// left it.
+    /// fewest bytes against (the last one on a tie). A change is a row whose text or marked
+    /// styles changed, the cursor's row when the cursor moved onto it, and the row the caller
+    /// saw the cursor marked on when the cursor left it.
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
-        let frames = self.frames.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(looks) = frames.get(&id).filter(|_| !whole) else {
+        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((looks, _)) = seen.sessions.get(&id).filter(|_| !whole) else {
             return Shape::Whole;
         };
         let best = looks
@@ -1323,8 +1348,19 @@ mod tests {
         // Only two looks are kept.
         seen.remember(id, Some(back.clone()));
         seen.remember(id, Some(menu));
-        let looks = seen.frames.lock().unwrap();
-        assert_eq!(looks[&id].len(), LOOKS_KEPT);
-        assert_eq!(looks[&id][0], back);
+        {
+            let looks = &seen.seen.lock().unwrap().sessions[&id].0;
+            assert_eq!(looks.len(), LOOKS_KEPT);
+            assert_eq!(looks[0], back);
+        }
+        // The screens of only so many sessions are kept: the one shown least recently goes.
+        for other in 2..=SESSIONS_KEPT as u64 {
+            seen.remember(SessionId(other), Some(list.clone()));
+        }
+        seen.remember(id, Some(list.clone()));
+        seen.remember(SessionId(1000), Some(list.clone()));
+        let kept = &seen.seen.lock().unwrap().sessions;
+        assert_eq!(kept.len(), SESSIONS_KEPT);
+        assert!(kept.contains_key(&id) && !kept.contains_key(&SessionId(2)));
     }
 }
