@@ -1546,6 +1546,52 @@ fn text_scrolled_sideways_is_sent_as_the_columns_that_came_into_view() {
     client.finish();
 }
 
+/// Text scrolled sideways beside a margin that stays (vim's line numbers, `zl`) slides only
+/// the span right of the margin.
+#[test]
+fn text_scrolled_beside_line_numbers_slides_right_of_them() {
+    if !common::require("vim") {
+        return;
+    }
+    let lines: String = (1..=40)
+        .map(|n| (0..30).map(|i| format!("t{n:02}{i:02}")).collect::<Vec<_>>().join(" ") + "\n")
+        .collect();
+    let file = temp_file("numbered.txt", &lines);
+    let mut client = Client::initialized("2025-11-25");
+    let vim = [
+        "vim",
+        "-u",
+        "NONE",
+        "-N",
+        "-n",
+        "-i",
+        "NONE",
+        "-c",
+        "set nowrap number",
+        file.to_str().unwrap(),
+    ];
+    let started = client
+        .call("terminal_start", json!({"argv": vim, "input_wait": true, "cols": 80, "rows": 24}));
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(text(&started).contains("  1 t0100 t0101"), "{}", text(&started));
+    let scrolled = client.call("terminal_send", json!({"session_id": id, "keys": "20zl"}));
+    let shown = text(&scrolled);
+    let slid = &scrolled["structuredContent"]["screen"]["slid"];
+    // The number column (4 cells) stays; the text right of it moved 20 columns left.
+    assert_eq!(slid["columns"], -20, "{scrolled}");
+    assert_eq!(slid["from_col"], 4, "{scrolled}");
+    assert!(
+        shown.contains(
+            "their columns 4-79 moved 20 columns to the left, only their columns 60-79 shown"
+        ),
+        "{shown}"
+    );
+    assert!(!shown.contains("t0105"), "the kept text is not sent again: {shown}");
+    client.call("terminal_send", json!({"session_id": id, "keys": ":q!<Enter>"}));
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A dialog's colour scheme has too many coloured runs to mark them all; its selected entry
 /// (a background few of its cells have) is marked, and moves with the selection.
 #[test]
