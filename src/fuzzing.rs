@@ -30,14 +30,7 @@ pub fn feed_terminal(data: &[u8]) {
     let key = keyed.then(|| MarkKey::from_digits(*b"0123456789abcdef"));
     let mut terminal = Terminal::new(cols, rows, &Config::default(), key);
     for piece in rest.chunks(chunk) {
-        // The reactor's room for replies: the input queue's default bound.
-        let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
-        terminal.feed(piece, &mut turn);
-        // A bounded turn leaves the rest pending, as the reactor's would.
-        while terminal.has_pending() {
-            turn.budget = 16 << 10;
-            terminal.resume(&mut turn);
-        }
+        feed_whole(&mut terminal, piece);
         // Reads interleave with output, as a caller's would.
         if piece.len() % 3 == 0 {
             let _ = terminal.read(0, 4096);
@@ -48,6 +41,17 @@ pub fn feed_terminal(data: &[u8]) {
     let _ = terminal.read(0, 1 << 20);
     terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1);
     let _ = terminal.screen();
+}
+
+/// Feeds `bytes` to `terminal` in turns of 16 KiB of work until none is left pending, as the
+/// reactor would, with the input queue's default room for replies.
+fn feed_whole(terminal: &mut Terminal, bytes: &[u8]) {
+    let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
+    terminal.feed(bytes, &mut turn);
+    while terminal.has_pending() {
+        turn.budget = 16 << 10;
+        terminal.resume(&mut turn);
+    }
 }
 
 /// Shows a terminal's screen to a caller three times over, as the MCP tools do, and checks that
@@ -68,12 +72,7 @@ pub fn screen_diff(data: &[u8]) {
     // The distinct screens the caller was shown, newest last.
     let mut shown: Vec<Frame> = Vec::new();
     for part in rest.split(|&b| b == 0xff).take(3) {
-        let mut turn = Turn { budget: 16 << 10, reply_room: 1 << 20, ..Turn::default() };
-        terminal.feed(part, &mut turn);
-        while terminal.has_pending() {
-            turn.budget = 16 << 10;
-            terminal.resume(&mut turn);
-        }
+        feed_whole(&mut terminal, part);
         let styled = terminal.styled_screen();
         let frame = Frame::new(&styled.screen, &styled.runs, styles);
         if let Shape::Changes(changes) = seen.shape(id, &frame, false) {
