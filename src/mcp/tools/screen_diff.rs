@@ -666,13 +666,6 @@ fn find_move(frame: &Frame, seen: &Frame) -> Option<Moved> {
     best.map(|(_, block)| block)
 }
 
-/// What is shown of row `row` of `frame`, a row of the block `slid`: its columns that did not
-/// come from the screen seen.
-fn new_columns(slid: Slid, frame: &Frame, row: usize) -> String {
-    let (from, to) = slid.new_columns();
-    frame.window(row, from, to)
-}
-
 /// A screen told as its changes since one the caller saw.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Changes {
@@ -710,7 +703,10 @@ impl Changes {
     /// slid.
     fn row_text<'f>(&self, frame: &'f Frame, row: u16) -> std::borrow::Cow<'f, str> {
         match self.slid {
-            Some(slid) if slid.holds(row) => new_columns(slid, frame, usize::from(row)).into(),
+            Some(slid) if slid.holds(row) => {
+                let (from, to) = slid.new_columns();
+                frame.window(usize::from(row), from, to).into()
+            }
             _ => frame.line(usize::from(row)).into(),
         }
     }
