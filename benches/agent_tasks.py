@@ -202,6 +202,7 @@ async def run_termloom(binary: str, tasks, workdir: str):
         for name, _setup, _program, steps in tasks:
             tally = Tally()
             sid = None
+            exited = False
             started = time.monotonic()
             for index, ((tool, args), _keys, facts) in enumerate(steps):
                 args = fill(args, sid, workdir)
@@ -216,11 +217,15 @@ async def run_termloom(binary: str, tasks, workdir: str):
                 text = "".join(getattr(c, "text", "") for c in result.content)
                 if tool == "terminal_start":
                     sid = result.structured_content["session_id"]
+                # As a model would: a session whose program exited needs no close (the
+                # description of terminal_close says so).
+                status = (result.structured_content or {}).get("status") or {}
+                exited = status.get("activity") == "exited"
                 if tool == "terminal_run":
                     facts = [f if f != "2" else "exit code 2" for f in facts]
                 tally.step(text, facts, f"step {index + 1}")
             tally.seconds = time.monotonic() - started
-            if sid is not None:
+            if sid is not None and not exited:
                 closed = await client.call_tool("terminal_close", {"session_id": sid})
                 tally.step("".join(getattr(c, "text", "") for c in closed.content), [], "close")
             results[name] = tally

@@ -490,6 +490,13 @@ fn a_client_has_a_limited_number_of_sessions() {
     server.ok(&["start", "--client", "other", "--", "cat"]);
     server.ok(&["close", "1"]);
     server.ok(&["start", "--", "cat"]);
+    // A session whose program exited holds no process, and does not count.
+    server.ok(&["close", "3"]);
+    server.ok(&["start", "--", "sh", "-c", "read line; exit 0"]);
+    server.ok(&["send", "4", "--text", "go", "--submit", "--wait-exit"]);
+    server.ok(&["start", "--", "cat"]);
+    let refused = server.cli(&["start", "--", "cat"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("its limit"));
 }
 
 #[test]
@@ -787,7 +794,7 @@ fn the_programs_arguments_and_flag_values_are_not_termlooms_options() {
     assert!(started.contains("-L foo --json -h"), "{started}");
     server.ok(&["start", "--name", "typed", "--", "cat"]);
     let sent = server.ok(&["send", "typed", "--text", "-h", "--wait-screen", "-h"]);
-    assert!(sent.starts_with("[session 2 "), "typed, not the help: {sent}");
+    assert!(sent.starts_with("[cat "), "typed, not the help: {sent}");
     let screen = server.ok(&["screen", "typed"]);
     assert!(screen.contains("-h"), "{screen}");
     // The server named before the command, as with tmux.

@@ -906,11 +906,10 @@ mod tests {
 
     #[test]
     fn only_termlooms_own_notes_are_translated() {
-        let text =
-            "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
+        let text = "[cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
         assert_eq!(
             notes_in_cli_terms(text, None),
-            "[session 1 · cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
+            "[cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
         );
     }
 }

@@ -36,7 +36,7 @@ Options:
   --socket PATH                 Listen on PATH instead (its directory is left as
                                 it is; one others may write in is refused).
   --idle-exit SECONDS|never     Exit after this long idle (default 10).
-  --max-sessions-per-client N   Sessions one client may have open (default 32).
+  --max-sessions-per-client N   Sessions one client may have running (default 32).
   --max-connections N           Connections at once (default 256).
   --config FILE                 Engine configuration (TOML; see `termloom run --help`).
   --policy FILE                 Spawn policy (TOML; see `termloom run --help`): MCP

@@ -372,7 +372,9 @@ impl Connection {
         self.hub.resolve(arguments.get("session_id")?).ok()
     }
 
-    /// Refuses a start past the client's limit of open sessions.
+    /// Refuses a start past the client's limit of open sessions: sessions whose program
+    /// exited hold no process (their tombstones are bounded by `max_closed_sessions`) and
+    /// do not count.
     fn check_session_limit(&self) -> Result<(), String> {
         let client = lock(&self.client).clone();
         let limit = self.hub.options.max_sessions_per_client;
@@ -380,7 +382,7 @@ impl Connection {
         let open: Vec<SessionId> = match self.hub.engine.list() {
             Ok(sessions) => sessions
                 .iter()
-                .filter(|info| !matches!(info.state, SessionState::Closed(_)))
+                .filter(|info| matches!(info.state, SessionState::Running))
                 .map(|info| info.id)
                 .collect(),
             Err(err) => return Err(err.to_string()),

@@ -102,7 +102,8 @@ pub struct ServerOptions {
     pub max_message_bytes: usize,
     /// Most requests in progress on one connection. Default [`DEFAULT_MAX_PENDING_REQUESTS`].
     pub max_pending_requests: usize,
-    /// Most sessions one client may have open (started and not closed). Default
+    /// Most sessions one client may have running (started, not closed, their program not
+    /// exited). Default
     /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`].
     pub max_sessions_per_client: usize,
     /// Most client names (`termloom/hello`) the server keeps read positions for; a new name

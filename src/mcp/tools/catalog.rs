@@ -266,7 +266,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Close a terminal",
         hints: ENDS,
         description: Text::Fixed(
-            "End a session and all its processes; returns how it ended and unread output. Close every session you start.",
+            "End a session and all its processes; returns how it ended and unread output. Close each session you start unless its program exited.",
         ),
         args: &[&[SESSION_ID, max_bytes(CLOSE_MAX_BYTES)]],
         described: 0,

@@ -143,10 +143,11 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         );
     }
     let secs = result.duration.as_secs_f64();
+    // A call that named its session is not told it again.
     let shell = match (new_session, closed) {
-        (true, true) => "new shell, closed (keep_session keeps it)".to_owned(),
-        (true, false) => format!("new shell: session {id}, close it when done"),
-        _ => format!("session {id}"),
+        (true, true) => " · new shell, closed (keep_session keeps it)".to_owned(),
+        (true, false) => format!(" · new shell: session {id}, close it when done"),
+        _ => String::new(),
     };
     let shell_ended = match result.status.activity {
         Activity::Exited(how) => Some(how),
@@ -155,15 +156,13 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
     push_block(
         &mut text,
         &match (result.exit_code, shell_ended) {
-            (Some(code), _) => format!("[exit code {code} · {secs:.2} s · {shell}]"),
+            (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
             (None, _) if result.timed_out => format!(
                 "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
             (None, Some(how)) => {
-                format!(
-                    "[the shell itself ended during the command ({how}) · {secs:.2} s · {shell}]"
-                )
+                format!("[the shell itself ended during the command ({how}) · {secs:.2} s{shell}]")
             }
             (None, None) => {
                 format!("[finished after {secs:.2} s; the shell did not report an exit code]")
@@ -270,7 +269,7 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let session = call.session(id)?;
     session.resize(cols, rows)?;
     let status = session.status()?;
-    let mut text = header(id, &status);
+    let mut text = header(&status);
     push_block(
         &mut text,
         &format!(
@@ -310,7 +309,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let (output, cut) = Budget::new(call, max).end(&unread, usize::MAX);
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
-    let mut text = format!("[session {id} · closed · {how}]");
+    let mut text = format!("[closed · {how}]");
     if omitted > 0 {
         push_block(&mut text, &format!("[... {omitted} earlier bytes of unread output left out]"));
     }

@@ -57,14 +57,8 @@ pub(crate) fn lookup(
     };
     let status = session.status()?;
     let wait = waited.and_then(|w| w.line(Some(&status.activity)));
-    let mut text = Header {
-        id: session.id(),
-        status: &status,
-        at: None,
-        started: false,
-        wait: wait.as_deref(),
-    }
-    .render();
+    let mut text =
+        Header { started: None, status: &status, at: None, wait: wait.as_deref() }.render();
     push_block(&mut text, &block);
     Ok(ToolOutput::new(text, structured))
 }
@@ -79,7 +73,7 @@ fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
             super::view::MAX_BYTES_RANGE.1
         )));
     }
-    let mut text = header(session.id(), &session.status()?);
+    let mut text = header(&session.status()?);
     push_block(&mut text, &image);
     let structured = serde_json::json!({ "session_id": session.id().0, "svg_bytes": image.len() });
     Ok(ToolOutput::new(text, structured))
@@ -97,7 +91,7 @@ fn png(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
             super::view::MAX_BYTES_RANGE.1
         )));
     }
-    let mut text = header(session.id(), &session.status()?);
+    let mut text = header(&session.status()?);
     push_block(&mut text, &format!("[a PNG picture of the screen, {} bytes]", image.len()));
     let structured = serde_json::json!({ "session_id": session.id().0, "png_bytes": image.len() });
     let mut output = ToolOutput::new(text, structured);

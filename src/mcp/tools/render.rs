@@ -37,25 +37,24 @@ pub(crate) fn status_json(status: &Status) -> Value {
     })
 }
 
-/// The one-line status header: session, what its foreground program is doing, last exit
-/// code, e.g. `[session 2 · python3 waiting for keys · last exit 0]`.
-pub(crate) fn header(id: SessionId, status: &Status) -> String {
-    Header { id, status, at: None, started: false, wait: None }.render()
+/// The one-line status header of a result for the session its call named: what its
+/// foreground program is doing, last exit code, e.g. `[python3 waiting for keys · last exit 0]`.
+pub(crate) fn header(status: &Status) -> String {
+    Header { started: None, status, at: None, wait: None }.render()
 }
 
-/// A result's first line: the session (and whether this call started it), what its
-/// foreground program is doing and where it waits, the shell's last exit code, and what
-/// ended the call's wait; e.g.
-/// `[session 2 · python3 waiting for keys at ">>>" · settled after 0.05 s]`.
+/// A result's first line: the session when this call started it (a call that named its
+/// session is not told it again), what its foreground program is doing and where it waits,
+/// the shell's last exit code, and what ended the call's wait; e.g.
+/// `[session 2 started · python3 waiting for keys at ">>>"]`,
+/// `[python3 waiting for keys · settled after 0.05 s]`.
 pub(crate) struct Header<'a> {
-    /// The session.
-    pub id: SessionId,
+    /// The session, when this call started it.
+    pub started: Option<SessionId>,
     /// Its status.
     pub status: &'a Status,
     /// The text of the cursor's row, while the program waits for input.
     pub at: Option<&'a str>,
-    /// The session was started by this call.
-    pub started: bool,
     /// What ended the call's wait.
     pub wait: Option<&'a str>,
 }
@@ -64,8 +63,8 @@ impl Header<'_> {
     /// The line, in brackets.
     pub(crate) fn render(&self) -> String {
         let status = self.status;
-        let started = if self.started { " started" } else { "" };
-        let mut parts = vec![format!("session {}{started}", self.id)];
+        let mut parts: Vec<String> =
+            self.started.map(|id| format!("session {id} started")).into_iter().collect();
         let state = match status.activity {
             Activity::Running => "running".to_owned(),
             Activity::Quiet => "running, quiet".to_owned(),
@@ -106,16 +105,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn header_names_session_status_foreground_and_exit() {
+    fn header_names_a_started_session_status_foreground_and_exit() {
         let status = Status {
             activity: Activity::WaitingForInput,
             foreground: Some(crate::Process { pid: 1234, name: "python3".into() }),
             last_exit_code: Some(0),
             ..Status::default()
         };
+        assert_eq!(header(&status), "[python3 waiting for input · last exit 0]");
+        let started = Header { started: Some(SessionId(3)), status: &status, at: None, wait: None };
         assert_eq!(
-            header(SessionId(3), &status),
-            "[session 3 · python3 waiting for input · last exit 0]"
+            started.render(),
+            "[session 3 started · python3 waiting for input · last exit 0]"
         );
     }
 }

@@ -322,10 +322,9 @@ fn layout(
         (waited, false) => waited,
     };
     let mut text = Header {
-        id: reading.id,
+        started: started.then_some(reading.id),
         status: &reading.new.status,
         at: prompt.as_deref(),
-        started,
         wait: waited.as_deref(),
     }
     .render();

@@ -292,8 +292,9 @@ impl Report {
     }
 
     /// What was waited for and what happened, in a few words for the result's header; `None`
-    /// when the default wait ended because the program waits for input or exited and the
-    /// header's status (`shown`, taken after the wait) already says so.
+    /// when the default wait (or a wait for the exit alone) ended because the program waits
+    /// for input or exited and the header's status (`shown`, taken after the wait) already
+    /// says so.
     pub(crate) fn line(&self, shown: Option<&Activity>) -> Option<String> {
         let secs = self.elapsed.as_secs_f64();
         let condition = &self.condition;
@@ -325,16 +326,13 @@ impl Report {
                 },
                 _ => format!("{condition} held after {secs:.2} s"),
             },
-            "exited" if self.implicit => match shown {
+            // The header's status says it, and nothing else was waited for.
+            "exited" if self.implicit || condition == "exit" => match shown {
                 Some(Activity::Exited(_)) => return None,
                 _ => format!("exited after {secs:.2} s"),
             },
             // The exit was asked for: not "exited while waiting for exit".
-            "exited"
-                if condition == "exit"
-                    || condition.contains(", exit")
-                    || condition.contains("[exit") =>
-            {
+            "exited" if condition.contains(", exit") || condition.contains("[exit") => {
                 format!("exited after {secs:.2} s")
             }
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
@@ -407,8 +405,13 @@ mod tests {
         asked.implicit = false;
         asked.condition = "exit".into();
         assert_eq!(asked.line(None).as_deref(), Some("exited after 0.25 s"));
+        // The header's `exited (exit code 0)` says it: not twice.
+        let gone = Activity::Exited(crate::ExitStatus::Code(0));
+        assert_eq!(asked.line(Some(&gone)), None);
         asked.condition = "any of [text \"ok\", exit]".into();
         assert_eq!(asked.line(None).as_deref(), Some("exited after 0.25 s"));
+        // Waited for more than the exit: which one ended the wait is said.
+        assert_eq!(asked.line(Some(&gone)).as_deref(), Some("exited after 0.25 s"));
         asked.condition = "text \"ok\"".into();
         assert_eq!(
             asked.line(None).as_deref(),
