@@ -219,6 +219,35 @@ fn queued_input_not_read_yet_is_not_waiting_for_input() {
     expect(&line, Until::text("got:half a line"));
 }
 
+/// A signal character typed (Ctrl-C) is taken by the line discipline, which also discards the
+/// input queued before it: a program that catches the signal and reads again waits for input,
+/// though it never read those bytes.
+#[test]
+fn a_typed_interrupt_leaves_no_unread_input() {
+    if !require("python3") || !require(&shell_program()) || !require("sleep") {
+        return;
+    }
+    let engine = engine();
+    let py = engine.spawn(SpawnSpec::new("python3").arg("-q")).unwrap();
+    assert_eq!(input_wait_fires(&py), Some(InputKind::Keys));
+    py.submit("import time; time.sleep(60)").unwrap();
+    input_wait_does_not_fire(&py);
+    py.send_keys("<C-c>").unwrap();
+    expect(&py, Until::text("KeyboardInterrupt"));
+    assert_eq!(input_wait_fires(&py), Some(InputKind::Keys));
+
+    // A line typed while the program is busy (ignoring SIGINT) is flushed by the ^C: when it
+    // reads, it waits for another. (The 3 s are the room the two sends have after "ready".)
+    let script = "trap '' INT; echo ready; sleep 3; read -r line; echo got:$line; sleep 60";
+    let reader = engine.spawn(SpawnSpec::shell(script)).unwrap();
+    expect(&reader, Until::text("ready"));
+    reader.submit("early").unwrap();
+    reader.send_keys("<C-c>").unwrap();
+    assert_eq!(input_wait_fires(&reader), Some(InputKind::Line));
+    reader.submit("late").unwrap();
+    expect(&reader, Until::text("got:late"));
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

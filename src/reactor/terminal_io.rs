@@ -87,22 +87,10 @@ impl Reactor {
         id: u64,
         bytes: &[u8],
     ) -> Option<rustix::process::Signal> {
-        use rustix::termios::{LocalModes, SpecialCodeIndex};
         let [byte] = bytes else { return None };
         let master = self.sessions.get(&id)?.master.as_ref()?;
         let termios = rustix::termios::tcgetattr(master).ok()?;
-        if !termios.local_modes.contains(LocalModes::ISIG) {
-            return None;
-        }
-        let codes = &termios.special_codes;
-        [
-            (SpecialCodeIndex::VINTR, rustix::process::Signal::INT),
-            (SpecialCodeIndex::VQUIT, rustix::process::Signal::QUIT),
-            (SpecialCodeIndex::VSUSP, rustix::process::Signal::TSTP),
-        ]
-        .into_iter()
-        .find(|(index, _)| codes[*index] == *byte && *byte != 0)
-        .map(|(_, signal)| signal)
+        signal_for(&termios, *byte)
     }
 
     /// The terminal's own replies to queries; dropped (and counted) if the queue is full.
@@ -328,4 +316,25 @@ impl Reactor {
         slot.quiet_armed = false;
         slot.terminal.trim_memory();
     }
+}
+
+/// The signal `byte` stands for on a terminal with `termios`: one of its signal characters
+/// (interrupt, quit, suspend) while its line discipline generates signals (ISIG).
+pub(super) fn signal_for(
+    termios: &rustix::termios::Termios,
+    byte: u8,
+) -> Option<rustix::process::Signal> {
+    use rustix::termios::{LocalModes, SpecialCodeIndex};
+    if byte == 0 || !termios.local_modes.contains(LocalModes::ISIG) {
+        return None;
+    }
+    let codes = &termios.special_codes;
+    [
+        (SpecialCodeIndex::VINTR, rustix::process::Signal::INT),
+        (SpecialCodeIndex::VQUIT, rustix::process::Signal::QUIT),
+        (SpecialCodeIndex::VSUSP, rustix::process::Signal::TSTP),
+    ]
+    .into_iter()
+    .find(|(index, _)| codes[*index] == byte)
+    .map(|(_, signal)| signal)
 }

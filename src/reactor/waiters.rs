@@ -508,14 +508,38 @@ pub(super) struct UnreadInput {
 impl UnreadInput {
     /// What to remember before `bytes` are written: the earlier unread input's count when
     /// there is one (the group has read nothing since), else the group's reads now. `None`
-    /// when the group's reads cannot be counted (another user's process, no `/proc`).
+    /// when the group's reads cannot be counted (another user's process, no `/proc`), or
+    /// when nothing is left a read could return. The line discipline takes the signal
+    /// characters (Ctrl-C, Ctrl-\, Ctrl-Z with ISIG: a program that catches the signal never
+    /// reads them) and, unless NOFLSH, discards the input queued before them; with IXON it
+    /// takes the flow-control characters (Ctrl-S, Ctrl-Q).
     pub(super) fn before_writing(
         slot: &Slot,
         master: std::os::fd::BorrowedFd<'_>,
         bytes: &[u8],
     ) -> Option<UnreadInput> {
+        use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
+        let mut earlier = slot.unread_input.get();
+        let mut bytes = bytes;
+        let termios = rustix::termios::tcgetattr(master).ok();
+        if let Some(termios) = &termios {
+            let signal = |b: &u8| super::terminal_io::signal_for(termios, *b).is_some();
+            if let Some(last) = bytes.iter().rposition(signal) {
+                bytes = &bytes[last + 1..];
+                if !termios.local_modes.contains(LocalModes::NOFLSH) {
+                    earlier = None;
+                }
+            }
+        }
+        let flow = termios.filter(|t| t.input_modes.contains(InputModes::IXON)).map(|t| {
+            [SpecialCodeIndex::VSTART, SpecialCodeIndex::VSTOP].map(|i| t.special_codes[i])
+        });
+        let taken = |b: &u8| *b != 0 && flow.is_some_and(|codes| codes.contains(b));
+        if bytes.iter().all(taken) {
+            return earlier;
+        }
         let ends_line = bytes.iter().any(|b| matches!(b, b'\r' | b'\n' | 4));
-        if let Some(earlier) = slot.unread_input.get() {
+        if let Some(earlier) = earlier {
             return Some(UnreadInput { ends_line: earlier.ends_line || ends_line, ..earlier });
         }
         let group = crate::os::pty::foreground_group(master)?;
