@@ -795,6 +795,10 @@ fn the_programs_arguments_and_flag_values_are_not_termlooms_options() {
     server.ok(&["start", "--name", "typed", "--", "cat"]);
     let sent = server.ok(&["send", "typed", "--text", "-h", "--wait-screen", "-h"]);
     assert!(sent.starts_with("[cat "), "typed, not the help: {sent}");
+    // Typed as it is: a backslash is no escape on the command line (the shell quotes).
+    let sent =
+        server.ok(&["send", "typed", "--text", r"C:\temp\new", "--wait-screen", r"C:\temp\new"]);
+    assert!(sent.contains(r"C:\temp\new"), "{sent}");
     let screen = server.ok(&["screen", "typed"]);
     assert!(screen.contains("-h"), "{screen}");
     // The server named before the command, as with tmux.
@@ -869,7 +873,7 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     assert!(again.contains("already closed"), "{again}");
 }
 
-/// A line typed with `--text '...\r'` (the escape the help gives) is submitted as with
+/// A line typed with a return at its end (`--text $'...\r'` in a shell) is submitted as with
 /// `--submit`: a wait for its answer skips its echo.
 #[test]
 fn a_line_ended_with_an_escaped_return_is_waited_for_past_its_echo() {
@@ -879,7 +883,7 @@ fn a_line_ended_with_an_escaped_return_is_waited_for_past_its_echo() {
         "send",
         "sh",
         "--text",
-        "sleep 0.3; echo fin\\r",
+        "sleep 0.3; echo fin\r",
         "--wait-text",
         "fin",
         "--timeout",

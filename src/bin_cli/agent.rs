@@ -21,6 +21,9 @@ const EXIT_ENDED: u8 = 1;
 enum Kind {
     /// A string.
     Text,
+    /// A string typed as it is: the tool decodes backslash escapes in it, so its backslashes
+    /// are doubled (a shell's `$'...'` writes control characters, `--keys` names keys).
+    Literal,
     /// No value: `true`.
     Switch,
     /// A whole number.
@@ -69,7 +72,12 @@ const VIEW: &[Flag] = &[
 ];
 
 const SEND: &[Flag] = &[
-    flag("--text", "text", Kind::Text, "Typed, with \\n \\r \\t \\e \\xHH escapes."),
+    flag(
+        "--text",
+        "text",
+        Kind::Literal,
+        "Typed as it is, backslashes too (<Enter>: --submit or --keys).",
+    ),
     flag("--keys", "keys", Kind::Text, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),
     flag("--paste-file", "paste", Kind::File, "A file pasted as --paste is (- for stdin)."),
@@ -210,7 +218,7 @@ pub(super) fn help() -> String {
         let value = match flag.kind {
             Kind::Switch => "",
             Kind::Number => " N",
-            Kind::Text => " TEXT",
+            Kind::Text | Kind::Literal => " TEXT",
             Kind::File => " PATH",
         };
         text.push_str(&format!("  {:<28}{}\n", format!("{}{value}", flag.name), flag.help));
@@ -384,6 +392,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
                     Kind::Text => json!(value()?),
+                    Kind::Literal => json!(value()?.replace('\\', "\\\\")),
                     Kind::File => json!(read_file(&arg, &value()?)?),
                     Kind::Number => {
                         let text = value()?;
@@ -619,6 +628,38 @@ fn notes_in_cli_terms(text: &str, session: Option<&str>) -> String {
     lines.collect()
 }
 
+/// A result's text cut into termloom's own parts (`false`) and the program's (`true`): its
+/// output and its screen (`structured`'s `output` and `screen.text`), found where a line
+/// starts (the output first, the screen last), so that only termloom's words are put in the
+/// command line's terms, never a program's line that looks like them.
+fn own_and_programs<'t>(text: &'t str, structured: &Value) -> Vec<(&'t str, bool)> {
+    let at_line_start = |at: &usize| *at == 0 || text.as_bytes()[at - 1] == b'\n';
+    let found = |part: &Value, last: bool| {
+        let part = part.as_str().filter(|part| !part.is_empty())?;
+        let mut starts = text.match_indices(part).map(|(at, _)| at).filter(at_line_start);
+        let at = if last { starts.last() } else { starts.next() }?;
+        Some(at..at + part.len())
+    };
+    let mut ranges: Vec<_> =
+        [found(&structured["output"], false), found(&structured["screen"]["text"], true)]
+            .into_iter()
+            .flatten()
+            .collect();
+    ranges.sort_by_key(|range| range.start);
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    for range in ranges.into_iter().filter(|range| !range.is_empty()) {
+        if range.start < at {
+            continue;
+        }
+        pieces.push((&text[at..range.start], false));
+        pieces.push((&text[range.clone()], true));
+        at = range.end;
+    }
+    pieces.push((&text[at..], false));
+    pieces
+}
+
 /// Prints a tool's result and picks the exit code.
 fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
     let id = request.arguments.get("session_id");
@@ -641,13 +682,23 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         print_out(&format!("{structured}\n"))
     } else {
         let id = structured.get("session_id").or(id);
-        let own = in_command_terms(command, &result.text, id);
-        // A resize's text is all termloom's own; the others hold the program's output.
-        let mut text = if command.name == "resize" {
-            in_cli_terms(&own, given(id).as_deref())
-        } else {
-            notes_in_cli_terms(&own, given(id).as_deref())
-        };
+        let pieces = own_and_programs(&result.text, &structured);
+        let mut text: String = pieces
+            .into_iter()
+            .map(|(piece, programs)| {
+                if programs {
+                    return piece.to_owned();
+                }
+                let own = in_command_terms(command, piece, id);
+                // A resize's text is all termloom's own; elsewhere only whole lines in
+                // brackets are notes.
+                if command.name == "resize" {
+                    in_cli_terms(&own, given(id).as_deref())
+                } else {
+                    notes_in_cli_terms(&own, given(id).as_deref())
+                }
+            })
+            .collect();
         if !text.ends_with('\n') {
             text.push('\n');
         }
@@ -886,6 +937,10 @@ mod tests {
         assert_ne!(send.target, Target::default());
         let send = parsed("send", &["1", "--text", "--json"]);
         assert_eq!(send.arguments["text"], "--json");
+        // Typed as it is: the tool's escape decoding gives back what the shell passed.
+        let send = parsed("send", &["1", "--text", r"C:\temp\new"]);
+        let text = send.arguments["text"].as_str().unwrap();
+        assert_eq!(termloom::decode_escapes(text), br"C:\temp\new");
         assert!(!send.json);
         let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
         assert!(matches!(help, Ok(Parsed::Help)));
@@ -902,6 +957,25 @@ mod tests {
         assert_eq!(start.arguments["cwd"], here.join("sub").to_str().unwrap());
         let start = parsed("start", &["--cwd=/tmp", "--", "pwd"]);
         assert_eq!(start.arguments["cwd"], "/tmp");
+    }
+
+    /// A program's lines that look like termloom's notes are its own: left as they are.
+    #[test]
+    fn a_programs_output_and_screen_are_never_translated() {
+        let output = "[text=hello keys=abc]\nterminal_read with view=\n";
+        let screen = "$ x\n[lines=10 submit=true]";
+        let text = format!(
+            "[cat running at \"[text=hello keys=abc]\"]\n[note: call terminal_read]\n{output}--- screen 80x24 ---\n{screen}\n[... call terminal_read]"
+        );
+        let structured = json!({"output": output, "screen": {"text": screen}});
+        let pieces = own_and_programs(&text, &structured);
+        let programs: Vec<&str> =
+            pieces.iter().filter(|(_, programs)| *programs).map(|(piece, _)| *piece).collect();
+        assert_eq!(programs, [output, screen]);
+        assert_eq!(pieces.iter().map(|(piece, _)| *piece).collect::<String>(), text);
+        let run = "[x]\n[exit code 0 · 0.00 s]";
+        let pieces = own_and_programs(run, &json!({"output": "[x]\n"}));
+        assert_eq!(pieces, [("", false), ("[x]\n", true), ("[exit code 0 · 0.00 s]", false)]);
     }
 
     #[test]
