@@ -326,8 +326,8 @@ pub struct CommandResult {
     /// The command's own output (its transcript lines, without the command line and the next
     /// prompt).
     pub output: String,
-    /// Its exit code, from the shell; `None` when it timed out, or when the shell ended (the
-    /// command was `exit`, or the session was closed) before reporting one.
+    /// Its exit code, from the shell; `None` when it timed out or waits for input, or when the
+    /// shell ended (the command was `exit`, or the session was closed) before reporting one.
     pub exit_code: Option<i32>,
     /// How long it ran, from sending the line to the prompt coming back.
     pub duration: Duration,
@@ -335,6 +335,13 @@ pub struct CommandResult {
     pub output_truncated: bool,
     /// The command did not finish within the timeout (`exit_code` is then `None`).
     pub timed_out: bool,
+    /// The command has not finished but waits for input at the terminal (a question, a
+    /// password prompt, an editor, a pager: `status.input_kind` says which kind), so the call
+    /// returned then rather than at its timeout; the command goes on. Answer it (the session's
+    /// `send_*` methods), then wait for the shell's prompt ([`Until::prompt`]).
+    ///
+    /// [`Until::prompt`]: crate::Until::prompt
+    pub waiting_for_input: bool,
     /// The session's status when the command ended (or timed out).
     pub status: Status,
 }

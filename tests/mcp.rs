@@ -677,6 +677,14 @@ fn vim_edits_and_saves_a_file() {
     );
     let closed = client.tool("terminal_close", json!({"session_id": id}));
     assert_eq!(closed["exit_code"], 0);
+    // What a program prints as the close ends it is returned, without the blank lines after.
+    let script = "trap 'printf \"bye\\n\\n\\n\\n\\n\"; exit 0' HUP TERM; echo ready; while :; do sleep 1; done";
+    let parting =
+        client.tool("terminal_start", json!({"argv": ["sh", "-c", script], "for_text": "ready"}));
+    let closing = client.call("terminal_close", json!({"session_id": parting["session_id"]}));
+    let output = closing["structuredContent"]["output"].as_str().unwrap();
+    assert!(output.ends_with("\nbye") || output == "bye", "{}", text(&closing));
+    assert!(text(&closing).ends_with("bye"), "{}", text(&closing));
     // What a closed session printed can still be read; it says it was closed.
     let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
     assert_eq!(read["status"]["activity"], "closed", "{read}");
@@ -995,6 +1003,31 @@ fn shell_commands_report_output_and_exit_codes() {
     assert!(text(&alt).contains("left on the alternate screen"), "{}", text(&alt));
     let started = client.call("terminal_run", json!({"command": "sleep 1000", "timeout_ms": 300}));
     assert!(text(&started).contains("terminal_close the shell when done"), "{}", text(&started));
+    // A command that asks a question returns when it waits for the answer, not at the
+    // timeout; its shell is kept, the answer typed, and the rest read as any output.
+    let asked = Instant::now();
+    let question = client.call(
+        "terminal_run",
+        json!({"command": "read -r -p 'Continue? [y/N] ' x; echo got=$x", "timeout_ms": 60000}),
+    );
+    assert!(asked.elapsed() < Duration::from_secs(30), "{:?}", asked.elapsed());
+    let answer = &question["structuredContent"];
+    assert_eq!(
+        (answer["waiting_for_input"].clone(), answer["timed_out"].clone()),
+        (json!(true), json!(false))
+    );
+    assert!(
+        text(&question).starts_with("Continue? [y/N] \n[waiting for a line after"),
+        "{}",
+        text(&question)
+    );
+    let shell = answer["session_id"].clone();
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": shell, "text": "y", "submit": true, "prompt": true}),
+    );
+    let output = sent["output"].as_str().unwrap();
+    assert!(output.starts_with("y\ngot=y\n"), "only what is new: {sent}");
     client.finish();
 }
 

@@ -100,11 +100,23 @@ fn run_command_timeout_and_errors() {
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     expect(&sh, Until::prompt());
     assert_eq!(sh.run_command("echo next", LONG).unwrap().output, "next\n");
-    // A command that itself reads the terminal has started: it is not abandoned.
-    let result = sh.run_command("read x; echo got $x", Duration::from_millis(1500)).unwrap();
-    assert!(result.timed_out, "{result:?}");
-    sh.send_text("hi\n").unwrap();
+    // A command that itself reads the terminal has started: it is not abandoned, and the call
+    // returns when it waits for input (a builtin's read, or another program's), not at its
+    // timeout; the command goes on, and is answered as any program is.
+    let started = Instant::now();
+    let result = sh.run_command("read -r -p 'Continue? [y/N] ' x; echo got $x", LONG).unwrap();
+    assert!(result.waiting_for_input && !result.timed_out, "{result:?}");
+    assert_eq!(result.exit_code, None);
+    assert_eq!(result.status.input_kind, Some(InputKind::Line));
+    assert_eq!(result.output, "Continue? [y/N] ");
+    assert!(started.elapsed() < LONG / 2, "{:?}", started.elapsed());
+    sh.submit("hi").unwrap();
     expect(&sh, Until::prompt());
+    let result = sh.run_command("cat", LONG).unwrap();
+    assert!(result.waiting_for_input, "{result:?}");
+    sh.send_keys("<C-d>").unwrap();
+    expect(&sh, Until::prompt());
+    assert_eq!(sh.run_command("echo after", LONG).unwrap().output, "after\n");
     // A command that replaces PS1 (and so loses the prompt's mark) still gets its result,
     // and the next one is refused with the reason.
     let result = sh.run_command("PS1='$ '; echo ps1", LONG).unwrap();

@@ -71,6 +71,11 @@ impl TestServer {
         cli(&self.socket, args)
     }
 
+    /// The option naming this server, as advice repeats it (`termloom read --socket P 1`).
+    fn reach(&self) -> String {
+        format!("--socket {}", self.socket.display())
+    }
+
     /// Runs a command that must succeed; returns its stdout.
     fn ok(&self, args: &[&str]) -> String {
         let output = self.cli(args);
@@ -294,7 +299,8 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let output = server.cli(&["exec", "sh", "seq 1 3000", "--max-bytes=300"]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
-        stdout.contains("termloom read 1 --view=") && stdout.contains("--max-bytes="),
+        stdout.contains(&format!("termloom read {} 1 --view=", server.reach()))
+            && stdout.contains("--max-bytes="),
         "{stdout}"
     );
     assert!(!stdout.contains("terminal_read"), "{stdout}");
@@ -309,8 +315,9 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let running = server.cli(&["exec", "sh", "sleep 60", "--timeout", "300"]);
     assert_eq!(running.status.code(), Some(124), "{}", describe(&running));
     let note = String::from_utf8_lossy(&running.stdout);
-    assert!(note.contains("termloom send 1 --keys=\"<C-c>\""), "{note}");
-    assert!(note.contains("termloom read 1 (--wait-prompt"), "{note}");
+    let reach = server.reach();
+    assert!(note.contains(&format!("termloom send {reach} 1 --keys=\"<C-c>\"")), "{note}");
+    assert!(note.contains(&format!("termloom read {reach} 1 (--wait-prompt")), "{note}");
     server.ok(&["send", "sh", "--keys=<C-c>"]);
     server.ok(&["read", "sh", "--wait-prompt", "--timeout", "20000"]);
 }
@@ -841,7 +848,8 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "long", "--", "sh", "-c", "seq 1 3000; exec cat"]);
     let read = server.ok(&["read", "long", "--client", "fresh", "--max-bytes", "300"]);
-    assert!(read.contains("call termloom read 1 --view="), "{read}");
+    let advice = format!("call termloom read {} --client fresh 1 --view=", server.reach());
+    assert!(read.contains(&advice), "{read}");
     // Following the advice shows everything: its --max-bytes allows for JSON's escapes.
     let enough = read.split("--max-bytes=").nth(1).unwrap();
     let enough: String = enough.chars().take_while(char::is_ascii_digit).collect();
@@ -854,7 +862,7 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     assert!(lines.next().unwrap().starts_with("sent SIGWINCH"), "{signalled}");
 
     let resized = server.ok(&["resize", "long", "50x10"]);
-    assert!(resized.contains("termloom screen 1"), "{resized}");
+    assert!(resized.contains(&format!("termloom screen {} 1", server.reach())), "{resized}");
     assert!(!resized.contains("terminal_read"), "{resized}");
 
     let not_a_shell = server.cli(&["exec", "long", "true"]);
@@ -899,7 +907,8 @@ fn a_closed_session_is_refused_as_closed_not_as_exited() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--wait-exit", "--", "true"]);
     let exited = server.cli(&["signal", "1", "INT"]);
-    assert!(String::from_utf8_lossy(&exited.stderr).contains("termloom close 1"));
+    let advice = format!("termloom close {} 1", server.reach());
+    assert!(String::from_utf8_lossy(&exited.stderr).contains(&advice));
     server.ok(&["close", "1"]);
     for args in
         [&["signal", "1", "INT"][..], &["send", "1", "--text", "x"], &["resize", "1", "80x24"]]
@@ -1253,7 +1262,8 @@ fn output_too_large_for_one_read_is_read_by_lines() {
         server.ok(&["start", "--name", "big", "--wait-text", "END", "--", "sh", "-c", program]);
     for shown in [started, server.ok(&["read", "big", "--view", "scrollback"])] {
         assert!(!shown.contains("--max-bytes=1048576]"), "{shown}");
-        assert!(shown.contains("termloom read 1 --lines=\"0-\"") && shown.contains("--search="));
+        let advice = format!("termloom read {} 1 --lines=\"0-\"", server.reach());
+        assert!(shown.contains(&advice) && shown.contains("--search="), "{shown}");
     }
     let first = server.ok(&["read", "big", "--lines=0-", "--max-bytes=4000"]);
     assert!(first.contains("\n0│xxx") && first.contains("left out by --max-bytes"), "{first}");

@@ -148,7 +148,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_run",
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
-        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then goes on (exit 124).",
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then, or waiting for input (a question, a\n  password, an editor) before, goes on: answer it with send (exit 124).",
     },
     CommandDef {
         name: "signal",
@@ -199,8 +199,9 @@ Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value out of range, a session that ended) or could not be
 reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read; 124 a wait asked for timed out;
-`exec` exits with the command's exit code (the shell's, if the command ended
+written; 2 the command line could not be read; 124 a wait asked for timed out,
+or `exec`'s command still runs (at --timeout, or waiting for input); `exec`
+otherwise exits with the command's exit code (the shell's, if the command ended
 the shell; 128 + N for signal N), and a --wait-exit that saw the program end
 with the program's (128 + N for signal N), as a shell's `wait` does (so a
 program's own 1, 2 or 124 reads like termloom's: --json tells them apart).";
@@ -233,6 +234,9 @@ pub(super) fn help() -> String {
 struct Request {
     target: Target,
     client: String,
+    /// The options naming the server and the client as given (`-L work`, `--client a`),
+    /// quoted for a shell: advice to run another command repeats them.
+    reach: Vec<String>,
     json: bool,
     arguments: Map<String, Value>,
 }
@@ -316,6 +320,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         }
         _ => "cli".to_owned(),
     };
+    let mut reach = Vec::new();
     let mut json = false;
     let mut help = false;
     let mut arguments = Map::new();
@@ -344,6 +349,10 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         match arg.as_str() {
             "-L" | "--socket" => {
                 let given = value()?;
+                reach.retain(|option: &String| {
+                    !option.starts_with("-L ") && !option.starts_with("--socket ")
+                });
+                reach.push(format!("{arg} {}", shell_quoted(&given)));
                 target.option(&arg, || Some(given))?;
                 continue;
             }
@@ -351,6 +360,8 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 client = value()?;
                 termloom::server::check_client_name(&client)
                     .map_err(|message| format!("--client: {message}"))?;
+                reach.retain(|option: &String| !option.starts_with("--client "));
+                reach.push(format!("--client {}", shell_quoted(&client)));
                 continue;
             }
             "--json" | "-h" | "--help" if given_inline => {
@@ -475,7 +486,37 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
             "`termloom wait` needs a condition such as --wait-text or --wait-exit; to read without waiting, use `termloom read`".into(),
         );
     }
-    Ok(Parsed::Run(Request { target, client, json, arguments }))
+    Ok(Parsed::Run(Request { target, client, reach, json, arguments }))
+}
+
+/// `word` as a shell reads it back: as it is when it holds only characters no shell treats
+/// specially, else in single quotes.
+fn shell_quoted(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+/// `text` with the options naming the server and client the command was given (`reach`)
+/// added to every `termloom COMMAND` it advises (not to `termloom read:` where a message
+/// names its command), so that the advice reaches the same server as the client it was given
+/// to.
+fn with_reach(text: &str, reach: &[String]) -> String {
+    use std::sync::LazyLock;
+    static ADVICE: LazyLock<regex::Regex> = LazyLock::new(|| {
+        let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+        regex::Regex::new(&format!(r"\btermloom ({}|kill-server)([ `]|$)", names.join("|")))
+            .expect("a valid regex")
+    });
+    if reach.is_empty() {
+        return text.to_owned();
+    }
+    let options = reach.join(" ");
+    let advice = |found: &regex::Captures| format!("termloom {} {options}{}", &found[1], &found[2]);
+    ADVICE.replace_all(text, advice).into_owned()
 }
 
 /// Whether the arguments name a wait condition (not only its `--timeout`).
@@ -666,6 +707,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
     if result.is_error {
         let message =
             in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
+        let message = with_reach(&message, &request.reach);
         if request.json {
             if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
                 return ExitCode::FAILURE;
@@ -692,11 +734,12 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
                 let own = in_command_terms(command, piece, id);
                 // A resize's text is all termloom's own; elsewhere only whole lines in
                 // brackets are notes.
-                if command.name == "resize" {
+                let own = if command.name == "resize" {
                     in_cli_terms(&own, given(id).as_deref())
                 } else {
                     notes_in_cli_terms(&own, given(id).as_deref())
-                }
+                };
+                with_reach(&own, &request.reach)
             })
             .collect();
         if !text.ends_with('\n') {
@@ -708,9 +751,13 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return printed;
     }
     let wait = &structured["wait"];
-    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
+    if wait["outcome"] == "timeout"
+        || structured["timed_out"] == true
+        || structured["waiting_for_input"] == true
+    {
         // Only a wait that was asked for times out: the default wait of `send` or `start`
-        // ends with a note that the program is still busy.
+        // ends with a note that the program is still busy. `exec`'s command still running
+        // (at its timeout, or waiting for input) has no exit code yet.
         return if wait["default"] == true {
             ExitCode::SUCCESS
         } else {
@@ -957,6 +1004,27 @@ mod tests {
         assert_eq!(start.arguments["cwd"], here.join("sub").to_str().unwrap());
         let start = parsed("start", &["--cwd=/tmp", "--", "pwd"]);
         assert_eq!(start.arguments["cwd"], "/tmp");
+    }
+
+    /// Advice to run another command reaches the server and client this one was given.
+    #[test]
+    fn advice_repeats_the_options_naming_the_server_and_client() {
+        let send = parsed("send", &["1", "--text", "x", "-L", "work", "--client", "a-b"]);
+        assert_eq!(send.reach, ["-L work", "--client a-b"]);
+        let note = "[... call termloom read 6 --view=\"scrollback\"]; `termloom start` starts one";
+        assert_eq!(
+            with_reach(note, &send.reach),
+            "[... call termloom read -L work --client a-b 6 --view=\"scrollback\"]; `termloom start -L work --client a-b` starts one"
+        );
+        // A message that names its own command is not advice.
+        assert_eq!(
+            with_reach("termloom read: no such session", &send.reach),
+            "termloom read: no such session"
+        );
+        let socket = parsed("read", &["1", "--socket", "/tmp/my dir/s", "--socket", "/tmp/s"]);
+        assert_eq!(socket.reach, ["--socket /tmp/s"]);
+        assert_eq!(shell_quoted("/tmp/my dir/it's"), r"'/tmp/my dir/it'\''s'");
+        assert!(parsed("read", &["1"]).reach.is_empty());
     }
 
     /// A program's lines that look like termloom's notes are its own: left as they are.

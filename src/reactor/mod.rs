@@ -66,6 +66,9 @@ const KILL_WAIT: Duration = Duration::from_secs(5);
 /// How often a `run_command` is looked at while it runs, from when its line is typed: see
 /// `Reactor::command_check`.
 const COMMAND_START_CHECK: Duration = Duration::from_millis(250);
+/// How often a running command of `run_command`, quiet for `Config::input_settle`, is probed
+/// for a wait for input at the terminal (see `Reactor::check_command_input`).
+const COMMAND_INPUT_CHECK: Duration = Duration::from_millis(50);
 
 fn master_token(id: u64) -> Token {
     Token((id as usize) << 1)

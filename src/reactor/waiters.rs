@@ -11,6 +11,17 @@ use crate::wait::StateView;
 /// `Reactor::command_check`).
 const START_LOOKS: Duration = Duration::from_secs(5);
 
+/// Why a `run_command` caller is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Answer {
+    /// The command ended (its prompt is back, or the shell or session ended).
+    Ended,
+    /// Its timeout passed first.
+    TimedOut,
+    /// It waits for input at the terminal.
+    WaitingForInput,
+}
+
 /// A caller blocked in `run_command`.
 pub(super) struct CommandWaiter {
     pub id: u64,
@@ -302,15 +313,14 @@ impl Reactor {
         }
         for command in done {
             self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
-            self.send_command_result(id, command, false);
+            self.send_command_result(id, command, Answer::Ended);
         }
     }
 
-    /// Answers a `run_command` caller with its command's output and exit code. The caller's
-    /// read cursor moves past the output only when the command ended and the caller took the
-    /// answer: one that gave up (a cancelled call, a dropped future) finds the output in its
-    /// next read.
-    fn send_command_result(&mut self, id: u64, command: CommandWaiter, timed_out: bool) {
+    /// Answers a `run_command` caller with its command's output (so far, unless it ended)
+    /// and exit code. The caller's read cursor moves past the output it took: one that gave up
+    /// (a cancelled call, a dropped future) finds the output in its next read.
+    fn send_command_result(&mut self, id: u64, command: CommandWaiter, answer: Answer) {
         if command.abandoned {
             command.reply.send(Err(Error::CommandLineIncomplete(SessionId(id))));
             return;
@@ -318,16 +328,17 @@ impl Reactor {
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let (output, output_truncated, exit_code) =
-            slot.terminal.command_output(command.commands, timed_out);
+            slot.terminal.command_output(command.commands, answer != Answer::Ended);
         let result = CommandResult {
             output,
             exit_code,
             duration: command.started.elapsed(),
             output_truncated,
-            timed_out,
+            timed_out: answer == Answer::TimedOut,
+            waiting_for_input: answer == Answer::WaitingForInput,
             status,
         };
-        if command.reply.send(Ok(result)) && !timed_out {
+        if command.reply.send(Ok(result)) {
             slot.terminal.skip_to_end(command.reader);
         }
     }
@@ -364,15 +375,17 @@ impl Reactor {
             let unmarked_since = command.unmarked_prompt.filter(|_| {
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts
             });
+            let running = shell.commands == command.commands;
             match unmarked_since {
                 Some(at) if at.elapsed() >= COMMAND_START_CHECK => {
-                    self.answer_command(id, waiter, false);
+                    self.answer_command(id, waiter, Answer::Ended);
                 }
                 // Looked at early (a timer may fire a little before its time): look again.
                 Some(at) => self.schedule(
                     at + COMMAND_START_CHECK,
                     Timer::CommandCheck { session: id, waiter },
                 ),
+                None if running => self.check_command_input(id, waiter),
                 None => {}
             }
             return;
@@ -406,17 +419,43 @@ impl Reactor {
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
-        self.answer_command(id, waiter, true);
+        self.answer_command(id, waiter, Answer::TimedOut);
     }
 
-    /// Answers one `run_command` caller with what its command printed (and its exit code,
-    /// unless it timed out).
-    fn answer_command(&mut self, id: u64, waiter: u64, timed_out: bool) {
+    /// A running command quiet for `input_settle` that waits for input at the terminal (a
+    /// question, a password prompt, an editor; a shell builtin's `read` too) ends its caller's
+    /// wait now rather than at the timeout, the command going on; otherwise it is looked at
+    /// again every [`COMMAND_INPUT_CHECK`] until its deadline. A probe is made only when the
+    /// terminal is quiet, so a command busy printing costs none.
+    fn check_command_input(&mut self, id: u64, waiter: u64) {
+        let settle = self.config.input_settle;
+        let Some(slot) = self.sessions.get(&id) else { return };
+        let Some(command) = slot.commands.iter().find(|c| c.id == waiter) else { return };
+        let deadline = command.deadline;
+        let quiet = slot.last_output.max(slot.last_input).elapsed();
+        let waiting = quiet >= settle
+            && matches!(
+                input_wait_of(slot, Sighting::Confirmed, quiet).0,
+                procfs::InputWait::Waiting { .. }
+            );
+        if waiting {
+            self.answer_command(id, waiter, Answer::WaitingForInput);
+            return;
+        }
+        let at = Instant::now() + COMMAND_INPUT_CHECK.max(settle.saturating_sub(quiet));
+        if at < deadline {
+            self.schedule(at, Timer::CommandCheck { session: id, waiter });
+        }
+    }
+
+    /// Answers one `run_command` caller with what its command printed so far (and its exit
+    /// code, when it ended).
+    fn answer_command(&mut self, id: u64, waiter: u64, answer: Answer) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(index) = slot.commands.iter().position(|c| c.id == waiter) else { return };
         let command = slot.commands.swap_remove(index);
         self.unschedule(command.deadline, Timer::Command { session: id, waiter });
-        self.send_command_result(id, command, timed_out);
+        self.send_command_result(id, command, answer);
     }
 
     // ----- status -----------------------------------------------------------------------

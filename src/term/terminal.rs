@@ -122,17 +122,13 @@ impl Terminal {
     }
 
     /// The output of the shell command that ended as the `command`-th (shell integration),
-    /// whether part of it was dropped from the store, and its exit code. A command that timed
-    /// out, or did not end because the shell itself ended, gives what it printed so far and no
-    /// exit code.
-    pub(crate) fn command_output(
-        &self,
-        command: u64,
-        timed_out: bool,
-    ) -> (String, bool, Option<i32>) {
+    /// whether part of it was dropped from the store, and its exit code. A command still
+    /// running (`so_far`: it timed out, or waits for input), or that did not end because the
+    /// shell itself ended, gives what it printed so far and no exit code.
+    pub(crate) fn command_output(&self, command: u64, so_far: bool) -> (String, bool, Option<i32>) {
         let tail = self.tail();
         let tail_lines = tail.as_deref().unwrap_or(&[]);
-        let span = if timed_out { None } else { self.shell.output_of(command) };
+        let span = if so_far { None } else { self.shell.output_of(command) };
         let (output, truncated) = match span {
             Some((from, to)) => self.transcript.text_between(tail_lines, from, to),
             None => match self.shell.output_start {

@@ -91,7 +91,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     // A shell started for one command is closed after it, unless asked to keep it or the
     // command still runs.
-    let closed = new_session && !keep && !result.timed_out;
+    let closed = new_session && !keep && !result.timed_out && !result.waiting_for_input;
     if closed {
         let _ = session.close();
     }
@@ -157,6 +157,11 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         &mut text,
         &match (result.exit_code, shell_ended) {
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
+            (None, _) if result.waiting_for_input => format!(
+                "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                result.status.input_kind.map_or("input", |kind| kind.describe()),
+                if new_session { "; terminal_close the shell when done" } else { "" }
+            ),
             (None, _) if result.timed_out => format!(
                 "[still running after {secs:.1} s in session {id}: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 if new_session { "; terminal_close the shell when done" } else { "" }
@@ -178,6 +183,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         "output_omitted_bytes": omitted,
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
+        "waiting_for_input": result.waiting_for_input,
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
@@ -306,7 +312,8 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         Ok(new) => (new.text, new.omitted),
         Err(_) => (String::new(), 0),
     };
-    let (output, cut) = Budget::new(call, max).end(&unread, usize::MAX);
+    // Blank lines at the end are the screen a full-screen program left, not output.
+    let (output, cut) = Budget::new(call, max).end(unread.trim_end(), usize::MAX);
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
     let mut text = format!("[closed · {how}]");
@@ -396,6 +403,7 @@ mod tests {
                 duration: Duration::from_secs(u64::MAX / 4),
                 output_truncated: true,
                 timed_out: exit_code.is_none(),
+                waiting_for_input: false,
                 status: worst::status(),
             };
             for copies in [1, 2] {

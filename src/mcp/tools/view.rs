@@ -471,6 +471,7 @@ mod tests {
                     matched_text: (outcome == "matched").then(|| worst::string(3000)),
                     elapsed: Duration::from_secs(u64::MAX / 4),
                     implicit,
+                    shell_prompt: false,
                     // The longest of the default wait's built-in conditions, and then some.
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,
@@ -536,6 +537,7 @@ mod tests {
             matched_text: Some("m".repeat(5000)),
             elapsed: Duration::from_millis(5),
             implicit: false,
+            shell_prompt: false,
             settled_by: None,
             screen: None,
         };

@@ -92,6 +92,9 @@ pub(crate) struct Report {
     pub elapsed: Duration,
     /// Whether this was the default wait.
     pub implicit: bool,
+    /// The session's shell marks its prompts (shell integration): a command still busy is
+    /// waited for with `prompt`, not `exit` (which would wait for the shell itself).
+    pub shell_prompt: bool,
     /// For the default wait, which of its built-in conditions held (input wait, exit, quiet):
     /// a short fixed text.
     pub settled_by: Option<String>,
@@ -251,12 +254,14 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
     let (reply, timeout) = pending.reply();
     let outcome = await_reply(call, session, reply, || crate::Error::WaitAborted(timeout))?;
     let elapsed = outcome.elapsed;
+    let shell_prompt = outcome.status.shell_integration;
     let report = |outcome, matched_text, screen| Report {
         condition: condition.clone(),
         outcome,
         matched_text,
         elapsed,
         implicit: plan.implicit,
+        shell_prompt,
         settled_by: None,
         screen,
     };
@@ -286,6 +291,7 @@ impl Report {
                 .map(|t| budget.label(t, MATCHED, "matched text")),
             elapsed: self.elapsed,
             implicit: self.implicit,
+            shell_prompt: self.shell_prompt,
             settled_by: self.settled_by.clone(),
             screen: None,
         }
@@ -339,7 +345,8 @@ impl Report {
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
             _ if self.implicit => format!(
-                "still busy after {secs:.1} s: read again later, or wait with for_text or exit=true"
+                "still busy after {secs:.1} s: read again later, or wait with for_text or {}",
+                if self.shell_prompt { "prompt=true" } else { "exit=true" }
             ),
             // "waiting for input", not "waiting for waiting for input".
             _ if condition.starts_with("waiting for ") => {
@@ -361,6 +368,7 @@ mod tests {
             matched_text: None,
             elapsed: Duration::from_millis(250),
             implicit: true,
+            shell_prompt: false,
             settled_by: settled_by.map(str::to_owned),
             screen: None,
         }
@@ -417,6 +425,14 @@ mod tests {
             asked.line(None).as_deref(),
             Some("exited while waiting for text \"ok\", after 0.25 s")
         );
+        // A command still busy in a shell with integration is waited for by its prompt.
+        let mut busy = default_wait("timeout", None);
+        assert_eq!(
+            busy.line(None).as_deref(),
+            Some("still busy after 0.2 s: read again later, or wait with for_text or exit=true")
+        );
+        busy.shell_prompt = true;
+        assert!(busy.line(None).unwrap().ends_with("for_text or prompt=true"));
         let exited = default_wait("exited", None);
         assert_eq!(exited.line(Some(&Activity::Exited(crate::ExitStatus::Code(0)))), None);
         assert_eq!(
