@@ -11,8 +11,12 @@ use termloom::{Config, Engine, Error, Session, SpawnSpec, Until};
 
 /// A program that never reads its terminal (its input buffer fills up), in a small-queue
 /// engine.
+/// A program that never reads its terminal. Non-canonical: in canonical mode the line
+/// discipline discards what overflows a line with no newline in it, so a paste could drain
+/// into the kernel on a fast machine instead of waiting for room.
 fn stuck(engine: &Engine) -> Session {
-    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", "echo ready; exec sleep 1000"])).unwrap();
+    let script = "stty -icanon -echo; echo ready; exec sleep 1000";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
     expect(&s, Until::text("ready"));
     s
 }
