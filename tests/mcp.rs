@@ -1028,6 +1028,22 @@ fn shell_commands_report_output_and_exit_codes() {
     );
     let output = sent["output"].as_str().unwrap();
     assert!(output.starts_with("y\ngot=y\n"), "only what is new: {sent}");
+    // Keys typed at the prompt and left there: the command is refused at once, with how to
+    // clear the line, not after waiting for a prompt that will not come.
+    client.tool("terminal_send", json!({"session_id": shell, "text": "ls"}));
+    let refused = Instant::now();
+    let message = client.tool_error(
+        "terminal_run",
+        json!({"session_id": shell, "command": "echo hi", "timeout_ms": 60000}),
+    );
+    assert!(message.contains("keys=\"<C-u><Enter>\""), "{message}");
+    assert!(refused.elapsed() < Duration::from_secs(30), "{:?}", refused.elapsed());
+    client.tool(
+        "terminal_send",
+        json!({"session_id": shell, "keys": "<C-u><Enter>", "prompt": true}),
+    );
+    let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo hi"}));
+    assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("hi\n"), json!(0)));
     client.finish();
 }
 

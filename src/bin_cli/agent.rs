@@ -120,7 +120,8 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_send",
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW],
-        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session, then waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0). --paste-file pastes a file's contents, or with - what\n  stdin gives until it ends, for a text too long for one argument (up to 4 MiB).",
+        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys and Enter for --submit), then
+  waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0). --paste-file pastes a file's contents, or with - what\n  stdin gives until it ends, for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
@@ -211,20 +212,34 @@ pub(super) fn help() -> String {
     let mut text =
         String::from("Commands for driving sessions of a termloom server from a shell:\n\n");
     for command in COMMANDS {
-        text.push_str(&format!("termloom {} {}\n\n", command.name, command.summary));
+        let line = format!("termloom {} {}", command.name, command.summary);
+        let line: Vec<&str> = line.lines().map(str::trim_end).collect();
+        text.push_str(&format!("{}\n\n", line.join("\n")));
     }
     text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
-    text.push_str("WAIT (send, wait, start):\n");
-    for flag in WAIT {
-        let value = match flag.kind {
-            Kind::Switch => "",
-            Kind::Number => " N",
-            Kind::Text | Kind::Literal => " TEXT",
-            Kind::File => " PATH",
-        };
-        text.push_str(&format!("  {:<28}{}\n", format!("{}{value}", flag.name), flag.help));
+    // Each group of flags once, with the commands that take it.
+    for (title, group) in
+        [("START", START), ("SEND", SEND), ("LOOKUP", LOOKUP), ("WAIT", WAIT), ("VIEW", VIEW)]
+    {
+        let takers: Vec<&str> = COMMANDS
+            .iter()
+            .filter(|c| c.flags.iter().any(|g| std::ptr::eq(*g, group)))
+            .map(|c| c.name)
+            .collect();
+        text.push_str(&format!("{title} ({}):\n", takers.join(", ")));
+        for flag in group {
+            let value = match flag.kind {
+                Kind::Switch => "",
+                Kind::Number => " N",
+                Kind::Text if flag.help.contains("regex") || flag.help.contains("Regex") => " RE",
+                Kind::Text | Kind::Literal => " TEXT",
+                Kind::File => " PATH",
+            };
+            let shown = format!("{}{value}", flag.name);
+            text.push_str(&format!("  {shown:<28}{}\n", flag.help));
+        }
+        text.push('\n');
     }
-    text.push('\n');
     text.push_str(COMMON);
     text.push('\n');
     text
@@ -393,11 +408,15 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         let found = command.flags.iter().flat_map(|group| group.iter()).find(|f| f.name == arg);
         match found {
             Some(flag) => {
+                // A flag is given once (a second value would silently replace the first);
                 // `--paste` and `--paste-file` give one argument: one of them, once.
                 let flags = command.flags.iter().flat_map(|group| group.iter());
                 let same: Vec<&str> = flags.filter(|f| f.arg == flag.arg).map(|f| f.name).collect();
-                if same.len() > 1 && arguments.contains_key(flag.arg) {
-                    return Err(format!("give one of {}, once", same.join(" and ")));
+                if arguments.contains_key(flag.arg) {
+                    return Err(match same.len() {
+                        1 => format!("{arg} is given twice; give it once"),
+                        _ => format!("give one of {}, once", same.join(" and ")),
+                    });
                 }
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
@@ -991,6 +1010,10 @@ mod tests {
         assert!(!send.json);
         let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
         assert!(matches!(help, Ok(Parsed::Help)));
+        // A flag given twice would lose its first value without a word.
+        let twice =
+            parse(&COMMANDS[1], ["1", "--text", "a", "--text", "b"].map(String::from).to_vec());
+        assert!(twice.is_err_and(|m| m == "--text is given twice; give it once"));
         let bad = parse(&COMMANDS[1], vec!["--client".into(), "9x".into()]);
         assert!(bad.is_err_and(|m| m.contains("--client")));
     }

@@ -64,11 +64,22 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let result = match start() {
         // A shell still answering its last input or signal (a SIGINT's new prompt) gets to
         // that prompt first, within the call's timeout; a command still running is refused
-        // at once.
+        // at once. A shell that reads at a prompt drawn before keys typed since has them on
+        // its command line: the command would be typed after them.
         Err(crate::Error::NotAtPrompt { command_running: false, .. }) if !new_session => {
-            let ready = Plan::new(Until::any(vec![Until::prompt(), Until::exit()]), timeout);
-            waits::run(call, &session, &ready)?;
-            start()
+            let ready = [Until::prompt(), Until::exit(), Until::input_wait()];
+            let report = waits::run(call, &session, &Plan::new(Until::any(ready.into()), timeout))?;
+            match start() {
+                Err(crate::Error::NotAtPrompt { command_running: false, .. })
+                    if report.outcome == "matched" =>
+                {
+                    return Err(ToolError::new(format!(
+                        "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
+                        session.id()
+                    )));
+                }
+                result => result,
+            }
         }
         result => result,
     };

@@ -81,7 +81,10 @@ impl Header<'_> {
             Some(process) => format!("{} {state}", process.name),
             None => state,
         });
-        if let Some(code) = status.last_exit_code {
+        // A shell's last command's code, beside the session's own exit code, would read as
+        // a second answer.
+        let ended = matches!(status.activity, Activity::Exited(_) | Activity::Closed(_));
+        if let Some(code) = status.last_exit_code.filter(|_| !ended) {
             parts.push(format!("last exit {code}"));
         }
         parts.extend(self.wait.map(str::to_owned));
@@ -118,5 +121,7 @@ mod tests {
             started.render(),
             "[session 3 started · python3 waiting for input · last exit 0]"
         );
+        let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..status };
+        assert_eq!(header(&exited), "[python3 exited (exit code 7)]");
     }
 }
