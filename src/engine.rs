@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::os::spawn;
 use crate::os::supervisor::{Supervisor, remove_stale_cgroups};
 use crate::policy::{SpawnRequest, Verdict};
-use crate::reactor::{Client, Reactor, WAKER};
+use crate::reactor::{Client, Reactor, Stop, WAKER};
 use crate::session::Session;
 use crate::spec::SpawnSpec;
 use crate::types::{SessionId, SessionInfo};
@@ -106,14 +106,19 @@ impl Engine {
             Waker::new(poll.registry(), WAKER).map_err(|e| Error::io("creating the waker", e))?,
         );
         let (requests, receiver) = crossbeam_channel::bounded(config.request_queue);
+        let stop = Stop::new(receiver.clone());
+        let reactor_stop = stop.clone();
         let reactor_config = config.clone();
         let supervisor = Supervisor::start().map(Arc::new);
         let reactor_supervisor = supervisor.clone();
         let thread = std::thread::Builder::new()
             .name("termloom-reactor".into())
-            .spawn(move || Reactor::new(poll, receiver, reactor_config, reactor_supervisor).run())
+            .spawn(move || {
+                let _stop = reactor_stop.when_dropped();
+                Reactor::new(poll, receiver, reactor_config, reactor_supervisor).run();
+            })
             .map_err(|e| Error::io("starting the reactor thread", e))?;
-        let client = Client::new(requests, waker);
+        let client = Client::new(requests, waker, stop);
         if let Some(supervisor) = &supervisor {
             let reports = client.clone();
             supervisor.on_exit(move |pid, status| {

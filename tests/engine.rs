@@ -1070,6 +1070,27 @@ fn concurrent_shutdowns_both_wait_for_the_end() {
     }
 }
 
+/// A call racing a shutdown gets an answer: `EngineStopped` when the reactor stopped before
+/// it took the call, never a wait for ever (a request queued after the reactor's last look
+/// stayed in the channel while handles held it open).
+#[test]
+fn calls_racing_a_shutdown_are_answered() {
+    for _ in 0..60 {
+        let engine = Engine::new(Config::default()).unwrap();
+        let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
+        let (done, finished) = std::sync::mpsc::channel();
+        let caller = s.clone();
+        std::thread::spawn(move || {
+            while caller.status().is_ok() {}
+            let ended = caller.wait(Until::text("never"), LONG);
+            let _ = done.send(ended.map(|_| ()));
+        });
+        engine.shutdown();
+        let ended = finished.recv_timeout(LONG).expect("a call racing the shutdown hung");
+        assert!(matches!(ended, Err(Error::EngineStopped)), "{ended:?}");
+    }
+}
+
 /// A program that closes every descriptor of its terminal before it exits (GNU `touch`
 /// replaces its stdin with the file, then closes stdout and stderr at exit) is not hung up:
 /// the terminal's master stays open until the program is reaped, so it ends with its own

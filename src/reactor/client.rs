@@ -1,18 +1,58 @@
 //! The handles' side of the reactor: requests sent over the bounded channel, with the waker.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{Receiver, Sender};
 use mio::Waker;
 
 use super::{Reactor, Request};
 use crate::error::{Error, Result};
+
+/// Whether the reactor has stopped taking requests, shared by it and every handle, with a
+/// receiving end of the request channel for one job: a request that lands in the channel after
+/// the reactor's last look would stay there (and its caller wait for its answer for ever, as
+/// the handles keep the channel open), so its sender drops it, and its caller is told that the
+/// engine stopped.
+pub(crate) struct Stop {
+    stopped: AtomicBool,
+    leftovers: Receiver<Request>,
+}
+
+impl Stop {
+    pub(crate) fn new(leftovers: Receiver<Request>) -> Arc<Stop> {
+        Arc::new(Stop { stopped: AtomicBool::new(false), leftovers })
+    }
+
+    /// Stops taking requests when the returned guard drops: the reactor's thread holds it
+    /// while the reactor runs, so however the thread ends (a panic too), no request waits.
+    pub(crate) fn when_dropped(self: Arc<Self>) -> impl Drop {
+        struct Guard(Arc<Stop>);
+        impl Drop for Guard {
+            fn drop(&mut self) {
+                self.0.stopped.store(true, Ordering::SeqCst);
+                self.0.drop_leftovers();
+            }
+        }
+        Guard(self)
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::SeqCst)
+    }
+
+    /// Drops the requests nobody will take (each drops its reply's sender).
+    fn drop_leftovers(&self) {
+        while self.leftovers.try_recv().is_ok() {}
+    }
+}
 
 /// The sending half every handle holds: the request channel and the poll's waker.
 #[derive(Clone)]
 pub(crate) struct Client {
     requests: Sender<Request>,
     waker: Arc<Waker>,
+    stop: Arc<Stop>,
     /// The recordings' writer threads, which closing waits for.
     pub(crate) writers: crate::os::recording::Writers,
 }
@@ -24,8 +64,8 @@ impl std::fmt::Debug for Client {
 }
 
 impl Client {
-    pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>) -> Self {
-        Client { requests, waker, writers: Default::default() }
+    pub(crate) fn new(requests: Sender<Request>, waker: Arc<Waker>, stop: Arc<Stop>) -> Self {
+        Client { requests, waker, stop, writers: Default::default() }
     }
 
     /// Queues a request and wakes the reactor. Refused on the reactor's own thread (from
@@ -37,7 +77,16 @@ impl Client {
                 "a termloom call was made on the engine's own thread (from inside a wait's test, such as Until::screen_matches), where it would wait for itself forever: work out what the test needs before the wait, and act after it returns".into(),
             ));
         }
+        if self.stop.stopped() {
+            return Err(Error::EngineStopped);
+        }
         self.requests.send(request).map_err(|_| Error::EngineStopped)?;
+        if self.stop.stopped() {
+            // The reactor may have made its last look before the request landed: dropped
+            // here, the caller's answer channel closes (taken, it was answered).
+            self.stop.drop_leftovers();
+            return Ok(());
+        }
         self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 

@@ -40,7 +40,7 @@ mod terminal_io;
 mod waiters;
 
 pub(crate) use crate::os::spawn::Spawned;
-pub(crate) use client::Client;
+pub(crate) use client::{Client, Stop};
 pub use reply::EngineFuture;
 pub(crate) use reply::Reply;
 pub(crate) use requests::Typing;
