@@ -368,12 +368,25 @@ impl Until {
         }
     }
 
-    /// Searches one transcript line.
-    pub(crate) fn match_line(&self, number: u64, line: &str) -> Option<Match> {
+    /// Searches one transcript line, whole (a regex's `^` is the line's start), for a match
+    /// that ends past its first `read` bytes: one that holds new text.
+    pub(crate) fn match_line(&self, number: u64, line: &str, read: usize) -> Option<Match> {
         let found = match &self.0 {
-            Cond::Text(text) => line.find(text.as_str()).map(|at| (at, text.clone())),
-            Cond::Regex(re) => re.find(line).map(|m| (m.start(), m.as_str().to_owned())),
-            Cond::Any(all) => return all.iter().find_map(|c| c.match_line(number, line)),
+            Cond::Text(text) => {
+                // A match that starts here or later ends past `read`.
+                let mut from = (read + 1).saturating_sub(text.len()).min(line.len());
+                while !line.is_char_boundary(from) {
+                    from -= 1;
+                }
+                line[from..].find(text.as_str()).map(|at| (from + at, text.clone()))
+            }
+            Cond::Regex(re) => re
+                .find_iter(line)
+                .find(|m| m.end() > read)
+                .map(|m| (m.start(), m.as_str().to_owned())),
+            Cond::Any(all) => {
+                return all.iter().find_map(|c| c.match_line(number, line, read));
+            }
             _ => None,
         };
         found.map(|(offset, text)| Match {
@@ -559,5 +572,27 @@ impl fmt::Display for WaitOutcome {
             Fired::Cancelled => f.write_str("cancelled")?,
         }
         write!(f, " after {:?}; {}", self.elapsed, self.status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A line is searched whole, for a match that ends past what was read.
+    #[test]
+    fn a_line_match_must_hold_new_text() {
+        let found = |until: &Until, read| until.match_line(0, "abc déf abc", read).map(|m| m.text);
+        let abc = Until::text("abc");
+        assert_eq!(found(&abc, 0).as_deref(), Some("abc"));
+        // Read up to `d`: the first `abc` is old, the second new.
+        let later = abc.match_line(0, "abc déf abc", 5).unwrap();
+        assert_eq!(later.location, Location::Transcript { line: 0, offset: 9 });
+        assert_eq!(found(&Until::text("abc"), 12), None);
+        // A match that straddles what was read holds new text.
+        assert_eq!(found(&Until::text("c d"), 3).as_deref(), Some("c d"));
+        let anchored = Until::regex("^abc d").unwrap();
+        assert_eq!(found(&anchored, 4).as_deref(), Some("abc d"));
+        assert_eq!(found(&anchored, 5), None);
     }
 }

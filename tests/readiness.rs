@@ -288,6 +288,51 @@ fn regex_waits_match_across_writes() {
     s.close().unwrap();
 }
 
+/// A line a read returned in part is still waited on whole (`^` is its start), for a match
+/// that holds its new part; what was read cannot match alone.
+#[test]
+fn a_wait_matches_a_line_read_in_part_by_its_whole_text() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let s = engine
+        .spawn(SpawnSpec::shell(
+            "stty -echo; printf 'Downloading... '; read x; printf 'done\\n'; sleep 30",
+        ))
+        .unwrap();
+    // (Echo off, so that the Enter below adds no line end: `done` goes on the same line.)
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Password));
+    assert_eq!(s.read().unwrap().text, "Downloading... ");
+    // Only old text: no match.
+    let outcome = s.wait(Until::text("Downloading"), Duration::from_millis(300)).unwrap();
+    assert!(outcome.is_timeout(), "{outcome}");
+    s.submit("").unwrap();
+    let outcome = expect(&s, Until::regex(r"^Downloading\.\.\. done$").unwrap());
+    assert_eq!(outcome.matched().unwrap().location, Location::Transcript { line: 0, offset: 0 });
+}
+
+/// What a program prints on the line an answer was typed on at a password prompt (echo
+/// off) is its answer, not the answer's echo: a wait finds it.
+#[test]
+fn an_answer_printed_on_a_password_prompts_line_is_found() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let script = "printf 'Continue? '; read -s -r x; echo \"answer=$x\"; read y";
+    let s = engine.spawn(SpawnSpec::shell(script)).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Password));
+    let outcome = s.send_bytes_and_wait(b"y\r", Until::text("answer=y"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    // With echo on, the echo of what is typed is no answer.
+    let echoed =
+        engine.spawn(SpawnSpec::shell("read -r x; sleep 0.5; echo \"got $x\"; read y")).unwrap();
+    assert_eq!(input_wait_fires(&echoed), Some(InputKind::Line));
+    let outcome = echoed.send_bytes_and_wait(b"got it\r", Until::text("got"), LONG).unwrap();
+    assert_eq!(outcome.matched().unwrap().location, Location::Transcript { line: 1, offset: 0 });
+}
+
 #[test]
 fn screen_waits_while_a_program_redraws() {
     if !require(&shell_program()) {

@@ -33,6 +33,15 @@ impl Typing {
     }
 }
 
+/// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
+/// line discipline reads a password (canonical, echo off).
+fn typed_line_of(slot: &Slot) -> Option<TypedLine> {
+    let mut typed = slot.terminal.typed_line()?;
+    let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+    typed.echoed = modes.is_none_or(|modes| modes.input_kind() != crate::InputKind::Password);
+    Some(typed)
+}
+
 impl Reactor {
     // ----- sessions ----------------------------------------------------------
 
@@ -575,7 +584,7 @@ impl Reactor {
     ) {
         // Input that submits a line: its echo is not what the wait looks for.
         let typed_line = match self.slot(id) {
-            Ok(slot) if typing.submits() => slot.terminal.typed_line(),
+            Ok(slot) if typing.submits() => typed_line_of(slot),
             _ => None,
         };
         let typed = self.refuse_wait(id, &until).and_then(|()| match typing {
@@ -607,7 +616,7 @@ impl Reactor {
     /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
     /// alternate screen.
     pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
-        Ok(self.slot(id)?.terminal.typed_line())
+        Ok(typed_line_of(self.slot(id)?))
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

@@ -42,20 +42,15 @@ pub(super) struct CommandWaiter {
     pub reply: Reply<Result<CommandResult>>,
 }
 
-/// Matches a transcript line, skipping the part of it the caller had already read when the
-/// wait started (unless the line was rewritten since).
+/// Matches a transcript line, whole, for a match that holds text the caller had not read when
+/// the wait started (any match, when the line was rewritten since).
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
     read: &ReadMark,
 ) -> Option<crate::wait::Match> {
-    let skip = read.read_part(number, line);
-    let mut found = until.match_line(number, &line[skip..])?;
-    if let crate::wait::Location::Transcript { offset, .. } = &mut found.location {
-        *offset += skip;
-    }
-    Some(found)
+    until.match_line(number, line, read.read_part(number, line))
 }
 
 /// What a still screen keeps: its text (every row), size, cursor and which screen is shown,

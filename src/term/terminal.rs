@@ -157,7 +157,8 @@ impl Terminal {
     }
 
     /// The transcript line the cursor is on, where typed text is echoed, and its text before
-    /// the cursor; `None` on the alternate screen.
+    /// the cursor, typed text taken as echoed (the reactor, which sees the line modes, says
+    /// otherwise); `None` on the alternate screen.
     pub(crate) fn typed_line(&self) -> Option<TypedLine> {
         let tail = self.emulator.tail(&self.transcript)?;
         let (number, offset) = self.emulator.cursor_position(&self.transcript);
@@ -167,7 +168,7 @@ impl Terminal {
             None => self.transcript.line(number)?,
         };
         let before = text.get(..offset).unwrap_or(text).to_owned();
-        Some(TypedLine { number, before })
+        Some(TypedLine { number, before, echoed: true })
     }
 
     /// The settled transcript (line numbers, lines, pins).

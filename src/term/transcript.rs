@@ -42,12 +42,16 @@ pub(crate) struct TypedLine {
     pub number: u64,
     /// Its text before the cursor when the input was typed.
     pub before: String,
+    /// What is typed is echoed there (by the line discipline, or by a line editor in
+    /// non-canonical mode); not at a password prompt (canonical, echo off), where what the
+    /// program adds to the line is its answer.
+    pub echoed: bool,
 }
 
 impl ReadMark {
     /// Counts what is added to the line a submitted input was typed on as read while the line
-    /// still begins as it did (`typed`): that is the input's echo, no answer to it. A line
-    /// redrawn since (a progress bar's `\r`) is searched in full.
+    /// still begins as it did (`typed`), when the input is echoed: that is the echo, no answer
+    /// to it. A line redrawn since (a progress bar's `\r`) is searched in full.
     pub(crate) fn past_typed(&mut self, typed: TypedLine) {
         self.typed = Some(typed);
     }
@@ -61,7 +65,11 @@ impl ReadMark {
     /// read, unchanged since.
     pub(crate) fn read_part(&self, number: u64, text: &str) -> usize {
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
-            return if text.starts_with(&typed.before) { text.len() } else { 0 };
+            return match text.starts_with(&typed.before) {
+                true if typed.echoed => text.len(),
+                true => typed.before.len(),
+                false => 0,
+            };
         }
         if number > self.next {
             return 0;
