@@ -409,7 +409,9 @@ impl Job {
             (true, false) => Inputs::Live(asker, served.revision),
         };
         let revision = served.revision;
-        let call = Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs };
+        let largest = tools::view::MAX_BYTES_RANGE.1 as usize;
+        let call =
+            Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs, largest };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
         // The call stops counting once its answer is decided, so that a client sending its

@@ -119,18 +119,22 @@ pub(crate) struct Budget {
     left: usize,
     /// How many times each string is sent: 1 (text only) or 2 (text and structured content).
     copies: usize,
+    /// The largest `max_bytes` advice to read more may ask for (see [`Call::largest`]).
+    largest: usize,
 }
 
 impl Budget {
     /// The budget of a call's result: `max_bytes`, shared by the copies the call's revision
     /// sends that its client reads.
     pub(crate) fn new(call: &Call, max_bytes: usize) -> Budget {
-        Budget::with_copies(max_bytes, if call.structured() && !call.one_copy { 2 } else { 1 })
+        let copies = if call.structured() && !call.one_copy { 2 } else { 1 };
+        Budget { largest: call.largest, ..Budget::with_copies(max_bytes, copies) }
     }
 
     /// A budget of `max_bytes` for strings sent `copies` times.
     pub(crate) fn with_copies(max_bytes: usize, copies: usize) -> Budget {
-        Budget { max_bytes, left: max_bytes, copies: copies.max(1) }
+        let largest = MAX_BYTES_RANGE.1 as usize;
+        Budget { max_bytes, left: max_bytes, copies: copies.max(1), largest }
     }
 
     /// Bytes not handed out yet.
@@ -202,7 +206,7 @@ impl Budget {
     pub(crate) fn see_more(&self, id: SessionId, omitted: usize, first: Option<u64>) -> String {
         let more = omitted.saturating_mul(self.copies).saturating_mul(2);
         let enough = self.max_bytes.saturating_add(more);
-        let largest = MAX_BYTES_RANGE.1 as usize;
+        let largest = self.largest;
         if enough <= largest {
             return format!(
                 "to see them, call terminal_read with session_id={id} view=\"scrollback\" max_bytes={enough}"

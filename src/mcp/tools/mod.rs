@@ -17,7 +17,7 @@ pub(crate) mod progress;
 mod render;
 pub(crate) mod screen_diff;
 pub(crate) mod toolbox;
-mod view;
+pub(crate) mod view;
 mod waits;
 
 use std::collections::HashMap;
@@ -214,6 +214,10 @@ pub(crate) struct Call<'a> {
     pub one_copy: bool,
     /// How the call can ask the person behind the client.
     pub inputs: Inputs<'a>,
+    /// The largest `max_bytes` a call may be given: the top of the tools' range, or a host's
+    /// smaller budget ([`Toolbox::max_bytes`](crate::tools::Toolbox::max_bytes)), which advice
+    /// to read more keeps within.
+    pub largest: usize,
 }
 
 impl Call<'_> {

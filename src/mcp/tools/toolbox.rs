@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::catalog::{self, TOOLS};
+use super::view::MAX_BYTES_RANGE;
 use super::{Call, Caller, ToolOutput};
 use crate::Engine;
 use crate::mcp::elicit::Inputs;
@@ -134,9 +135,11 @@ impl Toolbox {
     }
 
     /// Sets the host's byte budget: calls without `max_bytes` use it, calls with a larger one
-    /// are held to it (within the tools' own range).
+    /// are held to it, and advice to read more stays within it. It is held to the tools' own
+    /// range, 256 bytes to 1 MiB (a smaller or larger budget is taken as the range's end).
     pub fn max_bytes(mut self, budget: usize) -> Toolbox {
-        self.max_bytes = Some(budget as u64);
+        let (least, most) = MAX_BYTES_RANGE;
+        self.max_bytes = Some((budget as u64).clamp(least, most));
         self
     }
 
@@ -198,6 +201,7 @@ impl Toolbox {
             inputs: Inputs::Unavailable(
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
             ),
+            largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
         };
         let outcome = super::run(&call, name, &arguments)?;
         // A call whose wait the cancellation ended is cancelled: nothing is returned, as the
