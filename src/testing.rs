@@ -1169,6 +1169,13 @@ impl Redactions {
         self.path(home, "[HOME]")
     }
 
+    /// Replaces every [`TestSession`]'s temporary home directory (`/tmp/termloom-home-…`,
+    /// whichever session's) with `[HOME]`: what a snapshot of a [`Screen`], a
+    /// [`StyledScreen`] or a [`Session`] gets, which do not know the session they came from.
+    pub fn test_homes(self) -> Redactions {
+        self.regex(r"/(?:[^\s/]+/)*termloom-home-\d{7}-\d{4}", "[HOME]")
+    }
+
     /// Replaces the name of the user running the tests with `[USER]` where it stands as a
     /// word (a prompt's `user@host`, `whoami`, a process list's user column): it differs
     /// between a developer's machine and CI. The name is the password database's for this
@@ -1586,9 +1593,10 @@ pub trait SnapshotSource {
         self.snapshot_redactions().apply_to_screen_snapshot(&self.snapshot_text())
     }
 
-    /// The redactions to apply.
+    /// The redactions to apply: by default every [`TestSession`]'s temporary home
+    /// ([`Redactions::test_homes`]).
     fn snapshot_redactions(&self) -> Redactions {
-        Redactions::new()
+        Redactions::new().test_homes()
     }
 
     /// A line describing what was snapshotted, stored in the snapshot's header.

@@ -234,6 +234,17 @@ fn volatile_text_is_redacted_in_snapshots() {
     assert!(stored.contains(" 2 │config in [HOME]/.config\n"), "{stored}");
 }
 
+/// A `Screen` value knows no session, but every test session's HOME is redacted in it too.
+#[test]
+fn a_test_sessions_home_is_redacted_in_a_screen_value() {
+    let app =
+        TestSession::builder("sh").args(["-c", "echo \"config in $HOME/.config\"; read x"]).start();
+    let screen = app.wait_for_screen("the path", |screen| screen.contains("config in"));
+    assert_screen_snapshot!("redacted_screen_value", screen);
+    let stored = std::fs::read_to_string(snapshot_file("redacted_screen_value")).unwrap();
+    assert!(stored.contains(" 0 │config in [HOME]/.config\n"), "{stored}");
+}
+
 /// The user's and the machine's names differ between a developer's machine and CI: prompts,
 /// `whoami`, `uname -n`. Only whole words are replaced.
 #[test]
