@@ -504,6 +504,12 @@ impl Session {
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
+    /// Moves this handle's reader past everything printed so far, without returning it.
+    pub(crate) fn skip_output(&self) -> Result<()> {
+        let (id, reader) = (self.id, self.reader);
+        self.client.call(move |r| r.skip_output(id, reader))
+    }
+
     /// The line the cursor is on, where what is typed next is echoed (`None` on the
     /// alternate screen): taken before a submitted line is typed, so that a wait for its
     /// answer does not match its echo.

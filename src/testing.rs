@@ -508,6 +508,8 @@ impl TestSessionBuilder {
             or_panic(engine.spawn(spec), |e| format!("termloom: cannot start `{command}`: {e}"));
         let redactions = self.session_redactions(Some(session.pid()));
         let test = TestSession {
+            waits: session.as_reader(crate::ReaderId::new()),
+            typed: Default::default(),
             session,
             engine,
             command,
@@ -532,6 +534,12 @@ impl TestSessionBuilder {
 /// closes the session and removes the temporary `HOME`.
 pub struct TestSession {
     session: Session,
+    /// The session as the kit's own waits read it: their transcript conditions look at output
+    /// after the last input the kit typed (typing moves this reader to the end) and skip the
+    /// echo of a typed line (`typed`); the handle's own reads are untouched.
+    waits: Session,
+    /// The line the last submitted input was typed on, whose echo is no answer to it.
+    typed: std::sync::Mutex<Option<crate::term::transcript::TypedLine>>,
     engine: Engine,
     command: String,
     timeout: Duration,
@@ -617,6 +625,9 @@ impl TestSession {
     /// Types a key script such as `ihello<Esc>:wq<Enter>` (see [`Session::send_keys`]).
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
+        let submits = crate::input::keys::parse_key_script(script)
+            .is_ok_and(|items| crate::input::keys::script_submits(&items));
+        self.before_typing(submits);
         self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
         self
     }
@@ -624,6 +635,7 @@ impl TestSession {
     /// Types text as it is (no key notation, no escapes).
     #[track_caller]
     pub fn type_text(&self, text: &str) -> &Self {
+        self.before_typing(crate::input::keys::bytes_submit(text.as_bytes()));
         self.check("type_text", self.session.send_bytes(text.as_bytes()));
         self
     }
@@ -633,6 +645,7 @@ impl TestSession {
     pub fn type_line(&self, text: &str) -> &Self {
         let mut bytes = text.as_bytes().to_vec();
         bytes.push(b'\r');
+        self.before_typing(true);
         self.check("type_line", self.session.send_bytes(&bytes));
         self
     }
@@ -640,8 +653,28 @@ impl TestSession {
     /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
+        self.before_typing(false);
         self.check("paste", self.session.paste(text));
         self
+    }
+
+    /// Before input: what the program printed so far is no answer to it, so the kit's waits
+    /// look past it; when the input submits a line, the line it is typed on is kept, whose
+    /// echo is no answer either.
+    #[track_caller]
+    fn before_typing(&self, submits: bool) {
+        self.check("reading the output before typing", self.waits.skip_output());
+        let typed = match submits {
+            true => self.check("reading the cursor's line", self.session.typed_line()),
+            false => None,
+        };
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = typed;
+    }
+
+    /// One wait of the kit's (see [`TestSession::waits`]).
+    fn wait_once(&self, until: Until, timeout: Duration) -> crate::Result<WaitOutcome> {
+        let typed = self.typed.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        self.waits.start_wait_past(until, timeout, typed)?.finish()
     }
 
     /// The screen now, never half drawn: while the program draws a frame in a synchronized
@@ -754,25 +787,25 @@ impl TestSession {
     /// of the condition named [`STUCK`].
     fn wait_or_stuck(&self, until: Until) -> crate::Result<WaitOutcome> {
         let Some(grace) = self.stuck_after else {
-            return self.session.wait(until, self.timeout);
+            return self.wait_once(until, self.timeout);
         };
         // An idle program is what such a wait waits for: it is never stuck.
         if until.holds_when_idle() {
-            return self.session.wait(until, self.timeout);
+            return self.wait_once(until, self.timeout);
         }
         let deadline = Instant::now() + self.timeout;
         let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let outcome =
-                self.session.wait(Until::any(vec![until.clone(), Until::input_wait()]), left)?;
+                self.wait_once(Until::any(vec![until.clone(), Until::input_wait()]), left)?;
             if outcome.matched().is_none_or(|found| found.condition != input) {
                 return Ok(outcome);
             }
             // Waiting for input: the condition, or the screen still for the grace.
             let left = deadline.saturating_duration_since(Instant::now());
             let mut outcome =
-                self.session.wait(Until::any(vec![until.clone(), Until::stable(grace)]), left)?;
+                self.wait_once(Until::any(vec![until.clone(), Until::stable(grace)]), left)?;
             let Fired::Matched(found) = &mut outcome.fired else {
                 return Ok(outcome);
             };
@@ -895,8 +928,10 @@ impl TestSession {
         self
     }
 
-    /// Waits until `text` appears in output not read yet ([`Session::read`] moves past it),
-    /// including text that scrolled off the screen.
+    /// Waits until `text` appears in output printed since the kit last typed (`type_line`,
+    /// `type_text`, `send_keys`, `press`, `paste`), not in the echo of a typed line, including
+    /// text that scrolled off the screen. The handle's own [`Session::read`] is another reader:
+    /// neither moves the other.
     #[track_caller]
     pub fn wait_for_output(&self, text: &str) -> &Self {
         self.wait_until(Until::text(text));

@@ -734,3 +734,27 @@ fn a_wait_outside_the_screen_fails_at_once() {
     assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
     app.wait_for_row(9, "").wait_for_cursor(1, 0);
 }
+
+/// `wait_for_output` looks at what the program printed after the last input: not at an
+/// earlier answer, nor at the echo of the typed line; the handle's own reads are apart.
+#[test]
+fn output_waits_look_past_earlier_answers_and_the_echo() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().start();
+    sh.type_line("echo 42");
+    sh.wait_for_output("42");
+    // Only the new answer matches: it comes half a second after the line is typed.
+    sh.type_line("sleep 0.5; echo 42");
+    let started = std::time::Instant::now();
+    sh.wait_for_output("42");
+    assert!(started.elapsed() >= Duration::from_millis(500), "{:?}", started.elapsed());
+    sh.type_line("sleep 0.5; echo done");
+    let started = std::time::Instant::now();
+    sh.wait_for_output("done");
+    assert!(started.elapsed() >= Duration::from_millis(500), "the echo: {:?}", started.elapsed());
+    // The kit's waits moved no position of the handle's: its read has it all.
+    let read = sh.read().unwrap().text;
+    assert!(read.contains("echo 42\n42\n") && read.contains("\ndone\n"), "{read}");
+}

@@ -613,6 +613,12 @@ impl Reactor {
         Ok(())
     }
 
+    /// Moves `reader` past everything session `id` printed so far.
+    pub(crate) fn skip_output(&mut self, id: SessionId, reader: u64) -> Result<()> {
+        self.slot(id)?.terminal.skip_to_end(reader);
+        Ok(())
+    }
+
     /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
     /// alternate screen.
     pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
