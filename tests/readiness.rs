@@ -205,6 +205,23 @@ fn input_wait_on_programs_waiting_for_the_terminal() {
     assert_eq!(input_wait_fires(&less), Some(InputKind::Keys));
 }
 
+/// A shell without job control runs its background jobs in the foreground group: a sleeping
+/// one does not hide that the group's reader waits for input.
+#[test]
+fn a_sleeping_background_job_does_not_hide_a_wait_for_input() {
+    if !require(&shell_program()) || !require("sleep") {
+        return;
+    }
+    let engine = engine();
+    let s =
+        engine.spawn(SpawnSpec::shell("sleep 300 & read -r x; echo got $x; sleep 300")).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    s.submit("it").unwrap();
+    expect(&s, Until::text("got it"));
+    // Now no member reads: the sleepers are no wait for input.
+    input_wait_does_not_fire(&s);
+}
+
 /// A program is not waiting for input while input it has not read is queued on its terminal,
 /// even while /proc shows it blocked in a read: here a read that returns only once 5 bytes
 /// have arrived (VMIN), sent 2. A part of a line in canonical mode is different: the program
