@@ -226,18 +226,27 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            Error::Spawn { source, .. } | Error::Io { source, .. } => Some(source),
-            Error::Key(err) => Some(err),
-            _ => None,
-        }
-    }
-}
+/// Every message already says what its cause said (`cannot start "x": No such file or
+/// directory`), so no error names a `source()` too: a report that walks the chain (`anyhow`)
+/// would print the cause twice. The cause itself is in the variant's fields.
+impl std::error::Error for Error {}
 
 impl From<crate::input::keys::KeyParseError> for Error {
     fn from(err: crate::input::keys::KeyParseError) -> Self {
         Error::Key(err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report that walks the chain prints each cause once: the message holds it.
+    #[test]
+    fn a_cause_is_said_once() {
+        let missing = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
+        let err = Error::Spawn { program: "x".into(), source: missing };
+        assert_eq!(err.to_string(), "cannot start \"x\": No such file or directory");
+        assert!(std::error::Error::source(&err).is_none());
     }
 }

@@ -5,7 +5,8 @@
 //!
 //! ```toml
 //! [dev-dependencies]
-//! termloom = { version = "0.1", features = ["testing"] }
+//! # termloom is not on crates.io yet: depend on the repository (or a local clone with `path`).
+//! termloom = { git = "https://github.com/termloom/termloom", features = ["testing"] }
 //! insta = "1.49"
 //! ```
 //!

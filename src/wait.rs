@@ -242,7 +242,8 @@ impl Until {
     }
 
     /// Checks what can never match: a text with a line break, a screen row or a cursor
-    /// position past a screen of `cols` × `rows` (the size when the wait starts).
+    /// position past a screen of `cols` × `rows` (the size when the wait starts), `any` of no
+    /// condition.
     pub(crate) fn validate(&self, cols: u16, rows: u16) -> Result<()> {
         let past = |what: String| {
             Err(Error::InvalidInput(format!(
@@ -259,6 +260,9 @@ impl Until {
                 past(format!("cursor position row {row}, col {col}"))
             }
             Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => one_line(t),
+            Cond::Any(all) if all.is_empty() => Err(Error::InvalidInput(
+                "Until::any was given no condition, so the wait could never hold: give it at least one".into(),
+            )),
             Cond::Any(all) => all.iter().try_for_each(|until| until.validate(cols, rows)),
             _ => Ok(()),
         }
@@ -591,6 +595,7 @@ mod tests {
         assert_eq!(found(&Until::text("abc"), 12), None);
         // A match that straddles what was read holds new text.
         assert_eq!(found(&Until::text("c d"), 3).as_deref(), Some("c d"));
+        assert!(Until::any(Vec::new()).validate(80, 24).is_err());
         let anchored = Until::regex("^abc d").unwrap();
         assert_eq!(found(&anchored, 4).as_deref(), Some("abc d"));
         assert_eq!(found(&anchored, 5), None);
