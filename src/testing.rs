@@ -491,6 +491,11 @@ impl TestSessionBuilder {
     pub fn start(self) -> TestSession {
         let (cols, rows) = self.spec.size.unwrap_or(DEFAULT_SIZE);
         let command = self.command_line();
+        // The size given to `size` is checked as a size (not as the engine's configuration,
+        // which the test never set).
+        or_panic(crate::config::check_size(cols, rows), |e| {
+            format!("termloom: cannot start `{command}` at size({cols}, {rows}): {e}")
+        });
         let config = Config { cols, rows, ..self.config.clone() };
         let engine = or_panic(Engine::new(config), |e| {
             format!("termloom: cannot start an engine for `{command}`: {e}")

@@ -758,3 +758,16 @@ fn output_waits_look_past_earlier_answers_and_the_echo() {
     let read = sh.read().unwrap().text;
     assert!(read.contains("echo 42\n42\n") && read.contains("\ndone\n"), "{read}");
 }
+
+/// A size the terminal cannot have is told as the size given, not as the engine's settings.
+#[test]
+fn a_bad_size_names_the_size_given() {
+    let message = panic_message(|| {
+        TestSession::builder("true").size(0, 0).start();
+    });
+    assert!(
+        message.contains("size(0, 0)") && message.contains("invalid terminal size"),
+        "{message}"
+    );
+    assert!(!message.contains("configuration"), "{message}");
+}
