@@ -195,11 +195,22 @@ impl Session {
         self.send_bytes(&decode_escapes(text))
     }
 
-    /// Sends text like [`Session::send_text`], then a carriage return (Enter).
+    /// Sends text like [`Session::send_text`], then a carriage return (Enter). A wait after
+    /// it sees the line's echo as new output; [`Session::submit_and_wait`] does not.
     pub fn submit(&self, text: &str) -> Result<()> {
-        let mut bytes = decode_escapes(text);
-        bytes.push(b'\r');
-        self.send_bytes(&bytes)
+        self.send_bytes(&submitted(text))
+    }
+
+    /// [`Session::submit`] and a wait in one request, as [`Session::send_bytes_and_wait`]:
+    /// text conditions skip the line's echo (`echo done` waiting for `done` waits for the
+    /// output).
+    pub fn submit_and_wait(
+        &self,
+        text: &str,
+        until: Until,
+        timeout: Duration,
+    ) -> Result<WaitOutcome> {
+        self.send_bytes_and_wait(&submitted(text), until, timeout)
     }
 
     /// Types a secret (a password) and Enter, only if the program is at a password prompt:
@@ -505,6 +516,7 @@ impl Session {
     }
 
     /// Moves this handle's reader past everything printed so far, without returning it.
+    #[cfg(feature = "testing")]
     pub(crate) fn skip_output(&self) -> Result<()> {
         let (id, reader) = (self.id, self.reader);
         self.client.call(move |r| r.skip_output(id, reader))
@@ -664,4 +676,11 @@ impl Session {
             Err(err) => EngineFuture::ready(Err(err)),
         }
     }
+}
+
+/// `text` with its escapes decoded and a carriage return (Enter) after it.
+fn submitted(text: &str) -> Vec<u8> {
+    let mut bytes = decode_escapes(text);
+    bytes.push(b'\r');
+    bytes
 }

@@ -1348,6 +1348,16 @@ fn the_default_wait_says_what_settled_it() {
     let text = text(&sent);
     // The status names the condition that ended the wait: waiting for input (a line).
     assert!(text.starts_with("[cat waiting for a line]\n"), "{text}");
+    // Where it waits is said when the output does not show it: a prompt read before, then
+    // only the end of its row typed, is not repeated.
+    let asks = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "printf 'name? '; read x; echo hi $x; read y"], "input_wait": true}),
+    );
+    let asks = asks["session_id"].clone();
+    let typed = client.call("terminal_send", json!({"session_id": asks, "text": "bob"}));
+    let typed = self::text(&typed);
+    assert_eq!(typed, "[sh waiting for a line]\nbob", "{typed}");
     client.finish();
 }
 

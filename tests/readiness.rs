@@ -348,6 +348,10 @@ fn an_answer_printed_on_a_password_prompts_line_is_found() {
     assert_eq!(input_wait_fires(&echoed), Some(InputKind::Line));
     let outcome = echoed.send_bytes_and_wait(b"got it\r", Until::text("got"), LONG).unwrap();
     assert_eq!(outcome.matched().unwrap().location, Location::Transcript { line: 1, offset: 0 });
+    let line = engine.spawn(SpawnSpec::shell("read -r x; echo \"said $x\"; read y")).unwrap();
+    assert_eq!(input_wait_fires(&line), Some(InputKind::Line));
+    let outcome = line.submit_and_wait("said it", Until::text("said"), LONG).unwrap();
+    assert_eq!(outcome.matched().unwrap().location, Location::Transcript { line: 1, offset: 0 });
 }
 
 #[test]

@@ -307,12 +307,15 @@ fn layout(
     };
     let omitted = reading.new.omitted + cut;
     let later = reading.new.later + later;
-    // Where the program waits, unless the screen or the output's end already shows it.
-    let prompt = reading
-        .cursor_row
-        .as_deref()
-        .map(str::trim)
-        .filter(|row| !row.is_empty() && shown.is_none() && !output.trim_end().ends_with(row));
+    // Where the program waits, unless the screen or the output's end already shows it: the
+    // whole row, or the row's end when the output ends on that row unfinished (what was typed
+    // after a prompt an earlier result showed).
+    let unfinished = output.rsplit('\n').next().unwrap_or_default().trim();
+    let prompt = reading.cursor_row.as_deref().map(str::trim).filter(|row| {
+        let told = output.trim_end().ends_with(row)
+            || (!unfinished.is_empty() && row.ends_with(unfinished));
+        !row.is_empty() && shown.is_none() && !told
+    });
     let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
     let waited = wait.as_ref().and_then(|w| w.line(Some(&reading.new.status.activity)));
     let nothing_new = view == View::New && output.is_empty() && omitted == 0 && shown.is_none();
