@@ -871,6 +871,11 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     for (from, to) in positional {
         text = text.replace(from, to);
     }
+    // A wait that would be refused before typing says nothing was typed: these commands type
+    // nothing.
+    if !matches!(command.name, "send" | "start") {
+        text = text.replace("; nothing was sent", "");
+    }
     // A look-up's errors begin with its argument (`lines must be ...`): the flag's name.
     for name in ["lines", "search"] {
         if text.strip_prefix(name).is_some_and(|rest| rest.starts_with([' ', ':'])) {
@@ -1027,6 +1032,15 @@ mod tests {
         assert_eq!(start.arguments["cwd"], here.join("sub").to_str().unwrap());
         let start = parsed("start", &["--cwd=/tmp", "--", "pwd"]);
         assert_eq!(start.arguments["cwd"], "/tmp");
+    }
+
+    /// Only the commands that type say that nothing was typed.
+    #[test]
+    fn a_refused_wait_says_nothing_was_sent_only_where_something_would_be() {
+        let refused = "row 99 is off the screen, so the wait could never hold; nothing was sent";
+        let command = |name: &str| COMMANDS.iter().find(|c| c.name == name).unwrap();
+        assert!(!in_command_terms(command("wait"), refused, None).contains("nothing was sent"));
+        assert!(in_command_terms(command("send"), refused, None).contains("nothing was sent"));
     }
 
     /// Advice to run another command reaches the server and client this one was given.
