@@ -575,10 +575,22 @@ fn session_ref(value: &str) -> Value {
 
 /// `COLSxROWS`.
 fn size(value: &str) -> Result<(u16, u16), String> {
-    value
+    let numbers = value
         .split_once('x')
-        .and_then(|(c, r)| Some((c.parse().ok()?, r.parse().ok()?)))
-        .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))
+        .and_then(|(c, r)| Some((c.parse::<u64>().ok()?, r.parse::<u64>().ok()?)))
+        .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))?;
+    match numbers {
+        (cols, rows) if cols <= u64::from(u16::MAX) && rows <= u64::from(u16::MAX) => {
+            Ok((cols as u16, rows as u16))
+        }
+        _ => Err(format!(
+            "{value:?}: a terminal has {}..={} columns and {}..={} rows",
+            termloom::MIN_COLS,
+            termloom::MAX_COLS,
+            termloom::MIN_ROWS,
+            termloom::MAX_ROWS
+        )),
+    }
 }
 
 /// A tool's words in the command line's: tool names become commands (`terminal_read` →
@@ -1015,6 +1027,8 @@ mod tests {
         assert!(!send.json);
         let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
         assert!(matches!(help, Ok(Parsed::Help)));
+        assert!(size("100000x5").is_err_and(|m| m.contains("1000 columns")));
+        assert_eq!(size("80x24"), Ok((80, 24)));
         // A flag given twice would lose its first value without a word.
         let twice =
             parse(&COMMANDS[1], ["1", "--text", "a", "--text", "b"].map(String::from).to_vec());
