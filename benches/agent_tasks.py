@@ -293,6 +293,9 @@ def main() -> int:
     tasks = [t for t in TASKS if not wanted or any(w in t[0] for w in wanted)]
     have_tmux = shutil.which("tmux") is not None
     with tempfile.TemporaryDirectory(prefix="termloom-agent-tasks-") as workdir:
+        # htop with its defaults in both harnesses (sorted by CPU%), whatever the machine's
+        # ~/.config/htop/htoprc says: a saved sort order changes what its screens show.
+        os.environ["HTOPRC"] = os.path.join(workdir, "htoprc")
         for _name, setup, _program, _steps in tasks:
             if setup is not None:
                 names = {progress_script: "progress.py", prompt_script: "prompt.py", makefile: "Makefile", notes: "notes.txt"}
