@@ -420,8 +420,9 @@ impl Reactor {
     /// A running command quiet for `input_settle` that waits for input at the terminal (a
     /// question, a password prompt, an editor; a shell builtin's `read` too) ends its caller's
     /// wait now rather than at the timeout, the command going on; otherwise it is looked at
-    /// again every [`COMMAND_INPUT_CHECK`] until its deadline. A probe is made only when the
-    /// terminal is quiet, so a command busy printing costs none.
+    /// again, every [`COMMAND_INPUT_CHECK`] at first and less often the longer the terminal
+    /// stays quiet (at most a second apart), until its deadline. A probe is made only when
+    /// the terminal is quiet, so a command busy printing costs none.
     fn check_command_input(&mut self, id: u64, waiter: u64) {
         let settle = self.config.input_settle;
         let Some(slot) = self.sessions.get(&id) else { return };
@@ -437,7 +438,8 @@ impl Reactor {
             self.answer_command(id, waiter, Answer::WaitingForInput);
             return;
         }
-        let at = Instant::now() + COMMAND_INPUT_CHECK.max(settle.saturating_sub(quiet));
+        let every = COMMAND_INPUT_CHECK.max((quiet / 4).min(Duration::from_secs(1)));
+        let at = Instant::now() + every.max(settle.saturating_sub(quiet));
         if at < deadline {
             self.schedule(at, Timer::CommandCheck { session: id, waiter });
         }

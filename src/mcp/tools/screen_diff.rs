@@ -512,6 +512,10 @@ const SLIDE_NOTE: usize = 100;
 /// the whole row.
 const MARGIN_SPANS: usize = 2;
 
+/// The rows a block that slid sideways may have moved down (negative: up) as well, searched in
+/// this order: a list that gained or lost a row at its top as a panel opened beside it.
+const SLIDE_ROWS_DOWN: [i16; 3] = [0, 1, -1];
+
 /// The block of consecutive rows, each of which `may_slide`, whose cells in a span of columns
 /// hold what they held on `seen` (not blanks only), marks included, moved some columns
 /// sideways, their other cells the same, and saves the most bytes (at least two rows, and
@@ -519,9 +523,15 @@ const MARGIN_SPANS: usize = 2;
 fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> Option<Slid> {
     let cols = usize::from(frame.cols);
     let rows = usize::from(frame.rows).min(frame.texts.len()).min(seen.texts.len());
-    if rows * cols * cols > SLIDE_SEARCH_CELLS || frame.cols != seen.cols {
+    let cost = rows * cols * cols;
+    if cost > SLIDE_SEARCH_CELLS || frame.cols != seen.cols {
         return None;
     }
+    // Rows that moved down or up as well are searched only where the bound holds for all.
+    let downs = match cost * SLIDE_ROWS_DOWN.len() <= SLIDE_SEARCH_CELLS {
+        true => &SLIDE_ROWS_DOWN[..],
+        false => &SLIDE_ROWS_DOWN[..1],
+    };
     let mut numbers = CellNumbers::default();
     let (now, then) = (frame.cells(&mut numbers), seen.cells(&mut numbers));
     let cut =
@@ -529,55 +539,70 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
     let blank = |cell: &u64| *cell as u32 == u32::from(' ');
     // (bytes saved, the block)
     let mut best: Option<(usize, Slid)> = None;
-    for (from_col, to_col) in slide_spans(&now, &then, cols, |row| may_slide(row as u16)) {
-        let width = to_col - from_col;
-        for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
-            let slid =
-                Slid { first: 0, count: 0, by, from_col: from_col as u16, to_col: to_col as u16 };
-            let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
-            let (new_from, new_to) = slid.new_columns();
-            // The bytes row `row` saves if it slid: its cells outside the span are the same,
-            // its kept cells too, marks included up to the row's last character, and they are
-            // not blanks only; no wide character is cut at the new columns' edges; the new
-            // columns take about a byte a cell up to their last character.
-            let saves = |row: usize| {
-                let (now, then) = (&now[row], &then[row]);
-                let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
-                let was = &then[usize::from(then_from)..usize::from(then_to)];
-                kept.iter().rposition(|cell| !blank(cell))?;
-                // Marks count up to the row's last character (a caller drops them after it,
-                // where they end with the text).
-                let text_end = match frame.runs_end_with_text {
-                    true => now.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1),
-                    false => cols,
+    for &down in downs {
+        // The seen row row `row` came from, when there is one.
+        let from = |row: usize| {
+            let was = row as isize - isize::from(down);
+            (0..rows as isize).contains(&was).then_some(was as usize)
+        };
+        let may = |row: usize| may_slide(row as u16) && from(row).is_some();
+        let spans = slide_spans(&now, &then, cols, from, may);
+        for (from_col, to_col) in spans {
+            let width = to_col - from_col;
+            for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
+                let (first, count) = (0, 0);
+                let (from_col, to_col) = (from_col as u16, to_col as u16);
+                let slid = Slid { first, count, by, from_col, to_col, down };
+                let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
+                let (new_from, new_to) = slid.new_columns();
+                let (from_col, to_col) = (usize::from(from_col), usize::from(to_col));
+                // The bytes row `row` saves if it slid: its cells outside the span are those
+                // of the seen row it came from, its kept cells too, marks included up to the
+                // row's last character, and they are not blanks only; no wide character is
+                // cut at the new columns' edges; the new columns take about a byte a cell up
+                // to their last character.
+                let saves = |row: usize| {
+                    let (now, then) = (&now[row], &then[from(row)?]);
+                    let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
+                    let was = &then[usize::from(then_from)..usize::from(then_to)];
+                    kept.iter().rposition(|cell| !blank(cell))?;
+                    // Marks count up to the row's last character (a caller drops them after
+                    // it, where they end with the text).
+                    let text_end = match frame.runs_end_with_text {
+                        true => now.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1),
+                        false => cols,
+                    };
+                    let marked = text_end.saturating_sub(usize::from(kept_from)).min(kept.len());
+                    let same = kept[..marked] == was[..marked]
+                        && kept[marked..]
+                            .iter()
+                            .zip(&was[marked..])
+                            .all(|(a, b)| *a as u32 == *b as u32)
+                        && !cut(now, new_from)
+                        && !cut(now, new_to)
+                        && now[..from_col] == then[..from_col]
+                        && now[to_col..] == then[to_col..];
+                    let new = &now[usize::from(new_from)..usize::from(new_to)];
+                    let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
+                    same.then(|| frame.line(row).len().saturating_sub(shown))
                 };
-                let marked = text_end.saturating_sub(usize::from(kept_from)).min(kept.len());
-                let same = kept[..marked] == was[..marked]
-                    && kept[marked..]
-                        .iter()
-                        .zip(&was[marked..])
-                        .all(|(a, b)| *a as u32 == *b as u32)
-                    && !cut(now, new_from)
-                    && !cut(now, new_to)
-                    && now[..from_col] == then[..from_col]
-                    && now[to_col..] == then[to_col..];
-                let new = &now[usize::from(new_from)..usize::from(new_to)];
-                let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
-                same.then(|| frame.line(row).len().saturating_sub(shown))
-            };
-            let mut run: Option<(usize, usize)> = None;
-            for row in 0..=rows {
-                let saved = (row < rows && may_slide(row as u16)).then(|| saves(row)).flatten();
-                if let Some(saved) = saved {
-                    run = Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
-                    continue;
-                }
-                if let Some((first, saved)) = run.take() {
-                    let count = row - first;
-                    if count >= 2 && saved > SLIDE_NOTE && best.is_none_or(|(most, _)| saved > most)
-                    {
-                        let block = Slid { first: first as u16, count: count as u16, ..slid };
-                        best = Some((saved, block));
+                let mut run: Option<(usize, usize)> = None;
+                for row in 0..=rows {
+                    let saved = (row < rows && may(row)).then(|| saves(row)).flatten();
+                    if let Some(saved) = saved {
+                        run =
+                            Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
+                        continue;
+                    }
+                    if let Some((first, saved)) = run.take() {
+                        let count = row - first;
+                        if count >= 2
+                            && saved > SLIDE_NOTE
+                            && best.is_none_or(|(most, _)| saved > most)
+                        {
+                            let block = Slid { first: first as u16, count: count as u16, ..slid };
+                            best = Some((saved, block));
+                        }
                     }
                 }
             }
@@ -588,17 +613,19 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
 
 /// The spans of columns to search for rows that slid, on rows `cols` wide: the whole row,
 /// then those between the fixed margins (cells the same at the same place at a row's start
-/// and at its end, such as a pager's `>` marks or a line-number column) that the most rows
-/// that `may_slide` have, up to [`MARGIN_SPANS`] of them.
+/// and at the seen row's it came `from`, such as a pager's `>` marks or a line-number column)
+/// that the most rows that `may_slide` have, up to [`MARGIN_SPANS`] of them.
 fn slide_spans(
     now: &[Vec<u64>],
     then: &[Vec<u64>],
     cols: usize,
+    from: impl Fn(usize) -> Option<usize>,
     may_slide: impl Fn(usize) -> bool,
 ) -> Vec<(usize, usize)> {
     let mut counts: HashMap<(usize, usize), usize> = HashMap::new();
-    let rows = now.iter().zip(then).enumerate();
-    for (_, (now, then)) in rows.filter(|(row, _)| may_slide(*row)) {
+    let rows = (0..now.len()).filter(|&row| may_slide(row));
+    let pairs = rows.filter_map(|row| Some((&now[row], then.get(from(row)?)?)));
+    for (now, then) in pairs {
         let start = now.iter().zip(then).take_while(|(a, b)| a == b).count();
         let end = now.iter().rev().zip(then.iter().rev()).take_while(|(a, b)| a == b).count();
         if (start, end) != (0, 0) && start + end + 2 <= cols {
@@ -821,8 +848,9 @@ pub(crate) fn rebuilds(base: &Frame, changes: &Changes, frame: &Frame) -> Result
                 // The seen row, its kept cells moved, the new ones as listed.
                 let (new_from, new_to) = slid.new_columns();
                 let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
+                let was = usize::from(slid.seen_row(row as u16));
                 let (new, old) =
-                    (ReadRow::parse(content, usize::from(new_to - new_from)), &seen[row]);
+                    (ReadRow::parse(content, usize::from(new_to - new_from)), &seen[was]);
                 let mut rebuilt = ReadRow { cursor: None, ..old.clone() };
                 let kept = usize::from(kept_from)..usize::from(kept_to);
                 let was = usize::from(then_from)..usize::from(then_to);
@@ -1058,7 +1086,7 @@ mod tests {
         let runs = [run(1, 0, 7, "black", "cyan", &[]), run(1, 9, 11, "black", "green", &[])];
         let menu = framed(&opened, &runs);
         let shape = seen.shape(id, &menu, false);
-        let slid = Some(Slid { first: 1, count: 5, by: 9, from_col: 0, to_col: 20 });
+        let slid = Some(Slid { first: 1, count: 5, by: 9, from_col: 0, to_col: 20, down: 0 });
         assert_eq!(
             shape,
             Shape::Changes(Changes { look: 1, moved: None, slid, rows: vec![1, 2, 3, 4, 5] })
@@ -1078,7 +1106,7 @@ mod tests {
         let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
         assert_eq!(
             changes.slid,
-            Some(Slid { first: 1, count: 8, by: -2, from_col: 0, to_col: 20 })
+            Some(Slid { first: 1, count: 8, by: -2, from_col: 0, to_col: 20, down: 0 })
         );
         // The screen is 20 wide: its last two columns, which were past its edge.
         assert_eq!(scrolled.text(&shape), "1│hi\n2│hi\n3│hi\n4│hi\n5│hi\n6│hi\n7│hi\n8│hi");
@@ -1086,12 +1114,51 @@ mod tests {
         let list = framed(&procs, &[run(1, 2, 3, "black", "green", &[])]);
         let still = [run(1, 2, 3, "black", "green", &[])];
         let slid = find_slide(&framed(&opened, &still), &list, |_| true);
-        assert_eq!(slid, Some(Slid { first: 2, count: 4, by: 9, from_col: 0, to_col: 20 }));
+        assert_eq!(
+            slid,
+            Some(Slid { first: 2, count: 4, by: 9, from_col: 0, to_col: 20, down: 0 })
+        );
         // Nor do rows that only keep blanks (a short row's blank end), nor a block that
         // saves fewer bytes than the note that tells it.
         let short = framed(&["ab", "cd", "ef", "gh", "ij"], &[]);
         let moved = framed(&["  ab", "  cd", "  ef", "  gh", "  ij"], &[]);
         assert_eq!(find_slide(&moved, &short, |_| true), None);
+    }
+
+    /// A list that gained a row at its top as a panel opened beside it moved down and right:
+    /// its rows are told as the seen rows they came from, moved, and only the panel is sent.
+    #[test]
+    fn rows_that_moved_down_and_slid_are_sent_as_their_new_columns() {
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        let process = |pid: u32, name: &str| {
+            format!("{pid:>6} root  20  0 39436  9172  6884 S  0.0  0.0 0:24.75 {name}")
+        };
+        let names = ["/sbin/init", "/usr/bin/bash", "/usr/bin/less", "/usr/bin/vim"];
+        let list: Vec<String> =
+            names.iter().enumerate().map(|(n, name)| process(n as u32 + 1, name)).collect();
+        let lines = |rows: &[String]| -> Frame {
+            let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+            frame(&rows, (0, 0))
+        };
+        let before = lines(&list);
+        seen.remember(id, Some(before.clone()));
+        // A new process at the top, the last one pushed off, and a 12-column panel.
+        let mut moved = vec![process(999, "/usr/bin/new")];
+        moved.extend(list[..3].iter().cloned());
+        let panel = ["Sort by", "PID", "USER", "TIME"];
+        let opened: Vec<String> =
+            panel.iter().zip(&moved).map(|(p, row)| format!("{p:<12}{row}")).collect();
+        let after = lines(&opened);
+        let shape = seen.shape(id, &after, false);
+        let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
+        assert_eq!(
+            changes.slid,
+            Some(Slid { first: 1, count: 3, by: 12, from_col: 0, to_col: after.cols, down: 1 })
+        );
+        assert_eq!(rebuilds(&before, changes, &after), Ok(()));
+        let text = after.text(&shape);
+        assert!(text.starts_with(&format!("0│{}\n1│PID\n2│USER\n3│TIME", opened[0])), "{text}");
     }
 
     #[test]
@@ -1234,7 +1301,7 @@ mod tests {
             screen.cols = cols as u16;
             Frame::new(&screen, &runs, Styles::Meaningful)
         };
-        let (mut slides, mut moves, mut looks_back, mut spans) = (0, 0, 0, 0);
+        let (mut slides, mut moves, mut looks_back, mut spans, mut diagonal) = (0, 0, 0, 0, 0);
         for _ in 0..3000 {
             let mut grid: Grid = ((0..rows).map(|_| random.row(cols)).collect(), (0, 0));
             let seen = SeenScreens::default();
@@ -1289,6 +1356,16 @@ mod tests {
                                     }
                                 }
                             }
+                            // Now and then the block moves a row down or up as well.
+                            let to = match random.below(5) {
+                                0 if first + count < rows => Some(first + 1),
+                                1 if first > 0 => Some(first - 1),
+                                _ => None,
+                            };
+                            if let Some(to) = to {
+                                let block: Vec<_> = grid.0[first..first + count].to_vec();
+                                grid.0.splice(to..to + count, block);
+                            }
                         }
                         _ => {
                             grid.1 = (
@@ -1312,6 +1389,7 @@ mod tests {
                         changes.slid.is_some_and(|s| s.to_col - s.from_col < cols as u16),
                     );
                     moves += usize::from(changes.moved.is_some());
+                    diagonal += usize::from(changes.slid.is_some_and(|s| s.down != 0));
                     looks_back += usize::from(changes.look == 2);
                 }
                 seen.remember(id, Some(frame.clone()));
@@ -1322,8 +1400,8 @@ mod tests {
         }
         // The cases that matter were met.
         assert!(
-            slides > 60 && spans > 10 && moves > 100 && looks_back > 20,
-            "{slides} {spans} {moves} {looks_back}"
+            slides > 40 && spans > 6 && moves > 100 && looks_back > 20 && diagonal > 10,
+            "{slides} {spans} {moves} {looks_back} {diagonal}"
         );
     }
 

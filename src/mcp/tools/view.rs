@@ -490,7 +490,8 @@ mod tests {
         let rows =
             |rows: Vec<u16>, moved| Shape::Changes(Changes { look: 2, moved, slid: None, rows });
         let moved = Some(Moved { from: 1, to: 0, count: 499 });
-        let slid = Some(Slid { first: 0, count: 500, by: -999, from_col: 0, to_col: 1000 });
+        let slid =
+            Some(Slid { first: 0, count: 500, by: -999, from_col: 0, to_col: 1000, down: 0 });
         let shapes = [
             Shape::Whole,
             rows(vec![], None),

@@ -52,12 +52,20 @@ pub(crate) struct Slid {
     pub(crate) from_col: u16,
     /// The column after its last.
     pub(crate) to_col: u16,
+    /// Rows the block moved down as well (negative: up): its row `r` holds what row
+    /// `r - down` held (a process that came to the top of a list as a panel opened).
+    pub(crate) down: i16,
 }
 
 impl Slid {
     /// Whether row `row` is one of the block's.
     pub(crate) fn holds(&self, row: u16) -> bool {
         (self.first..self.first.saturating_add(self.count)).contains(&row)
+    }
+
+    /// The row of the seen screen that row `row` of the block came from.
+    pub(crate) fn seen_row(&self, row: u16) -> u16 {
+        (i32::from(row) - i32::from(self.down)) as u16
     }
 
     /// The columns (from, to) of the block's rows that came from the seen screen, and where
@@ -108,7 +116,7 @@ pub(crate) fn model_view(
         })),
         "slid": changed.and_then(|c| c.slid).map(|s| json!({
             "first": s.first, "count": s.count, "columns": s.by,
-            "from_col": s.from_col, "to_col": s.to_col,
+            "from_col": s.from_col, "to_col": s.to_col, "rows_down": s.down,
         })),
         "omitted_bytes": omitted,
     });
@@ -182,8 +190,12 @@ fn slid_note(slid: Slid, cols: u16) -> String {
     };
     let side = if slid.by > 0 { "right" } else { "left" };
     let new = columns(slid.new_columns());
+    let then = match slid.down {
+        0 => "then".to_owned(),
+        _ => format!("rows {}-{} then", slid.seen_row(first), slid.seen_row(last)),
+    };
     format!(
-        "; rows {first}-{last} as then but {what} {shift} to the {side}, only their {new} shown"
+        "; rows {first}-{last} as {then} but {what} {shift} to the {side}, only their {new} shown"
     )
 }
 
@@ -193,15 +205,20 @@ mod tests {
 
     #[test]
     fn a_slide_is_told_by_the_columns_it_moved_and_shows() {
-        let slid = Slid { first: 7, count: 16, by: 15, from_col: 0, to_col: 80 };
+        let slid = Slid { first: 7, count: 16, by: 15, from_col: 0, to_col: 80, down: 0 };
         assert_eq!(
             slid_note(slid, 80),
             "; rows 7-22 as then but moved 15 columns to the right, only their columns 0-14 shown"
         );
-        let slid = Slid { first: 0, count: 2, by: -1, from_col: 4, to_col: 79 };
+        let slid = Slid { first: 0, count: 2, by: -1, from_col: 4, to_col: 79, down: 0 };
         assert_eq!(
             slid_note(slid, 80),
             "; rows 0-1 as then but their columns 4-78 moved 1 column to the left, only their column 78 shown"
+        );
+        let slid = Slid { first: 10, count: 13, by: 15, from_col: 0, to_col: 80, down: 1 };
+        assert_eq!(
+            slid_note(slid, 80),
+            "; rows 10-22 as rows 9-21 then but moved 15 columns to the right, only their columns 0-14 shown"
         );
     }
 }
