@@ -276,7 +276,7 @@ impl Session {
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let text = text.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, tx)))?;
+        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, tx.into())))?;
         Ok(PendingPaste { session: self.clone(), paste, reply: rx })
     }
 
@@ -482,13 +482,47 @@ impl Session {
         until: Until,
         timeout: Duration,
     ) -> Result<WaitOutcome> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let waiter = self.start_type_and_wait(typing, until, timeout, tx.into())?;
+        PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
+    }
+
+    /// Sends the request that types `typing` and waits for `until`, answered at `reply`;
+    /// returns the wait's id.
+    fn start_type_and_wait(
+        &self,
+        typing: Typing,
+        until: Until,
+        timeout: Duration,
+        reply: Reply<Result<WaitOutcome>>,
+    ) -> Result<u64> {
         let (id, reader) = (self.id, self.reader);
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        let (tx, rx) = crossbeam_channel::bounded(1);
         self.client.submit(Box::new(move |r| {
-            r.type_then_wait(id, typing, reader, until, timeout, waiter, tx.into())
+            r.type_then_wait(id, typing, reader, until, timeout, waiter, reply)
         }))?;
-        PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
+        Ok(waiter)
+    }
+
+    /// [`Session::type_and_wait`] as a future (see [`Session::wait_async`]); dropping it
+    /// cancels the wait (what was typed stays typed).
+    fn type_and_wait_async(
+        &self,
+        typing: crate::Result<Typing>,
+        until: Until,
+        timeout: Duration,
+    ) -> EngineFuture<WaitOutcome> {
+        let (future, producer) = EngineFuture::new();
+        let waiter = typing.and_then(|typing| {
+            self.start_type_and_wait(typing, until, timeout, Reply::Future(producer))
+        });
+        match waiter {
+            Ok(waiter) => {
+                let canceller = WaitCanceller { client: self.client.clone(), id: self.id, waiter };
+                future.on_drop(move || canceller.cancel())
+            }
+            Err(err) => EngineFuture::ready(Err(err)),
+        }
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
@@ -630,6 +664,56 @@ impl Session {
         }
         let canceller = WaitCanceller { client: self.client.clone(), id, waiter };
         future.on_drop(move || canceller.cancel())
+    }
+
+    /// [`Session::send_keys_and_wait`] as a future (see [`Session::wait_async`]): an async
+    /// host types and waits without blocking its executor. Dropping it cancels the wait.
+    pub fn send_keys_and_wait_async(
+        &self,
+        script: &str,
+        until: Until,
+        timeout: Duration,
+    ) -> EngineFuture<WaitOutcome> {
+        let typing = parse_key_script(script).map(Typing::Keys).map_err(Into::into);
+        self.type_and_wait_async(typing, until, timeout)
+    }
+
+    /// [`Session::send_bytes_and_wait`] as a future (see [`Session::wait_async`]).
+    pub fn send_bytes_and_wait_async(
+        &self,
+        bytes: &[u8],
+        until: Until,
+        timeout: Duration,
+    ) -> EngineFuture<WaitOutcome> {
+        self.type_and_wait_async(Ok(Typing::Bytes(bytes.to_vec())), until, timeout)
+    }
+
+    /// [`Session::submit_and_wait`] as a future (see [`Session::wait_async`]).
+    pub fn submit_and_wait_async(
+        &self,
+        text: &str,
+        until: Until,
+        timeout: Duration,
+    ) -> EngineFuture<WaitOutcome> {
+        self.send_bytes_and_wait_async(&submitted(text), until, timeout)
+    }
+
+    /// [`Session::paste`] as a future (see [`Session::wait_async`]): a paste to a program that
+    /// reads slowly waits for room without blocking the executor (at most the engine's
+    /// `default_wait_timeout`). Dropping it ends the paste (what was queued stays queued).
+    pub fn paste_async(&self, text: &str) -> EngineFuture<()> {
+        let (id, text) = (self.id, text.to_owned());
+        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        let (future, producer) = EngineFuture::new();
+        let reply = Reply::Future(producer);
+        let started = self.client.submit(Box::new(move |r| r.paste(id, paste, &text, None, reply)));
+        match started {
+            Ok(()) => {
+                let canceller = WaitCanceller { client: self.client.clone(), id, waiter: paste };
+                future.on_drop(move || canceller.cancel())
+            }
+            Err(err) => EngineFuture::ready(Err(err)),
+        }
     }
 
     /// A read that waits: waits (as a future, see [`Session::wait_async`]) until `until` holds

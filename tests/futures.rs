@@ -60,6 +60,22 @@ fn a_thousand_waits_as_futures_on_one_thread_and_dropped_futures_leave_nothing()
     assert!(outcome.matched().is_some(), "{outcome:?}");
     assert!(output.text.contains("after"), "{output:?}");
 
+    // Typing and its wait, and a paste, as futures: the echo of a submitted line is no
+    // answer, `cat`'s copy of it is; a bad key script fails at once; a dropped one cancels.
+    let typed = block_on(s.send_keys_and_wait_async("keys<Enter>", Until::text("keys"), LONG));
+    assert!(typed.unwrap().matched().is_some());
+    let line = block_on(s.submit_and_wait_async("line", Until::text("line"), LONG)).unwrap();
+    assert!(line.matched().is_some(), "{line:?}");
+    let bytes = s.send_bytes_and_wait_async(b"bytes\r", Until::text("bytes"), LONG);
+    assert!(block_on(bytes).unwrap().matched().is_some());
+    assert!(block_on(s.send_keys_and_wait_async("<Nope>", Until::text("x"), LONG)).is_err());
+    let pending = s.send_keys_and_wait_async("z", Until::text("never printed"), LONG);
+    assert_eq!(s.info().unwrap().pending_waits, 1);
+    drop(pending);
+    assert_eq!(s.info().unwrap().pending_waits, 0);
+    block_on(s.paste_async("pasted\n")).unwrap();
+    expect(s, Until::text("pasted"));
+
     // A wait that times out, and close, as futures.
     let outcome = block_on(s.wait_async(Until::text("never"), Duration::from_millis(50))).unwrap();
     assert!(outcome.is_timeout());

@@ -190,7 +190,7 @@ struct Parked {
     /// When the paste gives up.
     deadline: Instant,
     /// The caller to answer, on the last piece only.
-    reply: Option<Sender<Result<()>>>,
+    reply: Option<Reply<Result<()>>>,
 }
 
 /// One session as the reactor sees it.

@@ -288,7 +288,7 @@ impl Reactor {
         paste: u64,
         text: &str,
         timeout: Option<Duration>,
-        reply: Sender<Result<()>>,
+        reply: Reply<Result<()>>,
     ) {
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
