@@ -550,12 +550,10 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
         for (from_col, to_col) in spans {
             let width = to_col - from_col;
             for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
-                let (first, count) = (0, 0);
-                let (from_col, to_col) = (from_col as u16, to_col as u16);
-                let slid = Slid { first, count, by, from_col, to_col, down };
+                let span = (from_col as u16, to_col as u16);
+                let slid = Slid { first: 0, count: 0, by, from_col: span.0, to_col: span.1, down };
                 let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
                 let (new_from, new_to) = slid.new_columns();
-                let (from_col, to_col) = (usize::from(from_col), usize::from(to_col));
                 // The bytes row `row` saves if it slid: its cells outside the span are those
                 // of the seen row it came from, its kept cells too, marks included up to the
                 // row's last character, and they are not blanks only; no wide character is
