@@ -1334,6 +1334,10 @@ fn transcript_waits_on_the_alternate_screen_are_refused_with_a_hint() {
         json!({"session_id": id, "keys": "ihello world", "for_screen_text": "hello world"}),
     );
     assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    // A search of the transcript finds nothing there, and says where to look instead.
+    let searched = client.call("terminal_read", json!({"session_id": id, "search": "hello"}));
+    let searched = text(&searched);
+    assert!(searched.contains("0 transcript lines") && searched.contains("find="), "{searched}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

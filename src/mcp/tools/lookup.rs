@@ -187,6 +187,12 @@ fn search(
         block.push('\n');
         block.push_str(kept);
     }
+    // What a full-screen program shows is no transcript: the search cannot see it.
+    if total == 0 && session.screen().is_ok_and(|screen| screen.alternate) {
+        block.push_str(
+            "\n[the program is on the alternate screen, whose text is no transcript: look for text on the screen with find=\"...\" or read it with view=\"screen\"]",
+        );
+    }
     Ok((block, json!({"session_id": session.id().0, "matches": total})))
 }
 

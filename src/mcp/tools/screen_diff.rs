@@ -70,7 +70,8 @@ impl Frame {
     /// `screen` with the `runs` that `styles` selects marked.
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
-        let mut runs = select(runs, styles);
+        let cells = usize::from(screen.cols) * usize::from(screen.rows);
+        let mut runs = select(runs, styles, cells);
         if styles == Styles::Meaningful {
             for run in &mut runs {
                 let row = text(usize::from(run.row));
@@ -246,8 +247,13 @@ impl Frame {
 }
 
 /// The runs `styles` marks, neighbours with the same label merged.
-fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
-    let meaningful = |run: &&StyleRun| run.attrs.contains(&"inverse") || run.bg != "default";
+fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
+    // A background on most of the screen's `cells` is the screen's own colour (a program that
+    // paints every cell, such as curses' white on black), not a highlight.
+    let base = screen_background(runs, cells);
+    let meaningful = |run: &&StyleRun| {
+        run.attrs.contains(&"inverse") || (run.bg != "default" && Some(run.bg.as_str()) != base)
+    };
     let marked: Vec<Marked> = match styles {
         Styles::Off => Vec::new(),
         Styles::All => runs.iter().map(|run| Marked::new(run, label(run))).collect(),
@@ -272,6 +278,15 @@ fn select(runs: &[StyleRun], styles: Styles) -> Vec<Marked> {
         }
     }
     merged
+}
+
+/// The background of more than half of a screen's `cells`, if one has them.
+fn screen_background(runs: &[StyleRun], cells: usize) -> Option<&str> {
+    let mut covered: HashMap<&str, usize> = HashMap::new();
+    for run in runs.iter().filter(|run| run.bg != "default") {
+        *covered.entry(run.bg.as_str()).or_default() += usize::from(run.width);
+    }
+    covered.into_iter().find(|&(_, count)| count * 2 > cells).map(|(bg, _)| bg)
 }
 
 /// Of more coloured runs than a highlight has, those that stand out from the colour scheme
@@ -949,6 +964,16 @@ mod tests {
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ▌ x");
         let selected = [many.as_slice(), &[run(1, 1, 2, "white", "red", &[])]].concat();
         let frame = Frame::new(&screen, &selected, Styles::Meaningful);
+        assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
+        // A background painted on most of the screen (curses' white on black) is the screen's
+        // own colour: only what differs from it is marked.
+        let painted = [
+            run(0, 0, 20, "white", "black", &[]),
+            run(1, 0, 1, "white", "black", &[]),
+            run(1, 1, 2, "black", "white", &[]),
+            run(1, 3, 17, "white", "black", &[]),
+        ];
+        let frame = Frame::new(&screen, &painted, Styles::Meaningful);
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
     }
 

@@ -327,6 +327,10 @@ impl Report {
                     Some("shell prompt") if matches!(shown, Some(Activity::AtPrompt)) => {
                         return None;
                     }
+                    // `running, quiet` says the rest.
+                    Some(by) if by.starts_with("quiet") && shown == Some(&Activity::Quiet) => {
+                        format!("settled after {secs:.2} s")
+                    }
                     Some(by) => format!("settled after {secs:.2} s: {by}"),
                     None => format!("settled after {secs:.2} s"),
                 },
@@ -396,6 +400,7 @@ mod tests {
             quiet.line(Some(&Activity::Running)).as_deref(),
             Some("settled after 0.25 s: quiet for 1.25s")
         );
+        assert_eq!(quiet.line(Some(&Activity::Quiet)).as_deref(), Some("settled after 0.25 s"));
         let mut timed_out = default_wait("timeout", None);
         timed_out.implicit = false;
         timed_out.elapsed = Duration::from_secs(2);
