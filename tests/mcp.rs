@@ -1352,6 +1352,11 @@ fn the_default_wait_says_what_settled_it() {
     let text = text(&sent);
     // The status names the condition that ended the wait: waiting for input (a line).
     assert!(text.starts_with("[cat waiting for a line]\n"), "{text}");
+    // A wait for text already read times out, and says where the text was.
+    let late = client
+        .call("terminal_read", json!({"session_id": id, "for_text": "hello", "timeout_ms": 300}));
+    let late = self::text(&late);
+    assert!(late.contains("timed out") && late.contains("had it before the wait"), "{late}");
     // Where it waits is said when the output does not show it: a prompt read before, then
     // only the end of its row typed, is not repeated.
     let asks = client.tool(

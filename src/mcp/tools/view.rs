@@ -475,6 +475,7 @@ mod tests {
                     elapsed: Duration::from_secs(u64::MAX / 4),
                     implicit,
                     shell_prompt: false,
+                    printed_before: (outcome == "timeout").then_some(u64::MAX),
                     // The longest of the default wait's built-in conditions, and then some.
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,
@@ -543,6 +544,7 @@ mod tests {
             implicit: false,
             shell_prompt: false,
             settled_by: None,
+            printed_before: None,
             screen: None,
         };
         let (output, _) = layout(

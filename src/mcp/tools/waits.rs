@@ -98,6 +98,9 @@ pub(crate) struct Report {
     /// For the default wait, which of its built-in conditions held (input wait, exit, quiet):
     /// a short fixed text.
     pub settled_by: Option<String>,
+    /// For a transcript wait that timed out, the last line printed before the wait began that
+    /// its condition matches: the text was there, but already read.
+    pub printed_before: Option<u64>,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
 }
@@ -263,6 +266,7 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
         implicit: plan.implicit,
         shell_prompt,
         settled_by: None,
+        printed_before: None,
         screen,
     };
     Ok(match outcome.fired {
@@ -274,8 +278,27 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
         Fired::Exited { .. } => report("exited", None, None),
         Fired::Closed => report("closed", None, None),
         Fired::Cancelled => report("cancelled", None, None),
-        Fired::Timeout => report("timeout", None, outcome.screen),
+        Fired::Timeout => Report {
+            printed_before: printed_before(session, &plan.until),
+            ..report("timeout", None, outcome.screen)
+        },
     })
+}
+
+/// How many of the last transcript lines a timed-out transcript wait looks through for the
+/// text it waited for, printed before it began.
+const LINES_LOOKED_BACK: u64 = 500;
+
+/// The last of the recent transcript lines that `until`'s transcript conditions match, if it
+/// has any: after a timeout, the answer may have come before the wait (and been read).
+fn printed_before(session: &Session, until: &Until) -> Option<u64> {
+    if !until.needs_transcript() {
+        return None;
+    }
+    let end = session.transcript_lines(0..0, 0).ok()?.end;
+    let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
+    let lines = recent.ok()?.lines;
+    lines.iter().rev().find(|(n, line)| until.match_line(*n, line, 0).is_some()).map(|(n, _)| *n)
 }
 
 impl Report {
@@ -293,6 +316,7 @@ impl Report {
             implicit: self.implicit,
             shell_prompt: self.shell_prompt,
             settled_by: self.settled_by.clone(),
+            printed_before: self.printed_before,
             screen: None,
         }
     }
@@ -356,7 +380,12 @@ impl Report {
             _ if condition.starts_with("waiting for ") => {
                 format!("timed out after {secs:.1} s {condition}")
             }
-            _ => format!("timed out after {secs:.1} s waiting for {condition}"),
+            _ => match self.printed_before {
+                Some(line) => format!(
+                    "timed out after {secs:.1} s waiting for {condition}; line {line} had it before the wait"
+                ),
+                None => format!("timed out after {secs:.1} s waiting for {condition}"),
+            },
         })
     }
 }
@@ -374,6 +403,7 @@ mod tests {
             implicit: true,
             shell_prompt: false,
             settled_by: settled_by.map(str::to_owned),
+            printed_before: None,
             screen: None,
         }
     }
