@@ -272,12 +272,39 @@ impl Session {
     /// [`PendingPaste::canceller`] ends it from another thread. A paste that does not complete
     /// fails with [`Error::PasteIncomplete`], saying how much of it was queued.
     pub fn start_paste(&self, text: &str, timeout: Option<Duration>) -> Result<PendingPaste> {
-        let id = self.id;
-        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        let text = text.to_owned();
         let (tx, rx) = crossbeam_channel::bounded(1);
-        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, tx.into())))?;
+        let paste = self.send_paste(text, timeout, tx.into())?;
         Ok(PendingPaste { session: self.clone(), paste, reply: rx })
+    }
+
+    /// Sends the request that pastes `text`, answered at `reply`; returns the paste's id
+    /// (in the id space of waits: a [`WaitCanceller`] ends it).
+    fn send_paste(
+        &self,
+        text: &str,
+        timeout: Option<Duration>,
+        reply: Reply<Result<()>>,
+    ) -> Result<u64> {
+        let (id, text) = (self.id, text.to_owned());
+        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, reply)))?;
+        Ok(paste)
+    }
+
+    /// A future answered at the reply `start` is given, whose wait (or paste) `start` sent
+    /// and named; dropping the future cancels it.
+    fn cancelled_on_drop<T>(
+        &self,
+        start: impl FnOnce(Reply<Result<T>>) -> Result<u64>,
+    ) -> EngineFuture<T> {
+        let (future, producer) = EngineFuture::new();
+        match start(Reply::Future(producer)) {
+            Ok(waiter) => {
+                let canceller = WaitCanceller { client: self.client.clone(), id: self.id, waiter };
+                future.on_drop(move || canceller.cancel())
+            }
+            Err(err) => EngineFuture::ready(Err(err)),
+        }
     }
 
     /// Clicks the left button at a cell (row and column from 0): press, then release. Fails
@@ -512,17 +539,7 @@ impl Session {
         until: Until,
         timeout: Duration,
     ) -> EngineFuture<WaitOutcome> {
-        let (future, producer) = EngineFuture::new();
-        let waiter = typing.and_then(|typing| {
-            self.start_type_and_wait(typing, until, timeout, Reply::Future(producer))
-        });
-        match waiter {
-            Ok(waiter) => {
-                let canceller = WaitCanceller { client: self.client.clone(), id: self.id, waiter };
-                future.on_drop(move || canceller.cancel())
-            }
-            Err(err) => EngineFuture::ready(Err(err)),
-        }
+        self.cancelled_on_drop(|reply| self.start_type_and_wait(typing?, until, timeout, reply))
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
@@ -654,16 +671,12 @@ impl Session {
     /// ```
     pub fn wait_async(&self, until: Until, timeout: Duration) -> EngineFuture<WaitOutcome> {
         let (id, reader) = (self.id, self.reader);
-        let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        let (future, producer) = EngineFuture::new();
-        let reply = Reply::Future(producer);
-        if let Err(err) =
-            self.client.submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, reply)))
-        {
-            return EngineFuture::ready(Err(err));
-        }
-        let canceller = WaitCanceller { client: self.client.clone(), id, waiter };
-        future.on_drop(move || canceller.cancel())
+        self.cancelled_on_drop(|reply| {
+            let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+            self.client
+                .submit(Box::new(move |r| r.wait(id, reader, until, timeout, waiter, reply)))?;
+            Ok(waiter)
+        })
     }
 
     /// [`Session::send_keys_and_wait`] as a future (see [`Session::wait_async`]): an async
@@ -702,18 +715,7 @@ impl Session {
     /// reads slowly waits for room without blocking the executor (at most the engine's
     /// `default_wait_timeout`). Dropping it ends the paste (what was queued stays queued).
     pub fn paste_async(&self, text: &str) -> EngineFuture<()> {
-        let (id, text) = (self.id, text.to_owned());
-        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        let (future, producer) = EngineFuture::new();
-        let reply = Reply::Future(producer);
-        let started = self.client.submit(Box::new(move |r| r.paste(id, paste, &text, None, reply)));
-        match started {
-            Ok(()) => {
-                let canceller = WaitCanceller { client: self.client.clone(), id, waiter: paste };
-                future.on_drop(move || canceller.cancel())
-            }
-            Err(err) => EngineFuture::ready(Err(err)),
-        }
+        self.cancelled_on_drop(|reply| self.send_paste(text, None, reply))
     }
 
     /// A read that waits: waits (as a future, see [`Session::wait_async`]) until `until` holds

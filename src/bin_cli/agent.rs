@@ -21,6 +21,8 @@ const EXIT_ENDED: u8 = 1;
 enum Kind {
     /// A string.
     Text,
+    /// A regular expression, a string (`RE` in the help).
+    Regex,
     /// A string typed as it is: the tool decodes backslash escapes in it, so its backslashes
     /// are doubled (a shell's `$'...'` writes control characters, `--keys` names keys).
     Literal,
@@ -47,9 +49,9 @@ const fn flag(name: &'static str, arg: &'static str, kind: Kind, help: &'static 
 /// The wait conditions, as `termloom run` names them.
 const WAIT: &[Flag] = &[
     flag("--wait-text", "for_text", Kind::Text, "Text in a new transcript line."),
-    flag("--wait-regex", "for_regex", Kind::Text, "Regex matching a new transcript line."),
+    flag("--wait-regex", "for_regex", Kind::Regex, "Regex matching a new transcript line."),
     flag("--wait-screen", "for_screen_text", Kind::Text, "Text on the screen."),
-    flag("--wait-screen-regex", "for_screen_regex", Kind::Text, "Regex matching a screen row."),
+    flag("--wait-screen-regex", "for_screen_regex", Kind::Regex, "Regex matching a screen row."),
     flag("--wait-row", "screen_row", Kind::Number, "Only this row (from 0) for the two above."),
     flag("--wait-cursor", "for_cursor", Kind::Text, "The cursor at ROW,COL (from 0)."),
     flag("--wait-quiet", "quiet_ms", Kind::Number, "No output for this many ms."),
@@ -93,7 +95,7 @@ const START: &[Flag] = &[
 
 const LOOKUP: &[Flag] = &[
     flag("--lines", "lines", Kind::Text, "Transcript lines by number: 120-160, 120-."),
-    flag("--search", "search", Kind::Text, "The transcript lines a regex matches."),
+    flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),
 ];
 
@@ -120,8 +122,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_send",
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW],
-        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys and Enter for --submit), then
-  waits as asked; without WAIT, until it waits for input,\n  exits or settles, at most 10 s (a program still busy then is no failure: the note\n  says so, and exit code 0). --paste-file pastes a file's contents, or with - what\n  stdin gives until it ends, for a text too long for one argument (up to 4 MiB).",
+        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
@@ -231,7 +232,7 @@ pub(super) fn help() -> String {
             let value = match flag.kind {
                 Kind::Switch => "",
                 Kind::Number => " N",
-                Kind::Text if flag.help.contains("regex") || flag.help.contains("Regex") => " RE",
+                Kind::Regex => " RE",
                 Kind::Text | Kind::Literal => " TEXT",
                 Kind::File => " PATH",
             };
@@ -421,7 +422,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
-                    Kind::Text => json!(value()?),
+                    Kind::Text | Kind::Regex => json!(value()?),
                     Kind::Literal => json!(value()?.replace('\\', "\\\\")),
                     Kind::File => json!(read_file(&arg, &value()?)?),
                     Kind::Number => {
@@ -720,7 +721,7 @@ fn own_and_programs<'t>(text: &'t str, structured: &Value) -> Vec<(&'t str, bool
     ranges.sort_by_key(|range| range.start);
     let mut pieces = Vec::new();
     let mut at = 0;
-    for range in ranges.into_iter().filter(|range| !range.is_empty()) {
+    for range in ranges {
         if range.start < at {
             continue;
         }

@@ -548,7 +548,9 @@ impl UnreadInput {
     /// when nothing is left a read could return. The line discipline takes the signal
     /// characters (Ctrl-C, Ctrl-\, Ctrl-Z with ISIG: a program that catches the signal never
     /// reads them) and, unless NOFLSH, discards the input queued before them; with IXON it
-    /// takes the flow-control characters (Ctrl-S, Ctrl-Q).
+    /// takes the flow-control characters (Ctrl-S, Ctrl-Q). Those are control characters (as
+    /// terminals are set up), so the modes are read only for bytes that hold one: text typed
+    /// or pasted costs no system call here.
     pub(super) fn before_writing(
         slot: &Slot,
         master: std::os::fd::BorrowedFd<'_>,
@@ -557,7 +559,8 @@ impl UnreadInput {
         use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
         let mut earlier = slot.unread_input.get();
         let mut bytes = bytes;
-        let termios = rustix::termios::tcgetattr(master).ok();
+        let controls = bytes.iter().any(|b| *b < 0x20 || *b == 0x7f);
+        let termios = controls.then(|| rustix::termios::tcgetattr(master).ok()).flatten();
         if let Some(termios) = &termios {
             let signal = |b: &u8| super::terminal_io::signal_for(termios, *b).is_some();
             if let Some(last) = bytes.iter().rposition(signal) {
