@@ -540,3 +540,55 @@ fn the_same_line_printed_on_every_tick_is_no_input_wait() {
     ticking.send_text("q\r").unwrap();
     expect(&ticking, Until::text("ended"));
 }
+
+/// A monitor that redraws on a one-second timer and reads keys between its ticks (`top -d 1`)
+/// waits for input: its timer goes off and is set again with no input in between. Before,
+/// its screen never stayed still for longer than its timer, so it never read as waiting.
+#[test]
+fn a_monitor_ticking_every_second_waits_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import select, sys, tty\n\
+                  tty.setcbreak(0)\n\
+                  n = 0\n\
+                  while True:\n\
+                  \x20   n += 1\n\
+                  \x20   print(f'\\rtick {n}', end='', flush=True)\n\
+                  \x20   if select.select([0], [], [], 1.0)[0]:\n\
+                  \x20       print(' key', sys.stdin.read(1), flush=True)\n\
+                  \x20       break\n";
+    let monitor = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    assert_eq!(input_wait_fires(&monitor), Some(InputKind::Keys));
+    assert!(monitor.screen().unwrap().contains("tick"));
+    monitor.send_text("q").unwrap();
+    expect(&monitor, Until::text("key q"));
+}
+
+/// A short timer set once after each key, before the program redraws (vim's wait for the
+/// rest of a key code after an Escape), is no wait for input, on the second key as on the
+/// first: the same timer seen again after input is not a monitor's tick.
+#[test]
+fn a_timer_set_after_each_key_is_waited_out_every_time() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, select, tty\n\
+                  tty.setcbreak(0)\n\
+                  n = 0\n\
+                  while True:\n\
+                  \x20   os.read(0, 1)\n\
+                  \x20   n += 1\n\
+                  \x20   select.select([0], [], [], 1.0)\n\
+                  \x20   print(f'redrawn {n}', flush=True)\n";
+    let program = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    input_wait_fires(&program);
+    for n in 1..=3 {
+        program.send_text("x").unwrap();
+        input_wait_fires(&program);
+        let screen = program.screen().unwrap();
+        assert!(screen.contains(&format!("redrawn {n}")), "key {n}: {screen}");
+    }
+}

@@ -205,23 +205,26 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// same on every tick is no answer. A poll with a short timer (see [`SHORT_TIMER`]) counts
 /// as waiting for input once the terminal has been quiet for longer than the timer and
 /// [`TIMER_SLACK`] (the timer went off without changing anything, and the program polls
-/// again: an idle tick, such as Python 3.13's REPL polling every 100 ms).
+/// again: an idle tick, such as Python 3.13's REPL polling every 100 ms), and so does one
+/// that `timers` saw before and that has gone off and been set again since (a monitor's tick
+/// that redraws the screen, `top -d 1`; see [`TimerSightings`]).
 pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
     candidates: Option<&[i32]>,
     quiet: std::time::Duration,
+    timers: Option<&TimerSightings>,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
         if pgrp <= 0 {
             return InputWait::Unknown { reason: format!("invalid process group {pgrp}") };
         }
-        linux::group_wait(pgrp, sid, candidates, quiet)
+        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers })
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates, quiet);
+        let _ = (pgrp, sid, candidates, quiet, timers);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -405,6 +408,72 @@ pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_se
 /// How much longer than a short timer the terminal must have been quiet before a poll with
 /// that timer counts as an idle tick (see [`group_input_wait`]).
 pub(crate) const TIMER_SLACK: std::time::Duration = std::time::Duration::from_millis(100);
+/// The shortest short timer that counts as a tick once it went off and was set again while
+/// the screen changed (see [`TimerSightings`]): a monitor's refresh (`top -d 1`), not a
+/// spinner's frame (a spinner that also reads the terminal is still busy).
+pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What a probe knows beside `/proc`.
+#[derive(Debug, Clone, Copy)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Probe<'a> {
+    /// How long the terminal has been quiet (see [`group_input_wait`]).
+    quiet: std::time::Duration,
+    /// The short timers earlier probes saw.
+    timers: Option<&'a TimerSightings>,
+}
+
+/// The short-timer waits earlier probes of one terminal's processes saw since its last input:
+/// a thread seen again in a wait on the same timer after it woke in between (its voluntary
+/// context switches grew), with no input in between, has a timer that goes off and is set
+/// again, a monitor's tick (`top -d 1` redraws every second and reads keys between), rather
+/// than a timer set once before the program changes the screen (vim's wait for the rest of a
+/// key code after an Escape, followed by a longer wait, or after the next Escape by the same
+/// wait: input in between). Holds the last few threads seen.
+#[derive(Debug, Default)]
+pub(crate) struct TimerSightings {
+    /// The time of the terminal's last input when these were seen.
+    input: std::cell::Cell<Option<std::time::Instant>>,
+    seen: std::cell::Cell<[Option<TimerSighting>; 4]>,
+}
+
+/// One thread seen waiting on a short timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TimerSighting {
+    tid: i32,
+    timer: std::time::Duration,
+    /// The thread's voluntary context switches then.
+    wakeups: u64,
+    /// Whether the wait was found to be a repeated one (and stays so while the thread sleeps).
+    ticking: bool,
+}
+
+impl TimerSightings {
+    /// Forgets what was seen before the terminal's last input, `input`.
+    pub(crate) fn since_input(&self, input: std::time::Instant) {
+        if self.input.replace(Some(input)) != Some(input) {
+            self.seen.set([None; 4]);
+        }
+    }
+
+    /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
+    /// whether it was seen on the same timer before with fewer switches (or in the same wait,
+    /// already found repeated).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn repeated(&self, tid: i32, timer: std::time::Duration, wakeups: u64) -> bool {
+        let mut seen = self.seen.get();
+        let earlier = seen.iter().position(|s| s.is_some_and(|s| s.tid == tid));
+        let ticking = earlier.and_then(|i| seen[i]).is_some_and(|s| {
+            s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
+        });
+        // The newest first; a thread seen again moves to the front.
+        let end = earlier.unwrap_or(seen.len() - 1);
+        seen.copy_within(0..end, 1);
+        seen[0] = Some(TimerSighting { tid, timer, wakeups, ticking });
+        self.seen.set(seen);
+        ticking
+    }
+}
 
 /// Whether a process only waits on others, or on a clock: every thread asleep waiting for a
 /// child (`wait4`, `waitid`), on a pipe (reading or writing it), or in a sleep (`nanosleep`:
@@ -574,8 +643,9 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, ProcStat, SyscallField, ThreadObs, classify_syscall, classify_wchan,
-        decide, describe_state, idle_behind, is_dead, is_gone, parse_stat, parse_syscall,
+        Activity, InputWait, Probe, ProcStat, SyscallField, ThreadObs, classify_syscall,
+        classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone, parse_stat,
+        parse_syscall,
     };
     use std::fs;
 
@@ -603,11 +673,7 @@ mod linux {
     }
 
     /// Observes one thread; `None` if it is gone or dead.
-    pub(super) fn observe_thread(
-        base: &str,
-        tid: i32,
-        quiet: std::time::Duration,
-    ) -> Option<ThreadObs> {
+    pub(super) fn observe_thread(base: &str, tid: i32, probe: Probe<'_>) -> Option<ThreadObs> {
         let obs = |activity| Some(ThreadObs { tid, activity });
         let stat = match fs::read(format!("{base}/stat")) {
             Ok(data) => match parse_stat(&data) {
@@ -630,7 +696,9 @@ mod linux {
                     return obs(Activity::Other("the kernel outside a system call".into()));
                 }
                 Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
-                    Some(activity) => return obs(reading_terminal(base, &text, activity, quiet)),
+                    Some(activity) => {
+                        return obs(reading_terminal(base, tid, &text, activity, probe));
+                    }
                     None => format!("system call {nr} unknown on this architecture"),
                 },
                 None => format!("unparsable syscall file {:?}", text.trim()),
@@ -663,16 +731,25 @@ mod linux {
     /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user.
     fn reading_terminal(
         base: &str,
+        tid: i32,
         syscall: &str,
         activity: Activity,
-        quiet: std::time::Duration,
+        probe: Probe<'_>,
     ) -> Activity {
         let Activity::Input(name) = &activity else {
             return activity;
         };
         if let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) {
             // A timer that went off without a change and was set again is an idle tick.
-            if quiet > timer.saturating_add(super::TIMER_SLACK) {
+            if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
+                return activity;
+            }
+            // So is one that went off and was set again, whatever it drew in between.
+            if timer >= super::SHORTEST_TICK
+                && let Some(timers) = probe.timers
+                && let Some(wakeups) = voluntary_switches(base)
+                && timers.repeated(tid, timer, wakeups)
+            {
                 return activity;
             }
             return Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()));
@@ -697,6 +774,18 @@ mod linux {
             }
             Err(_) => activity,
         }
+    }
+
+    /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
+    /// often it blocked, once per wait it entered.
+    fn voluntary_switches(base: &str) -> Option<u64> {
+        let status = fs::read_to_string(format!("{base}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
+            .trim()
+            .parse()
+            .ok()
     }
 
     /// The timeout of a poll-family call (`name`, with the arguments in `syscall`, the
@@ -744,14 +833,11 @@ mod linux {
     /// `None` if the process is gone.
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
-        observe_process(pid, quiet).map(|(wait, _)| wait)
+        observe_process(pid, Probe { quiet, timers: None }).map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
-    fn observe_process(
-        pid: i32,
-        quiet: std::time::Duration,
-    ) -> Option<(InputWait, Vec<ThreadObs>)> {
+    fn observe_process(pid: i32, probe: Probe<'_>) -> Option<(InputWait, Vec<ThreadObs>)> {
         let proc_dir = format!("/proc/{pid}");
         let stat = match fs::read(format!("{proc_dir}/stat")) {
             Ok(data) => match parse_stat(&data) {
@@ -778,7 +864,7 @@ mod linux {
         tids.sort_by_key(|&tid| (tid != pid, tid));
         let threads: Vec<ThreadObs> = tids
             .into_iter()
-            .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid, quiet))
+            .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid, probe))
             .collect();
         if threads.is_empty() {
             let reason = if is_dead(&stat) {
@@ -825,7 +911,7 @@ mod linux {
         pgrp: i32,
         sid: Option<i32>,
         candidates: Option<&[i32]>,
-        quiet: std::time::Duration,
+        probe: Probe<'_>,
     ) -> InputWait {
         let members = members(pgrp, sid, candidates);
         if members.is_empty() {
@@ -835,7 +921,7 @@ mod linux {
         let mut behind: Option<InputWait> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
-            match observe_process(member.pid, quiet) {
+            match observe_process(member.pid, probe) {
                 None => {}
                 Some((InputWait::Waiting { reader: first }, _)) => {
                     reader = reader.or(first);
@@ -877,6 +963,29 @@ mod linux {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_timer_counts_as_a_tick_once_seen_again_after_a_wakeup() {
+        let second = std::time::Duration::from_secs(1);
+        let timers = TimerSightings::default();
+        let input = std::time::Instant::now();
+        timers.since_input(input);
+        assert!(!timers.repeated(7, second, 10), "a first sighting is no tick");
+        assert!(!timers.repeated(7, second, 10), "the same wait seen again is none");
+        assert!(timers.repeated(7, second, 11), "woken and waiting on the same timer");
+        assert!(timers.repeated(7, second, 11), "and stays so while it sleeps");
+        assert!(!timers.repeated(7, second / 2, 12), "another timer");
+        // Other threads, more than are kept, push the oldest out.
+        for tid in 1..=4 {
+            timers.repeated(100 + tid, second, 1);
+        }
+        assert!(!timers.repeated(7, second / 2, 13), "forgotten");
+        timers.repeated(8, second, 1);
+        timers.since_input(input);
+        assert!(timers.repeated(8, second, 2), "the same input keeps what was seen");
+        timers.since_input(input + second);
+        assert!(!timers.repeated(8, second, 3), "input in between forgets it");
+    }
 
     #[test]
     fn parse_stat_plain() {
@@ -1216,8 +1325,12 @@ mod tests {
                 if let Some(text) = wchan {
                     std::fs::write(base.join("wchan"), text).unwrap();
                 }
-                super::super::linux::observe_thread(&base_str, 9, std::time::Duration::ZERO)
-                    .map(|t| t.activity)
+                super::super::linux::observe_thread(
+                    &base_str,
+                    9,
+                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None },
+                )
+                .map(|t| t.activity)
             };
             assert_eq!(observe('R', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('R')));
             assert_eq!(observe('T', Some("0 0x0"), Some("0")), Some(Activity::NotSleeping('T')));
@@ -1262,7 +1375,11 @@ mod tests {
             // The thread directory vanished: gone.
             std::fs::remove_dir_all(&base).unwrap();
             assert_eq!(
-                super::super::linux::observe_thread(&base_str, 9, std::time::Duration::ZERO),
+                super::super::linux::observe_thread(
+                    &base_str,
+                    9,
+                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None }
+                ),
                 None
             );
         }
@@ -1277,7 +1394,7 @@ mod tests {
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
             assert!(matches!(
-                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO),
+                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO, None),
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
@@ -1478,7 +1595,7 @@ mod tests {
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
             let InputWait::NotWaiting { reason } =
-                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO)
+                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO, None)
             else {
                 panic!("shell in wait4 must not be waiting");
             };
@@ -1514,7 +1631,13 @@ mod tests {
             );
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
-                match group_input_wait(pgrp, Some(me.session), None, std::time::Duration::ZERO) {
+                match group_input_wait(
+                    pgrp,
+                    Some(me.session),
+                    None,
+                    std::time::Duration::ZERO,
+                    None,
+                ) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
@@ -1525,11 +1648,11 @@ mod tests {
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(pgrp, None, None, std::time::Duration::ZERO),
+                group_input_wait(pgrp, None, None, std::time::Duration::ZERO, None),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO),
+                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO, None),
                 InputWait::Unknown { .. }
             ));
             // A member asleep on a clock (a background job of a shell without job control)
@@ -1544,7 +1667,13 @@ mod tests {
             wait_for("the sleeper to sleep", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
                 let sleeping = members.iter().any(|m| m.comm == "sleep" && m.state == 'S');
-                match group_input_wait(pgrp, Some(me.session), None, std::time::Duration::ZERO) {
+                match group_input_wait(
+                    pgrp,
+                    Some(me.session),
+                    None,
+                    std::time::Duration::ZERO,
+                    None,
+                ) {
                     InputWait::Waiting { .. } if sleeping => Ok(()),
                     other => Err(format!("{other:?} {members:?}")),
                 }
@@ -1563,6 +1692,7 @@ mod tests {
                     Some(me.session),
                     None,
                     std::time::Duration::ZERO,
+                    None,
                 ) {
                     InputWait::NotWaiting { reason }
                         if reason.contains(&format!("pid {busy_pid} (sh)")) =>

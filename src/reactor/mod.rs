@@ -219,6 +219,8 @@ struct Slot {
     /// A first sighting of the group waiting, to be confirmed by a later probe with no output
     /// in between: the activity time, the group, when it was seen.
     first_seen_waiting: std::cell::Cell<Option<(Instant, i32, Instant)>>,
+    /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
+    timers: crate::os::procfs::TimerSightings,
     /// Input written that the foreground group may not have read yet: the reads it had
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,

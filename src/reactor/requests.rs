@@ -123,6 +123,7 @@ impl Reactor {
                 screen_changed: now,
                 seen_waiting: std::cell::Cell::new(None),
                 first_seen_waiting: std::cell::Cell::new(None),
+                timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
                 last_resize: now,
                 mouse_held: None,

@@ -660,7 +660,14 @@ fn input_wait_of(
         return (procfs::InputWait::Waiting { reader }, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), quiet) {
+    slot.timers.since_input(slot.last_input);
+    let answer = match procfs::group_input_wait(
+        group,
+        Some(slot.pid),
+        members.as_deref(),
+        quiet,
+        Some(&slot.timers),
+    ) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
         procfs::InputWait::Unknown { reason }
