@@ -727,13 +727,28 @@ fn python_repl_with_waits_and_bounded_output() {
     assert!(view["output"].as_str().unwrap().contains("42"), "{view}");
     assert!(text(&sent).contains("42"));
     // Large output keeps its end, and says what was left out and how to get it.
-    let sent = client.tool(
+    let result = client.call(
         "terminal_send",
         json!({"session_id": id, "text": "for i in range(3000): print('line', i)\\r\\r",
                "for_text": "line 2999", "max_bytes": 1000}),
     );
+    let sent = &result["structuredContent"];
     assert!(sent["output_omitted_bytes"].as_u64().unwrap() > 10_000, "{sent}");
     assert!(sent["output"].as_str().unwrap().len() <= 1000);
+    // The advice asks for what the left-out lines take, not several times as much.
+    let advised: u64 = text(&result)
+        .split("view=\"scrollback\" max_bytes=")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no advice to read more: {}", text(&result)));
+    let omitted = sent["output_omitted_bytes"].as_u64().unwrap();
+    assert!(advised < 3 * omitted, "{advised} bytes asked to see {omitted}");
+    let all = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "view": "scrollback", "max_bytes": advised}),
+    );
+    let all = all["output"].as_str().unwrap();
+    assert!(all.contains("\nline 0\n") && all.contains("line 2999"), "{all}");
     let read = client
         .call("terminal_read", json!({"session_id": id, "view": "scrollback", "max_bytes": 300}));
     assert!(text(&read).contains("line 2999"), "{}", text(&read));

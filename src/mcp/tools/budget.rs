@@ -196,16 +196,30 @@ impl Budget {
         (kept, before, after)
     }
 
-    /// How to see `omitted` bytes of session `id`'s transcript that a result left out, to
-    /// follow "left out; ". A read of the scrollback with this `max_bytes` plus the omitted
-    /// bytes once per copy, doubled for JSON escapes (a line break or a quote takes two bytes;
-    /// `seq`'s short lines are a fifth line breaks); more than needed costs nothing, as
-    /// `max_bytes` bounds a result, it does not pad it. When that is more than the largest
-    /// `max_bytes`, reads by line number from `first` (the first line left out, when known)
-    /// on, or a search: no one read can show them all.
-    pub(crate) fn see_more(&self, id: SessionId, omitted: usize, first: Option<u64>) -> String {
-        let more = omitted.saturating_mul(self.copies).saturating_mul(2);
-        let enough = self.max_bytes.saturating_add(more);
+    /// How to see what a result left out of session `id`'s transcript, to follow "left out; ":
+    /// `left_out`, the text left out, and `unseen` more bytes before it that the result never
+    /// had (the transcript's read bounded them), taken to need JSON escapes as `left_out`
+    /// does (twice their length when it is empty). A read of the scrollback whose `max_bytes`
+    /// is this call's plus what those take once per copy, and a sixteenth more: a read of the
+    /// scrollback keeps the transcript's end, so a larger `max_bytes` would also send older
+    /// lines the caller has seen. When that is more than the largest `max_bytes`, reads by
+    /// line number from `first` (the first line left out, when known) on, or a search: no one
+    /// read can show them all.
+    pub(crate) fn see_more(
+        &self,
+        id: SessionId,
+        left_out: &str,
+        unseen: usize,
+        first: Option<u64>,
+    ) -> String {
+        let escaped = json_len(left_out);
+        let unseen = match left_out.len() {
+            0 => unseen.saturating_mul(2),
+            len => unseen.saturating_mul(escaped).div_ceil(len),
+        };
+        let more = escaped.saturating_add(unseen);
+        let enough = self.max_bytes.saturating_add(more.saturating_mul(self.copies));
+        let enough = enough.saturating_add(enough / 16);
         let largest = self.largest;
         if enough <= largest {
             return format!(
@@ -273,14 +287,25 @@ mod tests {
     #[test]
     fn advice_to_see_more_fits_within_the_largest_max_bytes() {
         let budget = Budget::with_copies(16_384, 2);
+        // 16,384 + 2 × (1,000 bytes, 100 of them line breaks: 1,100 in JSON), and a sixteenth.
+        let text = "123456789\n".repeat(100);
         assert_eq!(
-            budget.see_more(SessionId(5), 1000, Some(7)),
-            "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=20384"
+            budget.see_more(SessionId(5), &text, 0, Some(7)),
+            "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=19745"
         );
-        let far = budget.see_more(SessionId(5), 300_000, Some(7));
+        // Bytes the result never had count as the text left out does, or twice without it.
+        assert_eq!(
+            budget.see_more(SessionId(5), &text, 1000, Some(7)),
+            "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=22083"
+        );
+        assert_eq!(
+            budget.see_more(SessionId(5), "", 1000, Some(7)),
+            "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=21658"
+        );
+        let far = budget.see_more(SessionId(5), "", 300_000, Some(7));
         assert!(far.contains("session_id=5 lines=\"7-\"") && far.contains("search="), "{far}");
         assert!(!far.contains("view="), "{far}");
-        let unknown = budget.see_more(SessionId(5), 300_000, None);
+        let unknown = budget.see_more(SessionId(5), "", 300_000, None);
         assert!(unknown.contains("lines=\"FIRST-LAST\""), "{unknown}");
     }
 

@@ -140,7 +140,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
             &mut text,
             &format!(
                 "[... {omitted} earlier bytes of output left out; {}]",
-                budget.see_more(id, omitted, None)
+                budget.see_more(id, &result.output[..omitted], 0, None)
             ),
         );
     }

@@ -298,7 +298,7 @@ fn layout(
     let matched_at = original_match
         .filter(|t| view == View::New && !t.is_empty())
         .and_then(|t| reading.new.text.find(t.as_str()));
-    let (output, cut, later) = match matched_at {
+    let (output, cut, after) = match matched_at {
         Some(at) => budget.around(&reading.new.text, at, output_cap),
         None => {
             let (kept, cut) = budget.end(&reading.new.text, output_cap);
@@ -306,7 +306,7 @@ fn layout(
         }
     };
     let omitted = reading.new.omitted + cut;
-    let later = reading.new.later + later;
+    let later = reading.new.later + after;
     // Where the program waits, unless the screen or the output's end already shows it: the
     // whole row, or the row's end when the output ends on that row unfinished (what was typed
     // after a prompt an earlier result showed).
@@ -342,7 +342,8 @@ fn layout(
             View::Scrollback => ("the retained transcript", Some(0)),
             _ => ("new output", reading.new.first_line),
         };
-        let see = budget.see_more(reading.id, omitted, first);
+        let left_out = &reading.new.text[..cut];
+        let see = budget.see_more(reading.id, left_out, reading.new.omitted, first);
         let note = format!("[... {omitted} earlier bytes of {what} left out; {see}]");
         push_block(&mut text, &note);
     }
@@ -355,7 +356,12 @@ fn layout(
                     &mut text,
                     &format!(
                         "[... {later} later bytes of new output left out, after the line that matched; {}]",
-                        budget.see_more(reading.id, later, None)
+                        budget.see_more(
+                            reading.id,
+                            &reading.new.text[reading.new.text.len() - after..],
+                            reading.new.later,
+                            None
+                        )
                     ),
                 );
             }
