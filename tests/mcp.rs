@@ -2101,6 +2101,28 @@ fn the_screen_comes_as_a_png_image() {
     client.finish();
 }
 
+/// A PNG larger than the default `max_bytes` comes whole when the call gives none (a picture
+/// is priced by its pixels, not read a byte at a time); a `max_bytes` the call gives holds.
+#[test]
+fn a_busy_screens_png_needs_no_max_bytes() {
+    let mut client = Client::initialized("2025-11-25");
+    let draw = "i=0; while [ $i -lt 1900 ]; do printf '\\033[3%d;4%dm%x' $((i%8)) $(((i/8)%8)) $((i%16)); i=$((i+1)); done; printf '\\033[0m done'; read x";
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", draw], "for_screen_text": " done", "cols": 80, "rows": 24}),
+    );
+    assert_eq!(started["isError"], false, "{started}");
+    let result = client.call("terminal_read", json!({"session_id": 1, "png": true}));
+    assert_eq!(result["isError"], false, "{result}");
+    let png = result["structuredContent"]["png_bytes"].as_u64().unwrap();
+    assert!(png.div_ceil(3) * 4 > 16_384, "the picture is larger than the default: {png} bytes");
+    assert_eq!(result["content"][1]["type"], "image", "{result}");
+    let refused = client
+        .tool_error("terminal_read", json!({"session_id": 1, "png": true, "max_bytes": 16384}));
+    assert!(refused.contains("over max_bytes 16384"), "{refused}");
+    client.finish();
+}
+
 /// A server whose engine has `policy`.
 fn serving_policy(policy: &str) -> Client {
     let config = Config {

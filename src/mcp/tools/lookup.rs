@@ -40,13 +40,20 @@ pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
 }
 
 /// Performs look-up `name` (from [`asked`]); `waited` says what ended the call's wait.
+/// `largest` is the largest `max_bytes` the call may have, which a PNG has unless the call
+/// gives one: a picture is no text a model reads a byte at a time (a client pays for its
+/// pixels), and one too large for the default would only cost a second call.
 pub(crate) fn lookup(
     session: &Session,
     args: &Args,
     name: &str,
     waited: Option<&Report>,
+    largest: usize,
 ) -> Result<ToolOutput, ToolError> {
-    let max = max_bytes(args)?;
+    let max = match name {
+        "png" if !args.given("max_bytes") => largest,
+        _ => max_bytes(args)?,
+    };
     let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
         "svg" => return svg(session, max),
