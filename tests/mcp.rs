@@ -603,6 +603,26 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
     client.finish();
 }
 
+/// A session closed while its program ran is listed as ended by the close, as the close said,
+/// not as killed (which reads like a crash); one whose program had exited keeps its exit.
+#[test]
+fn a_closed_session_is_listed_as_its_close_told_it() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}));
+    let closed = client.call("terminal_close", json!({"session_id": cat["session_id"]}));
+    assert!(text(&closed).contains("ended by the close (SIGHUP)"), "{}", text(&closed));
+    let exited =
+        client.tool("terminal_start", json!({"argv": ["sh", "-c", "exit 3"], "exit": true}));
+    client.tool("terminal_close", json!({"session_id": exited["session_id"]}));
+    let listed = text(&client.call("terminal_list", json!({})));
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(lines.len(), 2, "{listed}");
+    assert!(lines[0].contains("closed (ended by the close (SIGHUP))"), "{listed}");
+    assert!(!listed.contains("killed"), "{listed}");
+    assert!(lines[1].contains("closed (exit code 3)"), "{listed}");
+    client.finish();
+}
+
 #[test]
 fn oversized_messages_are_refused_under_their_id_and_skipped() {
     let mut client = Client::initialized("2025-11-25");

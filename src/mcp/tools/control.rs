@@ -306,18 +306,9 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let already = matches!(state, Ok(SessionState::Closed(_)));
     let ended = session.close()?;
     call.caller.forget(id);
-    // A program that ends on the close's own signals did not crash: say so.
     let how = match ended {
         ended if already => format!("already closed ({ended})"),
-        ExitStatus::Signal(signal @ (1 | 9 | 15)) if was_running => {
-            let name = match signal {
-                1 => "SIGHUP",
-                15 => "SIGTERM",
-                _ => "SIGKILL, after the grace period",
-            };
-            format!("ended by the close ({name})")
-        }
-        ended => ended.to_string(),
+        ended => how_it_ended(ended, was_running),
     };
     let (unread, earlier) = match read_new(&session, max, None) {
         Ok(new) => (new.text, new.omitted),
@@ -346,6 +337,22 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::new(text, structured))
 }
 
+/// How a closed session's program ended: a program that ended on the close's own signals
+/// (`by_close`: it was running when closed) did not crash, and is not said to be killed.
+fn how_it_ended(ended: ExitStatus, by_close: bool) -> String {
+    match ended {
+        ExitStatus::Signal(signal @ (1 | 9 | 15)) if by_close => {
+            let name = match signal {
+                1 => "SIGHUP",
+                15 => "SIGTERM",
+                _ => "SIGKILL, after the grace period",
+            };
+            format!("ended by the close ({name})")
+        }
+        ended => ended.to_string(),
+    }
+}
+
 /// `terminal_list`.
 pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
@@ -357,6 +364,10 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             SessionState::Exited(how) => ("exited", Some(how)),
             SessionState::Closed(how) => ("closed", Some(how)),
         };
+        // Closed while its program ran (by a caller, a limit or the shutdown), not after it
+        // exited.
+        let exited_first = crate::reactor::CloseReason::Exited.to_string();
+        let by_close = info.closed_reason.as_ref().is_some_and(|r| *r != exited_first);
         let (exit_code, exit_signal) = exit_parts(ended);
         let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
         let name = call.caller.names.name_of(info.id);
@@ -367,7 +378,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
                 info.id,
                 name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default(),
                 state,
-                ended.map(|how| format!(" ({how})")).unwrap_or_default(),
+                ended.map(|how| format!(" ({})", how_it_ended(how, by_close))).unwrap_or_default(),
                 info.program,
                 info.pid,
                 info.cols,
