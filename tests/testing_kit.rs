@@ -744,14 +744,17 @@ fn output_waits_look_past_earlier_answers_and_the_echo() {
     }
     let sh = TestSession::bash().start();
     sh.type_line("echo 42");
-    sh.wait_for_output("42");
-    // Only the new answer matches: it comes half a second after the line is typed.
+    // Each line is typed once the shell reads again (as the kit's guide says: a line typed
+    // while the shell is still busy is echoed twice, by the terminal and by the line editor).
+    sh.wait_for_output("42").wait_for_input();
+    // Only the new answer matches: it comes half a second after the line is typed (timed
+    // from before the typing: the shell may read the line before `type_line` returns).
+    let started = std::time::Instant::now();
     sh.type_line("sleep 0.5; echo 42");
-    let started = std::time::Instant::now();
-    sh.wait_for_output("42");
+    sh.wait_for_output("42").wait_for_input();
     assert!(started.elapsed() >= Duration::from_millis(500), "{:?}", started.elapsed());
-    sh.type_line("sleep 0.5; echo done");
     let started = std::time::Instant::now();
+    sh.type_line("sleep 0.5; echo done");
     sh.wait_for_output("done");
     assert!(started.elapsed() >= Duration::from_millis(500), "the echo: {:?}", started.elapsed());
     // The kit's waits moved no position of the handle's: its read has it all.
