@@ -51,6 +51,8 @@ pub(crate) enum Cond {
     Exit,
     Stable(Duration),
     Quiet(Duration),
+    /// Quiet for the duration, unless the program is known to be busy (not waiting for input).
+    Settled(Duration),
     Prompt,
     InputWait,
     Any(Vec<Until>),
@@ -221,6 +223,15 @@ impl Until {
         Until(Cond::Quiet(duration))
     }
 
+    /// The program has written no output, and no input was sent, for `duration`, and it is
+    /// not known to be busy: its foreground group is waiting for input, or `/proc` cannot tell
+    /// (a program running as another user). A program computing, sleeping or waiting on a
+    /// child for longer (`bc` on a long sum, a debugged program in `sleep`) is waited for:
+    /// taken for settled, it would be sent input meant for the step after its answer.
+    pub(crate) fn settled(duration: Duration) -> Until {
+        Until(Cond::Settled(duration))
+    }
+
     /// The shell is back at its prompt: the prompt was drawn after the last input was sent.
     /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)):
     /// on a session started without it whose program marks no prompts itself, a wait for
@@ -301,7 +312,7 @@ impl Until {
 
     /// Whether the condition needs the input-wait check.
     pub(crate) fn needs_input_wait(&self) -> bool {
-        self.any_leaf(&|c| matches!(c, Cond::InputWait))
+        self.any_leaf(&|c| matches!(c, Cond::InputWait | Cond::Settled(_)))
     }
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
@@ -316,7 +327,9 @@ impl Until {
     /// an input wait, of any length.
     #[cfg(feature = "testing")]
     pub(crate) fn holds_when_idle(&self) -> bool {
-        self.any_leaf(&|c| matches!(c, Cond::Stable(_) | Cond::Quiet(_) | Cond::InputWait))
+        self.any_leaf(&|c| {
+            matches!(c, Cond::Stable(_) | Cond::Quiet(_) | Cond::Settled(_) | Cond::InputWait)
+        })
     }
 
     fn any_leaf(&self, test: &dyn Fn(&Cond) -> bool) -> bool {
@@ -331,6 +344,7 @@ impl Until {
         let holds = match &self.0 {
             Cond::Stable(d) => view.stable_for >= *d,
             Cond::Quiet(d) => view.quiet_for >= *d,
+            Cond::Settled(d) => view.quiet_for >= *d && view.input_wait != Some(false),
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
             Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
@@ -348,6 +362,8 @@ impl Until {
         match &self.0 {
             Cond::Stable(d) => Some(d.saturating_sub(view.stable_for)),
             Cond::Quiet(d) => Some(d.saturating_sub(view.quiet_for)),
+            // Once quiet, the busy program is looked at again as an input wait is.
+            Cond::Settled(d) => Some(d.saturating_sub(view.quiet_for).max(INPUT_WAIT_POLL)),
             Cond::InputWait => Some(if view.stable_for < view.settle {
                 view.settle - view.stable_for
             } else {
@@ -462,7 +478,7 @@ impl fmt::Display for Until {
             Cond::StyledFn(check) => write!(f, "styled screen: {}", check.description),
             Cond::Exit => f.write_str("exit"),
             Cond::Stable(d) => write!(f, "screen stable for {d:?}"),
-            Cond::Quiet(d) => write!(f, "quiet for {d:?}"),
+            Cond::Quiet(d) | Cond::Settled(d) => write!(f, "quiet for {d:?}"),
             Cond::Prompt => f.write_str("shell prompt"),
             Cond::InputWait => f.write_str("waiting for input"),
             Cond::Any(all) => {

@@ -603,6 +603,38 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
     client.finish();
 }
 
+/// The default wait does not take a busy program for settled because it has been quiet: a
+/// program sleeping (or computing) for two seconds before it asks is waited for, so the
+/// next input is not sent before its question.
+#[test]
+fn the_default_wait_waits_out_a_quiet_busy_program() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = Instant::now();
+    let result = client
+        .call("terminal_start", json!({"argv": ["sh", "-c", "sleep 2; printf 'name? '; read x"]}));
+    let header = text(&result);
+    assert!(started.elapsed() >= Duration::from_secs(2), "{:?}: {header}", started.elapsed());
+    assert!(header.contains("sh waiting for a line") && header.contains("name?"), "{header}");
+    client.finish();
+}
+
+/// Output that changes nothing on the screen (a line editor's mode switch) does not make the
+/// status contradict the wait that just ended on the program's wait for input.
+#[test]
+fn the_status_agrees_with_the_wait_after_invisible_output() {
+    let mut client = Client::initialized("2025-11-25");
+    let result = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "sleep 0.5; printf '\\033[?2004h'; read x"]}),
+    );
+    let header = text(&result);
+    assert!(header.contains("sh waiting for a line"), "{header}");
+    assert!(!header.contains("running"), "{header}");
+    let read = text(&client.call("terminal_read", json!({"session_id": 1})));
+    assert!(read.contains("sh waiting for a line"), "{read}");
+    client.finish();
+}
+
 /// A session closed while its program ran is listed as ended by the close, as the close said,
 /// not as killed (which reads like a crash); one whose program had exited keeps its exit.
 #[test]

@@ -212,6 +212,9 @@ struct Slot {
     commands: Vec<waiters::CommandWaiter>,
     screen_hash: u64,
     screen_changed: Instant,
+    /// Whether `screen_changed` followed every output since it was set (a waiter tracked the
+    /// screen); if not, output since may have changed the screen unnoticed.
+    screen_tracked: bool,
     /// The last input-wait probe that found the foreground group waiting: the activity time
     /// it was made at, the group and its member reading the terminal (see
     /// `waiters::input_wait_of`).

@@ -121,6 +121,7 @@ impl Reactor {
                 commands: Vec::new(),
                 screen_hash: 0,
                 screen_changed: now,
+                screen_tracked: true,
                 seen_waiting: std::cell::Cell::new(None),
                 first_seen_waiting: std::cell::Cell::new(None),
                 timers: Default::default(),
@@ -550,6 +551,7 @@ impl Reactor {
             // Not tracked while nobody needed it: the screen can only have changed with output.
             slot.screen_hash = screen_hash(&slot.terminal);
             slot.screen_changed = slot.last_output.max(slot.last_resize);
+            slot.screen_tracked = true;
         }
         let mut read = slot.terminal.read_mark(reader);
         if let Some(typed) = typed_line {

@@ -77,7 +77,8 @@ impl Reactor {
             slot.screen_changed = Instant::now();
             return;
         }
-        if slot.waiters.iter().any(|w| w.until.tracks_screen()) {
+        slot.screen_tracked = slot.waiters.iter().any(|w| w.until.tracks_screen());
+        if slot.screen_tracked {
             let hash = screen_hash(&slot.terminal);
             if hash != slot.screen_hash {
                 slot.screen_hash = hash;
@@ -491,7 +492,8 @@ impl Reactor {
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         status.activity = if at_prompt {
             Activity::AtPrompt
-        } else if slot.last_output.max(slot.last_input).elapsed() < self.config.input_settle {
+        } else if changed_or_output(slot).max(slot.last_input).elapsed() < self.config.input_settle
+        {
             Activity::Running
         } else {
             // Only here is the input-wait probe needed (it reads /proc for every member of the
@@ -597,6 +599,12 @@ impl UnreadInput {
             && (self.ends_line || !canonical)
             && group_reads(slot, group) == Some(self.reads)
     }
+}
+
+/// When the screen last changed, as a wait counts it (output that changes nothing, such as a
+/// line editor's mode switches, does not count), where that is known; else the last output.
+fn changed_or_output(slot: &Slot) -> Instant {
+    if slot.screen_tracked { slot.screen_changed } else { slot.last_output }
 }
 
 /// The read system calls the members of `group` in `slot`'s session have completed.

@@ -24,7 +24,8 @@ pub(crate) const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 pub(crate) enum DefaultWait {
     /// Return at once.
     None,
-    /// Wait until the program waits for input, exits, or has been quiet for [`SETTLE_QUIET`].
+    /// Wait until the program waits for input, exits, or has been quiet for [`SETTLE_QUIET`]
+    /// without being known to be busy ([`Until::settled`]).
     Settle,
     /// For a shell with integration: wait until it shows its prompt, exits, or has been quiet
     /// for a second (its startup files may read the terminal before the prompt is drawn).
@@ -124,7 +125,7 @@ pub(crate) fn plan(
             DefaultWait::Prompt => Until::prompt(),
             _ => Until::input_wait(),
         };
-        events = vec![ready, Until::exit(), Until::quiet(SETTLE_QUIET)];
+        events = vec![ready, Until::exit(), Until::settled(SETTLE_QUIET)];
     }
     let fallback = if implicit {
         SETTLE_TIMEOUT.min(config.default_wait_timeout)
