@@ -603,6 +603,33 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
     client.finish();
 }
 
+/// A paste that ends in a line break, to a line editor that asked for bracketed pastes, is
+/// held on the edit line (as in a terminal): the result says so and how to run it.
+#[test]
+fn a_held_bracketed_paste_says_how_to_run_it() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    client.tool(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
+    );
+    // (bash's readline asks for bracketed pastes, as it does by default since 5.1.)
+    let pasted =
+        client.call("terminal_send", json!({"session_id": 1, "paste": "echo one\necho two\n"}));
+    let said = text(&pasted);
+    assert!(said.contains("send submit=true to run it"), "{said}");
+    let ran = client.call("terminal_send", json!({"session_id": 1, "submit": true}));
+    let ran = text(&ran);
+    assert!(ran.contains("\none\ntwo\n") || ran.contains("\none\n"), "{ran}");
+    assert!(!ran.contains("submit=true to run it"), "{ran}");
+    // A paste with no line break at its end says nothing of the kind.
+    let plain = client.call("terminal_send", json!({"session_id": 1, "paste": "echo three"}));
+    assert!(!text(&plain).contains("bracketed"), "{}", text(&plain));
+    client.finish();
+}
+
 /// The default wait does not take a busy program for settled because it has been quiet: a
 /// program sleeping (or computing) for two seconds before it asks is waited for, so the
 /// next input is not sent before its question.

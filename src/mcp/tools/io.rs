@@ -167,6 +167,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if signals {
         session.until_shell_reads()?;
     }
+    // A paste ending in a line break, to a program that asked for bracketed pastes: its line
+    // editor holds the block, breaks and all, as text on its edit line; nothing runs it but
+    // an Enter after it (as in a terminal). Said in the result, since the model meant to run it.
+    let held_paste = !submits
+        && paste.is_some_and(|p| p.ends_with(['\n', '\r']))
+        && session.screen()?.modes.bracketed_paste;
     {
         let input = call.caller.input.of(id);
         let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
@@ -201,7 +207,14 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
-    show(call, &session, view, report.as_ref(), false)
+    let mut output = show(call, &session, view, report.as_ref(), false)?;
+    if held_paste && session.status()?.activity == crate::Activity::WaitingForInput {
+        super::render::push_block(
+            &mut output.text,
+            "[the program took the paste as one block (bracketed paste): its line breaks are text on its edit line, not Enter; send submit=true to run it]",
+        );
+    }
+    Ok(output)
 }
 
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the
