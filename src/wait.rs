@@ -53,6 +53,8 @@ pub(crate) enum Cond {
     Quiet(Duration),
     /// Quiet for the duration, unless the program is known to be busy (not waiting for input).
     Settled(Duration),
+    /// The program waits for a line or a password (canonical input) with a still screen.
+    AsksForLine,
     Prompt,
     InputWait,
     Any(Vec<Until>),
@@ -99,7 +101,17 @@ pub(crate) struct StateView {
     pub input_wait: Option<bool>,
     /// Quiet time required before input-wait is believed.
     pub settle: Duration,
+    /// The terminal takes whole lines (canonical mode: a line or a password is asked for).
+    pub line_input: bool,
 }
+
+/// How long a program asking for a line keeps its screen still before a wait for something
+/// else gives up ([`Until::asks_for_line`]): a thread of its own that prints now and then
+/// (progress while the main thread reads) changes the screen sooner.
+pub(crate) const ASKED_STILL: Duration = Duration::from_millis(500);
+/// How often a program's wait for a line is looked for while another condition is waited for
+/// (less often than an asked-for input wait: it only spares the rest of a timeout).
+const ASKED_POLL: Duration = Duration::from_millis(100);
 
 /// How often input-wait is re-checked while a waiter needs it and nothing else happens.
 const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
@@ -232,6 +244,13 @@ impl Until {
         Until(Cond::Settled(duration))
     }
 
+    /// The program waits for a whole line (or a password: canonical input) and its screen has
+    /// been still for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
+    /// for text early, which would otherwise run to its timeout.
+    pub(crate) fn asks_for_line() -> Until {
+        Until(Cond::AsksForLine)
+    }
+
     /// The shell is back at its prompt: the prompt was drawn after the last input was sent.
     /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)):
     /// on a session started without it whose program marks no prompts itself, a wait for
@@ -312,7 +331,7 @@ impl Until {
 
     /// Whether the condition needs the input-wait check.
     pub(crate) fn needs_input_wait(&self) -> bool {
-        self.any_leaf(&|c| matches!(c, Cond::InputWait | Cond::Settled(_)))
+        self.any_leaf(&|c| matches!(c, Cond::InputWait | Cond::Settled(_) | Cond::AsksForLine))
     }
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
@@ -347,6 +366,11 @@ impl Until {
             Cond::Settled(d) => view.quiet_for >= *d && view.input_wait != Some(false),
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
+            Cond::AsksForLine => {
+                view.input_wait == Some(true)
+                    && view.line_input
+                    && view.stable_for >= ASKED_STILL.max(view.settle)
+            }
             Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
             _ => false,
         };
@@ -369,6 +393,10 @@ impl Until {
             } else {
                 INPUT_WAIT_POLL
             }),
+            Cond::AsksForLine => {
+                let still = ASKED_STILL.max(view.settle);
+                Some(still.saturating_sub(view.stable_for).max(ASKED_POLL))
+            }
             Cond::Any(all) => all.iter().filter_map(|c| c.recheck_in(view)).min(),
             _ => None,
         }
@@ -481,6 +509,7 @@ impl fmt::Display for Until {
             Cond::Quiet(d) | Cond::Settled(d) => write!(f, "quiet for {d:?}"),
             Cond::Prompt => f.write_str("shell prompt"),
             Cond::InputWait => f.write_str("waiting for input"),
+            Cond::AsksForLine => f.write_str("the program asks for a line"),
             Cond::Any(all) => {
                 let parts: Vec<String> = all.iter().map(Until::to_string).collect();
                 write!(f, "any of [{}]", parts.join(", "))

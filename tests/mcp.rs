@@ -14,6 +14,10 @@ use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine, shell_program};
 
+/// `cat` reading keys (non-canonical), not lines: a wait for text it never prints runs to its
+/// timeout (a wait beside a program that asks for a line ends when it asks).
+const KEYS_CAT: [&str; 3] = ["sh", "-c", "stty -icanon; exec cat"];
+
 const LONG: Duration = Duration::from_secs(30);
 const MODERN: &str = "2026-07-28";
 
@@ -526,7 +530,8 @@ fn ids_come_back_exactly_as_written() {
     assert!(line.starts_with('[') && has_id(&line, escaped), "{line}");
     // Tool calls under ids that differ only beyond a double's precision are told apart, in
     // progress and when cancelled.
-    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    // (A cat reading keys, not lines: a wait for text it never prints runs to its timeout.)
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT}))["session_id"].clone();
     let other = "123456789012345678901234567891";
     for id in [big, other] {
         let call = format!(
@@ -627,6 +632,59 @@ fn a_held_bracketed_paste_says_how_to_run_it() {
     // A paste with no line break at its end says nothing of the kind.
     let plain = client.call("terminal_send", json!({"session_id": 1, "paste": "echo three"}));
     assert!(!text(&plain).contains("bracketed"), "{}", text(&plain));
+    client.finish();
+}
+
+/// A wait for text ends when the program asks for a line instead (nothing more comes until
+/// one is typed), not at its timeout; a shell reading a line beside a background job that
+/// prints later is waited for.
+#[test]
+fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "a = input('Name: '); b = input('Age: '); print('Hello', a, b)";
+    client.tool("terminal_start", json!({"argv": ["python3", "-c", script]}));
+    let started = Instant::now();
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": 1, "text": "bob", "submit": true, "for_text": "Hello", "timeout_ms": 20000}),
+    );
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let said = text(&sent);
+    assert!(said.contains("stopped waiting for text \"Hello\"") && said.contains("Age:"), "{said}");
+    assert_eq!(sent["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{sent}");
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": 1, "text": "7", "submit": true, "for_text": "Hello"}),
+    );
+    assert!(text(&sent).contains("Hello bob 7"), "{}", text(&sent));
+    let late = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "(sleep 1.5; echo late) & read x"], "for_text": "late"}),
+    );
+    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    client.finish();
+}
+
+/// A command that waits in a full-screen program (a pager) comes back with that program's
+/// screen and the way out (its own keys, not Ctrl-C), in one call.
+#[test]
+fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
+    if !require("less") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let ran = client.call("terminal_run", json!({"command": "less /etc/passwd"}));
+    let said = text(&ran);
+    assert_eq!(ran["structuredContent"]["waiting_for_input"], true, "{said}");
+    assert!(said.contains("--- screen") && said.contains("root:"), "{said}");
+    assert!(
+        said.contains("quit the program with its own keys") && !said.contains("<C-c>"),
+        "{said}"
+    );
+    assert!(ran["structuredContent"]["screen"]["text"].as_str().unwrap().contains("root:"));
+    let id = ran["structuredContent"]["session_id"].clone();
+    let quit = client.call("terminal_send", json!({"session_id": id, "keys": "q", "prompt": true}));
+    assert!(!text(&quit).contains("timed out"), "{}", text(&quit));
     client.finish();
 }
 
@@ -1276,7 +1334,7 @@ fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
     let options = ServeOptions { max_concurrent_calls: 2, ..ServeOptions::default() };
     let mut client = Client::with_options(options);
     client.initialize("2025-11-25");
-    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}))["session_id"].clone();
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT}))["session_id"].clone();
     let wait = json!({"name": "terminal_read", "arguments": {"session_id": cat, "for_text": "never", "timeout_ms": 1500}});
     let first = client.send_request("tools/call", wait.clone());
     let second = client.send_request("tools/call", wait);
@@ -1482,7 +1540,7 @@ fn a_close_says_the_program_ended_by_the_close() {
 #[test]
 fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
     let mut client = Client::initialized("2025-11-25");
-    let started = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
+    let started = client.tool("terminal_start", json!({"argv": KEYS_CAT, "input_wait": true}));
     let id = started["session_id"].clone();
     let sent = client.call(
         "terminal_send",

@@ -383,7 +383,8 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
         check("unknown tool is a protocol error", err.code == -32602, err)
 
     # Concurrent calls, and cancellation.
-    started = await tool("terminal_start", {"argv": ["cat"]})
+    # A cat reading keys, not lines: a wait for text it never prints runs to its timeout.
+    started = await tool("terminal_start", {"argv": ["sh", "-c", "stty -icanon; exec cat"]})
     cat = started.structured_content["session_id"]
     pids.append(started.structured_content["pid"])
     waiting = asyncio.ensure_future(

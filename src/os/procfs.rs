@@ -245,6 +245,20 @@ pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]
     }
 }
 
+/// The number of live processes in group `pgrp` (in session `sid`, among `candidates` when
+/// given); `None` where `/proc` cannot tell (a non-Linux system).
+pub(crate) fn group_size(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        Some(linux::members(pgrp, sid, candidates).iter().filter(|m| !is_dead(m)).count())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates);
+        None
+    }
+}
+
 #[cfg(not(target_os = "linux"))]
 const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
 
@@ -878,7 +892,11 @@ mod linux {
     }
 
     /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
-    fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    pub(super) fn members(
+        pgrp: i32,
+        sid: Option<i32>,
+        candidates: Option<&[i32]>,
+    ) -> Vec<ProcStat> {
         let wanted = |s: &ProcStat| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid);
         match candidates {
             Some(pids) => pids

@@ -132,7 +132,9 @@ impl Reactor {
         } else {
             None
         };
+        let line_input = input_wait == Some(true) && asks_for_line(slot);
         let view = StateView {
+            line_input,
             quiet_for,
             stable_for,
             at_prompt: slot.terminal.shell().at_prompt
@@ -599,6 +601,22 @@ impl UnreadInput {
             && (self.ends_line || !canonical)
             && group_reads(slot, group) == Some(self.reads)
     }
+}
+
+/// Whether the terminal's foreground group, found waiting for input, asks for a whole line (or
+/// a password: canonical input) and is one process: a group of several (a shell without job
+/// control and its background job, `(sleep 9; echo late) & read x`) may print while it reads.
+fn asks_for_line(slot: &Slot) -> bool {
+    let Some(master) = &slot.master else {
+        return false;
+    };
+    let line = crate::os::pty::line_modes(master.as_fd()).is_some_and(|modes| {
+        matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
+    });
+    line && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
+        let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        procfs::group_size(group, Some(slot.pid), members.as_deref()) == Some(1)
+    })
 }
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a

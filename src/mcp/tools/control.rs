@@ -15,7 +15,7 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
 use super::render::{exit_parts, header, push_block, status_json};
-use super::view::{ViewArgs, max_bytes, read_new, show};
+use super::view::{View, ViewArgs, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -107,7 +107,21 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let _ = session.close();
     }
     let ran = Ran { id: session.id(), new_session, closed, alternate };
-    Ok(run_result(ran, command, &result, Budget::new(call, max)))
+    let mut output = run_result(ran, command, &result, Budget::new(call, max));
+    if alternate && !closed {
+        // The full-screen program the command left (a pager, an editor) is what the next step
+        // answers: its screen comes with the result, as terminal_read would show it.
+        let view = ViewArgs { view: View::Screen, max_bytes: max, ..ViewArgs::defaults() };
+        let screen = show(call, &session, view, None, false)?;
+        // (Its header repeats the status the result's last line gives.)
+        let rows = match screen.text.split_once('\n') {
+            Some((first, rows)) if first.starts_with('[') => rows,
+            _ => screen.text.as_str(),
+        };
+        push_block(&mut output.text, rows);
+        output.structured["screen"] = screen.structured["screen"].clone();
+    }
+    Ok(output)
 }
 
 /// Where `terminal_run` ran a command.
@@ -145,12 +159,10 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         );
     }
     push_block(&mut text, output);
-    if alternate {
+    if alternate && closed {
         push_block(
             &mut text,
-            &format!(
-                "[the terminal was left on the alternate screen, whose text is not in the output: read it with terminal_read session_id={id} view=\"screen\"]"
-            ),
+            "[the terminal was left on the alternate screen, whose text is not in the output]",
         );
     }
     let secs = result.duration.as_secs_f64();
@@ -168,6 +180,12 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         &mut text,
         &match (result.exit_code, shell_ended) {
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
+            (None, _) if result.waiting_for_input && alternate => format!(
+                "[{} waiting for {} after {secs:.2} s in session {id}, on the full-screen program's screen below: answer with terminal_send; the command goes on until you quit the program with its own keys{}]",
+                result.status.foreground.as_ref().map_or("the command", |p| p.name.as_str()),
+                result.status.input_kind.map_or("input", |kind| kind.describe()),
+                if new_session { "; terminal_close the shell when done" } else { "" }
+            ),
             (None, _) if result.waiting_for_input => format!(
                 "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 result.status.input_kind.map_or("input", |kind| kind.describe()),

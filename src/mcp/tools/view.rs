@@ -470,7 +470,7 @@ mod tests {
     }
 
     fn reports() -> Vec<Report> {
-        let outcomes = ["matched", "exited", "closed", "cancelled", "timeout"];
+        let outcomes = ["matched", "exited", "closed", "cancelled", "timeout", "waiting_for_input"];
         let mut reports = Vec::new();
         for outcome in outcomes {
             for implicit in [false, true] {

@@ -251,8 +251,16 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
 pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<Report> {
     check(plan, session)?;
     let condition = plan.until.to_string();
-    let pending =
-        session.start_wait_past(plan.until.clone(), plan.timeout, plan.typed_line.clone())?;
+    // A wait for anything but the program's wait for input also ends when the program asks
+    // for a line (or a password) and keeps its screen still: nothing more comes until it is
+    // typed, and the wait would only run to its timeout.
+    let asked = Until::asks_for_line();
+    let asked_for = asked.to_string();
+    let until = match plan.implicit || plan.until.needs_input_wait() {
+        true => plan.until.clone(),
+        false => Until::any(vec![plan.until.clone(), asked]),
+    };
+    let pending = session.start_wait_past(until, plan.timeout, plan.typed_line.clone())?;
     let canceller = pending.canceller();
     call.cancel.on_stop(move || canceller.cancel());
     let (reply, timeout) = pending.reply();
@@ -275,6 +283,9 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
             settled_by: Some(found.condition),
             ..report("matched", Some(found.text), None)
         },
+        Fired::Matched(found) if found.condition == asked_for => {
+            report("waiting_for_input", None, None)
+        }
         Fired::Matched(found) => report("matched", Some(found.text), None),
         Fired::Exited { .. } => report("exited", None, None),
         Fired::Closed => report("closed", None, None),
@@ -373,6 +384,11 @@ impl Report {
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
+            "waiting_for_input" => {
+                format!(
+                    "stopped waiting for {condition} after {secs:.2} s: the program asks for input first"
+                )
+            }
             _ if self.implicit => format!(
                 "still busy after {secs:.1} s: read again later, or wait with for_text or {}",
                 if self.shell_prompt { "prompt=true" } else { "exit=true" }
