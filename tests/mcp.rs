@@ -688,6 +688,27 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
     client.finish();
 }
 
+/// A command whose output outgrew the transcript's bound (10,000 lines by default) says which
+/// lines are still held, and they can be read by number.
+#[test]
+fn a_run_past_the_transcript_bound_says_which_lines_are_held() {
+    let mut client = Client::initialized("2025-11-25");
+    let ran = client.call("terminal_run", json!({"command": "seq 1 30000", "max_bytes": 400}));
+    let said = text(&ran);
+    let held = said
+        .split("which holds lines ")
+        .nth(1)
+        .and_then(|rest| rest.split(':').next())
+        .unwrap_or_else(|| panic!("no range of held lines: {said}"));
+    let first: u64 = held.split('-').next().unwrap().parse().unwrap();
+    assert!(first > 15_000, "{said}");
+    let id = ran["structuredContent"]["session_id"].clone();
+    let lines = format!("{first}-{}", first + 1);
+    let read = text(&client.call("terminal_read", json!({"session_id": id, "lines": lines})));
+    assert!(read.contains(&format!("{first}│")), "{read}");
+    client.finish();
+}
+
 /// The default wait does not take a busy program for settled because it has been quiet: a
 /// program sleeping (or computing) for two seconds before it asks is waited for, so the
 /// next input is not sent before its question.

@@ -106,7 +106,12 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if closed {
         let _ = session.close();
     }
-    let ran = Ran { id: session.id(), new_session, closed, alternate };
+    // Where the output's start was dropped by the transcript's bound: the lines it still holds.
+    let retained = match result.output_truncated {
+        true => session.transcript_lines(0..0, 0).ok().map(|lines| (lines.first, lines.end)),
+        false => None,
+    };
+    let ran = Ran { id: session.id(), new_session, closed, alternate, retained };
     let mut output = run_result(ran, command, &result, Budget::new(call, max));
     if alternate && !closed {
         // The full-screen program the command left (a pager, an editor) is what the next step
@@ -133,21 +138,32 @@ struct Ran {
     closed: bool,
     /// The terminal was left on the alternate screen, whose text is no transcript.
     alternate: bool,
+    /// The output's start was dropped by the transcript's bound, which holds these lines
+    /// (first, one past the last).
+    retained: Option<(u64, u64)>,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budget) -> ToolOutput {
-    let Ran { id, new_session, closed, alternate } = ran;
+    let Ran { id, new_session, closed, alternate, retained } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
     let mut text = String::new();
-    if result.output_truncated {
-        push_block(
+    match retained {
+        Some((first, end)) if first < end => push_block(
+            &mut text,
+            &format!(
+                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}: terminal_read session_id={id} lines=\"{first}-...\" reads them]",
+                end - 1
+            ),
+        ),
+        _ if result.output_truncated => push_block(
             &mut text,
             "[the start of the output was already dropped from the bounded transcript]",
-        );
+        ),
+        _ => {}
     }
     if omitted > 0 {
         push_block(
@@ -455,6 +471,7 @@ mod tests {
                             new_session: true,
                             closed: false,
                             alternate: true,
+                            retained: Some((u64::MAX - 1, u64::MAX)),
                         },
                         &worst::string(500),
                         &result,
