@@ -1462,8 +1462,11 @@ fn waits_find_text_written_over_lines_already_read() {
     assert_eq!(started["wait"]["outcome"], "matched", "{started}");
     let id = started["session_id"].clone();
     let sent =
-        client.tool("terminal_send", json!({"session_id": id, "text": "\r", "for_text": "100%"}));
-    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+        client.call("terminal_send", json!({"session_id": id, "text": "\r", "for_text": "100%"}));
+    assert_eq!(sent["structuredContent"]["wait"]["outcome"], "matched", "{sent}");
+    // The line the first result ended on comes again, said to be that line redrawn.
+    let said = text(&sent);
+    assert!(said.contains("[from a line you saw, since redrawn]\nprogress 100%"), "{said}");
     client.tool("terminal_close", json!({"session_id": id}));
     let cat = client.tool("terminal_start", json!({"argv": ["cat"], "input_wait": true}));
     let id = cat["session_id"].clone();
@@ -2223,8 +2226,8 @@ fn a_program_polling_with_a_short_timer_reads_as_waiting_for_input() {
 }
 
 /// A line read before and cleared since (a pager's ":" on its way out) is not announced as
-/// "repeated in full" when nothing follows: the result said "no new output" and then that a
-/// redrawn line was repeated, with no line.
+/// redrawn when nothing follows: the result said "no new output" and then that a redrawn line
+/// was repeated, with no line.
 #[test]
 fn a_cleared_line_is_not_announced_as_repeated() {
     let mut client = Client::initialized("2025-11-25");
@@ -2236,7 +2239,7 @@ fn a_cleared_line_is_not_announced_as_repeated() {
     let result =
         client.call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "exit": true}));
     let shown = text(&result);
-    assert!(!shown.contains("repeated"), "{shown}");
+    assert!(!shown.contains("redrawn"), "{shown}");
     assert!(shown.contains("no new output"), "{shown}");
     client.finish();
 }

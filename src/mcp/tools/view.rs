@@ -334,7 +334,7 @@ fn layout(
     // (Only with the line: a line cleared since, such as a pager's ":" on its way out, has
     // nothing to repeat.)
     if reading.new.rewritten && !output.is_empty() {
-        push_block(&mut text, "[a line shown before was redrawn since; it is repeated in full]");
+        push_block(&mut text, "[from a line you saw, since redrawn]");
     }
     if omitted > 0 {
         // The retained transcript is left out from its first line; new output from its own.
