@@ -709,6 +709,30 @@ fn a_run_past_the_transcript_bound_says_which_lines_are_held() {
     client.finish();
 }
 
+/// Shell integration asked for on a command line names the ways that work: the default shell,
+/// or the shell itself as `argv`, which then runs commands.
+#[test]
+fn integration_on_a_command_line_names_the_shell_as_argv() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let message =
+        client.tool_error("terminal_start", json!({"command": "bash", "shell_integration": true}));
+    assert!(message.contains("argv=[\"zsh\"]") && message.contains("omit `command`"), "{message}");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["bash"], "shell_integration": true, "prompt": true}),
+    );
+    let ran = client.tool(
+        "terminal_run",
+        json!({"session_id": started["session_id"], "command": "echo via argv"}),
+    );
+    assert_eq!(ran["exit_code"], 0, "{ran}");
+    assert!(ran["output"].as_str().unwrap().contains("via argv"), "{ran}");
+    client.finish();
+}
+
 /// The default wait does not take a busy program for settled because it has been quiet: a
 /// program sleeping (or computing) for two seconds before it asks is waited for, so the
 /// next input is not sent before its question.

@@ -908,7 +908,7 @@ fn names_its_command(message: &str) -> bool {
 /// The MCP tools' advice that is said otherwise on the command line.
 const PHRASES: &[(&str, &str)] = &[
     (
-        "omit session_id to start one, or use terminal_start without command/argv",
+        "omit session_id to start one, or use terminal_start without command/argv (or with argv=[\"bash\"] or [\"zsh\"] and shell_integration=true)",
         "start one with `termloom start` without PROGRAM (or `termloom start --shell-integration -- bash`)",
     ),
     ("close some with terminal_close (termloom close ID)", "close some with termloom close ID"),

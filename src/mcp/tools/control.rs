@@ -273,7 +273,7 @@ fn run_error(err: crate::Error) -> ToolError {
             "wait for it with terminal_read (prompt=true), or interrupt it with terminal_send keys=\"<C-c>\""
         }
         crate::Error::NoShellIntegration(_) => {
-            "terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv"
+            "terminal_run needs a shell started with shell integration: omit session_id to start one, or use terminal_start without command/argv (or with argv=[\"bash\"] or [\"zsh\"] and shell_integration=true)"
         }
         _ => return err.into(),
     };

@@ -70,7 +70,7 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
             }
             if integration == Some(true) {
                 return Err(ToolError::new(
-                    "terminal_start: shell_integration needs an interactive shell; omit `command` (and `argv`) to start one, then run commands in it with terminal_run or terminal_send",
+                    "terminal_start: shell_integration needs an interactive shell, not a command line run by one: omit `command` (the default shell), or give the shell as argv=[\"zsh\"] (bash or zsh), then run commands in it with terminal_run or terminal_send",
                 ));
             }
             SpawnSpec::shell(line)
