@@ -49,9 +49,37 @@ impl fmt::Display for ExitStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ExitStatus::Code(code) => write!(f, "exit code {code}"),
-            ExitStatus::Signal(signal) => write!(f, "killed by signal {signal}"),
+            ExitStatus::Signal(signal) => match signal_name(*signal) {
+                Some(name) => write!(f, "killed by {name} (signal {signal})"),
+                None => write!(f, "killed by signal {signal}"),
+            },
         }
     }
+}
+
+/// The name of signal `number` on this system (`SIGSEGV`), for the signals that end programs.
+fn signal_name(number: i32) -> Option<&'static str> {
+    use rustix::process::Signal as S;
+    let names = [
+        (S::HUP, "SIGHUP"),
+        (S::INT, "SIGINT"),
+        (S::QUIT, "SIGQUIT"),
+        (S::ILL, "SIGILL"),
+        (S::TRAP, "SIGTRAP"),
+        (S::ABORT, "SIGABRT"),
+        (S::BUS, "SIGBUS"),
+        (S::FPE, "SIGFPE"),
+        (S::KILL, "SIGKILL"),
+        (S::USR1, "SIGUSR1"),
+        (S::SEGV, "SIGSEGV"),
+        (S::USR2, "SIGUSR2"),
+        (S::PIPE, "SIGPIPE"),
+        (S::ALARM, "SIGALRM"),
+        (S::TERM, "SIGTERM"),
+        (S::XCPU, "SIGXCPU"),
+        (S::XFSZ, "SIGXFSZ"),
+    ];
+    names.iter().find(|(signal, _)| signal.as_raw() == number).map(|(_, name)| *name)
 }
 
 /// Where a session is in its life.
@@ -443,5 +471,21 @@ impl fmt::Display for Modes {
             return f.write_str("none");
         }
         f.write_str(&names.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExitStatus;
+
+    #[test]
+    fn a_signal_that_ended_a_program_is_named() {
+        let segv = rustix::process::Signal::SEGV.as_raw();
+        assert_eq!(
+            ExitStatus::Signal(segv).to_string(),
+            format!("killed by SIGSEGV (signal {segv})")
+        );
+        assert_eq!(ExitStatus::Signal(64).to_string(), "killed by signal 64");
+        assert_eq!(ExitStatus::Code(3).to_string(), "exit code 3");
     }
 }

@@ -89,7 +89,7 @@ fn step_header(step: &Planned) -> String {
     format!("step {}: {}", step.number, step.label)
 }
 
-/// The exit line's status: `exit code 0`, `killed by signal 1 (closed by termloom)`.
+/// The exit line's status: `exit code 0`, `killed by SIGHUP (signal 1) (closed by termloom)`.
 fn exit_text(ending: &Ending) -> String {
     if ending.closed_by_termloom {
         format!("{} (closed by termloom)", ending.status)
