@@ -390,6 +390,7 @@ fn how_it_ended(ended: ExitStatus, by_close: bool) -> String {
 /// `terminal_list`.
 pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
+    let exited_first = crate::reactor::CloseReason::Exited.to_string();
     let mut text = String::new();
     let mut entries = Vec::new();
     for info in &sessions {
@@ -400,7 +401,6 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
         };
         // Closed while its program ran (by a caller, a limit or the shutdown), not after it
         // exited.
-        let exited_first = crate::reactor::CloseReason::Exited.to_string();
         let by_close = info.closed_reason.as_ref().is_some_and(|r| *r != exited_first);
         let (exit_code, exit_signal) = exit_parts(ended);
         let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
