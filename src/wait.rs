@@ -105,13 +105,13 @@ pub(crate) struct StateView {
     pub line_input: bool,
 }
 
-/// How long a program asking for a line keeps its screen still before a wait for something
-/// else gives up ([`Until::asks_for_line`]): a thread of its own that prints now and then
-/// (progress while the main thread reads) changes the screen sooner.
+/// How long a program asking for a line stays quiet before a wait for something else gives up
+/// ([`Until::asks_for_line`]): a thread of its own that prints now and then (progress while
+/// the main thread reads) prints sooner.
 pub(crate) const ASKED_STILL: Duration = Duration::from_millis(500);
-/// How often a program's wait for a line is looked for while another condition is waited for
-/// (less often than an asked-for input wait: it only spares the rest of a timeout).
-const ASKED_POLL: Duration = Duration::from_millis(100);
+/// How often a quiet program's wait for a line is looked for while another condition is
+/// waited for (less often than an asked-for input wait: it only spares the rest of a timeout).
+const ASKED_POLL: Duration = Duration::from_millis(250);
 
 /// How often input-wait is re-checked while a waiter needs it and nothing else happens.
 const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
@@ -244,8 +244,8 @@ impl Until {
         Until(Cond::Settled(duration))
     }
 
-    /// The program waits for a whole line (or a password: canonical input) and its screen has
-    /// been still for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
+    /// The program waits for a whole line (or a password: canonical input) and has been quiet
+    /// for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
     /// for text early, which would otherwise run to its timeout.
     pub(crate) fn asks_for_line() -> Until {
         Until(Cond::AsksForLine)
@@ -329,9 +329,20 @@ impl Until {
         self.needs_stable() || self.needs_input_wait()
     }
 
-    /// Whether the condition needs the input-wait check.
+    /// Whether the condition waits for the program's input wait (once the screen is still).
     pub(crate) fn needs_input_wait(&self) -> bool {
-        self.any_leaf(&|c| matches!(c, Cond::InputWait | Cond::Settled(_) | Cond::AsksForLine))
+        self.any_leaf(&|c| matches!(c, Cond::InputWait))
+    }
+
+    /// Whether the condition needs the input-wait check once the program has been quiet (to
+    /// tell it busy, or asking for a line), without following the screen.
+    pub(crate) fn needs_busy_check(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::Settled(_) | Cond::AsksForLine))
+    }
+
+    /// Whether the condition needs to know whether the terminal takes whole lines.
+    pub(crate) fn needs_line_check(&self) -> bool {
+        self.any_leaf(&|c| matches!(c, Cond::AsksForLine))
     }
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
@@ -369,7 +380,7 @@ impl Until {
             Cond::AsksForLine => {
                 view.input_wait == Some(true)
                     && view.line_input
-                    && view.stable_for >= ASKED_STILL.max(view.settle)
+                    && view.quiet_for >= ASKED_STILL.max(view.settle)
             }
             Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
             _ => false,
@@ -394,8 +405,8 @@ impl Until {
                 INPUT_WAIT_POLL
             }),
             Cond::AsksForLine => {
-                let still = ASKED_STILL.max(view.settle);
-                Some(still.saturating_sub(view.stable_for).max(ASKED_POLL))
+                let quiet = ASKED_STILL.max(view.settle);
+                Some(quiet.saturating_sub(view.quiet_for).max(ASKED_POLL))
             }
             Cond::Any(all) => all.iter().filter_map(|c| c.recheck_in(view)).min(),
             _ => None,

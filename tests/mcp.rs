@@ -662,6 +662,15 @@ fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
         json!({"argv": ["sh", "-c", "(sleep 1.5; echo late) & read x"], "for_text": "late"}),
     );
     assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    // With job control too: the shell reads a line alone in its group while its background
+    // job, in a group of its own, is still to print.
+    let shell = client.tool("terminal_start", json!({"argv": ["sh", "-i"], "input_wait": true}));
+    let job = client.call(
+        "terminal_send",
+        json!({"session_id": shell["session_id"], "text": "(sleep 1.5; echo jo''b done) &",
+               "submit": true, "for_text": "job done"}),
+    );
+    assert_eq!(job["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&job));
     client.finish();
 }
 
@@ -673,8 +682,12 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let ran = client.call("terminal_run", json!({"command": "less /etc/passwd"}));
+    // Within the call's max_bytes, output and screen together.
+    let ran =
+        client.call("terminal_run", json!({"command": "less /etc/passwd", "max_bytes": 1000}));
     let said = text(&ran);
+    let size = said.len() + ran["structuredContent"].to_string().len();
+    assert!(size <= 1000 + MAX_BYTES_OVERHEAD, "{size} bytes: {said}");
     assert_eq!(ran["structuredContent"]["waiting_for_input"], true, "{said}");
     assert!(said.contains("--- screen") && said.contains("root:"), "{said}");
     assert!(
@@ -702,10 +715,17 @@ fn a_run_past_the_transcript_bound_says_which_lines_are_held() {
         .unwrap_or_else(|| panic!("no range of held lines: {said}"));
     let first: u64 = held.split('-').next().unwrap().parse().unwrap();
     assert!(first > 15_000, "{said}");
+    // The advice's own range, as a model would copy it.
+    let lines = said
+        .split("lines=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no range to read: {said}"));
+    assert_eq!(lines, format!("{first}-"), "{said}");
     let id = ran["structuredContent"]["session_id"].clone();
-    let lines = format!("{first}-{}", first + 1);
-    let read = text(&client.call("terminal_read", json!({"session_id": id, "lines": lines})));
-    assert!(read.contains(&format!("{first}│")), "{read}");
+    let read = client.call("terminal_read", json!({"session_id": id, "lines": lines}));
+    assert_eq!(read["isError"], false, "{read}");
+    assert!(text(&read).contains(&format!("{first}│")), "{}", text(&read));
     client.finish();
 }
 

@@ -543,27 +543,43 @@ fn the_same_line_printed_on_every_tick_is_no_input_wait() {
 
 /// A monitor that redraws on a one-second timer and reads keys between its ticks (`top -d 1`)
 /// waits for input: its timer goes off and is set again with no input in between. Before,
-/// its screen never stayed still for longer than its timer, so it never read as waiting.
+/// its screen never stayed still for longer than its timer, so it never read as waiting. The
+/// terminal is found among what it waits on whichever call it waits in.
 #[test]
 fn a_monitor_ticking_every_second_waits_for_keys() {
     if !require("python3") {
         return;
     }
     let engine = engine();
-    let script = "import select, sys, tty\n\
-                  tty.setcbreak(0)\n\
-                  n = 0\n\
-                  while True:\n\
-                  \x20   n += 1\n\
-                  \x20   print(f'\\rtick {n}', end='', flush=True)\n\
-                  \x20   if select.select([0], [], [], 1.0)[0]:\n\
-                  \x20       print(' key', sys.stdin.read(1), flush=True)\n\
-                  \x20       break\n";
-    let monitor = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
-    assert_eq!(input_wait_fires(&monitor), Some(InputKind::Keys));
-    assert!(monitor.screen().unwrap().contains("tick"));
-    monitor.send_text("q").unwrap();
-    expect(&monitor, Until::text("key q"));
+    let waits = [
+        ("select", "select.select([0], [], [], 1.0)[0]"),
+        ("poll", "poller.poll(1000)"),
+        ("epoll", "poller.poll(1.0)"),
+    ];
+    for (call, wait) in waits {
+        let poller = match call {
+            "poll" => "poller = select.poll(); poller.register(0, select.POLLIN)",
+            "epoll" => "poller = select.epoll(); poller.register(0, select.EPOLLIN)",
+            _ => "pass",
+        };
+        let script = format!(
+            "import select, sys, tty\n\
+             tty.setcbreak(0)\n\
+             {poller}\n\
+             n = 0\n\
+             while True:\n\
+             \x20   n += 1\n\
+             \x20   print(f'\\rtick {{n}}', end='', flush=True)\n\
+             \x20   if {wait}:\n\
+             \x20       print(' key', sys.stdin.read(1), flush=True)\n\
+             \x20       break\n"
+        );
+        let monitor = engine.spawn(SpawnSpec::new("python3").args(["-c", &script])).unwrap();
+        assert_eq!(input_wait_fires(&monitor), Some(InputKind::Keys), "{call}");
+        assert!(monitor.screen().unwrap().contains("tick"), "{call}");
+        monitor.send_text("q").unwrap();
+        expect(&monitor, Until::text("key q"));
+    }
 }
 
 /// A short timer set once after each key, before the program redraws (vim's wait for the
@@ -591,4 +607,27 @@ fn a_timer_set_after_each_key_is_waited_out_every_time() {
         let screen = program.screen().unwrap();
         assert!(screen.contains(&format!("redrawn {n}")), "key {n}: {screen}");
     }
+}
+
+/// A program ticking on a one-second timer that waits on a socket, not the terminal, is busy,
+/// not waiting for keys: only a timer on a wait that includes the terminal is a monitor's tick.
+#[test]
+fn a_timer_on_a_socket_is_no_wait_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import select, socket\n\
+                  a, b = socket.socketpair()\n\
+                  n = 0\n\
+                  while True:\n\
+                  \x20   n += 1\n\
+                  \x20   print('progress', n, flush=True)\n\
+                  \x20   select.select([a], [], [], 1.0)\n";
+    let ticker = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    expect(&ticker, Until::text("progress 1"));
+    // Three ticks and more: a monitor's tick would read as waiting after the second.
+    let outcome = ticker.wait(Until::input_wait(), Duration::from_millis(3500)).unwrap();
+    assert!(outcome.is_timeout(), "a ticker on a socket read as waiting for keys: {outcome}");
+    assert_ne!(ticker.status().unwrap().activity, Activity::WaitingForInput);
 }

@@ -245,17 +245,18 @@ pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]
     }
 }
 
-/// The number of live processes in group `pgrp` (in session `sid`, among `candidates` when
-/// given); `None` where `/proc` cannot tell (a non-Linux system).
-pub(crate) fn group_size(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Option<usize> {
+/// Whether group `pgrp` is one live process and every other live process of session `sid`
+/// (among `candidates` when given) waits for a child (a shell for its job): then nothing but
+/// that process can print. `false` where `/proc` cannot tell.
+pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
     #[cfg(target_os = "linux")]
     {
-        Some(linux::members(pgrp, sid, candidates).iter().filter(|m| !is_dead(m)).count())
+        linux::alone_in_session(pgrp, sid, candidates)
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (pgrp, sid, candidates);
-        None
+        false
     }
 }
 
@@ -758,9 +759,12 @@ mod linux {
             if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
                 return activity;
             }
-            // So is one that went off and was set again, whatever it drew in between.
+            // So is one that went off and was set again, whatever it drew in between, when
+            // the terminal is among what the call waits on (a program ticking on a socket or
+            // a pipe does not read keys).
             if timer >= super::SHORTEST_TICK
                 && let Some(timers) = probe.timers
+                && watches_terminal(base, name, syscall) == Some(true)
                 && let Some(wakeups) = voluntary_switches(base)
                 && timers.repeated(tid, timer, wakeups)
             {
@@ -779,15 +783,77 @@ mod linux {
             return activity;
         };
         match fs::read_link(format!("{base}/fd/{fd}")) {
-            Ok(target) => {
-                let target = target.to_string_lossy();
-                let terminal = ["/dev/pts/", "/dev/tty", "/dev/console", "/dev/ptmx"]
-                    .iter()
-                    .any(|prefix| target.starts_with(prefix));
-                if terminal { activity } else { Activity::Other(format!("{name} on {target}")) }
-            }
+            Ok(target) if is_terminal(&target.to_string_lossy()) => activity,
+            Ok(target) => Activity::Other(format!("{name} on {}", target.to_string_lossy())),
             Err(_) => activity,
         }
+    }
+
+    /// Whether a descriptor's target (a `/proc/PID/fd/N` link) is a terminal.
+    fn is_terminal(target: &str) -> bool {
+        ["/dev/pts/", "/dev/tty", "/dev/console", "/dev/ptmx"]
+            .iter()
+            .any(|prefix| target.starts_with(prefix))
+    }
+
+    /// The most descriptors of a poll-family call looked at for a terminal.
+    const WATCHED_LOOKED_AT: u64 = 1024;
+
+    /// Whether the poll-family call `name` (arguments in `syscall`) of the thread at `base`
+    /// waits on a terminal among its descriptors: a `poll` or `ppoll` array and a `select`
+    /// or `pselect6` read set are read from the process's memory, an epoll set from its
+    /// `fdinfo`. `None` when that cannot be read.
+    fn watches_terminal(base: &str, name: &str, syscall: &str) -> Option<bool> {
+        use std::os::unix::fs::FileExt;
+        let arg = |n: usize| {
+            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+        };
+        let terminal = |fd: u64| {
+            fs::read_link(format!("{base}/fd/{fd}"))
+                .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
+        };
+        let fds: Vec<u64> = match name {
+            "poll" | "ppoll" => {
+                // struct pollfd { int fd; short events; short revents; }
+                let count = arg(1)?.min(WATCHED_LOOKED_AT) as usize;
+                let mut raw = vec![0u8; count * 8];
+                fs::File::open(format!("{base}/mem"))
+                    .ok()?
+                    .read_exact_at(&mut raw, arg(0)?)
+                    .ok()?;
+                raw.chunks_exact(8)
+                    .filter_map(|entry| {
+                        u64::try_from(i32::from_ne_bytes(entry[..4].try_into().ok()?)).ok()
+                    })
+                    .collect()
+            }
+            "select" | "pselect6" => {
+                let count = arg(0)?.min(WATCHED_LOOKED_AT);
+                let set = arg(1)?;
+                if set == 0 {
+                    return Some(false);
+                }
+                // An array of `long`s, descriptor n at bit n % 64 of word n / 64.
+                let mut raw = vec![0u8; count.div_ceil(64) as usize * 8];
+                fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, set).ok()?;
+                let words: Vec<u64> = raw
+                    .chunks_exact(8)
+                    .filter_map(|word| Some(u64::from_ne_bytes(word.try_into().ok()?)))
+                    .collect();
+                (0..count).filter(|fd| words[(fd / 64) as usize] & (1 << (fd % 64)) != 0).collect()
+            }
+            "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
+                let info = fs::read_to_string(format!("{base}/fdinfo/{}", arg(0)?)).ok()?;
+                info.lines()
+                    .filter_map(|line| line.strip_prefix("tfd:"))
+                    .filter_map(|rest| rest.split_ascii_whitespace().next()?.parse().ok())
+                    .take(WATCHED_LOOKED_AT as usize)
+                    .collect()
+            }
+            _ => return None,
+        };
+        Some(fds.into_iter().any(terminal))
     }
 
     /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
@@ -892,11 +958,34 @@ mod linux {
     }
 
     /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
-    pub(super) fn members(
-        pgrp: i32,
-        sid: Option<i32>,
-        candidates: Option<&[i32]>,
-    ) -> Vec<ProcStat> {
+    pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
+        let in_session = |s: &ProcStat| s.session == sid && !is_dead(s);
+        let processes: Vec<ProcStat> = match candidates {
+            Some(pids) => pids
+                .iter()
+                .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+                .filter_map(|data| parse_stat(&data).ok())
+                .filter(in_session)
+                .collect(),
+            None => scan(in_session),
+        };
+        let waits_for_child = |pid: i32| {
+            let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
+                return false;
+            };
+            match parse_syscall(&text).and_then(|field| match field {
+                SyscallField::Nr(nr) => classify_syscall(nr),
+                _ => None,
+            }) {
+                Some(Activity::Other(name)) => matches!(name.as_str(), "wait4" | "waitid"),
+                _ => false,
+            }
+        };
+        processes.iter().filter(|p| p.pgrp == pgrp).count() == 1
+            && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
+    }
+
+    fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
         let wanted = |s: &ProcStat| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid);
         match candidates {
             Some(pids) => pids

@@ -120,10 +120,11 @@ impl Reactor {
         // Input-wait counts from the last change of the screen, not the last output: output
         // that changes nothing (a frame redrawn the same on a timer's tick) is no answer.
         let stable_for = now.saturating_duration_since(slot.screen_changed.max(slot.last_input));
-        let input_wait = if slot.waiters.iter().any(|w| w.until.needs_input_wait())
-            && stable_for >= settle
-            && slot.exit.is_none()
-        {
+        // (Conditions that tell a busy program from an idle one look once it is quiet; an input
+        // wait once the screen is still.)
+        let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
+            || slot.waiters.iter().any(|w| w.until.needs_busy_check()) && quiet_for >= settle;
+        let input_wait = if probe && slot.exit.is_none() {
             match input_wait_of(slot, Sighting::Confirmed, stable_for) {
                 (procfs::InputWait::Waiting { .. }, _) => Some(true),
                 (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
@@ -132,7 +133,9 @@ impl Reactor {
         } else {
             None
         };
-        let line_input = input_wait == Some(true) && asks_for_line(slot);
+        let line_input = input_wait == Some(true)
+            && slot.waiters.iter().any(|w| w.until.needs_line_check())
+            && asks_for_line(slot);
         let view = StateView {
             line_input,
             quiet_for,
@@ -604,8 +607,10 @@ impl UnreadInput {
 }
 
 /// Whether the terminal's foreground group, found waiting for input, asks for a whole line (or
-/// a password: canonical input) and is one process: a group of several (a shell without job
-/// control and its background job, `(sleep 9; echo late) & read x`) may print while it reads.
+/// a password: canonical input) and nothing else can print: it is one process, and every other
+/// process of the session waits for a child (a shell for its job). A group of several (a shell
+/// without job control and its background job, `(sleep 9; echo late) & read x`) or a
+/// background job of a shell with job control may print while it reads.
 fn asks_for_line(slot: &Slot) -> bool {
     let Some(master) = &slot.master else {
         return false;
@@ -615,7 +620,7 @@ fn asks_for_line(slot: &Slot) -> bool {
     });
     line && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
         let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-        procfs::group_size(group, Some(slot.pid), members.as_deref()) == Some(1)
+        procfs::alone_in_session(group, slot.pid, members.as_deref())
     })
 }
 

@@ -197,9 +197,10 @@ impl Budget {
     }
 
     /// How to see what a result left out of session `id`'s transcript, to follow "left out; ":
-    /// `left_out`, the text left out, and `unseen` more bytes before it that the result never
-    /// had (the transcript's read bounded them), taken to need JSON escapes as `left_out`
-    /// does (twice their length when it is empty). A read of the scrollback whose `max_bytes`
+    /// `left_out`, the texts left out (before and after what was kept: a read of the
+    /// scrollback keeps the end, so it must hold both), and `unseen` more bytes the result
+    /// never had (the transcript's read bounded them), taken to need JSON escapes as
+    /// `left_out` does (twice their length when it is empty). A read of the scrollback whose `max_bytes`
     /// is this call's plus what those take once per copy, and a sixteenth more: a read of the
     /// scrollback keeps the transcript's end, so a larger `max_bytes` would also send older
     /// lines the caller has seen. When that is more than the largest `max_bytes`, reads by
@@ -208,12 +209,12 @@ impl Budget {
     pub(crate) fn see_more(
         &self,
         id: SessionId,
-        left_out: &str,
+        left_out: &[&str],
         unseen: usize,
         first: Option<u64>,
     ) -> String {
-        let escaped = json_len(left_out);
-        let unseen = match left_out.len() {
+        let escaped: usize = left_out.iter().map(|text| json_len(text)).sum();
+        let unseen = match left_out.iter().map(|text| text.len()).sum::<usize>() {
             0 => unseen.saturating_mul(2),
             len => unseen.saturating_mul(escaped).div_ceil(len),
         };
@@ -290,22 +291,22 @@ mod tests {
         // 16,384 + 2 × (1,000 bytes, 100 of them line breaks: 1,100 in JSON), and a sixteenth.
         let text = "123456789\n".repeat(100);
         assert_eq!(
-            budget.see_more(SessionId(5), &text, 0, Some(7)),
+            budget.see_more(SessionId(5), &[&text], 0, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=19745"
         );
         // Bytes the result never had count as the text left out does, or twice without it.
         assert_eq!(
-            budget.see_more(SessionId(5), &text, 1000, Some(7)),
+            budget.see_more(SessionId(5), &[&text], 1000, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=22083"
         );
         assert_eq!(
-            budget.see_more(SessionId(5), "", 1000, Some(7)),
+            budget.see_more(SessionId(5), &[], 1000, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=21658"
         );
-        let far = budget.see_more(SessionId(5), "", 300_000, Some(7));
+        let far = budget.see_more(SessionId(5), &[], 300_000, Some(7));
         assert!(far.contains("session_id=5 lines=\"7-\"") && far.contains("search="), "{far}");
         assert!(!far.contains("view="), "{far}");
-        let unknown = budget.see_more(SessionId(5), "", 300_000, None);
+        let unknown = budget.see_more(SessionId(5), &[], 300_000, None);
         assert!(unknown.contains("lines=\"FIRST-LAST\""), "{unknown}");
     }
 

@@ -112,12 +112,18 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         false => None,
     };
     let ran = Ran { id: session.id(), new_session, closed, alternate, retained };
-    let mut output = run_result(ran, command, &result, Budget::new(call, max));
+    let mut budget = Budget::new(call, max);
+    let mut output = run_result(ran, command, &result, &mut budget);
     if alternate && !closed {
         // The full-screen program the command left (a pager, an editor) is what the next step
-        // answers: its screen comes with the result, as terminal_read would show it.
-        let view = ViewArgs { view: View::Screen, max_bytes: max, ..ViewArgs::defaults() };
-        let screen = show(call, &session, view, None, false)?;
+        // answers: its screen comes with the result, as terminal_read would show it, within
+        // what the output left of the call's `max_bytes` (a failure to show it, a session
+        // ended meanwhile, leaves the command's result as it is).
+        let view =
+            ViewArgs { view: View::Screen, max_bytes: budget.left(), ..ViewArgs::defaults() };
+        let Ok(screen) = show(call, &session, view, None, false) else {
+            return Ok(output);
+        };
         // (Its header repeats the status the result's last line gives.)
         let rows = match screen.text.split_once('\n') {
             Some((first, rows)) if first.starts_with('[') => rows,
@@ -145,7 +151,7 @@ struct Ran {
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
-fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budget) -> ToolOutput {
+fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budget) -> ToolOutput {
     let Ran { id, new_session, closed, alternate, retained } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
@@ -155,7 +161,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
         Some((first, end)) if first < end => push_block(
             &mut text,
             &format!(
-                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}: terminal_read session_id={id} lines=\"{first}-...\" reads them]",
+                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}: terminal_read session_id={id} lines=\"{first}-\" reads them]",
                 end - 1
             ),
         ),
@@ -170,7 +176,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, mut budget: Budge
             &mut text,
             &format!(
                 "[... {omitted} earlier bytes of output left out; {}]",
-                budget.see_more(id, &result.output[..omitted], 0, None)
+                budget.see_more(id, &[&result.output[..omitted]], 0, None)
             ),
         );
     }
@@ -464,7 +470,7 @@ mod tests {
             };
             for copies in [1, 2] {
                 for max in worst::MAX_BYTES {
-                    let budget = Budget::with_copies(max, copies);
+                    let mut budget = Budget::with_copies(max, copies);
                     let output = run_result(
                         Ran {
                             id: SessionId(u64::MAX),
@@ -475,7 +481,7 @@ mod tests {
                         },
                         &worst::string(500),
                         &result,
-                        budget,
+                        &mut budget,
                     );
                     let size = worst::size(&output, copies);
                     assert!(size <= max + MAX_BYTES_OVERHEAD, "{max} {copies}: {size}");

@@ -57,7 +57,7 @@ pub(crate) fn lookup(
     let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
         "svg" => return svg(session, max),
-        "png" => return png(session, max),
+        "png" => return png(session, max, largest),
         "lines" => lines(session, value, max)?,
         "search" => search(session, value, max)?,
         _ => find(session, value)?,
@@ -88,14 +88,17 @@ fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
 
 /// `png=true`: the screen as a PNG image beside a one-line text, whole or not at all; its
 /// base64 form is what counts against `max_bytes`.
-fn png(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
+fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, ToolError> {
     let options = crate::PngOptions::default();
     let image = session.styled_screen()?.to_png(&options);
     let encoded = image.len().div_ceil(3) * 4;
     if encoded > max {
+        let raise = match max < largest && encoded <= largest {
+            true => format!("raise max_bytes (up to {largest}) or "),
+            false => String::new(),
+        };
         return Err(ToolError::new(format!(
-            "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
-            super::view::MAX_BYTES_RANGE.1
+            "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; {raise}read the screen as text"
         )));
     }
     let mut text = header(&session.status()?);

@@ -342,8 +342,11 @@ fn layout(
             View::Scrollback => ("the retained transcript", Some(0)),
             _ => ("new output", reading.new.first_line),
         };
-        let left_out = &reading.new.text[..cut];
-        let see = budget.see_more(reading.id, left_out, reading.new.omitted, first);
+        // (A read of the scrollback keeps the end: what was left out after a match too.)
+        let new = &reading.new.text;
+        let left_out = [&new[..cut], &new[new.len() - after..]];
+        let unseen = reading.new.omitted + reading.new.later;
+        let see = budget.see_more(reading.id, &left_out, unseen, first);
         let note = format!("[... {omitted} earlier bytes of {what} left out; {see}]");
         push_block(&mut text, &note);
     }
@@ -358,7 +361,7 @@ fn layout(
                         "[... {later} later bytes of new output left out, after the line that matched; {}]",
                         budget.see_more(
                             reading.id,
-                            &reading.new.text[reading.new.text.len() - after..],
+                            &[&reading.new.text[reading.new.text.len() - after..]],
                             reading.new.later,
                             None
                         )

@@ -28,7 +28,8 @@ pub(crate) enum DefaultWait {
     /// without being known to be busy ([`Until::settled`]).
     Settle,
     /// For a shell with integration: wait until it shows its prompt, exits, or has been quiet
-    /// for a second (its startup files may read the terminal before the prompt is drawn).
+    /// for [`SETTLE_QUIET`] without being known to be busy (its startup files may read the
+    /// terminal before the prompt is drawn).
     Prompt,
 }
 
@@ -252,8 +253,8 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
     check(plan, session)?;
     let condition = plan.until.to_string();
     // A wait for anything but the program's wait for input also ends when the program asks
-    // for a line (or a password) and keeps its screen still: nothing more comes until it is
-    // typed, and the wait would only run to its timeout.
+    // for a line (or a password) and stays quiet: nothing more comes until it is typed, and
+    // the wait would only run to its timeout.
     let asked = Until::asks_for_line();
     let asked_for = asked.to_string();
     let until = match plan.implicit || plan.until.needs_input_wait() {
