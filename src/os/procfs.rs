@@ -957,18 +957,22 @@ mod linux {
         Some((decide(pid, &who, &threads), threads))
     }
 
-    /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
-    pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
-        let in_session = |s: &ProcStat| s.session == sid && !is_dead(s);
-        let processes: Vec<ProcStat> = match candidates {
+    /// The processes `keep` takes, among `candidates` when given, else among all of `/proc`.
+    fn processes(candidates: Option<&[i32]>, keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+        match candidates {
             Some(pids) => pids
                 .iter()
                 .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
                 .filter_map(|data| parse_stat(&data).ok())
-                .filter(in_session)
+                .filter(keep)
                 .collect(),
-            None => scan(in_session),
-        };
+            None => scan(keep),
+        }
+    }
+
+    /// See [`super::alone_in_session`].
+    pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
+        let processes = processes(candidates, |s| s.session == sid && !is_dead(s));
         let waits_for_child = |pid: i32| {
             let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
                 return false;
@@ -985,17 +989,9 @@ mod linux {
             && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
     }
 
+    /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
     fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
-        let wanted = |s: &ProcStat| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid);
-        match candidates {
-            Some(pids) => pids
-                .iter()
-                .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
-                .filter_map(|data| parse_stat(&data).ok())
-                .filter(wanted)
-                .collect(),
-            None => scan(wanted),
-        }
+        processes(candidates, |s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid))
     }
 
     pub(super) fn group_reads(
