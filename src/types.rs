@@ -43,6 +43,21 @@ impl ExitStatus {
     pub fn success(self) -> bool {
         self == ExitStatus::Code(0)
     }
+
+    /// How a closed session's program ended, in words: one that the close's own signals
+    /// ended (`by_close`, see [`Status::ended_by_close`]) did not crash and is not said to be
+    /// killed: `ended by the close (SIGHUP)`.
+    pub(crate) fn ending(self, by_close: bool) -> String {
+        match self {
+            ExitStatus::Signal(signal @ (1 | 15)) if by_close => {
+                format!("ended by the close ({})", signal_name(signal).unwrap_or("SIGTERM"))
+            }
+            ExitStatus::Signal(9) if by_close => {
+                "ended by the close (SIGKILL, after the grace period)".to_owned()
+            }
+            ended => ended.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for ExitStatus {
@@ -249,6 +264,10 @@ pub struct Status {
     pub input_wait_unknown: Option<String>,
     /// While the program waits for input: what kind of input it reads.
     pub input_kind: Option<InputKind>,
+    /// When closed ([`Activity::Closed`]): the session was closed while its program still
+    /// ran, so the close's own signals (SIGHUP and SIGTERM, SIGKILL after the grace period)
+    /// ended it; a status of `killed by SIGHUP` is then the close, not a crash.
+    pub ended_by_close: bool,
 }
 
 impl Default for Status {
@@ -261,6 +280,7 @@ impl Default for Status {
             shell_integration: false,
             input_wait_unknown: None,
             input_kind: None,
+            ended_by_close: false,
         }
     }
 }
@@ -276,7 +296,9 @@ impl fmt::Display for Status {
             },
             Activity::AtPrompt => f.write_str("at prompt")?,
             Activity::Exited(status) => write!(f, "exited ({status})")?,
-            Activity::Closed(status) => write!(f, "closed ({status})")?,
+            Activity::Closed(status) => {
+                write!(f, "closed ({})", status.ending(self.ended_by_close))?
+            }
         }
         if let Some(process) = &self.foreground {
             write!(f, ", foreground {} (pid {})", process.name, process.pid)?;

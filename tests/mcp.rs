@@ -785,23 +785,31 @@ fn the_status_agrees_with_the_wait_after_invisible_output() {
     client.finish();
 }
 
-/// A session closed while its program ran is listed as ended by the close, as the close said,
-/// not as killed (which reads like a crash); one whose program had exited keeps its exit.
+/// A session closed while its program ran is listed and read as ended by the close, as the
+/// close said, not as killed (which reads like a crash); one whose program had exited keeps
+/// its exit; a running one is listed as what its program does, as a result's header says it.
 #[test]
 fn a_closed_session_is_listed_as_its_close_told_it() {
     let mut client = Client::initialized("2025-11-25");
     let cat = client.tool("terminal_start", json!({"argv": ["cat"]}));
     let closed = client.call("terminal_close", json!({"session_id": cat["session_id"]}));
     assert!(text(&closed).contains("ended by the close (SIGHUP)"), "{}", text(&closed));
+    let read = text(&client.call("terminal_read", json!({"session_id": cat["session_id"]})));
+    assert!(read.starts_with("[closed (ended by the close (SIGHUP))"), "{read}");
+    let again = text(&client.call("terminal_close", json!({"session_id": cat["session_id"]})));
+    assert!(again.contains("already closed (ended by the close (SIGHUP))"), "{again}");
     let exited =
         client.tool("terminal_start", json!({"argv": ["sh", "-c", "exit 3"], "exit": true}));
     client.tool("terminal_close", json!({"session_id": exited["session_id"]}));
+    let waiting = client.tool("terminal_start", json!({"argv": ["cat"]}));
     let listed = text(&client.call("terminal_list", json!({})));
     let lines: Vec<&str> = listed.lines().collect();
-    assert_eq!(lines.len(), 2, "{listed}");
+    assert_eq!(lines.len(), 3, "{listed}");
     assert!(lines[0].contains("closed (ended by the close (SIGHUP))"), "{listed}");
     assert!(!listed.contains("killed"), "{listed}");
     assert!(lines[1].contains("closed (exit code 3)"), "{listed}");
+    assert!(lines[2].contains("cat waiting for a line"), "{listed}");
+    client.call("terminal_close", json!({"session_id": waiting["session_id"]}));
     client.finish();
 }
 

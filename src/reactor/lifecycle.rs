@@ -129,6 +129,7 @@ impl Reactor {
             closing.replies.extend(reply);
             return;
         }
+        slot.ended_by_close = slot.child.is_none() && slot.exit.is_none();
         slot.closing = Some(Closing {
             started: Instant::now(),
             killed: None,

@@ -247,6 +247,9 @@ struct Slot {
     closed_reason: Option<CloseReason>,
     /// A caller closed it (perhaps after its program exited and the reactor closed it).
     closed_by_caller: bool,
+    /// The close began while the program still ran (not reaped), so the close's own signals
+    /// ended it: [`Status::ended_by_close`](crate::Status::ended_by_close).
+    ended_by_close: bool,
     /// The panic message when the emulation failed.
     failure: Option<String>,
     cgroup: Option<crate::os::cgroup::Cgroup>,

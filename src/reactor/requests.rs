@@ -136,6 +136,7 @@ impl Reactor {
                 closing: None,
                 closed: false,
                 closed_by_caller: false,
+                ended_by_close: false,
                 closed_reason: None,
                 failure: None,
                 cgroup,

@@ -476,10 +476,12 @@ impl Reactor {
             shell_integration: slot.terminal.shell().integrated,
             input_wait_unknown: None,
             input_kind: None,
+            ended_by_close: false,
         };
         match slot.state() {
             SessionState::Closed(how) => {
                 status.activity = Activity::Closed(how);
+                status.ended_by_close = slot.ended_by_close;
                 return status;
             }
             SessionState::Exited(how) => {

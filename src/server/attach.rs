@@ -58,11 +58,11 @@ impl Watch {
                 Err(_) => return "the session is gone".to_owned(),
             };
             self.send_changed(frame, &mut last);
-            let ended = match self.session.info().map(|info| info.state) {
-                Ok(SessionState::Running) => None,
-                Ok(SessionState::Exited(status)) => Some(format!("the program ended ({status})")),
-                Ok(SessionState::Closed(status)) => {
-                    Some(format!("the session was closed ({status})"))
+            let ended = match self.session.info().map(|info| (info.state, info.status)) {
+                Ok((SessionState::Running, _)) => None,
+                Ok((SessionState::Exited(how), _)) => Some(format!("the program ended ({how})")),
+                Ok((SessionState::Closed(how), status)) => {
+                    Some(format!("the session was closed ({})", how.ending(status.ended_by_close)))
                 }
                 Err(_) => Some("the session is gone".to_owned()),
             };

@@ -255,13 +255,14 @@ pub(crate) mod worst {
     /// A status with the longest header and JSON.
     pub(crate) fn status() -> Status {
         Status {
-            activity: Activity::Exited(ExitStatus::Signal(i32::MIN)),
+            activity: Activity::Closed(ExitStatus::Signal(9)),
             foreground: Some(Process { pid: i32::MIN, name: "\u{1}".repeat(15) }),
             since_output: Duration::from_micros(u64::MAX / 3),
             last_exit_code: Some(i32::MIN),
             shell_integration: true,
             input_wait_unknown: Some(string(100)),
             input_kind: Some(crate::InputKind::Password),
+            ended_by_close: true,
         }
     }
 

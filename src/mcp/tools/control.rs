@@ -6,15 +6,14 @@ use std::time::{Duration, SystemTime};
 use serde_json::json;
 
 use crate::{
-    Activity, CommandResult, ExitStatus, Session, SessionId, SessionState, SignalTarget, SpawnSpec,
-    Until,
+    Activity, CommandResult, Session, SessionId, SessionState, SignalTarget, SpawnSpec, Until,
 };
 
 use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
-use super::render::{exit_parts, header, push_block, status_json};
+use super::render::{doing, exit_parts, header, push_block, status_json};
 use super::view::{View, ViewArgs, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
@@ -341,14 +340,13 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
     let max = max_bytes(args)?;
     let session = call.session(id)?;
-    let state = session.info().map(|i| i.state);
-    let was_running = matches!(state, Ok(SessionState::Running));
-    let already = matches!(state, Ok(SessionState::Closed(_)));
+    let already = matches!(session.info().map(|i| i.state), Ok(SessionState::Closed(_)));
     let ended = session.close()?;
     call.caller.forget(id);
-    let how = match ended {
-        ended if already => format!("already closed ({ended})"),
-        ended => how_it_ended(ended, was_running),
+    let by_close = session.status().is_ok_and(|status| status.ended_by_close);
+    let how = match ended.ending(by_close) {
+        how if already => format!("already closed ({how})"),
+        how => how,
     };
     let (unread, earlier) = match read_new(&session, max, None) {
         Ok(new) => (new.text, new.omitted),
@@ -377,26 +375,9 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     Ok(ToolOutput::new(text, structured))
 }
 
-/// How a closed session's program ended: a program that ended on the close's own signals
-/// (`by_close`: it was running when closed) did not crash, and is not said to be killed.
-fn how_it_ended(ended: ExitStatus, by_close: bool) -> String {
-    match ended {
-        ExitStatus::Signal(signal @ (1 | 9 | 15)) if by_close => {
-            let name = match signal {
-                1 => "SIGHUP",
-                15 => "SIGTERM",
-                _ => "SIGKILL, after the grace period",
-            };
-            format!("ended by the close ({name})")
-        }
-        ended => ended.to_string(),
-    }
-}
-
 /// `terminal_list`.
 pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
-    let exited_first = crate::reactor::CloseReason::Exited.to_string();
     let mut text = String::new();
     let mut entries = Vec::new();
     for info in &sessions {
@@ -405,20 +386,16 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             SessionState::Exited(how) => ("exited", Some(how)),
             SessionState::Closed(how) => ("closed", Some(how)),
         };
-        // Closed while its program ran (by a caller, a limit or the shutdown), not after it
-        // exited.
-        let by_close = info.closed_reason.as_ref().is_some_and(|r| *r != exited_first);
         let (exit_code, exit_signal) = exit_parts(ended);
         let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
         let name = call.caller.names.name_of(info.id);
         push_block(
             &mut text,
             &format!(
-                "session {}{} · {}{} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
+                "session {}{} · {} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
                 info.id,
                 name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default(),
-                state,
-                ended.map(|how| format!(" ({})", how_it_ended(how, by_close))).unwrap_or_default(),
+                doing(&info.status, None),
                 info.program,
                 info.pid,
                 info.cols,

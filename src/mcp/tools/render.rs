@@ -65,22 +65,7 @@ impl Header<'_> {
         let status = self.status;
         let mut parts: Vec<String> =
             self.started.map(|id| format!("session {id} started")).into_iter().collect();
-        let state = match status.activity {
-            Activity::Running => "running".to_owned(),
-            Activity::Quiet => "running, quiet".to_owned(),
-            Activity::WaitingForInput => {
-                let kind = status.input_kind.map_or("input", |kind| kind.describe());
-                let at = self.at.map(|row| format!(" at \"{row}\""));
-                format!("waiting for {kind}{}", at.unwrap_or_default())
-            }
-            Activity::AtPrompt => "at the shell prompt".to_owned(),
-            Activity::Exited(how) => format!("exited ({how})"),
-            Activity::Closed(how) => format!("closed ({how})"),
-        };
-        parts.push(match &status.foreground {
-            Some(process) => format!("{} {state}", process.name),
-            None => state,
-        });
+        parts.push(doing(status, self.at));
         // A shell's last command's code, beside the session's own exit code, would read as
         // a second answer.
         let ended = matches!(status.activity, Activity::Exited(_) | Activity::Closed(_));
@@ -89,6 +74,28 @@ impl Header<'_> {
         }
         parts.extend(self.wait.map(str::to_owned));
         format!("[{}]", parts.join(" · "))
+    }
+}
+
+/// What a session's foreground program is doing, in words (`python3 waiting for keys at
+/// ">>>"` with the text of the cursor's row `at`, `bash at the shell prompt`,
+/// `closed (ended by the close (SIGHUP))`).
+pub(crate) fn doing(status: &Status, at: Option<&str>) -> String {
+    let state = match status.activity {
+        Activity::Running => "running".to_owned(),
+        Activity::Quiet => "running, quiet".to_owned(),
+        Activity::WaitingForInput => {
+            let kind = status.input_kind.map_or("input", |kind| kind.describe());
+            let at = at.map(|row| format!(" at \"{row}\""));
+            format!("waiting for {kind}{}", at.unwrap_or_default())
+        }
+        Activity::AtPrompt => "at the shell prompt".to_owned(),
+        Activity::Exited(how) => format!("exited ({how})"),
+        Activity::Closed(how) => format!("closed ({})", how.ending(status.ended_by_close)),
+    };
+    match &status.foreground {
+        Some(process) => format!("{} {state}", process.name),
+        None => state,
     }
 }
 
