@@ -671,6 +671,18 @@ fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
                "submit": true, "for_text": "job done"}),
     );
     assert_eq!(job["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&job));
+    // A program quiet in a loop on a short timer that waits on no descriptor, or a server
+    // on its socket, asks for nothing: the wait runs to its text.
+    let script = "import select, socket\n\
+                  a, b = socket.socketpair()\n\
+                  for _ in range(8): select.select([], [], [], 0.2)\n\
+                  for _ in range(3): select.select([a], [], [], 0.5)\n\
+                  print('ready')";
+    let looping = client.call(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", script], "for_text": "ready", "timeout_ms": 20000}),
+    );
+    assert_eq!(looping["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&looping));
     client.finish();
 }
 

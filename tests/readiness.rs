@@ -631,3 +631,39 @@ fn a_timer_on_a_socket_is_no_wait_for_keys() {
     assert!(outcome.is_timeout(), "a ticker on a socket read as waiting for keys: {outcome}");
     assert_ne!(ticker.status().unwrap().activity, Activity::WaitingForInput);
 }
+
+/// A program that waits on anything but the terminal, quiet, is not waiting for input,
+/// whatever its timer: a server polling its socket on a short timer (`python3 -m
+/// http.server`: 0.5 s) or none, a loop sleeping in `select` with no descriptor, an event
+/// loop whose epoll set holds only a socket. Before, a poll-family wait counted whatever it
+/// waited on, and a short timer once the terminal had been quiet for longer.
+#[test]
+fn a_quiet_wait_on_other_descriptors_is_no_wait_for_input() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let waits = [
+        ("a socket, 0.5 s timer", "select.select([a], [], [], 0.5)"),
+        ("a socket, no timer", "poller.poll()"),
+        ("nothing, 0.2 s timer", "select.select([], [], [], 0.2)"),
+        ("an epoll set of a socket", "epoller.poll(0.5)"),
+    ];
+    for (what, wait) in waits {
+        let script = format!(
+            "import select, socket\n\
+             a, b = socket.socketpair()\n\
+             poller = select.poll(); poller.register(a, select.POLLIN)\n\
+             epoller = select.epoll(); epoller.register(a, select.EPOLLIN)\n\
+             print('serving', flush=True)\n\
+             while True:\n\
+             \x20   {wait}\n"
+        );
+        let server = engine.spawn(SpawnSpec::new("python3").args(["-c", &script])).unwrap();
+        expect(&server, Until::text("serving"));
+        let outcome = server.wait(Until::input_wait(), Duration::from_millis(1500)).unwrap();
+        assert!(outcome.is_timeout(), "waiting on {what} read as waiting for input: {outcome}");
+        assert_ne!(server.status().unwrap().activity, Activity::WaitingForInput, "{what}");
+        server.close().unwrap();
+    }
+}

@@ -402,7 +402,7 @@ fn decide(pid: i32, who: &str, threads: &[ThreadObs]) -> InputWait {
         })
         .unwrap_or((&threads[0], "something else"));
     InputWait::NotWaiting {
-        reason: format!("{} is sleeping in {what}, not in a read/poll-family call", name(t)),
+        reason: format!("{} is sleeping in {what}, not in a wait for the terminal", name(t)),
     }
 }
 
@@ -743,7 +743,8 @@ mod linux {
     }
 
     /// A read-family call counts as waiting for input only when its descriptor is a
-    /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user.
+    /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user;
+    /// a poll-family call, see [`polling_terminal`].
     fn reading_terminal(
         base: &str,
         tid: i32,
@@ -754,26 +755,8 @@ mod linux {
         let Activity::Input(name) = &activity else {
             return activity;
         };
-        if let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) {
-            // A timer that went off without a change and was set again is an idle tick.
-            if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
-                return activity;
-            }
-            // So is one that went off and was set again, whatever it drew in between, when
-            // the terminal is among what the call waits on (a program ticking on a socket or
-            // a pipe does not read keys).
-            if timer >= super::SHORTEST_TICK
-                && let Some(timers) = probe.timers
-                && watches_terminal(base, name, syscall) == Some(true)
-                && let Some(wakeups) = voluntary_switches(base)
-                && timers.repeated(tid, timer, wakeups)
-            {
-                return activity;
-            }
-            return Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()));
-        }
         if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
-            return activity;
+            return polling_terminal(base, tid, syscall, activity, probe);
         }
         let Some(fd) = syscall
             .split_ascii_whitespace()
@@ -787,6 +770,43 @@ mod linux {
             Ok(target) => Activity::Other(format!("{name} on {}", target.to_string_lossy())),
             Err(_) => activity,
         }
+    }
+
+    /// A poll-family call counts as waiting for input only when the terminal is among the
+    /// descriptors it waits on (or they cannot be read: another user's program), and not on a
+    /// short timer that is about to change the screen: a server polling its socket, or a loop
+    /// sleeping in `select` with no descriptor, is not waiting for the user.
+    fn polling_terminal(
+        base: &str,
+        tid: i32,
+        syscall: &str,
+        activity: Activity,
+        probe: Probe<'_>,
+    ) -> Activity {
+        let Activity::Input(name) = &activity else {
+            return activity;
+        };
+        let watched = watches_terminal(base, name, syscall);
+        if watched == Some(false) {
+            return Activity::Other(format!("{name} on descriptors that are not the terminal"));
+        }
+        let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) else {
+            return activity;
+        };
+        // A timer that went off without a change and was set again is an idle tick.
+        if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
+            return activity;
+        }
+        // So is one that went off and was set again, whatever it drew in between.
+        if timer >= super::SHORTEST_TICK
+            && watched == Some(true)
+            && let Some(timers) = probe.timers
+            && let Some(wakeups) = voluntary_switches(base)
+            && timers.repeated(tid, timer, wakeups)
+        {
+            return activity;
+        }
+        Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()))
     }
 
     /// Whether a descriptor's target (a `/proc/PID/fd/N` link) is a terminal.
