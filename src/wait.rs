@@ -149,24 +149,27 @@ impl Until {
         Ok(Until(Cond::Regex(compile(pattern)?)))
     }
 
-    /// `text` appears anywhere on the screen.
+    /// `text` appears anywhere on the screen. Rows are matched as [`Screen::lines`] holds
+    /// them, trailing blanks dropped, except the cursor's row, which runs up to the cursor:
+    /// a prompt's trailing space (`">>> "`) matches while the cursor is after it.
     pub fn screen_contains(text: impl Into<String>) -> Until {
         Until(Cond::Screen(text.into()))
     }
 
-    /// A regular expression matches a row of the screen.
+    /// A regular expression matches a row of the screen (rows as
+    /// [`Until::screen_contains`] matches them).
     pub fn screen_regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }
 
-    /// `text` appears on screen row `row` (from 0). A wait on a row past the screen is
-    /// refused ([`Error::InvalidInput`]).
+    /// `text` appears on screen row `row` (from 0; as [`Until::screen_contains`] matches
+    /// rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]).
     pub fn screen_row_contains(row: u16, text: impl Into<String>) -> Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
-    /// A regular expression matches screen row `row` (from 0). A wait on a row past the
-    /// screen is refused ([`Error::InvalidInput`]).
+    /// A regular expression matches screen row `row` (from 0; as [`Until::screen_contains`]
+    /// matches rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]).
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
     }
@@ -466,12 +469,14 @@ impl Until {
             text: matched,
             location: Location::Screen { row: row as u16, col: cell_col(text, offset) },
         };
+        // Rows as the screen shows them, the cursor's up to the cursor: a prompt's space.
+        let rows = || (0..screen.lines.len()).map(|row| (row, matched_row(screen, row)));
         match &self.0 {
-            Cond::Screen(needle) => screen.lines.iter().enumerate().find_map(|(row, text)| {
-                text.find(needle.as_str()).map(|o| at(row, text, o, needle.clone()))
+            Cond::Screen(needle) => rows().find_map(|(row, text)| {
+                text.find(needle.as_str()).map(|o| at(row, &text, o, needle.clone()))
             }),
-            Cond::ScreenRegex(re) => screen.lines.iter().enumerate().find_map(|(row, text)| {
-                re.find(text).map(|m| at(row, text, m.start(), m.as_str().to_owned()))
+            Cond::ScreenRegex(re) => rows().find_map(|(row, text)| {
+                re.find(&text).map(|m| at(row, &text, m.start(), m.as_str().to_owned()))
             }),
             Cond::Cursor(row, col) => ((screen.cursor.row, screen.cursor.col) == (*row, *col))
                 .then(|| Match {
@@ -490,16 +495,32 @@ impl Until {
                 location: Location::Session,
             }),
             Cond::ScreenRow(row, needle) => {
-                let text = screen.lines.get(usize::from(*row))?;
-                text.find(needle.as_str()).map(|o| at(usize::from(*row), text, o, needle.clone()))
+                let row = usize::from(*row);
+                let text = (row < screen.lines.len()).then(|| matched_row(screen, row))?;
+                text.find(needle.as_str()).map(|o| at(row, &text, o, needle.clone()))
             }
             Cond::ScreenRowRegex(row, re) => {
-                let text = screen.lines.get(usize::from(*row))?;
-                re.find(text).map(|m| at(usize::from(*row), text, m.start(), m.as_str().to_owned()))
+                let row = usize::from(*row);
+                let text = (row < screen.lines.len()).then(|| matched_row(screen, row))?;
+                re.find(&text).map(|m| at(row, &text, m.start(), m.as_str().to_owned()))
             }
             Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen, styled)),
             _ => None,
         }
+    }
+}
+
+/// Screen row `row` as screen waits match it: as the screen shows it (trailing blanks
+/// dropped), except that the cursor's row runs up to the cursor, so that a prompt's trailing
+/// space (`>>> `) matches, as it does in the transcript.
+fn matched_row(screen: &Screen, row: usize) -> std::borrow::Cow<'_, str> {
+    let text = screen.lines[row].as_str();
+    let cells = usize::from(cell_col(text, text.len()));
+    let cursor = usize::from(screen.cursor.col);
+    if usize::from(screen.cursor.row) == row && cursor > cells {
+        std::borrow::Cow::Owned(format!("{text}{}", " ".repeat(cursor - cells)))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 

@@ -1111,3 +1111,23 @@ fn a_program_that_lets_go_of_its_terminal_ends_with_its_own_status() {
         assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(3) }, "{outcome:?}");
     }
 }
+
+/// A screen wait matches the cursor's row up to the cursor, as the transcript has it: a
+/// prompt's trailing space (`$ `) is found on the screen, where rows drop trailing blanks;
+/// other rows' trailing blanks are not made up.
+#[test]
+fn a_screen_wait_matches_a_prompts_trailing_space() {
+    let engine = engine();
+    let session = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", "echo 'done '; printf 'go? '; read x"]))
+        .unwrap();
+    expect(&session, Until::text("go? "));
+    expect(&session, Until::screen_contains("go? "));
+    expect(&session, Until::screen_regex("^go\\? $").unwrap());
+    expect(&session, Until::screen_row_contains(1, "go? "));
+    expect(&session, Until::screen_row_regex(1, "\\? $").unwrap());
+    let outcome =
+        session.wait(Until::screen_contains("done "), Duration::from_millis(300)).unwrap();
+    assert!(outcome.is_timeout(), "a trailing blank off the cursor's row matched: {outcome}");
+    session.close().unwrap();
+}
