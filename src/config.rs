@@ -70,8 +70,10 @@ pub struct Config {
     pub exit_drain: Duration,
     /// Most live sessions. Default 256, range 1..=65,536.
     pub max_sessions: usize,
-    /// Most closed sessions kept as readable tombstones; the oldest go first. Default 64,
-    /// range 0..=100,000.
+    /// Most ended sessions kept as readable tombstones: closed ones and those whose program
+    /// exited (the engine closes those itself), whether or not anyone read them; the oldest
+    /// go first, and a forgotten one's calls fail with [`Error::SessionForgotten`](crate::Error::SessionForgotten).
+    /// Default 64, range 0..=100,000.
     pub max_closed_sessions: usize,
     /// Sessions with no input and no output for this long are closed. `None` (the default)
     /// disables it; otherwise 1 s..=30 days.

@@ -12,8 +12,17 @@ use crate::types::SessionId;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// No session with this id exists (it never did, or its tombstone was dropped).
+    /// No session with this id exists, nor did one.
     UnknownSession(SessionId),
+    /// The session ended (its program exited, or it was closed) and was forgotten since:
+    /// only the `kept` most recently ended sessions stay readable
+    /// (`Config::max_closed_sessions`).
+    SessionForgotten {
+        /// The session.
+        session: SessionId,
+        /// How many ended sessions are kept.
+        kept: usize,
+    },
     /// The session was closed; it accepts no more input.
     SessionClosed(SessionId),
     /// The session's program has exited; it accepts no more input.
@@ -151,6 +160,10 @@ impl fmt::Display for Error {
             Error::UnknownSession(id) => write!(
                 f,
                 "unknown session {id}: no such session exists (list the sessions to see the live ones)"
+            ),
+            Error::SessionForgotten { session, kept } => write!(
+                f,
+                "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept (Config::max_closed_sessions); read a session before that many more end, or raise the bound"
             ),
             Error::SessionClosed(id) => write!(f, "session {id} is closed; start a new session"),
             Error::SessionExited(id) => write!(

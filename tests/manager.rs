@@ -182,7 +182,7 @@ fn lifetime_limit_and_tombstone_bound() {
     let sessions: Vec<_> = (0..3).map(|_| engine.spawn(SpawnSpec::new("cat")).unwrap()).collect();
     for s in &sessions {
         let outcome = s.wait(Until::exit(), LONG);
-        assert!(matches!(outcome, Ok(_) | Err(Error::UnknownSession(_))));
+        assert!(matches!(outcome, Ok(_) | Err(Error::SessionForgotten { .. })));
     }
     let tombstones = engine.list().unwrap();
     assert_eq!(tombstones.len(), 2, "only max_closed_sessions tombstones are kept");
@@ -190,7 +190,14 @@ fn lifetime_limit_and_tombstone_bound() {
         tombstones.iter().all(|t| t.closed_reason.as_deref().unwrap().contains("max_lifetime"))
     );
     let oldest = sessions.iter().find(|s| tombstones.iter().all(|t| t.id != s.id())).unwrap();
-    assert!(matches!(oldest.read(), Err(Error::UnknownSession(_))));
+    let forgotten = oldest.read().unwrap_err();
+    assert!(
+        matches!(forgotten, Error::SessionForgotten { session, kept: 2 } if session == oldest.id()),
+        "{forgotten}"
+    );
+    assert!(forgotten.to_string().contains("max_closed_sessions"), "{forgotten}");
+    let never = engine.session(termloom::SessionId(1000)).and_then(|s| s.read()).unwrap_err();
+    assert!(matches!(never, Error::UnknownSession(_)), "{never}");
 }
 
 #[test]

@@ -866,6 +866,16 @@ fn unknown_sessions_are_tool_errors_naming_what_to_do() {
             "{message}"
         );
     }
+    // With many sessions, the live ones come first and a few are named, not all.
+    for _ in 0..10 {
+        client.tool("terminal_start", json!({"argv": ["true"], "exit": true}));
+    }
+    let live = client.tool("terminal_start", json!({"argv": ["cat"]}));
+    let message = client.tool_error("terminal_read", json!({"session_id": 4242}));
+    let named =
+        format!("the sessions are: {} (cat, running), 10 (true, exited)", live["session_id"]);
+    assert!(message.contains(&named), "{message}");
+    assert!(message.ends_with(", and 3 more (terminal_list shows all)"), "{message}");
     client.finish();
 }
 

@@ -607,7 +607,18 @@ impl Reactor {
     // ----- sessions ------------------------------------------------------------------------
 
     fn slot(&mut self, id: SessionId) -> Result<&mut Slot> {
-        self.sessions.get_mut(&id.0).map(|slot| &mut **slot).ok_or(Error::UnknownSession(id))
+        let missing = self.missing(id);
+        self.sessions.get_mut(&id.0).map(|slot| &mut **slot).ok_or(missing)
+    }
+
+    /// The error for a session id not (or no longer) held: one this engine gave out was
+    /// forgotten once ended, the others never existed.
+    fn missing(&self, id: SessionId) -> Error {
+        if (1..self.next_id).contains(&id.0) {
+            Error::SessionForgotten { session: id, kept: self.config.max_closed_sessions }
+        } else {
+            Error::UnknownSession(id)
+        }
     }
 
     fn info_of(&self, id: u64) -> Option<SessionInfo> {

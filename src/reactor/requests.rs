@@ -177,7 +177,7 @@ impl Reactor {
 
     /// One session's information.
     pub(crate) fn info(&mut self, id: SessionId) -> Result<SessionInfo> {
-        self.info_of(id.0).ok_or(Error::UnknownSession(id))
+        self.info_of(id.0).ok_or_else(|| self.missing(id))
     }
 
     // ----- input -------------------------------------------------------------

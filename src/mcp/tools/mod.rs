@@ -113,6 +113,9 @@ impl From<Error> for ToolError {
             Error::UnknownSession(id) => format!(
                 "session {id} does not exist; call terminal_list to see the sessions, or terminal_start to start one"
             ),
+            Error::SessionForgotten { session, kept } => format!(
+                "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept; terminal_list shows them, terminal_start starts a new one"
+            ),
             Error::SessionClosed(id) => format!(
                 "session {id} is closed and accepts no input; terminal_read can still show its last output, and terminal_start starts a new session"
             ),
@@ -318,8 +321,13 @@ pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -
     if sessions.is_empty() {
         return format!("{problem}; there are no sessions: terminal_start starts one");
     }
-    let listed: Vec<String> = sessions
+    // The live ones first, newest first, at most a few: the list grows with every session
+    // that ended, and the error is read by a model.
+    let mut shown: Vec<&crate::SessionInfo> = sessions.iter().collect();
+    shown.sort_by_key(|info| (!matches!(info.state, crate::SessionState::Running), !info.id.0));
+    let listed: Vec<String> = shown
         .iter()
+        .take(LISTED_SESSIONS)
         .map(|info| {
             let name = names.name_of(info.id).map(|n| format!(" {n:?}")).unwrap_or_default();
             let state = match info.state {
@@ -330,8 +338,15 @@ pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -
             format!("{}{name} ({}, {state})", info.id, info.program)
         })
         .collect();
-    format!("{problem}; the sessions are: {}", listed.join(", "))
+    let more = match sessions.len().saturating_sub(LISTED_SESSIONS) {
+        0 => String::new(),
+        n => format!(", and {n} more (terminal_list shows all)"),
+    };
+    format!("{problem}; the sessions are: {}{more}", listed.join(", "))
 }
+
+/// The most sessions an unknown session's error names.
+const LISTED_SESSIONS: usize = 8;
 
 /// Whether `name` is a tool.
 pub(crate) fn exists(name: &str) -> bool {
