@@ -2554,3 +2554,31 @@ fn a_submitted_lines_echo_does_not_end_its_wait() {
     }
     client.finish();
 }
+
+/// Lines dropped past the transcript's bound before they were read are counted in a note of
+/// the result's own, which a small `max_bytes` (that keeps the output's end) cannot cut, and
+/// which no advice offers to read.
+#[test]
+fn lines_dropped_before_a_read_are_told_whatever_is_cut() {
+    let config = Config { scrollback_lines: 100, ..Config::default() };
+    let mut client =
+        Client::serving(Engine::new(config).expect("engine starts"), ServeOptions::default());
+    client.initialize("2025-11-25");
+    client.notify("notifications/initialized", json!({}));
+    let flood = client.call(
+        "terminal_start",
+        json!({"argv": ["seq", "1", "5000"], "exit": true, "max_bytes": 300}),
+    );
+    let said = text(&flood);
+    let note = said.lines().find(|l| l.contains("earlier lines were dropped")).unwrap_or("");
+    assert!(
+        note.ends_with("earlier lines were dropped unread, past the transcript's bound]"),
+        "{said}"
+    );
+    assert!(!said.contains("[termloom:"), "{said}");
+    assert!(said.contains("\n5000"), "the end is kept: {said}");
+    let dropped: u64 = note.trim_start_matches('[').split(' ').next().unwrap().parse().unwrap();
+    assert_eq!(flood["structuredContent"]["missed_lines"], dropped, "{flood}");
+    assert!(dropped >= 4800, "{said}");
+    client.finish();
+}

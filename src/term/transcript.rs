@@ -339,10 +339,7 @@ impl Transcript {
         reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
         if out.missed_lines > 0 {
-            let marker = format!(
-                "[termloom: {} earlier lines were dropped from the transcript before this read]\n",
-                out.missed_lines
-            );
+            let marker = dropped_marker(out.missed_lines);
             // Within the read's bound, like the text.
             out.text = marker[..floor_char_boundary(&marker, max_bytes)].to_owned();
         }
@@ -480,6 +477,14 @@ impl Transcript {
         pieces.reverse();
         (pieces.join("\n"), truncated)
     }
+}
+
+/// The line a read's text starts with when `missed` lines were dropped from the store
+/// before it (see [`Output::text`](crate::Output::text)).
+pub(crate) fn dropped_marker(missed: u64) -> String {
+    format!(
+        "[termloom: {missed} earlier lines were dropped from the transcript before this read]\n"
+    )
 }
 
 #[cfg(test)]

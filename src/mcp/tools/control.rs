@@ -14,7 +14,7 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
 use super::render::{doing, exit_parts, header, push_block, status_json};
-use super::view::{View, ViewArgs, max_bytes, read_new, show};
+use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -348,15 +348,18 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         how if already => format!("already closed ({how})"),
         how => how,
     };
-    let (unread, earlier) = match read_new(&session, max, None) {
-        Ok(new) => (new.text, new.omitted),
-        Err(_) => (String::new(), 0),
+    let (unread, earlier, missed) = match read_new(&session, max, None) {
+        Ok(new) => (new.text, new.omitted, new.missed_lines),
+        Err(_) => (String::new(), 0, 0),
     };
     // Blank lines at the end are the screen a full-screen program left, not output.
     let (output, cut) = Budget::new(call, max).end(unread.trim_end(), usize::MAX);
     let omitted = earlier + cut;
     let (exit_code, exit_signal) = exit_parts(Some(ended));
     let mut text = format!("[closed · {how}]");
+    if let Some(note) = dropped_note(missed) {
+        push_block(&mut text, &note);
+    }
     if omitted > 0 {
         push_block(&mut text, &format!("[... {omitted} earlier bytes of unread output left out]"));
     }

@@ -127,7 +127,8 @@ pub(crate) fn read_new(
     max: usize,
     anchor: Option<&str>,
 ) -> crate::Result<NewOutput> {
-    let first = session.read()?;
+    let mut first = session.read()?;
+    strip_dropped_marker(&mut first);
     let mut more = first.truncated;
     let mut result = NewOutput {
         first_line: Some(first.first_line),
@@ -164,7 +165,8 @@ pub(crate) fn read_new(
         if !more || reads >= MAX_READS {
             break;
         }
-        let out = session.read()?;
+        let mut out = session.read()?;
+        strip_dropped_marker(&mut out);
         reads += 1;
         more = out.truncated;
         text.push_str(&out.text);
@@ -182,6 +184,24 @@ pub(crate) fn read_new(
     result.omitted += before;
     result.later += after;
     Ok(result)
+}
+
+/// Takes the library's line on dropped lines off the start of a read's text: a result says
+/// so in a note of its own ([`dropped_note`]), which a cut of the text's start cannot lose.
+fn strip_dropped_marker(out: &mut crate::Output) {
+    if out.missed_lines > 0 {
+        let marker = crate::term::transcript::dropped_marker(out.missed_lines);
+        if out.text.starts_with(&marker) {
+            out.text.drain(..marker.len());
+        }
+    }
+}
+
+/// The note on lines dropped before they were read, if any were.
+pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
+    (missed_lines > 0).then(|| {
+        format!("[{missed_lines} earlier lines were dropped unread, past the transcript's bound]")
+    })
 }
 
 /// What a reading tool found, before it is laid out within its budget.
@@ -335,6 +355,9 @@ fn layout(
     // nothing to repeat.)
     if reading.new.rewritten && !output.is_empty() {
         push_block(&mut text, "[from a line you saw, since redrawn]");
+    }
+    if let Some(note) = dropped_note(reading.new.missed_lines) {
+        push_block(&mut text, &note);
     }
     if omitted > 0 {
         // The retained transcript is left out from its first line; new output from its own.
