@@ -609,9 +609,10 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
 }
 
 /// A paste that ends in a line break, to a line editor that asked for bracketed pastes, is
-/// held on the edit line (as in a terminal): the result says so and how to run it.
+/// held on the edit line (as in a terminal): the result says so and how to run it. To any
+/// other program it is a submitted line.
 #[test]
-fn a_held_bracketed_paste_says_how_to_run_it() {
+fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
     if !require("bash") {
         return;
     }
@@ -632,6 +633,17 @@ fn a_held_bracketed_paste_says_how_to_run_it() {
     // A paste with no line break at its end says nothing of the kind.
     let plain = client.call("terminal_send", json!({"session_id": 1, "paste": "echo three"}));
     assert!(!text(&plain).contains("bracketed"), "{}", text(&plain));
+    // To a program that did not ask for bracketed pastes, a paste's last line break is Enter:
+    // a wait for text does not match the pasted line's echo, as with submit=true.
+    let reader = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "read x; sleep 1; echo \"got $x\""], "input_wait": true}),
+    );
+    let pasted = client.call(
+        "terminal_send",
+        json!({"session_id": reader["session_id"], "paste": "hello\n", "for_text": "hello"}),
+    );
+    assert!(text(&pasted).contains("got hello"), "matched the echo: {}", text(&pasted));
     client.finish();
 }
 

@@ -150,7 +150,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
     let line_typed = keys.is_none()
         && text.is_some_and(|t| crate::input::keys::bytes_submit(&crate::decode_escapes(t)));
-    let submits = submit || enter || line_typed;
     let view = view_args(args)?;
     let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
@@ -170,9 +169,11 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // A paste ending in a line break, to a program that asked for bracketed pastes: its line
     // editor holds the block, breaks and all, as text on its edit line; nothing runs it but
     // an Enter after it (as in a terminal). Said in the result, since the model meant to run it.
-    let held_paste = !submits
-        && paste.is_some_and(|p| p.ends_with(['\n', '\r']))
-        && session.screen()?.modes.bracketed_paste;
+    // To any other program, its last line break is Enter: the paste is a submitted line.
+    let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
+    let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
+    let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
+    let held_paste = !submits && bracketed;
     {
         let input = call.caller.input.of(id);
         let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
