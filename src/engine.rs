@@ -360,7 +360,9 @@ impl Engine {
 
     /// Closes every session and stops the reactor. Blocks until done (at most the close grace
     /// period plus the time processes take to die), and until the sessions' file recordings
-    /// are on disk (up to 10 s more).
+    /// are on disk (up to 10 s more). Dropping the last clone does the same. In an async task,
+    /// close the sessions with [`Session::close_async`] first (then this is quick), or call it
+    /// (or drop the engine) on a blocking thread (`tokio::task::spawn_blocking`).
     pub fn shutdown(&self) {
         self.shared.shutdown();
     }

@@ -96,13 +96,20 @@ impl<T> Drop for Producer<T> {
 
 /// A future of one answer of the engine's reactor, woken by the reactor when the answer comes
 /// (see [`Session::wait_async`](crate::Session::wait_async)). It works under any executor and
-/// needs no thread of its own. Dropping it before it completes cancels what it waits for where
-/// that can be cancelled (a wait); otherwise the answer is discarded.
-#[must_use = "a future does nothing unless polled (awaited)"]
+/// needs no thread of its own.
+///
+/// It is eager: the request is sent when the future is made, not when it is first polled, so
+/// a wait's timeout counts from then and typed input is on its way at once. Dropping it before
+/// it completes cancels what it waits for where that can be cancelled (a wait); otherwise the
+/// answer is discarded. Like an `async fn`'s future, it must not be polled again once it
+/// returned `Ready`: that panics (with `futures::select!`, wrap it in `.fuse()`).
+#[must_use = "the request is sent already; drop the future to cancel its wait, or await its answer"]
 pub struct EngineFuture<T> {
     shared: Arc<Shared<Result<T>>>,
     /// Run when the future is dropped before it completed.
     on_drop: Option<Box<dyn FnOnce() + Send>>,
+    /// It returned its answer.
+    done: bool,
 }
 
 impl<T> std::fmt::Debug for EngineFuture<T> {
@@ -122,7 +129,7 @@ impl<T> EngineFuture<T> {
             state: Mutex::new(State { value: None, waker: None, abandoned: false }),
         });
         let producer = Producer { shared: Some(shared.clone()) };
-        (EngineFuture { shared, on_drop: None }, producer)
+        (EngineFuture { shared, on_drop: None, done: false }, producer)
     }
 
     /// A future that is already answered (the request could not be sent).
@@ -143,16 +150,18 @@ impl<T> Future for EngineFuture<T> {
     type Output = Result<T>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Result<T>> {
+        assert!(!self.done, "termloom::EngineFuture polled after it completed");
         let mut state = self.shared.state.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(value) = state.value.take() {
+        let answer = match state.value.take() {
+            Some(value) => Some(value),
+            None if state.abandoned => Some(Err(Error::EngineStopped)),
+            None => None,
+        };
+        if let Some(answer) = answer {
             drop(state);
             self.on_drop = None;
-            return Poll::Ready(value);
-        }
-        if state.abandoned {
-            drop(state);
-            self.on_drop = None;
-            return Poll::Ready(Err(Error::EngineStopped));
+            self.done = true;
+            return Poll::Ready(answer);
         }
         match &state.waker {
             Some(waker) if waker.will_wake(cx.waker()) => {}
@@ -167,5 +176,24 @@ impl<T> Drop for EngineFuture<T> {
         if let Some(hook) = self.on_drop.take() {
             hook();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An answered future is ready once; polled again it panics (as an `async fn`'s future
+    /// does) rather than staying pending for ever with nothing to wake it.
+    #[test]
+    fn a_future_is_ready_once_and_refuses_to_be_polled_again() {
+        let mut future = EngineFuture::ready(Ok(7));
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut pinned = Pin::new(&mut future);
+        assert!(matches!(pinned.as_mut().poll(&mut cx), Poll::Ready(Ok(7))));
+        let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = pinned.as_mut().poll(&mut cx);
+        }));
+        assert!(again.is_err(), "a completed future was polled again without a panic");
     }
 }

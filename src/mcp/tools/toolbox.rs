@@ -165,7 +165,9 @@ impl Toolbox {
             .collect()
     }
 
-    /// Calls tool `name` with its JSON arguments (an object) and waits for its result.
+    /// Calls tool `name` with its JSON arguments (an object) and waits for its result. It
+    /// blocks the calling thread for the call's wait (up to its `timeout_ms`): an async host
+    /// runs it on a blocking thread (`tokio::task::spawn_blocking`).
     pub fn call(&self, name: &str, arguments: &Value) -> ToolResult {
         self.call_cancellable(name, arguments, &ToolCancel::new())
             .expect("a call nobody cancels is never cancelled")
