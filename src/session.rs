@@ -424,7 +424,8 @@ impl Session {
 
     /// Lines of the retained transcript by number (from 0 at the session's start; the line
     /// at the cursor included), at most `max_bytes` of them from the range's start; lines the
-    /// transcript's bound dropped are left out. Does not move the read cursor.
+    /// transcript's bound dropped are left out. Does not move the read cursor. A range that
+    /// ends before it starts is refused ([`Error::InvalidInput`](crate::Error::InvalidInput)).
     pub fn transcript_lines(
         &self,
         range: std::ops::Range<u64>,

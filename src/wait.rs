@@ -163,20 +163,23 @@ impl Until {
     }
 
     /// `text` appears on screen row `row` (from 0; as [`Until::screen_contains`] matches
-    /// rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]).
+    /// rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]), and
+    /// ends with that error when a resize puts its row off the screen.
     pub fn screen_row_contains(row: u16, text: impl Into<String>) -> Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
     /// A regular expression matches screen row `row` (from 0; as [`Until::screen_contains`]
-    /// matches rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]).
+    /// matches rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]), and
+    /// ends with that error when a resize puts its row off the screen.
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
     }
 
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
     /// reaction to a key only moves the cursor. A wait on a position past the screen is
-    /// refused ([`Error::InvalidInput`]).
+    /// refused ([`Error::InvalidInput`]), and ends with that error when a resize puts the
+    /// position off the screen.
     pub fn cursor_at(row: u16, col: u16) -> Until {
         Until(Cond::Cursor(row, col))
     }
@@ -275,8 +278,8 @@ impl Until {
     }
 
     /// Checks what can never match: a text with a line break, a screen row or a cursor
-    /// position past a screen of `cols` × `rows` (the size when the wait starts), `any` of no
-    /// condition.
+    /// position past a screen of `cols` × `rows` (the size when the wait starts, and again
+    /// after each resize), `any` of no condition.
     pub(crate) fn validate(&self, cols: u16, rows: u16) -> Result<()> {
         let past = |what: String| {
             Err(Error::InvalidInput(format!(

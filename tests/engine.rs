@@ -1131,3 +1131,30 @@ fn a_screen_wait_matches_a_prompts_trailing_space() {
     assert!(outcome.is_timeout(), "a trailing blank off the cursor's row matched: {outcome}");
     session.close().unwrap();
 }
+
+/// Waits that could never hold are refused at once: `any` of nothing, a row past the screen;
+/// and a wait that a resize made impossible ends with that error, not at its timeout. A line
+/// range that ends before it starts is refused too.
+#[test]
+fn impossible_waits_are_refused_not_waited_out() {
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
+    let empty = session.wait(Until::any(vec![]), Duration::from_secs(20));
+    assert!(matches!(empty, Err(Error::InvalidInput(_))), "{empty:?}");
+    let past = session.wait(Until::screen_row_contains(30, "x"), Duration::from_secs(20));
+    assert!(matches!(past, Err(Error::InvalidInput(_))), "{past:?}");
+    let row =
+        session.start_wait(Until::screen_row_contains(20, "x"), Duration::from_secs(20)).unwrap();
+    let cursor = session.start_wait(Until::cursor_at(20, 70), Duration::from_secs(20)).unwrap();
+    let started = std::time::Instant::now();
+    session.resize(20, 5).unwrap();
+    for pending in [row, cursor] {
+        let ended = pending.finish();
+        assert!(matches!(ended, Err(Error::InvalidInput(_))), "{ended:?}");
+    }
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    #[allow(clippy::reversed_empty_ranges)]
+    let backwards = session.transcript_lines(10..2, 100);
+    assert!(matches!(backwards, Err(Error::InvalidInput(_))), "{backwards:?}");
+    session.close().unwrap();
+}

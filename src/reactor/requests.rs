@@ -468,7 +468,14 @@ impl Reactor {
         range: std::ops::Range<u64>,
         max_bytes: usize,
     ) -> Result<crate::TranscriptLines> {
-        Ok(self.slot(id)?.terminal.lines(range, max_bytes))
+        let slot = self.slot(id)?;
+        if range.start > range.end {
+            return Err(Error::InvalidInput(format!(
+                "the line range {}..{} ends before it starts: give FIRST..END with FIRST <= END",
+                range.start, range.end
+            )));
+        }
+        Ok(slot.terminal.lines(range, max_bytes))
     }
 
     /// The screen.
@@ -507,6 +514,31 @@ impl Reactor {
         if let Some(master) = &slot.master {
             crate::os::pty::set_size(master.as_fd(), cols, rows)
                 .map_err(|e| Error::io("setting the terminal size", e))?;
+        }
+        // Waits on a row or a cursor position now off the screen could never hold.
+        let mut impossible = Vec::new();
+        slot.waiters.retain_mut(|waiter| match waiter.until.validate(cols, rows) {
+            Ok(()) => true,
+            Err(err) => {
+                impossible.push((
+                    waiter.reply.take(),
+                    waiter.id,
+                    waiter.deadline,
+                    waiter.recheck,
+                    err,
+                ));
+                false
+            }
+        });
+        for (reply, waiter, deadline, recheck, err) in impossible {
+            self.unschedule(deadline, Timer::Wait { session: id.0, waiter });
+            if let Some(at) = recheck {
+                self.unschedule(at, Timer::Recheck { session: id.0, waiter });
+            }
+            reply.send(Err(match err {
+                Error::InvalidInput(why) => Error::InvalidInput(format!("after a resize, {why}")),
+                err => err,
+            }));
         }
         // The grid changed size (and reflowed) whether or not the program redraws.
         self.track_screen(id.0);
