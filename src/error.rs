@@ -182,6 +182,12 @@ impl fmt::Display for Error {
                 crate::types::MIN_ROWS,
                 crate::types::MAX_ROWS
             ),
+            Error::Spawn { program, source }
+                if source.kind() == io::ErrorKind::NotFound
+                    && !program.contains(['/', ' ', '\t']) =>
+            {
+                write!(f, "cannot start {program:?}: no such program in PATH ({source})")
+            }
             Error::Spawn { program, source } => write!(f, "cannot start {program:?}: {source}"),
             Error::InvalidConfig { field, message } => {
                 write!(f, "invalid configuration: {field} {message}")
@@ -258,8 +264,8 @@ mod tests {
     #[test]
     fn a_cause_is_said_once() {
         let missing = io::Error::new(io::ErrorKind::NotFound, "No such file or directory");
-        let err = Error::Spawn { program: "x".into(), source: missing };
-        assert_eq!(err.to_string(), "cannot start \"x\": No such file or directory");
+        let err = Error::Spawn { program: "/bin/x".into(), source: missing };
+        assert_eq!(err.to_string(), "cannot start \"/bin/x\": No such file or directory");
         assert!(std::error::Error::source(&err).is_none());
     }
 }

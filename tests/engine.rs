@@ -291,8 +291,13 @@ fn send_text_decodes_escapes_and_queue_is_bounded() {
 fn spawn_errors_name_the_program() {
     let engine = engine();
     let err = engine.spawn(SpawnSpec::new("no-such-program-xyz")).unwrap_err();
-    assert!(matches!(err, Error::Spawn { .. }));
-    assert!(err.to_string().contains("no-such-program-xyz"), "{err}");
+    assert!(
+        matches!(&err, Error::Spawn { source, .. } if source.raw_os_error() == Some(2)),
+        "the system's error number is kept: {err:?}"
+    );
+    assert!(err.to_string().contains("\"no-such-program-xyz\": no such program in PATH"), "{err}");
+    let err = engine.spawn(SpawnSpec::new("/no/such-program")).unwrap_err();
+    assert!(!err.to_string().contains("PATH"), "{err}");
     let err = engine.spawn(SpawnSpec::new("true").cwd("/no/such/dir")).unwrap_err();
     assert!(err.to_string().contains("/no/such/dir"), "{err}");
     let err = engine.spawn(SpawnSpec::new("true").size(1, 1)).unwrap_err();

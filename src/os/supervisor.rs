@@ -482,8 +482,14 @@ fn read_answers(link: &Link) {
                     let message = words.get(3).copied().unwrap_or("").to_owned();
                     Err(match number(2).filter(|&errno| errno != 0) {
                         Some(errno) => {
+                            // The system's error as it is, its number kept, unless the
+                            // supervisor said more than the system's own words.
                             let os = io::Error::from_raw_os_error(errno as i32);
-                            io::Error::new(os.kind(), message)
+                            if message == os.to_string() {
+                                os
+                            } else {
+                                io::Error::new(os.kind(), message)
+                            }
                         }
                         None => io::Error::other(message),
                     })
