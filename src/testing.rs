@@ -77,8 +77,9 @@
 //!   `XDG_*` directories are inside it, so no user startup file is read; its path,
 //!   `/tmp/termloom-home-PPPPPPP-NNNN`, has the same length in every run and on every machine
 //!   (it does not depend on `TMPDIR`);
-//! - `TERM=xterm-256color`, `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`, `SHELL=/bin/sh`,
-//!   `INPUTRC` naming an empty file, `LESSHISTFILE=-`;
+//! - `TERM=xterm-256color`, `COLORTERM=truecolor` (programs may use 24-bit colours, which
+//!   [`TestSession::with_styles`] snapshots show), `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`,
+//!   `SHELL=/bin/sh`, `INPUTRC` naming an empty file, `LESSHISTFILE=-`, `HISTFILE` in `HOME`;
 //! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
 //!
 //! [`TestSessionBuilder::env`] and [`TestSessionBuilder::env_remove`] change any of it.
@@ -609,6 +610,14 @@ impl TestSession {
     /// The session's temporary `HOME`.
     pub fn home(&self) -> &Path {
         &self.home.path
+    }
+
+    /// The engine the session runs on, to start a program beside it (a client of the server
+    /// under test): `engine().spawn(SpawnSpec::new("client").env("HOME", home()))`. Such a
+    /// session gets only the environment its spec gives it, and the engine closes it when the
+    /// test session is dropped.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
     }
 
     /// The command line that was started (`HOME` redacted).
@@ -1976,6 +1985,7 @@ macro_rules! __termloom_bin {
     };
 }
 
+#[doc(inline)]
 pub use crate::__termloom_bin as bin;
 pub use crate::assert_screen_snapshot;
 

@@ -103,8 +103,20 @@ fn the_temporary_home_holds_the_files_and_goes_away() {
     assert_eq!(std::fs::read_to_string(home.join("config/app.toml")).unwrap(), "answer = 42\n");
     let session = builder.start();
     assert_eq!(session.home(), home);
+    // A second program beside it, on the same engine, reads the same HOME.
+    let client = session
+        .engine()
+        .spawn(
+            termloom::SpawnSpec::new("sh")
+                .args(["-c", "cat \"$HOME/config/app.toml\""])
+                .env("HOME", session.home()),
+        )
+        .unwrap();
+    let outcome = client.wait(Until::text("answer = 42"), Duration::from_secs(30)).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome}");
     drop(session);
     assert!(!home.exists(), "{} should have been removed", home.display());
+    assert!(client.read().is_err(), "the engine closed the second session with the first");
 }
 
 #[test]
