@@ -1163,3 +1163,17 @@ fn impossible_waits_are_refused_not_waited_out() {
     assert!(matches!(backwards, Err(Error::InvalidInput(_))), "{backwards:?}");
     session.close().unwrap();
 }
+
+/// A resize is for the program to answer, as input is: silence counts from it, so a wait for
+/// quiet after a resize waits out the program's redraw instead of holding at once.
+#[test]
+fn silence_counts_from_a_resize() {
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&session, Until::quiet(Duration::from_millis(300)));
+    session.resize(60, 20).unwrap();
+    let outcome = session.wait(Until::quiet(Duration::from_millis(300)), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome}");
+    assert!(outcome.elapsed >= Duration::from_millis(250), "held at once: {outcome}");
+    session.close().unwrap();
+}

@@ -2594,3 +2594,33 @@ fn lines_dropped_before_a_read_are_told_whatever_is_cut() {
     assert!(dropped >= 4800, "{said}");
     client.finish();
 }
+
+/// `terminal_resize` waits for the program's redraw, as `terminal_send` waits for an answer,
+/// and shows the screen: a program that redraws 0.3 s after its SIGWINCH is shown redrawn.
+#[test]
+fn a_resize_shows_the_screen_redrawn() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "import os, signal, sys, time, tty\n\
+                  tty.setcbreak(0)\n\
+                  def redraw(*_):\n\
+                  \x20   time.sleep(0.3)\n\
+                  \x20   c, r = os.get_terminal_size(0)\n\
+                  \x20   print(f'\\x1b[2J\\x1b[Hsize {c}x{r}', flush=True)\n\
+                  signal.signal(signal.SIGWINCH, redraw)\n\
+                  print('ready', flush=True)\n\
+                  while True: sys.stdin.read(1)\n";
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", script], "for_text": "ready", "cols": 80, "rows": 24}),
+    );
+    let resized = client.call(
+        "terminal_resize",
+        json!({"session_id": started["session_id"], "cols": 40, "rows": 10}),
+    );
+    let said = text(&resized);
+    assert!(said.contains("resized to 40x10\n--- screen 40x10"), "{said}");
+    assert!(said.contains("size 40x10"), "the redraw was not waited for: {said}");
+    assert!(said.starts_with("[python3 waiting for keys"), "{said}");
+    assert_eq!(resized["structuredContent"]["cols"], 40, "{resized}");
+    client.finish();
+}

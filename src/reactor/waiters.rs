@@ -116,10 +116,12 @@ impl Reactor {
         let screen = styled.as_ref().map(|styled| &styled.screen).or(plain.as_ref());
         // Silence and stability count from the last input too: a key just sent may not have
         // been read (or answered) yet.
-        let quiet_for = now.saturating_duration_since(slot.last_output.max(slot.last_input));
+        // (A resize, like input, is for the program to answer: it may redraw.)
+        let asked = slot.last_input.max(slot.last_resize);
+        let quiet_for = now.saturating_duration_since(slot.last_output.max(asked));
         // Input-wait counts from the last change of the screen, not the last output: output
         // that changes nothing (a frame redrawn the same on a timer's tick) is no answer.
-        let stable_for = now.saturating_duration_since(slot.screen_changed.max(slot.last_input));
+        let stable_for = now.saturating_duration_since(slot.screen_changed.max(asked));
         // (Conditions that tell a busy program from an idle one look once it is quiet; an input
         // wait once the screen is still.)
         let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
@@ -499,7 +501,8 @@ impl Reactor {
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         status.activity = if at_prompt {
             Activity::AtPrompt
-        } else if changed_or_output(slot).max(slot.last_input).elapsed() < self.config.input_settle
+        } else if changed_or_output(slot).max(slot.last_input).max(slot.last_resize).elapsed()
+            < self.config.input_settle
         {
             Activity::Running
         } else {

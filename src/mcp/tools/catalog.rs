@@ -256,7 +256,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         name: "terminal_resize",
         title: "Resize a terminal",
         hints: Hints { read_only: false, destructive: false, idempotent: true, open_world: false },
-        description: Text::Fixed("Resize a session's terminal; its program gets SIGWINCH."),
+        description: Text::Fixed("Resize a session's terminal (SIGWINCH); shows it redrawn."),
         args: &[&[SESSION_ID], RESIZE_ARGS],
         described: 2,
         run: control::resize,

@@ -13,7 +13,7 @@ use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
-use super::render::{doing, exit_parts, header, push_block, status_json};
+use super::render::{doing, exit_parts, push_block, status_json};
 use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
@@ -324,15 +324,20 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let rows = args.required_uint("rows")? as u16;
     let session = call.session(id)?;
     session.resize(cols, rows)?;
-    let status = session.status()?;
-    let mut text = header(&status);
-    push_block(
-        &mut text,
-        &format!(
-            "resized to {cols}x{rows}; read the redrawn screen with terminal_read view=\"screen\""
-        ),
-    );
-    Ok(ToolOutput::new(text, json!({"session_id": id.0, "cols": cols, "rows": rows})))
+    // The program's redraw is waited for as terminal_send waits for an answer, and shown.
+    let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
+    let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
+    let view = ViewArgs { view: View::Screen, ..ViewArgs::defaults() };
+    let mut output = show(call, &session, view, report.as_ref(), false)?;
+    // On the line after the header; a header alone has no line break yet.
+    let resized = format!("resized to {cols}x{rows}");
+    match output.text.find('\n') {
+        Some(at) => output.text.insert_str(at + 1, &format!("{resized}\n")),
+        None => output.text.push_str(&format!("\n{resized}")),
+    }
+    output.structured["cols"] = json!(cols);
+    output.structured["rows"] = json!(rows);
+    Ok(output)
 }
 
 /// `terminal_close`.
