@@ -838,3 +838,85 @@ fn a_recording_that_cannot_be_created_is_named() {
         "{stderr}"
     );
 }
+
+/// A `termloom server` of the test's own, in the foreground on a socket in a directory of
+/// its own (`--idle-exit never`); ready once it said it listens; killed when dropped.
+struct PrivateServer {
+    child: std::process::Child,
+    socket: PathBuf,
+    _dir: common::TestDir,
+}
+
+impl PrivateServer {
+    fn start() -> PrivateServer {
+        let dir = common::TestDir::unmade("cli-server");
+        let socket = dir.join("s");
+        let mut child = Command::new(TERMLOOM)
+            .args(["server", "--idle-exit", "never", "--socket"])
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("termloom server starts");
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(line.contains("listening on"), "the server did not start: {line}");
+        // Keep draining its log so that it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+        PrivateServer { child, socket, _dir: dir }
+    }
+
+    /// `termloom COMMAND --socket S ARGS...` (the socket before the arguments: after `--`
+    /// they would be the program's).
+    fn cli(&self, args: &[&str]) -> Output {
+        Command::new(TERMLOOM)
+            .arg(args[0])
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .output()
+            .expect("termloom runs")
+    }
+
+    /// A command that must succeed; its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.cli(args);
+        assert_code(&output, 0);
+        stdout(&output)
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A wait the program's question cut short is no success: `termloom wait q --wait-text
+/// Hello && next` must not go on, and its code is neither a timeout's nor an exit's.
+#[test]
+fn a_wait_cut_short_by_a_question_exits_3() {
+    let server = PrivateServer::start();
+    let question = "read -p 'Proceed? ' x; echo Hello; exec cat";
+    server.ok(&["start", "--name", "q", "--", "bash", "-c", question]);
+    for args in [
+        &["wait", "q", "--wait-text", "Hello", "--timeout", LONG_MS][..],
+        &["read", "q", "--wait-text", "Hello", "--timeout", LONG_MS],
+        &["start", "--wait-text", "Hello", "--timeout", LONG_MS, "--", "bash", "-c", question],
+    ] {
+        let output = server.cli(args);
+        assert_code(&output, 3);
+        assert!(stdout(&output).contains("asks for input first"), "{}", stdout(&output));
+    }
+    let output = server.cli(&["wait", "q", "--wait-text", "Hello", "--json"]);
+    assert_code(&output, 3);
+    assert_eq!(json(&output)["wait"]["outcome"], "waiting_for_input");
+    // Once answered, the same wait holds.
+    server.ok(&["send", "q", "--text", "y", "--submit", "--wait-text", "Hello"]);
+    let help = stdout(&termloom(&["help", "wait"]));
+    assert!(help.contains("3 the program asks for input"), "{help}");
+}

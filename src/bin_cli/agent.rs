@@ -15,6 +15,9 @@ const EXIT_TIMEOUT: u8 = 124;
 /// Exit code when the program exited (or its session was closed) before a wait's condition
 /// held, as `termloom run`'s.
 const EXIT_ENDED: u8 = 1;
+/// Exit code when the program asks for input before a wait's condition held (or `exec`'s
+/// command asks for input): the condition may still hold once it is answered, but not before.
+const EXIT_INPUT: u8 = 3;
 
 /// How a flag's value becomes a tool argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,7 +153,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_run",
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
-        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then, or waiting for input (a question, a\n  password, an editor) before, goes on: answer it with send (exit 124).",
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
     },
     CommandDef {
         name: "signal",
@@ -201,12 +204,15 @@ Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value out of range, a session that ended) or could not be
 reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read; 124 a wait asked for timed out,
-or `exec`'s command still runs (at --timeout, or waiting for input); `exec`
+written; 2 the command line could not be read; 3 the program asks for input
+(a question, a password) before a wait's condition held, or `exec`'s command
+does: the condition cannot hold before an answer (type it with send, then wait
+again); 124 a wait asked for timed out, or `exec`'s command still runs at
+--timeout; `exec`
 otherwise exits with the command's exit code (the shell's, if the command ended
 the shell; 128 + N for signal N), and a --wait-exit that saw the program end
 with the program's (128 + N for signal N), as a shell's `wait` does (so a
-program's own 1, 2 or 124 reads like termloom's: --json tells them apart).";
+program's own 1, 2, 3 or 124 reads like termloom's: --json tells them apart).";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {
@@ -783,13 +789,18 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return printed;
     }
     let wait = &structured["wait"];
-    if wait["outcome"] == "timeout"
-        || structured["timed_out"] == true
+    // The program asks for input first: what was waited for cannot come before an answer,
+    // and `termloom wait ... && next` must not go on as if it had. The default wait of `send`
+    // or `start` ends there as it should.
+    if (wait["outcome"] == "waiting_for_input" && wait["default"] != true)
         || structured["waiting_for_input"] == true
     {
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
         // Only a wait that was asked for times out: the default wait of `send` or `start`
         // ends with a note that the program is still busy. `exec`'s command still running
-        // (at its timeout, or waiting for input) has no exit code yet.
+        // at its timeout has no exit code yet.
         return if wait["default"] == true {
             ExitCode::SUCCESS
         } else {
