@@ -920,3 +920,35 @@ fn a_wait_cut_short_by_a_question_exits_3() {
     let help = stdout(&termloom(&["help", "wait"]));
     assert!(help.contains("3 the program asks for input"), "{help}");
 }
+
+/// The help lists, for each flag, the commands that take it, and a flag is refused in the
+/// command line's own words: its flags, never the tools' argument names.
+#[test]
+fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
+    let help = stdout(&termloom(&["help", "send"]));
+    assert!(help.contains("\nVIEW (start, send, wait, read):\n"), "{help}");
+    assert!(help.contains("\nOUTPUT (start, send, wait, read, screen, exec):\n"), "{help}");
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let refused = |args: &[&str], expected: &str| {
+        let output = server.cli(args);
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        for tools_word in ["keep_session", "`cwd`", "svg", "png", "session_id"] {
+            assert!(!stderr.contains(tools_word), "{args:?}: {stderr}");
+        }
+    };
+    refused(
+        &["exec", "sh", "echo hi", "--view", "screen"],
+        "`termloom exec` does not take --view; its flags are: --timeout, --max-bytes,",
+    );
+    refused(
+        &["read", "sh", "--search", "x", "--find", "y"],
+        "give one of --lines, --search, --find at a time, not --search and --find",
+    );
+    refused(&["read", "sh", "--search", "x", "--view", "screen"], "leave out --view");
+    refused(&["screen", "sh", "--view", "new"], "takes no --view");
+    let screen = server.ok(&["screen", "sh", "--max-bytes", "4096"]);
+    assert!(screen.contains("--- screen "), "{screen}");
+}

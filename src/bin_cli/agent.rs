@@ -71,10 +71,11 @@ const WAIT: &[Flag] = &[
 ];
 
 /// What a reading command shows.
-const VIEW: &[Flag] = &[
-    flag("--view", "view", Kind::Text, "new (default), screen or scrollback."),
-    flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output (default 16384)."),
-];
+const VIEW: &[Flag] = &[flag("--view", "view", Kind::Text, "new (default), screen or scrollback.")];
+
+/// How much a command prints.
+const OUTPUT: &[Flag] =
+    &[flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output (default 16384).")];
 
 const SEND: &[Flag] = &[
     flag(
@@ -117,42 +118,42 @@ const COMMANDS: &[CommandDef] = &[
         name: "start",
         tool: "terminal_start",
         positional: &[],
-        flags: &[START, WAIT, VIEW],
+        flags: &[START, WAIT, VIEW, OUTPUT],
         summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
     },
     CommandDef {
         name: "send",
         tool: "terminal_send",
         positional: &["ID"],
-        flags: &[SEND, WAIT, VIEW],
+        flags: &[SEND, WAIT, VIEW, OUTPUT],
         summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[WAIT, VIEW],
+        flags: &[WAIT, VIEW, OUTPUT],
         summary: "ID WAIT... [--view V] [--max-bytes N]\n  Waits for a condition; shows what is new.",
     },
     CommandDef {
         name: "read",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[VIEW, LOOKUP, WAIT],
+        flags: &[VIEW, LOOKUP, WAIT, OUTPUT],
         summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
     },
     CommandDef {
         name: "screen",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[VIEW],
-        summary: "ID\n  The whole screen.",
+        flags: &[OUTPUT],
+        summary: "ID [--max-bytes N]\n  The whole screen.",
     },
     CommandDef {
         name: "exec",
         tool: "terminal_run",
         positional: &["ID", "CMD"],
-        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
+        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], OUTPUT],
         summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
     },
     CommandDef {
@@ -225,12 +226,18 @@ pub(super) fn help() -> String {
     }
     text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
     // Each group of flags once, with the commands that take it.
-    for (title, group) in
-        [("START", START), ("SEND", SEND), ("LOOKUP", LOOKUP), ("WAIT", WAIT), ("VIEW", VIEW)]
-    {
+    for (title, group) in [
+        ("START", START),
+        ("SEND", SEND),
+        ("LOOKUP", LOOKUP),
+        ("WAIT", WAIT),
+        ("VIEW", VIEW),
+        ("OUTPUT", OUTPUT),
+    ] {
         let takers: Vec<&str> = COMMANDS
             .iter()
-            .filter(|c| c.flags.iter().any(|g| std::ptr::eq(*g, group)))
+            // By the group's first flag: a constant's address may differ between its uses.
+            .filter(|c| c.flags.iter().any(|g| g.first().map(|f| f.name) == Some(group[0].name)))
             .map(|c| c.name)
             .collect();
         text.push_str(&format!("{title} ({}):\n", takers.join(", ")));
@@ -442,7 +449,22 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 arguments.insert(flag.arg.into(), value);
             }
             None if arg.starts_with('-') && arg.len() > 1 => {
-                return Err(format!("`termloom {}` does not take {arg}", command.name));
+                let mut takes: Vec<&str> =
+                    command.flags.iter().flat_map(|group| group.iter()).map(|f| f.name).collect();
+                if command.name == "screen" && arg == "--view" {
+                    return Err("`termloom screen` shows the screen and takes no --view; for \
+                        another view, use `termloom read ID --view new|screen|scrollback`"
+                        .into());
+                }
+                if command.name == "start" {
+                    takes.extend(["--size", "--env"]);
+                }
+                takes.extend(["-L", "--socket", "--client", "--json"]);
+                return Err(format!(
+                    "`termloom {}` does not take {arg}; its flags are: {}",
+                    command.name,
+                    takes.join(", ")
+                ));
             }
             None if command.name == "start" => {
                 // `termloom start vim notes.txt`: the program and its arguments, all of them
@@ -457,6 +479,21 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
     }
     if help {
         return Ok(Parsed::Help);
+    }
+    let lookups: Vec<&str> =
+        LOOKUP.iter().filter(|f| arguments.contains_key(f.arg)).map(|f| f.name).collect();
+    if lookups.len() > 1 {
+        let all: Vec<&str> = LOOKUP.iter().map(|f| f.name).collect();
+        return Err(format!(
+            "give one of {} at a time, not {}",
+            all.join(", "),
+            lookups.join(" and ")
+        ));
+    }
+    if let ([lookup], true) = (lookups.as_slice(), arguments.contains_key("view")) {
+        return Err(format!(
+            "{lookup} is a look-up of its own and shows no view; leave out --view"
+        ));
     }
     if positional.len() != command.positional.len() {
         return Err(format!(
