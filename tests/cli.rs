@@ -952,3 +952,22 @@ fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
     let screen = server.ok(&["screen", "sh", "--max-bytes", "4096"]);
     assert!(screen.contains("--- screen "), "{screen}");
 }
+
+/// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
+#[test]
+fn help_after_the_server_options_gives_the_help() {
+    let plain = termloom(&["help", "send"]);
+    assert_code(&plain, 0);
+    for args in [
+        &["-L", "elsewhere", "help", "send"][..],
+        &["--socket", "/nonexistent/s", "help", "send"],
+        &["--socket=/nonexistent/s", "help", "send"],
+    ] {
+        let output = termloom(args);
+        assert_code(&output, 0);
+        assert_eq!(stdout(&output), stdout(&plain), "{args:?}");
+    }
+    let output = termloom(&["-L", "elsewhere", "help"]);
+    assert_code(&output, 0);
+    assert_eq!(stdout(&output), stdout(&termloom(&["help"])));
+}
