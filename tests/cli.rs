@@ -971,3 +971,58 @@ fn help_after_the_server_options_gives_the_help() {
     assert_code(&output, 0);
     assert_eq!(stdout(&output), stdout(&termloom(&["help"])));
 }
+
+/// A malformed value and a value out of its range are the same mistake: exit 2, and a message
+/// `bad value for FLAG: ...` that names what is valid, whichever command reads it.
+#[test]
+fn bad_values_exit_2_naming_the_valid_range() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["resize", "sh", "0x0"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["resize", "sh", "100000x5"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["start", "--size", "1x1", "--", "true"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "0"], "from 1 to 3600000"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "-1"], "from 1 to 3600000"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "3600001"], "from 1 to 3600000"),
+        (&["exec", "sh", "true", "--timeout", "0"], "from 1 to 3600000"),
+        (&["read", "sh", "--max-bytes", "0"], "from 256 to 1048576"),
+        (&["read", "sh", "--max-bytes", "-1"], "from 256 to 1048576"),
+        (&["wait", "sh", "--wait-quiet", "99999999999999999999"], "from 0 to 3600000"),
+        (&["wait", "sh", "--wait-screen", "x", "--wait-row", "500"], "from 0 to 499"),
+        (&["send", "sh", "--keys", "<Foo>"], "unknown key name \"Foo\""),
+        (&["wait", "sh", "--wait-regex", "("], "bad regular expression"),
+        (&["read", "sh", "--search", "("], "bad regular expression"),
+        (&["wait", "sh", "--wait-cursor", "1"], "ROW,COL"),
+        (&["read", "sh", "--lines", "abc"], "FIRST-LAST"),
+        (&["read", "sh", "--view", "foo"], "new, screen, scrollback"),
+        (&["signal", "sh", "FOO"], "unknown signal \"FOO\""),
+        (&["signal", "sh", "INT", "--target", "foo"], "foreground, session"),
+        (&["run", "--keys", "<Foo>", "--", "true"], "unknown key name \"Foo\""),
+        (&["run", "--wait-regex", "(", "--", "true"], "bad regular expression"),
+        (&["run", "--timeout", "0", "--", "true"], "from 1 to 86400000"),
+        (&["run", "--size", "0x0", "--", "true"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+    ];
+    for (args, range) in cases {
+        let output = if args[0] == "run" { termloom(args) } else { server.cli(args) };
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.starts_with("termloom: bad value for "), "{args:?}: {stderr}");
+        assert!(stderr.contains(range), "{args:?}: {stderr}");
+        assert!(!stderr.contains("invalid input"), "{args:?}: {stderr}");
+    }
+    // The bounds are the tools' own: the server would refuse what the command line lets by.
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let tools = termloom::tools::Toolbox::new(engine);
+    for (argument, value, range) in [
+        ("timeout_ms", 3_600_001, "from 1 to 3600000"),
+        ("quiet_ms", 3_600_001, "from 0 to 3600000"),
+        ("max_bytes", 255, "from 256 to 1048576"),
+        ("max_bytes", 1_048_577, "from 256 to 1048576"),
+        ("screen_row", 500, "from 0 to 499"),
+    ] {
+        let arguments = serde_json::json!({ "session_id": 1, argument: value });
+        let result = tools.call("terminal_read", &arguments);
+        assert!(result.is_error && result.text.contains(range), "{argument}: {}", result.text);
+    }
+}

@@ -31,8 +31,17 @@ enum Kind {
     Literal,
     /// No value: `true`.
     Switch,
-    /// A whole number.
-    Number,
+    /// A whole number from the first bound to the second: the tool's range, checked here so
+    /// that a value out of it is a usage error as any other malformed value.
+    Number(u64, u64),
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A key script (`ihello<Esc>`), checked here.
+    Keys,
+    /// A cursor position, `ROW,COL`.
+    Cursor,
+    /// Transcript line numbers, `FIRST-LAST` or `FIRST-`.
+    Lines,
     /// A file's contents, as a string: `-` is stdin.
     File,
 }
@@ -49,33 +58,56 @@ const fn flag(name: &'static str, arg: &'static str, kind: Kind, help: &'static 
     Flag { name, arg, kind, help }
 }
 
+/// The longest wait of a server's command, in ms: the tools' bound (an hour), for a call
+/// holds a connection and a thread of a shared server; `termloom run`'s is a day (see
+/// [`super::values::MAX_TIMEOUT_MS`]).
+const MAX_WAIT_MS: u64 = 3_600_000;
+
+/// The bounds of `--max-bytes`, the tools' `max_bytes`.
+const MAX_BYTES: Kind = Kind::Number(256, 1 << 20);
+
 /// The wait conditions, as `termloom run` names them.
 const WAIT: &[Flag] = &[
     flag("--wait-text", "for_text", Kind::Text, "Text in a new transcript line."),
     flag("--wait-regex", "for_regex", Kind::Regex, "Regex matching a new transcript line."),
     flag("--wait-screen", "for_screen_text", Kind::Text, "Text on the screen."),
     flag("--wait-screen-regex", "for_screen_regex", Kind::Regex, "Regex matching a screen row."),
-    flag("--wait-row", "screen_row", Kind::Number, "Only this row (from 0) for the two above."),
-    flag("--wait-cursor", "for_cursor", Kind::Text, "The cursor at ROW,COL (from 0)."),
-    flag("--wait-quiet", "quiet_ms", Kind::Number, "No output for this many ms."),
-    flag("--wait-stable", "stable_ms", Kind::Number, "The screen unchanged for this many ms."),
+    flag(
+        "--wait-row",
+        "screen_row",
+        Kind::Number(0, termloom::MAX_ROWS as u64 - 1),
+        "Only this row (from 0) for the two above.",
+    ),
+    flag("--wait-cursor", "for_cursor", Kind::Cursor, "The cursor at ROW,COL (from 0)."),
+    flag("--wait-quiet", "quiet_ms", Kind::Number(0, MAX_WAIT_MS), "No output for this many ms."),
+    flag(
+        "--wait-stable",
+        "stable_ms",
+        Kind::Number(0, MAX_WAIT_MS),
+        "The screen unchanged for this many ms.",
+    ),
     flag("--wait-prompt", "prompt", Kind::Switch, "The shell back at its prompt."),
     flag("--wait-input", "input_wait", Kind::Switch, "The program waiting for input."),
     flag("--wait-exit", "exit", Kind::Switch, "The program's exit."),
     flag(
         "--timeout",
         "timeout_ms",
-        Kind::Number,
-        "Longest wait in ms (default 30000; a timeout exits 124).",
+        Kind::Number(1, MAX_WAIT_MS),
+        "Longest wait in ms (default 30000, at most 3600000; a timeout exits 124).",
     ),
 ];
 
 /// What a reading command shows.
-const VIEW: &[Flag] = &[flag("--view", "view", Kind::Text, "new (default), screen or scrollback.")];
+const VIEW: &[Flag] = &[flag(
+    "--view",
+    "view",
+    Kind::Choice(&["new", "screen", "scrollback"]),
+    "new (default), screen or scrollback.",
+)];
 
 /// How much a command prints.
 const OUTPUT: &[Flag] =
-    &[flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output (default 16384).")];
+    &[flag("--max-bytes", "max_bytes", MAX_BYTES, "Most bytes of output (default 16384).")];
 
 const SEND: &[Flag] = &[
     flag(
@@ -84,7 +116,7 @@ const SEND: &[Flag] = &[
         Kind::Literal,
         "Typed as it is, backslashes too (<Enter>: --submit or --keys).",
     ),
-    flag("--keys", "keys", Kind::Text, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
+    flag("--keys", "keys", Kind::Keys, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),
     flag("--paste-file", "paste", Kind::File, "A file pasted as --paste is (- for stdin)."),
     flag("--submit", "submit", Kind::Switch, "Press Enter last."),
@@ -98,7 +130,7 @@ const START: &[Flag] = &[
 ];
 
 const LOOKUP: &[Flag] = &[
-    flag("--lines", "lines", Kind::Text, "Transcript lines by number: 120-160, 120-."),
+    flag("--lines", "lines", Kind::Lines, "Transcript lines by number: 120-160, 120-."),
     flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),
 ];
@@ -153,14 +185,14 @@ const COMMANDS: &[CommandDef] = &[
         name: "exec",
         tool: "terminal_run",
         positional: &["ID", "CMD"],
-        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], OUTPUT],
+        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
         summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
     },
     CommandDef {
         name: "signal",
         tool: "terminal_signal",
         positional: &["ID", "SIGNAL"],
-        flags: &[&[flag("--target", "target", Kind::Text, "")]],
+        flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
     },
     CommandDef {
@@ -200,12 +232,16 @@ structured result instead of text). ID is a session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.
+A wait lasts at most 3600000 ms (an hour), the server's bound, as each holds a
+connection to a server others share: wait again to wait longer (`termloom
+run`, the caller's own process, waits up to a day).
 
 Exit codes: 0 done; 1 the server refused the request (the message says why: an
-unknown session, a value out of range, a session that ended) or could not be
-reached, the program exited (or the session was closed) before a wait's
+unknown session, a value that does not fit the session, such as a row off its
+screen, a session that ended) or could not be reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read; 3 the program asks for input
+written; 2 the command line could not be read: an unknown flag, or a value
+malformed or out of its range (the message names the range); 3 the program asks for input
 (a question, a password) before a wait's condition held, or `exec`'s command
 does: the condition cannot hold before an answer (type it with send, then wait
 again); 124 a wait asked for timed out, or `exec`'s command still runs at
@@ -244,9 +280,12 @@ pub(super) fn help() -> String {
         for flag in group {
             let value = match flag.kind {
                 Kind::Switch => "",
-                Kind::Number => " N",
+                Kind::Number(..) => " N",
                 Kind::Regex => " RE",
-                Kind::Text | Kind::Literal => " TEXT",
+                Kind::Keys => " KEYS",
+                Kind::Cursor => " ROW,COL",
+                Kind::Lines => " RANGE",
+                Kind::Choice(_) | Kind::Text | Kind::Literal => " TEXT",
                 Kind::File => " PATH",
             };
             let shown = format!("{}{value}", flag.name);
@@ -405,7 +444,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 continue;
             }
             "--size" if command.name == "start" => {
-                let (cols, rows) = size(&value()?)?;
+                let (cols, rows) = size("--size", &value()?)?;
                 arguments.insert("cols".into(), cols.into());
                 arguments.insert("rows".into(), rows.into());
                 continue;
@@ -435,16 +474,10 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
-                    Kind::Text | Kind::Regex => json!(value()?),
+                    Kind::Text => json!(value()?),
                     Kind::Literal => json!(value()?.replace('\\', "\\\\")),
                     Kind::File => json!(read_file(&arg, &value()?)?),
-                    Kind::Number => {
-                        let text = value()?;
-                        json!(
-                            text.parse::<u64>()
-                                .map_err(|_| format!("{arg} {text:?}: give a whole number"))?
-                        )
-                    }
+                    kind => checked(&arg, kind, value()?)?,
                 };
                 arguments.insert(flag.arg.into(), value);
             }
@@ -510,9 +543,17 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         match *name {
             "ID" => arguments.insert("session_id".into(), session_ref(&value)),
             "CMD" => arguments.insert("command".into(), json!(value)),
-            "SIGNAL" => arguments.insert("signal".into(), json!(value)),
+            "SIGNAL" => {
+                value.parse::<termloom::Signal>().map_err(|err| {
+                    format!(
+                        "bad value for SIGNAL: {}",
+                        super::values::single_line(&err.to_string())
+                    )
+                })?;
+                arguments.insert("signal".into(), json!(value))
+            }
             _ => {
-                let (cols, rows) = size(&value)?;
+                let (cols, rows) = size("COLSxROWS", &value)?;
                 arguments.insert("cols".into(), cols.into());
                 arguments.insert("rows".into(), rows.into())
             }
@@ -612,29 +653,63 @@ fn read_file(flag: &str, path: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("{flag} {path:?}: not UTF-8 text"))
 }
 
+/// Flag `flag`'s `value` of kind `kind` as the tool's argument, checked as the tool would
+/// check it, so that a malformed value or one out of its range is a usage error (exit 2) with
+/// the range it must be in, whichever the value: `bad value for --timeout: "0" is not a whole
+/// number from 1 to 3600000`. Only what depends on a session (a row off its screen) is left
+/// to the server.
+fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, String> {
+    let bad = |why: String| format!("bad value for {flag}: {why}");
+    match kind {
+        Kind::Number(min, max) => {
+            super::values::whole_number(&value, min, max).map(|n| json!(n)).map_err(bad)
+        }
+        Kind::Choice(words) if words.contains(&value.as_str()) => Ok(json!(value)),
+        Kind::Choice(words) => Err(bad(format!("{value:?} is not one of {}", words.join(", ")))),
+        Kind::Regex => match termloom::Until::regex(&value) {
+            Ok(_) => Ok(json!(value)),
+            Err(err) => Err(bad(super::values::single_line(&err.to_string()))),
+        },
+        Kind::Keys => match termloom::parse_key_script(&value) {
+            Ok(_) => Ok(json!(value)),
+            Err(err) => Err(bad(super::values::single_line(&err.to_string()))),
+        },
+        Kind::Cursor => {
+            let numbers = value.split_once(',').filter(|(row, col)| {
+                row.trim().parse::<u16>().is_ok() && col.trim().parse::<u16>().is_ok()
+            });
+            match numbers {
+                Some(_) => Ok(json!(value)),
+                None => Err(bad(format!(
+                    "{value:?} is not ROW,COL, two whole numbers from 0, such as 0,5"
+                ))),
+            }
+        }
+        Kind::Lines => {
+            let numbers = value.split_once('-').filter(|(first, last)| {
+                first.parse::<u64>().is_ok() && (last.is_empty() || last.parse::<u64>().is_ok())
+            });
+            match numbers {
+                Some(_) => Ok(json!(value)),
+                None => Err(bad(format!(
+                    "{value:?} is not FIRST-LAST or FIRST- (transcript line numbers), such as 120-160"
+                ))),
+            }
+        }
+        Kind::Text | Kind::Literal | Kind::Switch | Kind::File => Ok(json!(value)),
+    }
+}
+
 /// An id as a number, a name as a string.
 fn session_ref(value: &str) -> Value {
     value.parse::<u64>().map_or_else(|_| json!(value), |id| json!(id))
 }
 
-/// `COLSxROWS`.
-fn size(value: &str) -> Result<(u16, u16), String> {
-    let numbers = value
-        .split_once('x')
-        .and_then(|(c, r)| Some((c.parse::<u64>().ok()?, r.parse::<u64>().ok()?)))
-        .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))?;
-    match numbers {
-        (cols, rows) if cols <= u64::from(u16::MAX) && rows <= u64::from(u16::MAX) => {
-            Ok((cols as u16, rows as u16))
-        }
-        _ => Err(format!(
-            "{value:?}: a terminal has {}..={} columns and {}..={} rows",
-            termloom::MIN_COLS,
-            termloom::MAX_COLS,
-            termloom::MIN_ROWS,
-            termloom::MAX_ROWS
-        )),
-    }
+/// `COLSxROWS`, within the sizes a terminal may have.
+fn size(flag: &str, value: &str) -> Result<(u16, u16), String> {
+    super::values::size(value)
+        .map(|size| (size.cols, size.rows))
+        .map_err(|why| format!("bad value for {flag}: {why}"))
 }
 
 /// A tool's words in the command line's: tool names become commands (`terminal_read` →
@@ -1076,8 +1151,8 @@ mod tests {
         assert!(!send.json);
         let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
         assert!(matches!(help, Ok(Parsed::Help)));
-        assert!(size("100000x5").is_err_and(|m| m.contains("1000 columns")));
-        assert_eq!(size("80x24"), Ok((80, 24)));
+        assert!(size("--size", "100000x5").is_err_and(|m| m.contains("COLS from 2 to 1000")));
+        assert_eq!(size("--size", "80x24"), Ok((80, 24)));
         // A flag given twice would lose its first value without a word.
         let twice =
             parse(&COMMANDS[1], ["1", "--text", "a", "--text", "b"].map(String::from).to_vec());
