@@ -200,8 +200,10 @@ fn json_report_of_a_program_termloom_closed_has_its_captures() {
     assert!(captures[1]["read"].as_str().unwrap().starts_with("ready\n"));
 }
 
+/// The screen is printed once: in the report, which comes as usual; stderr says why the run
+/// failed and points to it.
 #[test]
-fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
+fn a_timed_out_wait_exits_124_and_shows_the_screen_once() {
     if !require(&shell_program()) {
         return;
     }
@@ -219,10 +221,37 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
     assert_code(&output, 124);
     let err = stderr(&output);
     assert!(err.contains("step 2 (--wait-screen 'never shown') timed out after 1500 ms"), "{err}");
-    assert!(err.contains("screen 120x32"), "{err}");
-    assert!(err.contains("\non screen\n"), "{err}");
-    // The report still comes, with the program closed by termloom.
-    assert!(stdout(&output).contains("(closed by termloom) ---"), "{}", stdout(&output));
+    assert!(err.contains("the report's final screen is the screen then"), "{err}");
+    assert!(!err.contains("screen 120x32") && !err.contains("\non screen\n"), "{err}");
+    // The report still comes, with the program closed by termloom, and the screen.
+    let out = stdout(&output);
+    assert!(out.contains("(closed by termloom) ---"), "{out}");
+    assert_eq!(out.matches("screen 120x32").count(), 1, "{out}");
+    assert!(section(&out, "screen").contains("\non screen\n"), "{out}");
+
+    // With --json, the error's screen is left out when it is the final one, and a screen's
+    // blank rows at the bottom are not listed.
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--timeout",
+        "1500",
+        "--wait-screen",
+        "on screen",
+        "--screen",
+        "--wait-screen",
+        "never shown",
+        "--shell",
+        "echo on screen; exec sleep 1000",
+    ]);
+    assert_code(&output, 124);
+    let report = json(&output);
+    assert_eq!(report["error"]["kind"], "timeout");
+    assert_eq!(report["error"]["screen"], Value::Null, "{report}");
+    assert_eq!(report["screen"]["height"], 32);
+    assert_eq!(report["screen"]["rows"], serde_json::json!(["on screen"]), "{report}");
+    assert_eq!(report["captures"][0]["screen"]["rows"], serde_json::json!(["on screen"]));
+    assert!(!stderr(&output).contains("on screen"), "{}", stderr(&output));
 }
 
 #[test]
@@ -242,7 +271,9 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
     let err = stderr(&output);
     assert!(err.contains("step 1 (--wait-text 'never printed')"), "{err}");
     assert!(err.contains("the program exited (exit code 4)"), "{err}");
-    assert!(err.contains("\nbye\n"), "{err}");
+    // The screen then is the report's final screen: printed there, once.
+    assert!(err.contains("the report's final screen is the screen then"), "{err}");
+    assert!(section(&stdout(&output), "screen").contains("bye\n"), "{}", stdout(&output));
 }
 
 #[test]
