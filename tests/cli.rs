@@ -1057,3 +1057,34 @@ fn bad_values_exit_2_naming_the_valid_range() {
         assert!(result.is_error && result.text.contains(range), "{argument}: {}", result.text);
     }
 }
+
+/// The small things: advice reaches the server asked for, `list` without a server lists no
+/// session, and a signal to a program that exited says that no signal was sent.
+#[test]
+fn without_a_server_list_is_empty_and_advice_names_the_server() {
+    let name = format!("cli-test-none-{}", std::process::id());
+    let output = termloom(&["-L", &name, "list"]);
+    assert_code(&output, 0);
+    assert_eq!(stdout(&output), "no sessions\n");
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    let output = termloom(&["list", "-L", &name, "--json"]);
+    assert_code(&output, 0);
+    assert_eq!(json(&output), serde_json::json!({ "sessions": [] }));
+    let output = termloom(&["-L", &name, "send", "x", "--text", "a"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+
+    let help = stdout(&termloom(&["server", "--help"]));
+    let config = help.find("--config FILE").unwrap();
+    let readers = help.find("Without one, max_readers").unwrap();
+    let policy = help.find("--policy FILE").unwrap();
+    assert!(config < readers && readers < policy, "{help}");
+
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "e", "--wait-exit", "--", "true"]);
+    let output = server.cli(&["signal", "e", "INT"]);
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("its program has exited, so no signal was sent"), "{stderr}");
+    assert!(!stderr.contains("accepts no input"), "{stderr}");
+}

@@ -214,7 +214,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
-        summary: "\n  Lists the sessions.",
+        summary: "\n  Lists the sessions. With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 
@@ -344,6 +344,20 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     } else {
         request.target.connect()
     };
+    // No server runs, so there is no session: `list` says so on stderr, lists none on stdout
+    // and succeeds (a server with no session exits when idle: that is no failure to a script
+    // asking which sessions there are).
+    if command.name == "list"
+        && let Err(message) = &connected
+        && !request.target.runs()
+    {
+        eprintln!("termloom: {}", with_reach(message, &request.reach));
+        return if request.json {
+            print_out(&format!("{}\n", json!({ "sessions": [] })))
+        } else {
+            print_out("no sessions\n")
+        };
+    }
     let result = connected.and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
         client
@@ -353,7 +367,8 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     match result {
         Ok(result) => report(command, &request, &result),
         Err(message) => {
-            eprintln!("termloom: {message}");
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
             ExitCode::FAILURE
         }
     }
@@ -1006,6 +1021,16 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     };
     for (from, to) in positional {
         text = text.replace(from, to);
+    }
+    // A signal to a session whose program ended is refused as input would be; what matters
+    // is that no signal went anywhere.
+    if command.name == "signal" {
+        text = text
+            .replace(
+                "its program has exited and accepts no input",
+                "its program has exited, so no signal was sent",
+            )
+            .replace("is closed and accepts no input", "is closed, so no signal was sent");
     }
     // A wait that would be refused before typing says nothing was typed: these commands type
     // nothing.
