@@ -200,8 +200,10 @@ fn json_report_of_a_program_termloom_closed_has_its_captures() {
     assert!(captures[1]["read"].as_str().unwrap().starts_with("ready\n"));
 }
 
+/// The screen is printed once: in the report, which comes as usual; stderr says why the run
+/// failed and points to it.
 #[test]
-fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
+fn a_timed_out_wait_exits_124_and_shows_the_screen_once() {
     if !require(&shell_program()) {
         return;
     }
@@ -219,10 +221,37 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_on_stderr() {
     assert_code(&output, 124);
     let err = stderr(&output);
     assert!(err.contains("step 2 (--wait-screen 'never shown') timed out after 1500 ms"), "{err}");
-    assert!(err.contains("screen 120x32"), "{err}");
-    assert!(err.contains("\non screen\n"), "{err}");
-    // The report still comes, with the program closed by termloom.
-    assert!(stdout(&output).contains("(closed by termloom) ---"), "{}", stdout(&output));
+    assert!(err.contains("the report's final screen is the screen then"), "{err}");
+    assert!(!err.contains("screen 120x32") && !err.contains("\non screen\n"), "{err}");
+    // The report still comes, with the program closed by termloom, and the screen.
+    let out = stdout(&output);
+    assert!(out.contains("(closed by termloom) ---"), "{out}");
+    assert_eq!(out.matches("screen 120x32").count(), 1, "{out}");
+    assert!(section(&out, "screen").contains("\non screen\n"), "{out}");
+
+    // With --json, the error's screen is left out when it is the final one, and a screen's
+    // blank rows at the bottom are not listed.
+    let output = termloom(&[
+        "run",
+        "--json",
+        "--timeout",
+        "1500",
+        "--wait-screen",
+        "on screen",
+        "--screen",
+        "--wait-screen",
+        "never shown",
+        "--shell",
+        "echo on screen; exec sleep 1000",
+    ]);
+    assert_code(&output, 124);
+    let report = json(&output);
+    assert_eq!(report["error"]["kind"], "timeout");
+    assert_eq!(report["error"]["screen"], Value::Null, "{report}");
+    assert_eq!(report["screen"]["height"], 32);
+    assert_eq!(report["screen"]["rows"], serde_json::json!(["on screen"]), "{report}");
+    assert_eq!(report["captures"][0]["screen"]["rows"], serde_json::json!(["on screen"]));
+    assert!(!stderr(&output).contains("on screen"), "{}", stderr(&output));
 }
 
 #[test]
@@ -242,7 +271,9 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
     let err = stderr(&output);
     assert!(err.contains("step 1 (--wait-text 'never printed')"), "{err}");
     assert!(err.contains("the program exited (exit code 4)"), "{err}");
-    assert!(err.contains("\nbye\n"), "{err}");
+    // The screen then is the report's final screen: printed there, once.
+    assert!(err.contains("the report's final screen is the screen then"), "{err}");
+    assert!(section(&stdout(&output), "screen").contains("bye\n"), "{}", stdout(&output));
 }
 
 #[test]
@@ -837,4 +868,223 @@ fn a_recording_that_cannot_be_created_is_named() {
         stderr.contains("cannot create the recording /nonexistent-termloom/x.cast"),
         "{stderr}"
     );
+}
+
+/// A `termloom server` of the test's own, in the foreground on a socket in a directory of
+/// its own (`--idle-exit never`); ready once it said it listens; killed when dropped.
+struct PrivateServer {
+    child: std::process::Child,
+    socket: PathBuf,
+    _dir: common::TestDir,
+}
+
+impl PrivateServer {
+    fn start() -> PrivateServer {
+        let dir = common::TestDir::unmade("cli-server");
+        let socket = dir.join("s");
+        let mut child = Command::new(TERMLOOM)
+            .args(["server", "--idle-exit", "never", "--socket"])
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("termloom server starts");
+        let mut log = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        log.read_line(&mut line).unwrap();
+        assert!(line.contains("listening on"), "the server did not start: {line}");
+        // Keep draining its log so that it never blocks on a full pipe.
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+        PrivateServer { child, socket, _dir: dir }
+    }
+
+    /// `termloom COMMAND --socket S ARGS...` (the socket before the arguments: after `--`
+    /// they would be the program's).
+    fn cli(&self, args: &[&str]) -> Output {
+        Command::new(TERMLOOM)
+            .arg(args[0])
+            .arg("--socket")
+            .arg(&self.socket)
+            .args(&args[1..])
+            .stdin(Stdio::null())
+            .output()
+            .expect("termloom runs")
+    }
+
+    /// A command that must succeed; its stdout.
+    fn ok(&self, args: &[&str]) -> String {
+        let output = self.cli(args);
+        assert_code(&output, 0);
+        stdout(&output)
+    }
+}
+
+impl Drop for PrivateServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A wait the program's question cut short is no success: `termloom wait q --wait-text
+/// Hello && next` must not go on, and its code is neither a timeout's nor an exit's.
+#[test]
+fn a_wait_cut_short_by_a_question_exits_3() {
+    let server = PrivateServer::start();
+    let question = "read -p 'Proceed? ' x; echo Hello; exec cat";
+    server.ok(&["start", "--name", "q", "--", "bash", "-c", question]);
+    for args in [
+        &["wait", "q", "--wait-text", "Hello", "--timeout", LONG_MS][..],
+        &["read", "q", "--wait-text", "Hello", "--timeout", LONG_MS],
+        &["start", "--wait-text", "Hello", "--timeout", LONG_MS, "--", "bash", "-c", question],
+    ] {
+        let output = server.cli(args);
+        assert_code(&output, 3);
+        assert!(stdout(&output).contains("asks for input first"), "{}", stdout(&output));
+    }
+    let output = server.cli(&["wait", "q", "--wait-text", "Hello", "--json"]);
+    assert_code(&output, 3);
+    assert_eq!(json(&output)["wait"]["outcome"], "waiting_for_input");
+    // Once answered, the same wait holds.
+    server.ok(&["send", "q", "--text", "y", "--submit", "--wait-text", "Hello"]);
+    let help = stdout(&termloom(&["help", "wait"]));
+    assert!(help.contains("3 the program asks for input"), "{help}");
+}
+
+/// The help lists, for each flag, the commands that take it, and a flag is refused in the
+/// command line's own words: its flags, never the tools' argument names.
+#[test]
+fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
+    let help = stdout(&termloom(&["help", "send"]));
+    assert!(help.contains("\nVIEW (start, send, wait, read):\n"), "{help}");
+    assert!(help.contains("\nOUTPUT (start, send, wait, read, screen, exec):\n"), "{help}");
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let refused = |args: &[&str], expected: &str| {
+        let output = server.cli(args);
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        for tools_word in ["keep_session", "`cwd`", "svg", "png", "session_id"] {
+            assert!(!stderr.contains(tools_word), "{args:?}: {stderr}");
+        }
+    };
+    refused(
+        &["exec", "sh", "echo hi", "--view", "screen"],
+        "`termloom exec` does not take --view; its flags are: --timeout, --max-bytes,",
+    );
+    refused(
+        &["read", "sh", "--search", "x", "--find", "y"],
+        "give one of --lines, --search, --find at a time, not --search and --find",
+    );
+    refused(&["read", "sh", "--search", "x", "--view", "screen"], "leave out --view");
+    refused(&["screen", "sh", "--view", "new"], "takes no --view");
+    let screen = server.ok(&["screen", "sh", "--max-bytes", "4096"]);
+    assert!(screen.contains("--- screen "), "{screen}");
+}
+
+/// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
+#[test]
+fn help_after_the_server_options_gives_the_help() {
+    let plain = termloom(&["help", "send"]);
+    assert_code(&plain, 0);
+    for args in [
+        &["-L", "elsewhere", "help", "send"][..],
+        &["--socket", "/nonexistent/s", "help", "send"],
+        &["--socket=/nonexistent/s", "help", "send"],
+    ] {
+        let output = termloom(args);
+        assert_code(&output, 0);
+        assert_eq!(stdout(&output), stdout(&plain), "{args:?}");
+    }
+    let output = termloom(&["-L", "elsewhere", "help"]);
+    assert_code(&output, 0);
+    assert_eq!(stdout(&output), stdout(&termloom(&["help"])));
+}
+
+/// A malformed value and a value out of its range are the same mistake: exit 2, and a message
+/// `bad value for FLAG: ...` that names what is valid, whichever command reads it.
+#[test]
+fn bad_values_exit_2_naming_the_valid_range() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["resize", "sh", "0x0"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["resize", "sh", "100000x5"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["start", "--size", "1x1", "--", "true"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "0"], "from 1 to 3600000"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "-1"], "from 1 to 3600000"),
+        (&["wait", "sh", "--wait-exit", "--timeout", "3600001"], "from 1 to 3600000"),
+        (&["exec", "sh", "true", "--timeout", "0"], "from 1 to 3600000"),
+        (&["read", "sh", "--max-bytes", "0"], "from 256 to 1048576"),
+        (&["read", "sh", "--max-bytes", "-1"], "from 256 to 1048576"),
+        (&["wait", "sh", "--wait-quiet", "99999999999999999999"], "from 0 to 3600000"),
+        (&["wait", "sh", "--wait-screen", "x", "--wait-row", "500"], "from 0 to 499"),
+        (&["send", "sh", "--keys", "<Foo>"], "unknown key name \"Foo\""),
+        (&["wait", "sh", "--wait-regex", "("], "bad regular expression"),
+        (&["read", "sh", "--search", "("], "bad regular expression"),
+        (&["wait", "sh", "--wait-cursor", "1"], "ROW,COL"),
+        (&["read", "sh", "--lines", "abc"], "FIRST-LAST"),
+        (&["read", "sh", "--view", "foo"], "new, screen, scrollback"),
+        (&["signal", "sh", "FOO"], "unknown signal \"FOO\""),
+        (&["signal", "sh", "INT", "--target", "foo"], "foreground, session"),
+        (&["run", "--keys", "<Foo>", "--", "true"], "unknown key name \"Foo\""),
+        (&["run", "--wait-regex", "(", "--", "true"], "bad regular expression"),
+        (&["run", "--timeout", "0", "--", "true"], "from 1 to 86400000"),
+        (&["run", "--size", "0x0", "--", "true"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
+    ];
+    for (args, range) in cases {
+        let output = if args[0] == "run" { termloom(args) } else { server.cli(args) };
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.starts_with("termloom: bad value for "), "{args:?}: {stderr}");
+        assert!(stderr.contains(range), "{args:?}: {stderr}");
+        assert!(!stderr.contains("invalid input"), "{args:?}: {stderr}");
+    }
+    // The bounds are the tools' own: the server would refuse what the command line lets by.
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let tools = termloom::tools::Toolbox::new(engine);
+    for (argument, value, range) in [
+        ("timeout_ms", 3_600_001, "from 1 to 3600000"),
+        ("quiet_ms", 3_600_001, "from 0 to 3600000"),
+        ("max_bytes", 255, "from 256 to 1048576"),
+        ("max_bytes", 1_048_577, "from 256 to 1048576"),
+        ("screen_row", 500, "from 0 to 499"),
+    ] {
+        let arguments = serde_json::json!({ "session_id": 1, argument: value });
+        let result = tools.call("terminal_read", &arguments);
+        assert!(result.is_error && result.text.contains(range), "{argument}: {}", result.text);
+    }
+}
+
+/// The small things: advice reaches the server asked for, `list` without a server lists no
+/// session, and a signal to a program that exited says that no signal was sent.
+#[test]
+fn without_a_server_list_is_empty_and_advice_names_the_server() {
+    let name = format!("cli-test-none-{}", std::process::id());
+    let output = termloom(&["-L", &name, "list"]);
+    assert_code(&output, 0);
+    assert_eq!(stdout(&output), "no sessions\n");
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    let output = termloom(&["list", "-L", &name, "--json"]);
+    assert_code(&output, 0);
+    assert_eq!(json(&output), serde_json::json!({ "sessions": [] }));
+    let output = termloom(&["-L", &name, "send", "x", "--text", "a"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+
+    let help = stdout(&termloom(&["server", "--help"]));
+    let config = help.find("--config FILE").unwrap();
+    let readers = help.find("Without one, max_readers").unwrap();
+    let policy = help.find("--policy FILE").unwrap();
+    assert!(config < readers && readers < policy, "{help}");
+
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "e", "--wait-exit", "--", "true"]);
+    let output = server.cli(&["signal", "e", "INT"]);
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("its program has exited, so no signal was sent"), "{stderr}");
+    assert!(!stderr.contains("accepts no input"), "{stderr}");
 }

@@ -15,6 +15,9 @@ const EXIT_TIMEOUT: u8 = 124;
 /// Exit code when the program exited (or its session was closed) before a wait's condition
 /// held, as `termloom run`'s.
 const EXIT_ENDED: u8 = 1;
+/// Exit code when the program asks for input before a wait's condition held (or `exec`'s
+/// command asks for input): the condition may still hold once it is answered, but not before.
+const EXIT_INPUT: u8 = 3;
 
 /// How a flag's value becomes a tool argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,8 +31,17 @@ enum Kind {
     Literal,
     /// No value: `true`.
     Switch,
-    /// A whole number.
-    Number,
+    /// A whole number from the first bound to the second: the tool's range, checked here so
+    /// that a value out of it is a usage error as any other malformed value.
+    Number(u64, u64),
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A key script (`ihello<Esc>`), checked here.
+    Keys,
+    /// A cursor position, `ROW,COL`.
+    Cursor,
+    /// Transcript line numbers, `FIRST-LAST` or `FIRST-`.
+    Lines,
     /// A file's contents, as a string: `-` is stdin.
     File,
 }
@@ -46,32 +58,56 @@ const fn flag(name: &'static str, arg: &'static str, kind: Kind, help: &'static 
     Flag { name, arg, kind, help }
 }
 
+/// The longest wait of a server's command, in ms: the tools' bound (an hour), for a call
+/// holds a connection and a thread of a shared server; `termloom run`'s is a day (see
+/// [`super::values::MAX_TIMEOUT_MS`]).
+const MAX_WAIT_MS: u64 = 3_600_000;
+
+/// The bounds of `--max-bytes`, the tools' `max_bytes`.
+const MAX_BYTES: Kind = Kind::Number(256, 1 << 20);
+
 /// The wait conditions, as `termloom run` names them.
 const WAIT: &[Flag] = &[
     flag("--wait-text", "for_text", Kind::Text, "Text in a new transcript line."),
     flag("--wait-regex", "for_regex", Kind::Regex, "Regex matching a new transcript line."),
     flag("--wait-screen", "for_screen_text", Kind::Text, "Text on the screen."),
     flag("--wait-screen-regex", "for_screen_regex", Kind::Regex, "Regex matching a screen row."),
-    flag("--wait-row", "screen_row", Kind::Number, "Only this row (from 0) for the two above."),
-    flag("--wait-cursor", "for_cursor", Kind::Text, "The cursor at ROW,COL (from 0)."),
-    flag("--wait-quiet", "quiet_ms", Kind::Number, "No output for this many ms."),
-    flag("--wait-stable", "stable_ms", Kind::Number, "The screen unchanged for this many ms."),
+    flag(
+        "--wait-row",
+        "screen_row",
+        Kind::Number(0, termloom::MAX_ROWS as u64 - 1),
+        "Only this row (from 0) for the two above.",
+    ),
+    flag("--wait-cursor", "for_cursor", Kind::Cursor, "The cursor at ROW,COL (from 0)."),
+    flag("--wait-quiet", "quiet_ms", Kind::Number(0, MAX_WAIT_MS), "No output for this many ms."),
+    flag(
+        "--wait-stable",
+        "stable_ms",
+        Kind::Number(0, MAX_WAIT_MS),
+        "The screen unchanged for this many ms.",
+    ),
     flag("--wait-prompt", "prompt", Kind::Switch, "The shell back at its prompt."),
     flag("--wait-input", "input_wait", Kind::Switch, "The program waiting for input."),
     flag("--wait-exit", "exit", Kind::Switch, "The program's exit."),
     flag(
         "--timeout",
         "timeout_ms",
-        Kind::Number,
-        "Longest wait in ms (default 30000; a timeout exits 124).",
+        Kind::Number(1, MAX_WAIT_MS),
+        "Longest wait in ms (default 30000, at most 3600000; a timeout exits 124).",
     ),
 ];
 
 /// What a reading command shows.
-const VIEW: &[Flag] = &[
-    flag("--view", "view", Kind::Text, "new (default), screen or scrollback."),
-    flag("--max-bytes", "max_bytes", Kind::Number, "Most bytes of output (default 16384)."),
-];
+const VIEW: &[Flag] = &[flag(
+    "--view",
+    "view",
+    Kind::Choice(&["new", "screen", "scrollback"]),
+    "new (default), screen or scrollback.",
+)];
+
+/// How much a command prints.
+const OUTPUT: &[Flag] =
+    &[flag("--max-bytes", "max_bytes", MAX_BYTES, "Most bytes of output (default 16384).")];
 
 const SEND: &[Flag] = &[
     flag(
@@ -80,7 +116,7 @@ const SEND: &[Flag] = &[
         Kind::Literal,
         "Typed as it is, backslashes too (<Enter>: --submit or --keys).",
     ),
-    flag("--keys", "keys", Kind::Text, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
+    flag("--keys", "keys", Kind::Keys, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),
     flag("--paste-file", "paste", Kind::File, "A file pasted as --paste is (- for stdin)."),
     flag("--submit", "submit", Kind::Switch, "Press Enter last."),
@@ -94,7 +130,7 @@ const START: &[Flag] = &[
 ];
 
 const LOOKUP: &[Flag] = &[
-    flag("--lines", "lines", Kind::Text, "Transcript lines by number: 120-160, 120-."),
+    flag("--lines", "lines", Kind::Lines, "Transcript lines by number: 120-160, 120-."),
     flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),
 ];
@@ -114,49 +150,49 @@ const COMMANDS: &[CommandDef] = &[
         name: "start",
         tool: "terminal_start",
         positional: &[],
-        flags: &[START, WAIT, VIEW],
+        flags: &[START, WAIT, VIEW, OUTPUT],
         summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
     },
     CommandDef {
         name: "send",
         tool: "terminal_send",
         positional: &["ID"],
-        flags: &[SEND, WAIT, VIEW],
+        flags: &[SEND, WAIT, VIEW, OUTPUT],
         summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[WAIT, VIEW],
+        flags: &[WAIT, VIEW, OUTPUT],
         summary: "ID WAIT... [--view V] [--max-bytes N]\n  Waits for a condition; shows what is new.",
     },
     CommandDef {
         name: "read",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[VIEW, LOOKUP, WAIT],
+        flags: &[VIEW, LOOKUP, WAIT, OUTPUT],
         summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
     },
     CommandDef {
         name: "screen",
         tool: "terminal_read",
         positional: &["ID"],
-        flags: &[VIEW],
-        summary: "ID\n  The whole screen.",
+        flags: &[OUTPUT],
+        summary: "ID [--max-bytes N]\n  The whole screen.",
     },
     CommandDef {
         name: "exec",
         tool: "terminal_run",
         positional: &["ID", "CMD"],
-        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number, "")], VIEW],
-        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then, or waiting for input (a question, a\n  password, an editor) before, goes on: answer it with send (exit 124).",
+        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
     },
     CommandDef {
         name: "signal",
         tool: "terminal_signal",
         positional: &["ID", "SIGNAL"],
-        flags: &[&[flag("--target", "target", Kind::Text, "")]],
+        flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
     },
     CommandDef {
@@ -178,7 +214,7 @@ const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
-        summary: "\n  Lists the sessions.",
+        summary: "\n  Lists the sessions. With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 
@@ -196,17 +232,24 @@ structured result instead of text). ID is a session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.
+A wait lasts at most 3600000 ms (an hour), the server's bound, as each holds a
+connection to a server others share: wait again to wait longer (`termloom
+run`, the caller's own process, waits up to a day).
 
 Exit codes: 0 done; 1 the server refused the request (the message says why: an
-unknown session, a value out of range, a session that ended) or could not be
-reached, the program exited (or the session was closed) before a wait's
+unknown session, a value that does not fit the session, such as a row off its
+screen, a session that ended) or could not be reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read; 124 a wait asked for timed out,
-or `exec`'s command still runs (at --timeout, or waiting for input); `exec`
+written; 2 the command line could not be read: an unknown flag, or a value
+malformed or out of its range (the message names the range); 3 the program asks for input
+(a question, a password) before a wait's condition held, or `exec`'s command
+does: the condition cannot hold before an answer (type it with send, then wait
+again); 124 a wait asked for timed out, or `exec`'s command still runs at
+--timeout; `exec`
 otherwise exits with the command's exit code (the shell's, if the command ended
 the shell; 128 + N for signal N), and a --wait-exit that saw the program end
 with the program's (128 + N for signal N), as a shell's `wait` does (so a
-program's own 1, 2 or 124 reads like termloom's: --json tells them apart).";
+program's own 1, 2, 3 or 124 reads like termloom's: --json tells them apart).";
 
 /// The help of the client commands.
 pub(super) fn help() -> String {
@@ -219,21 +262,30 @@ pub(super) fn help() -> String {
     }
     text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
     // Each group of flags once, with the commands that take it.
-    for (title, group) in
-        [("START", START), ("SEND", SEND), ("LOOKUP", LOOKUP), ("WAIT", WAIT), ("VIEW", VIEW)]
-    {
+    for (title, group) in [
+        ("START", START),
+        ("SEND", SEND),
+        ("LOOKUP", LOOKUP),
+        ("WAIT", WAIT),
+        ("VIEW", VIEW),
+        ("OUTPUT", OUTPUT),
+    ] {
         let takers: Vec<&str> = COMMANDS
             .iter()
-            .filter(|c| c.flags.iter().any(|g| std::ptr::eq(*g, group)))
+            // By the group's first flag: a constant's address may differ between its uses.
+            .filter(|c| c.flags.iter().any(|g| g.first().map(|f| f.name) == Some(group[0].name)))
             .map(|c| c.name)
             .collect();
         text.push_str(&format!("{title} ({}):\n", takers.join(", ")));
         for flag in group {
             let value = match flag.kind {
                 Kind::Switch => "",
-                Kind::Number => " N",
+                Kind::Number(..) => " N",
                 Kind::Regex => " RE",
-                Kind::Text | Kind::Literal => " TEXT",
+                Kind::Keys => " KEYS",
+                Kind::Cursor => " ROW,COL",
+                Kind::Lines => " RANGE",
+                Kind::Choice(_) | Kind::Text | Kind::Literal => " TEXT",
                 Kind::File => " PATH",
             };
             let shown = format!("{}{value}", flag.name);
@@ -292,6 +344,20 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     } else {
         request.target.connect()
     };
+    // No server runs, so there is no session: `list` says so on stderr, lists none on stdout
+    // and succeeds (a server with no session exits when idle: that is no failure to a script
+    // asking which sessions there are).
+    if command.name == "list"
+        && let Err(message) = &connected
+        && !request.target.runs()
+    {
+        eprintln!("termloom: {}", with_reach(message, &request.reach));
+        return if request.json {
+            print_out(&format!("{}\n", json!({ "sessions": [] })))
+        } else {
+            print_out("no sessions\n")
+        };
+    }
     let result = connected.and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
         client
@@ -301,7 +367,8 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     match result {
         Ok(result) => report(command, &request, &result),
         Err(message) => {
-            eprintln!("termloom: {message}");
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
             ExitCode::FAILURE
         }
     }
@@ -392,7 +459,7 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 continue;
             }
             "--size" if command.name == "start" => {
-                let (cols, rows) = size(&value()?)?;
+                let (cols, rows) = size("--size", &value()?)?;
                 arguments.insert("cols".into(), cols.into());
                 arguments.insert("rows".into(), rows.into());
                 continue;
@@ -422,21 +489,30 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
-                    Kind::Text | Kind::Regex => json!(value()?),
+                    Kind::Text => json!(value()?),
                     Kind::Literal => json!(value()?.replace('\\', "\\\\")),
                     Kind::File => json!(read_file(&arg, &value()?)?),
-                    Kind::Number => {
-                        let text = value()?;
-                        json!(
-                            text.parse::<u64>()
-                                .map_err(|_| format!("{arg} {text:?}: give a whole number"))?
-                        )
-                    }
+                    kind => checked(&arg, kind, value()?)?,
                 };
                 arguments.insert(flag.arg.into(), value);
             }
             None if arg.starts_with('-') && arg.len() > 1 => {
-                return Err(format!("`termloom {}` does not take {arg}", command.name));
+                let mut takes: Vec<&str> =
+                    command.flags.iter().flat_map(|group| group.iter()).map(|f| f.name).collect();
+                if command.name == "screen" && arg == "--view" {
+                    return Err("`termloom screen` shows the screen and takes no --view; for \
+                        another view, use `termloom read ID --view new|screen|scrollback`"
+                        .into());
+                }
+                if command.name == "start" {
+                    takes.extend(["--size", "--env"]);
+                }
+                takes.extend(["-L", "--socket", "--client", "--json"]);
+                return Err(format!(
+                    "`termloom {}` does not take {arg}; its flags are: {}",
+                    command.name,
+                    takes.join(", ")
+                ));
             }
             None if command.name == "start" => {
                 // `termloom start vim notes.txt`: the program and its arguments, all of them
@@ -451,6 +527,21 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
     }
     if help {
         return Ok(Parsed::Help);
+    }
+    let lookups: Vec<&str> =
+        LOOKUP.iter().filter(|f| arguments.contains_key(f.arg)).map(|f| f.name).collect();
+    if lookups.len() > 1 {
+        let all: Vec<&str> = LOOKUP.iter().map(|f| f.name).collect();
+        return Err(format!(
+            "give one of {} at a time, not {}",
+            all.join(", "),
+            lookups.join(" and ")
+        ));
+    }
+    if let ([lookup], true) = (lookups.as_slice(), arguments.contains_key("view")) {
+        return Err(format!(
+            "{lookup} is a look-up of its own and shows no view; leave out --view"
+        ));
     }
     if positional.len() != command.positional.len() {
         return Err(format!(
@@ -467,9 +558,17 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
         match *name {
             "ID" => arguments.insert("session_id".into(), session_ref(&value)),
             "CMD" => arguments.insert("command".into(), json!(value)),
-            "SIGNAL" => arguments.insert("signal".into(), json!(value)),
+            "SIGNAL" => {
+                value.parse::<termloom::Signal>().map_err(|err| {
+                    format!(
+                        "bad value for SIGNAL: {}",
+                        super::values::single_line(&err.to_string())
+                    )
+                })?;
+                arguments.insert("signal".into(), json!(value))
+            }
             _ => {
-                let (cols, rows) = size(&value)?;
+                let (cols, rows) = size("COLSxROWS", &value)?;
                 arguments.insert("cols".into(), cols.into());
                 arguments.insert("rows".into(), rows.into())
             }
@@ -569,29 +668,63 @@ fn read_file(flag: &str, path: &str) -> Result<String, String> {
     String::from_utf8(bytes).map_err(|_| format!("{flag} {path:?}: not UTF-8 text"))
 }
 
+/// Flag `flag`'s `value` of kind `kind` as the tool's argument, checked as the tool would
+/// check it, so that a malformed value or one out of its range is a usage error (exit 2) with
+/// the range it must be in, whichever the value: `bad value for --timeout: "0" is not a whole
+/// number from 1 to 3600000`. Only what depends on a session (a row off its screen) is left
+/// to the server.
+fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, String> {
+    let bad = |why: String| format!("bad value for {flag}: {why}");
+    match kind {
+        Kind::Number(min, max) => {
+            super::values::whole_number(&value, min, max).map(|n| json!(n)).map_err(bad)
+        }
+        Kind::Choice(words) if words.contains(&value.as_str()) => Ok(json!(value)),
+        Kind::Choice(words) => Err(bad(format!("{value:?} is not one of {}", words.join(", ")))),
+        Kind::Regex => match termloom::Until::regex(&value) {
+            Ok(_) => Ok(json!(value)),
+            Err(err) => Err(bad(super::values::single_line(&err.to_string()))),
+        },
+        Kind::Keys => match termloom::parse_key_script(&value) {
+            Ok(_) => Ok(json!(value)),
+            Err(err) => Err(bad(super::values::single_line(&err.to_string()))),
+        },
+        Kind::Cursor => {
+            let numbers = value.split_once(',').filter(|(row, col)| {
+                row.trim().parse::<u16>().is_ok() && col.trim().parse::<u16>().is_ok()
+            });
+            match numbers {
+                Some(_) => Ok(json!(value)),
+                None => Err(bad(format!(
+                    "{value:?} is not ROW,COL, two whole numbers from 0, such as 0,5"
+                ))),
+            }
+        }
+        Kind::Lines => {
+            let numbers = value.split_once('-').filter(|(first, last)| {
+                first.parse::<u64>().is_ok() && (last.is_empty() || last.parse::<u64>().is_ok())
+            });
+            match numbers {
+                Some(_) => Ok(json!(value)),
+                None => Err(bad(format!(
+                    "{value:?} is not FIRST-LAST or FIRST- (transcript line numbers), such as 120-160"
+                ))),
+            }
+        }
+        Kind::Text | Kind::Literal | Kind::Switch | Kind::File => Ok(json!(value)),
+    }
+}
+
 /// An id as a number, a name as a string.
 fn session_ref(value: &str) -> Value {
     value.parse::<u64>().map_or_else(|_| json!(value), |id| json!(id))
 }
 
-/// `COLSxROWS`.
-fn size(value: &str) -> Result<(u16, u16), String> {
-    let numbers = value
-        .split_once('x')
-        .and_then(|(c, r)| Some((c.parse::<u64>().ok()?, r.parse::<u64>().ok()?)))
-        .ok_or(format!("{value:?}: give the size as COLSxROWS, e.g. 100x30"))?;
-    match numbers {
-        (cols, rows) if cols <= u64::from(u16::MAX) && rows <= u64::from(u16::MAX) => {
-            Ok((cols as u16, rows as u16))
-        }
-        _ => Err(format!(
-            "{value:?}: a terminal has {}..={} columns and {}..={} rows",
-            termloom::MIN_COLS,
-            termloom::MAX_COLS,
-            termloom::MIN_ROWS,
-            termloom::MAX_ROWS
-        )),
-    }
+/// `COLSxROWS`, within the sizes a terminal may have.
+fn size(flag: &str, value: &str) -> Result<(u16, u16), String> {
+    super::values::size(value)
+        .map(|size| (size.cols, size.rows))
+        .map_err(|why| format!("bad value for {flag}: {why}"))
 }
 
 /// A tool's words in the command line's: tool names become commands (`terminal_read` →
@@ -783,13 +916,18 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return printed;
     }
     let wait = &structured["wait"];
-    if wait["outcome"] == "timeout"
-        || structured["timed_out"] == true
+    // The program asks for input first: what was waited for cannot come before an answer,
+    // and `termloom wait ... && next` must not go on as if it had. The default wait of `send`
+    // or `start` ends there as it should.
+    if (wait["outcome"] == "waiting_for_input" && wait["default"] != true)
         || structured["waiting_for_input"] == true
     {
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
         // Only a wait that was asked for times out: the default wait of `send` or `start`
         // ends with a note that the program is still busy. `exec`'s command still running
-        // (at its timeout, or waiting for input) has no exit code yet.
+        // at its timeout has no exit code yet.
         return if wait["default"] == true {
             ExitCode::SUCCESS
         } else {
@@ -883,6 +1021,16 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     };
     for (from, to) in positional {
         text = text.replace(from, to);
+    }
+    // A signal to a session whose program ended is refused as input would be; what matters
+    // is that no signal went anywhere.
+    if command.name == "signal" {
+        text = text
+            .replace(
+                "its program has exited and accepts no input",
+                "its program has exited, so no signal was sent",
+            )
+            .replace("is closed and accepts no input", "is closed, so no signal was sent");
     }
     // A wait that would be refused before typing says nothing was typed: these commands type
     // nothing.
@@ -1028,8 +1176,8 @@ mod tests {
         assert!(!send.json);
         let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
         assert!(matches!(help, Ok(Parsed::Help)));
-        assert!(size("100000x5").is_err_and(|m| m.contains("1000 columns")));
-        assert_eq!(size("80x24"), Ok((80, 24)));
+        assert!(size("--size", "100000x5").is_err_and(|m| m.contains("COLS from 2 to 1000")));
+        assert_eq!(size("--size", "80x24"), Ok((80, 24)));
         // A flag given twice would lose its first value without a word.
         let twice =
             parse(&COMMANDS[1], ["1", "--text", "a", "--text", "b"].map(String::from).to_vec());

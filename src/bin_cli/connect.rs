@@ -54,6 +54,17 @@ impl Target {
         Ok(true)
     }
 
+    /// Whether a server may run there: false when its socket is missing or refuses
+    /// connections (no server listens), as [`Target::connect`] reports.
+    pub(super) fn runs(&self) -> bool {
+        match Client::connect(&self.socket) {
+            Ok(_) => true,
+            Err(err) => {
+                !matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused)
+            }
+        }
+    }
+
     /// Connects to the running server; the error says none runs.
     pub(super) fn connect(&self) -> Result<Client, String> {
         Client::connect(&self.socket).map_err(|err| match err.kind() {

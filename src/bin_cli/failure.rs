@@ -155,20 +155,27 @@ impl Failure {
         }
     }
 
-    /// The JSON `error` object.
-    pub(super) fn to_json(&self) -> Value {
+    /// The JSON `error` object; its `screen` is `null` when it is `last`, the report's final
+    /// screen, which the report already holds.
+    pub(super) fn to_json(&self, last: &Screen) -> Value {
+        let screen = self.screen.as_deref().filter(|screen| *screen != last);
         json!({
             "step": self.step,
             "kind": self.kind.name(),
             "message": self.message,
-            "screen": self.screen,
+            "screen": screen.map(super::report::screen_json),
         })
     }
 
-    /// Explains it on stderr: the message, then the screen at that moment.
-    pub(super) fn print(&self) {
-        match &self.screen {
+    /// Explains it on stderr: the message, then the screen at that moment unless `reported`,
+    /// the final screen the report printed, is the same (one copy is enough).
+    pub(super) fn print(&self, reported: Option<&Screen>) {
+        match self.screen.as_deref().filter(|screen| Some(*screen) != reported) {
             Some(screen) => eprintln!("termloom: {}. The screen then:\n{screen}", self.message),
+            None if self.screen.is_some() => eprintln!(
+                "termloom: {}; the report's final screen is the screen then",
+                self.message
+            ),
             None => eprintln!("termloom: {}", self.message),
         }
     }

@@ -139,16 +139,21 @@ Output:
   With --json, stdout gets one JSON object instead:
       exit                  how the program ended: {"code": N} or {"signal": N}
       closed_by_termloom    true when termloom had to close the program
-      screen                the final screen: cols, height, rows (strings), cursor
+      screen                the final screen: cols, height, rows (strings, from the
+                            top down to the last row that is not blank: blank rows
+                            at the bottom are left out, height counts them), cursor
                             {row, col, visible}, alternate, title, modes
       transcript            the whole transcript as one string
       transcript_truncated  true when its oldest lines were no longer kept
       captures              the --screen and --read outputs, in order:
                             {"step": N, "screen": {...}} or {"step": N, "read": "..."}
       error                 null, or {"step": N, "kind": "timeout" | "exited" |
-                            "closed" | "error", "message": "..."} when a step failed
+                            "closed" | "error" | "command", "message": "...",
+                            "screen": {...} or null} when a step failed; its screen
+                            is the one at that moment, null when it is the final one
   When a step fails, the program is closed, the report is printed as usual, and stderr
-  says which step failed and why, followed by the screen at that moment.
+  says which step failed and why, followed by the screen at that moment when it
+  differs from the report's final screen (the screen is printed once).
 
 Exit status:
   N      the program's own exit code (128+N when signal N ended it), when it exited

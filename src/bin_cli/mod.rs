@@ -38,7 +38,9 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
         Some("server") => server::main(args.collect()),
         Some("attach") => attach::main(strings(args)),
         Some(name) if agent::is_command(name) => agent::main(name, strings(args)),
-        Some("help") => help_command(args.next()),
+        // `termloom -L work help send`: the options naming a server, moved after the
+        // command, name no topic.
+        Some("help") => help_command(help_topic(args)),
         Some("-h" | "--help") => print_help(&help::top_help()),
         Some("-V" | "--version") => print_help(&help::version()),
         _ => usage_error(
@@ -67,6 +69,20 @@ fn server_options_after_the_command(args: Vec<OsString>) -> Vec<OsString> {
     args.extend(leading);
     args.extend(rest);
     args
+}
+
+/// The topic of `termloom help`, past the options naming a server: `termloom -L work help
+/// send` (the options moved after the command) asks for help on `send`, as `termloom -L work
+/// send` sends.
+fn help_topic(mut args: impl Iterator<Item = OsString>) -> Option<OsString> {
+    while let Some(arg) = args.next() {
+        if arg == "-L" || arg == "--socket" {
+            args.next();
+        } else if !arg.to_str().is_some_and(|a| a.starts_with("--socket=")) {
+            return Some(arg);
+        }
+    }
+    None
 }
 
 /// `termloom help [COMMAND]`.

@@ -82,7 +82,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         alias: None,
         value: Some("MS"),
         section: SECTION,
-        help: "Timeout of each wait step in milliseconds (default 10000).",
+        help: "Timeout of each wait step in milliseconds (default 10000, at\n\
+               most 86400000: a day; a server's commands wait at most an\n\
+               hour, as they hold a connection to a shared server).",
         action: |o, v| {
             o.timeout = values::millis(v)?;
             Ok(())

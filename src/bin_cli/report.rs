@@ -39,7 +39,7 @@ impl Reporter {
     /// The output of a `--screen` step.
     pub(super) fn screen(&mut self, step: &Planned, screen: &Screen) -> io::Result<()> {
         if self.json {
-            self.captures.push(json!({ "step": step.number, "screen": screen }));
+            self.captures.push(json!({ "step": step.number, "screen": screen_json(screen) }));
             return Ok(());
         }
         section(&step_header(step), &screen.to_string())
@@ -75,13 +75,25 @@ impl Reporter {
         json!({
             "exit": ending.status,
             "closed_by_termloom": ending.closed_by_termloom,
-            "screen": ending.screen,
+            "screen": screen_json(&ending.screen),
             "transcript": ending.transcript,
             "transcript_truncated": ending.transcript_truncated,
             "captures": self.captures,
-            "error": failure.map(Failure::to_json),
+            "error": failure.map(|failure| failure.to_json(&ending.screen)),
         })
     }
+}
+
+/// A screen as JSON, without the blank rows at its bottom (`height` says how many rows it
+/// has; the human report counts them instead of printing them).
+pub(super) fn screen_json(screen: &Screen) -> Value {
+    let mut value = json!(screen);
+    if let Some(rows) = value["rows"].as_array_mut() {
+        while rows.last().is_some_and(|row| row.as_str().is_some_and(|r| r.trim().is_empty())) {
+            rows.pop();
+        }
+    }
+    value
 }
 
 /// `step 3: --screen`.

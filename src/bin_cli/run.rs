@@ -57,16 +57,18 @@ fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Optio
         Ok(ending) => ending,
         Err(err) => {
             if let Some(failure) = &failure {
-                failure.print();
+                failure.print(None);
             }
             return fatal(&err);
         }
     };
     let output = reporter.finish(&ending, failure.as_ref()).err();
+    // The report printed the final screen, unless writing it failed.
+    let reported = output.is_none().then_some(&ending.screen);
     let failure = failure.or(output.map(Failure::output));
     match &failure {
         Some(failure) => {
-            failure.print();
+            failure.print(reported);
             failure.exit_code()
         }
         None => exit_code(&ending),

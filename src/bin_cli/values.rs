@@ -16,27 +16,37 @@ pub(super) struct Size {
 
 /// Parses `COLSxROWS`, such as `120x32`, within the sizes the engine accepts.
 pub(super) fn size(value: &str) -> Result<Size, String> {
-    let expected = || format!("{value:?} is not COLSxROWS, such as 120x32");
+    let expected = || {
+        format!(
+            "{value:?} is not COLSxROWS with COLS from {MIN_COLS} to {MAX_COLS} and ROWS from {MIN_ROWS} to {MAX_ROWS}, such as 120x32"
+        )
+    };
     let (cols, rows) = value.split_once(['x', 'X']).ok_or_else(expected)?;
     let cols: u16 = cols.parse().map_err(|_| expected())?;
     let rows: u16 = rows.parse().map_err(|_| expected())?;
     if !(MIN_COLS..=MAX_COLS).contains(&cols) || !(MIN_ROWS..=MAX_ROWS).contains(&rows) {
-        return Err(format!(
-            "{value:?} is out of range: columns must be {MIN_COLS}..={MAX_COLS} and rows {MIN_ROWS}..={MAX_ROWS}"
-        ));
+        return Err(expected());
     }
     Ok(Size { cols, rows })
 }
 
-/// Longest accepted wait timeout: one day.
-const MAX_TIMEOUT_MS: u64 = 86_400_000;
+/// Parses a whole number from `min` to `max`; the message names the range whether the value
+/// is no number, too large for any, or out of the range.
+pub(super) fn whole_number(value: &str, min: u64, max: u64) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if (min..=max).contains(&n) => Ok(n),
+        _ => Err(format!("{value:?} is not a whole number from {min} to {max}")),
+    }
+}
+
+/// Longest accepted wait timeout of `termloom run`: one day. A run is the caller's own
+/// process; the server's commands (`termloom wait`...) wait at most an hour, the MCP tools'
+/// bound, since each wait holds a connection and a thread of a server others share.
+pub(super) const MAX_TIMEOUT_MS: u64 = 86_400_000;
 
 /// Parses a timeout in milliseconds, 1 ms to one day.
 pub(super) fn millis(value: &str) -> Result<Duration, String> {
-    match value.parse::<u64>() {
-        Ok(ms) if (1..=MAX_TIMEOUT_MS).contains(&ms) => Ok(Duration::from_millis(ms)),
-        _ => Err(format!("{value:?} is not a number of milliseconds from 1 to {MAX_TIMEOUT_MS}")),
-    }
+    whole_number(value, 1, MAX_TIMEOUT_MS).map(Duration::from_millis)
 }
 
 /// Parses `KEY=VALUE` (the value may be empty and may contain `=`).
@@ -58,6 +68,8 @@ pub(super) fn one_line(value: &str) -> Result<String, String> {
 /// A multi-line error message (such as a regex error with its caret diagram) as one line:
 /// the first line and the last, which says what is wrong.
 pub(super) fn single_line(message: &str) -> String {
+    // The library's kind of error says nothing a command line's message does not.
+    let message = message.strip_prefix("invalid input: ").unwrap_or(message);
     let mut lines = message.lines().map(str::trim).filter(|l| !l.is_empty());
     let first = lines.next().unwrap_or("");
     match lines.next_back() {
@@ -83,7 +95,7 @@ mod tests {
     fn sizes() {
         assert_eq!(size("100x40"), Ok(Size { cols: 100, rows: 40 }));
         assert!(size("100").is_err());
-        assert!(size("1x40").unwrap_err().contains("out of range"));
+        assert!(size("1x40").unwrap_err().contains("COLS from 2 to 1000 and ROWS from 1 to 500"));
         assert!(size("x40").is_err());
     }
 
