@@ -156,8 +156,8 @@ impl Until {
         Until(Cond::Screen(text.into()))
     }
 
-    /// A regular expression matches a row of the screen (rows as
-    /// [`Until::screen_contains`] matches them).
+    /// A regular expression matches a row of the screen: as [`Screen::lines`] holds it, or
+    /// the cursor's row up to the cursor (`^\$$` and `^\$ $` both match a prompt `$ `).
     pub fn screen_regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }
@@ -169,7 +169,7 @@ impl Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
-    /// A regular expression matches screen row `row` (from 0; as [`Until::screen_contains`]
+    /// A regular expression matches screen row `row` (from 0; as [`Until::screen_regex`]
     /// matches rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]), and
     /// ends with that error when a resize puts its row off the screen.
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
@@ -478,8 +478,8 @@ impl Until {
             Cond::Screen(needle) => rows().find_map(|(row, text)| {
                 text.find(needle.as_str()).map(|o| at(row, &text, o, needle.clone()))
             }),
-            Cond::ScreenRegex(re) => rows().find_map(|(row, text)| {
-                re.find(&text).map(|m| at(row, &text, m.start(), m.as_str().to_owned()))
+            Cond::ScreenRegex(re) => (0..screen.lines.len()).find_map(|row| {
+                row_regex(re, screen, row).map(|(text, o, found)| at(row, &text, o, found))
             }),
             Cond::Cursor(row, col) => ((screen.cursor.row, screen.cursor.col) == (*row, *col))
                 .then(|| Match {
@@ -504,8 +504,9 @@ impl Until {
             }
             Cond::ScreenRowRegex(row, re) => {
                 let row = usize::from(*row);
-                let text = (row < screen.lines.len()).then(|| matched_row(screen, row))?;
-                re.find(&text).map(|m| at(row, &text, m.start(), m.as_str().to_owned()))
+                let (text, o, found) =
+                    (row < screen.lines.len()).then(|| row_regex(re, screen, row))??;
+                Some(at(row, &text, o, found))
             }
             Cond::Any(all) => all.iter().find_map(|c| c.match_screen(screen, styled)),
             _ => None,
@@ -525,6 +526,26 @@ fn matched_row(screen: &Screen, row: usize) -> std::borrow::Cow<'_, str> {
     } else {
         std::borrow::Cow::Borrowed(text)
     }
+}
+
+/// A regex's first match on screen row `row` (its text, the match's offset and text): on the
+/// row as the screen shows it, else on the cursor's row up to the cursor, so that `^\$$` and
+/// `^\$ $` both match a prompt `$ ` with the cursor after it.
+fn row_regex<'s>(
+    re: &Regex,
+    screen: &'s Screen,
+    row: usize,
+) -> Option<(std::borrow::Cow<'s, str>, usize, String)> {
+    let shown = screen.lines[row].as_str();
+    if let Some(m) = re.find(shown) {
+        return Some((std::borrow::Cow::Borrowed(shown), m.start(), m.as_str().to_owned()));
+    }
+    let padded = matched_row(screen, row);
+    if matches!(padded, std::borrow::Cow::Borrowed(_)) {
+        return None;
+    }
+    let (start, found) = re.find(&padded).map(|m| (m.start(), m.as_str().to_owned()))?;
+    Some((padded, start, found))
 }
 
 impl fmt::Display for Until {

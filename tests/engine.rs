@@ -1129,6 +1129,9 @@ fn a_screen_wait_matches_a_prompts_trailing_space() {
     expect(&session, Until::text("go? "));
     expect(&session, Until::screen_contains("go? "));
     expect(&session, Until::screen_regex("^go\\? $").unwrap());
+    // A pattern written for the row as the screen shows it still matches.
+    expect(&session, Until::screen_regex("^go\\?$").unwrap());
+    expect(&session, Until::screen_row_regex(1, "^go\\?$").unwrap());
     expect(&session, Until::screen_row_contains(1, "go? "));
     expect(&session, Until::screen_row_regex(1, "\\? $").unwrap());
     let outcome =

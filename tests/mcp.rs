@@ -604,7 +604,11 @@ fn an_exited_session_says_so_to_resize_as_to_send() {
     assert!(sent.contains("has exited"), "{sent}");
     let resized =
         client.tool_error("terminal_resize", json!({"session_id": id, "cols": 60, "rows": 20}));
-    assert!(resized.contains("has exited") && !resized.contains("is closed"), "{resized}");
+    assert!(resized.contains("has exited, so it was not resized"), "{resized}");
+    let signalled =
+        client.tool_error("terminal_signal", json!({"session_id": id, "signal": "SIGINT"}));
+    assert!(signalled.contains("has exited, so no signal was sent"), "{signalled}");
+    assert!(!signalled.contains("accepts no input"), "{signalled}");
     client.finish();
 }
 

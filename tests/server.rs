@@ -862,8 +862,10 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     assert!(lines.next().unwrap().starts_with("sent SIGWINCH"), "{signalled}");
 
     let resized = server.ok(&["resize", "long", "50x10"]);
-    assert!(resized.contains(&format!("termloom screen {} 1", server.reach())), "{resized}");
-    assert!(!resized.contains("terminal_read"), "{resized}");
+    let mut lines = resized.lines();
+    assert!(lines.next().unwrap().ends_with(']'), "{resized}");
+    assert_eq!(lines.next(), Some("resized to 50x10"), "{resized}");
+    assert!(resized.contains("--- screen 50x10"), "{resized}");
 
     let not_a_shell = server.cli(&["exec", "long", "true"]);
     let stderr = String::from_utf8_lossy(&not_a_shell.stderr);
@@ -874,7 +876,8 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
 
     let wait_error = server.cli(&["wait", "long", "--wait-exit", "--timeout", "0"]);
     let stderr = String::from_utf8_lossy(&wait_error.stderr);
-    assert!(stderr.contains("termloom wait:"), "{stderr}");
+    assert!(stderr.starts_with("termloom: bad value for --timeout: \"0\""), "{stderr}");
+    assert!(stderr.contains("termloom help wait"), "{stderr}");
 
     server.ok(&["close", "long"]);
     let again = server.ok(&["close", "1"]);
@@ -1277,21 +1280,23 @@ fn output_too_large_for_one_read_is_read_by_lines() {
 fn errors_and_notes_name_what_the_command_line_takes() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "c", "--", "cat"]);
-    let stderr = |args: &[&str]| {
+    let stderr = |args: &[&str], code: i32| {
         let output = server.cli(args);
-        assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+        assert_eq!(output.status.code(), Some(code), "{}", describe(&output));
         String::from_utf8(output.stderr).unwrap()
     };
-    let message = stderr(&["read", "c", "--max-bytes", "5"]);
-    assert!(message.starts_with("termloom read: `--max-bytes` must be"), "{message}");
-    let message = stderr(&["read", "c", "--lines", "x"]);
-    assert!(message.starts_with("termloom: --lines must be"), "{message}");
-    let message = stderr(&["read", "c", "--lines", "9-"]);
+    // A malformed value is a usage error (exit 2), checked before the server is asked.
+    let message = stderr(&["read", "c", "--max-bytes", "5"], 2);
+    assert!(message.starts_with("termloom: bad value for --max-bytes: \"5\""), "{message}");
+    let message = stderr(&["read", "c", "--lines", "x"], 2);
+    assert!(message.starts_with("termloom: bad value for --lines: \"x\""), "{message}");
+    let message = stderr(&["resize", "c", "0x5"], 2);
+    assert!(message.starts_with("termloom: bad value for COLSxROWS: \"0x5\""), "{message}");
+    let message = stderr(&["start", "--size", "5x0", "--", "cat"], 2);
+    assert!(message.starts_with("termloom: bad value for --size: \"5x0\""), "{message}");
+    // One that only the session can refuse is the server's answer (exit 1).
+    let message = stderr(&["read", "c", "--lines", "9-"], 1);
     assert!(message.starts_with("termloom: --lines 9-: the transcript holds"), "{message}");
-    let message = stderr(&["resize", "c", "0x5"]);
-    assert!(message.starts_with("termloom resize: COLS must be"), "{message}");
-    let message = stderr(&["start", "--size", "5x0", "--", "cat"]);
-    assert!(message.starts_with("termloom start: --size's ROWS must be"), "{message}");
     let stable = server.ok(&["send", "c", "--text", "x", "--wait-stable", "0"]);
     assert!(stable.contains("screen stable for 0 ms held"), "{stable}");
     server.ok(&["close", "c"]);

@@ -996,11 +996,7 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
         text.replace(&format!("{}:", command.tool), &format!("termloom {}:", command.name));
     if let Some(id) = given(id) {
         text = text
-            .replace("terminal_read with view=", &format!("terminal_read session_id={id} view="))
-            .replace(
-                "read the redrawn screen with terminal_read view=\"screen\"",
-                &format!("read the redrawn screen with termloom screen {id}"),
-            );
+            .replace("terminal_read with view=", &format!("terminal_read session_id={id} view="));
     }
     for (from, to) in PHRASES {
         text = text.replace(from, to);
@@ -1021,16 +1017,6 @@ fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Value>) -> Str
     };
     for (from, to) in positional {
         text = text.replace(from, to);
-    }
-    // A signal to a session whose program ended is refused as input would be; what matters
-    // is that no signal went anywhere.
-    if command.name == "signal" {
-        text = text
-            .replace(
-                "its program has exited and accepts no input",
-                "its program has exited, so no signal was sent",
-            )
-            .replace("is closed and accepts no input", "is closed, so no signal was sent");
     }
     // A wait that would be refused before typing says nothing was typed: these commands type
     // nothing.

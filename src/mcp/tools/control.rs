@@ -297,7 +297,8 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     };
     let session = call.session(id)?;
     let status_before = session.status()?;
-    let sent = session.signal_to(signal, target)?;
+    let sent =
+        session.signal_to(signal, target).map_err(|err| ended_before(err, "no signal was sent"))?;
     // The program's answer to the signal (a shell redrawing its prompt after SIGINT, say) is
     // waited for as terminal_send waits (a shell with integration: until its new prompt), so
     // the next call finds it settled.
@@ -317,13 +318,27 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     Ok(output)
 }
 
+/// The error of a signal or a resize (`undone`: what did not happen) to a session that
+/// ended: it takes no input, but what matters here is that nothing was done.
+fn ended_before(err: crate::Error, undone: &str) -> ToolError {
+    match err {
+        crate::Error::SessionExited(id) => ToolError::new(format!(
+            "session {id}: its program has exited, so {undone}; read its last output with terminal_read, then terminal_close it"
+        )),
+        crate::Error::SessionClosed(id) => ToolError::new(format!(
+            "session {id} is closed, so {undone}; terminal_read can still show its last output"
+        )),
+        err => err.into(),
+    }
+}
+
 /// `terminal_resize`.
 pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
     let cols = args.required_uint("cols")? as u16;
     let rows = args.required_uint("rows")? as u16;
     let session = call.session(id)?;
-    session.resize(cols, rows)?;
+    session.resize(cols, rows).map_err(|err| ended_before(err, "it was not resized"))?;
     // The program's redraw is waited for as terminal_send waits for an answer, and shown.
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
