@@ -1001,17 +1001,18 @@ fn python_repl_with_waits_and_bounded_output() {
         .call("terminal_read", json!({"session_id": id, "view": "scrollback", "max_bytes": 300}));
     assert!(text(&read).contains("line 2999"), "{}", text(&read));
     assert!(text(&read).contains("earlier bytes"), "{}", text(&read));
-    // A wait that times out says so and shows the screen.
+    // A wait that times out says so (with nothing new, the caller has every row: no screen).
     let read = client.call(
         "terminal_read",
         json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
     );
     assert_eq!(read["structuredContent"]["wait"]["outcome"], "timeout");
     assert!(
-        text(&read).contains("timed out") && text(&read).contains("--- screen"),
+        text(&read).contains("timed out") && text(&read).contains("no new output"),
         "{}",
         text(&read)
     );
+    assert!(!text(&read).contains("--- screen"), "{}", text(&read));
     let screen = client.tool("terminal_read", json!({"session_id": id, "view": "screen"}));
     assert!(screen["screen"]["text"].as_str().unwrap().contains(">>>"), "{screen}");
     let sent = client.tool(
@@ -1121,11 +1122,12 @@ fn max_bytes_bounds_the_whole_result_title_and_matched_text_included() {
             );
             assert_within(&scrollback, max, "view=scrollback");
             assert!(text(&scrollback).ends_with("END\n"), "{}", text(&scrollback));
-            // A wait that times out shows the screen, title included, beside the new output.
+            // A wait that times out shows the screen, title included, beside the new output
+            // (a space typed at the start of the next line, which int() will strip).
             let timed_out = client.call(
-                "terminal_read",
-                json!({"session_id": id, "for_text": "never printed", "timeout_ms": 50,
-                       "max_bytes": max}),
+                "terminal_send",
+                json!({"session_id": id, "text": " ", "for_text": "never printed",
+                       "timeout_ms": 50, "max_bytes": max}),
             );
             assert_within(&timed_out, max, "view=new with the screen");
             assert!(text(&timed_out).contains("more bytes of the title cut]"));
@@ -1649,8 +1651,9 @@ fn a_close_says_the_program_ended_by_the_close() {
 }
 
 /// A wait that times out on the primary screen does not print the same lines twice: when the
-/// new output already reaches the cursor's row, the screen is left out; when there is no new
-/// output, the screen shows where the program stands.
+/// new output already reaches the cursor's row, the screen is left out, and when there is no
+/// new output (the caller has read every row: 27 rows of `y` were printed again after a
+/// flood) too; a screen with rows below the cursor is shown.
 #[test]
 fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
     let mut client = Client::initialized("2025-11-25");
@@ -1670,7 +1673,15 @@ fn a_timeout_on_the_primary_screen_prints_its_lines_once() {
         json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
     );
     let shown = text(&read);
-    assert!(shown.contains("--- screen") && shown.contains("beta"), "{shown}");
+    assert!(!shown.contains("--- screen") && shown.contains("no new output"), "{shown}");
+    // Rows below the cursor are not in the transcript: the screen shows them.
+    client.call("terminal_send", json!({"session_id": id, "text": "\\e[5;1Hbelow\\e[2;1H"}));
+    let read = client.call(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
+    );
+    let shown = text(&read);
+    assert!(shown.contains("--- screen") && shown.contains("below"), "{shown}");
     client.finish();
 }
 

@@ -278,13 +278,17 @@ pub(crate) fn show(
     Ok(output)
 }
 
-/// Whether `output` already ends with every row of the primary `screen`, up to the cursor's
-/// row (blank rows above the text and below the cursor aside): then a timed-out wait leaves
-/// the screen out instead of printing its lines twice.
+/// Whether the caller has every row of the primary `screen` up to the cursor's row (blank
+/// rows above the text aside), with nothing below it: the new `output` ends with them, or
+/// there is none (the caller read the transcript to its end, which holds those rows). Then a
+/// timed-out wait leaves the screen out instead of printing its lines twice.
 fn output_shows(output: &str, screen: &Screen) -> bool {
     let cursor = usize::from(screen.cursor.row);
-    if output.is_empty() || screen.lines.iter().skip(cursor + 1).any(|row| !row.is_empty()) {
+    if screen.lines.iter().skip(cursor + 1).any(|row| !row.is_empty()) {
         return false;
+    }
+    if output.is_empty() {
+        return true;
     }
     let rows = screen.lines.iter().take(cursor + 1).skip_while(|row| row.is_empty());
     let lines: Vec<&str> = output.split('\n').map(str::trim_end).collect();
