@@ -832,11 +832,12 @@ fn a_closed_session_is_listed_as_its_close_told_it() {
     let waiting = client.tool("terminal_start", json!({"argv": ["cat"]}));
     let listed = text(&client.call("terminal_list", json!({})));
     let lines: Vec<&str> = listed.lines().collect();
+    // The live first, then the ended, newest first.
     assert_eq!(lines.len(), 3, "{listed}");
-    assert!(lines[0].contains("closed (ended by the close (SIGHUP))"), "{listed}");
-    assert!(!listed.contains("killed"), "{listed}");
+    assert!(lines[0].contains("cat waiting for a line"), "{listed}");
     assert!(lines[1].contains("closed (exit code 3)"), "{listed}");
-    assert!(lines[2].contains("cat waiting for a line"), "{listed}");
+    assert!(lines[2].contains("closed (ended by the close (SIGHUP))"), "{listed}");
+    assert!(!listed.contains("killed"), "{listed}");
     client.call("terminal_close", json!({"session_id": waiting["session_id"]}));
     client.finish();
 }
@@ -891,7 +892,20 @@ fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     let named =
         format!("the sessions are: {} (cat, running), 10 (true, exited)", live["session_id"]);
     assert!(message.contains(&named), "{message}");
-    assert!(message.ends_with(", and 3 more (terminal_list shows all)"), "{message}");
+    assert!(message.ends_with(", and 3 more"), "{message}");
+    // The list shows the live sessions and the newest ended ones, and says what it left out.
+    let listed = client.call("terminal_list", json!({}));
+    let entries = listed["structuredContent"]["sessions"].as_array().unwrap();
+    assert_eq!(entries.len(), 6, "{listed}");
+    assert_eq!(entries[0]["session_id"], live["session_id"], "{listed}");
+    assert_eq!(listed["structuredContent"]["sessions_left_out"], 5, "{listed}");
+    assert!(
+        text(&listed).ends_with(
+            "[... 5 ended sessions more left out; each is readable by its id until it is forgotten]"
+        ),
+        "{}",
+        text(&listed)
+    );
     client.finish();
 }
 
@@ -1260,8 +1274,14 @@ fn shell_commands_report_output_and_exit_codes() {
     // The one-off runs' closed shells, the kept one, `cat`, the shell line and this one.
     let sessions = listed["sessions"].as_array().unwrap();
     assert_eq!(sessions.len(), 6, "{listed}");
+    // The live first, then the ended, newest first.
+    assert_eq!(sessions[0]["state"], "running", "{listed}");
+    let ids: Vec<u64> = sessions.iter().map(|s| s["session_id"].as_u64().unwrap()).collect();
+    assert!(ids[1..].windows(2).all(|w| w[0] > w[1]), "{listed}");
     // A one-off run's shell is closed even when the command ended it.
-    assert_eq!(sessions[3]["state"], "closed", "{listed}");
+    let once_id = &once["structuredContent"]["session_id"];
+    let once_entry = sessions.iter().find(|s| &s["session_id"] == once_id).unwrap();
+    assert_eq!(once_entry["state"], "closed", "{listed}");
     // Output on the alternate screen is no transcript: the result says where it is.
     let alt =
         client.call("terminal_run", json!({"command": "printf '\\033[?1049h'; echo altscreen"}));

@@ -14,7 +14,7 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
 use super::render::{doing, exit_parts, push_block, status_json};
-use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
+use super::view::{DEFAULT_MAX_BYTES, View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -403,7 +403,20 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
     let mut text = String::new();
     let mut entries = Vec::new();
-    for info in &sessions {
+    // The live sessions, then a few of the ended (every terminal_run leaves one), within the
+    // default max_bytes (text and structured content together).
+    let ordered = super::in_listing_order(&sessions);
+    let live = ordered.iter().filter(|i| matches!(i.state, SessionState::Running)).count();
+    let (mut size, mut json_size) = (0, 0);
+    let (mut live_left_out, mut ended_left_out) = (0, 0);
+    for (n, info) in ordered.into_iter().enumerate() {
+        if n >= live + LISTED_ENDED || size > DEFAULT_MAX_BYTES as usize {
+            match n < live {
+                true => live_left_out += 1,
+                false => ended_left_out += 1,
+            }
+            continue;
+        }
         let (state, ended) = match info.state {
             SessionState::Running => ("running", None),
             SessionState::Exited(how) => ("exited", Some(how)),
@@ -443,12 +456,34 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "closed_reason": info.closed_reason,
             "pending_waits": info.pending_waits,
         }));
+        json_size += entries.last().map_or(0, |e| e.to_string().len());
+        size = text.len() + json_size;
     }
     if sessions.is_empty() {
         text = "no sessions; start one with terminal_start".to_owned();
     }
-    Ok(ToolOutput::new(text, json!({ "sessions": entries })))
+    let left_out = live_left_out + ended_left_out;
+    if left_out > 0 {
+        let live = match live_left_out {
+            0 => String::new(),
+            n => format!("{n} live and "),
+        };
+        push_block(
+            &mut text,
+            &format!(
+                "[... {live}{ended_left_out} ended sessions more left out; each is readable by its id until it is forgotten]"
+            ),
+        );
+    }
+    let mut structured = json!({ "sessions": entries });
+    if left_out > 0 {
+        structured["sessions_left_out"] = json!(left_out);
+    }
+    Ok(ToolOutput::new(text, structured))
 }
+
+/// The most ended sessions `terminal_list` shows.
+const LISTED_ENDED: usize = 5;
 
 #[cfg(test)]
 mod tests {

@@ -321,10 +321,8 @@ pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -
     if sessions.is_empty() {
         return format!("{problem}; there are no sessions: terminal_start starts one");
     }
-    // The live ones first, newest first, at most a few: the list grows with every session
-    // that ended, and the error is read by a model.
-    let mut shown: Vec<&crate::SessionInfo> = sessions.iter().collect();
-    shown.sort_by_key(|info| (!matches!(info.state, crate::SessionState::Running), !info.id.0));
+    // At most a few: the list grows with every session that ended, and a model reads it.
+    let shown = in_listing_order(&sessions);
     let listed: Vec<String> = shown
         .iter()
         .take(LISTED_SESSIONS)
@@ -340,9 +338,16 @@ pub(crate) fn describe_sessions(engine: &Engine, names: &Names, problem: &str) -
         .collect();
     let more = match sessions.len().saturating_sub(LISTED_SESSIONS) {
         0 => String::new(),
-        n => format!(", and {n} more (terminal_list shows all)"),
+        n => format!(", and {n} more"),
     };
     format!("{problem}; the sessions are: {}{more}", listed.join(", "))
+}
+
+/// `sessions` as a model is shown them: the live ones first, then the ended, newest first.
+pub(crate) fn in_listing_order(sessions: &[crate::SessionInfo]) -> Vec<&crate::SessionInfo> {
+    let mut ordered: Vec<&crate::SessionInfo> = sessions.iter().collect();
+    ordered.sort_by_key(|info| (!matches!(info.state, crate::SessionState::Running), !info.id.0));
+    ordered
 }
 
 /// The most sessions an unknown session's error names.
