@@ -742,9 +742,9 @@ mod linux {
         }
     }
 
-    /// A read-family call counts as waiting for input only when its descriptor is a
-    /// terminal: a shell reading a pipe (a command substitution) is not waiting for the user;
-    /// a poll-family call, see [`polling_terminal`].
+    /// A read or poll-family call (`activity`) counts as waiting for input only when it
+    /// waits on the terminal: a shell reading a pipe (a command substitution) is not waiting
+    /// for the user; for a poll-family call, see [`polling_terminal`].
     fn reading_terminal(
         base: &str,
         tid: i32,
@@ -755,47 +755,48 @@ mod linux {
         let Activity::Input(name) = &activity else {
             return activity;
         };
-        if !matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
-            return polling_terminal(base, tid, syscall, activity, probe);
-        }
-        let Some(fd) = syscall
-            .split_ascii_whitespace()
-            .nth(1)
-            .and_then(|arg| i64::from_str_radix(arg.trim_start_matches("0x"), 16).ok())
-        else {
-            return activity;
+        let other = if matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2")
+        {
+            read_elsewhere(base, name, syscall)
+        } else {
+            polling_terminal(base, tid, syscall, name, probe)
         };
-        match fs::read_link(format!("{base}/fd/{fd}")) {
-            Ok(target) if is_terminal(&target.to_string_lossy()) => activity,
-            Ok(target) => Activity::Other(format!("{name} on {}", target.to_string_lossy())),
-            Err(_) => activity,
-        }
+        other.unwrap_or(activity)
     }
 
-    /// A poll-family call counts as waiting for input only when the terminal is among the
-    /// descriptors it waits on (or they cannot be read: another user's program), and not on a
-    /// short timer that is about to change the screen: a server polling its socket, or a loop
-    /// sleeping in `select` with no descriptor, is not waiting for the user.
+    /// What a read-family call waits on instead of the terminal, if its descriptor is not one.
+    fn read_elsewhere(base: &str, name: &str, syscall: &str) -> Option<Activity> {
+        let fd = syscall
+            .split_ascii_whitespace()
+            .nth(1)
+            .and_then(|arg| i64::from_str_radix(arg.trim_start_matches("0x"), 16).ok())?;
+        let target = fs::read_link(format!("{base}/fd/{fd}")).ok()?;
+        let target = target.to_string_lossy();
+        (!is_terminal(&target)).then(|| Activity::Other(format!("{name} on {target}")))
+    }
+
+    /// What a poll-family call waits on instead of the terminal's input, if anything: the
+    /// terminal must be among the descriptors it waits on (or they cannot be read: another
+    /// user's program), and its timer must not be a short one about to change the screen. A
+    /// server polling its socket, or a loop sleeping in `select` with no descriptor, is not
+    /// waiting for the user.
     fn polling_terminal(
         base: &str,
         tid: i32,
         syscall: &str,
-        activity: Activity,
+        name: &str,
         probe: Probe<'_>,
-    ) -> Activity {
-        let Activity::Input(name) = &activity else {
-            return activity;
-        };
+    ) -> Option<Activity> {
         let watched = watches_terminal(base, name, syscall);
         if watched == Some(false) {
-            return Activity::Other(format!("{name} on descriptors that are not the terminal"));
+            return Some(Activity::Other(format!(
+                "{name} on descriptors that are not the terminal"
+            )));
         }
-        let Some(timer) = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER) else {
-            return activity;
-        };
+        let timer = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER)?;
         // A timer that went off without a change and was set again is an idle tick.
         if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
-            return activity;
+            return None;
         }
         // So is one that went off and was set again, whatever it drew in between.
         if timer >= super::SHORTEST_TICK
@@ -804,9 +805,9 @@ mod linux {
             && let Some(wakeups) = voluntary_switches(base)
             && timers.repeated(tid, timer, wakeups)
         {
-            return activity;
+            return None;
         }
-        Activity::Other(format!("{name} with a {} ms timer", timer.as_millis()))
+        Some(Activity::Other(format!("{name} with a {} ms timer", timer.as_millis())))
     }
 
     /// Whether a descriptor's target (a `/proc/PID/fd/N` link) is a terminal.
