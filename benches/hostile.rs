@@ -26,7 +26,7 @@ const ROWS: u16 = 32;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The floods: a name and a shell command that writes forever.
-const FLOODS: [(&str, &str); 8] = [
+const FLOODS: [(&str, &str); 10] = [
     ("yes (2-byte lines)", "exec yes"),
     (
         "yes (100-character lines)",
@@ -41,6 +41,11 @@ const FLOODS: [(&str, &str); 8] = [
     ),
     ("unterminated OSC", r"printf '\033]2;'; exec yes"),
     ("combining marks on one cell", r"printf a; yes $(printf '\314\201') | tr -d '\n'"),
+    (
+        "alternate screen in new colours",
+        r"yes $(printf '\033[41m\033[?1049h\033[?1049l\033[44m\033[?1049h\033[?1049l') | tr -d '\n'",
+    ),
+    ("resets: ESC c", r"yes $(printf '\033c') | tr -d '\n'"),
 ];
 
 /// A `cat` session whose cursor is at the top-left corner, reading its terminal.

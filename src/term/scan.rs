@@ -7,9 +7,10 @@
 //!   every byte outside an escape sequence counts one line, `CSI S`, `CSI J` and `CSI M` count
 //!   a full screen, `CSI n b` (REP) counts the lines its cells fill);
 //! - no slice costs more work than the turn has left: work is counted in cells, one per byte
-//!   plus what a sequence touches beyond its bytes (a screen for an erase or a scroll, a row
-//!   for a line erase, `n` cells for a repetition, a row per count for a backward tab, a row
-//!   per text byte in insert mode), so a session's turn is bounded in time, not only in bytes;
+//!   plus what a sequence touches beyond its bytes (a screen for an erase, a scroll or a
+//!   switch to or from the alternate screen, two for a reset, a row for a line erase, `n`
+//!   cells for a repetition, a row per count for a backward tab, a row per text byte in
+//!   insert mode), so a session's turn is bounded in time, not only in bytes;
 //! - OSC strings are held back by the feed loop (which bounds their length) from their
 //!   introducer to their terminator, and OSC 133 shell-integration marks, which the emulator
 //!   ignores, are reported where they end, even when split across reads;
@@ -387,7 +388,12 @@ impl Scanner {
                         return Some(Stop::OscStart);
                     }
                     b'P' | b'X' | b'^' | b'_' => self.state = State::String,
-                    b'7' | b'8' | b'c' => return Some(Stop::Sequence(Sequence::Esc(byte))),
+                    b'c' => {
+                        // RIS resets both screens, cell by cell.
+                        self.work += 2 * self.cols * self.rows;
+                        return Some(Stop::Sequence(Sequence::Esc(byte)));
+                    }
+                    b'7' | b'8' => return Some(Stop::Sequence(Sequence::Esc(byte))),
                     b'D' | b'E' => self.lines += 1,
                     // Reverse index: at the top it scrolls the region down.
                     b'M' => self.work += self.cols + self.rows,
@@ -571,8 +577,10 @@ impl Counts<'_> {
         }
         if private == Some(b'?') && matches!(action, b'h' | b'l') {
             let values = params.values();
-            if values.contains(&3) {
-                // DECCOLM clears the screen.
+            if values.iter().any(|v| matches!(v, 3 | 47 | 1047 | 1049)) {
+                // DECCOLM clears the screen; entering or leaving the alternate screen swaps the
+                // grids and clears the alternate one, cell by cell (every cell rewritten when
+                // the colours changed since).
                 *self.work += cols * rows;
             }
             let ours = values
@@ -839,5 +847,24 @@ mod tests {
         assert_eq!(scanner.take_work(), 14);
         // The scroll's screen of work spends the budget: the scan stops right after it.
         assert_eq!(scanner.scan(b"ab\x1b[Sxyz", 1000, 105), (5, Stop::Budget));
+    }
+
+    /// Switching to or from the alternate screen rewrites a screen's cells (alacritty clears
+    /// the alternate grid with the cursor's colours), and a reset both screens': each counts
+    /// that work, not its few bytes, whichever mode number enters it.
+    #[test]
+    fn screen_switches_and_resets_count_their_screens() {
+        for mode in ["47", "1047", "1049"] {
+            for action in ["h", "l"] {
+                let mut scanner = Scanner::new(10, 10);
+                let sequence = format!("\x1b[?{mode}{action}");
+                let _ = scanner.scan(sequence.as_bytes(), 1000, 100_000);
+                let work = scanner.take_work();
+                assert!(work >= 100, "{sequence:?} counted {work}");
+            }
+        }
+        let mut scanner = Scanner::new(10, 10);
+        let _ = scanner.scan(b"\x1bc", 1000, 100_000);
+        assert!(scanner.take_work() >= 200);
     }
 }
