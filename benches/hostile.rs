@@ -26,7 +26,7 @@ const ROWS: u16 = 32;
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The floods: a name and a shell command that writes forever.
-const FLOODS: [(&str, &str); 10] = [
+const FLOODS: [(&str, &str); 11] = [
     ("yes (2-byte lines)", "exec yes"),
     (
         "yes (100-character lines)",
@@ -46,6 +46,10 @@ const FLOODS: [(&str, &str); 10] = [
         r"yes $(printf '\033[41m\033[?1049h\033[?1049l\033[44m\033[?1049h\033[?1049l') | tr -d '\n'",
     ),
     ("resets: ESC c", r"yes $(printf '\033c') | tr -d '\n'"),
+    (
+        "clipboard queries, answers unread",
+        r#"c=$(head -c 600000 /dev/zero | tr '\0' a | base64 | tr -d '\n'); printf '\033]52;c;%s\007' "$c"; yes "$(printf '\033]52;c;?\007')" | tr -d '\n'"#,
+    ),
 ];
 
 /// A `cat` session whose cursor is at the top-left corner, reading its terminal.

@@ -240,7 +240,8 @@ struct Slot {
     /// The exit is to be reported once the emulator has fed the output it holds.
     exit_deferred: bool,
     /// In the reactor's backlog: it gets its next turn there, not on a readable event, so a
-    /// flooding session gets one turn per round and is never queued twice.
+    /// flooding session gets one turn per round and is never queued twice (its queued input
+    /// too, when a turn's writes left some).
     backlogged: bool,
     closing: Option<Closing>,
     closed: bool,
@@ -250,6 +251,8 @@ struct Slot {
     /// The close began while the program still ran (not reaped), so the close's own signals
     /// ended it: [`Status::ended_by_close`](crate::Status::ended_by_close).
     ended_by_close: bool,
+    /// When the next clipboard answer may be made (see `Turn::clipboard_allowed`).
+    clipboard_next: Option<Instant>,
     /// The panic message when the emulation failed.
     failure: Option<String>,
     cgroup: Option<crate::os::cgroup::Cgroup>,
@@ -503,6 +506,10 @@ impl Reactor {
                     slot.backlogged = false;
                 }
                 self.read_output(id);
+                // Input left over from a turn's writes (see `flush`).
+                if self.sessions.get(&id).is_some_and(|slot| !slot.queue.is_empty()) {
+                    self.guarded(id, |r| r.flush(id));
+                }
             }
             self.fire_timers();
             if self.shutdown.is_some() && self.live() == 0 {

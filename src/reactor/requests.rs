@@ -137,6 +137,7 @@ impl Reactor {
                 closed: false,
                 closed_by_caller: false,
                 ended_by_close: false,
+                clipboard_next: None,
                 closed_reason: None,
                 failure: None,
                 cgroup,

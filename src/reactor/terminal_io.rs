@@ -2,6 +2,12 @@
 
 use super::*;
 
+/// The most queued input bytes given to one `write` (about what a terminal takes at once).
+const WRITE_CHUNK: usize = 16 << 10;
+/// The most queued input bytes written in one turn of a session (a terminal echoing what it
+/// takes costs the kernel a character at a time, on the reactor's thread).
+const WRITE_TURN: usize = 64 << 10;
+
 impl Reactor {
     // ----- input -------------------------------------------------------------------------
 
@@ -110,12 +116,15 @@ impl Reactor {
         self.flush(id);
     }
 
-    /// Writes queued input until the terminal would block; WRITABLE interest only while
-    /// something is left.
+    /// Writes queued input until the terminal would block, or one turn's worth
+    /// ([`WRITE_TURN`]: the rest is written on the session's next turn, from the backlog, so
+    /// a terminal that takes input without end, echoing every byte in the kernel, does not
+    /// hold the reactor); WRITABLE interest only while something is left.
     pub(super) fn flush(&mut self, id: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
+        let mut written = 0;
         // Taken out while writing so the slot can be changed meanwhile; put back below.
         let Some(master) = slot.master.take() else {
             slot.drop_input();
@@ -124,10 +133,22 @@ impl Reactor {
         let capacity = self.config.write_queue_bytes;
         let mut completed = Self::admit_parked(slot, capacity);
         while !slot.queue.is_empty() {
+            if written >= WRITE_TURN {
+                if !slot.backlogged {
+                    slot.backlogged = true;
+                    self.backlog.push_back(id);
+                }
+                break;
+            }
+            // A chunk the terminal can take in about one write: what is looked at before each
+            // write is that chunk, not the whole queue (1 MiB of queued answers to clipboard
+            // queries was scanned again for every 10 KB written).
             let (front, _) = slot.queue.as_slices();
+            let front = &front[..front.len().min(WRITE_CHUNK)];
             let unread = waiters::UnreadInput::before_writing(slot, master.as_fd(), front);
             match rustix::io::write(&master, front) {
                 Ok(n) => {
+                    written += n;
                     slot.unread_input.set(unread);
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
@@ -178,7 +199,8 @@ impl Reactor {
         // Replies beyond the room left in the input queue would be dropped there: they are
         // dropped before they are made.
         let reply_room = self.config.write_queue_bytes.saturating_sub(slot.queue.len());
-        let mut turn = Turn { budget: TURN_WORK, reply_room, ..Turn::default() };
+        let clipboard_allowed = slot.clipboard_next.is_none_or(|at| at <= Instant::now());
+        let mut turn = Turn { budget: TURN_WORK, reply_room, clipboard_allowed, ..Turn::default() };
         // Lines a transcript waiter has not searched yet stay in the store past its bounds
         // until the waiters have been checked; the turn ends before the store holds twice its
         // bounds.
@@ -253,6 +275,11 @@ impl Reactor {
             }
             let slot = self.sessions.get_mut(&id).expect("slot exists");
             slot.replies_dropped += turn.replies_dropped;
+            if turn.clipboard_answered > 0 {
+                let rate = crate::term::emulator::CLIPBOARD_ANSWER_RATE as f64;
+                let pause = Duration::from_secs_f64(turn.clipboard_answered as f64 / rate);
+                slot.clipboard_next = Some(now + pause);
+            }
             self.queue_replies(id, &turn.replies);
             self.track_screen(id);
             self.check_waiters(id);

@@ -73,6 +73,10 @@ pub(crate) struct MarkAt {
     pub offset: usize,
 }
 
+/// The most bytes of clipboard answers a session gets a second (see
+/// [`Turn::clipboard_allowed`]).
+pub(crate) const CLIPBOARD_ANSWER_RATE: usize = 1 << 20;
+
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
 #[derive(Debug)]
 pub(crate) struct Turn {
@@ -84,8 +88,16 @@ pub(crate) struct Turn {
     /// a reply that would not fit is dropped before it is made, so a query whose answer is
     /// far larger than itself (an OSC 52 clipboard load) costs no more than the room.
     pub reply_room: usize,
-    /// Replies dropped because they did not fit in `reply_room`.
+    /// Replies dropped because they did not fit in `reply_room`, or clipboard answers past
+    /// their rate.
     pub replies_dropped: u64,
+    /// Whether a clipboard answer (OSC 52) may be made this turn: answers are held to
+    /// [`CLIPBOARD_ANSWER_RATE`] bytes a second, at most one a turn, since a 9-byte query
+    /// may ask for a megabyte that a terminal which never reads it still echoes, a character
+    /// at a time in the kernel.
+    pub clipboard_allowed: bool,
+    /// The bytes of the clipboard answer made this turn.
+    pub clipboard_answered: usize,
     /// OSC 133 marks, in order.
     pub marks: Vec<MarkAt>,
 }
@@ -98,6 +110,8 @@ impl Default for Turn {
             replies: Vec::new(),
             reply_room: usize::MAX,
             replies_dropped: 0,
+            clipboard_allowed: true,
+            clipboard_answered: 0,
             marks: Vec::new(),
         }
     }
@@ -584,8 +598,13 @@ impl Emulator {
                     // The answer is the text in base64 (4 bytes for every 3) within
                     // `ESC ] 52 ; c ;` and a terminator: sized before it is made, since a
                     // 9-byte query may ask for a megabyte.
-                    if turn.fits(text.len().div_ceil(3) * 4 + 10) {
+                    let size = text.len().div_ceil(3) * 4 + 10;
+                    if !turn.clipboard_allowed {
+                        turn.replies_dropped += 1;
+                    } else if turn.fits(size) {
                         turn.reply(format(text).as_bytes());
+                        turn.clipboard_allowed = false;
+                        turn.clipboard_answered = size;
                     }
                 }
                 // Control characters (a C1 CSI, say) have no place in a title a caller shows.
@@ -1006,6 +1025,24 @@ mod tests {
         emu.set_clipboard("hi".into());
         emu.feed(b"\x1b]52;c;?\x07", &mut t, &mut turn);
         assert_eq!(turn.replies, b"\x1b[1;1R\x1b]52;c;aGk=\x07");
+        assert_eq!(turn.clipboard_answered, 14);
+    }
+
+    /// A turn makes at most one clipboard answer, and none while the reactor holds them back
+    /// (their rate): a flood of 9-byte queries for a megabyte is not answered in megabytes.
+    #[test]
+    fn clipboard_answers_are_one_a_turn_and_held_to_their_rate() {
+        let mut emu = emulator(80, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        emu.set_clipboard("hi".into());
+        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut turn);
+        assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07");
+        assert_eq!(turn.replies_dropped, 1);
+        let mut held = Turn { budget: usize::MAX, clipboard_allowed: false, ..Turn::default() };
+        emu.feed(b"\x1b]52;c;?\x07\x1b[6n", &mut t, &mut held);
+        assert_eq!(held.replies, b"\x1b[1;1R", "other answers still go");
+        assert_eq!((held.replies_dropped, held.clipboard_answered), (1, 0));
     }
 
     #[test]
