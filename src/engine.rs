@@ -28,12 +28,38 @@ struct Shared {
     /// This engine's number in the process, to name its cgroups.
     number: u64,
     /// Ends the sessions if this process dies without closing them (`None` where it cannot
-    /// run; see `os::supervisor`).
-    supervisor: Option<Arc<Supervisor>>,
+    /// run; see `os::supervisor`); replaced when a session's program killed it.
+    supervisor: Mutex<Option<Arc<Supervisor>>>,
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
+/// Starts a supervisor whose reports of exits, and of its own loss, go to the reactor.
+fn start_supervisor(client: &Client) -> Option<Arc<Supervisor>> {
+    let supervisor = Arc::new(Supervisor::start()?);
+    let reports = client.clone();
+    supervisor.on_exit(move |pid, status| {
+        let _ = reports.submit(Box::new(move |r| r.supervised_exit(pid, status)));
+    });
+    let reports = client.clone();
+    supervisor.on_lost(move || {
+        let _ = reports.submit(Box::new(|r| r.supervisor_lost()));
+    });
+    Some(supervisor)
+}
+
 impl Shared {
+    /// The supervisor to start a session with: a new one in place of one that is gone.
+    fn supervisor(&self) -> Option<Arc<Supervisor>> {
+        let mut current = self.supervisor.lock().unwrap_or_else(|e| e.into_inner());
+        if current.as_ref().is_some_and(|supervisor| !supervisor.alive()) {
+            log::warn!(
+                "termloom: the supervisor is gone (a session's program killed or stopped it?); starting another"
+            );
+            *current = start_supervisor(&self.client);
+        }
+        current.clone()
+    }
+
     /// Closes every session and stops the reactor; returns when that is done, also to a
     /// caller that arrives while another one's shutdown is under way (the lock is held
     /// throughout).
@@ -109,22 +135,15 @@ impl Engine {
         let stop = Stop::new(receiver.clone());
         let reactor_stop = stop.clone();
         let reactor_config = config.clone();
-        let supervisor = Supervisor::start().map(Arc::new);
-        let reactor_supervisor = supervisor.clone();
         let thread = std::thread::Builder::new()
             .name("termloom-reactor".into())
             .spawn(move || {
                 let _stop = reactor_stop.when_dropped();
-                Reactor::new(poll, receiver, reactor_config, reactor_supervisor).run();
+                Reactor::new(poll, receiver, reactor_config).run();
             })
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         let client = Client::new(requests, waker, stop);
-        if let Some(supervisor) = &supervisor {
-            let reports = client.clone();
-            supervisor.on_exit(move |pid, status| {
-                let _ = reports.submit(Box::new(move |r| r.supervised_exit(pid, status)));
-            });
-        }
+        let supervisor = Mutex::new(start_supervisor(&client));
         Ok(Engine {
             shared: Arc::new(Shared {
                 client,
@@ -223,16 +242,11 @@ impl Engine {
             }
             None => None,
         };
+        let supervisor = self.shared.supervisor();
         let started = match cgroup.transpose() {
-            Ok(cgroup) => spawn::start(
-                &launch,
-                &program,
-                config,
-                cols,
-                rows,
-                cgroup,
-                self.shared.supervisor.as_deref(),
-            ),
+            Ok(cgroup) => {
+                spawn::start(&launch, &program, config, cols, rows, cgroup, supervisor.as_ref())
+            }
             Err(source) => Err(source),
         };
         let spawned = match started {

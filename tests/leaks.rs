@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-use termloom::SpawnSpec;
+use termloom::{Fired, SpawnSpec, Until};
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
@@ -244,4 +244,44 @@ fn the_supervisor_keeps_none_of_the_hosts_descriptors() {
         .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
         .collect();
     assert!(!held.contains(&pipe), "the supervisor holds the host's {pipe:?}: {held:?}");
+}
+
+/// A session's program that kills the supervisor (it runs as the same user, and is its
+/// child) ends every session the supervisor started, and the engine starts another for the
+/// next session; one that stops it makes the next start fail once, within 10 s, not hang.
+/// Before, sessions then ran uncontained, their closes took the whole grace period and more,
+/// and every later start failed (`Broken pipe`) or hung.
+#[test]
+fn a_program_that_kills_or_stops_the_supervisor_ends_its_sessions_and_another_starts() {
+    let engine = engine();
+    let marker = marker();
+    let bystander = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let killer = engine
+        .spawn(SpawnSpec::shell(format!(
+            "setsid sleep {marker} & nohup sleep {marker} >/dev/null 2>&1 & sleep {marker} & \
+             kill -9 $PPID; wait"
+        )))
+        .unwrap();
+    for session in [&killer, &bystander] {
+        let outcome = session.wait(Until::exit(), LONG).unwrap();
+        assert!(matches!(outcome.fired, Fired::Closed), "{outcome}");
+        let info = session.info().unwrap();
+        let reason = info.closed_reason.unwrap_or_default();
+        assert!(reason.contains("supervisor was killed or stopped"), "{reason}");
+    }
+    eventually("the killer's sleepers are gone", || sleepers(&marker).is_empty());
+    // Another supervisor starts the next session, which works as any other.
+    let next = engine.spawn(SpawnSpec::shell("echo fine; read x")).unwrap();
+    expect(&next, Until::text("fine"));
+    // Stopped: the start after it fails once, within its answer's time, then one works.
+    let stopper = engine.spawn(SpawnSpec::shell("kill -STOP $PPID; echo stopped; read x")).unwrap();
+    expect(&stopper, Until::text("stopped"));
+    let started = Instant::now();
+    let failed = engine.spawn(SpawnSpec::new("true"));
+    assert!(failed.is_err(), "a start through a stopped supervisor");
+    assert!(started.elapsed() < Duration::from_secs(20), "{:?}", started.elapsed());
+    let outcome = stopper.wait(Until::exit(), LONG).unwrap();
+    assert!(matches!(outcome.fired, Fired::Closed), "{outcome}");
+    let last = engine.spawn(SpawnSpec::shell("echo again; read x")).unwrap();
+    expect(&last, Until::text("again"));
 }

@@ -21,8 +21,8 @@ pub(crate) struct Spawned {
     pub pid: i32,
     pub master: OwnedFd,
     pub pidfd: Option<OwnedFd>,
-    /// Started (and reaped) by the supervisor, which reports its exit.
-    pub supervised: bool,
+    /// The supervisor that started (and reaps) it, which reports its exit.
+    pub supervisor: Option<std::sync::Arc<Supervisor>>,
     pub program: String,
     pub cols: u16,
     pub rows: u16,
@@ -115,7 +115,7 @@ pub(crate) fn start(
     cols: u16,
     rows: u16,
     cgroup: Option<Cgroup>,
-    supervisor: Option<&Supervisor>,
+    supervisor: Option<&std::sync::Arc<Supervisor>>,
 ) -> std::io::Result<Spawned> {
     let pty = crate::os::pty::open(cols, rows)?;
     let env = crate::os::env::child_env(config, std::env::vars_os(), &launch.overlay);
@@ -152,7 +152,7 @@ pub(crate) fn start(
         pid,
         master: pty.master,
         pidfd,
-        supervised: supervisor.is_some(),
+        supervisor: supervisor.cloned(),
         program: program.to_owned(),
         cols,
         rows,

@@ -306,6 +306,13 @@ type ExitHandler = Box<dyn Fn(i32, ExitStatus) + Send + Sync>;
 /// handler.
 type Exits = (Vec<(i32, ExitStatus)>, Option<ExitHandler>);
 
+/// Told when the supervisor is gone while the engine runs (killed, or stuck and killed).
+type LostHandler = Box<dyn Fn() + Send + Sync>;
+
+/// How long a spawn waits for the supervisor's answer (a fork and an exec: milliseconds)
+/// before taking it for stuck (stopped by a session's program, say) and killing it.
+const SPAWN_ANSWER: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// What the engine and the thread reading the supervisor's answers share.
 struct Link {
     socket: OwnedFd,
@@ -313,6 +320,10 @@ struct Link {
     waiting: Mutex<HashMap<u64, Sender<io::Result<i32>>>>,
     /// Exits reported before a handler was set, then the handler.
     exits: Mutex<Exits>,
+    /// The supervisor still answers: its socket has not reached its end.
+    alive: AtomicBool,
+    /// Told once when it is gone.
+    lost: Mutex<Option<LostHandler>>,
 }
 
 /// The engine's side: the supervisor process and the socket to it.
@@ -378,6 +389,8 @@ impl Supervisor {
             socket,
             waiting: Mutex::default(),
             exits: Mutex::new((Vec::new(), None)),
+            alive: AtomicBool::new(true),
+            lost: Mutex::new(None),
         });
         let reading = link.clone();
         let reader = std::thread::Builder::new()
@@ -401,6 +414,21 @@ impl Supervisor {
         exits.1 = Some(Box::new(handler));
     }
 
+    /// Sets what is told when the supervisor is gone while the engine runs: a session's
+    /// program may kill or stop it (it runs as the same user), and its sessions are then no
+    /// longer contained nor their exits reported.
+    pub(crate) fn on_lost(&self, handler: impl Fn() + Send + Sync + 'static) {
+        *self.link.lost.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::new(handler));
+        if !self.alive() {
+            lost(&self.link);
+        }
+    }
+
+    /// Whether the supervisor still answers.
+    pub(crate) fn alive(&self) -> bool {
+        self.link.alive.load(Ordering::SeqCst)
+    }
+
     /// Starts a session's program on the terminal `slave`, as a child of the supervisor;
     /// returns its pid.
     pub(crate) fn spawn(
@@ -421,6 +449,9 @@ impl Supervisor {
             cgroup: cgroup.map(|p| p.as_os_str().as_bytes().to_vec()),
             isolation: isolation.clone(),
         };
+        if !self.alive() {
+            return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor is gone"));
+        }
         let text = format!("spawn {}", serde_json::to_string(&request).map_err(io::Error::other)?);
         let (reply, answer) = crossbeam_channel::bounded(1);
         self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id, reply);
@@ -437,9 +468,27 @@ impl Supervisor {
             }
             return Err(err);
         }
-        answer
-            .recv()
-            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor stopped"))?
+        match answer.recv_timeout(SPAWN_ANSWER) {
+            Ok(answer) => answer,
+            Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
+                Err(io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor stopped"))
+            }
+            Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
+                // Stuck (stopped by a session's program, say): killed, so that it is replaced
+                // and its sessions are ended (see `on_lost`).
+                self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+                if let Some(child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                    let _ = child.kill();
+                }
+                Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!(
+                        "the supervisor did not answer within {} s (stopped?); it was killed and is replaced",
+                        SPAWN_ANSWER.as_secs()
+                    ),
+                ))
+            }
+        }
     }
 
     /// Forgets a session once it is closed (its processes are gone).
@@ -449,6 +498,8 @@ impl Supervisor {
 
     /// Ends the supervisor (every session is closed by then) and reaps it.
     pub(crate) fn stop(&self) {
+        // Its end is the engine's doing: nobody is to be told.
+        self.link.lost.lock().unwrap_or_else(|e| e.into_inner()).take();
         let _ = rustix::net::shutdown(&self.link.socket, rustix::net::Shutdown::Write);
         if let Some(mut child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).take() {
             let _ = child.wait();
@@ -515,8 +566,18 @@ fn read_answers(link: &Link) {
             _ => {}
         }
     }
-    // The supervisor is gone: spawns still waiting fail.
+    // The supervisor is gone: spawns still waiting fail, and the engine is told (unless it
+    // stopped the supervisor itself: then the handler is gone).
     link.waiting.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    lost(link);
+}
+
+/// Marks the supervisor gone and tells the handler, once.
+fn lost(link: &Link) {
+    link.alive.store(false, Ordering::SeqCst);
+    if let Some(handler) = link.lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        handler();
+    }
 }
 
 /// Removes the cgroups of dead engines below `parent` (`termloom-PID-…` whose process is

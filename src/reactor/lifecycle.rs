@@ -29,7 +29,7 @@ impl Reactor {
         let Some(id) = self
             .sessions
             .iter()
-            .find(|(_, slot)| slot.supervised && slot.pid == pid && slot.child.is_none())
+            .find(|(_, slot)| slot.supervisor.is_some() && slot.pid == pid && slot.child.is_none())
             .map(|(id, _)| *id)
         else {
             // Not attached yet (it exited before its spawn call came back): kept until it is.
@@ -45,6 +45,23 @@ impl Reactor {
             }
             r.after_exit(id);
         });
+    }
+
+    /// The supervisor is gone: the sessions it started are closed (their processes are no
+    /// longer contained, and nobody reports their exits).
+    pub(crate) fn supervisor_lost(&mut self) {
+        let orphaned: Vec<u64> = self
+            .sessions
+            .iter()
+            .filter(|(_, slot)| {
+                !slot.closed && slot.supervisor.as_ref().is_some_and(|s| !s.alive())
+            })
+            .map(|(id, _)| *id)
+            .collect();
+        for id in orphaned {
+            log::warn!("termloom: session {id}: {}", CloseReason::SupervisorLost);
+            self.begin_close(id, CloseReason::SupervisorLost, None);
+        }
     }
 
     /// The program was reaped: read the rest of its output, then report (or drain first).
@@ -73,7 +90,7 @@ impl Reactor {
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
-        if slot.child.is_none() && slot.supervised {
+        if slot.child.is_none() && slot.supervisor.is_some() {
             // The supervisor reports the exit; that report goes on from here.
             return;
         }
@@ -165,6 +182,14 @@ impl Reactor {
         {
             slot.child = Some(status);
         }
+        // A program whose supervisor is gone is reaped by nobody the engine can ask: once it
+        // is gone, its status is unknown (taken as killed).
+        if slot.child.is_none()
+            && slot.supervisor.as_ref().is_some_and(|s| !s.alive())
+            && !procfs::read_stat(slot.pid).is_ok_and(|s| !procfs::is_dead(&s))
+        {
+            slot.child = Some(ExitStatus::Signal(9));
+        }
         // With a cgroup, it lists every process of the session: no scan of /proc.
         let mut survivors: Vec<i32> = match &slot.cgroup {
             Some(cgroup) => cgroup
@@ -229,7 +254,7 @@ impl Reactor {
             slot.child = reap(slot.pid, None);
         }
         let status = slot.final_status();
-        if let Some(supervisor) = &self.supervisor {
+        if let Some(supervisor) = &slot.supervisor {
             supervisor.forget(slot.pid);
         }
         slot.closed = true;

@@ -160,6 +160,9 @@ pub(crate) enum CloseReason {
     Lifetime(Duration),
     /// The engine shut down.
     Shutdown,
+    /// The supervisor that started it is gone (one of the sessions' programs killed or
+    /// stopped it): its processes could no longer be contained nor its exit reported.
+    SupervisorLost,
     /// Its terminal emulation panicked (a bug in termloom or alacritty): the session was
     /// ended, every other one goes on.
     EmulationFailed,
@@ -173,6 +176,9 @@ impl std::fmt::Display for CloseReason {
             CloseReason::Idle(d) => write!(f, "idle for {d:?} (idle_timeout)"),
             CloseReason::Lifetime(d) => write!(f, "older than {d:?} (max_lifetime)"),
             CloseReason::Shutdown => f.write_str("the engine shut down"),
+            CloseReason::SupervisorLost => f.write_str(
+                "its supervisor was killed or stopped (by a session's program?), so it could no longer be contained; its exit status is unknown",
+            ),
             CloseReason::EmulationFailed => f.write_str(
                 "its terminal emulation failed (a bug in termloom or alacritty_terminal; please report it)",
             ),
@@ -233,8 +239,8 @@ struct Slot {
     mouse_held: Option<crate::input::mouse::MouseButton>,
     /// The program's status once it was reaped.
     child: Option<ExitStatus>,
-    /// Started (and reaped) by the supervisor, which reports its exit.
-    supervised: bool,
+    /// The supervisor that started (and reaps) it, which reports its exit.
+    supervisor: Option<Arc<Supervisor>>,
     /// Set when the exit was reported (all output read).
     exit: Option<ExitStatus>,
     /// The exit is to be reported once the emulator has fed the output it holds.
@@ -429,24 +435,17 @@ pub(crate) struct Reactor {
     backlog: VecDeque<u64>,
     shutdown: Option<Sender<()>>,
     /// Told when a session is closed, so it stops answering for it.
-    supervisor: Option<Arc<Supervisor>>,
     /// Exits the supervisor reported for programs not attached yet, by pid (at most
     /// `max_sessions`).
     early_exits: HashMap<i32, ExitStatus>,
 }
 
 impl Reactor {
-    pub(crate) fn new(
-        poll: Poll,
-        requests: Receiver<Request>,
-        config: Arc<Config>,
-        supervisor: Option<Arc<Supervisor>>,
-    ) -> Self {
+    pub(crate) fn new(poll: Poll, requests: Receiver<Request>, config: Arc<Config>) -> Self {
         Reactor {
             poll,
             requests,
             config,
-            supervisor,
             early_exits: HashMap::new(),
             sessions: HashMap::new(),
             closed: VecDeque::new(),
