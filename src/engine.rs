@@ -1,5 +1,6 @@
 //! The engine: the reactor thread and the handles that talk to it.
 
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
@@ -253,6 +254,12 @@ impl Engine {
             Ok(spawned) => spawned,
             Err(source) => {
                 let _ = client.submit(Box::new(|r| r.release()));
+                // A start that failed records nothing: its file (made before it) goes.
+                let file = recorder.as_ref().and_then(|r| r.path()).map(Path::to_owned);
+                drop(recorder);
+                if let Some(file) = file {
+                    let _ = std::fs::remove_file(file);
+                }
                 return Err(spawn_error(source));
             }
         };

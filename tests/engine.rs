@@ -449,6 +449,23 @@ fn recordings_in_one_directory_never_replace_each_other() {
     }
 }
 
+/// A start that fails leaves no recording behind in `Config::record_dir`.
+#[test]
+fn a_failed_start_leaves_no_recording() {
+    let dir = TestDir::new("failed-recordings");
+    let config = Config {
+        record_dir: Some(dir.to_path_buf()),
+        record_every_session: true,
+        ..Config::default()
+    };
+    let engine = Engine::new(config).unwrap();
+    for program in ["/nonexistent-program", "/etc/passwd"] {
+        assert!(engine.spawn(SpawnSpec::new(program)).is_err(), "{program}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.to_path_buf()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{:?}", left.iter().map(|e| e.path()).collect::<Vec<_>>());
+}
+
 /// `Config::record_dir` records every session; input only when its spec asks.
 #[test]
 fn sessions_are_recorded_where_the_configuration_says() {
