@@ -462,7 +462,7 @@ fn a_failed_start_leaves_no_recording() {
     for program in ["/nonexistent-program", "/etc/passwd"] {
         assert!(engine.spawn(SpawnSpec::new(program)).is_err(), "{program}");
     }
-    let left: Vec<_> = std::fs::read_dir(dir.to_path_buf()).unwrap().flatten().collect();
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
     assert!(left.is_empty(), "{:?}", left.iter().map(|e| e.path()).collect::<Vec<_>>());
 }
 
