@@ -546,8 +546,10 @@ impl Emulator {
             );
         }
         let mut text = String::new();
+        let blank = alacritty_terminal::term::cell::Cell::default();
+        let grid = self.term.grid_mut();
         for back in (1..=history).rev() {
-            let row = &grid[Line(-(back as i32))];
+            let row = &mut grid[Line(-(back as i32))];
             text.clear();
             if self.wide_or_marked || !ascii_line_text(row, &mut text) {
                 line_text(row, &mut text);
@@ -558,8 +560,13 @@ impl Emulator {
                 assert_eq!(text, general, "a row taken a byte a cell differs");
             }
             transcript.push_row(&text, is_wrapped(row));
+            // Cleared now rather than when alacritty reuses the row (which then finds nothing
+            // to clear): the grid keeps up to a thousand cleared-off rows for reuse, whose
+            // cells would otherwise keep their hyperlinks and combining marks (a 2 KB link on
+            // every cell: 185 MB at 80x24).
+            row.reset(&blank);
         }
-        self.term.grid_mut().clear_history();
+        grid.clear_history();
         history
     }
 
