@@ -137,6 +137,21 @@ pub(crate) fn children_of(parent: i32) -> Vec<i32> {
     scan_processes(|stat| stat.ppid == parent && !is_dead(stat)).iter().map(|s| s.pid).collect()
 }
 
+/// The live descendants of `ancestor` (children, their children, and so on), from one scan
+/// of `/proc`.
+pub(crate) fn descendants_of(ancestor: i32) -> Vec<i32> {
+    let live = scan_processes(|stat| !is_dead(stat));
+    let mut found = vec![ancestor];
+    let mut at = 0;
+    while at < found.len() {
+        let parent = found[at];
+        found.extend(live.iter().filter(|s| s.ppid == parent).map(|s| s.pid));
+        at += 1;
+    }
+    found.remove(0);
+    found
+}
+
 /// Like [`session_processes`], but without zombie/dead processes
 /// (see [`is_dead`]).
 pub(crate) fn live_session_processes(sid: i32) -> Vec<ProcStat> {
@@ -1532,6 +1547,30 @@ mod tests {
             assert!(!is_dead(&me), "{me:?}");
             assert!(session_processes(me.session).iter().any(|p| p.pid == me.pid));
             assert!(process_name(me.pid).is_some());
+        }
+
+        /// Children and their children, however deep: what the supervisor stops and kills.
+        #[test]
+        fn descendants_are_found_at_every_depth() {
+            let child = spawn(
+                Command::new("sh")
+                    .args(["-c", "sh -c 'sleep 30 & wait' & wait"])
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::null()),
+            );
+            let pid = child.pid();
+            let found = wait_for("a shell, its shell and its sleep", || {
+                let found = descendants_of(pid);
+                if found.len() == 2 { Ok(found) } else { Err(format!("{found:?}")) }
+            });
+            let names: Vec<String> =
+                found.iter().filter_map(|p| read_stat(*p).ok()).map(|s| s.comm).collect();
+            assert_eq!(names, ["sh", "sleep"], "{found:?}");
+            assert!(descendants_of(found[1]).is_empty());
+            // Killed (the test's reaper waits for the shell), the grandchildren too.
+            for pid in &found {
+                crate::os::terminate::kill(*pid, rustix::process::Signal::KILL);
+            }
         }
 
         #[test]

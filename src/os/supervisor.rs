@@ -197,10 +197,14 @@ fn supervise() {
         kill_everything(sid, cgroup.as_ref());
         cgroups.extend(cgroup);
     }
-    kill_descendants();
+    let all_gone = kill_descendants();
     drop(cgroups);
     drop(child_started);
-    let _ = reaper.join();
+    // With descendants left (killed faster than they fork: a fork bomb without a cgroup),
+    // the reaper would wait for them for ever, and the engine's drop with it: exit instead.
+    if all_gone {
+        let _ = reaper.join();
+    }
 }
 
 /// Starts one session's program on the terminal `slave`; its pid.
@@ -280,18 +284,29 @@ fn reap(
     }
 }
 
-/// Kills every process this supervisor adopted or started, until none is left (at most 2 s).
-fn kill_descendants() {
+/// Kills every process this supervisor adopted or started, and their descendants, until
+/// none is left (at most 2 s); whether none is.
+fn kill_descendants() -> bool {
+    use rustix::process::Signal;
     let me = std::process::id() as i32;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
     loop {
-        let children = crate::os::procfs::children_of(me);
-        if children.is_empty() || std::time::Instant::now() > deadline {
-            return;
+        let descendants = crate::os::procfs::descendants_of(me);
+        if descendants.is_empty() {
+            return true;
         }
-        for child in children {
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        // Stopped first, the whole tree, so that none forks while the others are killed (a
+        // fork bomb outran one kill at a time), then killed.
+        for signal in [Signal::STOP, Signal::KILL] {
+            for pid in &descendants {
+                crate::os::terminate::kill(*pid, signal);
+            }
+        }
+        for child in crate::os::procfs::children_of(me) {
             kill_everything(child, None);
-            crate::os::terminate::kill(child, rustix::process::Signal::KILL);
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
     }
