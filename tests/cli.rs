@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::require;
+use common::{require, sweep_left_overs};
 use serde_json::Value;
 use termloom::shell_program;
 
@@ -95,6 +95,7 @@ fn section<'a>(text: &'a str, name: &str) -> &'a str {
 }
 
 fn tempdir() -> PathBuf {
+    sweep_left_overs();
     let dir = std::env::temp_dir().join(format!(
         "termloom-cli-test-{}-{}",
         std::process::id(),

@@ -7,7 +7,7 @@ mod common;
 
 use std::net::TcpListener;
 
-use common::expect;
+use common::{expect, sweep_left_overs};
 use termloom::{Config, Confinement, Engine, SpawnSpec, Until};
 
 /// Whether the kernel enforces Landlock's file and TCP rules; says why not when it does not.
@@ -24,6 +24,7 @@ fn landlock_with_tcp() -> bool {
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
+    sweep_left_overs();
     let dir = std::env::temp_dir().join(format!("termloom-confine-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

@@ -6,6 +6,7 @@ use common::*;
 use termloom::{Error, MouseButton, Signal, SignalTarget, SpawnSpec, Until, shell_program};
 
 fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
+    sweep_left_overs();
     let dir = std::env::temp_dir().join(format!("termloom-input-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);

@@ -261,6 +261,7 @@ fn credentials_stay_out_of_the_child_environment() {
 
 #[test]
 fn relative_cwd_uses_the_base_dir_and_missing_dirs_fail_at_spawn() {
+    sweep_left_overs();
     let base = std::env::temp_dir().join(format!("termloom-base-{}", std::process::id()));
     std::fs::create_dir_all(base.join("sub")).unwrap();
     let engine = Engine::new(Config { base_dir: Some(base.clone()), ..Config::default() }).unwrap();

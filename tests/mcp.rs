@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
-use common::require;
+use common::{require, sweep_left_overs};
 use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine, shell_program};
@@ -230,6 +230,7 @@ fn alive(pid: i64) -> bool {
 
 /// A directory of this test process's own.
 fn temp_dir(name: &str) -> std::path::PathBuf {
+    sweep_left_overs();
     let dir = std::env::temp_dir().join(format!("termloom-mcp-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir

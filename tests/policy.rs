@@ -6,7 +6,7 @@ mod common;
 
 use std::sync::{Arc, Mutex};
 
-use common::expect;
+use common::{expect, sweep_left_overs};
 use termloom::{
     Config, Decision, Engine, Error, Policy, SpawnHook, SpawnRequest, SpawnSpec, Until, Verdict,
 };
@@ -16,6 +16,7 @@ fn engine_with(policy: Policy) -> Engine {
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
+    sweep_left_overs();
     let dir = std::env::temp_dir().join(format!("termloom-policy-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();

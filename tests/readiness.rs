@@ -400,6 +400,7 @@ fn zsh_integration() {
     if !require("zsh") {
         return;
     }
+    sweep_left_overs();
     let home = std::env::temp_dir().join(format!("termloom-zsh-home-{}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     // The user's own startup file is still read.

@@ -252,3 +252,38 @@ impl Drop for TestDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// Removes what earlier test runs left in the temporary directory: the `termloom-KIND-PID…`
+/// files and directories the tests' helpers make (which return a path, so nothing removes it
+/// when the test ends) of processes that are gone. Once per test process; a run leaves at
+/// most its own.
+pub(crate) fn sweep_left_overs() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const KINDS: [&str; 8] = [
+            "cli-test",
+            "confine-escaped",
+            "confine",
+            "input",
+            "base",
+            "mcp",
+            "policy",
+            "zsh-home",
+        ];
+        let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(rest) = name.to_str().and_then(|n| n.strip_prefix("termloom-")) else {
+                continue;
+            };
+            let pid = KINDS.iter().find_map(|kind| {
+                let pid = rest.strip_prefix(kind)?.strip_prefix('-')?.split('-').next()?;
+                pid.parse::<u32>().ok().filter(|pid| *pid > 1)
+            });
+            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                let path = entry.path();
+                let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            }
+        }
+    });
+}
