@@ -444,6 +444,14 @@ impl Supervisor {
         self.link.alive.load(Ordering::SeqCst)
     }
 
+    /// Resumes the supervisor in case a session's program stopped it (`kill -STOP $PPID`):
+    /// done before it is asked to start a program, and when a session it reaps is closed.
+    pub(crate) fn wake(&self) {
+        if let Some(child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            crate::os::terminate::kill(child.id() as i32, rustix::process::Signal::CONT);
+        }
+    }
+
     /// Starts a session's program on the terminal `slave`, as a child of the supervisor;
     /// returns its pid.
     pub(crate) fn spawn(
@@ -467,6 +475,7 @@ impl Supervisor {
         if !self.alive() {
             return Err(io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor is gone"));
         }
+        self.wake();
         let text = format!("spawn {}", serde_json::to_string(&request).map_err(io::Error::other)?);
         let (reply, answer) = crossbeam_channel::bounded(1);
         self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).insert(id, reply);

@@ -155,6 +155,10 @@ impl Reactor {
             reason,
         });
         slot.drop_input();
+        // The supervisor reports the program's exit: it must be running to.
+        if let Some(supervisor) = &slot.supervisor {
+            supervisor.wake();
+        }
         let gentle = [Signal::HUP, Signal::CONT, Signal::TERM];
         signal_session(slot.pid, slot.cgroup.as_ref(), &gentle);
         if let Some(cgroup) = &slot.cgroup {
