@@ -56,7 +56,11 @@ impl Shared {
             log::warn!(
                 "termloom: the supervisor is gone (a session's program killed or stopped it?); starting another"
             );
-            *current = start_supervisor(&self.client);
+            match start_supervisor(&self.client) {
+                Some(fresh) => *current = Some(fresh),
+                // Tried again at the next start; this one goes without.
+                None => return None,
+            }
         }
         current.clone()
     }

@@ -304,6 +304,24 @@ impl Until {
         }
     }
 
+    /// Whether the condition can still hold once the screen is `cols` × `rows` (a resize):
+    /// an `any` while one of its conditions can; the reason of the last that cannot if none.
+    pub(crate) fn still_possible(&self, cols: u16, rows: u16) -> Result<()> {
+        match &self.0 {
+            Cond::Any(all) if !all.is_empty() => {
+                let mut why = Ok(());
+                for until in all {
+                    match until.still_possible(cols, rows) {
+                        Ok(()) => return Ok(()),
+                        Err(err) => why = Err(err),
+                    }
+                }
+                why
+            }
+            _ => self.validate(cols, rows),
+        }
+    }
+
     /// Whether the condition looks at the screen.
     pub(crate) fn needs_screen(&self) -> bool {
         match &self.0 {

@@ -1027,6 +1027,8 @@ fn bad_values_exit_2_naming_the_valid_range() {
         (&["read", "sh", "--search", "("], "bad regular expression"),
         (&["wait", "sh", "--wait-cursor", "1"], "ROW,COL"),
         (&["read", "sh", "--lines", "abc"], "FIRST-LAST"),
+        (&["read", "sh", "--lines", "160-120"], "FIRST <= LAST"),
+        (&["wait", "sh", "--wait-cursor", "600,5"], "a row from 0 to 499"),
         (&["read", "sh", "--view", "foo"], "new, screen, scrollback"),
         (&["signal", "sh", "FOO"], "unknown signal \"FOO\""),
         (&["signal", "sh", "INT", "--target", "foo"], "foreground, session"),

@@ -1177,6 +1177,14 @@ fn impossible_waits_are_refused_not_waited_out() {
         let ended = pending.finish();
         assert!(matches!(ended, Err(Error::InvalidInput(_))), "{ended:?}");
     }
+    // One that can still hold another way goes on: `any` of a row now off the screen and
+    // the program's exit ends with the exit.
+    let either = Until::any(vec![Until::screen_row_contains(3, "x"), Until::exit()]);
+    let pending = session.start_wait(either, Duration::from_secs(20)).unwrap();
+    session.resize(20, 2).unwrap();
+    session.send_bytes(b"\x04").unwrap();
+    let ended = pending.finish().unwrap();
+    assert!(matches!(ended.fired, Fired::Exited { .. }), "{ended}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     #[allow(clippy::reversed_empty_ranges)]
     let backwards = session.transcript_lines(10..2, 100);

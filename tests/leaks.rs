@@ -284,4 +284,17 @@ fn a_program_that_kills_or_stops_the_supervisor_ends_its_sessions_and_another_st
     let started = Instant::now();
     assert!(matches!(stopped.close(), Ok(termloom::ExitStatus::Signal(1))));
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    // A program that stops it and exits has its exit reported (the hang-up resumes it),
+    // and the engine's end does not wait for a stopped supervisor.
+    let quitter = engine.spawn(SpawnSpec::shell("kill -STOP $PPID; exit 4")).unwrap();
+    let outcome = quitter.wait(Until::exit(), LONG).unwrap();
+    assert!(
+        matches!(outcome.fired, Fired::Exited { status: termloom::ExitStatus::Code(4) }),
+        "{outcome}"
+    );
+    let last = engine.spawn(SpawnSpec::shell("kill -STOP $PPID; read x")).unwrap();
+    drop(last);
+    let started = Instant::now();
+    drop(engine);
+    assert!(started.elapsed() < LONG, "{:?}", started.elapsed());
 }

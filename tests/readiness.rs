@@ -668,3 +668,26 @@ fn a_quiet_wait_on_other_descriptors_is_no_wait_for_input() {
         server.close().unwrap();
     }
 }
+
+/// An event loop whose epoll set holds another epoll set, which holds the terminal, waits
+/// for input: a set whose descriptors cannot all be looked at is not taken to leave the
+/// terminal out.
+#[test]
+fn a_nested_epoll_set_on_the_terminal_waits_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import select, sys, tty\n\
+                  tty.setcbreak(0)\n\
+                  inner = select.epoll(); inner.register(0, select.EPOLLIN)\n\
+                  outer = select.epoll(); outer.register(inner.fileno(), select.EPOLLIN)\n\
+                  print('ready', flush=True)\n\
+                  outer.poll()\n\
+                  print('key', sys.stdin.read(1), flush=True)\n";
+    let program = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    expect(&program, Until::text("ready"));
+    assert_eq!(input_wait_fires(&program), Some(InputKind::Keys));
+    program.send_text("q").unwrap();
+    expect(&program, Until::text("key q"));
+}

@@ -690,24 +690,30 @@ fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, String> {
             Err(err) => Err(bad(super::values::single_line(&err.to_string()))),
         },
         Kind::Cursor => {
+            let below =
+                |text: &str, bound: u16| text.trim().parse::<u16>().is_ok_and(|n| n < bound);
             let numbers = value.split_once(',').filter(|(row, col)| {
-                row.trim().parse::<u16>().is_ok() && col.trim().parse::<u16>().is_ok()
+                below(row, termloom::MAX_ROWS) && below(col, termloom::MAX_COLS)
             });
             match numbers {
                 Some(_) => Ok(json!(value)),
                 None => Err(bad(format!(
-                    "{value:?} is not ROW,COL, two whole numbers from 0, such as 0,5"
+                    "{value:?} is not ROW,COL, a row from 0 to {} and a column from 0 to {}, such as 0,5",
+                    termloom::MAX_ROWS - 1,
+                    termloom::MAX_COLS - 1
                 ))),
             }
         }
         Kind::Lines => {
             let numbers = value.split_once('-').filter(|(first, last)| {
-                first.parse::<u64>().is_ok() && (last.is_empty() || last.parse::<u64>().is_ok())
+                first.parse::<u64>().is_ok_and(|first| {
+                    last.is_empty() || last.parse::<u64>().is_ok_and(|last| last >= first)
+                })
             });
             match numbers {
                 Some(_) => Ok(json!(value)),
                 None => Err(bad(format!(
-                    "{value:?} is not FIRST-LAST or FIRST- (transcript line numbers), such as 120-160"
+                    "{value:?} is not FIRST-LAST with FIRST <= LAST, or FIRST- (transcript line numbers), such as 120-160"
                 ))),
             }
         }

@@ -838,20 +838,21 @@ mod linux {
     /// Whether the poll-family call `name` (arguments in `syscall`) of the thread at `base`
     /// waits on a terminal among its descriptors: a `poll` or `ppoll` array and a `select`
     /// or `pselect6` read set are read from the process's memory, an epoll set from its
-    /// `fdinfo`. `None` when that cannot be read.
+    /// `fdinfo`. `None` when that cannot be read, or not whole (more than
+    /// [`WATCHED_LOOKED_AT`] descriptors, or an epoll set within the set).
     fn watches_terminal(base: &str, name: &str, syscall: &str) -> Option<bool> {
         use std::os::unix::fs::FileExt;
         let arg = |n: usize| {
             let text = syscall.split_ascii_whitespace().nth(n + 1)?;
             u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
         };
-        let terminal = |fd: u64| {
-            fs::read_link(format!("{base}/fd/{fd}"))
-                .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
-        };
+        // Whether the set was looked at whole: a longer one, or one holding another epoll set
+        // (whose own descriptors are not read), is not known to leave the terminal out.
+        let mut whole;
         let fds: Vec<u64> = match name {
             "poll" | "ppoll" => {
                 // struct pollfd { int fd; short events; short revents; }
+                whole = arg(1)? <= WATCHED_LOOKED_AT;
                 let count = arg(1)?.min(WATCHED_LOOKED_AT) as usize;
                 let mut raw = vec![0u8; count * 8];
                 fs::File::open(format!("{base}/mem"))
@@ -865,6 +866,7 @@ mod linux {
                     .collect()
             }
             "select" | "pselect6" => {
+                whole = arg(0)? <= WATCHED_LOOKED_AT;
                 let count = arg(0)?.min(WATCHED_LOOKED_AT);
                 let set = arg(1)?;
                 if set == 0 {
@@ -881,15 +883,25 @@ mod linux {
             }
             "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
                 let info = fs::read_to_string(format!("{base}/fdinfo/{}", arg(0)?)).ok()?;
-                info.lines()
+                let fds: Vec<u64> = info
+                    .lines()
                     .filter_map(|line| line.strip_prefix("tfd:"))
                     .filter_map(|rest| rest.split_ascii_whitespace().next()?.parse().ok())
-                    .take(WATCHED_LOOKED_AT as usize)
-                    .collect()
+                    .collect();
+                whole = fds.len() as u64 <= WATCHED_LOOKED_AT;
+                fds.into_iter().take(WATCHED_LOOKED_AT as usize).collect()
             }
             _ => return None,
         };
-        Some(fds.into_iter().any(terminal))
+        for fd in fds {
+            let Ok(target) = fs::read_link(format!("{base}/fd/{fd}")) else { continue };
+            let target = target.to_string_lossy();
+            if is_terminal(&target) {
+                return Some(true);
+            }
+            whole &= target != "anon_inode:[eventpoll]";
+        }
+        whole.then_some(false)
     }
 
     /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how

@@ -123,14 +123,26 @@ pub(crate) fn start(
         // The supervisor starts it: its child, reaped and reported by it.
         Some(supervisor) => {
             let cgroup = cgroup.as_ref().map(Cgroup::path);
-            let pid = supervisor.spawn(
-                pty.slave.as_fd(),
-                &launch.argv,
-                &env,
-                &launch.cwd,
-                cgroup,
-                &launch.isolation,
-            )?;
+            let pid = supervisor
+                .spawn(
+                    pty.slave.as_fd(),
+                    &launch.argv,
+                    &env,
+                    &launch.cwd,
+                    cgroup,
+                    &launch.isolation,
+                )
+                .inspect_err(|_| {
+                    // A supervisor that died (or was found stuck) after it forked may have
+                    // started the program, whose pid nobody learnt: the terminal knows its
+                    // group, which leads its POSIX session.
+                    let own = rustix::process::getpgrp().as_raw_nonzero().get();
+                    if let Some(group) = crate::os::pty::foreground_group(pty.master.as_fd())
+                        .filter(|group| *group > 1 && *group != own)
+                    {
+                        crate::os::terminate::kill_everything(group, None);
+                    }
+                })?;
             (pid, None)
         }
         None => {

@@ -325,8 +325,11 @@ type Exits = (Vec<(i32, ExitStatus)>, Option<ExitHandler>);
 type LostHandler = Box<dyn Fn() + Send + Sync>;
 
 /// How long a spawn waits for the supervisor's answer (a fork and an exec: milliseconds)
-/// before taking it for stuck (stopped by a session's program, say) and killing it.
+/// before it fails; a supervisor still stopped then is killed (and replaced).
 const SPAWN_ANSWER: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long an engine's end waits for its supervisor to end the sessions' leftovers (it
+/// takes up to 2 s to kill them) before killing it.
+const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the engine and the thread reading the supervisor's answers share.
 struct Link {
@@ -498,17 +501,22 @@ impl Supervisor {
                 Err(io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor stopped"))
             }
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
-                // Stuck (stopped by a session's program, say): killed, so that it is replaced
-                // and its sessions are ended (see `on_lost`).
                 self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
-                if let Some(child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                // Still stopped (a session's program stopped it again): killed, so that it
+                // is replaced and its sessions are ended (see `on_lost`); only slow, it stays.
+                let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+                let stopped = child.as_ref().is_some_and(|c| {
+                    crate::os::procfs::read_stat(c.id() as i32).is_ok_and(|s| s.state == 'T')
+                });
+                if let Some(child) = child.as_mut().filter(|_| stopped) {
                     let _ = child.kill();
                 }
                 Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!(
-                        "the supervisor did not answer within {} s (stopped?); it was killed and is replaced",
-                        SPAWN_ANSWER.as_secs()
+                        "the supervisor did not answer within {} s{}",
+                        SPAWN_ANSWER.as_secs(),
+                        if stopped { " (it was stopped): it is replaced" } else { "" }
                     ),
                 ))
             }
@@ -520,15 +528,27 @@ impl Supervisor {
         let _ = send(self.link.socket.as_fd(), format!("closed {sid}").as_bytes(), &[]);
     }
 
-    /// Ends the supervisor (every session is closed by then) and reaps it.
+    /// Ends the supervisor (every session is closed by then) and reaps it: resumed if a
+    /// session's program stopped it, killed if it has not ended after [`STOP_WAIT`].
     pub(crate) fn stop(&self) {
         // Its end is the engine's doing: nobody is to be told.
         self.link.lost.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let lost = !self.alive();
         let _ = rustix::net::shutdown(&self.link.socket, rustix::net::Shutdown::Write);
+        self.wake();
         if let Some(mut child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let deadline = std::time::Instant::now() + STOP_WAIT;
+            while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            let _ = child.kill();
             let _ = child.wait();
         }
-        if let Some(reader) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        // A lost supervisor's reader may be telling the reactor (which may be the thread
+        // here): it ends by itself.
+        if let Some(reader) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take()
+            && !lost
+        {
             let _ = reader.join();
         }
     }

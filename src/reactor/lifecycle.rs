@@ -90,8 +90,12 @@ impl Reactor {
         if slot.exit.is_some() || slot.closed || slot.closing.is_some() {
             return;
         }
-        if slot.child.is_none() && slot.supervisor.is_some() {
-            // The supervisor reports the exit; that report goes on from here.
+        if slot.child.is_none()
+            && let Some(supervisor) = &slot.supervisor
+        {
+            // The supervisor reports the exit; that report goes on from here (resumed, in
+            // case a session's program stopped it).
+            supervisor.wake();
             return;
         }
         if slot.child.is_none() && slot.pidfd.is_none() {

@@ -257,7 +257,7 @@ struct Slot {
     /// The close began while the program still ran (not reaped), so the close's own signals
     /// ended it: [`Status::ended_by_close`](crate::Status::ended_by_close).
     ended_by_close: bool,
-    /// When the next clipboard answer may be made (see `Turn::clipboard_allowed`).
+    /// When the next clipboard answers may be made (see `Turn::clipboard_room`).
     clipboard_next: Option<Instant>,
     /// The panic message when the emulation failed.
     failure: Option<String>,
@@ -491,7 +491,8 @@ impl Reactor {
                     {
                         self.read_output(id);
                     }
-                    if event.is_writable() {
+                    // (Its queued input too: one turn of writes a round.)
+                    if event.is_writable() && !backlogged {
                         self.guarded(id, |r| r.flush(id));
                     }
                 }

@@ -166,6 +166,9 @@ impl Reactor {
             slot.child = Some(status);
             self.after_exit(id.0);
         }
+        // Or be gone already (killed by this very program before the session was attached:
+        // `supervisor_lost` did not see it).
+        self.supervisor_lost();
         Ok(())
     }
 
@@ -518,7 +521,7 @@ impl Reactor {
         }
         // Waits on a row or a cursor position now off the screen could never hold.
         let mut impossible = Vec::new();
-        slot.waiters.retain_mut(|waiter| match waiter.until.validate(cols, rows) {
+        slot.waiters.retain_mut(|waiter| match waiter.until.still_possible(cols, rows) {
             Ok(()) => true,
             Err(err) => {
                 impossible.push((

@@ -199,8 +199,11 @@ impl Reactor {
         // Replies beyond the room left in the input queue would be dropped there: they are
         // dropped before they are made.
         let reply_room = self.config.write_queue_bytes.saturating_sub(slot.queue.len());
-        let clipboard_allowed = slot.clipboard_next.is_none_or(|at| at <= Instant::now());
-        let mut turn = Turn { budget: TURN_WORK, reply_room, clipboard_allowed, ..Turn::default() };
+        let clipboard_room = match slot.clipboard_next.is_none_or(|at| at <= Instant::now()) {
+            true => crate::term::emulator::CLIPBOARD_ANSWER_RATE,
+            false => 0,
+        };
+        let mut turn = Turn { budget: TURN_WORK, reply_room, clipboard_room, ..Turn::default() };
         // Lines a transcript waiter has not searched yet stay in the store past its bounds
         // until the waiters have been checked; the turn ends before the store holds twice its
         // bounds.

@@ -74,7 +74,7 @@ pub(crate) struct MarkAt {
 }
 
 /// The most bytes of clipboard answers a session gets a second (see
-/// [`Turn::clipboard_allowed`]).
+/// [`Turn::clipboard_room`]).
 pub(crate) const CLIPBOARD_ANSWER_RATE: usize = 1 << 20;
 
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
@@ -91,12 +91,13 @@ pub(crate) struct Turn {
     /// Replies dropped because they did not fit in `reply_room`, or clipboard answers past
     /// their rate.
     pub replies_dropped: u64,
-    /// Whether a clipboard answer (OSC 52) may be made this turn: answers are held to
-    /// [`CLIPBOARD_ANSWER_RATE`] bytes a second, at most one a turn, since a 9-byte query
-    /// may ask for a megabyte that a terminal which never reads it still echoes, a character
-    /// at a time in the kernel.
-    pub clipboard_allowed: bool,
-    /// The bytes of the clipboard answer made this turn.
+    /// The bytes of clipboard answers (OSC 52) this turn may make: answers are held to
+    /// [`CLIPBOARD_ANSWER_RATE`] bytes a second, since a 9-byte query may ask for a megabyte
+    /// that a terminal which never reads it still echoes, a character at a time in the
+    /// kernel (the reactor gives a turn the rate's bytes once the last answers' time passed,
+    /// none before).
+    pub clipboard_room: usize,
+    /// The bytes of clipboard answers made this turn.
     pub clipboard_answered: usize,
     /// OSC 133 marks, in order.
     pub marks: Vec<MarkAt>,
@@ -110,7 +111,7 @@ impl Default for Turn {
             replies: Vec::new(),
             reply_room: usize::MAX,
             replies_dropped: 0,
-            clipboard_allowed: true,
+            clipboard_room: CLIPBOARD_ANSWER_RATE,
             clipboard_answered: 0,
             marks: Vec::new(),
         }
@@ -606,12 +607,11 @@ impl Emulator {
                     // `ESC ] 52 ; c ;` and a terminator: sized before it is made, since a
                     // 9-byte query may ask for a megabyte.
                     let size = text.len().div_ceil(3) * 4 + 10;
-                    if !turn.clipboard_allowed {
+                    if turn.clipboard_answered + size > turn.clipboard_room {
                         turn.replies_dropped += 1;
                     } else if turn.fits(size) {
                         turn.reply(format(text).as_bytes());
-                        turn.clipboard_allowed = false;
-                        turn.clipboard_answered = size;
+                        turn.clipboard_answered += size;
                     }
                 }
                 // Control characters (a C1 CSI, say) have no place in a title a caller shows.
@@ -1111,21 +1111,25 @@ mod tests {
         assert_eq!(turn.clipboard_answered, 14);
     }
 
-    /// A turn makes at most one clipboard answer, and none while the reactor holds them back
-    /// (their rate): a flood of 9-byte queries for a megabyte is not answered in megabytes.
+    /// A turn's clipboard answers are held to the room the reactor gives it (their rate): a
+    /// flood of 9-byte queries for a megabyte is not answered in megabytes, while small
+    /// answers all go.
     #[test]
-    fn clipboard_answers_are_one_a_turn_and_held_to_their_rate() {
+    fn clipboard_answers_are_held_to_their_room() {
         let mut emu = emulator(80, 24);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         emu.set_clipboard("hi".into());
-        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        let mut turn = Turn { budget: usize::MAX, clipboard_room: 20, ..Turn::default() };
         emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut turn);
-        assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07");
-        assert_eq!(turn.replies_dropped, 1);
-        let mut held = Turn { budget: usize::MAX, clipboard_allowed: false, ..Turn::default() };
+        assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07", "14 bytes fit in 20, 28 do not");
+        assert_eq!((turn.replies_dropped, turn.clipboard_answered), (1, 14));
+        let mut held = Turn { budget: usize::MAX, clipboard_room: 0, ..Turn::default() };
         emu.feed(b"\x1b]52;c;?\x07\x1b[6n", &mut t, &mut held);
         assert_eq!(held.replies, b"\x1b[1;1R", "other answers still go");
         assert_eq!((held.replies_dropped, held.clipboard_answered), (1, 0));
+        let mut open = Turn { budget: usize::MAX, ..Turn::default() };
+        emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut open);
+        assert_eq!(open.clipboard_answered, 28, "small answers all go");
     }
 
     #[test]
