@@ -883,34 +883,12 @@ impl PrivateServer {
     fn start() -> PrivateServer {
         let dir = common::TestDir::unmade("cli-server");
         let socket = dir.join("s");
-        let mut child = Command::new(TERMLOOM)
-            .args(["server", "--idle-exit", "never", "--socket"])
-            .arg(&socket)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("termloom server starts");
-        let mut log = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        log.read_line(&mut line).unwrap();
-        assert!(line.contains("listening on"), "the server did not start: {line}");
-        // Keep draining its log so that it never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
-        PrivateServer { child, socket, _dir: dir }
+        PrivateServer { child: common::start_server(&socket, &[]), socket, _dir: dir }
     }
 
-    /// `termloom COMMAND --socket S ARGS...` (the socket before the arguments: after `--`
-    /// they would be the program's).
+    /// `termloom COMMAND --socket S ARGS...`.
     fn cli(&self, args: &[&str]) -> Output {
-        Command::new(TERMLOOM)
-            .arg(args[0])
-            .arg("--socket")
-            .arg(&self.socket)
-            .args(&args[1..])
-            .stdin(Stdio::null())
-            .output()
-            .expect("termloom runs")
+        common::cli_on(std::path::Path::new("."), &self.socket, args)
     }
 
     /// A command that must succeed; its stdout.

@@ -43,27 +43,7 @@ impl TestServer {
 
     /// Starts a server on `socket`; returns once it listens (it says so on stderr).
     fn start_at(socket: PathBuf, extra: &[&str]) -> TestServer {
-        let mut child = Command::new(TERMLOOM)
-            .args(["server", "--socket"])
-            .arg(&socket)
-            .args(if extra.contains(&"--idle-exit") {
-                &[][..]
-            } else {
-                &["--idle-exit", "never"][..]
-            })
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("termloom server starts");
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        assert!(line.contains("listening on"), "the server did not start: {line}");
-        // Keep draining its log so that it never blocks on a full pipe.
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-        TestServer { child, socket, dir: None }
+        TestServer { child: common::start_server(&socket, extra), socket, dir: None }
     }
 
     /// Runs `termloom ARGS --socket S` and returns its output.
@@ -245,7 +225,7 @@ fn a_client_killed_in_a_wait_harms_no_session() {
         "1",
     ]);
     assert!(sent.contains("alive"), "{sent}");
-    assert!(server.ok(&["list"]).contains("running"));
+    assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
     // The dead client's wait ends with its connection.
     while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
         assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
@@ -666,15 +646,7 @@ fn a_hundred_clients_at_once() {
 /// `termloom ARGS --socket S` run in directory `dir` (the socket before the arguments: after
 /// `--` they would be the program's).
 fn cli_in(dir: &Path, socket: &Path, args: &[&str]) -> Output {
-    Command::new(TERMLOOM)
-        .arg(args[0])
-        .arg("--socket")
-        .arg(socket)
-        .args(&args[1..])
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .output()
-        .expect("termloom runs")
+    common::cli_on(dir, socket, args)
 }
 
 /// A session starts where `termloom start` was run, not where the server was started, and a
@@ -1009,7 +981,7 @@ mod attach {
         person.session().send_bytes(DETACH).unwrap();
         assert!(person.wait_for_exit().success());
         // The session goes on without its watcher.
-        assert!(server.ok(&["list"]).contains("running"));
+        assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
     }
 
     /// The person's terminal resized: the session is drawn again to its new size.

@@ -287,3 +287,42 @@ pub(crate) fn sweep_left_overs() {
         }
     });
 }
+
+/// Starts `termloom server --socket SOCKET EXTRA...` in the foreground (with `--idle-exit
+/// never` unless `extra` sets it); returns once it says it listens, its log drained from
+/// then on so that it never blocks on a full pipe.
+pub(crate) fn start_server(socket: &Path, extra: &[&str]) -> std::process::Child {
+    use std::io::{BufRead, BufReader};
+    let idle: &[&str] =
+        if extra.contains(&"--idle-exit") { &[] } else { &["--idle-exit", "never"] };
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_termloom"))
+        .args(["server", "--socket"])
+        .arg(socket)
+        .args(idle)
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("termloom server starts");
+    let mut log = BufReader::new(child.stderr.take().expect("its stderr is piped"));
+    let mut line = String::new();
+    log.read_line(&mut line).expect("the server's log is readable");
+    assert!(line.contains("listening on"), "the server did not start: {line}");
+    std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    child
+}
+
+/// `termloom COMMAND --socket SOCKET ARGS...` run in `dir` (the socket before the arguments:
+/// after `--` they would be the program's).
+pub(crate) fn cli_on(dir: &Path, socket: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_termloom"))
+        .arg(args[0])
+        .arg("--socket")
+        .arg(socket)
+        .args(&args[1..])
+        .current_dir(dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("termloom runs")
+}
