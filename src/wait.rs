@@ -187,7 +187,8 @@ impl Until {
     /// `test` holds for the screen. It runs on the reactor thread each time output has been
     /// processed, so it must be quick and must not block; `description` names it in outcomes.
     /// It must not call into the engine (a [`Session`](crate::Session) method from inside it
-    /// fails with [`Error::InvalidInput`](crate::Error::InvalidInput)). If it panics, the
+    /// fails with [`Error::InvalidInput`](crate::Error::InvalidInput), and so does the
+    /// wait). If it panics, the
     /// wait fails with [`Error::WaitConditionPanicked`](crate::Error::WaitConditionPanicked).
     pub fn screen_matches(
         description: impl Into<String>,

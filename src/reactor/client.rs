@@ -73,6 +73,7 @@ impl Client {
     /// never give, and a full queue would block it for good.
     pub(crate) fn submit(&self, request: Request) -> Result<()> {
         if super::on_reactor_thread() {
+            super::note_refused_call();
             return Err(Error::InvalidInput(
                 "a termloom call was made on the engine's own thread (from inside a wait's test, such as Until::screen_matches), where it would wait for itself forever: work out what the test needs before the wait, and act after it returns".into(),
             ));

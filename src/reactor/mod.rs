@@ -657,6 +657,19 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 thread_local! {
     /// Set on a reactor's thread.
     static ON_REACTOR: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set when a call into the engine was refused on this (a reactor's) thread: a wait's
+    /// test made it, and that wait fails (see `check_waiters`).
+    static REFUSED_CALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Notes that a call was refused on a reactor's thread.
+pub(crate) fn note_refused_call() {
+    REFUSED_CALL.with(|refused| refused.set(true));
+}
+
+/// Whether a call was refused on this thread since the last time this was asked.
+pub(crate) fn take_refused_call() -> bool {
+    REFUSED_CALL.with(|refused| refused.replace(false))
 }
 
 /// Whether this thread is a reactor's (a caller's test runs there: see `Client::submit`).

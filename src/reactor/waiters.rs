@@ -178,19 +178,31 @@ impl Reactor {
             if fired.is_none()
                 && let Some(screen) = screen
             {
-                // A caller's own test may panic: that wait fails, nothing else does.
+                // A caller's own test may panic, or call into the engine (refused here, and
+                // the test only says false): that wait fails, nothing else does.
+                super::take_refused_call();
                 let tested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     waiter.until.match_screen(screen, styled.as_ref())
                 }));
-                match tested {
-                    Ok(found) => fired = found,
-                    Err(payload) => {
-                        let message = super::panic_message(&*payload);
-                        let condition = waiter.until.to_string();
-                        failed.push((waiter.reply.take(), condition, message));
-                        finished.push((waiter.id, waiter.deadline, waiter.recheck));
-                        return false;
+                let condition = || waiter.until.to_string();
+                let error = match tested {
+                    Ok(_) if super::take_refused_call() => Some(Error::InvalidInput(format!(
+                        "the wait's test ({}) called into the engine from the engine's own thread, where it would wait for itself: work out what the test needs before the wait, and act after it returns",
+                        condition()
+                    ))),
+                    Ok(found) => {
+                        fired = found;
+                        None
                     }
+                    Err(payload) => Some(Error::WaitConditionPanicked {
+                        condition: condition(),
+                        message: super::panic_message(&*payload),
+                    }),
+                };
+                if let Some(error) = error {
+                    failed.push((waiter.reply.take(), error));
+                    finished.push((waiter.id, waiter.deadline, waiter.recheck));
+                    return false;
                 }
             }
             if fired.is_none() && ended.is_none() {
@@ -226,8 +238,8 @@ impl Reactor {
                 self.unschedule(at, Timer::Recheck { session: id, waiter });
             }
         }
-        for (reply, condition, message) in failed {
-            reply.send(Err(Error::WaitConditionPanicked { condition, message }));
+        for (reply, error) in failed {
+            reply.send(Err(error));
         }
         if answered.is_empty() {
             return;
