@@ -164,14 +164,16 @@ impl Until {
 
     /// `text` appears on screen row `row` (from 0; as [`Until::screen_contains`] matches
     /// rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]), and
-    /// ends with that error when a resize puts its row off the screen.
+    /// ends with that error when a resize puts its row off the screen (unless it is one of
+    /// an [`Until::any`] whose other conditions can still hold).
     pub fn screen_row_contains(row: u16, text: impl Into<String>) -> Until {
         Until(Cond::ScreenRow(row, text.into()))
     }
 
     /// A regular expression matches screen row `row` (from 0; as [`Until::screen_regex`]
     /// matches rows). A wait on a row past the screen is refused ([`Error::InvalidInput`]), and
-    /// ends with that error when a resize puts its row off the screen.
+    /// ends with that error when a resize puts its row off the screen (unless it is one of
+    /// an [`Until::any`] whose other conditions can still hold).
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
     }
@@ -179,7 +181,8 @@ impl Until {
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
     /// reaction to a key only moves the cursor. A wait on a position past the screen is
     /// refused ([`Error::InvalidInput`]), and ends with that error when a resize puts the
-    /// position off the screen.
+    /// position off the screen (unless it is one of an [`Until::any`] whose other conditions
+    /// can still hold).
     pub fn cursor_at(row: u16, col: u16) -> Until {
         Until(Cond::Cursor(row, col))
     }

@@ -292,9 +292,19 @@ fn a_program_that_kills_or_stops_the_supervisor_ends_its_sessions_and_another_st
         matches!(outcome.fired, Fired::Exited { status: termloom::ExitStatus::Code(4) }),
         "{outcome}"
     );
-    let last = engine.spawn(SpawnSpec::shell("kill -STOP $PPID; read x")).unwrap();
+    // One that stops it again and again (and ignores the close's gentle signals) is closed
+    // after the grace period, not that and the wait for a killed program's report too (8 s).
+    let stubborn = "trap '' HUP TERM; echo looping; while :; do kill -STOP $PPID; done";
+    let stubborn = engine.spawn(SpawnSpec::shell(stubborn)).unwrap();
+    expect(&stubborn, Until::text("looping"));
+    let started = Instant::now();
+    stubborn.close().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(6), "{:?}", started.elapsed());
+    let last = engine.spawn(SpawnSpec::shell("kill -STOP $PPID; echo stopped; read x")).unwrap();
+    expect(&last, Until::text("stopped"));
     drop(last);
     let started = Instant::now();
     drop(engine);
-    assert!(started.elapsed() < LONG, "{:?}", started.elapsed());
+    // (Without the resumption it would wait 5 s and kill it.)
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 }

@@ -671,8 +671,10 @@ fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
     assert_eq!(sent["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{sent}");
     let sent = client.call(
         "terminal_send",
-        json!({"session_id": 1, "text": "7", "submit": true, "for_text": "Hello"}),
+        json!({"session_id": 1, "text": "7", "submit": true, "for_text": "Hello bob 7"}),
     );
+    // (The whole line: `print` may write its pieces one by one, and a wait for `Hello`
+    // alone can end before the rest arrives.)
     assert!(text(&sent).contains("Hello bob 7"), "{}", text(&sent));
     let late = client.call(
         "terminal_start",

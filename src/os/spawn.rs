@@ -136,9 +136,14 @@ pub(crate) fn start(
                     // A supervisor that died (or was found stuck) after it forked may have
                     // started the program, whose pid nobody learnt: the terminal knows its
                     // group, which leads its POSIX session.
-                    let own = rustix::process::getpgrp().as_raw_nonzero().get();
+                    let own = [
+                        rustix::process::getpgrp(),
+                        rustix::process::getsid(None)
+                            .unwrap_or_else(|_| rustix::process::getpgrp()),
+                    ]
+                    .map(|pid| pid.as_raw_nonzero().get());
                     if let Some(group) = crate::os::pty::foreground_group(pty.master.as_fd())
-                        .filter(|group| *group > 1 && *group != own)
+                        .filter(|group| *group > 1 && !own.contains(group))
                     {
                         crate::os::terminate::kill_everything(group, None);
                     }

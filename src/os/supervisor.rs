@@ -448,7 +448,8 @@ impl Supervisor {
     }
 
     /// Resumes the supervisor in case a session's program stopped it (`kill -STOP $PPID`):
-    /// done before it is asked to start a program, and when a session it reaps is closed.
+    /// done while a spawn waits for its answer, when a session it reaps is closed or is to
+    /// report an exit, and when the engine stops it.
     pub(crate) fn wake(&self) {
         if let Some(child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
             crate::os::terminate::kill(child.id() as i32, rustix::process::Signal::CONT);
@@ -495,7 +496,19 @@ impl Supervisor {
             }
             return Err(err);
         }
-        match answer.recv_timeout(SPAWN_ANSWER) {
+        // Woken while it is waited for, in case a session's program stops it again.
+        let deadline = std::time::Instant::now() + SPAWN_ANSWER;
+        let answered = loop {
+            match answer.recv_timeout(std::time::Duration::from_millis(200)) {
+                Err(crossbeam_channel::RecvTimeoutError::Timeout)
+                    if std::time::Instant::now() < deadline =>
+                {
+                    self.wake();
+                }
+                answered => break answered,
+            }
+        };
+        match answered {
             Ok(answer) => answer,
             Err(crossbeam_channel::RecvTimeoutError::Disconnected) => {
                 Err(io::Error::new(io::ErrorKind::BrokenPipe, "the supervisor stopped"))
@@ -536,20 +549,27 @@ impl Supervisor {
         let lost = !self.alive();
         let _ = rustix::net::shutdown(&self.link.socket, rustix::net::Shutdown::Write);
         self.wake();
-        if let Some(mut child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).take() {
-            let deadline = std::time::Instant::now() + STOP_WAIT;
-            while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(5));
+        let child = self.child.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let reader = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let finish = move || {
+            if let Some(mut child) = child {
+                let deadline = std::time::Instant::now() + STOP_WAIT;
+                while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
+                    std::thread::sleep(std::time::Duration::from_millis(5));
+                }
+                let _ = child.kill();
+                let _ = child.wait();
             }
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-        // A lost supervisor's reader may be telling the reactor (which may be the thread
-        // here): it ends by itself.
-        if let Some(reader) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take()
-            && !lost
-        {
-            let _ = reader.join();
+            // A lost supervisor's reader may be telling the reactor: it ends by itself.
+            if let Some(reader) = reader.filter(|_| !lost) {
+                let _ = reader.join();
+            }
+        };
+        // The reactor's thread (a tombstone held the last handle) never waits for it.
+        if crate::reactor::on_reactor_thread() {
+            std::thread::spawn(finish);
+        } else {
+            finish();
         }
     }
 }
@@ -619,7 +639,8 @@ fn read_answers(link: &Link) {
 /// Marks the supervisor gone and tells the handler, once.
 fn lost(link: &Link) {
     link.alive.store(false, Ordering::SeqCst);
-    if let Some(handler) = link.lost.lock().unwrap_or_else(|e| e.into_inner()).take() {
+    let handler = link.lost.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(handler) = handler {
         handler();
     }
 }

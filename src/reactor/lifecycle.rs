@@ -185,6 +185,13 @@ impl Reactor {
         let Some(closing) = &mut slot.closing else {
             return;
         };
+        // Its exit is reported by its supervisor: resumed on every look (a program may stop
+        // it again and again).
+        if let Some(supervisor) = &slot.supervisor
+            && slot.child.is_none()
+        {
+            supervisor.wake();
+        }
         if slot.child.is_none()
             && let Some(status) = reap(slot.pid, slot.pidfd.as_ref())
         {
@@ -228,11 +235,15 @@ impl Reactor {
             }
             None => (now + closing.backoff).min(closing.started + grace),
             Some(killed) if now >= killed + KILL_WAIT => {
-                log::error!(
-                    "termloom: session {id}: {} process(es) survived SIGKILL: {:?}",
-                    survivors.len(),
-                    survivors
-                );
+                if survivors.is_empty() {
+                    log::warn!("termloom: session {id}: no exit was reported for its program");
+                } else {
+                    log::error!(
+                        "termloom: session {id}: {} process(es) survived SIGKILL: {:?}",
+                        survivors.len(),
+                        survivors
+                    );
+                }
                 self.finish_close(id);
                 return;
             }

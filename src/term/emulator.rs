@@ -607,7 +607,10 @@ impl Emulator {
                     // `ESC ] 52 ; c ;` and a terminator: sized before it is made, since a
                     // 9-byte query may ask for a megabyte.
                     let size = text.len().div_ceil(3) * 4 + 10;
-                    if turn.clipboard_answered + size > turn.clipboard_room {
+                    // (The first of a turn with room goes whatever its size: the pause after
+                    // it grows with it.)
+                    let first = turn.clipboard_answered == 0 && turn.clipboard_room > 0;
+                    if !first && turn.clipboard_answered + size > turn.clipboard_room {
                         turn.replies_dropped += 1;
                     } else if turn.fits(size) {
                         turn.reply(format(text).as_bytes());
@@ -1130,6 +1133,11 @@ mod tests {
         let mut open = Turn { budget: usize::MAX, ..Turn::default() };
         emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut open);
         assert_eq!(open.clipboard_answered, 28, "small answers all go");
+        // The first answer of a turn with room goes whatever its size (the pause after it
+        // grows with it): a large clipboard can always be read back.
+        let mut small = Turn { budget: usize::MAX, clipboard_room: 5, ..Turn::default() };
+        emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut small);
+        assert_eq!((small.clipboard_answered, small.replies_dropped), (14, 1));
     }
 
     #[test]
