@@ -13,7 +13,7 @@ use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
-use super::render::{doing, exit_parts, push_block, status_json};
+use super::render::{doing, exit_parts, push_block, status_json, under_header};
 use super::view::{DEFAULT_MAX_BYTES, View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
@@ -307,11 +307,7 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let plan = waits::plan(args, default, call.engine.config())?;
     let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
     let mut output = show(call, &session, ViewArgs::defaults(), report.as_ref(), false)?;
-    // On the line after the header; a header alone (no new output) has no line break yet.
-    match output.text.find('\n') {
-        Some(at) => output.text.insert_str(at + 1, &format!("{sent}\n")),
-        None => output.text.push_str(&format!("\n{sent}")),
-    }
+    under_header(&mut output.text, &sent.to_string());
     output.structured["signal"] = json!(signal.name());
     output.structured["process_groups"] = json!(sent.groups);
     output.structured["names"] = json!(sent.names);
@@ -344,12 +340,7 @@ pub(crate) fn resize(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
     let report = plan.map(|plan| waits::run(call, &session, &plan)).transpose()?;
     let view = ViewArgs { view: View::Screen, ..ViewArgs::defaults() };
     let mut output = show(call, &session, view, report.as_ref(), false)?;
-    // On the line after the header; a header alone has no line break yet.
-    let resized = format!("resized to {cols}x{rows}");
-    match output.text.find('\n') {
-        Some(at) => output.text.insert_str(at + 1, &format!("{resized}\n")),
-        None => output.text.push_str(&format!("\n{resized}")),
-    }
+    under_header(&mut output.text, &format!("resized to {cols}x{rows}"));
     output.structured["cols"] = json!(cols);
     output.structured["rows"] = json!(rows);
     Ok(output)

@@ -99,6 +99,15 @@ pub(crate) fn doing(status: &Status, at: Option<&str>) -> String {
     }
 }
 
+/// Puts `line` on the line after a result's header (the first line of `text`; a header alone,
+/// with no new output, has no line break yet): what a call did, before what it shows.
+pub(crate) fn under_header(text: &mut String, line: &str) {
+    match text.find('\n') {
+        Some(at) => text.insert_str(at + 1, &format!("{line}\n")),
+        None => text.push_str(&format!("\n{line}")),
+    }
+}
+
 /// Appends `text` to `out` on its own line(s).
 pub(crate) fn push_block(out: &mut String, text: &str) {
     if text.is_empty() {
