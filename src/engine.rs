@@ -9,7 +9,7 @@ use mio::{Poll, Waker};
 use crate::config::{Config, check_size};
 use crate::error::{Error, Result};
 use crate::os::spawn;
-use crate::os::supervisor::{Supervisor, remove_stale_cgroups};
+use crate::os::supervisor::Supervisor;
 use crate::policy::{SpawnRequest, Verdict};
 use crate::reactor::{Client, Reactor, Stop, WAKER};
 use crate::session::Session;
@@ -240,13 +240,7 @@ impl Engine {
         if let Some(written) = recorder.as_ref().and_then(|r| r.written()) {
             client.writers.add(id, written);
         }
-        let cgroup = match self.cgroup_parent() {
-            Some(parent) => {
-                let name = format!("termloom-{}-{}-{}", std::process::id(), self.shared.number, id);
-                Some(parent.create(&name))
-            }
-            None => None,
-        };
+        let cgroup = self.cgroup_parent().map(|parent| parent.create(self.shared.number, id.0));
         let supervisor = self.shared.supervisor();
         let started = match cgroup.transpose() {
             Ok(cgroup) => {
@@ -358,7 +352,7 @@ impl Engine {
         }
         let parent = self.shared.cgroup_parent.get_or_init(|| {
             let parent = crate::os::cgroup::detect()?;
-            remove_stale_cgroups(parent.dir());
+            parent.remove_stale();
             Some(parent)
         });
         parent.as_ref()

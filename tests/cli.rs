@@ -277,6 +277,29 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
     assert!(section(&stdout(&output), "screen").contains("bye\n"), "{}", stdout(&output));
 }
 
+/// In a PID namespace whose POSIX session leader lives outside it (as in a container started
+/// from a shell), the kernel reports this process's session as 0; a failed start, which looks
+/// up its own session, panicked there. Needs the right to make a namespace (root); skips
+/// without it, saying so.
+#[test]
+fn a_failed_start_in_a_namespace_without_its_session_leader_exits_1() {
+    if !require("unshare") {
+        return;
+    }
+    let probe = Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).output();
+    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
+        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+        return;
+    }
+    let output = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", TERMLOOM, "run", "--", "no-such-program-xyz"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("unshare runs");
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains("no such program in PATH"), "{}", stderr(&output));
+}
+
 #[test]
 fn library_errors_exit_1_with_their_message() {
     let output = termloom(&["run", "--", "no-such-program-xyz"]);

@@ -63,13 +63,25 @@ fn eventually(what: &str, mut condition: impl FnMut() -> bool) {
     }
 }
 
-/// The directory session cgroups of processes in this test's cgroup are made in, if there is
-/// a cgroup2 hierarchy at the usual place.
+/// The directory session cgroups of processes in this test's cgroup are made in, if a
+/// cgroup2 hierarchy is mounted (at `/sys/fs/cgroup`, or `/sys/fs/cgroup/unified` beside v1).
 fn cgroup_parent() -> Option<PathBuf> {
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mount = mountinfo.lines().find_map(|line| {
+        let (left, right) = line.split_once(" - ")?;
+        (right.split_whitespace().next()? == "cgroup2").then(|| left.split_whitespace().nth(4))?
+    })?;
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim().trim_start_matches('/');
-    let dir = PathBuf::from("/sys/fs/cgroup").join(path);
+    let dir = PathBuf::from(mount).join(path);
     dir.join("cgroup.procs").exists().then_some(dir)
+}
+
+/// This process's PID namespace, as its engine names it in its session cgroups.
+fn pid_namespace() -> String {
+    let link = std::fs::read_link("/proc/self/ns/pid").expect("/proc/self/ns/pid");
+    let link = link.to_string_lossy();
+    link.strip_prefix("pid:[").and_then(|l| l.strip_suffix(']')).expect("pid:[N]").to_owned()
 }
 
 /// Session cgroups of the engine in process `pid`.
@@ -191,16 +203,65 @@ fn cgroups_of_dead_engines_are_removed_when_an_engine_starts() {
         eprintln!("skipped: no cgroup2 hierarchy at /sys/fs/cgroup");
         return;
     };
-    // A process id above the kernel's largest: no such engine runs.
-    let stale = parent.join("termloom-4999999-1-1");
+    // A process id above the kernel's largest: no such engine runs in this namespace.
+    let stale = parent.join(format!("termloom-4999999-1-1-ns{}", pid_namespace()));
     if std::fs::create_dir(&stale).is_err() {
         eprintln!("skipped: cannot create cgroups below {}", parent.display());
         return;
     }
+    // The same, made in another PID namespace, where that pid may be a live engine's: kept,
+    // with the process in it. So is a cgroup of an engine that did not name its namespace.
+    let elsewhere = parent.join("termloom-4999999-1-1-ns1");
+    let unnamed = parent.join("termloom-4999998-1-1");
+    let mut sleeper = Command::new("sleep").arg("1000").spawn().unwrap();
+    for kept in [&elsewhere, &unnamed] {
+        let _ = std::fs::remove_dir(kept);
+        std::fs::create_dir(kept).unwrap();
+    }
+    std::fs::write(elsewhere.join("cgroup.procs"), sleeper.id().to_string()).unwrap();
     let engine = engine();
     let session = engine.spawn(SpawnSpec::new("true")).unwrap();
     expect(&session, termloom::Until::exit());
     assert!(!stale.exists(), "{} is still there", stale.display());
+    let alive = sleeper.try_wait().unwrap().is_none();
+    let kept = [&elsewhere, &unnamed].map(|dir| dir.exists());
+    sleeper.kill().unwrap();
+    sleeper.wait().unwrap();
+    for dir in [&elsewhere, &unnamed] {
+        while std::fs::remove_dir(dir).is_err_and(|e| e.raw_os_error() == Some(16)) {
+            std::thread::yield_now(); // EBUSY: the killed sleeper has not left yet.
+        }
+    }
+    assert!(alive, "the process in another namespace's cgroup was killed");
+    assert_eq!(kept, [true, true], "{} or {} was removed", elsewhere.display(), unnamed.display());
+}
+
+/// An engine in a PID namespace of its own (a container's) leaves alone the sessions of an
+/// engine outside it, whose pid its `/proc` does not show: it took their cgroups for a dead
+/// engine's and killed them (a test started beside it failed with its program killed).
+#[test]
+fn an_engine_in_another_pid_namespace_leaves_this_engines_sessions_alone() {
+    if !require("unshare") {
+        return;
+    }
+    let probe = Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).output();
+    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
+        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+        return;
+    }
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&session, Until::input_wait());
+    let contained = session.info().unwrap().containment;
+    let inner = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", TERMLOOM, "run", "--", "true"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(inner.status.success(), "{inner:?}");
+    session.submit("still here").unwrap();
+    let outcome = session.wait(Until::text("still here"), LONG).unwrap();
+    assert!(matches!(outcome.fired, Fired::Matched(_)), "{contained:?}: {outcome}");
 }
 
 /// A session whose cgroup holds nested cgroups (an engine run inside the session makes its

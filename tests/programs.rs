@@ -167,6 +167,9 @@ fn htop_redactions() -> Redactions {
         .regex(r"\d+ (thr|kthr|running)\b", "[N] $1")
         .regex(r"Load average:( \d+\.\d+)+", "Load average: [N] [N] [N]")
         .regex(r"Uptime: [^\n]*", "Uptime: [UPTIME]")
+        // The PID column is as wide as the largest pid can be (`pid_max`, which a PID
+        // namespace may set apart from the machine's).
+        .regex(r" {2,}PID +CPU%", "  PID  CPU%")
         // The process row: its columns are right-aligned, so their widths vary with the pid
         // and the percentages; one space between redacted columns keeps it stable.
         .regex(r" *\[PID\] +[\d.]+ +[\d.]+ +\d+:\d\d\.\d\d ", " [PID] [CPU] [MEM] [TIME] ")

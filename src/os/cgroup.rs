@@ -2,10 +2,14 @@
 //! (with `setsid`) are found and killed: `cgroup.kill` ends everything inside at once.
 //!
 //! The engine looks for a writable cgroup2 hierarchy in `/proc/self/mountinfo` and its own
-//! cgroup in `/proc/self/cgroup`, and creates `termloom-PID-ID` below that. The child joins it
-//! between fork and exec (writing `0` to `cgroup.procs`), so nothing it starts can escape.
-//! Without such a hierarchy sessions are contained by their POSIX session only, and their
-//! [`SessionInfo`](crate::SessionInfo) says so.
+//! cgroup in `/proc/self/cgroup`, and creates `termloom-PID-ENGINE-SESSION-nsNAMESPACE` below
+//! that. The child joins it between fork and exec (writing `0` to `cgroup.procs`), so nothing
+//! it starts can escape. Without such a hierarchy sessions are contained by their POSIX
+//! session only, and their [`SessionInfo`](crate::SessionInfo) says so.
+//!
+//! The name carries the engine's PID namespace because a cgroup hierarchy is shared by
+//! namespaces whose pids overlap: an engine judges a cgroup left by a dead engine (and removes
+//! it, killing what is inside) only when that engine numbered its pid in the same namespace.
 
 use std::ffi::CString;
 use std::io;
@@ -16,6 +20,8 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone)]
 pub(crate) struct CgroupParent {
     dir: PathBuf,
+    /// This process's PID namespace, when `/proc` numbers processes as it does.
+    namespace: Option<u64>,
 }
 
 /// Finds the engine's own cgroup in a cgroup2 hierarchy and checks it can hold children.
@@ -29,12 +35,36 @@ pub(crate) fn detect() -> Option<CgroupParent> {
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
     let dir = mount.join(path.trim_start_matches('/'));
+    let namespace = pid_namespace();
     // The hierarchy must let us create and remove a child.
-    let probe = dir.join(format!("termloom-probe-{}", std::process::id()));
+    let probe = dir.join(format!(
+        "termloom-probe-{}-ns{}",
+        std::process::id(),
+        namespace.unwrap_or_default()
+    ));
     std::fs::create_dir(&probe).ok()?;
     let usable = probe.join("cgroup.procs").exists();
     let _ = std::fs::remove_dir(&probe);
-    usable.then_some(CgroupParent { dir })
+    usable.then_some(CgroupParent { dir, namespace })
+}
+
+/// The PID namespace this process's pids are numbered in (`/proc/self/ns/pid` reads
+/// `pid:[4026531836]`), if `/proc` is mounted for it: a `/proc` of another namespace numbers
+/// processes otherwise, and its pids say nothing about this one's.
+fn pid_namespace() -> Option<u64> {
+    let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
+    let namespace = link.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()?;
+    let stat = std::fs::read("/proc/self/stat").ok()?;
+    let seen_as = crate::os::procfs::parse_stat(&stat).ok()?.pid;
+    (u32::try_from(seen_as).ok()? == std::process::id()).then_some(namespace)
+}
+
+/// The engine a session cgroup's name says made it: its pid and PID namespace. `None` for
+/// other names, and for the names of engines that did not know their namespace.
+fn maker(name: &str) -> Option<(u32, u64)> {
+    let (rest, namespace) = name.strip_prefix("termloom-")?.rsplit_once("-ns")?;
+    let pid = rest.split('-').next()?.parse().ok()?;
+    Some((pid, namespace.parse().ok()?))
 }
 
 /// A session's cgroup.
@@ -46,18 +76,38 @@ pub(crate) struct Cgroup {
 }
 
 impl CgroupParent {
-    /// The directory session cgroups are created in.
-    pub(crate) fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    /// Creates the cgroup of one session.
-    pub(crate) fn create(&self, name: &str) -> io::Result<Cgroup> {
+    /// Creates the cgroup of session `session` of this process's engine number `engine`.
+    pub(crate) fn create(&self, engine: u64, session: u64) -> io::Result<Cgroup> {
+        let pid = std::process::id();
+        let name = match self.namespace {
+            Some(namespace) => format!("termloom-{pid}-{engine}-{session}-ns{namespace}"),
+            None => format!("termloom-{pid}-{engine}-{session}"),
+        };
         let dir = self.dir.join(name);
         std::fs::create_dir(&dir)?;
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         Ok(Cgroup { dir, procs })
+    }
+
+    /// Removes the cgroups of dead engines (killing what is left in them): those whose name
+    /// says they were made in this process's PID namespace by a process that is gone. Cgroups
+    /// of other namespaces' engines are never touched (their pids are not this namespace's),
+    /// nor, when this process cannot tell its own namespace, any.
+    pub(crate) fn remove_stale(&self) {
+        let Some(ours) = self.namespace else { return };
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        for entry in entries.flatten() {
+            let Some((pid, namespace)) = entry.file_name().to_str().and_then(maker) else {
+                continue;
+            };
+            if namespace == ours
+                && pid != std::process::id()
+                && !Path::new(&format!("/proc/{pid}")).exists()
+            {
+                drop(Cgroup::at(entry.path()));
+            }
+        }
     }
 }
 
@@ -139,5 +189,19 @@ fn remove_tree(dir: &Path, deadline: std::time::Instant) {
     {
         // EBUSY: the killed processes have not left yet.
         std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::maker;
+
+    #[test]
+    fn a_session_cgroup_names_the_engine_that_made_it() {
+        assert_eq!(maker("termloom-412-0-7-ns4026531836"), Some((412, 4026531836)));
+        // Names of engines that did not know their namespace, probes, and others: no maker.
+        for name in ["termloom-412-0-7", "termloom-probe-412-ns1", "termloom-x-ns1", "user.slice"] {
+            assert_eq!(maker(name), None, "{name}");
+        }
     }
 }

@@ -303,7 +303,7 @@ fn invalid(msg: &str) -> io::Error {
 /// Parses the contents of a `/proc/PID/stat` (or `/proc/PID/task/TID/stat`)
 /// file.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
+pub(crate) fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
     let open = data.iter().position(|&b| b == b'(').ok_or_else(|| invalid("stat: missing '('"))?;
     let close =
         data.iter().rposition(|&b| b == b')').ok_or_else(|| invalid("stat: missing ')'"))?;

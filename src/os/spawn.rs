@@ -136,12 +136,7 @@ pub(crate) fn start(
                     // A supervisor that died (or was found stuck) after it forked may have
                     // started the program, whose pid nobody learnt: the terminal knows its
                     // group, which leads its POSIX session.
-                    let own = [
-                        rustix::process::getpgrp(),
-                        rustix::process::getsid(None)
-                            .unwrap_or_else(|_| rustix::process::getpgrp()),
-                    ]
-                    .map(|pid| pid.as_raw_nonzero().get());
+                    let Some(own) = own_group_and_session() else { return };
                     if let Some(group) = crate::os::pty::foreground_group(pty.master.as_fd())
                         .filter(|group| *group > 1 && !own.contains(group))
                     {
@@ -188,6 +183,27 @@ fn open_pidfd(pid: i32) -> Option<OwnedFd> {
 #[cfg(not(target_os = "linux"))]
 fn open_pidfd(_pid: i32) -> Option<OwnedFd> {
     None
+}
+
+/// This process's group and POSIX session, as the kernel reports them to it.
+///
+/// Read from `/proc/self/stat` on Linux, not through `getpgrp`/`getsid`: in a PID namespace
+/// whose session leader lives outside it (a container started from a shell), the kernel
+/// reports the session (and possibly the group) as 0, which rustix takes for a nonzero pid
+/// and panics on. `None` when they cannot be read.
+fn own_group_and_session() -> Option<[i32; 2]> {
+    #[cfg(target_os = "linux")]
+    {
+        let stat = std::fs::read("/proc/self/stat").ok()?;
+        let stat = crate::os::procfs::parse_stat(&stat).ok()?;
+        Some([stat.pgrp, stat.session])
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let group = rustix::process::getpgrp();
+        let session = rustix::process::getsid(None).unwrap_or(group);
+        Some([group, session].map(|pid| pid.as_raw_nonzero().get()))
+    }
 }
 
 /// Kills a program the reactor could not take (and reaps it).

@@ -24,7 +24,8 @@
 //! does not reach it.
 //!
 //! Cgroups of engines that died before they could clean up are removed when the next engine
-//! looks for its cgroup hierarchy ([`remove_stale_cgroups`]).
+//! of the same PID namespace looks for its cgroup hierarchy
+//! ([`CgroupParent::remove_stale`](crate::os::cgroup::CgroupParent::remove_stale)).
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::{CString, OsString};
@@ -642,25 +643,5 @@ fn lost(link: &Link) {
     let handler = link.lost.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(handler) = handler {
         handler();
-    }
-}
-
-/// Removes the cgroups of dead engines below `parent` (`termloom-PID-…` whose process is
-/// gone), killing what is left in them.
-pub(crate) fn remove_stale_cgroups(parent: &Path) {
-    let Ok(entries) = std::fs::read_dir(parent) else { return };
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        let Some(pid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("termloom-"))
-            .and_then(|rest| rest.split('-').next())
-            .and_then(|pid| pid.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
-            drop(Cgroup::at(entry.path()));
-        }
     }
 }
