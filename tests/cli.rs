@@ -300,6 +300,29 @@ fn a_failed_start_in_a_namespace_without_its_session_leader_exits_1() {
     assert!(stderr(&output).contains("no such program in PATH"), "{}", stderr(&output));
 }
 
+/// Under `unshare --pid` without a `/proc` of its own, `/proc` numbers processes as another
+/// namespace does: the engine reads nothing there (it would take strangers for its sessions'
+/// processes) and still runs a program to its end, with its output and exit code.
+#[test]
+fn a_run_in_a_pid_namespace_that_kept_the_outer_proc_still_works() {
+    if !require("unshare") {
+        return;
+    }
+    let probe = Command::new("unshare").args(["--pid", "--fork", "true"]).output();
+    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
+        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+        return;
+    }
+    let output = Command::new("unshare")
+        .args(["--pid", "--fork", TERMLOOM, "run", "--timeout", LONG_MS, "--wait-text", "hi"])
+        .args(["--wait-exit", "--", "sh", "-c", "echo hi; exit 3"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("unshare runs");
+    assert_code(&output, 3);
+    assert!(section(&stdout(&output), "transcript").contains("hi"), "{}", stdout(&output));
+}
+
 #[test]
 fn library_errors_exit_1_with_their_message() {
     let output = termloom(&["run", "--", "no-such-program-xyz"]);

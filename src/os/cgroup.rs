@@ -52,11 +52,11 @@ pub(crate) fn detect() -> Option<CgroupParent> {
 /// `pid:[4026531836]`), if `/proc` is mounted for it: a `/proc` of another namespace numbers
 /// processes otherwise, and its pids say nothing about this one's.
 fn pid_namespace() -> Option<u64> {
+    if !crate::os::procfs::numbers_ours() {
+        return None;
+    }
     let link = std::fs::read_link("/proc/self/ns/pid").ok()?;
-    let namespace = link.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()?;
-    let stat = std::fs::read("/proc/self/stat").ok()?;
-    let seen_as = crate::os::procfs::parse_stat(&stat).ok()?.pid;
-    (u32::try_from(seen_as).ok()? == std::process::id()).then_some(namespace)
+    link.to_str()?.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
 }
 
 /// The engine a session cgroup's name says made it: its pid and PID namespace. `None` for

@@ -94,6 +94,9 @@ pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
         if pid <= 0 {
             return Err(io::Error::new(io::ErrorKind::NotFound, format!("invalid pid {pid}")));
         }
+        if !numbers_ours() {
+            return Err(io::Error::new(io::ErrorKind::Unsupported, NOT_OURS));
+        }
         let data = std::fs::read(format!("/proc/{pid}/stat"))?;
         parse_stat(&data)
     }
@@ -109,7 +112,7 @@ pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
 pub(crate) fn process_name(pid: i32) -> Option<String> {
     #[cfg(target_os = "linux")]
     {
-        if pid <= 0 {
+        if pid <= 0 || !numbers_ours() {
             return None;
         }
         let data = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
@@ -235,6 +238,9 @@ pub(crate) fn group_input_wait(
         if pgrp <= 0 {
             return InputWait::Unknown { reason: format!("invalid process group {pgrp}") };
         }
+        if !numbers_ours() {
+            return InputWait::Unknown { reason: NOT_OURS.to_string() };
+        }
         linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers })
     }
     #[cfg(not(target_os = "linux"))]
@@ -251,7 +257,7 @@ pub(crate) fn group_input_wait(
 pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        linux::group_reads(pgrp, sid, candidates)
+        numbers_ours().then(|| linux::group_reads(pgrp, sid, candidates))?
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -266,7 +272,7 @@ pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]
 pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
     #[cfg(target_os = "linux")]
     {
-        linux::alone_in_session(pgrp, sid, candidates)
+        numbers_ours() && linux::alone_in_session(pgrp, sid, candidates)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -277,6 +283,27 @@ pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
 
 #[cfg(not(target_os = "linux"))]
 const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
+
+/// Why nothing is read from `/proc` when [`numbers_ours`] is false.
+#[cfg(target_os = "linux")]
+const NOT_OURS: &str = "/proc is mounted for another PID namespace than this process's";
+
+/// Whether `/proc` numbers processes as this process does, that is, is mounted for its PID
+/// namespace (`/proc/self/stat` gives this process's own pid). Under `unshare --pid` without
+/// a new `/proc`, the pids there are another namespace's: a scan would take strangers for a
+/// session's processes, and signal them. When it is false, nothing is read from `/proc`
+/// (whether a program waits for input is then unknown, and sessions are ended through their
+/// process groups and cgroups alone). Read once.
+#[cfg(target_os = "linux")]
+pub(crate) fn numbers_ours() -> bool {
+    static OURS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *OURS.get_or_init(|| {
+        std::fs::read("/proc/self/stat")
+            .ok()
+            .and_then(|stat| parse_stat(&stat).ok())
+            .is_some_and(|stat| u32::try_from(stat.pid) == Ok(std::process::id()))
+    })
+}
 
 #[cfg(not(target_os = "linux"))]
 fn unsupported() -> io::Error {
@@ -690,6 +717,9 @@ mod linux {
     }
 
     pub(super) fn scan(mut keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+        if !super::numbers_ours() {
+            return Vec::new();
+        }
         let Ok(pids) = numeric_entries("/proc") else {
             return Vec::new();
         };

@@ -194,6 +194,10 @@ fn open_pidfd(_pid: i32) -> Option<OwnedFd> {
 fn own_group_and_session() -> Option<[i32; 2]> {
     #[cfg(target_os = "linux")]
     {
+        // Numbered as the terminal's group is only when `/proc` is this namespace's.
+        if !crate::os::procfs::numbers_ours() {
+            return None;
+        }
         let stat = std::fs::read("/proc/self/stat").ok()?;
         let stat = crate::os::procfs::parse_stat(&stat).ok()?;
         Some([stat.pgrp, stat.session])
