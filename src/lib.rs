@@ -39,6 +39,14 @@ pub mod mcp;
 /// The model-facing terminal tools as a library call (see [`tools::Toolbox`]).
 pub mod tools {
     pub use crate::mcp::tools::toolbox::{ToolCancel, ToolDefinition, ToolResult, Toolbox};
+
+    /// The longest wait a tool call may ask for (`timeout_ms`, `quiet_ms`...), in
+    /// milliseconds: an hour. A longer one is refused, naming this bound.
+    pub const MAX_TIMEOUT_MS: u64 = crate::mcp::tools::MAX_TIMEOUT_MS;
+
+    /// The smallest and largest `max_bytes` a tool call may ask for (inclusive); others are
+    /// refused, naming these bounds.
+    pub const MAX_BYTES_RANGE: (u64, u64) = crate::mcp::tools::view::MAX_BYTES_RANGE;
 }
 mod os;
 mod policy;

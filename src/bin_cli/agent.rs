@@ -61,10 +61,11 @@ const fn flag(name: &'static str, arg: &'static str, kind: Kind, help: &'static 
 /// The longest wait of a server's command, in ms: the tools' bound (an hour), for a call
 /// holds a connection and a thread of a shared server; `termloom run`'s is a day (see
 /// [`super::values::MAX_TIMEOUT_MS`]).
-const MAX_WAIT_MS: u64 = 3_600_000;
+const MAX_WAIT_MS: u64 = termloom::tools::MAX_TIMEOUT_MS;
 
 /// The bounds of `--max-bytes`, the tools' `max_bytes`.
-const MAX_BYTES: Kind = Kind::Number(256, 1 << 20);
+const MAX_BYTES: Kind =
+    Kind::Number(termloom::tools::MAX_BYTES_RANGE.0, termloom::tools::MAX_BYTES_RANGE.1);
 
 /// The wait conditions, as `termloom run` names them.
 const WAIT: &[Flag] = &[

@@ -23,7 +23,7 @@ use crate::mcp::MAX_BYTES_OVERHEAD;
 use crate::{Config, MAX_COLS, MAX_ROWS, MIN_COLS, MIN_ROWS, Signal};
 
 /// Longest wait a call may ask for, in milliseconds: an hour.
-const MAX_TIMEOUT_MS: u64 = 3_600_000;
+pub(crate) const MAX_TIMEOUT_MS: u64 = 3_600_000;
 /// How long `terminal_run` waits for its command by default, in milliseconds: safely below
 /// the 60 s after which common MCP hosts (the official TypeScript SDK's default) give up on a
 /// request, so the "still running" answer reaches them.

@@ -36,7 +36,7 @@ use catalog::TOOLS;
 use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
 
-pub(crate) use catalog::NAMES;
+pub(crate) use catalog::{MAX_TIMEOUT_MS, NAMES};
 
 /// What a tool produced.
 pub(crate) struct ToolOutput {
