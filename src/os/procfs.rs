@@ -298,11 +298,20 @@ const NOT_OURS: &str = "/proc is mounted for another PID namespace than this pro
 pub(crate) fn numbers_ours() -> bool {
     static OURS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *OURS.get_or_init(|| {
-        std::fs::read("/proc/self/stat")
-            .ok()
-            .and_then(|stat| parse_stat(&stat).ok())
-            .is_some_and(|stat| u32::try_from(stat.pid) == Ok(std::process::id()))
+        self_stat().is_some_and(|stat| u32::try_from(stat.pid) == Ok(std::process::id()))
     })
+}
+
+/// This process's own `/proc/self/stat` (its group and POSIX session as the kernel reports
+/// them: 0 for one led from outside its PID namespace), when `/proc` is its namespace's.
+#[cfg(target_os = "linux")]
+pub(crate) fn own_stat() -> Option<ProcStat> {
+    numbers_ours().then(self_stat)?
+}
+
+#[cfg(target_os = "linux")]
+fn self_stat() -> Option<ProcStat> {
+    parse_stat(&std::fs::read("/proc/self/stat").ok()?).ok()
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -330,7 +339,7 @@ fn invalid(msg: &str) -> io::Error {
 /// Parses the contents of a `/proc/PID/stat` (or `/proc/PID/task/TID/stat`)
 /// file.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-pub(crate) fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
+fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
     let open = data.iter().position(|&b| b == b'(').ok_or_else(|| invalid("stat: missing '('"))?;
     let close =
         data.iter().rposition(|&b| b == b')').ok_or_else(|| invalid("stat: missing ')'"))?;

@@ -190,17 +190,12 @@ fn open_pidfd(_pid: i32) -> Option<OwnedFd> {
 /// Read from `/proc/self/stat` on Linux, not through `getpgrp`/`getsid`: in a PID namespace
 /// whose session leader lives outside it (a container started from a shell), the kernel
 /// reports the session (and possibly the group) as 0, which rustix takes for a nonzero pid
-/// and panics on. `None` when they cannot be read.
+/// and panics on. `None` when they cannot be read (or `/proc` numbers processes otherwise
+/// than the terminal does).
 fn own_group_and_session() -> Option<[i32; 2]> {
     #[cfg(target_os = "linux")]
     {
-        // Numbered as the terminal's group is only when `/proc` is this namespace's.
-        if !crate::os::procfs::numbers_ours() {
-            return None;
-        }
-        let stat = std::fs::read("/proc/self/stat").ok()?;
-        let stat = crate::os::procfs::parse_stat(&stat).ok()?;
-        Some([stat.pgrp, stat.session])
+        crate::os::procfs::own_stat().map(|stat| [stat.pgrp, stat.session])
     }
     #[cfg(not(target_os = "linux"))]
     {
