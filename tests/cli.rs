@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use common::{require, sweep_left_overs};
+use common::{pid_namespaces, require, sweep_left_overs};
 use serde_json::Value;
 use termloom::shell_program;
 
@@ -283,12 +283,7 @@ fn a_program_that_exits_during_another_wait_fails_with_its_status() {
 /// without it, saying so.
 #[test]
 fn a_failed_start_in_a_namespace_without_its_session_leader_exits_1() {
-    if !require("unshare") {
-        return;
-    }
-    let probe = Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).output();
-    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
-        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+    if !pid_namespaces() {
         return;
     }
     let output = Command::new("unshare")
@@ -305,12 +300,7 @@ fn a_failed_start_in_a_namespace_without_its_session_leader_exits_1() {
 /// processes) and still runs a program to its end, with its output and exit code.
 #[test]
 fn a_run_in_a_pid_namespace_that_kept_the_outer_proc_still_works() {
-    if !require("unshare") {
-        return;
-    }
-    let probe = Command::new("unshare").args(["--pid", "--fork", "true"]).output();
-    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
-        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+    if !pid_namespaces() {
         return;
     }
     let output = Command::new("unshare")

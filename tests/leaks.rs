@@ -241,12 +241,7 @@ fn cgroups_of_dead_engines_are_removed_when_an_engine_starts() {
 /// engine's and killed them (a test started beside it failed with its program killed).
 #[test]
 fn an_engine_in_another_pid_namespace_leaves_this_engines_sessions_alone() {
-    if !require("unshare") {
-        return;
-    }
-    let probe = Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).output();
-    if !probe.as_ref().is_ok_and(|probe| probe.status.success()) {
-        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+    if !pid_namespaces() {
         return;
     }
     let engine = engine();

@@ -79,6 +79,23 @@ pub(crate) fn require(program: &str) -> bool {
     }
 }
 
+/// Whether `unshare --pid --fork --mount-proc` can make a PID namespace here (it needs root,
+/// or user namespaces); says why not when it cannot. Tests of namespaces skip without it,
+/// also under `CI`: it is a right of the machine's, not a program `.ci/run` installs.
+pub(crate) fn pid_namespaces() -> bool {
+    if !require("unshare") {
+        return false;
+    }
+    let probe = std::process::Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "true"])
+        .output();
+    let works = probe.as_ref().is_ok_and(|probe| probe.status.success());
+    if !works {
+        eprintln!("skipped: unshare cannot make a PID namespace here: {probe:?}");
+    }
+    works
+}
+
 /// [`require`] with its inputs given (whether `CI` is set, the `PATH` or `None` when it is
 /// unset, and the test's name), printing nothing: `Ok` when `program` is installed, otherwise
 /// the message saying the test is skipped, or a panic in CI.
