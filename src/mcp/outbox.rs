@@ -16,17 +16,30 @@ use super::jsonrpc::{Id, RpcError, error_response, result_response};
 /// Messages queued for the writer before senders wait (backpressure on a slow reader).
 const QUEUE: usize = 256;
 
+/// What the writer thread is given.
+enum Item {
+    /// One message, serialized (one line of JSON without its line end).
+    Line(String),
+    /// Signalled once everything queued before it has been written (or could not be).
+    Written(Sender<()>),
+}
+
 /// A handle that queues messages for the writer thread. Cheap to clone.
 #[derive(Clone)]
 pub(crate) struct Outbox {
-    tx: Sender<String>,
+    tx: Sender<Item>,
 }
 
 impl Outbox {
     /// Queues one message, serialized (one line of JSON without its line end).
     pub(crate) fn send(&self, message: String) {
         // The writer only stops once every handle is gone, so this cannot fail.
-        let _ = self.tx.send(message);
+        let _ = self.tx.send(Item::Line(message));
+    }
+
+    /// Queues `signal`, sent once everything queued before it has been written.
+    fn signal_written(&self, signal: Sender<()>) {
+        let _ = self.tx.send(Item::Written(signal));
     }
 }
 
@@ -51,9 +64,16 @@ impl Writer {
     }
 }
 
-fn write_all<W: Write>(mut output: W, rx: Receiver<String>) {
+fn write_all<W: Write>(mut output: W, rx: Receiver<Item>) {
     let mut broken = false;
-    for message in rx {
+    for item in rx {
+        let message = match item {
+            Item::Line(message) => message,
+            Item::Written(signal) => {
+                let _ = signal.send(());
+                continue;
+            }
+        };
         if broken {
             continue;
         }
@@ -79,6 +99,8 @@ struct BatchState {
     responses: Vec<String>,
     /// Responders not yet done, plus one until the batch is sealed.
     pending: usize,
+    /// Signalled once the batch's array has been written.
+    waiting: Vec<Sender<()>>,
 }
 
 impl Batch {
@@ -86,7 +108,11 @@ impl Batch {
     pub(crate) fn new(outbox: Outbox) -> Arc<Batch> {
         Arc::new(Batch {
             outbox,
-            state: Mutex::new(BatchState { responses: Vec::new(), pending: 1 }),
+            state: Mutex::new(BatchState {
+                responses: Vec::new(),
+                pending: 1,
+                waiting: Vec::new(),
+            }),
         })
     }
 
@@ -102,6 +128,11 @@ impl Batch {
         if state.pending == 0 && !state.responses.is_empty() {
             let responses = std::mem::take(&mut state.responses);
             self.outbox.send(format!("[{}]", responses.join(",")));
+        }
+        if state.pending == 0 {
+            for signal in state.waiting.drain(..) {
+                self.outbox.signal_written(signal);
+            }
         }
     }
 }
@@ -147,6 +178,26 @@ impl Responder {
         self.deliver(Some(message));
     }
 
+    /// Sends a success response; the receiver hears once it has been written out (for a
+    /// request in a batch, once the batch's array has), so that what follows, such as the
+    /// server stopping, cannot overtake the answer.
+    pub(crate) fn result_written(mut self, result: Value) -> Receiver<()> {
+        let (signal, written) = crossbeam_channel::bounded(1);
+        let message = result_response(&self.id, &result);
+        match &self.sink {
+            Sink::Direct(outbox) => {
+                let outbox = outbox.clone();
+                self.deliver(Some(message));
+                outbox.signal_written(signal);
+            }
+            Sink::Batch(batch) => {
+                batch.state.lock().unwrap_or_else(|e| e.into_inner()).waiting.push(signal);
+                self.deliver(Some(message));
+            }
+        }
+        written
+    }
+
     /// Sends an error response.
     pub(crate) fn error(mut self, error: &RpcError) {
         let message = error_response(&self.id, error);
@@ -178,5 +229,76 @@ impl Drop for Responder {
     fn drop(&mut self) {
         // A responder dropped unanswered (a panicking worker) still releases its batch.
         self.deliver(None);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// Output that takes its time, as a loaded machine's writer would.
+    #[derive(Clone, Default)]
+    struct SlowOutput(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for SlowOutput {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            std::thread::sleep(Duration::from_millis(50));
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl SlowOutput {
+        fn text(&self) -> String {
+            String::from_utf8(self.0.lock().unwrap().clone()).unwrap()
+        }
+    }
+
+    const WAIT: Duration = Duration::from_secs(30);
+
+    #[test]
+    fn a_written_answer_is_in_the_output_when_its_receiver_hears() {
+        let output = SlowOutput::default();
+        let (outbox, writer) = Writer::start(output.clone()).unwrap();
+        outbox.send("{\"before\":1}".into());
+        let written =
+            Responder::direct(Id::parse(b"7").unwrap(), outbox.clone()).result_written(json!({}));
+        written.recv_timeout(WAIT).expect("the writer signals");
+        let text = output.text();
+        assert!(text.starts_with("{\"before\":1}\n"), "{text}");
+        assert!(text.contains("\"id\":7"), "{text}");
+        drop(outbox);
+        writer.finish();
+    }
+
+    #[test]
+    fn a_written_answer_in_a_batch_waits_for_the_batchs_array() {
+        let output = SlowOutput::default();
+        let (outbox, writer) = Writer::start(output.clone()).unwrap();
+        let batch = Batch::new(outbox.clone());
+        let other = Responder::in_batch(Id::parse(b"1").unwrap(), &batch);
+        let written =
+            Responder::in_batch(Id::parse(b"2").unwrap(), &batch).result_written(json!({}));
+        batch.seal();
+        assert!(
+            written.recv_timeout(Duration::from_millis(300)).is_err(),
+            "heard before the batch was complete"
+        );
+        assert_eq!(output.text(), "");
+        other.result(json!({}));
+        written.recv_timeout(WAIT).expect("the writer signals");
+        let text = output.text();
+        assert!(text.starts_with('[') && text.contains("\"id\":1") && text.contains("\"id\":2"));
+        drop((outbox, batch));
+        writer.finish();
     }
 }

@@ -8,6 +8,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -31,6 +32,9 @@ const TYPING_TOOLS: [&str; 6] = [
     "terminal_resize",
     "terminal_close",
 ];
+
+/// How long `termloom/shutdown` waits for its answer to be written before the server stops.
+const ANSWER_BEFORE_STOP: Duration = Duration::from_secs(5);
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
@@ -434,12 +438,16 @@ impl Extension for Connection {
                 );
             }
             "termloom/shutdown" => {
-                responder.result(json!({}));
+                let written = responder.result_written(json!({}));
                 let hub = self.hub.clone();
-                // Stopping waits for the sessions to close; the answer is written meanwhile.
-                let _ = std::thread::Builder::new()
-                    .name("termloom-server-stop".into())
-                    .spawn(move || hub.stop());
+                // Stopping closes this connection too: the answer goes out first (a loaded
+                // machine can take a while to schedule the writer), then the server stops.
+                let _ = std::thread::Builder::new().name("termloom-server-stop".into()).spawn(
+                    move || {
+                        let _ = written.recv_timeout(ANSWER_BEFORE_STOP);
+                        hub.stop();
+                    },
+                );
             }
             "termloom/attach" => self.attach(&params, responder, outbox),
             _ => return Some(responder),
