@@ -66,9 +66,11 @@ const FILES: [(&str, &str); 3] = [("bashrc", BASH_RC), (".zshenv", ZSH_ENV), (".
 /// directory, named after the scripts' contents: it is made once and never removed, so
 /// processes that end without dropping their engine (killed, or leaving with
 /// `std::process::exit`) leave nothing behind. It is used only if it is a real directory of
-/// this user, private to them (0700), holding exactly the expected scripts; otherwise (another
-/// user made it first, say) this process makes a private directory of its own, removed when
-/// dropped.
+/// this user that no one else may write to, holding exactly the expected scripts; otherwise
+/// (another user made it first, say) this process makes a directory of its own, removed when
+/// dropped. Either is readable by everyone (0755, the scripts 0644): a session may run as
+/// another user ([`crate::SpawnSpec::user`]), whose shell must read them, and they hold
+/// nothing secret (the key comes in the environment).
 #[derive(Debug)]
 pub(crate) struct ShellFiles {
     dir: PathBuf,
@@ -91,6 +93,8 @@ impl ShellFiles {
             contents_hash()
         ));
         if trusted(&shared) {
+            // Made private (0700) by an earlier termloom, which other users' shells cannot read.
+            let _ = readable_by_all(&shared);
             return Ok(ShellFiles { dir: shared, private: false });
         }
         let fresh = fresh_dir(base)?;
@@ -202,7 +206,7 @@ fn lookup(overlay: &[(OsString, Option<OsString>)], name: &str) -> Option<String
     }
 }
 
-/// A new directory (0700) under `base` with the scripts in it.
+/// A new directory under `base` with the scripts in it, readable by everyone.
 fn fresh_dir(base: &Path) -> io::Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
     let stamp = std::time::SystemTime::now()
@@ -219,11 +223,26 @@ fn fresh_dir(base: &Path) -> io::Result<PathBuf> {
         }
     };
     let written = FILES.iter().try_for_each(|(name, text)| std::fs::write(dir.join(name), text));
-    if let Err(err) = written {
+    // Opened to others only once the scripts are complete (the umask may have narrowed them).
+    if let Err(err) = written.and_then(|()| readable_by_all(&dir)) {
         let _ = std::fs::remove_dir_all(&dir);
         return Err(err);
     }
     Ok(dir)
+}
+
+/// Makes `dir` (0755) and its scripts (0644) readable by everyone, where they are not.
+fn readable_by_all(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let open = |path: &Path, mode: u32| {
+        let meta = std::fs::symlink_metadata(path)?;
+        if meta.permissions().mode() & 0o777 == mode {
+            return Ok(());
+        }
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    };
+    FILES.iter().try_for_each(|(name, _)| open(&dir.join(name), 0o644))?;
+    open(dir, 0o755)
 }
 
 /// Whether `dir` may be used: a directory (not a link) of this user that no one else may
@@ -237,9 +256,7 @@ fn trusted(dir: &Path) -> bool {
             kind && meta.uid() == uid && meta.mode() & 0o022 == 0
         })
     };
-    let private = std::fs::symlink_metadata(dir).is_ok_and(|meta| meta.mode() & 0o077 == 0);
-    private
-        && ours(dir, true)
+    ours(dir, true)
         && FILES.iter().all(|(name, text)| {
             let path = dir.join(name);
             ours(&path, false) && std::fs::read(&path).is_ok_and(|bytes| bytes == text.as_bytes())
@@ -306,6 +323,13 @@ mod tests {
         assert_eq!(std::fs::read_to_string(shared.join("bashrc")).unwrap(), BASH_RC);
         // Nothing but the shared directory is left: the fresh one was renamed into place.
         assert_eq!(std::fs::read_dir(&base).unwrap().count(), 1);
+        // Readable by everyone (a session may run as another user), whatever the umask; one
+        // left private by an earlier termloom is opened when used.
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&shared), mode(&shared.join("bashrc"))), (0o755, 0o644));
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(!ShellFiles::create_in(&base).unwrap().private);
+        assert_eq!(mode(&shared), 0o755);
 
         // Other contents, or a directory others may write to, are not used.
         let other_contents: &dyn Fn(&Path) =
