@@ -364,3 +364,63 @@ fn a_program_that_kills_or_stops_the_supervisor_ends_its_sessions_and_another_st
     // (Without the resumption it would wait 5 s and kill it.)
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 }
+
+/// Live (not zombie) processes whose command line begins with `name`.
+fn processes_named(name: &str) -> usize {
+    let wanted = format!("{name}\0");
+    std::fs::read_dir("/proc")
+        .map(|dir| {
+            dir.flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+                .filter(|pid| {
+                    std::fs::read(format!("/proc/{pid}/cmdline"))
+                        .is_ok_and(|c| c.starts_with(wanted.as_bytes()))
+                })
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| !r.starts_with(" Z")))
+                })
+                .count()
+        })
+        .unwrap_or_default()
+}
+
+/// A fork bomb (held to 40 processes by its user's process limit, so the machine survives
+/// it) ends with its session: when `close` returns, not one of its processes is left, with a
+/// cgroup (killed as one) and without (found by session and by descent and killed, while
+/// they go on forking).
+#[test]
+fn a_fork_bomb_ends_with_its_session() {
+    if !require("bash") {
+        return;
+    }
+    if !rustix::process::getuid().is_root() {
+        eprintln!("not root: the bomb must run as another user for its process limit; skipped");
+        return;
+    }
+    for cgroups in [true, false] {
+        let engine =
+            termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() })
+                .unwrap();
+        let name = format!("bomb-{}", marker());
+        // Every process of the bomb is a bash with this command line, forking two more.
+        let bomb = format!("exec -a {name} bash -c 'b() {{ b & b & wait; }}; echo armed; b'");
+        let session = engine
+            .spawn(
+                SpawnSpec::new("bash")
+                    .args(["--norc", "--noprofile", "-c", &bomb])
+                    .user("nobody")
+                    .cwd("/")
+                    .rlimit(termloom::Limit::Processes(40)),
+            )
+            .unwrap();
+        expect(&session, Until::text("armed"));
+        eventually("the bomb fills its process limit", || processes_named(&name) >= 30);
+        let started = Instant::now();
+        session.close().unwrap();
+        let took = started.elapsed();
+        assert_eq!(processes_named(&name), 0, "cgroups {cgroups}: left behind after close");
+        assert!(took < Duration::from_secs(10), "cgroups {cgroups}: close took {took:?}");
+        eprintln!("cgroups {cgroups}: closed in {took:?}");
+    }
+}
