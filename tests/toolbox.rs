@@ -201,3 +201,58 @@ fn the_screen_comes_as_svg_on_request() {
         toolbox.call("terminal_read", &json!({"session_id": "pic", "svg": true, "max_bytes": 256}));
     assert!(small.is_error && small.text.contains("over max_bytes 256"), "{}", small.text);
 }
+
+/// Threads of this process running a `Toolbox::call_async` call (only this file's last test
+/// makes them) (their names are cut to 15
+/// bytes by the kernel).
+fn tool_call_threads() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .flatten()
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm"))
+                .is_ok_and(|name| name.trim_end() == "termloom-tool-c")
+        })
+        .count()
+}
+
+/// `call_async` never blocks the executor: a wait for text and the call that types it run
+/// side by side on one thread's executor; dropping a future cancels its call, whose thread
+/// then ends.
+#[test]
+fn calls_as_futures_share_one_executor_thread_and_end_when_dropped() {
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    // Made before the text is typed: were it to block, it would wait out its whole timeout.
+    let reading = toolbox.call_async(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "hello-async", "timeout_ms": 60000}),
+    );
+    let typing =
+        toolbox.call_async("terminal_send", json!({"session_id": id, "text": "hello-async\r"}));
+    let (read, typed) = futures::executor::block_on(futures::future::join(reading, typing));
+    let (read, typed) = (read.unwrap(), typed.unwrap());
+    assert!(!typed.is_error, "{}", typed.text);
+    assert!(read.text.contains("matched"), "{}", read.text);
+    assert_eq!(read.structured.unwrap()["wait"]["outcome"], "matched");
+
+    let waiting = toolbox.call_async(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "never", "timeout_ms": 600000}),
+    );
+    // A thread of this process: no engine wait sees it, so it is polled with a deadline.
+    let until = |what: &str, condition: &dyn Fn() -> bool| {
+        let begun = Instant::now();
+        while !condition() {
+            assert!(begun.elapsed() < LONG, "timed out waiting until {what}");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    };
+    until("the call's thread runs", &|| tool_call_threads() == 1);
+    drop(waiting);
+    until("the dropped call's thread ends", &|| tool_call_threads() == 0);
+    let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
+    assert!(!closed.is_error, "{}", closed.text);
+}

@@ -14,6 +14,7 @@ use crate::Engine;
 use crate::mcp::elicit::Inputs;
 use crate::mcp::inflight::CancelToken;
 use crate::mcp::protocol::Revision;
+use crate::reactor::{EngineFuture, Reply};
 
 /// A tool as a host passes it to its model.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,8 +76,8 @@ impl Default for ToolCancel {
     }
 }
 
-/// The terminal tools over one engine. Cheap to clone; usable from any thread (calls run on
-/// the caller's thread and may wait: run them where blocking is fine, e.g. `spawn_blocking`).
+/// The terminal tools over one engine. Cheap to clone; usable from any thread ([`Toolbox::call`]
+/// runs on the caller's thread and may wait; an async host uses [`Toolbox::call_async`]).
 ///
 /// ```no_run
 /// use termloom::tools::Toolbox;
@@ -167,7 +168,7 @@ impl Toolbox {
 
     /// Calls tool `name` with its JSON arguments (an object) and waits for its result. It
     /// blocks the calling thread for the call's wait (up to its `timeout_ms`): an async host
-    /// runs it on a blocking thread (`tokio::task::spawn_blocking`).
+    /// uses [`Toolbox::call_async`].
     pub fn call(&self, name: &str, arguments: &Value) -> ToolResult {
         self.call_cancellable(name, arguments, &ToolCancel::new())
             .expect("a call nobody cancels is never cancelled")
@@ -218,6 +219,30 @@ impl Toolbox {
                 Some(ToolResult { text, structured: Some(structured), is_error: false, image })
             }
             Err(err) => error(err.message),
+        }
+    }
+
+    /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own
+    /// (one per call in flight; it ends with the call), so the host's executor is never
+    /// blocked. Dropping the future before it completes cancels the call's wait or paste, as
+    /// [`ToolCancel::cancel`] does. It fails only when no thread can be started
+    /// ([`crate::Error::Io`]).
+    pub fn call_async(&self, name: &str, arguments: Value) -> EngineFuture<ToolResult> {
+        let (future, producer) = EngineFuture::new();
+        let cancel = ToolCancel::new();
+        let (toolbox, name, own_cancel) = (self.clone(), name.to_owned(), cancel.clone());
+        let started =
+            std::thread::Builder::new().name("termloom-tool-call".into()).spawn(move || {
+                // Cancelled (the future was dropped): nobody waits for the result.
+                if let Some(result) = toolbox.call_cancellable(&name, &arguments, &own_cancel) {
+                    Reply::Future(producer).send(Ok(result));
+                }
+            });
+        match started {
+            Ok(_) => future.on_drop(move || cancel.cancel()),
+            Err(err) => {
+                EngineFuture::ready(Err(crate::Error::io("starting a tool call's thread", err)))
+            }
         }
     }
 
