@@ -33,16 +33,14 @@ fn escapers(marker: &str) -> String {
     )
 }
 
-/// Processes whose command line is `sleep MARKER`.
-fn sleepers(marker: &str) -> Vec<i32> {
-    let wanted = format!("sleep\0{marker}\0");
+/// Live (not zombie) processes whose command line passes `wanted`.
+fn live_processes(wanted: impl Fn(&[u8]) -> bool) -> Vec<i32> {
     std::fs::read_dir("/proc")
         .map(|dir| {
             dir.flatten()
                 .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
                 .filter(|pid| {
-                    std::fs::read(format!("/proc/{pid}/cmdline"))
-                        .is_ok_and(|c| c == wanted.as_bytes())
+                    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| wanted(&c))
                 })
                 .filter(|pid| {
                     // A zombie has ended.
@@ -52,6 +50,12 @@ fn sleepers(marker: &str) -> Vec<i32> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Processes whose command line is `sleep MARKER`.
+fn sleepers(marker: &str) -> Vec<i32> {
+    let wanted = format!("sleep\0{marker}\0");
+    live_processes(|cmdline| cmdline == wanted.as_bytes())
 }
 
 /// Polls `condition` until it holds or `LONG` passes.
@@ -365,24 +369,10 @@ fn a_program_that_kills_or_stops_the_supervisor_ends_its_sessions_and_another_st
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
 }
 
-/// Live (not zombie) processes whose command line begins with `name`.
+/// Live processes whose command line begins with `name`.
 fn processes_named(name: &str) -> usize {
     let wanted = format!("{name}\0");
-    std::fs::read_dir("/proc")
-        .map(|dir| {
-            dir.flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
-                .filter(|pid| {
-                    std::fs::read(format!("/proc/{pid}/cmdline"))
-                        .is_ok_and(|c| c.starts_with(wanted.as_bytes()))
-                })
-                .filter(|pid| {
-                    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                        .is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| !r.starts_with(" Z")))
-                })
-                .count()
-        })
-        .unwrap_or_default()
+    live_processes(|cmdline| cmdline.starts_with(wanted.as_bytes())).len()
 }
 
 /// A fork bomb (held to 40 processes by its user's process limit, so the machine survives
@@ -394,8 +384,7 @@ fn a_fork_bomb_ends_with_its_session() {
     if !require("bash") {
         return;
     }
-    if !rustix::process::getuid().is_root() {
-        eprintln!("not root: the bomb must run as another user for its process limit; skipped");
+    if !require_root("the bomb must run as another user for its process limit to hold it") {
         return;
     }
     for cgroups in [true, false] {

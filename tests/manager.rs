@@ -277,8 +277,7 @@ fn a_session_run_as_nobody_cannot_sudo() {
     if !require(&shell_program()) {
         return;
     }
-    if !rustix::process::getuid().is_root() {
-        eprintln!("not root: user switching needs root; skipped");
+    if !require_root("switching to another user needs root") {
         return;
     }
     let engine = engine();

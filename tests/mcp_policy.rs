@@ -22,7 +22,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{python_with_sdk, require, require_in};
+use common::{python_with_sdk, require, require_in, require_root};
 use termloom::shell_program;
 
 /// The user the script creates.
@@ -111,10 +111,7 @@ fn collect(mut from: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::
 
 #[test]
 fn the_spawn_policy_and_secrets_work_through_the_python_sdk() {
-    if !rustix::process::geteuid().is_root() {
-        eprintln!(
-            "skipped: the test creates the user {SUDO_USER} with a sudo rule, which needs root"
-        );
+    if !require_root(&format!("the test creates the user {SUDO_USER} with a sudo rule")) {
         return;
     }
     let test = std::thread::current().name().unwrap_or("this test").to_owned();

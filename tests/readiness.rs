@@ -166,8 +166,7 @@ fn shell_integration_works_for_a_session_run_as_another_user() {
     if !require("bash") {
         return;
     }
-    if !rustix::process::getuid().is_root() {
-        eprintln!("not root: user switching needs root; skipped");
+    if !require_root("switching to another user needs root") {
         return;
     }
     let engine = engine();

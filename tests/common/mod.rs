@@ -79,6 +79,17 @@ pub(crate) fn require(program: &str) -> bool {
     }
 }
 
+/// Whether this test runs as root, which it needs because `why`; says it skips when not,
+/// except under `CI`, which runs as root, where it fails.
+pub(crate) fn require_root(why: &str) -> bool {
+    if rustix::process::geteuid().is_root() {
+        return true;
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI runs as root, and {why}");
+    eprintln!("skipped: not root, and {why}");
+    false
+}
+
 /// Whether `unshare --pid --fork --mount-proc` can make a PID namespace here (it needs root,
 /// or user namespaces); says why not when it cannot. Tests of namespaces skip without it,
 /// also under `CI`: it is a right of the machine's, not a program `.ci/run` installs.
