@@ -313,6 +313,22 @@ fn a_run_in_a_pid_namespace_that_kept_the_outer_proc_still_works() {
     assert!(section(&stdout(&output), "transcript").contains("hi"), "{}", stdout(&output));
 }
 
+/// A working directory that does not exist is named as such, not as a program missing from
+/// `PATH`, whether the program is a bare name or a path.
+#[test]
+fn a_missing_working_directory_is_not_a_missing_program() {
+    for program in ["true", "/bin/true"] {
+        let output = termloom(&["run", "--cwd", "/nonexistent-termloom-dir", "--", program]);
+        assert_code(&output, 1);
+        let err = stderr(&output);
+        assert!(
+            err.contains("working directory /nonexistent-termloom-dir does not exist"),
+            "{err}"
+        );
+        assert!(!err.contains("no such program"), "{err}");
+    }
+}
+
 #[test]
 fn library_errors_exit_1_with_their_message() {
     let output = termloom(&["run", "--", "no-such-program-xyz"]);
