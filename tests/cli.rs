@@ -313,6 +313,20 @@ fn a_run_in_a_pid_namespace_that_kept_the_outer_proc_still_works() {
     assert!(section(&stdout(&output), "transcript").contains("hi"), "{}", stdout(&output));
 }
 
+/// `termloom mcp --help` names every tool `tools/list` offers.
+#[test]
+fn the_mcp_help_names_every_tool() {
+    let output = termloom(&["mcp", "--help"]);
+    assert_code(&output, 0);
+    let help = stdout(&output).replace('\n', " ");
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let tools = termloom::tools::Toolbox::new(engine).definitions();
+    assert!(!tools.is_empty());
+    for tool in tools {
+        assert!(help.contains(&tool.name), "{} is missing from:\n{help}", tool.name);
+    }
+}
+
 /// A working directory that does not exist is named as such, not as a program missing from
 /// `PATH`, whether the program is a bare name or a path.
 #[test]
