@@ -1120,6 +1120,9 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
     let output = termloom(&["-L", &name, "send", "x", "--text", "a"]);
     assert_code(&output, 1);
     assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    let output = termloom(&["-L", &name, "kill-server"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
 
     let help = stdout(&termloom(&["server", "--help"]));
     let config = help.find("--config FILE").unwrap();

@@ -338,7 +338,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         Err(message) => return usage(&message),
     };
     if command.name == "kill-server" {
-        return kill_server(&request.target);
+        return kill_server(&request);
     }
     let connected = if command.name == "start" {
         request.target.connect_or_start()
@@ -1060,11 +1060,12 @@ const PHRASES: &[(&str, &str)] = &[
 ];
 
 /// `termloom kill-server`: stops the server and waits until its socket is gone.
-fn kill_server(target: &Target) -> ExitCode {
-    let mut client = match target.connect() {
+fn kill_server(request: &Request) -> ExitCode {
+    let mut client = match request.target.connect() {
         Ok(client) => client,
         Err(message) => {
-            eprintln!("termloom: {message}");
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
             return ExitCode::FAILURE;
         }
     };
