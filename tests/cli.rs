@@ -1105,6 +1105,44 @@ fn bad_values_exit_2_naming_the_valid_range() {
     }
 }
 
+/// A command line the tool would refuse whatever the session is malformed, as a bad value
+/// is: exit 2 with what to give instead, before anything is sent (the session is untouched).
+#[test]
+fn a_command_line_the_tool_would_refuse_exits_2() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let dir = tempdir();
+    let empty = dir.join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let empty = empty.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["send", "sh"], "needs something to send: --text, --keys, --paste, --paste-file or"),
+        (&["send", "sh", "--wait-exit"], "needs something to send"),
+        (&["send", "sh", "--text", ""], "bad value for --text: it is empty"),
+        (&["send", "sh", "--keys", ""], "bad value for --keys: it is empty"),
+        (&["send", "sh", "--paste-file", empty], "is empty; there is nothing to paste"),
+        (&["wait", "sh", "--wait-text="], "bad value for --wait-text: it is empty"),
+        (&["read", "sh", "--find", ""], "bad value for --find: it is empty"),
+        (&["wait", "sh", "--wait-row", "3"], "give one of them too"),
+        (&["exec", "sh", ""], "CMD is empty"),
+        (&["start", "--command", ""], "bad value for --command: it is empty"),
+        (&["start", "--name", "", "--", "true"], "bad value for --name: it is empty"),
+        (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),
+        (&["start", "--name", "a b", "--", "true"], "starting with a letter"),
+    ];
+    for (args, expected) in cases {
+        let output = server.cli(args);
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stderr.contains("for usage)"), "{args:?}: {stderr}");
+    }
+    // Nothing was started or typed.
+    let list = server.ok(&["list"]);
+    assert_eq!(list.lines().count(), 1, "{list}");
+    assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("sh:"));
+}
+
 /// The small things: advice reaches the server asked for, `list` without a server lists no
 /// session, and a signal to a program that exited says that no signal was sent.
 #[test]

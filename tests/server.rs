@@ -842,7 +842,8 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let not_a_shell = server.cli(&["exec", "long", "true"]);
     let stderr = String::from_utf8_lossy(&not_a_shell.stderr);
     assert!(stderr.contains("termloom start") && !stderr.contains("omit ID"), "{stderr}");
-    let json_error = server.cli(&["send", "long", "--json"]);
+    // (A send with nothing to send is a usage error now, on stderr as every usage error.)
+    let json_error = server.cli(&["exec", "long", "true", "--json"]);
     let stdout = String::from_utf8_lossy(&json_error.stdout);
     assert!(stdout.contains("error") && !stdout.contains("terminal_"), "{stdout}");
 
