@@ -1029,6 +1029,25 @@ fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
     assert!(screen.contains("--- screen "), "{screen}");
 }
 
+/// Every flag a command takes is described in the help's lists of flags, `start`'s
+/// `--size` and `--env` too.
+#[test]
+fn the_help_describes_every_flag_a_command_takes() {
+    let help = stdout(&termloom(&["help", "start"]));
+    for command in ["start", "send", "wait", "read", "screen"] {
+        let output = termloom(&[command, "--no-such-flag"]);
+        assert_code(&output, 2);
+        let err = stderr(&output);
+        let flags = err.split("its flags are: ").nth(1).expect("the flags").split(" (run").next();
+        for flag in flags.unwrap().split(", ") {
+            if ["-L", "--socket", "--client", "--json"].contains(&flag) {
+                continue; // Described once, for every command.
+            }
+            assert!(help.contains(&format!("\n  {flag} ")), "{command} {flag}:\n{help}");
+        }
+    }
+}
+
 /// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
 #[test]
 fn help_after_the_server_options_gives_the_help() {

@@ -130,6 +130,12 @@ const START: &[Flag] = &[
     flag("--shell-integration", "shell_integration", Kind::Switch, "Prompts and exit codes."),
 ];
 
+/// `start`'s flags that `parse` reads itself, and their help.
+const START_PARSED: [(&str, &str); 2] = [
+    ("--size COLSxROWS", "Terminal size (default 120x32)."),
+    ("--env KEY=VALUE", "An environment variable for the program (repeatable)."),
+];
+
 const LOOKUP: &[Flag] = &[
     flag("--lines", "lines", Kind::Lines, "Transcript lines by number: 120-160, 120-."),
     flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
@@ -292,6 +298,12 @@ pub(super) fn help() -> String {
             };
             let shown = format!("{}{value}", flag.name);
             text.push_str(&format!("  {shown:<28}{}\n", flag.help));
+        }
+        if title == "START" {
+            // Read by `parse` itself, as they give the tool more than one argument each.
+            for (shown, help) in START_PARSED {
+                text.push_str(&format!("  {shown:<28}{help}\n"));
+            }
         }
         text.push('\n');
     }
