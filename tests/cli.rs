@@ -1048,6 +1048,26 @@ fn the_help_describes_every_flag_a_command_takes() {
     }
 }
 
+/// `--max-bytes` bounds the program's part of the output; the help says how much termloom's
+/// own notes and headers add, and that bound holds for the smallest budget.
+#[test]
+fn the_help_says_what_max_bytes_leaves_out_and_it_holds() {
+    let overhead = termloom::mcp::MAX_BYTES_OVERHEAD;
+    let help = stdout(&termloom(&["help", "read"])).replace("\n", " ").replace("  ", "");
+    assert!(help.contains(&format!("(at most {overhead} more)")), "{help}");
+    let server = PrivateServer::start();
+    let script = "seq 1 3000; read x";
+    server.ok(&["start", "--name", "big", "--wait-text", "2999", "--", "sh", "-c", script]);
+    for args in [
+        &["read", "big", "--view", "scrollback", "--max-bytes", "256"][..],
+        &["screen", "big", "--max-bytes", "256"],
+        &["read", "big", "--search", "1", "--max-bytes", "256"],
+    ] {
+        let printed = server.ok(args);
+        assert!(printed.len() <= 256 + overhead, "{args:?}: {} bytes", printed.len());
+    }
+}
+
 /// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
 #[test]
 fn help_after_the_server_options_gives_the_help() {

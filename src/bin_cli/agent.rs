@@ -107,8 +107,13 @@ const VIEW: &[Flag] = &[flag(
 )];
 
 /// How much a command prints.
-const OUTPUT: &[Flag] =
-    &[flag("--max-bytes", "max_bytes", MAX_BYTES, "Most bytes of output (default 16384).")];
+const OUTPUT: &[Flag] = &[flag(
+    "--max-bytes",
+    "max_bytes",
+    MAX_BYTES,
+    "Most bytes of output (default 16384), termloom's notes\n                              \
+     and headers aside (at most 3072 more).",
+)];
 
 const SEND: &[Flag] = &[
     flag(
