@@ -1069,6 +1069,22 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A server that stops during an attachment loses it: the person is told so, not that
+    /// the attachment could not be made, and keeps the last screen in their terminal.
+    #[test]
+    fn a_server_lost_during_an_attachment_is_no_refusal() {
+        let mut server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "watched", "--", "sh", "-c", "echo shown-line; exec cat"]);
+        let person = attach(&server, &["watched"]);
+        person.wait_for_screen_text("shown-line");
+        assert!(server.terminate().success());
+        assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(1));
+        let output = person.read_output();
+        assert!(output.contains("termloom: lost session watched: "), "{output}");
+        assert!(!output.contains("cannot attach"), "{output}");
+        person.wait_for_screen_text("shown-line");
+    }
+
     /// An attachment that cannot be made fails, with the reason on stderr.
     #[test]
     fn an_attachment_refused_fails() {
