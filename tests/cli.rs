@@ -313,6 +313,36 @@ fn a_run_in_a_pid_namespace_that_kept_the_outer_proc_still_works() {
     assert!(section(&stdout(&output), "transcript").contains("hi"), "{}", stdout(&output));
 }
 
+/// `termloom mcp --help` names every tool `tools/list` offers.
+#[test]
+fn the_mcp_help_names_every_tool() {
+    let output = termloom(&["mcp", "--help"]);
+    assert_code(&output, 0);
+    let help = stdout(&output).replace('\n', " ");
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let tools = termloom::tools::Toolbox::new(engine).definitions();
+    assert!(!tools.is_empty());
+    for tool in tools {
+        assert!(help.contains(&tool.name), "{} is missing from:\n{help}", tool.name);
+    }
+}
+
+/// A working directory that does not exist is named as such, not as a program missing from
+/// `PATH`, whether the program is a bare name or a path.
+#[test]
+fn a_missing_working_directory_is_not_a_missing_program() {
+    for program in ["true", "/bin/true"] {
+        let output = termloom(&["run", "--cwd", "/nonexistent-termloom-dir", "--", program]);
+        assert_code(&output, 1);
+        let err = stderr(&output);
+        assert!(
+            err.contains("working directory /nonexistent-termloom-dir does not exist"),
+            "{err}"
+        );
+        assert!(!err.contains("no such program"), "{err}");
+    }
+}
+
 #[test]
 fn library_errors_exit_1_with_their_message() {
     let output = termloom(&["run", "--", "no-such-program-xyz"]);
@@ -999,6 +1029,45 @@ fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
     assert!(screen.contains("--- screen "), "{screen}");
 }
 
+/// Every flag a command takes is described in the help's lists of flags, `start`'s
+/// `--size` and `--env` too.
+#[test]
+fn the_help_describes_every_flag_a_command_takes() {
+    let help = stdout(&termloom(&["help", "start"]));
+    for command in ["start", "send", "wait", "read", "screen"] {
+        let output = termloom(&[command, "--no-such-flag"]);
+        assert_code(&output, 2);
+        let err = stderr(&output);
+        let flags = err.split("its flags are: ").nth(1).expect("the flags").split(" (run").next();
+        for flag in flags.unwrap().split(", ") {
+            if ["-L", "--socket", "--client", "--json"].contains(&flag) {
+                continue; // Described once, for every command.
+            }
+            assert!(help.contains(&format!("\n  {flag} ")), "{command} {flag}:\n{help}");
+        }
+    }
+}
+
+/// `--max-bytes` bounds the program's part of the output; the help says how much termloom's
+/// own notes and headers add, and that bound holds for the smallest budget.
+#[test]
+fn the_help_says_what_max_bytes_leaves_out_and_it_holds() {
+    let overhead = termloom::mcp::MAX_BYTES_OVERHEAD;
+    let help = stdout(&termloom(&["help", "read"])).replace("\n", " ").replace("  ", "");
+    assert!(help.contains(&format!("(at most {overhead} more)")), "{help}");
+    let server = PrivateServer::start();
+    let script = "seq 1 3000; read x";
+    server.ok(&["start", "--name", "big", "--wait-text", "2999", "--", "sh", "-c", script]);
+    for args in [
+        &["read", "big", "--view", "scrollback", "--max-bytes", "256"][..],
+        &["screen", "big", "--max-bytes", "256"],
+        &["read", "big", "--search", "1", "--max-bytes", "256"],
+    ] {
+        let printed = server.ok(args);
+        assert!(printed.len() <= 256 + overhead, "{args:?}: {} bytes", printed.len());
+    }
+}
+
 /// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
 #[test]
 fn help_after_the_server_options_gives_the_help() {
@@ -1075,6 +1144,44 @@ fn bad_values_exit_2_naming_the_valid_range() {
     }
 }
 
+/// A command line the tool would refuse whatever the session is malformed, as a bad value
+/// is: exit 2 with what to give instead, before anything is sent (the session is untouched).
+#[test]
+fn a_command_line_the_tool_would_refuse_exits_2() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let dir = tempdir();
+    let empty = dir.join("empty");
+    std::fs::write(&empty, "").unwrap();
+    let empty = empty.to_str().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["send", "sh"], "needs something to send: --text, --keys, --paste, --paste-file or"),
+        (&["send", "sh", "--wait-exit"], "needs something to send"),
+        (&["send", "sh", "--text", ""], "bad value for --text: it is empty"),
+        (&["send", "sh", "--keys", ""], "bad value for --keys: it is empty"),
+        (&["send", "sh", "--paste-file", empty], "is empty; there is nothing to paste"),
+        (&["wait", "sh", "--wait-text="], "bad value for --wait-text: it is empty"),
+        (&["read", "sh", "--find", ""], "bad value for --find: it is empty"),
+        (&["wait", "sh", "--wait-row", "3"], "give one of them too"),
+        (&["exec", "sh", ""], "CMD is empty"),
+        (&["start", "--command", ""], "bad value for --command: it is empty"),
+        (&["start", "--name", "", "--", "true"], "bad value for --name: it is empty"),
+        (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),
+        (&["start", "--name", "a b", "--", "true"], "starting with a letter"),
+    ];
+    for (args, expected) in cases {
+        let output = server.cli(args);
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(stderr.contains("for usage)"), "{args:?}: {stderr}");
+    }
+    // Nothing was started or typed.
+    let list = server.ok(&["list"]);
+    assert_eq!(list.lines().count(), 1, "{list}");
+    assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("sh:"));
+}
+
 /// The small things: advice reaches the server asked for, `list` without a server lists no
 /// session, and a signal to a program that exited says that no signal was sent.
 #[test]
@@ -1088,6 +1195,9 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
     assert_code(&output, 0);
     assert_eq!(json(&output), serde_json::json!({ "sessions": [] }));
     let output = termloom(&["-L", &name, "send", "x", "--text", "a"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    let output = termloom(&["-L", &name, "kill-server"]);
     assert_code(&output, 1);
     assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
 

@@ -842,7 +842,8 @@ fn notes_name_the_session_and_stand_on_lines_of_their_own() {
     let not_a_shell = server.cli(&["exec", "long", "true"]);
     let stderr = String::from_utf8_lossy(&not_a_shell.stderr);
     assert!(stderr.contains("termloom start") && !stderr.contains("omit ID"), "{stderr}");
-    let json_error = server.cli(&["send", "long", "--json"]);
+    // (A send with nothing to send is a usage error now, on stderr as every usage error.)
+    let json_error = server.cli(&["exec", "long", "true", "--json"]);
     let stdout = String::from_utf8_lossy(&json_error.stdout);
     assert!(stdout.contains("error") && !stdout.contains("terminal_"), "{stdout}");
 
@@ -1066,6 +1067,22 @@ mod attach {
         assert!(waited.status.success() && read.contains(&text), "{}", describe(&waited));
         person.session().send_bytes(DETACH).unwrap();
         assert!(person.wait_for_exit().success());
+    }
+
+    /// A server that stops during an attachment loses it: the person is told so, not that
+    /// the attachment could not be made, and keeps the last screen in their terminal.
+    #[test]
+    fn a_server_lost_during_an_attachment_is_no_refusal() {
+        let mut server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "watched", "--", "sh", "-c", "echo shown-line; exec cat"]);
+        let person = attach(&server, &["watched"]);
+        person.wait_for_screen_text("shown-line");
+        assert!(server.terminate().success());
+        assert_eq!(person.wait_for_exit(), termloom::ExitStatus::Code(1));
+        let output = person.read_output();
+        assert!(output.contains("termloom: lost session watched: "), "{output}");
+        assert!(!output.contains("cannot attach"), "{output}");
+        person.wait_for_screen_text("shown-line");
     }
 
     /// An attachment that cannot be made fails, with the reason on stderr.

@@ -107,8 +107,13 @@ const VIEW: &[Flag] = &[flag(
 )];
 
 /// How much a command prints.
-const OUTPUT: &[Flag] =
-    &[flag("--max-bytes", "max_bytes", MAX_BYTES, "Most bytes of output (default 16384).")];
+const OUTPUT: &[Flag] = &[flag(
+    "--max-bytes",
+    "max_bytes",
+    MAX_BYTES,
+    "Most bytes of output (default 16384), termloom's notes\n                              \
+     and headers aside (at most 3072 more).",
+)];
 
 const SEND: &[Flag] = &[
     flag(
@@ -128,6 +133,12 @@ const START: &[Flag] = &[
     flag("--cwd", "cwd", Kind::Text, "Working directory."),
     flag("--command", "command", Kind::Text, "A shell command line instead of PROGRAM."),
     flag("--shell-integration", "shell_integration", Kind::Switch, "Prompts and exit codes."),
+];
+
+/// `start`'s flags that `parse` reads itself, and their help.
+const START_PARSED: [(&str, &str); 2] = [
+    ("--size COLSxROWS", "Terminal size (default 120x32)."),
+    ("--env KEY=VALUE", "An environment variable for the program (repeatable)."),
 ];
 
 const LOOKUP: &[Flag] = &[
@@ -241,8 +252,9 @@ Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value that does not fit the session, such as a row off its
 screen, a session that ended) or could not be reached, the program exited (or the session was closed) before a wait's
 condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read: an unknown flag, or a value
-malformed or out of its range (the message names the range); 3 the program asks for input
+written; 2 the command line could not be read: an unknown flag, a value
+malformed, empty or out of its range (the message names the range), a send with
+nothing to send, --wait-row alone; 3 the program asks for input
 (a question, a password) before a wait's condition held, or `exec`'s command
 does: the condition cannot hold before an answer (type it with send, then wait
 again); 124 a wait asked for timed out, or `exec`'s command still runs at
@@ -292,6 +304,12 @@ pub(super) fn help() -> String {
             let shown = format!("{}{value}", flag.name);
             text.push_str(&format!("  {shown:<28}{}\n", flag.help));
         }
+        if title == "START" {
+            // Read by `parse` itself, as they give the tool more than one argument each.
+            for (shown, help) in START_PARSED {
+                text.push_str(&format!("  {shown:<28}{help}\n"));
+            }
+        }
         text.push('\n');
     }
     text.push_str(COMMON);
@@ -338,7 +356,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         Err(message) => return usage(&message),
     };
     if command.name == "kill-server" {
-        return kill_server(&request.target);
+        return kill_server(&request);
     }
     let connected = if command.name == "start" {
         request.target.connect_or_start()
@@ -490,11 +508,34 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
-                    Kind::Text => json!(value()?),
-                    Kind::Literal => json!(value()?.replace('\\', "\\\\")),
-                    Kind::File => json!(read_file(&arg, &value()?)?),
-                    kind => checked(&arg, kind, value()?)?,
+                    // Empty text sends, matches or names nothing: the tool refuses it, and
+                    // so does the command line, as the malformed value it is.
+                    kind => match value()? {
+                        empty if empty.is_empty() => {
+                            return Err(format!(
+                                "bad value for {arg}: it is empty; give it a value, or leave it out"
+                            ));
+                        }
+                        value => match kind {
+                            Kind::Text => json!(value),
+                            Kind::Literal => json!(value.replace('\\', "\\\\")),
+                            Kind::File => match read_file(&arg, &value)? {
+                                empty if empty.is_empty() => {
+                                    return Err(format!(
+                                        "bad value for {arg}: {value:?} is empty; there is nothing to paste"
+                                    ));
+                                }
+                                text => json!(text),
+                            },
+                            kind => checked(&arg, kind, value)?,
+                        },
+                    },
                 };
+                if arg == "--name" {
+                    let name = value.as_str().unwrap_or_default();
+                    termloom::server::check_session_name(name)
+                        .map_err(|why| format!("bad value for --name: {why}"))?;
+                }
                 arguments.insert(flag.arg.into(), value);
             }
             None if arg.starts_with('-') && arg.len() > 1 => {
@@ -544,6 +585,23 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
             "{lookup} is a look-up of its own and shows no view; leave out --view"
         ));
     }
+    // What the tool would refuse whatever the session: a malformed command line (exit 2).
+    if command.name == "send"
+        && !["text", "keys", "paste", "submit"].iter().any(|arg| arguments.contains_key(*arg))
+    {
+        return Err("`termloom send` needs something to send: --text, --keys, --paste, \
+            --paste-file or --submit (to wait or read without typing, use `termloom wait` or \
+            `termloom read`)"
+            .into());
+    }
+    if arguments.contains_key("screen_row")
+        && !arguments.contains_key("for_screen_text")
+        && !arguments.contains_key("for_screen_regex")
+    {
+        return Err("--wait-row limits --wait-screen or --wait-screen-regex to one row: give \
+            one of them too"
+            .into());
+    }
     if positional.len() != command.positional.len() {
         return Err(format!(
             "`termloom {}` takes {}",
@@ -558,6 +616,9 @@ fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
     for (name, value) in command.positional.iter().zip(positional) {
         match *name {
             "ID" => arguments.insert("session_id".into(), session_ref(&value)),
+            "CMD" if value.trim().is_empty() => {
+                return Err("CMD is empty; give the command line to run".into());
+            }
             "CMD" => arguments.insert("command".into(), json!(value)),
             "SIGNAL" => {
                 value.parse::<termloom::Signal>().map_err(|err| {
@@ -1060,11 +1121,12 @@ const PHRASES: &[(&str, &str)] = &[
 ];
 
 /// `termloom kill-server`: stops the server and waits until its socket is gone.
-fn kill_server(target: &Target) -> ExitCode {
-    let mut client = match target.connect() {
+fn kill_server(request: &Request) -> ExitCode {
+    let mut client = match request.target.connect() {
         Ok(client) => client,
         Err(message) => {
-            eprintln!("termloom: {message}");
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
             return ExitCode::FAILURE;
         }
     };

@@ -169,6 +169,10 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::End(why, failure) => {
                 reason = why;
                 failed = failure;
+                // A server lost once the session was shown: the person keeps what it showed.
+                if failure {
+                    final_screen = last.as_ref().map(final_text);
+                }
                 break;
             }
             Event::SessionEnded(why) => {
@@ -186,7 +190,12 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let _ = out.flush();
     drop(_raw);
     if failed {
-        eprintln!("termloom: cannot attach to session {session}: {reason}");
+        // Once a frame was drawn, the attachment was made: it was lost, not refused.
+        if last.is_some() {
+            eprintln!("termloom: lost session {session}: {reason}");
+        } else {
+            eprintln!("termloom: cannot attach to session {session}: {reason}");
+        }
         return ExitCode::FAILURE;
     }
     eprintln!("termloom: left session {session}: {reason}");

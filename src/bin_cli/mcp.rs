@@ -19,8 +19,9 @@ Usage: termloom mcp [--config FILE] [--policy FILE]
 
 Serves terminal sessions over the Model Context Protocol (JSON-RPC 2.0, one
 message per line) on stdin and stdout. Logs go to stderr. The tools are
-terminal_start, terminal_send, terminal_read, terminal_run, terminal_signal,
-terminal_resize, terminal_close and terminal_list; tools/list describes them.
+terminal_start, terminal_send, terminal_read, terminal_mouse, terminal_run,
+terminal_signal, terminal_resize, terminal_close and terminal_list; tools/list
+describes them.
 
 On end of stdin, SIGTERM or SIGINT every session is closed (no process is left
 behind) and the server exits 0.

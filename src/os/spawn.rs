@@ -98,8 +98,9 @@ pub(crate) fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Resul
         None => base,
     };
     if !dir.is_dir() {
+        // Not `NotFound`: that is a program missing from `PATH` (see `Error::Spawn`).
         return Err(std::io::Error::new(
-            std::io::ErrorKind::NotFound,
+            std::io::ErrorKind::NotADirectory,
             format!("working directory {} does not exist or is not a directory", dir.display()),
         ));
     }

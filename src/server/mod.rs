@@ -72,6 +72,13 @@ pub fn check_client_name(name: &str) -> Result<(), String> {
     })
 }
 
+/// Checks a session's name as the server does (`terminal_start`'s `name`): 1 to 64 letters,
+/// digits, `-`, `_` or `.`, not starting with a digit (so it never reads as an id); the error
+/// says so.
+pub fn check_session_name(name: &str) -> Result<(), String> {
+    crate::mcp::tools::names::check_name(name).map_err(|err| err.message)
+}
+
 /// The version of the protocol `termloom/hello` checks.
 pub const PROTOCOL: u64 = 1;
 
