@@ -501,6 +501,34 @@ fn a_pager_behind_its_parent_waits_for_input() {
     expect(&s, Until::exit());
 }
 
+/// A pager behind a parent that shuttles data between pipes with `select` (man between its
+/// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
+/// other ends, as one blocked reading or writing a pipe does.
+#[test]
+fn a_pager_behind_a_parent_polling_pipes_waits_for_input() {
+    if !require("less") || !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // The parent feeds the pager, then waits in select on a pipe nothing writes to.
+    let script = "import os, select, subprocess\n\
+        r, w = os.pipe()\n\
+        pager = subprocess.Popen(['less'], stdin=subprocess.PIPE)\n\
+        pager.stdin.write(b''.join(b'line %d\\n' % i for i in range(100)))\n\
+        pager.stdin.flush()\n\
+        select.select([r], [], [])\n";
+    let s = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    expect(&s, Until::screen_contains("line 0"));
+    let started = Instant::now();
+    let outcome = s.wait(Until::input_wait(), Duration::from_secs(5)).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let status = s.status().unwrap();
+    assert_eq!(status.activity, Activity::WaitingForInput, "{status:?}");
+    assert_eq!(status.foreground.map(|p| p.name).as_deref(), Some("less"));
+    s.close().unwrap();
+}
+
 #[test]
 fn an_abandoned_command_line_is_answered_once_the_prompt_is_back() {
     if !require("bash") {

@@ -542,7 +542,8 @@ impl TimerSightings {
 }
 
 /// Whether a process only waits on others, or on a clock: every thread asleep waiting for a
-/// child (`wait4`, `waitid`), on a pipe (reading or writing it), or in a sleep (`nanosleep`:
+/// child (`wait4`, `waitid`), on a pipe (reading or writing it, or polling pipes alone, as
+/// man does between its formatter and its pager), or in a sleep (`nanosleep`:
 /// a job a shell without job control started in the background, `sleep 300 &`, shares the
 /// foreground group with the program that reads).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -563,6 +564,7 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
                         | "do_nanosleep"
                 ) || what.starts_with("anon_pipe")
                     || (what.starts_with("read") && what.contains(" on pipe:"))
+                    || what.ends_with(" on pipes")
                     || what == "write"
             }
             _ => false,
@@ -843,6 +845,11 @@ mod linux {
     ) -> Option<Activity> {
         let watched = watches_terminal(base, name, syscall);
         if watched == Some(false) {
+            // A process that only shuttles data between pipes (man's pipeline between its
+            // formatter and its pager) waits on the processes at their other ends.
+            if waits_on_pipes(base, name, syscall) {
+                return Some(Activity::Other(format!("{name} on pipes")));
+            }
             return Some(Activity::Other(format!(
                 "{name} on descriptors that are not the terminal"
             )));
@@ -880,58 +887,7 @@ mod linux {
     /// `fdinfo`. `None` when that cannot be read, or not whole (more than
     /// [`WATCHED_LOOKED_AT`] descriptors, or an epoll set within the set).
     fn watches_terminal(base: &str, name: &str, syscall: &str) -> Option<bool> {
-        use std::os::unix::fs::FileExt;
-        let arg = |n: usize| {
-            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
-            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
-        };
-        // Whether the set was looked at whole: a longer one, or one holding another epoll set
-        // (whose own descriptors are not read), is not known to leave the terminal out.
-        let mut whole;
-        let fds: Vec<u64> = match name {
-            "poll" | "ppoll" => {
-                // struct pollfd { int fd; short events; short revents; }
-                whole = arg(1)? <= WATCHED_LOOKED_AT;
-                let count = arg(1)?.min(WATCHED_LOOKED_AT) as usize;
-                let mut raw = vec![0u8; count * 8];
-                fs::File::open(format!("{base}/mem"))
-                    .ok()?
-                    .read_exact_at(&mut raw, arg(0)?)
-                    .ok()?;
-                raw.chunks_exact(8)
-                    .filter_map(|entry| {
-                        u64::try_from(i32::from_ne_bytes(entry[..4].try_into().ok()?)).ok()
-                    })
-                    .collect()
-            }
-            "select" | "pselect6" => {
-                whole = arg(0)? <= WATCHED_LOOKED_AT;
-                let count = arg(0)?.min(WATCHED_LOOKED_AT);
-                let set = arg(1)?;
-                if set == 0 {
-                    return Some(false);
-                }
-                // An array of `long`s, descriptor n at bit n % 64 of word n / 64.
-                let mut raw = vec![0u8; count.div_ceil(64) as usize * 8];
-                fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, set).ok()?;
-                let words: Vec<u64> = raw
-                    .chunks_exact(8)
-                    .filter_map(|word| Some(u64::from_ne_bytes(word.try_into().ok()?)))
-                    .collect();
-                (0..count).filter(|fd| words[(fd / 64) as usize] & (1 << (fd % 64)) != 0).collect()
-            }
-            "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
-                let info = fs::read_to_string(format!("{base}/fdinfo/{}", arg(0)?)).ok()?;
-                let fds: Vec<u64> = info
-                    .lines()
-                    .filter_map(|line| line.strip_prefix("tfd:"))
-                    .filter_map(|rest| rest.split_ascii_whitespace().next()?.parse().ok())
-                    .collect();
-                whole = fds.len() as u64 <= WATCHED_LOOKED_AT;
-                fds.into_iter().take(WATCHED_LOOKED_AT as usize).collect()
-            }
-            _ => return None,
-        };
+        let (fds, mut whole) = watched_descriptors(base, name, syscall, false)?;
         for fd in fds {
             let Ok(target) = fs::read_link(format!("{base}/fd/{fd}")) else { continue };
             let target = target.to_string_lossy();
@@ -941,6 +897,95 @@ mod linux {
             whole &= target != "anon_inode:[eventpoll]";
         }
         whole.then_some(false)
+    }
+
+    /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
+    /// is a pipe (and there is at least one, all of them looked at): the call then waits on
+    /// the processes at the pipes' other ends, as a blocked `read` or `write` on a pipe does.
+    fn waits_on_pipes(base: &str, name: &str, syscall: &str) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true) else {
+            return false;
+        };
+        !fds.is_empty()
+            && fds.iter().all(|fd| {
+                fs::read_link(format!("{base}/fd/{fd}"))
+                    .is_ok_and(|target| target.to_string_lossy().starts_with("pipe:"))
+            })
+    }
+
+    /// The descriptors the poll-family call `name` (arguments in `syscall`) of the thread at
+    /// `base` waits on, and whether that is all of them (at most [`WATCHED_LOOKED_AT`] are
+    /// read): a `poll` or `ppoll` array, a `select` or `pselect6` read set (and its write set
+    /// when `writes`), read from the process's memory, or an epoll set from its `fdinfo`.
+    /// `None` when they cannot be read.
+    fn watched_descriptors(
+        base: &str,
+        name: &str,
+        syscall: &str,
+        writes: bool,
+    ) -> Option<(Vec<u64>, bool)> {
+        use std::os::unix::fs::FileExt;
+        let arg = |n: usize| {
+            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+        };
+        Some(match name {
+            "poll" | "ppoll" => {
+                // struct pollfd { int fd; short events; short revents; }
+                let whole = arg(1)? <= WATCHED_LOOKED_AT;
+                let count = arg(1)?.min(WATCHED_LOOKED_AT) as usize;
+                let mut raw = vec![0u8; count * 8];
+                fs::File::open(format!("{base}/mem"))
+                    .ok()?
+                    .read_exact_at(&mut raw, arg(0)?)
+                    .ok()?;
+                let fds = raw
+                    .chunks_exact(8)
+                    .filter_map(|entry| {
+                        u64::try_from(i32::from_ne_bytes(entry[..4].try_into().ok()?)).ok()
+                    })
+                    .collect();
+                (fds, whole)
+            }
+            "select" | "pselect6" => {
+                let count = arg(0)?.min(WATCHED_LOOKED_AT);
+                let sets: &[usize] = if writes { &[1, 2] } else { &[1] };
+                let sets: Vec<u64> = sets.iter().map(|&n| arg(n)).collect::<Option<_>>()?;
+                // With no set given, nothing is watched, however large the count.
+                let whole = arg(0)? <= WATCHED_LOOKED_AT || sets.iter().all(|&set| set == 0);
+                let mut fds = Vec::new();
+                for set in sets {
+                    if set == 0 {
+                        continue;
+                    }
+                    // An array of `long`s, descriptor n at bit n % 64 of word n / 64.
+                    let mut raw = vec![0u8; count.div_ceil(64) as usize * 8];
+                    fs::File::open(format!("{base}/mem"))
+                        .ok()?
+                        .read_exact_at(&mut raw, set)
+                        .ok()?;
+                    let words: Vec<u64> = raw
+                        .chunks_exact(8)
+                        .filter_map(|word| Some(u64::from_ne_bytes(word.try_into().ok()?)))
+                        .collect();
+                    fds.extend(
+                        (0..count).filter(|fd| words[(fd / 64) as usize] & (1 << (fd % 64)) != 0),
+                    );
+                }
+                (fds, whole)
+            }
+            "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
+                let info = fs::read_to_string(format!("{base}/fdinfo/{}", arg(0)?)).ok()?;
+                let fds: Vec<u64> = info
+                    .lines()
+                    .filter_map(|line| line.strip_prefix("tfd:"))
+                    .filter_map(|rest| rest.split_ascii_whitespace().next()?.parse().ok())
+                    .collect();
+                let whole = fds.len() as u64 <= WATCHED_LOOKED_AT;
+                (fds.into_iter().take(WATCHED_LOOKED_AT as usize).collect(), whole)
+            }
+            _ => return None,
+        })
     }
 
     /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
