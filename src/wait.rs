@@ -101,7 +101,8 @@ pub(crate) struct StateView {
     pub input_wait: Option<bool>,
     /// Quiet time required before input-wait is believed.
     pub settle: Duration,
-    /// The terminal takes whole lines (canonical mode: a line or a password is asked for).
+    /// The program asks for a line with nothing else able to print: the terminal takes whole
+    /// lines (canonical mode: a line or a password), or the shell is back at its prompt.
     pub line_input: bool,
 }
 
@@ -254,8 +255,9 @@ impl Until {
         Until(Cond::Settled(duration))
     }
 
-    /// The program waits for a whole line (or a password: canonical input) and has been quiet
-    /// for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
+    /// The program waits for a whole line (a password, canonical input; or the shell's next
+    /// command line, at its marked prompt), nothing else in its session can print, and it has
+    /// been quiet for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
     /// for text early, which would otherwise run to its timeout.
     pub(crate) fn asks_for_line() -> Until {
         Until(Cond::AsksForLine)

@@ -652,6 +652,46 @@ fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
     client.finish();
 }
 
+/// A wait for text ends when the shell is back at its prompt (bash's line editor reads keys,
+/// not a line) and nothing else in the session can print: the command is done and the text
+/// never came. Text printed before the wait is pointed to; a background job still to print is
+/// waited for.
+#[test]
+fn a_text_wait_ends_when_the_shell_is_back_at_its_prompt() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "shell_integration": true, "prompt": true}),
+    );
+    let id = shell["session_id"].clone();
+    let mut send = |line: &str, until: &str| {
+        let started = Instant::now();
+        let sent = client.call(
+            "terminal_send",
+            json!({"session_id": id, "text": line, "submit": true, "for_text": until,
+                   "timeout_ms": 60000}),
+        );
+        assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+        let outcome = sent["structuredContent"]["wait"]["outcome"].as_str().unwrap().to_owned();
+        (outcome, text(&sent))
+    };
+    let (outcome, said) = send("echo build failed", "build succeeded");
+    assert_eq!(outcome, "waiting_for_input", "{said}");
+    assert!(said.contains("build failed") && said.contains("asks for input first"), "{said}");
+    assert!(!said.contains("before the wait"), "{said}");
+    let (outcome, said) = send("echo build succeeded", "build succeeded");
+    assert_eq!(outcome, "matched", "{said}");
+    let (outcome, said) = send("true", "build succeeded");
+    assert_eq!(outcome, "waiting_for_input", "{said}");
+    assert!(said.contains("had it before the wait"), "{said}");
+    let (outcome, said) = send("(sleep 1.5; echo jo''b done) &", "job done");
+    assert_eq!(outcome, "matched", "a background job still to print: {said}");
+    client.finish();
+}
+
 /// A wait for text ends when the program asks for a line instead (nothing more comes until
 /// one is typed), not at its timeout; a shell reading a line beside a background job that
 /// prints later is waited for.

@@ -135,18 +135,12 @@ impl Reactor {
         } else {
             None
         };
+        let at_prompt = slot.terminal.shell().at_prompt
+            && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         let line_input = input_wait == Some(true)
             && slot.waiters.iter().any(|w| w.until.needs_line_check())
-            && asks_for_line(slot);
-        let view = StateView {
-            line_input,
-            quiet_for,
-            stable_for,
-            at_prompt: slot.terminal.shell().at_prompt
-                && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input),
-            input_wait,
-            settle,
-        };
+            && asks_for_line(slot, at_prompt);
+        let view = StateView { line_input, quiet_for, stable_for, at_prompt, input_wait, settle };
         let ended = match (slot.exit, slot.closed) {
             (Some(status), _) => Some(Fired::Exited { status }),
             (None, true) => Some(Fired::Closed),
@@ -624,17 +618,19 @@ impl UnreadInput {
 }
 
 /// Whether the terminal's foreground group, found waiting for input, asks for a whole line (or
-/// a password: canonical input) and nothing else can print: it is one process, and every other
-/// process of the session waits for a child (a shell for its job). A group of several (a shell
-/// without job control and its background job, `(sleep 9; echo late) & read x`) or a
-/// background job of a shell with job control may print while it reads.
-fn asks_for_line(slot: &Slot) -> bool {
+/// a password: canonical input; or a command line: the shell is `at_prompt`, its line editor
+/// reading keys) and nothing else can print: it is one process, and every other process of
+/// the session waits for a child (a shell for its job). A group of several (a shell without
+/// job control and its background job, `(sleep 9; echo late) & read x`) or a background job
+/// of a shell with job control may print while it reads.
+fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
     let Some(master) = &slot.master else {
         return false;
     };
-    let line = crate::os::pty::line_modes(master.as_fd()).is_some_and(|modes| {
-        matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
-    });
+    let line = at_prompt
+        || crate::os::pty::line_modes(master.as_fd()).is_some_and(|modes| {
+            matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
+        });
     line && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
         let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
         procfs::alone_in_session(group, slot.pid, members.as_deref())

@@ -511,7 +511,8 @@ mod tests {
                     elapsed: Duration::from_secs(u64::MAX / 4),
                     implicit,
                     shell_prompt: false,
-                    printed_before: (outcome == "timeout").then_some(u64::MAX),
+                    printed_before: matches!(outcome, "timeout" | "waiting_for_input")
+                        .then_some(u64::MAX),
                     // The longest of the default wait's built-in conditions, and then some.
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,

@@ -100,8 +100,9 @@ pub(crate) struct Report {
     /// For the default wait, which of its built-in conditions held (input wait, exit, quiet):
     /// a short fixed text.
     pub settled_by: Option<String>,
-    /// For a transcript wait that timed out, the last line printed before the wait began that
-    /// its condition matches: the text was there, but already read.
+    /// For a transcript wait that timed out or that the program's wait for input ended, the
+    /// last line printed before the wait began that its condition matches: the text was
+    /// there, but already read.
     pub printed_before: Option<u64>,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
@@ -284,9 +285,10 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
             settled_by: Some(found.condition),
             ..report("matched", Some(found.text), None)
         },
-        Fired::Matched(found) if found.condition == asked_for => {
-            report("waiting_for_input", None, None)
-        }
+        Fired::Matched(found) if found.condition == asked_for => Report {
+            printed_before: printed_before(session, &plan.until),
+            ..report("waiting_for_input", None, None)
+        },
         Fired::Matched(found) => report("matched", Some(found.text), None),
         Fired::Exited { .. } => report("exited", None, None),
         Fired::Closed => report("closed", None, None),
@@ -385,11 +387,10 @@ impl Report {
             "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
-            "waiting_for_input" => {
-                format!(
-                    "stopped waiting for {condition} after {secs:.2} s: the program asks for input first"
-                )
-            }
+            "waiting_for_input" => format!(
+                "stopped waiting for {condition} after {secs:.2} s: the program asks for input first{}",
+                self.before_the_wait()
+            ),
             _ if self.implicit => format!(
                 "still busy after {secs:.1} s: read again later, or wait with for_text or {}",
                 if self.shell_prompt { "prompt=true" } else { "exit=true" }
@@ -398,13 +399,18 @@ impl Report {
             _ if condition.starts_with("waiting for ") => {
                 format!("timed out after {secs:.1} s {condition}")
             }
-            _ => match self.printed_before {
-                Some(line) => format!(
-                    "timed out after {secs:.1} s waiting for {condition}; line {line} had it before the wait"
-                ),
-                None => format!("timed out after {secs:.1} s waiting for {condition}"),
-            },
+            _ => format!(
+                "timed out after {secs:.1} s waiting for {condition}{}",
+                self.before_the_wait()
+            ),
         })
+    }
+
+    /// Where the text waited for was printed before the wait began, if it was.
+    fn before_the_wait(&self) -> String {
+        self.printed_before
+            .map(|line| format!("; line {line} had it before the wait"))
+            .unwrap_or_default()
     }
 }
 
