@@ -433,7 +433,7 @@ const LOOKUPS: &[ArgDef] = &[
 /// The default wait of the tools that act, in words.
 fn settle() -> String {
     format!(
-        "until the program waits for input, exits or is quiet for {} s (at most {} s)",
+        "until the program waits for input, exits or is quiet for {} s and not busy (at most {} s)",
         SETTLE_QUIET.as_secs_f64(),
         SETTLE_TIMEOUT.as_secs()
     )
