@@ -1283,6 +1283,10 @@ fn shell_commands_report_output_and_exit_codes() {
         "{}",
         text(&once)
     );
+    // A kept shell that ended is not one to close.
+    let kept = client.call("terminal_run", json!({"command": "exit 5", "keep_session": true}));
+    let said = text(&kept);
+    assert!(said.contains("(exit code 5)") && !said.contains("close it"), "{said}");
     // terminal_start with a command line, and the interactive shell by default.
     let started = client
         .tool("terminal_start", json!({"command": "echo from-a-shell-line; exit 4", "exit": true}));
@@ -2611,6 +2615,16 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
     let everything = format!("{read}{result}{}", serde_json::to_string(&client.other).unwrap());
     assert!(!everything.contains(secret), "the secret leaked: {everything}");
+    client.finish();
+    // A client that cannot ask the person is told what to do instead.
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", "import getpass; getpass.getpass()"], "input_wait": true}),
+    );
+    let refused = client
+        .tool_error("terminal_send", json!({"session_id": started["session_id"], "secret": true}));
+    assert!(refused.contains("type it into the program themselves"), "{refused}");
     client.finish();
 }
 

@@ -1192,10 +1192,10 @@ mod tests {
         );
         assert_eq!(
             in_cli_terms(
-                "session 2: its program has exited and accepts no input; read its last output with terminal_read, then terminal_close it",
+                "session 2: its program has exited and accepts no input; read its last output with terminal_read",
                 Some("2"),
             ),
-            "session 2: its program has exited and accepts no input; read its last output with termloom read 2, then termloom close 2"
+            "session 2: its program has exited and accepts no input; read its last output with termloom read 2"
         );
         assert_eq!(
             in_cli_terms("no sessions; start one with terminal_start", Some("2")),

@@ -188,14 +188,16 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     }
     let secs = result.duration.as_secs_f64();
     // A call that named its session is not told it again.
-    let shell = match (new_session, closed) {
-        (true, true) => " · new shell, closed (keep_session keeps it)".to_owned(),
-        (true, false) => format!(" · new shell: session {id}, close it when done"),
-        _ => String::new(),
-    };
     let shell_ended = match result.status.activity {
         Activity::Exited(how) => Some(how),
         _ => None,
+    };
+    let shell = match (new_session, closed) {
+        (true, true) => " · new shell, closed (keep_session keeps it)".to_owned(),
+        // A shell that ended needs no closing.
+        (true, false) if shell_ended.is_some() => format!(" · new shell: session {id}"),
+        (true, false) => format!(" · new shell: session {id}, close it when done"),
+        _ => String::new(),
     };
     push_block(
         &mut text,
@@ -319,7 +321,7 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
 fn ended_before(err: crate::Error, undone: &str) -> ToolError {
     match err {
         crate::Error::SessionExited(id) => ToolError::new(format!(
-            "session {id}: its program has exited, so {undone}; read its last output with terminal_read, then terminal_close it"
+            "session {id}: its program has exited, so {undone}; read its last output with terminal_read"
         )),
         crate::Error::SessionClosed(id) => ToolError::new(format!(
             "session {id} is closed, so {undone}; terminal_read can still show its last output"

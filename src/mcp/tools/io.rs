@@ -251,7 +251,10 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     });
     let asked = call.inputs.ask("secret", &message, schema, call.cancel).map_err(|mut err| {
         if err.input_request.is_none() && !err.cancelled {
-            err.message = format!("the secret must come from the person, and {}", err.message);
+            err.message = format!(
+                "the secret must come from the person, and {}: ask the person to type it into the program themselves, never to tell it to you",
+                err.message
+            );
         }
         err
     })?;

@@ -120,7 +120,7 @@ impl From<Error> for ToolError {
                 "session {id} is closed and accepts no input; terminal_read can still show its last output, and terminal_start starts a new session"
             ),
             Error::SessionExited(id) => format!(
-                "session {id}: its program has exited and accepts no input; read its last output with terminal_read, then terminal_close it"
+                "session {id}: its program has exited and accepts no input; read its last output with terminal_read"
             ),
             Error::EngineStopped => {
                 "the terminal engine is shutting down; no session can be used".to_owned()
