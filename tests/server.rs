@@ -1137,6 +1137,33 @@ mod attach {
             "3",
         ]);
     }
+
+    /// A held session's number written as the tools also read it (`1.0`, `" 1"`) is refused
+    /// like `1`: the holder's check reads it as the tool does.
+    #[test]
+    fn a_held_session_is_refused_however_its_number_is_written() {
+        let server = TestServer::start(&[]);
+        let started = server.ok(&["start", "--json", "--name", "held", "--", "cat"]);
+        let id = serde_json::from_str::<Value>(&started).unwrap()["session_id"].as_u64().unwrap();
+        let person = attach(&server, &["held", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        let mut agent = termloom::server::Client::connect(&server.socket).unwrap();
+        for session_id in [json!(id as f64), json!(format!(" {id}")), json!(format!("{id} "))] {
+            let arguments =
+                json!({"session_id": session_id, "text": "agent typed", "submit": true});
+            let sent = agent.call_tool("terminal_send", arguments).unwrap();
+            assert!(sent.is_error, "{session_id}: {}", sent.text);
+            assert!(sent.text.contains("a person holds this session"), "{}", sent.text);
+            let closed =
+                agent.call_tool("terminal_close", json!({"session_id": session_id})).unwrap();
+            assert!(closed.is_error, "{session_id}: {}", closed.text);
+        }
+        person.type_text("by hand\r");
+        person.wait_for_row(1, "by hand");
+        assert!(!server.ok(&["screen", "held"]).contains("agent typed"));
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
 }
 
 #[test]

@@ -246,14 +246,12 @@ impl Hub {
         Ok(caller)
     }
 
-    /// The session `value` names: an id (number or numeric string) or a name.
+    /// The session `value` names: an id or a name, read as the tools read a `session_id`
+    /// (`1`, `1.0`, `" 1"`), so that the holder's check names the session a tool acts on.
     fn resolve(&self, value: &Value) -> Result<SessionId, String> {
-        let id = match value {
-            Value::Number(n) => n.as_u64().map(SessionId),
-            Value::String(s) => match s.parse::<u64>() {
-                Ok(id) => Some(SessionId(id)),
-                Err(_) => self.names.lookup(s),
-            },
+        let id = match (crate::mcp::tools::whole_number(value), value) {
+            (Some(id), _) => Some(SessionId(id)),
+            (None, Value::String(s)) => self.names.lookup(s),
             _ => None,
         };
         match id {

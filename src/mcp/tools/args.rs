@@ -270,16 +270,23 @@ fn parse_number<'a>(
 ) -> Result<Parsed<'a>, ToolError> {
     let (min, max) = arg.kind.range().unwrap_or_default();
     let max = max.unwrap_or(u64::MAX);
-    let number = match value {
+    match whole_number(value) {
+        Some(n) if (min..=max).contains(&n) => Ok(Parsed::UInt(n)),
+        _ => Err(wrong(tool, arg.name, &format!("a whole number from {min} to {max}"), value)),
+    }
+}
+
+/// The whole number `value` gives, as the tools read one: a JSON integer, a float with no
+/// fraction (`1.0`), or a numeric string, blanks around it ignored (`" 1"`). The server's
+/// check of who holds a session reads a `session_id` with this too, so that it names the
+/// session the tool acts on.
+pub(crate) fn whole_number(value: &Value) -> Option<u64> {
+    match value {
         Value::Number(n) => n
             .as_u64()
             .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
         Value::String(s) => s.trim().parse::<u64>().ok(),
         _ => None,
-    };
-    match number {
-        Some(n) if (min..=max).contains(&n) => Ok(Parsed::UInt(n)),
-        _ => Err(wrong(tool, arg.name, &format!("a whole number from {min} to {max}"), value)),
     }
 }
 

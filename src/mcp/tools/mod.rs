@@ -36,6 +36,7 @@ use catalog::TOOLS;
 use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
 
+pub(crate) use args::whole_number;
 pub(crate) use catalog::{MAX_TIMEOUT_MS, NAMES};
 
 /// What a tool produced.
