@@ -202,3 +202,45 @@ fn the_command_line_takes_a_policy_file() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && stderr.contains("sometimes"), "{stderr}");
 }
+
+/// A `cwd` rule is not passed by a line that reaches its directory through a tilde (`cd
+/// ~/DIR`, read before as the relative directory `~`) or through bash's `cdable_vars` (`cd
+/// NAME` going where the variable NAME says): such a change cannot be told before the line
+/// runs, so it gets the policy's strictest decision.
+#[test]
+fn a_directory_reached_through_a_tilde_or_cdable_vars_is_not_taken_for_another() {
+    let dir = temp_dir("tilde");
+    let secret = dir.join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::create_dir_all(dir.join("public")).unwrap();
+    let policy = format!(
+        "default = \"allow\"\n[[rules]]\nname = \"not-there\"\ncwd = [{:?}]\ndecision = \"deny\"\n",
+        secret.display().to_string()
+    );
+    let engine = engine_with(Policy::from_toml_str(&policy).unwrap());
+    let secret_text = secret.display().to_string();
+    for (line, expected) in [
+        ("cd ./secret && touch marker".to_owned(), "not-there"),
+        ("cd ~/secret && touch marker".to_owned(), "too_complex"),
+        (
+            format!("cd ~/../{}/secret && touch marker", dir.file_name().unwrap().display()),
+            "too_complex",
+        ),
+        (
+            format!("shopt -s cdable_vars; there={secret_text}; cd there && touch marker"),
+            "too_complex",
+        ),
+    ] {
+        let spec = SpawnSpec::shell(&line).cwd(&dir).env("HOME", &dir);
+        match engine.spawn(spec) {
+            Err(Error::SpawnDenied { rule, .. }) => assert_eq!(rule, expected, "{line}"),
+            other => panic!("`{line}` was not denied: {other:?}"),
+        }
+    }
+    assert!(!secret.join("marker").exists(), "a denied start ran");
+    // A line that stays out of the directory still runs.
+    let allowed = engine
+        .spawn(SpawnSpec::shell("cd public && echo ran-in-$(basename $PWD)").cwd(&dir))
+        .unwrap();
+    expect(&allowed, Until::text("ran-in-public"));
+}

@@ -33,7 +33,8 @@ pub struct SpawnRequest {
     pub cwd: PathBuf,
     /// The directories the command line changes to (`cd DIR`, `env -C DIR`, `sudo -D DIR`),
     /// absolute, in order; `None` when it changes to one that cannot be told before it runs
-    /// (`cd "$DIR"`, `cd -`, `popd`, a relative `cd` where `CDPATH` may apply). Rules on
+    /// (`cd "$DIR"`, `cd ~/DIR`, `cd -`, `popd`, a relative `cd` where `CDPATH` or bash's
+    /// `cdable_vars` may apply). Rules on
     /// working directories look at these too.
     pub dirs: Option<Vec<PathBuf>>,
     /// The environment the request sets or removes over the inherited one (`None`: removed).
@@ -165,10 +166,15 @@ impl SpawnRequest {
             }
             (None, _) => (reading, shell_line),
         };
+        // `CDPATH`, or bash's `cdable_vars` through an exported `BASHOPTS`, may send a
+        // relative `cd` elsewhere.
+        let cdable = std::env::var("BASHOPTS").is_ok_and(|opts| opts.contains("cdable_vars"));
+        let sends = |k: &str| k == "CDPATH" || k == "BASHOPTS";
         let cdpath = std::env::var_os("CDPATH").is_some()
-            || env.iter().any(|(k, _)| k == "CDPATH")
-            || reading.line_assigns.iter().any(|k| k == "CDPATH")
-            || reading.commands.iter().any(|c| c.assigns.iter().any(|k| k == "CDPATH"));
+            || cdable
+            || env.iter().any(|(k, _)| sends(k))
+            || reading.line_assigns.iter().any(|k| sends(k))
+            || reading.commands.iter().any(|c| c.assigns.iter().any(|k| sends(k)));
         let commands = reading
             .commands
             .into_iter()

@@ -402,6 +402,10 @@ struct Reader {
     moved: bool,
     /// The directories the line changes to, in order; `None` once one cannot be told.
     dirs: Option<Vec<String>>,
+    /// Whether bash's `cdable_vars` may be on (`shopt -s cdable_vars`, `bash -O
+    /// cdable_vars`): `cd NAME` then goes to the directory in the variable `NAME` when there
+    /// is no directory `NAME`.
+    cdable: bool,
     doubt: Option<String>,
 }
 
@@ -413,6 +417,7 @@ impl Default for Reader {
             known: HashSet::new(),
             moved: false,
             dirs: Some(Vec::new()),
+            cdable: false,
             doubt: None,
         }
     }
@@ -427,7 +432,10 @@ impl Reader {
     /// Notes that the line changes directory, to `dir` (`None`: where it cannot tell).
     fn moved_to(&mut self, dir: Option<&Word>) {
         self.moved = true;
+        let cdable = self.cdable;
+        // Under `cdable_vars`, `cd NAME` may go where the variable NAME says.
         let dir = dir.filter(|d| !d.expands && !d.text.is_empty());
+        let dir = dir.filter(|d| !cdable || !is_name(&d.text));
         match (dir, &mut self.dirs) {
             // Past as many as commands are kept, the line is doubted anyway.
             (Some(dir), Some(dirs)) if dirs.len() < MAX_COMMANDS => dirs.push(dir.text.clone()),
@@ -623,6 +631,14 @@ impl Reader {
             }
             let set_before = self.line_assigns.len();
             self.set_for_rest(sets);
+            // `shopt -s cdable_vars` (or an option named by an expansion), `bash -O
+            // cdable_vars`: a later `cd NAME` may go where the variable NAME says.
+            let names_cdable = |w: &Word| w.text.contains("cdable_vars");
+            if (name == "shopt" && operands.iter().any(|w| w.expands || names_cdable(w)))
+                || (SHELLS.contains(&name.as_str()) && operands.iter().any(names_cdable))
+            {
+                self.cdable = true;
+            }
             if matches!(name.as_str(), "cd" | "pushd" | "popd") {
                 // `cd` alone, `cd -`, `pushd +1` and `popd` go where the line does not say.
                 let dir = operands.iter().find(|w| !(w.text.len() > 1 && w.text.starts_with('-')));
@@ -1438,6 +1454,16 @@ impl<'a> Lexer<'a> {
                 '`' => {
                     self.at += 1;
                     self.backtick(&mut word, false);
+                }
+                // A tilde prefix: `~` (`$HOME`), `~user`, `~+`, `~-` at the start of a word
+                // (or after an assignment's `=` or `:`) is replaced by a directory.
+                '~' if (word.text.is_empty() && !word.quoted)
+                    || word.text.ends_with(['=', ':']) =>
+                {
+                    word.text.push(c);
+                    bare.push(c);
+                    word.expands = true;
+                    self.at += 1;
                 }
                 _ => {
                     word.text.push(c);
