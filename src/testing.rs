@@ -382,7 +382,7 @@ impl TestSessionBuilder {
     }
 
     /// Sets how long each wait may take before it fails the test (default
-    /// [`DEFAULT_TIMEOUT`]).
+    /// [`DEFAULT_TIMEOUT`]; `Duration::MAX`: until its condition holds).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -808,7 +808,8 @@ impl TestSession {
         if until.holds_when_idle() {
             return self.wait_once(until, self.timeout);
         }
-        let deadline = Instant::now() + self.timeout;
+        // A timeout of `Duration::MAX` is "until it holds", as the engine takes it.
+        let deadline = crate::reactor::after(Instant::now(), self.timeout);
         let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());

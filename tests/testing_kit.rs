@@ -276,6 +276,18 @@ fn the_user_and_the_host_are_redacted() {
     assert_eq!(screen, expected);
 }
 
+/// `timeout(Duration::MAX)` means "until it holds", as a wait of the engine's for
+/// `Duration::MAX` does, instead of overflowing the deadline's `Instant`.
+#[test]
+fn a_wait_without_a_deadline_does_not_overflow() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "read x; echo \"got $x\"; read y"])
+        .timeout(Duration::MAX)
+        .start();
+    app.wait_for_input();
+    app.type_line("it").wait_for_output("got it");
+}
+
 #[test]
 fn snapshot_settings_serve_other_snapshots() {
     if !require("bash") {
