@@ -1246,13 +1246,21 @@ impl Redactions {
     }
 
     /// Replaces `text` where it stands as a word (no letter, digit or `_` on either side);
-    /// nothing when it is empty.
+    /// nothing when it is empty. The sides are tested without taking the characters there
+    /// (`\b` beside a word character of `text`, `\B` beside another), so that a separator
+    /// between two occurrences (`root root`) serves both.
     fn word(self, text: &str, replacement: &str) -> Redactions {
-        if text.is_empty() {
+        let (Some(first), Some(last)) = (text.chars().next(), text.chars().last()) else {
             return self;
-        }
-        let pattern = format!(r"(^|[^\w]){}($|[^\w])", regex::escape(text));
-        self.regex(&pattern, &format!("${{1}}{replacement}${{2}}"))
+        };
+        // A word character as the pattern's `\b` takes it.
+        let word = regex::Regex::new(r"\w").expect("a valid regular expression");
+        let side = |c: char| match word.is_match(c.encode_utf8(&mut [0; 4])) {
+            true => r"\b",
+            false => r"\B",
+        };
+        let pattern = format!("{}{}{}", side(first), regex::escape(text), side(last));
+        self.regex(&pattern, &replacement.replace('$', "$$"))
     }
 
     /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.
