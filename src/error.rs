@@ -182,8 +182,11 @@ impl fmt::Display for Error {
                 crate::types::MIN_ROWS,
                 crate::types::MAX_ROWS
             ),
+            // The system's own "not found" from starting the program; a message of
+            // termloom's with that kind (a recording's missing directory) says what it is.
             Error::Spawn { program, source }
                 if source.kind() == io::ErrorKind::NotFound
+                    && source.get_ref().is_none()
                     && !program.contains(['/', ' ', '\t']) =>
             {
                 write!(f, "cannot start {program:?}: no such program in PATH ({source})")

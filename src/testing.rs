@@ -382,7 +382,7 @@ impl TestSessionBuilder {
     }
 
     /// Sets how long each wait may take before it fails the test (default
-    /// [`DEFAULT_TIMEOUT`]).
+    /// [`DEFAULT_TIMEOUT`]; `Duration::MAX`: until its condition holds).
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
@@ -808,7 +808,8 @@ impl TestSession {
         if until.holds_when_idle() {
             return self.wait_once(until, self.timeout);
         }
-        let deadline = Instant::now() + self.timeout;
+        // A timeout of `Duration::MAX` is "until it holds", as the engine takes it.
+        let deadline = crate::reactor::after(Instant::now(), self.timeout);
         let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -1245,13 +1246,21 @@ impl Redactions {
     }
 
     /// Replaces `text` where it stands as a word (no letter, digit or `_` on either side);
-    /// nothing when it is empty.
+    /// nothing when it is empty. The sides are tested without taking the characters there
+    /// (`\b` beside a word character of `text`, `\B` beside another), so that a separator
+    /// between two occurrences (`root root`) serves both.
     fn word(self, text: &str, replacement: &str) -> Redactions {
-        if text.is_empty() {
+        let (Some(first), Some(last)) = (text.chars().next(), text.chars().last()) else {
             return self;
-        }
-        let pattern = format!(r"(^|[^\w]){}($|[^\w])", regex::escape(text));
-        self.regex(&pattern, &format!("${{1}}{replacement}${{2}}"))
+        };
+        // A word character as the pattern's `\b` takes it.
+        let word = regex::Regex::new(r"\w").expect("a valid regular expression");
+        let side = |c: char| match word.is_match(c.encode_utf8(&mut [0; 4])) {
+            true => r"\b",
+            false => r"\B",
+        };
+        let pattern = format!("{}{}{}", side(first), regex::escape(text), side(last));
+        self.regex(&pattern, &replacement.replace('$', "$$"))
     }
 
     /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.

@@ -1210,3 +1210,26 @@ fn silence_counts_from_a_resize() {
     assert!(resized.elapsed() >= Duration::from_millis(300), "held at once: {outcome}");
     session.close().unwrap();
 }
+
+/// A recording that cannot be created fails the start with what is wrong (its directory is
+/// missing), not with "no such program in PATH" about a program that is there.
+#[test]
+fn a_missing_recording_directory_is_not_a_missing_program() {
+    let engine = engine();
+    let err = engine
+        .spawn(SpawnSpec::new("cat").record("/nonexistent-termloom-dir/session.cast"))
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("cannot create the recording"), "{message}");
+    assert!(!message.contains("no such program"), "{message}");
+    // A program missing from PATH is still said to be one.
+    let err = engine.spawn(SpawnSpec::new("no-such-program-termloom")).unwrap_err();
+    assert!(err.to_string().contains("no such program in PATH"), "{err}");
+    // And the program runs once the recording can be made.
+    let dir = std::env::temp_dir().join(format!("termloom-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cat = engine.spawn(SpawnSpec::new("cat").record(dir.join("session.cast"))).unwrap();
+    expect(&cat, Until::input_wait());
+    cat.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -276,6 +276,33 @@ fn the_user_and_the_host_are_redacted() {
     assert_eq!(screen, expected);
 }
 
+/// A name twice with one character between, as `ls -l` shows a file's owner and group
+/// (`root root`), is replaced both times: the separator one match ended at is no longer
+/// taken from the next.
+#[test]
+fn a_name_twice_in_a_row_is_redacted_both_times() {
+    let script = "echo \"$(id -un) $(id -un) $(uname -n):$(uname -n)\"; read x";
+    let app = TestSession::builder("sh")
+        .args(["-c", script])
+        .redact(Redactions::new().user().hostname())
+        .start();
+    app.wait_for_input();
+    let screen = app.redactions().apply(&app.screen().text());
+    assert_eq!(screen, "[USER] [USER] [HOST]:[HOST]\n");
+}
+
+/// `timeout(Duration::MAX)` means "until it holds", as a wait of the engine's for
+/// `Duration::MAX` does, instead of overflowing the deadline's `Instant`.
+#[test]
+fn a_wait_without_a_deadline_does_not_overflow() {
+    let app = TestSession::builder("sh")
+        .args(["-c", "read x; echo \"got $x\"; read y"])
+        .timeout(Duration::MAX)
+        .start();
+    app.wait_for_input();
+    app.type_line("it").wait_for_output("got it");
+}
+
 #[test]
 fn snapshot_settings_serve_other_snapshots() {
     if !require("bash") {
