@@ -72,8 +72,12 @@ impl Drop for PendingWait {
     }
 }
 
-/// A paste in progress (see [`Session::start_paste`]).
+/// A paste in progress (see [`Session::start_paste`]). Dropping it before the paste is
+/// queued ends the paste, as dropping a [`Session::paste_async`] future does: the rest of it
+/// would otherwise hold the session's input (every send refused with
+/// [`Error::QueueFull`]) until its timeout.
 #[derive(Debug)]
+#[must_use = "dropping it ends the paste; call finish to wait until it is queued"]
 pub struct PendingPaste {
     session: Session,
     paste: u64,
@@ -95,6 +99,16 @@ impl PendingPaste {
             client: self.session.client.clone(),
             id: self.session.id,
             waiter: self.paste,
+        }
+    }
+}
+
+impl Drop for PendingPaste {
+    fn drop(&mut self) {
+        // Not answered yet, and the reactor still holds the sender: the paste goes on, and
+        // nobody will take its outcome.
+        if matches!(self.reply.try_recv(), Err(crossbeam_channel::TryRecvError::Empty)) {
+            self.canceller().cancel();
         }
     }
 }
@@ -269,7 +283,8 @@ impl Session {
     /// Starts a paste (see [`Session::paste`]) without waiting for it: [`PendingPaste::finish`]
     /// waits until it is queued, or until `timeout` (default: the engine's
     /// `default_wait_timeout`) passes while the program does not read, and
-    /// [`PendingPaste::canceller`] ends it from another thread. A paste that does not complete
+    /// [`PendingPaste::canceller`] ends it from another thread; dropping the [`PendingPaste`]
+    /// ends it too (what was queued stays queued). A paste that does not complete
     /// fails with [`Error::PasteIncomplete`], saying how much of it was queued.
     pub fn start_paste(&self, text: &str, timeout: Option<Duration>) -> Result<PendingPaste> {
         let (tx, rx) = crossbeam_channel::bounded(1);

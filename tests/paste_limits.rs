@@ -61,6 +61,26 @@ fn a_paste_can_be_cancelled_from_another_thread() {
     s.close().unwrap();
 }
 
+/// A paste whose handle is dropped ends, as a dropped `paste_async` future's does: its rest
+/// no longer holds the session's input until its timeout.
+#[test]
+fn a_dropped_paste_ends() {
+    let engine = small_queue();
+    let s = stuck(&engine);
+    let pending = s.start_paste(&"d".repeat(8 << 20), Some(LONG * 10)).unwrap();
+    drop(pending);
+    // What was queued stays queued (the program does not read it), but nothing of the paste
+    // waits behind it any more.
+    match s.send_bytes(b"x") {
+        Ok(()) => {}
+        Err(Error::QueueFull { queued, capacity, .. }) => {
+            assert!(queued <= capacity, "{queued} bytes still waiting, the paste's rest")
+        }
+        Err(other) => panic!("{other:?}"),
+    }
+    s.close().unwrap();
+}
+
 #[test]
 fn an_interrupt_never_waits_behind_a_paste() {
     let engine = small_queue();
