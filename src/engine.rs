@@ -210,6 +210,7 @@ impl Engine {
         let config = &self.shared.config;
         let (cols, rows) = spec.size.unwrap_or((config.cols, config.rows));
         check_size(cols, rows)?;
+        spec.check_program()?;
         spec.check_env()?;
         let program = spec.program_name();
         // Without a policy or a hook every start is allowed: no request to build.

@@ -228,6 +228,16 @@ impl SpawnSpec {
         }
     }
 
+    /// Refuses a program with no name, which no `PATH` look-up can find.
+    pub(crate) fn check_program(&self) -> crate::Result<()> {
+        match &self.command {
+            Command::Argv(program, _) if program.is_empty() => Err(crate::Error::InvalidInput(
+                "the program to start has an empty name: name one (SpawnSpec::new(\"bash\")), or give a shell command line (SpawnSpec::shell)".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Refuses environment entries no environment can hold: an empty name, a name with `=`
     /// or NUL, a value with NUL.
     pub(crate) fn check_env(&self) -> crate::Result<()> {

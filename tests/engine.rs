@@ -302,6 +302,9 @@ fn spawn_errors_name_the_program() {
     assert!(err.to_string().contains("/no/such/dir"), "{err}");
     let err = engine.spawn(SpawnSpec::new("true").size(1, 1)).unwrap_err();
     assert!(matches!(err, Error::InvalidSize { .. }));
+    // No name is no missing program: it says what to give.
+    let err = engine.spawn(SpawnSpec::new("")).unwrap_err();
+    assert!(matches!(&err, Error::InvalidInput(m) if m.contains("empty name")), "{err}");
 }
 
 /// A start that fails in the child (here `exec` refuses a directory) is
