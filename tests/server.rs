@@ -378,6 +378,43 @@ fn the_socket_and_its_directory_are_private() {
     drop(readable);
 }
 
+/// The files kept beside the socket are never opened through a link: a link in the log's or
+/// the lock's place (left there by whoever swapped the directory under a parent others may
+/// write to) is refused, and the file it points to is left alone.
+#[test]
+fn a_link_in_place_of_the_log_or_the_lock_is_not_followed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "untouched\n").unwrap();
+    let socket = dir.join("s");
+    std::os::unix::fs::symlink(&victim, dir.join("s.log")).unwrap();
+    let refused = cli(&socket, &["start", "--", "true"]);
+    assert!(!refused.status.success(), "{}", describe(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("server log"),
+        "{}",
+        describe(&refused)
+    );
+    std::fs::remove_file(dir.join("s.log")).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("s.lock")).unwrap();
+    let refused = Command::new(TERMLOOM)
+        .args(["server", "--idle-exit", "0", "--socket"])
+        .arg(&socket)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success(), "{}", describe(&refused));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("lock file"),
+        "{}",
+        describe(&refused)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "untouched\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn another_user_is_refused() {
     if !rustix::process::geteuid().is_root() || !common::installed("setpriv", None) {

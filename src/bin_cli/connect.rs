@@ -204,6 +204,9 @@ fn start_server(socket: &Path, log: &Path) -> Result<Child, String> {
         .create(true)
         .append(true)
         .mode(0o600)
+        // A link in its place (the directory swapped under a parent others may write to)
+        // is refused, not followed to a file of the user's.
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(log)
         .map_err(|e| format!("cannot open the server log {}: {e}", log.display()))?;
     Command::new(exe)

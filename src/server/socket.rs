@@ -98,6 +98,8 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
         .truncate(false)
         .write(true)
         .mode(0o600)
+        // A link in its place is refused, not followed (see the log's opening).
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(&lock_path)
         .map_err(|e| context(e, "opening the lock file", &lock_path))?;
     if flock(&lock, FlockOperation::NonBlockingLockExclusive).is_err() {
