@@ -143,9 +143,22 @@ impl Server {
         match jsonrpc::parse(bytes) {
             jsonrpc::Line::One(message) => self.one(message, None),
             jsonrpc::Line::Batch(items) => {
-                let batch = Batch::new(self.outbox.clone());
+                // The batch's responses are held until the last is in: no more of them than a
+                // message may hold are asked for.
+                let batch = Batch::new(self.outbox.clone(), self.max_message_bytes);
                 for item in items {
-                    self.one(item, Some(&batch));
+                    match item {
+                        Incoming::Request { id, .. } if batch.is_full() => {
+                            Responder::in_batch(id, &batch).error(&RpcError::new(
+                                INVALID_REQUEST,
+                                format!(
+                                    "not run: this batch's answers passed {} bytes; send it again",
+                                    self.max_message_bytes
+                                ),
+                            ));
+                        }
+                        item => self.one(item, Some(&batch)),
+                    }
                 }
                 batch.seal();
             }
