@@ -427,9 +427,10 @@ impl Job {
             Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs, largest };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
-        // The call stops counting once its answer is decided, so that a client sending its
-        // next call as soon as it reads this answer finds the place free.
-        drop(ticket);
+        // The call stops running once its answer is decided, so that a client sending its
+        // next call as soon as it reads this answer finds the place free; it still counts
+        // until the answer is queued (a client that does not read holds it there).
+        let _answering = ticket.answering();
         match outcome {
             _ if cancelled => responder.silence(),
             Ok(Some(Err(ToolError { input_request: Some((key, request)), .. }))) => {
