@@ -508,6 +508,45 @@ fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
     client.finish();
 }
 
+/// A batch's responses are held until its last is in, and a request can ask for far more than
+/// its own bytes (`tools/list`, 46 bytes, answers 8 KB): requests after the answers pass
+/// `max_message_bytes` are answered with a short error, not run. (A 1 MB batch of `tools/list`
+/// was answered with 160 MB, the server's memory peaking at 560 MB.)
+#[test]
+fn a_batchs_answers_are_bounded_by_the_message_bound() {
+    let limit = 64 << 10;
+    let mut client =
+        Client::with_options(ServeOptions { max_message_bytes: limit, ..ServeOptions::default() });
+    client.initialize("2025-03-26");
+    client.notify("notifications/initialized", json!({}));
+    let one = serde_json::to_string(&client.ok("tools/list", json!({}))).unwrap().len();
+    let count = 200;
+    let requests: Vec<String> = (0..count)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"tools/list"}}"#))
+        .collect();
+    client.send_raw(format!("[{}]", requests.join(",")).as_bytes());
+    let line = client.next_line();
+    assert!(
+        line.len() < limit + one + count * 200,
+        "{} bytes answered a {count}-request batch",
+        line.len()
+    );
+    let batch: Vec<Value> = serde_json::from_str(&line).unwrap();
+    assert_eq!(batch.len(), count);
+    let listed = batch.iter().filter(|r| r["result"]["tools"].is_array()).count();
+    assert!(listed > 0 && listed <= limit / one + 1, "{listed} lists");
+    for refused in batch.iter().filter(|r| r.get("error").is_some()) {
+        let message = refused["error"]["message"].as_str().unwrap();
+        assert!(message.contains("passed 65536 bytes"), "{message}");
+    }
+    // The connection goes on, and the next batch is answered whole.
+    client.send_raw(br#"[{"jsonrpc":"2.0","id":"p","method":"ping"}]"#);
+    assert!(client.next_line().contains(r#""result":{}"#));
+    let started = client.call("terminal_start", json!({"argv": ["echo", "still here"]}));
+    assert!(text(&started).contains("still here"), "{started}");
+    client.finish();
+}
+
 #[test]
 fn ids_come_back_exactly_as_written() {
     let mut client = Client::initialized("2025-11-25");

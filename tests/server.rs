@@ -964,6 +964,54 @@ fn the_help_gives_the_defaults_and_every_flag() {
     assert!(help.contains("[--view V] [--max-bytes N]\n  Types"), "{help}");
 }
 
+/// The answers on `reader` to requests (lines with an id; `termloom/frame` notifications are
+/// skipped) until `count` have come, each within `LONG`.
+fn answers(reader: &mut impl BufRead, count: usize) -> Vec<Value> {
+    let mut found = Vec::new();
+    while found.len() < count {
+        let mut line = String::new();
+        let read = reader.read_line(&mut line);
+        assert!(read.is_ok_and(|n| n > 0), "{} of {count} answers came: {found:?}", found.len());
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message.get("id").is_some() {
+            found.push(message);
+        }
+    }
+    found
+}
+
+/// An attachment is a request in progress until its stream ends, each on a thread of the
+/// server's: one connection gets at most `max_pending_requests` (32) of them at once, however
+/// many it asks for (2,000 requests made 2,000 threads), and an ended one frees its place.
+#[test]
+fn a_connection_has_a_limited_number_of_attachments() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "watched", "--", "cat"]);
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let attach = |id: u64| {
+        let request = json!({"jsonrpc": "2.0", "id": id, "method": "termloom/attach",
+            "params": {"session": 1}});
+        format!("{request}\n")
+    };
+    let requests: String = (1..=40).map(attach).collect();
+    writer.write_all(requests.as_bytes()).unwrap();
+    for (refused, id) in answers(&mut reader, 8).iter().zip(33..) {
+        assert_eq!(refused["id"], id, "{refused}");
+        let message = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("32 attachments in progress, its limit"), "{refused}");
+    }
+    // Their streams end with the session; then the connection may attach again.
+    server.ok(&["close", "watched"]);
+    let ended = answers(&mut reader, 32);
+    assert!(ended.iter().all(|answer| answer["result"]["reason"].is_string()), "{ended:?}");
+    writer.write_all(attach(41).as_bytes()).unwrap();
+    let again = answers(&mut reader, 1);
+    assert!(again[0]["result"]["reason"].is_string(), "{again:?}");
+}
+
 /// `termloom attach`, itself run in a terminal of termloom's and snapshotted.
 #[cfg(feature = "testing")]
 mod attach {

@@ -112,6 +112,9 @@ pub(crate) enum Refusal {
 struct State {
     calls: HashMap<String, Arc<CancelToken>>,
     running: usize,
+    /// Calls whose answer is decided and being queued for the writer ([`Answering`]): they
+    /// wait there while the client does not read, each on its thread with its answer.
+    answering: usize,
 }
 
 /// The registry of calls in progress.
@@ -133,6 +136,15 @@ impl Ticket {
     pub(crate) fn token(&self) -> &Arc<CancelToken> {
         &self.token
     }
+
+    /// The call's answer is decided: it no longer runs (its id is free again), but it counts
+    /// until the returned guard is dropped, once the answer is queued for the writer.
+    pub(crate) fn answering(self) -> Answering {
+        let registry = self.registry.clone();
+        registry.state.lock().unwrap_or_else(|e| e.into_inner()).answering += 1;
+        drop(self);
+        Answering { registry }
+    }
 }
 
 impl Drop for Ticket {
@@ -144,22 +156,44 @@ impl Drop for Ticket {
     }
 }
 
+/// A call whose answer is being queued (see [`Ticket::answering`]).
+pub(crate) struct Answering {
+    registry: Arc<InFlight>,
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        let mut state = self.registry.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.answering -= 1;
+        self.registry.idle.notify_all();
+    }
+}
+
 impl InFlight {
     /// A registry admitting at most `limit` calls at once.
     pub(crate) fn new(limit: usize) -> Arc<InFlight> {
         Arc::new(InFlight {
-            state: Mutex::new(State { calls: HashMap::new(), running: 0 }),
+            state: Mutex::new(State { calls: HashMap::new(), running: 0, answering: 0 }),
             idle: Condvar::new(),
             limit,
         })
     }
 
-    /// Admits the call with request id `id`.
+    /// Admits the call with request id `id`. While calls whose answers are being queued fill
+    /// the limit, waits for them: they wait for the client to read (then admitting more would
+    /// leave a thread and an answer behind for each), or are about to be done (the client read
+    /// an answer and called again at once, and is not refused for it).
     pub(crate) fn admit(self: &Arc<Self>, id: &Id) -> Result<Ticket, Refusal> {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let key = id.key();
         if state.calls.contains_key(&key) {
             return Err(Refusal::DuplicateId);
+        }
+        while state.running < self.limit
+            && state.answering > 0
+            && state.running + state.answering >= self.limit
+        {
+            state = self.idle.wait(state).unwrap_or_else(|e| e.into_inner());
         }
         if state.running >= self.limit {
             return Err(Refusal::Busy(self.limit));
@@ -227,6 +261,32 @@ mod tests {
         assert!(registry.cancel(&raw_id("3")));
         assert!(third.token().is_cancelled());
         assert!(!registry.cancel(&raw_id("99")));
+    }
+
+    /// A call whose answer waits to be queued (the client does not read) still takes its
+    /// place: the next call waits for it rather than leaving one more thread and answer
+    /// behind, and is admitted once the answer is queued.
+    #[test]
+    fn answers_waiting_to_be_queued_hold_their_places() {
+        let registry = InFlight::new(2);
+        let running = registry.admit(&raw_id("1")).unwrap();
+        let answering = registry.admit(&raw_id("2")).unwrap().answering();
+        // Its id is free again, but not its place: a third call would wait.
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let waiting = registry.clone();
+        let admitted = std::thread::spawn(move || {
+            let ticket = waiting.admit(&raw_id("2"));
+            tx.send(()).unwrap();
+            ticket.is_ok()
+        });
+        assert!(rx.recv_timeout(Duration::from_millis(200)).is_err(), "admitted past the limit");
+        drop(answering);
+        assert!(admitted.join().unwrap());
+        drop(running);
+        // Every place taken by running calls is refused at once, as before.
+        let _a = registry.admit(&raw_id("10")).unwrap();
+        let _b = registry.admit(&raw_id("11")).unwrap();
+        assert_eq!(registry.admit(&raw_id("12")).err(), Some(Refusal::Busy(2)));
     }
 
     /// What a cancellation's stop wakes (a call whose wait it ends) already sees the call

@@ -64,7 +64,9 @@ pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServeOptions {
     /// Longest accepted message (one line), in bytes; a longer one is answered with an
-    /// `Invalid Request` error and skipped. Default [`DEFAULT_MAX_MESSAGE_BYTES`].
+    /// `Invalid Request` error and skipped. It also bounds a batch's answers, which are held
+    /// until the last is in: once they pass it, the batch's further requests are answered
+    /// with a short error and not run. Default [`DEFAULT_MAX_MESSAGE_BYTES`].
     pub max_message_bytes: usize,
     /// Most tool calls running at once; beyond it a call gets an error result asking to wait.
     /// Default [`DEFAULT_MAX_CONCURRENT_CALLS`].

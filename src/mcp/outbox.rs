@@ -91,12 +91,17 @@ fn write_all<W: Write>(mut output: W, rx: Receiver<Item>) {
 /// Collects the responses of one batch and sends them as one array when the last is in.
 pub(crate) struct Batch {
     outbox: Outbox,
+    /// The bytes of responses past which the batch's further requests are not run
+    /// ([`Batch::is_full`]).
+    limit: usize,
     state: Mutex<BatchState>,
 }
 
 struct BatchState {
     /// Serialized responses.
     responses: Vec<String>,
+    /// Their bytes.
+    held: usize,
     /// Responders not yet done, plus one until the batch is sealed.
     pending: usize,
     /// Signalled once the batch's array has been written.
@@ -104,16 +109,26 @@ struct BatchState {
 }
 
 impl Batch {
-    /// A batch whose responses go to `outbox`.
-    pub(crate) fn new(outbox: Outbox) -> Arc<Batch> {
+    /// A batch whose responses go to `outbox`, full once they hold `limit` bytes.
+    pub(crate) fn new(outbox: Outbox, limit: usize) -> Arc<Batch> {
         Arc::new(Batch {
             outbox,
+            limit,
             state: Mutex::new(BatchState {
                 responses: Vec::new(),
+                held: 0,
                 pending: 1,
                 waiting: Vec::new(),
             }),
         })
+    }
+
+    /// Whether the responses in so far hold `limit` bytes or more: a request can ask for far
+    /// more than its own bytes (`tools/list` in a few dozen bytes), and a batch's responses
+    /// are all held until the last is in, so the batch's further requests are answered with
+    /// a short error instead of being run.
+    pub(crate) fn is_full(&self) -> bool {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).held >= self.limit
     }
 
     /// Says that no more responders will be made for this batch.
@@ -123,6 +138,7 @@ impl Batch {
 
     fn done(&self, response: Option<String>) {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.held += response.as_ref().map_or(0, String::len);
         state.responses.extend(response);
         state.pending -= 1;
         if state.pending == 0 && !state.responses.is_empty() {
@@ -284,7 +300,7 @@ mod tests {
     fn a_written_answer_in_a_batch_waits_for_the_batchs_array() {
         let output = SlowOutput::default();
         let (outbox, writer) = Writer::start(output.clone()).unwrap();
-        let batch = Batch::new(outbox.clone());
+        let batch = Batch::new(outbox.clone(), usize::MAX);
         let other = Responder::in_batch(Id::parse(b"1").unwrap(), &batch);
         let written =
             Responder::in_batch(Id::parse(b"2").unwrap(), &batch).result_written(json!({}));

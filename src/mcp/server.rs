@@ -143,9 +143,22 @@ impl Server {
         match jsonrpc::parse(bytes) {
             jsonrpc::Line::One(message) => self.one(message, None),
             jsonrpc::Line::Batch(items) => {
-                let batch = Batch::new(self.outbox.clone());
+                // The batch's responses are held until the last is in: no more of them than a
+                // message may hold are asked for.
+                let batch = Batch::new(self.outbox.clone(), self.max_message_bytes);
                 for item in items {
-                    self.one(item, Some(&batch));
+                    match item {
+                        Incoming::Request { id, .. } if batch.is_full() => {
+                            Responder::in_batch(id, &batch).error(&RpcError::new(
+                                INVALID_REQUEST,
+                                format!(
+                                    "not run: this batch's answers passed {} bytes; send it again",
+                                    self.max_message_bytes
+                                ),
+                            ));
+                        }
+                        item => self.one(item, Some(&batch)),
+                    }
                 }
                 batch.seal();
             }
@@ -414,9 +427,10 @@ impl Job {
             Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs, largest };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         let cancelled = token.is_cancelled();
-        // The call stops counting once its answer is decided, so that a client sending its
-        // next call as soon as it reads this answer finds the place free.
-        drop(ticket);
+        // The call stops running once its answer is decided, so that a client sending its
+        // next call as soon as it reads this answer finds the place free; it still counts
+        // until the answer is queued (a client that does not read holds it there).
+        let _answering = ticket.answering();
         match outcome {
             _ if cancelled => responder.silence(),
             Ok(Some(Err(ToolError { input_request: Some((key, request)), .. }))) => {

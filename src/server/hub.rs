@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::{BufReader, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 
@@ -180,6 +180,7 @@ impl Hub {
                 caller: Mutex::new(Arc::new(Caller::sharing(self.names.clone()))),
                 client: Mutex::new(format!("connection-{number}")),
                 ended: Arc::default(),
+                attached: Arc::default(),
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
@@ -284,6 +285,10 @@ struct Connection {
     client: Mutex<String>,
     /// Set when the connection's input ends; attach streams stop.
     ended: Arc<Ended>,
+    /// Attach streams running on this connection, each on a thread of its own: at most
+    /// [`ServerOptions::max_pending_requests`], as an attach request is in progress until its
+    /// stream ends.
+    attached: Arc<AtomicUsize>,
 }
 
 impl Connection {
@@ -318,6 +323,15 @@ impl Connection {
             Ok(id) => id,
             Err(message) => return responder.error(&invalid(message)),
         };
+        let limit = self.hub.options.max_pending_requests;
+        let streams = self.attached.fetch_add(1, Ordering::SeqCst);
+        if streams >= limit {
+            self.attached.fetch_sub(1, Ordering::SeqCst);
+            return responder.error(&invalid(format!(
+                "this connection already has {streams} attachments in progress, its limit; detach one first"
+            )));
+        }
+        let attached = Streaming(self.attached.clone());
         let takeover = params.get("takeover").and_then(Value::as_bool).unwrap_or(false);
         if takeover {
             let mut holders = lock(&self.hub.holders);
@@ -346,6 +360,7 @@ impl Connection {
             std::thread::Builder::new().name("termloom-server-attach".into()).spawn(move || {
                 let reason = watch.stream();
                 release(&hub, number, Some(id));
+                drop(attached);
                 responder.result(json!({ "reason": reason }));
             });
         if let Err(err) = spawned {
@@ -397,6 +412,16 @@ impl Connection {
             ));
         }
         Ok(())
+    }
+}
+
+/// An attach stream counted on its connection; dropping it ends the count (also when its
+/// thread could not be started, or a refusal returns early).
+struct Streaming(Arc<AtomicUsize>);
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

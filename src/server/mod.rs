@@ -107,7 +107,9 @@ pub struct ServerOptions {
     pub max_connections: usize,
     /// Longest message, in bytes. Default [`crate::mcp::DEFAULT_MAX_MESSAGE_BYTES`].
     pub max_message_bytes: usize,
-    /// Most requests in progress on one connection. Default [`DEFAULT_MAX_PENDING_REQUESTS`].
+    /// Most requests in progress on one connection, tool calls and attachments (`termloom
+    /// attach`, each streaming until it ends) each counted on their own. Default
+    /// [`DEFAULT_MAX_PENDING_REQUESTS`].
     pub max_pending_requests: usize,
     /// Most sessions one client may have running (started, not closed, their program not
     /// exited). Default
