@@ -161,9 +161,16 @@ impl SessionInput {
 }
 
 impl InputLocks {
-    /// The input of session `id`.
+    /// The input of session `id`. Past [`screen_diff::SESSIONS_KEPT`] sessions, those no
+    /// call holds are forgotten (a session that exited needs no `terminal_close`, which
+    /// forgets its lock, so a long-lived caller would otherwise keep one per session it ever
+    /// typed into): nothing is lost, since a lock nobody holds is free and its count is
+    /// compared only by calls that hold it.
     pub(crate) fn of(&self, id: SessionId) -> Arc<SessionInput> {
         let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
+        if !locks.contains_key(&id) && locks.len() >= screen_diff::SESSIONS_KEPT {
+            locks.retain(|_, input| Arc::strong_count(input) > 1);
+        }
         locks.entry(id).or_default().clone()
     }
 
@@ -497,5 +504,24 @@ mod base64_tests {
         {
             assert_eq!(super::base64(plain.as_bytes()), encoded);
         }
+    }
+}
+
+#[cfg(test)]
+mod input_lock_tests {
+    use super::*;
+
+    /// Past the bound, the locks nobody holds are forgotten; a held one is kept, so calls
+    /// on its session still share it.
+    #[test]
+    fn locks_nobody_holds_are_forgotten_past_the_bound() {
+        let locks = InputLocks::default();
+        let held = locks.of(SessionId(0));
+        for id in 1..=screen_diff::SESSIONS_KEPT as u64 * 4 {
+            let _ = locks.of(SessionId(id));
+        }
+        let count = locks.locks.lock().unwrap().len();
+        assert!(count <= screen_diff::SESSIONS_KEPT + 1, "{count} locks kept");
+        assert!(Arc::ptr_eq(&held, &locks.of(SessionId(0))), "a held lock was replaced");
     }
 }

@@ -77,7 +77,15 @@ impl Names {
     /// when its session was closed.
     pub(crate) fn claim(&self, name: &str, engine: &Engine) -> Result<Claim<'_>, ToolError> {
         check_name(name)?;
+        let known: Option<Vec<SessionId>> =
+            engine.list().ok().map(|sessions| sessions.iter().map(|info| info.id).collect());
         let mut map = self.lock();
+        // Names of sessions the engine has forgotten (ended ones beyond its tombstones) name
+        // nothing any more: without this, every uniquely named session that ended other than
+        // by its caller's terminal_close would stay in the table for the server's life.
+        if let Some(known) = known {
+            map.retain(|_, bound| bound.is_none_or(|id| known.contains(&id)));
+        }
         match map.get(name) {
             None => {}
             Some(Some(id)) if is_closed(engine, *id) => {}
@@ -148,6 +156,11 @@ mod tests {
         names.claim("ed", &engine).unwrap().bind(SessionId(8));
         names.forget(SessionId(8));
         assert_eq!(names.lookup("ed"), None);
+        // A claim drops the names of sessions the engine does not know (any more).
+        names.claim("gone", &engine).unwrap().bind(SessionId(9));
+        names.claim("other", &engine).unwrap().bind(SessionId(10));
+        assert_eq!(names.lookup("gone"), None);
+        assert_eq!(names.map.lock().unwrap().len(), 1);
         engine.shutdown();
     }
 }
