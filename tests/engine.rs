@@ -149,6 +149,27 @@ fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
     sh.close().unwrap();
 }
 
+/// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
+/// showed was read, and stays in the transcript, from the primary screen and from under the
+/// alternate one.
+#[test]
+fn a_terminal_reset_keeps_what_the_screen_showed_in_the_transcript() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for (line, expected) in [
+        (r"printf 'one\ntwo\033cthree\n'; sleep 30", "one\ntwo\nthree\n"),
+        (r"printf 'one\ntwo\033[?1049hfull\033cthree\n'; sleep 30", "one\ntwo\nthree\n"),
+    ] {
+        let sh = engine.spawn(SpawnSpec::shell(line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, expected, "{line}");
+        sh.close().unwrap();
+    }
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -376,6 +376,9 @@ impl Emulator {
                 Stop::Sequence(sequence) => {
                     self.advance(&slice[..n - 1]);
                     self.settle(transcript);
+                    if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
+                        self.settle_screen_before_reset(transcript);
+                    }
                     self.apply(sequence, slice[n - 1]);
                 }
             }
@@ -383,6 +386,21 @@ impl Emulator {
         }
         self.handle_events(turn);
         at
+    }
+
+    /// RIS (`ESC c`, `tput reset`, `reset`) is about to wipe both screens and the history:
+    /// the primary screen's text, which the reset would lose unread, is settled into the
+    /// transcript first, as `ED 2` settles it (alacritty scrolls the screen into the history).
+    /// From the alternate screen, the primary one is gone back to first, as the reset does.
+    /// The parser has seen the ESC: CAN aborts it, and it is given again for the final byte.
+    fn settle_screen_before_reset(&mut self, transcript: &mut Transcript) {
+        self.parser.advance(&mut self.term, &[CAN]);
+        if self.alternate() {
+            self.parser.advance(&mut self.term, b"\x1b[?1049l");
+        }
+        self.parser.advance(&mut self.term, b"\x1b[2J");
+        self.settle(transcript);
+        self.parser.advance(&mut self.term, b"\x1b");
     }
 
     /// Gives bytes to the parser, or to the held OSC string while one is open.
@@ -929,6 +947,26 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    /// RIS wipes both screens and the history: what the primary screen showed is settled
+    /// first, from the primary screen and from the alternate one (the primary's text
+    /// only), in any split of the stream.
+    #[test]
+    fn reset_settles_the_primary_screen_first() {
+        for input in [&b"a\r\nb\r\n\x1bcc"[..], b"a\r\nb\r\n\x1b[?1049hfull\x1bcc"] {
+            for chunk in 1..input.len() {
+                let mut emu = emulator(20, 5);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                for piece in input.chunks(chunk) {
+                    feed(&mut emu, &mut t, piece);
+                }
+                let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+                assert_eq!(lines, ["a", "b"], "{input:?} in chunks of {chunk}");
+                assert_eq!(emu.screen().lines[0], "c");
+                assert!(!emu.alternate());
+            }
+        }
     }
 
     #[test]
