@@ -170,6 +170,22 @@ fn a_terminal_reset_keeps_what_the_screen_showed_in_the_transcript() {
     }
 }
 
+/// Lines that scrolled off the primary screen in the same write that switched to the
+/// alternate screen are read while the alternate screen is up (and kept when the program
+/// ends there), like the lines that scrolled off before.
+#[test]
+fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf 'l1\nl2\nl3\nl4\nl5\033[?1049h\033[Hfull'; sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(20, 3)).unwrap();
+    expect(&sh, Until::screen_contains("full"));
+    assert_eq!(sh.read().unwrap().text, "l1\nl2\n");
+    sh.close().unwrap();
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -969,6 +969,22 @@ mod tests {
         }
     }
 
+    /// Lines the same slice scrolled off the primary screen before switching to the
+    /// alternate one are settled then, not when the alternate screen is left.
+    #[test]
+    fn lines_scrolled_off_before_the_alternate_screen_settle_before_it() {
+        let mut emu = emulator(20, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"l1\r\nl2\r\nl3\r\nl4\r\nl5\x1b[?1049h\x1b[Hfull");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["l1", "l2"]);
+        // Back on the primary screen, the next line scrolls `l3` off after them.
+        feed(&mut emu, &mut t, b"\x1b[?1049l\r\n");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["l1", "l2", "l3"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["l4", "l5", ""]);
+    }
+
     #[test]
     fn a_blank_in_the_last_column_of_a_wrapped_row_is_kept() {
         let mut emu = emulator(10, 6);
