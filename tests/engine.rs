@@ -170,6 +170,26 @@ fn a_terminal_reset_keeps_what_the_screen_showed_in_the_transcript() {
     }
 }
 
+/// Clearing a screen that shows nothing (a `clear` or a reset as a program starts) adds no
+/// empty line to the transcript.
+#[test]
+fn clearing_a_blank_screen_adds_no_line() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for line in [
+        r"printf '\033[H\033[2J'; echo hi; sleep 30",
+        r"printf '\033[2J\033[H\033[2J\033[3J'; echo hi; sleep 30",
+        r"printf '\033c'; echo hi; sleep 30",
+    ] {
+        let sh = engine.spawn(SpawnSpec::shell(line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^hi$").unwrap());
+        assert_eq!(read_until(&sh, "hi\n"), "hi\n", "{line}");
+        sh.close().unwrap();
+    }
+}
+
 /// Lines that scrolled off the primary screen in the same write that switched to the
 /// alternate screen are read while the alternate screen is up (and kept when the program
 /// ends there), like the lines that scrolled off before.

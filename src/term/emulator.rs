@@ -399,6 +399,7 @@ impl Emulator {
             self.parser.advance(&mut self.term, b"\x1b[?1049l");
         }
         self.parser.advance(&mut self.term, b"\x1b[2J");
+        self.forget_blank_screen_cleared();
         self.settle(transcript);
         self.parser.advance(&mut self.term, b"\x1b");
     }
@@ -476,6 +477,25 @@ impl Emulator {
         }
         if erases {
             grid_repair::wide_halves(self.term.grid_mut(), view.row);
+        }
+        let clears_screen = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first() == Some(&2)
+        );
+        if clears_screen && !view.alternate {
+            self.forget_blank_screen_cleared();
+        }
+    }
+
+    /// `ED 2` on the primary screen scrolled the screen into the history (drained just
+    /// before), down to its last non-blank cell; on a blank screen, alacritty still scrolls
+    /// one blank row, which is no line anyone read (a `clear` at the start would begin the
+    /// transcript with an empty line, and each `clear` of a blank screen add one): dropped.
+    fn forget_blank_screen_cleared(&mut self) {
+        let grid = self.term.grid_mut();
+        if grid.history_size() == 1 && grid[Line(-1)].is_clear() {
+            grid.clear_history();
         }
     }
 
@@ -947,6 +967,18 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    /// Clearing a blank primary screen settles no empty line (alacritty scrolls one blank
+    /// row into the history); a screen with text settles its rows down to the last one
+    /// with text, blank rows between included.
+    #[test]
+    fn clearing_a_blank_screen_settles_nothing() {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2J\x1b[H\x1b[2J\x1b[?2J\x1bc\x1b[2Jx\r\n\r\ny\x1b[2J");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["x", "", "y"]);
     }
 
     /// RIS wipes both screens and the history: what the primary screen showed is settled
