@@ -206,6 +206,28 @@ fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
     sh.close().unwrap();
 }
 
+/// The retained transcript (`scrollback`, the command line's final transcript) keeps what
+/// the primary screen showed while a full-screen program hides it, also when the program is
+/// still on the alternate screen as the session ends.
+#[test]
+fn the_transcript_keeps_the_primary_screen_under_a_full_screen_program() {
+    if !require("bash") || !require("less") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("echo hello").unwrap();
+    expect(&sh, Until::screen_regex("^hello$").unwrap());
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    sh.submit("seq 1 100 | less").unwrap();
+    expect(&sh, Until::screen_regex("^20$").unwrap());
+    assert!(sh.screen().unwrap().alternate);
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, "$ echo hello\nhello\n$ seq 1 100 | less\n", "{text:?}");
+    sh.close().unwrap();
+    assert_eq!(sh.scrollback(1 << 20).unwrap().text, text);
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

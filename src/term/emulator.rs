@@ -222,6 +222,10 @@ pub(crate) struct Emulator {
     drained_since_look: usize,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
+    /// While the alternate screen hides the primary one: the primary screen's lines down to
+    /// its cursor as they were when it was hidden (nothing but a resize, which keeps logical
+    /// lines, touches the primary screen meanwhile), for the retained transcript.
+    hidden_tail: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -284,6 +288,7 @@ impl Emulator {
             wide_or_marked: false,
             drained_since_look: 0,
             dropped_osc: 0,
+            hidden_tail: None,
         }
     }
 
@@ -379,7 +384,14 @@ impl Emulator {
                     if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
                         self.settle_screen_before_reset(transcript);
                     }
+                    let hiding = !self.alternate() && enters_alternate(sequence);
+                    let tail = if hiding { self.tail(transcript) } else { None };
                     self.apply(sequence, slice[n - 1]);
+                    if !self.alternate() {
+                        self.hidden_tail = None;
+                    } else if tail.is_some() {
+                        self.hidden_tail = tail;
+                    }
                 }
             }
             self.settle(transcript);
@@ -810,6 +822,12 @@ impl Emulator {
         Some(lines)
     }
 
+    /// The primary screen's lines down to its cursor while the alternate screen hides it (as
+    /// [`Emulator::tail`] gave them when it was hidden); `None` on the primary screen.
+    pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
+        self.hidden_tail.as_deref().filter(|_| self.alternate())
+    }
+
     /// The transcript line number and byte offset of the cursor.
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         let grid = self.term.grid();
@@ -819,6 +837,15 @@ impl Emulator {
             self.tail(transcript).and_then(|lines| lines.get(ended).map(String::len)).unwrap_or(0);
         (transcript.end() + ended as u64, offset)
     }
+}
+
+/// Whether `sequence` sets a mode that switches to the alternate screen.
+fn enters_alternate(sequence: Sequence) -> bool {
+    matches!(
+        sequence,
+        Sequence::Csi { private: Some(b'?'), action: b'h', params }
+            if params.values().iter().any(|v| matches!(v, 47 | 1047 | 1049))
+    )
 }
 
 /// xterm's default colours: the 16 ANSI colours, the 6×6×6 cube, the grey ramp, then
@@ -1284,6 +1311,27 @@ mod tests {
         let mut t2 = t;
         feed(&mut emu, &mut t2, b"out\r\n$ ");
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
+    }
+
+    /// While the alternate screen is up (modes 47, 1047 and 1049), the primary screen's
+    /// lines down to its cursor are kept as they were, through a resize; gone once it is left.
+    #[test]
+    fn the_primary_screen_hidden_by_the_alternate_one_is_kept() {
+        for mode in ["47", "1047", "1049"] {
+            let mut emu = emulator(20, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            assert_eq!(emu.hidden_tail(), None);
+            let input = format!("out\r\nlonger than twenty columns\r\n$ vim\r\n\x1b[?{mode}hfull");
+            feed(&mut emu, &mut t, input.as_bytes());
+            let hidden = ["out", "longer than twenty columns", "$ vim", ""];
+            assert_eq!(emu.tail(&t), None);
+            assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
+            feed(&mut emu, &mut t, b"\x1b[?1049hmore\r\n");
+            emu.resize(8, 5, &mut t);
+            assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
+            feed(&mut emu, &mut t, format!("\x1b[?{mode}l").as_bytes());
+            assert_eq!(emu.hidden_tail(), None, "{mode}");
+        }
     }
 
     fn rows(emu: &Emulator) -> Vec<String> {
