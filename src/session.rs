@@ -413,9 +413,10 @@ impl Session {
         self.client.call(move |r| r.read(id, reader, Some(max_bytes)))
     }
 
-    /// The retained transcript (settled lines and the screen's lines down to the cursor), at
-    /// most `max_bytes` of its end; the flag says whether older text was left out. Does not
-    /// move the read cursor.
+    /// The retained transcript (settled lines and the primary screen's lines down to the
+    /// cursor, also while a full-screen program's alternate screen hides them), at most
+    /// `max_bytes` of its end; the flag says whether older text was left out. Does not move
+    /// the read cursor.
     pub fn scrollback(&self, max_bytes: usize) -> Result<Scrollback> {
         let id = self.id;
         self.client.call(move |r| r.scrollback(id, max_bytes))

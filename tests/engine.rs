@@ -149,6 +149,85 @@ fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
     sh.close().unwrap();
 }
 
+/// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
+/// showed was read, and stays in the transcript, from the primary screen and from under the
+/// alternate one.
+#[test]
+fn a_terminal_reset_keeps_what_the_screen_showed_in_the_transcript() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for (line, expected) in [
+        (r"printf 'one\ntwo\033cthree\n'; sleep 30", "one\ntwo\nthree\n"),
+        (r"printf 'one\ntwo\033[?1049hfull\033cthree\n'; sleep 30", "one\ntwo\nthree\n"),
+    ] {
+        let sh = engine.spawn(SpawnSpec::shell(line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, expected, "{line}");
+        sh.close().unwrap();
+    }
+}
+
+/// Clearing a screen that shows nothing (a `clear` or a reset as a program starts) adds no
+/// empty line to the transcript.
+#[test]
+fn clearing_a_blank_screen_adds_no_line() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for line in [
+        r"printf '\033[H\033[2J'; echo hi; sleep 30",
+        r"printf '\033[2J\033[H\033[2J\033[3J'; echo hi; sleep 30",
+        r"printf '\033c'; echo hi; sleep 30",
+    ] {
+        let sh = engine.spawn(SpawnSpec::shell(line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^hi$").unwrap());
+        assert_eq!(read_until(&sh, "hi\n"), "hi\n", "{line}");
+        sh.close().unwrap();
+    }
+}
+
+/// Lines that scrolled off the primary screen in the same write that switched to the
+/// alternate screen are read while the alternate screen is up (and kept when the program
+/// ends there), like the lines that scrolled off before.
+#[test]
+fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf 'l1\nl2\nl3\nl4\nl5\033[?1049h\033[Hfull'; sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(20, 3)).unwrap();
+    expect(&sh, Until::screen_contains("full"));
+    assert_eq!(sh.read().unwrap().text, "l1\nl2\n");
+    sh.close().unwrap();
+}
+
+/// The retained transcript (`scrollback`, the command line's final transcript) keeps what
+/// the primary screen showed while a full-screen program hides it, also when the program is
+/// still on the alternate screen as the session ends.
+#[test]
+fn the_transcript_keeps_the_primary_screen_under_a_full_screen_program() {
+    if !require("bash") || !require("less") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit("echo hello").unwrap();
+    expect(&sh, Until::screen_regex("^hello$").unwrap());
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    sh.submit("seq 1 100 | less").unwrap();
+    expect(&sh, Until::screen_regex("^20$").unwrap());
+    assert!(sh.screen().unwrap().alternate);
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, "$ echo hello\nhello\n$ seq 1 100 | less\n", "{text:?}");
+    sh.close().unwrap();
+    assert_eq!(sh.scrollback(1 << 20).unwrap().text, text);
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

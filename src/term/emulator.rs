@@ -222,6 +222,10 @@ pub(crate) struct Emulator {
     drained_since_look: usize,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
+    /// While the alternate screen hides the primary one: the primary screen's lines down to
+    /// its cursor as they were when it was hidden (nothing but a resize, which keeps logical
+    /// lines, touches the primary screen meanwhile), for the retained transcript.
+    hidden_tail: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -284,6 +288,7 @@ impl Emulator {
             wide_or_marked: false,
             drained_since_look: 0,
             dropped_osc: 0,
+            hidden_tail: None,
         }
     }
 
@@ -376,13 +381,39 @@ impl Emulator {
                 Stop::Sequence(sequence) => {
                     self.advance(&slice[..n - 1]);
                     self.settle(transcript);
+                    if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
+                        self.settle_screen_before_reset(transcript);
+                    }
+                    let hiding = !self.alternate() && enters_alternate(sequence);
+                    let tail = if hiding { self.tail(transcript) } else { None };
                     self.apply(sequence, slice[n - 1]);
+                    if !self.alternate() {
+                        self.hidden_tail = None;
+                    } else if tail.is_some() {
+                        self.hidden_tail = tail;
+                    }
                 }
             }
             self.settle(transcript);
         }
         self.handle_events(turn);
         at
+    }
+
+    /// RIS (`ESC c`, `tput reset`, `reset`) is about to wipe both screens and the history:
+    /// the primary screen's text, which the reset would lose unread, is settled into the
+    /// transcript first, as `ED 2` settles it (alacritty scrolls the screen into the history).
+    /// From the alternate screen, the primary one is gone back to first, as the reset does.
+    /// The parser has seen the ESC: CAN aborts it, and it is given again for the final byte.
+    fn settle_screen_before_reset(&mut self, transcript: &mut Transcript) {
+        self.parser.advance(&mut self.term, &[CAN]);
+        if self.alternate() {
+            self.parser.advance(&mut self.term, b"\x1b[?1049l");
+        }
+        self.parser.advance(&mut self.term, b"\x1b[2J");
+        self.forget_blank_screen_cleared();
+        self.settle(transcript);
+        self.parser.advance(&mut self.term, b"\x1b");
     }
 
     /// Gives bytes to the parser, or to the held OSC string while one is open.
@@ -458,6 +489,25 @@ impl Emulator {
         }
         if erases {
             grid_repair::wide_halves(self.term.grid_mut(), view.row);
+        }
+        let clears_screen = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first() == Some(&2)
+        );
+        if clears_screen && !view.alternate {
+            self.forget_blank_screen_cleared();
+        }
+    }
+
+    /// `ED 2` on the primary screen scrolled the screen into the history (drained just
+    /// before), down to its last non-blank cell; on a blank screen, alacritty still scrolls
+    /// one blank row, which is no line anyone read (a `clear` at the start would begin the
+    /// transcript with an empty line, and each `clear` of a blank screen add one): dropped.
+    fn forget_blank_screen_cleared(&mut self) {
+        let grid = self.term.grid_mut();
+        if grid.history_size() == 1 && grid[Line(-1)].is_clear() {
+            grid.clear_history();
         }
     }
 
@@ -772,6 +822,12 @@ impl Emulator {
         Some(lines)
     }
 
+    /// The primary screen's lines down to its cursor while the alternate screen hides it (as
+    /// [`Emulator::tail`] gave them when it was hidden); `None` on the primary screen.
+    pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
+        self.hidden_tail.as_deref().filter(|_| self.alternate())
+    }
+
     /// The transcript line number and byte offset of the cursor.
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         let grid = self.term.grid();
@@ -781,6 +837,15 @@ impl Emulator {
             self.tail(transcript).and_then(|lines| lines.get(ended).map(String::len)).unwrap_or(0);
         (transcript.end() + ended as u64, offset)
     }
+}
+
+/// Whether `sequence` sets a mode that switches to the alternate screen.
+fn enters_alternate(sequence: Sequence) -> bool {
+    matches!(
+        sequence,
+        Sequence::Csi { private: Some(b'?'), action: b'h', params }
+            if params.values().iter().any(|v| matches!(v, 47 | 1047 | 1049))
+    )
 }
 
 /// xterm's default colours: the 16 ANSI colours, the 6×6×6 cube, the grey ramp, then
@@ -929,6 +994,54 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    /// Clearing a blank primary screen settles no empty line (alacritty scrolls one blank
+    /// row into the history); a screen with text settles its rows down to the last one
+    /// with text, blank rows between included.
+    #[test]
+    fn clearing_a_blank_screen_settles_nothing() {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2J\x1b[H\x1b[2J\x1b[?2J\x1bc\x1b[2Jx\r\n\r\ny\x1b[2J");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["x", "", "y"]);
+    }
+
+    /// RIS wipes both screens and the history: what the primary screen showed is settled
+    /// first, from the primary screen and from the alternate one (the primary's text
+    /// only), in any split of the stream.
+    #[test]
+    fn reset_settles_the_primary_screen_first() {
+        for input in [&b"a\r\nb\r\n\x1bcc"[..], b"a\r\nb\r\n\x1b[?1049hfull\x1bcc"] {
+            for chunk in 1..input.len() {
+                let mut emu = emulator(20, 5);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                for piece in input.chunks(chunk) {
+                    feed(&mut emu, &mut t, piece);
+                }
+                let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+                assert_eq!(lines, ["a", "b"], "{input:?} in chunks of {chunk}");
+                assert_eq!(emu.screen().lines[0], "c");
+                assert!(!emu.alternate());
+            }
+        }
+    }
+
+    /// Lines the same slice scrolled off the primary screen before switching to the
+    /// alternate one are settled then, not when the alternate screen is left.
+    #[test]
+    fn lines_scrolled_off_before_the_alternate_screen_settle_before_it() {
+        let mut emu = emulator(20, 3);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"l1\r\nl2\r\nl3\r\nl4\r\nl5\x1b[?1049h\x1b[Hfull");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["l1", "l2"]);
+        // Back on the primary screen, the next line scrolls `l3` off after them.
+        feed(&mut emu, &mut t, b"\x1b[?1049l\r\n");
+        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        assert_eq!(lines, ["l1", "l2", "l3"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["l4", "l5", ""]);
     }
 
     #[test]
@@ -1198,6 +1311,27 @@ mod tests {
         let mut t2 = t;
         feed(&mut emu, &mut t2, b"out\r\n$ ");
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
+    }
+
+    /// While the alternate screen is up (modes 47, 1047 and 1049), the primary screen's
+    /// lines down to its cursor are kept as they were, through a resize; gone once it is left.
+    #[test]
+    fn the_primary_screen_hidden_by_the_alternate_one_is_kept() {
+        for mode in ["47", "1047", "1049"] {
+            let mut emu = emulator(20, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            assert_eq!(emu.hidden_tail(), None);
+            let input = format!("out\r\nlonger than twenty columns\r\n$ vim\r\n\x1b[?{mode}hfull");
+            feed(&mut emu, &mut t, input.as_bytes());
+            let hidden = ["out", "longer than twenty columns", "$ vim", ""];
+            assert_eq!(emu.tail(&t), None);
+            assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
+            feed(&mut emu, &mut t, b"\x1b[?1049hmore\r\n");
+            emu.resize(8, 5, &mut t);
+            assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
+            feed(&mut emu, &mut t, format!("\x1b[?{mode}l").as_bytes());
+            assert_eq!(emu.hidden_tail(), None, "{mode}");
+        }
     }
 
     fn rows(emu: &Emulator) -> Vec<String> {

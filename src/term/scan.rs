@@ -583,9 +583,11 @@ impl Counts<'_> {
                 // the colours changed since).
                 *self.work += cols * rows;
             }
-            let ours = values
-                .iter()
-                .any(|v| matches!(v, 3 | 6 | 9 | 47 | 1000 | 1002 | 1003 | 1015 | 1047 | 2026));
+            // Mode 1049 is handled as the parser has it, but it stops the scan all the same:
+            // lines the slice scrolled off the primary screen are settled before it hides.
+            let ours = values.iter().any(|v| {
+                matches!(v, 3 | 6 | 9 | 47 | 1000 | 1002 | 1003 | 1015 | 1047 | 1049 | 2026)
+            });
             if !params.overflow && !ours {
                 return None;
             }
@@ -745,7 +747,21 @@ mod tests {
     #[test]
     fn other_sequences_pass() {
         assert!(stops(b"\x1b[31mred\x1b[0m\x1b[?25l\x1b[2;5H\x1bP1$r\x1b\\", 3, 1000).is_empty());
-        assert!(stops(b"\x1b[13 J\x1b[?1049h\x1b[=1c", 100, 1000).is_empty());
+        assert!(stops(b"\x1b[13 J\x1b[?1h\x1b[=1c", 100, 1000).is_empty());
+    }
+
+    /// Switching to the alternate screen (mode 1049 too, which the parser handles as it is)
+    /// stops the scan, so lines scrolled off before it are settled while they can be.
+    #[test]
+    fn alternate_screen_switches_stop_the_scan() {
+        for mode in ["47", "1047", "1049"] {
+            let input = format!("a\r\nb\x1b[?{mode}hc");
+            assert_eq!(
+                stops(input.as_bytes(), 100, 1000),
+                vec![(input.len() - 1, csi(b'h', Some(b'?'), mode.as_bytes()))],
+                "{mode}"
+            );
+        }
     }
 
     #[test]
@@ -791,7 +807,7 @@ mod tests {
             }
         }
         let found = stops(input, input.len(), 1000);
-        assert_eq!(found.len(), 8, "{found:?}");
+        assert_eq!(found.len(), 9, "{found:?}");
     }
 
     #[test]

@@ -99,10 +99,12 @@ impl Terminal {
     }
 
     /// The retained transcript, up to `max_bytes` of its end, and whether older lines were
-    /// dropped.
+    /// dropped. While the alternate screen is active, the primary screen's lines it hides are part
+    /// of it: they were read before it opened, and are lost if the program ends on it.
     pub(crate) fn retained(&self, max_bytes: usize) -> (String, bool) {
         let tail = self.emulator.tail(&self.transcript);
-        self.transcript.retained(tail.as_deref(), max_bytes)
+        let tail = tail.as_deref().or_else(|| self.emulator.hidden_tail());
+        self.transcript.retained(tail, max_bytes)
     }
 
     /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
