@@ -920,6 +920,11 @@ mod tests {
         turn.replies
     }
 
+    /// Every line the transcript holds.
+    fn settled(t: &Transcript) -> Vec<&str> {
+        (0..t.end()).filter_map(|n| t.line(n)).collect()
+    }
+
     /// The reflow in steps keeps the text as one step does: the same transcript (settled
     /// lines and the screen's down to the cursor), for long wrapped lines, words and blanks,
     /// wide characters and a prompt with the cursor after it, and random mixes of them, at
@@ -1004,7 +1009,7 @@ mod tests {
         let mut emu = emulator(20, 5);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"\x1b[2J\x1b[H\x1b[2J\x1b[?2J\x1bc\x1b[2Jx\r\n\r\ny\x1b[2J");
-        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        let lines = settled(&t);
         assert_eq!(lines, ["x", "", "y"]);
     }
 
@@ -1020,7 +1025,7 @@ mod tests {
                 for piece in input.chunks(chunk) {
                     feed(&mut emu, &mut t, piece);
                 }
-                let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+                let lines = settled(&t);
                 assert_eq!(lines, ["a", "b"], "{input:?} in chunks of {chunk}");
                 assert_eq!(emu.screen().lines[0], "c");
                 assert!(!emu.alternate());
@@ -1035,11 +1040,11 @@ mod tests {
         let mut emu = emulator(20, 3);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"l1\r\nl2\r\nl3\r\nl4\r\nl5\x1b[?1049h\x1b[Hfull");
-        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        let lines = settled(&t);
         assert_eq!(lines, ["l1", "l2"]);
         // Back on the primary screen, the next line scrolls `l3` off after them.
         feed(&mut emu, &mut t, b"\x1b[?1049l\r\n");
-        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        let lines = settled(&t);
         assert_eq!(lines, ["l1", "l2", "l3"]);
         assert_eq!(emu.tail(&t).unwrap(), ["l4", "l5", ""]);
     }
@@ -1110,7 +1115,7 @@ mod tests {
         assert!(emu.wide_or_marked);
         feed(&mut emu, &mut t, b"a\r\nb\r\nc\r\nd\r\ne\r\nf\r\n");
         assert!(!emu.wide_or_marked, "a screenful later the screen holds none");
-        let lines: Vec<_> = (0..t.end()).filter_map(|n| t.line(n)).collect();
+        let lines = settled(&t);
         assert_eq!(lines, ["中e\u{301}     x", "a", "b", "c"]);
         // A wide character below a scrolling region stays while the region scrolls.
         feed(&mut emu, &mut t, "\x1b[4;1H中\x1b[1;3r\x1b[H".as_bytes());
