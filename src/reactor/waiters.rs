@@ -622,7 +622,8 @@ impl UnreadInput {
 /// reading keys) and nothing else can print: it is one process, and every other process of
 /// the session waits for a child (a shell for its job). A group of several (a shell without
 /// job control and its background job, `(sleep 9; echo late) & read x`) or a background job
-/// of a shell with job control may print while it reads.
+/// of a shell with job control may print while it reads; and nothing they printed before
+/// they ended is still unread.
 fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
     let Some(master) = &slot.master else {
         return false;
@@ -631,10 +632,16 @@ fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
         || crate::os::pty::line_modes(master.as_fd()).is_some_and(|modes| {
             matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
         });
-    line && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
-        let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-        procfs::alone_in_session(group, slot.pid, members.as_deref())
-    })
+    let alone = line
+        && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
+            let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+            procfs::alone_in_session(group, slot.pid, members.as_deref())
+        });
+    // Looked at after the other processes were found gone: what one of them printed before it
+    // ended (a background job's last line) may not have been read yet, or not fed yet.
+    alone
+        && !slot.terminal.has_pending()
+        && !rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0)
 }
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a
