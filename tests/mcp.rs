@@ -721,6 +721,10 @@ fn a_text_wait_ends_when_the_shell_is_back_at_its_prompt() {
     assert_eq!(outcome, "waiting_for_input", "{said}");
     assert!(said.contains("build failed") && said.contains("asks for input first"), "{said}");
     assert!(!said.contains("before the wait"), "{said}");
+    // The line typed holds the text: its echo is no line printed before the wait.
+    let (outcome, said) = send("grep -c build-nothing /dev/null", "build-nothing");
+    assert_eq!(outcome, "waiting_for_input", "{said}");
+    assert!(!said.contains("before the wait"), "{said}");
     let (outcome, said) = send("echo build succeeded", "build succeeded");
     assert_eq!(outcome, "matched", "{said}");
     let (outcome, said) = send("true", "build succeeded");

@@ -286,7 +286,7 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
             ..report("matched", Some(found.text), None)
         },
         Fired::Matched(found) if found.condition == asked_for => Report {
-            printed_before: printed_before(session, &plan.until),
+            printed_before: printed_before(session, plan),
             ..report("waiting_for_input", None, None)
         },
         Fired::Matched(found) => report("matched", Some(found.text), None),
@@ -294,7 +294,7 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
         Fired::Closed => report("closed", None, None),
         Fired::Cancelled => report("cancelled", None, None),
         Fired::Timeout => Report {
-            printed_before: printed_before(session, &plan.until),
+            printed_before: printed_before(session, plan),
             ..report("timeout", None, outcome.screen)
         },
     })
@@ -304,13 +304,17 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
 /// text it waited for, printed before it began.
 const LINES_LOOKED_BACK: u64 = 500;
 
-/// The last of the recent transcript lines that `until`'s transcript conditions match, if it
-/// has any: after a timeout, the answer may have come before the wait (and been read).
-fn printed_before(session: &Session, until: &Until) -> Option<u64> {
+/// The last of the recent transcript lines that the plan's transcript conditions match, if
+/// it has any: after a timeout, the answer may have come before the wait (and been read).
+/// Only lines above the one a submitted line was typed on count: that line's echo (`grep
+/// foo` typed, waiting for `foo`) was printed by the call itself.
+fn printed_before(session: &Session, plan: &Plan) -> Option<u64> {
+    let until = &plan.until;
     if !until.needs_transcript() {
         return None;
     }
     let end = session.transcript_lines(0..0, 0).ok()?.end;
+    let end = plan.typed_line.as_ref().map_or(end, |typed| end.min(typed.number));
     let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
     let lines = recent.ok()?.lines;
     lines.iter().rev().find(|(n, line)| until.match_line(*n, line, 0).is_some()).map(|(n, _)| *n)
