@@ -32,7 +32,8 @@ so; resizing this terminal redraws it.
 When the session ends, its last screen is left in this terminal. Exits 0
 when you leave or the session ends; 1, with the reason on stderr, when
 it cannot attach (an unknown session, one someone else holds) or the server
-goes away; 2 for a bad command line.
+goes away; 2 for a bad command line; 128 + N when signal N (SIGTERM, SIGHUP,
+SIGINT, SIGQUIT) ends it, the terminal restored first.
 ";
 
 /// What the main loop reacts to.
@@ -50,6 +51,9 @@ enum Event {
     End(String, bool),
     /// The session ended (its program exited, or it was closed), and why.
     SessionEnded(String),
+    /// A signal that ends the attachment (SIGTERM, SIGHUP, SIGINT, SIGQUIT) arrived: the
+    /// terminal is restored before leaving.
+    Signalled(i32),
 }
 
 /// Runs `termloom attach`.
@@ -102,13 +106,15 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let (events, received) = crossbeam_channel::bounded::<Event>(64);
     spawn_reader(client, attach_id, events.clone());
     spawn_keyboard(events.clone());
-    spawn_resize_watcher(events);
+    spawn_signal_watcher(events);
     let _raw = RawMode::enter(saved);
     let mut out = std::io::stdout();
     let _ = out.write_all(b"\x1b[?1049h\x1b[H\x1b[2J");
     let _ = out.flush();
     let mut reason = String::from("detached");
     let mut failed = false;
+    // The signal that ended the attachment, if one did.
+    let mut signalled: Option<i32> = None;
     // The screen the session ended with, shown after the view is left.
     let mut final_screen: Option<String> = None;
     // The last frame, drawn again when the terminal is resized.
@@ -175,6 +181,10 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 }
                 break;
             }
+            Event::Signalled(signal) => {
+                signalled = Some(signal);
+                break;
+            }
             Event::SessionEnded(why) => {
                 reason = why;
                 final_screen = last.as_ref().map(final_text);
@@ -189,6 +199,11 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     }
     let _ = out.flush();
     drop(_raw);
+    if let Some(signal) = signalled {
+        // The terminal may be gone (SIGHUP): a message that cannot be written is no failure.
+        let _ = writeln!(std::io::stderr(), "termloom: left session {session}: signal {signal}");
+        return ExitCode::from(128 + signal as u8);
+    }
     if failed {
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
         if last.is_some() {
@@ -202,15 +217,20 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Tells the main loop when the person's terminal is resized (SIGWINCH).
-fn spawn_resize_watcher(events: Sender<Event>) {
-    let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGWINCH])
+/// Tells the main loop when the person's terminal is resized (SIGWINCH), and when a signal
+/// that ends the attachment arrives (SIGTERM, SIGHUP, SIGINT, SIGQUIT), so that the terminal
+/// is left in raw mode and on the alternate screen by neither.
+fn spawn_signal_watcher(events: Sender<Event>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
+    let Ok(mut signals) =
+        signal_hook::iterator::Signals::new([SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])
     else {
         return;
     };
     std::thread::spawn(move || {
-        for _ in signals.forever() {
-            if events.send(Event::Resized).is_err() {
+        for signal in signals.forever() {
+            let event = if signal == SIGWINCH { Event::Resized } else { Event::Signalled(signal) };
+            if events.send(event).is_err() {
                 return;
             }
         }
