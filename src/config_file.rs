@@ -72,12 +72,18 @@ struct ConfigFile {
 impl Config {
     /// Parses TOML text over the defaults, then validates the result.
     pub fn from_toml_str(text: &str) -> Result<Config> {
+        Config::default().with_toml_str(text)
+    }
+
+    /// Parses TOML text over this configuration (what the text leaves out keeps its value
+    /// here: a host's own defaults), then validates the result.
+    pub fn with_toml_str(self, text: &str) -> Result<Config> {
         let file: ConfigFile = toml::from_str(text).map_err(|e| Error::InvalidConfig {
             field: "(file)",
             message: format!("cannot be parsed: {e}"),
         })?;
         let ms = Duration::from_millis;
-        let mut c = Config::default();
+        let mut c = self;
         macro_rules! set {
             ($($field:ident),*) => { $(if let Some(v) = file.$field { c.$field = v; })* };
         }
@@ -109,18 +115,27 @@ impl Config {
         if file.base_dir.is_some() {
             c.base_dir = file.base_dir;
         }
-        c.policy = file.policy.map(crate::policy::PolicyFile::into_policy);
-        c.confinement = file.confinement;
+        if let Some(policy) = file.policy {
+            c.policy = Some(policy.into_policy());
+        }
+        if file.confinement.is_some() {
+            c.confinement = file.confinement;
+        }
         c.validate()?;
         Ok(c)
     }
 
     /// Reads and parses a TOML file (see [`Config::from_toml_str`]).
     pub fn from_toml_file(path: impl AsRef<Path>) -> Result<Config> {
+        Config::default().with_toml_file(path)
+    }
+
+    /// Reads and parses a TOML file over this configuration (see [`Config::with_toml_str`]).
+    pub fn with_toml_file(self, path: impl AsRef<Path>) -> Result<Config> {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::io(format!("reading configuration file {}", path.display()), e))?;
-        Config::from_toml_str(&text)
+        self.with_toml_str(&text)
     }
 }
 

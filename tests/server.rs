@@ -1422,3 +1422,30 @@ fn errors_and_notes_name_what_the_command_line_takes() {
     assert!(stable.contains("screen stable for 0 ms held"), "{stable}");
     server.ok(&["close", "c"]);
 }
+
+/// A `--config` file keeps the server's own default for what it leaves unset: every client's
+/// read positions (`max_readers` as many as the server's clients), not the library's 64, so
+/// the 65th client to read a session does not make the first start over.
+#[test]
+fn a_config_file_keeps_every_clients_read_position() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "close_grace_ms = 1000\n").unwrap();
+    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    server.ok(&["start", "--name", "shared", "--", "sh", "-c", "echo marker-line; exec cat"]);
+    // `start` returns once cat waits for input: after the line.
+    let read = |client: &str| {
+        let mut agent = termloom::server::Client::connect(&server.socket).unwrap();
+        let arguments = json!({"session_id": "shared"});
+        let result = agent.call_tool_as(Some(client), "terminal_read", arguments).unwrap();
+        assert!(!result.is_error, "{client}: {}", result.text);
+        result.text
+    };
+    assert!(read("first").contains("marker-line"));
+    for n in 0..80 {
+        assert!(read(&format!("other-{n}")).contains("marker-line"));
+    }
+    let again = read("first");
+    assert!(!again.contains("marker-line"), "the first client started over: {again}");
+}

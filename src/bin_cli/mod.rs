@@ -121,15 +121,15 @@ pub(crate) fn usage_error(message: &str, help_command: &str) -> ExitCode {
     ExitCode::from(EXIT_USAGE)
 }
 
-/// The engine's configuration: the `--config` file (or `default`), then the `--policy` file
-/// over its `[policy]` table.
+/// The engine's configuration: the `--config` file over `default` (what it leaves out keeps
+/// the command's own default), then the `--policy` file over its `[policy]` table.
 pub(crate) fn load_config(
     config: Option<&std::path::Path>,
     policy: Option<&std::path::Path>,
     default: termloom::Config,
 ) -> termloom::Result<termloom::Config> {
     let mut config = match config {
-        Some(path) => termloom::Config::from_toml_file(path)?,
+        Some(path) => default.with_toml_file(path)?,
         None => default,
     };
     if let Some(path) = policy {
