@@ -69,6 +69,18 @@ struct ConfigFile {
     confinement: Option<crate::Confinement>,
 }
 
+/// The `Config` fields given in milliseconds, and their keys in a file.
+const MS_KEYS: [(&str, &str); 8] = [
+    ("quiet", "quiet_ms"),
+    ("input_settle", "input_settle_ms"),
+    ("default_wait_timeout", "default_wait_timeout_ms"),
+    ("close_grace", "close_grace_ms"),
+    ("exit_drain", "exit_drain_ms"),
+    ("idle_timeout", "idle_timeout_ms"),
+    ("max_lifetime", "max_lifetime_ms"),
+    ("reaper_interval", "reaper_interval_ms"),
+];
+
 impl Config {
     /// Parses TOML text over the defaults, then validates the result.
     pub fn from_toml_str(text: &str) -> Result<Config> {
@@ -121,7 +133,14 @@ impl Config {
         if file.confinement.is_some() {
             c.confinement = file.confinement;
         }
-        c.validate()?;
+        // A duration out of range is named as the file names it (`quiet_ms`, not `quiet`).
+        c.validate().map_err(|err| match err {
+            Error::InvalidConfig { field, message } => {
+                let key = MS_KEYS.iter().find(|(f, _)| *f == field).map_or(field, |(_, k)| k);
+                Error::InvalidConfig { field: key, message }
+            }
+            err => err,
+        })?;
         Ok(c)
     }
 

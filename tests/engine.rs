@@ -1315,3 +1315,18 @@ fn a_missing_recording_directory_is_not_a_missing_program() {
     cat.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A duration out of range in a configuration file is named by its key there (`quiet_ms`),
+/// not by the `Config` field a reader of the file does not see.
+#[test]
+fn a_config_file_names_a_duration_by_its_key() {
+    for (text, key) in [
+        ("quiet_ms = 0", "quiet_ms"),
+        ("idle_timeout_ms = 500", "idle_timeout_ms"),
+        ("close_grace_ms = 3600000", "close_grace_ms"),
+        ("idle_timeout_ms = 2000\nreaper_interval_ms = 5000", "reaper_interval_ms"),
+    ] {
+        let err = termloom::Config::from_toml_str(text).unwrap_err().to_string();
+        assert!(err.contains(&format!("configuration: {key} ")), "{text}: {err}");
+    }
+}
