@@ -34,35 +34,35 @@ use crate::error::{Error, Result};
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ConfigFile {
-    cols: Option<u16>,
-    rows: Option<u16>,
-    scrollback_lines: Option<usize>,
-    scrollback_bytes: Option<usize>,
-    max_read_bytes: Option<usize>,
-    max_readers: Option<usize>,
-    raw_output_bytes: Option<usize>,
-    recording_file_bytes: Option<u64>,
-    write_queue_bytes: Option<usize>,
-    request_queue: Option<usize>,
-    quiet_ms: Option<u64>,
-    input_settle_ms: Option<u64>,
-    default_wait_timeout_ms: Option<u64>,
-    close_grace_ms: Option<u64>,
-    exit_drain_ms: Option<u64>,
-    max_sessions: Option<usize>,
-    max_closed_sessions: Option<usize>,
-    idle_timeout_ms: Option<u64>,
-    max_lifetime_ms: Option<u64>,
-    reaper_interval_ms: Option<u64>,
+    cols: Option<Whole>,
+    rows: Option<Whole>,
+    scrollback_lines: Option<Whole>,
+    scrollback_bytes: Option<Whole>,
+    max_read_bytes: Option<Whole>,
+    max_readers: Option<Whole>,
+    raw_output_bytes: Option<Whole>,
+    recording_file_bytes: Option<Whole>,
+    write_queue_bytes: Option<Whole>,
+    request_queue: Option<Whole>,
+    quiet_ms: Option<Whole>,
+    input_settle_ms: Option<Whole>,
+    default_wait_timeout_ms: Option<Whole>,
+    close_grace_ms: Option<Whole>,
+    exit_drain_ms: Option<Whole>,
+    max_sessions: Option<Whole>,
+    max_closed_sessions: Option<Whole>,
+    idle_timeout_ms: Option<Whole>,
+    max_lifetime_ms: Option<Whole>,
+    reaper_interval_ms: Option<Whole>,
     cgroups: Option<bool>,
     base_dir: Option<PathBuf>,
     record_dir: Option<PathBuf>,
     record_every_session: Option<bool>,
-    max_osc_bytes: Option<usize>,
-    max_title_bytes: Option<usize>,
-    max_hyperlink_bytes: Option<usize>,
-    max_title_stack: Option<usize>,
-    max_combining_marks: Option<usize>,
+    max_osc_bytes: Option<Whole>,
+    max_title_bytes: Option<Whole>,
+    max_hyperlink_bytes: Option<Whole>,
+    max_title_stack: Option<Whole>,
+    max_combining_marks: Option<Whole>,
     env_allow: Option<Vec<String>>,
     env_deny: Option<Vec<String>>,
     policy: Option<crate::policy::PolicyFile>,
@@ -81,6 +81,71 @@ const MS_KEYS: [(&str, &str); 8] = [
     ("reaper_interval", "reaper_interval_ms"),
 ];
 
+/// A TOML integer, told apart from other types with a message a person reads ("expected a
+/// whole number", not "expected u16"), and fitted to its field by [`fit`].
+#[derive(Debug, Clone, Copy)]
+struct Whole(i64);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Whole;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a whole number")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> std::result::Result<Whole, E> {
+                Ok(Whole(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> std::result::Result<Whole, E> {
+                i64::try_from(v).map(Whole).map_err(|_| E::custom(format!("{v} is too large")))
+            }
+        }
+        deserializer.deserialize_i64(Visitor)
+    }
+}
+
+/// `value` of the file's `key` as its field's type. A value the type cannot hold (a negative
+/// number, `cols = 70000`) is outside every field's range, so it is reported as one: with the
+/// range the field's own check names (found by checking the type's largest value, which no
+/// range allows).
+fn fit<T: FieldNumber>(key: &'static str, value: Whole) -> Result<T> {
+    T::try_from(value.0).map_err(|_| {
+        let probe = format!("{key} = {}", T::MAX_IN_TOML);
+        let range = match Config::default().with_toml_str(&probe) {
+            Err(Error::InvalidConfig { message, .. }) => {
+                message.split_once("; ").map(|(_, range)| range.to_owned())
+            }
+            _ => None,
+        };
+        let message = match range {
+            Some(range) => format!("is {}; {range}", value.0),
+            None => format!("is {}, which is out of range", value.0),
+        };
+        Error::InvalidConfig { field: key, message }
+    })
+}
+
+/// A field type a TOML integer (an `i64`) is fitted to, and the largest value of it one can
+/// give.
+trait FieldNumber: TryFrom<i64> {
+    const MAX_IN_TOML: i64;
+}
+
+impl FieldNumber for u16 {
+    const MAX_IN_TOML: i64 = u16::MAX as i64;
+}
+
+impl FieldNumber for usize {
+    const MAX_IN_TOML: i64 = i64::MAX;
+}
+
+impl FieldNumber for u64 {
+    const MAX_IN_TOML: i64 = i64::MAX;
+}
+
 impl Config {
     /// Parses TOML text over the defaults, then validates the result.
     pub fn from_toml_str(text: &str) -> Result<Config> {
@@ -91,7 +156,7 @@ impl Config {
     /// here: a host's own defaults), then validates the result.
     pub fn with_toml_str(self, text: &str) -> Result<Config> {
         let file: ConfigFile = toml::from_str(text).map_err(|e| Error::InvalidConfig {
-            field: "(file)",
+            field: "file",
             message: format!("cannot be parsed: {e}"),
         })?;
         let ms = Duration::from_millis;
@@ -99,11 +164,16 @@ impl Config {
         macro_rules! set {
             ($($field:ident),*) => { $(if let Some(v) = file.$field { c.$field = v; })* };
         }
-        set!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes, write_queue_bytes);
-        set!(request_queue, max_sessions, max_closed_sessions, cgroups, env_allow, env_deny);
-        set!(max_readers);
-        set!(raw_output_bytes, record_every_session, recording_file_bytes);
-        set!(
+        macro_rules! set_number {
+            ($($field:ident),*) => {
+                $(if let Some(v) = file.$field { c.$field = fit(stringify!($field), v)?; })*
+            };
+        }
+        set!(cgroups, env_allow, env_deny, record_every_session);
+        set_number!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes);
+        set_number!(write_queue_bytes, request_queue, max_sessions, max_closed_sessions);
+        set_number!(max_readers, raw_output_bytes, recording_file_bytes);
+        set_number!(
             max_osc_bytes,
             max_title_bytes,
             max_hyperlink_bytes,
@@ -111,15 +181,17 @@ impl Config {
             max_combining_marks
         );
         macro_rules! set_ms {
-            ($($key:ident => $field:ident),*) => { $(if let Some(v) = file.$key { c.$field = ms(v); })* };
+            ($($key:ident => $field:ident),*) => {
+                $(if let Some(v) = file.$key { c.$field = ms(fit(stringify!($key), v)?); })*
+            };
         }
         set_ms!(quiet_ms => quiet, input_settle_ms => input_settle, default_wait_timeout_ms => default_wait_timeout);
         set_ms!(close_grace_ms => close_grace, exit_drain_ms => exit_drain, reaper_interval_ms => reaper_interval);
         if let Some(v) = file.idle_timeout_ms {
-            c.idle_timeout = Some(ms(v));
+            c.idle_timeout = Some(ms(fit("idle_timeout_ms", v)?));
         }
         if let Some(v) = file.max_lifetime_ms {
-            c.max_lifetime = Some(ms(v));
+            c.max_lifetime = Some(ms(fit("max_lifetime_ms", v)?));
         }
         if file.record_dir.is_some() {
             c.record_dir = file.record_dir;
@@ -154,7 +226,14 @@ impl Config {
         let path = path.as_ref();
         let text = std::fs::read_to_string(path)
             .map_err(|e| Error::io(format!("reading configuration file {}", path.display()), e))?;
-        self.with_toml_str(&text)
+        // A file that cannot be parsed is named by its path.
+        self.with_toml_str(&text).map_err(|err| match err {
+            Error::InvalidConfig { field: "file", message } => Error::InvalidConfig {
+                field: "file",
+                message: format!("{} {message}", path.display()),
+            },
+            err => err,
+        })
     }
 }
 
@@ -174,6 +253,44 @@ mod tests {
         assert!(err.contains("colz"), "{err}");
         let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();
         assert!(err.contains("cols"), "{err}");
+    }
+
+    #[test]
+    fn a_number_its_type_cannot_hold_is_named_with_its_key_and_range() {
+        for (text, expected) in [
+            ("cols = 70000", "cols is 70000; allowed range is 2..=1000"),
+            ("rows = -1", "rows is -1; allowed range is 1..=500"),
+            ("scrollback_lines = -3", "scrollback_lines is -3; allowed range is 1..=10000000"),
+            ("max_title_stack = -1", "max_title_stack is -1; allowed range is 0..=4096"),
+            ("quiet_ms = -5", "quiet_ms is -5; allowed range is 1ms..=3600s"),
+            ("idle_timeout_ms = -5", "idle_timeout_ms is -5; allowed range is 1s..=2592000s"),
+        ] {
+            let err = Config::from_toml_str(text).unwrap_err().to_string();
+            assert_eq!(err, format!("invalid configuration: {expected}"), "{text}");
+        }
+        let err = Config::from_toml_str("cols = \"wide\"").unwrap_err().to_string();
+        assert!(err.contains("expected a whole number"), "{err}");
+        // Numbers in range still work, at the edges too.
+        let c =
+            Config::from_toml_str("cols = 1000\nmax_title_stack = 0\nclose_grace_ms = 0").unwrap();
+        assert_eq!((c.cols, c.max_title_stack, c.close_grace), (1000, 0, Duration::ZERO));
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_parsed_is_named_by_its_path() {
+        let dir = std::env::temp_dir().join(format!("termloom-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("bad.toml");
+        std::fs::write(&path, "cols = [\n").unwrap();
+        let err = Config::from_toml_file(&path).unwrap_err().to_string();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            err.starts_with(&format!(
+                "invalid configuration: file {} cannot be parsed",
+                path.display()
+            )),
+            "{err}"
+        );
     }
 
     #[test]
