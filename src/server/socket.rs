@@ -28,7 +28,8 @@ pub fn socket_path(label: &str) -> PathBuf {
 /// keeps beside its socket (lock, log, options): created private (0700) where it is missing;
 /// this user's own. termloom's own directory ([`socket_dir`]) is made private if it is not; a
 /// directory named with `--socket` is never changed (it may be shared, such as `/tmp`), and
-/// is refused when others may write in it, since they could plant those files.
+/// is refused when others may write in it, since they could plant those files. Its parents
+/// are checked too ([`check_parents`]): one that another user could replace it in is refused.
 pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
     let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
         return Ok(());
@@ -39,6 +40,7 @@ pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
     }
     let meta = fs::symlink_metadata(dir).map_err(|e| context(e, "checking", dir))?;
     let uid = rustix::process::getuid().as_raw();
+    check_parents(dir, uid)?;
     if !meta.is_dir() || meta.uid() != uid {
         return Err(io::Error::new(
             io::ErrorKind::PermissionDenied,
@@ -62,6 +64,35 @@ pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
                 "other users may write in {} (mode {:o}), where the server keeps its lock, log and options beside the socket; put the socket in a directory only you can write to",
                 dir.display(),
                 meta.mode() & 0o7777
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a socket directory `dir` that another user could swap for one of theirs after the
+/// checks: every directory above it, as named and as resolved, must belong to this user or to
+/// root, and may be writable by others only with the sticky bit (`/tmp`: there only an entry's
+/// owner may rename or remove it); a link on the way must belong to this user or to root.
+fn check_parents(dir: &Path, uid: u32) -> io::Result<()> {
+    let named = std::path::absolute(dir).map_err(|e| context(e, "checking", dir))?;
+    let resolved = fs::canonicalize(dir).map_err(|e| context(e, "checking", dir))?;
+    let parents = named.ancestors().skip(1).chain(resolved.ancestors().skip(1));
+    for parent in named.ancestors().skip(1).filter(|p| p.is_symlink()).chain(parents) {
+        let meta = fs::symlink_metadata(parent).map_err(|e| context(e, "checking", parent))?;
+        let why = if meta.uid() != uid && meta.uid() != 0 {
+            format!("it belongs to uid {}", meta.uid())
+        } else if meta.is_dir() && meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
+            format!("others may write in it (mode {:o}) and it is not sticky", meta.mode() & 0o7777)
+        } else {
+            continue;
+        };
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} holds the socket directory {}, but {why}, so the directory could be replaced; put the socket under directories only you (or root) can change",
+                parent.display(),
+                dir.display()
             ),
         ));
     }
@@ -187,5 +218,39 @@ mod tests {
         drop(again);
         assert!(!path.exists());
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_socket_directory_others_could_replace_is_refused() {
+        let top =
+            std::env::temp_dir().join(format!("termloom-parents-test-{}", std::process::id()));
+        let socket = top.join("shared").join("mine").join("s");
+        fs::create_dir_all(socket.parent().unwrap()).unwrap();
+        let shared = top.join("shared");
+        // Writable by others, not sticky: anyone could rename `mine` away and put theirs.
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o777)).unwrap();
+        let err = prepare_socket_dir(&socket).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::PermissionDenied, "{err}");
+        assert!(err.to_string().contains("not sticky"), "{err}");
+        // Through a link the resolved parents are checked as well.
+        let link = top.join("link");
+        std::os::unix::fs::symlink(&shared, &link).unwrap();
+        let through_link = link.join("mine").join("s");
+        let err = prepare_socket_dir(&through_link).unwrap_err();
+        assert!(err.to_string().contains("not sticky"), "{err}");
+        // Sticky, as /tmp is: only an entry's owner may rename it.
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
+        prepare_socket_dir(&socket).unwrap();
+        prepare_socket_dir(&through_link).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+        prepare_socket_dir(&socket).unwrap();
+        // A parent of another user's (where this runs as root, `nobody`'s).
+        if rustix::process::getuid().is_root() {
+            let nobody = rustix::process::Uid::from_raw(65534);
+            rustix::fs::chown(&shared, Some(nobody), None).unwrap();
+            let err = prepare_socket_dir(&socket).unwrap_err();
+            assert!(err.to_string().contains("belongs to uid 65534"), "{err}");
+        }
+        let _ = fs::remove_dir_all(&top);
     }
 }
