@@ -15,6 +15,7 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Where session cgroups are created.
 #[derive(Debug, Clone)]
@@ -36,13 +37,24 @@ pub(crate) fn detect() -> Option<CgroupParent> {
     let path = own.lines().find_map(|l| l.strip_prefix("0::"))?.trim();
     let dir = mount.join(path.trim_start_matches('/'));
     let namespace = pid_namespace();
-    // The hierarchy must let us create and remove a child.
-    let probe = dir.join(format!(
-        "termloom-probe-{}-ns{}",
-        std::process::id(),
-        namespace.unwrap_or_default()
-    ));
-    std::fs::create_dir(&probe).ok()?;
+    // The hierarchy must let us create and remove a child. Each look has a probe of its own:
+    // the engines of a process look at once, and one's probe made another's creation fail
+    // (`EEXIST`), which left that engine's sessions without cgroups. A name taken anyway (a
+    // probe left by a killed process of the same pid) is passed over.
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    let probe = (0..100).find_map(|_| {
+        let probe = dir.join(format!(
+            "termloom-probe-{}-{}-ns{}",
+            std::process::id(),
+            PROBES.fetch_add(1, Ordering::Relaxed),
+            namespace.unwrap_or_default()
+        ));
+        match std::fs::create_dir(&probe) {
+            Ok(()) => Some(Some(probe)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => None,
+            Err(_) => Some(None),
+        }
+    })??;
     let usable = probe.join("cgroup.procs").exists();
     let _ = std::fs::remove_dir(&probe);
     usable.then_some(CgroupParent { dir, namespace })
@@ -194,14 +206,43 @@ fn remove_tree(dir: &Path, deadline: std::time::Instant) {
 
 #[cfg(test)]
 mod tests {
-    use super::maker;
+    use super::{detect, maker};
 
     #[test]
     fn a_session_cgroup_names_the_engine_that_made_it() {
         assert_eq!(maker("termloom-412-0-7-ns4026531836"), Some((412, 4026531836)));
         // Names of engines that did not know their namespace, probes, and others: no maker.
-        for name in ["termloom-412-0-7", "termloom-probe-412-ns1", "termloom-x-ns1", "user.slice"] {
+        for name in ["termloom-412-0-7", "termloom-probe-412-3-ns1", "termloom-x-ns1", "user.slice"]
+        {
             assert_eq!(maker(name), None, "{name}");
         }
+    }
+
+    /// Engines of one process find the hierarchy at once (tests run side by side, each with
+    /// its engine): one engine's probe made another's fail (`EEXIST`), and that engine ran its
+    /// sessions without cgroups, where a process that left its session escaped the close of a
+    /// session whose supervisor was killed.
+    #[test]
+    fn engines_of_one_process_find_the_hierarchy_at_once() {
+        if detect().is_none() {
+            eprintln!("skipped: no writable cgroup2 hierarchy");
+            return;
+        }
+        let threads = 8;
+        let start = std::sync::Barrier::new(threads);
+        let missed = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                scope.spawn(|| {
+                    start.wait();
+                    for _ in 0..50 {
+                        if detect().is_none() {
+                            missed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(missed.into_inner(), 0, "detections that found no hierarchy");
     }
 }
