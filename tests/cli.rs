@@ -1204,7 +1204,7 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
 
     let help = stdout(&termloom(&["server", "--help"]));
     let config = help.find("--config FILE").unwrap();
-    let readers = help.find("Without one, max_readers").unwrap();
+    let readers = help.find("Unless it sets max_readers").unwrap();
     let policy = help.find("--policy FILE").unwrap();
     assert!(config < readers && readers < policy, "{help}");
 
