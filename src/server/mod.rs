@@ -32,9 +32,11 @@
 //! # Threads
 //!
 //! No async runtime: one thread accepts connections, each connection has a reader and a writer
-//! thread, each tool call runs on a thread of its own (as in `termloom mcp`), and one thread
-//! watches for the server to be idle. Every one of them blocks in a system call or on a
-//! condition variable until something happens, so an idle server makes no wake-ups.
+//! thread, each tool call runs on a thread of its own (as in `termloom mcp`), each attachment
+//! (`termloom/attach`) streams from a thread of its own, and one thread watches for the server
+//! to be idle. Every one of them blocks in a system call or on a condition variable until
+//! something happens, except an attachment's, which looks at its session's screen every 50 ms
+//! while someone watches; so an idle server makes no wake-ups.
 
 mod attach;
 mod client;
