@@ -40,9 +40,10 @@ pub struct Config {
     /// of its own: `DIR/termloom-PID-ID.cast` (`-2`, `-3`... added rather than replace a file),
     /// for every session with
     /// [`Config::record_every_session`], and for sessions an MCP tool call starts with
-    /// `record` (a model never chooses the path). Default `None`: MCP calls cannot record.
+    /// `record` (a model never chooses the path). An absolute path. Default `None`: MCP calls
+    /// cannot record.
     pub record_dir: Option<std::path::PathBuf>,
-    /// Record every session in `record_dir`. Default `false`.
+    /// Record every session in `record_dir`, which must then be set. Default `false`.
     pub record_every_session: bool,
     /// Bytes a recording to a file may take (its header and events): past them the recording
     /// stops, with a last marker that says so, and the session goes on. Default 1 GiB, range
@@ -88,8 +89,8 @@ pub struct Config {
     /// Put each session in a cgroup of its own (where a writable cgroup v2 hierarchy is
     /// mounted) so that `close` ends even processes that left the POSIX session. Default true.
     pub cgroups: bool,
-    /// Base directory for relative working directories. `None` (the default) means the
-    /// process's current directory.
+    /// Base directory for relative working directories, an absolute path. `None` (the
+    /// default) means the process's current directory.
     pub base_dir: Option<PathBuf>,
     /// Environment names always passed to children from the host's environment, even when
     /// their name or their value looks like a credential

@@ -158,7 +158,7 @@ impl SpawnSpec {
         self
     }
 
-    /// Starts bash or zsh with OSC 133 prompt marks injected (see the `shell` module docs in
+    /// Starts bash or zsh with OSC 133 prompt marks injected (see `os/shell_files.rs` in
     /// ARCHITECTURE.md): the user's startup files are still read and the prompt looks the
     /// same. Enables [`Until::prompt`](crate::Until::prompt),
     /// [`Session::run_command`](crate::Session::run_command) and the at-prompt status. Spawning

@@ -1167,7 +1167,8 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["start", "--command", ""], "bad value for --command: it is empty"),
         (&["start", "--name", "", "--", "true"], "bad value for --name: it is empty"),
         (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),
-        (&["start", "--name", "a b", "--", "true"], "starting with a letter"),
+        (&["start", "--name", "a b", "--", "true"], "not starting with a digit"),
+        (&["start", "--name=-x", "--", "true"], "invalid session name \"-x\""),
     ];
     for (args, expected) in cases {
         let output = server.cli(args);
@@ -1203,7 +1204,7 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
 
     let help = stdout(&termloom(&["server", "--help"]));
     let config = help.find("--config FILE").unwrap();
-    let readers = help.find("Without one, max_readers").unwrap();
+    let readers = help.find("Unless it sets max_readers").unwrap();
     let policy = help.find("--policy FILE").unwrap();
     assert!(config < readers && readers < policy, "{help}");
 

@@ -39,8 +39,8 @@ Options:
   --max-sessions-per-client N   Sessions one client may have running (default 32).
   --max-connections N           Connections at once (default 256).
   --config FILE                 Engine configuration (TOML; see `termloom run --help`).
-                                Without one, max_readers is 1024: each of the
-                                server's clients keeps its read position.
+                                Unless it sets max_readers, that is 1024: each
+                                of the server's clients keeps its read position.
   --policy FILE                 Spawn policy (TOML; see `termloom run --help`): MCP
                                 connections ask their person where it says ask;
                                 other starts it asks about are denied.

@@ -7,8 +7,9 @@
 //!   sends `initialize`, the server answers with the same revision (or 2025-11-25 when it does
 //!   not know the one asked for), its name and version and the `tools` capability; then
 //!   `notifications/initialized`, `ping`, `tools/list` and `tools/call`. Results are shaped
-//!   for the revision (annotations from 2025-03-26, `outputSchema` and `structuredContent`
-//!   from 2025-06-18); batches are accepted.
+//!   for the revision (annotations from 2025-03-26, `structuredContent` from 2025-06-18; no
+//!   tool has an `outputSchema`, which would only lengthen `tools/list`); batches are
+//!   accepted.
 //! - **2026-07-28** (stateless): every request carries its protocol version and client
 //!   capabilities in `params._meta`; `server/discover` returns the supported versions,
 //!   capabilities and server identity; results carry `resultType` and the server's identity.
@@ -22,9 +23,9 @@
 //! refused without being buffered whole. When the input ends, every session is closed and
 //! the engine stops.
 //!
-//! The tools (`terminal_start`, `terminal_send`, `terminal_read`, `terminal_run`,
-//! `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`) are described in
-//! `tools/list` for a model.
+//! The tools (`terminal_start`, `terminal_send`, `terminal_read`, `terminal_mouse`,
+//! `terminal_run`, `terminal_signal`, `terminal_resize`, `terminal_close`, `terminal_list`)
+//! are described in `tools/list` for a model.
 
 mod elicit;
 mod inflight;

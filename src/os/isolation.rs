@@ -17,7 +17,8 @@ pub enum Limit {
     OpenFiles(u64),
     /// Largest address space in bytes (RLIMIT_AS).
     AddressSpace(u64),
-    /// CPU time in seconds (RLIMIT_CPU): SIGXCPU at the limit, SIGKILL one second later.
+    /// CPU time in seconds (RLIMIT_CPU): SIGKILL at the limit. The soft and hard limits are
+    /// the same, so the kernel sends no SIGXCPU first.
     CpuSeconds(u64),
 }
 

@@ -124,7 +124,8 @@ pub const DEFAULT_GUARDED_ENV: &[&str] = &[
 ///
 /// The first rule that matches a program decides for it; a start that runs several programs
 /// (a shell command line) gets the strictest of their decisions. What a rule cannot see is
-/// listed in ARCHITECTURE.md (`eval`, scripts' contents, programs started by programs).
+/// listed in the README and SECURITY.md (`eval`, scripts' contents, programs started by
+/// programs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Policy {
     /// The decision where no rule matches. Default: allow.

@@ -295,7 +295,7 @@ impl Slot {
     }
 
     /// Every process closed the terminal, but the program may still run: reading stops, and
-    /// the master is kept open until the program is reaped ([`close_master`]), since closing
+    /// the master is kept open until the program is reaped ([`Slot::close_master`]), since closing
     /// it would hang the terminal up and send the program SIGHUP (GNU `touch` closes its
     /// last descriptor of the terminal in its exit handlers, and died of it).
     fn hang_up_master(&mut self, registry: &mio::Registry) {

@@ -32,9 +32,11 @@
 //! # Threads
 //!
 //! No async runtime: one thread accepts connections, each connection has a reader and a writer
-//! thread, each tool call runs on a thread of its own (as in `termloom mcp`), and one thread
-//! watches for the server to be idle. Every one of them blocks in a system call or on a
-//! condition variable until something happens, so an idle server makes no wake-ups.
+//! thread, each tool call runs on a thread of its own (as in `termloom mcp`), each attachment
+//! (`termloom/attach`) streams from a thread of its own, and one thread watches for the server
+//! to be idle. Every one of them blocks in a system call or on a condition variable until
+//! something happens, except an attachment's, which looks at its session's screen every 50 ms
+//! while someone watches; so an idle server makes no wake-ups.
 
 mod attach;
 mod client;
@@ -62,19 +64,16 @@ pub fn detach() {
 }
 
 /// Checks a client's name as the server does (`termloom/hello`'s `client`): 1 to 64 letters,
-/// digits, `-`, `_` or `.`, not starting with a digit; the error says so.
+/// digits, `-`, `_` or `.`, not starting with a digit or `-`; the error says so.
 pub fn check_client_name(name: &str) -> Result<(), String> {
-    use crate::mcp::tools::names::{MAX_NAME, check_name};
-    check_name(name).map_err(|_| {
-        format!(
-            "invalid client name {name:?}: use 1 to {MAX_NAME} letters, digits, - _ or ., starting with a letter"
-        )
-    })
+    use crate::mcp::tools::names::{MAX_NAME, NAME_RULE, check_name};
+    check_name(name)
+        .map_err(|_| format!("invalid client name {name:?}: use 1 to {MAX_NAME} {NAME_RULE}"))
 }
 
 /// Checks a session's name as the server does (`terminal_start`'s `name`): 1 to 64 letters,
-/// digits, `-`, `_` or `.`, not starting with a digit (so it never reads as an id); the error
-/// says so.
+/// digits, `-`, `_` or `.`, not starting with a digit (so it never reads as an id) or `-` (so
+/// the command line never reads it as a flag); the error says so.
 pub fn check_session_name(name: &str) -> Result<(), String> {
     crate::mcp::tools::names::check_name(name).map_err(|err| err.message)
 }

@@ -373,7 +373,7 @@ pub(crate) fn list(revision: Revision) -> Value {
 
 /// Runs tool `name` on its checked arguments: its output, or why it failed (a message a
 /// model can act on, or a question for the person); `None` when the call was cancelled.
-/// What [`Toolbox`] and the MCP server both call.
+/// What [`Toolbox`](toolbox::Toolbox) and the MCP server both call.
 pub(crate) fn run(
     call: &Call,
     name: &str,

@@ -52,18 +52,23 @@ impl Drop for Claim<'_> {
     }
 }
 
+/// What a name may be, for messages (see [`check_name`]).
+pub(crate) const NAME_RULE: &str =
+    "letters, digits, - _ or ., not starting with a digit (an id) or - (a flag)";
+
 /// Whether `name` may name a session: 1 to [`MAX_NAME`] letters, digits, `-`, `_` or `.`,
-/// not starting with a digit (so it never reads as an id).
+/// not starting with a digit (so it never reads as an id) or a `-` (so the command line never
+/// reads it as a flag).
 pub(crate) fn check_name(name: &str) -> Result<(), ToolError> {
     let valid = !name.is_empty()
         && name.len() <= MAX_NAME
-        && !name.starts_with(|c: char| c.is_ascii_digit())
+        && !name.starts_with(|c: char| c.is_ascii_digit() || c == '-')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
     if valid {
         Ok(())
     } else {
         Err(ToolError::new(format!(
-            "invalid session name {name:?}: use 1 to {MAX_NAME} letters, digits, - _ or ., starting with a letter"
+            "invalid session name {name:?}: use 1 to {MAX_NAME} {NAME_RULE}"
         )))
     }
 }
@@ -134,12 +139,15 @@ mod tests {
 
     #[test]
     fn names_are_checked() {
-        for good in ["editor", "a", "vim-1", "x.y_z"] {
+        for good in ["editor", "a", "vim-1", "x.y_z", "_build", ".hidden"] {
             assert!(check_name(good).is_ok(), "{good}");
         }
-        for bad in ["", "1abc", "has space", "é", &"n".repeat(MAX_NAME + 1)] {
+        for bad in ["", "1abc", "-x", "--text", "has space", "é", &"n".repeat(MAX_NAME + 1)] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
+        // The message states the rule that was applied (`_build` is a name: no "letter first").
+        let message = check_name("1abc").unwrap_err().message;
+        assert!(message.contains("not starting with a digit (an id) or - (a flag)"), "{message}");
     }
 
     #[test]
