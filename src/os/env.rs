@@ -3,10 +3,10 @@
 //!
 //! A host variable is left out when its **name** ([`is_credential_name`]) or its **value**
 //! ([`is_credential_value`]) looks like a credential, or when it would mislead the child about
-//! its terminal (`COLUMNS`, `TMUX`, ...). A name in [`Config::env_deny`] is always left out (even
-//! one `env_allow` names too); any other name in [`Config::env_allow`] is always kept, whatever its name or value look like: that is
-//! how a variable is let through on purpose. The session's own entries (`SpawnSpec::env`,
-//! `env_remove`) apply last.
+//! its terminal (`COLUMNS`, `TMUX`, ...). A name in [`Config::env_deny`] is always left out
+//! (even one `env_allow` names too); any other name in [`Config::env_allow`] is always kept,
+//! whatever its name or value look like: that is how a variable is let through on purpose.
+//! The session's own entries (`SpawnSpec::env`, `env_remove`) apply last.
 
 use std::collections::BTreeMap;
 use std::ffi::{OsStr, OsString};
