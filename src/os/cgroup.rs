@@ -15,7 +15,8 @@ use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// Where session cgroups are created.
 #[derive(Debug, Clone)]
@@ -161,15 +162,56 @@ pub(crate) fn join_in_child(procs: &std::ffi::CStr) -> io::Result<()> {
     Ok(())
 }
 
+/// How long a removal waits for killed processes to leave a cgroup.
+const REMOVE_WAIT: Duration = Duration::from_secs(2);
+
+/// Removals waiting on threads of their own ([`Cgroup::remove_without_waiting`]), and how many
+/// may at once.
+static REMOVERS: AtomicUsize = AtomicUsize::new(0);
+const MAX_REMOVERS: usize = 8;
+
+impl Cgroup {
+    /// Kills what is left inside and removes the cgroup, as dropping it does, but without
+    /// waiting on the calling thread (the reactor's) for killed processes to leave: when they
+    /// have not left at once, a thread of its own waits for them (at most [`MAX_REMOVERS`] at
+    /// a time; past that, the caller waits as a drop does).
+    pub(crate) fn remove_without_waiting(mut self) {
+        self.kill();
+        let waited = Instant::now() + REMOVE_WAIT;
+        // Taken, so that the drop at the end does nothing more.
+        let dir = std::mem::take(&mut self.dir);
+        // One try now: nearly always enough, the close's checks saw its processes leave.
+        remove_tree(&dir, Instant::now());
+        if !dir.exists() {
+            return;
+        }
+        if REMOVERS.fetch_add(1, Ordering::SeqCst) < MAX_REMOVERS {
+            let busy = dir.clone();
+            let spawned =
+                std::thread::Builder::new().name("termloom-cgroup".into()).spawn(move || {
+                    remove_tree(&busy, waited);
+                    REMOVERS.fetch_sub(1, Ordering::SeqCst);
+                });
+            if spawned.is_ok() {
+                return;
+            }
+        }
+        REMOVERS.fetch_sub(1, Ordering::SeqCst);
+        remove_tree(&dir, waited);
+    }
+}
+
 impl Drop for Cgroup {
     /// Kills what is left inside and removes the cgroup, with the cgroups nested in it (an
     /// engine run inside a session makes its sessions' cgroups there), deepest first, waiting
     /// a little (at most 2 s in all) for the killed processes to leave.
     fn drop(&mut self) {
+        if self.dir.as_os_str().is_empty() {
+            return; // removed by `remove_without_waiting`
+        }
         // `cgroup.kill` ends the nested cgroups' processes too; without it, each level's own.
         self.kill();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
-        remove_tree(&self.dir, deadline);
+        remove_tree(&self.dir, Instant::now() + REMOVE_WAIT);
     }
 }
 
@@ -185,7 +227,7 @@ fn kill_members(dir: &Path) {
 
 /// Removes cgroup `dir` after the cgroups nested in it (a cgroup with children cannot be
 /// removed: EBUSY), retrying while killed processes have not left yet, until `deadline`.
-fn remove_tree(dir: &Path, deadline: std::time::Instant) {
+fn remove_tree(dir: &Path, deadline: Instant) {
     if let Ok(entries) = std::fs::read_dir(dir) {
         for entry in entries.flatten() {
             if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
@@ -197,10 +239,10 @@ fn remove_tree(dir: &Path, deadline: std::time::Instant) {
         }
     }
     while std::fs::remove_dir(dir).is_err_and(|e| e.raw_os_error() == Some(16))
-        && std::time::Instant::now() < deadline
+        && Instant::now() < deadline
     {
         // EBUSY: the killed processes have not left yet.
-        std::thread::sleep(std::time::Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(2));
     }
 }
 
@@ -215,6 +257,29 @@ mod tests {
         for name in ["termloom-412-0-7", "termloom-probe-412-3-ns1", "termloom-x-ns1", "user.slice"]
         {
             assert_eq!(maker(name), None, "{name}");
+        }
+    }
+
+    /// A session's cgroup removed from the reactor's thread: what is inside is killed and
+    /// the cgroup goes, whether at once or on a thread of its own.
+    #[test]
+    fn a_cgroup_removed_without_waiting_kills_what_is_inside_and_goes() {
+        let Some(parent) = detect() else {
+            eprintln!("skipped: no writable cgroup2 hierarchy");
+            return;
+        };
+        let cgroup = parent.create(u64::MAX, u64::from(std::process::id())).unwrap();
+        let dir = cgroup.path().to_owned();
+        let mut sleeper = std::process::Command::new("sleep").arg("600").spawn().unwrap();
+        std::fs::write(dir.join("cgroup.procs"), sleeper.id().to_string()).unwrap();
+        assert_eq!(cgroup.pids(), vec![sleeper.id() as i32]);
+        cgroup.remove_without_waiting();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(sleeper.wait().unwrap().signal(), Some(9));
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while dir.exists() {
+            assert!(std::time::Instant::now() < deadline, "{} was not removed", dir.display());
+            std::thread::yield_now();
         }
     }
 

@@ -277,7 +277,10 @@ impl Reactor {
             supervisor.forget(slot.pid);
         }
         slot.closed = true;
-        slot.cgroup = None;
+        // (Killed processes that have not left yet are waited for off the reactor's thread.)
+        if let Some(cgroup) = slot.cgroup.take() {
+            cgroup.remove_without_waiting();
+        }
         slot.drop_input();
         slot.queue = VecDeque::new();
         slot.terminal.trim_memory();
