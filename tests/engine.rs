@@ -1330,3 +1330,44 @@ fn a_config_file_names_a_duration_by_its_key() {
         assert!(err.contains(&format!("configuration: {key} ")), "{text}: {err}");
     }
 }
+
+/// A logical line longer than `max_read_bytes` is split into lines of that size when it
+/// scrolls off; read while still on the screen, it is split the same way, so it is not
+/// returned again (as rewritten) once it settles.
+#[test]
+fn a_line_longer_than_a_read_is_not_returned_again_when_it_settles() {
+    if !require("bash") {
+        return;
+    }
+    let config = Config { max_read_bytes: 64, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let script = "printf '%0100d' 0; read -r; printf 'after\\n'; seq 1 12; read -r";
+    let session = engine
+        .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]).size(40, 6))
+        .unwrap();
+    expect(&session, Until::input_wait());
+    let mut text = String::new();
+    loop {
+        let out = session.read().unwrap();
+        assert!(!out.rewritten, "{out:?}");
+        text.push_str(&out.text);
+        if !out.truncated {
+            break;
+        }
+    }
+    session.submit("").unwrap();
+    expect(&session, Until::text("12"));
+    expect(&session, Until::input_wait());
+    loop {
+        let out = session.read().unwrap();
+        assert!(!out.rewritten, "{out:?}");
+        text.push_str(&out.text);
+        if !out.truncated {
+            break;
+        }
+    }
+    let zeros = "0".repeat(100);
+    let numbers: String = (1..=12).map(|i| format!("{i}\n")).collect();
+    assert_eq!(text, format!("{}\n{}\nafter\n{numbers}", &zeros[..64], &zeros[64..]));
+    session.close().unwrap();
+}

@@ -795,7 +795,8 @@ impl Emulator {
     }
 
     /// The screen's logical lines from the top down to the cursor's line, the first prefixed
-    /// with the transcript's pending text; `None` while the alternate screen is active.
+    /// with the transcript's pending text, and split where they will be split when they
+    /// settle ([`Transcript::split_long`]); `None` while the alternate screen is active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
         if self.alternate() {
             return None;
@@ -819,6 +820,7 @@ impl Emulator {
                 }
             }
         }
+        transcript.split_long(&mut lines);
         Some(lines)
     }
 
@@ -828,14 +830,17 @@ impl Emulator {
         self.hidden_tail.as_deref().filter(|_| self.alternate())
     }
 
-    /// The transcript line number and byte offset of the cursor.
+    /// The transcript line number and byte offset of the cursor: the end of the tail's last
+    /// line, which holds the cursor (its last part, when a line longer than a read is split).
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
+        if let Some(lines) = self.tail(transcript) {
+            let last = lines.len().saturating_sub(1);
+            return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
+        }
         let grid = self.term.grid();
         let cursor_row = grid.cursor.point.line.0.max(0) as usize;
         let ended = (0..cursor_row).filter(|&line| !is_wrapped(&grid[Line(line as i32)])).count();
-        let offset =
-            self.tail(transcript).and_then(|lines| lines.get(ended).map(String::len)).unwrap_or(0);
-        (transcript.end() + ended as u64, offset)
+        (transcript.end() + ended as u64, 0)
     }
 }
 
@@ -1307,6 +1312,44 @@ mod tests {
             styles,
             ["  row 0 cols 1-4: fg=red bold", "  row 0 cols 6-8: fg=color(200) bg=blue"]
         );
+    }
+
+    /// A logical line longer than a read (`max_read_bytes`) is split the same way on the screen
+    /// as when it settles: read while on the screen, in any split of the reads, it is not
+    /// returned again as rewritten once it scrolls off; the cursor's position is on the line
+    /// where it settles.
+    #[test]
+    fn a_line_longer_than_a_read_keeps_its_split_from_the_screen_to_the_transcript() {
+        let long: String = (0..100).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        for max in [16, 64, 99, 100] {
+            for read_size in [7, 50, 1000] {
+                let mut emu = emulator(10, 3);
+                let mut t = Transcript::new(1000, 1 << 20, max);
+                let mut text = String::new();
+                let mut read = |emu: &Emulator, t: &mut Transcript| loop {
+                    let out = t.read(emu.tail(t).as_deref(), read_size);
+                    assert!(!out.rewritten, "{max}/{read_size}: {out:?}");
+                    text.push_str(&out.text);
+                    if !out.truncated {
+                        break;
+                    }
+                };
+                feed(&mut emu, &mut t, &long.as_bytes()[..95]);
+                read(&emu, &mut t);
+                feed(&mut emu, &mut t, &long.as_bytes()[95..]);
+                let at = emu.cursor_position(&t);
+                read(&emu, &mut t);
+                feed(&mut emu, &mut t, b"\r\nx\r\ny\r\nz");
+                read(&emu, &mut t);
+                let pieces: Vec<&str> =
+                    long.as_bytes().chunks(max).map(|c| std::str::from_utf8(c).unwrap()).collect();
+                let expected = format!("{}\nx\ny\nz", pieces.join("\n"));
+                assert_eq!(text, expected, "{max}/{read_size}");
+                let last = pieces.len() - 1;
+                assert_eq!(at, (last as u64, pieces[last].len()), "{max}/{read_size}");
+                assert_eq!(t.line(last as u64), Some(pieces[last]));
+            }
+        }
     }
 
     #[test]
