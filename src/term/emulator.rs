@@ -469,6 +469,11 @@ impl Emulator {
                 ..
             }
         );
+        let erases_above = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first() == Some(&1)
+        );
         match self.rules.decide(sequence, view) {
             Decision::Keep => {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
@@ -486,6 +491,9 @@ impl Emulator {
                 self.parser.advance(&mut self.term, &[CAN]);
                 self.repeat = count;
             }
+        }
+        if erases_above {
+            grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
         if erases {
             grid_repair::wide_halves(self.term.grid_mut(), view.row);
@@ -1349,6 +1357,29 @@ mod tests {
                 assert_eq!(at, (last as u64, pieces[last].len()), "{max}/{read_size}");
                 assert_eq!(t.line(last as u64), Some(pieces[last]));
             }
+        }
+    }
+
+    /// An erase above the cursor (`CSI 1 J`, and the selective `CSI ? 1 J`) clears every row
+    /// above the cursor's, the first one too when the cursor is on the second (alacritty kept
+    /// it), so it never reaches the transcript.
+    #[test]
+    fn an_erase_above_the_cursor_clears_the_first_row_from_the_second() {
+        for (erase, row) in [("\x1b[1J", 1), ("\x1b[?1J", 1), ("\x1b[1J", 2), ("\x1b[1J", 0)] {
+            let mut emu = emulator(10, 4);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let rows = ["aaaa", "bbbb", "cccc"];
+            let before = rows[..=row].join("\r\n");
+            // The cursor on the row's last character: all but it is erased.
+            feed(&mut emu, &mut t, format!("{before}\x1b[2D{erase}").as_bytes());
+            let left = format!("   {}", &rows[row][..1]);
+            let mut expected = vec![""; row];
+            expected.push(&left);
+            let mut screen = expected.clone();
+            screen.resize(4, "");
+            assert_eq!(emu.screen().lines, screen, "{erase:?} on row {row}");
+            feed(&mut emu, &mut t, b"\r\n\r\n\r\n\r\n\r\n");
+            assert_eq!(settled(&t)[..=row], expected, "{erase:?} on row {row}");
         }
     }
 
