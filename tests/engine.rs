@@ -1371,3 +1371,31 @@ fn a_line_longer_than_a_read_is_not_returned_again_when_it_settles() {
     assert_eq!(text, format!("{}\n{}\nafter\n{numbers}", &zeros[..64], &zeros[64..]));
     session.close().unwrap();
 }
+
+/// zsh ends output that did not end its line with its end-of-line mark and spaces that wrap
+/// onto the next row, then erases from there down and draws its prompt on that row: the
+/// output's line and the prompt are two lines of the transcript, and the command's output has
+/// no trailing spaces.
+#[test]
+fn zsh_prompt_after_output_without_a_newline_starts_its_own_line() {
+    if !require("zsh") {
+        return;
+    }
+    let home = tempdir();
+    std::fs::write(home.join(".zshrc"), "PS1='zsh> '\nPROMPT_EOL_MARK=END\n").unwrap();
+    let engine = engine();
+    let spec = SpawnSpec::new("zsh")
+        .env("HOME", &*home)
+        .env_remove("ZDOTDIR")
+        .size(30, 8)
+        .shell_integration(true);
+    let zsh = engine.spawn(spec).unwrap();
+    expect(&zsh, Until::prompt());
+    let result = zsh.run_command("printf foo", LONG).unwrap();
+    assert_eq!(result.output, "fooEND");
+    let result = zsh.run_command("echo bar", LONG).unwrap();
+    assert_eq!(result.output, "bar\n");
+    let text = zsh.scrollback(1 << 20).unwrap().text;
+    assert!(text.ends_with("zsh> printf foo\nfooEND\nzsh> echo bar\nbar\nzsh> "), "{text:?}");
+    zsh.close().unwrap();
+}

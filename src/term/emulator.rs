@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::grid::Dimensions;
-use alacritty_terminal::index::Line;
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::Flags;
 use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
@@ -386,7 +387,7 @@ impl Emulator {
                     }
                     let hiding = !self.alternate() && enters_alternate(sequence);
                     let tail = if hiding { self.tail(transcript) } else { None };
-                    self.apply(sequence, slice[n - 1]);
+                    self.apply(sequence, slice[n - 1], transcript);
                     if !self.alternate() {
                         self.hidden_tail = None;
                     } else if tail.is_some() {
@@ -454,7 +455,7 @@ impl Emulator {
     }
 
     /// Gives the parser what the rules decide for a sequence's final byte.
-    fn apply(&mut self, sequence: Sequence, final_byte: u8) {
+    fn apply(&mut self, sequence: Sequence, final_byte: u8, transcript: &mut Transcript) {
         let view = self.view();
         if let Sequence::Csi { private: None, action: b'b', .. } = sequence {
             // A repetition of the last character, whatever the rules make of it: that can be
@@ -495,6 +496,15 @@ impl Emulator {
         if erases_above {
             grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
+        let erases_below_from_line_start = view.col == 0
+            && matches!(
+                sequence,
+                Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                    if params.values().first().is_none_or(|&mode| mode == 0)
+            );
+        if erases_below_from_line_start {
+            self.end_soft_wrap(view.row, transcript);
+        }
         if erases {
             grid_repair::wide_halves(self.term.grid_mut(), view.row);
         }
@@ -506,6 +516,27 @@ impl Emulator {
         if clears_screen && !view.alternate {
             self.forget_blank_screen_cleared();
         }
+    }
+
+    /// The row above `row` (the first row's: the transcript's pending rows) no longer runs on
+    /// into it: an erase of everything from the start of `row` down (`ED 0` at column 0) left
+    /// nothing of the line it continued, so what is written there next starts a line of its
+    /// own. zsh's prompt, after output that did not end its line, writes its end-of-line
+    /// mark and spaces that wrap onto the next row, then erases from there down and draws the
+    /// prompt on that row: without this, the output's last line and the prompt were read as
+    /// one line (`foo%` followed by the spaces and `$ echo bar`). Line editors that shorten a
+    /// wrapped line erase its last row with `EL` (`CSI K`), which keeps the wrap, since
+    /// they go on writing the same line there.
+    fn end_soft_wrap(&mut self, row: usize, transcript: &mut Transcript) {
+        if row == 0 {
+            if !self.alternate() {
+                transcript.end_pending();
+            }
+            return;
+        }
+        let grid = self.term.grid_mut();
+        let last = Column(grid.columns() - 1);
+        grid[Line(row as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
     }
 
     /// `ED 2` on the primary screen scrolled the screen into the history (drained just
@@ -1380,6 +1411,46 @@ mod tests {
             assert_eq!(emu.screen().lines, screen, "{erase:?} on row {row}");
             feed(&mut emu, &mut t, b"\r\n\r\n\r\n\r\n\r\n");
             assert_eq!(settled(&t)[..=row], expected, "{erase:?} on row {row}");
+        }
+    }
+
+    /// zsh's prompt after output that did not end its line (as zsh 5.9 writes it: the
+    /// end-of-line mark, spaces up to one column short of a row, which wrap onto the next
+    /// row, then `CR SP CR` and `ED 0` before the prompt): the output's line and the prompt
+    /// are two lines, on the screen's rows and with the output's rows already settled alike.
+    #[test]
+    fn an_erase_down_from_a_rows_start_ends_the_soft_wrap_into_it() {
+        let sp = |cols: usize| {
+            format!(
+                "\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m{}\r \r\r\x1b[0m\x1b[27m\x1b[24m\x1b[J$ \x1b[K",
+                " ".repeat(cols - 1)
+            )
+        };
+        for (rows, output) in
+            [(5, "foo"), (5, "0123456789012345foo"), (2, "0123456789012345foo"), (1, "foo")]
+        {
+            let mut emu = emulator(10, rows);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let first = t.read(emu.tail(&t).as_deref(), 1000);
+            assert_eq!(first.text, "");
+            feed(&mut emu, &mut t, format!("$ printf x\r\n{output}{}", sp(10)).as_bytes());
+            feed(&mut emu, &mut t, b"echo bar\r\nbar\r\n$ ");
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            let expected = format!("$ printf x\n{output}%\n$ echo bar\nbar\n$ ");
+            assert_eq!(out.text, expected, "{output} on {rows} rows");
+        }
+        // An erase from a row's start keeps the wrap (a line editor's shortened line, typed
+        // on); so does an erase down from elsewhere in the row.
+        for (erase, line) in [
+            ("\x1b[K", "$ echo 01289"),
+            ("\x1b[2K", "$ echo 01289"),
+            ("\x1b[C\x1b[J", "$ echo 012389"),
+        ] {
+            let mut emu = emulator(10, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, format!("$ echo 01234567\r{erase}89").as_bytes());
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            assert_eq!(out.text, line, "{erase:?}");
         }
     }
 

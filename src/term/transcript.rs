@@ -271,6 +271,17 @@ impl Transcript {
         }
     }
 
+    /// Settles the pending rows as a line of their own, trailing blanks trimmed as a row that
+    /// does not wrap has them: the row that continued them on the screen was erased (see
+    /// `Emulator::end_soft_wrap`).
+    pub(crate) fn end_pending(&mut self) {
+        if !self.pending.is_empty() {
+            let text = self.pending.trim_end_matches(' ').len();
+            self.pending.truncate(text);
+            self.settle_pending();
+        }
+    }
+
     /// Settles a line of termloom's own (a notice), ending any pending line first.
     pub(crate) fn push_notice(&mut self, text: &str) {
         if !self.pending.is_empty() {
