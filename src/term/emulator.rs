@@ -412,8 +412,7 @@ impl Emulator {
             self.parser.advance(&mut self.term, b"\x1b[?1049l");
         }
         self.parser.advance(&mut self.term, b"\x1b[2J");
-        self.forget_blank_screen_cleared();
-        self.settle(transcript);
+        self.settle_screen_cleared(transcript);
         self.parser.advance(&mut self.term, b"\x1b");
     }
 
@@ -514,7 +513,7 @@ impl Emulator {
                 if params.values().first() == Some(&2)
         );
         if clears_screen && !view.alternate {
-            self.forget_blank_screen_cleared();
+            self.settle_screen_cleared(transcript);
         }
     }
 
@@ -543,11 +542,17 @@ impl Emulator {
     /// before), down to its last non-blank cell; on a blank screen, alacritty still scrolls
     /// one blank row, which is no line anyone read (a `clear` at the start would begin the
     /// transcript with an empty line, and each `clear` of a blank screen add one): dropped.
-    fn forget_blank_screen_cleared(&mut self) {
+    ///
+    /// The screen's rows are then settled, and a logical line they left unfinished (its last
+    /// row soft-wrapped into a row erased since, or into the blank row dropped) ends there:
+    /// what is written on the cleared screen starts a line of its own.
+    fn settle_screen_cleared(&mut self, transcript: &mut Transcript) {
         let grid = self.term.grid_mut();
         if grid.history_size() == 1 && grid[Line(-1)].is_clear() {
             grid.clear_history();
         }
+        self.settle(transcript);
+        transcript.end_pending();
     }
 
     /// Runs one piece of a split repetition.
@@ -1055,6 +1060,24 @@ mod tests {
         feed(&mut emu, &mut t, b"\x1b[2J\x1b[H\x1b[2J\x1b[?2J\x1bc\x1b[2Jx\r\n\r\ny\x1b[2J");
         let lines = settled(&t);
         assert_eq!(lines, ["x", "", "y"]);
+    }
+
+    /// A line soft-wrapped into a row erased since (a progress bar wider than the terminal,
+    /// removed with `CR EL`) ends where the screen is cleared (`clear`, `ED 2` alone, RIS):
+    /// what is written on the cleared screen is a line of its own, whether the line's first
+    /// rows are still on the screen or scrolled off before.
+    #[test]
+    fn a_clear_ends_a_line_wrapped_into_an_erased_row() {
+        for clear in ["\x1b[H\x1b[2J\x1b[3J", "\x1b[2J\x1b[H", "\x1bc"] {
+            for (rows, before) in [(2, ""), (4, "a\r\n"), (4, "")] {
+                let mut emu = emulator(10, rows);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                let input = format!("{before}0123456789abc\r\x1b[K\n{clear}$ ls\r\nx\r\n$ ");
+                feed(&mut emu, &mut t, input.as_bytes());
+                let (text, _) = t.retained(emu.tail(&t).as_deref(), 1 << 20);
+                assert_eq!(text, format!("{before}0123456789\n$ ls\nx\n$ ").replace('\r', ""));
+            }
+        }
     }
 
     /// RIS wipes both screens and the history: what the primary screen showed is settled
