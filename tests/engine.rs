@@ -1330,3 +1330,72 @@ fn a_config_file_names_a_duration_by_its_key() {
         assert!(err.contains(&format!("configuration: {key} ")), "{text}: {err}");
     }
 }
+
+/// A logical line longer than `max_read_bytes` is split into lines of that size when it
+/// scrolls off; read while still on the screen, it is split the same way, so it is not
+/// returned again (as rewritten) once it settles.
+#[test]
+fn a_line_longer_than_a_read_is_not_returned_again_when_it_settles() {
+    if !require("bash") {
+        return;
+    }
+    let config = Config { max_read_bytes: 64, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let script = "printf '%0100d' 0; read -r; printf 'after\\n'; seq 1 12; read -r";
+    let session = engine
+        .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]).size(40, 6))
+        .unwrap();
+    expect(&session, Until::input_wait());
+    let mut text = String::new();
+    loop {
+        let out = session.read().unwrap();
+        assert!(!out.rewritten, "{out:?}");
+        text.push_str(&out.text);
+        if !out.truncated {
+            break;
+        }
+    }
+    session.submit("").unwrap();
+    expect(&session, Until::text("12"));
+    expect(&session, Until::input_wait());
+    loop {
+        let out = session.read().unwrap();
+        assert!(!out.rewritten, "{out:?}");
+        text.push_str(&out.text);
+        if !out.truncated {
+            break;
+        }
+    }
+    let zeros = "0".repeat(100);
+    let numbers: String = (1..=12).map(|i| format!("{i}\n")).collect();
+    assert_eq!(text, format!("{}\n{}\nafter\n{numbers}", &zeros[..64], &zeros[64..]));
+    session.close().unwrap();
+}
+
+/// zsh ends output that did not end its line with its end-of-line mark and spaces that wrap
+/// onto the next row, then erases from there down and draws its prompt on that row: the
+/// output's line and the prompt are two lines of the transcript, and the command's output has
+/// no trailing spaces.
+#[test]
+fn zsh_prompt_after_output_without_a_newline_starts_its_own_line() {
+    if !require("zsh") {
+        return;
+    }
+    let home = tempdir();
+    std::fs::write(home.join(".zshrc"), "PS1='zsh> '\nPROMPT_EOL_MARK=END\n").unwrap();
+    let engine = engine();
+    let spec = SpawnSpec::new("zsh")
+        .env("HOME", &*home)
+        .env_remove("ZDOTDIR")
+        .size(30, 8)
+        .shell_integration(true);
+    let zsh = engine.spawn(spec).unwrap();
+    expect(&zsh, Until::prompt());
+    let result = zsh.run_command("printf foo", LONG).unwrap();
+    assert_eq!(result.output, "fooEND");
+    let result = zsh.run_command("echo bar", LONG).unwrap();
+    assert_eq!(result.output, "bar\n");
+    let text = zsh.scrollback(1 << 20).unwrap().text;
+    assert!(text.ends_with("zsh> printf foo\nfooEND\nzsh> echo bar\nbar\nzsh> "), "{text:?}");
+    zsh.close().unwrap();
+}

@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use alacritty_terminal::event::{Event, EventListener, WindowSize};
 use alacritty_terminal::grid::Dimensions;
-use alacritty_terminal::index::Line;
+use alacritty_terminal::index::{Column, Line};
+use alacritty_terminal::term::cell::Flags;
 use alacritty_terminal::term::{ClipboardType, Config as TermConfig, Osc52, Term, TermMode};
 use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
@@ -386,7 +387,7 @@ impl Emulator {
                     }
                     let hiding = !self.alternate() && enters_alternate(sequence);
                     let tail = if hiding { self.tail(transcript) } else { None };
-                    self.apply(sequence, slice[n - 1]);
+                    self.apply(sequence, slice[n - 1], transcript);
                     if !self.alternate() {
                         self.hidden_tail = None;
                     } else if tail.is_some() {
@@ -411,8 +412,7 @@ impl Emulator {
             self.parser.advance(&mut self.term, b"\x1b[?1049l");
         }
         self.parser.advance(&mut self.term, b"\x1b[2J");
-        self.forget_blank_screen_cleared();
-        self.settle(transcript);
+        self.settle_screen_cleared(transcript);
         self.parser.advance(&mut self.term, b"\x1b");
     }
 
@@ -454,7 +454,7 @@ impl Emulator {
     }
 
     /// Gives the parser what the rules decide for a sequence's final byte.
-    fn apply(&mut self, sequence: Sequence, final_byte: u8) {
+    fn apply(&mut self, sequence: Sequence, final_byte: u8, transcript: &mut Transcript) {
         let view = self.view();
         if let Sequence::Csi { private: None, action: b'b', .. } = sequence {
             // A repetition of the last character, whatever the rules make of it: that can be
@@ -468,6 +468,11 @@ impl Emulator {
                 action: b'P' | b'@' | b'X' | b'K' | b'J',
                 ..
             }
+        );
+        let erases_above = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first() == Some(&1)
         );
         match self.rules.decide(sequence, view) {
             Decision::Keep => {
@@ -487,6 +492,18 @@ impl Emulator {
                 self.repeat = count;
             }
         }
+        if erases_above {
+            grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
+        }
+        let erases_below_from_line_start = view.col == 0
+            && matches!(
+                sequence,
+                Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                    if params.values().first().is_none_or(|&mode| mode == 0)
+            );
+        if erases_below_from_line_start {
+            self.end_soft_wrap(view.row, transcript);
+        }
         if erases {
             grid_repair::wide_halves(self.term.grid_mut(), view.row);
         }
@@ -496,19 +513,46 @@ impl Emulator {
                 if params.values().first() == Some(&2)
         );
         if clears_screen && !view.alternate {
-            self.forget_blank_screen_cleared();
+            self.settle_screen_cleared(transcript);
         }
+    }
+
+    /// The row above `row` (the first row's: the transcript's pending rows) no longer runs on
+    /// into it: an erase of everything from the start of `row` down (`ED 0` at column 0) left
+    /// nothing of the line it continued, so what is written there next starts a line of its
+    /// own. zsh's prompt, after output that did not end its line, writes its end-of-line
+    /// mark and spaces that wrap onto the next row, then erases from there down and draws the
+    /// prompt on that row: without this, the output's last line and the prompt were read as
+    /// one line (`foo%` followed by the spaces and `$ echo bar`). Line editors that shorten a
+    /// wrapped line erase its last row with `EL` (`CSI K`), which keeps the wrap, since
+    /// they go on writing the same line there.
+    fn end_soft_wrap(&mut self, row: usize, transcript: &mut Transcript) {
+        if row == 0 {
+            if !self.alternate() {
+                transcript.end_pending();
+            }
+            return;
+        }
+        let grid = self.term.grid_mut();
+        let last = Column(grid.columns() - 1);
+        grid[Line(row as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
     }
 
     /// `ED 2` on the primary screen scrolled the screen into the history (drained just
     /// before), down to its last non-blank cell; on a blank screen, alacritty still scrolls
     /// one blank row, which is no line anyone read (a `clear` at the start would begin the
     /// transcript with an empty line, and each `clear` of a blank screen add one): dropped.
-    fn forget_blank_screen_cleared(&mut self) {
+    ///
+    /// The screen's rows are then settled, and a logical line they left unfinished (its last
+    /// row soft-wrapped into a row erased since, or into the blank row dropped) ends there:
+    /// what is written on the cleared screen starts a line of its own.
+    fn settle_screen_cleared(&mut self, transcript: &mut Transcript) {
         let grid = self.term.grid_mut();
         if grid.history_size() == 1 && grid[Line(-1)].is_clear() {
             grid.clear_history();
         }
+        self.settle(transcript);
+        transcript.end_pending();
     }
 
     /// Runs one piece of a split repetition.
@@ -795,7 +839,8 @@ impl Emulator {
     }
 
     /// The screen's logical lines from the top down to the cursor's line, the first prefixed
-    /// with the transcript's pending text; `None` while the alternate screen is active.
+    /// with the transcript's pending text, and split where they will be split when they
+    /// settle ([`Transcript::split_long`]); `None` while the alternate screen is active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
         if self.alternate() {
             return None;
@@ -819,6 +864,7 @@ impl Emulator {
                 }
             }
         }
+        transcript.split_long(&mut lines);
         Some(lines)
     }
 
@@ -828,14 +874,17 @@ impl Emulator {
         self.hidden_tail.as_deref().filter(|_| self.alternate())
     }
 
-    /// The transcript line number and byte offset of the cursor.
+    /// The transcript line number and byte offset of the cursor: the end of the tail's last
+    /// line, which holds the cursor (its last part, when a line longer than a read is split).
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
+        if let Some(lines) = self.tail(transcript) {
+            let last = lines.len().saturating_sub(1);
+            return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
+        }
         let grid = self.term.grid();
         let cursor_row = grid.cursor.point.line.0.max(0) as usize;
         let ended = (0..cursor_row).filter(|&line| !is_wrapped(&grid[Line(line as i32)])).count();
-        let offset =
-            self.tail(transcript).and_then(|lines| lines.get(ended).map(String::len)).unwrap_or(0);
-        (transcript.end() + ended as u64, offset)
+        (transcript.end() + ended as u64, 0)
     }
 }
 
@@ -1011,6 +1060,24 @@ mod tests {
         feed(&mut emu, &mut t, b"\x1b[2J\x1b[H\x1b[2J\x1b[?2J\x1bc\x1b[2Jx\r\n\r\ny\x1b[2J");
         let lines = settled(&t);
         assert_eq!(lines, ["x", "", "y"]);
+    }
+
+    /// A line soft-wrapped into a row erased since (a progress bar wider than the terminal,
+    /// removed with `CR EL`) ends where the screen is cleared (`clear`, `ED 2` alone, RIS):
+    /// what is written on the cleared screen is a line of its own, whether the line's first
+    /// rows are still on the screen or scrolled off before.
+    #[test]
+    fn a_clear_ends_a_line_wrapped_into_an_erased_row() {
+        for clear in ["\x1b[H\x1b[2J\x1b[3J", "\x1b[2J\x1b[H", "\x1bc"] {
+            for (rows, before) in [(2, ""), (4, "a\r\n"), (4, "")] {
+                let mut emu = emulator(10, rows);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                let input = format!("{before}0123456789abc\r\x1b[K\n{clear}$ ls\r\nx\r\n$ ");
+                feed(&mut emu, &mut t, input.as_bytes());
+                let (text, _) = t.retained(emu.tail(&t).as_deref(), 1 << 20);
+                assert_eq!(text, format!("{before}0123456789\n$ ls\nx\n$ ").replace('\r', ""));
+            }
+        }
     }
 
     /// RIS wipes both screens and the history: what the primary screen showed is settled
@@ -1307,6 +1374,107 @@ mod tests {
             styles,
             ["  row 0 cols 1-4: fg=red bold", "  row 0 cols 6-8: fg=color(200) bg=blue"]
         );
+    }
+
+    /// A logical line longer than a read (`max_read_bytes`) is split the same way on the screen
+    /// as when it settles: read while on the screen, in any split of the reads, it is not
+    /// returned again as rewritten once it scrolls off; the cursor's position is on the line
+    /// where it settles.
+    #[test]
+    fn a_line_longer_than_a_read_keeps_its_split_from_the_screen_to_the_transcript() {
+        let long: String = (0..100).map(|i| char::from(b'a' + (i % 26) as u8)).collect();
+        for max in [16, 64, 99, 100] {
+            for read_size in [7, 50, 1000] {
+                let mut emu = emulator(10, 3);
+                let mut t = Transcript::new(1000, 1 << 20, max);
+                let mut text = String::new();
+                let mut read = |emu: &Emulator, t: &mut Transcript| loop {
+                    let out = t.read(emu.tail(t).as_deref(), read_size);
+                    assert!(!out.rewritten, "{max}/{read_size}: {out:?}");
+                    text.push_str(&out.text);
+                    if !out.truncated {
+                        break;
+                    }
+                };
+                feed(&mut emu, &mut t, &long.as_bytes()[..95]);
+                read(&emu, &mut t);
+                feed(&mut emu, &mut t, &long.as_bytes()[95..]);
+                let at = emu.cursor_position(&t);
+                read(&emu, &mut t);
+                feed(&mut emu, &mut t, b"\r\nx\r\ny\r\nz");
+                read(&emu, &mut t);
+                let pieces: Vec<&str> =
+                    long.as_bytes().chunks(max).map(|c| std::str::from_utf8(c).unwrap()).collect();
+                let expected = format!("{}\nx\ny\nz", pieces.join("\n"));
+                assert_eq!(text, expected, "{max}/{read_size}");
+                let last = pieces.len() - 1;
+                assert_eq!(at, (last as u64, pieces[last].len()), "{max}/{read_size}");
+                assert_eq!(t.line(last as u64), Some(pieces[last]));
+            }
+        }
+    }
+
+    /// An erase above the cursor (`CSI 1 J`, and the selective `CSI ? 1 J`) clears every row
+    /// above the cursor's, the first one too when the cursor is on the second (alacritty kept
+    /// it), so it never reaches the transcript.
+    #[test]
+    fn an_erase_above_the_cursor_clears_the_first_row_from_the_second() {
+        for (erase, row) in [("\x1b[1J", 1), ("\x1b[?1J", 1), ("\x1b[1J", 2), ("\x1b[1J", 0)] {
+            let mut emu = emulator(10, 4);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let rows = ["aaaa", "bbbb", "cccc"];
+            let before = rows[..=row].join("\r\n");
+            // The cursor on the row's last character: all but it is erased.
+            feed(&mut emu, &mut t, format!("{before}\x1b[2D{erase}").as_bytes());
+            let left = format!("   {}", &rows[row][..1]);
+            let mut expected = vec![""; row];
+            expected.push(&left);
+            let mut screen = expected.clone();
+            screen.resize(4, "");
+            assert_eq!(emu.screen().lines, screen, "{erase:?} on row {row}");
+            feed(&mut emu, &mut t, b"\r\n\r\n\r\n\r\n\r\n");
+            assert_eq!(settled(&t)[..=row], expected, "{erase:?} on row {row}");
+        }
+    }
+
+    /// zsh's prompt after output that did not end its line (as zsh 5.9 writes it: the
+    /// end-of-line mark, spaces up to one column short of a row, which wrap onto the next
+    /// row, then `CR SP CR` and `ED 0` before the prompt): the output's line and the prompt
+    /// are two lines, on the screen's rows and with the output's rows already settled alike.
+    #[test]
+    fn an_erase_down_from_a_rows_start_ends_the_soft_wrap_into_it() {
+        let sp = |cols: usize| {
+            format!(
+                "\x1b[1m\x1b[7m%\x1b[27m\x1b[1m\x1b[0m{}\r \r\r\x1b[0m\x1b[27m\x1b[24m\x1b[J$ \x1b[K",
+                " ".repeat(cols - 1)
+            )
+        };
+        for (rows, output) in
+            [(5, "foo"), (5, "0123456789012345foo"), (2, "0123456789012345foo"), (1, "foo")]
+        {
+            let mut emu = emulator(10, rows);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let first = t.read(emu.tail(&t).as_deref(), 1000);
+            assert_eq!(first.text, "");
+            feed(&mut emu, &mut t, format!("$ printf x\r\n{output}{}", sp(10)).as_bytes());
+            feed(&mut emu, &mut t, b"echo bar\r\nbar\r\n$ ");
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            let expected = format!("$ printf x\n{output}%\n$ echo bar\nbar\n$ ");
+            assert_eq!(out.text, expected, "{output} on {rows} rows");
+        }
+        // An erase from a row's start keeps the wrap (a line editor's shortened line, typed
+        // on); so does an erase down from elsewhere in the row.
+        for (erase, line) in [
+            ("\x1b[K", "$ echo 01289"),
+            ("\x1b[2K", "$ echo 01289"),
+            ("\x1b[C\x1b[J", "$ echo 012389"),
+        ] {
+            let mut emu = emulator(10, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, format!("$ echo 01234567\r{erase}89").as_bytes());
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            assert_eq!(out.text, line, "{erase:?}");
+        }
     }
 
     #[test]

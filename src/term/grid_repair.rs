@@ -5,6 +5,10 @@
 //!   row the sequence touched, so screen text and cell columns agree, as in xterm.
 //! - alacritty keeps every combining mark written on a cell: [`trim_marks`] keeps the first
 //!   `max` of each visible cell.
+//! - alacritty's erase above the cursor (`CSI 1 J`) clears the rows above the cursor's only
+//!   when there are at least two of them (`printf 'a\nb\e[1J'` still shows `a`):
+//!   [`first_row_above_cursor`] clears the first row when the cursor is on the second, as in
+//!   xterm.
 
 use alacritty_terminal::grid::{Dimensions, Grid};
 use alacritty_terminal::index::{Column, Line};
@@ -31,6 +35,15 @@ pub(crate) fn wide_halves(grid: &mut Grid<Cell>, row: usize) {
             cell.clear_wide();
             cell.flags.remove(Flags::WIDE_CHAR_SPACER);
         }
+    }
+}
+
+/// Clears the top row after an erase above the cursor (`ED 1`) made with the cursor on `row`,
+/// when that is the second row (alacritty erases the rows above the cursor only from the
+/// third row on); cleared as alacritty clears the other rows, with the cursor's colours.
+pub(crate) fn first_row_above_cursor(grid: &mut Grid<Cell>, row: usize) {
+    if row == 1 && grid.screen_lines() > 1 {
+        grid.reset_region(..Line(1));
     }
 }
 

@@ -226,7 +226,7 @@ impl Transcript {
         }
         self.pending.push_str(text);
         while self.pending.len() > self.max_line {
-            let cut = floor_char_boundary(&self.pending, self.max_line).max(1);
+            let cut = self.cut(&self.pending);
             let rest = self.pending.split_off(cut);
             let line = std::mem::replace(&mut self.pending, rest);
             self.settle(&line);
@@ -234,6 +234,30 @@ impl Transcript {
         if !wrapped {
             self.settle_pending();
         }
+    }
+
+    /// Where a logical line longer than `max_line` is cut: its first line ends there.
+    fn cut(&self, line: &str) -> usize {
+        floor_char_boundary(line, self.max_line).max(1)
+    }
+
+    /// Splits the screen's logical lines (the unsettled tail) where they will be split when
+    /// they settle (see [`Transcript::push_row`]), so that each keeps the number, and the
+    /// text, it will have: a reader who read a long line on the screen does not find it
+    /// changed (and read it again) once it scrolls off.
+    pub(crate) fn split_long(&self, lines: &mut Vec<String>) {
+        if lines.iter().all(|line| line.len() <= self.max_line) {
+            return;
+        }
+        let mut split = Vec::with_capacity(lines.len() + 1);
+        for mut line in lines.drain(..) {
+            while line.len() > self.max_line {
+                let rest = line.split_off(self.cut(&line));
+                split.push(std::mem::replace(&mut line, rest));
+            }
+            split.push(line);
+        }
+        *lines = split;
     }
 
     /// Settles the pending rows as one line.
@@ -244,6 +268,17 @@ impl Transcript {
         if line.capacity() <= 4 << 10 {
             line.clear();
             self.pending = line;
+        }
+    }
+
+    /// Settles the pending rows as a line of their own, trailing blanks trimmed as a row that
+    /// does not wrap has them: the row that continued them on the screen was erased (see
+    /// `Emulator::end_soft_wrap`).
+    pub(crate) fn end_pending(&mut self) {
+        if !self.pending.is_empty() {
+            let text = self.pending.trim_end_matches(' ').len();
+            self.pending.truncate(text);
+            self.settle_pending();
         }
     }
 
