@@ -29,7 +29,7 @@ pub fn socket_path(label: &str) -> PathBuf {
 /// this user's own. termloom's own directory ([`socket_dir`]) is made private if it is not; a
 /// directory named with `--socket` is never changed (it may be shared, such as `/tmp`), and
 /// is refused when others may write in it, since they could plant those files. Its parents
-/// are checked too ([`check_parents`]): one that another user could replace it in is refused.
+/// are checked too (`check_parents`): one that another user could replace it in is refused.
 pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
     let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
         return Ok(());

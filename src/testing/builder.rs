@@ -1,0 +1,369 @@
+//! Starting a test session: [`TestSessionBuilder`], its temporary `HOME` and fixed
+//! environment.
+
+use super::*;
+
+/// Host variables a test session keeps: they say where programs are, not how they look.
+const KEPT_ENV: &[&str] = &[
+    "PATH",
+    "USER",
+    "LOGNAME",
+    "TMPDIR",
+    "PYENV_ROOT",
+    "PYENV_VERSION",
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "VIRTUAL_ENV",
+    "LD_LIBRARY_PATH",
+];
+
+#[derive(Debug)]
+pub(super) struct TempHome {
+    pub(super) path: PathBuf,
+}
+
+/// Homes made by this process, to name the next one.
+static HOMES: AtomicU32 = AtomicU32::new(0);
+
+impl TempHome {
+    /// Makes a new empty directory in `/tmp` (the system's temporary directory where there is
+    /// no writable `/tmp`). The path has a fixed length (`/tmp/`, then pid and counter
+    /// zero-padded), so a program that prints it wraps and cuts its lines the same way in
+    /// every run and on every machine: not under `TMPDIR`, whose length differs between a
+    /// developer's machine and CI.
+    fn create() -> std::io::Result<TempHome> {
+        let tmp = Path::new("/tmp");
+        let base = match rustix::fs::access(
+            tmp,
+            rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+        ) {
+            Ok(()) if tmp.is_dir() => tmp.to_path_buf(),
+            _ => std::env::temp_dir(),
+        };
+        let pid = std::process::id() % 10_000_000;
+        loop {
+            let n = HOMES.fetch_add(1, Ordering::Relaxed) % 10_000;
+            let path = base.join(format!("termloom-home-{pid:07}-{n:04}"));
+            match std::fs::create_dir(&path) {
+                Ok(()) => {
+                    let path = path.canonicalize()?;
+                    return Ok(TempHome { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// The kit's fixed environment, which makes programs behave the same on every machine.
+fn fixed_env(home: &Path) -> [(&'static str, OsString); 14] {
+    [
+        ("HOME", home.into()),
+        ("TERM", "xterm-256color".into()),
+        ("COLORTERM", "truecolor".into()),
+        ("LANG", "C.UTF-8".into()),
+        ("LC_ALL", "C.UTF-8".into()),
+        ("TZ", "UTC".into()),
+        ("SHELL", "/bin/sh".into()),
+        ("INPUTRC", home.join(".inputrc").into()),
+        ("LESSHISTFILE", "-".into()),
+        ("HISTFILE", home.join(".bash_history").into()),
+        ("XDG_CONFIG_HOME", home.join(".config").into()),
+        ("XDG_DATA_HOME", home.join(".local/share").into()),
+        ("XDG_STATE_HOME", home.join(".local/state").into()),
+        ("XDG_CACHE_HOME", home.join(".cache").into()),
+    ]
+}
+
+/// Builds a [`TestSession`]: the program, its arguments, files to put in its temporary `HOME`,
+/// environment overrides, size, timeouts and redactions.
+///
+/// Made by [`TestSession::builder`] or [`TestSession::bash`]; [`TestSessionBuilder::start`]
+/// starts the session. The temporary `HOME` exists from the moment the builder is made, so
+/// files can be written into it ([`TestSessionBuilder::file`]) and its path given to the
+/// program ([`TestSessionBuilder::home`]).
+#[derive(Debug)]
+#[must_use = "a builder does nothing until `start` is called"]
+pub struct TestSessionBuilder {
+    /// The program, its arguments, size, working directory and the kit's fixed environment
+    /// with the caller's entries over it.
+    spec: SpawnSpec,
+    keep_env: Vec<String>,
+    timeout: Duration,
+    settle: Duration,
+    stuck_after: Option<Duration>,
+    config: Config,
+    redactions: Redactions,
+    ready: Vec<Until>,
+    redact_pid: bool,
+    snapshot_folder: SnapshotFolder,
+    home: TempHome,
+}
+
+/// Where [`assert_screen_snapshot!`] stores a session's snapshots.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SnapshotFolder {
+    /// The crate's top-level `snapshots/` folder (the default).
+    #[default]
+    CrateRoot,
+    /// Where insta puts snapshots by default (`snapshots/` beside the test file, so
+    /// `tests/snapshots/` for integration tests) and in the insta settings in effect: one
+    /// folder with the crate's other insta snapshots, such as `TestBackend` ones.
+    Insta,
+}
+
+impl TestSessionBuilder {
+    /// A builder for `program` (looked up in `PATH` unless it has a slash), with a fresh
+    /// temporary `HOME`.
+    ///
+    /// # Panics
+    ///
+    /// When the temporary directory cannot be made.
+    #[track_caller]
+    pub fn new(program: impl AsRef<OsStr>) -> TestSessionBuilder {
+        let home = or_panic(TempHome::create(), |e| {
+            format!("termloom: cannot make a temporary HOME: {e}")
+        });
+        if let Err(e) = std::fs::write(home.path.join(".inputrc"), "") {
+            panic!("termloom: cannot write {}/.inputrc: {e}", home.path.display());
+        }
+        let (cols, rows) = DEFAULT_SIZE;
+        let mut spec = SpawnSpec::new(program).size(cols, rows).cwd(&home.path);
+        for (name, value) in fixed_env(&home.path) {
+            spec = spec.env(name, value);
+        }
+        TestSessionBuilder {
+            spec,
+            keep_env: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            settle: DEFAULT_SETTLE,
+            stuck_after: Some(DEFAULT_STUCK_AFTER),
+            config: Config::default(),
+            redactions: Redactions::new(),
+            ready: Vec::new(),
+            redact_pid: false,
+            snapshot_folder: SnapshotFolder::default(),
+            home,
+        }
+    }
+
+    /// Where this session's snapshots go (the crate's `snapshots/` folder by default).
+    pub fn snapshot_folder(mut self, folder: SnapshotFolder) -> Self {
+        self.snapshot_folder = folder;
+        self
+    }
+
+    /// The temporary `HOME` the session will have (it exists already).
+    pub fn home(&self) -> &Path {
+        &self.home.path
+    }
+
+    /// Appends one argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.spec = self.spec.arg(arg);
+        self
+    }
+
+    /// Appends several arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.spec = self.spec.args(args);
+        self
+    }
+
+    /// Sets an environment variable, over the kit's fixed environment.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.spec = self.spec.env(key, value);
+        self
+    }
+
+    /// Removes an environment variable, even one the kit sets.
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.spec = self.spec.env_remove(key);
+        self
+    }
+
+    /// Keeps one more of the host's variables (by default only `PATH`, `USER`, `LOGNAME`,
+    /// `TMPDIR` and toolchain locations are kept).
+    pub fn keep_env(mut self, key: impl Into<String>) -> Self {
+        self.keep_env.push(key.into());
+        self
+    }
+
+    /// Sets the terminal size in columns and rows (default 80x24).
+    pub fn size(mut self, cols: u16, rows: u16) -> Self {
+        self.spec = self.spec.size(cols, rows);
+        self
+    }
+
+    /// Sets the working directory: a relative path is taken inside the temporary `HOME`
+    /// (the default working directory).
+    pub fn cwd(mut self, dir: impl AsRef<Path>) -> Self {
+        self.spec = self.spec.cwd(self.home.path.join(dir));
+        self
+    }
+
+    /// Sets how long each wait may take before it fails the test (default
+    /// [`DEFAULT_TIMEOUT`]; `Duration::MAX`: until its condition holds).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets how long the screen must stay unchanged for [`TestSession::wait_stable`] (default
+    /// [`DEFAULT_SETTLE`]).
+    pub fn settle(mut self, settle: Duration) -> Self {
+        self.settle = settle;
+        self
+    }
+
+    /// Sets how long a program may wait for input with an unchanged screen and no output
+    /// before a wait that has not held fails at once instead of at its timeout (default
+    /// [`DEFAULT_STUCK_AFTER`]; `None`: only the timeout ends a wait). A busy program (not
+    /// reading the terminal) is never taken as stuck.
+    pub fn stuck_after(mut self, grace: Option<Duration>) -> Self {
+        self.stuck_after = grace;
+        self
+    }
+
+    /// Sets the engine's configuration (its `cols` and `rows` are overridden by
+    /// [`TestSessionBuilder::size`]).
+    pub fn config(mut self, config: Config) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// Writes a file into the temporary `HOME` now (`path` relative to it; parent directories
+    /// are made): a document to open, a configuration file the program reads.
+    ///
+    /// # Panics
+    ///
+    /// When the file cannot be written.
+    #[track_caller]
+    pub fn file(self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Self {
+        let path = self.home.path.join(path);
+        if let Some(parent) = path.parent() {
+            or_panic(std::fs::create_dir_all(parent), |e| {
+                format!("termloom: cannot make {}: {e}", parent.display())
+            });
+        }
+        or_panic(std::fs::write(&path, contents), |e| {
+            format!("termloom: cannot write {}: {e}", path.display())
+        });
+        self
+    }
+
+    /// Adds redactions applied to this session's snapshots, after those of the temporary
+    /// `HOME` and of the pid ([`TestSessionBuilder::redact_pid`]), which are literal texts.
+    pub fn redact(mut self, redactions: Redactions) -> Self {
+        self.redactions = self.redactions.and(redactions);
+        self
+    }
+
+    /// Redacts the session's process id as `[PID]` wherever it appears as a number of its own
+    /// (for a program that shows its own pid, such as `htop -p`).
+    pub fn redact_pid(mut self) -> Self {
+        self.redact_pid = true;
+        self
+    }
+
+    /// Makes [`TestSessionBuilder::start`] wait for `until` before returning (for instance the
+    /// prompt of a shell); several calls wait for each in turn.
+    pub fn ready_when(mut self, until: Until) -> Self {
+        self.ready.push(until);
+        self
+    }
+
+    /// The redactions of a session: its `HOME`, its pid if asked, then the builder's.
+    fn session_redactions(&self, pid: Option<i32>) -> Redactions {
+        let mut redactions = Redactions::new().home(&self.home.path);
+        if let Some(pid) = pid.filter(|_| self.redact_pid) {
+            redactions = redactions.pid(pid);
+        }
+        redactions.and(self.redactions.clone())
+    }
+
+    /// The command line, for messages and snapshot descriptions, with the `HOME` redacted.
+    /// A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is named by its
+    /// file name, which does not depend on where the repository is checked out.
+    fn command_line(&self) -> String {
+        let argv = self.spec.argv();
+        let program = Path::new(&argv[0]);
+        let mut line = match program.file_name() {
+            Some(name) if program.is_absolute() => name.to_string_lossy().into_owned(),
+            _ => program.to_string_lossy().into_owned(),
+        };
+        for arg in &argv[1..] {
+            let arg = arg.to_string_lossy();
+            line.push(' ');
+            if arg.is_empty() || arg.contains(|c: char| c.is_whitespace() || c == '\'') {
+                line.push_str(&format!("'{}'", arg.replace('\'', r"'\''")));
+            } else {
+                line.push_str(&arg);
+            }
+        }
+        self.session_redactions(None).apply(&line)
+    }
+
+    /// Starts the session (and waits for [`TestSessionBuilder::ready_when`]'s conditions).
+    ///
+    /// # Panics
+    ///
+    /// When the engine or the program cannot start, or a readiness wait fails.
+    #[track_caller]
+    pub fn start(self) -> TestSession {
+        let (cols, rows) = self.spec.size.unwrap_or(DEFAULT_SIZE);
+        let command = self.command_line();
+        // The size given to `size` is checked as a size (not as the engine's configuration,
+        // which the test never set).
+        or_panic(crate::config::check_size(cols, rows), |e| {
+            format!("termloom: cannot start `{command}` at size({cols}, {rows}): {e}")
+        });
+        let config = Config { cols, rows, ..self.config.clone() };
+        let engine = or_panic(Engine::new(config), |e| {
+            format!("termloom: cannot start an engine for `{command}`: {e}")
+        });
+        // The host's variables are left out, but those kept and those the spec sets.
+        let mut spec = self.spec.clone();
+        for (name, _) in std::env::vars_os() {
+            let keep = name.to_str().is_some_and(|name| {
+                KEPT_ENV.contains(&name) || self.keep_env.iter().any(|k| k == name)
+            });
+            if !keep && !self.spec.env.iter().any(|(set, _)| *set == name) {
+                spec = spec.env_remove(name);
+            }
+        }
+        let session =
+            or_panic(engine.spawn(spec), |e| format!("termloom: cannot start `{command}`: {e}"));
+        let redactions = self.session_redactions(Some(session.pid()));
+        let test = TestSession {
+            waits: session.as_reader(crate::ReaderId::new()),
+            typed: Default::default(),
+            session,
+            engine,
+            command,
+            timeout: self.timeout,
+            settle: self.settle,
+            stuck_after: self.stuck_after,
+            redactions,
+            snapshot_folder: self.snapshot_folder,
+            home: self.home,
+        };
+        for until in self.ready {
+            test.wait_until(until);
+        }
+        test
+    }
+}

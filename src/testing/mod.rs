@@ -1,0 +1,355 @@
+//! A testing kit for TUI authors: deterministic sessions, waits that fail readably, a screen
+//! format for [`insta`] snapshots, and redactions for what changes from run to run.
+//!
+//! Enable it in the crate that tests a terminal program:
+//!
+//! ```toml
+//! [dev-dependencies]
+//! # termloom is not on crates.io yet: depend on the repository (or a local clone with `path`).
+//! termloom = { git = "https://github.com/termloom/termloom", features = ["testing"] }
+//! insta = "1.49"
+//! ```
+//!
+//! A test starts the program with [`TestSession::builder`], presses keys, waits for what the
+//! program shows and asserts the screen with [`assert_screen_snapshot!`]. Snapshots go to the
+//! `snapshots/` folder at the root of the crate that runs the test (`<test file>__<name>.snap`);
+//! review them with `cargo insta review`.
+//!
+//! ```no_run
+//! use termloom::assert_screen_snapshot;
+//! use termloom::testing::TestSession;
+//!
+//! #[test]
+//! fn picks_the_second_item() {
+//!     // The binary this package builds, in an 80x24 terminal with a fixed environment.
+//!     let app = TestSession::builder(env!("CARGO_BIN_EXE_todo")).start();
+//!     app.wait_for_screen_text("> Buy milk").wait_stable();
+//!     app.send_keys("j");
+//!     app.wait_for_screen_text("> Write tests").wait_stable();
+//!     assert_screen_snapshot!("second_item", app); // snapshots/ui__second_item.snap
+//!     app.send_keys("<Enter>");
+//!     assert!(app.wait_for_exit().success());
+//! }
+//! ```
+//!
+//! The screen as a snapshot stores it ([`TestSession::snapshot`] gives the same text):
+//!
+//! ```
+//! use termloom::testing::TestSession;
+//! # // Needs bash: skipped where it is missing, except under CI, which installs it.
+//! # if std::process::Command::new("bash").arg("-c").arg("true").status().is_err() {
+//! #     assert!(std::env::var_os("CI").is_none(), "CI must install bash");
+//! #     return;
+//! # }
+//!
+//! // bash with no startup files and the prompt `$ `, HOME in a fresh temporary directory,
+//! // TERM=xterm-256color, LANG=C.UTF-8 and TZ=UTC; here in a 30x4 terminal.
+//! let sh = TestSession::bash().size(30, 4).start();
+//! sh.type_line("echo $((6 * 7))");
+//! sh.wait_for_row(1, "42").wait_for_row(2, "$").wait_stable();
+//! assert_eq!(
+//!     sh.snapshot(),
+//!     "\
+//! screen: 30x4, primary
+//! cursor: row 2, col 2, visible
+//! title: none
+//!    ┌──────────────────────────────┐
+//!  0 │$ echo $((6 * 7))
+//!  1 │42
+//!  2 │$
+//!    ┆  ^
+//!  3 │
+//!    └──────────────────────────────┘
+//! "
+//! );
+//! ```
+//!
+//! # What a session is given
+//!
+//! [`TestSessionBuilder::start`] runs the program under a terminal of 80 columns and 24 rows
+//! (see [`TestSessionBuilder::size`]) with an environment that does not depend on the machine
+//! or the person running the tests:
+//!
+//! - the host's variables are all removed except `PATH`, `USER`, `LOGNAME`, `TMPDIR` and those
+//!   that locate toolchains (`PYENV_ROOT`, `CARGO_HOME`...; see
+//!   [`TestSessionBuilder::keep_env`]);
+//! - `HOME` is a fresh temporary directory, removed when the session is dropped, and the
+//!   `XDG_*` directories are inside it, so no user startup file is read; its path,
+//!   `/tmp/termloom-home-PPPPPPP-NNNN`, has the same length in every run and on every machine
+//!   (it does not depend on `TMPDIR`);
+//! - `TERM=xterm-256color`, `COLORTERM=truecolor` (programs may use 24-bit colours, which
+//!   [`TestSession::with_styles`] snapshots show), `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`,
+//!   `SHELL=/bin/sh`, `INPUTRC` naming an empty file, `LESSHISTFILE=-`, `HISTFILE` in `HOME`;
+//! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
+//!
+//! [`TestSessionBuilder::env`] and [`TestSessionBuilder::env_remove`] change any of it.
+//!
+//! # Waits
+//!
+//! Every `wait_for_*` method blocks until its condition holds and panics otherwise, after
+//! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen and the last lines
+//! of the transcript in the message. Never sleep in a test; instead:
+//!
+//! - after each key, wait for what it changes: a text ([`TestSession::wait_for_screen_text`],
+//!   [`TestSession::wait_for_row`]) or, when only the cursor moves, the cursor
+//!   ([`TestSession::wait_for_cursor`]); then, before a snapshot, for the screen to settle
+//!   ([`TestSession::wait_stable`]). A stable wait alone can hold before the program has even
+//!   read the key;
+//! - type a line only once the program's prompt for it is drawn: a line typed while the program
+//!   is still busy with the previous one is echoed by the terminal, then again by the program.
+//!
+//! # The snapshot format
+//!
+//! [`format_screen`] shows what a person sees and what a reviewer must notice (above): a header
+//! with the size, the screen (primary, or alternate as full-screen programs use), the cursor's
+//! position and visibility and the window title; then every row.
+//!
+//! The frame's top and bottom rules are exactly as wide as the terminal. Rows are numbered
+//! from 0, as [`Until::screen_row_contains`] counts them. Trailing blanks are not printed,
+//! except where they matter: the `^` line under the cursor's row points at the cursor's
+//! column when the cursor is visible, so a cursor after a prompt's space is seen.
+//!
+//! Colours and attributes are left out unless asked for: snapshot
+//! [`TestSession::with_styles`] to add a `styles:` section ([`format_styled_screen`]) listing
+//! every run of cells that is not in the default colours, which shows a selection drawn in
+//! reverse video or a highlighted search match (and trailing blanks that carry a colour).
+//!
+//! # Redactions
+//!
+//! [`Redactions`] replaces what changes between runs (clock times, pids, durations, addresses,
+//! the temporary `HOME`) with placeholders such as `[TIME]`, through insta's filters. Every
+//! session redacts its own `HOME` as `[HOME]`; add more with [`TestSessionBuilder::redact`].
+
+mod builder;
+mod redact;
+mod session;
+mod snapshot;
+
+use std::ffi::{OsStr, OsString};
+use std::fmt::Write as _;
+use std::ops::Deref;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::{
+    Config, Engine, ExitStatus, Fired, Screen, Session, SpawnSpec, StyledScreen, Until, WaitOutcome,
+};
+
+use builder::TempHome;
+pub use builder::{SnapshotFolder, TestSessionBuilder};
+pub use redact::{MASK, Redactions};
+pub use session::{TestSession, WithStyles};
+use snapshot::save_picture;
+pub use snapshot::*;
+
+/// insta, re-exported for [`assert_screen_snapshot!`] and for [`snapshot_settings`]'s users.
+pub use insta;
+
+pub use crate::term::screen::snapshot::{format_screen, format_styled_screen};
+
+/// How long a wait may take before it fails the test: generous, since a wait returns as soon
+/// as its condition holds.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// How long the screen must stay unchanged for [`TestSession::wait_stable`].
+pub const DEFAULT_SETTLE: Duration = Duration::from_millis(200);
+
+/// How long a program may wait for input with its screen unchanged before a wait that has
+/// not held fails ([`TestSessionBuilder::stuck_after`]): nothing will change until the test
+/// types.
+pub const DEFAULT_STUCK_AFTER: Duration = Duration::from_secs(2);
+
+/// The condition a stuck wait reports (see [`TestSession::wait_until`]).
+const STUCK: &str = "stuck: waiting for input, screen unchanged";
+
+/// The terminal size of a test session unless [`TestSessionBuilder::size`] says otherwise:
+/// 80 columns, 24 rows.
+pub const DEFAULT_SIZE: (u16, u16) = (80, 24);
+
+/// Transcript lines quoted in a failed wait's message.
+const TRANSCRIPT_LINES: usize = 20;
+
+/// The value of `result`, or a panic with `message(error)` located at the caller's caller
+/// (a `#[track_caller]` method's own caller: the test's line). A panic inside a closure such
+/// as `unwrap_or_else(|e| panic!(..))` would name the closure's line in this file instead,
+/// since closures do not inherit `#[track_caller]`.
+#[track_caller]
+fn or_panic<T, E>(result: Result<T, E>, message: impl FnOnce(E) -> String) -> T {
+    match result {
+        Ok(value) => value,
+        Err(e) => panic!("{}", message(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redact::split_rows;
+    use super::*;
+    use crate::{Cursor, Modes};
+
+    fn screen(rows: &[&str], cursor: (u16, u16, bool)) -> Screen {
+        Screen {
+            cols: 12,
+            rows: rows.len() as u16,
+            lines: rows.iter().map(|r| r.to_string()).collect(),
+            cursor: Cursor { row: cursor.0, col: cursor.1, visible: cursor.2 },
+            alternate: true,
+            title: "t\"x".into(),
+            modes: Modes::OFF,
+            wrapped: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn hidden_cursor_has_no_caret_and_wide_rows_keep_their_cells() {
+        let text = format_screen(&screen(&["日本", "", "x"], (0, 4, false)));
+        assert_eq!(
+            text,
+            "screen: 12x3, alternate\ncursor: hidden\ntitle: \"t\\\"x\"\n   \
+             ┌────────────┐\n 0 │日本\n 1 │\n 2 │x\n   └────────────┘\n"
+        );
+        let text = format_screen(&screen(&["日本", "", "x"], (0, 4, true)));
+        assert!(text.contains(" 0 │日本\n   ┆    ^\n"), "{text}");
+    }
+
+    /// By the conditions themselves, at any depth, never by their descriptions (a text that
+    /// reads "a, exit, b" is no exit condition).
+    #[test]
+    fn exit_conditions_are_recognised() {
+        assert!(Until::exit().includes_exit());
+        assert!(Until::any(vec![Until::text("a"), Until::exit()]).includes_exit());
+        let nested = Until::any(vec![Until::text("never"), Until::any(vec![Until::exit()])]);
+        assert!(nested.includes_exit());
+        assert!(!Until::text("exit").includes_exit());
+        assert!(!Until::any(vec![Until::text("a, exit, b")]).includes_exit());
+    }
+
+    #[test]
+    fn redactions_apply_in_order() {
+        let r = Redactions::new()
+            .home(Path::new("/tmp/h-1"))
+            .dates()
+            .clock_times()
+            .literal("a$b", "[X]")
+            .pid(77);
+        assert_eq!(
+            r.apply("/tmp/h-1/x 2024-01-02 03:04:05 a$b 77 177"),
+            "[HOME]/x [DATE] [TIME] [X] [PID] 177"
+        );
+        assert_eq!(Redactions::new().durations().apply("in 12ms, 3.5 s, 2m3s; 4 items"), {
+            "in [DURATION], [DURATION], [DURATION]; 4 items"
+        });
+    }
+
+    /// A text wrapped over rows is redacted as the line it is and laid out again over the
+    /// same rows; rows the terminal did not join stay apart, and unchanged lines as they were.
+    #[test]
+    fn redactions_see_lines_wrapped_over_rows() {
+        let rows =
+            ["ab /tmp/ho", "me-123/x", "/tmp/ho", "me-123", "0123456789", "/tmp/home-", "123 end"];
+        let mut wrapped = screen(&rows, (0, 0, false));
+        wrapped.cols = 10;
+        wrapped.title = "in /tmp/home-123".into();
+        wrapped.wrapped = vec![true, false, false, false, true, true, false];
+        let redactions = Redactions::new().literal("/tmp/home-123", "[HOME]");
+        let redacted = redactions.apply_to_screen(&wrapped);
+        assert_eq!(
+            redacted.lines,
+            ["ab [HOME]/", "x", "/tmp/ho", "me-123", "0123456789", "[HOME] end", ""]
+        );
+        assert_eq!(redacted.title, "in [HOME]");
+        assert_eq!(
+            (redacted.rows, redacted.cursor, redacted.wrapped.len()),
+            (7, wrapped.cursor, 7)
+        );
+        // Nothing to redact: the same screen.
+        assert_eq!(Redactions::new().literal("absent", "x").apply_to_screen(&wrapped), wrapped);
+        // Wide characters that do not fit go to the next row; the last row takes the rest.
+        assert_eq!(split_rows("日本語日本語", 5, 2), ["日本", "語日本語"]);
+    }
+
+    /// Styled runs move with the text a redaction changed: after a replacement they shift, over
+    /// a replaced text they cover its replacement, past the text (coloured trailing blanks)
+    /// they shift too, and on a line wrapped over rows they follow the new layout.
+    #[test]
+    fn styled_runs_move_with_a_redacted_line() {
+        let run = |row, col, width| crate::StyleRun::new(row, col, width, "red", "default", vec![]);
+        let moved = |rows: &[&str], wrapped: Vec<bool>, runs: Vec<crate::StyleRun>| {
+            let mut plain = screen(rows, (0, 0, false));
+            plain.wrapped = wrapped;
+            let styled = StyledScreen { screen: plain, runs };
+            let redactions = Redactions::new().literal("4242", "[PID]").durations();
+            let runs = redactions.apply_to_styled_screen(&styled).runs;
+            runs.iter().map(|r| (r.row, r.col, r.width)).collect::<Vec<_>>()
+        };
+        // "pid 4242 ok 5ms": "4242" (4-7), "ok" (9-10), "ms" (13-14), then a colour that
+        // fills the row (30-39) past the text, and one from "5ms" to the row's end.
+        let runs = vec![run(0, 4, 4), run(0, 9, 2), run(0, 13, 2), run(0, 30, 10), run(1, 0, 1)];
+        // On 40 columns: "pid [PID] ok [DURATION]".
+        let wide = |rows: &[&str], runs| {
+            let mut plain = screen(rows, (0, 0, false));
+            plain.cols = 40;
+            let styled = StyledScreen { screen: plain, runs };
+            let redactions = Redactions::new().literal("4242", "[PID]").durations();
+            let runs = redactions.apply_to_styled_screen(&styled).runs;
+            runs.iter().map(|r| (r.row, r.col, r.width)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            wide(&["pid 4242 ok 5ms", "x"], runs),
+            [(0, 4, 5), (0, 10, 2), (0, 13, 10), (0, 30, 10), (1, 0, 1)]
+        );
+        // Past the text, what the longer redacted text covers is left to the text's runs.
+        assert_eq!(
+            wide(&["pid 4242 ok 5ms", "x"], vec![run(0, 12, 28), run(0, 16, 6)]),
+            [(0, 13, 27)]
+        );
+        // Wrapped over two rows of 12: "ab 4242 cd e" + "f": "[PID]" moves "cd" to the
+        // first row's end and "e" to the second row.
+        assert_eq!(
+            moved(
+                &["ab 4242 cd e", "f"],
+                vec![true],
+                vec![run(0, 8, 2), run(0, 11, 1), run(1, 0, 1)]
+            ),
+            [(0, 9, 2), (1, 0, 1), (1, 1, 1)]
+        );
+    }
+
+    /// The cursor on a line a redaction changed moves with the text after the change (a
+    /// prompt showing a redacted path), stays before it, and goes to the change's end from
+    /// inside it: where it is does not depend on what was redacted.
+    #[test]
+    fn the_cursor_moves_with_a_redacted_line() {
+        let cursor_at = |rows: &[&str], cols: u16, wrapped: Vec<bool>, at: (u16, u16)| {
+            let mut screen = screen(rows, (at.0, at.1, true));
+            (screen.cols, screen.wrapped) = (cols, wrapped);
+            let redacted = Redactions::new().literal("/home/alice-1234", "[HOME]");
+            let cursor = redacted.apply_to_screen(&screen).cursor;
+            (cursor.row, cursor.col)
+        };
+        let prompt = ["x", "me@host:/home/alice-1234$"];
+        // Past the prompt (two blanks after it), at its start, inside the path.
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 27)), (1, 17));
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 0)), (1, 0));
+        assert_eq!(cursor_at(&prompt, 40, vec![], (1, 12)), (1, 14));
+        // The cursor on another row stays where it is.
+        assert_eq!(cursor_at(&prompt, 40, vec![], (0, 1)), (0, 1));
+        // A line wrapped over two rows of 12: the cursor after it, on its second row, comes
+        // back to the first row, which now holds all of it.
+        let wrapped = ["ab /home/ali", "ce-1234/x"];
+        assert_eq!(cursor_at(&wrapped, 12, vec![true], (1, 9)), (0, 11));
+        assert_eq!(cursor_at(&wrapped, 12, vec![true], (0, 1)), (0, 1));
+        // Redacted to something longer, the cursor moves right on the second row, and stays
+        // in the last column of the line's last row when the line overflows its rows.
+        let longer = |rows: &[&str], at: (u16, u16)| {
+            let mut screen = screen(rows, (at.0, at.1, true));
+            (screen.cols, screen.wrapped) = (12, vec![true]);
+            let cursor = Redactions::new().literal("ali", "[SOMEONE]").apply_to_screen(&screen);
+            (cursor.cursor.row, cursor.cursor.col)
+        };
+        assert_eq!(longer(&["ab /home/ali", "ce/x"], (1, 4)), (1, 10));
+        assert_eq!(longer(&wrapped, (1, 9)), (1, 11));
+        assert_eq!(split_rows("ab  ", 5, 3), ["ab", "", ""]);
+    }
+}

@@ -1,0 +1,518 @@
+//! [`Redactions`]: what changes from run to run, replaced or masked in snapshots.
+
+use super::*;
+
+/// Replacements for what changes from run to run, applied to snapshots as insta filters
+/// (regular expressions and their replacements, in the order they were added) and usable on
+/// any text with [`Redactions::apply`].
+///
+/// ```
+/// use termloom::testing::Redactions;
+///
+/// let redactions = Redactions::new().clock_times().durations().pids().hex_addresses();
+/// assert_eq!(
+///     redactions.apply("12:34:56 pid 4242 took 1.5s at 0x7ffd1234"),
+///     "[TIME] pid [PID] took [DURATION] at [ADDR]"
+/// );
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redactions {
+    filters: Vec<(String, String)>,
+    /// Patterns whose matches are masked cell by cell with [`MASK`].
+    masks: Vec<String>,
+}
+
+/// The character that stands for each cell a [`Redactions::mask`] hides.
+pub const MASK: char = '▒';
+
+impl Redactions {
+    /// No redactions.
+    pub fn new() -> Redactions {
+        Redactions::default()
+    }
+
+    /// Replaces matches of a regular expression (regex crate syntax) with `replacement`, which
+    /// may name groups as `$1` or `${name}`.
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn regex(mut self, pattern: &str, replacement: &str) -> Redactions {
+        if let Err(e) = regex::Regex::new(pattern) {
+            panic!("termloom: bad redaction pattern {pattern:?}: {e}");
+        }
+        self.filters.push((pattern.to_owned(), replacement.to_owned()));
+        self
+    }
+
+    /// Masks the matches of a regular expression cell by cell: each cell becomes [`MASK`], so
+    /// the columns after it stay where they were (a wide character's two cells become two
+    /// marks). For values whose width is fixed but whose text changes, such as a clock in a
+    /// status bar or a column of process ids; a replacement ([`Redactions::regex`]) reads
+    /// better where alignment does not matter.
+    ///
+    /// ```
+    /// use termloom::testing::Redactions;
+    ///
+    /// let masked = Redactions::new().mask(r"\d{2}:\d{2}").apply("| 09:41 | ready |");
+    /// assert_eq!(masked, "| ▒▒▒▒▒ | ready |");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn mask(mut self, pattern: &str) -> Redactions {
+        if let Err(e) = regex::Regex::new(pattern) {
+            panic!("termloom: bad mask pattern {pattern:?}: {e}");
+        }
+        self.masks.push(pattern.to_owned());
+        self
+    }
+
+    /// Replaces every occurrence of a literal text.
+    pub fn literal(self, text: &str, replacement: &str) -> Redactions {
+        self.regex(&regex::escape(text), &replacement.replace('$', "$$"))
+    }
+
+    /// Replaces a path (as given and canonicalized) with `replacement`: `/tmp/x/notes.txt`
+    /// becomes `[NAME]/notes.txt`.
+    pub fn path(mut self, path: &Path, replacement: &str) -> Redactions {
+        let mut forms = vec![path.to_string_lossy().into_owned()];
+        if let Ok(canonical) = path.canonicalize() {
+            forms.push(canonical.to_string_lossy().into_owned());
+        }
+        forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+        forms.dedup();
+        for form in forms.iter().filter(|f| !f.is_empty()) {
+            self = self.literal(form, replacement);
+        }
+        self
+    }
+
+    /// Replaces a temporary home directory with `[HOME]` (every [`TestSession`] does this for
+    /// its own).
+    pub fn home(self, home: &Path) -> Redactions {
+        self.path(home, "[HOME]")
+    }
+
+    /// Replaces every [`TestSession`]'s temporary home directory (`/tmp/termloom-home-…`,
+    /// whichever session's) with `[HOME]`: what a snapshot of a [`Screen`], a
+    /// [`StyledScreen`] or a [`Session`] gets, which do not know the session they came from.
+    pub fn test_homes(self) -> Redactions {
+        self.regex(r"/(?:[^\s/]+/)*termloom-home-\d{7}-\d{4}", "[HOME]")
+    }
+
+    /// Replaces the name of the user running the tests with `[USER]` where it stands as a
+    /// word (a prompt's `user@host`, `whoami`, a process list's user column): it differs
+    /// between a developer's machine and CI. The name is the password database's for this
+    /// process's user (programs such as `whoami` and `ps` read it there), or `USER` when the
+    /// database has none.
+    pub fn user(self) -> Redactions {
+        let name = user_name().unwrap_or_default();
+        self.word(&name, "[USER]")
+    }
+
+    /// Replaces this machine's host name with `[HOST]` where it stands as a word (a prompt's
+    /// `user@host`, `uname -n`, `hostname`).
+    pub fn hostname(self) -> Redactions {
+        let uname = rustix::system::uname();
+        let name = uname.nodename().to_string_lossy().into_owned();
+        self.word(&name, "[HOST]")
+    }
+
+    /// Replaces `text` where it stands as a word (no letter, digit or `_` on either side);
+    /// nothing when it is empty. The sides are tested without taking the characters there
+    /// (`\b` beside a word character of `text`, `\B` beside another), so that a separator
+    /// between two occurrences (`root root`) serves both.
+    fn word(self, text: &str, replacement: &str) -> Redactions {
+        let (Some(first), Some(last)) = (text.chars().next(), text.chars().last()) else {
+            return self;
+        };
+        // A word character as the pattern's `\b` takes it.
+        let word = regex::Regex::new(r"\w").expect("a valid regular expression");
+        let side = |c: char| match word.is_match(c.encode_utf8(&mut [0; 4])) {
+            true => r"\b",
+            false => r"\B",
+        };
+        let pattern = format!("{}{}{}", side(first), regex::escape(text), side(last));
+        self.regex(&pattern, &replacement.replace('$', "$$"))
+    }
+
+    /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.
+    pub fn clock_times(self) -> Redactions {
+        self.regex(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "[TIME]")
+    }
+
+    /// Replaces ISO dates (`2024-05-17`) with `[DATE]`.
+    pub fn dates(self) -> Redactions {
+        self.regex(r"\b\d{4}-\d{2}-\d{2}\b", "[DATE]")
+    }
+
+    /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
+    pub fn durations(self) -> Redactions {
+        self.regex(r"\b(\d+h)?(\d+m)?\d+(\.\d+)?\s?(ns|us|µs|ms|s)\b", "[DURATION]")
+    }
+
+    /// Replaces the number after `pid`, `PID`, `process` or `Process` (as in `pid 4242`,
+    /// `PID: 4242`, `(process 4242)`) with `[PID]`.
+    pub fn pids(self) -> Redactions {
+        self.regex(r"\b(?i:(pid|process))(\s*[:=]?\s*)\d+\b", "$1$2[PID]")
+    }
+
+    /// Replaces a given process id wherever it appears as a number of its own.
+    pub fn pid(self, pid: i32) -> Redactions {
+        self.regex(&format!(r"\b{pid}\b"), "[PID]")
+    }
+
+    /// Replaces hexadecimal addresses of at least four digits (`0x7ffd1234`) with `[ADDR]`.
+    pub fn hex_addresses(self) -> Redactions {
+        self.regex(r"\b0x[0-9a-fA-F]{4,}\b", "[ADDR]")
+    }
+
+    /// Adds every filter and mask of `other` after this one's.
+    pub fn and(mut self, other: Redactions) -> Redactions {
+        self.filters.extend(other.filters);
+        self.masks.extend(other.masks);
+        self
+    }
+
+    /// The replacements as (regular expression, replacement) pairs, in order.
+    pub fn filters(&self) -> &[(String, String)] {
+        &self.filters
+    }
+
+    /// The masks' regular expressions, in order.
+    pub fn masks(&self) -> &[String] {
+        &self.masks
+    }
+
+    /// Applies the redactions to a text: the replacements in order, then the masks.
+    pub fn apply(&self, text: &str) -> String {
+        self.apply_mapped(text).text
+    }
+
+    /// [`Redactions::apply`], keeping track of where each character of `text` went.
+    fn apply_mapped(&self, text: &str) -> Mapped {
+        let mut mapped = Mapped::new(text);
+        for (pattern, replacement) in &self.filters {
+            if let Ok(re) = regex::Regex::new(pattern) {
+                mapped.replace(&re, |found, out| found.expand(replacement, out));
+            }
+        }
+        for pattern in &self.masks {
+            if let Ok(re) = regex::Regex::new(pattern) {
+                mapped.replace(&re, |found, out| {
+                    let cells = unicode_width::UnicodeWidthStr::width(&found[0]);
+                    out.extend(std::iter::repeat_n(MASK, cells));
+                });
+            }
+        }
+        mapped
+    }
+
+    /// Applies the redactions to a screen's rows and title (see [`Redactions::apply`]); the
+    /// size and modes stay as they are. Rows the terminal wrapped (a line longer than the
+    /// width goes on in the next row) are redacted as the one line they show, so a path
+    /// wrapped over two rows is still found; a line a redaction changed is laid out again over
+    /// the same rows, cut at the terminal's width (the last of its rows keeps what is left
+    /// over, and rows it no longer needs are left empty). Every other row stays as it was.
+    /// A cursor on a changed line moves with the text after the change (after a prompt that
+    /// shows a redacted path, it is where the redacted prompt ends), so its position does not
+    /// depend on what was redacted either.
+    ///
+    /// [`assert_screen_snapshot!`] redacts a [`TestSession`]'s screen this way.
+    pub fn apply_to_screen(&self, screen: &Screen) -> Screen {
+        self.redact_screen(screen, &mut Vec::new())
+    }
+
+    /// Applies the redactions to a styled screen: its screen as
+    /// [`Redactions::apply_to_screen`] does, and its runs of colours and attributes moved with
+    /// the text on the lines a redaction changed, so that they still cover the cells they
+    /// styled (a run over a replaced text covers its replacement).
+    ///
+    /// [`assert_screen_snapshot!`] redacts [`TestSession::with_styles`] this way.
+    pub fn apply_to_styled_screen(&self, styled: &StyledScreen) -> StyledScreen {
+        let mut runs = styled.runs.clone();
+        let screen = self.redact_screen(&styled.screen, &mut runs);
+        StyledScreen { screen, runs }
+    }
+
+    /// [`Redactions::apply_to_screen`], moving `runs` (of that screen) with the text.
+    fn redact_screen(&self, screen: &Screen, runs: &mut Vec<crate::StyleRun>) -> Screen {
+        let mut out = screen.clone();
+        if self.filters.is_empty() && self.masks.is_empty() {
+            return out;
+        }
+        out.title = self.apply(&screen.title);
+        let cols = screen.cols.max(1);
+        let wraps = |row: usize| screen.wrapped.get(row).copied().unwrap_or(false);
+        let mut first = 0;
+        while first < screen.lines.len() {
+            let mut end = first + 1;
+            while end < screen.lines.len() && wraps(end - 1) {
+                end += 1;
+            }
+            // The logical line: a wrapped row is as wide as the terminal, its trailing blanks
+            // (trimmed from the row's text) included.
+            let mut line = String::new();
+            for row in first..end {
+                line.push_str(&screen.lines[row]);
+                if row + 1 < end {
+                    let width =
+                        crate::term::screen::cell_col(&screen.lines[row], screen.lines[row].len());
+                    line.extend(std::iter::repeat_n(' ', usize::from(cols.saturating_sub(width))));
+                }
+            }
+            let mapped = self.apply_mapped(&line);
+            let redacted = &mapped.text;
+            if *redacted != line {
+                out.lines.splice(first..end, split_rows(redacted, cols, end - first));
+                let rows = first as u16..end as u16;
+                let (mut moved, mut kept) = (Vec::new(), Vec::new());
+                for run in runs.drain(..) {
+                    match rows.contains(&run.row) {
+                        true => moved.extend(mapped.move_run(
+                            &line,
+                            run,
+                            first as u16,
+                            end as u16,
+                            cols,
+                        )),
+                        false => kept.push(run),
+                    }
+                }
+                kept.extend(moved);
+                kept.sort_by_key(|run| (run.row, run.col));
+                *runs = kept;
+                let row = usize::from(screen.cursor.row);
+                if (first..end).contains(&row) {
+                    let at = (row - first) * usize::from(cols) + usize::from(screen.cursor.col);
+                    let moved = moved_offset(&line, redacted, at);
+                    let last = end - first - 1;
+                    let (down, col) = match moved / usize::from(cols) {
+                        down if down > last => (last, moved - last * usize::from(cols)),
+                        down => (down, moved % usize::from(cols)),
+                    };
+                    out.cursor.row = (first + down) as u16;
+                    out.cursor.col = col.min(usize::from(cols) - 1) as u16;
+                }
+            }
+            first = end;
+        }
+        out
+    }
+
+    /// Applies the redactions to a screen snapshot's rows and title only: the size, cursor
+    /// and style lines are the snapshot's own and stay as they are. The text does not say
+    /// which rows the terminal wrapped, so each row is redacted alone: redact the screen with
+    /// [`Redactions::apply_to_screen`] before formatting it to find texts wrapped over rows.
+    pub fn apply_to_screen_snapshot(&self, snapshot: &str) -> String {
+        if self.filters.is_empty() && self.masks.is_empty() {
+            return snapshot.to_owned();
+        }
+        let mut out = String::with_capacity(snapshot.len());
+        for line in snapshot.split_inclusive('\n') {
+            let row = line.find(" │").filter(|&at| {
+                at > 0 && line[..at].trim_start().chars().all(|c| c.is_ascii_digit())
+            });
+            match (row, line.strip_prefix("title: ")) {
+                (Some(at), _) => {
+                    let start = at + " │".len();
+                    out.push_str(&line[..start]);
+                    out.push_str(&self.apply(&line[start..]));
+                }
+                (None, Some(title)) => {
+                    out.push_str("title: ");
+                    out.push_str(&self.apply(title));
+                }
+                (None, None) => out.push_str(line),
+            }
+        }
+        out
+    }
+
+    /// Adds the replacements to insta settings as filters (masks need the text: pass it
+    /// through [`Redactions::apply`] first).
+    pub fn apply_to(&self, settings: &mut insta::Settings) {
+        for (pattern, replacement) in &self.filters {
+            settings.add_filter(pattern, replacement.as_str());
+        }
+    }
+}
+
+/// A text redacted, with where each character boundary of the original went.
+struct Mapped {
+    /// The redacted text.
+    text: String,
+    /// For each character boundary of the original (0 to its length), that boundary in
+    /// `text`, for what begins there: inside a replaced match, the replacement's start.
+    starts: Vec<usize>,
+    /// The same for what ends there: inside a replaced match, the replacement's end.
+    ends: Vec<usize>,
+}
+
+impl Mapped {
+    /// `text` unchanged.
+    fn new(text: &str) -> Mapped {
+        let boundaries: Vec<usize> = (0..=text.chars().count()).collect();
+        Mapped { text: text.to_owned(), starts: boundaries.clone(), ends: boundaries }
+    }
+
+    /// Replaces every match of `re` with what `with` writes, as `Regex::replace_all` does,
+    /// and moves the boundaries.
+    fn replace(
+        &mut self,
+        re: &regex::Regex,
+        mut with: impl FnMut(&regex::Captures<'_>, &mut String),
+    ) {
+        // (start, end, replacement's length) in characters of the text before the change.
+        let mut changes = Vec::new();
+        let (mut out, mut last, mut chars) = (String::new(), 0, 0);
+        for found in re.captures_iter(&self.text) {
+            let whole = found.get(0).expect("group 0 is the match");
+            let kept = &self.text[last..whole.start()];
+            out.push_str(kept);
+            let start = chars + kept.chars().count();
+            let end = start + whole.as_str().chars().count();
+            let before = out.len();
+            with(&found, &mut out);
+            changes.push((start, end, out[before..].chars().count()));
+            (last, chars) = (whole.end(), end);
+        }
+        out.push_str(&self.text[last..]);
+        self.text = out;
+        let moved = |at: usize, ends: bool| {
+            let mut shifted = at;
+            for &(start, end, len) in &changes {
+                if at <= start {
+                    break;
+                }
+                if at < end {
+                    let inside = if ends { start + len } else { start };
+                    return inside + shifted - at;
+                }
+                shifted = shifted + len - (end - start);
+            }
+            shifted
+        };
+        self.starts.iter_mut().for_each(|at| *at = moved(*at, false));
+        self.ends.iter_mut().for_each(|at| *at = moved(*at, true));
+    }
+
+    /// `run`, on rows `first..last_row` of a logical line `line` laid out over rows of `cols`
+    /// cells, moved to where its cells went in the redacted text (laid out as
+    /// [`split_rows`] does: the last row takes what is left over): one run per row it now
+    /// covers, none if it covered nothing.
+    fn move_run(
+        &self,
+        line: &str,
+        run: crate::StyleRun,
+        first: u16,
+        last_row: u16,
+        cols: u16,
+    ) -> Vec<crate::StyleRun> {
+        use unicode_width::UnicodeWidthStr;
+        let cols_n = usize::from(cols);
+        let offset = usize::from(run.row - first) * cols_n + usize::from(run.col);
+        let (old_width, new_width) = (line.width(), self.text.width());
+        // A cell offset within the original text, as where it went in the redacted text.
+        let moved = |cells: usize, map: &[usize]| {
+            let mut width = 0;
+            let at = line.chars().take_while(|&c| {
+                let before = width;
+                width += usize::from(crate::term::screen::char_cells(c));
+                before < cells
+            });
+            let at = map[at.count()];
+            self.text.chars().take(at).collect::<String>().width()
+        };
+        // Cells past the text (a status bar's or a selection's colour filling the row) keep
+        // their columns, but for what the redacted text now covers.
+        let end = offset + usize::from(run.width);
+        let from = match offset >= old_width {
+            true => offset.max(new_width),
+            false => moved(offset, &self.starts),
+        };
+        let to = match end > old_width {
+            true => end.max(new_width),
+            false => moved(end, &self.ends),
+        };
+        let last = usize::from(last_row - first - 1);
+        let place = |cells: usize| match cells / cols_n {
+            row if row > last => (last, cells - last * cols_n),
+            row => (row, cells % cols_n),
+        };
+        let mut pieces = Vec::new();
+        let (mut at, stop) = (from, to);
+        while at < stop {
+            let (row, col) = place(at);
+            let room = if row == last { usize::MAX } else { cols_n - col };
+            let width = (stop - at).min(room).min(cols_n.saturating_sub(col));
+            if width == 0 {
+                break;
+            }
+            let mut piece = run.clone();
+            (piece.row, piece.col, piece.width) = (first + row as u16, col as u16, width as u16);
+            pieces.push(piece);
+            at += (stop - at).min(room);
+        }
+        pieces
+    }
+}
+
+/// Where cell offset `at` of `line` is in `redacted`, the same line redacted: before the
+/// part that changed it stays, after it (the cursor past a prompt that showed a redacted
+/// path, say) it moves by the change in width, and inside it goes to the changed part's end.
+fn moved_offset(line: &str, redacted: &str, at: usize) -> usize {
+    use unicode_width::UnicodeWidthStr;
+    let same_start = line.chars().zip(redacted.chars()).take_while(|(a, b)| a == b).count();
+    let rest = |s: &str| s.chars().skip(same_start).collect::<Vec<_>>();
+    let (old_rest, new_rest) = (rest(line), rest(redacted));
+    let same_end = old_rest.iter().rev().zip(new_rest.iter().rev()).take_while(|(a, b)| a == b);
+    let tail: String = old_rest[old_rest.len() - same_end.count()..].iter().collect();
+    let before: String = line.chars().take(same_start).collect();
+    let (old_width, new_width, after) = (line.width(), redacted.width(), tail.width());
+    if at <= before.width() {
+        at
+    } else if at >= old_width - after {
+        at + new_width - old_width
+    } else {
+        new_width - after
+    }
+}
+
+/// `line` cut into `rows` rows of at most `cols` cells (a wide character that does not fit
+/// goes to the next row), trailing blanks trimmed; the last row takes whatever is left over,
+/// and rows left without text are empty.
+pub(super) fn split_rows(line: &str, cols: u16, rows: usize) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut width = 0u16;
+    for c in line.chars() {
+        let cells = crate::term::screen::char_cells(c);
+        if cells > 0 && width + cells > cols && width > 0 && out.len() < rows {
+            out.push(String::new());
+            width = 0;
+        }
+        width += cells;
+        out.last_mut().expect("one row at least").push(c);
+    }
+    for row in &mut out {
+        row.truncate(row.trim_end_matches(' ').len());
+    }
+    out.resize(rows.max(1), String::new());
+    out
+}
+
+/// This process's user name in the password database (`/etc/passwd`), else `USER`.
+fn user_name() -> Option<String> {
+    let uid = rustix::process::getuid().as_raw().to_string();
+    let passwd = std::fs::read_to_string("/etc/passwd").unwrap_or_default();
+    passwd
+        .lines()
+        .map(|line| line.split(':').collect::<Vec<_>>())
+        .find(|fields| fields.get(2) == Some(&uid.as_str()))
+        .and_then(|fields| fields.first().map(|name| (*name).to_owned()))
+        .or_else(|| std::env::var("USER").ok())
+}

@@ -1,0 +1,593 @@
+//! A started test session: [`TestSession`], its waits that panic readably, and
+//! [`WithStyles`].
+
+use super::*;
+
+/// A session started for a test: deterministic environment, a temporary `HOME`, and methods
+/// that panic with a readable message instead of returning errors.
+///
+/// It dereferences to [`Session`] for everything else (mouse, signals, resize...). Dropping it
+/// closes the session and removes the temporary `HOME`.
+pub struct TestSession {
+    pub(super) session: Session,
+    /// The session as the kit's own waits read it: their transcript conditions look at output
+    /// after the last input the kit typed (typing moves this reader to the end) and skip the
+    /// echo of a typed line (`typed`); the handle's own reads are untouched.
+    pub(super) waits: Session,
+    /// The line the last submitted input was typed on, whose echo is no answer to it.
+    pub(super) typed: std::sync::Mutex<Option<crate::term::transcript::TypedLine>>,
+    pub(super) engine: Engine,
+    pub(super) command: String,
+    pub(super) timeout: Duration,
+    pub(super) settle: Duration,
+    pub(super) stuck_after: Option<Duration>,
+    pub(super) redactions: Redactions,
+    pub(super) snapshot_folder: SnapshotFolder,
+    pub(super) home: TempHome,
+}
+
+impl std::fmt::Debug for TestSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestSession")
+            .field("command", &self.command)
+            .field("session", &self.session)
+            .field("home", &self.home.path)
+            .finish()
+    }
+}
+
+impl Deref for TestSession {
+    type Target = Session;
+
+    fn deref(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl Drop for TestSession {
+    fn drop(&mut self) {
+        let _ = self.session.close();
+        self.engine.shutdown();
+    }
+}
+
+impl TestSession {
+    /// A builder for a session running `program`.
+    #[track_caller]
+    pub fn builder(program: impl AsRef<OsStr>) -> TestSessionBuilder {
+        TestSessionBuilder::new(program)
+    }
+
+    /// A builder for bash with no startup files (`--norc --noprofile`), the prompt `$ `
+    /// (`PS2` is `> `), and its history in `$HOME/.bash_history`; starting it waits until the
+    /// prompt is drawn and bash waits for input.
+    #[track_caller]
+    pub fn bash() -> TestSessionBuilder {
+        TestSessionBuilder::new("bash")
+            .args(["--norc", "--noprofile"])
+            .env("PS1", "$ ")
+            .env("PS2", "> ")
+            .ready_when(Until::screen_contains("$"))
+            .ready_when(Until::input_wait())
+    }
+
+    /// The underlying session.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session's temporary `HOME`.
+    pub fn home(&self) -> &Path {
+        &self.home.path
+    }
+
+    /// The engine the session runs on, to start a program beside it (a client of the server
+    /// under test): `engine().spawn(SpawnSpec::new("client").env("HOME", home()))`. Such a
+    /// session gets only the environment its spec gives it, and the engine closes it when the
+    /// test session is dropped.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The command line that was started (`HOME` redacted).
+    pub fn command(&self) -> &str {
+        &self.command
+    }
+
+    /// The redactions applied to this session's snapshots.
+    pub fn redactions(&self) -> &Redactions {
+        &self.redactions
+    }
+
+    #[track_caller]
+    fn check<T>(&self, what: &str, result: crate::Result<T>) -> T {
+        or_panic(result, |e| {
+            format!("termloom: {what} failed for `{}`: {e}\n\n{}", self.command, self.context(None))
+        })
+    }
+
+    /// Types a key script such as `ihello<Esc>:wq<Enter>` (see [`Session::send_keys`]).
+    #[track_caller]
+    pub fn send_keys(&self, script: &str) -> &Self {
+        let submits = crate::input::keys::parse_key_script(script)
+            .is_ok_and(|items| crate::input::keys::script_submits(&items));
+        self.before_typing(submits);
+        self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
+        self
+    }
+
+    /// Types text as it is (no key notation, no escapes).
+    #[track_caller]
+    pub fn type_text(&self, text: &str) -> &Self {
+        self.before_typing(crate::input::keys::bytes_submit(text.as_bytes()));
+        self.check("type_text", self.session.send_bytes(text.as_bytes()));
+        self
+    }
+
+    /// Types text as it is, then Enter.
+    #[track_caller]
+    pub fn type_line(&self, text: &str) -> &Self {
+        let mut bytes = text.as_bytes().to_vec();
+        bytes.push(b'\r');
+        self.before_typing(true);
+        self.check("type_line", self.session.send_bytes(&bytes));
+        self
+    }
+
+    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]).
+    #[track_caller]
+    pub fn paste(&self, text: &str) -> &Self {
+        self.before_typing(false);
+        self.check("paste", self.session.paste(text));
+        self
+    }
+
+    /// Before input: what the program printed so far is no answer to it, so the kit's waits
+    /// look past it; when the input submits a line, the line it is typed on is kept, whose
+    /// echo is no answer either.
+    #[track_caller]
+    fn before_typing(&self, submits: bool) {
+        self.check("reading the output before typing", self.waits.skip_output());
+        let typed = match submits {
+            true => self.check("reading the cursor's line", self.session.typed_line()),
+            false => None,
+        };
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = typed;
+    }
+
+    /// One wait of the kit's (see [`TestSession::waits`]).
+    fn wait_once(&self, until: Until, timeout: Duration) -> crate::Result<WaitOutcome> {
+        let typed = self.typed.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        self.waits.start_wait_past(until, timeout, typed)?.finish()
+    }
+
+    /// The screen now, never half drawn: while the program draws a frame in a synchronized
+    /// update (mode 2026), it waits for the frame's end (at most the engine's 150 ms bound).
+    #[track_caller]
+    pub fn screen(&self) -> Screen {
+        self.whole_frame();
+        self.check("screen", self.session.screen())
+    }
+
+    /// Waits until no synchronized update is open: screen conditions are checked only
+    /// between frames, so one that always holds returns at the frame's end.
+    #[track_caller]
+    fn whole_frame(&self) {
+        let frame = Until::screen_matches("a whole frame", |_| true);
+        self.check("waiting for a whole frame", self.session.wait(frame, self.timeout));
+    }
+
+    /// The screen now in the snapshot format ([`format_screen`]), not redacted.
+    #[track_caller]
+    pub fn snapshot(&self) -> String {
+        format_screen(&self.screen())
+    }
+
+    /// The screen now with the colours and attributes of its cells, never half drawn (see
+    /// [`screen`](Self::screen)).
+    #[track_caller]
+    pub fn styled_screen(&self) -> StyledScreen {
+        self.whole_frame();
+        self.check("styled_screen", self.session.styled_screen())
+    }
+
+    /// The screen now in the snapshot format with its `styles:` section
+    /// ([`format_styled_screen`]), not redacted.
+    #[track_caller]
+    pub fn styled_snapshot(&self) -> String {
+        format_styled_screen(&self.styled_screen())
+    }
+
+    /// This session as a snapshot source that includes the colours and attributes:
+    /// `assert_screen_snapshot!("menu", app.with_styles())`.
+    pub fn with_styles(&self) -> WithStyles<'_> {
+        WithStyles(self)
+    }
+
+    /// The last `n` lines of the transcript (what scrolled by and the primary screen down to
+    /// the cursor), without moving the read cursor.
+    #[track_caller]
+    pub fn last_lines(&self, n: usize) -> Vec<String> {
+        let text = self.check("scrollback", self.session.scrollback(64 << 10)).text;
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(n)..].iter().map(|l| l.to_string()).collect()
+    }
+
+    /// Waits until `until` holds and returns the outcome.
+    ///
+    /// # Panics
+    ///
+    /// When the wait times out, or the program exits or the session is closed first (unless
+    /// `until` waits for the exit), with the screen and the last transcript lines in the
+    /// message.
+    ///
+    /// When the program has been waiting for input with an unchanged screen for the
+    /// [`stuck_after`](TestSessionBuilder::stuck_after) grace (2 s by default), the wait fails
+    /// then: nothing would change before the timeout. Not a wait that an idle program
+    /// satisfies, however long: a still screen ([`Until::stable`], as
+    /// [`wait_stable`](Self::wait_stable) waits for with a settle time longer than the
+    /// grace), quiet output ([`Until::quiet`]) or an input wait, alone or among the conditions
+    /// of an [`Until::any`].
+    #[track_caller]
+    pub fn wait_until(&self, until: Until) -> WaitOutcome {
+        let description = until.to_string();
+        // "waiting for input", not "waiting for waiting for input".
+        let what = match description.starts_with("waiting for ") {
+            true => description,
+            false => format!("waiting for {description}"),
+        };
+        self.wait_described(until, what)
+    }
+
+    /// [`wait_until`](Self::wait_until), whose failure says it was `what`.
+    #[track_caller]
+    fn wait_described(&self, until: Until, what: String) -> WaitOutcome {
+        let wants_exit = until.includes_exit();
+        let outcome = self.check(&what, self.wait_or_stuck(until));
+        let failure = match &outcome.fired {
+            Fired::Matched(found) if found.condition == STUCK => Some(format!(
+                "the program has waited for input with an unchanged screen for {:?} (nothing will change until the test types; a program that reads with a timer longer than that, such as `read -t 5`, looks the same: give it more with stuck_after, or None)",
+                self.stuck_after.unwrap_or_default()
+            )),
+            Fired::Matched(_) => None,
+            Fired::Exited { .. } if wants_exit => None,
+            Fired::Exited { status } => Some(format!("the program exited ({status})")),
+            Fired::Closed => Some("the session was closed".to_owned()),
+            Fired::Timeout => Some(format!("timed out after {:?}", self.timeout)),
+            Fired::Cancelled => Some("the wait was cancelled".to_owned()),
+        };
+        if let Some(failure) = failure {
+            panic!(
+                "termloom: {failure} {what} in `{}`\n\n{}",
+                self.command,
+                self.context(Some(&outcome))
+            );
+        }
+        outcome
+    }
+
+    /// Waits for `until` until the timeout, or until the program is stuck: waiting for input
+    /// with the screen unchanged (and no input sent) for the grace; a stuck outcome is a match
+    /// of the condition named [`STUCK`].
+    fn wait_or_stuck(&self, until: Until) -> crate::Result<WaitOutcome> {
+        let Some(grace) = self.stuck_after else {
+            return self.wait_once(until, self.timeout);
+        };
+        // An idle program is what such a wait waits for: it is never stuck.
+        if until.holds_when_idle() {
+            return self.wait_once(until, self.timeout);
+        }
+        // A timeout of `Duration::MAX` is "until it holds", as the engine takes it.
+        let deadline = crate::reactor::after(Instant::now(), self.timeout);
+        let (input, still) = (Until::input_wait().to_string(), Until::stable(grace).to_string());
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let outcome =
+                self.wait_once(Until::any(vec![until.clone(), Until::input_wait()]), left)?;
+            if outcome.matched().is_none_or(|found| found.condition != input) {
+                return Ok(outcome);
+            }
+            // Waiting for input: the condition, or the screen still for the grace.
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut outcome =
+                self.wait_once(Until::any(vec![until.clone(), Until::stable(grace)]), left)?;
+            let Fired::Matched(found) = &mut outcome.fired else {
+                return Ok(outcome);
+            };
+            if found.condition != still {
+                return Ok(outcome);
+            }
+            if self.session.status()?.activity == crate::Activity::WaitingForInput {
+                found.condition = STUCK.to_owned();
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// What a failure message shows: the status, the screen and the last transcript lines.
+    fn context(&self, outcome: Option<&WaitOutcome>) -> String {
+        let mut out = String::new();
+        let status = match outcome {
+            Some(outcome) => Some(outcome.status.clone()),
+            None => self.session.status().ok(),
+        };
+        if let Some(status) = status {
+            let _ = writeln!(out, "status: {status}");
+        }
+        let screen = match outcome.and_then(|o| o.screen.clone()) {
+            Some(screen) => Some(screen),
+            None => self.session.screen().ok(),
+        };
+        match screen {
+            Some(screen) => {
+                let _ = writeln!(out, "screen:\n{}", format_screen(&screen));
+            }
+            None => out.push_str("screen: unavailable\n"),
+        }
+        if let Some(path) = self.session.styled_screen().ok().and_then(|s| save_picture(&s)) {
+            let _ = writeln!(out, "picture of the screen: {}", path.display());
+        }
+        match self.session.scrollback(64 << 10) {
+            Ok(scrollback) => {
+                let lines: Vec<&str> = scrollback.text.lines().collect();
+                let shown = &lines[lines.len().saturating_sub(TRANSCRIPT_LINES)..];
+                if shown.is_empty() {
+                    return out;
+                }
+                let _ = writeln!(out, "last {} transcript lines:", shown.len());
+                for line in shown {
+                    let _ = writeln!(out, "  | {line}");
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "transcript: unavailable ({e})");
+            }
+        }
+        out
+    }
+
+    /// Waits until `text` appears on the screen, within one row (text wrapped over two rows
+    /// does not match; the transcript is [`wait_for_output`](Self::wait_for_output)'s).
+    #[track_caller]
+    pub fn wait_for_screen_text(&self, text: &str) -> &Self {
+        self.wait_until(Until::screen_contains(text));
+        self
+    }
+
+    /// The former name of [`wait_for_screen_text`](Self::wait_for_screen_text).
+    #[deprecated(
+        since = "0.1.0",
+        note = "renamed `wait_for_screen_text`: it matches the screen, one row at a time (`wait_for_output` matches the transcript)"
+    )]
+    #[track_caller]
+    pub fn wait_for_text(&self, text: &str) -> &Self {
+        self.wait_for_screen_text(text)
+    }
+
+    /// Waits until `text` appears on screen row `row` (from 0).
+    ///
+    /// # Panics
+    ///
+    /// Also at once when `row` is outside the screen: the wait could never hold.
+    #[track_caller]
+    pub fn wait_for_row(&self, row: u16, text: &str) -> &Self {
+        self.wait_until(Until::screen_row_contains(row, text));
+        self
+    }
+
+    /// Waits until a regular expression matches a screen row.
+    ///
+    /// # Panics
+    ///
+    /// Also when `pattern` is not a valid regular expression.
+    #[track_caller]
+    pub fn wait_for_regex(&self, pattern: &str) -> &Self {
+        let until = or_panic(Until::screen_regex(pattern), |e| {
+            format!("termloom: bad pattern {pattern:?}: {e}")
+        });
+        self.wait_until(until);
+        self
+    }
+
+    /// Waits until `text` is shown highlighted (in inverse video or on a background colour,
+    /// see [`StyledScreen::find_highlighted`]): for a change shown only by colour, such as a
+    /// selection moved in a list.
+    #[track_caller]
+    pub fn wait_for_highlight(&self, text: &str) -> &Self {
+        let needle = text.to_owned();
+        self.wait_until(Until::styled_screen_matches(format!("{text:?} highlighted"), move |s| {
+            s.find_highlighted(&needle).is_some()
+        }));
+        self
+    }
+
+    /// Waits until `test` holds for the screen with its styles (see
+    /// [`Until::styled_screen_matches`]); `description` names it in a failure.
+    #[track_caller]
+    pub fn wait_for_styled(
+        &self,
+        description: &str,
+        test: impl Fn(&StyledScreen) -> bool + Send + Sync + 'static,
+    ) -> &Self {
+        self.wait_until(Until::styled_screen_matches(description, test));
+        self
+    }
+
+    /// Waits until `text` appears in output printed since the kit last typed (`type_line`,
+    /// `type_text`, `send_keys`, `press`, `paste`), not in the echo of a typed line, including
+    /// text that scrolled off the screen. The handle's own [`Session::read`] is another reader:
+    /// neither moves the other.
+    #[track_caller]
+    pub fn wait_for_output(&self, text: &str) -> &Self {
+        self.wait_until(Until::text(text));
+        self
+    }
+
+    /// Waits until the screen has not changed for the settle time (200 ms by default): call it
+    /// after the expected text appeared, before a snapshot.
+    #[track_caller]
+    pub fn wait_stable(&self) -> &Self {
+        self.wait_until(Until::stable(self.settle));
+        self
+    }
+
+    /// Waits until the program is blocked reading the terminal and its output is quiet
+    /// (Linux; see [`Until::input_wait`]).
+    #[track_caller]
+    pub fn wait_for_input(&self) -> &Self {
+        self.wait_until(Until::input_wait());
+        self
+    }
+
+    /// Types a key script (see [`Session::send_keys`]), then waits until the program has
+    /// answered: it waits for input again and its screen has not changed for the settle time.
+    /// The call for full-screen programs, whose answer to a key may be a colour or nothing.
+    ///
+    /// Keys that end the program (`q` in `less`, `:wq<Enter>` in vim) are an answer too: the
+    /// press returns once the program has exited, its screen then final; check how it ended
+    /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
+    ///
+    /// # Panics
+    ///
+    /// When the program neither answers nor exits before the timeout, or the session is
+    /// closed.
+    #[track_caller]
+    pub fn press(&self, keys: &str) -> &Self {
+        self.send_keys(keys);
+        self.settle_for_input(&format!("press({keys:?})"))
+    }
+
+    /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
+    /// unchanged for the settle time after the resize, and the program waiting for input (or
+    /// its exit, as [`press`](Self::press)).
+    #[track_caller]
+    pub fn resize_and_wait(&self, cols: u16, rows: u16) -> &Self {
+        let resize = format!("resize_and_wait({cols}, {rows})");
+        self.check(&resize, self.session.resize(cols, rows));
+        self.settle_for_input(&resize)
+    }
+
+    /// Waits until the program waits for input with a stable screen, or has exited (its
+    /// screen then final); a failure names `call`, what the program was to answer.
+    #[track_caller]
+    fn settle_for_input(&self, call: &str) -> &Self {
+        let what = format!(
+            "waiting for the program to answer {call} (to wait for input again with a still screen, or to exit)"
+        );
+        for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
+            let until = Until::any(vec![until, Until::exit()]);
+            let outcome = self.wait_described(until, what.clone());
+            if matches!(outcome.fired, Fired::Exited { .. }) {
+                break;
+            }
+        }
+        self
+    }
+
+    /// Checks that the program left the terminal as it found it: the primary screen, a
+    /// visible cursor, the input modes off (mouse reporting, bracketed paste, application
+    /// cursor keys and keypad, focus events, the kitty keyboard protocol), and the line
+    /// discipline's echo and canonical input back on (see [`crate::LineModes`]). Call it after
+    /// the program exits.
+    ///
+    /// # Panics
+    ///
+    /// Naming every mode left on, with the screen.
+    #[track_caller]
+    pub fn assert_terminal_restored(&self) {
+        let screen = self.screen();
+        let modes = screen.modes;
+        let line = self.session.info().ok().and_then(|info| info.line_modes);
+        let left_on: Vec<&str> = [
+            (line.is_some_and(|l| !l.echo), "echo is off (stty -echo)"),
+            (line.is_some_and(|l| !l.canonical), "canonical input is off (raw mode)"),
+            (screen.alternate, "the alternate screen is still shown"),
+            (!screen.cursor.visible, "the cursor is hidden"),
+            (modes.mouse != crate::MouseReporting::Off, "mouse reporting is on"),
+            (modes.bracketed_paste, "bracketed paste is on"),
+            (modes.app_cursor, "application cursor keys are on"),
+            (modes.app_keypad, "the application keypad is on"),
+            (modes.focus_events, "focus events are on"),
+            (modes.kitty_keyboard != 0, "the kitty keyboard protocol is on"),
+        ]
+        .into_iter()
+        .filter_map(|(on, what)| on.then_some(what))
+        .collect();
+        if !left_on.is_empty() {
+            panic!(
+                "termloom: `{}` did not restore the terminal: {}\n\n{}",
+                self.command,
+                left_on.join(", "),
+                self.context(None)
+            );
+        }
+    }
+
+    /// Waits until the cursor is at `row` and `col` (both from 0), visible or not: for a
+    /// program whose reaction to a key only moves the cursor, such as a menu that marks its
+    /// selection with colours and the cursor.
+    ///
+    /// # Panics
+    ///
+    /// Also at once when the position is outside the screen: the wait could never hold.
+    #[track_caller]
+    pub fn wait_for_cursor(&self, row: u16, col: u16) -> &Self {
+        self.wait_until(Until::cursor_at(row, col));
+        self
+    }
+
+    /// Waits until `test` holds for the screen and returns the screen; `what` describes the
+    /// condition for the failure message. The engine checks `test` each time output has been
+    /// processed (no polling), so it must be quick.
+    #[track_caller]
+    pub fn wait_for_screen(
+        &self,
+        what: &str,
+        test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
+    ) -> Screen {
+        self.wait_until(Until::screen_matches(what, test));
+        self.screen()
+    }
+
+    /// What is new in the transcript since the previous read (see [`Session::read`]).
+    #[track_caller]
+    pub fn read_output(&self) -> String {
+        self.check("read", self.session.read()).text
+    }
+
+    /// Waits until the program exits and returns how it ended.
+    #[track_caller]
+    pub fn wait_for_exit(&self) -> ExitStatus {
+        let outcome = self.wait_until(Until::exit());
+        match outcome.fired {
+            Fired::Exited { status } => status,
+            other => {
+                panic!("termloom: waiting for exit of `{}` ended with {other:?}", self.command)
+            }
+        }
+    }
+
+    /// Waits until the program exits and checks that it exited with code 0.
+    #[track_caller]
+    pub fn wait_for_success(&self) {
+        let status = self.wait_for_exit();
+        if !status.success() {
+            panic!(
+                "termloom: `{}` ended with {status}, not exit code 0\n\n{}",
+                self.command,
+                self.context(None)
+            );
+        }
+    }
+
+    /// Closes the session now and returns how the program ended.
+    #[track_caller]
+    pub fn close(&self) -> ExitStatus {
+        self.check("close", self.session.close())
+    }
+}
+
+/// A [`TestSession`] snapshotted with the colours and attributes of its cells (see
+/// [`TestSession::with_styles`] and [`format_styled_screen`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WithStyles<'a>(pub(super) &'a TestSession);
