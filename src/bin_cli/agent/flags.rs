@@ -1,0 +1,305 @@
+//! The commands' flags and help: what each command takes, and how a flag's value becomes a
+//! tool argument.
+
+/// How a flag's value becomes a tool argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Kind {
+    /// A string.
+    Text,
+    /// A regular expression, a string (`RE` in the help).
+    Regex,
+    /// A string typed as it is: the tool decodes backslash escapes in it, so its backslashes
+    /// are doubled (a shell's `$'...'` writes control characters, `--keys` names keys).
+    Literal,
+    /// No value: `true`.
+    Switch,
+    /// A whole number from the first bound to the second: the tool's range, checked here so
+    /// that a value out of it is a usage error as any other malformed value.
+    Number(u64, u64),
+    /// One of these words.
+    Choice(&'static [&'static str]),
+    /// A key script (`ihello<Esc>`), checked here.
+    Keys,
+    /// A cursor position, `ROW,COL`.
+    Cursor,
+    /// Transcript line numbers, `FIRST-LAST` or `FIRST-`.
+    Lines,
+    /// A file's contents, as a string: `-` is stdin.
+    File,
+}
+
+/// A command-line flag and the tool argument it sets.
+pub(super) struct Flag {
+    pub(super) name: &'static str,
+    pub(super) arg: &'static str,
+    pub(super) kind: Kind,
+    pub(super) help: &'static str,
+}
+
+pub(super) const fn flag(
+    name: &'static str,
+    arg: &'static str,
+    kind: Kind,
+    help: &'static str,
+) -> Flag {
+    Flag { name, arg, kind, help }
+}
+
+/// The longest wait of a server's command, in ms: the tools' bound (an hour), for a call
+/// holds a connection and a thread of a shared server; `termloom run`'s is a day (see
+/// [`super::super::values::MAX_TIMEOUT_MS`]).
+const MAX_WAIT_MS: u64 = termloom::tools::MAX_TIMEOUT_MS;
+
+/// The bounds of `--max-bytes`, the tools' `max_bytes`.
+const MAX_BYTES: Kind =
+    Kind::Number(termloom::tools::MAX_BYTES_RANGE.0, termloom::tools::MAX_BYTES_RANGE.1);
+
+/// The wait conditions, as `termloom run` names them.
+pub(super) const WAIT: &[Flag] = &[
+    flag("--wait-text", "for_text", Kind::Text, "Text in a new transcript line."),
+    flag("--wait-regex", "for_regex", Kind::Regex, "Regex matching a new transcript line."),
+    flag("--wait-screen", "for_screen_text", Kind::Text, "Text on the screen."),
+    flag("--wait-screen-regex", "for_screen_regex", Kind::Regex, "Regex matching a screen row."),
+    flag(
+        "--wait-row",
+        "screen_row",
+        Kind::Number(0, termloom::MAX_ROWS as u64 - 1),
+        "Only this row (from 0) for the two above.",
+    ),
+    flag("--wait-cursor", "for_cursor", Kind::Cursor, "The cursor at ROW,COL (from 0)."),
+    flag("--wait-quiet", "quiet_ms", Kind::Number(0, MAX_WAIT_MS), "No output for this many ms."),
+    flag(
+        "--wait-stable",
+        "stable_ms",
+        Kind::Number(0, MAX_WAIT_MS),
+        "The screen unchanged for this many ms.",
+    ),
+    flag("--wait-prompt", "prompt", Kind::Switch, "The shell back at its prompt."),
+    flag("--wait-input", "input_wait", Kind::Switch, "The program waiting for input."),
+    flag("--wait-exit", "exit", Kind::Switch, "The program's exit."),
+    flag(
+        "--timeout",
+        "timeout_ms",
+        Kind::Number(1, MAX_WAIT_MS),
+        "Longest wait in ms (default 30000, at most 3600000; a timeout exits 124).",
+    ),
+];
+
+/// What a reading command shows.
+const VIEW: &[Flag] = &[flag(
+    "--view",
+    "view",
+    Kind::Choice(&["new", "screen", "scrollback"]),
+    "new (default), screen or scrollback.",
+)];
+
+/// How much a command prints.
+const OUTPUT: &[Flag] = &[flag(
+    "--max-bytes",
+    "max_bytes",
+    MAX_BYTES,
+    "Most bytes of output (default 16384), termloom's notes\n                              \
+     and headers aside (at most 3072 more).",
+)];
+
+const SEND: &[Flag] = &[
+    flag(
+        "--text",
+        "text",
+        Kind::Literal,
+        "Typed as it is, backslashes too (<Enter>: --submit or --keys).",
+    ),
+    flag("--keys", "keys", Kind::Keys, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
+    flag("--paste", "paste", Kind::Text, "Pasted as one block."),
+    flag("--paste-file", "paste", Kind::File, "A file pasted as --paste is (- for stdin)."),
+    flag("--submit", "submit", Kind::Switch, "Press Enter last."),
+];
+
+const START: &[Flag] = &[
+    flag("--name", "name", Kind::Text, "A name to use instead of the id."),
+    flag("--cwd", "cwd", Kind::Text, "Working directory."),
+    flag("--command", "command", Kind::Text, "A shell command line instead of PROGRAM."),
+    flag("--shell-integration", "shell_integration", Kind::Switch, "Prompts and exit codes."),
+];
+
+/// `start`'s flags that `parse` reads itself, and their help.
+const START_PARSED: [(&str, &str); 2] = [
+    ("--size COLSxROWS", "Terminal size (default 120x32)."),
+    ("--env KEY=VALUE", "An environment variable for the program (repeatable)."),
+];
+
+pub(super) const LOOKUP: &[Flag] = &[
+    flag("--lines", "lines", Kind::Lines, "Transcript lines by number: 120-160, 120-."),
+    flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
+    flag("--find", "find", Kind::Text, "Where this text is on the screen."),
+];
+
+/// One client command: its name, the tool it calls, its positional arguments and flags.
+pub(super) struct CommandDef {
+    pub(super) name: &'static str,
+    pub(super) tool: &'static str,
+    /// Positional arguments, in order (`ID`, `CMD`...).
+    pub(super) positional: &'static [&'static str],
+    pub(super) flags: &'static [&'static [Flag]],
+    pub(super) summary: &'static str,
+}
+
+pub(super) const COMMANDS: &[CommandDef] = &[
+    CommandDef {
+        name: "start",
+        tool: "terminal_start",
+        positional: &[],
+        flags: &[START, WAIT, VIEW, OUTPUT],
+        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
+    },
+    CommandDef {
+        name: "send",
+        tool: "terminal_send",
+        positional: &["ID"],
+        flags: &[SEND, WAIT, VIEW, OUTPUT],
+        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
+    },
+    CommandDef {
+        name: "wait",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[WAIT, VIEW, OUTPUT],
+        summary: "ID WAIT... [--view V] [--max-bytes N]\n  Waits for a condition; shows what is new.",
+    },
+    CommandDef {
+        name: "read",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[VIEW, LOOKUP, WAIT, OUTPUT],
+        summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
+    },
+    CommandDef {
+        name: "screen",
+        tool: "terminal_read",
+        positional: &["ID"],
+        flags: &[OUTPUT],
+        summary: "ID [--max-bytes N]\n  The whole screen.",
+    },
+    CommandDef {
+        name: "exec",
+        tool: "terminal_run",
+        positional: &["ID", "CMD"],
+        flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
+    },
+    CommandDef {
+        name: "signal",
+        tool: "terminal_signal",
+        positional: &["ID", "SIGNAL"],
+        flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
+    },
+    CommandDef {
+        name: "resize",
+        tool: "terminal_resize",
+        positional: &["ID", "COLSxROWS"],
+        flags: &[],
+        summary: "ID COLSxROWS\n  Resizes the terminal.",
+    },
+    CommandDef {
+        name: "close",
+        tool: "terminal_close",
+        positional: &["ID"],
+        flags: &[],
+        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  (by its id: its name is free once closed) changes nothing and says \"already closed\".",
+    },
+    CommandDef {
+        name: "list",
+        tool: "terminal_list",
+        positional: &[],
+        flags: &[],
+        summary: "\n  Lists the sessions. With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
+    },
+];
+
+/// Whether `name` is one of these commands (or `kill-server`).
+pub(crate) fn is_command(name: &str) -> bool {
+    name == "kill-server" || COMMANDS.iter().any(|c| c.name == name)
+}
+
+/// The options every client command takes.
+const COMMON: &str = "\
+Every command takes -L NAME or --socket PATH (which server; also before the
+command, as with tmux: termloom -L work list), --client NAME
+(whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
+structured result instead of text). ID is a session's id or name.
+
+Options are read up to PROGRAM or `--` (after them, everything is the
+program's); a flag's value is taken as it is, even when it starts with a dash.
+A wait lasts at most 3600000 ms (an hour), the server's bound, as each holds a
+connection to a server others share: wait again to wait longer (`termloom
+run`, the caller's own process, waits up to a day).
+
+Exit codes: 0 done; 1 the server refused the request (the message says why: an
+unknown session, a value that does not fit the session, such as a row off its
+screen, a session that ended) or could not be reached, the program exited (or the session was closed) before a wait's
+condition held (unless --wait-exit was asked for), or the output could not be
+written; 2 the command line could not be read: an unknown flag, a value
+malformed, empty or out of its range (the message names the range), a send with
+nothing to send, --wait-row alone; 3 the program asks for input
+(a question, a password) before a wait's condition held, or `exec`'s command
+does: the condition cannot hold before an answer (type it with send, then wait
+again); 124 a wait asked for timed out, or `exec`'s command still runs at
+--timeout; `exec`
+otherwise exits with the command's exit code (the shell's, if the command ended
+the shell; 128 + N for signal N), and a --wait-exit that saw the program end
+with the program's (128 + N for signal N), as a shell's `wait` does (so a
+program's own 1, 2, 3 or 124 reads like termloom's: --json tells them apart).";
+
+/// The help of the client commands.
+pub(crate) fn help() -> String {
+    let mut text =
+        String::from("Commands for driving sessions of a termloom server from a shell:\n\n");
+    for command in COMMANDS {
+        let line = format!("termloom {} {}", command.name, command.summary);
+        let line: Vec<&str> = line.lines().map(str::trim_end).collect();
+        text.push_str(&format!("{}\n\n", line.join("\n")));
+    }
+    text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
+    // Each group of flags once, with the commands that take it.
+    for (title, group) in [
+        ("START", START),
+        ("SEND", SEND),
+        ("LOOKUP", LOOKUP),
+        ("WAIT", WAIT),
+        ("VIEW", VIEW),
+        ("OUTPUT", OUTPUT),
+    ] {
+        let takers: Vec<&str> = COMMANDS
+            .iter()
+            // By the group's first flag: a constant's address may differ between its uses.
+            .filter(|c| c.flags.iter().any(|g| g.first().map(|f| f.name) == Some(group[0].name)))
+            .map(|c| c.name)
+            .collect();
+        text.push_str(&format!("{title} ({}):\n", takers.join(", ")));
+        for flag in group {
+            let value = match flag.kind {
+                Kind::Switch => "",
+                Kind::Number(..) => " N",
+                Kind::Regex => " RE",
+                Kind::Keys => " KEYS",
+                Kind::Cursor => " ROW,COL",
+                Kind::Lines => " RANGE",
+                Kind::Choice(_) | Kind::Text | Kind::Literal => " TEXT",
+                Kind::File => " PATH",
+            };
+            let shown = format!("{}{value}", flag.name);
+            text.push_str(&format!("  {shown:<28}{}\n", flag.help));
+        }
+        if title == "START" {
+            // Read by `parse` itself, as they give the tool more than one argument each.
+            for (shown, help) in START_PARSED {
+                text.push_str(&format!("  {shown:<28}{help}\n"));
+            }
+        }
+        text.push('\n');
+    }
+    text.push_str(COMMON);
+    text.push('\n');
+    text
+}

@@ -1,0 +1,425 @@
+//! The command line for agents that only have a shell: `termloom start`, `send`, `wait`,
+//! `read`, `screen`, `exec`, `signal`, `resize`, `close`, `list`, `kill-server`. Each is one
+//! process and one tool call to the server (the MCP tools' own text, or `--json` for their
+//! structured result), so sessions outlive the command that started them.
+
+use std::process::ExitCode;
+
+use serde_json::{Map, Value, json};
+use termloom::tools::ToolResult;
+
+use super::connect::Target;
+
+mod flags;
+mod parse;
+mod wording;
+
+use flags::*;
+use parse::*;
+use wording::*;
+
+pub(super) use flags::{help, is_command};
+
+/// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
+const EXIT_TIMEOUT: u8 = 124;
+/// Exit code when the program exited (or its session was closed) before a wait's condition
+/// held, as `termloom run`'s.
+const EXIT_ENDED: u8 = 1;
+/// Exit code when the program asks for input before a wait's condition held (or `exec`'s
+/// command asks for input): the condition may still hold once it is answered, but not before.
+const EXIT_INPUT: u8 = 3;
+
+/// What the command line asked for.
+struct Request {
+    target: Target,
+    client: String,
+    /// The options naming the server and the client as given (`-L work`, `--client a`),
+    /// quoted for a shell: advice to run another command repeats them.
+    reach: Vec<String>,
+    json: bool,
+    arguments: Map<String, Value>,
+}
+
+/// What a command line asks for: the help, or a request.
+enum Parsed {
+    Help,
+    Run(Request),
+}
+
+/// `termloom kill-server`: only the options every command takes.
+const KILL_SERVER: CommandDef =
+    CommandDef { name: "kill-server", tool: "", positional: &[], flags: &[], summary: "" };
+
+/// Runs client command `name` with its arguments.
+pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
+    let help_command = format!("termloom help {name}");
+    let usage = |message: &str| super::usage_error(message, &help_command);
+    let command = if name == "kill-server" {
+        &KILL_SERVER
+    } else {
+        match COMMANDS.iter().find(|c| c.name == name) {
+            Some(command) => command,
+            None => return usage(&format!("unknown command {name:?}")),
+        }
+    };
+    let request = match parse(command, args) {
+        Ok(Parsed::Help) => return print_out(&help()),
+        Ok(Parsed::Run(request)) => request,
+        Err(message) => return usage(&message),
+    };
+    if command.name == "kill-server" {
+        return kill_server(&request);
+    }
+    let connected = if command.name == "start" {
+        request.target.connect_or_start()
+    } else {
+        request.target.connect()
+    };
+    // No server runs, so there is no session: `list` says so on stderr, lists none on stdout
+    // and succeeds (a server with no session exits when idle: that is no failure to a script
+    // asking which sessions there are).
+    if command.name == "list"
+        && let Err(message) = &connected
+        && !request.target.runs()
+    {
+        eprintln!("termloom: {}", with_reach(message, &request.reach));
+        return if request.json {
+            print_out(&format!("{}\n", json!({ "sessions": [] })))
+        } else {
+            print_out("no sessions\n")
+        };
+    }
+    let result = connected.and_then(|mut client| {
+        let arguments = Value::Object(request.arguments.clone());
+        client
+            .call_tool_as(Some(&request.client), command.tool, arguments)
+            .map_err(|e| server_failed(&mut client, &e))
+    });
+    match result {
+        Ok(result) => report(command, &request, &result),
+        Err(message) => {
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The message for a call that failed. A server that refused the connection (at its limit
+/// of connections, say) wrote why before closing it, so a failed write is followed by a read
+/// of that message.
+fn server_failed(client: &mut termloom::server::Client, err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    if matches!(err.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset)
+        && let Err(refusal) = client.next_reply()
+        && refusal.kind() == ErrorKind::Other
+    {
+        return format!("the termloom server refused the connection: {refusal}");
+    }
+    format!("the termloom server failed: {err}")
+}
+
+/// Prints a tool's result and picks the exit code.
+fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitCode {
+    let id = request.arguments.get("session_id");
+    if result.is_error {
+        let message =
+            in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
+        let message = with_reach(&message, &request.reach);
+        if request.json {
+            if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
+                return ExitCode::FAILURE;
+            }
+        } else if names_its_command(&message) {
+            eprintln!("{message}");
+        } else {
+            eprintln!("termloom: {message}");
+        }
+        return ExitCode::FAILURE;
+    }
+    let structured = result.structured.clone().unwrap_or(Value::Null);
+    let printed = if request.json {
+        print_out(&format!("{structured}\n"))
+    } else {
+        let id = structured.get("session_id").or(id);
+        let pieces = own_and_programs(&result.text, &structured);
+        let mut text: String = pieces
+            .into_iter()
+            .map(|(piece, programs)| {
+                if programs {
+                    return piece.to_owned();
+                }
+                let own = in_command_terms(command, piece, id);
+                // A resize's text is all termloom's own; elsewhere only whole lines in
+                // brackets are notes.
+                let own = if command.name == "resize" {
+                    in_cli_terms(&own, given(id).as_deref())
+                } else {
+                    notes_in_cli_terms(&own, given(id).as_deref())
+                };
+                with_reach(&own, &request.reach)
+            })
+            .collect();
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        print_out(&text)
+    };
+    if printed != ExitCode::SUCCESS {
+        return printed;
+    }
+    let wait = &structured["wait"];
+    // The program asks for input first: what was waited for cannot come before an answer,
+    // and `termloom wait ... && next` must not go on as if it had. The default wait of `send`
+    // or `start` ends there as it should.
+    if (wait["outcome"] == "waiting_for_input" && wait["default"] != true)
+        || structured["waiting_for_input"] == true
+    {
+        return ExitCode::from(EXIT_INPUT);
+    }
+    if wait["outcome"] == "timeout" || structured["timed_out"] == true {
+        // Only a wait that was asked for times out: the default wait of `send` or `start`
+        // ends with a note that the program is still busy. `exec`'s command still running
+        // at its timeout has no exit code yet.
+        return if wait["default"] == true {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_TIMEOUT)
+        };
+    }
+    // The program ended (or the session was closed) before the condition asked for could
+    // hold: it never will, and `termloom wait ... && next` must not go on.
+    let ended = wait["outcome"] == "exited" || wait["outcome"] == "closed";
+    let exit_satisfies = wait["outcome"] == "exited" && request.arguments.contains_key("exit");
+    if ended && wait["default"] != true && !exit_satisfies {
+        return ExitCode::from(EXIT_ENDED);
+    }
+    let status = &structured["status"];
+    if command.name == "exec" {
+        // The command's code; when the shell itself ended during it (`exit 5`), the shell's,
+        // a signal as 128 + its number, as a shell reports it.
+        let code = structured["exit_code"]
+            .as_u64()
+            .or_else(|| (status["activity"] == "exited").then(|| status["exit_code"].as_u64())?)
+            .or_else(|| program_code(status))
+            .unwrap_or(1);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    if exit_satisfies {
+        // `--wait-exit` ends as a shell's `wait` does: with the program's code.
+        let code = program_code(status).unwrap_or(1);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    ExitCode::SUCCESS
+}
+
+/// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for
+/// signal N.
+fn program_code(status: &Value) -> Option<u64> {
+    status["exit_code"].as_u64().or_else(|| Some(128 + status["exit_signal"].as_u64()?))
+}
+
+/// Writes `text` on stdout. A reader that went away (`termloom read ID | head -1`) is no
+/// crash: the command says so on stderr and fails, as `termloom run` does.
+pub(super) fn print_out(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("termloom: writing the output failed: {err}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `termloom kill-server`: stops the server and waits until its socket is gone.
+fn kill_server(request: &Request) -> ExitCode {
+    let mut client = match request.target.connect() {
+        Ok(client) => client,
+        Err(message) => {
+            // Advice such as "`termloom start` starts one" reaches the server asked for.
+            eprintln!("termloom: {}", with_reach(&message, &request.reach));
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Err(err) = client.request("termloom/shutdown", json!({})) {
+        eprintln!("termloom: the server did not accept the shutdown: {err}");
+        return ExitCode::FAILURE;
+    }
+    // The server answers, closes every session, then exits: its end closes the connection.
+    while let Ok(Some(_)) = client.next_reply() {}
+    ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice_is_given_in_the_command_lines_terms() {
+        assert_eq!(
+            in_cli_terms(
+                "[... 7078 earlier bytes left out; to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=9000]",
+                Some("ed"),
+            ),
+            "[... 7078 earlier bytes left out; to see them, call termloom read 5 --view=\"scrollback\" --max-bytes=9000]"
+        );
+        assert_eq!(
+            in_cli_terms("follow it with terminal_read (prompt=true, timeout_ms=...)", None),
+            "follow it with termloom read (--wait-prompt, --timeout=...)"
+        );
+        // An argument whose name ends another's is not replaced inside it.
+        assert_eq!(
+            in_cli_terms("give `for_text` or `text`; for_text=\"a\" text=\"b\"", None),
+            "give `--wait-text` or `--text`; --wait-text=\"a\" --text=\"b\""
+        );
+        assert_eq!(
+            in_cli_terms("terminal_run: x; terminal_close it", None),
+            "termloom exec: x; termloom close it"
+        );
+        assert_eq!(
+            in_cli_terms("for_cursor \"99,99\" is off; omit session_id; for_cursors", None),
+            "--wait-cursor \"99,99\" is off; omit ID; for_cursors"
+        );
+    }
+
+    #[test]
+    fn durations_are_given_in_ms() {
+        assert_eq!(
+            in_cli_terms("[screen stable for 0ns held; quiet for 1.25s; quiet for 20ms]", None),
+            "[screen stable for 0 ms held; quiet for 1250 ms; quiet for 20 ms]"
+        );
+    }
+
+    /// Advice to call a tool on the session names the session as the command takes it, so
+    /// that it can be run as it is.
+    #[test]
+    fn advice_names_the_session_the_command_was_given() {
+        assert_eq!(
+            in_cli_terms(
+                "[still running after 0.5 s in session 1: follow it with terminal_read (prompt=true, timeout_ms=...), or interrupt it with terminal_send keys=\"<C-c>\"]",
+                Some("sh"),
+            ),
+            "[still running after 0.5 s in session 1: follow it with termloom read sh (--wait-prompt, --timeout=...), or interrupt it with termloom send sh --keys=\"<C-c>\"]"
+        );
+        assert_eq!(
+            in_cli_terms(
+                "session 2: its program has exited and accepts no input; read its last output with terminal_read",
+                Some("2"),
+            ),
+            "session 2: its program has exited and accepts no input; read its last output with termloom read 2"
+        );
+        assert_eq!(
+            in_cli_terms("no sessions; start one with terminal_start", Some("2")),
+            "no sessions; start one with termloom start"
+        );
+    }
+
+    fn parsed(name: &str, args: &[&str]) -> Request {
+        let command = COMMANDS.iter().find(|c| c.name == name).unwrap();
+        match parse(command, args.iter().map(|a| a.to_string()).collect()) {
+            Ok(Parsed::Run(request)) => request,
+            Ok(Parsed::Help) => panic!("help for {args:?}"),
+            Err(message) => panic!("{args:?}: {message}"),
+        }
+    }
+
+    #[test]
+    fn the_programs_words_and_flag_values_are_not_termlooms_options() {
+        let start = parsed("start", &["--json", "echo", "-L", "foo", "--json", "-h", "bar"]);
+        assert_eq!(start.arguments["argv"], json!(["echo", "-L", "foo", "--json", "-h", "bar"]));
+        assert_eq!(start.target, Target::default());
+        assert!(start.json, "--json before the program is termloom's");
+        let send = parsed("send", &["1", "--text", "-h", "--client", "a-b", "-L", "x"]);
+        assert_eq!(send.arguments["text"], "-h");
+        assert_eq!(send.client, "a-b");
+        assert_ne!(send.target, Target::default());
+        let send = parsed("send", &["1", "--text", "--json"]);
+        assert_eq!(send.arguments["text"], "--json");
+        // Typed as it is: the tool's escape decoding gives back what the shell passed.
+        let send = parsed("send", &["1", "--text", r"C:\temp\new"]);
+        let text = send.arguments["text"].as_str().unwrap();
+        assert_eq!(termloom::decode_escapes(text), br"C:\temp\new");
+        assert!(!send.json);
+        let help = parse(&COMMANDS[1], vec!["1".into(), "--help".into()]);
+        assert!(matches!(help, Ok(Parsed::Help)));
+        assert!(size("--size", "100000x5").is_err_and(|m| m.contains("COLS from 2 to 1000")));
+        assert_eq!(size("--size", "80x24"), Ok((80, 24)));
+        // A flag given twice would lose its first value without a word.
+        let twice =
+            parse(&COMMANDS[1], ["1", "--text", "a", "--text", "b"].map(String::from).to_vec());
+        assert!(twice.is_err_and(|m| m == "--text is given twice; give it once"));
+        let bad = parse(&COMMANDS[1], vec!["--client".into(), "9x".into()]);
+        assert!(bad.is_err_and(|m| m.contains("--client")));
+    }
+
+    #[test]
+    fn a_start_gets_the_callers_directory() {
+        let here = std::env::current_dir().unwrap();
+        let start = parsed("start", &["--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], here.to_str().unwrap());
+        let start = parsed("start", &["--cwd", "sub", "--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], here.join("sub").to_str().unwrap());
+        let start = parsed("start", &["--cwd=/tmp", "--", "pwd"]);
+        assert_eq!(start.arguments["cwd"], "/tmp");
+    }
+
+    /// Only the commands that type say that nothing was typed.
+    #[test]
+    fn a_refused_wait_says_nothing_was_sent_only_where_something_would_be() {
+        let refused = "row 99 is off the screen, so the wait could never hold; nothing was sent";
+        let command = |name: &str| COMMANDS.iter().find(|c| c.name == name).unwrap();
+        assert!(!in_command_terms(command("wait"), refused, None).contains("nothing was sent"));
+        assert!(in_command_terms(command("send"), refused, None).contains("nothing was sent"));
+    }
+
+    /// Advice to run another command reaches the server and client this one was given.
+    #[test]
+    fn advice_repeats_the_options_naming_the_server_and_client() {
+        let send = parsed("send", &["1", "--text", "x", "-L", "work", "--client", "a-b"]);
+        assert_eq!(send.reach, ["-L work", "--client a-b"]);
+        let note = "[... call termloom read 6 --view=\"scrollback\"]; `termloom start` starts one";
+        assert_eq!(
+            with_reach(note, &send.reach),
+            "[... call termloom read -L work --client a-b 6 --view=\"scrollback\"]; `termloom start -L work --client a-b` starts one"
+        );
+        // A message that names its own command is not advice.
+        assert_eq!(
+            with_reach("termloom read: no such session", &send.reach),
+            "termloom read: no such session"
+        );
+        let socket = parsed("read", &["1", "--socket", "/tmp/my dir/s", "--socket", "/tmp/s"]);
+        assert_eq!(socket.reach, ["--socket /tmp/s"]);
+        assert_eq!(shell_quoted("/tmp/my dir/it's"), r"'/tmp/my dir/it'\''s'");
+        assert!(parsed("read", &["1"]).reach.is_empty());
+    }
+
+    /// A program's lines that look like termloom's notes are its own: left as they are.
+    #[test]
+    fn a_programs_output_and_screen_are_never_translated() {
+        let output = "[text=hello keys=abc]\nterminal_read with view=\n";
+        let screen = "$ x\n[lines=10 submit=true]";
+        let text = format!(
+            "[cat running at \"[text=hello keys=abc]\"]\n[note: call terminal_read]\n{output}--- screen 80x24 ---\n{screen}\n[... call terminal_read]"
+        );
+        let structured = json!({"output": output, "screen": {"text": screen}});
+        let pieces = own_and_programs(&text, &structured);
+        let programs: Vec<&str> =
+            pieces.iter().filter(|(_, programs)| *programs).map(|(piece, _)| *piece).collect();
+        assert_eq!(programs, [output, screen]);
+        assert_eq!(pieces.iter().map(|(piece, _)| *piece).collect::<String>(), text);
+        let run = "[x]\n[exit code 0 · 0.00 s]";
+        let pieces = own_and_programs(run, &json!({"output": "[x]\n"}));
+        assert_eq!(pieces, [("", false), ("[x]\n", true), ("[exit code 0 · 0.00 s]", false)]);
+    }
+
+    #[test]
+    fn only_termlooms_own_notes_are_translated() {
+        let text = "[cat running]\nmax_bytes=5 from the program\n[note: call terminal_read]\n";
+        assert_eq!(
+            notes_in_cli_terms(text, None),
+            "[cat running]\nmax_bytes=5 from the program\n[note: call termloom read]\n"
+        );
+    }
+}
