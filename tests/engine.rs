@@ -1346,26 +1346,21 @@ fn a_line_longer_than_a_read_is_not_returned_again_when_it_settles() {
         .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]).size(40, 6))
         .unwrap();
     expect(&session, Until::input_wait());
-    let mut text = String::new();
-    loop {
+    // Everything there is to read, none of it returned before.
+    let read_all = |text: &mut String| loop {
         let out = session.read().unwrap();
         assert!(!out.rewritten, "{out:?}");
         text.push_str(&out.text);
         if !out.truncated {
             break;
         }
-    }
+    };
+    let mut text = String::new();
+    read_all(&mut text);
     session.submit("").unwrap();
     expect(&session, Until::text("12"));
     expect(&session, Until::input_wait());
-    loop {
-        let out = session.read().unwrap();
-        assert!(!out.rewritten, "{out:?}");
-        text.push_str(&out.text);
-        if !out.truncated {
-            break;
-        }
-    }
+    read_all(&mut text);
     let zeros = "0".repeat(100);
     let numbers: String = (1..=12).map(|i| format!("{i}\n")).collect();
     assert_eq!(text, format!("{}\n{}\nafter\n{numbers}", &zeros[..64], &zeros[64..]));
