@@ -139,7 +139,8 @@ impl FieldNumber for u16 {
 }
 
 impl FieldNumber for usize {
-    const MAX_IN_TOML: i64 = i64::MAX;
+    // (On a 32-bit target, usize's own largest value.)
+    const MAX_IN_TOML: i64 = if usize::BITS >= 64 { i64::MAX } else { usize::MAX as i64 };
 }
 
 impl FieldNumber for u64 {
