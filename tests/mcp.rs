@@ -2755,6 +2755,31 @@ fn lines_dropped_before_a_read_are_told_whatever_is_cut() {
     client.finish();
 }
 
+/// A resize to the size a session has changes nothing: its screen is sent as unchanged, not
+/// again whole, as a terminal_read of view="screen" (asked for) would send it.
+#[test]
+fn a_resize_to_the_same_size_does_not_resend_the_screen() {
+    if !common::require("less") {
+        return;
+    }
+    let lines: String = (1..=100).map(|n| format!("line number {n}\n")).collect();
+    let file = temp_file("same-size.txt", &lines);
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["less", file.to_str().unwrap()]);
+    let started = client
+        .tool("terminal_start", json!({"argv": argv, "input_wait": true, "cols": 60, "rows": 10}));
+    let id = started["session_id"].clone();
+    let resized = client.call("terminal_resize", json!({"session_id": id, "cols": 60, "rows": 10}));
+    let said = text(&resized);
+    assert!(said.contains("resized to 60x10\n--- screen 60x10"), "{said}");
+    assert!(said.contains("unchanged since your last look"), "{said}");
+    assert!(!said.contains("line number 1\n"), "{said}");
+    let asked = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    assert!(text(&asked).contains("line number 1\n"), "{}", text(&asked));
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// `terminal_resize` waits for the program's redraw, as `terminal_send` waits for an answer,
 /// and shows the screen: a program that redraws 0.3 s after its SIGWINCH is shown redrawn.
 #[test]

@@ -57,6 +57,10 @@ pub(crate) struct ViewArgs {
     pub max_bytes: usize,
     /// Which styled runs of a shown screen are marked.
     pub styles: Styles,
+    /// The caller asked for the screen (`view="screen"`): it is sent whole, not as what
+    /// changed since the caller's last look (a tool that shows the screen on its own, as
+    /// `terminal_resize` does, sends only the changes where they are shorter).
+    pub whole: bool,
 }
 
 impl ViewArgs {
@@ -67,6 +71,7 @@ impl ViewArgs {
             view: View::New,
             max_bytes: DEFAULT_MAX_BYTES as usize,
             styles: Styles::Meaningful,
+            whole: false,
         }
     }
 }
@@ -79,7 +84,8 @@ pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
         Some(false) => Styles::Off,
         None => Styles::Meaningful,
     };
-    Ok(ViewArgs { view: view.unwrap_or(View::New), max_bytes: max_bytes(args)?, styles })
+    let view = view.unwrap_or(View::New);
+    Ok(ViewArgs { view, max_bytes: max_bytes(args)?, styles, whole: view == View::Screen })
 }
 
 /// Reads `max_bytes` (which has a default).
@@ -266,7 +272,7 @@ pub(crate) fn show(
     let seen = &call.caller.seen;
     let screen = screen.map(|s| {
         let frame = Frame::new(&s, &runs, args.styles);
-        let shape = seen.shape(id, &frame, args.view == View::Screen);
+        let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
     let reading = Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row };
