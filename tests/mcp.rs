@@ -2784,3 +2784,63 @@ fn a_resize_shows_the_screen_redrawn() {
     assert_eq!(resized["structuredContent"]["cols"], 40, "{resized}");
     client.finish();
 }
+
+/// `termloom mcp` run by a host that closed its end of the stderr pipe: a log line (here the
+/// one for an oversized message) and the notice of a SIGTERM cannot be written, and the
+/// server carries on without them. (`eprintln!` panicked on the broken pipe: the oversized
+/// message crashed the server unanswered, and a SIGTERM killed the thread that closes the
+/// sessions, leaving the server running.)
+#[test]
+fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
+    use std::process::{Command, Stdio};
+    let (stderr_reader, stderr_writer) = std::io::pipe().unwrap();
+    drop(stderr_reader);
+    let mut server = Command::new(env!("CARGO_BIN_EXE_termloom"))
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr_writer)
+        .spawn()
+        .expect("termloom mcp starts");
+    let mut input = server.stdin.take().unwrap();
+    let (tx, lines) = crossbeam_channel::unbounded();
+    let output = server.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut ask = |message: &[u8]| {
+        input.write_all(message).unwrap();
+        input.write_all(b"\n").unwrap();
+        lines.recv_timeout(LONG).expect("an answer")
+    };
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    assert!(ask(init.as_bytes()).contains(r#""protocolVersion":"2025-11-25""#));
+    let start = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "terminal_start", "arguments": {"argv": KEYS_CAT}}});
+    let started: Value = serde_json::from_str(&ask(start.to_string().as_bytes())).unwrap();
+    let pid = started["result"]["structuredContent"]["pid"].as_i64().expect("a pid");
+    let pad = "x".repeat(termloom::mcp::DEFAULT_MAX_MESSAGE_BYTES);
+    let big =
+        format!(r#"{{"jsonrpc":"2.0","id":"big","method":"ping","params":{{"pad":"{pad}"}}}}"#);
+    let answer = ask(big.as_bytes());
+    assert!(answer.contains(r#""id":"big""#) && answer.contains("-32600"), "{answer}");
+    assert!(ask(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).contains(r#""result":{}"#));
+    let termloom = rustix::process::Pid::from_raw(server.id() as i32).unwrap();
+    rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
+    let deadline = Instant::now() + LONG;
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            panic!("termloom mcp did not exit on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert!(!alive(pid), "the session's process survived the SIGTERM");
+    drop(input);
+}
