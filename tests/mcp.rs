@@ -2844,3 +2844,21 @@ fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
     assert!(!alive(pid), "the session's process survived the SIGTERM");
     drop(input);
 }
+
+/// A terminal_run whose new shell has not shown its prompt when the input ends is answered,
+/// its wait cut short, as every call in progress then is. (The stopped wait was taken for a
+/// cancellation, and the call got no response.)
+#[test]
+fn a_run_starting_its_shell_when_the_input_ends_is_answered() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let run = json!({"name": "terminal_run", "arguments": {"command": "echo hi"}});
+    let id = client.send_request("tools/call", run);
+    drop(client.input.take());
+    let response = client.response(&id);
+    assert!(response["result"]["content"].is_array(), "{response}");
+    let served = client.server.recv_timeout(LONG).expect("the server stops at the end of input");
+    served.expect("serve returns Ok at the end of input");
+}
