@@ -2862,3 +2862,45 @@ fn a_run_starting_its_shell_when_the_input_ends_is_answered() {
     let served = client.server.recv_timeout(LONG).expect("the server stops at the end of input");
     served.expect("serve returns Ok at the end of input");
 }
+
+/// A question the server gives up on, because the call that asked was cancelled or because
+/// the person did not answer in time, is cancelled with the client, so that the host stops
+/// asking its person (the 2025-11-25 lifecycle: the sender of a request that timed out, or
+/// whose purpose is gone, cancels it). It was left open.
+#[test]
+fn a_question_given_up_on_is_cancelled_with_the_client() {
+    let cancelled_question = |client: &mut Client, question: &str| {
+        let note = client.next(LONG).expect("a message from the server");
+        assert_eq!(note["method"], "notifications/cancelled", "{note}");
+        assert_eq!(note["params"]["requestId"], question, "{note}");
+        assert!(note.get("id").is_none(), "{note}");
+    };
+    // The tool call that asked is cancelled: the question is, and the call is not answered.
+    let mut client = serving_policy(ASKING_POLICY);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let start = json!({"name": "terminal_start", "arguments": {"argv": ["printf", "x"]}});
+    let call = client.send_request("tools/call", start.clone());
+    let question = client.next(LONG).expect("the question");
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    client.notify("notifications/cancelled", json!({"requestId": call}));
+    cancelled_question(&mut client, "termloom-elicit-1");
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    assert!(!client.stash.contains_key(&call.to_string()), "the cancelled call was answered");
+    client.finish();
+    // No answer in time: the question is cancelled, and the call says why nothing was done.
+    let config = Config {
+        policy: Some(termloom::Policy::from_toml_str(ASKING_POLICY).unwrap()),
+        ..Config::default()
+    };
+    let options =
+        ServeOptions { elicitation_timeout: Duration::from_millis(300), ..ServeOptions::default() };
+    let mut client = Client::serving(Engine::new(config).unwrap(), options);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let call = client.send_request("tools/call", start);
+    assert_eq!(client.next(LONG).unwrap()["method"], "elicitation/create");
+    cancelled_question(&mut client, "termloom-elicit-1");
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("did not answer"), "{}", text(&result));
+    client.finish();
+}
