@@ -2904,3 +2904,29 @@ fn a_question_given_up_on_is_cancelled_with_the_client() {
     assert!(text(&result).contains("did not answer"), "{}", text(&result));
     client.finish();
 }
+
+/// A message as long as the bound is accepted whichever line end it has: the `\r` of a
+/// `\r\n` is not part of the message. (It was counted, and the message refused as too large.)
+#[test]
+fn a_message_at_the_bound_is_accepted_with_a_crlf_line_end() {
+    let limit = 256;
+    let mut client =
+        Client::with_options(ServeOptions { max_message_bytes: limit, ..ServeOptions::default() });
+    client.initialize("2025-11-25");
+    let ping = |id: &str, length: usize| {
+        let bare =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"p":""}}}}"#);
+        let pad = "x".repeat(length - bare.len());
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"p":"{pad}"}}}}"#);
+        assert_eq!(message.len(), length);
+        format!("{message}\r").into_bytes()
+    };
+    client.send_raw(&ping("at", limit));
+    assert_eq!(client.response(&json!("at")), json!({"jsonrpc": "2.0", "id": "at", "result": {}}));
+    client.send_raw(&ping("over", limit + 1));
+    let refused = client.response(&json!("over"));
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["data"]["length"], limit + 1, "{refused}");
+    client.finish();
+}
