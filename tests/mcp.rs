@@ -2809,3 +2809,149 @@ fn a_resize_shows_the_screen_redrawn() {
     assert_eq!(resized["structuredContent"]["cols"], 40, "{resized}");
     client.finish();
 }
+
+/// `termloom mcp` run by a host that closed its end of the stderr pipe: a log line (here the
+/// one for an oversized message) and the notice of a SIGTERM cannot be written, and the
+/// server carries on without them. (`eprintln!` panicked on the broken pipe: the oversized
+/// message crashed the server unanswered, and a SIGTERM killed the thread that closes the
+/// sessions, leaving the server running.)
+#[test]
+fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
+    use std::process::{Command, Stdio};
+    let (stderr_reader, stderr_writer) = std::io::pipe().unwrap();
+    drop(stderr_reader);
+    let mut server = Command::new(env!("CARGO_BIN_EXE_termloom"))
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(stderr_writer)
+        .spawn()
+        .expect("termloom mcp starts");
+    let mut input = server.stdin.take().unwrap();
+    let (tx, lines) = crossbeam_channel::unbounded();
+    let output = server.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(output).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut ask = |message: &[u8]| {
+        input.write_all(message).unwrap();
+        input.write_all(b"\n").unwrap();
+        lines.recv_timeout(LONG).expect("an answer")
+    };
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    assert!(ask(init.as_bytes()).contains(r#""protocolVersion":"2025-11-25""#));
+    let start = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "terminal_start", "arguments": {"argv": KEYS_CAT}}});
+    let started: Value = serde_json::from_str(&ask(start.to_string().as_bytes())).unwrap();
+    let pid = started["result"]["structuredContent"]["pid"].as_i64().expect("a pid");
+    let pad = "x".repeat(termloom::mcp::DEFAULT_MAX_MESSAGE_BYTES);
+    let big =
+        format!(r#"{{"jsonrpc":"2.0","id":"big","method":"ping","params":{{"pad":"{pad}"}}}}"#);
+    let answer = ask(big.as_bytes());
+    assert!(answer.contains(r#""id":"big""#) && answer.contains("-32600"), "{answer}");
+    assert!(ask(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).contains(r#""result":{}"#));
+    let termloom = rustix::process::Pid::from_raw(server.id() as i32).unwrap();
+    rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
+    let deadline = Instant::now() + LONG;
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            panic!("termloom mcp did not exit on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "{status}");
+    assert!(!alive(pid), "the session's process survived the SIGTERM");
+    drop(input);
+}
+
+/// A terminal_run whose new shell has not shown its prompt when the input ends is answered,
+/// its wait cut short, as every call in progress then is. (The stopped wait was taken for a
+/// cancellation, and the call got no response.)
+#[test]
+fn a_run_starting_its_shell_when_the_input_ends_is_answered() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let run = json!({"name": "terminal_run", "arguments": {"command": "echo hi"}});
+    let id = client.send_request("tools/call", run);
+    drop(client.input.take());
+    let response = client.response(&id);
+    assert!(response["result"]["content"].is_array(), "{response}");
+    let served = client.server.recv_timeout(LONG).expect("the server stops at the end of input");
+    served.expect("serve returns Ok at the end of input");
+}
+
+/// A question the server gives up on, because the call that asked was cancelled or because
+/// the person did not answer in time, is cancelled with the client, so that the host stops
+/// asking its person (the 2025-11-25 lifecycle: the sender of a request that timed out, or
+/// whose purpose is gone, cancels it). It was left open.
+#[test]
+fn a_question_given_up_on_is_cancelled_with_the_client() {
+    let cancelled_question = |client: &mut Client, question: &str| {
+        let note = client.next(LONG).expect("a message from the server");
+        assert_eq!(note["method"], "notifications/cancelled", "{note}");
+        assert_eq!(note["params"]["requestId"], question, "{note}");
+        assert!(note.get("id").is_none(), "{note}");
+    };
+    // The tool call that asked is cancelled: the question is, and the call is not answered.
+    let mut client = serving_policy(ASKING_POLICY);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let start = json!({"name": "terminal_start", "arguments": {"argv": ["printf", "x"]}});
+    let call = client.send_request("tools/call", start.clone());
+    let question = client.next(LONG).expect("the question");
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    client.notify("notifications/cancelled", json!({"requestId": call}));
+    cancelled_question(&mut client, "termloom-elicit-1");
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    assert!(!client.stash.contains_key(&call.to_string()), "the cancelled call was answered");
+    client.finish();
+    // No answer in time: the question is cancelled, and the call says why nothing was done.
+    let config = Config {
+        policy: Some(termloom::Policy::from_toml_str(ASKING_POLICY).unwrap()),
+        ..Config::default()
+    };
+    let options =
+        ServeOptions { elicitation_timeout: Duration::from_millis(300), ..ServeOptions::default() };
+    let mut client = Client::serving(Engine::new(config).unwrap(), options);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let call = client.send_request("tools/call", start);
+    assert_eq!(client.next(LONG).unwrap()["method"], "elicitation/create");
+    cancelled_question(&mut client, "termloom-elicit-1");
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("did not answer"), "{}", text(&result));
+    client.finish();
+}
+
+/// A message as long as the bound is accepted whichever line end it has: the `\r` of a
+/// `\r\n` is not part of the message. (It was counted, and the message refused as too large.)
+#[test]
+fn a_message_at_the_bound_is_accepted_with_a_crlf_line_end() {
+    let limit = 256;
+    let mut client =
+        Client::with_options(ServeOptions { max_message_bytes: limit, ..ServeOptions::default() });
+    client.initialize("2025-11-25");
+    let ping = |id: &str, length: usize| {
+        let bare =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"p":""}}}}"#);
+        let pad = "x".repeat(length - bare.len());
+        let message =
+            format!(r#"{{"jsonrpc":"2.0","id":"{id}","method":"ping","params":{{"p":"{pad}"}}}}"#);
+        assert_eq!(message.len(), length);
+        format!("{message}\r").into_bytes()
+    };
+    client.send_raw(&ping("at", limit));
+    assert_eq!(client.response(&json!("at")), json!({"jsonrpc": "2.0", "id": "at", "result": {}}));
+    client.send_raw(&ping("over", limit + 1));
+    let refused = client.response(&json!("over"));
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert_eq!(refused["error"]["data"]["length"], limit + 1, "{refused}");
+    client.finish();
+}

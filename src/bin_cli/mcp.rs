@@ -111,7 +111,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("termloom: the MCP server stopped: {err}");
+            super::stderr_log::to_stderr(&format!("termloom: the MCP server stopped: {err}"));
             ExitCode::FAILURE
         }
     }

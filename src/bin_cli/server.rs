@@ -156,9 +156,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                         if signal == SIGHUP && detach {
                             continue;
                         }
-                        eprintln!(
+                        super::stderr_log::to_stderr(&format!(
                             "termloom server: received signal {signal}; closing every session"
-                        );
+                        ));
                         stop.stop();
                         return;
                     }
@@ -170,11 +170,11 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         Err(err) => eprintln!("termloom: cannot watch for signals: {err}"),
     }
     // Said once the signals are handled, so that whoever waits for this line may stop it.
-    eprintln!(
+    super::stderr_log::to_stderr(&format!(
         "termloom server: listening on {} (pid {})",
         server.socket().display(),
         std::process::id()
-    );
+    ));
     match server.run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -63,11 +63,14 @@ impl StopSignals {
             std::thread::Builder::new().name("termloom-signals".into()).spawn(move || {
                 let Some(number) = self.0.forever().next() else { return };
                 INTERRUPTED.store(number, Ordering::SeqCst);
-                eprintln!("termloom: received {}; closing every session", signal_name(number));
+                super::stderr_log::to_stderr(&format!(
+                    "termloom: received {}; closing every session",
+                    signal_name(number)
+                ));
                 stop(number);
             });
         if let Err(err) = spawned {
-            eprintln!("termloom: cannot watch for signals: {err}");
+            super::stderr_log::to_stderr(&format!("termloom: cannot watch for signals: {err}"));
         }
     }
 }

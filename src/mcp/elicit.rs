@@ -103,10 +103,18 @@ fn answer_of(result: &Value) -> Result<Answer, ToolError> {
     }
 }
 
+/// What ends the wait for an answer, besides the timeout.
+enum Reply {
+    /// The client's response: its result, or the message of its error.
+    Answered(Result<Value, String>),
+    /// The call that asked was cancelled, or the input ended.
+    Stopped,
+}
+
 /// The questions a connection has sent and not had answered yet.
 pub(crate) struct Asker {
     outbox: Outbox,
-    pending: Mutex<HashMap<String, Sender<Result<Value, String>>>>,
+    pending: Mutex<HashMap<String, Sender<Reply>>>,
     next: AtomicU64,
     timeout: Duration,
 }
@@ -118,7 +126,9 @@ impl Asker {
     }
 
     /// Sends `elicitation/create` with `params` and waits for the answer, the call's end
-    /// (cancellation or the end of the input) or the timeout.
+    /// (cancellation or the end of the input) or the timeout. A question given up on is
+    /// cancelled with the client (`notifications/cancelled`), so that it no longer waits for
+    /// the person.
     fn ask(
         &self,
         params: Value,
@@ -129,21 +139,35 @@ impl Asker {
         let (sender, receiver) = bounded(2);
         self.lock().insert(key.clone(), sender.clone());
         cancel.on_stop(move || {
-            let _ = sender.try_send(Err("stopped".into()));
+            let _ = sender.try_send(Reply::Stopped);
         });
         let request = json!({
             "jsonrpc": "2.0", "id": key, "method": "elicitation/create", "params": params,
         });
         self.outbox.send(request.to_string());
-        let answer = receiver.recv_timeout(self.timeout);
+        let reply = receiver.recv_timeout(self.timeout);
         self.lock().remove(&key);
-        match answer {
-            Ok(Ok(result)) => answer_of(&result),
-            Ok(Err(_)) if cancel.is_cancelled() => Err(ToolError::cancelled()),
-            Ok(Err(message)) if message == "stopped" => Err(ToolError::new(
+        let given_up = match &reply {
+            Ok(Reply::Answered(_)) => None,
+            Ok(Reply::Stopped) if cancel.is_cancelled() => Some("the tool call was cancelled"),
+            Ok(Reply::Stopped) => Some("the server is closing"),
+            Err(_) => Some("no answer in time"),
+        };
+        if let Some(reason) = given_up {
+            let cancelled = json!({
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": { "requestId": key, "reason": reason },
+            });
+            self.outbox.send(cancelled.to_string());
+        }
+        match reply {
+            Ok(Reply::Answered(Ok(result))) => answer_of(&result),
+            Ok(_) if cancel.is_cancelled() => Err(ToolError::cancelled()),
+            Ok(Reply::Stopped) => Err(ToolError::new(
                 "the question to the person was abandoned: the connection is closing; nothing was done",
             )),
-            Ok(Err(message)) => Err(ToolError::new(format!(
+            Ok(Reply::Answered(Err(message))) => Err(ToolError::new(format!(
                 "the client could not ask the person ({message}); nothing was done"
             ))),
             Err(_) => Err(ToolError::new(format!(
@@ -158,13 +182,13 @@ impl Asker {
         let Some(id) = id else { return };
         let key = serde_json::from_str::<String>(&id.to_string()).unwrap_or_default();
         if let Some(sender) = self.lock().get(&key) {
-            let _ = sender.try_send(outcome);
+            let _ = sender.try_send(Reply::Answered(outcome));
         } else {
             log::debug!("termloom mcp: ignored a response to no question of ours (id {id})");
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Sender<Result<Value, String>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Sender<Reply>>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 }

@@ -32,11 +32,13 @@ impl<R: BufRead> LineReader<R> {
     }
 
     /// The next line, or `None` at the end of input. A last line without a newline counts.
-    /// `\r\n` line ends are accepted.
+    /// `\r\n` line ends are accepted; the `\r` is not part of the line, nor of its length.
     pub(crate) fn next_line(&mut self) -> io::Result<Option<Line>> {
+        // One byte more than the bound is kept, for a `\r` before the newline.
+        let keep = self.max_bytes.saturating_add(1);
         let mut line = Vec::new();
         let mut length: u64 = 0;
-        let mut too_long = false;
+        let mut last = None;
         loop {
             let chunk = match self.input.fill_buf() {
                 Ok(chunk) => chunk,
@@ -54,21 +56,23 @@ impl<R: BufRead> LineReader<R> {
                 None => (chunk, chunk.len(), false),
             };
             length += part.len() as u64;
-            let room = self.max_bytes.saturating_sub(line.len());
-            if part.len() > room {
-                too_long = true;
-            }
+            last = part.last().copied().or(last);
+            let room = keep.saturating_sub(line.len());
             line.extend_from_slice(&part[..part.len().min(room)]);
             self.input.consume(used);
             if complete {
                 break;
             }
         }
-        if too_long {
-            return Ok(Some(Line::TooLong { prefix: line, length }));
+        if last == Some(b'\r') {
+            length -= 1;
+            if line.len() as u64 > length {
+                line.pop();
+            }
         }
-        if line.last() == Some(&b'\r') {
-            line.pop();
+        if length > self.max_bytes as u64 {
+            line.truncate(self.max_bytes);
+            return Ok(Some(Line::TooLong { prefix: line, length }));
         }
         Ok(Some(Line::Message(line)))
     }
@@ -106,7 +110,15 @@ mod tests {
                 Line::Message(b"ok".to_vec()),
             ]
         );
-        // Exactly the bound is fine.
+        // Exactly the bound is fine, with either line end.
         assert_eq!(lines(b"01234567\n", 8), vec![Line::Message(b"01234567".to_vec())]);
+        assert_eq!(
+            lines(b"01234567\r\n0123456\r", 8),
+            vec![Line::Message(b"01234567".to_vec()), Line::Message(b"0123456".to_vec())]
+        );
+        assert_eq!(
+            lines(b"012345678\r\n", 8),
+            vec![Line::TooLong { prefix: b"01234567".to_vec(), length: 9 }]
+        );
     }
 }

@@ -258,7 +258,9 @@ fn new_shell(
         Ok(report) if report.outcome == "matched" => Ok(session),
         Ok(report) => {
             let _ = session.close();
-            if report.outcome == "cancelled" {
+            // Cancelled, the call is not answered; stopped by the end of the input, it is
+            // (as every call in progress then is), with its wait cut short.
+            if report.outcome == "cancelled" && call.cancel.is_cancelled() {
                 return Err(ToolError::cancelled());
             }
             Err(ToolError::new(format!(
