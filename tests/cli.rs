@@ -1216,3 +1216,18 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
     assert!(stderr.contains("its program has exited, so no signal was sent"), "{stderr}");
     assert!(!stderr.contains("accepts no input"), "{stderr}");
 }
+
+/// A message for stderr whose reader is gone (a host that closed its end of the pipe) is
+/// dropped: the command still exits with its own code, not a panic's 101.
+#[test]
+fn a_closed_stderr_pipe_leaves_the_exit_code_alone() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let status = std::process::Command::new(TERMLOOM)
+        .args(["start", "--no-such-flag"])
+        .stdout(std::process::Stdio::null())
+        .stderr(writer)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{status}");
+}

@@ -79,18 +79,18 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let Some(session) = session else { return usage("attach needs a session ID") };
     let stdin = std::io::stdin();
     let Ok(saved) = termios::tcgetattr(stdin.as_fd()) else {
-        eprintln!("termloom: attach needs a terminal on its standard input");
+        say!("termloom: attach needs a terminal on its standard input");
         return ExitCode::FAILURE;
     };
     let mut client = match target.connect() {
         Ok(client) => client,
         Err(message) => {
-            eprintln!("termloom: {message}");
+            say!("termloom: {message}");
             return ExitCode::FAILURE;
         }
     };
     if let Err(err) = client.hello(None) {
-        eprintln!("termloom: {err}");
+        say!("termloom: {err}");
         return ExitCode::FAILURE;
     }
     let reference = session.parse::<u64>().map_or_else(|_| json!(session), |id| json!(id));
@@ -99,7 +99,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         match sender.send("termloom/attach", json!({"session": reference, "takeover": takeover})) {
             Ok(id) => id,
             Err(err) => {
-                eprintln!("termloom: {err}");
+                say!("termloom: {err}");
                 return ExitCode::FAILURE;
             }
         };
@@ -207,13 +207,13 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     if failed {
         // Once a frame was drawn, the attachment was made: it was lost, not refused.
         if last.is_some() {
-            eprintln!("termloom: lost session {session}: {reason}");
+            say!("termloom: lost session {session}: {reason}");
         } else {
-            eprintln!("termloom: cannot attach to session {session}: {reason}");
+            say!("termloom: cannot attach to session {session}: {reason}");
         }
         return ExitCode::FAILURE;
     }
-    eprintln!("termloom: left session {session}: {reason}");
+    say!("termloom: left session {session}: {reason}");
     ExitCode::SUCCESS
 }
 

@@ -171,12 +171,11 @@ impl Failure {
     /// the final screen the report printed, is the same (one copy is enough).
     pub(super) fn print(&self, reported: Option<&Screen>) {
         match self.screen.as_deref().filter(|screen| Some(*screen) != reported) {
-            Some(screen) => eprintln!("termloom: {}. The screen then:\n{screen}", self.message),
-            None if self.screen.is_some() => eprintln!(
-                "termloom: {}; the report's final screen is the screen then",
-                self.message
-            ),
-            None => eprintln!("termloom: {}", self.message),
+            Some(screen) => say!("termloom: {}. The screen then:\n{screen}", self.message),
+            None if self.screen.is_some() => {
+                say!("termloom: {}; the report's final screen is the screen then", self.message)
+            }
+            None => say!("termloom: {}", self.message),
         }
     }
 }

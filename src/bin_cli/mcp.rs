@@ -99,7 +99,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
         Err(err) => {
-            eprintln!("termloom: {err}");
+            say!("termloom: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -111,7 +111,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            super::stderr_log::to_stderr(&format!("termloom: the MCP server stopped: {err}"));
+            say!("termloom: the MCP server stopped: {err}");
             ExitCode::FAILURE
         }
     }
@@ -127,12 +127,12 @@ fn proxy(target: &Target) -> ExitCode {
     {
         Ok(stream) => stream,
         Err(message) => {
-            eprintln!("termloom: {message}");
+            say!("termloom: {message}");
             return ExitCode::FAILURE;
         }
     };
     let Ok(mut to_server) = stream.try_clone() else {
-        eprintln!("termloom: cannot use the connection to the server");
+        say!("termloom: cannot use the connection to the server");
         return ExitCode::FAILURE;
     };
     std::thread::spawn(move || {
@@ -143,7 +143,7 @@ fn proxy(target: &Target) -> ExitCode {
     match relay(&mut from_server, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("termloom: the connection to the server failed: {err}");
+            say!("termloom: the connection to the server failed: {err}");
             ExitCode::FAILURE
         }
     }

@@ -1,6 +1,14 @@
 //! The command-line interface: subcommand dispatch. Each subcommand lives in its own module;
 //! `run` drives one session; `mcp` serves many over the Model Context Protocol.
 
+/// `eprintln!` that carries on when stderr cannot be written (see [`stderr_log::to_stderr`]):
+/// a host that closed its end of the pipe must not turn a message into a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::bin_cli::stderr_log::to_stderr(&format!($($arg)*))
+    };
+}
+
 mod agent;
 mod attach;
 mod connect;
@@ -29,7 +37,7 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
     stderr_log::install();
     let mut args = server_options_after_the_command(args).into_iter();
     let Some(command) = args.next() else {
-        eprint!("{}", help::short_usage());
+        say!("{}", help::short_usage().trim_end_matches('\n'));
         return ExitCode::from(EXIT_USAGE);
     };
     match command.to_str() {
@@ -117,7 +125,7 @@ fn print_help(text: &str) -> ExitCode {
 /// Prints a one-line usage error with a hint to run `help_command`, and returns the usage exit
 /// code.
 pub(crate) fn usage_error(message: &str, help_command: &str) -> ExitCode {
-    eprintln!("termloom: {message} (run `{help_command}` for usage)");
+    say!("termloom: {message} (run `{help_command}` for usage)");
     ExitCode::from(EXIT_USAGE)
 }
 

@@ -77,7 +77,7 @@ fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Optio
 
 /// Reports a library error that ends the run and returns the failure exit code.
 fn fatal(err: &termloom::Error) -> u8 {
-    eprintln!("termloom: {err}");
+    say!("termloom: {err}");
     EXIT_FAILURE
 }
 

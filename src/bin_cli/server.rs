@@ -128,7 +128,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             // Remembered even so: the next server started on first use fails the same way
             // (its log says why) rather than start without the policy meant for it.
             let _ = super::connect::remember_options(&options.socket, &remembered);
-            eprintln!("termloom: {err}");
+            say!("termloom: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -136,7 +136,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(server) => server,
         Err(err) => {
             engine.shutdown();
-            eprintln!("termloom: {err}");
+            say!("termloom: {err}");
             return ExitCode::FAILURE;
         }
     };
@@ -144,7 +144,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     // on first use gets next (a policy must not vanish when this server idles out).
     if let Err(err) = super::connect::remember_options(server.socket(), &remembered) {
         engine.shutdown();
-        eprintln!("termloom: {err}");
+        say!("termloom: {err}");
         return ExitCode::FAILURE;
     }
     let stop = server.stopper();
@@ -156,29 +156,27 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                         if signal == SIGHUP && detach {
                             continue;
                         }
-                        super::stderr_log::to_stderr(&format!(
-                            "termloom server: received signal {signal}; closing every session"
-                        ));
+                        say!("termloom server: received signal {signal}; closing every session");
                         stop.stop();
                         return;
                     }
                 });
             if let Err(err) = watching {
-                eprintln!("termloom: cannot watch for signals: {err}");
+                say!("termloom: cannot watch for signals: {err}");
             }
         }
-        Err(err) => eprintln!("termloom: cannot watch for signals: {err}"),
+        Err(err) => say!("termloom: cannot watch for signals: {err}"),
     }
     // Said once the signals are handled, so that whoever waits for this line may stop it.
-    super::stderr_log::to_stderr(&format!(
+    say!(
         "termloom server: listening on {} (pid {})",
         server.socket().display(),
         std::process::id()
-    ));
+    );
     match server.run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("termloom server: {err}");
+            say!("termloom server: {err}");
             ExitCode::FAILURE
         }
     }

@@ -63,14 +63,11 @@ impl StopSignals {
             std::thread::Builder::new().name("termloom-signals".into()).spawn(move || {
                 let Some(number) = self.0.forever().next() else { return };
                 INTERRUPTED.store(number, Ordering::SeqCst);
-                super::stderr_log::to_stderr(&format!(
-                    "termloom: received {}; closing every session",
-                    signal_name(number)
-                ));
+                say!("termloom: received {}; closing every session", signal_name(number));
                 stop(number);
             });
         if let Err(err) = spawned {
-            super::stderr_log::to_stderr(&format!("termloom: cannot watch for signals: {err}"));
+            say!("termloom: cannot watch for signals: {err}");
         }
     }
 }

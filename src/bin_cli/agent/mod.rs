@@ -82,7 +82,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         && let Err(message) = &connected
         && !request.target.runs()
     {
-        eprintln!("termloom: {}", with_reach(message, &request.reach));
+        say!("termloom: {}", with_reach(message, &request.reach));
         return if request.json {
             print_out(&format!("{}\n", json!({ "sessions": [] })))
         } else {
@@ -99,7 +99,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         Ok(result) => report(command, &request, &result),
         Err(message) => {
             // Advice such as "`termloom start` starts one" reaches the server asked for.
-            eprintln!("termloom: {}", with_reach(&message, &request.reach));
+            say!("termloom: {}", with_reach(&message, &request.reach));
             ExitCode::FAILURE
         }
     }
@@ -131,9 +131,9 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
                 return ExitCode::FAILURE;
             }
         } else if names_its_command(&message) {
-            eprintln!("{message}");
+            say!("{message}");
         } else {
-            eprintln!("termloom: {message}");
+            say!("termloom: {message}");
         }
         return ExitCode::FAILURE;
     }
@@ -227,7 +227,7 @@ pub(super) fn print_out(text: &str) -> ExitCode {
     match stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("termloom: writing the output failed: {err}");
+            say!("termloom: writing the output failed: {err}");
             ExitCode::FAILURE
         }
     }
@@ -239,12 +239,12 @@ fn kill_server(request: &Request) -> ExitCode {
         Ok(client) => client,
         Err(message) => {
             // Advice such as "`termloom start` starts one" reaches the server asked for.
-            eprintln!("termloom: {}", with_reach(&message, &request.reach));
+            say!("termloom: {}", with_reach(&message, &request.reach));
             return ExitCode::FAILURE;
         }
     };
     if let Err(err) = client.request("termloom/shutdown", json!({})) {
-        eprintln!("termloom: the server did not accept the shutdown: {err}");
+        say!("termloom: the server did not accept the shutdown: {err}");
         return ExitCode::FAILURE;
     }
     // The server answers, closes every session, then exits: its end closes the connection.
