@@ -815,6 +815,24 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
     client.finish();
 }
 
+/// A command that waits for a password is answered by the person (`secret`), and the advice
+/// says so rather than to type it.
+#[test]
+fn a_command_waiting_for_a_password_is_answered_with_a_secret() {
+    if !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let command = "python3 -c 'import getpass; getpass.getpass()'";
+    let ran = client.call("terminal_run", json!({"command": command}));
+    let said = text(&ran);
+    assert_eq!(ran["structuredContent"]["status"]["input_kind"], "password", "{said}");
+    assert!(said.contains("terminal_send secret=true"), "{said}");
+    let id = ran["structuredContent"]["session_id"].clone();
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A command whose output outgrew the transcript's bound (10,000 lines by default) says which
 /// lines are still held, and they can be read by number.
 #[test]

@@ -308,6 +308,32 @@ fn a_typed_interrupt_leaves_no_unread_input() {
     expect(&reader, Until::text("got:late"));
 }
 
+/// A tmux client hands its terminal to the tmux server, a process of another POSIX session
+/// that reads it: the client itself only polls its socket. The server's wait is the
+/// terminal's, before and after a line typed through it.
+#[test]
+fn a_tmux_client_waits_for_input_through_its_server() {
+    if !require("tmux") || !require(&shell_program()) {
+        return;
+    }
+    let dir = TestDir::new("tmux");
+    let socket = dir.join("s");
+    let engine = engine();
+    let pane = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
+    let socket = socket.to_str().unwrap();
+    let tmux = engine
+        .spawn(SpawnSpec::new("tmux").args(["-S", socket, "-f", "/dev/null", "new-session", pane]))
+        .unwrap();
+    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
+    assert!(tmux.screen().unwrap().contains("ready>"));
+    tmux.submit("42").unwrap();
+    expect(&tmux, Until::screen_contains("got-42"));
+    // Not while the pane's program sleeps.
+    input_wait_does_not_fire(&tmux);
+    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
+    tmux.close().unwrap();
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

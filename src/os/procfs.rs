@@ -571,6 +571,21 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
         })
 }
 
+/// How a poll-family wait on sockets and pipes alone is described (after the call's name).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+const ON_SOCKETS: &str = "on sockets";
+
+/// Whether a process waits on sockets: some thread polls sockets (and pipes) alone, and every
+/// other one waits as [`idle_behind`] tells, as a tmux client does while its server reads the
+/// terminal.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn on_sockets(threads: &[ThreadObs]) -> bool {
+    let polls_sockets =
+        |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if what.ends_with(ON_SOCKETS));
+    threads.iter().any(polls_sockets)
+        && threads.iter().all(|t| polls_sockets(t) || idle_behind(std::slice::from_ref(t)))
+}
+
 /// Kernel wait channels that indicate a terminal read or a poll-family
 /// wait. `pipe_read`/`anon_pipe_read` are deliberately absent: a pipe is not
 /// terminal input (a `read` syscall on a pipe is still recognised through
@@ -711,9 +726,9 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, Probe, ProcStat, SyscallField, ThreadObs, classify_syscall,
-        classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone, parse_stat,
-        parse_syscall,
+        Activity, InputWait, ON_SOCKETS, Probe, ProcStat, SyscallField, ThreadObs,
+        classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
+        on_sockets, parse_stat, parse_syscall,
     };
     use std::fs;
 
@@ -850,6 +865,11 @@ mod linux {
             if waits_on_pipes(base, name, syscall) {
                 return Some(Activity::Other(format!("{name} on pipes")));
             }
+            // A terminal multiplexer's client (tmux) waits on its server's socket while the
+            // server reads the terminal (see [`group_wait`]).
+            if waits_on_sockets(base, name, syscall) {
+                return Some(Activity::Other(format!("{name} {ON_SOCKETS}")));
+            }
             return Some(Activity::Other(format!(
                 "{name} on descriptors that are not the terminal"
             )));
@@ -911,6 +931,22 @@ mod linux {
                 fs::read_link(format!("{base}/fd/{fd}"))
                     .is_ok_and(|target| target.to_string_lossy().starts_with("pipe:"))
             })
+    }
+
+    /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
+    /// socket (all of them looked at).
+    fn waits_on_sockets(base: &str, name: &str, syscall: &str) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true) else {
+            return false;
+        };
+        let targets: Vec<String> = fds
+            .iter()
+            .filter_map(|fd| fs::read_link(format!("{base}/fd/{fd}")).ok())
+            .map(|target| target.to_string_lossy().into_owned())
+            .collect();
+        targets.len() == fds.len()
+            && targets.iter().any(|t| t.starts_with("socket:"))
+            && targets.iter().all(|t| t.starts_with("socket:") || t.starts_with("pipe:"))
     }
 
     /// The descriptors the poll-family call `name` (arguments in `syscall`) of the thread at
@@ -1135,11 +1171,78 @@ mod linux {
         if members.is_empty() {
             return None;
         }
-        members.iter().filter(|m| !is_dead(m)).try_fold(0u64, |sum, member| {
-            let io = fs::read_to_string(format!("/proc/{}/io", member.pid)).ok()?;
+        // What a relay (tmux's server) reads of the terminal counts too.
+        let relays = sid.map(|sid| relays(sid, &members, candidates)).unwrap_or_default();
+        let pids = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays);
+        pids.into_iter().try_fold(0u64, |sum, pid| {
+            let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
             let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
             Some(sum.wrapping_add(calls.trim().parse::<u64>().ok()?))
         })
+    }
+
+    /// The relays of the terminal of group `members` (of session `sid`): live processes of
+    /// other POSIX sessions that have it open, as a tmux server has its clients' terminals
+    /// (passed over its socket) and reads them. They are looked for among `candidates` (the
+    /// session's cgroup) when given, else among the children of the session leader's parent,
+    /// where a daemon the session started ends up (the supervisor is a child subreaper).
+    fn relays(sid: i32, members: &[ProcStat], candidates: Option<&[i32]>) -> Vec<i32> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(tty) = members.iter().map(|m| m.tty_nr).find(|&tty| tty != 0) else {
+            return Vec::new();
+        };
+        let adopter = match candidates {
+            Some(_) => None,
+            None => match super::read_stat(sid) {
+                Ok(leader) => Some(leader.ppid),
+                Err(_) => return Vec::new(),
+            },
+        };
+        let others = processes(candidates, |s| {
+            s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
+        });
+        let has_terminal = |pid: i32| {
+            let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else { return false };
+            entries.filter_map(Result::ok).take(WATCHED_LOOKED_AT as usize).any(|entry| {
+                fs::read_link(entry.path())
+                    .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
+                    && fs::metadata(entry.path()).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
+            })
+        };
+        others.iter().map(|p| p.pid).filter(|&pid| has_terminal(pid)).collect()
+    }
+
+    /// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
+    /// does every program it hosts, the foreground group of each terminal of a session it
+    /// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
+    /// is one at least (tmux starting its first pane does not wait yet).
+    fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+        if !matches!(observe_process(relay, probe), Some((InputWait::Waiting { .. }, _))) {
+            return false;
+        }
+        let live = processes(candidates, |s| !is_dead(s));
+        let hosted =
+            |session: i32| live.iter().any(|leader| leader.pid == session && leader.ppid == relay);
+        let mut groups: Vec<(i32, i32)> = live
+            .iter()
+            .filter(|s| s.tty_nr != 0 && s.pgrp == s.tpgid && hosted(s.session))
+            .map(|s| (s.pgrp, s.session))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        !groups.is_empty()
+            && groups.iter().all(|&(pgrp, session)| {
+                matches!(
+                    group_wait(pgrp, Some(session), candidates, probe),
+                    InputWait::Waiting { .. }
+                )
+            })
+    }
+
+    /// A device number as `/proc/PID/stat` gives a controlling terminal's (`tty_nr`).
+    fn tty_number(rdev: u64) -> i32 {
+        let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
+        ((minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)) as i32
     }
 
     pub(super) fn group_wait(
@@ -1154,12 +1257,18 @@ mod linux {
         }
         let mut reader: Option<i32> = None;
         let mut behind: Option<InputWait> = None;
+        let mut relayed: Option<InputWait> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             match observe_process(member.pid, probe) {
                 None => {}
                 Some((InputWait::Waiting { reader: first }, _)) => {
                     reader = reader.or(first);
+                }
+                // A client waiting on its server's socket (tmux's), which may read the
+                // terminal for it: see below.
+                Some((not @ InputWait::NotWaiting { .. }, threads)) if on_sockets(&threads) => {
+                    relayed.get_or_insert(not);
                 }
                 // A parent waiting for its child (git for its pager, a shell for a pipeline),
                 // or a process blocked on a pipe (`seq | less`), waits on the member that
@@ -1169,6 +1278,22 @@ mod linux {
                 }
                 Some((not @ InputWait::NotWaiting { .. }, _)) => return not,
                 Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
+            }
+        }
+        // The client waits for input when its relay, a process of another session that has
+        // the terminal open (tmux's server), waits for it, with the programs it hosts; a
+        // member that reads the terminal itself besides (`curl URL | less`) waits on the
+        // network, not on the user.
+        if let Some(not) = relayed {
+            let relay = match (reader, sid) {
+                (None, Some(sid)) => relays(sid, &members, candidates)
+                    .into_iter()
+                    .find(|&relay| relay_waits(relay, candidates, probe)),
+                _ => None,
+            };
+            match relay {
+                Some(relay) => reader = Some(relay),
+                None => return not,
             }
         }
         if reader.is_none()

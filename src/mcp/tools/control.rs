@@ -210,8 +210,14 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
             (None, _) if result.waiting_for_input => format!(
-                "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send{} (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
+                // A password comes from the person, never through the model.
+                if result.status.input_kind == Some(crate::InputKind::Password) {
+                    " secret=true"
+                } else {
+                    ""
+                },
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
             (None, _) if result.timed_out => format!(
