@@ -90,14 +90,17 @@ impl Frame {
                 hasher.finish()
             })
             .collect();
-        // The mark goes where typing would go: on a blank cell or past the row's end. On a
-        // character it would split a word, so there the header says where the cursor is.
+        // The mark goes where typing would go: on a blank cell or just past the row's end. On
+        // a character it would split a word, and far past the end (a cursor parked in a
+        // corner) it would cost a run of blanks, so there the header says where it is.
         let cursor = screen.cursor;
         let row = usize::from(cursor.row);
         let line = text(row);
         let on_blank =
             line[byte_at_cell(line, cursor.col)..].chars().next().is_none_or(|c| c == ' ');
-        let cursor_line = (cursor.visible && on_blank)
+        let near =
+            usize::from(cursor.col) <= usize::from(cell_col(line, line.len())) + MAX_CURSOR_PAD;
+        let cursor_line = (cursor.visible && on_blank && near)
             .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
         Frame {
             cols: screen.cols,
@@ -516,6 +519,10 @@ fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     Changes { look, moved, slid, rows }
 }
 
+/// The most blanks put before the cursor's mark past the end of its row's text; a cursor
+/// farther out is told in the header instead (`cursor row 23 col 79`, 20 bytes).
+const MAX_CURSOR_PAD: usize = 16;
+
 /// Screens with more cells times columns than this are not searched for rows that slid
 /// sideways (the search compares each row with itself at every shift).
 const SLIDE_SEARCH_CELLS: usize = 1 << 22;
@@ -931,6 +938,20 @@ mod tests {
         assert_eq!(decorate("abc", none.clone(), Some(5)), "abc  ▌");
         assert_eq!(decorate("デx", none.clone(), Some(2)), "デ▌x");
         assert_eq!(decorate("", none, Some(0)), "▌");
+    }
+
+    /// A cursor parked far past its row's text (`watch` leaves it in the bottom-right
+    /// corner) is told in the header, not marked after a run of blanks.
+    #[test]
+    fn a_cursor_far_past_its_rows_text_is_not_marked() {
+        let at = |col: u16| {
+            let mut screen = screen(&["$ ls", ""], (1, col));
+            screen.cols = 80;
+            Frame::new(&screen, &[], Styles::Meaningful)
+        };
+        assert_eq!(at(16).text(&Shape::Whole), format!("$ ls\n{}▌", " ".repeat(16)));
+        assert!(!at(17).cursor_marked());
+        assert_eq!(at(79).text(&Shape::Whole), "$ ls\n");
     }
 
     #[test]
@@ -1423,7 +1444,7 @@ mod tests {
         }
         // The cases that matter were met.
         assert!(
-            slides > 40 && spans > 6 && moves > 100 && looks_back > 20 && diagonal > 10,
+            slides > 40 && spans > 6 && moves > 100 && looks_back > 12 && diagonal > 10,
             "{slides} {spans} {moves} {looks_back} {diagonal}"
         );
     }
