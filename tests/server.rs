@@ -1501,3 +1501,29 @@ fn two_clients_typing_at_once_do_not_interleave_their_lines() {
     assert!(mixed.is_empty(), "lines typed by both clients at once: {mixed:?}\n{output}");
     assert_eq!(typed.len() as u64, 2 * SENDS, "{output}");
 }
+
+/// A socket path longer than a Unix socket takes (108 bytes with its end on Linux) is refused
+/// by name and length: as a bad command line by a client, before anything is made by a server.
+#[test]
+fn a_socket_path_too_long_is_refused_with_its_length() {
+    let dir = socket_dir();
+    let socket = dir.join("d".repeat(60)).join("e".repeat(60)).join("s");
+    let length = socket.as_os_str().len();
+    for command in ["list", "start", "kill-server"] {
+        let output = cli(&socket, &[command]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {}", describe(&output));
+        assert!(stderr.contains(&format!("{length} bytes")), "{command}: {stderr}");
+        assert!(stderr.contains("at most 107"), "{command}: {stderr}");
+    }
+    let output = Command::new(TERMLOOM)
+        .args(["server", "--socket"])
+        .arg(&socket)
+        .args(["--idle-exit", "never"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert!(stderr.contains(&format!("{length} bytes")), "{stderr}");
+    assert!(!dir.as_ref().exists(), "the server made the socket's directories");
+}
