@@ -1449,3 +1449,81 @@ fn a_config_file_keeps_every_clients_read_position() {
     let again = read("first");
     assert!(!again.contains("marker-line"), "the first client started over: {again}");
 }
+
+/// Two clients typing into one session at once: each call's text and its Enter reach the
+/// program together, as within one client (the sessions' input locks are the server's, not
+/// each client's), so no line holds the text of both.
+#[test]
+fn two_clients_typing_at_once_do_not_interleave_their_lines() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "typed", "--", "sh", "-c", "stty -echo; exec cat"]);
+    // Fewer than the 32 calls a connection may have in progress.
+    const SENDS: u64 = 30;
+    let agents: Vec<_> = ["a", "b"]
+        .into_iter()
+        .map(|letter| {
+            let socket = server.socket.clone();
+            std::thread::spawn(move || {
+                let stream = UnixStream::connect(&socket).unwrap();
+                stream.set_read_timeout(Some(LONG)).unwrap();
+                let mut writer = stream.try_clone().unwrap();
+                let mut reader = BufReader::new(stream);
+                let mut requests = vec![
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/hello",
+                        "params": {"protocol": 1, "client": format!("agent-{letter}")}}),
+                    json!({"jsonrpc": "2.0", "id": 2, "method": "initialize", "params": {
+                        "protocolVersion": "2025-11-25", "capabilities": {},
+                        "clientInfo": {"name": "t", "version": "1"}}}),
+                ];
+                let text = letter.repeat(40);
+                requests.extend((0..SENDS).map(|n| {
+                    json!({"jsonrpc": "2.0", "id": 10 + n, "method": "tools/call", "params": {
+                        "name": "terminal_send", "arguments": {"session_id": "typed",
+                        "text": text, "submit": true, "timeout_ms": 1}}})
+                }));
+                let lines: String = requests.iter().map(|r| format!("{r}\n")).collect();
+                writer.write_all(lines.as_bytes()).unwrap();
+                let answered = answers(&mut reader, SENDS as usize + 2);
+                assert!(answered.iter().all(|a| a["result"]["isError"] != true), "{answered:?}");
+            })
+        })
+        .collect();
+    for agent in agents {
+        agent.join().unwrap();
+    }
+    // cat prints the lines in order: once it printed the last, it printed every other.
+    server.ok(&["send", "typed", "--text", "end", "--submit", "--wait-text", "end"]);
+    let read = server.json(&["read", "typed", "--view", "scrollback", "--max-bytes", "65536"]);
+    let output = read["output"].as_str().unwrap();
+    let typed: Vec<&str> = output.lines().take_while(|line| *line != "end").collect();
+    let (a, b) = ("a".repeat(40), "b".repeat(40));
+    let mixed: Vec<&&str> = typed.iter().filter(|line| **line != a && **line != b).collect();
+    assert!(mixed.is_empty(), "lines typed by both clients at once: {mixed:?}\n{output}");
+    assert_eq!(typed.len() as u64, 2 * SENDS, "{output}");
+}
+
+/// A socket path longer than a Unix socket takes (108 bytes with its end on Linux) is refused
+/// by name and length: as a bad command line by a client, before anything is made by a server.
+#[test]
+fn a_socket_path_too_long_is_refused_with_its_length() {
+    let dir = socket_dir();
+    let socket = dir.join("d".repeat(60)).join("e".repeat(60)).join("s");
+    let length = socket.as_os_str().len();
+    for command in ["list", "start", "kill-server"] {
+        let output = cli(&socket, &[command]);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{command}: {}", describe(&output));
+        assert!(stderr.contains(&format!("{length} bytes")), "{command}: {stderr}");
+        assert!(stderr.contains("at most 107"), "{command}: {stderr}");
+    }
+    let output = Command::new(TERMLOOM)
+        .args(["server", "--socket"])
+        .arg(&socket)
+        .args(["--idle-exit", "never"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert!(stderr.contains(&format!("{length} bytes")), "{stderr}");
+    assert!(!dir.as_ref().exists(), "the server made the socket's directories");
+}

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use termloom::server::{Client, prepare_socket_dir, socket_path};
+use termloom::server::{Client, check_socket_path, prepare_socket_dir, socket_path};
 
 /// How long a client waits for a server it started to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -50,6 +50,8 @@ impl Target {
             "--socket" => PathBuf::from(value().ok_or("--socket needs a PATH")?),
             _ => return Ok(false),
         };
+        // Refused here, as a bad command line, rather than when connecting or listening.
+        check_socket_path(&socket).map_err(|err| format!("{arg}: {err}"))?;
         self.socket = socket;
         Ok(true)
     }

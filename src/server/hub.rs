@@ -1,6 +1,6 @@
-//! What every connection of a server shares: the engine, session names, the clients' read
-//! positions, who started which session, who holds which session, and the server's life
-//! (connections, idleness, stopping).
+//! What every connection of a server shares: the engine, session names, the sessions' input
+//! locks, the clients' read positions, who started which session, who holds which session,
+//! and the server's life (connections, idleness, stopping).
 
 use std::collections::HashMap;
 use std::io::{BufReader, Write};
@@ -17,7 +17,7 @@ use crate::mcp::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Id, RpcError, error_r
 use crate::mcp::outbox::{Outbox, Responder};
 use crate::mcp::server::{Extension, run_connection};
 use crate::mcp::tools::names::Names;
-use crate::mcp::tools::{Caller, describe_sessions};
+use crate::mcp::tools::{Caller, InputLocks, describe_sessions};
 use crate::{Engine, SessionId, SessionState};
 
 use super::attach::{self, Ended};
@@ -53,6 +53,9 @@ pub(crate) struct Hub {
     engine: Engine,
     options: ServerOptions,
     names: Arc<Names>,
+    /// The sessions' input locks, which every client's calls take: two clients' input to one
+    /// session is not interleaved.
+    input: Arc<InputLocks>,
     /// Named clients' callers (read positions and screens seen).
     clients: Mutex<HashMap<String, Arc<Caller>>>,
     /// The client that started each open session.
@@ -74,6 +77,7 @@ impl Hub {
             engine,
             options,
             names: Arc::default(),
+            input: Arc::default(),
             clients: Mutex::default(),
             owners: Mutex::default(),
             holders: Mutex::default(),
@@ -177,7 +181,10 @@ impl Hub {
             let connection = Arc::new(Connection {
                 hub: self.clone(),
                 number,
-                caller: Mutex::new(Arc::new(Caller::sharing(self.names.clone()))),
+                caller: Mutex::new(Arc::new(Caller::sharing(
+                    self.names.clone(),
+                    self.input.clone(),
+                ))),
                 client: Mutex::new(format!("connection-{number}")),
                 ended: Arc::default(),
                 attached: Arc::default(),
@@ -242,7 +249,7 @@ impl Hub {
                 "the server already knows {limit} clients, its limit; reuse a client name"
             ));
         }
-        let caller = Arc::new(Caller::sharing(self.names.clone()));
+        let caller = Arc::new(Caller::sharing(self.names.clone(), self.input.clone()));
         clients.insert(name.to_owned(), caller.clone());
         Ok(caller)
     }

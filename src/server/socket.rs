@@ -24,6 +24,28 @@ pub fn socket_path(label: &str) -> PathBuf {
     socket_dir().join(label)
 }
 
+/// The bytes of a Unix socket's path, its terminating NUL included (`sun_path`).
+const SUN_PATH: usize =
+    if cfg!(any(target_os = "linux", target_os = "android")) { 108 } else { 104 };
+
+/// Checks that `path` fits in a Unix socket's address, at most 107 bytes on Linux (103
+/// elsewhere); the error names the path and its length. A longer path could neither be
+/// listened on nor connected to.
+pub fn check_socket_path(path: &Path) -> io::Result<()> {
+    let length = path.as_os_str().len();
+    if length < SUN_PATH {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "the socket path {} is {length} bytes, but a Unix socket's path may have at most {}; use a shorter one",
+            path.display(),
+            SUN_PATH - 1
+        ),
+    ))
+}
+
 /// Makes sure the directory of the socket `path` exists and is safe for the files a server
 /// keeps beside its socket (lock, log, options): created private (0700) where it is missing;
 /// this user's own. termloom's own directory ([`socket_dir`]) is made private if it is not; a
@@ -122,6 +144,7 @@ impl Drop for Bound {
 /// Binds the server socket at `path`: its directory private, one server per socket (a lock
 /// file beside it), a stale socket (its server gone) replaced, the socket 0600.
 pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
+    check_socket_path(path)?;
     prepare_socket_dir(path)?;
     let lock_path = with_suffix(path, ".lock");
     let lock = OpenOptions::new()

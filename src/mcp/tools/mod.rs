@@ -183,8 +183,9 @@ impl InputLocks {
 /// What the calls of one caller (an MCP connection, a [`toolbox::Toolbox`]) share.
 #[derive(Debug, Default)]
 pub(crate) struct Caller {
-    /// The sessions' input locks.
-    pub input: InputLocks,
+    /// The sessions' input locks, shared with the other callers of the same server: two
+    /// clients typing into one session at once must not interleave their input either.
+    pub input: Arc<InputLocks>,
     /// The screens this caller was shown, which later screens are shown as changes to.
     pub seen: SeenScreens,
     /// This caller's read positions in the sessions' transcripts.
@@ -194,9 +195,10 @@ pub(crate) struct Caller {
 }
 
 impl Caller {
-    /// A caller with its own read positions, sharing `names` with others.
-    pub(crate) fn sharing(names: Arc<Names>) -> Caller {
-        Caller { names, ..Caller::default() }
+    /// A caller with its own read positions, sharing `names` and the input locks `input`
+    /// with others.
+    pub(crate) fn sharing(names: Arc<Names>, input: Arc<InputLocks>) -> Caller {
+        Caller { names, input, ..Caller::default() }
     }
 
     /// Forgets a closed session.
