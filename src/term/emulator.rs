@@ -1348,6 +1348,32 @@ mod tests {
         assert!(emu.has_pending(), "ten of them cost 10 × 80 × 80 cells");
     }
 
+    /// A shell-integration mark (OSC 133, 9 bytes) finds its place in the transcript from the
+    /// screen's text down to the cursor, so it counts a screen of work: a flood of them on a
+    /// full 1000x500 screen built the screen's text for every 9 bytes, 1,800 times a turn
+    /// (a neighbour's keystroke waited for minutes beside it).
+    #[test]
+    fn shell_integration_marks_count_a_screen_of_work() {
+        let mut emu = emulator(1000, 500);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"$ ");
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        emu.feed(&b"\x1b]133;A\x07".repeat(1000), &mut t, &mut turn);
+        assert!(emu.has_pending(), "a thousand marks cost a thousand screens");
+        assert_eq!(turn.marks.len(), 1);
+        while emu.has_pending() {
+            turn.budget = 16 << 10;
+            emu.resume(&mut t, &mut turn);
+        }
+        assert_eq!(turn.marks.len(), 1000, "every mark is still taken");
+        // A mark a session's key does not carry is not placed: it costs its bytes.
+        let mut keyed = emulator(1000, 500);
+        keyed.require_mark_key(MarkKey::from_digits(*b"0123456789abcdef"));
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        keyed.feed(&b"\x1b]133;A\x07".repeat(1000), &mut t, &mut turn);
+        assert!(!keyed.has_pending());
+    }
+
     #[test]
     fn text_in_insert_mode_is_counted_a_row_a_character() {
         let mut emu = emulator(1000, 24);
