@@ -850,9 +850,15 @@ impl Emulator {
         let cursor_row = cursor.line.0.max(0) as usize;
         let mut lines = Vec::new();
         let mut current = transcript.pending().to_owned();
+        // Each row's text is taken alone, then appended: `line_text` checks all it is given
+        // as text again, so a soft-wrapped line given whole was checked once a row (500 rows
+        // of marks, 16 MB: 4 GB checked, two seconds a read).
+        let mut piece = String::new();
         for line in 0..grid.screen_lines() {
             let row = &grid[Line(line as i32)];
-            let cells = line_text(row, &mut current);
+            piece.clear();
+            let cells = line_text(row, &mut piece);
+            current.push_str(&piece);
             let wrapped = is_wrapped(row) && line + 1 < grid.screen_lines();
             if line == cursor_row && !wrapped && cursor.column.0 > cells {
                 current.extend(std::iter::repeat_n(' ', cursor.column.0 - cells));
@@ -1342,6 +1348,32 @@ mod tests {
         assert!(emu.has_pending(), "ten of them cost 10 × 80 × 80 cells");
     }
 
+    /// A shell-integration mark (OSC 133, 9 bytes) finds its place in the transcript from the
+    /// screen's text down to the cursor, so it counts a screen of work: a flood of them on a
+    /// full 1000x500 screen built the screen's text for every 9 bytes, 1,800 times a turn
+    /// (a neighbour's keystroke waited for minutes beside it).
+    #[test]
+    fn shell_integration_marks_count_a_screen_of_work() {
+        let mut emu = emulator(1000, 500);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"$ ");
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        emu.feed(&b"\x1b]133;A\x07".repeat(1000), &mut t, &mut turn);
+        assert!(emu.has_pending(), "a thousand marks cost a thousand screens");
+        assert_eq!(turn.marks.len(), 1);
+        while emu.has_pending() {
+            turn.budget = 16 << 10;
+            emu.resume(&mut t, &mut turn);
+        }
+        assert_eq!(turn.marks.len(), 1000, "every mark is still taken");
+        // A mark a session's key does not carry is not placed: it costs its bytes.
+        let mut keyed = emulator(1000, 500);
+        keyed.require_mark_key(MarkKey::from_digits(*b"0123456789abcdef"));
+        let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+        keyed.feed(&b"\x1b]133;A\x07".repeat(1000), &mut t, &mut turn);
+        assert!(!keyed.has_pending());
+    }
+
     #[test]
     fn text_in_insert_mode_is_counted_a_row_a_character() {
         let mut emu = emulator(1000, 24);
@@ -1475,6 +1507,28 @@ mod tests {
             let out = t.read(emu.tail(&t).as_deref(), 1000);
             assert_eq!(out.text, line, "{erase:?}");
         }
+    }
+
+    /// The screen's logical lines cost what the screen holds: a line soft-wrapped over every
+    /// row was checked as text again for each row added to it (500 rows of a character and
+    /// four marks: 1.1 GB checked for a 4.5 MB screen; with sixteen, two seconds a read).
+    #[test]
+    fn the_tail_of_a_line_wrapped_over_the_whole_screen_costs_the_screen() {
+        let mut emu = emulator(1000, 500);
+        let mut t = Transcript::new(1000, 1 << 20, 64 << 20);
+        let cell = "a\u{301}\u{301}\u{301}\u{301}";
+        feed(&mut emu, &mut t, cell.repeat(1000 * 499 + 10).as_bytes());
+        let time = |f: &dyn Fn() -> usize| {
+            let started = std::time::Instant::now();
+            let bytes = (0..3).map(|_| f()).sum::<usize>();
+            (started.elapsed(), bytes)
+        };
+        let (screen, on_screen) = time(&|| emu.screen().lines.iter().map(String::len).sum());
+        let (tail, in_tail) = time(&|| emu.tail(&t).unwrap().iter().map(String::len).sum());
+        assert_eq!(in_tail, on_screen);
+        // 15 times the screen's time before (debug build), about as much after.
+        let bound = screen * 5 + std::time::Duration::from_millis(50);
+        assert!(tail < bound, "the tail took {tail:?}, the screen {screen:?}");
     }
 
     #[test]

@@ -326,6 +326,11 @@ impl Scanner {
                     }
                     self.state = State::Ground;
                     let mark = self.osc_mark();
+                    if mark.is_some() {
+                        // The feed loop places a mark in the transcript from the screen's
+                        // text down to the cursor (`Emulator::cursor_position`): a screen.
+                        self.work += self.cols * self.rows;
+                    }
                     if bytes[i] == 0x1b {
                         // The ESC ends the string and starts the next sequence.
                         return (i, Stop::OscEnd(mark));
