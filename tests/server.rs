@@ -1527,3 +1527,48 @@ fn a_socket_path_too_long_is_refused_with_its_length() {
     assert!(stderr.contains(&format!("{length} bytes")), "{stderr}");
     assert!(!dir.as_ref().exists(), "the server made the socket's directories");
 }
+
+/// A person's terminal that draws slowly (or a client that stops reading) gets the screen as
+/// it is when it reads again, not every frame since: frames are not queued for it (each
+/// could be a megabyte, and 256 of them were, per connection).
+#[test]
+fn an_attachment_that_is_not_read_gets_the_latest_frame_not_a_backlog() {
+    let server = TestServer::start(&[]);
+    // 199 long rows that stay, and, once a line is typed, a counter in the first that changes
+    // every 10 ms.
+    let script = r#"l=$(printf "%0990d" 0); r=1
+while [ $r -lt 200 ]; do printf "\n%s" "$l"; r=$((r+1)); done; read go
+i=0; while :; do i=$((i+1)); printf "\033[Htick %08d" $i; sleep 0.01; done"#;
+    server.ok(&["start", "--name", "ticking", "--size", "1000x200", "--", "sh", "-c", script]);
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/attach",
+        "params": {"session": "ticking"}});
+    writer.write_all(format!("{request}\n").as_bytes()).unwrap();
+    // Not read while the counter goes to 300 (three seconds at least: sixty frames).
+    server.ok(&[
+        "send",
+        "ticking",
+        "--submit",
+        "--wait-screen",
+        "tick 000003",
+        "--timeout",
+        "60000",
+    ]);
+    let mut reader = BufReader::new(stream);
+    let mut stale = 0;
+    loop {
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "the stream ended");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let first = message["params"]["lines"][0].as_str().unwrap_or_default();
+        let tick: u64 = first.get(5..13).and_then(|tick| tick.parse().ok()).unwrap_or(0);
+        if tick >= 300 {
+            break;
+        }
+        stale += 1;
+        assert!(stale < 1000, "no frame shows the counter past 300: {first}");
+    }
+    assert!(stale < 10, "{stale} frames older than the screen when the client read again");
+}

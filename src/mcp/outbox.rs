@@ -37,6 +37,15 @@ impl Outbox {
         let _ = self.tx.send(Item::Line(message));
     }
 
+    /// Queues one message like [`Outbox::send`]; the receiver gets a signal once it has been
+    /// written (or could not be), so that a sender can tell a client that reads slowly.
+    pub(crate) fn send_noting_written(&self, message: String) -> Receiver<()> {
+        let (signal, written) = crossbeam_channel::bounded(1);
+        self.send(message);
+        self.signal_written(signal);
+        written
+    }
+
     /// Queues `signal`, sent once everything queued before it has been written.
     fn signal_written(&self, signal: Sender<()>) {
         let _ = self.tx.send(Item::Written(signal));

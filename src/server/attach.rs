@@ -1,9 +1,13 @@
 //! The server side of `termloom attach`: a session's screen streamed to a person's terminal as
-//! `termloom/frame` notifications, a frame whenever the screen changes.
+//! `termloom/frame` notifications, a frame whenever the screen changes. A client that reads
+//! slower than the screen changes (a terminal that draws slowly, a stalled one) gets the screen
+//! as it is when it has read the last frame: one frame at most waits for it per attachment,
+//! not every frame since (a frame of a large screen is up to a megabyte).
 
 use std::sync::{Condvar, Mutex};
 use std::time::Duration;
 
+use crossbeam_channel::{Receiver, TryRecvError};
 use serde_json::{Value, json};
 
 use crate::mcp::outbox::Outbox;
@@ -38,6 +42,25 @@ impl Ended {
     }
 }
 
+/// The last frame an attachment sent, and whether it has been written to the client.
+#[derive(Default)]
+struct Sent {
+    last: Option<Value>,
+    /// Signalled once the last frame has been written (or could not be).
+    written: Option<Receiver<()>>,
+}
+
+impl Sent {
+    /// Whether the last frame has left: the next may be sent. Until then, later frames are
+    /// not queued behind it; the screen is looked at again at the next interval.
+    fn is_written(&mut self) -> bool {
+        match &self.written {
+            Some(written) => !matches!(written.try_recv(), Err(TryRecvError::Empty)),
+            None => true,
+        }
+    }
+}
+
 /// One person watching one session.
 pub(crate) struct Watch {
     pub session: Session,
@@ -48,16 +71,17 @@ pub(crate) struct Watch {
 }
 
 impl Watch {
-    /// Sends a frame for every change until the program ends or the connection does; returns
-    /// why it stopped.
+    /// Sends a frame for every change the client has read the last frame before, until the
+    /// program ends or the connection does; returns why it stopped.
     pub(crate) fn stream(&self) -> String {
-        let mut last: Option<Value> = None;
+        let mut sent = Sent::default();
         loop {
-            let frame = match self.frame() {
-                Ok(frame) => frame,
-                Err(_) => return "the session is gone".to_owned(),
-            };
-            self.send_changed(frame, &mut last);
+            if sent.is_written() {
+                match self.frame() {
+                    Ok(frame) => self.send_changed(frame, &mut sent),
+                    Err(_) => return "the session is gone".to_owned(),
+                }
+            }
             let ended = match self.session.info().map(|info| (info.state, info.status)) {
                 Ok((SessionState::Running, _)) => None,
                 Ok((SessionState::Exited(how), _)) => Some(format!("the program ended ({how})")),
@@ -70,7 +94,7 @@ impl Watch {
                 // The screen as the program left it: what it printed last came after the
                 // frame above.
                 if let Ok(frame) = self.frame() {
-                    self.send_changed(frame, &mut last);
+                    self.send_changed(frame, &mut sent);
                 }
                 return ended;
             }
@@ -80,16 +104,16 @@ impl Watch {
         }
     }
 
-    /// Sends `frame` unless it is the `last` one sent.
-    fn send_changed(&self, frame: Value, last: &mut Option<Value>) {
-        if last.as_ref() != Some(&frame) {
+    /// Sends `frame` unless it is the last one sent.
+    fn send_changed(&self, frame: Value, sent: &mut Sent) {
+        if sent.last.as_ref() != Some(&frame) {
             let message = json!({
                 "jsonrpc": "2.0",
                 "method": "termloom/frame",
                 "params": frame,
             });
-            self.outbox.send(message.to_string());
-            *last = Some(frame);
+            sent.written = Some(self.outbox.send_noting_written(message.to_string()));
+            sent.last = Some(frame);
         }
     }
 

@@ -14,7 +14,8 @@
 //!   never says hello has read positions of its own. A different protocol version is refused.
 //! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
 //!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
-//!   "cursor": [row, col] or null, "title", "held"}`) whenever it changes, and answers
+//!   "cursor": [row, col] or null, "title", "held"}`) whenever it changes (once the client
+//!   has read the last frame: a slow reader gets the screen as it is then), and answers
 //!   `{"reason"}` when the program ends (`"the program ended (exit code 3)"`, after a last
 //!   frame of the screen it left) or the connection closes. With `takeover` the
 //!   connection holds the session: tools that type into it, signal, resize or close it are
