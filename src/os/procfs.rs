@@ -241,7 +241,8 @@ pub(crate) fn group_input_wait(
         if !numbers_ours() {
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
-        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers })
+        let looks = Looks::new();
+        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers, looks: &looks })
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -487,6 +488,35 @@ struct Probe<'a> {
     quiet: std::time::Duration,
     /// The short timers earlier probes saw.
     timers: Option<&'a TimerSightings>,
+    /// What this probe has looked at so far.
+    looks: &'a Looks,
+}
+
+/// The most relays (see `linux::relays`) one probe judges: a relay's client in a program it
+/// hosts (tmux in a tmux pane) has a relay of its own, and so on.
+const RELAYS_JUDGED: usize = 8;
+
+/// The most groups hosted by relays (tmux's panes) one probe looks at.
+const HOSTED_GROUPS: usize = 64;
+
+/// What one probe has looked at, which bounds its work whatever the processes are: the relays
+/// it judged, each once (processes can be arranged so that a relay hosts its own client, and
+/// judging it again and again overflowed the reactor's stack), and how many more hosted
+/// groups it may look at.
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Looks {
+    /// The relays judged, with the verdict (`None` while it is being judged: met again then,
+    /// the relay hosts its own client, which waits on nothing but itself).
+    relays: std::cell::RefCell<Vec<(i32, Option<bool>)>>,
+    /// The hosted groups this probe may still look at.
+    hosted: std::cell::Cell<usize>,
+}
+
+impl Looks {
+    fn new() -> Self {
+        Looks { relays: Default::default(), hosted: std::cell::Cell::new(HOSTED_GROUPS) }
+    }
 }
 
 /// The short-timer waits earlier probes of one terminal's processes saw since its last input:
@@ -726,7 +756,7 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, ON_SOCKETS, Probe, ProcStat, SyscallField, ThreadObs,
+        Activity, InputWait, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SyscallField, ThreadObs,
         classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
         on_sockets, parse_stat, parse_syscall,
     };
@@ -1081,7 +1111,8 @@ mod linux {
     /// `None` if the process is gone.
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
-        observe_process(pid, Probe { quiet, timers: None }).map(|(wait, _)| wait)
+        let looks = super::Looks::new();
+        observe_process(pid, Probe { quiet, timers: None, looks: &looks }).map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
@@ -1216,7 +1247,30 @@ mod linux {
     /// does every program it hosts, the foreground group of each terminal of a session it
     /// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
     /// is one at least (tmux starting its first pane does not wait yet).
+    /// Each relay is judged once a probe, and at most [`RELAYS_JUDGED`] of them: one met again
+    /// while it is judged hosts its own client, and does not wait for the user.
     fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+        {
+            let judged = probe.looks.relays.borrow();
+            if let Some(&(_, verdict)) = judged.iter().find(|(pid, _)| *pid == relay) {
+                return verdict.unwrap_or(false);
+            }
+            if judged.len() >= RELAYS_JUDGED {
+                return false;
+            }
+        }
+        probe.looks.relays.borrow_mut().push((relay, None));
+        let verdict = judge_relay(relay, candidates, probe);
+        if let Some(entry) =
+            probe.looks.relays.borrow_mut().iter_mut().find(|(pid, _)| *pid == relay)
+        {
+            entry.1 = Some(verdict);
+        }
+        verdict
+    }
+
+    /// See [`relay_waits`]; at most [`super::HOSTED_GROUPS`] hosted groups a probe are looked at.
+    fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
         if !matches!(observe_process(relay, probe), Some((InputWait::Waiting { .. }, _))) {
             return false;
         }
@@ -1232,6 +1286,11 @@ mod linux {
         groups.dedup();
         !groups.is_empty()
             && groups.iter().all(|&(pgrp, session)| {
+                let left = probe.looks.hosted.get();
+                if left == 0 {
+                    return false;
+                }
+                probe.looks.hosted.set(left - 1);
                 matches!(
                     group_wait(pgrp, Some(session), candidates, probe),
                     InputWait::Waiting { .. }
@@ -1688,7 +1747,11 @@ mod tests {
                 super::super::linux::observe_thread(
                     &base_str,
                     9,
-                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None },
+                    super::super::Probe {
+                        quiet: std::time::Duration::ZERO,
+                        timers: None,
+                        looks: &super::super::Looks::new(),
+                    },
                 )
                 .map(|t| t.activity)
             };
@@ -1738,7 +1801,11 @@ mod tests {
                 super::super::linux::observe_thread(
                     &base_str,
                     9,
-                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None }
+                    super::super::Probe {
+                        quiet: std::time::Duration::ZERO,
+                        timers: None,
+                        looks: &super::super::Looks::new(),
+                    }
                 ),
                 None
             );
@@ -1997,6 +2064,77 @@ mod tests {
                 Err(err) if is_gone(&err) => Ok(()),
                 other => Err(format!("{other:?}")),
             });
+        }
+
+        /// A relay (a process of another session holding the terminal, as tmux's server)
+        /// that hosts, in a session it started, a client of its own (a process waiting on a
+        /// socket whose terminal the relay holds too): judging the relay judged the client,
+        /// which judged the relay again, until the reactor's stack overflowed and the whole
+        /// engine aborted. Each relay is judged once a probe: the client does not wait.
+        #[test]
+        fn a_relay_that_hosts_its_own_client_is_judged_once() {
+            let code = r#"
+import ctypes, os, socket, select, fcntl, termios
+die_with_parent = lambda: ctypes.CDLL(None).prctl(1, 9)
+die_with_parent()
+os.setsid()
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+a, b = socket.socketpair()
+if os.fork() == 0:
+    die_with_parent()
+    os.setsid()
+    master, slave = os.openpty()
+    if os.fork() == 0:
+        die_with_parent()
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+        for fd in (0, 1, 2):
+            os.dup2(slave, fd)
+        poll = select.poll()
+        poll.register(a, select.POLLIN)
+        while True:
+            poll.poll()
+    while True:
+        os.read(slave, 1)
+poll = select.poll()
+poll.register(b, select.POLLIN)
+while True:
+    poll.poll()
+"#;
+            let Some(client) = spawn_python(code) else { return };
+            let client = client.pid();
+            wait_python(client, 1);
+            // The relay (the client's child) reads the terminal of the session it started,
+            // whose leader polls a socket.
+            let pids = wait_for("the relay and the session it hosts", || {
+                let pids = descendants_of(client);
+                let stats: Vec<ProcStat> = pids.iter().filter_map(|&p| read_stat(p).ok()).collect();
+                let hosted = stats.iter().any(|s| s.pid == s.session && s.tty_nr != 0);
+                let relay = pids.iter().any(|&p| {
+                    matches!(process_input_wait(p), InputWait::Waiting { reader: Some(r) } if r == p)
+                });
+                let own = read_stat(client).map(|s| s.session == client && s.tty_nr != 0);
+                match (pids.len(), hosted, relay, own) {
+                    (2, true, true, Ok(true)) => Ok(pids),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+            let candidates: Vec<i32> =
+                std::iter::once(client).chain(pids.iter().copied()).collect();
+            let outcome = wait_for("the client to poll its socket", || {
+                match group_input_wait(
+                    client,
+                    Some(client),
+                    Some(&candidates),
+                    std::time::Duration::ZERO,
+                    None,
+                ) {
+                    InputWait::NotWaiting { reason } if reason.contains("on sockets") => Ok(reason),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+            assert!(outcome.contains(&format!("pid {client}")), "{outcome}");
+            // (The relay and the client it hosts end with their parents.)
         }
 
         #[test]
