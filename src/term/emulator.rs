@@ -1401,6 +1401,22 @@ mod tests {
         }
     }
 
+    /// A line feed inside an escape or control sequence (vte carries it out, and the sequence
+    /// goes on) counts a line, as one outside does: 5,000 of them between two drains scrolled
+    /// past alacritty's history, and the lines before them were lost.
+    #[test]
+    fn line_feeds_inside_sequences_lose_no_line() {
+        for inside in ["\x1b[", "\x1b", "\x1b[1;", "\x1b#", "\x1b[?"] {
+            let mut emu = emulator(10, 5);
+            let mut t = Transcript::new(100_000, 64 << 20, 1 << 20);
+            let flood = format!("{inside}\n").repeat(5000);
+            feed(&mut emu, &mut t, format!("A\r\n{flood}\x18B\r\n").as_bytes());
+            let lines = settled(&t);
+            assert_eq!(lines[0], "A", "{inside:?}");
+            assert_eq!(lines.len(), 5002 - 4, "{inside:?}: every line kept but the screen's");
+        }
+    }
+
     #[test]
     fn text_in_insert_mode_is_counted_a_row_a_character() {
         let mut emu = emulator(1000, 24);

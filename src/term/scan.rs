@@ -398,6 +398,19 @@ impl Scanner {
                 self.state = State::Escape;
                 return None;
             }
+            // A control character inside an escape or control sequence is carried out at once,
+            // and the sequence goes on (as vte does): a line feed there scrolls as one outside
+            // does, and counts so (5,000 of them inside one `CSI` scrolled past alacritty's
+            // history between two drains, and the lines before them were lost).
+            (State::Escape | State::EscapeIntermediate | State::Csi, 0x00..=0x1f) => {
+                if matches!(byte, b'\n' | 0x0b | 0x0c) {
+                    self.lines += 1;
+                    if self.region {
+                        self.work += self.rows;
+                    }
+                }
+                return None;
+            }
             _ => {}
         }
         match self.state {
