@@ -241,7 +241,8 @@ pub(crate) fn group_input_wait(
         if !numbers_ours() {
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
-        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers })
+        let looks = Looks::new();
+        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers, looks: &looks })
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -487,6 +488,60 @@ struct Probe<'a> {
     quiet: std::time::Duration,
     /// The short timers earlier probes saw.
     timers: Option<&'a TimerSightings>,
+    /// What this probe has looked at so far.
+    looks: &'a Looks,
+}
+
+/// The most relays (see `linux::relays`) one probe judges: a relay's client in a program it
+/// hosts (tmux in a tmux pane) has a relay of its own, and so on.
+const RELAYS_JUDGED: usize = 8;
+
+/// The most groups hosted by relays (tmux's panes) one probe looks at.
+const HOSTED_GROUPS: usize = 64;
+
+/// The most descriptors one probe looks at, all threads' waits and all relays together (each
+/// wait's at most `WATCHED_LOOKED_AT`, 1,024): a process's threads share its descriptors, and
+/// 300 threads polling the same 1,000 took 600,000 looks (and a second of the reactor) a
+/// probe, as did 300 processes holding 1,000 descriptors each beside a relay's client.
+const PROBE_DESCRIPTORS: usize = 4096;
+
+/// What one probe has looked at, which bounds its work whatever the processes are: the relays
+/// it judged, each once (processes can be arranged so that a relay hosts its own client, and
+/// judging it again and again overflowed the reactor's stack), how many more hosted groups
+/// and how many more descriptors ([`PROBE_DESCRIPTORS`]) it may look at.
+#[derive(Debug)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Looks {
+    /// The relays judged, with the verdict (`None` while it is being judged: met again then,
+    /// the relay hosts its own client, which waits on nothing but itself).
+    relays: std::cell::RefCell<Vec<(i32, Option<bool>)>>,
+    /// The hosted groups this probe may still look at.
+    hosted: std::cell::Cell<usize>,
+    /// The descriptors this probe may still look at.
+    descriptors: std::cell::Cell<usize>,
+}
+
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+impl Looks {
+    fn new() -> Self {
+        Looks {
+            relays: Default::default(),
+            hosted: std::cell::Cell::new(HOSTED_GROUPS),
+            descriptors: std::cell::Cell::new(PROBE_DESCRIPTORS),
+        }
+    }
+
+    /// Takes `n` descriptors to look at: `false`, and none left after, when fewer are left.
+    fn take(&self, n: usize) -> bool {
+        let left = self.descriptors.get();
+        self.descriptors.set(left.saturating_sub(n));
+        left >= n
+    }
+
+    /// Whether the probe has looked at all the descriptors it may.
+    fn spent(&self) -> bool {
+        self.descriptors.get() == 0
+    }
 }
 
 /// The short-timer waits earlier probes of one terminal's processes saw since its last input:
@@ -726,9 +781,9 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, ON_SOCKETS, Probe, ProcStat, SyscallField, ThreadObs,
-        classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
-        on_sockets, parse_stat, parse_syscall,
+        Activity, InputWait, Looks, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SyscallField,
+        ThreadObs, classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead,
+        is_gone, on_sockets, parse_stat, parse_syscall,
     };
     use std::fs;
 
@@ -858,16 +913,22 @@ mod linux {
         name: &str,
         probe: Probe<'_>,
     ) -> Option<Activity> {
-        let watched = watches_terminal(base, name, syscall);
+        let looks = probe.looks;
+        let watched = watches_terminal(base, name, syscall, looks);
+        if watched.is_none() && looks.spent() {
+            return Some(Activity::Unknown(format!(
+                "{name} on more descriptors than one look at the processes takes"
+            )));
+        }
         if watched == Some(false) {
             // A process that only shuttles data between pipes (man's pipeline between its
             // formatter and its pager) waits on the processes at their other ends.
-            if waits_on_pipes(base, name, syscall) {
+            if waits_on_pipes(base, name, syscall, looks) {
                 return Some(Activity::Other(format!("{name} on pipes")));
             }
             // A terminal multiplexer's client (tmux) waits on its server's socket while the
             // server reads the terminal (see [`group_wait`]).
-            if waits_on_sockets(base, name, syscall) {
+            if waits_on_sockets(base, name, syscall, looks) {
                 return Some(Activity::Other(format!("{name} {ON_SOCKETS}")));
             }
             return Some(Activity::Other(format!(
@@ -906,8 +967,8 @@ mod linux {
     /// or `pselect6` read set are read from the process's memory, an epoll set from its
     /// `fdinfo`. `None` when that cannot be read, or not whole (more than
     /// [`WATCHED_LOOKED_AT`] descriptors, or an epoll set within the set).
-    fn watches_terminal(base: &str, name: &str, syscall: &str) -> Option<bool> {
-        let (fds, mut whole) = watched_descriptors(base, name, syscall, false)?;
+    fn watches_terminal(base: &str, name: &str, syscall: &str, looks: &Looks) -> Option<bool> {
+        let (fds, mut whole) = watched_descriptors(base, name, syscall, false, looks)?;
         for fd in fds {
             let Ok(target) = fs::read_link(format!("{base}/fd/{fd}")) else { continue };
             let target = target.to_string_lossy();
@@ -922,8 +983,8 @@ mod linux {
     /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
     /// is a pipe (and there is at least one, all of them looked at): the call then waits on
     /// the processes at the pipes' other ends, as a blocked `read` or `write` on a pipe does.
-    fn waits_on_pipes(base: &str, name: &str, syscall: &str) -> bool {
-        let Some((fds, true)) = watched_descriptors(base, name, syscall, true) else {
+    fn waits_on_pipes(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
         !fds.is_empty()
@@ -935,8 +996,8 @@ mod linux {
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
     /// socket (all of them looked at).
-    fn waits_on_sockets(base: &str, name: &str, syscall: &str) -> bool {
-        let Some((fds, true)) = watched_descriptors(base, name, syscall, true) else {
+    fn waits_on_sockets(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
         let targets: Vec<String> = fds
@@ -953,8 +1014,24 @@ mod linux {
     /// `base` waits on, and whether that is all of them (at most [`WATCHED_LOOKED_AT`] are
     /// read): a `poll` or `ppoll` array, a `select` or `pselect6` read set (and its write set
     /// when `writes`), read from the process's memory, or an epoll set from its `fdinfo`.
-    /// `None` when they cannot be read.
+    /// `None` when they cannot be read, or the probe (`looks`) has no room left to look at
+    /// them all.
     fn watched_descriptors(
+        base: &str,
+        name: &str,
+        syscall: &str,
+        writes: bool,
+        looks: &Looks,
+    ) -> Option<(Vec<u64>, bool)> {
+        if looks.spent() {
+            return None;
+        }
+        let (fds, whole) = watched_descriptors_of(base, name, syscall, writes)?;
+        looks.take(fds.len()).then_some((fds, whole))
+    }
+
+    /// See [`watched_descriptors`].
+    fn watched_descriptors_of(
         base: &str,
         name: &str,
         syscall: &str,
@@ -1081,7 +1158,8 @@ mod linux {
     /// `None` if the process is gone.
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
-        observe_process(pid, Probe { quiet, timers: None }).map(|(wait, _)| wait)
+        let looks = super::Looks::new();
+        observe_process(pid, Probe { quiet, timers: None, looks: &looks }).map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
@@ -1172,7 +1250,8 @@ mod linux {
             return None;
         }
         // What a relay (tmux's server) reads of the terminal counts too.
-        let relays = sid.map(|sid| relays(sid, &members, candidates)).unwrap_or_default();
+        let looks = Looks::new();
+        let relays = sid.map(|sid| relays(sid, &members, candidates, &looks)).unwrap_or_default();
         let pids = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays);
         pids.into_iter().try_fold(0u64, |sum, pid| {
             let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
@@ -1185,8 +1264,14 @@ mod linux {
     /// other POSIX sessions that have it open, as a tmux server has its clients' terminals
     /// (passed over its socket) and reads them. They are looked for among `candidates` (the
     /// session's cgroup) when given, else among the children of the session leader's parent,
-    /// where a daemon the session started ends up (the supervisor is a child subreaper).
-    fn relays(sid: i32, members: &[ProcStat], candidates: Option<&[i32]>) -> Vec<i32> {
+    /// where a daemon the session started ends up (the supervisor is a child subreaper). At
+    /// most the descriptors `looks` has room for are looked at, all candidates together.
+    fn relays(
+        sid: i32,
+        members: &[ProcStat],
+        candidates: Option<&[i32]>,
+        looks: &Looks,
+    ) -> Vec<i32> {
         use std::os::unix::fs::MetadataExt;
         let Some(tty) = members.iter().map(|m| m.tty_nr).find(|&tty| tty != 0) else {
             return Vec::new();
@@ -1202,12 +1287,38 @@ mod linux {
             s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
         });
         let has_terminal = |pid: i32| {
-            let Ok(entries) = fs::read_dir(format!("/proc/{pid}/fd")) else { return false };
-            entries.filter_map(Result::ok).take(WATCHED_LOOKED_AT as usize).any(|entry| {
-                fs::read_link(entry.path())
-                    .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
-                    && fs::metadata(entry.path()).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
-            })
+            use rustix::fs::{Mode, OFlags, RawDir};
+            use std::os::fd::AsFd;
+            if looks.spent() {
+                return false;
+            }
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let Ok(dir) = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) else {
+                return false;
+            };
+            // Read a few entries at a time: the kernel makes an entry for every descriptor
+            // a read of the directory has room for, looked at or not (a thousand in the
+            // standard library's 32 KiB, a millisecond a process).
+            let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 512];
+            let mut entries = RawDir::new(dir.as_fd(), &mut buf);
+            let mut looked = 0;
+            while let Some(Ok(entry)) = entries.next() {
+                let name = entry.file_name().to_bytes();
+                if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
+                    continue;
+                }
+                if looked == WATCHED_LOOKED_AT || !looks.take(1) {
+                    return false;
+                }
+                looked += 1;
+                let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
+                if fs::read_link(&path).is_ok_and(|target| is_terminal(&target.to_string_lossy()))
+                    && fs::metadata(&path).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
+                {
+                    return true;
+                }
+            }
+            false
         };
         others.iter().map(|p| p.pid).filter(|&pid| has_terminal(pid)).collect()
     }
@@ -1216,7 +1327,30 @@ mod linux {
     /// does every program it hosts, the foreground group of each terminal of a session it
     /// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
     /// is one at least (tmux starting its first pane does not wait yet).
+    /// Each relay is judged once a probe, and at most [`RELAYS_JUDGED`] of them: one met again
+    /// while it is judged hosts its own client, and does not wait for the user.
     fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+        {
+            let judged = probe.looks.relays.borrow();
+            if let Some(&(_, verdict)) = judged.iter().find(|(pid, _)| *pid == relay) {
+                return verdict.unwrap_or(false);
+            }
+            if judged.len() >= RELAYS_JUDGED {
+                return false;
+            }
+        }
+        probe.looks.relays.borrow_mut().push((relay, None));
+        let verdict = judge_relay(relay, candidates, probe);
+        if let Some(entry) =
+            probe.looks.relays.borrow_mut().iter_mut().find(|(pid, _)| *pid == relay)
+        {
+            entry.1 = Some(verdict);
+        }
+        verdict
+    }
+
+    /// See [`relay_waits`]; at most [`super::HOSTED_GROUPS`] hosted groups a probe are looked at.
+    fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
         if !matches!(observe_process(relay, probe), Some((InputWait::Waiting { .. }, _))) {
             return false;
         }
@@ -1232,6 +1366,11 @@ mod linux {
         groups.dedup();
         !groups.is_empty()
             && groups.iter().all(|&(pgrp, session)| {
+                let left = probe.looks.hosted.get();
+                if left == 0 {
+                    return false;
+                }
+                probe.looks.hosted.set(left - 1);
                 matches!(
                     group_wait(pgrp, Some(session), candidates, probe),
                     InputWait::Waiting { .. }
@@ -1286,7 +1425,7 @@ mod linux {
         // network, not on the user.
         if let Some(not) = relayed {
             let relay = match (reader, sid) {
-                (None, Some(sid)) => relays(sid, &members, candidates)
+                (None, Some(sid)) => relays(sid, &members, candidates, probe.looks)
                     .into_iter()
                     .find(|&relay| relay_waits(relay, candidates, probe)),
                 _ => None,
@@ -1688,7 +1827,11 @@ mod tests {
                 super::super::linux::observe_thread(
                     &base_str,
                     9,
-                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None },
+                    super::super::Probe {
+                        quiet: std::time::Duration::ZERO,
+                        timers: None,
+                        looks: &super::super::Looks::new(),
+                    },
                 )
                 .map(|t| t.activity)
             };
@@ -1738,7 +1881,11 @@ mod tests {
                 super::super::linux::observe_thread(
                     &base_str,
                     9,
-                    super::super::Probe { quiet: std::time::Duration::ZERO, timers: None }
+                    super::super::Probe {
+                        quiet: std::time::Duration::ZERO,
+                        timers: None,
+                        looks: &super::super::Looks::new(),
+                    }
                 ),
                 None
             );
@@ -1997,6 +2144,163 @@ mod tests {
                 Err(err) if is_gone(&err) => Ok(()),
                 other => Err(format!("{other:?}")),
             });
+        }
+
+        /// A relay (a process of another session holding the terminal, as tmux's server)
+        /// that hosts, in a session it started, a client of its own (a process waiting on a
+        /// socket whose terminal the relay holds too): judging the relay judged the client,
+        /// which judged the relay again, until the reactor's stack overflowed and the whole
+        /// engine aborted. Each relay is judged once a probe: the client does not wait.
+        #[test]
+        fn a_relay_that_hosts_its_own_client_is_judged_once() {
+            let code = r#"
+import ctypes, os, socket, select, fcntl, termios
+die_with_parent = lambda: ctypes.CDLL(None).prctl(1, 9)
+die_with_parent()
+os.setsid()
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+a, b = socket.socketpair()
+if os.fork() == 0:
+    die_with_parent()
+    os.setsid()
+    master, slave = os.openpty()
+    if os.fork() == 0:
+        die_with_parent()
+        os.setsid()
+        fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+        for fd in (0, 1, 2):
+            os.dup2(slave, fd)
+        poll = select.poll()
+        poll.register(a, select.POLLIN)
+        while True:
+            poll.poll()
+    while True:
+        os.read(slave, 1)
+poll = select.poll()
+poll.register(b, select.POLLIN)
+while True:
+    poll.poll()
+"#;
+            let Some(client) = spawn_python(code) else { return };
+            let client = client.pid();
+            wait_python(client, 1);
+            // The relay (the client's child) reads the terminal of the session it started,
+            // whose leader polls a socket.
+            let pids = wait_for("the relay and the session it hosts", || {
+                let pids = descendants_of(client);
+                let stats: Vec<ProcStat> = pids.iter().filter_map(|&p| read_stat(p).ok()).collect();
+                let hosted = stats.iter().any(|s| s.pid == s.session && s.tty_nr != 0);
+                let relay = pids.iter().any(|&p| {
+                    matches!(process_input_wait(p), InputWait::Waiting { reader: Some(r) } if r == p)
+                });
+                let own = read_stat(client).map(|s| s.session == client && s.tty_nr != 0);
+                match (pids.len(), hosted, relay, own) {
+                    (2, true, true, Ok(true)) => Ok(pids),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+            let candidates: Vec<i32> =
+                std::iter::once(client).chain(pids.iter().copied()).collect();
+            let outcome = wait_for("the client to poll its socket", || {
+                match group_input_wait(
+                    client,
+                    Some(client),
+                    Some(&candidates),
+                    std::time::Duration::ZERO,
+                    None,
+                ) {
+                    InputWait::NotWaiting { reason } if reason.contains("on sockets") => Ok(reason),
+                    other => Err(format!("{other:?}")),
+                }
+            });
+            assert!(outcome.contains(&format!("pid {client}")), "{outcome}");
+            // (The relay and the client it hosts end with their parents.)
+        }
+
+        /// A probe looks at a bounded number of descriptors, whatever the processes hold:
+        /// 1,000 threads each polling the same 1,000 descriptors took two million looks (and
+        /// seconds of the reactor) a probe.
+        #[test]
+        fn many_threads_polling_many_descriptors_cost_a_bounded_probe() {
+            let code = r#"
+import os, select, sys, threading
+fds = [os.open("/dev/null", os.O_RDONLY)]
+fds += [os.dup(fds[0]) for _ in range(999)]
+ready = threading.Barrier(1001)
+def wait():
+    poll = select.poll()
+    for fd in fds:
+        poll.register(fd, 0)
+    ready.wait()
+    poll.poll()
+for _ in range(1000):
+    threading.Thread(target=wait, daemon=True).start()
+ready.wait()
+sys.stdin.read()
+"#;
+            let Some(child) = spawn_python(code) else { return };
+            let pid = child.pid();
+            wait_python(pid, 1001);
+            let candidates = [pid];
+            let group = read_stat(pid).unwrap().pgrp;
+            let probe = || {
+                group_input_wait(group, None, Some(&candidates), std::time::Duration::ZERO, None)
+            };
+            wait_for("the threads to poll", || match probe() {
+                InputWait::Waiting { reader: Some(reader) } if reader == pid => Ok(()),
+                other => Err(format!("{other:?}")),
+            });
+            let started = Instant::now();
+            let answer = probe();
+            let took = started.elapsed();
+            assert_eq!(answer, InputWait::Waiting { reader: Some(pid) });
+            // About 40 ms in a debug build; 3.3 s before.
+            assert!(took < Duration::from_secs(1), "a probe took {took:?}");
+        }
+
+        /// The relays of a terminal are looked for among processes of other sessions, a
+        /// bounded number of descriptors in all, a few read at a time: 500 processes of other
+        /// sessions holding 1,000 descriptors each took a second a look (the kernel lists a
+        /// thousand of them for every read of a process's descriptors).
+        #[test]
+        fn processes_holding_many_descriptors_cost_a_bounded_look_for_relays() {
+            let code = r#"
+import ctypes, os, sys, fcntl, termios
+die_with_parent = lambda: ctypes.CDLL(None).prctl(1, 9)
+die_with_parent()
+os.setsid()
+fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+for _ in range(500):
+    if os.fork() == 0:
+        die_with_parent()
+        os.setsid()
+        null = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        fds = [os.dup(null) for _ in range(1000)]
+        os.read(os.pipe()[0], 1)
+sys.stdin.read()
+"#;
+            let Some(client) = spawn_python(code) else { return };
+            let client = client.pid();
+            wait_python(client, 1);
+            let candidates = wait_for("500 processes holding 1,000 descriptors", || {
+                let pids = descendants_of(client);
+                let ready = pids.len() == 500
+                    && pids.iter().all(|pid| {
+                        std::fs::read_dir(format!("/proc/{pid}/fd")).is_ok_and(|d| d.count() > 1000)
+                    });
+                match ready {
+                    true => Ok(std::iter::once(client).chain(pids).collect::<Vec<i32>>()),
+                    false => Err(format!("{} processes", pids.len())),
+                }
+            });
+            let started = Instant::now();
+            let reads = group_reads(client, Some(client), Some(&candidates));
+            let took = started.elapsed();
+            assert!(reads.is_some());
+            // About 20 ms in a debug build; 1.1 s before.
+            assert!(took < Duration::from_millis(250), "a look for relays took {took:?}");
         }
 
         #[test]

@@ -1374,6 +1374,49 @@ mod tests {
         assert!(!keyed.has_pending());
     }
 
+    /// A line feed at the bottom of a scrolling region other than the whole screen (DECSTBM)
+    /// moves every row (alacritty swaps the region's rows one by one, or the rows below it),
+    /// so it counts the screen's height: at 1000x500, a flood of `y\n` in such a region made
+    /// a neighbour's keystroke wait ten to fifteen times longer than beside a plain flood.
+    #[test]
+    fn line_feeds_in_a_scrolling_region_count_the_screens_height() {
+        let mut emu = emulator(1000, 500);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let flood = b"y\r\n".repeat(400);
+        for (setup, counted) in [
+            ("\x1b[2;499r", true),
+            ("\x1b[r", false),
+            ("\x1b[1;499r", true),
+            ("\x1b[2;499r\x1bc", false),
+        ] {
+            feed(&mut emu, &mut t, format!("{setup}\x1b[2J\x1b[2H").as_bytes());
+            let mut turn = Turn { budget: 16 << 10, ..Turn::default() };
+            emu.feed(&flood, &mut t, &mut turn);
+            assert_eq!(emu.has_pending(), counted, "{setup:?}");
+            while emu.has_pending() {
+                turn.budget = 16 << 10;
+                emu.resume(&mut t, &mut turn);
+            }
+            assert_eq!(emu.screen().lines[400], "y", "{setup:?}");
+        }
+    }
+
+    /// A line feed inside an escape or control sequence (vte carries it out, and the sequence
+    /// goes on) counts a line, as one outside does: 5,000 of them between two drains scrolled
+    /// past alacritty's history, and the lines before them were lost.
+    #[test]
+    fn line_feeds_inside_sequences_lose_no_line() {
+        for inside in ["\x1b[", "\x1b", "\x1b[1;", "\x1b#", "\x1b[?"] {
+            let mut emu = emulator(10, 5);
+            let mut t = Transcript::new(100_000, 64 << 20, 1 << 20);
+            let flood = format!("{inside}\n").repeat(5000);
+            feed(&mut emu, &mut t, format!("A\r\n{flood}\x18B\r\n").as_bytes());
+            let lines = settled(&t);
+            assert_eq!(lines[0], "A", "{inside:?}");
+            assert_eq!(lines.len(), 5002 - 4, "{inside:?}: every line kept but the screen's");
+        }
+    }
+
     #[test]
     fn text_in_insert_mode_is_counted_a_row_a_character() {
         let mut emu = emulator(1000, 24);

@@ -189,6 +189,10 @@ pub(crate) struct Scanner {
     /// Insert mode (IRM, `CSI 4 h`) is on: each character printed shifts the rest of its
     /// row, so a text byte counts a row.
     insert: bool,
+    /// A scrolling region other than the whole screen is set (DECSTBM): alacritty scrolls it
+    /// a row at a time, so a line feed at its bottom moves every row of the screen (a row
+    /// of work, the screen's height, for each line feed).
+    region: bool,
     /// The key OSC 133 marks must carry to count, when termloom added them.
     mark_key: Option<MarkKey>,
 }
@@ -208,6 +212,7 @@ impl Scanner {
             lines: 0,
             work: 0,
             insert: false,
+            region: false,
             mark_key: None,
         }
     }
@@ -227,6 +232,8 @@ impl Scanner {
     pub(crate) fn resize(&mut self, cols: u16, rows: u16) {
         self.cols = usize::from(cols);
         self.rows = usize::from(rows);
+        // A resize sets the scrolling region to the whole screen.
+        self.region = false;
     }
 
     /// Starts a new line budget (after the history was drained).
@@ -272,12 +279,27 @@ impl Scanner {
                         }
                     };
                     let room = (line_budget - self.lines).min(work_room);
-                    let run = find_escape(rest);
+                    let mut run = find_escape(rest);
+                    // In a scrolling region, a line feed counts the screen's height: the
+                    // text before it is taken first, then the line feed alone.
+                    let feed = match self.region {
+                        true => memchr::memchr3(b'\n', 0x0b, 0x0c, &rest[..run]),
+                        false => None,
+                    };
+                    if let Some(at) = feed {
+                        run = at;
+                    }
                     let take = run.min(room);
                     self.lines += take;
                     self.work += take * cost;
                     i += take;
                     if take < run || i == bytes.len() {
+                        continue;
+                    }
+                    if feed.is_some() {
+                        self.lines += 1;
+                        self.work += self.rows;
+                        i += 1;
                         continue;
                     }
                     // At an ESC.
@@ -376,6 +398,19 @@ impl Scanner {
                 self.state = State::Escape;
                 return None;
             }
+            // A control character inside an escape or control sequence is carried out at once,
+            // and the sequence goes on (as vte does): a line feed there scrolls as one outside
+            // does, and counts so (5,000 of them inside one `CSI` scrolled past alacritty's
+            // history between two drains, and the lines before them were lost).
+            (State::Escape | State::EscapeIntermediate | State::Csi, 0x00..=0x1f) => {
+                if matches!(byte, b'\n' | 0x0b | 0x0c) {
+                    self.lines += 1;
+                    if self.region {
+                        self.work += self.rows;
+                    }
+                }
+                return None;
+            }
             _ => {}
         }
         match self.state {
@@ -396,10 +431,16 @@ impl Scanner {
                     b'c' => {
                         // RIS resets both screens, cell by cell.
                         self.work += 2 * self.cols * self.rows;
+                        self.region = false;
                         return Some(Stop::Sequence(Sequence::Esc(byte)));
                     }
                     b'7' | b'8' => return Some(Stop::Sequence(Sequence::Esc(byte))),
-                    b'D' | b'E' => self.lines += 1,
+                    b'D' | b'E' => {
+                        self.lines += 1;
+                        if self.region {
+                            self.work += self.rows;
+                        }
+                    }
                     // Reverse index: at the top it scrolls the region down.
                     b'M' => self.work += self.cols + self.rows,
                     0x20..=0x2f => {
@@ -494,6 +535,7 @@ impl Scanner {
             lines: &mut self.lines,
             work: &mut self.work,
             insert: &mut self.insert,
+            region: &mut self.region,
         }
     }
 
@@ -535,6 +577,7 @@ struct Counts<'a> {
     lines: &'a mut usize,
     work: &'a mut usize,
     insert: &'a mut bool,
+    region: &'a mut bool,
 }
 
 impl Counts<'_> {
@@ -575,6 +618,14 @@ impl Counts<'_> {
             return None;
         }
         let params = Params::parse(digits, overflow);
+        if (private, action) == (None, b'r') {
+            // DECSTBM, as alacritty takes it: a bottom at or above the top is refused.
+            let top = usize::from(params.or(0, 1));
+            let bottom = usize::from(params.or(1, u16::try_from(rows).unwrap_or(u16::MAX)));
+            if top < bottom {
+                *self.region = top > 1 || bottom < rows;
+            }
+        }
         if (private, action) == (None, b'Z') {
             // CBT: alacritty looks left for a tab stop once per count, scanning up to the
             // cursor's column each time (the count is clamped to that column by the rules).
@@ -822,18 +873,57 @@ mod tests {
                 continue;
             }
             for kept in [&b""[..], b"?1049", b">1", b"<", b"2;3"] {
-                let (mut lines, mut work, mut insert) = (0, 0, false);
+                let (mut lines, mut work, mut insert, mut region) = (0, 0, false, false);
                 let counts = Counts {
                     cols: 10,
                     rows: 10,
                     lines: &mut lines,
                     work: &mut work,
                     insert: &mut insert,
+                    region: &mut region,
                 };
                 assert_eq!(counts.csi(kept, false, action), None, "{}", action as char);
                 assert_eq!((lines, work), (0, 0), "{}", action as char);
             }
         }
+    }
+
+    /// A scrolling region other than the whole screen makes each line feed (LF, VT, FF, IND,
+    /// NEL) count the screen's height; DECSTBM is taken as alacritty takes it (a bottom at or
+    /// above the top is refused, one past the screen is its last row), and a resize or RIS
+    /// sets the whole screen again.
+    #[test]
+    fn line_feeds_count_the_screens_height_in_a_scrolling_region() {
+        let work = |scanner: &mut Scanner, bytes: &[u8]| {
+            let mut at = 0;
+            while at < bytes.len() {
+                at += scanner.scan(&bytes[at..], 1000, 100_000).0;
+            }
+            scanner.take_work()
+        };
+        // `a`, LF, `b`, VT, FF, ESC D, ESC E: 9 bytes; in a region, 5 line feeds of 20 rows
+        // and 6 other bytes.
+        let text = b"a\nb\x0b\x0c\x1bD\x1bE";
+        for (setup, region) in [
+            ("\x1b[2;20r", true),
+            ("\x1b[1;19r", true),
+            ("\x1b[3r", true),
+            ("\x1b[r", false),
+            ("\x1b[1;20r", false),
+            ("\x1b[1;99r", false),
+            ("\x1b[5;5r", false),
+            ("\x1b[2;20r\x1b[6;5r", true),
+            ("\x1b[2;20r\x1bc", false),
+        ] {
+            let mut scanner = Scanner::new(10, 20);
+            work(&mut scanner, setup.as_bytes());
+            let expected = if region { 6 + 5 * 20 } else { 9 };
+            assert_eq!(work(&mut scanner, text), expected, "{setup:?}");
+        }
+        let mut scanner = Scanner::new(10, 20);
+        work(&mut scanner, b"\x1b[2;20r");
+        scanner.resize(10, 20);
+        assert_eq!(work(&mut scanner, text), 9, "a resize sets the whole screen");
     }
 
     #[test]
