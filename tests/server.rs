@@ -1572,3 +1572,58 @@ i=0; while :; do i=$((i+1)); printf "\033[Htick %08d" $i; sleep 0.01; done"#;
     }
     assert!(stale < 10, "{stale} frames older than the screen when the client read again");
 }
+
+/// A server out of file descriptors cannot accept a connection until one is freed: it waits
+/// for that instead of retrying at once (which spun a core and wrote the same warning to its
+/// log millions of times a second: 260 MB in three seconds), and serves again once it can.
+#[test]
+fn a_server_out_of_descriptors_waits_instead_of_spinning() {
+    let dir = socket_dir();
+    let socket = dir.join("s");
+    let child = Command::new("sh")
+        .args(["-c", r#"ulimit -n 48 && exec "$0" server --socket "$1" --idle-exit never"#])
+        .arg(TERMLOOM)
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed when dropped, should the test fail.
+    let mut server = TestServer { child, socket: socket.clone(), dir: Some(dir) };
+    let mut log = BufReader::new(server.child.stderr.take().unwrap());
+    let mut line = String::new();
+    log.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    // Each connection takes two of the server's descriptors: these are more than it has.
+    let held: Vec<UnixStream> = (0..40).map(|_| UnixStream::connect(&socket).unwrap()).collect();
+    loop {
+        line.clear();
+        assert!(log.read_line(&mut line).unwrap() > 0, "the server ended");
+        if line.contains("Too many open files") {
+            break;
+        }
+    }
+    drop(held);
+    // Served again once the connections are gone; until their threads have ended, a client
+    // is told why it is not.
+    let deadline = std::time::Instant::now() + LONG;
+    loop {
+        let list = cli(&socket, &["list"]);
+        if list.status.success() {
+            break;
+        }
+        let said = String::from_utf8_lossy(&list.stderr);
+        assert!(said.contains("cannot serve another connection now"), "{}", describe(&list));
+        assert!(std::time::Instant::now() < deadline, "never served again");
+    }
+    server.terminate();
+    let mut rest = String::new();
+    log.read_to_string(&mut rest).unwrap();
+    let failures = rest.matches("Too many open files").count();
+    assert!(
+        failures < 10,
+        "the server logged {failures} failures to accept:\n{}",
+        rest.get(..2000).unwrap_or(&rest)
+    );
+}

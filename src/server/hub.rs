@@ -8,7 +8,7 @@ use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
@@ -32,6 +32,11 @@ const TYPING_TOOLS: [&str; 6] = [
     "terminal_resize",
     "terminal_close",
 ];
+
+/// The first and the longest wait before accepting again after a failure to accept.
+const ACCEPT_RETRY: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
+/// How often failures to accept are logged while they go on.
+const ACCEPT_WARNINGS: Duration = Duration::from_secs(60);
 
 /// How long `termloom/shutdown` waits for its answer to be written before the server stops.
 const ANSWER_BEFORE_STOP: Duration = Duration::from_secs(5);
@@ -111,13 +116,36 @@ impl Hub {
             .name("termloom-server-idle".into())
             .spawn(move || watcher.watch_idle())?;
         log::info!("termloom server: listening on {} (pid {})", path.display(), std::process::id());
+        // The wait after a failure to accept, while they go on; when one was last logged.
+        let mut failing: Option<Duration> = None;
+        let mut warned: Option<Instant> = None;
         for stream in listener.incoming() {
             if self.is_stopping() {
                 break;
             }
             match stream {
-                Ok(stream) => self.clone().accept(stream),
-                Err(err) => log::warn!("termloom server: accepting a connection failed: {err}"),
+                Ok(stream) => {
+                    failing = None;
+                    self.clone().accept(stream);
+                }
+                Err(err) => {
+                    // Out of descriptors (or memory), `accept` fails at once until some are
+                    // freed: retried at once, it would spin and fill the log. Waits that grow,
+                    // each ended early when a connection ends; a warning a minute at most.
+                    if warned.is_none_or(|at| at.elapsed() >= ACCEPT_WARNINGS) {
+                        log::warn!(
+                            "termloom server: accepting a connection failed: {err}; retrying until it succeeds (logged once a minute)"
+                        );
+                        warned = Some(Instant::now());
+                    }
+                    let wait =
+                        failing.map_or(ACCEPT_RETRY.0, |wait| (wait * 2).min(ACCEPT_RETRY.1));
+                    failing = Some(wait);
+                    let life = lock(&self.life);
+                    if !life.stopping {
+                        let _ = self.changed.wait_timeout(life, wait);
+                    }
+                }
             }
         }
         log::info!("termloom server: stopping; closing every session");
@@ -175,9 +203,16 @@ impl Hub {
         }
     }
 
-    fn serve_connection(self: Arc<Self>, stream: UnixStream) {
+    fn serve_connection(self: Arc<Self>, mut stream: UnixStream) {
         let number = self.next_connection.fetch_add(1, Ordering::Relaxed);
-        let result = stream.try_clone().and_then(|input| {
+        let input = stream.try_clone().inspect_err(|err| {
+            // Out of descriptors: the client is told so rather than find the connection closed.
+            let message = format!(
+                "the server cannot serve another connection now ({err}); try again when some end"
+            );
+            refuse(&mut stream, &message);
+        });
+        let result = input.and_then(|input| {
             let connection = Arc::new(Connection {
                 hub: self.clone(),
                 number,
