@@ -1627,3 +1627,33 @@ fn a_server_out_of_descriptors_waits_instead_of_spinning() {
         rest.get(..2000).unwrap_or(&rest)
     );
 }
+
+/// A client killed while its read waits (an agent's harness timing the command out) never
+/// sees what the read would have shown: the same client's next read shows it, rather than
+/// "no new output".
+#[test]
+fn a_read_whose_client_was_killed_leaves_the_output_unread() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "kept", "--", "cat"]);
+    server.ok(&["read", "kept"]);
+    let typed = ["send", "kept", "--client", "other", "--text", "important", "--submit"];
+    server.ok(&[&typed[..], &["--wait-text", "important"]].concat());
+    let mut reading = Command::new(TERMLOOM)
+        .args(["read", "--socket"])
+        .arg(&server.socket)
+        .args(["kept", "--wait-text", "never printed", "--timeout", "60000"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + LONG;
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 1 {
+        assert!(std::time::Instant::now() < deadline, "the wait never became pending");
+    }
+    reading.kill().unwrap();
+    reading.wait().unwrap();
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
+        assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
+    }
+    let read = server.ok(&["read", "kept"]);
+    assert!(read.contains("important"), "{read}");
+}

@@ -3,10 +3,10 @@
 //! and the server's life (connections, idleness, stopping).
 
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -212,7 +212,9 @@ impl Hub {
             );
             refuse(&mut stream, &message);
         });
+        let gone = Arc::new(AtomicBool::new(false));
         let result = input.and_then(|input| {
+            let input = Input { reader: BufReader::new(input), gone: gone.clone() };
             let connection = Arc::new(Connection {
                 hub: self.clone(),
                 number,
@@ -223,13 +225,14 @@ impl Hub {
                 client: Mutex::new(format!("connection-{number}")),
                 ended: Arc::default(),
                 attached: Arc::default(),
+                gone,
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
                 max_concurrent_calls: self.options.max_pending_requests,
                 ..ServeOptions::default()
             };
-            run_connection(self.engine.clone(), BufReader::new(input), stream, &options, connection)
+            run_connection(self.engine.clone(), input, stream, &options, connection)
         });
         if let Err(err) = result {
             log::debug!("termloom server: connection {number} ended: {err}");
@@ -313,6 +316,41 @@ impl Hub {
     }
 }
 
+/// A connection's input, which notes when it ends whether the client is gone: it closed the
+/// connection (the socket hangs up), not only its writing end of it (a client that sends its
+/// requests, then shuts its end down, still reads the answers).
+struct Input {
+    reader: BufReader<UnixStream>,
+    gone: Arc<AtomicBool>,
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reader.read(buf)
+    }
+}
+
+impl BufRead for Input {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.reader.fill_buf()?.is_empty() {
+            self.gone.store(hung_up(self.reader.get_ref()), Ordering::SeqCst);
+        }
+        self.reader.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.reader.consume(amount);
+    }
+}
+
+/// Whether the peer of `stream` closed it (both ways).
+fn hung_up(stream: &UnixStream) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let mut fds = [PollFd::new(stream, PollFlags::empty())];
+    let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+    poll(&mut fds, Some(&now)).is_ok() && fds[0].revents().contains(PollFlags::HUP)
+}
+
 /// Answers a connection that is refused, and closes it.
 fn refuse(stream: &mut UnixStream, message: &str) {
     let error = RpcError::new(INVALID_REQUEST, message);
@@ -331,6 +369,8 @@ struct Connection {
     /// [`ServerOptions::max_pending_requests`], as an attach request is in progress until its
     /// stream ends.
     attached: Arc<AtomicUsize>,
+    /// Set when the input ends if the client closed the connection (see [`Input`]).
+    gone: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -552,6 +592,10 @@ impl Extension for Connection {
             _ => {}
         }
         self.hub.touch();
+    }
+
+    fn client_gone(&self) -> bool {
+        self.gone.load(Ordering::SeqCst)
     }
 
     fn closed(&self) {
