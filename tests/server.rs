@@ -608,6 +608,10 @@ fn a_server_that_fails_to_start_on_first_use_is_reported_at_once() {
     let message = String::from_utf8_lossy(&failed.stderr);
     assert!(message.contains("it exited"), "{message}");
     assert!(message.contains("config.toml"), "the server's reason is given: {message}");
+    // The options came from the last server's: where they are recorded is said, so that they
+    // can be mended.
+    let recorded = format!("recorded in {}.options", socket.display());
+    assert!(message.contains(&recorded), "{message}");
     assert!(took < Duration::from_secs(5), "failed only after {took:?}");
 }
 
