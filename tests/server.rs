@@ -608,6 +608,10 @@ fn a_server_that_fails_to_start_on_first_use_is_reported_at_once() {
     let message = String::from_utf8_lossy(&failed.stderr);
     assert!(message.contains("it exited"), "{message}");
     assert!(message.contains("config.toml"), "the server's reason is given: {message}");
+    // The options came from the last server's: where they are recorded is said, so that they
+    // can be mended.
+    let recorded = format!("recorded in {}.options", socket.display());
+    assert!(message.contains(&recorded), "{message}");
     assert!(took < Duration::from_secs(5), "failed only after {took:?}");
 }
 
@@ -1571,4 +1575,89 @@ i=0; while :; do i=$((i+1)); printf "\033[Htick %08d" $i; sleep 0.01; done"#;
         assert!(stale < 1000, "no frame shows the counter past 300: {first}");
     }
     assert!(stale < 10, "{stale} frames older than the screen when the client read again");
+}
+
+/// A server out of file descriptors cannot accept a connection until one is freed: it waits
+/// for that instead of retrying at once (which spun a core and wrote the same warning to its
+/// log millions of times a second: 260 MB in three seconds), and serves again once it can.
+#[test]
+fn a_server_out_of_descriptors_waits_instead_of_spinning() {
+    let dir = socket_dir();
+    let socket = dir.join("s");
+    let child = Command::new("sh")
+        .args(["-c", r#"ulimit -n 48 && exec "$0" server --socket "$1" --idle-exit never"#])
+        .arg(TERMLOOM)
+        .arg(&socket)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed when dropped, should the test fail.
+    let mut server = TestServer { child, socket: socket.clone(), dir: Some(dir) };
+    let mut log = BufReader::new(server.child.stderr.take().unwrap());
+    let mut line = String::new();
+    log.read_line(&mut line).unwrap();
+    assert!(line.contains("listening on"), "{line}");
+    // Each connection takes two of the server's descriptors: these are more than it has.
+    let held: Vec<UnixStream> = (0..40).map(|_| UnixStream::connect(&socket).unwrap()).collect();
+    loop {
+        line.clear();
+        assert!(log.read_line(&mut line).unwrap() > 0, "the server ended");
+        if line.contains("Too many open files") {
+            break;
+        }
+    }
+    drop(held);
+    // Served again once the connections are gone; until their threads have ended, a client
+    // is told why it is not.
+    let deadline = std::time::Instant::now() + LONG;
+    loop {
+        let list = cli(&socket, &["list"]);
+        if list.status.success() {
+            break;
+        }
+        let said = String::from_utf8_lossy(&list.stderr);
+        assert!(said.contains("cannot serve another connection now"), "{}", describe(&list));
+        assert!(std::time::Instant::now() < deadline, "never served again");
+    }
+    server.terminate();
+    let mut rest = String::new();
+    log.read_to_string(&mut rest).unwrap();
+    let failures = rest.matches("Too many open files").count();
+    assert!(
+        failures < 10,
+        "the server logged {failures} failures to accept:\n{}",
+        rest.get(..2000).unwrap_or(&rest)
+    );
+}
+
+/// A client killed while its read waits (an agent's harness timing the command out) never
+/// sees what the read would have shown: the same client's next read shows it, rather than
+/// "no new output".
+#[test]
+fn a_read_whose_client_was_killed_leaves_the_output_unread() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "kept", "--", "cat"]);
+    server.ok(&["read", "kept"]);
+    let typed = ["send", "kept", "--client", "other", "--text", "important", "--submit"];
+    server.ok(&[&typed[..], &["--wait-text", "important"]].concat());
+    let mut reading = Command::new(TERMLOOM)
+        .args(["read", "--socket"])
+        .arg(&server.socket)
+        .args(["kept", "--wait-text", "never printed", "--timeout", "60000"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + LONG;
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 1 {
+        assert!(std::time::Instant::now() < deadline, "the wait never became pending");
+    }
+    reading.kill().unwrap();
+    reading.wait().unwrap();
+    while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
+        assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
+    }
+    let read = server.ok(&["read", "kept"]);
+    assert!(read.contains("important"), "{read}");
 }

@@ -92,7 +92,7 @@ impl Target {
         let log = log_path(&self.socket);
         // What the log holds already is an earlier server's.
         let logged_before = std::fs::metadata(&log).map_or(0, |m| m.len());
-        let mut server = start_server(&self.socket, &log)?;
+        let (mut server, remembered) = start_server(&self.socket, &log)?;
         let deadline = Instant::now() + START_TIMEOUT;
         let mut give_up = deadline;
         loop {
@@ -102,7 +102,8 @@ impl Target {
             };
             let now = Instant::now();
             if now >= give_up {
-                return Err(not_listening(&self.socket, &log, logged_before, &err, &mut server));
+                let why = not_listening(&self.socket, &log, logged_before, &err, &mut server);
+                return Err(with_remembered(why, &self.socket, &remembered));
             }
             // A server that exited has failed, unless it lost the socket's lock to another
             // client's, which holds the lock only to listen at once: give that one a moment.
@@ -144,6 +145,21 @@ fn not_listening(
         "started a termloom server on {}, but {ended}{said} (its log: {})",
         socket.display(),
         log.display()
+    )
+}
+
+/// `why` a server did not listen, and, when it was given the options the last server on
+/// `socket` had, which and where they are recorded: a policy or configuration file since
+/// removed fails every server started there, until the options are mended.
+fn with_remembered(why: String, socket: &Path, remembered: &[String]) -> String {
+    if remembered.is_empty() {
+        return why;
+    }
+    format!(
+        "{why}. It had the options of the last server on this socket ({}), recorded in {}: start one with the options it needs (`termloom server --socket {} ...`), or remove that file",
+        remembered.join(" "),
+        options_path(socket).display(),
+        socket.display()
     )
 }
 
@@ -194,9 +210,9 @@ fn remembered_options(socket: &Path) -> Result<Vec<String>, String> {
 }
 
 /// Starts `termloom server --detach` on `socket` with the options the last server there had,
-/// its output appended to `log`. A second client starting one at the same time is harmless:
-/// one server takes the socket's lock and the other exits.
-fn start_server(socket: &Path, log: &Path) -> Result<Child, String> {
+/// its output appended to `log`; returns it and those options. A second client starting one
+/// at the same time is harmless: one server takes the socket's lock and the other exits.
+fn start_server(socket: &Path, log: &Path) -> Result<(Child, Vec<String>), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find termloom itself: {e}"))?;
     // The directory must exist, and be safe, for the log first.
     prepare_socket_dir(socket)
@@ -216,10 +232,11 @@ fn start_server(socket: &Path, log: &Path) -> Result<Child, String> {
         .arg("--socket")
         .arg(socket)
         .arg("--detach")
-        .args(remembered)
+        .args(&remembered)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(log_file)
         .spawn()
+        .map(|child| (child, remembered))
         .map_err(|e| format!("cannot start the termloom server: {e}"))
 }

@@ -53,6 +53,9 @@ impl Trigger {
 pub(crate) struct CancelToken {
     cancelled: Trigger,
     stopped: Trigger,
+    /// The client is gone: the result will not be read, so the call takes no output from its
+    /// client's read positions (see [`CancelToken::is_abandoned`]).
+    abandoned: AtomicBool,
 }
 
 impl std::fmt::Debug for CancelToken {
@@ -60,6 +63,7 @@ impl std::fmt::Debug for CancelToken {
         f.debug_struct("CancelToken")
             .field("stopped", &self.stopped.is_fired())
             .field("cancelled", &self.cancelled.is_fired())
+            .field("abandoned", &self.is_abandoned())
             .finish()
     }
 }
@@ -78,6 +82,13 @@ impl CancelToken {
     /// Ends the request's waits early; its result is still sent.
     pub(crate) fn interrupt(&self) {
         self.stopped.fire();
+    }
+
+    /// Whether the request's client is gone (its connection closed while the request ran):
+    /// nobody reads the result, so the output it would show stays unread for the client's
+    /// next call (another connection of the same client, on a server).
+    pub(crate) fn is_abandoned(&self) -> bool {
+        self.abandoned.load(Ordering::SeqCst)
     }
 
     /// Runs `hook` when the request is stopped, by a cancellation or the end of the input (now,
@@ -218,10 +229,15 @@ impl InFlight {
     }
 
     /// Interrupts every call in progress: their waits end, their results are still sent.
-    pub(crate) fn interrupt_all(&self) {
+    /// When the `client_gone`, they are abandoned first (see [`CancelToken::is_abandoned`]),
+    /// so that a call the interruption wakes already reads as abandoned.
+    pub(crate) fn interrupt_all(&self, client_gone: bool) {
         let tokens: Vec<_> =
             self.state.lock().unwrap_or_else(|e| e.into_inner()).calls.values().cloned().collect();
         for token in tokens {
+            if client_gone {
+                token.abandoned.store(true, Ordering::SeqCst);
+            }
             token.interrupt();
         }
     }

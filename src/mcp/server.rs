@@ -51,6 +51,11 @@ pub(crate) trait Extension: Send + Sync {
     fn called(&self, tool: &str, arguments: &Map<String, Value>, result: &Value);
     /// The connection's input ended.
     fn closed(&self);
+    /// Whether the client is gone, now that the connection's input ended: it closed the
+    /// connection rather than only its own end of it, so it reads no more answers.
+    fn client_gone(&self) -> bool {
+        false
+    }
 }
 
 /// Serves until the input ends, then closes every session and flushes the output.
@@ -372,7 +377,8 @@ impl Server {
     /// true if they all did.
     /// On a server connection only this connection's calls end; the engine goes on.
     fn shut_down(self) -> bool {
-        self.inflight.interrupt_all();
+        let gone = self.extension.as_ref().is_some_and(|extension| extension.client_gone());
+        self.inflight.interrupt_all(gone);
         self.inflight.wait_idle(DRAIN);
         match &self.extension {
             Some(extension) => extension.closed(),

@@ -3,12 +3,12 @@
 //! and the server's life (connections, idleness, stopping).
 
 use std::collections::HashMap;
-use std::io::{BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
@@ -32,6 +32,11 @@ const TYPING_TOOLS: [&str; 6] = [
     "terminal_resize",
     "terminal_close",
 ];
+
+/// The first and the longest wait before accepting again after a failure to accept.
+const ACCEPT_RETRY: (Duration, Duration) = (Duration::from_millis(10), Duration::from_secs(1));
+/// How often failures to accept are logged while they go on.
+const ACCEPT_WARNINGS: Duration = Duration::from_secs(60);
 
 /// How long `termloom/shutdown` waits for its answer to be written before the server stops.
 const ANSWER_BEFORE_STOP: Duration = Duration::from_secs(5);
@@ -111,13 +116,36 @@ impl Hub {
             .name("termloom-server-idle".into())
             .spawn(move || watcher.watch_idle())?;
         log::info!("termloom server: listening on {} (pid {})", path.display(), std::process::id());
+        // The wait after a failure to accept, while they go on; when one was last logged.
+        let mut failing: Option<Duration> = None;
+        let mut warned: Option<Instant> = None;
         for stream in listener.incoming() {
             if self.is_stopping() {
                 break;
             }
             match stream {
-                Ok(stream) => self.clone().accept(stream),
-                Err(err) => log::warn!("termloom server: accepting a connection failed: {err}"),
+                Ok(stream) => {
+                    failing = None;
+                    self.clone().accept(stream);
+                }
+                Err(err) => {
+                    // Out of descriptors (or memory), `accept` fails at once until some are
+                    // freed: retried at once, it would spin and fill the log. Waits that grow,
+                    // each ended early when a connection ends; a warning a minute at most.
+                    if warned.is_none_or(|at| at.elapsed() >= ACCEPT_WARNINGS) {
+                        log::warn!(
+                            "termloom server: accepting a connection failed: {err}; retrying until it succeeds (logged once a minute)"
+                        );
+                        warned = Some(Instant::now());
+                    }
+                    let wait =
+                        failing.map_or(ACCEPT_RETRY.0, |wait| (wait * 2).min(ACCEPT_RETRY.1));
+                    failing = Some(wait);
+                    let life = lock(&self.life);
+                    if !life.stopping {
+                        let _ = self.changed.wait_timeout(life, wait);
+                    }
+                }
             }
         }
         log::info!("termloom server: stopping; closing every session");
@@ -175,9 +203,18 @@ impl Hub {
         }
     }
 
-    fn serve_connection(self: Arc<Self>, stream: UnixStream) {
+    fn serve_connection(self: Arc<Self>, mut stream: UnixStream) {
         let number = self.next_connection.fetch_add(1, Ordering::Relaxed);
-        let result = stream.try_clone().and_then(|input| {
+        let input = stream.try_clone().inspect_err(|err| {
+            // Out of descriptors: the client is told so rather than find the connection closed.
+            let message = format!(
+                "the server cannot serve another connection now ({err}); try again when some end"
+            );
+            refuse(&mut stream, &message);
+        });
+        let gone = Arc::new(AtomicBool::new(false));
+        let result = input.and_then(|input| {
+            let input = Input { reader: BufReader::new(input), gone: gone.clone() };
             let connection = Arc::new(Connection {
                 hub: self.clone(),
                 number,
@@ -188,13 +225,14 @@ impl Hub {
                 client: Mutex::new(format!("connection-{number}")),
                 ended: Arc::default(),
                 attached: Arc::default(),
+                gone,
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
                 max_concurrent_calls: self.options.max_pending_requests,
                 ..ServeOptions::default()
             };
-            run_connection(self.engine.clone(), BufReader::new(input), stream, &options, connection)
+            run_connection(self.engine.clone(), input, stream, &options, connection)
         });
         if let Err(err) = result {
             log::debug!("termloom server: connection {number} ended: {err}");
@@ -278,6 +316,41 @@ impl Hub {
     }
 }
 
+/// A connection's input, which notes when it ends whether the client is gone: it closed the
+/// connection (the socket hangs up), not only its writing end of it (a client that sends its
+/// requests, then shuts its end down, still reads the answers).
+struct Input {
+    reader: BufReader<UnixStream>,
+    gone: Arc<AtomicBool>,
+}
+
+impl Read for Input {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.reader.read(buf)
+    }
+}
+
+impl BufRead for Input {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.reader.fill_buf()?.is_empty() {
+            self.gone.store(hung_up(self.reader.get_ref()), Ordering::SeqCst);
+        }
+        self.reader.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.reader.consume(amount);
+    }
+}
+
+/// Whether the peer of `stream` closed it (both ways).
+fn hung_up(stream: &UnixStream) -> bool {
+    use rustix::event::{PollFd, PollFlags, Timespec, poll};
+    let mut fds = [PollFd::new(stream, PollFlags::empty())];
+    let now = Timespec { tv_sec: 0, tv_nsec: 0 };
+    poll(&mut fds, Some(&now)).is_ok() && fds[0].revents().contains(PollFlags::HUP)
+}
+
 /// Answers a connection that is refused, and closes it.
 fn refuse(stream: &mut UnixStream, message: &str) {
     let error = RpcError::new(INVALID_REQUEST, message);
@@ -296,6 +369,8 @@ struct Connection {
     /// [`ServerOptions::max_pending_requests`], as an attach request is in progress until its
     /// stream ends.
     attached: Arc<AtomicUsize>,
+    /// Set when the input ends if the client closed the connection (see [`Input`]).
+    gone: Arc<AtomicBool>,
 }
 
 impl Connection {
@@ -517,6 +592,10 @@ impl Extension for Connection {
             _ => {}
         }
         self.hub.touch();
+    }
+
+    fn client_gone(&self) -> bool {
+        self.gone.load(Ordering::SeqCst)
     }
 
     fn closed(&self) {

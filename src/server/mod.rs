@@ -12,6 +12,9 @@
 //!   "client"}`: checks the protocol version and names the client. Clients with the same name
 //!   share read positions (what "new output" means), across connections; a connection that
 //!   never says hello has read positions of its own. A different protocol version is refused.
+//!   A connection the client closes while calls run (killed in a wait) ends their waits, and
+//!   they take nothing from its read positions: what they would have shown stays new. (Once
+//!   the client only shuts its writing end, the calls still answer with what they read.)
 //! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
 //!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
 //!   "cursor": [row, col] or null, "title", "held"}`) whenever it changes (once the client

@@ -237,7 +237,11 @@ pub(crate) fn show(
 ) -> Result<ToolOutput, ToolError> {
     let info = session.info()?;
     let anchor = wait.and_then(|w| w.matched_text.as_deref());
+    // A client that is gone reads nothing: what is new stays new, and the screens it was
+    // shown stay the last it saw, for its next call (on a server, another connection).
+    let gone = call.cancel.is_abandoned();
     let new = match args.view {
+        View::New if gone => NewOutput::nothing(session.status()?),
         View::New => read_new(session, args.max_bytes, anchor)?,
         View::Scrollback => {
             let all = session.scrollback(ALL)?.text;
@@ -278,7 +282,7 @@ pub(crate) fn show(
     let reading = Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row };
     let (output, screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
-    if let Some((_, frame, _)) = reading.screen {
+    if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
         seen.remember(id, screen_whole.then_some(frame));
     }
     Ok(output)
