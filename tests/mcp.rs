@@ -2888,6 +2888,55 @@ fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
     drop(input);
 }
 
+/// `termloom mcp` whose host closed stdout but not stdin: once an answer cannot be written,
+/// every session is closed and the server exits 1. (It went on reading requests it could not
+/// answer, its sessions running, until the host also closed stdin.)
+#[test]
+fn a_closed_stdout_closes_every_session_and_stops_the_server() {
+    use std::process::{Command, Stdio};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_termloom"))
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("termloom mcp starts");
+    let mut input = server.stdin.take().unwrap();
+    let mut output = BufReader::new(server.stdout.take().unwrap());
+    let mut ask = |message: &str| {
+        input.write_all(message.as_bytes()).unwrap();
+        input.write_all(b"\n").unwrap();
+        let mut line = String::new();
+        output.read_line(&mut line).unwrap();
+        line
+    };
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    assert!(ask(init).contains(r#""protocolVersion":"2025-11-25""#));
+    let start = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "terminal_start", "arguments": {"argv": KEYS_CAT}}});
+    let started: Value = serde_json::from_str(&ask(&start.to_string())).unwrap();
+    let pid = started["result"]["structuredContent"]["pid"].as_i64().expect("a pid");
+    drop(output);
+    input.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n").unwrap();
+    let deadline = Instant::now() + LONG;
+    let status = loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            panic!("termloom mcp went on with its stdout closed");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut server.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{status}: {stderr}");
+    assert!(stderr.contains("cannot write to stdout"), "{stderr}");
+    assert!(!alive(pid), "the session's process survived");
+    drop(input);
+}
+
 /// A terminal_run whose new shell has not shown its prompt when the input ends is answered,
 /// its wait cut short, as every call in progress then is. (The stopped wait was taken for a
 /// cancellation, and the call got no response.)

@@ -24,7 +24,8 @@ terminal_signal, terminal_resize, terminal_close and terminal_list; tools/list
 describes them.
 
 On end of stdin, SIGTERM or SIGINT every session is closed (no process is left
-behind) and the server exits 0.
+behind) and the server exits 0; when stdout is closed (the host stopped
+reading), the same, with exit status 1.
 
 With --server the tools drive the sessions of a termloom server (started on
 first use), so an MCP host, a shell-only agent using `termloom send`... and a
@@ -106,7 +107,8 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     if let Some(stop) = signals::install() {
         stop.close_on_signal_with_exit(engine.clone(), 0);
     }
-    let served = termloom::mcp::serve_stdio(engine.clone());
+    let output = StopWhenClosed { stdout: std::io::stdout(), engine: engine.clone() };
+    let served = termloom::mcp::serve(engine.clone(), std::io::stdin().lock(), output);
     engine.shutdown();
     match served {
         Ok(()) => ExitCode::SUCCESS,
@@ -114,6 +116,41 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             say!("termloom: the MCP server stopped: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The server's stdout, which stops the server once the host has closed it: no answer can
+/// reach the host any more, so every session is closed and termloom exits 1 rather than read
+/// requests it cannot answer until the host also closes stdin.
+struct StopWhenClosed {
+    stdout: std::io::Stdout,
+    engine: Engine,
+}
+
+impl StopWhenClosed {
+    /// Passes on what `result` says, unless it is an error (other than an interruption, which
+    /// is tried again): then the server stops.
+    fn unless_failed<T>(&self, result: std::io::Result<T>) -> std::io::Result<T> {
+        if let Err(err) = &result
+            && err.kind() != std::io::ErrorKind::Interrupted
+        {
+            say!("termloom: cannot write to stdout ({err}); closing every session");
+            self.engine.shutdown();
+            std::process::exit(1);
+        }
+        result
+    }
+}
+
+impl Write for StopWhenClosed {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.stdout.write(bytes);
+        self.unless_failed(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let flushed = self.stdout.flush();
+        self.unless_failed(flushed)
     }
 }
 
