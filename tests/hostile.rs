@@ -180,6 +180,65 @@ fn keyboard_mode_floods_do_not_take_the_engine_down() {
     bystander.close().unwrap();
 }
 
+/// The CPU seconds (user and system) of `termloom run ARGS -- python3 -c code`, its program
+/// included (measured by python3: the tests that call it require it).
+fn cpu_seconds_of(args: &[&str], code: &str) -> f64 {
+    let wrapper = "import resource, subprocess, sys\n\
+                   subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n\
+                   used = resource.getrusage(resource.RUSAGE_CHILDREN)\n\
+                   print(used.ru_utime + used.ru_stime)";
+    let out = Command::new("python3")
+        .args(["-c", wrapper, TERMLOOM, "run"])
+        .args(args)
+        .args(["--", "python3", "-c", code])
+        .output()
+        .expect("python3 runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    report.trim().parse().unwrap_or_else(|_| panic!("no CPU time: {report}"))
+}
+
+/// A wait on the screen rebuilds its text when output comes; at 1000x500 cells of combining
+/// marks that took 15 ms, and a program writing a byte a millisecond kept the reactor busy
+/// all the time for it (3.7 s of CPU in 4 s). Costly looks are now spaced out.
+#[test]
+fn a_screen_wait_beside_a_trickle_costs_a_share_of_the_reactor() {
+    if !require("python3") {
+        return;
+    }
+    // A screen of `e` with three acute accents a cell, then a byte a millisecond for 4 s,
+    // written in place (nothing scrolls).
+    let trickle = r#"
+import os, sys, time
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[1;1Hready")
+out.flush()
+end = time.time() + 4
+n = 0
+while time.time() < end:
+    os.write(1, b"\033[2;1H" + (b"x" if n % 2 else b"y"))
+    n += 1
+    time.sleep(0.001)
+os.write(1, b"\033[3;1Hdone")
+time.sleep(60)
+"#;
+    let run = |wait: &str, argument: &str| {
+        let size = ["--size", "1000x500", "--timeout", "60000"];
+        cpu_seconds_of(&[&size[..], &["--wait-screen", "ready", wait, argument]].concat(), trickle)
+    };
+    // The same run with a wait on the screen, which holds once the trickle is over, and with
+    // a wait for a second of quiet, which looks at no text.
+    let watched = run("--wait-screen", "done");
+    let unwatched = run("--wait-quiet", "1000");
+    eprintln!("CPU: {watched:.2} s with a wait on the screen, {unwatched:.2} s without");
+    assert!(
+        watched < unwatched + 2.0,
+        "a wait on the screen cost {:.2} s of CPU over 4 s of trickle",
+        watched - unwatched
+    );
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

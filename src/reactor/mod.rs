@@ -91,6 +91,8 @@ enum Timer {
     Sync(u64),
     /// The session may have gone quiet.
     Quiet(u64),
+    /// A look after output that was put off because the previous one was costly.
+    Look(u64),
     /// A waiter's time-based condition may hold now.
     Recheck { session: u64, waiter: u64 },
     /// A `run_command` timeout.
@@ -117,6 +119,7 @@ impl Timer {
             | Timer::CloseCheck(id)
             | Timer::Sync(id)
             | Timer::Quiet(id)
+            | Timer::Look(id)
             | Timer::Reap(id) => id,
         }
     }
@@ -275,6 +278,11 @@ struct Slot {
     bytes_out: u64,
     sync_timer: Option<Instant>,
     quiet_armed: bool,
+    /// When the next look after output may be made, when the last one was costly
+    /// (`Reactor::look_after_output`).
+    next_look: Option<Instant>,
+    /// When the look put off until then is scheduled (`Timer::Look`).
+    look_deferred: Option<Instant>,
     /// The terminal's line modes when the master was closed.
     final_line_modes: Option<crate::types::LineModes>,
     /// The newest raw output, at most `Config::raw_output_bytes`.
@@ -596,6 +604,7 @@ impl Reactor {
             Timer::CloseCheck(id) => self.close_check(id),
             Timer::Sync(id) => self.sync_expired(id),
             Timer::Quiet(id) => self.quiet_check(id),
+            Timer::Look(id) => self.look_now(id),
             Timer::Recheck { session, waiter } => {
                 if let Some(slot) = self.sessions.get_mut(&session)
                     && let Some(w) = slot.waiters.iter_mut().find(|w| w.id == waiter)

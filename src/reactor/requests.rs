@@ -152,6 +152,8 @@ impl Reactor {
                 bytes_out: 0,
                 sync_timer: None,
                 quiet_armed: false,
+                next_look: None,
+                look_deferred: None,
             }),
         );
         if self.config.idle_timeout.is_some() || self.config.max_lifetime.is_some() {

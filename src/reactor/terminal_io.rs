@@ -284,8 +284,7 @@ impl Reactor {
                 slot.clipboard_next = Some(now + pause);
             }
             self.queue_replies(id, &turn.replies);
-            self.track_screen(id);
-            self.check_waiters(id);
+            self.look_after_output(id);
         }
         if let Some(slot) = self.sessions.get_mut(&id) {
             slot.terminal.transcript_mut().unpin();
