@@ -2828,6 +2828,22 @@ fn a_resize_shows_the_screen_redrawn() {
     client.finish();
 }
 
+/// How `server` exits, within [`LONG`]; killed, and the test failed with `otherwise`, if it
+/// does not.
+fn exit_of(server: &mut std::process::Child, otherwise: &str) -> std::process::ExitStatus {
+    let deadline = Instant::now() + LONG;
+    loop {
+        if let Some(status) = server.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = server.kill();
+            panic!("{otherwise}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// `termloom mcp` run by a host that closed its end of the stderr pipe: a log line (here the
 /// one for an oversized message) and the notice of a SIGTERM cannot be written, and the
 /// server carries on without them. (`eprintln!` panicked on the broken pipe: the oversized
@@ -2872,17 +2888,7 @@ fn a_closed_stderr_neither_crashes_the_server_nor_stops_a_sigterm() {
     assert!(ask(br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#).contains(r#""result":{}"#));
     let termloom = rustix::process::Pid::from_raw(server.id() as i32).unwrap();
     rustix::process::kill_process(termloom, rustix::process::Signal::TERM).unwrap();
-    let deadline = Instant::now() + LONG;
-    let status = loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = server.kill();
-            panic!("termloom mcp did not exit on SIGTERM");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = exit_of(&mut server, "termloom mcp did not exit on SIGTERM");
     assert_eq!(status.code(), Some(0), "{status}");
     assert!(!alive(pid), "the session's process survived the SIGTERM");
     drop(input);
@@ -2918,17 +2924,7 @@ fn a_closed_stdout_closes_every_session_and_stops_the_server() {
     let pid = started["result"]["structuredContent"]["pid"].as_i64().expect("a pid");
     drop(output);
     input.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n").unwrap();
-    let deadline = Instant::now() + LONG;
-    let status = loop {
-        if let Some(status) = server.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = server.kill();
-            panic!("termloom mcp went on with its stdout closed");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let status = exit_of(&mut server, "termloom mcp went on with its stdout closed");
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut server.stderr.take().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(1), "{status}: {stderr}");

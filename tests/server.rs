@@ -34,6 +34,30 @@ struct TestServer {
 }
 
 impl TestServer {
+    /// Runs `termloom COMMAND SESSION` with a wait for text never printed, and kills it once
+    /// its wait is pending in the server (asking again is the only way to know).
+    fn kill_in_a_wait(&self, command: &str, session: &str) {
+        let mut waiting = Command::new(TERMLOOM)
+            .args([command, "--socket"])
+            .arg(&self.socket)
+            .args([session, "--wait-text", "never printed", "--timeout", "60000"])
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap();
+        self.until_pending_waits(1, "the wait never became pending");
+        waiting.kill().unwrap();
+        waiting.wait().unwrap();
+    }
+
+    /// Asks until the first session has `count` pending waits; fails with `otherwise` after
+    /// [`LONG`].
+    fn until_pending_waits(&self, count: usize, otherwise: &str) {
+        let deadline = std::time::Instant::now() + LONG;
+        while self.json(&["list"])["sessions"][0]["pending_waits"] != count {
+            assert!(std::time::Instant::now() < deadline, "{otherwise}");
+        }
+    }
+
     fn start(extra: &[&str]) -> TestServer {
         let dir = socket_dir();
         let mut server = Self::start_at(dir.join("s"), extra);
@@ -199,20 +223,7 @@ fn an_agent_drives_a_program_across_commands() {
 fn a_client_killed_in_a_wait_harms_no_session() {
     let server = TestServer::start(&[]);
     server.ok(&["start", "--name", "survivor", "--", "cat"]);
-    let mut waiting = Command::new(TERMLOOM)
-        .args(["wait", "--socket"])
-        .arg(&server.socket)
-        .args(["survivor", "--wait-text", "never printed", "--timeout", "60000"])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    // Kill it once its wait is pending in the server (asking again is the only way to know).
-    let deadline = std::time::Instant::now() + LONG;
-    while server.json(&["list"])["sessions"][0]["pending_waits"] != 1 {
-        assert!(std::time::Instant::now() < deadline, "the wait never became pending");
-    }
-    waiting.kill().unwrap();
-    waiting.wait().unwrap();
+    server.kill_in_a_wait("wait", "survivor");
     let sent = server.ok(&[
         "send",
         "survivor",
@@ -227,9 +238,7 @@ fn a_client_killed_in_a_wait_harms_no_session() {
     assert!(sent.contains("alive"), "{sent}");
     assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
     // The dead client's wait ends with its connection.
-    while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
-        assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
-    }
+    server.until_pending_waits(0, "the dead client's wait stayed pending");
 }
 
 #[test]
@@ -1642,22 +1651,8 @@ fn a_read_whose_client_was_killed_leaves_the_output_unread() {
     server.ok(&["read", "kept"]);
     let typed = ["send", "kept", "--client", "other", "--text", "important", "--submit"];
     server.ok(&[&typed[..], &["--wait-text", "important"]].concat());
-    let mut reading = Command::new(TERMLOOM)
-        .args(["read", "--socket"])
-        .arg(&server.socket)
-        .args(["kept", "--wait-text", "never printed", "--timeout", "60000"])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + LONG;
-    while server.json(&["list"])["sessions"][0]["pending_waits"] != 1 {
-        assert!(std::time::Instant::now() < deadline, "the wait never became pending");
-    }
-    reading.kill().unwrap();
-    reading.wait().unwrap();
-    while server.json(&["list"])["sessions"][0]["pending_waits"] != 0 {
-        assert!(std::time::Instant::now() < deadline, "the dead client's wait stayed pending");
-    }
+    server.kill_in_a_wait("read", "kept");
+    server.until_pending_waits(0, "the dead client's wait stayed pending");
     let read = server.ok(&["read", "kept"]);
     assert!(read.contains("important"), "{read}");
 }
