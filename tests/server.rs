@@ -1661,3 +1661,37 @@ fn a_read_whose_client_was_killed_leaves_the_output_unread() {
     let read = server.ok(&["read", "kept"]);
     assert!(read.contains("important"), "{read}");
 }
+
+/// `termloom list` shows every live session, however many (it stopped at about 50, within the
+/// tools' default `max_bytes`, and said only how many more there were), and names the ended
+/// ones it leaves out by id, each readable.
+#[test]
+fn list_shows_every_live_session_and_names_the_ended_ones_left_out() {
+    let server = TestServer::start(&["--max-sessions-per-client", "80"]);
+    for _ in 0..70 {
+        server.ok(&["start", "--", "cat"]);
+    }
+    for _ in 0..7 {
+        server.ok(&["start", "--wait-exit", "--", "true"]);
+    }
+    let listed = server.json(&["list"]);
+    let ids: Vec<u64> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_u64().unwrap())
+        .collect();
+    let mut expected: Vec<u64> = (1..=70).rev().collect();
+    expected.extend((73..=77).rev());
+    assert_eq!(ids, expected, "{listed}");
+    assert_eq!(listed["sessions_left_out"], 2, "{listed}");
+    assert_eq!(listed["left_out_ids"], json!([71, 72]), "{listed}");
+    let text = server.ok(&["list"]);
+    assert_eq!(text.lines().filter(|line| line.starts_with("session ")).count(), 75, "{text}");
+    let note = format!(
+        "[... 2 ended sessions more left out: 71-72; each is readable by its id with termloom read {} until it is forgotten]\n",
+        server.reach()
+    );
+    assert!(text.ends_with(&note), "{text}");
+    server.ok(&["read", "71"]);
+}

@@ -213,7 +213,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
-        summary: "\n  Lists the sessions. With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
+        summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 
