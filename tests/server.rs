@@ -1695,3 +1695,50 @@ fn list_shows_every_live_session_and_names_the_ended_ones_left_out() {
     assert!(text.ends_with(&note), "{text}");
     server.ok(&["read", "71"]);
 }
+
+/// A client says hello on a connection of its own, which it keeps open; returns it.
+fn hello_as(server: &TestServer, client: &str) -> (UnixStream, Value) {
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let hello = json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/hello",
+        "params": {"protocol": 1, "client": client}});
+    (&stream).write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let answer = answers(&mut BufReader::new(stream.try_clone().unwrap()), 1).remove(0);
+    (stream, answer)
+}
+
+/// A long-lived server meets more client names than it keeps (`--max-clients`): a new one
+/// takes the place of the one used least recently that is not connected (the names were
+/// kept for ever, and every new one refused once 1,024 had come), and is refused, saying
+/// why, only while every one it keeps is connected.
+#[test]
+fn client_names_past_the_limit_replace_the_least_recently_used() {
+    let server = TestServer::start(&["--max-clients", "2"]);
+    server.ok(&["start", "--client", "a", "--", "sh", "-c", "echo first; exec cat"]);
+    let read = |client: &str| server.ok(&["read", "1", "--client", client]);
+    assert!(read("b").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // A third name: `a`, used least recently, is forgotten; `b` is kept.
+    assert!(read("c").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // Named again, `a` reads from the start (and takes the place of `c`).
+    assert!(read("a").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // While both kept names are connected, a new one is refused, saying why.
+    let (_a, answer) = hello_as(&server, "a");
+    assert_eq!(answer["result"]["client"], "a", "{answer}");
+    let (b, answer) = hello_as(&server, "b");
+    assert_eq!(answer["result"]["client"], "b", "{answer}");
+    let refused = server.cli(&["read", "1", "--client", "d"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("2 clients, its limit (termloom server --max-clients)"), "{stderr}");
+    // Once one is no longer in use (its connection names itself `a` too), its place can be
+    // taken.
+    let hello = json!({"jsonrpc": "2.0", "id": 2, "method": "termloom/hello",
+        "params": {"protocol": 1, "client": "a"}});
+    (&b).write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let answer = answers(&mut BufReader::new(b.try_clone().unwrap()), 1).remove(0);
+    assert_eq!(answer["result"]["client"], "a", "{answer}");
+    assert!(read("d").contains("first"));
+}

@@ -52,6 +52,15 @@ struct Life {
     stopping: bool,
 }
 
+/// The clients a server knows by name, each with when it was last named: at the limit, the one
+/// named least recently that no connection or call uses is forgotten for a new one.
+#[derive(Debug, Default)]
+struct Clients {
+    by_name: HashMap<String, (Arc<Caller>, u64)>,
+    /// Counts the times a client is named (`termloom/hello`).
+    tick: u64,
+}
+
 /// The state shared by a server's connections.
 #[derive(Debug)]
 pub(crate) struct Hub {
@@ -61,8 +70,9 @@ pub(crate) struct Hub {
     /// The sessions' input locks, which every client's calls take: two clients' input to one
     /// session is not interleaved.
     input: Arc<InputLocks>,
-    /// Named clients' callers (read positions and screens seen).
-    clients: Mutex<HashMap<String, Arc<Caller>>>,
+    /// Named clients' callers (read positions and screens seen), at most
+    /// [`ServerOptions::max_clients`].
+    clients: Mutex<Clients>,
     /// The client that started each open session.
     owners: Mutex<HashMap<SessionId, String>>,
     /// Sessions a person took over, by connection number.
@@ -275,20 +285,44 @@ impl Hub {
         })
     }
 
-    /// The caller of client `name`: its read positions, shared by its connections.
+    /// The caller of client `name`: its read positions, shared by its connections. At
+    /// [`ServerOptions::max_clients`], a new name takes the place of the client named least
+    /// recently that no connection or call uses (its read positions are forgotten: named
+    /// again, it reads from the oldest retained line); when every one is in use, it is refused.
     fn client(&self, name: &str) -> Result<Arc<Caller>, String> {
         let mut clients = lock(&self.clients);
-        if let Some(caller) = clients.get(name) {
+        clients.tick += 1;
+        let tick = clients.tick;
+        if let Some((caller, named)) = clients.by_name.get_mut(name) {
+            *named = tick;
             return Ok(caller.clone());
         }
         let limit = self.options.max_clients;
-        if clients.len() >= limit {
-            return Err(format!(
-                "the server already knows {limit} clients, its limit; reuse a client name"
-            ));
+        if clients.by_name.len() >= limit {
+            // Only the map holds an unused caller: a connection named so, or a call still
+            // running with it, holds another reference.
+            let unused = clients
+                .by_name
+                .iter()
+                .filter(|(_, (caller, _))| Arc::strong_count(caller) == 1)
+                .min_by_key(|(_, (_, named))| *named)
+                .map(|(name, _)| name.clone());
+            match unused {
+                Some(forgotten) => {
+                    clients.by_name.remove(&forgotten);
+                    log::info!(
+                        "termloom server: forgot client {forgotten:?}, the least recently used of {limit}, for {name:?}"
+                    );
+                }
+                None => {
+                    return Err(format!(
+                        "the server has {limit} clients, its limit (termloom server --max-clients), and each is connected or in a call; reuse a client name, or try again when one disconnects"
+                    ));
+                }
+            }
         }
         let caller = Arc::new(Caller::sharing(self.names.clone(), self.input.clone()));
-        clients.insert(name.to_owned(), caller.clone());
+        clients.by_name.insert(name.to_owned(), (caller.clone(), tick));
         Ok(caller)
     }
 

@@ -11,7 +11,9 @@
 //! - `termloom/hello` `{"protocol": 1, "client": "NAME"}` → `{"protocol", "server", "pid",
 //!   "client"}`: checks the protocol version and names the client. Clients with the same name
 //!   share read positions (what "new output" means), across connections; a connection that
-//!   never says hello has read positions of its own. A different protocol version is refused.
+//!   never says hello has read positions of its own. The server keeps
+//!   [`ServerOptions::max_clients`] names: past them, the one named least recently that no
+//!   connection or call uses is forgotten. A different protocol version is refused.
 //!   A connection the client closes while calls run (killed in a wait) ends their waits, and
 //!   they take nothing from its read positions: what they would have shown stays new. (Once
 //!   the client only shuts its writing end, the calls still answer with what they read.)
@@ -118,8 +120,10 @@ pub struct ServerOptions {
     /// exited). Default
     /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`].
     pub max_sessions_per_client: usize,
-    /// Most client names (`termloom/hello`) the server keeps read positions for; a new name
-    /// past it is refused. Each session keeps the positions of its
+    /// Most client names (`termloom/hello`) the server keeps read positions for. A new name
+    /// past it takes the place of the one named least recently that no connection or call
+    /// uses (whose read positions are forgotten), and is refused only when every one is in
+    /// use. Each session keeps the positions of its
     /// [`Config::max_readers`](crate::Config::max_readers) most recent readers, so give the
     /// engine as many. Default [`DEFAULT_MAX_CLIENTS`].
     pub max_clients: usize,
