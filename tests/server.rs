@@ -1742,3 +1742,34 @@ fn client_names_past_the_limit_replace_the_least_recently_used() {
     assert_eq!(answer["result"]["client"], "a", "{answer}");
     assert!(read("d").contains("first"));
 }
+
+/// A server restarted on its socket, after a SIGTERM or a SIGKILL, numbers its sessions on
+/// from the last one's (each started again from 1, so an id a caller kept named another
+/// session): an id kept from an earlier server names no session, and using it says why.
+#[test]
+fn a_restarted_server_gives_out_no_earlier_servers_id() {
+    let start = |server: &TestServer| -> Value {
+        serde_json::from_str(&server.ok(&["start", "--json", "--", "cat"])).unwrap()
+    };
+    let mut first = TestServer::start(&[]);
+    assert_eq!(start(&first)["session_id"], 1);
+    assert_eq!(start(&first)["session_id"], 2);
+    assert!(first.terminate().success());
+    let mut second = TestServer::start_at(first.socket.clone(), &[]);
+    assert_eq!(start(&second)["session_id"], 3);
+    let stale = second.cli(&["read", "1"]);
+    assert_eq!(stale.status.code(), Some(1), "{}", describe(&stale));
+    let stderr = String::from_utf8_lossy(&stale.stderr);
+    assert!(
+        stderr.contains(
+            "session 1 was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from 3)"
+        ),
+        "{stderr}"
+    );
+    // A server killed outright recorded its ids before it gave them out.
+    second.child.kill().unwrap();
+    second.child.wait().unwrap();
+    let third = TestServer::start_at(first.socket.clone(), &[]);
+    assert_eq!(start(&third)["session_id"], 4);
+    assert!(!third.cli(&["send", "3", "--text", "x"]).status.success());
+}

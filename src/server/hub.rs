@@ -84,6 +84,19 @@ pub(crate) struct Hub {
     /// The socket's path and a handle on the listening socket, to wake the accepting thread
     /// when stopping.
     socket: OnceLock<(PathBuf, UnixListener)>,
+    /// Where the ids given out are recorded, for the next server on the socket.
+    ids: Mutex<Option<Ids>>,
+}
+
+/// The record of the session ids a server may have given out.
+#[derive(Debug)]
+struct Ids {
+    /// The lock file, which records them ([`socket::record_next_id`]).
+    lock: std::fs::File,
+    /// The first id of this server's.
+    first: u64,
+    /// The starts admitted so far: each gives out at most one id.
+    starts: u64,
 }
 
 impl Hub {
@@ -100,7 +113,28 @@ impl Hub {
             changed: Condvar::new(),
             next_connection: AtomicU64::new(1),
             socket: OnceLock::new(),
+            ids: Mutex::default(),
         })
+    }
+
+    /// Records the ids this server gives out, from `first` on, in the lock file `file` (see
+    /// [`Hub::before_start`]).
+    pub(crate) fn recording_ids(&self, file: std::fs::File, first: u64) {
+        *lock(&self.ids) = Some(Ids { lock: file, first, starts: 0 });
+    }
+
+    /// Before a start, records an id above every one given out with it, so that the next
+    /// server on the socket starts above them even if this one is killed. A record that
+    /// fails is logged; the start goes on.
+    fn before_start(&self) {
+        let mut ids = lock(&self.ids);
+        let Some(ids) = ids.as_mut() else { return };
+        ids.starts += 1;
+        if let Err(err) = socket::record_next_id(&ids.lock, ids.first + ids.starts) {
+            log::warn!(
+                "termloom server: cannot record the session ids given out in the lock file: {err}; a server started next on this socket may give out this one's ids again"
+            );
+        }
     }
 
     pub(crate) fn engine(&self) -> &Engine {
@@ -334,8 +368,17 @@ impl Hub {
             (None, Value::String(s)) => self.names.lookup(s),
             _ => None,
         };
-        match id {
-            Some(id) if self.engine.session(id).is_ok() => Ok(id),
+        match id.map(|id| (id, self.engine.session(id))) {
+            Some((id, Ok(_))) => Ok(id),
+            Some((id, Err(crate::Error::SessionBeforeFirst { first, .. }))) => {
+                Err(describe_sessions(
+                    &self.engine,
+                    &self.names,
+                    &format!(
+                        "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
+                    ),
+                ))
+            }
             _ => Err(describe_sessions(
                 &self.engine,
                 &self.names,
@@ -608,6 +651,7 @@ impl Extension for Connection {
             || (tool == "terminal_run" && !arguments.contains_key("session_id"));
         if starts {
             self.check_session_limit()?;
+            self.hub.before_start();
         }
         Ok(())
     }

@@ -29,6 +29,10 @@
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
 //!
+//! Session ids go on from the last server's on the same socket (recorded in its lock file
+//! before each start), so an id a client kept from an earlier server never names a session of
+//! this one; using one is refused saying whose it was.
+//!
 //! Messages are bounded ([`ServerOptions::max_message_bytes`]), as are the requests in
 //! progress per connection ([`ServerOptions::max_pending_requests`]). A malformed, oversized
 //! or truncated message is answered with an error and its connection closed; other
@@ -174,8 +178,12 @@ impl Server {
     /// replaced. Fails if a server already runs on it.
     pub fn bind(engine: Engine, options: ServerOptions) -> io::Result<Server> {
         let bound = socket::bind(&options.socket)?;
+        // Ids go on from the last server's on this socket: an id a caller kept from it never
+        // names a session of this one.
+        engine.number_sessions_from(bound.first_id).map_err(io::Error::other)?;
         let hub = hub::Hub::new(engine, options);
         hub.listening_on(&bound.listener, &bound.path)?;
+        hub.recording_ids(bound.lock.try_clone()?, bound.first_id);
         Ok(Server { bound, hub })
     }
 
