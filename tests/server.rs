@@ -1773,3 +1773,46 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
     assert_eq!(start(&third)["session_id"], 4);
     assert!(!third.cli(&["send", "3", "--text", "x"]).status.success());
 }
+
+/// With `--json`, every failure of every command is one JSON object on stdout, `{"error":
+/// {"kind", "message"}}`, with the exit code it has without (a malformed command line, no
+/// server, a refused start... were plain text on stderr, and a tool's error `{"error":
+/// MESSAGE}`).
+#[test]
+fn every_failure_under_json_is_one_error_object_on_stdout() {
+    let server = TestServer::start(&[]);
+    let dir = socket_dir();
+    let none = dir.join("none");
+    let none = none.to_str().unwrap();
+    let socket = server.socket.to_str().unwrap();
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["read", "99", "--json", "--socket", socket], "error", 1),
+        (&["close", "--json", "99", "--socket", socket], "error", 1),
+        (&["read", "--json"], "usage", 2),
+        (&["read", "1", "--bogus", "--json"], "usage", 2),
+        (&["send", "1", "--json", "--text"], "usage", 2),
+        (&["start", "--json", "--size", "1x1", "--", "cat"], "usage", 2),
+        (&["wait", "1", "--json", "--socket", socket], "usage", 2),
+        (&["read", "1", "--json", "--socket", none], "server", 1),
+        (&["kill-server", "--json", "--socket", none], "server", 1),
+        (&["run", "--json", "--", "/nonexistent/program"], "error", 1),
+        (&["run", "--bogus", "--json", "--", "true"], "usage", 2),
+    ];
+    for (args, kind, code) in cases {
+        let output = Command::new(TERMLOOM).args(*args).stdin(Stdio::null()).output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(*code), "{args:?}: {}", describe(&output));
+        assert_eq!(stdout.lines().count(), 1, "{args:?}: {}", describe(&output));
+        let error: Value = serde_json::from_str(&stdout).unwrap();
+        let error = error.as_object().unwrap();
+        assert_eq!(error.keys().collect::<Vec<_>>(), ["error"], "{args:?}: {stdout}");
+        assert_eq!(error["error"]["kind"], *kind, "{args:?}: {stdout}");
+        assert!(error["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{stdout}");
+        if args[0] != "run" {
+            assert!(output.stderr.is_empty(), "{args:?}: {}", describe(&output));
+        }
+    }
+    // A value that reads `--json` is the flag's value, and a program's word the program's.
+    let typed = server.cli(&["send", "99", "--text", "--json"]);
+    assert!(typed.stdout.is_empty() && !typed.stderr.is_empty(), "{}", describe(&typed));
+}
