@@ -373,6 +373,15 @@ impl Engine {
         Ok(Session { id, pid: info.pid, client: self.shared.client.clone(), reader: 0 })
     }
 
+    /// Numbers this engine's sessions from `first` on (a server restarted on its socket goes
+    /// on from the last one's ids); before its first session only.
+    pub(crate) fn number_sessions_from(&self, first: u64) -> Result<()> {
+        self.shared.client.call(move |r| {
+            r.number_from(first);
+            Ok(())
+        })
+    }
+
     /// Every session the engine knows: live ones and tombstones, by id.
     pub fn list(&self) -> Result<Vec<SessionInfo>> {
         self.shared.client.call(|r| Ok(r.list()))

@@ -23,6 +23,15 @@ pub enum Error {
         /// How many ended sessions are kept.
         kept: usize,
     },
+    /// The id is below the first this engine gives out: its sessions are numbered on from an
+    /// earlier engine's, as a `termloom server` restarted on its socket numbers them on from
+    /// the last server's, so the session was the earlier engine's and ended with it.
+    SessionBeforeFirst {
+        /// The session asked for.
+        session: SessionId,
+        /// The first id this engine gives out.
+        first: SessionId,
+    },
     /// The session was closed; it accepts no more input.
     SessionClosed(SessionId),
     /// The session's program has exited; it accepts no more input.
@@ -164,6 +173,10 @@ impl fmt::Display for Error {
             Error::SessionForgotten { session, kept } => write!(
                 f,
                 "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept (Config::max_closed_sessions); read a session before that many more end, or raise the bound"
+            ),
+            Error::SessionBeforeFirst { session, first } => write!(
+                f,
+                "session {session} was an earlier server's, which ended with it: this one numbers its sessions from {first} (list the sessions to see the live ones)"
             ),
             Error::SessionClosed(id) => write!(f, "session {id} is closed; start a new session"),
             Error::SessionExited(id) => write!(

@@ -1003,9 +1003,10 @@ fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     assert_eq!(entries.len(), 6, "{listed}");
     assert_eq!(entries[0]["session_id"], live["session_id"], "{listed}");
     assert_eq!(listed["structuredContent"]["sessions_left_out"], 5, "{listed}");
+    assert_eq!(listed["structuredContent"]["left_out_ids"], json!([1, 2, 3, 4, 5]), "{listed}");
     assert!(
         text(&listed).ends_with(
-            "[... 5 ended sessions more left out; each is readable by its id until it is forgotten]"
+            "[... 5 ended sessions more left out: 1-5; each is readable by its id with terminal_read until it is forgotten]"
         ),
         "{}",
         text(&listed)

@@ -1656,3 +1656,158 @@ fn a_read_whose_client_was_killed_leaves_the_output_unread() {
     let read = server.ok(&["read", "kept"]);
     assert!(read.contains("important"), "{read}");
 }
+
+/// `termloom list` shows every live session, however many (it stopped at about 50, within the
+/// tools' default `max_bytes`, and said only how many more there were), and names the ended
+/// ones it leaves out by id, each readable.
+#[test]
+fn list_shows_every_live_session_and_names_the_ended_ones_left_out() {
+    let server = TestServer::start(&["--max-sessions-per-client", "80"]);
+    for _ in 0..70 {
+        server.ok(&["start", "--", "cat"]);
+    }
+    for _ in 0..7 {
+        server.ok(&["start", "--wait-exit", "--", "true"]);
+    }
+    let listed = server.json(&["list"]);
+    let ids: Vec<u64> = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["session_id"].as_u64().unwrap())
+        .collect();
+    let mut expected: Vec<u64> = (1..=70).rev().collect();
+    expected.extend((73..=77).rev());
+    assert_eq!(ids, expected, "{listed}");
+    assert_eq!(listed["sessions_left_out"], 2, "{listed}");
+    assert_eq!(listed["left_out_ids"], json!([71, 72]), "{listed}");
+    let text = server.ok(&["list"]);
+    assert_eq!(text.lines().filter(|line| line.starts_with("session ")).count(), 75, "{text}");
+    let note = format!(
+        "[... 2 ended sessions more left out: 71-72; each is readable by its id with termloom read {} until it is forgotten]\n",
+        server.reach()
+    );
+    assert!(text.ends_with(&note), "{text}");
+    server.ok(&["read", "71"]);
+}
+
+/// A client says hello on a connection of its own, which it keeps open; returns it.
+fn hello_as(server: &TestServer, client: &str) -> (UnixStream, Value) {
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let hello = json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/hello",
+        "params": {"protocol": 1, "client": client}});
+    (&stream).write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let answer = answers(&mut BufReader::new(stream.try_clone().unwrap()), 1).remove(0);
+    (stream, answer)
+}
+
+/// A long-lived server meets more client names than it keeps (`--max-clients`): a new one
+/// takes the place of the one used least recently that is not connected (the names were
+/// kept for ever, and every new one refused once 1,024 had come), and is refused, saying
+/// why, only while every one it keeps is connected.
+#[test]
+fn client_names_past_the_limit_replace_the_least_recently_used() {
+    let server = TestServer::start(&["--max-clients", "2"]);
+    server.ok(&["start", "--client", "a", "--", "sh", "-c", "echo first; exec cat"]);
+    let read = |client: &str| server.ok(&["read", "1", "--client", client]);
+    assert!(read("b").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // A third name: `a`, used least recently, is forgotten; `b` is kept.
+    assert!(read("c").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // Named again, `a` reads from the start (and takes the place of `c`).
+    assert!(read("a").contains("first"));
+    assert!(!read("b").contains("first"), "b keeps its read position");
+    // While both kept names are connected, a new one is refused, saying why.
+    let (_a, answer) = hello_as(&server, "a");
+    assert_eq!(answer["result"]["client"], "a", "{answer}");
+    let (b, answer) = hello_as(&server, "b");
+    assert_eq!(answer["result"]["client"], "b", "{answer}");
+    let refused = server.cli(&["read", "1", "--client", "d"]);
+    assert_eq!(refused.status.code(), Some(1), "{}", describe(&refused));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("2 clients, its limit (termloom server --max-clients)"), "{stderr}");
+    // Once one is no longer in use (its connection names itself `a` too), its place can be
+    // taken.
+    let hello = json!({"jsonrpc": "2.0", "id": 2, "method": "termloom/hello",
+        "params": {"protocol": 1, "client": "a"}});
+    (&b).write_all(format!("{hello}\n").as_bytes()).unwrap();
+    let answer = answers(&mut BufReader::new(b.try_clone().unwrap()), 1).remove(0);
+    assert_eq!(answer["result"]["client"], "a", "{answer}");
+    assert!(read("d").contains("first"));
+}
+
+/// A server restarted on its socket, after a SIGTERM or a SIGKILL, numbers its sessions on
+/// from the last one's (each started again from 1, so an id a caller kept named another
+/// session): an id kept from an earlier server names no session, and using it says why.
+#[test]
+fn a_restarted_server_gives_out_no_earlier_servers_id() {
+    let start = |server: &TestServer| -> Value {
+        serde_json::from_str(&server.ok(&["start", "--json", "--", "cat"])).unwrap()
+    };
+    let mut first = TestServer::start(&[]);
+    assert_eq!(start(&first)["session_id"], 1);
+    assert_eq!(start(&first)["session_id"], 2);
+    assert!(first.terminate().success());
+    let mut second = TestServer::start_at(first.socket.clone(), &[]);
+    assert_eq!(start(&second)["session_id"], 3);
+    let stale = second.cli(&["read", "1"]);
+    assert_eq!(stale.status.code(), Some(1), "{}", describe(&stale));
+    let stderr = String::from_utf8_lossy(&stale.stderr);
+    assert!(
+        stderr.contains(
+            "session 1 was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from 3)"
+        ),
+        "{stderr}"
+    );
+    // A server killed outright recorded its ids before it gave them out.
+    second.child.kill().unwrap();
+    second.child.wait().unwrap();
+    let third = TestServer::start_at(first.socket.clone(), &[]);
+    assert_eq!(start(&third)["session_id"], 4);
+    assert!(!third.cli(&["send", "3", "--text", "x"]).status.success());
+}
+
+/// With `--json`, every failure of every command is one JSON object on stdout, `{"error":
+/// {"kind", "message"}}`, with the exit code it has without (a malformed command line, no
+/// server, a refused start... were plain text on stderr, and a tool's error `{"error":
+/// MESSAGE}`).
+#[test]
+fn every_failure_under_json_is_one_error_object_on_stdout() {
+    let server = TestServer::start(&[]);
+    let dir = socket_dir();
+    let none = dir.join("none");
+    let none = none.to_str().unwrap();
+    let socket = server.socket.to_str().unwrap();
+    let cases: &[(&[&str], &str, i32)] = &[
+        (&["read", "99", "--json", "--socket", socket], "error", 1),
+        (&["close", "--json", "99", "--socket", socket], "error", 1),
+        (&["read", "--json"], "usage", 2),
+        (&["read", "1", "--bogus", "--json"], "usage", 2),
+        (&["send", "1", "--json", "--text"], "usage", 2),
+        (&["start", "--json", "--size", "1x1", "--", "cat"], "usage", 2),
+        (&["wait", "1", "--json", "--socket", socket], "usage", 2),
+        (&["read", "1", "--json", "--socket", none], "server", 1),
+        (&["kill-server", "--json", "--socket", none], "server", 1),
+        (&["run", "--json", "--", "/nonexistent/program"], "error", 1),
+        (&["run", "--bogus", "--json", "--", "true"], "usage", 2),
+    ];
+    for (args, kind, code) in cases {
+        let output = Command::new(TERMLOOM).args(*args).stdin(Stdio::null()).output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(*code), "{args:?}: {}", describe(&output));
+        assert_eq!(stdout.lines().count(), 1, "{args:?}: {}", describe(&output));
+        let error: Value = serde_json::from_str(&stdout).unwrap();
+        let error = error.as_object().unwrap();
+        assert_eq!(error.keys().collect::<Vec<_>>(), ["error"], "{args:?}: {stdout}");
+        assert_eq!(error["error"]["kind"], *kind, "{args:?}: {stdout}");
+        assert!(error["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{stdout}");
+        if args[0] != "run" {
+            assert!(output.stderr.is_empty(), "{args:?}: {}", describe(&output));
+        }
+    }
+    // A value that reads `--json` is the flag's value, and a program's word the program's.
+    let typed = server.cli(&["send", "99", "--text", "--json"]);
+    assert!(typed.stdout.is_empty() && !typed.stderr.is_empty(), "{}", describe(&typed));
+}

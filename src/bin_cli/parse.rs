@@ -101,6 +101,32 @@ pub(super) fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
     Ok(Parsed::Run(Box::new(Plan { options, steps, program })))
 }
 
+/// Whether `termloom run`'s arguments ask for `--json`, read as [`parse`] reads them (a
+/// value is no option, nor is anything after `--`) but without checking them, so that a
+/// command line [`parse`] refuses is reported as JSON too.
+pub(super) fn asks_for_json(args: &[OsString]) -> bool {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else { continue };
+        if arg == "--" {
+            return false;
+        }
+        if arg == "--json" {
+            return true;
+        }
+        let (name, inline) = split_inline(arg);
+        let takes_value = match (find(OPTIONS, name), find(STEPS, name)) {
+            (Some(def), _) => def.value.is_some(),
+            (_, Some(def)) => def.value.is_some(),
+            _ => false,
+        };
+        if takes_value && inline.is_none() {
+            args.next();
+        }
+    }
+    false
+}
+
 /// Splits `--name=value` into the name and the inline value.
 fn split_inline(arg: &str) -> (&str, Option<&str>) {
     match arg.split_once('=') {

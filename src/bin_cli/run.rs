@@ -19,9 +19,15 @@ const TRANSCRIPT_BOUND: usize = usize::MAX >> 1;
 
 /// Runs `termloom run` with its arguments and returns the exit code.
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
+    let json = super::parse::asks_for_json(&args);
     match parse(args) {
         Ok(Parsed::Help) => super::agent::print_out(&run_help()),
         Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
+        Err(message) if json => {
+            let message = format!("{message} (run `termloom run --help` for usage)");
+            super::agent::print_json_error("usage", &message);
+            ExitCode::from(super::EXIT_USAGE)
+        }
         Err(message) => super::usage_error(&message, "termloom run --help"),
     }
 }
@@ -30,36 +36,42 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
 fn execute(plan: &Plan) -> u8 {
     let stop_signals = signals::install();
     let options = &plan.options;
+    let json = options.json;
     let config =
         super::load_config(options.config.as_deref(), options.policy.as_deref(), Config::default());
     let engine = match config.and_then(Engine::new) {
         Ok(engine) => engine,
-        Err(err) => return fatal(&err),
+        Err(err) => return fatal(&err, json),
     };
     if let Some(stop_signals) = stop_signals {
         stop_signals.close_sessions_on_signal(engine.clone());
     }
     let session = match engine.spawn(spawn_spec(plan)) {
         Ok(session) => session,
-        Err(err) => return fatal(&err),
+        Err(err) => return fatal(&err, json),
     };
     let mut reporter = Reporter::new(plan.options.json);
     let failure = perform(&session, plan, &mut reporter).err();
     let ending = end_session(&session);
-    let code = conclude(reporter, ending, failure);
+    let code = conclude(reporter, ending, failure, json);
     // A stop signal closed the session: the report is out; the exit says which signal.
     signals::interrupted().map_or(code, |number| 128u8.wrapping_add(number as u8))
 }
 
 /// Prints the report and the failure, if any, and picks the exit code.
-fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Option<Failure>) -> u8 {
+fn conclude(
+    reporter: Reporter,
+    ending: termloom::Result<Ending>,
+    failure: Option<Failure>,
+    json: bool,
+) -> u8 {
     let ending = match ending {
         Ok(ending) => ending,
         Err(err) => {
             if let Some(failure) = &failure {
                 failure.print(None);
             }
-            return fatal(&err);
+            return fatal(&err, json);
         }
     };
     let output = reporter.finish(&ending, failure.as_ref()).err();
@@ -75,9 +87,13 @@ fn conclude(reporter: Reporter, ending: termloom::Result<Ending>, failure: Optio
     }
 }
 
-/// Reports a library error that ends the run and returns the failure exit code.
-fn fatal(err: &termloom::Error) -> u8 {
+/// Reports a library error that ends the run before its report (on stderr, and with `--json`
+/// as the JSON error every command prints, on stdout) and returns the failure exit code.
+fn fatal(err: &termloom::Error, json: bool) -> u8 {
     say!("termloom: {err}");
+    if json {
+        super::agent::print_json_error("error", &err.to_string());
+    }
     EXIT_FAILURE
 }
 

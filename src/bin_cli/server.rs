@@ -38,9 +38,13 @@ Options:
   --idle-exit SECONDS|never     Exit after this long idle (default 10).
   --max-sessions-per-client N   Sessions one client may have running (default 32).
   --max-connections N           Connections at once (default 256).
+  --max-clients N               Client names (--client) whose read positions are
+                                kept (default 1024); past them, the one used
+                                least recently, and not connected, is forgotten.
   --config FILE                 Engine configuration (TOML; see `termloom run --help`).
-                                Unless it sets max_readers, that is 1024: each
-                                of the server's clients keeps its read position.
+                                Unless it sets max_readers, that is
+                                --max-clients: each of the server's clients keeps
+                                its read position.
   --policy FILE                 Spawn policy (TOML; see `termloom run --help`): MCP
                                 connections ask their person where it says ask;
                                 other starts it asks about are denied.
@@ -94,6 +98,15 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             "--max-sessions-per-client" => value(&arg).and_then(|v| {
                 remembered.extend([arg.clone(), v.clone()]);
                 options.max_sessions_per_client = count(&arg, &v)?;
+                Ok(())
+            }),
+            "--max-clients" => value(&arg).and_then(|v| {
+                remembered.extend([arg.clone(), v.clone()]);
+                // Each is a reader of every session: at most Config::max_readers' top.
+                options.max_clients = count(&arg, &v).and_then(|n| match n <= 100_000 {
+                    true => Ok(n),
+                    false => Err(format!("{arg} {v:?}: give a whole number from 1 to 100000")),
+                })?;
                 Ok(())
             }),
             "--max-connections" => value(&arg).and_then(|v| {

@@ -419,6 +419,10 @@ impl Slot {
     }
 }
 
+/// The highest first id an engine can be numbered from: ids stay exact in JSON (below 2^53)
+/// and their tokens (`id << 1 | 1`) fit in 64 bits, however many sessions follow.
+pub(crate) const MAX_FIRST_ID: u64 = 1 << 52;
+
 /// The reactor's state; lives on its thread only.
 pub(crate) struct Reactor {
     poll: Poll,
@@ -431,6 +435,8 @@ pub(crate) struct Reactor {
     /// Closed sessions, oldest first (tombstones).
     closed: VecDeque<u64>,
     reserved: usize,
+    /// The first id this engine gives out (see [`Reactor::number_from`]).
+    first_id: u64,
     next_id: u64,
     /// Pending timers, earliest first; answered waits remove theirs, so none fires for
     /// nothing.
@@ -458,6 +464,7 @@ impl Reactor {
             sessions: HashMap::new(),
             closed: VecDeque::new(),
             reserved: 0,
+            first_id: 1,
             next_id: 1,
             timers: BTreeSet::new(),
             next_waiter: 0,
@@ -630,8 +637,10 @@ impl Reactor {
     /// The error for a session id not (or no longer) held: one this engine gave out was
     /// forgotten once ended, the others never existed.
     fn missing(&self, id: SessionId) -> Error {
-        if (1..self.next_id).contains(&id.0) {
+        if (self.first_id..self.next_id).contains(&id.0) {
             Error::SessionForgotten { session: id, kept: self.config.max_closed_sessions }
+        } else if (1..self.first_id).contains(&id.0) {
+            Error::SessionBeforeFirst { session: id, first: SessionId(self.first_id) }
         } else {
             Error::UnknownSession(id)
         }

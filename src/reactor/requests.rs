@@ -59,6 +59,17 @@ impl Reactor {
         Ok(SessionId(id))
     }
 
+    /// Numbers the sessions from `first` on, as a server restarted on its socket does, so
+    /// that an id an earlier engine gave out never names another session; only before the
+    /// first session (later, it changes nothing).
+    pub(crate) fn number_from(&mut self, first: u64) {
+        if self.next_id == self.first_id && self.reserved == 0 && self.sessions.is_empty() {
+            let first = first.clamp(1, super::MAX_FIRST_ID);
+            self.first_id = first;
+            self.next_id = first;
+        }
+    }
+
     /// Gives back a reservation whose spawn failed.
     pub(crate) fn release(&mut self) {
         self.reserved -= 1;

@@ -52,6 +52,15 @@ struct Life {
     stopping: bool,
 }
 
+/// The clients a server knows by name, each with when it was last named: at the limit, the one
+/// named least recently that no connection or call uses is forgotten for a new one.
+#[derive(Debug, Default)]
+struct Clients {
+    by_name: HashMap<String, (Arc<Caller>, u64)>,
+    /// Counts the times a client is named (`termloom/hello`).
+    tick: u64,
+}
+
 /// The state shared by a server's connections.
 #[derive(Debug)]
 pub(crate) struct Hub {
@@ -61,8 +70,9 @@ pub(crate) struct Hub {
     /// The sessions' input locks, which every client's calls take: two clients' input to one
     /// session is not interleaved.
     input: Arc<InputLocks>,
-    /// Named clients' callers (read positions and screens seen).
-    clients: Mutex<HashMap<String, Arc<Caller>>>,
+    /// Named clients' callers (read positions and screens seen), at most
+    /// [`ServerOptions::max_clients`].
+    clients: Mutex<Clients>,
     /// The client that started each open session.
     owners: Mutex<HashMap<SessionId, String>>,
     /// Sessions a person took over, by connection number.
@@ -74,6 +84,19 @@ pub(crate) struct Hub {
     /// The socket's path and a handle on the listening socket, to wake the accepting thread
     /// when stopping.
     socket: OnceLock<(PathBuf, UnixListener)>,
+    /// Where the ids given out are recorded, for the next server on the socket.
+    ids: Mutex<Option<Ids>>,
+}
+
+/// The record of the session ids a server may have given out.
+#[derive(Debug)]
+struct Ids {
+    /// The lock file, which records them ([`socket::record_next_id`]).
+    lock: std::fs::File,
+    /// The first id of this server's.
+    first: u64,
+    /// The starts admitted so far: each gives out at most one id.
+    starts: u64,
 }
 
 impl Hub {
@@ -90,7 +113,28 @@ impl Hub {
             changed: Condvar::new(),
             next_connection: AtomicU64::new(1),
             socket: OnceLock::new(),
+            ids: Mutex::default(),
         })
+    }
+
+    /// Records the ids this server gives out, from `first` on, in the lock file `file` (see
+    /// [`Hub::before_start`]).
+    pub(crate) fn recording_ids(&self, file: std::fs::File, first: u64) {
+        *lock(&self.ids) = Some(Ids { lock: file, first, starts: 0 });
+    }
+
+    /// Before a start, records an id above every one given out with it, so that the next
+    /// server on the socket starts above them even if this one is killed. A record that
+    /// fails is logged; the start goes on.
+    fn before_start(&self) {
+        let mut ids = lock(&self.ids);
+        let Some(ids) = ids.as_mut() else { return };
+        ids.starts += 1;
+        if let Err(err) = socket::record_next_id(&ids.lock, ids.first + ids.starts) {
+            log::warn!(
+                "termloom server: cannot record the session ids given out in the lock file: {err}; a server started next on this socket may give out this one's ids again"
+            );
+        }
     }
 
     pub(crate) fn engine(&self) -> &Engine {
@@ -275,20 +319,44 @@ impl Hub {
         })
     }
 
-    /// The caller of client `name`: its read positions, shared by its connections.
+    /// The caller of client `name`: its read positions, shared by its connections. At
+    /// [`ServerOptions::max_clients`], a new name takes the place of the client named least
+    /// recently that no connection or call uses (its read positions are forgotten: named
+    /// again, it reads from the oldest retained line); when every one is in use, it is refused.
     fn client(&self, name: &str) -> Result<Arc<Caller>, String> {
         let mut clients = lock(&self.clients);
-        if let Some(caller) = clients.get(name) {
+        clients.tick += 1;
+        let tick = clients.tick;
+        if let Some((caller, named)) = clients.by_name.get_mut(name) {
+            *named = tick;
             return Ok(caller.clone());
         }
         let limit = self.options.max_clients;
-        if clients.len() >= limit {
-            return Err(format!(
-                "the server already knows {limit} clients, its limit; reuse a client name"
-            ));
+        if clients.by_name.len() >= limit {
+            // Only the map holds an unused caller: a connection named so, or a call still
+            // running with it, holds another reference.
+            let unused = clients
+                .by_name
+                .iter()
+                .filter(|(_, (caller, _))| Arc::strong_count(caller) == 1)
+                .min_by_key(|(_, (_, named))| *named)
+                .map(|(name, _)| name.clone());
+            match unused {
+                Some(forgotten) => {
+                    clients.by_name.remove(&forgotten);
+                    log::info!(
+                        "termloom server: forgot client {forgotten:?}, the least recently used of {limit}, for {name:?}"
+                    );
+                }
+                None => {
+                    return Err(format!(
+                        "the server has {limit} clients, its limit (termloom server --max-clients), and each is connected or in a call; reuse a client name, or try again when one disconnects"
+                    ));
+                }
+            }
         }
         let caller = Arc::new(Caller::sharing(self.names.clone(), self.input.clone()));
-        clients.insert(name.to_owned(), caller.clone());
+        clients.by_name.insert(name.to_owned(), (caller.clone(), tick));
         Ok(caller)
     }
 
@@ -300,8 +368,17 @@ impl Hub {
             (None, Value::String(s)) => self.names.lookup(s),
             _ => None,
         };
-        match id {
-            Some(id) if self.engine.session(id).is_ok() => Ok(id),
+        match id.map(|id| (id, self.engine.session(id))) {
+            Some((id, Ok(_))) => Ok(id),
+            Some((id, Err(crate::Error::SessionBeforeFirst { first, .. }))) => {
+                Err(describe_sessions(
+                    &self.engine,
+                    &self.names,
+                    &format!(
+                        "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
+                    ),
+                ))
+            }
             _ => Err(describe_sessions(
                 &self.engine,
                 &self.names,
@@ -574,6 +651,7 @@ impl Extension for Connection {
             || (tool == "terminal_run" && !arguments.contains_key("session_id"));
         if starts {
             self.check_session_limit()?;
+            self.hub.before_start();
         }
         Ok(())
     }

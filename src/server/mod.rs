@@ -11,7 +11,9 @@
 //! - `termloom/hello` `{"protocol": 1, "client": "NAME"}` → `{"protocol", "server", "pid",
 //!   "client"}`: checks the protocol version and names the client. Clients with the same name
 //!   share read positions (what "new output" means), across connections; a connection that
-//!   never says hello has read positions of its own. A different protocol version is refused.
+//!   never says hello has read positions of its own. The server keeps
+//!   [`ServerOptions::max_clients`] names: past them, the one named least recently that no
+//!   connection or call uses is forgotten. A different protocol version is refused.
 //!   A connection the client closes while calls run (killed in a wait) ends their waits, and
 //!   they take nothing from its read positions: what they would have shown stays new. (Once
 //!   the client only shuts its writing end, the calls still answer with what they read.)
@@ -26,6 +28,10 @@
 //! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
+//!
+//! Session ids go on from the last server's on the same socket (recorded in its lock file
+//! before each start), so an id a client kept from an earlier server never names a session of
+//! this one; using one is refused saying whose it was.
 //!
 //! Messages are bounded ([`ServerOptions::max_message_bytes`]), as are the requests in
 //! progress per connection ([`ServerOptions::max_pending_requests`]). A malformed, oversized
@@ -118,8 +124,10 @@ pub struct ServerOptions {
     /// exited). Default
     /// [`DEFAULT_MAX_SESSIONS_PER_CLIENT`].
     pub max_sessions_per_client: usize,
-    /// Most client names (`termloom/hello`) the server keeps read positions for; a new name
-    /// past it is refused. Each session keeps the positions of its
+    /// Most client names (`termloom/hello`) the server keeps read positions for. A new name
+    /// past it takes the place of the one named least recently that no connection or call
+    /// uses (whose read positions are forgotten), and is refused only when every one is in
+    /// use. Each session keeps the positions of its
     /// [`Config::max_readers`](crate::Config::max_readers) most recent readers, so give the
     /// engine as many. Default [`DEFAULT_MAX_CLIENTS`].
     pub max_clients: usize,
@@ -170,8 +178,12 @@ impl Server {
     /// replaced. Fails if a server already runs on it.
     pub fn bind(engine: Engine, options: ServerOptions) -> io::Result<Server> {
         let bound = socket::bind(&options.socket)?;
+        // Ids go on from the last server's on this socket: an id a caller kept from it never
+        // names a session of this one.
+        engine.number_sessions_from(bound.first_id).map_err(io::Error::other)?;
         let hub = hub::Hub::new(engine, options);
         hub.listening_on(&bound.listener, &bound.path)?;
+        hub.recording_ids(bound.lock.try_clone()?, bound.first_id);
         Ok(Server { bound, hub })
     }
 

@@ -131,8 +131,12 @@ fn context(err: io::Error, doing: &str, path: &Path) -> io::Error {
 pub(crate) struct Bound {
     pub listener: UnixListener,
     pub path: PathBuf,
-    /// Held (locked) for the server's life.
-    _lock: File,
+    /// Held (locked) for the server's life; it also records the ids given out
+    /// ([`Bound::first_id`], [`record_next_id`]).
+    pub lock: File,
+    /// The id the last server on this socket would have given next, which this one starts
+    /// from (1 for the first server).
+    pub first_id: u64,
 }
 
 impl Drop for Bound {
@@ -150,6 +154,7 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
     let lock = OpenOptions::new()
         .create(true)
         .truncate(false)
+        .read(true)
         .write(true)
         .mode(0o600)
         // A link in its place is refused, not followed (see the log's opening).
@@ -177,10 +182,37 @@ pub(crate) fn bind(path: &Path) -> io::Result<Bound> {
         log::info!("termloom server: replacing the stale socket {}", path.display());
         fs::remove_file(path).map_err(|e| context(e, "removing the stale socket", path))?;
     }
+    let first_id = recorded_next_id(&lock);
     let listener = UnixListener::bind(path).map_err(|e| context(e, "listening on", path))?;
     fs::set_permissions(path, fs::Permissions::from_mode(0o600))
         .map_err(|e| context(e, "making private", path))?;
-    Ok(Bound { listener, path: path.to_owned(), _lock: lock })
+    Ok(Bound { listener, path: path.to_owned(), lock, first_id })
+}
+
+/// The next session id the lock file records (see [`record_next_id`]): 1 when it records
+/// none (a new socket, or a server of a termloom that did not record them).
+fn recorded_next_id(lock: &File) -> u64 {
+    let mut text = [0; 32];
+    let read = rustix::io::pread(lock, &mut text, 0).unwrap_or(0);
+    let text = std::str::from_utf8(&text[..read]).unwrap_or_default();
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|id| (1..=crate::reactor::MAX_FIRST_ID).contains(id))
+        .unwrap_or(1)
+}
+
+/// Records in the lock file (which only the server holding it writes) an id above every one
+/// the server may have given out, so that the next server on the socket numbers its sessions
+/// on from there: an id a caller kept never names a later server's session. Always 21 bytes
+/// at the start of the file, so a record replaces the last one whole.
+pub(crate) fn record_next_id(lock: &File, next: u64) -> io::Result<()> {
+    let text = format!("{next:020}\n");
+    let written = rustix::io::pwrite(lock, text.as_bytes(), 0)?;
+    match written == text.len() {
+        true => Ok(()),
+        false => Err(io::Error::new(io::ErrorKind::WriteZero, "the record was cut short")),
+    }
 }
 
 /// `path` with `suffix` added to its file name.

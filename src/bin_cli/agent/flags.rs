@@ -213,7 +213,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
-        summary: "\n  Lists the sessions. With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
+        summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 
@@ -227,7 +227,9 @@ const COMMON: &str = "\
 Every command takes -L NAME or --socket PATH (which server; also before the
 command, as with tmux: termloom -L work list), --client NAME
 (whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
-structured result instead of text). ID is a session's id or name.
+structured result instead of text; a failure, of whatever kind, is then one line
+on stdout, {\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"message\": ...}},
+with the same exit code). ID is a session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.

@@ -62,9 +62,16 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
             None => return usage(&format!("unknown command {name:?}")),
         }
     };
+    // Known before the arguments are checked, so that a malformed command line given
+    // `--json` is reported as every other failure is.
+    let json = asks_for_json(command, &args);
     let request = match parse(command, args) {
         Ok(Parsed::Help) => return print_out(&help()),
         Ok(Parsed::Run(request)) => request,
+        Err(message) if json => {
+            let message = format!("{message} (run `{help_command}` for usage)");
+            return fail(true, FailureKind::Usage, &message);
+        }
         Err(message) => return usage(&message),
     };
     if command.name == "kill-server" {
@@ -97,12 +104,56 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     });
     match result {
         Ok(result) => report(command, &request, &result),
+        // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(message) => {
-            // Advice such as "`termloom start` starts one" reaches the server asked for.
-            say!("termloom: {}", with_reach(&message, &request.reach));
-            ExitCode::FAILURE
+            fail(request.json, FailureKind::Server, &with_reach(&message, &request.reach))
         }
     }
+}
+
+/// What kind of failure a command reports: with `--json`, its `error.kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailureKind {
+    /// A malformed command line (exit 2).
+    Usage,
+    /// No server to reach, or the server refused or failed the connection (exit 1).
+    Server,
+    /// The tool call failed: the session is unknown or ended, a value the server refused...
+    /// (exit 1).
+    Error,
+}
+
+impl FailureKind {
+    fn name(self) -> &'static str {
+        match self {
+            FailureKind::Usage => "usage",
+            FailureKind::Server => "server",
+            FailureKind::Error => "error",
+        }
+    }
+
+    fn exit_code(self) -> ExitCode {
+        match self {
+            FailureKind::Usage => ExitCode::from(super::EXIT_USAGE),
+            _ => ExitCode::FAILURE,
+        }
+    }
+}
+
+/// Reports a failure: with `--json`, as the one JSON object every command prints for one,
+/// `{"error": {"kind": KIND, "message": MESSAGE}}` on stdout (nothing on stderr); otherwise
+/// the message on stderr. Returns the exit code, the same either way.
+fn fail(json: bool, kind: FailureKind, message: &str) -> ExitCode {
+    if json {
+        if print_json_error(kind.name(), message) != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+    } else if names_its_command(message) {
+        say!("{message}");
+    } else {
+        say!("termloom: {message}");
+    }
+    kind.exit_code()
 }
 
 /// The message for a call that failed. A server that refused the connection (at its limit
@@ -126,16 +177,7 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         let message =
             in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
         let message = with_reach(&message, &request.reach);
-        if request.json {
-            if print_out(&format!("{}\n", json!({ "error": message }))) != ExitCode::SUCCESS {
-                return ExitCode::FAILURE;
-            }
-        } else if names_its_command(&message) {
-            say!("{message}");
-        } else {
-            say!("termloom: {message}");
-        }
-        return ExitCode::FAILURE;
+        return fail(request.json, FailureKind::Error, &message);
     }
     let structured = result.structured.clone().unwrap_or(Value::Null);
     let printed = if request.json {
@@ -219,6 +261,13 @@ fn program_code(status: &Value) -> Option<u64> {
     status["exit_code"].as_u64().or_else(|| Some(128 + status["exit_signal"].as_u64()?))
 }
 
+/// Writes the JSON every command prints for a failure under `--json`, one line on stdout:
+/// `{"error": {"kind": KIND, "message": MESSAGE}}` (`termloom run`'s report adds `step` and
+/// `screen` to its `error`).
+pub(super) fn print_json_error(kind: &str, message: &str) -> ExitCode {
+    print_out(&format!("{}\n", json!({ "error": { "kind": kind, "message": message } })))
+}
+
 /// Writes `text` on stdout. A reader that went away (`termloom read ID | head -1`) is no
 /// crash: the command says so on stderr and fails, as `termloom run` does.
 pub(super) fn print_out(text: &str) -> ExitCode {
@@ -237,15 +286,14 @@ pub(super) fn print_out(text: &str) -> ExitCode {
 fn kill_server(request: &Request) -> ExitCode {
     let mut client = match request.target.connect() {
         Ok(client) => client,
+        // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(message) => {
-            // Advice such as "`termloom start` starts one" reaches the server asked for.
-            say!("termloom: {}", with_reach(&message, &request.reach));
-            return ExitCode::FAILURE;
+            return fail(request.json, FailureKind::Server, &with_reach(&message, &request.reach));
         }
     };
     if let Err(err) = client.request("termloom/shutdown", json!({})) {
-        say!("termloom: the server did not accept the shutdown: {err}");
-        return ExitCode::FAILURE;
+        let message = format!("the server did not accept the shutdown: {err}");
+        return fail(request.json, FailureKind::Server, &message);
     }
     // The server answers, closes every session, then exits: its end closes the connection.
     while let Ok(Some(_)) = client.next_reply() {}
@@ -352,6 +400,22 @@ mod tests {
         assert!(twice.is_err_and(|m| m == "--text is given twice; give it once"));
         let bad = parse(&COMMANDS[1], vec!["--client".into(), "9x".into()]);
         assert!(bad.is_err_and(|m| m.contains("--client")));
+    }
+
+    #[test]
+    fn json_is_asked_for_only_where_parse_reads_it() {
+        let asks = |name: &str, args: &[&str]| {
+            let command = COMMANDS.iter().find(|c| c.name == name).unwrap();
+            asks_for_json(command, &args.iter().map(|a| a.to_string()).collect::<Vec<_>>())
+        };
+        assert!(asks("read", &["1", "--bogus", "--json"]));
+        assert!(asks("send", &["1", "--keys", "x", "--json"]));
+        assert!(!asks("send", &["1", "--text", "--json"]), "a flag's value");
+        assert!(!asks("send", &["1", "--client", "--json"]), "an option's value");
+        assert!(!asks("start", &["cat", "--json"]), "the program's word");
+        assert!(!asks("start", &["--", "--json"]));
+        assert!(asks("start", &["--size", "1x1", "--json", "cat"]));
+        assert!(!asks("read", &["1", "--json=yes"]));
     }
 
     #[test]

@@ -266,6 +266,35 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     Ok(Parsed::Run(Request { target, client, reach, json, arguments }))
 }
 
+/// Whether the command line asks for `--json`, read as [`parse`] reads it (a flag's value, a
+/// word after `--` or after the program's first word is no option), but without checking
+/// anything: a command line [`parse`] refuses reports that with `--json` too.
+pub(super) fn asks_for_json(command: &CommandDef, args: &[String]) -> bool {
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--" => return false,
+            "--json" => return true,
+            "-L" | "--socket" | "--client" => {
+                args.next();
+            }
+            "--size" | "--env" if command.name == "start" => {
+                args.next();
+            }
+            flag if flag.starts_with('-') => {
+                let mut flags = command.flags.iter().flat_map(|group| group.iter());
+                if flags.any(|f| f.name == flag && !matches!(f.kind, Kind::Switch)) {
+                    args.next();
+                }
+            }
+            // The program's first word: the rest is the program's.
+            _ if command.name == "start" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
 /// `word` as a shell reads it back: as it is when it holds only characters no shell treats
 /// specially, else in single quotes.
 pub(super) fn shell_quoted(word: &str) -> String {

@@ -14,7 +14,7 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply;
 use super::render::{doing, exit_parts, push_block, status_json, under_header};
-use super::view::{DEFAULT_MAX_BYTES, View, ViewArgs, dropped_note, max_bytes, read_new, show};
+use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -404,18 +404,14 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
     let sessions = call.engine.list()?;
     let mut text = String::new();
     let mut entries = Vec::new();
-    // The live sessions, then a few of the ended (every terminal_run leaves one), within the
-    // default max_bytes (text and structured content together).
+    // Every live session (at most `max_sessions`), then the newest few of the ended (every
+    // terminal_run leaves one): the others are named by their ids, so that each can be read.
     let ordered = super::in_listing_order(&sessions);
     let live = ordered.iter().filter(|i| matches!(i.state, SessionState::Running)).count();
-    let (mut size, mut json_size) = (0, 0);
-    let (mut live_left_out, mut ended_left_out) = (0, 0);
+    let mut ended_left_out = Vec::new();
     for (n, info) in ordered.into_iter().enumerate() {
-        if n >= live + LISTED_ENDED || size > DEFAULT_MAX_BYTES as usize {
-            match n < live {
-                true => live_left_out += 1,
-                false => ended_left_out += 1,
-            }
+        if n >= live + LISTED_ENDED {
+            ended_left_out.push(info.id.0);
             continue;
         }
         let (state, ended) = match info.state {
@@ -426,6 +422,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
         let (exit_code, exit_signal) = exit_parts(ended);
         let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
         let name = call.caller.names.name_of(info.id);
+        let program = listed_program(&info.program);
         push_block(
             &mut text,
             &format!(
@@ -433,7 +430,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
                 info.id,
                 name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default(),
                 doing(&info.status, None),
-                info.program,
+                program,
                 info.pid,
                 info.cols,
                 info.rows,
@@ -445,7 +442,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "session_id": info.id.0,
             "name": name,
             "pid": info.pid,
-            "program": info.program,
+            "program": program,
             "state": state,
             "exit_code": exit_code,
             "exit_signal": exit_signal,
@@ -454,43 +451,88 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "idle_seconds": (info.idle.as_secs_f64() * 1000.0).round() / 1000.0,
             "bytes_in": info.bytes_in,
             "bytes_out": info.bytes_out,
-            "closed_reason": info.closed_reason,
+            "closed_reason": info.closed_reason.as_deref().map(listed_program),
             "pending_waits": info.pending_waits,
         }));
-        json_size += entries.last().map_or(0, |e| e.to_string().len());
-        size = text.len() + json_size;
     }
     if sessions.is_empty() {
         text = "no sessions; start one with terminal_start".to_owned();
     }
-    let left_out = live_left_out + ended_left_out;
-    if left_out > 0 {
-        let live = match live_left_out {
-            0 => String::new(),
-            n => format!("{n} live and "),
-        };
+    if !ended_left_out.is_empty() {
+        ended_left_out.sort_unstable();
         push_block(
             &mut text,
             &format!(
-                "[... {live}{ended_left_out} ended sessions more left out; each is readable by its id until it is forgotten]"
+                "[... {} ended sessions more left out: {}; each is readable by its id with terminal_read until it is forgotten]",
+                ended_left_out.len(),
+                id_ranges(&ended_left_out),
             ),
         );
     }
     let mut structured = json!({ "sessions": entries });
-    if left_out > 0 {
-        structured["sessions_left_out"] = json!(left_out);
+    if !ended_left_out.is_empty() {
+        structured["sessions_left_out"] = json!(ended_left_out.len());
+        structured["left_out_ids"] = json!(ended_left_out);
     }
     Ok(ToolOutput::new(text, structured))
 }
 
-/// The most ended sessions `terminal_list` shows.
+/// The most ended sessions `terminal_list` shows in full; the others (at most
+/// `Config::max_closed_sessions`) are named by their ids.
 const LISTED_ENDED: usize = 5;
+
+/// The most bytes of a session's program (a shell line can be long) or closed reason
+/// `terminal_list` shows, so that an entry stays within about 1 KiB whatever it ran.
+const LISTED_PROGRAM_BYTES: usize = 200;
+
+/// `text` within [`LISTED_PROGRAM_BYTES`], cut at a character's boundary and marked `…`.
+fn listed_program(text: &str) -> String {
+    if text.len() <= LISTED_PROGRAM_BYTES {
+        return text.to_owned();
+    }
+    let mut end = LISTED_PROGRAM_BYTES;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &text[..end])
+}
+
+/// Sorted ids as ranges: `2-6, 9, 11-12`.
+fn id_ranges(ids: &[u64]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < ids.len() {
+        let mut j = i;
+        while j + 1 < ids.len() && ids[j + 1] == ids[j] + 1 {
+            j += 1;
+        }
+        if !out.is_empty() {
+            out.push_str(", ");
+        }
+        match j > i {
+            true => out.push_str(&format!("{}-{}", ids[i], ids[j])),
+            false => out.push_str(&ids[i].to_string()),
+        }
+        i = j + 1;
+    }
+    out
+}
 
 #[cfg(test)]
 mod tests {
     use super::super::budget::worst;
     use super::*;
     use crate::mcp::MAX_BYTES_OVERHEAD;
+
+    #[test]
+    fn left_out_ids_are_named_as_ranges_and_programs_are_cut() {
+        assert_eq!(id_ranges(&[2, 3, 4, 5, 6, 9, 11, 12]), "2-6, 9, 11-12");
+        assert_eq!(id_ranges(&[7]), "7");
+        assert_eq!(listed_program("vim"), "vim");
+        let long = "é".repeat(LISTED_PROGRAM_BYTES);
+        let cut = listed_program(&long);
+        assert!(cut.len() <= LISTED_PROGRAM_BYTES + '…'.len_utf8() && cut.ends_with('…'));
+    }
 
     #[test]
     fn a_command_result_stays_within_max_bytes_and_the_overhead() {

@@ -117,6 +117,9 @@ impl From<Error> for ToolError {
             Error::SessionForgotten { session, kept } => format!(
                 "session {session} ended and was forgotten: only the {kept} most recently ended sessions are kept; terminal_list shows them, terminal_start starts a new one"
             ),
+            Error::SessionBeforeFirst { session, first } => format!(
+                "session {session} was a session of the server that ran before on this socket, and ended with it: this server numbers its sessions from {first}; call terminal_list to see them, or terminal_start to start one"
+            ),
             Error::SessionClosed(id) => format!(
                 "session {id} is closed and accepts no input; terminal_read can still show its last output, and terminal_start starts a new session"
             ),
@@ -242,6 +245,9 @@ impl Call<'_> {
             Err(Error::UnknownSession(_)) => {
                 Err(self.unknown(&format!("session {id} does not exist")))
             }
+            Err(Error::SessionBeforeFirst { first, .. }) => Err(self.unknown(&format!(
+                "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
+            ))),
             Err(err) => Err(err.into()),
         }
     }
