@@ -555,9 +555,12 @@ fn an_idle_server_exits_and_the_first_use_starts_one() {
     assert!(socket.exists());
     let listed = cli(&socket, &["list"]);
     assert!(String::from_utf8_lossy(&listed.stdout).contains("\"auto\""));
-    let killed = cli(&socket, &["kill-server"]);
+    let killed = cli(&socket, &["kill-server", "--json"]);
     assert!(killed.status.success(), "{}", describe(&killed));
     assert!(!socket.exists(), "kill-server returns once the server is gone");
+    // With --json, one line says so (it said nothing: a caller parsing stdout found none).
+    let said: serde_json::Value = serde_json::from_slice(&killed.stdout).expect("one JSON line");
+    assert_eq!(said, serde_json::json!({"stopped": true, "socket": socket}), "{said}");
     let after = cli(&socket, &["list"]);
     assert!(String::from_utf8_lossy(&after.stderr).contains("no termloom server is running"));
 }

@@ -282,7 +282,8 @@ pub(super) fn print_out(text: &str) -> ExitCode {
     }
 }
 
-/// `termloom kill-server`: stops the server and waits until its socket is gone.
+/// `termloom kill-server`: stops the server and waits until its socket is gone; with
+/// `--json`, then says so in one line, `{"stopped": true, "socket": PATH}`.
 fn kill_server(request: &Request) -> ExitCode {
     let mut client = match request.target.connect() {
         Ok(client) => client,
@@ -297,7 +298,11 @@ fn kill_server(request: &Request) -> ExitCode {
     }
     // The server answers, closes every session, then exits: its end closes the connection.
     while let Ok(Some(_)) = client.next_reply() {}
-    ExitCode::SUCCESS
+    if !request.json {
+        return ExitCode::SUCCESS;
+    }
+    let socket = request.target.socket.to_string_lossy();
+    print_out(&format!("{}\n", json!({ "stopped": true, "socket": socket })))
 }
 
 #[cfg(test)]
