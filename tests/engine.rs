@@ -149,6 +149,25 @@ fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
     sh.close().unwrap();
 }
 
+/// `clear` for a terminal whose description erases with `CSI H CSI J` (screen, tmux, vt100,
+/// linux) keeps what the screen showed before it in the transcript, each line once, as
+/// xterm's `CSI 2 J` does: the lines that had not scrolled off were lost.
+#[test]
+fn clear_by_erasing_down_from_home_keeps_earlier_lines_once() {
+    if !require("clear") || !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for term in ["screen", "vt100", "linux"] {
+        let line = format!("echo one; echo two; TERM={term} clear; echo three; sleep 30");
+        let sh = engine.spawn(SpawnSpec::shell(&line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, "one\ntwo\nthree\n", "{term}");
+        sh.close().unwrap();
+    }
+}
+
 /// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
 /// showed was read, and stays in the transcript, from the primary screen and from under the
 /// alternate one.

@@ -474,6 +474,22 @@ impl Emulator {
             Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
                 if params.values().first() == Some(&1)
         );
+        let erases_below = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first().is_none_or(|&mode| mode == 0)
+        );
+        if erases_below && view.row == 0 && view.col == 0 && !view.alternate {
+            // An erase down from the top left corner (`CSI H CSI J`, what `clear` sends where
+            // the terminal's description has no `ED 2`) erases the whole screen, as `ED 2`
+            // does: the screen is settled into the transcript the same way (alacritty's `ED 2`
+            // scrolls it into the history, leaving the same blank screen and cursor), where
+            // the erase alone lost every line it had that never scrolled off.
+            self.parser.advance(&mut self.term, &[CAN]);
+            self.parser.advance(&mut self.term, b"\x1b[2J");
+            self.settle_screen_cleared(transcript);
+            return;
+        }
         match self.rules.decide(sequence, view) {
             Decision::Keep => {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
@@ -495,13 +511,7 @@ impl Emulator {
         if erases_above {
             grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
-        let erases_below_from_line_start = view.col == 0
-            && matches!(
-                sequence,
-                Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
-                    if params.values().first().is_none_or(|&mode| mode == 0)
-            );
-        if erases_below_from_line_start {
+        if erases_below && view.col == 0 {
             self.end_soft_wrap(view.row, transcript);
         }
         if erases {
@@ -1054,6 +1064,48 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    /// An erase down from the top left corner (`CSI H CSI J`: `clear` where the terminal's
+    /// description has no `ED 2`) erases the whole screen: its lines are settled as `ED 2`
+    /// settles them, each once and in order, whether a read took them from the screen before
+    /// or not (they were lost, and a reader was told the screen had been rewritten). From
+    /// anywhere else, and on the alternate screen, the erase settles nothing.
+    #[test]
+    fn an_erase_down_from_the_top_left_corner_settles_the_screen() {
+        for erase in ["\x1b[J", "\x1b[0J", "\x1b[?J", "\x1b[?0J"] {
+            for read_before in [false, true] {
+                let mut emu = emulator(20, 5);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                let mut text = String::new();
+                feed(&mut emu, &mut t, b"a\r\nb\r\n");
+                if read_before {
+                    text.push_str(&t.read(emu.tail(&t).as_deref(), 1000).text);
+                }
+                feed(&mut emu, &mut t, format!("\x1b[H{erase}c\r\nd").as_bytes());
+                let out = t.read(emu.tail(&t).as_deref(), 1000);
+                assert!(!out.rewritten, "{erase:?}");
+                text.push_str(&out.text);
+                assert_eq!(text, "a\nb\nc\nd", "{erase:?}, read before: {read_before}");
+                assert_eq!(settled(&t), ["a", "b"], "{erase:?}");
+                assert_eq!(rows(&emu)[..3], ["c", "d", ""], "{erase:?}");
+            }
+        }
+        // A blank screen settles nothing; a line soft-wrapped into the screen's first row
+        // is settled whole.
+        let mut emu = emulator(4, 2);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[H\x1b[J\x1b[H\x1b[Jabcdefgh\x1b[H\x1b[Jx");
+        assert_eq!(settled(&t), ["abcdefgh"]);
+        // Elsewhere than the corner, and on the alternate screen, nothing is settled.
+        for input in
+            [&b"a\r\nb\x1b[1;2H\x1b[J"[..], b"a\r\nb\x1b[2;1H\x1b[J", b"\x1b[?1049ha\x1b[H\x1b[J"]
+        {
+            let mut emu = emulator(20, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, input);
+            assert!(settled(&t).is_empty(), "{:?}", String::from_utf8_lossy(input));
+        }
     }
 
     /// Clearing a blank primary screen settles no empty line (alacritty scrolls one blank
