@@ -308,6 +308,27 @@ fn output_written_just_before_exit_is_not_lost() {
     }
 }
 
+/// A program that moves the cursor up and then ends (a progress display that goes back to
+/// redraw its first line, killed there) leaves rows below the cursor that a person read: the
+/// final transcript has them, whether the program exited or the session was closed, and no
+/// blank rows after them.
+#[test]
+fn rows_below_the_cursor_are_in_the_final_transcript() {
+    let engine = engine();
+    let script = r"printf 'step 1\nstep 2\nstep 3\n\033[3Aupdating'";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(40, 8)).unwrap();
+    expect(&s, Until::exit());
+    assert_eq!(s.scrollback(1 << 20).unwrap().text, "updating\nstep 2\nstep 3");
+    let s = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", &format!("{script}; sleep 30")]).size(40, 8))
+        .unwrap();
+    expect(&s, Until::screen_contains("updating"));
+    assert_eq!(s.read().unwrap().text, "updating");
+    s.close().unwrap();
+    assert_eq!(s.read().unwrap().text, "\nstep 2\nstep 3");
+    assert_eq!(s.scrollback(1 << 20).unwrap().text, "updating\nstep 2\nstep 3");
+}
+
 #[test]
 fn queries_are_answered() {
     if !require("python3") {

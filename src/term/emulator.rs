@@ -16,7 +16,7 @@ use crate::config::Config;
 use crate::term::grid_repair;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
-    ascii_line_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
+    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -224,9 +224,14 @@ pub(crate) struct Emulator {
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
     /// While the alternate screen hides the primary one: the primary screen's lines down to
-    /// its cursor as they were when it was hidden (nothing but a resize, which keeps logical
-    /// lines, touches the primary screen meanwhile), for the retained transcript.
-    hidden_tail: Option<Vec<String>>,
+    /// its last row with text (or its cursor, if lower) as they were when it was hidden
+    /// (nothing but a resize, which keeps logical lines, touches the primary screen
+    /// meanwhile), for the retained transcript, and how many of them reach down to the
+    /// cursor's line (all that is shown until the session ends).
+    hidden_tail: Option<(Vec<String>, usize)>,
+    /// The session ended (its program exited, or it was closed): the screen's rows below the
+    /// cursor are part of the tail, down to the last one with text.
+    ended: bool,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -290,6 +295,7 @@ impl Emulator {
             drained_since_look: 0,
             dropped_osc: 0,
             hidden_tail: None,
+            ended: false,
         }
     }
 
@@ -386,7 +392,12 @@ impl Emulator {
                         self.settle_screen_before_reset(transcript);
                     }
                     let hiding = !self.alternate() && enters_alternate(sequence);
-                    let tail = if hiding { self.tail(transcript) } else { None };
+                    let tail = if hiding {
+                        let to_cursor = self.lines_down_to(transcript, self.cursor_row()).len();
+                        Some((self.lines_down_to(transcript, self.last_row_read()), to_cursor))
+                    } else {
+                        None
+                    };
                     self.apply(sequence, slice[n - 1], transcript);
                     if !self.alternate() {
                         self.hidden_tail = None;
@@ -848,13 +859,43 @@ impl Emulator {
         crate::term::screen::style::StyledScreen { screen: self.screen(), runs }
     }
 
-    /// The screen's logical lines from the top down to the cursor's line, the first prefixed
-    /// with the transcript's pending text, and split where they will be split when they
-    /// settle ([`Transcript::split_long`]); `None` while the alternate screen is active.
+    /// The session ended: from now on the tail reaches down to the screen's last row with
+    /// text, below the cursor too (a program that moved the cursor up, then exited, left
+    /// rows there that a person read; trailing blank rows are no lines).
+    pub(crate) fn end(&mut self) {
+        self.ended = true;
+    }
+
+    /// The screen's logical lines from the top down to the cursor's line (once the session
+    /// ended, down to the last row with text, if lower), the first prefixed with the
+    /// transcript's pending text, and split where they will be split when they settle
+    /// ([`Transcript::split_long`]); `None` while the alternate screen is active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
         if self.alternate() {
             return None;
         }
+        let last = if self.ended { self.last_row_read() } else { self.cursor_row() };
+        Some(self.lines_down_to(transcript, last))
+    }
+
+    /// The row the cursor is on.
+    fn cursor_row(&self) -> usize {
+        self.term.grid().cursor.point.line.0.max(0) as usize
+    }
+
+    /// The lowest row a person has read: the last with text, or the cursor's if lower.
+    fn last_row_read(&self) -> usize {
+        let grid = self.term.grid();
+        let cursor_row = self.cursor_row();
+        (cursor_row + 1..grid.screen_lines())
+            .rev()
+            .find(|&line| has_text(&grid[Line(line as i32)]))
+            .unwrap_or(cursor_row)
+    }
+
+    /// The screen's logical lines from the top down to the one on row `last` (see
+    /// [`Emulator::tail`]), the cursor's line padded to the cursor.
+    fn lines_down_to(&self, transcript: &Transcript, last: usize) -> Vec<String> {
         let grid = self.term.grid();
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;
@@ -875,25 +916,29 @@ impl Emulator {
             }
             if !wrapped {
                 lines.push(std::mem::take(&mut current));
-                if line >= cursor_row {
+                if line >= last.max(cursor_row) {
                     break;
                 }
             }
         }
         transcript.split_long(&mut lines);
-        Some(lines)
+        lines
     }
 
     /// The primary screen's lines down to its cursor while the alternate screen hides it (as
-    /// [`Emulator::tail`] gave them when it was hidden); `None` on the primary screen.
+    /// [`Emulator::tail`] gave them when it was hidden; once the session ended, down to its
+    /// last row with text); `None` on the primary screen.
     pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
-        self.hidden_tail.as_deref().filter(|_| self.alternate())
+        let (lines, to_cursor) = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
+        Some(if self.ended { lines } else { &lines[..*to_cursor] })
     }
 
-    /// The transcript line number and byte offset of the cursor: the end of the tail's last
-    /// line, which holds the cursor (its last part, when a line longer than a read is split).
+    /// The transcript line number and byte offset of the cursor: the end of the last of the
+    /// screen's lines down to the cursor's, which holds the cursor (its last part, when a line
+    /// longer than a read is split).
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
-        if let Some(lines) = self.tail(transcript) {
+        if !self.alternate() {
+            let lines = self.lines_down_to(transcript, self.cursor_row());
             let last = lines.len().saturating_sub(1);
             return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
         }
@@ -1633,6 +1678,41 @@ mod tests {
         let mut t2 = t;
         feed(&mut emu, &mut t2, b"out\r\n$ ");
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
+    }
+
+    /// Rows below the cursor (a program moved it up, then ended) are read once the session
+    /// ended, down to the last row with text: the final transcript lost them. Before the
+    /// end the tail stops at the cursor's line, and the cursor's place in the transcript
+    /// stays on its line either way; the same holds for the primary screen an alternate one
+    /// hides.
+    #[test]
+    fn rows_below_the_cursor_are_read_once_the_session_ended() {
+        let mut emu = emulator(20, 6);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"a\r\nb\r\nwrapped past the twentieth column\r\nd\x1b[4A\rX\r\n");
+        assert_eq!(emu.tail(&t).unwrap(), ["X", "b"]);
+        let cursor = emu.cursor_position(&t);
+        let first = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(first.text, "X\nb");
+        emu.end();
+        assert_eq!(emu.tail(&t).unwrap(), ["X", "b", "wrapped past the twentieth column", "d"]);
+        assert_eq!(emu.cursor_position(&t), cursor);
+        let rest = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(rest.text, "\nwrapped past the twentieth column\nd");
+        assert!(!rest.rewritten);
+        let (text, _) = t.retained(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(text, "X\nb\nwrapped past the twentieth column\nd");
+        // The cursor below the last row with text: blank rows down to it, as before.
+        let mut emu = emulator(20, 6);
+        feed(&mut emu, &mut t, b"a\x1b[3B");
+        emu.end();
+        assert_eq!(emu.tail(&t).unwrap(), ["a", "", "", " "]);
+        // Under the alternate screen.
+        let mut emu = emulator(20, 6);
+        feed(&mut emu, &mut t, b"a\r\nb\r\nc\x1b[2A\x1b[?1049hfull");
+        assert_eq!(emu.hidden_tail().unwrap(), ["a"]);
+        emu.end();
+        assert_eq!(emu.hidden_tail().unwrap(), ["a", "b", "c"]);
     }
 
     /// While the alternate screen is up (modes 47, 1047 and 1049), the primary screen's

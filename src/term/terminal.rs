@@ -81,6 +81,12 @@ impl Terminal {
         }
     }
 
+    /// The session ended (its program exited, or it was closed): the screen's rows below
+    /// the cursor that hold text are read too from now on (see [`Emulator::end`]).
+    pub(crate) fn end(&mut self) {
+        self.emulator.end();
+    }
+
     /// Whether output waits for another turn.
     pub(crate) fn has_pending(&self) -> bool {
         self.emulator.has_pending()
