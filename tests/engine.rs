@@ -168,6 +168,28 @@ fn clear_by_erasing_down_from_home_keeps_earlier_lines_once() {
     }
 }
 
+/// A status line above a scrolling region (`CSI 3 ; 8 r`, as irssi, weechat and some progress
+/// displays keep one on the primary screen): the lines scrolled off the region's top are in
+/// the transcript, each once and in order, before what the screen still shows. They were lost
+/// (alacritty keeps only rows scrolled off the screen's top).
+#[test]
+fn lines_scrolled_off_a_region_under_a_status_line_are_kept() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf '\033[3;8r\033[1;1Hstatus: running\033[3;1H'; i=1; \
+        while [ $i -le 20 ]; do echo log $i; i=$((i+1)); done; printf '\033[r\033[8;1Hdone'; \
+        sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(40, 8)).unwrap();
+    expect(&sh, Until::screen_regex("^done").unwrap());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    let logs: String = (1..=15).map(|i| format!("log {i}\n")).collect();
+    let shown: String = (16..=20).map(|i| format!("log {i}\n")).collect();
+    assert_eq!(text, format!("{logs}status: running\n\n{shown}done"));
+    sh.close().unwrap();
+}
+
 /// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
 /// showed was read, and stays in the transcript, from the primary screen and from under the
 /// alternate one.

@@ -14,6 +14,7 @@ use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
 use crate::config::Config;
 use crate::term::grid_repair;
+use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
     ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
@@ -232,6 +233,13 @@ pub(crate) struct Emulator {
     /// The session ended (its program exited, or it was closed): the screen's rows below the
     /// cursor are part of the tail, down to the last one with text.
     ended: bool,
+    /// The row the transcript's pending text continues on when a row scrolled off the top of
+    /// a scrolling region left it there (see [`crate::term::region`]); otherwise it continues
+    /// on the screen's first row.
+    pending_row: Option<usize>,
+    /// Whether rows scrolled off a region below the screen's top are settled (always, but
+    /// for the test that checks the screen is the same without).
+    watch_regions: bool,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -296,6 +304,8 @@ impl Emulator {
             dropped_osc: 0,
             hidden_tail: None,
             ended: false,
+            pending_row: None,
+            watch_regions: true,
         }
     }
 
@@ -369,15 +379,15 @@ impl Emulator {
                 self.may_have_added_wide_or_marked();
             }
             match stop {
-                Stop::End | Stop::Budget => self.advance(slice),
+                Stop::End | Stop::Budget => self.advance(slice, transcript),
                 Stop::OscStart => {
-                    self.advance(&slice[..n - 1]);
+                    self.advance(&slice[..n - 1], transcript);
                     self.held.clear();
                     self.held.push(b']');
                     self.osc = OscState::Holding;
                 }
                 Stop::OscEnd(mark) => {
-                    self.advance(slice);
+                    self.advance(slice, transcript);
                     self.end_osc();
                     if let Some(mark) = mark {
                         self.settle(transcript);
@@ -386,7 +396,7 @@ impl Emulator {
                     }
                 }
                 Stop::Sequence(sequence) => {
-                    self.advance(&slice[..n - 1]);
+                    self.advance(&slice[..n - 1], transcript);
                     self.settle(transcript);
                     if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
                         self.settle_screen_before_reset(transcript);
@@ -428,11 +438,11 @@ impl Emulator {
     }
 
     /// Gives bytes to the parser, or to the held OSC string while one is open.
-    fn advance(&mut self, bytes: &[u8]) {
+    fn advance(&mut self, bytes: &[u8], transcript: &mut Transcript) {
         match self.osc {
             OscState::Idle => {
                 if !bytes.is_empty() {
-                    self.parser.advance(&mut self.term, bytes);
+                    self.parse(bytes, transcript);
                 }
             }
             OscState::Holding => {
@@ -448,6 +458,31 @@ impl Emulator {
             }
             OscState::Skipping => {}
         }
+    }
+
+    /// Gives bytes to the parser: through [`RegionWatch`] while a scrolling region below the
+    /// primary screen's top is set, so that the rows scrolled off its top are settled, and
+    /// straight to the `Term` otherwise.
+    fn parse(&mut self, bytes: &[u8], transcript: &mut Transcript) {
+        let region = self
+            .rules
+            .region()
+            .filter(|&(top, _)| top > 0 && self.watch_regions && !self.alternate());
+        let Some((top, bottom)) = region else {
+            self.parser.advance(&mut self.term, bytes);
+            return;
+        };
+        let mut watch = RegionWatch {
+            term: &mut self.term,
+            transcript,
+            top,
+            bottom,
+            pending_row: &mut self.pending_row,
+            work: 0,
+        };
+        self.parser.advance(&mut watch, bytes);
+        let work = watch.work;
+        self.scanner.add(0, work);
     }
 
     /// The OSC string ended: the parser gets it whole (unless it was dropped).
@@ -507,12 +542,12 @@ impl Emulator {
                     let count = usize::from(params.or(0, 1));
                     self.scanner.add(count / view.cols.max(1) + 1, count);
                 }
-                self.parser.advance(&mut self.term, &[final_byte]);
+                self.parse(&[final_byte], transcript);
             }
             Decision::Drop => self.parser.advance(&mut self.term, &[CAN]),
             Decision::Replace(bytes) => {
                 self.parser.advance(&mut self.term, &[CAN]);
-                self.parser.advance(&mut self.term, &bytes);
+                self.parse(&bytes, transcript);
             }
             Decision::Repeat(count) => {
                 self.parser.advance(&mut self.term, &[CAN]);
@@ -548,6 +583,11 @@ impl Emulator {
     /// wrapped line erase its last row with `EL` (`CSI K`), which keeps the wrap, since
     /// they go on writing the same line there.
     fn end_soft_wrap(&mut self, row: usize, transcript: &mut Transcript) {
+        if self.pending_row.is_some_and(|pending| row <= pending) && !self.alternate() {
+            // The row the pending text continued on (below a region's top) is erased too.
+            self.pending_row = None;
+            transcript.end_pending();
+        }
         if row == 0 {
             if !self.alternate() {
                 transcript.end_pending();
@@ -574,13 +614,14 @@ impl Emulator {
         }
         self.settle(transcript);
         transcript.end_pending();
+        self.pending_row = None;
     }
 
     /// Runs one piece of a split repetition.
     fn repeat_piece(&mut self, transcript: &mut Transcript, turn: &mut Turn) {
         let cols = usize::from(self.cols);
         let piece = self.repeat.min(repeat_piece(cols));
-        self.parser.advance(&mut self.term, format!("\x1b[{piece}b").as_bytes());
+        self.parse(format!("\x1b[{piece}b").as_bytes(), transcript);
         self.repeat -= piece;
         self.since_trim += piece;
         self.scanner.add(piece / cols + 1, piece);
@@ -660,6 +701,11 @@ impl Emulator {
             transcript.push_notice(
                 "[termloom: output scrolled faster than it could be recorded; lines are missing here]",
             );
+        }
+        if self.pending_row.take().is_some() {
+            // The pending text continues below a region's top, not on the first row that
+            // comes now: it ends here (cut, not lost).
+            transcript.end_pending();
         }
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
@@ -749,6 +795,10 @@ impl Emulator {
     /// Resizes the grid (the caller resizes the kernel's terminal). A large narrowing is
     /// made in steps ([`reflow_widths`]), each drained into the transcript.
     pub(crate) fn resize(&mut self, cols: u16, rows: u16, transcript: &mut Transcript) {
+        if self.pending_row.take().is_some() {
+            // Reflow moves the row it continued on; it ends here (cut, not lost).
+            transcript.end_pending();
+        }
         for width in reflow_widths(self.cols, cols) {
             self.term.resize(GridSize { cols: usize::from(width), rows: usize::from(rows) });
             let _ = self.drain_history(transcript);
@@ -900,13 +950,23 @@ impl Emulator {
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;
         let mut lines = Vec::new();
-        let mut current = transcript.pending().to_owned();
+        // The transcript's pending text continues on the first row, or on the row a region's
+        // scrolling left it before.
+        let pending_row = self.pending_row.filter(|_| !transcript.pending().is_empty());
+        let mut current =
+            if pending_row.is_none() { transcript.pending().to_owned() } else { String::new() };
         // Each row's text is taken alone, then appended: `line_text` checks all it is given
         // as text again, so a soft-wrapped line given whole was checked once a row (500 rows
         // of marks, 16 MB: 4 GB checked, two seconds a read).
         let mut piece = String::new();
         for line in 0..grid.screen_lines() {
             let row = &grid[Line(line as i32)];
+            if pending_row == Some(line) {
+                if !current.is_empty() {
+                    lines.push(std::mem::take(&mut current));
+                }
+                current.push_str(transcript.pending());
+            }
             piece.clear();
             let cells = line_text(row, &mut piece);
             current.push_str(&piece);
@@ -1678,6 +1738,166 @@ mod tests {
         let mut t2 = t;
         feed(&mut emu, &mut t2, b"out\r\n$ ");
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
+    }
+
+    /// The retained transcript: settled lines and the tail.
+    fn retained(emu: &Emulator, t: &Transcript) -> String {
+        t.retained(emu.tail(t).as_deref(), 1 << 20).0
+    }
+
+    /// Lines scrolled off the top of a scrolling region below the screen's top (a status line
+    /// above a scrolling log) are settled in order, as lines scrolled off the screen are: by
+    /// line feeds (LF, VT, FF, IND, NEL), automatic wraps on the region's last row, `CSI S`
+    /// and `CSI M` on its first row; a line soft-wrapped over rows of the region is one line,
+    /// on the screen too while part of it is scrolled off; in any split of the stream. They
+    /// were lost (alacritty moves only rows scrolled off the screen's top into its history).
+    #[test]
+    fn lines_scrolled_off_a_region_below_the_top_are_settled() {
+        let status = "\x1b[3;6r\x1b[1;1Hstatus\x1b[3;1H";
+        let cases: [(String, &[&str], &str); 6] = [
+            (
+                format!("{status}l0\r\nl1\r\nl2\r\x0bl3\r\x0cl4\r\x1bDl5\x1bEl6\r\nl7"),
+                &["l0", "l1", "l2", "l3"],
+                "status\n\nl4\nl5\nl6\nl7",
+            ),
+            (
+                format!("{status}first\r\n0123456789abcdefghij0123\r\nshort\r\n\r\n\r\nend"),
+                &["first", "0123456789abcdefghij0123"],
+                "status\n\nshort\n\n\nend",
+            ),
+            (
+                // The line's first row scrolled off; its second is the region's first row.
+                format!("{status}a\r\nb\r\nc\r\nd\r\n0123456789abcdefghij0123\r\n\r\n\r\n"),
+                &["a", "b", "c", "d"],
+                "status\n\n0123456789abcdefghij0123\n\n\n",
+            ),
+            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "status\n\nc\n\n "),
+            (
+                format!("{status}a\r\nb\r\nc\x1b[3;1H\x1b[2M\x1b[5;1Hd\x1b[4;1H\x1b[M"),
+                &["a", "b"],
+                "status\n\nc\nd",
+            ),
+            // A region from the top, and one on the alternate screen: as before.
+            (
+                "\x1b[1;4r\x1b[4;1Ha\r\nb\r\nc\r\nd\r\ne\x1b[?1049h\x1b[3;6r\x1b[6;1Hx\r\ny\r\nz\r\nw\r\n"
+                    .to_owned(),
+                &["", "", "", "a"],
+                "",
+            ),
+        ];
+        for (input, settled_lines, tail) in &cases {
+            for chunk in [input.len(), 1, 3, 7] {
+                let mut emu = emulator(20, 6);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                for piece in input.as_bytes().chunks(chunk) {
+                    feed(&mut emu, &mut t, piece);
+                }
+                assert_eq!(settled(&t), *settled_lines, "{input:?} in pieces of {chunk}");
+                let tail_text = emu.tail(&t).map(|lines| lines.join("\n")).unwrap_or_default();
+                assert_eq!(tail_text, *tail, "{input:?} in pieces of {chunk}");
+            }
+        }
+        // A logical line the region's scrolling cut reads whole from the screen, and settles
+        // whole.
+        let mut emu = emulator(10, 6);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[3;6r\x1b[1;1Htop\x1b[3;1Ha\r\nb\r\nc\r\nd\r\n0123456789");
+        feed(&mut emu, &mut t, b"abcdefghij01\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", ""]);
+        feed(&mut emu, &mut t, b"\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", "", ""]);
+        feed(&mut emu, &mut t, b"\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d", "0123456789abcdefghij01"]);
+        assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\ntop\n\n\n\n\n");
+        // The region reset, the whole screen scrolls: a line the region cut, whose first row
+        // scrolled off the region, ends there (cut, not lost).
+        let mut emu = emulator(10, 4);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "0123456789abc", "", ""]);
+        feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H\r\n\r\n\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "0123456789", "top", "abc", "", ""]);
+    }
+
+    /// Watching a region's scrolling changes nothing on the screen: random mixes of text,
+    /// wraps, wide characters, marks and tabs with every sequence that moves rows or the
+    /// cursor, inside regions below the top, leave the same screen and cursor as the parser
+    /// given the `Term` itself.
+    #[test]
+    fn watching_a_region_leaves_the_screen_as_it_was() {
+        let pieces = [
+            "word ",
+            "0123456789abcdefghijklmnopq",
+            "\r\n",
+            "\n",
+            "\x0b",
+            "\r",
+            "\t",
+            "中文",
+            "e\u{301}",
+            "\x1b[3;7r",
+            "\x1b[2;5r",
+            "\x1b[r",
+            "\x1b[2S",
+            "\x1b[S",
+            "\x1b[2M",
+            "\x1b[M",
+            "\x1b[L",
+            "\x1b[T",
+            "\x1bD",
+            "\x1bE",
+            "\x1bM",
+            "\x1b[7;1H",
+            "\x1b[3;10H",
+            "\x1b[5;30H",
+            "\x1b[?7l",
+            "\x1b[?7h",
+            "\x1b[4h",
+            "\x1b[4l",
+            "\x1b[K",
+            "\x1b[J",
+            "\x1b[2J",
+            "\x1b7",
+            "\x1b8",
+            "\x1b[?6h",
+            "\x1b[?6l",
+            "\x1b[9b",
+            "\x1b[3g",
+            "\x1b[31;1m",
+            "\x1b[0m",
+            "\x1b[3A",
+            "\x1b[4B",
+            "\x1b[20C",
+            "\x1b[?1049h",
+            "\x1b[?1049l",
+            "\x1b[20;1H",
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for _ in 0..200 {
+            let input: String = (0..80).map(|_| pieces[next() as usize % pieces.len()]).collect();
+            let (mut watched, mut plain) = (emulator(30, 8), emulator(30, 8));
+            plain.watch_regions = false;
+            let mut t1 = Transcript::new(100_000, 1 << 30, 1 << 20);
+            let mut t2 = Transcript::new(100_000, 1 << 30, 1 << 20);
+            feed(&mut watched, &mut t1, input.as_bytes());
+            feed(&mut plain, &mut t2, input.as_bytes());
+            let (a, b) = (watched.screen(), plain.screen());
+            assert_eq!(
+                (a.lines, a.cursor, a.alternate),
+                (b.lines, b.cursor, b.alternate),
+                "{input:?}"
+            );
+            assert!(t1.end() >= t2.end(), "{input:?}");
+        }
     }
 
     /// Rows below the cursor (a program moved it up, then ended) are read once the session
