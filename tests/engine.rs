@@ -305,6 +305,49 @@ fn resize_is_seen_by_the_child() {
     sh.close().unwrap();
 }
 
+/// Resizing while bash edits a soft-wrapped command line: bash redraws the line from where it
+/// laid it out, erasing each row on its way up. Widening rejoined the line's rows, and the
+/// redraw erased the output line above the command line before it was read; narrowing left
+/// the line's first row soft-wrapped into the redrawn line, read as one with it. Every line
+/// is read once now, as the screen shows them.
+#[test]
+fn resizing_while_bash_edits_a_wrapped_line_loses_no_line_above() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let typed = "echo abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    // bash's redraw leaves the cursor where the line ends, laid out at the new width (a row
+    // above where the reflow left it), and a narrowing's leftover row a line of its own.
+    let redrawn = |from: u16, to: u16| match (from, to) {
+        (20, 40) => Until::cursor_at(4, 13),
+        (20, 60) => Until::cursor_at(3, 53),
+        _ => Until::regex(r"^\$ echo abcdefghijklm$").unwrap(),
+    };
+    for (from, to) in [(20, 40), (20, 60), (40, 20)] {
+        let spec = SpawnSpec::new("bash")
+            .args(["--norc", "--noprofile"])
+            .env("PS1", "$ ")
+            .env("HISTFILE", "/dev/null")
+            .size(from, 8);
+        let sh = engine.spawn(spec).unwrap();
+        expect(&sh, Until::input_wait());
+        sh.submit("echo one; echo two").unwrap();
+        expect(&sh, Until::screen_regex("^two$").unwrap());
+        sh.send_text(typed).unwrap();
+        expect(&sh, Until::screen_contains("GHIJ"));
+        expect(&sh, Until::input_wait());
+        sh.resize(to, 8).unwrap();
+        expect(&sh, redrawn(from, to));
+        expect(&sh, Until::input_wait());
+        let text = sh.scrollback(1 << 20).unwrap().text;
+        let left = if to < from { "$ echo abcdefghijklm\n" } else { "" };
+        let expected = format!("$ echo one; echo two\none\ntwo\n{left}$ {typed}");
+        assert_eq!(text, expected, "{from} to {to} columns");
+        sh.close().unwrap();
+    }
+}
+
 #[test]
 fn an_exited_session_refuses_resize_as_it_refuses_input() {
     let engine = engine();

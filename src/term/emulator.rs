@@ -794,19 +794,85 @@ impl Emulator {
 
     /// Resizes the grid (the caller resizes the kernel's terminal). A large narrowing is
     /// made in steps ([`reflow_widths`]), each drained into the transcript.
-    pub(crate) fn resize(&mut self, cols: u16, rows: u16, transcript: &mut Transcript) {
+    ///
+    /// `line_editor`: the program reads its input a key at a time (the terminal is not in
+    /// canonical mode), as a line editor does, which redraws the line it edits when the
+    /// terminal's size changes, from where it laid it out: see [`Emulator::keep_line_start`].
+    pub(crate) fn resize(
+        &mut self,
+        cols: u16,
+        rows: u16,
+        line_editor: bool,
+        transcript: &mut Transcript,
+    ) {
         if self.pending_row.take().is_some() {
             // Reflow moves the row it continued on; it ends here (cut, not lost).
             transcript.end_pending();
         }
+        let reflows = line_editor && cols != self.cols && !self.alternate();
+        let rows_above_cursor = reflows.then(|| self.line_rows_above_cursor());
         for width in reflow_widths(self.cols, cols) {
             self.term.resize(GridSize { cols: usize::from(width), rows: usize::from(rows) });
             let _ = self.drain_history(transcript);
+        }
+        if let Some(before) = rows_above_cursor {
+            self.keep_line_start(before);
         }
         self.cols = cols;
         self.rows = rows;
         self.scanner.resize(cols, rows);
         self.rules.resized();
+    }
+
+    /// The rows of the cursor's logical line above the cursor's row (on the screen).
+    fn line_rows_above_cursor(&self) -> usize {
+        let grid = self.term.grid();
+        let cursor_row = self.cursor_row();
+        (0..cursor_row).rev().take_while(|&row| is_wrapped(&grid[Line(row as i32)])).count()
+    }
+
+    /// After a reflow: a line editor (bash's readline, zsh's zle) redraws the line it edits
+    /// from as many rows above the cursor as the line took above it before (it does not know
+    /// that the terminal reflowed the line's rows, xterm does not), erasing each row on its
+    /// way up. `before`: the rows the line took above the cursor then.
+    ///
+    /// - Widening rejoins the rows, so the editor went up into the rows above the line and
+    ///   erased what they showed before it was read (the output line above a wrapped command
+    ///   line). The line is moved down by the rows it lost above the cursor, into the blank
+    ///   rows the rejoining freed at the bottom, so that the redraw starts on blank rows, where
+    ///   the line began as the editor laid it out.
+    /// - Narrowing splits them, so the editor's redraw starts inside the line and leaves its
+    ///   first rows as they were, soft-wrapped into the redrawn line: the transcript read the
+    ///   two as one line (`$ echo abc$ echo abcdef`). The wrap into the row where the redraw
+    ///   starts is ended: the rows left are a line of their own, as the screen shows them.
+    fn keep_line_start(&mut self, before: usize) {
+        let after = self.line_rows_above_cursor();
+        let cursor_row = self.cursor_row();
+        let grid = self.term.grid_mut();
+        if after > before {
+            let last = Column(grid.columns() - 1);
+            grid[Line((cursor_row - before) as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
+            return;
+        }
+        let rows = grid.screen_lines();
+        // Only into blank rows below the cursor: no text is pushed off the screen.
+        let room = (cursor_row + 1..rows)
+            .rev()
+            .take_while(|&row| {
+                let row = &grid[Line(row as i32)];
+                !has_text(row) && !is_wrapped(row)
+            })
+            .count();
+        let down = (before - after).min(room);
+        if down == 0 {
+            return;
+        }
+        let start = cursor_row - after;
+        // The rows opened are blank, whatever the cursor's colours.
+        let template = std::mem::take(&mut grid.cursor.template);
+        grid.scroll_down(&(Line(start as i32)..Line(rows as i32)), down);
+        grid.cursor.template = template;
+        grid.cursor.point.line += down as i32;
     }
 
     /// The size in columns and rows.
@@ -1130,7 +1196,7 @@ mod tests {
                 let mut to = Transcript::new(100_000, 1 << 30, 1 << 20);
                 feed(&mut stepped, &mut ts, content);
                 feed(&mut one, &mut to, content);
-                stepped.resize(width, 10, &mut ts);
+                stepped.resize(width, 10, false, &mut ts);
                 one.term.resize(GridSize { cols: usize::from(width), rows: 10 });
                 let _ = one.drain_history(&mut to);
                 let what = format!("{:?} at {width}", String::from_utf8_lossy(content));
@@ -1424,7 +1490,7 @@ mod tests {
             let mut t = Transcript::new(100_000, 1 << 30, 1 << 20);
             for _ in 0..600 {
                 match next(100) {
-                    0 => emu.resize(8 + next(10) as u16, 3 + next(5) as u16, &mut t),
+                    0 => emu.resize(8 + next(10) as u16, 3 + next(5) as u16, next(2) == 0, &mut t),
                     1..=3 => _ = feed(&mut emu, &mut t, OTHER[next(OTHER.len())].as_bytes()),
                     4..=6 => _ = feed(&mut emu, &mut t, MODES[next(MODES.len())].as_bytes()),
                     _ => _ = feed(&mut emu, &mut t, ASCII[next(ASCII.len())].as_bytes()),
@@ -1900,6 +1966,51 @@ mod tests {
         }
     }
 
+    /// bash's readline redraws a soft-wrapped command line after a resize from as many rows
+    /// above the cursor as the line took before, erasing each on its way up (as bash 5 writes
+    /// it). Widening rejoined the line's rows, and the redraw erased the output line above it
+    /// (`two`), unread; narrowing split them, and the redraw left the line's first row
+    /// soft-wrapped into it, read as one line with it. Now the line, when a line editor has
+    /// the terminal, is moved down into the rows the rejoining freed, so the redraw starts on
+    /// blank rows, and a narrowing's leftover row is a line of its own, as the screen shows
+    /// it; with a full screen too, and in canonical mode (where nothing redraws) the screen
+    /// is reflowed as before.
+    #[test]
+    fn a_line_editor_redrawing_after_a_resize_erases_no_line_above() {
+        let line = "$ echo abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+        let before = format!("$ echo one; echo two\r\none\r\ntwo\r\n{line}");
+        let up = |rows: usize| "\r\x1b[K".to_owned() + &"\r\x1b[A\x1b[K".repeat(rows) + "\r" + line;
+        for (height, from, to, redraw) in
+            [(8, 20, 40, up(2)), (8, 20, 60, up(2)), (5, 20, 40, up(2)), (8, 40, 20, up(1))]
+        {
+            let mut emu = emulator(from, height);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, before.as_bytes());
+            emu.resize(to, height, true, &mut t);
+            feed(&mut emu, &mut t, redraw.as_bytes());
+            let expected = if to > from {
+                format!("$ echo one; echo two\none\ntwo\n{line}")
+            } else {
+                format!("$ echo one; echo two\none\ntwo\n{}\n{line}", &line[..20])
+            };
+            let what = format!("{from} to {to} columns, {height} rows");
+            assert_eq!(retained(&emu, &t), expected, "{what}");
+            let screen = rows(&emu);
+            assert!(screen.iter().any(|row| row == "two"), "{what}: {screen:?}");
+        }
+        // In canonical mode, and on the alternate screen, the line's rows are reflowed alone.
+        let mut emu = emulator(20, 8);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, before.as_bytes());
+        emu.resize(40, 8, false, &mut t);
+        assert_eq!(rows(&emu)[3..5], [&line[..40], &line[40..]]);
+        assert_eq!(cursor(&emu), (4, 13));
+        let mut emu = emulator(20, 8);
+        feed(&mut emu, &mut t, format!("\x1b[?1049h{before}").as_bytes());
+        emu.resize(40, 8, true, &mut t);
+        assert_eq!(cursor(&emu), (5, 13));
+    }
+
     /// Rows below the cursor (a program moved it up, then ended) are read once the session
     /// ended, down to the last row with text: the final transcript lost them. Before the
     /// end the tail stops at the cursor's line, and the cursor's place in the transcript
@@ -1949,7 +2060,7 @@ mod tests {
             assert_eq!(emu.tail(&t), None);
             assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
             feed(&mut emu, &mut t, b"\x1b[?1049hmore\r\n");
-            emu.resize(8, 5, &mut t);
+            emu.resize(8, 5, false, &mut t);
             assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
             feed(&mut emu, &mut t, format!("\x1b[?{mode}l").as_bytes());
             assert_eq!(emu.hidden_tail(), None, "{mode}");
