@@ -39,8 +39,12 @@ pub fn feed_terminal(data: &[u8]) {
     let _ = terminal.screen();
     let _ = terminal.styled_screen().to_string();
     let _ = terminal.read(0, 1 << 20);
-    terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1);
+    terminal.resize(cols.saturating_add(7).min(crate::MAX_COLS), rows / 2 + 1, keyed);
     let _ = terminal.screen();
+    // The session ends: the rows below the cursor are read too.
+    terminal.end();
+    let _ = terminal.read(0, 1 << 20);
+    let _ = terminal.retained(1 << 20);
 }
 
 /// Feeds `bytes` to `terminal` in turns of 16 KiB of work until none is left pending, as the

@@ -149,6 +149,47 @@ fn clear_in_the_middle_keeps_earlier_lines_in_the_transcript() {
     sh.close().unwrap();
 }
 
+/// `clear` for a terminal whose description erases with `CSI H CSI J` (screen, tmux, vt100,
+/// linux) keeps what the screen showed before it in the transcript, each line once, as
+/// xterm's `CSI 2 J` does: the lines that had not scrolled off were lost.
+#[test]
+fn clear_by_erasing_down_from_home_keeps_earlier_lines_once() {
+    if !require("clear") || !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for term in ["screen", "vt100", "linux"] {
+        let line = format!("echo one; echo two; TERM={term} clear; echo three; sleep 30");
+        let sh = engine.spawn(SpawnSpec::shell(&line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, "one\ntwo\nthree\n", "{term}");
+        sh.close().unwrap();
+    }
+}
+
+/// A status line above a scrolling region (`CSI 3 ; 8 r`, as irssi, weechat and some progress
+/// displays keep one on the primary screen): the lines scrolled off the region's top are in
+/// the transcript, each once and in order, before what the screen still shows. They were lost
+/// (alacritty keeps only rows scrolled off the screen's top).
+#[test]
+fn lines_scrolled_off_a_region_under_a_status_line_are_kept() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf '\033[3;8r\033[1;1Hstatus: running\033[3;1H'; i=1; \
+        while [ $i -le 20 ]; do echo log $i; i=$((i+1)); done; printf '\033[r\033[8;1Hdone'; \
+        sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(40, 8)).unwrap();
+    expect(&sh, Until::screen_regex("^done").unwrap());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    let logs: String = (1..=15).map(|i| format!("log {i}\n")).collect();
+    let shown: String = (16..=20).map(|i| format!("log {i}\n")).collect();
+    assert_eq!(text, format!("{logs}status: running\n\n{shown}done"));
+    sh.close().unwrap();
+}
+
 /// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
 /// showed was read, and stays in the transcript, from the primary screen and from under the
 /// alternate one.
@@ -264,6 +305,49 @@ fn resize_is_seen_by_the_child() {
     sh.close().unwrap();
 }
 
+/// Resizing while bash edits a soft-wrapped command line: bash redraws the line from where it
+/// laid it out, erasing each row on its way up. Widening rejoined the line's rows, and the
+/// redraw erased the output line above the command line before it was read; narrowing left
+/// the line's first row soft-wrapped into the redrawn line, read as one with it. Every line
+/// is read once now, as the screen shows them.
+#[test]
+fn resizing_while_bash_edits_a_wrapped_line_loses_no_line_above() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let typed = "echo abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    // bash's redraw leaves the cursor where the line ends, laid out at the new width (a row
+    // above where the reflow left it), and a narrowing's leftover row a line of its own.
+    let redrawn = |from: u16, to: u16| match (from, to) {
+        (20, 40) => Until::cursor_at(4, 13),
+        (20, 60) => Until::cursor_at(3, 53),
+        _ => Until::regex(r"^\$ echo abcdefghijklm$").unwrap(),
+    };
+    for (from, to) in [(20, 40), (20, 60), (40, 20)] {
+        let spec = SpawnSpec::new("bash")
+            .args(["--norc", "--noprofile"])
+            .env("PS1", "$ ")
+            .env("HISTFILE", "/dev/null")
+            .size(from, 8);
+        let sh = engine.spawn(spec).unwrap();
+        expect(&sh, Until::input_wait());
+        sh.submit("echo one; echo two").unwrap();
+        expect(&sh, Until::screen_regex("^two$").unwrap());
+        sh.send_text(typed).unwrap();
+        expect(&sh, Until::screen_contains("GHIJ"));
+        expect(&sh, Until::input_wait());
+        sh.resize(to, 8).unwrap();
+        expect(&sh, redrawn(from, to));
+        expect(&sh, Until::input_wait());
+        let text = sh.scrollback(1 << 20).unwrap().text;
+        let left = if to < from { "$ echo abcdefghijklm\n" } else { "" };
+        let expected = format!("$ echo one; echo two\none\ntwo\n{left}$ {typed}");
+        assert_eq!(text, expected, "{from} to {to} columns");
+        sh.close().unwrap();
+    }
+}
+
 #[test]
 fn an_exited_session_refuses_resize_as_it_refuses_input() {
     let engine = engine();
@@ -287,6 +371,27 @@ fn output_written_just_before_exit_is_not_lost() {
         let text = s.scrollback(1 << 20).unwrap().text;
         assert!(text.ends_with("2000\nlast words"), "{:?}", &text[text.len().saturating_sub(40)..]);
     }
+}
+
+/// A program that moves the cursor up and then ends (a progress display that goes back to
+/// redraw its first line, killed there) leaves rows below the cursor that a person read: the
+/// final transcript has them, whether the program exited or the session was closed, and no
+/// blank rows after them.
+#[test]
+fn rows_below_the_cursor_are_in_the_final_transcript() {
+    let engine = engine();
+    let script = r"printf 'step 1\nstep 2\nstep 3\n\033[3Aupdating'";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(40, 8)).unwrap();
+    expect(&s, Until::exit());
+    assert_eq!(s.scrollback(1 << 20).unwrap().text, "updating\nstep 2\nstep 3");
+    let s = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", &format!("{script}; sleep 30")]).size(40, 8))
+        .unwrap();
+    expect(&s, Until::screen_contains("updating"));
+    assert_eq!(s.read().unwrap().text, "updating");
+    s.close().unwrap();
+    assert_eq!(s.read().unwrap().text, "\nstep 2\nstep 3");
+    assert_eq!(s.scrollback(1 << 20).unwrap().text, "updating\nstep 2\nstep 3");
 }
 
 #[test]

@@ -124,6 +124,7 @@ impl Reactor {
             return;
         }
         slot.exit = Some(status);
+        slot.terminal.end();
         slot.drop_input();
         self.check_waiters(id);
         // The program is gone: end whatever it left behind and keep a tombstone.
@@ -263,6 +264,7 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
+        slot.terminal.end();
         let registry = self.poll.registry();
         slot.close_master(registry);
         if let Some(pidfd) = slot.pidfd.take() {

@@ -523,7 +523,10 @@ impl Reactor {
         if slot.closed {
             return Err(Error::SessionClosed(id));
         }
-        slot.terminal.resize(cols, rows);
+        // Before the kernel's size changes, which signals the program: a line editor's
+        // input is not canonical.
+        let line_editor = slot.line_modes().is_some_and(|modes| !modes.canonical);
+        slot.terminal.resize(cols, rows, line_editor);
         slot.last_resize = Instant::now();
         if let Some(recorder) = &mut slot.recorder {
             recorder.resize(cols, rows);

@@ -14,9 +14,10 @@ use alacritty_terminal::vte::ansi::{Processor, Rgb};
 
 use crate::config::Config;
 use crate::term::grid_repair;
+use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
-    ascii_line_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
+    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -224,9 +225,21 @@ pub(crate) struct Emulator {
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
     /// While the alternate screen hides the primary one: the primary screen's lines down to
-    /// its cursor as they were when it was hidden (nothing but a resize, which keeps logical
-    /// lines, touches the primary screen meanwhile), for the retained transcript.
-    hidden_tail: Option<Vec<String>>,
+    /// its last row with text (or its cursor, if lower) as they were when it was hidden
+    /// (nothing but a resize, which keeps logical lines, touches the primary screen
+    /// meanwhile), for the retained transcript, and how many of them reach down to the
+    /// cursor's line (all that is shown until the session ends).
+    hidden_tail: Option<(Vec<String>, usize)>,
+    /// The session ended (its program exited, or it was closed): the screen's rows below the
+    /// cursor are part of the tail, down to the last one with text.
+    ended: bool,
+    /// The row the transcript's pending text continues on when a row scrolled off the top of
+    /// a scrolling region left it there (see [`crate::term::region`]); otherwise it continues
+    /// on the screen's first row.
+    pending_row: Option<usize>,
+    /// Whether rows scrolled off a region below the screen's top are settled (always, but
+    /// for the test that checks the screen is the same without).
+    watch_regions: bool,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -290,6 +303,9 @@ impl Emulator {
             drained_since_look: 0,
             dropped_osc: 0,
             hidden_tail: None,
+            ended: false,
+            pending_row: None,
+            watch_regions: true,
         }
     }
 
@@ -363,15 +379,15 @@ impl Emulator {
                 self.may_have_added_wide_or_marked();
             }
             match stop {
-                Stop::End | Stop::Budget => self.advance(slice),
+                Stop::End | Stop::Budget => self.advance(slice, transcript),
                 Stop::OscStart => {
-                    self.advance(&slice[..n - 1]);
+                    self.advance(&slice[..n - 1], transcript);
                     self.held.clear();
                     self.held.push(b']');
                     self.osc = OscState::Holding;
                 }
                 Stop::OscEnd(mark) => {
-                    self.advance(slice);
+                    self.advance(slice, transcript);
                     self.end_osc();
                     if let Some(mark) = mark {
                         self.settle(transcript);
@@ -380,13 +396,18 @@ impl Emulator {
                     }
                 }
                 Stop::Sequence(sequence) => {
-                    self.advance(&slice[..n - 1]);
+                    self.advance(&slice[..n - 1], transcript);
                     self.settle(transcript);
                     if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
                         self.settle_screen_before_reset(transcript);
                     }
                     let hiding = !self.alternate() && enters_alternate(sequence);
-                    let tail = if hiding { self.tail(transcript) } else { None };
+                    let tail = if hiding {
+                        let to_cursor = self.lines_down_to(transcript, self.cursor_row()).len();
+                        Some((self.lines_down_to(transcript, self.last_row_read()), to_cursor))
+                    } else {
+                        None
+                    };
                     self.apply(sequence, slice[n - 1], transcript);
                     if !self.alternate() {
                         self.hidden_tail = None;
@@ -417,11 +438,11 @@ impl Emulator {
     }
 
     /// Gives bytes to the parser, or to the held OSC string while one is open.
-    fn advance(&mut self, bytes: &[u8]) {
+    fn advance(&mut self, bytes: &[u8], transcript: &mut Transcript) {
         match self.osc {
             OscState::Idle => {
                 if !bytes.is_empty() {
-                    self.parser.advance(&mut self.term, bytes);
+                    self.parse(bytes, transcript);
                 }
             }
             OscState::Holding => {
@@ -437,6 +458,31 @@ impl Emulator {
             }
             OscState::Skipping => {}
         }
+    }
+
+    /// Gives bytes to the parser: through [`RegionWatch`] while a scrolling region below the
+    /// primary screen's top is set, so that the rows scrolled off its top are settled, and
+    /// straight to the `Term` otherwise.
+    fn parse(&mut self, bytes: &[u8], transcript: &mut Transcript) {
+        let region = self
+            .rules
+            .region()
+            .filter(|&(top, _)| top > 0 && self.watch_regions && !self.alternate());
+        let Some((top, bottom)) = region else {
+            self.parser.advance(&mut self.term, bytes);
+            return;
+        };
+        let mut watch = RegionWatch {
+            term: &mut self.term,
+            transcript,
+            top,
+            bottom,
+            pending_row: &mut self.pending_row,
+            work: 0,
+        };
+        self.parser.advance(&mut watch, bytes);
+        let work = watch.work;
+        self.scanner.add(0, work);
     }
 
     /// The OSC string ended: the parser gets it whole (unless it was dropped).
@@ -474,18 +520,34 @@ impl Emulator {
             Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
                 if params.values().first() == Some(&1)
         );
+        let erases_below = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
+                if params.values().first().is_none_or(|&mode| mode == 0)
+        );
+        if erases_below && view.row == 0 && view.col == 0 && !view.alternate {
+            // An erase down from the top left corner (`CSI H CSI J`, what `clear` sends where
+            // the terminal's description has no `ED 2`) erases the whole screen, as `ED 2`
+            // does: the screen is settled into the transcript the same way (alacritty's `ED 2`
+            // scrolls it into the history, leaving the same blank screen and cursor), where
+            // the erase alone lost every line it had that never scrolled off.
+            self.parser.advance(&mut self.term, &[CAN]);
+            self.parser.advance(&mut self.term, b"\x1b[2J");
+            self.settle_screen_cleared(transcript);
+            return;
+        }
         match self.rules.decide(sequence, view) {
             Decision::Keep => {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
                     let count = usize::from(params.or(0, 1));
                     self.scanner.add(count / view.cols.max(1) + 1, count);
                 }
-                self.parser.advance(&mut self.term, &[final_byte]);
+                self.parse(&[final_byte], transcript);
             }
             Decision::Drop => self.parser.advance(&mut self.term, &[CAN]),
             Decision::Replace(bytes) => {
                 self.parser.advance(&mut self.term, &[CAN]);
-                self.parser.advance(&mut self.term, &bytes);
+                self.parse(&bytes, transcript);
             }
             Decision::Repeat(count) => {
                 self.parser.advance(&mut self.term, &[CAN]);
@@ -495,13 +557,7 @@ impl Emulator {
         if erases_above {
             grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
-        let erases_below_from_line_start = view.col == 0
-            && matches!(
-                sequence,
-                Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
-                    if params.values().first().is_none_or(|&mode| mode == 0)
-            );
-        if erases_below_from_line_start {
+        if erases_below && view.col == 0 {
             self.end_soft_wrap(view.row, transcript);
         }
         if erases {
@@ -527,6 +583,11 @@ impl Emulator {
     /// wrapped line erase its last row with `EL` (`CSI K`), which keeps the wrap, since
     /// they go on writing the same line there.
     fn end_soft_wrap(&mut self, row: usize, transcript: &mut Transcript) {
+        if self.pending_row.is_some_and(|pending| row <= pending) && !self.alternate() {
+            // The row the pending text continued on (below a region's top) is erased too.
+            self.pending_row = None;
+            transcript.end_pending();
+        }
         if row == 0 {
             if !self.alternate() {
                 transcript.end_pending();
@@ -553,13 +614,14 @@ impl Emulator {
         }
         self.settle(transcript);
         transcript.end_pending();
+        self.pending_row = None;
     }
 
     /// Runs one piece of a split repetition.
     fn repeat_piece(&mut self, transcript: &mut Transcript, turn: &mut Turn) {
         let cols = usize::from(self.cols);
         let piece = self.repeat.min(repeat_piece(cols));
-        self.parser.advance(&mut self.term, format!("\x1b[{piece}b").as_bytes());
+        self.parse(format!("\x1b[{piece}b").as_bytes(), transcript);
         self.repeat -= piece;
         self.since_trim += piece;
         self.scanner.add(piece / cols + 1, piece);
@@ -639,6 +701,11 @@ impl Emulator {
             transcript.push_notice(
                 "[termloom: output scrolled faster than it could be recorded; lines are missing here]",
             );
+        }
+        if self.pending_row.take().is_some() {
+            // The pending text continues below a region's top, not on the first row that
+            // comes now: it ends here (cut, not lost).
+            transcript.end_pending();
         }
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
@@ -727,15 +794,85 @@ impl Emulator {
 
     /// Resizes the grid (the caller resizes the kernel's terminal). A large narrowing is
     /// made in steps ([`reflow_widths`]), each drained into the transcript.
-    pub(crate) fn resize(&mut self, cols: u16, rows: u16, transcript: &mut Transcript) {
+    ///
+    /// `line_editor`: the program reads its input a key at a time (the terminal is not in
+    /// canonical mode), as a line editor does, which redraws the line it edits when the
+    /// terminal's size changes, from where it laid it out: see [`Emulator::keep_line_start`].
+    pub(crate) fn resize(
+        &mut self,
+        cols: u16,
+        rows: u16,
+        line_editor: bool,
+        transcript: &mut Transcript,
+    ) {
+        if self.pending_row.take().is_some() {
+            // Reflow moves the row it continued on; it ends here (cut, not lost).
+            transcript.end_pending();
+        }
+        let reflows = line_editor && cols != self.cols && !self.alternate();
+        let rows_above_cursor = reflows.then(|| self.line_rows_above_cursor());
         for width in reflow_widths(self.cols, cols) {
             self.term.resize(GridSize { cols: usize::from(width), rows: usize::from(rows) });
             let _ = self.drain_history(transcript);
+        }
+        if let Some(before) = rows_above_cursor {
+            self.keep_line_start(before);
         }
         self.cols = cols;
         self.rows = rows;
         self.scanner.resize(cols, rows);
         self.rules.resized();
+    }
+
+    /// The rows of the cursor's logical line above the cursor's row (on the screen).
+    fn line_rows_above_cursor(&self) -> usize {
+        let grid = self.term.grid();
+        let cursor_row = self.cursor_row();
+        (0..cursor_row).rev().take_while(|&row| is_wrapped(&grid[Line(row as i32)])).count()
+    }
+
+    /// After a reflow: a line editor (bash's readline, zsh's zle) redraws the line it edits
+    /// from as many rows above the cursor as the line took above it before (it does not know
+    /// that the terminal reflowed the line's rows, xterm does not), erasing each row on its
+    /// way up. `before`: the rows the line took above the cursor then.
+    ///
+    /// - Widening rejoins the rows, so the editor went up into the rows above the line and
+    ///   erased what they showed before it was read (the output line above a wrapped command
+    ///   line). The line is moved down by the rows it lost above the cursor, into the blank
+    ///   rows the rejoining freed at the bottom, so that the redraw starts on blank rows, where
+    ///   the line began as the editor laid it out.
+    /// - Narrowing splits them, so the editor's redraw starts inside the line and leaves its
+    ///   first rows as they were, soft-wrapped into the redrawn line: the transcript read the
+    ///   two as one line (`$ echo abc$ echo abcdef`). The wrap into the row where the redraw
+    ///   starts is ended: the rows left are a line of their own, as the screen shows them.
+    fn keep_line_start(&mut self, before: usize) {
+        let after = self.line_rows_above_cursor();
+        let cursor_row = self.cursor_row();
+        let grid = self.term.grid_mut();
+        if after > before {
+            let last = Column(grid.columns() - 1);
+            grid[Line((cursor_row - before) as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
+            return;
+        }
+        let rows = grid.screen_lines();
+        // Only into blank rows below the cursor: no text is pushed off the screen.
+        let room = (cursor_row + 1..rows)
+            .rev()
+            .take_while(|&row| {
+                let row = &grid[Line(row as i32)];
+                !has_text(row) && !is_wrapped(row)
+            })
+            .count();
+        let down = (before - after).min(room);
+        if down == 0 {
+            return;
+        }
+        let start = cursor_row - after;
+        // The rows opened are blank, whatever the cursor's colours.
+        let template = std::mem::take(&mut grid.cursor.template);
+        grid.scroll_down(&(Line(start as i32)..Line(rows as i32)), down);
+        grid.cursor.template = template;
+        grid.cursor.point.line += down as i32;
     }
 
     /// The size in columns and rows.
@@ -838,24 +975,64 @@ impl Emulator {
         crate::term::screen::style::StyledScreen { screen: self.screen(), runs }
     }
 
-    /// The screen's logical lines from the top down to the cursor's line, the first prefixed
-    /// with the transcript's pending text, and split where they will be split when they
-    /// settle ([`Transcript::split_long`]); `None` while the alternate screen is active.
+    /// The session ended: from now on the tail reaches down to the screen's last row with
+    /// text, below the cursor too (a program that moved the cursor up, then exited, left
+    /// rows there that a person read; trailing blank rows are no lines).
+    pub(crate) fn end(&mut self) {
+        self.ended = true;
+    }
+
+    /// The screen's logical lines from the top down to the cursor's line (once the session
+    /// ended, down to the last row with text, if lower), the first prefixed with the
+    /// transcript's pending text, and split where they will be split when they settle
+    /// ([`Transcript::split_long`]); `None` while the alternate screen is active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
         if self.alternate() {
             return None;
         }
+        let last = if self.ended { self.last_row_read() } else { self.cursor_row() };
+        Some(self.lines_down_to(transcript, last))
+    }
+
+    /// The row the cursor is on.
+    fn cursor_row(&self) -> usize {
+        self.term.grid().cursor.point.line.0.max(0) as usize
+    }
+
+    /// The lowest row a person has read: the last with text, or the cursor's if lower.
+    fn last_row_read(&self) -> usize {
+        let grid = self.term.grid();
+        let cursor_row = self.cursor_row();
+        (cursor_row + 1..grid.screen_lines())
+            .rev()
+            .find(|&line| has_text(&grid[Line(line as i32)]))
+            .unwrap_or(cursor_row)
+    }
+
+    /// The screen's logical lines from the top down to the one on row `last` (see
+    /// [`Emulator::tail`]), the cursor's line padded to the cursor.
+    fn lines_down_to(&self, transcript: &Transcript, last: usize) -> Vec<String> {
         let grid = self.term.grid();
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;
         let mut lines = Vec::new();
-        let mut current = transcript.pending().to_owned();
+        // The transcript's pending text continues on the first row, or on the row a region's
+        // scrolling left it before.
+        let pending_row = self.pending_row.filter(|_| !transcript.pending().is_empty());
+        let mut current =
+            if pending_row.is_none() { transcript.pending().to_owned() } else { String::new() };
         // Each row's text is taken alone, then appended: `line_text` checks all it is given
         // as text again, so a soft-wrapped line given whole was checked once a row (500 rows
         // of marks, 16 MB: 4 GB checked, two seconds a read).
         let mut piece = String::new();
         for line in 0..grid.screen_lines() {
             let row = &grid[Line(line as i32)];
+            if pending_row == Some(line) {
+                if !current.is_empty() {
+                    lines.push(std::mem::take(&mut current));
+                }
+                current.push_str(transcript.pending());
+            }
             piece.clear();
             let cells = line_text(row, &mut piece);
             current.push_str(&piece);
@@ -865,25 +1042,29 @@ impl Emulator {
             }
             if !wrapped {
                 lines.push(std::mem::take(&mut current));
-                if line >= cursor_row {
+                if line >= last.max(cursor_row) {
                     break;
                 }
             }
         }
         transcript.split_long(&mut lines);
-        Some(lines)
+        lines
     }
 
     /// The primary screen's lines down to its cursor while the alternate screen hides it (as
-    /// [`Emulator::tail`] gave them when it was hidden); `None` on the primary screen.
+    /// [`Emulator::tail`] gave them when it was hidden; once the session ended, down to its
+    /// last row with text); `None` on the primary screen.
     pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
-        self.hidden_tail.as_deref().filter(|_| self.alternate())
+        let (lines, to_cursor) = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
+        Some(if self.ended { lines } else { &lines[..*to_cursor] })
     }
 
-    /// The transcript line number and byte offset of the cursor: the end of the tail's last
-    /// line, which holds the cursor (its last part, when a line longer than a read is split).
+    /// The transcript line number and byte offset of the cursor: the end of the last of the
+    /// screen's lines down to the cursor's, which holds the cursor (its last part, when a line
+    /// longer than a read is split).
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
-        if let Some(lines) = self.tail(transcript) {
+        if !self.alternate() {
+            let lines = self.lines_down_to(transcript, self.cursor_row());
             let last = lines.len().saturating_sub(1);
             return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
         }
@@ -1015,7 +1196,7 @@ mod tests {
                 let mut to = Transcript::new(100_000, 1 << 30, 1 << 20);
                 feed(&mut stepped, &mut ts, content);
                 feed(&mut one, &mut to, content);
-                stepped.resize(width, 10, &mut ts);
+                stepped.resize(width, 10, false, &mut ts);
                 one.term.resize(GridSize { cols: usize::from(width), rows: 10 });
                 let _ = one.drain_history(&mut to);
                 let what = format!("{:?} at {width}", String::from_utf8_lossy(content));
@@ -1054,6 +1235,48 @@ mod tests {
         feed(&mut emu, &mut t, b"a\r\nb\r\n\x1b[H\x1b[2J\x1b[3Jc");
         assert_eq!((t.line(0), t.line(1), t.line(2)), (Some("a"), Some("b"), None));
         assert_eq!(emu.screen().lines[0], "c");
+    }
+
+    /// An erase down from the top left corner (`CSI H CSI J`: `clear` where the terminal's
+    /// description has no `ED 2`) erases the whole screen: its lines are settled as `ED 2`
+    /// settles them, each once and in order, whether a read took them from the screen before
+    /// or not (they were lost, and a reader was told the screen had been rewritten). From
+    /// anywhere else, and on the alternate screen, the erase settles nothing.
+    #[test]
+    fn an_erase_down_from_the_top_left_corner_settles_the_screen() {
+        for erase in ["\x1b[J", "\x1b[0J", "\x1b[?J", "\x1b[?0J"] {
+            for read_before in [false, true] {
+                let mut emu = emulator(20, 5);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                let mut text = String::new();
+                feed(&mut emu, &mut t, b"a\r\nb\r\n");
+                if read_before {
+                    text.push_str(&t.read(emu.tail(&t).as_deref(), 1000).text);
+                }
+                feed(&mut emu, &mut t, format!("\x1b[H{erase}c\r\nd").as_bytes());
+                let out = t.read(emu.tail(&t).as_deref(), 1000);
+                assert!(!out.rewritten, "{erase:?}");
+                text.push_str(&out.text);
+                assert_eq!(text, "a\nb\nc\nd", "{erase:?}, read before: {read_before}");
+                assert_eq!(settled(&t), ["a", "b"], "{erase:?}");
+                assert_eq!(rows(&emu)[..3], ["c", "d", ""], "{erase:?}");
+            }
+        }
+        // A blank screen settles nothing; a line soft-wrapped into the screen's first row
+        // is settled whole.
+        let mut emu = emulator(4, 2);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[H\x1b[J\x1b[H\x1b[Jabcdefgh\x1b[H\x1b[Jx");
+        assert_eq!(settled(&t), ["abcdefgh"]);
+        // Elsewhere than the corner, and on the alternate screen, nothing is settled.
+        for input in
+            [&b"a\r\nb\x1b[1;2H\x1b[J"[..], b"a\r\nb\x1b[2;1H\x1b[J", b"\x1b[?1049ha\x1b[H\x1b[J"]
+        {
+            let mut emu = emulator(20, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, input);
+            assert!(settled(&t).is_empty(), "{:?}", String::from_utf8_lossy(input));
+        }
     }
 
     /// Clearing a blank primary screen settles no empty line (alacritty scrolls one blank
@@ -1267,7 +1490,7 @@ mod tests {
             let mut t = Transcript::new(100_000, 1 << 30, 1 << 20);
             for _ in 0..600 {
                 match next(100) {
-                    0 => emu.resize(8 + next(10) as u16, 3 + next(5) as u16, &mut t),
+                    0 => emu.resize(8 + next(10) as u16, 3 + next(5) as u16, next(2) == 0, &mut t),
                     1..=3 => _ = feed(&mut emu, &mut t, OTHER[next(OTHER.len())].as_bytes()),
                     4..=6 => _ = feed(&mut emu, &mut t, MODES[next(MODES.len())].as_bytes()),
                     _ => _ = feed(&mut emu, &mut t, ASCII[next(ASCII.len())].as_bytes()),
@@ -1583,6 +1806,246 @@ mod tests {
         assert_eq!(emu.tail(&t2).unwrap(), vec!["out", "$ "]);
     }
 
+    /// The retained transcript: settled lines and the tail.
+    fn retained(emu: &Emulator, t: &Transcript) -> String {
+        t.retained(emu.tail(t).as_deref(), 1 << 20).0
+    }
+
+    /// Lines scrolled off the top of a scrolling region below the screen's top (a status line
+    /// above a scrolling log) are settled in order, as lines scrolled off the screen are: by
+    /// line feeds (LF, VT, FF, IND, NEL), automatic wraps on the region's last row, `CSI S`
+    /// and `CSI M` on its first row; a line soft-wrapped over rows of the region is one line,
+    /// on the screen too while part of it is scrolled off; in any split of the stream. They
+    /// were lost (alacritty moves only rows scrolled off the screen's top into its history).
+    #[test]
+    fn lines_scrolled_off_a_region_below_the_top_are_settled() {
+        let status = "\x1b[3;6r\x1b[1;1Hstatus\x1b[3;1H";
+        let cases: [(String, &[&str], &str); 6] = [
+            (
+                format!("{status}l0\r\nl1\r\nl2\r\x0bl3\r\x0cl4\r\x1bDl5\x1bEl6\r\nl7"),
+                &["l0", "l1", "l2", "l3"],
+                "status\n\nl4\nl5\nl6\nl7",
+            ),
+            (
+                format!("{status}first\r\n0123456789abcdefghij0123\r\nshort\r\n\r\n\r\nend"),
+                &["first", "0123456789abcdefghij0123"],
+                "status\n\nshort\n\n\nend",
+            ),
+            (
+                // The line's first row scrolled off; its second is the region's first row.
+                format!("{status}a\r\nb\r\nc\r\nd\r\n0123456789abcdefghij0123\r\n\r\n\r\n"),
+                &["a", "b", "c", "d"],
+                "status\n\n0123456789abcdefghij0123\n\n\n",
+            ),
+            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "status\n\nc\n\n "),
+            (
+                format!("{status}a\r\nb\r\nc\x1b[3;1H\x1b[2M\x1b[5;1Hd\x1b[4;1H\x1b[M"),
+                &["a", "b"],
+                "status\n\nc\nd",
+            ),
+            // A region from the top, and one on the alternate screen: as before.
+            (
+                "\x1b[1;4r\x1b[4;1Ha\r\nb\r\nc\r\nd\r\ne\x1b[?1049h\x1b[3;6r\x1b[6;1Hx\r\ny\r\nz\r\nw\r\n"
+                    .to_owned(),
+                &["", "", "", "a"],
+                "",
+            ),
+        ];
+        for (input, settled_lines, tail) in &cases {
+            for chunk in [input.len(), 1, 3, 7] {
+                let mut emu = emulator(20, 6);
+                let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+                for piece in input.as_bytes().chunks(chunk) {
+                    feed(&mut emu, &mut t, piece);
+                }
+                assert_eq!(settled(&t), *settled_lines, "{input:?} in pieces of {chunk}");
+                let tail_text = emu.tail(&t).map(|lines| lines.join("\n")).unwrap_or_default();
+                assert_eq!(tail_text, *tail, "{input:?} in pieces of {chunk}");
+            }
+        }
+        // A logical line the region's scrolling cut reads whole from the screen, and settles
+        // whole.
+        let mut emu = emulator(10, 6);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[3;6r\x1b[1;1Htop\x1b[3;1Ha\r\nb\r\nc\r\nd\r\n0123456789");
+        feed(&mut emu, &mut t, b"abcdefghij01\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", ""]);
+        feed(&mut emu, &mut t, b"\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", "", ""]);
+        feed(&mut emu, &mut t, b"\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "d", "0123456789abcdefghij01"]);
+        assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\ntop\n\n\n\n\n");
+        // The region reset, the whole screen scrolls: a line the region cut, whose first row
+        // scrolled off the region, ends there (cut, not lost).
+        let mut emu = emulator(10, 4);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["top", "0123456789abc", "", ""]);
+        feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H\r\n\r\n\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "0123456789", "top", "abc", "", ""]);
+    }
+
+    /// Watching a region's scrolling changes nothing on the screen: random mixes of text,
+    /// wraps, wide characters, marks and tabs with every sequence that moves rows or the
+    /// cursor, inside regions below the top, leave the same screen and cursor as the parser
+    /// given the `Term` itself.
+    #[test]
+    fn watching_a_region_leaves_the_screen_as_it_was() {
+        let pieces = [
+            "word ",
+            "0123456789abcdefghijklmnopq",
+            "\r\n",
+            "\n",
+            "\x0b",
+            "\r",
+            "\t",
+            "中文",
+            "e\u{301}",
+            "\x1b[3;7r",
+            "\x1b[2;5r",
+            "\x1b[r",
+            "\x1b[2S",
+            "\x1b[S",
+            "\x1b[2M",
+            "\x1b[M",
+            "\x1b[L",
+            "\x1b[T",
+            "\x1bD",
+            "\x1bE",
+            "\x1bM",
+            "\x1b[7;1H",
+            "\x1b[3;10H",
+            "\x1b[5;30H",
+            "\x1b[?7l",
+            "\x1b[?7h",
+            "\x1b[4h",
+            "\x1b[4l",
+            "\x1b[K",
+            "\x1b[J",
+            "\x1b[2J",
+            "\x1b7",
+            "\x1b8",
+            "\x1b[?6h",
+            "\x1b[?6l",
+            "\x1b[9b",
+            "\x1b[3g",
+            "\x1b[31;1m",
+            "\x1b[0m",
+            "\x1b[3A",
+            "\x1b[4B",
+            "\x1b[20C",
+            "\x1b[?1049h",
+            "\x1b[?1049l",
+            "\x1b[20;1H",
+        ];
+        let mut seed = 0x9e37_79b9_u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for _ in 0..200 {
+            let input: String = (0..80).map(|_| pieces[next() as usize % pieces.len()]).collect();
+            let (mut watched, mut plain) = (emulator(30, 8), emulator(30, 8));
+            plain.watch_regions = false;
+            let mut t1 = Transcript::new(100_000, 1 << 30, 1 << 20);
+            let mut t2 = Transcript::new(100_000, 1 << 30, 1 << 20);
+            feed(&mut watched, &mut t1, input.as_bytes());
+            feed(&mut plain, &mut t2, input.as_bytes());
+            let (a, b) = (watched.screen(), plain.screen());
+            assert_eq!(
+                (a.lines, a.cursor, a.alternate),
+                (b.lines, b.cursor, b.alternate),
+                "{input:?}"
+            );
+            assert!(t1.end() >= t2.end(), "{input:?}");
+        }
+    }
+
+    /// bash's readline redraws a soft-wrapped command line after a resize from as many rows
+    /// above the cursor as the line took before, erasing each on its way up (as bash 5 writes
+    /// it). Widening rejoined the line's rows, and the redraw erased the output line above it
+    /// (`two`), unread; narrowing split them, and the redraw left the line's first row
+    /// soft-wrapped into it, read as one line with it. Now the line, when a line editor has
+    /// the terminal, is moved down into the rows the rejoining freed, so the redraw starts on
+    /// blank rows, and a narrowing's leftover row is a line of its own, as the screen shows
+    /// it; with a full screen too, and in canonical mode (where nothing redraws) the screen
+    /// is reflowed as before.
+    #[test]
+    fn a_line_editor_redrawing_after_a_resize_erases_no_line_above() {
+        let line = "$ echo abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+        let before = format!("$ echo one; echo two\r\none\r\ntwo\r\n{line}");
+        let up = |rows: usize| "\r\x1b[K".to_owned() + &"\r\x1b[A\x1b[K".repeat(rows) + "\r" + line;
+        for (height, from, to, redraw) in
+            [(8, 20, 40, up(2)), (8, 20, 60, up(2)), (5, 20, 40, up(2)), (8, 40, 20, up(1))]
+        {
+            let mut emu = emulator(from, height);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, before.as_bytes());
+            emu.resize(to, height, true, &mut t);
+            feed(&mut emu, &mut t, redraw.as_bytes());
+            let expected = if to > from {
+                format!("$ echo one; echo two\none\ntwo\n{line}")
+            } else {
+                format!("$ echo one; echo two\none\ntwo\n{}\n{line}", &line[..20])
+            };
+            let what = format!("{from} to {to} columns, {height} rows");
+            assert_eq!(retained(&emu, &t), expected, "{what}");
+            let screen = rows(&emu);
+            assert!(screen.iter().any(|row| row == "two"), "{what}: {screen:?}");
+        }
+        // In canonical mode, and on the alternate screen, the line's rows are reflowed alone.
+        let mut emu = emulator(20, 8);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, before.as_bytes());
+        emu.resize(40, 8, false, &mut t);
+        assert_eq!(rows(&emu)[3..5], [&line[..40], &line[40..]]);
+        assert_eq!(cursor(&emu), (4, 13));
+        let mut emu = emulator(20, 8);
+        feed(&mut emu, &mut t, format!("\x1b[?1049h{before}").as_bytes());
+        emu.resize(40, 8, true, &mut t);
+        assert_eq!(cursor(&emu), (5, 13));
+    }
+
+    /// Rows below the cursor (a program moved it up, then ended) are read once the session
+    /// ended, down to the last row with text: the final transcript lost them. Before the
+    /// end the tail stops at the cursor's line, and the cursor's place in the transcript
+    /// stays on its line either way; the same holds for the primary screen an alternate one
+    /// hides.
+    #[test]
+    fn rows_below_the_cursor_are_read_once_the_session_ended() {
+        let mut emu = emulator(20, 6);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"a\r\nb\r\nwrapped past the twentieth column\r\nd\x1b[4A\rX\r\n");
+        assert_eq!(emu.tail(&t).unwrap(), ["X", "b"]);
+        let cursor = emu.cursor_position(&t);
+        let first = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(first.text, "X\nb");
+        emu.end();
+        assert_eq!(emu.tail(&t).unwrap(), ["X", "b", "wrapped past the twentieth column", "d"]);
+        assert_eq!(emu.cursor_position(&t), cursor);
+        let rest = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(rest.text, "\nwrapped past the twentieth column\nd");
+        assert!(!rest.rewritten);
+        let (text, _) = t.retained(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(text, "X\nb\nwrapped past the twentieth column\nd");
+        // The cursor below the last row with text: blank rows down to it, as before.
+        let mut emu = emulator(20, 6);
+        feed(&mut emu, &mut t, b"a\x1b[3B");
+        emu.end();
+        assert_eq!(emu.tail(&t).unwrap(), ["a", "", "", " "]);
+        // Under the alternate screen.
+        let mut emu = emulator(20, 6);
+        feed(&mut emu, &mut t, b"a\r\nb\r\nc\x1b[2A\x1b[?1049hfull");
+        assert_eq!(emu.hidden_tail().unwrap(), ["a"]);
+        emu.end();
+        assert_eq!(emu.hidden_tail().unwrap(), ["a", "b", "c"]);
+    }
+
     /// While the alternate screen is up (modes 47, 1047 and 1049), the primary screen's
     /// lines down to its cursor are kept as they were, through a resize; gone once it is left.
     #[test]
@@ -1597,7 +2060,7 @@ mod tests {
             assert_eq!(emu.tail(&t), None);
             assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
             feed(&mut emu, &mut t, b"\x1b[?1049hmore\r\n");
-            emu.resize(8, 5, &mut t);
+            emu.resize(8, 5, false, &mut t);
             assert_eq!(emu.hidden_tail().unwrap_or_default(), hidden, "{mode}");
             feed(&mut emu, &mut t, format!("\x1b[?{mode}l").as_bytes());
             assert_eq!(emu.hidden_tail(), None, "{mode}");

@@ -5,6 +5,7 @@
 pub(crate) mod emulator;
 pub(crate) mod grid_repair;
 pub(crate) mod line_store;
+pub(crate) mod region;
 pub(crate) mod rewrite;
 pub(crate) mod row_text;
 pub(crate) mod scan;

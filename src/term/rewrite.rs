@@ -125,6 +125,12 @@ impl Rules {
         self.region = None;
     }
 
+    /// The scroll region (first row, row past the last) when one other than the whole screen
+    /// is set.
+    pub(crate) fn region(&self) -> Option<(usize, usize)> {
+        self.region
+    }
+
     /// The end of the open synchronized update, if one is open.
     pub(crate) fn sync_deadline(&self) -> Option<Instant> {
         self.sync_until

@@ -100,6 +100,11 @@ pub fn row_text(row: &Row<Cell>, out: &mut String) -> usize {
     }
 }
 
+/// Whether a grid row holds any text (a row of blanks, coloured or not, holds none).
+pub(crate) fn has_text(row: &Row<Cell>) -> bool {
+    last_text(&row[..]).is_some()
+}
+
 /// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
 /// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
 /// in its last column separates two words of the line; a spacer left where a wide character

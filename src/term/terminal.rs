@@ -81,14 +81,22 @@ impl Terminal {
         }
     }
 
+    /// The session ended (its program exited, or it was closed): the screen's rows below
+    /// the cursor that hold text are read too from now on (see [`Emulator::end`]).
+    pub(crate) fn end(&mut self) {
+        self.emulator.end();
+    }
+
     /// Whether output waits for another turn.
     pub(crate) fn has_pending(&self) -> bool {
         self.emulator.has_pending()
     }
 
-    /// Resizes the grid (the caller resizes the kernel's terminal).
-    pub(crate) fn resize(&mut self, cols: u16, rows: u16) {
-        self.emulator.resize(cols, rows, &mut self.transcript);
+    /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the
+    /// terminal is not in canonical mode, so the program may redraw the line it edits (see
+    /// [`Emulator::resize`]).
+    pub(crate) fn resize(&mut self, cols: u16, rows: u16, line_editor: bool) {
+        self.emulator.resize(cols, rows, line_editor, &mut self.transcript);
     }
 
     /// The part of the transcript new to `reader` (see [`Transcript::read`]), up to
