@@ -334,6 +334,44 @@ fn a_tmux_client_waits_for_input_through_its_server() {
     tmux.close().unwrap();
 }
 
+/// A tmux client attached to a server started outside the session (before it, by someone
+/// else: an agent driving a person's tmux) waits for input through that server, which is in
+/// no cgroup or process tree of the session's. It was never "waiting for input", so every
+/// call took its whole default wait.
+#[test]
+fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
+    if !require("tmux") || !require(&shell_program()) {
+        return;
+    }
+    let dir = TestDir::new("tmux-outside");
+    let socket = dir.join("s");
+    let socket = socket.to_str().unwrap();
+    /// Stops the server the test started, whatever the test's end.
+    struct Server<'a>(&'a str);
+    impl Drop for Server<'_> {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("tmux").args(["-S", self.0, "kill-server"]).status();
+        }
+    }
+    let pane = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
+    let started = std::process::Command::new("tmux")
+        .args(["-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", pane])
+        .status()
+        .unwrap();
+    let _server = Server(socket);
+    assert!(started.success(), "{started}");
+    let engine = engine();
+    let tmux = engine.spawn(SpawnSpec::new("tmux").args(["-S", socket, "attach"])).unwrap();
+    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
+    assert!(tmux.screen().unwrap().contains("ready>"));
+    tmux.submit("42").unwrap();
+    expect(&tmux, Until::screen_contains("got-42"));
+    // Not while the pane's program sleeps.
+    input_wait_does_not_fire(&tmux);
+    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
+    tmux.close().unwrap();
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

@@ -232,6 +232,7 @@ pub(crate) fn group_input_wait(
     candidates: Option<&[i32]>,
     quiet: std::time::Duration,
     timers: Option<&TimerSightings>,
+    outside: Option<&OutsideRelay>,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
@@ -242,11 +243,11 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
-        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers, looks: &looks })
+        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers, looks: &looks, outside })
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates, quiet, timers);
+        let _ = (pgrp, sid, candidates, quiet, timers, outside);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -255,14 +256,47 @@ pub(crate) fn group_input_wait(
 /// sum of `syscr` in their `/proc/PID/io`), or `None` when the group has no member or one
 /// cannot be read (another user's process, a non-Linux system). A group that was sent input
 /// has read some of it once this number grows: a blocked read does not count until it returns.
-pub(crate) fn group_reads(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Option<u64> {
+/// What the terminal's relays read counts too (tmux's server for its client): those among
+/// `candidates`, and `relay`, one found outside them ([`outside_relay`]).
+pub(crate) fn group_reads(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    relay: Option<i32>,
+) -> Option<u64> {
     #[cfg(target_os = "linux")]
     {
-        numbers_ours().then(|| linux::group_reads(pgrp, sid, candidates))?
+        numbers_ours().then(|| linux::group_reads(pgrp, sid, candidates, relay))?
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates);
+        let _ = (pgrp, sid, candidates, relay);
+        None
+    }
+}
+
+/// The relay outside session `sid` of group `pgrp`'s terminal: a process of another session
+/// running the same program as a member, that has the terminal open (the tmux server that
+/// the member, a tmux client, attached to, started before the session). `candidates`: the
+/// session's processes, when known. Looked for once per group: `memo` keeps the answer for
+/// the last group looked at. `None` where `/proc` cannot tell.
+pub(crate) fn outside_relay(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+    memo: &OutsideRelay,
+) -> Option<i32> {
+    #[cfg(target_os = "linux")]
+    {
+        if !numbers_ours() {
+            return None;
+        }
+        let members = linux::members(pgrp, Some(sid), candidates);
+        linux::remembered_outside_relay(pgrp, sid, &members, &Looks::new(), memo)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates, memo);
         None
     }
 }
@@ -490,7 +524,15 @@ struct Probe<'a> {
     timers: Option<&'a TimerSightings>,
     /// What this probe has looked at so far.
     looks: &'a Looks,
+    /// The terminal's relay outside its session, looked for once per group; `None`: not
+    /// looked for.
+    outside: Option<&'a OutsideRelay>,
 }
+
+/// What was found of a terminal's relay outside its session (the tmux server a client of the
+/// session attached to), for one foreground group: `(group, relay)`, looked for once per
+/// group ([`outside_relay`]).
+pub(crate) type OutsideRelay = std::cell::Cell<Option<(i32, Option<i32>)>>;
 
 /// The most relays (see `linux::relays`) one probe judges: a relay's client in a program it
 /// hosts (tmux in a tmux pane) has a relay of its own, and so on.
@@ -1159,7 +1201,8 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
-        observe_process(pid, Probe { quiet, timers: None, looks: &looks }).map(|(wait, _)| wait)
+        observe_process(pid, Probe { quiet, timers: None, looks: &looks, outside: None })
+            .map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
@@ -1236,7 +1279,11 @@ mod linux {
     }
 
     /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
-    fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    pub(super) fn members(
+        pgrp: i32,
+        sid: Option<i32>,
+        candidates: Option<&[i32]>,
+    ) -> Vec<ProcStat> {
         processes(candidates, |s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid))
     }
 
@@ -1244,6 +1291,7 @@ mod linux {
         pgrp: i32,
         sid: Option<i32>,
         candidates: Option<&[i32]>,
+        relay: Option<i32>,
     ) -> Option<u64> {
         let members = members(pgrp, sid, candidates);
         if members.is_empty() {
@@ -1252,7 +1300,11 @@ mod linux {
         // What a relay (tmux's server) reads of the terminal counts too.
         let looks = Looks::new();
         let relays = sid.map(|sid| relays(sid, &members, candidates, &looks)).unwrap_or_default();
-        let pids = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays);
+        let mut pids: Vec<i32> =
+            members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays).collect();
+        if let Some(relay) = relay.filter(|relay| !pids.contains(relay)) {
+            pids.push(relay);
+        }
         pids.into_iter().try_fold(0u64, |sum, pid| {
             let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
             let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
@@ -1272,8 +1324,7 @@ mod linux {
         candidates: Option<&[i32]>,
         looks: &Looks,
     ) -> Vec<i32> {
-        use std::os::unix::fs::MetadataExt;
-        let Some(tty) = members.iter().map(|m| m.tty_nr).find(|&tty| tty != 0) else {
+        let Some(tty) = terminal_of(members) else {
             return Vec::new();
         };
         let adopter = match candidates {
@@ -1286,41 +1337,104 @@ mod linux {
         let others = processes(candidates, |s| {
             s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
         });
-        let has_terminal = |pid: i32| {
-            use rustix::fs::{Mode, OFlags, RawDir};
-            use std::os::fd::AsFd;
-            if looks.spent() {
-                return false;
-            }
-            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-            let Ok(dir) = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) else {
-                return false;
-            };
-            // Read a few entries at a time: the kernel makes an entry for every descriptor
-            // a read of the directory has room for, looked at or not (a thousand in the
-            // standard library's 32 KiB, a millisecond a process).
-            let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 512];
-            let mut entries = RawDir::new(dir.as_fd(), &mut buf);
-            let mut looked = 0;
-            while let Some(Ok(entry)) = entries.next() {
-                let name = entry.file_name().to_bytes();
-                if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
-                    continue;
-                }
-                if looked == WATCHED_LOOKED_AT || !looks.take(1) {
-                    return false;
-                }
-                looked += 1;
-                let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
-                if fs::read_link(&path).is_ok_and(|target| is_terminal(&target.to_string_lossy()))
-                    && fs::metadata(&path).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
-                {
-                    return true;
-                }
-            }
-            false
+        others.iter().map(|p| p.pid).filter(|&pid| holds_terminal(pid, tty, looks)).collect()
+    }
+
+    /// The relay outside session `sid` of the terminal of group `pgrp` (of `members`), as
+    /// `memo` remembers it for the group, else looked for and remembered (see
+    /// [`super::outside_relay`]).
+    pub(super) fn remembered_outside_relay(
+        pgrp: i32,
+        sid: i32,
+        members: &[ProcStat],
+        looks: &Looks,
+        memo: &super::OutsideRelay,
+    ) -> Option<i32> {
+        if let Some((group, relay)) = memo.get()
+            && group == pgrp
+        {
+            return relay;
+        }
+        let relay = members
+            .iter()
+            .filter(|m| !is_dead(m))
+            .find_map(|member| outside_relays(sid, members, member.pid, looks).into_iter().next());
+        memo.set(Some((pgrp, relay)));
+        relay
+    }
+
+    /// The terminals' relays outside the session's cgroup: the server a client of the
+    /// session attached to (`tmux attach` to a server started before the session, outside
+    /// it). They are looked for among the processes running the client's own program (tmux's
+    /// server is tmux), of other POSIX sessions, that have the terminal open; a process whose
+    /// program cannot be read (another user's) is not looked at. Each process looked at takes
+    /// one of the descriptors `looks` has room for.
+    fn outside_relays(sid: i32, members: &[ProcStat], client: i32, looks: &Looks) -> Vec<i32> {
+        let Some(tty) = terminal_of(members) else {
+            return Vec::new();
         };
-        others.iter().map(|p| p.pid).filter(|&pid| has_terminal(pid)).collect()
+        let Ok(program) = fs::read_link(format!("/proc/{client}/exe")) else {
+            return Vec::new();
+        };
+        let Ok(pids) = numeric_entries("/proc") else {
+            return Vec::new();
+        };
+        let runs_program =
+            |pid: i32| fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == program);
+        let of_another_session = |pid: i32| {
+            fs::read(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|data| parse_stat(&data).ok())
+                .is_some_and(|stat| stat.session != sid && !is_dead(&stat))
+        };
+        pids.into_iter()
+            .take_while(|_| looks.take(1))
+            .filter(|&pid| runs_program(pid) && of_another_session(pid))
+            .filter(|&pid| holds_terminal(pid, tty, looks))
+            .collect()
+    }
+
+    /// The controlling terminal (`tty_nr`) of the first of `members` that has one.
+    fn terminal_of(members: &[ProcStat]) -> Option<i32> {
+        members.iter().map(|m| m.tty_nr).find(|&tty| tty != 0)
+    }
+
+    /// Whether process `pid` has terminal `tty` (a `tty_nr`) open, among the descriptors
+    /// `looks` has room for (at most [`WATCHED_LOOKED_AT`] of its own).
+    fn holds_terminal(pid: i32, tty: i32, looks: &Looks) -> bool {
+        use rustix::fs::{Mode, OFlags, RawDir};
+        use std::os::fd::AsFd;
+        use std::os::unix::fs::MetadataExt;
+        if looks.spent() {
+            return false;
+        }
+        let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let Ok(dir) = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) else {
+            return false;
+        };
+        // Read a few entries at a time: the kernel makes an entry for every descriptor
+        // a read of the directory has room for, looked at or not (a thousand in the
+        // standard library's 32 KiB, a millisecond a process).
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 512];
+        let mut entries = RawDir::new(dir.as_fd(), &mut buf);
+        let mut looked = 0;
+        while let Some(Ok(entry)) = entries.next() {
+            let name = entry.file_name().to_bytes();
+            if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
+                continue;
+            }
+            if looked == WATCHED_LOOKED_AT || !looks.take(1) {
+                return false;
+            }
+            looked += 1;
+            let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
+            if fs::read_link(&path).is_ok_and(|target| is_terminal(&target.to_string_lossy()))
+                && fs::metadata(&path).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
+            {
+                return true;
+            }
+        }
+        false
     }
 
     /// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
@@ -1422,12 +1536,19 @@ mod linux {
         // The client waits for input when its relay, a process of another session that has
         // the terminal open (tmux's server), waits for it, with the programs it hosts; a
         // member that reads the terminal itself besides (`curl URL | less`) waits on the
-        // network, not on the user.
+        // network, not on the user. A relay outside the session (a server the client attached
+        // to) is looked for only when none in it waits.
         if let Some(not) = relayed {
             let relay = match (reader, sid) {
                 (None, Some(sid)) => relays(sid, &members, candidates, probe.looks)
                     .into_iter()
-                    .find(|&relay| relay_waits(relay, candidates, probe)),
+                    .find(|&relay| relay_waits(relay, candidates, probe))
+                    .or_else(|| {
+                        let memo = probe.outside?;
+                        let relay =
+                            remembered_outside_relay(pgrp, sid, &members, probe.looks, memo)?;
+                        relay_waits(relay, None, probe).then_some(relay)
+                    }),
                 _ => None,
             };
             match relay {
@@ -1831,6 +1952,7 @@ mod tests {
                         quiet: std::time::Duration::ZERO,
                         timers: None,
                         looks: &super::super::Looks::new(),
+                        outside: None,
                     },
                 )
                 .map(|t| t.activity)
@@ -1885,6 +2007,7 @@ mod tests {
                         quiet: std::time::Duration::ZERO,
                         timers: None,
                         looks: &super::super::Looks::new(),
+                        outside: None,
                     }
                 ),
                 None
@@ -1901,7 +2024,7 @@ mod tests {
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
             assert!(matches!(
-                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO, None),
+                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO, None, None),
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
@@ -2130,7 +2253,7 @@ mod tests {
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
             let InputWait::NotWaiting { reason } =
-                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO, None)
+                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO, None, None)
             else {
                 panic!("shell in wait4 must not be waiting");
             };
@@ -2212,6 +2335,7 @@ while True:
                     Some(&candidates),
                     std::time::Duration::ZERO,
                     None,
+                    None,
                 ) {
                     InputWait::NotWaiting { reason } if reason.contains("on sockets") => Ok(reason),
                     other => Err(format!("{other:?}")),
@@ -2249,7 +2373,14 @@ sys.stdin.read()
             let candidates = [pid];
             let group = read_stat(pid).unwrap().pgrp;
             let probe = || {
-                group_input_wait(group, None, Some(&candidates), std::time::Duration::ZERO, None)
+                group_input_wait(
+                    group,
+                    None,
+                    Some(&candidates),
+                    std::time::Duration::ZERO,
+                    None,
+                    None,
+                )
             };
             // The probe that finds them waiting has looked at every thread (one found running
             // ends a probe early, and under load one may be, now and then).
@@ -2304,7 +2435,7 @@ sys.stdin.read()
                 }
             });
             let started = Instant::now();
-            let reads = group_reads(client, Some(client), Some(&candidates));
+            let reads = group_reads(client, Some(client), Some(&candidates), None);
             let took = started.elapsed();
             assert!(reads.is_some());
             // About 20 ms in a debug build; 1.1 s before.
@@ -2333,6 +2464,7 @@ sys.stdin.read()
                     None,
                     std::time::Duration::ZERO,
                     None,
+                    None,
                 ) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
@@ -2344,11 +2476,11 @@ sys.stdin.read()
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(pgrp, None, None, std::time::Duration::ZERO, None),
+                group_input_wait(pgrp, None, None, std::time::Duration::ZERO, None, None),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO, None),
+                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO, None, None),
                 InputWait::Unknown { .. }
             ));
             // A member asleep on a clock (a background job of a shell without job control)
@@ -2369,6 +2501,7 @@ sys.stdin.read()
                     None,
                     std::time::Duration::ZERO,
                     None,
+                    None,
                 ) {
                     InputWait::Waiting { .. } if sleeping => Ok(()),
                     other => Err(format!("{other:?} {members:?}")),
@@ -2388,6 +2521,7 @@ sys.stdin.read()
                     Some(me.session),
                     None,
                     std::time::Duration::ZERO,
+                    None,
                     None,
                 ) {
                     InputWait::NotWaiting { reason }

@@ -228,6 +228,9 @@ struct Slot {
     /// it was made at, the group and its member reading the terminal (see
     /// `waiters::input_wait_of`).
     seen_waiting: std::cell::Cell<Option<(Instant, i32, Option<i32>)>>,
+    /// The relay outside the session found for a foreground group (the tmux server its
+    /// client attached to), or `None` when none was: looked for once per group.
+    outside_relay: procfs::OutsideRelay,
     /// A first sighting of the group waiting, to be confirmed by a later probe with no output
     /// in between: the activity time, the group, when it was seen.
     first_seen_waiting: std::cell::Cell<Option<(Instant, i32, Instant)>>,

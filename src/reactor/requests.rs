@@ -134,6 +134,7 @@ impl Reactor {
                 screen_changed: now,
                 screen_tracked: true,
                 seen_waiting: std::cell::Cell::new(None),
+                outside_relay: std::cell::Cell::new(None),
                 first_seen_waiting: std::cell::Cell::new(None),
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),

@@ -665,7 +665,7 @@ impl UnreadInput {
             .is_ok_and(|t| t.local_modes.contains(LocalModes::ICANON));
         group == self.group
             && (self.ends_line || !canonical)
-            && group_reads(slot, group) == Some(self.reads)
+            && !read_since(slot, group, self.reads)
     }
 }
 
@@ -702,10 +702,31 @@ fn changed_or_output(slot: &Slot) -> Instant {
     if slot.screen_tracked { slot.screen_changed } else { slot.last_output }
 }
 
-/// The read system calls the members of `group` in `slot`'s session have completed.
+/// The read system calls the members of `group` in `slot`'s session have completed, with
+/// those of its relays (tmux's server for its client): in the session, and outside it once
+/// found ([`read_since`]).
 fn group_reads(slot: &Slot, group: i32) -> Option<u64> {
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    procfs::group_reads(group, Some(slot.pid), members.as_deref())
+    let relay = match slot.outside_relay.get() {
+        Some((looked_for, relay)) if looked_for == group => relay,
+        _ => None,
+    };
+    procfs::group_reads(group, Some(slot.pid), members.as_deref(), relay)
+}
+
+/// Whether `group` has read since it had completed `reads` read calls ([`group_reads`]). When
+/// its count has not moved, its terminal may be read by a relay outside the session (the
+/// tmux server its client attached to, started before the session), which is looked for once
+/// per group: found, its reads count from then on, and the input is taken as read by it.
+fn read_since(slot: &Slot, group: i32, reads: u64) -> bool {
+    if group_reads(slot, group) != Some(reads) {
+        return true;
+    }
+    if slot.outside_relay.get().is_some_and(|(looked_for, _)| looked_for == group) {
+        return false;
+    }
+    let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+    procfs::outside_relay(group, slot.pid, members.as_deref(), &slot.outside_relay).is_some()
 }
 
 /// What kind of input a program reading the terminal gets, from the line discipline's modes.
@@ -770,6 +791,7 @@ fn input_wait_of(
         members.as_deref(),
         quiet,
         Some(&slot.timers),
+        Some(&slot.outside_relay),
     ) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
