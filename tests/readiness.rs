@@ -308,6 +308,21 @@ fn a_typed_interrupt_leaves_no_unread_input() {
     expect(&reader, Until::text("got:late"));
 }
 
+/// The pane of [`waits_through_its_server`]: a prompt, a line read, then a sleep and a read.
+const PANE: &str = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
+
+/// A tmux client whose pane runs [`PANE`] waits for input (keys: the server reads the
+/// terminal raw) at the prompt, not while the pane's program sleeps, and again after it.
+fn waits_through_its_server(tmux: &Session) {
+    assert_eq!(input_wait_fires(tmux), Some(InputKind::Keys));
+    assert!(tmux.screen().unwrap().contains("ready>"));
+    tmux.submit("42").unwrap();
+    expect(tmux, Until::screen_contains("got-42"));
+    input_wait_does_not_fire(tmux);
+    assert_eq!(input_wait_fires(tmux), Some(InputKind::Keys));
+    tmux.close().unwrap();
+}
+
 /// A tmux client hands its terminal to the tmux server, a process of another POSIX session
 /// that reads it: the client itself only polls its socket. The server's wait is the
 /// terminal's, before and after a line typed through it.
@@ -319,19 +334,11 @@ fn a_tmux_client_waits_for_input_through_its_server() {
     let dir = TestDir::new("tmux");
     let socket = dir.join("s");
     let engine = engine();
-    let pane = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
     let socket = socket.to_str().unwrap();
     let tmux = engine
-        .spawn(SpawnSpec::new("tmux").args(["-S", socket, "-f", "/dev/null", "new-session", pane]))
+        .spawn(SpawnSpec::new("tmux").args(["-S", socket, "-f", "/dev/null", "new-session", PANE]))
         .unwrap();
-    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
-    assert!(tmux.screen().unwrap().contains("ready>"));
-    tmux.submit("42").unwrap();
-    expect(&tmux, Until::screen_contains("got-42"));
-    // Not while the pane's program sleeps.
-    input_wait_does_not_fire(&tmux);
-    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
-    tmux.close().unwrap();
+    waits_through_its_server(&tmux);
 }
 
 /// A tmux client attached to a server started outside the session (before it, by someone
@@ -353,23 +360,15 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
             let _ = std::process::Command::new("tmux").args(["-S", self.0, "kill-server"]).status();
         }
     }
-    let pane = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
     let started = std::process::Command::new("tmux")
-        .args(["-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", pane])
+        .args(["-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", PANE])
         .status()
         .unwrap();
     let _server = Server(socket);
     assert!(started.success(), "{started}");
     let engine = engine();
     let tmux = engine.spawn(SpawnSpec::new("tmux").args(["-S", socket, "attach"])).unwrap();
-    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
-    assert!(tmux.screen().unwrap().contains("ready>"));
-    tmux.submit("42").unwrap();
-    expect(&tmux, Until::screen_contains("got-42"));
-    // Not while the pane's program sleeps.
-    input_wait_does_not_fire(&tmux);
-    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
-    tmux.close().unwrap();
+    waits_through_its_server(&tmux);
 }
 
 #[test]
