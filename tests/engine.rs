@@ -232,6 +232,24 @@ fn reads_of_a_log_under_a_status_line_return_only_what_is_new() {
     assert!(text.starts_with(&logs) && text.contains("status: running\n"), "{text:?}");
 }
 
+/// A line soft-wrapped across a region's last row under a status line, whose first row scrolled
+/// off the region, settles whole after the status line once the region is reset and the whole
+/// screen scrolls, as the screen showed them: it was cut in two around the status line.
+#[test]
+fn a_wrapped_line_under_a_status_line_settles_whole_after_the_region_is_reset() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf '\033[2;4r\033[1;1Htop\033[2;1Ha\nb\n0123456789abc\n\n\033[r\033[4;1H\n\n\n\ndone'; \
+        sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(10, 4)).unwrap();
+    expect(&sh, Until::screen_regex("^done").unwrap());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, format!("a\nb\ntop\n0123456789abc{}done", "\n".repeat(6)));
+    sh.close().unwrap();
+}
+
 /// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
 /// showed was read, and stays in the transcript, from the primary screen and from under the
 /// alternate one.

@@ -704,15 +704,35 @@ impl Emulator {
                 "[termloom: output scrolled faster than it could be recorded; lines are missing here]",
             );
         }
-        if self.pending_row.take().is_some() {
-            // The pending text continues below a region's top, not on the first row that
-            // comes now: it ends here (cut, not lost).
-            transcript.end_pending();
+        // The pending text continues on the row a region's scrolling left it on, below the
+        // screen's top (a status line above it): the rows above that one come first, lines of
+        // their own, as the tail shows them, with the pending text held aside; it goes on with
+        // its row when that comes (`resume_at`, counted back from the newest history row).
+        let mut held = None;
+        let mut resume_at = 0;
+        if let Some(row) = self.pending_row.take() {
+            let fixed = self.rules.region().is_some_and(|(top, end)| top == 0 && row >= end);
+            if fixed {
+                // Below a region from the top, whose scrolling does not move it: the pending
+                // text ends here (cut, not lost).
+                transcript.end_pending();
+            } else {
+                held = Some(transcript.take_pending());
+                resume_at = history.saturating_sub(row);
+                self.pending_row = row.checked_sub(history).filter(|&row| row > 0);
+            }
         }
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
         let grid = self.term.grid_mut();
         for back in (1..=history).rev() {
+            if back == resume_at
+                && let Some(held) = held.take()
+            {
+                // The rows above ended before this one, which the held text continues.
+                transcript.end_pending();
+                transcript.restore_pending(held);
+            }
             let row = &mut grid[Line(-(back as i32))];
             text.clear();
             if self.wide_or_marked || !ascii_line_text(row, &mut text) {
@@ -729,6 +749,12 @@ impl Emulator {
             // cells would otherwise keep their hyperlinks and combining marks (a 2 KB link on
             // every cell: 185 MB at 80x24).
             row.reset(&blank);
+        }
+        if let Some(held) = held {
+            // Its row is still on the screen: what the rows above it left unfinished ends
+            // here (cut, not lost; the tail shows it so), and the held text waits for its row.
+            transcript.end_pending();
+            transcript.restore_pending(held);
         }
         grid.clear_history();
         history
@@ -1904,15 +1930,49 @@ mod tests {
         assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\n\n\n\n");
         emu.end();
         assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\ntop\n\n\n\n\n");
-        // The region reset, the whole screen scrolls: a line the region cut, whose first row
-        // scrolled off the region, ends there (cut, not lost).
-        let mut emu = emulator(10, 4);
+        // The region reset, the whole screen scrolls: a line whose first row scrolled off the
+        // region settles whole after the status line above it, as the tail shows it (it was
+        // cut in two around the status line). So it does when the screen scrolls a row at a
+        // time, and when it is cleared (`ED 2` scrolls it into the history whole).
+        for (end, chunk) in [("\r\n\r\n\r\n\r\n", 100), ("\r\n\r\n\r\n\r\n", 1), ("\x1b[2J", 100)] {
+            let mut emu = emulator(10, 4);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let start = b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n";
+            feed(&mut emu, &mut t, start);
+            assert_eq!(settled(&t), ["a", "b"]);
+            assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", ""]);
+            feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H");
+            let tail = emu.tail(&t).unwrap();
+            assert_eq!(tail, ["top", "0123456789abc", "", ""]);
+            let _ = t.read(Some(&tail), 1000);
+            for piece in end.as_bytes().chunks(chunk) {
+                feed(&mut emu, &mut t, piece);
+            }
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            assert!(!out.rewritten, "{end:?} by {chunk}: {:?}", out.text);
+            assert_eq!(settled(&t)[..4], ["a", "b", "top", "0123456789abc"], "{end:?} by {chunk}");
+        }
+        // Another region set over the row a line goes on on (its top above that row): the
+        // rows above that row settle as lines of their own first, as the tail shows them (they
+        // were joined to the line, `0123456789two` then `abc`).
+        let mut emu = emulator(10, 6);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-        feed(&mut emu, &mut t, b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n");
-        assert_eq!(settled(&t), ["a", "b"]);
-        assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", ""]);
-        feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H\r\n\r\n\r\n\r\n");
-        assert_eq!(settled(&t), ["a", "b", "0123456789", "top", "abc", "", ""]);
+        let input = b"\x1b[3;6r\x1b[3;1Ha\r\nb\r\nc\r\n0123456789abc\r\n\r\n\r\n";
+        feed(&mut emu, &mut t, input);
+        feed(&mut emu, &mut t, b"\x1b[2;6r\x1b[2;1Htwo\x1b[6;1H\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "two", "0123456789abc"]);
+        // The status line above it wrapped too, and only its first row scrolls off: that row
+        // ends its line there (cut, not lost: its rest is on the screen, a line of its own in
+        // the tail too), and the line held aside goes on with its row.
+        let mut emu = emulator(10, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let input = b"\x1b[3;5r\x1b[1;1Hstatus line\x1b[3;1Ha\r\nb\r\n0123456789abc\r\n\r\n";
+        feed(&mut emu, &mut t, input);
+        feed(&mut emu, &mut t, b"\x1b[r\x1b[5;1H\r\n");
+        assert_eq!(settled(&t), ["a", "b", "status lin"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["e", "0123456789abc", "", "", ""]);
+        feed(&mut emu, &mut t, b"\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "status lin", "e", "0123456789abc"]);
     }
 
     /// A reader who reads after each scroll of a region under a status line gets only what is
