@@ -190,6 +190,66 @@ fn lines_scrolled_off_a_region_under_a_status_line_are_kept() {
     sh.close().unwrap();
 }
 
+/// A log scrolling under a status line (a scrolling region below the screen's top): a reader
+/// who reads after each line gets that line alone, never a rewrite. Every read after a scroll
+/// returned the status line and the whole region again, marked `rewritten` (the unsettled
+/// lines began with the status line and were numbered anew each time a row settled beneath
+/// it). The status line joins the transcript at the end.
+#[test]
+fn reads_of_a_log_under_a_status_line_return_only_what_is_new() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"stty -echo; printf '\033[3;8r\033[1;1Hstatus: running\033[3;1H'; i=1; \
+        while [ $i -le 10 ]; do echo log $i; i=$((i+1)); done; \
+        while read l; do echo got $l; done";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(40, 8)).unwrap();
+    let read = |needle: &str| {
+        let mut text = String::new();
+        loop {
+            let out = sh.read().unwrap();
+            assert!(!out.rewritten, "after {text:?}: {:?}", out.text);
+            text.push_str(&out.text);
+            if text.contains(needle) {
+                return text;
+            }
+            expect(&sh, Until::text(needle.trim_end()));
+        }
+    };
+    let logs: String = (1..=10).map(|i| format!("log {i}\n")).collect();
+    assert_eq!(read("log 10\n"), logs);
+    let mut got = String::new();
+    for word in ["one", "two", "three", "four", "five", "six", "seven", "eight"] {
+        sh.submit(word).unwrap();
+        let new = format!("got {word}\n");
+        assert_eq!(read(&new), new);
+        got.push_str(&new);
+    }
+    assert_eq!(sh.scrollback(1 << 20).unwrap().text, format!("{logs}{got}"));
+    sh.close().unwrap();
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert!(text.starts_with(&logs) && text.contains("status: running\n"), "{text:?}");
+}
+
+/// A line soft-wrapped across a region's last row under a status line, whose first row scrolled
+/// off the region, settles whole after the status line once the region is reset and the whole
+/// screen scrolls, as the screen showed them: it was cut in two around the status line.
+#[test]
+fn a_wrapped_line_under_a_status_line_settles_whole_after_the_region_is_reset() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = r"printf '\033[2;4r\033[1;1Htop\033[2;1Ha\nb\n0123456789abc\n\n\033[r\033[4;1H\n\n\n\ndone'; \
+        sleep 30";
+    let sh = engine.spawn(SpawnSpec::shell(line).size(10, 4)).unwrap();
+    expect(&sh, Until::screen_regex("^done").unwrap());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, format!("a\nb\ntop\n0123456789abc{}done", "\n".repeat(6)));
+    sh.close().unwrap();
+}
+
 /// A terminal reset (`ESC c`, as `tput reset` and `reset` print it) wipes the screen: what it
 /// showed was read, and stays in the transcript, from the primary screen and from under the
 /// alternate one.

@@ -224,12 +224,13 @@ pub(crate) struct Emulator {
     drained_since_look: usize,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
-    /// While the alternate screen hides the primary one: the primary screen's lines down to
-    /// its last row with text (or its cursor, if lower) as they were when it was hidden
-    /// (nothing but a resize, which keeps logical lines, touches the primary screen
-    /// meanwhile), for the retained transcript, and how many of them reach down to the
-    /// cursor's line (all that is shown until the session ends).
-    hidden_tail: Option<(Vec<String>, usize)>,
+    /// While the alternate screen hides the primary one: the primary screen's lines from its
+    /// top down to its last row with text (or its cursor, if lower) as they were when it was
+    /// hidden (nothing but a resize, which keeps logical lines, touches the primary screen
+    /// meanwhile), for the retained transcript once the session ended, and its tail then
+    /// (down to the cursor's line, without the rows above a scrolling region's top: see
+    /// [`Emulator::tail_top`]), all that is shown until the session ends.
+    hidden_tail: Option<(Vec<String>, Vec<String>)>,
     /// The session ended (its program exited, or it was closed): the screen's rows below the
     /// cursor are part of the tail, down to the last one with text.
     ended: bool,
@@ -403,8 +404,9 @@ impl Emulator {
                     }
                     let hiding = !self.alternate() && enters_alternate(sequence);
                     let tail = if hiding {
-                        let to_cursor = self.lines_down_to(transcript, self.cursor_row()).len();
-                        Some((self.lines_down_to(transcript, self.last_row_read()), to_cursor))
+                        let to_cursor =
+                            self.lines_down_to(transcript, self.tail_top(), self.cursor_row());
+                        Some((self.lines_down_to(transcript, 0, self.last_row_read()), to_cursor))
                     } else {
                         None
                     };
@@ -702,15 +704,35 @@ impl Emulator {
                 "[termloom: output scrolled faster than it could be recorded; lines are missing here]",
             );
         }
-        if self.pending_row.take().is_some() {
-            // The pending text continues below a region's top, not on the first row that
-            // comes now: it ends here (cut, not lost).
-            transcript.end_pending();
+        // The pending text continues on the row a region's scrolling left it on, below the
+        // screen's top (a status line above it): the rows above that one come first, lines of
+        // their own, as the tail shows them, with the pending text held aside; it goes on with
+        // its row when that comes (`resume_at`, counted back from the newest history row).
+        let mut held = None;
+        let mut resume_at = 0;
+        if let Some(row) = self.pending_row.take() {
+            let fixed = self.rules.region().is_some_and(|(top, end)| top == 0 && row >= end);
+            if fixed {
+                // Below a region from the top, whose scrolling does not move it: the pending
+                // text ends here (cut, not lost).
+                transcript.end_pending();
+            } else {
+                held = Some(transcript.take_pending());
+                resume_at = history.saturating_sub(row);
+                self.pending_row = row.checked_sub(history).filter(|&row| row > 0);
+            }
         }
         let mut text = String::new();
         let blank = alacritty_terminal::term::cell::Cell::default();
         let grid = self.term.grid_mut();
         for back in (1..=history).rev() {
+            if back == resume_at
+                && let Some(held) = held.take()
+            {
+                // The rows above ended before this one, which the held text continues.
+                transcript.end_pending();
+                transcript.restore_pending(held);
+            }
             let row = &mut grid[Line(-(back as i32))];
             text.clear();
             if self.wide_or_marked || !ascii_line_text(row, &mut text) {
@@ -727,6 +749,12 @@ impl Emulator {
             // cells would otherwise keep their hyperlinks and combining marks (a 2 KB link on
             // every cell: 185 MB at 80x24).
             row.reset(&blank);
+        }
+        if let Some(held) = held {
+            // Its row is still on the screen: what the rows above it left unfinished ends
+            // here (cut, not lost; the tail shows it so), and the held text waits for its row.
+            transcript.end_pending();
+            transcript.restore_pending(held);
         }
         grid.clear_history();
         history
@@ -982,16 +1010,35 @@ impl Emulator {
         self.ended = true;
     }
 
-    /// The screen's logical lines from the top down to the cursor's line (once the session
-    /// ended, down to the last row with text, if lower), the first prefixed with the
-    /// transcript's pending text, and split where they will be split when they settle
-    /// ([`Transcript::split_long`]); `None` while the alternate screen is active.
+    /// The screen's logical lines from the top (see [`Emulator::tail_top`]) down to the
+    /// cursor's line (once the session ended, down to the last row with text, if lower), the
+    /// first prefixed with the transcript's pending text, and split where they will be split
+    /// when they settle ([`Transcript::split_long`]); `None` while the alternate screen is
+    /// active.
     pub(crate) fn tail(&self, transcript: &Transcript) -> Option<Vec<String>> {
         if self.alternate() {
             return None;
         }
         let last = if self.ended { self.last_row_read() } else { self.cursor_row() };
-        Some(self.lines_down_to(transcript, last))
+        Some(self.lines_down_to(transcript, self.tail_top(), last))
+    }
+
+    /// The row the tail starts on: the first row of a scrolling region below the primary
+    /// screen's top while one is set and the cursor is at or below it (a log scrolling under
+    /// a status line), until the session ends; the screen's first row otherwise.
+    ///
+    /// The rows scrolled off such a region settle from its first row ([`RegionWatch`]), so
+    /// the tail must start there to keep its numbers: a tail that began with the status line
+    /// above it was numbered anew each time a row settled beneath it, and every read after a
+    /// scroll was a rewrite that returned the whole screen again. The rows above the region
+    /// do not scroll while it is set; they join the tail (and the transcript) once the region
+    /// is reset or the session ended (that read returns the screen again from its top, once),
+    /// or when they really scroll off the screen.
+    fn tail_top(&self) -> usize {
+        match self.rules.region() {
+            Some((top, _)) if !self.ended && !self.alternate() && self.cursor_row() >= top => top,
+            _ => 0,
+        }
     }
 
     /// The row the cursor is on.
@@ -1009,23 +1056,26 @@ impl Emulator {
             .unwrap_or(cursor_row)
     }
 
-    /// The screen's logical lines from the top down to the one on row `last` (see
+    /// The screen's logical lines from row `top` down to the one on row `last` (see
     /// [`Emulator::tail`]), the cursor's line padded to the cursor.
-    fn lines_down_to(&self, transcript: &Transcript, last: usize) -> Vec<String> {
+    fn lines_down_to(&self, transcript: &Transcript, top: usize, last: usize) -> Vec<String> {
         let grid = self.term.grid();
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;
         let mut lines = Vec::new();
         // The transcript's pending text continues on the first row, or on the row a region's
-        // scrolling left it before.
+        // scrolling left it before; it is left out with that row when the row is above `top`.
         let pending_row = self.pending_row.filter(|_| !transcript.pending().is_empty());
-        let mut current =
-            if pending_row.is_none() { transcript.pending().to_owned() } else { String::new() };
+        let mut current = if pending_row.is_none() && top == 0 {
+            transcript.pending().to_owned()
+        } else {
+            String::new()
+        };
         // Each row's text is taken alone, then appended: `line_text` checks all it is given
         // as text again, so a soft-wrapped line given whole was checked once a row (500 rows
         // of marks, 16 MB: 4 GB checked, two seconds a read).
         let mut piece = String::new();
-        for line in 0..grid.screen_lines() {
+        for line in top.min(grid.screen_lines())..grid.screen_lines() {
             let row = &grid[Line(line as i32)];
             if pending_row == Some(line) {
                 if !current.is_empty() {
@@ -1052,11 +1102,11 @@ impl Emulator {
     }
 
     /// The primary screen's lines down to its cursor while the alternate screen hides it (as
-    /// [`Emulator::tail`] gave them when it was hidden; once the session ended, down to its
-    /// last row with text); `None` on the primary screen.
+    /// [`Emulator::tail`] gave them when it was hidden; once the session ended, from its top
+    /// down to its last row with text); `None` on the primary screen.
     pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
         let (lines, to_cursor) = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
-        Some(if self.ended { lines } else { &lines[..*to_cursor] })
+        Some(if self.ended { lines } else { to_cursor })
     }
 
     /// The transcript line number and byte offset of the cursor: the end of the last of the
@@ -1064,7 +1114,7 @@ impl Emulator {
     /// longer than a read is split).
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         if !self.alternate() {
-            let lines = self.lines_down_to(transcript, self.cursor_row());
+            let lines = self.lines_down_to(transcript, self.tail_top(), self.cursor_row());
             let last = lines.len().saturating_sub(1);
             return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
         }
@@ -1824,24 +1874,24 @@ mod tests {
             (
                 format!("{status}l0\r\nl1\r\nl2\r\x0bl3\r\x0cl4\r\x1bDl5\x1bEl6\r\nl7"),
                 &["l0", "l1", "l2", "l3"],
-                "status\n\nl4\nl5\nl6\nl7",
+                "l4\nl5\nl6\nl7",
             ),
             (
                 format!("{status}first\r\n0123456789abcdefghij0123\r\nshort\r\n\r\n\r\nend"),
                 &["first", "0123456789abcdefghij0123"],
-                "status\n\nshort\n\n\nend",
+                "short\n\n\nend",
             ),
             (
                 // The line's first row scrolled off; its second is the region's first row.
                 format!("{status}a\r\nb\r\nc\r\nd\r\n0123456789abcdefghij0123\r\n\r\n\r\n"),
                 &["a", "b", "c", "d"],
-                "status\n\n0123456789abcdefghij0123\n\n\n",
+                "0123456789abcdefghij0123\n\n\n",
             ),
-            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "status\n\nc\n\n "),
+            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "c\n\n "),
             (
                 format!("{status}a\r\nb\r\nc\x1b[3;1H\x1b[2M\x1b[5;1Hd\x1b[4;1H\x1b[M"),
                 &["a", "b"],
-                "status\n\nc\nd",
+                "c\nd",
             ),
             // A region from the top, and one on the alternate screen: as before.
             (
@@ -1870,22 +1920,111 @@ mod tests {
         feed(&mut emu, &mut t, b"\x1b[3;6r\x1b[1;1Htop\x1b[3;1Ha\r\nb\r\nc\r\nd\r\n0123456789");
         feed(&mut emu, &mut t, b"abcdefghij01\r\n");
         assert_eq!(settled(&t), ["a", "b", "c", "d"]);
-        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", ""]);
+        assert_eq!(emu.tail(&t).unwrap(), ["0123456789abcdefghij01", ""]);
         feed(&mut emu, &mut t, b"\r\n");
         assert_eq!(settled(&t), ["a", "b", "c", "d"]);
-        assert_eq!(emu.tail(&t).unwrap(), ["top", "", "0123456789abcdefghij01", "", ""]);
+        assert_eq!(emu.tail(&t).unwrap(), ["0123456789abcdefghij01", "", ""]);
         feed(&mut emu, &mut t, b"\r\n\r\n");
         assert_eq!(settled(&t), ["a", "b", "c", "d", "0123456789abcdefghij01"]);
+        // The status line above the region joins the transcript at the end.
+        assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\n\n\n\n");
+        emu.end();
         assert_eq!(retained(&emu, &t), "a\nb\nc\nd\n0123456789abcdefghij01\ntop\n\n\n\n\n");
-        // The region reset, the whole screen scrolls: a line the region cut, whose first row
-        // scrolled off the region, ends there (cut, not lost).
-        let mut emu = emulator(10, 4);
+        // The region reset, the whole screen scrolls: a line whose first row scrolled off the
+        // region settles whole after the status line above it, as the tail shows it (it was
+        // cut in two around the status line). So it does when the screen scrolls a row at a
+        // time, and when it is cleared (`ED 2` scrolls it into the history whole).
+        for (end, chunk) in [("\r\n\r\n\r\n\r\n", 100), ("\r\n\r\n\r\n\r\n", 1), ("\x1b[2J", 100)] {
+            let mut emu = emulator(10, 4);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            let start = b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n";
+            feed(&mut emu, &mut t, start);
+            assert_eq!(settled(&t), ["a", "b"]);
+            assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", ""]);
+            feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H");
+            let tail = emu.tail(&t).unwrap();
+            assert_eq!(tail, ["top", "0123456789abc", "", ""]);
+            let _ = t.read(Some(&tail), 1000);
+            for piece in end.as_bytes().chunks(chunk) {
+                feed(&mut emu, &mut t, piece);
+            }
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            assert!(!out.rewritten, "{end:?} by {chunk}: {:?}", out.text);
+            assert_eq!(settled(&t)[..4], ["a", "b", "top", "0123456789abc"], "{end:?} by {chunk}");
+        }
+        // Another region set over the row a line goes on on (its top above that row): the
+        // rows above that row settle as lines of their own first, as the tail shows them (they
+        // were joined to the line, `0123456789two` then `abc`).
+        let mut emu = emulator(10, 6);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-        feed(&mut emu, &mut t, b"\x1b[2;4r\x1b[1;1Htop\x1b[2;1Ha\r\nb\r\n0123456789abc\r\n\r\n");
-        assert_eq!(settled(&t), ["a", "b"]);
-        assert_eq!(emu.tail(&t).unwrap(), ["top", "0123456789abc", "", ""]);
-        feed(&mut emu, &mut t, b"\x1b[r\x1b[4;1H\r\n\r\n\r\n\r\n");
-        assert_eq!(settled(&t), ["a", "b", "0123456789", "top", "abc", "", ""]);
+        let input = b"\x1b[3;6r\x1b[3;1Ha\r\nb\r\nc\r\n0123456789abc\r\n\r\n\r\n";
+        feed(&mut emu, &mut t, input);
+        feed(&mut emu, &mut t, b"\x1b[2;6r\x1b[2;1Htwo\x1b[6;1H\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "c", "two", "0123456789abc"]);
+        // The status line above it wrapped too, and only its first row scrolls off: that row
+        // ends its line there (cut, not lost: its rest is on the screen, a line of its own in
+        // the tail too), and the line held aside goes on with its row.
+        let mut emu = emulator(10, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let input = b"\x1b[3;5r\x1b[1;1Hstatus line\x1b[3;1Ha\r\nb\r\n0123456789abc\r\n\r\n";
+        feed(&mut emu, &mut t, input);
+        feed(&mut emu, &mut t, b"\x1b[r\x1b[5;1H\r\n");
+        assert_eq!(settled(&t), ["a", "b", "status lin"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["e", "0123456789abc", "", "", ""]);
+        feed(&mut emu, &mut t, b"\r\n\r\n");
+        assert_eq!(settled(&t), ["a", "b", "status lin", "e", "0123456789abc"]);
+    }
+
+    /// A reader who reads after each scroll of a region under a status line gets only what is
+    /// new (the lines settled beneath the status line, the cursor's line), never a rewrite: the
+    /// tail began with the status line and was numbered anew each time a row settled beneath
+    /// it, so every read after a scroll returned the whole screen again with `rewritten`. The
+    /// status line (redrawn meanwhile: nothing new to read) joins the tail once the session
+    /// ended (that read returns the screen from its top, once); the cursor's place is on its
+    /// line throughout, and the transcript as a whole has each line once, in order. The
+    /// primary screen an alternate one hides is kept the same way.
+    #[test]
+    fn reads_under_a_status_line_return_only_what_is_new() {
+        fn read(emu: &Emulator, t: &mut Transcript) -> (String, bool) {
+            let out = t.read(emu.tail(t).as_deref(), 1000);
+            (out.text, out.rewritten)
+        }
+        let mut emu = emulator(10, 6);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[3;6r\x1b[1;1Htop\x1b[3;1Ha\r\nb\r\nc\r\nd\r\n");
+        assert_eq!(read(&emu, &mut t), ("a\nb\nc\nd\n".to_owned(), false));
+        let steps: [(&str, &str); 7] = [
+            ("x\r\n", "x\n"),
+            ("y\r\nz", "y\nz"),
+            ("\r\n", "\n"),
+            // The status line redrawn, the cursor back in the region.
+            ("\x1b7\x1b[1;1Htop 2\x1b8", ""),
+            // A line wrapped over the region's rows, its first row scrolled off.
+            ("0123456789abc\r\n", "0123456789abc\n"),
+            ("\r\n", "\n"),
+            ("\r\n", "\n"),
+        ];
+        for (input, new) in steps {
+            feed(&mut emu, &mut t, input.as_bytes());
+            assert_eq!(read(&emu, &mut t), (new.to_owned(), false), "after {input:?}");
+            let tail = emu.tail(&t).unwrap();
+            let cursor = (t.end() + tail.len() as u64 - 1, tail.last().unwrap().len());
+            assert_eq!(emu.cursor_position(&t), cursor, "after {input:?}");
+        }
+        assert_eq!(settled(&t), ["a", "b", "c", "d", "x", "y", "z"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", "", ""]);
+        let mut hidden = emulator(10, 6);
+        let mut t2 = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut hidden, &mut t2, b"\x1b[3;6r\x1b[1;1Htop\x1b[3;1Ha\r\nb\x1b[?1049hfull");
+        assert_eq!(hidden.hidden_tail().unwrap(), ["a", "b"]);
+        emu.end();
+        hidden.end();
+        assert_eq!(hidden.hidden_tail().unwrap(), ["top", "", "a", "b"]);
+        // The session ended: the status line joins, once.
+        let all = "top 2\n\n0123456789abc\n\n\n";
+        assert_eq!(read(&emu, &mut t), (all.to_owned(), true));
+        assert_eq!(read(&emu, &mut t), (String::new(), false));
+        assert_eq!(retained(&emu, &t), format!("a\nb\nc\nd\nx\ny\nz\n{all}"));
     }
 
     /// Watching a region's scrolling changes nothing on the screen: random mixes of text,

@@ -55,14 +55,29 @@ impl<T> RegionWatch<'_, T> {
         if count == 0 {
             return;
         }
-        if !self.transcript.pending().is_empty() && self.pending_row.is_none() {
-            // The pending text continues on the screen's first row, which stays: it ends
-            // here, before the rows that scroll off (it is not lost, only cut).
-            self.transcript.end_pending();
+        // The row the pending text continues on, when it is the region's first or below it
+        // in the region: the rows above it (another region left it there) are lines of their
+        // own, the pending text held aside until its row comes.
+        let mut held = None;
+        if !self.transcript.pending().is_empty() {
+            match *self.pending_row {
+                Some(row) if row == self.top => {}
+                Some(row) if (self.top..self.bottom).contains(&row) => {
+                    held = Some((row, self.transcript.take_pending()));
+                }
+                // It continues on the screen's first row, or on a row outside the region,
+                // which does not scroll off now: it ends here, before the rows that do (it is
+                // not lost, only cut).
+                _ => self.transcript.end_pending(),
+            }
         }
         let grid = self.term.grid();
         let mut text = String::new();
         for line in self.top..self.top + count {
+            if let Some((_, pending)) = held.take_if(|(row, _)| *row == line) {
+                self.transcript.end_pending();
+                self.transcript.restore_pending(pending);
+            }
             let row = &grid[Line(line as i32)];
             text.clear();
             line_text(row, &mut text);
@@ -71,6 +86,14 @@ impl<T> RegionWatch<'_, T> {
             self.transcript.push_row(&text, wrapped);
         }
         self.work += count * grid.columns();
+        if let Some((row, pending)) = held {
+            // Its row stays in the region, `count` rows up: what the rows above it left
+            // unfinished ends here (cut, not lost), and the held text waits for its row.
+            self.transcript.end_pending();
+            self.transcript.restore_pending(pending);
+            *self.pending_row = Some(row - count);
+            return;
+        }
         *self.pending_row = (!self.transcript.pending().is_empty()).then_some(self.top);
     }
 

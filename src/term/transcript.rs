@@ -297,6 +297,20 @@ impl Transcript {
         }
     }
 
+    /// Takes the pending rows out, while rows above the one they continue on settle as lines
+    /// of their own (see `Emulator::drain_history`); [`Transcript::restore_pending`] puts
+    /// them back.
+    pub(crate) fn take_pending(&mut self) -> String {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Puts back the pending rows [`Transcript::take_pending`] took out, once the rows settled
+    /// meanwhile ended their own line (nothing is pending).
+    pub(crate) fn restore_pending(&mut self, pending: String) {
+        debug_assert!(self.pending.is_empty(), "pending rows restored over others");
+        self.pending = pending;
+    }
+
     /// Settles a line of termloom's own (a notice), ending any pending line first.
     pub(crate) fn push_notice(&mut self, text: &str) {
         if !self.pending.is_empty() {
