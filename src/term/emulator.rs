@@ -833,6 +833,11 @@ impl Emulator {
         line_editor: bool,
         transcript: &mut Transcript,
     ) {
+        if (cols, rows) == (self.cols, self.rows) {
+            // alacritty leaves the terminal as it is (its scrolling region too): so does
+            // everything that follows it here.
+            return;
+        }
         if self.pending_row.take().is_some() {
             // Reflow moves the row it continued on; it ends here (cut, not lost).
             transcript.end_pending();
@@ -1973,6 +1978,22 @@ mod tests {
         assert_eq!(emu.tail(&t).unwrap(), ["e", "0123456789abc", "", "", ""]);
         feed(&mut emu, &mut t, b"\r\n\r\n");
         assert_eq!(settled(&t), ["a", "b", "status lin", "e", "0123456789abc"]);
+    }
+
+    /// A resize to the size the terminal already has changes nothing in alacritty (it keeps
+    /// its scrolling region): the lines scrolled off a region below the screen's top after
+    /// it are settled as before it (the region was forgotten, and every such line was lost).
+    #[test]
+    fn a_resize_to_the_same_size_keeps_settling_a_region() {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2;5r\x1b[1;1Hstatus\x1b[2;1Ha\r\nb\r\nc\r\nd\r\ne");
+        emu.resize(20, 5, true, &mut t);
+        emu.resize(20, 5, false, &mut t);
+        feed(&mut emu, &mut t, b"\r\nf\r\ng\r\nh");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["e", "f", "g", "h"]);
+        assert_eq!(rows(&emu), ["status", "e", "f", "g", "h"]);
     }
 
     /// A reader who reads after each scroll of a region under a status line gets only what is
