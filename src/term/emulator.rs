@@ -470,9 +470,17 @@ impl Emulator {
             .rules
             .region()
             .filter(|&(top, _)| top > 0 && self.watch_regions && !self.alternate());
-        let Some((top, bottom)) = region else {
-            self.parser.advance(&mut self.term, bytes);
-            return;
+        // Without such a region, the pending text may still continue on a row below the top
+        // (a region left it there): rows moved under it are watched until it settles.
+        let moved = (self.pending_row.is_some() && self.watch_regions && !self.alternate())
+            .then(|| self.rules.region().unwrap_or((0, usize::from(self.rows))));
+        let (settles, (top, bottom)) = match (region, moved) {
+            (Some(region), _) => (true, region),
+            (None, Some(region)) => (false, region),
+            (None, None) => {
+                self.parser.advance(&mut self.term, bytes);
+                return;
+            }
         };
         let mut watch = RegionWatch {
             term: &mut self.term,
@@ -481,6 +489,7 @@ impl Emulator {
             bottom,
             pending_row: &mut self.pending_row,
             work: 0,
+            settles,
         };
         self.parser.advance(&mut watch, bytes);
         let work = watch.work;
@@ -1994,6 +2003,40 @@ mod tests {
         assert_eq!(settled(&t), ["a", "b", "c", "d"]);
         assert_eq!(emu.tail(&t).unwrap(), ["e", "f", "g", "h"]);
         assert_eq!(rows(&emu), ["status", "e", "f", "g", "h"]);
+    }
+
+    /// Rows moved under the pending text of a line whose first row scrolled off a region (a
+    /// reverse index or `CSI T` scrolling down, lines inserted above it, after the region was
+    /// reset too): the text is no longer joined to whatever row comes to take its row's
+    /// place (`0123456789` was settled joined to `mid`, and `abc` alone).
+    #[test]
+    fn rows_moved_under_a_line_cut_by_a_region_join_no_other_line() {
+        let start =
+            b"\x1b[3;6r\x1b[1;1Htop\x1b[2;1Hmid\x1b[3;1Ha\r\nb\r\nc\r\n0123456789abc\r\n\r\n\r\n";
+        for moves in [
+            "\x1b[r\x1b[1;1H\x1bM",
+            "\x1b[3;1H\x1b[L",
+            "\x1b[T",
+            "\x1b[3;1H\x1bM",
+            "\x1b[2;6r\x1b[2;1H\x1b[L",
+        ] {
+            let mut emu = emulator(10, 6);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, start);
+            assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", "", ""]);
+            feed(&mut emu, &mut t, moves.as_bytes());
+            feed(&mut emu, &mut t, "\x1b[r\x1b[6;1H".as_bytes());
+            feed(&mut emu, &mut t, "\r\n".repeat(6).as_bytes());
+            let lines = settled(&t);
+            for line in &lines {
+                let joined = line.starts_with("0123456789") || line.ends_with("abc");
+                assert!(
+                    !joined || ["0123456789", "0123456789abc", "abc"].contains(line),
+                    "{moves:?}: {lines:?}"
+                );
+            }
+            assert!(lines.iter().any(|line| line.ends_with("abc")), "{moves:?}: {lines:?}");
+        }
     }
 
     /// A reader who reads after each scroll of a region under a status line gets only what is
