@@ -239,6 +239,51 @@ time.sleep(60)
     );
 }
 
+/// A wait for a stable screen is not answered while the screen changes, however costly the
+/// looks after output are: with a costly wait on the screen beside it (1000x500 cells of
+/// combining marks), looks after output were put off, and the stable wait's re-check, made
+/// meanwhile, took the screen as unchanged since the last look: it was answered in the middle
+/// of a trickle that changed the screen every 10 ms.
+#[test]
+fn a_stable_wait_beside_a_costly_look_is_not_answered_while_the_screen_changes() {
+    if !require("python3") {
+        return;
+    }
+    let trickle = r#"
+import os, sys, time
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[1;1Hready")
+out.flush()
+sys.stdin.readline()
+end = time.time() + 3
+n = 0
+while time.time() < end:
+    os.write(1, b"\033[2;1H" + (b"x" if n % 2 else b"y"))
+    n += 1
+    time.sleep(0.01)
+os.write(1, b"\033[3;1Hdone")
+time.sleep(60)
+"#;
+    let engine = engine();
+    let spec = SpawnSpec::new("python3").args(["-c", trickle]).size(1000, 500);
+    let session = engine.spawn(spec).unwrap();
+    let long = Duration::from_secs(60);
+    session.wait(Until::screen_contains("ready"), long).unwrap();
+    let costly = session.start_wait(Until::screen_contains("never shown"), long).unwrap();
+    session.submit("").unwrap();
+    let out = session.wait(Until::stable(Duration::from_millis(150)), long).unwrap();
+    let screen = session.screen().unwrap();
+    assert!(
+        screen.lines[2].starts_with("done"),
+        "answered as stable after {:?}, while the screen changed",
+        out.elapsed
+    );
+    drop(costly);
+    session.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

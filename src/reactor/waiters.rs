@@ -103,11 +103,20 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        if let Some(at) = slot.look_deferred.take() {
+        let deferred = slot.look_deferred.take();
+        if let Some(at) = deferred {
             self.unschedule(at, Timer::Look(id));
         }
         let started = Instant::now();
         self.track_screen(id);
+        if let Some(slot) = self.sessions.get_mut(&id)
+            && deferred.is_some()
+            && slot.screen_tracked
+        {
+            // The output since the last look may have changed the screen and changed it back
+            // (a spinner's frames): a look put off cannot tell, so it counts as a change.
+            slot.screen_changed = slot.screen_changed.max(slot.last_output);
+        }
         self.check_waiters(id);
         let cost = started.elapsed();
         if let Some(slot) = self.sessions.get_mut(&id) {
@@ -169,7 +178,13 @@ impl Reactor {
         let quiet_for = now.saturating_duration_since(slot.last_output.max(asked));
         // Input-wait counts from the last change of the screen, not the last output: output
         // that changes nothing (a frame redrawn the same on a timer's tick) is no answer.
-        let stable_for = now.saturating_duration_since(slot.screen_changed.max(asked));
+        // A look after output put off (`look_after_output`) has not yet compared the screen
+        // with the last one: it may have changed with any output since.
+        let changed = match slot.look_deferred {
+            Some(_) => slot.screen_changed.max(slot.last_output),
+            None => slot.screen_changed,
+        };
+        let stable_for = now.saturating_duration_since(changed.max(asked));
         // (Conditions that tell a busy program from an idle one look once it is quiet; an input
         // wait once the screen is still.)
         let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
@@ -698,8 +713,14 @@ fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a
 /// line editor's mode switches, does not count), where that is known; else the last output.
+/// While a look after output is put off, the screen may have changed with any output since
+/// the last look.
 fn changed_or_output(slot: &Slot) -> Instant {
-    if slot.screen_tracked { slot.screen_changed } else { slot.last_output }
+    match (slot.screen_tracked, slot.look_deferred) {
+        (true, None) => slot.screen_changed,
+        (true, Some(_)) => slot.screen_changed.max(slot.last_output),
+        (false, _) => slot.last_output,
+    }
 }
 
 /// The read system calls the members of `group` in `slot`'s session have completed, with

@@ -470,9 +470,17 @@ impl Emulator {
             .rules
             .region()
             .filter(|&(top, _)| top > 0 && self.watch_regions && !self.alternate());
-        let Some((top, bottom)) = region else {
-            self.parser.advance(&mut self.term, bytes);
-            return;
+        // Without such a region, the pending text may still continue on a row below the top
+        // (a region left it there): rows moved under it are watched until it settles.
+        let moved = (self.pending_row.is_some() && self.watch_regions && !self.alternate())
+            .then(|| self.rules.region().unwrap_or((0, usize::from(self.rows))));
+        let (settles, (top, bottom)) = match (region, moved) {
+            (Some(region), _) => (true, region),
+            (None, Some(region)) => (false, region),
+            (None, None) => {
+                self.parser.advance(&mut self.term, bytes);
+                return;
+            }
         };
         let mut watch = RegionWatch {
             term: &mut self.term,
@@ -481,6 +489,7 @@ impl Emulator {
             bottom,
             pending_row: &mut self.pending_row,
             work: 0,
+            settles,
         };
         self.parser.advance(&mut watch, bytes);
         let work = watch.work;
@@ -833,6 +842,11 @@ impl Emulator {
         line_editor: bool,
         transcript: &mut Transcript,
     ) {
+        if (cols, rows) == (self.cols, self.rows) {
+            // alacritty leaves the terminal as it is (its scrolling region too): so does
+            // everything that follows it here.
+            return;
+        }
         if self.pending_row.take().is_some() {
             // Reflow moves the row it continued on; it ends here (cut, not lost).
             transcript.end_pending();
@@ -1973,6 +1987,56 @@ mod tests {
         assert_eq!(emu.tail(&t).unwrap(), ["e", "0123456789abc", "", "", ""]);
         feed(&mut emu, &mut t, b"\r\n\r\n");
         assert_eq!(settled(&t), ["a", "b", "status lin", "e", "0123456789abc"]);
+    }
+
+    /// A resize to the size the terminal already has changes nothing in alacritty (it keeps
+    /// its scrolling region): the lines scrolled off a region below the screen's top after
+    /// it are settled as before it (the region was forgotten, and every such line was lost).
+    #[test]
+    fn a_resize_to_the_same_size_keeps_settling_a_region() {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[2;5r\x1b[1;1Hstatus\x1b[2;1Ha\r\nb\r\nc\r\nd\r\ne");
+        emu.resize(20, 5, true, &mut t);
+        emu.resize(20, 5, false, &mut t);
+        feed(&mut emu, &mut t, b"\r\nf\r\ng\r\nh");
+        assert_eq!(settled(&t), ["a", "b", "c", "d"]);
+        assert_eq!(emu.tail(&t).unwrap(), ["e", "f", "g", "h"]);
+        assert_eq!(rows(&emu), ["status", "e", "f", "g", "h"]);
+    }
+
+    /// Rows moved under the pending text of a line whose first row scrolled off a region (a
+    /// reverse index or `CSI T` scrolling down, lines inserted above it, after the region was
+    /// reset too): the text is no longer joined to whatever row comes to take its row's
+    /// place (`0123456789` was settled joined to `mid`, and `abc` alone).
+    #[test]
+    fn rows_moved_under_a_line_cut_by_a_region_join_no_other_line() {
+        let start =
+            b"\x1b[3;6r\x1b[1;1Htop\x1b[2;1Hmid\x1b[3;1Ha\r\nb\r\nc\r\n0123456789abc\r\n\r\n\r\n";
+        for moves in [
+            "\x1b[r\x1b[1;1H\x1bM",
+            "\x1b[3;1H\x1b[L",
+            "\x1b[T",
+            "\x1b[3;1H\x1bM",
+            "\x1b[2;6r\x1b[2;1H\x1b[L",
+        ] {
+            let mut emu = emulator(10, 6);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, start);
+            assert_eq!(emu.tail(&t).unwrap(), ["0123456789abc", "", "", ""]);
+            feed(&mut emu, &mut t, moves.as_bytes());
+            feed(&mut emu, &mut t, "\x1b[r\x1b[6;1H".as_bytes());
+            feed(&mut emu, &mut t, "\r\n".repeat(6).as_bytes());
+            let lines = settled(&t);
+            for line in &lines {
+                let joined = line.starts_with("0123456789") || line.ends_with("abc");
+                assert!(
+                    !joined || ["0123456789", "0123456789abc", "abc"].contains(line),
+                    "{moves:?}: {lines:?}"
+                );
+            }
+            assert!(lines.iter().any(|line| line.ends_with("abc")), "{moves:?}: {lines:?}");
+        }
     }
 
     /// A reader who reads after each scroll of a region under a status line gets only what is

@@ -41,6 +41,9 @@ pub(crate) struct RegionWatch<'a, T> {
     pub pending_row: &'a mut Option<usize>,
     /// Cells turned into text here, for the scanner's count of work.
     pub work: usize,
+    /// Whether rows scrolled off the region are settled (the region starts below the
+    /// screen's top); otherwise the watch only notes rows moved under the pending text.
+    pub settles: bool,
 }
 
 impl<T> RegionWatch<'_, T> {
@@ -49,8 +52,28 @@ impl<T> RegionWatch<'_, T> {
         self.term.grid().cursor.point.line.0 + 1 == self.bottom as i32
     }
 
+    /// Rows from `from` to the region's last are about to move (down, or up from below the
+    /// region's first row): when the pending text continues on one of them, the row it is
+    /// recorded to continue on would name another row, and the text would be joined to that
+    /// one's. It ends here instead (cut, not lost).
+    fn rows_move(&mut self, from: usize) {
+        if self.pending_row.is_some_and(|row| (from..self.bottom).contains(&row)) {
+            *self.pending_row = None;
+            self.transcript.end_pending();
+        }
+    }
+
+    /// The cursor's row, when it is in the region.
+    fn cursor_in_region(&self) -> Option<usize> {
+        let row = usize::try_from(self.term.grid().cursor.point.line.0).ok()?;
+        (self.top..self.bottom).contains(&row).then_some(row)
+    }
+
     /// Settles the region's first `count` rows, which the next call scrolls off, in order.
     fn scroll_off(&mut self, count: usize) {
+        if !self.settles {
+            return;
+        }
         let count = count.min(self.bottom - self.top);
         if count == 0 {
             return;
@@ -169,10 +192,32 @@ impl<T: EventListener> Handler for RegionWatch<'_, T> {
 
     fn delete_lines(&mut self, lines: usize) {
         // On the region's first row, deleting lines scrolls the region up.
-        if self.term.grid().cursor.point.line.0 == self.top as i32 {
-            self.scroll_off(lines);
+        match self.cursor_in_region() {
+            Some(row) if row == self.top && self.settles => self.scroll_off(lines),
+            Some(row) => self.rows_move(row),
+            None => {}
         }
         <Term<T> as Handler>::delete_lines(self.term, lines);
+    }
+
+    fn scroll_down(&mut self, lines: usize) {
+        self.rows_move(self.top);
+        <Term<T> as Handler>::scroll_down(self.term, lines);
+    }
+
+    fn insert_blank_lines(&mut self, lines: usize) {
+        if let Some(row) = self.cursor_in_region() {
+            self.rows_move(row);
+        }
+        <Term<T> as Handler>::insert_blank_lines(self.term, lines);
+    }
+
+    fn reverse_index(&mut self) {
+        // On the region's first row, a reverse index scrolls the region down.
+        if self.cursor_in_region() == Some(self.top) {
+            self.rows_move(self.top);
+        }
+        <Term<T> as Handler>::reverse_index(self.term);
     }
 
     pass_on! {
@@ -196,8 +241,6 @@ impl<T: EventListener> Handler for RegionWatch<'_, T> {
         fn bell(&mut self);
         fn substitute(&mut self);
         fn set_horizontal_tabstop(&mut self);
-        fn scroll_down(&mut self, lines: usize);
-        fn insert_blank_lines(&mut self, lines: usize);
         fn erase_chars(&mut self, count: usize);
         fn delete_chars(&mut self, count: usize);
         fn move_backward_tabs(&mut self, count: u16);
@@ -209,7 +252,6 @@ impl<T: EventListener> Handler for RegionWatch<'_, T> {
         fn clear_tabs(&mut self, mode: TabulationClearMode);
         fn set_tabs(&mut self, interval: u16);
         fn reset_state(&mut self);
-        fn reverse_index(&mut self);
         fn terminal_attribute(&mut self, attr: Attr);
         fn set_mode(&mut self, mode: Mode);
         fn unset_mode(&mut self, mode: Mode);
