@@ -197,6 +197,33 @@ fn cpu_seconds_of(args: &[&str], code: &str) -> f64 {
     report.trim().parse().unwrap_or_else(|_| panic!("no CPU time: {report}"))
 }
 
+/// A python3 program for a 1000x500 terminal: it fills the screen with `e` and three acute
+/// accents a cell (where building the screen's text costs most), prints `ready`, waits for a
+/// line of input when `after_a_line`, then for `seconds` writes one byte every `gap` seconds
+/// in place (nothing scrolls), prints `done` on row 3 and sleeps.
+fn trickle_on_marks(after_a_line: bool, gap: f64, seconds: u32) -> String {
+    let wait = if after_a_line { "sys.stdin.readline()" } else { "" };
+    format!(
+        r#"
+import os, sys, time
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[1;1Hready")
+out.flush()
+{wait}
+end = time.time() + {seconds}
+n = 0
+while time.time() < end:
+    os.write(1, b"\033[2;1H" + (b"x" if n % 2 else b"y"))
+    n += 1
+    time.sleep({gap})
+os.write(1, b"\033[3;1Hdone")
+time.sleep(60)
+"#
+    )
+}
+
 /// A wait on the screen rebuilds its text when output comes; at 1000x500 cells of combining
 /// marks that took 15 ms, and a program writing a byte a millisecond kept the reactor busy
 /// all the time for it (3.7 s of CPU in 4 s). Costly looks are now spaced out.
@@ -205,27 +232,12 @@ fn a_screen_wait_beside_a_trickle_costs_a_share_of_the_reactor() {
     if !require("python3") {
         return;
     }
-    // A screen of `e` with three acute accents a cell, then a byte a millisecond for 4 s,
-    // written in place (nothing scrolls).
-    let trickle = r#"
-import os, sys, time
-out = sys.stdout.buffer
-for row in range(500):
-    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
-out.write(b"\033[1;1Hready")
-out.flush()
-end = time.time() + 4
-n = 0
-while time.time() < end:
-    os.write(1, b"\033[2;1H" + (b"x" if n % 2 else b"y"))
-    n += 1
-    time.sleep(0.001)
-os.write(1, b"\033[3;1Hdone")
-time.sleep(60)
-"#;
+    // A byte a millisecond for 4 s, written in place (nothing scrolls).
+    let trickle = trickle_on_marks(false, 0.001, 4);
     let run = |wait: &str, argument: &str| {
         let size = ["--size", "1000x500", "--timeout", "60000"];
-        cpu_seconds_of(&[&size[..], &["--wait-screen", "ready", wait, argument]].concat(), trickle)
+        let args = [&size[..], &["--wait-screen", "ready", wait, argument]].concat();
+        cpu_seconds_of(&args, &trickle)
     };
     // The same run with a wait on the screen, which holds once the trickle is over, and with
     // a wait for a second of quiet, which looks at no text.
@@ -249,25 +261,9 @@ fn a_stable_wait_beside_a_costly_look_is_not_answered_while_the_screen_changes()
     if !require("python3") {
         return;
     }
-    let trickle = r#"
-import os, sys, time
-out = sys.stdout.buffer
-for row in range(500):
-    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
-out.write(b"\033[1;1Hready")
-out.flush()
-sys.stdin.readline()
-end = time.time() + 3
-n = 0
-while time.time() < end:
-    os.write(1, b"\033[2;1H" + (b"x" if n % 2 else b"y"))
-    n += 1
-    time.sleep(0.01)
-os.write(1, b"\033[3;1Hdone")
-time.sleep(60)
-"#;
+    let trickle = trickle_on_marks(true, 0.01, 3);
     let engine = engine();
-    let spec = SpawnSpec::new("python3").args(["-c", trickle]).size(1000, 500);
+    let spec = SpawnSpec::new("python3").args(["-c", &trickle]).size(1000, 500);
     let session = engine.spawn(spec).unwrap();
     let long = Duration::from_secs(60);
     session.wait(Until::screen_contains("ready"), long).unwrap();
