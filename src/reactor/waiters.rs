@@ -549,7 +549,11 @@ impl Reactor {
         let Some(slot) = self.sessions.get(&id) else {
             return Status::default();
         };
-        let since_output = slot.last_output.elapsed();
+        // (Output written but not read yet is output now, as for waits.)
+        let since_output = match output_unread(slot) {
+            true => Duration::ZERO,
+            false => slot.last_output.elapsed(),
+        };
         let mut status = Status {
             activity: Activity::Running,
             foreground: None,
