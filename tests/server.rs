@@ -1806,9 +1806,7 @@ fn every_failure_under_json_is_one_error_object_on_stdout() {
         assert_eq!(error.keys().collect::<Vec<_>>(), ["error"], "{args:?}: {stdout}");
         assert_eq!(error["error"]["kind"], *kind, "{args:?}: {stdout}");
         assert!(error["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{stdout}");
-        if args[0] != "run" {
-            assert!(output.stderr.is_empty(), "{args:?}: {}", describe(&output));
-        }
+        assert!(output.stderr.is_empty(), "{args:?}: {}", describe(&output));
     }
     // A value that reads `--json` is the flag's value, and a program's word the program's.
     let typed = server.cli(&["send", "99", "--text", "--json"]);

@@ -68,31 +68,38 @@ fn conclude(
     let ending = match ending {
         Ok(ending) => ending,
         Err(err) => {
-            if let Some(failure) = &failure {
+            if let Some(failure) = failure.as_ref().filter(|_| !json) {
                 failure.print(None);
             }
             return fatal(&err, json);
         }
     };
     let output = reporter.finish(&ending, failure.as_ref()).err();
-    // The report printed the final screen, unless writing it failed.
+    // The report printed the final screen, unless writing it failed; with `--json` its
+    // `error` holds the failure, which is not said again on stderr.
     let reported = output.is_none().then_some(&ending.screen);
+    let told = json && output.is_none();
     let failure = failure.or(output.map(Failure::output));
     match &failure {
         Some(failure) => {
-            failure.print(reported);
+            if !told {
+                failure.print(reported);
+            }
             failure.exit_code()
         }
         None => exit_code(&ending),
     }
 }
 
-/// Reports a library error that ends the run before its report (on stderr, and with `--json`
-/// as the JSON error every command prints, on stdout) and returns the failure exit code.
+/// Reports a library error that ends the run before its report (with `--json` as the JSON
+/// error every command prints, on stdout, and nothing on stderr; otherwise on stderr) and
+/// returns the failure exit code.
 fn fatal(err: &termloom::Error, json: bool) -> u8 {
-    say!("termloom: {err}");
-    if json {
-        super::agent::print_json_error("error", &err.to_string());
+    match json {
+        true => {
+            super::agent::print_json_error("error", &err.to_string());
+        }
+        false => say!("termloom: {err}"),
     }
     EXIT_FAILURE
 }

@@ -205,7 +205,10 @@ fn recorded_next_id(lock: &File) -> u64 {
 /// Records in the lock file (which only the server holding it writes) an id above every one
 /// the server may have given out, so that the next server on the socket numbers its sessions
 /// on from there: an id a caller kept never names a later server's session. Always 21 bytes
-/// at the start of the file, so a record replaces the last one whole.
+/// at the start of the file, so a record replaces the last one whole. Not synced to the
+/// disk: a server that is killed leaves its record in the page cache for the next one, and
+/// only a crash of the machine loses it, which also ends every session an id could name (the
+/// socket's directory is normally a tmpfs, gone with them).
 pub(crate) fn record_next_id(lock: &File, next: u64) -> io::Result<()> {
     let text = format!("{next:020}\n");
     let written = rustix::io::pwrite(lock, text.as_bytes(), 0)?;
