@@ -900,6 +900,38 @@ fn the_default_wait_waits_out_a_quiet_busy_program() {
     client.finish();
 }
 
+/// A program waiting on the world outside, not on the terminal nor a clock (`tail -f` on its
+/// file, a server on its socket), is taken as settled once quiet: it may print again only
+/// when something happens out there. The default wait took its whole 10 s for them.
+#[test]
+fn the_default_wait_settles_a_program_waiting_on_the_world_outside() {
+    if !require("tail") || !require("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-outside-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("log");
+    std::fs::write(&log, "first line\n").unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let server = ["python3", "-m", "http.server", "0", "--bind", "127.0.0.1"];
+    let cases = [
+        (vec!["tail", "-f", log.to_str().unwrap()], "first line"),
+        (server.to_vec(), "Serving HTTP"),
+    ];
+    for (argv, shown) in cases {
+        let started = Instant::now();
+        let result = client.call("terminal_start", json!({ "argv": argv }));
+        let took = started.elapsed();
+        let said = text(&result);
+        assert!(took < Duration::from_secs(7), "{argv:?} took {took:?}: {said}");
+        assert!(said.contains("running, quiet · settled") && said.contains(shown), "{said}");
+        let id = result["structuredContent"]["session_id"].clone();
+        client.call("terminal_close", json!({ "session_id": id }));
+    }
+    client.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

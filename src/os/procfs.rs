@@ -56,6 +56,14 @@ pub(crate) enum InputWait {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
     },
+    /// Not waiting for input, but for the world outside the terminal and its own processes,
+    /// with no clock of its own (see `waits_outside`): a server on its socket, `tail -f` on
+    /// its file. It prints when something happens out there, which may be never: its silence
+    /// is an answer, as a sleep's or a busy child's is not.
+    Outside {
+        /// Human-readable explanation, naming the process responsible.
+        reason: String,
+    },
     /// The answer could not be determined (e.g. `/proc/PID/syscall` is not
     /// readable and `wchan` is hidden, or not on Linux).
     Unknown {
@@ -668,6 +676,35 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
         })
 }
 
+/// How a poll-family wait on descriptors none of which is the terminal (nor all of them pipes,
+/// nor sockets alone) is described (after the call's name).
+const NOT_THE_TERMINAL: &str = "on descriptors that are not the terminal";
+
+/// Whether a process waits on the world outside the terminal and its own processes, with no
+/// clock of its own: every thread asleep, at least one in a wait on sockets, on a file it
+/// follows (inotify) or on other descriptors that are neither the terminal nor pipes (a
+/// server, `tail -f`), the others waiting as [`idle_behind`] tells or on a lock (a worker
+/// pool's threads). A poll with no descriptor is a sleep (see `polling_terminal`), not this.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn waits_outside(threads: &[ThreadObs]) -> bool {
+    let outside = |t: &ThreadObs| match &t.activity {
+        Activity::Other(what) => {
+            what.ends_with(NOT_THE_TERMINAL)
+                || what.ends_with(ON_SOCKETS)
+                || matches!(what.as_str(), "accept" | "accept4" | "recvfrom" | "recvmsg")
+                || (what.starts_with("read")
+                    && (what.contains(" on socket:") || what.contains(" on anon_inode:inotify")))
+        }
+        _ => false,
+    };
+    let on_a_lock =
+        |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"));
+    threads.iter().any(outside)
+        && threads
+            .iter()
+            .all(|t| outside(t) || on_a_lock(t) || idle_behind(std::slice::from_ref(t)))
+}
+
 /// How a poll-family wait on sockets and pipes alone is described (after the call's name).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 const ON_SOCKETS: &str = "on sockets";
@@ -823,9 +860,9 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, Looks, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SyscallField,
-        ThreadObs, classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead,
-        is_gone, on_sockets, parse_stat, parse_syscall,
+        Activity, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED,
+        SyscallField, ThreadObs, classify_syscall, classify_wchan, decide, describe_state,
+        idle_behind, is_dead, is_gone, on_sockets, parse_stat, parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -973,9 +1010,13 @@ mod linux {
             if waits_on_sockets(base, name, syscall, looks) {
                 return Some(Activity::Other(format!("{name} {ON_SOCKETS}")));
             }
-            return Some(Activity::Other(format!(
-                "{name} on descriptors that are not the terminal"
-            )));
+            // A loop sleeping in `select` with no descriptor waits on a clock.
+            if watched_descriptors(base, name, syscall, true, looks)
+                .is_some_and(|(fds, whole)| whole && fds.is_empty())
+            {
+                return Some(Activity::Other(format!("{name} on no descriptor (a sleep)")));
+            }
+            return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
         let timer = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER)?;
         // A timer that went off without a change and was set again is an idle tick.
@@ -1511,6 +1552,8 @@ mod linux {
         let mut reader: Option<i32> = None;
         let mut behind: Option<InputWait> = None;
         let mut relayed: Option<InputWait> = None;
+        // A member waiting on the world outside (a server, `tail -f`), with its reason.
+        let mut outside: Option<String> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             match observe_process(member.pid, probe) {
@@ -1528,6 +1571,13 @@ mod linux {
                 // reads the terminal.
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
                     behind.get_or_insert(not);
+                }
+                Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
+                    outside.get_or_insert(reason);
+                }
+                // (A process alone is judged by `decide`, which does not say this.)
+                Some((InputWait::Outside { reason }, _)) => {
+                    outside.get_or_insert(reason);
                 }
                 Some((not @ InputWait::NotWaiting { .. }, _)) => return not,
                 Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
@@ -1551,15 +1601,27 @@ mod linux {
                     }),
                 _ => None,
             };
-            match relay {
-                Some(relay) => reader = Some(relay),
-                None => return not,
+            match (relay, not) {
+                (Some(relay), _) => reader = Some(relay),
+                // No relay waits for input: the client waits on its sockets, as a server does.
+                (None, InputWait::NotWaiting { reason }) if reader.is_none() => {
+                    outside.get_or_insert(reason);
+                }
+                (None, not) => return not,
             }
         }
-        if reader.is_none()
-            && let Some(not) = behind
-        {
-            return not;
+        match (reader, outside) {
+            // Waiting on the world outside, with the members behind it.
+            (None, Some(reason)) => return InputWait::Outside { reason },
+            // A member that reads the terminal while another waits on the outside (`tail -f
+            // log | less`) is busy with it, as one that works is.
+            (Some(_), Some(reason)) => return InputWait::NotWaiting { reason },
+            (None, None) => {
+                if let Some(not) = behind {
+                    return not;
+                }
+            }
+            (Some(_), None) => {}
         }
         if !unknown.is_empty() {
             let what = if reader.is_none() {
@@ -1754,6 +1816,31 @@ mod tests {
         nrs.dedup();
         assert_eq!(nrs.len(), table.len());
         assert_eq!(classify_syscall(9999), Some(Activity::Other("system call 9999".into())));
+    }
+
+    #[test]
+    fn a_wait_on_the_world_outside_is_told_from_a_sleep_and_from_work() {
+        let t = |tid, what: &str| ThreadObs { tid, activity: Activity::Other(what.into()) };
+        let poll = format!("poll {NOT_THE_TERMINAL}");
+        let sockets = format!("epoll_wait {ON_SOCKETS}");
+        // `tail -f`, a server with its workers, one in `accept`, one reading its socket or
+        // its inotify descriptor.
+        assert!(waits_outside(&[t(1, &poll)]));
+        assert!(waits_outside(&[t(1, &sockets), t(2, "futex"), t(3, "futex_wait_queue")]));
+        assert!(waits_outside(&[t(1, "accept4")]));
+        assert!(waits_outside(&[t(1, "read on socket:[77]")]));
+        assert!(waits_outside(&[t(1, "read on anon_inode:inotify")]));
+        // A sleep, a child, a pipe, a lock alone, a select on no descriptor, or a thread
+        // that works beside it: not that.
+        assert!(!waits_outside(&[t(1, "nanosleep")]));
+        assert!(!waits_outside(&[t(1, "wait4")]));
+        assert!(!waits_outside(&[t(1, "read on pipe:[5]")]));
+        assert!(!waits_outside(&[t(1, "futex")]));
+        assert!(!waits_outside(&[t(1, "select on no descriptor (a sleep)")]));
+        assert!(!waits_outside(&[t(1, "read on /home/x/file")]));
+        let working = ThreadObs { tid: 2, activity: Activity::NotSleeping('R') };
+        assert!(!waits_outside(&[t(1, &poll), working]));
+        assert!(!waits_outside(&[]));
     }
 
     #[test]
@@ -2337,7 +2424,8 @@ while True:
                     None,
                     None,
                 ) {
-                    InputWait::NotWaiting { reason } if reason.contains("on sockets") => Ok(reason),
+                    // No relay waits: the client waits on its socket, on the world outside.
+                    InputWait::Outside { reason } if reason.contains("on sockets") => Ok(reason),
                     other => Err(format!("{other:?}")),
                 }
             });

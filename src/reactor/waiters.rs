@@ -200,6 +200,9 @@ impl Reactor {
             match input_wait_of(slot, Sighting::Confirmed, stable_for) {
                 (procfs::InputWait::Waiting { .. }, _) => Some(true),
                 (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
+                // Silence is the answer of a program waiting on the world outside (a server,
+                // `tail -f`): like one /proc cannot tell, it settles once quiet.
+                (procfs::InputWait::Outside { .. }, _) => None,
                 (procfs::InputWait::Unknown { .. }, _) => None,
             }
         } else {
@@ -616,7 +619,7 @@ impl Reactor {
                     status.input_wait_unknown = Some(reason);
                     quiet_or_running(since_output, self.config.quiet)
                 }
-                procfs::InputWait::NotWaiting { .. } => {
+                procfs::InputWait::NotWaiting { .. } | procfs::InputWait::Outside { .. } => {
                     quiet_or_running(since_output, self.config.quiet)
                 }
             }
