@@ -141,7 +141,7 @@ fn supervise() {
     // input; nothing else owns it.
     let socket = unsafe { OwnedFd::from_raw_fd(0) };
     let sessions: Arc<Mutex<HashMap<i32, Option<PathBuf>>>> = Arc::default();
-    let (child_started, children) = crossbeam_channel::unbounded::<()>();
+    let (child_started, children) = start_signal();
     let reaper = {
         let socket = socket.try_clone().ok();
         let sessions = sessions.clone();
@@ -166,7 +166,7 @@ fn supervise() {
                         }
                         drop(registered);
                         if started.is_ok() {
-                            let _ = child_started.send(());
+                            note_start(&child_started);
                         }
                         match started {
                             Ok(pid) => format!("spawned {} {pid}", request.id),
@@ -283,6 +283,19 @@ fn reap(
             }
         }
     }
+}
+
+/// The reaper's wake-up after a start, when it had found no child left. It needs to know only
+/// that a start happened since, so the channel holds one message, however many sessions start
+/// while others run (one message a start, taken only when no child was left, grew by one for
+/// nearly every start of a long-lived server).
+fn start_signal() -> (Sender<()>, crossbeam_channel::Receiver<()>) {
+    crossbeam_channel::bounded(1)
+}
+
+/// Tells the reaper a session started; a wake-up already waiting covers this one too.
+fn note_start(signal: &Sender<()>) {
+    let _ = signal.try_send(());
 }
 
 /// Kills every process this supervisor adopted or started, and their descendants, until
@@ -643,5 +656,28 @@ fn lost(link: &Link) {
     let handler = link.lost.lock().unwrap_or_else(|e| e.into_inner()).take();
     if let Some(handler) = handler {
         handler();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reapers_wake_ups_hold_one_message_however_many_sessions_start() {
+        let (signal, started) = start_signal();
+        for _ in 0..10_000 {
+            note_start(&signal);
+        }
+        assert_eq!(started.len(), 1);
+        started.recv().unwrap();
+        assert!(started.try_recv().is_err());
+        // A start after the reaper took the wake-up wakes it again.
+        note_start(&signal);
+        assert_eq!(started.len(), 1);
+        // The end of the supervisor's loop ends the reaper's wait once what is left is taken.
+        drop(signal);
+        assert!(started.recv().is_ok());
+        assert!(started.recv().is_err());
     }
 }
