@@ -815,8 +815,10 @@ fn input_wait_of(
         slot.unread_input.set(None);
     }
     // A group seen blocked reading the terminal stays so until it gets input or writes output
-    // (or another group takes the terminal): the probe's answer is reused until then.
-    let activity = slot.last_output.max(slot.last_input);
+    // (or another group takes the terminal): the probe's answer is reused until then. A
+    // resize, like input, is for the program to answer (SIGWINCH wakes it; it may work a
+    // while before it redraws): a sighting made before one is not reused after it.
+    let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
     if let Some((at, seen_group, reader)) = slot.seen_waiting.get()
         && (at, seen_group) == (activity, group)
     {
