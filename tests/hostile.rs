@@ -280,6 +280,49 @@ fn a_stable_wait_beside_a_costly_look_is_not_answered_while_the_screen_changes()
     session.close().unwrap();
 }
 
+/// A wait does not time out while its answer sits unread: with a costly wait on the screen
+/// beside it (1000x500 cells of combining marks), the look made when a wait for the answer to
+/// a line was registered outlasted the wait's timeout; the program answered at once, but its
+/// answer was still unread on the terminal when the timeout fired, right after that look, and
+/// the wait timed out.
+#[test]
+fn a_wait_does_not_time_out_while_its_answer_sits_unread() {
+    if !require("python3") {
+        return;
+    }
+    let script = r#"
+import sys
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[1;1Hready")
+out.flush()
+sys.stdin.readline()
+out.write(b"\033[2;1Hanswer")
+out.flush()
+sys.stdin.readline()
+"#;
+    let engine = engine();
+    let spec = SpawnSpec::new("python3").args(["-c", script]).size(1000, 500);
+    let session = engine.spawn(spec).unwrap();
+    let long = Duration::from_secs(60);
+    session.wait(Until::screen_contains("ready"), long).unwrap();
+    let costly = session.start_wait(Until::screen_contains("never shown"), long).unwrap();
+    // What a look at this screen costs here (the screen's text, built as a look builds it);
+    // the wait's timeout is half of it, time enough for the program to answer.
+    let started = std::time::Instant::now();
+    session.screen().unwrap();
+    let timeout = started.elapsed() / 2;
+    let out = session.submit_and_wait("", Until::screen_contains("answer"), timeout).unwrap();
+    assert!(
+        out.matched().is_some(),
+        "timed out after {:?} (the program answered at once): {out}",
+        out.elapsed
+    );
+    drop(costly);
+    session.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

@@ -331,6 +331,12 @@ impl Reactor {
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
+        // Output the program wrote before the deadline may not be read yet (the reactor was
+        // busy: a costly look at a 1000x500 screen outlasted the timeout, and timers fire
+        // before the next poll's reads): a turn of it is read before giving up.
+        if self.sessions.get(&id).is_some_and(|slot| output_unread(slot)) {
+            self.read_output(id);
+        }
         // Output whose look was put off may have met the wait: look before giving up.
         if self.sessions.get(&id).is_some_and(|slot| slot.look_deferred.is_some()) {
             self.look_now(id);
