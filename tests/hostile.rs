@@ -323,6 +323,50 @@ sys.stdin.readline()
     session.close().unwrap();
 }
 
+/// A command's result is not taken for a timeout once its prompt is back: with a costly wait
+/// on the screen beside it (1000x500 cells of combining marks), the look after the command's
+/// output was put off (looks are spaced out by nine times their cost), and the command's
+/// timeout, due before the look, answered it as timed out though its prompt had come back
+/// within milliseconds.
+#[test]
+fn a_command_is_not_timed_out_once_its_prompt_is_back() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let fill = r#"
+import sys
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[500;1H\n")
+"#;
+    let engine = engine();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("FILL", fill)
+        .shell_integration(true)
+        .size(1000, 500);
+    let session = engine.spawn(spec).unwrap();
+    let long = Duration::from_secs(60);
+    session.wait(Until::prompt(), long).unwrap();
+    let filled = session.run_command("python3 -c \"$FILL\"", long).unwrap();
+    assert_eq!(filled.exit_code, Some(0), "{filled:?}");
+    let costly = session.start_wait(Until::screen_contains("never shown"), long).unwrap();
+    // What a look at this screen costs here (the screen's text, built as a look builds it,
+    // and sent): the look after the command's first output puts the next one off by nine
+    // times about that, past the command's timeout.
+    let started = std::time::Instant::now();
+    session.screen().unwrap();
+    let timeout = started.elapsed() * 2;
+    // (The prompt comes after the look its output starts: that look is made at once.)
+    let done = session.run_command("echo hi; sleep 0.05", timeout).unwrap();
+    assert!(!done.timed_out, "timed out after {:?}: {}", done.duration, done.status);
+    assert_eq!(done.output.trim(), "hi");
+    drop(costly);
+    session.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

@@ -331,17 +331,23 @@ impl Reactor {
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
-        // Output the program wrote before the deadline may not be read yet (the reactor was
-        // busy: a costly look at a 1000x500 screen outlasted the timeout, and timers fire
-        // before the next poll's reads): a turn of it is read before giving up.
+        self.look_before_timeout(id);
+        self.end_wait(id, waiter, Fired::Timeout);
+    }
+
+    /// Before a wait or a `run_command` is answered as timed out: output the program wrote
+    /// before the deadline may not be read yet (the reactor was busy: a costly look at a
+    /// 1000x500 screen outlasted the timeout, and timers fire before the next poll's reads),
+    /// so a turn of it is read; and output whose look was put off (`look_after_output`) may
+    /// have met the condition, or brought the command's prompt back, so that look is made
+    /// now.
+    fn look_before_timeout(&mut self, id: u64) {
         if self.sessions.get(&id).is_some_and(|slot| output_unread(slot)) {
             self.read_output(id);
         }
-        // Output whose look was put off may have met the wait: look before giving up.
         if self.sessions.get(&id).is_some_and(|slot| slot.look_deferred.is_some()) {
             self.look_now(id);
         }
-        self.end_wait(id, waiter, Fired::Timeout);
     }
 
     /// Answers one waiter with `fired`, the screen and the status.
@@ -508,6 +514,9 @@ impl Reactor {
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
+        // Its prompt may be back already, unread or not looked at yet (`check_commands`,
+        // which the look runs, then answers it as ended).
+        self.look_before_timeout(id);
         self.answer_command(id, waiter, Answer::TimedOut);
     }
 
