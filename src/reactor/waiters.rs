@@ -736,7 +736,7 @@ fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
 }
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
-fn output_unread(slot: &Slot) -> bool {
+pub(super) fn output_unread(slot: &Slot) -> bool {
     slot.terminal.has_pending()
         || slot
             .master
