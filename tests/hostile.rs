@@ -280,6 +280,149 @@ fn a_stable_wait_beside_a_costly_look_is_not_answered_while_the_screen_changes()
     session.close().unwrap();
 }
 
+/// A wait does not time out while its answer sits unread: with a costly wait on the screen
+/// beside it (1000x500 cells of combining marks), the look made when a wait for the answer to
+/// a line was registered outlasted the wait's timeout; the program answered at once, but its
+/// answer was still unread on the terminal when the timeout fired, right after that look, and
+/// the wait timed out.
+#[test]
+fn a_wait_does_not_time_out_while_its_answer_sits_unread() {
+    if !require("python3") {
+        return;
+    }
+    let script = r#"
+import sys
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[1;1Hready")
+out.flush()
+sys.stdin.readline()
+out.write(b"\033[2;1Hanswer")
+out.flush()
+sys.stdin.readline()
+"#;
+    let engine = engine();
+    let spec = SpawnSpec::new("python3").args(["-c", script]).size(1000, 500);
+    let session = engine.spawn(spec).unwrap();
+    let long = Duration::from_secs(60);
+    session.wait(Until::screen_contains("ready"), long).unwrap();
+    let costly = session.start_wait(Until::screen_contains("never shown"), long).unwrap();
+    // What a look at this screen costs here (the screen's text, built as a look builds it);
+    // the wait's timeout is half of it, time enough for the program to answer.
+    let started = std::time::Instant::now();
+    session.screen().unwrap();
+    let timeout = started.elapsed() / 2;
+    let out = session.submit_and_wait("", Until::screen_contains("answer"), timeout).unwrap();
+    assert!(
+        out.matched().is_some(),
+        "timed out after {:?} (the program answered at once): {out}",
+        out.elapsed
+    );
+    drop(costly);
+    session.close().unwrap();
+}
+
+/// A bash with shell integration on a 1000x500 terminal whose screen is full of cells of
+/// three combining marks (where building the screen's text costs most), at its prompt on the
+/// last row.
+fn integrated_bash_on_marks(engine: &Engine) -> Session {
+    let fill = r#"
+import sys
+out = sys.stdout.buffer
+for row in range(500):
+    out.write(b"\033[%d;1H" % (row + 1) + ("e\u0301\u0301\u0301" * 999).encode())
+out.write(b"\033[500;1H\n")
+"#;
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("FILL", fill)
+        .shell_integration(true)
+        .size(1000, 500);
+    let session = engine.spawn(spec).unwrap();
+    let long = Duration::from_secs(60);
+    session.wait(Until::prompt(), long).unwrap();
+    let filled = session.run_command("python3 -c \"$FILL\"", long).unwrap();
+    assert_eq!(filled.exit_code, Some(0), "{filled:?}");
+    session
+}
+
+/// A command's result is not taken for a timeout once its prompt is back: with a costly wait
+/// on the screen beside it (1000x500 cells of combining marks), the look after the command's
+/// output was put off (looks are spaced out by nine times their cost), and the command's
+/// timeout, due before the look, answered it as timed out though its prompt had come back
+/// within milliseconds.
+#[test]
+fn a_command_is_not_timed_out_once_its_prompt_is_back() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let session = integrated_bash_on_marks(&engine);
+    let long = Duration::from_secs(60);
+    let costly = session.start_wait(Until::screen_contains("never shown"), long).unwrap();
+    // What a look at this screen costs here (the screen's text, built as a look builds it,
+    // and sent): the look after the command's first output puts the next one off by nine
+    // times about that, past the command's timeout.
+    let started = std::time::Instant::now();
+    session.screen().unwrap();
+    let timeout = started.elapsed() * 2;
+    // (The prompt comes after the look its output starts: that look is made at once.)
+    let done = session.run_command("echo hi; sleep 0.05", timeout).unwrap();
+    assert!(!done.timed_out, "timed out after {:?}: {}", done.duration, done.status);
+    assert_eq!(done.output.trim(), "hi");
+    drop(costly);
+    session.close().unwrap();
+}
+
+/// A prompt drawn before a line was typed is no answer to it, even when the reactor reads it
+/// only after: here bash drew its prompt for `true` while costly looks at another session's
+/// screen (1000x500 cells of combining marks) held the reactor, the next line was typed
+/// before that prompt was read, and a wait for the prompt after it was answered by that old
+/// prompt at once, with the next command still running.
+#[test]
+fn a_prompt_drawn_before_the_input_is_no_answer_to_it() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let long = Duration::from_secs(60);
+    let marks = trickle_on_marks(false, 0.01, 0);
+    let busy =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
+    busy.wait(Until::screen_contains("done"), long).unwrap();
+    // A command starts (its mark is written) half a second after its line is read, so that
+    // the old prompt is read before the next command's start, however the reactor and bash
+    // are scheduled once the line is typed.
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("PS0", "$(sleep 0.5)")
+        .shell_integration(true);
+    let sh = engine.spawn(spec).unwrap();
+    sh.wait(Until::prompt(), long).unwrap();
+    // Sent without waiting for the reactor, so that the requests below are taken with it, in
+    // one round: the registrations' looks at the other screen hold the reactor while bash
+    // draws its prompt for `true` (a second or more), and the line after is typed then.
+    let first = sh.submit_and_wait_async("true", Until::prompt(), long);
+    let costly: Vec<_> = (0..4)
+        .map(|_| busy.start_wait(Until::screen_contains("never shown"), long).unwrap())
+        .collect();
+    let out = sh.submit_and_wait("sleep 1; echo two", Until::prompt(), long).unwrap();
+    assert!(out.matched().is_some(), "{out}");
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert!(
+        text.trim_end().ends_with("two\n$"),
+        "the prompt wait was answered after {:?}, before the command ended: {:?}",
+        out.elapsed,
+        &text[text.len().saturating_sub(80)..]
+    );
+    drop((first, costly));
+    sh.close().unwrap();
+    busy.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

@@ -279,6 +279,41 @@ fn queued_input_not_read_yet_is_not_waiting_for_input() {
     expect(&line, Until::text("got:half a line"));
 }
 
+/// A resize, like input, is for the program to answer: a program seen waiting for input
+/// before a resize was still taken to wait after it (the sighting was kept until the next
+/// input or output), while it was busy answering the resize, and a wait for input was
+/// answered before the program had redrawn.
+#[test]
+fn a_resize_ends_a_sighting_of_a_wait_for_input() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    // On SIGWINCH it computes for a second (not reading the terminal), then redraws.
+    let script = r#"
+import os, signal, time
+def winch(*_):
+    end = time.time() + 1
+    while time.time() < end:
+        pass
+    os.write(1, b"redrawn\r\n")
+signal.signal(signal.SIGWINCH, winch)
+os.write(1, b"ready\r\n")
+while True:
+    os.read(0, 1)
+"#;
+    let py = engine.spawn(SpawnSpec::new("python3").args(["-c", script]).size(80, 24)).unwrap();
+    expect(&py, Until::text("ready"));
+    assert_eq!(input_wait_fires(&py), Some(InputKind::Line));
+    py.resize(100, 30).unwrap();
+    let outcome = expect(&py, Until::input_wait());
+    assert!(
+        py.screen().unwrap().contains("redrawn"),
+        "taken as waiting for input while it answered the resize: {outcome}"
+    );
+    py.close().unwrap();
+}
+
 /// A signal character typed (Ctrl-C) is taken by the line discipline, which also discards the
 /// input queued before it: a program that catches the signal and reads again waits for input,
 /// though it never read those bytes.

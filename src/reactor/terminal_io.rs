@@ -11,6 +11,16 @@ const WRITE_TURN: usize = 64 << 10;
 impl Reactor {
     // ----- input -------------------------------------------------------------------------
 
+    /// Before input is written (or a signal sent): output the program wrote before it that is
+    /// not read yet (the reactor was busy: a costly look) is read first, a turn of it, so that
+    /// what it shows is taken as earlier than the input: a prompt drawn before a line was typed
+    /// is no answer to that line (`at_prompt` compares when it was read with `last_input`).
+    pub(super) fn read_before_input(&mut self, id: u64) {
+        if self.sessions.get(&id).is_some_and(|slot| waiters::output_unread(slot)) {
+            self.read_output(id);
+        }
+    }
+
     /// Checks that a session takes input.
     pub(super) fn accepting(&mut self, id: SessionId) -> Result<&mut Slot> {
         let slot = self.slot(id)?;

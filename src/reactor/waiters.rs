@@ -334,11 +334,23 @@ impl Reactor {
     }
 
     pub(super) fn wait_timed_out(&mut self, id: u64, waiter: u64) {
-        // Output whose look was put off may have met the wait: look before giving up.
+        self.look_before_timeout(id);
+        self.end_wait(id, waiter, Fired::Timeout);
+    }
+
+    /// Before a wait or a `run_command` is answered as timed out: output the program wrote
+    /// before the deadline may not be read yet (the reactor was busy: a costly look at a
+    /// 1000x500 screen outlasted the timeout, and timers fire before the next poll's reads),
+    /// so a turn of it is read; and output whose look was put off (`look_after_output`) may
+    /// have met the condition, or brought the command's prompt back, so that look is made
+    /// now.
+    fn look_before_timeout(&mut self, id: u64) {
+        if self.sessions.get(&id).is_some_and(|slot| output_unread(slot)) {
+            self.read_output(id);
+        }
         if self.sessions.get(&id).is_some_and(|slot| slot.look_deferred.is_some()) {
             self.look_now(id);
         }
-        self.end_wait(id, waiter, Fired::Timeout);
     }
 
     /// Answers one waiter with `fired`, the screen and the status.
@@ -505,6 +517,9 @@ impl Reactor {
     }
 
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
+        // Its prompt may be back already, unread or not looked at yet (`check_commands`,
+        // which the look runs, then answers it as ended).
+        self.look_before_timeout(id);
         self.answer_command(id, waiter, Answer::TimedOut);
     }
 
@@ -724,7 +739,7 @@ fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
 }
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
-fn output_unread(slot: &Slot) -> bool {
+pub(super) fn output_unread(slot: &Slot) -> bool {
     slot.terminal.has_pending()
         || slot
             .master
@@ -818,8 +833,10 @@ fn input_wait_of(
         slot.unread_input.set(None);
     }
     // A group seen blocked reading the terminal stays so until it gets input or writes output
-    // (or another group takes the terminal): the probe's answer is reused until then.
-    let activity = slot.last_output.max(slot.last_input);
+    // (or another group takes the terminal): the probe's answer is reused until then. A
+    // resize, like input, is for the program to answer (SIGWINCH wakes it; it may work a
+    // while before it redraws): a sighting made before one is not reused after it.
+    let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
     if let Some((at, seen_group, reader)) = slot.seen_waiting.get()
         && (at, seen_group) == (activity, group)
     {
