@@ -423,6 +423,41 @@ fn a_prompt_drawn_before_the_input_is_no_answer_to_it() {
     busy.close().unwrap();
 }
 
+/// A command line is typed at the prompt the shell drew before it, even when the reactor has
+/// not read that prompt yet: here costly looks at another session's screen held the reactor
+/// while bash ran `true` and drew its next prompt, and `run_command`, taken in the same
+/// round, judged the shell by the prompt before `true` (older than the last input) and
+/// refused with "not at its prompt".
+#[test]
+fn a_command_is_typed_at_a_prompt_drawn_but_not_read_yet() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let long = Duration::from_secs(60);
+    let marks = trickle_on_marks(false, 0.01, 0);
+    let busy =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
+    busy.wait(Until::screen_contains("done"), long).unwrap();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .shell_integration(true);
+    let sh = engine.spawn(spec).unwrap();
+    sh.wait(Until::prompt(), long).unwrap();
+    // Sent without waiting for the reactor, so that they are taken in one round: the costly
+    // waits' first looks hold it while bash runs `true` and draws its prompt.
+    let first = sh.submit_and_wait_async("true", Until::prompt(), long);
+    let costly: Vec<_> =
+        (0..4).map(|_| busy.wait_async(Until::screen_contains("never shown"), long)).collect();
+    let ran = futures::executor::block_on(sh.run_command_async("echo two", long));
+    let ran = ran.unwrap_or_else(|err| panic!("the command was refused: {err}"));
+    assert_eq!(ran.output.trim(), "two", "{ran:?}");
+    drop((first, costly));
+    sh.close().unwrap();
+    busy.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()

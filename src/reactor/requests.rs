@@ -706,6 +706,8 @@ impl Reactor {
         timeout: Duration,
         reply: Reply<Result<CommandResult>>,
     ) {
+        // (A prompt drawn but not read yet is the prompt the line is typed at.)
+        self.read_before_input(id.0);
         let checked = self.accepting(id).and_then(|slot| {
             if line.contains(['\n', '\r']) {
                 return Err(Error::InvalidInput(
