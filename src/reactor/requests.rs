@@ -244,7 +244,7 @@ impl Reactor {
 
     /// Queues input, recording it (when the session records input) if `record`.
     fn queue_input(&mut self, id: SessionId, bytes: &[u8], record: bool) -> Result<()> {
-        self.read_before_input(id.0);
+        self.read_unread(id.0);
         let capacity = self.config.write_queue_bytes;
         let signal = self.signal_character(id.0, bytes);
         let slot = self.accepting(id)?;
@@ -312,7 +312,7 @@ impl Reactor {
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
     ) {
-        self.read_before_input(id.0);
+        self.read_unread(id.0);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
         let slot = match self.accepting(id) {
@@ -394,7 +394,7 @@ impl Reactor {
         signal: crate::input::signal::Signal,
         target: SignalTarget,
     ) -> Result<SignalReport> {
-        self.read_before_input(id.0);
+        self.read_unread(id.0);
         let slot = self.slot(id)?;
         if let Some(ended) = slot.ended() {
             return Err(ended);
@@ -644,7 +644,7 @@ impl Reactor {
     ) {
         // (Output written before the input is taken in first: the line it is typed on is
         // where the program's cursor is now.)
-        self.read_before_input(id.0);
+        self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
         let typed_line = match self.slot(id) {
             Ok(slot) if typing.submits() => typed_line_of(slot),
@@ -707,7 +707,7 @@ impl Reactor {
         reply: Reply<Result<CommandResult>>,
     ) {
         // (A prompt drawn but not read yet is the prompt the line is typed at.)
-        self.read_before_input(id.0);
+        self.read_unread(id.0);
         let checked = self.accepting(id).and_then(|slot| {
             if line.contains(['\n', '\r']) {
                 return Err(Error::InvalidInput(

@@ -11,11 +11,12 @@ const WRITE_TURN: usize = 64 << 10;
 impl Reactor {
     // ----- input -------------------------------------------------------------------------
 
-    /// Before input is written (or a signal sent): output the program wrote before it that is
-    /// not read yet (the reactor was busy: a costly look) is read first, a turn of it, so that
-    /// what it shows is taken as earlier than the input: a prompt drawn before a line was typed
-    /// is no answer to that line (`at_prompt` compares when it was read with `last_input`).
-    pub(super) fn read_before_input(&mut self, id: u64) {
+    /// Reads a turn of what the program wrote that is not read yet (the reactor was busy: a
+    /// costly look), before a decision that must not be made on the state before it: before
+    /// input is written or a signal sent, so that what it shows is taken as earlier than the
+    /// input (a prompt drawn before a line was typed is no answer to that line: `at_prompt`
+    /// compares when it was read with `last_input`); before a wait or a command times out.
+    pub(super) fn read_unread(&mut self, id: u64) {
         if self.sessions.get(&id).is_some_and(|slot| waiters::output_unread(slot)) {
             self.read_output(id);
         }

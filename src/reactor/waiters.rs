@@ -345,9 +345,7 @@ impl Reactor {
     /// have met the condition, or brought the command's prompt back, so that look is made
     /// now.
     fn look_before_timeout(&mut self, id: u64) {
-        if self.sessions.get(&id).is_some_and(|slot| output_unread(slot)) {
-            self.read_output(id);
-        }
+        self.read_unread(id);
         if self.sessions.get(&id).is_some_and(|slot| slot.look_deferred.is_some()) {
             self.look_now(id);
         }
