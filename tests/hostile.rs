@@ -458,6 +458,40 @@ fn a_command_is_typed_at_a_prompt_drawn_but_not_read_yet() {
     busy.close().unwrap();
 }
 
+/// A status taken while the program's output sits unread (costly looks at another session's
+/// screen held the reactor while it printed) says output is coming, not that the program has
+/// been quiet since the last read.
+#[test]
+fn a_status_with_output_unread_is_not_quiet() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let long = Duration::from_secs(60);
+    let marks = trickle_on_marks(false, 0.01, 0);
+    let busy =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
+    busy.wait(Until::screen_contains("done"), long).unwrap();
+    let spec = SpawnSpec::new("sh").args(["-c", "read x; echo answered; exec sleep 60"]);
+    let sh = engine.spawn(spec).unwrap();
+    sh.wait(Until::input_wait(), long).unwrap();
+    // Sent without waiting for the reactor, so that the status is taken in the same round,
+    // after the costly waits' first looks (a second or more), while `answered` is unread.
+    let typed = sh.submit_and_wait_async("", Until::quiet(Duration::from_secs(30)), long);
+    let costly: Vec<_> =
+        (0..4).map(|_| busy.wait_async(Until::screen_contains("never shown"), long)).collect();
+    let status = sh.status().unwrap();
+    assert!(
+        status.since_output < Duration::from_millis(500),
+        "a status with output unread said the last output was {:?} ago ({:?})",
+        status.since_output,
+        status.activity
+    );
+    drop((typed, costly));
+    sh.close().unwrap();
+    busy.close().unwrap();
+}
+
 /// `sh -c script` in a terminal 1,000 columns wide (where a row's work is largest).
 fn flood_at_1000_columns(engine: &Engine, script: &str) -> Session {
     engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(1000, 24)).unwrap()
