@@ -932,6 +932,94 @@ fn the_default_wait_settles_a_program_waiting_on_the_world_outside() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program that waits on the world outside while a clock of its own is about to go off is
+/// waited for: its silence is no answer. An event loop's timer (`asyncio.sleep`, node's
+/// `setTimeout`) is the timeout of its wait on a socket or an eventfd; a thread or a child
+/// sleeping beside a thread blocked in `accept` or a read of a socketpair wakes to print.
+/// They were taken for settled after 1.25 s, their answer 2 s away.
+#[test]
+fn the_default_wait_waits_out_a_clock_beside_a_wait_on_the_world_outside() {
+    if !require("python3") {
+        return;
+    }
+    let asyncio = "import asyncio\n\
+                   async def main():\n\
+                   \x20   print('working', flush=True)\n\
+                   \x20   await asyncio.sleep(3)\n\
+                   \x20   print('DONE', flush=True)\n\
+                   \x20   input('answer? ')\n\
+                   asyncio.run(main())\n";
+    let thread = "import socket, threading, time\n\
+                  srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n\
+                  threading.Thread(target=srv.accept, daemon=True).start()\n\
+                  print('working', flush=True)\n\
+                  time.sleep(3)\n\
+                  print('DONE', flush=True)\n\
+                  input('answer? ')\n";
+    let child = "import os, socket, time\n\
+                 a, b = socket.socketpair()\n\
+                 print('working', flush=True)\n\
+                 if os.fork() == 0:\n\
+                 \x20   time.sleep(3); b.send(b'DONE'); os._exit(0)\n\
+                 print(a.recv(10).decode(), flush=True)\n\
+                 input('answer? ')\n";
+    let mut cases = vec![
+        ("an asyncio sleep", vec!["python3", "-c", asyncio], "python3 waiting for a line"),
+        ("a thread's sleep", vec!["python3", "-c", thread], "python3 waiting for a line"),
+        ("a child's sleep", vec!["python3", "-c", child], "python3 waiting for a line"),
+    ];
+    let node = "console.log('working'); setTimeout(() => console.log('DONE'), 3000)";
+    if require("node") {
+        cases.push(("a node timer", vec!["node", "-e", node], "exited (exit code 0)"));
+    }
+    let mut client = Client::initialized("2025-11-25");
+    for (what, argv, state) in cases {
+        let started = Instant::now();
+        let result = client.call("terminal_start", json!({ "argv": argv }));
+        let took = started.elapsed();
+        let said = text(&result);
+        assert!(said.contains(state) && said.contains("DONE"), "{what} after {took:?}: {said}");
+        let id = result["structuredContent"]["session_id"].clone();
+        client.call("terminal_close", json!({ "session_id": id }));
+    }
+    client.finish();
+}
+
+/// A server whose clocks tick without printing still settles once quiet: a development
+/// server's reloader sleeping a second at a time beside the thread that serves (Django's,
+/// Flask's), node's HTTP server with its 30 s timer.
+#[test]
+fn the_default_wait_settles_a_server_whose_clocks_tick_in_silence() {
+    if !require("python3") {
+        return;
+    }
+    let reloader = "import socket, threading, time, selectors\n\
+                    srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n\
+                    def serve():\n\
+                    \x20   sel = selectors.PollSelector(); sel.register(srv, selectors.EVENT_READ)\n\
+                    \x20   while True: sel.select(0.5)\n\
+                    threading.Thread(target=serve, daemon=True).start()\n\
+                    print('serving', flush=True)\n\
+                    while True: time.sleep(1)\n";
+    let mut cases = vec![(vec!["python3", "-c", reloader], "serving")];
+    let node = "require('http').createServer((q, r) => r.end()).listen(0, '127.0.0.1', () => console.log('serving'))";
+    if require("node") {
+        cases.push((vec!["node", "-e", node], "serving"));
+    }
+    let mut client = Client::initialized("2025-11-25");
+    for (argv, shown) in cases {
+        let started = Instant::now();
+        let result = client.call("terminal_start", json!({ "argv": argv }));
+        let took = started.elapsed();
+        let said = text(&result);
+        assert!(took < Duration::from_secs(7), "{argv:?} took {took:?}: {said}");
+        assert!(said.contains("running, quiet · settled") && said.contains(shown), "{said}");
+        let id = result["structuredContent"]["session_id"].clone();
+        client.call("terminal_close", json!({ "session_id": id }));
+    }
+    client.finish();
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

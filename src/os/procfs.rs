@@ -459,6 +459,9 @@ enum Activity {
 struct ThreadObs {
     tid: i32,
     activity: Activity,
+    /// The timer of a clock the thread sleeps on that goes off soon (see [`CLOCK_HORIZON`]):
+    /// a sleep's, or the timeout of a wait on the world outside (an event loop's next timer).
+    clock: Option<std::time::Duration>,
 }
 
 /// Combines the observations of a process's live threads (main thread
@@ -521,6 +524,17 @@ pub(crate) const TIMER_SLACK: std::time::Duration = std::time::Duration::from_mi
 /// the screen changed (see [`TimerSightings`]): a monitor's refresh (`top -d 1`), not a
 /// spinner's frame (a spinner that also reads the terminal is still busy).
 pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_millis(500);
+/// A clock that goes off within this keeps a program that otherwise waits on the world
+/// outside busy (see [`InputWait::Outside`]): it wakes to do something (`asyncio.sleep(3)`
+/// is the timeout of an event loop's wait on its socket, a thread sleeps beside one blocked
+/// in `accept`). One further off is no answer the default wait (10 s) can wait for: node's
+/// HTTP server polls with a 30 s timer. A timer that went off without a change and was set
+/// again is an idle tick, and keeps nothing busy (a server's 0.5 s poll, a reloader's 1 s
+/// sleep).
+pub(crate) const CLOCK_HORIZON: std::time::Duration = std::time::Duration::from_secs(10);
+/// The timer [`TimerSightings`] records for a sleep until a point in time (whose length is
+/// not known, only what is left of it).
+const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
 
 /// What a probe knows beside `/proc`.
 #[derive(Debug, Clone, Copy)]
@@ -600,7 +614,8 @@ impl Looks {
 /// again, a monitor's tick (`top -d 1` redraws every second and reads keys between), rather
 /// than a timer set once before the program changes the screen (vim's wait for the rest of a
 /// key code after an Escape, followed by a longer wait, or after the next Escape by the same
-/// wait: input in between). Holds the last few threads seen.
+/// wait: input in between). Sleeps until a point in time are recorded too, as [`SLEEP_UNTIL`]
+/// (see [`CLOCK_HORIZON`]). Holds the last few threads seen.
 #[derive(Debug, Default)]
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
@@ -860,9 +875,10 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED,
-        SyscallField, ThreadObs, classify_syscall, classify_wchan, decide, describe_state,
-        idle_behind, is_dead, is_gone, on_sockets, parse_stat, parse_syscall, waits_outside,
+        Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat,
+        RELAYS_JUDGED, SLEEP_UNTIL, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall,
+        classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone, on_sockets,
+        parse_stat, parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -894,7 +910,7 @@ mod linux {
 
     /// Observes one thread; `None` if it is gone or dead.
     pub(super) fn observe_thread(base: &str, tid: i32, probe: Probe<'_>) -> Option<ThreadObs> {
-        let obs = |activity| Some(ThreadObs { tid, activity });
+        let obs = |activity| Some(ThreadObs { tid, activity, clock: None });
         let stat = match fs::read(format!("{base}/stat")) {
             Ok(data) => match parse_stat(&data) {
                 Ok(stat) => stat,
@@ -917,7 +933,9 @@ mod linux {
                 }
                 Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
                     Some(activity) => {
-                        return obs(reading_terminal(base, tid, &text, activity, probe));
+                        let activity = reading_terminal(base, tid, &text, activity, probe);
+                        let clock = clock_due(base, tid, &text, &activity, probe);
+                        return Some(ThreadObs { tid, activity, clock });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
                 },
@@ -1033,6 +1051,88 @@ mod linux {
             return None;
         }
         Some(Activity::Other(format!("{name} with a {} ms timer", timer.as_millis())))
+    }
+
+    /// The timer of the clock the thread at `base` sleeps on (`activity`, with the arguments
+    /// in `syscall`), when it goes off within [`CLOCK_HORIZON`] and is not an idle tick: a
+    /// sleep (`nanosleep`, `clock_nanosleep`), or the timeout of a poll-family wait on the
+    /// world outside (an event loop's next timer). A timer of a known length counts until the
+    /// terminal has been quiet for longer (it went off without a change and was set again, a
+    /// server's poll every 0.5 s), a sleep until a point in time (Python's `time.sleep`) until
+    /// `probe.timers` saw the thread wake and sleep again (a reloader's sleep every second).
+    fn clock_due(
+        base: &str,
+        tid: i32,
+        syscall: &str,
+        activity: &Activity,
+        probe: Probe<'_>,
+    ) -> Option<std::time::Duration> {
+        let Activity::Other(what) = activity else { return None };
+        let name = what.split_ascii_whitespace().next()?;
+        let outside = what.ends_with(ON_SOCKETS) || what.ends_with(NOT_THE_TERMINAL);
+        let (timer, until) = match name {
+            _ if outside => (timeout(base, name, syscall)?, false),
+            "nanosleep" | "clock_nanosleep" => sleep_timer(base, name, syscall)?,
+            _ => return None,
+        };
+        if timer > CLOCK_HORIZON {
+            return None;
+        }
+        if !until {
+            return (probe.quiet <= timer.saturating_add(TIMER_SLACK)).then_some(timer);
+        }
+        let ticks = probe.timers.is_some_and(|timers| {
+            voluntary_switches(base)
+                .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups))
+        });
+        (!ticks).then_some(timer)
+    }
+
+    /// A sleep's timer (`name`, with the arguments in `syscall`), and whether it is what is left
+    /// of a sleep until a point in time (`clock_nanosleep` with `TIMER_ABSTIME`) rather than the
+    /// sleep's length. `None` when it cannot be read (or sleeps on a CPU-time clock).
+    fn sleep_timer(base: &str, name: &str, syscall: &str) -> Option<(std::time::Duration, bool)> {
+        use rustix::time::{ClockId, clock_gettime};
+        let arg = |n: usize| {
+            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+        };
+        // nanosleep(request, remain); clock_nanosleep(clock, flags, request, remain)
+        let (request, clock, until) = match name {
+            "nanosleep" => (arg(0)?, None, false),
+            _ => (arg(2)?, Some(arg(0)?), arg(1)? & 1 == 1),
+        };
+        let at = timespec_at(base, request)?;
+        if !until {
+            return Some((at, false));
+        }
+        let now = match clock? {
+            0 => clock_gettime(ClockId::Realtime),
+            1 => clock_gettime(ClockId::Monotonic),
+            7 => clock_gettime(ClockId::Boottime),
+            _ => return None,
+        };
+        let now = std::time::Duration::new(
+            u64::try_from(now.tv_sec).ok()?,
+            u32::try_from(now.tv_nsec).ok()?,
+        );
+        Some((at.saturating_sub(now), true))
+    }
+
+    /// The `struct timespec` at `address` in the memory of the thread at `base`.
+    fn timespec_at(base: &str, address: u64) -> Option<std::time::Duration> {
+        use std::os::unix::fs::FileExt;
+        if address == 0 {
+            return None;
+        }
+        let mut raw = [0u8; 16];
+        fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, address).ok()?;
+        let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
+        let nanos = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
+        Some(
+            std::time::Duration::from_secs(secs)
+                + std::time::Duration::from_nanos(nanos.min(999_999_999)),
+        )
     }
 
     /// Whether a descriptor's target (a `/proc/PID/fd/N` link) is a terminal.
@@ -1554,9 +1654,23 @@ mod linux {
         let mut relayed: Option<InputWait> = None;
         // A member waiting on the world outside (a server, `tail -f`), with its reason.
         let mut outside: Option<String> = None;
+        // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
+        let mut clock: Option<String> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
-            match observe_process(member.pid, probe) {
+            let observed = observe_process(member.pid, probe);
+            if clock.is_none()
+                && let Some((_, threads)) = &observed
+                && let Some((tid, timer)) = threads.iter().find_map(|t| Some((t.tid, t.clock?)))
+            {
+                let who = format!("pid {} ({})", member.pid, member.comm);
+                let who = if tid == member.pid { who } else { format!("thread {tid} of {who}") };
+                clock = Some(format!(
+                    "{who} waits on a clock that goes off within {} ms",
+                    timer.as_millis()
+                ));
+            }
+            match observed {
                 None => {}
                 Some((InputWait::Waiting { reader: first }, _)) => {
                     reader = reader.or(first);
@@ -1611,8 +1725,13 @@ mod linux {
             }
         }
         match (reader, outside) {
-            // Waiting on the world outside, with the members behind it.
-            (None, Some(reason)) => return InputWait::Outside { reason },
+            // Waiting on the world outside, unless a clock of its own is about to wake it.
+            (None, Some(reason)) => {
+                return match clock {
+                    Some(reason) => InputWait::NotWaiting { reason },
+                    None => InputWait::Outside { reason },
+                };
+            }
             // A member that reads the terminal while another waits on the outside (`tail -f
             // log | less`) is busy with it, as one that works is.
             (Some(_), Some(reason)) => return InputWait::NotWaiting { reason },
@@ -1820,7 +1939,11 @@ mod tests {
 
     #[test]
     fn a_wait_on_the_world_outside_is_told_from_a_sleep_and_from_work() {
-        let t = |tid, what: &str| ThreadObs { tid, activity: Activity::Other(what.into()) };
+        let t = |tid, what: &str| ThreadObs {
+            tid,
+            activity: Activity::Other(what.into()),
+            clock: None,
+        };
         let poll = format!("poll {NOT_THE_TERMINAL}");
         let sockets = format!("epoll_wait {ON_SOCKETS}");
         // `tail -f`, a server with its workers, one in `accept`, one reading its socket or
@@ -1838,14 +1961,14 @@ mod tests {
         assert!(!waits_outside(&[t(1, "futex")]));
         assert!(!waits_outside(&[t(1, "select on no descriptor (a sleep)")]));
         assert!(!waits_outside(&[t(1, "read on /home/x/file")]));
-        let working = ThreadObs { tid: 2, activity: Activity::NotSleeping('R') };
+        let working = ThreadObs { tid: 2, activity: Activity::NotSleeping('R'), clock: None };
         assert!(!waits_outside(&[t(1, &poll), working]));
         assert!(!waits_outside(&[]));
     }
 
     #[test]
     fn decide_combinations() {
-        let t = |tid, activity| ThreadObs { tid, activity };
+        let t = |tid, activity| ThreadObs { tid, activity, clock: None };
         let input = || Activity::Input("read".into());
         let futex = || Activity::Other("futex".into());
         let who = "pid 10 (x)";
