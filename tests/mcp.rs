@@ -935,8 +935,9 @@ fn the_default_wait_settles_a_program_waiting_on_the_world_outside() {
 /// A program that waits on the world outside while a clock of its own is about to go off is
 /// waited for: its silence is no answer. An event loop's timer (`asyncio.sleep`, node's
 /// `setTimeout`) is the timeout of its wait on a socket or an eventfd; a thread or a child
-/// sleeping beside a thread blocked in `accept` or a read of a socketpair wakes to print.
-/// They were taken for settled after 1.25 s, their answer 2 s away.
+/// sleeping beside a thread blocked in `accept` or a read of a socketpair, or waiting on a
+/// lock with a timeout (`threading.Event().wait(3)`), wakes to print. They were taken for
+/// settled after 1.25 s, their answer 2 s away.
 #[test]
 fn the_default_wait_waits_out_a_clock_beside_a_wait_on_the_world_outside() {
     if !require("python3") {
@@ -963,10 +964,18 @@ fn the_default_wait_waits_out_a_clock_beside_a_wait_on_the_world_outside() {
                  \x20   time.sleep(3); b.send(b'DONE'); os._exit(0)\n\
                  print(a.recv(10).decode(), flush=True)\n\
                  input('answer? ')\n";
+    let event = "import socket, threading\n\
+                 srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n\
+                 threading.Thread(target=srv.accept, daemon=True).start()\n\
+                 print('working', flush=True)\n\
+                 threading.Event().wait(3)\n\
+                 print('DONE', flush=True)\n\
+                 input('answer? ')\n";
     let mut cases = vec![
         ("an asyncio sleep", vec!["python3", "-c", asyncio], "python3 waiting for a line"),
         ("a thread's sleep", vec!["python3", "-c", thread], "python3 waiting for a line"),
         ("a child's sleep", vec!["python3", "-c", child], "python3 waiting for a line"),
+        ("a timed wait on a lock", vec!["python3", "-c", event], "python3 waiting for a line"),
     ];
     let node = "console.log('working'); setTimeout(() => console.log('DONE'), 3000)";
     if require("node") {

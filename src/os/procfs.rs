@@ -1073,6 +1073,7 @@ mod linux {
         let (timer, until) = match name {
             _ if outside => (timeout(base, name, syscall)?, false),
             "nanosleep" | "clock_nanosleep" => sleep_timer(base, name, syscall)?,
+            "futex" => lock_timer(base, syscall)?,
             _ => return None,
         };
         if timer > CLOCK_HORIZON {
@@ -1092,11 +1093,7 @@ mod linux {
     /// of a sleep until a point in time (`clock_nanosleep` with `TIMER_ABSTIME`) rather than the
     /// sleep's length. `None` when it cannot be read (or sleeps on a CPU-time clock).
     fn sleep_timer(base: &str, name: &str, syscall: &str) -> Option<(std::time::Duration, bool)> {
-        use rustix::time::{ClockId, clock_gettime};
-        let arg = |n: usize| {
-            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
-            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
-        };
+        let arg = |n: usize| syscall_arg(syscall, n);
         // nanosleep(request, remain); clock_nanosleep(clock, flags, request, remain)
         let (request, clock, until) = match name {
             "nanosleep" => (arg(0)?, None, false),
@@ -1106,21 +1103,55 @@ mod linux {
         if !until {
             return Some((at, false));
         }
-        let now = match clock? {
+        Some((at.saturating_sub(clock_now(clock?)?), true))
+    }
+
+    /// The timer of a wait on a lock with a timeout (`futex`, with the arguments in `syscall`:
+    /// `threading.Event().wait(3)`, a condition variable's timed wait), and whether it is what
+    /// is left of a wait until a point in time (`FUTEX_WAIT_BITSET`) rather than its length
+    /// (`FUTEX_WAIT`). `None` for a wait with no timeout (a worker pool's idle thread), or one
+    /// that cannot be read.
+    fn lock_timer(base: &str, syscall: &str) -> Option<(std::time::Duration, bool)> {
+        const FUTEX_WAIT: u64 = 0;
+        const FUTEX_WAIT_BITSET: u64 = 9;
+        const FUTEX_CLOCK_REALTIME: u64 = 256;
+        let arg = |n: usize| syscall_arg(syscall, n);
+        // futex(address, op, value, timeout, ...)
+        let op = arg(1)?;
+        let timeout = timespec_at(base, arg(3)?)?;
+        match op & 127 {
+            FUTEX_WAIT => Some((timeout, false)),
+            FUTEX_WAIT_BITSET => {
+                let clock = if op & FUTEX_CLOCK_REALTIME != 0 { 0 } else { 1 };
+                Some((timeout.saturating_sub(clock_now(clock)?), true))
+            }
+            _ => None,
+        }
+    }
+
+    /// The time on the clock `clock` (a `clockid_t`: realtime, monotonic or boottime) now.
+    fn clock_now(clock: u64) -> Option<std::time::Duration> {
+        use rustix::time::{ClockId, clock_gettime};
+        let now = match clock {
             0 => clock_gettime(ClockId::Realtime),
             1 => clock_gettime(ClockId::Monotonic),
             7 => clock_gettime(ClockId::Boottime),
             _ => return None,
         };
-        let now = std::time::Duration::new(
+        Some(std::time::Duration::new(
             u64::try_from(now.tv_sec).ok()?,
             u32::try_from(now.tv_nsec).ok()?,
-        );
-        Some((at.saturating_sub(now), true))
+        ))
     }
 
     /// The `struct timespec` at `address` in the memory of the thread at `base`.
     fn timespec_at(base: &str, address: u64) -> Option<std::time::Duration> {
+        time_at(base, address, false)
+    }
+
+    /// The `struct timespec` (or, `micros`, `struct timeval`) at `address` in the memory of
+    /// the thread at `base`.
+    fn time_at(base: &str, address: u64, micros: bool) -> Option<std::time::Duration> {
         use std::os::unix::fs::FileExt;
         if address == 0 {
             return None;
@@ -1128,11 +1159,18 @@ mod linux {
         let mut raw = [0u8; 16];
         fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, address).ok()?;
         let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
-        let nanos = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
+        let frac = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
+        let nanos = if micros { frac.saturating_mul(1000) } else { frac };
         Some(
             std::time::Duration::from_secs(secs)
                 + std::time::Duration::from_nanos(nanos.min(999_999_999)),
         )
+    }
+
+    /// Argument `n` (from 0) of the system call in a `/proc/PID/syscall` line.
+    fn syscall_arg(syscall: &str, n: usize) -> Option<u64> {
+        let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+        u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
     }
 
     /// Whether a descriptor's target (a `/proc/PID/fd/N` link) is a terminal.
@@ -1221,10 +1259,7 @@ mod linux {
         writes: bool,
     ) -> Option<(Vec<u64>, bool)> {
         use std::os::unix::fs::FileExt;
-        let arg = |n: usize| {
-            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
-            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
-        };
+        let arg = |n: usize| syscall_arg(syscall, n);
         Some(match name {
             "poll" | "ppoll" => {
                 // struct pollfd { int fd; short events; short revents; }
@@ -1302,11 +1337,7 @@ mod linux {
     /// `pselect6`, `ppoll` and `epoll_pwait2` point to it, and it is read from the process's
     /// memory (`base`/mem, which its ancestor may read).
     fn timeout(base: &str, name: &str, syscall: &str) -> Option<std::time::Duration> {
-        use std::os::unix::fs::FileExt;
-        let arg = |n: usize| {
-            let text = syscall.split_ascii_whitespace().nth(n + 1)?;
-            u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
-        };
+        let arg = |n: usize| syscall_arg(syscall, n);
         // (argument, is a pointer, a pointer to microseconds rather than nanoseconds)
         let (index, pointer, micros) = match name {
             "poll" => (2, false, false),
@@ -1323,19 +1354,7 @@ mod linux {
             let ms = value as u32 as i32;
             return u64::try_from(ms).ok().map(std::time::Duration::from_millis);
         }
-        if value == 0 {
-            return None;
-        }
-        let mem = fs::File::open(format!("{base}/mem")).ok()?;
-        let mut raw = [0u8; 16];
-        mem.read_exact_at(&mut raw, value).ok()?;
-        let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
-        let frac = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
-        let frac = if micros { frac.saturating_mul(1000) } else { frac };
-        Some(
-            std::time::Duration::from_secs(secs)
-                + std::time::Duration::from_nanos(frac.min(999_999_999)),
-        )
+        time_at(base, value, micros)
     }
 
     /// `None` if the process is gone.
