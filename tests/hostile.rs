@@ -224,6 +224,16 @@ time.sleep(60)
     )
 }
 
+/// A session whose 1000x500 screen is full of cells of three combining marks, written once:
+/// a wait on its screen text costs a costly look (0.2-0.6 s in a debug build) each time.
+fn screen_of_marks(engine: &Engine) -> Session {
+    let marks = trickle_on_marks(false, 0.01, 0);
+    let busy =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
+    busy.wait(Until::screen_contains("done"), Duration::from_secs(60)).unwrap();
+    busy
+}
+
 /// A wait on the screen rebuilds its text when output comes; at 1000x500 cells of combining
 /// marks that took 15 ms, and a program writing a byte a millisecond kept the reactor busy
 /// all the time for it (3.7 s of CPU in 4 s). Costly looks are now spaced out.
@@ -388,10 +398,7 @@ fn a_prompt_drawn_before_the_input_is_no_answer_to_it() {
     }
     let engine = engine();
     let long = Duration::from_secs(60);
-    let marks = trickle_on_marks(false, 0.01, 0);
-    let busy =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
-    busy.wait(Until::screen_contains("done"), long).unwrap();
+    let busy = screen_of_marks(&engine);
     // A command starts (its mark is written) half a second after its line is read, so that
     // the old prompt is read before the next command's start, however the reactor and bash
     // are scheduled once the line is typed.
@@ -435,10 +442,7 @@ fn a_command_is_typed_at_a_prompt_drawn_but_not_read_yet() {
     }
     let engine = engine();
     let long = Duration::from_secs(60);
-    let marks = trickle_on_marks(false, 0.01, 0);
-    let busy =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
-    busy.wait(Until::screen_contains("done"), long).unwrap();
+    let busy = screen_of_marks(&engine);
     let spec = SpawnSpec::new("bash")
         .args(["--norc", "--noprofile"])
         .env("PS1", "$ ")
@@ -468,10 +472,7 @@ fn a_status_with_output_unread_is_not_quiet() {
     }
     let engine = engine();
     let long = Duration::from_secs(60);
-    let marks = trickle_on_marks(false, 0.01, 0);
-    let busy =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", &marks]).size(1000, 500)).unwrap();
-    busy.wait(Until::screen_contains("done"), long).unwrap();
+    let busy = screen_of_marks(&engine);
     let spec = SpawnSpec::new("sh").args(["-c", "read x; echo answered; exec sleep 60"]);
     let sh = engine.spawn(spec).unwrap();
     sh.wait(Until::input_wait(), long).unwrap();
