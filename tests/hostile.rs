@@ -234,6 +234,21 @@ fn screen_of_marks(engine: &Engine) -> Session {
     busy
 }
 
+/// A bash with shell integration, no startup files and the prompt `$ `, at its prompt; `ps0`
+/// is its `PS0` (what it prints as a command starts).
+fn marked_bash(engine: &Engine, ps0: Option<&str>) -> Session {
+    let mut spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .shell_integration(true);
+    if let Some(ps0) = ps0 {
+        spec = spec.env("PS0", ps0);
+    }
+    let sh = engine.spawn(spec).unwrap();
+    sh.wait(Until::prompt(), Duration::from_secs(60)).unwrap();
+    sh
+}
+
 /// A wait on the screen rebuilds its text when output comes; at 1000x500 cells of combining
 /// marks that took 15 ms, and a program writing a byte a millisecond kept the reactor busy
 /// all the time for it (3.7 s of CPU in 4 s). Costly looks are now spaced out.
@@ -402,13 +417,7 @@ fn a_prompt_drawn_before_the_input_is_no_answer_to_it() {
     // A command starts (its mark is written) half a second after its line is read, so that
     // the old prompt is read before the next command's start, however the reactor and bash
     // are scheduled once the line is typed.
-    let spec = SpawnSpec::new("bash")
-        .args(["--norc", "--noprofile"])
-        .env("PS1", "$ ")
-        .env("PS0", "$(sleep 0.5)")
-        .shell_integration(true);
-    let sh = engine.spawn(spec).unwrap();
-    sh.wait(Until::prompt(), long).unwrap();
+    let sh = marked_bash(&engine, Some("$(sleep 0.5)"));
     // Sent without waiting for the reactor, so that the requests below are taken with it, in
     // one round: the registrations' looks at the other screen hold the reactor while bash
     // draws its prompt for `true` (a second or more), and the line after is typed then.
@@ -443,12 +452,7 @@ fn a_command_is_typed_at_a_prompt_drawn_but_not_read_yet() {
     let engine = engine();
     let long = Duration::from_secs(60);
     let busy = screen_of_marks(&engine);
-    let spec = SpawnSpec::new("bash")
-        .args(["--norc", "--noprofile"])
-        .env("PS1", "$ ")
-        .shell_integration(true);
-    let sh = engine.spawn(spec).unwrap();
-    sh.wait(Until::prompt(), long).unwrap();
+    let sh = marked_bash(&engine, None);
     // Sent without waiting for the reactor, so that they are taken in one round: the costly
     // waits' first looks hold it while bash runs `true` and draws its prompt.
     let first = sh.submit_and_wait_async("true", Until::prompt(), long);

@@ -1117,13 +1117,14 @@ mod linux {
         const FUTEX_CLOCK_REALTIME: u64 = 256;
         let arg = |n: usize| syscall_arg(syscall, n);
         // futex(address, op, value, timeout, ...)
+        // (The operation first: other waits' memory is not read.)
         let op = arg(1)?;
-        let timeout = timespec_at(base, arg(3)?)?;
         match op & 127 {
-            FUTEX_WAIT => Some((timeout, false)),
+            FUTEX_WAIT => Some((timespec_at(base, arg(3)?)?, false)),
             FUTEX_WAIT_BITSET => {
                 let clock = if op & FUTEX_CLOCK_REALTIME != 0 { 0 } else { 1 };
-                Some((timeout.saturating_sub(clock_now(clock)?), true))
+                let until = timespec_at(base, arg(3)?)?;
+                Some((until.saturating_sub(clock_now(clock)?), true))
             }
             _ => None,
         }
