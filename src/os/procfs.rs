@@ -2068,15 +2068,19 @@ mod tests {
             }
         }
 
-        /// Polls `check` (up to 5 s, 20 ms apart) until it returns `Ok`;
+        /// How long [`wait_for`] waits: generous, so a slow or loaded machine (500 forks
+        /// holding 1,000 descriptors each took over 5 s on one) cannot fail a test.
+        const WAIT_FOR_LIMIT: Duration = Duration::from_secs(60);
+
+        /// Polls `check` (up to [`WAIT_FOR_LIMIT`], 20 ms apart) until it returns `Ok`;
         /// panics with the last observation on timeout.
         fn wait_for<T>(what: &str, mut check: impl FnMut() -> Result<T, String>) -> T {
-            let deadline = Instant::now() + Duration::from_secs(5);
+            let deadline = Instant::now() + WAIT_FOR_LIMIT;
             loop {
                 match check() {
                     Ok(value) => return value,
                     Err(last) if Instant::now() >= deadline => {
-                        panic!("timed out after 5 s waiting for {what}; last observation: {last}")
+                        panic!("timed out after {WAIT_FOR_LIMIT:?} waiting for {what}; last observation: {last}")
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(20)),
                 }
