@@ -446,7 +446,7 @@ const fn size(name: &'static str, min: u16, max: u16, required: bool, descriptio
 
 /// `terminal_start`'s own arguments.
 const START_ARGS: &[ArgDef] = &[
-    text("command", "A shell command line (bash -lc)."),
+    text("command", "Run by $SHELL -lc (bash or zsh)."),
     ArgDef {
         name: "argv",
         kind: Kind::Strings,
