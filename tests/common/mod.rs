@@ -33,8 +33,14 @@ pub(crate) fn bash(engine: &Engine) -> Session {
 
 /// Waits and panics with the screen when the condition does not hold.
 pub(crate) fn expect(session: &Session, until: Until) -> WaitOutcome {
+    expect_within(session, until, LONG)
+}
+
+/// [`expect`] with a timeout of its own: for work whose length a loaded machine stretches far
+/// past [`LONG`] (a flood the work budget slows down on purpose).
+pub(crate) fn expect_within(session: &Session, until: Until, timeout: Duration) -> WaitOutcome {
     let description = until.to_string();
-    let outcome = session.wait(until, LONG).expect("wait");
+    let outcome = session.wait(until, timeout).expect("wait");
     if outcome.is_timeout() {
         panic!(
             "timed out waiting for {description}; screen:\n{}",
