@@ -1221,6 +1221,32 @@ fn a_signal_right_after_the_prompt_gets_a_new_prompt() {
     assert_eq!(result.output, "after-signals\n");
 }
 
+/// Ctrl-C typed right after a shell's prompt (as a key, a key script, its byte, or with a
+/// wait) waits, as a signal does, for the shell to read the terminal: typed before, bash
+/// prints `^C` and draws no new prompt until the next key, and the wait for the prompt never
+/// ends.
+#[test]
+fn ctrl_c_typed_right_after_the_prompt_gets_a_new_prompt() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    for round in 0..40 {
+        match round % 4 {
+            0 => sh.send_keys("<C-c>").unwrap(),
+            1 => sh.send_key("C-c".parse().unwrap()).unwrap(),
+            2 => sh.send_bytes(b"\x03").unwrap(),
+            _ => {
+                let outcome = sh.send_keys_and_wait("<C-c>", Until::prompt(), LONG).unwrap();
+                assert!(outcome.matched().is_some(), "round {round}: {:?}", outcome.screen);
+                continue;
+            }
+        }
+        expect(&sh, Until::prompt());
+    }
+    let result = sh.run_command("echo after-ctrl-c", Duration::from_secs(30)).unwrap();
+    assert_eq!(result.output, "after-ctrl-c\n");
+}
+
 /// Shell-integration marks that a command prints (a log of another shell shown with `cat`, a
 /// program that forges them) carry no session key: they neither end the command nor set its
 /// exit code, and no prompt is seen before the real one.
