@@ -612,6 +612,28 @@ fn environment_entries_no_environment_can_hold_are_refused() {
     assert!(engine.list().unwrap().is_empty(), "nothing was started");
 }
 
+/// A NUL byte no program, argument, command line or directory can hold is refused as invalid
+/// input naming where it is, before anything starts, as one in the environment is.
+#[test]
+fn a_nul_in_what_to_start_is_refused_as_invalid_input() {
+    let engine = engine();
+    let specs = [
+        ("program", SpawnSpec::new("tr\0ue")),
+        ("argument", SpawnSpec::new("echo").args(["ok", "a\0b"])),
+        ("command line", SpawnSpec::shell("echo a\0b")),
+        ("working directory", SpawnSpec::new("true").cwd("/tm\0p")),
+    ];
+    for (what, spec) in specs {
+        match engine.spawn(spec) {
+            Err(termloom::Error::InvalidInput(message)) => {
+                assert!(message.contains(what) && message.contains("NUL"), "{what}: {message}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    assert!(engine.list().unwrap().is_empty(), "nothing was started");
+}
+
 /// Each reader has its own read position: what one has read is still new to another, for
 /// reads, transcript waits and `run_command`; past `max_readers` the least recently used
 /// reader is forgotten and starts over.
