@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::input::escapes::decode_escapes;
-use crate::input::keys::{Key, ScriptItem, parse_key_script};
+use crate::input::keys::{Key, ScriptItem, bytes_signal, parse_key_script, script_signals};
 use crate::input::mouse::{MouseAction, MouseButton};
 use crate::input::signal::{Signal, SignalReport, SignalTarget};
 use crate::reactor::{Client, EngineFuture, Reply, Typing};
@@ -246,8 +246,13 @@ impl Session {
     }
 
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
-    /// session's write queue cannot take them.
+    /// session's write queue cannot take them. A lone Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to
+    /// a shell at its prompt waits for the shell to read the terminal first, as
+    /// [`Session::signal_to`] does.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {
+        if bytes_signal(bytes) {
+            self.until_shell_reads()?;
+        }
         let id = self.id;
         let bytes = bytes.to_vec();
         self.client.call(move |r| r.send(id, &bytes))
@@ -257,17 +262,27 @@ impl Session {
     /// `ihello<Esc>:wq<Enter>`, `<C-c>`, `<Up><Up><Enter>` (`<lt>` is a literal `<`). Keys are
     /// encoded for the modes the program has set at the moment they are sent (application
     /// cursor keys, the kitty keyboard protocol). A malformed script is an error naming the
-    /// bad token; nothing is sent then.
+    /// bad token; nothing is sent then. Ctrl-C, Ctrl-\\ or Ctrl-Z alone, typed to a shell at
+    /// its prompt, waits for the shell to read the terminal first, as [`Session::signal_to`]
+    /// does.
     pub fn send_keys(&self, script: &str) -> Result<()> {
         let items = parse_key_script(script)?;
+        if script_signals(&items) {
+            self.until_shell_reads()?;
+        }
         let id = self.id;
         self.client.call(move |r| r.send_keys(id, &items))
     }
 
     /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
+    /// Ctrl-C, Ctrl-\\ and Ctrl-Z wait as they do in [`Session::send_keys`].
     pub fn send_key(&self, key: Key) -> Result<()> {
+        let items = [ScriptItem::Key(key)];
+        if script_signals(&items) {
+            self.until_shell_reads()?;
+        }
         let id = self.id;
-        self.client.call(move |r| r.send_keys(id, &[ScriptItem::Key(key)]))
+        self.client.call(move |r| r.send_keys(id, &items))
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
@@ -487,7 +502,8 @@ impl Session {
     /// reply instead of two. A condition that already holds before the keys are answered
     /// matches at once: wait for something the keys change. Keys that end with Enter submit
     /// a line, and text conditions skip what its echo adds to the line it is typed on
-    /// (`echo done<Enter>` waiting for `done` waits for the output, not the echo).
+    /// (`echo done<Enter>` waiting for `done` waits for the output, not the echo). Ctrl-C,
+    /// Ctrl-\\ or Ctrl-Z alone waits first as in [`Session::send_keys`].
     ///
     /// ```no_run
     /// # fn demo(vim: &termloom::Session) -> termloom::Result<()> {
@@ -526,6 +542,13 @@ impl Session {
         until: Until,
         timeout: Duration,
     ) -> Result<WaitOutcome> {
+        let signals = match &typing {
+            Typing::Keys(items) => script_signals(items),
+            Typing::Bytes(bytes) => bytes_signal(bytes),
+        };
+        if signals {
+            self.until_shell_reads()?;
+        }
         let (tx, rx) = crossbeam_channel::bounded(1);
         let waiter = self.start_type_and_wait(typing, until, timeout, tx.into())?;
         PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
@@ -698,6 +721,10 @@ impl Session {
 
     /// [`Session::send_keys_and_wait`] as a future (see [`Session::wait_async`]): an async
     /// host types and waits without blocking its executor. Dropping it cancels the wait.
+    /// Unlike the blocking call, a lone Ctrl-C, Ctrl-\\ or Ctrl-Z to a shell at its prompt
+    /// is typed at once (waiting for the shell to read would block the executor): bash,
+    /// signalled before it reads, draws no new prompt until the next key, so wait for
+    /// [`Until::input_wait`] first.
     pub fn send_keys_and_wait_async(
         &self,
         script: &str,

@@ -228,13 +228,33 @@ impl SpawnSpec {
         }
     }
 
-    /// Refuses a program with no name, which no `PATH` look-up can find.
+    /// Refuses a program with no name, which no `PATH` look-up can find, and a NUL byte in the
+    /// program, an argument, the command line or the working directory, which no C string
+    /// (what `exec` and `chdir` take) can hold.
     pub(crate) fn check_program(&self) -> crate::Result<()> {
+        let nul = |what: &str, text: &OsStr| -> crate::Result<()> {
+            match text.as_encoded_bytes().contains(&0) {
+                true => Err(crate::Error::InvalidInput(format!(
+                    "the {what} {text:?} contains a NUL byte, which cannot be passed to a program; remove it"
+                ))),
+                false => Ok(()),
+            }
+        };
         match &self.command {
-            Command::Argv(program, _) if program.is_empty() => Err(crate::Error::InvalidInput(
-                "the program to start has an empty name: name one (SpawnSpec::new(\"bash\")), or give a shell command line (SpawnSpec::shell)".into(),
-            )),
-            _ => Ok(()),
+            Command::Argv(program, _) if program.is_empty() => {
+                return Err(crate::Error::InvalidInput(
+                    "the program to start has an empty name: name one (SpawnSpec::new(\"bash\")), or give a shell command line (SpawnSpec::shell)".into(),
+                ));
+            }
+            Command::Argv(program, args) => {
+                nul("program", program)?;
+                args.iter().try_for_each(|arg| nul("argument", arg))?;
+            }
+            Command::Shell(line) => nul("command line", OsStr::new(line))?,
+        }
+        match &self.cwd {
+            Some(cwd) => nul("working directory", cwd.as_os_str()),
+            None => Ok(()),
         }
     }
 

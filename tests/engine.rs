@@ -612,6 +612,28 @@ fn environment_entries_no_environment_can_hold_are_refused() {
     assert!(engine.list().unwrap().is_empty(), "nothing was started");
 }
 
+/// A NUL byte no program, argument, command line or directory can hold is refused as invalid
+/// input naming where it is, before anything starts, as one in the environment is.
+#[test]
+fn a_nul_in_what_to_start_is_refused_as_invalid_input() {
+    let engine = engine();
+    let specs = [
+        ("program", SpawnSpec::new("tr\0ue")),
+        ("argument", SpawnSpec::new("echo").args(["ok", "a\0b"])),
+        ("command line", SpawnSpec::shell("echo a\0b")),
+        ("working directory", SpawnSpec::new("true").cwd("/tm\0p")),
+    ];
+    for (what, spec) in specs {
+        match engine.spawn(spec) {
+            Err(termloom::Error::InvalidInput(message)) => {
+                assert!(message.contains(what) && message.contains("NUL"), "{what}: {message}");
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    assert!(engine.list().unwrap().is_empty(), "nothing was started");
+}
+
 /// Each reader has its own read position: what one has read is still new to another, for
 /// reads, transcript waits and `run_command`; past `max_readers` the least recently used
 /// reader is forgotten and starts over.
@@ -1219,6 +1241,32 @@ fn a_signal_right_after_the_prompt_gets_a_new_prompt() {
     }
     let result = sh.run_command("echo after-signals", Duration::from_secs(30)).unwrap();
     assert_eq!(result.output, "after-signals\n");
+}
+
+/// Ctrl-C typed right after a shell's prompt (as a key, a key script, its byte, or with a
+/// wait) waits, as a signal does, for the shell to read the terminal: typed before, bash
+/// prints `^C` and draws no new prompt until the next key, and the wait for the prompt never
+/// ends.
+#[test]
+fn ctrl_c_typed_right_after_the_prompt_gets_a_new_prompt() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    for round in 0..40 {
+        match round % 4 {
+            0 => sh.send_keys("<C-c>").unwrap(),
+            1 => sh.send_key("C-c".parse().unwrap()).unwrap(),
+            2 => sh.send_bytes(b"\x03").unwrap(),
+            _ => {
+                let outcome = sh.send_keys_and_wait("<C-c>", Until::prompt(), LONG).unwrap();
+                assert!(outcome.matched().is_some(), "round {round}: {:?}", outcome.screen);
+                continue;
+            }
+        }
+        expect(&sh, Until::prompt());
+    }
+    let result = sh.run_command("echo after-ctrl-c", Duration::from_secs(30)).unwrap();
+    assert_eq!(result.output, "after-ctrl-c\n");
 }
 
 /// Shell-integration marks that a command prints (a log of another shell shown with `cat`, a

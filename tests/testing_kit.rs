@@ -96,6 +96,22 @@ fn the_environment_is_fixed_and_overridable() {
     assert!(!env.contains("TZ="), "{env}");
 }
 
+/// `file` writes into the temporary `HOME` only: a path that would lead out of it (absolute, or
+/// through `..`) fails with a message that says so, and nothing is written there.
+#[test]
+fn a_file_outside_the_temporary_home_is_refused() {
+    let outside = std::env::temp_dir().join(format!("termloom-outside-{}", std::process::id()));
+    let _ = std::fs::remove_file(&outside);
+    let escape = Path::new("..").join(outside.file_name().unwrap());
+    for path in [outside.clone(), escape, Path::new("a/../../b").to_owned()] {
+        let message = panic_message(|| {
+            let _ = TestSession::builder("cat").file(&path, "clobbered");
+        });
+        assert!(message.contains("inside the temporary HOME"), "{path:?}: {message}");
+    }
+    assert!(!outside.exists(), "a file was written outside the temporary HOME");
+}
+
 #[test]
 fn the_temporary_home_holds_the_files_and_goes_away() {
     let builder = TestSession::builder("cat").file("config/app.toml", "answer = 42\n");

@@ -80,6 +80,20 @@ fn a_host_chooses_the_tools_and_the_budget() {
     }
 }
 
+/// A host's budget holds a call's `max_bytes` to it, but does not take the place of one the
+/// tools would refuse: that is refused, naming the argument, as without a budget.
+#[test]
+fn a_malformed_max_bytes_is_refused_with_a_budget_too() {
+    let toolbox = Toolbox::new(engine()).max_bytes(4096);
+    for bad in [json!("wide"), json!(-1), json!(1.5), json!([4096])] {
+        let result = toolbox.call("terminal_read", &json!({"session_id": 999, "max_bytes": bad}));
+        assert!(result.is_error && result.text.contains("max_bytes"), "{bad}: {}", result.text);
+    }
+    // A well-formed one gets as far as the session.
+    let held = toolbox.call("terminal_read", &json!({"session_id": 999, "max_bytes": 1 << 20}));
+    assert!(held.is_error && held.text.contains("999"), "{}", held.text);
+}
+
 #[test]
 fn a_call_can_be_cancelled_from_another_thread() {
     let toolbox = Toolbox::new(engine());

@@ -837,6 +837,22 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
     matches!(bytes.last(), Some(b'\r' | b'\n'))
 }
 
+/// Whether typing `items` is one key that signals: Ctrl-C, Ctrl-\\ or Ctrl-Z alone (what a
+/// terminal's line discipline turns into SIGINT, SIGQUIT or SIGTSTP by default).
+pub(crate) fn script_signals(items: &[ScriptItem]) -> bool {
+    matches!(
+        items,
+        [ScriptItem::Key(Key { code: KeyCode::Char(c), mods })]
+            if mods.ctrl && matches!(c.to_ascii_lowercase(), 'c' | '\\' | 'z')
+    )
+}
+
+/// Whether typing `bytes` is one character that signals by default: ETX (Ctrl-C), FS
+/// (Ctrl-\\) or SUB (Ctrl-Z) alone.
+pub(crate) fn bytes_signal(bytes: &[u8]) -> bool {
+    matches!(bytes, [0x03 | 0x1c | 0x1a])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -250,9 +250,19 @@ impl TestSessionBuilder {
     ///
     /// # Panics
     ///
-    /// When the file cannot be written.
+    /// When the file cannot be written, or `path` would lead out of the temporary `HOME`
+    /// (an absolute path, or one with `..`): nothing is written then.
     #[track_caller]
     pub fn file(self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Self {
+        let path = path.as_ref();
+        if !path.components().all(|part| {
+            matches!(part, std::path::Component::Normal(_) | std::path::Component::CurDir)
+        }) {
+            panic!(
+                "termloom: file({}) must name a path inside the temporary HOME, relative to it and without `..`; nothing was written",
+                path.display()
+            );
+        }
         let path = self.home.path.join(path);
         if let Some(parent) = path.parent() {
             or_panic(std::fs::create_dir_all(parent), |e| {

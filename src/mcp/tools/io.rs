@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use crate::{
-    Key, KeyCode, MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session,
-    Signal, SpawnSpec, parse_key_script,
+    MouseButton, MouseReporting, Screen, ScriptItem, ScrollDirection, Session, Signal, SpawnSpec,
+    parse_key_script,
 };
 
 use super::args::Args;
@@ -157,12 +157,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         waits::check(plan, &session)?;
     }
     // Ctrl-C, Ctrl-\ or Ctrl-Z alone signals the shell: it waits as terminal_signal does.
-    let signals = one_key
-        && matches!(
-            script.as_deref(),
-            Some([ScriptItem::Key(Key { code: KeyCode::Char(c), mods })])
-                if mods.ctrl && matches!(c.to_ascii_lowercase(), 'c' | '\\' | 'z')
-        );
+    let signals = one_key && script.as_deref().is_some_and(crate::input::keys::script_signals);
     if signals {
         session.until_shell_reads()?;
     }

@@ -246,14 +246,20 @@ impl Toolbox {
         }
     }
 
-    /// Holds `max_bytes` to the host's budget, for the tools that take it.
+    /// Holds `max_bytes` to the host's budget, for the tools that take it. A value that is no
+    /// whole number is left for the argument check to refuse, as it is without a budget.
     fn apply_budget(&self, name: &str, arguments: &mut Map<String, Value>) {
         let Some(budget) = self.max_bytes else { return };
         if !catalog::find(name).is_some_and(|tool| tool.accepts("max_bytes")) {
             return;
         }
-        let asked = arguments.get("max_bytes").and_then(Value::as_u64);
-        let held = asked.map_or(budget, |asked| asked.min(budget));
+        let held = match arguments.get("max_bytes") {
+            None | Some(Value::Null) => budget,
+            Some(asked) => match asked.as_u64() {
+                Some(asked) => asked.min(budget),
+                None => return,
+            },
+        };
         arguments.insert("max_bytes".into(), held.into());
     }
 }
