@@ -138,6 +138,11 @@ pub struct Config {
     /// termloom's own tests.
     #[cfg(feature = "fault-injection")]
     pub inject_panic_on_output: Option<String>,
+    /// Test-only fault injection: a request that types input containing this text into a
+    /// session panics on the engine's thread, as a bug would. Present only with the
+    /// `fault-injection` feature.
+    #[cfg(feature = "fault-injection")]
+    pub inject_panic_on_input: Option<String>,
 }
 
 impl Default for Config {
@@ -179,6 +184,8 @@ impl Default for Config {
             spawn_hook: None,
             #[cfg(feature = "fault-injection")]
             inject_panic_on_output: None,
+            #[cfg(feature = "fault-injection")]
+            inject_panic_on_input: None,
         }
     }
 }

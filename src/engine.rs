@@ -369,7 +369,7 @@ impl Engine {
 
     /// A handle to an existing session (live, or a tombstone that can still be read).
     pub fn session(&self, id: SessionId) -> Result<Session> {
-        let info = self.shared.client.call(move |r| r.info(id))?;
+        let info = self.shared.client.call_for(id, move |r| r.info(id))?;
         Ok(Session { id, pid: info.pid, client: self.shared.client.clone(), reader: 0 })
     }
 

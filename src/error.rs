@@ -110,6 +110,16 @@ pub enum Error {
         /// The panic's message.
         message: String,
     },
+    /// termloom's own code panicked while carrying out a request (a bug: please report it).
+    /// When the request was for a session, that session was closed (its state may be
+    /// inconsistent), with the panic in its `closed_reason`; the engine and every other
+    /// session go on.
+    RequestPanicked {
+        /// The session the request was for, which was closed.
+        session: Option<SessionId>,
+        /// The panic's message.
+        message: String,
+    },
     /// The engine was shut down or dropped; no session can be used any more.
     EngineStopped,
     /// A paste did not all reach the program's input: it timed out or was cancelled while the
@@ -237,6 +247,14 @@ impl fmt::Display for Error {
             Error::WaitConditionPanicked { condition, message } => write!(
                 f,
                 "the wait's condition {condition} panicked ({message}); that wait ended, the session goes on: fix the test, or return false where it cannot decide"
+            ),
+            Error::RequestPanicked { session: Some(session), message } => write!(
+                f,
+                "termloom failed on a request for session {session} ({message}; a bug, please report it): that session was closed, the engine and other sessions go on"
+            ),
+            Error::RequestPanicked { session: None, message } => write!(
+                f,
+                "termloom failed on a request ({message}; a bug, please report it): the engine and its sessions go on"
             ),
             Error::EngineStopped => write!(f, "the termloom engine has been shut down"),
             Error::PasteIncomplete { session, sent, total, reason } => write!(

@@ -242,7 +242,7 @@ impl Session {
         }
         let id = self.id;
         let secret = secret.as_bytes().to_vec();
-        self.client.call(move |r| r.send_secret(id, &secret))
+        self.client.call_for(self.id, move |r| r.send_secret(id, &secret))
     }
 
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
@@ -255,7 +255,7 @@ impl Session {
         }
         let id = self.id;
         let bytes = bytes.to_vec();
-        self.client.call(move |r| r.send(id, &bytes))
+        self.client.call_for(self.id, move |r| r.send(id, &bytes))
     }
 
     /// Types a key script: text mixed with keys in bracket notation, such as
@@ -271,7 +271,7 @@ impl Session {
             self.until_shell_reads()?;
         }
         let id = self.id;
-        self.client.call(move |r| r.send_keys(id, &items))
+        self.client.call_for(self.id, move |r| r.send_keys(id, &items))
     }
 
     /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
@@ -282,7 +282,7 @@ impl Session {
             self.until_shell_reads()?;
         }
         let id = self.id;
-        self.client.call(move |r| r.send_keys(id, &items))
+        self.client.call_for(self.id, move |r| r.send_keys(id, &items))
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
@@ -348,13 +348,17 @@ impl Session {
     /// Presses a mouse button at a cell.
     pub fn mouse_down(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.send_mouse(id, Some(button), MouseAction::Press, row, col))
+        self.client.call_for(self.id, move |r| {
+            r.send_mouse(id, Some(button), MouseAction::Press, row, col)
+        })
     }
 
     /// Releases a mouse button at a cell.
     pub fn mouse_up(&self, button: MouseButton, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.send_mouse(id, Some(button), MouseAction::Release, row, col))
+        self.client.call_for(self.id, move |r| {
+            r.send_mouse(id, Some(button), MouseAction::Release, row, col)
+        })
     }
 
     /// Moves the mouse to a cell. With a button pressed by [`Session::mouse_down`] and not yet
@@ -363,7 +367,8 @@ impl Session {
     /// nothing is sent.
     pub fn mouse_move(&self, row: u16, col: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.send_mouse(id, None, MouseAction::Motion, row, col))
+        self.client
+            .call_for(self.id, move |r| r.send_mouse(id, None, MouseAction::Motion, row, col))
     }
 
     /// Turns the mouse wheel `notches` times at a cell.
@@ -399,7 +404,7 @@ impl Session {
     pub fn signal_to(&self, signal: Signal, target: SignalTarget) -> Result<SignalReport> {
         self.until_shell_reads()?;
         let id = self.id;
-        self.client.call(move |r| r.signal(id, signal, target))
+        self.client.call_for(self.id, move |r| r.signal(id, signal, target))
     }
 
     /// Waits until a shell at its prompt is seen reading the terminal, at most
@@ -416,7 +421,7 @@ impl Session {
     pub fn read(&self) -> Result<Output> {
         let id = self.id;
         let reader = self.reader;
-        self.client.call(move |r| r.read(id, reader, None))
+        self.client.call_for(self.id, move |r| r.read(id, reader, None))
     }
 
     /// Like [`Session::read`], returning at most `max_bytes` (and at most the engine's
@@ -425,7 +430,7 @@ impl Session {
     pub fn read_max(&self, max_bytes: usize) -> Result<Output> {
         let id = self.id;
         let reader = self.reader;
-        self.client.call(move |r| r.read(id, reader, Some(max_bytes)))
+        self.client.call_for(self.id, move |r| r.read(id, reader, Some(max_bytes)))
     }
 
     /// The retained transcript (settled lines and the primary screen's lines down to the
@@ -434,14 +439,14 @@ impl Session {
     /// the read cursor.
     pub fn scrollback(&self, max_bytes: usize) -> Result<Scrollback> {
         let id = self.id;
-        self.client.call(move |r| r.scrollback(id, max_bytes))
+        self.client.call_for(self.id, move |r| r.scrollback(id, max_bytes))
     }
 
     /// The newest bytes the program wrote, exactly as written (escape sequences included), at
     /// most `Config::raw_output_bytes` of them: for debugging what the emulator was given.
     pub fn raw_output(&self) -> Result<crate::types::RawOutput> {
         let id = self.id;
-        self.client.call(move |r| r.raw_output(id))
+        self.client.call_for(self.id, move |r| r.raw_output(id))
     }
 
     /// The session's recording so far, as asciicast v2 text, when it is recorded in memory
@@ -450,7 +455,7 @@ impl Session {
     /// exits and after `close`, while the session is kept.
     pub fn recording(&self) -> Result<Option<String>> {
         let id = self.id;
-        self.client.call(move |r| r.recording(id))
+        self.client.call_for(self.id, move |r| r.recording(id))
     }
 
     /// Lines of the retained transcript by number (from 0 at the session's start; the line
@@ -463,7 +468,7 @@ impl Session {
         max_bytes: usize,
     ) -> Result<crate::TranscriptLines> {
         let id = self.id;
-        self.client.call(move |r| r.transcript_lines(id, range, max_bytes))
+        self.client.call_for(self.id, move |r| r.transcript_lines(id, range, max_bytes))
     }
 
     /// This session as `reader` reads it: reads, transcript waits and `run_command` use and
@@ -480,14 +485,14 @@ impl Session {
     /// A snapshot of the visible screen.
     pub fn screen(&self) -> Result<Screen> {
         let id = self.id;
-        self.client.call(move |r| r.screen(id))
+        self.client.call_for(self.id, move |r| r.screen(id))
     }
 
     /// A snapshot of the visible screen with the colours and attributes of its cells, as runs
     /// (its `Display` adds a `styles:` section to the screen's layout).
     pub fn styled_screen(&self) -> Result<crate::term::screen::style::StyledScreen> {
         let id = self.id;
-        self.client.call(move |r| r.styled_screen(id))
+        self.client.call_for(self.id, move |r| r.styled_screen(id))
     }
 
     /// Blocks the calling thread (never the reactor) until `until` holds, the session ends, or
@@ -610,7 +615,7 @@ impl Session {
     #[cfg(feature = "testing")]
     pub(crate) fn skip_output(&self) -> Result<()> {
         let (id, reader) = (self.id, self.reader);
-        self.client.call(move |r| r.skip_output(id, reader))
+        self.client.call_for(self.id, move |r| r.skip_output(id, reader))
     }
 
     /// The line the cursor is on, where what is typed next is echoed (`None` on the
@@ -618,7 +623,7 @@ impl Session {
     /// answer does not match its echo.
     pub(crate) fn typed_line(&self) -> Result<Option<crate::term::transcript::TypedLine>> {
         let id = self.id;
-        self.client.call(move |r| r.typed_line(id))
+        self.client.call_for(self.id, move |r| r.typed_line(id))
     }
 
     /// Types `line` and Enter into a shell started with shell integration, waits until its
@@ -653,33 +658,33 @@ impl Session {
     /// The session's clipboard: what the program last copied with OSC 52.
     pub fn clipboard(&self) -> Result<String> {
         let id = self.id;
-        self.client.call(move |r| r.clipboard(id, None))
+        self.client.call_for(self.id, move |r| r.clipboard(id, None))
     }
 
     /// Sets the session's clipboard, which the program can paste with an OSC 52 query.
     pub fn set_clipboard(&self, text: &str) -> Result<()> {
         let id = self.id;
         let text = text.to_owned();
-        self.client.call(move |r| r.clipboard(id, Some(text)).map(|_| ()))
+        self.client.call_for(self.id, move |r| r.clipboard(id, Some(text)).map(|_| ()))
     }
 
     /// What the session is doing now (see [`Status`]).
     pub fn status(&self) -> Result<Status> {
         let id = self.id;
-        self.client.call(move |r| r.status(id))
+        self.client.call_for(self.id, move |r| r.status(id))
     }
 
     /// Resizes the terminal: the grid and the kernel's window size (the program gets
     /// SIGWINCH).
     pub fn resize(&self, cols: u16, rows: u16) -> Result<()> {
         let id = self.id;
-        self.client.call(move |r| r.resize(id, cols, rows))
+        self.client.call_for(self.id, move |r| r.resize(id, cols, rows))
     }
 
     /// Information about the session.
     pub fn info(&self) -> Result<SessionInfo> {
         let id = self.id;
-        self.client.call(move |r| r.info(id))
+        self.client.call_for(self.id, move |r| r.info(id))
     }
 
     /// Closes the session: SIGHUP, SIGCONT and SIGTERM to every process group of it, SIGKILL

@@ -594,6 +594,49 @@ fn long_repetitions_lose_no_line() {
     assert_eq!(ids, expected);
 }
 
+/// With the `fault-injection` feature, a panic is injected in a request for one session (its
+/// input): the caller is told termloom failed on it, that session is closed with the panic as
+/// its reason, and the engine and the other sessions go on. Before, the caller was told the
+/// engine had stopped, and the session went on in whatever state the panic left it.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_a_request_ends_its_session_only() {
+    if !require("bash") {
+        return;
+    }
+    let config = Config {
+        inject_panic_on_input: Some("INJECTED-PANIC".into()),
+        close_grace: Duration::from_millis(500),
+        ..Config::default()
+    };
+    let engine = Engine::new(config).unwrap();
+    let bystander = bash(&engine);
+    let victim = bash(&engine);
+    let pid = victim.pid();
+    let err = victim.send_text("echo INJECTED-PANIC").unwrap_err();
+    assert!(
+        matches!(&err, termloom::Error::RequestPanicked { session: Some(id), message }
+            if *id == victim.id() && message.contains("INJECTED-PANIC")),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("that session was closed"), "{err}");
+    let outcome = victim.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+    let info = victim.info().unwrap();
+    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
+    let reason = info.closed_reason.unwrap_or_default();
+    assert!(
+        reason.contains("failed on a request") && reason.contains("INJECTED-PANIC"),
+        "{reason}"
+    );
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists(), "the victim's shell is gone");
+    // Everything else goes on.
+    bystander.submit("echo still here").unwrap();
+    expect(&bystander, Until::regex("^still here$").unwrap());
+    assert_eq!(engine.list().unwrap().len(), 2);
+    bystander.close().unwrap();
+}
+
 /// With the `fault-injection` feature, a panic is injected in one session's feed: that
 /// session ends (its processes too) with the panic as its closed reason; the others, and the
 /// engine, go on.

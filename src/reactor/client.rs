@@ -1,13 +1,15 @@
 //! The handles' side of the reactor: requests sent over the bounded channel, with the waker.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{Receiver, Sender};
 use mio::Waker;
 
-use super::{Reactor, Request};
+use super::{CloseReason, Reactor, Request};
 use crate::error::{Error, Result};
+use crate::types::SessionId;
 
 /// Whether the reactor has stopped taking requests, shared by it and every handle, with a
 /// receiving end of the request channel for one job: a request that lands in the channel after
@@ -98,14 +100,41 @@ impl Client {
         self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 
-    /// Runs `f` on the reactor thread and returns its result.
+    /// Runs `f` on the reactor thread and returns its result; a panic in `f` is answered
+    /// with [`Error::RequestPanicked`].
     pub(crate) fn call<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Reactor) -> Result<T> + Send + 'static,
     ) -> Result<T> {
+        self.call_guarded(None, f)
+    }
+
+    /// Runs `f`, a request for session `id`, on the reactor thread and returns its result; a
+    /// panic in `f` closes that session (its state may be inconsistent) and is answered with
+    /// [`Error::RequestPanicked`].
+    pub(crate) fn call_for<T: Send + 'static>(
+        &self,
+        id: SessionId,
+        f: impl FnOnce(&mut Reactor) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        self.call_guarded(Some(id), f)
+    }
+
+    fn call_guarded<T: Send + 'static>(
+        &self,
+        session: Option<SessionId>,
+        f: impl FnOnce(&mut Reactor) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         self.submit(Box::new(move |reactor| {
-            let _ = tx.send(f(reactor));
+            let result = panic::catch_unwind(AssertUnwindSafe(|| f(reactor)));
+            let _ = tx.send(result.unwrap_or_else(|payload| {
+                let message = super::panic_message(&*payload);
+                if let Some(id) = session {
+                    reactor.session_failed(id.0, CloseReason::RequestFailed, message.clone());
+                }
+                Err(Error::RequestPanicked { session, message })
+            }));
         }))?;
         rx.recv().map_err(|_| Error::EngineStopped)?
     }

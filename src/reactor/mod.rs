@@ -169,6 +169,9 @@ pub(crate) enum CloseReason {
     /// Its terminal emulation panicked (a bug in termloom or alacritty): the session was
     /// ended, every other one goes on.
     EmulationFailed,
+    /// termloom's code panicked while carrying out a request for it (a bug): the session was
+    /// ended, every other one goes on.
+    RequestFailed,
 }
 
 impl std::fmt::Display for CloseReason {
@@ -184,6 +187,9 @@ impl std::fmt::Display for CloseReason {
             ),
             CloseReason::EmulationFailed => f.write_str(
                 "its terminal emulation failed (a bug in termloom or alacritty_terminal; please report it)",
+            ),
+            CloseReason::RequestFailed => f.write_str(
+                "termloom failed on a request for it (a bug in termloom; please report it)",
             ),
         }
     }
@@ -544,15 +550,15 @@ impl Reactor {
     fn guarded(&mut self, id: u64, work: impl FnOnce(&mut Self)) {
         let result = panic::catch_unwind(AssertUnwindSafe(|| work(self)));
         if let Err(payload) = result {
-            self.emulation_failed(id, payload);
+            self.session_failed(id, CloseReason::EmulationFailed, panic_message(&*payload));
         }
     }
 
-    /// A session's code path panicked: its emulator is replaced by a blank one (the old one
-    /// may be inconsistent), its terminal is no longer read, and it is closed, with the panic
-    /// in its `closed_reason`. The transcript so far stays readable.
-    fn emulation_failed(&mut self, id: u64, payload: Box<dyn std::any::Any + Send>) {
-        let message = panic_message(&*payload);
+    /// A session's code path panicked (`reason` says which, `message` is the panic's): its
+    /// emulator is replaced by a blank one (the old one may be inconsistent), its terminal is
+    /// no longer read, and it is closed, with the panic in its `closed_reason`. The
+    /// transcript so far stays readable.
+    pub(super) fn session_failed(&mut self, id: u64, reason: CloseReason, message: String) {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
@@ -560,13 +566,14 @@ impl Reactor {
         slot.failure = Some(message);
         slot.close_master(self.poll.registry());
         if let Some(closing) = &mut slot.closing {
-            closing.reason = CloseReason::EmulationFailed;
+            closing.reason = reason;
         }
-        self.begin_close(id, CloseReason::EmulationFailed, None);
+        self.begin_close(id, reason, None);
     }
 
     /// Runs queued requests; false when the channel is disconnected. A request that panics
-    /// is dropped (its caller sees the engine's reply channel close); the reactor goes on.
+    /// outside the guard of [`Client::call`](client::Client::call) is dropped (its caller sees
+    /// the engine's reply channel close); the reactor goes on.
     fn take_requests(&mut self) -> bool {
         loop {
             match self.requests.try_recv() {
@@ -667,7 +674,7 @@ impl Drop for Reactor {
 }
 
 /// A panic's message, from its payload.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+pub(super) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())

@@ -244,6 +244,12 @@ impl Reactor {
 
     /// Queues input, recording it (when the session records input) if `record`.
     fn queue_input(&mut self, id: SessionId, bytes: &[u8], record: bool) -> Result<()> {
+        #[cfg(feature = "fault-injection")]
+        if let Some(marker) = &self.config.inject_panic_on_input
+            && memchr::memmem::find(bytes, marker.as_bytes()).is_some()
+        {
+            panic!("fault injection: the input contained {marker:?}");
+        }
         self.read_unread(id.0);
         let capacity = self.config.write_queue_bytes;
         let signal = self.signal_character(id.0, bytes);

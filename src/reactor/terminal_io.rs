@@ -263,7 +263,8 @@ impl Reactor {
         let (fed, hung_up, more) = match fed {
             Ok(done) => done,
             Err(payload) => {
-                self.emulation_failed(id, payload);
+                let message = super::panic_message(&*payload);
+                self.session_failed(id, CloseReason::EmulationFailed, message);
                 return;
             }
         };
