@@ -443,9 +443,14 @@ impl Until {
         }
     }
 
-    /// Whether the condition is the shell's prompt alone (nothing else could end the wait).
+    /// Whether the condition is the shell's prompt alone (nothing else could end the wait):
+    /// [`Until::prompt`], or an [`Until::any`] of such conditions only.
     pub(crate) fn is_prompt_only(&self) -> bool {
-        matches!(self.0, Cond::Prompt)
+        match &self.0 {
+            Cond::Prompt => true,
+            Cond::Any(all) => !all.is_empty() && all.iter().all(Until::is_prompt_only),
+            _ => false,
+        }
     }
 
     /// Whether the condition looks at the transcript.

@@ -136,6 +136,9 @@ fn run_command_timeout_and_errors() {
     let err = plain.wait(Until::prompt(), LONG).unwrap_err();
     assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
     assert!(started.elapsed() < LONG / 2, "{:?}", started.elapsed());
+    // So is an `any` of nothing else.
+    let err = plain.wait(Until::any(vec![Until::prompt()]), LONG).unwrap_err();
+    assert!(matches!(err, Error::NoShellIntegration(_)), "{err:?}");
     // With another condition beside it, the wait goes on.
     plain.wait(Until::any(vec![Until::prompt(), Until::input_wait()]), LONG).unwrap();
     // Integration is for shells only.
