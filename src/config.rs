@@ -52,6 +52,11 @@ pub struct Config {
     /// Bound of each session's input queue (bytes waiting to be written to the program).
     /// Default 1 MiB, range 1 KiB..=1 GiB.
     pub write_queue_bytes: usize,
+    /// Bound of the pastes waiting for room in a session's input queue (their bytes as
+    /// encoded, bracketed or not): a paste that would take more is refused with
+    /// [`Error::PasteTooLarge`](crate::Error::PasteTooLarge) before any of it is queued. Default
+    /// 16 MiB, range 1 KiB..=1 GiB.
+    pub paste_bytes: usize,
     /// Bound of the queue of requests from callers to the reactor. Callers block when it is
     /// full. Default 1024, range 1..=1,000,000.
     pub request_queue: usize,
@@ -159,6 +164,7 @@ impl Default for Config {
             record_dir: None,
             record_every_session: false,
             write_queue_bytes: 1 << 20,
+            paste_bytes: 16 << 20,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
             input_settle: Duration::from_millis(50),
@@ -225,6 +231,7 @@ impl Config {
         check("raw_output_bytes", self.raw_output_bytes, 0, 64 << 20)?;
         check("recording_file_bytes", self.recording_file_bytes, 4 << 10, 1 << 40)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
+        check("paste_bytes", self.paste_bytes, 1 << 10, 1 << 30)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;
         let s = Duration::from_secs;

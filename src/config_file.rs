@@ -43,6 +43,7 @@ struct ConfigFile {
     raw_output_bytes: Option<Whole>,
     recording_file_bytes: Option<Whole>,
     write_queue_bytes: Option<Whole>,
+    paste_bytes: Option<Whole>,
     request_queue: Option<Whole>,
     quiet_ms: Option<Whole>,
     input_settle_ms: Option<Whole>,
@@ -173,7 +174,7 @@ impl Config {
         set!(cgroups, env_allow, env_deny, record_every_session);
         set_number!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes);
         set_number!(write_queue_bytes, request_queue, max_sessions, max_closed_sessions);
-        set_number!(max_readers, raw_output_bytes, recording_file_bytes);
+        set_number!(max_readers, raw_output_bytes, recording_file_bytes, paste_bytes);
         set_number!(
             max_osc_bytes,
             max_title_bytes,

@@ -48,6 +48,18 @@ pub enum Error {
         /// The queue's bound (`Config::write_queue_bytes`).
         capacity: usize,
     },
+    /// A paste would take the pastes waiting for room in the session's input queue past their
+    /// bound (`Config::paste_bytes`); nothing of it was queued.
+    PasteTooLarge {
+        /// The session.
+        session: SessionId,
+        /// Bytes of earlier pastes still waiting.
+        waiting: usize,
+        /// Bytes of this paste, as encoded.
+        attempted: usize,
+        /// The bound (`Config::paste_bytes`).
+        capacity: usize,
+    },
     /// A terminal size outside the accepted range.
     InvalidSize {
         /// Requested columns.
@@ -196,6 +208,10 @@ impl fmt::Display for Error {
             Error::QueueFull { session, queued, attempted, capacity } => write!(
                 f,
                 "write queue of session {session} is full: {queued} bytes are waiting and {attempted} more would exceed the bound of {capacity} bytes; wait for the program to read its input, or send less at once"
+            ),
+            Error::PasteTooLarge { session, waiting, attempted, capacity } => write!(
+                f,
+                "the paste to session {session} is {attempted} bytes and {waiting} bytes of pastes already wait for the program to read; pastes waiting are bounded at {capacity} bytes (Config::paste_bytes): paste in smaller parts as the program reads them"
             ),
             Error::InvalidSize { cols, rows } => write!(
                 f,

@@ -46,6 +46,40 @@ fn a_paste_to_a_program_that_does_not_read_ends_at_its_timeout() {
     assert!(!outcome.is_timeout(), "{outcome:?}");
 }
 
+/// Pastes waiting for a program that does not read are bounded (`Config::paste_bytes`): one
+/// past the bound, alone or beside another waiting, is refused whole, and the one waiting
+/// goes on. (The kernel takes the first 64 KiB or so of a paste into the terminal's own
+/// buffer, so the pastes are far larger.) Before, any number of pastes of any size waited in the engine's memory.
+#[test]
+fn pastes_waiting_for_room_are_bounded() {
+    let engine = Engine::new(Config {
+        write_queue_bytes: 1 << 10,
+        paste_bytes: 1 << 20,
+        ..Config::default()
+    })
+    .unwrap();
+    let s = stuck(&engine);
+    let too_large = s.paste(&"z".repeat((1 << 20) + 1)).unwrap_err();
+    assert!(
+        matches!(too_large, Error::PasteTooLarge { waiting: 0, capacity, .. } if capacity == 1 << 20),
+        "{too_large:?}"
+    );
+    assert!(too_large.to_string().contains("Config::paste_bytes"), "{too_large}");
+    let waiting = s.start_paste(&"w".repeat(800 << 10), Some(LONG * 10)).unwrap();
+    let beside = s.paste(&"v".repeat(400 << 10)).unwrap_err();
+    assert!(
+        matches!(beside, Error::PasteTooLarge { waiting, attempted, .. } if waiting > 400 << 10 && attempted == 400 << 10),
+        "{beside:?}"
+    );
+    waiting.canceller().cancel();
+    let err = waiting.finish().unwrap_err();
+    assert!(matches!(err, Error::PasteIncomplete { reason: "was cancelled", .. }), "{err:?}");
+    // Once it is gone, a paste within the bound waits again.
+    let again = s.start_paste(&"u".repeat(800 << 10), Some(Duration::from_millis(200))).unwrap();
+    let err = again.finish().unwrap_err();
+    assert!(matches!(err, Error::PasteIncomplete { reason: "timed out", .. }), "{err:?}");
+}
+
 #[test]
 fn a_paste_can_be_cancelled_from_another_thread() {
     let engine = small_queue();

@@ -320,6 +320,7 @@ impl Reactor {
     ) {
         self.read_unread(id.0);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
+        let capacity = self.config.paste_bytes;
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
         let slot = match self.accepting(id) {
             Ok(slot) => slot,
@@ -335,6 +336,16 @@ impl Reactor {
             return;
         }
         let total = bytes.len();
+        let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
+        if parked + total > capacity {
+            let _ = reply.send(Err(Error::PasteTooLarge {
+                session: id,
+                waiting: parked,
+                attempted: total,
+                capacity,
+            }));
+            return;
+        }
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
