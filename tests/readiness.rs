@@ -851,3 +851,65 @@ fn a_nested_epoll_set_on_the_terminal_waits_for_keys() {
     program.send_text("q").unwrap();
     expect(&program, Until::text("key q"));
 }
+
+/// A program that runs another on a terminal of its own and relays between the two (`script`;
+/// `sudo` does so by default, its `use_pty`) reads the session's terminal whatever the program
+/// it hosts does: it waits for input only when the foreground group of the terminal it hosts
+/// waits. It read as waiting for keys from its first moment, while the command it ran slept,
+/// so a call returned before the command had printed anything.
+#[test]
+fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
+    if !require("script") || !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let command = "sleep 3; printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
+    let script = engine
+        .spawn(
+            SpawnSpec::new("script")
+                .args(["-q", "-c", command, "/dev/null"])
+                .env("SHELL", "/bin/sh"),
+        )
+        .unwrap();
+    input_wait_does_not_fire(&script);
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Keys));
+    assert!(script.screen().unwrap().contains("ready>"));
+    // The status names the program that reads, not the relay.
+    assert_eq!(script.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("sh"));
+    script.submit("42").unwrap();
+    expect(&script, Until::screen_contains("got-42"));
+    input_wait_does_not_fire(&script);
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Keys));
+    script.close().unwrap();
+}
+
+/// A command run in a POSIX session of its own, with no controlling terminal (`su USER -c
+/// CMD` does so, as `setsid -w` does), reads the session's terminal through the descriptors
+/// it inherited, while its parent, the terminal's foreground group, only waits for it: it
+/// waits for input when that command does. It read as running, so every call took its whole
+/// default wait (10 s) and said the program was still busy.
+#[test]
+fn a_command_in_a_session_of_its_own_waits_for_input_on_the_terminal() {
+    if !require("setsid") || !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let command =
+        "sleep 3; printf 'name? '; read -r x; echo hi-$x; sleep 3; read -r y; echo bye-$y";
+    let s = engine.spawn(SpawnSpec::new("setsid").args(["-w", "sh", "-c", command])).unwrap();
+    input_wait_does_not_fire(&s);
+    let started = Instant::now();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    assert!(s.screen().unwrap().contains("name?"));
+    assert_eq!(s.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("sh"));
+    s.submit("bob").unwrap();
+    expect(&s, Until::text("hi-bob"));
+    // The line typed was read (by a process outside the terminal's foreground group): the
+    // next read is a wait for input again, once the sleep is over.
+    input_wait_does_not_fire(&s);
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    assert!(started.elapsed() < Duration::from_secs(12), "{:?}", started.elapsed());
+    s.submit("ann").unwrap();
+    expect(&s, Until::text("bye-ann"));
+    expect(&s, Until::exit());
+}

@@ -1466,6 +1466,13 @@ mod linux {
         if let Some(relay) = relay.filter(|relay| !pids.contains(relay)) {
             pids.push(relay);
         }
+        // So does what children that left the session read of it (`su USER -c CMD`).
+        let parents = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid);
+        for child in detached_children(&members, parents, candidates, &looks) {
+            if !pids.contains(&child.pid) {
+                pids.push(child.pid);
+            }
+        }
         pids.into_iter().try_fold(0u64, |sum, pid| {
             let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
             let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
@@ -1553,6 +1560,154 @@ mod linux {
             .filter(|&pid| runs_program(pid) && of_another_session(pid))
             .filter(|&pid| holds_terminal(pid, tty, looks))
             .collect()
+    }
+
+    /// The live children of `parent`: from `/proc/PID/task/TID/children` (every thread's), or,
+    /// where the kernel does not give those, among `candidates` when given.
+    fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+        let Ok(tids) = numeric_entries(&format!("/proc/{parent}/task")) else {
+            return Vec::new();
+        };
+        let mut pids: Vec<i32> = Vec::new();
+        for tid in tids {
+            match fs::read_to_string(format!("/proc/{parent}/task/{tid}/children")) {
+                Ok(text) => {
+                    pids.extend(text.split_ascii_whitespace().filter_map(|p| p.parse::<i32>().ok()))
+                }
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound && tid == parent => {
+                    // No such file in this kernel (or the process is gone).
+                    return match candidates {
+                        Some(_) => processes(candidates, |s| s.ppid == parent && !is_dead(s)),
+                        None => Vec::new(),
+                    };
+                }
+                Err(_) => {}
+            }
+        }
+        pids.sort_unstable();
+        pids.dedup();
+        pids.into_iter()
+            .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|data| parse_stat(&data).ok())
+            .filter(|s| s.ppid == parent && !is_dead(s))
+            .collect()
+    }
+
+    /// The terminals `host` hosts, each as its foreground group and session: the controlling
+    /// terminal of each child of `host` that leads a POSIX session of its own, on a terminal
+    /// (`script` and `sudo` with `use_pty` run their command so, and copy between that terminal
+    /// and their own).
+    fn hosted_terminals(host: i32, candidates: Option<&[i32]>) -> Vec<(i32, i32)> {
+        let mut groups: Vec<(i32, i32)> = children(host, candidates)
+            .into_iter()
+            .filter(|c| c.pid == c.session && c.tty_nr != 0 && c.tpgid > 0)
+            .map(|c| (c.tpgid, c.session))
+            .collect();
+        groups.sort_unstable();
+        groups.dedup();
+        groups
+    }
+
+    /// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`
+    /// when it hosts none (it reads the terminal for itself); else waiting when the foreground
+    /// group of every one waits, busy when one is (a command `sudo` runs still works, though
+    /// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
+    /// one waits there and none is busy. At most [`super::HOSTED_GROUPS`] hosted groups a probe
+    /// are looked at.
+    fn hosted_wait(host: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> Option<InputWait> {
+        let groups = hosted_terminals(host, candidates);
+        if groups.is_empty() {
+            return None;
+        }
+        let mut reader = None;
+        let mut outside = None;
+        for (pgrp, session) in groups {
+            let left = probe.looks.hosted.get();
+            if left == 0 {
+                let reason = format!("pid {host} hosts more terminals than one probe looks at");
+                return Some(InputWait::Unknown { reason });
+            }
+            probe.looks.hosted.set(left - 1);
+            match group_wait(pgrp, Some(session), candidates, probe) {
+                InputWait::Waiting { reader: found } => reader = reader.or(found),
+                InputWait::Outside { reason } => {
+                    outside.get_or_insert(reason);
+                }
+                other => return Some(other),
+            }
+        }
+        Some(match (reader, outside) {
+            (None, Some(reason)) => InputWait::Outside { reason },
+            (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
+            (reader, None) => InputWait::Waiting { reader },
+        })
+    }
+
+    /// The children of `parents` (members of the terminal's session, of `members`) that left
+    /// the session, with no controlling terminal since, and still hold the terminal open (`su
+    /// USER -c CMD` runs CMD so; `setsid -w`): they read it through the descriptors they
+    /// inherited, as their parents wait for them.
+    fn detached_children(
+        members: &[ProcStat],
+        parents: impl IntoIterator<Item = i32>,
+        candidates: Option<&[i32]>,
+        looks: &Looks,
+    ) -> Vec<ProcStat> {
+        let Some(tty) = terminal_of(members) else {
+            return Vec::new();
+        };
+        let mut found: Vec<ProcStat> = Vec::new();
+        for parent in parents {
+            let Some(of) = members.iter().find(|m| m.pid == parent) else { continue };
+            for child in children(parent, candidates) {
+                if child.session != of.session
+                    && child.tty_nr == 0
+                    && !found.iter().any(|f| f.pid == child.pid)
+                    && holds_terminal(child.pid, tty, looks)
+                {
+                    found.push(child);
+                }
+            }
+        }
+        found
+    }
+
+    /// Whether the children that members `behind` wait for, and that left the terminal's
+    /// session ([`detached_children`]), wait for input on it: `None` when there are none, or
+    /// none of their groups waits (the members' own answer stands); else their groups' answer,
+    /// as [`hosted_wait`] gives it.
+    fn detached_wait(
+        members: &[ProcStat],
+        behind: &[i32],
+        candidates: Option<&[i32]>,
+        probe: Probe<'_>,
+    ) -> Option<InputWait> {
+        let detached = detached_children(members, behind.iter().copied(), candidates, probe.looks);
+        let mut groups: Vec<(i32, i32)> = detached.iter().map(|c| (c.pgrp, c.session)).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        let mut reader = None;
+        let mut outside = None;
+        for (pgrp, session) in groups {
+            let left = probe.looks.hosted.get();
+            if left == 0 {
+                return None;
+            }
+            probe.looks.hosted.set(left - 1);
+            match group_wait(pgrp, Some(session), candidates, probe) {
+                InputWait::Waiting { reader: found } => reader = reader.or(found),
+                InputWait::Outside { reason } => {
+                    outside.get_or_insert(reason);
+                }
+                InputWait::NotWaiting { .. } | InputWait::Unknown { .. } => return None,
+            }
+        }
+        match (reader, outside) {
+            (None, None) => None,
+            (None, Some(reason)) => Some(InputWait::Outside { reason }),
+            (Some(_), Some(reason)) => Some(InputWait::NotWaiting { reason }),
+            (Some(reader), None) => Some(InputWait::Waiting { reader: Some(reader) }),
+        }
     }
 
     /// The controlling terminal (`tty_nr`) of the first of `members` that has one.
@@ -1671,6 +1826,8 @@ mod linux {
         }
         let mut reader: Option<i32> = None;
         let mut behind: Option<InputWait> = None;
+        // The members waiting for a child, a pipe or a clock (see [`idle_behind`]).
+        let mut behind_pids: Vec<i32> = Vec::new();
         let mut relayed: Option<InputWait> = None;
         // A member waiting on the world outside (a server, `tail -f`), with its reason.
         let mut outside: Option<String> = None;
@@ -1692,8 +1849,20 @@ mod linux {
             }
             match observed {
                 None => {}
+                // A member that relays the terminal to one it hosts (`script`, `sudo` with
+                // `use_pty`) waits when the program on that terminal does.
                 Some((InputWait::Waiting { reader: first }, _)) => {
-                    reader = reader.or(first);
+                    match hosted_wait(member.pid, candidates, probe) {
+                        None => reader = reader.or(first),
+                        Some(InputWait::Waiting { reader: inner }) => {
+                            reader = reader.or(inner).or(first);
+                        }
+                        Some(InputWait::Outside { reason }) => {
+                            outside.get_or_insert(reason);
+                        }
+                        Some(InputWait::Unknown { reason }) => unknown.push(reason),
+                        Some(not) => return not,
+                    }
                 }
                 // A client waiting on its server's socket (tmux's), which may read the
                 // terminal for it: see below.
@@ -1705,6 +1874,7 @@ mod linux {
                 // reads the terminal.
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
                     behind.get_or_insert(not);
+                    behind_pids.push(member.pid);
                 }
                 Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
                     outside.get_or_insert(reason);
@@ -1757,7 +1927,9 @@ mod linux {
             (Some(_), Some(reason)) => return InputWait::NotWaiting { reason },
             (None, None) => {
                 if let Some(not) = behind {
-                    return not;
+                    // A child the members wait for may have left the terminal's session and
+                    // still read the terminal (`su USER -c CMD`, `setsid -w`).
+                    return detached_wait(&members, &behind_pids, candidates, probe).unwrap_or(not);
                 }
             }
             (Some(_), None) => {}
