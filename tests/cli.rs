@@ -1170,6 +1170,10 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),
         (&["start", "--name", "a b", "--", "true"], "not starting with a digit"),
         (&["start", "--name=-x", "--", "true"], "invalid session name \"-x\""),
+        (&["read", "a b"], "bad value for ID: invalid session name \"a b\""),
+        (&["send", "é", "--text", "x"], "bad value for ID: invalid session name \"é\""),
+        (&["close", "99999999999999999999999"], "not starting with a digit (an id)"),
+        (&["attach", "a b"], "bad value for ID: invalid session name \"a b\""),
     ];
     for (args, expected) in cases {
         let output = server.cli(args);

@@ -77,6 +77,12 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         }
     }
     let Some(session) = session else { return usage("attach needs a session ID") };
+    // A word that is neither an id nor a name is a malformed command line, as elsewhere.
+    if session.parse::<u64>().is_err()
+        && let Err(why) = termloom::server::check_session_name(&session)
+    {
+        return usage(&format!("bad value for ID: {why}"));
+    }
     let stdin = std::io::stdin();
     let Ok(saved) = termios::tcgetattr(stdin.as_fd()) else {
         say!("termloom: attach needs a terminal on its standard input");

@@ -2080,7 +2080,9 @@ mod tests {
                 match check() {
                     Ok(value) => return value,
                     Err(last) if Instant::now() >= deadline => {
-                        panic!("timed out after {WAIT_FOR_LIMIT:?} waiting for {what}; last observation: {last}")
+                        panic!(
+                            "timed out after {WAIT_FOR_LIMIT:?} waiting for {what}; last observation: {last}"
+                        )
                     }
                     Err(_) => std::thread::sleep(Duration::from_millis(20)),
                 }

@@ -211,7 +211,7 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     }
     for (name, value) in command.positional.iter().zip(positional) {
         match *name {
-            "ID" => arguments.insert("session_id".into(), session_ref(&value)),
+            "ID" => arguments.insert("session_id".into(), session_ref(&value)?),
             "CMD" if value.trim().is_empty() => {
                 return Err("CMD is empty; give the command line to run".into());
             }
@@ -408,9 +408,15 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
     }
 }
 
-/// An id as a number, a name as a string.
-fn session_ref(value: &str) -> Value {
-    value.parse::<u64>().map_or_else(|_| json!(value), |id| json!(id))
+/// An id as a number, a name as a string; a word that is neither (`a b`, `é`) is a malformed
+/// command line, refused as `--name` refuses it, before anything is sent.
+fn session_ref(value: &str) -> Result<Value, String> {
+    if let Ok(id) = value.parse::<u64>() {
+        return Ok(json!(id));
+    }
+    termloom::server::check_session_name(value)
+        .map_err(|why| format!("bad value for ID: {why}"))?;
+    Ok(json!(value))
 }
 
 /// `COLSxROWS`, within the sizes a terminal may have.
