@@ -1174,6 +1174,7 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["send", "é", "--text", "x"], "bad value for ID: invalid session name \"é\""),
         (&["close", "99999999999999999999999"], "not starting with a digit (an id)"),
         (&["attach", "a b"], "bad value for ID: invalid session name \"a b\""),
+        (&["start", "--env", "=x", "--", "true"], "--env \"=x\": give KEY=VALUE"),
     ];
     for (args, expected) in cases {
         let output = server.cli(args);

@@ -81,8 +81,10 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
             }
             "--env" if command.name == "start" => {
                 let pair = value()?;
-                let (key, val) =
-                    pair.split_once('=').ok_or(format!("--env {pair:?}: give KEY=VALUE"))?;
+                let (key, val) = pair
+                    .split_once('=')
+                    .filter(|(key, _)| !key.is_empty())
+                    .ok_or(format!("--env {pair:?}: give KEY=VALUE, KEY not empty"))?;
                 env.insert(key.to_owned(), json!(val));
                 continue;
             }
