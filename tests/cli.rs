@@ -998,6 +998,47 @@ fn a_wait_cut_short_by_a_question_exits_3() {
     assert!(help.contains("3 the program asks for input"), "{help}");
 }
 
+/// A look-up (`--lines`, `--search`, `--find`) after a wait exits as the wait ended, as a
+/// read without one does: 124 at its timeout, 3 when a question cut it short, 1 when the
+/// program exited first, the program's code for `--wait-exit`.
+#[test]
+fn a_look_up_after_a_wait_exits_as_the_wait_ended() {
+    let server = PrivateServer::start();
+    let busy = "echo first; exec sleep 600";
+    server.ok(&["start", "--name", "busy", "--wait-text", "first", "--", "sh", "-c", busy]);
+    let question = "echo first; read -p 'Proceed? ' x; exec cat";
+    server.ok(&["start", "--name", "q", "--", "bash", "-c", question]);
+    let exited = ["start", "--name", "e", "--wait-exit", "--", "sh", "-c", "echo first; exit 4"];
+    assert_code(&server.cli(&exited), 4);
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["read", "busy", "--search", "first", "--wait-text", "nope", "--timeout", "300"],
+            124,
+            "timeout",
+        ),
+        (
+            &["read", "q", "--lines", "0-", "--wait-text", "nope", "--timeout", LONG_MS],
+            3,
+            "waiting_for_input",
+        ),
+        (
+            &["read", "e", "--find", "first", "--wait-text", "nope", "--timeout", LONG_MS],
+            1,
+            "exited",
+        ),
+        (&["read", "e", "--search", "first", "--wait-exit", "--timeout", LONG_MS], 4, "exited"),
+    ];
+    for (args, expected, outcome) in cases {
+        let output = server.cli(args);
+        assert_code(&output, *expected);
+        let mut with_json = args.to_vec();
+        with_json.push("--json");
+        let output = server.cli(&with_json);
+        assert_code(&output, *expected);
+        assert_eq!(json(&output)["wait"]["outcome"], *outcome, "{args:?}");
+    }
+}
+
 /// The help lists, for each flag, the commands that take it, and a flag is refused in the
 /// command line's own words: its flags, never the tools' argument names.
 #[test]
