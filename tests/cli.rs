@@ -1216,6 +1216,8 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["close", "99999999999999999999999"], "not starting with a digit (an id)"),
         (&["attach", "a b"], "bad value for ID: invalid session name \"a b\""),
         (&["start", "--env", "=x", "--", "true"], "--env \"=x\": give KEY=VALUE"),
+        (&["start", "--command", "ls", "--", "true"], "give --command LINE or PROGRAM ARGS"),
+        (&["start", "--shell-integration", "--command", "ls"], "give the shell as PROGRAM"),
     ];
     for (args, expected) in cases {
         let output = server.cli(args);

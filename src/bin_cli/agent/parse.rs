@@ -237,6 +237,16 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     if let Some(argv) = argv.filter(|argv| !argv.is_empty()) {
         arguments.insert("argv".into(), json!(argv));
     }
+    // What `terminal_start` refuses whatever the server: a malformed command line (exit 2).
+    if arguments.contains_key("command") && arguments.contains_key("argv") {
+        return Err("give --command LINE or PROGRAM ARGS, not both".into());
+    }
+    if arguments.contains_key("command") && arguments.contains_key("shell_integration") {
+        return Err("--shell-integration needs an interactive shell, not a command line run by \
+            one: leave out --command (a shell starts), or give the shell as PROGRAM \
+            (`-- bash` or `-- zsh`)"
+            .into());
+    }
     if !env.is_empty() {
         arguments.insert("env".into(), Value::Object(env));
     }
