@@ -1206,6 +1206,8 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["read", "sh", "--find", ""], "bad value for --find: it is empty"),
         (&["wait", "sh", "--wait-row", "3"], "give one of them too"),
         (&["exec", "sh", ""], "CMD is empty"),
+        (&["exec", "sh", "echo a\necho b"], "CMD must be one line"),
+        (&["exec", "sh", "echo a\recho b"], "CMD must be one line"),
         (&["start", "--command", ""], "bad value for --command: it is empty"),
         (&["start", "--name", "", "--", "true"], "bad value for --name: it is empty"),
         (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),

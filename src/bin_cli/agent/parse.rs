@@ -217,6 +217,13 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
             "CMD" if value.trim().is_empty() => {
                 return Err("CMD is empty; give the command line to run".into());
             }
+            // Its line break would be Enter: what comes after it a second command, typed
+            // while the first runs.
+            "CMD" if value.contains(['\n', '\r']) => {
+                return Err("CMD must be one line; join commands with ; or &&, or write a \
+                    script and run it"
+                    .into());
+            }
             "CMD" => arguments.insert("command".into(), json!(value)),
             "SIGNAL" => {
                 value.parse::<termloom::Signal>().map_err(|err| {
