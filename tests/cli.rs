@@ -507,6 +507,7 @@ fn bad_arguments_exit_2_naming_the_argument() {
         (&["run", "vim", "notes.txt"], "\"vim\""),
         (&["run", "--screen"], "no program"),
         (&["run", "--shell", "true", "--", "true"], "--shell"),
+        (&["run", "--shell-integration", "--shell", "ls"], "--shell-integration"),
         (&["frobnicate"], "frobnicate"),
     ];
     for (args, named) in cases {
