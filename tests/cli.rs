@@ -1040,6 +1040,38 @@ fn a_look_up_after_a_wait_exits_as_the_wait_ended() {
     }
 }
 
+/// A call whose server is gone while it waits (killed, or stopped by `termloom kill-server`
+/// or a signal) says the server stopped, not that it failed.
+#[test]
+fn a_wait_whose_server_is_killed_says_the_server_stopped() {
+    let mut server = PrivateServer::start();
+    let busy = "echo ready; exec sleep 600";
+    server.ok(&["start", "--name", "busy", "--wait-text", "ready", "--", "sh", "-c", busy]);
+    let waiting = Command::new(TERMLOOM)
+        .args(["wait", "--socket", server.socket.to_str().unwrap(), "busy"])
+        .args(["--wait-text", "never", "--timeout", "60000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the server holds the wait.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let list = json(&server.cli(&["list", "--json"]));
+        if list["sessions"][0]["pending_waits"] == 1 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the wait never began: {list}");
+    }
+    server.child.kill().unwrap();
+    let output = waiting.wait_with_output().unwrap();
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("server on") && stderr.contains("stopped during the call"), "{stderr}");
+    assert!(!stderr.contains("failed"), "{stderr}");
+}
+
 /// The help lists, for each flag, the commands that take it, and a flag is refused in the
 /// command line's own words: its flags, never the tools' argument names.
 #[test]
