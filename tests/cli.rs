@@ -1249,6 +1249,8 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["read", "a b"], "bad value for ID: invalid session name \"a b\""),
         (&["send", "é", "--text", "x"], "bad value for ID: invalid session name \"é\""),
         (&["close", "99999999999999999999999"], "not starting with a digit (an id)"),
+        (&["read", "0"], "bad value for ID: session ids start at 1"),
+        (&["attach", "0"], "bad value for ID: session ids start at 1"),
         (&["attach", "a b"], "bad value for ID: invalid session name \"a b\""),
         (&["start", "--env", "=x", "--", "true"], "--env \"=x\": give KEY=VALUE"),
         (&["start", "--command", "ls", "--", "true"], "give --command LINE or PROGRAM ARGS"),

@@ -78,9 +78,12 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     }
     let Some(session) = session else { return usage("attach needs a session ID") };
     // A word that is neither an id nor a name is a malformed command line, as elsewhere.
-    if session.parse::<u64>().is_err()
-        && let Err(why) = termloom::server::check_session_name(&session)
-    {
+    let checked = match session.parse::<u64>() {
+        Ok(0) => Err("session ids start at 1, not 0".to_owned()),
+        Ok(_) => Ok(()),
+        Err(_) => termloom::server::check_session_name(&session),
+    };
+    if let Err(why) = checked {
         return usage(&format!("bad value for ID: {why}"));
     }
     let stdin = std::io::stdin();

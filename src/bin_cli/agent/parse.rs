@@ -430,8 +430,10 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
 /// An id as a number, a name as a string; a word that is neither (`a b`, `é`) is a malformed
 /// command line, refused as `--name` refuses it, before anything is sent.
 fn session_ref(value: &str) -> Result<Value, String> {
-    if let Ok(id) = value.parse::<u64>() {
-        return Ok(json!(id));
+    match value.parse::<u64>() {
+        Ok(0) => return Err("bad value for ID: session ids start at 1, not 0".into()),
+        Ok(id) => return Ok(json!(id)),
+        Err(_) => {}
     }
     termloom::server::check_session_name(value)
         .map_err(|why| format!("bad value for ID: {why}"))?;
