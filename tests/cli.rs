@@ -507,6 +507,7 @@ fn bad_arguments_exit_2_naming_the_argument() {
         (&["run", "vim", "notes.txt"], "\"vim\""),
         (&["run", "--screen"], "no program"),
         (&["run", "--shell", "true", "--", "true"], "--shell"),
+        (&["run", "--shell-integration", "--shell", "ls"], "--shell-integration"),
         (&["frobnicate"], "frobnicate"),
     ];
     for (args, named) in cases {
@@ -998,6 +999,79 @@ fn a_wait_cut_short_by_a_question_exits_3() {
     assert!(help.contains("3 the program asks for input"), "{help}");
 }
 
+/// A look-up (`--lines`, `--search`, `--find`) after a wait exits as the wait ended, as a
+/// read without one does: 124 at its timeout, 3 when a question cut it short, 1 when the
+/// program exited first, the program's code for `--wait-exit`.
+#[test]
+fn a_look_up_after_a_wait_exits_as_the_wait_ended() {
+    let server = PrivateServer::start();
+    let busy = "echo first; exec sleep 600";
+    server.ok(&["start", "--name", "busy", "--wait-text", "first", "--", "sh", "-c", busy]);
+    let question = "echo first; read -p 'Proceed? ' x; exec cat";
+    server.ok(&["start", "--name", "q", "--", "bash", "-c", question]);
+    let exited = ["start", "--name", "e", "--wait-exit", "--", "sh", "-c", "echo first; exit 4"];
+    assert_code(&server.cli(&exited), 4);
+    let cases: &[(&[&str], i32, &str)] = &[
+        (
+            &["read", "busy", "--search", "first", "--wait-text", "nope", "--timeout", "300"],
+            124,
+            "timeout",
+        ),
+        (
+            &["read", "q", "--lines", "0-", "--wait-text", "nope", "--timeout", LONG_MS],
+            3,
+            "waiting_for_input",
+        ),
+        (
+            &["read", "e", "--find", "first", "--wait-text", "nope", "--timeout", LONG_MS],
+            1,
+            "exited",
+        ),
+        (&["read", "e", "--search", "first", "--wait-exit", "--timeout", LONG_MS], 4, "exited"),
+    ];
+    for (args, expected, outcome) in cases {
+        let output = server.cli(args);
+        assert_code(&output, *expected);
+        let mut with_json = args.to_vec();
+        with_json.push("--json");
+        let output = server.cli(&with_json);
+        assert_code(&output, *expected);
+        assert_eq!(json(&output)["wait"]["outcome"], *outcome, "{args:?}");
+    }
+}
+
+/// A call whose server is gone while it waits (killed, or stopped by `termloom kill-server`
+/// or a signal) says the server stopped, not that it failed.
+#[test]
+fn a_wait_whose_server_is_killed_says_the_server_stopped() {
+    let mut server = PrivateServer::start();
+    let busy = "echo ready; exec sleep 600";
+    server.ok(&["start", "--name", "busy", "--wait-text", "ready", "--", "sh", "-c", busy]);
+    let waiting = Command::new(TERMLOOM)
+        .args(["wait", "--socket", server.socket.to_str().unwrap(), "busy"])
+        .args(["--wait-text", "never", "--timeout", "60000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Until the server holds the wait.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let list = json(&server.cli(&["list", "--json"]));
+        if list["sessions"][0]["pending_waits"] == 1 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the wait never began: {list}");
+    }
+    server.child.kill().unwrap();
+    let output = waiting.wait_with_output().unwrap();
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("server on") && stderr.contains("stopped during the call"), "{stderr}");
+    assert!(!stderr.contains("failed"), "{stderr}");
+}
+
 /// The help lists, for each flag, the commands that take it, and a flag is refused in the
 /// command line's own words: its flags, never the tools' argument names.
 #[test]
@@ -1165,11 +1239,22 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["read", "sh", "--find", ""], "bad value for --find: it is empty"),
         (&["wait", "sh", "--wait-row", "3"], "give one of them too"),
         (&["exec", "sh", ""], "CMD is empty"),
+        (&["exec", "sh", "echo a\necho b"], "CMD must be one line"),
+        (&["exec", "sh", "echo a\recho b"], "CMD must be one line"),
         (&["start", "--command", ""], "bad value for --command: it is empty"),
         (&["start", "--name", "", "--", "true"], "bad value for --name: it is empty"),
         (&["start", "--name", "12", "--", "true"], "invalid session name \"12\""),
         (&["start", "--name", "a b", "--", "true"], "not starting with a digit"),
         (&["start", "--name=-x", "--", "true"], "invalid session name \"-x\""),
+        (&["read", "a b"], "bad value for ID: invalid session name \"a b\""),
+        (&["send", "é", "--text", "x"], "bad value for ID: invalid session name \"é\""),
+        (&["close", "99999999999999999999999"], "not starting with a digit (an id)"),
+        (&["read", "0"], "bad value for ID: session ids start at 1"),
+        (&["attach", "0"], "bad value for ID: session ids start at 1"),
+        (&["attach", "a b"], "bad value for ID: invalid session name \"a b\""),
+        (&["start", "--env", "=x", "--", "true"], "--env \"=x\": give KEY=VALUE"),
+        (&["start", "--command", "ls", "--", "true"], "give --command LINE or PROGRAM ARGS"),
+        (&["start", "--shell-integration", "--command", "ls"], "give the shell as PROGRAM"),
     ];
     for (args, expected) in cases {
         let output = server.cli(args);

@@ -1436,6 +1436,10 @@ fn errors_and_notes_name_what_the_command_line_takes() {
     assert!(message.starts_with("termloom: --lines 9-: the transcript holds"), "{message}");
     let stable = server.ok(&["send", "c", "--text", "x", "--wait-stable", "0"]);
     assert!(stable.contains("screen stable for 0 ms held"), "{stable}");
+    // Advice gives the flags and words the command line takes, not the tool's arguments.
+    let message = stderr(&["wait", "c", "--wait-prompt"], 1);
+    assert!(message.contains("so --wait-prompt can never hold"), "{message}");
+    assert!(message.contains("without --command or PROGRAM starts a shell"), "{message}");
     server.ok(&["close", "c"]);
 }
 

@@ -77,6 +77,15 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         }
     }
     let Some(session) = session else { return usage("attach needs a session ID") };
+    // A word that is neither an id nor a name is a malformed command line, as elsewhere.
+    let checked = match session.parse::<u64>() {
+        Ok(0) => Err("session ids start at 1, not 0".to_owned()),
+        Ok(_) => Ok(()),
+        Err(_) => termloom::server::check_session_name(&session),
+    };
+    if let Err(why) = checked {
+        return usage(&format!("bad value for ID: {why}"));
+    }
     let stdin = std::io::stdin();
     let Ok(saved) = termios::tcgetattr(stdin.as_fd()) else {
         say!("termloom: attach needs a terminal on its standard input");

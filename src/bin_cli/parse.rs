@@ -86,6 +86,12 @@ pub(super) fn parse(args: Vec<OsString>) -> Result<Parsed, String> {
         return Ok(Parsed::Help);
     }
     let program = program(options.shell.clone(), argv)?;
+    if options.shell_integration && matches!(program, Program::Shell(_)) {
+        return Err("--shell-integration needs an interactive shell, not a command line run by \
+            one: give the shell as the program (`-- bash` or `-- zsh`) and its commands as \
+            --run-command or --submit steps"
+            .to_owned());
+    }
     if !options.shell_integration && steps.iter().any(|s| matches!(s.step, Step::RunCommand(_))) {
         return Err(
             "--run-command needs --shell-integration (and bash or zsh as the program): it knows a command's end and exit code from the shell's prompt marks".to_owned(),

@@ -100,7 +100,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         let arguments = Value::Object(request.arguments.clone());
         client
             .call_tool_as(Some(&request.client), command.tool, arguments)
-            .map_err(|e| server_failed(&mut client, &e))
+            .map_err(|e| server_failed(&mut client, &e, &request.target))
     });
     match result {
         Ok(result) => report(command, &request, &result),
@@ -158,14 +158,43 @@ fn fail(json: bool, kind: FailureKind, message: &str) -> ExitCode {
 
 /// The message for a call that failed. A server that refused the connection (at its limit
 /// of connections, say) wrote why before closing it, so a failed write is followed by a read
-/// of that message.
-fn server_failed(client: &mut termloom::server::Client, err: &std::io::Error) -> String {
+/// of that message. A server that is gone once the call lost its connection was stopped
+/// while the call ran (`kill-server`, a signal, a crash): that says more than a lost answer.
+fn server_failed(
+    client: &mut termloom::server::Client,
+    err: &std::io::Error,
+    target: &Target,
+) -> String {
     use std::io::ErrorKind;
     if matches!(err.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset)
         && let Err(refusal) = client.next_reply()
         && refusal.kind() == ErrorKind::Other
     {
         return format!("the termloom server refused the connection: {refusal}");
+    }
+    let lost = |kind| {
+        matches!(
+            kind,
+            ErrorKind::UnexpectedEof | ErrorKind::BrokenPipe | ErrorKind::ConnectionReset
+        )
+    };
+    // A server being killed may still take a connection for a moment: gone when that
+    // connection is lost too (a server that does not answer at all is not said to be gone).
+    let gone = || match termloom::server::Client::connect(&target.socket) {
+        Ok(mut probe) => {
+            let (answered, answer) = std::sync::mpsc::channel();
+            std::thread::spawn(move || answered.send(probe.hello(None).map(drop)));
+            answer
+                .recv_timeout(std::time::Duration::from_secs(2))
+                .is_ok_and(|hello| hello.is_err_and(|err| lost(err.kind())))
+        }
+        Err(err) => matches!(err.kind(), ErrorKind::NotFound | ErrorKind::ConnectionRefused),
+    };
+    if lost(err.kind()) && gone() {
+        return format!(
+            "the termloom server on {} stopped during the call (`termloom kill-server`, a signal or a crash), and its sessions ended with it",
+            target.socket.display()
+        );
     }
     format!("the termloom server failed: {err}")
 }

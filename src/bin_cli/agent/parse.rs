@@ -81,8 +81,10 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
             }
             "--env" if command.name == "start" => {
                 let pair = value()?;
-                let (key, val) =
-                    pair.split_once('=').ok_or(format!("--env {pair:?}: give KEY=VALUE"))?;
+                let (key, val) = pair
+                    .split_once('=')
+                    .filter(|(key, _)| !key.is_empty())
+                    .ok_or(format!("--env {pair:?}: give KEY=VALUE, KEY not empty"))?;
                 env.insert(key.to_owned(), json!(val));
                 continue;
             }
@@ -211,9 +213,16 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     }
     for (name, value) in command.positional.iter().zip(positional) {
         match *name {
-            "ID" => arguments.insert("session_id".into(), session_ref(&value)),
+            "ID" => arguments.insert("session_id".into(), session_ref(&value)?),
             "CMD" if value.trim().is_empty() => {
                 return Err("CMD is empty; give the command line to run".into());
+            }
+            // Its line break would be Enter: what comes after it a second command, typed
+            // while the first runs.
+            "CMD" if value.contains(['\n', '\r']) => {
+                return Err("CMD must be one line; join commands with ; or &&, or write a \
+                    script and run it"
+                    .into());
             }
             "CMD" => arguments.insert("command".into(), json!(value)),
             "SIGNAL" => {
@@ -234,6 +243,16 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     }
     if let Some(argv) = argv.filter(|argv| !argv.is_empty()) {
         arguments.insert("argv".into(), json!(argv));
+    }
+    // What `terminal_start` refuses whatever the server: a malformed command line (exit 2).
+    if arguments.contains_key("command") && arguments.contains_key("argv") {
+        return Err("give --command LINE or PROGRAM ARGS, not both".into());
+    }
+    if arguments.contains_key("command") && arguments.contains_key("shell_integration") {
+        return Err("--shell-integration needs an interactive shell, not a command line run by \
+            one: leave out --command (a shell starts), or give the shell as PROGRAM \
+            (`-- bash` or `-- zsh`)"
+            .into());
     }
     if !env.is_empty() {
         arguments.insert("env".into(), Value::Object(env));
@@ -408,9 +427,17 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
     }
 }
 
-/// An id as a number, a name as a string.
-fn session_ref(value: &str) -> Value {
-    value.parse::<u64>().map_or_else(|_| json!(value), |id| json!(id))
+/// An id as a number, a name as a string; a word that is neither (`a b`, `é`) is a malformed
+/// command line, refused as `--name` refuses it, before anything is sent.
+fn session_ref(value: &str) -> Result<Value, String> {
+    match value.parse::<u64>() {
+        Ok(0) => return Err("bad value for ID: session ids start at 1, not 0".into()),
+        Ok(id) => return Ok(json!(id)),
+        Err(_) => {}
+    }
+    termloom::server::check_session_name(value)
+        .map_err(|why| format!("bad value for ID: {why}"))?;
+    Ok(json!(value))
 }
 
 /// `COLSxROWS`, within the sizes a terminal may have.

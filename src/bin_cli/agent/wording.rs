@@ -207,6 +207,8 @@ const PHRASES: &[(&str, &str)] = &[
         "start one with `termloom start` without PROGRAM (or `termloom start --shell-integration -- bash`)",
     ),
     ("close some with terminal_close (termloom close ID)", "close some with termloom close ID"),
+    ("so prompt can never hold", "so --wait-prompt can never hold"),
+    ("terminal_start without command or argv", "terminal_start without --command or PROGRAM"),
     (
         "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked",
         "the policy says to ask a person, and no one can be asked on the command line",

@@ -9,7 +9,7 @@ use crate::wait::bad_regex;
 
 use super::args::Args;
 use super::budget::Budget;
-use super::render::{Header, header, push_block};
+use super::render::{Header, header, push_block, status_json};
 use super::view::max_bytes;
 use super::waits::Report;
 use super::{ToolError, ToolOutput};
@@ -56,8 +56,8 @@ pub(crate) fn lookup(
     };
     let value = args.str(name).unwrap_or_default();
     let (block, structured) = match name {
-        "svg" => return svg(session, max),
-        "png" => return png(session, max, largest),
+        "svg" => return svg(session, max).map(|output| after_wait(output, waited, max)),
+        "png" => return png(session, max, largest).map(|output| after_wait(output, waited, max)),
         "lines" => lines(session, value, max)?,
         "search" => search(session, value, max)?,
         _ => find(session, value)?,
@@ -67,7 +67,21 @@ pub(crate) fn lookup(
     let mut text =
         Header { started: None, status: &status, at: None, wait: wait.as_deref() }.render();
     push_block(&mut text, &block);
-    Ok(ToolOutput::new(text, structured))
+    let mut output = ToolOutput::new(text, structured);
+    if waited.is_some() {
+        output.structured["status"] = status_json(&status);
+    }
+    Ok(after_wait(output, waited, max))
+}
+
+/// `output` with what ended the call's wait (`waited`, its strings within `max` bytes) as a
+/// read without a look-up gives it, so that a caller tells a wait that held from one that
+/// timed out, was cut short by a question or by the program's exit.
+fn after_wait(mut output: ToolOutput, waited: Option<&Report>, max: usize) -> ToolOutput {
+    if let Some(report) = waited {
+        output.structured["wait"] = report.within(&mut Budget::with_copies(max, 2)).json();
+    }
+    output
 }
 
 /// `svg=true`: the screen drawn as SVG, whole or not at all (a cut image is no image).

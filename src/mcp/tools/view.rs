@@ -438,13 +438,7 @@ fn layout(
         "rewritten": reading.new.rewritten,
         "missed_lines": reading.new.missed_lines,
         "screen": screen_json,
-        "wait": wait.map(|w| json!({
-            "condition": w.condition,
-            "outcome": w.outcome,
-            "matched_text": w.matched_text,
-            "elapsed_ms": w.elapsed.as_millis() as u64,
-            "default": w.implicit,
-        })),
+        "wait": wait.map(|w| w.json()),
     });
     (ToolOutput::new(text, structured), screen_whole)
 }

@@ -340,6 +340,18 @@ impl Report {
         }
     }
 
+    /// The structured result's `wait`: the condition, how the wait ended, the matched text,
+    /// how long it took and whether it was the default wait.
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "condition": self.condition,
+            "outcome": self.outcome,
+            "matched_text": self.matched_text,
+            "elapsed_ms": self.elapsed.as_millis() as u64,
+            "default": self.implicit,
+        })
+    }
+
     /// What was waited for and what happened, in a few words for the result's header; `None`
     /// when the default wait (or a wait for the exit alone) ended because the program waits
     /// for input or exited and the header's status (`shown`, taken after the wait) already
