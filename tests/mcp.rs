@@ -2795,37 +2795,22 @@ fn the_stateless_revision_asks_with_input_required_rounds() {
     client.finish();
 }
 
+/// Also behind a relay to a terminal it hosts (`script`, as `sudo` with `use_pty` does), which
+/// keeps the session's own terminal raw: the prompt is the hosted terminal's.
 #[test]
 fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
+    if !require("script") {
+        return;
+    }
     let secret = "hunter2-Zq9";
-    let mut client = Client::start();
-    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
     // The password is read by a program the shell started, which the question names.
     let script = format!(
         "python3 -c 'import getpass; p = getpass.getpass(\"Password: \"); print(\"RIGHT\" if p == \"{secret}\" else \"WRONG\")'; read -r -p 'more: ' q"
     );
-    let started =
-        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
-    let id = started["session_id"].clone();
-    // Not at a password prompt yet? It is: bash reads with echo off. A second secret later,
-    // at the echoing `more:` prompt, is refused without asking anyone.
-    let call = client.send_request(
-        "tools/call",
-        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "input_wait": true}}),
-    );
-    let question = client.answer(1, json!({"action": "accept", "content": {"secret": secret}}));
-    let asked = question["params"]["message"].as_str().unwrap();
-    assert!(asked.contains("Password:") && asked.starts_with("python3 (session"), "{asked}");
-    assert_eq!(question["params"]["requestedSchema"]["required"], json!(["secret"]));
-    let result = client.response(&call)["result"].clone();
-    assert_eq!(result["isError"], false, "{}", text(&result));
-    assert!(text(&result).contains("RIGHT"), "{}", text(&result));
-    let refused = client.tool_error("terminal_send", json!({"session_id": id, "secret": true}));
-    assert!(refused.contains("not at a password prompt"), "{refused}");
-    let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
-    let everything = format!("{read}{result}{}", serde_json::to_string(&client.other).unwrap());
-    assert!(!everything.contains(secret), "the secret leaked: {everything}");
-    client.finish();
+    let hosted = format!("bash -c '{}'", script.replace('\'', r"'\''"));
+    for argv in [json!(["bash", "-c", script]), json!(["script", "-qc", hosted, "/dev/null"])] {
+        a_secret_is_typed_and_never_shown(&argv, secret);
+    }
     // A client that cannot ask the person is told what to do instead.
     let mut client = Client::initialized("2025-11-25");
     let started = client.tool(
@@ -2835,6 +2820,36 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     let refused = client
         .tool_error("terminal_send", json!({"session_id": started["session_id"], "secret": true}));
     assert!(refused.contains("type it into the program themselves"), "{refused}");
+    client.finish();
+}
+
+/// Starts `argv`, which asks for `secret` and then for a line, and types the person's answer.
+fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let started = client.tool("terminal_start", json!({"argv": argv, "input_wait": true}));
+    let id = started["session_id"].clone();
+    // Not at a password prompt yet? It is: bash reads with echo off. A second secret later,
+    // at the echoing `more:` prompt, is refused without asking anyone.
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "input_wait": true}}),
+    );
+    let question = client.answer(1, json!({"action": "accept", "content": {"secret": secret}}));
+    let asked = question["params"]["message"].as_str().unwrap();
+    assert!(
+        asked.contains("Password:") && asked.starts_with("python3 (session"),
+        "{argv}: {asked}"
+    );
+    assert_eq!(question["params"]["requestedSchema"]["required"], json!(["secret"]));
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{argv}: {}", text(&result));
+    assert!(text(&result).contains("RIGHT"), "{argv}: {}", text(&result));
+    let refused = client.tool_error("terminal_send", json!({"session_id": id, "secret": true}));
+    assert!(refused.contains("not at a password prompt"), "{argv}: {refused}");
+    let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    let everything = format!("{read}{result}{}", serde_json::to_string(&client.other).unwrap());
+    assert!(!everything.contains(secret), "the secret leaked: {everything}");
     client.finish();
 }
 

@@ -863,7 +863,8 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
         return;
     }
     let engine = engine();
-    let command = "sleep 3; printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
+    let command = "sleep 3; printf 'ready> '; read -r x; echo got-$x; sleep 3; \
+        stty -echo; printf 'pw> '; read -r y; stty echo; echo; echo pw-length-${#y}; read -r z";
     let script = engine
         .spawn(
             SpawnSpec::new("script")
@@ -872,14 +873,22 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
         )
         .unwrap();
     input_wait_does_not_fire(&script);
-    assert_eq!(input_wait_fires(&script), Some(InputKind::Keys));
+    // The kind of input is the hosted terminal's (a line), not that of the session's terminal,
+    // which the relay keeps raw (it read "keys").
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Line));
     assert!(script.screen().unwrap().contains("ready>"));
     // The status names the program that reads, not the relay.
     assert_eq!(script.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("sh"));
     script.submit("42").unwrap();
     expect(&script, Until::screen_contains("got-42"));
     input_wait_does_not_fire(&script);
-    assert_eq!(input_wait_fires(&script), Some(InputKind::Keys));
+    // A password prompt in the hosted terminal is one: a secret may be typed there (it was
+    // refused, the session's terminal being raw).
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Password));
+    script.send_secret("hunter2").unwrap();
+    expect(&script, Until::screen_contains("pw-length-7"));
+    assert!(!script.screen().unwrap().contains("hunter2"));
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Line));
     script.close().unwrap();
 }
 

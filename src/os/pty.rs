@@ -83,6 +83,49 @@ pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineMod
     })
 }
 
+/// The echo and canonical flags of the pseudo-terminal that is process `pid`'s controlling
+/// terminal, when that is not the terminal behind `master` but one a program of the session
+/// made and relays to (`sudo` with `use_pty`, `script`): the program in it reads its keys
+/// there, under its own modes, while the relay keeps the session's terminal raw. `None` when
+/// it is the session's own terminal, no pseudo-terminal, or cannot be opened (another
+/// user's). Opened without becoming anyone's controlling terminal, and closed at once.
+#[cfg(target_os = "linux")]
+pub(crate) fn hosted_line_modes(
+    master: BorrowedFd<'_>,
+    pid: i32,
+) -> Option<crate::types::LineModes> {
+    use rustix::fs::{Mode, OFlags, fstat, makedev, stat};
+    /// The major device number of every Unix 98 pseudo-terminal's slave (`/dev/pts/N` is
+    /// minor `N`: the kernel gives them 20 bits of minor under this one major).
+    const PTS_MAJOR: u32 = 136;
+    // `tty_nr` as the kernel encodes it: minor bits 0-7 and 20-31, major bits 8-19.
+    let tty = crate::os::procfs::read_stat(pid).ok()?.tty_nr as u32;
+    let (major, minor) = ((tty >> 8) & 0xfff, (tty & 0xff) | ((tty >> 12) & 0xfff00));
+    if major != PTS_MAJOR {
+        return None;
+    }
+    let device = makedev(major, minor);
+    let own = rustix::pty::ptsname(master, Vec::new()).ok()?;
+    if stat(own.as_c_str()).ok()?.st_rdev == device {
+        return None;
+    }
+    let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let hosted = rustix::fs::open(format!("/dev/pts/{minor}"), flags, Mode::empty()).ok()?;
+    if fstat(&hosted).ok()?.st_rdev != device {
+        return None;
+    }
+    line_modes(std::os::fd::AsFd::as_fd(&hosted))
+}
+
+/// Elsewhere, the session's own terminal's modes are all termloom reads.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn hosted_line_modes(
+    _master: BorrowedFd<'_>,
+    _pid: i32,
+) -> Option<crate::types::LineModes> {
+    None
+}
+
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its
 /// controlling terminal. Returns the child's pid.
 pub(crate) fn spawn(

@@ -355,6 +355,18 @@ impl Slot {
         }
     }
 
+    /// The line modes `reader`, a program seen waiting for input, reads under: those of a
+    /// terminal a program of the session made and relays to, when it reads one (`sudo` with
+    /// `use_pty`, `script`: the relay keeps the session's terminal raw), else the session's
+    /// own terminal's.
+    fn reader_line_modes(&self, reader: Option<i32>) -> Option<crate::types::LineModes> {
+        let hosted =
+            self.master.as_ref().zip(reader).and_then(|(master, reader)| {
+                crate::os::pty::hosted_line_modes(master.as_fd(), reader)
+            });
+        hosted.or_else(|| self.line_modes())
+    }
+
     /// Drops queued and parked input (the program will never read it); a paste waiting for
     /// room is told why, as a new input would be (see `Reactor::accepting`).
     fn drop_input(&mut self) {

@@ -224,9 +224,22 @@ impl Reactor {
                 slot.queue.len()
             )));
         }
-        let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        let password = |modes: Option<crate::types::LineModes>| {
+            modes.is_some_and(|modes| modes.input_kind() == crate::InputKind::Password)
+        };
+        let mut modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        if !password(modes) {
+            // A program on a terminal a program of the session made and relays to (`sudo`
+            // with `use_pty`) may ask, while the relay keeps the session's terminal raw.
+            let quiet = slot.last_output.max(slot.last_input).elapsed();
+            if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
+                waiters::input_wait_of(slot, waiters::Sighting::First, quiet)
+            {
+                modes = slot.reader_line_modes(Some(reader));
+            }
+        }
         match modes {
-            Some(modes) if modes.canonical && !modes.echo => {}
+            Some(modes) if password(Some(modes)) => {}
             other => {
                 return Err(Error::NotAtPasswordPrompt {
                     session: id,

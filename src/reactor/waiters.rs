@@ -196,23 +196,24 @@ impl Reactor {
         // wait once the screen is still.)
         let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
             || slot.waiters.iter().any(|w| w.until.needs_busy_check()) && quiet_for >= settle;
-        let input_wait = if probe && slot.exit.is_none() {
+        // Whether the program waits for input, and which process reads.
+        let (input_wait, reader) = if probe && slot.exit.is_none() {
             match input_wait_of(slot, Sighting::Confirmed, stable_for) {
-                (procfs::InputWait::Waiting { .. }, _) => Some(true),
-                (procfs::InputWait::NotWaiting { .. }, _) => Some(false),
+                (procfs::InputWait::Waiting { reader }, _) => (Some(true), reader),
+                (procfs::InputWait::NotWaiting { .. }, _) => (Some(false), None),
                 // Silence is the answer of a program waiting on the world outside (a server,
                 // `tail -f`): like one /proc cannot tell, it settles once quiet.
-                (procfs::InputWait::Outside { .. }, _) => None,
-                (procfs::InputWait::Unknown { .. }, _) => None,
+                (procfs::InputWait::Outside { .. }, _) => (None, None),
+                (procfs::InputWait::Unknown { .. }, _) => (None, None),
             }
         } else {
-            None
+            (None, None)
         };
         let at_prompt = slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         let line_input = input_wait == Some(true)
             && slot.waiters.iter().any(|w| w.until.needs_line_check())
-            && asks_for_line(slot, at_prompt);
+            && asks_for_line(slot, at_prompt, reader);
         let view = StateView { line_input, quiet_for, stable_for, at_prompt, input_wait, settle };
         let ended = match (slot.exit, slot.closed) {
             (Some(status), _) => Some(Fired::Exited { status }),
@@ -621,11 +622,8 @@ impl Reactor {
                             .map(|name| Process { pid: reader, name })
                             .or(status.foreground);
                     }
-                    status.input_kind = slot
-                        .master
-                        .as_ref()
-                        .and_then(|m| crate::os::pty::line_modes(m.as_fd()))
-                        .map(crate::LineModes::input_kind);
+                    status.input_kind =
+                        slot.reader_line_modes(reader).map(crate::LineModes::input_kind);
                     Activity::WaitingForInput
                 }
                 procfs::InputWait::Unknown { reason } => {
@@ -717,13 +715,14 @@ impl UnreadInput {
 /// the session waits for a child (a shell for its job). A group of several (a shell without
 /// job control and its background job, `(sleep 9; echo late) & read x`) or a background job
 /// of a shell with job control may print while it reads; and nothing they printed before
-/// they ended is still unread.
-fn asks_for_line(slot: &Slot, at_prompt: bool) -> bool {
+/// they ended is still unread. The modes are those of the terminal `reader` reads (see
+/// `Slot::reader_line_modes`).
+fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     let Some(master) = &slot.master else {
         return false;
     };
     let line = at_prompt
-        || crate::os::pty::line_modes(master.as_fd()).is_some_and(|modes| {
+        || slot.reader_line_modes(reader).is_some_and(|modes| {
             matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
         });
     let alone = line
@@ -793,7 +792,7 @@ fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
 /// `quiet` is how long the terminal has been quiet, which tells an idle tick of a short timer
 /// from an answer (see [`procfs::group_input_wait`]): since the last output for a status,
 /// since the last change of the screen for a wait.
-fn input_wait_of(
+pub(super) fn input_wait_of(
     slot: &Slot,
     sighting: Sighting,
     quiet: Duration,
@@ -897,7 +896,7 @@ fn input_wait_of(
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
 /// only once confirmed (what ends a wait, or abandons a command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sighting {
+pub(super) enum Sighting {
     First,
     Confirmed,
 }

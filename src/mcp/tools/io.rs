@@ -221,9 +221,13 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
     let info = session.info()?;
-    // Checked before the person is asked (and again by the reactor before it types).
+    // Checked before the person is asked (and again by the reactor before it types): on the
+    // session's terminal, or on one a program of it hosts (`sudo` with `use_pty`), which the
+    // status reads.
     let modes = info.line_modes;
-    if !modes.is_some_and(|m| m.input_kind() == crate::InputKind::Password) {
+    let status = session.status()?;
+    let password = |kind: Option<crate::InputKind>| kind == Some(crate::InputKind::Password);
+    if !password(modes.map(crate::LineModes::input_kind)) && !password(status.input_kind) {
         return Err(ToolError::from(crate::Error::NotAtPasswordPrompt {
             session: id,
             echo: modes.is_none_or(|m| m.echo),
@@ -234,7 +238,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let prompt = screen.lines.get(screen.cursor.row as usize).map_or("", |l| l.trim());
     let prompt = super::shown_to_person(prompt);
     // The program that reads the terminal (python3's getpass in a shell), not the shell.
-    let asking = session.status()?.foreground.map_or(info.program, |process| process.name);
+    let asking = status.foreground.map_or(info.program, |process| process.name);
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Type it here: it goes to the program, and the model never sees it.",
         super::shown_to_person(&asking)
