@@ -760,6 +760,17 @@ mod tests {
     }
 
     #[test]
+    fn a_control_escape_does_not_carry_an_ansi_c_string_past_its_quote() {
+        // Bash pairs `\c` and ends the string at the quote after it; `\c\X` pairs `\X`.
+        assert_reads(&[
+            ("echo $'\\c'; touch F #'", &["echo", "touch"]),
+            ("echo $'\\c\\\\'; touch F #'", &["echo", "touch"]),
+            ("echo $'\\c\\' ';touch F #'", &["echo", "touch"]),
+            ("echo $'\\cA'; touch F", &["echo", "touch"]),
+        ]);
+    }
+
+    #[test]
     fn wrapper_options_split_strings_and_other_shells() {
         assert_reads(&[
             ("sudo --login touch F; sudo --login-c x touch F", &["sudo", "touch", "sudo", "touch"]),
