@@ -861,6 +861,26 @@ mod tests {
     }
 
     #[test]
+    fn env_and_sudo_take_any_name_before_an_equals_sign_as_a_variable() {
+        // GNU env sets every word with a `=` before its program, sudo every one not starting
+        // with it, whether or not the name could be a shell variable's.
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "env X.Y=1 touch F",
+                "env 'A-B=1' touch F",
+                "env =x touch F",
+                "env -S 'X.Y=1 touch F'",
+                "sudo X.Y=1 touch F",
+                "sudo -u root A-B=1 touch F",
+            ],
+        );
+        let mut policy = allow_usr_bin();
+        policy.rules.push(rule(&["sudo"], Decision::Allow));
+        assert_allowed(&policy, &["env X.Y=1 ls", "sudo A-B=1 ls"]);
+    }
+
+    #[test]
     fn a_relative_program_after_cd_is_not_allowed() {
         let mut policy = allow_usr_bin();
         policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));
