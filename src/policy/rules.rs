@@ -881,6 +881,40 @@ mod tests {
     }
 
     #[test]
+    fn a_line_a_posix_shell_runs_is_not_read_with_bash_syntax_it_does_not_have() {
+        // dash (`sh` on Debian) reads `$'…'` as `$` and a quoted string ending at the first
+        // quote, `((…))` as subshells, `$[` as text and `[[` as a command.
+        let lines = [
+            "echo $'it\\'s\ntouch F #'",
+            "((touch F))",
+            "echo $[ ; touch F ]",
+            "[[ x ; touch F ; ]]",
+        ];
+        for shell in ["sh", "dash", "/bin/sh", "ash"] {
+            let argv: Vec<SpawnRequest> = lines
+                .iter()
+                .map(|line| request(SpawnSpec::new(shell).args(["-c", line])))
+                .collect();
+            for request in argv {
+                let verdict = deny_touch().decide(&request);
+                assert_eq!(verdict.decision, Decision::Deny, "{request:?}: {verdict:?}");
+            }
+        }
+        assert_not_allowed(
+            &deny_touch(),
+            &["sh -c \"((touch F))\"", "busybox sh -c '((touch F))'"],
+        );
+        // What reads alike in both stays allowed.
+        assert_allowed(
+            &deny_touch(),
+            &[
+                "sh -c 'echo $((1+2)); ls; [ -f x ] || grep [[:digit:]] f'",
+                "bash -c \"echo $'x'; ((i++))\"",
+            ],
+        );
+    }
+
+    #[test]
     fn a_relative_program_after_cd_is_not_allowed() {
         let mut policy = allow_usr_bin();
         policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));

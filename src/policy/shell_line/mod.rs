@@ -119,9 +119,49 @@ pub(crate) fn commands_run_by(shell: &str, line: &str) -> Reading {
 /// Why `shell` may not run `line` as bash reads it, when it may not.
 fn unlike_bash(shell: &str, line: &str) -> Option<String> {
     let name = basename(shell);
-    let bash_like = matches!(name, "sh" | "bash" | "rbash" | "dash" | "ash");
-    (!bash_like && !is_plain(line))
-        .then(|| format!("{name} runs it, which does not read lines as bash does"))
+    match name {
+        "bash" | "rbash" => None,
+        "sh" | "dash" | "ash" => posix_differs(line)
+            .map(|what| format!("{name} runs it, which may read {what} otherwise than bash")),
+        _ => (!is_plain(line))
+            .then(|| format!("{name} runs it, which does not read lines as bash does")),
+    }
+}
+
+/// What of bash's own syntax `line` holds that a POSIX shell (`sh` is dash on Debian and
+/// Ubuntu; busybox's ash) reads otherwise, so that a command bash would not run may be
+/// hidden in it: `$'…'` (dash reads a `$`, then a single-quoted string that ends at the first
+/// quote, even an escaped one), `((…))` (two subshells), `$[…]` (a `$` and a glob) and `[[`
+/// (a command, its line going on at the next `;`).
+fn posix_differs(line: &str) -> Option<&'static str> {
+    let chars: Vec<char> = line.chars().collect();
+    let before = |at: usize| at.checked_sub(1).map(|b| chars[b]);
+    // Where a command may start: after an operator, or a keyword (`then [[`).
+    let command_position = |at: usize| {
+        let mut end = at;
+        while end > 0 && matches!(chars[end - 1], ' ' | '\t') {
+            end -= 1;
+        }
+        if end == 0 || ";&|(){}!\n".contains(chars[end - 1]) {
+            return true;
+        }
+        let mut start = end;
+        while start > 0 && !" \t\n;&|()".contains(chars[start - 1]) && end - start < 8 {
+            start -= 1;
+        }
+        let word: String = chars[start..end].iter().collect();
+        KEYWORDS.contains(&word.as_str()) || word == "time"
+    };
+    for (at, pair) in chars.windows(2).enumerate() {
+        match (pair[0], pair[1]) {
+            ('$', '\'') => return Some("`$'…'`"),
+            ('$', '[') => return Some("`$[…]`"),
+            ('(', '(') if before(at) != Some('$') => return Some("`((`"),
+            ('[', '[') if command_position(at) => return Some("`[[`"),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether every shell reads `line` alike: one simple command of plain words (letters,
