@@ -116,6 +116,75 @@ pub(crate) fn commands_run_by(shell: &str, line: &str) -> Reading {
     reading
 }
 
+/// What `line` shows when it is typed into the interactive `shell` (`terminal_run`'s new
+/// shell): as [`commands_run_by`] reads it, doubted where the shell's history expansion
+/// may replace part of it before it is read (`!#:1-2`, `!!`, `!touch`, `^a^b`).
+pub(crate) fn typed_into(shell: &str, line: &str) -> Reading {
+    let mut reading = commands_run_by(shell, line);
+    if expands_history(line) {
+        reading.doubt.get_or_insert_with(|| {
+            "an interactive shell's history expansion (`!…`, `^…^`) would change the line"
+                .to_owned()
+        });
+    }
+    reading
+}
+
+/// Whether bash's history expansion (on in an interactive shell) finds something to expand
+/// in `line`: a `!` not followed by a blank, `=` or the end (nor, in double quotes, by `"`),
+/// outside single quotes and not after a backslash, or a `^` first (a quick substitution).
+/// This follows readline's `history_expand`, which leaves a line it finds nothing in alone;
+/// where it would expand, what runs is not what was read. Bash expands a `!` only where
+/// readline's scan (whose `'…'` ends at the first quote, even in `$'…'`) and its own parser
+/// both find it unquoted: a line is doubted where either finds one, a `!` that bash never
+/// expands (`$!`, `${!x}`, `[!x]`) excepted.
+fn expands_history(line: &str) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    chars.first() == Some(&'^') || [false, true].iter().any(|&ansi| history_mark(&chars, ansi))
+}
+
+/// Whether readline's scan finds a `!` to expand in `chars`, its `\` escaping in `$'…'`
+/// (`ansi`) or not.
+fn history_mark(chars: &[char], ansi: bool) -> bool {
+    let mut double = false;
+    let mut at = 0;
+    while let Some(&c) = chars.get(at) {
+        let next = chars.get(at + 1).copied();
+        match c {
+            '!' => {
+                let before = at.checked_sub(1).map(|b| chars[b]);
+                let closed = |close: char| chars[at + 1..].contains(&close);
+                let inert = matches!(next, None | Some(' ' | '\t' | '\n' | '\r' | '='))
+                    || (double && next == Some('"'))
+                    || before == Some('$')
+                    || (before == Some('{') && at > 1 && chars[at - 2] == '$' && closed('}'))
+                    || (before == Some('[') && closed(']'));
+                if !inert {
+                    return true;
+                }
+            }
+            '\\' if double && next == Some('"') => at += 1,
+            '"' => double = !double,
+            // A single-quoted string is skipped.
+            '\'' if !double => {
+                let escapes = ansi && at > 0 && chars[at - 1] == '$';
+                at += 1;
+                while let Some(&q) = chars.get(at) {
+                    if q == '\'' {
+                        break;
+                    }
+                    at += usize::from(escapes && q == '\\');
+                    at += 1;
+                }
+            }
+            '\\' if matches!(next, Some('\'' | '!')) => at += 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
 /// Why `shell` may not run `line` as bash reads it, when it may not.
 fn unlike_bash(shell: &str, line: &str) -> Option<String> {
     let name = basename(shell);
@@ -808,6 +877,31 @@ mod tests {
             ("echo $'\\c\\' ';touch F #'", &["echo", "touch"]),
             ("echo $'\\cA'; touch F", &["echo", "touch"]),
         ]);
+    }
+
+    #[test]
+    fn a_typed_line_history_expansion_would_change_is_doubted() {
+        for line in [
+            "echo touch F; !#:1-2",
+            "!!",
+            "!touch",
+            "echo \"!#\"",
+            "^ls^touch F",
+            "echo $'\\'' !#",
+            "echo $'\\' !#:0-1 '",
+            "echo \\\"!#",
+        ] {
+            assert!(typed_into("/bin/bash", line).doubt.is_some(), "{line:?}");
+            assert_eq!(simple_commands(line).doubt, None, "{line:?}");
+        }
+        for line in [
+            "[ ! -f x ] && echo \"Done!\"",
+            "if ! true; then echo; fi; [ a != b ]",
+            "echo 'wow!x' \\!x $'it!x'",
+            "sleep 1 & kill $!; echo ${!x} [!a]*; echo hi!",
+        ] {
+            assert_eq!(typed_into("/bin/bash", line).doubt, None, "{line:?}");
+        }
     }
 
     #[test]
