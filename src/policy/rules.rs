@@ -1048,6 +1048,21 @@ mod tests {
     }
 
     #[test]
+    fn autocd_makes_a_directory_named_as_a_command_a_change_that_cannot_be_told() {
+        let deny_etc = Policy {
+            rules: vec![Rule { cwd: vec!["/etc".into()], ..rule(&[], Decision::Deny) }],
+            ..Policy::default()
+        };
+        // An interactive bash with `autocd` runs `/etc` as `cd -- /etc`.
+        let typed = |line: &str| request(SpawnSpec::interactive_shell().typed_line(line));
+        for line in ["shopt -s autocd; /etc; ls", "shopt -s $OPT; /etc; ls"] {
+            let verdict = deny_etc.decide(&typed(line));
+            assert_eq!(verdict.decision, Decision::Deny, "{line:?}: {verdict:?}");
+        }
+        assert_eq!(deny_etc.decide(&typed("shopt -s extglob; ls")).decision, Decision::Allow);
+    }
+
+    #[test]
     fn everyday_lines_stay_allowed() {
         assert_allowed(
             &deny_touch(),

@@ -532,6 +532,12 @@ impl Reader {
             {
                 self.cdable = true;
             }
+            // `shopt -s autocd` (an interactive shell's): a later command naming a directory
+            // changes to it, which the reading does not follow.
+            let names_autocd = |w: &Word| w.expands || w.text.contains("autocd");
+            if name == "shopt" && operands.iter().any(names_autocd) {
+                self.moved_to(None);
+            }
             if matches!(name.as_str(), "cd" | "pushd" | "popd") {
                 // `cd` alone, `cd -`, `pushd +1` and `popd` go where the line does not say.
                 let dir = operands.iter().find(|w| !(w.text.len() > 1 && w.text.starts_with('-')));
