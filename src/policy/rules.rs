@@ -902,7 +902,12 @@ mod tests {
         }
         assert_not_allowed(
             &deny_touch(),
-            &["sh -c \"((touch F))\"", "busybox sh -c '((touch F))'"],
+            &[
+                "sh -c \"((touch F))\"",
+                "busybox sh -c '((touch F))'",
+                "su nobody -c '((touch F))'",
+                "su -s /bin/sh root -c '[[ x; touch F; ]]'",
+            ],
         );
         // What reads alike in both stays allowed.
         assert_allowed(

@@ -544,7 +544,15 @@ impl Reader {
                 self.moved_to(dir.filter(|w| name != "popd" && !w.text.starts_with(['-', '+'])));
             }
             for line in shell_lines(&name, &operands) {
-                if let Some(why) = unlike_bash(&name, &line).filter(|_| name != SU.name) {
+                // su's line runs in the account's shell (or `-s SHELL`), often dash: the
+                // default of `useradd` on Debian.
+                let why = match name == SU.name {
+                    true => posix_differs(&line).map(|what| {
+                        format!("su runs it with the account's shell, which may read {what} otherwise than bash")
+                    }),
+                    false => unlike_bash(&name, &line),
+                };
+                if let Some(why) = why {
                     self.doubt(why);
                 }
                 lines.push(line);
