@@ -244,3 +244,28 @@ fn a_directory_reached_through_a_tilde_or_cdable_vars_is_not_taken_for_another()
         .unwrap();
     expect(&allowed, Until::text("ran-in-public"));
 }
+
+#[test]
+fn a_line_history_expansion_would_change_is_not_typed_into_a_new_shell() {
+    if !common::require(&termloom::shell_program()) {
+        return;
+    }
+    let toolbox =
+        termloom::tools::Toolbox::new(engine_with(Policy::from_toml_str(POLICY).unwrap()));
+    let dir = temp_dir("history");
+    let file = dir.join("touched");
+    // An interactive bash replaces `!#:1-2` with the line's words 1 and 2 before it reads
+    // the line: `touch FILE` would run, unseen by the rule on touch.
+    let command = format!("echo touch {}; !#:1-2", file.display());
+    let result =
+        toolbox.call("terminal_run", &serde_json::json!({"command": command, "timeout_ms": 20000}));
+    assert!(result.is_error, "{}", result.text);
+    assert!(result.text.contains("history expansion"), "{}", result.text);
+    assert!(!file.exists(), "the expanded line ran");
+    // A `!` that history expansion leaves alone is no reason to refuse.
+    let fine = toolbox.call(
+        "terminal_run",
+        &serde_json::json!({"command": "[ ! -e /nonexistent ] && echo \"Done!\""}),
+    );
+    assert!(!fine.is_error && fine.text.contains("Done!"), "{}", fine.text);
+}

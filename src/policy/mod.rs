@@ -157,11 +157,11 @@ impl SpawnRequest {
         // A typed line is read by the program started: a shell.
         let (reading, shell_line) = match (&spec.typed_line, &spec.command) {
             (Some(line), crate::spec::Command::Argv(shell, _)) => {
-                let typed = shell_line::commands_run_by(&shell.to_string_lossy(), line);
+                let typed = shell_line::typed_into(&shell.to_string_lossy(), line);
                 (reading.and(typed), Some(line.clone()))
             }
             (Some(line), crate::spec::Command::Shell(_)) => {
-                let typed = shell_line::commands_run_by(&crate::spec::shell_program(), line);
+                let typed = shell_line::typed_into(&crate::spec::shell_program(), line);
                 (reading.and(typed), Some(line.clone()))
             }
             (None, _) => (reading, shell_line),

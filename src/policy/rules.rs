@@ -861,6 +861,65 @@ mod tests {
     }
 
     #[test]
+    fn env_and_sudo_take_any_name_before_an_equals_sign_as_a_variable() {
+        // GNU env sets every word with a `=` before its program, sudo every one not starting
+        // with it, whether or not the name could be a shell variable's.
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "env X.Y=1 touch F",
+                "env 'A-B=1' touch F",
+                "env =x touch F",
+                "env -S 'X.Y=1 touch F'",
+                "sudo X.Y=1 touch F",
+                "sudo -u root A-B=1 touch F",
+            ],
+        );
+        let mut policy = allow_usr_bin();
+        policy.rules.push(rule(&["sudo"], Decision::Allow));
+        assert_allowed(&policy, &["env X.Y=1 ls", "sudo A-B=1 ls"]);
+    }
+
+    #[test]
+    fn a_line_a_posix_shell_runs_is_not_read_with_bash_syntax_it_does_not_have() {
+        // dash (`sh` on Debian) reads `$'…'` as `$` and a quoted string ending at the first
+        // quote, `((…))` as subshells, `$[` as text and `[[` as a command.
+        let lines = [
+            "echo $'it\\'s\ntouch F #'",
+            "((touch F))",
+            "echo $[ ; touch F ]",
+            "[[ x ; touch F ; ]]",
+        ];
+        for shell in ["sh", "dash", "/bin/sh", "ash"] {
+            let argv: Vec<SpawnRequest> = lines
+                .iter()
+                .map(|line| request(SpawnSpec::new(shell).args(["-c", line])))
+                .collect();
+            for request in argv {
+                let verdict = deny_touch().decide(&request);
+                assert_eq!(verdict.decision, Decision::Deny, "{request:?}: {verdict:?}");
+            }
+        }
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "sh -c \"((touch F))\"",
+                "busybox sh -c '((touch F))'",
+                "su nobody -c '((touch F))'",
+                "su -s /bin/sh root -c '[[ x; touch F; ]]'",
+            ],
+        );
+        // What reads alike in both stays allowed.
+        assert_allowed(
+            &deny_touch(),
+            &[
+                "sh -c 'echo $((1+2)); ls; [ -f x ] || grep [[:digit:]] f'",
+                "bash -c \"echo $'x'; ((i++))\"",
+            ],
+        );
+    }
+
+    #[test]
     fn a_relative_program_after_cd_is_not_allowed() {
         let mut policy = allow_usr_bin();
         policy.rules.push(rule(&["cd", "pushd", "sh"], Decision::Allow));
@@ -991,6 +1050,21 @@ mod tests {
         };
         assert_not_allowed(&only_tmp, &["cd /etc && ls", "cd .. && ls", "env -C / ls"]);
         assert_allowed(&only_tmp, &["cd /tmp/x && ls", "ls"]);
+    }
+
+    #[test]
+    fn autocd_makes_a_directory_named_as_a_command_a_change_that_cannot_be_told() {
+        let deny_etc = Policy {
+            rules: vec![Rule { cwd: vec!["/etc".into()], ..rule(&[], Decision::Deny) }],
+            ..Policy::default()
+        };
+        // An interactive bash with `autocd` runs `/etc` as `cd -- /etc`.
+        let typed = |line: &str| request(SpawnSpec::interactive_shell().typed_line(line));
+        for line in ["shopt -s autocd; /etc; ls", "shopt -s $OPT; /etc; ls"] {
+            let verdict = deny_etc.decide(&typed(line));
+            assert_eq!(verdict.decision, Decision::Deny, "{line:?}: {verdict:?}");
+        }
+        assert_eq!(deny_etc.decide(&typed("shopt -s extglob; ls")).decision, Decision::Allow);
     }
 
     #[test]

@@ -339,10 +339,24 @@ impl<'a> Lexer<'a> {
             'x' => self.number(16, 2),
             'u' => self.number(16, 4),
             'U' => self.number(16, 8),
-            'c' => self.peek().and_then(|n| {
-                self.at += 1;
-                char::from_u32(n as u32 & 0x1f)
-            }),
+            // Bash finds the end of `$'…'` pairing each backslash with the one character
+            // after it, before it decodes: `\c'` is `\c` and the closing quote, and `\c\X`
+            // the control character of a backslash, then `X` (`\c\\`: of a backslash alone).
+            'c' => match self.peek() {
+                None | Some('\'') => None,
+                Some('\\') => {
+                    self.at += 1;
+                    let paired = self.peek();
+                    self.at = (self.at + 1).min(self.chars.len());
+                    text.push('\x1c');
+                    text.extend(paired.filter(|&p| p != '\\'));
+                    return;
+                }
+                Some(n) => {
+                    self.at += 1;
+                    char::from_u32(n as u32 & 0x1f)
+                }
+            },
             _ => None,
         };
         match decoded {

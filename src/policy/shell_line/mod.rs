@@ -116,12 +116,121 @@ pub(crate) fn commands_run_by(shell: &str, line: &str) -> Reading {
     reading
 }
 
+/// What `line` shows when it is typed into the interactive `shell` (`terminal_run`'s new
+/// shell): as [`commands_run_by`] reads it, doubted where the shell's history expansion
+/// may replace part of it before it is read (`!#:1-2`, `!!`, `!touch`, `^a^b`).
+pub(crate) fn typed_into(shell: &str, line: &str) -> Reading {
+    let mut reading = commands_run_by(shell, line);
+    if expands_history(line) {
+        reading.doubt.get_or_insert_with(|| {
+            "an interactive shell's history expansion (`!…`, `^…^`) would change the line"
+                .to_owned()
+        });
+    }
+    reading
+}
+
+/// Whether bash's history expansion (on in an interactive shell) finds something to expand
+/// in `line`: a `!` not followed by a blank, `=` or the end (nor, in double quotes, by `"`),
+/// outside single quotes and not after a backslash, or a `^` first (a quick substitution).
+/// This follows readline's `history_expand`, which leaves a line it finds nothing in alone;
+/// where it would expand, what runs is not what was read. Bash expands a `!` only where
+/// readline's scan (whose `'…'` ends at the first quote, even in `$'…'`) and its own parser
+/// both find it unquoted: a line is doubted where either finds one, a `!` that bash never
+/// expands (`$!`, `${!x}`, `[!x]`) excepted.
+fn expands_history(line: &str) -> bool {
+    let chars: Vec<char> = line.chars().collect();
+    chars.first() == Some(&'^') || [false, true].iter().any(|&ansi| history_mark(&chars, ansi))
+}
+
+/// Whether readline's scan finds a `!` to expand in `chars`, its `\` escaping in `$'…'`
+/// (`ansi`) or not.
+fn history_mark(chars: &[char], ansi: bool) -> bool {
+    let mut double = false;
+    let mut at = 0;
+    while let Some(&c) = chars.get(at) {
+        let next = chars.get(at + 1).copied();
+        match c {
+            '!' => {
+                let before = at.checked_sub(1).map(|b| chars[b]);
+                let closed = |close: char| chars[at + 1..].contains(&close);
+                let inert = matches!(next, None | Some(' ' | '\t' | '\n' | '\r' | '='))
+                    || (double && next == Some('"'))
+                    || before == Some('$')
+                    || (before == Some('{') && at > 1 && chars[at - 2] == '$' && closed('}'))
+                    || (before == Some('[') && closed(']'));
+                if !inert {
+                    return true;
+                }
+            }
+            '\\' if double && next == Some('"') => at += 1,
+            '"' => double = !double,
+            // A single-quoted string is skipped.
+            '\'' if !double => {
+                let escapes = ansi && at > 0 && chars[at - 1] == '$';
+                at += 1;
+                while let Some(&q) = chars.get(at) {
+                    if q == '\'' {
+                        break;
+                    }
+                    at += usize::from(escapes && q == '\\');
+                    at += 1;
+                }
+            }
+            '\\' if matches!(next, Some('\'' | '!')) => at += 1,
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
 /// Why `shell` may not run `line` as bash reads it, when it may not.
 fn unlike_bash(shell: &str, line: &str) -> Option<String> {
     let name = basename(shell);
-    let bash_like = matches!(name, "sh" | "bash" | "rbash" | "dash" | "ash");
-    (!bash_like && !is_plain(line))
-        .then(|| format!("{name} runs it, which does not read lines as bash does"))
+    match name {
+        "bash" | "rbash" => None,
+        "sh" | "dash" | "ash" => posix_differs(line)
+            .map(|what| format!("{name} runs it, which may read {what} otherwise than bash")),
+        _ => (!is_plain(line))
+            .then(|| format!("{name} runs it, which does not read lines as bash does")),
+    }
+}
+
+/// What of bash's own syntax `line` holds that a POSIX shell (`sh` is dash on Debian and
+/// Ubuntu; busybox's ash) reads otherwise, so that a command bash would not run may be
+/// hidden in it: `$'…'` (dash reads a `$`, then a single-quoted string that ends at the first
+/// quote, even an escaped one), `((…))` (two subshells), `$[…]` (a `$` and a glob) and `[[`
+/// (a command, its line going on at the next `;`).
+fn posix_differs(line: &str) -> Option<&'static str> {
+    let chars: Vec<char> = line.chars().collect();
+    let before = |at: usize| at.checked_sub(1).map(|b| chars[b]);
+    // Where a command may start: after an operator, or a keyword (`then [[`).
+    let command_position = |at: usize| {
+        let mut end = at;
+        while end > 0 && matches!(chars[end - 1], ' ' | '\t') {
+            end -= 1;
+        }
+        if end == 0 || ";&|(){}!\n".contains(chars[end - 1]) {
+            return true;
+        }
+        let mut start = end;
+        while start > 0 && !" \t\n;&|()".contains(chars[start - 1]) && end - start < 8 {
+            start -= 1;
+        }
+        let word: String = chars[start..end].iter().collect();
+        KEYWORDS.contains(&word.as_str()) || word == "time"
+    };
+    for (at, pair) in chars.windows(2).enumerate() {
+        match (pair[0], pair[1]) {
+            ('$', '\'') => return Some("`$'…'`"),
+            ('$', '[') => return Some("`$[…]`"),
+            ('(', '(') if before(at) != Some('$') => return Some("`((`"),
+            ('[', '[') if command_position(at) => return Some("`[[`"),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// Whether every shell reads `line` alike: one simple command of plain words (letters,
@@ -423,13 +532,27 @@ impl Reader {
             {
                 self.cdable = true;
             }
+            // `shopt -s autocd` (an interactive shell's): a later command naming a directory
+            // changes to it, which the reading does not follow.
+            let names_autocd = |w: &Word| w.expands || w.text.contains("autocd");
+            if name == "shopt" && operands.iter().any(names_autocd) {
+                self.moved_to(None);
+            }
             if matches!(name.as_str(), "cd" | "pushd" | "popd") {
                 // `cd` alone, `cd -`, `pushd +1` and `popd` go where the line does not say.
                 let dir = operands.iter().find(|w| !(w.text.len() > 1 && w.text.starts_with('-')));
                 self.moved_to(dir.filter(|w| name != "popd" && !w.text.starts_with(['-', '+'])));
             }
             for line in shell_lines(&name, &operands) {
-                if let Some(why) = unlike_bash(&name, &line).filter(|_| name != SU.name) {
+                // su's line runs in the account's shell (or `-s SHELL`), often dash: the
+                // default of `useradd` on Debian.
+                let why = match name == SU.name {
+                    true => posix_differs(&line).map(|what| {
+                        format!("su runs it with the account's shell, which may read {what} otherwise than bash")
+                    }),
+                    false => unlike_bash(&name, &line),
+                };
+                if let Some(why) = why {
                     self.doubt(why);
                 }
                 lines.push(line);
@@ -756,6 +879,42 @@ mod tests {
             "[[ x ; touch F",
         ] {
             assert!(simple_commands(line).doubt.is_some(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_control_escape_does_not_carry_an_ansi_c_string_past_its_quote() {
+        // Bash pairs `\c` and ends the string at the quote after it; `\c\X` pairs `\X`.
+        assert_reads(&[
+            ("echo $'\\c'; touch F #'", &["echo", "touch"]),
+            ("echo $'\\c\\\\'; touch F #'", &["echo", "touch"]),
+            ("echo $'\\c\\' ';touch F #'", &["echo", "touch"]),
+            ("echo $'\\cA'; touch F", &["echo", "touch"]),
+        ]);
+    }
+
+    #[test]
+    fn a_typed_line_history_expansion_would_change_is_doubted() {
+        for line in [
+            "echo touch F; !#:1-2",
+            "!!",
+            "!touch",
+            "echo \"!#\"",
+            "^ls^touch F",
+            "echo $'\\'' !#",
+            "echo $'\\' !#:0-1 '",
+            "echo \\\"!#",
+        ] {
+            assert!(typed_into("/bin/bash", line).doubt.is_some(), "{line:?}");
+            assert_eq!(simple_commands(line).doubt, None, "{line:?}");
+        }
+        for line in [
+            "[ ! -f x ] && echo \"Done!\"",
+            "if ! true; then echo; fi; [ a != b ]",
+            "echo 'wow!x' \\!x $'it!x'",
+            "sleep 1 & kill $!; echo ${!x} [!a]*; echo hi!",
+        ] {
+            assert_eq!(typed_into("/bin/bash", line).doubt, None, "{line:?}");
         }
     }
 

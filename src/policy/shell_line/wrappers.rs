@@ -287,8 +287,8 @@ pub(super) fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrappe
                     rest.push_front(word);
                 }
             }
-        } else if matches!(table.name, "env" | "sudo") && assignment_name(text).is_some() {
-            assigns.extend(assignment_name(text).map(str::to_owned));
+        } else if let Some(name) = wrapper_assignment(table.name, text) {
+            assigns.push(name.to_owned());
         } else if positionals > 0 {
             if table.name == "chroot" && another_root(text) {
                 return Err(format!("`chroot {text}` looks its program up in another root"));
@@ -300,6 +300,18 @@ pub(super) fn unwrap(table: &Wrapper, args: Vec<Word>) -> Result<Option<Unwrappe
         }
     }
     Ok(None)
+}
+
+/// The name a `NAME=value` word before the program sets, for the wrappers that take them:
+/// `env` sets every word with a `=` (`env X.Y=1 prog`, even `=x`), `sudo` every one that does
+/// not start with it; neither asks for a shell variable's name.
+fn wrapper_assignment<'a>(wrapper: &str, text: &'a str) -> Option<&'a str> {
+    let (name, _) = text.split_once('=')?;
+    match wrapper {
+        "env" => Some(name),
+        "sudo" if !name.is_empty() => Some(name),
+        _ => None,
+    }
 }
 
 /// Whether `dir`, a new root, may be another directory than `/`.
