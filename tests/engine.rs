@@ -1093,6 +1093,35 @@ fn a_recording_in_memory_keeps_its_newest_event_whole() {
     session.close().unwrap();
 }
 
+/// A recording in memory whose oldest events went, a resize among them, still replays at the
+/// size its events were drawn for: the header (or a later resize event) says it, not the
+/// size the session started with.
+#[test]
+fn a_recording_in_memory_keeps_the_size_of_its_dropped_resizes() {
+    let engine = engine();
+    let script = "read x; head -c 3000 /dev/zero | tr '\\0' x; echo; echo done; read y";
+    let session = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", script]).size(80, 24).record_to_memory(1 << 10))
+        .unwrap();
+    expect(&session, Until::input_wait());
+    session.resize(100, 30).unwrap();
+    session.submit("").unwrap();
+    expect(&session, Until::screen_contains("done"));
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let mut lines = text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    let header = lines.next().unwrap();
+    let events: Vec<serde_json::Value> = lines.collect();
+    assert!(events[0][2].as_str().unwrap().contains("older events dropped"), "{text}");
+    let mut size = (header["width"].as_u64().unwrap(), header["height"].as_u64().unwrap());
+    for event in events.iter().filter(|e| e[1] == "r") {
+        let (cols, rows) = event[2].as_str().unwrap().split_once('x').unwrap();
+        size = (cols.parse().unwrap(), rows.parse().unwrap());
+    }
+    assert_eq!(size, (100, 30), "the recording replays at the wrong size: {text}");
+    assert!(text.contains(&"x".repeat(100)), "{text}");
+    session.close().unwrap();
+}
+
 /// A recording's header names the TERM its program ran with.
 #[test]
 fn a_recording_header_names_the_programs_term() {

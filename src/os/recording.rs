@@ -8,7 +8,7 @@
 //! and a marker says how many, rather than the reactor blocking. A file's recording stops at
 //! its size bound (`Config::recording_file_bytes`), with a last marker that says so. A
 //! recording in memory keeps the header and the newest events within its bound instead (the
-//! oldest go first).
+//! oldest go first; the header then gives the size of the newest resize among them).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -58,7 +58,7 @@ struct FileCast {
 /// the newest output event before them even when it is larger.
 #[derive(Debug)]
 struct MemoryCast {
-    header: String,
+    header: serde_json::Value,
     events: VecDeque<String>,
     bytes: usize,
     limit: usize,
@@ -67,6 +67,9 @@ struct MemoryCast {
     /// How many events came after the newest output event, if there is one: it is never
     /// dropped.
     after_output: Option<usize>,
+    /// The size of the newest resize dropped, which the events kept were drawn at (until a
+    /// resize kept): the header says it instead of the starting size.
+    resized: Option<(u64, u64)>,
 }
 
 /// A session's recording.
@@ -87,8 +90,8 @@ pub(crate) struct Recorder {
     written: Option<Receiver<()>>,
 }
 
-/// The header line of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
-fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
+/// The header of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
+fn header(cols: u16, rows: u16, term: Option<&str>) -> serde_json::Value {
     let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     json!({
         "version": 2,
@@ -97,7 +100,17 @@ fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
         "timestamp": timestamp,
         "env": term.map_or_else(|| json!({}), |term| json!({ "TERM": term })),
     })
-    .to_string()
+}
+
+/// The size a resize event (`[seconds, "r", "COLSxROWS"]`) sets, if `event` is one.
+fn resize_of(event: &str) -> Option<(u64, u64)> {
+    let rest = &event[event.find(',')? + 1..];
+    if !rest.starts_with("\"r\",") {
+        return None;
+    }
+    let (_, _, size): (f64, String, String) = serde_json::from_str(event).ok()?;
+    let (cols, rows) = size.split_once('x')?;
+    Some((cols.parse().ok()?, rows.parse().ok()?))
 }
 
 impl Recorder {
@@ -122,7 +135,7 @@ impl Recorder {
         }
         let file = options.open(path)?;
         let mut out = BufWriter::new(file);
-        let header = header(cols, rows, term);
+        let header = header(cols, rows, term).to_string();
         writeln!(out, "{header}")?;
         out.flush()?;
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
@@ -165,6 +178,7 @@ impl Recorder {
             limit,
             dropped: 0,
             after_output: None,
+            resized: None,
         };
         Recorder::with(Sink::Memory(cast), input, None)
     }
@@ -197,8 +211,12 @@ impl Recorder {
     /// newest events, one per line (a marker first when older ones were dropped).
     pub(crate) fn contents(&self) -> Option<String> {
         let Sink::Memory(cast) = &self.sink else { return None };
-        let mut text = String::with_capacity(cast.header.len() + cast.bytes + 80);
-        text.push_str(&cast.header);
+        let mut header = cast.header.clone();
+        if let Some((cols, rows)) = cast.resized {
+            (header["width"], header["height"]) = (json!(cols), json!(rows));
+        }
+        let mut text = String::with_capacity(cast.bytes + 200);
+        text.push_str(&header.to_string());
         text.push('\n');
         if cast.dropped > 0 {
             let at = cast.events.front().and_then(|e| e.get(1..e.find(',')?)).unwrap_or("0");
@@ -250,6 +268,7 @@ impl Recorder {
                     let old = cast.events.pop_front().expect("front exists");
                     cast.bytes -= old.len() + 1;
                     cast.dropped += 1;
+                    cast.resized = resize_of(&old).or(cast.resized);
                 }
                 true
             }
