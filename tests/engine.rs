@@ -1044,6 +1044,54 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
     }
 }
 
+/// Events dropped because a recording's writer fell behind are said at the end of the file
+/// too, when no later event came to carry the marker: a program that printed thousands of
+/// lines, one read each, to a recording whose file was not being written, then exited.
+#[test]
+fn a_recording_that_fell_behind_at_its_end_says_so() {
+    use std::io::Read;
+    if !require("python3") {
+        return;
+    }
+    let dir = TestDir::new("behind-at-end");
+    let fifo = dir.join("cast.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let (exited, wait_for_exit) = crossbeam_channel::bounded::<()>(1);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            let _ = wait_for_exit.recv_timeout(Duration::from_secs(120));
+            let mut text = Vec::new();
+            file.read_to_end(&mut text).unwrap();
+            text
+        })
+    };
+    let engine = engine();
+    // 12,000 lines, each written apart from the next: more events than the pipe and the writer's queue
+    // holds (4,096), however few bytes.
+    let script = "import os, time\nfor i in range(12000):\n    os.write(1, b'%d\\n' % i)\n    time.sleep(0.0005)\n";
+    let session =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", script]).record(&fifo)).unwrap();
+    expect_within(&session, Until::exit(), Duration::from_secs(120));
+    let _ = exited.send(());
+    session.close().unwrap();
+    let text = String::from_utf8(reader.join().unwrap()).expect("a recording is UTF-8");
+    let events: Vec<serde_json::Value> =
+        text.lines().skip(1).map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let output: String =
+        events.iter().filter(|e| e[1] == "o").map(|e| e[2].as_str().unwrap()).collect();
+    assert!(!output.contains("11999"), "the writer fell behind: the last lines were dropped");
+    let last = events.last().unwrap();
+    assert_eq!(last[1], "m", "{last}");
+    assert!(
+        last[2].as_str().unwrap().contains("events dropped (the recording fell behind)"),
+        "{last}"
+    );
+}
+
 /// A recording of input has what was pasted too, its characters whole where the paste was
 /// queued in pieces.
 #[test]
