@@ -99,7 +99,8 @@ impl SpawnSpec {
     /// Records the session in memory instead of a file: asciicast v2 text that
     /// [`Session::recording`](crate::Session::recording) returns, the header and the newest
     /// events within `max_bytes` (1 KiB..=1 GiB; the oldest events go first, and a marker says
-    /// how many; the newest output event is kept even when it alone is larger, one read of at
+    /// how many, the header then giving the size of the newest resize among them; the newest
+    /// output event is kept even when it alone is larger, one read of at
     /// most 64 KiB of output). It outlives the program, as long as the session is kept.
     pub fn record_to_memory(mut self, max_bytes: usize) -> Self {
         self.record_memory = Some(max_bytes);

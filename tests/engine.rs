@@ -1044,6 +1044,54 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
     }
 }
 
+/// Events dropped because a recording's writer fell behind are said at the end of the file
+/// too, when no later event came to carry the marker: a program that printed thousands of
+/// lines, one read each, to a recording whose file was not being written, then exited.
+#[test]
+fn a_recording_that_fell_behind_at_its_end_says_so() {
+    use std::io::Read;
+    if !require("python3") {
+        return;
+    }
+    let dir = TestDir::new("behind-at-end");
+    let fifo = dir.join("cast.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let (exited, wait_for_exit) = crossbeam_channel::bounded::<()>(1);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            let _ = wait_for_exit.recv_timeout(Duration::from_secs(120));
+            let mut text = Vec::new();
+            file.read_to_end(&mut text).unwrap();
+            text
+        })
+    };
+    let engine = engine();
+    // 12,000 lines, each written apart from the next: more events than the pipe and the writer's queue
+    // holds (4,096), however few bytes.
+    let script = "import os, time\nfor i in range(12000):\n    os.write(1, b'%d\\n' % i)\n    time.sleep(0.0005)\n";
+    let session =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", script]).record(&fifo)).unwrap();
+    expect_within(&session, Until::exit(), Duration::from_secs(120));
+    let _ = exited.send(());
+    session.close().unwrap();
+    let text = String::from_utf8(reader.join().unwrap()).expect("a recording is UTF-8");
+    let events: Vec<serde_json::Value> =
+        text.lines().skip(1).map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let output: String =
+        events.iter().filter(|e| e[1] == "o").map(|e| e[2].as_str().unwrap()).collect();
+    assert!(!output.contains("11999"), "the writer fell behind: the last lines were dropped");
+    let last = events.last().unwrap();
+    assert_eq!(last[1], "m", "{last}");
+    assert!(
+        last[2].as_str().unwrap().contains("events dropped (the recording fell behind)"),
+        "{last}"
+    );
+}
+
 /// A recording of input has what was pasted too, its characters whole where the paste was
 /// queued in pieces.
 #[test]
@@ -1090,6 +1138,35 @@ fn a_recording_in_memory_keeps_its_newest_event_whole() {
     let last = events.iter().rfind(|e| e[1] == "o");
     let last = last.and_then(|e| e[2].as_str()).unwrap_or_default();
     assert!(last.ends_with(" END"), "the newest output is kept: {text}");
+    session.close().unwrap();
+}
+
+/// A recording in memory whose oldest events went, a resize among them, still replays at the
+/// size its events were drawn for: the header (or a later resize event) says it, not the
+/// size the session started with.
+#[test]
+fn a_recording_in_memory_keeps_the_size_of_its_dropped_resizes() {
+    let engine = engine();
+    let script = "read x; head -c 3000 /dev/zero | tr '\\0' x; echo; echo done; read y";
+    let session = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", script]).size(80, 24).record_to_memory(1 << 10))
+        .unwrap();
+    expect(&session, Until::input_wait());
+    session.resize(100, 30).unwrap();
+    session.submit("").unwrap();
+    expect(&session, Until::screen_contains("done"));
+    let text = session.recording().unwrap().expect("recorded in memory");
+    let mut lines = text.lines().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap());
+    let header = lines.next().unwrap();
+    let events: Vec<serde_json::Value> = lines.collect();
+    assert!(events[0][2].as_str().unwrap().contains("older events dropped"), "{text}");
+    let mut size = (header["width"].as_u64().unwrap(), header["height"].as_u64().unwrap());
+    for event in events.iter().filter(|e| e[1] == "r") {
+        let (cols, rows) = event[2].as_str().unwrap().split_once('x').unwrap();
+        size = (cols.parse().unwrap(), rows.parse().unwrap());
+    }
+    assert_eq!(size, (100, 30), "the recording replays at the wrong size: {text}");
+    assert!(text.contains(&"x".repeat(100)), "{text}");
     session.close().unwrap();
 }
 

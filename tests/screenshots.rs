@@ -251,3 +251,53 @@ fn the_png_draws_what_the_bitmap_font_lacks_with_a_system_font() {
     assert!(ink(&drawn, 1) > 0, "the arrow was drawn");
     assert_eq!(ink(&drawn, 3), ink(&placeholder, 3), "the bundled font's glyphs are unchanged");
 }
+
+/// Underline and strikeout are drawn on every cell the program gave them, blanks included
+/// (vim's `cursorline` underlines its whole row; a form's underlined empty field is blanks):
+/// in the SVG and in the PNG, not only under the characters.
+#[test]
+fn underlined_and_struck_blanks_are_drawn() {
+    // Row 0: "ab", three underlined blanks, then a bar; row 1: "x" and five underlined
+    // blanks that end the row (the row's text stops at the x); row 2: struck blanks.
+    let styled =
+        screen_of("ab\\033[4m   \\033[0m|\\n\\033[4mx     \\033[0m\\n\\033[9m    \\033[0m.");
+    assert_eq!(styled.screen.lines[..3], ["ab   |", "x", "    ."], "{}", styled.screen);
+    assert!(styled.runs.iter().any(|r| (r.row, r.col, r.width) == (1, 0, 6)), "{styled}");
+
+    // The SVG: a line under (or through) every decorated cell, its run's width.
+    let svg = styled.to_svg(&SvgOptions::default());
+    let attr = |tag: &str, name: &str| {
+        let from = tag.find(&format!(" {name}=\""))? + name.len() + 3;
+        Some(tag[from..].split('"').next()?.to_owned())
+    };
+    let rects: Vec<(String, String)> = svg
+        .split("<rect ")
+        .skip(1)
+        .filter_map(|tag| {
+            let tag = format!(" {}", tag.split('>').next()?);
+            Some((attr(&tag, "x")?, attr(&tag, "width")?))
+        })
+        .collect();
+    for (col, cells) in [(2u16, 3u16), (0, 6), (0, 4)] {
+        let x = format!("{:.1}", 8.0 + 8.4 * f32::from(col));
+        let width = format!("{:.1}", 8.4 * f32::from(cells));
+        assert!(rects.contains(&(x, width)), "no line {cells} cells wide from column {col}: {svg}");
+    }
+
+    // The PNG (scale 1, no padding): the underline is the cell's bottom row of pixels, the
+    // strikeout its middle one, in the text colour.
+    let mut options = PngOptions::default();
+    (options.padding, options.system_fonts) = (0, false);
+    let png = styled.to_png(&options);
+    let fg = [0xd0, 0xd0, 0xd0];
+    for col in 2..5 {
+        assert_eq!(pixel(&png, col * 8 + 4, 15), fg, "row 0, column {col} is underlined");
+    }
+    for col in 0..6 {
+        assert_eq!(pixel(&png, col * 8 + 4, 16 + 15), fg, "row 1, column {col} is underlined");
+    }
+    for col in 0..4 {
+        assert_eq!(pixel(&png, col * 8 + 4, 32 + 8), fg, "row 2, column {col} is struck");
+    }
+    assert_ne!(pixel(&png, 6 * 8 + 4, 16 + 15), fg, "past the run, nothing");
+}

@@ -5,10 +5,11 @@
 //! writer thread of the recording's own over a bounded channel, so the reactor never waits on
 //! the disk. Should the writer fall behind by more than the channel holds (4,096 events or
 //! 8 MiB of them, whichever comes first), events are dropped
-//! and a marker says how many, rather than the reactor blocking. A file's recording stops at
+//! and a marker says how many (with the next event queued, or at the end of the file),
+//! rather than the reactor blocking. A file's recording stops at
 //! its size bound (`Config::recording_file_bytes`), with a last marker that says so. A
 //! recording in memory keeps the header and the newest events within its bound instead (the
-//! oldest go first).
+//! oldest go first; the header then gives the size of the newest resize among them).
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -52,13 +53,16 @@ struct FileCast {
     limit: u64,
     /// The bound was reached: nothing more is recorded.
     full: bool,
+    /// The line the writer adds after the last one queued: the marker of events dropped
+    /// that no later event carried (the recorder's drop sets it).
+    last_line: Arc<Mutex<Option<String>>>,
 }
 
 /// A recording kept in memory: the header and the newest events within `limit` bytes, and
 /// the newest output event before them even when it is larger.
 #[derive(Debug)]
 struct MemoryCast {
-    header: String,
+    header: serde_json::Value,
     events: VecDeque<String>,
     bytes: usize,
     limit: usize,
@@ -67,6 +71,9 @@ struct MemoryCast {
     /// How many events came after the newest output event, if there is one: it is never
     /// dropped.
     after_output: Option<usize>,
+    /// The size of the newest resize dropped, which the events kept were drawn at (until a
+    /// resize kept): the header says it instead of the starting size.
+    resized: Option<(u64, u64)>,
 }
 
 /// A session's recording.
@@ -87,8 +94,8 @@ pub(crate) struct Recorder {
     written: Option<Receiver<()>>,
 }
 
-/// The header line of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
-fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
+/// The header of a recording of a `cols`x`rows` terminal whose program has `TERM=term`.
+fn header(cols: u16, rows: u16, term: Option<&str>) -> serde_json::Value {
     let timestamp = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
     json!({
         "version": 2,
@@ -97,7 +104,17 @@ fn header(cols: u16, rows: u16, term: Option<&str>) -> String {
         "timestamp": timestamp,
         "env": term.map_or_else(|| json!({}), |term| json!({ "TERM": term })),
     })
-    .to_string()
+}
+
+/// The size a resize event (`[seconds, "r", "COLSxROWS"]`) sets, if `event` is one.
+fn resize_of(event: &str) -> Option<(u64, u64)> {
+    let rest = &event[event.find(',')? + 1..];
+    if !rest.starts_with("\"r\",") {
+        return None;
+    }
+    let (_, _, size): (f64, String, String) = serde_json::from_str(event).ok()?;
+    let (cols, rows) = size.split_once('x')?;
+    Some((cols.parse().ok()?, rows.parse().ok()?))
 }
 
 impl Recorder {
@@ -122,13 +139,15 @@ impl Recorder {
         }
         let file = options.open(path)?;
         let mut out = BufWriter::new(file);
-        let header = header(cols, rows, term);
+        let header = header(cols, rows, term).to_string();
         writeln!(out, "{header}")?;
         out.flush()?;
         let (tx, rx) = crossbeam_channel::bounded::<String>(QUEUE);
         let (alive, flushed) = crossbeam_channel::bounded::<()>(0);
         let queued = Arc::new(AtomicUsize::new(0));
         let unqueued = Arc::clone(&queued);
+        let last_line = Arc::new(Mutex::new(None::<String>));
+        let last = Arc::clone(&last_line);
         std::thread::Builder::new().name("termloom-recorder".into()).spawn(move || {
             for line in rx.iter() {
                 unqueued.fetch_sub(line.len(), Ordering::Relaxed);
@@ -138,13 +157,17 @@ impl Recorder {
                     let _ = out.flush();
                 }
             }
+            // The recorder is gone (it set the last line before its queue closed).
+            if let Some(line) = last.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                let _ = writeln!(out, "{line}");
+            }
             let _ = out.flush();
             // The file is closed before anyone waiting for the recording is told.
             drop(out);
             drop(alive);
         })?;
         let written = header.len() as u64 + 1;
-        let cast = FileCast { tx, queued, written, limit, full: false };
+        let cast = FileCast { tx, queued, written, limit, full: false, last_line };
         let mut recorder = Recorder::with(Sink::File(cast), input, Some(path.to_owned()));
         recorder.written = Some(flushed);
         Ok(recorder)
@@ -165,6 +188,7 @@ impl Recorder {
             limit,
             dropped: 0,
             after_output: None,
+            resized: None,
         };
         Recorder::with(Sink::Memory(cast), input, None)
     }
@@ -197,8 +221,12 @@ impl Recorder {
     /// newest events, one per line (a marker first when older ones were dropped).
     pub(crate) fn contents(&self) -> Option<String> {
         let Sink::Memory(cast) = &self.sink else { return None };
-        let mut text = String::with_capacity(cast.header.len() + cast.bytes + 80);
-        text.push_str(&cast.header);
+        let mut header = cast.header.clone();
+        if let Some((cols, rows)) = cast.resized {
+            (header["width"], header["height"]) = (json!(cols), json!(rows));
+        }
+        let mut text = String::with_capacity(cast.bytes + 200);
+        text.push_str(&header.to_string());
         text.push('\n');
         if cast.dropped > 0 {
             let at = cast.events.front().and_then(|e| e.get(1..e.find(',')?)).unwrap_or("0");
@@ -250,6 +278,7 @@ impl Recorder {
                     let old = cast.events.pop_front().expect("front exists");
                     cast.bytes -= old.len() + 1;
                     cast.dropped += 1;
+                    cast.resized = resize_of(&old).or(cast.resized);
                 }
                 true
             }
@@ -261,11 +290,7 @@ impl Recorder {
             return;
         }
         let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;
-        let behind = (self.dropped > 0).then(|| {
-            let note =
-                format!("termloom: {} events dropped (the recording fell behind)", self.dropped);
-            json!([seconds, "m", note]).to_string()
-        });
+        let behind = (self.dropped > 0).then(|| self.behind_note(seconds));
         // The line is written directly: [seconds, "kind", "escaped data"].
         let escaped = serde_json::to_string(data).unwrap_or_default();
         let mut line = String::with_capacity(escaped.len() + 24);
@@ -275,12 +300,9 @@ impl Recorder {
             && cast.written + needed as u64 > cast.limit
         {
             cast.full = true;
-            let note = format!(
-                "termloom: the recording stopped at its bound of {} bytes (recording_file_bytes); later events are not recorded",
-                cast.limit
-            );
             // The last line, past the bound; should the writer be behind, it is lost too.
-            self.deliver(json!([seconds, "m", note]).to_string(), false);
+            let note = bound_note(seconds, cast.limit);
+            self.deliver(note, false);
             return;
         }
         if let Some(note) = behind {
@@ -293,6 +315,12 @@ impl Recorder {
         if !self.deliver(line, kind == "o") {
             self.dropped += 1;
         }
+    }
+
+    /// The marker of the events dropped since the last one queued, at `seconds`.
+    fn behind_note(&self, seconds: f64) -> String {
+        let note = format!("termloom: {} events dropped (the recording fell behind)", self.dropped);
+        json!([seconds, "m", note]).to_string()
     }
 
     /// Output the program wrote; a UTF-8 character split between two reads is recorded whole
@@ -338,6 +366,35 @@ impl Recorder {
     /// A marker (a wait that ended, with what ended it).
     pub(crate) fn marker(&mut self, label: &str) {
         self.event("m", label);
+    }
+}
+
+/// The marker that ends a file's recording at its bound of `limit` bytes, at `seconds`.
+fn bound_note(seconds: f64, limit: u64) -> String {
+    let note = format!(
+        "termloom: the recording stopped at its bound of {limit} bytes (recording_file_bytes); later events are not recorded"
+    );
+    json!([seconds, "m", note]).to_string()
+}
+
+impl Drop for Recorder {
+    /// Events dropped since the last one queued are said at the end of a file's recording:
+    /// its writer adds the marker after the lines queued (the queue may still be full).
+    fn drop(&mut self) {
+        if self.dropped == 0 {
+            return;
+        }
+        let seconds = (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e6;
+        let mut note = self.behind_note(seconds);
+        if let Sink::File(cast) = &self.sink
+            && !cast.full
+        {
+            // Within the bound, or the bound's own last line.
+            if cast.written + note.len() as u64 + 1 > cast.limit {
+                note = bound_note(seconds, cast.limit);
+            }
+            *cast.last_line.lock().unwrap_or_else(|e| e.into_inner()) = Some(note);
+        }
     }
 }
 

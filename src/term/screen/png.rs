@@ -120,6 +120,23 @@ impl StyledScreen {
                 let cell = Cell { x, y, width, scale, system_fonts: options.system_fonts };
                 draw_cluster(&mut canvas, cluster.text, &cell, &cell_look, theme.background);
             }
+            // Underline and strikeout: across every cell of their runs, blanks included (a
+            // row's text stops at its last character; vim's cursorline does not).
+            for run in &runs {
+                let run_look = look(Some(run), theme);
+                if run_look.hidden {
+                    continue;
+                }
+                let x = pad + usize::from(run.col) * cell_w;
+                let width = usize::from(run.width) * cell_w;
+                let fg = ink(&run_look, theme.background);
+                if run_look.underline {
+                    canvas.fill(x, y + cell_h - scale, width, scale, fg);
+                }
+                if run_look.strikeout {
+                    canvas.fill(x, y + cell_h / 2, width, scale, fg);
+                }
+            }
         }
         let cursor = screen.cursor;
         if cursor.visible && cursor.row < screen.rows && cursor.col < screen.cols {
@@ -149,14 +166,7 @@ fn draw_cluster(canvas: &mut Canvas, text: &str, at: &Cell, cell: &Look, backgro
     if c == ' ' || cell.hidden {
         return;
     }
-    let fg = if cell.dim {
-        // Faded towards what the text is drawn on: a third of the way to the background.
-        let bg = cell.bg.unwrap_or(background);
-        let mix = |f: u8, b: u8| ((u16::from(f) * 2 + u16::from(b)) / 3) as u8;
-        Rgb(mix(cell.fg.0, bg.0), mix(cell.fg.1, bg.1), mix(cell.fg.2, bg.2))
-    } else {
-        cell.fg
-    };
+    let fg = ink(cell, background);
     let cell_h = CELL_H * scale;
     match glyph(c).filter(|_| width == CELL_W * scale) {
         Some(rows) => {
@@ -186,12 +196,18 @@ fn draw_cluster(canvas: &mut Canvas, text: &str, at: &Cell, cell: &Look, backgro
             canvas.fill(left + w - scale, top, scale, h, fg);
         }
     }
-    if cell.underline {
-        canvas.fill(x, y + cell_h - scale, width, scale, fg);
+}
+
+/// The colour a cell's text and lines are drawn in: dim text faded towards what it is drawn
+/// on, a third of the way to the background (`background`, the theme's, under a cell with
+/// no background of its own).
+fn ink(cell: &Look, background: Rgb) -> Rgb {
+    if !cell.dim {
+        return cell.fg;
     }
-    if cell.strikeout {
-        canvas.fill(x, y + cell_h / 2, width, scale, fg);
-    }
+    let bg = cell.bg.unwrap_or(background);
+    let mix = |f: u8, b: u8| ((u16::from(f) * 2 + u16::from(b)) / 3) as u8;
+    Rgb(mix(cell.fg.0, bg.0), mix(cell.fg.1, bg.1), mix(cell.fg.2, bg.2))
 }
 
 /// The canvas as PNG bytes (RGB, 8 bits).

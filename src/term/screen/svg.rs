@@ -1,7 +1,8 @@
 //! A styled screen drawn as SVG: [`StyledScreen::to_svg`]. Text stays text (small, searchable,
 //! selectable), every character cluster is placed at its cell's column explicitly (so a
 //! browser's fallback font for a missing glyph cannot shift the columns after it), and
-//! backgrounds, inverse video and the cursor are rectangles on the cell grid.
+//! backgrounds, inverse video, underlines, strikeouts and the cursor are rectangles on the
+//! cell grid.
 
 use std::fmt::Write;
 
@@ -373,12 +374,6 @@ impl StyledScreen {
                     if cell_look.italic {
                         out.push_str(" font-style=\"italic\"");
                     }
-                    match (cell_look.underline, cell_look.strikeout) {
-                        (true, true) => out.push_str(" text-decoration=\"underline line-through\""),
-                        (true, false) => out.push_str(" text-decoration=\"underline\""),
-                        (false, true) => out.push_str(" text-decoration=\"line-through\""),
-                        (false, false) => {}
-                    }
                     if cell_look.dim {
                         out.push_str(" opacity=\"0.6\"");
                     }
@@ -401,6 +396,26 @@ impl StyledScreen {
             flush(&mut span, &mut out);
             if open.is_some() {
                 out.push_str("</text>");
+            }
+            // Underline and strikeout: lines across every cell of their runs, blanks included
+            // (a row's text stops at its last character; vim's cursorline does not).
+            for (run, run_look) in &looks {
+                if run_look.hidden {
+                    continue;
+                }
+                let lines = [(run_look.underline, 0.1), (run_look.strikeout, -0.3)];
+                for (_, below_baseline) in lines.into_iter().filter(|(drawn, _)| *drawn) {
+                    let _ = write!(
+                        out,
+                        "<rect x=\"{}\" y=\"{:.1}\" width=\"{}\" height=\"{:.1}\" fill=\"{}\"{}/>",
+                        xs[usize::from(run.col.min(screen.cols))],
+                        y(row) + options.font_size * (1.0 + below_baseline),
+                        widths[usize::from(run.width.min(screen.cols))],
+                        options.font_size / 14.0,
+                        run_look.fg.hex(),
+                        if run_look.dim { " opacity=\"0.6\"" } else { "" }
+                    );
+                }
             }
         }
         let cursor = screen.cursor;
