@@ -353,8 +353,13 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
     let mut out = String::from("\x1b[?25l");
     for row in 0..view_rows {
         out.push_str(&format!("\x1b[{};1H", row + 1));
-        out.push_str(clip(lines.get(top + row).copied().unwrap_or_default(), cols));
-        out.push_str("\x1b[K");
+        let shown = clip(lines.get(top + row).copied().unwrap_or_default(), cols);
+        out.push_str(shown);
+        // Not after a row as wide as the terminal: the cursor waits to wrap on its last
+        // column, which xterm's erase would blank.
+        if width(shown) < cols {
+            out.push_str("\x1b[K");
+        }
     }
     // The way out first, then who may type and the clipping: what a narrow terminal cuts
     // (and a terminal narrower than the session is narrow) is the least needed.
@@ -450,6 +455,19 @@ mod tests {
         assert_eq!(first_row_shown(None, 9, 32, 23), 9, "a hidden cursor keeps the view");
         assert_eq!(first_row_shown(None, 9, 32, 40), 0, "a taller terminal shows all");
         assert_eq!(first_row_shown(Some(3), 0, 4, 23), 0);
+    }
+
+    /// A row as wide as the terminal is not followed by an erase: with the cursor waiting to
+    /// wrap on the last column, xterm erased that column's character.
+    #[test]
+    fn a_row_as_wide_as_the_terminal_is_not_erased_after() {
+        let (cols, _) = terminal_size();
+        let full = "x".repeat(cols);
+        let frame =
+            serde_json::json!({"lines": [full, "short"], "cols": cols, "rows": 2, "session": 1});
+        let drawn = draw(&frame, false, &mut 0);
+        assert!(drawn.contains(&format!("{full}\x1b[2;1H")), "{drawn:?}");
+        assert!(drawn.contains("short\x1b[K"), "{drawn:?}");
     }
 
     #[test]
