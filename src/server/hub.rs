@@ -566,8 +566,9 @@ impl Connection {
         owners.retain(|id, _| open.contains(id));
         let mine = owners.values().filter(|owner| **owner == client).count();
         if mine >= limit {
+            let sessions = if mine == 1 { "session" } else { "sessions" };
             return Err(format!(
-                "client {client:?} has {mine} open sessions, its limit; close some with terminal_close (termloom close ID) first"
+                "client {client:?} has {mine} open {sessions}, its limit; close one with terminal_close (termloom close ID) first"
             ));
         }
         Ok(())
