@@ -71,8 +71,8 @@ impl Shared {
     fn shutdown(&self) {
         if crate::reactor::on_reactor_thread() {
             // The last handle dropped inside a wait's test: the reactor cannot wait for itself.
-            // It shuts down once this turn ends; its thread is left to end by itself.
-            let _ = self.client.submit_from_reactor(Box::new(|r| r.begin_shutdown(None)));
+            // It shuts down once this round ends; its thread is left to end by itself.
+            crate::reactor::ask_shutdown_on_reactor();
             return;
         }
         let mut thread = self.thread.lock().unwrap_or_else(|e| e.into_inner());

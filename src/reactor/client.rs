@@ -93,13 +93,6 @@ impl Client {
         self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
     }
 
-    /// Queues a request from the reactor's own thread, which nobody waits for (a shutdown
-    /// asked there); a full queue drops it rather than block the reactor.
-    pub(crate) fn submit_from_reactor(&self, request: Request) -> Result<()> {
-        self.requests.try_send(request).map_err(|_| Error::EngineStopped)?;
-        self.waker.wake().map_err(|e| Error::io("waking the reactor", e))
-    }
-
     /// Runs `f` on the reactor thread and returns its result; a panic in `f` is answered
     /// with [`Error::RequestPanicked`].
     pub(crate) fn call<T: Send + 'static>(

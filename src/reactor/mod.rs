@@ -537,6 +537,9 @@ impl Reactor {
                 // Every handle is gone: nobody can ask for a shutdown any more.
                 self.begin_shutdown(None);
             }
+            if SHUTDOWN_ASKED.with(|asked| asked.replace(false)) && self.shutdown.is_none() {
+                self.begin_shutdown(None);
+            }
             for id in std::mem::take(&mut self.backlog) {
                 if let Some(slot) = self.sessions.get_mut(&id) {
                     slot.backlogged = false;
@@ -700,6 +703,16 @@ thread_local! {
     /// Set when a call into the engine was refused on this (a reactor's) thread: a wait's
     /// test made it, and that wait fails (see `check_waiters`).
     static REFUSED_CALL: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set when the engine's last handle was dropped on this (a reactor's) thread, inside a
+    /// wait's test: the reactor shuts down once that round's work is done.
+    static SHUTDOWN_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Asks the reactor of this thread to shut down once its round's work is done: for the
+/// engine's last handle dropped inside a wait's test, where the reactor cannot be sent a
+/// request (the request queue may be full, and nothing on this thread may wait for room).
+pub(crate) fn ask_shutdown_on_reactor() {
+    SHUTDOWN_ASKED.with(|asked| asked.set(true));
 }
 
 /// Notes that a call was refused on a reactor's thread.
