@@ -325,7 +325,7 @@ impl Drop for RawMode {
 /// The person's terminal size: columns and rows (80x24 when unknown).
 fn terminal_size() -> (usize, usize) {
     match termios::tcgetwinsize(std::io::stdout().as_fd()) {
-        Ok(size) if size.ws_col > 0 && size.ws_row > 1 => {
+        Ok(size) if size.ws_col > 0 && size.ws_row > 0 => {
             (usize::from(size.ws_col), usize::from(size.ws_row))
         }
         _ => (80, 24),
