@@ -1712,3 +1712,19 @@ fn a_put_off_look_still_searches_lines_the_bound_would_drop() {
     assert_eq!(found.text, "needle");
     s.close().unwrap();
 }
+
+/// A program that redraws the same frame on a timer, each inside a synchronized update too
+/// long for one read of the terminal, has a stable screen: the frame is compared once it is
+/// complete. The half-drawn frame at the end of each read counted as a change, so the screen
+/// was never stable.
+#[test]
+fn the_same_frame_redrawn_in_synchronized_updates_is_a_stable_screen() {
+    let engine = engine();
+    let frame = r#"f=$(i=0; while [ $i -lt 1800 ]; do printf '\033[38;5;%dmX' $((i % 200 + 16)); i=$((i+1)); done)
+while :; do printf '\033[?2026h\033[H%s\033[0m\033[?2026l' "$f"; sleep 0.1; done"#;
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", frame])).unwrap();
+    expect(&s, Until::screen_contains("XXXXXXXX"));
+    let outcome = s.wait(Until::stable(Duration::from_millis(700)), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    s.close().unwrap();
+}
