@@ -236,7 +236,9 @@ impl Until {
         Until(Cond::Exit)
     }
 
-    /// The screen has not changed, and no input was sent, for `duration`.
+    /// The screen has not changed, and no input was sent, for `duration`. A frame drawn in a
+    /// synchronized update (mode 2026) is compared once complete: redrawn the same, it is no
+    /// change; while it is drawn, the screen is not stable.
     pub fn stable(duration: Duration) -> Until {
         Until(Cond::Stable(duration))
     }

@@ -1685,3 +1685,46 @@ fn zsh_prompt_after_output_without_a_newline_starts_its_own_line() {
     assert!(text.ends_with("zsh> printf foo\nfooEND\nzsh> echo bar\nbar\nzsh> "), "{text:?}");
     zsh.close().unwrap();
 }
+
+/// A line a transcript wait has not searched yet stays in the store until the wait has
+/// searched it, even when the look after output is put off (a costly look went just before)
+/// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran
+/// to its timeout.
+#[test]
+fn a_put_off_look_still_searches_lines_the_bound_would_drop() {
+    let engine = Engine::new(Config { scrollback_lines: 100, ..Config::default() }).unwrap();
+    let s = engine
+        .spawn(
+            SpawnSpec::new("sh")
+                .args(["-c", "read a; echo go; sleep 0.1; echo needle; seq 1 3000; read b"]),
+        )
+        .unwrap();
+    expect(&s, Until::input_wait());
+    // Each look costs 50 ms (this test), so the look after the next output is put off by
+    // 450 ms: past the needle and the 3,000 lines after it.
+    let costly = Until::screen_matches("a costly test", |_| {
+        std::thread::sleep(Duration::from_millis(50));
+        false
+    });
+    let until = Until::any(vec![Until::text("needle"), costly]);
+    let outcome = s.send_bytes_and_wait(b"\n", until, LONG).unwrap();
+    let found = outcome.matched().unwrap_or_else(|| panic!("{outcome}"));
+    assert_eq!(found.text, "needle");
+    s.close().unwrap();
+}
+
+/// A program that redraws the same frame on a timer, each inside a synchronized update too
+/// long for one read of the terminal, has a stable screen: the frame is compared once it is
+/// complete. The half-drawn frame at the end of each read counted as a change, so the screen
+/// was never stable.
+#[test]
+fn the_same_frame_redrawn_in_synchronized_updates_is_a_stable_screen() {
+    let engine = engine();
+    let frame = r#"f=$(i=0; while [ $i -lt 1800 ]; do printf '\033[38;5;%dmX' $((i % 200 + 16)); i=$((i+1)); done)
+while :; do printf '\033[?2026h\033[H%s\033[0m\033[?2026l' "$f"; sleep 0.1; done"#;
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", frame])).unwrap();
+    expect(&s, Until::screen_contains("XXXXXXXX"));
+    let outcome = s.wait(Until::stable(Duration::from_millis(700)), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    s.close().unwrap();
+}

@@ -298,6 +298,15 @@ impl Reactor {
             self.queue_replies(id, &turn.replies);
             self.look_after_output(id);
         }
+        // A look put off (a costly one went just before) has not searched the lines the pin
+        // kept: when ending the pin would drop some of them, the waiters look now (at most
+        // once a store's bound of output, however costly a look is).
+        if let Some(slot) = self.sessions.get_mut(&id)
+            && slot.look_deferred.is_some()
+            && slot.terminal.transcript().over_bounds()
+        {
+            self.look_now(id);
+        }
         if let Some(slot) = self.sessions.get_mut(&id) {
             slot.terminal.transcript_mut().unpin();
         }

@@ -130,8 +130,9 @@ impl Reactor {
             return;
         };
         if slot.terminal.sync_deadline().is_some() {
-            // A synchronized update is drawing a frame: the screen is changing.
-            slot.screen_changed = Instant::now();
+            // A synchronized update is drawing a frame: it is compared once complete (a frame
+            // redrawn the same, too long for one read, is no change), and a still screen is
+            // not taken meanwhile (`check_waiters`).
             return;
         }
         slot.screen_tracked = slot.waiters.iter().any(|w| w.until.tracks_screen());
@@ -191,7 +192,12 @@ impl Reactor {
             Some(_) => slot.screen_changed.max(slot.last_output),
             None => slot.screen_changed,
         };
-        let stable_for = now.saturating_duration_since(changed.max(asked));
+        // (While a synchronized update draws a frame, the screen is not still: the frame may
+        // differ.)
+        let stable_for = match frame_done {
+            true => now.saturating_duration_since(changed.max(asked)),
+            false => Duration::ZERO,
+        };
         // (Conditions that tell a busy program from an idle one look once it is quiet; an input
         // wait once the screen is still.)
         let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
@@ -749,6 +755,10 @@ pub(super) fn output_unread(slot: &Slot) -> bool {
 /// While a look after output is put off, the screen may have changed with any output since
 /// the last look.
 fn changed_or_output(slot: &Slot) -> Instant {
+    if slot.terminal.sync_deadline().is_some() {
+        // A synchronized update is drawing a frame, compared only once complete.
+        return slot.last_output;
+    }
     match (slot.screen_tracked, slot.look_deferred) {
         (true, None) => slot.screen_changed,
         (true, Some(_)) => slot.screen_changed.max(slot.last_output),

@@ -331,6 +331,12 @@ impl Transcript {
         }
     }
 
+    /// Whether the store holds more than its bounds: trimming stopped at the pin, so ending
+    /// it would drop lines a waiter has not searched yet.
+    pub(crate) fn over_bounds(&self) -> bool {
+        self.lines.len() > self.max_lines || (self.bytes > self.max_bytes && self.lines.len() > 1)
+    }
+
     /// Whether a pin kept the store past twice its bounds: time to check the waiters.
     pub(crate) fn pinned_too_long(&self) -> bool {
         self.lines.len() > 2 * self.max_lines || self.bytes > 2 * self.max_bytes
@@ -343,9 +349,7 @@ impl Transcript {
     }
 
     fn trim(&mut self) {
-        while self.lines.len() > self.max_lines
-            || (self.bytes > self.max_bytes && self.lines.len() > 1)
-        {
+        while self.over_bounds() {
             if self.pin.is_some_and(|pin| self.first >= pin) {
                 break;
             }
