@@ -2619,6 +2619,53 @@ fn a_cancelled_submit_interrupts_its_command() {
     client.finish();
 }
 
+/// A terminal_send that submits a line, cancelled while it waits for another call's input
+/// (a paste the program does not read), types nothing and interrupts nothing: it sent the
+/// session's program SIGINT (killing it) once the paste ended, then typed its line anyway.
+#[test]
+fn a_submit_cancelled_before_it_typed_neither_types_nor_interrupts() {
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.tool("terminal_start", json!({"argv": ["sleep", "600"]}))["session_id"].clone();
+    // A paste larger than the input queue holds the session's input until its timeout.
+    let paste = "A".repeat(2 << 20);
+    let pasting = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "paste": paste, "timeout_ms": 3000}}),
+    );
+    let begun = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "for_screen_text": "AAAAAAAAAA", "view": "screen"}),
+    );
+    assert_eq!(begun["wait"]["outcome"], "matched", "{begun}");
+    let submit = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "text": "echo typed", "submit": true}}),
+    );
+    client.notify("notifications/cancelled", json!({"requestId": submit, "reason": "test"}));
+    client.response(&pasting);
+    // The cancelled call is over once its id is free again (a call in progress holds it).
+    let deadline = Instant::now() + LONG;
+    loop {
+        let list = json!({"name": "terminal_list", "arguments": {}});
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": submit, "method": "tools/call", "params": list}));
+        let response = client.response(&submit);
+        if response.get("error").is_none() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
+    }
+    let after = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "exit": true, "timeout_ms": 2000, "view": "screen"}),
+    );
+    let status = &after["status"];
+    assert_eq!(after["wait"]["outcome"], "timeout", "the program was interrupted: {status}");
+    assert!(!after["screen"].to_string().contains("echo typed"), "the line was typed");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A program that polls the terminal with a short timeout in a loop (Python 3.13's REPL polls
 /// every 100 ms) waits for input once its timer has gone off without a change: `input_wait`
 /// holds and the status says so. It read "running, quiet" for ever, and the wait timed out.

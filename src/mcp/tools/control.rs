@@ -51,13 +51,22 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         None => (new_shell(call, cwd, env, command)?, true),
     };
-    // A cancellation stops the command; run_command then returns when the prompt is back.
-    interrupt_on_cancel(call, &session, &call.caller.input.of(session.id()));
+    let input = call.caller.input.of(session.id());
+    let typed = input.typing();
+    let interrupting = std::sync::Once::new();
     // No input lock here: run_command types and waits in one call, and terminal_send must be
-    // able to interrupt the command meanwhile.
+    // able to interrupt the command meanwhile. A call cancelled before its command is typed
+    // types nothing (and interrupts nothing).
     let start = || {
+        if call.cancel.is_cancelled() {
+            return Ok(None);
+        }
         session.start_command(command, timeout).and_then(|reply| {
-            await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout))
+            // A cancellation stops the command; run_command then returns when the prompt is
+            // back. (Asked for once the command is on its way to the session, so that the
+            // signal follows it.)
+            interrupting.call_once(|| interrupt_on_cancel(call, &session, &input, typed));
+            await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout)).map(Some)
         })
     };
     let result = match start() {
@@ -91,12 +100,12 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(run_error(err));
         }
     };
-    if call.cancel.is_cancelled() {
+    let Some(result) = result.filter(|_| !call.cancel.is_cancelled()) else {
         if new_session {
             let _ = session.close();
         }
         return Err(ToolError::cancelled());
-    }
+    };
     // A command that left the terminal on the alternate screen wrote no transcript there.
     let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     // A shell started for one command is closed after it, unless asked to keep it or the
