@@ -1664,6 +1664,77 @@ fn a_read_whose_client_was_killed_leaves_the_output_unread() {
     assert!(read.contains("important"), "{read}");
 }
 
+/// A `termloom exec` killed while its command runs (an agent's harness timing it out) ends
+/// its call at once, and the command's output, printed after, stays new for the same client's
+/// next read. The call went on until the command ended, then took its output for a result
+/// nobody read: the next read said "no new output".
+#[test]
+fn an_exec_whose_client_was_killed_leaves_the_commands_output_unread() {
+    if !common::require(&termloom::shell_program()) {
+        return;
+    }
+    // Two connections at once: with one held, the next is accepted once the killed client's
+    // has ended.
+    let server = TestServer::start(&["--max-connections", "2"]);
+    // A command run once the connection before it has ended (refused until then).
+    let once_free = |args: &[&str]| -> String {
+        let deadline = std::time::Instant::now() + LONG;
+        loop {
+            let output = server.cli(args);
+            if output.status.success() {
+                return String::from_utf8(output.stdout).unwrap();
+            }
+            assert!(std::time::Instant::now() < deadline, "{}", describe(&output));
+        }
+    };
+    let pending_waits = |count: usize, otherwise: &str| {
+        let deadline = std::time::Instant::now() + LONG;
+        loop {
+            let list: Value = serde_json::from_str(&once_free(&["list", "--json"])).unwrap();
+            if list["sessions"][0]["pending_waits"] == count {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "{otherwise}");
+        }
+    };
+    once_free(&["start", "--name", "sh"]);
+    let dir = common::TestDir::new("exec-killed");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // The command waits on the fifo, not on the terminal: it runs until the test writes.
+    let command = format!("read x < {}; echo the-out''put", fifo.display());
+    let mut running = Command::new(TERMLOOM)
+        .args(["exec", "--socket"])
+        .arg(&server.socket)
+        .args(["sh", &command])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    pending_waits(1, "the command never started");
+    let deadline = std::time::Instant::now() + LONG;
+    let held = loop {
+        let stream = UnixStream::connect(&server.socket).unwrap();
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        // (A refused connection is answered with an error and closed.)
+        let _ = (&stream).write_all(format!("{ping}\n").as_bytes());
+        let answer = answers(&mut BufReader::new(stream.try_clone().unwrap()), 1).remove(0);
+        if answer.get("result").is_some() {
+            break stream;
+        }
+        assert!(std::time::Instant::now() < deadline, "{answer}");
+    };
+    running.kill().unwrap();
+    running.wait().unwrap();
+    once_free(&["list"]);
+    drop(held);
+    std::fs::write(&fifo, "go\n").unwrap();
+    pending_waits(0, "the command never ended");
+    let read = once_free(&["read", "sh"]);
+    assert!(read.contains("the-output"), "{read}");
+}
+
 /// `termloom list` shows every live session, however many (it stopped at about 50, within the
 /// tools' default `max_bytes`, and said only how many more there were), and names the ended
 /// ones it leaves out by id, each readable.
