@@ -532,6 +532,36 @@ fn a_client_has_a_limited_number_of_sessions() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("its limit"));
 }
 
+/// Starts sent at once (a host calling in parallel) are held to the client's limit too: each
+/// was checked before any had started its session, and all of them started.
+#[test]
+fn starts_at_once_are_held_to_the_clients_limit() {
+    let server = TestServer::start(&["--max-sessions-per-client", "2"]);
+    let (stream, _) = hello_as(&server, "eager");
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let mut lines = format!("{init}\n");
+    for id in 0..6 {
+        let start = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "terminal_start", "arguments": {"argv": ["cat"]}}});
+        lines.push_str(&format!("{start}\n"));
+    }
+    (&stream).write_all(lines.as_bytes()).unwrap();
+    let answers = answers(&mut BufReader::new(stream.try_clone().unwrap()), 7);
+    let results: Vec<&Value> = answers.iter().filter(|a| a["id"] != "init").collect();
+    let started = results.iter().filter(|a| a["result"]["isError"] == false).count();
+    assert_eq!(started, 2, "{results:?}");
+    for refused in results.iter().filter(|a| a["result"]["isError"] == true) {
+        let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("its limit"), "{text}");
+    }
+    // Once the starts have ended, the limit counts the sessions only.
+    let refused = server.cli(&["start", "--client", "eager", "--", "cat"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("2 open sessions, its limit"));
+    server.ok(&["close", "1"]);
+    server.ok(&["start", "--client", "eager", "--", "cat"]);
+}
+
 #[test]
 fn an_idle_server_exits_and_the_first_use_starts_one() {
     let mut server = TestServer::start(&["--idle-exit", "0.3"]);
