@@ -1058,6 +1058,65 @@ fn a_connection_has_a_limited_number_of_attachments() {
     assert!(again[0]["result"]["reason"].is_string(), "{again:?}");
 }
 
+/// What a person who took a session over types counts as typed since an agent's call: the
+/// agent's call, cancelled after it, no longer interrupts the program (it sent SIGINT into
+/// what the person was doing).
+#[test]
+fn a_cancelled_call_does_not_interrupt_what_a_person_typed_since() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "held", "--", "sh", "-c", "stty -icanon; exec cat"]);
+    let connect = || {
+        let stream = UnixStream::connect(&server.socket).unwrap();
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        (stream, reader)
+    };
+    let send = |stream: &UnixStream, message: Value| {
+        (&*stream).write_all(format!("{message}\n").as_bytes()).unwrap();
+    };
+    // An agent submits a line and waits for an answer that does not come.
+    let (agent, mut agent_answers) = connect();
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params":
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    answers(&mut agent_answers, 1);
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "terminal_send",
+        "arguments": {"session_id": "held", "text": "agent line", "submit": true,
+            "for_text": "never", "timeout_ms": 60000}}}),
+    );
+    server.until_pending_waits(1, "the agent's wait never became pending");
+    // A person takes the session over and types.
+    let (person, mut person_answers) = connect();
+    send(
+        &person,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/attach",
+        "params": {"session": "held", "takeover": true}}),
+    );
+    send(
+        &person,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "termloom/input",
+        "params": {"session": "held", "text": "by hand\r"}}),
+    );
+    let typed = answers(&mut person_answers, 1).remove(0);
+    assert!(typed.get("result").is_some(), "{typed}");
+    // The agent's host cancels its call (its hook runs before the ping is answered).
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2}}),
+    );
+    send(&agent, json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    let pong = answers(&mut agent_answers, 1).remove(0);
+    assert_eq!(pong["id"], 3, "the cancelled call was answered: {pong}");
+    let waited = server.cli(&["wait", "held", "--wait-exit", "--timeout", "2000"]);
+    assert_eq!(waited.status.code(), Some(124), "{}", describe(&waited));
+}
+
 /// `termloom attach`, itself run in a terminal of termloom's and snapshotted.
 #[cfg(feature = "testing")]
 mod attach {

@@ -543,6 +543,9 @@ impl Connection {
         }
         let text = params.get("text").and_then(Value::as_str).unwrap_or_default();
         let session = self.hub.engine.session(id).map_err(|e| invalid(e.to_string()))?;
+        // Typed since the tool calls before it: a cancelled one no longer interrupts the
+        // session's program (see `interrupt_on_cancel`), which is the person's now.
+        self.hub.input.of(id).typing();
         session.send_bytes(text.as_bytes()).map_err(|e| invalid(e.to_string()))?;
         Ok(json!({}))
     }

@@ -26,6 +26,8 @@
 //!   connection holds the session: tools that type into it, signal, resize or close it are
 //!   refused for everyone else with "a person holds this session", until the connection ends.
 //! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
+//!   It counts as typed after every tool call before it: one cancelled later does not
+//!   interrupt the program with Ctrl-C's signal.
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
 //!
