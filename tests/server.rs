@@ -692,6 +692,42 @@ fn mcp_hosts_share_the_servers_sessions() {
     assert_eq!(screen.matches("from mcp").count(), 2, "{screen}");
 }
 
+/// An MCP host on the server (`termloom mcp --server`) that sends a malformed or oversized
+/// message gets its error and goes on, as on `termloom mcp`: the message closed the
+/// connection, the proxy exited, and every later request of the host was lost.
+#[test]
+fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
+    let server = TestServer::start(&[]);
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let mut output = BufReader::new(host.stdout.take().unwrap());
+    let mut answer = |request: &str| -> Value {
+        writeln!(input, "{request}").unwrap();
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended");
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert!(answer(&init.to_string())["result"].is_object());
+    let big = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_list", "arguments": {"pad": "x".repeat(5 << 20)}}});
+    assert_eq!(answer(&big.to_string())["error"]["code"], -32600);
+    assert_eq!(answer("{not json")["error"]["code"], -32700);
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "terminal_list", "arguments": {}}});
+    let listed = answer(&list.to_string());
+    assert_eq!(
+        (listed["id"].clone(), listed["result"]["isError"].clone()),
+        (json!(3), json!(false))
+    );
+    drop(input);
+    assert!(exits(&mut host).success());
+}
+
 #[test]
 fn a_hundred_clients_at_once() {
     let server = TestServer::start(&[]);

@@ -62,6 +62,11 @@ pub(crate) trait Extension: Send + Sync {
     fn client_gone(&self) -> bool {
         false
     }
+    /// Whether a malformed or oversized message, once answered, closes the connection; when
+    /// not, it is skipped and serving goes on, as on stdio.
+    fn closes_on_bad_message(&self) -> bool {
+        true
+    }
 }
 
 /// Serves until the input ends, then closes every session and flushes the output.
@@ -189,7 +194,13 @@ impl Server {
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
         self.outbox.send(error_response(&id, &error));
-        self.refused = self.extension.is_some();
+        self.refused = self.closes_on_bad_message();
+    }
+
+    /// Whether a bad message ends the connection (on a server connection, unless it relays
+    /// an MCP host).
+    fn closes_on_bad_message(&self) -> bool {
+        self.extension.as_ref().is_some_and(|extension| extension.closes_on_bad_message())
     }
 
     /// Handles one message, alone or in a batch.
@@ -201,7 +212,7 @@ impl Server {
         match message {
             Incoming::Invalid { id, error } => {
                 responder(id, &self.outbox).error(&error);
-                self.refused = self.extension.is_some();
+                self.refused = self.closes_on_bad_message();
             }
             Incoming::Response { id, outcome } => self.asker.deliver(id.as_ref(), outcome),
             Incoming::Notification { method, request_id } => {

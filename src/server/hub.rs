@@ -274,6 +274,7 @@ impl Hub {
                 ended: Arc::default(),
                 attached: Arc::default(),
                 gone,
+                mcp_host: AtomicBool::new(false),
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
@@ -452,6 +453,9 @@ struct Connection {
     attached: Arc<AtomicUsize>,
     /// Set when the input ends if the client closed the connection (see [`Input`]).
     gone: Arc<AtomicBool>,
+    /// The connection relays an MCP host (`termloom mcp --server`, `termloom/hello` with
+    /// `"mcp": true`): a bad message is answered and skipped, as `termloom mcp` does.
+    mcp_host: AtomicBool,
 }
 
 impl Connection {
@@ -465,6 +469,9 @@ impl Connection {
                     other.map_or("none".to_owned(), |v| v.to_string())
                 )));
             }
+        }
+        if params.get("mcp").and_then(Value::as_bool) == Some(true) {
+            self.mcp_host.store(true, Ordering::SeqCst);
         }
         if let Some(name) = params.get("client").and_then(Value::as_str) {
             super::check_client_name(name).map_err(invalid)?;
@@ -714,6 +721,10 @@ impl Extension for Connection {
 
     fn client_gone(&self) -> bool {
         self.gone.load(Ordering::SeqCst)
+    }
+
+    fn closes_on_bad_message(&self) -> bool {
+        !self.mcp_host.load(Ordering::SeqCst)
     }
 
     fn closed(&self) {
