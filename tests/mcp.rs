@@ -1602,6 +1602,47 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
     client.finish();
 }
 
+/// A cancelled call is not answered, so it takes nothing from its client's read position:
+/// what was new when it was cancelled is still new for the next read (the cancelled wait's
+/// read took it, and the next read said "no new output").
+#[test]
+fn a_cancelled_wait_leaves_the_new_output_unread() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT}))["session_id"].clone();
+    // Typed and echoed, but not read: the screen view takes nothing from the transcript.
+    let typed = client.tool(
+        "terminal_send",
+        json!({"session_id": cat, "text": "unread words\r", "view": "screen", "for_screen_text": "unread words"}),
+    );
+    assert_eq!(typed["wait"]["outcome"], "matched", "{typed}");
+    let waiting = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_read", "arguments": {"session_id": cat, "for_text": "never", "timeout_ms": 60000}}),
+    );
+    // The wait is pending once the session lists it.
+    let deadline = Instant::now() + LONG;
+    while client.tool("terminal_list", json!({}))["sessions"][0]["pending_waits"] != 1 {
+        assert!(Instant::now() < deadline, "the wait never became pending");
+    }
+    client.notify("notifications/cancelled", json!({"requestId": waiting, "reason": "test"}));
+    // The cancelled call is over once its id is free again (a call in progress holds it).
+    let deadline = Instant::now() + LONG;
+    loop {
+        let list = json!({"name": "terminal_list", "arguments": {}});
+        client.send(
+            &json!({"jsonrpc": "2.0", "id": waiting, "method": "tools/call", "params": list}),
+        );
+        let response = client.response(&waiting);
+        if response.get("error").is_none() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
+    }
+    let read = client.tool("terminal_read", json!({"session_id": cat}));
+    assert!(read["output"].as_str().unwrap().contains("unread words"), "{read}");
+    client.finish();
+}
+
 /// terminal_signal waits for the program's answer, as terminal_send does: a shell redraws its
 /// prompt after SIGINT, and a command run right after is typed whole into the new prompt. A
 /// shell at its prompt is signalled (or sent Ctrl-C) once it reads: bash signalled just
@@ -2574,6 +2615,53 @@ fn a_cancelled_submit_interrupts_its_command() {
     assert!(begun.elapsed() < Duration::from_secs(20), "the command was not interrupted");
     let output = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
     assert!(!output["output"].as_str().unwrap().contains("\nafter\n"), "{output}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// A terminal_send that submits a line, cancelled while it waits for another call's input
+/// (a paste the program does not read), types nothing and interrupts nothing: it sent the
+/// session's program SIGINT (killing it) once the paste ended, then typed its line anyway.
+#[test]
+fn a_submit_cancelled_before_it_typed_neither_types_nor_interrupts() {
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.tool("terminal_start", json!({"argv": ["sleep", "600"]}))["session_id"].clone();
+    // A paste larger than the input queue holds the session's input until its timeout.
+    let paste = "A".repeat(2 << 20);
+    let pasting = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "paste": paste, "timeout_ms": 3000}}),
+    );
+    let begun = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "for_screen_text": "AAAAAAAAAA", "view": "screen"}),
+    );
+    assert_eq!(begun["wait"]["outcome"], "matched", "{begun}");
+    let submit = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "text": "echo typed", "submit": true}}),
+    );
+    client.notify("notifications/cancelled", json!({"requestId": submit, "reason": "test"}));
+    client.response(&pasting);
+    // The cancelled call is over once its id is free again (a call in progress holds it).
+    let deadline = Instant::now() + LONG;
+    loop {
+        let list = json!({"name": "terminal_list", "arguments": {}});
+        client
+            .send(&json!({"jsonrpc": "2.0", "id": submit, "method": "tools/call", "params": list}));
+        let response = client.response(&submit);
+        if response.get("error").is_none() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cancelled call went on: {response}");
+    }
+    let after = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "exit": true, "timeout_ms": 2000, "view": "screen"}),
+    );
+    let status = &after["status"];
+    assert_eq!(after["wait"]["outcome"], "timeout", "the program was interrupted: {status}");
+    assert!(!after["screen"].to_string().contains("echo typed"), "the line was typed");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

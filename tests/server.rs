@@ -532,6 +532,36 @@ fn a_client_has_a_limited_number_of_sessions() {
     assert!(String::from_utf8_lossy(&refused.stderr).contains("its limit"));
 }
 
+/// Starts sent at once (a host calling in parallel) are held to the client's limit too: each
+/// was checked before any had started its session, and all of them started.
+#[test]
+fn starts_at_once_are_held_to_the_clients_limit() {
+    let server = TestServer::start(&["--max-sessions-per-client", "2"]);
+    let (stream, _) = hello_as(&server, "eager");
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let mut lines = format!("{init}\n");
+    for id in 0..6 {
+        let start = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "terminal_start", "arguments": {"argv": ["cat"]}}});
+        lines.push_str(&format!("{start}\n"));
+    }
+    (&stream).write_all(lines.as_bytes()).unwrap();
+    let answers = answers(&mut BufReader::new(stream.try_clone().unwrap()), 7);
+    let results: Vec<&Value> = answers.iter().filter(|a| a["id"] != "init").collect();
+    let started = results.iter().filter(|a| a["result"]["isError"] == false).count();
+    assert_eq!(started, 2, "{results:?}");
+    for refused in results.iter().filter(|a| a["result"]["isError"] == true) {
+        let text = refused["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("its limit"), "{text}");
+    }
+    // Once the starts have ended, the limit counts the sessions only.
+    let refused = server.cli(&["start", "--client", "eager", "--", "cat"]);
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("2 open sessions, its limit"));
+    server.ok(&["close", "1"]);
+    server.ok(&["start", "--client", "eager", "--", "cat"]);
+}
+
 #[test]
 fn an_idle_server_exits_and_the_first_use_starts_one() {
     let mut server = TestServer::start(&["--idle-exit", "0.3"]);
@@ -660,6 +690,42 @@ fn mcp_hosts_share_the_servers_sessions() {
     // The host's input reached the shared session, which outlives the host.
     let screen = server.ok(&["screen", "shared"]);
     assert_eq!(screen.matches("from mcp").count(), 2, "{screen}");
+}
+
+/// An MCP host on the server (`termloom mcp --server`) that sends a malformed or oversized
+/// message gets its error and goes on, as on `termloom mcp`: the message closed the
+/// connection, the proxy exited, and every later request of the host was lost.
+#[test]
+fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
+    let server = TestServer::start(&[]);
+    let mut host = Command::new(TERMLOOM)
+        .args(["mcp", "--server", "--socket"])
+        .arg(&server.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = host.stdin.take().unwrap();
+    let mut output = BufReader::new(host.stdout.take().unwrap());
+    let mut answer = |request: &str| -> Value {
+        writeln!(input, "{request}").unwrap();
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended");
+        serde_json::from_str(&line).unwrap()
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    assert!(answer(&init.to_string())["result"].is_object());
+    let big = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "terminal_list", "arguments": {"pad": "x".repeat(5 << 20)}}});
+    assert_eq!(answer(&big.to_string())["error"]["code"], -32600);
+    assert_eq!(answer("{not json")["error"]["code"], -32700);
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "terminal_list", "arguments": {}}});
+    let listed = answer(&list.to_string());
+    assert_eq!(
+        (listed["id"].clone(), listed["result"]["isError"].clone()),
+        (json!(3), json!(false))
+    );
+    drop(input);
+    assert!(exits(&mut host).success());
 }
 
 #[test]
@@ -1026,6 +1092,65 @@ fn a_connection_has_a_limited_number_of_attachments() {
     writer.write_all(attach(41).as_bytes()).unwrap();
     let again = answers(&mut reader, 1);
     assert!(again[0]["result"]["reason"].is_string(), "{again:?}");
+}
+
+/// What a person who took a session over types counts as typed since an agent's call: the
+/// agent's call, cancelled after it, no longer interrupts the program (it sent SIGINT into
+/// what the person was doing).
+#[test]
+fn a_cancelled_call_does_not_interrupt_what_a_person_typed_since() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "held", "--", "sh", "-c", "stty -icanon; exec cat"]);
+    let connect = || {
+        let stream = UnixStream::connect(&server.socket).unwrap();
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        let reader = BufReader::new(stream.try_clone().unwrap());
+        (stream, reader)
+    };
+    let send = |stream: &UnixStream, message: Value| {
+        (&*stream).write_all(format!("{message}\n").as_bytes()).unwrap();
+    };
+    // An agent submits a line and waits for an answer that does not come.
+    let (agent, mut agent_answers) = connect();
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params":
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
+    );
+    answers(&mut agent_answers, 1);
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "terminal_send",
+        "arguments": {"session_id": "held", "text": "agent line", "submit": true,
+            "for_text": "never", "timeout_ms": 60000}}}),
+    );
+    server.until_pending_waits(1, "the agent's wait never became pending");
+    // A person takes the session over and types.
+    let (person, mut person_answers) = connect();
+    send(
+        &person,
+        json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/attach",
+        "params": {"session": "held", "takeover": true}}),
+    );
+    send(
+        &person,
+        json!({"jsonrpc": "2.0", "id": 2, "method": "termloom/input",
+        "params": {"session": "held", "text": "by hand\r"}}),
+    );
+    let typed = answers(&mut person_answers, 1).remove(0);
+    assert!(typed.get("result").is_some(), "{typed}");
+    // The agent's host cancels its call (its hook runs before the ping is answered).
+    send(
+        &agent,
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2}}),
+    );
+    send(&agent, json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}));
+    let pong = answers(&mut agent_answers, 1).remove(0);
+    assert_eq!(pong["id"], 3, "the cancelled call was answered: {pong}");
+    let waited = server.cli(&["wait", "held", "--wait-exit", "--timeout", "2000"]);
+    assert_eq!(waited.status.code(), Some(124), "{}", describe(&waited));
 }
 
 /// `termloom attach`, itself run in a terminal of termloom's and snapshotted.
@@ -1662,6 +1787,77 @@ fn a_read_whose_client_was_killed_leaves_the_output_unread() {
     server.until_pending_waits(0, "the dead client's wait stayed pending");
     let read = server.ok(&["read", "kept"]);
     assert!(read.contains("important"), "{read}");
+}
+
+/// A `termloom exec` killed while its command runs (an agent's harness timing it out) ends
+/// its call at once, and the command's output, printed after, stays new for the same client's
+/// next read. The call went on until the command ended, then took its output for a result
+/// nobody read: the next read said "no new output".
+#[test]
+fn an_exec_whose_client_was_killed_leaves_the_commands_output_unread() {
+    if !common::require(&termloom::shell_program()) {
+        return;
+    }
+    // Two connections at once: with one held, the next is accepted once the killed client's
+    // has ended.
+    let server = TestServer::start(&["--max-connections", "2"]);
+    // A command run once the connection before it has ended (refused until then).
+    let once_free = |args: &[&str]| -> String {
+        let deadline = std::time::Instant::now() + LONG;
+        loop {
+            let output = server.cli(args);
+            if output.status.success() {
+                return String::from_utf8(output.stdout).unwrap();
+            }
+            assert!(std::time::Instant::now() < deadline, "{}", describe(&output));
+        }
+    };
+    let pending_waits = |count: usize, otherwise: &str| {
+        let deadline = std::time::Instant::now() + LONG;
+        loop {
+            let list: Value = serde_json::from_str(&once_free(&["list", "--json"])).unwrap();
+            if list["sessions"][0]["pending_waits"] == count {
+                return;
+            }
+            assert!(std::time::Instant::now() < deadline, "{otherwise}");
+        }
+    };
+    once_free(&["start", "--name", "sh"]);
+    let dir = common::TestDir::new("exec-killed");
+    let fifo = dir.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // The command waits on the fifo, not on the terminal: it runs until the test writes.
+    let command = format!("read x < {}; echo the-out''put", fifo.display());
+    let mut running = Command::new(TERMLOOM)
+        .args(["exec", "--socket"])
+        .arg(&server.socket)
+        .args(["sh", &command])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    pending_waits(1, "the command never started");
+    let deadline = std::time::Instant::now() + LONG;
+    let held = loop {
+        let stream = UnixStream::connect(&server.socket).unwrap();
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        // (A refused connection is answered with an error and closed.)
+        let _ = (&stream).write_all(format!("{ping}\n").as_bytes());
+        let answer = answers(&mut BufReader::new(stream.try_clone().unwrap()), 1).remove(0);
+        if answer.get("result").is_some() {
+            break stream;
+        }
+        assert!(std::time::Instant::now() < deadline, "{answer}");
+    };
+    running.kill().unwrap();
+    running.wait().unwrap();
+    once_free(&["list"]);
+    drop(held);
+    std::fs::write(&fifo, "go\n").unwrap();
+    pending_waits(0, "the command never ended");
+    let read = once_free(&["read", "sh"]);
+    assert!(read.contains("the-output"), "{read}");
 }
 
 /// `termloom list` shows every live session, however many (it stopped at about 50, within the

@@ -172,17 +172,49 @@ fn proxy(target: &Target) -> ExitCode {
         say!("termloom: cannot use the connection to the server");
         return ExitCode::FAILURE;
     };
+    // The connection relays an MCP host: a malformed or oversized message from the host is
+    // answered and skipped, as `termloom mcp` does, rather than ending the connection.
+    let mut from_server = std::io::BufReader::new(stream);
+    if let Err(message) = say_mcp_hello(&mut to_server, &mut from_server) {
+        say!("termloom: {message}");
+        return ExitCode::FAILURE;
+    }
     std::thread::spawn(move || {
         let _ = relay(&mut std::io::stdin().lock(), &mut to_server);
         let _ = to_server.shutdown(Shutdown::Write);
     });
-    let mut from_server = stream;
     match relay(&mut from_server, &mut std::io::stdout().lock()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
             say!("termloom: the connection to the server failed: {err}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The id of the proxy's own `termloom/hello`, whose answer is not passed on to the host.
+const HELLO_ID: &str = "termloom-mcp-proxy-hello";
+
+/// Tells the server that the connection relays an MCP host (`termloom/hello` with `"mcp":
+/// true`), before anything of the host's; reads its answer, the first line the server sends.
+fn say_mcp_hello(
+    to: &mut UnixStream,
+    from: &mut std::io::BufReader<UnixStream>,
+) -> Result<(), String> {
+    let hello = serde_json::json!({"jsonrpc": "2.0", "id": HELLO_ID, "method": "termloom/hello",
+        "params": {"protocol": termloom::server::PROTOCOL, "mcp": true}});
+    let failed = |err: std::io::Error| format!("the connection to the server failed: {err}");
+    to.write_all(format!("{hello}\n").as_bytes()).map_err(failed)?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(from, &mut line).map_err(failed)?;
+    let answer: serde_json::Value = serde_json::from_str(&line)
+        .map_err(|_| "the termloom server closed the connection without answering".to_owned())?;
+    match answer.get("error") {
+        Some(error) => Err(format!(
+            "the termloom server refused the connection: {}",
+            error["message"].as_str().unwrap_or("no reason given")
+        )),
+        None => Ok(()),
     }
 }
 

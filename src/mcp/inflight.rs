@@ -79,6 +79,11 @@ impl CancelToken {
         self.cancelled.is_fired()
     }
 
+    /// Whether the request was stopped: cancelled, or its waits ended by the end of the input.
+    pub(crate) fn is_stopped(&self) -> bool {
+        self.stopped.is_fired()
+    }
+
     /// Ends the request's waits early; its result is still sent.
     pub(crate) fn interrupt(&self) {
         self.stopped.fire();

@@ -45,8 +45,14 @@ pub(crate) trait Extension: Send + Sync {
         outbox: &Outbox,
     ) -> Option<Responder>;
     /// Checks (and may rewrite) a tool call before it runs: `Err` refuses it with a message
-    /// for the model.
-    fn admit(&self, tool: &str, arguments: &mut Map<String, Value>) -> Result<(), String>;
+    /// for the model. `Ok` may hold what the call takes while it runs (a place among its
+    /// client's sessions), given back when it is dropped: once the call has ended and
+    /// [`Extension::called`] has seen its result, or when it is not run after all.
+    fn admit(
+        &self,
+        tool: &str,
+        arguments: &mut Map<String, Value>,
+    ) -> Result<Option<Box<dyn Send>>, String>;
     /// Sees what a tool call that succeeded returned (its structured result).
     fn called(&self, tool: &str, arguments: &Map<String, Value>, result: &Value);
     /// The connection's input ended.
@@ -55,6 +61,11 @@ pub(crate) trait Extension: Send + Sync {
     /// connection rather than only its own end of it, so it reads no more answers.
     fn client_gone(&self) -> bool {
         false
+    }
+    /// Whether a malformed or oversized message, once answered, closes the connection; when
+    /// not, it is skipped and serving goes on, as on stdio.
+    fn closes_on_bad_message(&self) -> bool {
+        true
     }
 }
 
@@ -183,7 +194,13 @@ impl Server {
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
         self.outbox.send(error_response(&id, &error));
-        self.refused = self.extension.is_some();
+        self.refused = self.closes_on_bad_message();
+    }
+
+    /// Whether a bad message ends the connection (on a server connection, unless it relays
+    /// an MCP host).
+    fn closes_on_bad_message(&self) -> bool {
+        self.extension.as_ref().is_some_and(|extension| extension.closes_on_bad_message())
     }
 
     /// Handles one message, alone or in a batch.
@@ -195,7 +212,7 @@ impl Server {
         match message {
             Incoming::Invalid { id, error } => {
                 responder(id, &self.outbox).error(&error);
-                self.refused = self.extension.is_some();
+                self.refused = self.closes_on_bad_message();
             }
             Incoming::Response { id, outcome } => self.asker.deliver(id.as_ref(), outcome),
             Incoming::Notification { method, request_id } => {
@@ -317,11 +334,13 @@ impl Server {
                 ));
             }
         };
-        if let Some(extension) = &self.extension
-            && let Err(message) = extension.admit(&name, &mut arguments)
-        {
-            return responder.result(served.finish(tools::refusal(&message)));
-        }
+        let held = match self.extension.as_ref().map(|e| e.admit(&name, &mut arguments)) {
+            None => None,
+            Some(Ok(held)) => held,
+            Some(Err(message)) => {
+                return responder.result(served.finish(tools::refusal(&message)));
+            }
+        };
         let ticket = match self.inflight.admit(responder.id()) {
             Ok(ticket) => ticket,
             Err(Refusal::DuplicateId) => {
@@ -349,7 +368,8 @@ impl Server {
             .and_then(|meta| meta.get(ONE_COPY))
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let job = Job { responder, ticket, name, arguments, served, progress, answers, one_copy };
+        let job =
+            Job { responder, ticket, name, arguments, served, progress, answers, one_copy, held };
         let job = Arc::new(Mutex::new(Some(job)));
         let engine = self.engine.clone();
         let caller = match &self.extension {
@@ -406,6 +426,8 @@ struct Job {
     answers: Option<Map<String, Value>>,
     /// The client reads one copy of the result's strings ([`ONE_COPY`]).
     one_copy: bool,
+    /// What the extension's admission gave the call to hold while it runs.
+    held: Option<Box<dyn Send>>,
 }
 
 /// Why a call cannot ask its client's person.
@@ -419,7 +441,10 @@ impl Job {
         asker: &Asker,
         extension: Option<&dyn Extension>,
     ) {
-        let Job { responder, ticket, name, arguments, served, progress, answers, one_copy } = self;
+        let Job { responder, ticket, name, arguments, served, progress, answers, one_copy, held } =
+            self;
+        // Given back when the call ends, after the extension saw its result.
+        let _held = held;
         let token = ticket.token().clone();
         let progress = progress.as_ref();
         let inputs = match (served.elicitation, served.revision.is_modern()) {

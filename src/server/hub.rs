@@ -75,6 +75,9 @@ pub(crate) struct Hub {
     clients: Mutex<Clients>,
     /// The client that started each open session.
     owners: Mutex<HashMap<SessionId, String>>,
+    /// The starts in progress of each client, which count toward its limit of sessions
+    /// ([`Starting`]).
+    starting: Mutex<HashMap<String, usize>>,
     /// Sessions a person took over, by connection number.
     holders: Mutex<HashMap<SessionId, u64>>,
     life: Mutex<Life>,
@@ -108,6 +111,7 @@ impl Hub {
             input: Arc::default(),
             clients: Mutex::default(),
             owners: Mutex::default(),
+            starting: Mutex::default(),
             holders: Mutex::default(),
             life: Mutex::default(),
             changed: Condvar::new(),
@@ -270,6 +274,7 @@ impl Hub {
                 ended: Arc::default(),
                 attached: Arc::default(),
                 gone,
+                mcp_host: AtomicBool::new(false),
             });
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
@@ -448,6 +453,9 @@ struct Connection {
     attached: Arc<AtomicUsize>,
     /// Set when the input ends if the client closed the connection (see [`Input`]).
     gone: Arc<AtomicBool>,
+    /// The connection relays an MCP host (`termloom mcp --server`, `termloom/hello` with
+    /// `"mcp": true`): a bad message is answered and skipped, as `termloom mcp` does.
+    mcp_host: AtomicBool,
 }
 
 impl Connection {
@@ -461,6 +469,9 @@ impl Connection {
                     other.map_or("none".to_owned(), |v| v.to_string())
                 )));
             }
+        }
+        if params.get("mcp").and_then(Value::as_bool) == Some(true) {
+            self.mcp_host.store(true, Ordering::SeqCst);
         }
         if let Some(name) = params.get("client").and_then(Value::as_str) {
             super::check_client_name(name).map_err(invalid)?;
@@ -539,6 +550,9 @@ impl Connection {
         }
         let text = params.get("text").and_then(Value::as_str).unwrap_or_default();
         let session = self.hub.engine.session(id).map_err(|e| invalid(e.to_string()))?;
+        // Typed since the tool calls before it: a cancelled one no longer interrupts the
+        // session's program (see `interrupt_on_cancel`), which is the person's now.
+        self.hub.input.of(id).typing();
         session.send_bytes(text.as_bytes()).map_err(|e| invalid(e.to_string()))?;
         Ok(json!({}))
     }
@@ -548,10 +562,12 @@ impl Connection {
         self.hub.resolve(arguments.get("session_id")?).ok()
     }
 
-    /// Refuses a start past the client's limit of open sessions: sessions whose program
-    /// exited hold no process (their tombstones are bounded by `max_closed_sessions`) and
-    /// do not count.
-    fn check_session_limit(&self) -> Result<(), String> {
+    /// Refuses a start past the client's limit of open sessions, counting its starts in
+    /// progress (each of which was admitted before any of them had started a session):
+    /// sessions whose program exited hold no process (their tombstones are bounded by
+    /// `max_closed_sessions`) and do not count. An admitted start holds its place until its
+    /// call ends.
+    fn check_session_limit(&self) -> Result<Starting, String> {
         let client = lock(&self.client).clone();
         let limit = self.hub.options.max_sessions_per_client;
         let mut owners = lock(&self.hub.owners);
@@ -565,13 +581,39 @@ impl Connection {
         };
         owners.retain(|id, _| open.contains(id));
         let mine = owners.values().filter(|owner| **owner == client).count();
-        if mine >= limit {
+        let mut starting = lock(&self.hub.starting);
+        let pending = starting.get(&client).copied().unwrap_or(0);
+        if mine + pending >= limit {
             let sessions = if mine == 1 { "session" } else { "sessions" };
+            let mine = match pending {
+                0 => format!("{mine} open {sessions}"),
+                _ => format!("{mine} open {sessions} and {pending} starting"),
+            };
             return Err(format!(
-                "client {client:?} has {mine} open {sessions}, its limit; close one with terminal_close (termloom close ID) first"
+                "client {client:?} has {mine}, its limit; close one with terminal_close (termloom close ID) first"
             ));
         }
-        Ok(())
+        *starting.entry(client.clone()).or_default() += 1;
+        Ok(Starting { hub: self.hub.clone(), client })
+    }
+}
+
+/// A start in progress, counted toward its client's limit of sessions until dropped (once
+/// its call has ended and its session, if it started one, is among the client's).
+struct Starting {
+    hub: Arc<Hub>,
+    client: String,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        let mut starting = lock(&self.hub.starting);
+        if let Some(count) = starting.get_mut(&self.client) {
+            *count -= 1;
+            if *count == 0 {
+                starting.remove(&self.client);
+            }
+        }
     }
 }
 
@@ -638,7 +680,11 @@ impl Extension for Connection {
         None
     }
 
-    fn admit(&self, tool: &str, arguments: &mut Map<String, Value>) -> Result<(), String> {
+    fn admit(
+        &self,
+        tool: &str,
+        arguments: &mut Map<String, Value>,
+    ) -> Result<Option<Box<dyn Send>>, String> {
         if TYPING_TOOLS.contains(&tool)
             && let Some(id) = self.target(arguments)
             && let Some(holder) = self.hub.holder(id)
@@ -650,11 +696,12 @@ impl Extension for Connection {
         }
         let starts = tool == "terminal_start"
             || (tool == "terminal_run" && !arguments.contains_key("session_id"));
-        if starts {
-            self.check_session_limit()?;
-            self.hub.before_start();
+        if !starts {
+            return Ok(None);
         }
-        Ok(())
+        let starting = self.check_session_limit()?;
+        self.hub.before_start();
+        Ok(Some(Box::new(starting)))
     }
 
     fn called(&self, tool: &str, arguments: &Map<String, Value>, structured: &Value) {
@@ -675,6 +722,10 @@ impl Extension for Connection {
 
     fn client_gone(&self) -> bool {
         self.gone.load(Ordering::SeqCst)
+    }
+
+    fn closes_on_bad_message(&self) -> bool {
+        !self.mcp_host.load(Ordering::SeqCst)
     }
 
     fn closed(&self) {

@@ -14,6 +14,9 @@
 //!   never says hello has read positions of its own. The server keeps
 //!   [`ServerOptions::max_clients`] names: past them, the one named least recently that no
 //!   connection or call uses is forgotten. A different protocol version is refused.
+//!   `"mcp": true` says the connection relays an MCP host (`termloom mcp --server` sends
+//!   it): a malformed or oversized message is then answered and skipped, as `termloom mcp`
+//!   does on stdio, instead of closing the connection.
 //!   A connection the client closes while calls run (killed in a wait) ends their waits, and
 //!   they take nothing from its read positions: what they would have shown stays new. (Once
 //!   the client only shuts its writing end, the calls still answer with what they read.)
@@ -26,6 +29,8 @@
 //!   connection holds the session: tools that type into it, signal, resize or close it are
 //!   refused for everyone else with "a person holds this session", until the connection ends.
 //! - `termloom/input` `{"session", "text"}`: types into a session this connection holds.
+//!   It counts as typed after every tool call before it: one cancelled later does not
+//!   interrupt the program with Ctrl-C's signal.
 //! - `termloom/release` `{"session"}`: hands a held session back (the stream goes on).
 //! - `termloom/shutdown`: closes every session and stops the server.
 //!
@@ -35,7 +40,8 @@
 //!
 //! Messages are bounded ([`ServerOptions::max_message_bytes`]), as are the requests in
 //! progress per connection ([`ServerOptions::max_pending_requests`]). A malformed, oversized
-//! or truncated message is answered with an error and its connection closed; other
+//! or truncated message is answered with an error and its connection closed (unless the
+//! connection relays an MCP host, see `termloom/hello`); other
 //! connections and every session go on. Whatever the client sent after the bad message is not
 //! read, so a client may see the connection reset once it has read the answer.
 //!

@@ -12,7 +12,7 @@ use crate::{
 use super::args::Args;
 use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
-use super::progress::await_reply;
+use super::progress::await_reply_unless_stopped;
 use super::render::{doing, exit_parts, push_block, status_json, under_header};
 use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
@@ -51,13 +51,23 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         None => (new_shell(call, cwd, env, command)?, true),
     };
-    // A cancellation stops the command; run_command then returns when the prompt is back.
-    interrupt_on_cancel(call, &session, &call.caller.input.of(session.id()));
+    let input = call.caller.input.of(session.id());
+    let typed = input.typing();
+    let interrupting = std::sync::Once::new();
     // No input lock here: run_command types and waits in one call, and terminal_send must be
-    // able to interrupt the command meanwhile.
+    // able to interrupt the command meanwhile. A call stopped (cancelled, or its client's
+    // input ended) before its command is typed types nothing (and interrupts nothing); one
+    // stopped while its command runs ends at once (`Ok(None)`), taking none of its output.
     let start = || {
+        if call.cancel.is_stopped() {
+            return Ok(None);
+        }
         session.start_command(command, timeout).and_then(|reply| {
-            await_reply(call, &session, &reply, || crate::Error::WaitAborted(timeout))
+            // A cancellation interrupts the command. (Asked for once the command is on its
+            // way to the session, so that the signal follows it.)
+            interrupting.call_once(|| interrupt_on_cancel(call, &session, &input, typed));
+            let aborted = || crate::Error::WaitAborted(timeout);
+            await_reply_unless_stopped(call, &session, reply, aborted).transpose()
         })
     };
     let result = match start() {
@@ -91,12 +101,23 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(run_error(err));
         }
     };
-    if call.cancel.is_cancelled() {
+    let Some(result) = result.filter(|_| !call.cancel.is_cancelled()) else {
+        // Nobody learns the id of a shell started for a call that is not answered, or that
+        // was stopped (its client gone, or the server stopping): it is not left behind.
         if new_session {
             let _ = session.close();
         }
-        return Err(ToolError::cancelled());
-    }
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::cancelled());
+        }
+        let id = session.id();
+        return Err(ToolError::new(match new_session {
+            true => "terminal_run was stopped (the client's input ended) before its command ended; the shell it started for it was closed".to_owned(),
+            false => format!(
+                "terminal_run was stopped (the client's input ended) before its command ended; it goes on in session {id}: terminal_read shows its output"
+            ),
+        }));
+    };
     // A command that left the terminal on the alternate screen wrote no transcript there.
     let alternate = session.screen().is_ok_and(|screen| screen.alternate);
     // A shell started for one command is closed after it, unless asked to keep it or the

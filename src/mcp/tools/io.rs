@@ -172,11 +172,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     {
         let input = call.caller.input.of(id);
         let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
-        if submit {
-            interrupt_on_cancel(call, &session, &input);
-        } else {
-            input.typing();
+        // A call cancelled before it typed (while another call's paste held the input) types
+        // nothing, and so interrupts nothing.
+        if call.cancel.is_cancelled() {
+            return Err(ToolError::cancelled());
         }
+        let typed = input.typing();
         if let Some(plan) = plan.as_mut().filter(|_| submits) {
             plan.typed_line = session.typed_line()?;
         }
@@ -197,6 +198,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         if submit {
             session.send_bytes(b"\r")?;
+            // Once the line is submitted: a cancellation that came while it was typed
+            // interrupts it now, after its Enter.
+            interrupt_on_cancel(call, &session, &input, typed);
         }
     }
     let report = match &plan {
@@ -282,10 +286,16 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     Ok(output)
 }
 
-/// When the call is cancelled, interrupts what it submitted (Ctrl-C's signal to the session's
-/// foreground group), unless another call has typed into the session since.
-pub(crate) fn interrupt_on_cancel(call: &Call, session: &Session, input: &Arc<SessionInput>) {
-    let number = input.typing();
+/// When the call is cancelled (now, if it already was), interrupts what it submitted
+/// (Ctrl-C's signal to the session's foreground group), unless another call has typed into the
+/// session since the call's typing numbered `number` ([`SessionInput::typing`]). Called once
+/// the input is on its way to the session, so that the signal follows it.
+pub(crate) fn interrupt_on_cancel(
+    call: &Call,
+    session: &Session,
+    input: &Arc<SessionInput>,
+    number: u64,
+) {
     let (session, input) = (session.clone(), input.clone());
     call.cancel.on_cancel(move || {
         if input.last_typed(number) {

@@ -73,3 +73,34 @@ pub(crate) fn await_reply<T>(
         }
     }
 }
+
+/// [`await_reply`] for a reply the engine gives only when its work ends (a command's), which
+/// no cancellation of the call's wait ends: `None` once the call is stopped (cancelled, or its
+/// client's input ended) first. `rx` is then dropped, so the engine knows nobody takes the
+/// reply (a command's output stays unread for the caller's next read).
+pub(crate) fn await_reply_unless_stopped<T>(
+    call: &Call,
+    session: &Session,
+    rx: Receiver<crate::Result<T>>,
+    gone: impl Fn() -> crate::Error,
+) -> Option<crate::Result<T>> {
+    let (stop, stopped) = crossbeam_channel::bounded(1);
+    call.cancel.on_stop(move || {
+        let _ = stop.try_send(());
+    });
+    let ticks = match call.progress {
+        Some(_) => crossbeam_channel::tick(PROGRESS_EVERY),
+        None => crossbeam_channel::never(),
+    };
+    loop {
+        crossbeam_channel::select! {
+            recv(rx) -> reply => return Some(reply.unwrap_or_else(|_| Err(gone()))),
+            recv(stopped) -> _ => return None,
+            recv(ticks) -> _ => {
+                if let Some(progress) = call.progress {
+                    progress.report(session);
+                }
+            }
+        }
+    }
+}

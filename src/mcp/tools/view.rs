@@ -237,9 +237,10 @@ pub(crate) fn show(
 ) -> Result<ToolOutput, ToolError> {
     let info = session.info()?;
     let anchor = wait.and_then(|w| w.matched_text.as_deref());
-    // A client that is gone reads nothing: what is new stays new, and the screens it was
-    // shown stay the last it saw, for its next call (on a server, another connection).
-    let gone = call.cancel.is_abandoned();
+    // A client that is gone, or that cancelled the call, reads nothing: nobody reads this
+    // result, so what is new stays new, and the screens it was shown stay the last it saw,
+    // for its next call (on a server, another connection).
+    let gone = call.cancel.is_abandoned() || call.cancel.is_cancelled();
     let new = match args.view {
         View::New if gone => NewOutput::nothing(session.status()?),
         View::New => read_new(session, args.max_bytes, anchor)?,
