@@ -1004,39 +1004,58 @@ fn a_recording_marks_the_wait_the_exit_ends() {
     assert_eq!(markers, ["wait: waiting for input", "wait: exited (exit code 0)"], "{text}");
 }
 
+/// A recording's file that nobody reads until [`StalledFile::text`]: a FIFO whose reader
+/// opens it at once (so the recording can start) and reads only when told.
+struct StalledFile {
+    path: std::path::PathBuf,
+    read_now: crossbeam_channel::Sender<()>,
+    reader: std::thread::JoinHandle<Vec<u8>>,
+    _dir: TestDir,
+}
+
+impl StalledFile {
+    fn new(name: &str) -> StalledFile {
+        let dir = TestDir::new(name);
+        let path = dir.join("cast.fifo");
+        let _ = std::fs::remove_file(&path);
+        let mode = rustix::fs::Mode::from_raw_mode(0o600);
+        rustix::fs::mknodat(rustix::fs::CWD, &path, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+        let (read_now, wait) = crossbeam_channel::bounded::<()>(1);
+        let fifo = path.clone();
+        let reader = std::thread::spawn(move || {
+            use std::io::Read;
+            let mut file = std::fs::File::open(&fifo).unwrap();
+            let _ = wait.recv_timeout(Duration::from_secs(120));
+            let mut text = Vec::new();
+            file.read_to_end(&mut text).unwrap();
+            text
+        });
+        StalledFile { path, read_now, reader, _dir: dir }
+    }
+
+    /// Reads the whole recording (once its writer closed the file).
+    fn text(self) -> String {
+        let _ = self.read_now.send(());
+        String::from_utf8(self.reader.join().unwrap()).expect("a recording is UTF-8")
+    }
+}
+
 /// The events waiting for a recording's writer are bounded in bytes, not only in number: a
 /// program that floods control bytes (each escaped to six characters) while the recording's
 /// file is not being written (a FIFO nobody reads yet) costs at most the bound, and the
 /// recording says how many events were dropped.
 #[test]
 fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
-    use std::io::Read;
-    let dir = TestDir::new("stalled");
-    let fifo = dir.join("cast.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
-    let (exited, wait_for_exit) = crossbeam_channel::bounded::<()>(1);
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            let mut file = std::fs::File::open(&fifo).unwrap();
-            let _ = wait_for_exit.recv_timeout(Duration::from_secs(120));
-            let mut text = Vec::new();
-            file.read_to_end(&mut text).unwrap();
-            text
-        })
-    };
+    let fifo = StalledFile::new("stalled");
     let engine = engine();
     // 8 MB of NUL bytes: 48 MB of escaped events, more than the queue may hold.
     let session = engine
-        .spawn(SpawnSpec::shell("head -c 8000000 /dev/zero; echo done").record(&fifo))
+        .spawn(SpawnSpec::shell("head -c 8000000 /dev/zero; echo done").record(&fifo.path))
         .unwrap();
     let outcome = session.wait(Until::exit(), Duration::from_secs(120)).unwrap();
     assert!(matches!(outcome.fired, Fired::Exited { .. }), "{outcome:?}");
-    let _ = exited.send(());
     session.close().unwrap();
-    let text = String::from_utf8(reader.join().unwrap()).expect("a recording is UTF-8");
+    let text = fifo.text();
     assert!(text.len() < 16 << 20, "{} bytes were queued for the writer", text.len());
     assert!(text.contains("events dropped (the recording fell behind)"), "a marker says so");
     for line in text.lines() {
@@ -1049,36 +1068,19 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
 /// lines, one read each, to a recording whose file was not being written, then exited.
 #[test]
 fn a_recording_that_fell_behind_at_its_end_says_so() {
-    use std::io::Read;
     if !require("python3") {
         return;
     }
-    let dir = TestDir::new("behind-at-end");
-    let fifo = dir.join("cast.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
-    let (exited, wait_for_exit) = crossbeam_channel::bounded::<()>(1);
-    let reader = {
-        let fifo = fifo.clone();
-        std::thread::spawn(move || {
-            let mut file = std::fs::File::open(&fifo).unwrap();
-            let _ = wait_for_exit.recv_timeout(Duration::from_secs(120));
-            let mut text = Vec::new();
-            file.read_to_end(&mut text).unwrap();
-            text
-        })
-    };
+    let fifo = StalledFile::new("behind-at-end");
     let engine = engine();
     // 12,000 lines, each written apart from the next: more events than the pipe and the writer's queue
     // holds (4,096), however few bytes.
     let script = "import os, time\nfor i in range(12000):\n    os.write(1, b'%d\\n' % i)\n    time.sleep(0.0005)\n";
     let session =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", script]).record(&fifo)).unwrap();
+        engine.spawn(SpawnSpec::new("python3").args(["-c", script]).record(&fifo.path)).unwrap();
     expect_within(&session, Until::exit(), Duration::from_secs(120));
-    let _ = exited.send(());
     session.close().unwrap();
-    let text = String::from_utf8(reader.join().unwrap()).expect("a recording is UTF-8");
+    let text = fifo.text();
     let events: Vec<serde_json::Value> =
         text.lines().skip(1).map(|l| serde_json::from_str(l).expect("JSON")).collect();
     let output: String =

@@ -657,17 +657,22 @@ fn a_server_that_fails_to_start_on_first_use_is_reported_at_once() {
     assert!(took < Duration::from_secs(5), "failed only after {took:?}");
 }
 
-#[test]
-fn mcp_hosts_share_the_servers_sessions() {
-    let server = TestServer::start(&[]);
-    server.ok(&["start", "--name", "shared", "--", "cat"]);
-    let mut host = Command::new(TERMLOOM)
+/// An MCP host's proxy to `server` (`termloom mcp --server`), its stdin and stdout piped.
+fn mcp_host(server: &TestServer) -> std::process::Child {
+    Command::new(TERMLOOM)
         .args(["mcp", "--server", "--socket"])
         .arg(&server.socket)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn mcp_hosts_share_the_servers_sessions() {
+    let server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "shared", "--", "cat"]);
+    let mut host = mcp_host(&server);
     let mut input = host.stdin.take().unwrap();
     let requests = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
@@ -698,13 +703,7 @@ fn mcp_hosts_share_the_servers_sessions() {
 #[test]
 fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
     let server = TestServer::start(&[]);
-    let mut host = Command::new(TERMLOOM)
-        .args(["mcp", "--server", "--socket"])
-        .arg(&server.socket)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut host = mcp_host(&server);
     let mut input = host.stdin.take().unwrap();
     let mut output = BufReader::new(host.stdout.take().unwrap());
     let mut answer = |request: &str| -> Value {
