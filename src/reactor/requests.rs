@@ -136,6 +136,7 @@ impl Reactor {
                 seen_waiting: std::cell::Cell::new(None),
                 outside_relay: std::cell::Cell::new(None),
                 first_seen_waiting: std::cell::Cell::new(None),
+                first_seen_asking: std::cell::Cell::new(None),
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
                 last_resize: now,

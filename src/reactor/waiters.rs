@@ -738,8 +738,28 @@ fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
         });
     // Looked at after the other processes were found gone: what one of them printed before it
     // ended (a background job's last line) may not have been read yet, or not fed yet.
-    alone && !output_unread(slot)
+    if !alone || output_unread(slot) {
+        return false;
+    }
+    // Nor may it have reached the master yet: the kernel hands a write over to it
+    // asynchronously, after the writer may have ended (a loaded machine's `(sleep 1.5; echo
+    // late) & read x` was found asking with `late` on its way). A first sighting is taken only
+    // when a later look, with no output or input in between, sees the same.
+    let activity = slot.last_output.max(slot.last_input);
+    let now = Instant::now();
+    match slot.first_seen_asking.get() {
+        Some((at, seen)) if at == activity => now.saturating_duration_since(seen) >= CONFIRM_ASKING,
+        _ => {
+            slot.first_seen_asking.set(Some((activity, now)));
+            false
+        }
+    }
 }
+
+/// How long after a first sighting of a program asking for a line, with nothing else left to
+/// print, a second one confirms it (see [`asks_for_line`]): longer than the kernel takes to
+/// hand a write over to the terminal's master on a loaded machine.
+const CONFIRM_ASKING: Duration = Duration::from_millis(50);
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
 pub(super) fn output_unread(slot: &Slot) -> bool {
