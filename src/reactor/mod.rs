@@ -238,12 +238,12 @@ struct Slot {
     /// client attached to), or `None` when none was: looked for once per group.
     outside_relay: procfs::OutsideRelay,
     /// A first sighting of the group waiting, to be confirmed by a later probe with no output
-    /// in between: the activity time, the group, when it was seen.
-    first_seen_waiting: std::cell::Cell<Option<(Instant, i32, Instant)>>,
+    /// in between: keyed by the activity time and the group.
+    first_seen_waiting: waiters::FirstSighting<(Instant, i32)>,
     /// A first sighting of the foreground group asking for a line with nothing else left to
-    /// print, to be confirmed by a later look with no output or input in between: the activity
-    /// time, when it was seen (see `waiters::asks_for_line`).
-    first_seen_asking: std::cell::Cell<Option<(Instant, Instant)>>,
+    /// print, to be confirmed by a later look with no output or input in between: keyed by the
+    /// activity time (see `waiters::asks_for_line`).
+    first_seen_asking: waiters::FirstSighting<Instant>,
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
     timers: crate::os::procfs::TimerSightings,
     /// Input written that the foreground group may not have read yet: the reads it had

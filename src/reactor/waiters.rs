@@ -746,12 +746,46 @@ fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     // late) & read x` was found asking with `late` on its way). A first sighting is taken only
     // when a later look, with no output or input in between, sees the same.
     let activity = slot.last_output.max(slot.last_input);
-    let now = Instant::now();
-    match slot.first_seen_asking.get() {
-        Some((at, seen)) if at == activity => now.saturating_duration_since(seen) >= CONFIRM_ASKING,
-        _ => {
-            slot.first_seen_asking.set(Some((activity, now)));
-            false
+    slot.first_seen_asking.confirm(activity, CONFIRM_ASKING) == Confirmation::Confirmed
+}
+
+/// A first sighting of a state of the program, taken only when a later look sees it again,
+/// with nothing in between (`K`: what keys it, the time of the last output or input among
+/// it), at least a given time later: output the program wrote just before may still be on its
+/// way to the terminal's master (the kernel hands it over asynchronously).
+pub(super) struct FirstSighting<K>(std::cell::Cell<Option<(K, Instant)>>);
+
+/// What [`FirstSighting::confirm`] says of a sighting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Confirmation {
+    /// Seen for the first time (with this key): recorded.
+    New,
+    /// Seen before, too recently to be confirmed.
+    Confirming,
+    /// Seen before, long enough ago: taken.
+    Confirmed,
+}
+
+impl<K: Copy + PartialEq> FirstSighting<K> {
+    pub(super) fn new() -> Self {
+        FirstSighting(std::cell::Cell::new(None))
+    }
+
+    /// Records a sighting keyed `key`, and says whether one with the same key was recorded at
+    /// least `after` ago.
+    fn confirm(&self, key: K, after: Duration) -> Confirmation {
+        let now = Instant::now();
+        match self.0.get() {
+            Some((seen_key, seen)) if seen_key == key => {
+                match now.saturating_duration_since(seen) >= after {
+                    true => Confirmation::Confirmed,
+                    false => Confirmation::Confirming,
+                }
+            }
+            _ => {
+                self.0.set(Some((key, now)));
+                Confirmation::New
+            }
         }
     }
 }
@@ -898,25 +932,13 @@ pub(super) fn input_wait_of(
         // master yet (the kernel hands it over asynchronously, so the unread-output check above
         // does not see it): a first sighting is taken only when a later probe, with no output
         // in between, sees the same.
-        let now = Instant::now();
-        match slot.first_seen_waiting.get() {
-            Some((at, seen_group, seen)) if (at, seen_group) == (activity, group) => {
-                if now.saturating_duration_since(seen) < CONFIRM_WAITING {
-                    return (
-                        procfs::InputWait::NotWaiting { reason: "confirming the wait".into() },
-                        Some(group),
-                    );
-                }
-            }
-            _ => {
-                slot.first_seen_waiting.set(Some((activity, group, now)));
-                return (
-                    procfs::InputWait::NotWaiting {
-                        reason: "just began to wait for input (confirming)".into(),
-                    },
-                    Some(group),
-                );
-            }
+        let reason = match slot.first_seen_waiting.confirm((activity, group), CONFIRM_WAITING) {
+            Confirmation::Confirmed => None,
+            Confirmation::Confirming => Some("confirming the wait"),
+            Confirmation::New => Some("just began to wait for input (confirming)"),
+        };
+        if let Some(reason) = reason {
+            return (procfs::InputWait::NotWaiting { reason: reason.into() }, Some(group));
         }
         slot.seen_waiting.set(Some((activity, group, reader)));
     }

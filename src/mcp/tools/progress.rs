@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError};
+use crossbeam_channel::Receiver;
 use serde_json::{Value, json};
 
 use crate::Session;
@@ -62,16 +62,8 @@ pub(crate) fn await_reply<T>(
     rx: &Receiver<crate::Result<T>>,
     gone: impl Fn() -> crate::Error,
 ) -> crate::Result<T> {
-    let Some(progress) = call.progress else {
-        return rx.recv().map_err(|_| gone())?;
-    };
-    loop {
-        match rx.recv_timeout(PROGRESS_EVERY) {
-            Ok(reply) => return reply,
-            Err(RecvTimeoutError::Timeout) => progress.report(session),
-            Err(RecvTimeoutError::Disconnected) => return Err(gone()),
-        }
-    }
+    reply_or_stop(call, session, rx, &crossbeam_channel::never(), &gone)
+        .unwrap_or_else(|| Err(gone()))
 }
 
 /// [`await_reply`] for a reply the engine gives only when its work ends (a command's), which
@@ -88,6 +80,18 @@ pub(crate) fn await_reply_unless_stopped<T>(
     call.cancel.on_stop(move || {
         let _ = stop.try_send(());
     });
+    reply_or_stop(call, session, &rx, &stopped, &gone)
+}
+
+/// The reply on `rx`, or `None` once `stopped` is told first; progress is reported meanwhile
+/// when the call asked for it.
+fn reply_or_stop<T>(
+    call: &Call,
+    session: &Session,
+    rx: &Receiver<crate::Result<T>>,
+    stopped: &Receiver<()>,
+    gone: &impl Fn() -> crate::Error,
+) -> Option<crate::Result<T>> {
     let ticks = match call.progress {
         Some(_) => crossbeam_channel::tick(PROGRESS_EVERY),
         None => crossbeam_channel::never(),
