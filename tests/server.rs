@@ -1212,6 +1212,27 @@ mod attach {
         assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
     }
 
+    /// The person sees the session's colours and attributes, and a highlight that covers
+    /// blanks past the text (a bar, a selection) as wide as it is.
+    #[test]
+    fn a_person_sees_the_sessions_colours() {
+        let server = TestServer::start(&[]);
+        let script =
+            "printf '\\033[1;31mred\\033[0m plain \\033[48;5;28mgreen bar \\033[0m\\n'; exec cat";
+        server.ok(&["start", "--name", "coloured", "--", "sh", "-c", script]);
+        server.ok(&["wait", "coloured", "--wait-screen", "green bar"]);
+        let person = attach(&server, &["coloured"]);
+        person.wait_for_row(23, "read-only").wait_for_row(0, "red plain green bar");
+        let styled = person.styled_screen();
+        let red = styled.style_at(0, 0).expect("red is styled");
+        assert_eq!((red.fg.as_str(), red.width, red.attrs.clone()), ("red", 3, vec!["bold"]));
+        assert!(styled.style_at(0, 4).is_none(), "plain text stays plain: {styled}");
+        let bar = styled.style_at(0, 10).expect("the bar is styled");
+        assert_eq!((bar.bg.as_str(), bar.col, bar.width), ("color(28)", 10, 10), "{styled}");
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
     /// The person's terminal resized: the session is drawn again to its new size.
     #[test]
     fn a_resized_terminal_is_redrawn() {
@@ -1715,6 +1736,31 @@ i=0; while :; do i=$((i+1)); printf "\033[Htick %08d" $i; sleep 0.01; done"#;
         assert!(stale < 1000, "no frame shows the counter past 300: {first}");
     }
     assert!(stale < 10, "{stale} frames older than the screen when the client read again");
+}
+
+/// A screen whose every other cell changes colour (a hostile program's) is streamed with a
+/// bounded number of styled runs: its frames stay a few hundred kilobytes over their text.
+#[test]
+fn an_attachment_frame_carries_a_bounded_number_of_styles() {
+    let server = TestServer::start(&[]);
+    // 1000x30: 15,000 red cells, each between two plain ones.
+    let script = r#"i=0; while [ $i -lt 30 ]; do c=0; while [ $c -lt 500 ]; do
+printf "[31mx[0m "; c=$((c+1)); done; i=$((i+1)); done; printf "[Hdrawn"; exec cat"#;
+    server.ok(&["start", "--name", "dotted", "--size", "1000x30", "--", "sh", "-c", script]);
+    server.ok(&["wait", "dotted", "--wait-screen", "drawn", "--timeout", "60000"]);
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let request = json!({"jsonrpc": "2.0", "id": 1, "method": "termloom/attach",
+        "params": {"session": "dotted"}});
+    writer.write_all(format!("{request}\n").as_bytes()).unwrap();
+    let mut line = String::new();
+    assert!(BufReader::new(stream).read_line(&mut line).unwrap() > 0, "the stream ended");
+    let frame: Value = serde_json::from_str(&line).unwrap();
+    let styles = frame["params"]["styles"].as_array().expect("styles").clone();
+    assert_eq!(styles.len(), 8192, "the first runs, in screen order");
+    assert_eq!(styles[0], json!([0, 6, 1, "31"]), "the first red cell after `drawn`");
+    assert!(line.len() < 200_000, "a frame of {} bytes", line.len());
 }
 
 /// A server out of file descriptors cannot accept a connection until one is freed: it waits

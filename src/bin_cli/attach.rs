@@ -350,14 +350,15 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
         .and_then(|c| Some([c.first()?.as_u64()? as usize, c.get(1)?.as_u64()? as usize]));
     *top = first_row_shown(cursor.map(|[row, _]| row), *top, session_rows, view_rows);
     let top = *top;
+    let styles = frame_styles(frame);
     let mut out = String::from("\x1b[?25l");
     for row in 0..view_rows {
         out.push_str(&format!("\x1b[{};1H", row + 1));
-        let shown = clip(lines.get(top + row).copied().unwrap_or_default(), cols);
-        out.push_str(shown);
+        let line = lines.get(top + row).copied().unwrap_or_default();
+        let runs: Vec<&Run> = styles.iter().filter(|run| run.row == top + row).collect();
         // Not after a row as wide as the terminal: the cursor waits to wrap on its last
         // column, which xterm's erase would blank.
-        if width(shown) < cols {
+        if draw_row(&mut out, line, &runs, cols) < cols {
             out.push_str("\x1b[K");
         }
     }
@@ -385,6 +386,60 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
         out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
     }
     out
+}
+
+/// A run of cells of one style in a frame: its row, first column, width, and the parameters
+/// of the SGR sequence that draws it.
+struct Run {
+    row: usize,
+    col: usize,
+    width: usize,
+    sgr: String,
+}
+
+/// The styled runs of `frame` (`[row, col, width, sgr]` each), left to right on each row.
+fn frame_styles(frame: &Value) -> Vec<Run> {
+    let run = |value: &Value| {
+        let number = |at: usize| value.get(at)?.as_u64().map(|n| n as usize);
+        let sgr = value.get(3)?.as_str()?;
+        // Parameters only: a frame cannot make the person's terminal do anything but colour.
+        let sgr = sgr.bytes().all(|b| b.is_ascii_digit() || b == b';').then(|| sgr.to_owned())?;
+        Some(Run { row: number(0)?, col: number(1)?, width: number(2)?, sgr })
+    };
+    frame["styles"].as_array().map(|runs| runs.iter().filter_map(run).collect()).unwrap_or_default()
+}
+
+/// Draws `line` into `out` in the colours of its `runs` (a run past the text's end colours
+/// blanks: a bar, a selection), clipped to `cols` cells; returns the cells drawn.
+fn draw_row(out: &mut String, line: &str, runs: &[&Run], cols: usize) -> usize {
+    let styled_end = runs.iter().map(|run| run.col + run.width).max().unwrap_or(0);
+    let padding = styled_end.saturating_sub(width(line));
+    let mut col = 0;
+    // The run being drawn, by its first column.
+    let mut active: Option<usize> = None;
+    for c in line.chars().chain(std::iter::repeat_n(' ', padding)) {
+        let cells = c.width().unwrap_or(0);
+        if col + cells > cols {
+            break;
+        }
+        // A combining mark takes the style of the character it is drawn on.
+        if cells > 0 {
+            let run = runs.iter().find(|run| (run.col..run.col + run.width).contains(&col));
+            if run.map(|run| run.col) != active {
+                out.push_str("\x1b[0m");
+                if let Some(run) = run {
+                    out.push_str(&format!("\x1b[{}m", run.sgr));
+                }
+                active = run.map(|run| run.col);
+            }
+        }
+        out.push(c);
+        col += cells;
+    }
+    if active.is_some() {
+        out.push_str("\x1b[0m");
+    }
+    col
 }
 
 /// The first of a session's `rows` shown in a view of `view_rows`: 0, unless the cursor (at
@@ -468,6 +523,26 @@ mod tests {
         let drawn = draw(&frame, false, &mut 0);
         assert!(drawn.contains(&format!("{full}\x1b[2;1H")), "{drawn:?}");
         assert!(drawn.contains("short\x1b[K"), "{drawn:?}");
+    }
+
+    /// The session's colours are drawn, blanks a run covers past the text too, and clipped
+    /// with the text; a row without a style has no escape sequence in it.
+    #[test]
+    fn rows_are_drawn_in_their_colours() {
+        let run = |col, width, sgr: &str| Run { row: 0, col, width, sgr: sgr.to_owned() };
+        let (red, bar) = (run(0, 2, "1;31"), run(3, 5, "7"));
+        let mut out = String::new();
+        assert_eq!(draw_row(&mut out, "ab cd", &[&red, &bar], 80), 8);
+        assert_eq!(out, "\x1b[0m\x1b[1;31mab\x1b[0m \x1b[0m\x1b[7mcd   \x1b[0m");
+        let mut out = String::new();
+        assert_eq!(draw_row(&mut out, "ab cd", &[&red, &bar], 4), 4);
+        assert_eq!(out, "\x1b[0m\x1b[1;31mab\x1b[0m \x1b[0m\x1b[7mc\x1b[0m");
+        let mut out = String::new();
+        assert_eq!(draw_row(&mut out, "日本", &[], 80), 4);
+        assert_eq!(out, "日本");
+        let frame = serde_json::json!({"styles": [[0, 1, 2, "31"], [1, 0, 1, "31m\x1b]0;x"]]});
+        let styles = frame_styles(&frame);
+        assert_eq!(styles.len(), 1, "a run that is not parameters only is not drawn");
     }
 
     #[test]

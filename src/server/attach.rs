@@ -1,5 +1,6 @@
 //! The server side of `termloom attach`: a session's screen streamed to a person's terminal as
-//! `termloom/frame` notifications, a frame whenever the screen changes. A client that reads
+//! `termloom/frame` notifications, a frame whenever the screen (its text or its colours)
+//! changes. A client that reads
 //! slower than the screen changes (a terminal that draws slowly, a stalled one) gets the screen
 //! as it is when it has read the last frame: one frame at most waits for it per attachment,
 //! not every frame since (a frame of a large screen is up to a megabyte).
@@ -16,6 +17,11 @@ use crate::{Session, SessionState};
 /// How often an attached screen is looked at. Only while a person watches: the engine has no
 /// "screen changed" notification, and a person does not see faster than this.
 const FRAME_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The most styled runs a frame carries: more than a person's terminal of 200x80 can show
+/// with a style change at every other cell. A screen with more (a hostile program's) has its
+/// later rows drawn plain, and a frame stays a few hundred kilobytes over its text.
+const MAX_FRAME_RUNS: usize = 8192;
 
 /// A flag that a connection's input ended, which attach streams wait on.
 #[derive(Debug, Default)]
@@ -117,14 +123,25 @@ impl Watch {
         }
     }
 
+    /// The screen as a frame: its rows' text, and its styled runs (the first
+    /// [`MAX_FRAME_RUNS`]) as `[row, col, width, sgr]` (see [`crate::StyleRun::sgr`]), which
+    /// the person's terminal draws in colour.
     fn frame(&self) -> crate::Result<Value> {
-        let screen = self.session.screen()?;
+        let styled = self.session.styled_screen()?;
+        let styles: Vec<Value> = styled
+            .runs
+            .iter()
+            .take(MAX_FRAME_RUNS)
+            .map(|run| json!([run.row, run.col, run.width, run.sgr()]))
+            .collect();
+        let screen = styled.screen;
         let cursor = screen.cursor;
         Ok(json!({
             "session": self.session.id().0,
             "cols": screen.cols,
             "rows": screen.rows,
             "lines": screen.lines,
+            "styles": styles,
             "cursor": cursor.visible.then_some([cursor.row, cursor.col]),
             "title": screen.title,
             "held": self.held,

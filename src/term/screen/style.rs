@@ -72,6 +72,53 @@ impl StyledScreen {
     }
 }
 
+impl StyleRun {
+    /// The parameters of the SGR sequence (`ESC [ … m`, after a reset) that draws this run's
+    /// colours and attributes on a terminal: `1;31;48;5;236` for bold red on colour 236. A
+    /// dimmed colour (`dim-red`) is its colour with the `dim` attribute.
+    pub fn sgr(&self) -> String {
+        let mut params: Vec<String> = Vec::new();
+        let dimmed = [&self.fg, &self.bg].iter().any(|c| c.starts_with("dim-"));
+        for attr in &self.attrs {
+            params.push(
+                match *attr {
+                    "bold" => "1",
+                    "dim" => "2",
+                    "italic" => "3",
+                    "underline" => "4",
+                    "inverse" => "7",
+                    "hidden" => "8",
+                    _ => "9",
+                }
+                .to_owned(),
+            );
+        }
+        if dimmed && !self.attrs.contains(&"dim") {
+            params.push("2".to_owned());
+        }
+        params.extend(color_sgr(&self.fg, 30));
+        params.extend(color_sgr(&self.bg, 40));
+        params.join(";")
+    }
+}
+
+/// The SGR parameter of colour `name` (the runs' notation) as a foreground (`base` 30) or a
+/// background (`base` 40); none for `default`.
+fn color_sgr(name: &str, base: u8) -> Option<String> {
+    let name = name.strip_prefix("dim-").unwrap_or(name);
+    if let Some(index) = COLOR_NAMES.iter().position(|n| *n == name) {
+        let index = index as u8;
+        return Some(if index < 8 { base + index } else { base + 60 + index - 8 }.to_string());
+    }
+    let extended = base + 8;
+    if let Some(index) = name.strip_prefix("color(").and_then(|n| n.strip_suffix(')')) {
+        return Some(format!("{extended};5;{index}"));
+    }
+    let hex = name.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let byte = |at: usize| u8::from_str_radix(&hex[at..at + 2], 16).unwrap_or(0);
+    Some(format!("{extended};2;{};{};{}", byte(0), byte(2), byte(4)))
+}
+
 /// The names of colours 0 to 15.
 pub(crate) const COLOR_NAMES: [&str; 16] = [
     "black",
@@ -187,5 +234,24 @@ impl fmt::Display for StyledScreen {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_run_is_drawn_with_the_sgr_of_its_style() {
+        let sgr = |fg: &str, bg: &str, attrs: Vec<&'static str>| {
+            StyleRun::new(0, 0, 1, fg, bg, attrs).sgr()
+        };
+        assert_eq!(sgr("red", "default", vec!["bold"]), "1;31");
+        assert_eq!(sgr("bright-blue", "black", vec![]), "94;40");
+        assert_eq!(sgr("default", "bright-white", vec!["inverse", "underline"]), "7;4;107");
+        assert_eq!(sgr("color(208)", "#1c2b3a", vec![]), "38;5;208;48;2;28;43;58");
+        assert_eq!(sgr("dim-green", "default", vec![]), "2;32");
+        assert_eq!(sgr("dim-green", "default", vec!["dim"]), "2;32");
+        assert_eq!(sgr("default", "default", vec!["strikeout", "hidden", "italic"]), "9;8;3");
     }
 }
