@@ -1782,6 +1782,38 @@ fn a_cancelled_start_leaves_no_session_behind() {
     client.finish();
 }
 
+/// A named `terminal_start` cancelled while it waits gives its name back with its session:
+/// the name named the closed session (a read by name said it was closed, and `terminal_list`
+/// showed the name on it) though its caller never learned of it.
+#[test]
+fn a_cancelled_named_start_gives_its_name_back() {
+    let mut client = Client::initialized("2025-11-25");
+    let start = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_start", "arguments": {"name": "ed", "command": "sleep 300", "for_text": "never", "timeout_ms": 60000}}),
+    );
+    let deadline = Instant::now() + LONG;
+    while client.tool("terminal_list", json!({}))["sessions"][0]["pending_waits"] != 1 {
+        assert!(Instant::now() < deadline, "the start's wait did not begin");
+    }
+    client.notify("notifications/cancelled", json!({"requestId": start, "reason": "test"}));
+    let listed = loop {
+        let listed = client.tool("terminal_list", json!({}));
+        if listed["sessions"][0]["state"] != "running" {
+            break listed;
+        }
+        assert!(Instant::now() < deadline, "the cancelled start's session still runs");
+    };
+    assert!(listed["sessions"][0].get("name").is_none_or(Value::is_null), "{listed}");
+    let message = client.tool_error("terminal_read", json!({"session_id": "ed"}));
+    assert!(message.contains("no session is named \"ed\""), "{message}");
+    // The name is free: a new start takes it, and it names the new session.
+    let started = client.tool("terminal_start", json!({"name": "ed", "argv": ["cat"]}));
+    let read = client.tool("terminal_read", json!({"session_id": "ed"}));
+    assert_eq!(read["session_id"], started["session_id"], "{read}");
+    client.finish();
+}
+
 #[test]
 fn calls_beyond_the_limit_are_refused_with_a_tool_error() {
     let options = ServeOptions { max_concurrent_calls: 2, ..ServeOptions::default() };
