@@ -554,8 +554,9 @@ fn a_batchs_answers_are_bounded_by_the_message_bound() {
 #[test]
 fn batches_are_refused_in_revisions_without_them() {
     let escaped = r#""tab\t \"quoted\" \u00e9""#;
-    let batch =
-        format!(r#"[{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}},{{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{{"name":"terminal_start","arguments":{{"argv":["echo","ran"]}}}}}}]"#);
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}},{{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{{"name":"terminal_start","arguments":{{"argv":["echo","ran"]}}}}}}]"#
+    );
     let refused = |client: &mut Client, what: &str| {
         client.send_raw(batch.as_bytes());
         let answer = client.next(LONG).expect("an answer to the batch");
