@@ -1370,6 +1370,34 @@ mod attach {
         person.wait_for_screen_text("shown-line");
     }
 
+    /// A terminal that can no longer be written to ends the attachment: the person is told
+    /// why, on stderr, and gets the terminal's modes back. (Every failed write was ignored, and
+    /// the attachment went on, in raw mode, until something else ended it.)
+    #[test]
+    fn an_attachment_whose_terminal_cannot_be_written_ends() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "watched", "--", "cat"]);
+        // Its stdin the terminal, its output a device every write to fails with ENOSPC.
+        let script =
+            r#""$0" attach watched --socket "$1" >/dev/full; echo "attach exited $?"; exec cat"#;
+        let person = TestSession::builder("sh")
+            .args(["-c", script, TERMLOOM])
+            .arg(&server.socket)
+            .size(80, 24)
+            .start();
+        person.wait_for_screen_text("attach exited 1");
+        let output = person.read_output();
+        assert!(
+            output.contains(
+                "termloom: cannot attach to session watched: cannot write to the terminal"
+            ),
+            "{output}"
+        );
+        person.assert_terminal_restored();
+        // The session goes on.
+        server.ok(&["send", "watched", "--text", "agent", "--wait-screen", "agent"]);
+    }
+
     /// An attachment that cannot be made fails, with the reason on stderr.
     #[test]
     fn an_attachment_refused_fails() {
