@@ -1238,6 +1238,7 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
         (&["wait", "sh", "--wait-text="], "bad value for --wait-text: it is empty"),
         (&["read", "sh", "--find", ""], "bad value for --find: it is empty"),
         (&["wait", "sh", "--wait-row", "3"], "give one of them too"),
+        (&["read", "sh", "--timeout", "500"], "--timeout bounds a wait: give a condition"),
         (&["exec", "sh", ""], "CMD is empty"),
         (&["exec", "sh", "echo a\necho b"], "CMD must be one line"),
         (&["exec", "sh", "echo a\recho b"], "CMD must be one line"),

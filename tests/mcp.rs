@@ -547,6 +547,58 @@ fn a_batchs_answers_are_bounded_by_the_message_bound() {
     client.finish();
 }
 
+/// JSON-RPC batches are served in the revisions that have them (2025-03-26, and 2024-11-05's
+/// plain JSON-RPC 2.0); 2025-06-18 removed them, and the stateless revision has none: there a
+/// batch is one `Invalid Request` (id null), and nothing in it runs. Before `initialize` no
+/// revision is agreed. (Batches were served whatever the revision.)
+#[test]
+fn batches_are_refused_in_revisions_without_them() {
+    let escaped = r#""tab\t \"quoted\" \u00e9""#;
+    let batch = format!(
+        r#"[{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}},{{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{{"name":"terminal_start","arguments":{{"argv":["echo","ran"]}}}}}}]"#
+    );
+    let refused = |client: &mut Client, what: &str| {
+        client.send_raw(batch.as_bytes());
+        let answer = client.next(LONG).expect("an answer to the batch");
+        assert_eq!(answer["id"], Value::Null, "{what}: {answer}");
+        assert_eq!(answer["error"]["code"], -32600, "{what}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap().to_owned();
+        assert!(message.contains("nothing in the batch was run"), "{what}: {message}");
+        message
+    };
+    for version in ["2025-06-18", "2025-11-25"] {
+        let mut client = Client::initialized(version);
+        let message = refused(&mut client, version);
+        assert!(message.contains(version) && message.contains("removed"), "{message}");
+        // Nothing in the batch ran, and serving goes on.
+        assert_eq!(client.ok("ping", json!({})), json!({}));
+        let listed = client.tool("terminal_list", json!({}));
+        assert_eq!(listed["sessions"], json!([]), "{version}: the batch's start ran");
+        assert!(client.stash.is_empty() && client.other.is_empty(), "{:?}", client.other);
+        client.finish();
+    }
+    let mut client = Client::discovered();
+    let message = refused(&mut client, "2026-07-28");
+    assert!(message.contains("2026-07-28"), "{message}");
+    client.finish();
+    let mut client = Client::start();
+    let message = refused(&mut client, "before initialize");
+    assert!(message.contains("before initialization"), "{message}");
+    client.finish();
+    for version in ["2024-11-05", "2025-03-26"] {
+        let mut client = Client::initialized(version);
+        client.send_raw(batch.as_bytes());
+        let line = client.next_line();
+        let answers: Vec<Value> = serde_json::from_str(&line).unwrap();
+        assert_eq!(answers.len(), 2, "{version}: {line}");
+        // The id comes back as it was written, in a batch too.
+        assert!(line.contains(&format!(r#""id":{escaped}"#)), "{version}: {line}");
+        let started = answers.iter().find(|a| a["id"] == "t").unwrap();
+        assert!(text(&started["result"]).contains("ran"), "{version}: {started}");
+        client.finish();
+    }
+}
+
 #[test]
 fn ids_come_back_exactly_as_written() {
     let mut client = Client::initialized("2025-11-25");
@@ -564,10 +616,6 @@ fn ids_come_back_exactly_as_written() {
         let line = client.next_line();
         assert!(has_id(&line, id) && line.contains("-32601"), "{id}: {line}");
     }
-    // In a batch too.
-    client.send_raw(format!(r#"[{{"jsonrpc":"2.0","id":{escaped},"method":"ping"}}]"#).as_bytes());
-    let line = client.next_line();
-    assert!(line.starts_with('[') && has_id(&line, escaped), "{line}");
     // Tool calls under ids that differ only beyond a double's precision are told apart, in
     // progress and when cancelled.
     // (A cat reading keys, not lines: a wait for text it never prints runs to its timeout.)
@@ -1732,6 +1780,38 @@ fn a_cancelled_start_leaves_no_session_behind() {
         client.notify("notifications/cancelled", json!({"requestId": start, "reason": "test"}));
         until(&mut client, "a cancelled start left its session running", &|(n, _)| n == 0);
     }
+    client.finish();
+}
+
+/// A named `terminal_start` cancelled while it waits gives its name back with its session:
+/// the name named the closed session (a read by name said it was closed, and `terminal_list`
+/// showed the name on it) though its caller never learned of it.
+#[test]
+fn a_cancelled_named_start_gives_its_name_back() {
+    let mut client = Client::initialized("2025-11-25");
+    let start = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_start", "arguments": {"name": "ed", "command": "sleep 300", "for_text": "never", "timeout_ms": 60000}}),
+    );
+    let deadline = Instant::now() + LONG;
+    while client.tool("terminal_list", json!({}))["sessions"][0]["pending_waits"] != 1 {
+        assert!(Instant::now() < deadline, "the start's wait did not begin");
+    }
+    client.notify("notifications/cancelled", json!({"requestId": start, "reason": "test"}));
+    let listed = loop {
+        let listed = client.tool("terminal_list", json!({}));
+        if listed["sessions"][0]["state"] != "running" {
+            break listed;
+        }
+        assert!(Instant::now() < deadline, "the cancelled start's session still runs");
+    };
+    assert!(listed["sessions"][0].get("name").is_none_or(Value::is_null), "{listed}");
+    let message = client.tool_error("terminal_read", json!({"session_id": "ed"}));
+    assert!(message.contains("no session is named \"ed\""), "{message}");
+    // The name is free: a new start takes it, and it names the new session.
+    let started = client.tool("terminal_start", json!({"name": "ed", "argv": ["cat"]}));
+    let read = client.tool("terminal_read", json!({"session_id": "ed"}));
+    assert_eq!(read["session_id"], started["session_id"], "{read}");
     client.finish();
 }
 

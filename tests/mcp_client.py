@@ -52,8 +52,13 @@ TOOLS = [
 # --------------------------------------------------------------------------------------------
 
 
-def hostile_messages(era: str) -> list[tuple[bytes, tuple]]:
-    """Bad messages and what the server must answer to each, for a connection of `era`."""
+# The revisions that have JSON-RPC batches: 2025-06-18 removed them, 2026-07-28 has none.
+BATCH_REVISIONS = ("2024-11-05", "2025-03-26")
+
+
+def hostile_messages(era: str, version: str | None) -> list[tuple[bytes, tuple]]:
+    """Bad messages and what the server must answer to each, for a connection of `era` that
+    asked for revision `version` in its `initialize` (None: not a handshake)."""
     envelope = {
         "io.modelcontextprotocol/protocolVersion": MODERN,
         "io.modelcontextprotocol/clientInfo": {"name": "hostile-proxy", "version": "1"},
@@ -92,7 +97,11 @@ def hostile_messages(era: str) -> list[tuple[bytes, tuple]]:
     items.append((b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-sent"}}', ("none",)))
     items.append((b'{"jsonrpc":"2.0","id":"hostile-stray","result":{}}', ("none",)))
     items.append((b'{"jsonrpc":"2.0","method":"notifications/no-such-thing"}', ("none",)))
-    items.append((b"[1, 2]", ("batch", 2)))
+    if era == "legacy" and version in BATCH_REVISIONS:
+        items.append((b"[1, 2]", ("batch", 2)))
+    else:
+        # A batch where the revision has none: one Invalid Request for it all.
+        items.append((b"[1, 2]", ("null-error", -32600)))
     rid, raw = call("terminal_read", {"session_id": 987654})
     items.append((raw, ("tool-error", rid)))
     rid, raw = call("terminal_send", {"session_id": "abc", "bogus": 1})
@@ -207,7 +216,8 @@ def proxy(argv: list[str]) -> int:
         method = message.get("method") if isinstance(message, dict) else None
         if era is None and method in ("initialize", "server/discover"):
             era = "legacy" if method == "initialize" else "modern"
-            hostile = hostile_messages(era)
+            version = (message.get("params") or {}).get("protocolVersion")
+            hostile = hostile_messages(era, version if era == "legacy" else None)
         if method == "notifications/cancelled":
             cancelled.add((message.get("params") or {}).get("requestId"))
         if mode == "hostile" and hostile and first_response.is_set():

@@ -727,6 +727,64 @@ fn an_mcp_hosts_bad_message_is_answered_and_skipped() {
     assert!(exits(&mut host).success());
 }
 
+/// An MCP host's proxy whose server goes away (killed here, mid-call) answers the request the
+/// server had not answered with an error, says on stderr that the server stopped, and exits 1;
+/// so does one with nothing in progress. Both exited 0 without a word, the call unanswered.
+#[test]
+fn an_mcp_hosts_proxy_reports_its_server_stopping() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "quiet", "--", "cat"]);
+    let host = |server: &TestServer| {
+        let mut host = Command::new(TERMLOOM)
+            .args(["mcp", "--server", "--socket"])
+            .arg(&server.socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut input = host.stdin.take().unwrap();
+        let mut output = BufReader::new(host.stdout.take().unwrap());
+        let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        writeln!(input, "{init}").unwrap();
+        let mut line = String::new();
+        assert!(output.read_line(&mut line).unwrap() > 0, "the proxy ended early");
+        (host, input, output)
+    };
+    let (mut busy, mut busy_input, mut busy_output) = host(&server);
+    let (mut idle, _idle_input, mut idle_output) = host(&server);
+    let big = "123456789012345678901234567890";
+    let call = json!({"jsonrpc": "2.0", "id": 0, "method": "tools/call", "params": {"name": "terminal_read", "arguments": {"session_id": "quiet", "for_text": "never printed", "timeout_ms": 600000}}});
+    let call = call.to_string().replacen(r#""id":0"#, &format!(r#""id":{big}"#), 1);
+    writeln!(busy_input, "{call}").unwrap();
+    server.until_pending_waits(1, "the call's wait never became pending");
+    server.child.kill().unwrap();
+    exits(&mut server.child);
+    let mut line = String::new();
+    assert!(busy_output.read_line(&mut line).unwrap() > 0, "the call was not answered");
+    assert!(line.contains(&format!(r#""id":{big}"#)), "its id as written: {line}");
+    let answer: Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer["error"]["code"], -32603, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("the termloom server stopped"), "{message}");
+    for (host, output, answered) in
+        [(&mut busy, &mut busy_output, 1), (&mut idle, &mut idle_output, 0)]
+    {
+        let mut rest = String::new();
+        output.read_to_string(&mut rest).unwrap();
+        assert_eq!(rest, "", "nothing more on stdout");
+        assert_eq!(exits(host).code(), Some(1));
+        let mut stderr = String::new();
+        host.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+        assert!(stderr.contains("termloom: the termloom server stopped"), "{stderr}");
+        assert_eq!(
+            stderr.contains("the request it had not answered got an error"),
+            answered == 1,
+            "{stderr}"
+        );
+    }
+}
+
 #[test]
 fn a_hundred_clients_at_once() {
     let server = TestServer::start(&[]);
@@ -1331,6 +1389,34 @@ mod attach {
         assert!(output.contains("termloom: lost session watched: "), "{output}");
         assert!(!output.contains("cannot attach"), "{output}");
         person.wait_for_screen_text("shown-line");
+    }
+
+    /// A terminal that can no longer be written to ends the attachment: the person is told
+    /// why, on stderr, and gets the terminal's modes back. (Every failed write was ignored, and
+    /// the attachment went on, in raw mode, until something else ended it.)
+    #[test]
+    fn an_attachment_whose_terminal_cannot_be_written_ends() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "watched", "--", "cat"]);
+        // Its stdin the terminal, its output a device every write to fails with ENOSPC.
+        let script =
+            r#""$0" attach watched --socket "$1" >/dev/full; echo "attach exited $?"; exec cat"#;
+        let person = TestSession::builder("sh")
+            .args(["-c", script, TERMLOOM])
+            .arg(&server.socket)
+            .size(80, 24)
+            .start();
+        person.wait_for_screen_text("attach exited 1");
+        let output = person.read_output();
+        assert!(
+            output.contains(
+                "termloom: cannot attach to session watched: cannot write to the terminal"
+            ),
+            "{output}"
+        );
+        person.assert_terminal_restored();
+        // The session goes on.
+        server.ok(&["send", "watched", "--text", "agent", "--wait-screen", "agent"]);
     }
 
     /// An attachment that cannot be made fails, with the reason on stderr.

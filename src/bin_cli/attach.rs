@@ -31,9 +31,10 @@ so; resizing this terminal redraws it.
 
 When the session ends, its last screen is left in this terminal. Exits 0
 when you leave or the session ends; 1, with the reason on stderr, when
-it cannot attach (an unknown session, one someone else holds) or the server
-goes away; 2 for a bad command line; 128 + N when signal N (SIGTERM, SIGHUP,
-SIGINT, SIGQUIT) ends it, the terminal restored first.
+it cannot attach (an unknown session, one someone else holds), the server
+goes away or the terminal cannot be written to; 2 for a bad command line;
+128 + N when signal N (SIGTERM, SIGHUP, SIGINT, SIGQUIT) ends it, the
+terminal restored first.
 ";
 
 /// What the main loop reacts to.
@@ -116,10 +117,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     spawn_reader(client, attach_id, events.clone());
     spawn_keyboard(events.clone());
     spawn_signal_watcher(events);
-    let _raw = RawMode::enter(saved);
-    let mut out = std::io::stdout();
-    let _ = out.write_all(b"\x1b[?1049h\x1b[H\x1b[2J");
-    let _ = out.flush();
+    let mut view = View::enter(saved);
     let mut reason = String::from("detached");
     let mut failed = false;
     // The signal that ended the attachment, if one did.
@@ -134,18 +132,32 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
     let mut unfinished: Vec<u8> = Vec::new();
-    for event in received {
+    // A terminal that cannot be written to ends the attachment: nobody sees it any more.
+    let unwritable = |err: std::io::Error| format!("cannot write to the terminal ({err})");
+    if let Err(err) = view.write(b"\x1b[?1049h\x1b[H\x1b[2J") {
+        reason = unwritable(err);
+        failed = true;
+    }
+    let mut received = received.iter();
+    while !failed && let Some(event) = received.next() {
         match event {
             Event::Frame(frame) => {
-                let _ = out.write_all(draw(&frame, takeover, &mut top).as_bytes());
-                let _ = out.flush();
+                let drawn = view.write(draw(&frame, takeover, &mut top).as_bytes());
                 last = Some(frame);
+                if let Err(err) = drawn {
+                    reason = unwritable(err);
+                    failed = true;
+                    break;
+                }
             }
             Event::Resized => {
                 if let Some(frame) = &last {
-                    let _ = out.write_all(b"\x1b[H\x1b[2J");
-                    let _ = out.write_all(draw(frame, takeover, &mut top).as_bytes());
-                    let _ = out.flush();
+                    let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, takeover, &mut top));
+                    if let Err(err) = view.write(drawn.as_bytes()) {
+                        reason = unwritable(err);
+                        failed = true;
+                        break;
+                    }
                 }
             }
             Event::Typed(_) if release.is_some() => {}
@@ -201,13 +213,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             }
         }
     }
-    let _ = out.write_all(b"\x1b[?1049l\x1b[?25h");
-    if let Some(text) = final_screen {
-        // Left on the person's screen: how the session ended.
-        let _ = out.write_all(text.as_bytes());
-    }
-    let _ = out.flush();
-    drop(_raw);
+    view.leave(final_screen.as_deref());
     if let Some(signal) = signalled {
         // The terminal may be gone (SIGHUP): a message that cannot be written is no failure.
         let _ = writeln!(std::io::stderr(), "termloom: left session {session}: signal {signal}");
@@ -304,23 +310,61 @@ fn spawn_keyboard(events: Sender<Event>) {
     });
 }
 
-/// The terminal in raw mode until dropped.
-struct RawMode(Termios);
+/// The person's terminal while attached: in raw mode, and showing the alternate screen once
+/// the caller entered it. Both are undone when it is left, or dropped unleft (a panic), so the
+/// person never gets back a terminal that echoes nothing or still shows the session.
+struct View {
+    saved: Termios,
+    out: std::io::Stdout,
+    left: bool,
+}
 
-impl RawMode {
-    fn enter(saved: Termios) -> RawMode {
+impl View {
+    /// Puts the terminal in raw mode.
+    fn enter(saved: Termios) -> View {
         let mut raw = saved.clone();
         raw.make_raw();
         let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &raw);
-        RawMode(saved)
+        View { saved, out: std::io::stdout(), left: false }
+    }
+
+    /// Writes `bytes` to the terminal at once.
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(bytes)?;
+        self.out.flush()
+    }
+
+    /// Leaves the alternate screen, shows the cursor and `final_screen` (how the session
+    /// ended), and restores the terminal's modes: a terminal that can no longer be written
+    /// to still gets its modes back.
+    fn leave(mut self, final_screen: Option<&str>) {
+        let mut bytes = LEAVE.to_vec();
+        bytes.extend_from_slice(final_screen.unwrap_or_default().as_bytes());
+        let _ = self.write(&bytes);
+        self.restore();
+    }
+
+    /// Gives the terminal its modes back, once.
+    fn restore(&mut self) {
+        if !self.left {
+            self.left = true;
+            let stdin = std::io::stdin();
+            let _ = termios::tcsetattr(stdin.as_fd(), OptionalActions::Now, &self.saved);
+        }
     }
 }
 
-impl Drop for RawMode {
+impl Drop for View {
     fn drop(&mut self) {
-        let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &self.0);
+        if !self.left {
+            let _ = self.write(LEAVE);
+            self.restore();
+        }
     }
 }
+
+/// Leaves the alternate screen and shows the cursor.
+const LEAVE: &[u8] = b"\x1b[?1049l\x1b[?25h";
 
 /// The person's terminal size: columns and rows (80x24 when unknown).
 fn terminal_size() -> (usize, usize) {

@@ -1,9 +1,7 @@
 //! `termloom mcp [--config FILE]`: the MCP server on stdin and stdout.
 
 use std::ffi::OsString;
-use std::io::{Read, Write};
-use std::net::Shutdown;
-use std::os::unix::net::UnixStream;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -31,7 +29,8 @@ With --server the tools drive the sessions of a termloom server (started on
 first use), so an MCP host, a shell-only agent using `termloom send`... and a
 person using `termloom attach` see the same sessions, and they outlive the
 host. The host has read positions of its own; sessions stay open when it
-leaves.
+leaves. When the server stops first, each request it had not answered is
+answered with an error, the reason goes to stderr, and termloom exits 1.
 
 Options:
   --config FILE   Engine configuration (TOML; see `termloom run --help`).
@@ -93,7 +92,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                 "termloom mcp --help",
             );
         }
-        return proxy(&target);
+        return super::proxy::run(&target);
     }
     let config =
         super::load_config(config_path.as_deref(), policy_path.as_deref(), Config::default());
@@ -151,86 +150,5 @@ impl Write for StopWhenClosed {
     fn flush(&mut self) -> std::io::Result<()> {
         let flushed = self.stdout.flush();
         self.unless_failed(flushed)
-    }
-}
-
-/// `termloom mcp --server`: relays MCP between stdio and the server's socket, where the same
-/// tools run on the server's sessions. When the host closes stdin, the connection's calls end
-/// and the sessions stay.
-fn proxy(target: &Target) -> ExitCode {
-    let stream = match target
-        .connect_or_start()
-        .and_then(|_| UnixStream::connect(&target.socket).map_err(|e| e.to_string()))
-    {
-        Ok(stream) => stream,
-        Err(message) => {
-            say!("termloom: {message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let Ok(mut to_server) = stream.try_clone() else {
-        say!("termloom: cannot use the connection to the server");
-        return ExitCode::FAILURE;
-    };
-    // The connection relays an MCP host: a malformed or oversized message from the host is
-    // answered and skipped, as `termloom mcp` does, rather than ending the connection.
-    let mut from_server = std::io::BufReader::new(stream);
-    if let Err(message) = say_mcp_hello(&mut to_server, &mut from_server) {
-        say!("termloom: {message}");
-        return ExitCode::FAILURE;
-    }
-    std::thread::spawn(move || {
-        let _ = relay(&mut std::io::stdin().lock(), &mut to_server);
-        let _ = to_server.shutdown(Shutdown::Write);
-    });
-    match relay(&mut from_server, &mut std::io::stdout().lock()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            say!("termloom: the connection to the server failed: {err}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-/// The id of the proxy's own `termloom/hello`, whose answer is not passed on to the host.
-const HELLO_ID: &str = "termloom-mcp-proxy-hello";
-
-/// Tells the server that the connection relays an MCP host (`termloom/hello` with `"mcp":
-/// true`), before anything of the host's; reads its answer, the first line the server sends.
-fn say_mcp_hello(
-    to: &mut UnixStream,
-    from: &mut std::io::BufReader<UnixStream>,
-) -> Result<(), String> {
-    let hello = serde_json::json!({"jsonrpc": "2.0", "id": HELLO_ID, "method": "termloom/hello",
-        "params": {"protocol": termloom::server::PROTOCOL, "mcp": true}});
-    let failed = |err: std::io::Error| format!("the connection to the server failed: {err}");
-    to.write_all(format!("{hello}\n").as_bytes()).map_err(failed)?;
-    let mut line = String::new();
-    std::io::BufRead::read_line(from, &mut line).map_err(failed)?;
-    let answer: serde_json::Value = serde_json::from_str(&line)
-        .map_err(|_| "the termloom server closed the connection without answering".to_owned())?;
-    match answer.get("error") {
-        Some(error) => Err(format!(
-            "the termloom server refused the connection: {}",
-            error["message"].as_str().unwrap_or("no reason given")
-        )),
-        None => Ok(()),
-    }
-}
-
-/// Copies `from` to `to` until `from` ends, passing on each read at once. (`std::io::copy`
-/// may splice a pipe into the socket, and Linux then holds what it read until the pipe ends
-/// or a large amount is there: a request would wait for the next one.)
-fn relay(from: &mut impl Read, to: &mut impl Write) -> std::io::Result<()> {
-    let mut buffer = vec![0u8; 64 << 10];
-    loop {
-        let n = match from.read(&mut buffer) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(err),
-        };
-        to.write_all(&buffer[..n])?;
-        to.flush()?;
     }
 }

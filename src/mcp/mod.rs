@@ -8,8 +8,9 @@
 //!   not know the one asked for), its name and version and the `tools` capability; then
 //!   `notifications/initialized`, `ping`, `tools/list` and `tools/call`. Results are shaped
 //!   for the revision (annotations from 2025-03-26, `structuredContent` from 2025-06-18; no
-//!   tool has an `outputSchema`, which would only lengthen `tools/list`); batches are
-//!   accepted.
+//!   tool has an `outputSchema`, which would only lengthen `tools/list`). JSON-RPC batches
+//!   are served under 2024-11-05 and 2025-03-26; under 2025-06-18 and later, which removed
+//!   them, a batch is answered with one `Invalid Request` error and nothing in it is run.
 //! - **2026-07-28** (stateless): every request carries its protocol version and client
 //!   capabilities in `params._meta`; `server/discover` returns the supported versions,
 //!   capabilities and server identity; results carry `resultType` and the server's identity.

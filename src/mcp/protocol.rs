@@ -39,7 +39,8 @@ session with terminal_close when you are done.";
 pub(crate) enum Revision {
     /// 2024-11-05: the first revision.
     V2024_11_05,
-    /// 2025-03-26: tool annotations, JSON-RPC batches.
+    /// 2025-03-26: tool annotations, JSON-RPC batches (served here from 2024-11-05, whose
+    /// messages are JSON-RPC 2.0's; removed in 2025-06-18).
     V2025_03_26,
     /// 2025-06-18: structured tool output (`outputSchema`, `structuredContent`), titles.
     V2025_06_18,
@@ -291,6 +292,30 @@ impl Protocol {
         }
     }
 
+    /// Whether a JSON-RPC batch (an array of messages) may be served now: only on a
+    /// connection that negotiated 2024-11-05 or 2025-03-26 with `initialize`. MCP 2025-06-18
+    /// removed batches, and the stateless 2026-07-28 revision has none; before `initialize`
+    /// no revision is agreed, and `initialize` itself must not be in a batch. The error is the
+    /// `Invalid Request` the whole batch is answered with.
+    pub(crate) fn admit_batch(&self) -> Result<(), RpcError> {
+        let why = match self.era {
+            Era::Legacy(revision) if revision < Revision::V2025_06_18 => return Ok(()),
+            Era::Legacy(revision) => format!(
+                "this connection negotiated protocol {}, which has no JSON-RPC batches (MCP removed them in 2025-06-18)",
+                revision.as_str()
+            ),
+            Era::Modern => {
+                "the stateless 2026-07-28 protocol this connection serves has no JSON-RPC batches"
+                    .to_owned()
+            }
+            Era::Undecided => "a JSON-RPC batch before initialization: batches are served only after initialize negotiated 2024-11-05 or 2025-03-26".to_owned(),
+        };
+        Err(RpcError::new(
+            INVALID_REQUEST,
+            format!("{why}; nothing in the batch was run: send each message on a line of its own"),
+        ))
+    }
+
     /// Answers `server/discover` (already admitted in the modern era).
     pub(crate) fn discover(served: Served) -> Value {
         served.cacheable(json!({
@@ -389,6 +414,30 @@ mod tests {
         assert_eq!(err.data.unwrap()["requested"], "2025-06-18");
         let no_caps = params(json!({"_meta": { META_PROTOCOL_VERSION: "2026-07-28" }}));
         assert_eq!(protocol.admit("tools/list", Some(&no_caps)).unwrap_err().code, INVALID_PARAMS);
+    }
+
+    #[test]
+    fn batches_are_served_only_in_revisions_that_have_them() {
+        let mut protocol = Protocol::new();
+        assert_eq!(protocol.admit_batch().unwrap_err().code, INVALID_REQUEST);
+        for (version, allowed) in [
+            ("2024-11-05", true),
+            ("2025-03-26", true),
+            ("2025-06-18", false),
+            ("2025-11-25", false),
+        ] {
+            let mut protocol = Protocol::new();
+            let p =
+                params(json!({"protocolVersion": version, "capabilities": {}, "clientInfo": {}}));
+            protocol.initialize(Some(&p)).unwrap();
+            assert_eq!(protocol.admit_batch().is_ok(), allowed, "{version}");
+        }
+        let envelope = params(json!({"_meta": {
+            META_PROTOCOL_VERSION: "2026-07-28", META_CLIENT_CAPABILITIES: {}
+        }}));
+        protocol.admit("server/discover", Some(&envelope)).unwrap();
+        let error = protocol.admit_batch().unwrap_err();
+        assert!(error.message.contains("2026-07-28"), "{}", error.message);
     }
 
     #[test]

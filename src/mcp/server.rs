@@ -159,6 +159,11 @@ impl Server {
         match jsonrpc::parse(bytes) {
             jsonrpc::Line::One(message) => self.one(message, None),
             jsonrpc::Line::Batch(items) => {
+                if let Err(error) = self.protocol.admit_batch() {
+                    // One answer for the whole batch, as for any message that is no valid
+                    // request; nothing in it is run.
+                    return self.one(Incoming::Invalid { id: Id::null(), error }, None);
+                }
                 // The batch's responses are held until the last is in: no more of them than a
                 // message may hold are asked for.
                 let batch = Batch::new(self.outbox.clone(), self.max_message_bytes);

@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::mcp::ServeOptions;
-use crate::mcp::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, Id, RpcError, error_response};
+use crate::mcp::jsonrpc::{
+    INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, RpcError, error_response,
+};
 use crate::mcp::outbox::{Outbox, Responder};
 use crate::mcp::server::{Extension, run_connection};
 use crate::mcp::tools::names::Names;
@@ -503,6 +505,11 @@ impl Connection {
         }
         let attached = Streaming(self.attached.clone());
         let takeover = params.get("takeover").and_then(Value::as_bool).unwrap_or(false);
+        // Looked up before the session is held, so that a refusal holds nothing.
+        let session = match self.hub.engine.session(id) {
+            Ok(session) => session,
+            Err(err) => return responder.error(&invalid(err.to_string())),
+        };
         if takeover {
             let mut holders = lock(&self.hub.holders);
             match holders.get(&id) {
@@ -514,10 +521,6 @@ impl Connection {
                 _ => holders.insert(id, self.number),
             };
         }
-        let session = match self.hub.engine.session(id) {
-            Ok(session) => session,
-            Err(err) => return responder.error(&invalid(err.to_string())),
-        };
         let watch = attach::Watch {
             session,
             outbox: outbox.clone(),
@@ -526,16 +529,28 @@ impl Connection {
         };
         let hub = self.hub.clone();
         let number = self.number;
+        // Taken back when the thread cannot be started: the attachment is then answered with
+        // the reason, or the person's `termloom attach` would wait for a frame forever.
+        let answer = Arc::new(Mutex::new(Some(responder)));
+        let answering = answer.clone();
         let spawned =
             std::thread::Builder::new().name("termloom-server-attach".into()).spawn(move || {
                 let reason = watch.stream();
                 release(&hub, number, Some(id));
                 drop(attached);
-                responder.result(json!({ "reason": reason }));
+                if let Some(responder) = lock(&answering).take() {
+                    responder.result(json!({ "reason": reason }));
+                }
             });
         if let Err(err) = spawned {
             release(&self.hub, self.number, Some(id));
             log::error!("termloom server: cannot start an attach thread: {err}");
+            if let Some(responder) = lock(&answer).take() {
+                responder.error(&RpcError::new(
+                    INTERNAL_ERROR,
+                    format!("the server cannot stream the session now ({err}); try again later"),
+                ));
+            }
         }
     }
 

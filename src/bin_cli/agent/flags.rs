@@ -243,9 +243,9 @@ screen, a session that ended) or could not be reached, the program exited (or th
 condition held (unless --wait-exit was asked for), or the output could not be
 written; 2 the command line could not be read: an unknown flag, a value
 malformed, empty or out of its range (the message names the range), a send with
-nothing to send, --wait-row alone; 3 the program asks for input
-(a question, a password) before a wait's condition held, or `exec`'s command
-does: the condition cannot hold before an answer (type it with send, then wait
+nothing to send, --wait-row alone, a read's --timeout without a wait;
+3 the program asks for input (a question, a password) before a wait's
+condition held, or `exec`'s command does: the condition cannot hold before an answer (type it with send, then wait
 again); 124 a wait asked for timed out, or `exec`'s command still runs at
 --timeout; `exec`
 otherwise exits with the command's exit code (the shell's, if the command ended

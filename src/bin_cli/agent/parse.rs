@@ -276,6 +276,12 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     if command.name == "screen" {
         arguments.insert("view".into(), json!("screen"));
     }
+    // `read` waits only for a condition given: a --timeout alone would bound nothing.
+    if command.name == "read" && arguments.contains_key("timeout_ms") && !asks_to_wait(&arguments) {
+        return Err("--timeout bounds a wait: give a condition such as --wait-text or \
+            --wait-exit too (`termloom read` without one reads at once)"
+            .into());
+    }
     // `wait` without a condition would only read: say so (`read` does that).
     if command.name == "wait" && !asks_to_wait(&arguments) {
         return Err(

@@ -47,8 +47,10 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     })();
     if shown.is_err() {
         // Cancelled, or failed after the start: nobody will learn this session's id, so it
-        // is not left behind.
+        // is not left behind, and neither is its name: it names no session any caller knows,
+        // and is free for the next start.
         let _ = session.close();
+        call.caller.forget(session.id());
     }
     shown
 }

@@ -1,0 +1,364 @@
+//! `termloom mcp --server`: relays MCP between stdio and a termloom server's socket, where the
+//! same tools run on the server's sessions. When the host closes stdin, the connection's calls
+//! end and the sessions stay. When the server goes away first (stopped, killed), each request
+//! of the host's it had not answered is answered with an error, the proxy says so on stderr,
+//! and it exits 1.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::UnixStream;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::value::RawValue;
+
+use super::connect::Target;
+
+/// The id of the proxy's own `termloom/hello`, whose answer is not passed on to the host.
+const HELLO_ID: &str = "termloom-mcp-proxy-hello";
+
+/// The longest line of the host's whose request is kept track of: the server refuses longer
+/// ones at once (they are past any message bound it takes), answering under the id they show.
+const MAX_TRACKED_LINE: usize = 64 << 20;
+
+/// JSON-RPC's "Internal error", the answer to a request the server went away before answering.
+const INTERNAL_ERROR: i64 = -32603;
+
+/// Relays until the host closes stdin and the server has answered, or the server goes away.
+pub(super) fn run(target: &Target) -> ExitCode {
+    let stream = match target
+        .connect_or_start()
+        .and_then(|_| UnixStream::connect(&target.socket).map_err(|e| e.to_string()))
+    {
+        Ok(stream) => stream,
+        Err(message) => {
+            say!("termloom: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let Ok(mut to_server) = stream.try_clone() else {
+        say!("termloom: cannot use the connection to the server");
+        return ExitCode::FAILURE;
+    };
+    // The connection relays an MCP host: a malformed or oversized message from the host is
+    // answered and skipped, as `termloom mcp` does, rather than ending the connection.
+    let mut from_server = std::io::BufReader::new(stream);
+    if let Err(message) = say_mcp_hello(&mut to_server, &mut from_server) {
+        say!("termloom: {message}");
+        return ExitCode::FAILURE;
+    }
+    let pending = Arc::new(Pending::default());
+    let host_done = Arc::new(AtomicBool::new(false));
+    {
+        let pending = pending.clone();
+        let host_done = host_done.clone();
+        std::thread::spawn(move || {
+            let mut lines = Lines::new(MAX_TRACKED_LINE);
+            let relayed = relay(&mut std::io::stdin().lock(), &mut to_server, |bytes| {
+                lines.feed(bytes, |line| pending.requested(line));
+            });
+            // The host's input ended (not the server's connection, which failing to take it
+            // is the server going away): said before the server can see the end, so that the
+            // end of the connection that follows reads as the host's doing.
+            if !matches!(relayed, Err(Failed::Writing(_))) {
+                host_done.store(true, Ordering::SeqCst);
+            }
+            let _ = to_server.shutdown(Shutdown::Write);
+        });
+    }
+    let mut stdout = std::io::stdout().lock();
+    let ended = relay_answers(&mut from_server, &mut stdout, &pending);
+    let unanswered = pending.take();
+    let host_done = host_done.load(Ordering::SeqCst);
+    let why = match ended {
+        Err(Failed::Writing(err)) => {
+            say!("termloom: cannot write to stdout ({err}); the host stopped reading");
+            return ExitCode::FAILURE;
+        }
+        Ok(()) if host_done && unanswered.is_empty() => return ExitCode::SUCCESS,
+        Ok(()) => None,
+        Err(Failed::Reading(err)) => Some(format!("the connection to it failed: {err}")),
+    };
+    // Once the host had left, the server may still end the connection before answering
+    // everything (calls that did not end within its drain time): it did not stop then.
+    let what = match host_done {
+        true => "the termloom server ended the connection",
+        false => "the termloom server stopped",
+    };
+    let message = match why {
+        Some(why) => format!("{what} ({why})"),
+        None => what.to_owned(),
+    };
+    for id in &unanswered {
+        let error = serde_json::json!({
+            "code": INTERNAL_ERROR,
+            "message": format!("{message} before answering this request; this MCP server exits (started again, it starts a termloom server if none runs)"),
+        });
+        let line = format!(r#"{{"jsonrpc":"2.0","id":{id},"error":{error}}}"#);
+        if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {
+            break;
+        }
+    }
+    match unanswered.len() {
+        0 => say!("termloom: {message}"),
+        1 => say!("termloom: {message}; the request it had not answered got an error"),
+        n => say!("termloom: {message}; the {n} requests it had not answered got errors"),
+    }
+    ExitCode::FAILURE
+}
+
+/// How relaying one way failed.
+enum Failed {
+    /// Reading (from the server, or the host's stdin) failed.
+    Reading(std::io::Error),
+    /// Writing (to the host's stdout, or the server) failed.
+    Writing(std::io::Error),
+}
+
+/// Passes the server's messages on to the host, a line at a time as each arrives, noting the
+/// answers; returns once the server closes the connection.
+fn relay_answers(
+    from: &mut impl BufRead,
+    to: &mut impl Write,
+    pending: &Pending,
+) -> Result<(), Failed> {
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match from.read_until(b'\n', &mut line) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(Failed::Reading(err)),
+        }
+        pending.answered(&line);
+        to.write_all(&line).and_then(|()| to.flush()).map_err(Failed::Writing)?;
+    }
+}
+
+/// The host's requests the server has not answered yet: their ids as written, by what tells
+/// ids apart (a string by its characters, a number by its text).
+#[derive(Default)]
+struct Pending {
+    ids: Mutex<HashMap<String, String>>,
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Notes the requests of a line of the host's (one message or a batch), and forgets those
+    /// a `notifications/cancelled` in it cancels (a cancelled request is not answered).
+    fn requested(&self, line: &[u8]) {
+        let mut ids = self.lock();
+        for message in messages(line) {
+            match (message.get("method"), message.get("id").and_then(|id| key(id))) {
+                (Some(_), Some(key)) => {
+                    ids.insert(key, message["id"].get().to_owned());
+                }
+                (Some(method), None) if method.get() == r#""notifications/cancelled""# => {
+                    let cancelled = message
+                        .get("params")
+                        .and_then(|params| {
+                            serde_json::from_str::<HashMap<String, &RawValue>>(params.get()).ok()
+                        })
+                        .and_then(|params| params.get("requestId").and_then(|id| key(id)));
+                    if let Some(cancelled) = cancelled {
+                        ids.remove(&cancelled);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Forgets the requests a line of the server's answers (one message or a batch's array).
+    fn answered(&self, line: &[u8]) {
+        let answers: Vec<String> = messages(line)
+            .iter()
+            .filter(|message| !message.contains_key("method"))
+            .filter_map(|message| message.get("id").and_then(|id| key(id)))
+            .collect();
+        if !answers.is_empty() {
+            let mut ids = self.lock();
+            for answer in answers {
+                ids.remove(&answer);
+            }
+        }
+    }
+
+    /// The ids not answered, as written; none are left.
+    fn take(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::mem::take(&mut *self.lock()).into_values().collect();
+        ids.sort();
+        ids
+    }
+}
+
+/// The messages of a line, each as its members written: one, or a batch's; none when the
+/// line is not JSON objects.
+fn messages(line: &[u8]) -> Vec<HashMap<String, &RawValue>> {
+    fn object(raw: &RawValue) -> Option<HashMap<String, &RawValue>> {
+        serde_json::from_str(raw.get()).ok()
+    }
+    let Ok(value) = serde_json::from_slice::<&RawValue>(line) else { return Vec::new() };
+    if value.get().starts_with('[') {
+        let items: Vec<&RawValue> = serde_json::from_str(value.get()).unwrap_or_default();
+        items.into_iter().filter_map(object).collect()
+    } else {
+        object(value).into_iter().collect()
+    }
+}
+
+/// What tells request ids apart, for an id that is a string or a number: a string by its
+/// characters (however they were escaped), a number by its text.
+fn key(id: &RawValue) -> Option<String> {
+    let text = id.get();
+    match text.as_bytes().first()? {
+        b'"' => serde_json::from_str::<String>(text).ok().map(|s| format!("s{s}")),
+        b'-' | b'0'..=b'9' => Some(format!("n{text}")),
+        _ => None,
+    }
+}
+
+/// The host's input cut into lines, each whole line handed on once its end is read; a line
+/// longer than `limit` is skipped.
+struct Lines {
+    line: Vec<u8>,
+    limit: usize,
+    /// The line being read is too long to keep.
+    skipping: bool,
+}
+
+impl Lines {
+    fn new(limit: usize) -> Lines {
+        Lines { line: Vec::new(), limit, skipping: false }
+    }
+
+    fn feed(&mut self, mut bytes: &[u8], mut whole: impl FnMut(&[u8])) {
+        while !bytes.is_empty() {
+            let end = bytes.iter().position(|b| *b == b'\n');
+            let (part, rest) = match end {
+                Some(at) => (&bytes[..at], &bytes[at + 1..]),
+                None => (bytes, &[][..]),
+            };
+            if !self.skipping {
+                if self.line.len() + part.len() > self.limit {
+                    self.skipping = true;
+                    self.line = Vec::new();
+                } else {
+                    self.line.extend_from_slice(part);
+                }
+            }
+            if end.is_some() {
+                if !self.skipping {
+                    whole(&self.line);
+                }
+                self.line.clear();
+                self.skipping = false;
+            }
+            bytes = rest;
+        }
+    }
+}
+
+/// Tells the server that the connection relays an MCP host (`termloom/hello` with `"mcp":
+/// true`), before anything of the host's; reads its answer, the first line the server sends.
+fn say_mcp_hello(
+    to: &mut UnixStream,
+    from: &mut std::io::BufReader<UnixStream>,
+) -> Result<(), String> {
+    let hello = serde_json::json!({"jsonrpc": "2.0", "id": HELLO_ID, "method": "termloom/hello",
+        "params": {"protocol": termloom::server::PROTOCOL, "mcp": true}});
+    let failed = |err: std::io::Error| format!("the connection to the server failed: {err}");
+    to.write_all(format!("{hello}\n").as_bytes()).map_err(failed)?;
+    let mut line = String::new();
+    std::io::BufRead::read_line(from, &mut line).map_err(failed)?;
+    let answer: serde_json::Value = serde_json::from_str(&line)
+        .map_err(|_| "the termloom server closed the connection without answering".to_owned())?;
+    match answer.get("error") {
+        Some(error) => Err(format!(
+            "the termloom server refused the connection: {}",
+            error["message"].as_str().unwrap_or("no reason given")
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Copies `from` to `to` until `from` ends, passing on each read at once (and showing it to
+/// `seen`). (`std::io::copy` may splice a pipe into the socket, and Linux then holds what it
+/// read until the pipe ends or a large amount is there: a request would wait for the next one.)
+fn relay(
+    from: &mut impl Read,
+    to: &mut impl Write,
+    mut seen: impl FnMut(&[u8]),
+) -> Result<(), Failed> {
+    let mut buffer = vec![0u8; 64 << 10];
+    loop {
+        let n = match from.read(&mut buffer) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(err) => return Err(Failed::Reading(err)),
+        };
+        // Noted before the server can answer it.
+        seen(&buffer[..n]);
+        to.write_all(&buffer[..n]).and_then(|()| to.flush()).map_err(Failed::Writing)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_pending_until_answered_or_cancelled() {
+        let pending = Pending::default();
+        let big = "123456789012345678901234567890";
+        let mut lines = Lines::new(MAX_TRACKED_LINE);
+        let input = format!(
+            concat!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"ping"}}"#,
+                "\n",
+                r#"[{{"jsonrpc":"2.0","id":"a\u00e9","method":"ping"}},{{"jsonrpc":"2.0","method":"notifications/initialized"}}]"#,
+                "\n",
+                r#"{{"jsonrpc":"2.0","id":{},"method":"tools/call"}}"#,
+                "\n",
+                r#"{{"jsonrpc":"2.0","id":"e1","result":{{}}}}"#,
+                "\n",
+                r#"{{"jsonrpc":"2.0","id":"c","method":"tools/call"}}"#,
+                "\n",
+                r#"{{"jsonrpc":"2.0","method":"notifications/cancelled","params":{{"requestId":"c"}}}}"#,
+                "\n",
+                r#"{{"jsonrpc":"2.0","id":"cut"#,
+            ),
+            big
+        );
+        // Fed in pieces that cut lines anywhere.
+        for piece in input.as_bytes().chunks(7) {
+            lines.feed(piece, |line| pending.requested(line));
+        }
+        pending.answered(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        pending.answered(br#"[{"jsonrpc":"2.0","id":"a\u00e9","result":{}}]"#);
+        // A request of the server's to the host answers nothing.
+        pending.answered(format!(r#"{{"jsonrpc":"2.0","id":{big},"method":"x"}}"#).as_bytes());
+        assert_eq!(pending.take(), vec![big.to_owned()]);
+        assert!(pending.take().is_empty());
+        // "1" and 1 are different ids.
+        pending.requested(br#"{"jsonrpc":"2.0","id":"1","method":"ping"}"#);
+        pending.answered(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(pending.take(), vec![r#""1""#.to_owned()]);
+    }
+
+    #[test]
+    fn an_overlong_line_is_skipped_whole() {
+        let mut lines = Lines::new(8);
+        let mut seen = Vec::new();
+        lines.feed(b"123456", |line| seen.push(line.len()));
+        lines.feed(b"789\nshort\n", |line| seen.push(line.len()));
+        assert_eq!(seen, vec![5]);
+    }
+}
