@@ -139,13 +139,43 @@ fn compile(pattern: &str) -> Result<Regex> {
     Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))
 }
 
+/// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
+/// its first `read` bytes: at the leftmost start, whether or not it overlaps a match of text
+/// already read (`b1` in `xab1` for `ab|b1` when `xab` was read: a search for matches that
+/// do not overlap took `ab` and went on after it). Its offset and text. Each start is tried
+/// at most once, so the work is of the order of a search for every match that does not
+/// overlap (quadratic in the line's length at worst for both, as the `regex` crate says of
+/// its iterators).
+fn first_new_match(re: &Regex, line: &str, read: usize) -> Option<(usize, String)> {
+    let mut from = 0;
+    while from <= line.len() {
+        let found = re.find_at(line, from)?;
+        if found.end() > read {
+            return Some((found.start(), found.as_str().to_owned()));
+        }
+        // No match starts between `from` and this one (the leftmost from `from`), and this
+        // one's start gives no other: the next may start one character after it.
+        from = next_boundary(line, found.start());
+    }
+    None
+}
+
+/// The first character boundary of `s` after `at` (past its end when `at` is its end).
+fn next_boundary(s: &str, at: usize) -> usize {
+    s[at..].chars().next().map_or(at + 1, |c| at + c.len_utf8())
+}
+
 impl Until {
     /// `text` appears in new transcript output (including the unfinished line at the cursor).
     pub fn text(text: impl Into<String>) -> Until {
         Until(Cond::Text(text.into()))
     }
 
-    /// A regular expression matches a line of new transcript output.
+    /// A regular expression matches a line of new transcript output. Each line is searched
+    /// whole (`^` is its start) for the first match, at the leftmost start, that ends past
+    /// what the caller had read of it: a match of read text alone is never reported, and one
+    /// that holds new text is, even where it overlaps a match of read text (`b1` in `xab1`
+    /// for `ab|b1` once `xab` was read).
     pub fn regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::Regex(compile(pattern)?)))
     }
@@ -476,10 +506,7 @@ impl Until {
                 }
                 line[from..].find(text.as_str()).map(|at| (from + at, text.clone()))
             }
-            Cond::Regex(re) => re
-                .find_iter(line)
-                .find(|m| m.end() > read)
-                .map(|m| (m.start(), m.as_str().to_owned())),
+            Cond::Regex(re) => first_new_match(re, line, read),
             Cond::Any(all) => {
                 return all.iter().find_map(|c| c.match_line(number, line, read));
             }
@@ -731,5 +758,26 @@ mod tests {
         let anchored = Until::regex("^abc d").unwrap();
         assert_eq!(found(&anchored, 4).as_deref(), Some("abc d"));
         assert_eq!(found(&anchored, 5), None);
+    }
+
+    /// A regex match that holds new text is found though it overlaps a match of text already
+    /// read: the search for matches that do not overlap took the old one and went on after it.
+    #[test]
+    fn a_regex_match_overlapping_one_already_read_is_found() {
+        let found = |pattern: &str, line: &str, read| {
+            let until = Until::regex(pattern).unwrap();
+            until.match_line(0, line, read).map(|m| (m.text, m.location))
+        };
+        let at = |offset| Location::Transcript { line: 0, offset };
+        assert_eq!(found("ab|b1", "xab1", 3), Some(("b1".to_owned(), at(2))));
+        assert_eq!(found("ab|b1", "xab1", 0), Some(("ab".to_owned(), at(1))));
+        assert_eq!(found("ab|b1", "xab1", 4), None);
+        // Many old matches before the new one.
+        let line = format!("{}1", "ab".repeat(2000));
+        assert_eq!(found("ab|b1", &line, 4000), Some(("b1".to_owned(), at(3999))));
+        // Starts are characters, not bytes.
+        assert_eq!(found("éa|ab", "éab", 3), Some(("ab".to_owned(), at(2))));
+        // An empty match at the end of what was read holds nothing new; one after it does.
+        assert_eq!(found("x*", "ab", 1), Some((String::new(), at(2))));
     }
 }
