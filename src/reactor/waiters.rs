@@ -235,6 +235,7 @@ impl Reactor {
         let mut failed = Vec::new();
         let mut rechecks = Vec::new();
         let mut finished = Vec::new();
+        let mut released = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
             if waiter.until.needs_transcript() {
@@ -301,7 +302,10 @@ impl Reactor {
                     return true;
                 }
             };
-            answered.push((waiter.reply.take(), fired, waiter.started.elapsed()));
+            match waiter.then.take() {
+                Some(held) => released.push((waiter.id, held, fired)),
+                None => answered.push((waiter.reply.take(), fired, waiter.started.elapsed())),
+            }
             finished.push((waiter.id, waiter.deadline, waiter.recheck));
             false
         });
@@ -319,6 +323,11 @@ impl Reactor {
         }
         for (reply, error) in failed {
             reply.send(Err(error));
+        }
+        // Typing held back until the shell read is typed now (its wait checks the waiters
+        // again).
+        for (waiter, held, fired) in released {
+            self.release_typing(id, waiter, *held, &fired);
         }
         if answered.is_empty() {
             return;
@@ -367,12 +376,16 @@ impl Reactor {
     pub(super) fn end_wait(&mut self, id: u64, waiter: u64, fired: Fired) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
-        let waiter = slot.waiters.swap_remove(index);
-        let screen = Some(slot.terminal.screen());
+        let mut waiter = slot.waiters.swap_remove(index);
         self.unschedule(waiter.deadline, Timer::Wait { session: id, waiter: waiter.id });
         if let Some(at) = waiter.recheck {
             self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
         }
+        if let Some(held) = waiter.then.take() {
+            self.release_typing(id, waiter.id, *held, &fired);
+            return;
+        }
+        let screen = self.sessions.get(&id).map(|slot| slot.terminal.screen());
         let status = self.status_of(id);
         self.mark(id, &fired);
         waiter.reply.send(Ok(WaitOutcome {
