@@ -547,20 +547,16 @@ impl Session {
         until: Until,
         timeout: Duration,
     ) -> Result<WaitOutcome> {
-        let signals = match &typing {
-            Typing::Keys(items) => script_signals(items),
-            Typing::Bytes(bytes) => bytes_signal(bytes),
-        };
-        if signals {
-            self.until_shell_reads()?;
-        }
         let (tx, rx) = crossbeam_channel::bounded(1);
         let waiter = self.start_type_and_wait(typing, until, timeout, tx.into())?;
         PendingWait { session: self.clone(), waiter, timeout, reply: rx }.finish()
     }
 
     /// Sends the request that types `typing` and waits for `until`, answered at `reply`;
-    /// returns the wait's id.
+    /// returns the wait's id. A key that signals (Ctrl-C, Ctrl-\\ or Ctrl-Z alone) typed to a
+    /// shell at its prompt is held back by the reactor until the shell is seen reading, at
+    /// most [`PROMPT_READ_WAIT`], as [`Session::signal_to`] waits: neither the caller's
+    /// thread (or executor) nor the reactor blocks meanwhile.
     fn start_type_and_wait(
         &self,
         typing: Typing,
@@ -569,9 +565,14 @@ impl Session {
         reply: Reply<Result<WaitOutcome>>,
     ) -> Result<u64> {
         let (id, reader) = (self.id, self.reader);
+        let signals = match &typing {
+            Typing::Keys(items) => script_signals(items),
+            Typing::Bytes(bytes) => bytes_signal(bytes),
+        };
+        let hold = signals.then_some(PROMPT_READ_WAIT);
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         self.client.submit(Box::new(move |r| {
-            r.type_then_wait(id, typing, reader, until, timeout, waiter, reply)
+            r.type_then_wait(id, typing, reader, (until, timeout), hold, waiter, reply)
         }))?;
         Ok(waiter)
     }
@@ -725,11 +726,12 @@ impl Session {
     }
 
     /// [`Session::send_keys_and_wait`] as a future (see [`Session::wait_async`]): an async
-    /// host types and waits without blocking its executor. Dropping it cancels the wait.
-    /// Unlike the blocking call, a lone Ctrl-C, Ctrl-\\ or Ctrl-Z to a shell at its prompt
-    /// is typed at once (waiting for the shell to read would block the executor): bash,
-    /// signalled before it reads, draws no new prompt until the next key, so wait for
-    /// [`Until::input_wait`] first.
+    /// host types and waits without blocking its executor. Dropping it cancels the wait (a
+    /// key still held back, below, is then not typed). As in the blocking call, Ctrl-C,
+    /// Ctrl-\\ or Ctrl-Z alone, typed to a shell at its prompt, is typed once the shell is
+    /// seen reading the terminal, at most [`PROMPT_READ_WAIT`] later (bash, signalled before
+    /// it reads, draws no new prompt until the next key): the reactor holds it back, and
+    /// neither it nor the executor waits.
     pub fn send_keys_and_wait_async(
         &self,
         script: &str,
@@ -740,7 +742,9 @@ impl Session {
         self.type_and_wait_async(typing, until, timeout)
     }
 
-    /// [`Session::send_bytes_and_wait`] as a future (see [`Session::wait_async`]).
+    /// [`Session::send_bytes_and_wait`] as a future (see [`Session::wait_async`]); a lone
+    /// Ctrl-C, Ctrl-\\ or Ctrl-Z byte waits for a shell at its prompt to read, as in
+    /// [`Session::send_keys_and_wait_async`].
     pub fn send_bytes_and_wait_async(
         &self,
         bytes: &[u8],

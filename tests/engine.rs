@@ -1349,6 +1349,26 @@ fn ctrl_c_typed_right_after_the_prompt_gets_a_new_prompt() {
     assert_eq!(result.output, "after-ctrl-c\n");
 }
 
+/// Ctrl-C typed with a wait as a future, right after a shell's prompt, waits as the blocking
+/// call does for the shell to read the terminal, without blocking the executor: it was typed
+/// at once, bash printed `^C` and drew no new prompt, and the wait for the prompt never ended.
+#[test]
+fn ctrl_c_typed_as_a_future_right_after_the_prompt_gets_a_new_prompt() {
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new(shell_program()).shell_integration(true)).unwrap();
+    expect(&sh, Until::prompt());
+    for round in 0..30 {
+        let typed = match round % 2 {
+            0 => sh.send_keys_and_wait_async("<C-c>", Until::prompt(), LONG),
+            _ => sh.send_bytes_and_wait_async(b"\x03", Until::prompt(), LONG),
+        };
+        let outcome = futures_lite_block_on(typed).unwrap();
+        assert!(outcome.matched().is_some(), "round {round}: {outcome}");
+    }
+    let result = sh.run_command("echo after-ctrl-c", Duration::from_secs(30)).unwrap();
+    assert_eq!(result.output, "after-ctrl-c\n");
+}
+
 /// Shell-integration marks that a command prints (a log of another shell shown with `cat`, a
 /// program that forges them) carry no session key: they neither end the command nor set its
 /// exit code, and no prompt is seen before the real one.

@@ -1030,6 +1030,24 @@ fn the_default_wait_waits_out_a_clock_beside_a_wait_on_the_world_outside() {
     client.finish();
 }
 
+/// A loop ticking on a short timer with nothing to print settles: a shell's `while sleep 1`
+/// and `less +F` (2 ms sleeps between looks at the file it follows) looked busy, every
+/// member asleep on a clock, and took the default wait's whole 10 s.
+#[test]
+fn the_default_wait_settles_a_loop_ticking_with_nothing_to_print() {
+    if !require("less") {
+        return;
+    }
+    let file = std::env::temp_dir().join(format!("termloom-follow-{}.txt", std::process::id()));
+    std::fs::write(&file, "followed line\n").unwrap();
+    let follow = format!("less +F {}", file.display());
+    settle_soon(&[
+        (vec!["sh", "-c", "while sleep 1; do :; done"], "sh running"),
+        (vec!["sh", "-c", &follow], "followed line"),
+    ]);
+    let _ = std::fs::remove_file(&file);
+}
+
 /// Starts each program (`argv`) with the default wait, which must end settled, quiet, within
 /// 7 s (its cap is 10 s), showing `shown`.
 fn settle_soon(cases: &[(Vec<&str>, &str)]) {

@@ -462,6 +462,8 @@ struct ThreadObs {
     /// The timer of a clock the thread sleeps on that goes off soon (see [`CLOCK_HORIZON`]):
     /// a sleep's, or the timeout of a wait on the world outside (an event loop's next timer).
     clock: Option<std::time::Duration>,
+    /// The timer of a short sleep the thread is in that is an idle tick (see [`IDLE_TICKS`]).
+    tick: Option<std::time::Duration>,
 }
 
 /// Combines the observations of a process's live threads (main thread
@@ -532,6 +534,14 @@ pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_
 /// again is an idle tick, and keeps nothing busy (a server's 0.5 s poll, a reloader's 1 s
 /// sleep).
 pub(crate) const CLOCK_HORIZON: std::time::Duration = std::time::Duration::from_secs(10);
+/// A process group asleep (waiting on its members, on pipes, on clocks) with a member in a
+/// short sleep (up to [`SHORT_TIMER`]) while the terminal has been quiet for longer than this
+/// many such sleeps (and [`TIMER_SLACK`]) is ticking on a timer with nothing to print, an idle
+/// tick: it waits on the world outside ([`InputWait::Outside`], which the default wait takes
+/// as settled once quiet), not busy (`while sleep 1; do :; done`, `less +F`'s 2 ms sleeps
+/// between looks at the file it follows). A sleep seen once, or after output, is a step of
+/// work (`sleep 1; echo done`), and so is a longer one.
+pub(crate) const IDLE_TICKS: u32 = 2;
 /// The timer [`TimerSightings`] records for a sleep until a point in time (whose length is
 /// not known, only what is left of it).
 const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
@@ -910,7 +920,7 @@ mod linux {
 
     /// Observes one thread; `None` if it is gone or dead.
     pub(super) fn observe_thread(base: &str, tid: i32, probe: Probe<'_>) -> Option<ThreadObs> {
-        let obs = |activity| Some(ThreadObs { tid, activity, clock: None });
+        let obs = |activity| Some(ThreadObs { tid, activity, clock: None, tick: None });
         let stat = match fs::read(format!("{base}/stat")) {
             Ok(data) => match parse_stat(&data) {
                 Ok(stat) => stat,
@@ -935,7 +945,8 @@ mod linux {
                     Some(activity) => {
                         let activity = reading_terminal(base, tid, &text, activity, probe);
                         let clock = clock_due(base, tid, &text, &activity, probe);
-                        return Some(ThreadObs { tid, activity, clock });
+                        let tick = idle_tick(base, &text, &activity, probe);
+                        return Some(ThreadObs { tid, activity, clock, tick });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
                 },
@@ -1087,6 +1098,26 @@ mod linux {
                 .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups))
         });
         (!ticks).then_some(timer)
+    }
+
+    /// The length of the sleep the thread at `base` is in (`activity`, with the arguments in
+    /// `syscall`) when it is an idle tick: a sleep of a known length up to [`SHORT_TIMER`],
+    /// in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a loop polling on a
+    /// timer with nothing to print: `while sleep 1; do :; done`, `less +F`'s 2 ms).
+    fn idle_tick(
+        base: &str,
+        syscall: &str,
+        activity: &Activity,
+        probe: Probe<'_>,
+    ) -> Option<std::time::Duration> {
+        let Activity::Other(what) = activity else { return None };
+        let name = what.split_ascii_whitespace().next()?;
+        if !matches!(name, "nanosleep" | "clock_nanosleep") {
+            return None;
+        }
+        let (timer, until) = sleep_timer(base, name, syscall)?;
+        let quiet_for = timer.saturating_mul(super::IDLE_TICKS).saturating_add(TIMER_SLACK);
+        (!until && timer <= super::SHORT_TIMER && probe.quiet > quiet_for).then_some(timer)
     }
 
     /// A sleep's timer (`name`, with the arguments in `syscall`), and whether it is what is left
@@ -1833,6 +1864,8 @@ mod linux {
         let mut outside: Option<String> = None;
         // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
         let mut clock: Option<String> = None;
+        // A member's short sleep that is an idle tick (see [`IDLE_TICKS`]), with its reason.
+        let mut tick: Option<String> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             let observed = observe_process(member.pid, probe);
@@ -1844,6 +1877,17 @@ mod linux {
                 let who = if tid == member.pid { who } else { format!("thread {tid} of {who}") };
                 clock = Some(format!(
                     "{who} waits on a clock that goes off within {} ms",
+                    timer.as_millis()
+                ));
+            }
+            if tick.is_none()
+                && let Some((_, threads)) = &observed
+                && let Some(timer) = threads.iter().find_map(|t| t.tick)
+            {
+                tick = Some(format!(
+                    "pid {} ({}) ticks on a {} ms sleep with nothing to print",
+                    member.pid,
+                    member.comm,
                     timer.as_millis()
                 ));
             }
@@ -1929,7 +1973,15 @@ mod linux {
                 if let Some(not) = behind {
                     // A child the members wait for may have left the terminal's session and
                     // still read the terminal (`su USER -c CMD`, `setsid -w`).
-                    return detached_wait(&members, &behind_pids, candidates, probe).unwrap_or(not);
+                    if let Some(wait) = detached_wait(&members, &behind_pids, candidates, probe) {
+                        return wait;
+                    }
+                    // Every member asleep, one ticking on a short timer with nothing to
+                    // print, none on a clock about to go off: a poll of the world outside.
+                    return match (tick, clock) {
+                        (Some(reason), None) => InputWait::Outside { reason },
+                        _ => not,
+                    };
                 }
             }
             (Some(_), None) => {}
@@ -2135,6 +2187,7 @@ mod tests {
             tid,
             activity: Activity::Other(what.into()),
             clock: None,
+            tick: None,
         };
         let poll = format!("poll {NOT_THE_TERMINAL}");
         let sockets = format!("epoll_wait {ON_SOCKETS}");
@@ -2153,14 +2206,15 @@ mod tests {
         assert!(!waits_outside(&[t(1, "futex")]));
         assert!(!waits_outside(&[t(1, "select on no descriptor (a sleep)")]));
         assert!(!waits_outside(&[t(1, "read on /home/x/file")]));
-        let working = ThreadObs { tid: 2, activity: Activity::NotSleeping('R'), clock: None };
+        let working =
+            ThreadObs { tid: 2, activity: Activity::NotSleeping('R'), clock: None, tick: None };
         assert!(!waits_outside(&[t(1, &poll), working]));
         assert!(!waits_outside(&[]));
     }
 
     #[test]
     fn decide_combinations() {
-        let t = |tid, activity| ThreadObs { tid, activity, clock: None };
+        let t = |tid, activity| ThreadObs { tid, activity, clock: None, tick: None };
         let input = || Activity::Input("read".into());
         let futex = || Activity::Other("futex".into());
         let who = "pid 10 (x)";

@@ -139,6 +139,18 @@ struct Waiter {
     /// When a re-check of its time-based condition is scheduled.
     recheck: Option<Instant>,
     reply: Reply<Result<WaitOutcome>>,
+    /// Typing this wait holds back, and the wait for its answer: the wait is for a shell at
+    /// its prompt to read before a key that signals it (see [`Reactor::type_then_wait`]).
+    then: Option<Box<Held>>,
+}
+
+/// Typing held back until a shell at its prompt reads, and the wait for its answer.
+struct Held {
+    typing: Typing,
+    reader: u64,
+    until: Until,
+    timeout: Duration,
+    reply: Reply<Result<WaitOutcome>>,
 }
 
 /// How far a close has come.

@@ -629,6 +629,22 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
+        self.add_waiter(id, reader, (until, timeout), typed_line, waiter, reply, None);
+    }
+
+    /// [`Reactor::wait_past`], with the typing the wait holds back, if it holds any (see
+    /// [`Reactor::hold_typing`]).
+    #[allow(clippy::too_many_arguments)]
+    fn add_waiter(
+        &mut self,
+        id: SessionId,
+        reader: u64,
+        (until, timeout): (Until, Duration),
+        typed_line: Option<TypedLine>,
+        waiter: u64,
+        reply: Reply<Result<WaitOutcome>>,
+        then: Option<Box<Held>>,
+    ) {
         if let Err(err) = self.refuse_wait(id, &until) {
             reply.send(Err(err));
             return;
@@ -654,6 +670,7 @@ impl Reactor {
             deadline: after(now, timeout),
             recheck: None,
             reply,
+            then,
         });
         self.schedule(after(now, timeout), Timer::Wait { session: id.0, waiter });
         self.check_waiters(id.0);
@@ -661,15 +678,76 @@ impl Reactor {
 
     /// Types `typing`, then waits as [`wait`](Self::wait) does, in one request: no output is
     /// processed between the two, so the answer to the input cannot be missed, and a wait
-    /// that would be refused is refused before anything is typed.
+    /// that would be refused is refused before anything is typed. `hold`: the typing is a key
+    /// that signals (Ctrl-C typed alone); to a shell at its prompt it is typed once the shell
+    /// is seen reading the terminal, at most `hold` later (bash, signalled between drawing
+    /// its prompt and reading, draws no new prompt until the next key). Meanwhile the wait
+    /// is one for input (it counts as a pending wait, and cancelling it types nothing); the
+    /// caller waits, the reactor does not.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn type_then_wait(
         &mut self,
         id: SessionId,
         typing: Typing,
         reader: u64,
-        until: Until,
-        timeout: Duration,
+        (until, timeout): (Until, Duration),
+        hold: Option<Duration>,
+        waiter: u64,
+        reply: Reply<Result<WaitOutcome>>,
+    ) {
+        // (A prompt drawn but not read yet is the prompt the key would be typed at.)
+        self.read_unread(id.0);
+        if let Some(hold) = hold
+            && let Ok(slot) = self.slot(id)
+            && slot.exit.is_none()
+            && !slot.closed
+            && slot.terminal.shell().at_prompt
+            && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input)
+        {
+            if let Err(err) = self.refuse_wait(id, &until) {
+                reply.send(Err(err));
+                return;
+            }
+            let held = Held { typing, reader, until, timeout, reply };
+            self.hold_typing(id, waiter, hold, held);
+            return;
+        }
+        self.type_now_then_wait(id, typing, reader, (until, timeout), waiter, reply);
+    }
+
+    /// Holds `held` back until the shell of session `id`, at its prompt, reads the terminal
+    /// (at most `hold`): a wait for input, with the id of the wait that follows, whose end
+    /// types it ([`Reactor::release_typing`]).
+    fn hold_typing(&mut self, id: SessionId, waiter: u64, hold: Duration, held: Held) {
+        let reader = held.reader;
+        let then = Some(Box::new(held));
+        self.add_waiter(id, reader, (Until::input_wait(), hold), None, waiter, Reply::Gone, then);
+    }
+
+    /// What ends a wait that held typing back (see [`Reactor::hold_typing`]): cancelled, the
+    /// typing is dropped and its caller told so; otherwise (the shell reads, the wait timed
+    /// out, the session ended) it is typed now and its wait starts.
+    pub(super) fn release_typing(&mut self, id: u64, waiter: u64, held: Held, fired: &Fired) {
+        if matches!(fired, Fired::Cancelled) {
+            held.reply.send(Ok(WaitOutcome {
+                fired: Fired::Cancelled,
+                elapsed: Duration::ZERO,
+                screen: None,
+                status: self.status_of(id),
+            }));
+            return;
+        }
+        let Held { typing, reader, until, timeout, reply } = held;
+        self.type_now_then_wait(SessionId(id), typing, reader, (until, timeout), waiter, reply);
+    }
+
+    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]).
+    fn type_now_then_wait(
+        &mut self,
+        id: SessionId,
+        typing: Typing,
+        reader: u64,
+        (until, timeout): (Until, Duration),
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {

@@ -43,14 +43,16 @@ pub(super) struct CommandWaiter {
 }
 
 /// Matches a transcript line, whole, for a match that holds text the caller had not read when
-/// the wait started (any match, when the line was rewritten since).
+/// the wait started (any match, when the line was rewritten since). `open`: the line is the
+/// unfinished one at the cursor (see [`Until::match_line`]).
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
     read: &ReadMark,
+    open: bool,
 ) -> Option<crate::wait::Match> {
-    until.match_line(number, line, read.read_part(number, line))
+    until.match_line(number, line, read.read_part(number, line), open)
 }
 
 /// What a still screen keeps: its text (every row), size, cursor and which screen is shown,
@@ -162,6 +164,7 @@ impl Reactor {
         } else {
             None
         };
+        let tail_open = slot.terminal.tail_open();
         // While a synchronized update draws a frame, screen conditions wait for the frame.
         // The styled screen (which holds the screen) is built only for a waiter that looks at
         // styles.
@@ -232,20 +235,23 @@ impl Reactor {
         let mut failed = Vec::new();
         let mut rechecks = Vec::new();
         let mut finished = Vec::new();
+        let mut released = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
             if waiter.until.needs_transcript() {
                 let from = waiter.searched.max(transcript.first());
                 let read = &waiter.read;
                 fired = (from..end).find_map(|n| {
-                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read)
+                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read, false)
                 });
                 waiter.searched = end;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
+                    // The tail's last line is the cursor's, unfinished while the session runs.
+                    let open_line = tail_open.then(|| tail.len().saturating_sub(1));
                     fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, read)
+                        match_unread(&waiter.until, end + i as u64, line, read, open_line == Some(i))
                     });
                 }
             }
@@ -296,7 +302,10 @@ impl Reactor {
                     return true;
                 }
             };
-            answered.push((waiter.reply.take(), fired, waiter.started.elapsed()));
+            match waiter.then.take() {
+                Some(held) => released.push((waiter.id, held, fired)),
+                None => answered.push((waiter.reply.take(), fired, waiter.started.elapsed())),
+            }
             finished.push((waiter.id, waiter.deadline, waiter.recheck));
             false
         });
@@ -314,6 +323,11 @@ impl Reactor {
         }
         for (reply, error) in failed {
             reply.send(Err(error));
+        }
+        // Typing held back until the shell read is typed now (its wait checks the waiters
+        // again).
+        for (waiter, held, fired) in released {
+            self.release_typing(id, waiter, *held, &fired);
         }
         if answered.is_empty() {
             return;
@@ -362,12 +376,16 @@ impl Reactor {
     pub(super) fn end_wait(&mut self, id: u64, waiter: u64, fired: Fired) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(index) = slot.waiters.iter().position(|w| w.id == waiter) else { return };
-        let waiter = slot.waiters.swap_remove(index);
-        let screen = Some(slot.terminal.screen());
+        let mut waiter = slot.waiters.swap_remove(index);
         self.unschedule(waiter.deadline, Timer::Wait { session: id, waiter: waiter.id });
         if let Some(at) = waiter.recheck {
             self.unschedule(at, Timer::Recheck { session: id, waiter: waiter.id });
         }
+        if let Some(held) = waiter.then.take() {
+            self.release_typing(id, waiter.id, *held, &fired);
+            return;
+        }
+        let screen = self.sessions.get(&id).map(|slot| slot.terminal.screen());
         let status = self.status_of(id);
         self.mark(id, &fired);
         waiter.reply.send(Ok(WaitOutcome {
