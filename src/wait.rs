@@ -40,7 +40,7 @@ pub struct Until(pub(crate) Cond);
 #[derive(Debug, Clone)]
 pub(crate) enum Cond {
     Text(String),
-    Regex(LineRegex),
+    Regex(Regex),
     Screen(String),
     ScreenRegex(Regex),
     ScreenRow(u16, String),
@@ -139,80 +139,6 @@ fn compile(pattern: &str) -> Result<Regex> {
     Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))
 }
 
-/// A transcript regex ([`Until::regex`]): as written, for lines that ended, and with its
-/// end-of-text anchors made never to match, for the line the program may still be writing.
-#[derive(Debug, Clone)]
-pub(crate) struct LineRegex {
-    /// The pattern as written: for a line that ended (`$` is its end).
-    whole: Regex,
-    /// The pattern with `$` and `\z` made never to match, for the unfinished line at the
-    /// cursor, whose end is no line end; `None` when the pattern has neither (or, should the
-    /// rewritten pattern not compile, which [`without_end_anchors`] is built to avoid).
-    open: Option<Regex>,
-}
-
-impl LineRegex {
-    fn new(pattern: &str) -> Result<LineRegex> {
-        let whole = compile(pattern)?;
-        let open = without_end_anchors(pattern).and_then(|p| Regex::new(&p).ok());
-        Ok(LineRegex { whole, open })
-    }
-}
-
-/// What takes the place of an end-of-text anchor in the pattern searched on an unfinished
-/// line: an assertion that never holds (a word boundary that is none), a group so that a
-/// repetition after it still applies to one item.
-const NEVER: &str = "(?:\\b\\B)";
-
-/// `pattern` with every end-of-text anchor (`$`, `\z`) outside a character class replaced by
-/// [`NEVER`]; `None` when it has none. A transcript line holds no line break, so `$` (in
-/// multi-line mode too) can only match at the line's end, which on the unfinished line at
-/// the cursor is no end: the program may go on writing it. (In verbose mode, `(?x)`, a `$` in
-/// a comment is replaced too, harmlessly; a `[` in a comment may hide an anchor after it, which
-/// then matches as before.)
-fn without_end_anchors(pattern: &str) -> Option<String> {
-    let mut out = String::with_capacity(pattern.len() + 16);
-    let mut replaced = false;
-    // Nesting of character classes (`[a[bc]]`, `[[:alpha:]]`).
-    let mut class = 0usize;
-    let mut chars = pattern.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => {
-                let next = chars.next();
-                if class == 0 && next == Some('z') {
-                    out.push_str(NEVER);
-                    replaced = true;
-                } else {
-                    out.push(c);
-                    out.extend(next);
-                }
-            }
-            '[' => {
-                out.push(c);
-                class += 1;
-                // A `]` first in a class (after a `^` too) is a literal.
-                if chars.peek() == Some(&'^') {
-                    out.extend(chars.next());
-                }
-                if chars.peek() == Some(&']') {
-                    out.extend(chars.next());
-                }
-            }
-            ']' if class > 0 => {
-                out.push(c);
-                class -= 1;
-            }
-            '$' if class == 0 => {
-                out.push_str(NEVER);
-                replaced = true;
-            }
-            _ => out.push(c),
-        }
-    }
-    replaced.then_some(out)
-}
-
 /// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
 /// its first `read` bytes: at the leftmost start, whether or not it overlaps a match of text
 /// already read (`b1` in `xab1` for `ab|b1` when `xab` was read: a search for matches that
@@ -249,14 +175,13 @@ impl Until {
     /// whole (`^` is its start) for the first match, at the leftmost start, that ends past
     /// what the caller had read of it: a match of read text alone is never reported, and one
     /// that holds new text is, even where it overlaps a match of read text (`b1` in `xab1`
-    /// for `ab|b1` once `xab` was read). The line the cursor is on, which the program may
-    /// still be writing, is searched too, but `$` (and `\z`) match only where a line ended
-    /// (a line end was printed after it, or the session ended): `^count: \d+$` waits for
-    /// the line to end, and is not met by `count: 1` while `count: 12` is being written. A
-    /// prompt at the cursor (`$ `) is waited for without `$`, or with
-    /// [`Until::screen_regex`] or [`Until::prompt`].
+    /// for `ab|b1` once `xab` was read). The unfinished line at the cursor is searched as
+    /// printed so far, and its `$` is where the printing stands, so that `Password: $` or
+    /// `\[y/N\] $` matches a prompt; a pattern that must see a line end (`^count: 12$`
+    /// against a `count: 1` still being printed) can race the program: wait for text after
+    /// it, or for the screen, instead.
     pub fn regex(pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::Regex(LineRegex::new(pattern)?)))
+        Ok(Until(Cond::Regex(compile(pattern)?)))
     }
 
     /// `text` appears anywhere on the screen. Rows are matched as [`Screen::lines`] holds
@@ -574,16 +499,8 @@ impl Until {
     }
 
     /// Searches one transcript line, whole (a regex's `^` is the line's start), for a match
-    /// that ends past its first `read` bytes: one that holds new text. `open`: the line is the
-    /// one at the cursor, which the program may still be writing, so its end is no line end
-    /// (a regex's `$` does not match there).
-    pub(crate) fn match_line(
-        &self,
-        number: u64,
-        line: &str,
-        read: usize,
-        open: bool,
-    ) -> Option<Match> {
+    /// that ends past its first `read` bytes: one that holds new text.
+    pub(crate) fn match_line(&self, number: u64, line: &str, read: usize) -> Option<Match> {
         let found = match &self.0 {
             Cond::Text(text) => {
                 // A match that starts here or later ends past `read`.
@@ -593,15 +510,9 @@ impl Until {
                 }
                 line[from..].find(text.as_str()).map(|at| (from + at, text.clone()))
             }
-            Cond::Regex(re) => {
-                let re = match &re.open {
-                    Some(open_re) if open => open_re,
-                    _ => &re.whole,
-                };
-                first_new_match(re, line, read)
-            }
+            Cond::Regex(re) => first_new_match(re, line, read),
             Cond::Any(all) => {
-                return all.iter().find_map(|c| c.match_line(number, line, read, open));
+                return all.iter().find_map(|c| c.match_line(number, line, read));
             }
             _ => None,
         };
@@ -703,7 +614,7 @@ impl fmt::Display for Until {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Cond::Text(t) => write!(f, "text {t:?}"),
-            Cond::Regex(re) => write!(f, "regex /{}/", re.whole.as_str()),
+            Cond::Regex(re) => write!(f, "regex /{}/", re.as_str()),
             Cond::Screen(t) => write!(f, "screen text {t:?}"),
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),
@@ -838,12 +749,11 @@ mod tests {
     /// A line is searched whole, for a match that ends past what was read.
     #[test]
     fn a_line_match_must_hold_new_text() {
-        let found =
-            |until: &Until, read| until.match_line(0, "abc déf abc", read, false).map(|m| m.text);
+        let found = |until: &Until, read| until.match_line(0, "abc déf abc", read).map(|m| m.text);
         let abc = Until::text("abc");
         assert_eq!(found(&abc, 0).as_deref(), Some("abc"));
         // Read up to `d`: the first `abc` is old, the second new.
-        let later = abc.match_line(0, "abc déf abc", 5, false).unwrap();
+        let later = abc.match_line(0, "abc déf abc", 5).unwrap();
         assert_eq!(later.location, Location::Transcript { line: 0, offset: 9 });
         assert_eq!(found(&Until::text("abc"), 12), None);
         // A match that straddles what was read holds new text.
@@ -860,7 +770,7 @@ mod tests {
     fn a_regex_match_overlapping_one_already_read_is_found() {
         let found = |pattern: &str, line: &str, read| {
             let until = Until::regex(pattern).unwrap();
-            until.match_line(0, line, read, false).map(|m| (m.text, m.location))
+            until.match_line(0, line, read).map(|m| (m.text, m.location))
         };
         let at = |offset| Location::Transcript { line: 0, offset };
         assert_eq!(found("ab|b1", "xab1", 3), Some(("b1".to_owned(), at(2))));
@@ -873,33 +783,5 @@ mod tests {
         assert_eq!(found("éa|ab", "éab", 3), Some(("ab".to_owned(), at(2))));
         // An empty match at the end of what was read holds nothing new; one after it does.
         assert_eq!(found("x*", "ab", 1), Some((String::new(), at(2))));
-    }
-
-    /// On the unfinished line at the cursor, `$` and `\z` do not match its end: the program
-    /// may go on writing it. Elsewhere in a pattern, and on lines that ended, they do.
-    #[test]
-    fn a_regex_end_anchor_does_not_match_an_unfinished_line() {
-        let found = |pattern: &str, line: &str, open| {
-            let until = Until::regex(pattern).unwrap();
-            until.match_line(0, line, 0, open).map(|m| m.text)
-        };
-        for pattern in [r"abc$", r"^abc$", r"c\z", r"(?m)c$", r"c.?$", r"(?:c|$)$", r"^.*$"] {
-            assert_eq!(found(pattern, "abc", true), None, "{pattern}");
-        }
-        for pattern in [r"abc$", r"^abc$", r"c\z", r"(?m)c$", r"c.?$", r"^.*$"] {
-            assert!(found(pattern, "abc", false).is_some(), "{pattern}");
-        }
-        // Without an end anchor, the unfinished line matches as before.
-        assert_eq!(found(r"ab.*", "abc", true).as_deref(), Some("abc"));
-        assert_eq!(found(r"c\b", "abc", true).as_deref(), Some("c"));
-        // A `$` as text (escaped, or in a class) is no anchor.
-        assert_eq!(found(r"a\$", "x a$", true).as_deref(), Some("a$"));
-        assert_eq!(found(r"a[$]", "x a$", true).as_deref(), Some("a$"));
-        assert_eq!(found(r"a[]$]", "x a$", true).as_deref(), Some("a$"));
-        assert_eq!(found(r"a[^]x]$", "x a$", true), None);
-        assert_eq!(found(r"a\\$", "a\\", true), None);
-        assert_eq!(found(r"a\\$", "a\\", false).as_deref(), Some("a\\"));
-        assert_eq!(without_end_anchors("a[[:alpha:]$]b"), None);
-        assert_eq!(without_end_anchors(r"a$*").as_deref(), Some("a(?:\\b\\B)*"));
     }
 }

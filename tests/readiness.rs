@@ -489,36 +489,6 @@ fn a_regex_wait_finds_a_match_overlapping_one_already_read() {
     assert!(outcome.is_timeout(), "{outcome}");
 }
 
-/// A regex's `$` is the end of a line that ended, not of the line the program is still
-/// writing at the cursor: `count: \d+$` waits for `count: 12` to end, and is not met by
-/// `count: 1` half printed.
-#[test]
-fn a_regex_end_anchor_waits_for_the_line_to_end() {
-    if !require(&shell_program()) {
-        return;
-    }
-    let engine = engine();
-    let script = "stty -echo; printf 'count: 1'; read x; printf '2\\n'; read y";
-    let s = engine.spawn(SpawnSpec::shell(script)).unwrap();
-    let counted = || Until::regex(r"^count: \d+$").unwrap();
-    // The program waits with `count: 1` unfinished: the regex does not hold, the input wait
-    // does.
-    let outcome = expect(&s, Until::any(vec![counted(), Until::input_wait()]));
-    assert_eq!(outcome.matched().unwrap().condition, "waiting for input", "{outcome}");
-    assert!(s.screen().unwrap().contains("count: 1"));
-    // Without `$`, the unfinished line matches as it stands.
-    let outcome = expect(&s, Until::regex(r"count: \d+").unwrap());
-    assert_eq!(outcome.matched().unwrap().text, "count: 1");
-    s.submit("").unwrap();
-    let outcome = expect(&s, counted());
-    assert_eq!(outcome.matched().unwrap().text, "count: 12", "{outcome}");
-    // Once the session ended, its last line has ended too.
-    let s = engine.spawn(SpawnSpec::shell("printf 'last'")).unwrap();
-    expect(&s, Until::exit());
-    let outcome = expect(&s, Until::regex("^last$").unwrap());
-    assert_eq!(outcome.matched().unwrap().text, "last", "{outcome}");
-}
-
 /// What a program prints on the line an answer was typed on at a password prompt (echo
 /// off) is its answer, not the answer's echo: a wait finds it.
 #[test]

@@ -173,8 +173,7 @@ pub(super) const STEPS: &[StepDef] = &[
         value: Some("RE"),
         section: WAITING,
         help: "Wait until RE matches a line of the transcript output not yet\n\
-               printed by --read (^ and $ are the line's ends; $ is no end\n\
-               of the line still being printed at the cursor).",
+               printed by --read (^ and $ are the line's ends).",
         action: |v| regex_wait(Until::regex, v),
     },
     Def {

@@ -43,16 +43,14 @@ pub(super) struct CommandWaiter {
 }
 
 /// Matches a transcript line, whole, for a match that holds text the caller had not read when
-/// the wait started (any match, when the line was rewritten since). `open`: the line is the
-/// unfinished one at the cursor (see [`Until::match_line`]).
+/// the wait started (any match, when the line was rewritten since).
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
     read: &ReadMark,
-    open: bool,
 ) -> Option<crate::wait::Match> {
-    until.match_line(number, line, read.read_part(number, line), open)
+    until.match_line(number, line, read.read_part(number, line))
 }
 
 /// What a still screen keeps: its text (every row), size, cursor and which screen is shown,
@@ -164,7 +162,6 @@ impl Reactor {
         } else {
             None
         };
-        let tail_open = slot.terminal.tail_open();
         // While a synchronized update draws a frame, screen conditions wait for the frame.
         // The styled screen (which holds the screen) is built only for a waiter that looks at
         // styles.
@@ -242,16 +239,14 @@ impl Reactor {
                 let from = waiter.searched.max(transcript.first());
                 let read = &waiter.read;
                 fired = (from..end).find_map(|n| {
-                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read, false)
+                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read)
                 });
                 waiter.searched = end;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
-                    // The tail's last line is the cursor's, unfinished while the session runs.
-                    let open_line = tail_open.then(|| tail.len().saturating_sub(1));
                     fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, read, open_line == Some(i))
+                        match_unread(&waiter.until, end + i as u64, line, read)
                     });
                 }
             }

@@ -1024,11 +1024,6 @@ impl Emulator {
         self.ended = true;
     }
 
-    /// Whether the session ended (see [`Emulator::end`]).
-    pub(crate) fn ended(&self) -> bool {
-        self.ended
-    }
-
     /// The screen's logical lines from the top (see [`Emulator::tail_top`]) down to the
     /// cursor's line (once the session ended, down to the last row with text, if lower), the
     /// first prefixed with the transcript's pending text, and split where they will be split

@@ -131,12 +131,6 @@ impl Terminal {
         self.emulator.tail(&self.transcript)
     }
 
-    /// Whether the tail's last line is the cursor's, which the program may still be writing
-    /// (it has not ended with a line end): until the session ended.
-    pub(crate) fn tail_open(&self) -> bool {
-        !self.emulator.ended()
-    }
-
     /// The output of the shell command that ended as the `command`-th (shell integration),
     /// whether part of it was dropped from the store, and its exit code. A command still
     /// running (`so_far`: it timed out, or waits for input), or that did not end because the

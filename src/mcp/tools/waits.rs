@@ -317,11 +317,7 @@ fn printed_before(session: &Session, plan: &Plan) -> Option<u64> {
     let end = plan.typed_line.as_ref().map_or(end, |typed| end.min(typed.number));
     let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
     let lines = recent.ok()?.lines;
-    lines
-        .iter()
-        .rev()
-        .find(|(n, line)| until.match_line(*n, line, 0, false).is_some())
-        .map(|(n, _)| *n)
+    lines.iter().rev().find(|(n, line)| until.match_line(*n, line, 0).is_some()).map(|(n, _)| *n)
 }
 
 impl Report {
