@@ -419,3 +419,46 @@ fn a_fork_bomb_ends_with_its_session() {
         eprintln!("cgroups {cgroups}: closed in {took:?}");
     }
 }
+
+/// Without cgroups, a process that left its POSIX session (`setsid`, a double fork) is linked
+/// to its session only by the supervisor, its subreaper: a program that kills the supervisor
+/// with SIGKILL must not set such processes free. The supervisor runs below a guardian, a
+/// subreaper too, that adopts them when the supervisor dies and kills them.
+#[test]
+fn without_cgroups_processes_that_left_their_session_die_with_a_killed_supervisor() {
+    let engine =
+        termloom::Engine::new(termloom::Config { cgroups: false, ..termloom::Config::default() })
+            .unwrap();
+    let marker = marker();
+    let killer = engine
+        .spawn(SpawnSpec::shell(format!(
+            "setsid sleep {marker} & (setsid sleep {marker} &); echo started; read x; \
+             kill -9 $PPID; wait"
+        )))
+        .unwrap();
+    assert!(!killer.info().unwrap().containment.starts_with("cgroup"));
+    expect(&killer, Until::text("started"));
+    // One is the shell's child, the other (its parent gone) the supervisor's.
+    eventually("both sleepers run", || sleepers(&marker).len() == 2);
+    killer.send_text("\n").unwrap();
+    let outcome = killer.wait(Until::exit(), LONG).unwrap();
+    assert!(matches!(outcome.fired, Fired::Closed | Fired::Exited { .. }), "{outcome}");
+    eventually("the sleepers that left the session are gone", || sleepers(&marker).is_empty());
+    // The next session gets a new supervisor, and one that kills its guardian ends everything
+    // the supervisor holds, as at the engine's end.
+    let marker = self::marker();
+    let killer = engine
+        .spawn(SpawnSpec::shell(format!(
+            "setsid sleep {marker} & echo started; read x; \
+             kill -9 $(cut -d ' ' -f 4 /proc/$PPID/stat); wait"
+        )))
+        .unwrap();
+    expect(&killer, Until::text("started"));
+    eventually("the sleeper runs", || sleepers(&marker).len() == 1);
+    killer.send_text("\n").unwrap();
+    let outcome = killer.wait(Until::exit(), LONG).unwrap();
+    assert!(matches!(outcome.fired, Fired::Closed | Fired::Exited { .. }), "{outcome}");
+    eventually("the sleeper is gone", || sleepers(&marker).is_empty());
+    let next = engine.spawn(SpawnSpec::shell("echo fine; read x")).unwrap();
+    expect(&next, Until::text("fine"));
+}

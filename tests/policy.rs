@@ -269,3 +269,35 @@ fn a_line_history_expansion_would_change_is_not_typed_into_a_new_shell() {
     );
     assert!(!fine.is_error && fine.text.contains("Done!"), "{}", fine.text);
 }
+
+/// A word is an assignment to the policy where bash reads one, and only there: before a
+/// command, bash reads `NAME[` to its `]` (blanks and operators included), so `A[ x ]=1 touch
+/// F` runs `touch`; and it reads the word as written, so `"A"=1 echo` runs the command `A=1`.
+#[test]
+fn a_word_is_an_assignment_to_the_policy_only_where_bash_reads_one() {
+    let policy =
+        format!("{POLICY}\n[[rules]]\nname = \"no-a\"\nprogram = [\"A=1\"]\ndecision = \"deny\"\n");
+    let engine = engine_with(Policy::from_toml_str(&policy).unwrap());
+    let dir = temp_dir("assignments");
+    let path = dir.join("touched");
+    let file = path.display();
+    for (line, expected) in [
+        (format!("A[ x ]=1 touch {file}"), "no-touch"),
+        (format!("x=1 A[ ; ]=1 touch {file}"), "no-touch"),
+        (format!("echo $(A[ ) ]=1 touch {file})"), "no-touch"),
+        ("\"A\"=1 echo hi".to_owned(), "no-a"),
+        ("A\\=1 echo hi".to_owned(), "no-a"),
+        ("$'A'=1 echo hi".to_owned(), "no-a"),
+    ] {
+        match engine.spawn(SpawnSpec::new("bash").args(["-c", &line])) {
+            Err(Error::SpawnDenied { rule, .. }) => assert_eq!(rule, expected, "{line}"),
+            other => panic!("`{line}` was not denied: {other:?}"),
+        }
+    }
+    assert!(!path.exists(), "a denied start ran");
+    // What the policy lets through runs as it read it: the program after the assignments.
+    let ran = engine
+        .spawn(SpawnSpec::new("bash").args(["-c", "A[ x ]=1 B+=2 echo ran-$((6*7))"]))
+        .unwrap();
+    expect(&ran, Until::text("ran-42"));
+}

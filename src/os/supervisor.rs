@@ -20,8 +20,19 @@
 //! When the socket reaches end of file — the engine dropped, its process killed with SIGKILL or
 //! crashed, its reactor thread dead — the supervisor kills every session (the process groups of
 //! its POSIX session, `cgroup.kill`), then every descendant left, removes the cgroups and
-//! exits. It starts a POSIX session of its own, so a Ctrl-C or a hang-up meant for the host
-//! does not reach it.
+//! exits.
+//!
+//! The engine's child is not the supervisor itself but its **guardian**, which starts the
+//! supervisor (the program run once more) and waits for it. It starts a POSIX session of its
+//! own, which the supervisor shares, so a Ctrl-C or a hang-up meant for the host reaches
+//! neither. The guardian is a child subreaper too: a session's program runs as the same user
+//! and may kill its supervisor with SIGKILL, and what the supervisor had adopted or started
+//! (a `setsid` process, a double fork's) is then adopted by the guardian, the nearest
+//! subreaper left, instead of by init: it kills it all and exits, and the engine, at its
+//! socket's end, closes the sessions. Without a cgroup, nothing else links such a process to
+//! its session. The supervisor watches the guardian in turn (a pidfd): killed, it ends
+//! everything as at the engine's end. A program that kills both at once still sets free what
+//! left its POSIX session, where no cgroup holds it.
 //!
 //! Cgroups of engines that died before they could clean up are removed when the next engine
 //! of the same PID namespace looks for its cgroup hierarchy
@@ -47,6 +58,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::os::cgroup::Cgroup;
 use crate::os::isolation::Isolation;
+use crate::os::procfs;
 use crate::os::terminate::kill_everything;
 use crate::types::ExitStatus;
 
@@ -65,18 +77,23 @@ static CONSTRUCTOR_RAN: AtomicBool = AtomicBool::new(false);
 #[unsafe(link_section = ".init_array")]
 static CONSTRUCTOR: extern "C" fn() = supervise_if_asked;
 
+/// [`ENV`]'s value for the guardian, the engine's child, which starts the supervisor.
+const GUARDIAN: &str = "1";
+/// [`ENV`]'s value for the supervisor, the guardian's child, before the guardian's pid.
+const SUPERVISOR: &str = "2 ";
+
 /// Runs before `main` in every program that links termloom: notes that it ran and, when this
-/// start is a supervisor's, supervises and exits without returning to the host's `main`.
+/// start is a guardian's or a supervisor's, does that and exits without returning to the
+/// host's `main`.
 extern "C" fn supervise_if_asked() {
     CONSTRUCTOR_RAN.store(true, Ordering::Relaxed);
-    if std::env::var_os(ENV).is_none() {
-        return;
-    }
-    let code = match std::panic::catch_unwind(supervise) {
-        Ok(()) => 0,
-        Err(_) => 70,
+    let Some(role) = std::env::var_os(ENV) else { return };
+    let guardian = role.to_str().and_then(|r| r.strip_prefix(SUPERVISOR)?.parse().ok());
+    let code = match guardian {
+        Some(guardian) => std::panic::catch_unwind(|| supervise(guardian)),
+        None => std::panic::catch_unwind(guard),
     };
-    std::process::exit(code);
+    std::process::exit(code.unwrap_or(70));
 }
 
 // ----- the wire ---------------------------------------------------------------------------
@@ -130,16 +147,48 @@ fn receive(socket: BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<Option<(usiz
     Ok(Some((received.bytes, fds)))
 }
 
+// ----- the guardian's side ----------------------------------------------------------------
+
+/// The guardian's life: starts the supervisor, hands it the socket (its standard input) and
+/// waits for it; then kills whatever it adopted (what the supervisor had, when it was killed)
+/// and exits with the supervisor's code.
+fn guard() -> i32 {
+    let _ = rustix::process::setsid();
+    let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
+    let mut command = Command::new("/proc/self/exe");
+    let me = std::process::id();
+    command.env(ENV, format!("{SUPERVISOR}{me}")).stdin(Stdio::inherit()).stdout(Stdio::null());
+    command.stderr(Stdio::null());
+    let started = command.spawn();
+    // The socket is the supervisor's alone: the engine sees its end when the supervisor ends.
+    if let Ok(null) = std::fs::File::open("/dev/null") {
+        let _ = rustix::stdio::dup2_stdin(&null);
+    }
+    let Ok(mut supervisor) = started else { return 71 };
+    let code = loop {
+        match supervisor.wait() {
+            Ok(status) => break status.code().unwrap_or(70),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => break 70,
+        }
+    };
+    // Killed, the supervisor left its children, and through them their descendants, here.
+    kill_descendants();
+    while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
+    code
+}
+
 // ----- the supervisor's side --------------------------------------------------------------
 
 /// The supervisor's life: serves spawn requests and registrations on its standard input (the
-/// socket) until end of file, then kills everything.
-fn supervise() {
-    let _ = rustix::process::setsid();
+/// socket) until end of file, or until its guardian (process `guardian`) is gone, then kills
+/// everything.
+fn supervise(guardian: i32) -> i32 {
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
-    // SAFETY: descriptor 0 is the socket the engine gave this process as its standard
-    // input; nothing else owns it.
+    // SAFETY: descriptor 0 is the socket the guardian passed on to this process as its
+    // standard input; nothing else owns it.
     let socket = unsafe { OwnedFd::from_raw_fd(0) };
+    watch_guardian(guardian, &socket);
     let sessions: Arc<Mutex<HashMap<i32, Option<PathBuf>>>> = Arc::default();
     let (child_started, children) = start_signal();
     let reaper = {
@@ -206,6 +255,31 @@ fn supervise() {
     if all_gone {
         let _ = reaper.join();
     }
+    0
+}
+
+/// Ends the supervisor's service when its guardian, process `guardian` (its parent), is gone,
+/// as at the engine's end: the socket is shut for reading, which the loop takes for its end.
+/// Without pidfds (before Linux 5.3) the guardian is not watched.
+fn watch_guardian(guardian: i32, socket: &OwnedFd) {
+    let Some(pid) = rustix::process::Pid::from_raw(guardian) else { return };
+    let pidfd = rustix::process::pidfd_open(pid, rustix::process::PidfdFlags::empty());
+    // A pidfd opened once the guardian was gone names no process, or another: the parent is
+    // another by then.
+    let gone = rustix::process::getppid() != Some(pid);
+    let end = |socket: &OwnedFd| {
+        let _ = rustix::net::shutdown(socket, rustix::net::Shutdown::Read);
+    };
+    if gone {
+        return end(socket);
+    }
+    let (Ok(pidfd), Ok(socket)) = (pidfd, socket.try_clone()) else { return };
+    let watch = move || {
+        let mut fds = [rustix::event::PollFd::new(&pidfd, rustix::event::PollFlags::IN)];
+        while let Err(rustix::io::Errno::INTR) = rustix::event::poll(&mut fds, None) {}
+        end(&socket);
+    };
+    let _ = std::thread::Builder::new().name("termloom-guardian".into()).spawn(watch);
 }
 
 /// Starts one session's program on the terminal `slave`; its pid.
@@ -358,7 +432,8 @@ struct Link {
     lost: Mutex<Option<LostHandler>>,
 }
 
-/// The engine's side: the supervisor process and the socket to it.
+/// The engine's side: the supervisor's guardian (the engine's child, whose child the
+/// supervisor is) and the socket to the supervisor.
 pub(crate) struct Supervisor {
     child: Mutex<Option<Child>>,
     link: Arc<Link>,
@@ -394,7 +469,7 @@ impl Supervisor {
         .map_err(io::Error::from)
         .and_then(|(ours, theirs)| {
             let mut command = Command::new("/proc/self/exe");
-            command.env(ENV, "1").stdin(Stdio::from(theirs)).stdout(Stdio::null());
+            command.env(ENV, GUARDIAN).stdin(Stdio::from(theirs)).stdout(Stdio::null());
             command.stderr(Stdio::null());
             // SAFETY: between fork and exec, only fcntl calls (no allocation). The host's
             // descriptors stay out of the supervisor, which lives as long as the engine: a
@@ -461,12 +536,17 @@ impl Supervisor {
         self.link.alive.load(Ordering::SeqCst)
     }
 
-    /// Resumes the supervisor in case a session's program stopped it (`kill -STOP $PPID`):
-    /// done while a spawn waits for its answer, when a session it reaps is closed or is to
-    /// report an exit, and when the engine stops it.
+    /// Resumes the supervisor and its guardian in case a session's program stopped them
+    /// (`kill -STOP $PPID`): done while a spawn waits for its answer, when a session it reaps
+    /// is closed or is to report an exit, and when the engine stops it.
     pub(crate) fn wake(&self) {
         if let Some(child) = self.child.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            crate::os::terminate::kill(child.id() as i32, rustix::process::Signal::CONT);
+            // The guardian leads the process group the supervisor is in.
+            let guardian = child.id() as i32;
+            crate::os::terminate::kill(guardian, rustix::process::Signal::CONT);
+            if let Some(group) = rustix::process::Pid::from_raw(guardian) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::CONT);
+            }
         }
     }
 
@@ -530,14 +610,22 @@ impl Supervisor {
             Err(crossbeam_channel::RecvTimeoutError::Timeout) => {
                 self.link.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
                 // Still stopped (a session's program stopped it again): killed, so that it
-                // is replaced and its sessions are ended (see `on_lost`); only slow, it stays.
-                let mut child = self.child.lock().unwrap_or_else(|e| e.into_inner());
-                let stopped = child.as_ref().is_some_and(|c| {
-                    crate::os::procfs::read_stat(c.id() as i32).is_ok_and(|s| s.state == 'T')
-                });
-                if let Some(child) = child.as_mut().filter(|_| stopped) {
-                    let _ = child.kill();
+                // is replaced and its sessions are ended (see `on_lost`) by its guardian,
+                // resumed to do so; only slow, it stays.
+                let child = self.child.lock().unwrap_or_else(|e| e.into_inner());
+                // The guardian's child: the supervisor (a stopped guardian is only resumed).
+                let supervisors = child.as_ref().map(|c| procfs::children_of(c.id() as i32));
+                let stopped: Vec<i32> = supervisors
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|&pid| procfs::read_stat(pid).is_ok_and(|s| s.state == 'T'))
+                    .collect();
+                drop(child);
+                for &pid in &stopped {
+                    crate::os::terminate::kill(pid, rustix::process::Signal::KILL);
                 }
+                self.wake();
+                let stopped = !stopped.is_empty();
                 Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     format!(
@@ -567,11 +655,28 @@ impl Supervisor {
         let reader = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take();
         let finish = move || {
             if let Some(mut child) = child {
-                let deadline = std::time::Instant::now() + STOP_WAIT;
-                while matches!(child.try_wait(), Ok(None)) && std::time::Instant::now() < deadline {
-                    std::thread::sleep(std::time::Duration::from_millis(5));
+                let ended = |child: &mut Child, wait: std::time::Duration| {
+                    let deadline = std::time::Instant::now() + wait;
+                    while matches!(child.try_wait(), Ok(None)) {
+                        if std::time::Instant::now() >= deadline {
+                            return false;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
+                    true
+                };
+                // Not ended in time: the supervisor is killed, and its guardian, resumed, kills
+                // what it leaves; the guardian is killed only if it does not end in turn.
+                if !ended(&mut child, STOP_WAIT) {
+                    let guardian = child.id() as i32;
+                    for pid in procfs::children_of(guardian) {
+                        crate::os::terminate::kill(pid, rustix::process::Signal::KILL);
+                    }
+                    crate::os::terminate::kill(guardian, rustix::process::Signal::CONT);
+                    if !ended(&mut child, STOP_WAIT) {
+                        let _ = child.kill();
+                    }
                 }
-                let _ = child.kill();
                 let _ = child.wait();
             }
             // A lost supervisor's reader may be telling the reactor: it ends by itself.

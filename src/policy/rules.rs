@@ -881,6 +881,34 @@ mod tests {
     }
 
     #[test]
+    fn a_word_is_an_assignment_only_as_bash_reads_one() {
+        // Where an assignment may stand, bash reads `NAME[` to its `]`, blanks and operators
+        // included: the program after it runs.
+        assert_not_allowed(
+            &deny_touch(),
+            &[
+                "A[ x ]=1 touch F",
+                "A[ ; ]=1 touch F",
+                "x=1 A[ \"]\" ]=1 touch F",
+                ">/dev/null A[ x ]+=1 touch F",
+                "echo $(A[ ) ]=1 touch F)",
+                "true && A[ # ]=1 touch F",
+                "A[ x=1 touch F",
+            ],
+        );
+        // A quoted, escaped or expanded name makes no assignment: the word is the program.
+        assert_not_allowed(
+            &allow_usr_bin(),
+            &["\"A\"=1 ls", "A\"B\"=1 ls", "'A'=1 ls", "A\\=1 ls", "$'A'=1 ls", "A=1 ! ls"],
+        );
+        assert_allowed(
+            &allow_usr_bin(),
+            &["A=1 ls", "A+=1 ls", "A=\"1 2\" ls", "A[0]=1 ls", "A\\\nB=1 ls", "echo A[ x ]=1"],
+        );
+        assert_allowed(&deny_touch(), &["A=1 >/dev/null B[ x ]=1 touch F"]);
+    }
+
+    #[test]
     fn a_line_a_posix_shell_runs_is_not_read_with_bash_syntax_it_does_not_have() {
         // dash (`sh` on Debian) reads `$'…'` as `$` and a quoted string ending at the first
         // quote, `((…))` as subshells, `$[` as text and `[[` as a command.

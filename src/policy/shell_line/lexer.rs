@@ -10,14 +10,19 @@ pub(super) struct Word {
     /// Whether the shell expands it into something else: a parameter, a command or process
     /// substitution, a glob, a brace expansion.
     pub(super) expands: bool,
-    /// Whether any of it was quoted (a quoted `if` is no keyword, a quoted `=` no assignment).
+    /// Whether any of it was quoted (a quoted `if` is no keyword).
     pub(super) quoted: bool,
+    /// Whether bash takes it for an assignment where one may stand: as written, a name, then
+    /// `=`, `+=`, or a subscript `[…]` and one of them (bash's `assignment()`, which reads
+    /// the word before its quotes are removed: `"A"=1`, `A\=1`, `$'A'=1` and `A"B"=1` are
+    /// no assignments but the command `A=1`).
+    pub(super) assignment: bool,
 }
 
 impl Word {
     /// A word of an argv: nothing expands.
     pub(super) fn literal(text: String) -> Word {
-        Word { text, expands: false, quoted: true }
+        Word { text, expands: false, quoted: true, assignment: false }
     }
 }
 
@@ -33,6 +38,55 @@ pub(super) enum Token {
     /// `)`.
     Close,
     End,
+}
+
+/// How far the start of a word, as written, reads as an assignment's, as bash's
+/// `assignment()` reads it: a name, then `=`, `+=`, or a subscript and one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Head {
+    /// A name so far (or nothing yet).
+    Name,
+    /// Within a subscript after the name, its `[` nested this deep: what is quoted or
+    /// expanded in it does not matter.
+    Subscript(usize),
+    /// After the subscript's `]`.
+    Subscripted,
+    /// After the `+` of a `+=`.
+    Plus,
+    /// An assignment: its `=` came where one may.
+    Assignment,
+    /// No assignment.
+    No,
+}
+
+impl Head {
+    /// After an unquoted character `c` of the word as written; `first` when it is the word's
+    /// first.
+    fn plain(self, c: char, first: bool) -> Head {
+        match self {
+            Head::Name if first && !(c == '_' || c.is_ascii_alphabetic()) => Head::No,
+            Head::Name if c == '=' => Head::Assignment,
+            Head::Name if c == '+' => Head::Plus,
+            Head::Name if c == '[' => Head::Subscript(1),
+            Head::Name if c == '_' || c.is_ascii_alphanumeric() => Head::Name,
+            Head::Subscript(1) if c == ']' => Head::Subscripted,
+            Head::Subscript(n) if c == ']' => Head::Subscript(n - 1),
+            Head::Subscript(n) if c == '[' => Head::Subscript(n + 1),
+            Head::Subscript(n) => Head::Subscript(n),
+            Head::Subscripted if c == '+' => Head::Plus,
+            Head::Subscripted | Head::Plus if c == '=' => Head::Assignment,
+            Head::Assignment => Head::Assignment,
+            _ => Head::No,
+        }
+    }
+
+    /// After something quoted, escaped or expanded: no name holds it.
+    fn other(self) -> Head {
+        match self {
+            Head::Subscript(_) | Head::Assignment => self,
+            _ => Head::No,
+        }
+    }
 }
 
 /// A here-document waiting for its body (the lines after the next newline).
@@ -56,6 +110,24 @@ pub(super) struct Lexer<'a> {
     heredocs: Vec<Heredoc>,
     /// After a `<<` (false) or `<<-` (true): the next word is a here-document's delimiter.
     delimiter_next: Option<bool>,
+    /// Whether an assignment may stand where the next word starts (bash's
+    /// `assignment_acceptable`): there, bash reads a `[` after a name to its `]` as part of
+    /// the word, blanks, operators and newlines included (`A[ ; x ]=1 prog` runs `prog`).
+    assign_ok: bool,
+    /// Whether a reserved word may stand there (bash's `reserved_word_acceptable`).
+    reserved_ok: bool,
+    /// Whether the simple command has had no word yet, only redirections: after their
+    /// targets, an assignment may still stand (bash's `PST_REDIRLIST`).
+    redirections_only: bool,
+    /// Whether the last word was a redirection operator, so the next is its target.
+    target_next: bool,
+    /// After `time` (1) or `time -p` (2), where `-p` and `--` keep a command's place.
+    after_time: u8,
+    /// Set by the reader: the next word is a `case` subject or pattern, or in `[[ … ]]`, where
+    /// no assignment stands.
+    pub(super) patterns: bool,
+    /// Within `NAME=(…)`: a `[` that starts a word opens a subscript (`[k]=v`).
+    in_array: bool,
 }
 
 impl<'a> Lexer<'a> {
@@ -68,7 +140,64 @@ impl<'a> Lexer<'a> {
             doubt: None,
             heredocs: Vec::new(),
             delimiter_next: None,
+            assign_ok: true,
+            reserved_ok: true,
+            redirections_only: true,
+            target_next: false,
+            after_time: 0,
+            patterns: false,
+            in_array: false,
         }
+    }
+
+    /// A command may start at the next word (after an operator, a `(` or a `)`).
+    fn command_starts(&mut self) {
+        self.assign_ok = true;
+        self.reserved_ok = true;
+        self.redirections_only = true;
+        self.target_next = false;
+        self.after_time = 0;
+    }
+
+    /// Where the word after `word` stands, as bash's parser tells it from the last token.
+    fn after_word(&mut self, word: &Word) {
+        let time = std::mem::take(&mut self.after_time);
+        if std::mem::take(&mut self.target_next) {
+            self.assign_ok = self.redirections_only;
+            self.reserved_ok = false;
+            return;
+        }
+        let text = (!word.quoted).then_some(word.text.as_str());
+        match text {
+            Some(op) if is_redirection(op) => {
+                self.target_next = true;
+                self.assign_ok = false;
+                self.reserved_ok = false;
+            }
+            Some(reserved) if self.reserved_ok && !self.patterns => {
+                let time = match reserved {
+                    "time" => Some(1),
+                    "-p" if time == 1 => Some(2),
+                    "--" if time > 0 => Some(3),
+                    _ => None,
+                };
+                if time.is_some() || COMMAND_RESERVED.contains(&reserved) {
+                    self.command_starts();
+                    self.after_time = time.unwrap_or(0);
+                } else {
+                    self.not_a_command_place(word);
+                }
+            }
+            _ => self.not_a_command_place(word),
+        }
+    }
+
+    /// After a word that is no reserved word opening a command: an assignment keeps the place
+    /// for another (but for no reserved word); anything else ends it.
+    fn not_a_command_place(&mut self, word: &Word) {
+        self.assign_ok &= word.assignment && !self.patterns;
+        self.reserved_ok = false;
+        self.redirections_only = false;
     }
 
     fn peek(&self) -> Option<char> {
@@ -80,6 +209,15 @@ impl<'a> Lexer<'a> {
     }
 
     pub(super) fn next_token(&mut self) -> Token {
+        let token = self.token();
+        match &token {
+            Token::Word(word) => self.after_word(word),
+            _ => self.command_starts(),
+        }
+        token
+    }
+
+    fn token(&mut self) -> Token {
         self.skip_blanks();
         let Some(c) = self.peek() else { return Token::End };
         self.at += 1;
@@ -141,14 +279,34 @@ impl<'a> Lexer<'a> {
         let mut word = Word::default();
         // Its unquoted characters, where globs and brace expansions are looked for.
         let mut bare = String::new();
+        let mut head = Head::Name;
+        // Where the text was when the `=` made it an assignment.
+        let mut assigned_at = None;
         while let Some(c) = self.peek() {
+            // Nothing of the word read yet (but line continuations, which bash removes first).
+            let first = head == Head::Name && word.text.is_empty();
             match c {
                 ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' => break,
                 // `NAME=(…)`: an array's elements.
-                '(' if !word.quoted && bare == word.text && is_array_start(&bare) => {
+                '(' if assigned_at == Some(word.text.len()) => {
                     self.at += 1;
                     self.array();
                     word.text.push_str("(…)");
+                    head = Head::Assignment;
+                }
+                // `NAME[` where an assignment may stand, or `[` first in an array's element:
+                // bash reads the subscript to its `]` as part of the word.
+                '[' if (head == Head::Name && !first && self.assign_ok && !self.patterns)
+                    || (first && self.in_array) =>
+                {
+                    self.at += 1;
+                    word.text.push('[');
+                    bare.push('[');
+                    head = match self.subscript(&mut word) {
+                        true => Head::Subscripted,
+                        false => Head::No,
+                    };
+                    bare.push(']');
                 }
                 // `@(…)`, `!(…)`, `+(…)`: an extended glob; otherwise `(` ends the word.
                 '(' => {
@@ -159,6 +317,7 @@ impl<'a> Lexer<'a> {
                 '<' | '>' if self.chars.get(self.at + 1) == Some(&'(') => {
                     self.at += 2;
                     self.substitution(&mut word);
+                    head = head.other();
                 }
                 // A redirection operator (after its file descriptor's digits) is a word of its
                 // own, and ends the word before it.
@@ -171,6 +330,7 @@ impl<'a> Lexer<'a> {
                         Some(next) => {
                             word.text.push(next);
                             word.quoted = true;
+                            head = head.other();
                             self.at += 1;
                         }
                         None => {}
@@ -180,19 +340,23 @@ impl<'a> Lexer<'a> {
                     self.at += 1;
                     self.single_quoted(&mut word.text);
                     word.quoted = true;
+                    head = head.other();
                 }
                 '"' => {
                     self.at += 1;
                     self.double_quoted(&mut word);
                     word.quoted = true;
+                    head = head.other();
                 }
                 '$' => {
                     self.at += 1;
                     self.dollar(&mut word, false);
+                    head = head.other();
                 }
                 '`' => {
                     self.at += 1;
                     self.backtick(&mut word, false);
+                    head = head.other();
                 }
                 // A tilde prefix: `~` (`$HOME`), `~user`, `~+`, `~-` at the start of a word
                 // (or after an assignment's `=` or `:`) is replaced by a directory.
@@ -202,17 +366,71 @@ impl<'a> Lexer<'a> {
                     word.text.push(c);
                     bare.push(c);
                     word.expands = true;
+                    head = head.plain(c, first);
                     self.at += 1;
                 }
                 _ => {
                     word.text.push(c);
                     bare.push(c);
+                    let before = head;
+                    head = head.plain(c, first);
+                    if before != Head::Assignment && head == Head::Assignment {
+                        assigned_at = Some(word.text.len());
+                    }
                     self.at += 1;
                 }
             }
         }
         word.expands |= is_pattern(&bare);
+        word.assignment = head == Head::Assignment;
         word
+    }
+
+    /// Just after the `[` of a subscript bash reads as part of its word (`NAME[` where an
+    /// assignment may stand): the text up to the `]` that closes it, `[` and `]` counted in
+    /// pairs, its quotes, escapes and substitutions read as in a word; blanks, operators, `#`
+    /// and newlines are text. Says whether the `]` was found: without it bash reads no
+    /// further, and that is doubted.
+    fn subscript(&mut self, word: &mut Word) -> bool {
+        if self.depth >= MAX_DEPTH {
+            self.doubt(format!("subscripts nest more than {MAX_DEPTH} deep"));
+            self.at = self.chars.len();
+            return false;
+        }
+        self.depth += 1;
+        let mut pairs = 1usize;
+        let found = loop {
+            let Some(c) = self.peek() else { break false };
+            self.at += 1;
+            match c {
+                '\\' => match self.peek() {
+                    Some('\n') => self.at += 1,
+                    Some(next) => {
+                        word.text.push(next);
+                        self.at += 1;
+                    }
+                    None => {}
+                },
+                '\'' => self.single_quoted(&mut word.text),
+                '"' => self.double_quoted(word),
+                '`' => self.backtick(word, false),
+                '$' => self.dollar(word, false),
+                _ => {
+                    word.text.push(c);
+                    match c {
+                        '[' => pairs += 1,
+                        ']' if pairs == 1 => break true,
+                        ']' => pairs -= 1,
+                        _ => {}
+                    }
+                }
+            }
+        };
+        self.depth -= 1;
+        if !found {
+            self.doubt("an array subscript is not closed by `]`".to_owned());
+        }
+        found
     }
 
     /// A redirection operator after its file descriptor digits (`2>&`, `>>`, `<<-`, `>|`).
@@ -503,13 +721,19 @@ impl<'a> Lexer<'a> {
             return;
         }
         self.depth += 1;
+        // The elements are words, not commands: no `NAME[` in them opens a subscript, but a
+        // `[` that starts one does. Read as tokens, they do not move the place of the word
+        // that holds them.
+        let (assign_ok, in_array) = (self.assign_ok, self.in_array);
+        (self.assign_ok, self.in_array) = (false, true);
         loop {
-            match self.next_token() {
+            match self.token() {
                 Token::Close | Token::End => break,
                 Token::Word(_) | Token::Separator('\n') => {}
                 _ => self.doubt("an array assignment holds more than words".into()),
             }
         }
+        (self.assign_ok, self.in_array) = (assign_ok, in_array);
         self.depth -= 1;
     }
 

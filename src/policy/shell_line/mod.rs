@@ -1,7 +1,8 @@
 //! The simple commands of a shell command line, as far as a policy can see them without
 //! running anything: the words of each command in a list, pipeline, subshell, group, command
 //! or process substitution and here-document, the variables set for them (by assignments
-//! before them, and by assignments or `export` earlier in the line), the programs wrappers
+//! before them, which are the words bash takes for assignments as written, quotes and all,
+//! and by assignments or `export` earlier in the line), the programs wrappers
 //! such as `sudo`, `env` or `exec` run, and the lines shells run (`sh -c LINE`, `su -c LINE`,
 //! `env -S LINE`).
 //!
@@ -12,7 +13,8 @@
 //! program looked up in another root (`chroot DIR`, `sudo -R`), gdb's options that run
 //! commands, a `$(…)` in an array subscript a builtin evaluates, `declare -n`, `hash -p`,
 //! `enable -f`, `mapfile -C`, `BASH_CMDS[…]=`, a variable named by an expansion, a
-//! here-document with a substituted delimiter or begun inside `$(…)`, an ambiguous wrapper
+//! here-document with a substituted delimiter or begun inside `$(…)`, a subscript `NAME[`
+//! where an assignment may stand that no `]` closes, an ambiguous wrapper
 //! option, a line another shell than bash runs that is not plain, substitutions nested
 //! deeper than [`MAX_DEPTH`], more than [`MAX_COMMANDS`] commands or [`MAX_NAMES`]
 //! variables. Arithmetic, `${…}`, `case` patterns and array elements are looked into only
@@ -83,6 +85,13 @@ impl Reading {
 /// Words that only introduce or end a compound command: the command is the next word.
 const KEYWORDS: &[&str] = &[
     "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "in", "esac",
+];
+
+/// Reserved words after which a command may start, and so an assignment stand (bash's
+/// `reserved_word_acceptable`, less `time` and its options, which the lexer follows itself).
+const COMMAND_RESERVED: &[&str] = &[
+    "!", "{", "}", "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "esac",
+    "coproc",
 ];
 
 /// Words that start a compound command (after `coproc NAME`).
@@ -371,6 +380,10 @@ impl Reader {
         // Inside `[[ … ]]`: `(`, `)`, `&&`, `||` and newlines are part of the condition.
         let mut condition = false;
         loop {
+            // A `case` subject or pattern, or a condition, is no place for an assignment.
+            let part = cases.last().copied();
+            lexer.patterns = condition
+                || matches!(part, Some(CasePart::Subject | CasePart::In | CasePart::Patterns));
             let token = lexer.next_token();
             let keyword = match &token {
                 Token::Word(w) if !w.quoted && starts_command(&words) => Some(w.text.clone()),
@@ -443,12 +456,17 @@ impl Reader {
 
     /// Reads the command `words` make: skips keywords and redirections, notes assignments,
     /// and adds its program; `lines` gets the lines it gives a shell. (`case` and `[[` are
-    /// read by [`Reader::line`].)
+    /// read by [`Reader::line`].) A reserved word after an assignment or a redirection is
+    /// none (`A=1 ! prog` runs `!`), and a word is an assignment as bash reads it before
+    /// quote removal (`"A"=1 prog` runs `A=1`).
     fn command(&mut self, words: Vec<Word>, lines: &mut Vec<String>) {
         let mut assigns = Vec::new();
+        // Whether a reserved word may still stand here.
+        let mut reserved = true;
         let mut at = 0;
         while let Some(word) = words.get(at) {
-            let keyword = (!word.quoted).then_some(word.text.as_str());
+            let unquoted = (!word.quoted).then_some(word.text.as_str());
+            let keyword = unquoted.filter(|k| reserved || is_redirection(k));
             at += 1;
             match keyword {
                 // `for NAME in WORDS`, `select NAME in`: set NAME, run nothing; `for NAME do
@@ -473,9 +491,13 @@ impl Reader {
                 }
                 Some(k) if KEYWORDS.contains(&k) => {}
                 // A redirection operator: its target is the next word.
-                Some(op) if is_redirection(op) => at += 1,
-                _ => match assignment_name(&word.text) {
+                Some(op) if is_redirection(op) => {
+                    at += 1;
+                    reserved = false;
+                }
+                _ => match assigned_name(word) {
                     Some(name) => {
+                        reserved = false;
                         // A variable declared `-i` (here, or in a profile) evaluates its value.
                         let value = word.text.split_once('=').map_or("", |(_, value)| value);
                         if runs_in_subscript(value) {
@@ -624,6 +646,13 @@ fn assignment_name(word: &str) -> Option<&str> {
     is_name(name).then_some(name)
 }
 
+/// `NAME` of a word bash reads as an assignment before a command (`NAME=value`,
+/// `NAME+=value`, `NAME[i]=value`; [`Word::assignment`]).
+fn assigned_name(word: &Word) -> Option<&str> {
+    let end = word.text.find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()));
+    word.assignment.then(|| &word.text[..end.unwrap_or(word.text.len())])
+}
+
 /// A shell variable name: a letter or `_`, then letters, digits and `_`.
 fn is_name(text: &str) -> bool {
     let mut chars = text.chars();
@@ -645,11 +674,6 @@ fn operator(word: &str) -> &str {
         Some((name, op)) if is_name(name) => op,
         _ => word.trim_start_matches(|c: char| c.is_ascii_digit()),
     }
-}
-
-/// Whether unquoted text is `NAME=` or `NAME+=`: a `(` after it opens an array.
-fn is_array_start(bare: &str) -> bool {
-    bare.strip_suffix('=').is_some_and(|left| is_name(left.strip_suffix('+').unwrap_or(left)))
 }
 
 /// Whether the text before a `<` or `>` names its file descriptor: digits, or `{NAME}`.
@@ -880,6 +904,48 @@ mod tests {
         ] {
             assert!(simple_commands(line).doubt.is_some(), "{line:?}");
         }
+    }
+
+    #[test]
+    fn an_assignment_is_what_bash_reads_as_one_before_removing_quotes() {
+        // bash's `assignment()` reads the word as written: with a quote, an escape or an
+        // expansion in its name it is none, and the word (quotes removed) is the command.
+        assert_reads(&[
+            ("\"A\"=1 touch F; A\"B\"=1 touch F; 'A'=1 touch F", &["A=1", "AB=1", "A=1"]),
+            ("A\\=1 touch F; \\A=1 touch F; $'A'=1 touch F", &["A=1"; 3]),
+            ("A\"=\"1 touch F; A=1 B\"=1\" touch F; 1A=1 touch F", &["A=1", "B=1", "1A=1"]),
+            ("A=\"1 2\" B+=3 _=4 C[1]+=5 touch F; A\\\nB=1 touch F", &["touch", "touch"]),
+            // After an assignment or a redirection, a reserved word is a command's name.
+            ("A=1 ! touch F; A=1 if x; >/dev/null { touch F", &["!", "if", "{"]),
+        ]);
+    }
+
+    #[test]
+    fn a_subscript_where_an_assignment_may_stand_is_read_to_its_bracket() {
+        // There bash reads `NAME[` to its `]` as one word, blanks, operators, `#` and
+        // newlines included: `prog` runs, after an assignment bash refuses.
+        assert_reads(&[
+            ("A[ x ]=1 touch F; A[ ; ls ; ]=1 touch F; A[ # ]=1 touch F", &["touch"; 3]),
+            ("A[ \"]\" ]=1 touch F; A[ ']' ]=1 touch F; A[ \\] ]=1 touch F", &["touch"; 3]),
+            ("A[ [ ] ]+=1 touch F; A[ x\n]=1 touch F; A[ x ]=(1 2) touch F", &["touch"; 3]),
+            (">/dev/null A[ x ]=1 touch F; x=1 A[ x ]=1 touch F", &["touch"; 2]),
+            ("true && A[ x ]=1 touch F | { B[ y ]=2 touch F; }", &["true", "touch", "touch"]),
+            ("if A[ x ]=1 touch F; then :; fi; ! A[ x ]=1 touch F", &["touch", ":", "touch"]),
+            ("time -p -- A[ x ]=1 touch F; coproc A[ x ]=1 touch F", &["touch"; 2]),
+            ("case a in a) A[ x ]=1 touch F;; esac", &["touch"]),
+            ("echo $(A[ ) ]=1 touch F)", &["echo", "touch"]),
+            ("echo `A[ x ]=1 touch F`", &["echo", "touch"]),
+            ("A[ $(echo ]) ]=1 touch F", &["touch", "echo"]),
+            ("A=([ ) x ]=1 y); echo", &["echo"]),
+            // Elsewhere, `[` is text.
+            ("echo A[ x ]=1 touch F", &["echo"]),
+            ("A=1 >/dev/null B[ x ]=1 touch F", &["B["]),
+            ("case 'A[' in A[ ) touch F;; ]=1) ;; esac", &["touch"]),
+            ("[[ a && A[ ]] ; touch F ; ]]=1 ]]", &["[[", "touch", "]]=1"]),
+            ("A=(x y[ z ]); echo", &["echo"]),
+        ]);
+        // A subscript never closed: bash reads no further, and runs nothing of the line.
+        assert!(simple_commands("echo x; A[ x=1 touch F").doubt.is_some());
     }
 
     #[test]
