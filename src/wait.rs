@@ -104,6 +104,9 @@ pub(crate) struct StateView {
     /// The program asks for a line with nothing else able to print: the terminal takes whole
     /// lines (canonical mode: a line or a password), or the shell is back at its prompt.
     pub line_input: bool,
+    /// A full-screen program that does nothing but redraw on a timer (`watch`): what it
+    /// prints on each tick is no activity, and it has settled.
+    pub redrawing: bool,
 }
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
@@ -440,6 +443,13 @@ impl Until {
         let holds = match &self.0 {
             Cond::Stable(d) => view.stable_for >= *d,
             Cond::Quiet(d) => view.quiet_for >= *d,
+            Cond::Settled(_) if view.redrawing && view.input_wait.is_none() => {
+                return Some(Match {
+                    condition: "redrawing on a timer".to_owned(),
+                    text: String::new(),
+                    location: Location::Session,
+                });
+            }
             Cond::Settled(d) => view.quiet_for >= *d && view.input_wait != Some(false),
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,

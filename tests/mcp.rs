@@ -1048,6 +1048,29 @@ fn the_default_wait_settles_a_loop_ticking_with_nothing_to_print() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A full-screen program that only redraws on a timer (`watch`, which sleeps between its
+/// redraws and prints on every one) settles: it took the default wait's whole 10 s. A loop
+/// that prints a line on the same timer, on the primary screen, is still busy: the wait
+/// follows it to its end.
+#[test]
+fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
+    if !require("watch") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let result = client.call("terminal_start", json!({ "argv": ["watch", "date"] }));
+    let said = text(&result);
+    assert!(said.contains("settled after") && said.contains("redrawing on a timer"), "{said}");
+    assert!(said.contains("Every 2.0s: date"), "{said}");
+    let id = result["structuredContent"]["session_id"].clone();
+    client.call("terminal_close", json!({ "session_id": id }));
+    let line_a_tick = "for i in 1 2 3; do echo tick $i; sleep 0.5; done; echo done";
+    let result = client.call("terminal_start", json!({ "argv": ["sh", "-c", line_a_tick] }));
+    let said = text(&result);
+    assert!(said.contains("exited") && said.contains("done"), "{said}");
+    client.finish();
+}
+
 /// Starts each program (`argv`) with the default wait, which must end settled, quiet, within
 /// 7 s (its cap is 10 s), showing `shown`.
 fn settle_soon(cases: &[(Vec<&str>, &str)]) {

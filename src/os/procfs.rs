@@ -64,6 +64,15 @@ pub(crate) enum InputWait {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
     },
+    /// Not waiting for input: every member asleep, one in a sleep (of [`SHORTEST_TICK`] to
+    /// [`CLOCK_HORIZON`]) it has gone back to since the terminal's last input, again and again
+    /// (see [`TimerSightings`]): a program that redraws on a timer (`watch`). On the
+    /// alternate screen it has drawn what it shows, and the default wait takes it as settled;
+    /// elsewhere it is busy, as a loop printing a line a second is.
+    Ticking {
+        /// Human-readable explanation, naming the process responsible.
+        reason: String,
+    },
     /// The answer could not be determined (e.g. `/proc/PID/syscall` is not
     /// readable and `wchan` is hidden, or not on Linux).
     Unknown {
@@ -462,8 +471,23 @@ struct ThreadObs {
     /// The timer of a clock the thread sleeps on that goes off soon (see [`CLOCK_HORIZON`]):
     /// a sleep's, or the timeout of a wait on the world outside (an event loop's next timer).
     clock: Option<std::time::Duration>,
-    /// The timer of a short sleep the thread is in that is an idle tick (see [`IDLE_TICKS`]).
-    tick: Option<std::time::Duration>,
+    /// A short sleep the thread is in that is an idle tick or a repeated one (see
+    /// [`SleepTick`]).
+    tick: Option<SleepTick>,
+}
+
+/// A sleep of a known length a thread is in, when it says the program only ticks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct SleepTick {
+    timer: std::time::Duration,
+    /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps: the program
+    /// ticks with nothing to print.
+    idle: bool,
+    /// [`TimerSightings`] saw the thread in the same sleep (of [`SHORTEST_TICK`] to
+    /// [`CLOCK_HORIZON`]) before, and it has woken and gone back to it since: it sleeps on it
+    /// again and again (`watch`, whatever it prints).
+    repeated: bool,
 }
 
 /// Combines the observations of a process's live threads (main thread
@@ -886,9 +910,9 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 mod linux {
     use super::{
         Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat,
-        RELAYS_JUDGED, SLEEP_UNTIL, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall,
-        classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone, on_sockets,
-        parse_stat, parse_syscall, waits_outside,
+        RELAYS_JUDGED, SLEEP_UNTIL, SleepTick, SyscallField, TIMER_SLACK, ThreadObs,
+        classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
+        on_sockets, parse_stat, parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -945,7 +969,7 @@ mod linux {
                     Some(activity) => {
                         let activity = reading_terminal(base, tid, &text, activity, probe);
                         let clock = clock_due(base, tid, &text, &activity, probe);
-                        let tick = idle_tick(base, &text, &activity, probe);
+                        let tick = sleep_tick(base, tid, &text, &activity, probe);
                         return Some(ThreadObs { tid, activity, clock, tick });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
@@ -1100,24 +1124,37 @@ mod linux {
         (!ticks).then_some(timer)
     }
 
-    /// The length of the sleep the thread at `base` is in (`activity`, with the arguments in
-    /// `syscall`) when it is an idle tick: a sleep of a known length up to [`SHORT_TIMER`],
-    /// in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a loop polling on a
-    /// timer with nothing to print: `while sleep 1; do :; done`, `less +F`'s 2 ms).
-    fn idle_tick(
+    /// The sleep thread `tid` at `base` is in (`activity`, with the arguments in `syscall`)
+    /// when it is a tick (see [`SleepTick`]): a sleep of a known length up to
+    /// [`SHORT_TIMER`], in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a
+    /// loop polling on a timer with nothing to print: `while sleep 1; do :; done`, `less
+    /// +F`'s 2 ms), or one of [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw
+    /// the thread go back to (`watch`'s 2 s).
+    fn sleep_tick(
         base: &str,
+        tid: i32,
         syscall: &str,
         activity: &Activity,
         probe: Probe<'_>,
-    ) -> Option<std::time::Duration> {
+    ) -> Option<SleepTick> {
         let Activity::Other(what) = activity else { return None };
         let name = what.split_ascii_whitespace().next()?;
         if !matches!(name, "nanosleep" | "clock_nanosleep") {
             return None;
         }
         let (timer, until) = sleep_timer(base, name, syscall)?;
+        if until || timer > CLOCK_HORIZON {
+            return None;
+        }
         let quiet_for = timer.saturating_mul(super::IDLE_TICKS).saturating_add(TIMER_SLACK);
-        (!until && timer <= super::SHORT_TIMER && probe.quiet > quiet_for).then_some(timer)
+        let idle = timer <= super::SHORT_TIMER && probe.quiet > quiet_for;
+        // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
+        // redraw of what a program shows.)
+        let repeated = timer >= super::SHORTEST_TICK
+            && probe.timers.is_some_and(|timers| {
+                voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
+            });
+        (idle || repeated).then_some(SleepTick { timer, idle, repeated })
     }
 
     /// A sleep's timer (`name`, with the arguments in `syscall`), and whether it is what is left
@@ -1730,7 +1767,9 @@ mod linux {
                 InputWait::Outside { reason } => {
                     outside.get_or_insert(reason);
                 }
-                InputWait::NotWaiting { .. } | InputWait::Unknown { .. } => return None,
+                InputWait::NotWaiting { .. }
+                | InputWait::Ticking { .. }
+                | InputWait::Unknown { .. } => return None,
             }
         }
         match (reader, outside) {
@@ -1866,6 +1905,9 @@ mod linux {
         let mut clock: Option<String> = None;
         // A member's short sleep that is an idle tick (see [`IDLE_TICKS`]), with its reason.
         let mut tick: Option<String> = None;
+        // A member's short sleep that it goes back to again and again (see [`SleepTick`]),
+        // with its reason.
+        let mut repeating: Option<String> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             let observed = observe_process(member.pid, probe);
@@ -1880,16 +1922,22 @@ mod linux {
                     timer.as_millis()
                 ));
             }
-            if tick.is_none()
-                && let Some((_, threads)) = &observed
-                && let Some(timer) = threads.iter().find_map(|t| t.tick)
-            {
-                tick = Some(format!(
-                    "pid {} ({}) ticks on a {} ms sleep with nothing to print",
-                    member.pid,
-                    member.comm,
-                    timer.as_millis()
-                ));
+            if let Some((_, threads)) = &observed {
+                let ticks = || threads.iter().filter_map(|t| t.tick);
+                let who = || format!("pid {} ({})", member.pid, member.comm);
+                if tick.is_none()
+                    && let Some(idle) = ticks().find(|t| t.idle)
+                {
+                    let ms = idle.timer.as_millis();
+                    tick =
+                        Some(format!("{} ticks on a {ms} ms sleep with nothing to print", who()));
+                }
+                if repeating.is_none()
+                    && let Some(again) = ticks().find(|t| t.repeated)
+                {
+                    let ms = again.timer.as_millis();
+                    repeating = Some(format!("{} redraws on a {ms} ms timer", who()));
+                }
             }
             match observed {
                 None => {}
@@ -1927,7 +1975,9 @@ mod linux {
                 Some((InputWait::Outside { reason }, _)) => {
                     outside.get_or_insert(reason);
                 }
-                Some((not @ InputWait::NotWaiting { .. }, _)) => return not,
+                Some((not @ (InputWait::NotWaiting { .. } | InputWait::Ticking { .. }), _)) => {
+                    return not;
+                }
                 Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
             }
         }
@@ -1978,8 +2028,11 @@ mod linux {
                     }
                     // Every member asleep, one ticking on a short timer with nothing to
                     // print, none on a clock about to go off: a poll of the world outside.
-                    return match (tick, clock) {
-                        (Some(reason), None) => InputWait::Outside { reason },
+                    // Else one that goes back to the same short sleep again and again, whatever
+                    // it prints: a program that redraws on a timer.
+                    return match (tick, clock, repeating) {
+                        (Some(reason), None, _) => InputWait::Outside { reason },
+                        (_, _, Some(reason)) => InputWait::Ticking { reason },
                         _ => not,
                     };
                 }

@@ -203,10 +203,19 @@ impl Reactor {
         let probe = slot.waiters.iter().any(|w| w.until.needs_input_wait()) && stable_for >= settle
             || slot.waiters.iter().any(|w| w.until.needs_busy_check()) && quiet_for >= settle;
         // Whether the program waits for input, and which process reads.
+        let mut redrawing = false;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
             match input_wait_of(slot, Sighting::Confirmed, stable_for) {
                 (procfs::InputWait::Waiting { reader }, _) => (Some(true), reader),
                 (procfs::InputWait::NotWaiting { .. }, _) => (Some(false), None),
+                // A full-screen program that only redraws on a timer (`watch`) has shown what
+                // it shows: it settles though it prints on every tick. Elsewhere a program
+                // that prints on a timer (a line a second) is busy.
+                (procfs::InputWait::Ticking { .. }, _) if slot.terminal.alternate() => {
+                    redrawing = true;
+                    (None, None)
+                }
+                (procfs::InputWait::Ticking { .. }, _) => (Some(false), None),
                 // Silence is the answer of a program waiting on the world outside (a server,
                 // `tail -f`): like one /proc cannot tell, it settles once quiet.
                 (procfs::InputWait::Outside { .. }, _) => (None, None),
@@ -220,7 +229,15 @@ impl Reactor {
         let line_input = input_wait == Some(true)
             && slot.waiters.iter().any(|w| w.until.needs_line_check())
             && asks_for_line(slot, at_prompt, reader);
-        let view = StateView { line_input, quiet_for, stable_for, at_prompt, input_wait, settle };
+        let view = StateView {
+            line_input,
+            quiet_for,
+            stable_for,
+            at_prompt,
+            input_wait,
+            settle,
+            redrawing,
+        };
         let ended = match (slot.exit, slot.closed) {
             (Some(status), _) => Some(Fired::Exited { status }),
             (None, true) => Some(Fired::Closed),
@@ -649,7 +666,9 @@ impl Reactor {
                     status.input_wait_unknown = Some(reason);
                     quiet_or_running(since_output, self.config.quiet)
                 }
-                procfs::InputWait::NotWaiting { .. } | procfs::InputWait::Outside { .. } => {
+                procfs::InputWait::NotWaiting { .. }
+                | procfs::InputWait::Outside { .. }
+                | procfs::InputWait::Ticking { .. } => {
                     quiet_or_running(since_output, self.config.quiet)
                 }
             }

@@ -206,6 +206,11 @@ impl Terminal {
         self.emulator.styled_screen()
     }
 
+    /// Whether the alternate screen is active.
+    pub(crate) fn alternate(&self) -> bool {
+        self.emulator.alternate()
+    }
+
     /// The input modes the program has set.
     pub(crate) fn modes(&self) -> Modes {
         self.emulator.modes()
