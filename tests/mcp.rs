@@ -1161,6 +1161,39 @@ fn oversized_messages_are_refused_under_their_id_and_skipped() {
     client.finish();
 }
 
+/// `terminal_read` waits only for a condition given: a `timeout_ms` alone would bound nothing,
+/// and is refused naming the conditions (as `termloom read --timeout` alone is), the session
+/// untouched; with a condition it bounds the wait.
+#[test]
+fn a_read_timeout_without_a_wait_is_refused_naming_the_conditions() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT, "input_wait": true}));
+    let id = cat["session_id"].clone();
+    for arguments in [
+        json!({"session_id": id, "timeout_ms": 5000}),
+        json!({"session_id": id, "timeout_ms": 5000, "view": "screen"}),
+        json!({"session_id": id, "timeout_ms": 5000, "prompt": false, "exit": false}),
+        json!({"session_id": id, "timeout_ms": 5000, "lines": "0-"}),
+    ] {
+        let message = client.tool_error("terminal_read", arguments.clone());
+        assert!(
+            message.starts_with("terminal_read: `timeout_ms` bounds a wait, and no wait was asked for: give a condition too (for_text, for_regex,"),
+            "{arguments}: {message}"
+        );
+        assert!(message.ends_with("or leave out timeout_ms to read at once"), "{message}");
+    }
+    // The session is intact, and a timeout with a condition bounds its wait.
+    let read = client.tool(
+        "terminal_read",
+        json!({"session_id": id, "for_text": "never", "timeout_ms": 200}),
+    );
+    assert_eq!(read["wait"]["outcome"], "timeout", "{read}");
+    let sent = client.tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 #[test]
 fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     let mut client = Client::initialized("2025-11-25");

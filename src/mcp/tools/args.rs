@@ -74,6 +74,11 @@ impl<'a> Args<'a> {
         Ok(Args { tool, values, given })
     }
 
+    /// The name of the tool called.
+    pub(crate) fn tool_name(&self) -> &'static str {
+        self.tool.name
+    }
+
     /// Whether the call gave `name` itself (a default does not count).
     pub(crate) fn given(&self, name: &str) -> bool {
         self.given.contains(&name)
