@@ -1967,6 +1967,52 @@ fn a_panic_in_one_session_ends_that_session_only() {
     client.finish();
 }
 
+/// With the `fault-injection` feature, a call that started a session is cancelled as its tool
+/// returns, after it has its result and before its answer is decided: no answer is sent, so
+/// the session it started, which only that answer named, is closed and its name freed (it
+/// was left running, named, and nobody knew its id).
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_start_cancelled_as_it_answers_leaves_no_session_behind() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let starts = [
+        ("terminal_start", json!({"name": "orphan", "argv": KEYS_CAT, "input_wait": true})),
+        ("terminal_run", json!({"command": "echo kept", "keep_session": true})),
+    ];
+    for (tool, arguments) in starts {
+        let config =
+            Config { inject_cancel_after_tool: Some(tool.into()), ..Config::default() };
+        let engine = Engine::new(config).expect("engine starts");
+        let mut client = Client::serving(engine, ServeOptions::default());
+        client.initialize("2025-11-25");
+        client.notify("notifications/initialized", json!({}));
+        let start =
+            client.send_request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let deadline = Instant::now() + LONG;
+        let listed = loop {
+            let listed = client.tool("terminal_list", json!({}));
+            let state = &listed["sessions"][0]["state"];
+            if !state.is_null() && state != "running" {
+                break listed;
+            }
+            assert!(Instant::now() < deadline, "{tool}: the session was left running: {listed}");
+        };
+        assert!(listed["sessions"][0]["name"].is_null(), "{tool}: {listed}");
+        if tool == "terminal_start" {
+            let message = client.tool_error("terminal_read", json!({"session_id": "orphan"}));
+            assert!(message.contains("no session is named \"orphan\""), "{message}");
+            let again = client.tool("terminal_list", json!({}));
+            assert!(again["sessions"][0]["name"].is_null(), "{again}");
+        }
+        // The cancelled call was not answered.
+        client.tool("terminal_list", json!({}));
+        assert!(!client.stash.contains_key(&start.to_string()), "{tool} was answered");
+        client.finish();
+    }
+}
+
 /// Every call reads, so a wait must still find text written over a line a call already
 /// returned: a progress bar redrawn with `\r`, a line retyped after `^U` in `cat`.
 #[test]

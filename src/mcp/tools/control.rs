@@ -134,6 +134,8 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let ran = Ran { id: session.id(), new_session, closed, alternate, retained };
     let mut budget = Budget::new(call, max);
     let mut output = run_result(ran, command, &result, &mut budget);
+    // The shell it started and left open is named by this result alone.
+    output.started = (new_session && !closed).then(|| session.id());
     if alternate && !closed {
         // The full-screen program the command left (a pager, an editor) is what the next step
         // answers: its screen comes with the result, as terminal_read would show it, within

@@ -39,6 +39,7 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let mut output = show(call, &session, view, report.as_ref(), true)?;
+        output.started = Some(session.id());
         if let Some(path) = session.info().ok().and_then(|info| info.recording) {
             output.text.push_str(&format!("[recording to {}]\n", path.display()));
             output.structured["recording"] = serde_json::json!(path);

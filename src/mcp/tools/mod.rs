@@ -47,13 +47,28 @@ pub(crate) struct ToolOutput {
     pub structured: Value,
     /// A PNG image to send beside the text (`terminal_read png=true`).
     pub image: Option<Vec<u8>>,
+    /// A session the call started and left open, which only this output names to the
+    /// caller: an output that is never delivered (the call was cancelled as it ended) must
+    /// not leave it behind ([`abandon`]).
+    pub started: Option<SessionId>,
 }
 
 impl ToolOutput {
-    /// Text and structured data, no image.
+    /// Text and structured data, no image, no session started.
     pub(crate) fn new(text: String, structured: Value) -> ToolOutput {
-        ToolOutput { text, structured, image: None }
+        ToolOutput { text, structured, image: None, started: None }
     }
+}
+
+/// Undoes what an output that will never be delivered started: the session it names
+/// ([`ToolOutput::started`]) is closed and forgotten, its name freed, since nobody will learn
+/// its id to close it.
+pub(crate) fn abandon(call: &Call, output: &ToolOutput) {
+    let Some(id) = output.started else { return };
+    if let Ok(session) = call.engine.session(id) {
+        let _ = session.close();
+    }
+    call.caller.forget(id);
 }
 
 /// `bytes` in base64 (RFC 4648, with padding), as MCP's image content carries them (a few
