@@ -1183,14 +1183,36 @@ fn a_read_timeout_without_a_wait_is_refused_naming_the_conditions() {
         assert!(message.ends_with("or leave out timeout_ms to read at once"), "{message}");
     }
     // The session is intact, and a timeout with a condition bounds its wait.
-    let read = client.tool(
-        "terminal_read",
-        json!({"session_id": id, "for_text": "never", "timeout_ms": 200}),
-    );
+    let read = client
+        .tool("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 200}));
     assert_eq!(read["wait"]["outcome"], "timeout", "{read}");
-    let sent = client.tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
+    let sent = client
+        .tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
     assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
     client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// `terminal_run` checks its line before it starts a shell for it: a control character (which
+/// the shell's line editor would take as a key) or a blank line is refused in the tool's words,
+/// and no shell is started and closed for nothing.
+#[test]
+fn a_run_line_the_shell_would_not_take_starts_no_shell() {
+    let mut client = Client::initialized("2025-11-25");
+    for (command, expected) in [
+        (
+            "echo a\u{1}b",
+            "terminal_run: `command` holds the control character U+0001, which the shell would take as a key",
+        ),
+        ("echo a\u{0}b", "control character U+0000"),
+        ("echo a\rb", "terminal_run: `command` must be one line"),
+        ("   ", "terminal_run: `command` is blank; give the command line to run"),
+    ] {
+        let message = client.tool_error("terminal_run", json!({"command": command}));
+        assert!(message.contains(expected), "{command:?}: {message}");
+    }
+    let listed = client.tool("terminal_list", json!({}));
+    assert_eq!(listed["sessions"], json!([]), "{listed}");
     client.finish();
 }
 
@@ -1982,8 +2004,7 @@ fn a_start_cancelled_as_it_answers_leaves_no_session_behind() {
         ("terminal_run", json!({"command": "echo kept", "keep_session": true})),
     ];
     for (tool, arguments) in starts {
-        let config =
-            Config { inject_cancel_after_tool: Some(tool.into()), ..Config::default() };
+        let config = Config { inject_cancel_after_tool: Some(tool.into()), ..Config::default() };
         let engine = Engine::new(config).expect("engine starts");
         let mut client = Client::serving(engine, ServeOptions::default());
         client.initialize("2025-11-25");
