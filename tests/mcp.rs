@@ -1216,6 +1216,23 @@ fn a_run_line_the_shell_would_not_take_starts_no_shell() {
     client.finish();
 }
 
+/// `lines="N-"` from the largest line number reads to the end like any other: it was said to
+/// end before it began.
+#[test]
+fn lines_from_the_largest_number_read_to_the_end() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "echo one; exec cat"], "for_text": "one"}),
+    );
+    let id = started["session_id"].clone();
+    let message = client
+        .tool_error("terminal_read", json!({"session_id": id, "lines": "18446744073709551615-"}));
+    assert!(message.contains("the transcript holds lines 0-"), "{message}");
+    assert!(!message.contains("ends before it begins"), "{message}");
+    client.finish();
+}
+
 #[test]
 fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     let mut client = Client::initialized("2025-11-25");

@@ -143,7 +143,8 @@ fn lines(
     let (from, to) = range.split_once('-').ok_or_else(bad)?;
     let from: u64 = from.trim().parse().map_err(|_| bad())?;
     let to: u64 = match to.trim() {
-        "" => u64::MAX - 1,
+        // To the end (a line past the last there can be).
+        "" => from.max(u64::MAX - 1),
         to => to.parse().map_err(|_| bad())?,
     };
     if to < from {
@@ -151,7 +152,7 @@ fn lines(
             "lines {range:?} ends before it begins: give the first line, then the last"
         )));
     }
-    let found = session.transcript_lines(from..to + 1, max)?;
+    let found = session.transcript_lines(from..to.saturating_add(1), max)?;
     let Some((last, _)) = found.lines.last() else {
         let why = match (found.first, found.end) {
             (_, 0) => "the transcript has no settled line yet".to_owned(),
