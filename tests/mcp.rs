@@ -1193,6 +1193,42 @@ fn a_read_timeout_without_a_wait_is_refused_naming_the_conditions() {
     client.finish();
 }
 
+/// A `session_id` that is neither a whole number from 1 nor a name is refused saying it is a
+/// session's id or name, and a float too large to be any particular whole number (`1e30`) is no
+/// id: it read as 18446744073709551615 ("session 18446744073709551615 does not exist").
+#[test]
+fn session_ids_of_the_wrong_kind_are_refused_as_ids_or_names() {
+    let mut client = Client::initialized("2025-11-25");
+    for wrong in [
+        json!(true),
+        json!(0),
+        json!("0"),
+        json!(-1),
+        json!(1.5),
+        json!(1e30),
+        json!([1]),
+        json!({}),
+    ] {
+        let message = client.tool_error("terminal_read", json!({"session_id": wrong}));
+        assert_eq!(
+            message,
+            format!(
+                "terminal_read: `session_id` must be a session id (a whole number from 1, as terminal_start returned it) or a session's name (terminal_list shows them), not {wrong}"
+            )
+        );
+    }
+    let message = client.tool_error("terminal_close", json!({"session_id": 1e17}));
+    assert!(message.contains("must be a session id"), "{message}");
+    // Exact floats and numeric strings still name a session.
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}));
+    let id = cat["session_id"].as_u64().unwrap();
+    for given in [json!(id as f64), json!(format!(" {id}"))] {
+        let read = client.tool("terminal_read", json!({"session_id": given}));
+        assert_eq!(read["session_id"], id, "{read}");
+    }
+    client.finish();
+}
+
 /// `terminal_run` checks its line before it starts a shell for it: a control character (which
 /// the shell's line editor would take as a key) or a blank line is refused in the tool's words,
 /// and no shell is started and closed for nothing.

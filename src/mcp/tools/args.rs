@@ -223,7 +223,13 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
                     ToolError::new(format!("{}: `{}`: {}", tool.name, arg.name, err.message))
                 })
             }
-            _ => parse_number(tool, arg, value),
+            _ => match whole_number(value) {
+                Some(id) if id >= 1 => Ok(Parsed::UInt(id)),
+                _ => Err(wrong(
+                    "a session id (a whole number from 1, as terminal_start returned it) or a session's name (terminal_list shows them)",
+                    value,
+                )),
+            },
         },
         Kind::UInt { .. } => parse_number(tool, arg, value),
         Kind::Strings => match value {
@@ -282,18 +288,22 @@ fn parse_number<'a>(
 }
 
 /// The whole number `value` gives, as the tools read one: a JSON integer, a float with no
-/// fraction (`1.0`), or a numeric string, blanks around it ignored (`" 1"`). The server's
+/// fraction (`1.0`) that is exact (at most 2^53: `1e30` is no particular whole number), or
+/// a numeric string, blanks around it ignored (`" 1"`). The server's
 /// check of who holds a session reads a `session_id` with this too, so that it names the
 /// session the tool acts on.
 pub(crate) fn whole_number(value: &Value) -> Option<u64> {
     match value {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f)).map(|f| f as u64)
+        }),
         Value::String(s) => s.trim().parse::<u64>().ok(),
         _ => None,
     }
 }
+
+/// The largest whole number a float holds exactly, with every whole number below it: 2^53.
+const EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// Refuses an environment variable name that no environment can hold: empty, or containing
 /// `=` (the environment entry `A=B=c` would set `A` to `B=c`) or NUL.
