@@ -1193,6 +1193,79 @@ fn a_read_timeout_without_a_wait_is_refused_naming_the_conditions() {
     client.finish();
 }
 
+/// An argument of megabytes that is wrong comes back in the error by its start and size, or
+/// the error is cut to about 2 KiB keeping its start and its advice; a model is never sent its
+/// megabytes back. The session beside the calls is untouched.
+#[test]
+fn errors_repeat_megabytes_of_arguments_only_by_their_start() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT, "input_wait": true}));
+    let id = cat["session_id"].clone();
+    let big = "x".repeat(2 << 20);
+    let shown = format!("\"{}\"… ({} bytes)", &big[..60], big.len());
+    for (tool, arguments, expected) in [
+        ("terminal_read", json!({"session_id": big}), "invalid session name"),
+        ("terminal_read", json!({"session_id": id, "for_cursor": big}), "for_cursor must be"),
+        ("terminal_read", json!({"session_id": id, "lines": big}), "lines must be"),
+        ("terminal_read", json!({"session_id": id, big.as_str(): 1}), "does not take"),
+        ("terminal_start", json!({"argv": ["cat"], "name": big}), "invalid session name"),
+        ("terminal_start", json!({"argv": ["cat"], "env": {format!("{big}="): "1"}}), "`env` has"),
+    ] {
+        let message = client.tool_error(tool, arguments);
+        let start = format!("\"{}\"… (", &big[..60]);
+        assert!(message.contains(expected) && message.contains(&start), "{}", &message[..200]);
+        assert!(message.len() < 1024, "{tool}: {} bytes", message.len());
+    }
+    // Messages of the library that name what was given are cut, their start and end kept.
+    for (tool, arguments, start, end) in [
+        (
+            "terminal_read",
+            json!({"session_id": id, "for_regex": format!("{big}(")}),
+            "invalid input: bad regular expression",
+            "with a backslash to match them as text",
+        ),
+        (
+            "terminal_read",
+            json!({"session_id": id, "search": format!("{big}(")}),
+            "search: bad regular expression",
+            "with a backslash to match them as text",
+        ),
+        (
+            "terminal_signal",
+            json!({"session_id": id, "signal": big}),
+            "invalid input: unknown signal",
+            "(with or without SIG)",
+        ),
+        (
+            "terminal_start",
+            json!({"argv": ["cat"], "cwd": format!("/{big}")}),
+            "cannot start \"cat\": working directory /xxx",
+            "does not exist or is not a directory",
+        ),
+        (
+            "terminal_send",
+            json!({"session_id": id, "keys": format!("<{big}>")}),
+            "invalid key \"<xxx",
+            "",
+        ),
+    ] {
+        let message = client.tool_error(tool, arguments);
+        assert!(message.len() <= 2048 + 64, "{tool}: {} bytes", message.len());
+        assert!(message.starts_with(start) && message.ends_with(end), "{message}");
+        assert!(message.contains(" bytes of this message left out …]"), "{message}");
+    }
+    // A look-up's answer names what it looked for by its start too.
+    let found = client.call("terminal_read", json!({"session_id": id, "find": big}));
+    assert_eq!(text(&found), format!("[cat waiting for keys]\n{shown} is not on the screen"));
+    let unknown = client.fails("tools/call", json!({"name": big, "arguments": {}}), -32602);
+    let message = unknown["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("unknown tool {shown}; the tools are")), "{message}");
+    let sent = client
+        .tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.finish();
+}
+
 /// A `session_id` that is neither a whole number from 1 nor a name is refused saying it is a
 /// session's id or name, and a float too large to be any particular whole number (`1e30`) is no
 /// id: it read as 18446744073709551615 ("session 18446744073709551615 does not exist").

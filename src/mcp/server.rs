@@ -319,7 +319,11 @@ impl Server {
             Some(Value::String(name)) => {
                 return responder.error(&RpcError::new(
                     INVALID_PARAMS,
-                    format!("unknown tool {name:?}; the tools are {}", tools::NAMES.join(", ")),
+                    format!(
+                        "unknown tool {}; the tools are {}",
+                        tools::quoted(name),
+                        tools::NAMES.join(", ")
+                    ),
                 ));
             }
             _ => {

@@ -47,7 +47,14 @@ impl<'a> Args<'a> {
         if !unknown.is_empty() {
             unknown.sort_unstable();
             let accepted: Vec<&str> = tool.args().map(|arg| arg.name).collect();
-            let these = unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let these = unknown
+                .iter()
+                .map(|k| match k.len() <= SHOWN_BYTES {
+                    true => format!("`{k}`"),
+                    false => quoted(k),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             return Err(ToolError::new(if accepted.is_empty() {
                 format!("{} takes no arguments; leave out {these}", tool.name)
             } else {
@@ -302,6 +309,20 @@ pub(crate) fn whole_number(value: &Value) -> Option<u64> {
     }
 }
 
+/// Longest value of a caller's that a message repeats whole.
+const SHOWN_BYTES: usize = 60;
+
+/// `value` quoted for a message (`"vim"`), or, when longer than [`SHOWN_BYTES`], its start
+/// and its length (`"xxxx…" (3000000 bytes)`): a message repeats what a caller gave so that
+/// they can find it in their call, never megabytes of it.
+pub(crate) fn quoted(value: &str) -> String {
+    if value.len() <= SHOWN_BYTES {
+        return format!("{value:?}");
+    }
+    let start = &value[..value.floor_char_boundary(SHOWN_BYTES)];
+    format!("{start:?}… ({} bytes)", value.len())
+}
+
 /// The largest whole number a float holds exactly, with every whole number below it: 2^53.
 const EXACT: f64 = 9_007_199_254_740_992.0;
 
@@ -311,9 +332,9 @@ fn check_env_name(tool: &ToolDef, name: &str) -> Result<(), ToolError> {
     let problem = if name.is_empty() {
         "an empty variable name".to_owned()
     } else if name.contains('=') {
-        format!("the variable name {name:?}, which contains `=`")
+        format!("the variable name {}, which contains `=`", quoted(name))
     } else if name.contains('\0') {
-        format!("the variable name {name:?}, which contains a NUL character")
+        format!("the variable name {}, which contains a NUL character", quoted(name))
     } else {
         return Ok(());
     };

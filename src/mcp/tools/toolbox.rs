@@ -125,7 +125,8 @@ impl Toolbox {
                 Some(tool) => enabled.push(tool.name),
                 None => {
                     return Err(crate::Error::InvalidInput(format!(
-                        "unknown tool {name:?}; the tools are {}",
+                        "unknown tool {}; the tools are {}",
+                        super::quoted(name),
                         catalog::NAMES.join(", ")
                     )));
                 }
@@ -198,7 +199,7 @@ impl Toolbox {
         };
         if !self.enabled.contains(&name) {
             let offered = self.enabled.join(", ");
-            return error(format!("unknown tool {name:?}; the tools are {offered}"));
+            return error(format!("unknown tool {}; the tools are {offered}", super::quoted(name)));
         }
         let mut arguments = match arguments {
             Value::Object(map) => map.clone(),
@@ -249,8 +250,7 @@ impl Toolbox {
         let started =
             std::thread::Builder::new().name("termloom-tool-call".into()).spawn(move || {
                 // Cancelled (the future was dropped): nobody waits for the result.
-                let Some((result, started)) =
-                    toolbox.call_starting(&name, &arguments, &own_cancel)
+                let Some((result, started)) = toolbox.call_starting(&name, &arguments, &own_cancel)
                 else {
                     return;
                 };

@@ -226,7 +226,8 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
     });
     parsed.ok_or_else(|| {
         ToolError::new(format!(
-            "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {at:?}"
+            "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {}",
+            super::args::quoted(at)
         ))
     })
 }
