@@ -148,6 +148,12 @@ pub struct Config {
     /// `fault-injection` feature.
     #[cfg(feature = "fault-injection")]
     pub inject_panic_on_input: Option<String>,
+    /// Test-only fault injection: an MCP tool call to the tool of this name (such as
+    /// `terminal_start`) is cancelled as its tool returns, before its answer is decided, as a
+    /// client's `notifications/cancelled` arriving just then would be. Present only with the
+    /// `fault-injection` feature.
+    #[cfg(feature = "fault-injection")]
+    pub inject_cancel_after_tool: Option<String>,
 }
 
 impl Default for Config {
@@ -192,6 +198,8 @@ impl Default for Config {
             inject_panic_on_output: None,
             #[cfg(feature = "fault-injection")]
             inject_panic_on_input: None,
+            #[cfg(feature = "fault-injection")]
+            inject_cancel_after_tool: None,
         }
     }
 }

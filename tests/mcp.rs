@@ -1184,6 +1184,187 @@ fn oversized_messages_are_refused_under_their_id_and_skipped() {
     client.finish();
 }
 
+/// `terminal_read` waits only for a condition given: a `timeout_ms` alone would bound nothing,
+/// and is refused naming the conditions (as `termloom read --timeout` alone is), the session
+/// untouched; with a condition it bounds the wait.
+#[test]
+fn a_read_timeout_without_a_wait_is_refused_naming_the_conditions() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT, "input_wait": true}));
+    let id = cat["session_id"].clone();
+    for arguments in [
+        json!({"session_id": id, "timeout_ms": 5000}),
+        json!({"session_id": id, "timeout_ms": 5000, "view": "screen"}),
+        json!({"session_id": id, "timeout_ms": 5000, "prompt": false, "exit": false}),
+        json!({"session_id": id, "timeout_ms": 5000, "lines": "0-"}),
+    ] {
+        let message = client.tool_error("terminal_read", arguments.clone());
+        assert!(
+            message.starts_with("terminal_read: `timeout_ms` bounds a wait, and no wait was asked for: give a condition too (for_text, for_regex,"),
+            "{arguments}: {message}"
+        );
+        assert!(message.ends_with("or leave out timeout_ms to read at once"), "{message}");
+    }
+    // The session is intact, and a timeout with a condition bounds its wait.
+    let read = client
+        .tool("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 200}));
+    assert_eq!(read["wait"]["outcome"], "timeout", "{read}");
+    let sent = client
+        .tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// An argument of megabytes that is wrong comes back in the error by its start and size, or
+/// the error is cut to about 2 KiB keeping its start and its advice; a model is never sent its
+/// megabytes back. The session beside the calls is untouched.
+#[test]
+fn errors_repeat_megabytes_of_arguments_only_by_their_start() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT, "input_wait": true}));
+    let id = cat["session_id"].clone();
+    let big = "x".repeat(2 << 20);
+    let shown = format!("\"{}\"… ({} bytes)", &big[..60], big.len());
+    for (tool, arguments, expected) in [
+        ("terminal_read", json!({"session_id": big}), "invalid session name"),
+        ("terminal_read", json!({"session_id": id, "for_cursor": big}), "for_cursor must be"),
+        ("terminal_read", json!({"session_id": id, "lines": big}), "lines must be"),
+        ("terminal_read", json!({"session_id": id, big.as_str(): 1}), "does not take"),
+        ("terminal_start", json!({"argv": ["cat"], "name": big}), "invalid session name"),
+        ("terminal_start", json!({"argv": ["cat"], "env": {format!("{big}="): "1"}}), "`env` has"),
+    ] {
+        let message = client.tool_error(tool, arguments);
+        let start = format!("\"{}\"… (", &big[..60]);
+        assert!(message.contains(expected) && message.contains(&start), "{}", &message[..200]);
+        assert!(message.len() < 1024, "{tool}: {} bytes", message.len());
+    }
+    // Messages of the library that name what was given are cut, their start and end kept.
+    for (tool, arguments, start, end) in [
+        (
+            "terminal_read",
+            json!({"session_id": id, "for_regex": format!("{big}(")}),
+            "invalid input: bad regular expression",
+            "with a backslash to match them as text",
+        ),
+        (
+            "terminal_read",
+            json!({"session_id": id, "search": format!("{big}(")}),
+            "search: bad regular expression",
+            "with a backslash to match them as text",
+        ),
+        (
+            "terminal_signal",
+            json!({"session_id": id, "signal": big}),
+            "invalid input: unknown signal",
+            "(with or without SIG)",
+        ),
+        (
+            "terminal_start",
+            json!({"argv": ["cat"], "cwd": format!("/{big}")}),
+            "cannot start \"cat\": working directory /xxx",
+            "does not exist or is not a directory",
+        ),
+        (
+            "terminal_send",
+            json!({"session_id": id, "keys": format!("<{big}>")}),
+            "invalid key \"<xxx",
+            "",
+        ),
+    ] {
+        let message = client.tool_error(tool, arguments);
+        assert!(message.len() <= 2048 + 64, "{tool}: {} bytes", message.len());
+        assert!(message.starts_with(start) && message.ends_with(end), "{message}");
+        assert!(message.contains(" bytes of this message left out …]"), "{message}");
+    }
+    // A look-up's answer names what it looked for by its start too.
+    let found = client.call("terminal_read", json!({"session_id": id, "find": big}));
+    assert_eq!(text(&found), format!("[cat waiting for keys]\n{shown} is not on the screen"));
+    let unknown = client.fails("tools/call", json!({"name": big, "arguments": {}}), -32602);
+    let message = unknown["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("unknown tool {shown}; the tools are")), "{message}");
+    let sent = client
+        .tool("terminal_send", json!({"session_id": id, "text": "ok", "for_screen_text": "ok"}));
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    client.finish();
+}
+
+/// A `session_id` that is neither a whole number from 1 nor a name is refused saying it is a
+/// session's id or name, and a float too large to be any particular whole number (`1e30`) is no
+/// id: it read as 18446744073709551615 ("session 18446744073709551615 does not exist").
+#[test]
+fn session_ids_of_the_wrong_kind_are_refused_as_ids_or_names() {
+    let mut client = Client::initialized("2025-11-25");
+    for wrong in [
+        json!(true),
+        json!(0),
+        json!("0"),
+        json!(-1),
+        json!(1.5),
+        json!(1e30),
+        json!([1]),
+        json!({}),
+    ] {
+        let message = client.tool_error("terminal_read", json!({"session_id": wrong}));
+        assert_eq!(
+            message,
+            format!(
+                "terminal_read: `session_id` must be a session id (a whole number from 1, as terminal_start returned it) or a session's name (terminal_list shows them), not {wrong}"
+            )
+        );
+    }
+    let message = client.tool_error("terminal_close", json!({"session_id": 1e17}));
+    assert!(message.contains("must be a session id"), "{message}");
+    // Exact floats and numeric strings still name a session.
+    let cat = client.tool("terminal_start", json!({"argv": ["cat"]}));
+    let id = cat["session_id"].as_u64().unwrap();
+    for given in [json!(id as f64), json!(format!(" {id}"))] {
+        let read = client.tool("terminal_read", json!({"session_id": given}));
+        assert_eq!(read["session_id"], id, "{read}");
+    }
+    client.finish();
+}
+
+/// `terminal_run` checks its line before it starts a shell for it: a control character (which
+/// the shell's line editor would take as a key) or a blank line is refused in the tool's words,
+/// and no shell is started and closed for nothing.
+#[test]
+fn a_run_line_the_shell_would_not_take_starts_no_shell() {
+    let mut client = Client::initialized("2025-11-25");
+    for (command, expected) in [
+        (
+            "echo a\u{1}b",
+            "terminal_run: `command` holds the control character U+0001, which the shell would take as a key",
+        ),
+        ("echo a\u{0}b", "control character U+0000"),
+        ("echo a\rb", "terminal_run: `command` must be one line"),
+        ("   ", "terminal_run: `command` is blank; give the command line to run"),
+    ] {
+        let message = client.tool_error("terminal_run", json!({"command": command}));
+        assert!(message.contains(expected), "{command:?}: {message}");
+    }
+    let listed = client.tool("terminal_list", json!({}));
+    assert_eq!(listed["sessions"], json!([]), "{listed}");
+    client.finish();
+}
+
+/// `lines="N-"` from the largest line number reads to the end like any other: it was said to
+/// end before it began.
+#[test]
+fn lines_from_the_largest_number_read_to_the_end() {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "echo one; exec cat"], "for_text": "one"}),
+    );
+    let id = started["session_id"].clone();
+    let message = client
+        .tool_error("terminal_read", json!({"session_id": id, "lines": "18446744073709551615-"}));
+    assert!(message.contains("the transcript holds lines 0-"), "{message}");
+    assert!(!message.contains("ends before it begins"), "{message}");
+    client.finish();
+}
+
 #[test]
 fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     let mut client = Client::initialized("2025-11-25");
@@ -1955,6 +2136,51 @@ fn a_panic_in_one_session_ends_that_session_only() {
     assert_eq!(echoed["wait"]["outcome"], "matched", "{echoed}");
     client.tool("terminal_run", json!({"command": "echo new session"}));
     client.finish();
+}
+
+/// With the `fault-injection` feature, a call that started a session is cancelled as its tool
+/// returns, after it has its result and before its answer is decided: no answer is sent, so
+/// the session it started, which only that answer named, is closed and its name freed (it
+/// was left running, named, and nobody knew its id).
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_start_cancelled_as_it_answers_leaves_no_session_behind() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let starts = [
+        ("terminal_start", json!({"name": "orphan", "argv": KEYS_CAT, "input_wait": true})),
+        ("terminal_run", json!({"command": "echo kept", "keep_session": true})),
+    ];
+    for (tool, arguments) in starts {
+        let config = Config { inject_cancel_after_tool: Some(tool.into()), ..Config::default() };
+        let engine = Engine::new(config).expect("engine starts");
+        let mut client = Client::serving(engine, ServeOptions::default());
+        client.initialize("2025-11-25");
+        client.notify("notifications/initialized", json!({}));
+        let start =
+            client.send_request("tools/call", json!({"name": tool, "arguments": arguments}));
+        let deadline = Instant::now() + LONG;
+        let listed = loop {
+            let listed = client.tool("terminal_list", json!({}));
+            let state = &listed["sessions"][0]["state"];
+            if !state.is_null() && state != "running" {
+                break listed;
+            }
+            assert!(Instant::now() < deadline, "{tool}: the session was left running: {listed}");
+        };
+        assert!(listed["sessions"][0]["name"].is_null(), "{tool}: {listed}");
+        if tool == "terminal_start" {
+            let message = client.tool_error("terminal_read", json!({"session_id": "orphan"}));
+            assert!(message.contains("no session is named \"orphan\""), "{message}");
+            let again = client.tool("terminal_list", json!({}));
+            assert!(again["sessions"][0]["name"].is_null(), "{again}");
+        }
+        // The cancelled call was not answered.
+        client.tool("terminal_list", json!({}));
+        assert!(!client.stash.contains_key(&start.to_string()), "{tool} was answered");
+        client.finish();
+    }
 }
 
 /// Every call reads, so a wait must still find text written over a line a call already

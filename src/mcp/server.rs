@@ -319,7 +319,11 @@ impl Server {
             Some(Value::String(name)) => {
                 return responder.error(&RpcError::new(
                     INVALID_PARAMS,
-                    format!("unknown tool {name:?}; the tools are {}", tools::NAMES.join(", ")),
+                    format!(
+                        "unknown tool {}; the tools are {}",
+                        tools::quoted(name),
+                        tools::NAMES.join(", ")
+                    ),
                 ));
             }
             _ => {
@@ -462,7 +466,17 @@ impl Job {
         let call =
             Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs, largest };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
+        #[cfg(feature = "fault-injection")]
+        if engine.config().inject_cancel_after_tool.as_deref() == Some(name.as_str()) {
+            token.cancel();
+        }
         let cancelled = token.is_cancelled();
+        if cancelled && let Ok(Some(Ok(output))) = &outcome {
+            // Cancelled after the tool had its result: the result is not sent, so a session
+            // it started, which only the result names, is closed rather than left running.
+            // (A cancellation that comes after this check is too late: the result is sent.)
+            tools::abandon(&call, output);
+        }
         // The call stops running once its answer is decided, so that a client sending its
         // next call as soon as it reads this answer finds the place free; it still counts
         // until the answer is queued (a client that does not read holds it there).

@@ -47,7 +47,14 @@ impl<'a> Args<'a> {
         if !unknown.is_empty() {
             unknown.sort_unstable();
             let accepted: Vec<&str> = tool.args().map(|arg| arg.name).collect();
-            let these = unknown.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+            let these = unknown
+                .iter()
+                .map(|k| match k.len() <= SHOWN_BYTES {
+                    true => format!("`{k}`"),
+                    false => quoted(k),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
             return Err(ToolError::new(if accepted.is_empty() {
                 format!("{} takes no arguments; leave out {these}", tool.name)
             } else {
@@ -72,6 +79,11 @@ impl<'a> Args<'a> {
             values.extend(parsed.map(|parsed| (arg.name, parsed)));
         }
         Ok(Args { tool, values, given })
+    }
+
+    /// The name of the tool called.
+    pub(crate) fn tool_name(&self) -> &'static str {
+        self.tool.name
     }
 
     /// Whether the call gave `name` itself (a default does not count).
@@ -218,7 +230,13 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
                     ToolError::new(format!("{}: `{}`: {}", tool.name, arg.name, err.message))
                 })
             }
-            _ => parse_number(tool, arg, value),
+            _ => match whole_number(value) {
+                Some(id) if id >= 1 => Ok(Parsed::UInt(id)),
+                _ => Err(wrong(
+                    "a session id (a whole number from 1, as terminal_start returned it) or a session's name (terminal_list shows them)",
+                    value,
+                )),
+            },
         },
         Kind::UInt { .. } => parse_number(tool, arg, value),
         Kind::Strings => match value {
@@ -277,18 +295,36 @@ fn parse_number<'a>(
 }
 
 /// The whole number `value` gives, as the tools read one: a JSON integer, a float with no
-/// fraction (`1.0`), or a numeric string, blanks around it ignored (`" 1"`). The server's
+/// fraction (`1.0`) that is exact (at most 2^53: `1e30` is no particular whole number), or
+/// a numeric string, blanks around it ignored (`" 1"`). The server's
 /// check of who holds a session reads a `session_id` with this too, so that it names the
 /// session the tool acts on.
 pub(crate) fn whole_number(value: &Value) -> Option<u64> {
     match value {
-        Value::Number(n) => n
-            .as_u64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0).map(|f| f as u64)),
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..=EXACT).contains(f)).map(|f| f as u64)
+        }),
         Value::String(s) => s.trim().parse::<u64>().ok(),
         _ => None,
     }
 }
+
+/// Longest value of a caller's that a message repeats whole.
+const SHOWN_BYTES: usize = 60;
+
+/// `value` quoted for a message (`"vim"`), or, when longer than [`SHOWN_BYTES`], its start
+/// and its length (`"xxxx…" (3000000 bytes)`): a message repeats what a caller gave so that
+/// they can find it in their call, never megabytes of it.
+pub(crate) fn quoted(value: &str) -> String {
+    if value.len() <= SHOWN_BYTES {
+        return format!("{value:?}");
+    }
+    let start = &value[..value.floor_char_boundary(SHOWN_BYTES)];
+    format!("{start:?}… ({} bytes)", value.len())
+}
+
+/// The largest whole number a float holds exactly, with every whole number below it: 2^53.
+const EXACT: f64 = 9_007_199_254_740_992.0;
 
 /// Refuses an environment variable name that no environment can hold: empty, or containing
 /// `=` (the environment entry `A=B=c` would set `A` to `B=c`) or NUL.
@@ -296,9 +332,9 @@ fn check_env_name(tool: &ToolDef, name: &str) -> Result<(), ToolError> {
     let problem = if name.is_empty() {
         "an empty variable name".to_owned()
     } else if name.contains('=') {
-        format!("the variable name {name:?}, which contains `=`")
+        format!("the variable name {}, which contains `=`", quoted(name))
     } else if name.contains('\0') {
-        format!("the variable name {name:?}, which contains a NUL character")
+        format!("the variable name {}, which contains a NUL character", quoted(name))
     } else {
         return Ok(());
     };

@@ -24,9 +24,22 @@ const SHELL_START: Duration = Duration::from_secs(20);
 /// `terminal_run`.
 pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let command = args.required_str("command")?;
-    if command.contains('\n') {
+    if command.contains(['\n', '\r']) {
         return Err(ToolError::new(
             "terminal_run: `command` must be one line; join commands with ; or &&, or write a script and run it",
+        ));
+    }
+    // Checked before a shell is started for it: the line is typed, and its line editor would
+    // take a control character as a key (Escape, Tab's completion, Ctrl-C).
+    if let Some(control) = command.chars().find(|c| c.is_control()) {
+        return Err(ToolError::new(format!(
+            "terminal_run: `command` holds the control character U+{:04X}, which the shell would take as a key, since the line is typed: write it with the shell's quoting ($'\\t', $'\\e'), or type it with terminal_send keys; nothing was run",
+            u32::from(control)
+        )));
+    }
+    if command.trim().is_empty() {
+        return Err(ToolError::new(
+            "terminal_run: `command` is blank; give the command line to run",
         ));
     }
     let timeout = Duration::from_millis(args.required_uint("timeout_ms")?);
@@ -134,6 +147,8 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let ran = Ran { id: session.id(), new_session, closed, alternate, retained };
     let mut budget = Budget::new(call, max);
     let mut output = run_result(ran, command, &result, &mut budget);
+    // The shell it started and left open is named by this result alone.
+    output.started = (new_session && !closed).then(|| session.id());
     if alternate && !closed {
         // The full-screen program the command left (a pager, an editor) is what the next step
         // answers: its screen comes with the result, as terminal_read would show it, within

@@ -39,6 +39,7 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let mut output = show(call, &session, view, report.as_ref(), true)?;
+        output.started = Some(session.id());
         if let Some(path) = session.info().ok().and_then(|info| info.recording) {
             output.text.push_str(&format!("[recording to {}]\n", path.display()));
             output.structured["recording"] = serde_json::json!(path);
@@ -391,7 +392,8 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
         }
         (Some(text), None, None) => screen.find(text).map(|at| (at.row, at.col)).ok_or_else(|| {
             ToolError::new(format!(
-                "{text:?} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\""
+                "{} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\"",
+                super::args::quoted(text)
             ))
         })?,
         (None, Some(row), Some(col)) => (row as u16, col as u16),

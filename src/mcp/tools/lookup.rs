@@ -137,13 +137,15 @@ fn lines(
 ) -> Result<(String, serde_json::Value), ToolError> {
     let bad = || {
         ToolError::new(format!(
-            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback) or \"FIRST-\" to the end, e.g. \"120-160\"; got {range:?}"
+            "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback) or \"FIRST-\" to the end, e.g. \"120-160\"; got {}",
+            super::args::quoted(range)
         ))
     };
     let (from, to) = range.split_once('-').ok_or_else(bad)?;
     let from: u64 = from.trim().parse().map_err(|_| bad())?;
     let to: u64 = match to.trim() {
-        "" => u64::MAX - 1,
+        // To the end (a line past the last there can be).
+        "" => from.max(u64::MAX - 1),
         to => to.parse().map_err(|_| bad())?,
     };
     if to < from {
@@ -151,7 +153,7 @@ fn lines(
             "lines {range:?} ends before it begins: give the first line, then the last"
         )));
     }
-    let found = session.transcript_lines(from..to + 1, max)?;
+    let found = session.transcript_lines(from..to.saturating_add(1), max)?;
     let Some((last, _)) = found.lines.last() else {
         let why = match (found.first, found.end) {
             (_, 0) => "the transcript has no settled line yet".to_owned(),
@@ -227,13 +229,15 @@ fn find(session: &Session, needle: &str) -> Result<(String, serde_json::Value), 
     let places: Vec<(u16, u16)> = screen.find_all(needle).map(|at| (at.row, at.col)).collect();
     let listed: Vec<String> =
         places.iter().take(MAX_FOUND).map(|(row, col)| format!("row {row} col {col}")).collect();
+    // (What was looked for is shown by its start when long: it was the caller's own.)
+    let shown = super::args::quoted(needle);
     let block = match places.len() {
-        0 => format!("{needle:?} is not on the screen"),
+        0 => format!("{shown} is not on the screen"),
         n if n > MAX_FOUND => format!(
-            "{needle:?} is on the screen {n} times; the first {MAX_FOUND}: {}",
+            "{shown} is on the screen {n} times; the first {MAX_FOUND}: {}",
             listed.join(", ")
         ),
-        _ => format!("{needle:?} is on the screen at {}", listed.join(", ")),
+        _ => format!("{shown} is on the screen at {}", listed.join(", ")),
     };
     let places: Vec<[u16; 2]> = places.iter().map(|&(row, col)| [row, col]).collect();
     Ok((block, json!({"session_id": session.id().0, "found": places})))

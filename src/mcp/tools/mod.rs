@@ -36,7 +36,7 @@ use catalog::TOOLS;
 use names::{Names, SessionRef};
 use screen_diff::SeenScreens;
 
-pub(crate) use args::whole_number;
+pub(crate) use args::{quoted, whole_number};
 pub(crate) use catalog::{MAX_TIMEOUT_MS, NAMES};
 
 /// What a tool produced.
@@ -47,13 +47,28 @@ pub(crate) struct ToolOutput {
     pub structured: Value,
     /// A PNG image to send beside the text (`terminal_read png=true`).
     pub image: Option<Vec<u8>>,
+    /// A session the call started and left open, which only this output names to the
+    /// caller: an output that is never delivered (the call was cancelled as it ended) must
+    /// not leave it behind ([`abandon`]).
+    pub started: Option<SessionId>,
 }
 
 impl ToolOutput {
-    /// Text and structured data, no image.
+    /// Text and structured data, no image, no session started.
     pub(crate) fn new(text: String, structured: Value) -> ToolOutput {
-        ToolOutput { text, structured, image: None }
+        ToolOutput { text, structured, image: None, started: None }
     }
+}
+
+/// Undoes what an output that will never be delivered started: the session it names
+/// ([`ToolOutput::started`]) is closed and forgotten, its name freed, since nobody will learn
+/// its id to close it.
+pub(crate) fn abandon(call: &Call, output: &ToolOutput) {
+    let Some(id) = output.started else { return };
+    if let Ok(session) = call.engine.session(id) {
+        let _ = session.close();
+    }
+    call.caller.forget(id);
 }
 
 /// `bytes` in base64 (RFC 4648, with padding), as MCP's image content carries them (a few
@@ -400,9 +415,33 @@ pub(crate) fn run(
         }
         Err(mut err) => {
             shown_controls(&mut err.message);
+            bound_message(&mut err.message);
             Some(Err(err))
         }
     }
+}
+
+/// The longest error message a call returns.
+const MAX_ERROR_BYTES: usize = 2048;
+/// How much of the start of a longer message is kept ([`bound_message`]); the end keeps the
+/// rest of [`MAX_ERROR_BYTES`].
+const ERROR_HEAD_BYTES: usize = 1400;
+
+/// Holds an error message to [`MAX_ERROR_BYTES`]: one that repeats megabytes a call gave (a
+/// program name, a pattern, a path, named in the library's message) keeps its start, which
+/// says what is wrong, and its end, which says what to do, and says how much it left out.
+fn bound_message(message: &mut String) {
+    if message.len() <= MAX_ERROR_BYTES {
+        return;
+    }
+    let head = message.floor_char_boundary(ERROR_HEAD_BYTES);
+    let tail = message.ceil_char_boundary(message.len() - (MAX_ERROR_BYTES - ERROR_HEAD_BYTES));
+    *message = format!(
+        "{}[… {} bytes of this message left out …]{}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    );
 }
 
 /// Replaces the control characters in `text` but line feeds and tabs by visible stand-ins

@@ -68,7 +68,8 @@ pub(crate) fn check_name(name: &str) -> Result<(), ToolError> {
         Ok(())
     } else {
         Err(ToolError::new(format!(
-            "invalid session name {name:?}: use 1 to {MAX_NAME} {NAME_RULE}"
+            "invalid session name {}: use 1 to {MAX_NAME} {NAME_RULE}",
+            super::args::quoted(name)
         )))
     }
 }

@@ -125,7 +125,8 @@ impl Toolbox {
                 Some(tool) => enabled.push(tool.name),
                 None => {
                     return Err(crate::Error::InvalidInput(format!(
-                        "unknown tool {name:?}; the tools are {}",
+                        "unknown tool {}; the tools are {}",
+                        super::quoted(name),
                         catalog::NAMES.join(", ")
                     )));
                 }
@@ -182,11 +183,23 @@ impl Toolbox {
         arguments: &Value,
         cancel: &ToolCancel,
     ) -> Option<ToolResult> {
-        let error =
-            |text: String| Some(ToolResult { text, structured: None, is_error: true, image: None });
+        self.call_starting(name, arguments, cancel).map(|(result, _)| result)
+    }
+
+    /// [`Toolbox::call_cancellable`], with the session the call started and left open, which
+    /// only its result names (see [`ToolOutput::started`]).
+    fn call_starting(
+        &self,
+        name: &str,
+        arguments: &Value,
+        cancel: &ToolCancel,
+    ) -> Option<(ToolResult, Option<crate::SessionId>)> {
+        let error = |text: String| {
+            Some((ToolResult { text, structured: None, is_error: true, image: None }, None))
+        };
         if !self.enabled.contains(&name) {
             let offered = self.enabled.join(", ");
-            return error(format!("unknown tool {name:?}; the tools are {offered}"));
+            return error(format!("unknown tool {}; the tools are {offered}", super::quoted(name)));
         }
         let mut arguments = match arguments {
             Value::Object(map) => map.clone(),
@@ -210,14 +223,17 @@ impl Toolbox {
         // A call whose wait the cancellation ended is cancelled: nothing is returned, as the
         // MCP server sends nothing for it. (A call that had finished when the cancellation
         // came is answered: a session it started is in its result.)
-        if outcome.as_ref().is_ok_and(|output| output.structured["wait"]["outcome"] == "cancelled")
+        if let Ok(output) = &outcome
+            && output.structured["wait"]["outcome"] == "cancelled"
         {
+            super::abandon(&call, output);
             return None;
         }
         match outcome {
-            Ok(ToolOutput { text, structured, image }) => {
-                Some(ToolResult { text, structured: Some(structured), is_error: false, image })
-            }
+            Ok(ToolOutput { text, structured, image, started }) => Some((
+                ToolResult { text, structured: Some(structured), is_error: false, image },
+                started,
+            )),
             Err(err) => error(err.message),
         }
     }
@@ -234,8 +250,19 @@ impl Toolbox {
         let started =
             std::thread::Builder::new().name("termloom-tool-call".into()).spawn(move || {
                 // Cancelled (the future was dropped): nobody waits for the result.
-                if let Some(result) = toolbox.call_cancellable(&name, &arguments, &own_cancel) {
-                    Reply::Future(producer).send(Ok(result));
+                let Some((result, started)) = toolbox.call_starting(&name, &arguments, &own_cancel)
+                else {
+                    return;
+                };
+                // Dropped as the call ended: a session only the result names is not left
+                // behind.
+                if !Reply::Future(producer).send(Ok(result))
+                    && let Some(id) = started
+                {
+                    if let Ok(session) = toolbox.engine.session(id) {
+                        let _ = session.close();
+                    }
+                    toolbox.caller.forget(id);
                 }
             });
         match started {

@@ -121,6 +121,15 @@ pub(crate) fn plan(
     let transcript_only = !implicit && transcript_conditions == events.len();
     if implicit {
         if default == DefaultWait::None {
+            // Nothing is waited for, so a timeout would bound nothing: said, rather than
+            // silently ignored (`termloom read --timeout` alone is refused the same way).
+            if timeout.is_some() {
+                return Err(ToolError::new(format!(
+                    "{}: `timeout_ms` bounds a wait, and no wait was asked for: give a condition too ({}), or leave out timeout_ms to read at once",
+                    args.tool_name(),
+                    WAIT_CONDITIONS.join(", ")
+                )));
+            }
             return Ok(None);
         }
         let ready = match default {
@@ -138,6 +147,21 @@ pub(crate) fn plan(
     let until = any(events).expect("a plan has a condition");
     Ok(Some(Plan { until, timeout, implicit, transcript_only, places, typed_line: None }))
 }
+
+/// The wait fields that are conditions (every one but `screen_row`, which only narrows two of
+/// them, and `timeout_ms`), as an error names them.
+const WAIT_CONDITIONS: [&str; 10] = [
+    "for_text",
+    "for_regex",
+    "for_screen_text",
+    "for_screen_regex",
+    "for_cursor",
+    "quiet_ms",
+    "stable_ms",
+    "prompt=true",
+    "input_wait=true",
+    "exit=true",
+];
 
 /// The conditions a call's wait fields ask for, how many of them look at the transcript, and
 /// the screen places they look at.
@@ -202,7 +226,8 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
     });
     parsed.ok_or_else(|| {
         ToolError::new(format!(
-            "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {at:?}"
+            "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {}",
+            super::args::quoted(at)
         ))
     })
 }
