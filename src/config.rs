@@ -57,6 +57,13 @@ pub struct Config {
     /// [`Error::PasteTooLarge`](crate::Error::PasteTooLarge) before any of it is queued. Default
     /// 16 MiB, range 1 KiB..=1 GiB.
     pub paste_bytes: usize,
+    /// Most waits pending on one session at once: [`Session::wait`](crate::Session::wait) and
+    /// its kin, their futures, [`PendingWait`](crate::PendingWait)s and the MCP tool calls
+    /// that wait. One more is refused with
+    /// [`Error::TooManyWaits`](crate::Error::TooManyWaits) before anything it would type is
+    /// typed; each pending wait keeps a copy of what its reader had read of the screen, and
+    /// output is checked against every one. Default 256, range 1..=100,000.
+    pub max_waits: usize,
     /// Bound of the queue of requests from callers to the reactor. Callers block when it is
     /// full. Default 1024, range 1..=1,000,000.
     pub request_queue: usize,
@@ -171,6 +178,7 @@ impl Default for Config {
             record_every_session: false,
             write_queue_bytes: 1 << 20,
             paste_bytes: 16 << 20,
+            max_waits: 256,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
             input_settle: Duration::from_millis(50),
@@ -240,6 +248,7 @@ impl Config {
         check("recording_file_bytes", self.recording_file_bytes, 4 << 10, 1 << 40)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("paste_bytes", self.paste_bytes, 1 << 10, 1 << 30)?;
+        check("max_waits", self.max_waits, 1, 100_000)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;
         let s = Duration::from_secs;

@@ -44,6 +44,7 @@ struct ConfigFile {
     recording_file_bytes: Option<Whole>,
     write_queue_bytes: Option<Whole>,
     paste_bytes: Option<Whole>,
+    max_waits: Option<Whole>,
     request_queue: Option<Whole>,
     quiet_ms: Option<Whole>,
     input_settle_ms: Option<Whole>,
@@ -174,7 +175,7 @@ impl Config {
         set!(cgroups, env_allow, env_deny, record_every_session);
         set_number!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes);
         set_number!(write_queue_bytes, request_queue, max_sessions, max_closed_sessions);
-        set_number!(max_readers, raw_output_bytes, recording_file_bytes, paste_bytes);
+        set_number!(max_readers, raw_output_bytes, recording_file_bytes, paste_bytes, max_waits);
         set_number!(
             max_osc_bytes,
             max_title_bytes,
@@ -264,6 +265,7 @@ mod tests {
             ("rows = -1", "rows is -1; allowed range is 1..=500"),
             ("scrollback_lines = -3", "scrollback_lines is -3; allowed range is 1..=10000000"),
             ("max_title_stack = -1", "max_title_stack is -1; allowed range is 0..=4096"),
+            ("max_waits = 0", "max_waits is 0; allowed range is 1..=100000"),
             ("quiet_ms = -5", "quiet_ms is -5; allowed range is 1ms..=3600s"),
             ("idle_timeout_ms = -5", "idle_timeout_ms is -5; allowed range is 1s..=2592000s"),
         ] {

@@ -60,6 +60,14 @@ pub enum Error {
         /// The bound (`Config::paste_bytes`).
         capacity: usize,
     },
+    /// The session has `Config::max_waits` waits pending already; the wait was refused (and
+    /// nothing it would have typed was typed).
+    TooManyWaits {
+        /// The session.
+        session: SessionId,
+        /// The bound (`Config::max_waits`).
+        limit: usize,
+    },
     /// A terminal size outside the accepted range.
     InvalidSize {
         /// Requested columns.
@@ -212,6 +220,10 @@ impl fmt::Display for Error {
             Error::PasteTooLarge { session, waiting, attempted, capacity } => write!(
                 f,
                 "the paste to session {session} is {attempted} bytes and {waiting} bytes of pastes already wait for the program to read; pastes waiting are bounded at {capacity} bytes (Config::paste_bytes): paste in smaller parts as the program reads them"
+            ),
+            Error::TooManyWaits { session, limit } => write!(
+                f,
+                "session {session} has {limit} waits pending, its bound (Config::max_waits); nothing was typed: wait for one to end, or cancel one, before starting another"
             ),
             Error::InvalidSize { cols, rows } => write!(
                 f,

@@ -1750,3 +1750,44 @@ while :; do printf '\033[?2026h\033[H%s\033[0m\033[?2026l' "$f"; sleep 0.1; done
     assert!(outcome.matched().is_some(), "{outcome}");
     s.close().unwrap();
 }
+
+/// Waits pending on one session are bounded (`Config::max_waits`): one past the bound is
+/// refused with `Error::TooManyWaits`, and one that would type first types nothing; the
+/// pending waits still end, the bound frees as they do, and another session is untouched.
+/// Before, any number of waits (each with a copy of what its reader had read of the screen,
+/// each checked against every output) piled up on a session.
+#[test]
+fn waits_pending_on_a_session_are_bounded() {
+    let engine = Engine::new(Config { max_waits: 8, ..Config::default() }).unwrap();
+    let s = bash(&engine);
+    let other = bash(&engine);
+    let pending: Vec<_> =
+        (0..8).map(|_| s.start_wait(Until::text("go-ahead"), LONG).unwrap()).collect();
+    for _ in 0..1000 {
+        let err = s.start_wait(Until::text("go-ahead"), LONG).unwrap().finish().unwrap_err();
+        assert!(matches!(err, Error::TooManyWaits { limit: 8, .. }), "{err:?}");
+    }
+    let err = s.send_keys_and_wait("echo typed<Enter>", Until::text("typed"), LONG).unwrap_err();
+    assert!(
+        matches!(err, Error::TooManyWaits { session, limit: 8 } if session == s.id()),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("Config::max_waits"), "{err}");
+    assert_eq!(s.info().unwrap().pending_waits, 8);
+    // The other session is untouched: its waits are its own (seven, and the one below).
+    let extra: Vec<_> =
+        (0..7).map(|_| other.start_wait(Until::text("never-printed"), LONG).unwrap()).collect();
+    other.send_keys("echo other-$((6*7))<Enter>").unwrap();
+    expect(&other, Until::text("other-42"));
+    drop(extra);
+    // Nothing was typed into the session whose wait was refused.
+    assert!(!s.screen().unwrap().to_string().contains("typed"), "{}", s.screen().unwrap());
+    // Its pending waits end as usual, and the bound frees as they do.
+    s.send_keys("echo go-ahead<Enter>").unwrap();
+    for wait in pending {
+        let outcome = wait.finish().unwrap();
+        assert!(!outcome.is_timeout(), "{outcome:?}");
+    }
+    assert_eq!(s.info().unwrap().pending_waits, 0);
+    s.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
+}

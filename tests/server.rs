@@ -2143,3 +2143,64 @@ fn every_failure_under_json_is_one_error_object_on_stdout() {
     let typed = server.cli(&["send", "99", "--text", "--json"]);
     assert!(typed.stdout.is_empty() && !typed.stderr.is_empty(), "{}", describe(&typed));
 }
+
+/// A client that sends reads and does not read their answers holds only its own connection
+/// up: its answers wait within `ServerOptions::max_queued_bytes` (8 MiB; 60 reads of 256 KiB
+/// pass it), then its calls wait for room and the server stops taking its requests; the
+/// other connections are served, the session goes on, and the client gets every answer
+/// once it reads. (`mcp::outbox`'s tests hold the bound itself; before, up to 256 answers
+/// of up to a megabyte each were queued.)
+#[test]
+fn a_client_that_does_not_read_its_answers_holds_up_only_itself() {
+    let server = TestServer::start(&[]);
+    let script = "awk 'BEGIN { s = sprintf(\"%400s\", \"\"); gsub(/ /, \"x\", s); \
+                  for (i = 0; i < 2800; i++) print i s }'; echo all-printed; exec cat";
+    server.ok(&["start", "--name", "big", "--wait-text", "all-printed", "--", "sh", "-c", script]);
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut writer = stream;
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params":
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    writer.write_all(format!("{initialize}\n").as_bytes()).unwrap();
+    answers(&mut reader, 1);
+    let reads: String = (1..=60)
+        .map(|id| {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                "name": "terminal_read", "arguments":
+                {"session_id": "big", "view": "scrollback", "max_bytes": 256 << 10}}});
+            format!("{call}\n")
+        })
+        .collect();
+    writer.write_all(reads.as_bytes()).unwrap();
+    // The other connections are served meanwhile, and the session goes on.
+    for _ in 0..3 {
+        let listed = server.json(&["list"]);
+        assert_eq!(listed["sessions"][0]["name"], "big", "{listed}");
+        server.ok(&[
+            "send",
+            "big",
+            "--text",
+            "still here",
+            "--submit",
+            "--wait-text",
+            "still here",
+        ]);
+    }
+    // The stalled connection gets every answer once it reads: the transcript's end, or (for
+    // a call that came while 32 ran) a request to wait.
+    let mut ids = Vec::new();
+    for answer in answers(&mut reader, 60) {
+        let text = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(
+            text.contains("still here")
+                || text.contains("2799xxx")
+                || text.contains("32 tool calls (its limit)"),
+            "{}",
+            &text[..text.len().min(300)]
+        );
+        ids.push(answer["id"].as_u64().unwrap());
+    }
+    ids.sort_unstable();
+    assert_eq!(ids, (1..=60).collect::<Vec<_>>());
+}

@@ -23,6 +23,11 @@ const HELLO_ID: &str = "termloom-mcp-proxy-hello";
 /// ones at once (they are past any message bound it takes), answering under the id they show.
 const MAX_TRACKED_LINE: usize = 64 << 20;
 
+/// The longest message of the server's passed on: as `termloom::server::Client` reads them
+/// (the server bounds its answers by the calls' `max_bytes`); a longer one ends the relay as
+/// a failed connection, its line never held whole.
+const MAX_ANSWER_BYTES: u64 = 64 << 20;
+
 /// JSON-RPC's "Internal error", the answer to a request the server went away before answering.
 const INTERNAL_ERROR: i64 = -32603;
 
@@ -127,8 +132,14 @@ fn relay_answers(
     let mut line = Vec::new();
     loop {
         line.clear();
-        match from.read_until(b'\n', &mut line) {
+        match from.by_ref().take(MAX_ANSWER_BYTES).read_until(b'\n', &mut line) {
             Ok(0) => return Ok(()),
+            Ok(read) if read as u64 == MAX_ANSWER_BYTES && line.last() != Some(&b'\n') => {
+                return Err(Failed::Reading(std::io::Error::other(format!(
+                    "it sent a message over {} MiB",
+                    MAX_ANSWER_BYTES >> 20
+                ))));
+            }
             Ok(_) => {}
             Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(err) => return Err(Failed::Reading(err)),
@@ -360,5 +371,24 @@ mod tests {
         lines.feed(b"123456", |line| seen.push(line.len()));
         lines.feed(b"789\nshort\n", |line| seen.push(line.len()));
         assert_eq!(seen, vec![5]);
+    }
+
+    /// A message of the server's longer than any it sends ends the relay as a failed
+    /// connection once its bound is read, after what came before it was passed on; it was
+    /// held whole, however long.
+    #[test]
+    fn an_endless_answer_ends_the_relay_at_its_bound() {
+        let before = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n".as_slice();
+        let endless = std::io::repeat(b'x').take(MAX_ANSWER_BYTES * 2);
+        let mut from = std::io::BufReader::new(before.chain(endless));
+        let mut to = Vec::new();
+        let pending = Pending::default();
+        pending.requested(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#);
+        match relay_answers(&mut from, &mut to, &pending) {
+            Err(Failed::Reading(err)) => assert!(err.to_string().contains("over 64 MiB"), "{err}"),
+            _ => panic!("the relay went on"),
+        }
+        assert_eq!(to, before);
+        assert!(pending.take().is_empty());
     }
 }

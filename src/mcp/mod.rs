@@ -61,6 +61,8 @@ pub const MAX_BYTES_OVERHEAD: usize = 3072;
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 4 << 20;
 /// Default limit of tool calls running at once.
 pub const DEFAULT_MAX_CONCURRENT_CALLS: usize = 32;
+/// Default limit of the bytes of messages queued for a client that reads slowly: 8 MiB.
+pub const DEFAULT_MAX_QUEUED_BYTES: usize = 8 << 20;
 
 /// Limits of the MCP server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,6 +79,12 @@ pub struct ServeOptions {
     /// elicitation (a start the spawn policy asks about, a secret) before it gives up and
     /// does nothing. Default [`DEFAULT_ELICITATION_TIMEOUT`].
     pub elicitation_timeout: std::time::Duration,
+    /// Most bytes of messages (answers, notifications) queued for a client that reads them
+    /// slowly, or not at all; a call or notification that would add more waits for room (its
+    /// call keeps its place among those running), and so does the reading of further
+    /// requests. A message alone in the queue may be larger. At most 256 messages are queued
+    /// besides. Default [`DEFAULT_MAX_QUEUED_BYTES`].
+    pub max_queued_bytes: usize,
 }
 
 /// Default time a person has to answer a question: 10 minutes.
@@ -88,6 +96,7 @@ impl Default for ServeOptions {
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
             max_concurrent_calls: DEFAULT_MAX_CONCURRENT_CALLS,
             elicitation_timeout: DEFAULT_ELICITATION_TIMEOUT,
+            max_queued_bytes: DEFAULT_MAX_QUEUED_BYTES,
         }
     }
 }

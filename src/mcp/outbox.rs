@@ -5,7 +5,7 @@
 //! straight to the writer or into the response array of the batch the request came in.
 
 use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -13,8 +13,40 @@ use serde_json::Value;
 
 use super::jsonrpc::{Id, RpcError, error_response, result_response};
 
-/// Messages queued for the writer before senders wait (backpressure on a slow reader).
+/// Messages queued for the writer before senders wait (backpressure on a slow reader); their
+/// bytes are bounded too ([`Room`]).
 const QUEUE: usize = 256;
+
+/// The bytes of messages queued for the writer and not written yet, and their bound: a
+/// sender waits while adding its message would pass it (a message alone may be larger), so a
+/// client that does not read holds at most this much in the queue, however large the answers
+/// it asks for.
+struct Room {
+    queued: Mutex<usize>,
+    freed: Condvar,
+    limit: usize,
+}
+
+impl Room {
+    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.queued.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until `bytes` more fit (or nothing is queued), and counts them.
+    fn take(&self, bytes: usize) {
+        let mut queued = self.lock();
+        while *queued > 0 && queued.saturating_add(bytes) > self.limit {
+            queued = self.freed.wait(queued).unwrap_or_else(|e| e.into_inner());
+        }
+        *queued += bytes;
+    }
+
+    /// `bytes` left the queue (written, or dropped after the output broke).
+    fn free(&self, bytes: usize) {
+        *self.lock() -= bytes;
+        self.freed.notify_all();
+    }
+}
 
 /// What the writer thread is given.
 enum Item {
@@ -28,11 +60,14 @@ enum Item {
 #[derive(Clone)]
 pub(crate) struct Outbox {
     tx: Sender<Item>,
+    room: Arc<Room>,
 }
 
 impl Outbox {
-    /// Queues one message, serialized (one line of JSON without its line end).
+    /// Queues one message, serialized (one line of JSON without its line end); waits while
+    /// the queue is full, in messages or in bytes.
     pub(crate) fn send(&self, message: String) {
+        self.room.take(message.len());
         // The writer only stops once every handle is gone, so this cannot fail.
         let _ = self.tx.send(Item::Line(message));
     }
@@ -58,13 +93,23 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer thread over `output`.
-    pub(crate) fn start<W: Write + Send + 'static>(output: W) -> std::io::Result<(Outbox, Writer)> {
+    /// Starts the writer thread over `output`; senders wait while `max_queued_bytes` of
+    /// messages are queued for it.
+    pub(crate) fn start<W: Write + Send + 'static>(
+        output: W,
+        max_queued_bytes: usize,
+    ) -> std::io::Result<(Outbox, Writer)> {
         let (tx, rx) = crossbeam_channel::bounded(QUEUE);
+        let room = Arc::new(Room {
+            queued: Mutex::new(0),
+            freed: Condvar::new(),
+            limit: max_queued_bytes,
+        });
+        let writer_room = room.clone();
         let thread = std::thread::Builder::new()
             .name("termloom-mcp-writer".into())
-            .spawn(move || write_all(output, rx))?;
-        Ok((Outbox { tx }, Writer { thread }))
+            .spawn(move || write_all(output, rx, &writer_room))?;
+        Ok((Outbox { tx, room }, Writer { thread }))
     }
 
     /// Waits for the writer to drain; every [`Outbox`] must have been dropped first.
@@ -73,7 +118,7 @@ impl Writer {
     }
 }
 
-fn write_all<W: Write>(mut output: W, rx: Receiver<Item>) {
+fn write_all<W: Write>(mut output: W, rx: Receiver<Item>, room: &Room) {
     let mut broken = false;
     for item in rx {
         let message = match item {
@@ -83,17 +128,18 @@ fn write_all<W: Write>(mut output: W, rx: Receiver<Item>) {
                 continue;
             }
         };
-        if broken {
-            continue;
+        let bytes = message.len();
+        if !broken {
+            let mut line = message.into_bytes();
+            line.push(b'\n');
+            if let Err(err) = output.write_all(&line).and_then(|()| output.flush()) {
+                log::error!(
+                    "termloom mcp: cannot write to the client ({err}); dropping further output"
+                );
+                broken = true;
+            }
         }
-        let mut line = message.into_bytes();
-        line.push(b'\n');
-        if let Err(err) = output.write_all(&line).and_then(|()| output.flush()) {
-            log::error!(
-                "termloom mcp: cannot write to the client ({err}); dropping further output"
-            );
-            broken = true;
-        }
+        room.free(bytes);
     }
 }
 
@@ -200,6 +246,8 @@ impl Responder {
     /// Sends a success response.
     pub(crate) fn result(mut self, result: Value) {
         let message = result_response(&self.id, &result);
+        // Not held while the message waits for room in the queue.
+        drop(result);
         self.deliver(Some(message));
     }
 
@@ -293,7 +341,7 @@ mod tests {
     #[test]
     fn a_written_answer_is_in_the_output_when_its_receiver_hears() {
         let output = SlowOutput::default();
-        let (outbox, writer) = Writer::start(output.clone()).unwrap();
+        let (outbox, writer) = Writer::start(output.clone(), usize::MAX).unwrap();
         outbox.send("{\"before\":1}".into());
         let written =
             Responder::direct(Id::parse(b"7").unwrap(), outbox.clone()).result_written(json!({}));
@@ -308,7 +356,7 @@ mod tests {
     #[test]
     fn a_written_answer_in_a_batch_waits_for_the_batchs_array() {
         let output = SlowOutput::default();
-        let (outbox, writer) = Writer::start(output.clone()).unwrap();
+        let (outbox, writer) = Writer::start(output.clone(), usize::MAX).unwrap();
         let batch = Batch::new(outbox.clone(), usize::MAX);
         let other = Responder::in_batch(Id::parse(b"1").unwrap(), &batch);
         let written =
@@ -325,5 +373,66 @@ mod tests {
         assert!(text.starts_with('[') && text.contains("\"id\":1") && text.contains("\"id\":2"));
         drop((outbox, batch));
         writer.finish();
+    }
+
+    /// Output a client that does not read: every write waits until the test opens the gate.
+    #[derive(Clone, Default)]
+    struct GatedOutput {
+        written: Arc<Mutex<Vec<u8>>>,
+        open: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    }
+
+    impl Write for GatedOutput {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let (open, opened) = &*self.open;
+            let mut open = open.lock().unwrap();
+            while !*open {
+                open = opened.wait(open).unwrap();
+            }
+            self.written.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Messages queued for a client that does not read are bounded in bytes: senders wait
+    /// once `max_queued_bytes` are queued (a message alone may be larger), and everything is
+    /// written, in order, once the client reads. Before, 256 messages of any size were held.
+    #[test]
+    fn a_client_that_does_not_read_holds_its_queue_s_bytes_at_most() {
+        const MESSAGE: usize = 100 << 10;
+        let output = GatedOutput::default();
+        let (outbox, writer) = Writer::start(output.clone(), 4 * MESSAGE).unwrap();
+        let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let sender = {
+            let (outbox, sent) = (outbox.clone(), sent.clone());
+            std::thread::spawn(move || {
+                for i in 0..40 {
+                    outbox.send(format!("{i:04}{}", "x".repeat(MESSAGE - 4)));
+                    sent.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(300));
+        // Four in the queue (the writer holds the first, waiting to write it), then the
+        // sender waits; a message larger than the bound waits for the queue to empty.
+        assert_eq!(sent.load(std::sync::atomic::Ordering::SeqCst), 4);
+        assert_eq!(*outbox.room.lock(), 4 * MESSAGE);
+        let (open, opened) = &*output.open;
+        *open.lock().unwrap() = true;
+        opened.notify_all();
+        sender.join().unwrap();
+        outbox.send("x".repeat(10 * MESSAGE));
+        drop(outbox);
+        writer.finish();
+        let text = String::from_utf8(output.written.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 41);
+        for (i, line) in lines[..40].iter().enumerate() {
+            assert!(line.starts_with(&format!("{i:04}x")) && line.len() == MESSAGE, "{i}");
+        }
+        assert_eq!(lines[40].len(), 10 * MESSAGE);
     }
 }

@@ -98,7 +98,7 @@ fn serve<R: BufRead, W: Write + Send + 'static>(
     options: &ServeOptions,
     extension: Option<Arc<dyn Extension>>,
 ) -> io::Result<()> {
-    let (outbox, writer) = Writer::start(output)?;
+    let (outbox, writer) = Writer::start(output, options.max_queued_bytes)?;
     let asker = Arc::new(Asker::new(outbox.clone(), options.elicitation_timeout));
     let mut server = Server {
         engine,

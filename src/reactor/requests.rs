@@ -772,9 +772,13 @@ impl Reactor {
 
     /// Why a wait on session `id` could never end otherwise than by its timeout, if it could
     /// not: an unknown session, a condition that cannot match on its screen, a prompt that is
-    /// never marked.
+    /// never marked; or why it may not be added: `Config::max_waits` are pending.
     fn refuse_wait(&mut self, id: SessionId, until: &Until) -> Result<()> {
+        let limit = self.config.max_waits;
         let slot = self.slot(id)?;
+        if slot.waiters.len() >= limit {
+            return Err(Error::TooManyWaits { session: id, limit });
+        }
         let (cols, rows) = slot.terminal.size();
         until.validate(cols, rows)?;
         let integration =

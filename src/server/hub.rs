@@ -281,6 +281,7 @@ impl Hub {
             let options = ServeOptions {
                 max_message_bytes: self.options.max_message_bytes,
                 max_concurrent_calls: self.options.max_pending_requests,
+                max_queued_bytes: self.options.max_queued_bytes,
                 ..ServeOptions::default()
             };
             run_connection(self.engine.clone(), input, stream, &options, connection)

@@ -124,6 +124,11 @@ pub struct ServerOptions {
     pub max_connections: usize,
     /// Longest message, in bytes. Default [`crate::mcp::DEFAULT_MAX_MESSAGE_BYTES`].
     pub max_message_bytes: usize,
+    /// Most bytes of messages queued for one connection's client that reads them slowly, or
+    /// not at all; what would add more waits for room. Default
+    /// [`crate::mcp::DEFAULT_MAX_QUEUED_BYTES`] (see
+    /// [`ServeOptions::max_queued_bytes`](crate::mcp::ServeOptions::max_queued_bytes)).
+    pub max_queued_bytes: usize,
     /// Most requests in progress on one connection, tool calls and attachments (`termloom
     /// attach`, each streaming until it ends) each counted on their own. Default
     /// [`DEFAULT_MAX_PENDING_REQUESTS`].
@@ -148,6 +153,7 @@ impl Default for ServerOptions {
             idle_exit: Some(DEFAULT_IDLE_EXIT),
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_message_bytes: crate::mcp::DEFAULT_MAX_MESSAGE_BYTES,
+            max_queued_bytes: crate::mcp::DEFAULT_MAX_QUEUED_BYTES,
             max_pending_requests: DEFAULT_MAX_PENDING_REQUESTS,
             max_sessions_per_client: DEFAULT_MAX_SESSIONS_PER_CLIENT,
             max_clients: DEFAULT_MAX_CLIENTS,

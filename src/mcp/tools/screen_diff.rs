@@ -67,6 +67,15 @@ pub(crate) struct Frame {
 }
 
 impl Frame {
+    /// The bytes it holds, about: what [`SeenScreens`] counts against [`SCREEN_BYTES_KEPT`].
+    fn bytes(&self) -> usize {
+        let string = |s: &String| s.len() + std::mem::size_of::<String>();
+        self.lines.iter().chain(&self.texts).chain(&self.cursor_line).map(string).sum::<usize>()
+            + self.runs.iter().map(|run| string(&run.label) + 8).sum::<usize>()
+            + self.hashes.len() * 8
+            + std::mem::size_of::<Frame>()
+    }
+
     /// `screen` with the `runs` that `styles` selects marked.
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
@@ -412,6 +421,12 @@ const MOVE_SEARCH_ROWS: usize = 512;
 /// least recently is forgotten first (its next screen is sent whole).
 pub(crate) const SESSIONS_KEPT: usize = 256;
 
+/// The most bytes of screens one caller remembers (about: [`Frame::bytes`]): past them the
+/// sessions shown least recently are forgotten first, then the older look of the session
+/// just shown. 256 sessions' two looks at 120x32 take about 6 MiB; large screens (a frame
+/// of 1000x500 is up to a few MiB) no longer multiply by the sessions.
+pub(crate) const SCREEN_BYTES_KEPT: usize = 16 << 20;
+
 /// The screens of each session one caller was last shown whole and uncut (oldest first), for
 /// at most [`SESSIONS_KEPT`] sessions.
 #[derive(Debug, Default)]
@@ -426,6 +441,23 @@ struct Seen {
     sessions: HashMap<SessionId, (VecDeque<Frame>, u64)>,
     /// The looks remembered so far.
     looks: u64,
+    /// The bytes of the looks kept ([`Frame::bytes`]).
+    bytes: usize,
+}
+
+impl Seen {
+    /// Forgets session `id`'s looks.
+    fn remove(&mut self, id: SessionId) {
+        if let Some((looks, _)) = self.sessions.remove(&id) {
+            self.bytes -= looks.iter().map(Frame::bytes).sum::<usize>();
+        }
+    }
+
+    /// The session shown least recently, but `except`.
+    fn oldest(&self, except: SessionId) -> Option<SessionId> {
+        let others = self.sessions.iter().filter(|(id, _)| **id != except);
+        others.min_by_key(|(_, (_, shown))| *shown).map(|(id, _)| *id)
+    }
 }
 
 impl SeenScreens {
@@ -433,19 +465,19 @@ impl SeenScreens {
     /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
     /// forgotten, so changes are never told against a screen older than one it saw cut.
     pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
-        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = &mut *guard;
         let Some(frame) = frame else {
-            seen.sessions.remove(&id);
+            seen.remove(id);
             return;
         };
         seen.looks += 1;
         let now = seen.looks;
-        if !seen.sessions.contains_key(&id) && seen.sessions.len() >= SESSIONS_KEPT {
-            let oldest =
-                seen.sessions.iter().min_by_key(|(_, (_, shown))| *shown).map(|(id, _)| *id);
-            if let Some(oldest) = oldest {
-                seen.sessions.remove(&oldest);
-            }
+        if !seen.sessions.contains_key(&id)
+            && seen.sessions.len() >= SESSIONS_KEPT
+            && let Some(oldest) = seen.oldest(id)
+        {
+            seen.remove(oldest);
         }
         let (looks, shown) = seen.sessions.entry(id).or_default();
         *shown = now;
@@ -453,9 +485,24 @@ impl SeenScreens {
         if looks.back() == Some(&frame) {
             return;
         }
+        seen.bytes += frame.bytes();
         looks.push_back(frame);
         if looks.len() > LOOKS_KEPT {
-            looks.pop_front();
+            seen.bytes -= looks.pop_front().map_or(0, |old| old.bytes());
+        }
+        // Within the bytes kept: other sessions' looks go first, then this one's older look.
+        while seen.bytes > SCREEN_BYTES_KEPT {
+            match seen.oldest(id) {
+                Some(oldest) => seen.remove(oldest),
+                None => {
+                    let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;
+                    if looks.len() < 2 {
+                        break;
+                    }
+                    let old = looks.pop_front().map_or(0, |old| old.bytes());
+                    seen.bytes -= old;
+                }
+            }
         }
     }
 
@@ -1480,5 +1527,40 @@ mod tests {
         let kept = &seen.seen.lock().unwrap().sessions;
         assert_eq!(kept.len(), SESSIONS_KEPT);
         assert!(kept.contains_key(&id) && !kept.contains_key(&SessionId(2)));
+    }
+
+    /// The screens a caller remembers are bounded in bytes too ([`SCREEN_BYTES_KEPT`]): large
+    /// screens of many sessions do not each keep two looks (before, 256 sessions' looks of a
+    /// 1000x500 screen were kept whatever their size); the sessions shown least recently go
+    /// first, and the session just shown keeps its last look.
+    #[test]
+    fn the_screens_remembered_are_bounded_in_bytes() {
+        let seen = SeenScreens::default();
+        let row = "x".repeat(1000);
+        let big = |n: usize| {
+            let rows: Vec<String> = (0..500).map(|r| format!("{n} {r} {row}")).collect();
+            frame(&rows.iter().map(String::as_str).collect::<Vec<_>>(), (0, 0))
+        };
+        let size = big(0).bytes();
+        assert!(size > 1_000_000, "{size}");
+        for n in 1..=40u64 {
+            seen.remember(SessionId(n), Some(big(n as usize)));
+            seen.remember(SessionId(n), Some(big(n as usize + 1000)));
+            let kept = seen.seen.lock().unwrap();
+            assert!(kept.bytes <= SCREEN_BYTES_KEPT, "{} bytes kept", kept.bytes);
+            let counted: usize =
+                kept.sessions.values().flat_map(|(looks, _)| looks).map(Frame::bytes).sum();
+            assert_eq!(kept.bytes, counted);
+            // The session just shown keeps its looks, the least recently shown went.
+            assert!(!kept.sessions[&SessionId(n)].0.is_empty());
+            if n > 10 {
+                assert!(!kept.sessions.contains_key(&SessionId(1)));
+            }
+        }
+        // Forgetting frees the bytes.
+        for n in 1..=40u64 {
+            seen.forget(SessionId(n));
+        }
+        assert_eq!(seen.seen.lock().unwrap().bytes, 0);
     }
 }
