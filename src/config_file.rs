@@ -254,6 +254,9 @@ mod tests {
             (c.cols, c.quiet, c.idle_timeout),
             (100, Duration::from_millis(250), Some(Duration::from_secs(60)))
         );
+        let c =
+            Config::from_toml_str("max_readers = 1024\nreaders_tail_bytes = 1048576\n").unwrap();
+        assert_eq!((c.max_readers, c.readers_tail_bytes), (1024, 1 << 20));
         let err = Config::from_toml_str("colz = 1").unwrap_err().to_string();
         assert!(err.contains("colz"), "{err}");
         let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();
