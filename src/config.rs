@@ -32,6 +32,15 @@ pub struct Config {
     /// first and would start over from the oldest retained line. Default 64, range
     /// 1..=100,000.
     pub max_readers: usize,
+    /// Bytes each session keeps of the screen text its readers (those of `max_readers`) last
+    /// read, to tell what was rewritten since: past it, the least recently used readers'
+    /// copies are dropped first, and such a reader's next read returns the screen's text
+    /// again from the first line it had read there, marked
+    /// [`rewritten`](crate::Output::rewritten) (no settled line is lost or silently
+    /// repeated). The most recent reader's copy and the default reader's are kept besides it,
+    /// so a session keeps at most this plus two screens' text. Default 512 KiB (about a
+    /// hundred full screens of 120×32), range 0..=1 GiB.
+    pub readers_tail_bytes: usize,
     /// Bytes of each session's raw output kept, as the program wrote them (escape sequences
     /// included), for [`Session::raw_output`](crate::Session::raw_output): a ring, the oldest
     /// bytes dropped first. Default 64 KiB, range 0 (none kept)..=64 MiB.
@@ -172,6 +181,7 @@ impl Default for Config {
             scrollback_bytes: 4 << 20,
             max_read_bytes: 256 << 10,
             max_readers: 64,
+            readers_tail_bytes: 512 << 10,
             raw_output_bytes: 64 << 10,
             recording_file_bytes: 1 << 30,
             record_dir: None,
@@ -244,6 +254,7 @@ impl Config {
         check("scrollback_bytes", self.scrollback_bytes, 1 << 10, 1 << 30)?;
         check("max_read_bytes", self.max_read_bytes, 4, self.scrollback_bytes)?;
         check("max_readers", self.max_readers, 1, 100_000)?;
+        check("readers_tail_bytes", self.readers_tail_bytes, 0, 1 << 30)?;
         check("raw_output_bytes", self.raw_output_bytes, 0, 64 << 20)?;
         check("recording_file_bytes", self.recording_file_bytes, 4 << 10, 1 << 40)?;
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;

@@ -40,6 +40,7 @@ struct ConfigFile {
     scrollback_bytes: Option<Whole>,
     max_read_bytes: Option<Whole>,
     max_readers: Option<Whole>,
+    readers_tail_bytes: Option<Whole>,
     raw_output_bytes: Option<Whole>,
     recording_file_bytes: Option<Whole>,
     write_queue_bytes: Option<Whole>,
@@ -176,6 +177,7 @@ impl Config {
         set_number!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes);
         set_number!(write_queue_bytes, request_queue, max_sessions, max_closed_sessions);
         set_number!(max_readers, raw_output_bytes, recording_file_bytes, paste_bytes, max_waits);
+        set_number!(readers_tail_bytes);
         set_number!(
             max_osc_bytes,
             max_title_bytes,
@@ -252,6 +254,9 @@ mod tests {
             (c.cols, c.quiet, c.idle_timeout),
             (100, Duration::from_millis(250), Some(Duration::from_secs(60)))
         );
+        let c =
+            Config::from_toml_str("max_readers = 1024\nreaders_tail_bytes = 1048576\n").unwrap();
+        assert_eq!((c.max_readers, c.readers_tail_bytes), (1024, 1 << 20));
         let err = Config::from_toml_str("colz = 1").unwrap_err().to_string();
         assert!(err.contains("colz"), "{err}");
         let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();

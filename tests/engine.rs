@@ -672,6 +672,39 @@ fn readers_keep_their_own_read_positions() {
     default.close().unwrap();
 }
 
+/// With no room for the readers' copies of the screen (`readers_tail_bytes` 0), only the most
+/// recent reader keeps one: a reader whose copy was dropped gets the screen's text again,
+/// marked `rewritten`, then reads on as before; no line is lost.
+#[test]
+fn a_reader_whose_copy_of_the_screen_was_dropped_reads_it_again_marked_rewritten() {
+    let config = Config { readers_tail_bytes: 0, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let session = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", "echo first-line; read x; echo second-line; cat"]))
+        .unwrap();
+    expect(&session, Until::text("first-line"));
+    let alice = session.as_reader(termloom::ReaderId::new());
+    let bob = session.as_reader(termloom::ReaderId::new());
+    let read = alice.read().unwrap();
+    assert_eq!((read.text.as_str(), read.rewritten), ("first-line\n", false));
+    // Bob reads last: Alice's copy is dropped.
+    assert_eq!(bob.read().unwrap().text, "first-line\n");
+    let read = alice.read().unwrap();
+    assert!(read.rewritten, "{read:?}");
+    assert_eq!((read.text.as_str(), read.first_line), ("first-line\n", 0));
+    // Alice is the most recent reader now: her copy is kept.
+    let read = alice.read().unwrap();
+    assert_eq!((read.text.as_str(), read.rewritten), ("", false));
+    session.send_text("\n").unwrap();
+    expect(&session, Until::text("second-line"));
+    let read = alice.read().unwrap();
+    assert_eq!((read.text.as_str(), read.rewritten), ("\nsecond-line\n", false));
+    let read = bob.read().unwrap();
+    assert!(read.rewritten, "{read:?}");
+    assert_eq!(read.text, "first-line\n\nsecond-line\n");
+    session.close().unwrap();
+}
+
 /// The raw output ring keeps the newest bytes exactly as written, within its bound.
 #[test]
 fn raw_output_keeps_the_newest_bytes_as_written() {

@@ -142,7 +142,9 @@ pub struct ServerOptions {
     /// uses (whose read positions are forgotten), and is refused only when every one is in
     /// use. Each session keeps the positions of its
     /// [`Config::max_readers`](crate::Config::max_readers) most recent readers, so give the
-    /// engine as many. Default [`DEFAULT_MAX_CLIENTS`].
+    /// engine as many (their copies of the screen are bounded apart, by
+    /// [`Config::readers_tail_bytes`](crate::Config::readers_tail_bytes)). Default
+    /// [`DEFAULT_MAX_CLIENTS`].
     pub max_clients: usize,
 }
 

@@ -33,7 +33,7 @@ impl Terminal {
                 config.scrollback_bytes,
                 config.max_read_bytes,
             )
-            .with_max_readers(config.max_readers),
+            .with_readers(config.max_readers, config.readers_tail_bytes),
             shell: ShellTracker::default(),
             mark_key,
         }

@@ -91,11 +91,37 @@ struct Reader {
     offset: usize,
     /// Unsettled lines returned by earlier reads, to detect rewrites.
     seen: Vec<Seen>,
+    /// `seen` was dropped to keep the readers' copies within their bound (see
+    /// [`Transcript::keep_within_bound`]): the first line it held. The next read returns the
+    /// text again from that line, marked `rewritten`, since it cannot tell what changed.
+    dropped_from: Option<u64>,
+    /// The bytes `seen` takes, as counted in [`Transcript::kept_bytes`] while this reader is
+    /// one of the others.
+    kept: usize,
+}
+
+impl Reader {
+    /// The bytes `seen` takes: its entries and their text.
+    fn seen_bytes(&self) -> usize {
+        self.seen.capacity() * std::mem::size_of::<Seen>()
+            + self.seen.iter().map(|seen| seen.text.capacity()).sum::<usize>()
+    }
+
+    /// Drops `seen`, remembering where it started.
+    fn drop_seen(&mut self) {
+        if let Some(first) = self.seen.iter().map(|seen| seen.number).min() {
+            self.dropped_from = Some(self.dropped_from.map_or(first, |from| from.min(first)));
+        }
+        self.seen = Vec::new();
+    }
 }
 
 /// The bounded store of settled lines plus the read cursors of its readers: reader 0 (the
 /// default) and at most `max_readers` others, the least recently used forgotten first (a
-/// forgotten reader starts over from the oldest retained line).
+/// forgotten reader starts over from the oldest retained line). The others' copies of the
+/// screen text they read take at most `max_kept_bytes` besides the most recent reader's: past
+/// it, the least recently used readers' copies are dropped first (such a reader's next read
+/// returns that text again, marked `rewritten`).
 #[derive(Debug)]
 pub(crate) struct Transcript {
     lines: LineStore,
@@ -114,6 +140,10 @@ pub(crate) struct Transcript {
     /// The other readers' cursors, least recently used first.
     others: VecDeque<(u64, Reader)>,
     max_readers: usize,
+    /// The bytes the others' `seen` take (the sum of their `kept`).
+    kept_bytes: usize,
+    /// The bound of `kept_bytes`, past the most recent reader's copy.
+    max_kept_bytes: usize,
 }
 
 fn floor_char_boundary(s: &str, mut at: usize) -> usize {
@@ -152,13 +182,42 @@ impl Transcript {
             pin: None,
             others: VecDeque::new(),
             max_readers: crate::Config::default().max_readers,
+            kept_bytes: 0,
+            max_kept_bytes: crate::Config::default().readers_tail_bytes,
         }
     }
 
-    /// This store, keeping the cursors of at most `max_readers` readers besides reader 0.
-    pub(crate) fn with_max_readers(mut self, max_readers: usize) -> Self {
+    /// This store, keeping the cursors of at most `max_readers` readers besides reader 0, and
+    /// at most `max_kept_bytes` of their copies of the screen besides the most recent one's.
+    pub(crate) fn with_readers(mut self, max_readers: usize, max_kept_bytes: usize) -> Self {
         self.max_readers = max_readers;
+        self.max_kept_bytes = max_kept_bytes;
         self
+    }
+
+    /// The bytes the readers other than reader 0 keep of the screen they read.
+    #[cfg(test)]
+    pub(crate) fn readers_kept_bytes(&self) -> usize {
+        let measured = self.others.iter().map(|(_, cursor)| cursor.seen_bytes()).sum();
+        assert_eq!(self.kept_bytes, measured, "the count of the readers' bytes is off");
+        measured
+    }
+
+    /// Drops the least recently used readers' copies of the screen (all but the most recent
+    /// reader's) until they take at most `max_kept_bytes`. Each reader is looked at once,
+    /// only while over the bound.
+    fn keep_within_bound(&mut self) {
+        let recent = self.others.len().saturating_sub(1);
+        for (_, cursor) in self.others.iter_mut().take(recent) {
+            if self.kept_bytes <= self.max_kept_bytes {
+                break;
+            }
+            if cursor.kept > 0 {
+                cursor.drop_seen();
+                self.kept_bytes -= cursor.kept;
+                cursor.kept = 0;
+            }
+        }
     }
 
     /// Runs `f` with reader `reader`'s cursor as the one served (0: the default reader).
@@ -169,12 +228,20 @@ impl Transcript {
         let at = self.others.iter().position(|(id, _)| *id == reader);
         let mut cursor =
             at.and_then(|at| self.others.remove(at)).map(|(_, c)| c).unwrap_or_default();
+        self.kept_bytes -= cursor.kept;
         std::mem::swap(&mut self.reader, &mut cursor);
         let out = f(self);
         std::mem::swap(&mut self.reader, &mut cursor);
+        cursor.kept = cursor.seen_bytes();
+        self.kept_bytes += cursor.kept;
         self.others.push_back((reader, cursor));
         while self.others.len() > self.max_readers {
-            self.others.pop_front();
+            if let Some((_, forgotten)) = self.others.pop_front() {
+                self.kept_bytes -= forgotten.kept;
+            }
+        }
+        if self.kept_bytes > self.max_kept_bytes {
+            self.keep_within_bound();
         }
         out
     }
@@ -209,6 +276,10 @@ impl Transcript {
         };
         let fresh = Reader::default();
         let cursor = cursor.unwrap_or(&fresh);
+        if let Some(from) = cursor.dropped_from {
+            // Its copy of the screen was dropped: what its next read returns is new to it.
+            return ReadMark { next: from, offset: 0, seen: Vec::new(), typed: None };
+        }
         ReadMark {
             next: cursor.next,
             offset: cursor.offset,
@@ -380,12 +451,20 @@ impl Transcript {
             reader.next = self.first;
             reader.offset = 0;
             reader.seen.clear();
+            reader.dropped_from = None;
         }
         // Lines returned while unsettled must still read the same, or be returned again.
         let end = self.end();
         let tail_slice = tail.unwrap_or(&[]);
         let mut mismatch = None;
-        for seen in &self.reader.seen {
+        // A reader whose copy of them was dropped cannot tell: they are returned again (once
+        // they can be: not while the alternate screen hides them).
+        if let Some(from) = self.reader.dropped_from.filter(|&from| tail.is_some() || from < end) {
+            mismatch = Some(from.max(self.first));
+            self.reader.dropped_from = None;
+        }
+        let checked = if mismatch.is_some() { &[][..] } else { &self.reader.seen[..] };
+        for seen in checked {
             if seen.number >= end && tail.is_none() {
                 continue;
             }
@@ -693,6 +772,57 @@ mod tests {
         let took = started.elapsed();
         assert_eq!(t.end(), (2 << 20) / 16);
         assert!(took < std::time::Duration::from_secs(3), "settling took {took:?}");
+    }
+
+    /// Each reader's copy of the screen it read is kept to tell what was rewritten since; a
+    /// server reads every session as 1,024 readers, so a large screen made them take gigabytes
+    /// per session. They stay within `readers_tail_bytes` (besides the most recent reader's),
+    /// and a reader whose copy was dropped still reads every line: what it had read of the
+    /// screen comes again, marked `rewritten`, then it goes on as before.
+    #[test]
+    fn readers_copies_of_the_screen_stay_within_their_bound() {
+        let bound = 1 << 20;
+        let mut t = Transcript::new(10_000, 4 << 20, 256 << 10).with_readers(1024, bound);
+        // A large screen: 100 rows of 500 columns, the cursor on the last.
+        let row = |n: usize| format!("{n:04} {}", "x".repeat(495));
+        let screen: Vec<String> = (0..100).map(row).collect();
+        let everything = screen.join("\n");
+        for reader in 1..=1000 {
+            let out = t.as_reader(reader, |t| t.read(Some(&screen), 256 << 10));
+            assert_eq!(out.text, everything, "reader {reader}");
+            assert!(!out.rewritten);
+        }
+        let copy = t.read_mark(1000).seen.len() * std::mem::size_of::<Seen>() + 100 * 500;
+        let kept = t.readers_kept_bytes();
+        assert!(kept <= bound + copy, "the readers keep {kept} bytes, over {bound} + {copy}");
+        assert!(kept > bound / 2, "the bound is used, not emptied: {kept}");
+
+        // The output goes on: two rows scroll off and settle, two new ones come.
+        t.push_row(&screen[0], false);
+        t.push_row(&screen[1], false);
+        let mut next: Vec<String> = screen[2..].to_vec();
+        next.extend([row(100), row(101)]);
+        let tail: Vec<String> = next[..next.len() - 1].iter().cloned().chain(["".into()]).collect();
+        // Reader 1000's copy was kept: it gets just what is new.
+        let out = t.as_reader(1000, |t| t.read(Some(&tail), 256 << 10));
+        assert!(!out.rewritten);
+        assert_eq!(out.text, format!("\n{}\n", row(100)));
+        // Reader 1's was dropped: it gets what it had read of the screen again, marked so,
+        // and then what is new; no line is missing.
+        assert!(t.others.iter().any(|(id, c)| *id == 1 && c.dropped_from == Some(0)));
+        assert_eq!(t.read_mark(1).first_line(), 0, "new to a wait, as to the next read");
+        let out = t.as_reader(1, |t| t.read(Some(&tail), 256 << 10));
+        assert!(out.rewritten, "a dropped copy is reported as a rewrite");
+        assert_eq!(out.first_line, 0);
+        let expected: String = (0..101).map(|n| row(n) + "\n").collect();
+        assert_eq!(out.text, expected);
+        // Then it reads on as before.
+        let out = t.as_reader(1, |t| t.read(Some(&tail), 256 << 10));
+        assert_eq!((out.text.as_str(), out.rewritten), ("", false));
+        t.push_row(&tail[0], false);
+        let out = t.as_reader(1, |t| t.read(Some(&tail[1..]), 256 << 10));
+        assert_eq!((out.text.as_str(), out.rewritten), ("", false));
+        assert!(t.readers_kept_bytes() <= bound + copy);
     }
 
     #[test]
