@@ -437,6 +437,15 @@ fn one_call_waits_settles_and_snapshots() {
     assert!(snapshot_file("after_ready").exists());
 }
 
+/// The one-call form also works unnamed, named after the test.
+#[test]
+fn an_unnamed_snapshot_can_wait_after_a_text() {
+    let sh =
+        TestSession::builder("sh").args(["-c", "sleep 0.3; printf 'ready\\n'; read line"]).start();
+    assert_screen_snapshot!(sh, after = "ready");
+    assert!(snapshot_file("an_unnamed_snapshot_can_wait_after_a_text").exists());
+}
+
 /// `bin!` starts a binary of the package under test by its name.
 #[test]
 fn bin_starts_the_packages_own_binary() {
