@@ -481,6 +481,23 @@ fn a_change_shown_only_by_colour_is_waited_for() {
     assert_eq!(styled.find_highlighted("three").map(|p| (p.row, p.col)), Some((2, 1)));
 }
 
+/// A failed wait for colours shows the styles it looked at, not a plain screen that hides
+/// them: here the selection is underlined, not highlighted.
+#[test]
+fn a_failed_styled_wait_shows_the_styles() {
+    let script = "printf '\\033[?1049h\\033[H one\\n\\033[4m two \\033[0m\\n'; read x";
+    let menu = TestSession::builder("sh")
+        .args(["-c", script])
+        .stuck_after(Some(Duration::from_millis(300)))
+        .start();
+    menu.wait_for_screen_text("two").wait_for_input();
+    let message = panic_message(|| {
+        menu.wait_for_highlight("two");
+    });
+    assert!(message.contains("\"two\" highlighted"), "{message}");
+    assert!(message.contains("\nstyles:\n 1 │ cols 0-4: underline\n"), "{message}");
+}
+
 /// Redactions touch the rows (and title), never the size line; a mask keeps the columns.
 #[test]
 fn masks_keep_columns_and_the_header_is_never_redacted() {
