@@ -498,6 +498,14 @@ fn a_failed_styled_wait_shows_the_styles() {
     assert!(message.contains("\nstyles:\n 1 │ cols 0-4: underline\n"), "{message}");
 }
 
+/// A failure names one transcript line in the singular.
+#[test]
+fn a_failure_with_one_transcript_line_says_so() {
+    let sh = TestSession::builder("sh").args(["-c", "echo boom; exit 3"]).start();
+    let message = panic_message(|| sh.wait_for_success());
+    assert!(message.contains("\nlast transcript line:\n  | boom\n"), "{message}");
+}
+
 /// Redactions touch the rows (and title), never the size line; a mask keeps the columns.
 #[test]
 fn masks_keep_columns_and_the_header_is_never_redacted() {

@@ -347,7 +347,10 @@ impl TestSession {
                 if shown.is_empty() {
                     return out;
                 }
-                let _ = writeln!(out, "last {} transcript lines:", shown.len());
+                let _ = match shown.len() {
+                    1 => writeln!(out, "last transcript line:"),
+                    n => writeln!(out, "last {n} transcript lines:"),
+                };
                 for line in shown {
                     let _ = writeln!(out, "  | {line}");
                 }
