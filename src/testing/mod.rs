@@ -7,6 +7,7 @@
 //! [dev-dependencies]
 //! # termloom is not on crates.io yet: depend on the repository (or a local clone with `path`).
 //! termloom = { git = "https://github.com/termloom/termloom", features = ["testing"] }
+//! # Only for insta's own macros: `assert_screen_snapshot!` uses `termloom::testing::insta`.
 //! insta = "1.49"
 //! ```
 //!
