@@ -437,6 +437,15 @@ fn one_call_waits_settles_and_snapshots() {
     assert!(snapshot_file("after_ready").exists());
 }
 
+/// The one-call form also works unnamed, named after the test.
+#[test]
+fn an_unnamed_snapshot_can_wait_after_a_text() {
+    let sh =
+        TestSession::builder("sh").args(["-c", "sleep 0.3; printf 'ready\\n'; read line"]).start();
+    assert_screen_snapshot!(sh, after = "ready");
+    assert!(snapshot_file("an_unnamed_snapshot_can_wait_after_a_text").exists());
+}
+
 /// `bin!` starts a binary of the package under test by its name.
 #[test]
 fn bin_starts_the_packages_own_binary() {
@@ -470,6 +479,31 @@ fn a_change_shown_only_by_colour_is_waited_for() {
     let styled = menu.styled_screen();
     assert!(styled.find_highlighted("two").is_none(), "{styled}");
     assert_eq!(styled.find_highlighted("three").map(|p| (p.row, p.col)), Some((2, 1)));
+}
+
+/// A failed wait for colours shows the styles it looked at, not a plain screen that hides
+/// them: here the selection is underlined, not highlighted.
+#[test]
+fn a_failed_styled_wait_shows_the_styles() {
+    let script = "printf '\\033[?1049h\\033[H one\\n\\033[4m two \\033[0m\\n'; read x";
+    let menu = TestSession::builder("sh")
+        .args(["-c", script])
+        .stuck_after(Some(Duration::from_millis(300)))
+        .start();
+    menu.wait_for_screen_text("two").wait_for_input();
+    let message = panic_message(|| {
+        menu.wait_for_highlight("two");
+    });
+    assert!(message.contains("\"two\" highlighted"), "{message}");
+    assert!(message.contains("\nstyles:\n 1 │ cols 0-4: underline\n"), "{message}");
+}
+
+/// A failure names one transcript line in the singular.
+#[test]
+fn a_failure_with_one_transcript_line_says_so() {
+    let sh = TestSession::builder("sh").args(["-c", "echo boom; exit 3"]).start();
+    let message = panic_message(|| sh.wait_for_success());
+    assert!(message.contains("\nlast transcript line:\n  | boom\n"), "{message}");
 }
 
 /// Redactions touch the rows (and title), never the size line; a mask keeps the columns.

@@ -7,6 +7,7 @@
 //! [dev-dependencies]
 //! # termloom is not on crates.io yet: depend on the repository (or a local clone with `path`).
 //! termloom = { git = "https://github.com/termloom/termloom", features = ["testing"] }
+//! # Only for insta's own macros: `assert_screen_snapshot!` uses `termloom::testing::insta`.
 //! insta = "1.49"
 //! ```
 //!
@@ -87,12 +88,18 @@
 //! # Waits
 //!
 //! Every `wait_for_*` method blocks until its condition holds and panics otherwise, after
-//! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen and the last lines
-//! of the transcript in the message. Never sleep in a test; instead:
+//! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen (and its `styles:`
+//! runs, for a wait on colours) and the last lines of the transcript in the message. A program
+//! that waits for input with an unchanged screen fails the wait sooner, after
+//! [`TestSessionBuilder::stuck_after`] (2 s): nothing would change until the test types.
+//! Never sleep in a test; instead:
 //!
 //! - after each key, wait for what it changes: a text ([`TestSession::wait_for_screen_text`],
-//!   [`TestSession::wait_for_row`]) or, when only the cursor moves, the cursor
-//!   ([`TestSession::wait_for_cursor`]); then, before a snapshot, for the screen to settle
+//!   [`TestSession::wait_for_row`]), when only the cursor moves the cursor
+//!   ([`TestSession::wait_for_cursor`]), when only colours change a highlight
+//!   ([`TestSession::wait_for_highlight`]), or, in a full-screen program, send the key with
+//!   [`TestSession::press`], which returns once it waits for input again with a still screen;
+//!   then, before a snapshot, for the screen to settle
 //!   ([`TestSession::wait_stable`]). A stable wait alone can hold before the program has even
 //!   read the key;
 //! - type a line only once the program's prompt for it is drawn: a line typed while the program
@@ -117,8 +124,11 @@
 //! # Redactions
 //!
 //! [`Redactions`] replaces what changes between runs (clock times, pids, durations, addresses,
-//! the temporary `HOME`) with placeholders such as `[TIME]`, through insta's filters. Every
-//! session redacts its own `HOME` as `[HOME]`; add more with [`TestSessionBuilder::redact`].
+//! the temporary `HOME`) with placeholders such as `[TIME]`. [`assert_screen_snapshot!`]
+//! applies a session's redactions to the screen's rows and title before insta sees the text
+//! (no insta filter is involved); [`snapshot_settings`] turns them into insta filters for
+//! snapshots of your own. Every session redacts its own `HOME` as `[HOME]`; add more with
+//! [`TestSessionBuilder::redact`].
 
 mod builder;
 mod redact;

@@ -155,8 +155,8 @@ impl Redactions {
         self.regex(r"\b(\d+h)?(\d+m)?\d+(\.\d+)?\s?(ns|us|µs|ms|s)\b", "[DURATION]")
     }
 
-    /// Replaces the number after `pid`, `PID`, `process` or `Process` (as in `pid 4242`,
-    /// `PID: 4242`, `(process 4242)`) with `[PID]`.
+    /// Replaces the number after the word `pid` or `process`, in any case (as in `pid 4242`,
+    /// `PID: 4242`, `(process 4242)`), with `[PID]`; the word stays: `process [PID]`.
     pub fn pids(self) -> Redactions {
         self.regex(r"\b(?i:(pid|process))(\s*[:=]?\s*)\d+\b", "$1$2[PID]")
     }

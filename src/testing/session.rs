@@ -243,6 +243,7 @@ impl TestSession {
     #[track_caller]
     fn wait_described(&self, until: Until, what: String) -> WaitOutcome {
         let wants_exit = until.includes_exit();
+        let styled = until.needs_styles();
         let outcome = self.check(&what, self.wait_or_stuck(until));
         let failure = match &outcome.fired {
             Fired::Matched(found) if found.condition == STUCK => Some(format!(
@@ -260,7 +261,7 @@ impl TestSession {
             panic!(
                 "termloom: {failure} {what} in `{}`\n\n{}",
                 self.command,
-                self.context(Some(&outcome))
+                self.context_with(Some(&outcome), styled)
             );
         }
         outcome
@@ -306,6 +307,12 @@ impl TestSession {
 
     /// What a failure message shows: the status, the screen and the last transcript lines.
     fn context(&self, outcome: Option<&WaitOutcome>) -> String {
+        self.context_with(outcome, false)
+    }
+
+    /// [`context`](Self::context), with the screen's `styles:` runs when `styled` (the failed
+    /// wait looked at colours, so a plain screen would not show what it saw).
+    fn context_with(&self, outcome: Option<&WaitOutcome>, styled: bool) -> String {
         let mut out = String::new();
         let status = match outcome {
             Some(outcome) => Some(outcome.status.clone()),
@@ -314,17 +321,23 @@ impl TestSession {
         if let Some(status) = status {
             let _ = writeln!(out, "status: {status}");
         }
-        let screen = match outcome.and_then(|o| o.screen.clone()) {
-            Some(screen) => Some(screen),
-            None => self.session.screen().ok(),
-        };
-        match screen {
-            Some(screen) => {
-                let _ = writeln!(out, "screen:\n{}", format_screen(&screen));
+        // The styled screen is read now (a wait outcome carries the plain one only).
+        let current = self.session.styled_screen().ok();
+        match (styled, current.as_ref()) {
+            (true, Some(current)) => {
+                let _ = writeln!(out, "screen:\n{}", format_styled_screen(current));
             }
-            None => out.push_str("screen: unavailable\n"),
+            _ => {
+                match outcome.and_then(|o| o.screen.clone()).or_else(|| self.session.screen().ok())
+                {
+                    Some(screen) => {
+                        let _ = writeln!(out, "screen:\n{}", format_screen(&screen));
+                    }
+                    None => out.push_str("screen: unavailable\n"),
+                }
+            }
         }
-        if let Some(path) = self.session.styled_screen().ok().and_then(|s| save_picture(&s)) {
+        if let Some(path) = current.as_ref().and_then(save_picture) {
             let _ = writeln!(out, "picture of the screen: {}", path.display());
         }
         match self.session.scrollback(64 << 10) {
@@ -334,7 +347,10 @@ impl TestSession {
                 if shown.is_empty() {
                     return out;
                 }
-                let _ = writeln!(out, "last {} transcript lines:", shown.len());
+                let _ = match shown.len() {
+                    1 => writeln!(out, "last transcript line:"),
+                    n => writeln!(out, "last {n} transcript lines:"),
+                };
                 for line in shown {
                     let _ = writeln!(out, "  | {line}");
                 }

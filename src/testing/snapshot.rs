@@ -235,15 +235,18 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 ///
 /// `assert_screen_snapshot!(session)` names the snapshot after the test function (a second
 /// one in the same test gets `-2`...); `assert_screen_snapshot!("name", session)` names it.
-/// `session` is a [`TestSession`](crate::testing::TestSession), a [`Session`](crate::Session)
-/// or a [`Screen`](crate::Screen) (or a reference to one); a `TestSession`'s redactions are
+/// `session` is a [`TestSession`](crate::testing::TestSession) (or its
+/// [`with_styles`](crate::testing::TestSession::with_styles)), a [`Session`](crate::Session),
+/// a [`Screen`](crate::Screen) or a [`StyledScreen`](crate::StyledScreen) (or a reference to
+/// one); a `TestSession`'s redactions are
 /// applied to the rows and the title (never to the size; the cursor and the style runs move
 /// with the text on a changed line; a [`Redactions::mask`] keeps the columns) and its command
 /// line is the snapshot's description.
 ///
-/// `assert_screen_snapshot!("name", session, after = "text")` first waits for `text` on the
-/// screen, for the program to wait for input and for the screen to settle: one call per step
-/// (for a `TestSession` or its [`with_styles`](crate::testing::TestSession::with_styles)).
+/// `assert_screen_snapshot!("name", session, after = "text")` (or, named after the test,
+/// `assert_screen_snapshot!(session, after = "text")`) first waits for `text` on the screen,
+/// for the program to wait for input and for the screen to settle: one call per step (for a
+/// `TestSession` or its [`with_styles`](crate::testing::TestSession::with_styles)).
 /// The source is evaluated once.
 ///
 /// A mismatch fails the test with a diff and leaves a `.snap.new` file for
@@ -260,6 +263,11 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 /// ```
 #[macro_export]
 macro_rules! assert_screen_snapshot {
+    ($source:expr, after = $text:expr $(,)?) => {{
+        let __termloom_after = &$source;
+        $crate::testing::__SettleAfter::__settle_after(__termloom_after, $text);
+        $crate::assert_screen_snapshot!(__termloom_after);
+    }};
     ($source:expr $(,)?) => {{
         let __termloom_source = &$source;
         let __termloom_text =
