@@ -64,11 +64,18 @@ impl ToolOutput {
 /// ([`ToolOutput::started`]) is closed and forgotten, its name freed, since nobody will learn
 /// its id to close it.
 pub(crate) fn abandon(call: &Call, output: &ToolOutput) {
-    let Some(id) = output.started else { return };
-    if let Ok(session) = call.engine.session(id) {
+    if let Some(id) = output.started {
+        abandon_session(call.engine, call.caller, id);
+    }
+}
+
+/// Closes and forgets session `id`, which a result that will never be delivered named (see
+/// [`abandon`]).
+pub(crate) fn abandon_session(engine: &Engine, caller: &Caller, id: SessionId) {
+    if let Ok(session) = engine.session(id) {
         let _ = session.close();
     }
-    call.caller.forget(id);
+    caller.forget(id);
 }
 
 /// `bytes` in base64 (RFC 4648, with padding), as MCP's image content carries them (a few

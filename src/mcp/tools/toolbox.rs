@@ -259,10 +259,7 @@ impl Toolbox {
                 if !Reply::Future(producer).send(Ok(result))
                     && let Some(id) = started
                 {
-                    if let Ok(session) = toolbox.engine.session(id) {
-                        let _ = session.close();
-                    }
-                    toolbox.caller.forget(id);
+                    super::abandon_session(&toolbox.engine, &toolbox.caller, id);
                 }
             });
         match started {
