@@ -374,8 +374,8 @@ mod tests {
     }
 
     /// A message of the server's longer than any it sends ends the relay as a failed
-    /// connection once its bound is read, after what came before it was passed on; it was
-    /// held whole, however long.
+    /// connection once its bound is read, after what came before it was passed on; its line
+    /// is never held whole, however long.
     #[test]
     fn an_endless_answer_ends_the_relay_at_its_bound() {
         let before = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n".as_slice();
