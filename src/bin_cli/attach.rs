@@ -456,7 +456,7 @@ fn frame_styles(frame: &Value) -> Vec<Run> {
 /// Draws `line` into `out` in the colours of its `runs` (a run past the text's end colours
 /// blanks: a bar, a selection), clipped to `cols` cells; returns the cells drawn.
 fn draw_row(out: &mut String, line: &str, runs: &[&Run], cols: usize) -> usize {
-    let styled_end = runs.iter().map(|run| run.col + run.width).max().unwrap_or(0);
+    let styled_end = runs.iter().map(|run| run.col.saturating_add(run.width)).max().unwrap_or(0);
     let padding = styled_end.saturating_sub(width(line));
     let mut col = 0;
     // The run being drawn, by its first column.
@@ -468,7 +468,8 @@ fn draw_row(out: &mut String, line: &str, runs: &[&Run], cols: usize) -> usize {
         }
         // A combining mark takes the style of the character it is drawn on.
         if cells > 0 {
-            let run = runs.iter().find(|run| (run.col..run.col + run.width).contains(&col));
+            let run =
+                runs.iter().find(|run| (run.col..run.col.saturating_add(run.width)).contains(&col));
             if run.map(|run| run.col) != active {
                 out.push_str("\x1b[0m");
                 if let Some(run) = run {
@@ -587,6 +588,11 @@ mod tests {
         let frame = serde_json::json!({"styles": [[0, 1, 2, "31"], [1, 0, 1, "31m\x1b]0;x"]]});
         let styles = frame_styles(&frame);
         assert_eq!(styles.len(), 1, "a run that is not parameters only is not drawn");
+        // A run whose numbers overflow (a frame no server sends) is drawn to the row's end.
+        let endless = run(1, usize::MAX, "7");
+        let mut out = String::new();
+        assert_eq!(draw_row(&mut out, "ab", &[&endless], 4), 4);
+        assert_eq!(out, "a\x1b[0m\x1b[7mb  \x1b[0m");
     }
 
     #[test]
