@@ -968,8 +968,10 @@ mod linux {
                 Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
                     Some(activity) => {
                         let activity = reading_terminal(base, tid, &text, activity, probe);
-                        let clock = clock_due(base, tid, &text, &activity, probe);
-                        let tick = sleep_tick(base, tid, &text, &activity, probe);
+                        // (Read once: a sleep's timer is in the sleeping process's memory.)
+                        let sleep = sleep_of(base, &text, &activity);
+                        let clock = clock_due(base, tid, &text, &activity, sleep, probe);
+                        let tick = sleep_tick(base, tid, sleep, probe);
                         return Some(ThreadObs { tid, activity, clock, tick });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
@@ -1095,11 +1097,13 @@ mod linux {
     /// terminal has been quiet for longer (it went off without a change and was set again, a
     /// server's poll every 0.5 s), a sleep until a point in time (Python's `time.sleep`) until
     /// `probe.timers` saw the thread wake and sleep again (a reloader's sleep every second).
+    /// `sleep` is the thread's sleep, if it is in one ([`sleep_of`]).
     fn clock_due(
         base: &str,
         tid: i32,
         syscall: &str,
         activity: &Activity,
+        sleep: Option<(std::time::Duration, bool)>,
         probe: Probe<'_>,
     ) -> Option<std::time::Duration> {
         let Activity::Other(what) = activity else { return None };
@@ -1107,7 +1111,7 @@ mod linux {
         let outside = what.ends_with(ON_SOCKETS) || what.ends_with(NOT_THE_TERMINAL);
         let (timer, until) = match name {
             _ if outside => (timeout(base, name, syscall)?, false),
-            "nanosleep" | "clock_nanosleep" => sleep_timer(base, name, syscall)?,
+            "nanosleep" | "clock_nanosleep" => sleep?,
             "futex" => lock_timer(base, syscall)?,
             _ => return None,
         };
@@ -1124,8 +1128,8 @@ mod linux {
         (!ticks).then_some(timer)
     }
 
-    /// The sleep thread `tid` at `base` is in (`activity`, with the arguments in `syscall`)
-    /// when it is a tick (see [`SleepTick`]): a sleep of a known length up to
+    /// The sleep thread `tid` at `base` is in (`sleep`, see [`sleep_of`]) when it is a tick
+    /// (see [`SleepTick`]): a sleep of a known length up to
     /// [`SHORT_TIMER`], in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a
     /// loop polling on a timer with nothing to print: `while sleep 1; do :; done`, `less
     /// +F`'s 2 ms), or one of [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw
@@ -1133,16 +1137,10 @@ mod linux {
     fn sleep_tick(
         base: &str,
         tid: i32,
-        syscall: &str,
-        activity: &Activity,
+        sleep: Option<(std::time::Duration, bool)>,
         probe: Probe<'_>,
     ) -> Option<SleepTick> {
-        let Activity::Other(what) = activity else { return None };
-        let name = what.split_ascii_whitespace().next()?;
-        if !matches!(name, "nanosleep" | "clock_nanosleep") {
-            return None;
-        }
-        let (timer, until) = sleep_timer(base, name, syscall)?;
+        let (timer, until) = sleep?;
         if until || timer > CLOCK_HORIZON {
             return None;
         }
@@ -1155,6 +1153,22 @@ mod linux {
                 voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
             });
         (idle || repeated).then_some(SleepTick { timer, idle, repeated })
+    }
+
+    /// The timer of the sleep the thread at `base` is in (`activity`, with the arguments in
+    /// `syscall`), if it is in one, and whether it is what is left of a sleep until a point
+    /// in time (see [`sleep_timer`]).
+    fn sleep_of(
+        base: &str,
+        syscall: &str,
+        activity: &Activity,
+    ) -> Option<(std::time::Duration, bool)> {
+        let Activity::Other(what) = activity else { return None };
+        let name = what.split_ascii_whitespace().next()?;
+        if !matches!(name, "nanosleep" | "clock_nanosleep") {
+            return None;
+        }
+        sleep_timer(base, name, syscall)
     }
 
     /// A sleep's timer (`name`, with the arguments in `syscall`), and whether it is what is left
