@@ -50,8 +50,7 @@ pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // Cancelled, or failed after the start: nobody will learn this session's id, so it
         // is not left behind, and neither is its name: it names no session any caller knows,
         // and is free for the next start.
-        let _ = session.close();
-        call.caller.forget(session.id());
+        super::abandon_session(call.engine, call.caller, session.id());
     }
     shown
 }

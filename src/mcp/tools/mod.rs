@@ -69,9 +69,10 @@ pub(crate) fn abandon(call: &Call, output: &ToolOutput) {
     }
 }
 
-/// Closes and forgets session `id`, which a result that will never be delivered named (see
-/// [`abandon`]).
+/// Closes and forgets session `id`, whose id nobody will learn (see [`abandon`]). Its name is
+/// freed first, so that no list shows it closed and still named.
 pub(crate) fn abandon_session(engine: &Engine, caller: &Caller, id: SessionId) {
+    caller.names.forget(id);
     if let Ok(session) = engine.session(id) {
         let _ = session.close();
     }
