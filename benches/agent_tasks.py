@@ -161,6 +161,73 @@ def fill(value, sid, workdir):
     return value
 
 
+SCREEN_HEADER = re.compile(r"^--- screen (\d+)x(\d+)[^:]*?(?:: (.*))? ---$")
+MOVED = re.compile(r"as at (?:your last look|the previous different screen you saw), with its rows (\d+)-(\d+) moved to (\d+)-(\d+)")
+SLID = re.compile(
+    r"; rows (\d+)-(\d+) as (?:rows (\d+)-\d+ )?then but (?:their columns? (\d+)(?:-(\d+))? )?"
+    r"moved (\d+) columns? to the (right|left), only their columns? (\d+)(?:-(\d+))? shown"
+)
+LISTED = re.compile(r"^(\d+)│(.*)$")
+MARKS = str.maketrans("", "", "⟦⟧")
+
+
+class KnownScreens:
+    """The screens a model knows of one session, rebuilt from the results as it reads them:
+    a whole screen, or the changes since an earlier one ("your last look", "the previous
+    different screen you saw"), with a block of rows moved and one that slid sideways (its
+    rows compared without their style marks). A fact on a row that a result says is unchanged
+    is known to the model, so it counts as present."""
+
+    def __init__(self) -> None:
+        self.looks: list[list[str] | None] = []  # distinct screens, the last seen last; None: not rebuilt
+
+    def read(self, text: str) -> str:
+        """The screen `text` shows, rebuilt, or "" when it shows none."""
+        lines = text.split("\n")
+        at = next((i for i, line in enumerate(lines) if SCREEN_HEADER.match(line)), None)
+        if at is None:
+            return ""
+        cols, rows, change = SCREEN_HEADER.match(lines[at]).groups()
+        cols, rows = int(cols), int(rows)
+        body = [line for line in lines[at + 1 :] if not line.startswith("[... ")]
+        if change is None:
+            screen = (body + [""] * rows)[:rows]
+        else:
+            base = self.looks[-1] if "your last look" in change else (self.looks[-2:-1] or [None])[0]
+            screen = None if base is None or len(base) != rows else self.changed(base, change, body, cols)
+        if not self.looks or self.looks[-1] != screen:
+            self.looks.append(screen)
+        return "\n".join(screen or [])
+
+    @staticmethod
+    def changed(base: list[str], change: str, body: list[str], cols: int) -> list[str]:
+        screen = list(base)
+        moved = MOVED.search(change)
+        if moved:
+            first, last, to = int(moved[1]), int(moved[2]), int(moved[3])
+            screen[to : to + last - first + 1] = base[first : last + 1]
+        listed = {int(m[1]): m[2] for m in map(LISTED.match, body) if m}
+        slid = SLID.search(change)
+        if slid:
+            first, last = int(slid[1]), int(slid[2])
+            down = first - int(slid[3]) if slid[3] else 0
+            span = (int(slid[4]), int(slid[5] or slid[4]) + 1) if slid[4] else (0, cols)
+            shift = int(slid[6]) * (1 if slid[7] == "right" else -1)
+            new_from = int(slid[8])
+            for row in range(first, last + 1):
+                old = base[row - down].translate(MARKS).ljust(cols)
+                cells = list(old)
+                for col in range(span[0], span[1]):
+                    if span[0] <= col - shift < span[1]:
+                        cells[col] = old[col - shift]
+                shown = listed.pop(row, "").translate(MARKS)
+                cells[new_from : new_from + len(shown)] = shown
+                screen[row] = "".join(cells).rstrip()
+        for row, line in listed.items():
+            screen[row] = line
+        return screen
+
+
 class Tally:
     def __init__(self) -> None:
         self.bytes = 0
@@ -171,6 +238,7 @@ class Tally:
         self.missing: list[str] = []
         self.seconds = 0.0
         self.step_seconds: list[float] = []
+        self.screens = KnownScreens()
 
     def step(self, text: str, facts: list[str], label: str) -> None:
         if os.environ.get("TERMLOOM_BENCH_SHOW"):
@@ -178,9 +246,12 @@ class Tally:
         self.bytes += len(text.encode())
         self.calls += 1
         self.escapes += len(ESCAPE.findall(text))
+        known = self.screens.read(text)
+        if os.environ.get("TERMLOOM_BENCH_SHOW") and known and "--- screen" in text and ": " in text.split("--- screen", 1)[1].split("\n", 1)[0]:
+            print(f"----- (the screen as the model rebuilds it)\n{known}", file=sys.stderr)
         for fact in facts:
             self.facts += 1
-            if fact in text:
+            if fact in text or fact in known:
                 self.facts_found += 1
             else:
                 self.missing.append(f"{label}: {fact!r}")
