@@ -232,35 +232,33 @@ fn main() {
     println!("measured in {:.1} s; {}", elapsed.as_secs_f64(), load());
 
     // The same while another session of the engine floods its terminal: how long can a
-    // keystroke wait behind another session's output? First the flood alone for a second
-    // (its solo rate), then the keystrokes beside it, then tmux in the same situation.
-    let flood = engine
-        .spawn(SpawnSpec::new("yes").arg("y".repeat(100)).size(COLS, ROWS))
-        .expect("spawning yes");
-    std::thread::sleep(Duration::from_millis(200));
-    let bytes_out = || flood.info().map(|i| i.bytes_out).unwrap_or(0);
-    let (solo_from, solo_started) = (bytes_out(), Instant::now());
-    std::thread::sleep(Duration::from_secs(1));
-    let solo_rate = (bytes_out() - solo_from) as f64 / solo_started.elapsed().as_secs_f64();
-    let _ = flood.close();
-    // Then rounds of 50 keystrokes beside a flood, termloom's and tmux's alternately, each
-    // flood started for its round and stopped after it: the same moments of the machine.
+    // keystroke wait behind another session's output? Rounds of 50 keystrokes beside a
+    // flood, termloom's and tmux's alternately, each flood started for its round and stopped
+    // after it: the same moments of the machine. In each round the flood first runs alone for
+    // 200 ms (its solo rate), then beside the keystrokes, so both rates come from the same
+    // rounds (one solo second before all rounds swung by ±20 % against them).
     let mut tmux = TmuxKeys::start();
     let mut under_flood = [Vec::new(), Vec::new()];
     let mut tmux_idle = Vec::new();
     let mut tmux_flooded = Vec::new();
+    let (mut solo_bytes, mut solo_time) = (0u64, Duration::ZERO);
     let (mut beside_bytes, mut beside_time) = (0u64, Duration::ZERO);
     for round in 0..8 {
         let flood = engine
             .spawn(SpawnSpec::new("yes").arg("y".repeat(100)).size(COLS, ROWS))
             .expect("spawning yes");
+        let bytes_out = || flood.info().map(|i| i.bytes_out).unwrap_or(0);
         std::thread::sleep(Duration::from_millis(100));
-        let (from, started) = (flood.info().map(|i| i.bytes_out).unwrap_or(0), Instant::now());
+        let (from, started) = (bytes_out(), Instant::now());
+        std::thread::sleep(Duration::from_millis(200));
+        solo_bytes += bytes_out() - from;
+        solo_time += started.elapsed();
+        let (from, started) = (bytes_out(), Instant::now());
         for _ in 0..50 {
             under_flood[0].push(us(raw_sample(&mut typed[0])));
             under_flood[1].push(us(screen_sample(&mut typed[1])));
         }
-        beside_bytes += flood.info().map(|i| i.bytes_out).unwrap_or(0) - from;
+        beside_bytes += bytes_out() - from;
         beside_time += started.elapsed();
         let _ = flood.close();
         if let Some(tmux) = &mut tmux {
@@ -276,10 +274,11 @@ fn main() {
         }
     }
     drop(tmux);
+    let solo_rate = solo_bytes as f64 / solo_time.as_secs_f64();
     let beside_rate = beside_bytes as f64 / beside_time.as_secs_f64();
     println!();
     println!(
-        "while another session floods (`yes`, {:.0} MB/s alone, {:.0} MB/s beside the keystrokes: {:.2} × solo), {} samples each, in 8 rounds alternating with tmux's:",
+        "while another session floods (`yes`, {:.0} MB/s alone and {:.0} MB/s beside the keystrokes in the same rounds: {:.2} × solo), {} samples each, in 8 rounds alternating with tmux's:",
         solo_rate / 1e6,
         beside_rate / 1e6,
         beside_rate / solo_rate,
