@@ -68,6 +68,15 @@ pub enum Error {
         /// The bound (`Config::max_waits`).
         limit: usize,
     },
+    /// The caller's reader has `Config::max_waits_per_reader` waits pending on the session
+    /// already; the wait was refused (and nothing it would have typed was typed). Other
+    /// readers of the session can still wait.
+    TooManyReaderWaits {
+        /// The session.
+        session: SessionId,
+        /// The bound (`Config::max_waits_per_reader`).
+        limit: usize,
+    },
     /// A terminal size outside the accepted range.
     InvalidSize {
         /// Requested columns.
@@ -224,6 +233,10 @@ impl fmt::Display for Error {
             Error::TooManyWaits { session, limit } => write!(
                 f,
                 "session {session} has {limit} waits pending, its bound (Config::max_waits); nothing was typed: wait for one to end, or cancel one, before starting another"
+            ),
+            Error::TooManyReaderWaits { session, limit } => write!(
+                f,
+                "this caller has {limit} waits pending on session {session}, its bound for one reader (Config::max_waits_per_reader); nothing was typed: wait for one to end, or cancel one, before starting another"
             ),
             Error::InvalidSize { cols, rows } => write!(
                 f,

@@ -5,7 +5,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, Fired, Signal, SpawnSpec, Until, shell_program};
+use termloom::{
+    Config, Engine, Error, ExitStatus, Fired, ReaderId, Signal, SpawnSpec, Until, shell_program,
+};
 
 #[test]
 fn python_repl_computes_a_value() {
@@ -1823,4 +1825,48 @@ fn waits_pending_on_a_session_are_bounded() {
     }
     assert_eq!(s.info().unwrap().pending_waits, 0);
     s.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
+}
+
+/// A session's waits are shared by every caller that reads it (a server's clients, MCP
+/// connections, the library's handles), so each reader is held to its share
+/// (`Config::max_waits_per_reader`): one reader at its bound is refused with
+/// `Error::TooManyReaderWaits`, typing nothing, while another reader's waits (and the default
+/// reader's) are still taken, until the session's own bound (`max_waits`) holds for all of
+/// them. Before, one caller's waits could fill `max_waits` and every other caller's wait on
+/// the session was refused.
+#[test]
+fn one_reader_cannot_take_every_wait_of_a_session() {
+    let config = Config { max_waits: 8, max_waits_per_reader: 3, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let s = bash(&engine);
+    let greedy = s.as_reader(ReaderId::new());
+    let mut pending: Vec<_> =
+        (0..3).map(|_| greedy.start_wait(Until::text("go-ahead"), LONG).unwrap()).collect();
+    for _ in 0..100 {
+        let err = greedy.start_wait(Until::text("go-ahead"), LONG).unwrap().finish().unwrap_err();
+        assert!(
+            matches!(err, Error::TooManyReaderWaits { session, limit: 3 } if session == s.id()),
+            "{err:?}"
+        );
+    }
+    let err =
+        greedy.send_keys_and_wait("echo typed<Enter>", Until::text("typed"), LONG).unwrap_err();
+    assert!(matches!(err, Error::TooManyReaderWaits { limit: 3, .. }), "{err:?}");
+    assert!(err.to_string().contains("Config::max_waits_per_reader"), "{err}");
+    assert!(!s.screen().unwrap().to_string().contains("typed"), "{}", s.screen().unwrap());
+    // Another reader, and the default one, still wait: their share is their own.
+    let other = s.as_reader(ReaderId::new());
+    pending.extend((0..3).map(|_| other.start_wait(Until::text("go-ahead"), LONG).unwrap()));
+    pending.extend((0..2).map(|_| s.start_wait(Until::text("go-ahead"), LONG).unwrap()));
+    assert_eq!(s.info().unwrap().pending_waits, 8);
+    // The session's bound still holds for all of them together.
+    let third = s.as_reader(ReaderId::new());
+    let err = third.start_wait(Until::text("go-ahead"), LONG).unwrap().finish().unwrap_err();
+    assert!(matches!(err, Error::TooManyWaits { limit: 8, .. }), "{err:?}");
+    s.send_keys("echo go-ahead<Enter>").unwrap();
+    for wait in pending {
+        assert!(!wait.finish().unwrap().is_timeout());
+    }
+    // The shares free as the waits end.
+    greedy.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
 }
