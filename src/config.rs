@@ -329,7 +329,10 @@ impl Config {
             {
                 return Err(Error::InvalidConfig {
                     field,
-                    message: format!("is {dir:?}; it must be an absolute path"),
+                    message: format!(
+                        "is {}; it must be an absolute path",
+                        crate::error::quoted_os(dir.as_os_str())
+                    ),
                 });
             }
         }
