@@ -221,10 +221,14 @@ pub(crate) struct Caller {
 }
 
 impl Caller {
-    /// A caller with its own read positions, sharing `names` and the input locks `input`
-    /// with others.
-    pub(crate) fn sharing(names: Arc<Names>, input: Arc<InputLocks>) -> Caller {
-        Caller { names, input, ..Caller::default() }
+    /// A caller with its own read positions, sharing `names`, the input locks `input` and
+    /// the bytes of screens remembered, `screens`, with others.
+    pub(crate) fn sharing(
+        names: Arc<Names>,
+        input: Arc<InputLocks>,
+        screens: &Arc<screen_diff::ScreenBudget>,
+    ) -> Caller {
+        Caller { names, input, seen: screens.member(), reader: ReaderId::new() }
     }
 
     /// Forgets a closed session.
