@@ -66,13 +66,27 @@ pub struct Config {
     /// [`Error::PasteTooLarge`](crate::Error::PasteTooLarge) before any of it is queued. Default
     /// 16 MiB, range 1 KiB..=1 GiB.
     pub paste_bytes: usize,
-    /// Most waits pending on one session at once: [`Session::wait`](crate::Session::wait) and
+    /// Most waits pending on one session at once, whoever waits: [`Session::wait`](crate::Session::wait) and
     /// its kin, their futures, [`PendingWait`](crate::PendingWait)s and the MCP tool calls
     /// that wait. One more is refused with
     /// [`Error::TooManyWaits`](crate::Error::TooManyWaits) before anything it would type is
     /// typed; each pending wait keeps a copy of what its reader had read of the screen, and
-    /// output is checked against every one. Default 256, range 1..=100,000.
+    /// output is checked against every one, so this is the bound that holds the memory and
+    /// the work. Each reader (a [`ReaderId`](crate::ReaderId): a `termloom server` client, an
+    /// MCP connection, a [`Toolbox`](crate::tools::Toolbox), the handles that read as the
+    /// default reader) is held to [`max_waits_per_reader`](Config::max_waits_per_reader) of
+    /// them besides, so that one caller cannot take them all from the others that share the
+    /// session. Default 256, range 1..=100,000.
     pub max_waits: usize,
+    /// Most waits one reader (see [`max_waits`](Config::max_waits)) may have pending on one
+    /// session at once: one more is refused with
+    /// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits) before anything it would
+    /// type is typed, while the session's other readers can still wait (up to `max_waits`
+    /// in all). Set below `max_waits`, it leaves the others at least `max_waits` minus it;
+    /// at or above `max_waits`, only `max_waits` holds. Default 64 (a quarter of the default
+    /// `max_waits`; a `termloom server` connection has at most 32 calls in progress), range
+    /// 1..=100,000.
+    pub max_waits_per_reader: usize,
     /// Bound of the queue of requests from callers to the reactor. Callers block when it is
     /// full. Default 1024, range 1..=1,000,000.
     pub request_queue: usize,
@@ -189,6 +203,7 @@ impl Default for Config {
             write_queue_bytes: 1 << 20,
             paste_bytes: 16 << 20,
             max_waits: 256,
+            max_waits_per_reader: 64,
             request_queue: 1024,
             quiet: Duration::from_millis(500),
             input_settle: Duration::from_millis(50),
@@ -260,6 +275,7 @@ impl Config {
         check("write_queue_bytes", self.write_queue_bytes, 1 << 10, 1 << 30)?;
         check("paste_bytes", self.paste_bytes, 1 << 10, 1 << 30)?;
         check("max_waits", self.max_waits, 1, 100_000)?;
+        check("max_waits_per_reader", self.max_waits_per_reader, 1, 100_000)?;
         check("request_queue", self.request_queue, 1, 1_000_000)?;
         let ms = Duration::from_millis;
         let s = Duration::from_secs;
@@ -313,7 +329,10 @@ impl Config {
             {
                 return Err(Error::InvalidConfig {
                     field,
-                    message: format!("is {dir:?}; it must be an absolute path"),
+                    message: format!(
+                        "is {}; it must be an absolute path",
+                        crate::error::quoted_os(dir.as_os_str())
+                    ),
                 });
             }
         }

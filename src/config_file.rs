@@ -46,6 +46,7 @@ struct ConfigFile {
     write_queue_bytes: Option<Whole>,
     paste_bytes: Option<Whole>,
     max_waits: Option<Whole>,
+    max_waits_per_reader: Option<Whole>,
     request_queue: Option<Whole>,
     quiet_ms: Option<Whole>,
     input_settle_ms: Option<Whole>,
@@ -177,7 +178,7 @@ impl Config {
         set_number!(cols, rows, scrollback_lines, scrollback_bytes, max_read_bytes);
         set_number!(write_queue_bytes, request_queue, max_sessions, max_closed_sessions);
         set_number!(max_readers, raw_output_bytes, recording_file_bytes, paste_bytes, max_waits);
-        set_number!(readers_tail_bytes);
+        set_number!(readers_tail_bytes, max_waits_per_reader);
         set_number!(
             max_osc_bytes,
             max_title_bytes,
@@ -257,6 +258,8 @@ mod tests {
         let c =
             Config::from_toml_str("max_readers = 1024\nreaders_tail_bytes = 1048576\n").unwrap();
         assert_eq!((c.max_readers, c.readers_tail_bytes), (1024, 1 << 20));
+        let c = Config::from_toml_str("max_waits = 512\nmax_waits_per_reader = 16\n").unwrap();
+        assert_eq!((c.max_waits, c.max_waits_per_reader), (512, 16));
         let err = Config::from_toml_str("colz = 1").unwrap_err().to_string();
         assert!(err.contains("colz"), "{err}");
         let err = Config::from_toml_str("cols = 1").unwrap_err().to_string();
@@ -271,6 +274,7 @@ mod tests {
             ("scrollback_lines = -3", "scrollback_lines is -3; allowed range is 1..=10000000"),
             ("max_title_stack = -1", "max_title_stack is -1; allowed range is 0..=4096"),
             ("max_waits = 0", "max_waits is 0; allowed range is 1..=100000"),
+            ("max_waits_per_reader = 0", "max_waits_per_reader is 0; allowed range is 1..=100000"),
             ("quiet_ms = -5", "quiet_ms is -5; allowed range is 1ms..=3600s"),
             ("idle_timeout_ms = -5", "idle_timeout_ms is -5; allowed range is 1s..=2592000s"),
         ] {

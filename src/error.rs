@@ -68,6 +68,15 @@ pub enum Error {
         /// The bound (`Config::max_waits`).
         limit: usize,
     },
+    /// The caller's reader has `Config::max_waits_per_reader` waits pending on the session
+    /// already; the wait was refused (and nothing it would have typed was typed). Other
+    /// readers of the session can still wait.
+    TooManyReaderWaits {
+        /// The session.
+        session: SessionId,
+        /// The bound (`Config::max_waits_per_reader`).
+        limit: usize,
+    },
     /// A terminal size outside the accepted range.
     InvalidSize {
         /// Requested columns.
@@ -193,9 +202,73 @@ impl Error {
     }
 }
 
+/// The most bytes of a caller's value an error repeats ([`quoted`]).
+pub(crate) const SHOWN_BYTES: usize = 60;
+
+/// `value` quoted for a message (`"vim"`), or, when longer than 60 bytes, its start and its
+/// length (`"xxxx…" (3000000 bytes)`): a message repeats what a caller gave so that they can
+/// find it in their call, never megabytes of it. Every message that names a caller's value
+/// (the library's errors, the MCP tools') quotes it with this.
+pub(crate) fn quoted(value: &str) -> String {
+    if value.len() <= SHOWN_BYTES {
+        return format!("{value:?}");
+    }
+    let start = &value[..value.floor_char_boundary(SHOWN_BYTES)];
+    format!("{start:?}… ({} bytes)", value.len())
+}
+
+/// [`quoted`] for a value that need not be UTF-8 (a program, a path, an environment entry):
+/// its start is shown lossily, its length in bytes as given.
+pub(crate) fn quoted_os(value: &std::ffi::OsStr) -> String {
+    let bytes = value.as_encoded_bytes();
+    if bytes.len() <= SHOWN_BYTES {
+        return format!("{value:?}");
+    }
+    let start = String::from_utf8_lossy(&bytes[..SHOWN_BYTES]);
+    let start = start.trim_end_matches('\u{fffd}');
+    format!("{start:?}… ({} bytes)", bytes.len())
+}
+
+/// The longest message an [`Error`] shows, and an MCP tool's error ([`bound_message`]).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 2048;
+/// How much of the start of a longer message is kept ([`bound_message`]); the end keeps the
+/// rest of [`MAX_MESSAGE_BYTES`].
+const MESSAGE_HEAD_BYTES: usize = 1400;
+
+/// Holds a message to [`MAX_MESSAGE_BYTES`]: one that repeats megabytes a caller gave (a
+/// program name, a pattern, a path, named in a message built elsewhere) keeps its start,
+/// which says what is wrong, and its end, which says what to do, and says how much it left
+/// out.
+pub(crate) fn bound_message(message: &mut String) {
+    if message.len() <= MAX_MESSAGE_BYTES {
+        return;
+    }
+    let head = message.floor_char_boundary(MESSAGE_HEAD_BYTES);
+    let tail = message.ceil_char_boundary(message.len() - (MAX_MESSAGE_BYTES - MESSAGE_HEAD_BYTES));
+    *message = format!(
+        "{}[… {} bytes of this message left out …]{}",
+        &message[..head],
+        tail - head,
+        &message[tail..]
+    );
+}
+
+/// Every message is held to [`MAX_MESSAGE_BYTES`] ([`bound_message`]), whatever a caller's
+/// value it carries; the values an error names itself are [`quoted`].
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
+        let mut message = Whole(self).to_string();
+        bound_message(&mut message);
+        f.write_str(&message)
+    }
+}
+
+/// An error's message before it is bounded.
+struct Whole<'a>(&'a Error);
+
+impl fmt::Display for Whole<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
             Error::UnknownSession(id) => write!(
                 f,
                 "unknown session {id}: no such session exists (list the sessions to see the live ones)"
@@ -225,6 +298,10 @@ impl fmt::Display for Error {
                 f,
                 "session {session} has {limit} waits pending, its bound (Config::max_waits); nothing was typed: wait for one to end, or cancel one, before starting another"
             ),
+            Error::TooManyReaderWaits { session, limit } => write!(
+                f,
+                "this caller has {limit} waits pending on session {session}, its bound for one reader (Config::max_waits_per_reader); nothing was typed: wait for one to end, or cancel one, before starting another"
+            ),
             Error::InvalidSize { cols, rows } => write!(
                 f,
                 "invalid terminal size {cols}x{rows}: columns must be {}..={} and rows {}..={}",
@@ -240,9 +317,11 @@ impl fmt::Display for Error {
                     && source.get_ref().is_none()
                     && !program.contains(['/', ' ', '\t']) =>
             {
-                write!(f, "cannot start {program:?}: no such program in PATH ({source})")
+                write!(f, "cannot start {}: no such program in PATH ({source})", quoted(program))
             }
-            Error::Spawn { program, source } => write!(f, "cannot start {program:?}: {source}"),
+            Error::Spawn { program, source } => {
+                write!(f, "cannot start {}: {source}", quoted(program))
+            }
             Error::InvalidConfig { field, message } => {
                 write!(f, "invalid configuration: {field} {message}")
             }
@@ -300,7 +379,8 @@ impl fmt::Display for Error {
             ),
             Error::SpawnDenied { program, rule, reason } => write!(
                 f,
-                "starting {program:?} was denied by the spawn policy ({rule}): {reason}; nothing was started"
+                "starting {} was denied by the spawn policy ({rule}): {reason}; nothing was started",
+                quoted(program)
             ),
             Error::Io { context, source } => write!(f, "{context}: {source}"),
         }
@@ -329,5 +409,28 @@ mod tests {
         let err = Error::Spawn { program: "/bin/x".into(), source: missing };
         assert_eq!(err.to_string(), "cannot start \"/bin/x\": No such file or directory");
         assert!(std::error::Error::source(&err).is_none());
+    }
+
+    /// A message built elsewhere with a caller's megabytes in it is held to
+    /// [`MAX_MESSAGE_BYTES`], its start (what is wrong) and end (what to do) kept; the values
+    /// an error names itself are shown by their start and size.
+    #[test]
+    fn a_message_is_bounded_and_keeps_its_start_and_end() {
+        let huge = "é".repeat(1 << 20);
+        let err = Error::InvalidInput(format!("bad thing {huge}; do this instead"));
+        let message = err.to_string();
+        assert!(message.len() <= MAX_MESSAGE_BYTES + 64, "{}", message.len());
+        assert!(message.starts_with("invalid input: bad thing éé"), "{message}");
+        assert!(message.ends_with("éé; do this instead"), "{message}");
+        assert!(message.contains("bytes of this message left out"), "{message}");
+        let err = Error::Spawn { program: huge.clone(), source: io::Error::other("no") };
+        let message = err.to_string();
+        assert!(message.len() < 200, "{message}");
+        assert!(message.ends_with("… (2097152 bytes): no"), "{message}");
+        let err = Error::SpawnDenied { program: huge, rule: "default".into(), reason: "no".into() };
+        assert!(err.to_string().len() < 200, "{err}");
+        // Short values are quoted whole, as before.
+        assert_eq!(quoted("vim"), "\"vim\"");
+        assert_eq!(quoted_os(std::ffi::OsStr::new("a\0b")), "\"a\\0b\"");
     }
 }

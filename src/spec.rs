@@ -236,7 +236,8 @@ impl SpawnSpec {
         let nul = |what: &str, text: &OsStr| -> crate::Result<()> {
             match text.as_encoded_bytes().contains(&0) {
                 true => Err(crate::Error::InvalidInput(format!(
-                    "the {what} {text:?} contains a NUL byte, which cannot be passed to a program; remove it"
+                    "the {what} {} contains a NUL byte, which cannot be passed to a program; remove it",
+                    crate::error::quoted_os(text)
                 ))),
                 false => Ok(()),
             }
@@ -277,7 +278,8 @@ impl SpawnSpec {
             };
             if let Some(problem) = problem {
                 return Err(crate::Error::InvalidInput(format!(
-                    "environment variable {name:?}: {problem} cannot be passed to a program"
+                    "environment variable {}: {problem} cannot be passed to a program",
+                    crate::error::quoted_os(name)
                 )));
             }
         }

@@ -123,7 +123,8 @@ const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
 fn one_line(text: &str) -> Result<()> {
     if text.contains('\n') {
         return Err(Error::InvalidInput(format!(
-            "wait text {text:?} contains a line break; transcript and screen conditions match within one line"
+            "wait text {} contains a line break; transcript and screen conditions match within one line",
+            crate::error::quoted(text)
         )));
     }
     Ok(())
@@ -131,11 +132,18 @@ fn one_line(text: &str) -> Result<()> {
 
 /// Why `pattern` is not a regular expression, and what to write instead.
 pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
-    let why = err.to_string();
-    let why = why.lines().last().unwrap_or_default().trim_start_matches("error: ");
     format!(
-        "bad regular expression {pattern:?}: {why}; it is Rust regex syntax: escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them as text"
+        "bad regular expression {}: {}; it is Rust regex syntax: escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them as text",
+        crate::error::quoted(pattern),
+        regex_problem(err)
     )
+}
+
+/// What is wrong with a regular expression, without the expression: the `regex` crate's
+/// message repeats it whole (with a caret under the fault), however long it is.
+pub(crate) fn regex_problem(err: &regex::Error) -> String {
+    let why = err.to_string();
+    why.lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned()
 }
 
 fn compile(pattern: &str) -> Result<Regex> {

@@ -337,7 +337,7 @@ fn a_missing_working_directory_is_not_a_missing_program() {
         assert_code(&output, 1);
         let err = stderr(&output);
         assert!(
-            err.contains("working directory /nonexistent-termloom-dir does not exist"),
+            err.contains("working directory \"/nonexistent-termloom-dir\" does not exist"),
             "{err}"
         );
         assert!(!err.contains("no such program"), "{err}");

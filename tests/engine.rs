@@ -5,7 +5,9 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, Error, ExitStatus, Fired, Signal, SpawnSpec, Until, shell_program};
+use termloom::{
+    Config, Engine, Error, ExitStatus, Fired, ReaderId, Signal, SpawnSpec, Until, shell_program,
+};
 
 #[test]
 fn python_repl_computes_a_value() {
@@ -1823,4 +1825,85 @@ fn waits_pending_on_a_session_are_bounded() {
     }
     assert_eq!(s.info().unwrap().pending_waits, 0);
     s.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
+}
+
+/// A library error repeats a caller's long argument only by its start and size, and its
+/// message is held to about 2 KiB, while still saying what was wrong: a multi-megabyte bad
+/// regular expression, wait text, key name in a key script, signal name, program with a NUL,
+/// environment entry, working directory, and a program that cannot start. Before, each was
+/// repeated whole (the key name twice), so a 3 MB argument made a 3 MB (or 6 MB) message.
+#[test]
+fn errors_repeat_a_long_argument_by_its_start() {
+    const BOUND: usize = 2048;
+    let huge = "x".repeat(2 << 20);
+    let check = |err: Error, says: &str| {
+        let message = err.to_string();
+        assert!(message.len() <= BOUND, "{} bytes: {}", message.len(), &message[..200]);
+        assert!(message.contains(says), "{message}");
+        assert!(message.contains("xxxx"), "{message}");
+    };
+    check(Until::regex(&format!("({huge}")).unwrap_err(), "unclosed group");
+    check(Until::screen_regex(&format!("{huge}[")).unwrap_err(), "unclosed character class");
+    let engine = Engine::new(Config::default()).unwrap();
+    let s = bash(&engine);
+    let err = s.wait(Until::text(format!("{huge}\n")), LONG).unwrap_err();
+    check(err, "contains a line break");
+    check(s.send_keys(&format!("echo <{huge}>")).unwrap_err(), "unknown key name");
+    check(s.send_keys(&format!("<C-{huge}>")).unwrap_err(), "unknown key name");
+    check(s.send_keys(&format!("<{huge}")).unwrap_err(), "invalid key");
+    check(huge.parse::<Signal>().unwrap_err(), "unknown signal");
+    let spawn = |spec: SpawnSpec| engine.spawn(spec).expect_err("refused");
+    check(spawn(SpawnSpec::new(format!("{huge}\0"))), "contains a NUL byte");
+    check(spawn(SpawnSpec::new("true").args([format!("\0{huge}")])), "contains a NUL byte");
+    check(spawn(SpawnSpec::new("true").env(format!("{huge}="), "v")), "a name containing `=`");
+    let err = spawn(SpawnSpec::new("true").env("NAME", format!("{huge}\0")));
+    assert!(err.to_string().contains("a value containing NUL"), "{err}");
+    check(spawn(SpawnSpec::new("true").cwd(format!("/{huge}"))), "does not exist");
+    check(spawn(SpawnSpec::new(format!("no-such-program-{huge}"))), "cannot start");
+    // Nothing of it reached the session, which goes on.
+    s.send_keys_and_wait("echo $((40+2))y<Enter>", Until::text("42y"), LONG).unwrap();
+}
+
+/// A session's waits are shared by every caller that reads it (a server's clients, MCP
+/// connections, the library's handles), so each reader is held to its share
+/// (`Config::max_waits_per_reader`): one reader at its bound is refused with
+/// `Error::TooManyReaderWaits`, typing nothing, while another reader's waits (and the default
+/// reader's) are still taken, until the session's own bound (`max_waits`) holds for all of
+/// them. Before, one caller's waits could fill `max_waits` and every other caller's wait on
+/// the session was refused.
+#[test]
+fn one_reader_cannot_take_every_wait_of_a_session() {
+    let config = Config { max_waits: 8, max_waits_per_reader: 3, ..Config::default() };
+    let engine = Engine::new(config).unwrap();
+    let s = bash(&engine);
+    let greedy = s.as_reader(ReaderId::new());
+    let mut pending: Vec<_> =
+        (0..3).map(|_| greedy.start_wait(Until::text("go-ahead"), LONG).unwrap()).collect();
+    for _ in 0..100 {
+        let err = greedy.start_wait(Until::text("go-ahead"), LONG).unwrap().finish().unwrap_err();
+        assert!(
+            matches!(err, Error::TooManyReaderWaits { session, limit: 3 } if session == s.id()),
+            "{err:?}"
+        );
+    }
+    let err =
+        greedy.send_keys_and_wait("echo typed<Enter>", Until::text("typed"), LONG).unwrap_err();
+    assert!(matches!(err, Error::TooManyReaderWaits { limit: 3, .. }), "{err:?}");
+    assert!(err.to_string().contains("Config::max_waits_per_reader"), "{err}");
+    assert!(!s.screen().unwrap().to_string().contains("typed"), "{}", s.screen().unwrap());
+    // Another reader, and the default one, still wait: their share is their own.
+    let other = s.as_reader(ReaderId::new());
+    pending.extend((0..3).map(|_| other.start_wait(Until::text("go-ahead"), LONG).unwrap()));
+    pending.extend((0..2).map(|_| s.start_wait(Until::text("go-ahead"), LONG).unwrap()));
+    assert_eq!(s.info().unwrap().pending_waits, 8);
+    // The session's bound still holds for all of them together.
+    let third = s.as_reader(ReaderId::new());
+    let err = third.start_wait(Until::text("go-ahead"), LONG).unwrap().finish().unwrap_err();
+    assert!(matches!(err, Error::TooManyWaits { limit: 8, .. }), "{err:?}");
+    s.send_keys("echo go-ahead<Enter>").unwrap();
+    for wait in pending {
+        assert!(!wait.finish().unwrap().is_timeout());
+    }
+    // The shares free as the waits end.
+    greedy.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
 }

@@ -1239,7 +1239,7 @@ fn errors_repeat_megabytes_of_arguments_only_by_their_start() {
         assert!(message.contains(expected) && message.contains(&start), "{}", &message[..200]);
         assert!(message.len() < 1024, "{tool}: {} bytes", message.len());
     }
-    // Messages of the library that name what was given are cut, their start and end kept.
+    // Messages of the library name what was given by its start and size too, whole.
     for (tool, arguments, start, end) in [
         (
             "terminal_read",
@@ -1262,7 +1262,7 @@ fn errors_repeat_megabytes_of_arguments_only_by_their_start() {
         (
             "terminal_start",
             json!({"argv": ["cat"], "cwd": format!("/{big}")}),
-            "cannot start \"cat\": working directory /xxx",
+            "cannot start \"cat\": working directory \"/xxx",
             "does not exist or is not a directory",
         ),
         (
@@ -1275,7 +1275,8 @@ fn errors_repeat_megabytes_of_arguments_only_by_their_start() {
         let message = client.tool_error(tool, arguments);
         assert!(message.len() <= 2048 + 64, "{tool}: {} bytes", message.len());
         assert!(message.starts_with(start) && message.ends_with(end), "{message}");
-        assert!(message.contains(" bytes of this message left out …]"), "{message}");
+        assert!(message.contains("xxx\"… (2097"), "{message}");
+        assert!(!message.contains(" bytes of this message left out …]"), "{message}");
     }
     // A look-up's answer names what it looked for by its start too.
     let found = client.call("terminal_read", json!({"session_id": id, "find": big}));

@@ -13,6 +13,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::error::quoted;
+
 /// A compact description of every accepted key form, included in
 /// [`KeyParseError`] messages.
 pub const ACCEPTED_KEY_FORMS: &str = "a single character (a, <, é) or a key name: Enter (CR, Return), \
@@ -161,8 +163,10 @@ impl fmt::Display for KeyParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "invalid key {:?}: {}. Accepted forms: {}",
-            self.token, self.reason, ACCEPTED_KEY_FORMS
+            "invalid key {}: {}. Accepted forms: {}",
+            crate::error::quoted(&self.token),
+            self.reason,
+            ACCEPTED_KEY_FORMS
         )
     }
 }
@@ -276,11 +280,14 @@ impl FromStr for Key {
                 _ if is_only_modifiers(rest) => {
                     return Err(KeyParseError::new(
                         s,
-                        format!("modifier prefix {rest:?} is not followed by a key"),
+                        format!("modifier prefix {} is not followed by a key", quoted(rest)),
                     ));
                 }
                 _ => {
-                    return Err(KeyParseError::new(s, format!("unknown key name {rest:?}")));
+                    return Err(KeyParseError::new(
+                        s,
+                        format!("unknown key name {}", quoted(rest)),
+                    ));
                 }
             }
         };

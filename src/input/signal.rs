@@ -85,7 +85,8 @@ impl FromStr for Signal {
         ALL.iter().find(|(_, n)| *n == name).map(|(s, _)| *s).ok_or_else(|| {
             let names: Vec<&str> = ALL.iter().map(|(_, n)| *n).collect();
             Error::InvalidInput(format!(
-                "unknown signal {text:?}; accepted: {} (with or without SIG)",
+                "unknown signal {}; accepted: {} (with or without SIG)",
+                crate::error::quoted(text),
                 names.join(", ")
             ))
         })

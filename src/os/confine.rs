@@ -59,7 +59,10 @@ impl Confinement {
     /// Checks the paths are absolute.
     pub(crate) fn validate(&self) -> Result<(), String> {
         match self.writable.iter().find(|p| !p.is_absolute()) {
-            Some(path) => Err(format!("writable path {path:?} must be absolute")),
+            Some(path) => Err(format!(
+                "writable path {} must be absolute",
+                crate::error::quoted_os(path.as_os_str())
+            )),
             None => Ok(()),
         }
     }

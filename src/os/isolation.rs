@@ -85,7 +85,7 @@ fn lookup_user(name: &str) -> io::Result<Account> {
             })
         })
         .find(|a| a.name == name || Some(a.uid) == by_id)
-        .ok_or_else(|| invalid(format!("no user {name:?} in /etc/passwd")))
+        .ok_or_else(|| invalid(format!("no user {} in /etc/passwd", crate::error::quoted(name))))
 }
 
 fn lookup_group(name: &str) -> io::Result<u32> {
@@ -99,7 +99,7 @@ fn lookup_group(name: &str) -> io::Result<u32> {
             let f: Vec<&str> = line.split(':').collect();
             (f.len() >= 3 && f[0] == name).then(|| f[2].parse().ok()).flatten()
         })
-        .ok_or_else(|| invalid(format!("no group {name:?} in /etc/group")))
+        .ok_or_else(|| invalid(format!("no group {} in /etc/group", crate::error::quoted(name))))
 }
 
 impl IsolationSpec {

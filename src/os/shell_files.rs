@@ -191,8 +191,8 @@ impl ShellFiles {
                 Ok(())
             }
             _ => Err(format!(
-                "shell integration works with bash and zsh, not {:?}",
-                argv[0].to_string_lossy()
+                "shell integration works with bash and zsh, not {}",
+                crate::error::quoted_os(&argv[0])
             )),
         }
     }

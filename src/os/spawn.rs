@@ -101,7 +101,10 @@ pub(crate) fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Resul
         // Not `NotFound`: that is a program missing from `PATH` (see `Error::Spawn`).
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotADirectory,
-            format!("working directory {} does not exist or is not a directory", dir.display()),
+            format!(
+                "working directory {} does not exist or is not a directory",
+                crate::error::quoted_os(dir.as_os_str())
+            ),
         ));
     }
     Ok(dir)

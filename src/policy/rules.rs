@@ -161,8 +161,13 @@ impl Policy {
                 message: format!("rule {} ({}): {message}", index + 1, self.rule_name(index)),
             };
             if let Some(pattern) = &rule.args {
-                regex::Regex::new(pattern)
-                    .map_err(|e| bad(format!("`args` is not a valid regular expression: {e}")))?;
+                regex::Regex::new(pattern).map_err(|e| {
+                    bad(format!(
+                        "`args` {} is not a valid regular expression: {}",
+                        crate::error::quoted(pattern),
+                        crate::wait::regex_problem(&e)
+                    ))
+                })?;
             }
             if rule.program.iter().any(|p| p.is_empty()) {
                 return Err(bad("`program` holds an empty pattern".into()));

@@ -128,6 +128,8 @@ impl Timer {
 /// A caller blocked in `wait`.
 struct Waiter {
     id: u64,
+    /// The reader it waits for, whose waits count toward `Config::max_waits_per_reader`.
+    reader: u64,
     until: Until,
     /// Settled transcript lines before this number were searched already.
     searched: u64,

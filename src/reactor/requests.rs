@@ -645,7 +645,7 @@ impl Reactor {
         reply: Reply<Result<WaitOutcome>>,
         then: Option<Box<Held>>,
     ) {
-        if let Err(err) = self.refuse_wait(id, &until) {
+        if let Err(err) = self.refuse_wait(id, reader, &until) {
             reply.send(Err(err));
             return;
         }
@@ -663,6 +663,7 @@ impl Reactor {
         }
         slot.waiters.push(Waiter {
             id: waiter,
+            reader,
             until,
             searched: read.first_line(),
             read,
@@ -704,7 +705,7 @@ impl Reactor {
             && slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input)
         {
-            if let Err(err) = self.refuse_wait(id, &until) {
+            if let Err(err) = self.refuse_wait(id, reader, &until) {
                 reply.send(Err(err));
                 return;
             }
@@ -759,7 +760,7 @@ impl Reactor {
             Ok(slot) if typing.submits() => typed_line_of(slot),
             _ => None,
         };
-        let typed = self.refuse_wait(id, &until).and_then(|()| match typing {
+        let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
             Typing::Keys(items) => self.send_keys(id, &items),
             Typing::Bytes(bytes) => self.send(id, &bytes),
         });
@@ -772,12 +773,16 @@ impl Reactor {
 
     /// Why a wait on session `id` could never end otherwise than by its timeout, if it could
     /// not: an unknown session, a condition that cannot match on its screen, a prompt that is
-    /// never marked; or why it may not be added: `Config::max_waits` are pending.
-    fn refuse_wait(&mut self, id: SessionId, until: &Until) -> Result<()> {
-        let limit = self.config.max_waits;
+    /// never marked; or why it may not be added: `Config::max_waits` are pending, or
+    /// `Config::max_waits_per_reader` of `reader`'s.
+    fn refuse_wait(&mut self, id: SessionId, reader: u64, until: &Until) -> Result<()> {
+        let (limit, own_limit) = (self.config.max_waits, self.config.max_waits_per_reader);
         let slot = self.slot(id)?;
         if slot.waiters.len() >= limit {
             return Err(Error::TooManyWaits { session: id, limit });
+        }
+        if slot.waiters.iter().filter(|w| w.reader == reader).count() >= own_limit {
+            return Err(Error::TooManyReaderWaits { session: id, limit: own_limit });
         }
         let (cols, rows) = slot.terminal.size();
         until.validate(cols, rows)?;

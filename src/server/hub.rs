@@ -19,6 +19,7 @@ use crate::mcp::jsonrpc::{
 use crate::mcp::outbox::{Outbox, Responder};
 use crate::mcp::server::{Extension, run_connection};
 use crate::mcp::tools::names::Names;
+use crate::mcp::tools::screen_diff::{SERVER_SCREEN_BYTES_KEPT, ScreenBudget};
 use crate::mcp::tools::{Caller, InputLocks, describe_sessions};
 use crate::{Engine, SessionId, SessionState};
 
@@ -72,6 +73,9 @@ pub(crate) struct Hub {
     /// The sessions' input locks, which every client's calls take: two clients' input to one
     /// session is not interleaved.
     input: Arc<InputLocks>,
+    /// The bytes of screens every caller (client, connection) remembers, together
+    /// ([`SERVER_SCREEN_BYTES_KEPT`]).
+    screens: Arc<ScreenBudget>,
     /// Named clients' callers (read positions and screens seen), at most
     /// [`ServerOptions::max_clients`].
     clients: Mutex<Clients>,
@@ -111,6 +115,7 @@ impl Hub {
             options,
             names: Arc::default(),
             input: Arc::default(),
+            screens: ScreenBudget::new(SERVER_SCREEN_BYTES_KEPT),
             clients: Mutex::default(),
             owners: Mutex::default(),
             starting: Mutex::default(),
@@ -271,6 +276,7 @@ impl Hub {
                 caller: Mutex::new(Arc::new(Caller::sharing(
                     self.names.clone(),
                     self.input.clone(),
+                    &self.screens,
                 ))),
                 client: Mutex::new(format!("connection-{number}")),
                 ended: Arc::default(),
@@ -363,7 +369,8 @@ impl Hub {
                 }
             }
         }
-        let caller = Arc::new(Caller::sharing(self.names.clone(), self.input.clone()));
+        let caller =
+            Arc::new(Caller::sharing(self.names.clone(), self.input.clone(), &self.screens));
         clients.by_name.insert(name.to_owned(), (caller.clone(), tick));
         Ok(caller)
     }

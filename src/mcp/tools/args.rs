@@ -49,7 +49,7 @@ impl<'a> Args<'a> {
             let accepted: Vec<&str> = tool.args().map(|arg| arg.name).collect();
             let these = unknown
                 .iter()
-                .map(|k| match k.len() <= SHOWN_BYTES {
+                .map(|k| match k.len() <= crate::error::SHOWN_BYTES {
                     true => format!("`{k}`"),
                     false => quoted(k),
                 })
@@ -309,19 +309,7 @@ pub(crate) fn whole_number(value: &Value) -> Option<u64> {
     }
 }
 
-/// Longest value of a caller's that a message repeats whole.
-const SHOWN_BYTES: usize = 60;
-
-/// `value` quoted for a message (`"vim"`), or, when longer than [`SHOWN_BYTES`], its start
-/// and its length (`"xxxx…" (3000000 bytes)`): a message repeats what a caller gave so that
-/// they can find it in their call, never megabytes of it.
-pub(crate) fn quoted(value: &str) -> String {
-    if value.len() <= SHOWN_BYTES {
-        return format!("{value:?}");
-    }
-    let start = &value[..value.floor_char_boundary(SHOWN_BYTES)];
-    format!("{start:?}… ({} bytes)", value.len())
-}
+pub(crate) use crate::error::quoted;
 
 /// The largest whole number a float holds exactly, with every whole number below it: 2^53.
 const EXACT: f64 = 9_007_199_254_740_992.0;

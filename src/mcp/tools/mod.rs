@@ -221,10 +221,14 @@ pub(crate) struct Caller {
 }
 
 impl Caller {
-    /// A caller with its own read positions, sharing `names` and the input locks `input`
-    /// with others.
-    pub(crate) fn sharing(names: Arc<Names>, input: Arc<InputLocks>) -> Caller {
-        Caller { names, input, ..Caller::default() }
+    /// A caller with its own read positions, sharing `names`, the input locks `input` and
+    /// the bytes of screens remembered, `screens`, with others.
+    pub(crate) fn sharing(
+        names: Arc<Names>,
+        input: Arc<InputLocks>,
+        screens: &Arc<screen_diff::ScreenBudget>,
+    ) -> Caller {
+        Caller { names, input, seen: screens.member(), reader: ReaderId::new() }
     }
 
     /// Forgets a closed session.
@@ -412,7 +416,7 @@ pub(crate) fn run(
 ) -> Option<Result<ToolOutput, ToolError>> {
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
-        None => Err(ToolError::new(format!("unknown tool {name:?}"))),
+        None => Err(ToolError::new(format!("unknown tool {}", quoted(name)))),
     };
     match outcome {
         Err(err) if err.cancelled => None,
@@ -423,33 +427,10 @@ pub(crate) fn run(
         }
         Err(mut err) => {
             shown_controls(&mut err.message);
-            bound_message(&mut err.message);
+            crate::error::bound_message(&mut err.message);
             Some(Err(err))
         }
     }
-}
-
-/// The longest error message a call returns.
-const MAX_ERROR_BYTES: usize = 2048;
-/// How much of the start of a longer message is kept ([`bound_message`]); the end keeps the
-/// rest of [`MAX_ERROR_BYTES`].
-const ERROR_HEAD_BYTES: usize = 1400;
-
-/// Holds an error message to [`MAX_ERROR_BYTES`]: one that repeats megabytes a call gave (a
-/// program name, a pattern, a path, named in the library's message) keeps its start, which
-/// says what is wrong, and its end, which says what to do, and says how much it left out.
-fn bound_message(message: &mut String) {
-    if message.len() <= MAX_ERROR_BYTES {
-        return;
-    }
-    let head = message.floor_char_boundary(ERROR_HEAD_BYTES);
-    let tail = message.ceil_char_boundary(message.len() - (MAX_ERROR_BYTES - ERROR_HEAD_BYTES));
-    *message = format!(
-        "{}[… {} bytes of this message left out …]{}",
-        &message[..head],
-        tail - head,
-        &message[tail..]
-    );
 }
 
 /// Replaces the control characters in `text` but line feeds and tabs by visible stand-ins

@@ -13,7 +13,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
 
 use crate::term::screen::model::{CURSOR_MARK, Changed};
 pub(crate) use crate::term::screen::model::{Moved, Slid};
@@ -427,20 +428,122 @@ pub(crate) const SESSIONS_KEPT: usize = 256;
 /// of 1000x500 is up to a few MiB) no longer multiply by the sessions.
 pub(crate) const SCREEN_BYTES_KEPT: usize = 16 << 20;
 
+/// The most bytes of screens the callers of one `termloom server` remember together (its
+/// clients by name and its connections: up to 1,024 and 256 callers, each within
+/// [`SCREEN_BYTES_KEPT`], which would otherwise add up to 20 GiB): past them the screens
+/// shown least recently, whoever they were shown to, are forgotten first, and their caller
+/// is sent its next screen of that session whole. Sixteen callers' full share.
+pub(crate) const SERVER_SCREEN_BYTES_KEPT: usize = 256 << 20;
+
+/// The bytes of screens that callers sharing it remember together ([`SeenScreens`]), held
+/// to a limit: a look is counted before it is kept, and one that would pass the limit first
+/// makes room by forgetting the session shown least recently among all its callers' (its own
+/// included); a look that still finds none is not kept, and the next is sent whole.
+#[derive(Debug)]
+pub(crate) struct ScreenBudget {
+    limit: usize,
+    /// The bytes its callers keep, and those counted for a look about to be kept.
+    used: AtomicUsize,
+    /// Counts the looks remembered, which orders them across callers.
+    clock: AtomicU64,
+    /// Its callers' screens (each [`SeenScreens`]'s), to forget from.
+    members: Mutex<Vec<Weak<Mutex<Seen>>>>,
+}
+
+impl ScreenBudget {
+    /// A budget of `limit` bytes.
+    pub(crate) fn new(limit: usize) -> Arc<ScreenBudget> {
+        Arc::new(ScreenBudget {
+            limit,
+            used: AtomicUsize::new(0),
+            clock: AtomicU64::new(0),
+            members: Mutex::default(),
+        })
+    }
+
+    /// A caller's screens, counted in this budget.
+    pub(crate) fn member(self: &Arc<Self>) -> SeenScreens {
+        let seen =
+            Arc::new(Mutex::new(Seen { budget: self.clone(), sessions: HashMap::new(), bytes: 0 }));
+        let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        members.retain(|member| member.strong_count() > 0);
+        members.push(Arc::downgrade(&seen));
+        SeenScreens { seen }
+    }
+
+    /// The bytes its callers keep.
+    #[cfg(test)]
+    fn used(&self) -> usize {
+        self.used.load(Ordering::SeqCst)
+    }
+
+    /// The next tick of the clock that orders looks.
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Counts `bytes` more, if they fit.
+    fn reserve(&self, bytes: usize) -> bool {
+        let fits = |used: usize| used.checked_add(bytes).filter(|&total| total <= self.limit);
+        self.used.fetch_update(Ordering::SeqCst, Ordering::SeqCst, fits).is_ok()
+    }
+
+    /// Counts `bytes` fewer.
+    fn release(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+    }
+
+    /// Forgets the session shown least recently among every caller's; whether there was one.
+    /// (Called holding no caller's lock: it takes each in turn.)
+    fn forget_oldest(&self) -> bool {
+        let members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        let mut oldest: Option<(u64, Arc<Mutex<Seen>>, SessionId)> = None;
+        for member in members.iter().filter_map(Weak::upgrade) {
+            let seen = member.lock().unwrap_or_else(|e| e.into_inner());
+            let Some((id, shown)) = seen.oldest_shown(None) else { continue };
+            drop(seen);
+            if oldest.as_ref().is_none_or(|(at, _, _)| shown < *at) {
+                oldest = Some((shown, member, id));
+            }
+        }
+        drop(members);
+        let Some((_, member, id)) = oldest else { return false };
+        member.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        true
+    }
+}
+
 /// The screens of each session one caller was last shown whole and uncut (oldest first), for
-/// at most [`SESSIONS_KEPT`] sessions.
-#[derive(Debug, Default)]
+/// at most [`SESSIONS_KEPT`] sessions and [`SCREEN_BYTES_KEPT`] bytes, counted in a
+/// [`ScreenBudget`] shared with other callers (a caller of its own makes one of
+/// [`SCREEN_BYTES_KEPT`]).
+#[derive(Debug)]
 pub(crate) struct SeenScreens {
-    seen: Mutex<Seen>,
+    seen: Arc<Mutex<Seen>>,
+}
+
+impl Default for SeenScreens {
+    fn default() -> Self {
+        ScreenBudget::new(SCREEN_BYTES_KEPT).member()
+    }
+}
+
+impl Drop for SeenScreens {
+    fn drop(&mut self) {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.sessions.clear();
+        let bytes = std::mem::take(&mut seen.bytes);
+        seen.budget.release(bytes);
+    }
 }
 
 /// What [`SeenScreens`] guards.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Seen {
-    /// Each session's looks, with when it was last shown (a count of the looks remembered).
+    /// Where its bytes are counted with other callers'.
+    budget: Arc<ScreenBudget>,
+    /// Each session's looks, with when it was last shown (a tick of the budget's clock).
     sessions: HashMap<SessionId, (VecDeque<Frame>, u64)>,
-    /// The looks remembered so far.
-    looks: u64,
     /// The bytes of the looks kept ([`Frame::bytes`]).
     bytes: usize,
 }
@@ -449,30 +552,55 @@ impl Seen {
     /// Forgets session `id`'s looks.
     fn remove(&mut self, id: SessionId) {
         if let Some((looks, _)) = self.sessions.remove(&id) {
-            self.bytes -= looks.iter().map(Frame::bytes).sum::<usize>();
+            self.free(looks.iter().map(Frame::bytes).sum::<usize>());
         }
+    }
+
+    /// Counts `bytes` fewer, here and in the budget.
+    fn free(&mut self, bytes: usize) {
+        self.bytes -= bytes;
+        self.budget.release(bytes);
+    }
+
+    /// The session shown least recently, but `except`, and when it was shown.
+    fn oldest_shown(&self, except: Option<SessionId>) -> Option<(SessionId, u64)> {
+        let others = self.sessions.iter().filter(|(id, _)| Some(**id) != except);
+        others.min_by_key(|(_, (_, shown))| *shown).map(|(id, (_, shown))| (*id, *shown))
     }
 
     /// The session shown least recently, but `except`.
     fn oldest(&self, except: SessionId) -> Option<SessionId> {
-        let others = self.sessions.iter().filter(|(id, _)| **id != except);
-        others.min_by_key(|(_, (_, shown))| *shown).map(|(id, _)| *id)
+        self.oldest_shown(Some(except)).map(|(id, _)| id)
     }
 }
 
 impl SeenScreens {
     /// Remembers that the caller has seen `frame` of session `id` in full, or, when `frame` is
     /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
-    /// forgotten, so changes are never told against a screen older than one it saw cut.
+    /// forgotten, so changes are never told against a screen older than one it saw cut. A
+    /// look the shared budget has no room for, even once every caller's older looks are
+    /// forgotten, is not kept either: the next screen is sent whole.
     pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
-        let mut guard = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let budget = self.lock().budget.clone();
+        let size = frame.as_ref().map_or(0, Frame::bytes);
+        // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
+        // least recently, whoever's.
+        let counted = frame.is_some()
+            && loop {
+                if budget.reserve(size) {
+                    break true;
+                }
+                if !budget.forget_oldest() {
+                    break false;
+                }
+            };
+        let mut guard = self.lock();
         let seen = &mut *guard;
-        let Some(frame) = frame else {
+        let Some(frame) = frame.filter(|_| counted) else {
             seen.remove(id);
             return;
         };
-        seen.looks += 1;
-        let now = seen.looks;
+        let now = budget.tick();
         if !seen.sessions.contains_key(&id)
             && seen.sessions.len() >= SESSIONS_KEPT
             && let Some(oldest) = seen.oldest(id)
@@ -483,12 +611,15 @@ impl SeenScreens {
         *shown = now;
         // Seeing the same screen again keeps the one before it as a base.
         if looks.back() == Some(&frame) {
+            budget.release(size);
             return;
         }
-        seen.bytes += frame.bytes();
         looks.push_back(frame);
+        seen.bytes += size;
+        let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;
         if looks.len() > LOOKS_KEPT {
-            seen.bytes -= looks.pop_front().map_or(0, |old| old.bytes());
+            let old = looks.pop_front().map_or(0, |old| old.bytes());
+            seen.free(old);
         }
         // Within the bytes kept: other sessions' looks go first, then this one's older look.
         while seen.bytes > SCREEN_BYTES_KEPT {
@@ -500,10 +631,15 @@ impl SeenScreens {
                         break;
                     }
                     let old = looks.pop_front().map_or(0, |old| old.bytes());
-                    seen.bytes -= old;
+                    seen.free(old);
                 }
             }
         }
+    }
+
+    /// This caller's screens, locked.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Forgets a closed session.
@@ -519,7 +655,7 @@ impl SeenScreens {
     /// styles changed, the cursor's row when the cursor moved onto it, and the row the caller
     /// saw the cursor marked on when the cursor left it.
     pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
-        let seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = self.lock();
         let Some((looks, _)) = seen.sessions.get(&id).filter(|_| !whole) else {
             return Shape::Whole;
         };
@@ -1562,5 +1698,64 @@ mod tests {
             seen.forget(SessionId(n));
         }
         assert_eq!(seen.seen.lock().unwrap().bytes, 0);
+    }
+
+    /// The screens many callers remember are bounded together ([`ScreenBudget`], as a
+    /// server's callers share [`SERVER_SCREEN_BYTES_KEPT`]): 32 callers, each well within its
+    /// own [`SCREEN_BYTES_KEPT`], would keep eight times the budget; the screens shown least
+    /// recently, whoever's, are forgotten first, so the total never passes it, the caller just
+    /// shown keeps its look (its next screen is told as changes), and a caller whose look was
+    /// forgotten gets its next screen whole. Before, each caller's bound held alone: a server's
+    /// 1,024 clients could keep 16 GiB.
+    #[test]
+    fn the_screens_many_callers_remember_are_bounded_together() {
+        let row = "x".repeat(200);
+        let rows = |n: usize, changed: bool| -> Vec<String> {
+            let mark = if changed { "changed" } else { "" };
+            (0..60).map(|r| format!("{n} {r} {}{row}", if r == 3 { mark } else { "" })).collect()
+        };
+        let big = |n: usize, changed: bool| {
+            let rows = rows(n, changed);
+            frame(&rows.iter().map(String::as_str).collect::<Vec<_>>(), (0, 0))
+        };
+        let size = big(0, false).bytes();
+        assert!(size > 20_000, "{size}");
+        let limit = 24 * size;
+        let budget = ScreenBudget::new(limit);
+        let callers: Vec<SeenScreens> = (0..32).map(|_| budget.member()).collect();
+        let total = |callers: &[SeenScreens]| -> usize {
+            callers.iter().map(|caller| caller.lock().bytes).sum()
+        };
+        for (n, caller) in callers.iter().enumerate() {
+            for session in 1..=3u64 {
+                caller.remember(SessionId(session), Some(big(n, false)));
+                caller.remember(SessionId(session), Some(big(n + 1000, false)));
+                assert!(budget.used() <= limit, "{} of {limit}", budget.used());
+                assert_eq!(budget.used(), total(&callers));
+            }
+            let next = big(n + 1000, true);
+            assert!(matches!(caller.shape(SessionId(3), &next, false), Shape::Changes(_)), "{n}");
+        }
+        // Six looks of each of 32 callers did not all fit: the first callers' went first.
+        assert!(budget.used() > limit - 2 * size, "{} of {limit}", budget.used());
+        let first = &callers[0];
+        assert!(first.lock().sessions.is_empty());
+        assert_eq!(first.shape(SessionId(1), &big(1000, true), false), Shape::Whole);
+        let last = &callers[31];
+        assert!(matches!(last.shape(SessionId(3), &big(1031, true), false), Shape::Changes(_)));
+        // A look larger than the whole budget is not kept (nor is anything forgotten for
+        // nothing past what it needed): its next screen is sent whole.
+        let small = ScreenBudget::new(size / 2);
+        let alone = small.member();
+        alone.remember(SessionId(1), Some(big(0, false)));
+        assert_eq!(small.used(), 0);
+        assert_eq!(alone.shape(SessionId(1), &big(0, true), false), Shape::Whole);
+        // Callers that go (a forgotten client, an ended connection) give their bytes back.
+        drop(callers);
+        assert_eq!(budget.used(), 0);
+        let caller = budget.member();
+        caller.remember(SessionId(1), Some(big(0, false)));
+        assert_eq!(budget.used(), size);
+        assert_eq!(budget.members.lock().unwrap().len(), 1);
     }
 }
