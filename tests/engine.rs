@@ -892,6 +892,46 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     assert!(!text.contains("hunter2"), "{text}");
 }
 
+/// A secret is not typed behind lines the program has not read yet: it would be read after
+/// them, here by a shell once the prompt took the earlier line for the password, which then
+/// ran the secret as a command and printed it in its error. The earlier line is typed with
+/// echo on (its echo shows the terminal has it), then echo is turned off without reading it.
+#[test]
+fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
+    let dir = TestDir::new("secret-unread");
+    let gate = dir.join("gate");
+    let _ = std::fs::remove_file(&gate);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let script = format!(
+        "printf 'name? '; read -r g < '{gate}'; stty -echo; printf 'Password: '; \
+         read -r g < '{gate}'; read -r pw; stty echo; echo; echo \"read ${{#pw}} chars\"; \
+         PS1='sh> ' exec sh -i",
+        gate = gate.display()
+    );
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&session, Until::screen_contains("name? "));
+    session.submit("typed-ahead").unwrap();
+    expect(&session, Until::screen_contains("name? typed-ahead"));
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    // Not reading yet (it waits for the gate), but the terminal is at a password prompt.
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(err.to_string().contains("has not read 12 bytes"), "{err}");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::text("read 11 chars"));
+    expect(&session, Until::screen_contains("sh> "));
+    session.submit("echo shell-$((6 * 7))").unwrap();
+    expect(&session, Until::text("shell-42"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
 /// Closing a session returns once its recording is on disk, however far its writer is
 /// behind. The recording goes to a FIFO whose reader holds back until `close` returns or two
 /// seconds pass: a `close` that waits for the writer cannot return before the reader reads
