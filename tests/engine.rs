@@ -932,6 +932,51 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// A relay that copies between the session's terminal and a terminal of its own, where a
+/// program asks for a password, but leaves the session's terminal echoing (unlike `sudo` and
+/// `script`, which make it raw): a secret typed there would be echoed by the session's
+/// terminal on its way to the relay, so it is refused.
+#[test]
+fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("python3").args(["-c", ECHOING_RELAY])).unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    // The program asking reads a password on its own terminal, which does not echo.
+    assert_eq!(session.status().unwrap().input_kind, Some(termloom::InputKind::Password));
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
+    session.submit("typed").unwrap();
+    expect(&session, Until::text("pw-length 5"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
+/// A Python relay: a password prompt on a terminal of its own, the session's terminal left
+/// as it was (reading lines, echoing).
+const ECHOING_RELAY: &str = r#"
+import os, pty, select
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("python3", ["python3", "-c", "import getpass; p = getpass.getpass('Password: '); print('pw-length', len(p)); input('more: ')"])
+while True:
+    ready = select.select([0, fd], [], [])[0]
+    if fd in ready:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        os.write(1, data)
+    if 0 in ready:
+        os.write(fd, os.read(0, 1024))
+"#;
+
 /// Closing a session returns once its recording is on disk, however far its writer is
 /// behind. The recording goes to a FIFO whose reader holds back until `close` returns or two
 /// seconds pass: a `close` that waits for the writer cannot return before the reader reads

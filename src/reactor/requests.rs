@@ -213,8 +213,10 @@ impl Reactor {
 
     /// Types a secret and Enter, only if the terminal is at a password prompt (canonical
     /// input, echo off) at this moment and no earlier input waits to be written or read:
-    /// checked just before the bytes are written, in the same turn. The secret is never
-    /// recorded, logged or put in an error.
+    /// checked just before the bytes are written, in the same turn. A program on a terminal a
+    /// program of the session hosts (`sudo` with `use_pty`) may be the one asking, but only
+    /// while the session's own terminal does not echo either (the secret passes through it).
+    /// The secret is never recorded, logged or put in an error.
     pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
@@ -228,20 +230,24 @@ impl Reactor {
         let password = |modes: Option<crate::types::LineModes>| {
             modes.is_some_and(|modes| modes.input_kind() == crate::InputKind::Password)
         };
-        let mut modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        let own = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        let mut modes = own;
         let mut hosted = None;
-        if !password(modes) {
-            // A program on a terminal a program of the session made and relays to (`sudo`
-            // with `use_pty`) may ask, while the relay keeps the session's terminal raw.
+        // A program on a terminal a program of the session made and relays to (`sudo` with
+        // `use_pty`) may ask, while the relay keeps the session's terminal raw. The secret
+        // is written to the session's terminal first: one that echoes would show it, whoever
+        // reads it then.
+        if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
                 waiters::input_wait_of(slot, waiters::Sighting::First, quiet)
-            {
-                modes = slot.reader_line_modes(Some(reader));
-                hosted = slot
+                && let Some(terminal) = slot
                     .master
                     .as_ref()
-                    .and_then(|m| crate::os::pty::hosted_terminal(m.as_fd(), reader));
+                    .and_then(|m| crate::os::pty::hosted_terminal(m.as_fd(), reader))
+            {
+                modes = crate::os::pty::line_modes(terminal.as_fd());
+                hosted = Some(terminal);
             }
         }
         match modes {
