@@ -977,6 +977,22 @@ while True:
         os.write(fd, os.read(0, 1024))
 "#;
 
+/// A secret longer than the longest line a terminal keeps (4,095 bytes) is refused whole: the
+/// terminal would have cut it, and the program read only its beginning.
+#[test]
+fn a_secret_longer_than_a_terminal_line_is_refused_whole() {
+    let engine = engine();
+    let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
+                  echo \"got ${#pw} chars\"; read x";
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&session, Until::input_wait());
+    let err = session.send_secret(&"a".repeat(termloom::MAX_SECRET_BYTES + 1)).unwrap_err();
+    assert!(err.to_string().contains("at most 4095 bytes"), "{err}");
+    session.send_secret(&"a".repeat(termloom::MAX_SECRET_BYTES)).unwrap();
+    expect(&session, Until::text("got 4095 chars"));
+    session.close().unwrap();
+}
+
 /// Closing a session returns once its recording is on disk, however far its writer is
 /// behind. The recording goes to a FIFO whose reader holds back until `close` returns or two
 /// seconds pass: a `close` that waits for the writer cannot return before the reader reads
