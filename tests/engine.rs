@@ -875,8 +875,11 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     assert_eq!(session.status().unwrap().input_kind, Some(termloom::InputKind::Password));
     let err = session.send_secret("two\nlines").unwrap_err();
     assert!(!err.to_string().contains("two"), "the secret is not in the error: {err}");
+    let typed = session.info().unwrap().bytes_in;
     session.send_secret("hunter2").unwrap();
     expect(&session, Until::text("got 7 chars"));
+    // Nor does its length show in the bytes typed: it counts as its Enter.
+    assert_eq!(session.info().unwrap().bytes_in, typed + 1);
     expect(&session, Until::input_wait());
     // Echo is back on: a secret now would be shown, so it is refused.
     let err = session.send_secret("hunter2").unwrap_err();

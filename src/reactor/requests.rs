@@ -273,10 +273,17 @@ impl Reactor {
             )));
         }
         drop(hosted);
+        let before = slot.bytes_in;
         let mut line = secret.to_vec();
         line.push(b'\r');
         let sent = self.queue_input(id, &line, false);
         line.fill(0);
+        // The secret's length shows nowhere: among the bytes typed into the session
+        // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
+        // Enter alone.
+        if let Ok(slot) = self.slot(id) {
+            slot.bytes_in = slot.bytes_in.min(before + 1);
+        }
         sent
     }
 
