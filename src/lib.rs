@@ -77,7 +77,8 @@ pub use policy::{
 };
 pub use reactor::EngineFuture;
 pub use session::{
-    PROMPT_READ_WAIT, PendingPaste, PendingWait, ReaderId, ScrollDirection, Session, WaitCanceller,
+    MAX_SECRET_BYTES, PROMPT_READ_WAIT, PendingPaste, PendingWait, ReaderId, ScrollDirection,
+    Session, WaitCanceller,
 };
 pub use spec::{SpawnSpec, shell_program};
 pub use term::scan::PromptMark;

@@ -20,6 +20,11 @@ use crate::wait::{Until, WaitOutcome};
 /// (see [`Session::signal_to`]).
 pub const PROMPT_READ_WAIT: Duration = Duration::from_secs(1);
 
+/// The longest secret [`Session::send_secret`] types, in bytes: the longest line Linux's
+/// terminal line discipline keeps (4,095 bytes and the line's end); a longer one would be cut
+/// there, and the program would read only its beginning.
+pub const MAX_SECRET_BYTES: usize = 4095;
+
 /// Ids of waits, unique in the process.
 static NEXT_WAIT: AtomicU64 = AtomicU64::new(1);
 
@@ -233,12 +238,21 @@ impl Session {
     /// [`Error::NotAtPasswordPrompt`] and types nothing. The secret is not echoed (so it never
     /// reaches the transcript, the screen or the raw output), is never recorded even when
     /// input is, and appears in no error or log. A secret with a line break, NUL or other
-    /// control character is refused whole.
+    /// control character, or longer than [`MAX_SECRET_BYTES`], is refused whole; so is one
+    /// the program would read after earlier lines it has not read yet, or that would pass
+    /// through a terminal that echoes on its way to a terminal a program of the session hosts
+    /// (a relay that does not make the session's terminal raw).
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         if secret.chars().any(char::is_control) {
             return Err(Error::InvalidInput(
                 "a secret cannot contain a line break, NUL or other control character (a line break would end it early, and control characters are acted on by the terminal); nothing was typed".into(),
             ));
+        }
+        if secret.len() > MAX_SECRET_BYTES {
+            return Err(Error::InvalidInput(format!(
+                "a secret is at most {MAX_SECRET_BYTES} bytes, the longest line a terminal keeps (this one is {} bytes: the terminal would cut it); nothing was typed",
+                secret.len()
+            )));
         }
         let id = self.id;
         let secret = secret.as_bytes().to_vec();

@@ -131,7 +131,8 @@ pub struct SessionInfo {
     pub status: Status,
     /// When it started.
     pub started_at: SystemTime,
-    /// Bytes written to the program.
+    /// Bytes written to the program; a secret ([`Session::send_secret`](crate::Session::send_secret))
+    /// counts as one byte, its Enter, whatever its length.
     pub bytes_in: u64,
     /// Bytes the program wrote.
     pub bytes_out: u64,

@@ -877,8 +877,11 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     assert_eq!(session.status().unwrap().input_kind, Some(termloom::InputKind::Password));
     let err = session.send_secret("two\nlines").unwrap_err();
     assert!(!err.to_string().contains("two"), "the secret is not in the error: {err}");
+    let typed = session.info().unwrap().bytes_in;
     session.send_secret("hunter2").unwrap();
     expect(&session, Until::text("got 7 chars"));
+    // Nor does its length show in the bytes typed: it counts as its Enter.
+    assert_eq!(session.info().unwrap().bytes_in, typed + 1);
     expect(&session, Until::input_wait());
     // Echo is back on: a secret now would be shown, so it is refused.
     let err = session.send_secret("hunter2").unwrap_err();
@@ -892,6 +895,107 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
     let text = std::fs::read_to_string(&cast).unwrap();
     assert!(text.contains("\"i\",\"visible\\r\""), "ordinary input is recorded: {text}");
     assert!(!text.contains("hunter2"), "{text}");
+}
+
+/// A secret is not typed behind lines the program has not read yet: it would be read after
+/// them, here by a shell once the prompt took the earlier line for the password, which then
+/// ran the secret as a command and printed it in its error. The earlier line is typed with
+/// echo on (its echo shows the terminal has it), then echo is turned off without reading it.
+#[test]
+fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
+    let dir = TestDir::new("secret-unread");
+    let gate = dir.join("gate");
+    let _ = std::fs::remove_file(&gate);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let script = format!(
+        "printf 'name? '; read -r g < '{gate}'; stty -echo; printf 'Password: '; \
+         read -r g < '{gate}'; read -r pw; stty echo; echo; echo \"read ${{#pw}} chars\"; \
+         PS1='sh> ' exec sh -i",
+        gate = gate.display()
+    );
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&session, Until::screen_contains("name? "));
+    session.submit("typed-ahead").unwrap();
+    expect(&session, Until::screen_contains("name? typed-ahead"));
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    // Not reading yet (it waits for the gate), but the terminal is at a password prompt.
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(err.to_string().contains("has not read 12 bytes"), "{err}");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::text("read 11 chars"));
+    expect(&session, Until::screen_contains("sh> "));
+    session.submit("echo shell-$((6 * 7))").unwrap();
+    expect(&session, Until::text("shell-42"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
+/// A relay that copies between the session's terminal and a terminal of its own, where a
+/// program asks for a password, but leaves the session's terminal echoing (unlike `sudo` and
+/// `script`, which make it raw): a secret typed there would be echoed by the session's
+/// terminal on its way to the relay, so it is refused.
+#[test]
+fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("python3").args(["-c", ECHOING_RELAY])).unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    // The program asking reads a password on its own terminal, which does not echo.
+    assert_eq!(session.status().unwrap().input_kind, Some(termloom::InputKind::Password));
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
+    session.submit("typed").unwrap();
+    expect(&session, Until::text("pw-length 5"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
+/// A Python relay: a password prompt on a terminal of its own, the session's terminal left
+/// as it was (reading lines, echoing).
+const ECHOING_RELAY: &str = r#"
+import os, pty, select
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("python3", ["python3", "-c", "import getpass; p = getpass.getpass('Password: '); print('pw-length', len(p)); input('more: ')"])
+while True:
+    ready = select.select([0, fd], [], [])[0]
+    if fd in ready:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        os.write(1, data)
+    if 0 in ready:
+        os.write(fd, os.read(0, 1024))
+"#;
+
+/// A secret longer than the longest line a terminal keeps (4,095 bytes) is refused whole: the
+/// terminal would have cut it, and the program read only its beginning.
+#[test]
+fn a_secret_longer_than_a_terminal_line_is_refused_whole() {
+    let engine = engine();
+    let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
+                  echo \"got ${#pw} chars\"; read x";
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&session, Until::input_wait());
+    let err = session.send_secret(&"a".repeat(termloom::MAX_SECRET_BYTES + 1)).unwrap_err();
+    assert!(err.to_string().contains("at most 4095 bytes"), "{err}");
+    session.send_secret(&"a".repeat(termloom::MAX_SECRET_BYTES)).unwrap();
+    expect(&session, Until::text("got 4095 chars"));
+    session.close().unwrap();
 }
 
 /// Closing a session returns once its recording is on disk, however far its writer is

@@ -3289,6 +3289,44 @@ fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {
     client.finish();
 }
 
+/// A password prompt on a terminal a relay hosts counts only while the session's own terminal,
+/// which the secret passes through first, does not echo: a relay that leaves it echoing gets a
+/// refusal before the person is asked (no `input_required` round).
+#[test]
+fn a_secret_is_not_asked_for_through_a_relay_whose_terminal_echoes() {
+    if !require("python3") {
+        return;
+    }
+    let relay = r#"
+import os, pty, select
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("python3", ["python3", "-c", "import getpass; getpass.getpass('Password: ')"])
+while True:
+    ready = select.select([0, fd], [], [])[0]
+    if fd in ready:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        os.write(1, data)
+    if 0 in ready:
+        os.write(fd, os.read(0, 1024))
+"#;
+    let mut client = Client::discovered_on(Client::start(), json!({"elicitation": {}}));
+    let started = client
+        .tool("terminal_start", json!({"argv": ["python3", "-c", relay], "input_wait": true}));
+    assert_eq!(started["status"]["input_kind"], "password", "{started}");
+    let id = started["session_id"].clone();
+    let refused = client.call("terminal_send", json!({"session_id": id, "secret": true}));
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert!(text(&refused).contains("not at a password prompt"), "{}", text(&refused));
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A wait sent with a submitted line waits for the program's answer, not for the line's own
 /// echo: `echo done` typed at a prompt does not match `done` before the command prints it.
 #[test]

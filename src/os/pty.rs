@@ -89,11 +89,19 @@ pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineMod
 /// there, under its own modes, while the relay keeps the session's terminal raw. `None` when
 /// it is the session's own terminal, no pseudo-terminal, or cannot be opened (another
 /// user's). Opened without becoming anyone's controlling terminal, and closed at once.
-#[cfg(target_os = "linux")]
 pub(crate) fn hosted_line_modes(
     master: BorrowedFd<'_>,
     pid: i32,
 ) -> Option<crate::types::LineModes> {
+    let hosted = hosted_terminal(master, pid)?;
+    line_modes(std::os::fd::AsFd::as_fd(&hosted))
+}
+
+/// The pseudo-terminal that is process `pid`'s controlling terminal, opened read-only without
+/// becoming anyone's controlling terminal, when it is not the terminal behind `master` (see
+/// [`hosted_line_modes`]).
+#[cfg(target_os = "linux")]
+pub(crate) fn hosted_terminal(master: BorrowedFd<'_>, pid: i32) -> Option<OwnedFd> {
     use rustix::fs::{Mode, OFlags, fstat, makedev, stat};
     /// The major device number of every Unix 98 pseudo-terminal's slave (`/dev/pts/N` is
     /// minor `N`: the kernel gives them 20 bits of minor under this one major).
@@ -114,16 +122,36 @@ pub(crate) fn hosted_line_modes(
     if fstat(&hosted).ok()?.st_rdev != device {
         return None;
     }
-    line_modes(std::os::fd::AsFd::as_fd(&hosted))
+    Some(hosted)
 }
 
-/// Elsewhere, the session's own terminal's modes are all termloom reads.
+/// Elsewhere, the session's own terminal is all termloom reads.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn hosted_line_modes(
-    _master: BorrowedFd<'_>,
-    _pid: i32,
-) -> Option<crate::types::LineModes> {
+pub(crate) fn hosted_terminal(_master: BorrowedFd<'_>, _pid: i32) -> Option<OwnedFd> {
     None
+}
+
+/// How many bytes of input the terminal behind `master` holds that its program has not read:
+/// in canonical mode, those of complete lines only (an unfinished line is not counted). Read
+/// on the terminal's slave side, opened for the question without becoming anyone's
+/// controlling terminal. `None` when it cannot be told.
+#[cfg(target_os = "linux")]
+pub(crate) fn unread_input(master: BorrowedFd<'_>) -> Option<u64> {
+    let flags = OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC;
+    let slave = rustix::pty::ioctl_tiocgptpeer(master, flags).ok()?;
+    unread_input_of(std::os::fd::AsFd::as_fd(&slave))
+}
+
+/// Elsewhere, it cannot be told.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn unread_input(_master: BorrowedFd<'_>) -> Option<u64> {
+    None
+}
+
+/// How many bytes of input a terminal's slave side (`slave`) holds unread (see
+/// [`unread_input`]).
+pub(crate) fn unread_input_of(slave: BorrowedFd<'_>) -> Option<u64> {
+    rustix::io::ioctl_fionread(slave).ok()
 }
 
 /// Starts `argv` on the slave of `pty` as a session leader with the terminal as its

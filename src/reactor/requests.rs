@@ -212,9 +212,11 @@ impl Reactor {
     }
 
     /// Types a secret and Enter, only if the terminal is at a password prompt (canonical
-    /// input, echo off) at this moment and no earlier input waits to be written: checked just
-    /// before the bytes are written, in the same turn. The secret is never recorded, logged or
-    /// put in an error.
+    /// input, echo off) at this moment and no earlier input waits to be written or read:
+    /// checked just before the bytes are written, in the same turn. A program on a terminal a
+    /// program of the session hosts (`sudo` with `use_pty`) may be the one asking, but only
+    /// while the session's own terminal does not echo either (the secret passes through it).
+    /// The secret is never recorded, logged or put in an error.
     pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
@@ -228,15 +230,24 @@ impl Reactor {
         let password = |modes: Option<crate::types::LineModes>| {
             modes.is_some_and(|modes| modes.input_kind() == crate::InputKind::Password)
         };
-        let mut modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
-        if !password(modes) {
-            // A program on a terminal a program of the session made and relays to (`sudo`
-            // with `use_pty`) may ask, while the relay keeps the session's terminal raw.
+        let own = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        let mut modes = own;
+        let mut hosted = None;
+        // A program on a terminal a program of the session made and relays to (`sudo` with
+        // `use_pty`) may ask, while the relay keeps the session's terminal raw. The secret
+        // is written to the session's terminal first: one that echoes would show it, whoever
+        // reads it then.
+        if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
                 waiters::input_wait_of(slot, waiters::Sighting::First, quiet)
+                && let Some(terminal) = slot
+                    .master
+                    .as_ref()
+                    .and_then(|m| crate::os::pty::hosted_terminal(m.as_fd(), reader))
             {
-                modes = slot.reader_line_modes(Some(reader));
+                modes = crate::os::pty::line_modes(terminal.as_fd());
+                hosted = Some(terminal);
             }
         }
         match modes {
@@ -249,10 +260,30 @@ impl Reactor {
                 });
             }
         }
+        // Lines typed earlier that the program has not read yet (it is busy, or not reading
+        // the terminal yet): the secret would be read after them, as the next line, perhaps by
+        // another program (a shell, once a password prompt took an earlier line for the
+        // password), which might show it or run it.
+        let unread = slot.master.as_ref().and_then(|m| crate::os::pty::unread_input(m.as_fd()));
+        let unread = unread.unwrap_or(0)
+            + hosted.as_ref().and_then(|t| crate::os::pty::unread_input_of(t.as_fd())).unwrap_or(0);
+        if unread > 0 {
+            return Err(Error::InvalidInput(format!(
+                "session {id}'s program has not read {unread} bytes of earlier input yet, and would read the secret after them, perhaps as something else than the password; the secret was not typed (send it once the program waits for the password with nothing typed before it)"
+            )));
+        }
+        drop(hosted);
+        let before = slot.bytes_in;
         let mut line = secret.to_vec();
         line.push(b'\r');
         let sent = self.queue_input(id, &line, false);
         line.fill(0);
+        // The secret's length shows nowhere: among the bytes typed into the session
+        // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
+        // Enter alone.
+        if let Ok(slot) = self.slot(id) {
+            slot.bytes_in = slot.bytes_in.min(before + 1);
+        }
         sent
     }
 

@@ -233,7 +233,10 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let modes = info.line_modes;
     let status = session.status()?;
     let password = |kind: Option<crate::InputKind>| kind == Some(crate::InputKind::Password);
-    if !password(modes.map(crate::LineModes::input_kind)) && !password(status.input_kind) {
+    // A hosted terminal's prompt counts only while the session's own terminal, which the
+    // secret passes through, does not echo (a relay keeps it raw).
+    let hosted = password(status.input_kind) && modes.is_some_and(|m| !m.echo);
+    if !password(modes.map(crate::LineModes::input_kind)) && !hosted {
         return Err(ToolError::from(crate::Error::NotAtPasswordPrompt {
             session: id,
             echo: modes.is_none_or(|m| m.echo),
