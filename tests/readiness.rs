@@ -798,6 +798,57 @@ fn a_timer_set_after_each_key_is_waited_out_every_time() {
     }
 }
 
+/// node's REPL with no history file, waiting at its first prompt.
+fn node_repl(engine: &termloom::Engine) -> Session {
+    let node = engine.spawn(SpawnSpec::new("node").env("NODE_REPL_HISTORY", "")).unwrap();
+    input_wait_fires(&node);
+    assert!(node.screen().unwrap().contains(">"), "{}", node.screen().unwrap());
+    node
+}
+
+/// A REPL awaiting a timer (node's `await new Promise(r => setTimeout(r, 3000))`) polls the
+/// terminal with the timer's 3 s, taking keys, its cursor at the start of the blank row below
+/// the submitted line: it works on a clock before it answers, and is waited for until its
+/// answer and its next prompt are drawn. A timer over a second read as waiting for input at
+/// once (htop's 1.5 s tick, at its screen, is one).
+#[test]
+fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
+    if !require("node") {
+        return;
+    }
+    let engine = engine();
+    let node = node_repl(&engine);
+    let started = Instant::now();
+    node.send_text("await new Promise(r => setTimeout(() => r('timer done'), 3000))\r").unwrap();
+    input_wait_fires(&node);
+    let screen = node.screen().unwrap();
+    assert!(screen.contains("'timer done'"), "read as waiting before its answer: {screen}");
+    assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
+    node.close().unwrap();
+}
+
+/// A REPL's prompt drawn while a short timer of its own is pending (node's: V8's delayed tasks
+/// after `execSync`, or an interval the user set) waits for input at once: a short timer is a
+/// wait for the rest of a key code only where it follows input with nothing printed. It read
+/// as busy until the terminal had been quiet for longer than the timer, up to 1.1 s late.
+#[test]
+fn a_prompt_drawn_with_a_short_timer_pending_waits_for_input_at_once() {
+    if !require("node") {
+        return;
+    }
+    let engine = engine();
+    let node = node_repl(&engine);
+    let started = Instant::now();
+    node.send_text("const tick = setInterval(() => {}, 1000); 'armed'\r").unwrap();
+    input_wait_fires(&node);
+    let took = started.elapsed();
+    let screen = node.screen().unwrap();
+    assert!(screen.contains("'armed'"), "{screen}");
+    // Read as waiting only once the timer went off (1 s) it took 1.0 to 1.1 s.
+    assert!(took < Duration::from_millis(800), "took {took:?}: {screen}");
+    node.close().unwrap();
+}
+
 /// A program ticking on a one-second timer that waits on a socket, not the terminal, is busy,
 /// not waiting for keys: only a timer on a wait that includes the terminal is a monitor's tick.
 #[test]

@@ -242,7 +242,8 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// [`TIMER_SLACK`] (the timer went off without changing anything, and the program polls
 /// again: an idle tick, such as Python 3.13's REPL polling every 100 ms), and so does one
 /// that `timers` saw before and that has gone off and been set again since (a monitor's tick
-/// that redraws the screen, `top -d 1`; see [`TimerSightings`]).
+/// that redraws the screen, `top -d 1`; see [`TimerSightings`]). `shown` is what the terminal
+/// shows at its cursor, which tells more of a poll's timer (see [`Shown`]).
 pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
@@ -250,6 +251,7 @@ pub(crate) fn group_input_wait(
     quiet: std::time::Duration,
     timers: Option<&TimerSightings>,
     outside: Option<&OutsideRelay>,
+    shown: Shown,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
@@ -260,11 +262,12 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
-        linux::group_wait(pgrp, sid, candidates, Probe { quiet, timers, looks: &looks, outside })
+        let probe = Probe { quiet, timers, looks: &looks, outside, shown };
+        linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates, quiet, timers, outside);
+        let _ = (pgrp, sid, candidates, quiet, timers, outside, shown);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -583,6 +586,31 @@ struct Probe<'a> {
     /// The terminal's relay outside its session, looked for once per group; `None`: not
     /// looked for.
     outside: Option<&'a OutsideRelay>,
+    /// What the terminal shows at its cursor.
+    shown: Shown,
+}
+
+/// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
+/// which tells a poll's timer in a line editor (a REPL's) from a wait for input: a line editor
+/// draws its prompt before it waits for the next line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Shown {
+    /// Nothing that tells (a full-screen program, whole lines, anything else).
+    #[default]
+    Other,
+    /// No prompt: the cursor waits at the start of a blank row, below what the program
+    /// printed last (a line submitted to a REPL, echoed, and no answer yet). A poll of the
+    /// terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a clock before
+    /// it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the timer's 3 s),
+    /// not a wait for input, until the timer goes off and is set again (see
+    /// [`TimerSightings`]).
+    Unanswered,
+    /// A prompt: the visible cursor stands right after the text of its row, and the program
+    /// printed since the last input (it answered). A poll of the terminal with a short timer
+    /// is then a clock of the program's own (V8's delayed tasks in node's REPL), not a wait
+    /// for the rest of a key code (which follows input with nothing printed): it waits for
+    /// input.
+    Prompt,
 }
 
 /// What was found of a terminal's relay outside its session (the tmux server a client of the
@@ -910,7 +938,7 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 mod linux {
     use super::{
         Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat,
-        RELAYS_JUDGED, SLEEP_UNTIL, SleepTick, SyscallField, TIMER_SLACK, ThreadObs,
+        RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs,
         classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
         on_sockets, parse_stat, parse_syscall, waits_outside,
     };
@@ -1073,9 +1101,21 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
-        let timer = timeout(base, name, syscall).filter(|t| *t <= super::SHORT_TIMER)?;
-        // A timer that went off without a change and was set again is an idle tick.
-        if probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
+        let timer = timeout(base, name, syscall)?;
+        let short = timer <= super::SHORT_TIMER;
+        // With no prompt shown, a longer timer is one too (see [`Shown::Unanswered`]).
+        let unanswered =
+            probe.shown == Shown::Unanswered && watched == Some(true) && timer <= CLOCK_HORIZON;
+        if !short && !unanswered {
+            return None;
+        }
+        // A short timer at a prompt drawn since the last input is the program's own clock
+        // (see [`Shown::Prompt`]).
+        if short && probe.shown == Shown::Prompt {
+            return None;
+        }
+        // A short timer that went off without a change and was set again is an idle tick.
+        if short && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
             return None;
         }
         // So is one that went off and was set again, whatever it drew in between.
@@ -1087,7 +1127,8 @@ mod linux {
         {
             return None;
         }
-        Some(Activity::Other(format!("{name} with a {} ms timer", timer.as_millis())))
+        let before = if short { "" } else { ", with no prompt shown" };
+        Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
     }
 
     /// The timer of the clock the thread at `base` sleeps on (`activity`, with the arguments
@@ -1444,8 +1485,9 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
-        observe_process(pid, Probe { quiet, timers: None, looks: &looks, outside: None })
-            .map(|(wait, _)| wait)
+        let probe =
+            Probe { quiet, timers: None, looks: &looks, outside: None, shown: Shown::Other };
+        observe_process(pid, probe).map(|(wait, _)| wait)
     }
 
     /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
@@ -2489,6 +2531,7 @@ mod tests {
                         timers: None,
                         looks: &super::super::Looks::new(),
                         outside: None,
+                        shown: super::super::Shown::Other,
                     },
                 )
                 .map(|t| t.activity)
@@ -2544,6 +2587,7 @@ mod tests {
                         timers: None,
                         looks: &super::super::Looks::new(),
                         outside: None,
+                        shown: super::super::Shown::Other,
                     }
                 ),
                 None
@@ -2560,7 +2604,15 @@ mod tests {
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
             assert!(matches!(
-                group_input_wait(i32::MAX, None, None, std::time::Duration::ZERO, None, None),
+                group_input_wait(
+                    i32::MAX,
+                    None,
+                    None,
+                    std::time::Duration::ZERO,
+                    None,
+                    None,
+                    Shown::Other
+                ),
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
@@ -2788,9 +2840,15 @@ mod tests {
             assert!(session_processes(sid).len() >= procs.len());
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
-            let InputWait::NotWaiting { reason } =
-                group_input_wait(sid, Some(sid), None, std::time::Duration::ZERO, None, None)
-            else {
+            let InputWait::NotWaiting { reason } = group_input_wait(
+                sid,
+                Some(sid),
+                None,
+                std::time::Duration::ZERO,
+                None,
+                None,
+                Shown::Other,
+            ) else {
                 panic!("shell in wait4 must not be waiting");
             };
             assert!(reason.contains("pid"), "{reason}");
@@ -2872,6 +2930,7 @@ while True:
                     std::time::Duration::ZERO,
                     None,
                     None,
+                    Shown::Other,
                 ) {
                     // No relay waits: the client waits on its socket, on the world outside.
                     InputWait::Outside { reason } if reason.contains("on sockets") => Ok(reason),
@@ -2917,6 +2976,7 @@ sys.stdin.read()
                     std::time::Duration::ZERO,
                     None,
                     None,
+                    Shown::Other,
                 )
             };
             // The probe that finds them waiting has looked at every thread (one found running
@@ -3002,6 +3062,7 @@ sys.stdin.read()
                     std::time::Duration::ZERO,
                     None,
                     None,
+                    Shown::Other,
                 ) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
@@ -3013,11 +3074,27 @@ sys.stdin.read()
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(pgrp, None, None, std::time::Duration::ZERO, None, None),
+                group_input_wait(
+                    pgrp,
+                    None,
+                    None,
+                    std::time::Duration::ZERO,
+                    None,
+                    None,
+                    Shown::Other
+                ),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(pgrp, Some(i32::MAX), None, std::time::Duration::ZERO, None, None),
+                group_input_wait(
+                    pgrp,
+                    Some(i32::MAX),
+                    None,
+                    std::time::Duration::ZERO,
+                    None,
+                    None,
+                    Shown::Other
+                ),
                 InputWait::Unknown { .. }
             ));
             // A member asleep on a clock (a background job of a shell without job control)
@@ -3039,6 +3116,7 @@ sys.stdin.read()
                     std::time::Duration::ZERO,
                     None,
                     None,
+                    Shown::Other,
                 ) {
                     InputWait::Waiting { .. } if sleeping => Ok(()),
                     other => Err(format!("{other:?} {members:?}")),
@@ -3060,6 +3138,7 @@ sys.stdin.read()
                     std::time::Duration::ZERO,
                     None,
                     None,
+                    Shown::Other,
                 ) {
                     InputWait::NotWaiting { reason }
                         if reason.contains(&format!("pid {busy_pid} (sh)")) =>

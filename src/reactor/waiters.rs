@@ -937,6 +937,7 @@ pub(super) fn input_wait_of(
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
+    let shown = shown(slot, master.as_fd());
     let answer = match procfs::group_input_wait(
         group,
         Some(slot.pid),
@@ -944,6 +945,7 @@ pub(super) fn input_wait_of(
         quiet,
         Some(&slot.timers),
         Some(&slot.outside_relay),
+        shown,
     ) {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
@@ -975,6 +977,24 @@ pub(super) fn input_wait_of(
         slot.seen_waiting.set(Some((activity, group, reader)));
     }
     (answer, Some(group))
+}
+
+/// What the terminal shows at its cursor, for a probe (see [`procfs::Shown`]): no prompt, the
+/// cursor at the start of a blank row below text; or a prompt drawn since the last input, the
+/// cursor right after its row's text; only while the program takes keys (the modes are read
+/// only when the screen shows one of the two).
+fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
+    let terminal = &slot.terminal;
+    let shown = if terminal.cursor_below_text() {
+        procfs::Shown::Unanswered
+    } else if slot.last_output > slot.last_input && terminal.cursor_after_text() {
+        procfs::Shown::Prompt
+    } else {
+        return procfs::Shown::Other;
+    };
+    let keys = crate::os::pty::line_modes(master).map(crate::LineModes::input_kind)
+        == Some(crate::InputKind::Keys);
+    if keys { shown } else { procfs::Shown::Other }
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or

@@ -18,6 +18,7 @@ use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
     ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
+    text_ends_before,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -945,6 +946,30 @@ impl Emulator {
     /// Whether the alternate screen is active.
     pub(crate) fn alternate(&self) -> bool {
         self.mode().contains(TermMode::ALT_SCREEN)
+    }
+
+    /// Whether the cursor waits at the start of a blank row of the primary screen, right
+    /// below a row of text: what the program printed last ended a line (the echo of a line
+    /// submitted to it, or its output), and no prompt has been drawn since.
+    pub(crate) fn cursor_below_text(&self) -> bool {
+        let grid = self.term.grid();
+        let point = grid.cursor.point;
+        !self.alternate()
+            && point.column.0 == 0
+            && point.line.0 >= 1
+            && !has_text(&grid[point.line])
+            && has_text(&grid[point.line - 1])
+    }
+
+    /// Whether the visible cursor stands right after the text of its row of the primary
+    /// screen, nothing after it: a prompt (`> `, `(gdb) `), or a line being typed at one.
+    pub(crate) fn cursor_after_text(&self) -> bool {
+        let grid = self.term.grid();
+        let point = grid.cursor.point;
+        !self.alternate()
+            && self.mode().contains(TermMode::SHOW_CURSOR)
+            && point.line.0 >= 0
+            && text_ends_before(&grid[point.line], point.column.0)
     }
 
     /// The input modes.

@@ -105,6 +105,12 @@ pub(crate) fn has_text(row: &Row<Cell>) -> bool {
     last_text(&row[..]).is_some()
 }
 
+/// Whether a grid row holds text, all of it before column `col` (a prompt the cursor
+/// follows).
+pub(crate) fn text_ends_before(row: &Row<Cell>, col: usize) -> bool {
+    last_text(&row[..]).is_some_and(|last| last < col)
+}
+
 /// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
 /// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
 /// in its last column separates two words of the line; a spacer left where a wide character

@@ -211,6 +211,18 @@ impl Terminal {
         self.emulator.alternate()
     }
 
+    /// Whether the cursor waits at the start of a blank row of the primary screen, right
+    /// below a row of text (see `Emulator::cursor_below_text`).
+    pub(crate) fn cursor_below_text(&self) -> bool {
+        self.emulator.cursor_below_text()
+    }
+
+    /// Whether the visible cursor stands right after the text of its row of the primary
+    /// screen (see `Emulator::cursor_after_text`).
+    pub(crate) fn cursor_after_text(&self) -> bool {
+        self.emulator.cursor_after_text()
+    }
+
     /// The input modes the program has set.
     pub(crate) fn modes(&self) -> Modes {
         self.emulator.modes()
