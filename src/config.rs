@@ -72,13 +72,15 @@ pub struct Config {
     /// [`Error::TooManyWaits`](crate::Error::TooManyWaits) before anything it would type is
     /// typed; each pending wait keeps a copy of what its reader had read of the screen, and
     /// output is checked against every one, so this is the bound that holds the memory and
-    /// the work. Each reader (a [`ReaderId`](crate::ReaderId): a `termloom server` client, an
-    /// MCP connection, a [`Toolbox`](crate::tools::Toolbox), the handles that read as the
-    /// default reader) is held to [`max_waits_per_reader`](Config::max_waits_per_reader) of
-    /// them besides, so that one caller cannot take them all from the others that share the
-    /// session. Default 256, range 1..=100,000.
+    /// the work. Each reader but the default one (a [`ReaderId`](crate::ReaderId) a handle reads as
+    /// through [`Session::as_reader`](crate::Session::as_reader): a `termloom server` client,
+    /// an MCP connection, a [`Toolbox`](crate::tools::Toolbox)) is held to
+    /// [`max_waits_per_reader`](Config::max_waits_per_reader) of them besides, so that one
+    /// caller cannot take them all from the others that share the session; the handles that
+    /// read as the default reader are the host's own and are held by this bound alone.
+    /// Default 256, range 1..=100,000.
     pub max_waits: usize,
-    /// Most waits one reader (see [`max_waits`](Config::max_waits)) may have pending on one
+    /// Most waits one reader but the default (see [`max_waits`](Config::max_waits)) may have pending on one
     /// session at once: one more is refused with
     /// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits) before anything it would
     /// type is typed, while the session's other readers can still wait (up to `max_waits`

@@ -2010,4 +2010,11 @@ fn one_reader_cannot_take_every_wait_of_a_session() {
     }
     // The shares free as the waits end.
     greedy.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
+    // The default reader is the host's own, held by the session's bound alone.
+    let host: Vec<_> =
+        (0..5).map(|_| s.start_wait(Until::text("host-go"), LONG).unwrap()).collect();
+    s.send_keys("echo host-go<Enter>").unwrap();
+    for wait in host {
+        assert!(!wait.finish().unwrap().is_timeout());
+    }
 }

@@ -812,7 +812,10 @@ impl Reactor {
         if slot.waiters.len() >= limit {
             return Err(Error::TooManyWaits { session: id, limit });
         }
-        if slot.waiters.iter().filter(|w| w.reader == reader).count() >= own_limit {
+        // The default reader (0) is the host that owns the engine, held by `max_waits` alone:
+        // the share keeps the callers a host lets in (server clients, MCP connections,
+        // toolboxes, readers it made) from taking every wait from one another.
+        if reader != 0 && slot.waiters.iter().filter(|w| w.reader == reader).count() >= own_limit {
             return Err(Error::TooManyReaderWaits { session: id, limit: own_limit });
         }
         let (cols, rows) = slot.terminal.size();
