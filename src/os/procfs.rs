@@ -599,10 +599,12 @@ pub(crate) enum Shown {
     #[default]
     Other,
     /// No prompt: the cursor waits at the start of a blank row, below what the program
-    /// printed last (a line submitted to a REPL, echoed, and no answer yet). A poll of the
-    /// terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a clock before
-    /// it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the timer's 3 s),
-    /// not a wait for input, until the timer goes off and is set again (see
+    /// printed last, on the line right after the one the last input, a submitted line, was
+    /// typed on (a line submitted to a REPL, echoed, and no answer yet; a line the program
+    /// printed before it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one). A
+    /// poll of the terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a
+    /// clock before it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the
+    /// timer's 3 s), not a wait for input, until the timer goes off and is set again (see
     /// [`TimerSightings`]).
     Unanswered,
     /// A prompt: the visible cursor stands right after the text of its row, and the program
