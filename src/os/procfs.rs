@@ -234,7 +234,8 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// all vanish during the check, give [`InputWait::NotWaiting`].
 ///
 /// `candidates`, when given (a session's cgroup members), are the only processes looked at,
-/// which spares a scan of all of `/proc`. `quiet` is how long the terminal has been quiet:
+/// which spares a scan of all of `/proc`. What the probe knows of the terminal beside `/proc`
+/// is in `terminal` ([`TerminalSeen`]): `quiet` is how long the terminal has been quiet:
 /// for a status, since the last output or input; for a wait, since the screen last changed
 /// (or a line scrolled into the transcript) or input was sent, so that a frame redrawn the
 /// same on every tick is no answer. A poll with a short timer (see [`SHORT_TIMER`]) counts
@@ -248,10 +249,7 @@ pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
     candidates: Option<&[i32]>,
-    quiet: std::time::Duration,
-    timers: Option<&TimerSightings>,
-    outside: Option<&OutsideRelay>,
-    shown: Shown,
+    terminal: TerminalSeen<'_>,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
@@ -262,12 +260,13 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
+        let TerminalSeen { quiet, timers, outside, shown } = terminal;
         let probe = Probe { quiet, timers, looks: &looks, outside, shown };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates, quiet, timers, outside, shown);
+        let _ = (pgrp, sid, candidates, terminal);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -572,6 +571,22 @@ pub(crate) const IDLE_TICKS: u32 = 2;
 /// The timer [`TimerSightings`] records for a sleep until a point in time (whose length is
 /// not known, only what is left of it).
 const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
+
+/// What a probe of a group ([`group_input_wait`]) is told of its terminal; the default: quiet
+/// for no time, no timers seen before, no relay looked for, nothing shown that tells.
+#[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) struct TerminalSeen<'a> {
+    /// How long the terminal has been quiet (see [`group_input_wait`]).
+    pub(crate) quiet: std::time::Duration,
+    /// The short timers earlier probes saw.
+    pub(crate) timers: Option<&'a TimerSightings>,
+    /// The terminal's relay outside its session, looked for once per group; `None`: not
+    /// looked for.
+    pub(crate) outside: Option<&'a OutsideRelay>,
+    /// What the terminal shows at its cursor.
+    pub(crate) shown: Shown,
+}
 
 /// What a probe knows beside `/proc`.
 #[derive(Debug, Clone, Copy)]
@@ -2606,15 +2621,7 @@ mod tests {
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
             assert!(matches!(
-                group_input_wait(
-                    i32::MAX,
-                    None,
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(i32::MAX, None, None, TerminalSeen::default()),
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
@@ -2842,15 +2849,9 @@ mod tests {
             assert!(session_processes(sid).len() >= procs.len());
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
-            let InputWait::NotWaiting { reason } = group_input_wait(
-                sid,
-                Some(sid),
-                None,
-                std::time::Duration::ZERO,
-                None,
-                None,
-                Shown::Other,
-            ) else {
+            let InputWait::NotWaiting { reason } =
+                group_input_wait(sid, Some(sid), None, TerminalSeen::default())
+            else {
                 panic!("shell in wait4 must not be waiting");
             };
             assert!(reason.contains("pid"), "{reason}");
@@ -2929,10 +2930,7 @@ while True:
                     client,
                     Some(client),
                     Some(&candidates),
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
+                    TerminalSeen::default(),
                 ) {
                     // No relay waits: the client waits on its socket, on the world outside.
                     InputWait::Outside { reason } if reason.contains("on sockets") => Ok(reason),
@@ -2970,17 +2968,8 @@ sys.stdin.read()
             wait_python(pid, 1001);
             let candidates = [pid];
             let group = read_stat(pid).unwrap().pgrp;
-            let probe = || {
-                group_input_wait(
-                    group,
-                    None,
-                    Some(&candidates),
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                )
-            };
+            let probe =
+                || group_input_wait(group, None, Some(&candidates), TerminalSeen::default());
             // The probe that finds them waiting has looked at every thread (one found running
             // ends a probe early, and under load one may be, now and then).
             let took = wait_for("the threads to poll", || {
@@ -3057,15 +3046,7 @@ sys.stdin.read()
             );
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
-                match group_input_wait(
-                    pgrp,
-                    Some(me.session),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                ) {
+                match group_input_wait(pgrp, Some(me.session), None, TerminalSeen::default()) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
@@ -3076,27 +3057,11 @@ sys.stdin.read()
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(
-                    pgrp,
-                    None,
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(pgrp, None, None, TerminalSeen::default()),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(
-                    pgrp,
-                    Some(i32::MAX),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(pgrp, Some(i32::MAX), None, TerminalSeen::default()),
                 InputWait::Unknown { .. }
             ));
             // A member asleep on a clock (a background job of a shell without job control)
@@ -3111,15 +3076,7 @@ sys.stdin.read()
             wait_for("the sleeper to sleep", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
                 let sleeping = members.iter().any(|m| m.comm == "sleep" && m.state == 'S');
-                match group_input_wait(
-                    pgrp,
-                    Some(me.session),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                ) {
+                match group_input_wait(pgrp, Some(me.session), None, TerminalSeen::default()) {
                     InputWait::Waiting { .. } if sleeping => Ok(()),
                     other => Err(format!("{other:?} {members:?}")),
                 }
@@ -3137,10 +3094,7 @@ sys.stdin.read()
                     pgrp,
                     Some(me.session),
                     None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
+                    TerminalSeen::default(),
                 ) {
                     InputWait::NotWaiting { reason }
                         if reason.contains(&format!("pid {busy_pid} (sh)")) =>

@@ -938,15 +938,14 @@ pub(super) fn input_wait_of(
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
     let shown = shown(slot, master.as_fd());
-    let answer = match procfs::group_input_wait(
-        group,
-        Some(slot.pid),
-        members.as_deref(),
+    let terminal = procfs::TerminalSeen {
         quiet,
-        Some(&slot.timers),
-        Some(&slot.outside_relay),
+        timers: Some(&slot.timers),
+        outside: Some(&slot.outside_relay),
         shown,
-    ) {
+    };
+    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
+    {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
         procfs::InputWait::Unknown { reason }
