@@ -1989,6 +1989,11 @@ fn one_reader_cannot_take_every_wait_of_a_session() {
     }
     // The shares free as the waits end.
     greedy.send_keys_and_wait("echo $((20+1))x<Enter>", Until::text("21x"), LONG).unwrap();
+    // The refused call typed nothing: its line never reached the shell, now that everything
+    // typed since has been answered (the screen, looked at right after the refusal, could
+    // not have shown an echo still on its way).
+    let transcript = s.scrollback(1 << 20).unwrap().text;
+    assert!(!transcript.contains("echo typed"), "{transcript}");
     // The default reader is the host's own, held by the session's bound alone.
     let host: Vec<_> =
         (0..5).map(|_| s.start_wait(Until::text("host-go"), LONG).unwrap()).collect();
