@@ -229,6 +229,14 @@ pub(crate) fn quoted_os(value: &std::ffi::OsStr) -> String {
     format!("{start:?}… ({} bytes)", bytes.len())
 }
 
+/// What is wrong with a regular expression, without the expression: the `regex` crate's
+/// message repeats it whole (with a caret under the fault), however long it is. (Here, among
+/// the leaves, so that `policy` can say it without importing `wait.rs`, which imports `term/`.)
+pub(crate) fn regex_problem(err: &regex::Error) -> String {
+    let why = err.to_string();
+    why.lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned()
+}
+
 /// The longest message an [`Error`] shows, and an MCP tool's error ([`bound_message`]).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 2048;
 /// How much of the start of a longer message is kept ([`bound_message`]); the end keeps the
