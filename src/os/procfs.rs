@@ -543,7 +543,8 @@ pub(crate) fn denied(reason: &str) -> bool {
 /// waits up to 'timeoutlen' (1 s by default) after an Escape for the rest of a key code and
 /// 100 ms for the terminal's answers on its way out, and then changes the screen or exits.
 /// Longer timeouts are a program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input
-/// meanwhile.
+/// meanwhile, unless the screen shows it has not answered the line submitted to it (see
+/// [`Shown::Unanswered`]).
 pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
 /// How much longer than a short timer the terminal must have been quiet before a poll with
 /// that timer counts as an idle tick (see [`group_input_wait`]).
