@@ -261,8 +261,10 @@ pub(crate) fn bound_message(message: &mut String) {
     );
 }
 
-/// Every message is held to [`MAX_MESSAGE_BYTES`] ([`bound_message`]), whatever a caller's
-/// value it carries; the values an error names itself are [`quoted`].
+/// Every message is held to about 2 KiB, its start and its advice kept, whatever a caller's
+/// value it carries; the values an error names itself are shown by their start and size when
+/// long.
+// (`MAX_MESSAGE_BYTES`, `bound_message` and `quoted`, which public documentation cannot link.)
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut message = Whole(self).to_string();
