@@ -229,6 +229,14 @@ pub(crate) fn quoted_os(value: &std::ffi::OsStr) -> String {
     format!("{start:?}… ({} bytes)", bytes.len())
 }
 
+/// What is wrong with a regular expression, without the expression: the `regex` crate's
+/// message repeats it whole (with a caret under the fault), however long it is. (Here, among
+/// the leaves, so that `policy` can say it without importing `wait.rs`, which imports `term/`.)
+pub(crate) fn regex_problem(err: &regex::Error) -> String {
+    let why = err.to_string();
+    why.lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned()
+}
+
 /// The longest message an [`Error`] shows, and an MCP tool's error ([`bound_message`]).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 2048;
 /// How much of the start of a longer message is kept ([`bound_message`]); the end keeps the
@@ -253,8 +261,10 @@ pub(crate) fn bound_message(message: &mut String) {
     );
 }
 
-/// Every message is held to [`MAX_MESSAGE_BYTES`] ([`bound_message`]), whatever a caller's
-/// value it carries; the values an error names itself are [`quoted`].
+/// Every message is held to about 2 KiB, its start and its advice kept, whatever a caller's
+/// value it carries; the values an error names itself are shown by their start and size when
+/// long.
+// (`MAX_MESSAGE_BYTES`, `bound_message` and `quoted`, which public documentation cannot link.)
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut message = Whole(self).to_string();

@@ -135,15 +135,8 @@ pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
     format!(
         "bad regular expression {}: {}; it is Rust regex syntax: escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them as text",
         crate::error::quoted(pattern),
-        regex_problem(err)
+        crate::error::regex_problem(err)
     )
-}
-
-/// What is wrong with a regular expression, without the expression: the `regex` crate's
-/// message repeats it whole (with a caret under the fault), however long it is.
-pub(crate) fn regex_problem(err: &regex::Error) -> String {
-    let why = err.to_string();
-    why.lines().last().unwrap_or_default().trim_start_matches("error: ").to_owned()
 }
 
 fn compile(pattern: &str) -> Result<Regex> {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
-use common::{require, sweep_left_overs};
+use common::{ECHOING_RELAY, require, sweep_left_overs};
 use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine, shell_program};
@@ -3297,27 +3297,11 @@ fn a_secret_is_not_asked_for_through_a_relay_whose_terminal_echoes() {
     if !require("python3") {
         return;
     }
-    let relay = r#"
-import os, pty, select
-pid, fd = pty.fork()
-if pid == 0:
-    os.execvp("python3", ["python3", "-c", "import getpass; getpass.getpass('Password: ')"])
-while True:
-    ready = select.select([0, fd], [], [])[0]
-    if fd in ready:
-        try:
-            data = os.read(fd, 1024)
-        except OSError:
-            break
-        if not data:
-            break
-        os.write(1, data)
-    if 0 in ready:
-        os.write(fd, os.read(0, 1024))
-"#;
     let mut client = Client::discovered_on(Client::start(), json!({"elicitation": {}}));
-    let started = client
-        .tool("terminal_start", json!({"argv": ["python3", "-c", relay], "input_wait": true}));
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["python3", "-c", ECHOING_RELAY], "input_wait": true}),
+    );
     assert_eq!(started["status"]["input_kind"], "password", "{started}");
     let id = started["session_id"].clone();
     let refused = client.call("terminal_send", json!({"session_id": id, "secret": true}));

@@ -1001,3 +1001,36 @@ fn a_command_in_a_session_of_its_own_waits_for_input_on_the_terminal() {
     expect(&s, Until::text("bye-ann"));
     expect(&s, Until::exit());
 }
+
+/// A key asked for with a timeout below a line the program printed (`echo 'Press a key'; read
+/// -rsn1 -t 8`: bash polls the terminal with the 8 s left, taking keys, its cursor at the start
+/// of the blank row below the line) waits for input at once. Only a cursor on the line after
+/// one submitted to the program is a REPL working on that line (see
+/// `a_repl_awaiting_a_timer_is_waited_for_until_its_prompt`): taken for one, the key prompt
+/// was never read as waiting, and a wait for input ran until the read timed out.
+#[test]
+fn a_key_asked_for_with_a_timeout_below_a_printed_line_waits_for_input() {
+    let engine = engine();
+    let script = "echo 'Press a key'; read -rsn1 -t 8 k; echo \"got $k\"; read -r line";
+    let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+    let started = Instant::now();
+    assert_eq!(input_wait_fires(&session), Some(InputKind::Keys));
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(!session.screen().unwrap().contains("got"), "{}", session.screen().unwrap());
+    // Typed at the shell's prompt, the same: the line after the submitted one is the script's.
+    session.close().unwrap();
+    let session = bash(&engine);
+    session.submit(&format!("bash -c {}", shell_quote(script))).unwrap();
+    let started = Instant::now();
+    expect(&session, Until::screen_contains("Press a key"));
+    assert_eq!(input_wait_fires(&session), Some(InputKind::Keys));
+    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    session.send_text("y").unwrap();
+    expect(&session, Until::text("got y"));
+    session.close().unwrap();
+}
+
+/// `text` quoted for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\\''"))
+}

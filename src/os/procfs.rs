@@ -234,7 +234,8 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// all vanish during the check, give [`InputWait::NotWaiting`].
 ///
 /// `candidates`, when given (a session's cgroup members), are the only processes looked at,
-/// which spares a scan of all of `/proc`. `quiet` is how long the terminal has been quiet:
+/// which spares a scan of all of `/proc`. What the probe knows of the terminal beside `/proc`
+/// is in `terminal` ([`TerminalSeen`]): `quiet` is how long the terminal has been quiet:
 /// for a status, since the last output or input; for a wait, since the screen last changed
 /// (or a line scrolled into the transcript) or input was sent, so that a frame redrawn the
 /// same on every tick is no answer. A poll with a short timer (see [`SHORT_TIMER`]) counts
@@ -248,10 +249,7 @@ pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
     candidates: Option<&[i32]>,
-    quiet: std::time::Duration,
-    timers: Option<&TimerSightings>,
-    outside: Option<&OutsideRelay>,
-    shown: Shown,
+    terminal: TerminalSeen<'_>,
 ) -> InputWait {
     #[cfg(target_os = "linux")]
     {
@@ -262,12 +260,13 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
+        let TerminalSeen { quiet, timers, outside, shown } = terminal;
         let probe = Probe { quiet, timers, looks: &looks, outside, shown };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates, quiet, timers, outside, shown);
+        let _ = (pgrp, sid, candidates, terminal);
         InputWait::Unknown { reason: UNSUPPORTED.to_string() }
     }
 }
@@ -544,7 +543,8 @@ pub(crate) fn denied(reason: &str) -> bool {
 /// waits up to 'timeoutlen' (1 s by default) after an Escape for the rest of a key code and
 /// 100 ms for the terminal's answers on its way out, and then changes the screen or exits.
 /// Longer timeouts are a program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input
-/// meanwhile.
+/// meanwhile, unless the screen shows it has not answered the line submitted to it (see
+/// [`Shown::Unanswered`]).
 pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
 /// How much longer than a short timer the terminal must have been quiet before a poll with
 /// that timer counts as an idle tick (see [`group_input_wait`]).
@@ -573,6 +573,22 @@ pub(crate) const IDLE_TICKS: u32 = 2;
 /// not known, only what is left of it).
 const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
 
+/// What a probe of a group ([`group_input_wait`]) is told of its terminal; the default: quiet
+/// for no time, no timers seen before, no relay looked for, nothing shown that tells.
+#[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+pub(crate) struct TerminalSeen<'a> {
+    /// How long the terminal has been quiet (see [`group_input_wait`]).
+    pub(crate) quiet: std::time::Duration,
+    /// The short timers earlier probes saw.
+    pub(crate) timers: Option<&'a TimerSightings>,
+    /// The terminal's relay outside its session, looked for once per group; `None`: not
+    /// looked for.
+    pub(crate) outside: Option<&'a OutsideRelay>,
+    /// What the terminal shows at its cursor.
+    pub(crate) shown: Shown,
+}
+
 /// What a probe knows beside `/proc`.
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
@@ -599,10 +615,12 @@ pub(crate) enum Shown {
     #[default]
     Other,
     /// No prompt: the cursor waits at the start of a blank row, below what the program
-    /// printed last (a line submitted to a REPL, echoed, and no answer yet). A poll of the
-    /// terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a clock before
-    /// it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the timer's 3 s),
-    /// not a wait for input, until the timer goes off and is set again (see
+    /// printed last, on the line right after the one the last input, a submitted line, was
+    /// typed on (a line submitted to a REPL, echoed, and no answer yet; a line the program
+    /// printed before it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one). A
+    /// poll of the terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a
+    /// clock before it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the
+    /// timer's 3 s), not a wait for input, until the timer goes off and is set again (see
     /// [`TimerSightings`]).
     Unanswered,
     /// A prompt: the visible cursor stands right after the text of its row, and the program
@@ -2604,15 +2622,7 @@ mod tests {
             assert!(matches!(process_input_wait(i32::MAX), InputWait::NotWaiting { .. }));
             assert!(matches!(process_input_wait(0), InputWait::Unknown { .. }));
             assert!(matches!(
-                group_input_wait(
-                    i32::MAX,
-                    None,
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(i32::MAX, None, None, TerminalSeen::default()),
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
@@ -2840,15 +2850,9 @@ mod tests {
             assert!(session_processes(sid).len() >= procs.len());
             assert_eq!(process_groups(&procs), vec![sid]);
             // The shell waits for its child: not waiting for input.
-            let InputWait::NotWaiting { reason } = group_input_wait(
-                sid,
-                Some(sid),
-                None,
-                std::time::Duration::ZERO,
-                None,
-                None,
-                Shown::Other,
-            ) else {
+            let InputWait::NotWaiting { reason } =
+                group_input_wait(sid, Some(sid), None, TerminalSeen::default())
+            else {
                 panic!("shell in wait4 must not be waiting");
             };
             assert!(reason.contains("pid"), "{reason}");
@@ -2927,10 +2931,7 @@ while True:
                     client,
                     Some(client),
                     Some(&candidates),
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
+                    TerminalSeen::default(),
                 ) {
                     // No relay waits: the client waits on its socket, on the world outside.
                     InputWait::Outside { reason } if reason.contains("on sockets") => Ok(reason),
@@ -2968,17 +2969,8 @@ sys.stdin.read()
             wait_python(pid, 1001);
             let candidates = [pid];
             let group = read_stat(pid).unwrap().pgrp;
-            let probe = || {
-                group_input_wait(
-                    group,
-                    None,
-                    Some(&candidates),
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                )
-            };
+            let probe =
+                || group_input_wait(group, None, Some(&candidates), TerminalSeen::default());
             // The probe that finds them waiting has looked at every thread (one found running
             // ends a probe early, and under load one may be, now and then).
             let took = wait_for("the threads to poll", || {
@@ -3055,15 +3047,7 @@ sys.stdin.read()
             );
             wait_for("both cats waiting", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
-                match group_input_wait(
-                    pgrp,
-                    Some(me.session),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                ) {
+                match group_input_wait(pgrp, Some(me.session), None, TerminalSeen::default()) {
                     InputWait::Waiting { .. }
                         if members.len() == 2 && members.iter().all(|m| m.comm == "cat") =>
                     {
@@ -3074,27 +3058,11 @@ sys.stdin.read()
             });
             // The first member blocked reading names the group's reader.
             assert_eq!(
-                group_input_wait(
-                    pgrp,
-                    None,
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(pgrp, None, None, TerminalSeen::default()),
                 InputWait::Waiting { reader: Some(pgrp) }
             );
             assert!(matches!(
-                group_input_wait(
-                    pgrp,
-                    Some(i32::MAX),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other
-                ),
+                group_input_wait(pgrp, Some(i32::MAX), None, TerminalSeen::default()),
                 InputWait::Unknown { .. }
             ));
             // A member asleep on a clock (a background job of a shell without job control)
@@ -3109,15 +3077,7 @@ sys.stdin.read()
             wait_for("the sleeper to sleep", || {
                 let members = scan_processes(|p| p.pgrp == pgrp);
                 let sleeping = members.iter().any(|m| m.comm == "sleep" && m.state == 'S');
-                match group_input_wait(
-                    pgrp,
-                    Some(me.session),
-                    None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
-                ) {
+                match group_input_wait(pgrp, Some(me.session), None, TerminalSeen::default()) {
                     InputWait::Waiting { .. } if sleeping => Ok(()),
                     other => Err(format!("{other:?} {members:?}")),
                 }
@@ -3135,10 +3095,7 @@ sys.stdin.read()
                     pgrp,
                     Some(me.session),
                     None,
-                    std::time::Duration::ZERO,
-                    None,
-                    None,
-                    Shown::Other,
+                    TerminalSeen::default(),
                 ) {
                     InputWait::NotWaiting { reason }
                         if reason.contains(&format!("pid {busy_pid} (sh)")) =>

@@ -165,7 +165,7 @@ impl Policy {
                     bad(format!(
                         "`args` {} is not a valid regular expression: {}",
                         crate::error::quoted(pattern),
-                        crate::wait::regex_problem(&e)
+                        crate::error::regex_problem(&e)
                     ))
                 })?;
             }

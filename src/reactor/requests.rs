@@ -161,6 +161,7 @@ impl Reactor {
                 started: now,
                 last_output: now,
                 last_input: now,
+                submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,
                 sync_timer: None,
@@ -320,6 +321,9 @@ impl Reactor {
             recorder.input(bytes);
         }
         slot.last_input = Instant::now();
+        if matches!(bytes.last(), Some(b'\r' | b'\n')) {
+            slot.submitted = Some((slot.last_input, slot.terminal.cursor_line()));
+        }
         self.flush(id.0);
         // The terminal's input buffer may be full (the program stopped reading): a signal
         // character that could not be written is not left waiting.

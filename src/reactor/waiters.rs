@@ -938,15 +938,14 @@ pub(super) fn input_wait_of(
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
     let shown = shown(slot, master.as_fd());
-    let answer = match procfs::group_input_wait(
-        group,
-        Some(slot.pid),
-        members.as_deref(),
+    let terminal = procfs::TerminalSeen {
         quiet,
-        Some(&slot.timers),
-        Some(&slot.outside_relay),
+        timers: Some(&slot.timers),
+        outside: Some(&slot.outside_relay),
         shown,
-    ) {
+    };
+    let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
+    {
         // Where /proc cannot tell (a program running as another user, such as sudo), the
         // line discipline still tells a password prompt: whole lines, echo off.
         procfs::InputWait::Unknown { reason }
@@ -980,12 +979,19 @@ pub(super) fn input_wait_of(
 }
 
 /// What the terminal shows at its cursor, for a probe (see [`procfs::Shown`]): no prompt, the
-/// cursor at the start of a blank row below text; or a prompt drawn since the last input, the
-/// cursor right after its row's text; only while the program takes keys (the modes are read
-/// only when the screen shows one of the two).
+/// cursor at the start of a blank row below text, on the line right after the one the last
+/// input, a submitted line, was typed on (what follows a prompt the program printed, such as
+/// `echo 'Press a key'; read -n1 -t 8`, is no answer to a line); or a prompt drawn since the
+/// last input, the cursor right after its row's text; only while the program takes keys (the
+/// modes are read only when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
-    let shown = if terminal.cursor_below_text() {
+    let below_submitted = || {
+        slot.submitted.is_some_and(|(at, line)| {
+            at == slot.last_input && terminal.cursor_line() == line.saturating_add(1)
+        })
+    };
+    let shown = if terminal.cursor_below_text() && below_submitted() {
         procfs::Shown::Unanswered
     } else if slot.last_output > slot.last_input && terminal.cursor_after_text() {
         procfs::Shown::Prompt

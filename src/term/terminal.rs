@@ -217,6 +217,11 @@ impl Terminal {
         self.emulator.cursor_below_text()
     }
 
+    /// The transcript line the cursor is on (rendering the rows from the tail's top to it).
+    pub(crate) fn cursor_line(&self) -> u64 {
+        self.emulator.cursor_position(&self.transcript).0
+    }
+
     /// Whether the visible cursor stands right after the text of its row of the primary
     /// screen (see `Emulator::cursor_after_text`).
     pub(crate) fn cursor_after_text(&self) -> bool {

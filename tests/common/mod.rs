@@ -360,3 +360,25 @@ pub(crate) fn cli_on(dir: &Path, socket: &Path, args: &[&str]) -> std::process::
         .output()
         .expect("termloom runs")
 }
+
+/// A Python relay: a password prompt on a terminal of its own (the length of the password
+/// read is printed, `pw-length N`, then a line asked for), the session's terminal left as it
+/// was (reading lines, echoing), unlike `sudo` and `script`, which make it raw.
+pub(crate) const ECHOING_RELAY: &str = r#"
+import os, pty, select
+pid, fd = pty.fork()
+if pid == 0:
+    os.execvp("python3", ["python3", "-c", "import getpass; p = getpass.getpass('Password: '); print('pw-length', len(p)); input('more: ')"])
+while True:
+    ready = select.select([0, fd], [], [])[0]
+    if fd in ready:
+        try:
+            data = os.read(fd, 1024)
+        except OSError:
+            break
+        if not data:
+            break
+        os.write(1, data)
+    if 0 in ready:
+        os.write(fd, os.read(0, 1024))
+"#;

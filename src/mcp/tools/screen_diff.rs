@@ -584,8 +584,10 @@ impl SeenScreens {
         let budget = self.lock().budget.clone();
         let size = frame.as_ref().map_or(0, Frame::bytes);
         // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
-        // least recently, whoever's.
+        // least recently, whoever's; none for a look larger than the whole budget, which
+        // forgetting every caller's screens would not make fit.
         let counted = frame.is_some()
+            && size <= budget.limit
             && loop {
                 if budget.reserve(size) {
                     break true;
@@ -1743,13 +1745,18 @@ mod tests {
         assert_eq!(first.shape(SessionId(1), &big(1000, true), false), Shape::Whole);
         let last = &callers[31];
         assert!(matches!(last.shape(SessionId(3), &big(1031, true), false), Shape::Changes(_)));
-        // A look larger than the whole budget is not kept (nor is anything forgotten for
-        // nothing past what it needed): its next screen is sent whole.
-        let small = ScreenBudget::new(size / 2);
+        // A look larger than the whole budget is not kept: its next screen is sent whole.
+        let small = ScreenBudget::new(size * 3 / 2);
         let alone = small.member();
         alone.remember(SessionId(1), Some(big(0, false)));
-        assert_eq!(small.used(), 0);
-        assert_eq!(alone.shape(SessionId(1), &big(0, true), false), Shape::Whole);
+        assert_eq!(small.used(), size);
+        let huge = frame(&[row.repeat(200).as_str()], (0, 0));
+        assert!(huge.bytes() > small.limit);
+        alone.remember(SessionId(2), Some(huge.clone()));
+        assert_eq!(alone.shape(SessionId(2), &huge, false), Shape::Whole);
+        // Nor does it forget the screens that were kept, which could not have made room.
+        assert_eq!(small.used(), size);
+        assert!(matches!(alone.shape(SessionId(1), &big(0, true), false), Shape::Changes(_)));
         // Callers that go (a forgotten client, an ended connection) give their bytes back.
         drop(callers);
         assert_eq!(budget.used(), 0);
