@@ -1257,6 +1257,45 @@ fn a_recording_of_input_has_the_paste() {
     session.close().unwrap();
 }
 
+/// A recording of input leaves out what is typed while the terminal reads a line without
+/// echoing it (a password typed as text, here into bash's `read -s`): a marker stands in its
+/// place, and input typed once the terminal echoes again is recorded. Before, the password
+/// was in the recording.
+#[test]
+fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
+    let engine = engine();
+    let script =
+        "read -r -s -p 'Password: ' pw; echo; echo \"got ${#pw}\"; read -r n; echo \"name $n\"";
+    let spec = SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]);
+    let session = engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    session.send_text("hunter2").unwrap();
+    session.send_keys("<Enter>").unwrap();
+    expect(&session, Until::text("got 7"));
+    expect(&session, Until::input_wait());
+    session.send_text("alice\n").unwrap();
+    expect(&session, Until::text("name alice"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    assert!(!recording.contains("hunter2"), "{recording}");
+    let events: Vec<serde_json::Value> = recording
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
+        .collect();
+    let input: String =
+        events.iter().filter(|e| e[1] == "i").map(|e| e[2].as_str().unwrap()).collect();
+    assert_eq!(input, "alice\n");
+    let left_out = events
+        .iter()
+        .filter(|e| e[1] == "m" && e[2].as_str().unwrap().contains("input left out"))
+        .count();
+    assert_eq!(left_out, 1, "{recording}");
+}
+
 /// A recording in memory keeps the newest event even when it alone is larger than the
 /// bound (a full-screen redraw read at once): the recording ends where the program is.
 #[test]

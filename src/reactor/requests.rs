@@ -316,8 +316,18 @@ impl Reactor {
             });
         }
         slot.queue.extend(bytes);
-        if record && let Some(recorder) = &mut slot.recorder {
-            recorder.input(bytes);
+        if record
+            && let Some(recorder) = &mut slot.recorder
+            && recorder.records_input()
+        {
+            // What is typed while the terminal reads lines without echoing them (a password
+            // typed as text or keys, or by a person through `attach`) is left out, as the
+            // terminal's modes are now: the program does not show it either.
+            let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+            match modes {
+                Some(modes) if modes.canonical && !modes.echo => recorder.input_withheld(),
+                _ => recorder.input(bytes),
+            }
         }
         slot.last_input = Instant::now();
         self.flush(id.0);
