@@ -937,6 +937,39 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// Text typed earlier without Enter waits in the terminal's line buffer, where nothing counts
+/// it as unread (the kernel counts complete lines only): a secret typed after it would be read
+/// as the rest of that line, and the program would take `typed-ahead` and the secret together
+/// for the password. The secret erases the unfinished line first with the terminal's
+/// line-kill character (VKILL), so the program reads the secret alone.
+#[test]
+fn a_secret_is_not_typed_behind_an_unfinished_line() {
+    let dir = TestDir::new("secret-partial");
+    let gate = dir.join("gate");
+    let _ = std::fs::remove_file(&gate);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let script = format!(
+        "printf 'busy '; read -r g < '{gate}'; stty -echo; printf 'Password: '; read -r pw; \
+         stty echo; echo; echo \"read ${{#pw}} chars\"",
+        gate = gate.display()
+    );
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&session, Until::screen_contains("busy "));
+    session.send_text("typed-ahead").unwrap();
+    expect(&session, Until::screen_contains("busy typed-ahead"));
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::regex(r"read \d+ chars").unwrap());
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(scrollback.contains("read 7 chars"), "{scrollback}");
+}
+
 /// A relay that copies between the session's terminal and a terminal of its own, where a
 /// program asks for a password, but leaves the session's terminal echoing (unlike `sudo` and
 /// `script`, which make it raw): a secret typed there would be echoed by the session's

@@ -272,9 +272,20 @@ impl Reactor {
                 "session {id}'s program has not read {unread} bytes of earlier input yet, and would read the secret after them, perhaps as something else than the password; the secret was not typed (send it once the program waits for the password with nothing typed before it)"
             )));
         }
+        // Text typed earlier without Enter (an unfinished line, which the terminal holds
+        // until its line ends and `unread_input` does not count) would be read with the
+        // secret, as the start of the password. The line-kill character of the terminal that
+        // reads the secret erases it first, silently with echo off; with no unfinished line,
+        // it does nothing.
+        let kill = match &hosted {
+            Some(terminal) => crate::os::pty::kill_character(terminal.as_fd()),
+            None => slot.master.as_ref().and_then(|m| crate::os::pty::kill_character(m.as_fd())),
+        };
         drop(hosted);
         let before = slot.bytes_in;
-        let mut line = secret.to_vec();
+        let mut line = Vec::with_capacity(secret.len() + 2);
+        line.extend(kill);
+        line.extend_from_slice(secret);
         line.push(b'\r');
         let sent = self.queue_input(id, &line, false);
         line.fill(0);
