@@ -1464,7 +1464,7 @@ fn calls_from_inside_a_wait_test_do_not_hang() {
     // The wait fails at once and says why, instead of waiting out its timeout.
     let err = outcome.unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err}");
-    assert!(err.to_string().contains("calls the session) called into the engine"), "{err}");
+    assert!(err.to_string().contains("calls the session\") called into the engine"), "{err}");
     assert_eq!(*seen.lock().unwrap(), Some(true), "the call inside the test was refused");
     // The last engine handle, held by a test, is dropped on the reactor's thread.
     let held = engine.clone();
@@ -2036,6 +2036,37 @@ fn errors_repeat_a_long_argument_by_its_start() {
     assert!(err.to_string().contains("a value containing NUL"), "{err}");
     check(spawn(SpawnSpec::new("true").cwd(format!("/{huge}"))), "does not exist");
     check(spawn(SpawnSpec::new(format!("no-such-program-{huge}"))), "cannot start");
+    // Nor do the errors that carry a caller's text in their fields rather than only in their
+    // message (`Debug` shows every field whole): a recording's path, a wait's description,
+    // the program a policy's rule decides about.
+    // (A message cut by the bound says how much it left out, a few bytes past 2 KiB.)
+    let held = |err: Error, says: &str| {
+        let (debug, message) = (format!("{err:?}"), err.to_string());
+        assert!(debug.len() < 4096, "{} bytes: {}", debug.len(), &debug[..200]);
+        assert!(message.len() <= BOUND + 64, "{} bytes: {}", message.len(), &message[..200]);
+        assert!(message.contains(says) && message.contains("xxxx"), "{message}");
+    };
+    let path = format!("/nonexistent-termloom/{}", "x".repeat(200_000));
+    held(spawn(SpawnSpec::new("true").record(path)), "cannot create the recording");
+    let test = Until::screen_matches(huge.clone(), |_| panic!("{}", "p".repeat(10_000)));
+    let pending = s.start_wait(test, LONG).unwrap();
+    s.send_keys("echo woken<Enter>").unwrap();
+    held(pending.finish().unwrap_err(), "panicked");
+    let rule = termloom::Rule {
+        program: vec!["**".into()],
+        decision: termloom::Decision::Deny,
+        ..termloom::Rule::default()
+    };
+    let policy = termloom::Policy { rules: vec![rule], ..termloom::Policy::default() };
+    let guarded = Engine::new(Config { policy: Some(policy), ..Config::default() }).unwrap();
+    let program = format!("/nonexistent-termloom/{}", "x".repeat(200_000));
+    let err = guarded.spawn(SpawnSpec::new(program)).unwrap_err();
+    let message = err.to_string();
+    assert!(message.len() <= BOUND && message.contains("decides deny"), "{message}");
+    // The program is its own field (repeated by its start in the message); the reason, shown
+    // to a person asked too, names it by its start.
+    let Error::SpawnDenied { reason, .. } = err else { panic!("{err:?}") };
+    assert!(reason.len() < 400 && reason.contains("xxxx"), "{} bytes", reason.len());
     // Nothing of it reached the session, which goes on.
     s.send_keys_and_wait("echo $((40+2))y<Enter>", Until::text("42y"), LONG).unwrap();
 }
