@@ -85,9 +85,11 @@ pub struct Config {
     /// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits) before anything it would
     /// type is typed, while the session's other readers can still wait (up to `max_waits`
     /// in all). Set below `max_waits`, it leaves the others at least `max_waits` minus it;
-    /// at or above `max_waits`, only `max_waits` holds. Default 64 (a quarter of the default
-    /// `max_waits`; a `termloom server` connection has at most 32 calls in progress), range
-    /// 1..=100,000.
+    /// at or above `max_waits`, only `max_waits` holds. A `termloom server` also holds each
+    /// client process to it across all its connections (its tool calls in progress on one
+    /// session, `terminal_close` aside), since every connection that names no client is a
+    /// reader of its own. Default 64 (a quarter of the default `max_waits`; a `termloom
+    /// server` connection has at most 32 calls in progress), range 1..=100,000.
     pub max_waits_per_reader: usize,
     /// Bound of the queue of requests from callers to the reactor. Callers block when it is
     /// full. Default 1024, range 1..=1,000,000.

@@ -401,6 +401,6 @@ impl Engine {
 fn cannot_create(path: &std::path::Path, err: &std::io::Error) -> std::io::Error {
     std::io::Error::new(
         err.kind(),
-        format!("cannot create the recording {}: {err}", path.display()),
+        format!("cannot create the recording {}: {err}", crate::error::quoted_os(path.as_os_str())),
     )
 }

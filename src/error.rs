@@ -134,9 +134,9 @@ pub enum Error {
     /// [`Until::styled_screen_matches`](crate::Until::styled_screen_matches)) panicked: that wait ended; the
     /// session and the engine go on.
     WaitConditionPanicked {
-        /// The condition, as it describes itself.
+        /// The condition, as it describes itself (a long description by its start and size).
         condition: String,
-        /// The panic's message.
+        /// The panic's message (held to about 2 KiB, its start and end kept).
         message: String,
     },
     /// termloom's own code panicked while carrying out a request (a bug: please report it).

@@ -108,6 +108,11 @@ impl SpawnSpec {
     }
 
     /// Records what is typed into the session too (off by default: input may hold secrets).
+    /// Input typed while the session's terminal reads lines without echoing them (canonical
+    /// mode, echo off: a password prompt), as its modes are when the input is queued, is left
+    /// out: one marker event stands for each run of it. A prompt on a terminal a program of
+    /// the session relays to (`sudo` with `use_pty`) is not seen this way, since the relay
+    /// keeps the session's terminal raw: what is typed there is recorded.
     pub fn record_input(mut self, enabled: bool) -> Self {
         self.record_input = enabled;
         self

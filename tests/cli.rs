@@ -934,7 +934,7 @@ fn a_recording_that_cannot_be_created_is_named() {
     assert!(!output.status.success());
     let stderr = stderr(&output);
     assert!(
-        stderr.contains("cannot create the recording /nonexistent-termloom/x.cast"),
+        stderr.contains("cannot create the recording \"/nonexistent-termloom/x.cast\""),
         "{stderr}"
     );
 }

@@ -937,6 +937,39 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// Text typed earlier without Enter waits in the terminal's line buffer, where nothing counts
+/// it as unread (the kernel counts complete lines only): a secret typed after it would be read
+/// as the rest of that line, and the program would take `typed-ahead` and the secret together
+/// for the password. The secret erases the unfinished line first with the terminal's
+/// line-kill character (VKILL), so the program reads the secret alone.
+#[test]
+fn a_secret_is_not_typed_behind_an_unfinished_line() {
+    let dir = TestDir::new("secret-partial");
+    let gate = dir.join("gate");
+    let _ = std::fs::remove_file(&gate);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let script = format!(
+        "printf 'busy '; read -r g < '{gate}'; stty -echo; printf 'Password: '; read -r pw; \
+         stty echo; echo; echo \"read ${{#pw}} chars\"",
+        gate = gate.display()
+    );
+    let engine = engine();
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&session, Until::screen_contains("busy "));
+    session.send_text("typed-ahead").unwrap();
+    expect(&session, Until::screen_contains("busy typed-ahead"));
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::regex(r"read \d+ chars").unwrap());
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(scrollback.contains("read 7 chars"), "{scrollback}");
+}
+
 /// A relay that copies between the session's terminal and a terminal of its own, where a
 /// program asks for a password, but leaves the session's terminal echoing (unlike `sudo` and
 /// `script`, which make it raw): a secret typed there would be echoed by the session's
@@ -1236,6 +1269,45 @@ fn a_recording_of_input_has_the_paste() {
     session.close().unwrap();
 }
 
+/// A recording of input leaves out what is typed while the terminal reads a line without
+/// echoing it (a password typed as text, here into bash's `read -s`): a marker stands in its
+/// place, and input typed once the terminal echoes again is recorded. Before, the password
+/// was in the recording.
+#[test]
+fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
+    let engine = engine();
+    let script =
+        "read -r -s -p 'Password: ' pw; echo; echo \"got ${#pw}\"; read -r n; echo \"name $n\"";
+    let spec = SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]);
+    let session = engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    session.send_text("hunter2").unwrap();
+    session.send_keys("<Enter>").unwrap();
+    expect(&session, Until::text("got 7"));
+    expect(&session, Until::input_wait());
+    session.send_text("alice\n").unwrap();
+    expect(&session, Until::text("name alice"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    assert!(!recording.contains("hunter2"), "{recording}");
+    let events: Vec<serde_json::Value> = recording
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
+        .collect();
+    let input: String =
+        events.iter().filter(|e| e[1] == "i").map(|e| e[2].as_str().unwrap()).collect();
+    assert_eq!(input, "alice\n");
+    let left_out = events
+        .iter()
+        .filter(|e| e[1] == "m" && e[2].as_str().unwrap().contains("input left out"))
+        .count();
+    assert_eq!(left_out, 1, "{recording}");
+}
+
 /// A recording in memory keeps the newest event even when it alone is larger than the
 /// bound (a full-screen redraw read at once): the recording ends where the program is.
 #[test]
@@ -1371,7 +1443,7 @@ fn calls_from_inside_a_wait_test_do_not_hang() {
     // The wait fails at once and says why, instead of waiting out its timeout.
     let err = outcome.unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err}");
-    assert!(err.to_string().contains("calls the session) called into the engine"), "{err}");
+    assert!(err.to_string().contains("calls the session\") called into the engine"), "{err}");
     assert_eq!(*seen.lock().unwrap(), Some(true), "the call inside the test was refused");
     // The last engine handle, held by a test, is dropped on the reactor's thread.
     let held = engine.clone();
@@ -1943,6 +2015,37 @@ fn errors_repeat_a_long_argument_by_its_start() {
     assert!(err.to_string().contains("a value containing NUL"), "{err}");
     check(spawn(SpawnSpec::new("true").cwd(format!("/{huge}"))), "does not exist");
     check(spawn(SpawnSpec::new(format!("no-such-program-{huge}"))), "cannot start");
+    // Nor do the errors that carry a caller's text in their fields rather than only in their
+    // message (`Debug` shows every field whole): a recording's path, a wait's description,
+    // the program a policy's rule decides about.
+    // (A message cut by the bound says how much it left out, a few bytes past 2 KiB.)
+    let held = |err: Error, says: &str| {
+        let (debug, message) = (format!("{err:?}"), err.to_string());
+        assert!(debug.len() < 4096, "{} bytes: {}", debug.len(), &debug[..200]);
+        assert!(message.len() <= BOUND + 64, "{} bytes: {}", message.len(), &message[..200]);
+        assert!(message.contains(says) && message.contains("xxxx"), "{message}");
+    };
+    let path = format!("/nonexistent-termloom/{}", "x".repeat(200_000));
+    held(spawn(SpawnSpec::new("true").record(path)), "cannot create the recording");
+    let test = Until::screen_matches(huge.clone(), |_| panic!("{}", "p".repeat(10_000)));
+    let pending = s.start_wait(test, LONG).unwrap();
+    s.send_keys("echo woken<Enter>").unwrap();
+    held(pending.finish().unwrap_err(), "panicked");
+    let rule = termloom::Rule {
+        program: vec!["**".into()],
+        decision: termloom::Decision::Deny,
+        ..termloom::Rule::default()
+    };
+    let policy = termloom::Policy { rules: vec![rule], ..termloom::Policy::default() };
+    let guarded = Engine::new(Config { policy: Some(policy), ..Config::default() }).unwrap();
+    let program = format!("/nonexistent-termloom/{}", "x".repeat(200_000));
+    let err = guarded.spawn(SpawnSpec::new(program)).unwrap_err();
+    let message = err.to_string();
+    assert!(message.len() <= BOUND && message.contains("decides deny"), "{message}");
+    // The program is its own field (repeated by its start in the message); the reason, shown
+    // to a person asked too, names it by its start.
+    let Error::SpawnDenied { reason, .. } = err else { panic!("{err:?}") };
+    assert!(reason.len() < 400 && reason.contains("xxxx"), "{} bytes", reason.len());
     // Nothing of it reached the session, which goes on.
     s.send_keys_and_wait("echo $((40+2))y<Enter>", Until::text("42y"), LONG).unwrap();
 }

@@ -2204,3 +2204,61 @@ fn a_client_that_does_not_read_its_answers_holds_up_only_itself() {
     ids.sort_unstable();
     assert_eq!(ids, (1..=60).collect::<Vec<_>>());
 }
+
+/// The engine holds each reader of a session to `max_waits_per_reader` of its waits, but
+/// every connection that names no client is a reader of its own: one process opening a few
+/// connections could take every wait of a session from the server's other clients. The
+/// server counts a process's calls on a session across its connections: at the bound, the
+/// next one (on another connection) is refused at once, typing nothing, while another process
+/// still waits, and a wait that ends frees its place.
+#[test]
+fn one_process_cannot_take_every_wait_of_a_session_through_many_connections() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "max_waits = 16\nmax_waits_per_reader = 4\n").unwrap();
+    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    server.ok(&["start", "--name", "watched", "--", "cat"]);
+    let wait = |text: &str, timeout: u64| json!({"session_id": "watched", "for_text": text, "timeout_ms": timeout});
+    // Three connections of this process, none naming a client: three readers to the engine.
+    let mut connections: Vec<_> = (0..3)
+        .map(|_| {
+            let mut client = termloom::server::Client::connect(&server.socket).unwrap();
+            assert!(!client.call_tool("terminal_list", json!({})).unwrap().is_error);
+            client
+        })
+        .collect();
+    for client in &connections[..2] {
+        for _ in 0..2 {
+            let call = json!({"name": "terminal_read", "arguments": wait("go-ahead", 60_000)});
+            client.sender().send("tools/call", call).unwrap();
+        }
+    }
+    server.until_pending_waits(4, "the first connections' waits never became pending");
+    let refused = connections[2].call_tool(
+        "terminal_send",
+        json!({"session_id": "watched",
+        "text": "typed-past-the-bound", "for_text": "never", "timeout_ms": 3_000}),
+    );
+    let refused = refused.unwrap();
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(refused.text.contains("Config::max_waits_per_reader"), "{}", refused.text);
+    assert!(refused.text.contains("across its connections"), "{}", refused.text);
+    let screen = server.ok(&["screen", "watched"]);
+    assert!(!screen.contains("typed-past-the-bound"), "{screen}");
+    // Another process (the command line) still waits on the session.
+    let mut other = Command::new(TERMLOOM)
+        .args(["read", "--socket"])
+        .arg(&server.socket)
+        .args(["watched", "--wait-text", "go-ahead", "--timeout", "60000"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    server.until_pending_waits(5, "another process's wait was not taken");
+    // Once the waits end, this process waits again.
+    server.ok(&["send", "watched", "--text", "go-ahead", "--submit"]);
+    assert!(exits(&mut other).success());
+    server.until_pending_waits(0, "the waits did not end");
+    let again = connections[2].call_tool("terminal_read", wait("go-ahead", 10_000)).unwrap();
+    assert!(!again.is_error, "{}", again.text);
+}

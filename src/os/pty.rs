@@ -83,6 +83,15 @@ pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineMod
     })
 }
 
+/// The terminal's line-kill character (`VKILL`, Ctrl-U by default), which in canonical mode
+/// erases the line being typed, not yet ended (silently while echo is off); `None` when it is
+/// disabled or the terminal's modes cannot be read.
+pub(crate) fn kill_character(terminal: BorrowedFd<'_>) -> Option<u8> {
+    let code = termios::tcgetattr(terminal).ok()?.special_codes[termios::SpecialCodeIndex::VKILL];
+    // 0 is `_POSIX_VDISABLE` on Linux: no character kills the line.
+    (code != 0).then_some(code)
+}
+
 /// The echo and canonical flags of the pseudo-terminal that is process `pid`'s controlling
 /// terminal, when that is not the terminal behind `master` but one a program of the session
 /// made and relays to (`sudo` with `use_pty`, `script`): the program in it reads its keys

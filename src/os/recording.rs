@@ -89,6 +89,9 @@ pub(crate) struct Recorder {
     dropped: u64,
     /// Whether input is recorded too.
     input: bool,
+    /// Input was left out since the last input recorded ([`Recorder::input_withheld`]): its
+    /// marker is in the recording already.
+    withholding: bool,
     path: Option<PathBuf>,
     /// Disconnects when the writer thread has flushed its last event (a file's recording).
     written: Option<Receiver<()>>,
@@ -201,6 +204,7 @@ impl Recorder {
             partial_input: Vec::new(),
             dropped: 0,
             input,
+            withholding: false,
             path,
             written: None,
         }
@@ -335,9 +339,26 @@ impl Recorder {
     /// between two pieces of a paste is recorded whole with the second.
     pub(crate) fn input(&mut self, bytes: &[u8]) {
         if self.input {
+            self.withholding = false;
             let mut partial = std::mem::take(&mut self.partial_input);
             self.whole_characters("i", &mut partial, bytes);
             self.partial_input = partial;
+        }
+    }
+
+    /// Whether input is recorded too.
+    pub(crate) fn records_input(&self) -> bool {
+        self.input
+    }
+
+    /// Input typed while the terminal read lines without echoing them (a password typed as
+    /// ordinary input), which is not recorded: a marker ([`WITHHELD_INPUT`]) stands for each
+    /// run of it, when input is recorded.
+    pub(crate) fn input_withheld(&mut self) {
+        if self.input && !self.withholding {
+            self.withholding = true;
+            self.partial_input.clear();
+            self.event("m", WITHHELD_INPUT);
         }
     }
 
@@ -368,6 +389,11 @@ impl Recorder {
         self.event("m", label);
     }
 }
+
+/// The marker that stands for input left out of a recording: typed while the terminal read
+/// lines without echoing them.
+pub(crate) const WITHHELD_INPUT: &str =
+    "input left out: typed while the terminal did not echo (a password, perhaps)";
 
 /// The marker that ends a file's recording at its bound of `limit` bytes, at `seconds`.
 fn bound_note(seconds: f64, limit: u64) -> String {

@@ -270,13 +270,14 @@ impl Policy {
                     rule: "guarded_env".into(),
                     reason: format!(
                         "rule {name:?} allows {}, but the start sets {variable}, which changes what runs",
-                        command.program
+                        crate::error::quoted(&command.program)
                     ),
                 };
             }
         }
         let reason = rule.reason.clone().unwrap_or_else(|| {
-            format!("rule {name:?} decides {} for {}", rule.decision.as_str(), command.program)
+            let program = crate::error::quoted(&command.program);
+            format!("rule {name:?} decides {} for {program}", rule.decision.as_str())
         });
         Verdict { decision: rule.decision, rule: name, reason }
     }

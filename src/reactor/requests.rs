@@ -273,9 +273,20 @@ impl Reactor {
                 "session {id}'s program has not read {unread} bytes of earlier input yet, and would read the secret after them, perhaps as something else than the password; the secret was not typed (send it once the program waits for the password with nothing typed before it)"
             )));
         }
+        // Text typed earlier without Enter (an unfinished line, which the terminal holds
+        // until its line ends and `unread_input` does not count) would be read with the
+        // secret, as the start of the password. The line-kill character of the terminal that
+        // reads the secret erases it first, silently with echo off; with no unfinished line,
+        // it does nothing.
+        let kill = match &hosted {
+            Some(terminal) => crate::os::pty::kill_character(terminal.as_fd()),
+            None => slot.master.as_ref().and_then(|m| crate::os::pty::kill_character(m.as_fd())),
+        };
         drop(hosted);
         let before = slot.bytes_in;
-        let mut line = secret.to_vec();
+        let mut line = Vec::with_capacity(secret.len() + 2);
+        line.extend(kill);
+        line.extend_from_slice(secret);
         line.push(b'\r');
         let sent = self.queue_input(id, &line, false);
         line.fill(0);
@@ -317,8 +328,18 @@ impl Reactor {
             });
         }
         slot.queue.extend(bytes);
-        if record && let Some(recorder) = &mut slot.recorder {
-            recorder.input(bytes);
+        if record
+            && let Some(recorder) = &mut slot.recorder
+            && recorder.records_input()
+        {
+            // What is typed while the terminal reads lines without echoing them (a password
+            // typed as text or keys, or by a person through `attach`) is left out, as the
+            // terminal's modes are now: the program does not show it either.
+            let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+            match modes {
+                Some(modes) if modes.canonical && !modes.echo => recorder.input_withheld(),
+                _ => recorder.input(bytes),
+            }
         }
         slot.last_input = Instant::now();
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {

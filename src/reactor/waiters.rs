@@ -276,7 +276,8 @@ impl Reactor {
                 let tested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     waiter.until.match_screen(screen, styled.as_ref())
                 }));
-                let condition = || waiter.until.to_string();
+                // The description is the caller's: repeated by its start, as any argument.
+                let condition = || crate::error::quoted(&waiter.until.to_string());
                 let error = match tested {
                     Ok(_) if super::take_refused_call() => Some(Error::InvalidInput(format!(
                         "the wait's test ({}) called into the engine from the engine's own thread, where it would wait for itself: work out what the test needs before the wait, and act after it returns",
@@ -288,7 +289,11 @@ impl Reactor {
                     }
                     Err(payload) => Some(Error::WaitConditionPanicked {
                         condition: condition(),
-                        message: super::panic_message(&*payload),
+                        message: {
+                            let mut message = super::panic_message(&*payload);
+                            crate::error::bound_message(&mut message);
+                            message
+                        },
                     }),
                 };
                 if let Some(error) = error {

@@ -84,6 +84,9 @@ pub(crate) struct Hub {
     /// The starts in progress of each client, which count toward its limit of sessions
     /// ([`Starting`]).
     starting: Mutex<HashMap<String, usize>>,
+    /// Tool calls in progress on each session, by the client process that made them (its
+    /// connections together), at most `Config::max_waits_per_reader` ([`Waiting`]).
+    waiting: Mutex<HashMap<(Peer, SessionId), usize>>,
     /// Sessions a person took over, by connection number.
     holders: Mutex<HashMap<SessionId, u64>>,
     life: Mutex<Life>,
@@ -119,6 +122,7 @@ impl Hub {
             clients: Mutex::default(),
             owners: Mutex::default(),
             starting: Mutex::default(),
+            waiting: Mutex::default(),
             holders: Mutex::default(),
             life: Mutex::default(),
             changed: Condvar::new(),
@@ -260,6 +264,7 @@ impl Hub {
 
     fn serve_connection(self: Arc<Self>, mut stream: UnixStream) {
         let number = self.next_connection.fetch_add(1, Ordering::Relaxed);
+        let peer = socket::peer_process(&stream).map_or(Peer::Connection(number), Peer::Process);
         let input = stream.try_clone().inspect_err(|err| {
             // Out of descriptors: the client is told so rather than find the connection closed.
             let message = format!(
@@ -273,6 +278,7 @@ impl Hub {
             let connection = Arc::new(Connection {
                 hub: self.clone(),
                 number,
+                peer,
                 caller: Mutex::new(Arc::new(Caller::sharing(
                     self.names.clone(),
                     self.input.clone(),
@@ -449,10 +455,21 @@ fn refuse(stream: &mut UnixStream, message: &str) {
     let _ = stream.write_all(format!("{}\n", error_response(&Id::null(), &error)).as_bytes());
 }
 
+/// Whose tool calls on a session count together toward `Config::max_waits_per_reader`: the
+/// process at the other end of the connection, whatever connections it opened and whatever
+/// client names it gave them; a connection alone when its process cannot be told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Peer {
+    Process(i32),
+    Connection(u64),
+}
+
 /// One connection: its client's read positions and the sessions it holds.
 struct Connection {
     hub: Arc<Hub>,
     number: u64,
+    /// The process at its other end.
+    peer: Peer,
     caller: Mutex<Arc<Caller>>,
     client: Mutex<String>,
     /// Set when the connection's input ends; attach streams stop.
@@ -585,6 +602,29 @@ impl Connection {
         self.hub.resolve(arguments.get("session_id")?).ok()
     }
 
+    /// Refuses a call on session `id` past `Config::max_waits_per_reader` calls in progress
+    /// on it from this connection's process, across all its connections: each call waits on
+    /// the session at most once, and the engine holds each reader to that share of the
+    /// session's waits, but every connection that names no client is a reader of its own, so
+    /// without this one process opening a few connections could take every wait of a session
+    /// from the server's other clients. The call holds its place until it ends.
+    fn hold_wait(&self, id: SessionId) -> Result<Waiting, String> {
+        let limit = self.hub.engine.config().max_waits_per_reader;
+        let key = (self.peer, id);
+        let mut waiting = lock(&self.hub.waiting);
+        if waiting.get(&key).is_some_and(|count| *count >= limit) {
+            let whose = match self.peer {
+                Peer::Process(pid) => format!("this client's process ({pid})"),
+                Peer::Connection(_) => "this connection".to_owned(),
+            };
+            return Err(format!(
+                "{whose} has {limit} calls in progress on session {id} across its connections, its bound (Config::max_waits_per_reader); nothing was typed: wait for one to end, or cancel one, before starting another"
+            ));
+        }
+        *waiting.entry(key).or_default() += 1;
+        Ok(Waiting { hub: self.hub.clone(), key })
+    }
+
     /// Refuses a start past the client's limit of open sessions, counting its starts in
     /// progress (each of which was admitted before any of them had started a session):
     /// sessions whose program exited hold no process (their tombstones are bounded by
@@ -635,6 +675,25 @@ impl Drop for Starting {
             *count -= 1;
             if *count == 0 {
                 starting.remove(&self.client);
+            }
+        }
+    }
+}
+
+/// A tool call in progress on a session, counted toward its process's share of the session's
+/// waits until dropped ([`Connection::hold_wait`]).
+struct Waiting {
+    hub: Arc<Hub>,
+    key: (Peer, SessionId),
+}
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        let mut waiting = lock(&self.hub.waiting);
+        if let Some(count) = waiting.get_mut(&self.key) {
+            *count -= 1;
+            if *count == 0 {
+                waiting.remove(&self.key);
             }
         }
     }
@@ -717,14 +776,19 @@ impl Extension for Connection {
                 "a person holds this session ({id}, through termloom attach --takeover): input, signals, resizes and closing are refused until they hand it back; terminal_read still shows it"
             ));
         }
+        // A call on a session may wait on it; closing ends the waits, and is never refused.
+        let waiting = match self.target(arguments) {
+            Some(id) if tool != "terminal_close" => Some(self.hold_wait(id)?),
+            _ => None,
+        };
         let starts = tool == "terminal_start"
             || (tool == "terminal_run" && !arguments.contains_key("session_id"));
         if !starts {
-            return Ok(None);
+            return Ok(waiting.map(|waiting| Box::new(waiting) as Box<dyn Send>));
         }
         let starting = self.check_session_limit()?;
         self.hub.before_start();
-        Ok(Some(Box::new(starting)))
+        Ok(Some(Box::new((waiting, starting))))
     }
 
     fn called(&self, tool: &str, arguments: &Map<String, Value>, structured: &Value) {

@@ -247,6 +247,21 @@ fn peer_uid(stream: &UnixStream) -> Result<u32, String> {
         .map_err(|err| format!("cannot read the peer's credentials: {err}"))
 }
 
+/// The process at the other end of `stream` (`SO_PEERCRED`), by which a server counts the
+/// waits of a client's connections together; `None` when it cannot be told (elsewhere than
+/// Linux, or a peer in a PID namespace the server cannot see, which reads as 0).
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) fn peer_process(stream: &UnixStream) -> Option<i32> {
+    let cred = rustix::net::sockopt::socket_peercred(stream).ok()?;
+    Some(cred.pid.as_raw_nonzero().get()).filter(|pid| *pid > 0)
+}
+
+/// Elsewhere it cannot be told.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+pub(crate) fn peer_process(_stream: &UnixStream) -> Option<i32> {
+    None
+}
+
 /// Elsewhere the socket's and directory's modes are the check (macOS would use getpeereid).
 #[cfg(not(any(target_os = "linux", target_os = "android")))]
 fn peer_uid(_stream: &UnixStream) -> Result<u32, String> {
