@@ -2897,10 +2897,20 @@ fn transcript_lines_search_and_find() {
         &client
             .call("terminal_read", json!({"session_id": id, "search": "line", "max_bytes": 256})),
     );
-    assert!(
-        small.contains("earlier matches left out by max_bytes") && small.contains("99│line 99"),
-        "{small}"
-    );
+    assert!(small.contains("earlier matches (lines 0-") && small.contains("99│line 99"), "{small}");
+    // The note says how to see them all, and that bound does.
+    let enough = small
+        .split("left out by max_bytes; max_bytes=")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no max_bytes to see the rest: {small}"));
+    let all =
+        text(&client.call(
+            "terminal_read",
+            json!({"session_id": id, "search": "line", "max_bytes": enough}),
+        ));
+    assert!(!all.contains("left out") && all.contains("0│line 0\n"), "{all}");
     let found = text(&client.call("terminal_read", json!({"session_id": id, "find": "disk"})));
     assert!(found.contains("\"disk\" is on the screen at row"), "{found}");
     // Nothing was consumed: the new output is all still there.
