@@ -2291,6 +2291,35 @@ fn a_close_says_the_program_ended_by_the_close() {
     client.finish();
 }
 
+/// A close goes on hanging the program up until it ends, as a real terminal's hangup does:
+/// a SIGHUP that lands before the program blocks on the terminal (bash takes one between
+/// drawing its prompt and readline's wait for a key, and slept through it until SIGKILL, 3 s
+/// later, when a `terminal_run` was closed right after its command) is not its last. This
+/// program lets its first SIGHUP pass, as bash's lost one, and ignores SIGTERM.
+#[test]
+fn a_close_hangs_up_again_a_program_that_slept_through_its_sighup() {
+    if !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "import os, signal, sys\n\
+                  signal.signal(signal.SIGTERM, signal.SIG_IGN)\n\
+                  hups = []\n\
+                  def hup(*_):\n    \
+                      if hups: sys.exit(129)\n    \
+                      hups.append(1)\n\
+                  signal.signal(signal.SIGHUP, hup)\n\
+                  print('ready', flush=True)\n\
+                  while True: os.read(0, 1)\n";
+    let started = client
+        .tool("terminal_start", json!({"argv": ["python3", "-c", script], "for_text": "ready"}));
+    let closed = client.call("terminal_close", json!({"session_id": started["session_id"]}));
+    let text = text(&closed);
+    assert!(text.contains("exit code 129"), "{text}");
+    assert!(!text.contains("SIGKILL"), "{text}");
+    client.finish();
+}
+
 /// A wait that times out on the primary screen does not print the same lines twice: when the
 /// new output already reaches the cursor's row, the screen is left out, and when there is no
 /// new output (the caller has read every row: 27 rows of `y` were printed again after a
@@ -2868,10 +2897,20 @@ fn transcript_lines_search_and_find() {
         &client
             .call("terminal_read", json!({"session_id": id, "search": "line", "max_bytes": 256})),
     );
-    assert!(
-        small.contains("earlier matches left out by max_bytes") && small.contains("99│line 99"),
-        "{small}"
-    );
+    assert!(small.contains("earlier matches (lines 0-") && small.contains("99│line 99"), "{small}");
+    // The note says how to see them all, and that bound does.
+    let enough = small
+        .split("left out by max_bytes; max_bytes=")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no max_bytes to see the rest: {small}"));
+    let all =
+        text(&client.call(
+            "terminal_read",
+            json!({"session_id": id, "search": "line", "max_bytes": enough}),
+        ));
+    assert!(!all.contains("left out") && all.contains("0│line 0\n"), "{all}");
     let found = text(&client.call("terminal_read", json!({"session_id": id, "find": "disk"})));
     assert!(found.contains("\"disk\" is on the screen at row"), "{found}");
     // Nothing was consumed: the new output is all still there.

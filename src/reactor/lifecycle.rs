@@ -152,8 +152,10 @@ impl Reactor {
             return;
         }
         slot.ended_by_close = slot.child.is_none() && slot.exit.is_none();
+        let now = Instant::now();
         slot.closing = Some(Closing {
-            started: Instant::now(),
+            started: now,
+            hung_up: now,
             killed: None,
             backoff: Duration::from_millis(1),
             replies: reply.into_iter().collect(),
@@ -234,7 +236,17 @@ impl Reactor {
                 closing.backoff = Duration::from_millis(1);
                 now + closing.backoff
             }
-            None => (now + closing.backoff).min(closing.started + grace),
+            None => {
+                // The program is sent SIGHUP again, as a real terminal's hangup goes on
+                // waking it (every read ends), lest a hangup it took before it blocked on the
+                // terminal be its only one.
+                if slot.child.is_none() && slot.exit.is_none() && now >= closing.hung_up + HUP_AGAIN
+                {
+                    kill(slot.pid, Signal::HUP);
+                    closing.hung_up = now;
+                }
+                (now + closing.backoff).min(closing.started + grace)
+            }
             Some(killed) if now >= killed + KILL_WAIT => {
                 if survivors.is_empty() {
                     log::warn!("termloom: session {id}: no exit was reported for its program");

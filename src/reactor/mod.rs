@@ -63,6 +63,10 @@ pub(crate) fn read_size(budget: usize) -> usize {
 }
 /// How long `close` keeps checking after SIGKILL before it reports survivors.
 const KILL_WAIT: Duration = Duration::from_secs(5);
+/// How often a close sends its program SIGHUP again while it runs, until `close_grace`: a
+/// hangup lands once, and a program that took it just before it blocked waiting for a key
+/// (bash, between drawing its prompt and readline's wait for a key) would sleep through it.
+const HUP_AGAIN: Duration = Duration::from_millis(100);
 /// How often a `run_command` is looked at while it runs, from when its line is typed: see
 /// `Reactor::command_check`.
 const COMMAND_START_CHECK: Duration = Duration::from_millis(250);
@@ -158,6 +162,8 @@ struct Held {
 /// How far a close has come.
 struct Closing {
     started: Instant,
+    /// When its program was last sent SIGHUP.
+    hung_up: Instant,
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Reply<Result<ExitStatus>>>,

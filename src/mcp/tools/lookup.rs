@@ -204,9 +204,22 @@ fn search(
         all.end.saturating_sub(1)
     );
     if omitted > 0 {
+        let left = total - kept_lines;
+        let numbers = match (matching.first(), matching.get(left.saturating_sub(1))) {
+            (Some((first, _)), Some((last, _))) if first != last => format!("lines {first}-{last}"),
+            (Some((first, _)), _) => format!("line {first}"),
+            _ => String::new(),
+        };
+        // What shows them all: this bound and what they take, a sixteenth more for the
+        // block's framing (a bound past the largest cannot be asked for).
+        let enough = max.saturating_add(super::budget::json_len(&text[..omitted]));
+        let enough = enough.saturating_add(enough / 16);
+        let next = match enough <= super::view::MAX_BYTES_RANGE.1 as usize {
+            true => format!("max_bytes={enough} shows them all, or narrow the regex"),
+            false => "narrow the regex".to_owned(),
+        };
         block.push_str(&format!(
-            "\n[... the {} earlier matches left out by max_bytes]",
-            total - kept_lines
+            "\n[... the {left} earlier matches ({numbers}) left out by max_bytes; {next}]"
         ));
     }
     if !kept.is_empty() {
