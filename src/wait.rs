@@ -621,6 +621,16 @@ fn row_regex<'s>(
     Some((padded, start, found))
 }
 
+/// A wait's duration in milliseconds, as the MCP tools (`quiet_ms`, `stable_ms`) and the
+/// command line (`--wait-quiet`, `--wait-stable`) take it: `1500 ms`, `0.25 ms`.
+fn in_ms(d: Duration) -> String {
+    if d.subsec_nanos().is_multiple_of(1_000_000) {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{} ms", (d.as_secs_f64() * 1e6).round() / 1e3)
+    }
+}
+
 impl fmt::Display for Until {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
@@ -634,8 +644,8 @@ impl fmt::Display for Until {
             Cond::ScreenFn(check) => write!(f, "screen: {}", check.description),
             Cond::StyledFn(check) => write!(f, "styled screen: {}", check.description),
             Cond::Exit => f.write_str("exit"),
-            Cond::Stable(d) => write!(f, "screen stable for {d:?}"),
-            Cond::Quiet(d) | Cond::Settled(d) => write!(f, "quiet for {d:?}"),
+            Cond::Stable(d) => write!(f, "screen stable for {}", in_ms(*d)),
+            Cond::Quiet(d) | Cond::Settled(d) => write!(f, "quiet for {}", in_ms(*d)),
             Cond::Prompt => f.write_str("shell prompt"),
             Cond::InputWait => f.write_str("waiting for input"),
             Cond::AsksForLine => f.write_str("the program asks for a line"),
@@ -756,6 +766,16 @@ impl fmt::Display for WaitOutcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Durations are said in milliseconds, as the tools and the command line take them (Rust's
+    /// `1.25s` and `0ns` beside a header's `0.30 s` read as three units).
+    #[test]
+    fn durations_are_said_in_ms() {
+        let ms = Duration::from_millis;
+        let any = Until::any(vec![Until::stable(ms(0)), Until::quiet(ms(1250))]);
+        assert_eq!(any.to_string(), "any of [screen stable for 0 ms, quiet for 1250 ms]");
+        assert_eq!(Until::quiet(Duration::from_micros(250)).to_string(), "quiet for 0.25 ms");
+    }
 
     /// A line is searched whole, for a match that ends past what was read.
     #[test]

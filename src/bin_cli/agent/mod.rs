@@ -366,14 +366,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn durations_are_given_in_ms() {
-        assert_eq!(
-            in_cli_terms("[screen stable for 0ns held; quiet for 1.25s; quiet for 20ms]", None),
-            "[screen stable for 0 ms held; quiet for 1250 ms; quiet for 20 ms]"
-        );
-    }
-
     /// Advice to call a tool on the session names the session as the command takes it, so
     /// that it can be run as it is.
     #[test]

@@ -49,31 +49,7 @@ pub(super) fn in_cli_terms(message: &str, session: Option<&str>) -> String {
             text = replace_word(&text, flag.arg, flag.name);
         }
     }
-    in_ms(&replace_word(&text, "session_id", "ID"))
-}
-
-/// `text` with the durations of quiet and stable waits (`quiet for 1.5s`, `screen stable for
-/// 0ns`, as Rust writes a `Duration`) in milliseconds, as `--wait-quiet` and `--wait-stable`
-/// take them: `quiet for 1500 ms`.
-fn in_ms(text: &str) -> String {
-    use std::sync::LazyLock;
-    static DURATION: LazyLock<regex::Regex> = LazyLock::new(|| {
-        regex::Regex::new(r"\b(quiet|stable) for (\d+(?:\.\d+)?)(ns|µs|ms|s)\b")
-            .expect("a valid regex")
-    });
-    DURATION
-        .replace_all(text, |found: &regex::Captures| {
-            let unit = match &found[3] {
-                "ns" => 1e-6,
-                "µs" => 1e-3,
-                "ms" => 1.0,
-                _ => 1e3,
-            };
-            let value: f64 = found[2].parse().unwrap_or_default();
-            let ms = (value * unit * 1e3).round() / 1e3;
-            format!("{} for {ms} ms", &found[1])
-        })
-        .into_owned()
+    replace_word(&text, "session_id", "ID")
 }
 
 /// `text` with `from` replaced by `to` where `from` is not part of a longer word (`text=` in

@@ -461,7 +461,7 @@ mod tests {
 
     fn default_wait(outcome: &'static str, settled_by: Option<&str>) -> Report {
         Report {
-            condition: "waiting for input or exit or quiet for 1.25s".into(),
+            condition: "waiting for input or exit or quiet for 1250 ms".into(),
             outcome,
             matched_text: None,
             elapsed: Duration::from_millis(250),
@@ -490,10 +490,10 @@ mod tests {
             prompt.line(Some(&Activity::Quiet)).as_deref(),
             Some("settled after 0.25 s: shell prompt")
         );
-        let quiet = default_wait("matched", Some("quiet for 1.25s"));
+        let quiet = default_wait("matched", Some("quiet for 1250 ms"));
         assert_eq!(
             quiet.line(Some(&Activity::Running)).as_deref(),
-            Some("settled after 0.25 s: quiet for 1.25s")
+            Some("settled after 0.25 s: quiet for 1250 ms")
         );
         assert_eq!(quiet.line(Some(&Activity::Quiet)).as_deref(), Some("settled after 0.25 s"));
         let mut timed_out = default_wait("timeout", None);
