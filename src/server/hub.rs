@@ -670,12 +670,16 @@ struct Starting {
 
 impl Drop for Starting {
     fn drop(&mut self) {
-        let mut starting = lock(&self.hub.starting);
-        if let Some(count) = starting.get_mut(&self.client) {
-            *count -= 1;
-            if *count == 0 {
-                starting.remove(&self.client);
-            }
+        count_down(&mut lock(&self.hub.starting), &self.client);
+    }
+}
+
+/// Counts one fewer for `key`, forgetting it at none.
+fn count_down<K: std::hash::Hash + Eq>(counts: &mut HashMap<K, usize>, key: &K) {
+    if let Some(count) = counts.get_mut(key) {
+        *count -= 1;
+        if *count == 0 {
+            counts.remove(key);
         }
     }
 }
@@ -689,13 +693,7 @@ struct Waiting {
 
 impl Drop for Waiting {
     fn drop(&mut self) {
-        let mut waiting = lock(&self.hub.waiting);
-        if let Some(count) = waiting.get_mut(&self.key) {
-            *count -= 1;
-            if *count == 0 {
-                waiting.remove(&self.key);
-            }
-        }
+        count_down(&mut lock(&self.hub.waiting), &self.key);
     }
 }
 
