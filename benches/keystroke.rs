@@ -251,14 +251,14 @@ fn main() {
         std::thread::sleep(Duration::from_millis(100));
         let (from, started) = (bytes_out(), Instant::now());
         std::thread::sleep(Duration::from_millis(200));
-        solo_bytes += bytes_out() - from;
+        solo_bytes += bytes_out().saturating_sub(from);
         solo_time += started.elapsed();
         let (from, started) = (bytes_out(), Instant::now());
         for _ in 0..50 {
             under_flood[0].push(us(raw_sample(&mut typed[0])));
             under_flood[1].push(us(screen_sample(&mut typed[1])));
         }
-        beside_bytes += bytes_out() - from;
+        beside_bytes += bytes_out().saturating_sub(from);
         beside_time += started.elapsed();
         let _ = flood.close();
         if let Some(tmux) = &mut tmux {
