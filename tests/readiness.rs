@@ -282,6 +282,35 @@ fn queued_input_not_read_yet_is_not_waiting_for_input() {
     expect(&line, Until::text("got:half a line"));
 }
 
+/// Input typed after earlier input the program has read since, with no look at the program
+/// in between (no status taken): the program's read count taken before the earlier input was
+/// kept for the later one, found moved (by the earlier input's read) at the next look, and
+/// the later input taken as read. Here a read that returns only once 5 bytes have arrived
+/// (VMIN), sent 2 after a line, was reported waiting for input.
+#[test]
+fn input_typed_after_input_read_since_is_not_taken_as_read() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, termios\n\
+        os.write(1, b'name? '); os.read(0, 100)\n\
+        a = termios.tcgetattr(0); a[3] &= ~(termios.ICANON | termios.ECHO)\n\
+        a[6][termios.VMIN] = 5; a[6][termios.VTIME] = 0\n\
+        termios.tcsetattr(0, termios.TCSANOW, a)\n\
+        os.write(1, b'ready\\n'); os.write(1, b'got %r\\n' % os.read(0, 5)); os.read(0, 1)\n";
+    let s = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    s.send_text("x\r").unwrap();
+    // Answered on the output itself: its status takes no look at the program.
+    let outcome = expect(&s, Until::text("ready"));
+    assert_ne!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
+    s.send_text("ab").unwrap();
+    input_wait_does_not_fire(&s);
+    s.send_text("cde").unwrap();
+    expect(&s, Until::text("got b'abcde'"));
+}
+
 /// A resize, like input, is for the program to answer: a program seen waiting for input
 /// before a resize was still taken to wait after it (the sighting was kept until the next
 /// input or output), while it was busy answering the resize, and a wait for input was

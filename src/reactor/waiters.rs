@@ -695,10 +695,14 @@ pub(super) struct UnreadInput {
 }
 
 impl UnreadInput {
-    /// What to remember before `bytes` are written: the earlier unread input's count when
-    /// there is one (the group has read nothing since), else the group's reads now. `None`
-    /// when the group's reads cannot be counted (another user's process, no `/proc`), or
-    /// when nothing is left a read could return. The line discipline takes the signal
+    /// What to remember before `bytes` are written: the earlier unread input, when the same
+    /// group is in the foreground and has read nothing since (its count has not moved), else
+    /// the group's reads now. An earlier count the group has read past (the earlier input
+    /// read, with no look at the program since to forget it) would take these bytes for read
+    /// at the next look, while the program, not woken yet or waiting for more (VMIN), is
+    /// still blocked in its read. `None` when the group's reads cannot be counted (another
+    /// user's process, no `/proc`), or when nothing is left a read could return. The line
+    /// discipline takes the signal
     /// characters (Ctrl-C, Ctrl-\, Ctrl-Z with ISIG: a program that catches the signal never
     /// reads them) and, unless NOFLSH, discards the input queued before them; with IXON it
     /// takes the flow-control characters (Ctrl-S, Ctrl-Q). Those are control characters (as
@@ -731,11 +735,10 @@ impl UnreadInput {
             return earlier;
         }
         let ends_line = bytes.iter().any(|b| matches!(b, b'\r' | b'\n' | 4));
-        if let Some(earlier) = earlier {
-            return Some(UnreadInput { ends_line: earlier.ends_line || ends_line, ..earlier });
-        }
         let group = crate::os::pty::foreground_group(master)?;
         let reads = group_reads(slot, group)?;
+        let ends_line = ends_line
+            || earlier.is_some_and(|e| (e.group, e.reads) == (group, reads) && e.ends_line);
         Some(UnreadInput { group, reads, ends_line })
     }
 
