@@ -108,11 +108,15 @@ impl SpawnSpec {
     }
 
     /// Records what is typed into the session too (off by default: input may hold secrets).
-    /// Input typed while the session's terminal reads lines without echoing them (canonical
-    /// mode, echo off: a password prompt), as its modes are when the input is queued, is left
-    /// out: one marker event stands for each run of it. A prompt on a terminal a program of
-    /// the session relays to (`sudo` with `use_pty`) is not seen this way, since the relay
-    /// keeps the session's terminal raw: what is typed there is recorded.
+    /// Input typed at a password prompt, as things are when the input is queued, is
+    /// left out: one marker event stands for each run of it. A password prompt is the
+    /// session's terminal reading lines without echoing them (canonical mode, echo off); or,
+    /// while it takes keys without echo (the raw mode a relay sets), a terminal a program of
+    /// the session hosts and relays to (`sudo` with `use_pty`, `script`) reading lines
+    /// without echo; or, where the terminal that reads the keys cannot be read (the remote
+    /// end of `ssh`; a hosted terminal of another user), the cursor right after a prompt that
+    /// ends in a colon and names a password, passphrase, passcode or PIN. A prompt worded
+    /// otherwise on such a terminal is not seen: what is typed there is recorded.
     pub fn record_input(mut self, enabled: bool) -> Self {
         self.record_input = enabled;
         self

@@ -1308,6 +1308,101 @@ fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
     assert_eq!(left_out, 1, "{recording}");
 }
 
+/// The input a recording holds (its `i` events, joined) and how many markers stand for input
+/// left out.
+fn recorded_input(recording: &str) -> (String, usize) {
+    let events: Vec<serde_json::Value> = recording
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
+        .collect();
+    let input = events.iter().filter(|e| e[1] == "i").map(|e| e[2].as_str().unwrap()).collect();
+    let left_out = events
+        .iter()
+        .filter(|e| e[1] == "m" && e[2].as_str().unwrap().contains("input left out"))
+        .count();
+    (input, left_out)
+}
+
+/// A password typed at a prompt on a terminal that a program of the session hosts and relays
+/// to (`script` here; `sudo` with `use_pty` does the same) is left out of a recording of
+/// input, as at a prompt on the session's own terminal: the relay keeps the session's terminal
+/// raw (no echo, but keys, not lines), so its modes did not show a password prompt, and the
+/// password was recorded. The status says a password is asked for, from the hosted terminal.
+/// The prompt names no password, so it is the hosted terminal's modes that tell.
+#[test]
+fn a_recording_of_input_leaves_out_a_password_typed_through_a_relay() {
+    if !require("script") || !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let command = "stty -echo; printf 'Code word> '; read -r pw; stty echo; echo; \
+                   echo \"got ${#pw}\"; read -r n; echo \"name $n\"; read -r z";
+    let spec =
+        SpawnSpec::new("script").args(["-qfc", command, "/dev/null"]).env("SHELL", "/bin/sh");
+    let session = engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap();
+    expect(&session, Until::screen_contains("Code word> "));
+    let outcome = expect(&session, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(termloom::InputKind::Password), "{outcome}");
+    let own = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(own.input_kind(), termloom::InputKind::Keys, "the relay keeps its terminal raw");
+    session.send_text("hunter2").unwrap();
+    session.send_keys("<Enter>").unwrap();
+    expect(&session, Until::text("got 7"));
+    expect(&session, Until::input_wait());
+    session.submit("alice").unwrap();
+    expect(&session, Until::text("name alice"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    assert!(!recording.contains("hunter2"), "{recording}");
+    let (input, left_out) = recorded_input(&recording);
+    assert_eq!(input, "alice\r", "{recording}");
+    assert_eq!(left_out, 1, "{recording}");
+}
+
+/// A program that reads keys itself without echoing them, on the far side of which a password
+/// is asked (the remote end of `ssh`, whose terminal termloom cannot read; here a program
+/// that does as `ssh` shows a remote prompt): what is typed while the cursor stands right after
+/// a password prompt (`alice@example's password: `) is left out of a recording of input. It
+/// was recorded, the session's terminal being raw.
+#[test]
+fn a_recording_of_input_leaves_out_what_is_typed_at_a_password_prompt_shown_raw() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, tty\n\
+        tty.setraw(0)\n\
+        def line(echo):\n    got = b''\n    while not got.endswith(b'\\r'):\n        \
+        data = os.read(0, 64); got += data\n        if echo: os.write(1, data)\n    \
+        return got[:-1]\n\
+        os.write(1, b\"alice@example's password: \")\n\
+        os.write(1, b'\\r\\ngot %d\\r\\n$ ' % len(line(False)))\n\
+        os.write(1, b'\\r\\nran %s\\r\\n' % line(True))\n\
+        os.read(0, 1)\n";
+    let session = engine
+        .spawn(
+            SpawnSpec::new("python3")
+                .args(["-c", script])
+                .record_to_memory(64 << 10)
+                .record_input(true),
+        )
+        .unwrap();
+    expect(&session, Until::screen_contains("password: "));
+    expect(&session, Until::input_wait());
+    session.send_text("hunter2").unwrap();
+    session.send_keys("<Enter>").unwrap();
+    expect(&session, Until::text("got 7"));
+    session.send_text("ls -l\r").unwrap();
+    expect(&session, Until::text("ran ls -l"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    assert!(!recording.contains("hunter2"), "{recording}");
+    let (input, left_out) = recorded_input(&recording);
+    assert_eq!(input, "ls -l\r", "{recording}");
+    assert_eq!(left_out, 1, "{recording}");
+}
+
 /// A recording in memory keeps the newest event even when it alone is larger than the
 /// bound (a full-screen redraw read at once): the recording ends where the program is.
 #[test]

@@ -335,6 +335,38 @@ pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
     }
 }
 
+/// A terminal that a program of a session made and relays to (`script`, `sudo` with
+/// `use_pty`): the controlling terminal of a child of the program that leads a POSIX session
+/// of its own on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Hosted {
+    /// The child that leads the session on it (its controlling terminal is the hosted one).
+    pub leader: i32,
+    /// The terminal's foreground process group.
+    pub group: i32,
+}
+
+/// The terminals the live members of group `pgrp` (in session `sid`, among `candidates` when
+/// given) host ([`Hosted`]), at most [`HOSTED_GROUPS`]; none where `/proc` cannot tell.
+pub(crate) fn hosted_by_group(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+) -> Vec<Hosted> {
+    #[cfg(target_os = "linux")]
+    {
+        if pgrp <= 0 || !numbers_ours() {
+            return Vec::new();
+        }
+        linux::hosted_by_group(pgrp, sid, candidates)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid, candidates);
+        Vec::new()
+    }
+}
+
 #[cfg(not(target_os = "linux"))]
 const UNSUPPORTED: &str = "process inspection via /proc is only supported on Linux";
 
@@ -1740,14 +1772,38 @@ mod linux {
     /// (`script` and `sudo` with `use_pty` run their command so, and copy between that terminal
     /// and their own).
     fn hosted_terminals(host: i32, candidates: Option<&[i32]>) -> Vec<(i32, i32)> {
-        let mut groups: Vec<(i32, i32)> = children(host, candidates)
-            .into_iter()
-            .filter(|c| c.pid == c.session && c.tty_nr != 0 && c.tpgid > 0)
-            .map(|c| (c.tpgid, c.session))
-            .collect();
+        let mut groups: Vec<(i32, i32)> =
+            hosting_children(host, candidates).into_iter().map(|c| (c.tpgid, c.session)).collect();
         groups.sort_unstable();
         groups.dedup();
         groups
+    }
+
+    /// The children of `host` that lead a POSIX session of their own on a terminal that has a
+    /// foreground group (see [`hosted_terminals`]).
+    fn hosting_children(host: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+        children(host, candidates)
+            .into_iter()
+            .filter(|c| c.pid == c.session && c.tty_nr != 0 && c.tpgid > 0)
+            .collect()
+    }
+
+    /// See [`super::hosted_by_group`].
+    pub(super) fn hosted_by_group(
+        pgrp: i32,
+        sid: Option<i32>,
+        candidates: Option<&[i32]>,
+    ) -> Vec<super::Hosted> {
+        let mut hosted: Vec<super::Hosted> = members(pgrp, sid, candidates)
+            .iter()
+            .filter(|m| !is_dead(m))
+            .flat_map(|m| hosting_children(m.pid, candidates))
+            .map(|c| super::Hosted { leader: c.pid, group: c.tpgid })
+            .collect();
+        hosted.sort_unstable_by_key(|h| h.leader);
+        hosted.dedup();
+        hosted.truncate(super::HOSTED_GROUPS);
+        hosted
     }
 
     /// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`

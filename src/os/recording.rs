@@ -351,9 +351,9 @@ impl Recorder {
         self.input
     }
 
-    /// Input typed while the terminal read lines without echoing them (a password typed as
-    /// ordinary input), which is not recorded: a marker ([`WITHHELD_INPUT`]) stands for each
-    /// run of it, when input is recorded.
+    /// Input typed at a password prompt (a password typed as ordinary input: see
+    /// `SpawnSpec::record_input`), which is not recorded: a marker ([`WITHHELD_INPUT`])
+    /// stands for each run of it, when input is recorded.
     pub(crate) fn input_withheld(&mut self) {
         if self.input && !self.withholding {
             self.withholding = true;
@@ -390,8 +390,8 @@ impl Recorder {
     }
 }
 
-/// The marker that stands for input left out of a recording: typed while the terminal read
-/// lines without echoing them.
+/// The marker that stands for input left out of a recording: typed at a password prompt,
+/// while the session's terminal did not echo.
 pub(crate) const WITHHELD_INPUT: &str =
     "input left out: typed while the terminal did not echo (a password, perhaps)";
 

@@ -332,6 +332,61 @@ struct Slot {
     recording: Option<std::path::PathBuf>,
 }
 
+/// The most terminals hosted by a session's programs, nested or side by side, that one look
+/// for a relayed password prompt ([`relayed_password`]) reads.
+const RELAYED_TERMINALS: usize = 8;
+
+/// What the terminals that a group relays what is typed to say of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Relayed {
+    /// One reads lines with echo off: a password prompt.
+    Password,
+    /// Every one shows what is typed, or reads it as lines and echoes them.
+    Other,
+    /// The group hosts no terminal (it reads the keys itself, or sends them farther, as
+    /// `ssh` does), or one cannot be read.
+    Unknown,
+}
+
+/// Whether a terminal that the members of `group` (of POSIX session `sid`) host and relay to
+/// reads a password (lines, echo off): `script` and `sudo` with `use_pty` run their command
+/// on a terminal of their own and copy what is typed there. A hosted terminal that takes keys
+/// without echo is followed in turn (`sudo` run in `script`); at most `budget` terminals are
+/// opened in all.
+fn relayed_password(
+    master: std::os::fd::BorrowedFd<'_>,
+    group: i32,
+    sid: i32,
+    members: Option<&[i32]>,
+    budget: &mut usize,
+) -> Relayed {
+    let hosted = crate::os::procfs::hosted_by_group(group, Some(sid), members);
+    if hosted.is_empty() {
+        return Relayed::Unknown;
+    }
+    let mut verdict = Relayed::Other;
+    for terminal in hosted {
+        if *budget == 0 {
+            return Relayed::Unknown;
+        }
+        *budget -= 1;
+        let modes = crate::os::pty::hosted_terminal(master, terminal.leader)
+            .and_then(|hosted| crate::os::pty::line_modes(hosted.as_fd()));
+        let this = match modes {
+            None => Relayed::Unknown,
+            Some(modes) if modes.echo => Relayed::Other,
+            Some(modes) if modes.canonical => Relayed::Password,
+            Some(_) => relayed_password(master, terminal.group, terminal.leader, members, budget),
+        };
+        match this {
+            Relayed::Password => return Relayed::Password,
+            Relayed::Unknown => verdict = Relayed::Unknown,
+            Relayed::Other => {}
+        }
+    }
+    verdict
+}
+
 impl Slot {
     /// Stops watching the terminal and closes the master, keeping its line modes as the
     /// program left them.
@@ -394,6 +449,35 @@ impl Slot {
                 crate::os::pty::hosted_line_modes(master.as_fd(), reader)
             });
         hosted.or_else(|| self.line_modes())
+    }
+
+    /// Whether what is typed now goes to a password prompt, a program that reads it without
+    /// showing it, as far as termloom can tell: the session's terminal reads lines with echo
+    /// off; or, while it takes keys with echo off (the raw mode a relay sets), a terminal a
+    /// program of the session hosts and relays to (`sudo` with `use_pty`, `script`) reads
+    /// lines with echo off ([`relayed_password`]), or, where the terminal that reads the keys
+    /// last cannot be read (the remote end of `ssh`, a hosted terminal of another user, a
+    /// program that reads keys itself), the cursor stands right after a password prompt
+    /// (`Terminal::shows_password_prompt`). Input typed then is left out of recordings.
+    /// `master` is the session's terminal's, which a flush takes out of the slot meanwhile.
+    pub(super) fn at_password_prompt(&self, master: std::os::fd::BorrowedFd<'_>) -> bool {
+        let Some(own) = crate::os::pty::line_modes(master) else {
+            return false;
+        };
+        if own.echo || own.canonical {
+            // A terminal that echoes shows what is typed anyway.
+            return !own.echo;
+        }
+        let members = self.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        let relayed = crate::os::pty::foreground_group(master).map(|group| {
+            let mut budget = RELAYED_TERMINALS;
+            relayed_password(master, group, self.pid, members.as_deref(), &mut budget)
+        });
+        match relayed {
+            Some(Relayed::Password) => true,
+            Some(Relayed::Other) => false,
+            Some(Relayed::Unknown) | None => self.terminal.shows_password_prompt(),
+        }
     }
 
     /// Drops queued and parked input (the program will never read it); a paste waiting for

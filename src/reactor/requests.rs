@@ -328,17 +328,20 @@ impl Reactor {
             });
         }
         slot.queue.extend(bytes);
+        let at_password_prompt = record
+            && slot.recorder.as_ref().is_some_and(|r| r.records_input())
+            && slot.master.as_ref().is_some_and(|m| slot.at_password_prompt(m.as_fd()));
         if record
             && let Some(recorder) = &mut slot.recorder
             && recorder.records_input()
         {
-            // What is typed while the terminal reads lines without echoing them (a password
-            // typed as text or keys, or by a person through `attach`) is left out, as the
-            // terminal's modes are now: the program does not show it either.
-            let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
-            match modes {
-                Some(modes) if modes.canonical && !modes.echo => recorder.input_withheld(),
-                _ => recorder.input(bytes),
+            // What is typed at a password prompt (a password typed as text or keys, or by a
+            // person through `attach`) is left out, as the terminal's modes are now: the
+            // program does not show it either.
+            if at_password_prompt {
+                recorder.input_withheld();
+            } else {
+                recorder.input(bytes);
             }
         }
         slot.last_input = Instant::now();

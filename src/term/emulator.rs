@@ -26,6 +26,9 @@ use crate::term::transcript::Transcript;
 
 /// Lines alacritty's grid may hold in its own history between two drains.
 const GRID_HISTORY: usize = 2000;
+/// The most rows of a logical line [`Emulator::text_before_cursor`] takes: a prompt that
+/// long (`Enter passphrase for key '…':` with a long path) still shows what it asks for.
+const PROMPT_ROWS: i32 = 4;
 /// Bytes fed between two trims of combining marks (at least; a screen with more cells waits
 /// for as many bytes as it has cells).
 const TRIM_EVERY: usize = 16 << 10;
@@ -970,6 +973,31 @@ impl Emulator {
             && self.mode().contains(TermMode::SHOW_CURSOR)
             && point.line.0 >= 0
             && text_ends_before(&grid[point.line], point.column.0)
+    }
+
+    /// The text before the visible cursor of the primary screen, when it stands right after
+    /// the text of its row ([`cursor_after_text`](Self::cursor_after_text)): that row's, after
+    /// the rows soft-wrapped into it (a long prompt; at most [`PROMPT_ROWS`] rows in all),
+    /// trailing blanks trimmed.
+    pub(crate) fn text_before_cursor(&self) -> Option<String> {
+        if !self.cursor_after_text() {
+            return None;
+        }
+        let grid = self.term.grid();
+        let line = grid.cursor.point.line;
+        let mut first = line;
+        while first.0 > 0
+            && line.0 - first.0 + 1 < PROMPT_ROWS
+            && is_wrapped(&grid[Line(first.0 - 1)])
+        {
+            first = Line(first.0 - 1);
+        }
+        let mut text = String::new();
+        for row in first.0..line.0 {
+            line_text(&grid[Line(row)], &mut text);
+        }
+        row_text(&grid[line], &mut text);
+        Some(text)
     }
 
     /// The input modes.

@@ -228,6 +228,14 @@ impl Terminal {
         self.emulator.cursor_after_text()
     }
 
+    /// Whether the visible cursor of the primary screen stands right after a password
+    /// prompt: the text before it ends in a colon and names a password, passphrase, passcode
+    /// or PIN ([`asks_for_password`]). What a program on the far side of a relay that reads
+    /// keys (`ssh`) asks for, when the terminal that reads it cannot be read.
+    pub(crate) fn shows_password_prompt(&self) -> bool {
+        self.emulator.text_before_cursor().is_some_and(|text| asks_for_password(&text))
+    }
+
     /// The input modes the program has set.
     pub(crate) fn modes(&self) -> Modes {
         self.emulator.modes()
@@ -269,5 +277,70 @@ impl Terminal {
     /// Releases memory the grid keeps for speed (done when a session goes quiet).
     pub(crate) fn trim_memory(&mut self) {
         self.emulator.trim_memory();
+    }
+}
+
+/// The words that name a password in a prompt (compared in lower case), in the languages
+/// `sudo`, `passwd` and `ssh` are most often translated to.
+const PASSWORD_WORDS: [&str; 12] = [
+    "password",
+    "passphrase",
+    "passcode",
+    "passwort",
+    "mot de passe",
+    "contraseña",
+    "senha",
+    "пароль",
+    "密码",
+    "密碼",
+    "パスワード",
+    "비밀번호",
+];
+
+/// Whether `text`, what a prompt shows before the cursor, asks for a password: it ends in a
+/// colon (blanks after it aside) and names a password ([`PASSWORD_WORDS`]) or a PIN (the word
+/// alone: `[sudo] password for ann:`, `ann@host's password:`, `Enter passphrase for key
+/// '/home/ann/.ssh/id_ed25519':`, `Enter PIN for 'key':`).
+pub(crate) fn asks_for_password(text: &str) -> bool {
+    let text = text.trim_end();
+    let Some(asked) = text.strip_suffix(':').or_else(|| text.strip_suffix('：')) else {
+        return false;
+    };
+    let lower = asked.to_lowercase();
+    PASSWORD_WORDS.iter().any(|word| lower.contains(word))
+        || lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == "pin")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_for_password;
+
+    #[test]
+    fn password_prompts_are_told_by_their_words() {
+        for prompt in [
+            "Password: ",
+            "[sudo] password for ann: ",
+            "ann@example.org's password: ",
+            "(ann@host) Password:",
+            "Enter passphrase for key '/home/ann/.ssh/id_ed25519': ",
+            "Current password: ",
+            "Retype new password:",
+            "Enter PIN for 'ECDSA-SK key':",
+            "[sudo] Passwort für ann: ",
+            "密码：",
+        ] {
+            assert!(asks_for_password(prompt), "{prompt:?}");
+        }
+        for other in [
+            "$ ",
+            "Name: ",
+            "Password changed.",
+            "password: ok",
+            "spinning:",
+            "Use a strong password? ",
+            "",
+        ] {
+            assert!(!asks_for_password(other), "{other:?}");
+        }
     }
 }
