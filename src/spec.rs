@@ -108,7 +108,7 @@ impl SpawnSpec {
     }
 
     /// Records what is typed into the session too (off by default: input may hold secrets).
-    /// Input typed at a password prompt, as things are when the input is queued, is
+    /// Input typed or pasted at a password prompt, as things are when the input is queued, is
     /// left out: one marker event stands for each run of it. A password prompt is the
     /// session's terminal reading lines without echoing them (canonical mode, echo off); or,
     /// while it takes keys without echo (the raw mode a relay sets), a terminal a program of

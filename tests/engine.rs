@@ -1403,6 +1403,34 @@ fn a_recording_of_input_leaves_out_what_is_typed_at_a_password_prompt_shown_raw(
     assert_eq!(left_out, 1, "{recording}");
 }
 
+/// A password pasted at a password prompt (canonical, echo off) is left out of a recording of
+/// input, as one typed is: a paste's pieces were recorded as they were queued, whatever the
+/// terminal's modes.
+#[test]
+fn a_recording_of_input_leaves_out_a_password_pasted() {
+    let engine = engine();
+    let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
+                  echo \"got ${#pw}\"; read -r n; echo \"name $n\"";
+    let session = engine
+        .spawn(
+            SpawnSpec::new("sh").args(["-c", script]).record_to_memory(64 << 10).record_input(true),
+        )
+        .unwrap();
+    expect(&session, Until::input_wait());
+    session.paste("hunter2\n").unwrap();
+    expect(&session, Until::text("got 7"));
+    expect(&session, Until::input_wait());
+    session.paste("alice\n").unwrap();
+    expect(&session, Until::text("name alice"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    assert!(!recording.contains("hunter2"), "{recording}");
+    let (input, left_out) = recorded_input(&recording);
+    // (A paste's line break is typed as Enter.)
+    assert_eq!(input, "alice\r", "{recording}");
+    assert_eq!(left_out, 1, "{recording}");
+}
+
 /// A recording in memory keeps the newest event even when it alone is larger than the
 /// bound (a full-screen redraw read at once): the recording ends where the program is.
 #[test]

@@ -34,17 +34,29 @@ impl Reactor {
         Ok(slot)
     }
 
-    /// Moves parked input into the queue while it fits; returns the timers of the pastes it
+    /// Moves parked input into the queue while it fits (recording it, unless at a password
+    /// prompt of the session's terminal, `master`); returns the timers of the pastes it
     /// completed.
-    fn admit_parked(slot: &mut Slot, capacity: usize) -> Vec<(Instant, Timer)> {
+    fn admit_parked(
+        slot: &mut Slot,
+        master: std::os::fd::BorrowedFd<'_>,
+        capacity: usize,
+    ) -> Vec<(Instant, Timer)> {
         let mut completed = Vec::new();
         while let Some(piece) = slot.parked.front() {
             if slot.queue.len() + piece.bytes.len() > capacity {
                 break;
             }
             let piece = slot.parked.pop_front().expect("front exists");
+            // A paste at a password prompt is left out, as typed input is (see
+            // `Reactor::queue_input`).
+            let at_password_prompt = slot.recorder.as_ref().is_some_and(|r| r.records_input())
+                && slot.at_password_prompt(master);
             if let Some(recorder) = &mut slot.recorder {
-                recorder.input(&piece.bytes);
+                match at_password_prompt {
+                    true => recorder.input_withheld(),
+                    false => recorder.input(&piece.bytes),
+                }
             }
             slot.queue.extend(piece.bytes);
             if let Some(reply) = piece.reply {
@@ -142,7 +154,7 @@ impl Reactor {
             return;
         };
         let capacity = self.config.write_queue_bytes;
-        let mut completed = Self::admit_parked(slot, capacity);
+        let mut completed = Self::admit_parked(slot, master.as_fd(), capacity);
         while !slot.queue.is_empty() {
             if written >= WRITE_TURN {
                 if !slot.backlogged {
@@ -163,7 +175,7 @@ impl Reactor {
                     slot.unread_input.set(unread);
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
-                    completed.extend(Self::admit_parked(slot, capacity));
+                    completed.extend(Self::admit_parked(slot, master.as_fd(), capacity));
                 }
                 Err(Errno::INTR) => continue,
                 Err(Errno::AGAIN) => break,
