@@ -1873,6 +1873,37 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
     client.finish();
 }
 
+/// A look at the primary screen reads what it shows: the next read repeats none of it, and
+/// the lines that scrolled past before the look are named by number, to be read by range.
+#[test]
+fn a_look_at_the_screen_reads_what_it_shows() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "seq 1 30; printf 'more? '; read x; echo after $x; read y";
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", script], "cols": 40, "rows": 10, "view": "screen"}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let screen = started["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    assert!(screen.starts_with("22\n") && screen.ends_with("30\nmore? ▌"), "{started}");
+    // Lines 0-20 hold 1-21, which scrolled off the screen's top.
+    assert_eq!(started["structuredContent"]["lines_not_on_screen"], json!([0, 20]), "{started}");
+    let note = format!("lines 0-20; terminal_read session_id={id} lines=\"0-20\" shows them]");
+    assert!(text(&started).contains(&note), "{}", text(&started));
+    let unseen = client.call("terminal_read", json!({"session_id": id, "lines": "0-20"}));
+    assert!(text(&unseen).contains("0│1\n") && text(&unseen).contains("20│21"), "{unseen}");
+    // The next read starts after the screen's last line.
+    let sent = client.tool("terminal_send", json!({"session_id": id, "text": "x", "submit": true}));
+    let output = sent["output"].as_str().unwrap();
+    assert!(output.contains("after x") && !output.contains("30"), "{sent}");
+    // A look that finds nothing new on the screen names no lines.
+    let look = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    assert!(look["structuredContent"].get("lines_not_on_screen").is_none(), "{look}");
+    let read = client.tool("terminal_read", json!({"session_id": id}));
+    assert_eq!(read["output"], "", "{read}");
+    client.finish();
+}
+
 /// A cancelled call is not answered, so it takes nothing from its client's read position:
 /// what was new when it was cancelled is still new for the next read (the cancelled wait's
 /// read took it, and the next read said "no new output").
@@ -1880,10 +1911,10 @@ fn cancellation_ends_a_wait_without_a_response_and_other_calls_go_on() {
 fn a_cancelled_wait_leaves_the_new_output_unread() {
     let mut client = Client::initialized("2025-11-25");
     let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT}))["session_id"].clone();
-    // Typed and echoed, but not read: the screen view takes nothing from the transcript.
+    // Typed and echoed, but not read: the scrollback view moves no read position.
     let typed = client.tool(
         "terminal_send",
-        json!({"session_id": cat, "text": "unread words\r", "view": "screen", "for_screen_text": "unread words"}),
+        json!({"session_id": cat, "text": "unread words\r", "view": "scrollback", "for_screen_text": "unread words"}),
     );
     assert_eq!(typed["wait"]["outcome"], "matched", "{typed}");
     let waiting = client.send_request(
@@ -2363,7 +2394,7 @@ fn a_cut_keeps_the_line_that_matched() {
     let started = client.tool(
         "terminal_start",
         json!({"argv": ["sh", "-c", "echo MARK here; seq 1 3000; echo END; exec cat"],
-               "view": "screen", "for_screen_text": "END"}),
+               "view": "scrollback", "for_screen_text": "END"}),
     );
     let id = started["session_id"].clone();
     let read = client
@@ -2879,7 +2910,7 @@ fn transcript_lines_search_and_find() {
         "for i in $(seq 0 99); do echo \"line $i\"; done; echo 'error: disk full'; sleep 60";
     let started = client.tool(
         "terminal_start",
-        json!({"command": script, "for_text": "disk full", "view": "screen"}),
+        json!({"command": script, "for_text": "disk full", "view": "scrollback"}),
     );
     let id = started["session_id"].clone();
     let lines = text(&client.call("terminal_read", json!({"session_id": id, "lines": "10-12"})));

@@ -99,6 +99,8 @@ pub(crate) struct NewOutput {
     pub text: String,
     /// Bytes left out from its start.
     pub omitted: usize,
+    /// The line breaks in the bytes left out from its start.
+    pub omitted_breaks: u64,
     /// Bytes left out from its end (after the line a wait matched).
     pub later: usize,
     /// Number of the line the new output starts in.
@@ -117,6 +119,7 @@ impl NewOutput {
         NewOutput {
             text: String::new(),
             omitted: 0,
+            omitted_breaks: 0,
             later: 0,
             first_line: None,
             rewritten: false,
@@ -159,6 +162,7 @@ pub(crate) fn read_new(
             };
             let cut = text.floor_char_boundary(text.len().saturating_sub(keep));
             result.omitted += cut;
+            result.omitted_breaks += line_breaks(&text[..cut]);
             text.drain(..cut);
             anchored_at = anchored_at.map(|at| at - cut);
             let anchor_end = anchored_at.map_or(0, |at| at + anchor.map_or(0, str::len));
@@ -186,10 +190,16 @@ pub(crate) fn read_new(
             (kept, before, 0)
         }
     };
+    result.omitted_breaks += line_breaks(&text[..before]);
     result.text = kept.to_owned();
     result.omitted += before;
     result.later += after;
     Ok(result)
+}
+
+/// The line breaks in `text`.
+fn line_breaks(text: &str) -> u64 {
+    memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64
 }
 
 /// Takes the library's line on dropped lines off the start of a read's text: a result says
@@ -221,6 +231,9 @@ struct Reading {
     screen: Option<(Screen, Frame, Shape)>,
     /// The text of the cursor's row up to the cursor, while the program waits for input.
     cursor_row: Option<String>,
+    /// The first and last of the lines a look at the primary screen read that the screen
+    /// does not show.
+    unshown: Option<(u64, u64)>,
 }
 
 /// Builds the result of a reading tool: the header (saying whether this call `started` the
@@ -265,6 +278,18 @@ pub(crate) fn show(
     };
     let (snapshot, runs) = snapshot.unzip();
     let runs = runs.unwrap_or_default();
+    // A look at the primary screen reads what is new: the caller has the lines it shows, and
+    // is told the numbers of those it does not (the next read starts after both).
+    let (new, unshown) = match &snapshot {
+        Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
+            let read = read_new(session, SCREEN_READ_BYTES, None)?;
+            let unshown = not_on_screen(&read, screen);
+            let new =
+                NewOutput { missed_lines: read.missed_lines, ..NewOutput::nothing(read.status) };
+            (new, unshown)
+        }
+        _ => (new, None),
+    };
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
@@ -280,13 +305,33 @@ pub(crate) fn show(
         let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
-    let reading = Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row };
+    let reading =
+        Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row, unshown };
     let (output, screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
     if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
         seen.remember(id, screen_whole.then_some(frame));
     }
     Ok(output)
+}
+
+/// The new output a look at the primary screen reads, kept up to this many bytes of its end to
+/// be compared with the screen's rows (lines before them are told as not on the screen).
+const SCREEN_READ_BYTES: usize = 64 << 10;
+
+/// The first and last line of `read` (a read of new output) that the primary `screen` does
+/// not show: all but the lines at its end that are the screen's rows down to the cursor.
+fn not_on_screen(read: &NewOutput, screen: &Screen) -> Option<(u64, u64)> {
+    let lines: Vec<&str> = read.text.split('\n').map(str::trim_end).collect();
+    let rows = screen.lines.iter().take(usize::from(screen.cursor.row) + 1);
+    let rows: Vec<&str> = rows.map(|row| row.trim_end()).collect();
+    let shown = lines.iter().rev().zip(rows.iter().rev()).take_while(|(l, r)| l == r).count();
+    // Lines left out from the text's start, then the text's lines the screen does not end
+    // with; an empty last line (after a final line break) is no line to miss.
+    let empty_end = shown == 0 && lines.last() == Some(&"");
+    let count = read.omitted_breaks + (lines.len() - shown - usize::from(empty_end)) as u64;
+    let first = read.first_line?;
+    (count > 0).then(|| (first, first + count - 1))
 }
 
 /// Whether the caller has every row of the primary `screen` up to the cursor's row (blank
@@ -374,6 +419,15 @@ fn layout(
     if let Some(note) = dropped_note(reading.new.missed_lines) {
         push_block(&mut text, &note);
     }
+    if let Some((first, last)) = reading.unshown {
+        let id = reading.id;
+        push_block(
+            &mut text,
+            &format!(
+                "[new output not on this screen: lines {first}-{last}; terminal_read session_id={id} lines=\"{first}-{last}\" shows them]"
+            ),
+        );
+    }
     if omitted > 0 {
         // The retained transcript is left out from its first line; new output from its own.
         let (what, first) = match view {
@@ -427,7 +481,7 @@ fn layout(
         }
         None => Value::Null,
     };
-    let structured = json!({
+    let mut structured = json!({
         "session_id": reading.id.0,
         "pid": reading.pid,
         "program": program,
@@ -441,6 +495,9 @@ fn layout(
         "screen": screen_json,
         "wait": wait.map(|w| w.json()),
     });
+    if let Some((first, last)) = reading.unshown {
+        structured["lines_not_on_screen"] = json!([first, last]);
+    }
     (ToolOutput::new(text, structured), screen_whole)
 }
 
@@ -493,6 +550,7 @@ mod tests {
             new: NewOutput {
                 text: output,
                 omitted: usize::MAX / 4,
+                omitted_breaks: u64::MAX / 4,
                 later: usize::MAX / 4,
                 first_line: Some(u64::MAX),
                 rewritten: true,
@@ -501,6 +559,7 @@ mod tests {
             },
             screen,
             cursor_row: Some(worst::string(100)),
+            unshown: Some((u64::MAX - 1, u64::MAX)),
         }
     }
 
