@@ -10,7 +10,7 @@
 //! shown.
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -720,8 +720,8 @@ const SLIDE_NOTE: usize = 100;
 const MARGIN_SPANS: usize = 2;
 
 /// The rows a block that slid sideways may have moved down (negative: up) as well, searched in
-/// this order: a list that gained or lost a row at its top as a panel opened beside it.
-const SLIDE_ROWS_DOWN: [i16; 3] = [0, 1, -1];
+/// this order: a list that gained or lost a row or two at its top as a panel opened beside it.
+const SLIDE_ROWS_DOWN: [i16; 5] = [0, 1, -1, 2, -2];
 
 /// The block of consecutive rows, each of which `may_slide`, whose cells in a span of columns
 /// hold what they held on `seen` (not blanks only), marks included, moved some columns
@@ -741,9 +741,6 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
     };
     let mut numbers = CellNumbers::default();
     let (now, then) = (frame.cells(&mut numbers), seen.cells(&mut numbers));
-    let cut =
-        |cells: &[u64], at: u16| cells.get(usize::from(at)).is_some_and(|c| *c as u32 == u32::MAX);
-    let blank = |cell: &u64| *cell as u32 == u32::from(' ');
     // (bytes saved, the block)
     let mut best: Option<(usize, Slid)> = None;
     for &down in downs {
@@ -755,65 +752,100 @@ fn find_slide(frame: &Frame, seen: &Frame, may_slide: impl Fn(u16) -> bool) -> O
         let may = |row: usize| may_slide(row as u16) && from(row).is_some();
         let spans = slide_spans(&now, &then, cols, from, may);
         for (from_col, to_col) in spans {
-            let width = to_col - from_col;
-            for by in (1..width).flat_map(|shift| [shift as i16, -(shift as i16)]) {
-                let span = (from_col as u16, to_col as u16);
-                let slid = Slid { first: 0, count: 0, by, from_col: span.0, to_col: span.1, down };
-                let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
-                let (new_from, new_to) = slid.new_columns();
-                // The bytes row `row` saves if it slid: its cells outside the span are those
-                // of the seen row it came from, its kept cells too, marks included up to the
-                // row's last character, and they are not blanks only; no wide character is
-                // cut at the new columns' edges; the new columns take about a byte a cell up
-                // to their last character.
-                let saves = |row: usize| {
-                    let (now, then) = (&now[row], &then[from(row)?]);
-                    let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
-                    let was = &then[usize::from(then_from)..usize::from(then_to)];
-                    kept.iter().rposition(|cell| !blank(cell))?;
-                    // Marks count up to the row's last character (a caller drops them after
-                    // it, where they end with the text).
-                    let text_end = match frame.runs_end_with_text {
-                        true => now.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1),
-                        false => cols,
-                    };
-                    let marked = text_end.saturating_sub(usize::from(kept_from)).min(kept.len());
-                    let same = kept[..marked] == was[..marked]
-                        && kept[marked..]
-                            .iter()
-                            .zip(&was[marked..])
-                            .all(|(a, b)| *a as u32 == *b as u32)
-                        && !cut(now, new_from)
-                        && !cut(now, new_to)
-                        && now[..from_col] == then[..from_col]
-                        && now[to_col..] == then[to_col..];
-                    let new = &now[usize::from(new_from)..usize::from(new_to)];
-                    let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
-                    same.then(|| frame.line(row).len().saturating_sub(shown))
-                };
-                let mut run: Option<(usize, usize)> = None;
-                for row in 0..=rows {
-                    let saved = (row < rows && may(row)).then(|| saves(row)).flatten();
-                    if let Some(saved) = saved {
-                        run =
-                            Some(run.map_or((row, saved), |(first, total)| (first, total + saved)));
-                        continue;
+            let span = (from_col as u16, to_col as u16);
+            // The rows that slid by each shift, in the order shifts are preferred on a tie
+            // (the smaller first, to the right before to the left), with the bytes each saves.
+            let mut slides: BTreeMap<(u16, bool), Vec<(usize, usize)>> = BTreeMap::new();
+            for row in (0..rows).filter(|&row| may(row)) {
+                let Some(was) = from(row) else { continue };
+                let (now, then) = (&now[row], &then[was]);
+                for by in shifts(now, then, span) {
+                    let slid =
+                        Slid { first: 0, count: 0, by, from_col: span.0, to_col: span.1, down };
+                    if let Some(saved) = slide_saves(frame, now, then, row, &slid) {
+                        slides.entry((by.unsigned_abs(), by < 0)).or_default().push((row, saved));
                     }
-                    if let Some((first, saved)) = run.take() {
-                        let count = row - first;
-                        if count >= 2
-                            && saved > SLIDE_NOTE
-                            && best.is_none_or(|(most, _)| saved > most)
-                        {
-                            let block = Slid { first: first as u16, count: count as u16, ..slid };
-                            best = Some((saved, block));
+                }
+            }
+            for ((shift, left), slid_rows) in slides {
+                let by = if left { -(shift as i16) } else { shift as i16 };
+                let slid = Slid { first: 0, count: 0, by, from_col: span.0, to_col: span.1, down };
+                // Runs of consecutive rows.
+                let mut runs: Vec<(usize, usize, usize)> = Vec::new();
+                for (row, saved) in slid_rows {
+                    match runs.last_mut() {
+                        Some((first, count, total)) if *first + *count == row => {
+                            *count += 1;
+                            *total += saved;
                         }
+                        _ => runs.push((row, 1, saved)),
+                    }
+                }
+                for (first, count, saved) in runs {
+                    if count >= 2 && saved > SLIDE_NOTE && best.is_none_or(|(most, _)| saved > most)
+                    {
+                        let block = Slid { first: first as u16, count: count as u16, ..slid };
+                        best = Some((saved, block));
                     }
                 }
             }
         }
     }
     best.map(|(_, block)| block)
+}
+
+/// The shifts by which row `now` may have slid from the seen row `then` within the columns
+/// `span`: its first character in the span found again that many columns to the right
+/// (positive), or the row's found again that many to the left on the seen row (negative). A
+/// slide keeps a character, so every shift it can have is among these; most rows have few.
+fn shifts(now: &[u64], then: &[u64], span: (u16, u16)) -> Vec<i16> {
+    let (from, to) = (usize::from(span.0), usize::from(span.1).min(now.len()).min(then.len()));
+    let shown = |cell: &u64| *cell as u32;
+    let mut shifts = Vec::new();
+    // (the row whose first character is looked for, the row it is looked for on, the sign)
+    for (row, on, sign) in [(then, now, 1), (now, then, -1)] {
+        let span = row.get(from..to).unwrap_or_default();
+        let Some(at) = span.iter().position(|cell| shown(cell) != u32::from(' ')) else {
+            continue;
+        };
+        let at = from + at;
+        let again = ((at + 1)..to).filter(|&again| shown(&on[again]) == shown(&row[at]));
+        shifts.extend(again.map(|again| sign * (again - at) as i16));
+    }
+    shifts
+}
+
+/// The bytes row `row` saves if it `slid` (its `first` and `count` aside): its cells outside
+/// the span are those of the seen row it came from (`then`), its kept cells too, marks
+/// included up to the row's last character, and they are not blanks only; no wide character
+/// is cut at the new columns' edges; the new columns take about a byte a cell up to their
+/// last character.
+fn slide_saves(frame: &Frame, now: &[u64], then: &[u64], row: usize, slid: &Slid) -> Option<usize> {
+    let cols = usize::from(frame.cols);
+    let (from_col, to_col) = (usize::from(slid.from_col), usize::from(slid.to_col));
+    let blank = |cell: &u64| *cell as u32 == u32::from(' ');
+    let cut = |at: u16| now.get(usize::from(at)).is_some_and(|c| *c as u32 == u32::MAX);
+    let ((kept_from, kept_to), (then_from, then_to)) = slid.kept();
+    let (new_from, new_to) = slid.new_columns();
+    let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
+    let was = &then[usize::from(then_from)..usize::from(then_to)];
+    kept.iter().rposition(|cell| !blank(cell))?;
+    // Marks count up to the row's last character (a caller drops them after it, where they
+    // end with the text).
+    let text_end = match frame.runs_end_with_text {
+        true => now.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1),
+        false => cols,
+    };
+    let marked = text_end.saturating_sub(usize::from(kept_from)).min(kept.len());
+    let same = kept[..marked] == was[..marked]
+        && kept[marked..].iter().zip(&was[marked..]).all(|(a, b)| *a as u32 == *b as u32)
+        && !cut(new_from)
+        && !cut(new_to)
+        && now[..from_col] == then[..from_col]
+        && now[to_col..] == then[to_col..];
+    let new = &now[usize::from(new_from)..usize::from(new_to)];
+    let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
+    same.then(|| frame.line(row).len().saturating_sub(shown))
 }
 
 /// The spans of columns to search for rows that slid, on rows `cols` wide: the whole row,
@@ -1531,6 +1563,7 @@ mod tests {
             Frame::new(&screen, &runs, Styles::Meaningful)
         };
         let (mut slides, mut moves, mut looks_back, mut spans, mut diagonal) = (0, 0, 0, 0, 0);
+        let mut two_down = 0;
         for _ in 0..3000 {
             let mut grid: Grid = ((0..rows).map(|_| random.row(cols)).collect(), (0, 0));
             let seen = SeenScreens::default();
@@ -1585,10 +1618,12 @@ mod tests {
                                     }
                                 }
                             }
-                            // Now and then the block moves a row down or up as well.
-                            let to = match random.below(5) {
+                            // Now and then the block moves a row or two down or up as well.
+                            let to = match random.below(7) {
                                 0 if first + count < rows => Some(first + 1),
                                 1 if first > 0 => Some(first - 1),
+                                2 if first + count + 1 < rows => Some(first + 2),
+                                3 if first > 1 => Some(first - 2),
                                 _ => None,
                             };
                             if let Some(to) = to {
@@ -1619,6 +1654,14 @@ mod tests {
                     );
                     moves += usize::from(changes.moved.is_some());
                     diagonal += usize::from(changes.slid.is_some_and(|s| s.down != 0));
+                    two_down += usize::from(changes.slid.is_some_and(|s| s.down.abs() == 2));
+                    // The search of the shifts a row's characters allow finds what trying
+                    // every shift finds.
+                    let seen_frame = &frames[frames.len() - 1];
+                    assert_eq!(
+                        find_slide(&frame, seen_frame, |_| true),
+                        find_slide_trying_every_shift(&frame, seen_frame)
+                    );
                     looks_back += usize::from(changes.look == 2);
                 }
                 seen.remember(id, Some(frame.clone()));
@@ -1632,6 +1675,53 @@ mod tests {
             slides > 40 && spans > 6 && moves > 100 && looks_back > 12 && diagonal > 10,
             "{slides} {spans} {moves} {looks_back} {diagonal}"
         );
+        assert!(two_down > 3, "{two_down}");
+    }
+
+    /// [`find_slide`] as it was first written: every shift of every span tried on every row
+    /// (rows that may slide: all).
+    fn find_slide_trying_every_shift(frame: &Frame, seen: &Frame) -> Option<Slid> {
+        let cols = usize::from(frame.cols);
+        let rows = usize::from(frame.rows).min(frame.texts.len()).min(seen.texts.len());
+        let mut numbers = CellNumbers::default();
+        let (now, then) = (frame.cells(&mut numbers), seen.cells(&mut numbers));
+        let mut best: Option<(usize, Slid)> = None;
+        for down in SLIDE_ROWS_DOWN {
+            let from = |row: usize| {
+                let was = row as isize - isize::from(down);
+                (0..rows as isize).contains(&was).then_some(was as usize)
+            };
+            for (from_col, to_col) in slide_spans(&now, &then, cols, from, |r| from(r).is_some()) {
+                for by in (1..to_col - from_col).flat_map(|s| [s as i16, -(s as i16)]) {
+                    let (from_col, to_col) = (from_col as u16, to_col as u16);
+                    let slid = Slid { first: 0, count: 0, by, from_col, to_col, down };
+                    let mut run: Option<(usize, usize)> = None;
+                    let saves = |row: usize| {
+                        let was = from(row)?;
+                        slide_saves(frame, &now[row], &then[was], row, &slid)
+                    };
+                    for (row, saved) in (0..rows).map(saves).chain([None]).enumerate() {
+                        if let Some(saved) = saved {
+                            run =
+                                Some(run.map_or((row, saved), |(first, all)| (first, all + saved)));
+                            continue;
+                        }
+                        if let Some((first, saved)) = run.take() {
+                            let count = row - first;
+                            if count >= 2
+                                && saved > SLIDE_NOTE
+                                && best.is_none_or(|(most, _)| saved > most)
+                            {
+                                let block =
+                                    Slid { first: first as u16, count: count as u16, ..slid };
+                                best = Some((saved, block));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        best.map(|(_, block)| block)
     }
 
     #[test]
