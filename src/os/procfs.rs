@@ -483,8 +483,9 @@ struct ThreadObs {
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct SleepTick {
     timer: std::time::Duration,
-    /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps: the program
-    /// ticks with nothing to print.
+    /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps, the thread seen
+    /// going back to it, or [`FOLLOWED_SLEEPS`] otherwise: the program ticks with nothing to
+    /// print.
     idle: bool,
     /// [`TimerSightings`] saw the thread in the same sleep (of [`SHORTEST_TICK`] to
     /// [`CLOCK_HORIZON`]) before, and it has woken and gone back to it since: it sleeps on it
@@ -562,13 +563,25 @@ pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_
 /// sleep).
 pub(crate) const CLOCK_HORIZON: std::time::Duration = std::time::Duration::from_secs(10);
 /// A process group asleep (waiting on its members, on pipes, on clocks) with a member in a
-/// short sleep (up to [`SHORT_TIMER`]) while the terminal has been quiet for longer than this
-/// many such sleeps (and [`TIMER_SLACK`]) is ticking on a timer with nothing to print, an idle
-/// tick: it waits on the world outside ([`InputWait::Outside`], which the default wait takes
-/// as settled once quiet), not busy (`while sleep 1; do :; done`, `less +F`'s 2 ms sleeps
-/// between looks at the file it follows). A sleep seen once, or after output, is a step of
-/// work (`sleep 1; echo done`), and so is a longer one.
+/// short sleep (up to [`SHORT_TIMER`]) that [`TimerSightings`] saw it go back to (it woke
+/// since it was seen in it), while the terminal has been quiet for longer than this many such
+/// sleeps (and [`TIMER_SLACK`]), is ticking on a timer with nothing to print, an idle tick: it
+/// waits on the world outside ([`InputWait::Outside`], which the default wait takes as settled
+/// once quiet), not busy (`less +F`'s 2 ms sleeps between looks at the file it follows). A
+/// sleep seen once, or after output, is a step of work (`sleep 1; echo done`), and so is a
+/// longer one. A sleep in a process not seen in it before counts only after
+/// [`FOLLOWED_SLEEPS`].
 pub(crate) const IDLE_TICKS: u32 = 2;
+/// A short sleep in a process not seen going back to it (see [`IDLE_TICKS`]) is an idle tick
+/// only once the terminal has been quiet for longer than this many such sleeps (and
+/// [`TIMER_SLACK`]). A shell runs every `sleep` as a process of its own, in a loop polling the
+/// world outside (`while sleep 1; do :; done`, `until nc -z host 80; do sleep 0.5; done`) as
+/// in a script's steps (`sleep 1; sleep 1; sleep 1; echo done`), and `/proc` cannot tell the
+/// two apart (the same parent, the same command, a new pid each time): a run of up to this
+/// many sleeps with nothing printed is followed as work, a longer one is taken for a loop,
+/// which then settles well within the default wait's 10 s. (A run of two sleeps of a second
+/// was taken for a loop, and the default wait ended before the script's `echo done`.)
+pub(crate) const FOLLOWED_SLEEPS: u32 = 5;
 /// The timer [`TimerSightings`] records for a sleep until a point in time (whose length is
 /// not known, only what is left of it).
 const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
@@ -1188,11 +1201,12 @@ mod linux {
     }
 
     /// The sleep thread `tid` at `base` is in (`sleep`, see [`sleep_of`]) when it is a tick
-    /// (see [`SleepTick`]): a sleep of a known length up to
-    /// [`SHORT_TIMER`], in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a
-    /// loop polling on a timer with nothing to print: `while sleep 1; do :; done`, `less
-    /// +F`'s 2 ms), or one of [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw
-    /// the thread go back to (`watch`'s 2 s).
+    /// (see [`SleepTick`]): a sleep of a known length up to [`SHORT_TIMER`], in a terminal
+    /// quiet for longer than [`IDLE_TICKS`] such sleeps when `probe.timers` saw the thread go
+    /// back to it (`less +F`'s 2 ms), or than [`FOLLOWED_SLEEPS`] of them when not (a shell's
+    /// loop, a new `sleep` each time: `while sleep 1; do :; done`); or one of
+    /// [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw the thread go back to
+    /// (`watch`'s 2 s).
     fn sleep_tick(
         base: &str,
         tid: i32,
@@ -1203,14 +1217,15 @@ mod linux {
         if until || timer > CLOCK_HORIZON {
             return None;
         }
-        let quiet_for = timer.saturating_mul(super::IDLE_TICKS).saturating_add(TIMER_SLACK);
-        let idle = timer <= super::SHORT_TIMER && probe.quiet > quiet_for;
+        let short = timer <= super::SHORT_TIMER;
+        let again = probe.timers.is_some_and(|timers| {
+            voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
+        });
+        let sleeps = if again { super::IDLE_TICKS } else { super::FOLLOWED_SLEEPS };
+        let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
         // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
         // redraw of what a program shows.)
-        let repeated = timer >= super::SHORTEST_TICK
-            && probe.timers.is_some_and(|timers| {
-                voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
-            });
+        let repeated = timer >= super::SHORTEST_TICK && again;
         (idle || repeated).then_some(SleepTick { timer, idle, repeated })
     }
 
