@@ -631,10 +631,16 @@ pub(crate) enum Shown {
     /// printed last, on the line right after the one the last input, a submitted line, was
     /// typed on (a line submitted to a REPL, echoed, and no answer yet; a line the program
     /// printed before it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one). A
-    /// poll of the terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a
+    /// poll of the terminal with a timer, whatever its length, is the program's work on a
     /// clock before it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the
-    /// timer's 3 s), not a wait for input, until the timer goes off and is set again (see
-    /// [`TimerSightings`]).
+    /// timer's 3 s, awaiting one of 15 s with 15 s or with its own timers' nearer ones, 8 s,
+    /// then 0.6 s), not a wait for input, until the timer goes off and is set again (see
+    /// [`TimerSightings`]): the terminal's quiet alone makes no short timer an idle tick here.
+    /// The default wait follows it to its cap, as it does a sleep. (A timer beyond
+    /// [`CLOCK_HORIZON`] read as waiting for input at once, and a short one between two
+    /// longer ones once the terminal had been quiet for longer than it, before the answer.)
+    /// A poll with no timer waits for input: the program asks for a line or a key without a
+    /// prompt (`input()` in Python's REPL, `read -n1`), or awaits what only input can bring.
     Unanswered,
     /// A prompt: the visible cursor stands right after the text of its row, and the program
     /// printed since the last input (it answered). A poll of the terminal with a short timer
@@ -708,7 +714,9 @@ impl Looks {
 /// than a timer set once before the program changes the screen (vim's wait for the rest of a
 /// key code after an Escape, followed by a longer wait, or after the next Escape by the same
 /// wait: input in between). Sleeps until a point in time are recorded too, as [`SLEEP_UNTIL`]
-/// (see [`CLOCK_HORIZON`]). Holds the last few threads seen.
+/// (see [`CLOCK_HORIZON`]), and so are a poll's timers of any length with no prompt shown (see
+/// [`Shown::Unanswered`]) and short sleeps (see [`IDLE_TICKS`]). Holds the last few threads
+/// seen.
 #[derive(Debug, Default)]
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
@@ -1132,11 +1140,12 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
+        // (A wait with no timer waits for input, with no prompt shown too: see
+        // [`Shown::Unanswered`].)
         let timer = timeout(base, name, syscall)?;
         let short = timer <= super::SHORT_TIMER;
-        // With no prompt shown, a longer timer is one too (see [`Shown::Unanswered`]).
-        let unanswered =
-            probe.shown == Shown::Unanswered && watched == Some(true) && timer <= CLOCK_HORIZON;
+        // With no prompt shown, any timer is one, however far off (see [`Shown::Unanswered`]).
+        let unanswered = probe.shown == Shown::Unanswered && watched == Some(true);
         if !short && !unanswered {
             return None;
         }
@@ -1145,12 +1154,13 @@ mod linux {
         if short && probe.shown == Shown::Prompt {
             return None;
         }
-        // A short timer that went off without a change and was set again is an idle tick.
-        if short && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
+        // A short timer that went off without a change and was set again is an idle tick
+        // (with no prompt shown, only once seen set again: below).
+        if short && !unanswered && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
             return None;
         }
         // So is one that went off and was set again, whatever it drew in between.
-        if timer >= super::SHORTEST_TICK
+        if (timer >= super::SHORTEST_TICK || unanswered)
             && watched == Some(true)
             && let Some(timers) = probe.timers
             && let Some(wakeups) = voluntary_switches(base)
@@ -1158,7 +1168,7 @@ mod linux {
         {
             return None;
         }
-        let before = if short { "" } else { ", with no prompt shown" };
+        let before = if unanswered { ", with no prompt shown" } else { "" };
         Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
     }
 
@@ -1201,12 +1211,13 @@ mod linux {
     }
 
     /// The sleep thread `tid` at `base` is in (`sleep`, see [`sleep_of`]) when it is a tick
-    /// (see [`SleepTick`]): a sleep of a known length up to [`SHORT_TIMER`], in a terminal
-    /// quiet for longer than [`IDLE_TICKS`] such sleeps when `probe.timers` saw the thread go
-    /// back to it (`less +F`'s 2 ms), or than [`FOLLOWED_SLEEPS`] of them when not (a shell's
-    /// loop, a new `sleep` each time: `while sleep 1; do :; done`); or one of
-    /// [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw the thread go back to
-    /// (`watch`'s 2 s).
+    /// (see [`SleepTick`]): a sleep of a known length up to [`SHORT_TIMER`](super::SHORT_TIMER),
+    /// in a terminal quiet for longer than [`IDLE_TICKS`](super::IDLE_TICKS) such sleeps when
+    /// `probe.timers` saw the thread go back to it (`less +F`'s 2 ms), or than
+    /// [`FOLLOWED_SLEEPS`](super::FOLLOWED_SLEEPS) of them when not (a shell's loop, a new
+    /// `sleep` each time: `while sleep 1; do :; done`); or one of
+    /// [`SHORTEST_TICK`](super::SHORTEST_TICK) to [`CLOCK_HORIZON`] that `probe.timers` saw the
+    /// thread go back to (`watch`'s 2 s).
     fn sleep_tick(
         base: &str,
         tid: i32,
