@@ -1077,6 +1077,36 @@ fn the_default_wait_follows_a_run_of_short_sleeps_to_its_end() {
     client.finish();
 }
 
+/// A command that prints a line of progress every 2 s is followed, tick after tick, to the
+/// default wait's cap (it sleeps between its lines: busy, not settled), and said to be still
+/// busy. Typed at a shell with no prompt marks, which runs it as a job of its own, the way to
+/// wait for its end is the shell's wait for keys at its prompt, `input_wait=true`: the result
+/// said `exit=true`, which would wait for the shell itself to exit.
+#[test]
+fn a_command_printing_progress_in_a_shell_is_followed_and_waited_for_by_its_prompt() {
+    if !require("bash") || !require("sleep") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
+    );
+    let id = shell["session_id"].clone();
+    let line = "for i in 1 2 3 4 5 6 7; do echo step $i; sleep 2; done; echo finished";
+    let sent =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let said = text(&sent);
+    assert!(said.contains("still busy after") && said.contains("\nstep 2\n"), "{said}");
+    assert!(said.contains("wait with for_text or input_wait=true"), "{said}");
+    let ended = client
+        .call("terminal_read", json!({"session_id": id, "input_wait": true, "timeout_ms": 60_000}));
+    let said = text(&ended);
+    assert!(said.contains("bash waiting for keys") && said.contains("\nfinished\n"), "{said}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A full-screen program that only redraws on a timer (`watch`, which sleeps between its
 /// redraws and prints on every one) settles: it took the default wait's whole 10 s. A loop
 /// that prints a line on the same timer, on the primary screen, is still busy: the wait
