@@ -848,12 +848,90 @@ fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
     let engine = engine();
     let node = node_repl(&engine);
     let started = Instant::now();
-    node.send_text("await new Promise(r => setTimeout(() => r('timer done'), 3000))\r").unwrap();
+    // (The answer is not in the line typed: its echo is no answer.)
+    node.send_text(
+        "await new Promise(r => setTimeout(() => r(['timer', 'done'].join(' ')), 3000))\r",
+    )
+    .unwrap();
     input_wait_fires(&node);
     let screen = node.screen().unwrap();
     assert!(screen.contains("'timer done'"), "read as waiting before its answer: {screen}");
     assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
     node.close().unwrap();
+}
+
+/// A REPL awaiting a timer further off than the default wait's 10 s (node's `await new
+/// Promise(r => setTimeout(r, 12000))`, polling the terminal with that timer, or with a nearer
+/// one of node's own, V8's 8 s, and then a short one between the two; a line editor of its own
+/// polling with 16 s, or with 2 s, 0.3 s and 2 s) has not answered: it is waited for until its
+/// answer and prompt. It read as waiting for input at once (a timer over 10 s), or once the
+/// short timer between two longer ones was shorter than the terminal's quiet. A wait with no
+/// timer and no prompt shown is a wait for input: `input()` with no prompt in Python's REPL.
+#[test]
+fn a_repl_awaiting_a_distant_timer_is_waited_for_until_its_prompt() {
+    let engine = engine();
+    // The programs work at the same time, each with a wait for input started as its line is
+    // typed; each answers (with text not in the line typed: its echo is no answer) after the
+    // wait before it has ended, so a wait ended too early is seen before its program answers.
+    let mut awaiting = Vec::new();
+    let wait = |repl: &Session| repl.start_wait(Until::input_wait(), Duration::from_secs(90));
+    if require("python3") {
+        let repl = clock_editor(&engine, "2, 0.3, 2");
+        awaiting.push((wait(&repl).unwrap(), repl, "the answer"));
+    }
+    if require("node") {
+        let node = node_repl(&engine);
+        let line =
+            "await new Promise(r => setTimeout(() => r(['late', 'answer'].join(' ')), 12000))";
+        node.send_text(&format!("{line}\r")).unwrap();
+        awaiting.push((wait(&node).unwrap(), node, "'late answer'"));
+    }
+    if require("python3") {
+        let repl = clock_editor(&engine, "16");
+        awaiting.push((wait(&repl).unwrap(), repl, "the answer"));
+    }
+    for (pending, repl, answer) in awaiting {
+        let outcome = pending.finish().unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
+        let screen = repl.screen().unwrap();
+        assert!(screen.contains(answer), "read as waiting before its answer: {screen}");
+        repl.close().unwrap();
+    }
+    if require("python3") {
+        let py = engine.spawn(SpawnSpec::new("python3").arg("-q")).unwrap();
+        assert_eq!(input_wait_fires(&py), Some(InputKind::Keys));
+        py.send_text("x = input()\r").unwrap();
+        expect(&py, Until::text("x = input()"));
+        assert_eq!(input_wait_fires(&py), Some(InputKind::Keys));
+        py.send_text("typed\r").unwrap();
+        py.send_text("print(x * 2)\r").unwrap();
+        expect(&py, Until::text("typedtyped"));
+        py.close().unwrap();
+    }
+}
+
+/// A line editor of its own (python3, taking keys) at its prompt, `> `, that has been sent the
+/// line `go`: it polls the terminal with each of `timers` (seconds, a Python list's items) in
+/// turn before it prints `the answer` and its next prompt.
+fn clock_editor(engine: &termloom::Engine, timers: &str) -> Session {
+    let editor = format!(
+        "import os, select, sys, tty\n\
+         tty.setcbreak(0)\n\
+         def out(s): sys.stdout.write(s); sys.stdout.flush()\n\
+         out('> ')\n\
+         while True:\n\
+         \x20   c = os.read(0, 1)\n\
+         \x20   if c != b'\\n':\n\
+         \x20       out(c.decode()); continue\n\
+         \x20   out('\\n')\n\
+         \x20   for timer in [{timers}]: select.select([0], [], [], timer)\n\
+         \x20   out('the answer\\n> ')\n"
+    );
+    let repl = engine.spawn(SpawnSpec::new("python3").args(["-c", &editor])).unwrap();
+    assert_eq!(input_wait_fires(&repl), Some(InputKind::Keys));
+    repl.send_text("go\r").unwrap();
+    repl
 }
 
 /// A REPL's prompt drawn while a short timer of its own is pending (node's: V8's delayed tasks

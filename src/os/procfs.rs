@@ -515,8 +515,9 @@ struct ThreadObs {
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct SleepTick {
     timer: std::time::Duration,
-    /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps: the program
-    /// ticks with nothing to print.
+    /// The terminal has been quiet for longer than [`IDLE_TICKS`] such sleeps, the thread seen
+    /// going back to it, or [`FOLLOWED_SLEEPS`] otherwise: the program ticks with nothing to
+    /// print.
     idle: bool,
     /// [`TimerSightings`] saw the thread in the same sleep (of [`SHORTEST_TICK`] to
     /// [`CLOCK_HORIZON`]) before, and it has woken and gone back to it since: it sleeps on it
@@ -594,13 +595,25 @@ pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_
 /// sleep).
 pub(crate) const CLOCK_HORIZON: std::time::Duration = std::time::Duration::from_secs(10);
 /// A process group asleep (waiting on its members, on pipes, on clocks) with a member in a
-/// short sleep (up to [`SHORT_TIMER`]) while the terminal has been quiet for longer than this
-/// many such sleeps (and [`TIMER_SLACK`]) is ticking on a timer with nothing to print, an idle
-/// tick: it waits on the world outside ([`InputWait::Outside`], which the default wait takes
-/// as settled once quiet), not busy (`while sleep 1; do :; done`, `less +F`'s 2 ms sleeps
-/// between looks at the file it follows). A sleep seen once, or after output, is a step of
-/// work (`sleep 1; echo done`), and so is a longer one.
+/// short sleep (up to [`SHORT_TIMER`]) that [`TimerSightings`] saw it go back to (it woke
+/// since it was seen in it), while the terminal has been quiet for longer than this many such
+/// sleeps (and [`TIMER_SLACK`]), is ticking on a timer with nothing to print, an idle tick: it
+/// waits on the world outside ([`InputWait::Outside`], which the default wait takes as settled
+/// once quiet), not busy (`less +F`'s 2 ms sleeps between looks at the file it follows). A
+/// sleep seen once, or after output, is a step of work (`sleep 1; echo done`), and so is a
+/// longer one. A sleep in a process not seen in it before counts only after
+/// [`FOLLOWED_SLEEPS`].
 pub(crate) const IDLE_TICKS: u32 = 2;
+/// A short sleep in a process not seen going back to it (see [`IDLE_TICKS`]) is an idle tick
+/// only once the terminal has been quiet for longer than this many such sleeps (and
+/// [`TIMER_SLACK`]). A shell runs every `sleep` as a process of its own, in a loop polling the
+/// world outside (`while sleep 1; do :; done`, `until nc -z host 80; do sleep 0.5; done`) as
+/// in a script's steps (`sleep 1; sleep 1; sleep 1; echo done`), and `/proc` cannot tell the
+/// two apart (the same parent, the same command, a new pid each time): a run of up to this
+/// many sleeps with nothing printed is followed as work, a longer one is taken for a loop,
+/// which then settles well within the default wait's 10 s. (A run of two sleeps of a second
+/// was taken for a loop, and the default wait ended before the script's `echo done`.)
+pub(crate) const FOLLOWED_SLEEPS: u32 = 5;
 /// The timer [`TimerSightings`] records for a sleep until a point in time (whose length is
 /// not known, only what is left of it).
 const SLEEP_UNTIL: std::time::Duration = std::time::Duration::MAX;
@@ -650,10 +663,16 @@ pub(crate) enum Shown {
     /// printed last, on the line right after the one the last input, a submitted line, was
     /// typed on (a line submitted to a REPL, echoed, and no answer yet; a line the program
     /// printed before it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one). A
-    /// poll of the terminal with a timer up to [`CLOCK_HORIZON`] is the program's work on a
+    /// poll of the terminal with a timer, whatever its length, is the program's work on a
     /// clock before it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the
-    /// timer's 3 s), not a wait for input, until the timer goes off and is set again (see
-    /// [`TimerSightings`]).
+    /// timer's 3 s, awaiting one of 15 s with 15 s or with its own timers' nearer ones, 8 s,
+    /// then 0.6 s), not a wait for input, until the timer goes off and is set again (see
+    /// [`TimerSightings`]): the terminal's quiet alone makes no short timer an idle tick here.
+    /// The default wait follows it to its cap, as it does a sleep. (A timer beyond
+    /// [`CLOCK_HORIZON`] read as waiting for input at once, and a short one between two
+    /// longer ones once the terminal had been quiet for longer than it, before the answer.)
+    /// A poll with no timer waits for input: the program asks for a line or a key without a
+    /// prompt (`input()` in Python's REPL, `read -n1`), or awaits what only input can bring.
     Unanswered,
     /// A prompt: the visible cursor stands right after the text of its row, and the program
     /// printed since the last input (it answered). A poll of the terminal with a short timer
@@ -727,7 +746,9 @@ impl Looks {
 /// than a timer set once before the program changes the screen (vim's wait for the rest of a
 /// key code after an Escape, followed by a longer wait, or after the next Escape by the same
 /// wait: input in between). Sleeps until a point in time are recorded too, as [`SLEEP_UNTIL`]
-/// (see [`CLOCK_HORIZON`]). Holds the last few threads seen.
+/// (see [`CLOCK_HORIZON`]), and so are a poll's timers of any length with no prompt shown (see
+/// [`Shown::Unanswered`]) and short sleeps (see [`IDLE_TICKS`]). Holds the last few threads
+/// seen.
 #[derive(Debug, Default)]
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
@@ -1151,11 +1172,12 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
+        // (A wait with no timer waits for input, with no prompt shown too: see
+        // [`Shown::Unanswered`].)
         let timer = timeout(base, name, syscall)?;
         let short = timer <= super::SHORT_TIMER;
-        // With no prompt shown, a longer timer is one too (see [`Shown::Unanswered`]).
-        let unanswered =
-            probe.shown == Shown::Unanswered && watched == Some(true) && timer <= CLOCK_HORIZON;
+        // With no prompt shown, any timer is one, however far off (see [`Shown::Unanswered`]).
+        let unanswered = probe.shown == Shown::Unanswered && watched == Some(true);
         if !short && !unanswered {
             return None;
         }
@@ -1164,12 +1186,13 @@ mod linux {
         if short && probe.shown == Shown::Prompt {
             return None;
         }
-        // A short timer that went off without a change and was set again is an idle tick.
-        if short && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
+        // A short timer that went off without a change and was set again is an idle tick
+        // (with no prompt shown, only once seen set again: below).
+        if short && !unanswered && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
             return None;
         }
         // So is one that went off and was set again, whatever it drew in between.
-        if timer >= super::SHORTEST_TICK
+        if (timer >= super::SHORTEST_TICK || unanswered)
             && watched == Some(true)
             && let Some(timers) = probe.timers
             && let Some(wakeups) = voluntary_switches(base)
@@ -1177,7 +1200,7 @@ mod linux {
         {
             return None;
         }
-        let before = if short { "" } else { ", with no prompt shown" };
+        let before = if unanswered { ", with no prompt shown" } else { "" };
         Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
     }
 
@@ -1220,11 +1243,13 @@ mod linux {
     }
 
     /// The sleep thread `tid` at `base` is in (`sleep`, see [`sleep_of`]) when it is a tick
-    /// (see [`SleepTick`]): a sleep of a known length up to
-    /// [`SHORT_TIMER`], in a terminal quiet for longer than [`IDLE_TICKS`] such sleeps (a
-    /// loop polling on a timer with nothing to print: `while sleep 1; do :; done`, `less
-    /// +F`'s 2 ms), or one of [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] that `probe.timers` saw
-    /// the thread go back to (`watch`'s 2 s).
+    /// (see [`SleepTick`]): a sleep of a known length up to [`SHORT_TIMER`](super::SHORT_TIMER),
+    /// in a terminal quiet for longer than [`IDLE_TICKS`](super::IDLE_TICKS) such sleeps when
+    /// `probe.timers` saw the thread go back to it (`less +F`'s 2 ms), or than
+    /// [`FOLLOWED_SLEEPS`](super::FOLLOWED_SLEEPS) of them when not (a shell's loop, a new
+    /// `sleep` each time: `while sleep 1; do :; done`); or one of
+    /// [`SHORTEST_TICK`](super::SHORTEST_TICK) to [`CLOCK_HORIZON`] that `probe.timers` saw the
+    /// thread go back to (`watch`'s 2 s).
     fn sleep_tick(
         base: &str,
         tid: i32,
@@ -1235,14 +1260,15 @@ mod linux {
         if until || timer > CLOCK_HORIZON {
             return None;
         }
-        let quiet_for = timer.saturating_mul(super::IDLE_TICKS).saturating_add(TIMER_SLACK);
-        let idle = timer <= super::SHORT_TIMER && probe.quiet > quiet_for;
+        let short = timer <= super::SHORT_TIMER;
+        let again = probe.timers.is_some_and(|timers| {
+            voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
+        });
+        let sleeps = if again { super::IDLE_TICKS } else { super::FOLLOWED_SLEEPS };
+        let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
         // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
         // redraw of what a program shows.)
-        let repeated = timer >= super::SHORTEST_TICK
-            && probe.timers.is_some_and(|timers| {
-                voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
-            });
+        let repeated = timer >= super::SHORTEST_TICK && again;
         (idle || repeated).then_some(SleepTick { timer, idle, repeated })
     }
 

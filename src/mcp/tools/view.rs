@@ -575,6 +575,7 @@ mod tests {
                     elapsed: Duration::from_secs(u64::MAX / 4),
                     implicit,
                     shell_prompt: false,
+                    runs_job: false,
                     printed_before: matches!(outcome, "timeout" | "waiting_for_input")
                         .then_some(u64::MAX),
                     // The longest of the default wait's built-in conditions, and then some.
@@ -644,6 +645,7 @@ mod tests {
             elapsed: Duration::from_millis(5),
             implicit: false,
             shell_prompt: false,
+            runs_job: false,
             settled_by: None,
             printed_before: None,
             screen: None,

@@ -97,6 +97,11 @@ pub(crate) struct Report {
     /// The session's shell marks its prompts (shell integration): a command still busy is
     /// waited for with `prompt`, not `exit` (which would wait for the shell itself).
     pub shell_prompt: bool,
+    /// The terminal's foreground group was not the program's when the wait ended: the program
+    /// (a shell with job control, with no prompt marks) runs a command as a job of its own, and
+    /// a command still busy is waited for with `input_wait` (the shell back at its prompt, or
+    /// the command asking for input), not `exit` (which would wait for the shell itself).
+    pub runs_job: bool,
     /// For the default wait, which of its built-in conditions held (input wait, exit, quiet):
     /// a short fixed text.
     pub settled_by: Option<String>,
@@ -294,6 +299,8 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
     let outcome = await_reply(call, session, reply, || crate::Error::WaitAborted(timeout))?;
     let elapsed = outcome.elapsed;
     let shell_prompt = outcome.status.shell_integration;
+    let runs_job =
+        outcome.status.foreground.as_ref().is_some_and(|group| group.pid != session.pid());
     let report = |outcome, matched_text, screen| Report {
         condition: condition.clone(),
         outcome,
@@ -301,6 +308,7 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
         elapsed,
         implicit: plan.implicit,
         shell_prompt,
+        runs_job,
         settled_by: None,
         printed_before: None,
         screen,
@@ -359,6 +367,7 @@ impl Report {
             elapsed: self.elapsed,
             implicit: self.implicit,
             shell_prompt: self.shell_prompt,
+            runs_job: self.runs_job,
             settled_by: self.settled_by.clone(),
             printed_before: self.printed_before,
             screen: None,
@@ -434,7 +443,11 @@ impl Report {
             ),
             _ if self.implicit => format!(
                 "still busy after {secs:.1} s: read again later, or wait with for_text or {}",
-                if self.shell_prompt { "prompt=true" } else { "exit=true" }
+                match (self.shell_prompt, self.runs_job) {
+                    (true, _) => "prompt=true",
+                    (false, true) => "input_wait=true",
+                    (false, false) => "exit=true",
+                }
             ),
             // "waiting for input", not "waiting for waiting for input".
             _ if condition.starts_with("waiting for ") => {
@@ -467,6 +480,7 @@ mod tests {
             elapsed: Duration::from_millis(250),
             implicit: true,
             shell_prompt: false,
+            runs_job: false,
             settled_by: settled_by.map(str::to_owned),
             printed_before: None,
             screen: None,
@@ -531,6 +545,10 @@ mod tests {
             busy.line(None).as_deref(),
             Some("still busy after 0.2 s: read again later, or wait with for_text or exit=true")
         );
+        // A command a shell with no prompt marks runs as a job is waited for by the shell's
+        // wait for keys at its prompt, not by the shell's exit.
+        busy.runs_job = true;
+        assert!(busy.line(None).unwrap().ends_with("for_text or input_wait=true"));
         busy.shell_prompt = true;
         assert!(busy.line(None).unwrap().ends_with("for_text or prompt=true"));
         let exited = default_wait("exited", None);
