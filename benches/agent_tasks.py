@@ -213,7 +213,7 @@ class KnownScreens:
             down = first - int(slid[3]) if slid[3] else 0
             span = (int(slid[4]), int(slid[5] or slid[4]) + 1) if slid[4] else (0, cols)
             shift = int(slid[6]) * (1 if slid[7] == "right" else -1)
-            new_from = int(slid[8])
+            new_from, new_to = int(slid[8]), int(slid[9] or slid[8]) + 1
             for row in range(first, last + 1):
                 old = base[row - down].translate(MARKS).ljust(cols)
                 cells = list(old)
@@ -221,7 +221,8 @@ class KnownScreens:
                     if span[0] <= col - shift < span[1]:
                         cells[col] = old[col - shift]
                 shown = listed.pop(row, "").translate(MARKS)
-                cells[new_from : new_from + len(shown)] = shown
+                # The new columns hold what is shown, blanks after it.
+                cells[new_from:new_to] = shown.ljust(new_to - new_from)[: new_to - new_from]
                 screen[row] = "".join(cells).rstrip()
         for row, line in listed.items():
             screen[row] = line
