@@ -1290,6 +1290,13 @@ fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
     expect(&session, Until::input_wait());
     session.send_text("alice\n").unwrap();
     expect(&session, Until::text("name alice"));
+    assert_input_recorded(&session, "alice\n");
+}
+
+/// Closes `session` and checks its recording of input: the password `hunter2` nowhere, the
+/// input recorded `input` (its `i` events, joined), and one marker standing for input left
+/// out.
+fn assert_input_recorded(session: &termloom::Session, input: &str) {
     let recording = session.recording().unwrap().expect("recorded in memory");
     session.close().unwrap();
     assert!(!recording.contains("hunter2"), "{recording}");
@@ -1298,30 +1305,14 @@ fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
         .skip(1)
         .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
         .collect();
-    let input: String =
+    let recorded: String =
         events.iter().filter(|e| e[1] == "i").map(|e| e[2].as_str().unwrap()).collect();
-    assert_eq!(input, "alice\n");
+    assert_eq!(recorded, input, "{recording}");
     let left_out = events
         .iter()
         .filter(|e| e[1] == "m" && e[2].as_str().unwrap().contains("input left out"))
         .count();
     assert_eq!(left_out, 1, "{recording}");
-}
-
-/// The input a recording holds (its `i` events, joined) and how many markers stand for input
-/// left out.
-fn recorded_input(recording: &str) -> (String, usize) {
-    let events: Vec<serde_json::Value> = recording
-        .lines()
-        .skip(1)
-        .map(|l| serde_json::from_str(l).expect("asciicast lines are JSON"))
-        .collect();
-    let input = events.iter().filter(|e| e[1] == "i").map(|e| e[2].as_str().unwrap()).collect();
-    let left_out = events
-        .iter()
-        .filter(|e| e[1] == "m" && e[2].as_str().unwrap().contains("input left out"))
-        .count();
-    (input, left_out)
 }
 
 /// A password typed at a prompt on a terminal that a program of the session hosts and relays
@@ -1352,12 +1343,7 @@ fn a_recording_of_input_leaves_out_a_password_typed_through_a_relay() {
     expect(&session, Until::input_wait());
     session.submit("alice").unwrap();
     expect(&session, Until::text("name alice"));
-    let recording = session.recording().unwrap().expect("recorded in memory");
-    session.close().unwrap();
-    assert!(!recording.contains("hunter2"), "{recording}");
-    let (input, left_out) = recorded_input(&recording);
-    assert_eq!(input, "alice\r", "{recording}");
-    assert_eq!(left_out, 1, "{recording}");
+    assert_input_recorded(&session, "alice\r");
 }
 
 /// A program that reads keys itself without echoing them, on the far side of which a password
@@ -1395,12 +1381,7 @@ fn a_recording_of_input_leaves_out_what_is_typed_at_a_password_prompt_shown_raw(
     expect(&session, Until::text("got 7"));
     session.send_text("ls -l\r").unwrap();
     expect(&session, Until::text("ran ls -l"));
-    let recording = session.recording().unwrap().expect("recorded in memory");
-    session.close().unwrap();
-    assert!(!recording.contains("hunter2"), "{recording}");
-    let (input, left_out) = recorded_input(&recording);
-    assert_eq!(input, "ls -l\r", "{recording}");
-    assert_eq!(left_out, 1, "{recording}");
+    assert_input_recorded(&session, "ls -l\r");
 }
 
 /// A password pasted at a password prompt (canonical, echo off) is left out of a recording of
@@ -1422,13 +1403,8 @@ fn a_recording_of_input_leaves_out_a_password_pasted() {
     expect(&session, Until::input_wait());
     session.paste("alice\n").unwrap();
     expect(&session, Until::text("name alice"));
-    let recording = session.recording().unwrap().expect("recorded in memory");
-    session.close().unwrap();
-    assert!(!recording.contains("hunter2"), "{recording}");
-    let (input, left_out) = recorded_input(&recording);
     // (A paste's line break is typed as Enter.)
-    assert_eq!(input, "alice\r", "{recording}");
-    assert_eq!(left_out, 1, "{recording}");
+    assert_input_recorded(&session, "alice\r");
 }
 
 /// A recording in memory keeps the newest event even when it alone is larger than the
