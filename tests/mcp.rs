@@ -1077,6 +1077,37 @@ fn the_default_wait_follows_a_run_of_short_sleeps_to_its_end() {
     client.finish();
 }
 
+/// A key asked for with a timeout, typed at a shell's prompt with no prompt text (`read -n1 -t
+/// 30`: bash polls the terminal alone, taking keys, its cursor at the start of the blank row
+/// below the submitted line), ends the default wait as a wait for keys: it was taken for a
+/// REPL working on a timer, and the call said it was still busy after the wait's 10 s cap.
+#[test]
+fn the_default_wait_ends_at_a_key_asked_for_with_a_timeout_and_no_prompt() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
+    );
+    let id = shell["session_id"].clone();
+    // (The answer, `y-42`, is not in the line typed: its echo is no answer.)
+    let line = "read -n1 -t 30 k; echo \"$k-$((6 * 7))\"";
+    let sent =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let said = text(&sent);
+    let status = &sent["structuredContent"]["status"];
+    assert_eq!(status["activity"], "waiting_for_input", "{said}");
+    assert_eq!(status["input_kind"], "keys", "{said}");
+    assert!(!said.contains("still busy") && !said.contains("-42"), "{said}");
+    let answered = client.call("terminal_send", json!({"session_id": id, "text": "y"}));
+    let said = text(&answered);
+    assert!(said.contains("y-42") && said.contains("waiting for keys"), "{said}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A command that prints a line of progress every 2 s is followed, tick after tick, to the
 /// default wait's cap (it sleeps between its lines: busy, not settled), and said to be still
 /// busy. Typed at a shell with no prompt marks, which runs it as a job of its own, the way to

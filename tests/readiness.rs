@@ -863,7 +863,8 @@ fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
 /// A REPL awaiting a timer further off than the default wait's 10 s (node's `await new
 /// Promise(r => setTimeout(r, 12000))`, polling the terminal with that timer, or with a nearer
 /// one of node's own, V8's 8 s, and then a short one between the two; a line editor of its own
-/// polling with 16 s, or with 2 s, 0.3 s and 2 s) has not answered: it is waited for until its
+/// polling the terminal and its event loop's pipe with 16 s, or with 2 s, 0.3 s and 2 s) has
+/// not answered: it is waited for until its
 /// answer and prompt. It read as waiting for input at once (a timer over 10 s), or once the
 /// short timer between two longer ones was shorter than the terminal's quiet. A wait with no
 /// timer and no prompt shown is a wait for input: `input()` with no prompt in Python's REPL.
@@ -912,12 +913,16 @@ fn a_repl_awaiting_a_distant_timer_is_waited_for_until_its_prompt() {
 }
 
 /// A line editor of its own (python3, taking keys) at its prompt, `> `, that has been sent the
-/// line `go`: it polls the terminal with each of `timers` (seconds, a Python list's items) in
-/// turn before it prints `the answer` and its next prompt.
+/// line `go`: it polls the terminal, and the pipe an event loop wakes itself through (as
+/// node's REPL polls a pipe and an eventfd beside the terminal), with each of `timers`
+/// (seconds, a Python list's items) in turn before it prints `the answer` and its next prompt.
+/// (A poll of the terminal alone with a longer timer asks for a key by a deadline: see
+/// `a_key_or_line_asked_for_with_a_timeout_at_a_shell_prompt_waits_for_input_at_once`.)
 fn clock_editor(engine: &termloom::Engine, timers: &str) -> Session {
     let editor = format!(
         "import os, select, sys, tty\n\
          tty.setcbreak(0)\n\
+         wake, _ = os.pipe()\n\
          def out(s): sys.stdout.write(s); sys.stdout.flush()\n\
          out('> ')\n\
          while True:\n\
@@ -925,7 +930,7 @@ fn clock_editor(engine: &termloom::Engine, timers: &str) -> Session {
          \x20   if c != b'\\n':\n\
          \x20       out(c.decode()); continue\n\
          \x20   out('\\n')\n\
-         \x20   for timer in [{timers}]: select.select([0], [], [], timer)\n\
+         \x20   for timer in [{timers}]: select.select([0, wake], [], [], timer)\n\
          \x20   out('the answer\\n> ')\n"
     );
     let repl = engine.spawn(SpawnSpec::new("python3").args(["-c", &editor])).unwrap();
@@ -1134,6 +1139,58 @@ fn a_key_asked_for_with_a_timeout_below_a_printed_line_waits_for_input() {
     assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
     session.send_text("y").unwrap();
     expect(&session, Until::text("got y"));
+    session.close().unwrap();
+}
+
+/// A key or a line asked for with a timeout, typed at a shell's prompt with no prompt text
+/// of its own (`read -n1 -t 30`: bash polls descriptor 0 alone with `pselect6`, taking keys,
+/// its cursor at the start of the blank row below the submitted line), waits for input at once,
+/// and so does a program polling the terminal alone with a timeout (Python's `select`), with
+/// echo or without: only a key or the deadline can wake such a wait, where an event loop
+/// working on a timer (node's REPL awaiting one) waits on descriptors of its own too. Taken
+/// for a REPL's work on a timer, the first read as busy until the read timed out (or the
+/// default wait's 10 s cap). With prompt text (`read -p 'Continue? '`), or whole lines (`read
+/// -t 30 line`, the terminal in canonical mode), it waited for input at once already.
+#[test]
+fn a_key_or_line_asked_for_with_a_timeout_at_a_shell_prompt_waits_for_input_at_once() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    // (Each answer, `KEY-N` with N a number of its own, is not in the line typed: its echo is
+    // no answer.)
+    let answer = |n: u32| format!("echo \"$k-$(({n} + 1))\"");
+    let mut asks = vec![
+        (format!("read -n1 -t 30 k; {}", answer(100)), "y", InputKind::Keys, 101),
+        (format!("read -rsn1 -t 30 k; {}", answer(200)), "y", InputKind::Keys, 201),
+        (format!("read -p 'Continue? ' -n1 -t 30 k; {}", answer(300)), "y", InputKind::Keys, 301),
+        (format!("read -t 30 k; {}", answer(400)), "yes\r", InputKind::Line, 401),
+    ];
+    if require("python3") {
+        let select = "import select, sys, tty; tty.setcbreak(0); \
+            k = sys.stdin.read(1) if select.select([0], [], [], 30)[0] else ''; \
+            print(k + '-' + str(500 + 1))";
+        asks.push((format!("python3 -c {}", shell_quote(select)), "y", InputKind::Keys, 501));
+    }
+    let session = bash(&engine);
+    for (line, key, kind, n) in asks {
+        session.submit(&line).unwrap();
+        // Read as busy, the wait runs until the read times out (past this wait's own timeout)
+        // and the answer is printed with no key.
+        let outcome = session.wait(Until::input_wait(), Duration::from_secs(60)).unwrap();
+        assert!(outcome.matched().is_some(), "{line}: {outcome}");
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{line}: {outcome}");
+        assert_eq!(outcome.status.input_kind, Some(kind), "{line}: {outcome}");
+        let screen = session.screen().unwrap();
+        assert!(
+            !screen.contains(&format!("-{n}")),
+            "{line}: read as waiting once timed out: {screen}"
+        );
+        session.send_text(key).unwrap();
+        let typed = key.trim_end_matches('\r');
+        expect(&session, Until::screen_contains(format!("{typed}-{n}")));
+        expect(&session, Until::input_wait());
+    }
     session.close().unwrap();
 }
 

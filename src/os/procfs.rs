@@ -576,8 +576,8 @@ pub(crate) fn denied(reason: &str) -> bool {
 /// waits up to 'timeoutlen' (1 s by default) after an Escape for the rest of a key code and
 /// 100 ms for the terminal's answers on its way out, and then changes the screen or exits.
 /// Longer timeouts are a program's idle ticks (htop: 1.5 s, vim: 4 s) and it waits for input
-/// meanwhile, unless the screen shows it has not answered the line submitted to it (see
-/// [`Shown::Unanswered`]).
+/// meanwhile, unless the screen shows it has not answered the line submitted to it and it
+/// waits on more than the terminal (see [`Shown::Unanswered`]).
 pub(crate) const SHORT_TIMER: std::time::Duration = std::time::Duration::from_secs(1);
 /// How much longer than a short timer the terminal must have been quiet before a poll with
 /// that timer counts as an idle tick (see [`group_input_wait`]).
@@ -673,6 +673,13 @@ pub(crate) enum Shown {
     /// longer ones once the terminal had been quiet for longer than it, before the answer.)
     /// A poll with no timer waits for input: the program asks for a line or a key without a
     /// prompt (`input()` in Python's REPL, `read -n1`), or awaits what only input can bring.
+    /// So does a poll of the terminal alone (no other descriptor, to read or to write) with a
+    /// timer longer than [`SHORT_TIMER`]: only a key or the deadline can wake it, a key or a
+    /// line asked for with a timeout (`read -n1 -t 30` typed at bash's prompt polls descriptor
+    /// 0 alone with `pselect6`), where an event loop working on a timer also waits on its own
+    /// descriptors (node's REPL: a pipe and an eventfd beside the terminal). (It read as busy
+    /// until the timeout, or the default wait's cap.) A short timer there is still waited
+    /// out: it is about to change the screen.
     Unanswered,
     /// A prompt: the visible cursor stands right after the text of its row, and the program
     /// printed since the last input (it answered). A poll of the terminal with a short timer
@@ -1176,8 +1183,11 @@ mod linux {
         // [`Shown::Unanswered`].)
         let timer = timeout(base, name, syscall)?;
         let short = timer <= super::SHORT_TIMER;
-        // With no prompt shown, any timer is one, however far off (see [`Shown::Unanswered`]).
-        let unanswered = probe.shown == Shown::Unanswered && watched == Some(true);
+        // With no prompt shown, any timer is one, however far off (see [`Shown::Unanswered`]),
+        // but for a longer one on the terminal alone: a key or a line asked for by a deadline.
+        let unanswered = probe.shown == Shown::Unanswered
+            && watched == Some(true)
+            && (short || !waits_on_terminal_alone(base, name, syscall, looks));
         if !short && !unanswered {
             return None;
         }
@@ -1399,6 +1409,23 @@ mod linux {
             whole &= target != "anon_inode:[eventpoll]";
         }
         whole.then_some(false)
+    }
+
+    /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
+    /// is a terminal (and there is at least one, all of them looked at): nothing but input or
+    /// its timer can wake it, a program asking for a key or a line by a deadline (bash's
+    /// `read -n1 -t 30`, `pselect6` on descriptor 0 alone), where an event loop at work on a
+    /// timer waits on descriptors of its own beside the terminal (node's REPL: a pipe and an
+    /// eventfd in its epoll set) (see [`Shown::Unanswered`]).
+    fn waits_on_terminal_alone(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
+            return false;
+        };
+        !fds.is_empty()
+            && fds.iter().all(|fd| {
+                fs::read_link(format!("{base}/fd/{fd}"))
+                    .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
+            })
     }
 
     /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
