@@ -2075,6 +2075,18 @@ mod linux {
     ) -> InputWait {
         let members = members(pgrp, sid, candidates);
         if members.is_empty() {
+            // The terminal between two jobs: the last one's processes are reaped, and its
+            // shell, the session's leader, has not yet taken the terminal back (a loop's
+            // `sleep 2` just ended); no one reads it.
+            let leader = sid.and_then(|sid| super::read_stat(sid).ok()).filter(|s| !is_dead(s));
+            if let Some(leader) = leader {
+                return InputWait::NotWaiting {
+                    reason: format!(
+                        "process group {pgrp} has no process left; {} ({}) leads the session",
+                        leader.comm, leader.pid
+                    ),
+                };
+            }
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
         let mut reader: Option<i32> = None;
@@ -2735,6 +2747,25 @@ mod tests {
                 InputWait::Unknown { .. }
             ));
             assert!(session_processes(i32::MAX).is_empty());
+        }
+
+        /// A foreground group with no process left while the session's leader lives is the
+        /// terminal between two jobs (a shell's loop between one `sleep` and the next, the
+        /// first reaped before the shell took the terminal back): busy, not unknown, which
+        /// let the default wait take the moment for settled.
+        #[test]
+        fn a_group_left_empty_while_its_session_leader_lives_is_busy() {
+            let leader = spawn(Command::new("setsid").args(["sleep", "30"]));
+            let sid = leader.pid();
+            wait_for("the leader in a session of its own", || match read_stat(sid) {
+                Ok(stat) if stat.session == sid && stat.comm == "sleep" => Ok(()),
+                other => Err(format!("{other:?}")),
+            });
+            let between = group_input_wait(i32::MAX, Some(sid), None, TerminalSeen::default());
+            assert!(matches!(between, InputWait::NotWaiting { .. }), "{between:?}");
+            drop(leader);
+            let gone = group_input_wait(i32::MAX, Some(sid), None, TerminalSeen::default());
+            assert!(matches!(gone, InputWait::Unknown { .. }), "{gone:?}");
         }
 
         #[test]
