@@ -115,7 +115,8 @@ impl SpawnSpec {
     /// the session hosts and relays to (`sudo` with `use_pty`, `script`) reading lines
     /// without echo; or, where the terminal that reads the keys cannot be read (the remote
     /// end of `ssh`; a hosted terminal of another user), the cursor right after a prompt that
-    /// ends in a colon and names a password, passphrase, passcode or PIN. A prompt worded
+    /// ends in a colon and names a password, passphrase, passcode or PIN (and the masks it
+    /// shows for the keys typed so far, `*`). A prompt worded
     /// otherwise on such a terminal is not seen: what is typed there is recorded.
     pub fn record_input(mut self, enabled: bool) -> Self {
         self.record_input = enabled;

@@ -1384,6 +1384,52 @@ fn a_recording_of_input_leaves_out_what_is_typed_at_a_password_prompt_shown_raw(
     assert_input_recorded(&session, "ls -l\r");
 }
 
+/// A password typed key by key (as a person types it through `attach`) at a prompt that
+/// shows a mask character for each key (`sudo` with `pwfeedback`, which reads keys without
+/// echo and prints `*`): the first key was left out of a recording of input, the rest were
+/// recorded, the text before the cursor (`password for ann: *`) no longer ending in a colon.
+#[test]
+fn a_recording_of_input_leaves_out_a_password_typed_at_a_masked_prompt() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, tty\n\
+        tty.setraw(0)\n\
+        os.write(1, b'[sudo] password for ann: ')\n\
+        got = b''\n\
+        while not got.endswith(b'\\r'):\n    got += os.read(0, 1)\n    \
+        if not got.endswith(b'\\r'): os.write(1, b'*')\n\
+        os.write(1, b'\\r\\ngot %d\\r\\n$ ' % (len(got) - 1))\n\
+        line = b''\n\
+        while not line.endswith(b'\\r'):\n    data = os.read(0, 64); line += data; os.write(1, data)\n\
+        os.write(1, b'\\r\\nran %s\\r\\n' % line[:-1])\n\
+        os.read(0, 1)\n";
+    let session = engine
+        .spawn(
+            SpawnSpec::new("python3")
+                .args(["-c", script])
+                .record_to_memory(64 << 10)
+                .record_input(true),
+        )
+        .unwrap();
+    expect(&session, Until::screen_contains("password for ann: "));
+    expect(&session, Until::input_wait());
+    for (typed, key) in "hunter2".chars().enumerate() {
+        session.send_text(&key.to_string()).unwrap();
+        expect(&session, Until::screen_contains("*".repeat(typed + 1)));
+    }
+    session.send_keys("<Enter>").unwrap();
+    expect(&session, Until::text("got 7"));
+    session.send_text("ls -l\r").unwrap();
+    expect(&session, Until::text("ran ls -l"));
+    let recording = session.recording().unwrap().expect("recorded in memory");
+    session.close().unwrap();
+    let (input, left_out) = recorded_input(&recording);
+    assert_eq!(input, "ls -l\r", "{recording}");
+    assert_eq!(left_out, 1, "{recording}");
+}
+
 /// A password pasted at a password prompt (canonical, echo off) is left out of a recording of
 /// input, as one typed is: a paste's pieces were recorded as they were queued, whatever the
 /// terminal's modes.

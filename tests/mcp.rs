@@ -1994,6 +1994,66 @@ fn a_look_at_the_screen_reads_what_it_shows() {
     client.finish();
 }
 
+/// A look at the primary screen names as not on it only the lines that are not: a line
+/// soft-wrapped over two rows, the rest of a line whose start (a prompt) was read before, and
+/// the screen's lines below the cursor where the program ended with it above them, are on it.
+/// Each was compared with one row, found different, and named with every line above it.
+#[test]
+fn a_look_at_the_screen_names_only_the_lines_it_does_not_show() {
+    let mut client = Client::initialized("2025-11-25");
+    // Lines 0-19 hold 1-20, line 20 fifty zeros (two rows of 40), line 21 `more? `.
+    let script = "seq 1 20; printf '%050d\\n' 0; printf 'more? '; read x";
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", script], "cols": 40, "rows": 10, "view": "screen"}),
+    );
+    let screen = started["structuredContent"]["screen"]["text"].as_str().unwrap();
+    assert!(screen.starts_with("14\n") && screen.ends_with("more? ▌"), "{started}");
+    assert_eq!(started["structuredContent"]["lines_not_on_screen"], json!([0, 12]), "{started}");
+    let id = started["structuredContent"]["session_id"].clone();
+    client.call("terminal_close", json!({ "session_id": id }));
+    // The prompt `name? ` is read by the start; the look after the answer shows its line whole.
+    let script = "printf 'name? '; read n; echo hello $n; printf 'more? '; read x";
+    let started = client.tool("terminal_start", json!({"argv": ["sh", "-c", script]}));
+    assert_eq!(started["output"], "name? ", "{started}");
+    let id = started["session_id"].clone();
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "text": "bob", "submit": true, "view": "screen"}),
+    );
+    assert!(sent["screen"]["text"].as_str().unwrap().contains("name? bob\nhello bob"), "{sent}");
+    assert!(sent.get("lines_not_on_screen").is_none(), "{sent}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    // A program that ends with the cursor moved up above its last lines.
+    let script = "printf 'a\\nb\\nc\\n\\033[2A'";
+    let started =
+        client.tool("terminal_start", json!({"argv": ["sh", "-c", script], "view": "screen"}));
+    assert!(started["screen"]["text"].as_str().unwrap().starts_with("a\n"), "{started}");
+    assert!(started.get("lines_not_on_screen").is_none(), "{started}");
+    client.finish();
+}
+
+/// A look at the primary screen that `max_bytes` cuts names every line it read as not on the
+/// screen shown: the rows cut from the screen's end (the program's last lines) were read and
+/// named nowhere, and the next read did not show them either.
+#[test]
+fn a_look_at_a_screen_cut_by_max_bytes_names_the_lines_it_read() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "for i in 1 2 3 4 5 6 7 8; do printf 'line %d %050d\\n' $i 0; done; \
+                  echo last answer; printf 'more? '; read x";
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", script], "view": "screen", "max_bytes": 700}),
+    );
+    let screen = started["screen"]["text"].as_str().unwrap();
+    assert!(screen.starts_with("line 1 ") && !screen.contains("last answer"), "{started}");
+    assert_eq!(started["lines_not_on_screen"], json!([0, 9]), "{started}");
+    let id = started["session_id"].clone();
+    let lines = client.call("terminal_read", json!({"session_id": id, "lines": "8-9"}));
+    assert!(text(&lines).contains("last answer"), "{lines}");
+    client.finish();
+}
+
 /// A cancelled call is not answered, so it takes nothing from its client's read position:
 /// what was new when it was cancelled is still new for the next read (the cancelled wait's
 /// read took it, and the next read said "no new output").

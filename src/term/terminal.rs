@@ -229,9 +229,10 @@ impl Terminal {
     }
 
     /// Whether the visible cursor of the primary screen stands right after a password
-    /// prompt: the text before it ends in a colon and names a password, passphrase, passcode
-    /// or PIN ([`asks_for_password`]). What a program on the far side of a relay that reads
-    /// keys (`ssh`) asks for, when the terminal that reads it cannot be read.
+    /// prompt: the text before it ends in a colon (and the masks shown for the keys typed so
+    /// far) and names a password, passphrase, passcode or PIN ([`asks_for_password`]). What a
+    /// program on the far side of a relay that reads keys (`ssh`) asks for, when the terminal
+    /// that reads it cannot be read.
     pub(crate) fn shows_password_prompt(&self) -> bool {
         self.emulator.text_before_cursor().is_some_and(|text| asks_for_password(&text))
     }
@@ -297,12 +298,17 @@ const PASSWORD_WORDS: [&str; 12] = [
     "비밀번호",
 ];
 
+/// The characters a password prompt may show for each key typed (`sudo` with `pwfeedback`
+/// shows `*`).
+const MASKS: [char; 4] = ['*', '•', '●', '∙'];
+
 /// Whether `text`, what a prompt shows before the cursor, asks for a password: it ends in a
-/// colon (blanks after it aside) and names a password ([`PASSWORD_WORDS`]) or a PIN (the word
-/// alone: `[sudo] password for ann:`, `ann@host's password:`, `Enter passphrase for key
-/// '/home/ann/.ssh/id_ed25519':`, `Enter PIN for 'key':`).
+/// colon (blanks, and the masks shown for the keys typed so far, [`MASKS`], after it aside)
+/// and names a password ([`PASSWORD_WORDS`]) or a PIN (the word alone: `[sudo] password for
+/// ann:`, `ann@host's password:`, `Enter passphrase for key '/home/ann/.ssh/id_ed25519':`,
+/// `Enter PIN for 'key':`, `[sudo] password for ann: ***`).
 pub(crate) fn asks_for_password(text: &str) -> bool {
-    let text = text.trim_end();
+    let text = text.trim_end_matches(|c: char| c.is_whitespace() || MASKS.contains(&c));
     let Some(asked) = text.strip_suffix(':').or_else(|| text.strip_suffix('：')) else {
         return false;
     };
@@ -328,6 +334,8 @@ mod tests {
             "Enter PIN for 'ECDSA-SK key':",
             "[sudo] Passwort für ann: ",
             "密码：",
+            "[sudo] password for ann: ***",
+            "Password: ••",
         ] {
             assert!(asks_for_password(prompt), "{prompt:?}");
         }
@@ -338,6 +346,7 @@ mod tests {
             "password: ok",
             "spinning:",
             "Use a strong password? ",
+            "password: ok*",
             "",
         ] {
             assert!(!asks_for_password(other), "{other:?}");

@@ -280,15 +280,17 @@ pub(crate) fn show(
     let runs = runs.unwrap_or_default();
     // A look at the primary screen reads what is new: the caller has the lines it shows, and
     // is told the numbers of those it does not (the next read starts after both).
-    let (new, unshown) = match &snapshot {
+    // (Also every line it read, named instead when the screen is cut.)
+    let (new, unshown, all_read) = match &snapshot {
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read = read_new(session, SCREEN_READ_BYTES, None)?;
-            let unshown = not_on_screen(&read, screen);
+            let unshown = not_on_screen(&read, screen, false);
+            let all_read = not_on_screen(&read, screen, true);
             let new =
                 NewOutput { missed_lines: read.missed_lines, ..NewOutput::nothing(read.status) };
-            (new, unshown)
+            (new, unshown, all_read)
         }
-        _ => (new, None),
+        _ => (new, None, None),
     };
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
@@ -305,10 +307,17 @@ pub(crate) fn show(
         let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
-    let reading =
+    let mut reading =
         Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row, unshown };
-    let (output, screen_whole) =
+    let (mut output, mut screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
+    // A screen cut by the budget does not show the lines the look read at its end: all are
+    // named.
+    if !screen_whole && reading.unshown != all_read {
+        reading.unshown = all_read;
+        (output, screen_whole) =
+            layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
+    }
     if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
         seen.remember(id, screen_whole.then_some(frame));
     }
@@ -320,18 +329,62 @@ pub(crate) fn show(
 const SCREEN_READ_BYTES: usize = 64 << 10;
 
 /// The first and last line of `read` (a read of new output) that the primary `screen` does
-/// not show: all but the lines at its end that are the screen's rows down to the cursor.
-fn not_on_screen(read: &NewOutput, screen: &Screen) -> Option<(u64, u64)> {
-    let lines: Vec<&str> = read.text.split('\n').map(str::trim_end).collect();
-    let rows = screen.lines.iter().take(usize::from(screen.cursor.row) + 1);
-    let rows: Vec<&str> = rows.map(|row| row.trim_end()).collect();
-    let shown = lines.iter().rev().zip(rows.iter().rev()).take_while(|(l, r)| l == r).count();
+/// not show: all but the lines at its end that are the screen's logical lines (its rows
+/// joined where the terminal wrapped them) down to the cursor's, or down to its last text
+/// below the cursor (a program that ended with the cursor above its last lines). Every line
+/// of `read` when `cut` (the screen is not shown whole).
+fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> Option<(u64, u64)> {
+    let lines: Vec<String> = read.text.split('\n').map(unspaced).collect();
+    let cursor = usize::from(screen.cursor.row);
+    let last_text = screen.lines.iter().rposition(|row| !row.trim().is_empty()).unwrap_or(0);
+    let shown = match cut {
+        true => 0,
+        false => [cursor, last_text.max(cursor)]
+            .map(|last| shown_lines(&lines, &screen_lines(screen, last)))
+            .into_iter()
+            .max()
+            .unwrap_or(0),
+    };
     // Lines left out from the text's start, then the text's lines the screen does not end
     // with; an empty last line (after a final line break) is no line to miss.
-    let empty_end = shown == 0 && lines.last() == Some(&"");
+    let empty_end = shown == 0 && lines.last().is_some_and(String::is_empty);
     let count = read.omitted_breaks + (lines.len() - shown - usize::from(empty_end)) as u64;
     let first = read.first_line?;
     (count > 0).then(|| (first, first + count - 1))
+}
+
+/// `text` without its blanks: a row's text and a line's compare alike though the screen
+/// trims each row's trailing blanks (a wrapped line's too) and shows tabs as blanks.
+fn unspaced(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The logical lines of `screen`'s rows down to row `last` (rows the terminal wrapped joined
+/// with the next), [`unspaced`].
+fn screen_lines(screen: &Screen, last: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for (row, text) in screen.lines.iter().enumerate().take(last + 1) {
+        line.push_str(&unspaced(text));
+        if row == last || !screen.wrapped.get(row).copied().unwrap_or(false) {
+            lines.push(std::mem::take(&mut line));
+        }
+    }
+    lines
+}
+
+/// How many of `lines` (a read's, [`unspaced`]) at their end are the screen's logical
+/// `rows` at theirs: the first of the rows may be the end of a line begun above the screen,
+/// and the first of the lines the end of one whose start was read before (a prompt).
+fn shown_lines(lines: &[String], rows: &[String]) -> usize {
+    let pairs = lines.iter().enumerate().rev().zip(rows.iter().enumerate().rev());
+    pairs
+        .take_while(|((at, line), (row_at, row))| {
+            line == row
+                || (*row_at == 0 && !row.is_empty() && line.ends_with(row.as_str()))
+                || (*at == 0 && row.ends_with(line.as_str()))
+        })
+        .count()
 }
 
 /// Whether the caller has every row of the primary `screen` up to the cursor's row (blank

@@ -51,7 +51,8 @@ pub struct Screen {
     pub modes: Modes,
     /// For each row, whether its text goes on in the next row (the terminal wrapped it at the
     /// last column, not the program with a line break); missing rows are not wrapped. Rows
-    /// joined this way are one line for the testing kit's redactions.
+    /// joined this way are one line for the testing kit's redactions, and for the MCP tools'
+    /// comparison of a look at the screen with the new output it reads.
     #[serde(skip)]
     pub(crate) wrapped: Vec<bool>,
 }
