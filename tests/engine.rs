@@ -1423,11 +1423,7 @@ fn a_recording_of_input_leaves_out_a_password_typed_at_a_masked_prompt() {
     expect(&session, Until::text("got 7"));
     session.send_text("ls -l\r").unwrap();
     expect(&session, Until::text("ran ls -l"));
-    let recording = session.recording().unwrap().expect("recorded in memory");
-    session.close().unwrap();
-    let (input, left_out) = recorded_input(&recording);
-    assert_eq!(input, "ls -l\r", "{recording}");
-    assert_eq!(left_out, 1, "{recording}");
+    assert_input_recorded(&session, "ls -l\r");
 }
 
 /// A password pasted at a password prompt (canonical, echo off) is left out of a recording of
