@@ -264,6 +264,12 @@ struct Slot {
     /// print, to be confirmed by a later look with no output or input in between: keyed by the
     /// activity time (see `waiters::asks_for_line`).
     first_seen_asking: waiters::FirstSighting<Instant>,
+    /// A first sighting of the foreground group waiting on something a probe does not count
+    /// as busy or idle (the world outside, or what /proc cannot tell), which lets a wait for
+    /// silence settle: taken only when a later probe, with nothing else seen in between,
+    /// sees it again; keyed by the activity time and the group (see
+    /// `waiters::check_waiters`).
+    first_seen_undecided: waiters::FirstSighting<(Instant, i32)>,
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
     timers: crate::os::procfs::TimerSightings,
     /// Input written that the foreground group may not have read yet: the reads it had

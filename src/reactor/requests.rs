@@ -137,6 +137,7 @@ impl Reactor {
                 outside_relay: std::cell::Cell::new(None),
                 first_seen_waiting: waiters::FirstSighting::new(),
                 first_seen_asking: waiters::FirstSighting::new(),
+                first_seen_undecided: waiters::FirstSighting::new(),
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
                 last_resize: now,

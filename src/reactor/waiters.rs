@@ -205,21 +205,38 @@ impl Reactor {
         // Whether the program waits for input, and which process reads.
         let mut redrawing = false;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
-            match input_wait_of(slot, Sighting::Confirmed, stable_for) {
-                (procfs::InputWait::Waiting { reader }, _) => (Some(true), reader),
-                (procfs::InputWait::NotWaiting { .. }, _) => (Some(false), None),
+            let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for);
+            let undecided = matches!(
+                answer,
+                procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. }
+            );
+            if !undecided {
+                slot.first_seen_undecided.forget();
+            }
+            match answer {
+                procfs::InputWait::Waiting { reader } => (Some(true), reader),
+                procfs::InputWait::NotWaiting { .. } => (Some(false), None),
                 // A full-screen program that only redraws on a timer (`watch`) has shown what
                 // it shows: it settles though it prints on every tick. Elsewhere a program
                 // that prints on a timer (a line a second) is busy.
-                (procfs::InputWait::Ticking { .. }, _) if slot.terminal.alternate() => {
+                procfs::InputWait::Ticking { .. } if slot.terminal.alternate() => {
                     redrawing = true;
                     (None, None)
                 }
-                (procfs::InputWait::Ticking { .. }, _) => (Some(false), None),
+                procfs::InputWait::Ticking { .. } => (Some(false), None),
                 // Silence is the answer of a program waiting on the world outside (a server,
-                // `tail -f`): like one /proc cannot tell, it settles once quiet.
-                (procfs::InputWait::Outside { .. }, _) => (None, None),
-                (procfs::InputWait::Unknown { .. }, _) => (None, None),
+                // `tail -f`): like one /proc cannot tell, it settles once quiet. Only once
+                // seen twice, with nothing else in between: a program between two of its
+                // own waits (a thread handing over Python's lock beside one blocked in
+                // `accept`, while the main thread sleeps on a clock) can be caught in a
+                // moment that reads so, and a wait would settle before the clock's end.
+                procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. } => {
+                    let key = (slot.last_output.max(slot.last_input), group.unwrap_or(0));
+                    match slot.first_seen_undecided.confirm(key, CONFIRM_UNDECIDED) {
+                        Confirmation::Confirmed => (None, None),
+                        Confirmation::New | Confirmation::Confirming => (Some(false), None),
+                    }
+                }
             }
         } else {
             (None, None)
@@ -811,6 +828,11 @@ impl<K: Copy + PartialEq> FirstSighting<K> {
         FirstSighting(std::cell::Cell::new(None))
     }
 
+    /// Forgets the sighting recorded: the state was seen to end.
+    pub(super) fn forget(&self) {
+        self.0.set(None);
+    }
+
     /// Records a sighting keyed `key`, and says whether one with the same key was recorded at
     /// least `after` ago.
     fn confirm(&self, key: K, after: Duration) -> Confirmation {
@@ -834,6 +856,11 @@ impl<K: Copy + PartialEq> FirstSighting<K> {
 /// print, a second one confirms it (see [`asks_for_line`]): longer than the kernel takes to
 /// hand a write over to the terminal's master on a loaded machine.
 const CONFIRM_ASKING: Duration = Duration::from_millis(50);
+
+/// How long after a first sighting of a program waiting on the world outside (or on what
+/// /proc cannot tell) a second one, with nothing else seen in between, lets a wait for silence
+/// settle: two of the waits' polls ([`crate::wait`] looks every 25 ms).
+const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
 pub(super) fn output_unread(slot: &Slot) -> bool {
@@ -1021,3 +1048,23 @@ pub(super) enum Sighting {
 
 /// How long after a first sighting of a program waiting for input a second one confirms it.
 const CONFIRM_WAITING: Duration = Duration::from_millis(5);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A sighting is taken once seen again with the same key, long enough after the first;
+    /// another key, or the state seen to end in between (`forget`), starts over.
+    #[test]
+    fn a_first_sighting_is_confirmed_by_a_second_with_nothing_in_between() {
+        let sighting = FirstSighting::new();
+        let long = Duration::from_secs(3600);
+        assert_eq!(sighting.confirm(1, long), Confirmation::New);
+        assert_eq!(sighting.confirm(1, long), Confirmation::Confirming);
+        assert_eq!(sighting.confirm(1, Duration::ZERO), Confirmation::Confirmed);
+        assert_eq!(sighting.confirm(2, Duration::ZERO), Confirmation::New);
+        assert_eq!(sighting.confirm(2, Duration::ZERO), Confirmation::Confirmed);
+        sighting.forget();
+        assert_eq!(sighting.confirm(2, Duration::ZERO), Confirmation::New);
+    }
+}
