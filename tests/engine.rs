@@ -1250,8 +1250,7 @@ fn a_recording_that_fell_behind_at_its_end_says_so() {
 #[test]
 fn a_recording_of_input_has_the_paste() {
     let engine = Engine::new(Config { write_queue_bytes: 1024, ..Config::default() }).unwrap();
-    let session =
-        engine.spawn(SpawnSpec::new("cat").record_to_memory(64 << 10).record_input(true)).unwrap();
+    let session = spawn_recording_input(&engine, SpawnSpec::new("cat"));
     expect(&session, Until::input_wait());
     // 1,200 bytes in pieces of 512: the first boundary splits a character.
     let text = "日".repeat(400);
@@ -1279,7 +1278,7 @@ fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
     let script =
         "read -r -s -p 'Password: ' pw; echo; echo \"got ${#pw}\"; read -r n; echo \"name $n\"";
     let spec = SpawnSpec::new("bash").args(["--norc", "--noprofile", "-c", script]);
-    let session = engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap();
+    let session = spawn_recording_input(&engine, spec);
     expect(&session, Until::screen_contains("Password: "));
     expect(&session, Until::input_wait());
     let modes = session.info().unwrap().line_modes.unwrap();
@@ -1291,6 +1290,11 @@ fn a_recording_of_input_leaves_out_what_the_terminal_does_not_echo() {
     session.send_text("alice\n").unwrap();
     expect(&session, Until::text("name alice"));
     assert_input_recorded(&session, "alice\n");
+}
+
+/// Spawns `spec` recording its output and input in memory.
+fn spawn_recording_input(engine: &termloom::Engine, spec: SpawnSpec) -> termloom::Session {
+    engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap()
 }
 
 /// Closes `session` and checks its recording of input: the password `hunter2` nowhere, the
@@ -1331,7 +1335,7 @@ fn a_recording_of_input_leaves_out_a_password_typed_through_a_relay() {
                    echo \"got ${#pw}\"; read -r n; echo \"name $n\"; read -r z";
     let spec =
         SpawnSpec::new("script").args(["-qfc", command, "/dev/null"]).env("SHELL", "/bin/sh");
-    let session = engine.spawn(spec.record_to_memory(64 << 10).record_input(true)).unwrap();
+    let session = spawn_recording_input(&engine, spec);
     expect(&session, Until::screen_contains("Code word> "));
     let outcome = expect(&session, Until::input_wait());
     assert_eq!(outcome.status.input_kind, Some(termloom::InputKind::Password), "{outcome}");
@@ -1366,14 +1370,7 @@ fn a_recording_of_input_leaves_out_what_is_typed_at_a_password_prompt_shown_raw(
         os.write(1, b'\\r\\ngot %d\\r\\n$ ' % len(line(False)))\n\
         os.write(1, b'\\r\\nran %s\\r\\n' % line(True))\n\
         os.read(0, 1)\n";
-    let session = engine
-        .spawn(
-            SpawnSpec::new("python3")
-                .args(["-c", script])
-                .record_to_memory(64 << 10)
-                .record_input(true),
-        )
-        .unwrap();
+    let session = spawn_recording_input(&engine, SpawnSpec::new("python3").args(["-c", script]));
     expect(&session, Until::screen_contains("password: "));
     expect(&session, Until::input_wait());
     session.send_text("hunter2").unwrap();
@@ -1405,14 +1402,7 @@ fn a_recording_of_input_leaves_out_a_password_typed_at_a_masked_prompt() {
         while not line.endswith(b'\\r'):\n    data = os.read(0, 64); line += data; os.write(1, data)\n\
         os.write(1, b'\\r\\nran %s\\r\\n' % line[:-1])\n\
         os.read(0, 1)\n";
-    let session = engine
-        .spawn(
-            SpawnSpec::new("python3")
-                .args(["-c", script])
-                .record_to_memory(64 << 10)
-                .record_input(true),
-        )
-        .unwrap();
+    let session = spawn_recording_input(&engine, SpawnSpec::new("python3").args(["-c", script]));
     expect(&session, Until::screen_contains("password for ann: "));
     expect(&session, Until::input_wait());
     for (typed, key) in "hunter2".chars().enumerate() {
@@ -1434,11 +1424,7 @@ fn a_recording_of_input_leaves_out_a_password_pasted() {
     let engine = engine();
     let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; echo; \
                   echo \"got ${#pw}\"; read -r n; echo \"name $n\"";
-    let session = engine
-        .spawn(
-            SpawnSpec::new("sh").args(["-c", script]).record_to_memory(64 << 10).record_input(true),
-        )
-        .unwrap();
+    let session = spawn_recording_input(&engine, SpawnSpec::new("sh").args(["-c", script]));
     expect(&session, Until::input_wait());
     session.paste("hunter2\n").unwrap();
     expect(&session, Until::text("got 7"));

@@ -207,6 +207,13 @@ impl Client {
         text(&result)
     }
 
+    /// Starts an interactive bash without start files, its prompt `$ `; returns its session
+    /// id.
+    fn bash_session(&mut self) -> Value {
+        let argv = json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}});
+        self.tool("terminal_start", argv)["session_id"].clone()
+    }
+
     /// Ends the input and waits for the server to return.
     fn finish(mut self) {
         drop(self.input.take());
@@ -709,10 +716,7 @@ fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    client.tool(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
-    );
+    client.bash_session();
     // (bash's readline asks for bracketed pastes, as it does by default since 5.1.)
     let pasted =
         client.call("terminal_send", json!({"session_id": 1, "paste": "echo one\necho two\n"}));
@@ -1064,11 +1068,7 @@ fn the_default_wait_follows_a_run_of_short_sleeps_to_its_end() {
     let result = client.call("terminal_start", json!({ "argv": ["sh", "-c", script] }));
     let said = text(&result);
     assert!(said.contains("exited") && said.contains("\ndone"), "{said}");
-    let shell = client.tool(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
-    );
-    let id = shell["session_id"].clone();
+    let id = client.bash_session();
     let sent =
         client.call("terminal_send", json!({"session_id": id, "text": script, "submit": true}));
     let said = text(&sent);
@@ -1087,11 +1087,7 @@ fn the_default_wait_ends_at_a_key_asked_for_with_a_timeout_and_no_prompt() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let shell = client.tool(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
-    );
-    let id = shell["session_id"].clone();
+    let id = client.bash_session();
     // (The answer, `y-42`, is not in the line typed: its echo is no answer.)
     let line = "read -n1 -t 30 k; echo \"$k-$((6 * 7))\"";
     let sent =
@@ -1119,11 +1115,7 @@ fn a_command_printing_progress_in_a_shell_is_followed_and_waited_for_by_its_prom
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let shell = client.tool(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile", "-i"], "env": {"PS1": "$ "}}),
-    );
-    let id = shell["session_id"].clone();
+    let id = client.bash_session();
     let line = "for i in 1 2 3 4 5 6 7; do echo step $i; sleep 2; done; echo finished";
     let sent =
         client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));

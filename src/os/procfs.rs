@@ -1418,27 +1418,33 @@ mod linux {
     /// timer waits on descriptors of its own beside the terminal (node's REPL: a pipe and an
     /// eventfd in its epoll set) (see [`Shown::Unanswered`]).
     fn waits_on_terminal_alone(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
-        let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
-            return false;
-        };
-        !fds.is_empty()
-            && fds.iter().all(|fd| {
-                fs::read_link(format!("{base}/fd/{fd}"))
-                    .is_ok_and(|target| is_terminal(&target.to_string_lossy()))
-            })
+        waits_on_only(base, name, syscall, looks, is_terminal)
     }
 
     /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
     /// is a pipe (and there is at least one, all of them looked at): the call then waits on
     /// the processes at the pipes' other ends, as a blocked `read` or `write` on a pipe does.
     fn waits_on_pipes(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        waits_on_only(base, name, syscall, looks, |target| target.starts_with("pipe:"))
+    }
+
+    /// Whether every descriptor the poll-family call `name` waits on, to read or to write,
+    /// links to a target `kind` accepts (`/dev/pts/3`, `pipe:[1234]`), and there is at least
+    /// one, all of them looked at.
+    fn waits_on_only(
+        base: &str,
+        name: &str,
+        syscall: &str,
+        looks: &Looks,
+        kind: impl Fn(&str) -> bool,
+    ) -> bool {
         let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
         !fds.is_empty()
             && fds.iter().all(|fd| {
                 fs::read_link(format!("{base}/fd/{fd}"))
-                    .is_ok_and(|target| target.to_string_lossy().starts_with("pipe:"))
+                    .is_ok_and(|target| kind(&target.to_string_lossy()))
             })
     }
 
