@@ -311,6 +311,33 @@ fn input_typed_after_input_read_since_is_not_taken_as_read() {
     expect(&s, Until::text("got b'abcde'"));
 }
 
+/// The same, the later input going to a process the group gained since the earlier input (a
+/// shell that reads a line, then runs a program in its own group): the count before the later
+/// input sums the readers the earlier count found only while the session holds the same
+/// processes, so the new program's reads are counted from before the later input.
+#[test]
+fn input_typed_for_a_program_started_since_earlier_input_is_not_taken_as_read() {
+    if !require("python3") || !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let python = "import os, termios\n\
+        a = termios.tcgetattr(0); a[3] &= ~(termios.ICANON | termios.ECHO)\n\
+        a[6][termios.VMIN] = 5; a[6][termios.VTIME] = 0\n\
+        termios.tcsetattr(0, termios.TCSANOW, a)\n\
+        os.write(1, b'ready\\n'); os.write(1, b'got %r\\n' % os.read(0, 5)); os.read(0, 1)\n";
+    let script = format!("read -r x; python3 -c \"{python}\"; echo end");
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    s.send_text("x\r").unwrap();
+    // Answered on the output itself: its status takes no look at the program.
+    expect(&s, Until::text("ready"));
+    s.send_text("ab").unwrap();
+    input_wait_does_not_fire(&s);
+    s.send_text("cde").unwrap();
+    expect(&s, Until::text("got b'abcde'"));
+}
+
 /// A resize, like input, is for the program to answer: a program seen waiting for input
 /// before a resize was still taken to wait after it (the sighting was kept until the next
 /// input or output), while it was busy answering the resize, and a wait for input was

@@ -283,15 +283,37 @@ pub(crate) fn group_reads(
     candidates: Option<&[i32]>,
     relay: Option<i32>,
 ) -> Option<u64> {
+    reads_of(&group_readers(pgrp, sid, candidates, relay)?)
+}
+
+/// The live processes whose completed reads [`group_reads`] sums for group `pgrp`: its
+/// members and the terminal's relays; `None` when the group has no member or the system has
+/// no `/proc` of ours.
+pub(crate) fn group_readers(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    relay: Option<i32>,
+) -> Option<Vec<i32>> {
     #[cfg(target_os = "linux")]
     {
-        numbers_ours().then(|| linux::group_reads(pgrp, sid, candidates, relay))?
+        numbers_ours().then(|| linux::group_readers(pgrp, sid, candidates, relay))?
     }
     #[cfg(not(target_os = "linux"))]
     {
         let _ = (pgrp, sid, candidates, relay);
         None
     }
+}
+
+/// The read system calls processes `pids` have completed (the sum of `syscr` in their
+/// `/proc/PID/io`), or `None` when one cannot be read (gone, another user's, no `/proc`).
+pub(crate) fn reads_of(pids: &[i32]) -> Option<u64> {
+    pids.iter().try_fold(0u64, |sum, pid| {
+        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+        let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
+        Some(sum.wrapping_add(calls.trim().parse::<u64>().ok()?))
+    })
 }
 
 /// The relay outside session `sid` of group `pgrp`'s terminal: a process of another session
@@ -1681,12 +1703,12 @@ mod linux {
         processes(candidates, |s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid))
     }
 
-    pub(super) fn group_reads(
+    pub(super) fn group_readers(
         pgrp: i32,
         sid: Option<i32>,
         candidates: Option<&[i32]>,
         relay: Option<i32>,
-    ) -> Option<u64> {
+    ) -> Option<Vec<i32>> {
         let members = members(pgrp, sid, candidates);
         if members.is_empty() {
             return None;
@@ -1706,11 +1728,7 @@ mod linux {
                 pids.push(child.pid);
             }
         }
-        pids.into_iter().try_fold(0u64, |sum, pid| {
-            let io = fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
-            let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
-            Some(sum.wrapping_add(calls.trim().parse::<u64>().ok()?))
-        })
+        Some(pids)
     }
 
     /// The relays of the terminal of group `members` (of session `sid`): live processes of

@@ -709,6 +709,60 @@ pub(super) struct UnreadInput {
     reads: u64,
     /// It ends a line (Enter, a line feed, Ctrl-D), which a read in canonical mode waits for.
     ends_line: bool,
+    /// The processes whose reads were counted, for the count before the next write.
+    readers: Readers,
+}
+
+/// The processes whose reads a foreground group's count sums ([`procfs::group_readers`]), as
+/// a look at the session's processes found them, and the session's cgroup's members then: as
+/// long as the same processes are in the cgroup and the same group in the foreground, the
+/// count before the next write sums the same processes' reads without looking for them again
+/// (a look at every process of the session, and at the terminal's relays, before each key
+/// typed: about 18 µs of a keystroke's 100). Without a cgroup, or with more readers than it
+/// holds, the processes are looked for before every write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Readers {
+    pids: [i32; READERS_KEPT],
+    len: u8,
+    /// A hash of the cgroup's members when the readers were found; `None` without a cgroup.
+    members: Option<u64>,
+    /// The relay outside the session known then ([`known_relay`]).
+    relay: Option<i32>,
+}
+
+/// The readers [`Readers`] keeps (a group of more is looked for before every write).
+const READERS_KEPT: usize = 8;
+
+impl Readers {
+    /// The readers of `group` in `slot`'s session, and the cgroup's members `members`.
+    fn find(slot: &Slot, group: i32, members: Option<&[i32]>) -> Option<(Vec<i32>, Readers)> {
+        let relay = known_relay(slot, group);
+        let pids = procfs::group_readers(group, Some(slot.pid), members, relay)?;
+        let mut kept = Readers { pids: [0; READERS_KEPT], len: 0, members: None, relay };
+        if pids.len() <= READERS_KEPT {
+            kept.pids[..pids.len()].copy_from_slice(&pids);
+            kept.len = pids.len() as u8;
+            kept.members = members.map(members_hash);
+        }
+        Some((pids, kept))
+    }
+
+    /// The readers kept, while the cgroup's members are still `members` and the relay known
+    /// for `group` the same.
+    fn still(&self, slot: &Slot, group: i32, members: Option<&[i32]>) -> Option<&[i32]> {
+        let same = self.members.is_some()
+            && self.members == members.map(members_hash)
+            && self.relay == known_relay(slot, group);
+        same.then(|| &self.pids[..usize::from(self.len)])
+    }
+}
+
+/// A hash of a cgroup's members, in the order `cgroup.procs` lists them.
+fn members_hash(members: &[i32]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    members.hash(&mut hasher);
+    hasher.finish()
 }
 
 impl UnreadInput {
@@ -717,7 +771,8 @@ impl UnreadInput {
     /// the group's reads now. An earlier count the group has read past (the earlier input
     /// read, with no look at the program since to forget it) would take these bytes for read
     /// at the next look, while the program, not woken yet or waiting for more (VMIN), is
-    /// still blocked in its read. `None` when the group's reads cannot be counted (another
+    /// still blocked in its read. The count sums the readers the earlier count found while
+    /// they can stand ([`Readers`]). `None` when the group's reads cannot be counted (another
     /// user's process, no `/proc`), or when nothing is left a read could return. The line
     /// discipline takes the signal
     /// characters (Ctrl-C, Ctrl-\, Ctrl-Z with ISIG: a program that catches the signal never
@@ -753,10 +808,22 @@ impl UnreadInput {
         }
         let ends_line = bytes.iter().any(|b| matches!(b, b'\r' | b'\n' | 4));
         let group = crate::os::pty::foreground_group(master)?;
-        let reads = group_reads(slot, group)?;
+        let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        let members = members.as_deref();
+        let kept = earlier.filter(|e| e.group == group).and_then(|e| {
+            let reads = procfs::reads_of(e.readers.still(slot, group, members)?)?;
+            Some((reads, e.readers))
+        });
+        let (reads, readers) = match kept {
+            Some(kept) => kept,
+            None => {
+                let (pids, readers) = Readers::find(slot, group, members)?;
+                (procfs::reads_of(&pids)?, readers)
+            }
+        };
         let ends_line = ends_line
             || earlier.is_some_and(|e| (e.group, e.reads) == (group, reads) && e.ends_line);
-        Some(UnreadInput { group, reads, ends_line })
+        Some(UnreadInput { group, reads, ends_line, readers })
     }
 
     /// Whether the input is still unread: the same group is in the foreground and has
@@ -892,11 +959,15 @@ fn changed_or_output(slot: &Slot) -> Instant {
 /// found ([`read_since`]).
 fn group_reads(slot: &Slot, group: i32) -> Option<u64> {
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-    let relay = match slot.outside_relay.get() {
+    procfs::group_reads(group, Some(slot.pid), members.as_deref(), known_relay(slot, group))
+}
+
+/// The relay outside `slot`'s session found for `group`, where one was looked for and found.
+fn known_relay(slot: &Slot, group: i32) -> Option<i32> {
+    match slot.outside_relay.get() {
         Some((looked_for, relay)) if looked_for == group => relay,
         _ => None,
-    };
-    procfs::group_reads(group, Some(slot.pid), members.as_deref(), relay)
+    }
 }
 
 /// Whether `group` has read since it had completed `reads` read calls ([`group_reads`]). When
