@@ -2102,8 +2102,14 @@ mod linux {
             // The terminal between two jobs: the last one's processes are reaped, and its
             // shell, the session's leader, has not yet taken the terminal back (a loop's
             // `sleep 2` just ended); no one reads it.
+            // Only when the kernel finds none either: members this look cannot see (a
+            // `/proc` mounted with `hidepid`, a process outside the session's cgroup) may be
+            // waiting for input.
+            let none = rustix::process::Pid::from_raw(pgrp).is_some_and(|group| {
+                rustix::process::test_kill_process_group(group) == Err(rustix::io::Errno::SRCH)
+            });
             let leader = sid.and_then(|sid| super::read_stat(sid).ok()).filter(|s| !is_dead(s));
-            if let Some(leader) = leader {
+            if let Some(leader) = leader.filter(|_| none) {
                 return InputWait::NotWaiting {
                     reason: format!(
                         "process group {pgrp} has no process left; {} ({}) leads the session",
@@ -2787,6 +2793,10 @@ mod tests {
             });
             let between = group_input_wait(i32::MAX, Some(sid), None, TerminalSeen::default());
             assert!(matches!(between, InputWait::NotWaiting { .. }), "{between:?}");
+            // A group with processes this look cannot see (here none are listed to look at, as
+            // from a cgroup that could not be read) is not taken for empty.
+            let unseen = group_input_wait(sid, Some(sid), Some(&[]), TerminalSeen::default());
+            assert!(matches!(unseen, InputWait::Unknown { .. }), "{unseen:?}");
             drop(leader);
             let gone = group_input_wait(i32::MAX, Some(sid), None, TerminalSeen::default());
             assert!(matches!(gone, InputWait::Unknown { .. }), "{gone:?}");

@@ -267,7 +267,7 @@ struct Slot {
     /// A first sighting of the foreground group waiting on something a probe does not count
     /// as busy or idle (the world outside, or what /proc cannot tell), which lets a wait for
     /// silence settle: taken only when a later probe, with nothing else seen in between,
-    /// sees it again; keyed by the activity time and the group (see
+    /// sees it again within 200 ms; keyed by the activity time (a resize too) and the group (see
     /// `waiters::check_waiters`).
     first_seen_undecided: waiters::FirstSighting<(Instant, i32)>,
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.

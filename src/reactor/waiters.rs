@@ -231,8 +231,10 @@ impl Reactor {
                 // `accept`, while the main thread sleeps on a clock) can be caught in a
                 // moment that reads so, and a wait would settle before the clock's end.
                 procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. } => {
-                    let key = (slot.last_output.max(slot.last_input), group.unwrap_or(0));
-                    match slot.first_seen_undecided.confirm(key, CONFIRM_UNDECIDED) {
+                    let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
+                    let key = (activity, group.unwrap_or(0));
+                    let expire = CONFIRM_UNDECIDED * 4;
+                    match slot.first_seen_undecided.confirm_within(key, CONFIRM_UNDECIDED, expire) {
                         Confirmation::Confirmed => (None, None),
                         Confirmation::New | Confirmation::Confirming => (Some(false), None),
                     }
@@ -715,14 +717,18 @@ pub(super) struct UnreadInput {
 
 /// The processes whose reads a foreground group's count sums ([`procfs::group_readers`]), as
 /// a look at the session's processes found them, and the session's cgroup's members then: as
-/// long as the same processes are in the cgroup and the same group in the foreground, the
-/// count before the next write sums the same processes' reads without looking for them again
-/// (a look at every process of the session, and at the terminal's relays, before each key
-/// typed: about 18 µs of a keystroke's 100). Without a cgroup, or with more readers than it
-/// holds, the processes are looked for before every write.
+/// long as the same processes are in the cgroup, each in the process group it was in, and the
+/// same group and relay in the foreground, the count before the next write sums the same
+/// processes' reads without looking for them again (a look at every process of the session,
+/// and at the terminal's relays, before each key typed: about 18 µs of a keystroke's 100).
+/// Without a cgroup, or with more readers than it holds, the processes are looked for before
+/// every write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Readers {
     pids: [i32; READERS_KEPT],
+    /// The process group of each then: a process that left its group since (a job bash put
+    /// in a group of its own just after it forked) is no longer read for.
+    groups: [i32; READERS_KEPT],
     len: u8,
     /// A hash of the cgroup's members when the readers were found; `None` without a cgroup.
     members: Option<u64>,
@@ -738,9 +744,17 @@ impl Readers {
     fn find(slot: &Slot, group: i32, members: Option<&[i32]>) -> Option<(Vec<i32>, Readers)> {
         let relay = known_relay(slot, group);
         let pids = procfs::group_readers(group, Some(slot.pid), members, relay)?;
-        let mut kept = Readers { pids: [0; READERS_KEPT], len: 0, members: None, relay };
-        if pids.len() <= READERS_KEPT {
+        let mut kept = Readers {
+            pids: [0; READERS_KEPT],
+            groups: [0; READERS_KEPT],
+            len: 0,
+            members: None,
+            relay,
+        };
+        let groups: Option<Vec<i32>> = pids.iter().map(|&pid| group_of(pid)).collect();
+        if let Some(groups) = groups.filter(|_| pids.len() <= READERS_KEPT) {
             kept.pids[..pids.len()].copy_from_slice(&pids);
+            kept.groups[..pids.len()].copy_from_slice(&groups);
             kept.len = pids.len() as u8;
             kept.members = members.map(members_hash);
         }
@@ -750,11 +764,22 @@ impl Readers {
     /// The readers kept, while the cgroup's members are still `members` and the relay known
     /// for `group` the same.
     fn still(&self, slot: &Slot, group: i32, members: Option<&[i32]>) -> Option<&[i32]> {
+        let len = usize::from(self.len);
         let same = self.members.is_some()
             && self.members == members.map(members_hash)
-            && self.relay == known_relay(slot, group);
-        same.then(|| &self.pids[..usize::from(self.len)])
+            && self.relay == known_relay(slot, group)
+            && (0..len).all(|i| group_of(self.pids[i]) == Some(self.groups[i]));
+        same.then(|| &self.pids[..len])
     }
+}
+
+/// The process group of process `pid`, where it still lives.
+fn group_of(pid: i32) -> Option<i32> {
+    let pid = rustix::process::Pid::from_raw(pid)?;
+    rustix::process::getpgid(Some(pid))
+        .ok()
+        .map(rustix::process::Pid::as_raw_nonzero)
+        .map(|g| g.get())
 }
 
 /// A hash of a cgroup's members, in the order `cgroup.procs` lists them.
@@ -893,6 +918,16 @@ pub(super) enum Confirmation {
 impl<K: Copy + PartialEq> FirstSighting<K> {
     pub(super) fn new() -> Self {
         FirstSighting(std::cell::Cell::new(None))
+    }
+
+    /// As [`FirstSighting::confirm`], but a sighting recorded `expire` or longer ago is
+    /// recorded again as new: one left from a look long before (an earlier wait's, with
+    /// looks of other kinds since) confirms nothing.
+    fn confirm_within(&self, key: K, after: Duration, expire: Duration) -> Confirmation {
+        if self.0.get().is_some_and(|(_, seen)| seen.elapsed() >= expire) {
+            self.forget();
+        }
+        self.confirm(key, after)
     }
 
     /// Forgets the sighting recorded: the state was seen to end.
@@ -1137,5 +1172,8 @@ mod tests {
         assert_eq!(sighting.confirm(2, Duration::ZERO), Confirmation::Confirmed);
         sighting.forget();
         assert_eq!(sighting.confirm(2, Duration::ZERO), Confirmation::New);
+        // One recorded longer ago than `expire` is taken as new.
+        assert_eq!(sighting.confirm_within(2, Duration::ZERO, long), Confirmation::Confirmed);
+        assert_eq!(sighting.confirm_within(2, Duration::ZERO, Duration::ZERO), Confirmation::New);
     }
 }
