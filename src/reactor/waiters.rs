@@ -226,10 +226,11 @@ impl Reactor {
                 procfs::InputWait::Ticking { .. } => (Some(false), None),
                 // Silence is the answer of a program waiting on the world outside (a server,
                 // `tail -f`): like one /proc cannot tell, it settles once quiet. Only once
-                // seen twice, with nothing else in between: a program between two of its
-                // own waits (a thread handing over Python's lock beside one blocked in
-                // `accept`, while the main thread sleeps on a clock) can be caught in a
-                // moment that reads so, and a wait would settle before the clock's end.
+                // seen twice, 50-200 ms apart, with nothing else in between: a program
+                // between two of its own waits (a thread handing over Python's lock beside
+                // one blocked in `accept`, while the main thread sleeps on a clock) can be
+                // caught in a moment that reads so, and a wait would settle before the
+                // clock's end.
                 procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. } => {
                     let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
                     let key = (activity, group.unwrap_or(0));
@@ -761,8 +762,8 @@ impl Readers {
         Some((pids, kept))
     }
 
-    /// The readers kept, while the cgroup's members are still `members` and the relay known
-    /// for `group` the same.
+    /// The readers kept, while the cgroup's members are still `members`, each reader is in
+    /// the process group it was in, and the relay known for `group` is the same.
     fn still(&self, slot: &Slot, group: i32, members: Option<&[i32]>) -> Option<&[i32]> {
         let len = usize::from(self.len);
         let same = self.members.is_some()
