@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};
 use std::time::{Duration, Instant};
 
-use common::{ECHOING_RELAY, require, sweep_left_overs};
+use common::{ECHOING_RELAY, NETWORK_RELAY, require, sweep_left_overs};
 use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine, shell_program};
@@ -1167,6 +1167,35 @@ fn settle_soon(cases: &[(Vec<&str>, &str)]) {
         let id = result["structuredContent"]["session_id"].clone();
         client.call("terminal_close", json!({ "session_id": id }));
     }
+    client.finish();
+}
+
+/// Through a relay to a terminal across the network (`ssh`; here a stand-in, see
+/// `NETWORK_RELAY`), the default wait follows what the far end prints to its next prompt, and
+/// a line asked for there with no prompt settles once quiet: the relay reads every key, so
+/// its wait on the terminal says nothing of the far end. Both returned as soon as the echo of
+/// the typed line arrived, `waiting for keys`, before the remote's answer.
+#[test]
+fn the_default_wait_follows_a_relay_across_the_network_to_its_prompt() {
+    if !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call("terminal_start", json!({"argv": ["python3", "-c", NETWORK_RELAY]}));
+    assert!(text(&started).contains("waiting for keys"), "{}", text(&started));
+    let id = started["structuredContent"]["session_id"].clone();
+    let send = |client: &mut Client, line: &str| {
+        let sent =
+            client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+        text(&sent)
+    };
+    let said = send(&mut client, "slow");
+    assert!(said.contains("waiting for keys") && said.contains("done"), "{said}");
+    let said = send(&mut client, "cat");
+    assert!(said.contains("running, quiet · settled"), "{said}");
+    let said = send(&mut client, "typed");
+    assert!(said.contains("waiting for keys") && said.contains("cat: typed"), "{said}");
+    client.call("terminal_close", json!({ "session_id": id }));
     client.finish();
 }
 

@@ -827,6 +827,37 @@ fn a_monitor_ticking_every_second_waits_for_keys() {
     }
 }
 
+/// A monitor ticking every second (see `a_monitor_ticking_every_second_waits_for_keys`) beside
+/// four threads of its own, each sleeping five seconds at a time, waits for keys (its cursor
+/// at the start of its row, so no prompt tells it: only its timer, seen set again): the sleeps
+/// are remembered beside the monitor's timer, not in its place. With room for four threads,
+/// the sleepers pushed the monitor's timer out before each probe saw it again, and it never
+/// read as waiting.
+#[test]
+fn a_monitor_beside_sleeping_threads_waits_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import select, sys, threading, time, tty\n\
+                  tty.setcbreak(0)\n\
+                  def nap():\n\
+                  \x20   while True: time.sleep(5)\n\
+                  for _ in range(4): threading.Thread(target=nap, daemon=True).start()\n\
+                  n = 0\n\
+                  while True:\n\
+                  \x20   n += 1\n\
+                  \x20   print(f'\\rtick {n}\\r', end='', flush=True)\n\
+                  \x20   if select.select([0], [], [], 1.0)[0]:\n\
+                  \x20       print(' key', sys.stdin.read(1), flush=True)\n\
+                  \x20       break\n";
+    let monitor = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    assert_eq!(input_wait_fires(&monitor), Some(InputKind::Keys));
+    assert!(monitor.screen().unwrap().contains("tick"));
+    monitor.send_text("q").unwrap();
+    expect(&monitor, Until::text("key q"));
+}
+
 /// A short timer set once after each key, before the program redraws (vim's wait for the
 /// rest of a key code after an Escape), is no wait for input, on the second key as on the
 /// first: the same timer seen again after input is not a monitor's tick.
@@ -1224,4 +1255,42 @@ fn a_key_or_line_asked_for_with_a_timeout_at_a_shell_prompt_waits_for_input_at_o
 /// `text` quoted for a POSIX shell.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
+}
+
+/// A relay to a terminal across the network (`ssh`; here a stand-in whose remote shell runs in
+/// a session of its own over a TCP connection) reads every key at once, whatever the far end
+/// does: it waits for keys only at a prompt drawn since the last input. A command the remote
+/// runs (`slow`: a line, a second of silence, then `done`) is waited for to its prompt, and a
+/// line asked for with no prompt (`cat`) is no wait for input termloom can see. Both read as
+/// waiting for keys as soon as the typed line's echo arrived. The same relay over a socketpair,
+/// an event loop's own (IPython's, beside the terminal), is a program on this machine: its
+/// wait with no prompt shown is a wait for input.
+#[test]
+fn a_relay_across_the_network_waits_for_keys_only_at_a_prompt_drawn_since_the_input() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let relay = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
+    assert_eq!(input_wait_fires(&relay), Some(InputKind::Keys));
+    assert!(relay.screen().unwrap().contains("remote$"));
+    relay.send_text("slow\r").unwrap();
+    input_wait_fires(&relay);
+    let screen = relay.screen().unwrap();
+    assert!(screen.contains("done"), "read as waiting before the remote answered: {screen}");
+    relay.send_text("cat\r").unwrap();
+    expect(&relay, Until::text("cat"));
+    input_wait_does_not_fire(&relay);
+    relay.send_text("typed\r").unwrap();
+    expect(&relay, Until::text("cat: typed"));
+    input_wait_fires(&relay);
+    relay.close().unwrap();
+
+    let local =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "local"])).unwrap();
+    assert_eq!(input_wait_fires(&local), Some(InputKind::Keys));
+    local.send_text("cat\r").unwrap();
+    expect(&local, Until::text("cat"));
+    input_wait_fires(&local);
+    local.close().unwrap();
 }

@@ -709,6 +709,11 @@ pub(crate) enum Shown {
     /// for the rest of a key code (which follows input with nothing printed): it waits for
     /// input.
     Prompt,
+    /// Neither, on the primary screen: no prompt drawn since the last input (no output since
+    /// it, or the cursor below what was printed since). A program on this machine is judged by
+    /// what it waits on; a relay to a terminal across the network (`ssh`), which waits on the
+    /// terminal and its connection whatever the far end does, waits on the world outside.
+    Output,
 }
 
 /// What was found of a terminal's relay outside its session (the tmux server a client of the
@@ -776,14 +781,21 @@ impl Looks {
 /// key code after an Escape, followed by a longer wait, or after the next Escape by the same
 /// wait: input in between). Sleeps until a point in time are recorded too, as [`SLEEP_UNTIL`]
 /// (see [`CLOCK_HORIZON`]), and so are a poll's timers of any length with no prompt shown (see
-/// [`Shown::Unanswered`]) and short sleeps (see [`IDLE_TICKS`]). Holds the last few threads
-/// seen.
+/// [`Shown::Unanswered`]) and short sleeps (see [`IDLE_TICKS`]). Holds the last
+/// [`TIMERS_KEPT`] threads seen.
 #[derive(Debug, Default)]
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
     input: std::cell::Cell<Option<std::time::Instant>>,
-    seen: std::cell::Cell<[Option<TimerSighting>; 4]>,
+    /// The newest first.
+    seen: std::cell::RefCell<Vec<TimerSighting>>,
 }
+
+/// How many threads' timers [`TimerSightings`] keeps: a monitor's thread and the threads of
+/// its own that sleep beside it (each probe records them all, in turn: with room for four,
+/// four sleepers pushed the monitor's timer out before it was seen again). A program with more
+/// threads on timers than this has its monitor's tick found only when fewer of them sleep.
+const TIMERS_KEPT: usize = 64;
 
 /// One thread seen waiting on a short timer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -800,7 +812,7 @@ impl TimerSightings {
     /// Forgets what was seen before the terminal's last input, `input`.
     pub(crate) fn since_input(&self, input: std::time::Instant) {
         if self.input.replace(Some(input)) != Some(input) {
-            self.seen.set([None; 4]);
+            self.seen.borrow_mut().clear();
         }
     }
 
@@ -809,16 +821,22 @@ impl TimerSightings {
     /// already found repeated).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn repeated(&self, tid: i32, timer: std::time::Duration, wakeups: u64) -> bool {
-        let mut seen = self.seen.get();
-        let earlier = seen.iter().position(|s| s.is_some_and(|s| s.tid == tid));
-        let ticking = earlier.and_then(|i| seen[i]).is_some_and(|s| {
+        let mut seen = self.seen.borrow_mut();
+        let earlier = seen.iter().position(|s| s.tid == tid);
+        let ticking = earlier.map(|i| seen[i]).is_some_and(|s| {
             s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
         });
-        // The newest first; a thread seen again moves to the front.
-        let end = earlier.unwrap_or(seen.len() - 1);
-        seen.copy_within(0..end, 1);
-        seen[0] = Some(TimerSighting { tid, timer, wakeups, ticking });
-        self.seen.set(seen);
+        // A thread seen again moves to the front; past the bound the oldest goes.
+        match earlier {
+            Some(i) => {
+                seen.remove(i);
+            }
+            None if seen.len() >= TIMERS_KEPT => {
+                seen.pop();
+            }
+            None => {}
+        }
+        seen.insert(0, TimerSighting { tid, timer, wakeups, ticking });
         ticking
     }
 }
@@ -868,6 +886,7 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
         Activity::Other(what) => {
             what.ends_with(NOT_THE_TERMINAL)
                 || what.ends_with(ON_SOCKETS)
+                || what.ends_with(ON_NETWORK)
                 || matches!(what.as_str(), "accept" | "accept4" | "recvfrom" | "recvmsg")
                 || (what.starts_with("read")
                     && (what.contains(" on socket:") || what.contains(" on anon_inode:inotify")))
@@ -880,6 +899,21 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
         && threads
             .iter()
             .all(|t| outside(t) || on_a_lock(t) || idle_behind(std::slice::from_ref(t)))
+}
+
+/// How a poll-family wait on the terminal and a network connection, with no prompt drawn since
+/// the last input, is described (after the call's name): a relay to a terminal at the far end
+/// (see `polling_terminal`), waiting on the world outside.
+const ON_NETWORK: &str =
+    "relaying the terminal across the network, no prompt shown since the input";
+
+/// Whether a socket's protocol, as the kernel names it (the `system.sockprotoname` attribute
+/// of its descriptor, with or without a final NUL: `TCP`, `UDPv6`), is one of the Internet's,
+/// not a local one (`UNIX-STREAM`, `NETLINK`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn is_network_protocol(name: &[u8]) -> bool {
+    let name = name.strip_suffix(b"\0").unwrap_or(name);
+    [&b"TCP"[..], b"UDP", b"MPTCP", b"SCTP"].iter().any(|prefix| name.starts_with(prefix))
 }
 
 /// How a poll-family wait on sockets and pipes alone is described (after the call's name).
@@ -1037,10 +1071,10 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_SOCKETS, Probe, ProcStat,
-        RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs,
-        classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead, is_gone,
-        on_sockets, parse_stat, parse_syscall, waits_outside,
+        Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe,
+        ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK,
+        ThreadObs, classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead,
+        is_gone, is_network_protocol, on_sockets, parse_stat, parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -1200,6 +1234,16 @@ mod linux {
                 return Some(Activity::Other(format!("{name} on no descriptor (a sleep)")));
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
+        }
+        // A relay to a terminal across the network (`ssh`, `telnet`, `mosh-client`, a Jupyter
+        // console) reads every key at once: what may be waited for is at the far end, which
+        // `/proc` cannot see. Until a prompt is drawn since the last input, it waits on the
+        // world outside (see [`Shown::Output`]), whatever its timer (`ssh`'s keepalive).
+        if watched == Some(true)
+            && matches!(probe.shown, Shown::Unanswered | Shown::Output)
+            && watches_network(base, name, syscall, looks)
+        {
+            return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
         }
         // (A wait with no timer waits for input, with no prompt shown too: see
         // [`Shown::Unanswered`].)
@@ -1468,6 +1512,25 @@ mod linux {
                 fs::read_link(format!("{base}/fd/{fd}"))
                     .is_ok_and(|target| kind(&target.to_string_lossy()))
             })
+    }
+
+    /// Whether the poll-family call `name` waits on a network connection among its descriptors
+    /// (all of them looked at or not): a socket whose protocol ([`is_network_protocol`]) is
+    /// one of the Internet's, not a local socket (an event loop's socketpair, beside the
+    /// terminal in IPython's).
+    fn watches_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, looks) else {
+            return false;
+        };
+        fds.iter().any(|fd| {
+            let link = format!("{base}/fd/{fd}");
+            let socket = fs::read_link(&link)
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+            let mut protocol = [0u8; 32];
+            socket
+                && rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
+                    .is_ok_and(|len| is_network_protocol(&protocol[..len]))
+        })
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
@@ -2298,11 +2361,16 @@ mod tests {
         assert!(timers.repeated(7, second, 11), "woken and waiting on the same timer");
         assert!(timers.repeated(7, second, 11), "and stays so while it sleeps");
         assert!(!timers.repeated(7, second / 2, 12), "another timer");
-        // Other threads, more than are kept, push the oldest out.
-        for tid in 1..=4 {
+        // Other threads, fewer than are kept, leave it; more push the oldest out.
+        for tid in 1..TIMERS_KEPT as i32 {
             timers.repeated(100 + tid, second, 1);
         }
-        assert!(!timers.repeated(7, second / 2, 13), "forgotten");
+        assert!(timers.repeated(7, second / 2, 13), "kept beside the others");
+        for tid in 1..=TIMERS_KEPT as i32 {
+            timers.repeated(200 + tid, second, 1);
+        }
+        assert!(!timers.repeated(7, second / 2, 14), "forgotten");
+        assert_eq!(timers.seen.borrow().len(), TIMERS_KEPT, "bounded");
         timers.repeated(8, second, 1);
         timers.since_input(input);
         assert!(timers.repeated(8, second, 2), "the same input keeps what was seen");
@@ -2476,6 +2544,8 @@ mod tests {
         assert!(waits_outside(&[t(1, "accept4")]));
         assert!(waits_outside(&[t(1, "read on socket:[77]")]));
         assert!(waits_outside(&[t(1, "read on anon_inode:inotify")]));
+        // A relay to a terminal across the network, no prompt shown (`ssh`).
+        assert!(waits_outside(&[t(1, &format!("ppoll {ON_NETWORK}"))]));
         // A sleep, a child, a pipe, a lock alone, a select on no descriptor, or a thread
         // that works beside it: not that.
         assert!(!waits_outside(&[t(1, "nanosleep")]));
@@ -2488,6 +2558,16 @@ mod tests {
             ThreadObs { tid: 2, activity: Activity::NotSleeping('R'), clock: None, tick: None };
         assert!(!waits_outside(&[t(1, &poll), working]));
         assert!(!waits_outside(&[]));
+    }
+
+    #[test]
+    fn only_the_internets_protocols_are_network_connections() {
+        for name in [&b"TCP\0"[..], b"TCPv6\0", b"UDP", b"UDPv6\0", b"MPTCP\0", b"SCTPv6\0"] {
+            assert!(is_network_protocol(name), "{name:?}");
+        }
+        for name in [&b"UNIX-STREAM\0"[..], b"UNIX\0", b"NETLINK\0", b"PACKET\0", b""] {
+            assert!(!is_network_protocol(name), "{name:?}");
+        }
     }
 
     #[test]

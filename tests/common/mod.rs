@@ -382,3 +382,52 @@ while True:
     if 0 in ready:
         os.write(fd, os.read(0, 1024))
 "#;
+
+/// A Python stand-in for `ssh`: a relay that puts the session's terminal in raw mode and
+/// shuttles keys and output between it and a "remote" shell in a session of its own, which
+/// termloom cannot see, over a TCP connection on the loopback (`sys.argv[1] == "local"`: a
+/// socketpair, as an event loop's own). The remote shell shows `remote$ `, echoes what it is
+/// sent, and runs two commands: `slow` prints `working`, is silent for a second, then prints
+/// `done`; `cat` reads a line with no prompt and prints it back.
+pub(crate) const NETWORK_RELAY: &str = r#"
+import os, socket, sys, time, tty
+local = sys.argv[1:] == ["local"]
+if local:
+    near, far = socket.socketpair()
+else:
+    server = socket.create_server(("127.0.0.1", 0))
+if os.fork() == 0:
+    os.setsid()
+    far = far if local else socket.create_connection(server.getsockname())
+    far.sendall(b"remote$ ")
+    pending = b""
+    while True:
+        data = far.recv(64)
+        if not data:
+            os._exit(0)
+        far.sendall(data.replace(b"\r", b"\r\n"))
+        pending += data
+        while b"\r" in pending:
+            command, pending = pending.split(b"\r", 1)
+            if command == b"slow":
+                far.sendall(b"working\r\n"); time.sleep(1); far.sendall(b"done\r\n")
+            elif command == b"cat":
+                while b"\r" not in pending:
+                    data = far.recv(64); pending += data; far.sendall(data.replace(b"\r", b"\r\n"))
+                line, pending = pending.split(b"\r", 1)
+                far.sendall(b"cat: " + line + b"\r\n")
+            far.sendall(b"remote$ ")
+if not local:
+    near = server.accept()[0]
+tty.setraw(0)
+import select
+while True:
+    ready = select.select([0, near], [], [])[0]
+    if 0 in ready:
+        near.sendall(os.read(0, 64))
+    if near in ready:
+        data = near.recv(4096)
+        if not data:
+            break
+        os.write(1, data)
+"#;
