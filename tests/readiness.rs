@@ -1261,8 +1261,9 @@ fn shell_quote(text: &str) -> String {
 /// a session of its own over a TCP connection) reads every key at once, whatever the far end
 /// does: it waits for keys only at a prompt drawn since the last input. A command the remote
 /// runs (`slow`: a line, a second of silence, then `done`) is waited for to its prompt, and a
-/// line asked for with no prompt (`cat`) is no wait for input termloom can see. Both read as
-/// waiting for keys as soon as the typed line's echo arrived. The same relay over a socketpair,
+/// line asked for with no prompt (`cat`) is no wait for input termloom can see, and a
+/// full-screen program there waits for keys once it redrew after the last key. All read as
+/// waiting for keys as soon as the typed line's echo arrived, or at once. The same relay over a socketpair,
 /// an event loop's own (IPython's, beside the terminal), is a program on this machine: its
 /// wait with no prompt shown is a wait for input.
 #[test]
@@ -1284,6 +1285,16 @@ fn a_relay_across_the_network_waits_for_keys_only_at_a_prompt_drawn_since_the_in
     relay.send_text("typed\r").unwrap();
     expect(&relay, Until::text("cat: typed"));
     input_wait_fires(&relay);
+    // On the alternate screen, once the far end drew since the last key.
+    relay.send_text("full\r").unwrap();
+    input_wait_fires(&relay);
+    assert!(relay.screen().unwrap().contains("full screen"));
+    for key in ["a", "b"] {
+        relay.send_text(key).unwrap();
+        input_wait_fires(&relay);
+        let screen = relay.screen().unwrap();
+        assert!(screen.contains(&format!("key {key}")), "read as waiting before: {screen}");
+    }
     relay.close().unwrap();
 
     let local =

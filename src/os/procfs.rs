@@ -709,11 +709,13 @@ pub(crate) enum Shown {
     /// for the rest of a key code (which follows input with nothing printed): it waits for
     /// input.
     Prompt,
-    /// Neither, on the primary screen: no prompt drawn since the last input (no output since
-    /// it, or the cursor below what was printed since). A program on this machine is judged by
+    /// Neither, and nothing drawn that answers the last input: on the primary screen no
+    /// prompt drawn since it (no output since it, or the cursor below what was printed since),
+    /// on the alternate screen no output since it. A program on this machine is judged by
     /// what it waits on; a relay to a terminal across the network (`ssh`), which waits on the
-    /// terminal and its connection whatever the far end does, waits on the world outside.
-    Output,
+    /// terminal and its connection whatever the far end does, waits on the world outside
+    /// until the far end answers (a prompt; a full-screen program's redraw).
+    Pending,
 }
 
 /// What was found of a terminal's relay outside its session (the tmux server a client of the
@@ -1238,9 +1240,9 @@ mod linux {
         // A relay to a terminal across the network (`ssh`, `telnet`, `mosh-client`, a Jupyter
         // console) reads every key at once: what may be waited for is at the far end, which
         // `/proc` cannot see. Until a prompt is drawn since the last input, it waits on the
-        // world outside (see [`Shown::Output`]), whatever its timer (`ssh`'s keepalive).
+        // world outside (see [`Shown::Pending`]), whatever its timer (`ssh`'s keepalive).
         if watched == Some(true)
-            && matches!(probe.shown, Shown::Unanswered | Shown::Output)
+            && matches!(probe.shown, Shown::Unanswered | Shown::Pending)
             && watches_network(base, name, syscall, looks)
         {
             return Some(Activity::Other(format!("{name} {ON_NETWORK}")));

@@ -1124,9 +1124,9 @@ pub(super) fn input_wait_of(
 /// cursor at the start of a blank row below text, on the line right after the one the last
 /// input, a submitted line, was typed on (what follows a prompt the program printed, such as
 /// `echo 'Press a key'; read -n1 -t 8`, is no answer to a line); or a prompt drawn since the
-/// last input, the cursor right after its row's text; or, elsewhere on the primary screen,
-/// output with no prompt after it; only while the program takes keys (the modes are read only
-/// on the primary screen or at one of the first two).
+/// last input, the cursor right after its row's text; or nothing drawn that answers the last
+/// input (no prompt since it on the primary screen, no output since it on the alternate
+/// screen); only while the program takes keys (the modes are read only in these cases).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
@@ -1138,8 +1138,8 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
         procfs::Shown::Unanswered
     } else if slot.last_output > slot.last_input && terminal.cursor_after_text() {
         procfs::Shown::Prompt
-    } else if !terminal.alternate() {
-        procfs::Shown::Output
+    } else if !terminal.alternate() || slot.last_output <= slot.last_input {
+        procfs::Shown::Pending
     } else {
         return procfs::Shown::Other;
     };

@@ -388,7 +388,8 @@ while True:
 /// termloom cannot see, over a TCP connection on the loopback (`sys.argv[1] == "local"`: a
 /// socketpair, as an event loop's own). The remote shell shows `remote$ `, echoes what it is
 /// sent, and runs two commands: `slow` prints `working`, is silent for a second, then prints
-/// `done`; `cat` reads a line with no prompt and prints it back.
+/// `done`; `cat` reads a line with no prompt and prints it back; `full` shows `full screen`
+/// on the alternate screen and answers each key 0.3 s later with `key K` (`q` leaves it).
 pub(crate) const NETWORK_RELAY: &str = r#"
 import os, socket, sys, time, tty
 local = sys.argv[1:] == ["local"]
@@ -416,6 +417,11 @@ if os.fork() == 0:
                     data = far.recv(64); pending += data; far.sendall(data.replace(b"\r", b"\r\n"))
                 line, pending = pending.split(b"\r", 1)
                 far.sendall(b"cat: " + line + b"\r\n")
+            elif command == b"full":
+                far.sendall(b"\x1b[?1049h\x1b[Hfull screen")
+                while (key := far.recv(1)) != b"q":
+                    time.sleep(0.3); far.sendall(b"\x1b[2;1Hkey " + key)
+                far.sendall(b"\x1b[?1049l")
             far.sendall(b"remote$ ")
 if not local:
     near = server.accept()[0]
