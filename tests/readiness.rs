@@ -1305,3 +1305,120 @@ fn a_relay_across_the_network_waits_for_keys_only_at_a_prompt_drawn_since_the_in
     input_wait_fires(&local);
     local.close().unwrap();
 }
+
+/// An `sshd` of the test's own on the loopback, in the foreground, killed when dropped; it
+/// lets in one key, made for it, for the user running the test.
+struct Sshd {
+    child: std::process::Child,
+    port: u16,
+    dir: TestDir,
+}
+
+impl Sshd {
+    /// Starts it on a free port (tried up to three times: the port is found free, then taken).
+    fn start() -> Sshd {
+        let dir = TestDir::new("sshd");
+        for key in ["host_key", "client_key"] {
+            let made = std::process::Command::new("ssh-keygen")
+                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .arg(dir.join(key))
+                .status()
+                .unwrap();
+            assert!(made.success(), "ssh-keygen");
+        }
+        std::fs::copy(dir.join("client_key.pub"), dir.join("authorized_keys")).unwrap();
+        // (Its privilege separation directory, which Debian's package makes at boot.)
+        let _ = std::fs::create_dir_all("/run/sshd");
+        for _ in 0..3 {
+            let port = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|free| free.local_addr())
+                .unwrap()
+                .port();
+            let d = dir.display();
+            let config = format!(
+                "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\n\
+                 AuthorizedKeysFile {d}/authorized_keys\nPidFile {d}/sshd.pid\nStrictModes no\n\
+                 PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n\
+                 PermitRootLogin prohibit-password\n"
+            );
+            std::fs::write(dir.join("sshd_config"), config).unwrap();
+            let mut child = std::process::Command::new(sshd_path())
+                .args(["-D", "-e", "-f"])
+                .arg(dir.join("sshd_config"))
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let started = Instant::now();
+            while started.elapsed() < LONG {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    return Sshd { child, port, dir };
+                }
+                if child.try_wait().unwrap().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        panic!("sshd did not start");
+    }
+
+    /// `ssh` to it with a terminal, running `remote` there.
+    fn ssh(&self, remote: &str) -> SpawnSpec {
+        SpawnSpec::new("ssh")
+            .args(["-tt", "-i"])
+            .arg(self.dir.join("client_key").to_str().unwrap())
+            .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"])
+            .args(["-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=30", "-p"])
+            .arg(self.port.to_string())
+            .args(["127.0.0.1", remote])
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where `sshd` is (it must be started by its absolute path).
+fn sshd_path() -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = std::env::split_paths(&path).chain(["/usr/sbin".into(), "/sbin".into()]);
+    dirs.map(|dir| dir.join("sshd")).find(|sshd| sshd.is_file()).unwrap_or("sshd".into())
+}
+
+/// A shell reached through `ssh` (to an `sshd` on the loopback, with a keepalive): a command
+/// that prints, is silent, then prints again is waited for to the remote's next prompt, and a
+/// line `cat` reads there, with no prompt, is no wait for input termloom can see; `ssh` reads
+/// every key whatever the far end does. Both read as waiting for keys as soon as the typed
+/// line's echo arrived (and with the keepalive, `cat` as busy to the default wait's cap).
+#[test]
+fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
+    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
+        return;
+    }
+    if !require_root("sshd lets a user in only when it runs as root") {
+        return;
+    }
+    let sshd = Sshd::start();
+    let engine = engine();
+    let ssh = engine.spawn(sshd.ssh("PS1='remote$ ' exec bash --norc --noprofile -i")).unwrap();
+    expect(&ssh, Until::screen_contains("remote$"));
+    assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys));
+    ssh.send_text("echo working; sleep 1; echo $((6 * 7))\r").unwrap();
+    input_wait_fires(&ssh);
+    let screen = ssh.screen().unwrap();
+    assert!(screen.lines.iter().any(|line| line == "42"), "read as waiting before: {screen}");
+    ssh.send_text("cat\r").unwrap();
+    expect(&ssh, Until::text("cat"));
+    input_wait_does_not_fire(&ssh);
+    ssh.send_text("typed\r").unwrap();
+    ssh.send_keys("<C-d>").unwrap();
+    input_wait_fires(&ssh);
+    let screen = ssh.screen().unwrap();
+    assert!(screen.lines.iter().filter(|line| *line == "typed").count() == 2, "{screen}");
+    ssh.close().unwrap();
+}
