@@ -1345,18 +1345,21 @@ impl Sshd {
             let mut child = std::process::Command::new(sshd_path())
                 .args(["-D", "-e", "-f"])
                 .arg(dir.join("sshd_config"))
-                .stderr(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
                 .spawn()
                 .unwrap();
-            let started = Instant::now();
-            while started.elapsed() < LONG {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    return Sshd { child, port, dir };
-                }
-                if child.try_wait().unwrap().is_some() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            // It says when it listens, on its log (standard error with `-e`), or ends.
+            let log = std::io::BufReader::new(child.stderr.take().unwrap());
+            let (said, listening) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                let mut lines = log.lines().map_while(Result::ok);
+                let _ = said.send(lines.any(|line| line.contains("listening on")));
+                // (Read to its end, so that it never logs to a closed pipe.)
+                lines.for_each(drop);
+            });
+            if listening.recv_timeout(LONG) == Ok(true) {
+                return Sshd { child, port, dir };
             }
             let _ = child.kill();
             let _ = child.wait();
