@@ -1257,45 +1257,45 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-/// A relay to a terminal across the network (`ssh`; here a stand-in whose remote shell runs in
-/// a session of its own over a TCP connection) reads every key at once, whatever the far end
-/// does: it waits for keys only at a prompt drawn since the last input. A command the remote
-/// runs (`slow`: a line, a second of silence, then `done`) is waited for to its prompt, and a
-/// line asked for with no prompt (`cat`) is no wait for input termloom can see, and a
-/// full-screen program there waits for keys once it redrew after the last key. All read as
-/// waiting for keys as soon as the typed line's echo arrived, or at once. The same relay over a socketpair,
-/// an event loop's own (IPython's, beside the terminal), is a program on this machine: its
+/// A relay to a terminal at a far end (`ssh`, `docker exec -it`; here stand-ins, see
+/// `NETWORK_RELAY`, whose remote shell runs over a TCP connection, or behind a local socket a
+/// process outside the session listens on) reads every key at once, whatever the far end does:
+/// it waits for keys only at a prompt drawn since the last input. A command the remote runs
+/// (`slow`: a line, a second of silence, then `done`) is waited for to its prompt, a line asked
+/// for with no prompt (`cat`) is no wait for input termloom can see, and a full-screen program
+/// there waits for keys once it redrew after the last key. All read as waiting for keys as
+/// soon as the typed line's echo arrived, or at once. The same relay over a socketpair of its
+/// own, as an event loop's (IPython's, beside the terminal), is a program on this machine: its
 /// wait with no prompt shown is a wait for input.
 #[test]
-fn a_relay_across_the_network_waits_for_keys_only_at_a_prompt_drawn_since_the_input() {
+fn a_relay_to_a_far_end_waits_for_keys_only_once_the_far_end_answered() {
     if !require("python3") {
         return;
     }
     let engine = engine();
-    let relay = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
-    assert_eq!(input_wait_fires(&relay), Some(InputKind::Keys));
-    assert!(relay.screen().unwrap().contains("remote$"));
-    relay.send_text("slow\r").unwrap();
-    input_wait_fires(&relay);
-    let screen = relay.screen().unwrap();
-    assert!(screen.contains("done"), "read as waiting before the remote answered: {screen}");
-    relay.send_text("cat\r").unwrap();
-    expect(&relay, Until::text("cat"));
-    input_wait_does_not_fire(&relay);
-    relay.send_text("typed\r").unwrap();
-    expect(&relay, Until::text("cat: typed"));
-    input_wait_fires(&relay);
-    // On the alternate screen, once the far end drew since the last key.
-    relay.send_text("full\r").unwrap();
-    input_wait_fires(&relay);
-    assert!(relay.screen().unwrap().contains("full screen"));
-    for key in ["a", "b"] {
-        relay.send_text(key).unwrap();
-        input_wait_fires(&relay);
-        let screen = relay.screen().unwrap();
-        assert!(screen.contains(&format!("key {key}")), "read as waiting before: {screen}");
-    }
-    relay.close().unwrap();
+    let across = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
+    drive_far_end(&across);
+
+    let dir = TestDir::new("far-end");
+    let path = dir.join("remote.sock");
+    let mut daemon = std::process::Command::new("python3")
+        .args(["-c", NETWORK_RELAY, "serve"])
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(daemon.stdout.take().unwrap()),
+        &mut said,
+    )
+    .unwrap();
+    assert_eq!(said, "listening\n");
+    let path = path.to_str().unwrap();
+    let through = SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "connect", path]);
+    drive_far_end(&engine.spawn(through).unwrap());
+    let _ = daemon.kill();
+    let _ = daemon.wait();
 
     let local =
         engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "local"])).unwrap();
@@ -1304,6 +1304,34 @@ fn a_relay_across_the_network_waits_for_keys_only_at_a_prompt_drawn_since_the_in
     expect(&local, Until::text("cat"));
     input_wait_fires(&local);
     local.close().unwrap();
+}
+
+/// Drives a `NETWORK_RELAY` to a far end through its commands, each wait for input ending only
+/// once the far end answered; closes it.
+fn drive_far_end(relay: &Session) {
+    assert_eq!(input_wait_fires(relay), Some(InputKind::Keys));
+    assert!(relay.screen().unwrap().contains("remote$"));
+    relay.send_text("slow\r").unwrap();
+    input_wait_fires(relay);
+    let screen = relay.screen().unwrap();
+    assert!(screen.contains("done"), "read as waiting before the remote answered: {screen}");
+    relay.send_text("cat\r").unwrap();
+    expect(relay, Until::text("cat"));
+    input_wait_does_not_fire(relay);
+    relay.send_text("typed\r").unwrap();
+    expect(relay, Until::text("cat: typed"));
+    input_wait_fires(relay);
+    // On the alternate screen, once the far end drew since the last key.
+    relay.send_text("full\r").unwrap();
+    input_wait_fires(relay);
+    assert!(relay.screen().unwrap().contains("full screen"));
+    for key in ["a", "b"] {
+        relay.send_text(key).unwrap();
+        input_wait_fires(relay);
+        let screen = relay.screen().unwrap();
+        assert!(screen.contains(&format!("key {key}")), "read as waiting before: {screen}");
+    }
+    relay.close().unwrap();
 }
 
 /// An `sshd` of the test's own on the loopback, in the foreground, killed when dropped; it

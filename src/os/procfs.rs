@@ -261,7 +261,7 @@ pub(crate) fn group_input_wait(
         }
         let looks = Looks::new();
         let TerminalSeen { quiet, timers, outside, shown } = terminal;
-        let probe = Probe { quiet, timers, looks: &looks, outside, shown };
+        let probe = Probe { quiet, timers, looks: &looks, outside, shown, session: candidates };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
@@ -671,6 +671,9 @@ struct Probe<'a> {
     outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     shown: Shown,
+    /// The session's processes, when known (its cgroup's members): a local socket's peer held
+    /// by one of them is no far end (see `watches_far_end`).
+    session: Option<&'a [i32]>,
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -1237,13 +1240,14 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
-        // A relay to a terminal across the network (`ssh`, `telnet`, `mosh-client`, a Jupyter
-        // console) reads every key at once: what may be waited for is at the far end, which
-        // `/proc` cannot see. Until a prompt is drawn since the last input, it waits on the
-        // world outside (see [`Shown::Pending`]), whatever its timer (`ssh`'s keepalive).
+        // A relay to a terminal at a far end (`ssh`, `telnet`, `mosh-client` across the
+        // network, `docker exec -it` through the daemon's socket) reads every key at once: what
+        // may be waited for is at the far end, which `/proc` cannot see. Until the far end
+        // answers the last input, it waits on the world outside (see [`Shown::Pending`]),
+        // whatever its timer (`ssh`'s keepalive).
         if watched == Some(true)
             && matches!(probe.shown, Shown::Unanswered | Shown::Pending)
-            && watches_network(base, name, syscall, looks)
+            && watches_far_end(base, name, syscall, probe)
         {
             return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
         }
@@ -1516,23 +1520,57 @@ mod linux {
             })
     }
 
-    /// Whether the poll-family call `name` waits on a network connection among its descriptors
-    /// (all of them looked at or not): a socket whose protocol ([`is_network_protocol`]) is
-    /// one of the Internet's, not a local socket (an event loop's socketpair, beside the
-    /// terminal in IPython's).
-    fn watches_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
-        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, looks) else {
+    /// Whether the poll-family call `name` waits on a connection to a far end among its
+    /// descriptors (all of them looked at or not): a socket whose protocol
+    /// ([`is_network_protocol`]) is one of the Internet's, or a local one whose peer no process
+    /// of the session holds ([`held_in_session`]: the daemon `docker exec` talks to), not one
+    /// of its own (an event loop's socketpair, beside the terminal in IPython's).
+    fn watches_far_end(base: &str, name: &str, syscall: &str, probe: Probe<'_>) -> bool {
+        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, probe.looks) else {
             return false;
         };
         fds.iter().any(|fd| {
             let link = format!("{base}/fd/{fd}");
-            let socket = fs::read_link(&link)
-                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+            let Some(inode) = fs::read_link(&link).ok().and_then(|target| {
+                let target = target.to_string_lossy();
+                target.strip_prefix("socket:[")?.strip_suffix(']')?.parse::<u64>().ok()
+            }) else {
+                return false;
+            };
             let mut protocol = [0u8; 32];
-            socket
-                && rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
-                    .is_ok_and(|len| is_network_protocol(&protocol[..len]))
+            let Ok(len) =
+                rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
+            else {
+                return false;
+            };
+            let protocol = &protocol[..len];
+            is_network_protocol(protocol)
+                || protocol.starts_with(b"UNIX")
+                    && crate::os::sock_diag::unix_peer(inode)
+                        .is_some_and(|peer| !held_in_session(base, peer, probe))
         })
+    }
+
+    /// Whether the socket with inode `peer` is one of the descriptors of the process of the
+    /// thread at `base` or, when the session's processes are known, of one of them. (Without
+    /// them, a peer in another process of the session counts as a far end: a wait for the
+    /// far end's answer then, not a wrong one.)
+    fn held_in_session(base: &str, peer: u64, probe: Probe<'_>) -> bool {
+        let target = format!("socket:[{peer}]");
+        let holds = |dir: &str| {
+            let Ok(fds) = numeric_entries(dir) else { return false };
+            probe.looks.take(fds.len())
+                && fds.iter().any(|fd| {
+                    fs::read_link(format!("{dir}/{fd}"))
+                        .is_ok_and(|link| link.as_os_str() == target.as_str())
+                })
+        };
+        let own = base.find("/task/").map_or(base, |end| &base[..end]);
+        holds(&format!("{own}/fd"))
+            || probe.session.unwrap_or_default().iter().any(|pid| {
+                let dir = format!("/proc/{pid}");
+                dir != own && holds(&format!("{dir}/fd"))
+            })
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
@@ -1681,8 +1719,9 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
+        let shown = Shown::Other;
         let probe =
-            Probe { quiet, timers: None, looks: &looks, outside: None, shown: Shown::Other };
+            Probe { quiet, timers: None, looks: &looks, outside: None, shown, session: None };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
 
@@ -2783,6 +2822,7 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
+                        session: None,
                     },
                 )
                 .map(|t| t.activity)
@@ -2839,6 +2879,7 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
+                        session: None,
                     }
                 ),
                 None

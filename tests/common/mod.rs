@@ -384,22 +384,19 @@ while True:
 "#;
 
 /// A Python stand-in for `ssh`: a relay that puts the session's terminal in raw mode and
-/// shuttles keys and output between it and a "remote" shell in a session of its own, which
-/// termloom cannot see, over a TCP connection on the loopback (`sys.argv[1] == "local"`: a
-/// socketpair, as an event loop's own). The remote shell shows `remote$ `, echoes what it is
-/// sent, and runs two commands: `slow` prints `working`, is silent for a second, then prints
-/// `done`; `cat` reads a line with no prompt and prints it back; `full` shows `full screen`
-/// on the alternate screen and answers each key 0.3 s later with `key K` (`q` leaves it).
+/// shuttles keys and output between it and a "remote" shell termloom cannot see. With no
+/// argument, the remote runs in a session of its own, over a TCP connection on the loopback;
+/// with `local`, over a socketpair whose both ends the relay keeps (as an event loop keeps its
+/// own); with `serve PATH`, the script is the remote, listening on the local socket `PATH`, and
+/// with `connect PATH` the relay to it (`docker exec -it` and its daemon). The remote shell
+/// shows `remote$ `, echoes what it is sent, and runs three commands: `slow` prints `working`,
+/// is silent for a second, then prints `done`; `cat` reads a line with no prompt and prints it
+/// back; `full` shows `full screen` on the alternate screen and answers each key 0.3 s later
+/// with `key K` (`q` leaves it).
 pub(crate) const NETWORK_RELAY: &str = r#"
-import os, socket, sys, time, tty
-local = sys.argv[1:] == ["local"]
-if local:
-    near, far = socket.socketpair()
-else:
-    server = socket.create_server(("127.0.0.1", 0))
-if os.fork() == 0:
-    os.setsid()
-    far = far if local else socket.create_connection(server.getsockname())
+import os, select, socket, sys, time, tty
+mode = sys.argv[1] if len(sys.argv) > 1 else "tcp"
+def remote(far):
     far.sendall(b"remote$ ")
     pending = b""
     while True:
@@ -423,10 +420,22 @@ if os.fork() == 0:
                     time.sleep(0.3); far.sendall(b"\x1b[2;1Hkey " + key)
                 far.sendall(b"\x1b[?1049l")
             far.sendall(b"remote$ ")
-if not local:
+if mode == "serve":
+    server = socket.socket(socket.AF_UNIX); server.bind(sys.argv[2]); server.listen()
+    print("listening", flush=True)
+    remote(server.accept()[0])
+if mode == "connect":
+    near = socket.socket(socket.AF_UNIX); near.connect(sys.argv[2])
+elif mode == "local":
+    near, far = socket.socketpair()
+    if os.fork() == 0:
+        os.setsid(); remote(far)
+else:
+    server = socket.create_server(("127.0.0.1", 0))
+    if os.fork() == 0:
+        os.setsid(); remote(socket.create_connection(server.getsockname()))
     near = server.accept()[0]
 tty.setraw(0)
-import select
 while True:
     ready = select.select([0, near], [], [])[0]
     if 0 in ready:
