@@ -1265,8 +1265,9 @@ fn shell_quote(text: &str) -> String {
 /// for with no prompt (`cat`) is no wait for input termloom can see, and a full-screen program
 /// there waits for keys once it redrew after the last key. All read as waiting for keys as
 /// soon as the typed line's echo arrived, or at once. The same relay over a socketpair of its
-/// own, as an event loop's (IPython's, beside the terminal), is a program on this machine: its
-/// wait with no prompt shown is a wait for input.
+/// own, as an event loop's (IPython's, beside the terminal), or to a helper process in its own
+/// POSIX session, is a program on this machine: its wait with no prompt shown is a wait for
+/// input.
 #[test]
 fn a_relay_to_a_far_end_waits_for_keys_only_once_the_far_end_answered() {
     if !require("python3") {
@@ -1297,13 +1298,23 @@ fn a_relay_to_a_far_end_waits_for_keys_only_once_the_far_end_answered() {
     let _ = daemon.kill();
     let _ = daemon.wait();
 
-    let local =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "local"])).unwrap();
-    assert_eq!(input_wait_fires(&local), Some(InputKind::Keys));
-    local.send_text("cat\r").unwrap();
-    expect(&local, Until::text("cat"));
-    input_wait_fires(&local);
-    local.close().unwrap();
+    // With its session's cgroup, a helper in the same POSIX session is told from a far end.
+    let mut locals = vec!["local"];
+    let helper =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "helper"])).unwrap();
+    if helper.info().unwrap().containment.starts_with("cgroup ") {
+        locals.push("helper");
+    }
+    helper.close().unwrap();
+    for mode in locals {
+        let local =
+            engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, mode])).unwrap();
+        assert_eq!(input_wait_fires(&local), Some(InputKind::Keys), "{mode}");
+        local.send_text("cat\r").unwrap();
+        expect(&local, Until::text("cat"));
+        assert_eq!(input_wait_fires(&local), Some(InputKind::Keys), "{mode}");
+        local.close().unwrap();
+    }
 }
 
 /// Drives a `NETWORK_RELAY` to a far end through its commands, each wait for input ending only

@@ -1552,25 +1552,35 @@ mod linux {
     }
 
     /// Whether the socket with inode `peer` is one of the descriptors of the process of the
-    /// thread at `base` or, when the session's processes are known, of one of them. (Without
-    /// them, a peer in another process of the session counts as a far end: a wait for the
-    /// far end's answer then, not a wrong one.)
+    /// thread at `base` or, when the session's processes are known (its cgroup's members), of
+    /// one of them in the same POSIX session (a helper the program talks to; not a daemon it
+    /// started, which left the session: `ssh`'s shared connection's master with
+    /// `ControlPersist`). (Without them, a peer in another process of the session counts as a
+    /// far end: a wait for the far end's answer then, not a wrong one.)
     fn held_in_session(base: &str, peer: u64, probe: Probe<'_>) -> bool {
         let target = format!("socket:[{peer}]");
-        let holds = |dir: &str| {
-            let Ok(fds) = numeric_entries(dir) else { return false };
+        let holds = |process: &str| {
+            let dir = format!("{process}/fd");
+            let Ok(fds) = numeric_entries(&dir) else { return false };
             probe.looks.take(fds.len())
                 && fds.iter().any(|fd| {
                     fs::read_link(format!("{dir}/{fd}"))
                         .is_ok_and(|link| link.as_os_str() == target.as_str())
                 })
         };
+        let session_of = |process: &str| {
+            let stat = fs::read(format!("{process}/stat")).ok()?;
+            parse_stat(&stat).ok().map(|stat| stat.session)
+        };
         let own = base.find("/task/").map_or(base, |end| &base[..end]);
-        holds(&format!("{own}/fd"))
-            || probe.session.unwrap_or_default().iter().any(|pid| {
-                let dir = format!("/proc/{pid}");
-                dir != own && holds(&format!("{dir}/fd"))
-            })
+        if holds(own) {
+            return true;
+        }
+        let Some(session) = session_of(own) else { return false };
+        probe.session.unwrap_or_default().iter().any(|pid| {
+            let process = format!("/proc/{pid}");
+            process != own && session_of(&process) == Some(session) && holds(&process)
+        })
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one

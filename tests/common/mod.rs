@@ -387,7 +387,8 @@ while True:
 /// shuttles keys and output between it and a "remote" shell termloom cannot see. With no
 /// argument, the remote runs in a session of its own, over a TCP connection on the loopback;
 /// with `local`, over a socketpair whose both ends the relay keeps (as an event loop keeps its
-/// own); with `serve PATH`, the script is the remote, listening on the local socket `PATH`, and
+/// own); with `helper`, over a socketpair whose other end only the remote holds, in a process
+/// group of its own in the relay's session (a helper process of the program's); with `serve PATH`, the script is the remote, listening on the local socket `PATH`, and
 /// with `connect PATH` the relay to it (`docker exec -it` and its daemon). The remote shell
 /// shows `remote$ `, echoes what it is sent, and runs three commands: `slow` prints `working`,
 /// is silent for a second, then prints `done`; `cat` reads a line with no prompt and prints it
@@ -426,10 +427,13 @@ if mode == "serve":
     remote(server.accept()[0])
 if mode == "connect":
     near = socket.socket(socket.AF_UNIX); near.connect(sys.argv[2])
-elif mode == "local":
+elif mode in ("local", "helper"):
     near, far = socket.socketpair()
     if os.fork() == 0:
-        os.setsid(); remote(far)
+        os.setpgid(0, 0) if mode == "helper" else os.setsid()
+        remote(far)
+    if mode == "helper":
+        far.close()
 else:
     server = socket.create_server(("127.0.0.1", 0))
     if os.fork() == 0:
