@@ -1257,92 +1257,96 @@ fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', "'\\''"))
 }
 
-/// A relay to a terminal at a far end (`ssh`, `docker exec -it`; here stand-ins, see
-/// `NETWORK_RELAY`, whose remote shell runs over a TCP connection, or behind a local socket a
-/// process outside the session listens on) reads every key at once, whatever the far end does:
-/// it waits for keys only at a prompt drawn since the last input. A command the remote runs
-/// (`slow`: a line, a second of silence, then `done`) is waited for to its prompt, a line asked
-/// for with no prompt (`cat`) is no wait for input termloom can see, and a full-screen program
-/// there waits for keys once it redrew after the last key. All read as waiting for keys as
-/// soon as the typed line's echo arrived, or at once. The same relay over a socketpair of its
-/// own, as an event loop's (IPython's, beside the terminal), or to a helper process in its own
-/// POSIX session, is a program on this machine: its wait with no prompt shown is a wait for
-/// input.
+/// A relay to a terminal across the network (`ssh`; here a stand-in whose remote shell runs in
+/// a session of its own over a TCP connection) reads every key at once, whatever the far end
+/// does: it waits for keys only once the far end answered the last input. A command the remote
+/// runs (`slow`: a line, 0.4 s of silence, then `done`) is waited for to its prompt (a plain
+/// one, or one with a right-hand part), a line asked for with no prompt (`cat`) is no wait for
+/// input termloom can see, and a full-screen program there waits for keys once it redrew after
+/// the last key. All read as waiting for keys as soon as the typed line's echo arrived, or at
+/// once. The same relay over a socketpair, an event loop's own (IPython's, beside the
+/// terminal), is a program on this machine: its wait with no prompt shown is a wait for input.
 #[test]
-fn a_relay_to_a_far_end_waits_for_keys_only_once_the_far_end_answered() {
+fn a_relay_across_the_network_waits_for_keys_only_once_the_far_end_answered() {
     if !require("python3") {
         return;
     }
     let engine = engine();
-    let across = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
-    drive_far_end(&across);
-
-    let dir = TestDir::new("far-end");
-    let path = dir.join("remote.sock");
-    let mut daemon = std::process::Command::new("python3")
-        .args(["-c", NETWORK_RELAY, "serve"])
-        .arg(&path)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut said = String::new();
-    std::io::BufRead::read_line(
-        &mut std::io::BufReader::new(daemon.stdout.take().unwrap()),
-        &mut said,
-    )
-    .unwrap();
-    assert_eq!(said, "listening\n");
-    let path = path.to_str().unwrap();
-    let through = SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "connect", path]);
-    drive_far_end(&engine.spawn(through).unwrap());
-    let _ = daemon.kill();
-    let _ = daemon.wait();
-
-    // With its session's cgroup, a helper in the same POSIX session is told from a far end.
-    let mut locals = vec!["local"];
-    let helper =
-        engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "helper"])).unwrap();
-    if helper.info().unwrap().containment.starts_with("cgroup ") {
-        locals.push("helper");
-    }
-    helper.close().unwrap();
-    for mode in locals {
-        let local =
-            engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, mode])).unwrap();
-        assert_eq!(input_wait_fires(&local), Some(InputKind::Keys), "{mode}");
-        local.send_text("cat\r").unwrap();
-        expect(&local, Until::text("cat"));
-        assert_eq!(input_wait_fires(&local), Some(InputKind::Keys), "{mode}");
-        local.close().unwrap();
-    }
-}
-
-/// Drives a `NETWORK_RELAY` to a far end through its commands, each wait for input ending only
-/// once the far end answered; closes it.
-fn drive_far_end(relay: &Session) {
-    assert_eq!(input_wait_fires(relay), Some(InputKind::Keys));
+    let relay = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
+    assert_eq!(input_wait_fires(&relay), Some(InputKind::Keys));
     assert!(relay.screen().unwrap().contains("remote$"));
-    relay.send_text("slow\r").unwrap();
-    input_wait_fires(relay);
-    let screen = relay.screen().unwrap();
-    assert!(screen.contains("done"), "read as waiting before the remote answered: {screen}");
+    for prompt in ["plain", "right"] {
+        relay.send_text("slow\r").unwrap();
+        input_wait_fires(&relay);
+        let screen = relay.screen().unwrap();
+        assert!(screen.contains("done"), "{prompt}: read as waiting before the answer: {screen}");
+        relay.send_text("right\r").unwrap();
+        expect(&relay, Until::screen_contains("[right]"));
+    }
     relay.send_text("cat\r").unwrap();
-    expect(relay, Until::text("cat"));
-    input_wait_does_not_fire(relay);
+    expect(&relay, Until::text("cat"));
+    input_wait_does_not_fire(&relay);
     relay.send_text("typed\r").unwrap();
-    expect(relay, Until::text("cat: typed"));
-    input_wait_fires(relay);
+    expect(&relay, Until::text("cat: typed"));
+    input_wait_fires(&relay);
     // On the alternate screen, once the far end drew since the last key.
     relay.send_text("full\r").unwrap();
-    input_wait_fires(relay);
+    input_wait_fires(&relay);
     assert!(relay.screen().unwrap().contains("full screen"));
     for key in ["a", "b"] {
         relay.send_text(key).unwrap();
-        input_wait_fires(relay);
+        input_wait_fires(&relay);
         let screen = relay.screen().unwrap();
         assert!(screen.contains(&format!("key {key}")), "read as waiting before: {screen}");
     }
     relay.close().unwrap();
+
+    let local =
+        engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY, "local"])).unwrap();
+    assert_eq!(input_wait_fires(&local), Some(InputKind::Keys));
+    local.send_text("cat\r").unwrap();
+    expect(&local, Until::text("cat"));
+    input_wait_fires(&local);
+    local.close().unwrap();
+}
+
+/// A program that waits for keys polling the terminal beside Internet sockets of its own waits
+/// for keys after each key it answers with a line (its cursor below it), whatever the sockets:
+/// a server's listening socket and a socket it sends from (unconnected), or, with its cursor
+/// hidden (a TUI drawing on the primary screen, an agent's with its HTTPS connections), a
+/// connected one. Only a relay, its connection connected and its cursor shown, waits on the
+/// far end.
+#[test]
+fn a_program_polling_its_own_sockets_beside_the_terminal_waits_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let sockets = [
+        ("unconnected", "[listener, udp]", ""),
+        ("connected, cursor hidden", "[client]", "\\x1b[?25l"),
+    ];
+    for (what, polled, before) in sockets {
+        let script = format!(
+            "import os, select, socket, sys, tty\n\
+             tty.setcbreak(0)\n\
+             listener = socket.create_server(('127.0.0.1', 0))\n\
+             udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
+             client = socket.create_connection(listener.getsockname())\n\
+             server_end = listener.accept()[0]\n\
+             print('{before}press keys', flush=True)\n\
+             while True:\n\
+             \x20   ready = select.select([0] + {polled}, [], [])[0]\n\
+             \x20   if 0 in ready: print('key', os.read(0, 1).decode(), flush=True)\n"
+        );
+        let program = engine.spawn(SpawnSpec::new("python3").args(["-c", &script])).unwrap();
+        expect(&program, Until::text("press keys"));
+        assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "{what}");
+        program.send_text("x").unwrap();
+        expect(&program, Until::text("key x"));
+        assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "{what}");
+        program.close().unwrap();
+    }
 }
 
 /// An `sshd` of the test's own on the loopback, in the foreground, killed when dropped; it
@@ -1409,7 +1413,7 @@ impl Sshd {
     /// `ssh` to it with a terminal, running `remote` there.
     fn ssh(&self, remote: &str) -> SpawnSpec {
         SpawnSpec::new("ssh")
-            .args(["-tt", "-i"])
+            .args(["-F", "/dev/null", "-tt", "-i"])
             .arg(self.dir.join("client_key").to_str().unwrap())
             .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"])
             .args(["-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=30", "-p"])

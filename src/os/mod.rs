@@ -11,7 +11,6 @@ pub(crate) mod procfs;
 pub(crate) mod pty;
 pub(crate) mod recording;
 pub(crate) mod shell_files;
-pub(crate) mod sock_diag;
 pub(crate) mod spawn;
 pub(crate) mod supervisor;
 pub(crate) mod terminate;

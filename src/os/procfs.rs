@@ -261,7 +261,7 @@ pub(crate) fn group_input_wait(
         }
         let looks = Looks::new();
         let TerminalSeen { quiet, timers, outside, shown } = terminal;
-        let probe = Probe { quiet, timers, looks: &looks, outside, shown, session: candidates };
+        let probe = Probe { quiet, timers, looks: &looks, outside, shown };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
@@ -671,9 +671,6 @@ struct Probe<'a> {
     outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     shown: Shown,
-    /// The session's processes, when known (its cgroup's members): a local socket's peer held
-    /// by one of them is no far end (see `watches_far_end`).
-    session: Option<&'a [i32]>,
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -712,12 +709,13 @@ pub(crate) enum Shown {
     /// for the rest of a key code (which follows input with nothing printed): it waits for
     /// input.
     Prompt,
-    /// Neither, and nothing drawn that answers the last input: on the primary screen no
-    /// prompt drawn since it (no output since it, or the cursor below what was printed since),
-    /// on the alternate screen no output since it. A program on this machine is judged by
-    /// what it waits on; a relay to a terminal across the network (`ssh`), which waits on the
-    /// terminal and its connection whatever the far end does, waits on the world outside
-    /// until the far end answers (a prompt; a full-screen program's redraw).
+    /// Neither, and nothing drawn that answers the last input, once input was sent: no output
+    /// since it, or the visible cursor at the start of a blank row below what was printed since
+    /// (on the primary screen; not a hidden cursor, as a TUI drawing on the primary screen
+    /// leaves it, nor one in the middle of a line being edited). A program on this machine is
+    /// judged by what it waits on; a relay to a terminal across the network (`ssh`), which
+    /// waits on the terminal and its connection whatever the far end does, waits on the world
+    /// outside until the far end answers (a prompt; a full-screen program's redraw).
     Pending,
 }
 
@@ -906,11 +904,11 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
             .all(|t| outside(t) || on_a_lock(t) || idle_behind(std::slice::from_ref(t)))
 }
 
-/// How a poll-family wait on the terminal and a network connection, with no prompt drawn since
-/// the last input, is described (after the call's name): a relay to a terminal at the far end
-/// (see `polling_terminal`), waiting on the world outside.
+/// How a poll-family wait on the terminal and a network connection, with nothing drawn that
+/// answers the last input, is described (after the call's name): a relay to a terminal at the
+/// far end (see `polling_terminal`), waiting on the world outside.
 const ON_NETWORK: &str =
-    "relaying the terminal across the network, no prompt shown since the input";
+    "relaying the terminal across the network, which has not answered the input";
 
 /// Whether a socket's protocol, as the kernel names it (the `system.sockprotoname` attribute
 /// of its descriptor, with or without a final NUL: `TCP`, `UDPv6`), is one of the Internet's,
@@ -1240,14 +1238,13 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
-        // A relay to a terminal at a far end (`ssh`, `telnet`, `mosh-client` across the
-        // network, `docker exec -it` through the daemon's socket) reads every key at once: what
-        // may be waited for is at the far end, which `/proc` cannot see. Until the far end
+        // A relay to a terminal across the network (`ssh`, `telnet`) reads every key at once:
+        // what may be waited for is at the far end, which `/proc` cannot see. Until the far end
         // answers the last input, it waits on the world outside (see [`Shown::Pending`]),
         // whatever its timer (`ssh`'s keepalive).
         if watched == Some(true)
             && matches!(probe.shown, Shown::Unanswered | Shown::Pending)
-            && watches_far_end(base, name, syscall, probe)
+            && watches_network(base, name, syscall, looks)
         {
             return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
         }
@@ -1520,67 +1517,40 @@ mod linux {
             })
     }
 
-    /// Whether the poll-family call `name` waits on a connection to a far end among its
-    /// descriptors (all of them looked at or not): a socket whose protocol
-    /// ([`is_network_protocol`]) is one of the Internet's, or a local one whose peer no process
-    /// of the session holds ([`held_in_session`]: the daemon `docker exec` talks to), not one
-    /// of its own (an event loop's socketpair, beside the terminal in IPython's).
-    fn watches_far_end(base: &str, name: &str, syscall: &str, probe: Probe<'_>) -> bool {
-        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, probe.looks) else {
+    /// Whether the poll-family call `name` waits on a network connection among its descriptors
+    /// (all of them looked at or not): a socket whose protocol ([`is_network_protocol`]) is
+    /// one of the Internet's and that is connected ([`connected`]); not a local socket (an
+    /// event loop's socketpair, beside the terminal in IPython's), a server's listening socket
+    /// or a socket sent from (a DNS look-up's).
+    fn watches_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, looks) else {
             return false;
         };
-        fds.iter().any(|fd| {
+        fds.iter().any(|&fd| {
             let link = format!("{base}/fd/{fd}");
-            let Some(inode) = fs::read_link(&link).ok().and_then(|target| {
-                let target = target.to_string_lossy();
-                target.strip_prefix("socket:[")?.strip_suffix(']')?.parse::<u64>().ok()
-            }) else {
-                return false;
-            };
+            let socket = fs::read_link(&link)
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
             let mut protocol = [0u8; 32];
-            let Ok(len) =
-                rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
-            else {
-                return false;
-            };
-            let protocol = &protocol[..len];
-            is_network_protocol(protocol)
-                || protocol.starts_with(b"UNIX")
-                    && crate::os::sock_diag::unix_peer(inode)
-                        .is_some_and(|peer| !held_in_session(base, peer, probe))
+            socket
+                && rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
+                    .is_ok_and(|len| is_network_protocol(&protocol[..len]))
+                && connected(base, fd)
         })
     }
 
-    /// Whether the socket with inode `peer` is one of the descriptors of the process of the
-    /// thread at `base` or, when the session's processes are known (its cgroup's members), of
-    /// one of them in the same POSIX session (a helper the program talks to; not a daemon it
-    /// started, which left the session: `ssh`'s shared connection's master with
-    /// `ControlPersist`). (Without them, a peer in another process of the session counts as a
-    /// far end: a wait for the far end's answer then, not a wrong one.)
-    fn held_in_session(base: &str, peer: u64, probe: Probe<'_>) -> bool {
-        let target = format!("socket:[{peer}]");
-        let holds = |process: &str| {
-            let dir = format!("{process}/fd");
-            let Ok(fds) = numeric_entries(&dir) else { return false };
-            probe.looks.take(fds.len())
-                && fds.iter().any(|fd| {
-                    fs::read_link(format!("{dir}/{fd}"))
-                        .is_ok_and(|link| link.as_os_str() == target.as_str())
-                })
+    /// Whether the socket `fd` of the process of the thread at `base` is connected to a peer,
+    /// asked of a copy of it (`pidfd_getfd`, which needs the right to trace the process, as
+    /// reading its memory does, and Linux 5.6; `false` without them).
+    fn connected(base: &str, fd: u64) -> bool {
+        use rustix::process::{Pid, PidfdFlags, PidfdGetfdFlags, pidfd_getfd, pidfd_open};
+        let pid = base.strip_prefix("/proc/").and_then(|rest| rest.split('/').next());
+        let Some(pid) = pid.and_then(|pid| pid.parse().ok()).and_then(Pid::from_raw) else {
+            return false;
         };
-        let session_of = |process: &str| {
-            let stat = fs::read(format!("{process}/stat")).ok()?;
-            parse_stat(&stat).ok().map(|stat| stat.session)
-        };
-        let own = base.find("/task/").map_or(base, |end| &base[..end]);
-        if holds(own) {
-            return true;
-        }
-        let Some(session) = session_of(own) else { return false };
-        probe.session.unwrap_or_default().iter().any(|pid| {
-            let process = format!("/proc/{pid}");
-            process != own && session_of(&process) == Some(session) && holds(&process)
-        })
+        let Ok(fd) = i32::try_from(fd) else { return false };
+        pidfd_open(pid, PidfdFlags::empty())
+            .and_then(|process| pidfd_getfd(&process, fd, PidfdGetfdFlags::empty()))
+            .is_ok_and(|socket| rustix::net::getpeername(&socket).is_ok_and(|peer| peer.is_some()))
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
@@ -1729,9 +1699,8 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
-        let shown = Shown::Other;
         let probe =
-            Probe { quiet, timers: None, looks: &looks, outside: None, shown, session: None };
+            Probe { quiet, timers: None, looks: &looks, outside: None, shown: Shown::Other };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
 
@@ -2595,7 +2564,7 @@ mod tests {
         assert!(waits_outside(&[t(1, "accept4")]));
         assert!(waits_outside(&[t(1, "read on socket:[77]")]));
         assert!(waits_outside(&[t(1, "read on anon_inode:inotify")]));
-        // A relay to a terminal across the network, no prompt shown (`ssh`).
+        // A relay to a terminal across the network that has not answered (`ssh`).
         assert!(waits_outside(&[t(1, &format!("ppoll {ON_NETWORK}"))]));
         // A sleep, a child, a pipe, a lock alone, a select on no descriptor, or a thread
         // that works beside it: not that.
@@ -2832,7 +2801,6 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
-                        session: None,
                     },
                 )
                 .map(|t| t.activity)
@@ -2889,7 +2857,6 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
-                        session: None,
                     }
                 ),
                 None

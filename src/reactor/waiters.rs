@@ -1124,9 +1124,10 @@ pub(super) fn input_wait_of(
 /// cursor at the start of a blank row below text, on the line right after the one the last
 /// input, a submitted line, was typed on (what follows a prompt the program printed, such as
 /// `echo 'Press a key'; read -n1 -t 8`, is no answer to a line); or a prompt drawn since the
-/// last input, the cursor right after its row's text; or nothing drawn that answers the last
-/// input (no prompt since it on the primary screen, no output since it on the alternate
-/// screen); only while the program takes keys (the modes are read only in these cases).
+/// last input, the cursor right after its row's text (or after the left part of a prompt with
+/// a right-hand part); or, once input was sent, nothing drawn that answers it: no output since
+/// it, or the visible cursor at the start of a blank row below the lines printed since; only
+/// while the program takes keys (the modes are read only in these cases).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
@@ -1134,11 +1135,15 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
             at == slot.last_input && terminal.cursor_line() == line.saturating_add(1)
         })
     };
+    let answered = slot.last_output > slot.last_input;
+    let at_prompt = || terminal.cursor_after_text() || terminal.cursor_before_right_prompt();
     let shown = if terminal.cursor_below_text() && below_submitted() {
         procfs::Shown::Unanswered
-    } else if slot.last_output > slot.last_input && terminal.cursor_after_text() {
+    } else if answered && at_prompt() {
         procfs::Shown::Prompt
-    } else if !terminal.alternate() || slot.last_output <= slot.last_input {
+    } else if slot.bytes_in > 0
+        && (!answered || terminal.cursor_visible() && terminal.cursor_below_text())
+    {
         procfs::Shown::Pending
     } else {
         return procfs::Shown::Other;

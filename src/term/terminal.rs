@@ -228,6 +228,17 @@ impl Terminal {
         self.emulator.cursor_after_text()
     }
 
+    /// Whether the visible cursor stands at the end of the left part of a prompt with a
+    /// right-hand part (see `Emulator::cursor_before_right_prompt`).
+    pub(crate) fn cursor_before_right_prompt(&self) -> bool {
+        self.emulator.cursor_before_right_prompt()
+    }
+
+    /// Whether the cursor is shown.
+    pub(crate) fn cursor_visible(&self) -> bool {
+        self.emulator.cursor_visible()
+    }
+
     /// Whether the visible cursor of the primary screen stands right after a password
     /// prompt: the text before it ends in a colon (and the masks shown for the keys typed so
     /// far) and names a password, passphrase, passcode or PIN ([`asks_for_password`]). What a

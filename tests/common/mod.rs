@@ -384,21 +384,25 @@ while True:
 "#;
 
 /// A Python stand-in for `ssh`: a relay that puts the session's terminal in raw mode and
-/// shuttles keys and output between it and a "remote" shell termloom cannot see. With no
-/// argument, the remote runs in a session of its own, over a TCP connection on the loopback;
-/// with `local`, over a socketpair whose both ends the relay keeps (as an event loop keeps its
-/// own); with `helper`, over a socketpair whose other end only the remote holds, in a process
-/// group of its own in the relay's session (a helper process of the program's); with `serve PATH`, the script is the remote, listening on the local socket `PATH`, and
-/// with `connect PATH` the relay to it (`docker exec -it` and its daemon). The remote shell
-/// shows `remote$ `, echoes what it is sent, and runs three commands: `slow` prints `working`,
-/// is silent for a second, then prints `done`; `cat` reads a line with no prompt and prints it
-/// back; `full` shows `full screen` on the alternate screen and answers each key 0.3 s later
-/// with `key K` (`q` leaves it).
+/// shuttles keys and output between it and a "remote" shell in a session of its own, which
+/// termloom cannot see, over a TCP connection on the loopback (`sys.argv[1] == "local"`: a
+/// socketpair, as an event loop's own). The remote shell shows `remote$ `, echoes what it is
+/// sent, and runs four commands: `slow` prints `working`, is silent for 0.4 s, then prints
+/// `done`; `cat` reads a line with no prompt and prints it back; `full` shows `full screen` on
+/// the alternate screen and answers each key 0.3 s later with `key K` (`q` leaves it);
+/// `right` gives its prompts a right-hand part, `[right]`, from then on (zsh's `RPROMPT`).
 pub(crate) const NETWORK_RELAY: &str = r#"
 import os, select, socket, sys, time, tty
-mode = sys.argv[1] if len(sys.argv) > 1 else "tcp"
-def remote(far):
-    far.sendall(b"remote$ ")
+local = sys.argv[1:] == ["local"]
+if local:
+    near, far = socket.socketpair()
+else:
+    server = socket.create_server(("127.0.0.1", 0))
+if os.fork() == 0:
+    os.setsid()
+    far = far if local else socket.create_connection(server.getsockname())
+    prompt = b"remote$ "
+    far.sendall(prompt)
     pending = b""
     while True:
         data = far.recv(64)
@@ -409,7 +413,7 @@ def remote(far):
         while b"\r" in pending:
             command, pending = pending.split(b"\r", 1)
             if command == b"slow":
-                far.sendall(b"working\r\n"); time.sleep(1); far.sendall(b"done\r\n")
+                far.sendall(b"working\r\n"); time.sleep(0.4); far.sendall(b"done\r\n")
             elif command == b"cat":
                 while b"\r" not in pending:
                     data = far.recv(64); pending += data; far.sendall(data.replace(b"\r", b"\r\n"))
@@ -420,24 +424,10 @@ def remote(far):
                 while (key := far.recv(1)) != b"q":
                     time.sleep(0.3); far.sendall(b"\x1b[2;1Hkey " + key)
                 far.sendall(b"\x1b[?1049l")
-            far.sendall(b"remote$ ")
-if mode == "serve":
-    server = socket.socket(socket.AF_UNIX); server.bind(sys.argv[2]); server.listen()
-    print("listening", flush=True)
-    remote(server.accept()[0])
-if mode == "connect":
-    near = socket.socket(socket.AF_UNIX); near.connect(sys.argv[2])
-elif mode in ("local", "helper"):
-    near, far = socket.socketpair()
-    if os.fork() == 0:
-        os.setpgid(0, 0) if mode == "helper" else os.setsid()
-        remote(far)
-    if mode == "helper":
-        far.close()
-else:
-    server = socket.create_server(("127.0.0.1", 0))
-    if os.fork() == 0:
-        os.setsid(); remote(socket.create_connection(server.getsockname()))
+            elif command == b"right":
+                prompt = b"remote$ \x1b7\x1b[999C\x1b[7D[right]\x1b8"
+            far.sendall(prompt)
+if not local:
     near = server.accept()[0]
 tty.setraw(0)
 while True:
