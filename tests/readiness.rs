@@ -1261,7 +1261,7 @@ fn shell_quote(text: &str) -> String {
 /// a session of its own over a TCP connection) reads every key at once, whatever the far end
 /// does: it waits for keys only once the far end answered the last input. A command the remote
 /// runs (`slow`: a line, 0.4 s of silence, then `done`) is waited for to its prompt (a plain
-/// one, or one with a right-hand part), a line asked for with no prompt (`cat`) is no wait for
+/// one, or one with a right-hand part, which leaves the cursor mid-row), a line asked for with no prompt (`cat`) is no wait for
 /// input termloom can see, and a full-screen program there waits for keys once it redrew after
 /// the last key. All read as waiting for keys as soon as the typed line's echo arrived, or at
 /// once. The same relay over a socketpair, an event loop's own (IPython's, beside the
@@ -1273,8 +1273,8 @@ fn a_relay_across_the_network_waits_for_keys_only_once_the_far_end_answered() {
     }
     let engine = engine();
     let relay = engine.spawn(SpawnSpec::new("python3").args(["-c", NETWORK_RELAY])).unwrap();
+    expect(&relay, Until::screen_contains("remote$"));
     assert_eq!(input_wait_fires(&relay), Some(InputKind::Keys));
-    assert!(relay.screen().unwrap().contains("remote$"));
     for prompt in ["plain", "right"] {
         relay.send_text("slow\r").unwrap();
         input_wait_fires(&relay);
@@ -1311,11 +1311,12 @@ fn a_relay_across_the_network_waits_for_keys_only_once_the_far_end_answered() {
 }
 
 /// A program that waits for keys polling the terminal beside Internet sockets of its own waits
-/// for keys after each key it answers with a line (its cursor below it), whatever the sockets:
-/// a server's listening socket and a socket it sends from (unconnected), or, with its cursor
-/// hidden (a TUI drawing on the primary screen, an agent's with its HTTPS connections), a
-/// connected one. Only a relay, its connection connected and its cursor shown, waits on the
-/// far end.
+/// for keys after each key or line it answers with a line (its cursor below it), whatever the
+/// sockets: a server's listening socket and a socket it sends from (unconnected); a connected
+/// one beside a pipe of its own (an event loop's); or, with its cursor hidden (a TUI drawing
+/// on the primary screen), a connected one alone. Only a wait on terminals and Internet
+/// sockets alone, one connected, its answer not drawn, is a relay's to a far end. And node's
+/// REPL awaiting a timer with a connection open is waited for until its answer.
 #[test]
 fn a_program_polling_its_own_sockets_beside_the_terminal_waits_for_keys() {
     if !require("python3") {
@@ -1324,6 +1325,7 @@ fn a_program_polling_its_own_sockets_beside_the_terminal_waits_for_keys() {
     let engine = engine();
     let sockets = [
         ("unconnected", "[listener, udp]", ""),
+        ("connected, beside a pipe", "[client, wake]", ""),
         ("connected, cursor hidden", "[client]", "\\x1b[?25l"),
     ];
     for (what, polled, before) in sockets {
@@ -1334,18 +1336,36 @@ fn a_program_polling_its_own_sockets_beside_the_terminal_waits_for_keys() {
              udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n\
              client = socket.create_connection(listener.getsockname())\n\
              server_end = listener.accept()[0]\n\
+             wake, _ = os.pipe()\n\
              print('{before}press keys', flush=True)\n\
              while True:\n\
              \x20   ready = select.select([0] + {polled}, [], [])[0]\n\
-             \x20   if 0 in ready: print('key', os.read(0, 1).decode(), flush=True)\n"
+             \x20   if 0 in ready: print('key', repr(os.read(0, 1).decode()), flush=True)\n"
         );
         let program = engine.spawn(SpawnSpec::new("python3").args(["-c", &script])).unwrap();
         expect(&program, Until::text("press keys"));
         assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "{what}");
-        program.send_text("x").unwrap();
-        expect(&program, Until::text("key x"));
-        assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "{what}");
+        for (key, answer) in [("x", "key 'x'"), ("\r", "key '\\n'")] {
+            program.send_text(key).unwrap();
+            expect(&program, Until::text(answer));
+            assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "{what}: {key:?}");
+        }
         program.close().unwrap();
+    }
+    if require("node") {
+        let node = node_repl(&engine);
+        let connect = "const net = require('net'); const srv = net.createServer().listen(0); \
+                       await new Promise(r => srv.on('listening', r)); \
+                       const conn = net.connect(srv.address().port); 'connected'";
+        node.send_text(&format!("{connect}\r")).unwrap();
+        expect(&node, Until::text("'connected'"));
+        input_wait_fires(&node);
+        node.send_text("await new Promise(r => setTimeout(r, 2000)); ['ANS', 'WER'].join('')\r")
+            .unwrap();
+        input_wait_fires(&node);
+        let screen = node.screen().unwrap();
+        assert!(screen.contains("'ANSWER'"), "read as waiting before its answer: {screen}");
+        node.close().unwrap();
     }
 }
 

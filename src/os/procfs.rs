@@ -260,8 +260,8 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
-        let TerminalSeen { quiet, timers, outside, shown } = terminal;
-        let probe = Probe { quiet, timers, looks: &looks, outside, shown };
+        let TerminalSeen { quiet, timers, outside, shown, unanswered_input } = terminal;
+        let probe = Probe { quiet, timers, looks: &looks, outside, shown, unanswered_input };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
@@ -654,6 +654,12 @@ pub(crate) struct TerminalSeen<'a> {
     pub(crate) outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     pub(crate) shown: Shown,
+    /// Input was sent and nothing drawn since answers it (no output since it, or the visible
+    /// cursor at the start of a blank row below what was printed since). A program on this
+    /// machine is judged by what it waits on; a relay to a terminal across the network (`ssh`),
+    /// which waits on the terminal and its connection whatever the far end does, waits on the
+    /// world outside until the far end answers (a prompt; a full-screen program's redraw).
+    pub(crate) unanswered_input: bool,
 }
 
 /// What a probe knows beside `/proc`.
@@ -671,6 +677,8 @@ struct Probe<'a> {
     outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     shown: Shown,
+    /// Input was sent and nothing drawn since answers it (see [`TerminalSeen`]).
+    unanswered_input: bool,
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -709,14 +717,6 @@ pub(crate) enum Shown {
     /// for the rest of a key code (which follows input with nothing printed): it waits for
     /// input.
     Prompt,
-    /// Neither, and nothing drawn that answers the last input, once input was sent: no output
-    /// since it, or the visible cursor at the start of a blank row below what was printed since
-    /// (on the primary screen; not a hidden cursor, as a TUI drawing on the primary screen
-    /// leaves it, nor one in the middle of a line being edited). A program on this machine is
-    /// judged by what it waits on; a relay to a terminal across the network (`ssh`), which
-    /// waits on the terminal and its connection whatever the far end does, waits on the world
-    /// outside until the far end answers (a prompt; a full-screen program's redraw).
-    Pending,
 }
 
 /// What was found of a terminal's relay outside its session (the tmux server a client of the
@@ -910,13 +910,30 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
 const ON_NETWORK: &str =
     "relaying the terminal across the network, which has not answered the input";
 
-/// Whether a socket's protocol, as the kernel names it (the `system.sockprotoname` attribute
-/// of its descriptor, with or without a final NUL: `TCP`, `UDPv6`), is one of the Internet's,
-/// not a local one (`UNIX-STREAM`, `NETLINK`).
+/// The table of `/proc/PID/net` that lists a socket of the protocol the kernel names `name`
+/// (the `system.sockprotoname` attribute of its descriptor, with or without a final NUL):
+/// `tcp`, `tcp6`, `udp` or `udp6` for the Internet's, `None` for a local one (`UNIX-STREAM`).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-fn is_network_protocol(name: &[u8]) -> bool {
-    let name = name.strip_suffix(b"\0").unwrap_or(name);
-    [&b"TCP"[..], b"UDP", b"MPTCP", b"SCTP"].iter().any(|prefix| name.starts_with(prefix))
+fn inet_table(name: &[u8]) -> Option<&'static str> {
+    match name.strip_suffix(b"\0").unwrap_or(name) {
+        b"TCP" => Some("tcp"),
+        b"TCPv6" => Some("tcp6"),
+        b"UDP" => Some("udp"),
+        b"UDPv6" => Some("udp6"),
+        _ => None,
+    }
+}
+
+/// Whether the socket with inode `inode` is connected, by its line in a `/proc/PID/net/tcp`
+/// style `table` (the state, 4th field, `01`: established, which a connected UDP socket shows
+/// too; the inode the 10th); `None` when it is not listed.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn connected_in(table: &str, inode: u64) -> Option<bool> {
+    let inode = inode.to_string();
+    table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_ascii_whitespace().collect();
+        (fields.get(9) == Some(&inode.as_str())).then(|| fields.get(3) == Some(&"01"))
+    })
 }
 
 /// How a poll-family wait on sockets and pipes alone is described (after the call's name).
@@ -1076,8 +1093,9 @@ mod linux {
     use super::{
         Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe,
         ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK,
-        ThreadObs, classify_syscall, classify_wchan, decide, describe_state, idle_behind, is_dead,
-        is_gone, is_network_protocol, on_sockets, parse_stat, parse_syscall, waits_outside,
+        ThreadObs, classify_syscall, classify_wchan, connected_in, decide, describe_state,
+        idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat, parse_syscall,
+        waits_outside,
     };
     use std::fs;
 
@@ -1238,13 +1256,14 @@ mod linux {
             }
             return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
         }
-        // A relay to a terminal across the network (`ssh`, `telnet`) reads every key at once:
-        // what may be waited for is at the far end, which `/proc` cannot see. Until the far end
-        // answers the last input, it waits on the world outside (see [`Shown::Pending`]),
+        // A relay to a terminal across the network (`ssh`, `telnet`: a wait on terminals and
+        // Internet sockets alone, one connected) reads every key at once: what may be waited
+        // for is at the far end, which `/proc` cannot see. Until the far end answers the last
+        // input (see [`TerminalSeen::unanswered_input`]), it waits on the world outside,
         // whatever its timer (`ssh`'s keepalive).
         if watched == Some(true)
-            && matches!(probe.shown, Shown::Unanswered | Shown::Pending)
-            && watches_network(base, name, syscall, looks)
+            && probe.unanswered_input
+            && relays_across_network(base, name, syscall, looks)
         {
             return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
         }
@@ -1517,40 +1536,45 @@ mod linux {
             })
     }
 
-    /// Whether the poll-family call `name` waits on a network connection among its descriptors
-    /// (all of them looked at or not): a socket whose protocol ([`is_network_protocol`]) is
-    /// one of the Internet's and that is connected ([`connected`]); not a local socket (an
-    /// event loop's socketpair, beside the terminal in IPython's), a server's listening socket
-    /// or a socket sent from (a DNS look-up's).
-    fn watches_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
-        let Some((fds, _)) = watched_descriptors(base, name, syscall, false, looks) else {
+    /// Whether the poll-family call `name` waits, to read or to write, on terminals and
+    /// Internet sockets alone, at least one of them connected (all of them looked at): a relay
+    /// to a terminal across the network (`ssh`: its connection and the terminal; a listening
+    /// socket beside, `ssh -L`). An event loop has descriptors of its own besides (node's
+    /// eventfd and pipes, asyncio's socketpair), and is judged as before.
+    fn relays_across_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+        let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
-        fds.iter().any(|&fd| {
+        let process = base.find("/task/").map_or(base, |end| &base[..end]);
+        let mut connected = false;
+        for fd in fds {
             let link = format!("{base}/fd/{fd}");
-            let socket = fs::read_link(&link)
-                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"));
+            let Ok(target) = fs::read_link(&link) else { return false };
+            let target = target.to_string_lossy();
+            if is_terminal(&target) {
+                continue;
+            }
+            let Some(inode) = target
+                .strip_prefix("socket:[")
+                .and_then(|rest| rest.strip_suffix(']'))
+                .and_then(|inode| inode.parse::<u64>().ok())
+            else {
+                return false;
+            };
             let mut protocol = [0u8; 32];
-            socket
-                && rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
-                    .is_ok_and(|len| is_network_protocol(&protocol[..len]))
-                && connected(base, fd)
-        })
-    }
-
-    /// Whether the socket `fd` of the process of the thread at `base` is connected to a peer,
-    /// asked of a copy of it (`pidfd_getfd`, which needs the right to trace the process, as
-    /// reading its memory does, and Linux 5.6; `false` without them).
-    fn connected(base: &str, fd: u64) -> bool {
-        use rustix::process::{Pid, PidfdFlags, PidfdGetfdFlags, pidfd_getfd, pidfd_open};
-        let pid = base.strip_prefix("/proc/").and_then(|rest| rest.split('/').next());
-        let Some(pid) = pid.and_then(|pid| pid.parse().ok()).and_then(Pid::from_raw) else {
-            return false;
-        };
-        let Ok(fd) = i32::try_from(fd) else { return false };
-        pidfd_open(pid, PidfdFlags::empty())
-            .and_then(|process| pidfd_getfd(&process, fd, PidfdGetfdFlags::empty()))
-            .is_ok_and(|socket| rustix::net::getpeername(&socket).is_ok_and(|peer| peer.is_some()))
+            let Some(table) =
+                rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
+                    .ok()
+                    .and_then(|len| inet_table(&protocol[..len]))
+            else {
+                return false;
+            };
+            let Ok(listed) = fs::read_to_string(format!("{process}/net/{table}")) else {
+                return false;
+            };
+            connected |= connected_in(&listed, inode) == Some(true);
+        }
+        connected
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one
@@ -1699,8 +1723,15 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
-        let probe =
-            Probe { quiet, timers: None, looks: &looks, outside: None, shown: Shown::Other };
+        let shown = Shown::Other;
+        let probe = Probe {
+            quiet,
+            timers: None,
+            looks: &looks,
+            outside: None,
+            shown,
+            unanswered_input: false,
+        };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
 
@@ -2581,13 +2612,21 @@ mod tests {
     }
 
     #[test]
-    fn only_the_internets_protocols_are_network_connections() {
-        for name in [&b"TCP\0"[..], b"TCPv6\0", b"UDP", b"UDPv6\0", b"MPTCP\0", b"SCTPv6\0"] {
-            assert!(is_network_protocol(name), "{name:?}");
+    fn only_the_internets_sockets_are_looked_up_and_only_established_ones_are_connected() {
+        assert_eq!(inet_table(b"TCP\0"), Some("tcp"));
+        assert_eq!(inet_table(b"TCPv6\0"), Some("tcp6"));
+        assert_eq!(inet_table(b"UDP"), Some("udp"));
+        assert_eq!(inet_table(b"UDPv6\0"), Some("udp6"));
+        for name in [&b"UNIX-STREAM\0"[..], b"UNIX\0", b"NETLINK\0", b"MPTCP\0", b""] {
+            assert_eq!(inet_table(name), None, "{name:?}");
         }
-        for name in [&b"UNIX-STREAM\0"[..], b"UNIX\0", b"NETLINK\0", b"PACKET\0", b""] {
-            assert!(!is_network_protocol(name), "{name:?}");
-        }
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+            0: 0100007F:A3D7 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 9104330 1 0000000000000000 100 0 0 10 0\n\
+            1: 0100007F:08FB 0100007F:A3D7 01 00000000:00000000 02:000A7B3C 00000000     0        0 9104337 2 0000000000000000 20 4 30 10 -1\n";
+        assert_eq!(connected_in(table, 9104337), Some(true));
+        assert_eq!(connected_in(table, 9104330), Some(false), "listening");
+        assert_eq!(connected_in(table, 910433), None, "a prefix of another's inode");
+        assert_eq!(connected_in(table, 0), None, "the header");
     }
 
     #[test]
@@ -2801,6 +2840,7 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
+                        unanswered_input: false,
                     },
                 )
                 .map(|t| t.activity)
@@ -2857,6 +2897,7 @@ mod tests {
                         looks: &super::super::Looks::new(),
                         outside: None,
                         shown: super::super::Shown::Other,
+                        unanswered_input: false,
                     }
                 ),
                 None

@@ -1085,6 +1085,7 @@ pub(super) fn input_wait_of(
         timers: Some(&slot.timers),
         outside: Some(&slot.outside_relay),
         shown,
+        unanswered_input: unanswered_input(slot),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
@@ -1124,10 +1125,8 @@ pub(super) fn input_wait_of(
 /// cursor at the start of a blank row below text, on the line right after the one the last
 /// input, a submitted line, was typed on (what follows a prompt the program printed, such as
 /// `echo 'Press a key'; read -n1 -t 8`, is no answer to a line); or a prompt drawn since the
-/// last input, the cursor right after its row's text (or after the left part of a prompt with
-/// a right-hand part); or, once input was sent, nothing drawn that answers it: no output since
-/// it, or the visible cursor at the start of a blank row below the lines printed since; only
-/// while the program takes keys (the modes are read only in these cases).
+/// last input, the cursor right after its row's text; only while the program takes keys (the
+/// modes are read only when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
@@ -1135,22 +1134,27 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
             at == slot.last_input && terminal.cursor_line() == line.saturating_add(1)
         })
     };
-    let answered = slot.last_output > slot.last_input;
-    let at_prompt = || terminal.cursor_after_text() || terminal.cursor_before_right_prompt();
     let shown = if terminal.cursor_below_text() && below_submitted() {
         procfs::Shown::Unanswered
-    } else if answered && at_prompt() {
+    } else if slot.last_output > slot.last_input && terminal.cursor_after_text() {
         procfs::Shown::Prompt
-    } else if slot.bytes_in > 0
-        && (!answered || terminal.cursor_visible() && terminal.cursor_below_text())
-    {
-        procfs::Shown::Pending
     } else {
         return procfs::Shown::Other;
     };
     let keys = crate::os::pty::line_modes(master).map(crate::LineModes::input_kind)
         == Some(crate::InputKind::Keys);
     if keys { shown } else { procfs::Shown::Other }
+}
+
+/// Whether input was sent and nothing drawn since answers it, for a probe (see
+/// [`procfs::TerminalSeen::unanswered_input`]): no output since it, or the visible cursor at
+/// the start of a blank row below what was printed since (not a hidden one, as a TUI drawing
+/// on the primary screen leaves it, nor one in a line being edited).
+fn unanswered_input(slot: &Slot) -> bool {
+    let terminal = &slot.terminal;
+    slot.bytes_in > 0
+        && (slot.last_output <= slot.last_input
+            || terminal.cursor_visible() && terminal.cursor_below_text())
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or

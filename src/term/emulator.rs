@@ -18,7 +18,7 @@ use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
     ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
-    text_before_right_block, text_ends_before,
+    text_ends_before,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -975,18 +975,6 @@ impl Emulator {
             && text_ends_before(&grid[point.line], point.column.0)
     }
 
-    /// Whether the visible cursor stands at the end of the left part of a prompt with a
-    /// right-hand part, on the primary screen: text before it, then a gap of blanks, then text
-    /// up to the row's end (zsh's `RPROMPT`).
-    pub(crate) fn cursor_before_right_prompt(&self) -> bool {
-        let grid = self.term.grid();
-        let point = grid.cursor.point;
-        !self.alternate()
-            && self.cursor_visible()
-            && point.line.0 >= 0
-            && text_before_right_block(&grid[point.line], point.column.0)
-    }
-
     /// Whether the cursor is shown (`DECTCEM`).
     pub(crate) fn cursor_visible(&self) -> bool {
         self.mode().contains(TermMode::SHOW_CURSOR)
@@ -1288,32 +1276,6 @@ mod tests {
         emu.feed(bytes, t, &mut turn);
         assert!(!emu.has_pending());
         turn.replies
-    }
-
-    #[test]
-    fn a_prompt_with_a_right_hand_part_is_told_from_a_line_being_edited() {
-        let cases: [(&[u8], bool); 6] = [
-            // The left part, then the right one drawn at the row's end, the cursor restored.
-            (b"remote$ \x1b7\x1b[999C\x1b[7D[right]\x1b8", true),
-            // A right part one column short of the end (zsh's `ZLE_RPROMPT_INDENT`).
-            (b"$ \x1b7\x1b[999C\x1b[8D[right!]\x1b8", true),
-            // No gap: a line being edited, the cursor moved left into it.
-            (b"$ echo hello\x1b[6D", false),
-            // Text after the cursor that does not reach the end.
-            (b"$ \x1b7\x1b[10C[middle]\x1b8", false),
-            // Nothing before the cursor.
-            (b"\x1b7\x1b[999C\x1b[7D[right]\x1b8", false),
-            // The cursor hidden.
-            (b"$ \x1b7\x1b[999C\x1b[7D[right]\x1b8\x1b[?25l", false),
-        ];
-        for (bytes, prompt) in cases {
-            let mut emu = emulator(40, 5);
-            let mut t = Transcript::new(100, 1 << 20, 1 << 20);
-            feed(&mut emu, &mut t, bytes);
-            let text = String::from_utf8_lossy(bytes);
-            assert_eq!(emu.cursor_before_right_prompt(), prompt, "{text:?}");
-            assert!(!emu.cursor_after_text() || !prompt, "{text:?}");
-        }
     }
 
     /// Every line the transcript holds.

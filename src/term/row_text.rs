@@ -111,18 +111,6 @@ pub(crate) fn text_ends_before(row: &Row<Cell>, col: usize) -> bool {
     last_text(&row[..]).is_some_and(|last| last < col)
 }
 
-/// Whether a grid row holds text before column `col` and, from `col` on, only a block of text
-/// ending in one of the row's last two columns after a gap of at least two blanks: a prompt
-/// with a right-hand part (zsh's `RPROMPT`, starship's `right_format`), `col` the end of its
-/// left part.
-pub(crate) fn text_before_right_block(row: &Row<Cell>, col: usize) -> bool {
-    let cells = &row[..];
-    let (Some(left), Some(rest)) = (cells.get(..col), cells.get(col..)) else { return false };
-    left.iter().any(is_text)
-        && rest.iter().position(is_text).is_some_and(|gap| gap >= 2)
-        && last_text(cells).is_some_and(|last| last + 2 >= cells.len())
-}
-
 /// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
 /// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
 /// in its last column separates two words of the line; a spacer left where a wide character

@@ -228,12 +228,6 @@ impl Terminal {
         self.emulator.cursor_after_text()
     }
 
-    /// Whether the visible cursor stands at the end of the left part of a prompt with a
-    /// right-hand part (see `Emulator::cursor_before_right_prompt`).
-    pub(crate) fn cursor_before_right_prompt(&self) -> bool {
-        self.emulator.cursor_before_right_prompt()
-    }
-
     /// Whether the cursor is shown.
     pub(crate) fn cursor_visible(&self) -> bool {
         self.emulator.cursor_visible()
