@@ -1723,13 +1723,12 @@ mod linux {
     #[cfg(test)]
     pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
         let looks = super::Looks::new();
-        let shown = Shown::Other;
         let probe = Probe {
             quiet,
             timers: None,
             looks: &looks,
             outside: None,
-            shown,
+            shown: Shown::Other,
             unanswered_input: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
