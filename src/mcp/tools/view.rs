@@ -346,10 +346,17 @@ fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> Option<(u64, u
             .unwrap_or(0),
     };
     // Lines left out from the text's start, then the text's lines the screen does not end
-    // with; an empty last line (after a final line break) is no line to miss.
+    // with; an empty last line (after a final line break) is no line to miss, and neither are
+    // blank ones at the start when none was left out (the empty rest of a line read before
+    // its break came: `ready` read as the line it was on, and cleared from the screen since).
     let empty_end = shown == 0 && lines.last().is_some_and(String::is_empty);
-    let count = read.omitted_breaks + (lines.len() - shown - usize::from(empty_end)) as u64;
-    let first = read.first_line?;
+    let unshown = &lines[..lines.len() - shown - usize::from(empty_end)];
+    let blank_start = match read.omitted_breaks {
+        0 => unshown.iter().take_while(|line| line.is_empty()).count(),
+        _ => 0,
+    };
+    let count = read.omitted_breaks + (unshown.len() - blank_start) as u64;
+    let first = read.first_line? + blank_start as u64;
     (count > 0).then(|| (first, first + count - 1))
 }
 
@@ -614,6 +621,25 @@ mod tests {
             cursor_row: Some(worst::string(100)),
             unshown: Some((u64::MAX - 1, u64::MAX)),
         }
+    }
+
+    /// A look at the primary screen after a line read before its break came (`ready`, read
+    /// as the line it was on) was cleared from the screen names no line as not shown: what is
+    /// new of that line is nothing. Lines with text that the screen does not show are named.
+    #[test]
+    fn the_empty_rest_of_a_line_read_before_is_no_line_off_the_screen() {
+        let mut screen = screen_of(String::new(), vec!["size 40x10".into(), String::new()]);
+        screen.alternate = false;
+        screen.cursor = Cursor { row: 1, col: 0, visible: true };
+        let read = |text: &str| NewOutput {
+            text: text.into(),
+            first_line: Some(0),
+            ..NewOutput::nothing(worst::status())
+        };
+        assert_eq!(not_on_screen(&read("\nsize 40x10\n"), &screen, false), None);
+        assert_eq!(not_on_screen(&read("ready\nsize 40x10\n"), &screen, false), Some((0, 0)));
+        assert_eq!(not_on_screen(&read("\nlost\nsize 40x10\n"), &screen, false), Some((1, 1)));
+        assert_eq!(not_on_screen(&read("\nsize 40x10\n"), &screen, true), Some((1, 1)));
     }
 
     fn reports() -> Vec<Report> {
