@@ -655,7 +655,7 @@ pub(crate) struct TerminalSeen<'a> {
     /// What the terminal shows at its cursor.
     pub(crate) shown: Shown,
     /// Input was sent and nothing drawn since answers it (no output since it, or the visible
-    /// cursor at the start of a blank row below what was printed since). A program on this
+    /// cursor at the start of a blank row below a row of text). A program on this
     /// machine is judged by what it waits on; a relay to a terminal across the network (`ssh`),
     /// which waits on the terminal and its connection whatever the far end does, waits on the
     /// world outside until the far end answers (a prompt; a full-screen program's redraw).
@@ -931,8 +931,9 @@ fn inet_table(name: &[u8]) -> Option<&'static str> {
 fn connected_in(table: &str, inode: u64) -> Option<bool> {
     let inode = inode.to_string();
     table.lines().skip(1).find_map(|line| {
-        let fields: Vec<&str> = line.split_ascii_whitespace().collect();
-        (fields.get(9) == Some(&inode.as_str())).then(|| fields.get(3) == Some(&"01"))
+        let mut fields = line.split_ascii_whitespace();
+        let state = fields.nth(3)?;
+        (fields.nth(5)? == inode).then_some(state == "01")
     })
 }
 
@@ -1545,8 +1546,9 @@ mod linux {
         let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
-        let process = base.find("/task/").map_or(base, |end| &base[..end]);
-        let mut connected = false;
+        // Every descriptor a terminal or an Internet socket (the cheap look first), then the
+        // tables those sockets are listed in, each read once, until one is connected.
+        let mut sockets: Vec<(&'static str, u64)> = Vec::new();
         for fd in fds {
             let link = format!("{base}/fd/{fd}");
             let Ok(target) = fs::read_link(&link) else { return false };
@@ -1569,12 +1571,16 @@ mod linux {
             else {
                 return false;
             };
-            let Ok(listed) = fs::read_to_string(format!("{process}/net/{table}")) else {
-                return false;
-            };
-            connected |= connected_in(&listed, inode) == Some(true);
+            sockets.push((table, inode));
         }
-        connected
+        sockets.sort_unstable();
+        sockets.dedup();
+        let process = base.find("/task/").map_or(base, |end| &base[..end]);
+        sockets.chunk_by(|a, b| a.0 == b.0).any(|same_table| {
+            fs::read_to_string(format!("{process}/net/{}", same_table[0].0)).is_ok_and(|listed| {
+                same_table.iter().any(|&(_, inode)| connected_in(&listed, inode) == Some(true))
+            })
+        })
     }
 
     /// Whether the poll-family call `name` waits on sockets and pipes alone, at least one

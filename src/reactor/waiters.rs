@@ -1148,7 +1148,7 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
 
 /// Whether input was sent and nothing drawn since answers it, for a probe (see
 /// [`procfs::TerminalSeen::unanswered_input`]): no output since it, or the visible cursor at
-/// the start of a blank row below what was printed since (not a hidden one, as a TUI drawing
+/// the start of a blank row below a row of text (not a hidden one, as a TUI drawing
 /// on the primary screen leaves it, nor one in a line being edited).
 fn unanswered_input(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
