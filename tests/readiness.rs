@@ -1281,7 +1281,10 @@ fn a_relay_across_the_network_waits_for_keys_only_once_the_far_end_answered() {
         let screen = relay.screen().unwrap();
         assert!(screen.contains("done"), "{prompt}: read as waiting before the answer: {screen}");
         relay.send_text("right\r").unwrap();
-        expect(&relay, Until::screen_contains("[right]"));
+        input_wait_fires(&relay);
+        let screen = relay.screen().unwrap();
+        let prompt = &screen.lines[usize::from(screen.cursor.row)];
+        assert!(prompt.starts_with("remote$") && prompt.ends_with("[right]"), "{screen}");
     }
     relay.send_text("cat\r").unwrap();
     expect(&relay, Until::text("cat"));

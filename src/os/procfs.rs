@@ -654,8 +654,9 @@ pub(crate) struct TerminalSeen<'a> {
     pub(crate) outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     pub(crate) shown: Shown,
-    /// Input was sent and nothing drawn since answers it (no output since it, or the visible
-    /// cursor at the start of a blank row below a row of text). A program on this
+    /// Input was sent and nothing drawn since answers it (no output since it, a submitted
+    /// line whose line break has not come back, or the visible cursor at the start of a blank
+    /// row below a row of text). A program on this
     /// machine is judged by what it waits on; a relay to a terminal across the network (`ssh`),
     /// which waits on the terminal and its connection whatever the far end does, waits on the
     /// world outside until the far end answers (a prompt; a full-screen program's redraw).

@@ -1147,13 +1147,22 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
 }
 
 /// Whether input was sent and nothing drawn since answers it, for a probe (see
-/// [`procfs::TerminalSeen::unanswered_input`]): no output since it, or the visible cursor at
-/// the start of a blank row below a row of text (not a hidden one, as a TUI drawing
-/// on the primary screen leaves it, nor one in a line being edited).
+/// [`procfs::TerminalSeen::unanswered_input`]): no output since it; a line submitted last
+/// whose line break has not come back (the cursor still on the line it was typed on, on the
+/// primary screen: its echo arrives in pieces from a far end); or the visible cursor at the start of a blank row
+/// below a row of text (not a hidden one, as a TUI drawing on the primary screen leaves it,
+/// nor one in a line being edited).
 fn unanswered_input(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
+    let line_not_ended = || {
+        !terminal.alternate()
+            && slot
+                .submitted
+                .is_some_and(|(at, line)| at == slot.last_input && terminal.cursor_line() <= line)
+    };
     slot.bytes_in > 0
         && (slot.last_output <= slot.last_input
+            || line_not_ended()
             || terminal.cursor_visible() && terminal.cursor_below_text())
 }
 

@@ -387,13 +387,20 @@ while True:
 /// shuttles keys and output between it and a "remote" shell in a session of its own, which
 /// termloom cannot see, over a TCP connection on the loopback (`sys.argv[1] == "local"`: a
 /// socketpair, as an event loop's own). The remote shell shows `remote$ `, echoes what it is
-/// sent, and runs four commands: `slow` prints `working`, is silent for 0.4 s, then prints
+/// sent (a line break 0.3 s after the text before it, as across a slow network), and runs
+/// four commands: `slow` prints `working`, is silent for 0.4 s, then prints
 /// `done`; `cat` reads a line with no prompt and prints it back; `full` shows `full screen` on
 /// the alternate screen and answers each key 0.3 s later with `key K` (`q` leaves it);
 /// `right` gives its prompts a right-hand part, `[right]`, from then on (zsh's `RPROMPT`).
 pub(crate) const NETWORK_RELAY: &str = r#"
 import os, select, socket, sys, time, tty
 local = sys.argv[1:] == ["local"]
+def echo(far, data):
+    # A line break comes back 0.3 s after the text before it, as across a slow network.
+    for n, part in enumerate(data.split(b"\r")):
+        if n:
+            time.sleep(0.3); far.sendall(b"\r\n")
+        far.sendall(part)
 if local:
     near, far = socket.socketpair()
 else:
@@ -408,7 +415,7 @@ if os.fork() == 0:
         data = far.recv(64)
         if not data:
             os._exit(0)
-        far.sendall(data.replace(b"\r", b"\r\n"))
+        echo(far, data)
         pending += data
         while b"\r" in pending:
             command, pending = pending.split(b"\r", 1)
@@ -416,7 +423,7 @@ if os.fork() == 0:
                 far.sendall(b"working\r\n"); time.sleep(0.4); far.sendall(b"done\r\n")
             elif command == b"cat":
                 while b"\r" not in pending:
-                    data = far.recv(64); pending += data; far.sendall(data.replace(b"\r", b"\r\n"))
+                    data = far.recv(64); pending += data; echo(far, data)
                 line, pending = pending.split(b"\r", 1)
                 far.sendall(b"cat: " + line + b"\r\n")
             elif command == b"full":
