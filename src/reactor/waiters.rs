@@ -1160,10 +1160,11 @@ fn unanswered_input(slot: &Slot) -> bool {
                 .submitted
                 .is_some_and(|(at, line)| at == slot.last_input && terminal.cursor_line() <= line)
     };
+    // (The line the cursor is on, which renders the rows down to it, is asked last.)
     slot.bytes_in > 0
         && (slot.last_output <= slot.last_input
-            || line_not_ended()
-            || terminal.cursor_visible() && terminal.cursor_below_text())
+            || terminal.cursor_visible() && terminal.cursor_below_text()
+            || line_not_ended())
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
