@@ -1435,13 +1435,26 @@ impl Sshd {
 
     /// `ssh` to it with a terminal, running `remote` there.
     fn ssh(&self, remote: &str) -> SpawnSpec {
-        SpawnSpec::new("ssh")
-            .args(["-F", "/dev/null", "-tt", "-i"])
-            .arg(self.dir.join("client_key").to_str().unwrap())
-            .args(["-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"])
-            .args(["-o", "LogLevel=ERROR", "-o", "ServerAliveInterval=30", "-p"])
-            .arg(self.port.to_string())
-            .args(["127.0.0.1", remote])
+        SpawnSpec::new("ssh").args(self.options()).args(["-tt", "127.0.0.1", remote])
+    }
+
+    /// [`Sshd::ssh`] through a `ProxyCommand` that is `ssh -W` to it (what `ProxyJump` runs).
+    fn ssh_proxied(&self, remote: &str) -> SpawnSpec {
+        let proxy = format!("ProxyCommand=ssh {} -W %h:%p 127.0.0.1", self.options().join(" "));
+        SpawnSpec::new("ssh").args(self.options()).args(["-o", &proxy, "-tt", "127.0.0.1", remote])
+    }
+
+    /// The options of an `ssh` to it: no configuration, its key, no known hosts, a keepalive.
+    fn options(&self) -> Vec<String> {
+        let key = self.dir.join("client_key");
+        let options = [
+            "-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null",
+            "-o LogLevel=ERROR -o ServerAliveInterval=30 -i",
+        ];
+        let words = options.iter().flat_map(|o| o.split(' ')).map(str::to_string);
+        words
+            .chain([key.to_str().unwrap().to_string(), "-p".into(), self.port.to_string()])
+            .collect()
     }
 }
 
@@ -1459,11 +1472,15 @@ fn sshd_path() -> std::path::PathBuf {
     dirs.map(|dir| dir.join("sshd")).find(|sshd| sshd.is_file()).unwrap_or("sshd".into())
 }
 
-/// A shell reached through `ssh` (to an `sshd` on the loopback, with a keepalive): a command
-/// that prints, is silent, then prints again is waited for to the remote's next prompt, and a
-/// line `cat` reads there, with no prompt, is no wait for input termloom can see; `ssh` reads
-/// every key whatever the far end does. Both read as waiting for keys as soon as the typed
-/// line's echo arrived (and with the keepalive, `cat` as busy to the default wait's cap).
+/// A shell reached through `ssh` (to an `sshd` on the loopback, with a keepalive), directly
+/// and through a `ProxyCommand` (`ssh -W`, as `ProxyJump` runs it, which carries the
+/// connection over pipes): the start is waited for to the remote's prompt, a command that
+/// prints, is silent, then prints again is waited for to its next prompt, and a line `cat`
+/// reads there, with no prompt, is no wait for input termloom can see; `ssh` reads every key
+/// whatever the far end does. Directly, both read as waiting for keys as soon as the typed
+/// line's echo arrived (and with the keepalive, `cat` as busy to the default wait's cap);
+/// through the proxy, `ssh` never read as waiting for keys (its proxy, polling its socket,
+/// kept the group busy).
 #[test]
 fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
     if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
@@ -1474,20 +1491,25 @@ fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
     }
     let sshd = Sshd::start();
     let engine = engine();
-    let ssh = engine.spawn(sshd.ssh("PS1='remote$ ' exec bash --norc --noprofile -i")).unwrap();
-    expect(&ssh, Until::screen_contains("remote$"));
-    assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys));
-    ssh.send_text("echo working; sleep 1; echo $((6 * 7))\r").unwrap();
-    input_wait_fires(&ssh);
-    let screen = ssh.screen().unwrap();
-    assert!(screen.lines.iter().any(|line| line == "42"), "read as waiting before: {screen}");
-    ssh.send_text("cat\r").unwrap();
-    expect(&ssh, Until::text("cat"));
-    input_wait_does_not_fire(&ssh);
-    ssh.send_text("typed\r").unwrap();
-    ssh.send_keys("<C-d>").unwrap();
-    input_wait_fires(&ssh);
-    let screen = ssh.screen().unwrap();
-    assert!(screen.lines.iter().filter(|line| *line == "typed").count() == 2, "{screen}");
-    ssh.close().unwrap();
+    let shell = "PS1='remote$ ' exec bash --norc --noprofile -i";
+    for (how, spec) in [("directly", sshd.ssh(shell)), ("through a proxy", sshd.ssh_proxied(shell))]
+    {
+        let ssh = engine.spawn(spec).unwrap();
+        assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys), "{how}");
+        let screen = ssh.screen().unwrap();
+        assert!(screen.contains("remote$"), "{how}: read as waiting before the prompt: {screen}");
+        ssh.send_text("echo working; sleep 1; echo $((6 * 7))\r").unwrap();
+        input_wait_fires(&ssh);
+        let screen = ssh.screen().unwrap();
+        assert!(screen.lines.iter().any(|line| line == "42"), "{how}: read as waiting: {screen}");
+        ssh.send_text("cat\r").unwrap();
+        expect(&ssh, Until::text("cat"));
+        input_wait_does_not_fire(&ssh);
+        ssh.send_text("typed\r").unwrap();
+        ssh.send_keys("<C-d>").unwrap();
+        assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys), "{how}");
+        let screen = ssh.screen().unwrap();
+        assert!(screen.lines.iter().filter(|line| *line == "typed").count() == 2, "{screen}");
+        ssh.close().unwrap();
+    }
 }

@@ -654,12 +654,12 @@ pub(crate) struct TerminalSeen<'a> {
     pub(crate) outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     pub(crate) shown: Shown,
-    /// Input was sent and nothing drawn since answers it (no output since it, a submitted
-    /// line whose line break has not come back, or the visible cursor at the start of a blank
-    /// row below a row of text). A program on this
-    /// machine is judged by what it waits on; a relay to a terminal across the network (`ssh`),
-    /// which waits on the terminal and its connection whatever the far end does, waits on the
-    /// world outside until the far end answers (a prompt; a full-screen program's redraw).
+    /// Nothing drawn answers the last input, or the start when none was sent (no output since
+    /// it, a submitted line whose line break has not come back, or the visible cursor at the
+    /// start of a blank row below a row of text). A program on this machine is judged by what
+    /// it waits on; a relay to a terminal across the network (`ssh`), which waits on the
+    /// terminal and its connection whatever the far end does, waits on the world outside
+    /// until the far end answers (a prompt; a full-screen program's redraw).
     pub(crate) unanswered_input: bool,
 }
 
@@ -678,7 +678,7 @@ struct Probe<'a> {
     outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     shown: Shown,
-    /// Input was sent and nothing drawn since answers it (see [`TerminalSeen`]).
+    /// Nothing drawn answers the last input, or the start (see [`TerminalSeen`]).
     unanswered_input: bool,
 }
 
@@ -1541,15 +1541,18 @@ mod linux {
     /// Whether the poll-family call `name` waits, to read or to write, on terminals and
     /// Internet sockets alone, at least one of them connected (all of them looked at): a relay
     /// to a terminal across the network (`ssh`: its connection and the terminal; a listening
-    /// socket beside, `ssh -L`). An event loop has descriptors of its own besides (node's
-    /// eventfd and pipes, asyncio's socketpair), and is judged as before.
+    /// socket beside, `ssh -L`). Pipes count as its connection when they lead to a child that
+    /// carries it ([`carries_connection`]: `ssh` through a `ProxyCommand` or `ProxyJump`). An
+    /// event loop has descriptors of its own besides (node's eventfd and pipes, asyncio's
+    /// socketpair), and is judged as before.
     fn relays_across_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
         let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
-        // Every descriptor a terminal or an Internet socket (the cheap look first), then the
-        // tables those sockets are listed in, each read once, until one is connected.
+        // Every descriptor a terminal, a pipe or an Internet socket (the cheap look first),
+        // then the tables those sockets are listed in, each read once, until one is connected.
         let mut sockets: Vec<(&'static str, u64)> = Vec::new();
+        let mut pipes: Vec<u64> = Vec::new();
         for fd in fds {
             let link = format!("{base}/fd/{fd}");
             let Ok(target) = fs::read_link(&link) else { return false };
@@ -1557,26 +1560,72 @@ mod linux {
             if is_terminal(&target) {
                 continue;
             }
-            let Some(inode) = target
-                .strip_prefix("socket:[")
-                .and_then(|rest| rest.strip_suffix(']'))
-                .and_then(|inode| inode.parse::<u64>().ok())
-            else {
-                return false;
-            };
-            let mut protocol = [0u8; 32];
-            let Some(table) =
-                rustix::fs::getxattr(link.as_str(), "system.sockprotoname", &mut protocol[..])
-                    .ok()
-                    .and_then(|len| inet_table(&protocol[..len]))
-            else {
-                return false;
-            };
-            sockets.push((table, inode));
+            if let Some(pipe) = bracketed(&target, "pipe:") {
+                pipes.push(pipe);
+                continue;
+            }
+            let Some(socket) = inet_socket(&link, &target) else { return false };
+            sockets.push(socket);
         }
-        sockets.sort_unstable();
-        sockets.dedup();
         let process = base.find("/task/").map_or(base, |end| &base[..end]);
+        if pipes.is_empty() {
+            return any_connected(process, &mut sockets);
+        }
+        let Some(pid) = process.strip_prefix("/proc/").and_then(|pid| pid.parse::<i32>().ok())
+        else {
+            return false;
+        };
+        children(pid, None).iter().any(|child| {
+            carries_connection(child.pid, looks)
+                .is_some_and(|held| pipes.iter().all(|pipe| held.contains(pipe)))
+        })
+    }
+
+    /// The pipes process `pid` holds, when it also holds an Internet socket that is connected
+    /// (among the descriptors `looks` has room for): a proxy that carries the connection of
+    /// the process at the pipes' other ends (`ssh -W` or `nc` for `ssh`'s `ProxyCommand`).
+    fn carries_connection(pid: i32, looks: &Looks) -> Option<Vec<u64>> {
+        let mut pipes = Vec::new();
+        let mut sockets = Vec::new();
+        find_descriptor(pid, looks, |path, target| {
+            if let Some(pipe) = bracketed(target, "pipe:") {
+                pipes.push(pipe);
+            } else if let Some(socket) = inet_socket(path, target) {
+                sockets.push(socket);
+            }
+            None::<()>
+        });
+        (!pipes.is_empty() && any_connected(&format!("/proc/{pid}"), &mut sockets)).then_some(pipes)
+    }
+
+    /// Whether process `pid` holds one of `pipes` (among the descriptors `looks` has room
+    /// for).
+    fn holds_pipe(pid: i32, pipes: &[u64], looks: &Looks) -> bool {
+        find_descriptor(pid, looks, |_, target| {
+            bracketed(target, "pipe:").filter(|pipe| pipes.contains(pipe))
+        })
+        .is_some()
+    }
+
+    /// The number in a descriptor's link `target` such as `pipe:[123]` of the kind `kind`
+    /// (`pipe:`, `socket:`).
+    fn bracketed(target: &str, kind: &str) -> Option<u64> {
+        target.strip_prefix(kind)?.strip_prefix('[')?.strip_suffix(']')?.parse().ok()
+    }
+
+    /// The table of `/proc/PID/net` and the inode of the Internet socket the descriptor at
+    /// `link` (linked to `target`) is; `None` for any other descriptor.
+    fn inet_socket(link: &str, target: &str) -> Option<(&'static str, u64)> {
+        let inode = bracketed(target, "socket:")?;
+        let mut protocol = [0u8; 32];
+        let len = rustix::fs::getxattr(link, "system.sockprotoname", &mut protocol[..]).ok()?;
+        Some((inet_table(&protocol[..len])?, inode))
+    }
+
+    /// Whether one of `sockets` (a table and an inode each) is connected, by the tables of
+    /// `process` (`/proc/PID`), each read once.
+    fn any_connected(process: &str, sockets: &mut [(&'static str, u64)]) -> bool {
+        sockets.sort_unstable();
         sockets.chunk_by(|a, b| a.0 == b.0).any(|same_table| {
             fs::read_to_string(format!("{process}/net/{}", same_table[0].0)).is_ok_and(|listed| {
                 same_table.iter().any(|&(_, inode)| connected_in(&listed, inode) == Some(true))
@@ -2115,16 +2164,29 @@ mod linux {
     /// Whether process `pid` has terminal `tty` (a `tty_nr`) open, among the descriptors
     /// `looks` has room for (at most [`WATCHED_LOOKED_AT`] of its own).
     fn holds_terminal(pid: i32, tty: i32, looks: &Looks) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        find_descriptor(pid, looks, |path, target| {
+            (is_terminal(target) && fs::metadata(path).is_ok_and(|m| tty_number(m.rdev()) == tty))
+                .then_some(())
+        })
+        .is_some()
+    }
+
+    /// The first answer `visit` gives for a descriptor of process `pid`, given its
+    /// `/proc/PID/fd/N` path and what that links to, among the descriptors `looks` has room
+    /// for (at most [`WATCHED_LOOKED_AT`] of its own).
+    fn find_descriptor<T>(
+        pid: i32,
+        looks: &Looks,
+        mut visit: impl FnMut(&str, &str) -> Option<T>,
+    ) -> Option<T> {
         use rustix::fs::{Mode, OFlags, RawDir};
         use std::os::fd::AsFd;
-        use std::os::unix::fs::MetadataExt;
         if looks.spent() {
-            return false;
+            return None;
         }
         let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-        let Ok(dir) = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) else {
-            return false;
-        };
+        let dir = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()).ok()?;
         // Read a few entries at a time: the kernel makes an entry for every descriptor
         // a read of the directory has room for, looked at or not (a thousand in the
         // standard library's 32 KiB, a millisecond a process).
@@ -2137,17 +2199,17 @@ mod linux {
                 continue;
             }
             if looked == WATCHED_LOOKED_AT || !looks.take(1) {
-                return false;
+                return None;
             }
             looked += 1;
             let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
-            if fs::read_link(&path).is_ok_and(|target| is_terminal(&target.to_string_lossy()))
-                && fs::metadata(&path).is_ok_and(|meta| tty_number(meta.rdev()) == tty)
+            if let Ok(target) = fs::read_link(&path)
+                && let Some(answer) = visit(&path, &target.to_string_lossy())
             {
-                return true;
+                return Some(answer);
             }
         }
-        false
+        None
     }
 
     /// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
@@ -2243,7 +2305,9 @@ mod linux {
         let mut behind: Option<InputWait> = None;
         // The members waiting for a child, a pipe or a clock (see [`idle_behind`]).
         let mut behind_pids: Vec<i32> = Vec::new();
-        let mut relayed: Option<InputWait> = None;
+        // Members waiting on sockets, with their parent: a client (tmux's), or a proxy that
+        // carries a relay's connection (see [`carries_connection`]).
+        let mut relayed: Vec<(i32, i32, InputWait)> = Vec::new();
         // A member waiting on the world outside (a server, `tail -f`), with its reason.
         let mut outside: Option<String> = None;
         // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
@@ -2304,7 +2368,7 @@ mod linux {
                 // A client waiting on its server's socket (tmux's), which may read the
                 // terminal for it: see below.
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if on_sockets(&threads) => {
-                    relayed.get_or_insert(not);
+                    relayed.push((member.pid, member.ppid, not));
                 }
                 // A parent waiting for its child (git for its pager, a shell for a pipeline),
                 // or a process blocked on a pipe (`seq | less`), waits on the member that
@@ -2331,6 +2395,16 @@ mod linux {
         // member that reads the terminal itself besides (`curl URL | less`) waits on the
         // network, not on the user. A relay outside the session (a server the client attached
         // to) is looked for only when none in it waits.
+        // A proxy the member that reads the terminal started for its connection (`ssh` through
+        // a `ProxyCommand`) waits on the network for it: that member's wait is theirs.
+        let relayed = relayed.into_iter().find_map(|(pid, parent, not)| {
+            let proxy = reader.is_some_and(|reader| {
+                parent == reader
+                    && carries_connection(pid, probe.looks)
+                        .is_some_and(|held| holds_pipe(reader, &held, probe.looks))
+            });
+            (!proxy).then_some(not)
+        });
         if let Some(not) = relayed {
             let relay = match (reader, sid) {
                 (None, Some(sid)) => relays(sid, &members, candidates, probe.looks)

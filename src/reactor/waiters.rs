@@ -1146,12 +1146,13 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     if keys { shown } else { procfs::Shown::Other }
 }
 
-/// Whether input was sent and nothing drawn since answers it, for a probe (see
-/// [`procfs::TerminalSeen::unanswered_input`]): no output since it; a line submitted last
-/// whose line break has not come back (the cursor still on the line it was typed on, on the
-/// primary screen: its echo arrives in pieces from a far end); or the visible cursor at the start of a blank row
-/// below a row of text (not a hidden one, as a TUI drawing on the primary screen leaves it,
-/// nor one in a line being edited).
+/// Whether the last input, or the start when none was sent, has nothing drawn since that
+/// answers it, for a probe (see [`procfs::TerminalSeen::unanswered_input`]): no output since
+/// it; a line submitted last whose line break has not come back (the cursor still on the line
+/// it was typed on, on the primary screen: its echo arrives in pieces from a far end); or the
+/// visible cursor at the start of a blank row below a row of text (not a hidden one, as a TUI
+/// drawing on the primary screen leaves it, nor one in a line being edited): a far end's
+/// greeting before its prompt (`Last login: ...`).
 fn unanswered_input(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
     let line_not_ended = || {
@@ -1161,10 +1162,9 @@ fn unanswered_input(slot: &Slot) -> bool {
                 .is_some_and(|(at, line)| at == slot.last_input && terminal.cursor_line() <= line)
     };
     // (The line the cursor is on, which renders the rows down to it, is asked last.)
-    slot.bytes_in > 0
-        && (slot.last_output <= slot.last_input
-            || terminal.cursor_visible() && terminal.cursor_below_text()
-            || line_not_ended())
+    slot.last_output <= slot.last_input
+        || terminal.cursor_visible() && terminal.cursor_below_text()
+        || line_not_ended()
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
