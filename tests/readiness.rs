@@ -896,8 +896,10 @@ fn node_repl(engine: &termloom::Engine) -> Session {
 /// A REPL awaiting a timer (node's `await new Promise(r => setTimeout(r, 3000))`) polls the
 /// terminal with the timer's 3 s, taking keys, its cursor at the start of the blank row below
 /// the submitted line: it works on a clock before it answers, and is waited for until its
-/// answer and its next prompt are drawn. A timer over a second read as waiting for input at
-/// once (htop's 1.5 s tick, at its screen, is one).
+/// answer and its next prompt are drawn, whatever is typed meanwhile that it does not read
+/// yet (keys, or a whole line: it echoes neither until it answers). A timer over a second read
+/// as waiting for input at once (htop's 1.5 s tick, at its screen, is one), and so did the
+/// await once keys were typed after its line.
 #[test]
 fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
     if !require("node") {
@@ -905,16 +907,39 @@ fn a_repl_awaiting_a_timer_is_waited_for_until_its_prompt() {
     }
     let engine = engine();
     let node = node_repl(&engine);
-    let started = Instant::now();
     // (The answer is not in the line typed: its echo is no answer.)
-    node.send_text(
-        "await new Promise(r => setTimeout(() => r(['timer', 'done'].join(' ')), 3000))\r",
-    )
-    .unwrap();
-    input_wait_fires(&node);
-    let screen = node.screen().unwrap();
-    assert!(screen.contains("'timer done'"), "read as waiting before its answer: {screen}");
-    assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
+    let awaits = |words: &str| {
+        format!("await new Promise(r => setTimeout(() => r({words}.join(' ')), 3000))")
+    };
+    for (words, typed_meanwhile, answer, then) in [
+        ("['timer', 'done']", None, "'timer done'", None),
+        ("['keys', 'typed']", Some("6 *"), "'keys typed'", Some((" 7\r", "42"))),
+        ("['line', 'typed']", Some("5 + 5\r"), "'line typed'", Some(("", "10"))),
+    ] {
+        let started = Instant::now();
+        node.send_text(&format!("{}\r", awaits(words))).unwrap();
+        if let Some(typed) = typed_meanwhile {
+            // Once the line's echo has ended, the cursor at the start of the row below it.
+            let echoed = Until::screen_matches("the line echoed", |screen| {
+                let row = usize::from(screen.cursor.row);
+                screen.cursor.col == 0
+                    && row > 0
+                    && screen.lines[row - 1].ends_with("3000))")
+                    && screen.lines[row].is_empty()
+            });
+            expect(&node, echoed);
+            node.send_text(typed).unwrap();
+        }
+        input_wait_fires(&node);
+        let screen = node.screen().unwrap();
+        assert!(screen.contains(answer), "read as waiting before its answer: {screen}");
+        assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
+        // What was typed meanwhile is read after the answer.
+        if let Some((rest, result)) = then {
+            node.send_text(rest).unwrap();
+            expect(&node, Until::screen_regex(&format!("(?m)^{result}$")).unwrap());
+        }
+    }
     node.close().unwrap();
 }
 

@@ -691,9 +691,12 @@ pub(crate) enum Shown {
     #[default]
     Other,
     /// No prompt: the cursor waits at the start of a blank row, below what the program
-    /// printed last, on the line right after the one the last input, a submitted line, was
-    /// typed on (a line submitted to a REPL, echoed, and no answer yet; a line the program
-    /// printed before it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one). A
+    /// printed last, on the line right after the one the last submitted line was typed on (a
+    /// line submitted to a REPL, echoed, and no answer yet; a line the program printed before
+    /// it asks for a key, `echo 'Press a key'; read -n1 -t 8`, is not one), or on that line
+    /// with nothing drawn since (not even its echo: a line typed while node's REPL awaits),
+    /// with no input since that drew anything (keys typed while it awaits, which it reads
+    /// only then, leave it unanswered: they read as a wait for keys before the answer). A
     /// poll of the terminal with a timer, whatever its length, is the program's work on a
     /// clock before it answers (node's REPL awaiting `setTimeout(r, 3000)` polls with the
     /// timer's 3 s, awaiting one of 15 s with 15 s or with its own timers' nearer ones, 8 s,

@@ -1123,15 +1123,20 @@ pub(super) fn input_wait_of(
 
 /// What the terminal shows at its cursor, for a probe (see [`procfs::Shown`]): no prompt, the
 /// cursor at the start of a blank row below text, on the line right after the one the last
-/// input, a submitted line, was typed on (what follows a prompt the program printed, such as
-/// `echo 'Press a key'; read -n1 -t 8`, is no answer to a line); or a prompt drawn since the
-/// last input, the cursor right after its row's text; only while the program takes keys (the
-/// modes are read only when the screen shows one of the two).
+/// submitted line was typed on (what follows a prompt the program printed, such as `echo
+/// 'Press a key'; read -n1 -t 8`, is no answer to a line), or still on that line with nothing
+/// drawn since it was submitted; with no input since, or none that drew anything (node's REPL
+/// reads no key while it awaits); or a prompt drawn since the last input, the cursor right
+/// after its row's text; only while the program takes keys (the modes are read only when the
+/// screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
         slot.submitted.is_some_and(|(at, line)| {
-            at == slot.last_input && terminal.cursor_line() == line.saturating_add(1)
+            let drew_nothing_since = |since| slot.last_output <= since;
+            let cursor = terminal.cursor_line();
+            (at == slot.last_input || drew_nothing_since(slot.last_input))
+                && (cursor == line.saturating_add(1) || cursor == line && drew_nothing_since(at))
         })
     };
     let shown = if terminal.cursor_below_text() && below_submitted() {
