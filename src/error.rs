@@ -112,11 +112,12 @@ pub enum Error {
     /// [`Session::run_command`](crate::Session::run_command), or a wait for
     /// [`Until::prompt`](crate::Until::prompt) alone, on a session that shows no
     /// shell-integration prompt marks (not a bash or zsh started with `shell_integration(true)`;
-    /// for `run_command`, also one that has not drawn its first prompt yet).
+    /// one started so that has not drawn its first prompt yet is
+    /// [`Error::NotAtPrompt`] to `run_command`).
     NoShellIntegration(SessionId),
     /// [`Session::run_command`](crate::Session::run_command) found the shell away from its
-    /// prompt: running a command, or not yet back at a prompt drawn after the last input or
-    /// signal (or its prompt lost the integration's marks).
+    /// prompt: running a command, or not yet at a prompt drawn after the last input or signal
+    /// (nor at its first, just started; or its prompt lost the integration's marks).
     NotAtPrompt {
         /// The session.
         session: SessionId,
@@ -352,7 +353,7 @@ impl fmt::Display for Whole<'_> {
             ),
             Error::NotAtPrompt { session, command_running: false } => write!(
                 f,
-                "the shell of session {session} is not at its prompt (it has drawn no marked prompt since its last command, input or signal: it may still be answering them, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
+                "the shell of session {session} is not at its prompt (it has drawn no marked prompt since it started or since its last command, input or signal: it may still be starting or answering them, or its prompt lost termloom's marks when PS1 was replaced or another shell was started); wait for Until::prompt() first, or start a new session"
             ),
             Error::CommandLineIncomplete(session) => write!(
                 f,

@@ -270,3 +270,29 @@ fn calls_as_futures_share_one_executor_thread_and_end_when_dropped() {
     let closed = toolbox.call("terminal_close", &json!({"session_id": id}));
     assert!(!closed.is_error, "{}", closed.text);
 }
+
+/// `terminal_run` on a shell started with shell integration that has not drawn its first
+/// prompt yet (its startup file takes a second) waits for that prompt, then runs the command.
+/// It was refused, as if the shell had no integration.
+#[test]
+fn a_command_run_before_the_first_prompt_waits_for_it() {
+    if !require("bash") {
+        return;
+    }
+    let home = TestDir::new("slow-startup");
+    std::fs::write(home.join(".bashrc"), "sleep 1\n").unwrap();
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({
+            "argv": ["bash"], "shell_integration": true, "env": {"HOME": &*home},
+            "for_text": "never", "timeout_ms": 1,
+        }),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    let run =
+        toolbox.call("terminal_run", &json!({"session_id": id, "command": "echo $((6 * 7))"}));
+    assert!(!run.is_error, "{}", run.text);
+    assert!(run.text.lines().any(|line| line == "42"), "{}", run.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

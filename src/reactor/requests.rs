@@ -908,8 +908,13 @@ impl Reactor {
                     "run_command was given an empty command line; give the command to run".into(),
                 ));
             }
+            // A shell started with integration that has not drawn its first prompt yet is
+            // one not at its prompt yet.
             if !slot.terminal.shell().integrated {
-                return Err(Error::NoShellIntegration(id));
+                return Err(match slot.terminal.started_with_integration() {
+                    true => Error::NotAtPrompt { session: id, command_running: false },
+                    false => Error::NoShellIntegration(id),
+                });
             }
             // A command typed in this same turn has not moved the shell from its prompt yet.
             let shell = slot.terminal.shell();
