@@ -2877,6 +2877,30 @@ fn a_dialogs_selected_entry_is_marked_among_its_colours() {
     client.finish();
 }
 
+/// A small dialog on a large screen is marked whole (its colour is not the screen's), and
+/// its focused button is marked again inside it: a Tab that moves the focus changes its row.
+/// Merged with the dialog's mark, the buttons read the same and the Tab as no change.
+#[test]
+fn a_focused_button_is_marked_inside_a_marked_dialog() {
+    if !common::require("whiptail") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["whiptail", "--yesno", "Proceed with install?", "8", "40"]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "<No>", "cols": 120, "rows": 32}),
+    );
+    let shown = text(&started);
+    assert!(shown.contains("⟦<Yes>⟧") && !shown.contains("⟦<No>"), "{shown}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Tab>"}));
+    let shown = text(&moved);
+    assert!(shown.contains("⟦<No>⟧") && !shown.contains("⟦<Yes>"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// terminal_mouse clicks on text a program shows, and refuses what it cannot do in words
 /// that say what to do instead.
 #[test]

@@ -29,7 +29,8 @@ pub(crate) enum Styles {
     Off,
     /// Inverse and background-coloured runs (a selection, a menu entry, a progress bar's
     /// filled cells), when there are at most [`MAX_MEANINGFUL_RUNS`]: marked `⟦text⟧`
-    /// without a label, neighbours merged, blanks past the row's text left out.
+    /// without a label, neighbours merged (what stands out inside them marked again, see
+    /// `standing_out_within`), blanks past the row's text left out.
     Meaningful,
     /// Every run, with its colours and attributes.
     All,
@@ -267,9 +268,9 @@ fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
     let meaningful = |run: &&StyleRun| {
         run.attrs.contains(&"inverse") || (run.bg != "default" && Some(run.bg.as_str()) != base)
     };
-    let marked: Vec<Marked> = match styles {
+    match styles {
         Styles::Off => Vec::new(),
-        Styles::All => runs.iter().map(|run| Marked::new(run, label(run))).collect(),
+        Styles::All => merged(runs.iter().map(|run| Marked::new(run, label(run)))),
         Styles::Meaningful => {
             let mut chosen: Vec<&StyleRun> = runs.iter().filter(meaningful).collect();
             if chosen.len() > MAX_MEANINGFUL_RUNS {
@@ -278,10 +279,22 @@ fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
             }
-            chosen.into_iter().map(|run| Marked::new(run, String::new())).collect()
+            let touching = |a: &&StyleRun, b: &&StyleRun| {
+                a.row == b.row && a.col.saturating_add(a.width) == b.col
+            };
+            let mut marked = Vec::with_capacity(chosen.len());
+            for span in chosen.chunk_by(touching) {
+                marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
+                marked.extend(merged(standing_out_within(span)));
+            }
+            marked
         }
-    };
-    let mut merged: Vec<Marked> = Vec::with_capacity(marked.len());
+    }
+}
+
+/// `marked`, neighbours of the same label on a row merged.
+fn merged(marked: impl Iterator<Item = Marked>) -> Vec<Marked> {
+    let mut merged: Vec<Marked> = Vec::new();
     for run in marked {
         match merged.last_mut() {
             Some(last) if (last.row, last.end, &last.label) == (run.row, run.col, &run.label) => {
@@ -291,6 +304,30 @@ fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
         }
     }
     merged
+}
+
+/// The runs of a marked `span` (touching runs on one row) whose background (or inverse)
+/// is not the one most of its cells have: the focused button of a dialog whose rows are
+/// marked whole, marked again inside them (`⟦  ⟦<Yes>⟧    <No>  ⟧`). Merged with the rest,
+/// the button was not told from the other, nor was moving the focus a change.
+fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked> + 'a {
+    let look = |run: &StyleRun| (run.bg.clone(), run.attrs.contains(&"inverse"));
+    // (In the order first met, so that of two looks with as many cells the first wins.)
+    let mut cells: Vec<((String, bool), usize)> = Vec::new();
+    for run in span {
+        let look = look(run);
+        match cells.iter_mut().find(|(seen, _)| *seen == look) {
+            Some((_, count)) => *count += usize::from(run.width),
+            None => cells.push((look, usize::from(run.width))),
+        }
+    }
+    let most = (cells.len() > 1)
+        .then(|| cells.into_iter().min_by_key(|(_, count)| std::cmp::Reverse(*count)))
+        .flatten()
+        .map(|(look, _)| look);
+    span.iter()
+        .filter(move |run| most.as_ref().is_some_and(|most| look(run) != *most))
+        .map(|run| Marked::new(run, String::new()))
 }
 
 /// The background of more than half of a screen's `cells`, if one has them.
@@ -1213,6 +1250,33 @@ mod tests {
         ];
         let frame = Frame::new(&screen, &painted, Styles::Meaningful);
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
+    }
+
+    /// A dialog whose rows are marked whole (its background is not the screen's) marks its
+    /// focused button again inside them, and moving the focus changes the row: merged with
+    /// the rest, the two buttons read the same, and a Tab read as no change.
+    #[test]
+    fn a_focused_button_inside_a_marked_dialog_is_marked_again() {
+        let row = "| <Yes>  <No>  |";
+        let dialog = |focus: u16| {
+            let mut runs = vec![run(0, 0, 16, "black", "white", &[])];
+            runs.extend([run(1, 0, focus, "black", "white", &[])]);
+            runs.push(run(1, focus, 5, "white", "red", &[]));
+            runs.push(run(1, focus + 5, 16 - focus - 5, "black", "white", &[]));
+            let screen = screen(&["", row, "x", FOOTER, FOOTER, FOOTER], (2, 1));
+            Frame::new(&screen, &runs, Styles::Meaningful)
+        };
+        let yes = dialog(2);
+        let whole = |frame: &Frame| {
+            frame.text(&Shape::Whole).lines().take(3).map(str::to_owned).collect::<Vec<_>>()
+        };
+        assert_eq!(whole(&yes), ["", "⟦| ⟦<Yes>⟧  <No>  |⟧", "x▌"]);
+        let no = dialog(9);
+        assert_eq!(whole(&no), ["", "⟦| <Yes>  ⟦<No> ⟧ |⟧", "x▌"]);
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        seen.remember(id, Some(yes));
+        assert_eq!(seen.shape(id, &no, false), rows(&[1]));
     }
 
     /// Changes since the last look, with no block moved.
