@@ -321,3 +321,41 @@ fn without_tombstones_an_ended_session_is_forgotten() {
     let s = engine.spawn(SpawnSpec::new("cat")).unwrap();
     s.close().unwrap();
 }
+
+/// With a request queue of one, callers on many threads wait their turn for room (they do
+/// not fail, and none of their requests is lost), and each is answered.
+#[test]
+fn callers_wait_for_room_in_a_full_request_queue() {
+    let engine = Engine::new(Config { request_queue: 1, ..Config::default() }).unwrap();
+    let cat = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", "stty -echo; echo ready; exec cat"]))
+        .unwrap();
+    expect(&cat, Until::input_wait());
+    let callers: Vec<_> = (0..8)
+        .map(|caller| {
+            let cat = cat.clone();
+            std::thread::spawn(move || {
+                for i in 0..200 {
+                    cat.send_text(&format!("c{caller}i{i}\n")).unwrap();
+                    let status = cat.status().unwrap();
+                    assert_eq!(status.foreground.map(|p| p.name).as_deref(), Some("cat"));
+                }
+            })
+        })
+        .collect();
+    for caller in callers {
+        caller.join().unwrap();
+    }
+    // Every line reached the program, which prints each once (the terminal echoes none).
+    for caller in 0..8 {
+        expect(&cat, Until::text(format!("c{caller}i199")));
+    }
+    let text = cat.scrollback(1 << 20).unwrap().text;
+    for caller in 0..8 {
+        for i in 0..200 {
+            let line = format!("c{caller}i{i}");
+            assert_eq!(text.lines().filter(|l| *l == line).count(), 1, "{line}");
+        }
+    }
+    cat.close().unwrap();
+}

@@ -59,8 +59,30 @@ pub(super) fn run_help() -> String {
     let mut text = String::from(RUN_INTRO);
     push_table(&mut text, OPTIONS);
     push_table(&mut text, STEPS);
+    text.push_str("\nKeys:\n");
+    text.push_str(&wrapped(termloom::ACCEPTED_KEY_FORMS, 2, 88));
     text.push_str(RUN_DETAILS);
     text
+}
+
+/// `text` in lines of at most `width` columns, each indented by `indent`, broken at spaces.
+fn wrapped(text: &str, indent: usize, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && indent + line.len() + 1 + word.len() > width {
+            out.push_str(&format!("{:indent$}{line}\n", ""));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push_str(&format!("{:indent$}{line}\n", ""));
+    }
+    out
 }
 
 /// Appends a table's items, section by section.

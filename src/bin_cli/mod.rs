@@ -36,6 +36,14 @@ pub(crate) const EXIT_USAGE: u8 = 2;
 /// Runs the command line `args` (without the program name) and returns the exit code.
 pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
     stderr_log::install();
+    let code = command(args);
+    // (The library's log lines still queued for stderr.)
+    log::logger().flush();
+    code
+}
+
+/// Runs the command of `args`.
+fn command(args: Vec<OsString>) -> ExitCode {
     let mut args = server_options_after_the_command(args).into_iter();
     let Some(command) = args.next() else {
         say!("{}", help::short_usage().trim_end_matches('\n'));

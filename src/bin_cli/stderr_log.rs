@@ -2,9 +2,18 @@
 //! writes warnings and errors to stderr (stdout carries reports, or MCP messages).
 
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use log::{Level, LevelFilter, Log, Metadata, Record};
+
+/// The log lines that may wait for stderr: past them, lines are dropped and counted.
+const LOG_QUEUE: usize = 256;
+
+/// How long the end of the command waits for the log lines still queued to be written.
+const FLUSH_WITHIN: Duration = Duration::from_millis(500);
 
 /// Whether this process is `termloom server`, whose log names it so (the MCP layer it shares
 /// with `termloom mcp` says `termloom mcp:`).
@@ -25,16 +34,77 @@ impl Log for StderrLog {
     fn log(&self, record: &Record<'_>) {
         if self.enabled(record.metadata()) {
             let line = record.args().to_string();
-            match line.strip_prefix("termloom mcp: ") {
+            let line = match line.strip_prefix("termloom mcp: ") {
                 Some(rest) if SERVER.load(Ordering::Relaxed) => {
-                    to_stderr(&format!("termloom server: {rest}"));
+                    format!("termloom server: {rest}")
                 }
-                _ => to_stderr(&line),
-            }
+                _ => line,
+            };
+            queue().push(line);
         }
     }
 
-    fn flush(&self) {}
+    fn flush(&self) {
+        if let Some(queue) = QUEUE.get() {
+            queue.flush(FLUSH_WITHIN);
+        }
+    }
+}
+
+/// The queue of the command's log lines, written to stderr by a thread of its own.
+static QUEUE: OnceLock<LineQueue> = OnceLock::new();
+
+fn queue() -> &'static LineQueue {
+    QUEUE.get_or_init(|| LineQueue::new(LOG_QUEUE, to_stderr))
+}
+
+/// Lines written by a thread of their own: a thread that logs never waits for the writing
+/// (the reactor's, when a host never reads the stderr pipe of `termloom mcp` and it fills),
+/// and past `capacity` lines waiting, a line is dropped, and a line then says how many were.
+struct LineQueue {
+    lines: crossbeam_channel::Sender<String>,
+    /// Lines queued and not yet written.
+    pending: Arc<AtomicUsize>,
+    /// Lines dropped since the last one written.
+    dropped: Arc<AtomicUsize>,
+}
+
+impl LineQueue {
+    fn new(capacity: usize, write: impl Fn(&str) + Send + 'static) -> LineQueue {
+        let (lines, queued) = crossbeam_channel::bounded::<String>(capacity);
+        let pending = Arc::new(AtomicUsize::new(0));
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (written, lost) = (pending.clone(), dropped.clone());
+        // (Without the thread, lines are dropped and counted: the queue fills.)
+        let _ = std::thread::Builder::new().name("termloom-log".into()).spawn(move || {
+            for line in queued {
+                let lost = lost.swap(0, Ordering::Relaxed);
+                if lost > 0 {
+                    write(&format!("termloom: {lost} log lines dropped (stderr was not read)"));
+                }
+                write(&line);
+                written.fetch_sub(1, Ordering::Release);
+            }
+        });
+        LineQueue { lines, pending, dropped }
+    }
+
+    /// Queues `line`, or drops it when the queue is full.
+    fn push(&self, line: String) {
+        self.pending.fetch_add(1, Ordering::Relaxed);
+        if self.lines.try_send(line).is_err() {
+            self.pending.fetch_sub(1, Ordering::Relaxed);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Waits until the lines queued are written, at most `within`.
+    fn flush(&self, within: Duration) {
+        let started = Instant::now();
+        while self.pending.load(Ordering::Acquire) > 0 && started.elapsed() < within {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
 }
 
 /// Writes `line` and a line feed to stderr, and carries on if that fails: `eprintln!` panics
@@ -51,5 +121,49 @@ pub(crate) fn install() {
     static LOGGER: StderrLog = StderrLog;
     if log::set_logger(&LOGGER).is_ok() {
         log::set_max_level(LevelFilter::Warn);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A writer that never returns (stderr nobody reads) holds up no one that logs: lines
+    /// past the queue's room are dropped, and the flush at the end gives up in time.
+    #[test]
+    fn a_stalled_writer_never_holds_up_the_threads_that_log() {
+        let (_never, stalled) = crossbeam_channel::bounded::<()>(0);
+        let queue = LineQueue::new(4, move |_| {
+            let _ = stalled.recv();
+        });
+        let started = Instant::now();
+        for i in 0..1000 {
+            queue.push(format!("line {i}"));
+        }
+        queue.flush(Duration::from_millis(50));
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+        // At most the queue's room and the line being written are held.
+        assert!(queue.pending.load(Ordering::Relaxed) <= 4 + 1);
+    }
+
+    /// Lines are written in order, and a flush waits for them; lines dropped are counted in a
+    /// line before the next one written.
+    #[test]
+    fn lines_are_written_in_order_and_drops_are_told() {
+        let (tx, written) = crossbeam_channel::unbounded::<String>();
+        let queue = LineQueue::new(8, move |line| {
+            let _ = tx.send(line.to_owned());
+        });
+        for i in 0..5 {
+            queue.push(format!("line {i}"));
+        }
+        queue.flush(Duration::from_secs(10));
+        let lines: Vec<String> = written.try_iter().collect();
+        assert_eq!(lines, ["line 0", "line 1", "line 2", "line 3", "line 4"]);
+        queue.dropped.store(3, Ordering::Relaxed);
+        queue.push("after".into());
+        queue.flush(Duration::from_secs(10));
+        let lines: Vec<String> = written.try_iter().collect();
+        assert_eq!(lines, ["termloom: 3 log lines dropped (stderr was not read)", "after"]);
     }
 }
