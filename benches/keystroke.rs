@@ -403,6 +403,14 @@ impl TmuxKeys {
         let to_tmux = client.stdin.take()?;
         let from_tmux = std::io::BufReader::new(client.stdout.take()?);
         let mut keys = TmuxKeys { socket, pane, client, to_tmux, from_tmux, line: String::new() };
+        // Keys sent before the client is attached echo before it gets the pane's output: the
+        // first sample waited for an `%output` that never came (two runs of 4 December).
+        while !keys.line.starts_with("%session-changed") {
+            keys.line.clear();
+            if std::io::BufRead::read_line(&mut keys.from_tmux, &mut keys.line).ok()? == 0 {
+                return None;
+            }
+        }
         for i in 0..50 {
             keys.sample(i);
         }

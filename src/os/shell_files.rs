@@ -179,6 +179,18 @@ impl ShellFiles {
                 Ok(())
             }
             "zsh" => {
+                // `-f` (NO_RCS) reads no startup file, ours included.
+                let no_rcs = argv.iter().skip(1).any(|a| {
+                    let a = a.to_string_lossy();
+                    let long = a.to_ascii_lowercase().replace(['-', '_'], "");
+                    (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
+                        || long == "norcs"
+                });
+                if no_rcs {
+                    return Err(
+                        "shell integration needs zsh to read its startup files (`zsh -f`, NO_RCS, reads none, so no marks would be added); start `zsh` itself (it still reads your .zshrc) or `bash --norc`".into(),
+                    );
+                }
                 let user = std::env::var_os("ZDOTDIR");
                 if let Some(user) = user {
                     env.push(("TERMLOOM_USER_ZDOTDIR".into(), Some(user)));
@@ -306,6 +318,22 @@ mod tests {
             let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
             assert!(refused.contains("login shell"), "{login}: {refused}");
         }
+    }
+
+    /// zsh reads the integration from a startup file: `zsh -f` (NO_RCS), which reads none,
+    /// is refused (it started with no marks, and waits for its prompt failed later).
+    #[test]
+    fn zsh_without_startup_files_is_refused() {
+        let files = ShellFiles::create().unwrap();
+        let key = MarkKey::generate();
+        for no_rcs in ["-f", "-if", "--no-rcs", "--norcs", "--NO_RCS"] {
+            let mut argv: Vec<OsString> = vec!["zsh".into(), no_rcs.into()];
+            let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
+            assert!(refused.contains("zsh -f"), "{no_rcs}: {refused}");
+        }
+        let mut argv: Vec<OsString> = vec!["zsh".into(), "-d".into()];
+        files.inject(&mut argv, &mut Vec::new(), &key).unwrap();
+        assert_eq!(argv, ["zsh", "-d", "-i"]);
     }
 
     /// One directory serves every process and outlives them; one that cannot be trusted is
