@@ -1397,6 +1397,73 @@ fn a_program_polling_its_own_sockets_beside_the_terminal_waits_for_keys() {
     }
 }
 
+/// Local programs shaped like a relay are judged as before the rules for `ssh` through a
+/// proxy and for its start: a program polling the terminal and the pipes to a child that
+/// holds a connection (blocked reading its input) waits for keys, one whose child polls its
+/// connection (a download feeding it) is busy, a client that connected and speaks first (`nc`,
+/// `telnet host 80`) waits for keys at its start, and a program in raw mode that ignores Enter
+/// and keys waits for keys after each. The first and the last read as busy to the wait's end
+/// when those rules were not kept to `ssh` (and to a line typed below another one).
+#[test]
+fn local_programs_shaped_like_relays_are_judged_as_before() {
+    if !require("python3") {
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let engine = engine();
+    for (child_waits, parent_prints, waits_for_keys) in [
+        ("sys.stdin.buffer.read(1)", "print('ready')", true),
+        ("select.select([s, sys.stdin], [], [])", "print('> ', end='')", false),
+    ] {
+        let child = format!(
+            "import select, socket, sys\n\
+             s = socket.create_connection(('127.0.0.1', {port}))\n\
+             print('up', flush=True)\n\
+             {child_waits}"
+        );
+        let parent = format!(
+            "import select, subprocess, sys\n\
+             c = subprocess.Popen([sys.executable, '-c', {child:?}], stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n\
+             c.stdout.readline()\n\
+             {parent_prints}\n\
+             sys.stdout.flush()\n\
+             select.select([sys.stdin, c.stdout], [], [])"
+        );
+        let program = engine.spawn(SpawnSpec::new("python3").args(["-c", &parent])).unwrap();
+        expect(&program, Until::screen_regex("ready|>").unwrap());
+        match waits_for_keys {
+            true => assert!(input_wait_fires(&program).is_some()),
+            false => input_wait_does_not_fire(&program),
+        }
+        program.close().unwrap();
+    }
+    let client = format!(
+        "import select, socket, sys\n\
+         s = socket.create_connection(('127.0.0.1', {port}))\n\
+         print('connected', flush=True)\n\
+         select.select([sys.stdin, s], [], [])"
+    );
+    let client = engine.spawn(SpawnSpec::new("python3").args(["-c", &client])).unwrap();
+    expect(&client, Until::text("connected"));
+    input_wait_fires(&client);
+    client.close().unwrap();
+    if require("node") {
+        let js = "console.log('Press q to quit:'); process.stdin.setRawMode(true); \
+                  process.stdin.resume(); setTimeout(() => {}, 60000); \
+                  process.stdin.on('data', d => { if (d.toString() === 'q') process.exit(0); });";
+        let node = engine.spawn(SpawnSpec::new("node").args(["-e", js])).unwrap();
+        expect(&node, Until::text("Press q"));
+        assert_eq!(input_wait_fires(&node), Some(InputKind::Keys));
+        for ignored in ["\r", "x"] {
+            node.send_text(ignored).unwrap();
+            assert_eq!(input_wait_fires(&node), Some(InputKind::Keys), "after {ignored:?}");
+        }
+        node.close().unwrap();
+    }
+    drop(listener);
+}
+
 /// An `sshd` of the test's own on the loopback, in the foreground, killed when dropped; it
 /// lets in one key, made for it, for the user running the test.
 struct Sshd {
@@ -1469,6 +1536,23 @@ impl Sshd {
         SpawnSpec::new("ssh").args(self.options()).args(["-o", &proxy, "-tt", "127.0.0.1", remote])
     }
 
+    /// [`Sshd::ssh`] through two jump hosts, itself twice (`ssh -J hop,hop hop`): a proxy
+    /// (`ssh -J hop -W`) whose own proxy (`ssh -W`) holds the connection.
+    fn ssh_through_jumps(&self, remote: &str) -> SpawnSpec {
+        let config = self.dir.join("ssh_config");
+        let key = self.dir.join("client_key");
+        let host = format!(
+            "Host hop\n HostName 127.0.0.1\n Port {}\n IdentityFile {}\n \
+             StrictHostKeyChecking no\n UserKnownHostsFile /dev/null\n LogLevel ERROR\n \
+             ServerAliveInterval 30\n",
+            self.port,
+            key.display()
+        );
+        std::fs::write(&config, host).unwrap();
+        let config = config.to_str().unwrap().to_owned();
+        SpawnSpec::new("ssh").args(["-F", &config, "-tt", "-J", "hop,hop", "hop", remote])
+    }
+
     /// The options of an `ssh` to it: no configuration, its key, no known hosts, a keepalive.
     fn options(&self) -> Vec<String> {
         let key = self.dir.join("client_key");
@@ -1497,9 +1581,9 @@ fn sshd_path() -> std::path::PathBuf {
     dirs.map(|dir| dir.join("sshd")).find(|sshd| sshd.is_file()).unwrap_or("sshd".into())
 }
 
-/// A shell reached through `ssh` (to an `sshd` on the loopback, with a keepalive), directly
-/// and through a `ProxyCommand` (`ssh -W`, as `ProxyJump` runs it, which carries the
-/// connection over pipes): the start is waited for to the remote's prompt, a command that
+/// A shell reached through `ssh` (to an `sshd` on the loopback, with a keepalive), directly,
+/// through a `ProxyCommand` (`ssh -W`, as `ProxyJump` runs it, which carries the connection
+/// over pipes) and through two jump hosts (a proxy with a proxy of its own): the start is waited for to the remote's prompt, a command that
 /// prints, is silent, then prints again is waited for to its next prompt, and a line `cat`
 /// reads there, with no prompt, is no wait for input termloom can see; `ssh` reads every key
 /// whatever the far end does. Directly, both read as waiting for keys as soon as the typed
@@ -1517,8 +1601,12 @@ fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
     let sshd = Sshd::start();
     let engine = engine();
     let shell = "PS1='remote$ ' exec bash --norc --noprofile -i";
-    for (how, spec) in [("directly", sshd.ssh(shell)), ("through a proxy", sshd.ssh_proxied(shell))]
-    {
+    let ways = [
+        ("directly", sshd.ssh(shell)),
+        ("through a proxy", sshd.ssh_proxied(shell)),
+        ("through two jump hosts", sshd.ssh_through_jumps(shell)),
+    ];
+    for (how, spec) in ways {
         let ssh = engine.spawn(spec).unwrap();
         assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys), "{how}");
         let screen = ssh.screen().unwrap();

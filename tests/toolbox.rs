@@ -273,7 +273,8 @@ fn calls_as_futures_share_one_executor_thread_and_end_when_dropped() {
 
 /// `terminal_run` on a shell started with shell integration that has not drawn its first
 /// prompt yet (its startup file takes a second) waits for that prompt, then runs the command.
-/// It was refused, as if the shell had no integration.
+/// It was refused, as if the shell had no integration. One that never marks a prompt is
+/// refused so.
 #[test]
 fn a_command_run_before_the_first_prompt_waits_for_it() {
     if !require("bash") {
@@ -294,5 +295,16 @@ fn a_command_run_before_the_first_prompt_waits_for_it() {
         toolbox.call("terminal_run", &json!({"session_id": id, "command": "echo $((6 * 7))"}));
     assert!(!run.is_error, "{}", run.text);
     assert!(run.text.lines().any(|line| line == "42"), "{}", run.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+    // One whose startup file runs another shell never marks a prompt: that is what it says
+    // (it said keys had been typed at its prompt, and to clear the line).
+    std::fs::write(home.join(".bashrc"), "exec sh -i\n").unwrap();
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["bash"], "shell_integration": true, "env": {"HOME": &*home}}),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    let run = toolbox.call("terminal_run", &json!({"session_id": id, "command": "true"}));
+    assert!(run.is_error && run.text.contains("no shell integration"), "{}", run.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }

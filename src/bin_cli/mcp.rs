@@ -135,6 +135,7 @@ impl StopWhenClosed {
         {
             say!("termloom: cannot write to stdout ({err}); closing every session");
             self.engine.shutdown();
+            log::logger().flush();
             std::process::exit(1);
         }
         result

@@ -44,6 +44,7 @@ impl StopSignals {
             }
             std::thread::sleep(REPORT_GRACE);
             engine.shutdown();
+            log::logger().flush();
             std::process::exit(128 + number);
         });
     }
@@ -53,6 +54,7 @@ impl StopSignals {
     pub(super) fn close_on_signal_with_exit(self, engine: Engine, code: i32) {
         self.spawn_watcher(move |_| {
             engine.shutdown();
+            log::logger().flush();
             std::process::exit(code);
         });
     }

@@ -44,6 +44,8 @@ impl Log for StderrLog {
         }
     }
 
+    /// Waits (at most [`FLUSH_WITHIN`]) for the lines queued to be written: called before the
+    /// command ends, and before each `std::process::exit`.
     fn flush(&self) {
         if let Some(queue) = QUEUE.get() {
             queue.flush(FLUSH_WITHIN);
@@ -55,7 +57,7 @@ impl Log for StderrLog {
 static QUEUE: OnceLock<LineQueue> = OnceLock::new();
 
 fn queue() -> &'static LineQueue {
-    QUEUE.get_or_init(|| LineQueue::new(LOG_QUEUE, to_stderr))
+    QUEUE.get_or_init(|| LineQueue::new(LOG_QUEUE, write_line))
 }
 
 /// Lines written by a thread of their own: a thread that logs never waits for the writing
@@ -111,7 +113,17 @@ impl LineQueue {
 /// when stderr cannot be written (a host that closed its end of the pipe), and a log line or
 /// a notice must not take down the thread that writes it (the MCP server's, or the one that
 /// closes every session on SIGTERM).
+///
+/// Log lines queued before it are written first (at most [`FLUSH_WITHIN`] is waited for them).
 pub(crate) fn to_stderr(line: &str) {
+    if let Some(queue) = QUEUE.get() {
+        queue.flush(FLUSH_WITHIN);
+    }
+    write_line(line);
+}
+
+/// Writes `line` and a line feed to stderr, carrying on if that fails (see [`to_stderr`]).
+fn write_line(line: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(line.as_bytes()).and_then(|()| stderr.write_all(b"\n"));
 }

@@ -260,8 +260,17 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
-        let TerminalSeen { quiet, timers, outside, shown, unanswered_input } = terminal;
-        let probe = Probe { quiet, timers, looks: &looks, outside, shown, unanswered_input };
+        let TerminalSeen { quiet, timers, outside, shown, unanswered_input, unanswered_start } =
+            terminal;
+        let probe = Probe {
+            quiet,
+            timers,
+            looks: &looks,
+            outside,
+            shown,
+            unanswered_input,
+            unanswered_start,
+        };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
     #[cfg(not(target_os = "linux"))]
@@ -654,13 +663,17 @@ pub(crate) struct TerminalSeen<'a> {
     pub(crate) outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     pub(crate) shown: Shown,
-    /// Nothing drawn answers the last input, or the start when none was sent (no output since
-    /// it, a submitted line whose line break has not come back, or the visible cursor at the
-    /// start of a blank row below a row of text). A program on this machine is judged by what
-    /// it waits on; a relay to a terminal across the network (`ssh`), which waits on the
-    /// terminal and its connection whatever the far end does, waits on the world outside
-    /// until the far end answers (a prompt; a full-screen program's redraw).
+    /// Input was sent and nothing drawn since answers it (no output since it, a submitted
+    /// line whose line break has not come back, or the visible cursor at the start of a blank
+    /// row below a row of text). A program on this machine is judged by what it waits on; a
+    /// relay to a terminal across the network (`ssh`), which waits on the terminal and its
+    /// connection whatever the far end does, waits on the world outside until the far end
+    /// answers (a prompt; a full-screen program's redraw).
     pub(crate) unanswered_input: bool,
+    /// No input was sent yet, and nothing drawn answers the start (no output, or the visible
+    /// cursor at the start of a blank row below a row of text): `ssh`, whose far end greets
+    /// first (`Last login: ...`, then its prompt), waits on the world outside until then.
+    pub(crate) unanswered_start: bool,
 }
 
 /// What a probe knows beside `/proc`.
@@ -678,8 +691,10 @@ struct Probe<'a> {
     outside: Option<&'a OutsideRelay>,
     /// What the terminal shows at its cursor.
     shown: Shown,
-    /// Nothing drawn answers the last input, or the start (see [`TerminalSeen`]).
+    /// Nothing drawn answers the last input (see [`TerminalSeen`]).
     unanswered_input: bool,
+    /// Nothing drawn answers the start, with no input yet (see [`TerminalSeen`]).
+    unanswered_start: bool,
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -1265,12 +1280,15 @@ mod linux {
         // Internet sockets alone, one connected) reads every key at once: what may be waited
         // for is at the far end, which `/proc` cannot see. Until the far end answers the last
         // input (see [`TerminalSeen::unanswered_input`]), it waits on the world outside,
-        // whatever its timer (`ssh`'s keepalive).
-        if watched == Some(true)
-            && probe.unanswered_input
-            && relays_across_network(base, name, syscall, looks)
-        {
-            return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
+        // whatever its timer (`ssh`'s keepalive); `ssh`, whose far end speaks first, also
+        // until it answers the start, and it may reach the network through a proxy it started.
+        if watched == Some(true) && (probe.unanswered_input || probe.unanswered_start) {
+            let ssh = runs_ssh(base);
+            if (probe.unanswered_input || ssh)
+                && relays_across_network(base, name, syscall, looks, ssh)
+            {
+                return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
+            }
         }
         // (A wait with no timer waits for input, with no prompt shown too: see
         // [`Shown::Unanswered`].)
@@ -1544,11 +1562,17 @@ mod linux {
     /// Whether the poll-family call `name` waits, to read or to write, on terminals and
     /// Internet sockets alone, at least one of them connected (all of them looked at): a relay
     /// to a terminal across the network (`ssh`: its connection and the terminal; a listening
-    /// socket beside, `ssh -L`). Pipes count as its connection when they lead to a child that
-    /// carries it ([`carries_connection`]: `ssh` through a `ProxyCommand` or `ProxyJump`). An
-    /// event loop has descriptors of its own besides (node's eventfd and pipes, asyncio's
-    /// socketpair), and is judged as before.
-    fn relays_across_network(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+    /// socket beside, `ssh -L`). When `proxied` (an `ssh`), pipes count as its connection when
+    /// they lead to a child that carries it ([`carries_connection`]: `ssh` through a
+    /// `ProxyCommand` or `ProxyJump`). An event loop has descriptors of its own besides (node's
+    /// eventfd and pipes, asyncio's socketpair), and is judged as before.
+    fn relays_across_network(
+        base: &str,
+        name: &str,
+        syscall: &str,
+        looks: &Looks,
+        proxied: bool,
+    ) -> bool {
         let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
             return false;
         };
@@ -1563,12 +1587,14 @@ mod linux {
             if is_terminal(&target) {
                 continue;
             }
-            if let Some(pipe) = bracketed(&target, "pipe:") {
-                pipes.push(pipe);
-                continue;
+            match bracketed(&target, "pipe:") {
+                Some(pipe) if proxied => pipes.push(pipe),
+                Some(_) => return false,
+                None => {
+                    let Some(socket) = inet_socket(&link, &target) else { return false };
+                    sockets.push(socket);
+                }
             }
-            let Some(socket) = inet_socket(&link, &target) else { return false };
-            sockets.push(socket);
         }
         let process = base.find("/task/").map_or(base, |end| &base[..end]);
         if pipes.is_empty() {
@@ -1578,36 +1604,75 @@ mod linux {
         else {
             return false;
         };
-        children(pid, None).iter().any(|child| {
-            carries_connection(child.pid, looks)
-                .is_some_and(|held| pipes.iter().all(|pipe| held.contains(pipe)))
-        })
+        children(pid, None)
+            .iter()
+            .any(|child| carries_connection(child.pid, &pipes, looks, PROXY_HOPS))
     }
 
-    /// The pipes process `pid` holds, when it also holds an Internet socket that is connected
-    /// (among the descriptors `looks` has room for): a proxy that carries the connection of
-    /// the process at the pipes' other ends (`ssh -W` or `nc` for `ssh`'s `ProxyCommand`).
-    fn carries_connection(pid: i32, looks: &Looks) -> Option<Vec<u64>> {
-        let mut pipes = Vec::new();
+    /// How many proxies in a row a relay's connection is followed through (`ssh -J a,b,c`).
+    const PROXY_HOPS: usize = 4;
+
+    /// Whether process `pid` holds every one of `pipes` and carries the connection of the
+    /// process at their other ends: it holds an Internet socket that is connected (`ssh -W`
+    /// or `nc` for `ssh`'s `ProxyCommand`), or, `hops` allowing, a child of its own carries
+    /// its other pipes (`ssh -J a,b`). The pipes are looked at first, the tables of sockets
+    /// only for a process that holds them all (among the descriptors `looks` has room for).
+    fn carries_connection(pid: i32, pipes: &[u64], looks: &Looks, hops: usize) -> bool {
+        let mut held = Vec::new();
         let mut sockets = Vec::new();
         find_descriptor(pid, looks, |path, target| {
             if let Some(pipe) = bracketed(target, "pipe:") {
-                pipes.push(pipe);
+                held.push(pipe);
             } else if let Some(socket) = inet_socket(path, target) {
                 sockets.push(socket);
             }
             None::<()>
         });
-        (!pipes.is_empty() && any_connected(&format!("/proc/{pid}"), &mut sockets)).then_some(pipes)
+        if !pipes.iter().all(|pipe| held.contains(pipe)) {
+            return false;
+        }
+        if any_connected(&format!("/proc/{pid}"), &mut sockets) {
+            return true;
+        }
+        let own: Vec<u64> = held.into_iter().filter(|pipe| !pipes.contains(pipe)).collect();
+        hops > 1
+            && !own.is_empty()
+            && children(pid, None)
+                .iter()
+                .any(|child| carries_connection(child.pid, &own, looks, hops - 1))
     }
 
-    /// Whether process `pid` holds one of `pipes` (among the descriptors `looks` has room
-    /// for).
-    fn holds_pipe(pid: i32, pipes: &[u64], looks: &Looks) -> bool {
-        find_descriptor(pid, looks, |_, target| {
-            bracketed(target, "pipe:").filter(|pipe| pipes.contains(pipe))
-        })
-        .is_some()
+    /// Whether the process of the thread at `base` runs `ssh` (its `comm`).
+    fn runs_ssh(base: &str) -> bool {
+        let process = base.find("/task/").map_or(base, |end| &base[..end]);
+        fs::read_to_string(format!("{process}/comm")).is_ok_and(|comm| comm.trim_end() == "ssh")
+    }
+
+    /// Whether member `proxy` of a group is a proxy `ssh` started for its connection (see
+    /// [`carries_connection`]): `reader`, the member that reads the terminal, runs `ssh`, and
+    /// `proxy` descends from it through members (each a proxy of the one before, `ssh -J
+    /// a,b`), holds a pipe its parent holds and an Internet socket that is connected.
+    fn proxy_of_ssh(proxy: &ProcStat, reader: i32, members: &[ProcStat], looks: &Looks) -> bool {
+        let is_ssh = |pid: i32| members.iter().any(|m| m.pid == pid && m.comm == "ssh");
+        let mut parent = proxy.ppid;
+        let mut hops = 1;
+        while parent != reader {
+            let Some(up) = members.iter().find(|m| m.pid == parent) else { return false };
+            if hops == PROXY_HOPS || up.comm != "ssh" {
+                return false;
+            }
+            parent = up.ppid;
+            hops += 1;
+        }
+        if !is_ssh(reader) {
+            return false;
+        }
+        let mut parents_pipes = Vec::new();
+        find_descriptor(proxy.ppid, looks, |_, target| {
+            parents_pipes.extend(bracketed(target, "pipe:"));
+            None::<()>
+        });
+        parents_pipes.iter().any(|&pipe| carries_connection(proxy.pid, &[pipe], looks, 1))
     }
 
     /// The number in a descriptor's link `target` such as `pipe:[123]` of the kind `kind`
@@ -1789,6 +1854,7 @@ mod linux {
             outside: None,
             shown: Shown::Other,
             unanswered_input: false,
+            unanswered_start: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
@@ -2308,9 +2374,9 @@ mod linux {
         let mut behind: Option<InputWait> = None;
         // The members waiting for a child, a pipe or a clock (see [`idle_behind`]).
         let mut behind_pids: Vec<i32> = Vec::new();
-        // Members waiting on sockets, with their parent: a client (tmux's), or a proxy that
-        // carries a relay's connection (see [`carries_connection`]).
-        let mut relayed: Vec<(i32, i32, InputWait)> = Vec::new();
+        // Members waiting on sockets: a client (tmux's), or a proxy that carries a relay's
+        // connection (see [`proxy_of_ssh`]).
+        let mut relayed: Vec<(&ProcStat, InputWait)> = Vec::new();
         // A member waiting on the world outside (a server, `tail -f`), with its reason.
         let mut outside: Option<String> = None;
         // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
@@ -2371,7 +2437,7 @@ mod linux {
                 // A client waiting on its server's socket (tmux's), which may read the
                 // terminal for it: see below.
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if on_sockets(&threads) => {
-                    relayed.push((member.pid, member.ppid, not));
+                    relayed.push((member, not));
                 }
                 // A parent waiting for its child (git for its pager, a shell for a pipeline),
                 // or a process blocked on a pipe (`seq | less`), waits on the member that
@@ -2398,14 +2464,10 @@ mod linux {
         // member that reads the terminal itself besides (`curl URL | less`) waits on the
         // network, not on the user. A relay outside the session (a server the client attached
         // to) is looked for only when none in it waits.
-        // A proxy the member that reads the terminal started for its connection (`ssh` through
-        // a `ProxyCommand`) waits on the network for it: that member's wait is theirs.
-        let relayed = relayed.into_iter().find_map(|(pid, parent, not)| {
-            let proxy = reader.is_some_and(|reader| {
-                parent == reader
-                    && carries_connection(pid, probe.looks)
-                        .is_some_and(|held| holds_pipe(reader, &held, probe.looks))
-            });
+        // A proxy `ssh` started for its connection (`ProxyCommand`) waits on the network for
+        // it: the wait of the member that reads the terminal is theirs.
+        let relayed = relayed.into_iter().find_map(|(member, not)| {
+            let proxy = reader.is_some_and(|r| proxy_of_ssh(member, r, &members, probe.looks));
             (!proxy).then_some(not)
         });
         if let Some(not) = relayed {
@@ -2924,6 +2986,7 @@ mod tests {
                         outside: None,
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
+                        unanswered_start: false,
                     },
                 )
                 .map(|t| t.activity)
@@ -2981,6 +3044,7 @@ mod tests {
                         outside: None,
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
+                        unanswered_start: false,
                     }
                 ),
                 None

@@ -180,13 +180,7 @@ impl ShellFiles {
             }
             "zsh" => {
                 // `-f` (NO_RCS) reads no startup file, ours included.
-                let no_rcs = argv.iter().skip(1).any(|a| {
-                    let a = a.to_string_lossy();
-                    let long = a.to_ascii_lowercase().replace(['-', '_'], "");
-                    (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
-                        || long == "norcs"
-                });
-                if no_rcs {
+                if zsh_reads_no_startup_file(&argv[1..]) {
                     return Err(
                         "shell integration needs zsh to read its startup files (`zsh -f`, NO_RCS, reads none, so no marks would be added); start `zsh` itself (it still reads your .zshrc) or `bash --norc`".into(),
                     );
@@ -289,6 +283,53 @@ impl Drop for ShellFiles {
     }
 }
 
+/// Whether zsh's arguments `args` turn its RCS option off, so that it reads no startup file:
+/// `-f` in a cluster of option letters (`+f` turns it back on), `-o NO_RCS` or `+o RCS` (the
+/// name attached or next, in any case, `_` and `-` ignored), `--no-rcs`; the options end at
+/// the first argument that is none.
+fn zsh_reads_no_startup_file(args: &[OsString]) -> bool {
+    let name = |option: &str| option.to_ascii_lowercase().replace(['_', '-'], "");
+    let mut off = false;
+    let mut args = args.iter().map(|arg| arg.to_string_lossy());
+    while let Some(arg) = args.next() {
+        if arg == "--" || arg == "-" {
+            break;
+        }
+        if let Some(long) = arg.strip_prefix("--") {
+            match name(long).as_str() {
+                "norcs" => off = true,
+                "rcs" => off = false,
+                _ => {}
+            }
+            continue;
+        }
+        let (set, letters) = match (arg.strip_prefix('-'), arg.strip_prefix('+')) {
+            (Some(letters), _) => (true, letters.to_owned()),
+            (None, Some(letters)) => (false, letters.to_owned()),
+            (None, None) => break,
+        };
+        for (at, letter) in letters.char_indices() {
+            if letter == 'o' {
+                let attached = &letters[at + 1..];
+                let option = match attached.is_empty() {
+                    true => args.next().map(|next| next.into_owned()).unwrap_or_default(),
+                    false => attached.to_owned(),
+                };
+                match (set, name(&option).as_str()) {
+                    (true, "norcs") | (false, "rcs") => off = true,
+                    (true, "rcs") | (false, "norcs") => off = false,
+                    _ => {}
+                }
+                break;
+            }
+            if letter == 'f' {
+                off = set;
+            }
+        }
+    }
+    off
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,14 +367,29 @@ mod tests {
     fn zsh_without_startup_files_is_refused() {
         let files = ShellFiles::create().unwrap();
         let key = MarkKey::generate();
-        for no_rcs in ["-f", "-if", "--no-rcs", "--norcs", "--NO_RCS"] {
-            let mut argv: Vec<OsString> = vec!["zsh".into(), no_rcs.into()];
+        let no_rcs: [&[&str]; 8] = [
+            &["-f"],
+            &["-if"],
+            &["--no-rcs"],
+            &["--NO_RCS"],
+            &["-o", "norcs"],
+            &["-oNO_RCS"],
+            &["+o", "rcs"],
+            &["-i", "+f", "-f"],
+        ];
+        for args in no_rcs {
+            let mut argv: Vec<OsString> =
+                std::iter::once("zsh").chain(args.iter().copied()).map(Into::into).collect();
             let refused = files.inject(&mut argv, &mut Vec::new(), &key).unwrap_err();
-            assert!(refused.contains("zsh -f"), "{no_rcs}: {refused}");
+            assert!(refused.contains("zsh -f"), "{args:?}: {refused}");
         }
-        let mut argv: Vec<OsString> = vec!["zsh".into(), "-d".into()];
-        files.inject(&mut argv, &mut Vec::new(), &key).unwrap();
-        assert_eq!(argv, ["zsh", "-d", "-i"]);
+        let reads: [&[&str]; 5] =
+            [&["-d"], &["-ohistfindnodups"], &["-o", "rcs"], &["-f", "+f"], &["script", "-f"]];
+        for args in reads {
+            let mut argv: Vec<OsString> =
+                std::iter::once("zsh").chain(args.iter().copied()).map(Into::into).collect();
+            files.inject(&mut argv, &mut Vec::new(), &key).unwrap();
+        }
     }
 
     /// One directory serves every process and outlives them; one that cannot be trusted is

@@ -313,11 +313,11 @@ struct Slot {
     started: Instant,
     last_output: Instant,
     last_input: Instant,
-    /// When the last input that ended a line (`\r` or `\n` last) was written, while it is the
-    /// last input, and the transcript line the cursor was on then, where it was typed: a
-    /// probe tells a REPL working on that line by the cursor on the line after it (see
+    /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
+    /// line the cursor was on then, where it was typed, and that of the line submitted before
+    /// it: a probe tells a REPL working on that line by the cursor on the line after it (see
     /// `waiters::shown`).
-    submitted: Option<(Instant, u64)>,
+    submitted: Option<(Instant, u64, Option<u64>)>,
     bytes_in: u64,
     bytes_out: u64,
     sync_timer: Option<Instant>,

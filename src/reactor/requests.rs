@@ -347,7 +347,8 @@ impl Reactor {
         }
         slot.last_input = Instant::now();
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {
-            slot.submitted = Some((slot.last_input, slot.terminal.cursor_line()));
+            let before = slot.submitted.map(|(_, line, _)| line);
+            slot.submitted = Some((slot.last_input, slot.terminal.cursor_line(), before));
         }
         self.flush(id.0);
         // The terminal's input buffer may be full (the program stopped reading): a signal

@@ -1085,7 +1085,8 @@ pub(super) fn input_wait_of(
         timers: Some(&slot.timers),
         outside: Some(&slot.outside_relay),
         shown,
-        unanswered_input: unanswered_input(slot),
+        unanswered_input: slot.bytes_in > 0 && unanswered(slot),
+        unanswered_start: slot.bytes_in == 0 && unanswered(slot),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
@@ -1124,19 +1125,22 @@ pub(super) fn input_wait_of(
 /// What the terminal shows at its cursor, for a probe (see [`procfs::Shown`]): no prompt, the
 /// cursor at the start of a blank row below text, on the line right after the one the last
 /// submitted line was typed on (what follows a prompt the program printed, such as `echo
-/// 'Press a key'; read -n1 -t 8`, is no answer to a line), or still on that line with nothing
-/// drawn since it was submitted; with no input since, or none that drew anything (node's REPL
-/// reads no key while it awaits); or a prompt drawn since the last input, the cursor right
-/// after its row's text; only while the program takes keys (the modes are read only when the
-/// screen shows one of the two).
+/// 'Press a key'; read -n1 -t 8`, is no answer to a line), with no input since or none that
+/// drew anything (node's REPL reads no key while it awaits); or still on that line, nothing
+/// drawn since it was submitted, when it was typed right below a line submitted before it
+/// (typed while node's REPL awaits that one); or a prompt drawn since the last input, the
+/// cursor right after its row's text; only while the program takes keys (the modes are read
+/// only when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;
     let below_submitted = || {
-        slot.submitted.is_some_and(|(at, line)| {
+        slot.submitted.is_some_and(|(at, line, before)| {
             let drew_nothing_since = |since| slot.last_output <= since;
             let cursor = terminal.cursor_line();
+            let typed_below_another = before.is_some_and(|before| before.saturating_add(1) == line);
             (at == slot.last_input || drew_nothing_since(slot.last_input))
-                && (cursor == line.saturating_add(1) || cursor == line && drew_nothing_since(at))
+                && (cursor == line.saturating_add(1)
+                    || cursor == line && typed_below_another && drew_nothing_since(at))
         })
     };
     let shown = if terminal.cursor_below_text() && below_submitted() {
@@ -1152,19 +1156,20 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
 }
 
 /// Whether the last input, or the start when none was sent, has nothing drawn since that
-/// answers it, for a probe (see [`procfs::TerminalSeen::unanswered_input`]): no output since
-/// it; a line submitted last whose line break has not come back (the cursor still on the line
-/// it was typed on, on the primary screen: its echo arrives in pieces from a far end); or the
-/// visible cursor at the start of a blank row below a row of text (not a hidden one, as a TUI
-/// drawing on the primary screen leaves it, nor one in a line being edited): a far end's
-/// greeting before its prompt (`Last login: ...`).
-fn unanswered_input(slot: &Slot) -> bool {
+/// answers it, for a probe (see [`procfs::TerminalSeen::unanswered_input`] and
+/// [`procfs::TerminalSeen::unanswered_start`]): no output since it; a line submitted last
+/// whose line break has not come back (the cursor still on the line it was typed on, on the
+/// primary screen: its echo arrives in pieces from a far end); or the visible cursor at the
+/// start of a blank row below a row of text (not a hidden one, as a TUI drawing on the primary
+/// screen leaves it, nor one in a line being edited): a far end's greeting before its prompt
+/// (`Last login: ...`).
+fn unanswered(slot: &Slot) -> bool {
     let terminal = &slot.terminal;
     let line_not_ended = || {
         !terminal.alternate()
-            && slot
-                .submitted
-                .is_some_and(|(at, line)| at == slot.last_input && terminal.cursor_line() <= line)
+            && slot.submitted.is_some_and(|(at, line, _)| {
+                at == slot.last_input && terminal.cursor_line() <= line
+            })
     };
     // (The line the cursor is on, which renders the rows down to it, is asked last.)
     slot.last_output <= slot.last_input

@@ -95,6 +95,11 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 Err(crate::Error::NotAtPrompt { command_running: false, .. })
                     if report.outcome == "matched" =>
                 {
+                    // A shell started with integration that never marked a prompt (its startup
+                    // file ran another shell) has none to run the command at.
+                    if !session.status().is_ok_and(|status| status.shell_integration) {
+                        return Err(run_error(crate::Error::NoShellIntegration(session.id())));
+                    }
                     return Err(ToolError::new(format!(
                         "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
                         session.id()

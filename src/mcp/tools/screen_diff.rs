@@ -251,8 +251,9 @@ impl Frame {
             let label = numbers.label(&run.label) << 32;
             if let Some(row) = rows.get_mut(usize::from(run.row)) {
                 let end = usize::from(run.end).min(cols);
+                // (Added, so that a mark inside another, a nested one, counts as well.)
                 for cell in row.iter_mut().take(end).skip(usize::from(run.col)) {
-                    *cell = *cell as u32 as u64 | label;
+                    *cell += label;
                 }
             }
         }
@@ -285,7 +286,7 @@ fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
             let mut marked = Vec::with_capacity(chosen.len());
             for span in chosen.chunk_by(touching) {
                 marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
-                marked.extend(merged(standing_out_within(span)));
+                marked.extend(standing_out_within(span));
             }
             marked
         }
@@ -325,9 +326,18 @@ fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked
         .then(|| cells.into_iter().min_by_key(|(_, count)| std::cmp::Reverse(*count)))
         .flatten()
         .map(|(look, _)| look);
-    span.iter()
-        .filter(move |run| most.as_ref().is_some_and(|most| look(run) != *most))
-        .map(|run| Marked::new(run, String::new()))
+    // Touching runs of one look are one mark; of two, two.
+    span.chunk_by(move |a, b| look(a) == look(b))
+        .filter(move |same| most.as_ref().is_some_and(|most| look(same[0]) != *most))
+        .map(|same| {
+            let last = same[same.len() - 1];
+            Marked {
+                row: same[0].row,
+                col: same[0].col,
+                end: last.col.saturating_add(last.width),
+                label: String::new(),
+            }
+        })
 }
 
 /// The background of more than half of a screen's `cells`, if one has them.
@@ -1277,6 +1287,15 @@ mod tests {
         let id = SessionId(1);
         seen.remember(id, Some(yes));
         assert_eq!(seen.shape(id, &no, false), rows(&[1]));
+        // Touching runs of two other backgrounds are two marks, not one.
+        let runs = [
+            run(0, 0, 2, "black", "white", &[]),
+            run(0, 2, 2, "white", "red", &[]),
+            run(0, 4, 2, "white", "green", &[]),
+            run(0, 6, 10, "black", "white", &[]),
+        ];
+        let frame = Frame::new(&screen(&["abcdefghij", ""], (1, 0)), &runs, Styles::Meaningful);
+        assert_eq!(frame.text(&Shape::Whole), "⟦ab⟦cd⟧⟦ef⟧ghij⟧\n▌");
     }
 
     /// Changes since the last look, with no block moved.
