@@ -1618,16 +1618,7 @@ mod linux {
     /// its other pipes (`ssh -J a,b`). The pipes are looked at first, the tables of sockets
     /// only for a process that holds them all (among the descriptors `looks` has room for).
     fn carries_connection(pid: i32, pipes: &[u64], looks: &Looks, hops: usize) -> bool {
-        let mut held = Vec::new();
-        let mut sockets = Vec::new();
-        find_descriptor(pid, looks, |path, target| {
-            if let Some(pipe) = bracketed(target, "pipe:") {
-                held.push(pipe);
-            } else if let Some(socket) = inet_socket(path, target) {
-                sockets.push(socket);
-            }
-            None::<()>
-        });
+        let (held, mut sockets) = pipes_and_sockets(pid, looks);
         if !pipes.iter().all(|pipe| held.contains(pipe)) {
             return false;
         }
@@ -1642,6 +1633,21 @@ mod linux {
                 .any(|child| carries_connection(child.pid, &own, looks, hops - 1))
     }
 
+    /// The pipes and the Internet sockets (a table and an inode each) among the descriptors
+    /// of process `pid` that `looks` has room for.
+    fn pipes_and_sockets(pid: i32, looks: &Looks) -> (Vec<u64>, Vec<(&'static str, u64)>) {
+        let (mut pipes, mut sockets) = (Vec::new(), Vec::new());
+        find_descriptor(pid, looks, |path, target| {
+            if let Some(pipe) = bracketed(target, "pipe:") {
+                pipes.push(pipe);
+            } else if let Some(socket) = inet_socket(path, target) {
+                sockets.push(socket);
+            }
+            None::<()>
+        });
+        (pipes, sockets)
+    }
+
     /// Whether the process of the thread at `base` runs `ssh` (its `comm`).
     fn runs_ssh(base: &str) -> bool {
         let process = base.find("/task/").map_or(base, |end| &base[..end]);
@@ -1653,26 +1659,25 @@ mod linux {
     /// `proxy` descends from it through members (each a proxy of the one before, `ssh -J
     /// a,b`), holds a pipe its parent holds and an Internet socket that is connected.
     fn proxy_of_ssh(proxy: &ProcStat, reader: i32, members: &[ProcStat], looks: &Looks) -> bool {
-        let is_ssh = |pid: i32| members.iter().any(|m| m.pid == pid && m.comm == "ssh");
-        let mut parent = proxy.ppid;
-        let mut hops = 1;
-        while parent != reader {
-            let Some(up) = members.iter().find(|m| m.pid == parent) else { return false };
-            if hops == PROXY_HOPS || up.comm != "ssh" {
+        // Up from its parent to the reader, every one an `ssh` of the group.
+        let mut up = proxy.ppid;
+        for hop in 1.. {
+            let Some(parent) = members.iter().find(|m| m.pid == up) else { return false };
+            if parent.comm != "ssh" {
                 return false;
             }
-            parent = up.ppid;
-            hops += 1;
+            if up == reader {
+                break;
+            }
+            if hop == PROXY_HOPS {
+                return false;
+            }
+            up = parent.ppid;
         }
-        if !is_ssh(reader) {
-            return false;
-        }
-        let mut parents_pipes = Vec::new();
-        find_descriptor(proxy.ppid, looks, |_, target| {
-            parents_pipes.extend(bracketed(target, "pipe:"));
-            None::<()>
-        });
-        parents_pipes.iter().any(|&pipe| carries_connection(proxy.pid, &[pipe], looks, 1))
+        let (parents_pipes, _) = pipes_and_sockets(proxy.ppid, looks);
+        let (pipes, mut sockets) = pipes_and_sockets(proxy.pid, looks);
+        pipes.iter().any(|pipe| parents_pipes.contains(pipe))
+            && any_connected(&format!("/proc/{}", proxy.pid), &mut sockets)
     }
 
     /// The number in a descriptor's link `target` such as `pipe:[123]` of the kind `kind`
