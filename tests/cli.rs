@@ -119,8 +119,7 @@ fn the_readme_vim_example_edits_the_file_and_shows_the_screen() {
             "run",
             "--timeout",
             LONG_MS,
-            "--wait-screen",
-            "termloom-demo.txt",
+            "--wait-input",
             "--send",
             r"ggdGihello from termloom\e",
             "--send",
@@ -541,7 +540,7 @@ fn help_explains_every_step_and_option_with_examples() {
             });
             assert!(listed, "{args:?}: {name} is not explained");
         }
-        let example = r"termloom run --wait-screen 'termloom-demo.txt' --send 'ggdGihello from termloom\e' --send ':w\r' \
+        let example = r"termloom run --wait-input --send 'ggdGihello from termloom\e' --send ':w\r' \
       --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt";
         assert!(help.contains(example), "{args:?}: the README example is missing");

@@ -194,7 +194,7 @@ Exit status:
 
 Examples:
   Edit a file in vim and show the screen:
-    termloom run --wait-screen 'termloom-demo.txt' --send 'ggdGihello from termloom\e' --send ':w\r' \
+    termloom run --wait-input --send 'ggdGihello from termloom\e' --send ':w\r' \
       --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt
 
