@@ -18,7 +18,7 @@ use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
     ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
-    text_ends_before,
+    text_ends_before, text_of_first_cells,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -69,7 +69,7 @@ impl EventListener for Listener {
 }
 
 /// An OSC 133 mark and where the cursor was when it arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct MarkAt {
     /// The mark.
     pub mark: PromptMark,
@@ -77,6 +77,12 @@ pub(crate) struct MarkAt {
     pub line: u64,
     /// Byte offset of the cursor in that line's text.
     pub offset: usize,
+    /// For a command's end: where the text on the screen ends (the end of its last row with
+    /// text, below the cursor when a command moved it up and left output beneath it).
+    pub text_end: Option<(u64, usize)>,
+    /// For a command's output start: the text after the cursor on its line (left there by an
+    /// earlier program that moved the cursor up; as a rule none).
+    pub after_cursor: Option<String>,
 }
 
 /// The most bytes of clipboard answers a session gets a second (see
@@ -397,7 +403,11 @@ impl Emulator {
                     if let Some(mark) = mark {
                         self.settle(transcript);
                         let (line, offset) = self.cursor_position(transcript);
-                        turn.marks.push(MarkAt { mark, line, offset });
+                        let text_end = matches!(mark, PromptMark::CommandEnd(_))
+                            .then(|| self.text_end(transcript));
+                        let after_cursor = (mark == PromptMark::OutputStart)
+                            .then(|| self.text_after_cursor(transcript, (line, offset)));
+                        turn.marks.push(MarkAt { mark, line, offset, text_end, after_cursor });
                     }
                 }
                 Stop::Sequence(sequence) => {
@@ -1113,6 +1123,28 @@ impl Emulator {
         }
     }
 
+    /// The screen's logical lines from the tail's top down to its last row with text (or the
+    /// cursor's, if lower): the tail, with the rows below the cursor a program moved up.
+    pub(crate) fn lines_to_last_text(&self, transcript: &Transcript) -> Option<Vec<String>> {
+        (!self.alternate())
+            .then(|| self.lines_down_to(transcript, self.tail_top(), self.last_row_read()))
+    }
+
+    /// Where the text on the primary screen ends: the transcript line number of its last row
+    /// with text (or the cursor's, if lower) and that line's length.
+    fn text_end(&self, transcript: &Transcript) -> (u64, usize) {
+        let lines = self.lines_to_last_text(transcript).unwrap_or_default();
+        let last = lines.len().saturating_sub(1);
+        (transcript.end() + last as u64, lines.last().map_or(0, String::len))
+    }
+
+    /// The text after the cursor (at `cursor`, its transcript position) on its line.
+    fn text_after_cursor(&self, transcript: &Transcript, cursor: (u64, usize)) -> String {
+        let lines = self.lines_to_last_text(transcript).unwrap_or_default();
+        let line = transcript.current(cursor.0, &lines).unwrap_or("");
+        line.get(cursor.1..).unwrap_or("").to_owned()
+    }
+
     /// The row the cursor is on.
     fn cursor_row(&self) -> usize {
         self.term.grid().cursor.point.line.0.max(0) as usize
@@ -1131,6 +1163,18 @@ impl Emulator {
     /// The screen's logical lines from row `top` down to the one on row `last` (see
     /// [`Emulator::tail`]), the cursor's line padded to the cursor.
     fn lines_down_to(&self, transcript: &Transcript, top: usize, last: usize) -> Vec<String> {
+        self.lines_from(transcript, top, Some(last))
+    }
+
+    /// The screen's logical lines from row `top` down to the cursor, the last cut at the
+    /// cursor: what is after it on its line is left out.
+    fn lines_to_cursor(&self, transcript: &Transcript, top: usize) -> Vec<String> {
+        self.lines_from(transcript, top, None)
+    }
+
+    /// [`lines_down_to`](Self::lines_down_to) row `last`, or, without it, down to the cursor
+    /// and cut there ([`lines_to_cursor`](Self::lines_to_cursor)).
+    fn lines_from(&self, transcript: &Transcript, top: usize, last: Option<usize>) -> Vec<String> {
         let grid = self.term.grid();
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;
@@ -1156,6 +1200,24 @@ impl Emulator {
                 current.push_str(transcript.pending());
             }
             piece.clear();
+            let Some(last) = last else {
+                if line == cursor_row {
+                    // The cell under the cursor is before it when the next character goes to
+                    // the next row (the cursor stays in the last column until it does).
+                    let before = cursor.column.0 + usize::from(grid.cursor.input_needs_wrap);
+                    let cells = text_of_first_cells(row, before, &mut piece);
+                    current.push_str(&piece);
+                    current.extend(std::iter::repeat_n(' ', before.saturating_sub(cells)));
+                    lines.push(std::mem::take(&mut current));
+                    break;
+                }
+                line_text(row, &mut piece);
+                current.push_str(&piece);
+                if !is_wrapped(row) {
+                    lines.push(std::mem::take(&mut current));
+                }
+                continue;
+            };
             let cells = line_text(row, &mut piece);
             current.push_str(&piece);
             let wrapped = is_wrapped(row) && line + 1 < grid.screen_lines();
@@ -1181,12 +1243,13 @@ impl Emulator {
         Some(if self.ended { lines } else { to_cursor })
     }
 
-    /// The transcript line number and byte offset of the cursor: the end of the last of the
-    /// screen's lines down to the cursor's, which holds the cursor (its last part, when a line
-    /// longer than a read is split).
+    /// The transcript line number and byte offset of the cursor: the line holding it (its
+    /// part that holds it, when a line longer than a read is split) and the bytes before it
+    /// there, text after the cursor (a line a program redraws from its start, a row the
+    /// cursor was moved back onto) left out.
     pub(crate) fn cursor_position(&self, transcript: &Transcript) -> (u64, usize) {
         if !self.alternate() {
-            let lines = self.lines_down_to(transcript, self.tail_top(), self.cursor_row());
+            let lines = self.lines_to_cursor(transcript, self.tail_top());
             let last = lines.len().saturating_sub(1);
             return (transcript.end() + last as u64, lines.last().map_or(0, String::len));
         }

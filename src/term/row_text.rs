@@ -126,6 +126,15 @@ pub(crate) fn line_text(row: &Row<Cell>, out: &mut String) -> usize {
     }
 }
 
+/// Appends the text of a grid row's first `cells` cells, blanks kept (the part of a row
+/// before the cursor); returns the number of cells it covers.
+pub(crate) fn text_of_first_cells(row: &Row<Cell>, cells: usize, out: &mut String) -> usize {
+    match cells.min(row.len()) {
+        0 => 0,
+        cells => cells_text(&row[..], cells - 1, out),
+    }
+}
+
 /// Appends the text of `cells` up to `last`; returns the number of cells it covers.
 fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
     let kept = &cells[..=last];

@@ -33,6 +33,10 @@ pub(crate) struct ShellTracker {
     pub output_start: Option<(Position, u64)>,
     /// Where the last command's output ended.
     pub output_end: Option<Position>,
+    /// The text after the cursor on the line where the last command's output started, left
+    /// there by an earlier program that moved the cursor up (as a rule none): while it is
+    /// still there unchanged, the command did not print it.
+    pub output_start_after: String,
 }
 
 impl ShellTracker {
@@ -55,15 +59,19 @@ impl ShellTracker {
                 self.at_prompt = false;
                 self.running = true;
                 self.output_start = Some((position, self.commands));
+                self.output_start_after = mark.after_cursor.clone().unwrap_or_default();
                 // The previous command's end is not this one's.
                 self.output_end = None;
             }
             PromptMark::CommandEnd(code) => {
                 self.running = false;
                 // A D with no C since the last one closes an empty command line.
-                if self.output_start.is_some_and(|(_, count)| count == self.commands) {
+                if let Some((start, _)) = self.output_start.filter(|&(_, c)| c == self.commands) {
                     self.last_exit = code;
-                    self.output_end = Some(position);
+                    // A command that left the cursor above its output's start (`printf
+                    // 'out\n\e[H'`) printed down to the screen's last text.
+                    let moved_up = mark.text_end.filter(|&end| position < start && end > start);
+                    self.output_end = Some(moved_up.unwrap_or(position));
                 }
                 self.commands += 1;
             }
@@ -82,7 +90,7 @@ mod tests {
     use super::*;
 
     fn mark(mark: PromptMark, line: u64) -> MarkAt {
-        MarkAt { mark, line, offset: 0 }
+        MarkAt { mark, line, offset: 0, text_end: None, after_cursor: None }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use crate::term::emulator::{Emulator, OutputBounds, Turn};
 use crate::term::scan::MarkKey;
 use crate::term::screen::style::StyledScreen;
 use crate::term::screen::{Modes, Screen};
-use crate::term::shell::ShellTracker;
+use crate::term::shell::{Position, ShellTracker};
 use crate::term::transcript::{ReadMark, Transcript, TypedLine};
 use crate::types::Output;
 
@@ -140,11 +140,17 @@ impl Terminal {
         let tail_lines = tail.as_deref().unwrap_or(&[]);
         let span = if so_far { None } else { self.shell.output_of(command) };
         let (output, truncated) = match span {
-            Some((from, to)) => self.transcript.text_between(tail_lines, from, to),
+            Some((from, to)) => {
+                // Rows below the cursor too: a command may end above its output.
+                let lines = self.emulator.lines_to_last_text(&self.transcript);
+                let lines = lines.as_deref().unwrap_or(&[]);
+                self.transcript.text_between(lines, self.output_from(from, lines), to)
+            }
             None => match self.shell.output_start {
                 Some((from, count)) if count == command => {
                     let end = self.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
                     let last = tail_lines.last().map_or(0, String::len);
+                    let from = self.output_from(from, tail_lines);
                     self.transcript.text_between(tail_lines, from, (end, last))
                 }
                 _ => (String::new(), false),
@@ -152,6 +158,17 @@ impl Terminal {
         };
         let exit_code = if span.is_some() { self.shell.last_exit } else { None };
         (output, truncated, exit_code)
+    }
+
+    /// Where the last command's output starts, its start line read with the screen's
+    /// `lines`: at its mark, or on the next line when an earlier program left text after the
+    /// cursor there and it is unchanged (the command printed nothing on that line).
+    fn output_from(&self, from: Position, lines: &[String]) -> Position {
+        let left = self.shell.output_start_after.as_str();
+        match self.transcript.current(from.0, lines) {
+            Some(line) if !left.is_empty() && line.get(from.1..) == Some(left) => (from.0 + 1, 0),
+            _ => from,
+        }
     }
 
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
@@ -324,7 +341,38 @@ pub(crate) fn asks_for_password(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::asks_for_password;
+    use super::{Terminal, asks_for_password};
+    use crate::config::Config;
+    use crate::term::emulator::Turn;
+
+    /// A shell with OSC 133 marks that runs `line`, which prints `output`, as its
+    /// `command`-th; returns what `command_output` gives for it.
+    fn run(terminal: &mut Terminal, command: u64, line: &str, output: &str) -> String {
+        let marked = format!(
+            "\x1b]133;A\x07$ \x1b]133;B\x07{line}\r\n\x1b]133;C\x07{output}\x1b]133;D;0\x07"
+        );
+        let mut turn = Turn { budget: usize::MAX, ..Turn::default() };
+        terminal.feed(marked.as_bytes(), &mut turn);
+        let (text, truncated, code) = terminal.command_output(command, false);
+        assert!(!truncated && code == Some(0), "{line}: {code:?}");
+        text
+    }
+
+    /// A command's output is what it printed from its start, on a screen an earlier command
+    /// left in disorder too: one that moved the cursor above its own start (its output is
+    /// below the cursor), one printed over rows that still held text (the old text after the
+    /// cursor is not part of it), and one that cleared the screen from such a row.
+    #[test]
+    fn a_commands_output_is_what_it_printed_after_a_cursor_moved_up() {
+        let mut terminal = Terminal::new(40, 12, &Config::default(), None);
+        assert_eq!(run(&mut terminal, 0, "echo a; echo b", "a\r\nb\r\n"), "a\nb\n");
+        assert_eq!(run(&mut terminal, 1, "p1", "out\r\n\x1b[H"), "out");
+        assert_eq!(run(&mut terminal, 2, "echo after", "after\r\n"), "after\n");
+        // Printed over `$ p1`, which keeps its end; it ends where the cursor went back to.
+        assert_eq!(run(&mut terminal, 3, "p2", "x\r\ny\r\nz\r\n\x1b[2A"), "x p1\n");
+        assert_eq!(run(&mut terminal, 4, "clear; echo c", "\x1b[H\x1b[2Jc\r\n"), "c\n");
+        assert_eq!(run(&mut terminal, 5, "echo end", "end\r\n"), "end\n");
+    }
 
     #[test]
     fn password_prompts_are_told_by_their_words() {

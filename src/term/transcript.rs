@@ -432,7 +432,7 @@ impl Transcript {
     }
 
     /// The current text of line `number`: settled, or on the screen in `tail`.
-    fn current<'a>(&'a self, number: u64, tail: &'a [String]) -> Option<&'a str> {
+    pub(crate) fn current<'a>(&'a self, number: u64, tail: &'a [String]) -> Option<&'a str> {
         if number < self.end() {
             return self.line(number);
         }
