@@ -844,6 +844,25 @@ fn keys_and_their_wait_go_in_one_request() {
         shell.send_keys_and_wait("sleep 0.4; echo done<Enter>", Until::text("done"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
     assert!(started.elapsed() >= Duration::from_millis(350), "matched the echo: {outcome}");
+    // So is a wait on the screen: the row the line was typed on shows it too.
+    for until in [Until::screen_contains("deploy ok"), Until::screen_regex("deploy ok").unwrap()] {
+        shell.send_keys_and_wait("clear<Enter>", Until::input_wait(), LONG).unwrap();
+        let started = std::time::Instant::now();
+        let outcome =
+            shell.send_keys_and_wait("sleep 0.4; echo deploy ok<Enter>", until, LONG).unwrap();
+        assert!(started.elapsed() >= Duration::from_millis(350), "matched the echo: {outcome}");
+        let found = outcome.matched().unwrap();
+        assert_eq!(found.location, termloom::Location::Screen { row: 1, col: 0 }, "{outcome}");
+    }
+    // A program that echoes nothing answers on the line Enter was typed on: only the echo is
+    // skipped, and there is none.
+    let script = "read -s -n1 -p 'Press any key to continue...' k; echo ' continuing'; read k";
+    let key = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+    expect(&key, Until::input_wait());
+    for until in [Until::text("continuing"), Until::screen_contains("continuing")] {
+        let outcome = key.send_keys_and_wait("<Enter>", until, LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+    }
 }
 
 /// Arguments too large to hand to the supervisor are a clear error, and the engine goes on.

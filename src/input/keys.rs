@@ -844,6 +844,46 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
     matches!(bytes.last(), Some(b'\r' | b'\n'))
 }
 
+/// What a program that echoes typed text would show for `items`, a script that submits a
+/// line: its characters, when they are plain text (characters, shifted or not, and the Enter
+/// that ends it); `None` when keys that edit, move or complete are among them (the line's
+/// echo cannot be told from the keys).
+pub(crate) fn script_echo(items: &[ScriptItem]) -> Option<String> {
+    let mut echo = String::new();
+    let last = items.len().checked_sub(1)?;
+    for (i, item) in items.iter().enumerate() {
+        match item {
+            ScriptItem::Text(text) if i == last => echo.push_str(&bytes_echo(text.as_bytes())?),
+            ScriptItem::Text(text) => echo.push_str(plain_text(text)?),
+            ScriptItem::Key(Key { code: KeyCode::Enter, mods }) if i == last => {
+                (*mods == Modifiers::NONE).then_some(())?;
+            }
+            ScriptItem::Key(Key { code: KeyCode::Char(c), mods })
+                if !mods.ctrl && !mods.alt && !c.is_control() =>
+            {
+                match mods.shift {
+                    true => echo.extend(c.to_uppercase()),
+                    false => echo.push(*c),
+                }
+            }
+            ScriptItem::Key(_) => return None,
+        }
+    }
+    Some(echo)
+}
+
+/// What a program that echoes typed text would show for `bytes`, which submit a line (see
+/// [`script_echo`]): the text before its line end, when it is plain text.
+pub(crate) fn bytes_echo(bytes: &[u8]) -> Option<String> {
+    let line = bytes.strip_suffix(b"\r").or_else(|| bytes.strip_suffix(b"\n"))?;
+    plain_text(std::str::from_utf8(line).ok()?).map(str::to_owned)
+}
+
+/// `text` when it holds no control character.
+fn plain_text(text: &str) -> Option<&str> {
+    (!text.chars().any(char::is_control)).then_some(text)
+}
+
 /// Whether typing `items` is one key that signals: Ctrl-C, Ctrl-\\ or Ctrl-Z alone (what a
 /// terminal's line discipline turns into SIGINT, SIGQUIT or SIGTSTP by default).
 pub(crate) fn script_signals(items: &[ScriptItem]) -> bool {
@@ -862,6 +902,22 @@ pub(crate) fn bytes_signal(bytes: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// The echo of a submitted line is told from plain text and Enter only.
+    #[test]
+    fn a_submitted_lines_echo_is_its_plain_text() {
+        let echo = |script: &str| super::script_echo(&super::parse_key_script(script).unwrap());
+        assert_eq!(echo("echo done<Enter>").as_deref(), Some("echo done"));
+        assert_eq!(echo("<Enter>").as_deref(), Some(""));
+        assert_eq!(echo("a<Space>B<S-c><CR>").as_deref(), Some("a BC"));
+        for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
+            assert_eq!(echo(edited), None, "{edited}");
+        }
+        assert_eq!(super::bytes_echo(b"6 * 7\r").as_deref(), Some("6 * 7"));
+        assert_eq!(super::bytes_echo(b"x\n").as_deref(), Some("x"));
+        assert_eq!(super::bytes_echo(b"a\tb\r"), None);
+        assert_eq!(super::bytes_echo(b"no end"), None);
+    }
+
     use super::*;
 
     fn key(s: &str) -> Key {

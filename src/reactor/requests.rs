@@ -5,7 +5,9 @@
 //! (terminal I/O, input, waiters, lifecycle).
 
 use super::*;
-use crate::input::keys::{KeyModes, ScriptItem, bytes_submit, encode_script, script_submits};
+use crate::input::keys::{
+    KeyModes, ScriptItem, bytes_echo, bytes_submit, encode_script, script_echo, script_submits,
+};
 use crate::input::mouse::{
     MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
 };
@@ -31,12 +33,21 @@ impl Typing {
             Typing::Bytes(bytes) => bytes_submit(bytes),
         }
     }
+
+    /// The echo of the line it submits, when it is plain text (see [`script_echo`]).
+    fn echo(&self) -> Option<String> {
+        match self {
+            Typing::Keys(items) => script_echo(items),
+            Typing::Bytes(bytes) => bytes_echo(bytes),
+        }
+    }
 }
 
 /// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
 /// line discipline reads a password (canonical, echo off).
-fn typed_line_of(slot: &Slot) -> Option<TypedLine> {
+fn typed_line_of(slot: &Slot, echo: Option<String>) -> Option<TypedLine> {
     let mut typed = slot.terminal.typed_line()?;
+    typed.echo = echo;
     let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
     typed.echoed = modes.is_none_or(|modes| modes.input_kind() != crate::InputKind::Password);
     Some(typed)
@@ -818,7 +829,7 @@ impl Reactor {
         self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
         let typed_line = match self.slot(id) {
-            Ok(slot) if typing.submits() => typed_line_of(slot),
+            Ok(slot) if typing.submits() => typed_line_of(slot, typing.echo()),
             _ => None,
         };
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
@@ -868,7 +879,7 @@ impl Reactor {
     /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
     /// alternate screen.
     pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
-        Ok(typed_line_of(self.slot(id)?))
+        Ok(typed_line_of(self.slot(id)?, None))
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

@@ -293,6 +293,12 @@ impl Reactor {
                 // A caller's own test may panic, or call into the engine (refused here, and
                 // the test only says false): that wait fails, nothing else does.
                 super::take_refused_call();
+                // After a submitted line, its echo is no answer.
+                let unechoed = waiter.read.typed().and_then(|typed| {
+                    let plain = styled.is_none().then_some(screen)?;
+                    slot.terminal.screen_without_echo(plain, typed)
+                });
+                let screen = unechoed.as_ref().unwrap_or(screen);
                 let tested = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     waiter.until.match_screen(screen, styled.as_ref())
                 }));

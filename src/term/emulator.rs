@@ -1138,6 +1138,31 @@ impl Emulator {
         (transcript.end() + last as u64, lines.last().map_or(0, String::len))
     }
 
+    /// The primary screen's rows that show transcript line `number`, if it is on the screen.
+    pub(crate) fn rows_of_line(
+        &self,
+        transcript: &Transcript,
+        number: u64,
+    ) -> Option<std::ops::Range<usize>> {
+        if self.alternate() {
+            return None;
+        }
+        let index = number.checked_sub(transcript.end())?;
+        let grid = self.term.grid();
+        let rows = grid.screen_lines();
+        let (mut line, mut start) = (0, self.tail_top());
+        for row in start..rows {
+            if is_wrapped(&grid[Line(row as i32)]) && row + 1 < rows {
+                continue;
+            }
+            if line == index {
+                return Some(start..row + 1);
+            }
+            (line, start) = (line + 1, row + 1);
+        }
+        None
+    }
+
     /// The text after the cursor (at `cursor`, its transcript position) on its line.
     fn text_after_cursor(&self, transcript: &Transcript, cursor: (u64, usize)) -> String {
         let lines = self.lines_to_last_text(transcript).unwrap_or_default();

@@ -171,6 +171,37 @@ impl Terminal {
         }
     }
 
+    /// `screen` (the primary one, as it is now) with the echo of a line submitted on the
+    /// `typed` line blanked while the line still begins as it did: a screen condition waited
+    /// for after the line is submitted looks for its answer, not for the line typed.
+    pub(crate) fn screen_without_echo(&self, screen: &Screen, typed: &TypedLine) -> Option<Screen> {
+        if screen.alternate {
+            return None;
+        }
+        let rows = self.emulator.rows_of_line(&self.transcript, typed.number)?;
+        let line = screen.lines.get(rows.clone())?.concat();
+        let echo = typed.echo_len(line.strip_prefix(typed.before.as_str())?);
+        if echo == 0 {
+            return None;
+        }
+        // The echo's characters become blanks as wide: what follows keeps its columns.
+        let echo = typed.before.len()..typed.before.len() + echo;
+        let mut masked = screen.clone();
+        let mut start = 0;
+        for row in &mut masked.lines[rows] {
+            let end = start + row.len();
+            *row = row
+                .char_indices()
+                .map(|(at, c)| match echo.contains(&(start + at)) {
+                    true => " ".repeat(unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)),
+                    false => c.to_string(),
+                })
+                .collect();
+            start = end;
+        }
+        Some(masked)
+    }
+
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
     /// output it was given).
     pub(crate) fn skip_to_end(&mut self, reader: u64) {
@@ -195,7 +226,7 @@ impl Terminal {
             None => self.transcript.line(number)?,
         };
         let before = text.get(..offset).unwrap_or(text).to_owned();
-        Some(TypedLine { number, before, echoed: true })
+        Some(TypedLine { number, before, echoed: true, echo: None })
     }
 
     /// The settled transcript (line numbers, lines, pins).

@@ -46,6 +46,30 @@ pub(crate) struct TypedLine {
     /// non-canonical mode); not at a password prompt (canonical, echo off), where what the
     /// program adds to the line is its answer.
     pub echoed: bool,
+    /// The echo of what was typed, when it is plain text and Enter (its characters); `None`
+    /// when keys that edit or move were typed too (a recalled or completed line), whose
+    /// echo cannot be told in advance.
+    pub echo: Option<String>,
+}
+
+impl TypedLine {
+    /// How many bytes at the start of `added`, what the line holds after [`TypedLine::before`]
+    /// now, are the echo of what was typed: as much of it as agrees with [`TypedLine::echo`]
+    /// (a program that echoes nothing and answers on the same line, `Press any key...`, adds
+    /// its answer), or all of it when the echo cannot be told; none when it is not echoed.
+    pub(crate) fn echo_len(&self, added: &str) -> usize {
+        if !self.echoed {
+            return 0;
+        }
+        let Some(echo) = &self.echo else {
+            return added.len();
+        };
+        added
+            .char_indices()
+            .zip(echo.chars())
+            .find(|((_, a), e)| a != e)
+            .map_or_else(|| added.len().min(echo.len()), |((at, _), _)| at)
+    }
 }
 
 impl ReadMark {
@@ -54,6 +78,11 @@ impl ReadMark {
     /// to it. A line redrawn since (a progress bar's `\r`) is searched in full.
     pub(crate) fn past_typed(&mut self, typed: TypedLine) {
         self.typed = Some(typed);
+    }
+
+    /// The line a submitted input was typed on, if one was (see [`ReadMark::past_typed`]).
+    pub(crate) fn typed(&self) -> Option<&TypedLine> {
+        self.typed.as_ref()
     }
 
     /// The first line that may hold new text.
@@ -65,10 +94,9 @@ impl ReadMark {
     /// read, unchanged since.
     pub(crate) fn read_part(&self, number: u64, text: &str) -> usize {
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
-            return match text.starts_with(&typed.before) {
-                true if typed.echoed => text.len(),
-                true => typed.before.len(),
-                false => 0,
+            return match text.strip_prefix(typed.before.as_str()) {
+                Some(added) => typed.before.len() + typed.echo_len(added),
+                None => 0,
             };
         }
         if number > self.next {

@@ -118,6 +118,32 @@ pub(crate) fn place(
     spec
 }
 
+/// The echo of the line a `terminal_send` call submits (its `text`, then its `keys`, then
+/// Enter when it `submit`s), when it is plain text (see `script_echo`); a paste's is not told.
+fn submitted_echo(
+    text: Option<&str>,
+    keys: Option<&[ScriptItem]>,
+    paste: Option<&str>,
+    submit: bool,
+) -> Option<String> {
+    if paste.is_some() {
+        return None;
+    }
+    let mut items = Vec::new();
+    if let Some(text) = text {
+        items.push(ScriptItem::Text(String::from_utf8(crate::decode_escapes(text)).ok()?));
+    }
+    items.extend(keys.unwrap_or_default().iter().cloned());
+    if submit {
+        let enter = crate::input::keys::Key {
+            code: crate::input::keys::KeyCode::Enter,
+            mods: crate::input::keys::Modifiers::NONE,
+        };
+        items.push(ScriptItem::Key(enter));
+    }
+    crate::input::keys::script_echo(&items)
+}
+
 /// `terminal_send`.
 pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
@@ -181,7 +207,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         let typed = input.typing();
         if let Some(plan) = plan.as_mut().filter(|_| submits) {
-            plan.typed_line = session.typed_line()?;
+            plan.typed_line = session.typed_line()?.map(|mut line| {
+                line.echo = submitted_echo(text, script.as_deref(), paste, submit);
+                line
+            });
         }
         if let Some(text) = text {
             session.send_text(text)?;
