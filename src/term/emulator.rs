@@ -1150,8 +1150,9 @@ impl Emulator {
         let index = number.checked_sub(transcript.end())?;
         let grid = self.term.grid();
         let rows = grid.screen_lines();
-        let (mut line, mut start) = (0, self.tail_top());
-        for row in start..rows {
+        let top = self.tail_top();
+        let (mut line, mut start) = (0, top);
+        for row in top..rows {
             if is_wrapped(&grid[Line(row as i32)]) && row + 1 < rows {
                 continue;
             }
