@@ -170,6 +170,45 @@ fn each_toolbox_reads_from_its_own_position() {
     first.call("terminal_close", &json!({"session_id": id}));
 }
 
+/// Two calls of one caller typing into one session at once (a host running a model's tool
+/// calls side by side) run one after the other, each result holding its own output: they
+/// shared the caller's read position, and one result took both outputs while the other said
+/// there was none.
+#[test]
+fn calls_into_one_session_at_once_each_get_their_own_output() {
+    if !require("bash") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": ["bash", "--norc", "--noprofile"]}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    for round in 0..4 {
+        let calls: Vec<_> = ["first", "second"]
+            .into_iter()
+            .map(|word| {
+                let toolbox = toolbox.clone();
+                let arguments = json!({
+                    "session_id": id, "text": format!("sleep 0.2; echo {word}{round}"),
+                    "submit": true,
+                });
+                std::thread::spawn(move || (word, toolbox.call("terminal_send", &arguments)))
+            })
+            .collect();
+        for call in calls {
+            let (word, result) = call.join().unwrap();
+            assert!(!result.is_error, "{}", result.text);
+            let own = format!("{word}{round}");
+            assert!(result.text.lines().any(|line| line == own), "{own}: {}", result.text);
+            let other = if word == "first" { "second" } else { "first" };
+            let theirs = format!("{other}{round}");
+            assert!(!result.text.lines().any(|line| line == theirs), "{own}: {}", result.text);
+        }
+    }
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// `record` on terminal_start writes under the operator's `record_dir`, at a path the server
 /// picks and returns; without a `record_dir` the call fails and says what is missing.
 #[test]

@@ -64,6 +64,9 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         None => (new_shell(call, cwd, env, command)?, true),
     };
+    // The session's turn (see `Caller::turns`); a new shell is this call's alone.
+    let turn = call.caller.turns.of(session.id());
+    let _turn = (!new_session).then(|| turn.lock.lock().unwrap_or_else(|e| e.into_inner()));
     let input = call.caller.input.of(session.id());
     let typed = input.typing();
     let interrupting = std::sync::Once::new();

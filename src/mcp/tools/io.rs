@@ -157,6 +157,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 "terminal_send: `secret` is sent alone (the person types it and Enter is pressed); leave out text, keys, paste and submit",
             ));
         }
+        let turn = call.caller.turns.of(id);
+        let _turn = turn.lock.lock().unwrap_or_else(|e| e.into_inner());
         return send_secret(call, args, id);
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
@@ -186,6 +188,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     // Ctrl-C, Ctrl-\ or Ctrl-Z alone signals the shell: it waits as terminal_signal does.
     let signals = one_key && script.as_deref().is_some_and(crate::input::keys::script_signals);
+    // The session's turn is this call's from now on (a signal interrupts the call whose it is).
+    let turn = call.caller.turns.of(id);
+    let _turn = (!signals).then(|| turn.lock.lock().unwrap_or_else(|e| e.into_inner()));
     if signals {
         session.until_shell_reads()?;
     }
@@ -362,6 +367,9 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
+    // The session's turn first: the screen clicked on is the one this call's input meets.
+    let turn = call.caller.turns.of(id);
+    let _turn = turn.lock.lock().unwrap_or_else(|e| e.into_inner());
     // An ended session's last screen may still show mouse reporting off (or on): say it ended.
     match session.status()?.activity {
         crate::Activity::Exited(_) => return Err(crate::Error::SessionExited(id).into()),

@@ -216,6 +216,13 @@ pub(crate) struct Caller {
     pub seen: SeenScreens,
     /// This caller's read positions in the sessions' transcripts.
     pub reader: ReaderId,
+    /// One lock per session, this caller's own, held by a call that types from before it
+    /// looks at the session until its result is made: two calls of one caller into one
+    /// session (a host running a model's tool calls side by side) run one after the other, in
+    /// the order they came, each result holding its own output (they shared this caller's
+    /// read positions, and one result took both outputs). A key that signals (Ctrl-C) does
+    /// not wait for it: it interrupts the call holding it.
+    pub turns: InputLocks,
     /// The sessions' names, shared with the other callers of the same server.
     pub names: Arc<Names>,
 }
@@ -228,12 +235,14 @@ impl Caller {
         input: Arc<InputLocks>,
         screens: &Arc<screen_diff::ScreenBudget>,
     ) -> Caller {
-        Caller { names, input, seen: screens.member(), reader: ReaderId::new() }
+        let turns = InputLocks::default();
+        Caller { names, input, seen: screens.member(), reader: ReaderId::new(), turns }
     }
 
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.input.forget(id);
+        self.turns.forget(id);
         self.seen.forget(id);
         self.names.forget(id);
     }
