@@ -3171,6 +3171,33 @@ fn transcript_lines_search_and_find() {
     client.finish();
 }
 
+/// A line longer than `max_bytes` is shown cut, its number kept, by `lines` and by `search`:
+/// `lines` kept a first line whole whatever its length (262 KB for a 16 KB bound), and a
+/// search cut its one match at the start, number and all.
+#[test]
+fn a_line_longer_than_max_bytes_is_cut_with_its_number() {
+    if !require(&termloom::shell_program()) {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = "printf 'x%.0s' $(seq 5000); echo; echo end; sleep 60";
+    let started = client.tool("terminal_start", json!({"command": script, "for_text": "end"}));
+    let id = started["session_id"].clone();
+    for arguments in [
+        json!({"session_id": id, "lines": "0-1", "max_bytes": 300}),
+        json!({"session_id": id, "search": "^x", "max_bytes": 300}),
+    ] {
+        let result = client.call("terminal_read", arguments.clone());
+        let said = text(&result);
+        let size = said.len() + result["structuredContent"].to_string().len();
+        assert!(size <= 300 + MAX_BYTES_OVERHEAD, "{arguments}: {size} bytes: {said}");
+        assert!(said.contains("\n0│xxx"), "{arguments}: {said}");
+        assert!(said.contains("more bytes of this line cut]"), "{arguments}: {said}");
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A call that sent a progress token gets progress notifications while it waits, carrying
 /// the session's last line of output.
 #[test]

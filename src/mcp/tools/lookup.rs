@@ -123,10 +123,42 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
     Ok(output)
 }
 
-/// Numbered lines, one per row: `120│text`.
-fn numbered(lines: &[(u64, String)]) -> String {
-    let rows: Vec<String> = lines.iter().map(|(n, line)| format!("{n}│{line}")).collect();
-    rows.join("\n")
+/// Numbered lines, one per row (`120│text`), as many whole rows as `max` bytes hold, from
+/// the first (or, `from_end`, from the last) on; with the rows kept, how many there are. When
+/// not even one row fits, the first (or last) is kept cut, its number and start shown.
+fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, usize) {
+    let rows = lines.iter().map(|(n, line)| format!("{n}│{line}"));
+    let rows: Vec<String> = match from_end {
+        true => rows.rev().collect(),
+        false => rows.collect(),
+    };
+    let mut kept = Vec::new();
+    let mut size = 0;
+    for row in rows {
+        if size + row.len() + 1 > max {
+            if kept.is_empty() {
+                let cut = floor_char_boundary(&row, max.saturating_sub(CUT_NOTE));
+                let left = row.len() - cut;
+                kept.push(format!("{} [... {left} more bytes of this line cut]", &row[..cut]));
+            }
+            break;
+        }
+        size += row.len() + 1;
+        kept.push(row);
+    }
+    if from_end {
+        kept.reverse();
+    }
+    let count = kept.len();
+    (kept.join("\n"), count)
+}
+
+/// The bytes a cut line's note takes, at most.
+const CUT_NOTE: usize = 48;
+
+/// The largest char boundary of `text` at or before `at`.
+fn floor_char_boundary(text: &str, at: usize) -> usize {
+    (0..=at.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
 }
 
 /// `lines="A-B"` (or `"A-"`, to the end).
@@ -154,7 +186,7 @@ fn lines(
         )));
     }
     let found = session.transcript_lines(from..to.saturating_add(1), max)?;
-    let Some((last, _)) = found.lines.last() else {
+    if found.lines.is_empty() {
         let why = match (found.first, found.end) {
             (_, 0) => "the transcript has no settled line yet".to_owned(),
             (first, end) if first >= end => {
@@ -167,8 +199,10 @@ fn lines(
             ),
         };
         return Err(ToolError::new(format!("lines {range}: {why}; ask within them")));
-    };
+    }
     let first = found.lines[0].0;
+    let (rows, count) = numbered(&found.lines, max, false);
+    let last = &found.lines[count - 1].0;
     let more = (*last + 1 < to.saturating_add(1).min(found.end)).then(|| {
         format!("\n[... lines {}-{} left out by max_bytes]", last + 1, to.min(found.end - 1))
     });
@@ -176,7 +210,7 @@ fn lines(
         "--- transcript lines {first}-{last} (it holds {}-{}) ---\n{}{}",
         found.first,
         found.end.saturating_sub(1),
-        numbered(&found.lines),
+        rows,
         more.unwrap_or_default()
     );
     Ok((block, json!({"session_id": session.id().0, "first_line": first, "last_line": last})))
@@ -194,9 +228,8 @@ fn search(
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
     let total = matching.len();
-    let text = numbered(&matching);
-    let (kept, omitted) = Budget::with_copies(max, 1).end(&text, usize::MAX);
-    let kept_lines = kept.lines().count();
+    let (kept, kept_lines) = numbered(&matching, max, true);
+    let omitted: usize = matching[..total - kept_lines].iter().map(|(_, l)| l.len() + 8).sum();
     let mut block = format!(
         "--- {total} transcript line{} of {}-{} match /{pattern}/ ---",
         if total == 1 { "" } else { "s" },
@@ -212,7 +245,7 @@ fn search(
         };
         // What shows them all: this bound and what they take, a sixteenth more for the
         // block's framing (a bound past the largest cannot be asked for).
-        let enough = max.saturating_add(super::budget::json_len(&text[..omitted]));
+        let enough = max.saturating_add(omitted);
         let enough = enough.saturating_add(enough / 16);
         let next = match enough <= super::view::MAX_BYTES_RANGE.1 as usize {
             true => format!("max_bytes={enough} shows them all, or narrow the regex"),
@@ -224,7 +257,7 @@ fn search(
     }
     if !kept.is_empty() {
         block.push('\n');
-        block.push_str(kept);
+        block.push_str(&kept);
     }
     // What a full-screen program shows is no transcript: the search cannot see it.
     if total == 0 && session.screen().is_ok_and(|screen| screen.alternate) {
