@@ -241,6 +241,25 @@ fn a_client_killed_in_a_wait_harms_no_session() {
     server.until_pending_waits(0, "the dead client's wait stayed pending");
 }
 
+/// A stopped server is not waited for forever: a command gives up the call's wait and half
+/// a minute after it, and says the server is stopped or hung (it hung until killed).
+#[test]
+fn a_stopped_server_is_given_up_on() {
+    let mut server = TestServer::start(&[]);
+    server.ok(&["start", "--name", "stopped", "--", "cat"]);
+    let pid = rustix::process::Pid::from_raw(server.pid()).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    let started = std::time::Instant::now();
+    let output = server.cli(&["wait", "stopped", "--wait-text", "never", "--timeout", "100"]);
+    let waited = started.elapsed();
+    rustix::process::kill_process(pid, rustix::process::Signal::CONT).unwrap();
+    assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("sent nothing for 30 s: it is stopped or hung"), "{said}");
+    assert!(waited >= Duration::from_secs(30) && waited < LONG * 6, "{waited:?}");
+    assert_eq!(server.terminate().code(), Some(0));
+}
+
 #[test]
 fn exec_runs_a_command_in_a_shell_and_exits_with_its_code() {
     let server = TestServer::start(&[]);

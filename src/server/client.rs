@@ -87,6 +87,14 @@ impl Client {
         Ok(Client { reader, sender, initialized: false })
     }
 
+    /// Bounds how long a wait for the server's next message may last (`None`, the default:
+    /// without bound). A server that sends nothing for that long (stopped, or hung) makes the
+    /// wait fail with an [`io::ErrorKind::TimedOut`] error that says so, where it would wait
+    /// forever. Messages reset it: a long call the server reports progress on is not cut.
+    pub fn set_answer_timeout(&mut self, timeout: Option<std::time::Duration>) -> io::Result<()> {
+        self.reader.get_ref().set_read_timeout(timeout.filter(|t| !t.is_zero()))
+    }
+
     /// A handle that sends requests on this connection.
     pub fn sender(&self) -> Sender {
         self.sender.clone()
@@ -176,7 +184,18 @@ impl Client {
     /// The next message from the server; `None` once it closed the connection.
     pub fn next_reply(&mut self) -> io::Result<Option<Reply>> {
         let mut line = Vec::new();
-        let read = (&mut self.reader).take(MAX_REPLY_BYTES).read_until(b'\n', &mut line)?;
+        let read = (&mut self.reader).take(MAX_REPLY_BYTES).read_until(b'\n', &mut line);
+        let read = read.map_err(|err| match err.kind() {
+            io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                let waited = self.reader.get_ref().read_timeout().ok().flatten();
+                let waited = waited.map_or(String::new(), |t| format!(" for {} s", t.as_secs()));
+                io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("the termloom server sent nothing{waited}: it is stopped or hung"),
+                )
+            }
+            _ => err,
+        })?;
         if read == 0 {
             return Ok(None);
         }

@@ -4,6 +4,7 @@
 //! structured result), so sessions outlive the command that started them.
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use termloom::tools::ToolResult;
@@ -98,8 +99,13 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     }
     let result = connected.and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
+        // A stopped or hung server is not waited for forever: the call's own wait, or the
+        // longest a tool waits by default, and half a minute more.
+        let waits = request.arguments.get("timeout_ms").and_then(Value::as_u64);
+        let silence = Duration::from_millis(waits.unwrap_or(LONGEST_DEFAULT_WAIT_MS)) + GRACE;
         client
-            .call_tool_as(Some(&request.client), command.tool, arguments)
+            .set_answer_timeout(Some(silence))
+            .and_then(|()| client.call_tool_as(Some(&request.client), command.tool, arguments))
             .map_err(|e| server_failed(&mut client, &e, &request.target))
     });
     match result {
@@ -110,6 +116,14 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         }
     }
 }
+
+/// The longest a tool waits when the call gives no `timeout_ms` (terminal_run's 45 s, with
+/// room to spare).
+const LONGEST_DEFAULT_WAIT_MS: u64 = 60_000;
+
+/// How much longer than the call's wait the command line waits for a silent server before it
+/// gives up on it.
+const GRACE: Duration = Duration::from_secs(30);
 
 /// What kind of failure a command reports: with `--json`, its `error.kind`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,6 +207,12 @@ fn server_failed(
     if lost(err.kind()) && gone() {
         return format!(
             "the termloom server on {} stopped during the call (`termloom kill-server`, a signal or a crash), and its sessions ended with it",
+            target.socket.display()
+        );
+    }
+    if err.kind() == ErrorKind::TimedOut {
+        return format!(
+            "{err}; the call was given up (`termloom kill-server` ends it and its sessions; its log is beside {})",
             target.socket.display()
         );
     }
