@@ -226,7 +226,14 @@ impl Engine {
                 return Err(Error::SpawnDenied { program, rule: verdict.rule, reason });
             }
         }
-        let spawn_error = |source| Error::Spawn { program: program.clone(), source };
+        // A value of the spec itself refused (shell integration's shell, a recording's bound)
+        // is the caller's mistake, not a failure to start.
+        let spawn_error = |source: std::io::Error| match source.kind() {
+            std::io::ErrorKind::InvalidInput if source.raw_os_error().is_none() => {
+                Error::InvalidInput(source.to_string())
+            }
+            _ => Error::Spawn { program: program.clone(), source },
+        };
         let launch = spawn::prepare(config, &spec, || self.shell_files()).map_err(spawn_error)?;
         let client = &self.shared.client;
         let id = client.call(|r| r.reserve())?;

@@ -605,7 +605,10 @@ impl Session {
     }
 
     /// Starts a wait without blocking; the returned [`PendingWait`] is finished (blocking) or
-    /// cancelled from any thread. Dropping it unfinished cancels the wait.
+    /// cancelled from any thread. Dropping it unfinished cancels the wait. The wait is sent to
+    /// the engine's thread, not checked here: a wait the engine refuses (an unknown session, a
+    /// condition that can never hold on its screen, [`Error::TooManyWaits`],
+    /// [`Error::TooManyReaderWaits`]) is refused by the [`PendingWait`]'s `finish`.
     pub fn start_wait(&self, until: Until, timeout: Duration) -> Result<PendingWait> {
         self.start_wait_past(until, timeout, None)
     }

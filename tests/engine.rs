@@ -865,6 +865,22 @@ fn keys_and_their_wait_go_in_one_request() {
     }
 }
 
+/// A spec's own values the engine refuses are the caller's mistake, `Error::InvalidInput`,
+/// not a failure to start (`Error::Spawn`).
+#[test]
+fn values_a_start_refuses_are_invalid_input() {
+    let engine = engine();
+    for (spec, said) in [
+        (SpawnSpec::new("sh").shell_integration(true), "bash and zsh"),
+        (SpawnSpec::new("true").record_to_memory(1000), "1 KiB..=1 GiB"),
+    ] {
+        let err = engine.spawn(spec).unwrap_err();
+        assert!(matches!(&err, Error::InvalidInput(m) if m.contains(said)), "{err:?}");
+    }
+    let ok = engine.spawn(SpawnSpec::new("true")).unwrap();
+    expect(&ok, Until::exit());
+}
+
 /// Arguments too large to hand to the supervisor are a clear error, and the engine goes on.
 #[test]
 fn arguments_too_large_to_start_are_a_clear_error() {

@@ -129,7 +129,12 @@ const START_PARSED: [(&str, &str); 2] = [
 ];
 
 pub(super) const LOOKUP: &[Flag] = &[
-    flag("--lines", "lines", Kind::Lines, "Transcript lines by number: 120-160, 120-."),
+    flag(
+        "--lines",
+        "lines",
+        Kind::Lines,
+        "Transcript lines by number (the first is 0): 120-160, 120-.",
+    ),
     flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),
 ];
