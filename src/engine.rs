@@ -230,7 +230,8 @@ impl Engine {
         // is the caller's mistake, not a failure to start.
         let spawn_error = |source: std::io::Error| match source.kind() {
             std::io::ErrorKind::InvalidInput if source.raw_os_error().is_none() => {
-                Error::InvalidInput(source.to_string())
+                let program = crate::error::quoted(&program);
+                Error::InvalidInput(format!("cannot start {program}: {source}"))
             }
             _ => Error::Spawn { program: program.clone(), source },
         };

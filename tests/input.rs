@@ -114,6 +114,26 @@ fn large_paste_goes_through_the_bounded_queue() {
     expect(&cat, Until::regex(r"^\s*200000$").unwrap());
 }
 
+/// A line longer than a terminal reading whole lines keeps (4095 bytes) is refused, not
+/// typed: the kernel would drop its rest silently (`wc -c` counted 8192 bytes of two lines
+/// of 10,000). A line it keeps arrives whole.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_line_longer_than_a_canonical_terminal_keeps_is_refused() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let counter = engine.spawn(SpawnSpec::shell("read -r x; echo \"got ${#x}\"")).unwrap();
+    expect(&counter, Until::input_wait());
+    let long = format!("{}\n", "a".repeat(5000));
+    for err in [counter.send_text(&long).unwrap_err(), counter.paste(&long).unwrap_err()] {
+        assert!(matches!(&err, Error::InvalidInput(m) if m.contains("4095 bytes")), "{err:?}");
+    }
+    counter.send_text(&format!("{}\n", "b".repeat(4095))).unwrap();
+    expect(&counter, Until::text("got 4095"));
+}
+
 #[test]
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
     if !require("vim") {
