@@ -681,3 +681,26 @@ fn a_panic_in_one_session_ends_that_session_only() {
     another.close().unwrap();
     bystander.close().unwrap();
 }
+
+/// A command whose output asks the terminal questions (as binary data does by chance) leaves
+/// the answers as typed keys for the shell, on its command line once it is back at its
+/// prompt: the next command line is typed on a cleared line (it ran `6c…echo after`, not
+/// found).
+#[test]
+fn answers_left_on_the_command_line_do_not_spoil_the_next_command() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .shell_integration(true);
+    let session = engine.spawn(spec).unwrap();
+    expect(&session, Until::prompt());
+    let asked = session.run_command(r"printf '\033[c\033[6n\033[5n'", LONG).unwrap();
+    assert_eq!(asked.exit_code, Some(0), "{}", asked.status);
+    let next = session.run_command("echo after", LONG).unwrap();
+    assert_eq!((next.output.as_str(), next.exit_code), ("after\n", Some(0)), "{}", next.status);
+    session.close().unwrap();
+}

@@ -393,7 +393,7 @@ impl Reactor {
         slot.last_input = Instant::now();
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {
             let before = slot.submitted.map(|(_, line, _)| line);
-            slot.submitted = Some((slot.last_input, slot.terminal.cursor_line(), before));
+            slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
         self.flush(id.0);
         // The terminal's input buffer may be full (the program stopped reading): a signal
@@ -976,16 +976,24 @@ impl Reactor {
             if !shell.at_prompt || shell.prompt_at.is_none_or(|at| at < slot.last_input) {
                 return Err(Error::NotAtPrompt { session: id, command_running: false });
             }
-            Ok((shell.prompts, shell.prompt_starts, shell.commands))
+            // Nothing was typed since the prompt, yet its line may hold text or have some on
+            // its way: the terminal's answers to queries in the last command's output (binary
+            // data), which the shell reads as typed keys. Its line is cleared first.
+            let moved = shell.input_cell != Some(slot.terminal.cursor_cell());
+            let master = slot.master.as_ref().map(|m| m.as_fd());
+            let pending = master.and_then(crate::os::pty::unread_input).is_some_and(|n| n > 0);
+            Ok((shell.prompts, shell.prompt_starts, shell.commands, moved || pending))
         });
-        let (prompts, prompt_starts, commands) = match checked {
+        let (prompts, prompt_starts, commands, stray) = match checked {
             Ok(counts) => counts,
             Err(err) => {
                 reply.send(Err(err));
                 return;
             }
         };
-        let mut bytes = line.as_bytes().to_vec();
+        // (Ctrl-U: the line editors' of bash and zsh, in emacs and vi insert mode alike.)
+        let mut bytes = if stray { vec![0x15] } else { Vec::new() };
+        bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\r');
         if let Err(err) = self.send(id, &bytes) {
             reply.send(Err(err));

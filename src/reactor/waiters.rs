@@ -1142,7 +1142,7 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let below_submitted = || {
         slot.submitted.is_some_and(|(at, line, before)| {
             let drew_nothing_since = |since| slot.last_output <= since;
-            let cursor = terminal.cursor_line();
+            let cursor = terminal.cursor_position().0;
             let typed_below_another = before.is_some_and(|before| before.saturating_add(1) == line);
             (at == slot.last_input || drew_nothing_since(slot.last_input))
                 && (cursor == line.saturating_add(1)
@@ -1174,7 +1174,7 @@ fn unanswered(slot: &Slot) -> bool {
     let line_not_ended = || {
         !terminal.alternate()
             && slot.submitted.is_some_and(|(at, line, _)| {
-                at == slot.last_input && terminal.cursor_line() <= line
+                at == slot.last_input && terminal.cursor_position().0 <= line
             })
     };
     // (The line the cursor is on, which renders the rows down to it, is asked last.)

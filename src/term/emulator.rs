@@ -18,7 +18,7 @@ use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
     ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
-    text_ends_before, text_of_first_cells,
+    text_ends_before, text_from_cell, text_of_first_cells,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
 use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
@@ -83,6 +83,10 @@ pub(crate) struct MarkAt {
     /// For a command's output start: the text after the cursor on its line (left there by an
     /// earlier program that moved the cursor up; as a rule none).
     pub after_cursor: Option<String>,
+    /// Where the cursor was on the grid: the transcript's end then (rows scrolled off move
+    /// it), and the cursor's row and column; equal for two marks when nothing scrolled and
+    /// the cursor is where it was.
+    pub cell: (u64, usize, usize),
 }
 
 /// The most bytes of clipboard answers a session gets a second (see
@@ -251,6 +255,9 @@ pub(crate) struct Emulator {
     /// Whether rows scrolled off a region below the screen's top are settled (always, but
     /// for the test that checks the screen is the same without).
     watch_regions: bool,
+    /// Where the last command's output started (its OSC 133 `C` mark): a command whose end
+    /// (`D`) comes above it printed below the cursor, down to the screen's last text.
+    output_start: Option<(u64, usize)>,
 }
 
 impl std::fmt::Debug for Emulator {
@@ -317,6 +324,7 @@ impl Emulator {
             ended: false,
             pending_row: None,
             watch_regions: true,
+            output_start: None,
         }
     }
 
@@ -403,11 +411,19 @@ impl Emulator {
                     if let Some(mark) = mark {
                         self.settle(transcript);
                         let (line, offset) = self.cursor_position(transcript);
-                        let text_end = matches!(mark, PromptMark::CommandEnd(_))
+                        // (The screen's last text only for a command that ended above its
+                        // output's start: reading down to it costs a look at the screen.)
+                        let ended_above = self.output_start.is_some_and(|at| (line, offset) < at);
+                        let text_end = (matches!(mark, PromptMark::CommandEnd(_)) && ended_above)
                             .then(|| self.text_end(transcript));
-                        let after_cursor = (mark == PromptMark::OutputStart)
-                            .then(|| self.text_after_cursor(transcript, (line, offset)));
-                        turn.marks.push(MarkAt { mark, line, offset, text_end, after_cursor });
+                        let after_cursor =
+                            (mark == PromptMark::OutputStart).then(|| self.text_after_cursor());
+                        if mark == PromptMark::OutputStart {
+                            self.output_start = Some((line, offset));
+                        }
+                        let cell = self.cursor_cell(transcript);
+                        let at = MarkAt { mark, line, offset, text_end, after_cursor, cell };
+                        turn.marks.push(at);
                     }
                 }
                 Stop::Sequence(sequence) => {
@@ -1164,11 +1180,25 @@ impl Emulator {
         None
     }
 
-    /// The text after the cursor (at `cursor`, its transcript position) on its line.
-    fn text_after_cursor(&self, transcript: &Transcript, cursor: (u64, usize)) -> String {
-        let lines = self.lines_to_last_text(transcript).unwrap_or_default();
-        let line = transcript.current(cursor.0, &lines).unwrap_or("");
-        line.get(cursor.1..).unwrap_or("").to_owned()
+    /// The text after the cursor on its line: its row's from the cursor on, and the rows it
+    /// goes on in (soft-wrapped).
+    fn text_after_cursor(&self) -> String {
+        let grid = self.term.grid();
+        let point = grid.cursor.point;
+        let mut text = String::new();
+        let mut row = point.line.0.max(0) as usize;
+        text_from_cell(&grid[Line(row as i32)], point.column.0, &mut text);
+        while is_wrapped(&grid[Line(row as i32)]) && row + 1 < grid.screen_lines() {
+            row += 1;
+            line_text(&grid[Line(row as i32)], &mut text);
+        }
+        text
+    }
+
+    /// Where the cursor is on the grid (see [`MarkAt::cell`]).
+    pub(crate) fn cursor_cell(&self, transcript: &Transcript) -> (u64, usize, usize) {
+        let point = self.term.grid().cursor.point;
+        (transcript.end(), point.line.0.max(0) as usize, point.column.0)
     }
 
     /// The row the cursor is on.

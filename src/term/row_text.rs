@@ -135,6 +135,15 @@ pub(crate) fn text_of_first_cells(row: &Row<Cell>, cells: usize, out: &mut Strin
     }
 }
 
+/// Appends the text of a grid row from cell `first` on, trailing blanks trimmed (the part of
+/// a row after the cursor).
+pub(crate) fn text_from_cell(row: &Row<Cell>, first: usize, out: &mut String) {
+    let cells = &row[..];
+    if let Some(last) = last_text(cells).filter(|&last| last >= first) {
+        cells_text(&cells[first..], last - first, out);
+    }
+}
+
 /// Appends the text of `cells` up to `last`; returns the number of cells it covers.
 fn cells_text(cells: &[Cell], last: usize, out: &mut String) -> usize {
     let kept = &cells[..=last];

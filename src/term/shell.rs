@@ -27,6 +27,9 @@ pub(crate) struct ShellTracker {
     pub prompt_starts: u64,
     /// When the last prompt was drawn.
     pub prompt_at: Option<Instant>,
+    /// Where on the grid the last prompt's command line starts (its `B` mark; see
+    /// `MarkAt::cell`).
+    pub input_cell: Option<(u64, usize, usize)>,
     /// Commands ended (`D` marks).
     pub commands: u64,
     /// Where the last command's output started, and the `commands` count then.
@@ -54,6 +57,7 @@ impl ShellTracker {
                 self.at_prompt = true;
                 self.prompts += 1;
                 self.prompt_at = Some(now);
+                self.input_cell = Some(mark.cell);
             }
             PromptMark::OutputStart => {
                 self.at_prompt = false;
@@ -90,7 +94,7 @@ mod tests {
     use super::*;
 
     fn mark(mark: PromptMark, line: u64) -> MarkAt {
-        MarkAt { mark, line, offset: 0, text_end: None, after_cursor: None }
+        MarkAt { mark, line, offset: 0, text_end: None, after_cursor: None, cell: (0, 0, 0) }
     }
 
     #[test]

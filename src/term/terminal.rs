@@ -136,8 +136,6 @@ impl Terminal {
     /// running (`so_far`: it timed out, or waits for input), or that did not end because the
     /// shell itself ended, gives what it printed so far and no exit code.
     pub(crate) fn command_output(&self, command: u64, so_far: bool) -> (String, bool, Option<i32>) {
-        let tail = self.tail();
-        let tail_lines = tail.as_deref().unwrap_or(&[]);
         let span = if so_far { None } else { self.shell.output_of(command) };
         let (output, truncated) = match span {
             Some((from, to)) => {
@@ -148,6 +146,8 @@ impl Terminal {
             }
             None => match self.shell.output_start {
                 Some((from, count)) if count == command => {
+                    let tail = self.tail();
+                    let tail_lines = tail.as_deref().unwrap_or(&[]);
                     let end = self.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
                     let last = tail_lines.last().map_or(0, String::len);
                     let from = self.output_from(from, tail_lines);
@@ -265,9 +265,15 @@ impl Terminal {
         self.emulator.cursor_below_text()
     }
 
-    /// The transcript line the cursor is on (rendering the rows from the tail's top to it).
-    pub(crate) fn cursor_line(&self) -> u64 {
-        self.emulator.cursor_position(&self.transcript).0
+    /// Where the cursor is in the transcript: its line and the bytes before it there.
+    pub(crate) fn cursor_position(&self) -> (u64, usize) {
+        self.emulator.cursor_position(&self.transcript)
+    }
+
+    /// Where the cursor is on the grid (see `MarkAt::cell`): cheap, unlike its position in the
+    /// transcript, which renders the rows above it.
+    pub(crate) fn cursor_cell(&self) -> (u64, usize, usize) {
+        self.emulator.cursor_cell(&self.transcript)
     }
 
     /// Whether the visible cursor stands right after the text of its row of the primary
