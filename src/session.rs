@@ -634,9 +634,11 @@ impl Session {
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
-    /// Moves this handle's reader past everything printed so far, without returning it.
-    #[cfg(feature = "testing")]
-    pub(crate) fn skip_output(&self) -> Result<()> {
+    /// Moves this handle's reader past everything printed so far, without returning it (or
+    /// copying it, as a [`Session::read`] that drops its text would): a wait after it looks
+    /// only at what is printed from now on, where a condition already holding in unread
+    /// output would match at once.
+    pub fn skip_output(&self) -> Result<()> {
         let (id, reader) = (self.id, self.reader);
         self.client.call_for(self.id, move |r| r.skip_output(id, reader))
     }

@@ -865,6 +865,22 @@ fn keys_and_their_wait_go_in_one_request() {
     }
 }
 
+/// `skip_output` moves a reader past what was printed without returning it: the next read
+/// and wait see only what comes after.
+#[test]
+fn skipped_output_is_not_read_again() {
+    let engine = engine();
+    let script = "echo first; read x; echo second; read y";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&s, Until::input_wait());
+    s.skip_output().unwrap();
+    assert_eq!(s.read().unwrap().text, "");
+    let outcome = s.send_bytes_and_wait(b"\n", Until::text("second"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let text = s.read().unwrap().text;
+    assert!(text.contains("second") && !text.contains("first"), "{text:?}");
+}
+
 /// A spec's own values the engine refuses are the caller's mistake, `Error::InvalidInput`,
 /// not a failure to start (`Error::Spawn`).
 #[test]
