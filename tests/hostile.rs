@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::*;
-use termloom::{Config, Engine, Session, SessionState, SpawnSpec, Until};
+use termloom::{Engine, Session, SessionState, SpawnSpec, Until};
 
 const TERMLOOM: &str = env!("CARGO_BIN_EXE_termloom");
 
@@ -607,10 +607,10 @@ fn a_panic_in_a_request_ends_its_session_only() {
     if !require("bash") {
         return;
     }
-    let config = Config {
+    let config = termloom::Config {
         inject_panic_on_input: Some("INJECTED-PANIC".into()),
         close_grace: Duration::from_millis(500),
-        ..Config::default()
+        ..termloom::Config::default()
     };
     let engine = Engine::new(config).unwrap();
     let bystander = bash(&engine);
@@ -649,10 +649,10 @@ fn a_panic_in_one_session_ends_that_session_only() {
     if !require("bash") {
         return;
     }
-    let config = Config {
+    let config = termloom::Config {
         inject_panic_on_output: Some("INJECTED-PANIC".into()),
         close_grace: Duration::from_millis(500),
-        ..Config::default()
+        ..termloom::Config::default()
     };
     let engine = Engine::new(config).unwrap();
     let bystander = bash(&engine);
