@@ -202,6 +202,9 @@ pub enum Activity {
     WaitingForInput,
     /// The shell is at its prompt (shell integration).
     AtPrompt,
+    /// Its foreground process group is stopped (Ctrl-Z typed to a program that is no shell's
+    /// job, SIGSTOP): nothing happens until it is continued (`Signal::Cont`). Linux `/proc`.
+    Stopped,
     /// The program exited by itself (see [`SessionState::Exited`]).
     Exited(ExitStatus),
     /// The session was closed before its program exited, or by a caller after it had (see
@@ -296,6 +299,7 @@ impl fmt::Display for Status {
                 None => f.write_str("waiting for input")?,
             },
             Activity::AtPrompt => f.write_str("at prompt")?,
+            Activity::Stopped => f.write_str("stopped")?,
             Activity::Exited(status) => write!(f, "exited ({status})")?,
             Activity::Closed(status) => {
                 write!(f, "closed ({})", status.ending(self.ended_by_close))?

@@ -209,6 +209,32 @@ fn calls_into_one_session_at_once_each_get_their_own_output() {
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
+/// A program stopped (SIGSTOP from outside: a Ctrl-Z to a group with no shell's job control,
+/// an orphaned one, is discarded by the kernel) is said to be stopped, and the default wait
+/// after a key ends once it is quiet: it read `running, quiet`, and every call ran to the
+/// default wait's 10 s cap. Continued, it runs again.
+#[test]
+fn a_stopped_program_is_said_to_be_stopped() {
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call("terminal_start", &json!({"argv": ["cat"]}));
+    let structured = started.structured.unwrap();
+    let id = structured["session_id"].clone();
+    let pid = structured["status"]["foreground"]["pid"].as_i64().unwrap();
+    let pid = rustix::process::Pid::from_raw(pid as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::STOP).unwrap();
+    let begun = Instant::now();
+    let stopped = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "x"}));
+    assert!(begun.elapsed() < LONG / 2, "{:?}: {}", begun.elapsed(), stopped.text);
+    assert!(stopped.text.starts_with("[cat stopped (continue it"), "{}", stopped.text);
+    assert_eq!(stopped.structured.unwrap()["status"]["activity"], "stopped");
+    let go_on = json!({"session_id": id, "signal": "CONT"});
+    let continued = toolbox.call("terminal_signal", &go_on);
+    assert!(!continued.is_error, "{}", continued.text);
+    let activity = &continued.structured.unwrap()["status"]["activity"];
+    assert_ne!(activity, "stopped", "{}", continued.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// `record` on terminal_start writes under the operator's `record_dir`, at a path the server
 /// picks and returns; without a `record_dir` the call fails and says what is missing.
 #[test]

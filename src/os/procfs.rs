@@ -73,6 +73,12 @@ pub(crate) enum InputWait {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
     },
+    /// Not waiting for input: every member is stopped (Ctrl-Z, SIGSTOP, SIGTTIN), and nothing
+    /// happens until it is continued (SIGCONT).
+    Stopped {
+        /// Human-readable explanation, naming the process group.
+        reason: String,
+    },
     /// The answer could not be determined (e.g. `/proc/PID/syscall` is not
     /// readable and `wchan` is hidden, or not on Linux).
     Unknown {
@@ -2219,6 +2225,7 @@ mod linux {
                 }
                 InputWait::NotWaiting { .. }
                 | InputWait::Ticking { .. }
+                | InputWait::Stopped { .. }
                 | InputWait::Unknown { .. } => return None,
             }
         }
@@ -2375,6 +2382,13 @@ mod linux {
             }
             return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
         }
+        let live: Vec<&ProcStat> = members.iter().filter(|m| !is_dead(m)).collect();
+        if !live.is_empty() && live.iter().all(|m| m.state == 'T') {
+            let names: Vec<String> = live.iter().map(|m| m.comm.clone()).collect();
+            return InputWait::Stopped {
+                reason: format!("process group {pgrp} ({}) is stopped", names.join(", ")),
+            };
+        }
         let mut reader: Option<i32> = None;
         let mut behind: Option<InputWait> = None;
         // The members waiting for a child, a pipe or a clock (see [`idle_behind`]).
@@ -2458,7 +2472,12 @@ mod linux {
                 Some((InputWait::Outside { reason }, _)) => {
                     outside.get_or_insert(reason);
                 }
-                Some((not @ (InputWait::NotWaiting { .. } | InputWait::Ticking { .. }), _)) => {
+                Some((
+                    not @ (InputWait::NotWaiting { .. }
+                    | InputWait::Ticking { .. }
+                    | InputWait::Stopped { .. }),
+                    _,
+                )) => {
                     return not;
                 }
                 Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),

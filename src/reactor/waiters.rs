@@ -224,6 +224,8 @@ impl Reactor {
                     (None, None)
                 }
                 procfs::InputWait::Ticking { .. } => (Some(false), None),
+                // Nothing happens until it is continued: it has settled, and waits for no key.
+                procfs::InputWait::Stopped { .. } => (None, None),
                 // Silence is the answer of a program waiting on the world outside (a server,
                 // `tail -f`): like one /proc cannot tell, it settles once quiet. Only once
                 // seen twice, 50-200 ms apart, with nothing else in between: a program
@@ -697,6 +699,7 @@ impl Reactor {
                     status.input_wait_unknown = Some(reason);
                     quiet_or_running(since_output, self.config.quiet)
                 }
+                procfs::InputWait::Stopped { .. } => Activity::Stopped,
                 procfs::InputWait::NotWaiting { .. }
                 | procfs::InputWait::Outside { .. }
                 | procfs::InputWait::Ticking { .. } => {

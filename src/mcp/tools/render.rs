@@ -21,6 +21,7 @@ pub(crate) fn status_json(status: &Status) -> Value {
         Activity::Quiet => ("quiet", None),
         Activity::WaitingForInput => ("waiting_for_input", None),
         Activity::AtPrompt => ("at_prompt", None),
+        Activity::Stopped => ("stopped", None),
         Activity::Exited(how) => ("exited", Some(how)),
         Activity::Closed(how) => ("closed", Some(how)),
     };
@@ -90,6 +91,7 @@ pub(crate) fn doing(status: &Status, at: Option<&str>) -> String {
             format!("waiting for {kind}{}", at.unwrap_or_default())
         }
         Activity::AtPrompt => "at the shell prompt".to_owned(),
+        Activity::Stopped => "stopped (continue it with signal CONT)".to_owned(),
         Activity::Exited(how) => format!("exited ({how})"),
         Activity::Closed(how) => format!("closed ({})", how.ending(status.ended_by_close)),
     };
