@@ -634,6 +634,14 @@ impl Session {
         Ok(PendingWait { session: self.clone(), waiter, timeout, reply: rx })
     }
 
+    /// Notes whether a person holds this session's keyboard (a server's `attach --takeover`):
+    /// then a wait that types nothing is not ended by the program's asking for a line, which
+    /// the person may answer.
+    pub(crate) fn set_held_by_person(&self, held: bool) -> Result<()> {
+        let id = self.id;
+        self.client.call_for(self.id, move |r| r.set_held_by_person(id, held))
+    }
+
     /// Moves this handle's reader past everything printed so far, without returning it (or
     /// copying it, as a [`Session::read`] that drops its text would): a wait after it looks
     /// only at what is printed from now on, where a condition already holding in unread

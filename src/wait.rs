@@ -87,6 +87,7 @@ impl std::fmt::Debug for StyledTest {
 }
 
 /// The session's state that time- and state-based conditions look at.
+#[derive(Clone, Copy)]
 pub(crate) struct StateView {
     /// Time since the last output.
     pub quiet_for: Duration,
@@ -104,6 +105,10 @@ pub(crate) struct StateView {
     /// The program asks for a line with nothing else able to print: the terminal takes whole
     /// lines (canonical mode: a line or a password), or the shell is back at its prompt.
     pub line_input: bool,
+    /// The program printed, or was typed to, since the wait began, or the wait need not
+    /// see it answered (see `Waiter::asked_from`): only then does its asking for a line end
+    /// the wait.
+    pub answered_since: bool,
     /// A full-screen program that does nothing but redraw on a timer (`watch`): what it
     /// prints on each tick is no activity, and it has settled.
     pub redrawing: bool,
@@ -457,6 +462,7 @@ impl Until {
             Cond::AsksForLine => {
                 view.input_wait == Some(true)
                     && view.line_input
+                    && view.answered_since
                     && view.quiet_for >= ASKED_STILL.max(view.settle)
             }
             Cond::Any(all) => return all.iter().find_map(|c| c.match_state(view)),
@@ -481,6 +487,8 @@ impl Until {
             } else {
                 INPUT_WAIT_POLL
             }),
+            // Nothing to look at again before the program prints or is typed to.
+            Cond::AsksForLine if !view.answered_since => None,
             Cond::AsksForLine => {
                 let quiet = ASKED_STILL.max(view.settle);
                 Some(quiet.saturating_sub(view.quiet_for).max(ASKED_POLL))

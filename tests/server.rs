@@ -1373,6 +1373,33 @@ mod attach {
         assert!(screen.contains("the program ended (exit code 3)"), "{screen}");
     }
 
+    /// While a person holds a session, an agent's wait for text waits for what they type,
+    /// though the program asks for a line already: it ended within half a second, exit 3,
+    /// `the program asks for input first`, so an agent had no way to wait for the person.
+    #[test]
+    fn a_wait_on_a_held_session_waits_for_the_person() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "held", "--", "cat"]);
+        let person = attach(&server, &["held", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        let socket = server.socket.clone();
+        let waiting = std::thread::spawn(move || {
+            cli(&socket, &["wait", "held", "--wait-text", "PERSONDONE", "--timeout", "60000"])
+        });
+        server.until_pending_waits(1, "the agent's wait never became pending");
+        // Past the half second after which the question ended the wait.
+        server.ok(&["wait", "held", "--wait-quiet", "1000"]);
+        person.session().send_bytes(b"PERSONDONE\r").unwrap();
+        let waited = waiting.join().unwrap();
+        assert!(waited.status.success(), "{}", describe(&waited));
+        assert!(String::from_utf8_lossy(&waited.stdout).contains("PERSONDONE"));
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        // Handed back, a wait on the question ends at once again.
+        let asked = server.cli(&["wait", "held", "--wait-text", "never", "--timeout", "60000"]);
+        assert_eq!(asked.status.code(), Some(3), "{}", describe(&asked));
+    }
+
     /// What a person types is sent whole: a long paste, read in pieces, has no character
     /// broken where a piece ends.
     #[test]

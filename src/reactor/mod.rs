@@ -140,6 +140,11 @@ struct Waiter {
     /// What the reader had read when the wait started.
     read: ReadMark,
     started: Instant,
+    /// With an instant, the program's asking for a line (`Until::asks_for_line`) counts only
+    /// once it printed, or was typed to, since then: the start of a wait, typing nothing, on
+    /// a session a person holds (`Slot::held_by_person`), who may answer the question (the
+    /// wait ended at once, the program asking first).
+    asked_from: Option<Instant>,
     /// When it times out.
     deadline: Instant,
     /// When a re-check of its time-based condition is scheduled.
@@ -231,6 +236,9 @@ struct Parked {
 /// One session as the reactor sees it.
 struct Slot {
     id: SessionId,
+    /// A person holds the session's keyboard (`termloom attach --takeover`): a wait that
+    /// types nothing waits for what they type (see `Waiter::asked_from`).
+    held_by_person: bool,
     pid: i32,
     program: String,
     master: Option<OwnedFd>,

@@ -184,6 +184,7 @@ impl Reactor {
                 first_seen_undecided: waiters::FirstSighting::new(),
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
+                held_by_person: false,
                 last_resize: now,
                 mouse_held: None,
                 child: None,
@@ -768,6 +769,7 @@ impl Reactor {
             slot.screen_tracked = true;
         }
         let mut read = slot.terminal.read_mark(reader);
+        let asked_from = (slot.held_by_person && typed_line.is_none()).then_some(now);
         if let Some(typed) = typed_line {
             read.past_typed(typed);
         }
@@ -778,6 +780,7 @@ impl Reactor {
             searched: read.first_line(),
             read,
             started: now,
+            asked_from,
             deadline: after(now, timeout),
             recheck: None,
             reply,
@@ -904,6 +907,12 @@ impl Reactor {
         if until.is_prompt_only() && !integration {
             return Err(Error::NoShellIntegration(id));
         }
+        Ok(())
+    }
+
+    /// Notes whether a person holds session `id`'s keyboard (see `Slot::held_by_person`).
+    pub(crate) fn set_held_by_person(&mut self, id: SessionId, held: bool) -> Result<()> {
+        self.slot(id)?.held_by_person = held;
         Ok(())
     }
 

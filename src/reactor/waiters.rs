@@ -259,12 +259,14 @@ impl Reactor {
             input_wait,
             settle,
             redrawing,
+            answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {
             (Some(status), _) => Some(Fired::Exited { status }),
             (None, true) => Some(Fired::Closed),
             (None, false) => None,
         };
+        let activity = slot.last_output.max(slot.last_input);
         let transcript = slot.terminal.transcript();
         let end = transcript.end();
         let mut answered = Vec::new();
@@ -330,6 +332,8 @@ impl Reactor {
                     return false;
                 }
             }
+            let answered_since = waiter.asked_from.is_none_or(|from| activity >= from);
+            let view = StateView { answered_since, ..view };
             if fired.is_none() && ended.is_none() {
                 fired = waiter.until.match_state(&view);
             }

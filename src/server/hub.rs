@@ -545,6 +545,8 @@ impl Connection {
                 }
                 _ => holders.insert(id, self.number),
             };
+            // (A session that ends meanwhile needs no note.)
+            let _ = session.set_held_by_person(true);
         }
         let watch = attach::Watch {
             session,
@@ -709,7 +711,19 @@ impl Drop for Streaming {
 
 /// Lets go of the sessions connection `number` holds (only `only`, when given).
 fn release(hub: &Hub, number: u64, only: Option<SessionId>) {
-    lock(&hub.holders).retain(|id, holder| *holder != number || only.is_some_and(|o| o != *id));
+    let mut released = Vec::new();
+    lock(&hub.holders).retain(|&id, holder| {
+        let kept = *holder != number || only.is_some_and(|o| o != id);
+        if !kept {
+            released.push(id);
+        }
+        kept
+    });
+    for id in released {
+        if let Ok(session) = hub.engine.session(id) {
+            let _ = session.set_held_by_person(false);
+        }
+    }
 }
 
 impl Extension for Connection {

@@ -251,7 +251,7 @@ malformed, empty or out of its range (the message names the range), a send with
 nothing to send, --wait-row alone, a read's --timeout without a wait;
 3 the program asks for input (a question, a password) before a wait's
 condition held, or `exec`'s command does: the condition cannot hold before an answer (type it with send, then wait
-again); 124 a wait asked for timed out, or `exec`'s command still runs at
+again; while a person holds the session with attach --takeover, a wait typing nothing waits for them instead); 124 a wait asked for timed out, or `exec`'s command still runs at
 --timeout; `exec`
 otherwise exits with the command's exit code (the shell's, if the command ended
 the shell; 128 + N for signal N), and a --wait-exit that saw the program end
