@@ -292,7 +292,7 @@ impl Reactor {
                 }
             }
             if fired.is_none()
-                && let Some(screen) = screen
+                && let Some(screen) = screen.filter(|_| waiter.until.needs_screen())
             {
                 // A caller's own test may panic, or call into the engine (refused here, and
                 // the test only says false): that wait fails, nothing else does.
