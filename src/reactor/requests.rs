@@ -24,6 +24,10 @@ const CANONICAL_LINE_BYTES: usize = if cfg!(target_os = "linux") { 4095 } else {
 /// Refuses `bytes`, input for session `id`, when its terminal reads whole lines and one of
 /// them is longer than it keeps ([`CANONICAL_LINE_BYTES`]): typed, it would be cut.
 fn check_line_lengths(slot: &Slot, id: SessionId, bytes: &[u8]) -> Result<()> {
+    // (Most input is shorter than a line can be: its terminal's modes are not asked for.)
+    if bytes.len() <= CANONICAL_LINE_BYTES {
+        return Ok(());
+    }
     let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
     if !modes.is_some_and(|modes| modes.canonical) {
         return Ok(());

@@ -28,7 +28,7 @@ pub(crate) fn json_len(text: &str) -> usize {
 }
 
 /// The end of the longest start of `text` whose JSON length is at most `max` (a char boundary).
-fn start_within(text: &str, max: usize) -> usize {
+pub(crate) fn start_within(text: &str, max: usize) -> usize {
     let mut used = 0;
     for (at, c) in text.char_indices() {
         used += char_json_len(c);

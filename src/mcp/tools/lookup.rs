@@ -123,9 +123,9 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
     Ok(output)
 }
 
-/// Numbered lines, one per row (`120│text`), as many whole rows as `max` bytes hold, from
-/// the first (or, `from_end`, from the last) on; with the rows kept, how many there are. When
-/// not even one row fits, the first (or last) is kept cut, its number and start shown.
+/// Numbered lines, one per row (`120│text`), as many whole rows as `max` bytes of JSON hold,
+/// from the first (or, `from_end`, from the last) on; with the rows kept, how many there are.
+/// When not even one row fits, the first (or last) is kept cut, its number and start shown.
 fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, usize) {
     let rows = lines.iter().map(|(n, line)| format!("{n}│{line}"));
     let rows: Vec<String> = match from_end {
@@ -135,15 +135,16 @@ fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, usi
     let mut kept = Vec::new();
     let mut size = 0;
     for row in rows {
-        if size + row.len() + 1 > max {
+        let cost = row_json_len(&row);
+        if size + cost > max {
             if kept.is_empty() {
-                let cut = floor_char_boundary(&row, max.saturating_sub(CUT_NOTE));
+                let cut = super::budget::start_within(&row, max.saturating_sub(CUT_NOTE));
                 let left = row.len() - cut;
                 kept.push(format!("{} [... {left} more bytes of this line cut]", &row[..cut]));
             }
             break;
         }
-        size += row.len() + 1;
+        size += cost;
         kept.push(row);
     }
     if from_end {
@@ -156,9 +157,9 @@ fn numbered(lines: &[(u64, String)], max: usize, from_end: bool) -> (String, usi
 /// The bytes a cut line's note takes, at most.
 const CUT_NOTE: usize = 48;
 
-/// The largest char boundary of `text` at or before `at`.
-fn floor_char_boundary(text: &str, at: usize) -> usize {
-    (0..=at.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0)
+/// What a numbered row takes in a result's JSON, its line break included.
+fn row_json_len(row: &str) -> usize {
+    super::budget::json_len(row) + 2
 }
 
 /// `lines="A-B"` (or `"A-"`, to the end).
@@ -229,7 +230,10 @@ fn search(
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();
     let total = matching.len();
     let (kept, kept_lines) = numbered(&matching, max, true);
-    let omitted: usize = matching[..total - kept_lines].iter().map(|(_, l)| l.len() + 8).sum();
+    let omitted: usize = matching[..total - kept_lines]
+        .iter()
+        .map(|(n, line)| row_json_len(&format!("{n}│{line}")))
+        .sum();
     let mut block = format!(
         "--- {total} transcript line{} of {}-{} match /{pattern}/ ---",
         if total == 1 { "" } else { "s" },
