@@ -1103,12 +1103,12 @@ fn the_help_says_which_commands_take_a_flag_and_errors_name_only_flags() {
     assert!(screen.contains("--- screen "), "{screen}");
 }
 
-/// Every flag a command takes is described in the help's lists of flags, `start`'s
-/// `--size` and `--env` too.
+/// Every flag a command takes is described in its help's lists of flags, `start`'s `--size`
+/// and `--env` too.
 #[test]
 fn the_help_describes_every_flag_a_command_takes() {
-    let help = stdout(&termloom(&["help", "start"]));
     for command in ["start", "send", "wait", "read", "screen"] {
+        let help = stdout(&termloom(&["help", command]));
         let output = termloom(&[command, "--no-such-flag"]);
         assert_code(&output, 2);
         let err = stderr(&output);
@@ -1142,7 +1142,8 @@ fn the_help_says_what_max_bytes_leaves_out_and_it_holds() {
     }
 }
 
-/// `-L NAME` and `--socket PATH` may stand before any command, `help` too.
+/// `-L NAME`, `--socket PATH`, `--client NAME` and `--json` may stand before any command,
+/// `help` too.
 #[test]
 fn help_after_the_server_options_gives_the_help() {
     let plain = termloom(&["help", "send"]);
@@ -1151,6 +1152,8 @@ fn help_after_the_server_options_gives_the_help() {
         &["-L", "elsewhere", "help", "send"][..],
         &["--socket", "/nonexistent/s", "help", "send"],
         &["--socket=/nonexistent/s", "help", "send"],
+        &["--client", "me", "--json", "help", "send"],
+        &["--client=me", "help", "send"],
     ] {
         let output = termloom(args);
         assert_code(&output, 0);
@@ -1159,6 +1162,57 @@ fn help_after_the_server_options_gives_the_help() {
     let output = termloom(&["-L", "elsewhere", "help"]);
     assert_code(&output, 0);
     assert_eq!(stdout(&output), stdout(&termloom(&["help"])));
+}
+
+/// A client command's help is its own: its usage, the flags it takes and what every command
+/// takes, not the page of every command (`termloom help sessions`), which names them all.
+#[test]
+fn each_client_command_has_a_help_of_its_own() {
+    let all = stdout(&termloom(&["help", "sessions"]));
+    for command in ["start", "send", "wait", "read", "screen", "exec", "list", "kill-server"] {
+        let own = termloom(&["help", command]);
+        assert_code(&own, 0);
+        let own = stdout(&own);
+        assert!(own.starts_with("termloom "), "{command}: {own}");
+        assert_eq!(own.split_whitespace().nth(1), Some(command), "{own}");
+        assert!(own.contains("Exit codes:") && own.contains("termloom help sessions"), "{own}");
+        assert!(own.len() < all.len() * 2 / 3, "{command}: {} of {} bytes", own.len(), all.len());
+        assert_eq!(own, stdout(&termloom(&[command, "--help"])), "{command}");
+        assert!(all.contains(&format!("\ntermloom {command}")), "{command} missing: {all}");
+    }
+    let exec = stdout(&termloom(&["help", "exec"]));
+    assert!(exec.contains("--max-bytes N") && !exec.contains("--wait-text"), "{exec}");
+    assert!(all.contains("--wait-text") && all.contains("--paste-file PATH"), "{all}");
+}
+
+/// `--client` and `--json` before the command are read as after it, as `-L` and `--socket`.
+#[test]
+fn client_and_json_may_stand_before_the_command() {
+    let server = PrivateServer::start();
+    let socket = server.socket.to_str().unwrap();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let output = termloom(&["--json", "--client", "other", "--socket", socket, "list"]);
+    assert_code(&output, 0);
+    let listed: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(listed["sessions"][0]["name"], "sh", "{listed}");
+    let output = termloom(&["--client=other", "--socket", socket, "list"]);
+    assert_code(&output, 0);
+    assert!(stdout(&output).contains("sh"), "{}", stdout(&output));
+}
+
+/// With no server on a socket in a directory others may write in (`/tmp`), where no server
+/// may run, the note says so rather than advising a `termloom start` that would be refused.
+#[test]
+fn no_server_where_none_may_run_is_said_so() {
+    let socket = format!("/tmp/termloom-test-shared-{}.sock", std::process::id());
+    let listed = termloom(&["list", "--socket", &socket]);
+    assert_code(&listed, 0);
+    let note = stderr(&listed);
+    assert!(note.contains("and none can: other users may write in /tmp"), "{note}");
+    assert!(!note.contains("termloom start"), "{note}");
+    let started = termloom(&["start", "--socket", &socket, "--", "true"]);
+    assert_code(&started, 1);
+    assert!(stderr(&started).contains("other users may write in /tmp"), "{}", stderr(&started));
 }
 
 /// A malformed value and a value out of its range are the same mistake: exit 2, and a message

@@ -289,7 +289,8 @@ fn help_flags_and_advice_speak_the_command_lines_language() {
     let server = TestServer::start(&[]);
     let help = server.cli(&["start", "--help"]);
     assert!(help.status.success(), "{}", describe(&help));
-    assert!(String::from_utf8_lossy(&help.stdout).contains("termloom send ID"));
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("termloom start [--name N]") && help.contains("termloom help sessions"));
     let usage = server.cli(&["send"]);
     assert_eq!(usage.status.code(), Some(2), "{}", describe(&usage));
     assert!(String::from_utf8_lossy(&usage.stderr).contains("termloom help send"));
@@ -1114,7 +1115,7 @@ fn a_busy_program_is_no_timeout_when_no_wait_was_asked_for() {
 
 #[test]
 fn the_help_gives_the_defaults_and_every_flag() {
-    let output = Command::new(TERMLOOM).args(["help", "send"]).output().unwrap();
+    let output = Command::new(TERMLOOM).args(["help", "sessions"]).output().unwrap();
     let help = String::from_utf8_lossy(&output.stdout);
     for needed in ["default 30000", "45000", "--command", "--view", "--max-bytes", "exits 124"] {
         assert!(help.contains(needed), "{needed} missing:\n{help}");

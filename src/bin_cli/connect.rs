@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use termloom::server::{Client, check_socket_path, prepare_socket_dir, socket_path};
+use termloom::server::{
+    Client, check_socket_dir, check_socket_path, prepare_socket_dir, socket_path,
+};
 
 /// How long a client waits for a server it started to listen.
 const START_TIMEOUT: Duration = Duration::from_secs(10);
@@ -67,13 +69,21 @@ impl Target {
         }
     }
 
-    /// Connects to the running server; the error says none runs.
+    /// Connects to the running server; the error says none runs, and whether one could.
     pub(super) fn connect(&self) -> Result<Client, String> {
         Client::connect(&self.socket).map_err(|err| match err.kind() {
-            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => format!(
-                "no termloom server is running on {}; `termloom start` starts one with a session",
-                self.socket.display()
-            ),
+            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
+                match check_socket_dir(&self.socket) {
+                    Ok(()) => format!(
+                        "no termloom server is running on {}; `termloom start` starts one with a session",
+                        self.socket.display()
+                    ),
+                    Err(refused) => format!(
+                        "no termloom server is running on {}, and none can: {refused}",
+                        self.socket.display()
+                    ),
+                }
+            }
             _ => format!("cannot connect to {}: {err}", self.socket.display()),
         })
     }

@@ -33,7 +33,7 @@ pub(super) fn top_help() -> String {
            mcp      Serve sessions to an agent host over MCP on stdio (`termloom mcp --help`).\n  \
            start, send, wait, read, screen, exec, signal, resize, close, list, kill-server\n  \
            \x20\x20\x20\x20\x20\x20\x20\x20\x20Drive sessions that outlive each command, on a server started on first\n  \
-           \x20\x20\x20\x20\x20\x20\x20\x20\x20use (`termloom help send`).\n  \
+           \x20\x20\x20\x20\x20\x20\x20\x20\x20use (`termloom help sessions`; `termloom help send`: one of them).\n  \
            attach   Watch a session live, or take it over (`termloom attach --help`).\n  \
            server   Run the server in the foreground (`termloom server --help`).\n  \
            help     Show this help (`termloom help run`: only the part on `run`).\n\n\
@@ -50,7 +50,7 @@ const USAGE: &str = "Usage:
   termloom start [--name N] [-- PROGRAM [ARGS...]]; termloom send ID --keys K ...
   termloom attach ID [--takeover]
   termloom server [-L NAME | --socket PATH]
-  termloom help [run|mcp|send|attach|server]  (also: termloom --help, termloom run --help)
+  termloom help [run|mcp|sessions|send|...|attach|server]  (also: termloom run --help)
   termloom --version
 ";
 
@@ -66,7 +66,7 @@ pub(super) fn run_help() -> String {
 }
 
 /// `text` in lines of at most `width` columns, each indented by `indent`, broken at spaces.
-fn wrapped(text: &str, indent: usize, width: usize) -> String {
+pub(super) fn wrapped(text: &str, indent: usize, width: usize) -> String {
     let mut out = String::new();
     let mut line = String::new();
     for word in text.split(' ') {

@@ -67,17 +67,14 @@ fn command(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// The arguments with the options naming a server (`-L NAME`, `--socket PATH`) that stand
-/// before the command moved after it, where the commands read them: `termloom -L work send`,
-/// as tmux is used, is `termloom send -L work`.
+/// The arguments with the options every client command takes (`-L NAME`, `--socket PATH`,
+/// `--client NAME`, `--json`) that stand before the command moved after it, where the
+/// commands read them: `termloom -L work send`, as tmux is used, is `termloom send -L work`.
 fn server_options_after_the_command(args: Vec<OsString>) -> Vec<OsString> {
     let mut leading = Vec::new();
     let mut rest = args.into_iter().peekable();
-    while let Some(option) = rest.next_if(|arg| {
-        arg == "-L" || arg == "--socket" || arg.to_str().is_some_and(|a| a.starts_with("--socket="))
-    }) {
-        let value_follows = option == "-L" || option == "--socket";
-        leading.push(option);
+    while let Some(value_follows) = rest.peek().and_then(leading_option) {
+        leading.extend(rest.next());
         if value_follows {
             leading.extend(rest.next());
         }
@@ -88,15 +85,28 @@ fn server_options_after_the_command(args: Vec<OsString>) -> Vec<OsString> {
     args
 }
 
-/// The topic of `termloom help`, past the options naming a server: `termloom -L work help
-/// send` (the options moved after the command) asks for help on `send`, as `termloom -L work
-/// send` sends.
+/// Whether `arg` is an option every client command takes that may stand before the command,
+/// and if so, whether its value is the next argument (`-L NAME`, not `--socket=PATH`).
+fn leading_option(arg: &OsString) -> Option<bool> {
+    match arg.to_str()? {
+        "-L" | "--socket" | "--client" => Some(true),
+        "--json" => Some(false),
+        a if a.starts_with("--socket=") || a.starts_with("--client=") => Some(false),
+        _ => None,
+    }
+}
+
+/// The topic of `termloom help`, past the options moved after it
+/// ([`server_options_after_the_command`]): `termloom -L work help send` asks for help on
+/// `send`, as `termloom -L work send` sends.
 fn help_topic(mut args: impl Iterator<Item = OsString>) -> Option<OsString> {
     while let Some(arg) = args.next() {
-        if arg == "-L" || arg == "--socket" {
-            args.next();
-        } else if !arg.to_str().is_some_and(|a| a.starts_with("--socket=")) {
-            return Some(arg);
+        match leading_option(&arg) {
+            Some(true) => {
+                args.next();
+            }
+            Some(false) => {}
+            None => return Some(arg),
         }
     }
     None
@@ -110,7 +120,8 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
         Some("mcp") => print_help(mcp::HELP),
         Some("server") => print_help(server::HELP),
         Some("attach") => print_help(attach::HELP),
-        Some(name) if agent::is_command(name) => print_help(&agent::help()),
+        Some("sessions") => print_help(&agent::help(None)),
+        Some(name) if agent::is_command(name) => print_help(&agent::help(Some(name))),
         Some(other) => usage_error(
             &format!("no help on {other:?}; the commands are {COMMANDS}"),
             "termloom --help",

@@ -69,7 +69,9 @@ use std::time::Duration;
 use crate::Engine;
 
 pub use client::{Client, Reply, Sender};
-pub use socket::{check_socket_path, prepare_socket_dir, socket_dir, socket_path};
+pub use socket::{
+    check_socket_dir, check_socket_path, prepare_socket_dir, socket_dir, socket_path,
+};
 
 /// Detaches a server started by a client (`termloom server --detach`) from it, before it
 /// opens anything: a session of its own, so the client's terminal closing does not reach it,

@@ -79,17 +79,36 @@ pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
         return fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
             .map_err(|e| context(e, "making private", dir));
     }
-    if meta.mode() & 0o022 != 0 {
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "other users may write in {} (mode {:o}), where the server keeps its lock, log and options beside the socket; put the socket in a directory only you can write to",
-                dir.display(),
-                meta.mode() & 0o7777
-            ),
-        ));
+    shared_with_others(dir, &meta)
+}
+
+/// Checks, creating and changing nothing, that a server could keep its files beside the
+/// socket `path` as far as its directory's mode goes: [`prepare_socket_dir`]'s error for a
+/// directory named with `--socket` that other users may write in (`/tmp`). A directory that
+/// is missing would be made private, and termloom's own is made so.
+pub fn check_socket_dir(path: &Path) -> io::Result<()> {
+    let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if dir != socket_dir() => shared_with_others(dir, &meta),
+        _ => Ok(()),
     }
-    Ok(())
+}
+
+/// Refuses directory `dir` (whose metadata is `meta`) when other users may write in it.
+fn shared_with_others(dir: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    if meta.mode() & 0o022 == 0 {
+        return Ok(());
+    }
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "other users may write in {} (mode {:o}), where the server keeps its lock, log and options beside the socket; put the socket in a directory only you can write to",
+            dir.display(),
+            meta.mode() & 0o7777
+        ),
+    ))
 }
 
 /// Refuses a socket directory `dir` that another user could swap for one of theirs after the

@@ -218,23 +218,37 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
-        summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
+        summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there\n  are none: \"no sessions\" (--json: {\"sessions\":[]}), exit 0, and a note on stderr\n  that no server runs.",
     },
 ];
 
-/// Whether `name` is one of these commands (or `kill-server`).
+/// `termloom kill-server`: only the options every command takes, and no tool of its own.
+pub(super) const KILL_SERVER: CommandDef = CommandDef {
+    name: "kill-server",
+    tool: "",
+    positional: &[],
+    flags: &[],
+    summary: "\n  Closes every session and stops the server.",
+};
+
+/// [`COMMANDS`] and [`KILL_SERVER`].
+fn every_command() -> impl Iterator<Item = &'static CommandDef> {
+    COMMANDS.iter().chain([&KILL_SERVER])
+}
+
+/// Whether `name` is one of the client commands.
 pub(crate) fn is_command(name: &str) -> bool {
-    name == "kill-server" || COMMANDS.iter().any(|c| c.name == name)
+    every_command().any(|c| c.name == name)
 }
 
 /// The options every client command takes.
 const COMMON: &str = "\
 Every command takes -L NAME or --socket PATH (which server; also before the
-command, as with tmux: termloom -L work list), --client NAME
-(whose read positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the
-structured result instead of text; a failure, of whatever kind, is then one line
-on stdout, {\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"message\": ...}},
-with the same exit code). ID is a session's id or name.
+command, as with tmux: termloom -L work list), --client NAME (whose read
+positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the structured
+result instead of text; a failure, of whatever kind, is then one line on stdout,
+{\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"message\": ...}}, with
+the same exit code). ID is a session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.
@@ -244,45 +258,61 @@ run`, the caller's own process, waits up to a day).
 
 Exit codes: 0 done; 1 the server refused the request (the message says why: an
 unknown session, a value that does not fit the session, such as a row off its
-screen, a session that ended) or could not be reached, the program exited (or the session was closed) before a wait's
-condition held (unless --wait-exit was asked for), or the output could not be
-written; 2 the command line could not be read: an unknown flag, a value
-malformed, empty or out of its range (the message names the range), a send with
-nothing to send, --wait-row alone, a read's --timeout without a wait;
-3 the program asks for input (a question, a password) before a wait's
-condition held, or `exec`'s command does: the condition cannot hold before an answer (type it with send, then wait
-again; while a person holds the session with attach --takeover, a wait typing nothing waits for them instead); 124 a wait asked for timed out, or `exec`'s command still runs at
---timeout; `exec`
-otherwise exits with the command's exit code (the shell's, if the command ended
-the shell; 128 + N for signal N), and a --wait-exit that saw the program end
-with the program's (128 + N for signal N), as a shell's `wait` does (so a
-program's own 1, 2, 3 or 124 reads like termloom's: --json tells them apart).";
+screen, a session that ended) or could not be reached, the program exited (or
+the session was closed) before a wait's condition held (unless --wait-exit was
+asked for), or the output could not be written; 2 the command line could not be
+read: an unknown flag, a value malformed, empty or out of its range (the message
+names the range), a send with nothing to send, --wait-row alone, a read's
+--timeout without a wait; 3 the program asks for input (a question, a password)
+before a wait's condition held, or `exec`'s command does: the condition cannot
+hold before an answer (type it with send, then wait again; while a person holds
+the session with attach --takeover, a wait typing nothing waits for them
+instead); 124 a wait asked for timed out, or `exec`'s command still runs at
+--timeout; `exec` otherwise exits with the command's exit code (the shell's, if
+the command ended the shell; 128 + N for signal N), and a --wait-exit that saw
+the program end with the program's (128 + N for signal N), as a shell's `wait`
+does (so a program's own 1, 2, 3 or 124 reads like termloom's: --json tells
+them apart).";
 
-/// The help of the client commands.
-pub(crate) fn help() -> String {
-    let mut text =
-        String::from("Commands for driving sessions of a termloom server from a shell:\n\n");
-    for command in COMMANDS {
+/// The groups of flags, each described once in a help page, with the commands that take it.
+const GROUPS: [(&str, &[Flag]); 6] = [
+    ("START", START),
+    ("SEND", SEND),
+    ("LOOKUP", LOOKUP),
+    ("WAIT", WAIT),
+    ("VIEW", VIEW),
+    ("OUTPUT", OUTPUT),
+];
+
+/// Whether `command` takes the flags of `group`: by the group's first flag, as a constant's
+/// address may differ between its uses.
+fn takes(command: &CommandDef, group: &[Flag]) -> bool {
+    command.flags.iter().any(|g| g.first().map(|f| f.name) == Some(group[0].name))
+}
+
+/// The help of the client commands: all of them (`termloom help sessions`) when `name` is
+/// `None`, else only command `name`'s (`termloom help send`, `termloom send --help`): its
+/// usage, the flags it takes, what every command takes, and the names of the others.
+pub(crate) fn help(name: Option<&str>) -> String {
+    let shown: Vec<&CommandDef> =
+        every_command().filter(|c| name.is_none_or(|name| c.name == name)).collect();
+    let mut text = match name {
+        None => {
+            String::from("Commands for driving sessions of a termloom server from a shell:\n\n")
+        }
+        Some(_) => String::new(),
+    };
+    for command in &shown {
         let line = format!("termloom {} {}", command.name, command.summary);
         let line: Vec<&str> = line.lines().map(str::trim_end).collect();
         text.push_str(&format!("{}\n\n", line.join("\n")));
     }
-    text.push_str("termloom kill-server\n  Closes every session and stops the server.\n\n");
-    // Each group of flags once, with the commands that take it.
-    for (title, group) in [
-        ("START", START),
-        ("SEND", SEND),
-        ("LOOKUP", LOOKUP),
-        ("WAIT", WAIT),
-        ("VIEW", VIEW),
-        ("OUTPUT", OUTPUT),
-    ] {
-        let takers: Vec<&str> = COMMANDS
-            .iter()
-            // By the group's first flag: a constant's address may differ between its uses.
-            .filter(|c| c.flags.iter().any(|g| g.first().map(|f| f.name) == Some(group[0].name)))
-            .map(|c| c.name)
-            .collect();
+    for (title, group) in GROUPS {
+        if !shown.iter().any(|c| takes(c, group)) {
+            continue;
+        }
+        let takers: Vec<&str> =
+            COMMANDS.iter().filter(|c| takes(c, group)).map(|c| c.name).collect();
         text.push_str(&format!("{title} ({}):\n", takers.join(", ")));
         for flag in group {
             let value = match flag.kind {
@@ -308,5 +338,18 @@ pub(crate) fn help() -> String {
     }
     text.push_str(COMMON);
     text.push('\n');
+    if let Some(name) = name {
+        let others: Vec<&str> =
+            every_command().map(|c| c.name).filter(|other| *other != name).collect();
+        text.push('\n');
+        text.push_str(&super::super::help::wrapped(
+            &format!(
+                "The other commands: {}; `termloom help sessions` describes them all.",
+                others.join(", ")
+            ),
+            0,
+            80,
+        ));
+    }
     text
 }

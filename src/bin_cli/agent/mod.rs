@@ -47,10 +47,6 @@ enum Parsed {
     Run(Request),
 }
 
-/// `termloom kill-server`: only the options every command takes.
-const KILL_SERVER: CommandDef =
-    CommandDef { name: "kill-server", tool: "", positional: &[], flags: &[], summary: "" };
-
 /// Runs client command `name` with its arguments.
 pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     let help_command = format!("termloom help {name}");
@@ -67,7 +63,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     // `--json` is reported as every other failure is.
     let json = asks_for_json(command, &args);
     let request = match parse(command, args) {
-        Ok(Parsed::Help) => return print_out(&help()),
+        Ok(Parsed::Help) => return print_out(&help(Some(command.name))),
         Ok(Parsed::Run(request)) => request,
         Err(message) if json => {
             let message = format!("{message} (run `{help_command}` for usage)");
