@@ -209,6 +209,27 @@ fn calls_into_one_session_at_once_each_get_their_own_output() {
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
+/// A line typed in one call and submitted in the next: the second result starts with the
+/// command's output, not with a blank line (the line break ending the typed line, the only
+/// thing new on that line).
+#[test]
+fn a_line_submitted_after_it_was_typed_starts_no_blank_line() {
+    if !require("bash") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": ["bash", "--norc", "--noprofile"]}));
+    let id = started.structured.unwrap()["session_id"].clone();
+    let typed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "echo typed"}));
+    assert!(typed.text.contains("echo typed"), "{}", typed.text);
+    let keys = json!({"session_id": id, "keys": "<Enter>", "for_text": "typed"});
+    let submitted = toolbox.call("terminal_send", &keys);
+    let body: Vec<&str> = submitted.text.lines().skip(1).collect();
+    assert_eq!(body.first(), Some(&"typed"), "{}", submitted.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// A program stopped (SIGSTOP from outside: a Ctrl-Z to a group with no shell's job control,
 /// an orphaned one, is discarded by the kernel) is said to be stopped, and the default wait
 /// after a key ends once it is quiet: it read `running, quiet`, and every call ran to the

@@ -513,6 +513,7 @@ impl Transcript {
         }
         reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
+        out.continues_line = self.reader.offset > 0;
         if out.missed_lines > 0 {
             let marker = dropped_marker(out.missed_lines);
             // Within the read's bound, like the text.
@@ -684,6 +685,13 @@ mod tests {
         let out = t.read(Some(&tail(&["$ echo", ""])), 1000);
         assert_eq!(out.text, "echo\n");
         assert_eq!(out.first_line, 2);
+        assert!(out.continues_line);
+        // A read from a line's start continues none; one after a prompt continues it even
+        // when nothing was added to it.
+        let out = t.read(Some(&tail(&["$ echo", "", "$ "])), 1000);
+        assert_eq!((out.text.as_str(), out.continues_line), ("\n$ ", false));
+        let out = t.read(Some(&tail(&["$ echo", "", "$ ", "x"])), 1000);
+        assert_eq!((out.text.as_str(), out.continues_line), ("\nx", true));
     }
 
     #[test]

@@ -138,6 +138,12 @@ pub(crate) fn read_new(
 ) -> crate::Result<NewOutput> {
     let mut first = session.read()?;
     strip_dropped_marker(&mut first);
+    if first.continues_line && first.text.starts_with('\n') {
+        // The line a read before ended in (a prompt, a command typed at it) ended with
+        // nothing more on it: its line break alone would start the result with a blank line.
+        first.text.remove(0);
+        first.first_line += 1;
+    }
     let mut more = first.truncated;
     let mut result = NewOutput {
         first_line: Some(first.first_line),
