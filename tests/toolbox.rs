@@ -209,11 +209,12 @@ fn calls_into_one_session_at_once_each_get_their_own_output() {
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
-/// A line typed in one call and submitted in the next: the second result starts with the
-/// command's output, not with a blank line (the line break ending the typed line, the only
-/// thing new on that line).
+/// A line typed over several calls: a result shows what the call typed as it typed it, and a
+/// line that changed otherwise whole, as it now reads (`<C-u>echo typed` after `echo ty`
+/// read `ped`); the result after its Enter starts with the command's output, not with a blank
+/// line (the line break ending the typed line, the only thing new on that line).
 #[test]
-fn a_line_submitted_after_it_was_typed_starts_no_blank_line() {
+fn a_line_edited_over_several_calls_is_shown_whole_and_then_its_output() {
     if !require("bash") {
         return;
     }
@@ -221,12 +222,17 @@ fn a_line_submitted_after_it_was_typed_starts_no_blank_line() {
     let started =
         toolbox.call("terminal_start", &json!({"argv": ["bash", "--norc", "--noprofile"]}));
     let id = started.structured.unwrap()["session_id"].clone();
-    let typed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "echo typed"}));
-    assert!(typed.text.contains("echo typed"), "{}", typed.text);
+    let body = |text: &str| text.lines().skip(1).map(str::to_owned).collect::<Vec<_>>();
+    let typed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "echo ty"}));
+    assert_eq!(body(&typed.text), ["echo ty"], "{}", typed.text);
+    let edited =
+        toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<C-u>echo typed"}));
+    let line = body(&edited.text).pop().unwrap_or_default();
+    assert!(line.ends_with("echo typed") && line.len() > "echo typed".len(), "{}", edited.text);
     let keys = json!({"session_id": id, "keys": "<Enter>", "for_text": "typed"});
     let submitted = toolbox.call("terminal_send", &keys);
-    let body: Vec<&str> = submitted.text.lines().skip(1).collect();
-    assert_eq!(body.first(), Some(&"typed"), "{}", submitted.text);
+    let first = body(&submitted.text).into_iter().next();
+    assert_eq!(first.as_deref(), Some("typed"), "{}", submitted.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 

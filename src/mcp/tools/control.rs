@@ -413,7 +413,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         how if already => format!("already closed ({how})"),
         how => how,
     };
-    let (unread, earlier, missed) = match read_new(&session, max, None) {
+    let (unread, earlier, missed) = match read_new(&session, max, None, None) {
         Ok(new) => (new.text, new.omitted, new.missed_lines),
         Err(_) => (String::new(), 0, 0),
     };

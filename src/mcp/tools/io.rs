@@ -180,7 +180,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
     let line_typed = keys.is_none()
         && text.is_some_and(|t| crate::input::keys::bytes_submit(&crate::decode_escapes(t)));
-    let view = view_args(args)?;
+    let mut view = view_args(args)?;
     let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
     if let Some(plan) = &plan {
@@ -201,6 +201,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
     let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
     let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
+    if !submits {
+        // (Its echo as if submitted: the characters typed, when they are plain text.)
+        view.typed = submitted_echo(text, script.as_deref(), paste, true);
+    }
     let held_paste = !submits && bracketed;
     {
         let input = call.caller.input.of(id);

@@ -49,7 +49,7 @@ impl View {
 }
 
 /// The `view` and `max_bytes` arguments.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct ViewArgs {
     /// Which part.
     pub view: View,
@@ -61,6 +61,11 @@ pub(crate) struct ViewArgs {
     /// changed since the caller's last look (a tool that shows the screen on its own, as
     /// `terminal_resize` does, sends only the changes where they are shorter).
     pub whole: bool,
+    /// The plain text the call typed without submitting it, when it typed only such text:
+    /// what it adds to a line read before is shown as it is (the caller knows what it typed),
+    /// where a line that changed otherwise (edited, completed) is shown whole (see
+    /// [`read_new`]).
+    pub typed: Option<String>,
 }
 
 impl ViewArgs {
@@ -72,6 +77,7 @@ impl ViewArgs {
             max_bytes: DEFAULT_MAX_BYTES as usize,
             styles: Styles::Meaningful,
             whole: false,
+            typed: None,
         }
     }
 }
@@ -85,13 +91,23 @@ pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
         None => Styles::Meaningful,
     };
     let view = view.unwrap_or(View::New);
-    Ok(ViewArgs { view, max_bytes: max_bytes(args)?, styles, whole: view == View::Screen })
+    Ok(ViewArgs {
+        view,
+        max_bytes: max_bytes(args)?,
+        styles,
+        whole: view == View::Screen,
+        typed: None,
+    })
 }
 
 /// Reads `max_bytes` (which has a default).
 pub(crate) fn max_bytes(args: &Args) -> Result<usize, ToolError> {
     Ok(args.required_uint("max_bytes")? as usize)
 }
+
+/// The longest line a read that adds to it shows whole rather than only what it adds (see
+/// [`read_new`]): a command line or a prompt, not a line of dots a program adds one by one.
+const WHOLE_LINE_BYTES: usize = 512;
 
 /// The new transcript, keeping its last `max` bytes.
 pub(crate) struct NewOutput {
@@ -130,11 +146,14 @@ impl NewOutput {
 }
 
 /// Reads everything new, keeping the last `max` bytes, or, when `anchor` (what a wait
-/// matched) is in it, up to `max` bytes from the start of the line that holds it.
+/// matched) is in it, up to `max` bytes from the start of the line that holds it. What is
+/// new on a line read before in part is shown as the whole line unless it is `typed` (see
+/// [`ViewArgs::typed`]); a lone line break ending such a line is left out.
 pub(crate) fn read_new(
     session: &Session,
     max: usize,
     anchor: Option<&str>,
+    typed: Option<&str>,
 ) -> crate::Result<NewOutput> {
     let mut first = session.read()?;
     strip_dropped_marker(&mut first);
@@ -143,6 +162,23 @@ pub(crate) fn read_new(
         // nothing more on it: its line break alone would start the result with a blank line.
         first.text.remove(0);
         first.first_line += 1;
+    } else if first.continues_line
+        && !first.truncated
+        && !first.text.is_empty()
+        && !first.text.contains('\n')
+        && typed != Some(first.text.as_str())
+    {
+        // Typing goes on on a line read before (a command line edited, `<C-u>git status`
+        // after `git sta` reading `tus`): the whole line, so that what it now reads is seen.
+        let line = first.first_line;
+        let lines = session.transcript_lines(line..line + 1, WHOLE_LINE_BYTES)?.lines;
+        if let Some((_, whole)) = lines
+            .into_iter()
+            .next()
+            .filter(|(_, whole)| whole.len() <= WHOLE_LINE_BYTES && whole.ends_with(&first.text))
+        {
+            first.text = whole;
+        }
     }
     let mut more = first.truncated;
     let mut result = NewOutput {
@@ -262,7 +298,7 @@ pub(crate) fn show(
     let gone = call.cancel.is_abandoned() || call.cancel.is_cancelled();
     let new = match args.view {
         View::New if gone => NewOutput::nothing(session.status()?),
-        View::New => read_new(session, args.max_bytes, anchor)?,
+        View::New => read_new(session, args.max_bytes, anchor, args.typed.as_deref())?,
         View::Scrollback => {
             let all = session.scrollback(ALL)?.text;
             let (kept, omitted) = keep_end(&all, args.max_bytes);
@@ -289,7 +325,7 @@ pub(crate) fn show(
     // (Also every line it read, named instead when the screen is cut.)
     let (new, unshown, all_read) = match &snapshot {
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
-            let read = read_new(session, SCREEN_READ_BYTES, None)?;
+            let read = read_new(session, SCREEN_READ_BYTES, None, None)?;
             let unshown = not_on_screen(&read, screen, false);
             let all_read = not_on_screen(&read, screen, true);
             let new =
