@@ -29,7 +29,8 @@ pub struct Config {
     pub max_read_bytes: usize,
     /// Readers whose read positions each session keeps besides the default one (see
     /// [`Session::as_reader`](crate::Session::as_reader)); the least recently used is forgotten
-    /// first and would start over from the oldest retained line. Default 64, range
+    /// first, starts over from the oldest retained line and is told so
+    /// ([`Output::position_forgotten`](crate::Output::position_forgotten)). Default 64, range
     /// 1..=100,000.
     pub max_readers: usize,
     /// Bytes each session keeps of the screen text its readers (those of `max_readers`) last

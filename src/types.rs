@@ -338,6 +338,11 @@ pub struct Output {
     pub truncated: bool,
     /// Lines the reader never saw because they were dropped from the bounded store first.
     pub missed_lines: u64,
+    /// This reader's position had been forgotten: more than `Config::max_readers` other
+    /// readers read the session since it last did. `text` starts over from the oldest retained
+    /// line, and may hold what it read before. (A reader forgotten longer ago than the last
+    /// `max_readers` forgotten is taken for a new one, which also starts there.)
+    pub position_forgotten: bool,
     /// The session's status at the time of the read.
     pub status: Status,
 }

@@ -126,6 +126,9 @@ struct Reader {
     /// The bytes `seen` takes, as counted in [`Transcript::kept_bytes`] while this reader is
     /// one of the others.
     kept: usize,
+    /// This reader's position was forgotten (see [`Transcript::forgotten`]): it starts over,
+    /// and its next read says so.
+    forgotten: bool,
 }
 
 impl Reader {
@@ -146,7 +149,8 @@ impl Reader {
 
 /// The bounded store of settled lines plus the read cursors of its readers: reader 0 (the
 /// default) and at most `max_readers` others, the least recently used forgotten first (a
-/// forgotten reader starts over from the oldest retained line). The others' copies of the
+/// forgotten reader starts over from the oldest retained line, and its next read says so,
+/// while it is among the last `max_readers` forgotten). The others' copies of the
 /// screen text they read take at most `max_kept_bytes` besides the most recent reader's: past
 /// it, the least recently used readers' copies are dropped first (such a reader's next read
 /// returns that text again, marked `rewritten`).
@@ -168,6 +172,10 @@ pub(crate) struct Transcript {
     /// The other readers' cursors, least recently used first.
     others: VecDeque<(u64, Reader)>,
     max_readers: usize,
+    /// The readers whose cursors were forgotten past `max_readers`, the most recent last (at
+    /// most `max_readers` of them): one that comes back is told that it starts over, rather
+    /// than read old text again as if it were new.
+    forgotten: VecDeque<u64>,
     /// The bytes the others' `seen` take (the sum of their `kept`).
     kept_bytes: usize,
     /// The bound of `kept_bytes`, past the most recent reader's copy.
@@ -210,6 +218,7 @@ impl Transcript {
             pin: None,
             others: VecDeque::new(),
             max_readers: crate::Config::default().max_readers,
+            forgotten: VecDeque::new(),
             kept_bytes: 0,
             max_kept_bytes: crate::Config::default().readers_tail_bytes,
         }
@@ -254,8 +263,14 @@ impl Transcript {
             return f(self);
         }
         let at = self.others.iter().position(|(id, _)| *id == reader);
-        let mut cursor =
-            at.and_then(|at| self.others.remove(at)).map(|(_, c)| c).unwrap_or_default();
+        let mut cursor = match at.and_then(|at| self.others.remove(at)) {
+            Some((_, cursor)) => cursor,
+            None => {
+                let forgotten = self.forgotten.iter().position(|id| *id == reader);
+                let forgotten = forgotten.and_then(|at| self.forgotten.remove(at)).is_some();
+                Reader { forgotten, ..Reader::default() }
+            }
+        };
         self.kept_bytes -= cursor.kept;
         std::mem::swap(&mut self.reader, &mut cursor);
         let out = f(self);
@@ -264,8 +279,12 @@ impl Transcript {
         self.kept_bytes += cursor.kept;
         self.others.push_back((reader, cursor));
         while self.others.len() > self.max_readers {
-            if let Some((_, forgotten)) = self.others.pop_front() {
+            if let Some((id, forgotten)) = self.others.pop_front() {
                 self.kept_bytes -= forgotten.kept;
+                self.forgotten.push_back(id);
+                if self.forgotten.len() > self.max_readers {
+                    self.forgotten.pop_front();
+                }
             }
         }
         if self.kept_bytes > self.max_kept_bytes {
@@ -514,6 +533,7 @@ impl Transcript {
         reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
         out.continues_line = self.reader.offset > 0;
+        out.position_forgotten = std::mem::take(&mut self.reader.forgotten);
         if out.missed_lines > 0 {
             let marker = dropped_marker(out.missed_lines);
             // Within the read's bound, like the text.
@@ -859,6 +879,34 @@ mod tests {
         let out = t.as_reader(1, |t| t.read(Some(&tail[1..]), 256 << 10));
         assert_eq!((out.text.as_str(), out.rewritten), ("", false));
         assert!(t.readers_kept_bytes() <= bound + copy);
+    }
+
+    /// A reader forgotten past `max_readers` starts over from the oldest retained line, and
+    /// its read says so (it read the same text as new); a reader never seen starts there too,
+    /// unflagged, and a reader forgotten before the last `max_readers` forgotten is taken for
+    /// a new one.
+    #[test]
+    fn a_forgotten_reader_is_told_it_starts_over() {
+        let mut t = Transcript::new(100, 10_000, 1000).with_readers(2, 1 << 20);
+        t.push_row("one", false);
+        let screen = tail(&["two", ""]);
+        let read = |t: &mut Transcript, reader| t.as_reader(reader, |t| t.read(Some(&screen), 999));
+        for reader in 1..=3 {
+            let out = read(&mut t, reader);
+            assert_eq!((out.text.as_str(), out.position_forgotten), ("one\ntwo\n", false));
+        }
+        // Reader 1 was forgotten when reader 3 read.
+        let out = read(&mut t, 1);
+        assert_eq!((out.text.as_str(), out.position_forgotten), ("one\ntwo\n", true));
+        let out = read(&mut t, 1);
+        assert_eq!((out.text.as_str(), out.position_forgotten), ("", false));
+        // Readers 4 to 6 push readers 3, 1 and 4 out, after 2; the forgotten kept are two.
+        for reader in 4..=6 {
+            assert!(!read(&mut t, reader).position_forgotten, "reader {reader}");
+        }
+        assert_eq!(t.forgotten, [1, 4]);
+        assert!(!read(&mut t, 2).position_forgotten, "forgotten too long ago to tell");
+        assert!(read(&mut t, 4).position_forgotten);
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub(crate) struct NewOutput {
     pub rewritten: bool,
     /// Lines dropped from the bounded store before they were read.
     pub missed_lines: u64,
+    /// The caller's read position had been forgotten (see
+    /// [`Output::position_forgotten`](crate::Output::position_forgotten)).
+    pub position_forgotten: bool,
     /// The status at the last read.
     pub status: Status,
 }
@@ -140,6 +143,7 @@ impl NewOutput {
             first_line: None,
             rewritten: false,
             missed_lines: 0,
+            position_forgotten: false,
             status,
         }
     }
@@ -185,6 +189,7 @@ pub(crate) fn read_new(
         first_line: Some(first.first_line),
         rewritten: first.rewritten,
         missed_lines: first.missed_lines,
+        position_forgotten: first.position_forgotten,
         ..NewOutput::nothing(first.status)
     };
     let mut text = first.text;
@@ -254,6 +259,9 @@ fn strip_dropped_marker(out: &mut crate::Output) {
         }
     }
 }
+
+/// The note on a read whose caller's position had been forgotten.
+const FORGOTTEN_NOTE: &str = "[your read position was forgotten (more callers read this session since you last did than it keeps): this starts over from its oldest kept line]";
 
 /// The note on lines dropped before they were read, if any were.
 pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
@@ -328,8 +336,11 @@ pub(crate) fn show(
             let read = read_new(session, SCREEN_READ_BYTES, None, None)?;
             let unshown = not_on_screen(&read, screen, false);
             let all_read = not_on_screen(&read, screen, true);
-            let new =
-                NewOutput { missed_lines: read.missed_lines, ..NewOutput::nothing(read.status) };
+            let new = NewOutput {
+                missed_lines: read.missed_lines,
+                position_forgotten: read.position_forgotten,
+                ..NewOutput::nothing(read.status)
+            };
             (new, unshown, all_read)
         }
         _ => (new, None, None),
@@ -521,6 +532,9 @@ fn layout(
     if let Some(note) = dropped_note(reading.new.missed_lines) {
         push_block(&mut text, &note);
     }
+    if reading.new.position_forgotten {
+        push_block(&mut text, FORGOTTEN_NOTE);
+    }
     if let Some((first, last)) = reading.unshown {
         let id = reading.id;
         push_block(
@@ -657,6 +671,7 @@ mod tests {
                 first_line: Some(u64::MAX),
                 rewritten: true,
                 missed_lines: u64::MAX,
+                position_forgotten: true,
                 status: worst::status(),
             },
             screen,
