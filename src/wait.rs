@@ -119,8 +119,14 @@ pub(crate) struct StateView {
 /// the main thread reads) prints sooner.
 pub(crate) const ASKED_STILL: Duration = Duration::from_millis(500);
 /// How often a quiet program's wait for a line is looked for while another condition is
-/// waited for (less often than an asked-for input wait: it only spares the rest of a timeout).
+/// waited for (less often than an asked-for input wait: it only spares the rest of a timeout),
+/// once [`ASKED_CONFIRMING`] has passed.
 const ASKED_POLL: Duration = Duration::from_millis(250);
+/// For how long after [`ASKED_STILL`] a quiet program's wait for a line is looked for as
+/// often as an input wait is ([`INPUT_WAIT_POLL`]): a first sighting waits for a second to
+/// confirm it, twice (the input wait's, then the line's), and at [`ASKED_POLL`] apart a
+/// password prompt ended a wait for text after a second, not after half of one.
+const ASKED_CONFIRMING: Duration = Duration::from_millis(150);
 
 /// How often input-wait is re-checked while a waiter needs it and nothing else happens.
 const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
@@ -491,7 +497,11 @@ impl Until {
             Cond::AsksForLine if !view.answered_since => None,
             Cond::AsksForLine => {
                 let quiet = ASKED_STILL.max(view.settle);
-                Some(quiet.saturating_sub(view.quiet_for).max(ASKED_POLL))
+                let every = match view.quiet_for < quiet + ASKED_CONFIRMING {
+                    true => INPUT_WAIT_POLL,
+                    false => ASKED_POLL,
+                };
+                Some(quiet.saturating_sub(view.quiet_for).max(every))
             }
             Cond::Any(all) => all.iter().filter_map(|c| c.recheck_in(view)).min(),
             _ => None,
@@ -783,6 +793,31 @@ mod tests {
         let any = Until::any(vec![Until::stable(ms(0)), Until::quiet(ms(1250))]);
         assert_eq!(any.to_string(), "any of [screen stable for 0 ms, quiet for 1250 ms]");
         assert_eq!(Until::quiet(Duration::from_micros(250)).to_string(), "quiet for 0.25 ms");
+    }
+
+    /// A wait for text looks for the program asking for a line often just after it fell
+    /// quiet, so that the two sightings that confirm it come within ASKED_CONFIRMING (a
+    /// password prompt ended such a wait after a second), and less often after.
+    #[test]
+    fn a_quiet_programs_wait_for_a_line_is_confirmed_soon() {
+        let ms = Duration::from_millis;
+        let view = |quiet| StateView {
+            quiet_for: ms(quiet),
+            stable_for: ms(quiet),
+            at_prompt: false,
+            input_wait: Some(true),
+            settle: ms(100),
+            line_input: false,
+            answered_since: true,
+            redrawing: false,
+        };
+        let asks = Until::asks_for_line();
+        assert_eq!(asks.recheck_in(&view(100)), Some(ASKED_STILL - ms(100)));
+        for quiet in [500, 525, 575, 640] {
+            assert_eq!(asks.recheck_in(&view(quiet)), Some(INPUT_WAIT_POLL), "{quiet} ms");
+        }
+        assert_eq!(asks.recheck_in(&view(700)), Some(ASKED_POLL));
+        assert_eq!(asks.recheck_in(&view(5000)), Some(ASKED_POLL));
     }
 
     /// A line is searched whole, for a match that ends past what was read.
