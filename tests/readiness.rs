@@ -885,6 +885,64 @@ fn a_timer_set_after_each_key_is_waited_out_every_time() {
     }
 }
 
+/// A monitor that redraws on a one-second timer and sets the whole second again after each key
+/// it answers (a curses program in `halfdelay(10)`, `top -d 1`) waits for the next key as soon
+/// as it has redrawn: its tick, found before the key, is carried across it. (Every key read as
+/// waiting only after the timer had gone off once more, a second later.) An Escape, after
+/// which ncurses waits its `ESCDELAY` (a second too) with nothing drawn, is still waited out
+/// until the program answers it.
+#[test]
+fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import curses\n\
+                  def main(w):\n\
+                  \x20   curses.halfdelay(10)\n\
+                  \x20   n, k = 0, -1\n\
+                  \x20   while True:\n\
+                  \x20       n += 1\n\
+                  \x20       w.addstr(0, 0, f'tick {n} key {k}   ')\n\
+                  \x20       w.refresh()\n\
+                  \x20       c = w.getch()\n\
+                  \x20       k = k if c == -1 else c\n\
+                  curses.wrapper(main)\n";
+    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "1000");
+    let monitor = engine.spawn(spec).unwrap();
+    input_wait_fires(&monitor);
+    let mut fastest = Duration::MAX;
+    for key in ["a", "b", "c", "d"] {
+        let started = Instant::now();
+        let outcome = monitor.send_keys_and_wait(key, Until::input_wait(), LONG).unwrap();
+        fastest = fastest.min(started.elapsed());
+        assert!(outcome.matched().is_some(), "{outcome}");
+        let code = key.as_bytes()[0];
+        let screen = monitor.screen().unwrap();
+        assert!(screen.lines[0].ends_with(&format!(" key {code}")), "{outcome}: {screen}");
+    }
+    assert!(fastest < Duration::from_millis(800), "each key took a tick: {fastest:?}");
+    let outcome = monitor.send_keys_and_wait("<Esc>", Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let screen = monitor.screen().unwrap();
+    assert!(screen.lines[0].ends_with(" key 27"), "the wait for the rest of a key code: {screen}");
+    monitor.close().unwrap();
+    if !require("top") {
+        return;
+    }
+    let top = engine.spawn(SpawnSpec::new("top").args(["-d", "1"]).size(100, 30)).unwrap();
+    input_wait_fires(&top);
+    let mut fastest = Duration::MAX;
+    for key in ["x", "x", "y", "y"] {
+        let started = Instant::now();
+        let outcome = top.send_keys_and_wait(key, Until::input_wait(), LONG).unwrap();
+        fastest = fastest.min(started.elapsed());
+        assert!(outcome.matched().is_some(), "{outcome}");
+    }
+    assert!(fastest < Duration::from_millis(800), "each key took a tick: {fastest:?}");
+    top.close().unwrap();
+}
+
 /// node's REPL with no history file, waiting at its first prompt.
 fn node_repl(engine: &termloom::Engine) -> Session {
     let node = engine.spawn(SpawnSpec::new("node").env("NODE_REPL_HISTORY", "")).unwrap();

@@ -249,8 +249,9 @@ pub(crate) fn process_input_wait(pid: i32) -> InputWait {
 /// [`TIMER_SLACK`] (the timer went off without changing anything, and the program polls
 /// again: an idle tick, such as Python 3.13's REPL polling every 100 ms), and so does one
 /// that `timers` saw before and that has gone off and been set again since (a monitor's tick
-/// that redraws the screen, `top -d 1`; see [`TimerSightings`]). `shown` is what the terminal
-/// shows at its cursor, which tells more of a poll's timer (see [`Shown`]).
+/// that redraws the screen, `top -d 1`), or found so before the last input and set again once
+/// the program drew since (`top -d 1` after a key; see [`TimerSightings`]). `shown` is what
+/// the terminal shows at its cursor, which tells more of a poll's timer (see [`Shown`]).
 pub(crate) fn group_input_wait(
     pgrp: i32,
     sid: Option<i32>,
@@ -266,8 +267,15 @@ pub(crate) fn group_input_wait(
             return InputWait::Unknown { reason: NOT_OURS.to_string() };
         }
         let looks = Looks::new();
-        let TerminalSeen { quiet, timers, outside, shown, unanswered_input, unanswered_start } =
-            terminal;
+        let TerminalSeen {
+            quiet,
+            timers,
+            outside,
+            shown,
+            unanswered_input,
+            unanswered_start,
+            drawn_since_input,
+        } = terminal;
         let probe = Probe {
             quiet,
             timers,
@@ -276,6 +284,7 @@ pub(crate) fn group_input_wait(
             shown,
             unanswered_input,
             unanswered_start,
+            drawn_since_input,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
@@ -680,6 +689,10 @@ pub(crate) struct TerminalSeen<'a> {
     /// cursor at the start of a blank row below a row of text): `ssh`, whose far end greets
     /// first (`Last login: ...`, then its prompt), waits on the world outside until then.
     pub(crate) unanswered_start: bool,
+    /// The terminal was written to since its last input (or had none): a monitor's redraw
+    /// after a key, which lets a tick found before the key count after it (see
+    /// [`TimerSightings`]).
+    pub(crate) drawn_since_input: bool,
 }
 
 /// What a probe knows beside `/proc`.
@@ -701,6 +714,8 @@ struct Probe<'a> {
     unanswered_input: bool,
     /// Nothing drawn answers the start, with no input yet (see [`TerminalSeen`]).
     unanswered_start: bool,
+    /// The terminal was written to since its last input (see [`TerminalSeen`]).
+    drawn_since_input: bool,
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -811,12 +826,26 @@ impl Looks {
 /// (see [`CLOCK_HORIZON`]), and so are a poll's timers of any length with no prompt shown (see
 /// [`Shown::Unanswered`]) and short sleeps (see [`IDLE_TICKS`]). Holds the last
 /// [`TIMERS_KEPT`] threads seen.
+///
+/// A wait found repeated before an input is carried across it (and only such a one): a
+/// monitor polling the terminal, seen back on the same timer once it woke (read the key) and
+/// the terminal was written to since the input (it redrew), waits for input at once. `top -d
+/// 1` and a curses program in `halfdelay(10)` set their full second again after each key, and
+/// read as waiting only a second after each key when every sighting was forgotten at the
+/// input. A wait on the same timer with nothing drawn since the input is no answer: ncurses
+/// waits its `ESCDELAY`, a second too, for the rest of a key code after an Escape before the
+/// program redraws. A timer set once after a key (vim's 'timeoutlen') was never found
+/// repeated before it, and is waited out as before. What is carried stays until the thread
+/// is seen on a timer again (across further input while it waits with no timer: `top`'s
+/// prompt for a line).
 #[derive(Debug, Default)]
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
     input: std::cell::Cell<Option<std::time::Instant>>,
     /// The newest first.
     seen: std::cell::RefCell<Vec<TimerSighting>>,
+    /// The waits found repeated before the last input, carried across it.
+    carried: std::cell::RefCell<Vec<TimerSighting>>,
 }
 
 /// How many threads' timers [`TimerSightings`] keeps: a monitor's thread and the threads of
@@ -837,23 +866,36 @@ struct TimerSighting {
 }
 
 impl TimerSightings {
-    /// Forgets what was seen before the terminal's last input, `input`.
+    /// Forgets what was seen before the terminal's last input, `input`, but for the waits
+    /// found repeated, which are carried across it (see [`TimerSightings`]).
     pub(crate) fn since_input(&self, input: std::time::Instant) {
         if self.input.replace(Some(input)) != Some(input) {
-            self.seen.borrow_mut().clear();
+            let mut seen = self.seen.borrow_mut();
+            let mut carried = self.carried.borrow_mut();
+            carried.retain(|c| !seen.iter().any(|s| s.tid == c.tid));
+            carried.extend(seen.drain(..).filter(|s| s.ticking));
+            let excess = carried.len().saturating_sub(TIMERS_KEPT);
+            carried.drain(..excess);
         }
     }
 
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
     /// whether it was seen on the same timer before with fewer switches (or in the same wait,
-    /// already found repeated).
+    /// already found repeated), since the last input; or, when `carry` (a poll of the
+    /// terminal, written to since the input), found repeated on it before the input, and
+    /// woken since.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    fn repeated(&self, tid: i32, timer: std::time::Duration, wakeups: u64) -> bool {
+    fn repeated(&self, tid: i32, timer: std::time::Duration, wakeups: u64, carry: bool) -> bool {
         let mut seen = self.seen.borrow_mut();
         let earlier = seen.iter().position(|s| s.tid == tid);
         let ticking = earlier.map(|i| seen[i]).is_some_and(|s| {
             s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
-        });
+        }) || carry
+            && self
+                .carried
+                .borrow()
+                .iter()
+                .any(|c| c.tid == tid && c.timer == timer && c.wakeups < wakeups);
         // A thread seen again moves to the front; past the bound the oldest goes.
         match earlier {
             Some(i) => {
@@ -1318,12 +1360,15 @@ mod linux {
         if short && !unanswered && probe.quiet > timer.saturating_add(super::TIMER_SLACK) {
             return None;
         }
-        // So is one that went off and was set again, whatever it drew in between.
+        // So is one that went off and was set again, whatever it drew in between, or one
+        // found so before the last input that the program went back to once it drew (see
+        // [`TimerSightings`]; with no prompt shown, only once seen set again since the input).
+        let carry = probe.drawn_since_input && !unanswered;
         if (timer >= super::SHORTEST_TICK || unanswered)
             && watched == Some(true)
             && let Some(timers) = probe.timers
             && let Some(wakeups) = voluntary_switches(base)
-            && timers.repeated(tid, timer, wakeups)
+            && timers.repeated(tid, timer, wakeups, carry)
         {
             return None;
         }
@@ -1364,7 +1409,7 @@ mod linux {
         }
         let ticks = probe.timers.is_some_and(|timers| {
             voluntary_switches(base)
-                .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups))
+                .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups, false))
         });
         (!ticks).then_some(timer)
     }
@@ -1389,7 +1434,8 @@ mod linux {
         }
         let short = timer <= super::SHORT_TIMER;
         let again = probe.timers.is_some_and(|timers| {
-            voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups))
+            voluntary_switches(base)
+                .is_some_and(|wakeups| timers.repeated(tid, timer, wakeups, false))
         });
         let sleeps = if again { super::IDLE_TICKS } else { super::FOLLOWED_SLEEPS };
         let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
@@ -1866,6 +1912,7 @@ mod linux {
             shown: Shown::Other,
             unanswered_input: false,
             unanswered_start: false,
+            drawn_since_input: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
@@ -2576,26 +2623,57 @@ mod tests {
         let timers = TimerSightings::default();
         let input = std::time::Instant::now();
         timers.since_input(input);
-        assert!(!timers.repeated(7, second, 10), "a first sighting is no tick");
-        assert!(!timers.repeated(7, second, 10), "the same wait seen again is none");
-        assert!(timers.repeated(7, second, 11), "woken and waiting on the same timer");
-        assert!(timers.repeated(7, second, 11), "and stays so while it sleeps");
-        assert!(!timers.repeated(7, second / 2, 12), "another timer");
+        assert!(!timers.repeated(7, second, 10, false), "a first sighting is no tick");
+        assert!(!timers.repeated(7, second, 10, false), "the same wait seen again is none");
+        assert!(timers.repeated(7, second, 11, false), "woken and waiting on the same timer");
+        assert!(timers.repeated(7, second, 11, false), "and stays so while it sleeps");
+        assert!(!timers.repeated(7, second / 2, 12, false), "another timer");
         // Other threads, fewer than are kept, leave it; more push the oldest out.
         for tid in 1..TIMERS_KEPT as i32 {
-            timers.repeated(100 + tid, second, 1);
+            timers.repeated(100 + tid, second, 1, false);
         }
-        assert!(timers.repeated(7, second / 2, 13), "kept beside the others");
+        assert!(timers.repeated(7, second / 2, 13, false), "kept beside the others");
         for tid in 1..=TIMERS_KEPT as i32 {
-            timers.repeated(200 + tid, second, 1);
+            timers.repeated(200 + tid, second, 1, false);
         }
-        assert!(!timers.repeated(7, second / 2, 14), "forgotten");
+        assert!(!timers.repeated(7, second / 2, 14, false), "forgotten");
         assert_eq!(timers.seen.borrow().len(), TIMERS_KEPT, "bounded");
-        timers.repeated(8, second, 1);
+        timers.repeated(8, second, 1, false);
         timers.since_input(input);
-        assert!(timers.repeated(8, second, 2), "the same input keeps what was seen");
+        assert!(timers.repeated(8, second, 2, false), "the same input keeps what was seen");
         timers.since_input(input + second);
-        assert!(!timers.repeated(8, second, 3), "input in between forgets it");
+        assert!(!timers.repeated(8, second, 3, false), "input in between forgets it");
+    }
+
+    /// A wait found repeated before an input counts after it once the thread woke and the
+    /// terminal was written to since the input (a monitor redrew after a key: `top -d 1`,
+    /// `halfdelay(10)`), and not otherwise; a wait not found repeated is forgotten at the
+    /// input (vim's 'timeoutlen' after an Escape, seen once per key).
+    #[test]
+    fn a_tick_found_before_an_input_counts_after_it_once_redrawn() {
+        let second = std::time::Duration::from_secs(1);
+        let timers = TimerSightings::default();
+        let input = std::time::Instant::now();
+        timers.since_input(input);
+        for tid in 3..=7 {
+            assert!(!timers.repeated(tid, second, 10, true));
+            assert!(timers.repeated(tid, second, 11, true), "ticking before the input");
+        }
+        assert!(!timers.repeated(9, second, 10, true), "seen once before the input");
+        timers.since_input(input + second);
+        assert!(!timers.repeated(9, second, 11, true), "a wait seen once is forgotten");
+        assert!(!timers.repeated(7, second, 11, true), "not woken since the input");
+        assert!(!timers.repeated(6, second, 12, false), "nothing drawn since the input");
+        assert!(!timers.repeated(5, second / 2, 12, true), "another timer");
+        assert!(timers.repeated(4, second, 12, true), "woken and back on it once redrawn");
+        assert!(timers.repeated(4, second, 12, true), "and stays so while it sleeps");
+        // Carried across further input while the thread is not seen on a timer (3), or found
+        // repeated again (4); forgotten once seen otherwise (5).
+        timers.since_input(input + 2 * second);
+        timers.since_input(input + 3 * second);
+        assert!(timers.repeated(3, second, 12, true), "carried across further input");
+        assert!(timers.repeated(4, second, 13, true), "carried again");
+        assert!(!timers.repeated(5, second, 13, true), "forgotten once seen otherwise");
     }
 
     #[test]
@@ -3011,6 +3089,7 @@ mod tests {
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
                         unanswered_start: false,
+                        drawn_since_input: false,
                     },
                 )
                 .map(|t| t.activity)
@@ -3069,6 +3148,7 @@ mod tests {
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
                         unanswered_start: false,
+                        drawn_since_input: false,
                     }
                 ),
                 None

@@ -1100,6 +1100,7 @@ pub(super) fn input_wait_of(
         shown,
         unanswered_input: slot.bytes_in > 0 && unanswered(slot),
         unanswered_start: slot.bytes_in == 0 && unanswered(slot),
+        drawn_since_input: slot.last_output > slot.last_input,
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
