@@ -1164,6 +1164,30 @@ fn help_after_the_server_options_gives_the_help() {
     assert_eq!(stdout(&output), stdout(&termloom(&["help"])));
 }
 
+/// `run --max-bytes N` prints at most the last N bytes of the final transcript, whole lines,
+/// and says that earlier output was left out (as `transcript_truncated` with `--json`).
+#[test]
+fn run_prints_at_most_max_bytes_of_the_transcript() {
+    if !require("seq") {
+        return;
+    }
+    let output = termloom(&["run", "--max-bytes", "40", "--shell", "seq 1 5000"]);
+    assert_code(&output, 0);
+    let transcript = section(&stdout(&output), "transcript").to_owned();
+    let (note, kept) = transcript.split_once('\n').unwrap();
+    assert!(note.contains("left out") && note.contains("--max-bytes"), "{transcript}");
+    assert!(kept.len() <= 40 && kept.contains("\n5000\n"), "{transcript}");
+    assert!(kept.lines().all(|line| line.is_empty() || line.parse::<u32>().is_ok()), "{kept}");
+    let report = json(&termloom(&["run", "--json", "--max-bytes", "40", "--shell", "seq 1 5000"]));
+    assert_eq!(report["transcript_truncated"], true, "{report}");
+    assert!(report["transcript"].as_str().is_some_and(|t| t.len() <= 40), "{report}");
+    let whole = json(&termloom(&["run", "--json", "--shell", "seq 1 5000"]));
+    assert_eq!(whole["transcript_truncated"], false, "{whole}");
+    assert!(whole["transcript"].as_str().is_some_and(|t| t.starts_with("1\n2\n")), "{whole}");
+    let refused = termloom(&["run", "--max-bytes", "0", "--", "true"]);
+    assert_code(&refused, 2);
+}
+
 /// A client command's help is its own: its usage, the flags it takes and what every command
 /// takes, not the page of every command (`termloom help sessions`), which names them all.
 #[test]

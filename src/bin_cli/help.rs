@@ -152,7 +152,7 @@ Output:
   By default, the output of --screen and --read steps is printed as they run, each
   under a line `--- step N: --screen ---`; at the end come
       --- transcript ---
-      (the whole transcript)
+      (the whole transcript, or its last --max-bytes)
       --- screen ---
       (the final screen)
       --- exit: STATUS ---
@@ -166,7 +166,8 @@ Output:
                             at the bottom are left out, height counts them), cursor
                             {row, col, visible}, alternate, title, modes
       transcript            the whole transcript as one string
-      transcript_truncated  true when its oldest lines were no longer kept
+      transcript_truncated  true when its start was left out (--max-bytes) or its oldest
+                            lines were no longer kept
       captures              the --screen and --read outputs, in order:
                             {"step": N, "screen": {...}} or {"step": N, "read": "..."}
       error                 null, or {"step": N, "kind": "timeout" | "exited" |

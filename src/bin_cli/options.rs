@@ -35,6 +35,8 @@ pub(super) struct RunOptions {
     pub record: Option<PathBuf>,
     /// A TOML spawn policy.
     pub policy: Option<PathBuf>,
+    /// The most bytes of the final transcript printed (its end); all of it when `None`.
+    pub max_bytes: Option<usize>,
 }
 
 impl Default for RunOptions {
@@ -51,6 +53,7 @@ impl Default for RunOptions {
             config: None,
             record: None,
             policy: None,
+            max_bytes: None,
         }
     }
 }
@@ -87,6 +90,18 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                hour, as they hold a connection to a shared server).",
         action: |o, v| {
             o.timeout = values::millis(v)?;
+            Ok(())
+        },
+    },
+    Def {
+        name: "--max-bytes",
+        alias: None,
+        value: Some("N"),
+        section: SECTION,
+        help: "Print at most the last N bytes of the final transcript (default:\n\
+               all the engine keeps; 1..=1073741824).",
+        action: |o, v| {
+            o.max_bytes = Some(values::whole_number(v, 1, 1 << 30)? as usize);
             Ok(())
         },
     },

@@ -20,8 +20,10 @@ pub(super) struct Ending {
     pub screen: Screen,
     /// The whole retained transcript.
     pub transcript: String,
-    /// Whether older transcript lines were no longer retained.
+    /// Whether older transcript text was left out: past `--max-bytes`, or no longer retained.
     pub transcript_truncated: bool,
+    /// Whether `--max-bytes` bounded the transcript.
+    pub max_bytes_asked: bool,
 }
 
 /// Prints step outputs and the final report in the chosen format.
@@ -61,7 +63,11 @@ impl Reporter {
         }
         let mut transcript = ending.transcript.clone();
         if ending.transcript_truncated {
-            transcript.insert_str(0, "(older lines were no longer kept)\n");
+            let note = match ending.max_bytes_asked {
+                true => "(earlier output left out: past --max-bytes, or no longer kept)\n",
+                false => "(older lines were no longer kept)\n",
+            };
+            transcript.insert_str(0, note);
         }
         section("transcript", &transcript)?;
         section("screen", &ending.screen.to_string())?;

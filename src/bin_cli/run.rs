@@ -52,7 +52,7 @@ fn execute(plan: &Plan) -> u8 {
     };
     let mut reporter = Reporter::new(plan.options.json);
     let failure = perform(&session, plan, &mut reporter).err();
-    let ending = end_session(&session);
+    let ending = end_session(&session, options.max_bytes);
     let code = conclude(reporter, ending, failure, json);
     // A stop signal closed the session: the report is out; the exit says which signal.
     signals::interrupted().map_or(code, |number| 128u8.wrapping_add(number as u8))
@@ -283,10 +283,10 @@ fn read_new(session: &Session) -> termloom::Result<String> {
     }
 }
 
-/// Closes the session (the program may have exited already) and collects the final report.
-/// The screen is taken before closing a running program, so it shows what the program
+/// Closes the session (the program may have exited already) and collects the final report,
+/// with at most `max_bytes` of the transcript's end. The screen is taken before closing a running program, so it shows what the program
 /// showed, not what it drew while being terminated.
-fn end_session(session: &Session) -> termloom::Result<Ending> {
+fn end_session(session: &Session, max_bytes: Option<usize>) -> termloom::Result<Ending> {
     let state = session.info()?.state;
     let running = matches!(state, SessionState::Running);
     let screen_before = if running { Some(session.screen()?) } else { None };
@@ -297,9 +297,15 @@ fn end_session(session: &Session) -> termloom::Result<Ending> {
         Some(screen) => screen,
         None => session.screen()?,
     };
-    let scrollback = session.scrollback(TRANSCRIPT_BOUND)?;
-    let (transcript, transcript_truncated) = (scrollback.text, scrollback.truncated);
-    Ok(Ending { status, closed_by_termloom: running, screen, transcript, transcript_truncated })
+    let scrollback = session.scrollback(max_bytes.unwrap_or(TRANSCRIPT_BOUND))?;
+    Ok(Ending {
+        status,
+        closed_by_termloom: running,
+        screen,
+        transcript: scrollback.text,
+        transcript_truncated: scrollback.truncated,
+        max_bytes_asked: max_bytes.is_some(),
+    })
 }
 
 /// The exit code of a run whose steps all succeeded: the program's own, or 0 when termloom
