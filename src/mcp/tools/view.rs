@@ -511,7 +511,13 @@ fn layout(
     });
     let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
     let waited = wait.as_ref().and_then(|w| w.line(Some(&reading.new.status.activity)));
-    let nothing_new = view == View::New && output.is_empty() && omitted == 0 && shown.is_none();
+    // (An exit is the news: "no new output" beside it says nothing.)
+    let ended = matches!(
+        reading.new.status.activity,
+        crate::Activity::Exited(_) | crate::Activity::Closed(_)
+    );
+    let nothing_new =
+        view == View::New && output.is_empty() && omitted == 0 && shown.is_none() && !ended;
     let waited = match (waited, nothing_new) {
         (Some(waited), true) => Some(format!("{waited}; no new output")),
         (None, true) => Some("no new output".to_owned()),
