@@ -252,6 +252,20 @@ mod tests {
         });
     }
 
+    /// ISO 8601 timestamps (a `T` between the date and the time, a `Z` after it: all word
+    /// characters, where `\b` cannot stand) and fractions after a comma (Python's `logging`)
+    /// are redacted, whichever of the two comes first.
+    #[test]
+    fn timestamps_are_redacted_whole() {
+        let text = "2024-05-17T09:41:07Z at 2024-05-17T09:41:07.123+02:00, 2024-05-17 09:41:07,123 \
+                    INFO; 12:00:00Zulu 2024-05-17Tx";
+        let expected = "[DATE]T[TIME]Z at [DATE]T[TIME]+02:00, [DATE] [TIME] INFO; \
+                        12:00:00Zulu [DATE]Tx";
+        assert_eq!(Redactions::new().dates().clock_times().apply(text), expected);
+        assert_eq!(Redactions::new().clock_times().dates().apply(text), expected);
+        assert_eq!(Redactions::new().clock_times().apply("x 9:41:07 y"), "x [TIME] y");
+    }
+
     /// A text wrapped over rows is redacted as the line it is and laid out again over the
     /// same rows; rows the terminal did not join stay apart, and unchanged lines as they were.
     #[test]

@@ -140,14 +140,23 @@ impl Redactions {
         self.regex(&pattern, &replacement.replace('$', "$$"))
     }
 
-    /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`.
+    /// Replaces clock times with seconds, such as `09:41:07`, `9:41:07.123` or `09:41:07,123`
+    /// (Python's `logging`), with `[TIME]`; also the time of an ISO 8601 timestamp, after its
+    /// `T` and before its `Z`: with [`Redactions::dates`], `2024-05-17T09:41:07.5Z` becomes
+    /// `[DATE]T[TIME]Z`, in either order.
     pub fn clock_times(self) -> Redactions {
-        self.regex(r"\b\d{1,2}:\d{2}:\d{2}(\.\d+)?\b", "[TIME]")
+        // `\b` cannot stand between the `T` and the hour, nor between the seconds and a `Z`
+        // (all word characters): a `T` after a digit (or after `[DATE]`) and a `Z` are
+        // matched and put back.
+        self.regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z\b|\b)", "${1}[TIME]${3}")
     }
 
-    /// Replaces ISO dates (`2024-05-17`) with `[DATE]`.
+    /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601
+    /// timestamp (`2024-05-17T09:41:07Z` becomes `[DATE]T09:41:07Z`; see
+    /// [`Redactions::clock_times`] for the time).
     pub fn dates(self) -> Redactions {
-        self.regex(r"\b\d{4}-\d{2}-\d{2}\b", "[DATE]")
+        // `\b` cannot stand between the day and a `T` (both word characters).
+        self.regex(r"\b\d{4}-\d{2}-\d{2}(T|\b)", "[DATE]${1}")
     }
 
     /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
