@@ -856,3 +856,23 @@ fn a_bad_size_names_the_size_given() {
     );
     assert!(!message.contains("configuration"), "{message}");
 }
+
+/// `TestSession::bash()` with a prompt of the test's own starts once that prompt is drawn:
+/// it waited for a `$` on the screen, so `\u@\h:\w\$ ` (which shows `#` for root) or `> `
+/// failed the start after the stuck grace.
+#[test]
+fn bash_starts_with_a_prompt_of_its_own() {
+    if !require("bash") {
+        return;
+    }
+    for ps1 in ["> ", r"\u:\w\$ ", "% "] {
+        let sh = TestSession::bash().env("PS1", ps1).start();
+        sh.type_line("echo $((6 * 7))");
+        sh.wait_for_output("42").wait_for_input();
+        assert!(sh.screen().lines[0].ends_with("echo $((6 * 7))"), "{}", sh.snapshot());
+    }
+    // With no prompt at all, the start waits for bash to read.
+    let sh = TestSession::bash().env("PS1", "").start();
+    sh.type_line("echo $((6 * 7))");
+    sh.wait_for_output("42");
+}

@@ -103,6 +103,9 @@ pub struct TestSessionBuilder {
     config: Config,
     redactions: Redactions,
     ready: Vec<Until>,
+    /// Whether [`TestSessionBuilder::start`] first waits for bash's prompt (whatever `PS1`
+    /// says, so long as it draws something): [`TestSession::bash`].
+    pub(super) bash_prompt: bool,
     redact_pid: bool,
     snapshot_folder: SnapshotFolder,
     home: TempHome,
@@ -150,6 +153,7 @@ impl TestSessionBuilder {
             config: Config::default(),
             redactions: Redactions::new(),
             ready: Vec::new(),
+            bash_prompt: false,
             redact_pid: false,
             snapshot_folder: SnapshotFolder::default(),
             home,
@@ -371,6 +375,16 @@ impl TestSessionBuilder {
             snapshot_folder: self.snapshot_folder,
             home: self.home,
         };
+        // bash's prompt, as `PS1` draws it (`$ `, or a test's own such as `\u@\h:\w\$ `, which
+        // shows `#` for root): the screen is no longer blank, or the cursor has moved.
+        let ps1 = self.spec.env.iter().rev().find(|(name, _)| name == "PS1");
+        let draws = ps1.is_some_and(|(_, value)| value.as_ref().is_some_and(|v| !v.is_empty()));
+        if self.bash_prompt && draws {
+            test.wait_until(Until::screen_matches("bash's prompt", |screen| {
+                (screen.cursor.row, screen.cursor.col) != (0, 0)
+                    || screen.lines.iter().any(|line| !line.trim().is_empty())
+            }));
+        }
         for until in self.ready {
             test.wait_until(until);
         }

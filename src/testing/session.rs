@@ -60,15 +60,17 @@ impl TestSession {
 
     /// A builder for bash with no startup files (`--norc --noprofile`), the prompt `$ `
     /// (`PS2` is `> `), and its history in `$HOME/.bash_history`; starting it waits until the
-    /// prompt is drawn and bash waits for input.
+    /// prompt is drawn and bash waits for input. A prompt of the test's own
+    /// (`.env("PS1", r"\u@\h:\w\$ ")`) is waited for the same way, whatever it shows.
     #[track_caller]
     pub fn bash() -> TestSessionBuilder {
-        TestSessionBuilder::new("bash")
+        let mut builder = TestSessionBuilder::new("bash")
             .args(["--norc", "--noprofile"])
             .env("PS1", "$ ")
             .env("PS2", "> ")
-            .ready_when(Until::screen_contains("$"))
-            .ready_when(Until::input_wait())
+            .ready_when(Until::input_wait());
+        builder.bash_prompt = true;
+        builder
     }
 
     /// The underlying session.
