@@ -876,3 +876,24 @@ fn bash_starts_with_a_prompt_of_its_own() {
     sh.type_line("echo $((6 * 7))");
     sh.wait_for_output("42");
 }
+
+/// `wait_for_screen` returns the screen its test held for: it read the screen again after
+/// the wait, so a program still drawing (here a counter) gave a screen the test did not
+/// hold for, about every other time.
+#[test]
+fn wait_for_screen_returns_the_screen_that_held() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().start();
+    sh.type_line("while :; do printf '\\r%05d' $RANDOM; done");
+    let even = |screen: &termloom::Screen| {
+        let number = screen.lines.get(1).and_then(|row| row.trim().parse::<u32>().ok());
+        number.is_some_and(|n| n % 2 == 0)
+    };
+    for _ in 0..20 {
+        let screen = sh.wait_for_screen("an even number on row 1", even);
+        assert!(even(&screen), "{}", termloom::testing::format_screen(&screen));
+    }
+    sh.send_keys("<C-c>");
+}

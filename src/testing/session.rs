@@ -554,17 +554,29 @@ impl TestSession {
         self
     }
 
-    /// Waits until `test` holds for the screen and returns the screen; `what` describes the
-    /// condition for the failure message. The engine checks `test` each time output has been
-    /// processed (no polling), so it must be quick.
+    /// Waits until `test` holds for the screen and returns that screen, the one `test` held
+    /// for (the program may have drawn more since); `what` describes the condition for the
+    /// failure message. The engine checks `test` each time output has been processed (no
+    /// polling), so it must be quick.
     #[track_caller]
     pub fn wait_for_screen(
         &self,
         what: &str,
         test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
     ) -> Screen {
-        self.wait_until(Until::screen_matches(what, test));
-        self.screen()
+        // The wait's outcome carries no screen when it holds: the check keeps the one it
+        // held for.
+        let held = std::sync::Arc::new(std::sync::Mutex::new(None::<Screen>));
+        let keep = held.clone();
+        self.wait_until(Until::screen_matches(what, move |screen| {
+            let holds = test(screen);
+            if holds {
+                *keep.lock().unwrap_or_else(|e| e.into_inner()) = Some(screen.clone());
+            }
+            holds
+        }));
+        let held = held.lock().unwrap_or_else(|e| e.into_inner()).take();
+        held.unwrap_or_else(|| self.screen())
     }
 
     /// What is new in the transcript since the previous read (see [`Session::read`]).
