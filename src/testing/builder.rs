@@ -200,7 +200,9 @@ impl TestSessionBuilder {
     }
 
     /// Keeps one more of the host's variables (by default only `PATH`, `USER`, `LOGNAME`,
-    /// `TMPDIR` and toolchain locations are kept).
+    /// `TMPDIR` and toolchain locations are kept), even one whose name or value looks like a
+    /// credential (`API_TOKEN`), which a session otherwise never gets from the host (see
+    /// [`Config::env_allow`]): the test named it.
     pub fn keep_env(mut self, key: impl Into<String>) -> Self {
         self.keep_env.push(key.into());
         self
@@ -345,7 +347,9 @@ impl TestSessionBuilder {
         or_panic(crate::config::check_size(cols, rows), |e| {
             format!("termloom: cannot start `{command}` at size({cols}, {rows}): {e}")
         });
-        let config = Config { cols, rows, ..self.config.clone() };
+        let mut config = Config { cols, rows, ..self.config.clone() };
+        // A kept variable is kept even if it looks like a credential: the test asked for it.
+        config.env_allow.extend(self.keep_env.iter().cloned());
         let engine = or_panic(Engine::new(config), |e| {
             format!("termloom: cannot start an engine for `{command}`: {e}")
         });
