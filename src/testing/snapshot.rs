@@ -191,6 +191,14 @@ impl<T: __SettleAfter + ?Sized> __SettleAfter for &T {
 /// folder), named `<test file>__<name>.snap`, with the redactions as filters. Starts from the
 /// settings in effect, so an enclosing `insta::with_settings!` still applies.
 ///
+/// Masks ([`Redactions::mask`]) cannot be insta filters (a filter replaces a match with a fixed
+/// text, a mask with as many marks as the match has cells): mask the text with
+/// [`Redactions::apply`] before asserting it.
+///
+/// # Panics
+///
+/// When `redactions` has masks, which the settings would silently leave out.
+///
 /// [`assert_screen_snapshot!`] uses it; call it directly to snapshot something else in the
 /// same place:
 ///
@@ -203,10 +211,17 @@ impl<T: __SettleAfter + ?Sized> __SettleAfter for &T {
 /// );
 /// settings.bind(|| insta::assert_snapshot!("report", "generated at 12:00:00"));
 /// ```
+#[track_caller]
 pub fn snapshot_settings(
     snapshot_dir: impl AsRef<Path>,
     redactions: &Redactions,
 ) -> insta::Settings {
+    if !redactions.masks().is_empty() {
+        panic!(
+            "termloom: snapshot_settings cannot mask {:?}: insta filters replace a match with a fixed text; mask the text with Redactions::apply before asserting it, or replace the match with Redactions::regex",
+            redactions.masks()
+        );
+    }
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(snapshot_dir.as_ref());
     settings.set_prepend_module_to_snapshot(true);
