@@ -244,8 +244,8 @@ impl TestSessionBuilder {
         self
     }
 
-    /// Sets the engine's configuration (its `cols` and `rows` are overridden by
-    /// [`TestSessionBuilder::size`]).
+    /// Sets the engine's configuration. Its `cols` and `rows` are not used: the terminal's
+    /// size is [`TestSessionBuilder::size`]'s, 80x24 unless set.
     pub fn config(mut self, config: Config) -> Self {
         self.config = config;
         self
