@@ -911,36 +911,49 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
     let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "1000");
     let monitor = engine.spawn(spec).unwrap();
     input_wait_fires(&monitor);
-    let mut fastest = Duration::MAX;
+    let mut taken = Vec::new();
     for key in ["a", "b", "c", "d"] {
         let started = Instant::now();
         let outcome = monitor.send_keys_and_wait(key, Until::input_wait(), LONG).unwrap();
-        fastest = fastest.min(started.elapsed());
+        taken.push(started.elapsed());
         assert!(outcome.matched().is_some(), "{outcome}");
         let code = key.as_bytes()[0];
         let screen = monitor.screen().unwrap();
         assert!(screen.lines[0].ends_with(&format!(" key {code}")), "{outcome}: {screen}");
     }
-    assert!(fastest < Duration::from_millis(800), "each key took a tick: {fastest:?}");
-    let outcome = monitor.send_keys_and_wait("<Esc>", Until::input_wait(), LONG).unwrap();
-    assert!(outcome.matched().is_some(), "{outcome}");
-    let screen = monitor.screen().unwrap();
-    assert!(screen.lines[0].ends_with(" key 27"), "the wait for the rest of a key code: {screen}");
+    assert_answered_at_once(&taken);
+    // An Escape alone, and after a key the program draws for, in one write: ncurses waits a
+    // second for the rest of the key code, and that wait on the tick's own timer, after the
+    // redraw for the key, is no wait for the next key.
+    for keys in ["<Esc>", "a<Esc>"] {
+        let outcome = monitor.send_keys_and_wait(keys, Until::input_wait(), LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+        let screen = monitor.screen().unwrap();
+        assert!(screen.lines[0].ends_with(" key 27"), "{keys}: the Escape unanswered: {screen}");
+    }
     monitor.close().unwrap();
     if !require("top") {
         return;
     }
     let top = engine.spawn(SpawnSpec::new("top").args(["-d", "1"]).size(100, 30)).unwrap();
     input_wait_fires(&top);
-    let mut fastest = Duration::MAX;
+    let mut taken = Vec::new();
     for key in ["x", "x", "y", "y"] {
         let started = Instant::now();
         let outcome = top.send_keys_and_wait(key, Until::input_wait(), LONG).unwrap();
-        fastest = fastest.min(started.elapsed());
+        taken.push(started.elapsed());
         assert!(outcome.matched().is_some(), "{outcome}");
     }
-    assert!(fastest < Duration::from_millis(800), "each key took a tick: {fastest:?}");
+    assert_answered_at_once(&taken);
     top.close().unwrap();
+}
+
+/// Asserts that at least three of four keys to a monitor on a one-second tick were answered
+/// well within the tick (each took a second before the tick was carried across the key; one
+/// key may race a tick's redraw on a loaded machine).
+fn assert_answered_at_once(taken: &[Duration]) {
+    let quick = taken.iter().filter(|took| **took < Duration::from_millis(800)).count();
+    assert!(quick >= taken.len() - 1, "the keys waited for a tick: {taken:?}");
 }
 
 /// node's REPL with no history file, waiting at its first prompt.

@@ -211,6 +211,7 @@ impl Reactor {
                 started: now,
                 last_output: now,
                 last_input: now,
+                input_ends_in_escape: false,
                 submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,
@@ -396,6 +397,7 @@ impl Reactor {
             }
         }
         slot.last_input = Instant::now();
+        slot.input_ends_in_escape = bytes.last() == Some(&0x1b);
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
