@@ -330,10 +330,10 @@ pub struct Output {
     /// A line that an earlier read returned (in part) has since been rewritten on the screen
     /// (a progress bar, a redrawn prompt); `text` starts with that line again, in full.
     pub rewritten: bool,
-    /// `text` starts partway into line [`Output::first_line`], with the rest of the line an
-    /// earlier read returned in part (a prompt, a line being typed): when nothing was added to
-    /// that line, `text` starts with the `\n` that ends it.
-    pub continues_line: bool,
+    /// The bytes of line [`Output::first_line`] that earlier reads returned (a prompt, a line
+    /// being typed), which `text` continues; 0 when it starts at the line's start. When
+    /// nothing was added to that line, `text` starts with the `\n` that ends it.
+    pub line_offset: usize,
     /// More new output is waiting: the read stopped at `max_read_bytes`.
     pub truncated: bool,
     /// Lines the reader never saw because they were dropped from the bounded store first.

@@ -236,6 +236,23 @@ fn a_line_edited_over_several_calls_is_shown_whole_and_then_its_output() {
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
+/// A line read before in part that the program (not the call's typing) adds to is continued,
+/// not repeated: a step's ` ok` after its `step one...`.
+#[test]
+fn a_line_the_program_adds_to_is_continued_not_repeated() {
+    let toolbox = Toolbox::new(engine());
+    let script = "stty -echo; printf 'step one...'; read x; printf ' ok'; read y";
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": ["sh", "-c", script], "input_wait": true}));
+    assert!(started.text.ends_with("\nstep one..."), "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let keys = json!({"session_id": id, "keys": "<Enter>", "input_wait": true});
+    let added = toolbox.call("terminal_send", &keys);
+    assert!(added.text.ends_with("]\n ok"), "{}", added.text);
+    assert!(!added.text.contains("step one") && !added.text.contains("redrawn"), "{}", added.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// A program stopped (SIGSTOP from outside: a Ctrl-Z to a group with no shell's job control,
 /// an orphaned one, is discarded by the kernel) is said to be stopped, and the default wait
 /// after a key ends once it is quiet: it read `running, quiet`, and every call ran to the

@@ -532,7 +532,7 @@ impl Transcript {
         }
         reader.seen.retain(|seen| seen.number >= end && mismatch.is_none_or(|m| seen.number < m));
         out.first_line = self.reader.next;
-        out.continues_line = self.reader.offset > 0;
+        out.line_offset = self.reader.offset;
         out.position_forgotten = std::mem::take(&mut self.reader.forgotten);
         if out.missed_lines > 0 {
             let marker = dropped_marker(out.missed_lines);
@@ -705,13 +705,13 @@ mod tests {
         let out = t.read(Some(&tail(&["$ echo", ""])), 1000);
         assert_eq!(out.text, "echo\n");
         assert_eq!(out.first_line, 2);
-        assert!(out.continues_line);
+        assert_eq!(out.line_offset, 2);
         // A read from a line's start continues none; one after a prompt continues it even
         // when nothing was added to it.
         let out = t.read(Some(&tail(&["$ echo", "", "$ "])), 1000);
-        assert_eq!((out.text.as_str(), out.continues_line), ("\n$ ", false));
+        assert_eq!((out.text.as_str(), out.line_offset), ("\n$ ", 0));
         let out = t.read(Some(&tail(&["$ echo", "", "$ ", "x"])), 1000);
-        assert_eq!((out.text.as_str(), out.continues_line), ("\nx", true));
+        assert_eq!((out.text.as_str(), out.line_offset), ("\nx", 2));
     }
 
     #[test]

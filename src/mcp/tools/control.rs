@@ -14,7 +14,7 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply_unless_stopped;
 use super::render::{doing, exit_parts, push_block, status_json, under_header};
-use super::view::{View, ViewArgs, dropped_note, max_bytes, read_new, show};
+use super::view::{Typed, View, ViewArgs, dropped_note, max_bytes, read_new, show};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -413,7 +413,7 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         how if already => format!("already closed ({how})"),
         how => how,
     };
-    let (unread, earlier, missed) = match read_new(&session, max, None, None) {
+    let (unread, earlier, missed) = match read_new(&session, max, None, &Typed::Nothing) {
         Ok(new) => (new.text, new.omitted, new.missed_lines),
         Err(_) => (String::new(), 0, 0),
     };

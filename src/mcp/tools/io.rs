@@ -11,7 +11,7 @@ use crate::{
 use super::args::Args;
 use super::catalog::MOUSE_ACTIONS;
 use super::lookup;
-use super::view::{show, view_args};
+use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
 use crate::mcp::elicit::Answer;
@@ -201,9 +201,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
     let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
     let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
-    if !submits {
+    if !submits && paste.is_none() {
         // (Its echo as if submitted: the characters typed, when they are plain text.)
-        view.typed = submitted_echo(text, script.as_deref(), paste, true);
+        view.typed = match submitted_echo(text, script.as_deref(), None, true) {
+            Some(echo) => Typed::Plain(echo),
+            None => Typed::Keys,
+        };
     }
     let held_paste = !submits && bracketed;
     {

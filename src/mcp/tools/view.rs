@@ -61,11 +61,35 @@ pub(crate) struct ViewArgs {
     /// changed since the caller's last look (a tool that shows the screen on its own, as
     /// `terminal_resize` does, sends only the changes where they are shorter).
     pub whole: bool,
-    /// The plain text the call typed without submitting it, when it typed only such text:
-    /// what it adds to a line read before is shown as it is (the caller knows what it typed),
-    /// where a line that changed otherwise (edited, completed) is shown whole (see
-    /// [`read_new`]).
-    pub typed: Option<String>,
+    /// What the call typed without submitting it (see [`read_new`]).
+    pub typed: Typed,
+}
+
+/// What a call typed without submitting a line, for how the result shows a line read before
+/// in part that changed since (see [`read_new`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) enum Typed {
+    /// Nothing (a read, a wait), or a submitted line: what the program adds to the line is
+    /// shown as it comes.
+    #[default]
+    Nothing,
+    /// Plain text alone, as its echo shows it: shown as typed when that is what the line
+    /// gained (the caller knows what it typed), the line whole otherwise.
+    Plain(String),
+    /// Keys that edit, move or complete (`<C-u>`, `<Tab>`, `<Up>`): the line whole.
+    Keys,
+}
+
+impl Typed {
+    /// Whether a line read before in part that gained `added` since was changed otherwise
+    /// than by adding what was typed, and is shown whole.
+    fn changed_otherwise(&self, added: &str) -> bool {
+        match self {
+            Typed::Nothing => false,
+            Typed::Plain(echo) => echo != added,
+            Typed::Keys => true,
+        }
+    }
 }
 
 impl ViewArgs {
@@ -77,7 +101,7 @@ impl ViewArgs {
             max_bytes: DEFAULT_MAX_BYTES as usize,
             styles: Styles::Meaningful,
             whole: false,
-            typed: None,
+            typed: Typed::Nothing,
         }
     }
 }
@@ -96,7 +120,7 @@ pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
         max_bytes: max_bytes(args)?,
         styles,
         whole: view == View::Screen,
-        typed: None,
+        typed: Typed::Nothing,
     })
 }
 
@@ -150,44 +174,51 @@ impl NewOutput {
 }
 
 /// Reads everything new, keeping the last `max` bytes, or, when `anchor` (what a wait
-/// matched) is in it, up to `max` bytes from the start of the line that holds it. What is
-/// new on a line read before in part is shown as the whole line unless it is `typed` (see
-/// [`ViewArgs::typed`]); a lone line break ending such a line is left out.
+/// matched) is in it, up to `max` bytes from the start of the line that holds it. A line read
+/// before in part is continued, not repeated, unless the call's typing changed it otherwise
+/// than by adding what it typed (see [`Typed`]); a lone line break ending such a line is left
+/// out.
 pub(crate) fn read_new(
     session: &Session,
     max: usize,
     anchor: Option<&str>,
-    typed: Option<&str>,
+    typed: &Typed,
 ) -> crate::Result<NewOutput> {
     let mut first = session.read()?;
     strip_dropped_marker(&mut first);
-    if first.continues_line && first.text.starts_with('\n') {
+    let mut rewritten = first.rewritten;
+    let continues = first.line_offset > 0;
+    if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
         first.text.remove(0);
         first.first_line += 1;
-    } else if first.continues_line
+    } else if continues
         && !first.truncated
         && !first.text.is_empty()
         && !first.text.contains('\n')
-        && typed != Some(first.text.as_str())
+        && typed.changed_otherwise(&first.text)
     {
-        // Typing goes on on a line read before (a command line edited, `<C-u>git status`
-        // after `git sta` reading `tus`): the whole line, so that what it now reads is seen.
+        // The call edited a line read before (`<C-u>git status` after `git sta` reading
+        // `tus`): the whole line, so that what it now reads is seen, said to be repeated.
+        // (Only the line as this read saw it: not when the program added to it since.)
         let line = first.first_line;
         let lines = session.transcript_lines(line..line + 1, WHOLE_LINE_BYTES)?.lines;
+        let seen = first.line_offset + first.text.len();
         if let Some((_, whole)) = lines
             .into_iter()
             .next()
-            .filter(|(_, whole)| whole.len() <= WHOLE_LINE_BYTES && whole.ends_with(&first.text))
+            .filter(|(_, whole)| whole.len() == seen && whole.ends_with(&first.text))
+            .filter(|_| seen <= WHOLE_LINE_BYTES)
         {
             first.text = whole;
+            rewritten = true;
         }
     }
     let mut more = first.truncated;
     let mut result = NewOutput {
         first_line: Some(first.first_line),
-        rewritten: first.rewritten,
+        rewritten,
         missed_lines: first.missed_lines,
         position_forgotten: first.position_forgotten,
         ..NewOutput::nothing(first.status)
@@ -306,7 +337,7 @@ pub(crate) fn show(
     let gone = call.cancel.is_abandoned() || call.cancel.is_cancelled();
     let new = match args.view {
         View::New if gone => NewOutput::nothing(session.status()?),
-        View::New => read_new(session, args.max_bytes, anchor, args.typed.as_deref())?,
+        View::New => read_new(session, args.max_bytes, anchor, &args.typed)?,
         View::Scrollback => {
             let all = session.scrollback(ALL)?.text;
             let (kept, omitted) = keep_end(&all, args.max_bytes);
@@ -333,7 +364,7 @@ pub(crate) fn show(
     // (Also every line it read, named instead when the screen is cut.)
     let (new, unshown, all_read) = match &snapshot {
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
-            let read = read_new(session, SCREEN_READ_BYTES, None, None)?;
+            let read = read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing)?;
             let unshown = not_on_screen(&read, screen, false);
             let all_read = not_on_screen(&read, screen, true);
             let new = NewOutput {
