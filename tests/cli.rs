@@ -1237,6 +1237,17 @@ fn no_server_where_none_may_run_is_said_so() {
     let started = termloom(&["start", "--socket", &socket, "--", "true"]);
     assert_code(&started, 1);
     assert!(stderr(&started).contains("other users may write in /tmp"), "{}", stderr(&started));
+    // A directory reached through a link is refused by both for the same reason.
+    let dir = common::TestDir::new("cli-linked-socket-dir");
+    std::fs::create_dir(dir.join("real")).unwrap();
+    std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).unwrap();
+    let socket = dir.join("link").join("s");
+    let socket = socket.to_str().unwrap();
+    let note = stderr(&termloom(&["list", "--socket", socket]));
+    assert!(note.contains("and none can") && note.contains("is not a directory"), "{note}");
+    let started = termloom(&["start", "--socket", socket, "--", "true"]);
+    assert_code(&started, 1);
+    assert!(stderr(&started).contains("is not a directory"), "{}", stderr(&started));
 }
 
 /// A malformed value and a value out of its range are the same mistake: exit 2, and a message

@@ -61,6 +61,34 @@ pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
         Err(err) => return Err(context(err, "creating the socket directory", dir)),
     }
     let meta = fs::symlink_metadata(dir).map_err(|e| context(e, "checking", dir))?;
+    refusal(dir, &meta)?;
+    if dir == socket_dir() && meta.mode() & 0o077 != 0 {
+        return fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(|e| context(e, "making private", dir));
+    }
+    Ok(())
+}
+
+/// Checks, creating and changing nothing, that a server could keep its files beside the
+/// socket `path`: [`prepare_socket_dir`]'s refusal of an existing directory (another user's,
+/// a link, one with parents another user could swap, one named with `--socket` that other
+/// users may write in, such as `/tmp`). A directory that is missing would be made private,
+/// and termloom's own is made so.
+pub fn check_socket_dir(path: &Path) -> io::Result<()> {
+    let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
+        return Ok(());
+    };
+    match fs::symlink_metadata(dir) {
+        Ok(meta) => refusal(dir, &meta),
+        Err(_) => Ok(()),
+    }
+}
+
+/// Refuses the existing socket directory `dir` (whose metadata is `meta`, not followed
+/// through a link) where a server may not keep its files: its parents could be swapped by
+/// another user (`check_parents`), it is no directory of this user's, or, named with
+/// `--socket`, other users may write in it.
+fn refusal(dir: &Path, meta: &fs::Metadata) -> io::Result<()> {
     let uid = rustix::process::getuid().as_raw();
     check_parents(dir, uid)?;
     if !meta.is_dir() || meta.uid() != uid {
@@ -72,28 +100,10 @@ pub fn prepare_socket_dir(path: &Path) -> io::Result<()> {
             ),
         ));
     }
-    if meta.mode() & 0o077 == 0 {
-        return Ok(());
-    }
     if dir == socket_dir() {
-        return fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
-            .map_err(|e| context(e, "making private", dir));
-    }
-    shared_with_others(dir, &meta)
-}
-
-/// Checks, creating and changing nothing, that a server could keep its files beside the
-/// socket `path` as far as its directory's mode goes: [`prepare_socket_dir`]'s error for a
-/// directory named with `--socket` that other users may write in (`/tmp`). A directory that
-/// is missing would be made private, and termloom's own is made so.
-pub fn check_socket_dir(path: &Path) -> io::Result<()> {
-    let Some(dir) = path.parent().filter(|dir| !dir.as_os_str().is_empty()) else {
         return Ok(());
-    };
-    match fs::symlink_metadata(dir) {
-        Ok(meta) if dir != socket_dir() => shared_with_others(dir, &meta),
-        _ => Ok(()),
     }
+    shared_with_others(dir, meta)
 }
 
 /// Refuses directory `dir` (whose metadata is `meta`) when other users may write in it.
