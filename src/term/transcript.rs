@@ -268,7 +268,10 @@ impl Transcript {
             None => {
                 let forgotten = self.forgotten.iter().position(|id| *id == reader);
                 let forgotten = forgotten.and_then(|at| self.forgotten.remove(at)).is_some();
-                Reader { forgotten, ..Reader::default() }
+                // (A forgotten reader starts at the oldest retained line: the lines dropped
+                // before it are no news to it, as the note on its start says.)
+                let next = if forgotten { self.first } else { 0 };
+                Reader { forgotten, next, ..Reader::default() }
             }
         };
         self.kept_bytes -= cursor.kept;
@@ -895,12 +898,22 @@ mod tests {
             let out = read(&mut t, reader);
             assert_eq!((out.text.as_str(), out.position_forgotten), ("one\ntwo\n", false));
         }
-        // Reader 1 was forgotten when reader 3 read.
+        // Reader 1 was forgotten when reader 3 read; lines dropped since are not reported as
+        // missed (a new reader is told of them).
+        t.push_row("two", false);
+        for _ in 0..99 {
+            t.push_row("more", false);
+        }
+        let screen = tail(&[""]);
+        let read = |t: &mut Transcript, reader| t.as_reader(reader, |t| t.read(Some(&screen), 999));
         let out = read(&mut t, 1);
-        assert_eq!((out.text.as_str(), out.position_forgotten), ("one\ntwo\n", true));
+        assert_eq!((out.missed_lines, out.position_forgotten), (0, true));
+        assert!(out.text.ends_with("more\nmore\n"), "{:?}", out.text);
+        assert!(read(&mut t, 8).missed_lines > 0, "a new reader");
         let out = read(&mut t, 1);
         assert_eq!((out.text.as_str(), out.position_forgotten), ("", false));
-        // Readers 4 to 6 push readers 3, 1 and 4 out, after 2; the forgotten kept are two.
+        // Readers 8, 4, 5 and 6 push readers 3, 8, 1 and 4 out (after 2): the forgotten kept
+        // are the last two.
         for reader in 4..=6 {
             assert!(!read(&mut t, reader).position_forgotten, "reader {reader}");
         }

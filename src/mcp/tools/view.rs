@@ -651,6 +651,9 @@ fn layout(
     if let Some((first, last)) = reading.unshown {
         structured["lines_not_on_screen"] = json!([first, last]);
     }
+    if reading.new.position_forgotten {
+        structured["position_forgotten"] = json!(true);
+    }
     (ToolOutput::new(text, structured), screen_whole)
 }
 
