@@ -493,10 +493,12 @@ impl Session {
     /// clients of one engine, each with its own [`ReaderId`]). Handles from
     /// [`Engine::spawn`](crate::Engine::spawn) and [`Engine::session`](crate::Engine::session)
     /// share the default reader. A session keeps the positions of `Config::max_readers`
-    /// readers besides it; the least recently used is forgotten (and starts over from the oldest
-    /// retained line; its next read says so, [`Output::position_forgotten`](crate::Output::position_forgotten)). Their copies of the screen text they last read take at most
-    /// `Config::readers_tail_bytes`: a reader whose copy was dropped gets that text again,
-    /// marked [`Output::rewritten`](crate::Output::rewritten).
+    /// readers besides it; the least recently used is forgotten (and starts over from the
+    /// oldest retained line; its next read says so:
+    /// [`Output::position_forgotten`](crate::Output::position_forgotten)). Their copies of the
+    /// screen text they last read take at most `Config::readers_tail_bytes`: a reader whose
+    /// copy was dropped gets that text again, marked
+    /// [`Output::rewritten`](crate::Output::rewritten).
     pub fn as_reader(&self, reader: ReaderId) -> Session {
         Session { reader: reader.0, ..self.clone() }
     }

@@ -1214,14 +1214,17 @@ fn each_client_command_has_a_help_of_its_own() {
 fn client_and_json_may_stand_before_the_command() {
     let server = PrivateServer::start();
     let socket = server.socket.to_str().unwrap();
-    server.ok(&["start", "--name", "sh", "--", "sh"]);
-    let output = termloom(&["--json", "--client", "other", "--socket", socket, "list"]);
+    let program = ["sh", "-c", "echo marker; exec cat"];
+    server.ok(&[&["start", "--name", "sh", "--wait-text", "marker", "--"][..], &program].concat());
+    // Client `cli` read the marker at the start; to client `other` it is new, once.
+    let output = termloom(&["--json", "--client", "other", "--socket", socket, "read", "sh"]);
     assert_code(&output, 0);
-    let listed: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
-    assert_eq!(listed["sessions"][0]["name"], "sh", "{listed}");
-    let output = termloom(&["--client=other", "--socket", socket, "list"]);
+    let read: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(read["output"].as_str().is_some_and(|o| o.contains("marker")), "{read}");
+    let output = termloom(&["--client=other", "--socket", socket, "read", "sh"]);
     assert_code(&output, 0);
-    assert!(stdout(&output).contains("sh"), "{}", stdout(&output));
+    assert!(!stdout(&output).contains("marker"), "{}", stdout(&output));
+    assert!(!server.ok(&["read", "sh"]).contains("marker"));
 }
 
 /// With no server on a socket in a directory others may write in (`/tmp`), where no server

@@ -98,8 +98,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         alias: None,
         value: Some("N"),
         section: SECTION,
-        help: "Print at most the last N bytes of the final transcript (default:\n\
-               all the engine keeps; 1..=1073741824).",
+        help: "Print at most the last N bytes of the final transcript, whole\n\
+               lines (default: all the engine keeps; 1..=1073741824).",
         action: |o, v| {
             o.max_bytes = Some(values::whole_number(v, 1, 1 << 30)? as usize);
             Ok(())

@@ -284,8 +284,9 @@ fn read_new(session: &Session) -> termloom::Result<String> {
 }
 
 /// Closes the session (the program may have exited already) and collects the final report,
-/// with at most `max_bytes` of the transcript's end. The screen is taken before closing a running program, so it shows what the program
-/// showed, not what it drew while being terminated.
+/// with at most `max_bytes` of the transcript's end (all of it when `None`). The screen is
+/// taken before closing a running program, so it shows what the program showed, not what it
+/// drew while being terminated.
 fn end_session(session: &Session, max_bytes: Option<usize>) -> termloom::Result<Ending> {
     let state = session.info()?.state;
     let running = matches!(state, SessionState::Running);
