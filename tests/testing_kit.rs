@@ -375,6 +375,31 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
     assert!(message.contains("timed out after 2.5s"), "{message}");
 }
 
+/// The session's own ways of typing (`submit`, `send_text`, `send_bytes`, reached through
+/// the session the kit's handle derefs to) are the kit's too: a wait after them looks past the
+/// submitted line's echo. (`submit("sleep 1; echo one")` then `wait_for_output("one")` matched
+/// the echo at once, before the command printed.)
+#[test]
+fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().start();
+    for (n, typed) in ["submit", "send_text", "send_bytes"].into_iter().enumerate() {
+        let line = format!("sleep 0.5; echo out{n}");
+        match typed {
+            "submit" => sh.submit(&line),
+            "send_text" => sh.send_text(&format!("{line}\\r")),
+            _ => sh.send_bytes(format!("{line}\r").as_bytes()),
+        };
+        sh.wait_for_output(&format!("out{n}"));
+        let screen = sh.screen();
+        let printed = format!("out{n}");
+        assert!(screen.lines.iter().any(|row| *row == printed), "{typed}: {screen}");
+        sh.wait_for_input();
+    }
+}
+
 /// `press` returns once the program has answered the keys (waiting for input again, its
 /// screen still); `resize_and_wait` once it has redrawn at the new size.
 #[test]

@@ -121,9 +121,7 @@ impl TestSession {
     /// Types text as it is (no key notation, no escapes).
     #[track_caller]
     pub fn type_text(&self, text: &str) -> &Self {
-        self.before_typing(crate::input::keys::bytes_submit(text.as_bytes()));
-        self.check("type_text", self.session.send_bytes(text.as_bytes()));
-        self
+        self.send_bytes(text.as_bytes())
     }
 
     /// Types text as it is, then Enter.
@@ -131,8 +129,34 @@ impl TestSession {
     pub fn type_line(&self, text: &str) -> &Self {
         let mut bytes = text.as_bytes().to_vec();
         bytes.push(b'\r');
-        self.before_typing(true);
-        self.check("type_line", self.session.send_bytes(&bytes));
+        self.send_bytes(&bytes)
+    }
+
+    /// Types text with its backslash escapes decoded, as [`Session::send_text`] does, as the
+    /// kit's other ways of typing do: the kit's waits look past what was printed before, and
+    /// past the echo of a line the text submits (`\r` last). (Through the session's own
+    /// `send_text`, a wait after `send_text("echo one\\r")` matched `one` in its echo.)
+    #[track_caller]
+    pub fn send_text(&self, text: &str) -> &Self {
+        self.send_bytes(&crate::decode_escapes(text))
+    }
+
+    /// Types `line` with its escapes decoded, then Enter, as [`Session::submit`] does; the
+    /// kit's waits look past the line's echo (see [`TestSession::send_text`]).
+    #[track_caller]
+    pub fn submit(&self, line: &str) -> &Self {
+        let mut bytes = crate::decode_escapes(line);
+        bytes.push(b'\r');
+        self.send_bytes(&bytes)
+    }
+
+    /// Types bytes as they are, as [`Session::send_bytes`] does; the kit's waits look past
+    /// what was printed before, and past the echo of a line they submit (see
+    /// [`TestSession::send_text`]).
+    #[track_caller]
+    pub fn send_bytes(&self, bytes: &[u8]) -> &Self {
+        self.before_typing(crate::input::keys::bytes_submit(bytes));
+        self.check("send_bytes", self.session.send_bytes(bytes));
         self
     }
 
