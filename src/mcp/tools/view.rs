@@ -292,7 +292,7 @@ fn strip_dropped_marker(out: &mut crate::Output) {
 }
 
 /// The note on a read whose caller's position had been forgotten.
-const FORGOTTEN_NOTE: &str = "[your read position was forgotten (more callers read this session since you last did than it keeps): this starts over from its oldest kept line]";
+const FORGOTTEN_NOTE: &str = "[your read position was forgotten (too many other readers): this starts at the oldest kept line]";
 
 /// The note on lines dropped before they were read, if any were.
 pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
