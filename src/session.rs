@@ -852,7 +852,7 @@ impl Session {
 }
 
 /// `text` with its escapes decoded and a carriage return (Enter) after it.
-fn submitted(text: &str) -> Vec<u8> {
+pub(crate) fn submitted(text: &str) -> Vec<u8> {
     let mut bytes = decode_escapes(text);
     bytes.push(b'\r');
     bytes

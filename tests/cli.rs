@@ -1251,6 +1251,19 @@ fn no_server_where_none_may_run_is_said_so() {
     let started = termloom(&["start", "--socket", socket, "--", "true"]);
     assert_code(&started, 1);
     assert!(stderr(&started).contains("is not a directory"), "{}", stderr(&started));
+    // A directory still to be made, in another user's: refused by both (only root can give
+    // a directory away, so only then is it tried).
+    let theirs = dir.join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    if std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok() {
+        let socket = theirs.join("missing").join("s");
+        let socket = socket.to_str().unwrap();
+        let note = stderr(&termloom(&["list", "--socket", socket]));
+        assert!(note.contains("and none can") && note.contains("belongs to uid 65534"), "{note}");
+        let started = termloom(&["start", "--socket", socket, "--", "true"]);
+        assert_code(&started, 1);
+        assert!(stderr(&started).contains("belongs to uid 65534"), "{}", stderr(&started));
+    }
 }
 
 /// A malformed value and a value out of its range are the same mistake: exit 2, and a message

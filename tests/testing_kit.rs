@@ -395,7 +395,7 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
         sh.wait_for_output(&format!("out{n}"));
         let screen = sh.screen();
         let printed = format!("out{n}");
-        assert!(screen.lines.iter().any(|row| *row == printed), "{typed}: {screen}");
+        assert!(screen.lines.contains(&printed), "{typed}: {screen}");
         sh.wait_for_input();
     }
 }
@@ -896,10 +896,13 @@ fn bash_starts_with_a_prompt_of_its_own() {
         sh.wait_for_output("42").wait_for_input();
         assert!(sh.screen().lines[0].ends_with("echo $((6 * 7))"), "{}", sh.snapshot());
     }
-    // With no prompt at all, the start waits for bash to read.
-    let sh = TestSession::bash().env("PS1", "").start();
-    sh.type_line("echo $((6 * 7))");
-    sh.wait_for_output("42");
+    // With no prompt at all, or one that draws nothing (escape sequences alone), the start
+    // waits for bash to read.
+    for ps1 in ["", r"\[\e[0m\]"] {
+        let sh = TestSession::bash().env("PS1", ps1).start();
+        sh.type_line("echo $((6 * 7))");
+        sh.wait_for_output("42");
+    }
 }
 
 /// `wait_for_screen` returns the screen its test held for: it read the screen again after

@@ -80,6 +80,19 @@ pub fn check_socket_dir(path: &Path) -> io::Result<()> {
     };
     match fs::symlink_metadata(dir) {
         Ok(meta) => refusal(dir, &meta),
+        // Made private where it is missing: only the directories it would be made in, the
+        // nearest that exists and those above it, may refuse it.
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {
+            let named = std::path::absolute(dir).map_err(|e| context(e, "checking", dir))?;
+            let uid = rustix::process::getuid().as_raw();
+            match named.ancestors().skip(1).find(|parent| parent.exists()) {
+                Some(existing) => {
+                    check_parents(existing, uid)?;
+                    check_parent(existing, dir, uid)
+                }
+                None => Ok(()),
+            }
+        }
         Err(_) => Ok(()),
     }
 }
@@ -130,24 +143,30 @@ fn check_parents(dir: &Path, uid: u32) -> io::Result<()> {
     let resolved = fs::canonicalize(dir).map_err(|e| context(e, "checking", dir))?;
     let parents = named.ancestors().skip(1).chain(resolved.ancestors().skip(1));
     for parent in named.ancestors().skip(1).filter(|p| p.is_symlink()).chain(parents) {
-        let meta = fs::symlink_metadata(parent).map_err(|e| context(e, "checking", parent))?;
-        let why = if meta.uid() != uid && meta.uid() != 0 {
-            format!("it belongs to uid {}", meta.uid())
-        } else if meta.is_dir() && meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
-            format!("others may write in it (mode {:o}) and it is not sticky", meta.mode() & 0o7777)
-        } else {
-            continue;
-        };
-        return Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!(
-                "{} holds the socket directory {}, but {why}, so the directory could be replaced; put the socket under directories only you (or root) can change",
-                parent.display(),
-                dir.display()
-            ),
-        ));
+        check_parent(parent, dir, uid)?;
     }
     Ok(())
+}
+
+/// Refuses `parent`, a directory above the socket directory `dir` (or a link on the way),
+/// that another user could replace `dir` in (see [`check_parents`]).
+fn check_parent(parent: &Path, dir: &Path, uid: u32) -> io::Result<()> {
+    let meta = fs::symlink_metadata(parent).map_err(|e| context(e, "checking", parent))?;
+    let why = if meta.uid() != uid && meta.uid() != 0 {
+        format!("it belongs to uid {}", meta.uid())
+    } else if meta.is_dir() && meta.mode() & 0o022 != 0 && meta.mode() & 0o1000 == 0 {
+        format!("others may write in it (mode {:o}) and it is not sticky", meta.mode() & 0o7777)
+    } else {
+        return Ok(());
+    };
+    Err(io::Error::new(
+        io::ErrorKind::PermissionDenied,
+        format!(
+            "{} holds the socket directory {}, but {why}, so the directory could be replaced; put the socket under directories only you (or root) can change",
+            parent.display(),
+            dir.display()
+        ),
+    ))
 }
 
 fn context(err: io::Error, doing: &str, path: &Path) -> io::Error {

@@ -382,7 +382,9 @@ impl TestSessionBuilder {
         // bash's prompt, as `PS1` draws it (`$ `, or a test's own such as `\u@\h:\w\$ `, which
         // shows `#` for root): the screen is no longer blank, or the cursor has moved.
         let ps1 = self.spec.env.iter().rev().find(|(name, _)| name == "PS1");
-        let draws = ps1.is_some_and(|(_, value)| value.as_ref().is_some_and(|v| !v.is_empty()));
+        let draws = ps1.is_some_and(|(_, value)| {
+            value.as_deref().is_some_and(|ps1| prompt_draws(&ps1.to_string_lossy()))
+        });
         if self.bash_prompt && draws {
             test.wait_until(Until::screen_matches("bash's prompt", |screen| {
                 (screen.cursor.row, screen.cursor.col) != (0, 0)
@@ -393,5 +395,35 @@ impl TestSessionBuilder {
             test.wait_until(until);
         }
         test
+    }
+}
+
+/// Whether bash's prompt `PS1` draws something: anything outside its `\[ ... \]` spans (the
+/// escape sequences that move nothing: colours, a window title). A prompt of such spans alone
+/// leaves the screen blank and the cursor where it was, and is waited for by bash's read alone.
+fn prompt_draws(ps1: &str) -> bool {
+    let mut rest = ps1;
+    while let Some(start) = rest.find("\\[") {
+        if start > 0 {
+            return true;
+        }
+        rest = rest.find("\\]").map_or("", |end| &rest[end + 2..]);
+    }
+    !rest.is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prompt_draws;
+
+    /// A prompt is waited for on the screen unless it is made of `\[ ... \]` spans alone.
+    #[test]
+    fn a_prompt_of_escape_spans_alone_draws_nothing() {
+        for drawn in ["$ ", r"\u@\h:\w\$ ", r"\[\e[1m\]$\[\e[0m\] ", r"x\[\e[0m\]", " "] {
+            assert!(prompt_draws(drawn), "{drawn}");
+        }
+        for blank in ["", r"\[\e[0m\]", r"\[\e]0;title\a\]\[\e[0m\]", r"\[\e[0m"] {
+            assert!(!prompt_draws(blank), "{blank}");
+        }
     }
 }

@@ -253,14 +253,17 @@ mod tests {
     }
 
     /// ISO 8601 timestamps (a `T` between the date and the time, a `Z` after it: all word
-    /// characters, where `\b` cannot stand) and fractions after a comma (Python's `logging`)
-    /// are redacted, whichever of the two comes first.
+    /// characters, where `\b` cannot stand) and milliseconds after a comma (Python's
+    /// `logging`) are redacted, whichever of the two comes first; a comma between fields, or a
+    /// word after a date's `T`, is left as it is.
     #[test]
     fn timestamps_are_redacted_whole() {
         let text = "2024-05-17T09:41:07Z at 2024-05-17T09:41:07.123+02:00, 2024-05-17 09:41:07,123 \
-                    INFO; 12:00:00Zulu 2024-05-17Tx";
+                    INFO; 12:00:00Zulu 2024-05-17Thursday; 09:00:00,10:00:00; \
+                    2024-05-17,09:41:07,200,OK; 12:00:00,5 items; 09:41:07,123";
         let expected = "[DATE]T[TIME]Z at [DATE]T[TIME]+02:00, [DATE] [TIME] INFO; \
-                        12:00:00Zulu [DATE]Tx";
+                        12:00:00Zulu 2024-05-17Thursday; [TIME],[TIME]; \
+                        [DATE],[TIME],200,OK; [TIME],5 items; [TIME]";
         assert_eq!(Redactions::new().dates().clock_times().apply(text), expected);
         assert_eq!(Redactions::new().clock_times().dates().apply(text), expected);
         assert_eq!(Redactions::new().clock_times().apply("x 9:41:07 y"), "x [TIME] y");

@@ -140,23 +140,28 @@ impl Redactions {
         self.regex(&pattern, &replacement.replace('$', "$$"))
     }
 
-    /// Replaces clock times with seconds, such as `09:41:07`, `9:41:07.123` or `09:41:07,123`
-    /// (Python's `logging`), with `[TIME]`; also the time of an ISO 8601 timestamp, after its
-    /// `T` and before its `Z`: with [`Redactions::dates`], `2024-05-17T09:41:07.5Z` becomes
-    /// `[DATE]T[TIME]Z`, in either order.
+    /// Replaces clock times with seconds, such as `09:41:07` or `9:41:07.123`, with `[TIME]`;
+    /// also the time of an ISO 8601 timestamp, after its `T` and before its `Z`: with
+    /// [`Redactions::dates`], `2024-05-17T09:41:07.5Z` becomes `[DATE]T[TIME]Z`, in either
+    /// order. Milliseconds after a comma (Python's `logging`: `09:41:07,123 INFO`) are taken
+    /// with the time only when a blank or the end follows them: in `09:00:00,10:00:00` or a
+    /// comma-separated `09:41:07,200,OK` the comma separates fields.
     pub fn clock_times(self) -> Redactions {
         // `\b` cannot stand between the `T` and the hour, nor between the seconds and a `Z`
         // (all word characters): a `T` after a digit (or after `[DATE]`) and a `Z` are
-        // matched and put back.
-        self.regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2}([.,]\d+)?(Z\b|\b)", "${1}[TIME]${3}")
+        // matched and put back, and so is the blank after a logging time's milliseconds.
+        self.regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2},\d{3}(\s|$)", "${1}[TIME]${2}")
+            .regex(r"(\b|[\d\]]T)\d{1,2}:\d{2}:\d{2}(\.\d+)?(Z\b|\b)", "${1}[TIME]${3}")
     }
 
     /// Replaces ISO dates (`2024-05-17`) with `[DATE]`, also the date of an ISO 8601
     /// timestamp (`2024-05-17T09:41:07Z` becomes `[DATE]T09:41:07Z`; see
     /// [`Redactions::clock_times`] for the time).
     pub fn dates(self) -> Redactions {
-        // `\b` cannot stand between the day and a `T` (both word characters).
-        self.regex(r"\b\d{4}-\d{2}-\d{2}(T|\b)", "[DATE]${1}")
+        // `\b` cannot stand between the day and a `T` (both word characters): a `T` and what
+        // follows it, the hour's first digit (or `[TIME]`, redacted first), are matched and
+        // put back.
+        self.regex(r"\b\d{4}-\d{2}-\d{2}(T[\d\[]|\b)", "[DATE]${1}")
     }
 
     /// Replaces durations with a unit (`1.5s`, `250ms`, `3 µs`, `2m10s`) with `[DURATION]`.
@@ -342,9 +347,21 @@ impl Redactions {
         out
     }
 
-    /// Adds the replacements to insta settings as filters (masks need the text: pass it
-    /// through [`Redactions::apply`] first).
+    /// Adds the replacements to insta settings as filters.
+    ///
+    /// # Panics
+    ///
+    /// When there are masks, which insta filters cannot apply (a filter replaces a match with
+    /// a fixed text, a mask with as many marks as the match has cells): mask the text with
+    /// [`Redactions::apply`] before asserting it.
+    #[track_caller]
     pub fn apply_to(&self, settings: &mut insta::Settings) {
+        if !self.masks.is_empty() {
+            panic!(
+                "termloom: insta settings cannot mask {:?}: insta filters replace a match with a fixed text; mask the text with Redactions::apply before asserting it, or replace the match with Redactions::regex",
+                self.masks
+            );
+        }
         for (pattern, replacement) in &self.filters {
             settings.add_filter(pattern, replacement.as_str());
         }

@@ -121,7 +121,7 @@ impl TestSession {
     /// Types text as it is (no key notation, no escapes).
     #[track_caller]
     pub fn type_text(&self, text: &str) -> &Self {
-        self.send_bytes(text.as_bytes())
+        self.type_bytes("type_text", text.as_bytes())
     }
 
     /// Types text as it is, then Enter.
@@ -129,25 +129,43 @@ impl TestSession {
     pub fn type_line(&self, text: &str) -> &Self {
         let mut bytes = text.as_bytes().to_vec();
         bytes.push(b'\r');
-        self.send_bytes(&bytes)
+        self.type_bytes("type_line", &bytes)
     }
 
-    /// Types text with its backslash escapes decoded, as [`Session::send_text`] does, as the
-    /// kit's other ways of typing do: the kit's waits look past what was printed before, and
-    /// past the echo of a line the text submits (`\r` last). (Through the session's own
-    /// `send_text`, a wait after `send_text("echo one\\r")` matched `one` in its echo.)
+    /// Types text with its backslash escapes decoded, as [`Session::send_text`] does. As
+    /// after every way of typing the kit has (the session's own, reached through `Deref`,
+    /// bypass it), the kit's waits look past what was printed before, and past the echo of a
+    /// line the text submits (`\r` last): through the session's `send_text`, a wait after
+    /// `send_text("echo one\\r")` matched `one` in its echo.
     #[track_caller]
     pub fn send_text(&self, text: &str) -> &Self {
-        self.send_bytes(&crate::decode_escapes(text))
+        self.type_bytes("send_text", &crate::decode_escapes(text))
     }
 
     /// Types `line` with its escapes decoded, then Enter, as [`Session::submit`] does; the
     /// kit's waits look past the line's echo (see [`TestSession::send_text`]).
     #[track_caller]
     pub fn submit(&self, line: &str) -> &Self {
-        let mut bytes = crate::decode_escapes(line);
-        bytes.push(b'\r');
-        self.send_bytes(&bytes)
+        self.type_bytes("submit", &crate::session::submitted(line))
+    }
+
+    /// Presses one key, as [`Session::send_key`] does (see [`TestSession::send_text`]).
+    #[track_caller]
+    pub fn send_key(&self, key: crate::Key) -> &Self {
+        let submits =
+            crate::input::keys::script_submits(&[crate::input::keys::ScriptItem::Key(key)]);
+        self.before_typing(submits);
+        self.check("send_key", self.session.send_key(key));
+        self
+    }
+
+    /// Types a secret at a password prompt, then Enter, as [`Session::send_secret`] does (see
+    /// [`TestSession::send_text`]); the secret appears in no failure message.
+    #[track_caller]
+    pub fn send_secret(&self, secret: &str) -> &Self {
+        self.before_typing(true);
+        self.check("send_secret", self.session.send_secret(secret));
+        self
     }
 
     /// Types bytes as they are, as [`Session::send_bytes`] does; the kit's waits look past
@@ -155,8 +173,14 @@ impl TestSession {
     /// [`TestSession::send_text`]).
     #[track_caller]
     pub fn send_bytes(&self, bytes: &[u8]) -> &Self {
+        self.type_bytes("send_bytes", bytes)
+    }
+
+    /// Types `bytes` for the method `what` (named if it fails), the kit's waits following.
+    #[track_caller]
+    fn type_bytes(&self, what: &str, bytes: &[u8]) -> &Self {
         self.before_typing(crate::input::keys::bytes_submit(bytes));
-        self.check("send_bytes", self.session.send_bytes(bytes));
+        self.check(what, self.session.send_bytes(bytes));
         self
     }
 
