@@ -39,14 +39,15 @@ pub(crate) fn status_json(status: &Status) -> Value {
 }
 
 /// The one-line status header of a result for the session its call named: what its
-/// foreground program is doing, last exit code, e.g. `[python3 waiting for keys · last exit 0]`.
+/// foreground program is doing, and at the shell's prompt its last command's exit code, e.g.
+/// `[bash at the shell prompt · last exit 0]`.
 pub(crate) fn header(status: &Status) -> String {
     Header { started: None, status, at: None, wait: None }.render()
 }
 
 /// A result's first line: the session when this call started it (a call that named its
 /// session is not told it again), what its foreground program is doing and where it waits,
-/// the shell's last exit code, and what ended the call's wait; e.g.
+/// at the shell's prompt its last command's exit code, and what ended the call's wait; e.g.
 /// `[session 2 started · python3 waiting for keys at ">>>"]`,
 /// `[python3 waiting for keys · settled after 0.05 s]`.
 pub(crate) struct Header<'a> {
@@ -67,10 +68,11 @@ impl Header<'_> {
         let mut parts: Vec<String> =
             self.started.map(|id| format!("session {id} started")).into_iter().collect();
         parts.push(doing(status, self.at));
-        // A shell's last command's code, beside the session's own exit code, would read as
-        // a second answer.
-        let ended = matches!(status.activity, Activity::Exited(_) | Activity::Closed(_));
-        if let Some(code) = status.last_exit_code.filter(|_| !ended) {
+        // The shell's last command's code, only while the shell is back at its prompt: while
+        // another command runs (or waits for input) it would read as that one's, and beside
+        // the session's own exit code as a second answer.
+        let at_prompt = status.activity == Activity::AtPrompt;
+        if let Some(code) = status.last_exit_code.filter(|_| at_prompt) {
             parts.push(format!("last exit {code}"));
         }
         parts.extend(self.wait.map(str::to_owned));
@@ -133,13 +135,14 @@ mod tests {
             last_exit_code: Some(0),
             ..Status::default()
         };
-        assert_eq!(header(&status), "[python3 waiting for input · last exit 0]");
+        // The shell's last exit code is no news while another program runs.
+        assert_eq!(header(&status), "[python3 waiting for input]");
         let started = Header { started: Some(SessionId(3)), status: &status, at: None, wait: None };
-        assert_eq!(
-            started.render(),
-            "[session 3 started · python3 waiting for input · last exit 0]"
-        );
-        let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..status };
-        assert_eq!(header(&exited), "[python3 exited (exit code 7)]");
+        assert_eq!(started.render(), "[session 3 started · python3 waiting for input]");
+        let shell = crate::Process { pid: 1200, name: "bash".into() };
+        let prompt = Status { activity: Activity::AtPrompt, foreground: Some(shell), ..status };
+        assert_eq!(header(&prompt), "[bash at the shell prompt · last exit 0]");
+        let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..prompt };
+        assert_eq!(header(&exited), "[bash exited (exit code 7)]");
     }
 }
