@@ -417,3 +417,29 @@ fn a_command_run_before_the_first_prompt_waits_for_it() {
     assert!(run.is_error && run.text.contains("no shell integration"), "{}", run.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// A command that prints, then starts a full-screen program: its run's result holds what it
+/// printed before (it was left out, the primary screen being hidden), and what the caller
+/// reads once the program has ended does not repeat it, nor the command line.
+#[test]
+fn output_before_a_full_screen_program_is_in_the_run_and_not_repeated() {
+    if !require("bash") || !require("less") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let started =
+        toolbox.call("terminal_start", &json!({"argv": ["bash"], "shell_integration": true}));
+    let id = started.structured.unwrap()["session_id"].clone();
+    let command = "echo before-pager && seq 1 100 | LESS= less";
+    let run = toolbox.call("terminal_run", &json!({"session_id": id, "command": command}));
+    let structured = run.structured.unwrap();
+    assert_eq!(structured["output"], "before-pager\n", "{}", run.text);
+    let quit =
+        toolbox.call("terminal_send", &json!({"session_id": id, "keys": "q", "prompt": true}));
+    assert!(
+        !quit.text.contains("before-pager") && !quit.text.contains("seq 1 100"),
+        "{}",
+        quit.text
+    );
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

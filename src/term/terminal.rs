@@ -110,9 +110,17 @@ impl Terminal {
     /// dropped. While the alternate screen is active, the primary screen's lines it hides are part
     /// of it: they were read before it opened, and are lost if the program ends on it.
     pub(crate) fn retained(&self, max_bytes: usize) -> (String, bool) {
-        let tail = self.emulator.tail(&self.transcript);
-        let tail = tail.as_deref().or_else(|| self.emulator.hidden_tail());
-        self.transcript.retained(tail, max_bytes)
+        self.transcript.retained(self.primary_tail().as_deref(), max_bytes)
+    }
+
+    /// The primary screen's logical lines from the top down to the cursor: the tail, or,
+    /// while the alternate screen hides them, as they were when it was hidden (what a command
+    /// printed before it started a full-screen program).
+    fn primary_tail(&self) -> Option<std::borrow::Cow<'_, [String]>> {
+        match self.tail() {
+            Some(tail) => Some(std::borrow::Cow::Owned(tail)),
+            None => self.emulator.hidden_tail().map(std::borrow::Cow::Borrowed),
+        }
     }
 
     /// The retained transcript's lines numbered `range`, at most `max_bytes` of them.
@@ -146,7 +154,8 @@ impl Terminal {
             }
             None => match self.shell.output_start {
                 Some((from, count)) if count == command => {
-                    let tail = self.tail();
+                    // (What it printed before it started a full-screen program too.)
+                    let tail = self.primary_tail();
                     let tail_lines = tail.as_deref().unwrap_or(&[]);
                     let end = self.transcript.end() + tail_lines.len().saturating_sub(1) as u64;
                     let last = tail_lines.last().map_or(0, String::len);
@@ -205,7 +214,9 @@ impl Terminal {
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
     /// output it was given).
     pub(crate) fn skip_to_end(&mut self, reader: u64) {
-        let tail = self.tail();
+        // (Past the primary screen's lines while a full-screen program hides them too: they
+        // are unchanged when it ends.)
+        let tail = self.primary_tail().map(std::borrow::Cow::into_owned);
         self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
     }
 
