@@ -67,8 +67,10 @@ const KILL_WAIT: Duration = Duration::from_secs(5);
 /// hangup lands once, and a program that took it just before it blocked waiting for a key
 /// (bash, between drawing its prompt and readline's wait for a key) would sleep through it.
 const HUP_AGAIN: Duration = Duration::from_millis(100);
-/// How often a `run_command` is looked at while it runs, from when its line is typed: see
-/// `Reactor::command_check`.
+/// How long a `run_command`'s shell has to mark its command's start before a shell back to
+/// reading is taken to wait for the rest of the line, and how often the command is looked at
+/// meanwhile (see `Reactor::command_check`); the first look, after [`COMMAND_INPUT_CHECK`],
+/// finds a command that asks for input at once.
 const COMMAND_START_CHECK: Duration = Duration::from_millis(250);
 /// How often a running command of `run_command`, quiet for `Config::input_settle`, is probed
 /// for a wait for input at the terminal (see `Reactor::check_command_input`).

@@ -1030,7 +1030,9 @@ impl Reactor {
             reply,
         });
         self.schedule(after(now, timeout), Timer::Command { session: id.0, waiter });
-        self.schedule(now + COMMAND_START_CHECK, Timer::CommandCheck { session: id.0, waiter });
+        // (Soon, for a command that asks for input at once: a question, an editor. One not
+        // started yet is looked at after COMMAND_START_CHECK, as before.)
+        self.schedule(now + COMMAND_INPUT_CHECK, Timer::CommandCheck { session: id.0, waiter });
     }
 
     /// The session's status.

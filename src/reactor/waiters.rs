@@ -561,6 +561,15 @@ impl Reactor {
             return;
         }
         let slot = &self.sessions[&id];
+        // Not started yet: the shell has COMMAND_START_CHECK to mark the start before it is
+        // taken to wait for the rest of the line.
+        if let Some(command) = slot.commands.iter().find(|c| c.id == waiter)
+            && command.started.elapsed() < COMMAND_START_CHECK
+        {
+            let at = command.started + COMMAND_START_CHECK;
+            self.schedule(at, Timer::CommandCheck { session: id, waiter });
+            return;
+        }
         let quiet = slot.last_output.max(slot.last_input).elapsed();
         if !matches!(
             input_wait_of(slot, Sighting::Confirmed, quiet).0,
