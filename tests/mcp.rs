@@ -868,21 +868,29 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
 }
 
 /// A command that waits for a password is answered by the person (`secret`), and the advice
-/// says so rather than to type it.
+/// says so rather than to type it; to a client that cannot ask its person (no elicitation),
+/// it says that no answer can come through the model (it pointed to a `secret=true` that
+/// such a client's call refuses).
 #[test]
 fn a_command_waiting_for_a_password_is_answered_with_a_secret() {
     if !require("python3") {
         return;
     }
-    let mut client = Client::initialized("2025-11-25");
     let command = "python3 -c 'import getpass; getpass.getpass()'";
-    let ran = client.call("terminal_run", json!({"command": command}));
-    let said = text(&ran);
-    assert_eq!(ran["structuredContent"]["status"]["input_kind"], "password", "{said}");
-    assert!(said.contains("terminal_send secret=true"), "{said}");
-    let id = ran["structuredContent"]["session_id"].clone();
-    client.tool("terminal_close", json!({"session_id": id}));
-    client.finish();
+    for elicits in [true, false] {
+        let mut client = Client::start();
+        let capabilities = if elicits { json!({"elicitation": {}}) } else { json!({}) };
+        client.initialize_with("2025-11-25", capabilities);
+        client.notify("notifications/initialized", json!({}));
+        let ran = client.call("terminal_run", json!({"command": command}));
+        let said = text(&ran);
+        assert_eq!(ran["structuredContent"]["status"]["input_kind"], "password", "{said}");
+        assert_eq!(said.contains("terminal_send secret=true"), elicits, "{said}");
+        assert_eq!(said.contains("cannot ask its person"), !elicits, "{said}");
+        let id = ran["structuredContent"]["session_id"].clone();
+        client.tool("terminal_close", json!({"session_id": id}));
+        client.finish();
+    }
 }
 
 /// A command whose output outgrew the transcript's bound (10,000 lines by default) says which

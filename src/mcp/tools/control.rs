@@ -152,7 +152,8 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         true => session.transcript_lines(0..0, 0).ok().map(|lines| (lines.first, lines.end)),
         false => None,
     };
-    let ran = Ran { id: session.id(), new_session, closed, alternate, retained };
+    let can_ask = !matches!(call.inputs, super::Inputs::Unavailable(_));
+    let ran = Ran { id: session.id(), new_session, closed, alternate, retained, can_ask };
     let mut budget = Budget::new(call, max);
     let mut output = run_result(ran, command, &result, &mut budget);
     // The shell it started and left open is named by this result alone.
@@ -190,12 +191,14 @@ struct Ran {
     /// The output's start was dropped by the transcript's bound, which holds these lines
     /// (first, one past the last).
     retained: Option<(u64, u64)>,
+    /// The client can ask its person (for a password: `secret=true`).
+    can_ask: bool,
 }
 
 /// Lays out `terminal_run`'s result within `budget`: the command takes its part, the end of
 /// the output the rest.
 fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budget) -> ToolOutput {
-    let Ran { id, new_session, closed, alternate, retained } = ran;
+    let Ran { id, new_session, closed, alternate, retained, can_ask } = ran;
     let command = budget.label(command, LABEL, "command");
     let (output, omitted) = budget.end(&result.output, usize::MAX);
     // The command is not repeated: the model just wrote it (structuredContent carries it).
@@ -253,10 +256,22 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
+            // A password comes from the person, never through the model: asked for with
+            // secret=true, where the client can ask its person.
+            (None, _)
+                if result.waiting_for_input
+                    && result.status.input_kind == Some(crate::InputKind::Password)
+                    && !can_ask =>
+            {
+                format!(
+                    "[waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person (no elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    crate::InputKind::Password.describe(),
+                    if new_session { "; terminal_close the shell when done" } else { "" }
+                )
+            }
             (None, _) if result.waiting_for_input => format!(
                 "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send{} (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
-                // A password comes from the person, never through the model.
                 if result.status.input_kind == Some(crate::InputKind::Password) {
                     " secret=true"
                 } else {
@@ -600,6 +615,7 @@ mod tests {
                             closed: false,
                             alternate: true,
                             retained: Some((u64::MAX - 1, u64::MAX)),
+                            can_ask: false,
                         },
                         &worst::string(500),
                         &result,
