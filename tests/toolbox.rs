@@ -443,3 +443,29 @@ fn output_before_a_full_screen_program_is_in_the_run_and_not_repeated() {
     );
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Text a program only echoed, waiting again (a line editor's `(y or n)` wants Enter after
+/// the `y`), is said to be typed but not submitted; a key a program took at once is not.
+#[test]
+fn text_typed_but_not_submitted_is_said_so() {
+    if !require("bash") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let script = "read -e -p 'Quit anyway? (y or n) ' a; echo got $a; \
+                  read -n1 -p 'Press a key: ' k; echo; echo pressed $k; read z";
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["bash", "--norc", "--noprofile", "-c", script], "input_wait": true}),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    let typed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "y"}));
+    assert!(typed.text.contains("typed, not submitted"), "{}", typed.text);
+    let keys = json!({"session_id": id, "keys": "<Enter>", "for_text": "Press a key"});
+    let submitted = toolbox.call("terminal_send", &keys);
+    assert!(submitted.text.contains("got y"), "{}", submitted.text);
+    let pressed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "k"}));
+    assert!(pressed.text.contains("pressed k"), "{}", pressed.text);
+    assert!(!pressed.text.contains("not submitted"), "{}", pressed.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}

@@ -152,6 +152,9 @@ pub(crate) struct NewOutput {
     /// The caller's read position had been forgotten (see
     /// [`Output::position_forgotten`](crate::Output::position_forgotten)).
     pub position_forgotten: bool,
+    /// All that is new is the plain text the call typed, echoed on the line read before:
+    /// nothing has taken it yet.
+    pub typed_unsubmitted: bool,
     /// The status at the last read.
     pub status: Status,
 }
@@ -168,6 +171,7 @@ impl NewOutput {
             rewritten: false,
             missed_lines: 0,
             position_forgotten: false,
+            typed_unsubmitted: false,
             status,
         }
     }
@@ -188,6 +192,10 @@ pub(crate) fn read_new(
     strip_dropped_marker(&mut first);
     let mut rewritten = first.rewritten;
     let continues = first.line_offset > 0;
+    let typed_unsubmitted = continues
+        && !first.truncated
+        && !first.text.is_empty()
+        && matches!(typed, Typed::Plain(echo) if *echo == first.text);
     if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
@@ -221,6 +229,7 @@ pub(crate) fn read_new(
         rewritten,
         missed_lines: first.missed_lines,
         position_forgotten: first.position_forgotten,
+        typed_unsubmitted,
         ..NewOutput::nothing(first.status)
     };
     let mut text = first.text;
@@ -290,6 +299,10 @@ fn strip_dropped_marker(out: &mut crate::Output) {
         }
     }
 }
+
+/// What a result's header says of text typed that the program only echoed (see
+/// [`NewOutput::typed_unsubmitted`]).
+const UNSUBMITTED: &str = "typed, not submitted (Enter sends it)";
 
 /// The note on a read whose caller's position had been forgotten.
 const FORGOTTEN_NOTE: &str = "[your read position was forgotten (too many other readers): this starts at the oldest kept line]";
@@ -554,6 +567,17 @@ fn layout(
         (None, true) => Some("no new output".to_owned()),
         (waited, false) => waited,
     };
+    // Text typed that a program taking keys only echoed, waiting again: it sits on the line
+    // (a `y` at gdb's `(y or n)`, whose line editor wants Enter after it). (A program waiting
+    // for a line says it wants one.)
+    let unsubmitted = reading.new.typed_unsubmitted
+        && reading.new.status.activity == crate::Activity::WaitingForInput
+        && reading.new.status.input_kind == Some(crate::InputKind::Keys);
+    let waited = match (waited, unsubmitted) {
+        (Some(waited), true) => Some(format!("{waited}; {UNSUBMITTED}")),
+        (None, true) => Some(UNSUBMITTED.to_owned()),
+        (waited, false) => waited,
+    };
     let mut text = Header {
         started: started.then_some(reading.id),
         status: &reading.new.status,
@@ -712,6 +736,7 @@ mod tests {
                 rewritten: true,
                 missed_lines: u64::MAX,
                 position_forgotten: true,
+                typed_unsubmitted: true,
                 status: worst::status(),
             },
             screen,
