@@ -1924,7 +1924,7 @@ fn shell_commands_report_output_and_exit_codes() {
         (json!(true), json!(false))
     );
     assert!(
-        text(&question).starts_with("Continue? [y/N] \n[waiting for a line after"),
+        text(&question).starts_with("Continue? [y/N] \n[bash waiting for a line after"),
         "{}",
         text(&question)
     );

@@ -246,13 +246,15 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         (true, false) => format!(" · new shell: session {id}, close it when done"),
         _ => String::new(),
     };
+    // The program that waits (the pager behind `git log`, as the status names it).
+    let program = result.status.foreground.as_ref().map_or("the command", |p| p.name.as_str());
     push_block(
         &mut text,
         &match (result.exit_code, shell_ended) {
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
             (None, _) if result.waiting_for_input && alternate => format!(
                 "[{} waiting for {} after {secs:.2} s in session {id}, on the full-screen program's screen below: answer with terminal_send; the command goes on until you quit the program with its own keys{}]",
-                result.status.foreground.as_ref().map_or("the command", |p| p.name.as_str()),
+                program,
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
                 if new_session { "; terminal_close the shell when done" } else { "" }
             ),
@@ -264,13 +266,15 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                     && !can_ask =>
             {
                 format!(
-                    "[waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person (no elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person (no elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    program,
                     crate::InputKind::Password.describe(),
                     if new_session { "; terminal_close the shell when done" } else { "" }
                 )
             }
             (None, _) if result.waiting_for_input => format!(
-                "[waiting for {} after {secs:.2} s in session {id}: answer with terminal_send{} (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                "[{} waiting for {} after {secs:.2} s in session {id}: answer with terminal_send{} (the command goes on), or interrupt it with terminal_send keys=\"<C-c>\"{}]",
+                program,
                 result.status.input_kind.map_or("input", |kind| kind.describe()),
                 if result.status.input_kind == Some(crate::InputKind::Password) {
                     " secret=true"
