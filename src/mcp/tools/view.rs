@@ -192,21 +192,16 @@ pub(crate) fn read_new(
     strip_dropped_marker(&mut first);
     let mut rewritten = first.rewritten;
     let continues = first.line_offset > 0;
-    let typed_unsubmitted = continues
-        && !first.truncated
-        && !first.text.is_empty()
-        && matches!(typed, Typed::Plain(echo) if *echo == first.text);
+    // All that is new is more of the line a read before ended in (a line being typed).
+    let extends =
+        continues && !first.truncated && !first.text.is_empty() && !first.text.contains('\n');
+    let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
     if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
         first.text.remove(0);
         first.first_line += 1;
-    } else if continues
-        && !first.truncated
-        && !first.text.is_empty()
-        && !first.text.contains('\n')
-        && typed.changed_otherwise(&first.text)
-    {
+    } else if extends && typed.changed_otherwise(&first.text) {
         // The call edited a line read before (`<C-u>git status` after `git sta` reading
         // `tus`): the whole line, so that what it now reads is seen, said to be repeated.
         // (Only the line as this read saw it: not when the program added to it since.)
