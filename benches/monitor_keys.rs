@@ -21,18 +21,8 @@ use termloom::{Engine, SpawnSpec, Until};
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A curses program that redraws a tick counter and the last key every second, reading keys
-/// with `halfdelay(10)` between.
-const HALFDELAY: &str = "import curses\n\
-def main(w):\n\
-\x20   curses.halfdelay(10)\n\
-\x20   n, k = 0, -1\n\
-\x20   while True:\n\
-\x20       n += 1\n\
-\x20       w.addstr(0, 0, f'tick {n} key {k}   ')\n\
-\x20       w.refresh()\n\
-\x20       c = w.getch()\n\
-\x20       k = k if c == -1 else c\n\
-curses.wrapper(main)\n";
+/// with `halfdelay(10)` between (the readiness tests' own).
+const HALFDELAY: &str = include_str!("../tests/common/halfdelay_monitor.py");
 
 fn main() {
     header("monitor_keys");

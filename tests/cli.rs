@@ -1231,38 +1231,31 @@ fn client_and_json_may_stand_before_the_command() {
 /// may run, the note says so rather than advising a `termloom start` that would be refused.
 #[test]
 fn no_server_where_none_may_run_is_said_so() {
+    // The note on `list` and the server's refusal of `start` give the same reason.
+    let refused_by_both = |socket: &str, reason: &str| {
+        let listed = termloom(&["list", "--socket", socket]);
+        assert_code(&listed, 0);
+        let note = stderr(&listed);
+        assert!(note.contains("and none can") && note.contains(reason), "{note}");
+        assert!(!note.contains("termloom start"), "{note}");
+        let started = termloom(&["start", "--socket", socket, "--", "true"]);
+        assert_code(&started, 1);
+        assert!(stderr(&started).contains(reason), "{}", stderr(&started));
+    };
     let socket = format!("/tmp/termloom-test-shared-{}.sock", std::process::id());
-    let listed = termloom(&["list", "--socket", &socket]);
-    assert_code(&listed, 0);
-    let note = stderr(&listed);
-    assert!(note.contains("and none can: other users may write in /tmp"), "{note}");
-    assert!(!note.contains("termloom start"), "{note}");
-    let started = termloom(&["start", "--socket", &socket, "--", "true"]);
-    assert_code(&started, 1);
-    assert!(stderr(&started).contains("other users may write in /tmp"), "{}", stderr(&started));
-    // A directory reached through a link is refused by both for the same reason.
+    refused_by_both(&socket, "other users may write in /tmp");
+    // A directory reached through a link.
     let dir = common::TestDir::new("cli-linked-socket-dir");
     std::fs::create_dir(dir.join("real")).unwrap();
     std::os::unix::fs::symlink(dir.join("real"), dir.join("link")).unwrap();
-    let socket = dir.join("link").join("s");
-    let socket = socket.to_str().unwrap();
-    let note = stderr(&termloom(&["list", "--socket", socket]));
-    assert!(note.contains("and none can") && note.contains("is not a directory"), "{note}");
-    let started = termloom(&["start", "--socket", socket, "--", "true"]);
-    assert_code(&started, 1);
-    assert!(stderr(&started).contains("is not a directory"), "{}", stderr(&started));
-    // A directory still to be made, in another user's: refused by both (only root can give
-    // a directory away, so only then is it tried).
+    refused_by_both(dir.join("link").join("s").to_str().unwrap(), "is not a directory");
+    // A directory still to be made, in another user's (only root can give a directory away,
+    // so only then is it tried).
     let theirs = dir.join("theirs");
     std::fs::create_dir(&theirs).unwrap();
     if std::os::unix::fs::chown(&theirs, Some(65534), Some(65534)).is_ok() {
         let socket = theirs.join("missing").join("s");
-        let socket = socket.to_str().unwrap();
-        let note = stderr(&termloom(&["list", "--socket", socket]));
-        assert!(note.contains("and none can") && note.contains("belongs to uid 65534"), "{note}");
-        let started = termloom(&["start", "--socket", socket, "--", "true"]);
-        assert_code(&started, 1);
-        assert!(stderr(&started).contains("belongs to uid 65534"), "{}", stderr(&started));
+        refused_by_both(socket.to_str().unwrap(), "belongs to uid 65534");
     }
 }
 
