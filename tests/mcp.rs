@@ -722,10 +722,14 @@ fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
         client.call("terminal_send", json!({"session_id": 1, "paste": "echo one\necho two\n"}));
     let said = text(&pasted);
     assert!(said.contains("send submit=true to run it"), "{said}");
-    let ran = client.call("terminal_send", json!({"session_id": 1, "submit": true}));
+    // (`text: ""` with `submit`, as models often write Enter alone, is Enter alone.)
+    let ran = client.call("terminal_send", json!({"session_id": 1, "text": "", "submit": true}));
     let ran = text(&ran);
     assert!(ran.contains("\none\ntwo\n") || ran.contains("\none\n"), "{ran}");
     assert!(!ran.contains("submit=true to run it"), "{ran}");
+    // Empty text alone sends nothing, and the error says what would.
+    let nothing = client.call("terminal_send", json!({"session_id": 1, "text": ""}));
+    assert!(text(&nothing).contains("needs something to send"), "{}", text(&nothing));
     // A paste with no line break at its end says nothing of the kind.
     let plain = client.call("terminal_send", json!({"session_id": 1, "paste": "echo three"}));
     assert!(!text(&plain).contains("bracketed"), "{}", text(&plain));

@@ -106,8 +106,8 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
                 let value = match flag.kind {
                     Kind::Switch if given_inline => return Err(format!("{arg} takes no value")),
                     Kind::Switch => json!(true),
-                    // Empty text sends, matches or names nothing: the tool refuses it, and
-                    // so does the command line, as the malformed value it is.
+                    // Empty text sends, matches or names nothing: the command line refuses
+                    // it as the malformed value it is (most often an unset variable).
                     kind => match value()? {
                         empty if empty.is_empty() => {
                             return Err(format!(

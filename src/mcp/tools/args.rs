@@ -68,7 +68,7 @@ impl<'a> Args<'a> {
         let mut values = Vec::new();
         let mut given = Vec::new();
         for arg in tool.args() {
-            let parsed = match map.get(arg.name).filter(|v| !v.is_null()) {
+            let parsed = match map.get(arg.name).filter(|v| !v.is_null() && !empty_input(arg, v)) {
                 Some(value) => {
                     given.push(arg.name);
                     Some(parse(tool, arg, value)?)
@@ -180,6 +180,11 @@ impl<'a> Args<'a> {
     }
 }
 
+/// Whether `value` is empty text to send, which reads as not given (see [`Kind::Input`]).
+fn empty_input(arg: &ArgDef, value: &Value) -> bool {
+    matches!(arg.kind, Kind::Input) && value.as_str() == Some("")
+}
+
 /// The error for a required argument that was not given.
 fn missing(tool: &ToolDef, arg: &ArgDef) -> ToolError {
     let hint = match arg.kind {
@@ -202,6 +207,10 @@ fn default(arg: &ArgDef) -> Option<Parsed<'static>> {
 fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a>, ToolError> {
     let wrong = |expected: &str, got: &Value| wrong(tool, arg.name, expected, got);
     match arg.kind {
+        Kind::Input => match value {
+            Value::String(s) => Ok(Parsed::Str(s)),
+            other => Err(wrong("a string", other)),
+        },
         Kind::Str => match value {
             // Empty text sends, matches or names nothing (a wait for "" would hold at once).
             Value::String(s) if s.is_empty() => Err(ToolError::new(format!(
@@ -436,6 +445,7 @@ mod tests {
             },
             ArgDef { name: "e", kind: Kind::Str, required: false, description: Text::Fixed("") },
             ArgDef { name: "f", kind: Kind::Bool, required: false, description: Text::Fixed("") },
+            ArgDef { name: "i", kind: Kind::Input, required: false, description: Text::Fixed("") },
             ArgDef {
                 name: "g",
                 kind: Kind::OneOf { values: &["x", "y", "z"], default: Some("x") },
@@ -456,6 +466,10 @@ mod tests {
         assert_eq!(args.str("e"), None);
         assert_eq!(args.bool("f"), Some(true));
         assert_eq!(args.str("g"), Some("x"), "the default");
+        let empty = map(json!({"i": ""}));
+        let args = Args::new(&KINDS, &empty).unwrap();
+        assert_eq!((args.str("i"), args.given("i")), (None, false), "empty text to send");
+        assert_eq!(Args::new(&KINDS, &map(json!({"i": "x"}))).unwrap().str("i"), Some("x"));
         assert_eq!(Args::new(&KINDS, &map(json!({"a": 4.0}))).unwrap().uint("a"), Some(4));
         for (bad, expected) in [
             (json!({"a": -1}), "`a` must be a whole number from 0 to 10, not -1"),
@@ -464,6 +478,7 @@ mod tests {
             (json!({"e": 5}), "`e` must be a string, not 5"),
             (json!({"e": ""}), "`e` is empty; give it a value, or leave it out"),
             (json!({"f": "x"}), "`f` must be true or false"),
+            (json!({"i": 5}), "`i` must be a string, not 5"),
             (json!({"g": "w"}), "`g` must be \"x\", \"y\" or \"z\", not \"w\""),
         ] {
             let err = Args::new(&KINDS, &map(bad.clone())).err().unwrap();

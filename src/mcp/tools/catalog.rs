@@ -102,6 +102,9 @@ pub(crate) struct ArgDef {
 pub(crate) enum Kind {
     /// A string.
     Str,
+    /// Text to send: an empty one sends nothing and reads as not given (`text: ""` with
+    /// `submit` presses Enter alone, as models often write it).
+    Input,
     /// One of these strings, `default` when not given.
     OneOf {
         /// The accepted values.
@@ -150,7 +153,9 @@ impl ArgDef {
     /// names them).
     fn schema(&self, described: bool) -> Value {
         let mut schema = match self.kind {
-            Kind::Str | Kind::OneOf { .. } | Kind::Signal => json!({"type": "string"}),
+            Kind::Str | Kind::Input | Kind::OneOf { .. } | Kind::Signal => {
+                json!({"type": "string"})
+            }
             Kind::Bool => json!({"type": "boolean"}),
             Kind::UInt { .. } => json!({"type": "integer"}),
             // An id, or the name given at terminal_start.
@@ -368,6 +373,11 @@ const fn text(name: &'static str, description: &'static str) -> ArgDef {
     ArgDef { name, kind: Kind::Str, required: false, description: Text::Fixed(description) }
 }
 
+/// Text to send (see [`Kind::Input`]).
+const fn input(name: &'static str, description: &'static str) -> ArgDef {
+    ArgDef { name, kind: Kind::Input, required: false, description: Text::Fixed(description) }
+}
+
 /// A boolean argument.
 const fn flag(name: &'static str, description: &'static str) -> ArgDef {
     ArgDef { name, kind: Kind::Bool, required: false, description: Text::Fixed(description) }
@@ -471,15 +481,15 @@ fn start_description() -> String {
 
 /// `terminal_send`'s own arguments.
 const SEND_ARGS: &[ArgDef] = &[
-    text(
+    input(
         "text",
         "Typed with \\n \\r \\t \\e \\xHH \\uHHHH \\\\ decoded; for literal text use paste.",
     ),
-    text(
+    input(
         "keys",
         "Text and <Enter> <Esc> <Tab> <BS> <Up> <PageDown> <F2> <C-c> <M-x>; <lt> is <. E.g. \"ihi<Esc>:wq<Enter>\".",
     ),
-    text("paste", "Text pasted as one block, literally."),
+    input("paste", "Text pasted as one block, literally."),
     flag("submit", "Press Enter last."),
     flag("secret", "At a password prompt: the person types it, unseen by you."),
 ];
