@@ -117,7 +117,9 @@ pub enum Error {
     NoShellIntegration(SessionId),
     /// [`Session::run_command`](crate::Session::run_command) found the shell away from its
     /// prompt: running a command, or not yet at a prompt drawn after the last input or signal
-    /// (nor at its first, just started; or its prompt lost the integration's marks).
+    /// (nor at its first, just started; or its prompt lost the integration's marks). Keys
+    /// typed at a prompt are no obstacle once the shell read them and waits with its command
+    /// line empty again (`Ctrl-U` typed to clear it).
     NotAtPrompt {
         /// The session.
         session: SessionId,

@@ -1955,6 +1955,19 @@ fn shell_commands_report_output_and_exit_codes() {
     );
     let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo hi"}));
     assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("hi\n"), json!(0)));
+    // A line cleared with <C-u> alone, with no new prompt drawn, is an empty line: the
+    // command runs.
+    client.tool("terminal_send", json!({"session_id": shell, "text": "ls"}));
+    client.tool("terminal_send", json!({"session_id": shell, "keys": "<C-u>"}));
+    let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo ho"}));
+    assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("ho\n"), json!(0)));
+    // One that left text after the cursor is not.
+    client.tool("terminal_send", json!({"session_id": shell, "keys": "abc<Left><Left><C-u>"}));
+    let message = client.tool_error(
+        "terminal_run",
+        json!({"session_id": shell, "command": "echo hi", "timeout_ms": 60000}),
+    );
+    assert!(message.contains("keys=\"<C-u><Enter>\""), "{message}");
     client.finish();
 }
 

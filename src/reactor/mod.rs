@@ -407,6 +407,22 @@ fn relayed_password(
 }
 
 impl Slot {
+    /// The last thing that could change what the program does: output, input or a resize.
+    fn activity(&self) -> Instant {
+        self.last_output.max(self.last_input).max(self.last_resize)
+    }
+
+    /// Whether keys typed at the shell's prompt since it drew it left its command line empty
+    /// (`<C-u>` typed to clear it): the shell was seen waiting for input after the last
+    /// activity (it read them and answered), and the cursor stands where the prompt's input
+    /// starts, nothing after it on its row.
+    fn typed_line_cleared(&self) -> bool {
+        let activity = self.activity();
+        self.seen_waiting.get().is_some_and(|(at, _, _)| at == activity)
+            && self.terminal.shell().input_cell == Some(self.terminal.cursor_cell())
+            && self.terminal.cursor_after_text()
+    }
+
     /// Stops watching the terminal and closes the master, keeping its line modes as the
     /// program left them.
     fn close_master(&mut self, registry: &mio::Registry) {

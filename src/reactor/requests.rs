@@ -986,8 +986,11 @@ impl Reactor {
                 return Err(Error::NotAtPrompt { session: id, command_running: true });
             }
             // The prompt must be newer than the last input or signal: a shell still handling
-            // a SIGINT (about to redraw) would take the line's first key for the old one.
-            if !shell.at_prompt || shell.prompt_at.is_none_or(|at| at < slot.last_input) {
+            // a SIGINT (about to redraw) would take the line's first key for the old one; keys
+            // typed since may have left text on its line. Unless the shell read them, answered
+            // and waits with its line empty (`<C-u>`).
+            let typed_since = shell.prompt_at.is_none_or(|at| at < slot.last_input);
+            if !shell.at_prompt || typed_since && !slot.typed_line_cleared() {
                 return Err(Error::NotAtPrompt { session: id, command_running: false });
             }
             // Nothing was typed since the prompt, yet its line may hold text or have some on
@@ -996,7 +999,7 @@ impl Reactor {
             let moved = shell.input_cell != Some(slot.terminal.cursor_cell());
             let master = slot.master.as_ref().map(|m| m.as_fd());
             let pending = master.and_then(crate::os::pty::unread_input).is_some_and(|n| n > 0);
-            Ok((shell.prompts, shell.prompt_starts, shell.commands, moved || pending))
+            Ok((shell.prompts, shell.prompt_starts, shell.commands, moved || pending || typed_since))
         });
         let (prompts, prompt_starts, commands, stray) = match checked {
             Ok(counts) => counts,

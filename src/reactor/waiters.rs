@@ -234,7 +234,7 @@ impl Reactor {
                 // caught in a moment that reads so, and a wait would settle before the
                 // clock's end.
                 procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. } => {
-                    let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
+                    let activity = slot.activity();
                     let key = (activity, group.unwrap_or(0));
                     let expire = CONFIRM_UNDECIDED * 4;
                     match slot.first_seen_undecided.confirm_within(key, CONFIRM_UNDECIDED, expire) {
@@ -1093,7 +1093,7 @@ pub(super) fn input_wait_of(
     // (or another group takes the terminal): the probe's answer is reused until then. A
     // resize, like input, is for the program to answer (SIGWINCH wakes it; it may work a
     // while before it redraws): a sighting made before one is not reused after it.
-    let activity = slot.last_output.max(slot.last_input).max(slot.last_resize);
+    let activity = slot.activity();
     if let Some((at, seen_group, reader)) = slot.seen_waiting.get()
         && (at, seen_group) == (activity, group)
     {
