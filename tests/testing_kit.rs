@@ -9,9 +9,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::require;
-use termloom::Until;
 use termloom::assert_screen_snapshot;
 use termloom::testing::{Redactions, TestSession, snapshot_settings};
+use termloom::{Config, Until};
 
 /// Runs `f`, which must panic, and returns its panic message.
 fn panic_message(f: impl FnOnce()) -> String {
@@ -954,6 +954,12 @@ fn a_kept_variable_is_kept_even_if_it_looks_like_a_credential() {
     let left_out = TestSession::builder("sh").args(["-c", script]).start();
     left_out.wait_for_output("kept=").wait_for_input();
     assert_eq!(left_out.screen().lines[0], "kept=unset");
+    // Kept and denied at once: the contradiction is refused, not settled without a word.
+    let denied = Config { env_deny: vec![NAME.into()], ..Config::default() };
+    let message = panic_message(|| {
+        TestSession::builder("sh").args(["-c", script]).config(denied).keep_env(NAME).start();
+    });
+    assert!(message.contains("env_deny") && message.contains(NAME), "{message}");
 }
 
 /// `snapshot_settings` refuses masks, which insta filters cannot apply: they were left out

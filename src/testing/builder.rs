@@ -202,7 +202,8 @@ impl TestSessionBuilder {
     /// Keeps one more of the host's variables (by default only `PATH`, `USER`, `LOGNAME`,
     /// `TMPDIR` and toolchain locations are kept), even one whose name or value looks like a
     /// credential (`API_TOKEN`), which a session otherwise never gets from the host (see
-    /// [`Config::env_allow`]): the test named it.
+    /// [`Config::env_allow`]): the test named it. [`TestSessionBuilder::start`] panics when
+    /// the configuration's [`Config::env_deny`] names it too.
     pub fn keep_env(mut self, key: impl Into<String>) -> Self {
         self.keep_env.push(key.into());
         self
@@ -348,6 +349,12 @@ impl TestSessionBuilder {
             format!("termloom: cannot start `{command}` at size({cols}, {rows}): {e}")
         });
         let mut config = Config { cols, rows, ..self.config.clone() };
+        // A variable both kept and denied would be left out without a word.
+        if let Some(denied) = self.keep_env.iter().find(|name| config.env_deny.contains(name)) {
+            panic!(
+                "termloom: keep_env({denied:?}) names a variable the configuration's env_deny leaves out; drop one of them"
+            );
+        }
         // A kept variable is kept even if it looks like a credential: the test asked for it.
         config.env_allow.extend(self.keep_env.iter().cloned());
         let engine = or_panic(Engine::new(config), |e| {
