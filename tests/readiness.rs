@@ -907,14 +907,15 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
         let code = key.as_bytes()[0];
         assert!(screen.lines[0].ends_with(&format!(" key {code}")), "{screen}");
     });
-    // An Escape alone, and after a key the program draws for, in one write: ncurses waits a
-    // second for the rest of the key code, and that wait on the tick's own timer, after the
-    // redraw for the key, is no wait for the next key.
-    for keys in ["<Esc>", "a<Esc>"] {
+    // An Escape alone, after a key the program draws for, or with a key code's start after
+    // it, in one write: ncurses waits a second for the rest of the key code, and that wait on
+    // the tick's own timer, after the redraw for the key, is no wait for the next key.
+    for (keys, last) in [("<Esc>", 27), ("a<Esc>", 27), ("a<Esc>[", b'[')] {
         let outcome = monitor.send_keys_and_wait(keys, Until::input_wait(), LONG).unwrap();
         assert!(outcome.matched().is_some(), "{outcome}");
         let screen = monitor.screen().unwrap();
-        assert!(screen.lines[0].ends_with(" key 27"), "{keys}: the Escape unanswered: {screen}");
+        let answered = screen.lines[0].ends_with(&format!(" key {last}"));
+        assert!(answered, "{keys}: the key code's start unanswered: {screen}");
     }
     monitor.close().unwrap();
     if !require("top") {

@@ -900,8 +900,36 @@ pub(crate) fn bytes_signal(bytes: &[u8]) -> bool {
     matches!(bytes, [0x03 | 0x1c | 0x1a])
 }
 
+/// Whether typing `bytes` ends in a key code not finished yet: a lone Escape, or an Escape
+/// then `[` or `O` with no final byte after them (`ESC [ 1 ;`). A program reading keys waits
+/// for the rest (ncurses's `ESCDELAY`) before it answers what was typed before it.
+pub(crate) fn bytes_end_in_unfinished_key(bytes: &[u8]) -> bool {
+    let Some(escape) = bytes.iter().rposition(|&b| b == 0x1b) else {
+        return false;
+    };
+    match &bytes[escape + 1..] {
+        [] | [b'O'] => true,
+        // Parameter and intermediate bytes, no final byte yet.
+        [b'[', rest @ ..] => rest.iter().all(|b| (0x20..=0x3f).contains(b)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// A key code cut short is told from a whole one and from text after an Escape.
+    #[test]
+    fn an_unfinished_key_code_is_told_at_the_end_of_input() {
+        for unfinished in [&b"\x1b"[..], b"a\x1b", b"\x1b[", b"x\x1b[1;", b"\x1bO", b"\x1b[A\x1b"] {
+            assert!(super::bytes_end_in_unfinished_key(unfinished), "{unfinished:?}");
+        }
+        for whole in
+            [&b""[..], b"a", b"\x1b[A", b"\x1b[1;5A", b"\x1bOP", b"\x1bx", b"\x1b[Ab", b"\x1b\x1bx"]
+        {
+            assert!(!super::bytes_end_in_unfinished_key(whole), "{whole:?}");
+        }
+    }
+
     /// The echo of a submitted line is told from plain text and Enter only.
     #[test]
     fn a_submitted_lines_echo_is_its_plain_text() {

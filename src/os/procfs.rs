@@ -690,8 +690,9 @@ pub(crate) struct TerminalSeen<'a> {
     /// first (`Last login: ...`, then its prompt), waits on the world outside until then.
     pub(crate) unanswered_start: bool,
     /// The terminal was written to since its last input (or had none), and that input did
-    /// not end with a lone Escape (whose key code the program may still be waiting to
-    /// complete, whatever it drew for the keys before it): a monitor's redraw after a key,
+    /// not end in an unfinished key code, a lone Escape or `ESC [` (whose rest the program
+    /// may still be waiting for, whatever it drew for the keys before it): a monitor's redraw
+    /// after a key,
     /// which lets a tick found before the key count after it (see [`TimerSightings`]).
     pub(crate) drawn_since_input: bool,
 }

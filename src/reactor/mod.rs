@@ -323,9 +323,10 @@ struct Slot {
     started: Instant,
     last_output: Instant,
     last_input: Instant,
-    /// The last input queued ended with a lone Escape: a program may wait for the rest of a
-    /// key code before it answers (ncurses's `ESCDELAY`), whatever it drew for keys before it.
-    input_ends_in_escape: bool,
+    /// The last input queued ended in a key code not finished (a lone Escape, `ESC [`): a
+    /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
+    /// drew for keys before it.
+    input_ends_unfinished: bool,
     /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see

@@ -211,7 +211,7 @@ impl Reactor {
                 started: now,
                 last_output: now,
                 last_input: now,
-                input_ends_in_escape: false,
+                input_ends_unfinished: false,
                 submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,
@@ -397,7 +397,7 @@ impl Reactor {
             }
         }
         slot.last_input = Instant::now();
-        slot.input_ends_in_escape = bytes.last() == Some(&0x1b);
+        slot.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
@@ -490,6 +490,7 @@ impl Reactor {
             });
         }
         slot.last_input = Instant::now();
+        slot.input_ends_unfinished = false;
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);
     }

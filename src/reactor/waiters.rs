@@ -1110,7 +1110,7 @@ pub(super) fn input_wait_of(
         unanswered_input: slot.bytes_in > 0 && unanswered(slot),
         unanswered_start: slot.bytes_in == 0 && unanswered(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
-        drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_in_escape,
+        drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
