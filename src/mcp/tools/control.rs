@@ -204,27 +204,36 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     // The command is not repeated: the model just wrote it (structuredContent carries it).
     let mut text = String::new();
     match retained {
+        // One way to read what is not shown: the lines the transcript holds, from its first
+        // (what this result leaves out of the output is among them).
         Some((first, end)) if first < end => push_block(
             &mut text,
             &format!(
-                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}: terminal_read session_id={id} lines=\"{first}-\" reads them]",
-                end - 1
+                "[the start of the output was already dropped from the bounded transcript, which holds lines {first}-{}{}: terminal_read session_id={id} lines=\"{first}-\" reads them]",
+                end - 1,
+                match omitted {
+                    0 => String::new(),
+                    _ => format!(", and this result leaves out its first {omitted} bytes"),
+                }
             ),
         ),
-        _ if result.output_truncated => push_block(
-            &mut text,
-            "[the start of the output was already dropped from the bounded transcript]",
-        ),
-        _ => {}
-    }
-    if omitted > 0 {
-        push_block(
-            &mut text,
-            &format!(
-                "[... {omitted} earlier bytes of output left out; {}]",
-                budget.see_more(id, &[&result.output[..omitted]], 0, None)
-            ),
-        );
+        _ => {
+            if result.output_truncated {
+                push_block(
+                    &mut text,
+                    "[the start of the output was already dropped from the bounded transcript]",
+                );
+            }
+            if omitted > 0 {
+                push_block(
+                    &mut text,
+                    &format!(
+                        "[... {omitted} earlier bytes of output left out; {}]",
+                        budget.see_more(id, &[&result.output[..omitted]], 0, None)
+                    ),
+                );
+            }
+        }
     }
     push_block(&mut text, output);
     if alternate && closed {
@@ -595,6 +604,51 @@ mod tests {
         let long = "é".repeat(LISTED_PROGRAM_BYTES);
         let cut = listed_program(&long);
         assert!(cut.len() <= LISTED_PROGRAM_BYTES + '…'.len_utf8() && cut.ends_with('…'));
+    }
+
+    /// Output whose start the transcript dropped and whose rest the result cuts gets one way
+    /// to read what is not shown, not two (a line range and a scrollback read).
+    #[test]
+    fn a_cut_run_whose_start_was_dropped_names_one_way_to_read_the_rest() {
+        let result = CommandResult {
+            output: "line\n".repeat(2_000),
+            exit_code: Some(0),
+            duration: Duration::from_millis(10),
+            output_truncated: true,
+            timed_out: false,
+            waiting_for_input: false,
+            status: worst::status(),
+        };
+        let ran = |retained| Ran {
+            id: SessionId(3),
+            new_session: false,
+            closed: false,
+            alternate: false,
+            retained,
+            can_ask: false,
+        };
+        let text =
+            run_result(ran(Some((100, 2_100))), "seq", &result, &mut Budget::with_copies(4_000, 1))
+                .text;
+        let hints = text
+            .lines()
+            .filter(|line| line.starts_with('[') && line.contains("terminal_read"))
+            .count();
+        assert_eq!(hints, 1, "{text}");
+        assert!(
+            text.contains("holds lines 100-2099, and this result leaves out its first"),
+            "{text}"
+        );
+        assert!(
+            text.contains("lines=\"100-\" reads them") && !text.contains("scrollback"),
+            "{text}"
+        );
+        // Where the lines it holds are unknown, the cut is told with a read that shows it.
+        let text = run_result(ran(None), "seq", &result, &mut Budget::with_copies(4_000, 1)).text;
+        assert!(
+            text.contains("already dropped") && text.contains("earlier bytes of output left out"),
+            "{text}"
+        );
     }
 
     #[test]
