@@ -252,6 +252,16 @@ mod tests {
         });
     }
 
+    /// The crate's directory, as `cargo test` gives it to the test binary, and only that.
+    #[test]
+    fn the_crates_directory_is_redacted() {
+        let dir = env!("CARGO_MANIFEST_DIR");
+        assert_eq!(std::env::var("CARGO_MANIFEST_DIR").as_deref(), Ok(dir), "run by cargo");
+        let text = format!("panicked at {dir}/src/lib.rs:1:5");
+        let redacted = Redactions::new().crate_dir().apply(&text);
+        assert_eq!(redacted, "panicked at [CRATE]/src/lib.rs:1:5");
+    }
+
     /// ISO 8601 timestamps (a `T` between the date and the time, a `Z` after it: all word
     /// characters, where `\b` cannot stand) and milliseconds after a comma (Python's
     /// `logging`) are redacted, whichever of the two comes first; a comma between fields, or a

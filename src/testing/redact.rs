@@ -91,6 +91,16 @@ impl Redactions {
         self
     }
 
+    /// Replaces the directory of the crate under test with `[CRATE]`: `CARGO_MANIFEST_DIR` as
+    /// `cargo test` sets it for the test binary (a checkout's path differs between machines);
+    /// nothing when the test was run another way.
+    pub fn crate_dir(self) -> Redactions {
+        match std::env::var_os("CARGO_MANIFEST_DIR") {
+            Some(dir) if !dir.is_empty() => self.path(Path::new(&dir), "[CRATE]"),
+            _ => self,
+        }
+    }
+
     /// Replaces a temporary home directory with `[HOME]` (every [`TestSession`] does this for
     /// its own).
     pub fn home(self, home: &Path) -> Redactions {
@@ -108,14 +118,18 @@ impl Redactions {
     /// word (a prompt's `user@host`, `whoami`, a process list's user column): it differs
     /// between a developer's machine and CI. The name is the password database's for this
     /// process's user (programs such as `whoami` and `ps` read it there), or `USER` when the
-    /// database has none.
+    /// database has none. The word is replaced wherever it stands, whatever it means there:
+    /// as `root` (CI runs as root) it also replaces a file's owner `root` and the word in
+    /// `the root directory`, which on a developer's machine stay as they are; a screen that
+    /// shows such words may need its own pattern instead.
     pub fn user(self) -> Redactions {
         let name = user_name().unwrap_or_default();
         self.word(&name, "[USER]")
     }
 
     /// Replaces this machine's host name with `[HOST]` where it stands as a word (a prompt's
-    /// `user@host`, `uname -n`, `hostname`).
+    /// `user@host`, `uname -n`, `hostname`). As with [`Redactions::user`], a host name that is
+    /// also a common word (`localhost`, `build`) is replaced wherever it stands.
     pub fn hostname(self) -> Redactions {
         let uname = rustix::system::uname();
         let name = uname.nodename().to_string_lossy().into_owned();
@@ -175,7 +189,9 @@ impl Redactions {
         self.regex(r"\b(?i:(pid|process))(\s*[:=]?\s*)\d+\b", "$1$2[PID]")
     }
 
-    /// Replaces a given process id wherever it appears as a number of its own.
+    /// Replaces a given process id wherever it appears as a number of its own: a small pid
+    /// (in a container, where pids start at 1) can also be a count or a size on the screen,
+    /// which is then replaced too.
     pub fn pid(self, pid: i32) -> Redactions {
         self.regex(&format!(r"\b{pid}\b"), "[PID]")
     }
