@@ -256,7 +256,9 @@ pub(crate) struct Emulator {
     /// for the test that checks the screen is the same without).
     watch_regions: bool,
     /// Where the last command's output started (its OSC 133 `C` mark): a command whose end
-    /// (`D`) comes above it printed below the cursor, down to the screen's last text.
+    /// (`D`) comes above it printed below the cursor, down to the screen's last text. (The
+    /// shell tracker keeps it too, but learns of marks only after the feed turn that holds
+    /// them, and a command's `C` and `D` can come in one turn.)
     output_start: Option<(u64, usize)>,
 }
 
