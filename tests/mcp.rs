@@ -3015,11 +3015,11 @@ fn waits_on_a_screen_regex_a_row_and_the_cursor() {
         json!({"session_id": id, "for_screen_text": "x", "screen_row": 40}),
     );
     assert!(off.contains("screen_row 40 is off"), "{off}");
-    // Empty text would match at once, or send nothing.
+    // Empty text would match at once; empty keys alone send nothing.
     let empty = client.tool_error("terminal_read", json!({"session_id": id, "for_text": ""}));
     assert!(empty.contains("`for_text` is empty"), "{empty}");
     let empty = client.tool_error("terminal_send", json!({"session_id": id, "keys": ""}));
-    assert!(empty.contains("`keys` is empty"), "{empty}");
+    assert!(empty.contains("needs something to send"), "{empty}");
     let regex =
         client.tool_error("terminal_read", json!({"session_id": id, "for_screen_regex": "("}));
     assert!(regex.contains("bad regular expression"), "{regex}");
