@@ -2779,6 +2779,48 @@ fn rows_that_slid_sideways_are_sent_as_their_new_columns() {
     client.finish();
 }
 
+/// A dialog drawn over a bordered panel (mc's F7) is sent as the rows it changed, whole: its
+/// rows end with the border the panel's rows begin with, which a slide of all but one column
+/// would keep, but its box-drawing characters take three bytes a cell, so that slide saves
+/// nothing (it was told as `moved 39 columns to the right, only their columns 0-38 shown`).
+#[test]
+fn a_dialog_over_a_bordered_panel_is_sent_as_whole_rows_not_a_slide() {
+    if !common::require("python3") {
+        return;
+    }
+    let script = temp_file(
+        "dialog.py",
+        "import sys, tty\n\
+         tty.setcbreak(0)\n\
+         def draw(rows):\n\
+         \x20   sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(rows))\n\
+         \x20   sys.stdout.flush()\n\
+         \x20   sys.stdin.read(1)\n\
+         panel = '│ item' + ' ' * 26 + '│ size │'\n\
+         box = '│  ├' + '─' * 28 + '┤ │    │'\n\
+         bottom = ['└' + '─' * 29 + '┴' + '─' * 6 + '┘'] * 12\n\
+         draw(['panel'] + [panel] * 10 + bottom)\n\
+         draw(['panel'] + [panel] * 3 + [box] * 4 + [panel] * 3 + bottom)\n",
+    );
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", script.to_str().unwrap()]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "panel", "cols": 40, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let dialog = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    let shown = text(&dialog);
+    assert!(!shown.contains("columns to the right"), "{shown}");
+    assert_eq!(dialog["structuredContent"]["screen"]["slid"], Value::Null, "{dialog}");
+    let row = format!("│  ├{}┤ │    │", "─".repeat(28));
+    for n in 4..8 {
+        assert!(shown.contains(&format!("\n{n}│{row}")), "row {n} whole: {shown}");
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// Text scrolled sideways (`less -S` and the right arrow) slides its rows to the left: they
 /// are sent as the columns that came into view.
 #[test]

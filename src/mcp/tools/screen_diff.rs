@@ -865,8 +865,7 @@ fn shifts(now: &[u64], then: &[u64], span: (u16, u16)) -> Vec<i16> {
 /// The bytes row `row` saves if it `slid` (its `first` and `count` aside): its cells outside
 /// the span are those of the seen row it came from (`then`), its kept cells too, marks
 /// included up to the row's last character, and they are not blanks only; no wide character
-/// is cut at the new columns' edges; the new columns take about a byte a cell up to their
-/// last character.
+/// is cut at the new columns' edges; the new columns take the bytes they are shown in.
 fn slide_saves(frame: &Frame, now: &[u64], then: &[u64], row: usize, slid: &Slid) -> Option<usize> {
     let cols = usize::from(frame.cols);
     let (from_col, to_col) = (usize::from(slid.from_col), usize::from(slid.to_col));
@@ -890,9 +889,8 @@ fn slide_saves(frame: &Frame, now: &[u64], then: &[u64], row: usize, slid: &Slid
         && !cut(new_to)
         && now[..from_col] == then[..from_col]
         && now[to_col..] == then[to_col..];
-    let new = &now[usize::from(new_from)..usize::from(new_to)];
-    let shown = new.iter().rposition(|cell| !blank(cell)).map_or(0, |at| at + 1);
-    same.then(|| frame.line(row).len().saturating_sub(shown))
+    // (Bytes, as the row's: a box-drawing character or a mark takes more than its cell.)
+    same.then(|| frame.line(row).len().saturating_sub(frame.window(row, new_from, new_to).len()))
 }
 
 /// The spans of columns to search for rows that slid, on rows `cols` wide: the whole row,
@@ -1503,6 +1501,31 @@ mod tests {
         assert_eq!(rebuilds(&before, changes, &after), Ok(()));
         let text = after.text(&shape);
         assert!(text.starts_with(&format!("0│{}\n1│PID\n2│USER\n3│TIME", opened[0])), "{text}");
+    }
+
+    /// A dialog drawn over rows of a bordered panel (mc's): its rows end with the border
+    /// character the panel's rows begin with, which a slide of all but one column keeps. Its
+    /// box-drawing characters take three bytes a cell, so sending them as "new columns" saves
+    /// nothing: the rows are sent whole, with no slide told.
+    #[test]
+    fn a_slide_keeping_a_border_cell_of_rows_of_box_characters_is_no_saving() {
+        let panel = "│ item          │ 1 │";
+        let dialog = "│ ├────────────┤ │ │";
+        let lines = |rows: &[&str]| -> Frame {
+            let mut all = vec![panel; 2];
+            all.extend_from_slice(rows);
+            all.extend(vec!["└──────────────┴───┘"; 6]);
+            frame(&all, (0, 0))
+        };
+        let before = lines(&[panel; 4]);
+        let after = lines(&[dialog; 4]);
+        assert_eq!(find_slide(&after, &before, |_| true), None);
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        seen.remember(id, Some(before));
+        let shape = seen.shape(id, &after, false);
+        let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
+        assert_eq!((changes.slid, &changes.rows), (None, &vec![2, 3, 4, 5]));
     }
 
     #[test]
