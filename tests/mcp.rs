@@ -2821,6 +2821,47 @@ fn a_dialog_over_a_bordered_panel_is_sent_as_whole_rows_not_a_slide() {
     client.finish();
 }
 
+/// A screen's title is named with the whole screen, and with its changes only when it changed
+/// since the screen they are counted from: a title a program set once (or left behind when it
+/// exited, as mc's) is not repeated in every look.
+#[test]
+fn the_title_is_named_with_changes_only_when_it_changed() {
+    if !common::require("python3") {
+        return;
+    }
+    let script = temp_file(
+        "titled.py",
+        "import sys, tty\n\
+         tty.setcbreak(0)\n\
+         def draw(title, row):\n\
+         \x20   sys.stdout.write('\\x1b]2;' + title + '\\x07\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(['top', row] + ['line %d' % i for i in range(12)]))\n\
+         \x20   sys.stdout.flush()\n\
+         \x20   sys.stdin.read(1)\n\
+         draw('my title', 'first')\n\
+         draw('my title', 'second')\n\
+         draw('new title', 'third')\n",
+    );
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", script.to_str().unwrap()]);
+    let started = client.call("terminal_start", json!({"argv": argv, "for_screen_text": "first"}));
+    assert!(text(&started).contains("title \"my title\""), "{}", text(&started));
+    let id = started["structuredContent"]["session_id"].clone();
+    let same = client
+        .call("terminal_send", json!({"session_id": id, "keys": "x", "for_screen_text": "second"}));
+    let shown = text(&same);
+    assert!(shown.contains("rows changed since") && !shown.contains("title"), "{shown}");
+    assert_eq!(same["structuredContent"]["screen"]["title"], "my title", "{same}");
+    let renamed = client
+        .call("terminal_send", json!({"session_id": id, "keys": "x", "for_screen_text": "third"}));
+    let shown = text(&renamed);
+    assert!(
+        shown.contains("rows changed since") && shown.contains("title \"new title\""),
+        "{shown}"
+    );
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// Text scrolled sideways (`less -S` and the right arrow) slides its rows to the left: they
 /// are sent as the columns that came into view.
 #[test]

@@ -66,13 +66,16 @@ pub(crate) struct Frame {
     cursor_line: Option<String>,
     /// Rows up to the last non-empty one or the cursor's.
     used: usize,
+    /// The window title.
+    title: String,
 }
 
 impl Frame {
     /// The bytes it holds, about: what [`SeenScreens`] counts against [`SCREEN_BYTES_KEPT`].
     fn bytes(&self) -> usize {
         let string = |s: &String| s.len() + std::mem::size_of::<String>();
-        self.lines.iter().chain(&self.texts).chain(&self.cursor_line).map(string).sum::<usize>()
+        let rows = self.lines.iter().chain(&self.texts).chain(&self.cursor_line);
+        rows.chain(std::iter::once(&self.title)).map(string).sum::<usize>()
             + self.runs.iter().map(|run| string(&run.label) + 8).sum::<usize>()
             + self.hashes.len() * 8
             + std::mem::size_of::<Frame>()
@@ -125,6 +128,7 @@ impl Frame {
             cursor_line,
             used: screen.used_rows(),
             hashes,
+            title: screen.title.clone(),
         }
     }
 
@@ -748,7 +752,7 @@ fn changes_since(frame: &Frame, seen: &Frame, look: u8) -> Changes {
     let slides = |row: u16| listed(row) && !whole(row);
     let slid = find_slide(frame, seen, slides);
     let rows = (0..frame.rows).filter(|&row| listed(row)).collect();
-    Changes { look, moved, slid, rows }
+    Changes { look, moved, slid, rows, title_changed: frame.title != seen.title }
 }
 
 /// The most blanks put before the cursor's mark past the end of its row's text; a cursor
@@ -986,6 +990,8 @@ pub(crate) struct Changes {
     pub(crate) slid: Option<Slid>,
     /// The rows that differ from that look, besides the block that moved, numbered.
     pub(crate) rows: Vec<u16>,
+    /// The window title differs from that look's.
+    pub(crate) title_changed: bool,
 }
 
 impl Changes {
@@ -1022,7 +1028,13 @@ impl Changes {
 
     /// What the screen block's header says of them.
     pub(crate) fn changed(&self) -> Changed {
-        Changed { rows: self.rows.len(), look: self.look, moved: self.moved, slid: self.slid }
+        Changed {
+            rows: self.rows.len(),
+            look: self.look,
+            moved: self.moved,
+            slid: self.slid,
+            title_changed: self.title_changed,
+        }
     }
 }
 
@@ -1298,7 +1310,13 @@ mod tests {
 
     /// Changes since the last look, with no block moved.
     fn rows(rows: &[u16]) -> Shape {
-        Shape::Changes(Changes { look: 1, moved: None, slid: None, rows: rows.to_vec() })
+        Shape::Changes(Changes {
+            look: 1,
+            moved: None,
+            slid: None,
+            rows: rows.to_vec(),
+            title_changed: false,
+        })
     }
 
     #[test]
@@ -1352,7 +1370,13 @@ mod tests {
         let moved = Some(Moved { from: 3, to: 0, count: 5 });
         assert_eq!(
             shape,
-            Shape::Changes(Changes { look: 1, moved, slid: None, rows: vec![5, 6, 7, 8] })
+            Shape::Changes(Changes {
+                look: 1,
+                moved,
+                slid: None,
+                rows: vec![5, 6, 7, 8],
+                title_changed: false
+            })
         );
         assert_eq!(scrolled.text(&shape), "5│note 9\n6│note 10\n7│note 11\n8│▌");
         // A row inserted above a list moves the list down.
@@ -1362,7 +1386,13 @@ mod tests {
         let moved = Some(Moved { from: 1, to: 2, count: 3 });
         assert_eq!(
             seen.shape(id, &frame(&inserted, (5, 0)), false),
-            Shape::Changes(Changes { look: 1, moved, slid: None, rows: vec![1] })
+            Shape::Changes(Changes {
+                look: 1,
+                moved,
+                slid: None,
+                rows: vec![1],
+                title_changed: false
+            })
         );
         // Changes longer than the whole screen: the whole screen.
         let short = |lines: &[&str]| Frame::new(&screen(lines, (5, 0)), &[], Styles::Meaningful);
@@ -1431,7 +1461,13 @@ mod tests {
         let slid = Some(Slid { first: 1, count: 5, by: 9, from_col: 0, to_col: 20, down: 0 });
         assert_eq!(
             shape,
-            Shape::Changes(Changes { look: 1, moved: None, slid, rows: vec![1, 2, 3, 4, 5] })
+            Shape::Changes(Changes {
+                look: 1,
+                moved: None,
+                slid,
+                rows: vec![1, 2, 3, 4, 5],
+                title_changed: false
+            })
         );
         assert_eq!(menu.text(&shape), "1│⟦Sort by⟧\n2│PID\n3│USER\n4│CPU%\n5│Command");
         // Scrolled sideways to the left: the new columns are at the right.
@@ -1842,7 +1878,8 @@ mod tests {
         seen.remember(id, Some(menu.clone()));
         // The menu closed, one process gone: one row since the previous different screen.
         let back = frame(&["PID", "1 init", "2 bash", "3 vim", "", "Quit"], (5, 0));
-        let changes = Changes { look: 2, moved: None, slid: None, rows: vec![4] };
+        let changes =
+            Changes { look: 2, moved: None, slid: None, rows: vec![4], title_changed: false };
         assert_eq!(seen.shape(id, &back, false), Shape::Changes(changes));
         // Only two looks are kept.
         seen.remember(id, Some(back.clone()));

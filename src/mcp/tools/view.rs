@@ -786,8 +786,10 @@ mod tests {
     #[test]
     fn the_whole_result_stays_within_max_bytes_and_the_overhead() {
         let screen = screen_of(worst::string(2000), vec![worst::string(40); 500]);
-        let rows =
-            |rows: Vec<u16>, moved| Shape::Changes(Changes { look: 2, moved, slid: None, rows });
+        // (The title changed: the header names it, the longest case.)
+        let rows = |rows: Vec<u16>, moved| {
+            Shape::Changes(Changes { look: 2, moved, slid: None, rows, title_changed: true })
+        };
         let moved = Some(Moved { from: 1, to: 0, count: 499 });
         let slid =
             Some(Slid { first: 0, count: 500, by: -999, from_col: 0, to_col: 1000, down: 0 });
@@ -796,7 +798,13 @@ mod tests {
             rows(vec![], None),
             rows(vec![], moved),
             rows((0..500).collect(), moved),
-            Shape::Changes(Changes { look: 2, moved, slid, rows: (0..500).collect() }),
+            Shape::Changes(Changes {
+                look: 2,
+                moved,
+                slid,
+                rows: (0..500).collect(),
+                title_changed: true,
+            }),
         ];
         let mut framing = 0;
         for (view, shape) in [View::New, View::Screen, View::Scrollback]

@@ -21,6 +21,8 @@ pub(crate) struct Changed {
     pub(crate) moved: Option<Moved>,
     /// A block of the listed rows that slid sideways, shown as only their new columns.
     pub(crate) slid: Option<Slid>,
+    /// The window title differs from that screen's (the header names it only then).
+    pub(crate) title_changed: bool,
 }
 
 /// A block of rows of a screen the caller saw that is on the screen again at another place
@@ -126,12 +128,14 @@ pub(crate) fn model_view(
         (true, false) => format!(", cursor row {} col {}", screen.cursor.row, screen.cursor.col),
         (false, _) => ", cursor hidden".to_owned(),
     };
-    let about = format!(
-        "{}x{}{cursor}{}",
-        screen.cols,
-        screen.rows,
-        if title.is_empty() { String::new() } else { format!(", title \"{title}\"") },
-    );
+    // The title when the screen is whole, or when it changed since the screen compared with
+    // (a title left by a program that exited is not repeated in every look).
+    let title = match changed {
+        None if title.is_empty() => String::new(),
+        Some(changed) if !changed.title_changed => String::new(),
+        _ => format!(", title \"{title}\""),
+    };
+    let about = format!("{}x{}{cursor}{title}", screen.cols, screen.rows);
     let mut block = match changed {
         None => format!("--- screen {about} ---\n"),
         Some(changed) => {
