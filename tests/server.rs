@@ -2309,3 +2309,25 @@ fn one_process_cannot_take_every_wait_of_a_session_through_many_connections() {
     let again = connections[2].call_tool("terminal_read", wait("go-ahead", 10_000)).unwrap();
     assert!(!again.is_error, "{}", again.text);
 }
+
+/// A wait that times out on a full-screen program shows its screen with the highlights it has
+/// (a menu's selected line), and remembers it so: the next look shows the row whose highlight
+/// went away as changed too.
+#[test]
+fn a_timed_out_waits_screen_keeps_its_highlights() {
+    let server = TestServer::start(&[]);
+    let menu = concat!(
+        r"printf '\033[?1049h\033[H\033[7mfirst\033[0m\nsecond\n'; read line; ",
+        r"printf '\033[Hfirst\n\033[7msecond (picked)\033[0m\n'; exec cat"
+    );
+    server.ok(&["start", "--name", "menu", "--", "sh", "-c", menu]);
+    let timed_out =
+        server.cli(&["wait", "menu", "--wait-screen", "never shown", "--timeout", "300"]);
+    assert_eq!(timed_out.status.code(), Some(124), "{}", describe(&timed_out));
+    let shown = String::from_utf8_lossy(&timed_out.stdout);
+    assert!(shown.contains("⟦first⟧") && !shown.contains("⟦second"), "{shown}");
+    // The highlight moves down: the row that lost it is shown too, now plain.
+    let moved = server.ok(&["send", "menu", "--submit", "--wait-screen", "picked"]);
+    let plain_first = moved.lines().any(|line| line == "first" || line == "0│first");
+    assert!(plain_first && moved.contains("⟦second (picked)⟧"), "{moved}");
+}

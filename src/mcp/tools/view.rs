@@ -355,13 +355,18 @@ pub(crate) fn show(
     };
     let timed_out = wait.is_some_and(|w| w.outcome == "timeout" && !w.implicit);
     // The screen with its styles when they are to be marked (a timed-out wait's screen, taken
-    // when it timed out, has none).
+    // when it timed out, has none: a look now gives them while the screen is still that one,
+    // else a selection's highlight would vanish from it, and from the screen remembered as
+    // seen that the next look is compared with).
     let look = || match args.styles {
         Styles::Off => session.screen().map(|screen| (screen, Vec::new())),
         _ => session.styled_screen().map(|styled| (styled.screen, styled.runs)),
     };
     let snapshot = match wait.and_then(|w| w.screen.clone()) {
-        Some(screen) if timed_out => Some((screen, Vec::new())),
+        Some(screen) if timed_out => match look() {
+            Ok(styled) if styled.0 == screen => Some(styled),
+            _ => Some((screen, Vec::new())),
+        },
         _ if args.view == View::Screen => Some(look()?),
         _ => look().ok(),
     };
