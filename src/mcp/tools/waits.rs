@@ -323,7 +323,9 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
             ..report("waiting_for_input", None, None)
         },
         Fired::Matched(found) => report("matched", Some(found.text), None),
-        Fired::Exited { .. } => report("exited", None, None),
+        Fired::Exited { .. } => {
+            Report { printed_before: printed_before(session, plan), ..report("exited", None, None) }
+        }
         Fired::Closed => report("closed", None, None),
         Fired::Cancelled => report("cancelled", None, None),
         Fired::Timeout => Report {
@@ -434,7 +436,10 @@ impl Report {
             "exited" if condition.contains(", exit") || condition.contains("[exit") => {
                 format!("exited after {secs:.2} s")
             }
-            "exited" => format!("exited while waiting for {condition}, after {secs:.2} s"),
+            "exited" => format!(
+                "exited while waiting for {condition}, after {secs:.2} s{}",
+                self.before_the_wait()
+            ),
             "closed" => format!("the session was closed during the wait, after {secs:.2} s"),
             "cancelled" => format!("wait cancelled after {secs:.2} s"),
             "waiting_for_input" => format!(
