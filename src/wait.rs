@@ -112,6 +112,9 @@ pub(crate) struct StateView {
     /// A full-screen program that does nothing but redraw on a timer (`watch`): what it
     /// prints on each tick is no activity, and it has settled.
     pub redrawing: bool,
+    /// The program is in a sleep this long, longer than any default wait (`sleep 300`): it
+    /// settles once quiet, and says so.
+    pub sleeping: Option<Duration>,
 }
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
@@ -462,6 +465,13 @@ impl Until {
                     location: Location::Session,
                 });
             }
+            Cond::Settled(d) if view.quiet_for >= *d && view.input_wait.is_none() => {
+                let condition = match view.sleeping {
+                    Some(sleep) => format!("sleeping {} s", sleep.as_secs()),
+                    None => self.to_string(),
+                };
+                return Some(Match { condition, text: String::new(), location: Location::Session });
+            }
             Cond::Settled(d) => view.quiet_for >= *d && view.input_wait != Some(false),
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
@@ -810,6 +820,7 @@ mod tests {
             line_input: false,
             answered_since: true,
             redrawing: false,
+            sleeping: None,
         };
         let asks = Until::asks_for_line();
         assert_eq!(asks.recheck_in(&view(100)), Some(ASKED_STILL - ms(100)));
@@ -818,6 +829,30 @@ mod tests {
         }
         assert_eq!(asks.recheck_in(&view(700)), Some(ASKED_POLL));
         assert_eq!(asks.recheck_in(&view(5000)), Some(ASKED_POLL));
+    }
+
+    /// A program in a sleep longer than any default wait settles it once quiet, and the
+    /// match says why; one whose wait for input /proc denied is not settled by silence.
+    #[test]
+    fn a_long_sleep_settles_the_default_wait_and_says_so() {
+        let ms = Duration::from_millis;
+        let view = |quiet, input_wait, sleeping| StateView {
+            quiet_for: ms(quiet),
+            stable_for: ms(quiet),
+            at_prompt: false,
+            input_wait,
+            settle: ms(100),
+            line_input: false,
+            answered_since: true,
+            redrawing: false,
+            sleeping,
+        };
+        let settled = Until::settled(ms(1250));
+        let found = |view: &StateView| settled.match_state(view).map(|m| m.condition);
+        assert_eq!(found(&view(1300, None, Some(ms(30_000)))).as_deref(), Some("sleeping 30 s"));
+        assert_eq!(found(&view(1000, None, Some(ms(30_000)))), None, "not quiet long enough");
+        assert_eq!(found(&view(1300, None, None)).as_deref(), Some("quiet for 1250 ms"));
+        assert_eq!(found(&view(1300, Some(false), None)), None, "busy");
     }
 
     /// A line is searched whole, for a match that ends past what was read.

@@ -1066,6 +1066,22 @@ fn the_default_wait_settles_a_loop_ticking_with_nothing_to_print() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A program in a sleep longer than the default wait's 10 s (`sleep 300`, Python's
+/// `time.sleep(60)`) settles it once quiet, and the result says so: it took the whole 10 s,
+/// then said the program was still busy. A shorter sleep before output is still waited out
+/// (`the_default_wait_waits_out_a_quiet_busy_program`).
+#[test]
+fn the_default_wait_settles_a_sleep_longer_than_itself() {
+    if !require("python3") {
+        return;
+    }
+    let python = "import time; print('started', flush=True); time.sleep(60)";
+    settle_soon(&[
+        (vec!["sh", "-c", "echo started; sleep 300; echo never"], ": sleeping 300 s"),
+        (vec!["python3", "-c", python], "s: sleeping 5"),
+    ]);
+}
+
 /// A script's run of short sleeps with nothing printed between them (`sleep 1; sleep 1; sleep
 /// 1; echo done`) is followed to its end, typed at a shell's prompt as run by `sh -c`: each
 /// `sleep` a process of its own, as in a loop's ticks, it was taken for a loop ticking with

@@ -73,6 +73,15 @@ pub(crate) enum InputWait {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
     },
+    /// Not waiting for input: every member asleep, one in a sleep longer than
+    /// [`CLOCK_HORIZON`] (`sleep 300`), none on a clock about to go off: nothing happens that a
+    /// default wait could wait for, and it settles once quiet, saying so.
+    Sleeping {
+        /// Human-readable explanation, naming the process responsible.
+        reason: String,
+        /// The sleep's length (or what is left of a sleep until a point in time).
+        timer: std::time::Duration,
+    },
     /// Not waiting for input: every member is stopped (Ctrl-Z, SIGSTOP, SIGTTIN), and nothing
     /// happens until it is continued (SIGCONT).
     Stopped {
@@ -554,6 +563,9 @@ struct ThreadObs {
     /// A short sleep the thread is in that is an idle tick or a repeated one (see
     /// [`SleepTick`]).
     tick: Option<SleepTick>,
+    /// The timer of a sleep the thread is in that goes off after [`CLOCK_HORIZON`]: one no
+    /// default wait can wait for (`sleep 300`).
+    long_sleep: Option<std::time::Duration>,
 }
 
 /// A sleep of a known length a thread is in, when it says the program only ticks.
@@ -1197,7 +1209,8 @@ mod linux {
 
     /// Observes one thread; `None` if it is gone or dead.
     pub(super) fn observe_thread(base: &str, tid: i32, probe: Probe<'_>) -> Option<ThreadObs> {
-        let obs = |activity| Some(ThreadObs { tid, activity, clock: None, tick: None });
+        let obs =
+            |activity| Some(ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None });
         let stat = match fs::read(format!("{base}/stat")) {
             Ok(data) => match parse_stat(&data) {
                 Ok(stat) => stat,
@@ -1225,7 +1238,9 @@ mod linux {
                         let sleep = sleep_of(base, &text, &activity);
                         let clock = clock_due(base, tid, &text, &activity, sleep, probe);
                         let tick = sleep_tick(base, tid, sleep, probe);
-                        return Some(ThreadObs { tid, activity, clock, tick });
+                        let long_sleep =
+                            sleep.map(|(timer, _)| timer).filter(|t| *t > CLOCK_HORIZON);
+                        return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
                 },
@@ -2274,6 +2289,7 @@ mod linux {
                 }
                 InputWait::NotWaiting { .. }
                 | InputWait::Ticking { .. }
+                | InputWait::Sleeping { .. }
                 | InputWait::Stopped { .. }
                 | InputWait::Unknown { .. } => return None,
             }
@@ -2454,6 +2470,8 @@ mod linux {
         // A member's short sleep that it goes back to again and again (see [`SleepTick`]),
         // with its reason.
         let mut repeating: Option<String> = None;
+        // A member's sleep longer than [`CLOCK_HORIZON`], with its reason.
+        let mut long_sleep: Option<(String, std::time::Duration)> = None;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             let observed = observe_process(member.pid, probe);
@@ -2483,6 +2501,11 @@ mod linux {
                 {
                     let ms = again.timer.as_millis();
                     repeating = Some(format!("{} redraws on a {ms} ms timer", who()));
+                }
+                if long_sleep.is_none()
+                    && let Some(timer) = threads.iter().find_map(|t| t.long_sleep)
+                {
+                    long_sleep = Some((format!("{} sleeps {} s", who(), timer.as_secs()), timer));
                 }
             }
             match observed {
@@ -2524,6 +2547,7 @@ mod linux {
                 Some((
                     not @ (InputWait::NotWaiting { .. }
                     | InputWait::Ticking { .. }
+                    | InputWait::Sleeping { .. }
                     | InputWait::Stopped { .. }),
                     _,
                 )) => {
@@ -2584,12 +2608,16 @@ mod linux {
                         return wait;
                     }
                     // Every member asleep, one ticking on a short timer with nothing to
-                    // print, none on a clock about to go off: a poll of the world outside.
-                    // Else one that goes back to the same short sleep again and again, whatever
-                    // it prints: a program that redraws on a timer.
-                    return match (tick, clock, repeating) {
-                        (Some(reason), None, _) => InputWait::Outside { reason },
-                        (_, _, Some(reason)) => InputWait::Ticking { reason },
+                    // print, or in a sleep longer than any default wait, none on a clock about
+                    // to go off: a poll of the world outside, or nothing to wait for. Else one
+                    // that goes back to the same short sleep again and again, whatever it
+                    // prints: a program that redraws on a timer.
+                    return match (tick, long_sleep, clock, repeating) {
+                        (Some(reason), _, None, _) => InputWait::Outside { reason },
+                        (None, Some((reason, timer)), None, _) => {
+                            InputWait::Sleeping { reason, timer }
+                        }
+                        (_, _, _, Some(reason)) => InputWait::Ticking { reason },
                         _ => not,
                     };
                 }
@@ -2834,6 +2862,7 @@ mod tests {
             activity: Activity::Other(what.into()),
             clock: None,
             tick: None,
+            long_sleep: None,
         };
         let poll = format!("poll {NOT_THE_TERMINAL}");
         let sockets = format!("epoll_wait {ON_SOCKETS}");
@@ -2854,8 +2883,13 @@ mod tests {
         assert!(!waits_outside(&[t(1, "futex")]));
         assert!(!waits_outside(&[t(1, "select on no descriptor (a sleep)")]));
         assert!(!waits_outside(&[t(1, "read on /home/x/file")]));
-        let working =
-            ThreadObs { tid: 2, activity: Activity::NotSleeping('R'), clock: None, tick: None };
+        let working = ThreadObs {
+            tid: 2,
+            activity: Activity::NotSleeping('R'),
+            clock: None,
+            tick: None,
+            long_sleep: None,
+        };
         assert!(!waits_outside(&[t(1, &poll), working]));
         assert!(!waits_outside(&[]));
     }
@@ -2880,7 +2914,8 @@ mod tests {
 
     #[test]
     fn decide_combinations() {
-        let t = |tid, activity| ThreadObs { tid, activity, clock: None, tick: None };
+        let t =
+            |tid, activity| ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None };
         let input = || Activity::Input("read".into());
         let futex = || Activity::Other("futex".into());
         let who = "pid 10 (x)";

@@ -204,11 +204,14 @@ impl Reactor {
             || slot.waiters.iter().any(|w| w.until.needs_busy_check()) && quiet_for >= settle;
         // Whether the program waits for input, and which process reads.
         let mut redrawing = false;
+        let mut sleeping = None;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
             let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for);
             let undecided = matches!(
                 answer,
-                procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. }
+                procfs::InputWait::Outside { .. }
+                    | procfs::InputWait::Sleeping { .. }
+                    | procfs::InputWait::Unknown { .. }
             );
             if !undecided {
                 slot.first_seen_undecided.forget();
@@ -233,12 +236,20 @@ impl Reactor {
                 // one blocked in `accept`, while the main thread sleeps on a clock) can be
                 // caught in a moment that reads so, and a wait would settle before the
                 // clock's end.
-                procfs::InputWait::Outside { .. } | procfs::InputWait::Unknown { .. } => {
+                // So does one in a sleep longer than any default wait (`sleep 300`).
+                procfs::InputWait::Outside { .. }
+                | procfs::InputWait::Sleeping { .. }
+                | procfs::InputWait::Unknown { .. } => {
                     let activity = slot.activity();
                     let key = (activity, group.unwrap_or(0));
                     let expire = CONFIRM_UNDECIDED * 4;
                     match slot.first_seen_undecided.confirm_within(key, CONFIRM_UNDECIDED, expire) {
-                        Confirmation::Confirmed => (None, None),
+                        Confirmation::Confirmed => {
+                            if let procfs::InputWait::Sleeping { timer, .. } = answer {
+                                sleeping = Some(timer);
+                            }
+                            (None, None)
+                        }
                         Confirmation::New | Confirmation::Confirming => (Some(false), None),
                     }
                 }
@@ -259,6 +270,7 @@ impl Reactor {
             input_wait,
             settle,
             redrawing,
+            sleeping,
             answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {
@@ -715,6 +727,7 @@ impl Reactor {
                 procfs::InputWait::Stopped { .. } => Activity::Stopped,
                 procfs::InputWait::NotWaiting { .. }
                 | procfs::InputWait::Outside { .. }
+                | procfs::InputWait::Sleeping { .. }
                 | procfs::InputWait::Ticking { .. } => {
                     quiet_or_running(since_output, self.config.quiet)
                 }
