@@ -395,9 +395,7 @@ pub(crate) fn show(
         row[..byte_at_cell(row, s.cursor.col)].to_owned()
     });
     let screen = snapshot.filter(|s| {
-        args.view == View::Screen
-            || s.alternate
-            || (timed_out && !output_shows(&new.text, s) && !read_before(session, &new, s))
+        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
     });
     let id = session.id();
     let seen = &call.caller.seen;
@@ -509,32 +507,6 @@ fn output_shows(output: &str, screen: &Screen) -> bool {
     let lines: Vec<&str> = output.split('\n').map(str::trim_end).collect();
     let rows: Vec<&str> = rows.map(|row| row.trim_end()).collect();
     lines.ends_with(&rows)
-}
-
-/// Whether the caller has read every row of the primary `screen` (down to the cursor's, with
-/// nothing below it) before this call or in its `new` output, read whole: the rows are the
-/// transcript's last lines (a shell's earlier output above a command that goes on quietly).
-/// Then a timed-out wait leaves the screen out instead of repeating lines read before.
-fn read_before(session: &Session, new: &NewOutput, screen: &Screen) -> bool {
-    let cursor = usize::from(screen.cursor.row);
-    let whole = new.omitted == 0 && new.later == 0 && new.missed_lines == 0;
-    if !whole
-        || new.position_forgotten
-        || screen.lines.iter().skip(cursor + 1).any(|r| !r.is_empty())
-    {
-        return false;
-    }
-    let rows: Vec<String> =
-        screen_lines(screen, cursor).into_iter().skip_while(String::is_empty).collect();
-    let Ok(end) = session.transcript_lines(0..0, 0).map(|lines| lines.end) else {
-        return false;
-    };
-    let start = end.saturating_sub(rows.len() as u64);
-    let Ok(tail) = session.transcript_lines(start..end, SCREEN_READ_BYTES) else {
-        return false;
-    };
-    let lines = tail.lines.iter().map(|(_, line)| unspaced(line));
-    tail.lines.len() == rows.len() && lines.eq(rows.iter().cloned())
 }
 
 /// Lays a reading out within `budget`: the program, the wait's condition and matched text
