@@ -1977,13 +1977,28 @@ fn shell_commands_report_output_and_exit_codes() {
     client.tool("terminal_send", json!({"session_id": shell, "keys": "<C-u>"}));
     let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo ho"}));
     assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("ho\n"), json!(0)));
-    // One that left text after the cursor is not.
-    client.tool("terminal_send", json!({"session_id": shell, "keys": "abc<Left><Left><C-u>"}));
-    let message = client.tool_error(
-        "terminal_run",
-        json!({"session_id": shell, "command": "echo hi", "timeout_ms": 60000}),
-    );
-    assert!(message.contains("keys=\"<C-u><Enter>\""), "{message}");
+    // One that left text after the cursor is not; nor one whose last key was not the line
+    // kill (a Ctrl-X waiting for its second key: Ctrl-X Ctrl-U is readline's undo, which
+    // brought `echo XYZ` back before the command), nor one after an Escape (a vi-mode line
+    // editor out of insert mode would take the command for its commands).
+    let refused = |client: &mut Client, keys: &[&str]| {
+        client.tool(
+            "terminal_send",
+            json!({"session_id": shell, "keys": "<C-g><C-e><C-u><Enter>", "prompt": true}),
+        );
+        for keys in keys {
+            client.tool("terminal_send", json!({"session_id": shell, "keys": keys}));
+        }
+        let message = client.tool_error(
+            "terminal_run",
+            json!({"session_id": shell, "command": "echo hi", "timeout_ms": 60000}),
+        );
+        assert!(message.contains("keys=\"<C-u><Enter>\""), "{keys:?}: {message}");
+    };
+    refused(&mut client, &["abc<C-b><C-b><C-u>"]);
+    refused(&mut client, &["echo XYZ<C-u>", "<C-x>"]);
+    refused(&mut client, &["echo XYZ<C-u><C-x>", "<C-u>"]);
+    refused(&mut client, &["echo XYZ<Esc><C-u>"]);
     client.finish();
 }
 

@@ -327,6 +327,15 @@ struct Slot {
     /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
     /// drew for keys before it.
     input_ends_unfinished: bool,
+    /// The last input queued ended with a key that kills a line editor's line (Ctrl-U), not
+    /// as the second key of another (Ctrl-X Ctrl-U is readline's undo, Ctrl-V Ctrl-U a
+    /// quoted character): see [`Slot::typed_line_cleared`].
+    input_ends_in_line_kill: bool,
+    /// The last byte of the input queued last, if it was typed (keys, text or a paste).
+    last_typed_byte: Option<u8>,
+    /// When an Escape was last typed (alone, or starting a key code): a line editor in vi
+    /// mode may have left insert mode since.
+    escape_typed: Option<Instant>,
     /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see
@@ -413,14 +422,36 @@ impl Slot {
         self.last_output.max(self.last_input).max(self.last_resize)
     }
 
-    /// Whether keys typed at the shell's prompt since it drew it left its command line empty
-    /// (`<C-u>` typed to clear it): the shell was seen waiting for input after the last
-    /// activity (it read them and answered), and the cursor stands where the prompt's input
-    /// starts, nothing after it on its row.
+    /// Notes input queued now: `typed`, the bytes typed (keys, text, a paste), or `None` for
+    /// a signal, which ends no key code and kills no line.
+    fn note_input(&mut self, typed: Option<&[u8]>) {
+        self.last_input = Instant::now();
+        let bytes = typed.unwrap_or_default();
+        self.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
+        let before = match bytes {
+            [.., before, _] => Some(*before),
+            _ => self.last_typed_byte,
+        };
+        self.input_ends_in_line_kill =
+            bytes.last() == Some(&0x15) && !matches!(before, Some(0x16 | 0x18));
+        self.last_typed_byte = bytes.last().copied();
+        if bytes.contains(&0x1b) {
+            self.escape_typed = Some(self.last_input);
+        }
+    }
+
+    /// Whether keys typed at the shell's prompt since it drew it left its command line empty:
+    /// the last of them killed the line (`<C-u>`), no Escape among them (a vi-mode editor
+    /// would be out of insert mode), the shell was seen waiting for input after them (it read
+    /// them and answered), and the cursor stands where the prompt's input starts, nothing
+    /// after it on its row.
     fn typed_line_cleared(&self) -> bool {
         let activity = self.activity();
-        self.seen_waiting.get().is_some_and(|(at, _, _)| at == activity)
-            && self.terminal.shell().input_cell == Some(self.terminal.cursor_cell())
+        let shell = self.terminal.shell();
+        self.input_ends_in_line_kill
+            && self.escape_typed.is_none_or(|at| shell.prompt_at.is_some_and(|p| at < p))
+            && self.seen_waiting.get().is_some_and(|(at, _, _)| at == activity)
+            && shell.input_cell == Some(self.terminal.cursor_cell())
             && self.terminal.cursor_after_text()
     }
 

@@ -212,6 +212,9 @@ impl Reactor {
                 last_output: now,
                 last_input: now,
                 input_ends_unfinished: false,
+                input_ends_in_line_kill: false,
+                last_typed_byte: None,
+                escape_typed: None,
                 submitted: None,
                 bytes_in: 0,
                 bytes_out: 0,
@@ -396,8 +399,7 @@ impl Reactor {
                 recorder.input(bytes);
             }
         }
-        slot.last_input = Instant::now();
-        slot.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
+        slot.note_input(Some(bytes));
         if matches!(bytes.last(), Some(b'\r' | b'\n')) {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
@@ -417,7 +419,7 @@ impl Reactor {
     fn interrupt(&mut self, id: SessionId, signal: rustix::process::Signal) -> Result<()> {
         self.drop_queued_input(id.0);
         let slot = self.slot(id)?;
-        slot.last_input = Instant::now();
+        slot.note_input(None);
         let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
         if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
             let _ = rustix::process::kill_process_group(group, signal);
@@ -489,8 +491,7 @@ impl Reactor {
                 reply: if last { reply.take() } else { None },
             });
         }
-        slot.last_input = Instant::now();
-        slot.input_ends_unfinished = false;
+        slot.note_input(Some(&bytes));
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);
     }
@@ -588,7 +589,7 @@ impl Reactor {
         // A signal stirs the program as input does: what it showed before (a prompt, a wait
         // for input) no longer tells what it does, until it has answered.
         if let Some(slot) = self.sessions.get_mut(&id.0) {
-            slot.last_input = Instant::now();
+            slot.note_input(None);
         }
         Ok(SignalReport { signal, groups, names })
     }
