@@ -304,7 +304,9 @@ impl Until {
     /// not known to be busy: its foreground group is waiting for input, or `/proc` cannot tell
     /// (a program running as another user). A program computing, sleeping or waiting on a
     /// child for longer (`bc` on a long sum, a debugged program in `sleep`) is waited for:
-    /// taken for settled, it would be sent input meant for the step after its answer.
+    /// taken for settled, it would be sent input meant for the step after its answer. One in a
+    /// sleep with more than [`CLOCK_HORIZON`](crate::os::procfs::CLOCK_HORIZON) left
+    /// (`sleep 300`) has nothing to answer within a wait: it settles, naming the sleep.
     pub(crate) fn settled(duration: Duration) -> Until {
         Until(Cond::Settled(duration))
     }
@@ -467,7 +469,7 @@ impl Until {
             }
             Cond::Settled(d) if view.quiet_for >= *d && view.input_wait.is_none() => {
                 let condition = match view.sleeping {
-                    Some(sleep) => format!("sleeping {} s", sleep.as_secs()),
+                    Some(sleep) => format!("sleeping {} s more", sleep.as_secs()),
                     None => self.to_string(),
                 };
                 return Some(Match { condition, text: String::new(), location: Location::Session });
@@ -849,7 +851,10 @@ mod tests {
         };
         let settled = Until::settled(ms(1250));
         let found = |view: &StateView| settled.match_state(view).map(|m| m.condition);
-        assert_eq!(found(&view(1300, None, Some(ms(30_000)))).as_deref(), Some("sleeping 30 s"));
+        assert_eq!(
+            found(&view(1300, None, Some(ms(30_000)))).as_deref(),
+            Some("sleeping 30 s more")
+        );
         assert_eq!(found(&view(1000, None, Some(ms(30_000)))), None, "not quiet long enough");
         assert_eq!(found(&view(1300, None, None)).as_deref(), Some("quiet for 1250 ms"));
         assert_eq!(found(&view(1300, Some(false), None)), None, "busy");

@@ -1077,9 +1077,28 @@ fn the_default_wait_settles_a_sleep_longer_than_itself() {
     }
     let python = "import time; print('started', flush=True); time.sleep(60)";
     settle_soon(&[
-        (vec!["sh", "-c", "echo started; sleep 300; echo never"], ": sleeping 300 s"),
+        (vec!["sh", "-c", "echo started; sleep 300; echo never"], ": sleeping 29"),
         (vec!["python3", "-c", python], "s: sleeping 5"),
     ]);
+    // Not a sleep with less than the wait left (`sleep 11`, 2 s in: its length is no more
+    // than an upper bound of what is left), nor one beside a child that left the group
+    // (`timeout` runs its command in a group of its own), which may print.
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["sh", "-c", "echo started; sleep 11; echo done; exec cat"]);
+    let started = client.tool("terminal_start", json!({"argv": argv, "for_text": "started"}));
+    let id = started["session_id"].clone();
+    client
+        .call("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 2000}));
+    let read = text(&client.call("terminal_read", json!({ "session_id": id })));
+    assert!(!read.contains("sleeping"), "a sleep with 9 s left: {read}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    let script = "sleep 300 & timeout 20 sh -c 'sleep 3; echo late'; echo end; wait";
+    let result = client.call("terminal_start", json!({"argv": ["sh", "-c", script]}));
+    let said = text(&result);
+    assert!(said.contains("late") && !said.contains("sleeping"), "{said}");
+    client
+        .call("terminal_close", json!({ "session_id": result["structuredContent"]["session_id"] }));
+    client.finish();
 }
 
 /// A script's run of short sleeps with nothing printed between them (`sleep 1; sleep 1; sleep

@@ -1238,8 +1238,7 @@ mod linux {
                         let sleep = sleep_of(base, &text, &activity);
                         let clock = clock_due(base, tid, &text, &activity, sleep, probe);
                         let tick = sleep_tick(base, tid, sleep, probe);
-                        let long_sleep =
-                            sleep.map(|(timer, _)| timer).filter(|t| *t > CLOCK_HORIZON);
+                        let long_sleep = sleep.and_then(|sleep| sleep_left(base, sleep));
                         return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
@@ -1517,6 +1516,34 @@ mod linux {
             }
             _ => None,
         }
+    }
+
+    /// What is left at least of a sleep (`sleep`, see [`sleep_of`]) of the thread at `base`,
+    /// when it is longer than [`CLOCK_HORIZON`]: a sleep until a point in time tells it; a
+    /// sleep of a length began no earlier than the thread, so at least its length less the
+    /// thread's age is left (`sleep 300`, a process of its own, tells it nearly exactly).
+    fn sleep_left(
+        base: &str,
+        (timer, until): (std::time::Duration, bool),
+    ) -> Option<std::time::Duration> {
+        let left = match until {
+            true => timer,
+            false => timer.checked_sub(thread_age(base)?)?,
+        };
+        (left > CLOCK_HORIZON).then_some(left)
+    }
+
+    /// How long ago the thread at `base` started (field 22 of its `stat`, in clock ticks
+    /// since boot).
+    fn thread_age(base: &str) -> Option<std::time::Duration> {
+        let stat = fs::read_to_string(format!("{base}/stat")).ok()?;
+        // (After the name, whose parentheses may hold anything: the state is field 3.)
+        let fields = &stat[stat.rfind(')')? + 1..];
+        let ticks: u64 = fields.split_ascii_whitespace().nth(22 - 3)?.parse().ok()?;
+        let per_second = rustix::param::clock_ticks_per_second();
+        let started =
+            std::time::Duration::from_millis(ticks.checked_mul(1000)? / per_second.max(1));
+        Some(clock_now(7)?.saturating_sub(started))
     }
 
     /// The time on the clock `clock` (a `clockid_t`: realtime, monotonic or boottime) now.
@@ -2196,6 +2223,23 @@ mod linux {
         hosted
     }
 
+    /// Whether member `pid` of a group (`members`), every thread of which waits behind
+    /// something (`threads`, see [`idle_behind`]), only sleeps longer than [`CLOCK_HORIZON`]
+    /// or waits for children that are members too (a shell running `sleep 300`): not for a
+    /// pipe, nor for a child that left the group (`timeout` runs its command in a group of its
+    /// own), which may print.
+    fn asleep_long(
+        pid: i32,
+        threads: &[ThreadObs],
+        members: &[ProcStat],
+        candidates: Option<&[i32]>,
+    ) -> bool {
+        let for_children = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if matches!(what.as_str(), "wait4" | "waitid" | "do_wait"));
+        threads.iter().all(|t| t.long_sleep.is_some())
+            || threads.iter().all(for_children)
+                && children(pid, candidates).iter().all(|c| members.iter().any(|m| m.pid == c.pid))
+    }
+
     /// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`
     /// when it hosts none (it reads the terminal for itself); else waiting when the foreground
     /// group of every one waits, busy when one is (a command `sudo` runs still works, though
@@ -2470,8 +2514,11 @@ mod linux {
         // A member's short sleep that it goes back to again and again (see [`SleepTick`]),
         // with its reason.
         let mut repeating: Option<String> = None;
-        // A member's sleep longer than [`CLOCK_HORIZON`], with its reason.
+        // A member's sleep longer than [`CLOCK_HORIZON`], with its reason, and whether every
+        // member waiting behind something is in one or waits for members (see
+        // [`asleep_long`]).
         let mut long_sleep: Option<(String, std::time::Duration)> = None;
+        let mut only_long_sleeps = true;
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             let observed = observe_process(member.pid, probe);
@@ -2505,7 +2552,8 @@ mod linux {
                 if long_sleep.is_none()
                     && let Some(timer) = threads.iter().find_map(|t| t.long_sleep)
                 {
-                    long_sleep = Some((format!("{} sleeps {} s", who(), timer.as_secs()), timer));
+                    long_sleep =
+                        Some((format!("{} sleeps {} s more", who(), timer.as_secs()), timer));
                 }
             }
             match observed {
@@ -2536,6 +2584,7 @@ mod linux {
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
                     behind.get_or_insert(not);
                     behind_pids.push(member.pid);
+                    only_long_sleeps &= asleep_long(member.pid, &threads, &members, candidates);
                 }
                 Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
                     outside.get_or_insert(reason);
@@ -2614,7 +2663,7 @@ mod linux {
                     // prints: a program that redraws on a timer.
                     return match (tick, long_sleep, clock, repeating) {
                         (Some(reason), _, None, _) => InputWait::Outside { reason },
-                        (None, Some((reason, timer)), None, _) => {
+                        (None, Some((reason, timer)), None, _) if only_long_sleeps => {
                             InputWait::Sleeping { reason, timer }
                         }
                         (_, _, _, Some(reason)) => InputWait::Ticking { reason },

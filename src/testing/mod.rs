@@ -256,7 +256,12 @@ mod tests {
     #[test]
     fn the_crates_directory_is_redacted() {
         let dir = env!("CARGO_MANIFEST_DIR");
-        assert_eq!(std::env::var("CARGO_MANIFEST_DIR").as_deref(), Ok(dir), "run by cargo");
+        // (Only as `cargo test` runs it: a binary run by hand has no such variable, and the
+        // redaction then does nothing, as its documentation says.)
+        if std::env::var("CARGO_MANIFEST_DIR").as_deref() != Ok(dir) {
+            assert_eq!(Redactions::new().crate_dir(), Redactions::new());
+            return;
+        }
         let text = format!("panicked at {dir}/src/lib.rs:1:5");
         let redacted = Redactions::new().crate_dir().apply(&text);
         assert_eq!(redacted, "panicked at [CRATE]/src/lib.rs:1:5");
