@@ -522,14 +522,7 @@ fn bad_arguments_exit_2_naming_the_argument() {
 
 #[test]
 fn help_explains_every_step_and_option_with_examples() {
-    for args in [
-        &["--help"][..],
-        &["-h"],
-        &["help"],
-        &["run", "--help"],
-        &["help", "run"],
-        &["run", "--send", "x", "-h"],
-    ] {
+    for args in [&["run", "--help"][..], &["help", "run"], &["run", "--send", "x", "-h"]] {
         let output = termloom(args);
         assert_code(&output, 0);
         let help = stdout(&output);
@@ -549,6 +542,49 @@ fn help_explains_every_step_and_option_with_examples() {
     let output = termloom(&["--version"]);
     assert_code(&output, 0);
     assert!(stdout(&output).starts_with("termloom "));
+}
+
+/// `termloom help` (and `--help`, `-h`) is a short overview: a line a command, under the help
+/// that gives its details, each of which exists; it was `run`'s whole reference (212 lines),
+/// with the commands of an agent that has only a shell a pointer among them.
+#[test]
+fn the_bare_help_is_a_short_overview_naming_where_the_details_are() {
+    let overview = stdout(&termloom(&["help"]));
+    for args in [&["--help"][..], &["-h"], &["-L", "elsewhere", "help"]] {
+        let output = termloom(args);
+        assert_code(&output, 0);
+        assert_eq!(stdout(&output), overview, "{args:?}");
+    }
+    assert!(overview.lines().count() <= 40, "{} lines:\n{overview}", overview.lines().count());
+    assert!(!overview.contains("Exit status") && !overview.contains("--wait-text"), "{overview}");
+    let commands = [
+        "run",
+        "start",
+        "send",
+        "wait",
+        "read",
+        "screen",
+        "exec",
+        "signal",
+        "resize",
+        "close",
+        "list",
+        "kill-server",
+        "attach",
+        "server",
+        "mcp",
+    ];
+    for command in commands {
+        let line = overview.lines().find(|l| l.split_whitespace().next() == Some(command));
+        assert!(line.is_some_and(|l| l.len() > command.len() + 10), "{command}:\n{overview}");
+        let details = termloom(&["help", command]);
+        assert_code(&details, 0);
+        assert!(stdout(&details).len() > overview.len() / 4, "{command}");
+    }
+    for topic in ["`termloom help run`", "`termloom help sessions`", "`termloom help CMD`"] {
+        assert!(overview.contains(topic), "{topic}:\n{overview}");
+    }
+    assert_code(&termloom(&["help", "sessions"]), 0);
 }
 
 #[cfg(target_os = "linux")]

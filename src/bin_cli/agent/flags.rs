@@ -146,6 +146,8 @@ pub(super) struct CommandDef {
     /// Positional arguments, in order (`ID`, `CMD`...).
     pub(super) positional: &'static [&'static str],
     pub(super) flags: &'static [&'static [Flag]],
+    /// What it does, in one line of the overview (`termloom help`).
+    pub(super) brief: &'static str,
     pub(super) summary: &'static str,
 }
 
@@ -155,6 +157,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_start",
         positional: &[],
         flags: &[START, WAIT, VIEW, OUTPUT],
+        brief: "Start a session (a shell, or PROGRAM); wait until it settles.",
         summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
     },
     CommandDef {
@@ -162,6 +165,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_send",
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW, OUTPUT],
+        brief: "Type text, keys or a paste into a session, then wait.",
         summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
@@ -169,6 +173,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_read",
         positional: &["ID"],
         flags: &[WAIT, VIEW, OUTPUT],
+        brief: "Wait for text, a prompt, an exit...; show what is new.",
         summary: "ID WAIT... [--view V] [--max-bytes N]\n  Waits for a condition; shows what is new.",
     },
     CommandDef {
@@ -176,6 +181,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_read",
         positional: &["ID"],
         flags: &[VIEW, LOOKUP, WAIT, OUTPUT],
+        brief: "What is new in a session, its scrollback, or a look-up.",
         summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
     },
     CommandDef {
@@ -183,6 +189,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_read",
         positional: &["ID"],
         flags: &[OUTPUT],
+        brief: "A session's whole screen.",
         summary: "ID [--max-bytes N]\n  The whole screen.",
     },
     CommandDef {
@@ -190,6 +197,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_run",
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
+        brief: "Run a command in a shell session: its output and code.",
         summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
     },
     CommandDef {
@@ -197,6 +205,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_signal",
         positional: &["ID", "SIGNAL"],
         flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
+        brief: "Send a signal to a session's program.",
         summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
     },
     CommandDef {
@@ -204,6 +213,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_resize",
         positional: &["ID", "COLSxROWS"],
         flags: &[],
+        brief: "Resize a session's terminal.",
         summary: "ID COLSxROWS\n  Resizes the terminal.",
     },
     CommandDef {
@@ -211,6 +221,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_close",
         positional: &["ID"],
         flags: &[],
+        brief: "End a session's processes; show its last output.",
         summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  (by its id: its name is free once closed) changes nothing and says \"already closed\".",
     },
     CommandDef {
@@ -218,6 +229,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         tool: "terminal_list",
         positional: &[],
         flags: &[],
+        brief: "The sessions, live and ended.",
         summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there\n  are none: \"no sessions\" (--json: {\"sessions\":[]}), exit 0, and a note on stderr\n  that no server runs.",
     },
 ];
@@ -228,12 +240,18 @@ pub(super) const KILL_SERVER: CommandDef = CommandDef {
     tool: "",
     positional: &[],
     flags: &[],
+    brief: "Close every session and stop the server.",
     summary: "\n  Closes every session and stops the server.",
 };
 
 /// [`COMMANDS`] and [`KILL_SERVER`].
 fn every_command() -> impl Iterator<Item = &'static CommandDef> {
     COMMANDS.iter().chain([&KILL_SERVER])
+}
+
+/// Each client command's name and what it does, for the overview (`termloom help`).
+pub(crate) fn overview() -> Vec<(&'static str, &'static str)> {
+    every_command().map(|c| (c.name, c.brief)).collect()
 }
 
 /// Whether `name` is one of the client commands.

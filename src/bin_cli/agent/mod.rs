@@ -19,7 +19,7 @@ use flags::*;
 use parse::*;
 use wording::*;
 
-pub(super) use flags::{help, is_command};
+pub(super) use flags::{help, is_command, overview};
 
 /// Exit code when a wait timed out, as `termloom run` and `timeout(1)`.
 const EXIT_TIMEOUT: u8 = 124;
