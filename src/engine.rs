@@ -242,7 +242,7 @@ impl Engine {
         let recorder = match self.recorder(&spec, id, cols, rows) {
             Ok(recorder) => recorder,
             Err(source) => {
-                let _ = client.submit(Box::new(|r| r.release()));
+                let _ = client.submit(Box::new(move |r| r.release(id)));
                 return Err(spawn_error(source));
             }
         };
@@ -260,7 +260,7 @@ impl Engine {
         let spawned = match started {
             Ok(spawned) => spawned,
             Err(source) => {
-                let _ = client.submit(Box::new(|r| r.release()));
+                let _ = client.submit(Box::new(move |r| r.release(id)));
                 // A start that failed records nothing: its file (made before it) goes.
                 let file = recorder.as_ref().and_then(|r| r.path()).map(Path::to_owned);
                 drop(recorder);

@@ -1403,6 +1403,25 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
     assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("sh:"));
 }
 
+/// A start whose program is not found uses up no session id: the next start gets it, and
+/// until then that id is no session (it was said to have ended and been forgotten, though
+/// it never ran).
+#[test]
+fn a_failed_start_uses_up_no_session_id() {
+    let server = PrivateServer::start();
+    let first = json(&server.cli(&["start", "--json", "--wait-exit", "--", "true"]));
+    let first = first["session_id"].as_u64().expect("an id");
+    let next = (first + 1).to_string();
+    let failed = server.cli(&["start", "--", "/nonexistent/termloom-no-program"]);
+    assert_code(&failed, 1);
+    let read = server.cli(&["read", &next]);
+    assert_code(&read, 1);
+    let said = stderr(&read);
+    assert!(!said.contains("forgotten") && said.contains("does not exist"), "{said}");
+    let started = json(&server.cli(&["start", "--json", "--wait-exit", "--", "true"]));
+    assert_eq!(started["session_id"], first + 1, "{started}");
+}
+
 /// The small things: advice reaches the server asked for, `list` without a server lists no
 /// session, and a signal to a program that exited says that no signal was sent.
 #[test]

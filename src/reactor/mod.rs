@@ -624,6 +624,10 @@ impl Slot {
 /// and their tokens (`id << 1 | 1`) fit in 64 bits, however many sessions follow.
 pub(crate) const MAX_FIRST_ID: u64 = 1 << 52;
 
+/// The most ids of failed starts a reactor remembers (see [`Reactor::release`]): only starts
+/// at the same time leave them, while a later one is reserved.
+const MAX_UNSTARTED: usize = 1024;
+
 /// The reactor's state; lives on its thread only.
 pub(crate) struct Reactor {
     poll: Poll,
@@ -639,6 +643,9 @@ pub(crate) struct Reactor {
     /// The first id this engine gives out (see [`Reactor::number_from`]).
     first_id: u64,
     next_id: u64,
+    /// Ids below `next_id` whose start failed (see [`Reactor::release`]), at most
+    /// [`MAX_UNSTARTED`].
+    unstarted: BTreeSet<u64>,
     /// Pending timers, earliest first; answered waits remove theirs, so none fires for
     /// nothing.
     timers: BTreeSet<(Instant, Timer)>,
@@ -667,6 +674,7 @@ impl Reactor {
             reserved: 0,
             first_id: 1,
             next_id: 1,
+            unstarted: BTreeSet::new(),
             timers: BTreeSet::new(),
             next_waiter: 0,
             buffer: vec![0; READ_BUFFER].into_boxed_slice(),
@@ -840,9 +848,11 @@ impl Reactor {
     }
 
     /// The error for a session id not (or no longer) held: one this engine gave out was
-    /// forgotten once ended, the others never existed.
+    /// forgotten once ended, the others (one whose start failed too) never existed.
     fn missing(&self, id: SessionId) -> Error {
-        if (self.first_id..self.next_id).contains(&id.0) {
+        if self.unstarted.contains(&id.0) {
+            Error::UnknownSession(id)
+        } else if (self.first_id..self.next_id).contains(&id.0) {
             Error::SessionForgotten { session: id, kept: self.config.max_closed_sessions }
         } else if (1..self.first_id).contains(&id.0) {
             Error::SessionBeforeFirst { session: id, first: SessionId(self.first_id) }

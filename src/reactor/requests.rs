@@ -118,9 +118,20 @@ impl Reactor {
         }
     }
 
-    /// Gives back a reservation whose spawn failed.
-    pub(crate) fn release(&mut self) {
+    /// Gives back the reservation of `id`, whose start failed, and the id with it: the next
+    /// start gets it, so that a failed start uses up no id. An id with later ones reserved
+    /// since (starts at the same time) cannot be given back yet: it is remembered as never
+    /// started (asking for it says there is no such session, not that it ended), and given
+    /// back with the last of them.
+    pub(crate) fn release(&mut self, id: SessionId) {
         self.reserved -= 1;
+        self.unstarted.insert(id.0);
+        while self.next_id > self.first_id && self.unstarted.remove(&(self.next_id - 1)) {
+            self.next_id -= 1;
+        }
+        if self.unstarted.len() > MAX_UNSTARTED {
+            self.unstarted.pop_first();
+        }
     }
 
     /// Takes a started program into the reactor.
@@ -1068,5 +1079,32 @@ impl Reactor {
         }
         let (tx, _) = crossbeam_channel::bounded(1);
         self.shutdown = Some(reply.unwrap_or(tx));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reactor() -> Reactor {
+        let (_, requests) = crossbeam_channel::unbounded();
+        Reactor::new(Poll::new().unwrap(), requests, Arc::new(Config::default()))
+    }
+
+    /// A failed start gives its id back; one with a later id reserved since is no session
+    /// until the later one fails too, and then both are given back.
+    #[test]
+    fn a_failed_start_gives_its_id_back() {
+        let mut reactor = reactor();
+        let first = reactor.reserve().unwrap();
+        reactor.release(first);
+        assert_eq!(reactor.reserve().unwrap(), first);
+        let second = reactor.reserve().unwrap();
+        reactor.release(first);
+        assert!(matches!(reactor.missing(first), Error::UnknownSession(id) if id == first));
+        reactor.release(second);
+        assert!(reactor.unstarted.is_empty());
+        assert_eq!(reactor.reserve().unwrap(), first);
+        assert_eq!(reactor.reserved, 1);
     }
 }
