@@ -1423,7 +1423,8 @@ fn a_failed_start_uses_up_no_session_id() {
 }
 
 /// The small things: advice reaches the server asked for, `list` without a server lists no
-/// session, and a signal to a program that exited says that no signal was sent.
+/// session, `kill-server` without one has nothing to stop (exit 0: it exited 1 and advised
+/// starting a server), and a signal to a program that exited says that no signal was sent.
 #[test]
 fn without_a_server_list_is_empty_and_advice_names_the_server() {
     let name = format!("cli-test-none-{}", std::process::id());
@@ -1437,9 +1438,15 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
     let output = termloom(&["-L", &name, "send", "x", "--text", "a"]);
     assert_code(&output, 1);
     assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    // Nothing to stop is no failure: cleaning up twice is fine.
     let output = termloom(&["-L", &name, "kill-server"]);
-    assert_code(&output, 1);
-    assert!(stderr(&output).contains(&format!("`termloom start -L {name}` starts one")));
+    assert_code(&output, 0);
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(stderr(&output).contains("no termloom server is running"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("nothing to stop"), "{}", stderr(&output));
+    let output = termloom(&["-L", &name, "kill-server", "--json"]);
+    assert_code(&output, 0);
+    assert_eq!(json(&output)["stopped"], false, "{}", stdout(&output));
 
     let help = stdout(&termloom(&["server", "--help"]));
     let config = help.find("--config FILE").unwrap();

@@ -2170,7 +2170,6 @@ fn every_failure_under_json_is_one_error_object_on_stdout() {
         (&["start", "--json", "--size", "1x1", "--", "cat"], "usage", 2),
         (&["wait", "1", "--json", "--socket", socket], "usage", 2),
         (&["read", "1", "--json", "--socket", none], "server", 1),
-        (&["kill-server", "--json", "--socket", none], "server", 1),
         (&["run", "--json", "--", "/nonexistent/program"], "error", 1),
         (&["run", "--bogus", "--json", "--", "true"], "usage", 2),
     ];

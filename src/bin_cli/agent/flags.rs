@@ -241,7 +241,7 @@ pub(super) const KILL_SERVER: CommandDef = CommandDef {
     positional: &[],
     flags: &[],
     brief: "Close every session and stop the server.",
-    summary: "\n  Closes every session and stops the server.",
+    summary: "\n  Closes every session and stops the server. With no server running there is\n  nothing to stop: exit 0, and a note on stderr says so (--json: {\"stopped\": false}).",
 };
 
 /// [`COMMANDS`] and [`KILL_SERVER`].

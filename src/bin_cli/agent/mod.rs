@@ -328,10 +328,24 @@ pub(super) fn print_out(text: &str) -> ExitCode {
 }
 
 /// `termloom kill-server`: stops the server and waits until its socket is gone; with
-/// `--json`, then says so in one line, `{"stopped": true, "socket": PATH}`.
+/// `--json`, then says so in one line, `{"stopped": true, "socket": PATH}`. With no server
+/// running there is nothing to stop, which is no failure: a note on stderr says so, and
+/// `--json` gives `{"stopped": false, ...}`.
 fn kill_server(request: &Request) -> ExitCode {
+    let socket = request.target.socket.to_string_lossy();
+    let done = |stopped: bool| {
+        if request.json {
+            print_out(&format!("{}\n", json!({ "stopped": stopped, "socket": socket })))
+        } else {
+            ExitCode::SUCCESS
+        }
+    };
     let mut client = match request.target.connect() {
         Ok(client) => client,
+        Err(_) if !request.target.runs() => {
+            say!("termloom: no termloom server is running on {socket}; nothing to stop");
+            return done(false);
+        }
         // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(message) => {
             return fail(request.json, FailureKind::Server, &with_reach(&message, &request.reach));
@@ -343,11 +357,7 @@ fn kill_server(request: &Request) -> ExitCode {
     }
     // The server answers, closes every session, then exits: its end closes the connection.
     while let Ok(Some(_)) = client.next_reply() {}
-    if !request.json {
-        return ExitCode::SUCCESS;
-    }
-    let socket = request.target.socket.to_string_lossy();
-    print_out(&format!("{}\n", json!({ "stopped": true, "socket": socket })))
+    done(true)
 }
 
 #[cfg(test)]
