@@ -1178,6 +1178,29 @@ fn the_help_says_what_max_bytes_leaves_out_and_it_holds() {
     }
 }
 
+/// The help says what is refused: `--max-bytes`'s range (it gave only the default, and 200
+/// exited 2), and that `signal ID KILL` to the session's own program is refused (the help
+/// listed KILL among the signals it sends).
+#[test]
+fn the_help_says_what_is_refused() {
+    let (least, most) = termloom::tools::MAX_BYTES_RANGE;
+    let range = format!("from {least} to {most}");
+    let help = stdout(&termloom(&["help", "read"])).replace('\n', " ").replace("  ", "");
+    assert!(help.contains(&format!("--max-bytes N Most bytes of output, {range}")), "{help}");
+    let refused = termloom(&["read", "1", "--max-bytes", &(least - 1).to_string()]);
+    assert_code(&refused, 2);
+    assert!(stderr(&refused).contains(&range), "{}", stderr(&refused));
+    let help = stdout(&termloom(&["help", "signal"])).replace('\n', " ").replace("  ", "");
+    let says = "KILL to the session's own program (the one started, or its shell at the prompt) is refused (exit 1): close the session instead, or give --target session.";
+    assert!(help.contains(says), "{help}");
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "c", "--", "cat"]);
+    let killed = server.cli(&["signal", "c", "KILL"]);
+    assert_code(&killed, 1);
+    assert!(stderr(&killed).contains("refusing to send SIGKILL"), "{}", stderr(&killed));
+    server.ok(&["signal", "c", "KILL", "--target", "session"]);
+}
+
 /// `-L NAME`, `--socket PATH`, `--client NAME` and `--json` may stand before any command,
 /// `help` too.
 #[test]

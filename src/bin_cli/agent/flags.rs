@@ -98,8 +98,9 @@ const OUTPUT: &[Flag] = &[flag(
     "--max-bytes",
     "max_bytes",
     MAX_BYTES,
-    "Most bytes of output (default 16384), termloom's notes\n                              \
-     and headers aside (at most 3072 more).",
+    "Most bytes of output, from 256 to 1048576 (default\n                              \
+     16384), termloom's notes and headers aside (at most\n                              \
+     3072 more).",
 )];
 
 const SEND: &[Flag] = &[
@@ -206,7 +207,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "SIGNAL"],
         flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         brief: "Send a signal to a session's program.",
-        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).",
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the prompt)\n  is refused (exit 1): close the session instead, or give --target session.",
     },
     CommandDef {
         name: "resize",
