@@ -1446,8 +1446,9 @@ fn a_failed_start_uses_up_no_session_id() {
 }
 
 /// The small things: advice reaches the server asked for, `list` without a server lists no
-/// session, `kill-server` without one has nothing to stop (exit 0: it exited 1 and advised
-/// starting a server), and a signal to a program that exited says that no signal was sent.
+/// session (and with one, none: advice in the command line's terms), `kill-server` without
+/// one has nothing to stop (exit 0: it exited 1 and advised starting a server), and a signal
+/// to a program that exited says that no signal was sent.
 #[test]
 fn without_a_server_list_is_empty_and_advice_names_the_server() {
     let name = format!("cli-test-none-{}", std::process::id());
@@ -1477,7 +1478,12 @@ fn without_a_server_list_is_empty_and_advice_names_the_server() {
     let policy = help.find("--policy FILE").unwrap();
     assert!(config < readers && readers < policy, "{help}");
 
+    // A server with no session advises the command that starts one, not the MCP tool.
     let server = PrivateServer::start();
+    let socket = server.socket.to_str().unwrap();
+    let listed = server.ok(&["list"]);
+    let advice = format!("no sessions; start one with termloom start --socket {socket}\n");
+    assert_eq!(listed, advice);
     server.ok(&["start", "--name", "e", "--wait-exit", "--", "true"]);
     let output = server.cli(&["signal", "e", "INT"]);
     assert_code(&output, 1);

@@ -2040,7 +2040,7 @@ fn an_exec_whose_client_was_killed_leaves_the_commands_output_unread() {
 
 /// `termloom list` shows every live session, however many (it stopped at about 50, within the
 /// tools' default `max_bytes`, and said only how many more there were), and names the ended
-/// ones it leaves out by id, each readable.
+/// ones it leaves out by id, each readable (the advice left out the `ID` to read them by).
 #[test]
 fn list_shows_every_live_session_and_names_the_ended_ones_left_out() {
     let server = TestServer::start(&["--max-sessions-per-client", "80"]);
@@ -2065,7 +2065,7 @@ fn list_shows_every_live_session_and_names_the_ended_ones_left_out() {
     let text = server.ok(&["list"]);
     assert_eq!(text.lines().filter(|line| line.starts_with("session ")).count(), 75, "{text}");
     let note = format!(
-        "[... 2 ended sessions more left out: 71-72; each is readable by its id with termloom read {} until it is forgotten]\n",
+        "[... 2 ended sessions more left out: 71-72; each is readable with termloom read {} ID until it is forgotten]\n",
         server.reach()
     );
     assert!(text.ends_with(&note), "{text}");

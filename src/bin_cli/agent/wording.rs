@@ -183,6 +183,9 @@ const PHRASES: &[(&str, &str)] = &[
         "start one with `termloom start` without PROGRAM (or `termloom start --shell-integration -- bash`)",
     ),
     ("close some with terminal_close (termloom close ID)", "close some with termloom close ID"),
+    // `terminal_list`'s, whose advice names no session (the command's `ID` must stand there).
+    ("each is readable by its id with terminal_read", "each is readable with termloom read ID"),
+    ("no sessions; start one with terminal_start", "no sessions; start one with termloom start"),
     ("so prompt can never hold", "so --wait-prompt can never hold"),
     ("terminal_start without command or argv", "terminal_start without --command or PROGRAM"),
     (
