@@ -1201,6 +1201,28 @@ fn the_help_says_what_is_refused() {
     server.ok(&["signal", "c", "KILL", "--target", "session"]);
 }
 
+/// The advice to see what a read of the scrollback left out asks for what the command line
+/// prints, one copy: enough to show it all, not about twice that (it took the bytes it never
+/// had to need twice their length in JSON, where the text it showed needs a tenth more).
+#[test]
+fn the_advice_to_see_more_asks_for_about_what_it_takes() {
+    if !require("seq") {
+        return;
+    }
+    let server = PrivateServer::start();
+    let script = "seq 1 8000; echo END; read x";
+    server.ok(&["start", "--name", "big", "--wait-text", "END", "--", "sh", "-c", script]);
+    let whole = (1..=8000).map(|n| format!("{n}\n")).collect::<String>() + "END\n";
+    let needed = serde_json::to_string(&whole).unwrap().len();
+    let read = server.ok(&["read", "big", "--view", "scrollback"]);
+    let advised = read.split("--max-bytes=").nth(1).and_then(|rest| rest.split(']').next());
+    let advised: usize = advised.and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("{read}"));
+    assert!(advised >= needed && advised <= needed * 5 / 4, "{advised} for {needed}: {read}");
+    let all =
+        server.ok(&["read", "big", "--view", "scrollback", "--max-bytes", &advised.to_string()]);
+    assert!(!all.contains("left out") && all.contains("\n1\n2\n3\n"), "{all}");
+}
+
 /// `-L NAME`, `--socket PATH`, `--client NAME` and `--json` may stand before any command,
 /// `help` too.
 #[test]

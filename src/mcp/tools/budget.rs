@@ -200,23 +200,32 @@ impl Budget {
     /// `left_out`, the texts left out (before and after what was kept: a read of the
     /// scrollback keeps the end, so it must hold both), and `unseen` more bytes the result
     /// never had (the transcript's read bounded them), taken to need JSON escapes as
-    /// `left_out` does (twice their length when it is empty). A read of the scrollback whose `max_bytes`
-    /// is this call's plus what those take once per copy, and a sixteenth more: a read of the
-    /// scrollback keeps the transcript's end, so a larger `max_bytes` would also send older
-    /// lines the caller has seen. When that is more than the largest `max_bytes`, reads by
-    /// line number from `first` (the first line left out, when known) on, or a search: no one
-    /// read can show them all.
+    /// `left_out` does, or when it is empty as `shown` (what the result kept of the same
+    /// transcript) does, or else twice their length. A read of the scrollback whose
+    /// `max_bytes` is this call's plus what those take once per copy, and a sixteenth more: a
+    /// read of the scrollback keeps the transcript's end, so a larger `max_bytes` would also
+    /// send older lines the caller has seen. When that is more than the largest `max_bytes`,
+    /// reads by line number from `first` (the first line left out, when known) on, or a
+    /// search: no one read can show them all.
     pub(crate) fn see_more(
         &self,
         id: SessionId,
         left_out: &[&str],
+        shown: &str,
         unseen: usize,
         first: Option<u64>,
     ) -> String {
         let escaped: usize = left_out.iter().map(|text| json_len(text)).sum();
-        let unseen = match left_out.iter().map(|text| text.len()).sum::<usize>() {
+        let length: usize = left_out.iter().map(|text| text.len()).sum();
+        // (A scrollback's read bounded in bytes has nothing left out at hand: what it
+        // shows is a sample of the same transcript.)
+        let (escaped_sample, sample) = match length {
+            0 => (json_len(shown), shown.len()),
+            _ => (escaped, length),
+        };
+        let unseen = match sample {
             0 => unseen.saturating_mul(2),
-            len => unseen.saturating_mul(escaped).div_ceil(len),
+            len => unseen.saturating_mul(escaped_sample).div_ceil(len),
         };
         let more = escaped.saturating_add(unseen);
         let enough = self.max_bytes.saturating_add(more.saturating_mul(self.copies));
@@ -292,22 +301,29 @@ mod tests {
         // 16,384 + 2 × (1,000 bytes, 100 of them line breaks: 1,100 in JSON), and a sixteenth.
         let text = "123456789\n".repeat(100);
         assert_eq!(
-            budget.see_more(SessionId(5), &[&text], 0, Some(7)),
+            budget.see_more(SessionId(5), &[&text], "", 0, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=19745"
         );
         // Bytes the result never had count as the text left out does, or twice without it.
         assert_eq!(
-            budget.see_more(SessionId(5), &[&text], 1000, Some(7)),
+            budget.see_more(SessionId(5), &[&text], "", 1000, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=22083"
         );
         assert_eq!(
-            budget.see_more(SessionId(5), &[], 1000, Some(7)),
+            budget.see_more(SessionId(5), &[], "", 1000, Some(7)),
             "to see them, call terminal_read with session_id=5 view=\"scrollback\" max_bytes=21658"
         );
-        let far = budget.see_more(SessionId(5), &[], 300_000, Some(7));
+        // Without them, as the text the result shows of the same transcript does: 1,000 more
+        // bytes are 1,100 in JSON, sent once by termloom's command line, twice by MCP.
+        let shown = "123456789\n".repeat(10);
+        let once = Budget::with_copies(16_384, 1).see_more(SessionId(5), &[], &shown, 1000, None);
+        assert!(once.ends_with(" max_bytes=18576"), "{once}");
+        let twice = budget.see_more(SessionId(5), &[], &shown, 1000, None);
+        assert!(twice.ends_with(" max_bytes=19745"), "{twice}");
+        let far = budget.see_more(SessionId(5), &[], "", 300_000, Some(7));
         assert!(far.contains("session_id=5 lines=\"7-\"") && far.contains("search="), "{far}");
         assert!(!far.contains("view="), "{far}");
-        let unknown = budget.see_more(SessionId(5), &[], 300_000, None);
+        let unknown = budget.see_more(SessionId(5), &[], "", 300_000, None);
         assert!(unknown.contains("lines=\"FIRST-LAST\""), "{unknown}");
     }
 

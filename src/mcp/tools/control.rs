@@ -229,7 +229,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                     &mut text,
                     &format!(
                         "[... {omitted} earlier bytes of output left out; {}]",
-                        budget.see_more(id, &[&result.output[..omitted]], 0, None)
+                        budget.see_more(id, &[&result.output[..omitted]], output, 0, None)
                     ),
                 );
             }

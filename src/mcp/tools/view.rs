@@ -615,7 +615,7 @@ fn layout(
         let new = &reading.new.text;
         let left_out = [&new[..cut], &new[new.len() - after..]];
         let unseen = reading.new.omitted + reading.new.later;
-        let see = budget.see_more(reading.id, &left_out, unseen, first);
+        let see = budget.see_more(reading.id, &left_out, output, unseen, first);
         let note = format!("[... {omitted} earlier bytes of {what} left out; {see}]");
         push_block(&mut text, &note);
     }
@@ -631,6 +631,7 @@ fn layout(
                         budget.see_more(
                             reading.id,
                             &[&reading.new.text[reading.new.text.len() - after..]],
+                            output,
                             reading.new.later,
                             None
                         )
