@@ -203,6 +203,48 @@ impl Error {
     pub(crate) fn io(context: impl Into<String>, source: io::Error) -> Self {
         Error::Io { context: context.into(), source }
     }
+
+    /// What went wrong as a stable, machine-readable name, for a program to tell errors
+    /// apart without reading their messages (`termloom --json`'s `error.code`, an MCP tool
+    /// error's `_meta`): `unknown_session`, `session_forgotten`, `session_closed`,
+    /// `session_exited`, `queue_full`, `too_large`, `too_many_waits`, `invalid_input`,
+    /// `program_not_found`, `invalid_cwd`, `spawn_failed`, `spawn_denied`, `invalid_config`,
+    /// `too_many_sessions`, `no_shell_integration`, `not_at_prompt`, `wait_aborted`,
+    /// `paste_incomplete`, `not_at_password_prompt`, `engine_stopped`, `internal` (a bug) or
+    /// `io`.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::UnknownSession(_) => "unknown_session",
+            Error::SessionForgotten { .. } | Error::SessionBeforeFirst { .. } => {
+                "session_forgotten"
+            }
+            Error::SessionClosed(_) => "session_closed",
+            Error::SessionExited(_) => "session_exited",
+            Error::QueueFull { .. } => "queue_full",
+            Error::PasteTooLarge { .. } => "too_large",
+            Error::TooManyWaits { .. } | Error::TooManyReaderWaits { .. } => "too_many_waits",
+            Error::InvalidSize { .. }
+            | Error::InvalidInput(_)
+            | Error::Key(_)
+            | Error::Mouse(_) => "invalid_input",
+            Error::Spawn { source, .. } => match source.kind() {
+                io::ErrorKind::NotFound => "program_not_found",
+                io::ErrorKind::NotADirectory => "invalid_cwd",
+                _ => "spawn_failed",
+            },
+            Error::SpawnDenied { .. } => "spawn_denied",
+            Error::InvalidConfig { .. } => "invalid_config",
+            Error::TooManySessions { .. } => "too_many_sessions",
+            Error::NoShellIntegration(_) => "no_shell_integration",
+            Error::NotAtPrompt { .. } | Error::CommandLineIncomplete(_) => "not_at_prompt",
+            Error::WaitAborted(_) => "wait_aborted",
+            Error::PasteIncomplete { .. } => "paste_incomplete",
+            Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
+            Error::EngineStopped => "engine_stopped",
+            Error::WaitConditionPanicked { .. } | Error::RequestPanicked { .. } => "internal",
+            Error::Io { .. } => "io",
+        }
+    }
 }
 
 /// The most bytes of a caller's value an error repeats ([`quoted`]).
@@ -414,6 +456,16 @@ impl From<crate::input::keys::KeyParseError> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each error has a machine-readable code, the same for a kind of error.
+    #[test]
+    fn a_code_names_what_went_wrong() {
+        let missing = io::Error::from(io::ErrorKind::NotFound);
+        let err = Error::Spawn { program: "nosuchprog".into(), source: missing };
+        assert_eq!(err.code(), "program_not_found");
+        assert_eq!(Error::UnknownSession(SessionId(3)).code(), "unknown_session");
+        assert_eq!(Error::InvalidInput("row 99".into()).code(), "invalid_input");
+    }
 
     /// A report that walks the chain prints each cause once: the message holds it.
     #[test]

@@ -2151,9 +2151,10 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
 }
 
 /// With `--json`, every failure of every command is one JSON object on stdout, `{"error":
-/// {"kind", "message"}}`, with the exit code it has without (a malformed command line, no
-/// server, a refused start... were plain text on stderr, and a tool's error `{"error":
-/// MESSAGE}`).
+/// {"kind", "code", "message"}}`, with the exit code it has without (a malformed command
+/// line, no server, a refused start... were plain text on stderr, and a tool's error
+/// `{"error": MESSAGE}`); its `code` tells an unknown session, a program not found, a name
+/// taken and a value that does not fit the session apart (all were `"kind": "error"`).
 #[test]
 fn every_failure_under_json_is_one_error_object_on_stdout() {
     let server = TestServer::start(&[]);
@@ -2161,19 +2162,41 @@ fn every_failure_under_json_is_one_error_object_on_stdout() {
     let none = dir.join("none");
     let none = none.to_str().unwrap();
     let socket = server.socket.to_str().unwrap();
-    let cases: &[(&[&str], &str, i32)] = &[
-        (&["read", "99", "--json", "--socket", socket], "error", 1),
-        (&["close", "--json", "99", "--socket", socket], "error", 1),
-        (&["read", "--json"], "usage", 2),
-        (&["read", "1", "--bogus", "--json"], "usage", 2),
-        (&["send", "1", "--json", "--text"], "usage", 2),
-        (&["start", "--json", "--size", "1x1", "--", "cat"], "usage", 2),
-        (&["wait", "1", "--json", "--socket", socket], "usage", 2),
-        (&["read", "1", "--json", "--socket", none], "server", 1),
-        (&["run", "--json", "--", "/nonexistent/program"], "error", 1),
-        (&["run", "--bogus", "--json", "--", "true"], "usage", 2),
+    let started = server.cli(&["start", "--name", "taken", "--", "cat"]);
+    assert!(started.status.success(), "{}", describe(&started));
+    // (Each with its kind, its machine-readable code and its exit code.)
+    let cases: &[(&[&str], &str, &str, i32)] = &[
+        (&["read", "99", "--json", "--socket", socket], "error", "unknown_session", 1),
+        (&["read", "nosuch", "--json", "--socket", socket], "error", "unknown_session", 1),
+        (&["close", "--json", "99", "--socket", socket], "error", "unknown_session", 1),
+        (
+            &["start", "--json", "--socket", socket, "--", "/nonexistent/p"],
+            "error",
+            "program_not_found",
+            1,
+        ),
+        (
+            &["start", "--json", "--socket", socket, "--name", "taken", "--", "cat"],
+            "error",
+            "name_taken",
+            1,
+        ),
+        (
+            &["wait", "taken", "--json", "--socket", socket, "--wait-cursor", "99,99"],
+            "error",
+            "invalid_input",
+            1,
+        ),
+        (&["read", "--json"], "usage", "usage", 2),
+        (&["read", "1", "--bogus", "--json"], "usage", "usage", 2),
+        (&["send", "1", "--json", "--text"], "usage", "usage", 2),
+        (&["start", "--json", "--size", "1x1", "--", "cat"], "usage", "usage", 2),
+        (&["wait", "1", "--json", "--socket", socket], "usage", "usage", 2),
+        (&["read", "1", "--json", "--socket", none], "server", "server", 1),
+        (&["run", "--json", "--", "/nonexistent/program"], "error", "program_not_found", 1),
+        (&["run", "--bogus", "--json", "--", "true"], "usage", "usage", 2),
     ];
-    for (args, kind, code) in cases {
+    for (args, kind, error_code, code) in cases {
         let output = Command::new(TERMLOOM).args(*args).stdin(Stdio::null()).output().unwrap();
         let stdout = String::from_utf8_lossy(&output.stdout);
         assert_eq!(output.status.code(), Some(*code), "{args:?}: {}", describe(&output));
@@ -2182,6 +2205,7 @@ fn every_failure_under_json_is_one_error_object_on_stdout() {
         let error = error.as_object().unwrap();
         assert_eq!(error.keys().collect::<Vec<_>>(), ["error"], "{args:?}: {stdout}");
         assert_eq!(error["error"]["kind"], *kind, "{args:?}: {stdout}");
+        assert_eq!(error["error"]["code"], *error_code, "{args:?}: {stdout}");
         assert!(error["error"]["message"].as_str().is_some_and(|m| !m.is_empty()), "{stdout}");
         assert!(output.stderr.is_empty(), "{args:?}: {}", describe(&output));
     }

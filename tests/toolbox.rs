@@ -47,8 +47,14 @@ fn the_toolbox_defines_and_answers_what_the_mcp_server_does() {
     assert!(in_process.is_error);
     assert_eq!(over_mcp["isError"], true);
     assert_eq!(over_mcp["content"][0]["text"], in_process.text.as_str());
+    // The same code, for a program to tell the mistakes apart without reading the words.
+    assert_eq!(in_process.error_code.as_deref(), Some("unknown_session"));
+    assert_eq!(over_mcp["_meta"]["termloom/error_code"], "unknown_session");
     let bad = toolbox.call("terminal_start", &json!({"cols": "wide"}));
     assert!(bad.is_error && bad.text.contains("cols"), "{}", bad.text);
+    assert_eq!(bad.error_code.as_deref(), Some("invalid_input"));
+    let missing = toolbox.call("terminal_start", &json!({"argv": ["/nonexistent/program"]}));
+    assert_eq!(missing.error_code.as_deref(), Some("program_not_found"), "{}", missing.text);
 }
 
 #[test]

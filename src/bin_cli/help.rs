@@ -204,8 +204,9 @@ Output:
                             "screen": {...} or null} when a step failed; its screen
                             is the one at that moment, null when it is the final one
   A failure before the program runs (a malformed command line, a program that cannot
-  start) prints only {"error": {"kind": "usage" | "error", "message": "..."}}, the
-  shape every command's failure has with --json.
+  start) prints only {"error": {"kind": "usage" | "error", "code": "...", "message":
+  "..."}} (code: usage, program_not_found...), the shape every command's failure has
+  with --json.
   When a step fails, the program is closed, the report is printed as usual, and stderr
   says which step failed and why, followed by the screen at that moment when it
   differs from the report's final screen (the screen is printed once).

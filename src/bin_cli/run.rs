@@ -25,7 +25,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
         Err(message) if json => {
             let message = format!("{message} (run `termloom run --help` for usage)");
-            super::agent::print_json_error("usage", &message);
+            super::agent::print_json_error("usage", "usage", &message);
             ExitCode::from(super::EXIT_USAGE)
         }
         Err(message) => super::usage_error(&message, "termloom run --help"),
@@ -97,7 +97,7 @@ fn conclude(
 fn fatal(err: &termloom::Error, json: bool) -> u8 {
     match json {
         true => {
-            super::agent::print_json_error("error", &err.to_string());
+            super::agent::print_json_error("error", err.code(), &err.to_string());
         }
         false => say!("termloom: {err}"),
     }

@@ -55,7 +55,7 @@ impl Inputs<'_> {
         cancel: &std::sync::Arc<CancelToken>,
     ) -> Result<Answer, ToolError> {
         match *self {
-            Inputs::Unavailable(why) => Err(ToolError::new(why)),
+            Inputs::Unavailable(why) => Err(ToolError::new(why).code("no_answer")),
             Inputs::Live(asker, revision) => {
                 let mut params = json!({ "message": message, "requestedSchema": schema });
                 if revision >= Revision::V2025_11_25 {
@@ -161,19 +161,20 @@ impl Asker {
             });
             self.outbox.send(cancelled.to_string());
         }
+        let unanswered = |message: String| Err(ToolError::new(message).code("no_answer"));
         match reply {
             Ok(Reply::Answered(Ok(result))) => answer_of(&result),
             Ok(_) if cancel.is_cancelled() => Err(ToolError::cancelled()),
-            Ok(Reply::Stopped) => Err(ToolError::new(
-                "the question to the person was abandoned: the connection is closing; nothing was done",
-            )),
-            Ok(Reply::Answered(Err(message))) => Err(ToolError::new(format!(
+            Ok(Reply::Stopped) => unanswered(
+                "the question to the person was abandoned: the connection is closing; nothing was done".to_owned(),
+            ),
+            Ok(Reply::Answered(Err(message))) => unanswered(format!(
                 "the client could not ask the person ({message}); nothing was done"
-            ))),
-            Err(_) => Err(ToolError::new(format!(
+            )),
+            Err(_) => unanswered(format!(
                 "the person did not answer within {:?}; nothing was done",
                 self.timeout
-            ))),
+            )),
         }
     }
 

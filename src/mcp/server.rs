@@ -347,7 +347,7 @@ impl Server {
             None => None,
             Some(Ok(held)) => held,
             Some(Err(message)) => {
-                return responder.result(served.finish(tools::refusal(&message)));
+                return responder.result(served.finish(tools::refusal(&message, "refused")));
             }
         };
         let ticket = match self.inflight.admit(responder.id()) {
@@ -363,7 +363,7 @@ impl Server {
                 let message = format!(
                     "the server is already running {limit} tool calls (its limit); wait for some to finish, or cancel them, then call again"
                 );
-                return responder.result(served.finish(tools::refusal(&message)));
+                return responder.result(served.finish(tools::refusal(&message, "busy")));
             }
         };
         let token = params.get("_meta").and_then(|meta| meta.get("progressToken"));
@@ -494,7 +494,6 @@ impl Job {
                 if let (Some(extension), Ok(output)) = (extension, &outcome) {
                     extension.called(&name, &arguments, &output.structured);
                 }
-                let outcome = outcome.map_err(|err| err.message);
                 responder.result(served.finish(tools::result(&call, outcome)));
             }
             Ok(None) => responder.silence(),

@@ -151,9 +151,11 @@ impl Client {
         self.initialized = true;
         let result = answers.pop().unwrap_or_default();
         let text = result["content"][0]["text"].as_str().unwrap_or_default().to_owned();
-        let is_error = result["isError"].as_bool().unwrap_or(false);
         let structured = result.get("structuredContent").cloned();
-        Ok(ToolResult::new(text, structured, is_error))
+        // A failure's code, or `error` from a server that sends none.
+        let code = result["_meta"][crate::mcp::tools::ERROR_CODE].as_str().unwrap_or("error");
+        let error_code = (result["isError"] == true).then(|| code.to_owned());
+        Ok(ToolResult::new(text, structured, error_code))
     }
 
     /// Sends request `method` and waits for its answer; an error answer is an `Err` with the

@@ -266,8 +266,10 @@ Every command takes -L NAME or --socket PATH (which server; also before the
 command, as with tmux: termloom -L work list), --client NAME (whose read
 positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the structured
 result instead of text; a failure, of whatever kind, is then one line on stdout,
-{\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"message\": ...}}, with
-the same exit code). ID is a session's id or name.
+{\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"code\": CODE, \"message\":
+...}}, with the same exit code; CODE tells failures apart: unknown_session,
+program_not_found, name_taken, invalid_input... as the README lists). ID is a
+session's id or name.
 
 Options are read up to PROGRAM or `--` (after them, everything is the
 program's); a flag's value is taken as it is, even when it starts with a dash.

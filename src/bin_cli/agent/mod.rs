@@ -67,7 +67,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         Ok(Parsed::Run(request)) => request,
         Err(message) if json => {
             let message = format!("{message} (run `{help_command}` for usage)");
-            return fail(true, FailureKind::Usage, &message);
+            return fail(true, FailureKind::Usage, None, &message);
         }
         Err(message) => return usage(&message),
     };
@@ -108,7 +108,7 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
         Ok(result) => report(command, &request, &result),
         // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(message) => {
-            fail(request.json, FailureKind::Server, &with_reach(&message, &request.reach))
+            fail(request.json, FailureKind::Server, None, &with_reach(&message, &request.reach))
         }
     }
 }
@@ -151,11 +151,13 @@ impl FailureKind {
 }
 
 /// Reports a failure: with `--json`, as the one JSON object every command prints for one,
-/// `{"error": {"kind": KIND, "message": MESSAGE}}` on stdout (nothing on stderr); otherwise
-/// the message on stderr. Returns the exit code, the same either way.
-fn fail(json: bool, kind: FailureKind, message: &str) -> ExitCode {
+/// `{"error": {"kind": KIND, "code": CODE, "message": MESSAGE}}` on stdout (nothing on
+/// stderr), its code the server's (`unknown_session`, `name_taken`...) or else the kind's;
+/// otherwise the message on stderr. Returns the exit code, the same either way.
+fn fail(json: bool, kind: FailureKind, code: Option<&str>, message: &str) -> ExitCode {
     if json {
-        if print_json_error(kind.name(), message) != ExitCode::SUCCESS {
+        let code = code.unwrap_or(kind.name());
+        if print_json_error(kind.name(), code, message) != ExitCode::SUCCESS {
             return ExitCode::FAILURE;
         }
     } else if names_its_command(message) {
@@ -222,7 +224,8 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         let message =
             in_cli_terms(&in_command_terms(command, &result.text, id), given(id).as_deref());
         let message = with_reach(&message, &request.reach);
-        return fail(request.json, FailureKind::Error, &message);
+        let code = result.error_code.as_deref();
+        return fail(request.json, FailureKind::Error, code, &message);
     }
     let structured = result.structured.clone().unwrap_or(Value::Null);
     let printed = if request.json {
@@ -307,10 +310,11 @@ fn program_code(status: &Value) -> Option<u64> {
 }
 
 /// Writes the JSON every command prints for a failure under `--json`, one line on stdout:
-/// `{"error": {"kind": KIND, "message": MESSAGE}}` (`termloom run`'s report adds `step` and
-/// `screen` to its `error`).
-pub(super) fn print_json_error(kind: &str, message: &str) -> ExitCode {
-    print_out(&format!("{}\n", json!({ "error": { "kind": kind, "message": message } })))
+/// `{"error": {"kind": KIND, "code": CODE, "message": MESSAGE}}`, CODE a machine-readable
+/// name of what went wrong (`termloom run`'s report adds `step` and `screen` to its `error`).
+pub(super) fn print_json_error(kind: &str, code: &str, message: &str) -> ExitCode {
+    let error = json!({ "kind": kind, "code": code, "message": message });
+    print_out(&format!("{}\n", json!({ "error": error })))
 }
 
 /// Writes `text` on stdout. A reader that went away (`termloom read ID | head -1`) is no
@@ -348,12 +352,13 @@ fn kill_server(request: &Request) -> ExitCode {
         }
         // Advice such as "`termloom start` starts one" reaches the server asked for.
         Err(message) => {
-            return fail(request.json, FailureKind::Server, &with_reach(&message, &request.reach));
+            let message = with_reach(&message, &request.reach);
+            return fail(request.json, FailureKind::Server, None, &message);
         }
     };
     if let Err(err) = client.request("termloom/shutdown", json!({})) {
         let message = format!("the server did not accept the shutdown: {err}");
-        return fail(request.json, FailureKind::Server, &message);
+        return fail(request.json, FailureKind::Server, None, &message);
     }
     // The server answers, closes every session, then exits: its end closes the connection.
     while let Ok(Some(_)) = client.next_reply() {}

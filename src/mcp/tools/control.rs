@@ -106,7 +106,8 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     return Err(ToolError::new(format!(
                         "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
                         session.id()
-                    )));
+                    ))
+                    .code("not_at_prompt"));
                 }
                 result => result,
             }
@@ -344,7 +345,8 @@ fn new_shell(
             Err(ToolError::new(format!(
                 "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
                 report.line(None).unwrap_or_else(|| report.outcome.to_owned())
-            )))
+            ))
+            .code("not_at_prompt"))
         }
         Err(err) => {
             let _ = session.close();
@@ -366,7 +368,7 @@ fn run_error(err: crate::Error) -> ToolError {
     };
     let message = err.to_string();
     let what = message.split("; ").next().unwrap_or_default();
-    ToolError::new(format!("{what}: {advice}"))
+    ToolError::new(format!("{what}: {advice}")).code(err.code())
 }
 
 /// `terminal_signal`.
@@ -399,7 +401,8 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
 /// The error of a signal or a resize (`undone`: what did not happen) to a session that
 /// ended: it takes no input, but what matters here is that nothing was done.
 fn ended_before(err: crate::Error, undone: &str) -> ToolError {
-    match err {
+    let code = err.code();
+    let error = match err {
         crate::Error::SessionExited(id) => ToolError::new(format!(
             "session {id}: its program has exited, so {undone}; read its last output with terminal_read"
         )),
@@ -407,7 +410,8 @@ fn ended_before(err: crate::Error, undone: &str) -> ToolError {
             "session {id} is closed, so {undone}; terminal_read can still show its last output"
         )),
         err => err.into(),
-    }
+    };
+    error.code(code)
 }
 
 /// `terminal_resize`.

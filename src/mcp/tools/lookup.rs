@@ -92,7 +92,8 @@ fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
             "the screen's SVG is {} bytes, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
             image.len(),
             super::view::MAX_BYTES_RANGE.1
-        )));
+        ))
+        .code("too_large"));
     }
     let mut text = header(&session.status()?);
     push_block(&mut text, &image);
@@ -113,7 +114,8 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
         };
         return Err(ToolError::new(format!(
             "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; {raise}read the screen as text"
-        )));
+        ))
+        .code("too_large"));
     }
     let mut text = header(&session.status()?);
     push_block(&mut text, &format!("[a PNG picture of the screen, {} bytes]", image.len()));

@@ -107,33 +107,50 @@ pub(crate) struct ToolError {
     /// The call needs the person's answer first (2026-07-28): the key and the request of an
     /// `input_required` result.
     pub input_request: Option<(String, Value)>,
+    /// What went wrong, as a machine-readable name (see [`Error::code`]), sent in the
+    /// result's `_meta` ([`ERROR_CODE`]).
+    pub code: &'static str,
 }
 
+/// The key of a failed tool call's error code in its result's `_meta`.
+pub(crate) const ERROR_CODE: &str = "termloom/error_code";
+
 impl ToolError {
-    /// A failure with this message.
+    /// A failure with this message: a call with an argument that is not right for it, or
+    /// for the session (`invalid_input`), unless [`ToolError::code`] says otherwise.
     pub(crate) fn new(message: impl Into<String>) -> Self {
-        ToolError { message: message.into(), cancelled: false, input_request: None }
+        ToolError {
+            message: message.into(),
+            cancelled: false,
+            input_request: None,
+            code: "invalid_input",
+        }
+    }
+
+    /// This failure with error code `code`.
+    pub(crate) fn code(self, code: &'static str) -> Self {
+        ToolError { code, ..self }
     }
 
     /// The call asks the person (`request`, an `elicitation/create` request, under `key`)
     /// and is called again with the answer.
     pub(crate) fn input_required(key: &str, request: Value) -> Self {
         ToolError {
-            message: "input required".into(),
-            cancelled: false,
             input_request: Some((key.to_owned(), request)),
+            ..ToolError::new("input required")
         }
     }
 
     /// The call was cancelled.
     pub(crate) fn cancelled() -> Self {
-        ToolError { message: "cancelled".into(), cancelled: true, input_request: None }
+        ToolError { cancelled: true, ..ToolError::new("cancelled") }
     }
 }
 
 impl From<Error> for ToolError {
     fn from(err: Error) -> Self {
-        ToolError::new(match &err {
+        let code = err.code();
+        let error = ToolError::new(match &err {
             Error::UnknownSession(id) => format!(
                 "session {id} does not exist; call terminal_list to see the sessions, or terminal_start to start one"
             ),
@@ -153,7 +170,8 @@ impl From<Error> for ToolError {
                 "the terminal engine is shutting down; no session can be used".to_owned()
             }
             _ => err.to_string(),
-        })
+        });
+        error.code(code)
     }
 }
 
@@ -312,6 +330,7 @@ impl Call<'_> {
     /// `problem`, then the sessions there are.
     fn unknown(&self, problem: &str) -> ToolError {
         ToolError::new(describe_sessions(self.engine, &self.caller.names, problem))
+            .code("unknown_session")
     }
 
     /// Starts a session, read from this caller's read position. A start the spawn policy
@@ -517,7 +536,7 @@ fn shown_controls_in(value: &mut Value) {
 }
 
 /// The `tools/call` result of a tool's outcome, for the call's revision.
-pub(crate) fn result(call: &Call, outcome: Result<ToolOutput, String>) -> Value {
+pub(crate) fn result(call: &Call, outcome: Result<ToolOutput, ToolError>) -> Value {
     match outcome {
         Ok(output) => {
             let mut content = vec![json!({ "type": "text", "text": output.text })];
@@ -531,13 +550,18 @@ pub(crate) fn result(call: &Call, outcome: Result<ToolOutput, String>) -> Value 
             }
             result
         }
-        Err(message) => refusal(&message),
+        Err(err) => refusal(&err.message, err.code),
     }
 }
 
-/// A `tools/call` result saying the call could not be run.
-pub(crate) fn refusal(message: &str) -> Value {
-    json!({ "content": [{ "type": "text", "text": message }], "isError": true })
+/// A `tools/call` result saying the call could not be run, and why as error code `code` in
+/// its `_meta` (see [`ToolError::code`]).
+pub(crate) fn refusal(message: &str, code: &str) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": message }],
+        "isError": true,
+        "_meta": { ERROR_CODE: code },
+    })
 }
 
 #[cfg(test)]

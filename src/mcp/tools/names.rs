@@ -98,12 +98,14 @@ impl Names {
             Some(Some(id)) => {
                 return Err(ToolError::new(format!(
                     "the name {name:?} is taken by session {id}; choose another name, or close session {id} first"
-                )));
+                ))
+                .code("name_taken"));
             }
             Some(None) => {
                 return Err(ToolError::new(format!(
                     "the name {name:?} is being given to a session starting now; choose another name"
-                )));
+                ))
+                .code("name_taken"));
             }
         }
         map.insert(name.to_owned(), None);

@@ -45,12 +45,21 @@ pub struct ToolResult {
     pub is_error: bool,
     /// A PNG picture of the screen, for a vision model (`terminal_read png=true`).
     pub image: Option<Vec<u8>>,
+    /// When `is_error`, what went wrong as a machine-readable name: `unknown_session`,
+    /// `program_not_found`, `name_taken`, `invalid_input`... ([`crate::Error::code`] for the
+    /// library's errors; the README lists them all).
+    pub error_code: Option<String>,
 }
 
 impl ToolResult {
     /// A result (for the server's client, which reads results off the wire).
-    pub(crate) fn new(text: String, structured: Option<Value>, is_error: bool) -> ToolResult {
-        ToolResult { text, structured, is_error, image: None }
+    pub(crate) fn new(
+        text: String,
+        structured: Option<Value>,
+        error_code: Option<String>,
+    ) -> ToolResult {
+        let is_error = error_code.is_some();
+        ToolResult { text, structured, is_error, image: None, error_code }
     }
 }
 
@@ -194,17 +203,23 @@ impl Toolbox {
         arguments: &Value,
         cancel: &ToolCancel,
     ) -> Option<(ToolResult, Option<crate::SessionId>)> {
-        let error = |text: String| {
-            Some((ToolResult { text, structured: None, is_error: true, image: None }, None))
+        let error = |text: String, code: &str| {
+            Some((ToolResult::new(text, None, Some(code.to_owned())), None))
         };
         if !self.enabled.contains(&name) {
             let offered = self.enabled.join(", ");
-            return error(format!("unknown tool {}; the tools are {offered}", super::quoted(name)));
+            let message = format!("unknown tool {}; the tools are {offered}", super::quoted(name));
+            return error(message, "invalid_input");
         }
         let mut arguments = match arguments {
             Value::Object(map) => map.clone(),
             Value::Null => Map::new(),
-            _ => return error(format!("{name}: the arguments must be a JSON object")),
+            _ => {
+                return error(
+                    format!("{name}: the arguments must be a JSON object"),
+                    "invalid_input",
+                );
+            }
         };
         self.apply_budget(name, &mut arguments);
         let call = Call {
@@ -231,10 +246,10 @@ impl Toolbox {
         }
         match outcome {
             Ok(ToolOutput { text, structured, image, started }) => Some((
-                ToolResult { text, structured: Some(structured), is_error: false, image },
+                ToolResult { image, ..ToolResult::new(text, Some(structured), None) },
                 started,
             )),
-            Err(err) => error(err.message),
+            Err(err) => error(err.message, err.code),
         }
     }
 
