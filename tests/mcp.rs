@@ -249,6 +249,21 @@ fn temp_file(name: &str, contents: &str) -> std::path::PathBuf {
     path
 }
 
+/// A Python script that draws screens on the alternate screen, one a key: `body` calls
+/// `draw(rows)` (or `draw(rows, title)`, which sets the window title first) for each, and
+/// each waits for a key before the next.
+fn screens_on_keys(name: &str, body: &str) -> std::path::PathBuf {
+    let draw = "import sys, tty\n\
+                tty.setcbreak(0)\n\
+                def draw(rows, title=None):\n\
+                \x20   if title is not None:\n\
+                \x20       sys.stdout.write('\\x1b]2;' + title + '\\x07')\n\
+                \x20   sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(rows))\n\
+                \x20   sys.stdout.flush()\n\
+                \x20   sys.stdin.read(1)\n";
+    temp_file(name, &format!("{draw}{body}"))
+}
+
 #[test]
 fn initialize_negotiates_every_handshake_revision() {
     for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
@@ -2720,15 +2735,9 @@ fn moved_rows_and_a_screen_that_comes_back_are_sent_as_changes() {
     if !common::require("python3") {
         return;
     }
-    let script = temp_file(
+    let script = screens_on_keys(
         "menu.py",
-        "import sys, tty\n\
-         tty.setcbreak(0)\n\
-         def draw(rows):\n\
-         \x20   sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(rows))\n\
-         \x20   sys.stdout.flush()\n\
-         \x20   sys.stdin.read(1)\n\
-         procs = ['process %d' % n for n in range(1, 21)]\n\
+        "procs = ['process %d' % n for n in range(1, 21)]\n\
          draw(procs)\n\
          draw(['Sort by'] + ['field %d' % n for n in range(1, 21)])\n\
          draw(procs[:5] + ['process 99'] + procs[5:])\n\
@@ -2849,15 +2858,9 @@ fn a_dialog_over_a_bordered_panel_is_sent_as_whole_rows_not_a_slide() {
     if !common::require("python3") {
         return;
     }
-    let script = temp_file(
+    let script = screens_on_keys(
         "dialog.py",
-        "import sys, tty\n\
-         tty.setcbreak(0)\n\
-         def draw(rows):\n\
-         \x20   sys.stdout.write('\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(rows))\n\
-         \x20   sys.stdout.flush()\n\
-         \x20   sys.stdin.read(1)\n\
-         panel = '│ item' + ' ' * 26 + '│ size │'\n\
+        "panel = '│ item' + ' ' * 26 + '│ size │'\n\
          box = '│  ├' + '─' * 28 + '┤ │    │'\n\
          bottom = ['└' + '─' * 29 + '┴' + '─' * 6 + '┘'] * 12\n\
          draw(['panel'] + [panel] * 10 + bottom)\n\
@@ -2890,17 +2893,12 @@ fn the_title_is_named_with_changes_only_when_it_changed() {
     if !common::require("python3") {
         return;
     }
-    let script = temp_file(
+    let script = screens_on_keys(
         "titled.py",
-        "import sys, tty\n\
-         tty.setcbreak(0)\n\
-         def draw(title, row):\n\
-         \x20   sys.stdout.write('\\x1b]2;' + title + '\\x07\\x1b[?1049h\\x1b[H\\x1b[2J' + '\\r\\n'.join(['top', row] + ['line %d' % i for i in range(12)]))\n\
-         \x20   sys.stdout.flush()\n\
-         \x20   sys.stdin.read(1)\n\
-         draw('my title', 'first')\n\
-         draw('my title', 'second')\n\
-         draw('new title', 'third')\n",
+        "rows = lambda row: ['top', row] + ['line %d' % i for i in range(12)]\n\
+         draw(rows('first'), 'my title')\n\
+         draw(rows('second'), 'my title')\n\
+         draw(rows('third'), 'new title')\n",
     );
     let mut client = Client::initialized("2025-11-25");
     let argv = json!(["python3", script.to_str().unwrap()]);
