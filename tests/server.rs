@@ -236,7 +236,16 @@ fn a_client_killed_in_a_wait_harms_no_session() {
         "1",
     ]);
     assert!(sent.contains("alive"), "{sent}");
-    assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
+    server.ok(&["wait", "survivor", "--wait-input"]);
+    let listed = server.json(&["list"]);
+    assert_eq!(listed["sessions"][0]["state"], "running");
+    // What its line of text says it does is in the JSON too: `cat waiting for a line`.
+    let status = &listed["sessions"][0]["status"];
+    assert_eq!(
+        (&status["activity"], &status["input_kind"]),
+        (&json!("waiting_for_input"), &json!("line")),
+        "{listed}"
+    );
     // The dead client's wait ends with its connection.
     server.until_pending_waits(0, "the dead client's wait stayed pending");
 }

@@ -529,6 +529,8 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "bytes_out": info.bytes_out,
             "closed_reason": info.closed_reason.as_deref().map(listed_program),
             "pending_waits": info.pending_waits,
+            // (What the text's line says it does: waiting for keys, at the prompt.)
+            "status": status_json(&info.status),
         }));
     }
     if sessions.is_empty() {
