@@ -1104,8 +1104,11 @@ fn the_default_wait_settles_a_sleep_longer_than_itself() {
     let id = started["session_id"].clone();
     client
         .call("terminal_read", json!({"session_id": id, "for_text": "never", "timeout_ms": 2000}));
-    let read = text(&client.call("terminal_read", json!({ "session_id": id })));
-    assert!(!read.contains("sleeping"), "a sleep with 9 s left: {read}");
+    // (A signal the program ignores, for the default wait after it.)
+    let waited = client.call("terminal_signal", json!({"session_id": id, "signal": "WINCH"}));
+    let waited = text(&waited);
+    assert!(waited.contains("settled") || waited.contains("done"), "no default wait: {waited}");
+    assert!(!waited.contains("sleeping"), "a sleep with 9 s left: {waited}");
     client.call("terminal_close", json!({ "session_id": id }));
     let script = "sleep 300 & timeout 20 sh -c 'sleep 3; echo late'; echo end; wait";
     let result = client.call("terminal_start", json!({"argv": ["sh", "-c", script]}));
@@ -2011,6 +2014,10 @@ fn shell_commands_report_output_and_exit_codes() {
     client.tool("terminal_send", json!({"session_id": shell, "keys": "<C-u>"}));
     let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo ho"}));
     assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("ho\n"), json!(0)));
+    // So is one an arrow key filled from history first (its Escape starts a key code).
+    client.tool("terminal_send", json!({"session_id": shell, "keys": "<Up><C-u>"}));
+    let ran = client.tool("terminal_run", json!({"session_id": shell, "command": "echo hey"}));
+    assert_eq!((ran["output"].clone(), ran["exit_code"].clone()), (json!("hey\n"), json!(0)));
     // One that left text after the cursor is not; nor one whose last key was not the line
     // kill (a Ctrl-X waiting for its second key: Ctrl-X Ctrl-U is readline's undo, which
     // brought `echo XYZ` back before the command), nor one after an Escape (a vi-mode line
@@ -2551,8 +2558,10 @@ fn the_default_wait_says_what_settled_it() {
     let id = started["session_id"].clone();
     let sent = client.call("terminal_send", json!({"session_id": id, "text": "hello\r"}));
     let text = text(&sent);
-    // The status names the condition that ended the wait: waiting for input (a line).
+    // The status names the condition that ended the wait: waiting for input (a line). Its
+    // conditions are states, which match no text.
     assert!(text.starts_with("[cat waiting for a line]\n"), "{text}");
+    assert_eq!(sent["structuredContent"]["wait"]["matched_text"], Value::Null, "{sent}");
     // A wait for text already read times out, and says where the text was.
     let late = client
         .call("terminal_read", json!({"session_id": id, "for_text": "hello", "timeout_ms": 300}));

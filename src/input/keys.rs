@@ -915,8 +915,27 @@ pub(crate) fn bytes_end_in_unfinished_key(bytes: &[u8]) -> bool {
     }
 }
 
+/// Whether typing `bytes` presses Escape as a key of its own: an Escape that starts no key
+/// code (`ESC [`, `ESC O`: the arrows, a bracketed paste's markers), though perhaps an Alt
+/// chord's (`ESC x`), which cannot be told from Escape then `x`.
+pub(crate) fn bytes_press_escape(bytes: &[u8]) -> bool {
+    let starts_code = |at: usize| matches!(bytes.get(at + 1), Some(b'[' | b'O'));
+    bytes.iter().enumerate().any(|(at, &b)| b == 0x1b && !starts_code(at))
+}
+
 #[cfg(test)]
 mod tests {
+    /// Escape pressed is told from an Escape that starts a key code or a paste's marker.
+    #[test]
+    fn escape_pressed_is_told_from_a_key_codes_start() {
+        for pressed in [&b"\x1b"[..], b"a\x1b", b"\x1b:wq\r", b"\x1b[A\x1bx", b"\x1b\x1b[A"] {
+            assert!(super::bytes_press_escape(pressed), "{pressed:?}");
+        }
+        for not in [&b""[..], b"abc\x15", b"\x1b[A\x1bOB", b"\x1b[200~text\x1b[201~"] {
+            assert!(!super::bytes_press_escape(not), "{not:?}");
+        }
+    }
+
     /// A key code cut short is told from a whole one and from text after an Escape.
     #[test]
     fn an_unfinished_key_code_is_told_at_the_end_of_input() {

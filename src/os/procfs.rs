@@ -73,13 +73,14 @@ pub(crate) enum InputWait {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
     },
-    /// Not waiting for input: every member asleep, one in a sleep longer than
-    /// [`CLOCK_HORIZON`] (`sleep 300`), none on a clock about to go off: nothing happens that a
-    /// default wait could wait for, and it settles once quiet, saying so.
+    /// Not waiting for input: every member asleep, one in a sleep with more than
+    /// [`CLOCK_HORIZON`] left (`sleep 300`), the others in such sleeps too or waiting only for
+    /// children that are members, every member read, none on a clock about to go off: nothing
+    /// happens that a default wait could wait for, and it settles once quiet, saying so.
     Sleeping {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
-        /// The sleep's length (or what is left of a sleep until a point in time).
+        /// What is left at least of the sleep that ends soonest.
         timer: std::time::Duration,
     },
     /// Not waiting for input: every member is stopped (Ctrl-Z, SIGSTOP, SIGTTIN), and nothing
@@ -563,8 +564,8 @@ struct ThreadObs {
     /// A short sleep the thread is in that is an idle tick or a repeated one (see
     /// [`SleepTick`]).
     tick: Option<SleepTick>,
-    /// The timer of a sleep the thread is in that goes off after [`CLOCK_HORIZON`]: one no
-    /// default wait can wait for (`sleep 300`).
+    /// What is left at least of a sleep the thread is in, when more than [`CLOCK_HORIZON`]
+    /// (see `sleep_left`): one no default wait can wait for (`sleep 300`).
     long_sleep: Option<std::time::Duration>,
 }
 
@@ -1417,7 +1418,14 @@ mod linux {
             "futex" => lock_timer(base, syscall)?,
             _ => return None,
         };
-        if timer > CLOCK_HORIZON {
+        // A sleep goes off beyond the horizon only with more than it left for sure (see
+        // [`sleep_left`]): `sleep 14` met 10 s in may go off within it.
+        let beyond = match (name, sleep) {
+            _ if outside => timer > CLOCK_HORIZON,
+            ("nanosleep" | "clock_nanosleep", Some(sleep)) => sleep_left(base, sleep).is_some(),
+            _ => timer > CLOCK_HORIZON,
+        };
+        if beyond {
             return None;
         }
         if !until {
@@ -2514,11 +2522,10 @@ mod linux {
         // A member's short sleep that it goes back to again and again (see [`SleepTick`]),
         // with its reason.
         let mut repeating: Option<String> = None;
-        // A member's sleep longer than [`CLOCK_HORIZON`], with its reason, and whether every
-        // member waiting behind something is in one or waits for members (see
-        // [`asleep_long`]).
+        // The member's sleep with more than [`CLOCK_HORIZON`] left that ends soonest, with its
+        // reason; the threads of the members waiting behind something (see [`asleep_long`]).
         let mut long_sleep: Option<(String, std::time::Duration)> = None;
-        let mut only_long_sleeps = true;
+        let mut behind_threads: Vec<(i32, Vec<ThreadObs>)> = Vec::new();
         let mut unknown: Vec<String> = Vec::new();
         for member in members.iter().filter(|m| !is_dead(m)) {
             let observed = observe_process(member.pid, probe);
@@ -2549,8 +2556,9 @@ mod linux {
                     let ms = again.timer.as_millis();
                     repeating = Some(format!("{} redraws on a {ms} ms timer", who()));
                 }
-                if long_sleep.is_none()
-                    && let Some(timer) = threads.iter().find_map(|t| t.long_sleep)
+                // (The soonest to end of them, as what may come first.)
+                if let Some(timer) = threads.iter().filter_map(|t| t.long_sleep).min()
+                    && long_sleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest)
                 {
                     long_sleep =
                         Some((format!("{} sleeps {} s more", who(), timer.as_secs()), timer));
@@ -2584,7 +2592,7 @@ mod linux {
                 Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
                     behind.get_or_insert(not);
                     behind_pids.push(member.pid);
-                    only_long_sleeps &= asleep_long(member.pid, &threads, &members, candidates);
+                    behind_threads.push((member.pid, threads));
                 }
                 Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
                     outside.get_or_insert(reason);
@@ -2663,7 +2671,12 @@ mod linux {
                     // prints: a program that redraws on a timer.
                     return match (tick, long_sleep, clock, repeating) {
                         (Some(reason), _, None, _) => InputWait::Outside { reason },
-                        (None, Some((reason, timer)), None, _) if only_long_sleeps => {
+                        (None, Some((reason, timer)), None, _)
+                            if unknown.is_empty()
+                                && behind_threads.iter().all(|(pid, threads)| {
+                                    asleep_long(*pid, threads, &members, candidates)
+                                }) =>
+                        {
                             InputWait::Sleeping { reason, timer }
                         }
                         (_, _, _, Some(reason)) => InputWait::Ticking { reason },

@@ -333,8 +333,8 @@ struct Slot {
     input_ends_in_line_kill: bool,
     /// The last byte of the input queued last, if it was typed (keys, text or a paste).
     last_typed_byte: Option<u8>,
-    /// When an Escape was last typed (alone, or starting a key code): a line editor in vi
-    /// mode may have left insert mode since.
+    /// When Escape was last pressed (not an Escape starting a key code, such as an arrow's):
+    /// a line editor in vi mode may have left insert mode since.
     escape_typed: Option<Instant>,
     /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
@@ -435,7 +435,7 @@ impl Slot {
         self.input_ends_in_line_kill =
             bytes.last() == Some(&0x15) && !matches!(before, Some(0x16 | 0x18));
         self.last_typed_byte = bytes.last().copied();
-        if bytes.contains(&0x1b) {
+        if crate::input::keys::bytes_press_escape(bytes) {
             self.escape_typed = Some(self.last_input);
         }
     }

@@ -315,10 +315,9 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
     };
     Ok(match outcome.fired {
         // (The default wait's conditions are states, which match no text.)
-        Fired::Matched(found) if plan.implicit => Report {
-            settled_by: Some(found.condition),
-            ..report("matched", None, None)
-        },
+        Fired::Matched(found) if plan.implicit => {
+            Report { settled_by: Some(found.condition), ..report("matched", None, None) }
+        }
         Fired::Matched(found) if found.condition == asked_for => Report {
             printed_before: printed_before(session, plan),
             ..report("waiting_for_input", None, None)
