@@ -209,9 +209,10 @@ impl Error {
     /// error's `_meta`): `unknown_session`, `session_forgotten`, `session_closed`,
     /// `session_exited`, `queue_full`, `too_large`, `too_many_waits`, `invalid_input`,
     /// `program_not_found`, `invalid_cwd`, `spawn_failed`, `spawn_denied`, `invalid_config`,
-    /// `too_many_sessions`, `no_shell_integration`, `not_at_prompt`, `wait_aborted`,
-    /// `paste_incomplete`, `not_at_password_prompt`, `engine_stopped`, `internal` (a bug) or
-    /// `io`.
+    /// `too_many_sessions`, `no_shell_integration`, `not_at_prompt`, `command_incomplete` (the
+    /// command line was left unfinished and abandoned: the shell is back at its prompt),
+    /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `engine_stopped`,
+    /// `internal` (a bug) or `io`.
     pub fn code(&self) -> &'static str {
         match self {
             Error::UnknownSession(_) => "unknown_session",
@@ -227,16 +228,30 @@ impl Error {
             | Error::InvalidInput(_)
             | Error::Key(_)
             | Error::Mouse(_) => "invalid_input",
-            Error::Spawn { source, .. } => match source.kind() {
-                io::ErrorKind::NotFound => "program_not_found",
-                io::ErrorKind::NotADirectory => "invalid_cwd",
-                _ => "spawn_failed",
-            },
+            // From what failed, not from the kind alone: the working directory (termloom's
+            // own check), the program (the system's "not found" or "not a directory" from
+            // starting it), or anything else (a recording's file, the terminal...).
+            Error::Spawn { source, .. }
+                if source.get_ref().is_some_and(|inner| inner.is::<BadWorkingDir>()) =>
+            {
+                "invalid_cwd"
+            }
+            Error::Spawn { source, .. }
+                if source.get_ref().is_none()
+                    && matches!(
+                        source.kind(),
+                        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                    ) =>
+            {
+                "program_not_found"
+            }
+            Error::Spawn { .. } => "spawn_failed",
             Error::SpawnDenied { .. } => "spawn_denied",
             Error::InvalidConfig { .. } => "invalid_config",
             Error::TooManySessions { .. } => "too_many_sessions",
             Error::NoShellIntegration(_) => "no_shell_integration",
-            Error::NotAtPrompt { .. } | Error::CommandLineIncomplete(_) => "not_at_prompt",
+            Error::NotAtPrompt { .. } => "not_at_prompt",
+            Error::CommandLineIncomplete(_) => "command_incomplete",
             Error::WaitAborted(_) => "wait_aborted",
             Error::PasteIncomplete { .. } => "paste_incomplete",
             Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
@@ -246,6 +261,19 @@ impl Error {
         }
     }
 }
+
+/// Why a working directory cannot be used, the message of an [`Error::Spawn`] whose code is
+/// `invalid_cwd` (told from a program's "not found" or "not a directory" by this type).
+#[derive(Debug)]
+pub(crate) struct BadWorkingDir(pub(crate) String);
+
+impl fmt::Display for BadWorkingDir {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadWorkingDir {}
 
 /// The most bytes of a caller's value an error repeats ([`quoted`]).
 pub(crate) const SHOWN_BYTES: usize = 60;
@@ -465,6 +493,39 @@ mod tests {
         assert_eq!(err.code(), "program_not_found");
         assert_eq!(Error::UnknownSession(SessionId(3)).code(), "unknown_session");
         assert_eq!(Error::InvalidInput("row 99".into()).code(), "invalid_input");
+    }
+
+    /// A command line left unfinished was abandoned with Ctrl-C: the shell is back at its
+    /// prompt, so the code is not `not_at_prompt` (waiting for the prompt would not help).
+    #[test]
+    fn an_abandoned_command_line_has_its_own_code() {
+        assert_eq!(Error::CommandLineIncomplete(SessionId(1)).code(), "command_incomplete");
+        let running = Error::NotAtPrompt { session: SessionId(1), command_running: true };
+        assert_eq!(running.code(), "not_at_prompt");
+    }
+
+    /// A failed start is classified by what failed, not by its io kind alone: the program's
+    /// "not a directory" from exec is no working directory's, and a "not found" of termloom's
+    /// own (a recording's missing directory) is no missing program.
+    #[test]
+    fn a_failed_start_is_classified_by_what_failed() {
+        let spawn = |source| Error::Spawn { program: "x".into(), source };
+        let exec = io::Error::from_raw_os_error(libc::ENOTDIR);
+        assert_eq!(spawn(exec).code(), "program_not_found");
+        let exec = io::Error::from_raw_os_error(libc::ENOENT);
+        assert_eq!(spawn(exec).code(), "program_not_found");
+        let recording = io::Error::new(io::ErrorKind::NotFound, "cannot create the recording");
+        assert_eq!(spawn(recording).code(), "spawn_failed");
+        let cwd =
+            crate::os::spawn::resolve_cwd(&crate::Config::default(), Some("/etc/passwd".as_ref()))
+                .expect_err("a file is no directory");
+        assert_eq!(
+            cwd.to_string(),
+            "working directory \"/etc/passwd\" does not exist or is not a directory"
+        );
+        assert_eq!(spawn(cwd).code(), "invalid_cwd");
+        let denied = io::Error::from_raw_os_error(libc::EACCES);
+        assert_eq!(spawn(denied).code(), "spawn_failed");
     }
 
     /// A report that walks the chain prints each cause once: the message holds it.

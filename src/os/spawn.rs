@@ -99,12 +99,13 @@ pub(crate) fn resolve_cwd(config: &Config, cwd: Option<&Path>) -> std::io::Resul
     };
     if !dir.is_dir() {
         // Not `NotFound`: that is a program missing from `PATH` (see `Error::Spawn`).
+        let why = format!(
+            "working directory {} does not exist or is not a directory",
+            crate::error::quoted_os(dir.as_os_str())
+        );
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotADirectory,
-            format!(
-                "working directory {} does not exist or is not a directory",
-                crate::error::quoted_os(dir.as_os_str())
-            ),
+            crate::error::BadWorkingDir(why),
         ));
     }
     Ok(dir)
