@@ -55,7 +55,7 @@ impl Inputs<'_> {
         cancel: &std::sync::Arc<CancelToken>,
     ) -> Result<Answer, ToolError> {
         match *self {
-            Inputs::Unavailable(why) => Err(ToolError::new(why).code("no_answer")),
+            Inputs::Unavailable(why) => Err(ToolError::no_answer(why)),
             Inputs::Live(asker, revision) => {
                 let mut params = json!({ "message": message, "requestedSchema": schema });
                 if revision >= Revision::V2025_11_25 {
@@ -91,13 +91,13 @@ fn question_key(kind: &str, message: &str, schema: &Value) -> String {
 }
 
 /// An `ElicitResult`, read.
-fn answer_of(result: &Value) -> Result<Answer, ToolError> {
+pub(super) fn answer_of(result: &Value) -> Result<Answer, ToolError> {
     match result.get("action").and_then(Value::as_str) {
         Some("accept") => Ok(Answer::Accept(
             result.get("content").and_then(Value::as_object).cloned().unwrap_or_default(),
         )),
         Some(action @ ("decline" | "cancel")) => Ok(Answer::Refused(action.to_owned())),
-        _ => Err(ToolError::new(
+        _ => Err(ToolError::no_answer(
             "the client answered the question with something other than an elicitation result (action accept, decline or cancel); nothing was done",
         )),
     }
@@ -161,7 +161,7 @@ impl Asker {
             });
             self.outbox.send(cancelled.to_string());
         }
-        let unanswered = |message: String| Err(ToolError::new(message).code("no_answer"));
+        let unanswered = |message: String| Err(ToolError::no_answer(message));
         match reply {
             Ok(Reply::Answered(Ok(result))) => answer_of(&result),
             Ok(_) if cancel.is_cancelled() => Err(ToolError::cancelled()),

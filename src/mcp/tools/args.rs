@@ -55,7 +55,7 @@ impl<'a> Args<'a> {
                 })
                 .collect::<Vec<_>>()
                 .join(", ");
-            return Err(ToolError::new(if accepted.is_empty() {
+            return Err(ToolError::invalid_input(if accepted.is_empty() {
                 format!("{} takes no arguments; leave out {these}", tool.name)
             } else {
                 format!(
@@ -107,7 +107,9 @@ impl<'a> Args<'a> {
         match (value, self.tool.arg(name)) {
             (Some(value), _) => Ok(value),
             (None, Some(arg)) => Err(missing(self.tool, arg)),
-            (None, None) => Err(ToolError::new(format!("{} has no `{name}`", self.tool.name))),
+            (None, None) => {
+                Err(ToolError::invalid_input(format!("{} has no `{name}`", self.tool.name)))
+            }
         }
     }
 
@@ -191,7 +193,10 @@ fn missing(tool: &ToolDef, arg: &ArgDef) -> ToolError {
         Kind::SessionId => " (terminal_list shows the sessions)",
         _ => "",
     };
-    ToolError::new(format!("{}: the `{}` argument is required{hint}", tool.name, arg.name))
+    ToolError::invalid_input(format!(
+        "{}: the `{}` argument is required{hint}",
+        tool.name, arg.name
+    ))
 }
 
 /// The value of an argument that was not given: its default, if it has one.
@@ -213,7 +218,7 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
         },
         Kind::Str => match value {
             // Empty text sends, matches or names nothing (a wait for "" would hold at once).
-            Value::String(s) if s.is_empty() => Err(ToolError::new(format!(
+            Value::String(s) if s.is_empty() => Err(ToolError::invalid_input(format!(
                 "{}: `{}` is empty; give it a value, or leave it out",
                 tool.name, arg.name
             ))),
@@ -236,7 +241,7 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
         Kind::SessionId => match value {
             Value::String(s) if s.trim().parse::<u64>().is_err() => {
                 check_name(s).map(|()| Parsed::Str(s)).map_err(|err| {
-                    ToolError::new(format!("{}: `{}`: {}", tool.name, arg.name, err.message))
+                    ToolError::invalid_input(format!("{}: `{}`: {}", tool.name, arg.name, err.message))
                 })
             }
             _ => match whole_number(value) {
@@ -265,7 +270,7 @@ fn parse<'a>(tool: &ToolDef, arg: &ArgDef, value: &'a Value) -> Result<Parsed<'a
                 .map(|(name, value)| {
                     check_env_name(tool, name)?;
                     match value {
-                        Value::String(s) if s.contains('\0') => Err(ToolError::new(format!(
+                        Value::String(s) if s.contains('\0') => Err(ToolError::invalid_input(format!(
                             "{}: the value of `env.{name}` contains a NUL character, which an environment variable cannot hold",
                             tool.name
                         ))),
@@ -335,7 +340,7 @@ fn check_env_name(tool: &ToolDef, name: &str) -> Result<(), ToolError> {
     } else {
         return Ok(());
     };
-    Err(ToolError::new(format!(
+    Err(ToolError::invalid_input(format!(
         "{}: `env` has {problem}; a variable name must be non-empty and contain no `=` or NUL",
         tool.name
     )))
@@ -364,7 +369,7 @@ fn wrong(tool: &ToolDef, name: &str, expected: &str, got: &Value) -> ToolError {
             }
         }
     };
-    ToolError::new(format!("{}: `{name}` must be {expected}, not {shown}", tool.name))
+    ToolError::invalid_input(format!("{}: `{name}` must be {expected}, not {shown}", tool.name))
 }
 
 #[cfg(test)]
@@ -454,7 +459,7 @@ mod tests {
             },
         ]],
         described: 1,
-        run: |_, _| Err(ToolError::new("not run")),
+        run: |_, _| Err(ToolError::invalid_input("not run")),
     };
 
     #[test]

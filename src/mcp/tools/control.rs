@@ -25,20 +25,20 @@ const SHELL_START: Duration = Duration::from_secs(20);
 pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let command = args.required_str("command")?;
     if command.contains(['\n', '\r']) {
-        return Err(ToolError::new(
+        return Err(ToolError::invalid_input(
             "terminal_run: `command` must be one line; join commands with ; or &&, or write a script and run it",
         ));
     }
     // Checked before a shell is started for it: the line is typed, and its line editor would
     // take a control character as a key (Escape, Tab's completion, Ctrl-C).
     if let Some(control) = command.chars().find(|c| c.is_control()) {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "terminal_run: `command` holds the control character U+{:04X}, which the shell would take as a key, since the line is typed: write it with the shell's quoting ($'\\t', $'\\e'), or type it with terminal_send keys; nothing was run",
             u32::from(control)
         )));
     }
     if command.trim().is_empty() {
-        return Err(ToolError::new(
+        return Err(ToolError::invalid_input(
             "terminal_run: `command` is blank; give the command line to run",
         ));
     }
@@ -51,12 +51,12 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let (session, new_session) = match id {
         Some(id) => {
             if cwd.is_some() || !env.is_empty() {
-                return Err(ToolError::new(
+                return Err(ToolError::invalid_input(
                     "terminal_run: `cwd` and `env` apply only when terminal_run starts a new shell (without session_id); in an existing shell, put cd or export in the command",
                 ));
             }
             if args.bool("keep_session").is_some() {
-                return Err(ToolError::new(
+                return Err(ToolError::invalid_input(
                     "terminal_run: `keep_session` is for the shell terminal_run starts (without session_id); a session you give is kept anyway",
                 ));
             }
@@ -103,7 +103,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     if !session.status().is_ok_and(|status| status.shell_integration) {
                         return Err(run_error(crate::Error::NoShellIntegration(session.id())));
                     }
-                    return Err(ToolError::new(format!(
+                    return Err(ToolError::invalid_input(format!(
                         "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
                         session.id()
                     ))
@@ -133,7 +133,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let id = session.id();
-        return Err(ToolError::new(match new_session {
+        return Err(ToolError::stopped(match new_session {
             true => "terminal_run was stopped (the client's input ended) before its command ended; the shell it started for it was closed".to_owned(),
             false => format!(
                 "terminal_run was stopped (the client's input ended) before its command ended; it goes on in session {id}: terminal_read shows its output"
@@ -342,11 +342,10 @@ fn new_shell(
             if report.outcome == "cancelled" && call.cancel.is_cancelled() {
                 return Err(ToolError::cancelled());
             }
-            Err(ToolError::new(format!(
+            Err(ToolError::no_prompt(format!(
                 "terminal_run: the new shell did not show its prompt ({}); start one with terminal_start to see what it prints",
                 report.line(None).unwrap_or_else(|| report.outcome.to_owned())
-            ))
-            .code("not_at_prompt"))
+            )))
         }
         Err(err) => {
             let _ = session.close();
@@ -368,7 +367,7 @@ fn run_error(err: crate::Error) -> ToolError {
     };
     let message = err.to_string();
     let what = message.split("; ").next().unwrap_or_default();
-    ToolError::new(format!("{what}: {advice}")).code(err.code())
+    ToolError::invalid_input(format!("{what}: {advice}")).code(err.code())
 }
 
 /// `terminal_signal`.
@@ -403,10 +402,10 @@ pub(crate) fn signal(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> 
 fn ended_before(err: crate::Error, undone: &str) -> ToolError {
     let code = err.code();
     let error = match err {
-        crate::Error::SessionExited(id) => ToolError::new(format!(
+        crate::Error::SessionExited(id) => ToolError::invalid_input(format!(
             "session {id}: its program has exited, so {undone}; read its last output with terminal_read"
         )),
-        crate::Error::SessionClosed(id) => ToolError::new(format!(
+        crate::Error::SessionClosed(id) => ToolError::invalid_input(format!(
             "session {id} is closed, so {undone}; terminal_read can still show its last output"
         )),
         err => err.into(),

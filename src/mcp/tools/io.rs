@@ -62,16 +62,16 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
     let integration = args.bool("shell_integration");
     let mut spec = match (command, argv) {
         (Some(_), Some(_)) => {
-            return Err(ToolError::new(
+            return Err(ToolError::invalid_input(
                 "terminal_start takes `command` (a shell command line) or `argv` (a program and its arguments), not both",
             ));
         }
         (Some(line), None) => {
             if line.trim().is_empty() {
-                return Err(ToolError::new("terminal_start: `command` is empty"));
+                return Err(ToolError::invalid_input("terminal_start: `command` is empty"));
             }
             if integration == Some(true) {
-                return Err(ToolError::new(
+                return Err(ToolError::invalid_input(
                     "terminal_start: shell_integration needs an interactive shell, not a command line run by one: omit `command` (the default shell), or give the shell as argv=[\"zsh\"] (bash or zsh), then run commands in it with terminal_run or terminal_send",
                 ));
             }
@@ -79,7 +79,7 @@ fn spawn_spec(args: &Args, config: &crate::Config) -> Result<SpawnSpec, ToolErro
         }
         (None, Some(argv)) => {
             let Some((program, rest)) = argv.split_first() else {
-                return Err(ToolError::new(
+                return Err(ToolError::invalid_input(
                     "terminal_start: `argv` must name a program, e.g. [\"python3\", \"-q\"]",
                 ));
             };
@@ -153,7 +153,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let submit = args.bool("submit").unwrap_or(false);
     if args.bool("secret") == Some(true) {
         if text.is_some() || paste.is_some() || keys.is_some() || submit {
-            return Err(ToolError::new(
+            return Err(ToolError::invalid_input(
                 "terminal_send: `secret` is sent alone (the person types it and Enter is pressed); leave out text, keys, paste and submit",
             ));
         }
@@ -162,7 +162,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         return send_secret(call, args, id);
     }
     if text.is_none() && paste.is_none() && keys.is_none() && !submit {
-        return Err(ToolError::new(
+        return Err(ToolError::invalid_input(
             "terminal_send needs something to send: `text`, `keys`, `paste` or submit=true (to read without typing, use terminal_read)",
         ));
     }
@@ -312,11 +312,16 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let content = match asked {
         Answer::Accept(content) => content,
         Answer::Refused(action) => {
-            return Err(ToolError::new(format!("{}; nothing was typed", super::refused(&action))));
+            return Err(ToolError::declined(format!(
+                "{}; nothing was typed",
+                super::refused(&action)
+            )));
         }
     };
     let Some(secret) = content.get("secret").and_then(serde_json::Value::as_str) else {
-        return Err(ToolError::new("the person's answer held no `secret` text; nothing was typed"));
+        return Err(ToolError::no_answer(
+            "the person's answer held no `secret` text; nothing was typed",
+        ));
     };
     {
         let input = call.caller.input.of(id);
@@ -387,12 +392,12 @@ pub(crate) fn mouse(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     }
     let screen = session.screen()?;
     if screen.modes.mouse == MouseReporting::Off {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "session {id}: the program has not enabled mouse reporting, so a mouse event would be lost; nothing was sent. Use terminal_send keys instead (arrows, <Tab>, <Enter>, <PageDown>)"
         )));
     }
     if args.uint("count").is_some() && !action.starts_with("scroll") {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "terminal_mouse: `count` is the wheel notches of scroll_up and scroll_down; a {action} takes none (for a double click, click twice)"
         )));
     }
@@ -434,12 +439,12 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
     let (row, col) = (args.uint("row"), args.uint("col"));
     let at = match (args.str("text"), row, col) {
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err(ToolError::new(
+            return Err(ToolError::invalid_input(
                 "terminal_mouse takes `text` or `row` and `col`, not both",
             ));
         }
         (Some(text), None, None) => screen.find(text).map(|at| (at.row, at.col)).ok_or_else(|| {
-            ToolError::new(format!(
+            ToolError::invalid_input(format!(
                 "{} is not on the screen; nothing was sent. Read it with terminal_read view=\"screen\"",
                 super::args::quoted(text)
             ))
@@ -447,13 +452,13 @@ fn mouse_target(args: &Args, screen: &Screen, action: &str) -> Result<(u16, u16)
         (None, Some(row), Some(col)) => (row as u16, col as u16),
         (None, None, None) if action.starts_with("scroll") => (screen.rows / 2, screen.cols / 2),
         _ => {
-            return Err(ToolError::new(
+            return Err(ToolError::invalid_input(
                 "terminal_mouse needs `row` and `col` (from 0), or `text` to find on the screen",
             ));
         }
     };
     if at.0 >= screen.rows || at.1 >= screen.cols {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "row {}, col {} is outside the {}x{} screen (rows 0-{}, cols 0-{}); nothing was sent",
             at.0,
             at.1,

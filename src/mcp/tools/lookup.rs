@@ -28,11 +28,11 @@ pub(crate) fn asked(args: &Args) -> Result<Option<&'static str>, ToolError> {
         .collect();
     match given.as_slice() {
         [] => Ok(None),
-        [name] if args.given("view") => Err(ToolError::new(format!(
+        [name] if args.given("view") => Err(ToolError::invalid_input(format!(
             "terminal_read: `{name}` is a look-up of its own and shows no view; leave out `view`"
         ))),
         [name] => Ok(Some(name)),
-        _ => Err(ToolError::new(format!(
+        _ => Err(ToolError::invalid_input(format!(
             "terminal_read takes one of `lines`, `search`, `find`, `svg` and `png` at a time, not {}",
             given.join(" and ")
         ))),
@@ -88,7 +88,7 @@ fn after_wait(mut output: ToolOutput, waited: Option<&Report>, max: usize) -> To
 fn svg(session: &Session, max: usize) -> Result<ToolOutput, ToolError> {
     let image = session.styled_screen()?.to_svg(&crate::SvgOptions::default());
     if image.len() > max {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "the screen's SVG is {} bytes, over max_bytes {max}; raise max_bytes (up to {}) or read the screen as text",
             image.len(),
             super::view::MAX_BYTES_RANGE.1
@@ -112,7 +112,7 @@ fn png(session: &Session, max: usize, largest: usize) -> Result<ToolOutput, Tool
             true => format!("raise max_bytes (up to {largest}) or "),
             false => String::new(),
         };
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "the screen's PNG is {encoded} bytes in base64, over max_bytes {max}; {raise}read the screen as text"
         ))
         .code("too_large"));
@@ -171,7 +171,7 @@ fn lines(
     max: usize,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let bad = || {
-        ToolError::new(format!(
+        ToolError::invalid_input(format!(
             "lines must be \"FIRST-LAST\" (line numbers, as shown by search or scrollback) or \"FIRST-\" to the end, e.g. \"120-160\"; got {}",
             super::args::quoted(range)
         ))
@@ -184,7 +184,7 @@ fn lines(
         to => to.parse().map_err(|_| bad())?,
     };
     if to < from {
-        return Err(ToolError::new(format!(
+        return Err(ToolError::invalid_input(format!(
             "lines {range:?} ends before it begins: give the first line, then the last"
         )));
     }
@@ -201,7 +201,7 @@ fn lines(
                 end - 1
             ),
         };
-        return Err(ToolError::new(format!("lines {range}: {why}; ask within them")));
+        return Err(ToolError::invalid_input(format!("lines {range}: {why}; ask within them")));
     }
     let first = found.lines[0].0;
     let (rows, count) = numbered(&found.lines, max, false);
@@ -226,7 +226,7 @@ fn search(
     max: usize,
 ) -> Result<(String, serde_json::Value), ToolError> {
     let regex = regex::Regex::new(pattern)
-        .map_err(|e| ToolError::new(format!("search: {}", bad_regex(pattern, &e))))?;
+        .map_err(|e| ToolError::invalid_input(format!("search: {}", bad_regex(pattern, &e))))?;
     let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();

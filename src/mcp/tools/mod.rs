@@ -116,41 +116,63 @@ pub(crate) struct ToolError {
 pub(crate) const ERROR_CODE: &str = "termloom/error_code";
 
 impl ToolError {
-    /// A failure with this message: a call with an argument that is not right for it, or
-    /// for the session (`invalid_input`), unless [`ToolError::code`] says otherwise.
-    pub(crate) fn new(message: impl Into<String>) -> Self {
-        ToolError {
-            message: message.into(),
-            cancelled: false,
-            input_request: None,
-            code: "invalid_input",
-        }
+    /// A failure with this code and message.
+    fn with_code(code: &'static str, message: impl Into<String>) -> Self {
+        ToolError { message: message.into(), cancelled: false, input_request: None, code }
     }
 
-    /// This failure with error code `code`.
+    /// A call with an argument that is not right for it, or for the session
+    /// (`invalid_input`). A failure of another kind has a constructor of its own, or
+    /// [`ToolError::code`].
+    pub(crate) fn invalid_input(message: impl Into<String>) -> Self {
+        ToolError::with_code("invalid_input", message)
+    }
+
+    /// This failure with error code `code` instead.
     pub(crate) fn code(self, code: &'static str) -> Self {
         ToolError { code, ..self }
     }
 
+    /// The call was stopped before it was done (the client's input ended, the server is
+    /// stopping): `stopped`.
+    pub(crate) fn stopped(message: impl Into<String>) -> Self {
+        ToolError::with_code("stopped", message)
+    }
+
+    /// A shell the call started did not show its prompt: `no_prompt`.
+    pub(crate) fn no_prompt(message: impl Into<String>) -> Self {
+        ToolError::with_code("no_prompt", message)
+    }
+
+    /// The person declined (or cancelled) the question the call asked: `declined`.
+    pub(crate) fn declined(message: impl Into<String>) -> Self {
+        ToolError::with_code("declined", message)
+    }
+
+    /// No answer to the call's question: no person could be asked, none answered, or the
+    /// client answered with something that is no answer: `no_answer`.
+    pub(crate) fn no_answer(message: impl Into<String>) -> Self {
+        ToolError::with_code("no_answer", message)
+    }
+
     /// The call asks the person (`request`, an `elicitation/create` request, under `key`)
-    /// and is called again with the answer.
+    /// and is called again with the answer: `input_required`.
     pub(crate) fn input_required(key: &str, request: Value) -> Self {
         ToolError {
             input_request: Some((key.to_owned(), request)),
-            ..ToolError::new("input required")
+            ..ToolError::with_code("input_required", "input required")
         }
     }
 
-    /// The call was cancelled.
+    /// The call was cancelled: `cancelled`.
     pub(crate) fn cancelled() -> Self {
-        ToolError { cancelled: true, ..ToolError::new("cancelled") }
+        ToolError { cancelled: true, ..ToolError::with_code("cancelled", "cancelled") }
     }
 }
 
 impl From<Error> for ToolError {
     fn from(err: Error) -> Self {
-        let code = err.code();
-        let error = ToolError::new(match &err {
+        let message = match &err {
             Error::UnknownSession(id) => format!(
                 "session {id} does not exist; call terminal_list to see the sessions, or terminal_start to start one"
             ),
@@ -170,8 +192,8 @@ impl From<Error> for ToolError {
                 "the terminal engine is shutting down; no session can be used".to_owned()
             }
             _ => err.to_string(),
-        });
-        error.code(code)
+        };
+        ToolError::with_code(err.code(), message)
     }
 }
 
@@ -309,7 +331,7 @@ impl Call<'_> {
     /// The session the call's `session_id` names, by id or by name.
     pub(crate) fn session_id(&self, args: &Args) -> Result<SessionId, ToolError> {
         self.optional_session_id(args)?.ok_or_else(|| {
-            ToolError::new(
+            ToolError::invalid_input(
                 "the `session_id` argument is required (terminal_list shows the sessions)",
             )
         })
@@ -329,7 +351,7 @@ impl Call<'_> {
 
     /// `problem`, then the sessions there are.
     fn unknown(&self, problem: &str) -> ToolError {
-        ToolError::new(describe_sessions(self.engine, &self.caller.names, problem))
+        ToolError::invalid_input(describe_sessions(self.engine, &self.caller.names, problem))
             .code("unknown_session")
     }
 
@@ -444,7 +466,7 @@ pub(crate) fn run(
 ) -> Option<Result<ToolOutput, ToolError>> {
     let outcome = match catalog::find(name) {
         Some(tool) => Args::new(tool, arguments).and_then(|args| (tool.run)(call, &args)),
-        None => Err(ToolError::new(format!("unknown tool {}", quoted(name)))),
+        None => Err(ToolError::invalid_input(format!("unknown tool {}", quoted(name)))),
     };
     match outcome {
         Err(err) if err.cancelled => None,
@@ -573,6 +595,35 @@ mod base64_tests {
         {
             assert_eq!(super::base64(plain.as_bytes()), encoded);
         }
+    }
+}
+
+#[cfg(test)]
+mod code_tests {
+    use super::*;
+
+    /// Each kind of tool failure that is not a bad argument has its own constructor and
+    /// code (a new site picks one, or says `invalid_input` by name): the codes a client
+    /// reads in `_meta`, as the README lists them.
+    #[test]
+    fn each_kind_of_tool_failure_has_its_code() {
+        let codes = [
+            (ToolError::invalid_input("row 99"), "invalid_input"),
+            (ToolError::stopped("the client's input ended"), "stopped"),
+            (ToolError::no_prompt("no prompt"), "no_prompt"),
+            (ToolError::declined("the person declined"), "declined"),
+            (ToolError::no_answer("nobody answered"), "no_answer"),
+            (ToolError::input_required("key", json!({})), "input_required"),
+            (ToolError::cancelled(), "cancelled"),
+            (ToolError::from(Error::SessionExited(SessionId(1))), "session_exited"),
+            (ToolError::invalid_input("x").code("name_taken"), "name_taken"),
+        ];
+        for (error, code) in codes {
+            assert_eq!(error.code, code, "{}", error.message);
+        }
+        // The client's answer that is no elicitation result is no answer, not bad input.
+        let answer = crate::mcp::elicit::answer_of(&json!({ "action": "maybe" }));
+        assert_eq!(answer.err().map(|e| e.code), Some("no_answer"));
     }
 }
 

@@ -67,7 +67,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), ToolError> {
     if valid {
         Ok(())
     } else {
-        Err(ToolError::new(format!(
+        Err(ToolError::invalid_input(format!(
             "invalid session name {}: use 1 to {MAX_NAME} {NAME_RULE}",
             super::args::quoted(name)
         )))
@@ -96,13 +96,13 @@ impl Names {
             None => {}
             Some(Some(id)) if is_closed(engine, *id) => {}
             Some(Some(id)) => {
-                return Err(ToolError::new(format!(
+                return Err(ToolError::invalid_input(format!(
                     "the name {name:?} is taken by session {id}; choose another name, or close session {id} first"
                 ))
                 .code("name_taken"));
             }
             Some(None) => {
-                return Err(ToolError::new(format!(
+                return Err(ToolError::invalid_input(format!(
                     "the name {name:?} is being given to a session starting now; choose another name"
                 ))
                 .code("name_taken"));

@@ -129,7 +129,7 @@ pub(crate) fn plan(
             // Nothing is waited for, so a timeout would bound nothing: said, rather than
             // silently ignored (`termloom read --timeout` alone is refused the same way).
             if timeout.is_some() {
-                return Err(ToolError::new(format!(
+                return Err(ToolError::invalid_input(format!(
                     "{}: `timeout_ms` bounds a wait, and no wait was asked for: give a condition too ({}), or leave out timeout_ms to read at once",
                     args.tool_name(),
                     WAIT_CONDITIONS.join(", ")
@@ -198,7 +198,7 @@ fn conditions(args: &Args) -> Result<(Vec<Until>, usize, Places), ToolError> {
         });
     }
     if row.is_some() && events.len() == transcript_conditions {
-        return Err(ToolError::new(
+        return Err(ToolError::invalid_input(
             "screen_row limits for_screen_text or for_screen_regex to one row: give one of them too",
         ));
     }
@@ -230,7 +230,7 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
         Some((row.trim().parse::<u16>().ok()?, col.trim().parse::<u16>().ok()?))
     });
     parsed.ok_or_else(|| {
-        ToolError::new(format!(
+        ToolError::invalid_input(format!(
             "for_cursor must be \"row,col\" with both from 0, e.g. \"0,5\"; got {}",
             super::args::quoted(at)
         ))
