@@ -2323,6 +2323,8 @@ fn one_process_cannot_take_every_wait_of_a_session_through_many_connections() {
     assert!(refused.is_error, "{}", refused.text);
     assert!(refused.text.contains("Config::max_waits_per_reader"), "{}", refused.text);
     assert!(refused.text.contains("across its connections"), "{}", refused.text);
+    // The code the library gives for the same bound.
+    assert_eq!(refused.error_code.as_deref(), Some("too_many_waits"), "{}", refused.text);
     let screen = server.ok(&["screen", "watched"]);
     assert!(!screen.contains("typed-past-the-bound"), "{screen}");
     // Another process (the command line) still waits on the session.

@@ -45,14 +45,14 @@ pub(crate) trait Extension: Send + Sync {
         outbox: &Outbox,
     ) -> Option<Responder>;
     /// Checks (and may rewrite) a tool call before it runs: `Err` refuses it with a message
-    /// for the model. `Ok` may hold what the call takes while it runs (a place among its
+    /// for the model and its error code. `Ok` may hold what the call takes while it runs (a place among its
     /// client's sessions), given back when it is dropped: once the call has ended and
     /// [`Extension::called`] has seen its result, or when it is not run after all.
     fn admit(
         &self,
         tool: &str,
         arguments: &mut Map<String, Value>,
-    ) -> Result<Option<Box<dyn Send>>, String>;
+    ) -> Result<Option<Box<dyn Send>>, tools::ToolError>;
     /// Sees what a tool call that succeeded returned (its structured result).
     fn called(&self, tool: &str, arguments: &Map<String, Value>, result: &Value);
     /// The connection's input ended.
@@ -346,8 +346,8 @@ impl Server {
         let held = match self.extension.as_ref().map(|e| e.admit(&name, &mut arguments)) {
             None => None,
             Some(Ok(held)) => held,
-            Some(Err(message)) => {
-                return responder.result(served.finish(tools::refusal(&message, "refused")));
+            Some(Err(err)) => {
+                return responder.result(served.finish(tools::refusal(&err.message, err.code)));
             }
         };
         let ticket = match self.inflight.admit(responder.id()) {

@@ -18,6 +18,7 @@ use crate::mcp::jsonrpc::{
 };
 use crate::mcp::outbox::{Outbox, Responder};
 use crate::mcp::server::{Extension, run_connection};
+use crate::mcp::tools::ToolError;
 use crate::mcp::tools::names::Names;
 use crate::mcp::tools::screen_diff::{SERVER_SCREEN_BYTES_KEPT, ScreenBudget};
 use crate::mcp::tools::{Caller, InputLocks, describe_sessions};
@@ -610,7 +611,7 @@ impl Connection {
     /// session's waits, but every connection that names no client is a reader of its own, so
     /// without this one process opening a few connections could take every wait of a session
     /// from the server's other clients. The call holds its place until it ends.
-    fn hold_wait(&self, id: SessionId) -> Result<Waiting, String> {
+    fn hold_wait(&self, id: SessionId) -> Result<Waiting, ToolError> {
         let limit = self.hub.engine.config().max_waits_per_reader;
         let key = (self.peer, id);
         let mut waiting = lock(&self.hub.waiting);
@@ -619,9 +620,11 @@ impl Connection {
                 Peer::Process(pid) => format!("this client's process ({pid})"),
                 Peer::Connection(_) => "this connection".to_owned(),
             };
-            return Err(format!(
+            // The library's code for the same bound (`Error::TooManyReaderWaits`).
+            return Err(ToolError::invalid_input(format!(
                 "{whose} has {limit} calls in progress on session {id} across its connections, its bound (Config::max_waits_per_reader); nothing was typed: wait for one to end, or cancel one, before starting another"
-            ));
+            ))
+            .code("too_many_waits"));
         }
         *waiting.entry(key).or_default() += 1;
         Ok(Waiting { hub: self.hub.clone(), key })
@@ -632,7 +635,7 @@ impl Connection {
     /// sessions whose program exited hold no process (their tombstones are bounded by
     /// `max_closed_sessions`) and do not count. An admitted start holds its place until its
     /// call ends.
-    fn check_session_limit(&self) -> Result<Starting, String> {
+    fn check_session_limit(&self) -> Result<Starting, ToolError> {
         let client = lock(&self.client).clone();
         let limit = self.hub.options.max_sessions_per_client;
         let mut owners = lock(&self.hub.owners);
@@ -642,7 +645,7 @@ impl Connection {
                 .filter(|info| matches!(info.state, SessionState::Running))
                 .map(|info| info.id)
                 .collect(),
-            Err(err) => return Err(err.to_string()),
+            Err(err) => return Err(ToolError::invalid_input(err.to_string()).code(err.code())),
         };
         owners.retain(|id, _| open.contains(id));
         let mine = owners.values().filter(|owner| **owner == client).count();
@@ -654,9 +657,9 @@ impl Connection {
                 0 => format!("{mine} open {sessions}"),
                 _ => format!("{mine} open {sessions} and {pending} starting"),
             };
-            return Err(format!(
+            return Err(ToolError::refused(format!(
                 "client {client:?} has {mine}, its limit; close one with terminal_close (termloom close ID) first"
-            ));
+            )));
         }
         *starting.entry(client.clone()).or_default() += 1;
         Ok(Starting { hub: self.hub.clone(), client })
@@ -778,15 +781,15 @@ impl Extension for Connection {
         &self,
         tool: &str,
         arguments: &mut Map<String, Value>,
-    ) -> Result<Option<Box<dyn Send>>, String> {
+    ) -> Result<Option<Box<dyn Send>>, ToolError> {
         if TYPING_TOOLS.contains(&tool)
             && let Some(id) = self.target(arguments)
             && let Some(holder) = self.hub.holder(id)
             && holder != self.number
         {
-            return Err(format!(
+            return Err(ToolError::refused(format!(
                 "a person holds this session ({id}, through termloom attach --takeover): input, signals, resizes and closing are refused until they hand it back; terminal_read still shows it"
-            ));
+            )));
         }
         // A call on a session may wait on it; closing ends the waits, and is never refused.
         let waiting = match self.target(arguments) {

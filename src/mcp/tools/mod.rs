@@ -144,6 +144,11 @@ impl ToolError {
         ToolError::with_code("no_prompt", message)
     }
 
+    /// A person holds the session, or the client is at its limit: `refused`.
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
+        ToolError::with_code("refused", message)
+    }
+
     /// The person declined (or cancelled) the question the call asked: `declined`.
     pub(crate) fn declined(message: impl Into<String>) -> Self {
         ToolError::with_code("declined", message)
@@ -615,6 +620,7 @@ mod code_tests {
             (ToolError::no_answer("nobody answered"), "no_answer"),
             (ToolError::input_required("key", json!({})), "input_required"),
             (ToolError::cancelled(), "cancelled"),
+            (ToolError::refused("a person holds the session"), "refused"),
             (ToolError::from(Error::SessionExited(SessionId(1))), "session_exited"),
             (ToolError::invalid_input("x").code("name_taken"), "name_taken"),
         ];
