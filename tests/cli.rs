@@ -255,6 +255,23 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_once() {
     assert!(stderr(&output).is_empty(), "{}", stderr(&output));
 }
 
+/// Every `--json` failure has a `code`, a failed step's too: the library's code for a step it
+/// refused, else the failure's kind.
+#[test]
+fn a_failed_steps_json_error_has_a_code() {
+    let cases: [(&[&str], &str, &str); 3] = [
+        (&["--wait-text", "never printed", "--", "sh", "-c", "exit 4"], "exited", "exited"),
+        (&["--timeout", "300", "--wait-text", "never", "--", "sleep", "5"], "timeout", "timeout"),
+        (&["--wait-prompt", "--", "sleep", "5"], "error", "no_shell_integration"),
+    ];
+    for (args, kind, code) in cases {
+        let output = termloom(&[&["run", "--json"], args].concat());
+        let report = json(&output);
+        assert_eq!(report["error"]["kind"], kind, "{args:?}: {report}");
+        assert_eq!(report["error"]["code"], code, "{args:?}: {report}");
+    }
+}
+
 #[test]
 fn a_program_that_exits_during_another_wait_fails_with_its_status() {
     let output = termloom(&[

@@ -49,6 +49,9 @@ pub(super) struct Failure {
     pub step: Option<usize>,
     /// What went wrong.
     pub kind: FailureKind,
+    /// Its error code (`--json`'s `code`): the library's ([`termloom::Error::code`]), `io`
+    /// for a file or the output, else the kind's name.
+    pub code: &'static str,
     /// A sentence naming the step and the cause.
     pub message: String,
     /// The screen when it happened, if known (boxed: a `Result`'s error stays small).
@@ -61,6 +64,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Timeout,
+            code: "timeout",
             message: format!("{} timed out after {} ms", step.describe(), timeout.as_millis()),
             screen: screen.map(Box::new),
         }
@@ -72,6 +76,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Command,
+            code: "command",
             message: format!("{} failed: the command ended with {code}", step.describe()),
             screen: None,
         }
@@ -82,6 +87,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Command,
+            code: "command",
             message: format!(
                 "{} failed: the shell itself ended during the command ({how})",
                 step.describe()
@@ -95,6 +101,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Exited,
+            code: "exited",
             message: format!(
                 "{} failed: the program exited ({status}) before the condition held",
                 step.describe()
@@ -108,6 +115,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Closed,
+            code: "closed",
             message: format!("{} failed: the session was closed", step.describe()),
             screen: None,
         }
@@ -118,6 +126,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Error,
+            code: error.code(),
             message: format!("{} failed: {error}", step.describe()),
             screen: None,
         }
@@ -129,6 +138,7 @@ impl Failure {
         Failure {
             step: Some(step.number),
             kind: FailureKind::Error,
+            code: "io",
             message: format!(
                 "{} failed: cannot write {}: {error}",
                 step.describe(),
@@ -142,6 +152,7 @@ impl Failure {
         Failure {
             step: None,
             kind: FailureKind::Error,
+            code: "io",
             message: format!("writing the output failed: {error}"),
             screen: None,
         }
@@ -162,6 +173,7 @@ impl Failure {
         json!({
             "step": self.step,
             "kind": self.kind.name(),
+            "code": self.code,
             "message": self.message,
             "screen": screen.map(super::report::screen_json),
         })
