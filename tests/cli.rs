@@ -602,6 +602,18 @@ fn the_bare_help_is_a_short_overview_naming_where_the_details_are() {
         assert!(overview.contains(topic), "{topic}:\n{overview}");
     }
     assert_code(&termloom(&["help", "sessions"]), 0);
+    // Every line fits an 80-column terminal.
+    for line in overview.lines() {
+        assert!(line.chars().count() <= 80, "{} wide: {line}", line.chars().count());
+    }
+    // `help [TOPIC]` is offered, so `help help` is help (the overview); an unknown topic's
+    // error lists the topics.
+    let help = termloom(&["help", "help"]);
+    assert_code(&help, 0);
+    assert_eq!(stdout(&help), overview);
+    let unknown = termloom(&["help", "nonsense"]);
+    assert_code(&unknown, 2);
+    assert!(stderr(&unknown).contains("sessions"), "{}", stderr(&unknown));
 }
 
 #[cfg(target_os = "linux")]

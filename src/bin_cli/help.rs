@@ -28,12 +28,12 @@ const OVERVIEW_COLUMN: usize = 15;
 /// that gives its details (`termloom help run`, `termloom help sessions`, `termloom help CMD`).
 pub(super) fn top_help() -> String {
     let mut text = format!(
-        "termloom {}: run terminal programs headlessly under a real pseudo-terminal and a\n\
-         full terminal emulator; type into them, wait for what they show, and read their\n\
-         screen and transcript.\n",
+        "termloom {}: run terminal programs headlessly under a real pseudo-terminal\n\
+         and a full terminal emulator; type into them, wait for what they show, and read\n\
+         their screen and transcript.\n",
         env!("CARGO_PKG_VERSION")
     );
-    let run = [("run", "Run a program, perform steps on it, print its transcript and screen.")];
+    let run = [("run", "Run a program through steps; print its transcript and screen.")];
     push_group(
         &mut text,
         "One program, start to end (`termloom help run`: its steps and examples):",
@@ -46,8 +46,8 @@ pub(super) fn top_help() -> String {
     ]);
     push_group(
         &mut text,
-        "Sessions that outlive each command, on a server started on first use, for an agent\n\
-         with only a shell (`termloom help sessions`: all of them; `termloom help CMD`: one):",
+        "Sessions that outlive each command (a server starts on first use), for an agent\n\
+         with only a shell (`termloom help sessions`: all; `termloom help CMD`: one):",
         &sessions,
     );
     let mcp = [("mcp", "Serve sessions over the Model Context Protocol on stdio.")];

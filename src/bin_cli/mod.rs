@@ -115,7 +115,8 @@ fn help_topic(mut args: impl Iterator<Item = OsString>) -> Option<OsString> {
 /// `termloom help [COMMAND]`.
 fn help_command(topic: Option<OsString>) -> ExitCode {
     match topic.as_ref().and_then(|t| t.to_str()) {
-        None => print_help(&help::top_help()),
+        // `help help`: the overview, which says what `help [TOPIC]` does.
+        None | Some("help") => print_help(&help::top_help()),
         Some("run") => print_help(&help::run_help()),
         Some("mcp") => print_help(mcp::HELP),
         Some("server") => print_help(server::HELP),
@@ -123,7 +124,7 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
         Some("sessions") => print_help(&agent::help(None)),
         Some(name) if agent::is_command(name) => print_help(&agent::help(Some(name))),
         Some(other) => usage_error(
-            &format!("no help on {other:?}; the commands are {COMMANDS}"),
+            &format!("no help on {other:?}; the topics are sessions and the commands, {COMMANDS}"),
             "termloom --help",
         ),
     }
