@@ -58,46 +58,46 @@ impl Target {
         Ok(true)
     }
 
-    /// Whether a server may run there: false when its socket is missing or refuses
-    /// connections (no server listens), as [`Target::connect`] reports.
-    pub(super) fn runs(&self) -> bool {
+    /// Connects to the server there, if one listens: `None` when its socket is missing or
+    /// refuses connections (none runs); an error for any other failure to connect.
+    pub(super) fn try_connect(&self) -> Result<Option<Client>, String> {
         match Client::connect(&self.socket) {
-            Ok(_) => true,
-            Err(err) => {
-                !matches!(err.kind(), io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused)
+            Ok(client) => Ok(Some(client)),
+            Err(err)
+                if matches!(
+                    err.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+                ) =>
+            {
+                Ok(None)
             }
+            Err(err) => Err(format!("cannot connect to {}: {err}", self.socket.display())),
+        }
+    }
+
+    /// What is said when no server runs there: how to start one, or why none can.
+    pub(super) fn none_runs(&self) -> String {
+        match check_socket_dir(&self.socket) {
+            Ok(()) => format!(
+                "no termloom server is running on {}; `termloom start` starts one with a session",
+                self.socket.display()
+            ),
+            Err(refused) => format!(
+                "no termloom server is running on {}, and none can: {refused}",
+                self.socket.display()
+            ),
         }
     }
 
     /// Connects to the running server; the error says none runs, and whether one could.
     pub(super) fn connect(&self) -> Result<Client, String> {
-        Client::connect(&self.socket).map_err(|err| match err.kind() {
-            io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused => {
-                match check_socket_dir(&self.socket) {
-                    Ok(()) => format!(
-                        "no termloom server is running on {}; `termloom start` starts one with a session",
-                        self.socket.display()
-                    ),
-                    Err(refused) => format!(
-                        "no termloom server is running on {}, and none can: {refused}",
-                        self.socket.display()
-                    ),
-                }
-            }
-            _ => format!("cannot connect to {}: {err}", self.socket.display()),
-        })
+        self.try_connect()?.ok_or_else(|| self.none_runs())
     }
 
     /// Connects to the server, starting one first if none runs.
     pub(super) fn connect_or_start(&self) -> Result<Client, String> {
-        match Client::connect(&self.socket) {
-            Ok(client) => return Ok(client),
-            Err(err)
-                if matches!(
-                    err.kind(),
-                    io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
-                ) => {}
-            Err(err) => return Err(format!("cannot connect to {}: {err}", self.socket.display())),
+        if let Some(client) = self.try_connect()? {
+            return Ok(client);
         }
         let log = log_path(&self.socket);
         // What the log holds already is an earlier server's.

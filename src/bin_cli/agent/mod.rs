@@ -74,25 +74,22 @@ pub(super) fn main(name: &str, args: Vec<String>) -> ExitCode {
     if command.name == "kill-server" {
         return kill_server(&request);
     }
-    let connected = if command.name == "start" {
-        request.target.connect_or_start()
-    } else {
-        request.target.connect()
+    let connected = match command.name {
+        "start" => request.target.connect_or_start().map(Some),
+        _ => request.target.try_connect(),
     };
     // No server runs, so there is no session: `list` says so on stderr, lists none on stdout
     // and succeeds (a server with no session exits when idle: that is no failure to a script
     // asking which sessions there are).
-    if command.name == "list"
-        && let Err(message) = &connected
-        && !request.target.runs()
-    {
-        say!("termloom: {}", with_reach(message, &request.reach));
+    if command.name == "list" && matches!(connected, Ok(None)) {
+        say!("termloom: {}", with_reach(&request.target.none_runs(), &request.reach));
         return if request.json {
             print_out(&format!("{}\n", json!({ "sessions": [] })))
         } else {
             print_out("no sessions\n")
         };
     }
+    let connected = connected.and_then(|client| client.ok_or_else(|| request.target.none_runs()));
     let result = connected.and_then(|mut client| {
         let arguments = Value::Object(request.arguments.clone());
         // A stopped or hung server is not waited for forever: the call's own wait, or the
@@ -344,9 +341,9 @@ fn kill_server(request: &Request) -> ExitCode {
             ExitCode::SUCCESS
         }
     };
-    let mut client = match request.target.connect() {
-        Ok(client) => client,
-        Err(_) if !request.target.runs() => {
+    let mut client = match request.target.try_connect() {
+        Ok(Some(client)) => client,
+        Ok(None) => {
             say!("termloom: no termloom server is running on {socket}; nothing to stop");
             return done(false);
         }
