@@ -565,7 +565,7 @@ struct ThreadObs {
     /// [`SleepTick`]).
     tick: Option<SleepTick>,
     /// What is left at least of a sleep the thread is in, when more than [`CLOCK_HORIZON`]
-    /// (see `sleep_left`): one no default wait can wait for (`sleep 300`).
+    /// (see `linux::sleep_left`): one no default wait can wait for (`sleep 300`).
     long_sleep: Option<std::time::Duration>,
 }
 
@@ -1212,13 +1212,14 @@ mod linux {
     pub(super) fn observe_thread(base: &str, tid: i32, probe: Probe<'_>) -> Option<ThreadObs> {
         let obs =
             |activity| Some(ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None });
-        let stat = match fs::read(format!("{base}/stat")) {
-            Ok(data) => match parse_stat(&data) {
-                Ok(stat) => stat,
-                Err(err) => return obs(Activity::Unknown(format!("unparsable stat: {err}"))),
-            },
+        let data = match fs::read(format!("{base}/stat")) {
+            Ok(data) => data,
             Err(err) if is_gone(&err) => return None,
             Err(err) => return obs(Activity::Unknown(format!("stat unreadable: {err}"))),
+        };
+        let stat = match parse_stat(&data) {
+            Ok(stat) => stat,
+            Err(err) => return obs(Activity::Unknown(format!("unparsable stat: {err}"))),
         };
         if is_dead(&stat) {
             return None;
@@ -1237,9 +1238,10 @@ mod linux {
                         let activity = reading_terminal(base, tid, &text, activity, probe);
                         // (Read once: a sleep's timer is in the sleeping process's memory.)
                         let sleep = sleep_of(base, &text, &activity);
-                        let clock = clock_due(base, tid, &text, &activity, sleep, probe);
+                        let left = sleep.and_then(|sleep| sleep_left(&data, sleep));
+                        let clock = clock_due(base, tid, &text, &activity, sleep, left, probe);
                         let tick = sleep_tick(base, tid, sleep, probe);
-                        let long_sleep = sleep.and_then(|sleep| sleep_left(base, sleep));
+                        let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
                         return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
                     }
                     None => format!("system call {nr} unknown on this architecture"),
@@ -1400,13 +1402,15 @@ mod linux {
     /// terminal has been quiet for longer (it went off without a change and was set again, a
     /// server's poll every 0.5 s), a sleep until a point in time (Python's `time.sleep`) until
     /// `probe.timers` saw the thread wake and sleep again (a reloader's sleep every second).
-    /// `sleep` is the thread's sleep, if it is in one ([`sleep_of`]).
+    /// `sleep` is the thread's sleep, if it is in one ([`sleep_of`]), and `left` what is left
+    /// of it at least ([`sleep_left`]).
     fn clock_due(
         base: &str,
         tid: i32,
         syscall: &str,
         activity: &Activity,
         sleep: Option<(std::time::Duration, bool)>,
+        left: Option<std::time::Duration>,
         probe: Probe<'_>,
     ) -> Option<std::time::Duration> {
         let Activity::Other(what) = activity else { return None };
@@ -1422,7 +1426,7 @@ mod linux {
         // [`sleep_left`]): `sleep 14` met 10 s in may go off within it.
         let beyond = match (name, sleep) {
             _ if outside => timer > CLOCK_HORIZON,
-            ("nanosleep" | "clock_nanosleep", Some(sleep)) => sleep_left(base, sleep).is_some(),
+            ("nanosleep" | "clock_nanosleep", Some(_)) => left.is_some_and(|l| l > CLOCK_HORIZON),
             _ => timer > CLOCK_HORIZON,
         };
         if beyond {
@@ -1526,27 +1530,26 @@ mod linux {
         }
     }
 
-    /// What is left at least of a sleep (`sleep`, see [`sleep_of`]) of the thread at `base`,
-    /// when it is longer than [`CLOCK_HORIZON`]: a sleep until a point in time tells it; a
-    /// sleep of a length began no earlier than the thread, so at least its length less the
-    /// thread's age is left (`sleep 300`, a process of its own, tells it nearly exactly).
+    /// What is left at least of a sleep (`sleep`, see [`sleep_of`]) of the thread whose
+    /// `stat` is `stat`: a sleep until a point in time tells it; a sleep of a length began no
+    /// earlier than the thread, so at least its length less the thread's age is left (`sleep
+    /// 300`, a process of its own, tells it nearly exactly). `None` when that cannot be told.
     fn sleep_left(
-        base: &str,
+        stat: &[u8],
         (timer, until): (std::time::Duration, bool),
     ) -> Option<std::time::Duration> {
-        let left = match until {
-            true => timer,
-            false => timer.checked_sub(thread_age(base)?)?,
-        };
-        (left > CLOCK_HORIZON).then_some(left)
+        match until {
+            true => Some(timer),
+            false => timer.checked_sub(thread_age(stat)?),
+        }
     }
 
-    /// How long ago the thread at `base` started (field 22 of its `stat`, in clock ticks
+    /// How long ago the thread whose `stat` is `stat` started (its field 22, in clock ticks
     /// since boot).
-    fn thread_age(base: &str) -> Option<std::time::Duration> {
-        let stat = fs::read_to_string(format!("{base}/stat")).ok()?;
+    fn thread_age(stat: &[u8]) -> Option<std::time::Duration> {
         // (After the name, whose parentheses may hold anything: the state is field 3.)
-        let fields = &stat[stat.rfind(')')? + 1..];
+        let close = stat.iter().rposition(|&b| b == b')')?;
+        let fields = std::str::from_utf8(&stat[close + 1..]).ok()?;
         let ticks: u64 = fields.split_ascii_whitespace().nth(22 - 3)?.parse().ok()?;
         let per_second = rustix::param::clock_ticks_per_second();
         let started =
