@@ -80,6 +80,10 @@ fn maker(name: &str) -> Option<(u32, u64)> {
     Some((pid, namespace.parse().ok()?))
 }
 
+/// How many other names [`CgroupParent::create`] tries for a session whose cgroup is
+/// left over from an earlier start of its id.
+const MAX_RETRIES: u32 = 16;
+
 /// A session's cgroup.
 #[derive(Debug)]
 pub(crate) struct Cgroup {
@@ -90,14 +94,37 @@ pub(crate) struct Cgroup {
 
 impl CgroupParent {
     /// Creates the cgroup of session `session` of this process's engine number `engine`.
+    ///
+    /// A cgroup of that name already there is a leftover of this engine: the id was given
+    /// back after a start that failed, and the cgroup could not be removed then (a process
+    /// in it stuck in an uninterruptible sleep). Its processes are killed and it is removed
+    /// if it can be at once; otherwise the session's cgroup takes a name with a number after
+    /// the id (`-r1`, `-r2`, ...), so the id's second start never fails for the first one.
     pub(crate) fn create(&self, engine: u64, session: u64) -> io::Result<Cgroup> {
         let pid = std::process::id();
-        let name = match self.namespace {
-            Some(namespace) => format!("termloom-{pid}-{engine}-{session}-ns{namespace}"),
-            None => format!("termloom-{pid}-{engine}-{session}"),
+        let mut attempt = 0;
+        let dir = loop {
+            let retry = if attempt == 0 { String::new() } else { format!("-r{attempt}") };
+            let name = match self.namespace {
+                Some(ns) => format!("termloom-{pid}-{engine}-{session}{retry}-ns{ns}"),
+                None => format!("termloom-{pid}-{engine}-{session}{retry}"),
+            };
+            let dir = self.dir.join(name);
+            match std::fs::create_dir(&dir) {
+                Ok(()) => break dir,
+                Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempt < MAX_RETRIES => {
+                    if attempt == 0 {
+                        kill_all(&dir);
+                        remove_tree(&dir, Instant::now());
+                        if std::fs::create_dir(&dir).is_ok() {
+                            break dir;
+                        }
+                    }
+                    attempt += 1;
+                }
+                Err(err) => return Err(err),
+            }
         };
-        let dir = self.dir.join(name);
-        std::fs::create_dir(&dir)?;
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         Ok(Cgroup { dir, procs })
@@ -147,9 +174,14 @@ impl Cgroup {
     /// Kills everything inside: `cgroup.kill` where the kernel has it (5.14+), SIGKILL to each
     /// process otherwise.
     pub(crate) fn kill(&self) {
-        if std::fs::write(self.dir.join("cgroup.kill"), b"1").is_err() {
-            kill_members(&self.dir);
-        }
+        kill_all(&self.dir);
+    }
+}
+
+/// Kills everything inside cgroup `dir`, as [`Cgroup::kill`] does.
+fn kill_all(dir: &Path) {
+    if std::fs::write(dir.join("cgroup.kill"), b"1").is_err() {
+        kill_members(dir);
     }
 }
 
@@ -280,6 +312,38 @@ mod tests {
         while dir.exists() {
             assert!(std::time::Instant::now() < deadline, "{} was not removed", dir.display());
             std::thread::yield_now();
+        }
+    }
+
+    /// An id given back after a failed start whose cgroup could not be removed (a process in
+    /// it stuck in an uninterruptible sleep): the id's next start found the name taken and
+    /// failed with `EEXIST`. The leftover's processes are killed, and the new cgroup takes
+    /// its name if it could be removed at once, another name if not.
+    #[test]
+    fn a_cgroup_left_over_under_the_same_name_never_fails_the_next_start() {
+        let Some(parent) = detect() else {
+            eprintln!("skipped: no writable cgroup2 hierarchy");
+            return;
+        };
+        let session = u64::from(std::process::id()) + (1 << 40);
+        let first = parent.create(u64::MAX, session).unwrap();
+        let mut sleeper = std::process::Command::new("sleep").arg("600").spawn().unwrap();
+        std::fs::write(first.path().join("cgroup.procs"), sleeper.id().to_string()).unwrap();
+        let left = first.path().to_owned();
+        // Left behind: its drop would kill and remove it.
+        let _ = std::mem::ManuallyDrop::new(first);
+        let second = parent.create(u64::MAX, session).unwrap();
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(sleeper.wait().unwrap().signal(), Some(9), "the leftover's process lives");
+        assert!(second.pids().is_empty());
+        let name = second.path().file_name().unwrap().to_str().unwrap().to_owned();
+        let leftover = left.file_name().unwrap().to_str().unwrap();
+        assert!(
+            second.path() == left || name.contains(&format!("-{session}-r1")),
+            "{name} beside {leftover}"
+        );
+        if second.path() != left {
+            drop(super::Cgroup::at(left));
         }
     }
 
