@@ -838,8 +838,9 @@ mod tests {
         assert_eq!(asks.recheck_in(&view(5000)), Some(ASKED_POLL));
     }
 
-    /// A program in a sleep longer than any default wait settles it as soon as it is seen, and the
-    /// match says why; one whose wait for input /proc denied is not settled by silence.
+    /// A program in a sleep longer than any default wait settles it as soon as it is seen,
+    /// and the match says why; one whose wait for input /proc denied is not settled by
+    /// silence.
     #[test]
     fn a_long_sleep_settles_the_default_wait_and_says_so() {
         let ms = Duration::from_millis;
