@@ -85,7 +85,7 @@ impl Frame {
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
         let cells = usize::from(screen.cols) * usize::from(screen.rows);
-        let mut runs = select(runs, styles, cells);
+        let mut runs = select(runs, styles, screen.cols, cells);
         if styles == Styles::Meaningful {
             for run in &mut runs {
                 let row = text(usize::from(run.row));
@@ -266,7 +266,7 @@ impl Frame {
 }
 
 /// The runs `styles` marks, neighbours with the same label merged.
-fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
+fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Marked> {
     // A background on most of the screen's `cells` is the screen's own colour (a program that
     // paints every cell, such as curses' white on black), not a highlight.
     let base = screen_background(runs, cells);
@@ -279,7 +279,7 @@ fn select(runs: &[StyleRun], styles: Styles, cells: usize) -> Vec<Marked> {
         Styles::Meaningful => {
             let mut chosen: Vec<&StyleRun> = runs.iter().filter(meaningful).collect();
             if chosen.len() > MAX_MEANINGFUL_RUNS {
-                chosen = standing_out(chosen);
+                chosen = standing_out(chosen, cols);
             }
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
@@ -355,16 +355,26 @@ fn screen_background(runs: &[StyleRun], cells: usize) -> Option<&str> {
 
 /// Of more coloured runs than a highlight has, those that stand out from the colour scheme
 /// (a dialog on a blue screen): inverse ones, and those whose background covers less than a
-/// tenth of the coloured cells (the selected entry of a menu).
-fn standing_out(runs: Vec<&StyleRun>) -> Vec<&StyleRun> {
+/// tenth of the coloured cells (the selected entry of a menu). Then, if they all fit in the
+/// highlights' number, those on a row that is not all coloured, which stand out from the
+/// screen's own ground around them: mc's selection bar between its panels' borders, whose
+/// colour its menu bar and function-key bar (rows coloured whole) share.
+fn standing_out(runs: Vec<&StyleRun>, cols: u16) -> Vec<&StyleRun> {
     let mut cells: HashMap<&str, usize> = HashMap::new();
+    let mut row_cells: HashMap<u16, usize> = HashMap::new();
     for run in &runs {
         *cells.entry(run.bg.as_str()).or_default() += usize::from(run.width);
+        *row_cells.entry(run.row).or_default() += usize::from(run.width);
     }
     let total: usize = cells.values().sum();
-    runs.into_iter()
-        .filter(|run| run.attrs.contains(&"inverse") || cells[run.bg.as_str()] * 10 < total)
-        .collect()
+    let rare =
+        |run: &&StyleRun| run.attrs.contains(&"inverse") || cells[run.bg.as_str()] * 10 < total;
+    let on_ground = |run: &&StyleRun| row_cells[&run.row] < usize::from(cols);
+    let (rare_runs, grounded) = runs.iter().fold((0, 0), |(rare_runs, grounded), run| {
+        (rare_runs + usize::from(rare(run)), grounded + usize::from(!rare(run) && on_ground(run)))
+    });
+    let with_ground = rare_runs + grounded <= MAX_MEANINGFUL_RUNS;
+    runs.into_iter().filter(|run| rare(run) || with_ground && on_ground(run)).collect()
 }
 
 /// A run to mark, with its label.
@@ -1270,6 +1280,50 @@ mod tests {
         ];
         let frame = Frame::new(&screen, &painted, Styles::Meaningful);
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
+    }
+
+    /// mc: panels painted blue, a selection bar in cyan between their borders, and a menu
+    /// bar and a function-key bar coloured whole, cyan with black keys, many runs. The
+    /// selection bar was not marked: cyan covers too many of the coloured cells to be rare.
+    #[test]
+    fn a_selection_bar_on_the_screens_ground_is_marked_beside_bars_of_its_colour() {
+        let lines = ["  Left  File", "|/..   |a  |", "| alpha|b  |", "| beta |c  |", "1Help2Menu"];
+        let mut screen = screen(&lines, (4, 0));
+        screen.cols = 12;
+        let selected = |at: u16| {
+            let mut runs = vec![run(0, 0, 12, "black", "cyan", &[])];
+            for row in 1..4 {
+                match row == at {
+                    true => runs.extend([
+                        run(row, 0, 1, "white", "blue", &[]),
+                        run(row, 1, 6, "black", "cyan", &[]),
+                        run(row, 7, 5, "white", "blue", &[]),
+                    ]),
+                    false => runs.push(run(row, 0, 12, "white", "blue", &[])),
+                }
+            }
+            for key in 0..12 {
+                runs.push(run(4, key, 1, "white", ["black", "cyan"][usize::from(key % 2)], &[]));
+            }
+            runs.push(run(5, 0, 12, "white", "blue", &[]));
+            runs
+        };
+        let lines_of = |frame: &Frame| {
+            frame.text(&Shape::Whole).lines().skip(1).take(3).map(str::to_owned).collect::<Vec<_>>()
+        };
+        let first = Frame::new(&screen, &selected(2), Styles::Meaningful);
+        assert_eq!(lines_of(&first), ["|/..   |a  |", "|⟦ alpha⟧|b  |", "| beta |c  |"]);
+        let next = Frame::new(&screen, &selected(3), Styles::Meaningful);
+        assert_eq!(lines_of(&next), ["|/..   |a  |", "| alpha|b  |", "|⟦ beta ⟧|c  |"]);
+        // With more such runs than the highlights' number, only the rare ones are marked.
+        let mut crowded = selected(2);
+        crowded.extend((0..20).map(|row| run(row + 6, 0, 1, "white", "cyan", &[])));
+        let mut tall = screen.clone();
+        tall.rows = 26;
+        tall.lines.resize(26, "|".to_owned());
+        let frame = Frame::new(&tall, &crowded, Styles::Meaningful);
+        assert_eq!(lines_of(&frame), ["|/..   |a  |", "| alpha|b  |", "| beta |c  |"]);
+        assert!(frame.text(&Shape::Whole).contains("⟦1⟧H⟦e⟧"), "{}", frame.text(&Shape::Whole));
     }
 
     /// A dialog whose rows are marked whole (its background is not the screen's) marks its
