@@ -370,10 +370,8 @@ fn standing_out(runs: Vec<&StyleRun>, cols: u16) -> Vec<&StyleRun> {
     let rare =
         |run: &&StyleRun| run.attrs.contains(&"inverse") || cells[run.bg.as_str()] * 10 < total;
     let on_ground = |run: &&StyleRun| row_cells[&run.row] < usize::from(cols);
-    let (rare_runs, grounded) = runs.iter().fold((0, 0), |(rare_runs, grounded), run| {
-        (rare_runs + usize::from(rare(run)), grounded + usize::from(!rare(run) && on_ground(run)))
-    });
-    let with_ground = rare_runs + grounded <= MAX_MEANINGFUL_RUNS;
+    let marked = runs.iter().filter(|run| rare(run) || on_ground(run)).count();
+    let with_ground = marked <= MAX_MEANINGFUL_RUNS;
     runs.into_iter().filter(|run| rare(run) || with_ground && on_ground(run)).collect()
 }
 
