@@ -356,7 +356,8 @@ impl Session {
 
     /// Clicks the left button at a cell (row and column from 0): press, then release. Fails
     /// when the program has not enabled mouse reporting, instead of sending bytes it would
-    /// read as text.
+    /// read as text; on a session that ended, with [`Error::SessionExited`] or
+    /// [`Error::SessionClosed`], as every mouse call does.
     pub fn click(&self, row: u16, col: u16) -> Result<()> {
         self.mouse_down(MouseButton::Left, row, col)?;
         self.mouse_up(MouseButton::Left, row, col)

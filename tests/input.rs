@@ -161,6 +161,34 @@ fn mouse_click_moves_vims_cursor_only_when_enabled() {
 }
 
 #[test]
+fn the_mouse_of_an_ended_session_says_it_ended_not_that_reporting_is_off() {
+    let engine = engine();
+    let exited = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&exited, Until::input_wait());
+    exited.send_keys("<C-d>").unwrap();
+    expect(&exited, Until::exit());
+    let closed = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&closed, Until::input_wait());
+    closed.close().unwrap();
+    for (session, ended) in [(&exited, "exited"), (&closed, "closed")] {
+        let check = |what: &str, result: termloom::Result<()>| {
+            let err = result.expect_err(what);
+            let right = match ended {
+                "exited" => matches!(err, Error::SessionExited(_)),
+                _ => matches!(err, Error::SessionClosed(_)),
+            };
+            assert!(right, "{what} on a session that {ended}: {err:?}");
+        };
+        check("click", session.click(0, 0));
+        check("mouse_down", session.mouse_down(termloom::MouseButton::Left, 0, 0));
+        check("mouse_up", session.mouse_up(termloom::MouseButton::Left, 0, 0));
+        // Motion with no reporting sends nothing on a live session; on an ended one it fails.
+        check("mouse_move", session.mouse_move(0, 0));
+        check("scroll", session.scroll(termloom::ScrollDirection::Up, 1, 0, 0));
+    }
+}
+
+#[test]
 fn ctrl_c_stops_sleep_and_the_shell_survives() {
     if !require("bash") {
         return;

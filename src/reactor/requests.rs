@@ -508,7 +508,8 @@ impl Reactor {
     }
 
     /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose
-    /// (`button` `None`: motion with no button held).
+    /// (`button` `None`: motion with no button held). A session that ended takes none, as it
+    /// takes no keys: that, not its modes, is the error.
     pub(crate) fn send_mouse(
         &mut self,
         id: SessionId,
@@ -517,6 +518,7 @@ impl Reactor {
         row: u16,
         col: u16,
     ) -> Result<()> {
+        self.accepting(id)?;
         let modes = MouseModes::from(&self.slot(id)?.terminal.modes());
         let (cols, rows) = self.slot(id)?.terminal.size();
         if row >= rows || col >= cols {
