@@ -283,7 +283,9 @@ impl Until {
         }))
     }
 
-    /// The session's program exits.
+    /// The session's program exits. The wait then ends with [`Fired::Exited`], which carries
+    /// the exit status and no [`Match`]: [`WaitOutcome::matched`] is `None` for it, so check
+    /// `fired` (or [`WaitOutcome::is_timeout`]) to tell that it held.
     pub fn exit() -> Until {
         Until(Cond::Exit)
     }
@@ -767,7 +769,9 @@ impl WaitOutcome {
         matches!(self.fired, Fired::Timeout)
     }
 
-    /// The match, if the condition held.
+    /// The match, if a condition of text, screen or state held ([`Fired::Matched`]). `None`
+    /// for every other end, including the program's exit ([`Fired::Exited`]), which is how
+    /// [`Until::exit`] (alone or in an [`Until::any`]) holds.
     pub fn matched(&self) -> Option<&Match> {
         match &self.fired {
             Fired::Matched(m) => Some(m),

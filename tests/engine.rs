@@ -25,6 +25,8 @@ fn python_repl_computes_a_value() {
     py.submit("exit()").unwrap();
     let outcome = expect(&py, Until::exit());
     assert_eq!(outcome.fired, Fired::Exited { status: ExitStatus::Code(0) });
+    // As `WaitOutcome::matched` says: an exit holds `Until::exit` with no `Match`.
+    assert!(outcome.matched().is_none() && !outcome.is_timeout(), "{outcome:?}");
 }
 
 #[test]
