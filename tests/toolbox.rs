@@ -477,3 +477,31 @@ fn text_typed_but_not_submitted_is_said_so() {
     assert!(!pressed.text.contains("not submitted"), "{}", pressed.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
+
+/// Dropping a `call_async` future of a `terminal_send` that submitted a line interrupts the
+/// command it typed, as its docs say (and as a cancelled MCP call does): a host's own
+/// timeout around the future stops the program, not only the wait.
+#[test]
+fn a_dropped_call_that_submitted_a_line_interrupts_its_command() {
+    let engine = engine();
+    let toolbox = Toolbox::new(engine.clone());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"argv": ["sh", "-c", "read line; echo got-$line; exec sleep 1000"], "input_wait": true}),
+    );
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].as_u64().unwrap();
+    let session = engine.session(termloom::SessionId(id)).unwrap();
+    let sending = toolbox.call_async(
+        "terminal_send",
+        json!({"session_id": id, "text": "it", "submit": true, "for_text": "never", "timeout_ms": 600000}),
+    );
+    expect(&session, termloom::Until::text("got-it"));
+    drop(sending);
+    let outcome = expect(&session, termloom::Until::exit());
+    assert_eq!(
+        outcome.fired,
+        termloom::Fired::Exited { status: termloom::ExitStatus::Signal(2) },
+        "{outcome:?}"
+    );
+}

@@ -73,7 +73,11 @@ impl ToolCancel {
         ToolCancel(CancelToken::new())
     }
 
-    /// Ends the call's wait or paste now; the call then returns `None`.
+    /// Ends the call's wait or paste now; the call then returns `None`. As a cancelled MCP
+    /// call does, a cancelled `terminal_run`, or `terminal_send` with `submit`, also
+    /// interrupts the command it typed (SIGINT to the session's foreground process group,
+    /// as Ctrl-C) unless another call of this toolbox typed into the session since; a `terminal_start` (or a
+    /// `terminal_run` that started its shell) closes the session it started.
     pub fn cancel(&self) {
         self.0.cancel();
     }
@@ -255,8 +259,11 @@ impl Toolbox {
 
     /// [`Toolbox::call`] as a future, for an async host: the call runs on a thread of its own
     /// (one per call in flight; it ends with the call), so the host's executor is never
-    /// blocked. Dropping the future before it completes cancels the call's wait or paste, as
-    /// [`ToolCancel::cancel`] does. It fails only when no thread can be started
+    /// blocked. Dropping the future before it completes cancels the call, as
+    /// [`ToolCancel::cancel`] does: its wait or paste ends, and a command it submitted is
+    /// interrupted (so a `tokio::time::timeout` around a `terminal_run` stops the command;
+    /// give the tool a `timeout_ms` of its own to leave the command running). It fails only
+    /// when no thread can be started
     /// ([`crate::Error::Io`]).
     pub fn call_async(&self, name: &str, arguments: Value) -> EngineFuture<ToolResult> {
         let (future, producer) = EngineFuture::new();
