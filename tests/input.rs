@@ -218,6 +218,24 @@ fn ctrl_c_stops_sleep_and_the_shell_survives() {
     sh.close().unwrap();
 }
 
+/// As `Activity::Stopped` and `Signal::Tstp` say: Ctrl-Z (or SIGTSTP) to the session's own
+/// program does not stop it (its process group is orphaned, so the kernel discards the
+/// signal), and it goes on reading.
+#[test]
+fn ctrl_z_to_the_sessions_own_program_does_not_stop_it() {
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&cat, Until::input_wait());
+    cat.send_keys("<C-z>").unwrap();
+    let report = cat.signal(termloom::Signal::Tstp).unwrap();
+    assert_eq!(report.groups, vec![cat.pid()]);
+    let outcome = cat
+        .send_keys_and_wait("still here<Enter>", Until::regex("^still here$").unwrap(), LONG)
+        .unwrap();
+    assert!(outcome.matched().is_some(), "{outcome:?}");
+    assert!(!matches!(cat.status().unwrap().activity, termloom::Activity::Stopped));
+}
+
 #[test]
 fn ctrl_z_then_fg() {
     if !require("bash") {

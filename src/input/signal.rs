@@ -21,7 +21,9 @@ pub enum Signal {
     Quit,
     /// SIGHUP.
     Hup,
-    /// SIGTSTP (what Ctrl-Z sends).
+    /// SIGTSTP (what Ctrl-Z sends). It stops a job of a shell with job control; the kernel
+    /// discards it for the session's own program and its process group (an orphaned group,
+    /// whose parent is outside the session), so it does not stop them.
     Tstp,
     /// SIGCONT.
     Cont,
