@@ -740,7 +740,10 @@ pub enum Fired {
         /// How it ended.
         status: ExitStatus,
     },
-    /// The session was closed while waiting.
+    /// The session was closed, while the wait waited or before it began (any wait on a
+    /// closed session ends so at once, [`Until::exit`] too, though the close ended the
+    /// program). A session whose program exited by itself before it was closed ends waits
+    /// with [`Fired::Exited`] instead.
     Closed,
     /// The timeout passed first.
     Timeout,

@@ -68,6 +68,11 @@ fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
     assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
     assert_eq!(status, ExitStatus::Signal(1), "SIGHUP comes first");
     assert!(survivors(s.pid()).is_empty());
+    // As `Fired::Closed` says: a wait begun after the close ends so at once, an exit's too.
+    for until in [Until::exit(), Until::text("x"), Until::input_wait()] {
+        let outcome = s.wait(until, LONG).unwrap();
+        assert_eq!(outcome.fired, termloom::Fired::Closed, "{outcome:?}");
+    }
 }
 
 #[test]
