@@ -431,3 +431,24 @@ fn ctrl_with_backquote_and_braces_sends_xterm_control_bytes() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+/// Keys ending in Enter with a modifier (`x<S-Enter>`) to a program that echoes nothing: a
+/// wait for its answer on the line the keys were typed on took the answer for their echo
+/// (a modified Enter made the echo unknown) and timed out with the answer on the screen.
+#[test]
+fn an_answer_after_a_modified_enter_is_no_echo() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let py = raw_python(&engine, "key('a')\nkey('b')\n");
+    expect(&py, Until::screen_contains("a?"));
+    for (keys, answer) in [("<S-Enter>", "a b'\\r'"), ("x<C-Enter>", "b b'x\\r'")] {
+        let outcome = py.send_keys_and_wait(keys, Until::text(answer), LONG).unwrap();
+        let matched = outcome.matched().map(|m| m.text.clone());
+        assert_eq!(matched.as_deref(), Some(answer), "{keys}: {:?}", outcome.fired);
+    }
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

@@ -846,7 +846,7 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
 
 /// What a program that echoes typed text would show for `items`, a script that submits a
 /// line: its characters, when they are plain text (characters, shifted or not, and the Enter
-/// that ends it); `None` when keys that edit, move or complete are among them (the line's
+/// that ends it, with a modifier or not); `None` when keys that edit, move or complete are among them (the line's
 /// echo cannot be told from the keys).
 pub(crate) fn script_echo(items: &[ScriptItem]) -> Option<String> {
     let mut echo = String::new();
@@ -855,9 +855,10 @@ pub(crate) fn script_echo(items: &[ScriptItem]) -> Option<String> {
         match item {
             ScriptItem::Text(text) if i == last => echo.push_str(&bytes_echo(text.as_bytes())?),
             ScriptItem::Text(text) => echo.push_str(plain_text(text)?),
-            ScriptItem::Key(Key { code: KeyCode::Enter, mods }) if i == last => {
-                (*mods == Modifiers::NONE).then_some(())?;
-            }
+            // With a modifier too (`<S-Enter>`): the line's characters are still its echo,
+            // and what the program adds after them its answer (taken all for echo, a reply
+            // on that line went unseen).
+            ScriptItem::Key(Key { code: KeyCode::Enter, .. }) if i == last => {}
             ScriptItem::Key(Key { code: KeyCode::Char(c), mods })
                 if !mods.ctrl && !mods.alt && !c.is_control() =>
             {
@@ -956,6 +957,9 @@ mod tests {
         assert_eq!(echo("echo done<Enter>").as_deref(), Some("echo done"));
         assert_eq!(echo("<Enter>").as_deref(), Some(""));
         assert_eq!(echo("a<Space>B<S-c><CR>").as_deref(), Some("a BC"));
+        for enter in ["<S-Enter>", "<C-Enter>", "<M-Enter>"] {
+            assert_eq!(echo(&format!("x{enter}")).as_deref(), Some("x"), "{enter}");
+        }
         for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
             assert_eq!(echo(edited), None, "{edited}");
         }

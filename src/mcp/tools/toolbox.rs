@@ -92,6 +92,10 @@ impl Default for ToolCancel {
 /// The terminal tools over one engine. Cheap to clone; usable from any thread ([`Toolbox::call`]
 /// runs on the caller's thread and may wait; an async host uses [`Toolbox::call_async`]).
 ///
+/// A toolbox holds a clone of its [`Engine`]: the engine's sessions end when the last clone
+/// of either is dropped, so dropping the host's own `Engine` leaves them running while a
+/// toolbox (or one of its clones) lives.
+///
 /// ```no_run
 /// use termloom::tools::Toolbox;
 /// use termloom::{Config, Engine};
