@@ -96,6 +96,29 @@ fn the_environment_is_fixed_and_overridable() {
     assert!(!env.contains("TZ="), "{env}");
 }
 
+/// `keep_env` of a variable the kit sets gives the program the host's value (or none, where
+/// the host has none), not the kit's fixed one; a later `env` sets its own again.
+#[test]
+fn keeping_a_variable_the_kit_sets_gives_the_hosts_value() {
+    let env_to_file = ["-c", "env > env.txt"];
+    let (env, home) = environment(
+        TestSession::builder("sh")
+            .args(env_to_file)
+            .env("TZ", "Europe/Paris")
+            .keep_env("HOME")
+            .keep_env("TZ")
+            .keep_env("LANG")
+            .env("LANG", "C"),
+    );
+    let lines: Vec<&str> = env.lines().collect();
+    for (name, host) in [("HOME", std::env::var("HOME").ok()), ("TZ", std::env::var("TZ").ok())] {
+        let shown = lines.iter().find_map(|line| line.strip_prefix(&format!("{name}=")));
+        assert_eq!(shown, host.as_deref(), "{name} should be the host's:\n{env}");
+    }
+    assert!(!lines.contains(&format!("HOME={home}").as_str()), "{env}");
+    assert!(lines.contains(&"LANG=C"), "a later env sets its own value:\n{env}");
+}
+
 /// `file` writes into the temporary `HOME` only: a path that would lead out of it (absolute, or
 /// through `..`) fails with a message that says so, and nothing is written there.
 #[test]

@@ -204,8 +204,16 @@ impl TestSessionBuilder {
     /// credential (`API_TOKEN`), which a session otherwise never gets from the host (see
     /// [`Config::env_allow`]): the test named it. [`TestSessionBuilder::start`] panics when
     /// the configuration's [`Config::env_deny`] names it too.
+    ///
+    /// The host's value replaces the kit's fixed one (`keep_env("TERM")` gives the program
+    /// the host's `TERM`, not `xterm-256color`) and an earlier [`env`](Self::env) or
+    /// [`env_remove`](Self::env_remove) of it; a variable the host does not have is then
+    /// unset. A later `env` or `env_remove` changes it again.
     pub fn keep_env(mut self, key: impl Into<String>) -> Self {
-        self.keep_env.push(key.into());
+        let key = key.into();
+        // The kit's value (or an earlier call's) would be set over the host's.
+        self.spec.env.retain(|(name, _)| name.as_os_str() != OsStr::new(&key));
+        self.keep_env.push(key);
         self
     }
 

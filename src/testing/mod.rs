@@ -83,7 +83,8 @@
 //!   `SHELL=/bin/sh`, `INPUTRC` naming an empty file, `LESSHISTFILE=-`, `HISTFILE` in `HOME`;
 //! - the working directory is the temporary `HOME` (see [`TestSessionBuilder::cwd`]).
 //!
-//! [`TestSessionBuilder::env`] and [`TestSessionBuilder::env_remove`] change any of it.
+//! [`TestSessionBuilder::env`], [`TestSessionBuilder::env_remove`] and
+//! [`TestSessionBuilder::keep_env`] (the host's value) change any of it.
 //!
 //! # Waits
 //!
