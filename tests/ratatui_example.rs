@@ -54,6 +54,16 @@ fn enter_opens_a_popup_and_closes_it() {
     assert!(!app.screen().contains("You picked"));
 }
 
+/// An Escape then a key in one press reach the program one after the other, as a person types
+/// them: crossterm reads them as Alt-q when they come in one read (the popup would stay open).
+#[test]
+fn escape_then_a_key_in_one_press_are_two_keys() {
+    let app = app();
+    app.press("<Enter>").wait_for_screen_text("You picked apples.");
+    app.press("<Esc>q");
+    app.wait_for_success();
+}
+
 #[test]
 fn a_resize_redraws_the_status_bar() {
     let app = app();

@@ -108,7 +108,10 @@ impl TestSession {
         })
     }
 
-    /// Types a key script such as `ihello<Esc>:wq<Enter>` (see [`Session::send_keys`]).
+    /// Types a key script such as `ihello<Esc>:wq<Enter>` (see [`Session::send_keys`]), in one
+    /// write: an `<Esc>` followed by more keys reaches the program in the same read as them,
+    /// which crossterm (ratatui), termion and other key readers take as Alt with the next key
+    /// (`<Esc>q` as Alt-q). [`press`](Self::press) lets the program read the Escape first.
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
         let submits = crate::input::keys::parse_key_script(script)
@@ -513,14 +516,32 @@ impl TestSession {
     /// press returns once the program has exited, its screen then final; check how it ended
     /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
     ///
+    /// An `<Esc>` followed by more keys is pressed on its own first, the rest once the program
+    /// has answered it: sent together, the Escape and the next key reach the program in one
+    /// read, which crossterm (ratatui), termion and other key readers take as Alt with that
+    /// key (`<Esc>q` as Alt-q), where a person's Escape comes alone. A program that waits
+    /// for the rest of a key code after an Escape (vim for `ttimeoutlen`, 1 s with `-u NONE`)
+    /// is waited for.
+    ///
     /// # Panics
     ///
     /// When the program neither answers nor exits before the timeout, or the session is
     /// closed.
     #[track_caller]
     pub fn press(&self, keys: &str) -> &Self {
-        self.send_keys(keys);
-        self.settle_for_input(&format!("press({keys:?})"))
+        let call = format!("press({keys:?})");
+        let Ok(items) = crate::input::keys::parse_key_script(keys) else {
+            // The kit's send_keys fails with the parse error.
+            return self.send_keys(keys);
+        };
+        for part in split_after_escapes(&items) {
+            self.send_keys(&part);
+            // Keys after those that ended the program have no one to read them.
+            if self.answered(&call) {
+                break;
+            }
+        }
+        self
     }
 
     /// Resizes the terminal, then waits for the program's redraw at the new size: the screen
@@ -537,6 +558,13 @@ impl TestSession {
     /// screen then final); a failure names `call`, what the program was to answer.
     #[track_caller]
     fn settle_for_input(&self, call: &str) -> &Self {
+        self.answered(call);
+        self
+    }
+
+    /// [`settle_for_input`](Self::settle_for_input), saying whether the program has exited.
+    #[track_caller]
+    fn answered(&self, call: &str) -> bool {
         let what = format!(
             "waiting for the program to answer {call} (to wait for input again with a still screen, or to exit)"
         );
@@ -544,10 +572,10 @@ impl TestSession {
             let until = Until::any(vec![until, Until::exit()]);
             let outcome = self.wait_described(until, what.clone());
             if matches!(outcome.fired, Fired::Exited { .. }) {
-                break;
+                return true;
             }
         }
-        self
+        false
     }
 
     /// Checks that the program left the terminal as it found it: the primary screen, a
@@ -665,7 +693,49 @@ impl TestSession {
     }
 }
 
+/// A key script split after each Escape key that more keys follow, as scripts for
+/// [`TestSession::press`]: `<Esc>q` is `<Esc>` then `q`.
+fn split_after_escapes(items: &[crate::input::keys::ScriptItem]) -> Vec<String> {
+    use crate::input::keys::ScriptItem;
+    let mut parts = vec![String::new()];
+    for (at, item) in items.iter().enumerate() {
+        let part = parts.last_mut().expect("a part");
+        match item {
+            ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
+            ScriptItem::Key(key) => part.push_str(&format!("<{key}>")),
+        }
+        let escape = matches!(item, ScriptItem::Key(key) if key.code == crate::KeyCode::Escape);
+        if escape && at + 1 < items.len() {
+            parts.push(String::new());
+        }
+    }
+    parts
+}
+
 /// A [`TestSession`] snapshotted with the colours and attributes of its cells (see
 /// [`TestSession::with_styles`] and [`format_styled_screen`]).
 #[derive(Debug, Clone, Copy)]
 pub struct WithStyles<'a>(pub(super) &'a TestSession);
+
+#[cfg(test)]
+mod tests {
+    use super::split_after_escapes;
+    use crate::input::keys::parse_key_script;
+
+    /// A script is split after each Escape that more keys follow, and each part reads back
+    /// as the keys it holds (a literal `<` as `<lt>`).
+    #[test]
+    fn a_script_is_split_after_its_escapes() {
+        let split = |script: &str| split_after_escapes(&parse_key_script(script).unwrap());
+        assert_eq!(split("<Esc>q"), ["<Escape>", "q"]);
+        assert_eq!(split("ihello<Esc>:wq<CR>"), ["ihello<Escape>", ":wq<Enter>"]);
+        assert_eq!(split("a<lt>b<Esc><Esc><Down>"), ["a<lt>b<Escape>", "<Escape>", "<Down>"]);
+        assert_eq!(split("x<Esc>"), ["x<Escape>"]);
+        assert_eq!(split("<M-x><C-c>"), ["<M-x><C-c>"]);
+        for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>"] {
+            let items = parse_key_script(script).unwrap();
+            let again = split_after_escapes(&items).concat();
+            assert_eq!(parse_key_script(&again).unwrap(), items, "{script}");
+        }
+    }
+}
