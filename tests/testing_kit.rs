@@ -399,9 +399,10 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
 }
 
 /// The session's own ways of typing (`submit`, `send_text`, `send_bytes`, reached through
-/// the session the kit's handle derefs to) are the kit's too: a wait after them looks past the
-/// submitted line's echo. (`submit("sleep 1; echo one")` then `wait_for_output("one")` matched
-/// the echo at once, before the command printed.)
+/// the session the kit's handle derefs to) are the kit's too, and so is a paste ending with a
+/// line end: a wait after them looks past the submitted line's echo.
+/// (`submit("sleep 1; echo one")` then `wait_for_output("one")` matched the echo at once,
+/// before the command printed; so did a paste of `pasted\n` and a wait for `pasted`.)
 #[test]
 fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
     if !require("bash") {
@@ -421,6 +422,13 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
         assert!(screen.lines.contains(&printed), "{typed}: {screen}");
         sh.wait_for_input();
     }
+    // A paste that ends with a line end submits it too (cat reads it as a line, without
+    // bracketed paste): the wait is for cat's copy, below the echo.
+    let cat = TestSession::builder("sh").args(["-c", "read line; sleep 0.5; echo \"$line\""]);
+    let cat = cat.start();
+    cat.wait_for_input().paste("pasted\n").wait_for_output("pasted");
+    let screen = cat.screen();
+    assert_eq!(screen.lines.iter().filter(|line| *line == "pasted").count(), 2, "{screen}");
 }
 
 /// `press` returns once the program has answered the keys (waiting for input again, its

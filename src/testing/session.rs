@@ -187,10 +187,12 @@ impl TestSession {
         self
     }
 
-    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]).
+    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]); a paste
+    /// that ends with a line end submits its last line, whose echo the kit's waits look past
+    /// (see [`TestSession::send_text`]).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
-        self.before_typing(false);
+        self.before_typing(text.ends_with(['\n', '\r']));
         self.check("paste", self.session.paste(text));
         self
     }
