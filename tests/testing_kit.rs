@@ -493,6 +493,16 @@ fn one_call_waits_settles_and_snapshots() {
     assert!(snapshot_file("after_ready").exists());
 }
 
+/// A program that prints its result and exits is snapshotted after its text too: its screen
+/// is final (the wait for input failed with "the program exited").
+#[test]
+fn after_takes_a_program_that_exited() {
+    let sh = TestSession::builder("sh").args(["-c", "printf 'result: 42\\n'"]).start();
+    assert_screen_snapshot!("after_exit", sh, after = "result: 42");
+    assert!(sh.wait_for_exit().success());
+    assert!(snapshot_file("after_exit").exists());
+}
+
 /// The one-call form also works unnamed, named after the test.
 #[test]
 fn an_unnamed_snapshot_can_wait_after_a_text() {

@@ -567,9 +567,15 @@ impl TestSession {
     /// [`settle_for_input`](Self::settle_for_input), saying whether the program has exited.
     #[track_caller]
     fn answered(&self, call: &str) -> bool {
-        let what = format!(
+        self.settled(format!(
             "waiting for the program to answer {call} (to wait for input again with a still screen, or to exit)"
-        );
+        ))
+    }
+
+    /// Waits until the program waits for input with a stable screen, or has exited; a failure
+    /// says it was `what`. Whether the program has exited.
+    #[track_caller]
+    pub(super) fn settled(&self, what: String) -> bool {
         for until in [Until::input_wait(), Until::stable(self.settle), Until::input_wait()] {
             let until = Until::any(vec![until, Until::exit()]);
             let outcome = self.wait_described(until, what.clone());

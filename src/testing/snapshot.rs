@@ -159,8 +159,8 @@ impl<T: SnapshotSource + ?Sized> SnapshotSource for &T {
 /// `after = "text"`: a [`TestSession`] and [`TestSession::with_styles`]. Not public API.
 #[doc(hidden)]
 pub trait __SettleAfter {
-    /// Waits for `text` on the screen, for the program to wait for input and for the screen
-    /// to settle.
+    /// Waits for `text` on the screen, then for the program to wait for input with a settled
+    /// screen, or to exit (its screen then final).
     #[track_caller]
     fn __settle_after(&self, text: &str);
 }
@@ -168,7 +168,9 @@ pub trait __SettleAfter {
 impl __SettleAfter for TestSession {
     #[track_caller]
     fn __settle_after(&self, text: &str) {
-        self.wait_for_screen_text(text).wait_for_input().wait_stable();
+        self.wait_for_screen_text(text).settled(format!(
+            "waiting, after {text:?} was shown, for the program to wait for input with a still screen (or to exit)"
+        ));
     }
 }
 
@@ -254,8 +256,9 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 ///
 /// `assert_screen_snapshot!("name", session, after = "text")` (or, named after the test,
 /// `assert_screen_snapshot!(session, after = "text")`) first waits for `text` on the screen,
-/// for the program to wait for input and for the screen to settle: one call per step (for a
-/// `TestSession` or its [`with_styles`](crate::testing::TestSession::with_styles)).
+/// for the program to wait for input and for the screen to settle, or for the program to exit
+/// (a command that prints its result and ends): one call per step (for a `TestSession` or its
+/// [`with_styles`](crate::testing::TestSession::with_styles)).
 /// The source is evaluated once.
 ///
 /// A mismatch fails the test with a diff and leaves a `.snap.new` file for
