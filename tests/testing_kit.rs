@@ -494,12 +494,14 @@ fn one_call_waits_settles_and_snapshots() {
 }
 
 /// A program that prints its result and exits is snapshotted after its text too: its screen
-/// is final (the wait for input failed with "the program exited").
+/// is final (the wait for input failed with "the program exited"); so does a settle wait
+/// after the exit hold (it failed the same way).
 #[test]
 fn after_takes_a_program_that_exited() {
     let sh = TestSession::builder("sh").args(["-c", "printf 'result: 42\\n'"]).start();
     assert_screen_snapshot!("after_exit", sh, after = "result: 42");
     assert!(sh.wait_for_exit().success());
+    sh.wait_stable();
     assert!(snapshot_file("after_exit").exists());
 }
 

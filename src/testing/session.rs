@@ -494,11 +494,14 @@ impl TestSession {
         self
     }
 
-    /// Waits until the screen has not changed for the settle time (200 ms by default): call it
-    /// after the expected text appeared, before a snapshot.
+    /// Waits until the screen has not changed for the settle time (200 ms by default), or the
+    /// program has exited (its screen then final): call it after the expected text appeared,
+    /// before a snapshot.
     #[track_caller]
     pub fn wait_stable(&self) -> &Self {
-        self.wait_until(Until::stable(self.settle));
+        let stable = Until::stable(self.settle);
+        let what = format!("waiting for {stable}");
+        self.wait_described(Until::any(vec![stable, Until::exit()]), what);
         self
     }
 
