@@ -398,6 +398,23 @@ fn a_broken_wait_fails_fast_while_a_busy_program_is_waited_for() {
     assert!(message.contains("timed out after 2.5s"), "{message}");
 }
 
+/// A shell at its prompt while a background job runs is not stuck: the job may still print
+/// (the wait failed after the grace, before the job's line came). Once the job has ended, a
+/// wait that cannot hold fails fast again.
+#[test]
+fn a_background_job_is_waited_for() {
+    if !require("bash") {
+        return;
+    }
+    let sh = TestSession::bash().stuck_after(Some(Duration::from_millis(300))).start();
+    sh.type_line("(sleep 1; echo background-done) &").wait_for_input();
+    sh.wait_for_output("background-done");
+    let message = panic_message(|| {
+        sh.wait_for_screen_text("never");
+    });
+    assert!(message.contains("has waited for input with an unchanged screen"), "{message}");
+}
+
 /// The session's own ways of typing (`submit`, `send_text`, `send_bytes`, reached through
 /// the session the kit's handle derefs to) are the kit's too, and so is a paste ending with a
 /// line end: a wait after them looks past the submitted line's echo.

@@ -391,6 +391,23 @@ pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
     }
 }
 
+/// Whether a live process of session `sid` outside group `pgrp` may print on its own: one
+/// neither stopped nor waiting for a child, such as a shell's background job (`cmd &`) while
+/// the shell, group `pgrp`, waits at its prompt. `false` where `/proc` cannot tell. For the
+/// testing kit's stuck waits.
+#[cfg(feature = "testing")]
+pub(crate) fn others_may_print(pgrp: i32, sid: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        numbers_ours() && linux::others_may_print(pgrp, sid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pgrp, sid);
+        false
+    }
+}
+
 /// A terminal that a program of a session made and relays to (`script`, `sudo` with
 /// `use_pty`): the controlling terminal of a child of the program that leads a POSIX session
 /// of its own on it.
@@ -2029,20 +2046,30 @@ mod linux {
     /// See [`super::alone_in_session`].
     pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
         let processes = processes(candidates, |s| s.session == sid && !is_dead(s));
-        let waits_for_child = |pid: i32| {
-            let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
-                return false;
-            };
-            match parse_syscall(&text).and_then(|field| match field {
-                SyscallField::Nr(nr) => classify_syscall(nr),
-                _ => None,
-            }) {
-                Some(Activity::Other(name)) => matches!(name.as_str(), "wait4" | "waitid"),
-                _ => false,
-            }
-        };
         processes.iter().filter(|p| p.pgrp == pgrp).count() == 1
             && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
+    }
+
+    /// See [`super::others_may_print`].
+    #[cfg(feature = "testing")]
+    pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
+        let others = processes(None, |s| s.session == sid && s.pgrp != pgrp && !is_dead(s));
+        others.iter().any(|p| !matches!(p.state, 'T' | 't') && !waits_for_child(p.pid))
+    }
+
+    /// Whether process `pid` is blocked waiting for a child (`wait4`, `waitid`): a shell for
+    /// its job.
+    fn waits_for_child(pid: i32) -> bool {
+        let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
+            return false;
+        };
+        match parse_syscall(&text).and_then(|field| match field {
+            SyscallField::Nr(nr) => classify_syscall(nr),
+            _ => None,
+        }) {
+            Some(Activity::Other(name)) => matches!(name.as_str(), "wait4" | "waitid"),
+            _ => false,
+        }
     }
 
     /// The processes of group `pgrp` (in session `sid`, among `candidates` when given).

@@ -247,7 +247,8 @@ impl TestSessionBuilder {
     /// Sets how long a program may wait for input with an unchanged screen and no output
     /// before a wait that has not held fails at once instead of at its timeout (default
     /// [`DEFAULT_STUCK_AFTER`]; `None`: only the timeout ends a wait). A busy program (not
-    /// reading the terminal) is never taken as stuck.
+    /// reading the terminal) is never taken as stuck, nor one beside which another process of
+    /// the session runs (a shell's background job, `cmd &`), which may still print.
     pub fn stuck_after(mut self, grace: Option<Duration>) -> Self {
         self.stuck_after = grace;
         self

@@ -92,7 +92,8 @@
 //! [`DEFAULT_TIMEOUT`] or [`TestSessionBuilder::timeout`], with the screen (and its `styles:`
 //! runs, for a wait on colours) and the last lines of the transcript in the message. A program
 //! that waits for input with an unchanged screen fails the wait sooner, after
-//! [`TestSessionBuilder::stuck_after`] (2 s): nothing would change until the test types.
+//! [`TestSessionBuilder::stuck_after`] (2 s): nothing would change until the test types
+//! (unless a shell's background job still runs, which is waited for).
 //! Never sleep in a test; instead:
 //!
 //! - after each key, wait for what it changes: a text ([`TestSession::wait_for_screen_text`],

@@ -278,9 +278,10 @@ impl TestSession {
     ///
     /// When the program has been waiting for input with an unchanged screen for the
     /// [`stuck_after`](TestSessionBuilder::stuck_after) grace (2 s by default), the wait fails
-    /// then: nothing would change before the timeout. Not a wait that an idle program
-    /// satisfies, however long: a still screen ([`Until::stable`], as
-    /// [`wait_stable`](Self::wait_stable) waits for with a settle time longer than the
+    /// then: nothing would change before the timeout (unless another process of the session
+    /// runs, such as a shell's background job: only the timeout ends the wait then). Not a
+    /// wait that an idle program satisfies, however long: a still screen ([`Until::stable`],
+    /// as [`wait_stable`](Self::wait_stable) waits for with a settle time longer than the
     /// grace), quiet output ([`Until::quiet`]) or an input wait, alone or among the conditions
     /// of an [`Until::any`].
     #[track_caller]
@@ -353,11 +354,29 @@ impl TestSession {
             if found.condition != still {
                 return Ok(outcome);
             }
-            if self.session.status()?.activity == crate::Activity::WaitingForInput {
-                found.condition = STUCK.to_owned();
-                return Ok(outcome);
+            let status = self.session.status()?;
+            if status.activity != crate::Activity::WaitingForInput {
+                continue;
             }
+            // A background job (`cmd &` at a shell's prompt) may still print: only the
+            // timeout ends the wait then.
+            if self.others_may_print(&status) {
+                let left = deadline.saturating_duration_since(Instant::now());
+                return self.wait_once(until, left);
+            }
+            found.condition = STUCK.to_owned();
+            return Ok(outcome);
         }
+    }
+
+    /// Whether a process of the session outside the group that waits for input (`status`'s
+    /// foreground) may print on its own: neither stopped nor waiting for a child.
+    fn others_may_print(&self, status: &crate::Status) -> bool {
+        let Some(reader) = &status.foreground else {
+            return false;
+        };
+        crate::os::procfs::read_stat(reader.pid)
+            .is_ok_and(|stat| crate::os::procfs::others_may_print(stat.pgrp, self.session.pid()))
     }
 
     /// What a failure message shows: the status, the screen and the last transcript lines.
