@@ -153,6 +153,15 @@ fn the_temporary_home_holds_the_files_and_goes_away() {
         .unwrap();
     let outcome = client.wait(Until::text("answer = 42"), Duration::from_secs(30)).unwrap();
     assert!(!outcome.is_timeout(), "{outcome}");
+    // The engine's session inherits the test process's environment (cargo's CARGO_PKG_NAME),
+    // not the kit's fixed one, as `engine()` says (it said "only the environment its spec
+    // gives it").
+    let inherits = session
+        .engine()
+        .spawn(termloom::SpawnSpec::new("sh").args(["-c", "echo \"pkg=$CARGO_PKG_NAME\""]))
+        .unwrap();
+    let outcome = inherits.wait(Until::text("pkg=termloom"), Duration::from_secs(30)).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome}");
     drop(session);
     assert!(!home.exists(), "{} should have been removed", home.display());
     assert!(client.read().is_err(), "the engine closed the second session with the first");

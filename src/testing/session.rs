@@ -85,8 +85,11 @@ impl TestSession {
 
     /// The engine the session runs on, to start a program beside it (a client of the server
     /// under test): `engine().spawn(SpawnSpec::new("client").env("HOME", home()))`. Such a
-    /// session gets only the environment its spec gives it, and the engine closes it when the
-    /// test session is dropped.
+    /// session is the engine's, not the kit's: it inherits the test process's environment (as
+    /// [`Engine::spawn`] passes it, credentials left out) with its spec's variables over it,
+    /// not the kit's fixed environment, and the engine's default size; the engine closes it
+    /// when the test session is dropped. For a client in the kit's environment, start a
+    /// [`TestSession`] of its own with `.env("HOME", server.home())`.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
