@@ -119,6 +119,25 @@ fn keeping_a_variable_the_kit_sets_gives_the_hosts_value() {
     assert!(lines.contains(&"LANG=C"), "a later env sets its own value:\n{env}");
 }
 
+/// A relative program path is taken in the session's working directory, the temporary `HOME`,
+/// not the test's (the crate's): a failed start says so (it said only "No such file or
+/// directory" for a script the crate has), and a script written into `HOME` runs.
+#[test]
+fn a_relative_program_path_is_the_sessions_directorys() {
+    assert!(Path::new("tests/without_programs.sh").exists());
+    let message = panic_message(|| {
+        let _ = TestSession::builder("./tests/without_programs.sh").start();
+    });
+    let hint =
+        "a relative path is taken in the session's working directory, [HOME], not the test's";
+    assert!(message.contains(hint), "{message}");
+    let builder = TestSession::builder("./run.sh").file("run.sh", "#!/bin/sh\necho ran-here\n");
+    let script = builder.home().join("run.sh");
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let session = builder.start();
+    session.wait_for_output("ran-here").wait_for_success();
+}
+
 /// `file` writes into the temporary `HOME` only: a path that would lead out of it (absolute, or
 /// through `..`) fails with a message that says so, and nothing is written there.
 #[test]

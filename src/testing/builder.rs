@@ -126,7 +126,10 @@ pub enum SnapshotFolder {
 
 impl TestSessionBuilder {
     /// A builder for `program` (looked up in `PATH` unless it has a slash), with a fresh
-    /// temporary `HOME`.
+    /// temporary `HOME`. A relative path with a slash (`./run.sh`), like a relative file
+    /// argument, is taken in the session's working directory, the temporary `HOME` unless
+    /// [`cwd`](Self::cwd) says otherwise, not in the test's: name a file of the crate by its
+    /// absolute path, `concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/run.sh")`.
     ///
     /// # Panics
     ///
@@ -343,6 +346,21 @@ impl TestSessionBuilder {
         self.session_redactions(None).apply(&line)
     }
 
+    /// For a failed start: where a relative program path with a slash was looked for (the
+    /// session's working directory, not the test's), or nothing.
+    fn relative_program_hint(&self) -> String {
+        let argv = self.spec.argv();
+        let program = Path::new(&argv[0]);
+        if !program.is_relative() || program.components().count() < 2 {
+            return String::new();
+        }
+        let cwd = self.spec.cwd.as_deref().unwrap_or(&self.home.path).to_string_lossy();
+        format!(
+            " (a relative path is taken in the session's working directory, {}, not the test's: name a file of the crate by its absolute path)",
+            self.session_redactions(None).apply(&cwd)
+        )
+    }
+
     /// Starts the session (and waits for [`TestSessionBuilder::ready_when`]'s conditions).
     ///
     /// # Panics
@@ -379,8 +397,9 @@ impl TestSessionBuilder {
                 spec = spec.env_remove(name);
             }
         }
-        let session =
-            or_panic(engine.spawn(spec), |e| format!("termloom: cannot start `{command}`: {e}"));
+        let session = or_panic(engine.spawn(spec), |e| {
+            format!("termloom: cannot start `{command}`: {e}{}", self.relative_program_hint())
+        });
         let redactions = self.session_redactions(Some(session.pid()));
         let test = TestSession {
             waits: session.as_reader(crate::ReaderId::new()),
