@@ -44,6 +44,23 @@ impl ExitStatus {
         self == ExitStatus::Code(0)
     }
 
+    /// The code it exited with; `None` when a signal ended it (as
+    /// `std::process::ExitStatus::code`).
+    pub fn code(self) -> Option<i32> {
+        match self {
+            ExitStatus::Code(code) => Some(code),
+            ExitStatus::Signal(_) => None,
+        }
+    }
+
+    /// The signal that ended it; `None` when it exited with a code.
+    pub fn signal(self) -> Option<i32> {
+        match self {
+            ExitStatus::Signal(signal) => Some(signal),
+            ExitStatus::Code(_) => None,
+        }
+    }
+
     /// How a closed session's program ended, in words: one that the close's own signals
     /// ended (`by_close`, see [`Status::ended_by_close`]) did not crash and is not said to be
     /// killed: `ended by the close (SIGHUP)`.
@@ -527,5 +544,11 @@ mod tests {
         );
         assert_eq!(ExitStatus::Signal(64).to_string(), "killed by signal 64");
         assert_eq!(ExitStatus::Code(3).to_string(), "exit code 3");
+    }
+
+    #[test]
+    fn a_status_gives_its_code_or_its_signal() {
+        assert_eq!((ExitStatus::Code(3).code(), ExitStatus::Code(3).signal()), (Some(3), None));
+        assert_eq!((ExitStatus::Signal(9).code(), ExitStatus::Signal(9).signal()), (None, Some(9)));
     }
 }
