@@ -1065,3 +1065,15 @@ fn snapshot_settings_refuse_masks_they_cannot_apply() {
         &Redactions::new().clock_times(),
     );
 }
+
+/// A file of the crate named by its absolute path (`concat!(env!("CARGO_MANIFEST_DIR"), ...)`)
+/// put the checkout's path in the command line, and so in every snapshot's description and
+/// failure message: it reads `[CRATE]`, the same on every machine.
+#[test]
+fn the_command_line_names_the_crates_files_as_crate() {
+    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+    let app =
+        TestSession::builder("sh").args(["-c", "head -n 1 \"$1\"; read x", "sh", file]).start();
+    app.wait_for_screen_text("[package]").wait_for_input();
+    assert_eq!(app.command(), "sh -c 'head -n 1 \"$1\"; read x' sh [CRATE]/Cargo.toml");
+}

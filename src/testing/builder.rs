@@ -324,9 +324,10 @@ impl TestSessionBuilder {
         redactions.and(self.redactions.clone())
     }
 
-    /// The command line, for messages and snapshot descriptions, with the `HOME` redacted.
-    /// A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is named by its
-    /// file name, which does not depend on where the repository is checked out.
+    /// The command line, for messages and snapshot descriptions, with the `HOME` and the
+    /// crate's directory redacted (`[CRATE]`, [`Redactions::crate_dir`]), as the session's own
+    /// redactions. A program given by an absolute path (such as `env!("CARGO_BIN_EXE_app")`) is
+    /// named by its file name: none of it depends on where the repository is checked out.
     fn command_line(&self) -> String {
         let argv = self.spec.argv();
         let program = Path::new(&argv[0]);
@@ -343,7 +344,7 @@ impl TestSessionBuilder {
                 line.push_str(&arg);
             }
         }
-        self.session_redactions(None).apply(&line)
+        self.session_redactions(None).and(Redactions::new().crate_dir()).apply(&line)
     }
 
     /// For a failed start: where a relative program path with a slash was looked for (the
