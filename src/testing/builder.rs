@@ -41,6 +41,8 @@ impl TempHome {
             Ok(()) if tmp.is_dir() => tmp.to_path_buf(),
             _ => std::env::temp_dir(),
         };
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| sweep_left_homes(&base, LEFT_HOME_AGE));
         let pid = std::process::id() % 10_000_000;
         loop {
             let n = HOMES.fetch_add(1, Ordering::Relaxed) % 10_000;
@@ -53,6 +55,42 @@ impl TempHome {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 Err(e) => return Err(e),
             }
+        }
+    }
+}
+
+/// How old a home left by a test process that is gone must be before it is removed: a test
+/// of another PID namespace sharing `/tmp` may live under a pid that looks free here, but
+/// not for a day.
+const LEFT_HOME_AGE: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// Removes the temporary homes in `base` that test processes left when they were killed (a
+/// `SIGKILL`, a CI timeout: no drop ran): those of this user, named after a pid with no
+/// process, not changed for `age`.
+fn sweep_left_homes(base: &Path, age: std::time::Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else { return };
+    let uid = rustix::process::getuid().as_raw();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|name| name.strip_prefix("termloom-home-"))
+            .and_then(|rest| rest.split_once('-'))
+            .and_then(|(pid, n)| (pid.len() == 7 && n.len() == 4).then_some(pid))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(meta) = entry.path().symlink_metadata() else { continue };
+        let old = meta.modified().ok().and_then(|t| t.elapsed().ok()).is_some_and(|e| e >= age);
+        if crate::os::procfs::numbers_ours()
+            && meta.is_dir()
+            && meta.uid() == uid
+            && old
+            && !Path::new(&format!("/proc/{pid}")).exists()
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
     }
 }
@@ -450,6 +488,32 @@ fn prompt_draws(ps1: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    /// Homes a killed test process left are removed once a day old; a recent one, one of a
+    /// live process and other names are kept.
+    #[test]
+    fn homes_left_by_killed_test_processes_are_swept_once_old() {
+        let base = std::env::temp_dir().join(format!("termloom-sweep-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let make = |name: &str, old: bool| {
+            let dir = base.join(name);
+            std::fs::create_dir_all(dir.join(".config")).unwrap();
+            if old {
+                let then = std::time::SystemTime::now() - std::time::Duration::from_secs(7200);
+                std::fs::File::open(&dir).unwrap().set_modified(then).unwrap();
+            }
+            dir
+        };
+        // (No pid reaches 9,999,999: the kernel's limit is 4,194,304.)
+        let left = make("termloom-home-9999999-0001", true);
+        let recent = make("termloom-home-9999999-0002", false);
+        let live = make(&format!("termloom-home-{:07}-0001", std::process::id()), true);
+        let other = make("termloom-home-x", true);
+        super::sweep_left_homes(&base, std::time::Duration::from_secs(3600));
+        assert!(!left.exists() || !crate::os::procfs::numbers_ours());
+        assert!(recent.exists() && live.exists() && other.exists());
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
     use super::prompt_draws;
 
     /// A prompt is waited for on the screen unless it is made of `\[ ... \]` spans alone.

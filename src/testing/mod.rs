@@ -77,7 +77,9 @@
 //! - `HOME` is a fresh temporary directory, removed when the session is dropped, and the
 //!   `XDG_*` directories are inside it, so no user startup file is read; its path,
 //!   `/tmp/termloom-home-PPPPPPP-NNNN`, has the same length in every run and on every machine
-//!   (it does not depend on `TMPDIR`);
+//!   (it does not depend on `TMPDIR`). A test process killed before its drops ran (`SIGKILL`, a
+//!   CI timeout) leaves its homes; the next test process of the same user to start a session
+//!   removes those a day old whose process is gone;
 //! - `TERM=xterm-256color`, `COLORTERM=truecolor` (programs may use 24-bit colours, which
 //!   [`TestSession::with_styles`] snapshots show), `LANG=C.UTF-8`, `LC_ALL=C.UTF-8`, `TZ=UTC`,
 //!   `SHELL=/bin/sh`, `INPUTRC` naming an empty file, `LESSHISTFILE=-`, `HISTFILE` in `HOME`;
