@@ -91,6 +91,10 @@ impl std::fmt::Debug for StyledTest {
 pub(crate) struct StateView {
     /// Time since the last output.
     pub quiet_for: Duration,
+    /// Time since a probe last saw the program busy (`Duration::MAX`: never): a wait for
+    /// silence ([`Until::settled`]) counts from then too, since a busy program's silence is
+    /// no answer.
+    pub idle_for: Duration,
     /// Time since the screen last changed (or input was sent): for a stable screen, and for
     /// input-wait, which output that changes nothing on the screen does not delay (a program
     /// that redraws the same frame on every tick of a timer while it waits for keys).
@@ -472,7 +476,7 @@ impl Until {
             // A program in a long sleep (seen so twice) has printed what it prints before it:
             // it settles as one waiting for input does, without the silence fallback's wait.
             Cond::Settled(d)
-                if (view.quiet_for >= *d || view.sleeping.is_some())
+                if (view.quiet_for.min(view.idle_for) >= *d || view.sleeping.is_some())
                     && view.input_wait.is_none() =>
             {
                 let condition = match view.sleeping {
@@ -481,7 +485,9 @@ impl Until {
                 };
                 return Some(Match { condition, text: String::new(), location: Location::Session });
             }
-            Cond::Settled(d) => view.quiet_for >= *d && view.input_wait != Some(false),
+            Cond::Settled(d) => {
+                view.quiet_for.min(view.idle_for) >= *d && view.input_wait != Some(false)
+            }
             Cond::Prompt => view.at_prompt,
             Cond::InputWait => view.input_wait == Some(true) && view.stable_for >= view.settle,
             Cond::AsksForLine => {
@@ -506,7 +512,9 @@ impl Until {
             Cond::Stable(d) => Some(d.saturating_sub(view.stable_for)),
             Cond::Quiet(d) => Some(d.saturating_sub(view.quiet_for)),
             // Once quiet, the busy program is looked at again as an input wait is.
-            Cond::Settled(d) => Some(d.saturating_sub(view.quiet_for).max(INPUT_WAIT_POLL)),
+            Cond::Settled(d) => {
+                Some(d.saturating_sub(view.quiet_for.min(view.idle_for)).max(INPUT_WAIT_POLL))
+            }
             Cond::InputWait => Some(if view.stable_for < view.settle {
                 view.settle - view.stable_for
             } else {
@@ -827,6 +835,7 @@ mod tests {
         let ms = Duration::from_millis;
         let view = |quiet| StateView {
             quiet_for: ms(quiet),
+            idle_for: Duration::MAX,
             stable_for: ms(quiet),
             at_prompt: false,
             input_wait: Some(true),
@@ -853,6 +862,7 @@ mod tests {
         let ms = Duration::from_millis;
         let view = |quiet, input_wait, sleeping| StateView {
             quiet_for: ms(quiet),
+            idle_for: Duration::MAX,
             stable_for: ms(quiet),
             at_prompt: false,
             input_wait,
@@ -876,6 +886,32 @@ mod tests {
         assert_eq!(found(&view(1000, None, None)), None, "not quiet long enough");
         assert_eq!(found(&view(1300, None, None)).as_deref(), Some("quiet for 1250 ms"));
         assert_eq!(found(&view(1300, Some(false), None)), None, "busy");
+    }
+
+    /// A program seen busy settles a wait for silence only once it has been idle as long as
+    /// quiet: its silence while busy is no answer (`ssh` that relays the terminal before the
+    /// far end, busy until then, answered).
+    #[test]
+    fn silence_while_busy_does_not_settle() {
+        let ms = Duration::from_millis;
+        let view = |idle, input_wait| StateView {
+            quiet_for: ms(3000),
+            idle_for: ms(idle),
+            stable_for: ms(3000),
+            at_prompt: false,
+            input_wait,
+            settle: ms(100),
+            line_input: false,
+            answered_since: true,
+            redrawing: false,
+            sleeping: None,
+        };
+        let settled = Until::settled(ms(1250));
+        for input_wait in [None, Some(true)] {
+            assert!(settled.match_state(&view(100, input_wait)).is_none(), "{input_wait:?}");
+            assert!(settled.match_state(&view(1300, input_wait)).is_some(), "{input_wait:?}");
+            assert_eq!(settled.recheck_in(&view(250, input_wait)), Some(ms(1000)));
+        }
     }
 
     /// A line is searched whole, for a match that ends past what was read.

@@ -1534,16 +1534,24 @@ struct Sshd {
 impl Sshd {
     /// Starts it on a free port (tried up to three times: the port is found free, then taken).
     fn start() -> Sshd {
+        Sshd::start_with("", "")
+    }
+
+    /// [`Sshd::start`] with a client key locked by `passphrase` (`""`: none), and `config`
+    /// (where `{dir}` is the test's directory) put first in the server's configuration, whose
+    /// first value of a keyword is the one it takes.
+    fn start_with(passphrase: &str, config: &str) -> Sshd {
         let dir = TestDir::new("sshd");
-        for key in ["host_key", "client_key"] {
+        for (key, passphrase) in [("host_key", ""), ("client_key", passphrase)] {
             let made = std::process::Command::new("ssh-keygen")
-                .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+                .args(["-q", "-t", "ed25519", "-N", passphrase, "-f"])
                 .arg(dir.join(key))
                 .status()
                 .unwrap();
             assert!(made.success(), "ssh-keygen");
         }
         std::fs::copy(dir.join("client_key.pub"), dir.join("authorized_keys")).unwrap();
+        let added = config.replace("{dir}", &dir.display().to_string());
         // (Its privilege separation directory, which Debian's package makes at boot.)
         let _ = std::fs::create_dir_all("/run/sshd");
         for _ in 0..3 {
@@ -1553,7 +1561,7 @@ impl Sshd {
                 .port();
             let d = dir.display();
             let config = format!(
-                "Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\n\
+                "{added}Port {port}\nListenAddress 127.0.0.1\nHostKey {d}/host_key\n\
                  AuthorizedKeysFile {d}/authorized_keys\nPidFile {d}/sshd.pid\nStrictModes no\n\
                  PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\n\
                  PermitRootLogin prohibit-password\n"
@@ -1631,6 +1639,41 @@ impl Drop for Sshd {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// `ssh` waiting on its connection alone for the far end's answer (a key checked slowly
+/// there, as a wrong password is answered only after a delay) is busy: the default wait goes
+/// on to the passphrase's prompt after the start and to the remote prompt after the
+/// passphrase. Both settled after 1.25 s of quiet, `running, quiet`, with no answer, and what
+/// was typed next (the password again, a command) was echoed in the clear, then thrown away
+/// by the prompt that came.
+#[test]
+fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
+    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
+        return;
+    }
+    if !require_root("sshd lets a user in only when it runs as root") {
+        return;
+    }
+    let slow = "AuthorizedKeysFile none\nAuthorizedKeysCommandUser root\n\
+                AuthorizedKeysCommand /bin/sh -c \"sleep 2; cat {dir}/authorized_keys\"\n";
+    let sshd = Sshd::start_with("phrase", slow);
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let remote = "PS1='remote$ ' exec bash --norc --noprofile -i";
+    let mut argv = vec!["ssh".to_string()];
+    argv.extend(sshd.options());
+    argv.extend(["-tt".into(), "127.0.0.1".into(), remote.into()]);
+    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    let said = &started.text;
+    assert!(said.contains("waiting for a password") && said.contains("passphrase"), "{said}");
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let sent = toolbox.call(
+        "terminal_send",
+        &serde_json::json!({"session_id": id, "text": "phrase", "submit": true}),
+    );
+    let said = &sent.text;
+    assert!(said.contains("waiting for keys") && said.contains("remote$"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
 /// Where `sshd` is (it must be started by its absolute path).

@@ -1009,6 +1009,11 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
 const ON_NETWORK: &str =
     "relaying the terminal across the network, which has not answered the input";
 
+/// How `ssh`'s wait on its connection alone, before the far end answered the last input or
+/// the start, is described (after the call's name): busy, the far end's answer due (see
+/// `polling_terminal`).
+const AWAITING_FAR_END: &str = "on its connection, for the far end's answer to the input";
+
 /// The table of `/proc/PID/net` that lists a socket of the protocol the kernel names `name`
 /// (the `system.sockprotoname` attribute of its descriptor, with or without a final NUL):
 /// `tcp`, `tcp6`, `udp` or `udp6` for the Internet's, `None` for a local one (`UNIX-STREAM`).
@@ -1191,11 +1196,11 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe,
-        ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField, TIMER_SLACK,
-        ThreadObs, classify_syscall, classify_wchan, connected_in, decide, describe_state,
-        idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat, parse_syscall,
-        waits_outside,
+        AWAITING_FAR_END, Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_NETWORK,
+        ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField,
+        TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan, connected_in, decide,
+        describe_state, idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat,
+        parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -1342,6 +1347,17 @@ mod linux {
             )));
         }
         if watched == Some(false) {
+            // `ssh` on its connection alone, with nothing drawn that answers the last input or
+            // the start (a password submitted, a passphrase, the key exchange): the far end
+            // owes an answer (the next prompt, a refusal after its delay for a wrong
+            // password, the greeting), so it is busy, not waiting on the world outside; what
+            // is typed meanwhile would be echoed, then thrown away by the next prompt.
+            if (probe.unanswered_input || probe.unanswered_start)
+                && runs_ssh(base)
+                && relays_across_network(base, name, syscall, looks, true)
+            {
+                return Some(Activity::Other(format!("{name} {AWAITING_FAR_END}")));
+            }
             // A process that only shuttles data between pipes (man's pipeline between its
             // formatter and its pager) waits on the processes at their other ends.
             if waits_on_pipes(base, name, syscall, looks) {

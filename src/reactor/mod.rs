@@ -280,6 +280,10 @@ struct Slot {
     /// sees it again within 200 ms; keyed by the activity time (a resize too) and the group (see
     /// `waiters::check_waiters`).
     first_seen_undecided: waiters::FirstSighting<(Instant, i32)>,
+    /// When a wait's probe last saw the foreground group busy: a wait for silence counts its
+    /// quiet from then too (`ssh` busy awaiting the far end's answer, then relaying the
+    /// terminal before the answer came: the silence while it was busy is no answer).
+    busy_seen: Option<Instant>,
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
     timers: crate::os::procfs::TimerSightings,
     /// Input written that the foreground group may not have read yet: the reads it had

@@ -197,6 +197,7 @@ impl Reactor {
                 first_seen_waiting: waiters::FirstSighting::new(),
                 first_seen_asking: waiters::FirstSighting::new(),
                 first_seen_undecided: waiters::FirstSighting::new(),
+                busy_seen: None,
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
                 held_by_person: false,

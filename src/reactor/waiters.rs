@@ -218,7 +218,10 @@ impl Reactor {
             }
             match answer {
                 procfs::InputWait::Waiting { reader } => (Some(true), reader),
-                procfs::InputWait::NotWaiting { .. } => (Some(false), None),
+                procfs::InputWait::NotWaiting { .. } => {
+                    slot.busy_seen = Some(now);
+                    (Some(false), None)
+                }
                 // A full-screen program that only redraws on a timer (`watch`) has shown what
                 // it shows: it settles though it prints on every tick. Elsewhere a program
                 // that prints on a timer (a line a second) is busy.
@@ -265,6 +268,7 @@ impl Reactor {
         let view = StateView {
             line_input,
             quiet_for,
+            idle_for: slot.busy_seen.map_or(Duration::MAX, |at| now.saturating_duration_since(at)),
             stable_for,
             at_prompt,
             input_wait,
