@@ -1292,6 +1292,61 @@ fn the_default_wait_settles_a_server_whose_clocks_tick_in_silence() {
     settle_soon(&cases);
 }
 
+/// What a line editor draws below the line being edited, zsh's list of completions, is shown
+/// with the result, marked where it is highlighted (the choice in a menu): it was in no
+/// transcript line, and the result said `no new output`. Rows below the cursor the caller
+/// read before, a program having moved the cursor up onto a line above them, are not
+/// repeated.
+#[test]
+fn what_a_line_editor_draws_below_the_cursor_is_shown() {
+    if !require("zsh") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-below-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["alpha1", "alpha2", "alpha3"] {
+        std::fs::write(dir.join(name), "").unwrap();
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client
+        .call("terminal_start", json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# "}, "cols": 80}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        client.call("terminal_send", arguments)
+    };
+    let line = format!("ls {}/alpha", dir.display());
+    send(json!({ "text": line }));
+    let listed = send(json!({"keys": "<Tab>"}));
+    let said = text(&listed);
+    assert!(!said.contains("no new output"), "{said}");
+    assert!(said.contains("--- below the cursor, row 1 ---\nalpha1  alpha2  alpha3"), "{said}");
+    let below = &listed["structuredContent"]["below_cursor"];
+    assert_eq!(below["first_row"], 1, "{listed}");
+    send(json!({"keys": "<C-u>"}));
+    let said = text(&send(
+        json!({"text": "zmodload zsh/complist; zstyle ':completion:*' menu select; autoload -U compinit; compinit -u", "submit": true}),
+    ));
+    assert!(!said.contains("below the cursor"), "{said}");
+    send(json!({ "text": line }));
+    send(json!({"keys": "<Tab>"}));
+    let chosen = text(&send(json!({"keys": "<Tab>"})));
+    assert!(chosen.contains("below the cursor") && chosen.contains("⟦alpha1"), "{chosen}");
+    send(json!({"keys": "<C-c>"}));
+    // A program that moves the cursor up onto a line read before: the rows below it were read.
+    let script = "printf 'one\\ntwo\\nthree\\n'; read a; printf '\\033[3Aask? '; read b";
+    let again = client.call("terminal_start", json!({"argv": ["sh", "-c", script]}));
+    assert!(text(&again).contains("three"), "{}", text(&again));
+    let id = again["structuredContent"]["session_id"].clone();
+    let asked =
+        client.call("terminal_send", json!({"session_id": id, "text": "x", "submit": true}));
+    let said = text(&asked);
+    assert!(said.contains("ask?") && !said.contains("below the cursor"), "{said}");
+    client.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

@@ -270,6 +270,9 @@ pub(crate) struct Caller {
     pub turns: InputLocks,
     /// The sessions' names, shared with the other callers of the same server.
     pub names: Arc<Names>,
+    /// How far down each session's transcript this caller has read (see
+    /// [`view::Furthest`]).
+    pub furthest: view::Furthest,
 }
 
 impl Caller {
@@ -281,7 +284,8 @@ impl Caller {
         screens: &Arc<screen_diff::ScreenBudget>,
     ) -> Caller {
         let turns = InputLocks::default();
-        Caller { names, input, seen: screens.member(), reader: ReaderId::new(), turns }
+        let (seen, reader, furthest) = (screens.member(), ReaderId::new(), Default::default());
+        Caller { names, input, seen, reader, turns, furthest }
     }
 
     /// Forgets a closed session.
@@ -289,6 +293,7 @@ impl Caller {
         self.input.forget(id);
         self.turns.forget(id);
         self.seen.forget(id);
+        self.furthest.forget(id);
         self.names.forget(id);
     }
 }

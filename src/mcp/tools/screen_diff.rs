@@ -155,6 +155,11 @@ impl Frame {
         }
     }
 
+    /// The text of rows `rows` as shown (styled runs and the cursor marked), a line each.
+    pub(crate) fn rows_text(&self, rows: std::ops::Range<usize>) -> String {
+        rows.map(|row| self.line(row)).collect::<Vec<_>>().join("\n")
+    }
+
     /// The text of the rows `shape` says: every used row, or the listed rows numbered.
     pub(crate) fn text(&self, shape: &Shape) -> String {
         match shape {

@@ -8,7 +8,7 @@ use crate::{Screen, Session, SessionId, Status};
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{Header, push_block, status_json};
-use super::screen_diff::{Frame, Shape, Styles};
+use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles};
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 use crate::term::screen::byte_at_cell;
@@ -309,6 +309,58 @@ pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
     })
 }
 
+/// How far down each session's transcript a caller has read: the number of the last line a
+/// read of what is new reached (the line the cursor was on), for at most [`SESSIONS_KEPT`]
+/// sessions (past it the lowest id, the oldest session, is forgotten). A read that ends above
+/// it, on a line a program moved the cursor up to (`top`'s prompt above its list), has read
+/// the rows below the cursor before.
+#[derive(Debug, Default)]
+pub(crate) struct Furthest(std::sync::Mutex<std::collections::HashMap<SessionId, u64>>);
+
+impl Furthest {
+    /// Notes that a read of session `id` reached line `line`; returns the furthest line read
+    /// before it, if any.
+    fn reached(&self, id: SessionId, line: u64) -> Option<u64> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if !map.contains_key(&id)
+            && map.len() >= SESSIONS_KEPT
+            && let Some(oldest) = map.keys().min().copied()
+        {
+            map.remove(&oldest);
+        }
+        let before = map.get(&id).copied();
+        map.insert(id, before.map_or(line, |before| before.max(line)));
+        before
+    }
+
+    /// Forgets a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+}
+
+/// The rows below the cursor on the primary `screen` down to its last with text, styled runs
+/// marked as `frame` marks them, and the first's number, when the program waits for input and
+/// the caller has read no line below the one the cursor is on (`new`, the read that reached
+/// it, noted in `furthest`): what a line editor draws under the line being edited, such as a
+/// completion menu (zsh's, IPython's), which no transcript line holds.
+fn below_cursor(
+    furthest: &Furthest,
+    id: SessionId,
+    new: &NewOutput,
+    screen: &Screen,
+    frame: impl FnOnce() -> Frame,
+) -> Option<(u16, String)> {
+    let cursor_line = new.first_line? + new.omitted_breaks + line_breaks(&new.text);
+    let before = furthest.reached(id, cursor_line);
+    if before.is_some_and(|before| before > cursor_line) {
+        return None;
+    }
+    let cursor = usize::from(screen.cursor.row);
+    let last = screen.lines.iter().rposition(|row| !row.trim().is_empty())?;
+    (last > cursor).then(|| (screen.cursor.row + 1, frame().rows_text(cursor + 1..last + 1)))
+}
+
 /// What a reading tool found, before it is laid out within its budget.
 struct Reading {
     id: SessionId,
@@ -323,6 +375,9 @@ struct Reading {
     /// The first and last of the lines a look at the primary screen read that the screen
     /// does not show.
     unshown: Option<(u64, u64)>,
+    /// The rows below the cursor no line read holds, and the first's number (see
+    /// [`below_cursor`]).
+    below: Option<(u16, String)>,
 }
 
 /// Builds the result of a reading tool: the header (saying whether this call `started` the
@@ -394,18 +449,35 @@ pub(crate) fn show(
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
         row[..byte_at_cell(row, s.cursor.col)].to_owned()
     });
-    let screen = snapshot.filter(|s| {
-        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
-    });
     let id = session.id();
+    let shows_screen = |s: &Screen| {
+        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
+    };
+    let below = snapshot
+        .as_ref()
+        .filter(|s| args.view == View::New && !gone && !s.alternate)
+        .and_then(|s| {
+            let frame = || Frame::new(s, &runs, args.styles);
+            let below = below_cursor(&call.caller.furthest, id, &new, s, frame);
+            below.filter(|_| waiting && !shows_screen(s))
+        });
+    let screen = snapshot.filter(|s| shows_screen(s));
     let seen = &call.caller.seen;
     let screen = screen.map(|s| {
         let frame = Frame::new(&s, &runs, args.styles);
         let shape = seen.shape(id, &frame, args.whole);
         (s, frame, shape)
     });
-    let mut reading =
-        Reading { id, pid: info.pid, program: info.program, new, screen, cursor_row, unshown };
+    let mut reading = Reading {
+        id,
+        pid: info.pid,
+        program: info.program,
+        new,
+        screen,
+        cursor_row,
+        unshown,
+        below,
+    };
     let (mut output, mut screen_whole) =
         layout(&reading, args.view, Budget::new(call, args.max_bytes), wait, started);
     // A screen cut by the budget does not show the lines the look read at its end: all are
@@ -527,9 +599,13 @@ fn layout(
         (s, frame, shape, budget.label(&s.title, LABEL, "title"), frame.text(shape))
     });
     let rest = budget.left();
-    let output_cap = match &shown {
-        Some((_, _, _, _, full)) => (rest / 2).max(rest.saturating_sub(budget.cost(full))),
-        None => rest,
+    // (Rows below the cursor are only found where no screen is shown.)
+    let below = reading.below.as_ref().filter(|_| shown.is_none());
+    let output_cap = match (&shown, below) {
+        (Some((_, _, _, _, full)), _) | (None, Some((_, full))) => {
+            (rest / 2).max(rest.saturating_sub(budget.cost(full)))
+        }
+        (None, None) => rest,
     };
     // New output is cut around what a wait matched in it; the retained transcript keeps its end.
     let matched_at = original_match
@@ -560,8 +636,14 @@ fn layout(
         reading.new.status.activity,
         crate::Activity::Exited(_) | crate::Activity::Closed(_)
     );
-    let nothing_new =
-        view == View::New && output.is_empty() && omitted == 0 && shown.is_none() && !ended;
+    // The rows below the cursor, cut at their end to what the budget leaves.
+    let below = below.map(|(row, rows)| (row, budget.start(rows, usize::MAX)));
+    let nothing_new = view == View::New
+        && output.is_empty()
+        && omitted == 0
+        && shown.is_none()
+        && below.is_none()
+        && !ended;
     let waited = match (waited, nothing_new) {
         (Some(waited), true) => Some(format!("{waited}; no new output")),
         (None, true) => Some("no new output".to_owned()),
@@ -643,6 +725,19 @@ fn layout(
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
         View::New => {}
     }
+    if let Some((row, (rows, omitted))) = &below {
+        let last = usize::from(**row) + rows.split('\n').count() - 1;
+        let rows_named = match last == usize::from(**row) {
+            true => format!("row {row}"),
+            false => format!("rows {row}-{last}"),
+        };
+        let cut = match omitted {
+            0 => String::new(),
+            omitted => format!(", {omitted} more bytes left out"),
+        };
+        push_block(&mut text, &format!("--- below the cursor, {rows_named}{cut} ---"));
+        push_block(&mut text, rows);
+    }
     let mut screen_whole = true;
     let screen_json = match &shown {
         Some((snapshot, frame, shape, title, full)) => {
@@ -675,6 +770,10 @@ fn layout(
     });
     if let Some((first, last)) = reading.unshown {
         structured["lines_not_on_screen"] = json!([first, last]);
+    }
+    if let Some((row, (rows, omitted))) = below {
+        structured["below_cursor"] =
+            json!({"first_row": row, "text": rows, "omitted_bytes": omitted});
     }
     if reading.new.position_forgotten {
         structured["position_forgotten"] = json!(true);
@@ -743,6 +842,7 @@ mod tests {
             screen,
             cursor_row: Some(worst::string(100)),
             unshown: Some((u64::MAX - 1, u64::MAX)),
+            below: Some((u16::MAX, worst::string(3000))),
         }
     }
 
@@ -813,11 +913,14 @@ mod tests {
             }),
         ];
         let mut framing = 0;
+        // Each shape of screen, and none (rows below the cursor instead).
+        let shapes = shapes.iter().map(Some).chain([None]);
         for (view, shape) in [View::New, View::Screen, View::Scrollback]
             .into_iter()
-            .flat_map(|view| shapes.iter().map(move |shape| (view, shape)))
+            .flat_map(|view| shapes.clone().map(move |shape| (view, shape)))
         {
-            let full = reading_shaped(worst::string(10_000), Some((screen.clone(), shape.clone())));
+            let screen = shape.map(|shape| (screen.clone(), shape.clone()));
+            let full = reading_shaped(worst::string(10_000), screen);
             for wait in reports().iter().map(Some).chain([None]) {
                 for copies in [1, 2] {
                     let (bare, _) = layout(&full, view, Budget::with_copies(0, copies), wait, true);
@@ -833,7 +936,7 @@ mod tests {
                         // The strings use the budget (a screen with no rows changed has no
                         // text; the program's label is charged though only structured content
                         // sends it).
-                        if !matches!(shape, Shape::Changes(c) if c.rows.is_empty()) {
+                        if !matches!(shape, Some(Shape::Changes(c)) if c.rows.is_empty()) {
                             assert!(size >= max * 2 / 5, "{view:?} {max} {copies}: {size}");
                         }
                     }
