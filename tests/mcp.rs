@@ -1295,8 +1295,8 @@ fn the_default_wait_settles_a_server_whose_clocks_tick_in_silence() {
 /// What a line editor draws below the line being edited, zsh's list of completions, is shown
 /// with the result, marked where it is highlighted (the choice in a menu): it was in no
 /// transcript line, and the result said `no new output`. Rows below the cursor the caller
-/// read before, a program having moved the cursor up onto a line above them, are not
-/// repeated.
+/// read before, a program having moved the cursor up onto a line above them, or was shown
+/// last, are not repeated.
 #[test]
 fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     if !require("zsh") {
@@ -1324,6 +1324,9 @@ fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     assert!(said.contains("--- below the cursor, row 1 ---\nalpha1  alpha2  alpha3"), "{said}");
     let below = &listed["structuredContent"]["below_cursor"];
     assert_eq!(below["first_row"], 1, "{listed}");
+    // The next choice, the list unchanged below it: not repeated.
+    let said = text(&send(json!({"keys": "<Tab>"})));
+    assert!(said.contains("alpha1\n--- below the cursor, row 1: unchanged since"), "{said}");
     send(json!({"keys": "<C-u>"}));
     let said = text(&send(
         json!({"text": "zmodload zsh/complist; zstyle ':completion:*' menu select; autoload -U compinit; compinit -u", "submit": true}),

@@ -313,14 +313,17 @@ pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
 /// read of what is new reached (the line the cursor was on), for at most [`SESSIONS_KEPT`]
 /// sessions (past it the lowest id, the oldest session, is forgotten). A read that ends above
 /// it, on a line a program moved the cursor up to (`top`'s prompt above its list), has read
-/// the rows below the cursor before.
+/// the rows below the cursor before. Also a digest of the rows below the cursor it was last
+/// shown whole, if any: the same rows again are not repeated (a menu left open).
 #[derive(Debug, Default)]
-pub(crate) struct Furthest(std::sync::Mutex<std::collections::HashMap<SessionId, u64>>);
+pub(crate) struct Furthest(
+    std::sync::Mutex<std::collections::HashMap<SessionId, (u64, Option<u64>)>>,
+);
 
 impl Furthest {
-    /// Notes that a read of session `id` reached line `line`; returns the furthest line read
-    /// before it, if any.
-    fn reached(&self, id: SessionId, line: u64) -> Option<u64> {
+    /// This caller's record of session `id`, made if there is none (the oldest session's
+    /// forgotten when there are too many).
+    fn with<T>(&self, id: SessionId, act: impl FnOnce(&mut (u64, Option<u64>)) -> T) -> T {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if !map.contains_key(&id)
             && map.len() >= SESSIONS_KEPT
@@ -328,9 +331,28 @@ impl Furthest {
         {
             map.remove(&oldest);
         }
-        let before = map.get(&id).copied();
-        map.insert(id, before.map_or(line, |before| before.max(line)));
-        before
+        act(map.entry(id).or_insert((0, None)))
+    }
+
+    /// Notes that a read of session `id` reached line `line`; returns the furthest line read
+    /// before it (`line` itself for the first read).
+    fn reached(&self, id: SessionId, line: u64) -> u64 {
+        self.with(id, |(furthest, _)| {
+            let before = (*furthest).max(line);
+            *furthest = before;
+            before
+        })
+    }
+
+    /// Notes the rows below the cursor that session `id`'s result shows whole (`None`: none
+    /// or not whole); returns whether they are those it showed last.
+    fn show_below(&self, id: SessionId, rows: Option<&str>) -> bool {
+        let digest = rows.map(|rows| crate::digest::fnv1a(rows.bytes()));
+        self.with(id, |(_, shown)| {
+            let same = digest.is_some() && *shown == digest;
+            *shown = digest;
+            same
+        })
     }
 
     /// Forgets a closed session.
@@ -352,8 +374,7 @@ fn below_cursor(
     frame: impl FnOnce() -> Frame,
 ) -> Option<(u16, String)> {
     let cursor_line = new.first_line? + new.omitted_breaks + line_breaks(&new.text);
-    let before = furthest.reached(id, cursor_line);
-    if before.is_some_and(|before| before > cursor_line) {
+    if furthest.reached(id, cursor_line) > cursor_line {
         return None;
     }
     let cursor = usize::from(screen.cursor.row);
@@ -375,9 +396,9 @@ struct Reading {
     /// The first and last of the lines a look at the primary screen read that the screen
     /// does not show.
     unshown: Option<(u64, u64)>,
-    /// The rows below the cursor no line read holds, and the first's number (see
-    /// [`below_cursor`]).
-    below: Option<(u16, String)>,
+    /// The rows below the cursor no line read holds, the first's number, and whether they are
+    /// those the caller was shown last (see [`below_cursor`]): then they are not repeated.
+    below: Option<(u16, String, bool)>,
 }
 
 /// Builds the result of a reading tool: the header (saying whether this call `started` the
@@ -459,7 +480,9 @@ pub(crate) fn show(
         .and_then(|s| {
             let frame = || Frame::new(s, &runs, args.styles);
             let below = below_cursor(&call.caller.furthest, id, &new, s, frame);
-            below.filter(|_| waiting && !shows_screen(s))
+            let below = below.filter(|_| waiting && !shows_screen(s));
+            let same = call.caller.furthest.show_below(id, below.as_ref().map(|(_, rows)| &**rows));
+            below.map(|(row, rows)| (row, rows, same))
         });
     let screen = snapshot.filter(|s| shows_screen(s));
     let seen = &call.caller.seen;
@@ -489,6 +512,10 @@ pub(crate) fn show(
     }
     if let Some((_, frame, _)) = reading.screen.filter(|_| !gone) {
         seen.remember(id, screen_whole.then_some(frame));
+    }
+    // Rows below the cursor cut by the budget were not seen whole: the next look shows them.
+    if output.structured["below_cursor"]["omitted_bytes"].as_u64().is_some_and(|cut| cut > 0) {
+        call.caller.furthest.show_below(id, None);
     }
     Ok(output)
 }
@@ -602,9 +629,10 @@ fn layout(
     // (Rows below the cursor are only found where no screen is shown.)
     let below = reading.below.as_ref().filter(|_| shown.is_none());
     let output_cap = match (&shown, below) {
-        (Some((_, _, _, _, full)), _) | (None, Some((_, full))) => {
+        (Some((_, _, _, _, full)), _) | (None, Some((_, full, false))) => {
             (rest / 2).max(rest.saturating_sub(budget.cost(full)))
         }
+        (None, Some((_, _, true))) => rest,
         (None, None) => rest,
     };
     // New output is cut around what a wait matched in it; the retained transcript keeps its end.
@@ -637,7 +665,10 @@ fn layout(
         crate::Activity::Exited(_) | crate::Activity::Closed(_)
     );
     // The rows below the cursor, cut at their end to what the budget leaves.
-    let below = below.map(|(row, rows)| (row, budget.start(rows, usize::MAX)));
+    let below = below.map(|(row, rows, same)| match same {
+        true => (row, rows.split('\n').count(), true, ("", 0)),
+        false => (row, rows.split('\n').count(), false, budget.start(rows, usize::MAX)),
+    });
     let nothing_new = view == View::New
         && output.is_empty()
         && omitted == 0
@@ -725,18 +756,21 @@ fn layout(
         View::Scrollback => push_block(&mut text, "(the transcript is empty)"),
         View::New => {}
     }
-    if let Some((row, (rows, omitted))) = &below {
-        let last = usize::from(**row) + rows.split('\n').count() - 1;
+    if let Some((row, count, same, (rows, omitted))) = &below {
+        let last = usize::from(**row) + count - 1;
         let rows_named = match last == usize::from(**row) {
             true => format!("row {row}"),
             false => format!("rows {row}-{last}"),
         };
-        let cut = match omitted {
-            0 => String::new(),
-            omitted => format!(", {omitted} more bytes left out"),
+        let cut = match (same, omitted) {
+            (true, _) => ": unchanged since your last look".to_owned(),
+            (false, 0) => String::new(),
+            (false, omitted) => format!(", {omitted} more bytes left out"),
         };
         push_block(&mut text, &format!("--- below the cursor, {rows_named}{cut} ---"));
-        push_block(&mut text, rows);
+        if !same {
+            push_block(&mut text, rows);
+        }
     }
     let mut screen_whole = true;
     let screen_json = match &shown {
@@ -771,9 +805,11 @@ fn layout(
     if let Some((first, last)) = reading.unshown {
         structured["lines_not_on_screen"] = json!([first, last]);
     }
-    if let Some((row, (rows, omitted))) = below {
-        structured["below_cursor"] =
-            json!({"first_row": row, "text": rows, "omitted_bytes": omitted});
+    if let Some((row, count, same, (rows, omitted))) = below {
+        structured["below_cursor"] = json!({
+            "first_row": row, "rows": count, "text": rows, "omitted_bytes": omitted,
+            "unchanged": same,
+        });
     }
     if reading.new.position_forgotten {
         structured["position_forgotten"] = json!(true);
@@ -842,7 +878,7 @@ mod tests {
             screen,
             cursor_row: Some(worst::string(100)),
             unshown: Some((u64::MAX - 1, u64::MAX)),
-            below: Some((u16::MAX, worst::string(3000))),
+            below: Some((u16::MAX, worst::string(3000), false)),
         }
     }
 
