@@ -3779,7 +3779,9 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     for argv in [json!(["bash", "-c", script]), json!(["script", "-qc", hosted, "/dev/null"])] {
         a_secret_is_typed_and_never_shown(&argv, secret);
     }
-    // A client that cannot ask the person is told what to do instead.
+    // A client that cannot ask the person is told what to do instead, and how (it said only
+    // "type it into the program themselves", which a session of `termloom mcp` gives no way
+    // to).
     let mut client = Client::initialized("2025-11-25");
     let started = client.tool(
         "terminal_start",
@@ -3788,6 +3790,9 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     let refused = client
         .tool_error("terminal_send", json!({"session_id": started["session_id"], "secret": true}));
     assert!(refused.contains("type it into the program themselves"), "{refused}");
+    // And how they can: through the server's session, or a terminal of their own.
+    let attach = format!("termloom attach {} --takeover", started["session_id"]);
+    assert!(refused.contains(&attach) && refused.contains("of their own"), "{refused}");
     client.finish();
 }
 
