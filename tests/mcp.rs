@@ -1350,6 +1350,41 @@ fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Text after the cursor on the line a program waits at is no typed text: a right prompt
+/// (zsh's `RPROMPT`), a suggestion drawn past what was typed (IPython's, fish's), the rest
+/// of a line edited in its middle. The cursor is marked in the output's last line there, as
+/// on a screen (the line read as typed whole: `% echo world`, the cursor before `world`);
+/// a line with nothing after the cursor is not marked.
+#[test]
+fn the_cursor_is_marked_where_text_follows_it_on_the_line() {
+    if !require("zsh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# ", "RPROMPT": "[%?]"}, "cols": 40}),
+    );
+    let said = text(&started);
+    let prompt = said.lines().last().unwrap();
+    assert!(prompt.starts_with("# ▌ ") || prompt.starts_with("% ▌ "), "{said}");
+    assert!(prompt.ends_with(" [0]") && !said.contains(" at \""), "{said}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    let said = send(json!({"text": "echo world", "keys": "<Left><Left><Left><Left><Left>"}));
+    assert!(said.contains(" echo ▌world") && !said.contains(" at \""), "{said}");
+    send(json!({"keys": "<C-u>"}));
+    let said = send(json!({"text": "RPROMPT=", "submit": true}));
+    assert!(!said.contains('▌'), "{said}");
+    let said = send(json!({"text": "echo"}));
+    assert!(!said.contains('▌'), "{said}");
+    client.finish();
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

@@ -391,8 +391,9 @@ struct Reading {
     new: NewOutput,
     /// The screen, when it is shown, as the caller is shown it, and which of its rows.
     screen: Option<(Screen, Frame, Shape)>,
-    /// The text of the cursor's row up to the cursor, while the program waits for input.
-    cursor_row: Option<String>,
+    /// The text of the cursor's row up to the cursor and from it, while the program waits
+    /// for input.
+    cursor_row: Option<(String, String)>,
     /// The first and last of the lines a look at the primary screen read that the screen
     /// does not show.
     unshown: Option<(u64, u64)>,
@@ -468,7 +469,8 @@ pub(crate) fn show(
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
-        row[..byte_at_cell(row, s.cursor.col)].to_owned()
+        let (before, after) = row.split_at(byte_at_cell(row, s.cursor.col));
+        (before.to_owned(), after.to_owned())
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
@@ -652,9 +654,23 @@ fn layout(
     // whole row, or the row's end when the output ends on that row unfinished (what was typed
     // after a prompt an earlier result showed).
     let unfinished = output.rsplit('\n').next().unwrap_or_default().trim();
-    let prompt = reading.cursor_row.as_deref().map(str::trim).filter(|row| {
+    // Where the cursor is in the output's last line, when that line is the cursor's row with
+    // text after the cursor (a suggestion drawn past what was typed, IPython's or fish's; a
+    // right prompt; a line edited in its middle): marked there, as on a screen, since that
+    // text was not typed (without the mark the line read as typed whole).
+    let cursor_at =
+        reading.cursor_row.as_ref().filter(|_| shown.is_none()).and_then(|(before, after)| {
+            let (after, last) = (after.trim_end(), output.trim_end());
+            let line = last.rsplit('\n').next().unwrap_or_default();
+            let ends = !after.trim().is_empty()
+                && line.ends_with(after)
+                && line[..line.len() - after.len()].ends_with(before.trim_start());
+            ends.then(|| last.len() - after.len())
+        });
+    let prompt = reading.cursor_row.as_ref().map(|(row, _)| row.trim()).filter(|row| {
         let told = output.trim_end().ends_with(row)
-            || (!unfinished.is_empty() && row.ends_with(unfinished));
+            || (!unfinished.is_empty() && row.ends_with(unfinished))
+            || cursor_at.is_some();
         !row.is_empty() && shown.is_none() && !told
     });
     let prompt = prompt.map(|row| budget.label(row, LABEL, "row"));
@@ -735,7 +751,10 @@ fn layout(
     match view {
         View::Screen => {}
         _ if !output.is_empty() => {
-            push_block(&mut text, output);
+            match cursor_at {
+                Some(at) => push_block(&mut text, &format!("{}▌{}", &output[..at], &output[at..])),
+                None => push_block(&mut text, output),
+            }
             if later > 0 {
                 push_block(
                     &mut text,
@@ -876,7 +895,7 @@ mod tests {
                 status: worst::status(),
             },
             screen,
-            cursor_row: Some(worst::string(100)),
+            cursor_row: Some((worst::string(100), worst::string(100))),
             unshown: Some((u64::MAX - 1, u64::MAX)),
             below: Some((u16::MAX, worst::string(3000), false)),
         }
