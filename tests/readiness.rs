@@ -1641,12 +1641,12 @@ impl Drop for Sshd {
     }
 }
 
-/// `ssh` waiting on its connection alone for the far end's answer (a key checked slowly
-/// there, as a wrong password is answered only after a delay) is busy: the default wait goes
-/// on to the passphrase's prompt after the start and to the remote prompt after the
-/// passphrase. Both settled after 1.25 s of quiet, `running, quiet`, with no answer, and what
-/// was typed next (the password again, a command) was echoed in the clear, then thrown away
-/// by the prompt that came.
+/// `ssh` waiting on its connection alone for the far end's verdict on a passphrase (a key
+/// checked slowly there, as a wrong password is refused only after a delay) is busy: the
+/// default wait goes on to the remote prompt. It settled after 1.25 s of quiet, `running,
+/// quiet`, with no answer, and what was typed next (the password again, a command) was
+/// echoed in the clear, then thrown away by the prompt that came. A tunnel (`ssh -N`), which
+/// prints nothing once in, still settles once quiet.
 #[test]
 fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
     if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
@@ -1663,7 +1663,8 @@ fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
     let mut argv = vec!["ssh".to_string()];
     argv.extend(sshd.options());
     argv.extend(["-tt".into(), "127.0.0.1".into(), remote.into()]);
-    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    let start = serde_json::json!({ "argv": argv, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
     let said = &started.text;
     assert!(said.contains("waiting for a password") && said.contains("passphrase"), "{said}");
     let id = started.structured.as_ref().unwrap()["session_id"].clone();
@@ -1673,6 +1674,17 @@ fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
     );
     let said = &sent.text;
     assert!(said.contains("waiting for keys") && said.contains("remote$"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    let fast = Sshd::start();
+    let mut argv = vec!["ssh".to_string(), "-N".into()];
+    argv.extend(fast.options());
+    argv.push("127.0.0.1".into());
+    let began = Instant::now();
+    let tunnel = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    let said = &tunnel.text;
+    assert!(said.contains("running, quiet · settled"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(8), "{:?}: {said}", began.elapsed());
+    let id = tunnel.structured.as_ref().unwrap()["session_id"].clone();
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 

@@ -284,6 +284,7 @@ pub(crate) fn group_input_wait(
             shown,
             unanswered_input,
             unanswered_start,
+            unanswered_secret,
             drawn_since_input,
         } = terminal;
         let probe = Probe {
@@ -294,6 +295,7 @@ pub(crate) fn group_input_wait(
             shown,
             unanswered_input,
             unanswered_start,
+            unanswered_secret,
             drawn_since_input,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
@@ -719,6 +721,10 @@ pub(crate) struct TerminalSeen<'a> {
     /// cursor at the start of a blank row below a row of text): `ssh`, whose far end greets
     /// first (`Last login: ...`, then its prompt), waits on the world outside until then.
     pub(crate) unanswered_start: bool,
+    /// [`TerminalSeen::unanswered_input`], and that input was typed while the terminal echoed
+    /// nothing (a password, a passphrase): `ssh` on its connection alone owes the far end's
+    /// verdict on it, for up to [`FAR_END_VERDICT`].
+    pub(crate) unanswered_secret: bool,
     /// The terminal was written to since its last input (or had none), and that input did
     /// not end in an unfinished key code, a lone Escape or `ESC [` (whose rest the program
     /// may still be waiting for, whatever it drew for the keys before it): a monitor's redraw
@@ -746,6 +752,8 @@ struct Probe<'a> {
     unanswered_input: bool,
     /// Nothing drawn answers the start, with no input yet (see [`TerminalSeen`]).
     unanswered_start: bool,
+    /// Nothing drawn answers a password typed last (see [`TerminalSeen`]).
+    unanswered_secret: bool,
     /// The terminal was written to since its last input (see [`TerminalSeen`]).
     drawn_since_input: bool,
 }
@@ -1009,10 +1017,15 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
 const ON_NETWORK: &str =
     "relaying the terminal across the network, which has not answered the input";
 
-/// How `ssh`'s wait on its connection alone, before the far end answered the last input or
-/// the start, is described (after the call's name): busy, the far end's answer due (see
+/// How `ssh`'s wait on its connection alone, before the far end answered a password typed
+/// last, is described (after the call's name): busy, the far end's verdict due (see
 /// `polling_terminal`).
-const AWAITING_FAR_END: &str = "on its connection, for the far end's answer to the input";
+const AWAITING_FAR_END: &str = "on its connection, for the far end's verdict on the password";
+
+/// How long after a password typed to `ssh` its wait on its connection alone is taken for a
+/// wait for the far end's verdict (sshd refuses a wrong one after a delay of up to about 5 s;
+/// a tunnel, `ssh -N`, lets in without a word).
+const FAR_END_VERDICT: std::time::Duration = std::time::Duration::from_secs(8);
 
 /// The table of `/proc/PID/net` that lists a socket of the protocol the kernel names `name`
 /// (the `system.sockprotoname` attribute of its descriptor, with or without a final NUL):
@@ -1196,11 +1209,11 @@ fn classify_syscall(nr: i64) -> Option<Activity> {
 #[cfg(target_os = "linux")]
 mod linux {
     use super::{
-        AWAITING_FAR_END, Activity, CLOCK_HORIZON, InputWait, Looks, NOT_THE_TERMINAL, ON_NETWORK,
-        ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick, SyscallField,
-        TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan, connected_in, decide,
-        describe_state, idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat,
-        parse_syscall, waits_outside,
+        AWAITING_FAR_END, Activity, CLOCK_HORIZON, FAR_END_VERDICT, InputWait, Looks,
+        NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL,
+        Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan,
+        connected_in, decide, describe_state, idle_behind, inet_table, is_dead, is_gone,
+        on_sockets, parse_stat, parse_syscall, waits_outside,
     };
     use std::fs;
 
@@ -1347,12 +1360,13 @@ mod linux {
             )));
         }
         if watched == Some(false) {
-            // `ssh` on its connection alone, with nothing drawn that answers the last input or
-            // the start (a password submitted, a passphrase, the key exchange): the far end
-            // owes an answer (the next prompt, a refusal after its delay for a wrong
-            // password, the greeting), so it is busy, not waiting on the world outside; what
-            // is typed meanwhile would be echoed, then thrown away by the next prompt.
-            if (probe.unanswered_input || probe.unanswered_start)
+            // `ssh` on its connection alone, with nothing drawn that answers a password or
+            // passphrase typed last: the far end owes its verdict (the next prompt, a refusal
+            // after its delay for a wrong password, the greeting), so it is busy, not waiting
+            // on the world outside; what is typed meanwhile would be echoed, then thrown away
+            // by the next prompt. For a while: a tunnel (`ssh -N`) lets in without a word.
+            if probe.unanswered_secret
+                && probe.quiet < FAR_END_VERDICT
                 && runs_ssh(base)
                 && relays_across_network(base, name, syscall, looks, true)
             {
@@ -2000,6 +2014,7 @@ mod linux {
             shown: Shown::Other,
             unanswered_input: false,
             unanswered_start: false,
+            unanswered_secret: false,
             drawn_since_input: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
@@ -3234,6 +3249,7 @@ mod tests {
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
                         unanswered_start: false,
+                        unanswered_secret: false,
                         drawn_since_input: false,
                     },
                 )
@@ -3293,6 +3309,7 @@ mod tests {
                         shown: super::super::Shown::Other,
                         unanswered_input: false,
                         unanswered_start: false,
+                        unanswered_secret: false,
                         drawn_since_input: false,
                     }
                 ),

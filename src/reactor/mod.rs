@@ -331,6 +331,10 @@ struct Slot {
     /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
     /// drew for keys before it.
     input_ends_unfinished: bool,
+    /// The last input queued was typed while the terminal echoed nothing (a password, a
+    /// passphrase): `ssh` owes the far end's verdict on it (see
+    /// `procfs::TerminalSeen::unanswered_secret`).
+    input_unechoed: bool,
     /// The last input queued ended with a key that kills a line editor's line (Ctrl-U), not
     /// as the second key of another (Ctrl-X Ctrl-U is readline's undo, Ctrl-V Ctrl-U a
     /// quoted character): see [`Slot::typed_line_cleared`].
@@ -432,6 +436,8 @@ impl Slot {
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
+        let modes = self.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        self.input_unechoed = typed.is_some() && modes.is_some_and(|modes| !modes.echo);
         let before = match bytes {
             [.., before, _] => Some(*before),
             _ => self.last_typed_byte,

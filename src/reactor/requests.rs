@@ -224,6 +224,7 @@ impl Reactor {
                 last_output: now,
                 last_input: now,
                 input_ends_unfinished: false,
+                input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,
                 escape_typed: None,

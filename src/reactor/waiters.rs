@@ -1126,6 +1126,7 @@ pub(super) fn input_wait_of(
         shown,
         unanswered_input: slot.bytes_in > 0 && unanswered(slot),
         unanswered_start: slot.bytes_in == 0 && unanswered(slot),
+        unanswered_secret: slot.bytes_in > 0 && slot.input_unechoed && unanswered(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
     };
