@@ -1688,6 +1688,38 @@ fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A program behind `ssh` that hides the cursor before it draws (`top`, computing its first
+/// frame) has not answered the line that started it: the relay is followed until it draws.
+/// It was read as waiting for keys as soon as the line's echo and the hidden cursor came, and
+/// what was typed next went to the far end's type-ahead.
+#[test]
+fn a_program_behind_ssh_that_hides_the_cursor_is_waited_for_until_it_draws() {
+    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
+        return;
+    }
+    if !require_root("sshd lets a user in only when it runs as root") {
+        return;
+    }
+    let sshd = Sshd::start();
+    let engine = engine();
+    // Without the keepalive, as by default: `ssh` then polls with no timer (with one, the
+    // blank row under the line read as no prompt shown, and the timer kept it busy anyway).
+    let mut options = sshd.options();
+    let keepalive = options.iter().position(|o| o.starts_with("ServerAliveInterval")).unwrap();
+    options.drain(keepalive - 1..=keepalive);
+    let remote = "PS1='remote$ ' exec bash --norc --noprofile -i";
+    let spec = SpawnSpec::new("ssh").args(options).args(["-tt", "127.0.0.1", remote]);
+    let ssh = engine.spawn(spec).unwrap();
+    assert_eq!(input_wait_fires(&ssh), Some(InputKind::Keys));
+    ssh.send_text("printf '\\033[?25l'; sleep 1; echo drawn; read -rsn1 k\r").unwrap();
+    let t = Instant::now();
+    input_wait_fires(&ssh);
+    eprintln!("DBG {:?} {}", t.elapsed(), ssh.screen().unwrap());
+    let screen = ssh.screen().unwrap();
+    assert!(screen.lines.iter().any(|line| line == "drawn"), "read as waiting: {screen}");
+    ssh.close().unwrap();
+}
+
 /// Where `sshd` is (it must be started by its absolute path).
 fn sshd_path() -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();

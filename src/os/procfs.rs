@@ -285,6 +285,7 @@ pub(crate) fn group_input_wait(
             unanswered_input,
             unanswered_start,
             unanswered_secret,
+            hidden_below_line,
             drawn_since_input,
         } = terminal;
         let probe = Probe {
@@ -296,6 +297,7 @@ pub(crate) fn group_input_wait(
             unanswered_input,
             unanswered_start,
             unanswered_secret,
+            hidden_below_line,
             drawn_since_input,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
@@ -725,6 +727,11 @@ pub(crate) struct TerminalSeen<'a> {
     /// nothing (a password, a passphrase): `ssh` on its connection alone owes the far end's
     /// verdict on it, for up to [`FAR_END_VERDICT`].
     pub(crate) unanswered_secret: bool,
+    /// The cursor is hidden at the start of a blank row right below the line submitted last,
+    /// the last input: for `ssh`, a far end's program that hid it before its first frame
+    /// (`top`), which has not answered the line yet (a local program is judged by what it
+    /// waits on: a TUI on the primary screen leaves the cursor hidden so).
+    pub(crate) hidden_below_line: bool,
     /// The terminal was written to since its last input (or had none), and that input did
     /// not end in an unfinished key code, a lone Escape or `ESC [` (whose rest the program
     /// may still be waiting for, whatever it drew for the keys before it): a monitor's redraw
@@ -754,6 +761,8 @@ struct Probe<'a> {
     unanswered_start: bool,
     /// Nothing drawn answers a password typed last (see [`TerminalSeen`]).
     unanswered_secret: bool,
+    /// The cursor hidden right below the line submitted last (see [`TerminalSeen`]).
+    hidden_below_line: bool,
     /// The terminal was written to since its last input (see [`TerminalSeen`]).
     drawn_since_input: bool,
 }
@@ -1395,8 +1404,12 @@ mod linux {
         // for is at the far end, which `/proc` cannot see. Until the far end answers the last
         // input (see [`TerminalSeen::unanswered_input`]), it waits on the world outside,
         // whatever its timer (`ssh`'s keepalive); `ssh`, whose far end speaks first, also
-        // until it answers the start, and it may reach the network through a proxy it started.
-        if watched == Some(true) && (probe.unanswered_input || probe.unanswered_start) {
+        // until it answers the start, and it may reach the network through a proxy it started;
+        // and while the cursor is hidden right below the line submitted to it, nothing drawn
+        // (the far end's `top` before its first frame).
+        if watched == Some(true)
+            && (probe.unanswered_input || probe.unanswered_start || probe.hidden_below_line)
+        {
             let ssh = runs_ssh(base);
             if (probe.unanswered_input || ssh)
                 && relays_across_network(base, name, syscall, looks, ssh)
@@ -2015,6 +2028,7 @@ mod linux {
             unanswered_input: false,
             unanswered_start: false,
             unanswered_secret: false,
+            hidden_below_line: false,
             drawn_since_input: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
@@ -3250,6 +3264,7 @@ mod tests {
                         unanswered_input: false,
                         unanswered_start: false,
                         unanswered_secret: false,
+                        hidden_below_line: false,
                         drawn_since_input: false,
                     },
                 )
@@ -3310,6 +3325,7 @@ mod tests {
                         unanswered_input: false,
                         unanswered_start: false,
                         unanswered_secret: false,
+                        hidden_below_line: false,
                         drawn_since_input: false,
                     }
                 ),

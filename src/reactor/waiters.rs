@@ -1127,6 +1127,7 @@ pub(super) fn input_wait_of(
         unanswered_input: slot.bytes_in > 0 && unanswered(slot),
         unanswered_start: slot.bytes_in == 0 && unanswered(slot),
         unanswered_secret: slot.bytes_in > 0 && slot.input_unechoed && unanswered(slot),
+        hidden_below_line: hidden_below_submitted(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
     };
@@ -1217,6 +1218,18 @@ fn unanswered(slot: &Slot) -> bool {
     slot.last_output <= slot.last_input
         || terminal.cursor_visible() && terminal.cursor_below_text()
         || line_not_ended()
+}
+
+/// Whether the cursor is hidden at the start of a blank row of the primary screen right below
+/// the line submitted last, the last input (see
+/// [`procfs::TerminalSeen::hidden_below_line`]).
+fn hidden_below_submitted(slot: &Slot) -> bool {
+    let terminal = &slot.terminal;
+    !terminal.cursor_visible()
+        && terminal.cursor_below_text()
+        && slot.submitted.is_some_and(|(at, line, _)| {
+            at == slot.last_input && terminal.cursor_position().0 == line.saturating_add(1)
+        })
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
