@@ -1772,3 +1772,43 @@ fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
         ssh.close().unwrap();
     }
 }
+
+/// A monitor refreshed more often than twice a second (`htop -d 3`: every 0.3 s, its reads of
+/// the terminal timed so) waits for keys between its frames: on the alternate screen such a
+/// timer is its refresh. It read as busy, and every default wait took its whole 10 s.
+#[test]
+fn a_full_screen_monitor_refreshed_every_300_ms_waits_for_keys() {
+    if !require("python3") || !require("htop") {
+        return;
+    }
+    let engine = engine();
+    // A frame every 0.3 s, each different, between polls of the terminal timed so.
+    let monitor = "import os, select, sys, tty\n\
+                   tty.setcbreak(0)\n\
+                   w = lambda s: (sys.stdout.write(s), sys.stdout.flush())\n\
+                   w('\\x1b[?1049h')\n\
+                   keys = select.poll(); keys.register(0, select.POLLIN)\n\
+                   frame = 0\n\
+                   while True:\n\
+                   \x20   frame += 1\n\
+                   \x20   w(f'\\x1b[H\\x1b[2Jframe {frame}, q quits')\n\
+                   \x20   if keys.poll(300) and os.read(0, 1) == b'q':\n\
+                   \x20       break\n";
+    let app = engine.spawn(SpawnSpec::new("python3").args(["-c", monitor])).unwrap();
+    expect(&app, Until::screen_contains("frame 3"));
+    // (Well within the 10 s it took: a wait for input never held while the frames came.)
+    let outcome = app.wait(Until::input_wait(), Duration::from_secs(8)).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome}");
+    app.send_keys("q").unwrap();
+    expect(&app, Until::exit());
+    let htop = engine.spawn(SpawnSpec::new("htop").args(["-d", "3"]).size(100, 30)).unwrap();
+    expect(&htop, Until::screen_contains("Quit"));
+    assert_eq!(input_wait_fires(&htop), Some(InputKind::Keys));
+    htop.send_keys("<F6>").unwrap();
+    expect(&htop, Until::screen_contains("Sort by"));
+    assert_eq!(input_wait_fires(&htop), Some(InputKind::Keys));
+    htop.send_keys("<Esc>").unwrap();
+    expect(&htop, Until::screen_matches("the sort menu closed", |s| !s.contains("Sort by")));
+    htop.send_keys("q").unwrap();
+    expect(&htop, Until::exit());
+}

@@ -287,6 +287,7 @@ pub(crate) fn group_input_wait(
             unanswered_secret,
             hidden_below_line,
             drawn_since_input,
+            full_screen,
         } = terminal;
         let probe = Probe {
             quiet,
@@ -299,6 +300,7 @@ pub(crate) fn group_input_wait(
             unanswered_secret,
             hidden_below_line,
             drawn_since_input,
+            full_screen,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
@@ -666,6 +668,12 @@ pub(crate) const TIMER_SLACK: std::time::Duration = std::time::Duration::from_mi
 /// the screen changed (see [`TimerSightings`]): a monitor's refresh (`top -d 1`), not a
 /// spinner's frame (a spinner that also reads the terminal is still busy).
 pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_millis(500);
+/// [`SHORTEST_TICK`] for a program on the alternate screen: a monitor refreshed more often
+/// than twice a second (`htop -d 3`, 0.3 s; `watch -n 0.25`) read as busy, and every call
+/// waited the default wait's 10 s, though it waits for keys. A full-screen program's frame
+/// timer is its refresh; a spinner's frames (50-150 ms) stay below it.
+pub(crate) const SHORTEST_FULL_SCREEN_TICK: std::time::Duration =
+    std::time::Duration::from_millis(200);
 /// A clock that goes off within this keeps a program that otherwise waits on the world
 /// outside busy (see [`InputWait::Outside`]): it wakes to do something (`asyncio.sleep(3)`
 /// is the timeout of an event loop's wait on its socket, a thread sleeps beside one blocked
@@ -738,6 +746,9 @@ pub(crate) struct TerminalSeen<'a> {
     /// after a key,
     /// which lets a tick found before the key count after it (see [`TimerSightings`]).
     pub(crate) drawn_since_input: bool,
+    /// The terminal shows its alternate screen: a full-screen program, whose timer of
+    /// [`SHORTEST_FULL_SCREEN_TICK`] or more is a refresh (`htop -d 3`), not a spinner's frame.
+    pub(crate) full_screen: bool,
 }
 
 /// What a probe knows beside `/proc`.
@@ -765,6 +776,20 @@ struct Probe<'a> {
     hidden_below_line: bool,
     /// The terminal was written to since its last input (see [`TerminalSeen`]).
     drawn_since_input: bool,
+    /// The terminal shows its alternate screen (see [`TerminalSeen`]).
+    full_screen: bool,
+}
+
+impl Probe<'_> {
+    /// The shortest timer that counts as a tick once it went off and was set again: shorter
+    /// on a full-screen program's terminal (see [`SHORTEST_FULL_SCREEN_TICK`]).
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    fn shortest_tick(&self) -> std::time::Duration {
+        match self.full_screen {
+            true => SHORTEST_FULL_SCREEN_TICK,
+            false => SHORTEST_TICK,
+        }
+    }
 }
 
 /// What a terminal taking keys (not whole lines) shows at its cursor, on the primary screen,
@@ -1443,7 +1468,7 @@ mod linux {
         // found so before the last input that the program went back to once it drew (see
         // [`TimerSightings`]; with no prompt shown, only once seen set again since the input).
         let carry = probe.drawn_since_input && !unanswered;
-        if (timer >= super::SHORTEST_TICK || unanswered)
+        if (timer >= probe.shortest_tick() || unanswered)
             && watched == Some(true)
             && let Some(timers) = probe.timers
             && let Some(wakeups) = voluntary_switches(base)
@@ -1529,7 +1554,7 @@ mod linux {
         let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
         // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
         // redraw of what a program shows.)
-        let repeated = timer >= super::SHORTEST_TICK && again;
+        let repeated = timer >= probe.shortest_tick() && again;
         (idle || repeated).then_some(SleepTick { timer, idle, repeated })
     }
 
@@ -2030,6 +2055,7 @@ mod linux {
             unanswered_secret: false,
             hidden_below_line: false,
             drawn_since_input: false,
+            full_screen: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
@@ -3266,6 +3292,7 @@ mod tests {
                         unanswered_secret: false,
                         hidden_below_line: false,
                         drawn_since_input: false,
+                        full_screen: false,
                     },
                 )
                 .map(|t| t.activity)
@@ -3327,6 +3354,7 @@ mod tests {
                         unanswered_secret: false,
                         hidden_below_line: false,
                         drawn_since_input: false,
+                        full_screen: false,
                     }
                 ),
                 None

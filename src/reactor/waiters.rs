@@ -1130,6 +1130,7 @@ pub(super) fn input_wait_of(
         hidden_below_line: hidden_below_submitted(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
+        full_screen: slot.terminal.alternate(),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
