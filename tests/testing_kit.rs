@@ -108,10 +108,14 @@ fn keeping_a_variable_the_kit_sets_gives_the_hosts_value() {
             .keep_env("HOME")
             .keep_env("TZ")
             .keep_env("LANG")
+            .keep_env("TERM")
+            .keep_env("COLORTERM")
             .env("LANG", "C"),
     );
     let lines: Vec<&str> = env.lines().collect();
-    for (name, host) in [("HOME", std::env::var("HOME").ok()), ("TZ", std::env::var("TZ").ok())] {
+    // (`TERM` and `COLORTERM` the engine sets of its own: they were its, not the host's.)
+    for name in ["HOME", "TZ", "TERM", "COLORTERM"] {
+        let host = std::env::var(name).ok();
         let shown = lines.iter().find_map(|line| line.strip_prefix(&format!("{name}=")));
         assert_eq!(shown, host.as_deref(), "{name} should be the host's:\n{env}");
     }

@@ -252,8 +252,14 @@ impl TestSessionBuilder {
     /// unset. A later `env` or `env_remove` changes it again.
     pub fn keep_env(mut self, key: impl Into<String>) -> Self {
         let key = key.into();
-        // The kit's value (or an earlier call's) would be set over the host's.
+        // The kit's value (or an earlier call's) would be set over the host's, and the
+        // engine sets `TERM` and `COLORTERM` of its own: the host's value is set, as `env`
+        // would set it (a later `env` is set over it).
         self.spec.env.retain(|(name, _)| name.as_os_str() != OsStr::new(&key));
+        self.spec = match std::env::var_os(&key) {
+            Some(value) => self.spec.env(&key, value),
+            None => self.spec.env_remove(&key),
+        };
         self.keep_env.push(key);
         self
     }
