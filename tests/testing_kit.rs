@@ -478,6 +478,14 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
     cat.wait_for_input().paste("pasted\n").wait_for_output("pasted");
     let screen = cat.screen();
     assert_eq!(screen.lines.iter().filter(|line| *line == "pasted").count(), 2, "{screen}");
+    // To bash, which asks for bracketed pastes, it submits nothing: the pasted line is shown
+    // on its edit line, not skipped as the echo of a line run, and Enter runs it.
+    if require("bash") {
+        let sh = TestSession::bash().start();
+        assert!(sh.screen().modes.bracketed_paste);
+        sh.paste("echo $((6*7))\n").wait_for_output("echo $((6*7))");
+        sh.type_line("").wait_for_output("42");
+    }
 }
 
 /// `press` returns once the program has answered the keys (waiting for input again, its

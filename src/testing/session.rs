@@ -117,9 +117,9 @@ impl TestSession {
     /// (`<Esc>q` as Alt-q). [`press`](Self::press) lets the program read the Escape first.
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
-        let submits = crate::input::keys::parse_key_script(script)
-            .is_ok_and(|items| crate::input::keys::script_submits(&items));
-        self.before_typing(submits);
+        let items = crate::input::keys::parse_key_script(script).ok();
+        let submits = items.as_deref().is_some_and(crate::input::keys::script_submits);
+        self.before_typing(submits, items.as_deref().and_then(crate::input::keys::script_echo));
         self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
         self
     }
@@ -158,9 +158,9 @@ impl TestSession {
     /// Presses one key, as [`Session::send_key`] does (see [`TestSession::send_text`]).
     #[track_caller]
     pub fn send_key(&self, key: crate::Key) -> &Self {
-        let submits =
-            crate::input::keys::script_submits(&[crate::input::keys::ScriptItem::Key(key)]);
-        self.before_typing(submits);
+        let items = [crate::input::keys::ScriptItem::Key(key)];
+        let submits = crate::input::keys::script_submits(&items);
+        self.before_typing(submits, crate::input::keys::script_echo(&items));
         self.check("send_key", self.session.send_key(key));
         self
     }
@@ -169,7 +169,7 @@ impl TestSession {
     /// [`TestSession::send_text`]); the secret appears in no failure message.
     #[track_caller]
     pub fn send_secret(&self, secret: &str) -> &Self {
-        self.before_typing(true);
+        self.before_typing(true, None);
         self.check("send_secret", self.session.send_secret(secret));
         self
     }
@@ -185,31 +185,39 @@ impl TestSession {
     /// Types `bytes` for the method `what` (named if it fails), the kit's waits following.
     #[track_caller]
     fn type_bytes(&self, what: &str, bytes: &[u8]) -> &Self {
-        self.before_typing(crate::input::keys::bytes_submit(bytes));
+        let submits = crate::input::keys::bytes_submit(bytes);
+        self.before_typing(submits, crate::input::keys::bytes_echo(bytes));
         self.check(what, self.session.send_bytes(bytes));
         self
     }
 
-    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]); a paste
-    /// that ends with a line end submits its last line, whose echo the kit's waits look past
-    /// (see [`TestSession::send_text`]).
+    /// Pastes text (bracketed when the program asked for it; see [`Session::paste`]). A paste
+    /// that ends with a line end, to a program that did not ask for bracketed pastes, submits
+    /// a line: what it adds to the line the cursor was on is its echo, which the kit's waits
+    /// look past (see [`TestSession::send_text`]). A bracketed paste submits nothing (the
+    /// program's line editor holds the text, line ends and all, until Enter).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
-        self.before_typing(text.ends_with(['\n', '\r']));
+        let bracketed = || self.check("reading the modes", self.session.screen()).modes;
+        self.before_typing(text.ends_with(['\n', '\r']) && !bracketed().bracketed_paste, None);
         self.check("paste", self.session.paste(text));
         self
     }
 
     /// Before input: what the program printed so far is no answer to it, so the kit's waits
     /// look past it; when the input submits a line, the line it is typed on is kept, whose
-    /// echo is no answer either.
+    /// echo is no answer either: `echo`, when the input's characters tell it (plain text and
+    /// Enter), else all the line gets (a bracketed paste's newline left the cursor on a row
+    /// of its own, where bash then printed the answer: taken all for echo, it was never
+    /// matched).
     #[track_caller]
-    fn before_typing(&self, submits: bool) {
+    fn before_typing(&self, submits: bool, echo: Option<String>) {
         self.check("reading the output before typing", self.waits.skip_output());
         let typed = match submits {
             true => self.check("reading the cursor's line", self.session.typed_line()),
             false => None,
         };
+        let typed = typed.map(|typed| crate::term::transcript::TypedLine { echo, ..typed });
         *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = typed;
     }
 
