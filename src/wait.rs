@@ -137,6 +137,10 @@ const ASKED_CONFIRMING: Duration = Duration::from_millis(150);
 
 /// How often input-wait is re-checked while a waiter needs it and nothing else happens.
 const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
+/// How often a quiet program is looked at while a wait for silence ([`Until::settled`])
+/// waits: seen twice in a long sleep, it settles the wait (the reactor confirms what it sees
+/// 50-200 ms apart).
+const SLEEP_LOOK: Duration = Duration::from_millis(100);
 
 fn one_line(text: &str) -> Result<()> {
     if text.contains('\n') {
@@ -306,13 +310,14 @@ impl Until {
         Until(Cond::Quiet(duration))
     }
 
-    /// The program has written no output, and no input was sent, for `duration`, and it is
-    /// not known to be busy: its foreground group is waiting for input, or `/proc` cannot tell
-    /// (a program running as another user). A program computing, sleeping or waiting on a
-    /// child for longer (`bc` on a long sum, a debugged program in `sleep`) is waited for:
-    /// taken for settled, it would be sent input meant for the step after its answer. One in a
-    /// sleep with more than [`CLOCK_HORIZON`](crate::os::procfs::CLOCK_HORIZON) left
-    /// (`sleep 300`) has nothing to answer within a wait: it settles, naming the sleep.
+    /// The program has written no output, and no input was sent, for `duration`, nor been seen
+    /// busy, and it is not known to be busy: its foreground group is waiting for input, or
+    /// `/proc` cannot tell (a program running as another user). A program computing, sleeping
+    /// or waiting on a child for longer (`bc` on a long sum, a debugged program in `sleep`) is
+    /// waited for: taken for settled, it would be sent input meant for the step after its
+    /// answer. One in a sleep with more than
+    /// [`CLOCK_HORIZON`](crate::os::procfs::CLOCK_HORIZON) left (`sleep 300`) has nothing to
+    /// answer within a wait: it settles as soon as it is seen so twice, naming the sleep.
     pub(crate) fn settled(duration: Duration) -> Until {
         Until(Cond::Settled(duration))
     }
@@ -512,8 +517,15 @@ impl Until {
             Cond::Stable(d) => Some(d.saturating_sub(view.stable_for)),
             Cond::Quiet(d) => Some(d.saturating_sub(view.quiet_for)),
             // Once quiet, the busy program is looked at again as an input wait is.
+            // Looked at from `settle` on, every `SLEEP_LOOK`: a long sleep, seen twice, ends
+            // it before the silence's end.
             Cond::Settled(d) => {
-                Some(d.saturating_sub(view.quiet_for.min(view.idle_for)).max(INPUT_WAIT_POLL))
+                let silence = d.saturating_sub(view.quiet_for.min(view.idle_for));
+                let look = match view.quiet_for >= view.settle {
+                    true => SLEEP_LOOK,
+                    false => view.settle - view.quiet_for,
+                };
+                Some(silence.min(look).max(INPUT_WAIT_POLL))
             }
             Cond::InputWait => Some(if view.stable_for < view.settle {
                 view.settle - view.stable_for
@@ -910,7 +922,11 @@ mod tests {
         for input_wait in [None, Some(true)] {
             assert!(settled.match_state(&view(100, input_wait)).is_none(), "{input_wait:?}");
             assert!(settled.match_state(&view(1300, input_wait)).is_some(), "{input_wait:?}");
-            assert_eq!(settled.recheck_in(&view(250, input_wait)), Some(ms(1000)));
+            // (Quiet for `settle`: looked at again soon, for a long sleep.)
+            assert_eq!(settled.recheck_in(&view(250, input_wait)), Some(SLEEP_LOOK));
+            let mut busy = view(250, input_wait);
+            busy.quiet_for = ms(50);
+            assert_eq!(settled.recheck_in(&busy), Some(ms(50)));
         }
     }
 
