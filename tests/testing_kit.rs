@@ -445,6 +445,13 @@ fn a_background_job_is_waited_for() {
         sh.wait_for_screen_text("never");
     });
     assert!(message.contains("has waited for input with an unchanged screen"), "{message}");
+    // A job that ends during a wait that cannot hold: the wait is stuck once it has ended
+    // (it waited for its whole timeout).
+    sh.type_line("(sleep 1) &").wait_for_input();
+    let message = panic_message(|| {
+        sh.wait_for_screen_text("never");
+    });
+    assert!(message.contains("has waited for input with an unchanged screen"), "{message}");
 }
 
 /// The session's own ways of typing (`submit`, `send_text`, `send_bytes`, reached through

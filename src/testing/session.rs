@@ -369,11 +369,16 @@ impl TestSession {
             if status.activity != crate::Activity::WaitingForInput {
                 continue;
             }
-            // A background job (`cmd &` at a shell's prompt) may still print: only the
-            // timeout ends the wait then.
+            // A background job (`cmd &` at a shell's prompt) may still print: the condition
+            // is waited for another grace, and then the session looked at again (a job that
+            // ended leaves the wait stuck, as it was with none).
             if self.others_may_print(&status) {
                 let left = deadline.saturating_duration_since(Instant::now());
-                return self.wait_once(until, left);
+                let outcome = self.wait_once(until.clone(), left.min(grace))?;
+                if !outcome.is_timeout() || left <= grace {
+                    return Ok(outcome);
+                }
+                continue;
             }
             found.condition = STUCK.to_owned();
             return Ok(outcome);
