@@ -80,6 +80,10 @@ fn maker(name: &str) -> Option<(u32, u64)> {
     Some((pid, namespace.parse().ok()?))
 }
 
+/// How long [`CgroupParent::create`] waits for the killed processes of a leftover cgroup
+/// to leave it (on the thread that starts the session, never the reactor's).
+const LEFTOVER_WAIT: Duration = Duration::from_millis(50);
+
 /// How many other names [`CgroupParent::create`] tries for a session whose cgroup is
 /// left over from an earlier start of its id.
 const MAX_RETRIES: u32 = 16;
@@ -98,7 +102,7 @@ impl CgroupParent {
     /// A cgroup of that name already there is a leftover of this engine: the id was given
     /// back after a start that failed, and the cgroup could not be removed then (a process
     /// in it stuck in an uninterruptible sleep). Its processes are killed and it is removed
-    /// if it can be at once; otherwise the session's cgroup takes a name with a number after
+    /// if they leave within [`LEFTOVER_WAIT`]; otherwise the session's cgroup takes a name with a number after
     /// the id (`-r1`, `-r2`, ...), so the id's second start never fails for the first one.
     pub(crate) fn create(&self, engine: u64, session: u64) -> io::Result<Cgroup> {
         let pid = std::process::id();
@@ -114,8 +118,9 @@ impl CgroupParent {
                 Ok(()) => break dir,
                 Err(err) if err.kind() == io::ErrorKind::AlreadyExists && attempt < MAX_RETRIES => {
                     if attempt == 0 {
+                        // (The kill takes effect a moment later: the cgroup is busy until then.)
                         kill_all(&dir);
-                        remove_tree(&dir, Instant::now());
+                        remove_tree(&dir, Instant::now() + LEFTOVER_WAIT);
                         if std::fs::create_dir(&dir).is_ok() {
                             break dir;
                         }
@@ -338,6 +343,8 @@ mod tests {
         assert!(second.pids().is_empty());
         let name = second.path().file_name().unwrap().to_str().unwrap().to_owned();
         let leftover = left.file_name().unwrap().to_str().unwrap();
+        // (Killed, its process leaves within the wait and the name is taken again, but for a
+        // machine too slow to let it.)
         assert!(
             second.path() == left || name.contains(&format!("-{session}-r1")),
             "{name} beside {leftover}"
