@@ -389,7 +389,8 @@ impl Session {
             .call_for(self.id, move |r| r.send_mouse(id, None, MouseAction::Motion, row, col))
     }
 
-    /// Turns the mouse wheel `notches` times at a cell.
+    /// Turns the mouse wheel `notches` times at a cell (none: sends nothing, but fails on a
+    /// session that ended, as every mouse call does).
     pub fn scroll(
         &self,
         direction: ScrollDirection,
@@ -401,6 +402,11 @@ impl Session {
             ScrollDirection::Up => MouseButton::WheelUp,
             ScrollDirection::Down => MouseButton::WheelDown,
         };
+        if notches == 0 {
+            // (No event: refused where one would be, as on a session that ended.)
+            let id = self.id;
+            return self.client.call_for(self.id, move |r| r.takes_input(id));
+        }
         for _ in 0..notches {
             self.mouse_down(button, row, col)?;
         }

@@ -185,6 +185,7 @@ fn the_mouse_of_an_ended_session_says_it_ended_not_that_reporting_is_off() {
         // Motion with no reporting sends nothing on a live session; on an ended one it fails.
         check("mouse_move", session.mouse_move(0, 0));
         check("scroll", session.scroll(termloom::ScrollDirection::Up, 1, 0, 0));
+        check("scroll 0", session.scroll(termloom::ScrollDirection::Up, 0, 0, 0));
     }
 }
 

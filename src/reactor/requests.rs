@@ -509,6 +509,11 @@ impl Reactor {
         self.flush(id.0);
     }
 
+    /// Fails as input to session `id` would (it ended, or was closed), else does nothing.
+    pub(crate) fn takes_input(&mut self, id: SessionId) -> Result<()> {
+        self.accepting(id).map(|_| ())
+    }
+
     /// Sends one mouse event at a cell, in the tracking mode and encoding the program chose
     /// (`button` `None`: motion with no button held). A session that ended takes none, as it
     /// takes no keys: that, not its modes, is the error.

@@ -365,16 +365,18 @@ impl Furthest {
 /// marked as `frame` marks them, and the first's number, when the program waits for input and
 /// the caller has read no line below the one the cursor is on (`new`, the read that reached
 /// it, noted in `furthest`): what a line editor draws under the line being edited, such as a
-/// completion menu (zsh's, IPython's), which no transcript line holds.
+/// completion menu (zsh's, IPython's), which no transcript line holds. Only when `wanted`
+/// (the program waits, and no screen is shown) is the frame made; the read is noted anyway.
 fn below_cursor(
     furthest: &Furthest,
     id: SessionId,
     new: &NewOutput,
     screen: &Screen,
+    wanted: bool,
     frame: impl FnOnce() -> Frame,
 ) -> Option<(u16, String)> {
     let cursor_line = new.first_line? + new.omitted_breaks + line_breaks(&new.text);
-    if furthest.reached(id, cursor_line) > cursor_line {
+    if furthest.reached(id, cursor_line) > cursor_line || !wanted {
         return None;
     }
     let cursor = usize::from(screen.cursor.row);
@@ -481,8 +483,8 @@ pub(crate) fn show(
         .filter(|s| args.view == View::New && !gone && !s.alternate)
         .and_then(|s| {
             let frame = || Frame::new(s, &runs, args.styles);
-            let below = below_cursor(&call.caller.furthest, id, &new, s, frame);
-            let below = below.filter(|_| waiting && !shows_screen(s));
+            let wanted = waiting && !shows_screen(s);
+            let below = below_cursor(&call.caller.furthest, id, &new, s, wanted, frame);
             let same = call.caller.furthest.show_below(id, below.as_ref().map(|(_, rows)| &**rows));
             below.map(|(row, rows)| (row, rows, same))
         });
