@@ -303,7 +303,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     let asked = call.inputs.ask("secret", &message, schema, call.cancel).map_err(|mut err| {
         if err.input_request.is_none() && !err.cancelled {
             err.message = format!(
-                "the secret must come from the person, and {}: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {id} --takeover` lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
+                "the secret must come from the person, and {}: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {id} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
                 err.message
             );
         }
