@@ -830,10 +830,12 @@ pub(crate) fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
     out
 }
 
-/// Whether typing `items` ends a line: Enter last, or text that ends with a line end.
+/// Whether typing `items` ends a line: Enter last (but Alt-Enter, `ESC \r`, which line
+/// editors such as zsh's and fish's take for a new line in the command), or text that ends
+/// with a line end.
 pub(crate) fn script_submits(items: &[ScriptItem]) -> bool {
     match items.last() {
-        Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter,
+        Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter && !key.mods.alt,
         Some(ScriptItem::Text(text)) => bytes_submit(text.as_bytes()),
         None => false,
     }
@@ -960,6 +962,10 @@ mod tests {
         for enter in ["<S-Enter>", "<C-Enter>", "<M-Enter>"] {
             assert_eq!(echo(&format!("x{enter}")).as_deref(), Some("x"), "{enter}");
         }
+        let submits =
+            |script: &str| super::script_submits(&super::parse_key_script(script).unwrap());
+        assert!(submits("x<Enter>") && submits("x<S-Enter>") && submits("x<C-Enter>"));
+        assert!(!submits("x<M-Enter>") && !submits("x<Up>") && submits("x\r"));
         for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
             assert_eq!(echo(edited), None, "{edited}");
         }
