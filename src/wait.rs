@@ -839,24 +839,30 @@ mod tests {
         assert_eq!(Until::quiet(Duration::from_micros(250)).to_string(), "quiet for 0.25 ms");
     }
 
+    /// A program quiet for `quiet` ms, its screen as still, never seen busy, not checked for
+    /// input, `settle` 100 ms.
+    fn quiet_view(quiet: u64) -> StateView {
+        StateView {
+            quiet_for: Duration::from_millis(quiet),
+            idle_for: Duration::MAX,
+            stable_for: Duration::from_millis(quiet),
+            at_prompt: false,
+            input_wait: None,
+            settle: Duration::from_millis(100),
+            line_input: false,
+            answered_since: true,
+            redrawing: false,
+            sleeping: None,
+        }
+    }
+
     /// A wait for text looks for the program asking for a line often just after it fell
     /// quiet, so that the two sightings that confirm it come within ASKED_CONFIRMING (a
     /// password prompt ended such a wait after a second), and less often after.
     #[test]
     fn a_quiet_programs_wait_for_a_line_is_confirmed_soon() {
         let ms = Duration::from_millis;
-        let view = |quiet| StateView {
-            quiet_for: ms(quiet),
-            idle_for: Duration::MAX,
-            stable_for: ms(quiet),
-            at_prompt: false,
-            input_wait: Some(true),
-            settle: ms(100),
-            line_input: false,
-            answered_since: true,
-            redrawing: false,
-            sleeping: None,
-        };
+        let view = |quiet| StateView { input_wait: Some(true), ..quiet_view(quiet) };
         let asks = Until::asks_for_line();
         assert_eq!(asks.recheck_in(&view(100)), Some(ASKED_STILL - ms(100)));
         for quiet in [500, 525, 575, 640] {
@@ -872,18 +878,8 @@ mod tests {
     #[test]
     fn a_long_sleep_settles_the_default_wait_and_says_so() {
         let ms = Duration::from_millis;
-        let view = |quiet, input_wait, sleeping| StateView {
-            quiet_for: ms(quiet),
-            idle_for: Duration::MAX,
-            stable_for: ms(quiet),
-            at_prompt: false,
-            input_wait,
-            settle: ms(100),
-            line_input: false,
-            answered_since: true,
-            redrawing: false,
-            sleeping,
-        };
+        let view =
+            |quiet, input_wait, sleeping| StateView { input_wait, sleeping, ..quiet_view(quiet) };
         let settled = Until::settled(ms(1250));
         let found = |view: &StateView| settled.match_state(view).map(|m| m.condition);
         assert_eq!(
@@ -906,18 +902,8 @@ mod tests {
     #[test]
     fn silence_while_busy_does_not_settle() {
         let ms = Duration::from_millis;
-        let view = |idle, input_wait| StateView {
-            quiet_for: ms(3000),
-            idle_for: ms(idle),
-            stable_for: ms(3000),
-            at_prompt: false,
-            input_wait,
-            settle: ms(100),
-            line_input: false,
-            answered_since: true,
-            redrawing: false,
-            sleeping: None,
-        };
+        let view =
+            |idle, input_wait| StateView { idle_for: ms(idle), input_wait, ..quiet_view(3000) };
         let settled = Until::settled(ms(1250));
         for input_wait in [None, Some(true)] {
             assert!(settled.match_state(&view(100, input_wait)).is_none(), "{input_wait:?}");
