@@ -1649,10 +1649,7 @@ impl Drop for Sshd {
 /// prints nothing once in, still settles once quiet.
 #[test]
 fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
-    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
-        return;
-    }
-    if !require_root("sshd lets a user in only when it runs as root") {
+    if !sshd_usable() {
         return;
     }
     let slow = "AuthorizedKeysFile none\nAuthorizedKeysCommandUser root\n\
@@ -1694,10 +1691,7 @@ fn the_default_wait_waits_for_the_far_end_of_ssh_to_answer() {
 /// what was typed next went to the far end's type-ahead.
 #[test]
 fn a_program_behind_ssh_that_hides_the_cursor_is_waited_for_until_it_draws() {
-    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
-        return;
-    }
-    if !require_root("sshd lets a user in only when it runs as root") {
+    if !sshd_usable() {
         return;
     }
     let sshd = Sshd::start();
@@ -1718,6 +1712,14 @@ fn a_program_behind_ssh_that_hides_the_cursor_is_waited_for_until_it_draws() {
     ssh.close().unwrap();
 }
 
+/// Whether the tests can run their own `sshd` and reach it with `ssh` (said so when not).
+fn sshd_usable() -> bool {
+    require("ssh")
+        && require("ssh-keygen")
+        && require(&sshd_path().to_string_lossy())
+        && require_root("sshd lets a user in only when it runs as root")
+}
+
 /// Where `sshd` is (it must be started by its absolute path).
 fn sshd_path() -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
@@ -1736,10 +1738,7 @@ fn sshd_path() -> std::path::PathBuf {
 /// kept the group busy).
 #[test]
 fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
-    if !require("ssh") || !require("ssh-keygen") || !require(&sshd_path().to_string_lossy()) {
-        return;
-    }
-    if !require_root("sshd lets a user in only when it runs as root") {
+    if !sshd_usable() {
         return;
     }
     let sshd = Sshd::start();
