@@ -492,6 +492,14 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
         assert!(sh.screen().modes.bracketed_paste);
         sh.paste("echo $((6*7))\n").wait_for_output("echo $((6*7))");
         sh.type_line("").wait_for_output("42");
+        // Enter with the cursor inside the line: the text after it is the line's too, no
+        // answer (a wait for it matched the command line).
+        sh.send_keys(&format!("true # zz-marker{}", "<Left>".repeat(9))).wait_for_input();
+        sh.send_keys("<Enter>");
+        let message = panic_message(|| {
+            sh.wait_for_output("zz-marker");
+        });
+        assert!(message.contains("unchanged screen"), "{message}");
     }
 }
 

@@ -237,7 +237,8 @@ impl Terminal {
             None => self.transcript.line(number)?,
         };
         let before = text.get(..offset).unwrap_or(text).to_owned();
-        Some(TypedLine { number, before, echoed: true, echo: None })
+        let after = text.get(offset..).unwrap_or("").trim_end().to_owned();
+        Some(TypedLine { number, before, after, echoed: true, echo: None })
     }
 
     /// The settled transcript (line numbers, lines, pins).

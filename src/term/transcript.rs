@@ -42,6 +42,10 @@ pub(crate) struct TypedLine {
     pub number: u64,
     /// Its text before the cursor when the input was typed.
     pub before: String,
+    /// Its text after the cursor then, but for blanks at its end: a line editor keeps it
+    /// after what is typed at the cursor (`sudo ` typed at the start of `apt update`), so it
+    /// is echo too.
+    pub after: String,
     /// What is typed is echoed there (by the line discipline, or by a line editor in
     /// non-canonical mode); not at a password prompt (canonical, echo off), where what the
     /// program adds to the line is its answer.
@@ -55,7 +59,7 @@ pub(crate) struct TypedLine {
 impl TypedLine {
     /// How many bytes at the start of `added`, what the line holds after [`TypedLine::before`]
     /// now, are the echo of what was typed: as much of it as agrees with [`TypedLine::echo`]
-    /// (a program that echoes nothing and answers on the same line, `Press any key...`, adds
+    /// and then [`TypedLine::after`] (a program that echoes nothing and answers on the same line, `Press any key...`, adds
     /// its answer), or all of it when the echo cannot be told; none when it is not echoed.
     pub(crate) fn echo_len(&self, added: &str) -> usize {
         if !self.echoed {
@@ -66,9 +70,9 @@ impl TypedLine {
         };
         added
             .char_indices()
-            .zip(echo.chars())
+            .zip(echo.chars().chain(self.after.chars()))
             .find(|((_, a), e)| a != e)
-            .map_or_else(|| added.len().min(echo.len()), |((at, _), _)| at)
+            .map_or_else(|| added.len().min(echo.len() + self.after.len()), |((at, _), _)| at)
     }
 }
 
@@ -689,6 +693,29 @@ pub(crate) fn dropped_marker(missed: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What is typed at a cursor with text after it (`sudo ` at the start of `apt update`)
+    /// is echoed before that text, which is echo too: read as an answer, a wait for text in
+    /// it matched the command line itself.
+    #[test]
+    fn the_text_after_the_cursor_is_echo_too() {
+        let typed = |after: &str, echo: Option<&str>| TypedLine {
+            number: 0,
+            before: "$ ".into(),
+            after: after.into(),
+            echoed: true,
+            echo: echo.map(str::to_owned),
+        };
+        let line = typed("apt update", Some("sudo "));
+        assert_eq!(line.echo_len("sudo apt update"), "sudo apt update".len());
+        assert_eq!(line.echo_len("sudo apt update?"), "sudo apt update".len());
+        // A right prompt taken away on Enter: the typed text alone was added.
+        let line = typed("       [0] 12:00", Some("false"));
+        assert_eq!(line.echo_len("false"), 5);
+        // An answer on the same line, after an echo of nothing.
+        assert_eq!(typed("", Some("")).echo_len("yes"), 0);
+        assert_eq!(typed("", None).echo_len("yes"), 3);
+    }
 
     fn tail(lines: &[&str]) -> Vec<String> {
         lines.iter().map(|s| s.to_string()).collect()
