@@ -668,10 +668,13 @@ pub(crate) const TIMER_SLACK: std::time::Duration = std::time::Duration::from_mi
 /// the screen changed (see [`TimerSightings`]): a monitor's refresh (`top -d 1`), not a
 /// spinner's frame (a spinner that also reads the terminal is still busy).
 pub(crate) const SHORTEST_TICK: std::time::Duration = std::time::Duration::from_millis(500);
-/// [`SHORTEST_TICK`] for a program on the alternate screen: a monitor refreshed more often
-/// than twice a second (`htop -d 3`, 0.3 s; `watch -n 0.25`) read as busy, and every call
-/// waited the default wait's 10 s, though it waits for keys. A full-screen program's frame
-/// timer is its refresh; a spinner's frames (50-150 ms) stay below it.
+/// [`SHORTEST_TICK`] for the timer of a program that reads the terminal on the alternate
+/// screen: a monitor refreshed more often than twice a second (`htop -d 3`, 0.3 s) read as
+/// busy, and every call waited the default wait's 10 s, though it waits for keys. Such a
+/// program takes keys between its frames, whatever they show (a loading screen's spinner
+/// drawn on a 250 ms tick too, as on htop's 1.5 s one); a spinner's own frames (50-150 ms)
+/// stay below it. A sleep (not a read) is a tick only from [`SHORTEST_TICK`] on: a program
+/// that takes no keys while it draws is working.
 pub(crate) const SHORTEST_FULL_SCREEN_TICK: std::time::Duration =
     std::time::Duration::from_millis(200);
 /// A clock that goes off within this keeps a program that otherwise waits on the world
@@ -747,7 +750,8 @@ pub(crate) struct TerminalSeen<'a> {
     /// which lets a tick found before the key count after it (see [`TimerSightings`]).
     pub(crate) drawn_since_input: bool,
     /// The terminal shows its alternate screen: a full-screen program, whose timer of
-    /// [`SHORTEST_FULL_SCREEN_TICK`] or more is a refresh (`htop -d 3`), not a spinner's frame.
+    /// [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
+    /// -d 3`), not a spinner's frame.
     pub(crate) full_screen: bool,
 }
 
@@ -781,8 +785,9 @@ struct Probe<'a> {
 }
 
 impl Probe<'_> {
-    /// The shortest timer that counts as a tick once it went off and was set again: shorter
-    /// on a full-screen program's terminal (see [`SHORTEST_FULL_SCREEN_TICK`]).
+    /// The shortest timer of a wait that includes the terminal that counts as a tick once it
+    /// went off and was set again: shorter on a full-screen program's terminal (see
+    /// [`SHORTEST_FULL_SCREEN_TICK`]).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn shortest_tick(&self) -> std::time::Duration {
         match self.full_screen {
@@ -1554,7 +1559,7 @@ mod linux {
         let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
         // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
         // redraw of what a program shows.)
-        let repeated = timer >= probe.shortest_tick() && again;
+        let repeated = timer >= super::SHORTEST_TICK && again;
         (idle || repeated).then_some(SleepTick { timer, idle, repeated })
     }
 
