@@ -290,7 +290,8 @@ impl TestSession {
     /// When the program has been waiting for input with an unchanged screen for the
     /// [`stuck_after`](TestSessionBuilder::stuck_after) grace (2 s by default), the wait fails
     /// then: nothing would change before the timeout (unless another process of the session
-    /// runs, such as a shell's background job: only the timeout ends the wait then). Not a
+    /// runs, such as a shell's background job: the wait goes on while it does, and is stuck
+    /// once it has ended, stopped or waits for a child). Not a
     /// wait that an idle program satisfies, however long: a still screen ([`Until::stable`],
     /// as [`wait_stable`](Self::wait_stable) waits for with a settle time longer than the
     /// grace), quiet output ([`Until::quiet`]) or an input wait, alone or among the conditions
@@ -373,9 +374,12 @@ impl TestSession {
             // is waited for another grace, and then the session looked at again (a job that
             // ended leaves the wait stuck, as it was with none).
             if self.others_may_print(&status) {
+                // (Not more often than every 100 ms, whatever the grace: a grace of zero
+                // looked at /proc without a pause.)
+                let again = grace.max(Duration::from_millis(100));
                 let left = deadline.saturating_duration_since(Instant::now());
-                let outcome = self.wait_once(until.clone(), left.min(grace))?;
-                if !outcome.is_timeout() || left <= grace {
+                let outcome = self.wait_once(until.clone(), left.min(again))?;
+                if !outcome.is_timeout() || left <= again {
                     return Ok(outcome);
                 }
                 continue;
