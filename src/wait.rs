@@ -91,9 +91,10 @@ impl std::fmt::Debug for StyledTest {
 pub(crate) struct StateView {
     /// Time since the last output.
     pub quiet_for: Duration,
-    /// Time since a probe last saw the program busy (`Duration::MAX`: never): a wait for
-    /// silence ([`Until::settled`]) counts from then too, since a busy program's silence is
-    /// no answer.
+    /// Time since a probe last saw the program busy awaiting a far end's verdict (`ssh` after
+    /// a password; `Duration::MAX`: never): a wait for silence ([`Until::settled`]) counts
+    /// from then too, since that silence is no answer (a program caught running a moment
+    /// between two idle ticks, `less +F`, does not count).
     pub idle_for: Duration,
     /// Time since the screen last changed (or input was sent): for a stable screen, and for
     /// input-wait, which output that changes nothing on the screen does not delay (a program

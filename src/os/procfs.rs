@@ -654,6 +654,13 @@ pub(crate) fn denied(reason: &str) -> bool {
         || reason.contains(&io::Error::from_raw_os_error(EPERM).to_string())
 }
 
+/// Whether a [`InputWait::NotWaiting`] `reason` is `ssh`'s wait for its far end's verdict on
+/// a password or passphrase (see [`TerminalSeen::unanswered_secret`]): a busy wait of the
+/// world outside, which a wait for silence is not ended by while it lasts.
+pub(crate) fn awaits_far_end(reason: &str) -> bool {
+    reason.contains(AWAITING_FAR_END)
+}
+
 /// A poll-family wait with a timeout up to this is a timer, not a final wait for input: vim
 /// waits up to 'timeoutlen' (1 s by default) after an Escape for the rest of a key code and
 /// 100 ms for the terminal's answers on its way out, and then changes the screen or exits.

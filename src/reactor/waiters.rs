@@ -218,8 +218,13 @@ impl Reactor {
             }
             match answer {
                 procfs::InputWait::Waiting { reader } => (Some(true), reader),
-                procfs::InputWait::NotWaiting { .. } => {
-                    slot.busy_seen = Some(now);
+                procfs::InputWait::NotWaiting { reason } => {
+                    // (Only a wait for a far end's verdict counts: a program caught running a
+                    // moment, `less +F` between two looks at its file, is no busy one, and
+                    // each such sighting put the silence's end off by a second.)
+                    if procfs::awaits_far_end(&reason) {
+                        slot.busy_seen = Some(now);
+                    }
                     (Some(false), None)
                 }
                 // A full-screen program that only redraws on a timer (`watch`) has shown what
