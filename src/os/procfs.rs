@@ -2150,7 +2150,7 @@ mod linux {
             SyscallField::Nr(nr) => classify_syscall(nr),
             _ => None,
         }) {
-            Some(Activity::Other(name)) => matches!(name.as_str(), "wait4" | "waitid"),
+            Some(Activity::Other(name)) => waits_for_a_child(&name),
             _ => false,
         }
     }
@@ -2344,6 +2344,12 @@ mod linux {
         hosted
     }
 
+    /// Whether a thread's activity, `what`, is a wait for a child: the call (`wait4`,
+    /// `waitid`) or where the kernel sleeps in it (`do_wait`).
+    fn waits_for_a_child(what: &str) -> bool {
+        matches!(what, "wait4" | "waitid" | "do_wait")
+    }
+
     /// Whether member `pid` of a group (`members`), every thread of which waits behind
     /// something (`threads`, see [`idle_behind`]), only sleeps longer than [`CLOCK_HORIZON`]
     /// or waits for children that are members too (a shell running `sleep 300`): not for a
@@ -2355,7 +2361,8 @@ mod linux {
         members: &[ProcStat],
         candidates: Option<&[i32]>,
     ) -> bool {
-        let for_children = |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if matches!(what.as_str(), "wait4" | "waitid" | "do_wait"));
+        let for_children =
+            |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what));
         threads.iter().all(|t| t.long_sleep.is_some())
             || threads.iter().all(for_children)
                 && children(pid, candidates).iter().all(|c| members.iter().any(|m| m.pid == c.pid))

@@ -280,9 +280,10 @@ struct Slot {
     /// sees it again within 200 ms; keyed by the activity time (a resize too) and the group (see
     /// `waiters::check_waiters`).
     first_seen_undecided: waiters::FirstSighting<(Instant, i32)>,
-    /// When a wait's probe last saw the foreground group busy: a wait for silence counts its
-    /// quiet from then too (`ssh` busy awaiting the far end's answer, then relaying the
-    /// terminal before the answer came: the silence while it was busy is no answer).
+    /// When a wait's probe last saw `ssh` awaiting its far end's verdict on a password (see
+    /// `procfs::awaits_far_end`): a wait for silence counts its quiet from then too (`ssh`
+    /// then relaying the terminal before the answer came: the silence while it waited is no
+    /// answer).
     busy_seen: Option<Instant>,
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
     timers: crate::os::procfs::TimerSightings,
@@ -436,8 +437,13 @@ impl Slot {
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
-        let modes = self.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
-        self.input_unechoed = typed.is_some() && modes.is_some_and(|modes| !modes.echo);
+        // (A signal echoes nothing and asks the terminal nothing.)
+        self.input_unechoed = typed.is_some()
+            && self
+                .master
+                .as_ref()
+                .and_then(|m| crate::os::pty::line_modes(m.as_fd()))
+                .is_some_and(|modes| !modes.echo);
         let before = match bytes {
             [.., before, _] => Some(*before),
             _ => self.last_typed_byte,

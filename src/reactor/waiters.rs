@@ -1124,14 +1124,15 @@ pub(super) fn input_wait_of(
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
     let shown = shown(slot, master.as_fd());
+    let unanswered = unanswered(slot);
     let terminal = procfs::TerminalSeen {
         quiet,
         timers: Some(&slot.timers),
         outside: Some(&slot.outside_relay),
         shown,
-        unanswered_input: slot.bytes_in > 0 && unanswered(slot),
-        unanswered_start: slot.bytes_in == 0 && unanswered(slot),
-        unanswered_secret: slot.bytes_in > 0 && slot.input_unechoed && unanswered(slot),
+        unanswered_input: slot.bytes_in > 0 && unanswered,
+        unanswered_start: slot.bytes_in == 0 && unanswered,
+        unanswered_secret: slot.bytes_in > 0 && slot.input_unechoed && unanswered,
         hidden_below_line: hidden_below_submitted(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,

@@ -636,8 +636,8 @@ fn layout(
         (Some((_, _, _, _, full)), _) | (None, Some((_, full, false))) => {
             (rest / 2).max(rest.saturating_sub(budget.cost(full)))
         }
-        (None, Some((_, _, true))) => rest,
-        (None, None) => rest,
+        // (Unchanged rows below the cursor are one line.)
+        _ => rest,
     };
     // New output is cut around what a wait matched in it; the retained transcript keeps its end.
     let matched_at = original_match
