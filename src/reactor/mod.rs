@@ -328,6 +328,9 @@ struct Slot {
     started: Instant,
     last_output: Instant,
     last_input: Instant,
+    /// When the terminal last queued replies to queries in the output: read by a shell at its
+    /// prompt as typed keys, they may sit on its line though nothing was typed there.
+    last_reply: Option<Instant>,
     /// The last input queued ended in a key code not finished (a lone Escape, `ESC [`): a
     /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
     /// drew for keys before it.

@@ -223,6 +223,7 @@ impl Reactor {
                 started: now,
                 last_output: now,
                 last_input: now,
+                last_reply: None,
                 input_ends_unfinished: false,
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
@@ -1017,11 +1018,15 @@ impl Reactor {
             }
             // Nothing was typed since the prompt, yet its line may hold text or have some on
             // its way: the terminal's answers to queries in the last command's output (binary
-            // data), which the shell reads as typed keys. Its line is cleared first.
+            // data), which the shell reads as typed keys. Its line is cleared first. (Answers
+            // made since the last input count whether or not the shell has read or echoed
+            // them yet: read but not echoed, they are on neither the screen nor the terminal.)
             let moved = shell.input_cell != Some(slot.terminal.cursor_cell());
             let master = slot.master.as_ref().map(|m| m.as_fd());
             let pending = master.and_then(crate::os::pty::unread_input).is_some_and(|n| n > 0);
-            Ok((shell.prompts, shell.prompt_starts, shell.commands, moved || pending || typed_since))
+            let answered = slot.last_reply.is_some_and(|at| at >= slot.last_input);
+            let stray = moved || pending || answered || typed_since;
+            Ok((shell.prompts, shell.prompt_starts, shell.commands, stray))
         });
         let (prompts, prompt_starts, commands, stray) = match checked {
             Ok(counts) => counts,

@@ -136,6 +136,7 @@ impl Reactor {
             return;
         }
         slot.queue.extend(replies);
+        slot.last_reply = Some(Instant::now());
         self.flush(id);
     }
 
