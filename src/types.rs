@@ -219,8 +219,9 @@ pub enum Activity {
     WaitingForInput,
     /// The shell is at its prompt (shell integration).
     AtPrompt,
-    /// Its foreground process group is stopped (SIGSTOP, from the program itself or another
-    /// process): nothing happens until it is continued (`Signal::Cont`). Linux `/proc`. Ctrl-Z
+    /// Its foreground process group is stopped (SIGSTOP, from the program itself, another
+    /// process or [`Signal::Stop`](crate::Signal::Stop)): nothing happens until it is
+    /// continued (`Signal::Cont`). Linux `/proc`. Ctrl-Z
     /// and [`Signal::Tstp`](crate::Signal::Tstp) do not stop a session's own program, nor
     /// anything in its process group: that group has no parent in the session, and the kernel
     /// discards SIGTSTP sent to such an (orphaned) group; a job of a shell with job control

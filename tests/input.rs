@@ -237,6 +237,23 @@ fn ctrl_z_to_the_sessions_own_program_does_not_stop_it() {
     assert!(!matches!(cat.status().unwrap().activity, termloom::Activity::Stopped));
 }
 
+/// `Signal::Stop` stops what Ctrl-Z cannot, the session's own program; its status says so,
+/// and `Signal::Cont` lets it read again.
+#[test]
+fn stop_stops_the_sessions_own_program_and_cont_goes_on() {
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&cat, Until::input_wait());
+    let report = cat.signal(Signal::Stop).unwrap();
+    assert_eq!(report.groups, vec![cat.pid()]);
+    expect(&cat, Until::quiet(std::time::Duration::from_millis(100)));
+    let status = cat.status().unwrap();
+    assert!(matches!(status.activity, termloom::Activity::Stopped), "{status}");
+    cat.signal(Signal::Cont).unwrap();
+    expect(&cat, Until::input_wait());
+    cat.close().unwrap();
+}
+
 #[test]
 fn ctrl_z_then_fg() {
     if !require("bash") {

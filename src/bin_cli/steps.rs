@@ -120,9 +120,9 @@ pub(super) const STEPS: &[StepDef] = &[
         alias: None,
         value: Some("NAME"),
         section: TYPING,
-        help: "Send a signal (INT, TERM, KILL, QUIT, HUP, TSTP, CONT, WINCH,\n\
-               USR1, USR2; SIG prefix optional) to the terminal's foreground\n\
-               process group.",
+        help: "Send a signal (INT, TERM, KILL, QUIT, HUP, TSTP, STOP, CONT,\n\
+               WINCH, USR1, USR2; SIG prefix optional) to the terminal's\n\
+               foreground process group.",
         action: |v| {
             v.parse::<termloom::Signal>()
                 .map(Step::Signal)

@@ -25,6 +25,9 @@ pub enum Signal {
     /// discards it for the session's own program and its process group (an orphaned group,
     /// whose parent is outside the session), so it does not stop them.
     Tstp,
+    /// SIGSTOP: stops the foreground process group whatever it is, the session's own program
+    /// included (which SIGTSTP cannot stop: see [`Signal::Tstp`]); [`Signal::Cont`] goes on.
+    Stop,
     /// SIGCONT.
     Cont,
     /// SIGWINCH.
@@ -35,13 +38,14 @@ pub enum Signal {
     Usr2,
 }
 
-const ALL: [(Signal, &str); 10] = [
+const ALL: [(Signal, &str); 11] = [
     (Signal::Int, "INT"),
     (Signal::Term, "TERM"),
     (Signal::Kill, "KILL"),
     (Signal::Quit, "QUIT"),
     (Signal::Hup, "HUP"),
     (Signal::Tstp, "TSTP"),
+    (Signal::Stop, "STOP"),
     (Signal::Cont, "CONT"),
     (Signal::Winch, "WINCH"),
     (Signal::Usr1, "USR1"),
@@ -63,6 +67,7 @@ impl Signal {
             Signal::Quit => S::QUIT,
             Signal::Hup => S::HUP,
             Signal::Tstp => S::TSTP,
+            Signal::Stop => S::STOP,
             Signal::Cont => S::CONT,
             Signal::Winch => S::WINCH,
             Signal::Usr1 => S::USR1,

@@ -178,13 +178,14 @@ impl ArgDef {
 }
 
 /// The signals `terminal_signal` sends, in the order its schema lists them.
-const SIGNALS: [Signal; 10] = [
+const SIGNALS: [Signal; 11] = [
     Signal::Int,
     Signal::Term,
     Signal::Kill,
     Signal::Quit,
     Signal::Hup,
     Signal::Tstp,
+    Signal::Stop,
     Signal::Cont,
     Signal::Winch,
     Signal::Usr1,
