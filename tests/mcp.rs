@@ -1385,6 +1385,35 @@ fn the_cursor_is_marked_where_text_follows_it_on_the_line() {
     client.finish();
 }
 
+/// The padding before a right prompt (zsh's `RPROMPT`) is read as two blanks, in a command's
+/// line and at the prompt waiting, not as the line's width of blanks; a screen keeps its
+/// columns.
+#[test]
+fn a_right_prompts_padding_is_read_short() {
+    if !require("zsh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# ", "RPROMPT": "[%?]"}, "cols": 60}),
+    );
+    let said = text(&started);
+    let padding = " ".repeat(16);
+    assert!(said.ends_with("% ▌ [0]") || said.ends_with("# ▌ [0]"), "{said}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let ran = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "echo hello; false", "submit": true}),
+    );
+    let said = text(&ran);
+    assert!(said.contains(" echo hello; false  [0]\nhello\n"), "{said}");
+    assert!(said.ends_with(" ▌ [1]") && !said.contains(&padding), "{said}");
+    let screen = text(&client.call("terminal_read", json!({"session_id": id, "view": "screen"})));
+    assert!(screen.contains(&format!("hello; false{padding}")), "{screen}");
+    client.finish();
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

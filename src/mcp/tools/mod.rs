@@ -17,6 +17,7 @@ pub(crate) mod progress;
 mod render;
 pub(crate) mod screen_diff;
 pub(crate) mod toolbox;
+mod unpad;
 pub(crate) mod view;
 mod waits;
 

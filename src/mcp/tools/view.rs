@@ -1,6 +1,8 @@
 //! What the reading tools return: a session's status, new transcript or scrollback, and screen,
 //! the whole result bounded by `max_bytes` (see [`Budget`]).
 
+use std::borrow::Cow;
+
 use serde_json::{Value, json};
 
 use crate::{Screen, Session, SessionId, Status};
@@ -9,6 +11,7 @@ use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles};
+use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 use crate::term::screen::byte_at_cell;
@@ -422,7 +425,7 @@ pub(crate) fn show(
     // result, so what is new stays new, and the screens it was shown stay the last it saw,
     // for its next call (on a server, another connection).
     let gone = call.cancel.is_abandoned() || call.cancel.is_cancelled();
-    let new = match args.view {
+    let mut new = match args.view {
         View::New if gone => NewOutput::nothing(session.status()?),
         View::New => read_new(session, args.max_bytes, anchor, &args.typed)?,
         View::Scrollback => {
@@ -432,6 +435,10 @@ pub(crate) fn show(
         }
         View::Screen => NewOutput::nothing(session.status()?),
     };
+    // (Lines, not the screen's rows: a screen keeps its columns.)
+    if let Cow::Owned(text) = unpad::unpad(&new.text, info.cols) {
+        new.text = text;
+    }
     let timed_out = wait.is_some_and(|w| w.outcome == "timeout" && !w.implicit);
     // The screen with its styles when they are to be marked (a timed-out wait's screen, taken
     // when it timed out, has none: a look now gives them while the screen is still that one,
@@ -472,7 +479,7 @@ pub(crate) fn show(
     let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
         let (before, after) = row.split_at(byte_at_cell(row, s.cursor.col));
-        (before.to_owned(), after.to_owned())
+        unpad::unpad_split(before, after, info.cols)
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {

@@ -1,0 +1,115 @@
+//! The padding before text aligned to the terminal's right edge (zsh's right prompt), taken out
+//! of the lines a model reads: it costs as many bytes as the line's other text and says only
+//! that the text after it is on the right.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use unicode_width::UnicodeWidthStr;
+
+/// The fewest blanks before a line's last text, when that text ends at the terminal's right
+/// edge, that are read as the padding of something aligned there (zsh's `RPROMPT`, a clock or
+/// status drawn at the edge). Tables rarely end at the edge, and their gaps are shorter.
+pub(crate) const MIN_PADDING: usize = 16;
+
+/// What such padding is shown as.
+pub(crate) const SHOWN_AS: &str = "  ";
+
+/// The bytes of `line`'s padding before its right-aligned text, if it has some: its last run
+/// of at least [`MIN_PADDING`] blanks, on a line whose text ends at the right edge of a
+/// terminal `cols` wide or a column before it (zsh leaves one: `ZLE_RPROMPT_INDENT`), on its
+/// last row for a line the terminal wrapped.
+fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
+    let width = line.width();
+    let at_edge = width.checked_rem(cols).is_some_and(|rest| rest == 0 || rest + 1 == cols);
+    if !at_edge || width < MIN_PADDING || line.ends_with(' ') {
+        return None;
+    }
+    let window = " ".repeat(MIN_PADDING);
+    let found = line.rfind(&window)?;
+    let end = found + MIN_PADDING;
+    let start = line[..found].trim_end_matches(' ').len();
+    Some(start..end)
+}
+
+/// `text` with each line's padding before right-aligned text shown as [`SHOWN_AS`].
+pub(crate) fn unpad(text: &str, cols: u16) -> Cow<'_, str> {
+    let cols = usize::from(cols);
+    if !text.contains(&" ".repeat(MIN_PADDING)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match padding(line, cols) {
+            Some(pad) => {
+                out.push_str(&line[..pad.start]);
+                out.push_str(SHOWN_AS);
+                out.push_str(&line[pad.end..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A row split at the cursor (the text before it and from it on), unpadded as [`unpad`] does
+/// the row whole: a cursor inside the padding stays inside what shows it.
+pub(crate) fn unpad_split(before: &str, after: &str, cols: u16) -> (String, String) {
+    let row = format!("{before}{after}");
+    let Some(pad) = padding(&row, usize::from(cols)) else {
+        return (before.to_owned(), after.to_owned());
+    };
+    let cursor = before.len();
+    let unpadded = format!("{}{SHOWN_AS}{}", &row[..pad.start], &row[pad.end..]);
+    let at = match cursor {
+        c if c <= pad.start => c,
+        c if c < pad.end => pad.start + (c - pad.start).min(SHOWN_AS.len()),
+        c => c - (pad.len() - SHOWN_AS.len()),
+    };
+    (unpadded[..at].to_owned(), unpadded[at..].to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn right_prompt(left: &str, right: &str, cols: usize) -> String {
+        format!("{left}{}{right}", " ".repeat(cols - left.len() - right.len()))
+    }
+
+    /// zsh's right prompt: the padding before it is two blanks; lines that do not reach the
+    /// right edge (a table's), short gaps and a line's end are left as they are.
+    #[test]
+    fn padding_before_text_at_the_right_edge_is_shown_short() {
+        let prompt = right_prompt("vm# echo hello", "[0]", 80);
+        let text = format!("{prompt}\nhello\n{}\n", right_prompt("vm# ls", "[0] 12:01", 80));
+        assert_eq!(unpad(&text, 80), "vm# echo hello  [0]\nhello\nvm# ls  [0] 12:01\n");
+        let table = format!("a{}b", " ".repeat(20));
+        assert_eq!(unpad(&table, 80), table, "the text does not end at the edge");
+        let indented = right_prompt("vm# ls", "[0]", 79);
+        assert_eq!(unpad(&indented, 80), "vm# ls  [0]", "zsh's column left at the edge");
+        let short = right_prompt("name", "size", 23);
+        assert_eq!(unpad(&short, 23), short, "a gap of 15 is no padding");
+        assert_eq!(unpad(&right_prompt("name", "size", 24), 24), "name  size", "16 is");
+        let wrapped = format!("{}{}", "x".repeat(80), right_prompt("y", "[0]", 80));
+        assert_eq!(unpad(&wrapped, 80), format!("{}y  [0]", "x".repeat(80)));
+        assert_eq!(unpad(&right_prompt("", "12:00", 40), 40), "  12:00");
+        assert_eq!(unpad(&prompt, 0), prompt, "no width known");
+    }
+
+    /// The cursor's row is split where the unpadded row has the cursor: before the padding,
+    /// inside it (a prompt's blank then the cursor) or after it.
+    #[test]
+    fn the_cursors_row_splits_where_the_unpadded_row_has_the_cursor() {
+        let row = right_prompt("vm# ", "[0]", 40);
+        let split = |at: usize| unpad_split(&row[..at], &row[at..], 40);
+        assert_eq!(split(2), ("vm".to_owned(), "#  [0]".to_owned()));
+        assert_eq!(split(4), ("vm# ".to_owned(), " [0]".to_owned()));
+        assert_eq!(split(20), ("vm#  ".to_owned(), "[0]".to_owned()));
+        assert_eq!(split(38), ("vm#  [".to_owned(), "0]".to_owned()));
+        assert_eq!(unpad_split("a ", "b", 40), ("a ".to_owned(), "b".to_owned()));
+    }
+}
