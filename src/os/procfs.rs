@@ -159,6 +159,16 @@ pub(crate) fn process_name(pid: i32) -> Option<String> {
     }
 }
 
+/// The name a process group goes by: its leader's, or, once the leader has ended and been
+/// reaped (a pipeline's first command done, a shell that exited leaving a job it started in
+/// the background of its group), a live member's; `None` when no process is left in it.
+pub(crate) fn group_name(pgrp: i32) -> Option<String> {
+    process_name(pgrp).or_else(|| {
+        let members = scan_processes(|stat| stat.pgrp == pgrp && !is_dead(stat));
+        members.into_iter().next().map(|member| member.comm)
+    })
+}
+
 /// Returns every process whose session id is `sid`, sorted by pid.
 ///
 /// Scans the numeric directories of `/proc`; processes that vanish (or
@@ -2828,6 +2838,33 @@ mod linux {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A group whose leader ended goes by a member's name.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_group_whose_leader_ended_goes_by_a_members_name() {
+        use std::io::Read;
+        use std::os::unix::process::CommandExt;
+        let mut leader = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 >/dev/null & echo $!"])
+            .process_group(0)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let group = leader.id() as i32;
+        assert_eq!(group_name(group).as_deref(), Some("sh"), "the leader, alive");
+        let mut said = String::new();
+        leader.stdout.take().unwrap().read_to_string(&mut said).unwrap();
+        leader.wait().unwrap();
+        let member: i32 = said.trim().parse().unwrap();
+        assert_eq!(group_name(group).as_deref(), Some("sleep"), "a member, once it ended");
+        rustix::process::kill_process(
+            rustix::process::Pid::from_raw(member).unwrap(),
+            rustix::process::Signal::KILL,
+        )
+        .unwrap();
+        assert_eq!(group_name(-1), None);
+    }
 
     #[test]
     fn a_timer_counts_as_a_tick_once_seen_again_after_a_wakeup() {

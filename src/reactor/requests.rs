@@ -598,7 +598,7 @@ impl Reactor {
         };
         let names = groups
             .iter()
-            .map(|g| procfs::process_name(*g).unwrap_or_else(|| "?".to_owned()))
+            .map(|g| procfs::group_name(*g).unwrap_or_else(|| "?".to_owned()))
             .collect();
         for group in &groups {
             if let Some(pid) = Pid::from_raw(*group) {

@@ -699,7 +699,7 @@ impl Reactor {
         let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
         status.foreground = group.map(|pid| Process {
             pid,
-            name: procfs::process_name(pid).unwrap_or_else(|| "?".to_owned()),
+            name: procfs::group_name(pid).unwrap_or_else(|| "?".to_owned()),
         });
         let at_prompt = slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
