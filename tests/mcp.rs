@@ -1350,6 +1350,17 @@ fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A client, and the result of its start of `zsh -f` with the prompt `%# ` and the right
+/// prompt `[%?]` (the last exit code) in a terminal `cols` wide.
+fn zsh_with_a_right_prompt(cols: u16) -> (Client, Value) {
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# ", "RPROMPT": "[%?]"}, "cols": cols}),
+    );
+    (client, started)
+}
+
 /// Text after the cursor on the line a program waits at is no typed text: a right prompt
 /// (zsh's `RPROMPT`), a suggestion drawn past what was typed (IPython's, fish's), the rest
 /// of a line edited in its middle. The cursor is marked in the output's last line there, as
@@ -1360,11 +1371,7 @@ fn the_cursor_is_marked_where_text_follows_it_on_the_line() {
     if !require("zsh") {
         return;
     }
-    let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# ", "RPROMPT": "[%?]"}, "cols": 40}),
-    );
+    let (mut client, started) = zsh_with_a_right_prompt(40);
     let said = text(&started);
     let prompt = said.lines().last().unwrap();
     assert!(prompt.starts_with("# ▌ ") || prompt.starts_with("% ▌ "), "{said}");
@@ -1393,11 +1400,7 @@ fn a_right_prompts_padding_is_read_short() {
     if !require("zsh") {
         return;
     }
-    let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["zsh", "-f"], "env": {"PS1": "%# ", "RPROMPT": "[%?]"}, "cols": 60}),
-    );
+    let (mut client, started) = zsh_with_a_right_prompt(60);
     let said = text(&started);
     let padding = " ".repeat(16);
     assert!(said.ends_with("% ▌ [0]") || said.ends_with("# ▌ [0]"), "{said}");
