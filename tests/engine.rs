@@ -954,18 +954,24 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
 /// them, here by a shell once the prompt took the earlier line for the password, which then
 /// ran the secret as a command and printed it in its error. The earlier line is typed with
 /// echo on (its echo shows the terminal has it), then echo is turned off without reading it.
+/// Each of the two waits has a FIFO of its own: a second read of one FIFO opens it at once
+/// while the test still holds it open from the first write, and reads nothing.
 #[test]
 fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     let dir = TestDir::new("secret-unread");
-    let gate = dir.join("gate");
-    let _ = std::fs::remove_file(&gate);
     let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let [gate, second_gate] = ["gate", "second-gate"].map(|name| {
+        let fifo = dir.join(name);
+        let _ = std::fs::remove_file(&fifo);
+        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+        fifo
+    });
     let script = format!(
         "printf 'name? '; read -r g < '{gate}'; stty -echo; printf 'Password: '; \
-         read -r g < '{gate}'; read -r pw; stty echo; echo; echo \"read ${{#pw}} chars\"; \
-         PS1='sh> ' exec sh -i",
-        gate = gate.display()
+         read -r g < '{second_gate}'; read -r pw; stty echo; echo; \
+         echo \"read ${{#pw}} chars\"; PS1='sh> ' exec sh -i",
+        gate = gate.display(),
+        second_gate = second_gate.display()
     );
     let engine = engine();
     let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
@@ -980,7 +986,7 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     let err = session.send_secret("hunter2").unwrap_err();
     assert!(err.to_string().contains("has not read 12 bytes"), "{err}");
     assert!(!err.to_string().contains("hunter2"), "{err}");
-    std::fs::write(&gate, "go\n").unwrap();
+    std::fs::write(&second_gate, "go\n").unwrap();
     expect(&session, Until::text("read 11 chars"));
     expect(&session, Until::screen_contains("sh> "));
     session.submit("echo shell-$((6 * 7))").unwrap();
