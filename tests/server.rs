@@ -2010,6 +2010,10 @@ fn an_exec_whose_client_was_killed_leaves_the_commands_output_unread() {
         }
     };
     once_free(&["start", "--name", "sh"]);
+    // `start` returns once the shell settles, at its prompt or not (a slow startup file): an
+    // exec killed while it waits for the prompt types nothing, and the fifo would have no
+    // reader. At the prompt, the exec's pending wait is its command's, typed with it.
+    once_free(&["wait", "sh", "--wait-prompt", "--timeout", "20000"]);
     let dir = common::TestDir::new("exec-killed");
     let fifo = dir.join("fifo");
     let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
@@ -2041,8 +2045,12 @@ fn an_exec_whose_client_was_killed_leaves_the_commands_output_unread() {
     running.wait().unwrap();
     once_free(&["list"]);
     drop(held);
-    std::fs::write(&fifo, "go\n").unwrap();
+    // Opened for reading too, which does not wait for a reader (a command that never ran
+    // fails the test below instead of hanging it); kept open until the command has read.
+    let gate = std::fs::OpenOptions::new().read(true).write(true).open(&fifo).unwrap();
+    (&gate).write_all(b"go\n").unwrap();
     pending_waits(0, "the command never ended");
+    drop(gate);
     let read = once_free(&["read", "sh"]);
     assert!(read.contains("the-output"), "{read}");
 }
