@@ -1268,6 +1268,57 @@ fn the_default_wait_follows_a_relay_across_the_network_to_its_prompt() {
     client.finish();
 }
 
+/// A command typed into a tmux pane is waited for to its end, as in a shell of the session's
+/// own: the client waits on its server's socket, and the server waits for keys while the
+/// pane's command sleeps. `echo start; sleep 3; echo slept` returned after 1.3 s, `running,
+/// quiet · settled`, with `start` alone. A job that started before the input, in a window not
+/// shown, keeps no call busy to the default wait's end.
+#[test]
+fn the_default_wait_follows_a_command_in_a_tmux_pane_to_its_end() {
+    if !require("tmux") || !require("bash") {
+        return;
+    }
+    let socket = temp_dir("tmux-pane").join("s");
+    let socket = socket.to_str().unwrap();
+    /// Stops the tmux server, whatever the test's end.
+    struct Server<'a>(&'a str);
+    impl Drop for Server<'_> {
+        fn drop(&mut self) {
+            let mut kill = std::process::Command::new("tmux");
+            kill.args(["-S", self.0, "kill-server"]).stderr(std::process::Stdio::null());
+            let _ = kill.status();
+        }
+    }
+    let _server = Server(socket);
+    let mut client = Client::initialized("2025-11-25");
+    let pane = "bash --norc --noprofile -i";
+    // (New windows run the pane's shell too, not a login shell reading the user's files.)
+    let mut argv = vec!["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane];
+    argv.extend([";", "set", "-g", "default-command", pane]);
+    let started = client.call("terminal_start", json!({"argv": argv, "rows": 24}));
+    assert!(text(&started).contains("waiting for keys"), "{}", text(&started));
+    let id = started["structuredContent"]["session_id"].clone();
+    let send = |client: &mut Client, mut arguments: Value| {
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    let said =
+        send(&mut client, json!({"text": "echo start; sleep 3; echo slept", "submit": true}));
+    assert!(said.contains("waiting for keys") && said.contains("slept"), "{said}");
+    // A busy job in window 0, then window 1 shown: its commands settle.
+    let said = send(
+        &mut client,
+        json!({"text": "sh -c 'while :; do :; done'", "submit": true, "timeout_ms": 300}),
+    );
+    assert!(said.contains("running"), "{said}");
+    send(&mut client, json!({"keys": "<C-b>c", "for_screen_regex": "^bash-[0-9.]+[#$] ?$"}));
+    let said = send(&mut client, json!({"text": "echo hi", "submit": true}));
+    let answered = said.lines().any(|line| line == "hi" || line.ends_with("│hi"));
+    assert!(answered && !said.contains("still busy"), "{said}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A server whose clocks tick without printing still settles once quiet: a development
 /// server's reloader sleeping a second at a time beside the thread that serves (Django's,
 /// Flask's), node's HTTP server with its 30 s timer.

@@ -298,6 +298,7 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
+            since_input,
         } = terminal;
         let probe = Probe {
             quiet,
@@ -311,6 +312,7 @@ pub(crate) fn group_input_wait(
             hidden_below_line,
             drawn_since_input,
             full_screen,
+            since_input,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
@@ -770,6 +772,9 @@ pub(crate) struct TerminalSeen<'a> {
     /// [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
     /// -d 3`), not a spinner's frame.
     pub(crate) full_screen: bool,
+    /// How long ago the terminal's last input was sent (`None`: none was): a program a relay
+    /// hosts that started since then and is busy is busy with it (see `linux::judge_relay`).
+    pub(crate) since_input: Option<std::time::Duration>,
 }
 
 /// What a probe knows beside `/proc`.
@@ -799,6 +804,8 @@ struct Probe<'a> {
     drawn_since_input: bool,
     /// The terminal shows its alternate screen (see [`TerminalSeen`]).
     full_screen: bool,
+    /// How long ago the last input was sent (see [`TerminalSeen`]).
+    since_input: Option<std::time::Duration>,
 }
 
 impl Probe<'_> {
@@ -885,6 +892,9 @@ struct Looks {
     relays: std::cell::RefCell<Vec<(i32, Option<bool>)>>,
     /// The hosted groups this probe may still look at.
     hosted: std::cell::Cell<usize>,
+    /// Why a program a judged relay hosts is busy with the last input (see
+    /// `linux::judge_relay`), the first one found.
+    busy_hosted: std::cell::RefCell<Option<String>>,
     /// The descriptors this probe may still look at.
     descriptors: std::cell::Cell<usize>,
 }
@@ -895,6 +905,7 @@ impl Looks {
         Looks {
             relays: Default::default(),
             hosted: std::cell::Cell::new(HOSTED_GROUPS),
+            busy_hosted: Default::default(),
             descriptors: std::cell::Cell::new(PROBE_DESCRIPTORS),
         }
     }
@@ -2078,6 +2089,7 @@ mod linux {
             hidden_below_line: false,
             drawn_since_input: false,
             full_screen: false,
+            since_input: None,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
@@ -2567,6 +2579,11 @@ mod linux {
     }
 
     /// See [`relay_waits`]; at most [`super::HOSTED_GROUPS`] hosted groups a probe are looked at.
+    /// A hosted group that is busy and started since the last input (its leader did: a
+    /// command typed into a tmux pane, `sleep 3; echo done`, each `sleep` of a loop) is busy
+    /// with that input: its reason is kept in the probe's looks, and the client is busy with
+    /// it (see [`group_wait`]), not waiting on its sockets. A job that started before the
+    /// input (a build in a window not shown) keeps the relay from waiting, as any other.
     fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
         if !matches!(observe_process(relay, probe), Some((InputWait::Waiting { .. }, _))) {
             return false;
@@ -2581,18 +2598,41 @@ mod linux {
             .collect();
         groups.sort_unstable();
         groups.dedup();
-        !groups.is_empty()
-            && groups.iter().all(|&(pgrp, session)| {
-                let left = probe.looks.hosted.get();
-                if left == 0 {
+        let mut waits = !groups.is_empty();
+        for &(pgrp, session) in &groups {
+            let left = probe.looks.hosted.get();
+            if left == 0 {
+                return false;
+            }
+            probe.looks.hosted.set(left - 1);
+            match group_wait(pgrp, Some(session), candidates, probe) {
+                InputWait::Waiting { .. } => {}
+                InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
+                    let mut busy = probe.looks.busy_hosted.borrow_mut();
+                    busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                     return false;
                 }
-                probe.looks.hosted.set(left - 1);
-                matches!(
-                    group_wait(pgrp, Some(session), candidates, probe),
-                    InputWait::Waiting { .. }
-                )
-            })
+                // (A group busy with the input may come after it.)
+                _ if probe.since_input.is_some() => waits = false,
+                _ => return false,
+            }
+        }
+        waits
+    }
+
+    /// Whether the leader of group `pgrp` started since the last input (see
+    /// [`TerminalSeen::since_input`]). Its start is in clock ticks, rounded down: one started
+    /// a tick or less before the input is taken to have started after it.
+    fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
+        let Some(since_input) = probe.since_input else {
+            return false;
+        };
+        let tick = std::time::Duration::from_secs(1)
+            / rustix::param::clock_ticks_per_second().max(1) as u32;
+        fs::read(format!("/proc/{pgrp}/stat"))
+            .ok()
+            .and_then(|stat| thread_age(&stat))
+            .is_some_and(|age| age <= since_input + tick)
     }
 
     /// A device number as `/proc/PID/stat` gives a controlling terminal's (`tty_nr`).
@@ -2767,6 +2807,12 @@ mod linux {
                     }),
                 _ => None,
             };
+            // A program a relay hosts that is busy with the last input (see [`judge_relay`]):
+            // the client is busy with it, not waiting on its sockets.
+            let busy = probe.looks.busy_hosted.borrow_mut().take();
+            if let Some(reason) = busy.filter(|_| relay.is_none() && reader.is_none()) {
+                return InputWait::NotWaiting { reason };
+            }
             match (relay, not) {
                 (Some(relay), _) => reader = Some(relay),
                 // No relay waits for input: the client waits on its sockets, as a server does.
@@ -3349,6 +3395,7 @@ mod tests {
                         hidden_below_line: false,
                         drawn_since_input: false,
                         full_screen: false,
+                        since_input: None,
                     },
                 )
                 .map(|t| t.activity)
@@ -3411,6 +3458,7 @@ mod tests {
                         hidden_below_line: false,
                         drawn_since_input: false,
                         full_screen: false,
+                        since_input: None,
                     }
                 ),
                 None

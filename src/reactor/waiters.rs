@@ -1137,6 +1137,7 @@ pub(super) fn input_wait_of(
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
         full_screen: slot.terminal.alternate(),
+        since_input: (slot.bytes_in > 0).then(|| slot.last_input.elapsed()),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)
     {
