@@ -2898,9 +2898,10 @@ mod tests {
             .spawn()
             .unwrap();
         let group = leader.id() as i32;
-        assert_eq!(group_name(group).as_deref(), Some("sh"), "the leader, alive");
         let mut said = String::new();
         leader.stdout.take().unwrap().read_to_string(&mut said).unwrap();
+        // (Once it has printed: before its exec the child goes by the test thread's name.)
+        assert_eq!(group_name(group).as_deref(), Some("sh"), "the leader, not reaped");
         leader.wait().unwrap();
         let member: i32 = said.trim().parse().unwrap();
         assert_eq!(group_name(group).as_deref(), Some("sleep"), "a member, once it ended");
