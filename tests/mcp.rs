@@ -806,6 +806,37 @@ fn a_text_wait_ends_when_the_shell_is_back_at_its_prompt() {
     client.finish();
 }
 
+/// A shell's prompt drawn where a pager's last row soft-wrapped into its `:` prompt (a long
+/// line cut at the screen's foot, `git log` through `less -FRX`), erased on its way out, starts
+/// a line of its own: the prompt was read as the end of that line, in the result and in the
+/// transcript (`...columnroot@vm:~# echo hi`).
+#[test]
+fn a_prompt_after_a_pager_cut_in_a_wrapped_line_is_a_line_of_its_own() {
+    if !require("bash") || !require("less") {
+        return;
+    }
+    let lines: Vec<String> = (0..20).map(|n| format!("{n:02}{}", "-long".repeat(30))).collect();
+    let file = temp_file("wrapped.txt", &(lines.join("\n") + "\n"));
+    let mut client = Client::initialized("2025-11-25");
+    let shell = client.tool(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "shell_integration": true,
+               "env": {"PS1": "$ "}, "cols": 80, "rows": 12}),
+    );
+    let id = shell["session_id"].clone();
+    let command = format!("less -X {}", file.display());
+    let paged =
+        client.call("terminal_send", json!({"session_id": id, "text": command, "submit": true}));
+    assert!(text(&paged).contains("less waiting for keys"), "{}", text(&paged));
+    let quit = text(&client.call("terminal_send", json!({"session_id": id, "keys": "q"})));
+    assert!(quit.ends_with("\n$ "), "{quit}");
+    client.call("terminal_send", json!({"session_id": id, "text": "echo hi", "submit": true}));
+    let all = client.call("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    assert!(text(&all).lines().any(|line| line == "$ echo hi"), "{}", text(&all));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A wait for text ends when the program asks for a line instead (nothing more comes until
 /// one is typed), not at its timeout; a shell reading a line beside a background job that
 /// prints later is waited for.

@@ -412,6 +412,15 @@ impl Emulator {
                     self.end_osc();
                     if let Some(mark) = mark {
                         self.settle(transcript);
+                        // A prompt starts a line of its own: at the start of a row, the row
+                        // above no longer runs on into it (a pager's last row soft-wrapped
+                        // into its `:` prompt, which it erased with `CR EL` on its way out:
+                        // the shell's prompt was read as that line's end, `columnroot@vm:~$`).
+                        if mark == PromptMark::PromptStart
+                            && self.term.grid().cursor.point.column.0 == 0
+                        {
+                            self.end_soft_wrap(self.cursor_row(), transcript);
+                        }
                         let (line, offset) = self.cursor_position(transcript);
                         // (The screen's last text only for a command that ended above its
                         // output's start: reading down to it costs a look at the screen.)
