@@ -1275,7 +1275,7 @@ fn a_stalled_recording_holds_a_bounded_number_of_bytes() {
 
 /// Events dropped because a recording's writer fell behind are said at the end of the file
 /// too, when no later event came to carry the marker: a program that printed thousands of
-/// lines, one read each, to a recording whose file was not being written, then exited.
+/// lines to a recording whose file was not being written, then exited.
 #[test]
 fn a_recording_that_fell_behind_at_its_end_says_so() {
     if !require("python3") {
@@ -1283,9 +1283,11 @@ fn a_recording_that_fell_behind_at_its_end_says_so() {
     }
     let fifo = StalledFile::new("behind-at-end");
     let engine = engine();
-    // 12,000 lines, each written apart from the next: more events than the pipe and the writer's queue
-    // holds (4,096), however few bytes.
-    let script = "import os, time\nfor i in range(12000):\n    os.write(1, b'%d\\n' % i)\n    time.sleep(0.0005)\n";
+    // 12,000 lines, each written apart from the next: more events than the pipe and the
+    // writer's queue hold (4,096) when each is read alone, and more bytes than they hold (9.7
+    // MB, past the queue's 8 MiB) however many a read takes (a loaded machine's reads take
+    // several: 12,000 short lines then fit in the queue, and none was dropped).
+    let script = "import os, time\nfor i in range(12000):\n    os.write(1, b'%d %s\\n' % (i, b'x' * 800))\n    time.sleep(0.0005)\n";
     let session =
         engine.spawn(SpawnSpec::new("python3").args(["-c", script]).record(&fifo.path)).unwrap();
     expect_within(&session, Until::exit(), Duration::from_secs(120));
