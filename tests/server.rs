@@ -2354,12 +2354,14 @@ fn one_process_cannot_take_every_wait_of_a_session_through_many_connections() {
 
 /// A wait that times out on a full-screen program shows its screen with the highlights it has
 /// (a menu's selected line), and remembers it so: the next look shows the row whose highlight
-/// went away as changed too.
+/// went away as changed too. The menu reads a key, as menus do: one reading a line would end
+/// the wait early once quiet for half a second (a loaded machine's next command came later).
 #[test]
 fn a_timed_out_waits_screen_keeps_its_highlights() {
     let server = TestServer::start(&[]);
     let menu = concat!(
-        r"printf '\033[?1049h\033[H\033[7mfirst\033[0m\nsecond\n'; read line; ",
+        r"printf '\033[?1049h\033[H\033[7mfirst\033[0m\nsecond\n'; stty -icanon -echo; ",
+        r"dd bs=1 count=1 >/dev/null 2>&1; ",
         r"printf '\033[Hfirst\n\033[7msecond (picked)\033[0m\n'; exec cat"
     );
     server.ok(&["start", "--name", "menu", "--", "sh", "-c", menu]);
