@@ -12,6 +12,9 @@ use unicode_width::UnicodeWidthStr;
 /// status drawn at the edge). Tables rarely end at the edge, and their gaps are shorter.
 pub(crate) const MIN_PADDING: usize = 16;
 
+/// A run of [`MIN_PADDING`] blanks.
+const PADDING_RUN: &str = "                ";
+
 /// What such padding is shown as.
 pub(crate) const SHOWN_AS: &str = "  ";
 
@@ -25,8 +28,7 @@ fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
     if !at_edge || width < MIN_PADDING || line.ends_with(' ') {
         return None;
     }
-    let window = " ".repeat(MIN_PADDING);
-    let found = line.rfind(&window)?;
+    let found = line.rfind(PADDING_RUN)?;
     let end = found + MIN_PADDING;
     let start = line[..found].trim_end_matches(' ').len();
     Some(start..end)
@@ -35,7 +37,7 @@ fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
 /// `text` with each line's padding before right-aligned text shown as [`SHOWN_AS`].
 pub(crate) fn unpad(text: &str, cols: u16) -> Cow<'_, str> {
     let cols = usize::from(cols);
-    if !text.contains(&" ".repeat(MIN_PADDING)) {
+    if !text.contains(PADDING_RUN) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -84,6 +86,7 @@ mod tests {
     /// right edge (a table's), short gaps and a line's end are left as they are.
     #[test]
     fn padding_before_text_at_the_right_edge_is_shown_short() {
+        assert_eq!(PADDING_RUN.len(), MIN_PADDING);
         let prompt = right_prompt("vm# echo hello", "[0]", 80);
         let text = format!("{prompt}\nhello\n{}\n", right_prompt("vm# ls", "[0] 12:01", 80));
         assert_eq!(unpad(&text, 80), "vm# echo hello  [0]\nhello\nvm# ls  [0] 12:01\n");
