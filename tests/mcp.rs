@@ -1228,9 +1228,9 @@ fn a_command_printing_progress_in_a_shell_is_followed_and_waited_for_by_its_prom
 }
 
 /// A full-screen program that only redraws on a timer (`watch`, which sleeps between its
-/// redraws and prints on every one) settles: it took the default wait's whole 10 s. A loop
-/// that prints a line on the same timer, on the primary screen, is still busy: the wait
-/// follows it to its end.
+/// redraws and prints on every one; on the primary screen too, where it redraws from the
+/// top-left) settles: each took the default wait's whole 10 s. A loop that prints a line on
+/// the same timer, on the primary screen, is still busy: the wait follows it to its end.
 #[test]
 fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
     if !require("watch") {
@@ -1241,6 +1241,14 @@ fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
     let said = text(&result);
     assert!(said.contains("settled after") && said.contains("redrawing on a timer"), "{said}");
     assert!(said.contains("Every 2.0s: date"), "{said}");
+    let id = result["structuredContent"]["session_id"].clone();
+    client.call("terminal_close", json!({ "session_id": id }));
+    // (A terminal without an alternate screen: watch redraws the primary one from its
+    // top-left.)
+    let primary = json!({ "argv": ["watch", "date"], "env": {"TERM": "vt100"} });
+    let result = client.call("terminal_start", primary);
+    let said = text(&result);
+    assert!(said.contains("settled after") && said.contains("redrawing on a timer"), "{said}");
     let id = result["structuredContent"]["session_id"].clone();
     client.call("terminal_close", json!({ "session_id": id }));
     let line_a_tick = "for i in 1 2 3; do echo tick $i; sleep 0.5; done; echo done";

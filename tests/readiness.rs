@@ -1772,7 +1772,9 @@ fn a_command_typed_through_ssh_is_waited_for_to_the_remote_prompt() {
 
 /// A monitor refreshed more often than twice a second (`htop -d 3`: every 0.3 s, its reads of
 /// the terminal timed so) waits for keys between its frames: on the alternate screen such a
-/// timer is its refresh. It read as busy, and every default wait took its whole 10 s.
+/// timer is its refresh, and so it is for one that redraws the primary screen from its top-left
+/// (`top -d 0.3`). Each read as busy, and every default wait took its whole 10 s. A spinner on
+/// the same timer, redrawing its row, is busy.
 #[test]
 fn a_full_screen_monitor_refreshed_every_300_ms_waits_for_keys() {
     if !require("python3") {
@@ -1780,24 +1782,46 @@ fn a_full_screen_monitor_refreshed_every_300_ms_waits_for_keys() {
     }
     let engine = engine();
     // A frame every 0.3 s, each different, between polls of the terminal timed so.
-    let monitor = "import os, select, sys, tty\n\
-                   tty.setcbreak(0)\n\
-                   w = lambda s: (sys.stdout.write(s), sys.stdout.flush())\n\
-                   w('\\x1b[?1049h')\n\
-                   keys = select.poll(); keys.register(0, select.POLLIN)\n\
-                   frame = 0\n\
-                   while True:\n\
-                   \x20   frame += 1\n\
-                   \x20   w(f'\\x1b[H\\x1b[2Jframe {frame}, q quits')\n\
-                   \x20   if keys.poll(300) and os.read(0, 1) == b'q':\n\
-                   \x20       break\n";
-    let app = engine.spawn(SpawnSpec::new("python3").args(["-c", monitor])).unwrap();
-    expect(&app, Until::screen_contains("frame 3"));
-    // (Well within the 10 s it took: a wait for input never held while the frames came.)
-    let outcome = app.wait(Until::input_wait(), Duration::from_secs(8)).unwrap();
-    assert!(!outcome.is_timeout(), "{outcome}");
-    app.send_keys("q").unwrap();
-    expect(&app, Until::exit());
+    let monitor = |start: &str, frame: &str| {
+        format!(
+            "import os, select, sys, tty\n\
+             tty.setcbreak(0)\n\
+             w = lambda s: (sys.stdout.write(s), sys.stdout.flush())\n\
+             w('{start}')\n\
+             keys = select.poll(); keys.register(0, select.POLLIN)\n\
+             frame = 0\n\
+             while True:\n\
+             \x20   frame += 1\n\
+             \x20   w(f'{frame}frame {{frame}}, q quits')\n\
+             \x20   if keys.poll(300) and os.read(0, 1) == b'q':\n\
+             \x20       break\n"
+        )
+    };
+    // (Their cursors hidden, as `top`'s and a spinner's are: a visible one after a row's text
+    // is a prompt's.)
+    for (how, start, frame, waits) in [
+        ("on the alternate screen", "\\x1b[?1049h\\x1b[?25l", "\\x1b[H\\x1b[2J", true),
+        ("on the primary screen", "\\x1b[?25l", "\\x1b[H\\x1b[2J", true),
+        ("a spinner's row", "\\x1b[?25l", "\\r", false),
+    ] {
+        let app =
+            engine.spawn(SpawnSpec::new("python3").args(["-c", &monitor(start, frame)])).unwrap();
+        expect(&app, Until::screen_contains("frame 3"));
+        // (Well within the 10 s it took: a wait for input never held while the frames came.)
+        let outcome =
+            app.wait(Until::input_wait(), Duration::from_secs(if waits { 8 } else { 3 })).unwrap();
+        assert_eq!(!outcome.is_timeout(), waits, "{how}: {outcome}");
+        app.send_keys("q").unwrap();
+        expect(&app, Until::exit());
+    }
+    if require("top") {
+        let top = engine.spawn(SpawnSpec::new("top").args(["-d", "0.3"]).size(100, 30)).unwrap();
+        let outcome = top.wait(Until::input_wait(), Duration::from_secs(8)).unwrap();
+        assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+        assert!(!top.screen().unwrap().alternate, "top keeps to the primary screen");
+        top.send_keys("q").unwrap();
+        expect(&top, Until::exit());
+    }
     if !require("htop") {
         return;
     }

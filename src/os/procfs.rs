@@ -768,9 +768,10 @@ pub(crate) struct TerminalSeen<'a> {
     /// after a key,
     /// which lets a tick found before the key count after it (see [`TimerSightings`]).
     pub(crate) drawn_since_input: bool,
-    /// The terminal shows its alternate screen: a full-screen program, whose timer of
-    /// [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
-    /// -d 3`), not a spinner's frame.
+    /// The terminal shows its alternate screen, or its program redraws the whole primary
+    /// screen from its top-left frame after frame (`top`): a full-screen program, whose timer
+    /// of [`SHORTEST_FULL_SCREEN_TICK`] or more on a read of the terminal is a refresh (`htop
+    /// -d 3`, `top -d 0.3`), not a spinner's frame.
     pub(crate) full_screen: bool,
     /// How long ago the terminal's last input was sent (`None`: none was): a program a relay
     /// hosts that started since then and is busy is busy with it (see `linux::judge_relay`).
@@ -802,7 +803,7 @@ struct Probe<'a> {
     hidden_below_line: bool,
     /// The terminal was written to since its last input (see [`TerminalSeen`]).
     drawn_since_input: bool,
-    /// The terminal shows its alternate screen (see [`TerminalSeen`]).
+    /// The terminal shows a full-screen program (see [`TerminalSeen`]).
     full_screen: bool,
     /// How long ago the last input was sent (see [`TerminalSeen`]).
     since_input: Option<std::time::Duration>,

@@ -335,6 +335,9 @@ struct Slot {
     /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
     /// drew for keys before it.
     input_ends_unfinished: bool,
+    /// The terminal's moves to the top-left (`Terminal::homes`) when the last input was
+    /// queued: two since then, and the program redraws its whole screen frame after frame.
+    homes_at_input: u64,
     /// The last input queued was typed while the terminal echoed nothing (a password, a
     /// passphrase): `ssh` owes the far end's verdict on it (see
     /// `procfs::TerminalSeen::unanswered_secret`).
@@ -434,12 +437,20 @@ impl Slot {
         self.last_output.max(self.last_input).max(self.last_resize)
     }
 
+    /// Whether the program draws whole screens: it is on the alternate screen, or it started
+    /// two frames at the screen's top-left since the last input (`top`, which keeps to the
+    /// primary screen; a `clear` typed before a command is one).
+    fn draws_full_screens(&self) -> bool {
+        self.terminal.alternate() || self.terminal.homes().saturating_sub(self.homes_at_input) >= 2
+    }
+
     /// Notes input queued now: `typed`, the bytes typed (keys, text, a paste), or `None` for
     /// a signal, which ends no key code and kills no line.
     fn note_input(&mut self, typed: Option<&[u8]>) {
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
+        self.homes_at_input = self.terminal.homes();
         // (A signal echoes nothing and asks the terminal nothing.)
         self.input_unechoed = typed.is_some()
             && self

@@ -227,10 +227,11 @@ impl Reactor {
                     }
                     (Some(false), None)
                 }
-                // A full-screen program that only redraws on a timer (`watch`) has shown what
-                // it shows: it settles though it prints on every tick. Elsewhere a program
-                // that prints on a timer (a line a second) is busy.
-                procfs::InputWait::Ticking { .. } if slot.terminal.alternate() => {
+                // A full-screen program that only redraws on a timer (`watch`, a loop of
+                // `clear` and a command) has shown what it shows: it settles though it prints
+                // on every tick. Elsewhere a program that prints on a timer (a line a second)
+                // is busy.
+                procfs::InputWait::Ticking { .. } if slot.draws_full_screens() => {
                     redrawing = true;
                     (None, None)
                 }
@@ -1136,7 +1137,7 @@ pub(super) fn input_wait_of(
         hidden_below_line: hidden_below_submitted(slot),
         // (What it drew for the keys before an Escape is no answer to the Escape.)
         drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
-        full_screen: slot.terminal.alternate(),
+        full_screen: slot.draws_full_screens(),
         since_input: (slot.bytes_in > 0).then(|| slot.last_input.elapsed()),
     };
     let answer = match procfs::group_input_wait(group, Some(slot.pid), members.as_deref(), terminal)

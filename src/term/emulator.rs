@@ -983,6 +983,11 @@ impl Emulator {
         *self.term.mode()
     }
 
+    /// How many moves to the screen's top-left the program made (see `Scanner::homes`).
+    pub(crate) fn homes(&self) -> u64 {
+        self.scanner.homes()
+    }
+
     /// Whether the alternate screen is active.
     pub(crate) fn alternate(&self) -> bool {
         self.mode().contains(TermMode::ALT_SCREEN)

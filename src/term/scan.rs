@@ -195,6 +195,8 @@ pub(crate) struct Scanner {
     region: bool,
     /// The key OSC 133 marks must carry to count, when termloom added them.
     mark_key: Option<MarkKey>,
+    /// Cursor moves to the screen's top-left (`CSI H`, `CSI 1;1H`) scanned so far.
+    homes: u64,
 }
 
 impl Scanner {
@@ -214,6 +216,7 @@ impl Scanner {
             insert: false,
             region: false,
             mark_key: None,
+            homes: 0,
         }
     }
 
@@ -245,6 +248,13 @@ impl Scanner {
     pub(crate) fn add(&mut self, lines: usize, work: usize) {
         self.lines += lines;
         self.work += work;
+    }
+
+    /// How many cursor moves to the screen's top-left (`CSI H`, `CSI 1;1H`, `CSI f`) were
+    /// scanned: a program that starts each frame there redraws the whole screen, as `top`
+    /// does on the primary screen, where a spinner redraws a row.
+    pub(crate) fn homes(&self) -> u64 {
+        self.homes
     }
 
     /// The work counted since the last call.
@@ -509,6 +519,9 @@ impl Scanner {
         }
         self.state = State::Ground;
         self.work += 2 + params;
+        if matches!(action, b'H' | b'f') && moves_home(&bytes[1..1 + params]) {
+            self.homes += 1;
+        }
         if !counted_or_handled(action) {
             // SGR and cursor moves, by far the most common: nothing to count or decide.
             return Some((2 + params, None));
@@ -525,6 +538,9 @@ impl Scanner {
         }
         let (kept, overflow) = (self.params, self.params_len > CSI_PARAMS);
         let len = self.params_len.min(CSI_PARAMS);
+        if matches!(action, b'H' | b'f') && !overflow && moves_home(&kept[..len]) {
+            self.homes += 1;
+        }
         self.counts().csi(&kept[..len], overflow, action)
     }
 
@@ -654,6 +670,20 @@ impl Counts<'_> {
 
 /// Whether a CSI sequence with this final byte may count more than its bytes or be handled
 /// by the feed loop (a superset of what [`Counts::csi`] looks at, checked in one step).
+/// Whether a cursor position's parameters (`CSI row;col H`) name the screen's top-left: each
+/// of at most two is absent, 0 or 1 (a pattern, not a parse: most positions are elsewhere,
+/// and this runs for each).
+fn moves_home(params: &[u8]) -> bool {
+    matches!(
+        params,
+        [] | [b'0' | b'1']
+            | [b';']
+            | [b'0' | b'1', b';']
+            | [b';', b'0' | b'1']
+            | [b'0' | b'1', b';', b'0' | b'1']
+    )
+}
+
 fn counted_or_handled(action: u8) -> bool {
     matches!(
         action,
@@ -742,6 +772,25 @@ mod tests {
                 vec![(10, csi(b'J', None, b"2")), (14, csi(b'J', None, b"3"))],
                 "chunk {chunk}"
             );
+        }
+    }
+
+    /// Moves to the top-left are counted whole and split anywhere; other positions, other
+    /// sequences ending in `H` or `f` and sequences with intermediates are not.
+    #[test]
+    fn moves_to_the_top_left_are_counted_in_any_split() {
+        let homes = b"\x1b[H\x1b[1;1H\x1b[;f\x1b[0;0H\x1b[1H\x1b[;1H";
+        let others = b"\x1b[2;1H\x1b[1;10H\x1b[11H\x1b[1;1;1H\x1b[?1H\x1b[1 H\x1bH\x1b[1;1:2H";
+        let input = [&homes[..], &others[..], b"text"].concat();
+        for chunk in 1..=input.len() {
+            let mut scanner = Scanner::new(10, 10);
+            for piece in input.chunks(chunk) {
+                let mut at = 0;
+                while at < piece.len() {
+                    at += scanner.scan(&piece[at..], usize::MAX, usize::MAX).0;
+                }
+            }
+            assert_eq!(scanner.homes(), 6, "chunk {chunk}");
         }
     }
 

@@ -266,6 +266,12 @@ impl Terminal {
         self.emulator.styled_screen()
     }
 
+    /// How many moves to the screen's top-left the program made since the emulator was made
+    /// (see `Scanner::homes`).
+    pub(crate) fn homes(&self) -> u64 {
+        self.emulator.homes()
+    }
+
     /// Whether the alternate screen is active.
     pub(crate) fn alternate(&self) -> bool {
         self.emulator.alternate()

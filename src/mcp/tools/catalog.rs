@@ -252,7 +252,7 @@ pub(crate) const TOOLS: &[ToolDef] = &[
         title: "Signal a terminal's programs",
         hints: ENDS,
         description: Text::Fixed(
-            "Signal the foreground process group (target=session: every group of the session), then wait as terminal_send does.",
+            "Signal the foreground process group (target=session: all its groups), then wait as terminal_send does.",
         ),
         args: &[&[SESSION_ID], SIGNAL_ARGS],
         described: 2,
