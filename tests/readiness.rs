@@ -437,6 +437,45 @@ fn a_tmux_client_waits_for_input_through_its_server() {
     waits_through_its_server(&tmux);
 }
 
+/// A tmux server sets a timer of half a second after a pane's output (it renames its windows
+/// then), and a wait for input took that long after every line typed into a pane: the timer
+/// read as a wait for the rest of a key code. A line is now answered as soon as the pane's
+/// shell waits again; an Escape is still waited out, as tmux waits its `escape-time` (500 ms)
+/// for the rest of a key code before it passes the Escape on.
+#[test]
+fn a_line_typed_into_a_tmux_pane_is_answered_without_the_servers_rename_timer() {
+    if !require("tmux") || !require("bash") {
+        return;
+    }
+    let dir = TestDir::new("tmux-rename");
+    let socket = dir.join("s");
+    let socket = socket.to_str().unwrap();
+    let engine = engine();
+    let pane = "bash --norc --noprofile";
+    let tmux = engine
+        .spawn(SpawnSpec::new("tmux").args(["-S", socket, "-f", "/dev/null", "new-session", pane]))
+        .unwrap();
+    assert_eq!(input_wait_fires(&tmux), Some(InputKind::Keys));
+    let mut taken = Vec::new();
+    for n in 1..=5 {
+        let started = Instant::now();
+        let line = format!("echo answer-$((40 + {n}))<Enter>");
+        let outcome = tmux.send_keys_and_wait(&line, Until::input_wait(), LONG).unwrap();
+        taken.push(started.elapsed());
+        assert!(outcome.matched().is_some(), "{outcome}");
+        let screen = tmux.screen().unwrap();
+        assert!(screen.contains(&format!("answer-{}", 40 + n)), "{screen}");
+    }
+    // (Each took the timer's half second or more; a loaded machine may slow one or two.)
+    let quick = taken.iter().filter(|took| **took < Duration::from_millis(300)).count();
+    assert!(quick >= 3, "the lines waited for the server's timer: {taken:?}");
+    let started = Instant::now();
+    let outcome = tmux.send_keys_and_wait("<Esc>", Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(started.elapsed() >= Duration::from_millis(400), "{:?}", started.elapsed());
+    tmux.close().unwrap();
+}
+
 /// A tmux client attached to a server started outside the session (before it, by someone
 /// else: an agent driving a person's tmux) waits for input through that server, which is in
 /// no cgroup or process tree of the session's. It was never "waiting for input", so every

@@ -313,6 +313,7 @@ pub(crate) fn group_input_wait(
             drawn_since_input,
             full_screen,
             since_input,
+            relay_clock: false,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
@@ -807,6 +808,11 @@ struct Probe<'a> {
     full_screen: bool,
     /// How long ago the last input was sent (see [`TerminalSeen`]).
     since_input: Option<std::time::Duration>,
+    /// The process looked at is a relay (a tmux server, see `linux::relays`) and the
+    /// terminal was drawn on since its last input: a short timer of its own is its clock
+    /// (tmux renames its windows 500 ms after their output), not a wait for the rest of a key
+    /// code, which follows input with nothing drawn (tmux's `escape-time` after an Escape).
+    relay_clock: bool,
 }
 
 impl Probe<'_> {
@@ -1489,8 +1495,8 @@ mod linux {
             return None;
         }
         // A short timer at a prompt drawn since the last input is the program's own clock
-        // (see [`Shown::Prompt`]).
-        if short && probe.shown == Shown::Prompt {
+        // (see [`Shown::Prompt`]), and so is a relay's once it drew (see [`Probe`]).
+        if short && (probe.shown == Shown::Prompt || probe.relay_clock) {
             return None;
         }
         // A short timer that went off without a change and was set again is an idle tick
@@ -2091,6 +2097,7 @@ mod linux {
             drawn_since_input: false,
             full_screen: false,
             since_input: None,
+            relay_clock: false,
         };
         observe_process(pid, probe).map(|(wait, _)| wait)
     }
@@ -2586,7 +2593,8 @@ mod linux {
     /// it (see [`group_wait`]), not waiting on its sockets. A job that started before the
     /// input (a build in a window not shown) keeps the relay from waiting, as any other.
     fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
-        if !matches!(observe_process(relay, probe), Some((InputWait::Waiting { .. }, _))) {
+        let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
+        if !matches!(observe_process(relay, own), Some((InputWait::Waiting { .. }, _))) {
             return false;
         }
         let live = processes(candidates, |s| !is_dead(s));
@@ -3398,6 +3406,7 @@ mod tests {
                         drawn_since_input: false,
                         full_screen: false,
                         since_input: None,
+                        relay_clock: false,
                     },
                 )
                 .map(|t| t.activity)
@@ -3461,6 +3470,7 @@ mod tests {
                         drawn_since_input: false,
                         full_screen: false,
                         since_input: None,
+                        relay_clock: false,
                     }
                 ),
                 None
