@@ -439,7 +439,7 @@ impl Slot {
 
     /// Whether the program draws whole screens: it is on the alternate screen, or it started
     /// two frames at the screen's top-left since the last input (`top`, which keeps to the
-    /// primary screen; a `clear` typed before a command is one).
+    /// primary screen; a `clear` typed before a command is one such start, not two).
     fn draws_full_screens(&self) -> bool {
         self.terminal.alternate() || self.terminal.homes().saturating_sub(self.homes_at_input) >= 2
     }

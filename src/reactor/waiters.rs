@@ -227,10 +227,9 @@ impl Reactor {
                     }
                     (Some(false), None)
                 }
-                // A full-screen program that only redraws on a timer (`watch`, a loop of
-                // `clear` and a command) has shown what it shows: it settles though it prints
-                // on every tick. Elsewhere a program that prints on a timer (a line a second)
-                // is busy.
+                // A full-screen program that only redraws on a timer (`watch`, on either
+                // screen) has shown what it shows: it settles though it prints on every tick.
+                // Elsewhere a program that prints on a timer (a line a second) is busy.
                 procfs::InputWait::Ticking { .. } if slot.draws_full_screens() => {
                     redrawing = true;
                     (None, None)

@@ -519,7 +519,7 @@ impl Scanner {
         }
         self.state = State::Ground;
         self.work += 2 + params;
-        if matches!(action, b'H' | b'f') && moves_home(&bytes[1..1 + params]) {
+        if moves_home(action, &bytes[1..1 + params]) {
             self.homes += 1;
         }
         if !counted_or_handled(action) {
@@ -538,7 +538,7 @@ impl Scanner {
         }
         let (kept, overflow) = (self.params, self.params_len > CSI_PARAMS);
         let len = self.params_len.min(CSI_PARAMS);
-        if matches!(action, b'H' | b'f') && !overflow && moves_home(&kept[..len]) {
+        if !overflow && moves_home(action, &kept[..len]) {
             self.homes += 1;
         }
         self.counts().csi(&kept[..len], overflow, action)
@@ -670,18 +670,20 @@ impl Counts<'_> {
 
 /// Whether a CSI sequence with this final byte may count more than its bytes or be handled
 /// by the feed loop (a superset of what [`Counts::csi`] looks at, checked in one step).
-/// Whether a cursor position's parameters (`CSI row;col H`) name the screen's top-left: each
-/// of at most two is absent, 0 or 1 (a pattern, not a parse: most positions are elsewhere,
+/// Whether a CSI sequence (its final byte, `action`, and its parameter bytes) moves the cursor
+/// to the screen's top-left: a cursor position (`CSI row;col H` or `f`) whose parameters, at
+/// most two, are each absent, 0 or 1 (a pattern, not a parse: most positions are elsewhere,
 /// and this runs for each).
-fn moves_home(params: &[u8]) -> bool {
-    matches!(
-        params,
-        [] | [b'0' | b'1']
-            | [b';']
-            | [b'0' | b'1', b';']
-            | [b';', b'0' | b'1']
-            | [b'0' | b'1', b';', b'0' | b'1']
-    )
+fn moves_home(action: u8, params: &[u8]) -> bool {
+    matches!(action, b'H' | b'f')
+        && matches!(
+            params,
+            [] | [b'0' | b'1']
+                | [b';']
+                | [b'0' | b'1', b';']
+                | [b';', b'0' | b'1']
+                | [b'0' | b'1', b';', b'0' | b'1']
+        )
 }
 
 fn counted_or_handled(action: u8) -> bool {
