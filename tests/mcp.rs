@@ -1507,6 +1507,23 @@ fn a_right_prompts_padding_is_read_short() {
     client.finish();
 }
 
+/// The blanks a program wrote up to a hidden cursor at the end of its output (`top`'s last
+/// row, padded to the screen's width) are not read; before a visible one (a prompt's) they
+/// are, as they show where typing goes.
+#[test]
+fn blanks_up_to_a_hidden_cursor_are_not_read() {
+    let mut client = Client::initialized("2025-11-25");
+    let padded = "printf '\\033[?25lfirst\\nlast row%20s' ''; read x";
+    let result = client.call("terminal_start", json!({"argv": ["sh", "-c", padded]}));
+    let said = text(&result);
+    assert!(said.contains("sh waiting for a line"), "{said}");
+    assert!(said.ends_with("\nfirst\nlast row"), "{said:?}");
+    let prompt = "printf 'name: '; read x";
+    let said = text(&client.call("terminal_start", json!({"argv": ["sh", "-c", prompt]})));
+    assert!(said.ends_with("\nname: "), "{said:?}");
+    client.finish();
+}
+
 /// Output that changes nothing on the screen (a line editor's mode switch) does not make the
 /// status contradict the wait that just ended on the program's wait for input.
 #[test]

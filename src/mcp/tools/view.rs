@@ -458,6 +458,11 @@ pub(crate) fn show(
     };
     let (snapshot, runs) = snapshot.unzip();
     let runs = runs.unwrap_or_default();
+    // A hidden cursor marks no place to type: the blanks written up to it at the end of the
+    // output's last, unfinished line (`top`'s last row, padded to its width) say nothing.
+    if snapshot.as_ref().is_some_and(|s| !s.cursor.visible) && new.text.ends_with(' ') {
+        new.text.truncate(new.text.trim_end_matches(' ').len());
+    }
     // A look at the primary screen reads what is new: the caller has the lines it shows, and
     // is told the numbers of those it does not (the next read starts after both).
     // (Also every line it read, named instead when the screen is cut.)
