@@ -410,13 +410,19 @@ const PANE: &str = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y
 /// A tmux client whose pane runs [`PANE`] waits for input (keys: the server reads the
 /// terminal raw) at the prompt, not while the pane's program sleeps, and again after it.
 fn waits_through_its_server(tmux: &Session) {
-    assert_eq!(input_wait_fires(tmux), Some(InputKind::Keys));
-    assert!(tmux.screen().unwrap().contains("ready>"));
-    tmux.submit("42").unwrap();
-    expect(tmux, Until::screen_contains("got-42"));
-    input_wait_does_not_fire(tmux);
-    assert_eq!(input_wait_fires(tmux), Some(InputKind::Keys));
-    tmux.close().unwrap();
+    waits_through_its_server_for(tmux, InputKind::Keys);
+}
+
+/// A multiplexer's client whose window runs [`PANE`] waits for input of `kind` at the
+/// prompt, not while the window's program sleeps, and again after it.
+fn waits_through_its_server_for(client: &Session, kind: InputKind) {
+    assert_eq!(input_wait_fires(client), Some(kind));
+    assert!(client.screen().unwrap().contains("ready>"));
+    client.submit("42").unwrap();
+    expect(client, Until::screen_contains("got-42"));
+    input_wait_does_not_fire(client);
+    assert_eq!(input_wait_fires(client), Some(kind));
+    client.close().unwrap();
 }
 
 /// A tmux client hands its terminal to the tmux server, a process of another POSIX session
@@ -504,6 +510,30 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
     let engine = engine();
     let tmux = engine.spawn(SpawnSpec::new("tmux").args(["-S", socket, "attach"])).unwrap();
     waits_through_its_server(&tmux);
+}
+
+/// GNU screen's client hands its terminal to its server, a child of its own that left the
+/// session (`SCREEN`), and waits in `pause()` for signals: the server reads the terminal and
+/// the programs of its windows. The client in `pause()` was taken for busy: never "waiting
+/// for input", so every call of the MCP server took its whole default wait (10 s). The
+/// window's program is the reader, on its own terminal: it reads a line.
+#[test]
+fn a_gnu_screen_client_waits_for_input_through_its_server() {
+    if !require("screen") || !require(&shell_program()) {
+        return;
+    }
+    let dir = TestDir::new("screen");
+    // (screen wants its socket directory to be the user's alone.)
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let engine = engine();
+    let screen = engine
+        .spawn(
+            SpawnSpec::new("screen")
+                .args(["-c", "/dev/null", "sh", "-c", PANE])
+                .env("SCREENDIR", dir.to_str().unwrap()),
+        )
+        .unwrap();
+    waits_through_its_server_for(&screen, InputKind::Line);
 }
 
 #[test]

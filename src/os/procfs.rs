@@ -1026,10 +1026,11 @@ impl TimerSightings {
 }
 
 /// Whether a process only waits on others, or on a clock: every thread asleep waiting for a
-/// child (`wait4`, `waitid`), on a pipe (reading or writing it, or polling pipes alone, as
-/// man does between its formatter and its pager), or in a sleep (`nanosleep`:
-/// a job a shell without job control started in the background, `sleep 300 &`, shares the
-/// foreground group with the program that reads).
+/// child (`wait4`, `waitid`), for a signal (`pause`, `rt_sigsuspend`: GNU screen's client,
+/// while its server, a child that left the session, reads the terminal), on a pipe (reading
+/// or writing it, or polling pipes alone, as man does between its formatter and its pager),
+/// or in a sleep (`nanosleep`: a job a shell without job control started in the background,
+/// `sleep 300 &`, shares the foreground group with the program that reads).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn idle_behind(threads: &[ThreadObs]) -> bool {
     !threads.is_empty()
@@ -1040,6 +1041,9 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
                     "wait4"
                         | "waitid"
                         | "do_wait"
+                        | "pause"
+                        | "rt_sigsuspend"
+                        | "sigsuspend"
                         | "pipe_read"
                         | "pipe_write"
                         | "nanosleep"
