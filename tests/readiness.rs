@@ -536,6 +536,47 @@ fn a_gnu_screen_client_waits_for_input_through_its_server() {
     waits_through_its_server_for(&screen, InputKind::Line);
 }
 
+/// GNU screen with two windows: a password prompt in the first, hidden, and a line asked for
+/// in the second, shown, which gets the keys. `/proc` cannot tell which window is shown: the
+/// program of the first was named the reader ("sh waiting for a password"), and a secret sent
+/// then went to the window shown, which echoed it. Now screen itself reads (keys), and a
+/// secret is refused.
+#[test]
+fn gnu_screen_with_two_windows_names_no_window_the_reader() {
+    if !require("screen") || !require(&shell_program()) {
+        return;
+    }
+    let dir = TestDir::new("screen-windows");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let rc = dir.join("screenrc");
+    std::fs::write(
+        &rc,
+        "startup_message off\n\
+         screen -t pw sh -c 'stty -echo; printf \"Password: \"; read -r p; stty echo; echo; echo pw-$p; sleep 60'\n\
+         screen -t line sh -c 'printf \"name> \"; read -r x; echo got-$x; sleep 60'\n",
+    )
+    .unwrap();
+    let engine = engine();
+    let screen = engine
+        .spawn(
+            SpawnSpec::new("screen")
+                .args(["-c", rc.to_str().unwrap()])
+                .env("SCREENDIR", dir.to_str().unwrap()),
+        )
+        .unwrap();
+    expect(&screen, Until::screen_contains("name>"));
+    let outcome = expect(&screen, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
+    assert_eq!(reader, Some("screen"), "{outcome}");
+    let err = screen.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { .. }), "{err}");
+    screen.submit("42").unwrap();
+    expect(&screen, Until::screen_contains("got-42"));
+    assert!(!screen.screen().unwrap().contains("hunter2"));
+    screen.close().unwrap();
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

@@ -2406,13 +2406,15 @@ mod linux {
     /// when it hosts none (it reads the terminal for itself); else waiting when the foreground
     /// group of every one waits, busy when one is (a command `sudo` runs still works, though
     /// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
-    /// one waits there and none is busy. At most [`super::HOSTED_GROUPS`] hosted groups a probe
-    /// are looked at.
+    /// one waits there and none is busy. The reader is the program on the one terminal, or,
+    /// when it hosts several (GNU screen's windows), none: the host. At most
+    /// [`super::HOSTED_GROUPS`] hosted groups a probe are looked at.
     fn hosted_wait(host: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> Option<InputWait> {
         let groups = hosted_terminals(host, candidates);
         if groups.is_empty() {
             return None;
         }
+        let groups_len = groups.len();
         let mut reader = None;
         let mut outside = None;
         for (pgrp, session) in groups {
@@ -2430,6 +2432,11 @@ mod linux {
                 other => return Some(other),
             }
         }
+        // Of several terminals (GNU screen's windows), `/proc` cannot tell which one is shown
+        // and gets the keys: no program on them is named the reader, nor are their modes
+        // taken for the input's (a password prompt in a window not shown is no reason to
+        // type a secret into the one shown); the host reads, as it does.
+        let reader = reader.filter(|_| groups_len == 1);
         Some(match (reader, outside) {
             (None, Some(reason)) => InputWait::Outside { reason },
             (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
