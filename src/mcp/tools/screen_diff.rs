@@ -275,14 +275,20 @@ fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Mar
     // A background on most of the screen's `cells` is the screen's own colour (a program that
     // paints every cell, such as curses' white on black), not a highlight.
     let base = screen_background(runs, cells);
-    let meaningful = |run: &&StyleRun| {
+    let meaningful = |run: &StyleRun| {
         run.attrs.contains(&"inverse") || (run.bg != "default" && Some(run.bg.as_str()) != base)
     };
     match styles {
         Styles::Off => Vec::new(),
         Styles::All => merged(runs.iter().map(|run| Marked::new(run, label(run)))),
         Styles::Meaningful => {
-            let mut chosen: Vec<&StyleRun> = runs.iter().filter(meaningful).collect();
+            let islands = base.map_or_else(Vec::new, |base| islands(runs, base));
+            let mut chosen: Vec<&StyleRun> = runs
+                .iter()
+                .enumerate()
+                .filter(|&(i, run)| meaningful(run) || islands.get(i).copied().unwrap_or(false))
+                .map(|(_, run)| run)
+                .collect();
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 chosen = standing_out(chosen, cols);
             }
@@ -347,6 +353,40 @@ fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked
                 label: String::new(),
             }
         })
+}
+
+/// Which of `runs` (a screen's, row by row, left to right) are islands of the screen's own
+/// background `base` inside a box of another: a block of touching runs of that background
+/// (not inverse) whose neighbours on both sides touch it and have a background that is
+/// neither the default nor `base`. dialog paints its screen blue and its box white, and
+/// shows the selected entry and the focused button blue on white: the screen's colour, never
+/// marked, so a menu read the same whichever entry was selected.
+fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
+    let grounded = |run: &StyleRun| run.bg == base && !run.attrs.contains(&"inverse");
+    let boxed = |run: &StyleRun| run.bg != "default" && run.bg != base;
+    let touch =
+        |a: &StyleRun, b: &StyleRun| a.row == b.row && a.col.saturating_add(a.width) == b.col;
+    let mut flags = vec![false; runs.len()];
+    let mut start = 0;
+    while start < runs.len() {
+        if !grounded(&runs[start]) {
+            start += 1;
+            continue;
+        }
+        let mut end = start + 1;
+        while end < runs.len() && grounded(&runs[end]) && touch(&runs[end - 1], &runs[end]) {
+            end += 1;
+        }
+        let before = start.checked_sub(1).map(|i| &runs[i]);
+        let after = runs.get(end);
+        if before.is_some_and(|b| boxed(b) && touch(b, &runs[start]))
+            && after.is_some_and(|a| boxed(a) && touch(&runs[end - 1], a))
+        {
+            flags[start..end].fill(true);
+        }
+        start = end;
+    }
+    flags
 }
 
 /// The background of more than half of a screen's `cells`, if one has them.
@@ -1327,6 +1367,46 @@ mod tests {
         let frame = Frame::new(&tall, &crowded, Styles::Meaningful);
         assert_eq!(lines_of(&frame), ["|/..   |a  |", "| alpha|b  |", "| beta |c  |"]);
         assert!(frame.text(&Shape::Whole).contains("⟦1⟧H⟦e⟧"), "{}", frame.text(&Shape::Whole));
+    }
+
+    /// dialog: a screen painted blue, a white box with many runs, and the selected entry blue
+    /// on white, the screen's own colour. It was never marked: a menu read the same whichever
+    /// entry was selected. An island of the screen's colour inside the box is marked; the
+    /// screen's colour at a row's ends is not.
+    #[test]
+    fn an_entry_in_the_screens_colour_inside_a_box_is_marked() {
+        let texts = ["", "     | 1 Apple", "     | 2 Banana", "     |", "     |", "     |", ""];
+        let mut screen = screen(&texts, (5, 6));
+        screen.cols = 30;
+        screen.alternate = false;
+        let menu = |selected: u16| {
+            let mut runs = vec![run(0, 0, 30, "default", "blue", &[])];
+            for row in 1..6 {
+                runs.push(run(row, 0, 5, "default", "blue", &[]));
+                if row == selected {
+                    runs.push(run(row, 5, 2, "black", "white", &[]));
+                    runs.push(run(row, 7, 1, "red", "blue", &["bold"]));
+                    runs.push(run(row, 8, 1, "black", "white", &[]));
+                    runs.push(run(row, 9, 6, "white", "blue", &["bold"]));
+                    runs.push(run(row, 15, 10, "default", "white", &[]));
+                } else {
+                    for col in (5..25).step_by(4) {
+                        let fg = ["black", "red"][usize::from(col % 8 / 4)];
+                        runs.push(run(row, col, 4, fg, "white", &[]));
+                    }
+                }
+                runs.push(run(row, 25, 5, "default", "blue", &[]));
+            }
+            runs.push(run(6, 0, 30, "default", "blue", &[]));
+            runs
+        };
+        let rows = |frame: &Frame| {
+            frame.text(&Shape::Whole).lines().skip(1).take(2).map(str::to_owned).collect::<Vec<_>>()
+        };
+        let apple = Frame::new(&screen, &menu(1), Styles::Meaningful);
+        assert_eq!(rows(&apple), ["     | ⟦1⟧ ⟦Apple⟧", "     | 2 Banana"]);
+        let banana = Frame::new(&screen, &menu(2), Styles::Meaningful);
+        assert_eq!(rows(&banana), ["     | 1 Apple", "     | ⟦2⟧ ⟦Banana⟧"]);
     }
 
     /// A dialog whose rows are marked whole (its background is not the screen's) marks its
