@@ -3313,6 +3313,43 @@ fn a_focused_button_is_marked_inside_a_marked_dialog() {
     client.finish();
 }
 
+/// dialog leaves the alternate screen out (its boxes stay on the shell's screen), paints the
+/// screen blue, and shows its selected entry and focused button blue on white. Its rows were
+/// read as transcript lines, with no mark: a `<Down>` read "unchanged since your last look"
+/// (in view=screen too: the entry had the screen's own colour). A curses program's painted
+/// primary screen is shown as a screen, the entry marked, and moving it changes its rows;
+/// once it ended (keys out of application mode), the shell's lines read as before.
+#[test]
+fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
+    if !common::require("dialog") || !common::require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let line = "dialog --menu 'Pick one' 15 40 4 1 Apple 2 Banana 3 Cherry; echo rc=$?";
+    let menu =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let shown = text(&menu);
+    assert!(shown.contains("dialog waiting for keys"), "{shown}");
+    assert!(shown.contains("--- screen 80x24"), "{shown}");
+    assert!(shown.contains("⟦Apple⟧") && !shown.contains("⟦Banana"), "{shown}");
+    // (The default wait: until dialog reads keys again, having redrawn.)
+    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
+    let shown = text(&moved);
+    assert!(shown.contains("⟦Banana⟧") && !shown.contains("⟦Apple"), "{shown}");
+    assert!(!shown.contains("unchanged"), "{shown}");
+    let ended = client
+        .call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "for_text": "rc="}));
+    let shown = text(&ended);
+    assert!(shown.contains("rc=0") && !shown.contains("--- screen"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// terminal_mouse clicks on text a program shows, and refuses what it cannot do in words
 /// that say what to do instead.
 #[test]

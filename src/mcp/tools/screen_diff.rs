@@ -389,6 +389,16 @@ fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
     flags
 }
 
+/// Whether `screen` is a curses program's on the primary screen: keys in application mode
+/// (as curses sets them while it runs, and resets on its way out) and a background painted
+/// on more than half of its cells, per its styled `runs` (dialog, which leaves the alternate
+/// screen out and paints its screen blue). It is shown as a full-screen program's is: its
+/// rows as lines of the transcript told nothing of what is selected.
+pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
+    let cells = usize::from(screen.cols) * usize::from(screen.rows);
+    !screen.alternate && screen.modes.app_cursor && screen_background(runs, cells).is_some()
+}
+
 /// The background of more than half of a screen's `cells`, if one has them.
 fn screen_background(runs: &[StyleRun], cells: usize) -> Option<&str> {
     let mut covered: HashMap<&str, usize> = HashMap::new();

@@ -10,7 +10,7 @@ use crate::{Screen, Session, SessionId, Status};
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::render::{Header, push_block, status_json};
-use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles};
+use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles, painted_by_curses};
 use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
@@ -466,7 +466,20 @@ pub(crate) fn show(
     // A look at the primary screen reads what is new: the caller has the lines it shows, and
     // is told the numbers of those it does not (the next read starts after both).
     // (Also every line it read, named instead when the screen is cut.)
+    // A curses program on the primary screen (dialog) is shown as on the alternate one: its
+    // lines read are those of its screen (see [`painted_by_curses`]).
+    let curses = |s: &Screen| args.view == View::New && painted_by_curses(s, &runs);
     let (new, unshown, all_read) = match &snapshot {
+        Some(screen) if curses(screen) && !gone => {
+            let unshown = not_on_screen(&new, screen, false);
+            let all_read = not_on_screen(&new, screen, true);
+            let new = NewOutput {
+                missed_lines: new.missed_lines,
+                position_forgotten: new.position_forgotten,
+                ..NewOutput::nothing(new.status)
+            };
+            (new, unshown, all_read)
+        }
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read = read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing)?;
             let unshown = not_on_screen(&read, screen, false);
@@ -488,7 +501,10 @@ pub(crate) fn show(
     });
     let id = session.id();
     let shows_screen = |s: &Screen| {
-        args.view == View::Screen || s.alternate || (timed_out && !output_shows(&new.text, s))
+        args.view == View::Screen
+            || s.alternate
+            || curses(s)
+            || (timed_out && !output_shows(&new.text, s))
     };
     let below = snapshot
         .as_ref()
