@@ -536,6 +536,38 @@ fn a_gnu_screen_client_waits_for_input_through_its_server() {
     waits_through_its_server_for(&screen, InputKind::Line);
 }
 
+/// `screen -r` attaches to a GNU screen server that is not its child (one started before,
+/// detached from: here in the same session): the client waits in `pause()` and the server
+/// reads the terminal, as tmux's does for `tmux attach`. It was never waiting for input
+/// (each MCP call took its whole default wait); it waits through that server now, for keys
+/// (the server reads the session's terminal raw).
+#[test]
+fn a_gnu_screen_client_reattached_waits_through_its_server() {
+    if !require("screen") || !require("bash") {
+        return;
+    }
+    let dir = TestDir::new("screen-reattach");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let engine = engine();
+    let shell = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile"])
+                .env("PS1", "prompt> ")
+                .env("SCREENDIR", dir.to_str().unwrap())
+                .env("PANE", PANE),
+        )
+        .unwrap();
+    expect(&shell, Until::screen_contains("prompt>"));
+    shell.submit("screen -c /dev/null -S tl sh -c \"$PANE\"").unwrap();
+    expect(&shell, Until::screen_contains("ready>"));
+    shell.send_keys("<C-a>d").unwrap();
+    expect(&shell, Until::text("[detached"));
+    shell.submit("screen -c /dev/null -r tl").unwrap();
+    expect(&shell, Until::screen_contains("ready>"));
+    waits_through_its_server_for(&shell, InputKind::Keys);
+}
+
 /// GNU screen with two windows: a password prompt in the first, hidden, and a line asked for
 /// in the second, shown, which gets the keys. `/proc` cannot tell which window is shown: the
 /// program of the first was named the reader ("sh waiting for a password"), and a secret sent

@@ -1059,6 +1059,17 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
         })
 }
 
+/// Whether a process waits for a signal alone: every thread in `pause` or `rt_sigsuspend`
+/// (GNU screen's client, while its server reads the terminal).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn waits_for_signal(threads: &[ThreadObs]) -> bool {
+    !threads.is_empty()
+        && threads.iter().all(|t| {
+            matches!(&t.activity, Activity::Other(what)
+                if matches!(what.as_str(), "pause" | "rt_sigsuspend" | "sigsuspend"))
+        })
+}
+
 /// How a poll-family wait on descriptors none of which is the terminal (nor all of them pipes,
 /// nor sockets alone) is described (after the call's name).
 const NOT_THE_TERMINAL: &str = "on descriptors that are not the terminal";
@@ -1291,7 +1302,7 @@ mod linux {
         NOT_THE_TERMINAL, ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL,
         Shown, SleepTick, SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan,
         connected_in, decide, describe_state, idle_behind, inet_table, is_dead, is_gone,
-        on_sockets, parse_stat, parse_syscall, waits_outside,
+        on_sockets, parse_stat, parse_syscall, waits_for_signal, waits_outside,
     };
     use std::fs;
 
@@ -2571,6 +2582,27 @@ mod linux {
         None
     }
 
+    /// The relay of the terminal of group `pgrp` (its `members`, of session `sid`) that waits
+    /// for input ([`relay_waits`]): one among the session's processes ([`relays`]), or, when
+    /// none there waits, one outside them that the probe's memo remembers or finds
+    /// ([`remembered_outside_relay`]).
+    fn waiting_relay(
+        pgrp: i32,
+        sid: i32,
+        members: &[ProcStat],
+        candidates: Option<&[i32]>,
+        probe: Probe<'_>,
+    ) -> Option<i32> {
+        relays(sid, members, candidates, probe.looks)
+            .into_iter()
+            .find(|&relay| relay_waits(relay, candidates, probe))
+            .or_else(|| {
+                let memo = probe.outside?;
+                let relay = remembered_outside_relay(pgrp, sid, members, probe.looks, memo)?;
+                relay_waits(relay, None, probe).then_some(relay)
+            })
+    }
+
     /// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
     /// does every program it hosts, the foreground group of each terminal of a session it
     /// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
@@ -2816,15 +2848,7 @@ mod linux {
         });
         if let Some(not) = relayed {
             let relay = match (reader, sid) {
-                (None, Some(sid)) => relays(sid, &members, candidates, probe.looks)
-                    .into_iter()
-                    .find(|&relay| relay_waits(relay, candidates, probe))
-                    .or_else(|| {
-                        let memo = probe.outside?;
-                        let relay =
-                            remembered_outside_relay(pgrp, sid, &members, probe.looks, memo)?;
-                        relay_waits(relay, None, probe).then_some(relay)
-                    }),
+                (None, Some(sid)) => waiting_relay(pgrp, sid, &members, candidates, probe),
                 _ => None,
             };
             // A program a relay hosts that is busy with the last input (see [`judge_relay`]):
@@ -2859,6 +2883,21 @@ mod linux {
                     // still read the terminal (`su USER -c CMD`, `setsid -w`).
                     if let Some(wait) = detached_wait(&members, &behind_pids, candidates, probe) {
                         return wait;
+                    }
+                    // A member waiting for a signal reads the terminal through its relay,
+                    // another process of another session that holds it, as a client on its
+                    // server's socket does (GNU screen's client, `screen -r`, reattached to a
+                    // server that is not its child: one started before it, in the session or
+                    // outside it).
+                    if let Some(sid) = sid
+                        && behind_threads.iter().any(|(_, threads)| waits_for_signal(threads))
+                    {
+                        if let Some(relay) = waiting_relay(pgrp, sid, &members, candidates, probe) {
+                            return InputWait::Waiting { reader: Some(relay) };
+                        }
+                        if let Some(reason) = probe.looks.busy_hosted.borrow_mut().take() {
+                            return InputWait::NotWaiting { reason };
+                        }
                     }
                     // Every member asleep, one ticking on a short timer with nothing to
                     // print, or in a sleep longer than any default wait, none on a clock about
