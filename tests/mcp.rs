@@ -3350,6 +3350,33 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     client.finish();
 }
 
+/// irb's completion menu, drawn below the line: entries cyan, the selected one magenta. All
+/// were marked alike, and a Tab that moved the selection read "below the cursor, rows 1-4:
+/// unchanged since your last look"; the selected entry is marked again, and moves.
+#[test]
+fn irbs_selected_completion_is_marked_and_moves_with_tab() {
+    if !common::require("irb") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["irb"], "env": {"IRBRC": "/dev/null"}, "cols": 60, "rows": 8}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let menu = client.call("terminal_send", json!({"session_id": id, "keys": "[1,2,3].ma"}));
+    let shown = text(&menu);
+    assert!(shown.contains("⟦[1,2,3].map⟧") && !shown.contains("⟦⟦"), "{shown}");
+    let first = client.call("terminal_send", json!({"session_id": id, "keys": "<Tab>"}));
+    let shown = text(&first);
+    assert!(shown.contains("⟦⟦[1,2,3].map!⟧⟧"), "{shown}");
+    let second = client.call("terminal_send", json!({"session_id": id, "keys": "<Tab>"}));
+    let shown = text(&second);
+    assert!(shown.contains("⟦⟦[1,2,3].map⟧⟧") && !shown.contains("unchanged"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// terminal_mouse clicks on text a program shows, and refuses what it cannot do in words
 /// that say what to do instead.
 #[test]

@@ -29,8 +29,9 @@ pub(crate) enum Styles {
     Off,
     /// Inverse and background-coloured runs (a selection, a menu entry, a progress bar's
     /// filled cells), when there are at most [`MAX_MEANINGFUL_RUNS`]: marked `⟦text⟧`
-    /// without a label, neighbours merged (what stands out inside them marked again, see
-    /// `standing_out_within`), blanks past the row's text left out.
+    /// without a label, neighbours merged (what stands out inside them, or the one entry of a
+    /// column that stands out, marked again, see `standing_out_within` and
+    /// `standing_out_of_column`), blanks past the row's text left out.
     Meaningful,
     /// Every run, with its colours and attributes.
     All,
@@ -303,6 +304,7 @@ fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Mar
                 marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
                 marked.extend(standing_out_within(span));
             }
+            marked.extend(standing_out_of_column(chosen.chunk_by(touching)));
             marked
         }
     }
@@ -397,6 +399,56 @@ fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
 pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
     let cells = usize::from(screen.cols) * usize::from(screen.rows);
     !screen.alternate && screen.modes.app_cursor && screen_background(runs, cells).is_some()
+}
+
+/// The marked spans (touching runs on one row, in row order) of a column of them that stand
+/// out from the rest: in a stack of three or more spans starting at the same column on
+/// consecutive rows (a completion menu), the one span whose look (background or inverse, of
+/// most of its cells) differs when all the others share one, marked again
+/// (`⟦⟦[1,2,3].map!⟧⟧`): irb's menu shows its entries cyan and the selected one magenta, all
+/// marked alike, so a Tab that moved the selection read as no change.
+fn standing_out_of_column<'a>(
+    spans: impl Iterator<Item = &'a [&'a StyleRun]>,
+) -> impl Iterator<Item = Marked> {
+    /// A span: its row, first and end columns, and look.
+    type Span = (u16, u16, u16, (String, bool));
+    let look_of = |span: &[&StyleRun]| {
+        let mut cells: Vec<((String, bool), usize)> = Vec::new();
+        for run in span {
+            let look = (run.bg.clone(), run.attrs.contains(&"inverse"));
+            match cells.iter_mut().find(|(seen, _)| *seen == look) {
+                Some((_, count)) => *count += usize::from(run.width),
+                None => cells.push((look, usize::from(run.width))),
+            }
+        }
+        cells.into_iter().max_by_key(|(_, count)| *count).map(|(look, _)| look)
+    };
+    // Stacks of spans by their first column, each ended once a row goes by without one.
+    let mut stacks: Vec<Vec<Span>> = Vec::new();
+    for span in spans {
+        let (Some(first), Some(last)) = (span.first(), span.last()) else { continue };
+        let Some(look) = look_of(span) else { continue };
+        let this = (first.row, first.col, last.col.saturating_add(last.width), look);
+        let stack = stacks.iter_mut().rev().find(|stack| {
+            stack.last().is_some_and(|&(row, col, _, _)| col == this.1 && row + 1 == this.0)
+        });
+        match stack {
+            Some(stack) => stack.push(this),
+            None => stacks.push(vec![this]),
+        }
+    }
+    stacks.into_iter().filter(|stack| stack.len() >= 3).filter_map(|stack| {
+        let odd = |i: usize| stack.iter().filter(|other| other.3 != stack[i].3).count();
+        // One span differs from all the others, which share one look.
+        let alone = (0..stack.len()).filter(|&i| odd(i) == stack.len() - 1).collect::<Vec<_>>();
+        match alone.as_slice() {
+            [one] => {
+                let (row, col, end, _) = stack[*one];
+                Some(Marked { row, col, end, label: String::new() })
+            }
+            _ => None,
+        }
+    })
 }
 
 /// The background of more than half of a screen's `cells`, if one has them.
@@ -1417,6 +1469,34 @@ mod tests {
         assert_eq!(rows(&apple), ["     | ⟦1⟧ ⟦Apple⟧", "     | 2 Banana"]);
         let banana = Frame::new(&screen, &menu(2), Styles::Meaningful);
         assert_eq!(rows(&banana), ["     | 1 Apple", "     | ⟦2⟧ ⟦Banana⟧"]);
+    }
+
+    /// irb's completion menu: entries cyan, the selected one magenta, each a row of its own.
+    /// All were marked alike, and a Tab that moved the selection read as no change; the one
+    /// entry of a column whose look differs from all the others' is marked again. Entries of
+    /// three looks, or none selected, are marked once.
+    #[test]
+    fn the_one_entry_of_a_column_in_another_colour_is_marked_again() {
+        let texts = ["> x.ma", "  x.map!", "  x.map", "  x.max", FOOTER];
+        let screen = screen(&texts, (0, 6));
+        let menu = |looks: [&str; 3]| {
+            let runs: Vec<StyleRun> =
+                (0..3).map(|i| run(i + 1, 2, 6, "default", looks[usize::from(i)], &[])).collect();
+            Frame::new(&screen, &runs, Styles::Meaningful)
+        };
+        let entries = |frame: &Frame| {
+            frame.text(&Shape::Whole).lines().skip(1).take(3).map(str::to_owned).collect::<Vec<_>>()
+        };
+        let none = menu(["cyan", "cyan", "cyan"]);
+        assert_eq!(entries(&none), ["  ⟦x.map!⟧", "  ⟦x.map⟧", "  ⟦x.max⟧"]);
+        let second = menu(["cyan", "magenta", "cyan"]);
+        assert_eq!(entries(&second), ["  ⟦x.map!⟧", "  ⟦⟦x.map⟧⟧", "  ⟦x.max⟧"]);
+        let seen = SeenScreens::default();
+        let id = SessionId(1);
+        seen.remember(id, Some(menu(["magenta", "cyan", "cyan"])));
+        assert_eq!(seen.shape(id, &second, false), rows(&[1, 2]));
+        let three = menu(["cyan", "magenta", "blue"]);
+        assert_eq!(entries(&three), ["  ⟦x.map!⟧", "  ⟦x.map⟧", "  ⟦x.max⟧"]);
     }
 
     /// A dialog whose rows are marked whole (its background is not the screen's) marks its
