@@ -536,6 +536,32 @@ fn a_gnu_screen_client_waits_for_input_through_its_server() {
     waits_through_its_server_for(&screen, InputKind::Line);
 }
 
+/// A password asked for in GNU screen's one window: the window's program is the reader, on
+/// a terminal that reads lines with echo off, so a secret may be typed (the session's
+/// terminal, which screen keeps raw, does not echo it either).
+#[test]
+fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
+    if !require("screen") || !require(&shell_program()) {
+        return;
+    }
+    let dir = TestDir::new("screen-secret");
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let asks = "stty -echo; printf 'Password: '; read -r p; stty echo; echo; echo got-$p; sleep 60";
+    let engine = engine();
+    let screen = engine
+        .spawn(
+            SpawnSpec::new("screen")
+                .args(["-c", "/dev/null", "sh", "-c", asks])
+                .env("SCREENDIR", dir.to_str().unwrap()),
+        )
+        .unwrap();
+    expect(&screen, Until::screen_contains("Password:"));
+    assert_eq!(input_wait_fires(&screen), Some(InputKind::Password));
+    screen.send_secret("hunter2").unwrap();
+    expect(&screen, Until::screen_contains("got-hunter2"));
+    screen.close().unwrap();
+}
+
 /// `screen -r` attaches to a GNU screen server that is not its child (one started before,
 /// detached from: here in the same session): the client waits in `pause()` and the server
 /// reads the terminal, as tmux's does for `tmux attach`. It was never waiting for input
