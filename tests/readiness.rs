@@ -512,6 +512,19 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
     waits_through_its_server(&tmux);
 }
 
+/// A directory for GNU screen's sockets (`SCREENDIR`), the user's alone as screen wants it.
+fn screen_dir(name: &str) -> TestDir {
+    let dir = TestDir::new(name);
+    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    dir
+}
+
+/// GNU screen with `args`, its sockets in `dir` (see [`screen_dir`]).
+fn gnu_screen(engine: &termloom::Engine, dir: &TestDir, args: &[&str]) -> Session {
+    let spec = SpawnSpec::new("screen").args(args).env("SCREENDIR", dir.to_str().unwrap());
+    engine.spawn(spec).unwrap()
+}
+
 /// GNU screen's client hands its terminal to its server, a child of its own that left the
 /// session (`SCREEN`), and waits in `pause()` for signals: the server reads the terminal and
 /// the programs of its windows. The client in `pause()` was taken for busy: never "waiting
@@ -522,17 +535,9 @@ fn a_gnu_screen_client_waits_for_input_through_its_server() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = TestDir::new("screen");
-    // (screen wants its socket directory to be the user's alone.)
-    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let dir = screen_dir("screen");
     let engine = engine();
-    let screen = engine
-        .spawn(
-            SpawnSpec::new("screen")
-                .args(["-c", "/dev/null", "sh", "-c", PANE])
-                .env("SCREENDIR", dir.to_str().unwrap()),
-        )
-        .unwrap();
+    let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", PANE]);
     waits_through_its_server_for(&screen, InputKind::Line);
 }
 
@@ -544,17 +549,10 @@ fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = TestDir::new("screen-secret");
-    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let dir = screen_dir("screen-secret");
     let asks = "stty -echo; printf 'Password: '; read -r p; stty echo; echo; echo got-$p; sleep 60";
     let engine = engine();
-    let screen = engine
-        .spawn(
-            SpawnSpec::new("screen")
-                .args(["-c", "/dev/null", "sh", "-c", asks])
-                .env("SCREENDIR", dir.to_str().unwrap()),
-        )
-        .unwrap();
+    let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", asks]);
     expect(&screen, Until::screen_contains("Password:"));
     assert_eq!(input_wait_fires(&screen), Some(InputKind::Password));
     screen.send_secret("hunter2").unwrap();
@@ -572,8 +570,7 @@ fn a_gnu_screen_client_reattached_waits_through_its_server() {
     if !require("screen") || !require("bash") {
         return;
     }
-    let dir = TestDir::new("screen-reattach");
-    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let dir = screen_dir("screen-reattach");
     let engine = engine();
     let shell = engine
         .spawn(
@@ -604,8 +601,7 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = TestDir::new("screen-windows");
-    std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
+    let dir = screen_dir("screen-windows");
     let rc = dir.join("screenrc");
     std::fs::write(
         &rc,
@@ -615,13 +611,7 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     )
     .unwrap();
     let engine = engine();
-    let screen = engine
-        .spawn(
-            SpawnSpec::new("screen")
-                .args(["-c", rc.to_str().unwrap()])
-                .env("SCREENDIR", dir.to_str().unwrap()),
-        )
-        .unwrap();
+    let screen = gnu_screen(&engine, &dir, &["-c", rc.to_str().unwrap()]);
     expect(&screen, Until::screen_contains("name>"));
     let outcome = expect(&screen, Until::input_wait());
     assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");

@@ -470,26 +470,10 @@ pub(crate) fn show(
     // lines read are those of its screen (see [`painted_by_curses`]).
     let curses = |s: &Screen| args.view == View::New && painted_by_curses(s, &runs);
     let (new, unshown, all_read) = match &snapshot {
-        Some(screen) if curses(screen) && !gone => {
-            let unshown = not_on_screen(&new, screen, false);
-            let all_read = not_on_screen(&new, screen, true);
-            let new = NewOutput {
-                missed_lines: new.missed_lines,
-                position_forgotten: new.position_forgotten,
-                ..NewOutput::nothing(new.status)
-            };
-            (new, unshown, all_read)
-        }
+        Some(screen) if curses(screen) && !gone => read_with_screen(new, screen),
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read = read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing)?;
-            let unshown = not_on_screen(&read, screen, false);
-            let all_read = not_on_screen(&read, screen, true);
-            let new = NewOutput {
-                missed_lines: read.missed_lines,
-                position_forgotten: read.position_forgotten,
-                ..NewOutput::nothing(read.status)
-            };
-            (new, unshown, all_read)
+            read_with_screen(read, screen)
         }
         _ => (new, None, None),
     };
@@ -556,12 +540,28 @@ pub(crate) fn show(
 /// be compared with the screen's rows (lines before them are told as not on the screen).
 const SCREEN_READ_BYTES: usize = 64 << 10;
 
+/// What was `read` when the screen shown holds it: nothing left to show as lines, and the
+/// lines it does not show, then all it read (see [`not_on_screen`]).
+fn read_with_screen(read: NewOutput, screen: &Screen) -> (NewOutput, LineSpan, LineSpan) {
+    let unshown = not_on_screen(&read, screen, false);
+    let all_read = not_on_screen(&read, screen, true);
+    let new = NewOutput {
+        missed_lines: read.missed_lines,
+        position_forgotten: read.position_forgotten,
+        ..NewOutput::nothing(read.status)
+    };
+    (new, unshown, all_read)
+}
+
+/// The first and last line of a transcript's lines (see [`not_on_screen`]).
+type LineSpan = Option<(u64, u64)>;
+
 /// The first and last line of `read` (a read of new output) that the primary `screen` does
 /// not show: all but the lines at its end that are the screen's logical lines (its rows
 /// joined where the terminal wrapped them) down to the cursor's, or down to its last text
 /// below the cursor (a program that ended with the cursor above its last lines). Every line
 /// of `read` when `cut` (the screen is not shown whole).
-fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> Option<(u64, u64)> {
+fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> LineSpan {
     let lines: Vec<String> = read.text.split('\n').map(unspaced).collect();
     let cursor = usize::from(screen.cursor.row);
     let last_text = screen.lines.iter().rposition(|row| !row.trim().is_empty()).unwrap_or(0);
