@@ -296,15 +296,13 @@ fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Mar
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
             }
-            let touching = |a: &&StyleRun, b: &&StyleRun| {
-                a.row == b.row && a.col.saturating_add(a.width) == b.col
-            };
+            let spans: Vec<&[&StyleRun]> = chosen.chunk_by(|a, b| touching(a, b)).collect();
             let mut marked = Vec::with_capacity(chosen.len());
-            for span in chosen.chunk_by(touching) {
+            for span in &spans {
                 marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
                 marked.extend(standing_out_within(span));
             }
-            marked.extend(standing_out_of_column(chosen.chunk_by(touching)));
+            marked.extend(standing_out_of_column(&spans));
             marked
         }
     }
@@ -329,20 +327,7 @@ fn merged(marked: impl Iterator<Item = Marked>) -> Vec<Marked> {
 /// marked whole, marked again inside them (`⟦  ⟦<Yes>⟧    <No>  ⟧`). Merged with the rest,
 /// the button was not told from the other, nor was moving the focus a change.
 fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked> + 'a {
-    let look = |run: &StyleRun| (run.bg.clone(), run.attrs.contains(&"inverse"));
-    // (In the order first met, so that of two looks with as many cells the first wins.)
-    let mut cells: Vec<((String, bool), usize)> = Vec::new();
-    for run in span {
-        let look = look(run);
-        match cells.iter_mut().find(|(seen, _)| *seen == look) {
-            Some((_, count)) => *count += usize::from(run.width),
-            None => cells.push((look, usize::from(run.width))),
-        }
-    }
-    let most = (cells.len() > 1)
-        .then(|| cells.into_iter().min_by_key(|(_, count)| std::cmp::Reverse(*count)))
-        .flatten()
-        .map(|(look, _)| look);
+    let most = most_look(span).filter(|(_, alone)| !alone).map(|(look, _)| look);
     // Touching runs of one look are one mark; of two, two.
     span.chunk_by(move |a, b| look(a) == look(b))
         .filter(move |same| most.as_ref().is_some_and(|most| look(same[0]) != *most))
@@ -357,6 +342,32 @@ fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked
         })
 }
 
+/// Whether run `b` follows run `a` on its row with no cell between them.
+fn touching(a: &StyleRun, b: &StyleRun) -> bool {
+    a.row == b.row && a.col.saturating_add(a.width) == b.col
+}
+
+/// A run's look, what a mark tells apart: its background, and whether it is inverse.
+fn look(run: &StyleRun) -> (String, bool) {
+    (run.bg.clone(), run.attrs.contains(&"inverse"))
+}
+
+/// The look of most of the cells of `runs` (of two with as many cells, the first met), and
+/// whether it is their only one.
+fn most_look(runs: &[&StyleRun]) -> Option<((String, bool), bool)> {
+    let mut cells: Vec<((String, bool), usize)> = Vec::new();
+    for run in runs {
+        let look = look(run);
+        match cells.iter_mut().find(|(seen, _)| *seen == look) {
+            Some((_, count)) => *count += usize::from(run.width),
+            None => cells.push((look, usize::from(run.width))),
+        }
+    }
+    let alone = cells.len() == 1;
+    let most = cells.into_iter().min_by_key(|(_, count)| std::cmp::Reverse(*count));
+    most.map(|(look, _)| (look, alone))
+}
+
 /// Which of `runs` (a screen's, row by row, left to right) are islands of the screen's own
 /// background `base` inside a box of another: a block of touching runs of that background
 /// (not inverse) whose neighbours on both sides touch it and have a background that is
@@ -366,8 +377,6 @@ fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked
 fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
     let grounded = |run: &StyleRun| run.bg == base && !run.attrs.contains(&"inverse");
     let boxed = |run: &StyleRun| run.bg != "default" && run.bg != base;
-    let touch =
-        |a: &StyleRun, b: &StyleRun| a.row == b.row && a.col.saturating_add(a.width) == b.col;
     let mut flags = vec![false; runs.len()];
     let mut start = 0;
     while start < runs.len() {
@@ -376,13 +385,13 @@ fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
             continue;
         }
         let mut end = start + 1;
-        while end < runs.len() && grounded(&runs[end]) && touch(&runs[end - 1], &runs[end]) {
+        while end < runs.len() && grounded(&runs[end]) && touching(&runs[end - 1], &runs[end]) {
             end += 1;
         }
         let before = start.checked_sub(1).map(|i| &runs[i]);
         let after = runs.get(end);
-        if before.is_some_and(|b| boxed(b) && touch(b, &runs[start]))
-            && after.is_some_and(|a| boxed(a) && touch(&runs[end - 1], a))
+        if before.is_some_and(|b| boxed(b) && touching(b, &runs[start]))
+            && after.is_some_and(|a| boxed(a) && touching(&runs[end - 1], a))
         {
             flags[start..end].fill(true);
         }
@@ -407,27 +416,14 @@ pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
 /// most of its cells) differs when all the others share one, marked again
 /// (`⟦⟦[1,2,3].map!⟧⟧`): irb's menu shows its entries cyan and the selected one magenta, all
 /// marked alike, so a Tab that moved the selection read as no change.
-fn standing_out_of_column<'a>(
-    spans: impl Iterator<Item = &'a [&'a StyleRun]>,
-) -> impl Iterator<Item = Marked> {
+fn standing_out_of_column(spans: &[&[&StyleRun]]) -> impl Iterator<Item = Marked> {
     /// A span: its row, first and end columns, and look.
     type Span = (u16, u16, u16, (String, bool));
-    let look_of = |span: &[&StyleRun]| {
-        let mut cells: Vec<((String, bool), usize)> = Vec::new();
-        for run in span {
-            let look = (run.bg.clone(), run.attrs.contains(&"inverse"));
-            match cells.iter_mut().find(|(seen, _)| *seen == look) {
-                Some((_, count)) => *count += usize::from(run.width),
-                None => cells.push((look, usize::from(run.width))),
-            }
-        }
-        cells.into_iter().max_by_key(|(_, count)| *count).map(|(look, _)| look)
-    };
     // Stacks of spans by their first column, each ended once a row goes by without one.
     let mut stacks: Vec<Vec<Span>> = Vec::new();
     for span in spans {
         let (Some(first), Some(last)) = (span.first(), span.last()) else { continue };
-        let Some(look) = look_of(span) else { continue };
+        let Some((look, _)) = most_look(span) else { continue };
         let this = (first.row, first.col, last.col.saturating_add(last.width), look);
         let stack = stacks.iter_mut().rev().find(|stack| {
             stack.last().is_some_and(|&(row, col, _, _)| col == this.1 && row + 1 == this.0)
