@@ -1041,16 +1041,14 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
                     "wait4"
                         | "waitid"
                         | "do_wait"
-                        | "pause"
-                        | "rt_sigsuspend"
-                        | "sigsuspend"
                         | "pipe_read"
                         | "pipe_write"
                         | "nanosleep"
                         | "clock_nanosleep"
                         | "hrtimer_nanosleep"
                         | "do_nanosleep"
-                ) || what.starts_with("anon_pipe")
+                ) || SIGNAL_WAITS.contains(&what.as_str())
+                    || what.starts_with("anon_pipe")
                     || (what.starts_with("read") && what.contains(" on pipe:"))
                     || what.ends_with(" on pipes")
                     || what == "write"
@@ -1059,14 +1057,16 @@ fn idle_behind(threads: &[ThreadObs]) -> bool {
         })
 }
 
+/// The waits for a signal, as a thread's activity names them.
+const SIGNAL_WAITS: [&str; 3] = ["pause", "rt_sigsuspend", "sigsuspend"];
+
 /// Whether a process waits for a signal alone: every thread in `pause` or `rt_sigsuspend`
 /// (GNU screen's client, while its server reads the terminal).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn waits_for_signal(threads: &[ThreadObs]) -> bool {
     !threads.is_empty()
         && threads.iter().all(|t| {
-            matches!(&t.activity, Activity::Other(what)
-                if matches!(what.as_str(), "pause" | "rt_sigsuspend" | "sigsuspend"))
+            matches!(&t.activity, Activity::Other(what) if SIGNAL_WAITS.contains(&what.as_str()))
         })
 }
 
