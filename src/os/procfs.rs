@@ -2425,7 +2425,7 @@ mod linux {
         if groups.is_empty() {
             return None;
         }
-        let groups_len = groups.len();
+        let several = groups.len() > 1;
         let mut reader = None;
         let mut outside = None;
         for (pgrp, session) in groups {
@@ -2447,11 +2447,11 @@ mod linux {
         // and gets the keys: no program on them is named the reader, nor are their modes
         // taken for the input's (a password prompt in a window not shown is no reason to
         // type a secret into the one shown); the host reads, as it does.
-        let reader = reader.filter(|_| groups_len == 1);
+        // (Which of them waits decides the answer as for one terminal.)
         Some(match (reader, outside) {
             (None, Some(reason)) => InputWait::Outside { reason },
             (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
-            (reader, None) => InputWait::Waiting { reader },
+            (reader, None) => InputWait::Waiting { reader: reader.filter(|_| !several) },
         })
     }
 
