@@ -1229,19 +1229,29 @@ fn a_command_printing_progress_in_a_shell_is_followed_and_waited_for_by_its_prom
 
 /// A full-screen program that only redraws on a timer (`watch`, which sleeps between its
 /// redraws and prints on every one; on the primary screen too, where it redraws from the
-/// top-left) settles: each took the default wait's whole 10 s. A loop that prints a line on
-/// the same timer, on the primary screen, is still busy: the wait follows it to its end.
+/// top-left) settles: each took the default wait's whole 10 s. After a key (which watch never
+/// reads) it settles at its next tick: it took two, its tick found again from the start. A
+/// loop that prints a line on the same timer, on the primary screen, is still busy: the wait
+/// follows it to its end.
 #[test]
 fn the_default_wait_settles_a_full_screen_program_redrawing_on_a_timer() {
     if !require("watch") {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let result = client.call("terminal_start", json!({ "argv": ["watch", "date"] }));
+    let result = client.call("terminal_start", json!({ "argv": ["watch", "-n", "3", "date"] }));
     let said = text(&result);
     assert!(said.contains("settled after") && said.contains("redrawing on a timer"), "{said}");
-    assert!(said.contains("Every 2.0s: date"), "{said}");
+    assert!(said.contains("Every 3.0s: date"), "{said}");
     let id = result["structuredContent"]["session_id"].clone();
+    for _ in 0..2 {
+        let started = Instant::now();
+        let result = client.call("terminal_send", json!({ "session_id": id, "keys": "x" }));
+        let (took, said) = (started.elapsed(), text(&result));
+        assert!(said.contains("redrawing on a timer"), "{said}");
+        // (A tick is 3 s; two of them 6 s.)
+        assert!(took < Duration::from_millis(5500), "after {took:?}: {said}");
+    }
     client.call("terminal_close", json!({ "session_id": id }));
     // (A terminal without an alternate screen: watch redraws the primary one from its
     // top-left.)

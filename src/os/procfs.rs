@@ -946,7 +946,8 @@ impl Looks {
 /// the terminal was written to since the input (it redrew), waits for input at once. `top -d
 /// 1` and a curses program in `halfdelay(10)` set their full second again after each key, and
 /// read as waiting only a second after each key when every sighting was forgotten at the
-/// input. A wait on the same timer with nothing drawn since the input is no answer: ncurses
+/// input; so is a sleep found repeated, once the program drew again (`watch -n 5`, after a
+/// key it never reads, settled only after two ticks, 10 s). A wait on the same timer with nothing drawn since the input is no answer: ncurses
 /// waits its `ESCDELAY`, a second too, for the rest of a key code after an Escape before the
 /// program redraws. A timer set once after a key (vim's 'timeoutlen') was never found
 /// repeated before it, and is waited out as before. What is carried stays until the thread
@@ -996,8 +997,8 @@ impl TimerSightings {
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
     /// whether it was seen on the same timer before with fewer switches (or in the same wait,
     /// already found repeated), since the last input; or, when `carry` (a poll of the
-    /// terminal, written to since the input), found repeated on it before the input, and
-    /// woken since.
+    /// terminal or a sleep, written to since the input), found repeated on it before the
+    /// input, and woken since.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fn repeated(&self, tid: i32, timer: std::time::Duration, wakeups: u64, carry: bool) -> bool {
         let mut seen = self.seen.borrow_mut();
@@ -1601,9 +1602,12 @@ mod linux {
             return None;
         }
         let short = timer <= super::SHORT_TIMER;
+        // (A tick found before the last input is carried across it once the program drew
+        // again: `watch -n 5` after a key it never reads, a whole tick later, not two.)
+        let carry = probe.drawn_since_input;
         let again = probe.timers.is_some_and(|timers| {
             voluntary_switches(base)
-                .is_some_and(|wakeups| timers.repeated(tid, timer, wakeups, false))
+                .is_some_and(|wakeups| timers.repeated(tid, timer, wakeups, carry))
         });
         let sleeps = if again { super::IDLE_TICKS } else { super::FOLLOWED_SLEEPS };
         let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
