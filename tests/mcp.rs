@@ -1518,8 +1518,9 @@ fn a_right_prompts_padding_is_read_short() {
 }
 
 /// The blanks a program wrote up to a hidden cursor at the end of its output (`top`'s last
-/// row, padded to the screen's width) are not read; before a visible one (a prompt's) they
-/// are, as they show where typing goes.
+/// row, padded to the screen's width) are not read, nor is a hidden cursor's row named where
+/// the program waits (`top`'s last process); before a visible one (a prompt's) they are, as
+/// they show where typing goes.
 #[test]
 fn blanks_up_to_a_hidden_cursor_are_not_read() {
     let mut client = Client::initialized("2025-11-25");
@@ -1528,9 +1529,16 @@ fn blanks_up_to_a_hidden_cursor_are_not_read() {
     let said = text(&result);
     assert!(said.contains("sh waiting for a line"), "{said}");
     assert!(said.ends_with("\nfirst\nlast row"), "{said:?}");
+    let id = result["structuredContent"]["session_id"].clone();
+    let read = text(&client.call("terminal_read", json!({"session_id": id})));
+    assert_eq!(read, "[sh waiting for a line · no new output]");
     let prompt = "printf 'name: '; read x";
-    let said = text(&client.call("terminal_start", json!({"argv": ["sh", "-c", prompt]})));
+    let result = client.call("terminal_start", json!({"argv": ["sh", "-c", prompt]}));
+    let said = text(&result);
     assert!(said.ends_with("\nname: "), "{said:?}");
+    let id = result["structuredContent"]["session_id"].clone();
+    let read = text(&client.call("terminal_read", json!({"session_id": id})));
+    assert_eq!(read, "[sh waiting for a line at \"name:\" · no new output]");
     client.finish();
 }
 
@@ -3328,7 +3336,10 @@ fn a_focused_button_is_marked_inside_a_marked_dialog() {
 /// read as transcript lines, with no mark: a `<Down>` read "unchanged since your last look"
 /// (in view=screen too: the entry had the screen's own colour). A curses program's painted
 /// primary screen is shown as a screen, the entry marked, and moving it changes its rows;
-/// once it ended (keys out of application mode), the shell's lines read as before.
+/// once it ended (keys out of application mode), the shell's lines read as before. The
+/// command line it painted over is not named among lines not on the screen (the caller typed
+/// it), nor is its box's bottom row, moved into the transcript when a close ends it, read as
+/// unread output.
 #[test]
 fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     if !common::require("dialog") || !common::require("bash") {
@@ -3347,6 +3358,7 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     assert!(shown.contains("dialog waiting for keys"), "{shown}");
     assert!(shown.contains("--- screen 80x24"), "{shown}");
     assert!(shown.contains("⟦Apple⟧") && !shown.contains("⟦Banana"), "{shown}");
+    assert!(!shown.contains("not on this screen"), "{shown}");
     // (The default wait: until dialog reads keys again, having redrawn.)
     let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
     let shown = text(&moved);
@@ -3356,7 +3368,13 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
         .call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "for_text": "rc="}));
     let shown = text(&ended);
     assert!(shown.contains("rc=0") && !shown.contains("--- screen"), "{shown}");
-    client.tool("terminal_close", json!({"session_id": id}));
+    let line = "dialog --yesno 'Go on?' 6 20";
+    let asked =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let shown = text(&asked);
+    assert!(shown.contains("Go on?") && !shown.contains("not on this screen"), "{shown}");
+    let closed = text(&client.call("terminal_close", json!({"session_id": id})));
+    assert!(closed.starts_with("[closed") && !closed.contains("unread output"), "{closed}");
     client.finish();
 }
 

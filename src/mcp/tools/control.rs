@@ -438,16 +438,21 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let session = call.session(id)?;
     let already = matches!(session.info().map(|i| i.state), Ok(SessionState::Closed(_)));
     let ended = session.close()?;
-    call.caller.forget(id);
     let by_close = session.status().is_ok_and(|status| status.ended_by_close);
     let how = match ended.ending(by_close) {
         how if already => format!("already closed ({how})"),
         how => how,
     };
-    let (unread, earlier, missed) = match read_new(&session, max, None, &Typed::Nothing) {
+    let (mut unread, earlier, missed) = match read_new(&session, max, None, &Typed::Nothing) {
         Ok(new) => (new.text, new.omitted, new.missed_lines),
         Err(_) => (String::new(), 0, 0),
     };
+    // Rows of the screen the caller was last shown are no news (the bottom of the box a
+    // curses program painted on the primary screen, moved into the transcript on its way out).
+    if earlier == 0 && call.caller.seen.last_shows(id, &unread) {
+        unread.clear();
+    }
+    call.caller.forget(id);
     // Blank lines at the end are the screen a full-screen program left, not output.
     let (output, cut) = Budget::new(call, max).end(unread.trim_end(), usize::MAX);
     let omitted = earlier + cut;

@@ -201,15 +201,17 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
     let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
     let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
-    if !submits {
+    view.typed = match submits {
+        true => submitted_echo(text, script.as_deref(), paste, submit)
+            .map_or(Typed::Nothing, Typed::Submitted),
         // (Its echo as if submitted: the characters typed, when they are plain text. A paste
         // adds as it comes, unless keys after it may edit.)
-        view.typed = match (paste, submitted_echo(text, script.as_deref(), None, true)) {
+        false => match (paste, submitted_echo(text, script.as_deref(), None, true)) {
             (Some(_), _) if keys.is_none() => Typed::Nothing,
             (None, Some(echo)) => Typed::Plain(echo),
             _ => Typed::Keys,
-        };
-    }
+        },
+    };
     let held_paste = !submits && bracketed;
     {
         let input = call.caller.input.of(id);

@@ -806,6 +806,17 @@ impl SeenScreens {
         self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Whether every line of `text` with text on it is a row of the screen of session `id`
+    /// the caller was last shown (blanks around both aside).
+    pub(crate) fn last_shows(&self, id: SessionId, text: &str) -> bool {
+        let seen = self.lock();
+        let Some(last) = seen.sessions.get(&id).and_then(|(looks, _)| looks.back()) else {
+            return false;
+        };
+        let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty()).peekable();
+        lines.peek().is_some() && lines.all(|line| last.texts.iter().any(|row| row.trim() == line))
+    }
+
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.remember(id, None);

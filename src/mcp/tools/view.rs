@@ -64,18 +64,22 @@ pub(crate) struct ViewArgs {
     /// changed since the caller's last look (a tool that shows the screen on its own, as
     /// `terminal_resize` does, sends only the changes where they are shorter).
     pub whole: bool,
-    /// What the call typed without submitting it (see [`read_new`]).
+    /// What the call typed (see [`read_new`]).
     pub typed: Typed,
 }
 
-/// What a call typed without submitting a line, for how the result shows a line read before
-/// in part that changed since (see [`read_new`]).
+/// What a call typed, for how the result shows a line read before in part that changed since
+/// (see [`read_new`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) enum Typed {
-    /// Nothing (a read, a wait), or a submitted line: what the program adds to the line is
-    /// shown as it comes.
+    /// Nothing (a read, a wait), or a submitted line whose echo cannot be told: what the
+    /// program adds to the line is shown as it comes.
     #[default]
     Nothing,
+    /// A submitted line of plain text, as its echo shows it: shown as it comes (as for
+    /// `Nothing`); but a screen a curses program then painted over the line does not name it
+    /// among the lines it does not show (the caller knows what it typed).
+    Submitted(String),
     /// Plain text alone, as its echo shows it: shown as typed when that is what the line
     /// gained (the caller knows what it typed), the line whole otherwise.
     Plain(String),
@@ -88,7 +92,7 @@ impl Typed {
     /// than by adding what was typed, and is shown whole.
     fn changed_otherwise(&self, added: &str) -> bool {
         match self {
-            Typed::Nothing => false,
+            Typed::Nothing | Typed::Submitted(_) => false,
             Typed::Plain(echo) => echo != added,
             Typed::Keys => true,
         }
@@ -158,6 +162,9 @@ pub(crate) struct NewOutput {
     /// All that is new is the plain text the call typed, echoed on the line read before:
     /// nothing has taken it yet.
     pub typed_unsubmitted: bool,
+    /// The new output starts with the rest of a line read before in part that is the echo of
+    /// the line the call submitted (see [`Typed::Submitted`]).
+    pub starts_with_echo: bool,
     /// The status at the last read.
     pub status: Status,
 }
@@ -175,6 +182,7 @@ impl NewOutput {
             missed_lines: 0,
             position_forgotten: false,
             typed_unsubmitted: false,
+            starts_with_echo: false,
             status,
         }
     }
@@ -199,6 +207,8 @@ pub(crate) fn read_new(
     let extends =
         continues && !first.truncated && !first.text.is_empty() && !first.text.contains('\n');
     let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
+    let starts_with_echo = continues
+        && matches!(typed, Typed::Submitted(echo) if first.text.split('\n').next() == Some(echo));
     if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
@@ -228,6 +238,7 @@ pub(crate) fn read_new(
         missed_lines: first.missed_lines,
         position_forgotten: first.position_forgotten,
         typed_unsubmitted,
+        starts_with_echo,
         ..NewOutput::nothing(first.status)
     };
     let mut text = first.text;
@@ -397,7 +408,7 @@ struct Reading {
     /// The screen, when it is shown, as the caller is shown it, and which of its rows.
     screen: Option<(Screen, Frame, Shape)>,
     /// The text of the cursor's row up to the cursor and from it, while the program waits
-    /// for input.
+    /// for input with its cursor shown.
     cursor_row: Option<(String, String)>,
     /// The first and last of the lines a look at the primary screen read that the screen
     /// does not show.
@@ -478,7 +489,8 @@ pub(crate) fn show(
         _ => (new, None, None),
     };
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
-    let cursor_row = snapshot.as_ref().filter(|_| waiting).map(|s| {
+    // (A hidden cursor marks no place to type: `top`'s rests after its last process row.)
+    let cursor_row = snapshot.as_ref().filter(|s| waiting && s.cursor.visible).map(|s| {
         let row = s.lines.get(usize::from(s.cursor.row)).map_or("", String::as_str);
         let (before, after) = row.split_at(byte_at_cell(row, s.cursor.col));
         unpad::unpad_split(before, after, info.cols)
@@ -574,17 +586,22 @@ fn not_on_screen(read: &NewOutput, screen: &Screen, cut: bool) -> LineSpan {
             .unwrap_or(0),
     };
     // Lines left out from the text's start, then the text's lines the screen does not end
-    // with; an empty last line (after a final line break) is no line to miss, and neither are
-    // blank ones at the start when none was left out (the empty rest of a line read before
-    // its break came: `ready` read as the line it was on, and cleared from the screen since).
+    // with; an empty last line (after a final line break) is no line to miss, and neither are,
+    // when none was left out, the echo of the line the call submitted at the start (the
+    // caller typed it: `dialog` run from a prompt paints over it) or blank ones there (the
+    // empty rest of a line read before its break came: `ready` read as the line it was on,
+    // and cleared from the screen since).
     let empty_end = shown == 0 && lines.last().is_some_and(String::is_empty);
     let unshown = &lines[..lines.len() - shown - usize::from(empty_end)];
-    let blank_start = match read.omitted_breaks {
-        0 => unshown.iter().take_while(|line| line.is_empty()).count(),
+    let skipped = match read.omitted_breaks {
+        0 => {
+            let echo = usize::from(read.starts_with_echo).min(unshown.len());
+            echo + unshown[echo..].iter().take_while(|line| line.is_empty()).count()
+        }
         _ => 0,
     };
-    let count = read.omitted_breaks + (unshown.len() - blank_start) as u64;
-    let first = read.first_line? + blank_start as u64;
+    let count = read.omitted_breaks + (unshown.len() - skipped) as u64;
+    let first = read.first_line? + skipped as u64;
     (count > 0).then(|| (first, first + count - 1))
 }
 
@@ -922,6 +939,7 @@ mod tests {
                 missed_lines: u64::MAX,
                 position_forgotten: true,
                 typed_unsubmitted: true,
+                starts_with_echo: false,
                 status: worst::status(),
             },
             screen,
