@@ -1450,6 +1450,29 @@ fn what_a_line_editor_draws_below_the_cursor_is_shown() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// What the caller was shown below the cursor (node's preview of a value) is no unread output
+/// at a close, which moves it into the transcript: node left it there on its way out, and the
+/// close repeated it.
+#[test]
+fn rows_shown_below_the_cursor_are_no_unread_output_at_a_close() {
+    if !require("node") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call("terminal_start", json!({"argv": ["node"], "cols": 80}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let typed = client.call("terminal_send", json!({"session_id": id, "keys": "Math.PI"}));
+    let said = text(&typed);
+    // (`// 3.14…` where node shows no colours.)
+    assert!(
+        said.contains("--- below the cursor, row 3 ---\n") && said.contains("3.14159"),
+        "{said}"
+    );
+    let closed = text(&client.call("terminal_close", json!({"session_id": id})));
+    assert!(closed.starts_with("[closed") && !closed.contains("unread output"), "{closed}");
+    client.finish();
+}
+
 /// A client, and the result of its start of `zsh -f` with the prompt `%# ` and the right
 /// prompt `[%?]` (the last exit code) in a terminal `cols` wide.
 fn zsh_with_a_right_prompt(cols: u16) -> (Client, Value) {

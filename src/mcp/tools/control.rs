@@ -448,8 +448,13 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         Err(_) => (String::new(), 0, 0),
     };
     // Rows of the screen the caller was last shown are no news (the bottom of the box a
-    // curses program painted on the primary screen, moved into the transcript on its way out).
-    if earlier == 0 && call.caller.seen.last_shows(id, &unread) {
+    // curses program painted on the primary screen, moved into the transcript on its way
+    // out), nor are the rows below the cursor it was last shown (node's preview of a value).
+    let shown = |unread: &str| {
+        call.caller.seen.last_shows(id, unread)
+            || call.caller.furthest.showed_below(id, unread.trim_matches('\n'))
+    };
+    if earlier == 0 && shown(&unread) {
         unread.clear();
     }
     call.caller.forget(id);

@@ -369,6 +369,13 @@ impl Furthest {
         })
     }
 
+    /// Whether `rows` are the rows below the cursor session `id`'s last result showed whole.
+    pub(crate) fn showed_below(&self, id: SessionId, rows: &str) -> bool {
+        let digest = crate::digest::fnv1a(rows.bytes());
+        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.get(&id).is_some_and(|(_, shown)| *shown == Some(digest))
+    }
+
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
