@@ -1,0 +1,429 @@
+//! The Linux side of the probe: `/proc` read for the processes of a terminal's foreground
+//! group, their threads' waits ([`thread`]), their descriptors ([`descriptors`]) and the
+//! relays that host terminals of their own ([`relay`]).
+
+use super::{
+    AWAITING_FAR_END, Activity, CLOCK_HORIZON, FAR_END_VERDICT, InputWait, Looks, NOT_THE_TERMINAL,
+    ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick,
+    SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan, connected_in, decide,
+    describe_state, idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat,
+    parse_syscall, waits_for_signal, waits_outside,
+};
+use std::fs;
+
+mod descriptors;
+mod relay;
+mod thread;
+use descriptors::*;
+use relay::*;
+pub(super) use relay::{hosted_by_group, remembered_outside_relay};
+pub(super) use thread::observe_thread;
+use thread::*;
+
+/// Numeric entries of a `/proc`-style directory, ignoring errors.
+fn numeric_entries(dir: &str) -> std::io::Result<Vec<i32>> {
+    let mut ids: Vec<i32> = fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|&id| id > 0)
+        .collect();
+    ids.sort_unstable();
+    Ok(ids)
+}
+
+pub(super) fn scan(mut keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+    if !super::numbers_ours() {
+        return Vec::new();
+    }
+    let Ok(pids) = numeric_entries("/proc") else {
+        return Vec::new();
+    };
+    pids.into_iter()
+        .filter_map(|pid| {
+            let data = fs::read(format!("/proc/{pid}/stat")).ok()?;
+            parse_stat(&data).ok()
+        })
+        .filter(|stat| keep(stat))
+        .collect()
+}
+
+/// `None` if the process is gone.
+#[cfg(test)]
+pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
+    let looks = super::Looks::new();
+    let probe = Probe {
+        quiet,
+        timers: None,
+        looks: &looks,
+        outside: None,
+        shown: Shown::Other,
+        unanswered_input: false,
+        unanswered_start: false,
+        unanswered_secret: false,
+        hidden_below_line: false,
+        drawn_since_input: false,
+        full_screen: false,
+        since_input: None,
+        relay_clock: false,
+    };
+    observe_process(pid, probe).map(|(wait, _)| wait)
+}
+
+/// Whether the process is waiting, with its threads' observations; `None` if it is gone.
+fn observe_process(pid: i32, probe: Probe<'_>) -> Option<(InputWait, Vec<ThreadObs>)> {
+    let proc_dir = format!("/proc/{pid}");
+    let stat = match fs::read(format!("{proc_dir}/stat")) {
+        Ok(data) => match parse_stat(&data) {
+            Ok(stat) => stat,
+            Err(err) => {
+                let reason = format!("pid {pid}: unparsable stat: {err}");
+                return Some((InputWait::Unknown { reason }, Vec::new()));
+            }
+        },
+        Err(err) if is_gone(&err) => return None,
+        Err(err) => {
+            let reason = format!("pid {pid}: stat unreadable: {err}");
+            return Some((InputWait::Unknown { reason }, Vec::new()));
+        }
+    };
+    let who = format!("pid {pid} ({})", stat.comm);
+    let mut tids = match numeric_entries(&format!("{proc_dir}/task")) {
+        Ok(tids) => tids,
+        Err(err) if is_gone(&err) => return None,
+        // Cannot list threads: judge the main thread alone.
+        Err(_) => vec![pid],
+    };
+    // Main thread first.
+    tids.sort_by_key(|&tid| (tid != pid, tid));
+    let threads: Vec<ThreadObs> = tids
+        .into_iter()
+        .filter_map(|tid| observe_thread(&format!("{proc_dir}/task/{tid}"), tid, probe))
+        .collect();
+    if threads.is_empty() {
+        let reason = if is_dead(&stat) {
+            format!("{who} is {}", describe_state(stat.state))
+        } else {
+            format!("{who} has no live threads")
+        };
+        return Some((InputWait::NotWaiting { reason }, threads));
+    }
+    Some((decide(pid, &who, &threads), threads))
+}
+
+/// The processes `keep` takes, among `candidates` when given, else among all of `/proc`.
+fn processes(candidates: Option<&[i32]>, keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+    match candidates {
+        Some(pids) => pids
+            .iter()
+            .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+            .filter_map(|data| parse_stat(&data).ok())
+            .filter(keep)
+            .collect(),
+        None => scan(keep),
+    }
+}
+
+/// See [`super::alone_in_session`].
+pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
+    let processes = processes(candidates, |s| s.session == sid && !is_dead(s));
+    processes.iter().filter(|p| p.pgrp == pgrp).count() == 1
+        && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
+}
+
+/// See [`super::others_may_print`].
+#[cfg(feature = "testing")]
+pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
+    let others = processes(None, |s| s.session == sid && s.pgrp != pgrp && !is_dead(s));
+    others.iter().any(|p| !matches!(p.state, 'T' | 't') && !waits_for_child(p.pid))
+}
+
+/// Whether process `pid` is blocked waiting for a child (`wait4`, `waitid`): a shell for
+/// its job.
+fn waits_for_child(pid: i32) -> bool {
+    let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
+        return false;
+    };
+    match parse_syscall(&text).and_then(|field| match field {
+        SyscallField::Nr(nr) => classify_syscall(nr),
+        _ => None,
+    }) {
+        Some(Activity::Other(name)) => waits_for_a_child(&name),
+        _ => false,
+    }
+}
+
+/// The processes of group `pgrp` (in session `sid`, among `candidates` when given).
+pub(super) fn members(pgrp: i32, sid: Option<i32>, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    processes(candidates, |s| s.pgrp == pgrp && sid.is_none_or(|sid| s.session == sid))
+}
+
+pub(super) fn group_readers(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    relay: Option<i32>,
+) -> Option<Vec<i32>> {
+    let members = members(pgrp, sid, candidates);
+    if members.is_empty() {
+        return None;
+    }
+    // What a relay (tmux's server) reads of the terminal counts too.
+    let looks = Looks::new();
+    let relays = sid.map(|sid| relays(sid, &members, candidates, &looks)).unwrap_or_default();
+    let mut pids: Vec<i32> =
+        members.iter().filter(|m| !is_dead(m)).map(|m| m.pid).chain(relays).collect();
+    if let Some(relay) = relay.filter(|relay| !pids.contains(relay)) {
+        pids.push(relay);
+    }
+    // So does what children that left the session read of it (`su USER -c CMD`).
+    let parents = members.iter().filter(|m| !is_dead(m)).map(|m| m.pid);
+    for child in detached_children(&members, parents, candidates, &looks) {
+        if !pids.contains(&child.pid) {
+            pids.push(child.pid);
+        }
+    }
+    Some(pids)
+}
+
+pub(super) fn group_wait(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> InputWait {
+    let members = members(pgrp, sid, candidates);
+    if members.is_empty() {
+        // The terminal between two jobs: the last one's processes are reaped, and its
+        // shell, the session's leader, has not yet taken the terminal back (a loop's
+        // `sleep 2` just ended); no one reads it.
+        // Only when the kernel finds none either: members this look cannot see (a
+        // `/proc` mounted with `hidepid`, a process outside the session's cgroup) may be
+        // waiting for input.
+        let none = rustix::process::Pid::from_raw(pgrp).is_some_and(|group| {
+            rustix::process::test_kill_process_group(group) == Err(rustix::io::Errno::SRCH)
+        });
+        let leader = sid.and_then(|sid| super::read_stat(sid).ok()).filter(|s| !is_dead(s));
+        if let Some(leader) = leader.filter(|_| none) {
+            return InputWait::NotWaiting {
+                reason: format!(
+                    "process group {pgrp} has no process left; {} ({}) leads the session",
+                    leader.comm, leader.pid
+                ),
+            };
+        }
+        return InputWait::Unknown { reason: format!("no process in process group {pgrp}") };
+    }
+    let live: Vec<&ProcStat> = members.iter().filter(|m| !is_dead(m)).collect();
+    if !live.is_empty() && live.iter().all(|m| m.state == 'T') {
+        let names: Vec<String> = live.iter().map(|m| m.comm.clone()).collect();
+        return InputWait::Stopped {
+            reason: format!("process group {pgrp} ({}) is stopped", names.join(", ")),
+        };
+    }
+    let mut reader: Option<i32> = None;
+    let mut behind: Option<InputWait> = None;
+    // The members waiting for a child, a pipe or a clock (see [`idle_behind`]).
+    let mut behind_pids: Vec<i32> = Vec::new();
+    // Members waiting on sockets: a client (tmux's), or a proxy that carries a relay's
+    // connection (see [`proxy_of_ssh`]).
+    let mut relayed: Vec<(&ProcStat, InputWait)> = Vec::new();
+    // A member waiting on the world outside (a server, `tail -f`), with its reason.
+    let mut outside: Option<String> = None;
+    // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
+    let mut clock: Option<String> = None;
+    // A member's short sleep that is an idle tick (see [`IDLE_TICKS`]), with its reason.
+    let mut tick: Option<String> = None;
+    // A member's short sleep that it goes back to again and again (see [`SleepTick`]),
+    // with its reason.
+    let mut repeating: Option<String> = None;
+    // The member's sleep with more than [`CLOCK_HORIZON`] left that ends soonest, with its
+    // reason; the threads of the members waiting behind something (see [`asleep_long`]).
+    let mut long_sleep: Option<(String, std::time::Duration)> = None;
+    let mut behind_threads: Vec<(i32, Vec<ThreadObs>)> = Vec::new();
+    let mut unknown: Vec<String> = Vec::new();
+    for member in members.iter().filter(|m| !is_dead(m)) {
+        let observed = observe_process(member.pid, probe);
+        if clock.is_none()
+            && let Some((_, threads)) = &observed
+            && let Some((tid, timer)) = threads.iter().find_map(|t| Some((t.tid, t.clock?)))
+        {
+            let who = format!("pid {} ({})", member.pid, member.comm);
+            let who = if tid == member.pid { who } else { format!("thread {tid} of {who}") };
+            clock = Some(format!(
+                "{who} waits on a clock that goes off within {} ms",
+                timer.as_millis()
+            ));
+        }
+        if let Some((_, threads)) = &observed {
+            let ticks = || threads.iter().filter_map(|t| t.tick);
+            let who = || format!("pid {} ({})", member.pid, member.comm);
+            if tick.is_none()
+                && let Some(idle) = ticks().find(|t| t.idle)
+            {
+                let ms = idle.timer.as_millis();
+                tick = Some(format!("{} ticks on a {ms} ms sleep with nothing to print", who()));
+            }
+            if repeating.is_none()
+                && let Some(again) = ticks().find(|t| t.repeated)
+            {
+                let ms = again.timer.as_millis();
+                repeating = Some(format!("{} redraws on a {ms} ms timer", who()));
+            }
+            // (The soonest to end of them, as what may come first.)
+            if let Some(timer) = threads.iter().filter_map(|t| t.long_sleep).min()
+                && long_sleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest)
+            {
+                long_sleep = Some((format!("{} sleeps {} s more", who(), timer.as_secs()), timer));
+            }
+        }
+        match observed {
+            None => {}
+            // A member that relays the terminal to one it hosts (`script`, `sudo` with
+            // `use_pty`) waits when the program on that terminal does.
+            Some((InputWait::Waiting { reader: first }, _)) => {
+                match hosted_wait(member.pid, candidates, probe) {
+                    None => reader = reader.or(first),
+                    Some(InputWait::Waiting { reader: inner }) => {
+                        reader = reader.or(inner).or(first);
+                    }
+                    Some(InputWait::Outside { reason }) => {
+                        outside.get_or_insert(reason);
+                    }
+                    Some(InputWait::Unknown { reason }) => unknown.push(reason),
+                    Some(not) => return not,
+                }
+            }
+            // A client waiting on its server's socket (tmux's), which may read the
+            // terminal for it: see below.
+            Some((not @ InputWait::NotWaiting { .. }, threads)) if on_sockets(&threads) => {
+                relayed.push((member, not));
+            }
+            // A parent waiting for its child (git for its pager, a shell for a pipeline),
+            // or a process blocked on a pipe (`seq | less`), waits on the member that
+            // reads the terminal.
+            Some((not @ InputWait::NotWaiting { .. }, threads)) if idle_behind(&threads) => {
+                behind.get_or_insert(not);
+                behind_pids.push(member.pid);
+                behind_threads.push((member.pid, threads));
+            }
+            Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
+                outside.get_or_insert(reason);
+            }
+            // (A process alone is judged by `decide`, which does not say this.)
+            Some((InputWait::Outside { reason }, _)) => {
+                outside.get_or_insert(reason);
+            }
+            Some((
+                not @ (InputWait::NotWaiting { .. }
+                | InputWait::Ticking { .. }
+                | InputWait::Sleeping { .. }
+                | InputWait::Stopped { .. }),
+                _,
+            )) => {
+                return not;
+            }
+            Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
+        }
+    }
+    // The client waits for input when its relay, a process of another session that has
+    // the terminal open (tmux's server), waits for it, with the programs it hosts; a
+    // member that reads the terminal itself besides (`curl URL | less`) waits on the
+    // network, not on the user. A relay outside the session (a server the client attached
+    // to) is looked for only when none in it waits.
+    // A proxy `ssh` started for its connection (`ProxyCommand`) waits on the network for
+    // it: the wait of the member that reads the terminal is theirs.
+    let relayed = relayed.into_iter().find_map(|(member, not)| {
+        let proxy = reader.is_some_and(|r| proxy_of_ssh(member, r, &members, probe.looks));
+        (!proxy).then_some(not)
+    });
+    if let Some(not) = relayed {
+        let relay = match (reader, sid) {
+            (None, Some(sid)) => waiting_relay(pgrp, sid, &members, candidates, probe),
+            _ => None,
+        };
+        // A program a relay hosts that is busy with the last input (see [`judge_relay`]):
+        // the client is busy with it, not waiting on its sockets.
+        let busy = probe.looks.busy_hosted.borrow_mut().take();
+        if let Some(reason) = busy.filter(|_| relay.is_none() && reader.is_none()) {
+            return InputWait::NotWaiting { reason };
+        }
+        match (relay, not) {
+            (Some(relay), _) => reader = Some(relay),
+            // No relay waits for input: the client waits on its sockets, as a server does.
+            (None, InputWait::NotWaiting { reason }) if reader.is_none() => {
+                outside.get_or_insert(reason);
+            }
+            (None, not) => return not,
+        }
+    }
+    match (reader, outside) {
+        // Waiting on the world outside, unless a clock of its own is about to wake it.
+        (None, Some(reason)) => {
+            return match clock {
+                Some(reason) => InputWait::NotWaiting { reason },
+                None => InputWait::Outside { reason },
+            };
+        }
+        // A member that reads the terminal while another waits on the outside (`tail -f
+        // log | less`) is busy with it, as one that works is.
+        (Some(_), Some(reason)) => return InputWait::NotWaiting { reason },
+        (None, None) => {
+            if let Some(not) = behind {
+                // A child the members wait for may have left the terminal's session and
+                // still read the terminal (`su USER -c CMD`, `setsid -w`).
+                if let Some(wait) = detached_wait(&members, &behind_pids, candidates, probe) {
+                    return wait;
+                }
+                // A member waiting for a signal reads the terminal through its relay,
+                // another process of another session that holds it, as a client on its
+                // server's socket does (GNU screen's client, `screen -r`, reattached to a
+                // server that is not its child: one started before it, in the session or
+                // outside it).
+                if let Some(sid) = sid
+                    && behind_threads.iter().any(|(_, threads)| waits_for_signal(threads))
+                {
+                    if let Some(relay) = waiting_relay(pgrp, sid, &members, candidates, probe) {
+                        return InputWait::Waiting { reader: Some(relay) };
+                    }
+                    if let Some(reason) = probe.looks.busy_hosted.borrow_mut().take() {
+                        return InputWait::NotWaiting { reason };
+                    }
+                }
+                // Every member asleep, one ticking on a short timer with nothing to
+                // print, or in a sleep longer than any default wait, none on a clock about
+                // to go off: a poll of the world outside, or nothing to wait for. Else one
+                // that goes back to the same short sleep again and again, whatever it
+                // prints: a program that redraws on a timer.
+                return match (tick, long_sleep, clock, repeating) {
+                    (Some(reason), _, None, _) => InputWait::Outside { reason },
+                    (None, Some((reason, timer)), None, _)
+                        if unknown.is_empty()
+                            && behind_threads.iter().all(|(pid, threads)| {
+                                asleep_long(*pid, threads, &members, candidates)
+                            }) =>
+                    {
+                        InputWait::Sleeping { reason, timer }
+                    }
+                    (_, _, _, Some(reason)) => InputWait::Ticking { reason },
+                    _ => not,
+                };
+            }
+        }
+        (Some(_), None) => {}
+    }
+    if !unknown.is_empty() {
+        let what = if reader.is_none() {
+            "no member could be read"
+        } else {
+            "not every member could be read"
+        };
+        return InputWait::Unknown {
+            reason: format!("process group {pgrp}: {what}: {}", unknown.join("; ")),
+        };
+    }
+    if reader.is_none() {
+        return InputWait::NotWaiting {
+            reason: format!("all members of process group {pgrp} have exited"),
+        };
+    }
+    InputWait::Waiting { reader }
+}

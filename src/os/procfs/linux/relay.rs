@@ -1,0 +1,470 @@
+//! Relays: processes that read the session's terminal for programs on terminals of their own
+//! (a tmux or GNU screen server, `script`, `sudo` with `use_pty`), and whether what they host
+//! waits for input.
+
+use super::*;
+use crate::os::procfs;
+
+/// The relays of the terminal of group `members` (of session `sid`): live processes of
+/// other POSIX sessions that have it open, as a tmux server has its clients' terminals
+/// (passed over its socket) and reads them. They are looked for among `candidates` (the
+/// session's cgroup) when given, else among the children of the session leader's parent,
+/// where a daemon the session started ends up (the supervisor is a child subreaper). At
+/// most the descriptors `looks` has room for are looked at, all candidates together.
+pub(super) fn relays(
+    sid: i32,
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+    looks: &Looks,
+) -> Vec<i32> {
+    let Some(tty) = terminal_of(members) else {
+        return Vec::new();
+    };
+    let adopter = match candidates {
+        Some(_) => None,
+        None => match procfs::read_stat(sid) {
+            Ok(leader) => Some(leader.ppid),
+            Err(_) => return Vec::new(),
+        },
+    };
+    let others = processes(candidates, |s| {
+        s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
+    });
+    others.iter().map(|p| p.pid).filter(|&pid| holds_terminal(pid, tty, looks)).collect()
+}
+
+/// The relay outside session `sid` of the terminal of group `pgrp` (of `members`), as
+/// `memo` remembers it for the group, else looked for and remembered (see
+/// [`procfs::outside_relay`]).
+pub(in crate::os::procfs) fn remembered_outside_relay(
+    pgrp: i32,
+    sid: i32,
+    members: &[ProcStat],
+    looks: &Looks,
+    memo: &procfs::OutsideRelay,
+) -> Option<i32> {
+    if let Some((group, relay)) = memo.get()
+        && group == pgrp
+    {
+        return relay;
+    }
+    let relay = members
+        .iter()
+        .filter(|m| !is_dead(m))
+        .find_map(|member| outside_relays(sid, members, member.pid, looks).into_iter().next());
+    memo.set(Some((pgrp, relay)));
+    relay
+}
+
+/// The terminals' relays outside the session's cgroup: the server a client of the
+/// session attached to (`tmux attach` to a server started before the session, outside
+/// it). They are looked for among the processes running the client's own program (tmux's
+/// server is tmux), of other POSIX sessions, that have the terminal open; a process whose
+/// program cannot be read (another user's) is not looked at. Each process looked at takes
+/// one of the descriptors `looks` has room for.
+pub(super) fn outside_relays(
+    sid: i32,
+    members: &[ProcStat],
+    client: i32,
+    looks: &Looks,
+) -> Vec<i32> {
+    let Some(tty) = terminal_of(members) else {
+        return Vec::new();
+    };
+    let Ok(program) = fs::read_link(format!("/proc/{client}/exe")) else {
+        return Vec::new();
+    };
+    let Ok(pids) = numeric_entries("/proc") else {
+        return Vec::new();
+    };
+    let runs_program =
+        |pid: i32| fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == program);
+    let of_another_session = |pid: i32| {
+        fs::read(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|data| parse_stat(&data).ok())
+            .is_some_and(|stat| stat.session != sid && !is_dead(&stat))
+    };
+    pids.into_iter()
+        .take_while(|_| looks.take(1))
+        .filter(|&pid| runs_program(pid) && of_another_session(pid))
+        .filter(|&pid| holds_terminal(pid, tty, looks))
+        .collect()
+}
+
+/// The live children of `parent`: from `/proc/PID/task/TID/children` (every thread's), or,
+/// where the kernel does not give those, among `candidates` when given.
+pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    let Ok(tids) = numeric_entries(&format!("/proc/{parent}/task")) else {
+        return Vec::new();
+    };
+    let mut pids: Vec<i32> = Vec::new();
+    for tid in tids {
+        match fs::read_to_string(format!("/proc/{parent}/task/{tid}/children")) {
+            Ok(text) => {
+                pids.extend(text.split_ascii_whitespace().filter_map(|p| p.parse::<i32>().ok()))
+            }
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound && tid == parent => {
+                // No such file in this kernel (or the process is gone).
+                return match candidates {
+                    Some(_) => processes(candidates, |s| s.ppid == parent && !is_dead(s)),
+                    None => Vec::new(),
+                };
+            }
+            Err(_) => {}
+        }
+    }
+    pids.sort_unstable();
+    pids.dedup();
+    pids.into_iter()
+        .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+        .filter_map(|data| parse_stat(&data).ok())
+        .filter(|s| s.ppid == parent && !is_dead(s))
+        .collect()
+}
+
+/// The terminals `host` hosts, each as its foreground group and session: the controlling
+/// terminal of each child of `host` that leads a POSIX session of its own, on a terminal
+/// (`script` and `sudo` with `use_pty` run their command so, and copy between that terminal
+/// and their own).
+pub(super) fn hosted_terminals(host: i32, candidates: Option<&[i32]>) -> Vec<(i32, i32)> {
+    let mut groups: Vec<(i32, i32)> =
+        hosting_children(host, candidates).into_iter().map(|c| (c.tpgid, c.session)).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
+}
+
+/// The children of `host` that lead a POSIX session of their own on a terminal that has a
+/// foreground group (see [`hosted_terminals`]).
+pub(super) fn hosting_children(host: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    children(host, candidates)
+        .into_iter()
+        .filter(|c| c.pid == c.session && c.tty_nr != 0 && c.tpgid > 0)
+        .collect()
+}
+
+/// See [`procfs::hosted_by_group`].
+pub(in crate::os::procfs) fn hosted_by_group(
+    pgrp: i32,
+    sid: Option<i32>,
+    candidates: Option<&[i32]>,
+) -> Vec<procfs::Hosted> {
+    let mut hosted: Vec<procfs::Hosted> = members(pgrp, sid, candidates)
+        .iter()
+        .filter(|m| !is_dead(m))
+        .flat_map(|m| hosting_children(m.pid, candidates))
+        .map(|c| procfs::Hosted { leader: c.pid, group: c.tpgid })
+        .collect();
+    hosted.sort_unstable_by_key(|h| h.leader);
+    hosted.dedup();
+    hosted.truncate(procfs::HOSTED_GROUPS);
+    hosted
+}
+
+/// Whether a thread's activity, `what`, is a wait for a child: the call (`wait4`,
+/// `waitid`) or where the kernel sleeps in it (`do_wait`).
+pub(super) fn waits_for_a_child(what: &str) -> bool {
+    matches!(what, "wait4" | "waitid" | "do_wait")
+}
+
+/// Whether member `pid` of a group (`members`), every thread of which waits behind
+/// something (`threads`, see [`idle_behind`]), only sleeps longer than [`CLOCK_HORIZON`]
+/// or waits for children that are members too (a shell running `sleep 300`): not for a
+/// pipe, nor for a child that left the group (`timeout` runs its command in a group of its
+/// own), which may print.
+pub(super) fn asleep_long(
+    pid: i32,
+    threads: &[ThreadObs],
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+) -> bool {
+    let for_children =
+        |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what));
+    threads.iter().all(|t| t.long_sleep.is_some())
+        || threads.iter().all(for_children)
+            && children(pid, candidates).iter().all(|c| members.iter().any(|m| m.pid == c.pid))
+}
+
+/// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`
+/// when it hosts none (it reads the terminal for itself); else waiting when the foreground
+/// group of every one waits, busy when one is (a command `sudo` runs still works, though
+/// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
+/// one waits there and none is busy. The reader is the program on the one terminal, or,
+/// when it hosts several (GNU screen's windows), none: the host. At most
+/// [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked at.
+pub(super) fn hosted_wait(
+    host: i32,
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<InputWait> {
+    let groups = hosted_terminals(host, candidates);
+    if groups.is_empty() {
+        return None;
+    }
+    let several = groups.len() > 1;
+    let mut reader = None;
+    let mut outside = None;
+    for (pgrp, session) in groups {
+        let left = probe.looks.hosted.get();
+        if left == 0 {
+            let reason = format!("pid {host} hosts more terminals than one probe looks at");
+            return Some(InputWait::Unknown { reason });
+        }
+        probe.looks.hosted.set(left - 1);
+        match group_wait(pgrp, Some(session), candidates, probe) {
+            InputWait::Waiting { reader: found } => reader = reader.or(found),
+            InputWait::Outside { reason } => {
+                outside.get_or_insert(reason);
+            }
+            other => return Some(other),
+        }
+    }
+    // Of several terminals (GNU screen's windows), `/proc` cannot tell which one is shown
+    // and gets the keys: no program on them is named the reader, nor are their modes
+    // taken for the input's (a password prompt in a window not shown is no reason to
+    // type a secret into the one shown); the host reads, as it does.
+    // (Which of them waits decides the answer as for one terminal.)
+    Some(match (reader, outside) {
+        (None, Some(reason)) => InputWait::Outside { reason },
+        (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
+        (reader, None) => InputWait::Waiting { reader: reader.filter(|_| !several) },
+    })
+}
+
+/// The children of `parents` (members of the terminal's session, of `members`) that left
+/// the session, with no controlling terminal since, and still hold the terminal open (`su
+/// USER -c CMD` runs CMD so; `setsid -w`): they read it through the descriptors they
+/// inherited, as their parents wait for them.
+pub(super) fn detached_children(
+    members: &[ProcStat],
+    parents: impl IntoIterator<Item = i32>,
+    candidates: Option<&[i32]>,
+    looks: &Looks,
+) -> Vec<ProcStat> {
+    let Some(tty) = terminal_of(members) else {
+        return Vec::new();
+    };
+    let mut found: Vec<ProcStat> = Vec::new();
+    for parent in parents {
+        let Some(of) = members.iter().find(|m| m.pid == parent) else { continue };
+        for child in children(parent, candidates) {
+            if child.session != of.session
+                && child.tty_nr == 0
+                && !found.iter().any(|f| f.pid == child.pid)
+                && holds_terminal(child.pid, tty, looks)
+            {
+                found.push(child);
+            }
+        }
+    }
+    found
+}
+
+/// Whether the children that members `behind` wait for, and that left the terminal's
+/// session ([`detached_children`]), wait for input on it: `None` when there are none, or
+/// none of their groups waits (the members' own answer stands); else their groups' answer,
+/// as [`hosted_wait`] gives it.
+pub(super) fn detached_wait(
+    members: &[ProcStat],
+    behind: &[i32],
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<InputWait> {
+    let detached = detached_children(members, behind.iter().copied(), candidates, probe.looks);
+    let mut groups: Vec<(i32, i32)> = detached.iter().map(|c| (c.pgrp, c.session)).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut reader = None;
+    let mut outside = None;
+    for (pgrp, session) in groups {
+        let left = probe.looks.hosted.get();
+        if left == 0 {
+            return None;
+        }
+        probe.looks.hosted.set(left - 1);
+        match group_wait(pgrp, Some(session), candidates, probe) {
+            InputWait::Waiting { reader: found } => reader = reader.or(found),
+            InputWait::Outside { reason } => {
+                outside.get_or_insert(reason);
+            }
+            InputWait::NotWaiting { .. }
+            | InputWait::Ticking { .. }
+            | InputWait::Sleeping { .. }
+            | InputWait::Stopped { .. }
+            | InputWait::Unknown { .. } => return None,
+        }
+    }
+    match (reader, outside) {
+        (None, None) => None,
+        (None, Some(reason)) => Some(InputWait::Outside { reason }),
+        (Some(_), Some(reason)) => Some(InputWait::NotWaiting { reason }),
+        (Some(reader), None) => Some(InputWait::Waiting { reader: Some(reader) }),
+    }
+}
+
+/// The controlling terminal (`tty_nr`) of the first of `members` that has one.
+pub(super) fn terminal_of(members: &[ProcStat]) -> Option<i32> {
+    members.iter().map(|m| m.tty_nr).find(|&tty| tty != 0)
+}
+
+/// Whether process `pid` has terminal `tty` (a `tty_nr`) open, among the descriptors
+/// `looks` has room for (at most [`WATCHED_LOOKED_AT`] of its own).
+pub(super) fn holds_terminal(pid: i32, tty: i32, looks: &Looks) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    find_descriptor(pid, looks, |path, target| {
+        (is_terminal(target) && fs::metadata(path).is_ok_and(|m| tty_number(m.rdev()) == tty))
+            .then_some(())
+    })
+    .is_some()
+}
+
+/// The first answer `visit` gives for a descriptor of process `pid`, given its
+/// `/proc/PID/fd/N` path and what that links to, among the descriptors `looks` has room
+/// for (at most [`WATCHED_LOOKED_AT`] of its own).
+pub(super) fn find_descriptor<T>(
+    pid: i32,
+    looks: &Looks,
+    mut visit: impl FnMut(&str, &str) -> Option<T>,
+) -> Option<T> {
+    use rustix::fs::{Mode, OFlags, RawDir};
+    use std::os::fd::AsFd;
+    if looks.spent() {
+        return None;
+    }
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    let dir = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()).ok()?;
+    // Read a few entries at a time: the kernel makes an entry for every descriptor
+    // a read of the directory has room for, looked at or not (a thousand in the
+    // standard library's 32 KiB, a millisecond a process).
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 512];
+    let mut entries = RawDir::new(dir.as_fd(), &mut buf);
+    let mut looked = 0;
+    while let Some(Ok(entry)) = entries.next() {
+        let name = entry.file_name().to_bytes();
+        if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
+            continue;
+        }
+        if looked == WATCHED_LOOKED_AT || !looks.take(1) {
+            return None;
+        }
+        looked += 1;
+        let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
+        if let Ok(target) = fs::read_link(&path)
+            && let Some(answer) = visit(&path, &target.to_string_lossy())
+        {
+            return Some(answer);
+        }
+    }
+    None
+}
+
+/// The relay of the terminal of group `pgrp` (its `members`, of session `sid`) that waits
+/// for input ([`relay_waits`]): one among the session's processes ([`relays`]), or, when
+/// none there waits, one outside them that the probe's memo remembers or finds
+/// ([`remembered_outside_relay`]).
+pub(super) fn waiting_relay(
+    pgrp: i32,
+    sid: i32,
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<i32> {
+    relays(sid, members, candidates, probe.looks)
+        .into_iter()
+        .find(|&relay| relay_waits(relay, candidates, probe))
+        .or_else(|| {
+            let memo = probe.outside?;
+            let relay = remembered_outside_relay(pgrp, sid, members, probe.looks, memo)?;
+            relay_waits(relay, None, probe).then_some(relay)
+        })
+}
+
+/// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
+/// does every program it hosts, the foreground group of each terminal of a session it
+/// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
+/// is one at least (tmux starting its first pane does not wait yet).
+/// Each relay is judged once a probe, and at most [`RELAYS_JUDGED`] of them: one met again
+/// while it is judged hosts its own client, and does not wait for the user.
+pub(super) fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+    {
+        let judged = probe.looks.relays.borrow();
+        if let Some(&(_, verdict)) = judged.iter().find(|(pid, _)| *pid == relay) {
+            return verdict.unwrap_or(false);
+        }
+        if judged.len() >= RELAYS_JUDGED {
+            return false;
+        }
+    }
+    probe.looks.relays.borrow_mut().push((relay, None));
+    let verdict = judge_relay(relay, candidates, probe);
+    if let Some(entry) = probe.looks.relays.borrow_mut().iter_mut().find(|(pid, _)| *pid == relay) {
+        entry.1 = Some(verdict);
+    }
+    verdict
+}
+
+/// See [`relay_waits`]; at most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
+/// at. A hosted group that is busy and started since the last input (its leader did: a command
+/// typed into a tmux pane, `sleep 3; echo done`, each `sleep` of a loop) is busy with that input:
+/// its reason is kept in the probe's looks, and the client is busy with it (see [`group_wait`]),
+/// not waiting on its sockets. A job that started before the input (a build in a window not shown)
+/// keeps the relay from waiting, as any other.
+pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+    let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
+    if !matches!(observe_process(relay, own), Some((InputWait::Waiting { .. }, _))) {
+        return false;
+    }
+    let live = processes(candidates, |s| !is_dead(s));
+    let hosted =
+        |session: i32| live.iter().any(|leader| leader.pid == session && leader.ppid == relay);
+    let mut groups: Vec<(i32, i32)> = live
+        .iter()
+        .filter(|s| s.tty_nr != 0 && s.pgrp == s.tpgid && hosted(s.session))
+        .map(|s| (s.pgrp, s.session))
+        .collect();
+    groups.sort_unstable();
+    groups.dedup();
+    let mut waits = !groups.is_empty();
+    for &(pgrp, session) in &groups {
+        let left = probe.looks.hosted.get();
+        if left == 0 {
+            return false;
+        }
+        probe.looks.hosted.set(left - 1);
+        match group_wait(pgrp, Some(session), candidates, probe) {
+            InputWait::Waiting { .. } => {}
+            InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
+                let mut busy = probe.looks.busy_hosted.borrow_mut();
+                busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
+                return false;
+            }
+            // (A group busy with the input may come after it.)
+            _ if probe.since_input.is_some() => waits = false,
+            _ => return false,
+        }
+    }
+    waits
+}
+
+/// Whether the leader of group `pgrp` started since the last input (see
+/// [`TerminalSeen::since_input`](procfs::TerminalSeen::since_input)). Its start is in clock
+/// ticks, rounded down: one started a tick or less before the input is taken to have started after
+/// it.
+pub(super) fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
+    let Some(since_input) = probe.since_input else {
+        return false;
+    };
+    let tick =
+        std::time::Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
+    fs::read(format!("/proc/{pgrp}/stat"))
+        .ok()
+        .and_then(|stat| thread_age(&stat))
+        .is_some_and(|age| age <= since_input + tick)
+}
+
+/// A device number as `/proc/PID/stat` gives a controlling terminal's (`tty_nr`).
+pub(super) fn tty_number(rdev: u64) -> i32 {
+    let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
+    ((minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)) as i32
+}

@@ -1,0 +1,459 @@
+//! What one thread waits on: reads and polls of the terminal, clocks and sleeps, read from
+//! `/proc/PID/task/TID` (its `syscall`, `wchan` and the memory its arguments point to).
+
+use super::*;
+use crate::os::procfs;
+
+/// Observes one thread; `None` if it is gone or dead.
+pub(in crate::os::procfs) fn observe_thread(
+    base: &str,
+    tid: i32,
+    probe: Probe<'_>,
+) -> Option<ThreadObs> {
+    let obs =
+        |activity| Some(ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None });
+    let data = match fs::read(format!("{base}/stat")) {
+        Ok(data) => data,
+        Err(err) if is_gone(&err) => return None,
+        Err(err) => return obs(Activity::Unknown(format!("stat unreadable: {err}"))),
+    };
+    let stat = match parse_stat(&data) {
+        Ok(stat) => stat,
+        Err(err) => return obs(Activity::Unknown(format!("unparsable stat: {err}"))),
+    };
+    if is_dead(&stat) {
+        return None;
+    }
+    if stat.state != 'S' {
+        return obs(Activity::NotSleeping(stat.state));
+    }
+    let syscall_problem = match fs::read_to_string(format!("{base}/syscall")) {
+        Ok(text) => match parse_syscall(&text) {
+            Some(SyscallField::Running) => return obs(Activity::NotSleeping('R')),
+            Some(SyscallField::NotInSyscall) => {
+                return obs(Activity::Other("the kernel outside a system call".into()));
+            }
+            Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
+                Some(activity) => {
+                    let activity = reading_terminal(base, tid, &text, activity, probe);
+                    // (Read once: a sleep's timer is in the sleeping process's memory.)
+                    let sleep = sleep_of(base, &text, &activity);
+                    let left = sleep.and_then(|sleep| sleep_left(&data, sleep));
+                    let clock = clock_due(base, tid, &text, &activity, sleep, left, probe);
+                    let tick = sleep_tick(base, tid, sleep, probe);
+                    let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
+                    return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
+                }
+                None => format!("system call {nr} unknown on this architecture"),
+            },
+            None => format!("unparsable syscall file {:?}", text.trim()),
+        },
+        Err(err) if err.raw_os_error() == Some(procfs::ESRCH) => return None,
+        Err(err) if is_gone(&err) => {
+            // Either the thread vanished or the kernel lacks the file.
+            if fs::metadata(base).is_err() {
+                return None;
+            }
+            format!("syscall file unavailable: {err}")
+        }
+        Err(err) => format!("syscall file unreadable: {err}"),
+    };
+    match fs::read_to_string(format!("{base}/wchan")) {
+        Ok(text) => match classify_wchan(&text) {
+            Some(activity) => obs(activity),
+            None => {
+                obs(Activity::Unknown(format!("{syscall_problem}, and wchan is not available")))
+            }
+        },
+        Err(err) if is_gone(&err) && fs::metadata(base).is_err() => None,
+        Err(err) => {
+            obs(Activity::Unknown(format!("{syscall_problem}, and wchan is unreadable: {err}")))
+        }
+    }
+}
+
+/// A read or poll-family call (`activity`) counts as waiting for input only when it
+/// waits on the terminal: a shell reading a pipe (a command substitution) is not waiting
+/// for the user; for a poll-family call, see [`polling_terminal`].
+pub(super) fn reading_terminal(
+    base: &str,
+    tid: i32,
+    syscall: &str,
+    activity: Activity,
+    probe: Probe<'_>,
+) -> Activity {
+    let Activity::Input(name) = &activity else {
+        return activity;
+    };
+    let other = if matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
+        read_elsewhere(base, name, syscall)
+    } else {
+        polling_terminal(base, tid, syscall, name, probe)
+    };
+    other.unwrap_or(activity)
+}
+
+/// What a read-family call waits on instead of the terminal, if its descriptor is not one.
+pub(super) fn read_elsewhere(base: &str, name: &str, syscall: &str) -> Option<Activity> {
+    let fd = syscall
+        .split_ascii_whitespace()
+        .nth(1)
+        .and_then(|arg| i64::from_str_radix(arg.trim_start_matches("0x"), 16).ok())?;
+    let target = fs::read_link(format!("{base}/fd/{fd}")).ok()?;
+    let target = target.to_string_lossy();
+    (!is_terminal(&target)).then(|| Activity::Other(format!("{name} on {target}")))
+}
+
+/// What a poll-family call waits on instead of the terminal's input, if anything: the
+/// terminal must be among the descriptors it waits on (or they cannot be read: another
+/// user's program), and its timer must not be a short one about to change the screen. A
+/// server polling its socket, or a loop sleeping in `select` with no descriptor, is not
+/// waiting for the user.
+pub(super) fn polling_terminal(
+    base: &str,
+    tid: i32,
+    syscall: &str,
+    name: &str,
+    probe: Probe<'_>,
+) -> Option<Activity> {
+    let looks = probe.looks;
+    let watched = watches_terminal(base, name, syscall, looks);
+    if watched.is_none() && looks.spent() {
+        return Some(Activity::Unknown(format!(
+            "{name} on more descriptors than one look at the processes takes"
+        )));
+    }
+    if watched == Some(false) {
+        // `ssh` on its connection alone, with nothing drawn that answers a password or
+        // passphrase typed last: the far end owes its verdict (the next prompt, a refusal
+        // after its delay for a wrong password, the greeting), so it is busy, not waiting
+        // on the world outside; what is typed meanwhile would be echoed, then thrown away
+        // by the next prompt. For a while: a tunnel (`ssh -N`) lets in without a word.
+        if probe.unanswered_secret
+            && probe.quiet < FAR_END_VERDICT
+            && runs_ssh(base)
+            && relays_across_network(base, name, syscall, looks, true)
+        {
+            return Some(Activity::Other(format!("{name} {AWAITING_FAR_END}")));
+        }
+        // A process that only shuttles data between pipes (man's pipeline between its
+        // formatter and its pager) waits on the processes at their other ends.
+        if waits_on_pipes(base, name, syscall, looks) {
+            return Some(Activity::Other(format!("{name} on pipes")));
+        }
+        // A terminal multiplexer's client (tmux) waits on its server's socket while the
+        // server reads the terminal (see [`group_wait`]).
+        if waits_on_sockets(base, name, syscall, looks) {
+            return Some(Activity::Other(format!("{name} {ON_SOCKETS}")));
+        }
+        // A loop sleeping in `select` with no descriptor waits on a clock.
+        if watched_descriptors(base, name, syscall, true, looks)
+            .is_some_and(|(fds, whole)| whole && fds.is_empty())
+        {
+            return Some(Activity::Other(format!("{name} on no descriptor (a sleep)")));
+        }
+        return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
+    }
+    // A relay to a terminal across the network (`ssh`, `telnet`: a wait on terminals and
+    // Internet sockets alone, one connected) reads every key at once: what may be waited
+    // for is at the far end, which `/proc` cannot see. Until the far end answers the last
+    // input (see [`TerminalSeen::unanswered_input`]), it waits on the world outside,
+    // whatever its timer (`ssh`'s keepalive); `ssh`, whose far end speaks first, also
+    // until it answers the start, and it may reach the network through a proxy it started;
+    // and while the cursor is hidden right below the line submitted to it, nothing drawn
+    // (the far end's `top` before its first frame).
+    if watched == Some(true)
+        && (probe.unanswered_input || probe.unanswered_start || probe.hidden_below_line)
+    {
+        let ssh = runs_ssh(base);
+        if (probe.unanswered_input || ssh) && relays_across_network(base, name, syscall, looks, ssh)
+        {
+            return Some(Activity::Other(format!("{name} {ON_NETWORK}")));
+        }
+    }
+    // (A wait with no timer waits for input, with no prompt shown too: see
+    // [`Shown::Unanswered`].)
+    let timer = timeout(base, name, syscall)?;
+    let short = timer <= procfs::SHORT_TIMER;
+    // With no prompt shown, any timer is one, however far off (see [`Shown::Unanswered`]),
+    // but for a longer one on the terminal alone: a key or a line asked for by a deadline.
+    let unanswered = probe.shown == Shown::Unanswered
+        && watched == Some(true)
+        && (short || !waits_on_terminal_alone(base, name, syscall, looks));
+    if !short && !unanswered {
+        return None;
+    }
+    // A short timer at a prompt drawn since the last input is the program's own clock
+    // (see [`Shown::Prompt`]), and so is a relay's once it drew (see [`Probe`]).
+    if short && (probe.shown == Shown::Prompt || probe.relay_clock) {
+        return None;
+    }
+    // A short timer that went off without a change and was set again is an idle tick
+    // (with no prompt shown, only once seen set again: below).
+    if short && !unanswered && probe.quiet > timer.saturating_add(procfs::TIMER_SLACK) {
+        return None;
+    }
+    // So is one that went off and was set again, whatever it drew in between, or one
+    // found so before the last input that the program went back to once it drew (see
+    // [`TimerSightings`]; with no prompt shown, only once seen set again since the input).
+    let carry = probe.drawn_since_input && !unanswered;
+    if (timer >= probe.shortest_tick() || unanswered)
+        && watched == Some(true)
+        && let Some(timers) = probe.timers
+        && let Some(wakeups) = voluntary_switches(base)
+        && timers.repeated(tid, timer, wakeups, carry)
+    {
+        return None;
+    }
+    let before = if unanswered { ", with no prompt shown" } else { "" };
+    Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
+}
+
+/// The timer of the clock the thread at `base` sleeps on (`activity`, with the arguments
+/// in `syscall`), when it goes off within [`CLOCK_HORIZON`] and is not an idle tick: a
+/// sleep (`nanosleep`, `clock_nanosleep`), or the timeout of a poll-family wait on the
+/// world outside (an event loop's next timer). A timer of a known length counts until the
+/// terminal has been quiet for longer (it went off without a change and was set again, a
+/// server's poll every 0.5 s), a sleep until a point in time (Python's `time.sleep`) until
+/// `probe.timers` saw the thread wake and sleep again (a reloader's sleep every second).
+/// `sleep` is the thread's sleep, if it is in one ([`sleep_of`]), and `left` what is left
+/// of it at least ([`sleep_left`]).
+pub(super) fn clock_due(
+    base: &str,
+    tid: i32,
+    syscall: &str,
+    activity: &Activity,
+    sleep: Option<(std::time::Duration, bool)>,
+    left: Option<std::time::Duration>,
+    probe: Probe<'_>,
+) -> Option<std::time::Duration> {
+    let Activity::Other(what) = activity else { return None };
+    let name = what.split_ascii_whitespace().next()?;
+    let outside = what.ends_with(ON_SOCKETS) || what.ends_with(NOT_THE_TERMINAL);
+    let (timer, until) = match name {
+        _ if outside => (timeout(base, name, syscall)?, false),
+        "nanosleep" | "clock_nanosleep" => sleep?,
+        "futex" => lock_timer(base, syscall)?,
+        _ => return None,
+    };
+    // A sleep goes off beyond the horizon only with more than it left for sure (see
+    // [`sleep_left`]): `sleep 14` met 10 s in may go off within it.
+    let beyond = match (name, sleep) {
+        _ if outside => timer > CLOCK_HORIZON,
+        ("nanosleep" | "clock_nanosleep", Some(_)) => left.is_some_and(|l| l > CLOCK_HORIZON),
+        _ => timer > CLOCK_HORIZON,
+    };
+    if beyond {
+        return None;
+    }
+    if !until {
+        return (probe.quiet <= timer.saturating_add(TIMER_SLACK)).then_some(timer);
+    }
+    let ticks = probe.timers.is_some_and(|timers| {
+        voluntary_switches(base)
+            .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups, false))
+    });
+    (!ticks).then_some(timer)
+}
+
+/// The sleep thread `tid` at `base` is in (`sleep`, see [`sleep_of`]) when it is a tick
+/// (see [`SleepTick`]): a sleep of a known length up to [`SHORT_TIMER`](procfs::SHORT_TIMER),
+/// in a terminal quiet for longer than [`IDLE_TICKS`](procfs::IDLE_TICKS) such sleeps when
+/// `probe.timers` saw the thread go back to it (`less +F`'s 2 ms), or than
+/// [`FOLLOWED_SLEEPS`](procfs::FOLLOWED_SLEEPS) of them when not (a shell's loop, a new
+/// `sleep` each time: `while sleep 1; do :; done`); or one of
+/// [`SHORTEST_TICK`](procfs::SHORTEST_TICK) to [`CLOCK_HORIZON`] that `probe.timers` saw the
+/// thread go back to (`watch`'s 2 s).
+pub(super) fn sleep_tick(
+    base: &str,
+    tid: i32,
+    sleep: Option<(std::time::Duration, bool)>,
+    probe: Probe<'_>,
+) -> Option<SleepTick> {
+    let (timer, until) = sleep?;
+    if until || timer > CLOCK_HORIZON {
+        return None;
+    }
+    let short = timer <= procfs::SHORT_TIMER;
+    // (A tick found before the last input is carried across it once the program drew
+    // again: `watch -n 5` after a key it never reads, a whole tick later, not two.)
+    let carry = probe.drawn_since_input;
+    let again = probe.timers.is_some_and(|timers| {
+        voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups, carry))
+    });
+    let sleeps = if again { procfs::IDLE_TICKS } else { procfs::FOLLOWED_SLEEPS };
+    let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
+    // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
+    // redraw of what a program shows.)
+    let repeated = timer >= procfs::SHORTEST_TICK && again;
+    (idle || repeated).then_some(SleepTick { timer, idle, repeated })
+}
+
+/// The timer of the sleep the thread at `base` is in (`activity`, with the arguments in
+/// `syscall`), if it is in one, and whether it is what is left of a sleep until a point
+/// in time (see [`sleep_timer`]).
+pub(super) fn sleep_of(
+    base: &str,
+    syscall: &str,
+    activity: &Activity,
+) -> Option<(std::time::Duration, bool)> {
+    let Activity::Other(what) = activity else { return None };
+    let name = what.split_ascii_whitespace().next()?;
+    if !matches!(name, "nanosleep" | "clock_nanosleep") {
+        return None;
+    }
+    sleep_timer(base, name, syscall)
+}
+
+/// A sleep's timer (`name`, with the arguments in `syscall`), and whether it is what is left
+/// of a sleep until a point in time (`clock_nanosleep` with `TIMER_ABSTIME`) rather than the
+/// sleep's length. `None` when it cannot be read (or sleeps on a CPU-time clock).
+pub(super) fn sleep_timer(
+    base: &str,
+    name: &str,
+    syscall: &str,
+) -> Option<(std::time::Duration, bool)> {
+    let arg = |n: usize| syscall_arg(syscall, n);
+    // nanosleep(request, remain); clock_nanosleep(clock, flags, request, remain)
+    let (request, clock, until) = match name {
+        "nanosleep" => (arg(0)?, None, false),
+        _ => (arg(2)?, Some(arg(0)?), arg(1)? & 1 == 1),
+    };
+    let at = timespec_at(base, request)?;
+    if !until {
+        return Some((at, false));
+    }
+    Some((at.saturating_sub(clock_now(clock?)?), true))
+}
+
+/// The timer of a wait on a lock with a timeout (`futex`, with the arguments in `syscall`:
+/// `threading.Event().wait(3)`, a condition variable's timed wait), and whether it is what
+/// is left of a wait until a point in time (`FUTEX_WAIT_BITSET`) rather than its length
+/// (`FUTEX_WAIT`). `None` for a wait with no timeout (a worker pool's idle thread), or one
+/// that cannot be read.
+pub(super) fn lock_timer(base: &str, syscall: &str) -> Option<(std::time::Duration, bool)> {
+    const FUTEX_WAIT: u64 = 0;
+    const FUTEX_WAIT_BITSET: u64 = 9;
+    const FUTEX_CLOCK_REALTIME: u64 = 256;
+    let arg = |n: usize| syscall_arg(syscall, n);
+    // futex(address, op, value, timeout, ...)
+    // (The operation first: other waits' memory is not read.)
+    let op = arg(1)?;
+    match op & 127 {
+        FUTEX_WAIT => Some((timespec_at(base, arg(3)?)?, false)),
+        FUTEX_WAIT_BITSET => {
+            let clock = if op & FUTEX_CLOCK_REALTIME != 0 { 0 } else { 1 };
+            let until = timespec_at(base, arg(3)?)?;
+            Some((until.saturating_sub(clock_now(clock)?), true))
+        }
+        _ => None,
+    }
+}
+
+/// What is left at least of a sleep (`sleep`, see [`sleep_of`]) of the thread whose
+/// `stat` is `stat`: a sleep until a point in time tells it; a sleep of a length began no
+/// earlier than the thread, so at least its length less the thread's age is left (`sleep
+/// 300`, a process of its own, tells it nearly exactly). `None` when that cannot be told.
+pub(super) fn sleep_left(
+    stat: &[u8],
+    (timer, until): (std::time::Duration, bool),
+) -> Option<std::time::Duration> {
+    match until {
+        true => Some(timer),
+        false => timer.checked_sub(thread_age(stat)?),
+    }
+}
+
+/// How long ago the thread whose `stat` is `stat` started (its field 22, in clock ticks
+/// since boot).
+pub(super) fn thread_age(stat: &[u8]) -> Option<std::time::Duration> {
+    // (After the name, whose parentheses may hold anything: the state is field 3.)
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let fields = std::str::from_utf8(&stat[close + 1..]).ok()?;
+    let ticks: u64 = fields.split_ascii_whitespace().nth(22 - 3)?.parse().ok()?;
+    let per_second = rustix::param::clock_ticks_per_second();
+    let started = std::time::Duration::from_millis(ticks.checked_mul(1000)? / per_second.max(1));
+    Some(clock_now(7)?.saturating_sub(started))
+}
+
+/// The time on the clock `clock` (a `clockid_t`: realtime, monotonic or boottime) now.
+pub(super) fn clock_now(clock: u64) -> Option<std::time::Duration> {
+    use rustix::time::{ClockId, clock_gettime};
+    let now = match clock {
+        0 => clock_gettime(ClockId::Realtime),
+        1 => clock_gettime(ClockId::Monotonic),
+        7 => clock_gettime(ClockId::Boottime),
+        _ => return None,
+    };
+    Some(std::time::Duration::new(
+        u64::try_from(now.tv_sec).ok()?,
+        u32::try_from(now.tv_nsec).ok()?,
+    ))
+}
+
+/// The `struct timespec` at `address` in the memory of the thread at `base`.
+pub(super) fn timespec_at(base: &str, address: u64) -> Option<std::time::Duration> {
+    time_at(base, address, false)
+}
+
+/// The `struct timespec` (or, `micros`, `struct timeval`) at `address` in the memory of
+/// the thread at `base`.
+pub(super) fn time_at(base: &str, address: u64, micros: bool) -> Option<std::time::Duration> {
+    use std::os::unix::fs::FileExt;
+    if address == 0 {
+        return None;
+    }
+    let mut raw = [0u8; 16];
+    fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, address).ok()?;
+    let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
+    let frac = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
+    let nanos = if micros { frac.saturating_mul(1000) } else { frac };
+    Some(
+        std::time::Duration::from_secs(secs)
+            + std::time::Duration::from_nanos(nanos.min(999_999_999)),
+    )
+}
+
+/// Argument `n` (from 0) of the system call in a `/proc/PID/syscall` line.
+pub(super) fn syscall_arg(syscall: &str, n: usize) -> Option<u64> {
+    let text = syscall.split_ascii_whitespace().nth(n + 1)?;
+    u64::from_str_radix(text.trim_start_matches("0x"), 16).ok()
+}
+
+/// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
+/// often it blocked, once per wait it entered.
+pub(super) fn voluntary_switches(base: &str) -> Option<u64> {
+    let status = fs::read_to_string(format!("{base}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// The timeout of a poll-family call (`name`, with the arguments in `syscall`, the
+/// contents of `/proc/PID/task/TID/syscall`): `None` when it has none (it waits until an
+/// event) or it cannot be read. `poll` and `epoll_wait` pass it as a number; `select`,
+/// `pselect6`, `ppoll` and `epoll_pwait2` point to it, and it is read from the process's
+/// memory (`base`/mem, which its ancestor may read).
+pub(super) fn timeout(base: &str, name: &str, syscall: &str) -> Option<std::time::Duration> {
+    let arg = |n: usize| syscall_arg(syscall, n);
+    // (argument, is a pointer, a pointer to microseconds rather than nanoseconds)
+    let (index, pointer, micros) = match name {
+        "poll" => (2, false, false),
+        "epoll_wait" | "epoll_pwait" | "epoll_wait_old" => (3, false, false),
+        "select" => (4, true, true),
+        "pselect6" => (4, true, false),
+        "ppoll" => (2, true, false),
+        "epoll_pwait2" => (3, true, false),
+        _ => return None,
+    };
+    let value = arg(index)?;
+    if !pointer {
+        // An int in milliseconds; negative waits for ever.
+        let ms = value as u32 as i32;
+        return u64::try_from(ms).ok().map(std::time::Duration::from_millis);
+    }
+    time_at(base, value, micros)
+}

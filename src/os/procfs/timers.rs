@@ -1,0 +1,135 @@
+//! Timers seen in earlier probes of one terminal's processes: a monitor's tick.
+
+/// The short-timer waits earlier probes of one terminal's processes saw since its last input: a
+/// thread seen again in a wait on the same timer after it woke in between (its voluntary context
+/// switches grew), with no input in between, has a timer that goes off and is set again, a
+/// monitor's tick (`top -d 1` redraws every second and reads keys between), rather than a timer set
+/// once before the program changes the screen (vim's wait for the rest of a key code after an
+/// Escape, followed by a longer wait, or after the next Escape by the same wait: input in between).
+/// Sleeps until a point in time are recorded too, as [`SLEEP_UNTIL`](super::SLEEP_UNTIL) (see
+/// [`CLOCK_HORIZON`](super::CLOCK_HORIZON)), and so are a poll's timers of any length with no
+/// prompt shown (see [`Shown::Unanswered`](super::Shown::Unanswered)) and short sleeps (see
+/// [`IDLE_TICKS`](super::IDLE_TICKS)). Holds the last [`TIMERS_KEPT`] threads seen.
+///
+/// A wait found repeated before an input is carried across it (and only such a one): a monitor
+/// polling the terminal, seen back on the same timer once it woke (read the key) and the terminal
+/// was written to since the input (it redrew), waits for input at once. `top -d 1` and a curses
+/// program in `halfdelay(10)` set their full second again after each key, and read as waiting only
+/// a second after each key when every sighting was forgotten at the input; so is a sleep found
+/// repeated, once the program drew again (`watch -n 5`, after a key it never reads, settled only
+/// after two ticks, 10 s). A wait on the same timer with nothing drawn since the input is no
+/// answer: ncurses waits its `ESCDELAY`, a second too, for the rest of a key code after an Escape
+/// before the program redraws. A timer set once after a key (vim's 'timeoutlen') was never found
+/// repeated before it, and is waited out as before. What is carried stays until the thread is seen
+/// on a timer again (across further input while it waits with no timer: `top`'s prompt for a line).
+#[derive(Debug, Default)]
+pub(crate) struct TimerSightings {
+    /// The time of the terminal's last input when these were seen.
+    input: std::cell::Cell<Option<std::time::Instant>>,
+    /// The newest first.
+    seen: std::cell::RefCell<Vec<TimerSighting>>,
+    /// The waits found repeated before the last input, carried across it.
+    carried: std::cell::RefCell<Vec<TimerSighting>>,
+}
+
+/// How many threads' timers [`TimerSightings`] keeps: a monitor's thread and the threads of
+/// its own that sleep beside it (each probe records them all, in turn: with room for four,
+/// four sleepers pushed the monitor's timer out before it was seen again). A program with more
+/// threads on timers than this has its monitor's tick found only when fewer of them sleep.
+pub(super) const TIMERS_KEPT: usize = 64;
+
+/// One thread seen waiting on a short timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TimerSighting {
+    tid: i32,
+    timer: std::time::Duration,
+    /// The thread's voluntary context switches then.
+    wakeups: u64,
+    /// Whether the wait was found to be a repeated one (and stays so while the thread sleeps).
+    ticking: bool,
+}
+
+impl TimerSightings {
+    /// Forgets what was seen before the terminal's last input, `input`, but for the waits
+    /// found repeated, which are carried across it (see [`TimerSightings`]).
+    pub(crate) fn since_input(&self, input: std::time::Instant) {
+        if self.input.replace(Some(input)) != Some(input) {
+            let mut seen = self.seen.borrow_mut();
+            let mut carried = self.carried.borrow_mut();
+            carried.retain(|c| !seen.iter().any(|s| s.tid == c.tid));
+            carried.extend(seen.drain(..).filter(|s| s.ticking));
+            let excess = carried.len().saturating_sub(TIMERS_KEPT);
+            carried.drain(..excess);
+        }
+    }
+
+    /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
+    /// whether it was seen on the same timer before with fewer switches (or in the same wait,
+    /// already found repeated), since the last input; or, when `carry` (a poll of the
+    /// terminal or a sleep, written to since the input), found repeated on it before the
+    /// input, and woken since.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(super) fn repeated(
+        &self,
+        tid: i32,
+        timer: std::time::Duration,
+        wakeups: u64,
+        carry: bool,
+    ) -> bool {
+        let mut seen = self.seen.borrow_mut();
+        let earlier = seen.iter().position(|s| s.tid == tid);
+        let ticking = earlier.map(|i| seen[i]).is_some_and(|s| {
+            s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
+        }) || carry
+            && self
+                .carried
+                .borrow()
+                .iter()
+                .any(|c| c.tid == tid && c.timer == timer && c.wakeups < wakeups);
+        // A thread seen again moves to the front; past the bound the oldest goes.
+        match earlier {
+            Some(i) => {
+                seen.remove(i);
+            }
+            None if seen.len() >= TIMERS_KEPT => {
+                seen.pop();
+            }
+            None => {}
+        }
+        seen.insert(0, TimerSighting { tid, timer, wakeups, ticking });
+        ticking
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_timer_counts_as_a_tick_once_seen_again_after_a_wakeup() {
+        let second = std::time::Duration::from_secs(1);
+        let timers = TimerSightings::default();
+        let input = std::time::Instant::now();
+        timers.since_input(input);
+        assert!(!timers.repeated(7, second, 10, false), "a first sighting is no tick");
+        assert!(!timers.repeated(7, second, 10, false), "the same wait seen again is none");
+        assert!(timers.repeated(7, second, 11, false), "woken and waiting on the same timer");
+        assert!(timers.repeated(7, second, 11, false), "and stays so while it sleeps");
+        assert!(!timers.repeated(7, second / 2, 12, false), "another timer");
+        // Other threads, fewer than are kept, leave it; more push the oldest out.
+        for tid in 1..TIMERS_KEPT as i32 {
+            timers.repeated(100 + tid, second, 1, false);
+        }
+        assert!(timers.repeated(7, second / 2, 13, false), "kept beside the others");
+        for tid in 1..=TIMERS_KEPT as i32 {
+            timers.repeated(200 + tid, second, 1, false);
+        }
+        assert!(!timers.repeated(7, second / 2, 14, false), "forgotten");
+        assert_eq!(timers.seen.borrow().len(), TIMERS_KEPT, "bounded");
+        timers.repeated(8, second, 1, false);
+        timers.since_input(input);
+        assert!(timers.repeated(8, second, 2, false), "the same input keeps what was seen");
+        timers.since_input(input + second);
+        assert!(!timers.repeated(8, second, 3, false), "input in between forgets it");
+    }
+}
