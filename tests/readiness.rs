@@ -625,6 +625,52 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     screen.close().unwrap();
 }
 
+/// `sleep 300` typed into a shell in a tmux pane, or in GNU screen's window, settles the
+/// default wait at once and says so, as it does in a shell of the session's own: the
+/// multiplexer's server (the relay) reads the session's terminal, and the sleep it hosts read
+/// as no wait for input, so the client was `running, quiet` after 1.3 s of silence (tmux) or
+/// still busy after the whole 10 s (screen). A short sleep is still followed to its end.
+#[test]
+fn a_long_sleep_in_a_tmux_pane_or_a_gnu_screen_window_settles_the_default_wait() {
+    if !require("tmux") || !require("screen") || !require("bash") || !require("sleep") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let tmux_dir = TestDir::new("tmux-sleep");
+    let socket = tmux_dir.join("s");
+    let pane = "bash --norc --noprofile";
+    let argv = serde_json::json!(["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane]);
+    sleeps_through_its_relay(&toolbox, serde_json::json!({ "argv": argv }));
+    let screens = screen_dir("screen-sleep");
+    let argv = serde_json::json!(["screen", "-c", "/dev/null", "bash", "--norc", "--noprofile"]);
+    let env = serde_json::json!({ "SCREENDIR": *screens });
+    sleeps_through_its_relay(&toolbox, serde_json::json!({ "argv": argv, "env": env }));
+}
+
+/// Starts a multiplexer (`start`, the arguments of `terminal_start`) whose one window runs
+/// bash, and checks the default wait after `sleep 300`, then after `sleep 3`, typed into it.
+fn sleeps_through_its_relay(toolbox: &termloom::tools::Toolbox, start: serde_json::Value) {
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |arguments: serde_json::Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        toolbox.call("terminal_send", &arguments).text
+    };
+    let began = Instant::now();
+    let said = send(serde_json::json!({ "text": "sleep 300", "submit": true }));
+    assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    let said = send(serde_json::json!({ "keys": "<C-c>" }));
+    assert!(said.contains("waiting for keys"), "{said}");
+    // (The sum is printed only when the sleep has ended: the typed line shows the sum's
+    // expression.)
+    let said = send(serde_json::json!({ "text": "sleep 3; echo done-$((1 + 2))", "submit": true }));
+    assert!(said.contains("done-3") && said.contains("waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

@@ -902,6 +902,10 @@ struct Looks {
     /// Why a program a judged relay hosts is busy with the last input (see
     /// `linux::judge_relay`), the first one found.
     busy_hosted: std::cell::RefCell<Option<String>>,
+    /// The sleep with more than [`CLOCK_HORIZON`] left of a program a judged relay hosts
+    /// beside others that only wait for input or sleep so (see `linux::judge_relay`), with its
+    /// reason: the first one found.
+    sleeping_hosted: std::cell::RefCell<Option<(String, std::time::Duration)>>,
     /// The descriptors this probe may still look at.
     descriptors: std::cell::Cell<usize>,
 }
@@ -913,6 +917,7 @@ impl Looks {
             relays: Default::default(),
             hosted: std::cell::Cell::new(HOSTED_GROUPS),
             busy_hosted: Default::default(),
+            sleeping_hosted: Default::default(),
             descriptors: std::cell::Cell::new(PROBE_DESCRIPTORS),
         }
     }

@@ -340,11 +340,12 @@ pub(super) fn group_wait(
             (None, Some(sid)) => waiting_relay(pgrp, sid, &members, candidates, probe),
             _ => None,
         };
-        // A program a relay hosts that is busy with the last input (see [`judge_relay`]):
-        // the client is busy with it, not waiting on its sockets.
-        let busy = probe.looks.busy_hosted.borrow_mut().take();
-        if let Some(reason) = busy.filter(|_| relay.is_none() && reader.is_none()) {
-            return InputWait::NotWaiting { reason };
+        // A program a relay hosts that is busy with the last input, or asleep for longer
+        // than any default wait (see [`judge_relay`]): the client is busy or asleep with
+        // it, not waiting on its sockets.
+        let hosted = hosted_verdict(probe.looks, clock.is_some());
+        if let Some(verdict) = hosted.filter(|_| relay.is_none() && reader.is_none()) {
+            return verdict;
         }
         match (relay, not) {
             (Some(relay), _) => reader = Some(relay),
@@ -384,8 +385,8 @@ pub(super) fn group_wait(
                     if let Some(relay) = waiting_relay(pgrp, sid, &members, candidates, probe) {
                         return InputWait::Waiting { reader: Some(relay) };
                     }
-                    if let Some(reason) = probe.looks.busy_hosted.borrow_mut().take() {
-                        return InputWait::NotWaiting { reason };
+                    if let Some(verdict) = hosted_verdict(probe.looks, clock.is_some()) {
+                        return verdict;
                     }
                 }
                 // Every member asleep, one ticking on a short timer with nothing to

@@ -409,7 +409,11 @@ pub(super) fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
 /// typed into a tmux pane, `sleep 3; echo done`, each `sleep` of a loop) is busy with that input:
 /// its reason is kept in the probe's looks, and the client is busy with it (see [`group_wait`]),
 /// not waiting on its sockets. A job that started before the input (a build in a window not shown)
-/// keeps the relay from waiting, as any other.
+/// keeps the relay from waiting, as any other. A hosted group in a sleep with more than
+/// [`CLOCK_HORIZON`] left (`sleep 300` typed into a pane), beside others that wait for input or
+/// sleep so too, keeps the relay from waiting, and when it started since the last input, or
+/// none of the others waits, its sleep is kept in the probe's looks: the client sleeps with it
+/// (see [`group_wait`]).
 pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
     let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
     if !matches!(observe_process(relay, own), Some((InputWait::Waiting { .. }, _))) {
@@ -426,6 +430,12 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     groups.sort_unstable();
     groups.dedup();
     let mut waits = !groups.is_empty();
+    // Whether a hosted group waits for input; one neither waiting nor asleep for long.
+    let (mut one_waits, mut one_else) = (false, false);
+    // The hosted groups' sleep that ends soonest (see [`InputWait::Sleeping`]), with its
+    // reason; whether one of the groups asleep so started since the last input.
+    let mut asleep: Option<(String, std::time::Duration)> = None;
+    let mut asleep_since_input = false;
     for &(pgrp, session) in &groups {
         let left = probe.looks.hosted.get();
         if left == 0 {
@@ -433,18 +443,48 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         }
         probe.looks.hosted.set(left - 1);
         match group_wait(pgrp, Some(session), candidates, probe) {
-            InputWait::Waiting { .. } => {}
+            InputWait::Waiting { .. } => one_waits = true,
             InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                 return false;
             }
+            InputWait::Sleeping { reason, timer } => {
+                waits = false;
+                asleep_since_input |= started_since_input(pgrp, probe);
+                if asleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest) {
+                    asleep = Some((reason, timer));
+                }
+            }
             // (A group busy with the input may come after it.)
-            _ if probe.since_input.is_some() => waits = false,
+            _ if probe.since_input.is_some() => (waits, one_else) = (false, true),
             _ => return false,
         }
     }
+    // Asleep beside programs waiting for keys, a sleep started before the input is no
+    // answer to it: the keys may have gone to one of those, in the window shown.
+    if let Some((reason, timer)) = asleep
+        && !one_else
+        && (asleep_since_input || !one_waits)
+    {
+        let reason = format!("{reason} (in a terminal pid {relay} hosts)");
+        probe.looks.sleeping_hosted.borrow_mut().get_or_insert((reason, timer));
+    }
     waits
+}
+
+/// What the programs the relays judged in this probe host make of their client when no
+/// relay waits for input (see [`judge_relay`]): busy with the last input, or asleep for
+/// longer than any default wait, unless the client's own `clock` is about to go off. The
+/// answers are taken from the probe's looks.
+pub(super) fn hosted_verdict(looks: &Looks, clock: bool) -> Option<InputWait> {
+    let busy = looks.busy_hosted.borrow_mut().take();
+    let asleep = looks.sleeping_hosted.borrow_mut().take();
+    match (busy, asleep) {
+        (Some(reason), _) => Some(InputWait::NotWaiting { reason }),
+        (None, Some((reason, timer))) if !clock => Some(InputWait::Sleeping { reason, timer }),
+        (None, _) => None,
+    }
 }
 
 /// Whether the leader of group `pgrp` started since the last input (see
