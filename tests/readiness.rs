@@ -1131,6 +1131,26 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
     top.close().unwrap();
 }
 
+/// An Escape alone, typed to a monitor on a one-second tick that waits only briefly for the
+/// rest of a key code (`ESCDELAY=25`, as nnn and htop set it), reads as waiting as soon as the
+/// monitor redrew for it: nothing was typed before it that the redraw could answer instead.
+/// (Each Escape took the tick's whole second: `htop -d 10` closing its sort menu, 1.10 s.)
+#[test]
+fn a_monitor_with_a_short_escape_delay_answers_an_escape_at_once() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = include_str!("common/halfdelay_monitor.py");
+    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "25");
+    let monitor = engine.spawn(spec).unwrap();
+    input_wait_fires(&monitor);
+    assert_keys_answered_at_once(&monitor, &["<Esc>"; 4], |_, screen| {
+        assert!(screen.lines[0].ends_with(" key 27"), "{screen}");
+    });
+    monitor.close().unwrap();
+}
+
 /// Types each of `keys` to a monitor on a one-second tick with a wait for its wait for input,
 /// checks the screen after each with `check`, and asserts that at least all but one were
 /// answered well within the tick (each took a second before the tick was carried across the

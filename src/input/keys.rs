@@ -903,19 +903,26 @@ pub(crate) fn bytes_signal(bytes: &[u8]) -> bool {
     matches!(bytes, [0x03 | 0x1c | 0x1a])
 }
 
-/// Whether typing `bytes` ends in a key code not finished yet: a lone Escape, or an Escape
-/// then `[` or `O` with no final byte after them (`ESC [ 1 ;`). A program reading keys waits
-/// for the rest (ncurses's `ESCDELAY`) before it answers what was typed before it.
-pub(crate) fn bytes_end_in_unfinished_key(bytes: &[u8]) -> bool {
-    let Some(escape) = bytes.iter().rposition(|&b| b == 0x1b) else {
-        return false;
-    };
-    match &bytes[escape + 1..] {
+/// Whether typing `bytes` ends in a key code not finished yet (see [`unfinished_key_start`])
+/// after other keys, which the program may draw for while it waits for the rest: what it
+/// draws after a key code's start typed alone answers that.
+pub(crate) fn bytes_end_in_unfinished_key_after_keys(bytes: &[u8]) -> bool {
+    unfinished_key_start(bytes).is_some_and(|start| start > 0)
+}
+
+/// Where the key code not finished yet that `bytes` ends in starts, if they end in one: a
+/// lone Escape, or an Escape then `[` or `O` with no final byte after them (`ESC [ 1 ;`). A
+/// program reading keys waits for the rest (ncurses's `ESCDELAY`) before it answers what was
+/// typed before it.
+fn unfinished_key_start(bytes: &[u8]) -> Option<usize> {
+    let escape = bytes.iter().rposition(|&b| b == 0x1b)?;
+    let unfinished = match &bytes[escape + 1..] {
         [] | [b'O'] => true,
         // Parameter and intermediate bytes, no final byte yet.
         [b'[', rest @ ..] => rest.iter().all(|b| (0x20..=0x3f).contains(b)),
         _ => false,
-    }
+    };
+    unfinished.then_some(escape)
 }
 
 /// Whether typing `bytes` presses Escape as a key of its own: an Escape that starts no key
@@ -943,12 +950,15 @@ mod tests {
     #[test]
     fn an_unfinished_key_code_is_told_at_the_end_of_input() {
         for unfinished in [&b"\x1b"[..], b"a\x1b", b"\x1b[", b"x\x1b[1;", b"\x1bO", b"\x1b[A\x1b"] {
-            assert!(super::bytes_end_in_unfinished_key(unfinished), "{unfinished:?}");
+            assert!(super::unfinished_key_start(unfinished).is_some(), "{unfinished:?}");
+            let alone = [&b"\x1b"[..], b"\x1b[", b"\x1bO"].contains(&unfinished);
+            let after_keys = super::bytes_end_in_unfinished_key_after_keys(unfinished);
+            assert_eq!(after_keys, !alone, "{unfinished:?}");
         }
         for whole in
             [&b""[..], b"a", b"\x1b[A", b"\x1b[1;5A", b"\x1bOP", b"\x1bx", b"\x1b[Ab", b"\x1b\x1bx"]
         {
-            assert!(!super::bytes_end_in_unfinished_key(whole), "{whole:?}");
+            assert!(super::unfinished_key_start(whole).is_none(), "{whole:?}");
         }
     }
 

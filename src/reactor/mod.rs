@@ -331,9 +331,9 @@ struct Slot {
     /// When the terminal last queued replies to queries in the output: read by a shell at its
     /// prompt as typed keys, they may sit on its line though nothing was typed there.
     last_reply: Option<Instant>,
-    /// The last input queued ended in a key code not finished (a lone Escape, `ESC [`): a
-    /// program may wait for the rest before it answers (ncurses's `ESCDELAY`), whatever it
-    /// drew for keys before it.
+    /// The last input queued ended in a key code not finished (a lone Escape, `ESC [`) after
+    /// other keys: a program may wait for the rest before it answers (ncurses's `ESCDELAY`),
+    /// whatever it drew for the keys before it. (Typed alone, what it draws answers it.)
     input_ends_unfinished: bool,
     /// The terminal's moves to the top-left (`Terminal::homes`) when the last input was
     /// queued: two since then, and the program redraws its whole screen frame after frame.
@@ -449,7 +449,8 @@ impl Slot {
     fn note_input(&mut self, typed: Option<&[u8]>) {
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
-        self.input_ends_unfinished = crate::input::keys::bytes_end_in_unfinished_key(bytes);
+        self.input_ends_unfinished =
+            crate::input::keys::bytes_end_in_unfinished_key_after_keys(bytes);
         self.homes_at_input = self.terminal.homes();
         // (A signal echoes nothing and asks the terminal nothing.)
         self.input_unechoed = typed.is_some()
