@@ -3354,6 +3354,31 @@ fn a_focused_button_is_marked_inside_a_marked_dialog() {
     client.finish();
 }
 
+/// fzf draws a gutter in its selection's background beside every entry, and tig a line
+/// between its views: each row's blank or `│` was marked (`⟦ ⟧ grape`), and beside a list
+/// taller than the highlights' number nothing at all, the selected entry neither. Runs drawn
+/// alike down a column are left unmarked; the selected entry is marked, and follows `<Up>`.
+#[test]
+fn fzfs_selected_entry_is_marked_and_its_gutter_is_not() {
+    if !common::require("fzf") || !common::require("sh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "seq 40 | fzf"], "cols": 40, "rows": 30}),
+    );
+    let shown = text(&started);
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(shown.contains("fzf waiting for keys"), "{shown}");
+    assert!(shown.contains("⟦> 1⟧") && !shown.contains("⟦ ⟧"), "{shown}");
+    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Up>"}));
+    let shown = text(&moved);
+    assert!(shown.contains("⟦> 2⟧") && !shown.contains("⟦ ⟧"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// dialog leaves the alternate screen out (its boxes stay on the shell's screen), paints the
 /// screen blue, and shows its selected entry and focused button blue on white. Its rows were
 /// read as transcript lines, with no mark: a `<Down>` read "unchanged since your last look"

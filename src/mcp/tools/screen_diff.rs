@@ -86,7 +86,7 @@ impl Frame {
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
         let cells = usize::from(screen.cols) * usize::from(screen.rows);
-        let mut runs = select(runs, styles, screen.cols, cells);
+        let mut runs = select(runs, styles, screen, cells);
         if styles == Styles::Meaningful {
             for run in &mut runs {
                 let row = text(usize::from(run.row));
@@ -271,8 +271,8 @@ impl Frame {
     }
 }
 
-/// The runs `styles` marks, neighbours with the same label merged.
-fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Marked> {
+/// The runs of `screen` that `styles` marks, neighbours with the same label merged.
+fn select(runs: &[StyleRun], styles: Styles, screen: &Screen, cells: usize) -> Vec<Marked> {
     // A background on most of the screen's `cells` is the screen's own colour (a program that
     // paints every cell, such as curses' white on black), not a highlight.
     let base = screen_background(runs, cells);
@@ -284,14 +284,16 @@ fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Mar
         Styles::All => merged(runs.iter().map(|run| Marked::new(run, label(run)))),
         Styles::Meaningful => {
             let islands = base.map_or_else(Vec::new, |base| islands(runs, base));
+            let stripes = stripes(runs, &screen.lines);
             let mut chosen: Vec<&StyleRun> = runs
                 .iter()
                 .enumerate()
                 .filter(|&(i, run)| meaningful(run) || islands.get(i).copied().unwrap_or(false))
+                .filter(|&(i, _)| !stripes[i])
                 .map(|(_, run)| run)
                 .collect();
             if chosen.len() > MAX_MEANINGFUL_RUNS {
-                chosen = standing_out(chosen, cols);
+                chosen = standing_out(chosen, screen.cols);
             }
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 return Vec::new();
@@ -306,6 +308,53 @@ fn select(runs: &[StyleRun], styles: Styles, cols: u16, cells: usize) -> Vec<Mar
             marked
         }
     }
+}
+
+/// The most cells wide a run of a stripe is (see [`stripes`]).
+const STRIPE_WIDTH: u16 = 2;
+
+/// The fewest consecutive rows a stripe covers (see [`stripes`]).
+const STRIPE_ROWS: usize = 3;
+
+/// Which of `runs` (a screen's, row by row, left to right; its text `lines`) are stripes: at
+/// most [`STRIPE_WIDTH`] cells of one look and one text, blanks or a line (`│`, `|`), at one
+/// column on [`STRIPE_ROWS`] or more rows, each the next row or the one after it (the
+/// selected entry, drawn otherwise, between two). A list's gutter (fzf's, beside each
+/// entry), a separator between two views (tig's `│`) or a shadow is drawn alike on every row
+/// whatever is selected: marked, it told nothing and, beside a long list, crowded out the
+/// selection's own mark. (A selection holds text: vim's block of `x` down a column is one.)
+fn stripes(runs: &[StyleRun], lines: &[String]) -> Vec<bool> {
+    let text = |run: &StyleRun| {
+        let line = lines.get(usize::from(run.row)).map_or("", String::as_str);
+        let start = byte_at_cell(line, run.col);
+        let end = start + byte_at_cell(&line[start..], run.width);
+        &line[start..end]
+    };
+    /// A run's column, width, look and text: what the runs of a stripe share.
+    type Alike<'t> = (u16, u16, (String, bool), &'t str);
+    // The rows and indexes of the runs alike, in row order.
+    let mut alike: HashMap<Alike, Vec<(u16, usize)>> = HashMap::new();
+    let drawn = |text: &str| text.chars().all(|c| c == ' ' || c == '|' || is_box_drawing(c));
+    for (i, run) in runs.iter().enumerate().filter(|(_, run)| run.width <= STRIPE_WIDTH) {
+        let text = text(run);
+        if drawn(text) {
+            alike.entry((run.col, run.width, look(run), text)).or_default().push((run.row, i));
+        }
+    }
+    let mut flags = vec![false; runs.len()];
+    for column in alike.values() {
+        for stripe in
+            column.chunk_by(|a, b| b.0 <= a.0.saturating_add(2)).filter(|s| s.len() >= STRIPE_ROWS)
+        {
+            stripe.iter().for_each(|&(_, i)| flags[i] = true);
+        }
+    }
+    flags
+}
+
+/// Whether `c` is one of Unicode's box-drawing characters (`│`, `┃`, `║`, `─`, `┼`...).
+fn is_box_drawing(c: char) -> bool {
+    ('\u{2500}'..='\u{257f}').contains(&c)
 }
 
 /// `marked`, neighbours of the same label on a row merged.
@@ -1394,6 +1443,30 @@ mod tests {
         assert_eq!(frame.text(&Shape::Whole), "a PID USER\n ⟦▌ x⟧");
     }
 
+    /// A gutter beside a list (fzf's blank, in the selection's background) and a line
+    /// between two views (tig's `│`) are drawn alike down a column whatever is selected: not
+    /// marked, though the selected entry, whose gutter holds `>`, is. A block of text selected
+    /// down a column (vim's `x` of each row) is still marked.
+    #[test]
+    fn runs_drawn_alike_down_a_column_are_not_marked() {
+        let lines = ["  fig  │a", "  date │b", "> apple│c", "  kiwi │d"];
+        let screen = screen(&lines, (3, 8));
+        let mut runs = Vec::new();
+        for row in 0..4 {
+            runs.push(run(row, 0, 1, "default", "color(236)", &[]));
+            runs.push(run(row, 7, 1, "blue", "color(236)", &[]));
+        }
+        runs[4] = run(2, 0, 7, "default", "color(236)", &[]);
+        let frame = Frame::new(&screen, &runs, Styles::Meaningful);
+        let shown = "  fig  │a\n  date │b\n⟦> apple⟧│c\n  kiwi │d";
+        assert_eq!(frame.text(&Shape::Whole), shown);
+        let screen = self::screen(&["x=1", "x=2", "x=3", "x=4"], (3, 0));
+        let block: Vec<StyleRun> =
+            (0..3).map(|row| run(row, 0, 1, "default", "red", &[])).collect();
+        let frame = Frame::new(&screen, &block, Styles::Meaningful);
+        assert_eq!(frame.text(&Shape::Whole), "⟦x⟧=1\n⟦x⟧=2\n⟦x⟧=3\nx=4");
+    }
+
     /// mc: panels painted blue, a selection bar in cyan between their borders, and a menu
     /// bar and a function-key bar coloured whole, cyan with black keys, many runs. The
     /// selection bar was not marked: cyan covers too many of the coloured cells to be rare.
@@ -1432,7 +1505,9 @@ mod tests {
         crowded.extend((0..20).map(|row| run(row + 6, 0, 1, "white", "cyan", &[])));
         let mut tall = screen.clone();
         tall.rows = 26;
-        tall.lines.resize(26, "|".to_owned());
+        // (Each crowding run on a letter of its own: runs alike row after row, a gutter, are
+        // not counted.)
+        tall.lines.extend((b'a'..=b'z').take(21).map(|c| char::from(c).to_string()));
         let frame = Frame::new(&tall, &crowded, Styles::Meaningful);
         assert_eq!(lines_of(&frame), ["|/..   |a  |", "| alpha|b  |", "| beta |c  |"]);
         assert!(frame.text(&Shape::Whole).contains("⟦1⟧H⟦e⟧"), "{}", frame.text(&Shape::Whole));
