@@ -3171,6 +3171,42 @@ fn a_dialog_over_a_bordered_panel_is_sent_as_whole_rows_not_a_slide() {
     client.finish();
 }
 
+/// gdb's TUI turning its source window into its assembly (`layout asm`) writes new text
+/// between the same borders: a slide of all but one column keeps only the left border, as the
+/// right one, and saved the padding before it; it was told as `rows 1-13 as then but moved 79
+/// columns to the right, only their columns 0-78 shown`, though no text moved. The rows are
+/// sent as changed, whole, below them the command window's rows that stayed are not.
+#[test]
+fn new_text_between_the_same_borders_is_sent_as_whole_rows_not_a_slide() {
+    if !common::require("python3") {
+        return;
+    }
+    let script = screens_on_keys(
+        "window.py",
+        "boxed = lambda text: '│' + text.ljust(38) + '│'\n\
+         source = [boxed(f'  {n}  int x{n} = {n};') for n in range(10)]\n\
+         asm = [boxed(f' 0x55{n} <main+{n}>  mov %rsp') for n in range(10)]\n\
+         below = [f'(gdb) command {n}' for n in range(12)]\n\
+         draw(['window'] + source + below)\n\
+         draw(['window'] + asm + below)\n",
+    );
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", script.to_str().unwrap()]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "window", "cols": 40, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let asm = client.call("terminal_send", json!({"session_id": id, "keys": "x"}));
+    let shown = text(&asm);
+    assert!(!shown.contains("columns to the right"), "{shown}");
+    assert_eq!(asm["structuredContent"]["screen"]["slid"], Value::Null, "{asm}");
+    let row = format!("│{:<38}│", " 0x553 <main+3>  mov %rsp");
+    assert!(shown.contains(&format!("\n4│{row}")), "row 4 whole: {shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A screen's title is named with the whole screen, and with its changes only when it changed
 /// since the screen they are counted from: a title a program set once (or left behind when it
 /// exited, as mc's) is not repeated in every look.

@@ -934,6 +934,10 @@ const MAX_CURSOR_PAD: usize = 16;
 /// sideways (the search compares each row with itself at every shift).
 const SLIDE_SEARCH_CELLS: usize = 1 << 22;
 
+/// The fewest characters (not blanks) a row that slid keeps: one or two, a box's border (the
+/// left one kept as the right one, gdb's TUI window given new text), are no text that moved.
+const SLIDE_MIN_KEPT: usize = 3;
+
 /// About the bytes the header's note of a block of rows that slid takes.
 const SLIDE_NOTE: usize = 100;
 
@@ -1039,7 +1043,8 @@ fn shifts(now: &[u64], then: &[u64], span: (u16, u16)) -> Vec<i16> {
 
 /// The bytes row `row` saves if it `slid` (its `first` and `count` aside): its cells outside
 /// the span are those of the seen row it came from (`then`), its kept cells too, marks
-/// included up to the row's last character, and they are not blanks only; no wide character
+/// included up to the row's last character, and they hold [`SLIDE_MIN_KEPT`] characters or
+/// more that are not blanks; no wide character
 /// is cut at the new columns' edges; the new columns take the bytes they are shown in.
 fn slide_saves(frame: &Frame, now: &[u64], then: &[u64], row: usize, slid: &Slid) -> Option<usize> {
     let cols = usize::from(frame.cols);
@@ -1050,7 +1055,9 @@ fn slide_saves(frame: &Frame, now: &[u64], then: &[u64], row: usize, slid: &Slid
     let (new_from, new_to) = slid.new_columns();
     let kept = &now[usize::from(kept_from)..usize::from(kept_to)];
     let was = &then[usize::from(then_from)..usize::from(then_to)];
-    kept.iter().rposition(|cell| !blank(cell))?;
+    if kept.iter().filter(|cell| !blank(cell)).count() < SLIDE_MIN_KEPT {
+        return None;
+    }
     // Marks count up to the row's last character (a caller drops them after it, where they
     // end with the text).
     let text_end = match frame.runs_end_with_text {
@@ -1825,8 +1832,11 @@ mod tests {
         let list: Vec<String> =
             names.iter().enumerate().map(|(n, name)| process(n as u32 + 1, name)).collect();
         let lines = |rows: &[String]| -> Frame {
-            let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-            frame(&rows, (0, 0))
+            let mut rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+            rows.push(FOOTER);
+            let mut screen = screen(&rows, (0, 0));
+            screen.cols = 80;
+            Frame::new(&screen, &[], Styles::Meaningful)
         };
         let before = lines(&list);
         seen.remember(id, Some(before.clone()));
@@ -1871,6 +1881,26 @@ mod tests {
         let shape = seen.shape(id, &after, false);
         let Shape::Changes(changes) = &shape else { panic!("{shape:?}") };
         assert_eq!((changes.slid, &changes.rows), (None, &vec![2, 3, 4, 5]));
+    }
+
+    /// gdb's TUI turning its source window into its assembly: rows of new text between the
+    /// same borders, padded to the right one. A slide of all but one column keeps the left
+    /// border as the right one and saves the padding, but no text moved: the rows are sent
+    /// as changed, with no slide told (`rows 1-13 as then but moved 79 columns to the right`).
+    #[test]
+    fn a_slide_keeping_only_a_border_is_no_slide() {
+        let boxed = |text: &str| format!("│{text:<58}│");
+        let source: Vec<String> =
+            (0..8).map(|n| boxed(&format!("   {n}  int x{n} = {n};"))).collect();
+        let asm: Vec<String> =
+            (0..8).map(|n| boxed(&format!(" 0x55{n} <main+{n}>  mov %rsp"))).collect();
+        let frame = |rows: &[String]| {
+            let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+            let mut screen = screen(&rows, (0, 0));
+            screen.cols = 60;
+            Frame::new(&screen, &[], Styles::Meaningful)
+        };
+        assert_eq!(find_slide(&frame(&asm), &frame(&source), |_| true), None);
     }
 
     #[test]
