@@ -297,12 +297,7 @@ impl Emulator {
 
     /// [`lines_down_to`](Self::lines_down_to) row `last`, or, without it, down to the cursor
     /// and cut there ([`lines_to_cursor`](Self::lines_to_cursor)).
-    fn lines_from(
-        &self,
-        transcript: &Transcript,
-        top: usize,
-        last: Option<usize>,
-    ) -> Vec<String> {
+    fn lines_from(&self, transcript: &Transcript, top: usize, last: Option<usize>) -> Vec<String> {
         let grid = self.term.grid();
         let cursor = grid.cursor.point;
         let cursor_row = cursor.line.0.max(0) as usize;

@@ -1,4 +1,3 @@
-
 use super::*;
 use alacritty_terminal::index::Column;
 
