@@ -268,6 +268,11 @@ pub struct Process {
     pub pid: i32,
     /// Command name (`/proc/PID/comm`).
     pub name: String,
+    /// The terminal multiplexer whose pane or window it is on, by the name of its server's
+    /// program up to any colon (`tmux`, `screen`), when it reads the session's keys through
+    /// one: a program in tmux's one pane, which a tmux client in the session shows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within: Option<String>,
 }
 
 /// A session's status, carried by every read and wait outcome.

@@ -1321,7 +1321,8 @@ fn the_default_wait_follows_a_relay_across_the_network_to_its_prompt() {
 /// own: the client waits on its server's socket, and the server waits for keys while the
 /// pane's command sleeps. `echo start; sleep 3; echo slept` returned after 1.3 s, `running,
 /// quiet · settled`, with `start` alone. A job that started before the input, in a window not
-/// shown, keeps no call busy to the default wait's end.
+/// shown, keeps no call busy to the default wait's end. The header names the program of the
+/// one pane, in tmux, with its input (a password prompt is one), not tmux's server.
 #[test]
 fn the_default_wait_follows_a_command_in_a_tmux_pane_to_its_end() {
     if !require("tmux") || !require("bash") {
@@ -1345,7 +1346,8 @@ fn the_default_wait_follows_a_command_in_a_tmux_pane_to_its_end() {
     let mut argv = vec!["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane];
     argv.extend([";", "set", "-g", "default-command", pane]);
     let started = client.call("terminal_start", json!({"argv": argv, "rows": 24}));
-    assert!(text(&started).contains("waiting for keys"), "{}", text(&started));
+    let header = text(&started).lines().next().unwrap_or_default().to_owned();
+    assert!(header.ends_with(" · bash in tmux waiting for keys]"), "{}", text(&started));
     let id = started["structuredContent"]["session_id"].clone();
     let send = |client: &mut Client, mut arguments: Value| {
         arguments["session_id"] = id.clone();
@@ -1353,7 +1355,10 @@ fn the_default_wait_follows_a_command_in_a_tmux_pane_to_its_end() {
     };
     let said =
         send(&mut client, json!({"text": "echo start; sleep 3; echo slept", "submit": true}));
-    assert!(said.contains("waiting for keys") && said.contains("slept"), "{said}");
+    assert!(said.starts_with("[bash in tmux waiting for keys") && said.contains("slept"), "{said}");
+    let said = send(&mut client, json!({"text": "read -rs -p 'Password: ' pw", "submit": true}));
+    assert!(said.starts_with("[bash in tmux waiting for a password (echo off)"), "{said}");
+    send(&mut client, json!({"keys": "<C-c>"}));
     // A busy job in window 0, then window 1 shown: its commands settle.
     let said = send(
         &mut client,

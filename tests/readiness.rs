@@ -407,14 +407,9 @@ fn a_typed_interrupt_leaves_no_unread_input() {
 /// The pane of [`waits_through_its_server`]: a prompt, a line read, then a sleep and a read.
 const PANE: &str = "printf 'ready> '; read -r x; echo got-$x; sleep 3; read -r y";
 
-/// A tmux client whose pane runs [`PANE`] waits for input (keys: the server reads the
-/// terminal raw) at the prompt, not while the pane's program sleeps, and again after it.
-fn waits_through_its_server(tmux: &Session) {
-    waits_through_its_server_for(tmux, InputKind::Keys);
-}
-
 /// A multiplexer's client whose window runs [`PANE`] waits for input of `kind` at the
-/// prompt, not while the window's program sleeps, and again after it.
+/// prompt, not while the window's program sleeps, and again after it. (With one pane or
+/// window, the program in it reads, on a terminal of its own: [`PANE`]'s `read` a line.)
 fn waits_through_its_server_for(client: &Session, kind: InputKind) {
     assert_eq!(input_wait_fires(client), Some(kind));
     assert!(client.screen().unwrap().contains("ready>"));
@@ -427,7 +422,8 @@ fn waits_through_its_server_for(client: &Session, kind: InputKind) {
 
 /// A tmux client hands its terminal to the tmux server, a process of another POSIX session
 /// that reads it: the client itself only polls its socket. The server's wait is the
-/// terminal's, before and after a line typed through it.
+/// terminal's, before and after a line typed through it; the program of its one pane reads
+/// a line.
 #[test]
 fn a_tmux_client_waits_for_input_through_its_server() {
     if !require("tmux") || !require(&shell_program()) {
@@ -440,7 +436,7 @@ fn a_tmux_client_waits_for_input_through_its_server() {
     let tmux = engine
         .spawn(SpawnSpec::new("tmux").args(["-S", socket, "-f", "/dev/null", "new-session", PANE]))
         .unwrap();
-    waits_through_its_server(&tmux);
+    waits_through_its_server_for(&tmux, InputKind::Line);
 }
 
 /// A tmux server sets a timer of half a second after a pane's output (it renames its windows
@@ -509,7 +505,7 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
     assert!(started.success(), "{started}");
     let engine = engine();
     let tmux = engine.spawn(SpawnSpec::new("tmux").args(["-S", socket, "attach"])).unwrap();
-    waits_through_its_server(&tmux);
+    waits_through_its_server_for(&tmux, InputKind::Line);
 }
 
 /// A directory for GNU screen's sockets (`SCREENDIR`), the user's alone as screen wants it.
@@ -563,8 +559,8 @@ fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
 /// `screen -r` attaches to a GNU screen server that is not its child (one started before,
 /// detached from: here in the same session): the client waits in `pause()` and the server
 /// reads the terminal, as tmux's does for `tmux attach`. It was never waiting for input
-/// (each MCP call took its whole default wait); it waits through that server now, for keys
-/// (the server reads the session's terminal raw).
+/// (each MCP call took its whole default wait); it waits through that server now, for the
+/// line the program of its one window reads on its own terminal.
 #[test]
 fn a_gnu_screen_client_reattached_waits_through_its_server() {
     if !require("screen") || !require("bash") {
@@ -588,7 +584,7 @@ fn a_gnu_screen_client_reattached_waits_through_its_server() {
     expect(&shell, Until::text("[detached"));
     shell.submit("screen -c /dev/null -r tl").unwrap();
     expect(&shell, Until::screen_contains("ready>"));
-    waits_through_its_server_for(&shell, InputKind::Keys);
+    waits_through_its_server_for(&shell, InputKind::Line);
 }
 
 /// GNU screen with two windows: a password prompt in the first, hidden, and a line asked for
@@ -623,6 +619,48 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     expect(&screen, Until::screen_contains("got-42"));
     assert!(!screen.screen().unwrap().contains("hunter2"));
     screen.close().unwrap();
+}
+
+/// A password asked for in tmux's one pane: the pane's program is named the reader, in tmux,
+/// on a terminal that reads lines with echo off, and a secret may be typed, as in GNU
+/// screen's one window. The server, which reads the session's terminal raw, was named
+/// instead, whatever the pane ran (`tmux: server waiting for keys`), and a secret refused.
+/// With a second window, `/proc` cannot tell which one gets the keys: the server reads again,
+/// and a secret is refused.
+#[test]
+fn the_program_in_tmuxs_one_pane_is_named_the_reader_with_its_input() {
+    if !require("tmux") || !require("sh") {
+        return;
+    }
+    let dir = TestDir::new("tmux-pane-reader");
+    let socket = dir.join("s");
+    let socket = socket.to_str().unwrap();
+    let asks = "stty -echo; printf 'Password: '; read -r p; stty echo; echo; echo pw-$p; read -r q";
+    let engine = engine();
+    let args = ["-S", socket, "-f", "/dev/null", "new-session", "sh", "-c", asks];
+    let tmux = engine.spawn(SpawnSpec::new("tmux").args(args)).unwrap();
+    expect(&tmux, Until::screen_contains("Password:"));
+    let outcome = expect(&tmux, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Password), "{outcome}");
+    let reader = outcome.status.foreground.as_ref().unwrap();
+    assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("sh", Some("tmux")));
+    tmux.send_secret("hunter2").unwrap();
+    expect(&tmux, Until::screen_contains("pw-hunter2"));
+
+    let line = "printf 'name> '; read -r x; echo got-$x; read -r y";
+    let window = std::process::Command::new("tmux")
+        .args(["-S", socket, "new-window", "sh", "-c", line])
+        .status()
+        .unwrap();
+    assert!(window.success(), "{window}");
+    expect(&tmux, Until::screen_contains("name>"));
+    let outcome = expect(&tmux, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    let reader = outcome.status.foreground.as_ref().unwrap();
+    assert_eq!((reader.name.as_str(), reader.within.as_deref()), ("tmux: server", None));
+    let err = tmux.send_secret("hunter2").unwrap_err();
+    assert!(matches!(err, Error::NotAtPasswordPrompt { .. }), "{err}");
+    tmux.close().unwrap();
 }
 
 /// `sleep 300` typed into a shell in a tmux pane, or in GNU screen's window, settles the

@@ -700,6 +700,7 @@ impl Reactor {
         status.foreground = group.map(|pid| Process {
             pid,
             name: procfs::group_name(pid).unwrap_or_else(|| "?".to_owned()),
+            within: None,
         });
         let at_prompt = slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
@@ -719,10 +720,13 @@ impl Reactor {
             match wait {
                 procfs::InputWait::Waiting { reader } => {
                     // Name the program that reads the terminal (`less` behind `git`, or
-                    // behind the shell running `seq | less`), not the group's leader.
+                    // behind the shell running `seq | less`), not the group's leader; and the
+                    // multiplexer it is in (`vim` in tmux's one pane, which its server reads
+                    // for), whose client the session runs.
                     if let Some(reader) = reader.filter(|&r| Some(r) != group) {
+                        let within = procfs::relay_name(reader, slot.pid);
                         status.foreground = procfs::process_name(reader)
-                            .map(|name| Process { pid: reader, name })
+                            .map(|name| Process { pid: reader, name, within })
                             .or(status.foreground);
                     }
                     status.input_kind =

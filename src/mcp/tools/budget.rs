@@ -265,7 +265,12 @@ pub(crate) mod worst {
     pub(crate) fn status() -> Status {
         Status {
             activity: Activity::Closed(ExitStatus::Signal(9)),
-            foreground: Some(Process { pid: i32::MIN, name: "\u{1}".repeat(15) }),
+            foreground: Some(Process {
+                pid: i32::MIN,
+                name: "\u{1}".repeat(15),
+                // (A relay's name is plain ASCII: see `procfs::relay_name`.)
+                within: Some("x".repeat(15)),
+            }),
             since_output: Duration::from_micros(u64::MAX / 3),
             last_exit_code: Some(i32::MIN),
             shell_integration: true,

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::{Activity, ExitStatus, SessionId, Status};
+use crate::{Activity, ExitStatus, Process, SessionId, Status};
 
 /// How a program ended, as (code, signal).
 pub(crate) fn exit_parts(status: Option<ExitStatus>) -> (Option<i32>, Option<i32>) {
@@ -98,6 +98,7 @@ pub(crate) fn doing(status: &Status, at: Option<&str>) -> String {
         Activity::Closed(how) => format!("closed ({})", how.ending(status.ended_by_close)),
     };
     match &status.foreground {
+        Some(Process { name, within: Some(within), .. }) => format!("{name} in {within} {state}"),
         Some(process) => format!("{} {state}", process.name),
         None => state,
     }
@@ -131,7 +132,7 @@ mod tests {
     fn header_names_a_started_session_status_foreground_and_exit() {
         let status = Status {
             activity: Activity::WaitingForInput,
-            foreground: Some(crate::Process { pid: 1234, name: "python3".into() }),
+            foreground: Some(Process { pid: 1234, name: "python3".into(), within: None }),
             last_exit_code: Some(0),
             ..Status::default()
         };
@@ -139,7 +140,15 @@ mod tests {
         assert_eq!(header(&status), "[python3 waiting for input]");
         let started = Header { started: Some(SessionId(3)), status: &status, at: None, wait: None };
         assert_eq!(started.render(), "[session 3 started · python3 waiting for input]");
-        let shell = crate::Process { pid: 1200, name: "bash".into() };
+        // A program in a multiplexer's pane that its server reads for says so.
+        let vim = Process { pid: 1300, name: "vim".into(), within: Some("tmux".into()) };
+        let in_tmux = Status {
+            foreground: Some(vim),
+            input_kind: Some(crate::InputKind::Keys),
+            ..status.clone()
+        };
+        assert_eq!(header(&in_tmux), "[vim in tmux waiting for keys]");
+        let shell = Process { pid: 1200, name: "bash".into(), within: None };
         let prompt = Status { activity: Activity::AtPrompt, foreground: Some(shell), ..status };
         assert_eq!(header(&prompt), "[bash at the shell prompt · last exit 0]");
         let exited = Status { activity: Activity::Exited(crate::ExitStatus::Code(7)), ..prompt };

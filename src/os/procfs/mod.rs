@@ -159,6 +159,24 @@ pub(crate) fn process_name(pid: i32) -> Option<String> {
     }
 }
 
+/// The name of the relay that process `pid` reads the keys of session `sid` through (a tmux
+/// or GNU screen server, on whose pane or window it is): the parent of the leader of `pid`'s
+/// POSIX session, when that one leads it on a terminal and the parent is of another session
+/// than `sid` (a program of the session that hosts a terminal, `script` or `sudo` with
+/// `use_pty`, is none), up to any colon in its name (`tmux` for `tmux: server`). `None`
+/// where `/proc` cannot tell, or when the name is not plain ASCII letters, digits, `.`, `_`,
+/// `-` and `+`: a header says it in few bytes, which JSON need not escape.
+pub(crate) fn relay_name(pid: i32, sid: i32) -> Option<String> {
+    let leader = read_stat(read_stat(pid).ok()?.session).ok()?;
+    if leader.pid == sid || leader.tty_nr == 0 {
+        return None;
+    }
+    let relay = read_stat(leader.ppid).ok().filter(|relay| relay.session != sid)?;
+    let name = relay.comm.split(':').next().unwrap_or_default().trim();
+    let plain = |b: u8| b.is_ascii_alphanumeric() || b"._-+".contains(&b);
+    (!name.is_empty() && name.bytes().all(plain)).then(|| name.to_owned())
+}
+
 /// The name a process group goes by: its leader's, or, once the leader has ended and been
 /// reaped (a pipeline's first command done, a shell that exited leaving a job it started in
 /// the background of its group), a live member's; `None` when no process is left in it.
@@ -894,9 +912,11 @@ const PROBE_DESCRIPTORS: usize = 4096;
 #[derive(Debug)]
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 struct Looks {
-    /// The relays judged, with the verdict (`None` while it is being judged: met again then,
-    /// the relay hosts its own client, which waits on nothing but itself).
-    relays: std::cell::RefCell<Vec<(i32, Option<bool>)>>,
+    /// The relays judged, with the verdict: the process that reads through the relay, or
+    /// `None` when it does not wait (see `linux::relay_reader`); the verdict is `None` while
+    /// the relay is being judged: met again then, it hosts its own client, which waits on
+    /// nothing but itself.
+    relays: std::cell::RefCell<Vec<(i32, Option<Option<i32>>)>>,
     /// The hosted groups this probe may still look at.
     hosted: std::cell::Cell<usize>,
     /// Why a program a judged relay hosts is busy with the last input (see

@@ -336,8 +336,9 @@ pub(super) fn group_wait(
         (!proxy).then_some(not)
     });
     if let Some(not) = relayed {
+        // (The relay, or the one program it hosts: see [`judge_relay`].)
         let relay = match (reader, sid) {
-            (None, Some(sid)) => waiting_relay(pgrp, sid, &members, candidates, probe),
+            (None, Some(sid)) => reader_through_relay(pgrp, sid, &members, candidates, probe),
             _ => None,
         };
         // A program a relay hosts that is busy with the last input, or asleep for longer
@@ -382,8 +383,10 @@ pub(super) fn group_wait(
                 if let Some(sid) = sid
                     && behind_threads.iter().any(|(_, threads)| waits_for_signal(threads))
                 {
-                    if let Some(relay) = waiting_relay(pgrp, sid, &members, candidates, probe) {
-                        return InputWait::Waiting { reader: Some(relay) };
+                    if let Some(reader) =
+                        reader_through_relay(pgrp, sid, &members, candidates, probe)
+                    {
+                        return InputWait::Waiting { reader: Some(reader) };
                     }
                     if let Some(verdict) = hosted_verdict(probe.looks, clock.is_some()) {
                         return verdict;

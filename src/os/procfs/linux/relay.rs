@@ -359,11 +359,11 @@ pub(super) fn find_descriptor<T>(
     None
 }
 
-/// The relay of the terminal of group `pgrp` (its `members`, of session `sid`) that waits
-/// for input ([`relay_waits`]): one among the session's processes ([`relays`]), or, when
-/// none there waits, one outside them that the probe's memo remembers or finds
-/// ([`remembered_outside_relay`]).
-pub(super) fn waiting_relay(
+/// The process that reads the terminal of group `pgrp` (its `members`, of session `sid`)
+/// through a relay that waits for input ([`relay_reader`]): found among the session's
+/// processes ([`relays`]), or, when none there waits, outside them, the one the probe's memo
+/// remembers or finds ([`remembered_outside_relay`]).
+pub(super) fn reader_through_relay(
     pgrp: i32,
     sid: i32,
     members: &[ProcStat],
@@ -372,28 +372,35 @@ pub(super) fn waiting_relay(
 ) -> Option<i32> {
     relays(sid, members, candidates, probe.looks)
         .into_iter()
-        .find(|&relay| relay_waits(relay, candidates, probe))
+        .find_map(|relay| relay_reader(relay, candidates, probe))
         .or_else(|| {
             let memo = probe.outside?;
             let relay = remembered_outside_relay(pgrp, sid, members, probe.looks, memo)?;
-            relay_waits(relay, None, probe).then_some(relay)
+            relay_reader(relay, None, probe)
         })
 }
 
 /// Whether the relay `relay` (see [`relays`]) waits for input: it waits itself, and so
 /// does every program it hosts, the foreground group of each terminal of a session it
 /// started (tmux's panes: a shell at its prompt, an editor; not a build), of which there
-/// is one at least (tmux starting its first pane does not wait yet).
+/// is one at least (tmux starting its first pane does not wait yet). The answer is the
+/// process that reads: the program on the one terminal it hosts (one pane in one window,
+/// whose keys all go to it), or, when it hosts several, the relay (see [`judge_relay`]);
+/// `None` when it does not wait.
 /// Each relay is judged once a probe, and at most [`RELAYS_JUDGED`] of them: one met again
 /// while it is judged hosts its own client, and does not wait for the user.
-pub(super) fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+pub(super) fn relay_reader(
+    relay: i32,
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<i32> {
     {
         let judged = probe.looks.relays.borrow();
         if let Some(&(_, verdict)) = judged.iter().find(|(pid, _)| *pid == relay) {
-            return verdict.unwrap_or(false);
+            return verdict.flatten();
         }
         if judged.len() >= RELAYS_JUDGED {
-            return false;
+            return None;
         }
     }
     probe.looks.relays.borrow_mut().push((relay, None));
@@ -404,7 +411,7 @@ pub(super) fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     verdict
 }
 
-/// See [`relay_waits`]; at most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
+/// See [`relay_reader`]; at most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
 /// at. A hosted group that is busy and started since the last input (its leader did: a command
 /// typed into a tmux pane, `sleep 3; echo done`, each `sleep` of a loop) is busy with that input:
 /// its reason is kept in the probe's looks, and the client is busy with it (see [`group_wait`]),
@@ -413,11 +420,14 @@ pub(super) fn relay_waits(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
 /// [`CLOCK_HORIZON`] left (`sleep 300` typed into a pane), beside others that wait for input or
 /// sleep so too, keeps the relay from waiting, and when it started since the last input, or
 /// none of the others waits, its sleep is kept in the probe's looks: the client sleeps with it
-/// (see [`group_wait`]).
-pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> bool {
+/// (see [`group_wait`]). A relay that waits, hosting one terminal, reads for the program on it
+/// (`vim` in tmux's one pane): that program is named the reader, and its terminal's modes are
+/// the input's (a password prompt in the pane is one the keys go to). Of several (windows,
+/// panes), `/proc` cannot tell which one gets the keys: the relay reads, as it does.
+pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> Option<i32> {
     let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
     if !matches!(observe_process(relay, own), Some((InputWait::Waiting { .. }, _))) {
-        return false;
+        return None;
     }
     let live = processes(candidates, |s| !is_dead(s));
     let hosted =
@@ -432,6 +442,8 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     let mut waits = !groups.is_empty();
     // Whether a hosted group waits for input; one neither waiting nor asleep for long.
     let (mut one_waits, mut one_else) = (false, false);
+    // The process that reads in the last hosted group that waits.
+    let mut hosted_reader = None;
     // The hosted groups' sleep that ends soonest (see [`InputWait::Sleeping`]), with its
     // reason; whether one of the groups asleep so started since the last input.
     let mut asleep: Option<(String, std::time::Duration)> = None;
@@ -439,15 +451,15 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     for &(pgrp, session) in &groups {
         let left = probe.looks.hosted.get();
         if left == 0 {
-            return false;
+            return None;
         }
         probe.looks.hosted.set(left - 1);
         match group_wait(pgrp, Some(session), candidates, probe) {
-            InputWait::Waiting { .. } => one_waits = true,
+            InputWait::Waiting { reader } => (one_waits, hosted_reader) = (true, reader),
             InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
-                return false;
+                return None;
             }
             InputWait::Sleeping { reason, timer } => {
                 waits = false;
@@ -458,7 +470,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
             }
             // (A group busy with the input may come after it.)
             _ if probe.since_input.is_some() => (waits, one_else) = (false, true),
-            _ => return false,
+            _ => return None,
         }
     }
     // Asleep beside programs waiting for keys, a sleep started before the input is no
@@ -470,7 +482,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         let reason = format!("{reason} (in a terminal pid {relay} hosts)");
         probe.looks.sleeping_hosted.borrow_mut().get_or_insert((reason, timer));
     }
-    waits
+    waits.then(|| hosted_reader.filter(|_| groups.len() == 1).unwrap_or(relay))
 }
 
 /// What the programs the relays judged in this probe host make of their client when no
