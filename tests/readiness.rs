@@ -678,16 +678,22 @@ fn a_long_sleep_in_a_tmux_pane_or_a_gnu_screen_window_settles_the_default_wait()
     let socket = tmux_dir.join("s");
     let pane = "bash --norc --noprofile";
     let argv = serde_json::json!(["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane]);
-    sleeps_through_its_relay(&toolbox, serde_json::json!({ "argv": argv }));
+    settles_long_sleeps(&toolbox, serde_json::json!({ "argv": argv }), str::to_owned);
     let screens = screen_dir("screen-sleep");
     let argv = serde_json::json!(["screen", "-c", "/dev/null", "bash", "--norc", "--noprofile"]);
     let env = serde_json::json!({ "SCREENDIR": *screens });
-    sleeps_through_its_relay(&toolbox, serde_json::json!({ "argv": argv, "env": env }));
+    let start = serde_json::json!({ "argv": argv, "env": env });
+    settles_long_sleeps(&toolbox, start, str::to_owned);
 }
 
-/// Starts a multiplexer (`start`, the arguments of `terminal_start`) whose one window runs
-/// bash, and checks the default wait after `sleep 300`, then after `sleep 3`, typed into it.
-fn sleeps_through_its_relay(toolbox: &termloom::tools::Toolbox, start: serde_json::Value) {
+/// Starts bash, or a multiplexer whose one window runs it (`start`, the arguments of
+/// `terminal_start`), and checks the default wait after `sleep 300`, then after `sleep 3`,
+/// each typed into it as the line `typed` makes of it.
+fn settles_long_sleeps(
+    toolbox: &termloom::tools::Toolbox,
+    start: serde_json::Value,
+    typed: impl Fn(&str) -> String,
+) {
     let started = toolbox.call("terminal_start", &start);
     assert!(started.text.contains("waiting for keys"), "{}", started.text);
     let id = started.structured.as_ref().unwrap()["session_id"].clone();
@@ -697,16 +703,37 @@ fn sleeps_through_its_relay(toolbox: &termloom::tools::Toolbox, start: serde_jso
         toolbox.call("terminal_send", &arguments).text
     };
     let began = Instant::now();
-    let said = send(serde_json::json!({ "text": "sleep 300", "submit": true }));
+    let said = send(serde_json::json!({ "text": typed("sleep 300"), "submit": true }));
     assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
     assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
     let said = send(serde_json::json!({ "keys": "<C-c>" }));
     assert!(said.contains("waiting for keys"), "{said}");
     // (The sum is printed only when the sleep has ended: the typed line shows the sum's
     // expression.)
-    let said = send(serde_json::json!({ "text": "sleep 3; echo done-$((1 + 2))", "submit": true }));
+    let line = typed("sleep 3; echo done-$((1 + 2))");
+    let said = send(serde_json::json!({ "text": line, "submit": true }));
     assert!(said.contains("done-3") && said.contains("waiting for keys"), "{said}");
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
+/// `sleep 300` run in a POSIX session of its own by a command the shell waits for, which
+/// keeps the terminal with no controlling terminal (`setsid -w`, `su USER -c`), settles the
+/// default wait at once and says so, as in a shell of the session's own: the sleep's verdict
+/// was dropped through the detached child, and the call read `running, quiet · still busy
+/// after 10.0 s`. A short sleep is still followed to its end.
+#[test]
+fn a_long_sleep_in_a_session_of_its_own_settles_the_default_wait() {
+    if !require("bash") || !require("setsid") || !require("sleep") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"] });
+    settles_long_sleeps(&toolbox, start.clone(), |command| format!("setsid -w sh -c '{command}'"));
+    if !require_root("switching to another user needs root") || !require("su") {
+        return;
+    }
+    let su = |command: &str| format!("su -s /bin/sh nobody -c '{command}'");
+    settles_long_sleeps(&toolbox, start, su);
 }
 
 #[test]

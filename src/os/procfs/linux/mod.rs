@@ -371,9 +371,25 @@ pub(super) fn group_wait(
         (None, None) => {
             if let Some(not) = behind {
                 // A child the members wait for may have left the terminal's session and
-                // still read the terminal (`su USER -c CMD`, `setsid -w`).
-                if let Some(wait) = detached_wait(&members, &behind_pids, candidates, probe) {
-                    return wait;
+                // still read the terminal (`su USER -c CMD`, `setsid -w`); or sleep longer
+                // than any default wait there, which the members then sleep with, as with
+                // a child of their own (judged below).
+                let detached = detached_children(
+                    &members,
+                    behind_pids.iter().copied(),
+                    candidates,
+                    probe.looks,
+                );
+                let mut asleep: &[ProcStat] = &[];
+                match detached_wait(&detached, candidates, probe) {
+                    Some(InputWait::Sleeping { reason, timer }) => {
+                        if long_sleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest) {
+                            long_sleep = Some((reason, timer));
+                        }
+                        asleep = &detached;
+                    }
+                    Some(wait) => return wait,
+                    None => {}
                 }
                 // A member waiting for a signal reads the terminal through its relay,
                 // another process of another session that holds it, as a client on its
@@ -402,7 +418,7 @@ pub(super) fn group_wait(
                     (None, Some((reason, timer)), None, _)
                         if unknown.is_empty()
                             && behind_threads.iter().all(|(pid, threads)| {
-                                asleep_long(*pid, threads, &members, candidates)
+                                asleep_long(*pid, threads, &members, asleep, candidates)
                             }) =>
                     {
                         InputWait::Sleeping { reason, timer }

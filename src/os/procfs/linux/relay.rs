@@ -170,20 +170,22 @@ pub(super) fn waits_for_a_child(what: &str) -> bool {
 
 /// Whether member `pid` of a group (`members`), every thread of which waits behind
 /// something (`threads`, see [`idle_behind`]), only sleeps longer than [`CLOCK_HORIZON`]
-/// or waits for children that are members too (a shell running `sleep 300`): not for a
-/// pipe, nor for a child that left the group (`timeout` runs its command in a group of its
-/// own), which may print.
+/// or waits for children that are members too (a shell running `sleep 300`), or are among
+/// `asleep` (children that left the terminal's session and sleep so, `su USER -c 'sleep
+/// 300'`): not for a pipe, nor for a child that left the group (`timeout` runs its command in
+/// a group of its own), which may print.
 pub(super) fn asleep_long(
     pid: i32,
     threads: &[ThreadObs],
     members: &[ProcStat],
+    asleep: &[ProcStat],
     candidates: Option<&[i32]>,
 ) -> bool {
     let for_children =
         |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what));
+    let known = |child: &ProcStat| members.iter().chain(asleep).any(|m| m.pid == child.pid);
     threads.iter().all(|t| t.long_sleep.is_some())
-        || threads.iter().all(for_children)
-            && children(pid, candidates).iter().all(|c| members.iter().any(|m| m.pid == c.pid))
+        || threads.iter().all(for_children) && children(pid, candidates).iter().all(known)
 }
 
 /// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`
@@ -261,22 +263,23 @@ pub(super) fn detached_children(
     found
 }
 
-/// Whether the children that members `behind` wait for, and that left the terminal's
-/// session ([`detached_children`]), wait for input on it: `None` when there are none, or
-/// none of their groups waits (the members' own answer stands); else their groups' answer,
-/// as [`hosted_wait`] gives it.
+/// Whether `detached`, children that members wait for and that left the terminal's session
+/// ([`detached_children`]), wait for input on it: `None` when there are none, or none of their
+/// groups waits (the members' own answer stands); else their groups' answer, as
+/// [`hosted_wait`] gives it. Groups that all sleep longer than [`CLOCK_HORIZON`] (`su USER -c
+/// 'sleep 300'`) give the sleep that ends soonest, which the members sleep with when they
+/// only wait for them (see [`asleep_long`]).
 pub(super) fn detached_wait(
-    members: &[ProcStat],
-    behind: &[i32],
+    detached: &[ProcStat],
     candidates: Option<&[i32]>,
     probe: Probe<'_>,
 ) -> Option<InputWait> {
-    let detached = detached_children(members, behind.iter().copied(), candidates, probe.looks);
     let mut groups: Vec<(i32, i32)> = detached.iter().map(|c| (c.pgrp, c.session)).collect();
     groups.sort_unstable();
     groups.dedup();
     let mut reader = None;
     let mut outside = None;
+    let mut asleep: Option<(String, std::time::Duration)> = None;
     for (pgrp, session) in groups {
         let left = probe.looks.hosted.get();
         if left == 0 {
@@ -288,18 +291,25 @@ pub(super) fn detached_wait(
             InputWait::Outside { reason } => {
                 outside.get_or_insert(reason);
             }
+            InputWait::Sleeping { reason, timer } => {
+                if asleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest) {
+                    asleep = Some((reason, timer));
+                }
+            }
             InputWait::NotWaiting { .. }
             | InputWait::Ticking { .. }
-            | InputWait::Sleeping { .. }
             | InputWait::Stopped { .. }
             | InputWait::Unknown { .. } => return None,
         }
     }
-    match (reader, outside) {
-        (None, None) => None,
-        (None, Some(reason)) => Some(InputWait::Outside { reason }),
-        (Some(_), Some(reason)) => Some(InputWait::NotWaiting { reason }),
-        (Some(reader), None) => Some(InputWait::Waiting { reader: Some(reader) }),
+    match (reader, outside, asleep) {
+        (None, None, None) => None,
+        (None, None, Some((reason, timer))) => Some(InputWait::Sleeping { reason, timer }),
+        // (A sleep beside a wait is no answer, as the members' own is not.)
+        (_, _, Some(_)) => None,
+        (None, Some(reason), None) => Some(InputWait::Outside { reason }),
+        (Some(_), Some(reason), None) => Some(InputWait::NotWaiting { reason }),
+        (Some(reader), None, None) => Some(InputWait::Waiting { reader: Some(reader) }),
     }
 }
 
