@@ -1,0 +1,335 @@
+//! Which styled runs of a screen are marked, and how: `⟦like this⟧` where a style carries
+//! meaning (a selection, a focused button, a highlight), not a colour scheme.
+
+use super::*;
+
+/// The runs of `screen` that `styles` marks, neighbours with the same label merged.
+pub(super) fn select(
+    runs: &[StyleRun],
+    styles: Styles,
+    screen: &Screen,
+    cells: usize,
+) -> Vec<Marked> {
+    // A background on most of the screen's `cells` is the screen's own colour (a program that
+    // paints every cell, such as curses' white on black), not a highlight.
+    let base = screen_background(runs, cells);
+    let meaningful = |run: &StyleRun| {
+        run.attrs.contains(&"inverse") || (run.bg != "default" && Some(run.bg.as_str()) != base)
+    };
+    match styles {
+        Styles::Off => Vec::new(),
+        Styles::All => merged(runs.iter().map(|run| Marked::new(run, label(run)))),
+        Styles::Meaningful => {
+            let islands = base.map_or_else(Vec::new, |base| islands(runs, base));
+            let stripes = stripes(runs, &screen.lines);
+            let mut chosen: Vec<&StyleRun> = runs
+                .iter()
+                .enumerate()
+                .filter(|&(i, run)| meaningful(run) || islands.get(i).copied().unwrap_or(false))
+                .filter(|&(i, _)| !stripes[i])
+                .map(|(_, run)| run)
+                .collect();
+            if chosen.len() > MAX_MEANINGFUL_RUNS {
+                chosen = standing_out(chosen, screen.cols);
+            }
+            if chosen.len() > MAX_MEANINGFUL_RUNS {
+                return Vec::new();
+            }
+            let spans: Vec<&[&StyleRun]> = chosen.chunk_by(|a, b| touching(a, b)).collect();
+            let mut marked = Vec::with_capacity(chosen.len());
+            for span in &spans {
+                marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
+                marked.extend(standing_out_within(span));
+            }
+            marked.extend(standing_out_of_column(&spans));
+            marked
+        }
+    }
+}
+
+/// The most cells wide a run of a stripe is (see [`stripes`]).
+const STRIPE_WIDTH: u16 = 2;
+
+/// The fewest consecutive rows a stripe covers (see [`stripes`]).
+const STRIPE_ROWS: usize = 3;
+
+/// Which of `runs` (a screen's, row by row, left to right; its text `lines`) are stripes: at
+/// most [`STRIPE_WIDTH`] cells of one look and one text, blanks or a line (`│`, `|`), at one
+/// column on [`STRIPE_ROWS`] or more rows, each the next row or the one after it (the
+/// selected entry, drawn otherwise, between two). A list's gutter (fzf's, beside each
+/// entry), a separator between two views (tig's `│`) or a shadow is drawn alike on every row
+/// whatever is selected: marked, it told nothing and, beside a long list, crowded out the
+/// selection's own mark. (A selection holds text: vim's block of `x` down a column is one.)
+fn stripes(runs: &[StyleRun], lines: &[String]) -> Vec<bool> {
+    let text = |run: &StyleRun| {
+        let line = lines.get(usize::from(run.row)).map_or("", String::as_str);
+        let start = byte_at_cell(line, run.col);
+        let end = start + byte_at_cell(&line[start..], run.width);
+        &line[start..end]
+    };
+    /// A run's column, width, look and text: what the runs of a stripe share.
+    type Alike<'t> = (u16, u16, (String, bool), &'t str);
+    // The rows and indexes of the runs alike, in row order.
+    let mut alike: HashMap<Alike, Vec<(u16, usize)>> = HashMap::new();
+    let drawn = |text: &str| text.chars().all(|c| c == ' ' || c == '|' || is_box_drawing(c));
+    for (i, run) in runs.iter().enumerate().filter(|(_, run)| run.width <= STRIPE_WIDTH) {
+        let text = text(run);
+        if drawn(text) {
+            alike.entry((run.col, run.width, look(run), text)).or_default().push((run.row, i));
+        }
+    }
+    let mut flags = vec![false; runs.len()];
+    for column in alike.values() {
+        for stripe in
+            column.chunk_by(|a, b| b.0 <= a.0.saturating_add(2)).filter(|s| s.len() >= STRIPE_ROWS)
+        {
+            stripe.iter().for_each(|&(_, i)| flags[i] = true);
+        }
+    }
+    flags
+}
+
+/// Whether `c` is one of Unicode's box-drawing characters (`│`, `┃`, `║`, `─`, `┼`...).
+fn is_box_drawing(c: char) -> bool {
+    ('\u{2500}'..='\u{257f}').contains(&c)
+}
+
+/// `marked`, neighbours of the same label on a row merged.
+pub(super) fn merged(marked: impl Iterator<Item = Marked>) -> Vec<Marked> {
+    let mut merged: Vec<Marked> = Vec::new();
+    for run in marked {
+        match merged.last_mut() {
+            Some(last) if (last.row, last.end, &last.label) == (run.row, run.col, &run.label) => {
+                last.end = run.end;
+            }
+            _ => merged.push(run),
+        }
+    }
+    merged
+}
+
+/// The runs of a marked `span` (touching runs on one row) whose background (or inverse)
+/// is not the one most of its cells have: the focused button of a dialog whose rows are
+/// marked whole, marked again inside them (`⟦  ⟦<Yes>⟧    <No>  ⟧`). Merged with the rest,
+/// the button was not told from the other, nor was moving the focus a change.
+pub(super) fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<Item = Marked> + 'a {
+    let most = most_look(span).filter(|(_, alone)| !alone).map(|(look, _)| look);
+    // Touching runs of one look are one mark; of two, two.
+    span.chunk_by(move |a, b| look(a) == look(b))
+        .filter(move |same| most.as_ref().is_some_and(|most| look(same[0]) != *most))
+        .map(|same| {
+            let last = same[same.len() - 1];
+            Marked {
+                row: same[0].row,
+                col: same[0].col,
+                end: last.col.saturating_add(last.width),
+                label: String::new(),
+            }
+        })
+}
+
+/// Whether run `b` follows run `a` on its row with no cell between them.
+fn touching(a: &StyleRun, b: &StyleRun) -> bool {
+    a.row == b.row && a.col.saturating_add(a.width) == b.col
+}
+
+/// A run's look, what a mark tells apart: its background, and whether it is inverse.
+pub(super) fn look(run: &StyleRun) -> (String, bool) {
+    (run.bg.clone(), run.attrs.contains(&"inverse"))
+}
+
+/// The look of most of the cells of `runs` (of two with as many cells, the first met), and
+/// whether it is their only one.
+fn most_look(runs: &[&StyleRun]) -> Option<((String, bool), bool)> {
+    let mut cells: Vec<((String, bool), usize)> = Vec::new();
+    for run in runs {
+        let look = look(run);
+        match cells.iter_mut().find(|(seen, _)| *seen == look) {
+            Some((_, count)) => *count += usize::from(run.width),
+            None => cells.push((look, usize::from(run.width))),
+        }
+    }
+    let alone = cells.len() == 1;
+    let most = cells.into_iter().min_by_key(|(_, count)| std::cmp::Reverse(*count));
+    most.map(|(look, _)| (look, alone))
+}
+
+/// Which of `runs` (a screen's, row by row, left to right) are islands of the screen's own
+/// background `base` inside a box of another: a block of touching runs of that background
+/// (not inverse) whose neighbours on both sides touch it and have a background that is
+/// neither the default nor `base`. dialog paints its screen blue and its box white, and
+/// shows the selected entry and the focused button blue on white: the screen's colour, never
+/// marked, so a menu read the same whichever entry was selected.
+fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
+    let grounded = |run: &StyleRun| run.bg == base && !run.attrs.contains(&"inverse");
+    let boxed = |run: &StyleRun| run.bg != "default" && run.bg != base;
+    let mut flags = vec![false; runs.len()];
+    let mut start = 0;
+    while start < runs.len() {
+        if !grounded(&runs[start]) {
+            start += 1;
+            continue;
+        }
+        let mut end = start + 1;
+        while end < runs.len() && grounded(&runs[end]) && touching(&runs[end - 1], &runs[end]) {
+            end += 1;
+        }
+        let before = start.checked_sub(1).map(|i| &runs[i]);
+        let after = runs.get(end);
+        if before.is_some_and(|b| boxed(b) && touching(b, &runs[start]))
+            && after.is_some_and(|a| boxed(a) && touching(&runs[end - 1], a))
+        {
+            flags[start..end].fill(true);
+        }
+        start = end;
+    }
+    flags
+}
+
+/// Whether `screen` is a curses program's on the primary screen: keys in application mode
+/// (as curses sets them while it runs, and resets on its way out) and a background painted
+/// on more than half of its cells, per its styled `runs` (dialog, which leaves the alternate
+/// screen out and paints its screen blue). It is shown as a full-screen program's is: its
+/// rows as lines of the transcript told nothing of what is selected.
+pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
+    let cells = usize::from(screen.cols) * usize::from(screen.rows);
+    !screen.alternate && screen.modes.app_cursor && screen_background(runs, cells).is_some()
+}
+
+/// The marked spans (touching runs on one row, in row order) of a column of them that stand
+/// out from the rest: in a stack of three or more spans starting at the same column on
+/// consecutive rows (a completion menu), the one span whose look (background or inverse, of
+/// most of its cells) differs when all the others share one, marked again
+/// (`⟦⟦[1,2,3].map!⟧⟧`): irb's menu shows its entries cyan and the selected one magenta, all
+/// marked alike, so a Tab that moved the selection read as no change.
+pub(super) fn standing_out_of_column(spans: &[&[&StyleRun]]) -> impl Iterator<Item = Marked> {
+    /// A span: its row, first and end columns, and look.
+    type Span = (u16, u16, u16, (String, bool));
+    // Stacks of spans by their first column, each ended once a row goes by without one.
+    let mut stacks: Vec<Vec<Span>> = Vec::new();
+    for span in spans {
+        let (Some(first), Some(last)) = (span.first(), span.last()) else { continue };
+        let Some((look, _)) = most_look(span) else { continue };
+        let this = (first.row, first.col, last.col.saturating_add(last.width), look);
+        let stack = stacks.iter_mut().rev().find(|stack| {
+            stack.last().is_some_and(|&(row, col, _, _)| col == this.1 && row + 1 == this.0)
+        });
+        match stack {
+            Some(stack) => stack.push(this),
+            None => stacks.push(vec![this]),
+        }
+    }
+    stacks.into_iter().filter(|stack| stack.len() >= 3).filter_map(|stack| {
+        let odd = |i: usize| stack.iter().filter(|other| other.3 != stack[i].3).count();
+        // One span differs from all the others, which share one look.
+        let alone = (0..stack.len()).filter(|&i| odd(i) == stack.len() - 1).collect::<Vec<_>>();
+        match alone.as_slice() {
+            [one] => {
+                let (row, col, end, _) = stack[*one];
+                Some(Marked { row, col, end, label: String::new() })
+            }
+            _ => None,
+        }
+    })
+}
+
+/// The background of more than half of a screen's `cells`, if one has them.
+fn screen_background(runs: &[StyleRun], cells: usize) -> Option<&str> {
+    let mut covered: HashMap<&str, usize> = HashMap::new();
+    for run in runs.iter().filter(|run| run.bg != "default") {
+        *covered.entry(run.bg.as_str()).or_default() += usize::from(run.width);
+    }
+    covered.into_iter().find(|&(_, count)| count * 2 > cells).map(|(bg, _)| bg)
+}
+
+/// Of more coloured runs than a highlight has, those that stand out from the colour scheme
+/// (a dialog on a blue screen): inverse ones, and those whose background covers less than a
+/// tenth of the coloured cells (the selected entry of a menu). Then, if they all fit in the
+/// highlights' number, those on a row that is not all coloured, which stand out from the
+/// screen's own ground around them: mc's selection bar between its panels' borders, whose
+/// colour its menu bar and function-key bar (rows coloured whole) share.
+fn standing_out(runs: Vec<&StyleRun>, cols: u16) -> Vec<&StyleRun> {
+    let mut cells: HashMap<&str, usize> = HashMap::new();
+    let mut row_cells: HashMap<u16, usize> = HashMap::new();
+    for run in &runs {
+        *cells.entry(run.bg.as_str()).or_default() += usize::from(run.width);
+        *row_cells.entry(run.row).or_default() += usize::from(run.width);
+    }
+    let total: usize = cells.values().sum();
+    let rare =
+        |run: &&StyleRun| run.attrs.contains(&"inverse") || cells[run.bg.as_str()] * 10 < total;
+    let on_ground = |run: &&StyleRun| row_cells[&run.row] < usize::from(cols);
+    let marked = runs.iter().filter(|run| rare(run) || on_ground(run)).count();
+    let with_ground = marked <= MAX_MEANINGFUL_RUNS;
+    runs.into_iter().filter(|run| rare(run) || with_ground && on_ground(run)).collect()
+}
+
+/// A run to mark, with its label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Marked {
+    pub(super) row: u16,
+    pub(super) col: u16,
+    pub(super) end: u16,
+    pub(super) label: String,
+}
+
+impl Marked {
+    pub(super) fn new(run: &StyleRun, label: String) -> Marked {
+        Marked { row: run.row, col: run.col, end: run.col.saturating_add(run.width), label }
+    }
+}
+
+/// A run's full label: its attributes, its foreground and `on` its background, e.g.
+/// `bold red on blue`.
+pub(super) fn label(run: &StyleRun) -> String {
+    let mut parts: Vec<String> = run.attrs.iter().map(|a| (*a).to_owned()).collect();
+    if run.fg != "default" {
+        parts.push(run.fg.clone());
+    }
+    if run.bg != "default" {
+        parts.push(format!("on {}", run.bg));
+    }
+    parts.join(" ")
+}
+
+/// `row` with its runs marked and [`CURSOR_MARK`] before cell `cursor`; marks past the row's
+/// end are reached with spaces (a styled run of blanks is shown as blanks).
+pub(super) fn decorate<'r>(
+    row: &str,
+    runs: impl Iterator<Item = &'r Marked>,
+    cursor: Option<u16>,
+) -> String {
+    // (cell, order at that cell: closes, then opens, then the cursor; text)
+    let mut marks: Vec<(u16, u8, String)> = Vec::new();
+    for run in runs {
+        let open = match run.label.as_str() {
+            "" => OPEN.to_string(),
+            label => format!("{OPEN}{label}|"),
+        };
+        marks.push((run.col, 1, open));
+        marks.push((run.end, 0, CLOSE.to_string()));
+    }
+    marks.extend(cursor.map(|col| (col, 2, CURSOR_MARK.to_string())));
+    if marks.is_empty() {
+        return row.to_owned();
+    }
+    marks.sort_by_key(|(col, order, _)| (*col, *order));
+    let mut out = String::with_capacity(row.len() + marks.len() * 8);
+    let mut marks = marks.into_iter().peekable();
+    // The cell column, counted along (a prefix's width per character would cost a row's
+    // length squared).
+    let mut col = 0u16;
+    for c in row.chars() {
+        while let Some((_, _, text)) = marks.next_if(|(mark, _, _)| *mark <= col) {
+            out.push_str(&text);
+        }
+        out.push(c);
+        col = col.saturating_add(char_cells(c));
+    }
+    for (mark, _, text) in marks {
+        out.extend(std::iter::repeat_n(' ', usize::from(mark.saturating_sub(col))));
+        col = col.max(mark);
+        out.push_str(&text);
+    }
+    out
+}

@@ -1,0 +1,287 @@
+//! What part of a screen a caller is shown and how: the whole screen, or the rows that changed
+//! since a screen it saw (its last, or the one before when that costs less: a menu or a
+//! dialog closed brings it back), with a block of rows that moved said in one line (text
+//! scrolled, a row inserted above a list) and a block of rows that slid sideways (a panel
+//! opened at the left, text scrolled horizontally) sent as only their new columns; the cursor
+//! marked where typing would go; styled text marked where its style carries meaning.
+//!
+//! Each caller (an MCP connection, a [`Toolbox`](super::toolbox::Toolbox)) keeps the screens it
+//! was shown in its own [`SeenScreens`], so one caller's reads never change what another is
+//! shown.
+
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt::Write as _;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::term::screen::model::{CURSOR_MARK, Changed};
+pub(crate) use crate::term::screen::model::{Moved, Slid};
+use crate::term::screen::style::StyleRun;
+use crate::term::screen::{byte_at_cell, cell_col, char_cells};
+use crate::{Cursor, Screen, SessionId};
+
+/// Which styled runs to mark in a screen's text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Styles {
+    /// None.
+    Off,
+    /// Inverse and background-coloured runs (a selection, a menu entry, a progress bar's
+    /// filled cells), when there are at most [`MAX_MEANINGFUL_RUNS`]: marked `⟦text⟧`
+    /// without a label, neighbours merged (what stands out inside them, or the one entry of a
+    /// column that stands out, marked again, see `standing_out_within` and
+    /// `standing_out_of_column`), blanks past the row's text left out.
+    Meaningful,
+    /// Every run, with its colours and attributes.
+    All,
+}
+
+/// The most inverse or background-coloured runs [`Styles::Meaningful`] marks: more are a
+/// colour scheme, not a highlight.
+pub(crate) const MAX_MEANINGFUL_RUNS: usize = 24;
+
+/// Opens a marked run: `⟦label|` (`⟦` alone for a highlight); `⟧` closes it.
+const OPEN: char = '⟦';
+/// Closes a marked run.
+const CLOSE: char = '⟧';
+
+/// A screen as a caller is shown it: its rows with styled runs marked (the cursor not yet).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame {
+    cols: u16,
+    rows: u16,
+    alternate: bool,
+    cursor: Cursor,
+    /// Every row, styled runs marked.
+    lines: Vec<String>,
+    /// Every row's text, unmarked.
+    texts: Vec<String>,
+    /// The marked runs of every row, clipped as `lines` shows them.
+    runs: Vec<Marked>,
+    /// Marks end with their row's text ([`Styles::Meaningful`]), not with their run.
+    runs_end_with_text: bool,
+    /// A hash of each row of `lines`, to find rows that moved without comparing every pair.
+    hashes: Vec<u64>,
+    /// The cursor's row with its runs and the cursor marked, when the cursor is visible.
+    cursor_line: Option<String>,
+    /// Rows up to the last non-empty one or the cursor's.
+    used: usize,
+    /// The window title.
+    title: String,
+}
+
+impl Frame {
+    /// The bytes it holds, about: what [`SeenScreens`] counts against [`SCREEN_BYTES_KEPT`].
+    fn bytes(&self) -> usize {
+        let string = |s: &String| s.len() + std::mem::size_of::<String>();
+        let rows = self.lines.iter().chain(&self.texts).chain(&self.cursor_line);
+        rows.chain(std::iter::once(&self.title)).map(string).sum::<usize>()
+            + self.runs.iter().map(|run| string(&run.label) + 8).sum::<usize>()
+            + self.hashes.len() * 8
+            + std::mem::size_of::<Frame>()
+    }
+
+    /// `screen` with the `runs` that `styles` selects marked.
+    pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
+        let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
+        let cells = usize::from(screen.cols) * usize::from(screen.rows);
+        let mut runs = select(runs, styles, screen, cells);
+        if styles == Styles::Meaningful {
+            for run in &mut runs {
+                let row = text(usize::from(run.row));
+                run.end = run.end.min(cell_col(row, row.len()));
+            }
+            runs.retain(|run| run.col < run.end);
+        }
+        let row_runs = |row: usize| runs.iter().filter(move |run| usize::from(run.row) == row);
+        let lines: Vec<String> =
+            (0..screen.lines.len()).map(|row| decorate(text(row), row_runs(row), None)).collect();
+        let hashes = lines
+            .iter()
+            .map(|line| {
+                let mut hasher = DefaultHasher::new();
+                line.hash(&mut hasher);
+                hasher.finish()
+            })
+            .collect();
+        // The mark goes where typing would go: on a blank cell or just past the row's end. On
+        // a character it would split a word, and far past the end (a cursor parked in a
+        // corner) it would cost a run of blanks, so there the header says where it is.
+        let cursor = screen.cursor;
+        let row = usize::from(cursor.row);
+        let line = text(row);
+        let on_blank =
+            line[byte_at_cell(line, cursor.col)..].chars().next().is_none_or(|c| c == ' ');
+        let near =
+            usize::from(cursor.col) <= usize::from(cell_col(line, line.len())) + MAX_CURSOR_PAD;
+        let cursor_line = (cursor.visible && on_blank && near)
+            .then(|| decorate(text(row), row_runs(row), Some(cursor.col)));
+        Frame {
+            cols: screen.cols,
+            rows: screen.rows,
+            alternate: screen.alternate,
+            cursor,
+            lines,
+            texts: screen.lines.clone(),
+            runs,
+            runs_end_with_text: styles == Styles::Meaningful,
+            cursor_line,
+            used: screen.used_rows(),
+            hashes,
+            title: screen.title.clone(),
+        }
+    }
+
+    /// The bytes of the whole screen's text.
+    fn cost(&self) -> usize {
+        (0..self.used).map(|row| self.line(row).len() + 1).sum()
+    }
+
+    /// Whether row `row` holds what row `at` of `other` holds.
+    fn same_row(&self, row: usize, other: &Frame, at: usize) -> bool {
+        self.hashes.get(row) == other.hashes.get(at) && self.lines.get(row) == other.lines.get(at)
+    }
+
+    /// Whether the cursor is marked in the text (it is visible, on a blank cell).
+    pub(crate) fn cursor_marked(&self) -> bool {
+        self.cursor_line.is_some()
+    }
+
+    /// Row `row` as shown: the cursor marked on its row.
+    fn line(&self, row: usize) -> &str {
+        match &self.cursor_line {
+            Some(line) if row == usize::from(self.cursor.row) => line,
+            _ => self.lines.get(row).map_or("", String::as_str),
+        }
+    }
+
+    /// The text of rows `rows` as shown (styled runs and the cursor marked), a line each.
+    pub(crate) fn rows_text(&self, rows: std::ops::Range<usize>) -> String {
+        rows.map(|row| self.line(row)).collect::<Vec<_>>().join("\n")
+    }
+
+    /// The text of the rows `shape` says: every used row, or the listed rows numbered.
+    pub(crate) fn text(&self, shape: &Shape) -> String {
+        match shape {
+            Shape::Whole => (0..self.used).map(|row| self.line(row)).collect::<Vec<_>>().join("\n"),
+            Shape::Changes(changes) => {
+                let mut text = String::new();
+                for &row in &changes.rows {
+                    let _ = writeln!(text, "{row}│{}", changes.row_text(self, row));
+                }
+                text.pop();
+                text
+            }
+        }
+    }
+
+    /// Row `row`'s cells from column `from` up to `to` with their runs marked (blanks at the
+    /// end left out unless marked). A wide character cut by either end is shown as blanks.
+    fn window(&self, row: usize, from: u16, to: u16) -> String {
+        let text = self.texts.get(row).map_or("", String::as_str);
+        let mut piece = String::new();
+        let mut col = 0u16;
+        // Whether the last character with a width was taken whole (a character of no width
+        // goes with it).
+        let mut taken = false;
+        for c in text.chars() {
+            let end = col.saturating_add(char_cells(c));
+            if end == col {
+                if taken {
+                    piece.push(c);
+                }
+                continue;
+            }
+            if col >= to {
+                break;
+            }
+            taken = col >= from && end <= to;
+            if taken {
+                piece.push(c);
+            } else if end > from {
+                let cut = usize::from(end.min(to) - col.max(from));
+                piece.extend(std::iter::repeat_n(' ', cut));
+            }
+            col = end;
+        }
+        piece.truncate(piece.trim_end_matches(' ').len());
+        let runs: Vec<Marked> = self
+            .runs
+            .iter()
+            .filter(|run| usize::from(run.row) == row)
+            .filter_map(|run| {
+                let end = run.end.min(to).saturating_sub(from);
+                let col = run.col.max(from) - from;
+                (col < end).then(|| Marked { end, col, ..run.clone() })
+            })
+            .collect();
+        decorate(&piece, runs.iter(), None)
+    }
+
+    /// Each row's cells as numbers that are equal where the cells look the same: what the
+    /// cell shows in the low half (a character's own code, a wide character's second cell
+    /// `u32::MAX`, a character with marks of no width a number from `numbers`), the cell's
+    /// mark's label in the high half (0: not marked; else a number from `numbers`); every row
+    /// `cols` long.
+    fn cells(&self, numbers: &mut CellNumbers) -> Vec<Vec<u64>> {
+        let cols = usize::from(self.cols);
+        let mut rows: Vec<Vec<u64>> = self
+            .texts
+            .iter()
+            .map(|text| {
+                let mut cells: Vec<u64> = Vec::with_capacity(cols);
+                // The last cell with a character, and that character with its marks.
+                let mut open: Option<(usize, String)> = None;
+                for c in text.chars() {
+                    match (char_cells(c), &mut open) {
+                        (0, Some((_, cluster))) => cluster.push(c),
+                        (0, None) => {}
+                        (width, _) => {
+                            if let Some((at, cluster)) = open.take() {
+                                cells[at] = numbers.cluster(&cluster);
+                            }
+                            open = Some((cells.len(), c.to_string()));
+                            cells.push(u64::from(c));
+                            cells.extend(std::iter::repeat_n(
+                                u64::from(u32::MAX),
+                                usize::from(width) - 1,
+                            ));
+                        }
+                    }
+                }
+                if let Some((at, cluster)) = open {
+                    cells[at] = numbers.cluster(&cluster);
+                }
+                cells.resize(cols, u64::from(' '));
+                cells
+            })
+            .collect();
+        for run in &self.runs {
+            let label = numbers.label(&run.label) << 32;
+            if let Some(row) = rows.get_mut(usize::from(run.row)) {
+                let end = usize::from(run.end).min(cols);
+                // (Added, so that a mark inside another, a nested one, counts as well.)
+                for cell in row.iter_mut().take(end).skip(usize::from(run.col)) {
+                    *cell += label;
+                }
+            }
+        }
+        rows
+    }
+}
+
+mod changes;
+mod marks;
+mod seen;
+#[cfg(test)]
+pub(crate) use changes::Changes;
+use changes::*;
+pub(crate) use changes::{Shape, rebuilds};
+pub(crate) use marks::painted_by_curses;
+use marks::*;
+use seen::*;
+pub(crate) use seen::{SERVER_SCREEN_BYTES_KEPT, SESSIONS_KEPT, ScreenBudget, SeenScreens};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,283 @@
+//! The screens each caller was shown, within a budget of bytes shared with other callers.
+
+use super::*;
+
+/// How many of the screens of a session a caller was last shown are kept, as what the next one
+/// is compared with: its last look and the one before.
+pub(super) const LOOKS_KEPT: usize = 2;
+
+/// Screens with more rows than this are not searched for rows that moved (the search compares
+/// every row with every other one's hash).
+pub(super) const MOVE_SEARCH_ROWS: usize = 512;
+
+/// The most sessions whose screens one caller remembers: a caller that never closes the
+/// sessions it is done with holds no more than this many sessions' screens; the one shown
+/// least recently is forgotten first (its next screen is sent whole).
+pub(crate) const SESSIONS_KEPT: usize = 256;
+
+/// The most bytes of screens one caller remembers (about: [`Frame::bytes`]): past them the
+/// sessions shown least recently are forgotten first, then the older look of the session
+/// just shown. 256 sessions' two looks at 120x32 take about 6 MiB; large screens (a frame
+/// of 1000x500 is up to a few MiB) no longer multiply by the sessions.
+pub(crate) const SCREEN_BYTES_KEPT: usize = 16 << 20;
+
+/// The most bytes of screens the callers of one `termloom server` remember together (its
+/// clients by name and its connections: up to 1,024 and 256 callers, each within
+/// [`SCREEN_BYTES_KEPT`], which would otherwise add up to 20 GiB): past them the screens
+/// shown least recently, whoever they were shown to, are forgotten first, and their caller
+/// is sent its next screen of that session whole. Sixteen callers' full share.
+pub(crate) const SERVER_SCREEN_BYTES_KEPT: usize = 256 << 20;
+
+/// The bytes of screens that callers sharing it remember together ([`SeenScreens`]), held
+/// to a limit: a look is counted before it is kept, and one that would pass the limit first
+/// makes room by forgetting the session shown least recently among all its callers' (its own
+/// included); a look that still finds none is not kept, and the next is sent whole.
+#[derive(Debug)]
+pub(crate) struct ScreenBudget {
+    pub(super) limit: usize,
+    /// The bytes its callers keep, and those counted for a look about to be kept.
+    pub(super) used: AtomicUsize,
+    /// Counts the looks remembered, which orders them across callers.
+    clock: AtomicU64,
+    /// Its callers' screens (each [`SeenScreens`]'s), to forget from.
+    pub(super) members: Mutex<Vec<Weak<Mutex<Seen>>>>,
+}
+
+impl ScreenBudget {
+    /// A budget of `limit` bytes.
+    pub(crate) fn new(limit: usize) -> Arc<ScreenBudget> {
+        Arc::new(ScreenBudget {
+            limit,
+            used: AtomicUsize::new(0),
+            clock: AtomicU64::new(0),
+            members: Mutex::default(),
+        })
+    }
+
+    /// A caller's screens, counted in this budget.
+    pub(crate) fn member(self: &Arc<Self>) -> SeenScreens {
+        let seen =
+            Arc::new(Mutex::new(Seen { budget: self.clone(), sessions: HashMap::new(), bytes: 0 }));
+        let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        members.retain(|member| member.strong_count() > 0);
+        members.push(Arc::downgrade(&seen));
+        SeenScreens { seen }
+    }
+
+    /// The bytes its callers keep.
+    #[cfg(test)]
+    pub(super) fn used(&self) -> usize {
+        self.used.load(Ordering::SeqCst)
+    }
+
+    /// The next tick of the clock that orders looks.
+    fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    /// Counts `bytes` more, if they fit.
+    fn reserve(&self, bytes: usize) -> bool {
+        let fits = |used: usize| used.checked_add(bytes).filter(|&total| total <= self.limit);
+        self.used.fetch_update(Ordering::SeqCst, Ordering::SeqCst, fits).is_ok()
+    }
+
+    /// Counts `bytes` fewer.
+    fn release(&self, bytes: usize) {
+        self.used.fetch_sub(bytes, Ordering::SeqCst);
+    }
+
+    /// Forgets the session shown least recently among every caller's; whether there was one.
+    /// (Called holding no caller's lock: it takes each in turn.)
+    fn forget_oldest(&self) -> bool {
+        let members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        let mut oldest: Option<(u64, Arc<Mutex<Seen>>, SessionId)> = None;
+        for member in members.iter().filter_map(Weak::upgrade) {
+            let seen = member.lock().unwrap_or_else(|e| e.into_inner());
+            let Some((id, shown)) = seen.oldest_shown(None) else { continue };
+            drop(seen);
+            if oldest.as_ref().is_none_or(|(at, _, _)| shown < *at) {
+                oldest = Some((shown, member, id));
+            }
+        }
+        drop(members);
+        let Some((_, member, id)) = oldest else { return false };
+        member.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        true
+    }
+}
+
+/// The screens of each session one caller was last shown whole and uncut (oldest first), for
+/// at most [`SESSIONS_KEPT`] sessions and [`SCREEN_BYTES_KEPT`] bytes, counted in a
+/// [`ScreenBudget`] shared with other callers (a caller of its own makes one of
+/// [`SCREEN_BYTES_KEPT`]).
+#[derive(Debug)]
+pub(crate) struct SeenScreens {
+    pub(super) seen: Arc<Mutex<Seen>>,
+}
+
+impl Default for SeenScreens {
+    fn default() -> Self {
+        ScreenBudget::new(SCREEN_BYTES_KEPT).member()
+    }
+}
+
+impl Drop for SeenScreens {
+    fn drop(&mut self) {
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.sessions.clear();
+        let bytes = std::mem::take(&mut seen.bytes);
+        seen.budget.release(bytes);
+    }
+}
+
+/// What [`SeenScreens`] guards.
+#[derive(Debug)]
+pub(super) struct Seen {
+    /// Where its bytes are counted with other callers'.
+    pub(super) budget: Arc<ScreenBudget>,
+    /// Each session's looks, with when it was last shown (a tick of the budget's clock).
+    pub(super) sessions: HashMap<SessionId, (VecDeque<Frame>, u64)>,
+    /// The bytes of the looks kept ([`Frame::bytes`]).
+    pub(super) bytes: usize,
+}
+
+impl Seen {
+    /// Forgets session `id`'s looks.
+    pub(super) fn remove(&mut self, id: SessionId) {
+        if let Some((looks, _)) = self.sessions.remove(&id) {
+            self.free(looks.iter().map(Frame::bytes).sum::<usize>());
+        }
+    }
+
+    /// Counts `bytes` fewer, here and in the budget.
+    fn free(&mut self, bytes: usize) {
+        self.bytes -= bytes;
+        self.budget.release(bytes);
+    }
+
+    /// The session shown least recently, but `except`, and when it was shown.
+    fn oldest_shown(&self, except: Option<SessionId>) -> Option<(SessionId, u64)> {
+        let others = self.sessions.iter().filter(|(id, _)| Some(**id) != except);
+        others.min_by_key(|(_, (_, shown))| *shown).map(|(id, (_, shown))| (*id, *shown))
+    }
+
+    /// The session shown least recently, but `except`.
+    pub(super) fn oldest(&self, except: SessionId) -> Option<SessionId> {
+        self.oldest_shown(Some(except)).map(|(id, _)| id)
+    }
+}
+
+impl SeenScreens {
+    /// Remembers that the caller has seen `frame` of session `id` in full, or, when `frame` is
+    /// `None` (it was cut), that it has not seen a whole screen since: what it saw before is
+    /// forgotten, so changes are never told against a screen older than one it saw cut. A
+    /// look the shared budget has no room for, even once every caller's older looks are
+    /// forgotten, is not kept either: the next screen is sent whole.
+    pub(crate) fn remember(&self, id: SessionId, frame: Option<Frame>) {
+        let budget = self.lock().budget.clone();
+        let size = frame.as_ref().map_or(0, Frame::bytes);
+        // Room in the budget, made (holding no caller's lock) by forgetting the screens shown
+        // least recently, whoever's; none for a look larger than the whole budget, which
+        // forgetting every caller's screens would not make fit.
+        let counted = frame.is_some()
+            && size <= budget.limit
+            && loop {
+                if budget.reserve(size) {
+                    break true;
+                }
+                if !budget.forget_oldest() {
+                    break false;
+                }
+            };
+        let mut guard = self.lock();
+        let seen = &mut *guard;
+        let Some(frame) = frame.filter(|_| counted) else {
+            seen.remove(id);
+            return;
+        };
+        let now = budget.tick();
+        if !seen.sessions.contains_key(&id)
+            && seen.sessions.len() >= SESSIONS_KEPT
+            && let Some(oldest) = seen.oldest(id)
+        {
+            seen.remove(oldest);
+        }
+        let (looks, shown) = seen.sessions.entry(id).or_default();
+        *shown = now;
+        // Seeing the same screen again keeps the one before it as a base.
+        if looks.back() == Some(&frame) {
+            budget.release(size);
+            return;
+        }
+        looks.push_back(frame);
+        seen.bytes += size;
+        let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;
+        if looks.len() > LOOKS_KEPT {
+            let old = looks.pop_front().map_or(0, |old| old.bytes());
+            seen.free(old);
+        }
+        // Within the bytes kept: other sessions' looks go first, then this one's older look.
+        while seen.bytes > SCREEN_BYTES_KEPT {
+            match seen.oldest(id) {
+                Some(oldest) => seen.remove(oldest),
+                None => {
+                    let looks = &mut seen.sessions.get_mut(&id).expect("just kept").0;
+                    if looks.len() < 2 {
+                        break;
+                    }
+                    let old = looks.pop_front().map_or(0, |old| old.bytes());
+                    seen.free(old);
+                }
+            }
+        }
+    }
+
+    /// This caller's screens, locked.
+    pub(super) fn lock(&self) -> std::sync::MutexGuard<'_, Seen> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether every line of `text` with text on it is a row of the screen of session `id`
+    /// the caller was last shown (blanks around both aside).
+    pub(crate) fn last_shows(&self, id: SessionId, text: &str) -> bool {
+        let seen = self.lock();
+        let Some(last) = seen.sessions.get(&id).and_then(|(looks, _)| looks.back()) else {
+            return false;
+        };
+        let mut lines = text.lines().map(str::trim).filter(|line| !line.is_empty()).peekable();
+        lines.peek().is_some() && lines.all(|line| last.texts.iter().any(|row| row.trim() == line))
+    }
+
+    /// Forgets a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.remember(id, None);
+    }
+
+    /// How to show `frame` of session `id`: whole when `whole` is asked for, when no screen
+    /// of the same size and kind (primary, alternate) was seen, when more than half of the
+    /// rows changed (a row that slid sideways is no change), or when the changes would take
+    /// more bytes than the whole; otherwise the changes since the seen screen they take the
+    /// fewest bytes against (the last one on a tie). A change is a row whose text or marked
+    /// styles changed, the cursor's row when the cursor moved onto it, and the row the caller
+    /// saw the cursor marked on when the cursor left it.
+    pub(crate) fn shape(&self, id: SessionId, frame: &Frame, whole: bool) -> Shape {
+        let seen = self.lock();
+        let Some((looks, _)) = seen.sessions.get(&id).filter(|_| !whole) else {
+            return Shape::Whole;
+        };
+        let best = looks
+            .iter()
+            .rev()
+            .zip(1..)
+            .filter(|(seen, _)| {
+                (seen.cols, seen.rows, seen.alternate) == (frame.cols, frame.rows, frame.alternate)
+            })
+            .map(|(seen, look)| changes_since(frame, seen, look))
+            .filter(|changes| changes.whole_rows() * 2 <= usize::from(frame.rows))
+            .min_by_key(|changes| changes.cost(frame));
+        match best {
+            Some(changes) if changes.cost(frame) < frame.cost() => Shape::Changes(changes),
+            _ => Shape::Whole,
+        }
+    }
+}
