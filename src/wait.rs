@@ -53,7 +53,8 @@ pub(crate) enum Cond {
     Quiet(Duration),
     /// Quiet for the duration, unless the program is known to be busy (not waiting for input).
     Settled(Duration),
-    /// The program waits for a line or a password (canonical input) with a still screen.
+    /// The program waits for a line or a password (canonical input), or for keys with nothing
+    /// but a key able to wake it, with a still screen.
     AsksForLine,
     Prompt,
     InputWait,
@@ -108,7 +109,8 @@ pub(crate) struct StateView {
     /// Quiet time required before input-wait is believed.
     pub settle: Duration,
     /// The program asks for a line with nothing else able to print: the terminal takes whole
-    /// lines (canonical mode: a line or a password), or the shell is back at its prompt.
+    /// lines (canonical mode: a line or a password), the shell is back at its prompt, or the
+    /// program reads keys with nothing but a key able to wake it (a REPL's line editor).
     pub line_input: bool,
     /// The program printed, or was typed to, since the wait began, or the wait need not
     /// see it answered (see `Waiter::asked_from`): only then does its asking for a line end
@@ -324,9 +326,10 @@ impl Until {
     }
 
     /// The program waits for a whole line (a password, canonical input; or the shell's next
-    /// command line, at its marked prompt), nothing else in its session can print, and it has
-    /// been quiet for [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait
-    /// for text early, which would otherwise run to its timeout.
+    /// command line, at its marked prompt; or keys, blocked until one comes: a REPL's line
+    /// editor), nothing else in its session can print, and it has been quiet for
+    /// [`ASKED_STILL`]: nothing more comes until it is typed. Ends an MCP wait for text early,
+    /// which would otherwise run to its timeout.
     pub(crate) fn asks_for_line() -> Until {
         Until(Cond::AsksForLine)
     }

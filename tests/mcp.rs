@@ -14,9 +14,10 @@ use serde_json::{Value, json};
 use termloom::mcp::{MAX_BYTES_OVERHEAD, ServeOptions, serve_with};
 use termloom::{Config, Engine, shell_program};
 
-/// `cat` reading keys (non-canonical), not lines: a wait for text it never prints runs to its
-/// timeout (a wait beside a program that asks for a line ends when it asks).
-const KEYS_CAT: [&str; 3] = ["sh", "-c", "stty -icanon; exec cat"];
+/// `cat` reading keys (non-canonical), not lines, beside a job of its group that may print
+/// (a sleep): a wait for text it never prints runs to its timeout (a wait beside a program
+/// that asks for input with nothing else able to print ends when it asks).
+const KEYS_CAT: [&str; 3] = ["sh", "-c", "stty -icanon; sleep 600 & exec cat"];
 
 const LONG: Duration = Duration::from_secs(30);
 const MODERN: &str = "2026-07-28";
@@ -887,6 +888,71 @@ fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
         json!({"argv": ["python3", "-c", script], "for_text": "ready", "timeout_ms": 20000}),
     );
     assert_eq!(looping["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&looping));
+    client.finish();
+}
+
+/// A wait for text ends when a REPL reading keys (not lines) at its prompt asks for its next
+/// line: every thread of it blocked reading the terminal, or polling it alone with no timeout,
+/// and nothing else in its session (Python's REPL and pdb, readline's `select` on descriptor 0:
+/// such a wait ran to its timeout). A thread of the REPL asleep beside it, that prints when it
+/// wakes, is waited for.
+#[test]
+fn a_text_wait_ends_when_a_repl_reading_keys_asks_for_its_next_line() {
+    if !require("python3") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let script = temp_file("stop.py", "x = 1\nbreakpoint()\nprint('done', x)\n");
+    // (Python 3.13's own REPL polls every 100 ms for its input hooks; the basic one, readline's,
+    // waits for a key with no timeout, as `input()` does at pdb's prompt.)
+    let repls = [
+        json!({"argv": ["python3", "-q"], "env": {"PYTHON_BASIC_REPL": "1"}, "input_wait": true}),
+        json!({"argv": ["python3", script.to_str().unwrap()], "input_wait": true}),
+    ];
+    for repl in repls {
+        let id = client.tool("terminal_start", repl)["session_id"].clone();
+        let started = Instant::now();
+        let sent = client.call(
+            "terminal_send",
+            json!({"session_id": id, "text": "print('hi ' + 'al')", "submit": true,
+                   "for_text": "hi bob", "timeout_ms": 60000}),
+        );
+        assert!(started.elapsed() < LONG, "{:?}: {}", started.elapsed(), text(&sent));
+        let said = text(&sent);
+        assert_eq!(sent["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
+        assert!(said.contains("asks for input first") && said.contains("hi al"), "{said}");
+        client.tool("terminal_close", json!({"session_id": id}));
+    }
+    let repl =
+        json!({"argv": ["python3", "-q"], "env": {"PYTHON_BASIC_REPL": "1"}, "input_wait": true});
+    let id = client.tool("terminal_start", repl)["session_id"].clone();
+    let line = "import threading, time; threading.Thread(target=lambda: (time.sleep(1.5), print('la' + 'te'))).start()";
+    let late = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": line, "submit": true, "for_text": "late", "timeout_ms": 60000}),
+    );
+    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    client.finish();
+}
+
+/// node's REPL reads keys at its prompt in an event loop, beside descriptors of its own and on
+/// a timer: a timer set at the prompt prints later, without a key, and a wait for its text is
+/// not ended by the prompt.
+#[test]
+fn a_text_wait_at_nodes_prompt_waits_for_its_timer() {
+    if !require("node") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id =
+        client.tool("terminal_start", json!({"argv": ["node"], "input_wait": true}))["session_id"]
+            .clone();
+    let line = "setTimeout(() => console.log('la' + 'te'), 2000)";
+    let late = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": line, "submit": true, "for_text": "late", "timeout_ms": 60000}),
+    );
+    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
     client.finish();
 }
 

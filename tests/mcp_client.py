@@ -393,8 +393,9 @@ async def scenario(checks: Checks, label: str, client, expect_version: str, work
         check("unknown tool is a protocol error", err.code == -32602, err)
 
     # Concurrent calls, and cancellation.
-    # A cat reading keys, not lines: a wait for text it never prints runs to its timeout.
-    started = await tool("terminal_start", {"argv": ["sh", "-c", "stty -icanon; exec cat"]})
+    # A cat reading keys, not lines, beside a job that may print: a wait for text it never
+    # prints runs to its timeout (with nothing else able to print, it ends when cat asks).
+    started = await tool("terminal_start", {"argv": ["sh", "-c", "stty -icanon; sleep 600 & exec cat"]})
     cat = started.structured_content["session_id"]
     pids.append(started.structured_content["pid"])
     waiting = asyncio.ensure_future(

@@ -1186,7 +1186,9 @@ fn a_connection_has_a_limited_number_of_attachments() {
 #[test]
 fn a_cancelled_call_does_not_interrupt_what_a_person_typed_since() {
     let server = TestServer::start(&[]);
-    server.ok(&["start", "--name", "held", "--", "sh", "-c", "stty -icanon; exec cat"]);
+    // (Beside a job that may print: a wait for text `cat` alone never prints ends when it asks
+    // for input.)
+    server.ok(&["start", "--name", "held", "--", "sh", "-c", "stty -icanon; sleep 600 & exec cat"]);
     let connect = || {
         let stream = UnixStream::connect(&server.socket).unwrap();
         stream.set_read_timeout(Some(LONG)).unwrap();

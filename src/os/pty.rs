@@ -83,6 +83,18 @@ pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineMod
     })
 }
 
+/// Whether a read of the terminal, taking keys, returns after a time with no key: `VMIN` 0
+/// and `VTIME` above 0 (a program polling the keyboard between its own steps, with no other
+/// clock). `false` in canonical mode, or when its modes cannot be read.
+pub(crate) fn reads_time_out(terminal: BorrowedFd<'_>) -> bool {
+    use rustix::termios::{LocalModes, SpecialCodeIndex};
+    termios::tcgetattr(terminal).is_ok_and(|t| {
+        !t.local_modes.contains(LocalModes::ICANON)
+            && t.special_codes[SpecialCodeIndex::VMIN] == 0
+            && t.special_codes[SpecialCodeIndex::VTIME] > 0
+    })
+}
+
 /// The terminal's line-kill character (`VKILL`, Ctrl-U by default), which in canonical mode
 /// erases the line being typed, not yet ended (silently while echo is off); `None` when it is
 /// disabled or the terminal's modes cannot be read.

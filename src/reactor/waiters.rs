@@ -915,28 +915,48 @@ impl UnreadInput {
 
 /// Whether the terminal's foreground group, found waiting for input, asks for a whole line (or
 /// a password: canonical input; or a command line: the shell is `at_prompt`, its line editor
-/// reading keys) and nothing else can print: it is one process, and every other process of
-/// the session waits for a child (a shell for its job). A group of several (a shell without
-/// job control and its background job, `(sleep 9; echo late) & read x`) or a background job
-/// of a shell with job control may print while it reads; and nothing they printed before
-/// they ended is still unread. The modes are those of the terminal `reader` reads (see
-/// `Slot::reader_line_modes`).
+/// reading keys; or a REPL's next line, see below) and nothing else can print: it is one
+/// process, and every other process of the session waits for a child (a shell for its job). A
+/// group of several (a shell without job control and its background job, `(sleep 9; echo
+/// late) & read x`) or a background job of a shell with job control may print while it reads;
+/// and nothing they printed before they ended is still unread. The modes are those of the
+/// terminal `reader` reads (see `Slot::reader_line_modes`).
+///
+/// A program reading keys (a REPL's line editor: Python's `>>>`, pdb's `(Pdb)`, `sqlite3`'s,
+/// `bc`'s) asks for input too when `reader` is the group's process and every thread of it is
+/// blocked reading its terminal, or polling it alone with no timeout
+/// (`procfs::awaits_input_alone`), and a read of it does not time out (`VTIME`): only a key
+/// can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
+/// prints when a timer of its own goes off, and a thread beside the one that reads when it
+/// wakes.
 fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     let Some(master) = &slot.master else {
         return false;
     };
-    let line = at_prompt
-        || slot.reader_line_modes(reader).is_some_and(|modes| {
-            matches!(modes.input_kind(), crate::InputKind::Line | crate::InputKind::Password)
-        });
-    let alone = line
-        && crate::os::pty::foreground_group(master.as_fd()).is_some_and(|group| {
-            let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-            procfs::alone_in_session(group, slot.pid, members.as_deref())
-        });
+    let kind = slot.reader_line_modes(reader).map(crate::LineModes::input_kind);
+    let line =
+        at_prompt || matches!(kind, Some(crate::InputKind::Line | crate::InputKind::Password));
+    let keys = !line && kind == Some(crate::InputKind::Keys);
+    let group = crate::os::pty::foreground_group(master.as_fd()).filter(|_| line || keys);
+    let alone = group.is_some_and(|group| {
+        let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
+        procfs::alone_in_session(group, slot.pid, members.as_deref())
+    });
     // Looked at after the other processes were found gone: what one of them printed before it
     // ended (a background job's last line) may not have been read yet, or not fed yet.
     if !alone || output_unread(slot) {
+        return false;
+    }
+    // (The reader named may be a program a relay hosts, in a session of its own, under modes
+    // of its own: only the group's own process, on the session's terminal, was found alone.)
+    let awaits_keys_alone = || {
+        reader.zip(group).is_some_and(|(reader, group)| {
+            procfs::read_stat(reader).is_ok_and(|stat| stat.pgrp == group)
+                && !crate::os::pty::reads_time_out(master.as_fd())
+                && procfs::awaits_input_alone(reader)
+        })
+    };
+    if keys && !awaits_keys_alone() {
         return false;
     }
     // Nor may it have reached the master yet: the kernel hands a write over to it

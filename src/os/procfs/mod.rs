@@ -428,6 +428,24 @@ pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
     }
 }
 
+/// Whether every thread of process `pid` is blocked until input comes: reading the terminal,
+/// or polling it alone (no other descriptor) with no timeout. No clock of its own, no other
+/// descriptor and no other thread at work can make it print (a REPL's readline at its prompt:
+/// Python's, `sqlite3`'s, `bc`'s), where an event loop (node's REPL) waits on descriptors of
+/// its own with a timer, and a thread sleeping beside the one that reads may print when it
+/// wakes. `false` where `/proc` cannot tell.
+pub(crate) fn awaits_input_alone(pid: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        numbers_ours() && linux::awaits_input_alone(pid)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
 /// Whether a live process of session `sid` outside group `pgrp` may print on its own: one
 /// neither stopped nor waiting for a child, such as a shell's background job (`cmd &`) while
 /// the shell, group `pgrp`, waits at its prompt. `false` where `/proc` cannot tell. For the

@@ -68,14 +68,50 @@ pub(super) fn waits_on_only(
     looks: &Looks,
     kind: impl Fn(&str) -> bool,
 ) -> bool {
+    waits_on_every(base, name, syscall, looks, |link| {
+        fs::read_link(link).is_ok_and(|target| kind(&target.to_string_lossy()))
+    })
+}
+
+/// Whether the poll-family call `name` waits, to read or to write, on descriptors that
+/// `test` accepts by their link (`/proc/PID/task/TID/fd/N`) alone, and there is at least one,
+/// all of them looked at.
+fn waits_on_every(
+    base: &str,
+    name: &str,
+    syscall: &str,
+    looks: &Looks,
+    test: impl Fn(&str) -> bool,
+) -> bool {
     let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
         return false;
     };
-    !fds.is_empty()
-        && fds.iter().all(|fd| {
-            fs::read_link(format!("{base}/fd/{fd}"))
-                .is_ok_and(|target| kind(&target.to_string_lossy()))
-        })
+    !fds.is_empty() && fds.iter().all(|fd| test(&format!("{base}/fd/{fd}")))
+}
+
+/// Whether the poll-family call `name` waits, to read or to write, on the controlling
+/// terminal alone, the device `tty` (its number as `/proc/PID/stat` gives it), or `/dev/tty`,
+/// which opens it (and there is at least one descriptor, all of them looked at). Another
+/// terminal is not: a relay's master (`script`'s `/dev/ptmx`) wakes it when the program it
+/// hosts prints.
+pub(super) fn waits_on_controlling_terminal(
+    base: &str,
+    name: &str,
+    syscall: &str,
+    looks: &Looks,
+    tty: u64,
+) -> bool {
+    waits_on_every(base, name, syscall, looks, |link| is_controlling_terminal(link, tty))
+}
+
+/// Whether the descriptor at `link` (`/proc/PID/task/TID/fd/N`) is the controlling terminal,
+/// the device `tty`, or `/dev/tty`, which opens it.
+pub(super) fn is_controlling_terminal(link: &str, tty: u64) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    // (The link's metadata is the open file's: a terminal opened as `/dev/tty` reads as that
+    // node's device, not the terminal behind it.)
+    fs::metadata(link).is_ok_and(|file| file.file_type().is_char_device() && file.rdev() == tty)
+        || fs::read_link(link).is_ok_and(|target| target.as_os_str() == "/dev/tty")
 }
 
 /// Whether the poll-family call `name` waits, to read or to write, on terminals and

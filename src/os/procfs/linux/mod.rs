@@ -129,6 +129,20 @@ pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
         && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
 }
 
+/// See [`super::awaits_input_alone`].
+pub(super) fn awaits_input_alone(pid: i32) -> bool {
+    let looks = Looks::new();
+    let Some(tty) = super::read_stat(pid).ok().and_then(|stat| u64::try_from(stat.tty_nr).ok())
+    else {
+        return false;
+    };
+    let Ok(tids) = numeric_entries(&format!("/proc/{pid}/task")) else { return false };
+    !tids.is_empty()
+        && tids
+            .iter()
+            .all(|tid| thread::awaits_input_alone(&format!("/proc/{pid}/task/{tid}"), tty, &looks))
+}
+
 /// See [`super::others_may_print`].
 #[cfg(feature = "testing")]
 pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {

@@ -209,6 +209,32 @@ pub(super) fn polling_terminal(
     Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
 }
 
+/// Whether the thread at `base` is blocked until input comes: asleep reading its controlling
+/// terminal, the device `tty` (see [`is_controlling_terminal`]), or polling it alone (no
+/// other descriptor, to read or to write) with no timeout. Nothing but a key (or a signal)
+/// wakes it, as a clock or another descriptor would. `false` where that cannot be read.
+pub(super) fn awaits_input_alone(base: &str, tty: u64, looks: &Looks) -> bool {
+    let asleep = fs::read(format!("{base}/stat"))
+        .ok()
+        .and_then(|data| parse_stat(&data).ok())
+        .is_some_and(|stat| stat.state == 'S');
+    let Some(syscall) =
+        asleep.then(|| fs::read_to_string(format!("{base}/syscall")).ok()).flatten()
+    else {
+        return false;
+    };
+    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return false };
+    let Some(Activity::Input(name)) = classify_syscall(nr) else { return false };
+    match name.as_str() {
+        "read" | "readv" | "pread64" | "preadv" | "preadv2" => syscall_arg(&syscall, 0)
+            .is_some_and(|fd| is_controlling_terminal(&format!("{base}/fd/{fd}"), tty)),
+        name => {
+            without_timeout(name, &syscall)
+                && waits_on_controlling_terminal(base, name, &syscall, looks, tty)
+        }
+    }
+}
+
 /// The timer of the clock the thread at `base` sleeps on (`activity`, with the arguments
 /// in `syscall`), when it goes off within [`CLOCK_HORIZON`] and is not an idle tick: a
 /// sleep (`nanosleep`, `clock_nanosleep`), or the timeout of a poll-family wait on the
@@ -438,9 +464,32 @@ pub(super) fn voluntary_switches(base: &str) -> Option<u64> {
 /// `pselect6`, `ppoll` and `epoll_pwait2` point to it, and it is read from the process's
 /// memory (`base`/mem, which its ancestor may read).
 pub(super) fn timeout(base: &str, name: &str, syscall: &str) -> Option<std::time::Duration> {
-    let arg = |n: usize| syscall_arg(syscall, n);
-    // (argument, is a pointer, a pointer to microseconds rather than nanoseconds)
-    let (index, pointer, micros) = match name {
+    let (index, pointer, micros) = timeout_argument(name)?;
+    let value = syscall_arg(syscall, index)?;
+    if !pointer {
+        // An int in milliseconds; negative waits for ever.
+        let ms = value as u32 as i32;
+        return u64::try_from(ms).ok().map(std::time::Duration::from_millis);
+    }
+    time_at(base, value, micros)
+}
+
+/// Whether the poll-family call `name` (arguments in `syscall`) has no timeout: it waits
+/// until an event, however long (a negative number of milliseconds, or no pointer to a
+/// timeout). `false` for a timeout, or one that cannot be read.
+pub(super) fn without_timeout(name: &str, syscall: &str) -> bool {
+    timeout_argument(name).and_then(|(index, pointer, _)| {
+        let value = syscall_arg(syscall, index)?;
+        // (A number of milliseconds waits for ever when negative; a pointer, when null.)
+        Some(if pointer { value == 0 } else { (value as u32 as i32) < 0 })
+    }) == Some(true)
+}
+
+/// Where the poll-family call `name` takes its timeout: the argument's index, whether it
+/// points to the timeout, and whether what it points to counts microseconds (a `struct
+/// timeval`) rather than nanoseconds. `None` for another call.
+fn timeout_argument(name: &str) -> Option<(usize, bool, bool)> {
+    Some(match name {
         "poll" => (2, false, false),
         "epoll_wait" | "epoll_pwait" | "epoll_wait_old" => (3, false, false),
         "select" => (4, true, true),
@@ -448,12 +497,5 @@ pub(super) fn timeout(base: &str, name: &str, syscall: &str) -> Option<std::time
         "ppoll" => (2, true, false),
         "epoll_pwait2" => (3, true, false),
         _ => return None,
-    };
-    let value = arg(index)?;
-    if !pointer {
-        // An int in milliseconds; negative waits for ever.
-        let ms = value as u32 as i32;
-        return u64::try_from(ms).ok().map(std::time::Duration::from_millis);
-    }
-    time_at(base, value, micros)
+    })
 }
