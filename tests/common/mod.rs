@@ -289,10 +289,12 @@ impl Drop for TestDir {
 
 /// Removes what earlier test runs left in the temporary directory: the `termloom-KIND-PID…`
 /// files and directories the tests' helpers make (which return a path, so nothing removes it
-/// when the test ends) of processes that are gone. Once per test process; a run leaves at
-/// most its own.
+/// when the test ends) of processes that are gone, untouched for an hour (a run in another PID
+/// namespace, `unshare -p`, shares this directory, and its processes are gone from this
+/// `/proc`). Once per test process; a run leaves at most its own.
 pub(crate) fn sweep_left_overs() {
     static ONCE: std::sync::Once = std::sync::Once::new();
+    const LEFT_FOR: std::time::Duration = std::time::Duration::from_secs(3600);
     ONCE.call_once(|| {
         const KINDS: [&str; 8] = [
             "cli-test",
@@ -314,7 +316,11 @@ pub(crate) fn sweep_left_overs() {
                 let pid = rest.strip_prefix(kind)?.strip_prefix('-')?.split('-').next()?;
                 pid.parse::<u32>().ok().filter(|pid| *pid > 1)
             });
-            if pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            let old = entry
+                .metadata()
+                .and_then(|meta| meta.modified())
+                .is_ok_and(|at| at.elapsed().is_ok_and(|age| age > LEFT_FOR));
+            if old && pid.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
                 let path = entry.path();
                 let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
             }
