@@ -1611,6 +1611,21 @@ fn a_right_prompts_padding_is_read_short() {
     client.finish();
 }
 
+/// A progress bar drawn to the terminal's right edge (`pv`'s, tqdm's) is read with its blanks,
+/// the part still to fill, not shortened as a right prompt's padding is: shown short, a bar
+/// at 20% looked nearly full.
+#[test]
+fn a_progress_bars_blanks_are_read_whole() {
+    let mut client = Client::initialized("2025-11-25");
+    let bars = "printf ' 20%%|##%28s| 1/5\n[====>%28s] 40%%\n' '' ''; read x";
+    let result = client.call("terminal_start", json!({"argv": ["sh", "-c", bars], "cols": 40}));
+    let said = text(&result);
+    let blanks = " ".repeat(28);
+    assert!(said.contains(&format!("\n 20%|##{blanks}| 1/5\n")), "{said}");
+    assert!(said.contains(&format!("\n[====>{blanks}] 40%")), "{said}");
+    client.finish();
+}
+
 /// The blanks a program wrote up to a hidden cursor at the end of its output (`top`'s last
 /// row, padded to the screen's width) are not read, nor is a hidden cursor's row named where
 /// the program waits (`top`'s last process); before a visible one (a prompt's) they are, as

@@ -21,7 +21,7 @@ pub(crate) const SHOWN_AS: &str = "  ";
 /// The bytes of `line`'s padding before its right-aligned text, if it has some: its last run
 /// of at least [`MIN_PADDING`] blanks, on a line whose text ends at the right edge of a
 /// terminal `cols` wide or a column before it (zsh leaves one: `ZLE_RPROMPT_INDENT`), on its
-/// last row for a line the terminal wrapped.
+/// last row for a line the terminal wrapped; not the blanks inside a progress bar.
 fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
     let width = line.width();
     let at_edge = width.checked_rem(cols).is_some_and(|rest| rest == 0 || rest + 1 == cols);
@@ -31,7 +31,21 @@ fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
     let found = line.rfind(PADDING_RUN)?;
     let end = found + MIN_PADDING;
     let start = line[..found].trim_end_matches(' ').len();
-    Some(start..end)
+    (!in_a_bar(&line[..start], &line[end..])).then_some(start..end)
+}
+
+/// Whether blanks between `before` and `after` are the part of a progress bar still to fill,
+/// drawn to the terminal's width as a right prompt is (`pv`'s `[====>   ] 40%`, tqdm's
+/// ` 20%|██▍   | 10/50`): `after` starts with the bar's closing delimiter, and `before` has
+/// its opening one, not closed since. Shown short, such a bar would look nearly full.
+fn in_a_bar(before: &str, after: &str) -> bool {
+    let (open, close) = match after.chars().next() {
+        Some(']') => ('[', ']'),
+        Some(')') => ('(', ')'),
+        Some(edge @ ('|' | '│')) => return before.matches(edge).count() % 2 == 1,
+        _ => return false,
+    };
+    before.rfind(open) > before.rfind(close)
 }
 
 /// `text` with each line's padding before right-aligned text shown as [`SHOWN_AS`].
@@ -101,6 +115,25 @@ mod tests {
         assert_eq!(unpad(&wrapped, 80), format!("{}y  [0]", "x".repeat(80)));
         assert_eq!(unpad(&right_prompt("", "12:00", 40), 40), "  12:00");
         assert_eq!(unpad(&prompt, 0), prompt, "no width known");
+    }
+
+    /// The blanks of a progress bar drawn to the right edge are the part still to fill, not
+    /// padding: shown short, the bar would look nearly full.
+    #[test]
+    fn a_progress_bars_blanks_are_no_padding() {
+        for bar in [
+            right_prompt(" 120MiB 0:00:02 [=====>", "] 40% ETA 0:00:03", 80),
+            right_prompt(" 20%|████▍", "| 10/50 [00:00<00:02, 16.60it/s]", 80),
+            right_prompt("[>", "] 0%", 79),
+            right_prompt("load (##", ") 2/9", 80),
+            right_prompt("│██", "│ 1/5", 80),
+        ] {
+            assert_eq!(unpad(&bar, 80), bar);
+        }
+        let closed = right_prompt("vm# echo [a] x|y|", "] |1", 80);
+        assert_eq!(unpad(&closed, 80), "vm# echo [a] x|y|  ] |1", "no bar left open");
+        let right = right_prompt("vm# ls [", "[0]", 80);
+        assert_eq!(unpad(&right, 80), "vm# ls [  [0]", "an opening delimiter after");
     }
 
     /// The cursor's row is split where the unpadded row has the cursor: before the padding,
