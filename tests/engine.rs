@@ -115,6 +115,22 @@ fn progress_bar_drawn_with_carriage_returns_settles_to_its_last_state() {
     sh.close().unwrap();
 }
 
+/// A progress line that pads itself with blanks (wget's `eta 2s     `, written to erase a
+/// longer frame) ends at its text for a regex's `$` while the cursor is still after the blanks,
+/// as it does once settled: the wait matched only when the program went on.
+#[test]
+fn a_regex_end_matches_before_the_blanks_a_progress_line_pads_with() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    sh.submit(r"printf 'z 42%%[==>   ] 5.0MB/s    eta 2s     '; read -rs").unwrap();
+    let outcome = expect(&sh, Until::regex(r"eta \d+s$").unwrap());
+    assert_eq!(outcome.matched().map(|m| m.text.as_str()), Some("eta 2s"), "{outcome:?}");
+    sh.close().unwrap();
+}
+
 #[test]
 fn a_rewritten_partial_line_is_flagged() {
     if !require("bash") {

@@ -43,14 +43,21 @@ pub(super) struct CommandWaiter {
 }
 
 /// Matches a transcript line, whole, for a match that holds text the caller had not read when
-/// the wait started (any match, when the line was rewritten since).
+/// the wait started (any match, when the line was rewritten since). A line that ends in blanks
+/// (the cursor's, padded to the cursor) is also matched without them, as it will read once
+/// settled: a progress line that pads itself with blanks to erase a longer frame (wget's,
+/// rsync's, tqdm's) ends at its text for a regex's `$`, while a prompt's blank still counts.
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
     read: &ReadMark,
 ) -> Option<crate::wait::Match> {
-    until.match_line(number, line, read.read_part(number, line))
+    let part = read.read_part(number, line);
+    until.match_line(number, line, part).or_else(|| {
+        let trimmed = line.trim_end_matches(' ');
+        (trimmed.len() < line.len()).then(|| until.match_line(number, trimmed, part)).flatten()
+    })
 }
 
 /// What a still screen keeps: its text (every row), size, cursor and which screen is shown,
