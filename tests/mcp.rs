@@ -1611,6 +1611,25 @@ fn a_right_prompts_padding_is_read_short() {
     client.finish();
 }
 
+/// The rest of a line read in part before (pytest's dots, then its `[ 40%]` at the right
+/// edge) has its padding read short too: alone it did not reach the edge, and a later read
+/// gave all 58 blanks.
+#[test]
+fn the_padding_in_the_rest_of_a_line_read_before_is_read_short() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let dots = "printf 'test_a.py ....'; read -rs; printf '..%64s\\n' '[ 40%]'; read -rs";
+    let started = client.call("terminal_start", json!({"argv": ["bash", "-c", dots], "cols": 80}));
+    let said = text(&started);
+    assert!(said.ends_with("\ntest_a.py ...."), "{said}");
+    let id = started["structuredContent"]["session_id"].clone();
+    let said = text(&client.call("terminal_send", json!({"session_id": id, "keys": "<Enter>"})));
+    assert!(said.ends_with("\n..  [ 40%]\n"), "{said:?}");
+    client.finish();
+}
+
 /// A progress bar drawn to the terminal's right edge (`pv`'s, tqdm's) is read with its blanks,
 /// the part still to fill, not shortened as a right prompt's padding is: shown short, a bar
 /// at 20% looked nearly full.

@@ -18,12 +18,18 @@ const PADDING_RUN: &str = "                ";
 /// What such padding is shown as.
 pub(crate) const SHOWN_AS: &str = "  ";
 
+/// Whether `text` has a run of blanks long enough to be padding.
+pub(crate) fn may_pad(text: &str) -> bool {
+    text.contains(PADDING_RUN)
+}
+
 /// The bytes of `line`'s padding before its right-aligned text, if it has some: its last run
 /// of at least [`MIN_PADDING`] blanks, on a line whose text ends at the right edge of a
 /// terminal `cols` wide or a column before it (zsh leaves one: `ZLE_RPROMPT_INDENT`), on its
-/// last row for a line the terminal wrapped; not the blanks inside a progress bar.
-fn padding(line: &str, cols: usize) -> Option<Range<usize>> {
-    let width = line.width();
+/// last row for a line the terminal wrapped; not the blanks inside a progress bar. `line` is
+/// the rest of a line whose first `before` columns are not given (read before).
+fn padding(line: &str, cols: usize, before: usize) -> Option<Range<usize>> {
+    let width = before + line.width();
     let at_edge = width.checked_rem(cols).is_some_and(|rest| rest == 0 || rest + 1 == cols);
     if !at_edge || width < MIN_PADDING || line.ends_with(' ') {
         return None;
@@ -48,10 +54,12 @@ fn in_a_bar(before: &str, after: &str) -> bool {
     before.rfind(open) > before.rfind(close)
 }
 
-/// `text` with each line's padding before right-aligned text shown as [`SHOWN_AS`].
-pub(crate) fn unpad(text: &str, cols: u16) -> Cow<'_, str> {
+/// `text` with each line's padding before right-aligned text shown as [`SHOWN_AS`]; its first
+/// line is the rest of a line whose first `first_at` columns were read before (pytest's
+/// `test_a.py` before the dots and the `[ 40%]` at the edge a later read gives).
+pub(crate) fn unpad(text: &str, cols: u16, first_at: usize) -> Cow<'_, str> {
     let cols = usize::from(cols);
-    if !text.contains(PADDING_RUN) {
+    if !may_pad(text) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -59,7 +67,7 @@ pub(crate) fn unpad(text: &str, cols: u16) -> Cow<'_, str> {
         if i > 0 {
             out.push('\n');
         }
-        match padding(line, cols) {
+        match padding(line, cols, if i == 0 { first_at } else { 0 }) {
             Some(pad) => {
                 out.push_str(&line[..pad.start]);
                 out.push_str(SHOWN_AS);
@@ -75,7 +83,7 @@ pub(crate) fn unpad(text: &str, cols: u16) -> Cow<'_, str> {
 /// the row whole: a cursor inside the padding stays inside what shows it.
 pub(crate) fn unpad_split(before: &str, after: &str, cols: u16) -> (String, String) {
     let row = format!("{before}{after}");
-    let Some(pad) = padding(&row, usize::from(cols)) else {
+    let Some(pad) = padding(&row, usize::from(cols), 0) else {
         return (before.to_owned(), after.to_owned());
     };
     let cursor = before.len();
@@ -103,18 +111,21 @@ mod tests {
         assert_eq!(PADDING_RUN.len(), MIN_PADDING);
         let prompt = right_prompt("vm# echo hello", "[0]", 80);
         let text = format!("{prompt}\nhello\n{}\n", right_prompt("vm# ls", "[0] 12:01", 80));
-        assert_eq!(unpad(&text, 80), "vm# echo hello  [0]\nhello\nvm# ls  [0] 12:01\n");
+        assert_eq!(unpad(&text, 80, 0), "vm# echo hello  [0]\nhello\nvm# ls  [0] 12:01\n");
         let table = format!("a{}b", " ".repeat(20));
-        assert_eq!(unpad(&table, 80), table, "the text does not end at the edge");
+        assert_eq!(unpad(&table, 80, 0), table, "the text does not end at the edge");
         let indented = right_prompt("vm# ls", "[0]", 79);
-        assert_eq!(unpad(&indented, 80), "vm# ls  [0]", "zsh's column left at the edge");
+        assert_eq!(unpad(&indented, 80, 0), "vm# ls  [0]", "zsh's column left at the edge");
         let short = right_prompt("name", "size", 23);
-        assert_eq!(unpad(&short, 23), short, "a gap of 15 is no padding");
-        assert_eq!(unpad(&right_prompt("name", "size", 24), 24), "name  size", "16 is");
+        assert_eq!(unpad(&short, 23, 0), short, "a gap of 15 is no padding");
+        assert_eq!(unpad(&right_prompt("name", "size", 24), 24, 0), "name  size", "16 is");
         let wrapped = format!("{}{}", "x".repeat(80), right_prompt("y", "[0]", 80));
-        assert_eq!(unpad(&wrapped, 80), format!("{}y  [0]", "x".repeat(80)));
-        assert_eq!(unpad(&right_prompt("", "12:00", 40), 40), "  12:00");
-        assert_eq!(unpad(&prompt, 0), prompt, "no width known");
+        assert_eq!(unpad(&wrapped, 80, 0), format!("{}y  [0]", "x".repeat(80)));
+        assert_eq!(unpad(&right_prompt("", "12:00", 40), 40, 0), "  12:00");
+        assert_eq!(unpad(&prompt, 0, 0), prompt, "no width known");
+        let rest = &right_prompt("test_a.py ....", "[ 40%]", 80)["test_a.py ".len()..];
+        assert_eq!(unpad(rest, 80, 10), "....  [ 40%]", "the rest of a line read in part");
+        assert_eq!(unpad(rest, 80, 0), rest, "alone, it does not reach the edge");
     }
 
     /// The blanks of a progress bar drawn to the right edge are the part still to fill, not
@@ -128,12 +139,12 @@ mod tests {
             right_prompt("load (##", ") 2/9", 80),
             right_prompt("│██", "│ 1/5", 80),
         ] {
-            assert_eq!(unpad(&bar, 80), bar);
+            assert_eq!(unpad(&bar, 80, 0), bar);
         }
         let closed = right_prompt("vm# echo [a] x|y|", "] |1", 80);
-        assert_eq!(unpad(&closed, 80), "vm# echo [a] x|y|  ] |1", "no bar left open");
+        assert_eq!(unpad(&closed, 80, 0), "vm# echo [a] x|y|  ] |1", "no bar left open");
         let right = right_prompt("vm# ls [", "[0]", 80);
-        assert_eq!(unpad(&right, 80), "vm# ls [  [0]", "an opening delimiter after");
+        assert_eq!(unpad(&right, 80, 0), "vm# ls [  [0]", "an opening delimiter after");
     }
 
     /// The cursor's row is split where the unpadded row has the cursor: before the padding,

@@ -165,6 +165,10 @@ pub(crate) struct NewOutput {
     /// The new output starts with the rest of a line read before in part that is the echo of
     /// the line the call submitted (see [`Typed::Submitted`]).
     pub starts_with_echo: bool,
+    /// The width of the part of its first line read before, when the output continues a line
+    /// whose rest may hold padding: [`unpad`] tells from it whether the line ends at the
+    /// terminal's right edge.
+    pub first_width: usize,
     /// The status at the last read.
     pub status: Status,
 }
@@ -183,6 +187,7 @@ impl NewOutput {
             position_forgotten: false,
             typed_unsubmitted: false,
             starts_with_echo: false,
+            first_width: 0,
             status,
         }
     }
@@ -209,11 +214,14 @@ pub(crate) fn read_new(
     let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
     let starts_with_echo = continues
         && matches!(typed, Typed::Submitted(echo) if first.text.split('\n').next() == Some(echo));
+    // Where in its first line the text starts (0 once it holds that line whole).
+    let mut offset = first.line_offset;
     if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
         first.text.remove(0);
         first.first_line += 1;
+        offset = 0;
     } else if extends && typed.changed_otherwise(&first.text) {
         // The call edited a line read before (`<C-u>git status` after `git sta` reading
         // `tus`): the whole line, so that what it now reads is seen, said to be repeated.
@@ -229,8 +237,14 @@ pub(crate) fn read_new(
         {
             first.text = whole;
             rewritten = true;
+            offset = 0;
         }
     }
+    let padded = offset > 0 && unpad::may_pad(first.text.split('\n').next().unwrap_or_default());
+    let first_width = match padded {
+        true => read_width(session, first.first_line, offset)?,
+        false => 0,
+    };
     let mut more = first.truncated;
     let mut result = NewOutput {
         first_line: Some(first.first_line),
@@ -289,8 +303,18 @@ pub(crate) fn read_new(
     result.omitted_breaks += line_breaks(&text[..before]);
     result.text = kept.to_owned();
     result.omitted += before;
+    // (A cut start leaves another line first.)
+    result.first_width = if result.omitted == 0 { first_width } else { 0 };
     result.later += after;
     Ok(result)
+}
+
+/// The width of the first `offset` bytes of transcript line `line`, read before by a read that
+/// continues the line (0 when they are not all at hand).
+fn read_width(session: &Session, line: u64, offset: usize) -> crate::Result<usize> {
+    let lines = session.transcript_lines(line..line + 1, WHOLE_LINE_BYTES)?.lines;
+    let whole = lines.into_iter().next().map(|(_, whole)| whole).unwrap_or_default();
+    Ok(whole.get(..offset).map_or(0, unicode_width::UnicodeWidthStr::width))
 }
 
 /// The line breaks in `text`.
@@ -454,7 +478,7 @@ pub(crate) fn show(
         View::Screen => NewOutput::nothing(session.status()?),
     };
     // (Lines, not the screen's rows: a screen keeps its columns.)
-    if let Cow::Owned(text) = unpad::unpad(&new.text, info.cols) {
+    if let Cow::Owned(text) = unpad::unpad(&new.text, info.cols, new.first_width) {
         new.text = text;
     }
     let timed_out = wait.is_some_and(|w| w.outcome == "timeout" && !w.implicit);
@@ -947,6 +971,7 @@ mod tests {
                 position_forgotten: true,
                 typed_unsubmitted: true,
                 starts_with_echo: false,
+                first_width: 0,
                 status: worst::status(),
             },
             screen,
