@@ -1463,6 +1463,29 @@ fn the_default_wait_settles_a_server_whose_clocks_tick_in_silence() {
     settle_soon(&cases);
 }
 
+/// The progress bars a running program redraws below the line it keeps the cursor on (tqdm's
+/// at positions 1 and on, one per file a download fetches) are shown with the result: no read
+/// reached them while it ran, and a read showed the first bar of three. A status line kept at
+/// the screen's bottom below blank rows (apt's, until the log reaches it) is not.
+#[test]
+fn bars_a_running_program_draws_below_the_cursor_are_shown() {
+    let mut client = Client::initialized("2025-11-25");
+    let bars = "printf 'file-0 10%%\\nfile-1 5%%\\nfile-2 2%%\\033[2A\\r'; sleep 60";
+    let started = client.call("terminal_start", json!({"argv": ["sh", "-c", bars]}));
+    let said = text(&started);
+    assert!(said.contains(" running · "), "{said}");
+    let shown = "file-0 10%\n--- below the cursor, rows 1-2 ---\nfile-1 5%\nfile-2 2%";
+    assert!(said.ends_with(shown), "{said}");
+    // The same bars again are no news.
+    let id = started["structuredContent"]["session_id"].clone();
+    let said = text(&client.call("terminal_read", json!({"session_id": id})));
+    assert!(said.contains("no new output]\n--- below the cursor, rows 1-2: unchanged"), "{said}");
+    let status = "printf 'log 1\\n\\0337\\033[24;1Hstatus 40%%\\0338'; sleep 60";
+    let said = text(&client.call("terminal_start", json!({"argv": ["sh", "-c", status]})));
+    assert!(said.ends_with("log 1\n") && !said.contains("status"), "{said}");
+    client.finish();
+}
+
 /// What a line editor draws below the line being edited, zsh's list of completions, is shown
 /// with the result, marked where it is highlighted (the choice in a menu): it was in no
 /// transcript line, and the result said `no new output`. Rows below the cursor the caller

@@ -410,22 +410,31 @@ impl Furthest {
 /// marked as `frame` marks them, and the first's number, when the program waits for input and
 /// the caller has read no line below the one the cursor is on (`new`, the read that reached
 /// it, noted in `furthest`): what a line editor draws under the line being edited, such as a
-/// completion menu (zsh's, IPython's), which no transcript line holds. Only when `wanted`
-/// (the program waits, and no screen is shown) is the frame made; the read is noted anyway.
+/// completion menu (zsh's, IPython's), which no transcript line holds. While the program
+/// runs (`running`), the rows with text right below the cursor's, read or not: the progress
+/// bars a program redraws below the one it keeps the cursor on (tqdm's at positions 1 and
+/// on, one per file a download fetches), which no read reaches while it runs; not a status
+/// line kept at the screen's bottom below blank rows (apt's). Only when `wanted` (the
+/// program waits or runs, and no screen is shown) is the frame made; the read is noted
+/// anyway.
 fn below_cursor(
     furthest: &Furthest,
     id: SessionId,
     new: &NewOutput,
     screen: &Screen,
-    wanted: bool,
+    (wanted, running): (bool, bool),
     frame: impl FnOnce() -> Frame,
 ) -> Option<(u16, String)> {
     let cursor_line = new.first_line? + new.omitted_breaks + line_breaks(&new.text);
-    if furthest.reached(id, cursor_line) > cursor_line || !wanted {
+    if (furthest.reached(id, cursor_line) > cursor_line && !running) || !wanted {
         return None;
     }
     let cursor = usize::from(screen.cursor.row);
-    let last = screen.lines.iter().rposition(|row| !row.trim().is_empty())?;
+    let blank = |row: &String| row.trim().is_empty();
+    let last = match running {
+        true => cursor + screen.lines.get(cursor + 1..)?.iter().take_while(|r| !blank(r)).count(),
+        false => screen.lines.iter().rposition(|row| !blank(row))?,
+    };
     (last > cursor).then(|| (screen.cursor.row + 1, frame().rows_text(cursor + 1..last + 1)))
 }
 
@@ -538,8 +547,10 @@ pub(crate) fn show(
         .filter(|s| args.view == View::New && !gone && !s.alternate)
         .and_then(|s| {
             let frame = || Frame::new(s, &runs, args.styles);
-            let wanted = waiting && !shows_screen(s);
-            let below = below_cursor(&call.caller.furthest, id, &new, s, wanted, frame);
+            let running =
+                matches!(new.status.activity, crate::Activity::Running | crate::Activity::Quiet);
+            let wanted = (waiting || running) && !shows_screen(s);
+            let below = below_cursor(&call.caller.furthest, id, &new, s, (wanted, running), frame);
             let same = call.caller.furthest.show_below(id, below.as_ref().map(|(_, rows)| &**rows));
             below.map(|(row, rows)| (row, rows, same))
         });
@@ -767,7 +778,8 @@ fn layout(
         && output.is_empty()
         && omitted == 0
         && shown.is_none()
-        && below.is_none()
+        // (Rows below the cursor as the caller was shown them last are no news.)
+        && below.as_ref().is_none_or(|(_, _, same, _)| *same)
         && !ended;
     let waited = match (waited, nothing_new) {
         (Some(waited), true) => Some(format!("{waited}; no new output")),
