@@ -3580,6 +3580,9 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
         .call("terminal_send", json!({"session_id": id, "keys": "<Enter>", "for_text": "rc="}));
     let shown = text(&ended);
     assert!(shown.contains("rc=0") && !shown.contains("--- screen"), "{shown}");
+    // (Typed before bash drew its prompt, the line would be echoed twice: once typed ahead,
+    // once redrawn after the prompt.)
+    client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
     let line = "dialog --yesno 'Go on?' 6 20";
     let asked =
         client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
