@@ -201,9 +201,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
     let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
     let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
+    // The echo of the line it submits, for the view and for the wait's typed line.
+    let echo = submits.then(|| submitted_echo(text, script.as_deref(), paste, submit)).flatten();
     view.typed = match submits {
-        true => submitted_echo(text, script.as_deref(), paste, submit)
-            .map_or(Typed::Nothing, Typed::Submitted),
+        true => echo.clone().map_or(Typed::Nothing, Typed::Submitted),
         // (Its echo as if submitted: the characters typed, when they are plain text. A paste
         // adds as it comes, unless keys after it may edit.)
         false => match (paste, submitted_echo(text, script.as_deref(), None, true)) {
@@ -224,7 +225,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let typed = input.typing();
         if let Some(plan) = plan.as_mut().filter(|_| submits) {
             plan.typed_line = session.typed_line()?.map(|mut line| {
-                line.echo = submitted_echo(text, script.as_deref(), paste, submit);
+                line.echo = echo;
                 line
             });
         }
