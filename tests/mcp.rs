@@ -935,6 +935,52 @@ fn a_text_wait_ends_when_a_repl_reading_keys_asks_for_its_next_line() {
     client.finish();
 }
 
+/// gdb reads keys at its prompt in an event loop: it polls the terminal beside self-pipes no
+/// other process holds, with no timeout, its worker threads idle on locks of its own. Only a
+/// key can wake it, as at Python's prompt, but a wait for text there ran to its timeout (8 s
+/// of 8); it ends when gdb asks. A program gdb runs, that prints a line 2 s later, is
+/// waited for.
+#[test]
+fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
+    if !require("gdb") || !require("gcc") {
+        return;
+    }
+    let source = temp_file(
+        "late.c",
+        "#include <stdio.h>\n#include <unistd.h>\n\
+         int main(void) { sleep(2); puts(\"la\" \"te\"); return 0; }\n",
+    );
+    let program = source.with_extension("");
+    let built = std::process::Command::new("gcc")
+        .args(["-g", "-o"])
+        .args([&program, &source])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{built:?}");
+    let mut client = Client::initialized("2025-11-25");
+    // (No debuginfod question at the start, whatever the machine's environment.)
+    let gdb = json!({"argv": ["gdb", "-nx", "-q", program.to_str().unwrap()],
+                     "env": {"DEBUGINFOD_URLS": ""}, "input_wait": true});
+    let id = client.tool("terminal_start", gdb)["session_id"].clone();
+    let started = Instant::now();
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "print 6 * 7", "submit": true,
+               "for_text": "never printed", "timeout_ms": 20000}),
+    );
+    let said = text(&sent);
+    assert!(started.elapsed() < LONG, "{:?}: {said}", started.elapsed());
+    assert_eq!(sent["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
+    assert!(said.contains("asks for input first") && said.contains("= 42"), "{said}");
+    let late = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "run", "submit": true, "for_text": "late",
+               "timeout_ms": 60000}),
+    );
+    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    client.finish();
+}
+
 /// node's REPL reads keys at its prompt in an event loop, beside descriptors of its own and on
 /// a timer: a timer set at the prompt prints later, without a key, and a wait for its text is
 /// not ended by the prompt.

@@ -930,8 +930,9 @@ impl UnreadInput {
 /// terminal `reader` reads (see `Slot::reader_line_modes`).
 ///
 /// A program reading keys (a REPL's line editor: Python's `>>>`, pdb's `(Pdb)`, `sqlite3`'s,
-/// `bc`'s) asks for input too when `reader` is the group's process and every thread of it is
-/// blocked reading its terminal, or polling it alone with no timeout
+/// `bc`'s, gdb's `(gdb)`) asks for input too when `reader` is the group's process and every
+/// thread of it is blocked reading its terminal, or polling it with no timeout, alone or
+/// beside pipes and eventfds no other process holds, or idle on a lock of its own
 /// (`procfs::awaits_input_alone`), and a read of it does not time out (`VTIME`): only a key
 /// can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
 /// prints when a timer of its own goes off, and a thread beside the one that reads when it

@@ -429,10 +429,13 @@ pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
 }
 
 /// Whether every thread of process `pid` is blocked until input comes: reading the terminal,
-/// or polling it alone (no other descriptor) with no timeout. No clock of its own, no other
-/// descriptor and no other thread at work can make it print (a REPL's readline at its prompt:
-/// Python's, `sqlite3`'s, `bc`'s), where an event loop (node's REPL) waits on descriptors of
-/// its own with a timer, and a thread sleeping beside the one that reads may print when it
+/// or polling it with no timeout alone or beside pipes and eventfds no other process holds
+/// (self-pipes, which only the process itself can write to), or waiting with no timeout on a
+/// lock of the process's own, at least one on the terminal. No clock of its own, no other
+/// process and no thread at work can make it print (a REPL's readline at its prompt:
+/// Python's, `sqlite3`'s, `bc`'s; gdb's event loop and its idle workers), where an event loop
+/// (node's REPL) waits on descriptors of its own with a timer, one whose pipe another process
+/// holds may be written to, and a thread sleeping beside the one that reads may print when it
 /// wakes. `false` where `/proc` cannot tell.
 pub(crate) fn awaits_input_alone(pid: i32) -> bool {
     #[cfg(target_os = "linux")]

@@ -694,6 +694,61 @@ mod live {
         wait_waiting(pid);
     }
 
+    /// A Python that makes the terminal of its stdin its controlling terminal (a session of
+    /// its own, its group killed with it), and polls it beside a self-pipe and an eventfd of its
+    /// own, a thread idle on a lock beside: `held` hands the pipe's writing end to a child of
+    /// its own, `timer` polls with a timeout. `None` (skipped) without python3.
+    fn spawn_event_loop(how: &str) -> Option<Reaper> {
+        let code = format!(
+            "import os, select, subprocess, threading\n\
+             os.setsid()\n\
+             tty = os.open(os.ttyname(0), os.O_RDWR)\n\
+             r, w = os.pipe()\n\
+             e = os.eventfd(0)\n\
+             threading.Thread(target=threading.Event().wait, daemon=True).start()\n\
+             if '{how}' == 'held': subprocess.Popen(['sleep', '60'], pass_fds=[w])\n\
+             p = select.poll()\n\
+             for fd in (r, e, tty): p.register(fd, select.POLLIN)\n\
+             p.poll(60000 if '{how}' == 'timer' else None)\n"
+        );
+        let mut child = spawn_python(&code)?;
+        let pid = child.pid();
+        child.group = Some(pid);
+        wait_python(pid, 2);
+        wait_for("the poll, the lock, the child", || {
+            let poll = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok();
+            let polling = poll.as_deref().and_then(parse_syscall).and_then(|field| match field {
+                SyscallField::Nr(nr) => classify_syscall(nr),
+                _ => None,
+            });
+            let children = descendants_of(pid).len();
+            match polling {
+                Some(Activity::Input(name))
+                    if name == "poll" && children == usize::from(how == "held") =>
+                {
+                    Ok(())
+                }
+                other => Err(format!("{other:?}, {children} children")),
+            }
+        });
+        Some(child)
+    }
+
+    #[test]
+    fn an_event_loop_on_descriptors_no_other_process_holds_awaits_input_alone() {
+        let Some(own) = spawn_event_loop("own") else { return };
+        wait_for("its wait on the terminal and its own descriptors alone", || {
+            awaits_input_alone(own.pid()).then_some(()).ok_or_else(|| "not yet".to_owned())
+        });
+        // A child may write into the pipe; a timer wakes it on its own.
+        for how in ["held", "timer"] {
+            let Some(child) = spawn_event_loop(how) else { return };
+            for _ in 0..5 {
+                assert!(!awaits_input_alone(child.pid()), "{how}");
+            }
+        }
+    }
+
     #[test]
     fn python_join_on_sleeping_thread_is_not_waiting() {
         let Some(child) = spawn_python(

@@ -89,21 +89,6 @@ fn waits_on_every(
     !fds.is_empty() && fds.iter().all(|fd| test(&format!("{base}/fd/{fd}")))
 }
 
-/// Whether the poll-family call `name` waits, to read or to write, on the controlling
-/// terminal alone, the device `tty` (its number as `/proc/PID/stat` gives it), or `/dev/tty`,
-/// which opens it (and there is at least one descriptor, all of them looked at). Another
-/// terminal is not: a relay's master (`script`'s `/dev/ptmx`) wakes it when the program it
-/// hosts prints.
-pub(super) fn waits_on_controlling_terminal(
-    base: &str,
-    name: &str,
-    syscall: &str,
-    looks: &Looks,
-    tty: u64,
-) -> bool {
-    waits_on_every(base, name, syscall, looks, |link| is_controlling_terminal(link, tty))
-}
-
 /// Whether the descriptor at `link` (`/proc/PID/task/TID/fd/N`) is the controlling terminal,
 /// the device `tty`, or `/dev/tty`, which opens it.
 pub(super) fn is_controlling_terminal(link: &str, tty: u64) -> bool {

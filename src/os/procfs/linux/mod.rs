@@ -12,9 +12,11 @@ use super::{
 use std::fs;
 
 mod descriptors;
+mod private;
 mod relay;
 mod thread;
 use descriptors::*;
+use private::*;
 use relay::*;
 pub(super) use relay::{hosted_by_group, remembered_outside_relay};
 pub(super) use thread::observe_thread;
@@ -129,7 +131,9 @@ pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) 
         && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
 }
 
-/// See [`super::awaits_input_alone`].
+/// See [`super::awaits_input_alone`]: every thread blocked until the terminal or the process
+/// itself wakes it ([`thread::blocked_until_woken`]), one at least on the terminal, and no
+/// other process holding a pipe or eventfd they poll ([`held_by_none_but`]).
 pub(super) fn awaits_input_alone(pid: i32) -> bool {
     let looks = Looks::new();
     let Some(tty) = super::read_stat(pid).ok().and_then(|stat| u64::try_from(stat.tty_nr).ok())
@@ -137,10 +141,19 @@ pub(super) fn awaits_input_alone(pid: i32) -> bool {
         return false;
     };
     let Ok(tids) = numeric_entries(&format!("/proc/{pid}/task")) else { return false };
-    !tids.is_empty()
-        && tids
-            .iter()
-            .all(|tid| thread::awaits_input_alone(&format!("/proc/{pid}/task/{tid}"), tty, &looks))
+    let mut terminal = false;
+    let mut beside = Vec::new();
+    for tid in tids {
+        let base = format!("/proc/{pid}/task/{tid}");
+        let Some(wait) = thread::blocked_until_woken(&base, tty, &looks) else { return false };
+        terminal |= wait.terminal;
+        for private in wait.beside {
+            if !beside.contains(&private) {
+                beside.push(private);
+            }
+        }
+    }
+    terminal && (beside.is_empty() || held_by_none_but(pid, &beside, &looks))
 }
 
 /// See [`super::others_may_print`].

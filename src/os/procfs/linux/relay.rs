@@ -335,38 +335,68 @@ pub(super) fn holds_terminal(pid: i32, tty: i32, looks: &Looks) -> bool {
 pub(super) fn find_descriptor<T>(
     pid: i32,
     looks: &Looks,
-    mut visit: impl FnMut(&str, &str) -> Option<T>,
+    visit: impl FnMut(&str, &str) -> Option<T>,
 ) -> Option<T> {
+    match search_descriptors(pid, looks, visit) {
+        Search::Found(answer) => Some(answer),
+        Search::Absent | Search::Unknown => None,
+    }
+}
+
+/// What [`search_descriptors`] found.
+pub(super) enum Search<T> {
+    /// The first answer `visit` gave.
+    Found(T),
+    /// No answer, every descriptor looked at (none, for a process gone).
+    Absent,
+    /// No answer among those looked at, but not all of them could be: the directory could
+    /// not be read, or held more than [`WATCHED_LOOKED_AT`], or `looks` had no room left.
+    Unknown,
+}
+
+/// The first answer `visit` gives for a descriptor of process `pid`, given its
+/// `/proc/PID/fd/N` path and what that links to, and whether all of them were looked at
+/// when none gives one (see [`Search`]).
+pub(super) fn search_descriptors<T>(
+    pid: i32,
+    looks: &Looks,
+    mut visit: impl FnMut(&str, &str) -> Option<T>,
+) -> Search<T> {
     use rustix::fs::{Mode, OFlags, RawDir};
     use std::os::fd::AsFd;
     if looks.spent() {
-        return None;
+        return Search::Unknown;
     }
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-    let dir = rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()).ok()?;
+    let dir = match rustix::fs::open(format!("/proc/{pid}/fd"), flags, Mode::empty()) {
+        Ok(dir) => dir,
+        Err(err) if is_gone(&err.into()) => return Search::Absent,
+        Err(_) => return Search::Unknown,
+    };
     // Read a few entries at a time: the kernel makes an entry for every descriptor
     // a read of the directory has room for, looked at or not (a thousand in the
     // standard library's 32 KiB, a millisecond a process).
     let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 512];
     let mut entries = RawDir::new(dir.as_fd(), &mut buf);
     let mut looked = 0;
-    while let Some(Ok(entry)) = entries.next() {
+    while let Some(entry) = entries.next() {
+        let Ok(entry) = entry else { return Search::Unknown };
         let name = entry.file_name().to_bytes();
         if name.is_empty() || !name.iter().all(u8::is_ascii_digit) {
             continue;
         }
         if looked == WATCHED_LOOKED_AT || !looks.take(1) {
-            return None;
+            return Search::Unknown;
         }
         looked += 1;
         let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
         if let Ok(target) = fs::read_link(&path)
             && let Some(answer) = visit(&path, &target.to_string_lossy())
         {
-            return Some(answer);
+            return Search::Found(answer);
         }
     }
-    None
+    Search::Absent
 }
 
 /// The process that reads the terminal of group `pgrp` (its `members`, of session `sid`)

@@ -209,30 +209,77 @@ pub(super) fn polling_terminal(
     Some(Activity::Other(format!("{name} with a {} ms timer{before}", timer.as_millis())))
 }
 
-/// Whether the thread at `base` is blocked until input comes: asleep reading its controlling
-/// terminal, the device `tty` (see [`is_controlling_terminal`]), or polling it alone (no
-/// other descriptor, to read or to write) with no timeout. Nothing but a key (or a signal)
-/// wakes it, as a clock or another descriptor would. `false` where that cannot be read.
-pub(super) fn awaits_input_alone(base: &str, tty: u64, looks: &Looks) -> bool {
+/// What the thread at `base` waits on, found blocked until the terminal or its own process
+/// wakes it (see [`blocked_until_woken`]).
+#[derive(Debug, Default)]
+pub(super) struct UntimedWait {
+    /// It waits on its controlling terminal: reading it, or polling it.
+    pub terminal: bool,
+    /// The pipes and eventfds it polls (beside the terminal, or alone), which only a process
+    /// that holds one can write to.
+    pub beside: Vec<Private>,
+}
+
+/// What the thread at `base` waits on when it is blocked until its controlling terminal, the
+/// device `tty` (see [`is_controlling_terminal`]), or its own process wakes it: asleep
+/// reading the terminal, or polling with no timeout the terminal and pipes or eventfds
+/// ([`Private`]) alone (gdb's event loop: its self-pipes beside the terminal; another
+/// terminal is not one, a relay's master that wakes it when the program it hosts prints,
+/// `script`'s `/dev/ptmx`), or waiting on a
+/// lock of its process's own (a private `futex`, not shared with other processes) with no
+/// timeout (an idle worker's). No clock wakes it, nor any descriptor but those; whether
+/// another process holds one of the pipes is for the caller to find. `None` for any other
+/// wait, or where that cannot be read.
+pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
     let asleep = fs::read(format!("{base}/stat"))
         .ok()
         .and_then(|data| parse_stat(&data).ok())
         .is_some_and(|stat| stat.state == 'S');
-    let Some(syscall) =
-        asleep.then(|| fs::read_to_string(format!("{base}/syscall")).ok()).flatten()
-    else {
-        return false;
+    let syscall = asleep.then(|| fs::read_to_string(format!("{base}/syscall")).ok()).flatten()?;
+    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return None };
+    let name = match classify_syscall(nr)? {
+        Activity::Other(name) if name == "futex" => {
+            return waits_on_own_lock(&syscall).then(UntimedWait::default);
+        }
+        Activity::Input(name) => name,
+        _ => return None,
     };
-    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return false };
-    let Some(Activity::Input(name)) = classify_syscall(nr) else { return false };
-    match name.as_str() {
-        "read" | "readv" | "pread64" | "preadv" | "preadv2" => syscall_arg(&syscall, 0)
-            .is_some_and(|fd| is_controlling_terminal(&format!("{base}/fd/{fd}"), tty)),
-        name => {
-            without_timeout(name, &syscall)
-                && waits_on_controlling_terminal(base, name, &syscall, looks, tty)
+    if let "read" | "readv" | "pread64" | "preadv" | "preadv2" = name.as_str() {
+        let fd = syscall_arg(&syscall, 0)?;
+        let terminal = is_controlling_terminal(&format!("{base}/fd/{fd}"), tty);
+        return terminal.then(|| UntimedWait { terminal, beside: Vec::new() });
+    }
+    if !without_timeout(&name, &syscall) {
+        return None;
+    }
+    let Some((fds, true)) = watched_descriptors(base, &name, &syscall, true, looks) else {
+        return None;
+    };
+    let mut wait = UntimedWait::default();
+    for fd in &fds {
+        if is_controlling_terminal(&format!("{base}/fd/{fd}"), tty) {
+            wait.terminal = true;
+        } else {
+            wait.beside.push(private_of(base, *fd)?);
         }
     }
+    (!fds.is_empty()).then_some(wait)
+}
+
+/// Whether the `futex` call (arguments in `syscall`) waits with no timeout on a lock private
+/// to its process (`FUTEX_WAIT` or `FUTEX_WAIT_BITSET` with `FUTEX_PRIVATE_FLAG`): only
+/// another thread of the process can wake it.
+pub(super) fn waits_on_own_lock(syscall: &str) -> bool {
+    const FUTEX_WAIT: u64 = 0;
+    const FUTEX_WAIT_BITSET: u64 = 9;
+    const FUTEX_PRIVATE_FLAG: u64 = 128;
+    // futex(address, op, value, timeout, ...)
+    let (Some(op), Some(timeout)) = (syscall_arg(syscall, 1), syscall_arg(syscall, 3)) else {
+        return false;
+    };
+    matches!(op & 127, FUTEX_WAIT | FUTEX_WAIT_BITSET)
+        && op & FUTEX_PRIVATE_FLAG != 0
+        && timeout == 0
 }
 
 /// The timer of the clock the thread at `base` sleeps on (`activity`, with the arguments
@@ -393,10 +440,7 @@ pub(super) fn sleep_left(
 /// How long ago the thread whose `stat` is `stat` started (its field 22, in clock ticks
 /// since boot).
 pub(super) fn thread_age(stat: &[u8]) -> Option<std::time::Duration> {
-    // (After the name, whose parentheses may hold anything: the state is field 3.)
-    let close = stat.iter().rposition(|&b| b == b')')?;
-    let fields = std::str::from_utf8(&stat[close + 1..]).ok()?;
-    let ticks: u64 = fields.split_ascii_whitespace().nth(22 - 3)?.parse().ok()?;
+    let ticks = start_ticks(stat)?;
     let per_second = rustix::param::clock_ticks_per_second();
     let started = std::time::Duration::from_millis(ticks.checked_mul(1000)? / per_second.max(1));
     Some(clock_now(7)?.saturating_sub(started))
@@ -498,4 +542,22 @@ fn timeout_argument(name: &str) -> Option<(usize, bool, bool)> {
         "epoll_pwait2" => (3, true, false),
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_lock_of_the_process_own_waited_on_with_no_timeout_is_its_own() {
+        // futex(address, op, value, timeout, ...): FUTEX_WAIT_BITSET | PRIVATE | CLOCK_REALTIME
+        // as glibc's condition variables wait (gdb's and node's idle workers).
+        assert!(waits_on_own_lock("202 0x55 0x189 0x0 0x0 0x0 0xffffffff 0x7f 0x7f"));
+        assert!(waits_on_own_lock("202 0x55 0x80 0x0 0x0 0x0 0x0 0x7f 0x7f"));
+        // With a timeout, shared with other processes, or another operation (a wake).
+        assert!(!waits_on_own_lock("202 0x55 0x189 0x0 0x7ffc 0x0 0xffffffff 0x7f 0x7f"));
+        assert!(!waits_on_own_lock("202 0x55 0x9 0x0 0x0 0x0 0xffffffff 0x7f 0x7f"));
+        assert!(!waits_on_own_lock("202 0x55 0x81 0x1 0x0 0x0 0x0 0x7f 0x7f"));
+        assert!(!waits_on_own_lock("202 0x55"));
+    }
 }

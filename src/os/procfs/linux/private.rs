@@ -1,0 +1,117 @@
+//! Descriptors no other process holds: the self-pipes and eventfds of a program's own event
+//! loop (gdb's), which nothing outside the program can write to, so that a poll of them
+//! beside the terminal is woken by the terminal or by the program itself alone.
+
+use super::*;
+
+/// A descriptor that only its own process may hold: a pipe or an eventfd, which a process
+/// gets by making it, from its parent, or handed over a socket, never by opening a name
+/// (a named pipe is another kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Private {
+    /// A pipe, by its inode (`pipe:[123]`): either end of it.
+    Pipe(u64),
+    /// An eventfd, by its `eventfd-id` (every eventfd links to the same `anon_inode`).
+    EventFd(u64),
+}
+
+/// What descriptor `fd` of the thread at `base` (`/proc/PID/task/TID`) is, when it is a
+/// pipe or an eventfd ([`Private`]); `None` for any other, or an eventfd the kernel does not
+/// tell apart (no `eventfd-id` before Linux 6.0).
+pub(super) fn private_of(base: &str, fd: u64) -> Option<Private> {
+    let target = fs::read_link(format!("{base}/fd/{fd}")).ok()?;
+    private_target(&target.to_string_lossy(), || {
+        fs::read_to_string(format!("{base}/fdinfo/{fd}")).ok()
+    })
+}
+
+/// See [`private_of`]: the descriptor links to `target`, and `fdinfo` reads its `fdinfo`.
+fn private_target(target: &str, fdinfo: impl FnOnce() -> Option<String>) -> Option<Private> {
+    if let Some(inode) = bracketed(target, "pipe:") {
+        return Some(Private::Pipe(inode));
+    }
+    if target != "anon_inode:[eventfd]" {
+        return None;
+    }
+    eventfd_id(&fdinfo()?).map(Private::EventFd)
+}
+
+/// The `eventfd-id` an eventfd's `fdinfo` gives.
+pub(super) fn eventfd_id(fdinfo: &str) -> Option<u64> {
+    fdinfo.lines().find_map(|line| line.strip_prefix("eventfd-id:")?.trim().parse().ok())
+}
+
+/// Whether no process but `pid` holds any of `held`, where a process could: every process
+/// of `/proc` started no earlier than `pid`'s session leader is looked through (a process
+/// the session started, or one it started that left it: the only ones that can have
+/// inherited a descriptor of the session's programs, who are handed the terminal alone).
+/// One that started earlier could hold one only if handed it over a socket or taken it
+/// (`pidfd_getfd`, `/proc/PID/fd`), which a program does not do with the self-pipe of its
+/// event loop. `false` when a process that may hold one cannot be looked through, or
+/// `looks` has no room left for its descriptors.
+pub(super) fn held_by_none_but(pid: i32, held: &[Private], looks: &Looks) -> bool {
+    let Ok(own) = fs::read(format!("/proc/{pid}/stat")) else { return false };
+    let Ok(stat) = parse_stat(&own) else { return false };
+    // (A session whose leader ended: every process is looked through.)
+    let since = fs::read(format!("/proc/{}/stat", stat.session))
+        .ok()
+        .and_then(|leader| start_ticks(&leader))
+        .unwrap_or(0);
+    let Ok(pids) = numeric_entries("/proc") else { return false };
+    pids.into_iter().filter(|&other| other != pid).all(|other| {
+        let stat = match fs::read(format!("/proc/{other}/stat")) {
+            Ok(stat) => stat,
+            Err(err) if is_gone(&err) => return true,
+            Err(_) => return false,
+        };
+        let Some(started) = start_ticks(&stat) else { return false };
+        if started < since {
+            return true;
+        }
+        let found = search_descriptors(other, looks, |path, target| {
+            let fdinfo = || {
+                let (process, fd) = path.rsplit_once("/fd/")?;
+                fs::read_to_string(format!("{process}/fdinfo/{fd}")).ok()
+            };
+            private_target(target, fdinfo).filter(|private| held.contains(private))
+        });
+        matches!(found, Search::Absent)
+    })
+}
+
+/// When the process or thread whose `stat` is `stat` started: its field 22, in clock ticks
+/// since boot.
+pub(super) fn start_ticks(stat: &[u8]) -> Option<u64> {
+    // (After the name, whose parentheses may hold anything: the state is field 3.)
+    let close = stat.iter().rposition(|&b| b == b')')?;
+    let fields = std::str::from_utf8(&stat[close + 1..]).ok()?;
+    fields.split_ascii_whitespace().nth(22 - 3)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipes_and_eventfds_are_told_apart_and_nothing_else_is_private() {
+        let no_info = || None;
+        assert_eq!(private_target("pipe:[42]", no_info), Some(Private::Pipe(42)));
+        let info = "pos:\t0\nflags:\t02004002\neventfd-count:                0\neventfd-id: 4\n";
+        let fdinfo = || Some(info.to_owned());
+        assert_eq!(private_target("anon_inode:[eventfd]", fdinfo), Some(Private::EventFd(4)));
+        // An eventfd the kernel does not tell apart, a socket, a named pipe, a terminal.
+        let old = || Some("pos:\t0\neventfd-count: 0\n".to_owned());
+        assert_eq!(private_target("anon_inode:[eventfd]", old), None);
+        for other in ["socket:[42]", "/tmp/fifo", "/dev/pts/3", "anon_inode:[eventpoll]"] {
+            assert_eq!(private_target(other, || Some(info.to_owned())), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_start_is_read_after_a_name_with_parentheses_and_blanks() {
+        let fields = "S 1 2 3 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 98765 1000 200";
+        let stat = format!("12 (a) b (c) {fields}\n");
+        assert_eq!(start_ticks(stat.as_bytes()), Some(98765));
+        assert_eq!(start_ticks(b"12 (a) S 1"), None);
+    }
+}
