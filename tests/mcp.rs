@@ -938,8 +938,8 @@ fn a_text_wait_ends_when_a_repl_reading_keys_asks_for_its_next_line() {
 /// gdb reads keys at its prompt in an event loop: it polls the terminal beside self-pipes no
 /// other process holds, with no timeout, its worker threads idle on locks of its own. Only a
 /// key can wake it, as at Python's prompt, but a wait for text there ran to its timeout (8 s
-/// of 8); it ends when gdb asks. A program gdb runs, that prints a line 2 s later, is
-/// waited for.
+/// of 8); it ends when gdb asks, also with its program stopped at a breakpoint. The program,
+/// continued, that prints a line 2 s later, is waited for.
 #[test]
 fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
     if !require("gdb") || !require("gcc") {
@@ -972,9 +972,19 @@ fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
     assert!(started.elapsed() < LONG, "{:?}: {said}", started.elapsed());
     assert_eq!(sent["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
     assert!(said.contains("asks for input first") && said.contains("= 42"), "{said}");
+    // At a breakpoint too: the program gdb stopped tracing it runs only when gdb says so.
+    client.tool("terminal_send", json!({"session_id": id, "text": "break main", "submit": true}));
+    let stopped = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "run", "submit": true,
+               "for_text": "never printed", "timeout_ms": 20000}),
+    );
+    let said = text(&stopped);
+    assert_eq!(stopped["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
+    assert!(said.contains("Breakpoint 1, main"), "{said}");
     let late = client.call(
         "terminal_send",
-        json!({"session_id": id, "text": "run", "submit": true, "for_text": "late",
+        json!({"session_id": id, "text": "continue", "submit": true, "for_text": "late",
                "timeout_ms": 60000}),
     );
     assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));

@@ -936,7 +936,8 @@ impl UnreadInput {
 /// (`procfs::awaits_input_alone`), and a read of it does not time out (`VTIME`): only a key
 /// can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
 /// prints when a timer of its own goes off, and a thread beside the one that reads when it
-/// wakes.
+/// wakes. Such a program may have stopped other processes of the session tracing them (gdb
+/// its program at a breakpoint): they run again only when it sets them running.
 fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     let Some(master) = &slot.master else {
         return false;
@@ -948,7 +949,9 @@ fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     let group = crate::os::pty::foreground_group(master.as_fd()).filter(|_| line || keys);
     let alone = group.is_some_and(|group| {
         let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
-        procfs::alone_in_session(group, slot.pid, members.as_deref())
+        // (A program it stopped tracing, at a breakpoint, counts only for a program reading
+        // keys, which is found below blocked until a key: nothing else sets it running.)
+        procfs::alone_in_session(group, slot.pid, members.as_deref(), keys)
     });
     // Looked at after the other processes were found gone: what one of them printed before it
     // ended (a background job's last line) may not have been read yet, or not fed yet.

@@ -414,16 +414,24 @@ pub(crate) fn outside_relay(
 }
 
 /// Whether group `pgrp` is one live process and every other live process of session `sid`
-/// (among `candidates` when given) waits for a child (a shell for its job): then nothing but
-/// that process can print. `false` where `/proc` cannot tell.
-pub(crate) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
+/// (among `candidates` when given) waits for a child (a shell for its job), or, with
+/// `tracees`, is stopped by that process tracing it (a program gdb stopped at a breakpoint):
+/// then nothing but that process can print, or set another running that prints. (A tracee
+/// counts only for a caller that found the tracer blocked until a key, which alone can make
+/// it resume its tracee.) `false` where `/proc` cannot tell.
+pub(crate) fn alone_in_session(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+    tracees: bool,
+) -> bool {
     #[cfg(target_os = "linux")]
     {
-        numbers_ours() && linux::alone_in_session(pgrp, sid, candidates)
+        numbers_ours() && linux::alone_in_session(pgrp, sid, candidates, tracees)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (pgrp, sid, candidates);
+        let _ = (pgrp, sid, candidates, tracees);
         false
     }
 }

@@ -750,6 +750,42 @@ mod live {
     }
 
     #[test]
+    fn a_process_stopped_by_its_tracer_is_told_from_one_stopped_or_traced_by_another() {
+        use std::os::unix::process::CommandExt;
+        let mut traced = Command::new("sleep");
+        traced.arg("30").stdin(Stdio::null());
+        // SAFETY: only `ptrace`, async-signal-safe, runs between fork and exec; the thread
+        // that forked it traces it, and it stops at its exec.
+        unsafe {
+            traced.pre_exec(|| {
+                match libc::ptrace(libc::PTRACE_TRACEME, 0, std::ptr::null_mut::<libc::c_void>(), 0)
+                {
+                    0 => Ok(()),
+                    _ => Err(io::Error::last_os_error()),
+                }
+            });
+        }
+        let traced = spawn(&mut traced);
+        let me = std::process::id() as i32;
+        wait_for("the traced program stopped at its exec", || {
+            let state =
+                read_stat(traced.pid()).map(|stat| stat.state).map_err(|e| e.to_string())?;
+            if state == 't' { Ok(()) } else { Err(format!("state {state}")) }
+        });
+        assert!(linux::stopped_by_tracer(traced.pid(), me));
+        assert!(!linux::stopped_by_tracer(traced.pid(), 1), "another tracer");
+        // Stopped by a signal, not traced: a `SIGCONT` from anyone sets it running.
+        let stopped = spawn(Command::new("sleep").arg("30").stdin(Stdio::null()));
+        crate::os::terminate::kill(stopped.pid(), rustix::process::Signal::STOP);
+        wait_for("the program stopped", || {
+            let state =
+                read_stat(stopped.pid()).map(|stat| stat.state).map_err(|e| e.to_string())?;
+            if state == 'T' { Ok(()) } else { Err(format!("state {state}")) }
+        });
+        assert!(!linux::stopped_by_tracer(stopped.pid(), me));
+    }
+
+    #[test]
     fn python_join_on_sleeping_thread_is_not_waiting() {
         let Some(child) = spawn_python(
             "import threading,time\n\

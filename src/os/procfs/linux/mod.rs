@@ -125,10 +125,42 @@ fn processes(candidates: Option<&[i32]>, keep: impl FnMut(&ProcStat) -> bool) ->
 }
 
 /// See [`super::alone_in_session`].
-pub(super) fn alone_in_session(pgrp: i32, sid: i32, candidates: Option<&[i32]>) -> bool {
+pub(super) fn alone_in_session(
+    pgrp: i32,
+    sid: i32,
+    candidates: Option<&[i32]>,
+    tracees: bool,
+) -> bool {
     let processes = processes(candidates, |s| s.session == sid && !is_dead(s));
-    processes.iter().filter(|p| p.pgrp == pgrp).count() == 1
-        && processes.iter().filter(|p| p.pgrp != pgrp).all(|p| waits_for_child(p.pid))
+    let mut group = processes.iter().filter(|p| p.pgrp == pgrp);
+    let (Some(one), None) = (group.next(), group.next()) else { return false };
+    processes.iter().filter(|p| p.pgrp != pgrp).all(|p| {
+        waits_for_child(p.pid) || tracees && p.state == 't' && stopped_by_tracer(p.pid, one.pid)
+    })
+}
+
+/// Whether every thread of process `pid` is stopped by its tracer, process `tracer` (a
+/// debugger's program at a breakpoint): state `t`, and its `TracerPid` a thread of `tracer`.
+/// Only `tracer` can set it running again (or a `SIGKILL` end it).
+pub(super) fn stopped_by_tracer(pid: i32, tracer: i32) -> bool {
+    let Ok(tids) = numeric_entries(&format!("/proc/{pid}/task")) else { return false };
+    let traced_by = |status: &str| {
+        let tid = status.lines().find_map(|line| line.strip_prefix("TracerPid:"))?;
+        let tid = tid.trim().parse::<i32>().ok().filter(|&tid| tid > 0)?;
+        // (The thread that traces it, not always the process's first.)
+        Some(tid == tracer || fs::metadata(format!("/proc/{tracer}/task/{tid}")).is_ok())
+    };
+    !tids.is_empty()
+        && tids.iter().all(|tid| {
+            let base = format!("/proc/{pid}/task/{tid}");
+            let stopped = fs::read(format!("{base}/stat"))
+                .ok()
+                .and_then(|data| parse_stat(&data).ok())
+                .is_some_and(|stat| stat.state == 't');
+            stopped
+                && fs::read_to_string(format!("{base}/status"))
+                    .is_ok_and(|status| traced_by(&status) == Some(true))
+        })
 }
 
 /// See [`super::awaits_input_alone`]: every thread blocked until the terminal or the process
