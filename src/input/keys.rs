@@ -235,6 +235,32 @@ fn modifier_prefix(s: &str) -> Option<char> {
     None
 }
 
+/// How modifiers are written, for the hint of [`spelled_out_modifiers`].
+const MODIFIER_PREFIXES: &str = "modifiers are written C- for Ctrl, M- for Alt, S- for Shift";
+
+/// A key written with its modifiers spelled out, as other tools write them (`Ctrl-c`,
+/// `ctrl+shift+up`, `Alt-x`, `Control-C`), in this notation (`C-c`, `C-S-up`, `M-x`), if
+/// that is a key: the hint of an unknown key name.
+fn spelled_out_modifiers(name: &str) -> Option<String> {
+    let mut rest = name;
+    let mut prefixes = String::new();
+    while let Some(cut) = rest.find(['-', '+']) {
+        let prefix = match rest[..cut].to_ascii_lowercase().as_str() {
+            "ctrl" | "control" | "ctl" => "C-",
+            "alt" | "meta" | "opt" | "option" => "M-",
+            "shift" => "S-",
+            // Already this notation (`C-Ctrl-c`): a prefix of the key's own.
+            "c" | "m" | "a" | "s" if rest.as_bytes()[cut] == b'-' => &rest[..=cut],
+            _ => break,
+        };
+        prefixes.push_str(prefix);
+        rest = &rest[cut + 1..];
+    }
+    let fix = format!("{prefixes}{rest}");
+    let spelled = prefixes.len() < name.len() - rest.len();
+    (spelled && !rest.is_empty() && fix.parse::<Key>().is_ok()).then_some(fix)
+}
+
 /// True when `s` is one or more modifier prefixes and nothing else (`C-`,
 /// `C-S-`).
 fn is_only_modifiers(s: &str) -> bool {
@@ -284,9 +310,12 @@ impl FromStr for Key {
                     ));
                 }
                 _ => {
+                    let hint = spelled_out_modifiers(s)
+                        .map(|fix| format!("; write {fix} ({MODIFIER_PREFIXES})"))
+                        .unwrap_or_default();
                     return Err(KeyParseError::new(
                         s,
-                        format!("unknown key name {}", quoted(rest)),
+                        format!("unknown key name {}{hint}", quoted(rest)),
                     ));
                 }
             }
@@ -765,9 +794,17 @@ pub fn parse_key_script(script: &str) -> Result<Vec<ScriptItem>, KeyParseError> 
         if let Some(c) = literal_char_name(name) {
             text.push(c);
         } else {
-            let key = name
-                .parse::<Key>()
-                .map_err(|e| KeyParseError::new(format!("<{name}>"), e.reason))?;
+            let key = name.parse::<Key>().map_err(|e| {
+                // The fix in the script's own notation: `<C-c>`, not `C-c`.
+                let reason = match spelled_out_modifiers(name) {
+                    Some(fix) => format!(
+                        "unknown key name {}; write <{fix}> ({MODIFIER_PREFIXES})",
+                        quoted(name)
+                    ),
+                    None => e.reason,
+                };
+                KeyParseError::new(format!("<{name}>"), reason)
+            })?;
             if !text.is_empty() {
                 items.push(ScriptItem::Text(std::mem::take(&mut text)));
             }
@@ -1413,6 +1450,8 @@ mod tests {
             ("C-", "not followed by a key"),
             ("C-M-", "not followed by a key"),
             ("X-a", "unknown"),
+            ("Ctrl-c", "unknown key name \"Ctrl-c\"; write C-c (modifiers are written"),
+            ("Control-Enter", "write C-Enter ("),
             ("Enter ", "unknown"),
             ("C-ab", "unknown"),
         ];
@@ -1534,6 +1573,10 @@ mod tests {
             ("<Foo>", "<Foo>", "unknown key name \"Foo\""),
             ("x<C-Foo>y", "<C-Foo>", "unknown key name \"Foo\""),
             ("a<C->b", "<C->", "not followed by a key"),
+            ("<Ctrl-c>", "<Ctrl-c>", "write <C-c> (modifiers are written C- for Ctrl"),
+            ("x<ctrl+shift+Up>", "<ctrl+shift+Up>", "write <C-S-Up> ("),
+            ("<Alt-x>", "<Alt-x>", "write <M-x> ("),
+            ("<C-Shift-Tab>", "<C-Shift-Tab>", "write <C-S-Tab> ("),
             ("<F13>", "<F13>", "unknown"),
             ("ok<Enter>then<Bogus>", "<Bogus>", "unknown"),
         ];
