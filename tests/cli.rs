@@ -1477,6 +1477,49 @@ fn a_command_line_the_tool_would_refuse_exits_2() {
     assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("sh:"));
 }
 
+/// The mistakes a caller plausibly makes (the text to type given as an argument, a flag of
+/// other tools, a condition without its `--wait-`, a command line in words) are told what
+/// to give instead, exit 2, and nothing is typed.
+#[test]
+fn a_mistaken_command_line_says_what_to_give_instead() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--", "sh"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["send", "sh", "ls -l"], "to type 'ls -l', give --text 'ls -l' (and --submit"),
+        (&["send", "sh", "ls -l", "--submit"], "to type 'ls -l', give --text 'ls -l'"),
+        (&["send", "sh", "ls", "-l", "/tmp"], "to type 'ls -l /tmp', give --text 'ls -l /tmp'"),
+        (&["send", "sh", "--text", "ls", "--enter"], "to press Enter, give --submit"),
+        (&["wait", "sh", "--text", "x"], "does not take --text; give --wait-text: text in"),
+        (&["read", "sh", "--prompt"], "give --wait-prompt: the shell back at its prompt"),
+        (&["wait", "sh", "--keys", "x"], "`termloom wait` types nothing: type with termloom send"),
+        (&["read", "--session", "sh"], "the session is the first argument: termloom read ID"),
+        (&["read", "sh", "--timeout-ms", "500"], "give --timeout: longest wait in ms"),
+        (&["send", "sh", "--key", "x"], "give --keys: text and <Enter>"),
+        (
+            &["exec", "sh", "ls", "-la", "/tmp"],
+            "quote the whole command line, termloom exec sh 'ls -la /tmp'",
+        ),
+        (&["exec", "sh", "ls", "/"], "termloom exec sh 'ls /'"),
+        (&["exec", "sh"], "takes ID CMD; CMD is missing: the command line to run"),
+        (&["read"], "takes ID; ID is missing: the session's id or name"),
+        (&["read", "sh", "x"], "takes ID alone; x is one argument too many"),
+        (&["signal", "sh"], "SIGNAL is missing"),
+        (&["list", "x"], "`termloom list` takes no argument"),
+    ];
+    for (args, expected) in cases {
+        let output = server.cli(args);
+        assert_code(&output, 2);
+        let stderr = stderr(&output);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    // A flag nothing plausibly means still lists the command's flags.
+    let output = server.cli(&["wait", "sh", "--bogus"]);
+    assert!(stderr(&output).contains("its flags are: --wait-text, --wait-regex"), "{output:?}");
+    let list = server.ok(&["list"]);
+    assert_eq!(list.lines().count(), 1, "{list}");
+    assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("ls"));
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

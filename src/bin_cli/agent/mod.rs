@@ -12,10 +12,12 @@ use termloom::tools::ToolResult;
 use super::connect::Target;
 
 mod flags;
+mod mistakes;
 mod parse;
 mod wording;
 
 use flags::*;
+use mistakes::*;
 use parse::*;
 use wording::*;
 

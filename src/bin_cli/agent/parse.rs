@@ -137,22 +137,13 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
                 arguments.insert(flag.arg.into(), value);
             }
             None if arg.starts_with('-') && arg.len() > 1 => {
-                let mut takes: Vec<&str> =
-                    command.flags.iter().flat_map(|group| group.iter()).map(|f| f.name).collect();
                 if command.name == "screen" && arg == "--view" {
                     return Err("`termloom screen` shows the screen and takes no --view; for \
                         another view, use `termloom read ID --view new|screen|scrollback`"
                         .into());
                 }
-                if command.name == "start" {
-                    takes.extend(["--size", "--env"]);
-                }
-                takes.extend(["-L", "--socket", "--client", "--json"]);
-                return Err(format!(
-                    "`termloom {}` does not take {arg}; its flags are: {}",
-                    command.name,
-                    takes.join(", ")
-                ));
+                let after: Vec<String> = rest.collect();
+                return Err(unknown_flag(command, &arg, &positional, &after));
             }
             None if command.name == "start" => {
                 // `termloom start vim notes.txt`: the program and its arguments, all of them
@@ -167,6 +158,9 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     }
     if help {
         return Ok(Parsed::Help);
+    }
+    if positional.len() != command.positional.len() {
+        return Err(wrong_positionals(command, &positional));
     }
     let lookups: Vec<&str> =
         LOOKUP.iter().filter(|f| arguments.contains_key(f.arg)).map(|f| f.name).collect();
@@ -199,17 +193,6 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
         return Err("--wait-row limits --wait-screen or --wait-screen-regex to one row: give \
             one of them too"
             .into());
-    }
-    if positional.len() != command.positional.len() {
-        return Err(format!(
-            "`termloom {}` takes {}",
-            command.name,
-            if command.positional.is_empty() {
-                "no positional argument".to_owned()
-            } else {
-                command.positional.join(" ")
-            }
-        ));
     }
     for (name, value) in command.positional.iter().zip(positional) {
         match *name {
