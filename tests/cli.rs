@@ -1520,6 +1520,23 @@ fn a_mistaken_command_line_says_what_to_give_instead() {
     assert!(!server.ok(&["read", "sh", "--view", "scrollback"]).contains("ls"));
 }
 
+/// A flag given before the command is answered with the command line to give, the command
+/// first (the options every command takes may stand before it).
+#[test]
+fn a_flag_before_the_command_is_given_back_after_it() {
+    let output = termloom(&["--text", "ls -l", "send", "g", "--submit"]);
+    assert_code(&output, 2);
+    let expected = "\"--text\" stands before the command; flags follow it: termloom send g \
+                    --submit --text 'ls -l'";
+    assert!(stderr(&output).contains(expected), "{}", stderr(&output));
+    let output = termloom(&["-L", "x", "--timeout", "100", "read", "g", "--wait-prompt"]);
+    assert_code(&output, 2);
+    let expected = "termloom read g --wait-prompt -L x --timeout 100";
+    assert!(stderr(&output).contains(expected), "{}", stderr(&output));
+    let output = termloom(&["--bogus"]);
+    assert!(stderr(&output).contains("unknown command \"--bogus\""), "{}", stderr(&output));
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

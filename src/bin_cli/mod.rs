@@ -44,6 +44,7 @@ pub(crate) fn main(args: Vec<OsString>) -> ExitCode {
 
 /// Runs the command of `args`.
 fn command(args: Vec<OsString>) -> ExitCode {
+    let given = strings(args.iter().cloned());
     let mut args = server_options_after_the_command(args).into_iter();
     let Some(command) = args.next() else {
         say!("{}", help::short_usage().trim_end_matches('\n'));
@@ -60,11 +61,34 @@ fn command(args: Vec<OsString>) -> ExitCode {
         Some("help") => help_command(help_topic(args)),
         Some("-h" | "--help") => print_help(&help::top_help()),
         Some("-V" | "--version") => print_help(&help::version()),
-        _ => usage_error(
-            &format!("unknown command {command:?}; the commands are {COMMANDS}"),
-            "termloom --help",
-        ),
+        _ => {
+            let message = match flag_before_the_command(&command.to_string_lossy(), &given) {
+                Some(instead) => {
+                    format!("{command:?} stands before the command; flags follow it: {instead}")
+                }
+                None => format!("unknown command {command:?}; the commands are {COMMANDS}"),
+            };
+            usage_error(&message, "termloom --help")
+        }
     }
+}
+
+/// `termloom --text x send g`: a flag (`first`, the first word past the options every
+/// command takes) given before the client command a later word names, as the command line
+/// to give instead (`given`, the arguments as given, with the command first: `termloom send
+/// g --text x`).
+fn flag_before_the_command(first: &str, given: &[String]) -> Option<String> {
+    if !first.starts_with('-') {
+        return None;
+    }
+    let command =
+        |word: &str| agent::is_command(word) || matches!(word, "run" | "mcp" | "server" | "attach");
+    let at = given.iter().position(|word| command(word))?;
+    let mut words = vec!["termloom"];
+    words.extend(given[at..].iter().map(String::as_str));
+    words.extend(given[..at].iter().map(String::as_str));
+    let quoted: Vec<String> = words.iter().map(|word| values::shell_quote(word)).collect();
+    Some(quoted.join(" "))
 }
 
 /// The arguments with the options every client command takes (`-L NAME`, `--socket PATH`,
