@@ -1537,6 +1537,26 @@ fn a_flag_before_the_command_is_given_back_after_it() {
     assert!(stderr(&output).contains("unknown command \"--bogus\""), "{}", stderr(&output));
 }
 
+/// A `--timeout` that reads like seconds and timed out says it was milliseconds, and what to
+/// give for that many seconds; one of a second or more says nothing of it.
+#[test]
+fn a_timeout_in_seconds_is_told_it_was_milliseconds() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let output = server.cli(&["exec", "sh", "sleep 30", "--timeout", "8"]);
+    assert_code(&output, 124);
+    let note =
+        "[--timeout is in milliseconds: --timeout 8 waited 8 ms; for 8 s, give --timeout 8000]";
+    assert!(stdout(&output).contains(note), "{}", stdout(&output));
+    // (`sleep 30` still runs: the waits cannot end at the prompt.)
+    let output = server.cli(&["wait", "sh", "--wait-text", "never", "--timeout", "8"]);
+    assert_code(&output, 124);
+    assert_eq!(stdout(&output).lines().nth(1), Some(note), "{}", stdout(&output));
+    let output = server.cli(&["wait", "sh", "--wait-text", "never", "--timeout", "1000"]);
+    assert_code(&output, 124);
+    assert!(!stdout(&output).contains("in milliseconds"), "{}", stdout(&output));
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

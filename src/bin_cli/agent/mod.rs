@@ -252,6 +252,11 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         if !text.ends_with('\n') {
             text.push('\n');
         }
+        if let Some(note) = seconds_for_milliseconds(&request.arguments, &structured) {
+            // Under the first line, which says the wait timed out.
+            let at = text.find('\n').map_or(0, |at| at + 1);
+            text.insert_str(at, &note);
+        }
         print_out(&text)
     };
     if printed != ExitCode::SUCCESS {
@@ -300,6 +305,24 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     ExitCode::SUCCESS
+}
+
+/// Below this many milliseconds, a `--timeout` that timed out is said to be in milliseconds:
+/// `--timeout 8` meant as 8 s waits 8 ms.
+const SECONDS_LIKE_MS: u64 = 1000;
+
+/// A note for a wait (or `exec`) that timed out after a `--timeout` of fewer than
+/// [`SECONDS_LIKE_MS`] milliseconds, which reads like seconds: what it waited, and what to
+/// give for that many seconds.
+fn seconds_for_milliseconds(arguments: &Map<String, Value>, result: &Value) -> Option<String> {
+    let ms = arguments.get("timeout_ms")?.as_u64().filter(|ms| *ms < SECONDS_LIKE_MS)?;
+    let timed_out = result["wait"]["outcome"] == "timeout" || result["timed_out"] == true;
+    timed_out.then(|| {
+        format!(
+            "[--timeout is in milliseconds: --timeout {ms} waited {ms} ms; for {ms} s, give --timeout {}]\n",
+            ms * 1000
+        )
+    })
 }
 
 /// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for
