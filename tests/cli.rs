@@ -1557,6 +1557,36 @@ fn a_timeout_in_seconds_is_told_it_was_milliseconds() {
     assert!(!stdout(&output).contains("in milliseconds"), "{}", stdout(&output));
 }
 
+/// `$TERMLOOM_SOCKET` names the server a command reaches without `-L` or `--socket` (it was
+/// ignored: the command reached the default server, and typed into its sessions); one that
+/// cannot be a socket's path is refused, named.
+#[test]
+fn termloom_socket_names_the_server() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "here", "--", "sh"]);
+    let with_variable = |value: &std::ffi::OsStr, args: &[&str]| {
+        Command::new(TERMLOOM)
+            .args(args)
+            .env("TERMLOOM_SOCKET", value)
+            .stdin(Stdio::null())
+            .output()
+            .expect("termloom runs")
+    };
+    let listed = with_variable(server.socket.as_os_str(), &["list"]);
+    assert_code(&listed, 0);
+    assert!(stdout(&listed).contains("\"here\""), "{}", stdout(&listed));
+    let long = "/tmp/".to_owned() + &"s".repeat(200);
+    let refused = with_variable(long.as_ref(), &["list"]);
+    assert_code(&refused, 2);
+    assert!(stderr(&refused).starts_with("termloom: $TERMLOOM_SOCKET: "), "{}", stderr(&refused));
+    // `--socket` wins over it, bad or not.
+    let socket = server.socket.to_str().unwrap();
+    let listed = with_variable(long.as_ref(), &["list", "--socket", socket]);
+    assert_code(&listed, 0);
+    let read = with_variable("/nonexistent/s".as_ref(), &["read", "here", "--socket", socket]);
+    assert_code(&read, 0);
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

@@ -25,7 +25,8 @@ Usage: termloom attach ID [--takeover] [-L NAME | --socket PATH]
 Shows session ID (an id or a name) live in this terminal. Read-only by
 default: what you type is ignored. With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
-hand it back. Ctrl-] detaches (and hands back). A session larger than this
+hand it back. Ctrl-] detaches (and hands back). Without -L or --socket, the
+server is $TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
 so; resizing this terminal redraws it.
 
@@ -60,13 +61,17 @@ enum Event {
 /// Runs `termloom attach`.
 pub(super) fn main(args: Vec<String>) -> ExitCode {
     let usage = |message: &str| super::usage_error(message, "termloom attach --help");
-    let mut target = Target::default();
+    // A bad `$TERMLOOM_SOCKET` matters only without `-L` or `--socket`.
+    let (mut target, mut bad_variable) = Target::from_environment();
     let mut takeover = false;
     let mut session: Option<String> = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match target.option(&arg, || args.next()) {
-            Ok(true) => continue,
+            Ok(true) => {
+                bad_variable = None;
+                continue;
+            }
             Ok(false) => {}
             Err(message) => return usage(&message),
         }
@@ -76,6 +81,9 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             _ if session.is_none() && !arg.starts_with('-') => session = Some(arg),
             _ => return usage(&format!("unexpected argument {arg:?}")),
         }
+    }
+    if let Some(message) = bad_variable {
+        return usage(&message);
     }
     let Some(session) = session else { return usage("attach needs a session ID") };
     // A word that is neither an id nor a name is a malformed command line, as elsewhere.

@@ -28,7 +28,26 @@ impl Default for Target {
     }
 }
 
+/// The variable naming the socket of the server every command reaches when it is given no
+/// `-L` or `--socket`, as `--socket PATH` does.
+pub(super) const SOCKET_VARIABLE: &str = "TERMLOOM_SOCKET";
+
 impl Target {
+    /// The server a command reaches unless told otherwise: `$TERMLOOM_SOCKET`'s when it is
+    /// set and not empty, else the default one (`-L default`); and why the variable cannot
+    /// name a socket, if it cannot, which matters only to a command given no `-L` or
+    /// `--socket` (the default is returned then).
+    pub(super) fn from_environment() -> (Target, Option<String>) {
+        let Some(path) = std::env::var_os(SOCKET_VARIABLE).filter(|path| !path.is_empty()) else {
+            return (Target::default(), None);
+        };
+        let socket = PathBuf::from(path);
+        match check_socket_path(&socket) {
+            Ok(()) => (Target { socket }, None),
+            Err(err) => (Target::default(), Some(format!("${SOCKET_VARIABLE}: {err}"))),
+        }
+    }
+
     /// Reads `-L NAME` or `--socket PATH` (with its value taken from `value`); false if `arg`
     /// is neither.
     pub(super) fn option(

@@ -38,7 +38,8 @@ Options:
                   --help`). Starts it asks about are put to the person through
                   MCP elicitation, and denied when the client cannot ask.
   --server        Serve the sessions of a termloom server.
-  -L NAME, --socket PATH   Which server (with --server).
+  -L NAME, --socket PATH   Which server (with --server; default $TERMLOOM_SOCKET
+                           if set).
   -h, --help      Show this help.
 
 Example (an MCP host's server entry):
@@ -49,14 +50,18 @@ Example (an MCP host's server entry):
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;
     let mut policy_path: Option<PathBuf> = None;
-    let mut target = Target::default();
+    // A bad `$TERMLOOM_SOCKET` matters only to `--server` without `-L` or `--socket`.
+    let (mut target, mut bad_variable) = Target::from_environment();
     let mut via_server = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match target.option(&arg.to_string_lossy(), || {
             args.next().map(|a| a.to_string_lossy().into_owned())
         }) {
-            Ok(true) => continue,
+            Ok(true) => {
+                bad_variable = None;
+                continue;
+            }
             Ok(false) => {}
             Err(message) => return super::usage_error(&message, "termloom mcp --help"),
         }
@@ -86,6 +91,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         }
     }
     if via_server {
+        if let Some(message) = bad_variable {
+            return super::usage_error(&message, "termloom mcp --help");
+        }
         if config_path.is_some() || policy_path.is_some() {
             return super::usage_error(
                 "--config and --policy configure a server that `termloom mcp` runs itself; with --server, pass them to `termloom server`",

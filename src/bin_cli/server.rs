@@ -35,6 +35,7 @@ Options:
   -L NAME                       A separate server by name (default \"default\").
   --socket PATH                 Listen on PATH instead (its directory is left as
                                 it is; one others may write in is refused).
+                                Without either, $TERMLOOM_SOCKET if set.
   --idle-exit SECONDS|never     Exit after this long idle (default 10).
   --max-sessions-per-client N   Sessions one client may have running (default 32).
   --max-connections N           Connections at once (default 256).
@@ -57,7 +58,8 @@ Options:
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     super::stderr_log::as_server();
     let usage = |message: &str| super::usage_error(message, "termloom server --help");
-    let mut target = Target::default();
+    // A bad `$TERMLOOM_SOCKET` matters only without `-L` or `--socket`.
+    let (mut target, mut bad_variable) = Target::from_environment();
     let mut options = ServerOptions::default();
     let mut config_path: Option<PathBuf> = None;
     let mut policy_path: Option<PathBuf> = None;
@@ -68,7 +70,10 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut args = args.into_iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = args.next() {
         match target.option(&arg, || args.next()) {
-            Ok(true) => continue,
+            Ok(true) => {
+                bad_variable = None;
+                continue;
+            }
             Ok(false) => {}
             Err(message) => return usage(&message),
         }
@@ -127,6 +132,9 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         if let Err(message) = parsed {
             return usage(&message);
         }
+    }
+    if let Some(message) = bad_variable {
+        return usage(&message);
     }
     options.socket = target.socket;
     if detach {

@@ -262,8 +262,9 @@ pub(crate) fn is_command(name: &str) -> bool {
 
 /// The options every client command takes.
 const COMMON: &str = "\
-Every command takes -L NAME or --socket PATH (which server; also before the
-command, as with tmux: termloom -L work list), --client NAME (whose read
+Every command takes -L NAME or --socket PATH (which server; default
+$TERMLOOM_SOCKET, a socket's path, else -L default; also before the command,
+as with tmux: termloom -L work list), --client NAME (whose read
 positions; default $TERMLOOM_CLIENT, else `cli`) and --json (the structured
 result instead of text; a failure, of whatever kind, is then one line on stdout,
 {\"error\": {\"kind\": \"usage\" | \"server\" | \"error\", \"code\": CODE, \"message\":
