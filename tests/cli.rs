@@ -1587,6 +1587,26 @@ fn termloom_socket_names_the_server() {
     assert_code(&read, 0);
 }
 
+/// A closed session's name names it until a start takes the name: closing it twice by name
+/// says "already closed" (it said "no session is named", exit 1), and a read shows its end.
+#[test]
+fn a_closed_sessions_name_names_it_until_taken() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "e", "--", "sh", "-c", "echo bye; exec sleep 60"]);
+    assert!(server.ok(&["close", "e"]).starts_with("[closed · "));
+    let again = server.ok(&["close", "e"]);
+    assert!(again.starts_with("[closed · already closed"), "{again}");
+    let list = server.ok(&["list"]);
+    assert!(!list.contains("\"e\""), "the name is free, not listed: {list}");
+    let typed = server.cli(&["send", "e", "--text", "x"]);
+    assert_code(&typed, 1);
+    assert!(stderr(&typed).contains("session 1"), "{}", stderr(&typed));
+    // A start takes the name: it names the new session.
+    server.ok(&["start", "--name", "e", "--", "sh"]);
+    let closed = json(&server.cli(&["close", "e", "--json"]));
+    assert_eq!(closed["session_id"], 2, "{closed}");
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

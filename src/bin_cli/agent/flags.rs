@@ -223,7 +223,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[],
         brief: "End a session's processes; show its last output.",
-        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  (by its id: its name is free once closed) changes nothing and says \"already closed\".",
+        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  changes nothing and says \"already closed\" (its name, free for a new start, names\n  it until one takes it).",
     },
     CommandDef {
         name: "list",

@@ -71,9 +71,10 @@ pub(crate) fn abandon(call: &Call, output: &ToolOutput) {
 }
 
 /// Closes and forgets session `id`, whose id nobody will learn (see [`abandon`]). Its name is
-/// freed first, so that no list shows it closed and still named.
+/// removed first, so that no list shows it closed and still named, and the name names
+/// nothing (a closed session's name otherwise names it until a start takes it).
 pub(crate) fn abandon_session(engine: &Engine, caller: &Caller, id: SessionId) {
-    caller.names.forget(id);
+    caller.names.remove(id);
     if let Ok(session) = engine.session(id) {
         let _ = session.close();
     }

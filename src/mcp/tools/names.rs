@@ -24,8 +24,20 @@ pub(crate) enum SessionRef<'a> {
 /// The names given to sessions, and names being given (a start in progress).
 #[derive(Debug, Default)]
 pub(crate) struct Names {
-    /// Name to session; `None` while the session is being started.
-    map: Mutex<HashMap<String, Option<SessionId>>>,
+    /// Name to session.
+    map: Mutex<HashMap<String, Named>>,
+}
+
+/// A name's entry: the session it names, or the closed session it named until a start
+/// takes it (a second close by name says "already closed", a read shows its last output).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Named {
+    /// Given to a session starting now.
+    Starting,
+    /// The name of this session.
+    Live(SessionId),
+    /// The name this closed session had: free, but naming it until taken.
+    Closed(SessionId),
 }
 
 /// A name claimed for a session being started; dropping it unclaimed frees the name.
@@ -39,7 +51,7 @@ pub(crate) struct Claim<'a> {
 impl Claim<'_> {
     /// Gives the name to session `id`.
     pub(crate) fn bind(mut self, id: SessionId) {
-        self.names.lock().insert(self.name.clone(), Some(id));
+        self.names.lock().insert(self.name.clone(), Named::Live(id));
         self.bound = true;
     }
 }
@@ -75,7 +87,7 @@ pub(crate) fn check_name(name: &str) -> Result<(), ToolError> {
 }
 
 impl Names {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<SessionId>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Named>> {
         self.map.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -90,41 +102,60 @@ impl Names {
         // nothing any more: without this, every uniquely named session that ended other than
         // by its caller's terminal_close would stay in the table for the server's life.
         if let Some(known) = known {
-            map.retain(|_, bound| bound.is_none_or(|id| known.contains(&id)));
+            map.retain(|_, named| match named {
+                Named::Starting => true,
+                Named::Live(id) | Named::Closed(id) => known.contains(id),
+            });
         }
         match map.get(name) {
-            None => {}
-            Some(Some(id)) if is_closed(engine, *id) => {}
-            Some(Some(id)) => {
+            None | Some(Named::Closed(_)) => {}
+            Some(Named::Live(id)) if is_closed(engine, *id) => {}
+            Some(Named::Live(id)) => {
                 return Err(ToolError::invalid_input(format!(
                     "the name {name:?} is taken by session {id}; choose another name, or close session {id} first"
                 ))
                 .code("name_taken"));
             }
-            Some(None) => {
+            Some(Named::Starting) => {
                 return Err(ToolError::invalid_input(format!(
                     "the name {name:?} is being given to a session starting now; choose another name"
                 ))
                 .code("name_taken"));
             }
         }
-        map.insert(name.to_owned(), None);
+        map.insert(name.to_owned(), Named::Starting);
         Ok(Claim { names: self, name: name.to_owned(), bound: false })
     }
 
-    /// The session named `name`.
+    /// The session named `name`: the one it names, else the closed one that had it until no
+    /// start has taken it since.
     pub(crate) fn lookup(&self, name: &str) -> Option<SessionId> {
-        self.lock().get(name).copied().flatten()
+        match self.lock().get(name)? {
+            Named::Starting => None,
+            Named::Live(id) | Named::Closed(id) => Some(*id),
+        }
     }
 
-    /// The name of session `id`, if it has one.
+    /// The name of session `id`, if it has one (a closed session has none).
     pub(crate) fn name_of(&self, id: SessionId) -> Option<String> {
-        self.lock().iter().find(|(_, bound)| **bound == Some(id)).map(|(name, _)| name.clone())
+        let map = self.lock();
+        map.iter().find(|(_, named)| **named == Named::Live(id)).map(|(name, _)| name.clone())
     }
 
-    /// Frees the name of a closed session.
+    /// Removes the name of session `id` (closed as nobody learned of it: the name names
+    /// nothing).
+    pub(crate) fn remove(&self, id: SessionId) {
+        self.lock()
+            .retain(|_, named| !matches!(named, Named::Live(of) | Named::Closed(of) if *of == id));
+    }
+
+    /// Frees the name of a closed session, which goes on naming it until a start takes it.
     pub(crate) fn forget(&self, id: SessionId) {
-        self.lock().retain(|_, bound| *bound != Some(id));
+        for named in self.lock().values_mut() {
+            if *named == Named::Live(id) {
+                *named = Named::Closed(id);
+            }
+        }
     }
 }
 
@@ -166,7 +197,9 @@ mod tests {
         // Session 7 does not exist in this engine: its name counts as free.
         names.claim("ed", &engine).unwrap().bind(SessionId(8));
         names.forget(SessionId(8));
-        assert_eq!(names.lookup("ed"), None);
+        // Free, but naming the closed session until a start takes it.
+        assert_eq!(names.lookup("ed"), Some(SessionId(8)));
+        assert_eq!(names.name_of(SessionId(8)), None);
         // A claim drops the names of sessions the engine does not know (any more).
         names.claim("gone", &engine).unwrap().bind(SessionId(9));
         names.claim("other", &engine).unwrap().bind(SessionId(10));
