@@ -1537,6 +1537,20 @@ fn a_flag_before_the_command_is_given_back_after_it() {
     assert!(stderr(&output).contains("unknown command \"--bogus\""), "{}", stderr(&output));
 }
 
+/// A command line asking for `--json` gets its failure as JSON even when the command could
+/// not be told (a flag before it, an unknown command): one line on stdout, exit 2.
+#[test]
+fn json_is_given_for_a_command_that_could_not_be_told() {
+    for args in [&["--json", "--text", "x", "send", "g"][..], &["--json", "bogus"]] {
+        let output = termloom(args);
+        assert_code(&output, 2);
+        assert_eq!(stderr(&output), "", "{args:?}");
+        let error = &json(&output)["error"];
+        assert_eq!((&error["kind"], &error["code"]), (&"usage".into(), &"usage".into()));
+        assert!(error["message"].as_str().unwrap().contains("(run `termloom --help`"), "{error}");
+    }
+}
+
 /// A `--timeout` that reads like seconds and timed out says it was milliseconds, and what to
 /// give for that many seconds; one of a second or more says nothing of it.
 #[test]

@@ -68,6 +68,16 @@ fn command(args: Vec<OsString>) -> ExitCode {
                 }
                 None => format!("unknown command {command:?}; the commands are {COMMANDS}"),
             };
+            // `termloom --json --text x send g`: asked for JSON, it gets its failure as JSON,
+            // as the command would have given it.
+            let words = given.iter().take_while(|word| *word != "--");
+            if words.clone().any(|word| word == "--json") {
+                let message = format!("{message} (run `termloom --help` for usage)");
+                if agent::print_json_error("usage", "usage", &message) != ExitCode::SUCCESS {
+                    return ExitCode::FAILURE;
+                }
+                return ExitCode::from(EXIT_USAGE);
+            }
             usage_error(&message, "termloom --help")
         }
     }
