@@ -1621,6 +1621,22 @@ fn a_closed_sessions_name_names_it_until_taken() {
     assert_eq!(closed["session_id"], 2, "{closed}");
 }
 
+/// `exec` at a password prompt says, in the command line's words, how the person can type
+/// it (MCP's "no elicitation" is no advice on a command line), with the server's socket.
+#[test]
+fn exec_at_a_password_prompt_says_how_the_person_types_it() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    let output = server.cli(&["exec", "sh", "read -s -p 'Password: ' pw"]);
+    assert_code(&output, 3);
+    let said = stdout(&output);
+    let socket = server.socket.display();
+    let attach = format!("`termloom attach --socket {socket} 1 --takeover` (Ctrl-] hands it back)");
+    assert!(said.contains(&attach), "{said}");
+    assert!(!said.contains("elicitation") && !said.contains("--client"), "{said}");
+    assert!(said.contains(&format!("termloom send --socket {socket} 1 --keys=")), "{said}");
+}
+
 /// A start whose program is not found uses up no session id: the next start gets it, and
 /// until then that id is no session (it was said to have ended and been forgotten, though
 /// it never ran).

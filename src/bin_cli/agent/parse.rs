@@ -327,14 +327,21 @@ pub(super) fn with_reach(text: &str, reach: &[String]) -> String {
     use std::sync::LazyLock;
     static ADVICE: LazyLock<regex::Regex> = LazyLock::new(|| {
         let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
-        regex::Regex::new(&format!(r"\btermloom ({}|kill-server)([ `]|$)", names.join("|")))
+        regex::Regex::new(&format!(r"\btermloom ({}|kill-server|attach)([ `]|$)", names.join("|")))
             .expect("a valid regex")
     });
     if reach.is_empty() {
         return text.to_owned();
     }
     let options = reach.join(" ");
-    let advice = |found: &regex::Captures| format!("termloom {} {options}{}", &found[1], &found[2]);
+    // `attach` has no read positions, so no `--client`.
+    let servers: Vec<&str> =
+        reach.iter().map(String::as_str).filter(|o| !o.starts_with("--client ")).collect();
+    let advice = |found: &regex::Captures| match &found[1] {
+        "attach" if servers.is_empty() => found[0].to_owned(),
+        "attach" => format!("termloom attach {}{}", servers.join(" "), &found[2]),
+        command => format!("termloom {command} {options}{}", &found[2]),
+    };
     ADVICE.replace_all(text, advice).into_owned()
 }
 

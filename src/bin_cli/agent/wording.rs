@@ -138,6 +138,18 @@ pub(super) fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Val
     for (from, to) in PHRASES {
         text = text.replace(from, to);
     }
+    // A password no one can be asked for through the command line: the person can type it
+    // into the session, held with `termloom attach`.
+    if let Some(id) = given(id) {
+        text = text.replace(
+            "this client cannot ask its person (no elicitation): interrupt it",
+            &format!(
+                "no one can be asked for it on the command line: ask the person to type it \
+                 themselves in `termloom attach {id} --takeover` (Ctrl-] hands it back), or \
+                 interrupt it"
+            ),
+        );
+    }
     // The tool's arguments that are this command's positional ones, or parts of a flag's value.
     let positional: &[(&str, &str)] = match command.name {
         "exec" => &[
