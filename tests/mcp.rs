@@ -838,6 +838,33 @@ fn a_prompt_after_a_pager_cut_in_a_wrapped_line_is_a_line_of_its_own() {
     client.finish();
 }
 
+/// A line break in `text` is typed as Enter (a carriage return), as a person's Enter and a
+/// terminal's paste type it: sent as a line feed, it was Ctrl-J, which nano takes for Justify,
+/// so `alpha\nbeta\ngamma` typed into nano read as one line, `alpha beta gamma`.
+#[test]
+fn a_line_break_in_text_is_typed_as_enter() {
+    if !require("nano") {
+        return;
+    }
+    let file = temp_dir("nano-lines").join("notes.txt");
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["nano", "--ignorercfiles", file.to_str().unwrap()], "cols": 80, "rows": 24}),
+    );
+    let id = started["session_id"].clone();
+    let typed =
+        client.call("terminal_send", json!({"session_id": id, "text": "alpha\nbeta\r\ngamma"}));
+    let said = text(&typed);
+    assert!(said.contains("nano waiting for keys"), "{said}");
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let rows: Vec<String> =
+        text(&screen).lines().skip(3).take(3).map(|row| row.trim_end().to_owned()).collect();
+    assert_eq!(rows, ["alpha", "beta", "gamma▌"], "{}", text(&screen));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A wait for text ends when the program asks for a line instead (nothing more comes until
 /// one is typed), not at its timeout; a shell reading a line beside a background job that
 /// prints later is waited for.

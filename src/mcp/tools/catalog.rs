@@ -484,7 +484,7 @@ fn start_description() -> String {
 const SEND_ARGS: &[ArgDef] = &[
     input(
         "text",
-        "Typed with \\n \\r \\t \\e \\xHH \\uHHHH \\\\ decoded; for literal text use paste.",
+        "Typed, \\n \\r \\t \\e \\xHH \\uHHHH \\\\ decoded, a line break as Enter; literal text: paste.",
     ),
     input(
         "keys",
