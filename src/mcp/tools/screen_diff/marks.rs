@@ -30,10 +30,11 @@ pub(super) fn select(
                 .map(|(_, run)| run)
                 .collect();
             if chosen.len() > MAX_MEANINGFUL_RUNS {
-                chosen = standing_out(chosen, screen.cols);
-            }
-            if chosen.len() > MAX_MEANINGFUL_RUNS {
-                return Vec::new();
+                let standing = standing_out(chosen.clone(), screen.cols);
+                if standing.is_empty() || standing.len() > MAX_MEANINGFUL_RUNS {
+                    return standing_out_of_bars(&chosen);
+                }
+                chosen = standing;
             }
             let spans: Vec<&[&StyleRun]> = chosen.chunk_by(|a, b| touching(a, b)).collect();
             let mut marked = Vec::with_capacity(chosen.len());
@@ -126,6 +127,20 @@ pub(super) fn standing_out_within<'a>(span: &'a [&StyleRun]) -> impl Iterator<It
                 label: String::new(),
             }
         })
+}
+
+/// Of more coloured runs than a highlight has, when none or too many of them stand out from
+/// the colour scheme ([`standing_out`]), what stands out within the spans they make (touching runs on one row), when that fits in
+/// the highlights' number (see [`standing_out_within`]): mc's menu bar, active, is cyan with
+/// the selected title black, beside a function-key bar of black keys between cyan labels;
+/// marking nothing told neither the title nor a move of the selection.
+fn standing_out_of_bars(chosen: &[&StyleRun]) -> Vec<Marked> {
+    let marked: Vec<Marked> =
+        chosen.chunk_by(|a, b| touching(a, b)).flat_map(standing_out_within).collect();
+    match marked.len() > MAX_MEANINGFUL_RUNS {
+        true => Vec::new(),
+        false => marked,
+    }
 }
 
 /// Whether run `b` follows run `a` on its row with no cell between them.

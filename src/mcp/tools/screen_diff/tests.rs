@@ -162,6 +162,39 @@ fn a_selection_bar_on_the_screens_ground_is_marked_beside_bars_of_its_colour() {
     assert!(frame.text(&Shape::Whole).contains("⟦1⟧H⟦e⟧"), "{}", frame.text(&Shape::Whole));
 }
 
+/// mc with its menu bar active (F9): panels painted blue and no selection bar, the menu bar
+/// cyan with the selected title ` Left ` black, and the function-key bar's black keys
+/// between cyan labels, their hotkeys runs of their own. Neither colour was rare and both
+/// bars are coloured whole, so nothing was marked: the selected title was not told, and F9
+/// or a Right that moved the selection read as no change on the menu bar.
+#[test]
+fn the_entry_a_bar_coloured_whole_shows_selected_is_marked() {
+    let lines =
+        ["  Left    File   Opts   ", "|a     |b     |", "|c     |d     |", "|e     |f     |"];
+    let keys = "1Hlp2Mnu3Vew4Edt5Cpy6Ren";
+    let mut screen = screen(&[&lines[..], &[keys, ""]].concat(), (5, 0));
+    screen.cols = 24;
+    let selected = |at: u16| {
+        let mut runs = vec![
+            run(0, 0, at, "white", "cyan", &[]),
+            run(0, at, 6, "white", "black", &[]),
+            run(0, at + 6, 18 - at, "white", "cyan", &[]),
+        ];
+        runs.extend((1..4).map(|row| run(row, 0, 24, "white", "blue", &[])));
+        for key in 0..6 {
+            runs.push(run(4, key * 4, 1, "white", "black", &[]));
+            runs.extend((1..4).map(|cell| run(4, key * 4 + cell, 1, "black", "cyan", &[])));
+        }
+        runs.push(run(5, 0, 24, "white", "blue", &[]));
+        runs
+    };
+    let first = Frame::new(&screen, &selected(1), Styles::Meaningful).text(&Shape::Whole);
+    assert!(first.starts_with(" ⟦ Left ⟧   File"), "{first}");
+    assert!(first.contains("⟦1⟧Hlp⟦2⟧Mnu"), "{first}");
+    let next = Frame::new(&screen, &selected(9), Styles::Meaningful).text(&Shape::Whole);
+    assert!(next.starts_with("  Left   ⟦ File ⟧"), "{next}");
+}
+
 /// dialog: a screen painted blue, a white box with many runs, and the selected entry blue
 /// on white, the screen's own colour. It was never marked: a menu read the same whichever
 /// entry was selected. An island of the screen's colour inside the box is marked; the
