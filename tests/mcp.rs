@@ -1039,6 +1039,29 @@ fn a_text_wait_at_nodes_prompt_waits_for_its_timer() {
     client.finish();
 }
 
+/// Keys after a Tab are sent once the program has read the Tab, as a person's come: node's
+/// REPL takes a Tab read with more keys for pasted text, so `<Tab><Tab>` after `Math.ma`
+/// inserted two tab characters (`> Math.ma       `) instead of completing `Math.max`.
+#[test]
+fn keys_after_a_tab_come_once_the_tab_is_read() {
+    if !require("node") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.tool("terminal_start", json!({"argv": ["node"], "cols": 80, "rows": 24}))
+        ["session_id"]
+        .clone();
+    client.call("terminal_send", json!({"session_id": id, "text": "Math.ma"}));
+    client.call("terminal_send", json!({"session_id": id, "keys": "<Tab><Tab>"}));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = &screen["structuredContent"]["screen"];
+    let row = shown["cursor_row"].as_u64().unwrap() as usize;
+    let line = shown["text"].as_str().unwrap().lines().nth(row).unwrap_or_default().to_owned();
+    assert_eq!(line.trim_end(), "> Math.max▌", "{}", text(&screen));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A command that waits in a full-screen program (a pager) comes back with that program's
 /// screen and the way out (its own keys, not Ctrl-C), in one call.
 #[test]

@@ -883,6 +883,29 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
     matches!(bytes.last(), Some(b'\r' | b'\n'))
 }
 
+/// A key script cut after each key that `alone` picks and more keys follow, as scripts (a
+/// literal `<` as `<lt>`), each to be sent once the program has read the one before: `<Esc>q`
+/// is `<Esc>` then `q` when Escape is picked. A key that reaches a program in one read with
+/// others may mean something else than pressed alone (an Escape and the next key are Alt with
+/// it; node takes a Tab read with more keys for pasted text).
+pub(crate) fn split_script_after(
+    items: &[ScriptItem],
+    alone: impl Fn(&Key) -> bool,
+) -> Vec<String> {
+    let mut parts = vec![String::new()];
+    for (at, item) in items.iter().enumerate() {
+        let part = parts.last_mut().expect("a part");
+        match item {
+            ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
+            ScriptItem::Key(key) => part.push_str(&format!("<{key}>")),
+        }
+        if matches!(item, ScriptItem::Key(key) if alone(key)) && at + 1 < items.len() {
+            parts.push(String::new());
+        }
+    }
+    parts
+}
+
 /// What a program that echoes typed text would show for `items`, a script that submits a
 /// line: its characters, when they are plain text (characters, shifted or not, and the Enter
 /// that ends it, with a modifier or not); `None` when keys that edit, move or complete are among them (the line's

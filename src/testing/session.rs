@@ -746,20 +746,7 @@ impl TestSession {
 /// A key script split after each Escape key that more keys follow, as scripts for
 /// [`TestSession::press`]: `<Esc>q` is `<Esc>` then `q`.
 fn split_after_escapes(items: &[crate::input::keys::ScriptItem]) -> Vec<String> {
-    use crate::input::keys::ScriptItem;
-    let mut parts = vec![String::new()];
-    for (at, item) in items.iter().enumerate() {
-        let part = parts.last_mut().expect("a part");
-        match item {
-            ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
-            ScriptItem::Key(key) => part.push_str(&format!("<{key}>")),
-        }
-        let escape = matches!(item, ScriptItem::Key(key) if key.code == crate::KeyCode::Escape);
-        if escape && at + 1 < items.len() {
-            parts.push(String::new());
-        }
-    }
-    parts
+    crate::input::keys::split_script_after(items, |key| key.code == crate::KeyCode::Escape)
 }
 
 /// A [`TestSession`] snapshotted with the colours and attributes of its cells (see

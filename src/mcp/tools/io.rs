@@ -258,8 +258,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             call.cancel.on_stop(move || canceller.cancel());
             pending.finish()?;
         }
-        if let Some(keys) = keys {
-            session.send_keys(keys)?;
+        if let Some(items) = script.as_deref() {
+            press_keys(call, &session, items)?;
         }
         if submit {
             session.send_bytes(b"\r")?;
@@ -280,6 +280,28 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         );
     }
     Ok(output)
+}
+
+/// Types key script `items` as a person presses them: the keys after a plain Tab once the
+/// program has read it and waits for input again (or the default wait ends otherwise), as
+/// [`split_script_after`](crate::input::keys::split_script_after) cuts them. node's REPL
+/// takes a Tab read together with more keys for pasted text: `<Tab><Tab>` inserted two tab
+/// characters instead of completing. Keys left when the program exits are not sent.
+fn press_keys(call: &Call, session: &Session, items: &[ScriptItem]) -> Result<(), ToolError> {
+    use crate::input::keys::{KeyCode, Modifiers};
+    let tab =
+        |key: &crate::input::keys::Key| key.code == KeyCode::Tab && key.mods == Modifiers::NONE;
+    let parts = crate::input::keys::split_script_after(items, tab);
+    let Some((last, before)) = parts.split_last() else { return Ok(()) };
+    for part in before {
+        session.send_keys(part)?;
+        let report = waits::run(call, session, &waits::Plan::settle(call.engine.config()))?;
+        if report.outcome != "matched" {
+            return Ok(());
+        }
+    }
+    session.send_keys(last)?;
+    Ok(())
 }
 
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the

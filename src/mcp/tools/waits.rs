@@ -67,6 +67,12 @@ fn any(mut conditions: Vec<Until>) -> Option<Until> {
     }
 }
 
+/// The default wait's conditions: `ready` (the program waits for input, or the shell shows its
+/// prompt), the exit, or quiet for [`SETTLE_QUIET`] without being known to be busy.
+fn settle(ready: Until) -> Vec<Until> {
+    vec![ready, Until::exit(), Until::settled(SETTLE_QUIET)]
+}
+
 impl Plan {
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
@@ -113,6 +119,20 @@ pub(crate) struct Report {
     pub screen: Option<Screen>,
 }
 
+impl Plan {
+    /// The default wait of the tools that act ([`DefaultWait::Settle`]).
+    pub(crate) fn settle(config: &Config) -> Plan {
+        Plan {
+            until: any(settle(Until::input_wait())).expect("a plan has a condition"),
+            timeout: SETTLE_TIMEOUT.min(config.default_wait_timeout),
+            implicit: true,
+            transcript_only: false,
+            places: Places::default(),
+            typed_line: None,
+        }
+    }
+}
+
 /// Builds the wait from the call's arguments.
 pub(crate) fn plan(
     args: &Args,
@@ -141,7 +161,7 @@ pub(crate) fn plan(
             DefaultWait::Prompt => Until::prompt(),
             _ => Until::input_wait(),
         };
-        events = vec![ready, Until::exit(), Until::settled(SETTLE_QUIET)];
+        events = settle(ready);
     }
     let fallback = if implicit {
         SETTLE_TIMEOUT.min(config.default_wait_timeout)
