@@ -286,7 +286,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 /// program has read it and waits for input again (or the default wait ends otherwise), as
 /// [`split_script_after`](crate::input::keys::split_script_after) cuts them. node's REPL
 /// takes a Tab read together with more keys for pasted text: `<Tab><Tab>` inserted two tab
-/// characters instead of completing. Keys left when the program exits are not sent.
+/// characters instead of completing. Keys left when the program exits (or the session
+/// closes, or the call is cancelled) are not sent; a program still busy when the default wait
+/// ends gets them as they are, to read when it can (typed ahead, not lost).
 fn press_keys(call: &Call, session: &Session, items: &[ScriptItem]) -> Result<(), ToolError> {
     use crate::input::keys::{KeyCode, Modifiers};
     let tab =
@@ -296,7 +298,7 @@ fn press_keys(call: &Call, session: &Session, items: &[ScriptItem]) -> Result<()
     for part in before {
         session.send_keys(part)?;
         let report = waits::run(call, session, &waits::Plan::settle(call.engine.config()))?;
-        if report.outcome != "matched" {
+        if matches!(report.outcome, "exited" | "closed" | "cancelled") {
             return Ok(());
         }
     }
