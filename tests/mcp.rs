@@ -865,6 +865,30 @@ fn a_line_break_in_text_is_typed_as_enter() {
     client.finish();
 }
 
+/// Text and the Enter that submits it reach the program in one read, as one write, as tmux's
+/// `send-keys TEXT Enter` types them: irb's line editor (reline 0.3) leaves raw mode while it
+/// handles each key, and an Enter written a moment after the text came in the terminal's line
+/// mode, whose echo moved the cursor a row down (the prompt drawn twice, 7 runs in 12). A
+/// program in raw mode shows what each of its reads got; twelve lines, so that reads which
+/// happened to find both writes cannot pass it.
+#[test]
+fn text_and_its_enter_are_typed_in_one_write() {
+    let mut client = Client::initialized("2025-11-25");
+    let script = "import os, tty\ntty.setraw(0)\nfor _ in range(12):\n    data = os.read(0, 100)\n    os.write(1, b'read %r\\r\\n' % data)";
+    let started = client.tool("terminal_start", json!({"argv": ["python3", "-c", script]}));
+    let id = started["session_id"].clone();
+    for line in (1..=12).map(|n| format!("{n}*7")) {
+        let sent = client.call(
+            "terminal_send",
+            json!({"session_id": id, "text": line, "submit": true, "for_text": format!("read b'{line}")}),
+        );
+        let said = text(&sent);
+        assert!(said.contains(&format!("read b'{line}\\r'")), "{said}");
+    }
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A wait for text ends when the program asks for a line instead (nothing more comes until
 /// one is typed), not at its timeout; a shell reading a line beside a background job that
 /// prints later is waited for.
@@ -908,7 +932,7 @@ fn a_text_wait_ends_when_the_program_asks_for_a_line_instead() {
     let script = "import select, socket\n\
                   a, b = socket.socketpair()\n\
                   for _ in range(8): select.select([], [], [], 0.2)\n\
-                  for _ in range(3): select.select([a], [], [], 0.5)\n\
+                  for _ in range(12): select.select([a], [], [], 0.5)\n\
                   print('ready')";
     let looping = client.call(
         "terminal_start",

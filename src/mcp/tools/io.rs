@@ -246,8 +246,19 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 line
             });
         }
-        if let Some(text) = text {
-            session.send_bytes(&enter_for_line_breaks(&crate::decode_escapes(text)))?;
+        // Text and the Enter that submits it go in one write when nothing comes between
+        // them, as a terminal multiplexer's `send-keys TEXT Enter` does: an Enter written a
+        // millisecond after the text can reach a line editor that leaves raw mode while it
+        // handles each key (irb's reline 0.3) in the terminal's line mode, whose echo of it
+        // moved the cursor down a row and the prompt was drawn twice.
+        let enter_with_text = submit && paste.is_none() && script.is_none();
+        let mut bytes =
+            text.map_or_else(Vec::new, |text| enter_for_line_breaks(&crate::decode_escapes(text)));
+        if enter_with_text {
+            bytes.push(b'\r');
+        }
+        if !bytes.is_empty() {
+            session.send_bytes(&bytes)?;
         }
         if let Some(paste) = paste {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -262,7 +273,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             press_keys(call, &session, items)?;
         }
         if submit {
-            session.send_bytes(b"\r")?;
+            if !enter_with_text {
+                session.send_bytes(b"\r")?;
+            }
             // Once the line is submitted: a cancellation that came while it was typed
             // interrupts it now, after its Enter.
             interrupt_on_cancel(call, &session, &input, typed);
