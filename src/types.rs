@@ -148,6 +148,9 @@ pub struct SessionInfo {
     pub status: Status,
     /// When it started.
     pub started_at: SystemTime,
+    /// When it ended (its program exited, or the session was closed, whichever came first),
+    /// once it has.
+    pub ended_at: Option<SystemTime>,
     /// Bytes written to the program; a secret ([`Session::send_secret`](crate::Session::send_secret))
     /// counts as one byte, its Enter, whatever its length.
     pub bytes_in: u64,

@@ -1717,3 +1717,40 @@ fn a_closed_stderr_pipe_leaves_the_exit_code_alone() {
         .unwrap();
     assert_eq!(status.code(), Some(2), "{status}");
 }
+
+/// An ended session is listed with how it ended and when, not with the pid it no longer has
+/// or an idle time that says nothing (`pid 8058 · ... · idle 0.0 s` was listed for a closed
+/// session); a live one keeps both.
+#[test]
+fn an_ended_session_is_listed_with_when_it_ended_not_its_pid() {
+    let server = PrivateServer::start();
+    let exited =
+        server.cli(&["start", "--name", "gone", "--wait-exit", "--", "sh", "-c", "exit 3"]);
+    assert_code(&exited, 3);
+    server.ok(&["start", "--name", "shut", "--", "sh"]);
+    server.ok(&["close", "shut"]);
+    server.ok(&["start", "--name", "live", "--", "sh"]);
+    let list = server.ok(&["list"]);
+    // (Sessions 1, 2 and 3; a closed session's name is not listed.)
+    let line = |id: u64| {
+        let named = format!("session {id} ");
+        list.lines().find(|line| line.starts_with(&named)).unwrap_or_else(|| panic!("{list}"))
+    };
+    let ended = regex::Regex::new(r" · started \d+ s ago · ended \d+ s ago$").unwrap();
+    for id in [1, 2] {
+        let line = line(id);
+        assert!(ended.is_match(line), "{line}");
+        assert!(!line.contains("pid ") && !line.contains("idle"), "{line}");
+    }
+    assert!(line(1).contains("exited (exit code 3)"), "{list}");
+    assert!(line(2).contains("closed"), "{list}");
+    let live = line(3);
+    assert!(live.contains(" · pid ") && live.contains(" s ago · idle "), "{live}");
+    assert!(!live.contains("ended"), "{live}");
+    let listed = json(&server.cli(&["list", "--json"]));
+    let sessions = listed["sessions"].as_array().unwrap();
+    let entry = |id: u64| sessions.iter().find(|s| s["session_id"] == id).unwrap();
+    assert!(entry(1)["ended_seconds_ago"].as_f64().is_some(), "{listed}");
+    assert!(entry(2)["ended_seconds_ago"].as_f64().is_some(), "{listed}");
+    assert!(entry(3)["ended_seconds_ago"].is_null(), "{listed}");
+}

@@ -124,6 +124,7 @@ impl Reactor {
             return;
         }
         slot.exit = Some(status);
+        slot.ended_at.get_or_insert_with(SystemTime::now);
         slot.terminal.end();
         slot.drop_input();
         self.check_waiters(id);
@@ -291,6 +292,7 @@ impl Reactor {
             supervisor.forget(slot.pid);
         }
         slot.closed = true;
+        slot.ended_at.get_or_insert_with(SystemTime::now);
         // (Killed processes that have not left yet are waited for off the reactor's thread.)
         if let Some(cgroup) = slot.cgroup.take() {
             cgroup.remove_without_waiting();

@@ -326,6 +326,8 @@ struct Slot {
     replies_dropped: u64,
     started_at: SystemTime,
     started: Instant,
+    /// When the program was found ended or the session closed, whichever came first.
+    ended_at: Option<SystemTime>,
     last_output: Instant,
     last_input: Instant,
     /// When the terminal last queued replies to queries in the output: read by a shell at its
@@ -632,6 +634,7 @@ impl Slot {
             state: self.state(),
             status: crate::types::Status::default(),
             started_at: self.started_at,
+            ended_at: self.ended_at,
             bytes_in: self.bytes_in,
             bytes_out: self.bytes_out,
             idle: self.last_input.max(self.last_output).elapsed(),

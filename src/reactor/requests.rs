@@ -221,6 +221,7 @@ impl Reactor {
                 replies_dropped: 0,
                 started_at: SystemTime::now(),
                 started: now,
+                ended_at: None,
                 last_output: now,
                 last_input: now,
                 last_reply: None,

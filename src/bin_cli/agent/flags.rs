@@ -231,7 +231,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &[],
         flags: &[],
         brief: "The sessions, live and ended.",
-        summary: "\n  Lists every live session, the five newest ended ones, and the ids of the other\n  ended ones (each readable with termloom read ID). With no server running there\n  are none: \"no sessions\" (--json: {\"sessions\":[]}), exit 0, and a note on stderr\n  that no server runs.",
+        summary: "\n  Lists every live session, the five newest ended ones (how and when each\n  ended), and the ids of the other ended ones (each readable with termloom read\n  ID). With no server running there are none: \"no sessions\" (--json:\n  {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 

@@ -505,24 +505,32 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             SessionState::Closed(how) => ("closed", Some(how)),
         };
         let (exit_code, exit_signal) = exit_parts(ended);
-        let age = SystemTime::now().duration_since(info.started_at).unwrap_or_default();
+        let now = SystemTime::now();
+        let age = now.duration_since(info.started_at).unwrap_or_default();
+        // How long ago it ended, once it has: its pid is gone and its idle time says nothing.
+        let ended_ago = info.ended_at.map(|at| now.duration_since(at).unwrap_or_default());
         let name = call.caller.names.name_of(info.id);
         let program = listed_program(&info.program);
-        push_block(
-            &mut text,
-            &format!(
-                "session {}{} · {} · {} · pid {} · {}x{} · started {:.0} s ago · idle {:.1} s",
+        let name_shown = name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
+        let (cols, rows) = (info.cols, info.rows);
+        let line = match ended_ago {
+            None => format!(
+                "session {}{name_shown} · {} · {program} · pid {} · {cols}x{rows} · started {:.0} s ago · idle {:.1} s",
                 info.id,
-                name.as_ref().map(|n| format!(" \"{n}\"")).unwrap_or_default(),
                 doing(&info.status, None),
-                program,
                 info.pid,
-                info.cols,
-                info.rows,
                 age.as_secs_f64(),
                 info.idle.as_secs_f64(),
             ),
-        );
+            Some(ago) => format!(
+                "session {}{name_shown} · {} · {program} · {cols}x{rows} · started {:.0} s ago · ended {:.0} s ago",
+                info.id,
+                doing(&info.status, None),
+                age.as_secs_f64(),
+                ago.as_secs_f64(),
+            ),
+        };
+        push_block(&mut text, &line);
         entries.push(json!({
             "session_id": info.id.0,
             "name": name,
@@ -534,6 +542,7 @@ pub(crate) fn list(call: &Call, _args: &Args) -> Result<ToolOutput, ToolError> {
             "cols": info.cols,
             "rows": info.rows,
             "idle_seconds": (info.idle.as_secs_f64() * 1000.0).round() / 1000.0,
+            "ended_seconds_ago": ended_ago.map(|ago| (ago.as_secs_f64() * 1000.0).round() / 1000.0),
             "bytes_in": info.bytes_in,
             "bytes_out": info.bytes_out,
             "closed_reason": info.closed_reason.as_deref().map(listed_program),
