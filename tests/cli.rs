@@ -1754,3 +1754,24 @@ fn an_ended_session_is_listed_with_when_it_ended_not_its_pid() {
     assert!(entry(2)["ended_seconds_ago"].as_f64().is_some(), "{listed}");
     assert!(entry(3)["ended_seconds_ago"].is_null(), "{listed}");
 }
+
+/// The screen of a session whose program ended draws no cursor: no program owns the one it
+/// left (`▌` was drawn on the row below its last line). A live program's is drawn.
+#[test]
+fn the_screen_of_an_ended_session_draws_no_cursor() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "live", "--", "cat"]);
+    let live = server.ok(&["screen", "live"]);
+    assert!(live.contains('▌'), "{live}");
+    server.ok(&["start", "--name", "done", "--wait-exit", "--", "sh", "-c", "echo bye"]);
+    let screen = server.ok(&["screen", "done"]);
+    assert!(screen.contains("\n--- screen 120x32 ---\nbye\n"), "{screen}");
+    assert!(!screen.contains('▌') && !screen.contains("cursor"), "{screen}");
+    // The MCP tool's view, which the command prints, says the same.
+    let looked = json(&server.cli(&["screen", "done", "--json"]));
+    assert_eq!(looked["screen"]["cursor_visible"], false, "{looked}");
+    assert!(!looked["screen"]["text"].as_str().unwrap().contains('▌'), "{looked}");
+    server.ok(&["send", "live", "--keys", "<C-d>", "--wait-exit"]);
+    let ended = server.ok(&["screen", "live"]);
+    assert!(!ended.contains('▌'), "{ended}");
+}

@@ -191,7 +191,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[OUTPUT],
         brief: "A session's whole screen.",
-        summary: "ID [--max-bytes N]\n  The whole screen.",
+        summary: "ID [--max-bytes N]\n  The whole screen (without a cursor once the program ended: none owns it).",
     },
     CommandDef {
         name: "exec",

@@ -15,7 +15,7 @@ use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
 use crate::term::screen::byte_at_cell;
-use crate::term::screen::model::model_view;
+use crate::term::screen::model::{CursorShown, model_view};
 
 /// Default bound of returned text.
 pub(crate) const DEFAULT_MAX_BYTES: u64 = 16_384;
@@ -509,6 +509,13 @@ pub(crate) fn show(
     };
     let (snapshot, runs) = snapshot.unzip();
     let runs = runs.unwrap_or_default();
+    // A program that ended owns no cursor: the one it left is neither drawn nor told.
+    let ended =
+        matches!(new.status.activity, crate::Activity::Exited(_) | crate::Activity::Closed(_));
+    let snapshot = snapshot.map(|mut screen| {
+        screen.cursor.visible &= !ended;
+        screen
+    });
     // A hidden cursor marks no place to type: the blanks written up to it at the end of the
     // output's last, unfinished line (`top`'s last row, padded to its width) say nothing.
     if snapshot.as_ref().is_some_and(|s| !s.cursor.visible) && new.text.ends_with(' ') {
@@ -890,8 +897,12 @@ fn layout(
                 Shape::Whole => None,
                 Shape::Changes(changes) => Some(changes.changed()),
             };
-            let (json, block) =
-                model_view(snapshot, frame.cursor_marked(), changed, title, kept, omitted);
+            let cursor = match ended {
+                true => CursorShown::Unowned,
+                false if frame.cursor_marked() => CursorShown::Marked,
+                false => CursorShown::Told,
+            };
+            let (json, block) = model_view(snapshot, cursor, changed, title, kept, omitted);
             push_block(&mut text, &block);
             json
         }

@@ -90,13 +90,24 @@ impl Slid {
     }
 }
 
+/// How a screen shown to a model shows its cursor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CursorShown {
+    /// The text marks it (with [`CURSOR_MARK`]), so the header need not say where it is.
+    Marked,
+    /// The header says where it is, or that it is hidden.
+    Told,
+    /// The program ended: no program owns the cursor it left, which is not told at all.
+    Unowned,
+}
+
 /// The screen with its `title` and `text` as the budget left them (`omitted` bytes of the
-/// text cut from its end): JSON, and the text block for a model. `cursor_marked`: the text
-/// marks the cursor (with [`CURSOR_MARK`]), so the header need not say where it is. `changed`
+/// text cut from its end): JSON, and the text block for a model. `cursor`: how the cursor is
+/// shown (marked in the text, told by the header, or not at all). `changed`
 /// says what `text` holds when it holds only the changes since a screen the caller saw.
 pub(crate) fn model_view(
     screen: &Screen,
-    cursor_marked: bool,
+    cursor: CursorShown,
     changed: Option<Changed>,
     title: &str,
     text: &str,
@@ -123,10 +134,12 @@ pub(crate) fn model_view(
         "omitted_bytes": omitted,
     });
     // A cursor marked in the text goes without saying.
-    let cursor = match (screen.cursor.visible, cursor_marked) {
-        (_, true) => String::new(),
-        (true, false) => format!(", cursor row {} col {}", screen.cursor.row, screen.cursor.col),
-        (false, _) => ", cursor hidden".to_owned(),
+    let cursor = match (screen.cursor.visible, cursor) {
+        (_, CursorShown::Marked | CursorShown::Unowned) => String::new(),
+        (true, CursorShown::Told) => {
+            format!(", cursor row {} col {}", screen.cursor.row, screen.cursor.col)
+        }
+        (false, CursorShown::Told) => ", cursor hidden".to_owned(),
     };
     // The title when the screen is whole, or when it changed since the screen compared with
     // (a title left by a program that exited is not repeated in every look).
