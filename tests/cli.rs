@@ -1775,3 +1775,25 @@ fn the_screen_of_an_ended_session_draws_no_cursor() {
     let ended = server.ok(&["screen", "live"]);
     assert!(!ended.contains('▌'), "{ended}");
 }
+
+/// A `--wait-quiet` or `--wait-stable` that reads like seconds and ended the wait says it was
+/// milliseconds, as a `--timeout` does (`--wait-quiet 2` returned at once with no note); one
+/// of 100 or more says nothing of it.
+#[test]
+fn a_quiet_or_stable_wait_in_seconds_is_told_it_was_milliseconds() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "sh", "--wait-prompt", "--timeout", LONG_MS]);
+    // (Nothing prints while `sleep 30` runs: the waits hold at once.)
+    let sent = server.ok(&["send", "sh", "--text", "sleep 30", "--submit", "--wait-quiet", "2"]);
+    let quiet = "[--wait-quiet is in milliseconds: --wait-quiet 2 held after 2 ms without \
+                 output; for 2 s, give --wait-quiet 2000]";
+    assert_eq!(sent.lines().nth(1), Some(quiet), "{sent}");
+    let waited = server.ok(&["wait", "sh", "--wait-stable", "5"]);
+    let stable = "[--wait-stable is in milliseconds: --wait-stable 5 held after 5 ms of an \
+                  unchanged screen; for 5 s, give --wait-stable 5000]";
+    assert_eq!(waited.lines().nth(1), Some(stable), "{waited}");
+    for flag in ["--wait-quiet", "--wait-stable"] {
+        let waited = server.ok(&["wait", "sh", flag, "100"]);
+        assert!(!waited.contains("in milliseconds"), "{waited}");
+    }
+}

@@ -12,11 +12,13 @@ use termloom::tools::ToolResult;
 use super::connect::Target;
 
 mod flags;
+mod milliseconds;
 mod mistakes;
 mod parse;
 mod wording;
 
 use flags::*;
+use milliseconds::seconds_for_milliseconds;
 use mistakes::*;
 use parse::*;
 use wording::*;
@@ -252,11 +254,10 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         if !text.ends_with('\n') {
             text.push('\n');
         }
-        if let Some(note) = seconds_for_milliseconds(&request.arguments, &structured) {
-            // Under the first line, which says the wait timed out.
-            let at = text.find('\n').map_or(0, |at| at + 1);
-            text.insert_str(at, &note);
-        }
+        let notes = seconds_for_milliseconds(&request.arguments, &structured);
+        // Under the first line, which says how the wait ended.
+        let at = text.find('\n').map_or(0, |at| at + 1);
+        text.insert_str(at, &notes);
         print_out(&text)
     };
     if printed != ExitCode::SUCCESS {
@@ -305,24 +306,6 @@ fn report(command: &CommandDef, request: &Request, result: &ToolResult) -> ExitC
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
     ExitCode::SUCCESS
-}
-
-/// Below this many milliseconds, a `--timeout` that timed out is said to be in milliseconds:
-/// `--timeout 8` meant as 8 s waits 8 ms.
-const SECONDS_LIKE_MS: u64 = 1000;
-
-/// A note for a wait (or `exec`) that timed out after a `--timeout` of fewer than
-/// [`SECONDS_LIKE_MS`] milliseconds, which reads like seconds: what it waited, and what to
-/// give for that many seconds.
-fn seconds_for_milliseconds(arguments: &Map<String, Value>, result: &Value) -> Option<String> {
-    let ms = arguments.get("timeout_ms")?.as_u64().filter(|ms| *ms < SECONDS_LIKE_MS)?;
-    let timed_out = result["wait"]["outcome"] == "timeout" || result["timed_out"] == true;
-    timed_out.then(|| {
-        format!(
-            "[--timeout is in milliseconds: --timeout {ms} waited {ms} ms; for {ms} s, give --timeout {}]\n",
-            ms * 1000
-        )
-    })
 }
 
 /// The exit code of a program that ended, as a shell reports it: its own, or 128 + N for
