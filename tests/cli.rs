@@ -1797,3 +1797,24 @@ fn a_quiet_or_stable_wait_in_seconds_is_told_it_was_milliseconds() {
         assert!(!waited.contains("in milliseconds"), "{waited}");
     }
 }
+
+/// A line break in `--text` is typed as Enter, a carriage return (`\r\n` as one), as MCP
+/// `terminal_send` types it, and `termloom help send` says so; a line feed is `--keys
+/// '<C-j>'`. A program reading keys raw shows the bytes it read.
+#[test]
+fn a_line_break_in_send_text_is_typed_as_enter() {
+    if !require("python3") {
+        return;
+    }
+    let help = stdout(&termloom(&["help", "send"]));
+    let words = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("a line break as Enter (a line feed: --keys '<C-j>'"), "{help}");
+    let server = PrivateServer::start();
+    let reader = "import sys, tty\ntty.setraw(0)\nread = b''\nwhile len(read) < 6:\n    \
+                  read += sys.stdin.buffer.raw.read(6 - len(read))\nprint(list(read))";
+    server.ok(&["start", "--name", "raw", "--wait-input", "--", "python3", "-c", reader]);
+    server.ok(&["send", "raw", "--text", "a\nb\r\nc"]);
+    let output = server.cli(&["send", "raw", "--keys", "<C-j>", "--wait-exit"]);
+    assert_code(&output, 0);
+    assert!(stdout(&output).contains("[97, 13, 98, 13, 99, 10]"), "{}", stdout(&output));
+}

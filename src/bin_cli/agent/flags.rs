@@ -108,7 +108,9 @@ const SEND: &[Flag] = &[
         "--text",
         "text",
         Kind::Literal,
-        "Typed as it is, backslashes too (<Enter>: --submit or --keys).",
+        "Typed as it is, backslashes too; a line break\n                              \
+         as Enter (a line feed: --keys '<C-j>'; Enter\n                              \
+         last: --submit).",
     ),
     flag("--keys", "keys", Kind::Keys, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),

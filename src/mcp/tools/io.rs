@@ -144,23 +144,6 @@ fn submitted_echo(
     crate::input::keys::script_echo(&items)
 }
 
-/// `bytes` (a call's decoded `text`) as a person types them: each line break (a line feed, or a
-/// carriage return and line feed) is Enter, a carriage return, as a terminal types a pasted
-/// line break. A line feed is Ctrl-J, which programs that read keys take for a key of its own
-/// (nano's Justify joined the lines typed); a line discipline that reads lines makes Enter a
-/// line feed again. A line feed alone is sent with `keys="<C-j>"`.
-fn enter_for_line_breaks(bytes: &[u8]) -> Vec<u8> {
-    let mut typed = Vec::with_capacity(bytes.len());
-    for (i, &byte) in bytes.iter().enumerate() {
-        match byte {
-            b'\n' if i > 0 && bytes[i - 1] == b'\r' => {}
-            b'\n' => typed.push(b'\r'),
-            _ => typed.push(byte),
-        }
-    }
-    typed
-}
-
 /// `terminal_send`.
 pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
@@ -252,8 +235,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // handles each key (irb's reline 0.3) in the terminal's line mode, whose echo of it
         // moved the cursor down a row and the prompt was drawn twice.
         let enter_with_text = submit && paste.is_none() && script.is_none();
-        let mut bytes =
-            text.map_or_else(Vec::new, |text| enter_for_line_breaks(&crate::decode_escapes(text)));
+        let mut bytes = text.map_or_else(Vec::new, |text| {
+            crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
+        });
         if enter_with_text {
             bytes.push(b'\r');
         }
