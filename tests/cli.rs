@@ -550,8 +550,8 @@ fn help_explains_every_step_and_option_with_examples() {
             });
             assert!(listed, "{args:?}: {name} is not explained");
         }
-        let example = r"termloom run --wait-input --send 'ggdGihello from termloom\e' --send ':w\r' \
-      --wait-screen 'written' --screen --send ':q\r' --wait-exit \
+        let example = r"termloom run --wait-input --send 'ggdGihello from termloom\e' \
+      --send ':w\r' --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt";
         assert!(help.contains(example), "{args:?}: the README example is missing");
         assert!(help.contains("Exit status"), "{args:?}");
@@ -1817,4 +1817,37 @@ fn a_line_break_in_send_text_is_typed_as_enter() {
     let output = server.cli(&["send", "raw", "--keys", "<C-j>", "--wait-exit"]);
     assert_code(&output, 0);
     assert!(stdout(&output).contains("[97, 13, 98, 13, 99, 10]"), "{}", stdout(&output));
+}
+
+/// Every help page fits a terminal 80 columns wide: `termloom help TOPIC` for every topic the
+/// command line names (taken from its answer to an unknown one, so a new command is held
+/// too), `termloom CMD --help` and `termloom --help` (`--timeout N ...` was 103 columns, and
+/// `run`'s pages up to 90).
+#[test]
+fn every_help_page_fits_80_columns() {
+    let unknown = stderr(&termloom(&["help", "no-such-topic"]));
+    let topics = unknown
+        .split_once("the topics are ")
+        .and_then(|(_, rest)| rest.split_once(" (run "))
+        .map(|(topics, _)| topics.replace(" and the commands,", ",").replace(" and ", ", "))
+        .unwrap_or_else(|| panic!("{unknown}"));
+    let topics: Vec<&str> = topics.split(", ").collect();
+    assert!(topics.contains(&"sessions") && topics.contains(&"kill-server"), "{topics:?}");
+    let mut pages = vec![vec!["help"], vec!["--help"]];
+    for topic in &topics {
+        pages.push(vec!["help", topic]);
+        if !["sessions", "help"].contains(topic) {
+            pages.push(vec![topic, "--help"]);
+        }
+    }
+    for args in pages {
+        let output = termloom(&args);
+        assert_code(&output, 0);
+        let page = stdout(&output);
+        assert!(page.lines().count() > 2, "{args:?}: {page}");
+        for line in page.lines() {
+            let width = line.chars().count();
+            assert!(width <= 80, "{args:?}: a line of {width} columns:\n{line}");
+        }
+    }
 }

@@ -89,16 +89,29 @@ pub(super) fn run_help() -> String {
     push_table(&mut text, OPTIONS);
     push_table(&mut text, STEPS);
     text.push_str("\nKeys:\n");
-    text.push_str(&wrapped(termloom::ACCEPTED_KEY_FORMS, 2, 88));
+    text.push_str(&wrapped(termloom::ACCEPTED_KEY_FORMS, 2, HELP_WIDTH));
     text.push_str(RUN_DETAILS);
     text
 }
 
-/// `text` in lines of at most `width` columns, each indented by `indent`, broken at spaces.
+/// `text` in lines of at most `width` columns, each indented by `indent`, broken at spaces
+/// (not inside `quotes like these`, which hold a command line).
 pub(super) fn wrapped(text: &str, indent: usize, width: usize) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut quoted = false;
+    for word in text.split(' ') {
+        match words.last_mut() {
+            Some(last) if quoted => {
+                last.push(' ');
+                last.push_str(word);
+            }
+            _ => words.push(word.to_owned()),
+        }
+        quoted ^= word.matches('`').count() % 2 == 1;
+    }
     let mut out = String::new();
     let mut line = String::new();
-    for word in text.split(' ') {
+    for word in &words {
         if !line.is_empty() && indent + line.len() + 1 + word.len() > width {
             out.push_str(&format!("{:indent$}{line}\n", ""));
             line.clear();
@@ -128,96 +141,106 @@ fn push_table<A>(text: &mut String, table: &[Def<A>]) {
 
 /// Appends one item: its signature, then its help in the description column.
 fn push_item<A>(text: &mut String, def: &Def<A>) {
-    let signature = format!("  {}", def.signature());
-    let indent = " ".repeat(HELP_COLUMN);
-    let mut lines = def.help.lines();
-    if signature.len() < HELP_COLUMN {
-        let first = lines.next().unwrap_or("");
-        text.push_str(&format!("{signature:<HELP_COLUMN$}{first}\n"));
-    } else {
-        text.push_str(&signature);
-        text.push('\n');
+    text.push_str(&item(&def.signature(), def.help, HELP_COLUMN));
+}
+
+/// The widest a help page's line is, in columns: a terminal's usual width.
+pub(super) const HELP_WIDTH: usize = 80;
+
+/// One item of a help page: `signature` indented by two, then `help` (its line breaks are
+/// reflowed) in lines of at most [`HELP_WIDTH`] columns from `column` on; beside the
+/// signature when it leaves room, else from the next line.
+pub(super) fn item(signature: &str, help: &str, column: usize) -> String {
+    let signature = format!("  {signature}");
+    let help = help.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>();
+    let lines = wrapped(&help.join(" "), column, HELP_WIDTH);
+    if signature.len() >= column {
+        return format!("{signature}\n{lines}");
     }
-    for line in lines {
-        text.push_str(&indent);
-        text.push_str(line.trim_start());
-        text.push('\n');
+    match lines.get(column..) {
+        Some(rest) => format!("{signature:<column$}{rest}"),
+        None => format!("{signature}\n"),
     }
 }
 
 const RUN_INTRO: &str = "\
-termloom run: start one program under a pseudo-terminal, perform the steps in the order
-given, then print the transcript and the final screen.
+termloom run: start one program under a pseudo-terminal, perform the steps in
+the order given, then print the transcript and the final screen.
 
 Usage:
   termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
   termloom run [OPTIONS] STEPS... --shell LINE
 
-After `--`, PROGRAM runs directly (looked up in PATH; no shell) with ARGS, which are
-passed as they are. Options may appear anywhere before `--`; steps run in the order
-given. Each wait blocks until its condition holds, so there is nothing to sleep for.
-Without any step, termloom waits for the program to exit. After the last step, a
-program that still runs is closed: SIGHUP and SIGTERM to all its processes, SIGKILL
-after 3 seconds. A value may also be given as --name=VALUE; a value taken from the
-next argument is used as it is, even when it starts with a dash.
+After `--`, PROGRAM runs directly (looked up in PATH; no shell) with ARGS, which
+are passed as they are. Options may appear anywhere before `--`; steps run in
+the order given. Each wait blocks until its condition holds, so there is nothing
+to sleep for. Without any step, termloom waits for the program to exit. After
+the last step, a program that still runs is closed: SIGHUP and SIGTERM to all
+its processes, SIGKILL after 3 seconds. A value may also be given as
+--name=VALUE; a value taken from the next argument is used as it is, even when
+it starts with a dash.
 ";
 
 const RUN_DETAILS: &str = r#"
 Escapes:
-  --send and --submit decode backslash escapes: \r (Enter), \n (line feed), \t (Tab),
-  \e (Escape), \xHH (one byte), \uHHHH (a character), \\ (a backslash). Any other
-  backslash is sent as it is. Wait texts and regular expressions are not decoded.
+  --send and --submit decode backslash escapes: \r (Enter), \n (line feed), \t
+  (Tab), \e (Escape), \xHH (one byte), \uHHHH (a character), \\ (a backslash).
+  Any other backslash is sent as it is. Wait texts and regular expressions are
+  not decoded.
 
 Transcript and screen:
-  The transcript is the output as a person would have read it, line by line: what
-  scrolled by plus the lines on the screen down to the cursor, with lines redrawn in
-  place (progress bars) in their final state. Full-screen programs (vim, less, htop)
-  draw on the alternate screen, which is not part of the transcript. The screen is the
-  visible grid: a header line (size, cursor, primary or alternate screen, title), a
-  line of input modes, then the rows between two rules; empty rows at the bottom are
-  counted, not printed.
+  The transcript is the output as a person would have read it, line by line:
+  what scrolled by plus the lines on the screen down to the cursor, with lines
+  redrawn in place (progress bars) in their final state. Full-screen programs
+  (vim, less, htop) draw on the alternate screen, which is not part of the
+  transcript. The screen is the visible grid: a header line (size, cursor,
+  primary or alternate screen, title), a line of input modes, then the rows
+  between two rules; empty rows at the bottom are counted, not printed.
 
 Output:
-  By default, the output of --screen and --read steps is printed as they run, each
-  under a line `--- step N: --screen ---`; at the end come
+  By default, the output of --screen and --read steps is printed as they run,
+  each under a line `--- step N: --screen ---`; at the end come
       --- transcript ---
       (the whole transcript, or its last --max-bytes)
       --- screen ---
       (the final screen)
       --- exit: STATUS ---
-  The final screen is the one the program left, or, when termloom closed the program,
-  the screen just before closing it.
+  The final screen is the one the program left, or, when termloom closed the
+  program, the screen just before closing it.
   With --json, stdout gets one JSON object instead:
       exit                  how the program ended: {"code": N} or {"signal": N}
       closed_by_termloom    true when termloom had to close the program
-      screen                the final screen: cols, height, rows (strings, from the
-                            top down to the last row that is not blank: blank rows
-                            at the bottom are left out, height counts them), cursor
-                            {row, col, visible}, alternate, title, modes
+      screen                the final screen: cols, height, rows (strings, from
+                            the top down to the last row that is not blank:
+                            blank rows at the bottom are left out, height counts
+                            them), cursor {row, col, visible}, alternate, title,
+                            modes
       transcript            the whole transcript as one string
-      transcript_truncated  true when its start was left out (--max-bytes) or its oldest
-                            lines were no longer kept
+      transcript_truncated  true when its start was left out (--max-bytes) or
+                            its oldest lines were no longer kept
       captures              the --screen and --read outputs, in order:
-                            {"step": N, "screen": {...}} or {"step": N, "read": "..."}
+                            {"step": N, "screen": {...}} or {"step": N, "read":
+                            "..."}
       error                 null, or {"step": N, "kind": "timeout" | "exited" |
                             "closed" | "error" | "command", "message": "...",
-                            "screen": {...} or null} when a step failed; its screen
-                            is the one at that moment, null when it is the final one
-  A failure before the program runs (a malformed command line, a program that cannot
-  start) prints only {"error": {"kind": "usage" | "error", "code": "...", "message":
-  "..."}} (code: usage, program_not_found...), the shape every command's failure has
-  with --json.
-  When a step fails, the program is closed, the report is printed as usual, and stderr
-  says which step failed and why, followed by the screen at that moment when it
-  differs from the report's final screen (the screen is printed once).
+                            "screen": {...} or null} when a step failed; its
+                            screen is the one at that moment, null when it is
+                            the final one
+  A failure before the program runs (a malformed command line, a program that
+  cannot start) prints only {"error": {"kind": "usage" | "error", "code": "...",
+  "message": "..."}} (code: usage, program_not_found...), the shape every
+  command's failure has with --json.
+  When a step fails, the program is closed, the report is printed as usual, and
+  stderr says which step failed and why, followed by the screen at that moment
+  when it differs from the report's final screen (the screen is printed once).
 
 Exit status:
-  N      the program's own exit code (128+N when signal N ended it), when it exited
-         by itself
+  N      the program's own exit code (128+N when signal N ended it), when it
+         exited by itself
   0      the program still ran after the last step and termloom closed it
-  1      a step failed with an error (such as typing after the program exited), the
-         program could not be started, or it exited while a step waited for something
-         other than its exit
+  1      a step failed with an error (such as typing after the program exited),
+         the program could not be started, or it exited while a step waited for
+         something other than its exit
   2      bad arguments
   124    a wait timed out
   128+N  termloom received signal N (SIGHUP, SIGINT or SIGTERM): it closed the
@@ -225,8 +248,8 @@ Exit status:
 
 Examples:
   Edit a file in vim and show the screen:
-    termloom run --wait-input --send 'ggdGihello from termloom\e' --send ':w\r' \
-      --wait-screen 'written' --screen --send ':q\r' --wait-exit \
+    termloom run --wait-input --send 'ggdGihello from termloom\e' \
+      --send ':w\r' --wait-screen 'written' --screen --send ':q\r' --wait-exit \
       -- vim -u NONE -N /tmp/termloom-demo.txt
 
   Compute in a Python REPL:
@@ -241,7 +264,8 @@ Examples:
       --submit 'stty size; exit' --wait-exit -- bash --norc --noprofile
 
   Drive vim with keys (application cursor mode is handled) and save:
-    termloom run --wait-input --keys 'ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>' \
+    termloom run --wait-input \
+      --keys 'ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>' \
       --wait-exit -- vim -u NONE -N /tmp/termloom-keys.txt
 
   A shell with prompt marks: run commands, get their output and exit codes:

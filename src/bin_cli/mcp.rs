@@ -34,9 +34,10 @@ answered with an error, the reason goes to stderr, and termloom exits 1.
 
 Options:
   --config FILE   Engine configuration (TOML; see `termloom run --help`).
-  --policy FILE   Spawn policy (TOML: default, [[rules]]; see `termloom run
-                  --help`). Starts it asks about are put to the person through
-                  MCP elicitation, and denied when the client cannot ask.
+  --policy FILE   Spawn policy (TOML: default, [[rules]]; see
+                  `termloom run --help`). Starts it asks about are put to the
+                  person through MCP elicitation, and denied when the client
+                  cannot ask.
   --server        Serve the sessions of a termloom server.
   -L NAME, --socket PATH   Which server (with --server; default $TERMLOOM_SOCKET
                            if set).

@@ -170,8 +170,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         alias: None,
         value: None,
         section: SECTION,
-        help: "Start an interactive bash or zsh (`-- bash`) with OSC 133 prompt\n\
-               marks, for --wait-prompt and --run-command. The prompt looks\n\
+        help: "Start an interactive bash or zsh (`-- bash`) that marks its prompts\n\
+               (OSC 133), for --wait-prompt and --run-command. The prompt looks\n\
                the same and the user's startup files are still read.",
         action: |o, _| {
             o.shell_integration = true;

@@ -37,18 +37,19 @@ Options:
                                 it is; one others may write in is refused).
                                 Without either, $TERMLOOM_SOCKET if set.
   --idle-exit SECONDS|never     Exit after this long idle (default 10).
-  --max-sessions-per-client N   Sessions one client may have running (default 32).
+  --max-sessions-per-client N   Sessions one client may run (default 32).
   --max-connections N           Connections at once (default 256).
   --max-clients N               Client names (--client) whose read positions are
                                 kept (default 1024); past them, the one used
                                 least recently, and not connected, is forgotten.
-  --config FILE                 Engine configuration (TOML; see `termloom run --help`).
-                                Unless it sets max_readers, that is
-                                --max-clients: each of the server's clients keeps
-                                its read position.
-  --policy FILE                 Spawn policy (TOML; see `termloom run --help`): MCP
-                                connections ask their person where it says ask;
-                                other starts it asks about are denied.
+  --config FILE                 Engine configuration (TOML; `termloom help run`
+                                says its keys). Unless it sets max_readers, that
+                                is --max-clients: each of the server's clients
+                                keeps its read position.
+  --policy FILE                 Spawn policy (TOML; `termloom help run` says
+                                its form): MCP connections ask their person
+                                where it says ask; other starts it asks about
+                                are denied.
   --detach                      Started on first use: leave the caller's session
                                 and ignore SIGHUP.
   -h, --help                    Show this help.

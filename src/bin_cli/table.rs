@@ -12,7 +12,7 @@ pub(super) struct Def<A: 'static> {
     pub value: Option<&'static str>,
     /// The help section it is listed under.
     pub section: &'static str,
-    /// What it does, one or more lines of about 70 characters, without indentation.
+    /// What it does: its lines are joined and wrapped again to the help page's width.
     pub help: &'static str,
     /// What parsing does with it.
     pub action: A,

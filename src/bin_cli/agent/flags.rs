@@ -1,6 +1,11 @@
 //! The commands' flags and help: what each command takes, and how a flag's value becomes a
 //! tool argument.
 
+use super::super::help::item;
+
+/// Where a flag's description starts in a help page.
+const FLAG_COLUMN: usize = 30;
+
 /// How a flag's value becomes a tool argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -98,9 +103,8 @@ const OUTPUT: &[Flag] = &[flag(
     "--max-bytes",
     "max_bytes",
     MAX_BYTES,
-    "Most bytes of output, from 256 to 1048576 (default\n                              \
-     16384), termloom's notes and headers aside (at most\n                              \
-     3072 more).",
+    "Most bytes of output, from 256 to 1048576 (default 16384), termloom's notes and \
+     headers aside (at most 3072 more).",
 )];
 
 const SEND: &[Flag] = &[
@@ -108,9 +112,8 @@ const SEND: &[Flag] = &[
         "--text",
         "text",
         Kind::Literal,
-        "Typed as it is, backslashes too; a line break\n                              \
-         as Enter (a line feed: --keys '<C-j>'; Enter\n                              \
-         last: --submit).",
+        "Typed as it is, backslashes too; a line break as Enter (a line feed: --keys \
+         '<C-j>'; Enter last: --submit).",
     ),
     flag("--keys", "keys", Kind::Keys, "Text and <Enter> <Esc> <C-c> <Up>... (vim notation)."),
     flag("--paste", "paste", Kind::Text, "Pasted as one block."),
@@ -161,7 +164,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &[],
         flags: &[START, WAIT, VIEW, OUTPUT],
         brief: "Start a session (a shell, or PROGRAM); wait until it settles.",
-        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V] [--shell-integration]\n      [--command LINE | [--] PROGRAM ARGS...] [WAIT] [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory (--cwd:\n  another, relative to this one); returns when it waits for input, exits or settles\n  (at most 10 s), or when WAIT holds. Everything after PROGRAM is its arguments.",
+        summary: "[--name N] [--size CxR] [--cwd D] [--env K=V]\n      [--shell-integration] [--command LINE | [--] PROGRAM ARGS...] [WAIT]\n      [--view V] [--max-bytes N]\n  Starts a session (a shell without PROGRAM or --command) in this directory\n  (--cwd: another, relative to this one); returns when it waits for input, exits\n  or settles (at most 10 s), or when WAIT holds. Everything after PROGRAM is its\n  arguments.",
     },
     CommandDef {
         name: "send",
@@ -169,7 +172,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[SEND, WAIT, VIEW, OUTPUT],
         brief: "Type text, keys or a paste into a session, then wait.",
-        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH] [--submit] [WAIT]\n      [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit), then\n  waits as asked; without WAIT, until it waits for input, exits or settles, at most\n  10 s (a program still busy then is no failure: the note says so, and exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it ends,\n  for a text too long for one argument (up to 4 MiB).",
+        summary: "ID [--text T | --keys K | --paste P | --paste-file PATH]\n      [--submit] [WAIT] [--view V] [--max-bytes N]\n  Types into the session (--text, then --paste, --keys, and Enter for --submit),\n  then waits as asked; without WAIT, until it waits for input, exits or settles,\n  at most 10 s (a program still busy then is no failure: the note says so, and\n  exit code 0).\n  --paste-file pastes a file's contents, or with - what stdin gives until it\n  ends, for a text too long for one argument (up to 4 MiB).",
     },
     CommandDef {
         name: "wait",
@@ -185,7 +188,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[VIEW, LOOKUP, WAIT, OUTPUT],
         brief: "What is new in a session, its scrollback, or a look-up.",
-        summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V] [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen), after\n  waiting as asked. --view: new (default), screen or scrollback (the retained\n  transcript's end).",
+        summary: "ID [--lines R | --search RE | --find T] [WAIT] [--view V]\n      [--max-bytes N]\n  What is new in the transcript since this client last read (or the screen),\n  after waiting as asked. --view: new (default), screen or scrollback (the\n  retained transcript's end).",
     },
     CommandDef {
         name: "screen",
@@ -201,7 +204,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "CMD"],
         flags: &[&[flag("--timeout", "timeout_ms", Kind::Number(1, MAX_WAIT_MS), "")], OUTPUT],
         brief: "Run a command in a shell session: its output and code.",
-        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults to\n  45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with send.",
+        summary: "ID CMD [--timeout MS] [--max-bytes N]\n  Runs a command in a shell session started with --shell-integration (or without\n  PROGRAM); prints its output and exits with its exit code. --timeout defaults\n  to 45000 ms; a command still running then (exit 124), or waiting for input (a\n  question, a password, an editor) before (exit 3), goes on: answer it with\n  send.",
     },
     CommandDef {
         name: "signal",
@@ -209,7 +212,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID", "SIGNAL"],
         flags: &[&[flag("--target", "target", Kind::Choice(&["foreground", "session"]), "")]],
         brief: "Send a signal to a session's program.",
-        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the prompt)\n  is refused (exit 1): close the session instead, or give --target session.",
+        summary: "ID SIGNAL [--target session]\n  Sends INT, TERM, KILL, HUP... to the foreground program (or every process).\n  KILL to the session's own program (the one started, or its shell at the\n  prompt) is refused (exit 1): close the session instead, or give\n  --target session.",
     },
     CommandDef {
         name: "resize",
@@ -225,7 +228,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &["ID"],
         flags: &[],
         brief: "End a session's processes; show its last output.",
-        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed session\n  changes nothing and says \"already closed\" (its name, free for a new start, names\n  it until one takes it).",
+        summary: "ID\n  Ends the session's processes and shows its last output. Closing a closed\n  session changes nothing and says \"already closed\" (its name, free for a new\n  start, names it until one takes it).",
     },
     CommandDef {
         name: "list",
@@ -233,7 +236,7 @@ pub(super) const COMMANDS: &[CommandDef] = &[
         positional: &[],
         flags: &[],
         brief: "The sessions, live and ended.",
-        summary: "\n  Lists every live session, the five newest ended ones (how and when each\n  ended), and the ids of the other ended ones (each readable with termloom read\n  ID). With no server running there are none: \"no sessions\" (--json:\n  {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
+        summary: "\n  Lists every live session, the five newest ended ones (how and when each\n  ended), and the ids of the other ended ones (each readable with\n  termloom read ID). With no server running there are none: \"no sessions\"\n  (--json: {\"sessions\":[]}), exit 0, and a note on stderr that no server runs.",
     },
 ];
 
@@ -244,7 +247,7 @@ pub(super) const KILL_SERVER: CommandDef = CommandDef {
     positional: &[],
     flags: &[],
     brief: "Close every session and stop the server.",
-    summary: "\n  Closes every session and stops the server. With no server running there is\n  nothing to stop: exit 0, and a note on stderr says so (--json: {\"stopped\": false}).",
+    summary: "\n  Closes every session and stops the server. With no server running there is\n  nothing to stop: exit 0, and a note on stderr says so (--json:\n  {\"stopped\": false}).",
 };
 
 /// [`COMMANDS`] and [`KILL_SERVER`].
@@ -350,12 +353,12 @@ pub(crate) fn help(name: Option<&str>) -> String {
                 Kind::File => " PATH",
             };
             let shown = format!("{}{value}", flag.name);
-            text.push_str(&format!("  {shown:<28}{}\n", flag.help));
+            text.push_str(&item(&shown, flag.help, FLAG_COLUMN));
         }
         if title == "START" {
             // Read by `parse` itself, as they give the tool more than one argument each.
             for (shown, help) in START_PARSED {
-                text.push_str(&format!("  {shown:<28}{help}\n"));
+                text.push_str(&item(shown, help, FLAG_COLUMN));
             }
         }
         text.push('\n');
