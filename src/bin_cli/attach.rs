@@ -61,17 +61,13 @@ enum Event {
 /// Runs `termloom attach`.
 pub(super) fn main(args: Vec<String>) -> ExitCode {
     let usage = |message: &str| super::usage_error(message, "termloom attach --help");
-    // A bad `$TERMLOOM_SOCKET` matters only without `-L` or `--socket`.
-    let (mut target, mut bad_variable) = Target::from_environment();
+    let mut target = Target::from_environment();
     let mut takeover = false;
     let mut session: Option<String> = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match target.option(&arg, || args.next()) {
-            Ok(true) => {
-                bad_variable = None;
-                continue;
-            }
+            Ok(true) => continue,
             Ok(false) => {}
             Err(message) => return usage(&message),
         }
@@ -82,7 +78,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             _ => return usage(&format!("unexpected argument {arg:?}")),
         }
     }
-    if let Some(message) = bad_variable {
+    if let Err(message) = target.checked() {
         return usage(&message);
     }
     let Some(session) = session else { return usage("attach needs a session ID") };

@@ -20,11 +20,14 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 pub(super) struct Target {
     /// Its socket.
     pub socket: PathBuf,
+    /// Why `$TERMLOOM_SOCKET` cannot name a socket, while no `-L` or `--socket` overrides it
+    /// (see [`Target::checked`]).
+    unusable_variable: Option<String>,
 }
 
 impl Default for Target {
     fn default() -> Self {
-        Target { socket: socket_path("default") }
+        Target { socket: socket_path("default"), unusable_variable: None }
     }
 }
 
@@ -34,18 +37,26 @@ pub(super) const SOCKET_VARIABLE: &str = "TERMLOOM_SOCKET";
 
 impl Target {
     /// The server a command reaches unless told otherwise: `$TERMLOOM_SOCKET`'s when it is
-    /// set and not empty, else the default one (`-L default`); and why the variable cannot
-    /// name a socket, if it cannot, which matters only to a command given no `-L` or
-    /// `--socket` (the default is returned then).
-    pub(super) fn from_environment() -> (Target, Option<String>) {
+    /// set and not empty, else the default one (`-L default`). A variable that cannot name a
+    /// socket matters only to a command given no `-L` or `--socket` ([`Target::checked`]).
+    pub(super) fn from_environment() -> Target {
         let Some(path) = std::env::var_os(SOCKET_VARIABLE).filter(|path| !path.is_empty()) else {
-            return (Target::default(), None);
+            return Target::default();
         };
         let socket = PathBuf::from(path);
         match check_socket_path(&socket) {
-            Ok(()) => (Target { socket }, None),
-            Err(err) => (Target::default(), Some(format!("${SOCKET_VARIABLE}: {err}"))),
+            Ok(()) => Target { socket, unusable_variable: None },
+            Err(err) => Target {
+                unusable_variable: Some(format!("${SOCKET_VARIABLE}: {err}")),
+                ..Target::default()
+            },
         }
+    }
+
+    /// Once the command line is read: the target, or why `$TERMLOOM_SOCKET` cannot name the
+    /// server when no `-L` or `--socket` was given instead.
+    pub(super) fn checked(&self) -> Result<(), String> {
+        self.unusable_variable.clone().map_or(Ok(()), Err)
     }
 
     /// Reads `-L NAME` or `--socket PATH` (with its value taken from `value`); false if `arg`
@@ -73,7 +84,7 @@ impl Target {
         };
         // Refused here, as a bad command line, rather than when connecting or listening.
         check_socket_path(&socket).map_err(|err| format!("{arg}: {err}"))?;
-        self.socket = socket;
+        *self = Target { socket, unusable_variable: None };
         Ok(true)
     }
 

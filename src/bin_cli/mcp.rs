@@ -52,17 +52,14 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut config_path: Option<PathBuf> = None;
     let mut policy_path: Option<PathBuf> = None;
     // A bad `$TERMLOOM_SOCKET` matters only to `--server` without `-L` or `--socket`.
-    let (mut target, mut bad_variable) = Target::from_environment();
+    let mut target = Target::from_environment();
     let mut via_server = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         match target.option(&arg.to_string_lossy(), || {
             args.next().map(|a| a.to_string_lossy().into_owned())
         }) {
-            Ok(true) => {
-                bad_variable = None;
-                continue;
-            }
+            Ok(true) => continue,
             Ok(false) => {}
             Err(message) => return super::usage_error(&message, "termloom mcp --help"),
         }
@@ -92,7 +89,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
         }
     }
     if via_server {
-        if let Some(message) = bad_variable {
+        if let Err(message) = target.checked() {
             return super::usage_error(&message, "termloom mcp --help");
         }
         if config_path.is_some() || policy_path.is_some() {

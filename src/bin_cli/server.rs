@@ -59,8 +59,7 @@ Options:
 pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     super::stderr_log::as_server();
     let usage = |message: &str| super::usage_error(message, "termloom server --help");
-    // A bad `$TERMLOOM_SOCKET` matters only without `-L` or `--socket`.
-    let (mut target, mut bad_variable) = Target::from_environment();
+    let mut target = Target::from_environment();
     let mut options = ServerOptions::default();
     let mut config_path: Option<PathBuf> = None;
     let mut policy_path: Option<PathBuf> = None;
@@ -71,10 +70,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     let mut args = args.into_iter().map(|a| a.to_string_lossy().into_owned());
     while let Some(arg) = args.next() {
         match target.option(&arg, || args.next()) {
-            Ok(true) => {
-                bad_variable = None;
-                continue;
-            }
+            Ok(true) => continue,
             Ok(false) => {}
             Err(message) => return usage(&message),
         }
@@ -134,7 +130,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
             return usage(&message);
         }
     }
-    if let Some(message) = bad_variable {
+    if let Err(message) = target.checked() {
         return usage(&message);
     }
     options.socket = target.socket;

@@ -8,8 +8,7 @@ use super::*;
 /// its value even when it looks like a flag, and after the program's first word (`start vim
 /// -L`) or `--` everything is the program's.
 pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, String> {
-    // A bad `$TERMLOOM_SOCKET` matters only without `-L` or `--socket`.
-    let (mut target, mut bad_variable) = Target::from_environment();
+    let mut target = Target::from_environment();
     // `$TERMLOOM_CLIENT`, unless empty; checked as `--client` is, and named when it is bad.
     let mut client = match std::env::var("TERMLOOM_CLIENT") {
         Ok(name) if !name.is_empty() => {
@@ -53,7 +52,6 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
                 });
                 reach.push(format!("{arg} {}", shell_quoted(&given)));
                 target.option(&arg, || Some(given))?;
-                bad_variable = None;
                 continue;
             }
             "--client" => {
@@ -161,9 +159,7 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
     if help {
         return Ok(Parsed::Help);
     }
-    if let Some(message) = bad_variable {
-        return Err(message);
-    }
+    target.checked()?;
     if positional.len() != command.positional.len() {
         return Err(wrong_positionals(command, &positional));
     }
