@@ -1514,6 +1514,37 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
     script.close().unwrap();
 }
 
+/// A program that runs a shell on a terminal of its own and drives it through pipes of their
+/// own (mc's subshell, which reports its directory to mc so) is no relay: mc reads the keys and
+/// draws its panels, the subshell only runs the commands typed at mc's command line. mc was
+/// taken for a relay hosting bash, as `script` is, and the status read `bash waiting for keys`.
+#[test]
+fn a_program_driving_a_shell_it_hosts_is_the_one_that_reads() {
+    if !require("mc") || !require("bash") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-mc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = engine();
+    let mc = engine
+        .spawn(
+            SpawnSpec::new("mc").cwd(&dir).env("SHELL", "/bin/bash").env("HISTFILE", "/dev/null"),
+        )
+        .unwrap();
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
+    // The subshell runs (mc shows its prompt on its command line): mc hosts it.
+    let named = || mc.status().unwrap().foreground.map(|p| p.name);
+    assert_eq!(named().as_deref(), Some("mc"));
+    // A command typed at mc's command line runs in the subshell, and mc shows what it did.
+    mc.send_text("mkdir made-by-subshell").unwrap();
+    mc.send_keys("<Enter>").unwrap();
+    expect(&mc, Until::screen_contains("/made-by-subshell"));
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
+    assert_eq!(named().as_deref(), Some("mc"));
+    mc.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A command run in a POSIX session of its own, with no controlling terminal (`su USER -c
 /// CMD` does so, as `setsid -w` does), reads the session's terminal through the descriptors
 /// it inherited, while its parent, the terminal's foreground group, only waits for it: it

@@ -227,6 +227,13 @@ pub(super) fn hosted_wait(
     // taken for the input's (a password prompt in a window not shown is no reason to
     // type a secret into the one shown); the host reads, as it does.
     // (Which of them waits decides the answer as for one terminal.)
+    // A host that shares a pipe with the program it hosts drives it as a part of itself (mc's
+    // subshell reports its directory and command line to mc through pipes of their own): the
+    // host reads the keys and draws what is shown, and the program on its terminal only runs
+    // what the host hands it (a command typed at mc's command line). No relay shares a pipe
+    // with what it hosts (`script`, `sudo` with `use_pty`, tmux: their programs hold the
+    // terminal alone). The host is then the reader, under the session's terminal's modes.
+    let reader = reader.filter(|&hosted| !shares_a_pipe(host, hosted, probe.looks));
     Some(match (reader, outside) {
         (None, Some(reason)) => InputWait::Outside { reason },
         (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
@@ -311,6 +318,21 @@ pub(super) fn detached_wait(
         (Some(_), Some(reason), None) => Some(InputWait::NotWaiting { reason }),
         (Some(reader), None, None) => Some(InputWait::Waiting { reader: Some(reader) }),
     }
+}
+
+/// Whether processes `a` and `b` hold a pipe in common (either end), among the descriptors
+/// `looks` has room for (at most [`WATCHED_LOOKED_AT`] of each); `false` when it cannot tell.
+pub(super) fn shares_a_pipe(a: i32, b: i32, looks: &Looks) -> bool {
+    let mut pipes: Vec<u64> = Vec::new();
+    let _ = search_descriptors(a, looks, |_, target| {
+        pipes.extend(bracketed(target, "pipe:"));
+        None::<()>
+    });
+    !pipes.is_empty()
+        && find_descriptor(b, looks, |_, target| {
+            bracketed(target, "pipe:").filter(|inode| pipes.contains(inode))
+        })
+        .is_some()
 }
 
 /// The controlling terminal (`tty_nr`) of the first of `members` that has one.
