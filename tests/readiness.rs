@@ -1514,6 +1514,24 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
     script.close().unwrap();
 }
 
+/// A program that ends a thread in answer to a key and draws nothing before it exits is still
+/// answering the key: btop's `q` stops its runner thread, then btop restores the terminal and
+/// exits about 100 ms later, while its input thread is back in `read` and its main thread in
+/// short sleeps, as when it idles. A wait for input after the `q` ended after 75 ms on
+/// `btop waiting for keys`, the screen unchanged, btop exiting 34 ms later.
+#[test]
+fn a_program_ending_a_thread_in_answer_to_a_key_is_waited_for() {
+    if !require("btop") {
+        return;
+    }
+    let engine = engine();
+    let btop = engine.spawn(SpawnSpec::new("btop")).unwrap();
+    assert_eq!(input_wait_fires(&btop), Some(InputKind::Keys));
+    btop.send_text("q").unwrap();
+    let outcome = expect(&btop, Until::any(vec![Until::input_wait(), Until::exit()]));
+    assert!(matches!(outcome.status.activity, Activity::Exited(_)), "{outcome}");
+}
+
 /// A program that runs a shell on a terminal of its own and drives it through pipes of their
 /// own (mc's subshell, which reports its directory to mc so) is no relay: mc reads the keys and
 /// draws its panels, the subshell only runs the commands typed at mc's command line. mc was

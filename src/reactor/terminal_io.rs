@@ -156,6 +156,7 @@ impl Reactor {
         };
         let capacity = self.config.write_queue_bytes;
         let mut completed = Self::admit_parked(slot, master.as_fd(), capacity);
+        let threads = (!slot.queue.is_empty()).then(|| waiters::ThreadsAtInput::now(slot));
         while !slot.queue.is_empty() {
             if written >= WRITE_TURN {
                 if !slot.backlogged {
@@ -174,6 +175,7 @@ impl Reactor {
                 Ok(n) => {
                     written += n;
                     slot.unread_input.set(unread);
+                    slot.threads_at_input.set(threads.flatten());
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
                     completed.extend(Self::admit_parked(slot, master.as_fd(), capacity));

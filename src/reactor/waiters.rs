@@ -757,6 +757,46 @@ impl Reactor {
     }
 }
 
+/// The process last seen reading a session's terminal, and its threads, just before input
+/// was written: one that ends a thread in answer to a key and draws nothing before it does
+/// (btop's `q` stops its runner thread, then it restores the terminal and exits 100 ms later,
+/// its input thread back in `read` meanwhile, its main thread in short sleeps, as when idle)
+/// is still answering it (see [`ThreadsAtInput::ended_one`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ThreadsAtInput {
+    /// The process seen reading (`Slot::seen_waiting`'s reader, or its group's leader).
+    pid: i32,
+    /// Its threads then.
+    threads: u32,
+}
+
+impl ThreadsAtInput {
+    /// The process `slot`'s last probe found reading the terminal, and its threads now (one
+    /// read of its `/proc/PID/stat`); `None` when none was found or it cannot be read.
+    pub(super) fn now(slot: &Slot) -> Option<ThreadsAtInput> {
+        let (_, group, reader) = slot.seen_waiting.get()?;
+        let pid = reader.unwrap_or(group);
+        Some(ThreadsAtInput { pid, threads: procfs::thread_count(pid)? })
+    }
+
+    /// Why `reader` (a group's member `pid`, when `None`), found waiting, is still answering
+    /// the last input: it is the process seen reading before it, and has fewer threads now
+    /// (it ended one since: quitting, as btop does on `q`). Only asked when nothing was drawn
+    /// since the input: an answer drawn is the program's, whatever its threads do; and what a
+    /// wait then sees is the program drawing its answer, or exiting.
+    fn ended_one(&self, reader: i32) -> Option<String> {
+        let threads = procfs::thread_count(reader)?;
+        (reader == self.pid && threads < self.threads).then(|| {
+            let name = procfs::process_name(reader).unwrap_or_else(|| "?".to_owned());
+            format!(
+                "pid {reader} ({name}) ended {} of its threads since the last input and has \
+                 drawn nothing since: still answering it",
+                self.threads - threads
+            )
+        })
+    }
+}
+
 /// Input written to a session's terminal that its foreground group may not have read yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct UnreadInput {
@@ -1186,6 +1226,17 @@ pub(super) fn input_wait_of(
             procfs::InputWait::Waiting { reader: None }
         }
         answer => answer,
+    };
+    // A program that ended a thread since the key it read, and drew nothing since, is still
+    // answering the key (btop quitting on `q`), though it waits for keys as when idle.
+    let answer = match (answer, slot.threads_at_input.get()) {
+        (procfs::InputWait::Waiting { reader }, Some(before)) if !terminal.drawn_since_input => {
+            match before.ended_one(reader.unwrap_or(group)) {
+                Some(reason) => procfs::InputWait::NotWaiting { reason },
+                None => procfs::InputWait::Waiting { reader },
+            }
+        }
+        (answer, _) => answer,
     };
     if let procfs::InputWait::Waiting { reader } = answer {
         if sighting == Sighting::First {

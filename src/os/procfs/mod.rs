@@ -387,6 +387,27 @@ pub(crate) fn reads_of(pids: &[i32]) -> Option<u64> {
     })
 }
 
+/// The threads process `pid` has (`num_threads`, field 20 of `/proc/PID/stat`); `None` when
+/// it cannot be read (gone, no `/proc` of ours).
+pub(crate) fn thread_count(pid: i32) -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        if pid <= 0 || !numbers_ours() {
+            return None;
+        }
+        let data = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+        let close = data.iter().rposition(|&b| b == b')')?;
+        let rest = std::str::from_utf8(&data[close + 1..]).ok()?;
+        // (Field 20 is the 18th after the command's name: state is the 1st.)
+        rest.split_ascii_whitespace().nth(17)?.parse().ok()
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
 /// The relay outside session `sid` of group `pgrp`'s terminal: a process of another session
 /// running the same program as a member, that has the terminal open (the tmux server that
 /// the member, a tmux client, attached to, started before the session). `candidates`: the

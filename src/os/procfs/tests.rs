@@ -1,5 +1,19 @@
 use super::*;
 
+/// A process's threads are counted from its `stat` (a thread ended since a key is how btop's
+/// quitting is told from its idling); a process gone has none to count.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_processs_threads_are_counted() {
+    let mut sleep = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+    let pid = sleep.id() as i32;
+    assert_eq!(thread_count(pid), Some(1));
+    sleep.kill().unwrap();
+    sleep.wait().unwrap();
+    assert_eq!(thread_count(pid), None);
+    assert_eq!(thread_count(-1), None);
+}
+
 /// A group whose leader ended goes by a member's name.
 #[cfg(target_os = "linux")]
 #[test]
