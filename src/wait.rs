@@ -119,6 +119,10 @@ pub(crate) struct StateView {
     /// A full-screen program that does nothing but redraw on a timer (`watch`): what it
     /// prints on each tick is no activity, and it has settled.
     pub redrawing: bool,
+    /// A full-screen program ticking on a short timer with nothing to print (`less +F` between
+    /// its looks at the file it follows): it has shown what it shows, and settles as one
+    /// redrawing on a timer does, not after the silence's fallback.
+    pub idle_ticking: bool,
     /// The program is in a sleep this long, longer than any default wait (`sleep 300`): it
     /// settles at once (it was quiet for `settle` before it was seen so, twice), and says so.
     pub sleeping: Option<Duration>,
@@ -478,6 +482,13 @@ impl Until {
             Cond::Settled(_) if view.redrawing && view.input_wait.is_none() => {
                 return Some(Match {
                     condition: "redrawing on a timer".to_owned(),
+                    text: String::new(),
+                    location: Location::Session,
+                });
+            }
+            Cond::Settled(_) if view.idle_ticking && view.input_wait.is_none() => {
+                return Some(Match {
+                    condition: "ticking on a timer with nothing to print".to_owned(),
                     text: String::new(),
                     location: Location::Session,
                 });
@@ -856,6 +867,7 @@ mod tests {
             line_input: false,
             answered_since: true,
             redrawing: false,
+            idle_ticking: false,
             sleeping: None,
         }
     }

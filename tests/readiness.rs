@@ -1514,6 +1514,42 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
     script.close().unwrap();
 }
 
+/// `less +F` following a file (a 2 ms sleep between its looks at the file, with nothing to
+/// print) settles the default wait as soon as it is seen ticking so, as a full-screen program
+/// redrawing on a timer does (`watch`), and says so: it settled only after the silence's
+/// fallback, `less running, quiet · settled after 1.25 s`, at its start and after `F`.
+#[test]
+fn a_full_screen_program_ticking_with_nothing_to_print_settles_at_once() {
+    if !require("less") {
+        return;
+    }
+    let file =
+        std::env::temp_dir().join(format!("termloom-follow-tick-{}.txt", std::process::id()));
+    std::fs::write(&file, "followed line\n").unwrap();
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let argv = serde_json::json!({ "argv": ["less", "+F", file.to_str().unwrap()] });
+    let started = toolbox.call("terminal_start", &argv);
+    let said = &started.text;
+    assert!(said.contains("followed line"), "{said}");
+    assert!(said.contains("ticking on a timer with nothing to print"), "{said}");
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |keys: &str| {
+        let arguments = serde_json::json!({ "session_id": id, "keys": keys });
+        toolbox.call("terminal_send", &arguments).text
+    };
+    let said = send("<C-c>");
+    assert!(said.contains("less waiting for keys"), "{said}");
+    let said = send("F");
+    assert!(said.contains("ticking on a timer with nothing to print"), "{said}");
+    // (What is appended is shown: it is no tick.)
+    std::fs::write(&file, "followed line\nappended line\n").unwrap();
+    let waited = serde_json::json!({ "session_id": id, "for_screen_text": "appended line" });
+    let said = toolbox.call("terminal_read", &waited).text;
+    assert!(said.contains("appended line"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    let _ = std::fs::remove_file(&file);
+}
+
 /// A program that ends a thread in answer to a key and draws nothing before it exits is still
 /// answering the key: btop's `q` stops its runner thread, then btop restores the terminal and
 /// exits about 100 ms later, while its input thread is back in `read` and its main thread in

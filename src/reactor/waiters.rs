@@ -211,6 +211,7 @@ impl Reactor {
             || slot.waiters.iter().any(|w| w.until.needs_busy_check()) && quiet_for >= settle;
         // Whether the program waits for input, and which process reads.
         let mut redrawing = false;
+        let mut idle_ticking = false;
         let mut sleeping = None;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
             let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for);
@@ -260,8 +261,19 @@ impl Reactor {
                     let expire = CONFIRM_UNDECIDED * 4;
                     match slot.first_seen_undecided.confirm_within(key, CONFIRM_UNDECIDED, expire) {
                         Confirmation::Confirmed => {
-                            if let procfs::InputWait::Sleeping { timer, .. } = answer {
-                                sleeping = Some(timer);
+                            match &answer {
+                                procfs::InputWait::Sleeping { timer, .. } => {
+                                    sleeping = Some(*timer);
+                                }
+                                // A full-screen program that ticks with nothing to print
+                                // (`less +F`) has shown what it shows, as one redrawing on a
+                                // timer has: it settles now, not after the silence's fallback.
+                                procfs::InputWait::Outside { reason }
+                                    if procfs::ticks_idle(reason) && slot.draws_full_screens() =>
+                                {
+                                    idle_ticking = true;
+                                }
+                                _ => {}
                             }
                             (None, None)
                         }
@@ -286,6 +298,7 @@ impl Reactor {
             input_wait,
             settle,
             redrawing,
+            idle_ticking,
             sleeping,
             answered_since: true,
         };

@@ -735,6 +735,16 @@ pub(crate) fn denied(reason: &str) -> bool {
         || reason.contains(&io::Error::from_raw_os_error(EPERM).to_string())
 }
 
+/// Whether an [`InputWait::Outside`] `reason` is a member's idle tick (see [`IDLE_TICKS`]):
+/// a short sleep it goes back to with nothing to print (`less +F` between its looks at the
+/// file it follows), rather than a wait on the world outside itself (`tail -f`'s `inotify`).
+pub(crate) fn ticks_idle(reason: &str) -> bool {
+    reason.ends_with(TICKS_IDLE)
+}
+
+/// How the reason of an idle tick ends (see [`ticks_idle`]).
+const TICKS_IDLE: &str = "sleep with nothing to print";
+
 /// Whether a [`InputWait::NotWaiting`] `reason` is `ssh`'s wait for its far end's verdict on
 /// a password or passphrase (see [`TerminalSeen::unanswered_secret`]): a busy wait of the
 /// world outside, which a wait for silence is not ended by while it lasts.

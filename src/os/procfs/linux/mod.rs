@@ -319,7 +319,7 @@ pub(super) fn group_wait(
                 && let Some(idle) = ticks().find(|t| t.idle)
             {
                 let ms = idle.timer.as_millis();
-                tick = Some(format!("{} ticks on a {ms} ms sleep with nothing to print", who()));
+                tick = Some(format!("{} ticks on a {ms} ms {}", who(), super::TICKS_IDLE));
             }
             if repeating.is_none()
                 && let Some(again) = ticks().find(|t| t.repeated)
