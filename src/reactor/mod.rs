@@ -290,8 +290,10 @@ struct Slot {
     /// Input written that the foreground group may not have read yet: the reads it had
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,
-    /// The process last seen reading the terminal and its threads just before the last input
-    /// was written (see `waiters::ThreadsAtInput`).
+    /// The process the last confirmed sighting found reading the terminal, and its threads
+    /// then (see `waiters::ThreadsAtInput`).
+    threads_seen_waiting: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
+    /// The same, as it was when the last input was written.
     threads_at_input: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
     last_resize: Instant,
     /// The mouse button pressed and not yet released (wheel notches are never held): motion

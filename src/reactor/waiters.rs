@@ -770,8 +770,9 @@ impl Reactor {
     }
 }
 
-/// The process last seen reading a session's terminal, and its threads, just before input
-/// was written: one that ends a thread in answer to a key and draws nothing before it does
+/// The process last seen reading a session's terminal, and its threads when that sighting was
+/// confirmed (a program waiting for keys starts and ends no thread), kept for the input
+/// written after it: one that ends a thread in answer to a key and draws nothing before it does
 /// (btop's `q` stops its runner thread, then it restores the terminal and exits 100 ms later,
 /// its input thread back in `read` meanwhile, its main thread in short sleeps, as when idle)
 /// is still answering it (see [`ThreadsAtInput::ended_one`]).
@@ -784,11 +785,10 @@ pub(super) struct ThreadsAtInput {
 }
 
 impl ThreadsAtInput {
-    /// The process `slot`'s last probe found reading the terminal, and its threads now (one
-    /// read of its `/proc/PID/stat`); `None` when none was found or it cannot be read.
-    pub(super) fn now(slot: &Slot) -> Option<ThreadsAtInput> {
-        let (_, group, reader) = slot.seen_waiting.get()?;
-        let pid = reader.unwrap_or(group);
+    /// Process `pid`, found reading the terminal, and its threads now (one read of its
+    /// `/proc/PID/stat`, made when a sighting is confirmed, not for each input written);
+    /// `None` when it cannot be read.
+    fn read(pid: i32) -> Option<ThreadsAtInput> {
         Some(ThreadsAtInput { pid, threads: procfs::thread_count(pid)? })
     }
 
@@ -1268,6 +1268,7 @@ pub(super) fn input_wait_of(
             return (procfs::InputWait::NotWaiting { reason: reason.into() }, Some(group));
         }
         slot.seen_waiting.set(Some((activity, group, reader)));
+        slot.threads_seen_waiting.set(ThreadsAtInput::read(reader.unwrap_or(group)));
     }
     (answer, Some(group))
 }
