@@ -1568,6 +1568,37 @@ fn a_program_ending_a_thread_in_answer_to_a_key_is_waited_for() {
     assert!(matches!(outcome.status.activity, Activity::Exited(_)), "{outcome}");
 }
 
+/// The threads a program had before a key count only for the key written right after the
+/// sighting that counted them: a key that ended a worker thread (and drew nothing) is taken
+/// for still being answered, but the next key, which ends none, finds the program waiting.
+/// (A count kept from a sighting made before the last input called every later key that drew
+/// nothing still answered: its wait ran to the quiet fallback or its timeout.)
+#[test]
+fn a_key_after_one_that_ended_a_thread_finds_the_program_waiting() {
+    let engine = engine();
+    let script = "import os, threading, tty\n\
+        tty.setraw(0)\n\
+        stop = threading.Event()\n\
+        worker = threading.Thread(target=stop.wait)\n\
+        worker.start()\n\
+        while os.read(0, 1) != b'q':\n    \
+            if not stop.is_set():\n        \
+                stop.set()\n        \
+                worker.join()\n";
+    let program = engine.spawn(SpawnSpec::new("python3").arg("-c").arg(script)).unwrap();
+    assert_eq!(input_wait_fires(&program), Some(InputKind::Keys));
+    program.send_text("e").unwrap();
+    // It ended its worker for the key and drew nothing: still answering it, for a while.
+    let outcome = program.wait(Until::input_wait(), Duration::from_millis(400)).unwrap();
+    assert!(outcome.is_timeout(), "{outcome}");
+    for key in ["x", "y"] {
+        program.send_text(key).unwrap();
+        assert_eq!(input_wait_fires(&program), Some(InputKind::Keys), "after {key}");
+    }
+    program.send_text("q").unwrap();
+    expect(&program, Until::exit());
+}
+
 /// A program that runs a shell on a terminal of its own and drives it through pipes of their
 /// own (mc's subshell, which reports its directory to mc so) is no relay: mc reads the keys and
 /// draws its panels, the subshell only runs the commands typed at mc's command line. mc was

@@ -260,10 +260,9 @@ struct Slot {
     /// Whether `screen_changed` followed every output since it was set (a waiter tracked the
     /// screen); if not, output since may have changed the screen unnoticed.
     screen_tracked: bool,
-    /// The last input-wait probe that found the foreground group waiting: the activity time
-    /// it was made at, the group and its member reading the terminal (see
+    /// The last input-wait probe that found the foreground group waiting (see
     /// `waiters::input_wait_of`).
-    seen_waiting: std::cell::Cell<Option<(Instant, i32, Option<i32>)>>,
+    seen_waiting: std::cell::Cell<Option<waiters::SeenWaiting>>,
     /// The relay outside the session found for a foreground group (the tmux server its
     /// client attached to), or `None` when none was: looked for once per group.
     outside_relay: procfs::OutsideRelay,
@@ -290,10 +289,8 @@ struct Slot {
     /// Input written that the foreground group may not have read yet: the reads it had
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,
-    /// The process the last confirmed sighting found reading the terminal, and its threads
-    /// then (see `waiters::ThreadsAtInput`).
-    threads_seen_waiting: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
-    /// The same, as it was when the last input was written.
+    /// The process seen reading the terminal, and its threads, by a sighting made between the
+    /// last input and the one before it (see `waiters::ThreadsAtInput`).
     threads_at_input: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
     last_resize: Instant,
     /// The mouse button pressed and not yet released (wheel notches are never held): motion
@@ -454,6 +451,7 @@ impl Slot {
     /// Notes input queued now: `typed`, the bytes typed (keys, text, a paste), or `None` for
     /// a signal, which ends no key code and kills no line.
     fn note_input(&mut self, typed: Option<&[u8]>) {
+        self.threads_at_input.set(waiters::ThreadsAtInput::before_input(self));
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished =
@@ -488,7 +486,7 @@ impl Slot {
         let shell = self.terminal.shell();
         self.input_ends_in_line_kill
             && self.escape_typed.is_none_or(|at| shell.prompt_at.is_some_and(|p| at < p))
-            && self.seen_waiting.get().is_some_and(|(at, _, _)| at == activity)
+            && self.seen_waiting.get().is_some_and(|seen| seen.at == activity)
             && shell.input_cell == Some(self.terminal.cursor_cell())
             && self.terminal.cursor_after_text()
     }

@@ -200,7 +200,6 @@ impl Reactor {
                 busy_seen: None,
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
-                threads_seen_waiting: std::cell::Cell::new(None),
                 threads_at_input: std::cell::Cell::new(None),
                 held_by_person: false,
                 last_resize: now,

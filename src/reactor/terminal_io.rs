@@ -156,7 +156,6 @@ impl Reactor {
         };
         let capacity = self.config.write_queue_bytes;
         let mut completed = Self::admit_parked(slot, master.as_fd(), capacity);
-        let threads = slot.threads_seen_waiting.get();
         while !slot.queue.is_empty() {
             if written >= WRITE_TURN {
                 if !slot.backlogged {
@@ -175,7 +174,6 @@ impl Reactor {
                 Ok(n) => {
                     written += n;
                     slot.unread_input.set(unread);
-                    slot.threads_at_input.set(threads);
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
                     completed.extend(Self::admit_parked(slot, master.as_fd(), capacity));

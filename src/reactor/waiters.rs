@@ -770,9 +770,24 @@ impl Reactor {
     }
 }
 
-/// The process last seen reading a session's terminal, and its threads when that sighting was
-/// confirmed (a program waiting for keys starts and ends no thread), kept for the input
-/// written after it: one that ends a thread in answer to a key and draws nothing before it does
+/// A probe that found a session's foreground group waiting for input (kept in
+/// `Slot::seen_waiting`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct SeenWaiting {
+    /// The session's activity time it was made at (`Slot::activity`): it holds until input,
+    /// output or a resize comes.
+    pub at: Instant,
+    /// The group.
+    pub group: i32,
+    /// Its member reading the terminal, when told (else the group's leader).
+    pub reader: Option<i32>,
+    /// The reader's threads then.
+    pub threads: Option<u32>,
+}
+
+/// The process seen reading a session's terminal, and its threads, by a sighting made since
+/// the input before (the count is of the program waiting for the input written next): one
+/// that ends a thread in answer to a key and draws nothing before it does
 /// (btop's `q` stops its runner thread, then it restores the terminal and exits 100 ms later,
 /// its input thread back in `read` meanwhile, its main thread in short sleeps, as when idle)
 /// is still answering it (see [`ThreadsAtInput::ended_one`]).
@@ -785,18 +800,23 @@ pub(super) struct ThreadsAtInput {
 }
 
 impl ThreadsAtInput {
-    /// Process `pid`, found reading the terminal, and its threads now (one read of its
-    /// `/proc/PID/stat`, made when a sighting is confirmed, not for each input written);
-    /// `None` when it cannot be read.
-    fn read(pid: i32) -> Option<ThreadsAtInput> {
-        Some(ThreadsAtInput { pid, threads: procfs::thread_count(pid)? })
+    /// What `slot`'s sighting says as input is queued, if it was made since the input before
+    /// (output since, a monitor's redraw, starts or ends no thread of a program waiting for
+    /// keys): no `/proc` read on the way to the terminal (the threads were counted when the
+    /// sighting was confirmed). One made before the input before says nothing of the program
+    /// this input reaches. Called before `Slot::last_input` is set for this input.
+    pub(super) fn before_input(slot: &Slot) -> Option<ThreadsAtInput> {
+        let seen = slot.seen_waiting.get().filter(|seen| seen.at >= slot.last_input)?;
+        Some(ThreadsAtInput { pid: seen.reader.unwrap_or(seen.group), threads: seen.threads? })
     }
 
     /// Why `reader` (a group's member `pid`, when `None`), found waiting, is still answering
     /// the last input: it is the process seen reading before it, and has fewer threads now
     /// (it ended one since: quitting, as btop does on `q`). Only asked when nothing was drawn
-    /// since the input: an answer drawn is the program's, whatever its threads do; and what a
-    /// wait then sees is the program drawing its answer, or exiting.
+    /// since the input, and for [`STILL_ANSWERING`] after it: an answer drawn is the
+    /// program's, whatever its threads do; and what a wait then sees is the program drawing
+    /// its answer, or exiting (or, past that time, a program that ended a thread for a key
+    /// without a word, waiting again).
     fn ended_one(&self, reader: i32) -> Option<String> {
         let threads = procfs::thread_count(reader)?;
         (reader == self.pid && threads < self.threads).then(|| {
@@ -809,6 +829,12 @@ impl ThreadsAtInput {
         })
     }
 }
+
+/// How long after a key a program that ended a thread for it, with nothing drawn, is taken
+/// for still answering it ([`ThreadsAtInput::ended_one`]): btop exits about 100 ms after its
+/// `q` ends its runner thread; a program whose key ended a worker and that answers nothing
+/// else costs a wait this long at most, not the default wait's cap.
+const STILL_ANSWERING: Duration = Duration::from_secs(1);
 
 /// Input written to a session's terminal that its foreground group may not have read yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1204,10 +1230,10 @@ pub(super) fn input_wait_of(
     // resize, like input, is for the program to answer (SIGWINCH wakes it; it may work a
     // while before it redraws): a sighting made before one is not reused after it.
     let activity = slot.activity();
-    if let Some((at, seen_group, reader)) = slot.seen_waiting.get()
-        && (at, seen_group) == (activity, group)
+    if let Some(seen) = slot.seen_waiting.get()
+        && (seen.at, seen.group) == (activity, group)
     {
-        return (procfs::InputWait::Waiting { reader }, Some(group));
+        return (procfs::InputWait::Waiting { reader: seen.reader }, Some(group));
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
@@ -1243,7 +1269,9 @@ pub(super) fn input_wait_of(
     // A program that ended a thread since the key it read, and drew nothing since, is still
     // answering the key (btop quitting on `q`), though it waits for keys as when idle.
     let answer = match (answer, slot.threads_at_input.get()) {
-        (procfs::InputWait::Waiting { reader }, Some(before)) if !terminal.drawn_since_input => {
+        (procfs::InputWait::Waiting { reader }, Some(before))
+            if !terminal.drawn_since_input && slot.last_input.elapsed() < STILL_ANSWERING =>
+        {
             match before.ended_one(reader.unwrap_or(group)) {
                 Some(reason) => procfs::InputWait::NotWaiting { reason },
                 None => procfs::InputWait::Waiting { reader },
@@ -1267,8 +1295,8 @@ pub(super) fn input_wait_of(
         if let Some(reason) = reason {
             return (procfs::InputWait::NotWaiting { reason: reason.into() }, Some(group));
         }
-        slot.seen_waiting.set(Some((activity, group, reader)));
-        slot.threads_seen_waiting.set(ThreadsAtInput::read(reader.unwrap_or(group)));
+        let threads = procfs::thread_count(reader.unwrap_or(group));
+        slot.seen_waiting.set(Some(SeenWaiting { at: activity, group, reader, threads }));
     }
     (answer, Some(group))
 }
