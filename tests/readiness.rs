@@ -1514,6 +1514,32 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
     script.close().unwrap();
 }
 
+/// `sudo` with `use_pty` (Debian's default) whose standard output is a pipe (`sudo cmd | tee
+/// log`) hands that pipe to the command it runs on the terminal it hosts: the two hold a pipe
+/// in common, yet `sudo` only relays, and a password prompt of the command is read by the
+/// command (it read as `sudo waiting for keys`, and a secret was refused). Without `use_pty`
+/// the command reads the session's terminal itself, and is named so too.
+#[test]
+fn a_command_sudo_hosts_with_its_output_piped_reads_its_password_prompt() {
+    if !require_root("sudo runs a command without a password only for root")
+        || !require("sudo")
+        || !require("python3")
+    {
+        return;
+    }
+    let engine = engine();
+    let asks = "import getpass; print('length', len(getpass.getpass('Secret: ')))";
+    let line = format!("sudo -n python3 -c \"{asks}\" | tee /dev/null; exec sleep 60");
+    let sudo = engine.spawn(SpawnSpec::new("sh").args(["-c", &line])).unwrap();
+    expect(&sudo, Until::screen_contains("Secret:"));
+    assert_eq!(input_wait_fires(&sudo), Some(InputKind::Password));
+    assert_eq!(sudo.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("python3"));
+    sudo.send_secret("hunter2").unwrap();
+    expect(&sudo, Until::screen_contains("length 7"));
+    assert!(!sudo.screen().unwrap().contains("hunter2"));
+    sudo.close().unwrap();
+}
+
 /// `less +F` following a file (a 2 ms sleep between its looks at the file, with nothing to
 /// print) settles the default wait as soon as it is seen ticking so, as a full-screen program
 /// redrawing on a timer does (`watch`), and says so: it settled only after the silence's
@@ -1626,6 +1652,41 @@ fn a_program_driving_a_shell_it_hosts_is_the_one_that_reads() {
     expect(&mc, Until::screen_contains("/made-by-subshell"));
     assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
     assert_eq!(named().as_deref(), Some("mc"));
+    mc.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A program run from mc's command line runs in mc's subshell, on the subshell's terminal,
+/// which mc shows while it runs: what it asks is read from that terminal, by that program.
+/// It inherits the pipes mc and its subshell share, and a password prompt so run read as `mc
+/// waiting for keys` (a secret was refused: `NotAtPasswordPrompt`).
+#[test]
+fn a_password_prompt_run_from_mcs_command_line_is_read_by_the_program_that_asks() {
+    if !require("mc") || !require("bash") || !require("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-mc-pw-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = engine();
+    let mc = engine
+        .spawn(
+            SpawnSpec::new("mc").cwd(&dir).env("SHELL", "/bin/bash").env("HISTFILE", "/dev/null"),
+        )
+        .unwrap();
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
+    let named = || mc.status().unwrap().foreground.map(|p| p.name);
+    assert_eq!(named().as_deref(), Some("mc"));
+    mc.send_text(
+        "python3 -c 'import getpass; print(\"length\", len(getpass.getpass(\"Secret: \")))'",
+    )
+    .unwrap();
+    mc.send_keys("<Enter>").unwrap();
+    expect(&mc, Until::screen_contains("Secret:"));
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Password));
+    assert_eq!(named().as_deref(), Some("python3"));
+    mc.send_secret("hunter2").unwrap();
+    expect(&mc, Until::screen_contains("length 7"));
+    assert!(!mc.screen().unwrap().contains("hunter2"));
     mc.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
 }

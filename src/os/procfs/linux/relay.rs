@@ -193,8 +193,10 @@ pub(super) fn asleep_long(
 /// group of every one waits, busy when one is (a command `sudo` runs still works, though
 /// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
 /// one waits there and none is busy. The reader is the program on the one terminal, or,
-/// when it hosts several (GNU screen's windows), none: the host. At most
-/// [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked at.
+/// when it hosts several (GNU screen's windows), none: the host; none too when the program
+/// reading is the hosted session's leader and shares a pipe with the host (mc's subshell at
+/// its prompt: mc reads). At most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
+/// at.
 pub(super) fn hosted_wait(
     host: i32,
     candidates: Option<&[i32]>,
@@ -205,7 +207,8 @@ pub(super) fn hosted_wait(
         return None;
     }
     let several = groups.len() > 1;
-    let mut reader = None;
+    // The process that reads, with the session of the terminal it reads.
+    let mut reader: Option<(i32, i32)> = None;
     let mut outside = None;
     for (pgrp, session) in groups {
         let left = probe.looks.hosted.get();
@@ -215,7 +218,9 @@ pub(super) fn hosted_wait(
         }
         probe.looks.hosted.set(left - 1);
         match group_wait(pgrp, Some(session), candidates, probe) {
-            InputWait::Waiting { reader: found } => reader = reader.or(found),
+            InputWait::Waiting { reader: found } => {
+                reader = reader.or(found.map(|found| (found, session)));
+            }
             InputWait::Outside { reason } => {
                 outside.get_or_insert(reason);
             }
@@ -227,13 +232,19 @@ pub(super) fn hosted_wait(
     // taken for the input's (a password prompt in a window not shown is no reason to
     // type a secret into the one shown); the host reads, as it does.
     // (Which of them waits decides the answer as for one terminal.)
-    // A host that shares a pipe with the program it hosts drives it as a part of itself (mc's
-    // subshell reports its directory and command line to mc through pipes of their own): the
-    // host reads the keys and draws what is shown, and the program on its terminal only runs
-    // what the host hands it (a command typed at mc's command line). No relay shares a pipe
-    // with what it hosts (`script`, `sudo` with `use_pty`, tmux: their programs hold the
-    // terminal alone). The host is then the reader, under the session's terminal's modes.
-    let reader = reader.filter(|&hosted| !shares_a_pipe(host, hosted, probe.looks));
+    // A host whose own child, the leader of the hosted session, reads there and shares a pipe
+    // with it drives that child as a part of itself (mc's subshell at its prompt, which
+    // reports its directory and command line to mc through pipes of their own): the host
+    // reads the keys and draws what is shown. The host is then the reader, under the session's
+    // terminal's modes. Only the leader: a command the subshell runs (typed at mc's command
+    // line) inherits those pipes, and what it asks is read on the hosted terminal, by it (a
+    // password prompt there is one). A relay's leader shares no pipe with it (`script`, tmux:
+    // their programs hold the terminal alone), or is not what reads: `sudo` with `use_pty`
+    // hands its command its own standard streams when they are no terminal (`sudo cmd | tee
+    // log`: a pipe in common), but runs it under a monitor that leads the session.
+    let reader = reader
+        .filter(|&(hosted, session)| hosted != session || !shares_a_pipe(host, hosted, probe.looks))
+        .map(|(hosted, _)| hosted);
     Some(match (reader, outside) {
         (None, Some(reason)) => InputWait::Outside { reason },
         (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
