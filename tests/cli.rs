@@ -1610,8 +1610,6 @@ fn a_closed_sessions_name_names_it_until_taken() {
     assert!(server.ok(&["close", "e"]).starts_with("[closed · "));
     let again = server.ok(&["close", "e"]);
     assert!(again.starts_with("[closed · already closed"), "{again}");
-    let list = server.ok(&["list"]);
-    assert!(!list.contains("\"e\""), "the name is free, not listed: {list}");
     let typed = server.cli(&["send", "e", "--text", "x"]);
     assert_code(&typed, 1);
     assert!(stderr(&typed).contains("session 1"), "{}", stderr(&typed));
@@ -1619,6 +1617,38 @@ fn a_closed_sessions_name_names_it_until_taken() {
     server.ok(&["start", "--name", "e", "--", "sh"]);
     let closed = json(&server.cli(&["close", "e", "--json"]));
     assert_eq!(closed["session_id"], 2, "{closed}");
+}
+
+/// A closed session is listed with its name while the name names it, as an exited one is, and
+/// without it once a start took the name: the list showed no name on a closed session (`session
+/// 1 · closed`), though `close e` and `read e` still reached it by that name.
+#[test]
+fn a_closed_session_is_listed_with_its_name_until_a_start_takes_it() {
+    let server = PrivateServer::start();
+    server.ok(&["start", "--name", "e", "--", "sh", "-c", "echo bye; exec sleep 60"]);
+    server.ok(&["start", "--name", "x", "--wait-exit", "--", "sh", "-c", "exit 0"]);
+    server.ok(&["close", "e"]);
+    let line = |list: &str, id: u64| {
+        let named = format!("session {id} ");
+        let line = list.lines().find(|line| line.starts_with(&named));
+        line.unwrap_or_else(|| panic!("{list}")).to_owned()
+    };
+    let listed_name = |id: u64| {
+        let listed = json(&server.cli(&["list", "--json"]));
+        let sessions = listed["sessions"].as_array().unwrap().clone();
+        sessions.into_iter().find(|s| s["session_id"] == id).unwrap()["name"].clone()
+    };
+    let list = server.ok(&["list"]);
+    assert!(line(&list, 1).starts_with("session 1 \"e\" · closed"), "{list}");
+    assert!(line(&list, 2).starts_with("session 2 \"x\" · exited"), "{list}");
+    assert_eq!(listed_name(1), "e");
+    // A start takes the name: the session that had it is listed without.
+    server.ok(&["start", "--name", "e", "--", "sh"]);
+    let list = server.ok(&["list"]);
+    assert!(line(&list, 1).starts_with("session 1 · closed"), "{list}");
+    assert!(line(&list, 3).starts_with("session 3 \"e\" · "), "{list}");
+    assert_eq!(listed_name(1), Value::Null);
+    assert_eq!(listed_name(3), "e");
 }
 
 /// `exec` at a password prompt says, in the command line's words, how the person can type
@@ -1731,7 +1761,7 @@ fn an_ended_session_is_listed_with_when_it_ended_not_its_pid() {
     server.ok(&["close", "shut"]);
     server.ok(&["start", "--name", "live", "--", "sh"]);
     let list = server.ok(&["list"]);
-    // (Sessions 1, 2 and 3; a closed session's name is not listed.)
+    // (Sessions 1, 2 and 3.)
     let line = |id: u64| {
         let named = format!("session {id} ");
         list.lines().find(|line| line.starts_with(&named)).unwrap_or_else(|| panic!("{list}"))

@@ -136,10 +136,13 @@ impl Names {
         }
     }
 
-    /// The name of session `id`, if it has one (a closed session has none).
+    /// The name that names session `id`, if one does: a closed session's too, until a start
+    /// takes it (as [`lookup`](Self::lookup) finds it by that name).
     pub(crate) fn name_of(&self, id: SessionId) -> Option<String> {
         let map = self.lock();
-        map.iter().find(|(_, named)| **named == Named::Live(id)).map(|(name, _)| name.clone())
+        let names_it =
+            |named: &Named| matches!(named, Named::Live(of) | Named::Closed(of) if *of == id);
+        map.iter().find(|(_, named)| names_it(named)).map(|(name, _)| name.clone())
     }
 
     /// Removes the name of session `id` (closed as nobody learned of it: the name names
@@ -199,7 +202,10 @@ mod tests {
         names.forget(SessionId(8));
         // Free, but naming the closed session until a start takes it.
         assert_eq!(names.lookup("ed"), Some(SessionId(8)));
+        assert_eq!(names.name_of(SessionId(8)).as_deref(), Some("ed"));
+        names.claim("ed", &engine).unwrap().bind(SessionId(11));
         assert_eq!(names.name_of(SessionId(8)), None);
+        assert_eq!(names.name_of(SessionId(11)).as_deref(), Some("ed"));
         // A claim drops the names of sessions the engine does not know (any more).
         names.claim("gone", &engine).unwrap().bind(SessionId(9));
         names.claim("other", &engine).unwrap().bind(SessionId(10));
