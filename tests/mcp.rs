@@ -1086,6 +1086,51 @@ fn keys_after_a_tab_come_once_the_tab_is_read() {
     client.finish();
 }
 
+/// Keys cut short by a cancellation (while the call waits for a Tab to be read) type nothing
+/// more: no Enter after a line cut short (`rm -r build/ca<Tab>/tmp` would have run as
+/// `rm -r build/cache/`). The program logs what it read after the Tab, once busy a while, to
+/// a file another session follows.
+#[test]
+fn keys_cut_short_by_a_cancellation_are_not_submitted() {
+    let log = temp_dir("cut-short").join("log");
+    std::fs::write(&log, "").unwrap();
+    let script = "import os, select, sys, time, tty\n\
+        tty.setraw(0)\n\
+        log = open(sys.argv[1], 'a', buffering=1)\n\
+        data = b''\n\
+        while b'\\t' not in data:\n    data += os.read(0, 100)\n\
+        log.write('busy\\n')\n\
+        end = time.time() + 3\n\
+        while time.time() < end:\n    pass\n\
+        rest = b''\n\
+        while select.select([0], [], [], 1)[0]:\n    rest += os.read(0, 100)\n\
+        log.write('after the tab %r\\n' % rest)\n";
+    let mut client = Client::initialized("2025-11-25");
+    let path = log.to_str().unwrap();
+    let watcher =
+        client.tool("terminal_start", json!({"argv": ["tail", "-F", path]}))["session_id"].clone();
+    let program = client.tool("terminal_start", json!({"argv": ["python3", "-c", script, path]}))
+        ["session_id"]
+        .clone();
+    let sending = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": program, "keys": "ab<Tab>cd", "submit": true}}),
+    );
+    let busy = client.tool(
+        "terminal_read",
+        json!({"session_id": watcher, "for_text": "busy", "timeout_ms": 30000}),
+    );
+    assert_eq!(busy["wait"]["outcome"], "matched", "{busy}");
+    client.notify("notifications/cancelled", json!({"requestId": sending, "reason": "test"}));
+    let after = client.tool(
+        "terminal_read",
+        json!({"session_id": watcher, "for_text": "after the tab", "timeout_ms": 30000}),
+    );
+    assert_eq!(after["wait"]["outcome"], "matched", "{after}");
+    assert!(after.to_string().contains("after the tab b''"), "{after}");
+    client.finish();
+}
+
 /// A command that waits in a full-screen program (a pager) comes back with that program's
 /// screen and the way out (its own keys, not Ctrl-C), in one call.
 #[test]

@@ -253,10 +253,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             call.cancel.on_stop(move || canceller.cancel());
             pending.finish()?;
         }
-        if let Some(items) = script.as_deref() {
-            press_keys(call, &session, items)?;
-        }
-        if submit {
+        // (Keys cut short, by the program's exit, type no Enter after them.)
+        let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+        let all_keys = match script.as_deref() {
+            Some(items) => press_keys(call, &session, items, timeout)?,
+            None => true,
+        };
+        if submit && all_keys {
             if !enter_with_text {
                 session.send_bytes(b"\r")?;
             }
@@ -283,24 +286,38 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 /// program has read it and waits for input again (or the default wait ends otherwise), as
 /// [`split_script_after`](crate::input::keys::split_script_after) cuts them. node's REPL
 /// takes a Tab read together with more keys for pasted text: `<Tab><Tab>` inserted two tab
-/// characters instead of completing. Keys left when the program exits (or the session
-/// closes, or the call is cancelled) are not sent; a program still busy when the default wait
-/// ends gets them as they are, to read when it can (typed ahead, not lost).
-fn press_keys(call: &Call, session: &Session, items: &[ScriptItem]) -> Result<(), ToolError> {
+/// characters instead of completing. The waits between them take at most `timeout` (the
+/// call's, else the default wait's) in all; a program still busy then gets the rest as they
+/// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
+/// when the program exits or the session closes are not; a call cancelled meanwhile ends
+/// with the keys typed so far, never pressing Enter after a line cut short.
+fn press_keys(
+    call: &Call,
+    session: &Session,
+    items: &[ScriptItem],
+    timeout: Option<std::time::Duration>,
+) -> Result<bool, ToolError> {
     use crate::input::keys::{KeyCode, Modifiers};
     let tab =
         |key: &crate::input::keys::Key| key.code == KeyCode::Tab && key.mods == Modifiers::NONE;
     let parts = crate::input::keys::split_script_after(items, tab);
-    let Some((last, before)) = parts.split_last() else { return Ok(()) };
+    let Some((last, before)) = parts.split_last() else { return Ok(true) };
+    let config = call.engine.config();
+    let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
     for part in before {
         session.send_keys(part)?;
-        let report = waits::run(call, session, &waits::Plan::settle(call.engine.config()))?;
-        if matches!(report.outcome, "exited" | "closed" | "cancelled") {
-            return Ok(());
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            continue;
+        }
+        match waits::run(call, session, &waits::Plan::settle(config, left))?.outcome {
+            "cancelled" => return Err(ToolError::cancelled()),
+            "exited" | "closed" => return Ok(false),
+            _ => {}
         }
     }
     session.send_keys(last)?;
-    Ok(())
+    Ok(true)
 }
 
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the

@@ -74,6 +74,18 @@ fn settle(ready: Until) -> Vec<Until> {
 }
 
 impl Plan {
+    /// The default wait of the tools that act ([`DefaultWait::Settle`]), at most `limit`.
+    pub(crate) fn settle(config: &Config, limit: Duration) -> Plan {
+        Plan {
+            until: any(settle(Until::input_wait())).expect("a plan has a condition"),
+            timeout: SETTLE_TIMEOUT.min(config.default_wait_timeout).min(limit),
+            implicit: true,
+            transcript_only: false,
+            places: Places::default(),
+            typed_line: None,
+        }
+    }
+
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
         Plan {
@@ -117,20 +129,6 @@ pub(crate) struct Report {
     pub printed_before: Option<u64>,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
-}
-
-impl Plan {
-    /// The default wait of the tools that act ([`DefaultWait::Settle`]).
-    pub(crate) fn settle(config: &Config) -> Plan {
-        Plan {
-            until: any(settle(Until::input_wait())).expect("a plan has a condition"),
-            timeout: SETTLE_TIMEOUT.min(config.default_wait_timeout),
-            implicit: true,
-            transcript_only: false,
-            places: Places::default(),
-            typed_line: None,
-        }
-    }
 }
 
 /// Builds the wait from the call's arguments.
