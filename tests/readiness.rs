@@ -1625,6 +1625,22 @@ fn a_key_after_one_that_ended_a_thread_finds_the_program_waiting() {
     expect(&program, Until::exit());
 }
 
+/// mc started in a directory of its own (`termloom-NAME-PID`), bash its subshell, once it
+/// waits for keys, named as the program that reads them: its engine, mc and the directory.
+fn mc_in_a_directory(name: &str) -> (termloom::Engine, Session, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("termloom-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let engine = engine();
+    let mc = engine
+        .spawn(
+            SpawnSpec::new("mc").cwd(&dir).env("SHELL", "/bin/bash").env("HISTFILE", "/dev/null"),
+        )
+        .unwrap();
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
+    assert_eq!(mc.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("mc"));
+    (engine, mc, dir)
+}
+
 /// A program that runs a shell on a terminal of its own and drives it through pipes of their
 /// own (mc's subshell, which reports its directory to mc so) is no relay: mc reads the keys and
 /// draws its panels, the subshell only runs the commands typed at mc's command line. mc was
@@ -1634,18 +1650,9 @@ fn a_program_driving_a_shell_it_hosts_is_the_one_that_reads() {
     if !require("mc") || !require("bash") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-mc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let engine = engine();
-    let mc = engine
-        .spawn(
-            SpawnSpec::new("mc").cwd(&dir).env("SHELL", "/bin/bash").env("HISTFILE", "/dev/null"),
-        )
-        .unwrap();
-    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
     // The subshell runs (mc shows its prompt on its command line): mc hosts it.
+    let (_engine, mc, dir) = mc_in_a_directory("mc");
     let named = || mc.status().unwrap().foreground.map(|p| p.name);
-    assert_eq!(named().as_deref(), Some("mc"));
     // A command typed at mc's command line runs in the subshell, and mc shows what it did.
     mc.send_text("mkdir made-by-subshell").unwrap();
     mc.send_keys("<Enter>").unwrap();
@@ -1665,17 +1672,8 @@ fn a_password_prompt_run_from_mcs_command_line_is_read_by_the_program_that_asks(
     if !require("mc") || !require("bash") || !require("python3") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-mc-pw-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let engine = engine();
-    let mc = engine
-        .spawn(
-            SpawnSpec::new("mc").cwd(&dir).env("SHELL", "/bin/bash").env("HISTFILE", "/dev/null"),
-        )
-        .unwrap();
-    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
+    let (_engine, mc, dir) = mc_in_a_directory("mc-pw");
     let named = || mc.status().unwrap().foreground.map(|p| p.name);
-    assert_eq!(named().as_deref(), Some("mc"));
     mc.send_text(
         "python3 -c 'import getpass; print(\"length\", len(getpass.getpass(\"Secret: \")))'",
     )
