@@ -38,6 +38,12 @@ pub(crate) struct ProcStat {
     /// Foreground process group of the controlling terminal (field 8), -1 if
     /// none.
     pub tpgid: i32,
+    /// The threads of the process (`num_threads`, field 20); `None` in a stat cut short
+    /// before it.
+    pub num_threads: Option<u32>,
+    /// When the process or thread started (`starttime`, field 22), in clock ticks since
+    /// boot; `None` in a stat cut short before it.
+    pub starttime: Option<u64>,
 }
 
 /// Whether a process (or process group) is waiting for input.
@@ -395,11 +401,7 @@ pub(crate) fn thread_count(pid: i32) -> Option<u32> {
         if pid <= 0 || !numbers_ours() {
             return None;
         }
-        let data = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-        let close = data.iter().rposition(|&b| b == b')')?;
-        let rest = std::str::from_utf8(&data[close + 1..]).ok()?;
-        // (Field 20 is the 18th after the command's name: state is the 1st.)
-        rest.split_ascii_whitespace().nth(17)?.parse().ok()
+        read_stat(pid).ok()?.num_threads
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -619,7 +621,10 @@ fn parse_stat(data: &[u8]) -> io::Result<ProcStat> {
     let session = next_i32("session")?;
     let tty_nr = next_i32("tty_nr")?;
     let tpgid = next_i32("tpgid")?;
-    Ok(ProcStat { pid, comm, state, ppid, pgrp, session, tty_nr, tpgid })
+    // (Fields 9 to 19 between: flags, faults, times, priority, nice.)
+    let num_threads = fields.nth(20 - 9).and_then(|s| s.parse().ok());
+    let starttime = fields.nth(22 - 21).and_then(|s| s.parse().ok());
+    Ok(ProcStat { pid, comm, state, ppid, pgrp, session, tty_nr, tpgid, num_threads, starttime })
 }
 
 /// Human-readable description of a scheduler state.

@@ -75,7 +75,8 @@ fn a_tick_found_before_an_input_counts_after_it_once_redrawn() {
 
 #[test]
 fn parse_stat_plain() {
-    let s = b"1234 (bash) S 1000 1234 1234 34816 5678 4194560 0 0 0 0\n";
+    let s =
+        b"1234 (bash) S 1000 1234 1234 34816 5678 4194560 0 0 0 0 1 2 0 0 20 0 3 0 98765 1000\n";
     let st = parse_stat(s).unwrap();
     assert_eq!(
         st,
@@ -88,8 +89,13 @@ fn parse_stat_plain() {
             session: 1234,
             tty_nr: 34816,
             tpgid: 5678,
+            num_threads: Some(3),
+            starttime: Some(98765),
         }
     );
+    // A stat cut short before them has none.
+    let st = parse_stat(b"1234 (bash) S 1000 1234 1234 34816 5678 4194560 0 0").unwrap();
+    assert_eq!((st.num_threads, st.starttime), (None, None));
 }
 
 #[test]
@@ -102,6 +108,10 @@ fn parse_stat_tricky_comm() {
     assert_eq!((st.ppid, st.pgrp, st.session), (1, -7, 3));
     assert_eq!((st.tty_nr, st.tpgid), (0, -1));
     assert!(is_dead(&st));
+    // The fields after the name are counted from its last parenthesis.
+    let fields = "S 1 2 3 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 7 0 98765 1000 200";
+    let st = parse_stat(format!("12 (a) b (c) {fields}\n").as_bytes()).unwrap();
+    assert_eq!((st.num_threads, st.starttime), (Some(7), Some(98765)));
 
     let st = parse_stat(b"7 () R 1 2 3 4 5").unwrap();
     assert_eq!(st.comm, "");
@@ -139,6 +149,8 @@ fn process_groups_sorted_dedup() {
         session: 1,
         tty_nr: 0,
         tpgid: -1,
+        num_threads: Some(1),
+        starttime: Some(0),
     };
     let procs = [mk(1, 30), mk(2, 10), mk(3, 30), mk(4, 20), mk(5, 10)];
     assert_eq!(process_groups(&procs), vec![10, 20, 30]);

@@ -582,7 +582,7 @@ pub(super) fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
     };
     let tick =
         std::time::Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
-    fs::read(format!("/proc/{pgrp}/stat"))
+    procfs::read_stat(pgrp)
         .ok()
         .and_then(|stat| thread_age(&stat))
         .is_some_and(|age| age <= since_input + tick)

@@ -38,7 +38,7 @@ pub(in crate::os::procfs) fn observe_thread(
                     let activity = reading_terminal(base, tid, &text, activity, probe);
                     // (Read once: a sleep's timer is in the sleeping process's memory.)
                     let sleep = sleep_of(base, &text, &activity);
-                    let left = sleep.and_then(|sleep| sleep_left(&data, sleep));
+                    let left = sleep.and_then(|sleep| sleep_left(&stat, sleep));
                     let clock = clock_due(base, tid, &text, &activity, sleep, left, probe);
                     let tick = sleep_tick(base, tid, sleep, probe);
                     let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
@@ -428,7 +428,7 @@ pub(super) fn lock_timer(base: &str, syscall: &str) -> Option<(std::time::Durati
 /// earlier than the thread, so at least its length less the thread's age is left (`sleep
 /// 300`, a process of its own, tells it nearly exactly). `None` when that cannot be told.
 pub(super) fn sleep_left(
-    stat: &[u8],
+    stat: &ProcStat,
     (timer, until): (std::time::Duration, bool),
 ) -> Option<std::time::Duration> {
     match until {
@@ -437,10 +437,9 @@ pub(super) fn sleep_left(
     }
 }
 
-/// How long ago the thread whose `stat` is `stat` started (its field 22, in clock ticks
-/// since boot).
-pub(super) fn thread_age(stat: &[u8]) -> Option<std::time::Duration> {
-    let ticks = start_ticks(stat)?;
+/// How long ago the thread whose `stat` is `stat` started (its `starttime`).
+pub(super) fn thread_age(stat: &ProcStat) -> Option<std::time::Duration> {
+    let ticks = stat.starttime?;
     let per_second = rustix::param::clock_ticks_per_second();
     let started = std::time::Duration::from_millis(ticks.checked_mul(1000)? / per_second.max(1));
     Some(clock_now(7)?.saturating_sub(started))
