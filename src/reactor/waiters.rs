@@ -268,8 +268,8 @@ impl Reactor {
                                 // A full-screen program that ticks with nothing to print
                                 // (`less +F`) has shown what it shows, as one redrawing on a
                                 // timer has: it settles now, not after the silence's fallback.
-                                procfs::InputWait::Outside { reason }
-                                    if procfs::ticks_idle(reason) && slot.draws_full_screens() =>
+                                procfs::InputWait::Outside { idle_tick: true, .. }
+                                    if slot.draws_full_screens() =>
                                 {
                                     idle_ticking = true;
                                 }

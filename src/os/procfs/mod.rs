@@ -69,6 +69,12 @@ pub(crate) enum InputWait {
     Outside {
         /// Human-readable explanation, naming the process responsible.
         reason: String,
+        /// Whether it is a member's idle tick (see [`IDLE_TICKS`]): a short sleep it goes
+        /// back to with nothing to print (`less +F` between its looks at the file it
+        /// follows), rather than a wait on the world outside itself (`tail -f`'s `inotify`).
+        /// A full-screen program so ticking has shown what it shows (the default wait takes
+        /// it as settled at once). Its `reason` ends with [`TICKS_IDLE`].
+        idle_tick: bool,
     },
     /// Not waiting for input: every member asleep, one in a sleep (of [`SHORTEST_TICK`] to
     /// [`CLOCK_HORIZON`]) it has gone back to since the terminal's last input, again and again
@@ -740,14 +746,8 @@ pub(crate) fn denied(reason: &str) -> bool {
         || reason.contains(&io::Error::from_raw_os_error(EPERM).to_string())
 }
 
-/// Whether an [`InputWait::Outside`] `reason` is a member's idle tick (see [`IDLE_TICKS`]):
-/// a short sleep it goes back to with nothing to print (`less +F` between its looks at the
-/// file it follows), rather than a wait on the world outside itself (`tail -f`'s `inotify`).
-pub(crate) fn ticks_idle(reason: &str) -> bool {
-    reason.ends_with(TICKS_IDLE)
-}
-
-/// How the reason of an idle tick ends (see [`ticks_idle`]).
+/// How the reason of an idle tick ends (see [`InputWait::Outside`]'s `idle_tick`, which
+/// says it: the text is for people).
 const TICKS_IDLE: &str = "sleep with nothing to print";
 
 /// Whether a [`InputWait::NotWaiting`] `reason` is `ssh`'s wait for its far end's verdict on

@@ -991,7 +991,7 @@ while True:
             match group_input_wait(client, Some(client), Some(&candidates), TerminalSeen::default())
             {
                 // No relay waits: the client waits on its socket, on the world outside.
-                InputWait::Outside { reason } if reason.contains("on sockets") => Ok(reason),
+                InputWait::Outside { reason, .. } if reason.contains("on sockets") => Ok(reason),
                 other => Err(format!("{other:?}")),
             }
         });

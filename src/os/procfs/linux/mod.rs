@@ -286,7 +286,8 @@ pub(super) fn group_wait(
     // connection (see [`proxy_of_ssh`]).
     let mut relayed: Vec<(&ProcStat, InputWait)> = Vec::new();
     // A member waiting on the world outside (a server, `tail -f`), with its reason.
-    let mut outside: Option<String> = None;
+    // (With whether it is an idle tick, see [`InputWait::Outside`].)
+    let mut outside: Option<(String, bool)> = None;
     // A clock about to go off in a member (see [`CLOCK_HORIZON`]), with its reason.
     let mut clock: Option<String> = None;
     // A member's short sleep that is an idle tick (see [`IDLE_TICKS`]), with its reason.
@@ -344,8 +345,8 @@ pub(super) fn group_wait(
                     Some(InputWait::Waiting { reader: inner }) => {
                         reader = reader.or(inner).or(first);
                     }
-                    Some(InputWait::Outside { reason }) => {
-                        outside.get_or_insert(reason);
+                    Some(InputWait::Outside { reason, idle_tick }) => {
+                        outside.get_or_insert((reason, idle_tick));
                     }
                     Some(InputWait::Unknown { reason }) => unknown.push(reason),
                     Some(not) => return not,
@@ -365,11 +366,11 @@ pub(super) fn group_wait(
                 behind_threads.push((member.pid, threads));
             }
             Some((InputWait::NotWaiting { reason }, threads)) if waits_outside(&threads) => {
-                outside.get_or_insert(reason);
+                outside.get_or_insert((reason, false));
             }
             // (A process alone is judged by `decide`, which does not say this.)
-            Some((InputWait::Outside { reason }, _)) => {
-                outside.get_or_insert(reason);
+            Some((InputWait::Outside { reason, idle_tick }, _)) => {
+                outside.get_or_insert((reason, idle_tick));
             }
             Some((
                 not @ (InputWait::NotWaiting { .. }
@@ -411,22 +412,22 @@ pub(super) fn group_wait(
             (Some(relay), _) => reader = Some(relay),
             // No relay waits for input: the client waits on its sockets, as a server does.
             (None, InputWait::NotWaiting { reason }) if reader.is_none() => {
-                outside.get_or_insert(reason);
+                outside.get_or_insert((reason, false));
             }
             (None, not) => return not,
         }
     }
     match (reader, outside) {
         // Waiting on the world outside, unless a clock of its own is about to wake it.
-        (None, Some(reason)) => {
+        (None, Some((reason, idle_tick))) => {
             return match clock {
                 Some(reason) => InputWait::NotWaiting { reason },
-                None => InputWait::Outside { reason },
+                None => InputWait::Outside { reason, idle_tick },
             };
         }
         // A member that reads the terminal while another waits on the outside (`tail -f
         // log | less`) is busy with it, as one that works is.
-        (Some(_), Some(reason)) => return InputWait::NotWaiting { reason },
+        (Some(_), Some((reason, _))) => return InputWait::NotWaiting { reason },
         (None, None) => {
             if let Some(not) = behind {
                 // A child the members wait for may have left the terminal's session and
@@ -473,7 +474,7 @@ pub(super) fn group_wait(
                 // that goes back to the same short sleep again and again, whatever it
                 // prints: a program that redraws on a timer.
                 return match (tick, long_sleep, clock, repeating) {
-                    (Some(reason), _, None, _) => InputWait::Outside { reason },
+                    (Some(reason), _, None, _) => InputWait::Outside { reason, idle_tick: true },
                     (None, Some((reason, timer)), None, _)
                         if unknown.is_empty()
                             && behind_threads.iter().all(|(pid, threads)| {

@@ -221,8 +221,8 @@ pub(super) fn hosted_wait(
             InputWait::Waiting { reader: found } => {
                 reader = reader.or(found.map(|found| (found, session)));
             }
-            InputWait::Outside { reason } => {
-                outside.get_or_insert(reason);
+            InputWait::Outside { reason, idle_tick } => {
+                outside.get_or_insert((reason, idle_tick));
             }
             other => return Some(other),
         }
@@ -246,8 +246,8 @@ pub(super) fn hosted_wait(
         .filter(|&(hosted, session)| hosted != session || !shares_a_pipe(host, hosted, probe.looks))
         .map(|(hosted, _)| hosted);
     Some(match (reader, outside) {
-        (None, Some(reason)) => InputWait::Outside { reason },
-        (Some(_), Some(reason)) => InputWait::NotWaiting { reason },
+        (None, Some((reason, idle_tick))) => InputWait::Outside { reason, idle_tick },
+        (Some(_), Some((reason, _))) => InputWait::NotWaiting { reason },
         (reader, None) => InputWait::Waiting { reader: reader.filter(|_| !several) },
     })
 }
@@ -306,8 +306,8 @@ pub(super) fn detached_wait(
         probe.looks.hosted.set(left - 1);
         match group_wait(pgrp, Some(session), candidates, probe) {
             InputWait::Waiting { reader: found } => reader = reader.or(found),
-            InputWait::Outside { reason } => {
-                outside.get_or_insert(reason);
+            InputWait::Outside { reason, idle_tick } => {
+                outside.get_or_insert((reason, idle_tick));
             }
             InputWait::Sleeping { reason, timer } => {
                 if asleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest) {
@@ -325,8 +325,8 @@ pub(super) fn detached_wait(
         (None, None, Some((reason, timer))) => Some(InputWait::Sleeping { reason, timer }),
         // (A sleep beside a wait is no answer, as the members' own is not.)
         (_, _, Some(_)) => None,
-        (None, Some(reason), None) => Some(InputWait::Outside { reason }),
-        (Some(_), Some(reason), None) => Some(InputWait::NotWaiting { reason }),
+        (None, Some((reason, idle_tick)), None) => Some(InputWait::Outside { reason, idle_tick }),
+        (Some(_), Some((reason, _)), None) => Some(InputWait::NotWaiting { reason }),
         (Some(reader), None, None) => Some(InputWait::Waiting { reader: Some(reader) }),
     }
 }
