@@ -741,23 +741,55 @@ mod live {
         let pid = child.pid();
         child.group = Some(pid);
         wait_python(pid, 2);
+        // (Every thread in its last wait, as a look that finds it asking needs, before a look
+        // that must not: the helper thread parks on its lock after the main thread polls.)
         wait_for("the poll, the lock, the child", || {
-            let poll = std::fs::read_to_string(format!("/proc/{pid}/syscall")).ok();
-            let polling = poll.as_deref().and_then(parse_syscall).and_then(|field| match field {
-                SyscallField::Nr(nr) => classify_syscall(nr),
-                _ => None,
-            });
             let children = descendants_of(pid).len();
-            match polling {
-                Some(Activity::Input(name))
-                    if name == "poll" && children == usize::from(how == "held") =>
-                {
-                    Ok(())
-                }
-                other => Err(format!("{other:?}, {children} children")),
+            match in_final_waits(pid) {
+                Ok(()) if children == usize::from(how == "held") => Ok(()),
+                Ok(()) => Err(format!("{children} children")),
+                Err(why) => Err(why),
             }
         });
         Some(child)
+    }
+
+    /// Whether every thread of process `pid` is asleep in its last wait: the main thread in
+    /// `poll`, every other one on a lock of the process's own with no timeout.
+    fn in_final_waits(pid: i32) -> Result<(), String> {
+        let tids = linux_task_ids(pid);
+        if tids.len() < 2 {
+            return Err(format!("threads {tids:?}"));
+        }
+        for tid in tids {
+            let base = format!("/proc/{pid}/task/{tid}");
+            let state = std::fs::read(format!("{base}/stat"))
+                .ok()
+                .and_then(|data| parse_stat(&data).ok())
+                .map(|stat| stat.state);
+            let text = std::fs::read_to_string(format!("{base}/syscall")).unwrap_or_default();
+            let call = parse_syscall(&text).and_then(|field| match field {
+                SyscallField::Nr(nr) => classify_syscall(nr),
+                _ => None,
+            });
+            let last = match &call {
+                Some(Activity::Input(name)) => tid == pid && name == "poll",
+                Some(Activity::Other(name)) => {
+                    tid != pid && name == "futex" && linux::waits_on_own_lock(&text)
+                }
+                _ => false,
+            };
+            if state != Some('S') || !last {
+                return Err(format!("thread {tid}: {state:?} in {call:?}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The threads of process `pid`.
+    fn linux_task_ids(pid: i32) -> Vec<i32> {
+        let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+        dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok()).collect()
     }
 
     #[test]

@@ -20,6 +20,8 @@ use private::*;
 use relay::*;
 pub(super) use relay::{hosted_by_group, remembered_outside_relay};
 pub(super) use thread::observe_thread;
+#[cfg(test)]
+pub(super) use thread::waits_on_own_lock;
 use thread::*;
 
 /// Numeric entries of a `/proc`-style directory, ignoring errors.

@@ -269,7 +269,7 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
 /// Whether the `futex` call (arguments in `syscall`) waits with no timeout on a lock private
 /// to its process (`FUTEX_WAIT` or `FUTEX_WAIT_BITSET` with `FUTEX_PRIVATE_FLAG`): only
 /// another thread of the process can wake it.
-pub(super) fn waits_on_own_lock(syscall: &str) -> bool {
+pub(in crate::os::procfs) fn waits_on_own_lock(syscall: &str) -> bool {
     const FUTEX_WAIT: u64 = 0;
     const FUTEX_WAIT_BITSET: u64 = 9;
     const FUTEX_PRIVATE_FLAG: u64 = 128;
