@@ -1011,7 +1011,8 @@ impl UnreadInput {
 /// A program reading keys (a REPL's line editor: Python's `>>>`, pdb's `(Pdb)`, `sqlite3`'s,
 /// `bc`'s, gdb's `(gdb)`) asks for input too when `reader` is the group's process and every
 /// thread of it is blocked reading its terminal, or polling it with no timeout, alone or
-/// beside pipes and eventfds no other process holds, or idle on a lock of its own
+/// beside pipes and eventfds no other process of the session holds (its cgroup's members, or
+/// without one its POSIX session's), or idle on a lock of its own
 /// (`procfs::awaits_input_alone`), and a read of it does not time out (`VTIME`): only a key
 /// can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
 /// prints when a timer of its own goes off, and a thread beside the one that reads when it
@@ -1026,8 +1027,10 @@ fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
         at_prompt || matches!(kind, Some(crate::InputKind::Line | crate::InputKind::Password));
     let keys = !line && kind == Some(crate::InputKind::Keys);
     let group = crate::os::pty::foreground_group(master.as_fd()).filter(|_| line || keys);
+    // (The session's processes, when its cgroup has them: where holders of a reader's pipes
+    // are looked for too.)
+    let members = group.and(slot.cgroup.as_ref()).map(|cgroup| cgroup.pids());
     let alone = group.is_some_and(|group| {
-        let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
         // (A program it stopped tracing, at a breakpoint, counts only for a program reading
         // keys, which is found below blocked until a key: nothing else sets it running.)
         procfs::alone_in_session(group, slot.pid, members.as_deref(), keys)
@@ -1043,7 +1046,7 @@ fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
         reader.zip(group).is_some_and(|(reader, group)| {
             procfs::read_stat(reader).is_ok_and(|stat| stat.pgrp == group)
                 && !crate::os::pty::reads_time_out(master.as_fd())
-                && procfs::awaits_input_alone(reader)
+                && procfs::awaits_input_alone(reader, members.as_deref())
         })
     };
     if keys && !awaits_keys_alone() {

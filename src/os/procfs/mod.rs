@@ -473,15 +473,18 @@ pub(crate) fn alone_in_session(
 /// Python's, `sqlite3`'s, `bc`'s; gdb's event loop and its idle workers), where an event loop
 /// (node's REPL) waits on descriptors of its own with a timer, one whose pipe another process
 /// holds may be written to, and a thread sleeping beside the one that reads may print when it
-/// wakes. `false` where `/proc` cannot tell.
-pub(crate) fn awaits_input_alone(pid: i32) -> bool {
+/// wakes. The holders of such pipes are looked for among the session's processes alone:
+/// `candidates` (its cgroup's members) when given, else the processes of `pid`'s POSIX session;
+/// without a cgroup, a process that left the session (`setsid`) holding one is not seen.
+/// `false` where `/proc` cannot tell.
+pub(crate) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     #[cfg(target_os = "linux")]
     {
-        numbers_ours() && linux::awaits_input_alone(pid)
+        numbers_ours() && linux::awaits_input_alone(pid, candidates)
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = pid;
+        let _ = (pid, candidates);
         false
     }
 }

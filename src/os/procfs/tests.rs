@@ -796,14 +796,47 @@ mod live {
     fn an_event_loop_on_descriptors_no_other_process_holds_awaits_input_alone() {
         let Some(own) = spawn_event_loop("own") else { return };
         wait_for("its wait on the terminal and its own descriptors alone", || {
-            awaits_input_alone(own.pid()).then_some(()).ok_or_else(|| "not yet".to_owned())
+            awaits_input_alone(own.pid(), None).then_some(()).ok_or_else(|| "not yet".to_owned())
         });
         // A child may write into the pipe; a timer wakes it on its own.
         for how in ["held", "timer"] {
             let Some(child) = spawn_event_loop(how) else { return };
             for _ in 0..5 {
-                assert!(!awaits_input_alone(child.pid()), "{how}");
+                assert!(!awaits_input_alone(child.pid(), None), "{how}");
             }
+        }
+    }
+
+    /// Processes outside the event loop's session, started after it, are not looked through
+    /// for holders of its pipes: eight holding a thousand descriptors each (more than a probe
+    /// looks at) made the rule answer no, as another user's process did (`/proc` refuses to
+    /// show its descriptors), for as long as they ran.
+    #[test]
+    fn processes_outside_the_session_do_not_keep_an_event_loop_from_awaiting_input_alone() {
+        use std::os::unix::process::CommandExt;
+        let Some(own) = spawn_event_loop("own") else { return };
+        let code = "import os, time\n\
+                    fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(1000)]\n\
+                    for _ in range(3): os.fork()\n\
+                    time.sleep(60)\n";
+        let mut strangers = Command::new("python3");
+        strangers.args(["-c", code]).stdin(Stdio::null()).process_group(0);
+        let mut strangers = spawn(&mut strangers);
+        strangers.group = Some(strangers.pid());
+        let group = strangers.pid();
+        wait_for("eight strangers holding a thousand descriptors each", || {
+            let holding: Vec<usize> = scan_processes(|s| s.pgrp == group)
+                .iter()
+                .map(|s| {
+                    std::fs::read_dir(format!("/proc/{}/fd", s.pid)).map_or(0, Iterator::count)
+                })
+                .collect();
+            let all = holding.len() == 8 && holding.iter().all(|&n| n >= 1000);
+            if all { Ok(()) } else { Err(format!("{holding:?}")) }
+        });
+        for _ in 0..5 {
+            assert!(awaits_input_alone(own.pid(), None), "the session's processes");
+            assert!(awaits_input_alone(own.pid(), Some(&[own.pid()])), "its cgroup's");
         }
     }
 

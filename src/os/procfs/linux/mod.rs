@@ -167,13 +167,12 @@ pub(super) fn stopped_by_tracer(pid: i32, tracer: i32) -> bool {
 
 /// See [`super::awaits_input_alone`]: every thread blocked until the terminal or the process
 /// itself wakes it ([`thread::blocked_until_woken`]), one at least on the terminal, and no
-/// other process holding a pipe or eventfd they poll ([`held_by_none_but`]).
-pub(super) fn awaits_input_alone(pid: i32) -> bool {
+/// other process of the session (of `candidates` when given, else of its POSIX session)
+/// holding a pipe or eventfd they poll ([`held_by_none_but`]).
+pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     let looks = Looks::new();
-    let Some(tty) = super::read_stat(pid).ok().and_then(|stat| u64::try_from(stat.tty_nr).ok())
-    else {
-        return false;
-    };
+    let Ok(stat) = super::read_stat(pid) else { return false };
+    let Ok(tty) = u64::try_from(stat.tty_nr) else { return false };
     let Ok(tids) = numeric_entries(&format!("/proc/{pid}/task")) else { return false };
     let mut terminal = false;
     let mut beside = Vec::new();
@@ -187,7 +186,20 @@ pub(super) fn awaits_input_alone(pid: i32) -> bool {
             }
         }
     }
-    terminal && (beside.is_empty() || held_by_none_but(pid, &beside, &looks))
+    if !terminal {
+        return false;
+    }
+    if beside.is_empty() {
+        return true;
+    }
+    let holders: Vec<i32> = match candidates {
+        Some(pids) => pids.to_vec(),
+        None => processes(None, |s| s.session == stat.session && !is_dead(s))
+            .into_iter()
+            .map(|s| s.pid)
+            .collect(),
+    };
+    held_by_none_but(pid, &beside, &holders, &looks)
 }
 
 /// See [`super::others_may_print`].

@@ -1,6 +1,7 @@
-//! Descriptors no other process holds: the self-pipes and eventfds of a program's own event
-//! loop (gdb's), which nothing outside the program can write to, so that a poll of them
-//! beside the terminal is woken by the terminal or by the program itself alone.
+//! Descriptors no other process of the session holds: the self-pipes and eventfds of a
+//! program's own event loop (gdb's), which no other program of the session can write to, so
+//! that a poll of them beside the terminal is woken by the terminal or by the program itself
+//! (see [`held_by_none_but`] for what is not looked through).
 
 use super::*;
 
@@ -41,35 +42,19 @@ pub(super) fn eventfd_id(fdinfo: &str) -> Option<u64> {
     fdinfo.lines().find_map(|line| line.strip_prefix("eventfd-id:")?.trim().parse().ok())
 }
 
-/// Whether no process but `pid` holds any of `held`, where a process could: every process
-/// of `/proc` started no earlier than `pid`'s session leader is looked through (a process
-/// the session started, or one it started that left it: the only ones that can have
-/// inherited a descriptor of the session's programs, who are handed the terminal alone).
-/// One that started earlier could hold one only if handed it over a socket or taken it
-/// (`pidfd_getfd`, `/proc/PID/fd`), which a program does not do with the self-pipe of its
-/// event loop. `false` when a process that may hold one cannot be looked through, or
-/// `looks` has no room left for its descriptors.
-pub(super) fn held_by_none_but(pid: i32, held: &[Private], looks: &Looks) -> bool {
-    let Ok(own) = fs::read(format!("/proc/{pid}/stat")) else { return false };
-    let Ok(stat) = parse_stat(&own) else { return false };
-    // (A session whose leader ended: every process is looked through.)
-    let since = fs::read(format!("/proc/{}/stat", stat.session))
-        .ok()
-        .and_then(|leader| parse_stat(&leader).ok()?.starttime)
-        .unwrap_or(0);
-    let Ok(pids) = numeric_entries("/proc") else { return false };
-    pids.into_iter().filter(|&other| other != pid).all(|other| {
-        let stat = match fs::read(format!("/proc/{other}/stat")) {
-            Ok(stat) => stat,
-            Err(err) if is_gone(&err) => return true,
-            Err(_) => return false,
-        };
-        let Some(started) = parse_stat(&stat).ok().and_then(|stat| stat.starttime) else {
-            return false;
-        };
-        if started < since {
-            return true;
-        }
+/// Whether no process of `holders` but `pid` holds any of `held`. `holders` are the processes
+/// that can: those the session started (the members of its cgroup, which holds those that left
+/// the POSIX session too, or, without one, the processes of the POSIX session), the only ones
+/// that can have inherited a descriptor of the session's programs. So a probe costs what the
+/// session's processes hold (within `looks`'s bound), not what the machine runs, and a process
+/// outside the session (another user's, one that is not dumpable, whose descriptors `/proc`
+/// does not show) is never looked through. Left out: without a cgroup, a process that left the
+/// session (`setsid`) holding one of the pipes; and a process outside that was handed one over
+/// a socket or took it (`pidfd_getfd`), which a program does not do with the self-pipe of its
+/// event loop. `false` when one of `holders` cannot be looked through, or `looks` has no room
+/// left for its descriptors.
+pub(super) fn held_by_none_but(pid: i32, held: &[Private], holders: &[i32], looks: &Looks) -> bool {
+    holders.iter().filter(|&&other| other != pid).all(|&other| {
         let found = search_descriptors(other, looks, |path, target| {
             let fdinfo = || {
                 let (process, fd) = path.rsplit_once("/fd/")?;
