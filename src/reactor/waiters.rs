@@ -1013,8 +1013,9 @@ impl UnreadInput {
 /// thread of it is blocked reading its terminal, or polling it with no timeout, alone or
 /// beside pipes and eventfds no other process of the session holds (its cgroup's members, or
 /// without one its POSIX session's), or idle on a lock of its own
-/// (`procfs::awaits_input_alone`), and a read of it does not time out (`VTIME`): only a key
-/// can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
+/// (`procfs::awaits_input_alone`), with no POSIX timer nor child that may signal it, and a
+/// read of it does not time out (`VTIME`): only a key, or a timer `/proc` does not show
+/// (`alarm`, `setitimer`), can wake it. Reading keys is no proof by itself: an event loop at its prompt (node's REPL)
 /// prints when a timer of its own goes off, and a thread beside the one that reads when it
 /// wakes. Such a program may have stopped other processes of the session tracing them (gdb
 /// its program at a breakpoint): they run again only when it sets them running.

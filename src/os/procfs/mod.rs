@@ -466,17 +466,23 @@ pub(crate) fn alone_in_session(
 }
 
 /// Whether every thread of process `pid` is blocked until input comes: reading the terminal,
-/// or polling it with no timeout alone or beside pipes and eventfds no other process holds
-/// (self-pipes, which only the process itself can write to), or waiting with no timeout on a
-/// lock of the process's own, at least one on the terminal. No clock of its own, no other
-/// process and no thread at work can make it print (a REPL's readline at its prompt:
+/// or polling it with no timeout alone or beside pipes and eventfds no other process of the
+/// session holds (self-pipes, which the process writes to itself, from its signal handlers
+/// among others), or waiting with no timeout on a lock of the process's own, at least one on
+/// the terminal; and it has no POSIX timer that signals it, nor, when it catches `SIGCHLD`, a
+/// live child but those it stopped tracing them. No clock of its own that `/proc` shows, no
+/// other program of the session and no thread at work can make it print (a REPL's readline at
+/// its prompt:
 /// Python's, `sqlite3`'s, `bc`'s; gdb's event loop and its idle workers), where an event loop
 /// (node's REPL) waits on descriptors of its own with a timer, one whose pipe another process
 /// holds may be written to, and a thread sleeping beside the one that reads may print when it
 /// wakes. The holders of such pipes are looked for among the session's processes alone:
 /// `candidates` (its cgroup's members) when given, else the processes of `pid`'s POSIX session;
 /// without a cgroup, a process that left the session (`setsid`) holding one is not seen.
-/// `false` where `/proc` cannot tell.
+/// Nor is a timer of `alarm` or `setitimer(ITIMER_REAL)`, which `/proc` does not show: a
+/// program that arms one at its prompt is taken to wait for a key alone, though its `SIGALRM`
+/// may make it print; nor a signal another process sends (`kill`), which comes from outside
+/// as a key does. `false` where `/proc` cannot tell.
 pub(crate) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     #[cfg(target_os = "linux")]
     {

@@ -723,16 +723,25 @@ mod live {
     /// A Python that makes the terminal of its stdin its controlling terminal (a session of
     /// its own, its group killed with it), and polls it beside a self-pipe and an eventfd of its
     /// own, a thread idle on a lock beside: `held` hands the pipe's writing end to a child of
-    /// its own, `timer` polls with a timeout. `None` (skipped) without python3.
+    /// its own, `timer` polls with a timeout, `child` has its signal handlers write into the
+    /// pipe (`signal.set_wakeup_fd`), catches `SIGCHLD` and has a child (holding none of its
+    /// descriptors), `posix` has a POSIX timer (not armed). `None` (skipped) without python3.
     fn spawn_event_loop(how: &str) -> Option<Reaper> {
         let code = format!(
-            "import os, select, subprocess, threading\n\
+            "import ctypes, os, select, signal, subprocess, threading\n\
              os.setsid()\n\
              tty = os.open(os.ttyname(0), os.O_RDWR)\n\
              r, w = os.pipe()\n\
              e = os.eventfd(0)\n\
              threading.Thread(target=threading.Event().wait, daemon=True).start()\n\
              if '{how}' == 'held': subprocess.Popen(['sleep', '60'], pass_fds=[w])\n\
+             if '{how}' == 'child':\n\
+             \x20   os.set_blocking(w, False)\n\
+             \x20   signal.set_wakeup_fd(w)\n\
+             \x20   signal.signal(signal.SIGCHLD, lambda *_: None)\n\
+             \x20   subprocess.Popen(['sleep', '60'])\n\
+             if '{how}' == 'posix':\n\
+             \x20   ctypes.CDLL(None).timer_create(1, None, ctypes.byref(ctypes.c_void_p()))\n\
              p = select.poll()\n\
              for fd in (r, e, tty): p.register(fd, select.POLLIN)\n\
              p.poll(60000 if '{how}' == 'timer' else None)\n"
@@ -746,7 +755,7 @@ mod live {
         wait_for("the poll, the lock, the child", || {
             let children = descendants_of(pid).len();
             match in_final_waits(pid) {
-                Ok(()) if children == usize::from(how == "held") => Ok(()),
+                Ok(()) if children == usize::from(matches!(how, "held" | "child")) => Ok(()),
                 Ok(()) => Err(format!("{children} children")),
                 Err(why) => Err(why),
             }
@@ -798,8 +807,9 @@ mod live {
         wait_for("its wait on the terminal and its own descriptors alone", || {
             awaits_input_alone(own.pid(), None).then_some(()).ok_or_else(|| "not yet".to_owned())
         });
-        // A child may write into the pipe; a timer wakes it on its own.
-        for how in ["held", "timer"] {
+        // A child may write into the pipe; a timer wakes it on its own; a signal handler writes
+        // into it when a child ends, or a POSIX timer goes off.
+        for how in ["held", "timer", "child", "posix"] {
             let Some(child) = spawn_event_loop(how) else { return };
             for _ in 0..5 {
                 assert!(!awaits_input_alone(child.pid(), None), "{how}");

@@ -14,11 +14,13 @@ use std::fs;
 mod descriptors;
 mod private;
 mod relay;
+mod signals;
 mod thread;
 use descriptors::*;
 use private::*;
 use relay::*;
 pub(super) use relay::{hosted_by_group, remembered_outside_relay};
+use signals::*;
 pub(super) use thread::observe_thread;
 #[cfg(test)]
 pub(super) use thread::waits_on_own_lock;
@@ -166,9 +168,10 @@ pub(super) fn stopped_by_tracer(pid: i32, tracer: i32) -> bool {
 }
 
 /// See [`super::awaits_input_alone`]: every thread blocked until the terminal or the process
-/// itself wakes it ([`thread::blocked_until_woken`]), one at least on the terminal, and no
-/// other process of the session (of `candidates` when given, else of its POSIX session)
-/// holding a pipe or eventfd they poll ([`held_by_none_but`]).
+/// itself wakes it ([`thread::blocked_until_woken`]), one at least on the terminal, no timer
+/// or child of its own that may signal it ([`may_signal_itself`]), and no other process of the
+/// session (of `candidates` when given, else of its POSIX session) holding a pipe or eventfd
+/// they poll ([`held_by_none_but`]).
 pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     let looks = Looks::new();
     let Ok(stat) = super::read_stat(pid) else { return false };
@@ -186,7 +189,7 @@ pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
             }
         }
     }
-    if !terminal {
+    if !terminal || may_signal_itself(pid, candidates) {
         return false;
     }
     if beside.is_empty() {

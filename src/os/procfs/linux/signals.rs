@@ -1,0 +1,68 @@
+//! What can signal a process of its own accord, which `/proc` shows: its POSIX timers, and its
+//! children when it catches `SIGCHLD`. A self-pipe's purpose is to be written by a signal
+//! handler (gdb's event loop learns of its inferior so), so a poll of one beside the terminal
+//! is woken by such a signal as by a key.
+//!
+//! Not shown, and so not told: a timer of `alarm` or `setitimer(ITIMER_REAL)`, which `/proc`
+//! does not give (`itrealvalue` in `stat` is always 0 since Linux 2.6.17, and neither
+//! `status` nor `timers` lists it); nor a signal another process sends (`kill`), which comes
+//! from outside as a key does.
+
+use super::*;
+
+/// `SIGCHLD` on Linux.
+const SIGCHLD: u32 = 17;
+
+/// Whether process `pid` may be signalled by a clock or a child of its own: it has a POSIX
+/// timer (`timer_create`, listed in `/proc/PID/timers`) that notifies it by a signal, armed or
+/// not (`/proc` does not say which), or it catches `SIGCHLD` (`SigCgt` in its `status`) and has
+/// a live child that is not stopped by it tracing it (a debugger's program at a breakpoint runs
+/// again only when the debugger sets it running). `true` where that cannot be read.
+pub(super) fn may_signal_itself(pid: i32, candidates: Option<&[i32]>) -> bool {
+    let Ok(timers) = fs::read_to_string(format!("/proc/{pid}/timers")) else { return true };
+    if signalling_timer(&timers) {
+        return true;
+    }
+    let Ok(status) = fs::read_to_string(format!("/proc/{pid}/status")) else { return true };
+    let Some(caught) = caught_signals(&status) else { return true };
+    caught & (1 << (SIGCHLD - 1)) != 0
+        && children(pid, candidates)
+            .iter()
+            .any(|child| !(child.state == 't' && stopped_by_tracer(child.pid, pid)))
+}
+
+/// Whether `/proc/PID/timers` text `timers` lists a timer that notifies by a signal (`notify:
+/// signal/pid.N` or `thread/tid.N`; `none/pid.N` notifies no one).
+pub(super) fn signalling_timer(timers: &str) -> bool {
+    // (`none/pid.42`: the kind, then whom it would notify.)
+    timers
+        .lines()
+        .filter_map(|line| line.strip_prefix("notify:"))
+        .any(|how| how.trim().split('/').next() != Some("none"))
+}
+
+/// The signals a process catches, as its `status` text gives them (`SigCgt`, a hexadecimal
+/// mask, signal N at bit N - 1).
+pub(super) fn caught_signals(status: &str) -> Option<u64> {
+    let mask = status.lines().find_map(|line| line.strip_prefix("SigCgt:"))?;
+    u64::from_str_radix(mask.trim(), 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timers_that_signal_and_caught_signals_are_read() {
+        let timer = "ID: 0\nsignal: 14/0000000000000000\nnotify: signal/pid.42\nClockID: 1\n";
+        assert!(signalling_timer(timer));
+        assert!(signalling_timer("ID: 1\nsignal: 34/00\nnotify: thread/tid.43\nClockID: 0\n"));
+        assert!(!signalling_timer("ID: 2\nsignal: 0/00\nnotify: none/pid.42\nClockID: 1\n"));
+        assert!(!signalling_timer("ID: 0\nsignal: 14/00\nnotify: none/pid.42\nClockID: 1\n"));
+        assert!(!signalling_timer(""));
+        let status = "Name:\tgdb\nSigBlk:\t0000000000000000\nSigCgt:\t0000000180014a07\n";
+        assert_eq!(caught_signals(status), Some(0x1_8001_4a07));
+        assert!(caught_signals(status).unwrap() & (1 << (SIGCHLD - 1)) != 0);
+        assert_eq!(caught_signals("Name:\tx\n"), None);
+    }
+}
