@@ -45,14 +45,14 @@ pub(super) fn eventfd_id(fdinfo: &str) -> Option<u64> {
 /// Whether no process of `holders` but `pid` holds any of `held`. `holders` are the processes
 /// that can: those the session started (the members of its cgroup, which holds those that left
 /// the POSIX session too, or, without one, the processes of the POSIX session), the only ones
-/// that can have inherited a descriptor of the session's programs. So a probe costs what the
-/// session's processes hold (within `looks`'s bound), not what the machine runs, and a process
-/// outside the session (another user's, one that is not dumpable, whose descriptors `/proc`
-/// does not show) is never looked through. Left out: without a cgroup, a process that left the
-/// session (`setsid`) holding one of the pipes; and a process outside that was handed one over
-/// a socket or took it (`pidfd_getfd`), which a program does not do with the self-pipe of its
-/// event loop. `false` when one of `holders` cannot be looked through, or `looks` has no room
-/// left for its descriptors.
+/// that can have inherited a descriptor of the session's programs. So a probe reads the
+/// descriptors the session's processes hold (within `looks`'s bound), not the machine's, and
+/// a process outside the session (another user's, one that is not dumpable, whose descriptors
+/// `/proc` does not show) is never looked through. Left out: without a cgroup, a process that
+/// left the session (`setsid`) holding one of the pipes; and a process outside that was
+/// handed one over a socket or took it (`pidfd_getfd`), which a program does not do with the
+/// self-pipe of its event loop. `false` when one of `holders` cannot be looked through, or
+/// `looks` has no room left for its descriptors.
 pub(super) fn held_by_none_but(pid: i32, held: &[Private], holders: &[i32], looks: &Looks) -> bool {
     holders.iter().filter(|&&other| other != pid).all(|&other| {
         let found = search_descriptors(other, looks, |path, target| {
