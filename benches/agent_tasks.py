@@ -135,6 +135,22 @@ TASKS = [
         ],
     ),
     (
+        "vim and less from a shell",
+        notes,
+        "env PS1='$ ' bash --norc --noprofile",
+        [
+            (("terminal_start", {"argv": ["bash", "--norc", "--noprofile"], "env": {"PS1": "$ "}}), None, ["$"]),
+            (
+                ("terminal_send", {"text": "vim -u NONE -N -n -i NONE {dir}/notes.txt", "submit": True}),
+                ["vim -u NONE -N -n -i NONE {dir}/notes.txt", "Enter"],
+                ["note 1"],
+            ),
+            (("terminal_send", {"keys": ":q<Enter>"}), [":q", "Enter"], ["$"]),
+            (("terminal_send", {"text": "less {dir}/notes.txt", "submit": True}), ["less {dir}/notes.txt", "Enter"], ["note 1"]),
+            (("terminal_send", {"keys": "q"}), ["q"], ["$"]),
+        ],
+    ),
+    (
         "htop sort",
         None,
         "htop",

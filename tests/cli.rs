@@ -1063,6 +1063,24 @@ fn a_wait_cut_short_by_a_question_exits_3() {
     assert!(help.contains("3 the program asks for input"), "{help}");
 }
 
+/// `termloom send ID --text 'less FILE' --submit` at a shell prompt shows less's screen, and
+/// `--keys q` then printed the line typed before, which less had hidden on the primary
+/// screen before any read reached it (`less FILE`, then the prompt): the client typed it, so
+/// it is left out, as through MCP.
+#[test]
+fn the_line_that_started_a_pager_is_not_printed_when_it_quits() {
+    if !require("bash") || !require("less") || !require("env") {
+        return;
+    }
+    let server = PrivateServer::start();
+    let shell = ["start", "--name", "sh", "--", "env", "PS1=$ ", "bash", "--norc", "--noprofile"];
+    server.ok(&shell);
+    let paged = server.ok(&["send", "sh", "--text", "less /etc/passwd", "--submit"]);
+    assert!(paged.contains("less waiting for keys") && paged.contains("root:"), "{paged}");
+    let back = server.ok(&["send", "sh", "--keys", "q"]);
+    assert!(back.ends_with("]\n$ \n") && !back.contains("less"), "{back}");
+}
+
 /// A look-up (`--lines`, `--search`, `--find`) after a wait exits as the wait ended, as a
 /// read without one does: 124 at its timeout, 3 when a question cut it short, 1 when the
 /// program exited first, the program's code for `--wait-exit`.

@@ -3768,6 +3768,56 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
     client.finish();
 }
 
+/// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
+/// curses script) is hidden before any read reaches it, and read only once the program
+/// returns: the result of the key that ended it began with the line the caller had typed, in
+/// a call that typed no such line (`less /etc/services`, then `$ `, after `q`). That echo is
+/// left out, in the default view and after a look at the screen; what the program printed on
+/// the primary screen as it ended (`done`) is still shown, a line typed next reads as usual,
+/// and a pager that left its page on the primary screen (`less -X`) had its line read at once.
+#[test]
+fn the_echo_of_a_line_that_started_a_full_screen_program_is_not_read_when_it_returns() {
+    for program in ["bash", "vim", "less", "htop", "python3"] {
+        if !common::require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let notes: String = (1..=60).map(|n| format!("note {n}\n")).collect();
+    let file = temp_file("notes.txt", &notes);
+    let file = file.display();
+    let curses =
+        r#"python3 -c 'import curses; curses.wrapper(lambda w: w.getch()); print("done")'"#;
+    let runs = [
+        (format!("vim -u NONE -N -n -i NONE {file}"), "new", ":q<Enter>", ""),
+        (format!("less {file}"), "new", "q", ""),
+        (format!("less {file}"), "screen", "q", ""),
+        ("htop".to_owned(), "new", "q", ""),
+        (curses.to_owned(), "new", "x", "done\n"),
+    ];
+    for (line, view, quit, printed) in runs {
+        let typed = json!({"session_id": id, "text": line, "submit": true, "view": view});
+        let shown = text(&client.call("terminal_send", typed));
+        assert!(shown.contains("waiting for keys") && shown.contains("--- screen"), "{shown}");
+        let back = text(&client.call("terminal_send", json!({"session_id": id, "keys": quit})));
+        assert!(back.ends_with(&format!("]\n{printed}$ ")), "{line}: {back}");
+    }
+    let line = format!("less -X {file}");
+    let page = text(
+        &client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true})),
+    );
+    assert!(page.contains(&format!("{line}\nnote 1\n")), "{page}");
+    let back = text(&client.call("terminal_send", json!({"session_id": id, "keys": "q"})));
+    assert!(!back.contains("less") && back.ends_with("$ "), "{back}");
+    let echoed = text(
+        &client.call("terminal_send", json!({"session_id": id, "text": "echo hi", "submit": true})),
+    );
+    assert!(echoed.ends_with("]\necho hi\nhi\n$ "), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// irb's completion menu, drawn below the line: entries cyan, the selected one magenta. All
 /// were marked alike, and a Tab that moved the selection read "below the cursor, rows 1-4:
 /// unchanged since your last look"; the selected entry is marked again, and moves.

@@ -443,10 +443,12 @@ pub(crate) fn close(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         how if already => format!("already closed ({how})"),
         how => how,
     };
-    let (mut unread, earlier, missed) = match read_new(&session, max, None, &Typed::Nothing) {
-        Ok(new) => (new.text, new.omitted, new.missed_lines),
-        Err(_) => (String::new(), 0, 0),
-    };
+    let echo = call.caller.echoes.of(id);
+    let (mut unread, earlier, missed) =
+        match read_new(&session, max, None, &Typed::Nothing, echo.as_ref()) {
+            Ok(new) => (new.text, new.omitted, new.missed_lines),
+            Err(_) => (String::new(), 0, 0),
+        };
     // Rows of the screen the caller was last shown are no news (the bottom of the box a
     // curses program painted on the primary screen, moved into the transcript on its way
     // out), nor are the rows below the cursor it was last shown (node's preview of a value).

@@ -223,8 +223,15 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let typed = input.typing();
-        if let Some(plan) = plan.as_mut().filter(|_| submits) {
-            plan.typed_line = session.typed_line()?.map(|mut line| {
+        // The line the submitted line is typed on: its echo is no answer to it, and the
+        // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
+        let typed_line = if submits { session.typed_line()? } else { None };
+        view.echo_at = typed_line
+            .as_ref()
+            .filter(|line| line.echoed)
+            .map(|line| (line.number, line.before.len()));
+        if let Some(plan) = plan.as_mut() {
+            plan.typed_line = typed_line.map(|mut line| {
                 line.echo = echo;
                 line
             });

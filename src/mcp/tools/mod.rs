@@ -10,6 +10,7 @@ mod args;
 mod budget;
 mod catalog;
 mod control;
+mod echoes;
 mod io;
 mod lookup;
 pub(crate) mod names;
@@ -275,6 +276,9 @@ pub(crate) struct Caller {
     /// How far down each session's transcript this caller has read (see
     /// [`view::Furthest`]).
     pub furthest: view::Furthest,
+    /// The echo of a line this caller submitted to each session that its result did not read
+    /// (see [`echoes::UnreadEchoes`]).
+    pub echoes: echoes::UnreadEchoes,
 }
 
 impl Caller {
@@ -287,7 +291,7 @@ impl Caller {
     ) -> Caller {
         let turns = InputLocks::default();
         let (seen, reader, furthest) = (screens.member(), ReaderId::new(), Default::default());
-        Caller { names, input, seen, reader, turns, furthest }
+        Caller { names, input, seen, reader, turns, furthest, echoes: Default::default() }
     }
 
     /// Forgets a closed session.
@@ -296,6 +300,7 @@ impl Caller {
         self.turns.forget(id);
         self.seen.forget(id);
         self.furthest.forget(id);
+        self.echoes.forget(id);
         self.names.forget(id);
     }
 }

@@ -9,6 +9,7 @@ use crate::{Screen, Session, SessionId, Status};
 
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
+use super::echoes::{Look, UnreadEcho};
 use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles, painted_by_curses};
 use super::unpad;
@@ -66,6 +67,10 @@ pub(crate) struct ViewArgs {
     pub whole: bool,
     /// What the call typed (see [`read_new`]).
     pub typed: Typed,
+    /// Where the echo of the line the call submitted starts, when it was typed on the primary
+    /// screen where it is echoed: the cursor's line and the bytes before the cursor there (see
+    /// [`UnreadEchoes`](super::echoes::UnreadEchoes)).
+    pub echo_at: Option<(u64, usize)>,
 }
 
 /// What a call typed, for how the result shows a line read before in part that changed since
@@ -109,6 +114,7 @@ impl ViewArgs {
             styles: Styles::Meaningful,
             whole: false,
             typed: Typed::Nothing,
+            echo_at: None,
         }
     }
 }
@@ -128,6 +134,7 @@ pub(crate) fn view_args(args: &Args) -> Result<ViewArgs, ToolError> {
         styles,
         whole: view == View::Screen,
         typed: Typed::Nothing,
+        echo_at: None,
     })
 }
 
@@ -165,6 +172,9 @@ pub(crate) struct NewOutput {
     /// The new output starts with the rest of a line read before in part that is the echo of
     /// the line the call submitted (see [`Typed::Submitted`]).
     pub starts_with_echo: bool,
+    /// The echo of a line the caller submitted in an earlier call, read only now, was left
+    /// out from its start (see [`UnreadEcho`]).
+    pub echo_left_out: bool,
     /// The width of the part of its first line read before, when the output continues a line
     /// whose rest may hold padding: [`unpad`] tells from it whether the line ends at the
     /// terminal's right edge.
@@ -187,6 +197,7 @@ impl NewOutput {
             position_forgotten: false,
             typed_unsubmitted: false,
             starts_with_echo: false,
+            echo_left_out: false,
             first_width: 0,
             status,
         }
@@ -197,12 +208,14 @@ impl NewOutput {
 /// matched) is in it, up to `max` bytes from the start of the line that holds it. A line read
 /// before in part is continued, not repeated, unless the call's typing changed it otherwise
 /// than by adding what it typed (see [`Typed`]); a lone line break ending such a line is left
-/// out.
+/// out, and so is the `unread` echo of a line the caller submitted earlier when the line
+/// continues with exactly that echo, then ends, where it was typed (a prompt read before).
 pub(crate) fn read_new(
     session: &Session,
     max: usize,
     anchor: Option<&str>,
     typed: &Typed,
+    unread: Option<&UnreadEcho>,
 ) -> crate::Result<NewOutput> {
     let mut first = session.read()?;
     strip_dropped_marker(&mut first);
@@ -214,9 +227,21 @@ pub(crate) fn read_new(
     let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
     let starts_with_echo = continues
         && matches!(typed, Typed::Submitted(echo) if first.text.split('\n').next() == Some(echo));
+    // The echo of a line submitted before, which the program it started hid (it took the
+    // alternate screen before the line was read), read now that the program returned.
+    let returned_echo = unread.filter(|unread| {
+        continues
+            && (first.first_line, first.line_offset) == (unread.line, unread.offset)
+            && first.text.strip_prefix(unread.echo.as_str()).is_some_and(|r| r.starts_with('\n'))
+    });
     // Where in its first line the text starts (0 once it holds that line whole).
     let mut offset = first.line_offset;
-    if continues && first.text.starts_with('\n') {
+    if let Some(unread) = returned_echo {
+        // The caller typed it: the output after it.
+        first.text.drain(..=unread.echo.len());
+        first.first_line += 1;
+        offset = 0;
+    } else if continues && first.text.starts_with('\n') {
         // The line a read before ended in (a prompt, a command typed at it) ended with
         // nothing more on it: its line break alone would start the result with a blank line.
         first.text.remove(0);
@@ -253,6 +278,7 @@ pub(crate) fn read_new(
         position_forgotten: first.position_forgotten,
         typed_unsubmitted,
         starts_with_echo,
+        echo_left_out: returned_echo.is_some(),
         ..NewOutput::nothing(first.status)
     };
     let mut text = first.text;
@@ -476,9 +502,17 @@ pub(crate) fn show(
     // result, so what is new stays new, and the screens it was shown stay the last it saw,
     // for its next call (on a server, another connection).
     let gone = call.cancel.is_abandoned() || call.cancel.is_cancelled();
+    let unread = call.caller.echoes.of(session.id());
+    // Whether a read moved the caller's position on (see [`Look`]).
+    let moved = |read: &NewOutput| !read.text.is_empty() || read.omitted > 0 || read.echo_left_out;
+    let mut read_any = false;
     let mut new = match args.view {
         View::New if gone => NewOutput::nothing(session.status()?),
-        View::New => read_new(session, args.max_bytes, anchor, &args.typed)?,
+        View::New => {
+            let read = read_new(session, args.max_bytes, anchor, &args.typed, unread.as_ref())?;
+            read_any = moved(&read);
+            read
+        }
         View::Scrollback => {
             let all = session.scrollback(ALL)?.text;
             let (kept, omitted) = keep_end(&all, args.max_bytes);
@@ -530,11 +564,27 @@ pub(crate) fn show(
     let (new, unshown, all_read) = match &snapshot {
         Some(screen) if curses(screen) && !gone => read_with_screen(new, screen),
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
-            let read = read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing)?;
+            let read =
+                read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing, unread.as_ref())?;
+            read_any = moved(&read);
             read_with_screen(read, screen)
         }
         _ => (new, None, None),
     };
+    if !gone {
+        let submitted = match (&args.typed, args.echo_at) {
+            (Typed::Submitted(echo), Some((line, offset))) => {
+                Some(UnreadEcho { line, offset, echo: echo.clone() })
+            }
+            _ => None,
+        };
+        let look = match submitted {
+            _ if read_any => Look::Read,
+            Some(echo) if args.view != View::Scrollback => Look::LeftUnread(echo),
+            _ => Look::ReadNothing,
+        };
+        call.caller.echoes.looked(session.id(), look);
+    }
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     // (A hidden cursor marks no place to type: `top`'s rests after its last process row.)
     let cursor_row = snapshot.as_ref().filter(|s| waiting && s.cursor.visible).map(|s| {
@@ -994,6 +1044,7 @@ mod tests {
                 position_forgotten: true,
                 typed_unsubmitted: true,
                 starts_with_echo: false,
+                echo_left_out: true,
                 first_width: 0,
                 status: worst::status(),
             },
