@@ -3818,6 +3818,51 @@ fn the_echo_of_a_line_that_started_a_full_screen_program_is_not_read_when_it_ret
     client.finish();
 }
 
+/// dialog's box wider than half the screen (`dpkg-reconfigure tzdata`'s, 76 columns in 80):
+/// its white is then the colour most cells have, the screen's blue only about its edges. Its
+/// selected entry and focused button were not marked, and `<Down>` and `<Tab>` read
+/// "unchanged since your last look": every row of the box was taken for a highlight, or
+/// (72 columns) the blue beside every row.
+#[test]
+fn a_dialog_wider_than_half_the_screen_marks_its_selected_entry() {
+    if !common::require("dialog") || !common::require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let line = "dialog --backtitle Setup --menu 'Geographic area:' 20 76 9 1 Africa 2 Asia 3 Europe; echo rc=$?";
+    let menu =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let shown = text(&menu);
+    assert!(shown.contains("dialog waiting for keys"), "{shown}");
+    assert!(shown.contains("⟦Africa⟧") && !shown.contains("⟦Asia"), "{shown}");
+    assert!(shown.contains("⟦<  OK  >⟧"), "{shown}");
+    let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
+    let shown = text(&moved);
+    assert!(shown.contains("⟦Asia⟧") && !shown.contains("⟦Africa"), "{shown}");
+    assert!(!shown.contains("unchanged"), "{shown}");
+    let tabbed = client.call("terminal_send", json!({"session_id": id, "keys": "<Tab>"}));
+    let shown = text(&tabbed);
+    assert!(shown.contains("⟦<Cancel>⟧") && !shown.contains("unchanged"), "{shown}");
+    // 72 columns: three of the screen's blue beside the box on each row.
+    let line =
+        "dialog --backtitle Setup --menu 'Time zone:' 20 72 9 1 Alaska 2 Arizona; echo rc=$?";
+    let sent = json!({"session_id": id, "keys": "<Enter>", "for_text": "rc="});
+    assert!(text(&client.call("terminal_send", sent)).contains("rc=1"));
+    client.call("terminal_read", json!({"session_id": id, "input_wait": true}));
+    let menu =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let shown = text(&menu);
+    assert!(shown.contains("⟦Alaska⟧") && shown.contains("⟦<  OK  >⟧"), "{shown}");
+    assert_eq!(shown.matches('⟦').count(), 3, "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// irb's completion menu, drawn below the line: entries cyan, the selected one magenta. All
 /// were marked alike, and a Tab that moved the selection read "below the cursor, rows 1-4:
 /// unchanged since your last look"; the selected entry is marked again, and moves.

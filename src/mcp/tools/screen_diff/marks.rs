@@ -11,8 +11,9 @@ pub(super) fn select(
     cells: usize,
 ) -> Vec<Marked> {
     // A background on most of the screen's `cells` is the screen's own colour (a program that
-    // paints every cell, such as curses' white on black), not a highlight.
-    let base = screen_background(runs, cells);
+    // paints every cell, such as curses' white on black), not a highlight; unless it is a
+    // box's, framed by the screen's (see [`ground`]).
+    let (base, islands) = ground(runs, screen, cells);
     let meaningful = |run: &StyleRun| {
         run.attrs.contains(&"inverse") || (run.bg != "default" && Some(run.bg.as_str()) != base)
     };
@@ -20,7 +21,6 @@ pub(super) fn select(
         Styles::Off => Vec::new(),
         Styles::All => merged(runs.iter().map(|run| Marked::new(run, label(run)))),
         Styles::Meaningful => {
-            let islands = base.map_or_else(Vec::new, |base| islands(runs, base));
             let stripes = stripes(runs, &screen.lines);
             let mut chosen: Vec<&StyleRun> = runs
                 .iter()
@@ -199,6 +199,63 @@ fn islands(runs: &[StyleRun], base: &str) -> Vec<bool> {
         start = end;
     }
     flags
+}
+
+/// Whether the `islands` of `base` (see [`islands`]) hold [`ISLANDS_SHARE`] or more of its
+/// cells: then they are no highlights, but `base` is a box's colour framed by the screen's
+/// own (dialog's box wider than half the screen, its every row between two blue cells).
+fn framed(runs: &[StyleRun], base: &str, islands: &[bool]) -> bool {
+    let width = |run: &StyleRun| usize::from(run.width);
+    let ground: usize = runs.iter().filter(|run| run.bg == base).map(width).sum();
+    let island: usize =
+        runs.iter().zip(islands).filter(|(_, island)| **island).map(|(run, _)| width(run)).sum();
+    island > 0 && island * ISLANDS_SHARE >= ground
+}
+
+/// Islands (see [`islands`]) are highlights while they hold less than one cell in this many
+/// of the screen's colour.
+const ISLANDS_SHARE: usize = 10;
+
+/// The screen's own colour and the islands of it (see [`islands`]): the background of most
+/// of its `cells`, unless that is a box's framed by another ([`framed`]); then the
+/// background its four corners share, if they share one. dialog's box wider than half the
+/// screen (debconf's, 76 columns in 80) is white on most cells; taken for the screen's
+/// colour, every row of the box read as an island and nothing was marked, and the blue
+/// screen about it (three columns wide beside a 72-column box) as highlights on every row.
+fn ground<'r>(runs: &'r [StyleRun], screen: &Screen, cells: usize) -> (Option<&'r str>, Vec<bool>) {
+    let Some(most) = screen_background(runs, cells) else {
+        return (None, Vec::new());
+    };
+    let found = islands(runs, most);
+    if !framed(runs, most, &found) {
+        return (Some(most), found);
+    }
+    match corners(runs, screen).filter(|&corner| corner != most) {
+        Some(corner) => {
+            let found = islands(runs, corner);
+            match framed(runs, corner, &found) {
+                true => (Some(corner), Vec::new()),
+                false => (Some(corner), found),
+            }
+        }
+        None => (Some(most), Vec::new()),
+    }
+}
+
+/// The background of the four corner cells of `screen`, when they share one that is not the
+/// default.
+fn corners<'r>(runs: &'r [StyleRun], screen: &Screen) -> Option<&'r str> {
+    let (last_row, last_col) = (screen.rows.checked_sub(1)?, screen.cols.checked_sub(1)?);
+    let at = |row: u16, col: u16| {
+        runs.iter()
+            .find(|run| run.row == row && run.col <= col && col < run.col.saturating_add(run.width))
+            .map(|run| run.bg.as_str())
+    };
+    let first = at(0, 0)?;
+    let same = [(0, last_col), (last_row, 0), (last_row, last_col)]
+        .into_iter()
+        .all(|(row, col)| at(row, col) == Some(first));
+    (same && first != "default").then_some(first)
 }
 
 /// Whether `screen` is a curses program's on the primary screen: keys in application mode

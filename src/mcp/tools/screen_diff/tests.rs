@@ -993,3 +993,96 @@ fn the_screens_many_callers_remember_are_bounded_together() {
     assert_eq!(budget.used(), size);
     assert_eq!(budget.members.lock().unwrap().len(), 1);
 }
+
+/// dialog's box wider than half the screen (debconf's 76 columns in 80, 72 in 80): its white
+/// is the colour most cells have, and the screen's blue is left only about it, one or three
+/// columns wide at each row's ends. Every row of the box then read as an island of the
+/// screen's colour between two cells of another, or the blue beside each row as a
+/// highlight, and nothing was marked: `dpkg-reconfigure tzdata`'s menus marked neither their
+/// entry nor their button, and a `<Down>` or a `<Tab>` read "unchanged since your last look".
+/// The screen's colour is then the one its corners share.
+#[test]
+fn the_entry_of_a_dialog_wider_than_half_the_screen_is_marked() {
+    for left in [1u16, 3] {
+        wide_dialog(left);
+    }
+}
+
+/// [`the_entry_of_a_dialog_wider_than_half_the_screen_is_marked`] with `left` columns of the
+/// screen's colour on each side of the box and its shadow.
+fn wide_dialog(left: u16) {
+    let cols = 2 * left + 38;
+    let items = ["Africa", "Asia", "Europe", "US", "Pacific", "Indian", "Arctic", "None"];
+    let margin = " ".repeat(usize::from(left));
+    let texts: Vec<String> = (0..18u16)
+        .map(|row| match row {
+            0 => " Package configuration".to_owned(),
+            1 => format!("{margin}┌──────────────────────────────────┐"),
+            r @ 4..=11 => format!("{margin}│      {:<28}│", items[usize::from(r - 4)]),
+            13 => format!("{margin}│      <  OK  >      <Cancel>      │"),
+            14 => format!("{margin}└──────────────────────────────────┘"),
+            15.. => String::new(),
+            _ => format!("{margin}│                                  │"),
+        })
+        .collect();
+    let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut screen = screen(&texts, (13, 8));
+    screen.cols = cols;
+    screen.alternate = false;
+    let dialog = |selected: u16, ok: bool| {
+        let mut runs = vec![
+            run(0, 0, 22, "cyan", "blue", &["bold"]),
+            run(0, 22, cols - 22, "default", "blue", &[]),
+        ];
+        for row in 1..15 {
+            runs.push(run(row, 0, left, "cyan", "blue", &["bold"]));
+            runs.push(run(row, left, 1, "white", "white", &["bold"]));
+            let at = |col: u16| left - 1 + col;
+            let item =
+                items.get(usize::from(row.wrapping_sub(4))).filter(|_| (4..12).contains(&row));
+            match (item, row) {
+                (Some(item), _) => {
+                    let len = item.len() as u16;
+                    let on = if row - 4 == selected { "blue" } else { "white" };
+                    runs.push(run(row, at(2), 6, "default", "white", &[]));
+                    runs.push(run(row, at(8), 1, "red", on, &[]));
+                    runs.push(run(row, at(9), len - 1, "yellow", on, &["bold"]));
+                    runs.push(run(row, at(8) + len, 29 - len, "default", "white", &[]));
+                }
+                (None, 13) => {
+                    let (first, second) = if ok { ("blue", "white") } else { ("white", "blue") };
+                    runs.push(run(row, at(2), 6, "default", "white", &[]));
+                    runs.push(run(row, at(8), 8, "yellow", first, &["bold"]));
+                    runs.push(run(row, at(16), 6, "default", "white", &[]));
+                    runs.push(run(row, at(22), 8, "black", second, &[]));
+                    runs.push(run(row, at(30), 7, "default", "white", &[]));
+                }
+                _ => runs.push(run(row, at(2), 35, "black", "white", &[])),
+            }
+            let shadow = if row > 1 { "black" } else { "blue" };
+            runs.push(run(row, at(37), 2, "black", shadow, &["bold"]));
+            runs.push(run(row, at(39), left, "default", "blue", &[]));
+        }
+        runs.push(run(15, 0, left + 2, "cyan", "blue", &["bold"]));
+        runs.push(run(15, left + 2, 36, "default", "black", &[]));
+        runs.push(run(15, left + 38, left, "default", "blue", &[]));
+        runs.extend((16..18).map(|row| run(row, 0, cols, "default", "blue", &[])));
+        Frame::new(&screen, &runs, Styles::Meaningful)
+    };
+    let shown = |frame: &Frame| frame.text(&Shape::Whole);
+    let none = dialog(7, true);
+    let text = shown(&none);
+    assert!(text.contains("│      ⟦None⟧"), "{text}");
+    assert!(text.contains("⟦<  OK  >⟧      <Cancel>"), "{text}");
+    assert!(text.contains("│      Africa "), "{text}");
+    assert_eq!(text.matches('⟦').count(), 2, "{text}");
+    let us = dialog(3, true);
+    let text = shown(&us);
+    assert!(text.contains("│      ⟦US⟧") && text.contains("│      None "), "{text}");
+    let seen = SeenScreens::default();
+    let id = SessionId(1);
+    seen.remember(id, Some(none));
+    assert_eq!(seen.shape(id, &us, false), rows(&[7, 11]));
+    let cancel = dialog(3, false);
+    assert!(shown(&cancel).contains("<  OK  >      ⟦<Cancel>⟧"), "{}", shown(&cancel));
+}
