@@ -2122,6 +2122,24 @@ fn lines_from_the_largest_number_read_to_the_end() {
     client.finish();
 }
 
+/// `lines` before any line settled (`dpkg-reconfigure tzdata`'s whiptail on the alternate
+/// screen) said "the transcript has no settled line yet; ask within them": there was no
+/// line to ask within. It says where to look instead.
+#[test]
+fn lines_before_any_settled_line_point_to_the_screen() {
+    let mut client = Client::initialized("2025-11-25");
+    let line = r#"printf '\033[?1049hfull screen'; exec cat"#;
+    let started = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", line], "for_screen_text": "full screen"}),
+    );
+    let id = started["session_id"].clone();
+    let message = client.tool_error("terminal_read", json!({"session_id": id, "lines": "1-"}));
+    assert!(message.contains("no settled line yet"), "{message}");
+    assert!(!message.contains("within them") && message.contains("view=\"screen\""), "{message}");
+    client.finish();
+}
+
 #[test]
 fn unknown_sessions_are_tool_errors_naming_what_to_do() {
     let mut client = Client::initialized("2025-11-25");

@@ -191,7 +191,12 @@ fn lines(
     let found = session.transcript_lines(from..to.saturating_add(1), max)?;
     if found.lines.is_empty() {
         let why = match (found.first, found.end) {
-            (_, 0) => "the transcript has no settled line yet".to_owned(),
+            // (No line to ask within: the lines not settled yet are the screen's.)
+            (_, 0) => {
+                return Err(ToolError::invalid_input(format!(
+                    "lines {range}: the transcript has no settled line yet; the screen shows what there is (view=\"screen\")"
+                )));
+            }
             (first, end) if first >= end => {
                 "the transcript holds no line (those before were dropped by its bound)".to_owned()
             }
