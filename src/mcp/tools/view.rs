@@ -561,6 +561,16 @@ pub(crate) fn show(
     // A curses program on the primary screen (dialog) is shown as on the alternate one: its
     // lines read are those of its screen (see [`painted_by_curses`]).
     let curses = |s: &Screen| args.view == View::New && painted_by_curses(s, &runs);
+    // The rows of a curses program's screen the caller was shown, moved into the transcript
+    // once it ended (its box's bottom, the blank rows below), are no news.
+    if args.view == View::New
+        && !gone
+        && new.omitted == 0
+        && !snapshot.as_ref().is_some_and(&curses)
+        && let Some(rows) = call.caller.seen.last_painted(session.id())
+    {
+        skip_shown_rows(&mut new, &rows);
+    }
     let (new, unshown, all_read) = match &snapshot {
         Some(screen) if curses(screen) && !gone => read_with_screen(new, screen),
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
@@ -645,6 +655,33 @@ pub(crate) fn show(
         call.caller.furthest.show_below(id, None);
     }
     Ok(output)
+}
+
+/// Leaves out the lines at the start of `new` that are `rows` of a screen the caller was
+/// shown (and blank lines among them), when one of them has text: a curses program on the
+/// primary screen (dialog) leaves its box there, and the rows below the cursor that the
+/// caller saw in it came back, after it ended, as new output before what followed (` └───┘`
+/// and seven blank lines before `rc=1`).
+fn skip_shown_rows(new: &mut NewOutput, rows: &[String]) {
+    let shown = |line: &str| {
+        let line = line.trim();
+        line.is_empty() || rows.iter().any(|row| row.trim() == line)
+    };
+    let (mut cut, mut breaks, mut text) = (0, 0, false);
+    for line in new.text.split_inclusive('\n') {
+        if !line.ends_with('\n') || !shown(line) {
+            break;
+        }
+        cut += line.len();
+        breaks += 1;
+        text |= !line.trim().is_empty();
+    }
+    if text {
+        new.text.drain(..cut);
+        new.first_line = new.first_line.map(|line| line + breaks);
+        new.first_width = 0;
+        new.starts_with_echo = false;
+    }
 }
 
 /// The new output a look at the primary screen reads, kept up to this many bytes of its end to

@@ -69,6 +69,8 @@ pub(crate) struct Frame {
     used: usize,
     /// The window title.
     title: String,
+    /// A curses program's painted primary screen (see [`painted_by_curses`]).
+    painted: bool,
 }
 
 impl Frame {
@@ -84,6 +86,7 @@ impl Frame {
 
     /// `screen` with the `runs` that `styles` selects marked.
     pub(crate) fn new(screen: &Screen, runs: &[StyleRun], styles: Styles) -> Frame {
+        let runs_given = runs;
         let text = |row: usize| screen.lines.get(row).map_or("", String::as_str);
         let cells = usize::from(screen.cols) * usize::from(screen.rows);
         let mut runs = select(runs, styles, screen, cells);
@@ -130,6 +133,7 @@ impl Frame {
             used: screen.used_rows(),
             hashes,
             title: screen.title.clone(),
+            painted: painted_by_curses(screen, runs_given),
         }
     }
 

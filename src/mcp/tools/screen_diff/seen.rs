@@ -248,6 +248,14 @@ impl SeenScreens {
         lines.peek().is_some() && lines.all(|line| last.texts.iter().any(|row| row.trim() == line))
     }
 
+    /// The rows' text of the screen of session `id` the caller was last shown, when that was
+    /// a curses program's painted primary screen (dialog's).
+    pub(crate) fn last_painted(&self, id: SessionId) -> Option<Vec<String>> {
+        let seen = self.lock();
+        let last = seen.sessions.get(&id).and_then(|(looks, _)| looks.back())?;
+        last.painted.then(|| last.texts.clone())
+    }
+
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.remember(id, None);
