@@ -59,6 +59,30 @@ fn close_ends_a_stubborn_shell_with_background_and_stopped_jobs() {
     assert!(sh.scrollback(1 << 20).unwrap().text.contains("started"));
 }
 
+/// A process that ignores every signal a close sends before SIGKILL, reading the terminal
+/// after the program that started it is gone (passwd at its prompt, run by adduser, which
+/// `close` waited out for the grace's 3 s and killed): the terminal is hung up once the
+/// program is reaped, as a closing window hangs up its terminal, and the read's end ends it.
+#[test]
+fn close_hangs_up_the_terminal_for_a_reader_that_ignores_its_signals() {
+    if !require("bash") {
+        return;
+    }
+    let engine =
+        Engine::new(Config { close_grace: Duration::from_secs(20), ..Config::default() }).unwrap();
+    let inner = "trap '' HUP INT QUIT TERM; read -r x; echo read-ended";
+    let outer = format!("bash -c \"{inner}\"; echo after");
+    let s = engine.spawn(SpawnSpec::new("bash").arg("-c").arg(outer)).unwrap();
+    expect(&s, Until::input_wait());
+    let sid = s.pid();
+    assert_eq!(survivors(sid).len(), 2, "{:?}", survivors(sid));
+    let started = Instant::now();
+    let status = s.close().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert_eq!(status, ExitStatus::Signal(1), "the outer shell takes the SIGHUP");
+    assert_eq!(survivors(sid), Vec::<String>::new());
+}
+
 #[test]
 fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
     let engine = engine();

@@ -186,9 +186,9 @@ impl Reactor {
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
-        let Some(closing) = &mut slot.closing else {
+        if slot.closing.is_none() {
             return;
-        };
+        }
         // Its exit is reported by its supervisor: resumed on every look (a program may stop
         // it again and again).
         if let Some(supervisor) = &slot.supervisor
@@ -224,6 +224,26 @@ impl Reactor {
             self.finish_close(id);
             return;
         }
+        // The program is gone and processes it left read on: the terminal is hung up, as a
+        // window closing hangs up its terminal, so every read of it ends. A process that
+        // ignores the hangup's signals reading there (passwd at its prompt, run by adduser)
+        // then ends at once, where it waited for the grace's SIGKILL (3 s). What they wrote
+        // before is read first; kept open until the program was reaped (closing it sends that
+        // program SIGHUP as well, see `Slot::hang_up_master`).
+        if slot.child.is_some() && slot.master.is_some() {
+            self.read_output(id);
+            let registry = self.poll.registry();
+            let Some(slot) = self.sessions.get_mut(&id) else {
+                return;
+            };
+            slot.close_master(registry);
+        }
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        let Some(closing) = &mut slot.closing else {
+            return;
+        };
         let next = match closing.killed {
             None if now >= closing.started + grace => {
                 signal_session(slot.pid, slot.cgroup.as_ref(), &[Signal::KILL]);
