@@ -3885,6 +3885,52 @@ fn a_dialog_wider_than_half_the_screen_marks_its_selected_entry() {
     client.finish();
 }
 
+/// A pager that stays on the primary screen (`less -X`, git's `less -FRX`, `more`) erases its
+/// prompt line (`:`, `(END)`) before it goes on, and the next page, or the shell's prompt once
+/// it quits, is written over that line, which the caller had read: each such result said
+/// `[from a line you saw, since redrawn]` (37 bytes) before it. Nothing the caller read is
+/// lost there, and the note is left out; a line the caller read that keeps its start, edited
+/// since (`<C-u>` at the shell's prompt), is still said to be redrawn.
+#[test]
+fn a_pagers_prompt_line_written_over_is_not_said_to_be_redrawn() {
+    for program in ["bash", "less", "seq"] {
+        if !common::require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        let result = client.call("terminal_send", arguments);
+        assert_eq!(result["structuredContent"]["rewritten"], false, "{result}");
+        text(&result)
+    };
+    let page = send(json!({"text": "seq 1 200 | less -X", "submit": true}));
+    assert!(page.contains("less waiting for keys") && page.ends_with("\n:"), "{page}");
+    // The next page's first line is written over the `:`.
+    let next = send(json!({"keys": " "}));
+    let first = next.lines().nth(1).and_then(|line| line.parse::<u32>().ok());
+    assert!(first.is_some_and(|n| n > 1) && next.ends_with("\n:"), "{next}");
+    // The shell's prompt is: the result is the header and the prompt.
+    let back = send(json!({"keys": "q"}));
+    assert!(back.ends_with("]\n$ ") && back.lines().count() == 2, "{back}");
+    // A short file's `(END)`, on the row after its last line.
+    let short = send(json!({"text": "printf 'a\\nb\\n' | less -X", "submit": true}));
+    assert!(short.ends_with("\na\nb\n(END)"), "{short}");
+    let back = send(json!({"keys": "q"}));
+    assert!(back.ends_with("]\n$ ") && back.lines().count() == 2, "{back}");
+    // A line edited at the shell's prompt keeps its start: said to be redrawn.
+    let typed = json!({"session_id": id, "text": "echo one"});
+    assert!(text(&client.call("terminal_send", typed)).ends_with("\necho one"));
+    let edited = json!({"session_id": id, "keys": "<C-u>echo two"});
+    let edited = text(&client.call("terminal_send", edited));
+    assert!(edited.ends_with("\n[from a line you saw, since redrawn]\n$ echo two"), "{edited}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// irb's completion menu, drawn below the line: entries cyan, the selected one magenta. All
 /// were marked alike, and a Tab that moved the selection read "below the cursor, rows 1-4:
 /// unchanged since your last look"; the selected entry is marked again, and moves.

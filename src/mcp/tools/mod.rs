@@ -14,6 +14,7 @@ mod echoes;
 mod io;
 mod lookup;
 pub(crate) mod names;
+mod pager_prompts;
 pub(crate) mod progress;
 mod render;
 pub(crate) mod screen_diff;
@@ -279,6 +280,9 @@ pub(crate) struct Caller {
     /// The echo of a line this caller submitted to each session that its result did not read
     /// (see [`echoes::UnreadEchoes`]).
     pub echoes: echoes::UnreadEchoes,
+    /// The pager's prompt line this caller's last read of each session ended on (see
+    /// [`pager_prompts::PagerPrompts`]).
+    pub pager_prompts: pager_prompts::PagerPrompts,
 }
 
 impl Caller {
@@ -291,7 +295,8 @@ impl Caller {
     ) -> Caller {
         let turns = InputLocks::default();
         let (seen, reader, furthest) = (screens.member(), ReaderId::new(), Default::default());
-        Caller { names, input, seen, reader, turns, furthest, echoes: Default::default() }
+        let (echoes, pager_prompts) = Default::default();
+        Caller { names, input, seen, reader, turns, furthest, echoes, pager_prompts }
     }
 
     /// Forgets a closed session.
@@ -301,6 +306,7 @@ impl Caller {
         self.seen.forget(id);
         self.furthest.forget(id);
         self.echoes.forget(id);
+        self.pager_prompts.forget(id);
         self.names.forget(id);
     }
 }

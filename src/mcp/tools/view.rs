@@ -10,6 +10,7 @@ use crate::{Screen, Session, SessionId, Status};
 use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::echoes::{Look, UnreadEcho};
+use super::pager_prompts::PagerPrompt;
 use super::render::{Header, push_block, status_json};
 use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles, painted_by_curses};
 use super::unpad;
@@ -464,6 +465,30 @@ fn below_cursor(
     (last > cursor).then(|| (screen.cursor.row + 1, frame().rows_text(cursor + 1..last + 1)))
 }
 
+/// The pager's prompt line `read` ended on, if it did (see [`PagerPrompt`]): the program
+/// reads keys with its cursor shown on the primary `screen` right after the text of a row
+/// with none below it (the screen's last row, or the row after a short file's last line, where
+/// `less -X` writes `(END)`; a row of its own, not the end of a wrapped line), which the
+/// read's last line ends with.
+fn pager_prompt(read: &NewOutput, screen: &Screen) -> Option<PagerPrompt> {
+    let keys = read.status.activity == crate::Activity::WaitingForInput
+        && read.status.input_kind == Some(crate::InputKind::Keys);
+    let row = usize::from(screen.cursor.row);
+    let continued = row > 0 && screen.wrapped.get(row - 1).copied().unwrap_or(false);
+    let below = screen.lines.iter().skip(row + 1).any(|row| !row.trim().is_empty());
+    let shown = !screen.alternate && screen.cursor.visible;
+    if !keys || !shown || below || continued || read.later > 0 {
+        return None;
+    }
+    let text = screen.lines.get(row)?;
+    let (before, after) = text.split_at(byte_at_cell(text, screen.cursor.col));
+    let before = before.trim_end();
+    let last = read.text.rsplit('\n').next().unwrap_or_default().trim_end();
+    let ends_there = !last.is_empty() && before.ends_with(last) && after.trim().is_empty();
+    let line = read.first_line? + read.omitted_breaks + line_breaks(&read.text);
+    ends_there.then(|| PagerPrompt { line, text: before.to_owned() })
+}
+
 /// What a reading tool found, before it is laid out within its budget.
 struct Reading {
     id: SessionId,
@@ -571,7 +596,7 @@ pub(crate) fn show(
     {
         skip_shown_rows(&mut new, &rows);
     }
-    let (new, unshown, all_read) = match &snapshot {
+    let (mut new, unshown, all_read) = match &snapshot {
         Some(screen) if curses(screen) && !gone => read_with_screen(new, screen),
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read =
@@ -594,6 +619,18 @@ pub(crate) fn show(
             _ => Look::ReadNothing,
         };
         call.caller.echoes.looked(session.id(), look);
+        // A pager's prompt line read last, erased since and written over (by the next page,
+        // by the shell's prompt once it quits): no line the caller read is repeated.
+        let prompts = &call.caller.pager_prompts;
+        let first = new.text.split('\n').next().unwrap_or_default();
+        let erased = prompts.of(session.id()).is_some_and(|prompt| {
+            Some(prompt.line) == new.first_line && new.omitted == 0 && prompt.erased_by(first)
+        });
+        new.rewritten &= !erased;
+        if read_any && args.view != View::Scrollback {
+            let prompt = snapshot.as_ref().and_then(|screen| pager_prompt(&new, screen));
+            prompts.read_to(session.id(), prompt);
+        }
     }
     let waiting = new.status.activity == crate::Activity::WaitingForInput;
     // (A hidden cursor marks no place to type: `top`'s rests after its last process row.)

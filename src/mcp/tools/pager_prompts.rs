@@ -1,0 +1,109 @@
+//! The prompt line of a pager that a caller's last read ended on: a program reading keys
+//! with its cursor on the primary screen right after the text of a row with none below it
+//! (`less -X`'s `:`, `(END)` or status line, `more`'s `--More--`, a man page's). The pager erases that line
+//! before it goes on (the next page's first line, or, once it quits, the shell's prompt, is
+//! written over it), and the engine reads it as a line read before and redrawn since; nothing
+//! the caller read is lost there, so a result whose redrawn line is such a prompt, erased to
+//! its start, is not said to repeat a line (see [`show`](super::view::show)).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use crate::SessionId;
+
+use super::screen_diff::SESSIONS_KEPT;
+
+/// A pager's prompt line a read ended on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PagerPrompt {
+    /// Its number in the session's transcript.
+    pub line: u64,
+    /// Its text up to the cursor, trailing blanks trimmed.
+    pub text: String,
+}
+
+impl PagerPrompt {
+    /// Whether `now`, what line [`PagerPrompt::line`] reads since it was redrawn, holds
+    /// nothing of the prompt: the prompt was erased to its start and other text written over
+    /// it (the prompt and `now` begin with no text in common, blanks aside).
+    pub(crate) fn erased_by(&self, now: &str) -> bool {
+        let common = self.text.chars().zip(now.chars()).take_while(|(a, b)| a == b);
+        common.map(|(a, _)| a).all(char::is_whitespace)
+    }
+}
+
+/// One caller's pager prompts, one per session at most, for at most [`SESSIONS_KEPT`]
+/// sessions (past it the lowest id, the oldest session, is forgotten).
+#[derive(Debug, Default)]
+pub(crate) struct PagerPrompts(Mutex<HashMap<SessionId, PagerPrompt>>);
+
+impl PagerPrompts {
+    /// The pager's prompt line this caller's last read of session `id` ended on, if it did.
+    pub(crate) fn of(&self, id: SessionId) -> Option<PagerPrompt> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+    }
+
+    /// Notes where a read of session `id` that moved the caller's position on ended: on a
+    /// pager's prompt line (`Some`), or elsewhere.
+    pub(crate) fn read_to(&self, id: SessionId, prompt: Option<PagerPrompt>) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(prompt) = prompt else {
+            map.remove(&id);
+            return;
+        };
+        if !map.contains_key(&id)
+            && map.len() >= SESSIONS_KEPT
+            && let Some(oldest) = map.keys().min().copied()
+        {
+            map.remove(&oldest);
+        }
+        map.insert(id, prompt);
+    }
+
+    /// Forgets a closed session.
+    pub(crate) fn forget(&self, id: SessionId) {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(text: &str) -> PagerPrompt {
+        PagerPrompt { line: 3, text: text.to_owned() }
+    }
+
+    #[test]
+    fn a_prompt_is_erased_only_when_nothing_of_its_start_is_left() {
+        assert!(prompt(":").erased_by("$ "));
+        assert!(prompt(":").erased_by("32"));
+        assert!(prompt("--More--(15%)").erased_by("user@host:~$ "));
+        assert!(prompt(" Manual page ls(1) line 1").erased_by(" $ "));
+        assert!(prompt(":").erased_by(""));
+        // A line edited in part keeps its start: it was changed, not erased.
+        assert!(!prompt("$ ec").erased_by("$ ls"));
+        assert!(!prompt("progress 50%").erased_by("progress 100%"));
+    }
+
+    #[test]
+    fn a_read_elsewhere_forgets_the_prompt() {
+        let prompts = PagerPrompts::default();
+        let id = SessionId(1);
+        prompts.read_to(id, Some(prompt(":")));
+        assert_eq!(prompts.of(id), Some(prompt(":")));
+        prompts.read_to(id, None);
+        assert_eq!(prompts.of(id), None);
+    }
+
+    #[test]
+    fn the_oldest_session_is_forgotten_past_the_bound() {
+        let prompts = PagerPrompts::default();
+        for id in 1..=SESSIONS_KEPT as u64 + 1 {
+            prompts.read_to(SessionId(id), Some(prompt(":")));
+        }
+        assert_eq!(prompts.of(SessionId(1)), None);
+        assert_eq!(prompts.of(SessionId(2)), Some(prompt(":")));
+        assert_eq!(prompts.0.lock().unwrap().len(), SESSIONS_KEPT);
+    }
+}
