@@ -83,6 +83,25 @@ fn close_hangs_up_the_terminal_for_a_reader_that_ignores_its_signals() {
     assert_eq!(survivors(sid), Vec::<String>::new());
 }
 
+/// What a process the program left prints while the close waits for it is kept: the terminal
+/// is hung up only for one blocked reading it (see above), not for a job that ignores the
+/// close's signals and goes on printing, nor for a cleanup that prints as it ends.
+#[test]
+fn close_keeps_what_processes_left_behind_print_in_their_grace() {
+    if !require("bash") {
+        return;
+    }
+    let engine =
+        Engine::new(Config { close_grace: Duration::from_secs(20), ..Config::default() }).unwrap();
+    let job = "(trap '' HUP INT TERM; for i in 1 2 3; do echo tick $i; sleep 0.3; done; \
+               echo survivor-done) & sleep 0.1; echo leader-exits";
+    let s = engine.spawn(SpawnSpec::new("bash").arg("-c").arg(job)).unwrap();
+    expect(&s, Until::text("leader-exits"));
+    s.close().unwrap();
+    let text = s.scrollback(1 << 20).unwrap().text;
+    assert!(text.contains("tick 3") && text.contains("survivor-done"), "{text}");
+}
+
 #[test]
 fn close_of_a_cooperative_program_is_quick_and_reports_its_signal() {
     let engine = engine();

@@ -152,6 +152,13 @@ pub(crate) fn hosted_terminal(_master: BorrowedFd<'_>, _pid: i32) -> Option<Owne
     None
 }
 
+/// The device number (`st_rdev`) of the slave of the terminal behind `master`; `None` when it
+/// cannot be told.
+pub(crate) fn slave_device(master: BorrowedFd<'_>) -> Option<u64> {
+    let name = rustix::pty::ptsname(master, Vec::new()).ok()?;
+    Some(rustix::fs::stat(name.as_c_str()).ok()?.st_rdev as u64)
+}
+
 /// How many bytes of input the terminal behind `master` holds that its program has not read:
 /// in canonical mode, those of complete lines only (an unfinished line is not counted). Read
 /// on the terminal's slave side, opened for the question without becoming anyone's

@@ -224,19 +224,35 @@ impl Reactor {
             self.finish_close(id);
             return;
         }
-        // The program is gone and processes it left read on: the terminal is hung up, as a
-        // window closing hangs up its terminal, so every read of it ends. A process that
-        // ignores the hangup's signals reading there (passwd at its prompt, run by adduser)
-        // then ends at once, where it waited for the grace's SIGKILL (3 s). What they wrote
-        // before is read first; kept open until the program was reaped (closing it sends that
-        // program SIGHUP as well, see `Slot::hang_up_master`).
-        if slot.child.is_some() && slot.master.is_some() {
+        // The program is gone and a process it left is blocked reading the terminal, having
+        // ignored the close's signals (passwd at its prompt, run by adduser): the terminal is
+        // hung up, as a closing window hangs up its terminal, so that read ends (and passwd
+        // with it) rather than waiting for the grace's SIGKILL (3 s). Only once all they wrote
+        // is read (another that prints as it ends, a cleanup handler, keeps its output) and the
+        // program reaped (closing the master sends that program SIGHUP, see
+        // `Slot::hang_up_master`). Others keep their grace, writes and all.
+        let reader_left = slot.child.is_some()
+            && slot
+                .master
+                .as_ref()
+                .and_then(|m| crate::os::pty::slave_device(m.as_fd()))
+                .is_some_and(|device| {
+                    survivors.iter().any(|&pid| procfs::blocked_on_terminal(pid, device))
+                });
+        if reader_left {
             self.read_output(id);
             let registry = self.poll.registry();
             let Some(slot) = self.sessions.get_mut(&id) else {
                 return;
             };
-            slot.close_master(registry);
+            let drained = !slot.terminal.has_pending()
+                && slot
+                    .master
+                    .as_ref()
+                    .is_some_and(|m| rustix::io::ioctl_fionread(m).is_ok_and(|unread| unread == 0));
+            if drained {
+                slot.close_master(registry);
+            }
         }
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;

@@ -495,6 +495,22 @@ pub(crate) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     }
 }
 
+/// Whether a thread of process `pid` is blocked until the terminal device `device` (a
+/// pseudo-terminal's slave, `st_rdev`) wakes it: asleep reading it, or polling it with no
+/// timeout (see `linux::thread::blocked_until_woken`). A hang-up of that terminal ends such a
+/// wait. `false` where `/proc` cannot tell.
+pub(crate) fn blocked_on_terminal(pid: i32, device: u64) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        numbers_ours() && linux::blocked_on_terminal(pid, device)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (pid, device);
+        false
+    }
+}
+
 /// Whether a live process of session `sid` outside group `pgrp` may print on its own: one
 /// neither stopped nor waiting for a child, such as a shell's background job (`cmd &`) while
 /// the shell, group `pgrp`, waits at its prompt. `false` where `/proc` cannot tell. For the

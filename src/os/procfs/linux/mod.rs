@@ -205,6 +205,16 @@ pub(super) fn awaits_input_alone(pid: i32, candidates: Option<&[i32]>) -> bool {
     held_by_none_but(pid, &beside, &holders, &looks)
 }
 
+/// See [`super::blocked_on_terminal`].
+pub(super) fn blocked_on_terminal(pid: i32, device: u64) -> bool {
+    let looks = Looks::new();
+    let Ok(tids) = numeric_entries(&format!("/proc/{pid}/task")) else { return false };
+    tids.iter().any(|tid| {
+        let base = format!("/proc/{pid}/task/{tid}");
+        thread::blocked_until_woken(&base, device, &looks).is_some_and(|wait| wait.terminal)
+    })
+}
+
 /// See [`super::others_may_print`].
 #[cfg(feature = "testing")]
 pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
