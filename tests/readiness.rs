@@ -1594,14 +1594,9 @@ fn a_program_ending_a_thread_in_answer_to_a_key_is_waited_for() {
     assert!(matches!(outcome.status.activity, Activity::Exited(_)), "{outcome}");
 }
 
-/// The threads a program had before a key count only for the key written right after the
-/// sighting that counted them: a key that ended a worker thread (and drew nothing) is taken
-/// for still being answered, but the next key, which ends none, finds the program waiting.
-/// (A count kept from a sighting made before the last input called every later key that drew
-/// nothing still answered: its wait ran to the quiet fallback or its timeout.)
-#[test]
-fn a_key_after_one_that_ended_a_thread_finds_the_program_waiting() {
-    let engine = engine();
+/// A raw-mode python3 with a worker thread it ends at the first key it reads (and draws
+/// nothing), reading keys until `q`, once it waits for keys.
+fn ending_a_worker_at_the_first_key(engine: &termloom::Engine) -> Session {
     let script = "import os, threading, tty\n\
         tty.setraw(0)\n\
         stop = threading.Event()\n\
@@ -1613,6 +1608,33 @@ fn a_key_after_one_that_ended_a_thread_finds_the_program_waiting() {
                 worker.join()\n";
     let program = engine.spawn(SpawnSpec::new("python3").arg("-c").arg(script)).unwrap();
     assert_eq!(input_wait_fires(&program), Some(InputKind::Keys));
+    program
+}
+
+/// Keys typed in two writes with nothing drawn between (`:q`, then its Enter) are one typing:
+/// the threads counted before the first count for the second too, and a program that ended a
+/// thread for them is still answering them.
+#[test]
+fn keys_written_twice_keep_the_threads_counted_before_the_first() {
+    let engine = engine();
+    let program = ending_a_worker_at_the_first_key(&engine);
+    program.send_text("e").unwrap();
+    program.send_bytes(b"\r").unwrap();
+    let outcome = program.wait(Until::input_wait(), Duration::from_millis(400)).unwrap();
+    assert!(outcome.is_timeout(), "{outcome}");
+    program.send_text("q").unwrap();
+    expect(&program, Until::exit());
+}
+
+/// The threads a program had before a key count only for the key written right after the
+/// sighting that counted them: a key that ended a worker thread (and drew nothing) is taken
+/// for still being answered, but the next key, which ends none, finds the program waiting.
+/// (A count kept from a sighting made before the last input called every later key that drew
+/// nothing still answered: its wait ran to the quiet fallback or its timeout.)
+#[test]
+fn a_key_after_one_that_ended_a_thread_finds_the_program_waiting() {
+    let engine = engine();
+    let program = ending_a_worker_at_the_first_key(&engine);
     program.send_text("e").unwrap();
     // It ended its worker for the key and drew nothing: still answering it, for a while.
     let outcome = program.wait(Until::input_wait(), Duration::from_millis(400)).unwrap();

@@ -290,7 +290,8 @@ struct Slot {
     /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
     unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,
     /// The process seen reading the terminal, and its threads, by a sighting made between the
-    /// last input and the one before it (see `waiters::ThreadsAtInput`).
+    /// last input and the one before it, or before the first of inputs with no output between
+    /// them (see `waiters::ThreadsAtInput`).
     threads_at_input: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
     last_resize: Instant,
     /// The mouse button pressed and not yet released (wheel notches are never held): motion
@@ -451,7 +452,11 @@ impl Slot {
     /// Notes input queued now: `typed`, the bytes typed (keys, text, a paste), or `None` for
     /// a signal, which ends no key code and kills no line.
     fn note_input(&mut self, typed: Option<&[u8]>) {
-        self.threads_at_input.set(waiters::ThreadsAtInput::before_input(self));
+        // (A second write of one typing, with nothing drawn since the first, `:q` then its
+        // Enter, keeps the count the first found.)
+        let same_typing = self.last_output <= self.last_input;
+        let kept = self.threads_at_input.get().filter(|_| same_typing);
+        self.threads_at_input.set(waiters::ThreadsAtInput::before_input(self).or(kept));
         self.last_input = Instant::now();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished =

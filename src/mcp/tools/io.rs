@@ -262,10 +262,14 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         // (Keys cut short, by the program's exit, type no Enter after them.)
         let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+        let typing = std::time::Instant::now();
         let all_keys = match script.as_deref() {
             Some(items) => press_keys(call, &session, items, timeout)?,
             None => true,
         };
+        if let Some(plan) = plan.as_mut() {
+            plan.spend(typing.elapsed());
+        }
         if submit && all_keys {
             if !enter_with_text {
                 session.send_bytes(b"\r")?;

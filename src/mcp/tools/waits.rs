@@ -86,6 +86,12 @@ impl Plan {
         }
     }
 
+    /// Takes `spent`, the time the call already waited before this wait (between keys it
+    /// typed), off the wait's longest time: `timeout_ms` bounds the call's waits in all.
+    pub(crate) fn spend(&mut self, spent: Duration) {
+        self.timeout = self.timeout.saturating_sub(spent);
+    }
+
     /// An explicit wait for `until`, at most `timeout`.
     pub(crate) fn new(until: Until, timeout: Duration) -> Plan {
         Plan {
