@@ -4,12 +4,9 @@
 //! read that then continues the prompt with exactly that echo leaves it out (see
 //! [`read_new`](super::view::read_new)).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::SessionId;
 
-use super::screen_diff::SESSIONS_KEPT;
+use super::per_session::PerSession;
 
 /// Where the echo of a submitted line starts in a session's transcript, and what it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,41 +31,29 @@ pub(crate) enum Look {
     LeftUnread(UnreadEcho),
 }
 
-/// One caller's unread echoes, one per session at most, for at most [`SESSIONS_KEPT`]
-/// sessions (past it the lowest id, the oldest session, is forgotten).
+/// One caller's unread echoes, one per session at most (see [`PerSession`]).
 #[derive(Debug, Default)]
-pub(crate) struct UnreadEchoes(Mutex<HashMap<SessionId, UnreadEcho>>);
+pub(crate) struct UnreadEchoes(PerSession<UnreadEcho>);
 
 impl UnreadEchoes {
     /// The echo this caller left unread in session `id`, if any.
     pub(crate) fn of(&self, id: SessionId) -> Option<UnreadEcho> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+        self.0.look(id, UnreadEcho::clone)
     }
 
     /// Notes what a look at session `id` did: a line submitted and not read is remembered;
     /// a read that moved the position on forgets the echo (read, left out, or passed over).
     pub(crate) fn looked(&self, id: SessionId, look: Look) {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         match look {
             Look::ReadNothing => {}
-            Look::Read => {
-                map.remove(&id);
-            }
-            Look::LeftUnread(echo) => {
-                if !map.contains_key(&id)
-                    && map.len() >= SESSIONS_KEPT
-                    && let Some(oldest) = map.keys().min().copied()
-                {
-                    map.remove(&oldest);
-                }
-                map.insert(id, echo);
-            }
+            Look::Read => self.0.forget(id),
+            Look::LeftUnread(echo) => self.0.set(id, echo),
         }
     }
 
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+        self.0.forget(id);
     }
 }
 
@@ -89,16 +74,5 @@ mod tests {
         assert_eq!(echoes.of(id), Some(echo(3)));
         echoes.looked(id, Look::Read);
         assert_eq!(echoes.of(id), None);
-    }
-
-    #[test]
-    fn the_oldest_session_is_forgotten_past_the_bound() {
-        let echoes = UnreadEchoes::default();
-        for id in 1..=SESSIONS_KEPT as u64 + 1 {
-            echoes.looked(SessionId(id), Look::LeftUnread(echo(id)));
-        }
-        assert_eq!(echoes.of(SessionId(1)), None);
-        assert_eq!(echoes.of(SessionId(2)), Some(echo(2)));
-        assert_eq!(echoes.0.lock().unwrap().len(), SESSIONS_KEPT);
     }
 }

@@ -15,6 +15,7 @@ mod io;
 mod lookup;
 pub(crate) mod names;
 mod pager_prompts;
+mod per_session;
 pub(crate) mod progress;
 mod render;
 pub(crate) mod screen_diff;

@@ -6,12 +6,9 @@
 //! the caller read is lost there, so a result whose redrawn line is such a prompt, erased to
 //! its start, is not said to repeat a line (see [`show`](super::view::show)).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::SessionId;
 
-use super::screen_diff::SESSIONS_KEPT;
+use super::per_session::PerSession;
 
 /// A pager's prompt line a read ended on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,37 +29,28 @@ impl PagerPrompt {
     }
 }
 
-/// One caller's pager prompts, one per session at most, for at most [`SESSIONS_KEPT`]
-/// sessions (past it the lowest id, the oldest session, is forgotten).
+/// One caller's pager prompts, one per session at most (see [`PerSession`]).
 #[derive(Debug, Default)]
-pub(crate) struct PagerPrompts(Mutex<HashMap<SessionId, PagerPrompt>>);
+pub(crate) struct PagerPrompts(PerSession<PagerPrompt>);
 
 impl PagerPrompts {
     /// The pager's prompt line this caller's last read of session `id` ended on, if it did.
     pub(crate) fn of(&self, id: SessionId) -> Option<PagerPrompt> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).get(&id).cloned()
+        self.0.look(id, PagerPrompt::clone)
     }
 
     /// Notes where a read of session `id` that moved the caller's position on ended: on a
     /// pager's prompt line (`Some`), or elsewhere.
     pub(crate) fn read_to(&self, id: SessionId, prompt: Option<PagerPrompt>) {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let Some(prompt) = prompt else {
-            map.remove(&id);
-            return;
-        };
-        if !map.contains_key(&id)
-            && map.len() >= SESSIONS_KEPT
-            && let Some(oldest) = map.keys().min().copied()
-        {
-            map.remove(&oldest);
+        match prompt {
+            Some(prompt) => self.0.set(id, prompt),
+            None => self.0.forget(id),
         }
-        map.insert(id, prompt);
     }
 
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+        self.0.forget(id);
     }
 }
 
@@ -94,16 +82,5 @@ mod tests {
         assert_eq!(prompts.of(id), Some(prompt(":")));
         prompts.read_to(id, None);
         assert_eq!(prompts.of(id), None);
-    }
-
-    #[test]
-    fn the_oldest_session_is_forgotten_past_the_bound() {
-        let prompts = PagerPrompts::default();
-        for id in 1..=SESSIONS_KEPT as u64 + 1 {
-            prompts.read_to(SessionId(id), Some(prompt(":")));
-        }
-        assert_eq!(prompts.of(SessionId(1)), None);
-        assert_eq!(prompts.of(SessionId(2)), Some(prompt(":")));
-        assert_eq!(prompts.0.lock().unwrap().len(), SESSIONS_KEPT);
     }
 }

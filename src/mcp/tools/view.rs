@@ -11,8 +11,9 @@ use super::args::Args;
 use super::budget::{Budget, LABEL, keep_around, keep_end, line_start};
 use super::echoes::{Look, UnreadEcho};
 use super::pager_prompts::PagerPrompt;
+use super::per_session::PerSession;
 use super::render::{Header, push_block, status_json};
-use super::screen_diff::{Frame, SESSIONS_KEPT, Shape, Styles, painted_by_curses};
+use super::screen_diff::{Frame, Shape, Styles, painted_by_curses};
 use super::unpad;
 use super::waits::Report;
 use super::{Call, ToolError, ToolOutput};
@@ -375,28 +376,18 @@ pub(crate) fn dropped_note(missed_lines: u64) -> Option<String> {
 }
 
 /// How far down each session's transcript a caller has read: the number of the last line a
-/// read of what is new reached (the line the cursor was on), for at most [`SESSIONS_KEPT`]
-/// sessions (past it the lowest id, the oldest session, is forgotten). A read that ends above
+/// read of what is new reached (the line the cursor was on), per session (see
+/// [`PerSession`]). A read that ends above
 /// it, on a line a program moved the cursor up to (`top`'s prompt above its list), has read
 /// the rows below the cursor before. Also a digest of the rows below the cursor it was last
 /// shown whole, if any: the same rows again are not repeated (a menu left open).
 #[derive(Debug, Default)]
-pub(crate) struct Furthest(
-    std::sync::Mutex<std::collections::HashMap<SessionId, (u64, Option<u64>)>>,
-);
+pub(crate) struct Furthest(PerSession<(u64, Option<u64>)>);
 
 impl Furthest {
-    /// This caller's record of session `id`, made if there is none (the oldest session's
-    /// forgotten when there are too many).
+    /// This caller's record of session `id`, made if there is none (see [`PerSession`]).
     fn with<T>(&self, id: SessionId, act: impl FnOnce(&mut (u64, Option<u64>)) -> T) -> T {
-        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        if !map.contains_key(&id)
-            && map.len() >= SESSIONS_KEPT
-            && let Some(oldest) = map.keys().min().copied()
-        {
-            map.remove(&oldest);
-        }
-        act(map.entry(id).or_insert((0, None)))
+        self.0.with(id, || (0, None), act)
     }
 
     /// Notes that a read of session `id` reached line `line`; returns the furthest line read
@@ -423,13 +414,12 @@ impl Furthest {
     /// Whether `rows` are the rows below the cursor session `id`'s last result showed whole.
     pub(crate) fn showed_below(&self, id: SessionId, rows: &str) -> bool {
         let digest = crate::digest::fnv1a(rows.bytes());
-        let map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.get(&id).is_some_and(|(_, shown)| *shown == Some(digest))
+        self.0.look(id, |(_, shown)| *shown == Some(digest)).unwrap_or(false)
     }
 
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
+        self.0.forget(id);
     }
 }
 
