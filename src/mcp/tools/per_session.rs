@@ -22,13 +22,9 @@ impl<T> Default for PerSession<T> {
 }
 
 impl<T> PerSession<T> {
-    /// Runs `act` on session `id`'s record, made with `new` if there is none.
-    pub(crate) fn with<R>(
-        &self,
-        id: SessionId,
-        new: impl FnOnce() -> T,
-        act: impl FnOnce(&mut T) -> R,
-    ) -> R {
+    /// The records, with room for session `id`'s (the oldest session's forgotten if there is
+    /// none and no room).
+    fn with_room_for(&self, id: SessionId) -> std::sync::MutexGuard<'_, HashMap<SessionId, T>> {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
         if !map.contains_key(&id)
             && map.len() >= SESSIONS_KEPT
@@ -36,12 +32,22 @@ impl<T> PerSession<T> {
         {
             map.remove(&oldest);
         }
-        act(map.entry(id).or_insert_with(new))
+        map
     }
 
-    /// Sets session `id`'s record to `record`.
+    /// Runs `act` on session `id`'s record, made with `new` if there is none.
+    pub(crate) fn with<R>(
+        &self,
+        id: SessionId,
+        new: impl FnOnce() -> T,
+        act: impl FnOnce(&mut T) -> R,
+    ) -> R {
+        act(self.with_room_for(id).entry(id).or_insert_with(new))
+    }
+
+    /// Sets session `id`'s record to `record`, in place of any it had.
     pub(crate) fn set(&self, id: SessionId, record: T) {
-        self.with(id, || record, |_| ());
+        self.with_room_for(id).insert(id, record);
     }
 
     /// What `look` finds in session `id`'s record, if there is one.
@@ -74,9 +80,11 @@ mod tests {
         assert_eq!(records.look(SessionId(1), |&r| r), None);
         assert_eq!(records.look(SessionId(2), |&r| r), Some(2));
         assert_eq!(records.len(), SESSIONS_KEPT);
-        // A record kept is changed in place, and none is forgotten for it.
+        // A record kept is changed in place, or set anew, and none is forgotten for it.
         records.with(SessionId(2), || 0, |r| *r += 10);
         assert_eq!(records.look(SessionId(2), |&r| r), Some(12));
+        records.set(SessionId(2), 7);
+        assert_eq!(records.look(SessionId(2), |&r| r), Some(7));
         assert_eq!(records.len(), SESSIONS_KEPT);
         records.forget(SessionId(2));
         assert_eq!(records.look(SessionId(2), |&r| r), None);
