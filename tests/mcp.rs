@@ -3736,6 +3736,21 @@ fn fzfs_selected_entry_is_marked_and_its_gutter_is_not() {
     client.finish();
 }
 
+/// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
+/// dialog waits for keys: the session's id and the result's text.
+fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let menu =
+        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
+    let shown = text(&menu);
+    assert!(shown.contains("dialog waiting for keys"), "{shown}");
+    (id, shown)
+}
+
 /// dialog leaves the alternate screen out (its boxes stay on the shell's screen), paints the
 /// screen blue, and shows its selected entry and focused button blue on white. Its rows were
 /// read as transcript lines, with no mark: a `<Down>` read "unchanged since your last look"
@@ -3751,16 +3766,8 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
     let line = "dialog --menu 'Pick one' 15 40 4 1 Apple 2 Banana 3 Cherry; echo rc=$?";
-    let menu =
-        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
-    let shown = text(&menu);
-    assert!(shown.contains("dialog waiting for keys"), "{shown}");
+    let (id, shown) = dialog_in_bash(&mut client, line);
     assert!(shown.contains("--- screen 80x24"), "{shown}");
     assert!(shown.contains("⟦Apple⟧") && !shown.contains("⟦Banana"), "{shown}");
     assert!(!shown.contains("not on this screen"), "{shown}");
@@ -3847,16 +3854,8 @@ fn a_dialog_wider_than_half_the_screen_marks_its_selected_entry() {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
     let line = "dialog --backtitle Setup --menu 'Geographic area:' 20 76 9 1 Africa 2 Asia 3 Europe; echo rc=$?";
-    let menu =
-        client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
-    let shown = text(&menu);
-    assert!(shown.contains("dialog waiting for keys"), "{shown}");
+    let (id, shown) = dialog_in_bash(&mut client, line);
     assert!(shown.contains("⟦Africa⟧") && !shown.contains("⟦Asia"), "{shown}");
     assert!(shown.contains("⟦<  OK  >⟧"), "{shown}");
     let moved = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
