@@ -978,12 +978,19 @@ fn a_text_wait_ends_when_a_repl_reading_keys_asks_for_its_next_line() {
         json!({"argv": ["python3", "-q"], "env": {"PYTHON_BASIC_REPL": "1"}, "input_wait": true});
     let id = client.tool("terminal_start", repl)["session_id"].clone();
     let line = "import threading, time; threading.Thread(target=lambda: (time.sleep(1.5), print('la' + 'te'))).start()";
+    submits_and_waits_for_late(&mut client, &id, line);
+    client.finish();
+}
+
+/// Submits `line` in session `id`, which makes its program print `late` a while after it
+/// asks for input again: a wait for that text is not ended by the prompt, and matches.
+fn submits_and_waits_for_late(client: &mut Client, id: &Value, line: &str) {
     let late = client.call(
         "terminal_send",
-        json!({"session_id": id, "text": line, "submit": true, "for_text": "late", "timeout_ms": 60000}),
+        json!({"session_id": id, "text": line, "submit": true, "for_text": "late",
+               "timeout_ms": 60000}),
     );
     assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
-    client.finish();
 }
 
 /// gdb reads keys at its prompt in an event loop: it polls the terminal beside self-pipes no
@@ -1033,12 +1040,7 @@ fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
     let said = text(&stopped);
     assert_eq!(stopped["structuredContent"]["wait"]["outcome"], "waiting_for_input", "{said}");
     assert!(said.contains("Breakpoint 1, main"), "{said}");
-    let late = client.call(
-        "terminal_send",
-        json!({"session_id": id, "text": "continue", "submit": true, "for_text": "late",
-               "timeout_ms": 60000}),
-    );
-    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    submits_and_waits_for_late(&mut client, &id, "continue");
     client.finish();
 }
 
@@ -1055,11 +1057,7 @@ fn a_text_wait_at_nodes_prompt_waits_for_its_timer() {
         client.tool("terminal_start", json!({"argv": ["node"], "input_wait": true}))["session_id"]
             .clone();
     let line = "setTimeout(() => console.log('la' + 'te'), 2000)";
-    let late = client.call(
-        "terminal_send",
-        json!({"session_id": id, "text": line, "submit": true, "for_text": "late", "timeout_ms": 60000}),
-    );
-    assert_eq!(late["structuredContent"]["wait"]["outcome"], "matched", "{}", text(&late));
+    submits_and_waits_for_late(&mut client, &id, line);
     client.finish();
 }
 

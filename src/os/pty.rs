@@ -123,7 +123,7 @@ pub(crate) fn hosted_line_modes(
 /// [`hosted_line_modes`]).
 #[cfg(target_os = "linux")]
 pub(crate) fn hosted_terminal(master: BorrowedFd<'_>, pid: i32) -> Option<OwnedFd> {
-    use rustix::fs::{Mode, OFlags, fstat, makedev, stat};
+    use rustix::fs::{Mode, OFlags, fstat, makedev};
     /// The major device number of every Unix 98 pseudo-terminal's slave (`/dev/pts/N` is
     /// minor `N`: the kernel gives them 20 bits of minor under this one major).
     const PTS_MAJOR: u32 = 136;
@@ -134,8 +134,7 @@ pub(crate) fn hosted_terminal(master: BorrowedFd<'_>, pid: i32) -> Option<OwnedF
         return None;
     }
     let device = makedev(major, minor);
-    let own = rustix::pty::ptsname(master, Vec::new()).ok()?;
-    if stat(own.as_c_str()).ok()?.st_rdev == device {
+    if slave_device(master)? == device {
         return None;
     }
     let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
