@@ -1711,6 +1711,33 @@ fn a_password_prompt_run_from_mcs_command_line_is_read_by_the_program_that_asks(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A line asked for by mc's subshell itself (bash's `read`, typed at mc's command line) is read
+/// by the subshell, on its terminal: `read -s` is a password prompt. The subshell leads its
+/// session and shares mc's pipes, as it does at its own prompt, where mc reads the keys: both
+/// read as `mc waiting for keys` (a secret was refused), told apart now by the terminal's
+/// canonical mode, which bash's line editor turns off.
+#[test]
+fn a_line_read_by_mcs_subshell_itself_is_read_by_the_subshell() {
+    if !require("mc") || !require("bash") {
+        return;
+    }
+    let (_engine, mc, dir) = mc_in_a_directory("mc-read");
+    let named = || mc.status().unwrap().foreground.map(|p| p.name);
+    mc.send_text("read -s x; echo length ${#x}; read y; echo line-$y").unwrap();
+    mc.send_keys("<Enter>").unwrap();
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Password));
+    assert_eq!(named().as_deref(), Some("bash"));
+    mc.send_secret("hunter2").unwrap();
+    expect(&mc, Until::screen_contains("length 7"));
+    assert_eq!(input_wait_fires(&mc), Some(InputKind::Line));
+    assert_eq!(named().as_deref(), Some("bash"));
+    mc.submit("two").unwrap();
+    expect(&mc, Until::screen_contains("line-two"));
+    assert!(!mc.screen().unwrap().contains("hunter2"));
+    mc.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A command run in a POSIX session of its own, with no controlling terminal (`su USER -c
 /// CMD` does so, as `setsid -w` does), reads the session's terminal through the descriptors
 /// it inherited, while its parent, the terminal's foreground group, only waits for it: it

@@ -123,31 +123,54 @@ pub(crate) fn hosted_line_modes(
 /// [`hosted_line_modes`]).
 #[cfg(target_os = "linux")]
 pub(crate) fn hosted_terminal(master: BorrowedFd<'_>, pid: i32) -> Option<OwnedFd> {
-    use rustix::fs::{Mode, OFlags, fstat, makedev};
+    let (minor, device) = controlling_pts(pid)?;
+    if slave_device(master)? == device {
+        return None;
+    }
+    open_pts(minor, device)
+}
+
+/// The echo and canonical flags of the pseudo-terminal that is process `pid`'s controlling
+/// terminal, whichever it is; `None` when it has none, or it cannot be opened (another
+/// user's). Opened without becoming anyone's controlling terminal, and closed at once.
+#[cfg(target_os = "linux")]
+pub(crate) fn controlling_line_modes(pid: i32) -> Option<crate::types::LineModes> {
+    let (minor, device) = controlling_pts(pid)?;
+    line_modes(std::os::fd::AsFd::as_fd(&open_pts(minor, device)?))
+}
+
+/// The minor number and the device of process `pid`'s controlling terminal, when that is a
+/// Unix 98 pseudo-terminal's slave.
+#[cfg(target_os = "linux")]
+fn controlling_pts(pid: i32) -> Option<(u32, rustix::fs::Dev)> {
     /// The major device number of every Unix 98 pseudo-terminal's slave (`/dev/pts/N` is
     /// minor `N`: the kernel gives them 20 bits of minor under this one major).
     const PTS_MAJOR: u32 = 136;
     // `tty_nr` as the kernel encodes it: minor bits 0-7 and 20-31, major bits 8-19.
     let tty = crate::os::procfs::read_stat(pid).ok()?.tty_nr as u32;
     let (major, minor) = ((tty >> 8) & 0xfff, (tty & 0xff) | ((tty >> 12) & 0xfff00));
-    if major != PTS_MAJOR {
-        return None;
-    }
-    let device = makedev(major, minor);
-    if slave_device(master)? == device {
-        return None;
-    }
+    (major == PTS_MAJOR).then(|| (minor, rustix::fs::makedev(major, minor)))
+}
+
+/// `/dev/pts/MINOR`, opened read-only without becoming anyone's controlling terminal, when it
+/// is `device`.
+#[cfg(target_os = "linux")]
+fn open_pts(minor: u32, device: rustix::fs::Dev) -> Option<OwnedFd> {
+    use rustix::fs::{Mode, OFlags, fstat};
     let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::NONBLOCK | OFlags::CLOEXEC;
-    let hosted = rustix::fs::open(format!("/dev/pts/{minor}"), flags, Mode::empty()).ok()?;
-    if fstat(&hosted).ok()?.st_rdev != device {
-        return None;
-    }
-    Some(hosted)
+    let pts = rustix::fs::open(format!("/dev/pts/{minor}"), flags, Mode::empty()).ok()?;
+    (fstat(&pts).ok()?.st_rdev == device).then_some(pts)
 }
 
 /// Elsewhere, the session's own terminal is all termloom reads.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn hosted_terminal(_master: BorrowedFd<'_>, _pid: i32) -> Option<OwnedFd> {
+    None
+}
+
+/// Elsewhere, no other terminal's modes are read.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn controlling_line_modes(_pid: i32) -> Option<crate::types::LineModes> {
     None
 }
 

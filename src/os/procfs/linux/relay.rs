@@ -194,8 +194,8 @@ pub(super) fn asleep_long(
 /// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
 /// one waits there and none is busy. The reader is the program on the one terminal, or,
 /// when it hosts several (GNU screen's windows), none: the host; none too when the program
-/// reading is the hosted session's leader and shares a pipe with the host (mc's subshell at
-/// its prompt: mc reads). At most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
+/// reading is the hosted session's leader, shares a pipe with the host and takes keys, not
+/// lines (mc's subshell at its prompt: mc reads). At most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
 /// at.
 pub(super) fn hosted_wait(
     host: i32,
@@ -242,8 +242,14 @@ pub(super) fn hosted_wait(
     // their programs hold the terminal alone), or is not what reads: `sudo` with `use_pty`
     // hands its command its own standard streams when they are no terminal (`sudo cmd | tee
     // log`: a pipe in common), but runs it under a monitor that leads the session.
+    // The leader's own prompt is an editor taking keys (bash's readline); a line it reads in
+    // canonical mode is read by it (`read -s` typed at mc's command line: a password prompt).
+    let reads_a_line =
+        |hosted| crate::os::pty::controlling_line_modes(hosted).is_some_and(|m| m.canonical);
     let reader = reader
-        .filter(|&(hosted, session)| hosted != session || !shares_a_pipe(host, hosted, probe.looks))
+        .filter(|&(hosted, session)| {
+            hosted != session || reads_a_line(hosted) || !shares_a_pipe(host, hosted, probe.looks)
+        })
         .map(|(hosted, _)| hosted);
     Some(match (reader, outside) {
         (None, Some((reason, idle_tick))) => InputWait::Outside { reason, idle_tick },
