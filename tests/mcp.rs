@@ -3928,6 +3928,34 @@ fn a_pagers_prompt_line_written_over_is_not_said_to_be_redrawn() {
     client.finish();
 }
 
+/// A look at a `less -X` page with `view="screen"` reads the page's lines too, and ends on
+/// the pager's prompt line as a read of what is new does: the `q` after it said `[from a
+/// line you saw, since redrawn]` before the shell's prompt (the screen view did not remember
+/// the prompt).
+#[test]
+fn a_pagers_prompt_line_seen_on_the_screen_is_not_said_to_be_redrawn() {
+    for program in ["bash", "less", "seq"] {
+        if !common::require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let page = json!({"session_id": id, "text": "seq 1 200 | less -X", "submit": true});
+    let page = text(&client.call("terminal_send", page));
+    assert!(page.contains("less waiting for keys") && page.ends_with("\n:"), "{page}");
+    // The next page, looked at as a screen.
+    let next = json!({"session_id": id, "keys": " ", "view": "screen"});
+    let next = text(&client.call("terminal_send", next));
+    assert!(next.contains("\n:") && !next.contains("\n1\n"), "{next}");
+    let back = client.call("terminal_send", json!({"session_id": id, "keys": "q"}));
+    assert_eq!(back["structuredContent"]["rewritten"], false, "{back}");
+    let back = text(&back);
+    assert!(back.ends_with("]\n$ ") && back.lines().count() == 2, "{back}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// irb's completion menu, drawn below the line: entries cyan, the selected one magenta. All
 /// were marked alike, and a Tab that moved the selection read "below the cursor, rows 1-4:
 /// unchanged since your last look"; the selected entry is marked again, and moves.

@@ -586,15 +586,26 @@ pub(crate) fn show(
     {
         skip_shown_rows(&mut new, &rows);
     }
-    let (mut new, unshown, all_read) = match &snapshot {
-        Some(screen) if curses(screen) && !gone => read_with_screen(new, screen),
+    // (The pager's prompt a read ended on is found before a look at the primary screen takes
+    // the read's lines for the screen's; a curses program's screen is no pager's.)
+    let prompt_of = |read: &NewOutput| snapshot.as_ref().and_then(|s| pager_prompt(read, s));
+    let (mut new, unshown, all_read, prompt) = match &snapshot {
+        Some(screen) if curses(screen) && !gone => {
+            let (new, unshown, all_read) = read_with_screen(new, screen);
+            (new, unshown, all_read, None)
+        }
         Some(screen) if args.view == View::Screen && !screen.alternate && !gone => {
             let read =
                 read_new(session, SCREEN_READ_BYTES, None, &Typed::Nothing, unread.as_ref())?;
             read_any = moved(&read);
-            read_with_screen(read, screen)
+            let prompt = prompt_of(&read);
+            let (new, unshown, all_read) = read_with_screen(read, screen);
+            (new, unshown, all_read, prompt)
         }
-        _ => (new, None, None),
+        _ => {
+            let prompt = prompt_of(&new);
+            (new, None, None, prompt)
+        }
     };
     if !gone {
         let submitted = match (&args.typed, args.echo_at) {
@@ -618,7 +629,6 @@ pub(crate) fn show(
         });
         new.rewritten &= !erased;
         if read_any && args.view != View::Scrollback {
-            let prompt = snapshot.as_ref().and_then(|screen| pager_prompt(&new, screen));
             prompts.read_to(session.id(), prompt);
         }
     }
