@@ -67,6 +67,7 @@ pub use input::escapes::decode_escapes;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
 };
+pub use input::line_breaks::enter_for_line_breaks;
 pub use input::mouse::{MouseButton, MouseEncoding, MouseError};
 pub use input::signal::{Signal, SignalReport, SignalTarget};
 pub use os::confine::Confinement;

@@ -257,6 +257,29 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_once() {
 
 /// Every `--json` failure has a `code`, a failed step's too: the library's code for a step it
 /// refused, else the failure's kind.
+/// `--send` and `--submit` type a line break (`\n`, `\r\n`) as Enter, as `termloom send
+/// --text` and MCP `terminal_send` do: `--send 'ab\ncd\r\ne'` typed `ab`, a line feed (Ctrl-J,
+/// nano's Justify), `cd`, a carriage return and a line feed. A program reading raw bytes
+/// sees what was typed.
+#[test]
+fn run_types_a_line_break_as_enter() {
+    for program in ["sh", "stty", "head", "od"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let raw = "stty raw -echo; head -c 10 | od -An -c";
+    let args = ["run", "--timeout", LONG_MS, "--wait-input", "--send", r"ab\ncd\r\ne"];
+    let args = [&args[..], &["--submit", r"f\ng", "--wait-exit", "--shell", raw]].concat();
+    let output = termloom(&args);
+    assert_code(&output, 0);
+    let out = stdout(&output);
+    let words = |line: &str| line.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+    let bytes = out.lines().map(words).find(|words| words.first().is_some_and(|w| w == "a"));
+    let typed = ["a", "b", r"\r", "c", "d", r"\r", "e", "f", r"\r", "g"];
+    assert_eq!(bytes, Some(typed.map(str::to_owned).to_vec()), "{out}");
+}
+
 #[test]
 fn a_failed_steps_json_error_has_a_code() {
     let cases: [(&[&str], &str, &str); 3] = [

@@ -183,10 +183,11 @@ it starts with a dash.
 
 const RUN_DETAILS: &str = r#"
 Escapes:
-  --send and --submit decode backslash escapes: \r (Enter), \n (line feed), \t
-  (Tab), \e (Escape), \xHH (one byte), \uHHHH (a character), \\ (a backslash).
-  Any other backslash is sent as it is. Wait texts and regular expressions are
-  not decoded.
+  --send and --submit decode backslash escapes: \r (Enter), \n (a line break),
+  \t (Tab), \e (Escape), \xHH (one byte), \uHHHH (a character), \\ (a
+  backslash). Any other backslash is sent as it is. A line break (\n or \r\n,
+  escaped or not) is typed as Enter, as a person types it; --keys '<C-j>' sends
+  a line feed. Wait texts and regular expressions are not decoded.
 
 Transcript and screen:
   The transcript is the output as a person would have read it, line by line:

@@ -134,9 +134,9 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
     let mut steps = plan.steps.iter().peekable();
     while let Some(planned) = steps.next() {
         let typed = match &planned.step {
-            Step::Send(text) => Some(Typed::Bytes(termloom::decode_escapes(text))),
+            Step::Send(text) => Some(Typed::Bytes(typed_text(text))),
             Step::Submit(text) => {
-                let mut bytes = termloom::decode_escapes(text);
+                let mut bytes = typed_text(text);
                 bytes.push(b'\r');
                 Some(Typed::Bytes(bytes))
             }
@@ -171,6 +171,12 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
     Ok(())
 }
 
+/// The bytes `--send` and `--submit` type for `text`: its escapes decoded, each line break
+/// (`\n`, `\r\n`) Enter, as `termloom send --text` and MCP `terminal_send` type one.
+fn typed_text(text: &str) -> Vec<u8> {
+    termloom::enter_for_line_breaks(&termloom::decode_escapes(text))
+}
+
 /// Input of a step that a wait follows.
 enum Typed<'a> {
     /// A key script.
@@ -188,8 +194,12 @@ fn perform_step(
 ) -> Result<(), Failure> {
     let failed = |err| Failure::error(planned, err);
     match &planned.step {
-        Step::Send(text) => session.send_text(text).map_err(failed),
-        Step::Submit(text) => session.submit(text).map_err(failed),
+        Step::Send(text) => session.send_bytes(&typed_text(text)).map_err(failed),
+        Step::Submit(text) => {
+            let mut bytes = typed_text(text);
+            bytes.push(b'\r');
+            session.send_bytes(&bytes).map_err(failed)
+        }
         Step::Wait(wait) => wait_for(session, wait, timeout, planned),
         Step::Resize(size) => session.resize(size.cols, size.rows).map_err(failed),
         Step::Screen => {

@@ -79,7 +79,7 @@ pub(super) const STEPS: &[StepDef] = &[
         value: Some("TEXT"),
         section: TYPING,
         help: "Type TEXT. Backslash escapes are decoded (see Escapes): \\r is\n\
-               Enter, \\e is Escape.",
+               Enter, as is a line break (\\n), \\e is Escape.",
         action: |v| Ok(Step::Send(v.to_owned())),
     },
     Def {

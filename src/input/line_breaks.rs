@@ -6,8 +6,13 @@
 /// its own (nano's Justify joined the lines typed); a line discipline that reads lines makes
 /// Enter a line feed again. A line feed alone is sent as the key `<C-j>`.
 ///
-/// MCP `terminal_send`'s `text` is typed so, and with it `termloom send --text`.
-pub(crate) fn enter_for_line_breaks(bytes: &[u8]) -> Vec<u8> {
+/// MCP `terminal_send`'s `text` is typed so, and with it `termloom send --text`, and
+/// `termloom run`'s `--send` and `--submit` (after [`decode_escapes`](crate::decode_escapes)).
+///
+/// ```
+/// assert_eq!(termloom::enter_for_line_breaks(b"a\nb\r\nc"), b"a\rb\rc");
+/// ```
+pub fn enter_for_line_breaks(bytes: &[u8]) -> Vec<u8> {
     let mut typed = Vec::with_capacity(bytes.len());
     for (i, &byte) in bytes.iter().enumerate() {
         match byte {
