@@ -1129,6 +1129,63 @@ fn keys_cut_short_by_a_cancellation_are_not_submitted() {
     client.finish();
 }
 
+/// Keys cut short by a cancellation at a Tab leave what was typed before it, completed, on the
+/// program's edit line, where nothing submits it; the cancelled call gets no result, and the
+/// next result for the session shows that line: a read ends with it, and the line the next
+/// call submits reads as the program got it (`gitx status echo hi`), not as the call typed it.
+/// bash's completion of `gitx` logs that it runs, then waits for the test to let it finish.
+#[test]
+fn what_a_cancelled_call_left_on_the_edit_line_is_in_the_next_result() {
+    for program in ["bash", "mkfifo"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let dir = temp_dir("cut-at-tab");
+    let (log, gate) = (dir.join("log"), dir.join("gate"));
+    std::fs::write(&log, "").unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&gate).status().unwrap();
+    assert!(made.success());
+    let (log, gate) = (log.to_str().unwrap(), gate.to_str().unwrap());
+    let mut client = Client::initialized("2025-11-25");
+    let watcher =
+        client.tool("terminal_start", json!({"argv": ["tail", "-F", log]}))["session_id"].clone();
+    let id = client.bash_session();
+    let completion = format!(
+        "_slow() {{ echo busy >> {log}; read -r _ < {gate}; COMPREPLY=(status); }}; complete -F _slow gitx"
+    );
+    let set = json!({"session_id": id, "text": completion, "submit": true});
+    assert!(text(&client.call("terminal_send", set)).ends_with("\n$ "));
+    for next in ["read", "send"] {
+        let keys = json!({"session_id": id, "keys": "gitx st<Tab> --short", "submit": true});
+        let sending =
+            client.send_request("tools/call", json!({"name": "terminal_send", "arguments": keys}));
+        let busy = json!({"session_id": watcher, "for_text": "busy", "timeout_ms": 30000});
+        assert_eq!(client.tool("terminal_read", busy)["wait"]["outcome"], "matched");
+        client.notify("notifications/cancelled", json!({"requestId": sending, "reason": "test"}));
+        // (Answered once the cancellation was taken.)
+        assert_eq!(client.ok("ping", json!({})), json!({}));
+        std::fs::write(gate, "go\n").unwrap();
+        match next {
+            "read" => {
+                let read = json!({"session_id": id, "input_wait": true, "timeout_ms": 30000});
+                let read = text(&client.call("terminal_read", read));
+                assert!(read.ends_with("\ngitx status "), "{read}");
+                let cleared = json!({"session_id": id, "keys": "<C-u>"});
+                client.call("terminal_send", cleared);
+            }
+            _ => {
+                let line = json!({"session_id": id, "text": "echo hi", "submit": true});
+                let sent = text(&client.call("terminal_send", line));
+                assert!(sent.contains("\ngitx status echo hi\n"), "{sent}");
+                assert!(sent.ends_with("gitx: command not found\n$ "), "{sent}");
+            }
+        }
+    }
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A command that waits in a full-screen program (a pager) comes back with that program's
 /// screen and the way out (its own keys, not Ctrl-C), in one call.
 #[test]
