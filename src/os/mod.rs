@@ -1,6 +1,9 @@
-//! The operating system: pseudo-terminals, the child's environment and isolation, cgroups,
-//! `/proc`, and shell integration's startup files. Nothing here knows about the terminal
-//! model or the reactor.
+//! The operating system: pseudo-terminals, the child's environment and isolation,
+//! confinement, cgroups, `/proc`, recordings, the supervisor, and shell integration's startup
+//! files. Nothing here knows about the terminal model or the reactor, with two exceptions:
+//! the session key of shell-integration marks (`term::scan::MarkKey`), handed to the shell,
+//! and the supervisor's question whether it runs on the reactor's thread
+//! (`reactor::on_reactor_thread`), so that it never waits there.
 
 pub(crate) mod cgroup;
 pub(crate) mod confine;
