@@ -1,4 +1,5 @@
-//! `termloom mcp [--config FILE]`: the MCP server on stdin and stdout.
+//! `termloom mcp [--config FILE] [--policy FILE]`: the MCP server on stdin and stdout; with
+//! `--server`, the MCP tools of a termloom server's sessions, relayed by [`super::proxy`].
 
 use std::ffi::OsString;
 use std::io::Write;
