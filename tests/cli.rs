@@ -624,6 +624,11 @@ fn the_bare_help_is_a_short_overview_naming_where_the_details_are() {
     for topic in ["`termloom help run`", "`termloom help sessions`", "`termloom help CMD`"] {
         assert!(overview.contains(topic), "{topic}:\n{overview}");
     }
+    // Every flag the bare command takes is listed (`-h`, `--help` and `-V` were accepted but
+    // not named).
+    for flag in ["-h, --help", "--version", "-V"] {
+        assert!(overview.contains(flag), "{flag}:\n{overview}");
+    }
     assert_code(&termloom(&["help", "sessions"]), 0);
     // Every line fits an 80-column terminal.
     for line in overview.lines() {

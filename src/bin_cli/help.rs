@@ -54,7 +54,8 @@ pub(super) fn top_help() -> String {
     push_group(&mut text, "An agent host with MCP (`termloom help mcp`):", &mcp);
     let rest = [
         ("help [TOPIC]", "This overview, or TOPIC's: run, sessions, mcp, or a command."),
-        ("--version", "The version."),
+        ("-h, --help", "This overview."),
+        ("--version", "The version (also -V)."),
     ];
     push_group(&mut text, "", &rest);
     text
