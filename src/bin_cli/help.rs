@@ -76,7 +76,8 @@ fn push_group(text: &mut String, title: &str, rows: &[(&str, &str)]) {
 const USAGE: &str = "Usage:
   termloom run [OPTIONS] STEPS... -- PROGRAM [ARGS...]
   termloom run [OPTIONS] STEPS... --shell LINE
-  termloom mcp [--config FILE | --server]
+  termloom mcp [--config FILE] [--policy FILE]
+  termloom mcp --server [-L NAME | --socket PATH]
   termloom start [--name N] [-- PROGRAM [ARGS...]]; termloom send ID --keys K ...
   termloom attach ID [--takeover]
   termloom server [-L NAME | --socket PATH]
