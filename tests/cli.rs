@@ -367,6 +367,22 @@ fn the_mcp_help_names_every_tool() {
     }
 }
 
+/// `mcp`, `server` and `attach` take an option's value inline (`--policy=FILE`), as `run` and
+/// the session commands do: `termloom mcp --policy=FILE` was an unknown argument, though
+/// `--config=FILE` was taken.
+#[test]
+fn every_command_takes_an_options_value_inline() {
+    let output = termloom(&["mcp", "--policy=/nonexistent/policy.toml"]);
+    assert_code(&output, 1);
+    assert!(stderr(&output).contains("reading policy file /nonexistent/policy.toml"), "{output:?}");
+    let output = termloom(&["server", "--idle-exit=soon"]);
+    assert_code(&output, 2);
+    assert!(stderr(&output).contains("--idle-exit \"soon\": give seconds"), "{output:?}");
+    let output = termloom(&["attach", "--socket=/nonexistent/socket", "1"]);
+    // (Taken: what stops it is its standard input, no terminal here.)
+    assert!(stderr(&output).contains("attach needs a terminal"), "{output:?}");
+}
+
 /// A working directory that does not exist is named as such, not as a program missing from
 /// `PATH`, whether the program is a bare name or a path.
 #[test]

@@ -74,9 +74,6 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
                 Some(path) => config_path = Some(path.into()),
                 None => return super::usage_error("--config needs a FILE", "termloom mcp --help"),
             },
-            Some(other) if other.starts_with("--config=") => {
-                config_path = Some(other["--config=".len()..].into());
-            }
             Some("--policy") => match args.next() {
                 Some(path) => policy_path = Some(path.into()),
                 None => return super::usage_error("--policy needs a FILE", "termloom mcp --help"),

@@ -52,9 +52,9 @@ fn command(args: Vec<OsString>) -> ExitCode {
     };
     match command.to_str() {
         Some("run") => run::main(args.collect()),
-        Some("mcp") => mcp::main(args.collect()),
-        Some("server") => server::main(args.collect()),
-        Some("attach") => attach::main(strings(args)),
+        Some("mcp") => mcp::main(split_inline_values(args)),
+        Some("server") => server::main(split_inline_values(args)),
+        Some("attach") => attach::main(strings(split_inline_values(args).into_iter())),
         Some(name) if agent::is_command(name) => agent::main(name, strings(args)),
         // `termloom -L work help send`: the options naming a server, moved after the
         // command, name no topic.
@@ -81,6 +81,22 @@ fn command(args: Vec<OsString>) -> ExitCode {
             usage_error(&message, "termloom --help")
         }
     }
+}
+
+/// The arguments with each `--name=value` split into `--name` and `value`, for the commands
+/// that read their options a word at a time (`mcp`, `server`, `attach`), so that they take
+/// both forms, as `run` and the session commands do.
+fn split_inline_values(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+    let mut split = Vec::new();
+    for arg in args {
+        match arg.to_str().and_then(|word| word.split_once('=')) {
+            Some((name, value)) if name.starts_with("--") => {
+                split.extend([OsString::from(name), OsString::from(value)]);
+            }
+            _ => split.push(arg),
+        }
+    }
+    split
 }
 
 /// `termloom --text x send g`: a flag (`first`, the first word past the options every
