@@ -64,13 +64,13 @@ pub struct Config {
     pub write_queue_bytes: usize,
     /// Bound of the pastes waiting for room in a session's input queue (their bytes as
     /// encoded, bracketed or not): a paste that would take more is refused with
-    /// [`Error::PasteTooLarge`](crate::Error::PasteTooLarge) before any of it is queued. Default
+    /// [`Error::PasteTooLarge`] before any of it is queued. Default
     /// 16 MiB, range 1 KiB..=1 GiB.
     pub paste_bytes: usize,
     /// Most waits pending on one session at once, whoever waits: [`Session::wait`](crate::Session::wait) and
     /// its kin, their futures, [`PendingWait`](crate::PendingWait)s and the MCP tool calls
     /// that wait. One more is refused with
-    /// [`Error::TooManyWaits`](crate::Error::TooManyWaits) before anything it would type is
+    /// [`Error::TooManyWaits`] before anything it would type is
     /// typed; each pending wait keeps a copy of what its reader had read of the screen, and
     /// output is checked against every one, so this is the bound that holds the memory and
     /// the work. Each reader but the default one (a [`ReaderId`](crate::ReaderId) a handle reads as
@@ -83,7 +83,7 @@ pub struct Config {
     pub max_waits: usize,
     /// Most waits one reader but the default (see [`max_waits`](Config::max_waits)) may have pending on one
     /// session at once: one more is refused with
-    /// [`Error::TooManyReaderWaits`](crate::Error::TooManyReaderWaits) before anything it would
+    /// [`Error::TooManyReaderWaits`] before anything it would
     /// type is typed, while the session's other readers can still wait (up to `max_waits`
     /// in all). Set below `max_waits`, it leaves the others at least `max_waits` minus it;
     /// at or above `max_waits`, only `max_waits` holds. A `termloom server` also holds each
@@ -113,7 +113,7 @@ pub struct Config {
     pub max_sessions: usize,
     /// Most ended sessions kept as readable tombstones: closed ones and those whose program
     /// exited (the engine closes those itself), whether or not anyone read them; the oldest
-    /// go first, and a forgotten one's calls fail with [`Error::SessionForgotten`](crate::Error::SessionForgotten).
+    /// go first, and a forgotten one's calls fail with [`Error::SessionForgotten`].
     /// Default 64, range 0..=100,000.
     pub max_closed_sessions: usize,
     /// Sessions with no input and no output for this long are closed. `None` (the default)

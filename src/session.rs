@@ -485,7 +485,7 @@ impl Session {
     /// Lines of the retained transcript by number (from 0 at the session's start; the line
     /// at the cursor included), at most `max_bytes` of them from the range's start; lines the
     /// transcript's bound dropped are left out. Does not move the read cursor. A range that
-    /// ends before it starts is refused ([`Error::InvalidInput`](crate::Error::InvalidInput)).
+    /// ends before it starts is refused ([`Error::InvalidInput`]).
     pub fn transcript_lines(
         &self,
         range: std::ops::Range<u64>,
@@ -672,12 +672,12 @@ impl Session {
     /// prompt comes back (at most `timeout`) and returns the command's own output, exit code
     /// and duration. The read cursor moves past the command, so the next [`Session::read`]
     /// does not return it again. Fails with a clear error when the shell shows no integration
-    /// ([`Error::NoShellIntegration`](crate::Error::NoShellIntegration)) or is not at its
-    /// prompt ([`Error::NotAtPrompt`](crate::Error::NotAtPrompt)), or when `line` is empty or
+    /// ([`Error::NoShellIntegration`]) or is not at its
+    /// prompt ([`Error::NotAtPrompt`]), or when `line` is empty or
     /// holds a line break or another control character (the line is typed, so the line editor
     /// would take it as a key). A line the shell takes as the start of a longer command (an
     /// open quote) is abandoned with Ctrl-C:
-    /// [`Error::CommandLineIncomplete`](crate::Error::CommandLineIncomplete).
+    /// [`Error::CommandLineIncomplete`].
     pub fn run_command(&self, line: &str, timeout: Duration) -> Result<CommandResult> {
         self.start_command(line, timeout)?.recv().map_err(|_| Error::WaitAborted(timeout))?
     }

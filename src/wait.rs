@@ -258,9 +258,9 @@ impl Until {
     /// `test` holds for the screen. It runs on the reactor thread each time output has been
     /// processed, so it must be quick and must not block; `description` names it in outcomes.
     /// It must not call into the engine (a [`Session`](crate::Session) method from inside it
-    /// fails with [`Error::InvalidInput`](crate::Error::InvalidInput), and so does the
+    /// fails with [`Error::InvalidInput`], and so does the
     /// wait). If it panics, the
-    /// wait fails with [`Error::WaitConditionPanicked`](crate::Error::WaitConditionPanicked).
+    /// wait fails with [`Error::WaitConditionPanicked`].
     pub fn screen_matches(
         description: impl Into<String>,
         test: impl Fn(&Screen) -> bool + Send + Sync + 'static,
@@ -341,14 +341,14 @@ impl Until {
     /// The shell is back at its prompt: the prompt was drawn after the last input was sent.
     /// Needs shell integration ([`SpawnSpec::shell_integration`](crate::SpawnSpec::shell_integration)):
     /// on a session started without it whose program marks no prompts itself, a wait for
-    /// this alone fails at once with [`Error::NoShellIntegration`](crate::Error::NoShellIntegration).
+    /// this alone fails at once with [`Error::NoShellIntegration`].
     pub fn prompt() -> Until {
         Until(Cond::Prompt)
     }
 
     /// The terminal's foreground process group is blocked reading the terminal, and there has
     /// been no output and no input for `Config::input_settle` (Linux; see
-    /// [`Status`](crate::Status)).
+    /// [`Status`]).
     pub fn input_wait() -> Until {
         Until(Cond::InputWait)
     }

@@ -246,9 +246,9 @@ pub fn __settings_for(folder: SnapshotFolder, crate_snapshots: &str) -> insta::S
 ///
 /// `assert_screen_snapshot!(session)` names the snapshot after the test function (a second
 /// one in the same test gets `-2`...); `assert_screen_snapshot!("name", session)` names it.
-/// `session` is a [`TestSession`](crate::testing::TestSession) (or its
-/// [`with_styles`](crate::testing::TestSession::with_styles)), a [`Session`](crate::Session),
-/// a [`Screen`](crate::Screen) or a [`StyledScreen`](crate::StyledScreen) (or a reference to
+/// `session` is a [`TestSession`] (or its
+/// [`with_styles`](crate::testing::TestSession::with_styles)), a [`Session`],
+/// a [`Screen`] or a [`StyledScreen`] (or a reference to
 /// one); a `TestSession`'s redactions are
 /// applied to the rows and the title (never to the size; the cursor and the style runs move
 /// with the text on a changed line; a [`Redactions::mask`] keeps the columns) and its command
