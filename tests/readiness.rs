@@ -508,14 +508,15 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
     waits_through_its_server_for(&tmux, InputKind::Line);
 }
 
-/// A directory for GNU screen's sockets (`SCREENDIR`), the user's alone as screen wants it.
-fn screen_dir(name: &str) -> TestDir {
+/// A directory the user's alone, as GNU screen wants its sockets' (`SCREENDIR`) and gpg its
+/// home (`GNUPGHOME`).
+fn private_dir(name: &str) -> TestDir {
     let dir = TestDir::new(name);
     std::fs::set_permissions(&*dir, std::os::unix::fs::PermissionsExt::from_mode(0o700)).unwrap();
     dir
 }
 
-/// GNU screen with `args`, its sockets in `dir` (see [`screen_dir`]).
+/// GNU screen with `args`, its sockets in `dir` (see [`private_dir`]).
 fn gnu_screen(engine: &termloom::Engine, dir: &TestDir, args: &[&str]) -> Session {
     let spec = SpawnSpec::new("screen").args(args).env("SCREENDIR", dir.to_str().unwrap());
     engine.spawn(spec).unwrap()
@@ -531,10 +532,55 @@ fn a_gnu_screen_client_waits_for_input_through_its_server() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = screen_dir("screen");
+    let dir = private_dir("screen");
     let engine = engine();
     let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", PANE]);
     waits_through_its_server_for(&screen, InputKind::Line);
+}
+
+/// gpg asks for a passphrase through its agent, a daemon in a POSIX session of its own, which
+/// runs `pinentry-curses` on the terminal `GPG_TTY` names: pinentry opens it by its name (no
+/// controlling terminal) and polls it alone, while gpg waits on the agent's socket. Nothing
+/// read as waiting for input: every call of the MCP server waited out its quiet (1.3 s after
+/// each key, `gpg running, quiet`). The dialog is the reader, of keys, found in the session's
+/// cgroup and, without cgroups, among the children of a daemon the session started.
+#[test]
+fn a_passphrase_dialog_a_daemon_runs_on_the_terminal_waits_for_keys() {
+    if !require("gpg") || !require("gpg-agent") || !require("pinentry-curses") || !require("bash") {
+        return;
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let pinentry = std::env::split_paths(&path)
+        .map(|dir| dir.join("pinentry-curses"))
+        .find(|file| file.is_file())
+        .unwrap();
+    for cgroups in [true, false] {
+        let home = private_dir("gpg");
+        let conf = format!("pinentry-program {}\n", pinentry.display());
+        std::fs::write(home.join("gpg-agent.conf"), conf).unwrap();
+        std::fs::write(home.join("in.txt"), "a secret\n").unwrap();
+        let engine =
+            termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() })
+                .unwrap();
+        let line = "GPG_TTY=$(tty) exec gpg -c -o out.gpg in.txt";
+        let spec = SpawnSpec::new("bash")
+            .args(["-c", line])
+            .cwd(&*home)
+            .env("GNUPGHOME", home.to_str().unwrap());
+        let gpg = engine.spawn(spec).unwrap();
+        for asked in ["Enter passphrase", "Please re-enter this passphrase"] {
+            expect(&gpg, Until::screen_contains(asked));
+            assert_eq!(input_wait_fires(&gpg), Some(InputKind::Keys), "cgroups {cgroups}");
+            let reader = gpg.status().unwrap().foreground.unwrap().name;
+            assert!(reader.starts_with("pinentry"), "cgroups {cgroups}: {reader}");
+            gpg.send_keys("correct-horse-42<Enter>").unwrap();
+        }
+        let done = expect(&gpg, Until::exit());
+        let exited = termloom::ExitStatus::Code(0);
+        assert_eq!(done.status.activity, Activity::Exited(exited), "cgroups {cgroups}: {done}");
+        assert!(home.join("out.gpg").is_file());
+        gpg.close().unwrap();
+    }
 }
 
 /// A password asked for in GNU screen's one window: the window's program is the reader, on
@@ -545,7 +591,7 @@ fn a_secret_is_typed_at_a_password_prompt_in_gnu_screens_window() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = screen_dir("screen-secret");
+    let dir = private_dir("screen-secret");
     let asks = "stty -echo; printf 'Password: '; read -r p; stty echo; echo; echo got-$p; sleep 60";
     let engine = engine();
     let screen = gnu_screen(&engine, &dir, &["-c", "/dev/null", "sh", "-c", asks]);
@@ -566,7 +612,7 @@ fn a_gnu_screen_client_reattached_waits_through_its_server() {
     if !require("screen") || !require("bash") {
         return;
     }
-    let dir = screen_dir("screen-reattach");
+    let dir = private_dir("screen-reattach");
     let engine = engine();
     let shell = engine
         .spawn(
@@ -597,7 +643,7 @@ fn gnu_screen_with_two_windows_names_no_window_the_reader() {
     if !require("screen") || !require(&shell_program()) {
         return;
     }
-    let dir = screen_dir("screen-windows");
+    let dir = private_dir("screen-windows");
     let rc = dir.join("screenrc");
     std::fs::write(
         &rc,
@@ -679,7 +725,7 @@ fn a_long_sleep_in_a_tmux_pane_or_a_gnu_screen_window_settles_the_default_wait()
     let pane = "bash --norc --noprofile";
     let argv = serde_json::json!(["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane]);
     settles_long_sleeps(&toolbox, serde_json::json!({ "argv": argv }), str::to_owned);
-    let screens = screen_dir("screen-sleep");
+    let screens = private_dir("screen-sleep");
     let argv = serde_json::json!(["screen", "-c", "/dev/null", "bash", "--norc", "--noprofile"]);
     let env = serde_json::json!({ "SCREENDIR": *screens });
     let start = serde_json::json!({ "argv": argv, "env": env });

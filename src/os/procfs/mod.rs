@@ -1178,6 +1178,19 @@ fn on_sockets(threads: &[ThreadObs]) -> bool {
         && threads.iter().all(|t| polls_sockets(t) || idle_behind(std::slice::from_ref(t)))
 }
 
+/// Whether a process waits for a server's answer on a socket it reads (gpg on its agent's,
+/// while the agent's passphrase dialog reads the terminal): some thread blocked reading a
+/// socket, and every other one waiting as [`idle_behind`] tells.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn reads_a_socket(threads: &[ThreadObs]) -> bool {
+    let reads = |t: &ThreadObs| {
+        matches!(&t.activity, Activity::Other(what)
+            if what.starts_with("read") && what.contains(" on socket:"))
+    };
+    threads.iter().any(reads)
+        && threads.iter().all(|t| reads(t) || idle_behind(std::slice::from_ref(t)))
+}
+
 #[cfg(target_os = "linux")]
 mod linux;
 mod syscalls;

@@ -7,7 +7,7 @@ use super::{
     ON_NETWORK, ON_SOCKETS, Probe, ProcStat, RELAYS_JUDGED, SLEEP_UNTIL, Shown, SleepTick,
     SyscallField, TIMER_SLACK, ThreadObs, classify_syscall, classify_wchan, connected_in, decide,
     describe_state, idle_behind, inet_table, is_dead, is_gone, on_sockets, parse_stat,
-    parse_syscall, waits_for_signal, waits_outside,
+    parse_syscall, reads_a_socket, waits_for_signal, waits_outside,
 };
 use std::fs;
 
@@ -379,9 +379,11 @@ pub(super) fn group_wait(
                     Some(not) => return not,
                 }
             }
-            // A client waiting on its server's socket (tmux's), which may read the
-            // terminal for it: see below.
-            Some((not @ InputWait::NotWaiting { .. }, threads)) if on_sockets(&threads) => {
+            // A client waiting on its server's socket (tmux's), or reading it for an answer
+            // (gpg its agent's), which may read the terminal for it: see below.
+            Some((not @ InputWait::NotWaiting { .. }, threads))
+                if on_sockets(&threads) || reads_a_socket(&threads) =>
+            {
                 relayed.push((member, not));
             }
             // A parent waiting for its child (git for its pager, a shell for a pipeline),

@@ -7,10 +7,13 @@ use crate::os::procfs;
 
 /// The relays of the terminal of group `members` (of session `sid`): live processes of
 /// other POSIX sessions that have it open, as a tmux server has its clients' terminals
-/// (passed over its socket) and reads them. They are looked for among `candidates` (the
-/// session's cgroup) when given, else among the children of the session leader's parent,
-/// where a daemon the session started ends up (the supervisor is a child subreaper). At
-/// most the descriptors `looks` has room for are looked at, all candidates together.
+/// (passed over its socket) and reads them, or as a dialog a daemon runs opens it by its
+/// name (gpg's agent runs `pinentry-curses` on the terminal `GPG_TTY` names). They are
+/// looked for among `candidates` (the session's cgroup) when given, else among the children
+/// of the session leader's parent, where a daemon the session started ends up (the
+/// supervisor is a child subreaper), and the children such a daemon, with no controlling
+/// terminal, runs in its own POSIX session. At most the descriptors `looks` has room for are
+/// looked at, all candidates together.
 pub(super) fn relays(
     sid: i32,
     members: &[ProcStat],
@@ -30,7 +33,14 @@ pub(super) fn relays(
     let others = processes(candidates, |s| {
         s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
     });
-    others.iter().map(|p| p.pid).filter(|&pid| holds_terminal(pid, tty, looks)).collect()
+    let mut pids: Vec<i32> = others.iter().map(|p| p.pid).collect();
+    if adopter.is_some() {
+        for daemon in others.iter().filter(|p| p.tty_nr == 0) {
+            let helpers = children(daemon.pid, None);
+            pids.extend(helpers.iter().filter(|c| c.session == daemon.session).map(|c| c.pid));
+        }
+    }
+    pids.into_iter().filter(|&pid| holds_terminal(pid, tty, looks)).collect()
 }
 
 /// The relay outside session `sid` of the terminal of group `pgrp` (of `members`), as
@@ -505,9 +515,9 @@ pub(super) fn relay_reader(
 /// panes), `/proc` cannot tell which one gets the keys: the relay reads, as it does.
 pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> Option<i32> {
     let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
-    if !matches!(observe_process(relay, own), Some((InputWait::Waiting { .. }, _))) {
+    let Some((InputWait::Waiting { .. }, threads)) = observe_process(relay, own) else {
         return None;
-    }
+    };
     let live = processes(candidates, |s| !is_dead(s));
     let hosted =
         |session: i32| live.iter().any(|leader| leader.pid == session && leader.ppid == relay);
@@ -518,6 +528,12 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         .collect();
     groups.sort_unstable();
     groups.dedup();
+    // Hosting no terminal, it reads for itself when it reads the terminal alone (a dialog a
+    // daemon runs on it: `pinentry-curses`); a server that polls its sockets beside hosts its
+    // first terminal soon (tmux starting its first pane), and does not wait yet.
+    if groups.is_empty() {
+        return reads_terminal_alone(relay, &threads, probe.looks).then_some(relay);
+    }
     let mut waits = !groups.is_empty();
     // Whether a hosted group waits for input; one neither waiting nor asleep for long.
     let (mut one_waits, mut one_else) = (false, false);
@@ -562,6 +578,21 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         probe.looks.sleeping_hosted.borrow_mut().get_or_insert((reason, timer));
     }
     waits.then(|| hosted_reader.filter(|_| groups.len() == 1).unwrap_or(relay))
+}
+
+/// Whether process `pid`, whose threads (`threads`) all wait, reads the terminal with no other
+/// descriptor: a thread blocked reading it, or polling it alone (see
+/// [`waits_on_terminal_alone`]).
+fn reads_terminal_alone(pid: i32, threads: &[ThreadObs], looks: &Looks) -> bool {
+    threads.iter().any(|thread| {
+        let Activity::Input(name) = &thread.activity else { return false };
+        if is_read(name) {
+            return true;
+        }
+        let base = format!("/proc/{pid}/task/{}", thread.tid);
+        fs::read_to_string(format!("{base}/syscall"))
+            .is_ok_and(|syscall| waits_on_terminal_alone(&base, name, &syscall, looks))
+    })
 }
 
 /// What the programs the relays judged in this probe host make of their client when no

@@ -85,12 +85,18 @@ pub(super) fn reading_terminal(
     let Activity::Input(name) = &activity else {
         return activity;
     };
-    let other = if matches!(name.as_str(), "read" | "readv" | "pread64" | "preadv" | "preadv2") {
+    let other = if is_read(name) {
         read_elsewhere(base, name, syscall)
     } else {
         polling_terminal(base, tid, syscall, name, probe)
     };
     other.unwrap_or(activity)
+}
+
+/// Whether the call `name` is of the read family (`read`, `readv`, `pread64`...), whose
+/// first argument is the descriptor read.
+pub(super) fn is_read(name: &str) -> bool {
+    matches!(name, "read" | "readv" | "pread64" | "preadv" | "preadv2")
 }
 
 /// What a read-family call waits on instead of the terminal, if its descriptor is not one.
@@ -244,7 +250,7 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
         Activity::Input(name) => name,
         _ => return None,
     };
-    if let "read" | "readv" | "pread64" | "preadv" | "preadv2" = name.as_str() {
+    if is_read(&name) {
         let fd = syscall_arg(&syscall, 0)?;
         let terminal = is_controlling_terminal(&format!("{base}/fd/{fd}"), tty);
         return terminal.then(|| UntimedWait { terminal, beside: Vec::new() });
