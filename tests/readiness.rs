@@ -583,6 +583,44 @@ fn a_passphrase_dialog_a_daemon_runs_on_the_terminal_waits_for_keys() {
     }
 }
 
+/// A client blocked reading the socket of a daemon the session started, while the daemon
+/// computes: gpg while its agent, started with it, works out for a second how long a
+/// passphrase's hash must take before it shows its dialog, or generates a key. The client was
+/// taken for a wait on the world outside, and the default wait settled once quiet (`gpg
+/// running, quiet · settled after 1.26 s`, the dialog not drawn yet, and a key typed then was
+/// lost). Here the daemon, forked twice into a POSIX session of its own, computes for 3 s, then
+/// answers: the default wait waits for the answer, with and without cgroups.
+#[test]
+fn a_client_waits_for_the_daemon_it_started_while_the_daemon_computes() {
+    if !require("python3") {
+        return;
+    }
+    let client = "import os, socket, time\n\
+        mine, theirs = socket.socketpair()\n\
+        if os.fork() == 0:\n\
+        \x20   os.setsid()\n\
+        \x20   if os.fork() == 0:\n\
+        \x20       mine.close()\n\
+        \x20       end = time.monotonic() + 3\n\
+        \x20       while time.monotonic() < end:\n\
+        \x20           pass\n\
+        \x20       theirs.sendall(b'42')\n\
+        \x20   os._exit(0)\n\
+        os.wait()\n\
+        theirs.close()\n\
+        print('answer', mine.recv(16).decode())\n";
+    for cgroups in [true, false] {
+        let engine =
+            termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() })
+                .unwrap();
+        let toolbox = termloom::tools::Toolbox::new(engine);
+        let start = serde_json::json!({ "argv": ["python3", "-c", client] });
+        let started = toolbox.call("terminal_start", &start);
+        assert!(started.text.contains("answer 42"), "cgroups {cgroups}: {}", started.text);
+        assert!(started.text.contains("exited"), "cgroups {cgroups}: {}", started.text);
+    }
+}
+
 /// A password asked for in GNU screen's one window: the window's program is the reader, on
 /// a terminal that reads lines with echo off, so a secret may be typed (the session's
 /// terminal, which screen keeps raw, does not echo it either).

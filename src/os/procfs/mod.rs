@@ -1180,12 +1180,14 @@ fn on_sockets(threads: &[ThreadObs]) -> bool {
 
 /// Whether a process waits for a server's answer on a socket it reads (gpg on its agent's,
 /// while the agent's passphrase dialog reads the terminal): some thread blocked reading a
-/// socket, and every other one waiting as [`idle_behind`] tells.
+/// socket (`read`, `recvfrom`, `recvmsg`), and every other one waiting as [`idle_behind`]
+/// tells.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn reads_a_socket(threads: &[ThreadObs]) -> bool {
     let reads = |t: &ThreadObs| {
         matches!(&t.activity, Activity::Other(what)
-            if what.starts_with("read") && what.contains(" on socket:"))
+            if what.starts_with("read") && what.contains(" on socket:")
+                || matches!(what.as_str(), "recvfrom" | "recvmsg"))
     };
     threads.iter().any(reads)
         && threads.iter().all(|t| reads(t) || idle_behind(std::slice::from_ref(t)))

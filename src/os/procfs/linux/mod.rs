@@ -439,8 +439,12 @@ pub(super) fn group_wait(
         }
         match (relay, not) {
             (Some(relay), _) => reader = Some(relay),
-            // No relay waits for input: the client waits on its sockets, as a server does.
+            // No relay waits for input: the client waits on its sockets, as a server does,
+            // unless a daemon the session started, which it may wait on, is at work.
             (None, InputWait::NotWaiting { reason }) if reader.is_none() => {
+                if let Some(reason) = sid.and_then(|sid| daemon_at_work(sid, candidates)) {
+                    return InputWait::NotWaiting { reason };
+                }
                 outside.get_or_insert((reason, false));
             }
             (None, not) => return not,

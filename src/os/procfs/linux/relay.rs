@@ -9,11 +9,8 @@ use crate::os::procfs;
 /// other POSIX sessions that have it open, as a tmux server has its clients' terminals
 /// (passed over its socket) and reads them, or as a dialog a daemon runs opens it by its
 /// name (gpg's agent runs `pinentry-curses` on the terminal `GPG_TTY` names). They are
-/// looked for among `candidates` (the session's cgroup) when given, else among the children
-/// of the session leader's parent, where a daemon the session started ends up (the
-/// supervisor is a child subreaper), and the children such a daemon, with no controlling
-/// terminal, runs in its own POSIX session. At most the descriptors `looks` has room for are
-/// looked at, all candidates together.
+/// looked for among the processes the session started ([`outside_the_session`]). At most the
+/// descriptors `looks` has room for are looked at, all candidates together.
 pub(super) fn relays(
     sid: i32,
     members: &[ProcStat],
@@ -23,6 +20,16 @@ pub(super) fn relays(
     let Some(tty) = terminal_of(members) else {
         return Vec::new();
     };
+    let others = outside_the_session(sid, candidates);
+    others.iter().map(|p| p.pid).filter(|&pid| holds_terminal(pid, tty, looks)).collect()
+}
+
+/// The live processes the session started that are in other POSIX sessions: among
+/// `candidates` (the session's cgroup) when given, else the children of the session leader's
+/// parent, where a daemon the session started ends up (the supervisor is a child subreaper),
+/// and the children such a daemon, with no controlling terminal, runs in its own POSIX
+/// session.
+fn outside_the_session(sid: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
     let adopter = match candidates {
         Some(_) => None,
         None => match procfs::read_stat(sid) {
@@ -30,17 +37,37 @@ pub(super) fn relays(
             Err(_) => return Vec::new(),
         },
     };
-    let others = processes(candidates, |s| {
+    let mut others = processes(candidates, |s| {
         s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
     });
-    let mut pids: Vec<i32> = others.iter().map(|p| p.pid).collect();
     if adopter.is_some() {
-        for daemon in others.iter().filter(|p| p.tty_nr == 0) {
-            let helpers = children(daemon.pid, None);
-            pids.extend(helpers.iter().filter(|c| c.session == daemon.session).map(|c| c.pid));
+        let daemons: Vec<(i32, i32)> =
+            others.iter().filter(|p| p.tty_nr == 0).map(|p| (p.pid, p.session)).collect();
+        for (daemon, session) in daemons {
+            let helpers = children(daemon, None).into_iter();
+            others.extend(helpers.filter(|c| c.session == session && !is_dead(c)));
         }
     }
-    pids.into_iter().filter(|&pid| holds_terminal(pid, tty, looks)).collect()
+    others
+}
+
+/// A daemon the session started (a process of another POSIX session with no controlling
+/// terminal, as [`outside_the_session`] finds them: gpg's agent, a tmux server) with a thread
+/// at work, running or in a disk wait: a client of the session blocked on its sockets waits
+/// on it, not on the world outside (gpg while its agent works out, for a second, how long a
+/// passphrase's hash must take, before its dialog is drawn; or generates a key). What it is,
+/// or `None`.
+pub(super) fn daemon_at_work(sid: i32, candidates: Option<&[i32]>) -> Option<String> {
+    outside_the_session(sid, candidates).into_iter().filter(|p| p.tty_nr == 0).find_map(|p| {
+        let tids = numeric_entries(&format!("/proc/{}/task", p.pid)).ok()?;
+        let working = tids.into_iter().any(|tid| {
+            fs::read(format!("/proc/{}/task/{tid}/stat", p.pid))
+                .ok()
+                .and_then(|data| parse_stat(&data).ok())
+                .is_some_and(|stat| matches!(stat.state, 'R' | 'D'))
+        });
+        working.then(|| format!("pid {} ({}), a daemon of the session, is at work", p.pid, p.comm))
+    })
 }
 
 /// The relay outside session `sid` of the terminal of group `pgrp` (of `members`), as
