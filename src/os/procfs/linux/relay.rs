@@ -55,8 +55,9 @@ fn outside_the_session(sid: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
 /// terminal, as [`outside_the_session`] finds them: gpg's agent, a tmux server) with a thread
 /// at work, running or in a disk wait: a client of the session blocked on its sockets waits
 /// on it, not on the world outside (gpg while its agent works out, for a second, how long a
-/// passphrase's hash must take, before its dialog is drawn; or generates a key). What it is,
-/// or `None`.
+/// passphrase's hash must take, before its dialog is drawn; or generates a key). Without a
+/// cgroup, the supervisor's children are every session's: a daemon another session of the
+/// engine started counts too. What it is, or `None`.
 pub(super) fn daemon_at_work(sid: i32, candidates: Option<&[i32]>) -> Option<String> {
     outside_the_session(sid, candidates).into_iter().filter(|p| p.tty_nr == 0).find_map(|p| {
         let tids = numeric_entries(&format!("/proc/{}/task", p.pid)).ok()?;
