@@ -1660,6 +1660,31 @@ fn a_full_screen_program_ticking_with_nothing_to_print_settles_at_once() {
     let _ = std::fs::remove_file(&file);
 }
 
+/// A full-screen monitor that sleeps between its frames and reads no keys (`watch -n 10`, in
+/// `clock_nanosleep` for 10 s) has shown what it shows as soon as its first frame is drawn:
+/// the default wait settles it then, as it does `top` and `htop`. It took one whole tick
+/// (`watch -n 5`: `settled after 5.07 s`), or ended `still busy after 10.0 s` (`-n 10`),
+/// waiting to see the sleep again after a wake-up.
+#[test]
+fn a_monitor_sleeping_between_its_frames_settles_at_its_first_frame() {
+    if !require("watch") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    for interval in ["5", "10"] {
+        let started = Instant::now();
+        let argv = serde_json::json!({ "argv": ["watch", "-n", interval, "date"] });
+        let result = toolbox.call("terminal_start", &argv);
+        let (took, said) = (started.elapsed(), &result.text);
+        assert!(said.contains("redrawing on a timer"), "{said}");
+        assert!(said.contains(&format!("Every {interval}.0s: date")), "{said}");
+        // (A tick is 5 s or more; a frame is drawn within a fraction of a second.)
+        assert!(took < Duration::from_millis(2500), "after {took:?}: {said}");
+        let id = result.structured.as_ref().unwrap()["session_id"].clone();
+        toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+    }
+}
+
 /// A program that ends a thread in answer to a key and draws nothing before it exits is still
 /// answering the key: btop's `q` stops its runner thread, then btop restores the terminal and
 /// exits about 100 ms later, while its input thread is back in `read` and its main thread in

@@ -399,6 +399,18 @@ pub(crate) fn reads_of(pids: &[i32]) -> Option<u64> {
     })
 }
 
+/// Whether process `pid` has written anything since it was forked (`wchar` in its
+/// `/proc/PID/io`, which `exec` keeps): a program that drew its screen has, a `sleep` a shell
+/// started has not. `false` when it cannot be read.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn has_written(pid: i32) -> bool {
+    let Ok(io) = std::fs::read_to_string(format!("/proc/{pid}/io")) else { return false };
+    io.lines()
+        .find_map(|line| line.strip_prefix("wchar:"))
+        .and_then(|bytes| bytes.trim().parse::<u64>().ok())
+        .is_some_and(|bytes| bytes > 0)
+}
+
 /// The threads process `pid` has (`num_threads`, field 20 of `/proc/PID/stat`); `None` when
 /// it cannot be read (gone, no `/proc` of ours).
 pub(crate) fn thread_count(pid: i32) -> Option<u32> {
@@ -722,6 +734,11 @@ struct SleepTick {
     /// [`CLOCK_HORIZON`]) before, and it has woken and gone back to it since: it sleeps on it
     /// again and again (`watch`, whatever it prints).
     repeated: bool,
+    /// A sleep of [`SHORTEST_TICK`] to [`CLOCK_HORIZON`] on a full-screen program's terminal
+    /// drawn on since its last input (see [`TerminalSeen`]): a process alone in its group so
+    /// asleep that has written has drawn its frame and sleeps till the next (`watch -n 10`),
+    /// seen once (a shell's `sleep 3`, alone in its job in a tmux pane, has written nothing).
+    drawn: bool,
 }
 
 /// Combines the observations of a process's live threads (main thread

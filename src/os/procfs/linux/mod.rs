@@ -327,6 +327,10 @@ pub(super) fn group_wait(
     let mut long_sleep: Option<(String, std::time::Duration)> = None;
     let mut behind_threads: Vec<(i32, Vec<ThreadObs>)> = Vec::new();
     let mut unknown: Vec<String> = Vec::new();
+    // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
+    // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
+    // shell waits for beside it, nor one alone in a job of its own, which wrote nothing.)
+    let alone = members.iter().filter(|m| !is_dead(m)).count() == 1;
     for member in members.iter().filter(|m| !is_dead(m)) {
         let observed = observe_process(member.pid, probe);
         if clock.is_none()
@@ -350,7 +354,9 @@ pub(super) fn group_wait(
                 tick = Some(format!("{} ticks on a {ms} ms {}", who(), super::TICKS_IDLE));
             }
             if repeating.is_none()
-                && let Some(again) = ticks().find(|t| t.repeated)
+                && let Some(again) = ticks().find(|t| t.repeated).or_else(|| {
+                    ticks().find(|t| t.drawn).filter(|_| alone && super::has_written(member.pid))
+                })
             {
                 let ms = again.timer.as_millis();
                 repeating = Some(format!("{} redraws on a {ms} ms timer", who()));

@@ -342,7 +342,8 @@ pub(super) fn clock_due(
 /// [`FOLLOWED_SLEEPS`](procfs::FOLLOWED_SLEEPS) of them when not (a shell's loop, a new
 /// `sleep` each time: `while sleep 1; do :; done`); or one of
 /// [`SHORTEST_TICK`](procfs::SHORTEST_TICK) to [`CLOCK_HORIZON`] that `probe.timers` saw the
-/// thread go back to (`watch`'s 2 s).
+/// thread go back to (`watch`'s 2 s), or that a full-screen program drawn since the last
+/// input sleeps (`watch -n 10` between two frames, seen once).
 pub(super) fn sleep_tick(
     base: &str,
     tid: i32,
@@ -365,7 +366,8 @@ pub(super) fn sleep_tick(
     // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
     // redraw of what a program shows.)
     let repeated = timer >= procfs::SHORTEST_TICK && again;
-    (idle || repeated).then_some(SleepTick { timer, idle, repeated })
+    let drawn = timer >= procfs::SHORTEST_TICK && probe.full_screen && probe.drawn_since_input;
+    (idle || repeated || drawn).then_some(SleepTick { timer, idle, repeated, drawn })
 }
 
 /// The timer of the sleep the thread at `base` is in (`activity`, with the arguments in
