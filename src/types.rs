@@ -214,9 +214,11 @@ impl LineModes {
 #[serde(tag = "activity", content = "exit", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Activity {
-    /// It runs and has written output within the quiet window.
+    /// It runs and has written output within the quiet window, or prints at a steady pace
+    /// and is between two prints (a progress bar redrawn once a second).
     Running,
-    /// It runs and has been silent for the quiet window (`Config::quiet`).
+    /// It runs and has been silent for the quiet window (`Config::quiet`), and for longer than
+    /// its pace between prints when it has one.
     Quiet,
     /// Its foreground process group is blocked reading the terminal (Linux `/proc`).
     WaitingForInput,

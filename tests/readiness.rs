@@ -1685,6 +1685,33 @@ fn a_monitor_sleeping_between_its_frames_settles_at_its_first_frame() {
     }
 }
 
+/// A progress bar redrawn once a second (`printf '\r%3d%%'`, then `sleep 1`) runs and prints,
+/// waiting for no input: its status reads `Running` however long after a redraw it is read.
+/// It read `Quiet` whenever read more than the quiet window's 500 ms after a redraw (11 of 20
+/// reads 0.37 s apart, the others `Running`). Once it is silent for longer than its pace, it
+/// is quiet.
+#[test]
+fn a_progress_bar_redrawn_on_a_timer_reads_as_running_between_its_redraws() {
+    if !require("bash") || !require("sleep") {
+        return;
+    }
+    let engine = engine();
+    let script = "for i in 1 2 3 4 5 6; do printf '\\r%3d%%' $((i * 10)); sleep 1; done; \
+                  printf ' done'; exec sleep 60";
+    let bar = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+    for percent in [30, 40, 50] {
+        expect(&bar, Until::screen_contains(format!("{percent:3}%")));
+        // (Later in the second than the quiet window.)
+        expect(&bar, Until::quiet(Duration::from_millis(700)));
+        let status = bar.status().unwrap();
+        assert_eq!(status.activity, Activity::Running, "at {percent}%: {status:?}");
+    }
+    expect(&bar, Until::screen_contains("done"));
+    expect(&bar, Until::quiet(Duration::from_secs(2)));
+    assert_eq!(bar.status().unwrap().activity, Activity::Quiet);
+    bar.close().unwrap();
+}
+
 /// A program that ends a thread in answer to a key and draws nothing before it exits is still
 /// answering the key: btop's `q` stops its runner thread, then btop restores the terminal and
 /// exits about 100 ms later, while its input thread is back in `read` and its main thread in

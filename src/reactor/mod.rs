@@ -32,6 +32,7 @@ use crate::types::{CommandResult, Output, Scrollback};
 use crate::types::{ExitStatus, SessionId, SessionInfo, SessionState};
 use crate::wait::{Fired, Until, WaitOutcome};
 
+mod cadence;
 mod client;
 mod lifecycle;
 mod reply;
@@ -332,6 +333,8 @@ struct Slot {
     /// When the program was found ended or the session closed, whichever came first.
     ended_at: Option<SystemTime>,
     last_output: Instant,
+    /// The pace of the output since the last input (a progress bar's redraw a second).
+    cadence: cadence::Cadence,
     last_input: Instant,
     /// When the terminal last queued replies to queries in the output: read by a shell at its
     /// prompt as typed keys, they may sit on its line though nothing was typed there.
@@ -458,6 +461,7 @@ impl Slot {
         let kept = self.threads_at_input.get().filter(|_| same_typing);
         self.threads_at_input.set(waiters::ThreadsAtInput::before_input(self).or(kept));
         self.last_input = Instant::now();
+        self.cadence.input();
         let bytes = typed.unwrap_or_default();
         self.input_ends_unfinished =
             crate::input::keys::bytes_end_in_unfinished_key_after_keys(bytes);

@@ -224,6 +224,7 @@ impl Reactor {
                 started: now,
                 ended_at: None,
                 last_output: now,
+                cadence: super::cadence::Cadence::default(),
                 last_input: now,
                 last_reply: None,
                 input_ends_unfinished: false,

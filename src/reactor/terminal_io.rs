@@ -289,6 +289,7 @@ impl Reactor {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
             slot.last_output = now;
+            slot.cadence.output(now);
             if let Some(at) = slot.terminal.sync_deadline()
                 && slot.sync_timer != Some(at)
             {

@@ -755,14 +755,14 @@ impl Reactor {
                 }
                 procfs::InputWait::Unknown { reason } => {
                     status.input_wait_unknown = Some(reason);
-                    quiet_or_running(since_output, self.config.quiet)
+                    quiet_or_running(slot, since_output, self.config.quiet)
                 }
                 procfs::InputWait::Stopped { .. } => Activity::Stopped,
                 procfs::InputWait::NotWaiting { .. }
                 | procfs::InputWait::Outside { .. }
                 | procfs::InputWait::Sleeping { .. }
                 | procfs::InputWait::Ticking { .. } => {
-                    quiet_or_running(since_output, self.config.quiet)
+                    quiet_or_running(slot, since_output, self.config.quiet)
                 }
             }
         };
@@ -1183,9 +1183,14 @@ fn read_since(slot: &Slot, group: i32, reads: u64) -> bool {
     procfs::outside_relay(group, slot.pid, members.as_deref(), &slot.outside_relay).is_some()
 }
 
-/// What kind of input a program reading the terminal gets, from the line discipline's modes.
-fn quiet_or_running(since_output: Duration, quiet: Duration) -> Activity {
-    if since_output >= quiet { Activity::Quiet } else { Activity::Running }
+/// Whether a program not waiting for input is quiet, silent for `quiet` (`since_output`), or
+/// running: also while it prints at a pace and is between two prints (`slot.cadence`, a
+/// progress bar redrawn once a second).
+fn quiet_or_running(slot: &Slot, since_output: Duration, quiet: Duration) -> Activity {
+    match since_output >= quiet && !slot.cadence.holds(since_output) {
+        true => Activity::Quiet,
+        false => Activity::Running,
+    }
 }
 
 /// Whether the terminal's foreground process group waits for input, and which group it is.

@@ -1,0 +1,93 @@
+//! The pace of a session's output: a program that prints on a timer (a progress bar redrawn
+//! once a second) is running between its prints, not quiet.
+
+use std::time::{Duration, Instant};
+
+/// Silence shorter than this between two reads of output is one burst of it (a frame written
+/// in several reads), not a pause between two prints.
+const BURST: Duration = Duration::from_millis(100);
+
+/// The longest pause between prints that makes a pace: a program silent for longer than the
+/// default wait's 10 s prints on no timer a caller can see.
+const LONGEST_BEAT: Duration = Duration::from_secs(10);
+
+/// The last two pauses between bursts of a session's output since its last input (see
+/// [`Cadence::holds`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cadence {
+    /// When the latest burst began and was last added to.
+    last: Option<Instant>,
+    /// The pause before the latest burst, and the one before that.
+    beats: [Option<Duration>; 2],
+}
+
+impl Cadence {
+    /// Notes output read at `now`.
+    pub(super) fn output(&mut self, now: Instant) {
+        if let Some(last) = self.last {
+            let pause = now.saturating_duration_since(last);
+            if pause >= BURST {
+                self.beats = [Some(pause), self.beats[0]];
+            }
+        }
+        self.last = Some(now);
+    }
+
+    /// Notes input: what the program prints next answers it, and starts a pace of its own.
+    pub(super) fn input(&mut self) {
+        *self = Cadence::default();
+    }
+
+    /// Whether the program prints at a pace, its last two pauses between prints alike (the
+    /// longer at most half as long again as the shorter, and no longer than [`LONGEST_BEAT`]),
+    /// and has been silent for `silent` (since the latest print) no longer than half as long
+    /// again as the longer one: it is between two prints, not quiet. (A progress bar redrawn
+    /// once a second read `running, quiet` whenever it was read more than the quiet window's
+    /// 500 ms after a redraw, about half of the reads.)
+    pub(super) fn holds(&self, silent: Duration) -> bool {
+        let [Some(latest), Some(before)] = self.beats else { return false };
+        let (short, long) = (latest.min(before), latest.max(before));
+        long <= LONGEST_BEAT && long <= short.saturating_mul(3) / 2 && silent <= long * 3 / 2
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn after(start: Instant, ms: u64) -> Instant {
+        start + Duration::from_millis(ms)
+    }
+
+    #[test]
+    fn a_steady_pace_holds_until_a_beat_and_a_half_of_silence() {
+        let start = Instant::now();
+        let mut cadence = Cadence::default();
+        let second = Duration::from_secs(1);
+        cadence.output(start);
+        cadence.output(after(start, 1000));
+        assert!(!cadence.holds(second / 2), "one pause is no pace");
+        // (A frame in two reads is one burst.)
+        cadence.output(after(start, 2000));
+        cadence.output(after(start, 2010));
+        assert!(cadence.holds(second / 2) && cadence.holds(second * 3 / 2));
+        assert!(!cadence.holds(second * 2), "silent for two beats");
+        cadence.input();
+        assert!(!cadence.holds(second / 2), "input starts again");
+    }
+
+    #[test]
+    fn pauses_unlike_or_too_long_make_no_pace() {
+        let start = Instant::now();
+        let mut cadence = Cadence::default();
+        for ms in [0, 200, 3200] {
+            cadence.output(after(start, ms));
+        }
+        assert!(!cadence.holds(Duration::from_secs(1)), "0.2 s then 3 s");
+        let mut cadence = Cadence::default();
+        for ms in [0, 12_000, 24_000] {
+            cadence.output(after(start, ms));
+        }
+        assert!(!cadence.holds(Duration::from_secs(1)), "beyond the longest beat");
+    }
+}
