@@ -1300,6 +1300,38 @@ fn a_monitor_with_a_short_escape_delay_answers_an_escape_at_once() {
     monitor.close().unwrap();
 }
 
+/// An Escape typed after other keys in one write (`a<Esc>`; `<F6><Esc>` to `htop -d 10`,
+/// which opens the sort menu and closes it) to a monitor on a one-second tick that waits only
+/// briefly for the rest of a key code (`ESCDELAY=25`) reads as waiting as soon as the monitor
+/// drew again after that wait: what it drew then answers the Escape. What it drew for the keys
+/// before the Escape counted for nothing, and so did what it drew after, until the tick's
+/// second had passed in silence: 1.11 s each.
+#[test]
+fn a_monitor_answering_keys_that_end_in_an_escape_is_waiting_once_it_drew_again() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = include_str!("common/halfdelay_monitor.py");
+    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "25");
+    let monitor = engine.spawn(spec).unwrap();
+    input_wait_fires(&monitor);
+    assert_keys_answered_at_once(&monitor, &["a<Esc>"; 4], |_, screen| {
+        assert!(screen.lines[0].ends_with(" key 27"), "{screen}");
+    });
+    monitor.close().unwrap();
+    if !require("htop") {
+        return;
+    }
+    let htop = engine.spawn(SpawnSpec::new("htop").args(["-d", "10"]).size(100, 30)).unwrap();
+    expect(&htop, Until::screen_contains("Quit"));
+    input_wait_fires(&htop);
+    assert_keys_answered_at_once(&htop, &["<F6><Esc>"; 4], |_, screen| {
+        assert!(!screen.contains("Sort by"), "the menu left open: {screen}");
+    });
+    htop.close().unwrap();
+}
+
 /// Types each of `keys` to a monitor on a one-second tick with a wait for its wait for input,
 /// checks the screen after each with `check`, and asserts that at least all but one were
 /// answered well within the tick (each took a second before the tick was carried across the

@@ -1,11 +1,17 @@
-//! The pace of a session's output: a program that prints on a timer (a progress bar redrawn
-//! once a second) is running between its prints, not quiet.
+//! The timing of a session's output since its last input: its pace (a program that prints on
+//! a timer, a progress bar redrawn once a second, is running between its prints, not quiet),
+//! and whether it drew again after a pause (the answer to an Escape typed after other keys).
 
 use std::time::{Duration, Instant};
 
 /// Silence shorter than this between two reads of output is one burst of it (a frame written
 /// in several reads), not a pause between two prints.
 const BURST: Duration = Duration::from_millis(100);
+
+/// Silence at least this long between two reads of output since the last input is a pause in
+/// the program's answer: ncurses waits its `ESCDELAY` (25 ms in htop and nnn, 1 s by default)
+/// for the rest of a key code after an Escape before it answers it.
+const ANSWER_PAUSE: Duration = Duration::from_millis(20);
 
 /// The longest pause between prints that makes a pace: a program silent for longer than the
 /// default wait's 10 s prints on no timer a caller can see.
@@ -19,6 +25,8 @@ pub(super) struct Cadence {
     last: Option<Instant>,
     /// The pause before the latest burst, and the one before that.
     beats: [Option<Duration>; 2],
+    /// Whether output came after a pause of [`ANSWER_PAUSE`] or more in it.
+    paused: bool,
 }
 
 impl Cadence {
@@ -26,6 +34,7 @@ impl Cadence {
     pub(super) fn output(&mut self, now: Instant) {
         if let Some(last) = self.last {
             let pause = now.saturating_duration_since(last);
+            self.paused |= pause >= ANSWER_PAUSE;
             if pause >= BURST {
                 self.beats = [Some(pause), self.beats[0]];
             }
@@ -36,6 +45,15 @@ impl Cadence {
     /// Notes input: what the program prints next answers it, and starts a pace of its own.
     pub(super) fn input(&mut self) {
         *self = Cadence::default();
+    }
+
+    /// Whether the program drew again after a pause since the last input (see
+    /// [`ANSWER_PAUSE`]): after keys that end in an Escape, or the start of a key code, what
+    /// it drew first answers the keys before it, and what it drew after waiting answers the
+    /// Escape too. (An Escape typed after `F6` to `htop -d 10`, closing the menu F6 opened,
+    /// was waited out for its one-second tick, 1.11 s.)
+    pub(super) fn drew_after_a_pause(&self) -> bool {
+        self.paused
     }
 
     /// Whether the program prints at a pace, its last two pauses between prints alike (the
@@ -74,6 +92,20 @@ mod tests {
         assert!(!cadence.holds(second * 2), "silent for two beats");
         cadence.input();
         assert!(!cadence.holds(second / 2), "input starts again");
+    }
+
+    #[test]
+    fn output_after_a_pause_since_the_input_is_told() {
+        let start = Instant::now();
+        let mut cadence = Cadence::default();
+        cadence.output(start);
+        cadence.output(after(start, 5));
+        assert!(!cadence.drew_after_a_pause(), "one burst");
+        cadence.output(after(start, 30));
+        assert!(cadence.drew_after_a_pause(), "drawn again 25 ms later");
+        cadence.input();
+        cadence.output(after(start, 500));
+        assert!(!cadence.drew_after_a_pause(), "the first output after input is no pause");
     }
 
     #[test]

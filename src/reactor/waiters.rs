@@ -1257,8 +1257,10 @@ pub(super) fn input_wait_of(
         unanswered_start: slot.bytes_in == 0 && unanswered,
         unanswered_secret: slot.bytes_in > 0 && slot.input_unechoed && unanswered,
         hidden_below_line: hidden_below_submitted(slot),
-        // (What it drew for the keys before an Escape is no answer to the Escape.)
-        drawn_since_input: slot.last_output > slot.last_input && !slot.input_ends_unfinished,
+        // (What it drew for the keys before an Escape is no answer to the Escape; what it
+        // drew after a pause, waiting for the rest of a key code, is.)
+        drawn_since_input: slot.last_output > slot.last_input
+            && (!slot.input_ends_unfinished || slot.cadence.drew_after_a_pause()),
         full_screen: slot.draws_full_screens(),
         since_input: (slot.bytes_in > 0).then(|| slot.last_input.elapsed()),
     };

@@ -891,7 +891,8 @@ pub(crate) struct TerminalSeen<'a> {
     /// The terminal was written to since its last input (or had none), and that input did
     /// not end in an unfinished key code, a lone Escape or `ESC [`, after other keys (the
     /// program may still be waiting for its rest, whatever it drew for the keys before it;
-    /// typed alone, what it draws answers it): a monitor's redraw after a key,
+    /// typed alone, what it draws answers it), or it was written to again after a pause (the
+    /// program waited for the rest, then answered): a monitor's redraw after a key,
     /// which lets a tick found before the key count after it (see [`TimerSightings`]).
     pub(crate) drawn_since_input: bool,
     /// The terminal shows its alternate screen, or its program redraws the whole primary
