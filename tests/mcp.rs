@@ -1084,6 +1084,28 @@ fn keys_after_a_tab_come_once_the_tab_is_read() {
     client.finish();
 }
 
+/// An Escape in `keys` reaches the program before the keys after it, as a person's would:
+/// sent in one write, vim (`--clean`, whose `ttimeout` waits 100 ms for a key code's rest)
+/// read `<Esc>Otwo` as the keypad's 4 (`ESC O t`) then `wo`, and the buffer read `one4wo`.
+#[test]
+fn keys_after_an_escape_come_once_the_escape_is_read() {
+    if !require("vim") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client
+        .tool("terminal_start", json!({"argv": ["vim", "--clean", "-n"], "cols": 80, "rows": 24}))
+        ["session_id"]
+        .clone();
+    client.call("terminal_send", json!({"session_id": id, "keys": "ione<Esc>Otwo<Esc>"}));
+    let screen = client.call("terminal_read", json!({"session_id": id, "view": "screen"}));
+    let shown = screen["structuredContent"]["screen"]["text"].as_str().unwrap().to_owned();
+    let rows: Vec<&str> = shown.lines().take(2).map(str::trim_end).collect();
+    assert_eq!(rows, ["two", "one"], "{}", text(&screen));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// Keys cut short by a cancellation (while the call waits for a Tab to be read) type nothing
 /// more: no Enter after a line cut short (`rm -r build/ca<Tab>/tmp` would have run as
 /// `rm -r build/cache/`). The program logs what it read after the Tab, once busy a while, to

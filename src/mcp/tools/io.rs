@@ -293,11 +293,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     Ok(output)
 }
 
-/// Types key script `items` as a person presses them: the keys after a plain Tab once the
-/// program has read it and waits for input again (or the default wait ends otherwise), as
-/// [`split_script_after`](crate::input::keys::split_script_after) cuts them. node's REPL
-/// takes a Tab read together with more keys for pasted text: `<Tab><Tab>` inserted two tab
-/// characters instead of completing. The waits between them take at most `timeout` (the
+/// Types key script `items` as a person presses them: the keys after a plain Tab or an
+/// Escape once the program has read it and waits for input again (or the default wait ends
+/// otherwise), as [`split_script_after`](crate::input::keys::split_script_after) cuts them.
+/// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
+/// inserted two tab characters instead of completing. An Escape read together with the next
+/// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
+/// (`ESC O t`) then `wo`. The waits between them take at most `timeout` (the
 /// call's, else the default wait's) in all; a program still busy then gets the rest as they
 /// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
@@ -309,9 +311,10 @@ fn press_keys(
     timeout: Option<std::time::Duration>,
 ) -> Result<bool, ToolError> {
     use crate::input::keys::{KeyCode, Modifiers};
-    let tab =
-        |key: &crate::input::keys::Key| key.code == KeyCode::Tab && key.mods == Modifiers::NONE;
-    let parts = crate::input::keys::split_script_after(items, tab);
+    let alone = |key: &crate::input::keys::Key| {
+        key.code == KeyCode::Escape || key.code == KeyCode::Tab && key.mods == Modifiers::NONE
+    };
+    let parts = crate::input::keys::split_script_after(items, alone);
     let Some((last, before)) = parts.split_last() else { return Ok(true) };
     let config = call.engine.config();
     let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
