@@ -778,6 +778,37 @@ fn keys_and_input_wait_drive_vim() {
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "firsttop\nsecond\n");
 }
 
+/// `--keys` reach the program as a person's do: an Escape read in one write with the keys
+/// after it (this step's or the next one's) is a key code's start, and vim (`--clean`, whose
+/// `ttimeout` waits 100 ms for the rest) took `<Esc>Otwo` for the keypad's 4 (`ESC O t`) and
+/// wrote `one4wo`.
+#[test]
+fn keys_after_an_escape_reach_vim_once_it_read_the_escape() {
+    if !require("vim") {
+        return;
+    }
+    let dir = tempdir();
+    let file = dir.join("escape.txt");
+    let output = termloom(&[
+        "run",
+        "--timeout",
+        LONG_MS,
+        "--wait-input",
+        "--keys",
+        "ione<Esc>Otwo<Esc>",
+        "--keys",
+        "Othree<Esc>:wq<Enter>",
+        "--wait-exit",
+        "--",
+        "vim",
+        "--clean",
+        "-n",
+        file.to_str().unwrap(),
+    ]);
+    assert_code(&output, 0);
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "three\ntwo\none\n");
+}
+
 #[test]
 fn run_command_prints_output_and_fails_on_a_failing_command() {
     if !require("bash") {

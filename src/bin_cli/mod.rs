@@ -17,6 +17,7 @@ mod help;
 mod mcp;
 mod options;
 mod parse;
+mod press;
 mod proxy;
 mod report;
 mod run;

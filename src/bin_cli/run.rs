@@ -154,7 +154,12 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
         steps.next();
         let until = wait.until.clone();
         let outcome = match typed {
-            Typed::Keys(script) => session.send_keys_and_wait(script, until, timeout),
+            Typed::Keys(script) => match super::press::all_but_last(session, script, timeout) {
+                Ok(Some(last)) => session.send_keys_and_wait(&last, until, timeout),
+                // Ended before the last keys: the wait sees the exit.
+                Ok(None) => session.wait(until, timeout),
+                Err(err) => Err(err),
+            },
             Typed::Bytes(bytes) => session.send_bytes_and_wait(&bytes, until, timeout),
         };
         let outcome = outcome.map_err(|err| {
@@ -220,7 +225,7 @@ fn perform_step(
             let text = read_new(session).map_err(failed)?;
             reporter.read(planned, &text).map_err(Failure::output)
         }
-        Step::Keys(script) => session.send_keys(script).map_err(failed),
+        Step::Keys(script) => super::press::all(session, script, timeout).map_err(failed),
         Step::Paste(text) => {
             let bytes = termloom::decode_escapes(text);
             session.paste(&String::from_utf8_lossy(&bytes)).map_err(failed)
