@@ -148,10 +148,11 @@ pub fn key_script(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else { return };
     let Ok(items) = crate::input::keys::parse_key_script(text) else { return };
     for app_cursor in [false, true] {
-        for kitty in [0u8, 1, 31] {
+        for (kitty, modify_other_keys) in [(0u8, 0u8), (0, 1), (0, 2), (1, 0), (31, 0)] {
             let modes = crate::input::keys::KeyModes {
                 app_cursor,
                 kitty_flags: kitty,
+                modify_other_keys,
                 ..Default::default()
             };
             let _ = crate::input::keys::encode_script(&items, &modes);

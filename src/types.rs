@@ -481,6 +481,11 @@ pub struct Modes {
     pub focus_events: bool,
     /// Kitty keyboard protocol flags the program enabled (0: legacy keys).
     pub kitty_keyboard: u8,
+    /// xterm's modifyOtherKeys level the program set (`CSI > 4 ; 2 m`): 0 off; at 1 and 2
+    /// modified keys the legacy encoding cannot tell apart (`C-Enter`, `S-Space`, `C-Tab`)
+    /// are sent as `CSI 27 ; m ; code ~`, at 2 every modified character key too (`M-x`,
+    /// `C-a`).
+    pub modify_other_keys: u8,
 }
 
 #[cfg(test)]
@@ -496,6 +501,7 @@ impl Modes {
         mouse_urxvt: false,
         focus_events: false,
         kitty_keyboard: 0,
+        modify_other_keys: 0,
     };
 }
 
@@ -534,6 +540,9 @@ impl fmt::Display for Modes {
         }
         if self.kitty_keyboard != 0 {
             names.push(format!("kitty-keys={}", self.kitty_keyboard));
+        }
+        if self.modify_other_keys != 0 {
+            names.push(format!("modify-other-keys={}", self.modify_other_keys));
         }
         if names.is_empty() {
             return f.write_str("none");

@@ -321,6 +321,60 @@ fn raw_python(engine: &termloom::Engine, script: &str) -> termloom::Session {
     engine.spawn(SpawnSpec::new("python3").args(["-c", &program]).size(100, 30)).unwrap()
 }
 
+/// A program that sets xterm's modifyOtherKeys (vim 9 sets level 2 at its start) reads modified
+/// keys as xterm sends them then, `CSI 27 ; m ; code ~`: `C-Enter` and `M-x` came as `\r` and
+/// `ESC x` (the first lost its Ctrl; vim took the second for Escape, then `x`); reset, the
+/// legacy forms again.
+#[test]
+fn modify_other_keys_sends_modified_keys_as_xterm_does() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let py = raw_python(
+        &engine,
+        "w(b'\\x1b[>4;2m')\nkey('two')\nkey('alt')\nw(b'\\x1b[>4m')\nkey('reset')\n",
+    );
+    expect(&py, Until::screen_contains("two?"));
+    assert_eq!(py.screen().unwrap().modes.modify_other_keys, 2);
+    py.send_keys("<C-Enter>").unwrap();
+    expect(&py, Until::screen_contains(r"two b'\x1b[27;5;13~'"));
+    expect(&py, Until::screen_contains("alt?"));
+    py.send_keys("<M-x>").unwrap();
+    expect(&py, Until::screen_contains(r"alt b'\x1b[27;3;120~'"));
+    expect(&py, Until::screen_contains("reset?"));
+    py.send_keys("<C-Enter>").unwrap();
+    expect(&py, Until::screen_contains(r"reset b'\r'"));
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}
+
+/// vim 9 (`--clean`) sets modifyOtherKeys level 2: an Alt mapping fires (`<M-x>` was `ESC x`,
+/// which vim read as Escape, then `x`, deleting a character).
+#[test]
+fn vims_alt_mapping_fires_under_modify_other_keys() {
+    if !require("vim") {
+        return;
+    }
+    let engine = engine();
+    let path = temp_file("modify-other-keys.txt", "abc\n");
+    let vim = engine.spawn(SpawnSpec::new("vim").args(["--clean", "-n"]).arg(&path)).unwrap();
+    expect(&vim, Until::screen_contains("abc"));
+    if vim.screen().unwrap().modes.modify_other_keys == 0 {
+        // (A vim older than 9 sets no modifyOtherKeys: nothing to check.)
+        eprintln!("this vim sets no modifyOtherKeys; skipped");
+        assert!(std::env::var_os("CI").is_none(), "CI's vim must set modifyOtherKeys");
+        return;
+    }
+    vim.send_keys(":nnoremap <lt>M-x> :echo 'alt-x-fired'<lt>CR><Enter>").unwrap();
+    vim.send_keys("<M-x>").unwrap();
+    expect(&vim, Until::screen_contains("alt-x-fired"));
+    assert!(vim.screen().unwrap().contains("abc"), "{}", vim.screen().unwrap());
+    vim.send_keys(":q!<Enter>").unwrap();
+    expect(&vim, Until::exit());
+}
+
 #[test]
 fn kitty_keyboard_set_mode_changes_the_stack_top_and_survives_a_screen_switch() {
     if !require("python3") {

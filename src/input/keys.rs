@@ -120,6 +120,9 @@ pub(crate) struct KeyModes {
     /// as escape codes, 16 report associated text. 0 means the legacy xterm
     /// encoding.
     pub kitty_flags: u8,
+    /// xterm's modifyOtherKeys level (`CSI > 4 ; level m`), for the legacy encoding: see
+    /// [`modified_other_key`].
+    pub modify_other_keys: u8,
 }
 
 impl From<&crate::types::Modes> for KeyModes {
@@ -128,6 +131,7 @@ impl From<&crate::types::Modes> for KeyModes {
             app_cursor: modes.app_cursor,
             app_keypad: modes.app_keypad,
             kitty_flags: modes.kitty_keyboard,
+            modify_other_keys: modes.modify_other_keys,
         }
     }
 }
@@ -505,6 +509,40 @@ fn legacy_c0_key(code: KeyCode, mods: Modifiers) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// xterm's form of a modified key under modifyOtherKeys `level`, `CSI 27 ; m ; code ~`,
+/// where the legacy encoding loses the modifier or the key; `None` where the legacy form
+/// stands (any key at level 0, unmodified keys, functional keys, which have modified forms of
+/// their own, and Backspace). At levels 1 and 2: Enter and Tab with any modifier (`C-Enter`,
+/// `S-Enter`, `C-Tab`; `S-Tab` stays `CSI Z`), `S-Space`, and Ctrl on a character without a
+/// control byte (`C-.`) or with other modifiers beside it (`C-S-a`, `C-M-a`). At level 2 also
+/// every other character with Ctrl or Alt (`C-a` is `CSI 27;5;97~`, `M-x` `CSI 27;3;120~`)
+/// and Escape with any modifier; at level 1 those keep their control bytes and `ESC` prefix,
+/// and Escape with Ctrl or Shift alone stays `ESC`. The code is the character sent, shifted
+/// when Shift is held (`C-S-a` is `CSI 27;6;65~`).
+fn modified_other_key(code: KeyCode, mods: Modifiers, level: u8) -> Option<Vec<u8>> {
+    if level == 0 || mods.is_empty() {
+        return None;
+    }
+    let shift_only = mods == Modifiers { shift: true, ..Modifiers::NONE };
+    let ctrl_only = mods == Modifiers { ctrl: true, ..Modifiers::NONE };
+    let (sent, modified) = match code {
+        KeyCode::Enter => ('\r', true),
+        KeyCode::Tab => ('\t', !shift_only),
+        KeyCode::Escape => ('\x1b', level >= 2 || !(shift_only || ctrl_only)),
+        KeyCode::Char(c) => {
+            let sent = if mods.shift { shifted(c) } else { c };
+            let modified = if mods.ctrl && xterm_ctrl_byte(c).is_some() {
+                level >= 2 || !ctrl_only
+            } else {
+                mods.ctrl || (c == ' ' && shift_only) || (level >= 2 && mods.alt)
+            };
+            (sent, modified)
+        }
+        _ => return None,
+    };
+    modified.then(|| format!("\x1b[27;{};{}~", mods.param(), u32::from(sent)).into_bytes())
+}
+
 /// The control bytes X11 (and so xterm) gives the ASCII keys the kitty table leaves
 /// out: control masks every character from `@` to `~` to its low five bits, so `` C-` ``
 /// is NUL, `C-{` ESC, `C-|` 0x1c and `C-}` 0x1d.
@@ -564,6 +602,11 @@ impl Key {
     ///   (`M-C-a` is `ESC 0x01`); shift upper-cases letters (`S-a` is `A`).
     ///   Shift is dropped for Enter, Escape and Backspace, as in xterm.
     ///
+    /// With xterm's modifyOtherKeys set (`Modes::modify_other_keys`, vim 9 sets level 2),
+    /// modified keys the legacy forms lose, and at level 2 every character key with Ctrl or
+    /// Alt, are `CSI 27 ; m ; code ~` (`C-Enter` is `CSI 27;5;13~`; see
+    /// `modified_other_key`).
+    ///
     /// With kitty flags set, see `KeyModes::kitty_flags` and the kitty
     /// keyboard protocol. In summary, with flag 1 (disambiguate):
     ///
@@ -598,7 +641,8 @@ impl Key {
     /// [`Key::encode`] for the key-relevant modes.
     pub(crate) fn encode_for(&self, modes: &KeyModes) -> Vec<u8> {
         if modes.kitty_flags == 0 {
-            self.encode_legacy(modes.app_cursor)
+            modified_other_key(self.code, self.mods, modes.modify_other_keys)
+                .unwrap_or_else(|| self.encode_legacy(modes.app_cursor))
         } else {
             self.encode_kitty(modes)
         }
@@ -1055,13 +1099,59 @@ mod tests {
         Key::with_mods(code, Modifiers { ctrl, alt, shift })
     }
 
-    const LEGACY: KeyModes = KeyModes { app_cursor: false, app_keypad: false, kitty_flags: 0 };
-    const APP: KeyModes = KeyModes { app_cursor: true, app_keypad: false, kitty_flags: 0 };
+    const LEGACY: KeyModes = modes(false, 0, 0);
+    const APP: KeyModes = modes(true, 0, 0);
+    const fn modes(app_cursor: bool, kitty_flags: u8, modify_other_keys: u8) -> KeyModes {
+        KeyModes { app_cursor, app_keypad: false, kitty_flags, modify_other_keys }
+    }
     const fn kitty(flags: u8) -> KeyModes {
-        KeyModes { app_cursor: false, app_keypad: false, kitty_flags: flags }
+        modes(false, flags, 0)
     }
     const fn kitty_app(flags: u8) -> KeyModes {
-        KeyModes { app_cursor: true, app_keypad: false, kitty_flags: flags }
+        modes(true, flags, 0)
+    }
+
+    /// xterm's modifyOtherKeys forms, at levels 1 and 2 (what xterm's `ModifyOtherKeys` in
+    /// `input.c` sends for a US keyboard), and the legacy forms it leaves alone.
+    #[test]
+    fn modify_other_keys_levels() {
+        // (key, level 1, level 2); "" is the legacy form.
+        let table = [
+            ("Enter", "", ""),
+            ("a", "", ""),
+            ("S-a", "", ""),
+            ("C-Enter", "\x1b[27;5;13~", "\x1b[27;5;13~"),
+            ("S-Enter", "\x1b[27;2;13~", "\x1b[27;2;13~"),
+            ("M-Enter", "\x1b[27;3;13~", "\x1b[27;3;13~"),
+            ("C-Tab", "\x1b[27;5;9~", "\x1b[27;5;9~"),
+            ("S-Tab", "", ""),
+            ("C-S-Tab", "\x1b[27;6;9~", "\x1b[27;6;9~"),
+            ("S-Space", "\x1b[27;2;32~", "\x1b[27;2;32~"),
+            ("C-.", "\x1b[27;5;46~", "\x1b[27;5;46~"),
+            ("C-S-a", "\x1b[27;6;65~", "\x1b[27;6;65~"),
+            ("C-M-a", "\x1b[27;7;97~", "\x1b[27;7;97~"),
+            ("C-a", "", "\x1b[27;5;97~"),
+            ("C-c", "", "\x1b[27;5;99~"),
+            ("M-x", "", "\x1b[27;3;120~"),
+            ("C-Escape", "", "\x1b[27;5;27~"),
+            ("M-Escape", "\x1b[27;3;27~", "\x1b[27;3;27~"),
+            ("C-BSpace", "", ""),
+            ("C-Up", "", ""),
+            ("S-F5", "", ""),
+        ];
+        for (name, one, two) in table {
+            let key = key(name);
+            for (level, want) in [(1, one), (2, two)] {
+                let want = match want {
+                    "" => key.encode_for(&LEGACY),
+                    form => form.as_bytes().to_vec(),
+                };
+                let got = key.encode_for(&modes(false, 0, level));
+                assert_eq!(show(&got), show(&want), "{name} at level {level}");
+            }
+        }
+        // The kitty protocol, when on, decides alone.
+        assert_eq!(key("C-Enter").encode_for(&modes(false, 1, 2)), b"\x1b[13;5u");
     }
 
     fn show(b: &[u8]) -> String {
@@ -1330,7 +1420,7 @@ mod tests {
             (16, false, "M-a", "\x1ba"),
         ];
         for &(flags, app_cursor, name, expected) in cases {
-            let modes = KeyModes { app_cursor, app_keypad: false, kitty_flags: flags };
+            let modes = modes(app_cursor, flags, 0);
             assert_eq!(
                 show(&key(name).encode_for(&modes)),
                 show(expected.as_bytes()),

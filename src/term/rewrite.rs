@@ -101,6 +101,8 @@ pub(crate) struct Rules {
     /// X10 mouse reporting (mode 9, presses only), which alacritty does not know. Like
     /// xterm's mouse modes 1000, 1002 and 1003, setting one of them resets the others.
     x10_mouse: bool,
+    /// xterm's modifyOtherKeys level (`CSI > 4 ; level m`), which alacritty does not know.
+    modify_other_keys: u8,
     /// Sequences dropped because a bound was reached.
     pub dropped: u64,
 }
@@ -116,6 +118,7 @@ impl Rules {
             sync_until: None,
             urxvt_mouse: false,
             x10_mouse: false,
+            modify_other_keys: 0,
             dropped: 0,
         }
     }
@@ -146,6 +149,11 @@ impl Rules {
         self.x10_mouse
     }
 
+    /// xterm's modifyOtherKeys level the program set: 0 (off), 1 or 2.
+    pub(crate) fn modify_other_keys(&self) -> u8 {
+        self.modify_other_keys
+    }
+
     /// Ends the synchronized update (it expired).
     pub(crate) fn end_sync(&mut self) {
         self.sync_until = None;
@@ -166,6 +174,10 @@ impl Rules {
             Sequence::Esc(_) => self.restore_cursor(view),
             Sequence::Csi { private: None, params, action } => self.plain(params, action, view),
             Sequence::Csi { private: Some(b'?'), params, action } => self.private(params, action),
+            Sequence::Csi { private: Some(b'>'), params, action: action @ (b'm' | b'n') } => {
+                self.set_key_modifiers(params, action);
+                Decision::Keep
+            }
             Sequence::Csi { private: Some(b'>'), .. } => {
                 if self.keyboard[screen] >= KEYBOARD_STACK {
                     self.dropped += 1;
@@ -183,6 +195,20 @@ impl Rules {
                 Decision::Keep
             }
             Sequence::Csi { .. } => Decision::Keep,
+        }
+    }
+
+    /// xterm's key modifier options: `CSI > 4 ; level m` sets modifyOtherKeys (levels 0 to 2;
+    /// others are refused, as xterm refuses them), `CSI > 4 m` and `CSI > m` reset it, `CSI >
+    /// 4 n` turns it off. The other options (cursor, function keys) keep their defaults here.
+    fn set_key_modifiers(&mut self, params: Params, action: u8) {
+        let values = params.values();
+        match (action, values.first().copied(), values.get(1).copied()) {
+            (b'm', None, _) | (b'm', Some(4), None) | (b'n', Some(4), _) => {
+                self.modify_other_keys = 0;
+            }
+            (b'm', Some(4), Some(level @ 0..=2)) => self.modify_other_keys = level as u8,
+            _ => {}
         }
     }
 

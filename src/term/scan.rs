@@ -522,7 +522,7 @@ impl Scanner {
         if moves_home(action, &bytes[1..1 + params]) {
             self.homes += 1;
         }
-        if !counted_or_handled(action) {
+        if !counted_or_handled(action) && !sets_key_modifiers(action, &bytes[1..1 + params]) {
             // SGR and cursor moves, by far the most common: nothing to count or decide.
             return Some((2 + params, None));
         }
@@ -629,6 +629,7 @@ impl Counts<'_> {
                 | (None, b's' | b'u' | b'Z')
                 | (Some(b'?'), b'J' | b'K' | b'h' | b'l')
                 | (Some(b'>' | b'<' | b'='), b'u')
+                | (Some(b'>'), b'm' | b'n')
         );
         if !handled {
             return None;
@@ -684,6 +685,12 @@ fn moves_home(action: u8, params: &[u8]) -> bool {
                 | [b';', b'0' | b'1']
                 | [b'0' | b'1', b';', b'0' | b'1']
         )
+}
+
+/// Whether a CSI sequence sets or resets xterm's key modifier options (`CSI > 4 ; 2 m`,
+/// `CSI > 4 n`: modifyOtherKeys), which `counted_or_handled` leaves out with SGR's `m`.
+fn sets_key_modifiers(action: u8, params: &[u8]) -> bool {
+    matches!(action, b'm' | b'n') && params.first() == Some(&b'>')
 }
 
 fn counted_or_handled(action: u8) -> bool {
@@ -876,6 +883,9 @@ mod tests {
         assert_eq!(stops(b"\x1b[?1;47h", 100, 1000), vec![(8, csi(b'h', Some(b'?'), b"1;47"))]);
         assert_eq!(stops(b"\x1b[>1u\x1b[<u", 3, 1000)[1], (9, csi(b'u', Some(b'<'), b"")));
         assert_eq!(stops(b"\x1b[=5;1u", 3, 1000), vec![(7, csi(b'u', Some(b'='), b"5;1"))]);
+        // xterm's modifyOtherKeys, set and reset; SGR goes on.
+        assert_eq!(stops(b"\x1b[>4;2m", 3, 1000), vec![(7, csi(b'm', Some(b'>'), b"4;2"))]);
+        assert_eq!(stops(b"\x1b[>4n\x1b[1m", 3, 1000), vec![(5, csi(b'n', Some(b'>'), b"4"))]);
         let Stop::Sequence(Sequence::Csi { params, .. }) =
             stops(b"\x1b[99999:2;0b", 100, 1000)[0].1
         else {
@@ -917,6 +927,7 @@ mod tests {
         assert_eq!(found.len(), 9, "{found:?}");
     }
 
+    /// (But for the key modifier options, `sets_key_modifiers`.)
     #[test]
     fn finals_passed_over_are_neither_counted_nor_handled() {
         for action in 0x40..=0x7e {
@@ -933,7 +944,13 @@ mod tests {
                     insert: &mut insert,
                     region: &mut region,
                 };
-                assert_eq!(counts.csi(kept, false, action), None, "{}", action as char);
+                let handled = counts.csi(kept, false, action);
+                if sets_key_modifiers(action, kept) {
+                    // (Passed over by `counted_or_handled`, caught beside it.)
+                    assert!(handled.is_some(), "{}", action as char);
+                } else {
+                    assert_eq!(handled, None, "{}", action as char);
+                }
                 assert_eq!((lines, work), (0, 0), "{}", action as char);
             }
         }

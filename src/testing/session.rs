@@ -653,6 +653,7 @@ impl TestSession {
             (modes.app_keypad, "the application keypad is on"),
             (modes.focus_events, "focus events are on"),
             (modes.kitty_keyboard != 0, "the kitty keyboard protocol is on"),
+            (modes.modify_other_keys != 0, "modifyOtherKeys is on"),
         ]
         .into_iter()
         .filter_map(|(on, what)| on.then_some(what))

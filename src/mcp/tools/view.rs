@@ -1089,6 +1089,7 @@ mod tests {
                 mouse_urxvt: true,
                 focus_events: true,
                 kitty_keyboard: u8::MAX,
+                modify_other_keys: 2,
             },
             wrapped: Vec::new(),
         }

@@ -119,6 +119,7 @@ impl Emulator {
             mouse_urxvt: self.rules.urxvt_mouse(),
             focus_events: mode.contains(TermMode::FOCUS_IN_OUT),
             kitty_keyboard: kitty,
+            modify_other_keys: self.rules.modify_other_keys(),
         }
     }
 

@@ -1065,6 +1065,31 @@ fn cursor(emu: &Emulator) -> (u16, u16) {
     (c.row, c.col)
 }
 
+/// xterm's modifyOtherKeys level, which alacritty does not keep, is kept beside its modes:
+/// set by `CSI > 4 ; level m` (whole or cut anywhere), reset by `CSI > 4 m`, `CSI > 4 n` and
+/// RIS; other levels and options leave it, and SGR is no such sequence.
+#[test]
+fn modify_other_keys_is_set_and_reset() {
+    let mut emu = emulator(80, 24);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    let level = |emu: &Emulator| emu.modes().modify_other_keys;
+    for (input, want) in [
+        ("\x1b[>4;2m", 2),
+        ("\x1b[1m\x1b[>4;7m\x1b[>1;1m", 2),
+        ("\x1b[>4m", 0),
+        ("\x1b[>4;1m", 1),
+        ("\x1b[>4n", 0),
+        ("\x1b[>4;2mx\x1bc", 0),
+    ] {
+        for cut in 0..=input.len() {
+            feed(&mut emu, &mut t, &input.as_bytes()[..cut]);
+            feed(&mut emu, &mut t, &input.as_bytes()[cut..]);
+            assert_eq!(level(&emu), want, "{input:?} cut at {cut}");
+        }
+    }
+    assert!(!emu.screen().to_string().contains("4;2"));
+}
+
 #[test]
 fn keyboard_mode_pushes_past_the_bound_are_dropped_not_a_panic() {
     let mut emu = emulator(80, 24);
