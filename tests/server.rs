@@ -1368,6 +1368,43 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A terminal slower than the session changes (a slow link, a stalled one) is drawn the
+    /// screen as it is once it takes more, not every frame it missed: after a stall through
+    /// six seconds of a flood, the attachment drew 115 frames, one behind the other (now 19:
+    /// those the stalled pipe held, and the newest).
+    #[test]
+    fn a_stalled_terminal_is_drawn_the_latest_screen_not_a_backlog() {
+        let server = TestServer::start(&[]);
+        // Six seconds of rows 79 columns wide, each new: some 120 frames, 20 a second.
+        let flood = "read go; end=$(($(date +%s) + 6)); i=0; \
+            while [ $(date +%s) -lt $end ]; do i=$((i+1)); printf '%079d\\n' $i; done; \
+            echo FLOODDONE; exec cat";
+        server.ok(&["start", "--name", "flood", "--", "sh", "-c", flood]);
+        let dir = server.socket.parent().unwrap();
+        let (gate, drawn) = (dir.join("gate"), dir.join("drawn"));
+        assert!(Command::new("mkfifo").arg(&gate).status().unwrap().success());
+        // The attachment's terminal is a pipe to a reader that takes nothing until the gate
+        // opens (a stalled terminal), then passes it on to the person's, and keeps a copy.
+        let script = r#""$0" attach flood --socket "$1" | { read go < "$2"; tee "$3"; }
+            echo attach-done; exec cat"#;
+        let person = TestSession::builder("sh")
+            .args(["-c", script, TERMLOOM])
+            .arg(&server.socket)
+            .args([&gate, &drawn])
+            .size(80, 24)
+            .start();
+        server.ok(&["send", "flood", "--text", "go", "--submit"]);
+        server.ok(&["wait", "flood", "--wait-screen", "FLOODDONE", "--timeout", "60000"]);
+        std::fs::write(&gate, "go\n").unwrap();
+        person.wait_for_screen_text("FLOODDONE");
+        person.session().send_bytes(DETACH).unwrap();
+        person.wait_for_screen_text("attach-done");
+        let drawn = String::from_utf8_lossy(&std::fs::read(&drawn).unwrap()).into_owned();
+        // Each frame is drawn with the cursor hidden first.
+        let frames = drawn.matches("\x1b[?25l").count();
+        assert!(frames < 64, "{frames} frames drawn: a backlog");
+    }
+
     /// A session that ends while a person watches leaves its last screen, what it printed
     /// last included, and how it ended in the person's terminal.
     #[test]

@@ -1,11 +1,13 @@
 //! `termloom attach ID [--takeover]`: a person watches a session live in their own terminal,
 //! or takes it over. The server streams the session's screen (`termloom/frame`); this draws
-//! each frame on the alternate screen, clipped to the person's terminal, with a status line
-//! that says who may type and how to leave (Ctrl-]).
+//! the newest frame on the alternate screen (those a slow terminal missed are skipped),
+//! clipped to the person's terminal, with a status line that says who may type and how to
+//! leave (Ctrl-]).
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use crossbeam_channel::Sender;
 use rustix::termios::{self, OptionalActions, Termios};
@@ -40,8 +42,8 @@ terminal restored first.
 
 /// What the main loop reacts to.
 enum Event {
-    /// A frame to draw.
-    Frame(Value),
+    /// A frame to draw is waiting in [`Pending`].
+    Frame,
     /// Bytes the person typed.
     Typed(Vec<u8>),
     /// The server answered request `id`.
@@ -118,7 +120,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             }
         };
     let (events, received) = crossbeam_channel::bounded::<Event>(64);
-    spawn_reader(client, attach_id, events.clone());
+    let pending = Arc::new(Pending::default());
+    spawn_reader(client, attach_id, Arc::clone(&pending), events.clone());
     spawn_keyboard(events.clone());
     spawn_signal_watcher(events);
     let mut view = View::enter(saved);
@@ -145,7 +148,9 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut received = received.iter();
     while !failed && let Some(event) = received.next() {
         match event {
-            Event::Frame(frame) => {
+            Event::Frame => {
+                // Taken with an earlier event: drawn already.
+                let Some(frame) = pending.take() else { continue };
                 let drawn = view.write(draw(&frame, takeover, &mut top).as_bytes());
                 last = Some(frame);
                 if let Err(err) = drawn {
@@ -261,13 +266,37 @@ fn send_input(sender: &termloom::server::Sender, session: &Value, bytes: &[u8]) 
     let _ = sender.send("termloom/input", json!({"session": session, "text": text}));
 }
 
-/// Reads the server's messages: frames, and the end of the attachment.
-fn spawn_reader(mut client: termloom::server::Client, attach_id: u64, events: Sender<Event>) {
+/// The newest frame the server sent that is not drawn yet. One that arrives before it is
+/// drawn replaces it: a terminal slower than the session changes (a slow link, a stalled
+/// one) is drawn the screen as it is once it takes more, not every frame it missed, and the
+/// server's frames never queue behind it.
+#[derive(Default)]
+struct Pending(Mutex<Option<Value>>);
+
+impl Pending {
+    /// Keeps `frame` in place of any waiting; true when none was (the main loop is to be told).
+    fn put(&self, frame: Value) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).replace(frame).is_none()
+    }
+
+    /// Takes the frame waiting, if any.
+    fn take(&self) -> Option<Value> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
+
+/// Reads the server's messages: frames (kept in `pending`), and the end of the attachment.
+fn spawn_reader(
+    mut client: termloom::server::Client,
+    attach_id: u64,
+    pending: Arc<Pending>,
+    events: Sender<Event>,
+) {
     std::thread::spawn(move || {
         let end = loop {
             match client.next_reply() {
                 Ok(Some(Reply::Notification { method, params })) if method == "termloom/frame" => {
-                    if events.send(Event::Frame(params)).is_err() {
+                    if pending.put(params) && events.send(Event::Frame).is_err() {
                         return;
                     }
                 }
