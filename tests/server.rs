@@ -1322,6 +1322,24 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// The session's title (a shell's directory, the file an editor has open) is on the
+    /// status line, and follows its changes; control characters in it are not.
+    #[test]
+    fn a_person_sees_the_sessions_title() {
+        let server = TestServer::start(&[]);
+        let script = "printf '\\033]0;first title\\007'; read x; \
+            printf '\\033]2;second\\302\\233title\\007'; exec cat";
+        server.ok(&["start", "--name", "titled", "--size", "60x10", "--", "sh", "-c", script]);
+        let person = attach(&server, &["titled"]);
+        person.wait_for_row(23, "session 1 · first title");
+        server.ok(&["send", "titled", "--text", "go", "--submit"]);
+        person.wait_for_row(23, "session 1 · second");
+        let status = person.screen().lines[23].clone();
+        assert!(status.contains("second\u{fffd}title"), "{status:?}");
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
     /// The person's terminal resized: the session is drawn again to its new size.
     #[test]
     fn a_resized_terminal_is_redrawn() {

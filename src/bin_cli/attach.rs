@@ -1,8 +1,8 @@
 //! `termloom attach ID [--takeover]`: a person watches a session live in their own terminal,
 //! or takes it over. The server streams the session's screen (`termloom/frame`); this draws
 //! the newest frame on the alternate screen (those a slow terminal missed are skipped),
-//! clipped to the person's terminal, with a status line that says who may type and how to
-//! leave (Ctrl-]).
+//! clipped to the person's terminal, with a status line that says who may type, how to
+//! leave (Ctrl-]) and the session's title.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -30,7 +30,7 @@ and agents' input to it is refused (\"a person holds this session\") until you
 hand it back. Ctrl-] detaches (and hands back). Without -L or --socket, the
 server is $TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
-so; resizing this terminal redraws it.
+so, and shows the session's title; resizing this terminal redraws it.
 
 When the session ends, its last screen is left in this terminal. Exits 0
 when you leave or the session ends; 1, with the reason on stderr, when
@@ -453,6 +453,14 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
         status.push_str(&format!(", rows {top}-{}", top + view_rows - 1));
     }
     status.push_str(&format!(" · termloom · session {}", frame["session"]));
+    // The program's title (a shell's directory, the file an editor has open), as tmux shows
+    // a pane's: on the status line, not the person's own title, which stays theirs.
+    let title = frame["title"].as_str().unwrap_or_default();
+    // Text only: a frame cannot make the person's terminal do anything but colour.
+    let title: String = title.chars().filter(|c| !c.is_control()).collect();
+    if !title.trim().is_empty() {
+        status.push_str(&format!(" · {title}"));
+    }
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
     out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
