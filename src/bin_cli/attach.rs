@@ -1,8 +1,8 @@
 //! `termloom attach ID [--takeover]`: a person watches a session live in their own terminal,
 //! or takes it over. The server streams the session's screen (`termloom/frame`); this draws
-//! the newest frame on the alternate screen (those a slow terminal missed are skipped),
-//! clipped to the person's terminal, with a status line that says who may type, how to
-//! leave (Ctrl-]) and the session's title.
+//! the newest frame on the alternate screen (its rows that changed; frames a slow terminal
+//! missed are skipped), clipped to the person's terminal, with a status line that says who
+//! may type, how to leave (Ctrl-]) and the session's title.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -133,8 +133,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut final_screen: Option<String> = None;
     // The last frame, drawn again when the terminal is resized.
     let mut last: Option<Value> = None;
-    // The first of the session's rows shown (see first_row_shown).
-    let mut top = 0;
+    // What the person's terminal shows (see Shown).
+    let mut shown = Shown::default();
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
@@ -151,7 +151,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::Frame => {
                 // Taken with an earlier event: drawn already.
                 let Some(frame) = pending.take() else { continue };
-                let drawn = view.write(draw(&frame, takeover, &mut top).as_bytes());
+                let drawn = view.write(draw(&frame, takeover, &mut shown).as_bytes());
                 last = Some(frame);
                 if let Err(err) = drawn {
                     reason = unwritable(err);
@@ -161,7 +161,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             }
             Event::Resized => {
                 if let Some(frame) = &last {
-                    let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, takeover, &mut top));
+                    shown.forget();
+                    let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, takeover, &mut shown));
                     if let Err(err) = view.write(drawn.as_bytes()) {
                         reason = unwritable(err);
                         failed = true;
@@ -409,10 +410,45 @@ fn terminal_size() -> (usize, usize) {
     }
 }
 
-/// The escape sequences that draw `frame`, clipped to the terminal, and the status line.
-/// `top` is the first of the session's rows shown, kept from frame to frame.
-fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
+/// What the person's terminal shows, kept from frame to frame: a frame rewrites only the
+/// rows that changed (a clock ticking on a full screen is one row, not the screen).
+#[derive(Default)]
+struct Shown {
+    /// The first of the session's rows shown (see [`first_row_shown`]).
+    top: usize,
+    /// The terminal's size when `rows` were drawn: at another, each is drawn again.
+    size: (usize, usize),
+    /// Each of the terminal's rows as drawn (the status line last), `None` once unknown.
+    rows: Vec<Option<String>>,
+}
+
+impl Shown {
+    /// Forgets what the rows show (the terminal was cleared): the next frame draws each.
+    fn forget(&mut self) {
+        self.rows.clear();
+    }
+
+    /// Adds to `out` what draws `drawing` on the terminal's row `row` (from 0), unless the
+    /// row shows it already.
+    fn draw_row(&mut self, out: &mut String, row: usize, drawing: String) {
+        if self.rows.len() <= row {
+            self.rows.resize(row + 1, None);
+        }
+        if self.rows[row].as_ref() != Some(&drawing) {
+            out.push_str(&format!("\x1b[{};1H{drawing}", row + 1));
+            self.rows[row] = Some(drawing);
+        }
+    }
+}
+
+/// The escape sequences that draw `frame`, clipped to the terminal, and the status line, on
+/// a terminal that shows `shown`: the rows that changed.
+fn draw(frame: &Value, takeover: bool, shown: &mut Shown) -> String {
     let (cols, rows) = terminal_size();
+    if shown.size != (cols, rows) {
+        shown.size = (cols, rows);
+        shown.forget();
+    }
     let view_rows = rows - 1;
     let lines: Vec<&str> = frame["lines"]
         .as_array()
@@ -425,19 +461,20 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
     let cursor = frame["cursor"]
         .as_array()
         .and_then(|c| Some([c.first()?.as_u64()? as usize, c.get(1)?.as_u64()? as usize]));
-    *top = first_row_shown(cursor.map(|[row, _]| row), *top, session_rows, view_rows);
-    let top = *top;
+    shown.top = first_row_shown(cursor.map(|[row, _]| row), shown.top, session_rows, view_rows);
+    let top = shown.top;
     let styles = frame_styles(frame);
     let mut out = String::from("\x1b[?25l");
     for row in 0..view_rows {
-        out.push_str(&format!("\x1b[{};1H", row + 1));
         let line = lines.get(top + row).copied().unwrap_or_default();
         let runs: Vec<&Run> = styles.iter().filter(|run| run.row == top + row).collect();
+        let mut drawing = String::new();
         // Not after a row as wide as the terminal: the cursor waits to wrap on its last
         // column, which xterm's erase would blank.
-        if draw_row(&mut out, line, &runs, cols) < cols {
-            out.push_str("\x1b[K");
+        if draw_row(&mut drawing, line, &runs, cols) < cols {
+            drawing.push_str("\x1b[K");
         }
+        shown.draw_row(&mut out, row, drawing);
     }
     // The way out first, then who may type and the clipping: what a narrow terminal cuts
     // (and a terminal narrower than the session is narrow) is the least needed.
@@ -463,7 +500,7 @@ fn draw(frame: &Value, takeover: bool, top: &mut usize) -> String {
     }
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
-    out.push_str(&format!("\x1b[{rows};1H\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
+    shown.draw_row(&mut out, view_rows, format!("\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
     if let Some([row, col]) = cursor
         && let Some(row) = row.checked_sub(top).filter(|row| *row < view_rows)
         && col < cols
@@ -606,7 +643,7 @@ mod tests {
         let full = "x".repeat(cols);
         let frame =
             serde_json::json!({"lines": [full, "short"], "cols": cols, "rows": 2, "session": 1});
-        let drawn = draw(&frame, false, &mut 0);
+        let drawn = draw(&frame, false, &mut Shown::default());
         assert!(drawn.contains(&format!("{full}\x1b[2;1H")), "{drawn:?}");
         assert!(drawn.contains("short\x1b[K"), "{drawn:?}");
     }
