@@ -1340,6 +1340,26 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A person watching read-only is told when another person holds the session (what is
+    /// typed is then theirs, not an agent's), and when they hand it back.
+    #[test]
+    fn a_watcher_sees_that_a_person_holds_the_session() {
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "shared", "--size", "60x10", "--", "cat"]);
+        let watcher = attach(&server, &["shared"]);
+        watcher.wait_for_row(23, "read-only · termloom");
+        let holder = attach(&server, &["shared", "--takeover"]);
+        holder.wait_for_row(23, "you hold it");
+        watcher.wait_for_row(23, "read-only, a person holds it · termloom");
+        holder.type_text("by hand\r");
+        watcher.wait_for_row(1, "by hand");
+        holder.session().send_bytes(DETACH).unwrap();
+        assert!(holder.wait_for_exit().success());
+        watcher.wait_for_row(23, "read-only · termloom");
+        watcher.session().send_bytes(DETACH).unwrap();
+        assert!(watcher.wait_for_exit().success());
+    }
+
     /// The person's terminal resized: the session is drawn again to its new size.
     #[test]
     fn a_resized_terminal_is_redrawn() {

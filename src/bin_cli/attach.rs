@@ -27,7 +27,8 @@ Usage: termloom attach ID [--takeover] [-L NAME | --socket PATH]
 Shows session ID (an id or a name) live in this terminal. Read-only by
 default: what you type is ignored. With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
-hand it back. Ctrl-] detaches (and hands back). Without -L or --socket, the
+hand it back; the status line of those who watch says \"a person holds it\"
+meanwhile. Ctrl-] detaches (and hands back). Without -L or --socket, the
 server is $TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
 so, and shows the session's title; resizing this terminal redraws it.
@@ -481,7 +482,14 @@ fn draw(frame: &Value, takeover: bool, shown: &mut Shown) -> String {
     let mut status = format!(
         " {} · {}",
         if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" },
-        if takeover { "you hold it, agents are refused" } else { "read-only" },
+        if takeover {
+            "you hold it, agents are refused"
+        } else if frame["held_by_other"].as_bool() == Some(true) {
+            // What is typed now is a person's, not an agent's.
+            "read-only, a person holds it"
+        } else {
+            "read-only"
+        },
     );
     if session_cols > cols || session_rows > view_rows {
         status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));

@@ -74,6 +74,8 @@ pub(crate) struct Watch {
     pub ended: std::sync::Arc<Ended>,
     /// The person holds the session (took it over).
     pub held: bool,
+    /// Whether another connection holds the session (another person took it over).
+    pub held_by_other: Box<dyn Fn() -> bool + Send>,
 }
 
 impl Watch {
@@ -145,6 +147,7 @@ impl Watch {
             "cursor": cursor.visible.then_some([cursor.row, cursor.col]),
             "title": screen.title,
             "held": self.held,
+            "held_by_other": (self.held_by_other)(),
         }))
     }
 }

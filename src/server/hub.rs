@@ -549,14 +549,18 @@ impl Connection {
             // (A session that ends meanwhile needs no note.)
             let _ = session.set_held_by_person(true);
         }
+        let hub = self.hub.clone();
+        let number = self.number;
+        let watching = hub.clone();
         let watch = attach::Watch {
             session,
             outbox: outbox.clone(),
             ended: self.ended.clone(),
             held: takeover,
+            held_by_other: Box::new(move || {
+                watching.holder(id).is_some_and(|holder| holder != number)
+            }),
         };
-        let hub = self.hub.clone();
-        let number = self.number;
         // Taken back when the thread cannot be started: the attachment is then answered with
         // the reason, or the person's `termloom attach` would wait for a frame forever.
         let answer = Arc::new(Mutex::new(Some(responder)));
