@@ -1542,6 +1542,34 @@ mod attach {
         assert!(person.wait_for_exit().success());
     }
 
+    /// A person who holds a session types into it as its program asked: a paste into a shell
+    /// that asked for bracketed paste arrives bracketed, its lines waiting for Enter, as an
+    /// agent's paste does. (The person's terminal was never asked to bracket pastes: bash ran
+    /// each pasted line as it came.)
+    #[test]
+    fn a_person_holding_a_session_pastes_as_its_program_asked() {
+        if !common::require("bash") {
+            return;
+        }
+        let server = TestServer::start(&[]);
+        let bash = ["start", "--name", "shell", "--size", "80x20", "--", "bash", "--norc"];
+        server.ok(&bash);
+        server.ok(&["wait", "shell", "--wait-input", "--timeout", "20000"]);
+        let person = attach(&server, &["shell", "--takeover"]);
+        person.wait_for_row(23, "you hold it");
+        person.paste("echo one-$((1+1))\necho two-$((2+2))\n");
+        server.ok(&["wait", "shell", "--wait-screen", "echo two-$((2+2))"]);
+        let screen = server.ok(&["screen", "shell"]);
+        assert!(!screen.contains("one-2"), "the first line ran as it was pasted: {screen}");
+        person.type_text("\r");
+        server.ok(&["wait", "shell", "--wait-screen", "two-4"]);
+        assert!(server.ok(&["screen", "shell"]).contains("one-2"));
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        // The person's terminal is asked to bracket pastes no more.
+        assert!(!person.screen().modes.bracketed_paste);
+    }
+
     /// A server that stops during an attachment loses it: the person is told so, not that
     /// the attachment could not be made, and keeps the last screen in their terminal.
     #[test]

@@ -152,7 +152,10 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::Frame => {
                 // Taken with an earlier event: drawn already.
                 let Some(frame) = pending.take() else { continue };
-                let drawn = view.write(draw(&frame, takeover, &mut shown).as_bytes());
+                // Keys reach the program as it asked for them only when the person types.
+                let modes = if takeover { KeyModes::of(&frame) } else { KeyModes::default() };
+                let drawing = view.switch_modes(modes) + &draw(&frame, takeover, &mut shown);
+                let drawn = view.write(drawing.as_bytes());
                 last = Some(frame);
                 if let Err(err) = drawn {
                     reason = unwritable(err);
@@ -352,6 +355,8 @@ struct View {
     saved: Termios,
     out: std::io::Stdout,
     left: bool,
+    /// The key modes the terminal was asked for (see [`KeyModes`]).
+    modes: KeyModes,
 }
 
 impl View {
@@ -360,7 +365,12 @@ impl View {
         let mut raw = saved.clone();
         raw.make_raw();
         let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &raw);
-        View { saved, out: std::io::stdout(), left: false }
+        View { saved, out: std::io::stdout(), left: false, modes: KeyModes::default() }
+    }
+
+    /// The sequences that put the terminal in key modes `modes`, noted as its modes.
+    fn switch_modes(&mut self, modes: KeyModes) -> String {
+        std::mem::replace(&mut self.modes, modes).switch(modes)
     }
 
     /// Writes `bytes` to the terminal at once.
@@ -373,7 +383,8 @@ impl View {
     /// ended), and restores the terminal's modes: a terminal that can no longer be written
     /// to still gets its modes back.
     fn leave(mut self, final_screen: Option<&str>) {
-        let mut bytes = LEAVE.to_vec();
+        let mut bytes = self.switch_modes(KeyModes::default()).into_bytes();
+        bytes.extend_from_slice(LEAVE);
         bytes.extend_from_slice(final_screen.unwrap_or_default().as_bytes());
         let _ = self.write(&bytes);
         self.restore();
@@ -392,7 +403,9 @@ impl View {
 impl Drop for View {
     fn drop(&mut self) {
         if !self.left {
-            let _ = self.write(LEAVE);
+            let mut bytes = self.switch_modes(KeyModes::default()).into_bytes();
+            bytes.extend_from_slice(LEAVE);
+            let _ = self.write(&bytes);
             self.restore();
         }
     }
@@ -400,6 +413,40 @@ impl Drop for View {
 
 /// Leaves the alternate screen and shows the cursor.
 const LEAVE: &[u8] = b"\x1b[?1049l\x1b[?25h";
+
+/// The modes of the person's terminal that decide the bytes their keys send, as the
+/// session's program set them in its own terminal, while the person holds the session:
+/// their arrows reach it in its cursor-key mode, and their pastes bracketed when it asked
+/// (a shell then waits for Enter, where it ran each pasted line as it came). All off while
+/// the person only watches, and once they leave.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct KeyModes {
+    /// Application cursor keys (DECCKM, mode 1).
+    app_cursor: bool,
+    /// Bracketed paste (mode 2004).
+    bracketed_paste: bool,
+}
+
+impl KeyModes {
+    /// The modes `frame`'s program set.
+    fn of(frame: &Value) -> KeyModes {
+        let on = |mode: &str| frame["modes"][mode].as_bool() == Some(true);
+        KeyModes { app_cursor: on("app_cursor"), bracketed_paste: on("bracketed_paste") }
+    }
+
+    /// The sequences that switch a terminal in modes `self` to modes `to`.
+    fn switch(self, to: KeyModes) -> String {
+        let set = |mode: u16, on: bool| format!("\x1b[?{mode}{}", if on { 'h' } else { 'l' });
+        let mut out = String::new();
+        if self.app_cursor != to.app_cursor {
+            out.push_str(&set(1, to.app_cursor));
+        }
+        if self.bracketed_paste != to.bracketed_paste {
+            out.push_str(&set(2004, to.bracketed_paste));
+        }
+        out
+    }
+}
 
 /// The person's terminal size: columns and rows (80x24 when unknown).
 fn terminal_size() -> (usize, usize) {
@@ -679,6 +726,20 @@ mod tests {
         let mut out = String::new();
         assert_eq!(draw_row(&mut out, "ab", &[&endless], 4), 4);
         assert_eq!(out, "a\x1b[0m\x1b[7mb  \x1b[0m");
+    }
+
+    /// The person's terminal follows the program's key modes, and only when they change.
+    #[test]
+    fn key_modes_are_switched_when_they_change() {
+        let frame = serde_json::json!({"modes": {"app_cursor": true, "bracketed_paste": false}});
+        let cursor_keys = KeyModes::of(&frame);
+        assert_eq!(cursor_keys, KeyModes { app_cursor: true, bracketed_paste: false });
+        assert_eq!(KeyModes::default().switch(cursor_keys), "\x1b[?1h");
+        assert_eq!(cursor_keys.switch(cursor_keys), "");
+        let both = KeyModes { app_cursor: true, bracketed_paste: true };
+        assert_eq!(cursor_keys.switch(both), "\x1b[?2004h");
+        assert_eq!(both.switch(KeyModes::default()), "\x1b[?1l\x1b[?2004l");
+        assert_eq!(KeyModes::of(&serde_json::json!({})), KeyModes::default());
     }
 
     #[test]

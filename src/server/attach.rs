@@ -146,6 +146,7 @@ impl Watch {
             "styles": styles,
             "cursor": cursor.visible.then_some([cursor.row, cursor.col]),
             "title": screen.title,
+            "modes": screen.modes,
             "held": self.held,
             "held_by_other": (self.held_by_other)(),
         }))

@@ -23,9 +23,10 @@
 //! - `termloom/attach` `{"session": ID or NAME, "takeover": bool}`: streams the session's
 //!   screen as `termloom/frame` notifications (`{"session", "cols", "rows", "lines",
 //!   "styles": [[row, col, width, sgr], ...], "cursor": [row, col] or null, "title",
-//!   "held", "held_by_other"}`, `sgr` the parameters of the SGR sequence that draws a run's
-//!   colours and attributes, `held` whether this connection holds the session,
-//!   `held_by_other` whether another does) whenever it changes (once the client
+//!   "modes", "held", "held_by_other"}`, `sgr` the parameters of the SGR sequence that
+//!   draws a run's colours and attributes, `modes` the input modes its program set (as
+//!   [`crate::Modes`]: `app_cursor`, `bracketed_paste`...), `held` whether this connection
+//!   holds the session, `held_by_other` whether another does) whenever it changes (once the client
 //!   has read the last frame: a slow reader gets the screen as it is then), and answers
 //!   `{"reason"}` when the program ends (`"the program ended (exit code 3)"`, after a last
 //!   frame of the screen it left) or the connection closes. With `takeover` the
