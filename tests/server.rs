@@ -1685,6 +1685,34 @@ mod attach {
         }
     }
 
+    /// An attachment stopped (SIGTSTP) gives the shell it was started from its terminal
+    /// back, and takes it again when continued (`fg`): raw mode, the session redrawn. (It
+    /// stopped with the alternate screen and raw mode on, and went on after `fg` in the
+    /// shell's line mode: Ctrl-] echoed `^]` and did nothing until Enter, over a stale screen.)
+    #[test]
+    fn a_stopped_and_continued_attachment_takes_the_terminal_again() {
+        if !common::require("bash") {
+            return;
+        }
+        let server = TestServer::start(&[]);
+        server.ok(&["start", "--name", "watched", "--", "sh", "-c", "echo shown-line; exec cat"]);
+        let person = TestSession::bash().size(80, 24).start();
+        let command = format!("{TERMLOOM} attach watched --socket {}\r", server.socket.display());
+        person.type_text(&command);
+        person.wait_for_row(23, "read-only");
+        let status = person.session().status().unwrap();
+        let attach = status.foreground.expect("attach is in the foreground").pid;
+        let stopped = Command::new("kill").args(["-TSTP", &attach.to_string()]).status();
+        assert!(stopped.unwrap().success());
+        person.wait_for_screen_text("Stopped");
+        assert!(!person.screen().alternate, "the shell has the primary screen back");
+        person.type_text("fg\r");
+        person.wait_for_screen_text("shown-line");
+        assert!(!person.screen().to_string().contains("Stopped"), "{}", person.screen());
+        person.session().send_bytes(DETACH).unwrap();
+        person.wait_for_screen_text("termloom: left session watched: detached");
+    }
+
     /// A held session's number written as the tools also read it (`1.0`, `" 1"`) is refused
     /// like `1`: the holder's check reads it as the tool does.
     #[test]

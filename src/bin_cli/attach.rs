@@ -38,7 +38,8 @@ when you leave or the session ends; 1, with the reason on stderr, when
 it cannot attach (an unknown session, one someone else holds), the server
 goes away or the terminal cannot be written to; 2 for a bad command line;
 128 + N when signal N (SIGTERM, SIGHUP, SIGINT, SIGQUIT) ends it, the
-terminal restored first.
+terminal restored first. Stopped (SIGTSTP), it gives the terminal back first,
+and takes it again when continued (fg).
 ";
 
 /// What the main loop reacts to.
@@ -59,6 +60,11 @@ enum Event {
     /// A signal that ends the attachment (SIGTERM, SIGHUP, SIGINT, SIGQUIT) arrived: the
     /// terminal is restored before leaving.
     Signalled(i32),
+    /// The attachment is to stop (SIGTSTP): the terminal is given back to the shell first.
+    Suspended,
+    /// The attachment went on after a stop (SIGCONT): the terminal is taken again, its
+    /// modes and screen as the shell left them.
+    Continued,
 }
 
 /// Runs `termloom attach`.
@@ -174,6 +180,25 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                     }
                 }
             }
+            Event::Suspended => {
+                view.suspend();
+                // Stopped here until continued; SIGCONT then takes the terminal again.
+                let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
+            }
+            Event::Continued => {
+                shown.forget();
+                let mut drawing = view.resume();
+                if let Some(frame) = &last {
+                    let modes = if takeover { KeyModes::of(frame) } else { KeyModes::default() };
+                    drawing += &view.switch_modes(modes);
+                    drawing += &draw(frame, takeover, &mut shown);
+                }
+                if let Err(err) = view.write(drawing.as_bytes()) {
+                    reason = unwritable(err);
+                    failed = true;
+                    break;
+                }
+            }
             Event::Typed(_) if release.is_some() => {}
             Event::Typed(bytes) => {
                 let detach = bytes.iter().position(|b| *b == DETACH);
@@ -246,19 +271,24 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// Tells the main loop when the person's terminal is resized (SIGWINCH), and when a signal
-/// that ends the attachment arrives (SIGTERM, SIGHUP, SIGINT, SIGQUIT), so that the terminal
-/// is left in raw mode and on the alternate screen by neither.
+/// Tells the main loop when the person's terminal is resized (SIGWINCH), when a signal that
+/// ends the attachment arrives (SIGTERM, SIGHUP, SIGINT, SIGQUIT), and when it is to stop
+/// (SIGTSTP) or goes on after a stop (SIGCONT), so that the terminal is left in raw mode and
+/// on the alternate screen by none, and taken again after a stop.
 fn spawn_signal_watcher(events: Sender<Event>) {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGWINCH};
-    let Ok(mut signals) =
-        signal_hook::iterator::Signals::new([SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT])
-    else {
+    use signal_hook::consts::{SIGCONT, SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGTSTP, SIGWINCH};
+    let watched = [SIGWINCH, SIGTERM, SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGCONT];
+    let Ok(mut signals) = signal_hook::iterator::Signals::new(watched) else {
         return;
     };
     std::thread::spawn(move || {
         for signal in signals.forever() {
-            let event = if signal == SIGWINCH { Event::Resized } else { Event::Signalled(signal) };
+            let event = match signal {
+                SIGWINCH => Event::Resized,
+                SIGTSTP => Event::Suspended,
+                SIGCONT => Event::Continued,
+                _ => Event::Signalled(signal),
+            };
             if events.send(event).is_err() {
                 return;
             }
@@ -388,6 +418,29 @@ impl View {
         bytes.extend_from_slice(final_screen.unwrap_or_default().as_bytes());
         let _ = self.write(&bytes);
         self.restore();
+    }
+
+    /// Gives the terminal back while the attachment is stopped: the primary screen, the
+    /// cursor shown, the key modes and the terminal's modes as they were.
+    fn suspend(&mut self) {
+        let mut bytes = self.switch_modes(KeyModes::default()).into_bytes();
+        bytes.extend_from_slice(LEAVE);
+        let _ = self.write(&bytes);
+        let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &self.saved);
+    }
+
+    /// Takes the terminal again after a stop (whether or not [`View::suspend`] gave it back:
+    /// a SIGSTOP is not seen): raw mode again; returns the sequences that show the
+    /// alternate screen, cleared, to write before the view is drawn again.
+    fn resume(&mut self) -> String {
+        let mut raw = self.saved.clone();
+        raw.make_raw();
+        let _ = termios::tcsetattr(std::io::stdin().as_fd(), OptionalActions::Now, &raw);
+        // Whatever the key modes are now (the shell may have set or reset them), they are off
+        // after this, and asked for again as the next frame wants them.
+        let all = KeyModes { app_cursor: true, bracketed_paste: true };
+        self.modes = KeyModes::default();
+        all.switch(KeyModes::default()) + "\x1b[?1049h\x1b[H\x1b[2J"
     }
 
     /// Gives the terminal its modes back, once.
