@@ -1280,8 +1280,10 @@ mod attach {
         person.wait_for_row(23, "read-only").wait_for_row(1, "second line");
         assert_screen_snapshot!("attach_read_only", person);
 
-        // The person's typing is ignored; what an agent types shows up live.
+        // The person's typing is ignored, and the status line says so; what an agent types
+        // shows up live.
         person.type_text("ignored");
+        person.wait_for_row(23, "Ctrl-] detaches · read-only: what you type is ignored");
         server.ok(&[
             "send",
             "watched",

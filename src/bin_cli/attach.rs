@@ -25,7 +25,8 @@ pub(super) const HELP: &str = "\
 Usage: termloom attach ID [--takeover] [-L NAME | --socket PATH]
 
 Shows session ID (an id or a name) live in this terminal. Read-only by
-default: what you type is ignored. With --takeover you type into the session
+default: what you type is ignored (the status line says so once you type).
+With --takeover you type into the session
 and agents' input to it is refused (\"a person holds this session\") until you
 hand it back; the status line of those who watch says \"a person holds it\"
 meanwhile. Ctrl-] detaches (and hands back). Without -L or --socket, the
@@ -142,6 +143,8 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut last: Option<Value> = None;
     // What the person's terminal shows (see Shown).
     let mut shown = Shown::default();
+    // The person, as the status line describes them.
+    let mut person = Person { holds: takeover, typed: false };
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
@@ -160,7 +163,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 let Some(frame) = pending.take() else { continue };
                 // Keys reach the program as it asked for them only when the person types.
                 let modes = if takeover { KeyModes::of(&frame) } else { KeyModes::default() };
-                let drawing = view.switch_modes(modes) + &draw(&frame, takeover, &mut shown);
+                let drawing = view.switch_modes(modes) + &draw(&frame, person, &mut shown);
                 let drawn = view.write(drawing.as_bytes());
                 last = Some(frame);
                 if let Err(err) = drawn {
@@ -172,7 +175,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::Resized => {
                 if let Some(frame) = &last {
                     shown.forget();
-                    let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, takeover, &mut shown));
+                    let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, person, &mut shown));
                     if let Err(err) = view.write(drawn.as_bytes()) {
                         reason = unwritable(err);
                         failed = true;
@@ -191,7 +194,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 if let Some(frame) = &last {
                     let modes = if takeover { KeyModes::of(frame) } else { KeyModes::default() };
                     drawing += &view.switch_modes(modes);
-                    drawing += &draw(frame, takeover, &mut shown);
+                    drawing += &draw(frame, person, &mut shown);
                 }
                 if let Err(err) = view.write(drawing.as_bytes()) {
                     reason = unwritable(err);
@@ -203,6 +206,17 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
             Event::Typed(bytes) => {
                 let detach = bytes.iter().position(|b| *b == DETACH);
                 let typed = &bytes[..detach.unwrap_or(bytes.len())];
+                if !takeover && !typed.is_empty() && !person.typed {
+                    // Nothing shows what was typed: the status line says it was ignored.
+                    person.typed = true;
+                    if let Some(frame) = &last
+                        && let Err(err) = view.write(draw(frame, person, &mut shown).as_bytes())
+                    {
+                        reason = unwritable(err);
+                        failed = true;
+                        break;
+                    }
+                }
                 if takeover && !typed.is_empty() {
                     let mut typed = [std::mem::take(&mut unfinished).as_slice(), typed].concat();
                     // A character split between two reads (a long paste) is sent whole.
@@ -511,6 +525,15 @@ fn terminal_size() -> (usize, usize) {
     }
 }
 
+/// The person attached, as their status line describes them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Person {
+    /// They hold the session (`--takeover`): what they type reaches its program.
+    holds: bool,
+    /// They typed while they only watch: it was ignored.
+    typed: bool,
+}
+
 /// What the person's terminal shows, kept from frame to frame: a frame rewrites only the
 /// rows that changed (a clock ticking on a full screen is one row, not the screen).
 #[derive(Default)]
@@ -544,7 +567,8 @@ impl Shown {
 
 /// The escape sequences that draw `frame`, clipped to the terminal, and the status line, on
 /// a terminal that shows `shown`: the rows that changed.
-fn draw(frame: &Value, takeover: bool, shown: &mut Shown) -> String {
+fn draw(frame: &Value, person: Person, shown: &mut Shown) -> String {
+    let takeover = person.holds;
     let (cols, rows) = terminal_size();
     if shown.size != (cols, rows) {
         shown.size = (cols, rows);
@@ -580,7 +604,7 @@ fn draw(frame: &Value, takeover: bool, shown: &mut Shown) -> String {
     // The way out first, then who may type and the clipping: what a narrow terminal cuts
     // (and a terminal narrower than the session is narrow) is the least needed.
     let mut status = format!(
-        " {} · {}",
+        " {} · {}{}",
         if takeover { "Ctrl-] hands back" } else { "Ctrl-] detaches" },
         if takeover {
             "you hold it, agents are refused"
@@ -590,6 +614,7 @@ fn draw(frame: &Value, takeover: bool, shown: &mut Shown) -> String {
         } else {
             "read-only"
         },
+        if person.typed { ": what you type is ignored" } else { "" },
     );
     if session_cols > cols || session_rows > view_rows {
         status.push_str(&format!(" · clipped from {session_cols}x{session_rows}"));
@@ -751,7 +776,7 @@ mod tests {
         let full = "x".repeat(cols);
         let frame =
             serde_json::json!({"lines": [full, "short"], "cols": cols, "rows": 2, "session": 1});
-        let drawn = draw(&frame, false, &mut Shown::default());
+        let drawn = draw(&frame, Person::default(), &mut Shown::default());
         assert!(drawn.contains(&format!("{full}\x1b[2;1H")), "{drawn:?}");
         assert!(drawn.contains("short\x1b[K"), "{drawn:?}");
     }
