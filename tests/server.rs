@@ -1303,6 +1303,27 @@ mod attach {
         assert_eq!(server.json(&["list"])["sessions"][0]["state"], "running");
     }
 
+    /// A session as tall as the person's terminal loses its last row to the status line
+    /// while its cursor is above it (vim's command line, `-- INSERT --`); `--no-status` gives
+    /// that row to the session.
+    #[test]
+    fn without_a_status_line_a_session_as_tall_as_the_terminal_is_shown_whole() {
+        let server = TestServer::start(&[]);
+        let script = "printf '\\033[24;1Hthe last row\\033[1;1Hthe first row'; exec cat";
+        server.ok(&["start", "--name", "tall", "--size", "80x24", "--", "sh", "-c", script]);
+        server.ok(&["wait", "tall", "--wait-screen", "the first row"]);
+        let person = attach(&server, &["tall"]);
+        person.wait_for_row(23, "read-only").wait_for_row(0, "the first row");
+        assert!(!person.screen().contains("the last row"), "{}", person.screen());
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+        let person = attach(&server, &["tall", "--no-status"]);
+        person.wait_for_row(23, "the last row").wait_for_row(0, "the first row");
+        assert!(!person.screen().contains("read-only"), "{}", person.screen());
+        person.session().send_bytes(DETACH).unwrap();
+        assert!(person.wait_for_exit().success());
+    }
+
     /// The person sees the session's colours and attributes, and a highlight that covers
     /// blanks past the text (a bar, a selection) as wide as it is.
     #[test]

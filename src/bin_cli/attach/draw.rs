@@ -13,6 +13,8 @@ pub(super) struct Person {
     pub(super) holds: bool,
     /// They typed while they only watch: it was ignored.
     pub(super) typed: bool,
+    /// They asked for no status line (`--no-status`): its row shows the session too.
+    pub(super) no_status: bool,
 }
 
 /// What the person's terminal shows, kept from frame to frame: a frame rewrites only the
@@ -49,13 +51,12 @@ impl Shown {
 /// The escape sequences that draw `frame`, clipped to the terminal, and the status line, on
 /// a terminal that shows `shown`: the rows that changed.
 pub(super) fn draw(frame: &Value, person: Person, shown: &mut Shown) -> String {
-    let takeover = person.holds;
     let (cols, rows) = terminal_size();
     if shown.size != (cols, rows) {
         shown.size = (cols, rows);
         shown.forget();
     }
-    let view_rows = rows - 1;
+    let view_rows = if person.no_status { rows } else { rows - 1 };
     let lines: Vec<&str> = frame["lines"]
         .as_array()
         .map(|lines| lines.iter().map(|l| l.as_str().unwrap_or_default()).collect())
@@ -82,6 +83,30 @@ pub(super) fn draw(frame: &Value, person: Person, shown: &mut Shown) -> String {
         }
         shown.draw_row(&mut out, row, drawing);
     }
+    if !person.no_status {
+        draw_status(&mut out, frame, person, shown, (session_cols, session_rows));
+    }
+    if let Some([row, col]) = cursor
+        && let Some(row) = row.checked_sub(top).filter(|row| *row < view_rows)
+        && col < cols
+    {
+        out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
+    }
+    out
+}
+
+/// Adds to `out` what draws the status line on the terminal's last row, for `frame` (of
+/// `session_size`, columns and rows) as `shown` shows it.
+fn draw_status(
+    out: &mut String,
+    frame: &Value,
+    person: Person,
+    shown: &mut Shown,
+    (session_cols, session_rows): (usize, usize),
+) {
+    let takeover = person.holds;
+    let (cols, rows) = shown.size;
+    let (top, view_rows) = (shown.top, rows - 1);
     // The way out first, then who may type and the clipping: what a narrow terminal cuts
     // (and a terminal narrower than the session is narrow) is the least needed.
     let mut status = format!(
@@ -114,14 +139,7 @@ pub(super) fn draw(frame: &Value, person: Person, shown: &mut Shown) -> String {
     }
     let status = clip(&status, cols);
     let pad = cols.saturating_sub(width(status));
-    shown.draw_row(&mut out, view_rows, format!("\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
-    if let Some([row, col]) = cursor
-        && let Some(row) = row.checked_sub(top).filter(|row| *row < view_rows)
-        && col < cols
-    {
-        out.push_str(&format!("\x1b[{};{}H\x1b[?25h", row + 1, col + 1));
-    }
-    out
+    shown.draw_row(out, view_rows, format!("\x1b[7m{status}{}\x1b[0m", " ".repeat(pad)));
 }
 
 /// A run of cells of one style in a frame: its row, first column, width, and the parameters

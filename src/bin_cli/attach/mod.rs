@@ -27,7 +27,7 @@ const DETACH: u8 = 0x1d;
 
 /// The help of `termloom attach`.
 pub(super) const HELP: &str = "\
-Usage: termloom attach ID [--takeover] [-L NAME | --socket PATH]
+Usage: termloom attach ID [--takeover] [--no-status] [-L NAME | --socket PATH]
 
 Shows session ID (an id or a name) live in this terminal. Read-only by
 default: what you type is ignored (the status line says so once you type).
@@ -38,6 +38,9 @@ meanwhile. Ctrl-] detaches (and hands back). Without -L or --socket, the
 server is $TERMLOOM_SOCKET's if set. A session larger than this
 terminal is clipped (to the rows around its cursor), and the status line says
 so, and shows the session's title; resizing this terminal redraws it.
+--no-status gives the status line's row to the session: a session as tall
+as this terminal is shown whole (its last row, vim's command line, is
+otherwise below the view when the cursor is above it).
 
 When the session ends, its last screen is left in this terminal. Exits 0
 when you leave or the session ends; 1, with the reason on stderr, when
@@ -78,6 +81,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let usage = |message: &str| super::usage_error(message, "termloom attach --help");
     let mut target = Target::from_environment();
     let mut takeover = false;
+    let mut no_status = false;
     let mut session: Option<String> = None;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -89,6 +93,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
         match arg.as_str() {
             "-h" | "--help" => return super::agent::print_out(HELP),
             "--takeover" => takeover = true,
+            "--no-status" => no_status = true,
             _ if session.is_none() && !arg.starts_with('-') => session = Some(arg),
             _ => return usage(&format!("unexpected argument {arg:?}")),
         }
@@ -149,7 +154,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     // What the person's terminal shows (see Shown).
     let mut shown = Shown::default();
     // The person, as the status line describes them.
-    let mut person = Person { holds: takeover, typed: false };
+    let mut person = Person { holds: takeover, typed: false, no_status };
     // The request handing a held session back, once the person asked to leave.
     let mut release: Option<u64> = None;
     // The start of a character the person typed whose end has not been read yet.
