@@ -30,23 +30,18 @@ pub(super) fn relays(
 /// and the children such a daemon, with no controlling terminal, runs in its own POSIX
 /// session.
 fn outside_the_session(sid: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
-    let adopter = match candidates {
-        Some(_) => None,
-        None => match procfs::read_stat(sid) {
-            Ok(leader) => Some(leader.ppid),
-            Err(_) => return Vec::new(),
-        },
-    };
-    let mut others = processes(candidates, |s| {
-        s.session != sid && !is_dead(s) && adopter.is_none_or(|parent| s.ppid == parent)
-    });
-    if adopter.is_some() {
-        let daemons: Vec<(i32, i32)> =
-            others.iter().filter(|p| p.tty_nr == 0).map(|p| (p.pid, p.session)).collect();
-        for (daemon, session) in daemons {
-            let helpers = children(daemon, None).into_iter();
-            others.extend(helpers.filter(|c| c.session == session && !is_dead(c)));
-        }
+    if candidates.is_some() {
+        return processes(candidates, |s| s.session != sid && !is_dead(s));
+    }
+    // (The adopter's children, from its `children` files: not a scan of all of `/proc`.)
+    let Ok(leader) = procfs::read_stat(sid) else { return Vec::new() };
+    let mut others: Vec<ProcStat> =
+        children(leader.ppid, None).into_iter().filter(|s| s.session != sid).collect();
+    let daemons: Vec<(i32, i32)> =
+        others.iter().filter(|p| p.tty_nr == 0).map(|p| (p.pid, p.session)).collect();
+    for (daemon, session) in daemons {
+        let helpers = children(daemon, None).into_iter();
+        others.extend(helpers.filter(|c| c.session == session));
     }
     others
 }
@@ -55,10 +50,12 @@ fn outside_the_session(sid: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
 /// terminal, as [`outside_the_session`] finds them: gpg's agent, a tmux server) with a thread
 /// at work, running or in a disk wait: a client of the session blocked on its sockets waits
 /// on it, not on the world outside (gpg while its agent works out, for a second, how long a
-/// passphrase's hash must take, before its dialog is drawn; or generates a key). Without a
-/// cgroup, the supervisor's children are every session's: a daemon another session of the
-/// engine started counts too. What it is, or `None`.
+/// passphrase's hash must take, before its dialog is drawn; or generates a key). Only with a
+/// cgroup (`candidates`), which holds the session's daemons alone: without one, the
+/// supervisor's children are every session's, and another session's busy daemon held this
+/// one's client (a program reading a socket waited to its timeout). What it is, or `None`.
 pub(super) fn daemon_at_work(sid: i32, candidates: Option<&[i32]>) -> Option<String> {
+    let candidates = Some(candidates?);
     outside_the_session(sid, candidates).into_iter().filter(|p| p.tty_nr == 0).find_map(|p| {
         let tids = numeric_entries(&format!("/proc/{}/task", p.pid)).ok()?;
         let working = tids.into_iter().any(|tid| {
@@ -232,8 +229,8 @@ pub(super) fn asleep_long(
 /// `sudo` itself waits on the terminal, to copy what is typed), on the world outside when
 /// one waits there and none is busy. The reader is the program on the one terminal, or,
 /// when it hosts several (GNU screen's windows), none: the host; none too when the program
-/// reading is the hosted session's leader, shares a pipe with the host and takes keys, not
-/// lines (mc's subshell at its prompt: mc reads). At most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
+/// reading is the hosted session's leader, shares a pipe with the host and asks no password
+/// (mc's subshell at its prompt: mc reads). At most [`procfs::HOSTED_GROUPS`] hosted groups a probe are looked
 /// at.
 pub(super) fn hosted_wait(
     host: i32,
@@ -255,7 +252,7 @@ pub(super) fn hosted_wait(
             return Some(InputWait::Unknown { reason });
         }
         probe.looks.hosted.set(left - 1);
-        match group_wait(pgrp, Some(session), candidates, probe) {
+        match group_wait(pgrp, Some(session), candidates, hosted_probe(probe)) {
             InputWait::Waiting { reader: found } => {
                 reader = reader.or(found.map(|found| (found, session)));
             }
@@ -280,13 +277,17 @@ pub(super) fn hosted_wait(
     // their programs hold the terminal alone), or is not what reads: `sudo` with `use_pty`
     // hands its command its own standard streams when they are no terminal (`sudo cmd | tee
     // log`: a pipe in common), but runs it under a monitor that leads the session.
-    // The leader's own prompt is an editor taking keys (bash's readline); a line it reads in
-    // canonical mode is read by it (`read -s` typed at mc's command line: a password prompt).
-    let reads_a_line =
-        |hosted| crate::os::pty::controlling_line_modes(hosted).is_some_and(|m| m.canonical);
+    // A password the leader itself asks for (canonical mode, echo off: `read -s` typed at
+    // mc's command line) is read by it; its own prompt is not, whether an editor taking keys
+    // (bash's readline) or a line read with echo (dash's).
+    let asks_a_password = |hosted| {
+        crate::os::pty::controlling_line_modes(hosted).is_some_and(|m| m.canonical && !m.echo)
+    };
     let reader = reader
         .filter(|&(hosted, session)| {
-            hosted != session || reads_a_line(hosted) || !shares_a_pipe(host, hosted, probe.looks)
+            hosted != session
+                || asks_a_password(hosted)
+                || !shares_a_pipe(host, hosted, probe.looks)
         })
         .map(|(hosted, _)| hosted);
     Some(match (reader, outside) {
@@ -294,6 +295,14 @@ pub(super) fn hosted_wait(
         (Some(_), Some((reason, _))) => InputWait::NotWaiting { reason },
         (reader, None) => InputWait::Waiting { reader: reader.filter(|_| !several) },
     })
+}
+
+/// `probe` for a group on a terminal a member hosts (a tmux or GNU screen pane, `script`'s):
+/// the session's screen is the host's (a multiplexer's is always full-screen), not what that
+/// group drew, so no sleep there is taken for a monitor's between two frames (a one-off
+/// `sleep` after a line in a tmux pane settled the wait before the next line).
+fn hosted_probe(probe: Probe<'_>) -> Probe<'_> {
+    Probe { full_screen: false, ..probe }
 }
 
 /// The children of `parents` (members of the terminal's session, of `members`) that left
@@ -577,7 +586,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
             return None;
         }
         probe.looks.hosted.set(left - 1);
-        match group_wait(pgrp, Some(session), candidates, probe) {
+        match group_wait(pgrp, Some(session), candidates, hosted_probe(probe)) {
             InputWait::Waiting { reader } => (one_waits, hosted_reader) = (true, reader),
             InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
