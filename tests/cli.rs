@@ -255,8 +255,6 @@ fn a_timed_out_wait_exits_124_and_shows_the_screen_once() {
     assert!(stderr(&output).is_empty(), "{}", stderr(&output));
 }
 
-/// Every `--json` failure has a `code`, a failed step's too: the library's code for a step it
-/// refused, else the failure's kind.
 /// `--send` and `--submit` type a line break (`\n`, `\r\n`) as Enter, as `termloom send
 /// --text` and MCP `terminal_send` do: `--send 'ab\ncd\r\ne'` typed `ab`, a line feed (Ctrl-J,
 /// nano's Justify), `cd`, a carriage return and a line feed. A program reading raw bytes
@@ -280,6 +278,8 @@ fn run_types_a_line_break_as_enter() {
     assert_eq!(bytes, Some(typed.map(str::to_owned).to_vec()), "{out}");
 }
 
+/// Every `--json` failure has a `code`, a failed step's too: the library's code for a step it
+/// refused, else the failure's kind.
 #[test]
 fn a_failed_steps_json_error_has_a_code() {
     let cases: [(&[&str], &str, &str); 3] = [

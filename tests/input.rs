@@ -350,6 +350,28 @@ fn modify_other_keys_sends_modified_keys_as_xterm_does() {
     expect(&py, Until::exit());
 }
 
+/// A modifyOtherKeys level left set by a program that ended without resetting it is not used
+/// while the terminal reads lines or takes signal characters: Ctrl-C went as `CSI 27;5;99~`
+/// and interrupted nothing.
+#[test]
+fn a_modify_other_keys_level_left_behind_does_not_stop_ctrl_c() {
+    if !require("bash") || !require("sleep") {
+        return;
+    }
+    let engine = engine();
+    let bash = engine
+        .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile"]).env("PS1", "prompt$ "))
+        .unwrap();
+    expect(&bash, Until::screen_contains("prompt$"));
+    bash.submit("printf '\\033[>4;2m'; echo level-$((1 + 1)); sleep 100").unwrap();
+    expect(&bash, Until::screen_contains("level-2"));
+    assert_eq!(bash.screen().unwrap().modes.modify_other_keys, 2);
+    bash.send_keys("<C-c>").unwrap();
+    bash.submit("echo after-$?").unwrap();
+    expect(&bash, Until::screen_contains("after-130"));
+    bash.close().unwrap();
+}
+
 /// vim 9 (`--clean`) sets modifyOtherKeys level 2: an Alt mapping fires (`<M-x>` was `ESC x`,
 /// which vim read as Escape, then `x`, deleting a character).
 #[test]

@@ -512,29 +512,34 @@ fn legacy_c0_key(code: KeyCode, mods: Modifiers) -> Option<Vec<u8>> {
 /// xterm's form of a modified key under modifyOtherKeys `level`, `CSI 27 ; m ; code ~`,
 /// where the legacy encoding loses the modifier or the key; `None` where the legacy form
 /// stands (any key at level 0, unmodified keys, functional keys, which have modified forms of
-/// their own, and Backspace). At levels 1 and 2: Enter and Tab with any modifier (`C-Enter`,
-/// `S-Enter`, `C-Tab`; `S-Tab` stays `CSI Z`), `S-Space`, and Ctrl on a character without a
-/// control byte (`C-.`) or with other modifiers beside it (`C-S-a`, `C-M-a`). At level 2 also
-/// every other character with Ctrl or Alt (`C-a` is `CSI 27;5;97~`, `M-x` `CSI 27;3;120~`)
-/// and Escape with any modifier; at level 1 those keep their control bytes and `ESC` prefix,
-/// and Escape with Ctrl or Shift alone stays `ESC`. The code is the character sent, shifted
-/// when Shift is held (`C-S-a` is `CSI 27;6;65~`).
+/// their own, and Backspace). At level 1, as xterm's `ModifyOtherKeys` has it, only keys
+/// without Alt (Alt's `ESC` prefix stands): Enter and Tab with Ctrl or Shift (`C-Enter`,
+/// `S-Enter`, `C-Tab`; `S-Tab` and `C-S-Tab` stay `CSI Z`), `S-Space`, Ctrl on a character
+/// without a control byte (`C-.`), and Escape with Ctrl and Shift; characters with a control
+/// byte keep it (`C-a`, `C-S-a`). At level 2 every key with a modifier but Shift alone on a
+/// character other than Space (`S-a` stays `A`, where xterm sends `CSI 27;2;65~`; both read
+/// the same to a program that asked), and `S-Tab`: `C-a` is `CSI 27;5;97~`, `M-x`
+/// `CSI 27;3;120~`, `M-Enter` `CSI 27;3;13~`. The code is the character sent, shifted when
+/// Shift is held (`C-S-a` is `CSI 27;6;65~`).
 fn modified_other_key(code: KeyCode, mods: Modifiers, level: u8) -> Option<Vec<u8>> {
     if level == 0 || mods.is_empty() {
         return None;
     }
     let shift_only = mods == Modifiers { shift: true, ..Modifiers::NONE };
     let ctrl_only = mods == Modifiers { ctrl: true, ..Modifiers::NONE };
+    if level < 2 && mods.alt {
+        return None;
+    }
     let (sent, modified) = match code {
         KeyCode::Enter => ('\r', true),
-        KeyCode::Tab => ('\t', !shift_only),
+        KeyCode::Tab => ('\t', !shift_only && (level >= 2 || !mods.shift)),
         KeyCode::Escape => ('\x1b', level >= 2 || !(shift_only || ctrl_only)),
         KeyCode::Char(c) => {
             let sent = if mods.shift { shifted(c) } else { c };
             let modified = if mods.ctrl && xterm_ctrl_byte(c).is_some() {
-                level >= 2 || !ctrl_only
+                level >= 2
             } else {
-                mods.ctrl || (c == ' ' && shift_only) || (level >= 2 && mods.alt)
+                mods.ctrl || mods.alt || (c == ' ' && shift_only)
             };
             (sent, modified)
         }
@@ -1112,7 +1117,8 @@ mod tests {
     }
 
     /// xterm's modifyOtherKeys forms, at levels 1 and 2 (what xterm's `ModifyOtherKeys` in
-    /// `input.c` sends for a US keyboard), and the legacy forms it leaves alone.
+    /// `input.c` sends for a US keyboard, but for `S-a` at level 2, see `modified_other_key`),
+    /// and the legacy forms it leaves alone.
     #[test]
     fn modify_other_keys_levels() {
         // (key, level 1, level 2); "" is the legacy form.
@@ -1122,19 +1128,20 @@ mod tests {
             ("S-a", "", ""),
             ("C-Enter", "\x1b[27;5;13~", "\x1b[27;5;13~"),
             ("S-Enter", "\x1b[27;2;13~", "\x1b[27;2;13~"),
-            ("M-Enter", "\x1b[27;3;13~", "\x1b[27;3;13~"),
+            ("M-Enter", "", "\x1b[27;3;13~"),
             ("C-Tab", "\x1b[27;5;9~", "\x1b[27;5;9~"),
             ("S-Tab", "", ""),
-            ("C-S-Tab", "\x1b[27;6;9~", "\x1b[27;6;9~"),
+            ("C-S-Tab", "", "\x1b[27;6;9~"),
             ("S-Space", "\x1b[27;2;32~", "\x1b[27;2;32~"),
             ("C-.", "\x1b[27;5;46~", "\x1b[27;5;46~"),
-            ("C-S-a", "\x1b[27;6;65~", "\x1b[27;6;65~"),
-            ("C-M-a", "\x1b[27;7;97~", "\x1b[27;7;97~"),
+            ("C-S-a", "", "\x1b[27;6;65~"),
+            ("C-M-a", "", "\x1b[27;7;97~"),
             ("C-a", "", "\x1b[27;5;97~"),
             ("C-c", "", "\x1b[27;5;99~"),
             ("M-x", "", "\x1b[27;3;120~"),
             ("C-Escape", "", "\x1b[27;5;27~"),
-            ("M-Escape", "\x1b[27;3;27~", "\x1b[27;3;27~"),
+            ("M-Escape", "", "\x1b[27;3;27~"),
+            ("C-S-Escape", "\x1b[27;6;27~", "\x1b[27;6;27~"),
             ("C-BSpace", "", ""),
             ("C-Up", "", ""),
             ("S-F5", "", ""),

@@ -83,6 +83,18 @@ pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineMod
     })
 }
 
+/// Whether the terminal hands every key to its program as it comes, signal characters
+/// included: canonical input and signals both off (`ICANON`, `ISIG`: vim's and emacs's raw
+/// mode). Only then may keys go in a form the line discipline cannot read, one a program
+/// asked for (xterm's modifyOtherKeys, `CSI 27 ; m ; code ~`): a level left set by a program
+/// that died sent a shell's Ctrl-C so, and it interrupted nothing. `false` when its modes
+/// cannot be read.
+pub(crate) fn passes_raw_keys(terminal: BorrowedFd<'_>) -> bool {
+    use rustix::termios::LocalModes;
+    termios::tcgetattr(terminal)
+        .is_ok_and(|t| !t.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG))
+}
+
 /// Whether a read of the terminal, taking keys, returns after a time with no key: `VMIN` 0
 /// and `VTIME` above 0 (a program polling the keyboard between its own steps, with no other
 /// clock). `false` in canonical mode, or when its modes cannot be read.

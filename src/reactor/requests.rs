@@ -445,9 +445,16 @@ impl Reactor {
         Ok(())
     }
 
-    /// Encodes a parsed key script with the current key modes and queues it.
+    /// Encodes a parsed key script with the current key modes and queues it: xterm's
+    /// modifyOtherKeys forms only while the terminal passes raw keys (see
+    /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
-        let modes = KeyModes::from(&self.slot(id)?.terminal.modes());
+        let slot = self.slot(id)?;
+        let mut modes = KeyModes::from(&slot.terminal.modes());
+        let raw = slot.master.as_ref().is_some_and(|m| crate::os::pty::passes_raw_keys(m.as_fd()));
+        if !raw {
+            modes.modify_other_keys = 0;
+        }
         self.send(id, &encode_script(items, &modes))
     }
 
