@@ -161,16 +161,23 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
     let mut unfinished: Vec<u8> = Vec::new();
     // A terminal that cannot be written to ends the attachment: nobody sees it any more.
     let unwritable = |err: std::io::Error| format!("cannot write to the terminal ({err})");
-    if let Err(err) = view.write(b"\x1b[?1049h\x1b[H\x1b[2J") {
+    if let Err(err) = view.write(terminal::ENTER.as_bytes()) {
         reason = unwritable(err);
         failed = true;
     }
+    // Stopped (SIGTSTP) and not continued in the foreground yet: frames are kept, not drawn
+    // (on the shell's screen, in its modes).
+    let mut stopped = false;
     let mut received = received.iter();
     while !failed && let Some(event) = received.next() {
         match event {
             Event::Frame => {
                 // Taken with an earlier event: drawn already.
                 let Some(frame) = pending.take() else { continue };
+                if stopped {
+                    last = Some(frame);
+                    continue;
+                }
                 // Keys reach the program as it asked for them only when the person types.
                 let modes = if takeover { KeyModes::of(&frame) } else { KeyModes::default() };
                 let drawing = view.switch_modes(modes) + &draw(&frame, person, &mut shown);
@@ -183,7 +190,7 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 }
             }
             Event::Resized => {
-                if let Some(frame) = &last {
+                if let Some(frame) = last.as_ref().filter(|_| !stopped) {
                     shown.forget();
                     let drawn = format!("\x1b[H\x1b[2J{}", draw(frame, person, &mut shown));
                     if let Err(err) = view.write(drawn.as_bytes()) {
@@ -194,11 +201,16 @@ pub(super) fn main(args: Vec<String>) -> ExitCode {
                 }
             }
             Event::Suspended => {
+                stopped = true;
                 view.suspend();
                 // Stopped here until continued; SIGCONT then takes the terminal again.
                 let _ = signal_hook::low_level::raise(signal_hook::consts::SIGSTOP);
             }
+            // (Continued in the background, `bg`: taking the terminal would stop it again, on
+            // SIGTTOU; it waits for `fg`.)
+            Event::Continued if !in_foreground() => stopped = true,
             Event::Continued => {
+                stopped = false;
                 shown.forget();
                 let mut drawing = view.resume();
                 if let Some(frame) = &last {
@@ -400,6 +412,15 @@ fn spawn_keyboard(events: Sender<Event>) {
             }
         }
     });
+}
+
+/// Whether this process's group is the foreground one of its terminal (standard input); `true`
+/// when that cannot be told.
+fn in_foreground() -> bool {
+    match termios::tcgetpgrp(std::io::stdin().as_fd()) {
+        Ok(group) => group == rustix::process::getpgrp(),
+        Err(_) => true,
+    }
 }
 
 /// The length of `bytes` without the unfinished UTF-8 character at its end, if any.

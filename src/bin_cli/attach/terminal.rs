@@ -60,7 +60,7 @@ impl View {
 
     /// Takes the terminal again after a stop (whether or not [`View::suspend`] gave it back:
     /// a SIGSTOP is not seen): raw mode again; returns the sequences that show the
-    /// alternate screen, cleared, to write before the view is drawn again.
+    /// alternate screen, cleared ([`ENTER`]), to write before the view is drawn again.
     pub(super) fn resume(&mut self) -> String {
         let mut raw = self.saved.clone();
         raw.make_raw();
@@ -69,7 +69,7 @@ impl View {
         // after this, and asked for again as the next frame wants them.
         let all = KeyModes { app_cursor: true, bracketed_paste: true };
         self.modes = KeyModes::default();
-        all.switch(KeyModes::default()) + "\x1b[?1049h\x1b[H\x1b[2J"
+        all.switch(KeyModes::default()) + ENTER
     }
 
     /// Gives the terminal its modes back, once.
@@ -93,14 +93,22 @@ impl Drop for View {
     }
 }
 
-/// Leaves the alternate screen and shows the cursor.
-const LEAVE: &[u8] = b"\x1b[?1049l\x1b[?25h";
+/// Shows the alternate screen, cleared, with autowrap off: a row is drawn only when it
+/// changed, and one a character the terminal draws wider than `unicode-width` says (an emoji
+/// with its variation selector) ran over would wrap into the next row, or scroll the view
+/// from the last, until a resize redrew it all.
+pub(super) const ENTER: &str = "\x1b[?1049h\x1b[?7l\x1b[H\x1b[2J";
+
+/// Leaves the alternate screen, shows the cursor and turns autowrap back on.
+const LEAVE: &[u8] = b"\x1b[?7h\x1b[?1049l\x1b[?25h";
 
 /// The modes of the person's terminal that decide the bytes their keys send, as the
 /// session's program set them in its own terminal, while the person holds the session:
 /// their arrows reach it in its cursor-key mode, and their pastes bracketed when it asked
 /// (a shell then waits for Enter, where it ran each pasted line as it came). All off while
-/// the person only watches, and once they leave.
+/// the person only watches, and once they leave. Not the kitty keyboard protocol nor xterm's
+/// modifyOtherKeys, on purpose: under them the detach key, Ctrl-], would come as an escape
+/// sequence (keys reach the program in their legacy forms: `M-x` as `ESC x`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(super) struct KeyModes {
     /// Application cursor keys (DECCKM, mode 1).
@@ -143,6 +151,14 @@ pub(super) fn terminal_size() -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Autowrap is off while attached (rows are drawn only when they change: one that ran over
+    /// would stay wrapped into the next) and back on when the person leaves.
+    #[test]
+    fn autowrap_is_off_while_attached() {
+        assert!(ENTER.contains("\x1b[?7l"), "{ENTER:?}");
+        assert!(String::from_utf8_lossy(LEAVE).contains("\x1b[?7h"), "{LEAVE:?}");
+    }
 
     /// The person's terminal follows the program's key modes, and only when they change.
     #[test]
