@@ -126,6 +126,9 @@ pub(crate) struct StateView {
     /// The program is in a sleep this long, longer than any default wait (`sleep 300`): it
     /// settles at once (it was quiet for `settle` before it was seen so, twice), and says so.
     pub sleeping: Option<Duration>,
+    /// The program waits on files it follows alone (`tail -f`, seen so twice): it has printed
+    /// what they hold, and settles at once, saying so, as a long sleep does.
+    pub following: bool,
 }
 
 /// How long a program asking for a line stays quiet before a wait for something else gives up
@@ -493,14 +496,18 @@ impl Until {
                     location: Location::Session,
                 });
             }
-            // A program in a long sleep (seen so twice) has printed what it prints before it:
-            // it settles as one waiting for input does, without the silence fallback's wait.
+            // A program in a long sleep, or following files (seen so twice), has printed what it
+            // prints before it: it settles as one waiting for input does, without the silence
+            // fallback's wait.
             Cond::Settled(d)
-                if (view.quiet_for.min(view.idle_for) >= *d || view.sleeping.is_some())
+                if (view.quiet_for.min(view.idle_for) >= *d
+                    || view.sleeping.is_some()
+                    || view.following)
                     && view.input_wait.is_none() =>
             {
                 let condition = match view.sleeping {
                     Some(sleep) => format!("sleeping {} s more", sleep.as_secs()),
+                    None if view.following => "following files".to_owned(),
                     None => self.to_string(),
                 };
                 return Some(Match { condition, text: String::new(), location: Location::Session });
@@ -869,6 +876,7 @@ mod tests {
             redrawing: false,
             idle_ticking: false,
             sleeping: None,
+            following: false,
         }
     }
 

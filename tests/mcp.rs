@@ -1348,6 +1348,40 @@ fn the_default_wait_settles_a_program_waiting_on_the_world_outside() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program following files (`tail -f`, alone or writing into a pipe) settles the default
+/// wait as soon as it is seen waiting on them, and the result says so: it has printed what
+/// they hold. It waited out the silence's fallback, `tail running, quiet · settled after
+/// 1.26 s`. What the file gains later is read as it comes.
+#[test]
+fn the_default_wait_settles_a_program_following_files_at_once() {
+    for program in ["tail", "sh", "cat"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let log = temp_dir("follow").join("log");
+    std::fs::write(&log, "first line\n").unwrap();
+    let path = log.to_str().unwrap();
+    let piped = format!("tail -f '{path}' | cat");
+    let mut client = Client::initialized("2025-11-25");
+    for (n, argv) in [vec!["tail", "-f", path], vec!["sh", "-c", &piped]].into_iter().enumerate() {
+        let started = Instant::now();
+        let result = client.call("terminal_start", json!({ "argv": argv }));
+        let (took, said) = (started.elapsed(), text(&result));
+        let settled = said.contains("first line") && said.contains("settled after");
+        assert!(settled && said.contains(": following files"), "{argv:?} after {took:?}: {said}");
+        let id = result["structuredContent"]["session_id"].clone();
+        let line = format!("line {n} appended");
+        let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+        std::io::Write::write_all(&mut file, format!("{line}\n").as_bytes()).unwrap();
+        let read = json!({"session_id": id, "for_text": line, "timeout_ms": 30000});
+        assert_eq!(client.tool("terminal_read", read)["wait"]["outcome"], "matched");
+        client.call("terminal_close", json!({ "session_id": id }));
+    }
+    client.finish();
+    let _ = std::fs::remove_dir_all(log.parent().unwrap());
+}
+
 /// A program that waits on the world outside while a clock of its own is about to go off is
 /// waited for: its silence is no answer. An event loop's timer (`asyncio.sleep`, node's
 /// `setTimeout`) is the timeout of its wait on a socket or an eventfd; a thread or a child

@@ -213,6 +213,7 @@ impl Reactor {
         let mut redrawing = false;
         let mut idle_ticking = false;
         let mut sleeping = None;
+        let mut following = false;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
             let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for);
             let undecided = matches!(
@@ -273,6 +274,13 @@ impl Reactor {
                                 {
                                     idle_ticking = true;
                                 }
+                                // A program following files (`tail -f`) has printed what
+                                // they hold: it settles now, as a long sleep does.
+                                procfs::InputWait::Outside { reason, idle_tick: false }
+                                    if procfs::follows_files(reason) =>
+                                {
+                                    following = true;
+                                }
                                 _ => {}
                             }
                             (None, None)
@@ -300,6 +308,7 @@ impl Reactor {
             redrawing,
             idle_ticking,
             sleeping,
+            following,
             answered_since: true,
         };
         let ended = match (slot.exit, slot.closed) {

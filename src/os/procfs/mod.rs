@@ -1112,6 +1112,20 @@ fn waits_for_signal(threads: &[ThreadObs]) -> bool {
 /// nor sockets alone) is described (after the call's name).
 const NOT_THE_TERMINAL: &str = "on descriptors that are not the terminal";
 
+/// How a poll-family wait on inotify descriptors (beside pipes it writes alone) is described
+/// (after the call's name): a program following files (`tail -f`), which prints when they
+/// grow (see [`follows_files`]).
+const FOLLOWING: &str = "on files it follows (inotify)";
+
+/// Whether a reason of a wait on the world outside ([`InputWait::Outside`]) names a wait on
+/// files a program follows (a poll of inotify descriptors, or a read of one: `tail -f`,
+/// `inotifywait -m`): it has printed what they hold, and prints again only when they change,
+/// so the default wait takes it as settled once seen so, as a long sleep is, not after the
+/// silence's fallback.
+pub(crate) fn follows_files(reason: &str) -> bool {
+    reason.contains(FOLLOWING) || reason.contains(" on anon_inode:inotify")
+}
+
 /// Whether a process waits on the world outside the terminal and its own processes, with no
 /// clock of its own: every thread asleep, at least one in a wait on sockets, on a file it
 /// follows (inotify) or on other descriptors that are neither the terminal nor pipes (a
@@ -1122,6 +1136,7 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
     let outside = |t: &ThreadObs| match &t.activity {
         Activity::Other(what) => {
             what.ends_with(NOT_THE_TERMINAL)
+                || what.ends_with(FOLLOWING)
                 || what.ends_with(ON_SOCKETS)
                 || what.ends_with(ON_NETWORK)
                 || matches!(what.as_str(), "accept" | "accept4" | "recvfrom" | "recvmsg")

@@ -248,6 +248,12 @@ fn a_wait_on_the_world_outside_is_told_from_a_sleep_and_from_work() {
     assert!(waits_outside(&[t(1, "accept4")]));
     assert!(waits_outside(&[t(1, "read on socket:[77]")]));
     assert!(waits_outside(&[t(1, "read on anon_inode:inotify")]));
+    // `tail -f` polling its inotify descriptor (and its output, into a pipe), which says so.
+    let following = format!("poll {FOLLOWING}");
+    assert!(waits_outside(&[t(1, &following)]));
+    assert!(follows_files(&format!("tail (pid 7) is sleeping in {following}, not...")));
+    assert!(follows_files("inotifywait (pid 7) is sleeping in read on anon_inode:inotify"));
+    assert!(!follows_files(&format!("python3 (pid 7) is sleeping in {poll}")));
     // A relay to a terminal across the network that has not answered (`ssh`).
     assert!(waits_outside(&[t(1, &format!("ppoll {ON_NETWORK}"))]));
     // A sleep, a child, a pipe, a lock alone, a select on no descriptor, or a thread

@@ -264,6 +264,31 @@ pub(super) fn waits_on_sockets(base: &str, name: &str, syscall: &str, looks: &Lo
         && targets.iter().all(|t| t.starts_with("socket:") || t.starts_with("pipe:"))
 }
 
+/// Whether the poll-family call `name` (arguments in `syscall`) of the thread at `base` waits
+/// on inotify descriptors, beside none but pipes it only writes (`tail -f | grep`: its output,
+/// polled for its reader's end), all of them looked at: a program following files.
+pub(super) fn polls_followed_files(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
+        return false;
+    };
+    let mut inotify = false;
+    for fd in &fds {
+        let link = format!("{base}/fd/{fd}");
+        let Ok(target) = fs::read_link(&link) else { return false };
+        let target = target.to_string_lossy();
+        // (A descriptor's link has the permissions it was opened with: `l-wx` written only.)
+        let written_only =
+            || fs::symlink_metadata(&link).is_ok_and(|meta| meta.permissions().mode() & 0o444 == 0);
+        match &*target {
+            "anon_inode:inotify" => inotify = true,
+            pipe if pipe.starts_with("pipe:") && written_only() => {}
+            _ => return false,
+        }
+    }
+    inotify
+}
+
 /// The descriptors the poll-family call `name` (arguments in `syscall`) of the thread at
 /// `base` waits on, and whether that is all of them (at most [`WATCHED_LOOKED_AT`] are
 /// read): a `poll` or `ppoll` array, a `select` or `pselect6` read set (and its write set

@@ -158,6 +158,10 @@ pub(super) fn polling_terminal(
         {
             return Some(Activity::Other(format!("{name} on no descriptor (a sleep)")));
         }
+        // A program following files (`tail -f`) waits for them to grow.
+        if polls_followed_files(base, name, syscall, looks) {
+            return Some(Activity::Other(format!("{name} {FOLLOWING}")));
+        }
         return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
     }
     // A relay to a terminal across the network (`ssh`, `telnet`: a wait on terminals and
@@ -308,7 +312,8 @@ pub(super) fn clock_due(
 ) -> Option<std::time::Duration> {
     let Activity::Other(what) = activity else { return None };
     let name = what.split_ascii_whitespace().next()?;
-    let outside = what.ends_with(ON_SOCKETS) || what.ends_with(NOT_THE_TERMINAL);
+    let outside =
+        what.ends_with(ON_SOCKETS) || what.ends_with(NOT_THE_TERMINAL) || what.ends_with(FOLLOWING);
     let (timer, until) = match name {
         _ if outside => (timeout(base, name, syscall)?, false),
         "nanosleep" | "clock_nanosleep" => sleep?,
