@@ -1382,6 +1382,44 @@ fn the_default_wait_settles_a_program_following_files_at_once() {
     let _ = std::fs::remove_dir_all(log.parent().unwrap());
 }
 
+/// A program that polls its terminal for a hang-up alone (no event asked for), beside files it
+/// follows, does not wait for input: `journalctl -f` (here a stand-in that polls as it does,
+/// an inotify descriptor and its output with no event) read `journalctl waiting for a line`,
+/// though no key does anything. It settles as following files, and its answer to a change is
+/// read: the stand-in's prompt after it.
+#[test]
+fn a_poll_of_the_terminal_for_its_hang_up_is_no_wait_for_input() {
+    if !require("python3") {
+        return;
+    }
+    let script = "import ctypes, select, sys\n\
+                  libc = ctypes.CDLL(None, use_errno=True)\n\
+                  fd = libc.inotify_init1(0)\n\
+                  libc.inotify_add_watch(fd, sys.argv[1].encode(), 2)\n\
+                  print('following', flush=True)\n\
+                  p = select.poll()\n\
+                  p.register(fd, select.POLLIN)\n\
+                  p.register(1, 0)\n\
+                  p.poll()\n\
+                  input('changed; answer? ')\n";
+    let log = temp_dir("hang-up").join("log");
+    std::fs::write(&log, "").unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["python3", "-c", script, log.to_str().unwrap()]);
+    let result = client.call("terminal_start", json!({ "argv": argv }));
+    let said = text(&result);
+    let following = said.contains("following") && said.contains(": following files");
+    assert!(following && !said.contains("waiting for"), "{said}");
+    let id = result["structuredContent"]["session_id"].clone();
+    std::fs::write(&log, "grown\n").unwrap();
+    let read = json!({"session_id": id, "input_wait": true, "timeout_ms": 30000});
+    let read = text(&client.call("terminal_read", read));
+    assert!(read.contains("waiting for a line") && read.contains("changed; answer? "), "{read}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+    let _ = std::fs::remove_dir_all(log.parent().unwrap());
+}
+
 /// A program that waits on the world outside while a clock of its own is about to go off is
 /// waited for: its silence is no answer. An event loop's timer (`asyncio.sleep`, node's
 /// `setTimeout`) is the timeout of its wait on a socket or an eventfd; a thread or a child

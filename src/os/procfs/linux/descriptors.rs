@@ -266,11 +266,21 @@ pub(super) fn waits_on_sockets(base: &str, name: &str, syscall: &str, looks: &Lo
 
 /// Whether the poll-family call `name` (arguments in `syscall`) of the thread at `base` waits
 /// on inotify descriptors, beside none but pipes it only writes (`tail -f | grep`: its output,
-/// polled for its reader's end), all of them looked at: a program following files.
+/// polled for its reader's end) and, in a `poll` or `ppoll`, descriptors it asks no event to
+/// read of (`journalctl -f` polls its output, the terminal, so, for its hang-up), all of them
+/// looked at: a program following files, which reads no key.
 pub(super) fn polls_followed_files(base: &str, name: &str, syscall: &str, looks: &Looks) -> bool {
     use std::os::unix::fs::PermissionsExt;
     let Some((fds, true)) = watched_descriptors(base, name, syscall, true, looks) else {
         return false;
+    };
+    // The descriptors a `poll` or `ppoll` asks something to read of (all, for other calls).
+    let read = match name {
+        "poll" | "ppoll" => match polled_for_reading(base, syscall) {
+            Some(read) => read,
+            None => return false,
+        },
+        _ => fds.clone(),
     };
     let mut inotify = false;
     for fd in &fds {
@@ -281,12 +291,60 @@ pub(super) fn polls_followed_files(base: &str, name: &str, syscall: &str, looks:
         let written_only =
             || fs::symlink_metadata(&link).is_ok_and(|meta| meta.permissions().mode() & 0o444 == 0);
         match &*target {
-            "anon_inode:inotify" => inotify = true,
+            "anon_inode:inotify" if read.contains(fd) => inotify = true,
+            _ if !read.contains(fd) && (is_terminal(&target) || target.starts_with("pipe:")) => {}
             pipe if pipe.starts_with("pipe:") && written_only() => {}
             _ => return false,
         }
     }
     inotify
+}
+
+/// The events of a `pollfd` that wait for something to read: `POLLIN`, `POLLPRI`,
+/// `POLLRDNORM`, `POLLRDBAND`.
+const POLL_READS: i16 = 0x1 | 0x2 | 0x40 | 0x80;
+
+/// The descriptors of the `poll` or `ppoll` array (arguments in `syscall`; its first
+/// [`WATCHED_LOOKED_AT`] entries) of the thread at `base` that ask for an event to read;
+/// `None` when the array cannot be read.
+fn polled_for_reading(base: &str, syscall: &str) -> Option<Vec<u64>> {
+    let entries = poll_entries(base, syscall)?;
+    Some(
+        entries
+            .into_iter()
+            .filter(|&(_, events)| events & POLL_READS != 0)
+            .map(|(fd, _)| fd)
+            .collect(),
+    )
+}
+
+/// Whether the `poll` or `ppoll` call `name` (arguments in `syscall`) of the thread at `base`
+/// asks no event to read of one of its descriptors (its hang-up, or room to write): read from
+/// its array alone, no descriptor looked at.
+pub(super) fn polls_one_not_to_read(base: &str, name: &str, syscall: &str) -> bool {
+    matches!(name, "poll" | "ppoll")
+        && poll_entries(base, syscall)
+            .is_some_and(|entries| entries.iter().any(|&(_, events)| events & POLL_READS == 0))
+}
+
+/// The descriptors of the `poll` or `ppoll` array (arguments in `syscall`; its first
+/// [`WATCHED_LOOKED_AT`] entries) of the thread at `base`, with the events each asks for
+/// (entries with no descriptor left out); `None` when the array cannot be read.
+fn poll_entries(base: &str, syscall: &str) -> Option<Vec<(u64, i16)>> {
+    use std::os::unix::fs::FileExt;
+    // struct pollfd { int fd; short events; short revents; }
+    let count = syscall_arg(syscall, 1)?.min(WATCHED_LOOKED_AT) as usize;
+    let mut raw = vec![0u8; count * 8];
+    let array = syscall_arg(syscall, 0)?;
+    fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, array).ok()?;
+    Some(
+        raw.chunks_exact(8)
+            .filter_map(|entry| {
+                let fd = u64::try_from(i32::from_ne_bytes(entry[..4].try_into().ok()?)).ok()?;
+                Some((fd, i16::from_ne_bytes([entry[4], entry[5]])))
+            })
+            .collect(),
+    )
 }
 
 /// The descriptors the poll-family call `name` (arguments in `syscall`) of the thread at

@@ -164,6 +164,15 @@ pub(super) fn polling_terminal(
         }
         return Some(Activity::Other(format!("{name} {NOT_THE_TERMINAL}")));
     }
+    // A program following files that polls the terminal for its hang-up alone (`journalctl
+    // -f`) reads no key. (Its descriptors are looked at only when one of them is not polled to
+    // read: a program polling the terminal to read costs no more looks.)
+    if watched == Some(true)
+        && polls_one_not_to_read(base, name, syscall)
+        && polls_followed_files(base, name, syscall, looks)
+    {
+        return Some(Activity::Other(format!("{name} {FOLLOWING}")));
+    }
     // A relay to a terminal across the network (`ssh`, `telnet`: a wait on terminals and
     // Internet sockets alone, one connected) reads every key at once: what may be waited
     // for is at the far end, which `/proc` cannot see. Until the far end answers the last
