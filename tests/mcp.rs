@@ -1420,6 +1420,35 @@ fn a_poll_of_the_terminal_for_its_hang_up_is_no_wait_for_input() {
     let _ = std::fs::remove_dir_all(log.parent().unwrap());
 }
 
+/// The blank rows of the primary screen a full-screen program moves the cursor past on its way
+/// out (cfdisk's ncurses: to the last row, then a line break) are no output: after `q` the
+/// shell's prompt came after 31 blank lines, and cfdisk alone, which leaves the screen blank,
+/// read as a blank line a row after its exit.
+#[test]
+fn the_blank_rows_a_full_screen_program_leaves_on_its_way_out_are_not_read() {
+    if !require("cfdisk") || !require("bash") {
+        return;
+    }
+    let disk = temp_dir("cfdisk").join("disk.img");
+    std::fs::File::create(&disk).unwrap().set_len(100 << 20).unwrap();
+    let path = disk.to_str().unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let typed = json!({"session_id": id, "text": format!("cfdisk {path}"), "submit": true});
+    let started = text(&client.call("terminal_send", typed));
+    assert!(started.contains("Select label type"), "{started}");
+    let quit = text(&client.call("terminal_send", json!({"session_id": id, "keys": "q"})));
+    assert_eq!(quit.split_once('\n').map(|(_, read)| read), Some("$ "), "{quit:?}");
+    client.call("terminal_close", json!({ "session_id": id }));
+    let started = client.call("terminal_start", json!({"argv": ["cfdisk", path]}));
+    assert!(text(&started).contains("Select label type"), "{}", text(&started));
+    let id = started["structuredContent"]["session_id"].clone();
+    let quit = text(&client.call("terminal_send", json!({"session_id": id, "keys": "q"})));
+    assert_eq!(quit, "[exited (exit code 0)]");
+    client.finish();
+    let _ = std::fs::remove_dir_all(disk.parent().unwrap());
+}
+
 /// A program that waits on the world outside while a clock of its own is about to go off is
 /// waited for: its silence is no answer. An event loop's timer (`asyncio.sleep`, node's
 /// `setTimeout`) is the timeout of its wait on a socket or an eventfd; a thread or a child

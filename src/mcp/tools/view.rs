@@ -586,6 +586,17 @@ pub(crate) fn show(
     {
         skip_shown_rows(&mut new, &rows);
     }
+    // The blank rows of the primary screen a full-screen program the caller was shown last
+    // moved the cursor past on its way out (to the last row, then a line break: cfdisk's
+    // ncurses) are no output: ten blank lines were read after `q`, before the shell's prompt.
+    if args.view == View::New
+        && !gone
+        && new.omitted == 0
+        && !snapshot.as_ref().is_some_and(|s| s.alternate)
+        && call.caller.seen.last_alternate(session.id())
+    {
+        skip_blank_lines(&mut new);
+    }
     // (The pager's prompt a read ended on is found before a look at the primary screen takes
     // the read's lines for the screen's; a curses program's screen is no pager's.)
     let prompt_of = |read: &NewOutput| snapshot.as_ref().and_then(|s| pager_prompt(read, s));
@@ -714,6 +725,24 @@ fn skip_shown_rows(new: &mut NewOutput, rows: &[String]) {
         text |= !line.trim().is_empty();
     }
     if text {
+        new.text.drain(..cut);
+        new.first_line = new.first_line.map(|line| line + breaks);
+        new.first_width = 0;
+        new.starts_with_echo = false;
+    }
+}
+
+/// Leaves out the blank lines at the start of `new` (those it holds whole).
+fn skip_blank_lines(new: &mut NewOutput) {
+    let (mut cut, mut breaks) = (0, 0);
+    for line in new.text.split_inclusive('\n') {
+        if !line.ends_with('\n') || !line.trim().is_empty() {
+            break;
+        }
+        cut += line.len();
+        breaks += 1;
+    }
+    if breaks > 0 {
         new.text.drain(..cut);
         new.first_line = new.first_line.map(|line| line + breaks);
         new.first_width = 0;

@@ -256,6 +256,16 @@ impl SeenScreens {
         last.painted.then(|| last.texts.clone())
     }
 
+    /// Whether the screen of session `id` the caller was last shown was the alternate one (a
+    /// full-screen program's).
+    pub(crate) fn last_alternate(&self, id: SessionId) -> bool {
+        let seen = self.lock();
+        seen.sessions
+            .get(&id)
+            .and_then(|(looks, _)| looks.back())
+            .is_some_and(|last| last.alternate)
+    }
+
     /// Forgets a closed session.
     pub(crate) fn forget(&self, id: SessionId) {
         self.remember(id, None);
