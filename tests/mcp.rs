@@ -3408,6 +3408,32 @@ fn a_close_hangs_up_again_a_program_that_slept_through_its_sighup() {
     client.finish();
 }
 
+/// A close hangs the program up first, as a closing terminal does, and sends SIGTERM only to
+/// what still runs a while later: gdb, on its way out for the hangup, took the SIGTERM sent
+/// with it for an interrupt, and its Python's `Exception ignored ... KeyboardInterrupt`
+/// traceback was the closed session's last output (three closes in three). A program that
+/// ignores the hangup still ends by SIGTERM.
+#[test]
+fn a_close_hangs_up_before_it_terminates() {
+    if !require("gdb") || !require("sh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    for _ in 0..3 {
+        let argv = json!(["gdb", "-q", "-nx"]);
+        let started = client.tool("terminal_start", json!({"argv": argv, "for_text": "(gdb)"}));
+        let closed = client.call("terminal_close", json!({"session_id": started["session_id"]}));
+        let text = text(&closed);
+        assert!(text.contains("exit code 0") && !text.contains("Traceback"), "{text}");
+    }
+    let argv = json!(["sh", "-c", "trap '' HUP; echo ready; sleep 100"]);
+    let started = client.tool("terminal_start", json!({"argv": argv, "for_text": "ready"}));
+    let closed = client.call("terminal_close", json!({"session_id": started["session_id"]}));
+    let text = text(&closed);
+    assert!(text.contains("ended by the close (SIGTERM)"), "{text}");
+    client.finish();
+}
+
 /// A wait that times out on the primary screen does not print the same lines twice: when the
 /// new output already reaches the cursor's row, the screen is left out, and when there is no
 /// new output (the caller has read every row: 27 rows of `y` were printed again after a

@@ -157,6 +157,7 @@ impl Reactor {
         slot.closing = Some(Closing {
             started: now,
             hung_up: now,
+            termed: false,
             killed: None,
             backoff: Duration::from_millis(1),
             replies: reply.into_iter().collect(),
@@ -167,15 +168,9 @@ impl Reactor {
         if let Some(supervisor) = &slot.supervisor {
             supervisor.wake();
         }
-        let gentle = [Signal::HUP, Signal::CONT, Signal::TERM];
-        signal_session(slot.pid, slot.cgroup.as_ref(), &gentle);
-        if let Some(cgroup) = &slot.cgroup {
-            for pid in cgroup.pids() {
-                for signal in gentle {
-                    kill(pid, signal);
-                }
-            }
-        }
+        // A hangup first, as a closing terminal sends; SIGTERM to what still runs after
+        // `TERM_AFTER` (see `close_check`).
+        signal_all(slot.pid, slot.cgroup.as_ref(), &[Signal::HUP, Signal::CONT]);
         self.close_check(id);
     }
 
@@ -274,6 +269,11 @@ impl Reactor {
                 now + closing.backoff
             }
             None => {
+                // What the hangup left running is asked to end.
+                if !closing.termed && now >= closing.started + TERM_AFTER {
+                    closing.termed = true;
+                    signal_all(slot.pid, slot.cgroup.as_ref(), &[Signal::TERM, Signal::CONT]);
+                }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the
                 // terminal be its only one.
@@ -282,7 +282,11 @@ impl Reactor {
                     kill(slot.pid, Signal::HUP);
                     closing.hung_up = now;
                 }
-                (now + closing.backoff).min(closing.started + grace)
+                let term = match closing.termed {
+                    true => closing.started + grace,
+                    false => closing.started + TERM_AFTER,
+                };
+                (now + closing.backoff).min(closing.started + grace).min(term)
             }
             Some(killed) if now >= killed + KILL_WAIT => {
                 if survivors.is_empty() {
@@ -399,5 +403,18 @@ fn reap(pid: i32, pidfd: Option<&OwnedFd>) -> Option<ExitStatus> {
         Some(ExitStatus::Code(code))
     } else {
         status.terminating_signal().map(ExitStatus::Signal)
+    }
+}
+
+/// Sends `signals` to every process group of the POSIX session `sid` and every process in
+/// its `cgroup`.
+fn signal_all(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>, signals: &[Signal]) {
+    signal_session(sid, cgroup, signals);
+    if let Some(cgroup) = cgroup {
+        for pid in cgroup.pids() {
+            for &signal in signals {
+                kill(pid, signal);
+            }
+        }
     }
 }

@@ -68,6 +68,11 @@ const KILL_WAIT: Duration = Duration::from_secs(5);
 /// hangup lands once, and a program that took it just before it blocked waiting for a key
 /// (bash, between drawing its prompt and readline's wait for a key) would sleep through it.
 const HUP_AGAIN: Duration = Duration::from_millis(100);
+/// How long a close waits after its SIGHUP before it sends SIGTERM to whatever still runs: a
+/// hangup alone is what a closing terminal sends, and a program already on its way out for it
+/// may take a SIGTERM worse (gdb's Python printed a `KeyboardInterrupt` traceback as it
+/// exited, read as the closed session's last output).
+const TERM_AFTER: Duration = Duration::from_millis(100);
 /// How long a `run_command`'s shell has to mark its command's start before a shell back to
 /// reading is taken to wait for the rest of the line, and how often the command is looked at
 /// meanwhile (see `Reactor::command_check`); the first look, after [`COMMAND_INPUT_CHECK`],
@@ -172,6 +177,8 @@ struct Closing {
     started: Instant,
     /// When its program was last sent SIGHUP.
     hung_up: Instant,
+    /// Whether SIGTERM was sent (see [`TERM_AFTER`]).
+    termed: bool,
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Reply<Result<ExitStatus>>>,

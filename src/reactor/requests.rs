@@ -1084,8 +1084,9 @@ impl Reactor {
 
     // ----- ending ------------------------------------------------------------
 
-    /// Closes a session for a caller: SIGHUP, SIGCONT and SIGTERM to all its process groups
-    /// (and to processes in its cgroup that left it), then SIGKILL after the grace period.
+    /// Closes a session for a caller: SIGHUP and SIGCONT, then SIGTERM to what still runs, to
+    /// all its process groups (and to processes in its cgroup that left it), then SIGKILL
+    /// after the grace period.
     /// `reply` gets the exit status when nothing is left.
     pub(crate) fn close(&mut self, id: SessionId, reply: Reply<Result<ExitStatus>>) {
         if let Err(err) = self.slot(id) {
