@@ -154,12 +154,17 @@ fn perform(session: &Session, plan: &Plan, reporter: &mut Reporter) -> Result<()
         steps.next();
         let until = wait.until.clone();
         let outcome = match typed {
-            Typed::Keys(script) => match super::press::all_but_last(session, script, timeout) {
-                Ok(Some(last)) => session.send_keys_and_wait(&last, until, timeout),
-                // Ended before the last keys: the wait sees the exit.
-                Ok(None) => session.wait(until, timeout),
-                Err(err) => Err(err),
-            },
+            Typed::Keys(script) => {
+                // (The step's wait and the waits between its parts take `timeout` in all.)
+                let deadline = std::time::Instant::now() + timeout;
+                let left = || deadline.saturating_duration_since(std::time::Instant::now());
+                match super::press::all_but_last(session, script, timeout) {
+                    Ok(Some(last)) => session.send_keys_and_wait(&last, until, left()),
+                    // Ended before the last keys: the wait sees the exit.
+                    Ok(None) => session.wait(until, left()),
+                    Err(err) => Err(err),
+                }
+            }
             Typed::Bytes(bytes) => session.send_bytes_and_wait(&bytes, until, timeout),
         };
         let outcome = outcome.map_err(|err| {

@@ -577,6 +577,19 @@ fn legacy_char(c: char, mods: Modifiers) -> Vec<u8> {
 }
 
 impl Key {
+    /// Whether keys typed after this one should wait until the program has read it: an Escape
+    /// (`<Esc>`, or `<C-[>`, the same byte), which read with the next keys starts a key code or
+    /// an Alt chord with them (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`),
+    /// and a plain Tab, which node's REPL takes for pasted text when read with more keys.
+    pub fn read_alone(&self) -> bool {
+        match self.code {
+            KeyCode::Escape => true,
+            KeyCode::Tab => self.mods == Modifiers::NONE,
+            KeyCode::Char('[') => self.mods == Modifiers { ctrl: true, ..Modifiers::NONE },
+            _ => false,
+        }
+    }
+
     /// A key with no modifiers.
     pub fn new(code: KeyCode) -> Key {
         Key { code, mods: Modifiers::NONE }
@@ -932,15 +945,16 @@ pub(crate) fn bytes_submit(bytes: &[u8]) -> bool {
     matches!(bytes.last(), Some(b'\r' | b'\n'))
 }
 
-/// A key script cut after each key that `alone` picks and more keys follow, as scripts (a
-/// literal `<` as `<lt>`), each to be sent once the program has read the one before: `<Esc>q`
-/// is `<Esc>` then `q` when Escape is picked. A key that reaches a program in one read with
-/// others may mean something else than pressed alone (an Escape and the next key are Alt with
-/// it; node takes a Tab read with more keys for pasted text).
-pub(crate) fn split_script_after(
-    items: &[ScriptItem],
-    alone: impl Fn(&Key) -> bool,
-) -> Vec<String> {
+/// A key script cut after each key that must be read alone ([`Key::read_alone`]) when more
+/// keys follow, as key scripts (a literal `<` as `<lt>`), each to be typed once the program
+/// has read the one before: `<Esc>q` is `<Esc>` then `q`. MCP `terminal_send`'s `keys` and
+/// `termloom run --keys` are typed so.
+///
+/// ```
+/// let items = termloom::parse_key_script("ione<Esc>Otwo<Tab>x").unwrap();
+/// assert_eq!(termloom::typing_parts(&items), ["ione<Escape>", "Otwo<Tab>", "x"]);
+/// ```
+pub fn typing_parts(items: &[ScriptItem]) -> Vec<String> {
     let mut parts = vec![String::new()];
     for (at, item) in items.iter().enumerate() {
         let part = parts.last_mut().expect("a part");
@@ -948,7 +962,7 @@ pub(crate) fn split_script_after(
             ScriptItem::Text(text) => part.push_str(&text.replace('<', "<lt>")),
             ScriptItem::Key(key) => part.push_str(&format!("<{key}>")),
         }
-        if matches!(item, ScriptItem::Key(key) if alone(key)) && at + 1 < items.len() {
+        if matches!(item, ScriptItem::Key(key) if key.read_alone()) && at + 1 < items.len() {
             parts.push(String::new());
         }
     }
@@ -1114,6 +1128,26 @@ mod tests {
     }
     const fn kitty_app(flags: u8) -> KeyModes {
         modes(true, flags, 0)
+    }
+
+    /// A script is cut after each key read alone (Escape, as `<Esc>` or `<C-[>`, and a plain
+    /// Tab) that more keys follow, and its parts read back as the keys it holds (a literal `<`
+    /// as `<lt>`).
+    #[test]
+    fn a_script_is_cut_after_the_keys_read_alone() {
+        let parts = |script: &str| typing_parts(&parse_key_script(script).unwrap());
+        assert_eq!(parts("<Esc>q"), ["<Escape>", "q"]);
+        assert_eq!(parts("ihello<Esc>:wq<CR>"), ["ihello<Escape>", ":wq<Enter>"]);
+        assert_eq!(parts("a<lt>b<Esc><Esc><Down>"), ["a<lt>b<Escape>", "<Escape>", "<Down>"]);
+        assert_eq!(parts("x<Esc>"), ["x<Escape>"]);
+        assert_eq!(parts("ione<C-[>Otwo"), ["ione<C-[>", "Otwo"]);
+        assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);
+        assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);
+        for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>", "a<Tab><Tab>b"] {
+            let items = parse_key_script(script).unwrap();
+            let again = typing_parts(&items).concat();
+            assert_eq!(parse_key_script(&again).unwrap(), items, "{script}");
+        }
     }
 
     /// xterm's modifyOtherKeys forms, at levels 1 and 2 (what xterm's `ModifyOtherKeys` in

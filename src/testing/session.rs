@@ -560,12 +560,12 @@ impl TestSession {
     /// press returns once the program has exited, its screen then final; check how it ended
     /// with [`wait_for_exit`](Self::wait_for_exit) or [`wait_for_success`](Self::wait_for_success).
     ///
-    /// An `<Esc>` followed by more keys is pressed on its own first, the rest once the program
-    /// has answered it: sent together, the Escape and the next key reach the program in one
-    /// read, which crossterm (ratatui), termion and other key readers take as Alt with that
-    /// key (`<Esc>q` as Alt-q), where a person's Escape comes alone. A program that waits
-    /// for the rest of a key code after an Escape (vim for `ttimeoutlen`, 1 s with `-u NONE`)
-    /// is waited for.
+    /// An `<Esc>` (or a plain Tab) followed by more keys is pressed on its own first, the rest
+    /// once the program has answered it ([`typing_parts`](crate::typing_parts)): sent
+    /// together, the Escape and the next key reach the program in one read, which crossterm
+    /// (ratatui), termion and other key readers take as Alt with that key (`<Esc>q` as
+    /// Alt-q), where a person's Escape comes alone. A program that waits for the rest of a key
+    /// code after an Escape (vim for `ttimeoutlen`, 1 s with `-u NONE`) is waited for.
     ///
     /// # Panics
     ///
@@ -578,7 +578,7 @@ impl TestSession {
             // The kit's send_keys fails with the parse error.
             return self.send_keys(keys);
         };
-        for part in split_after_escapes(&items) {
+        for part in crate::input::keys::typing_parts(&items) {
             self.send_keys(&part);
             // Keys after those that ended the program have no one to read them.
             if self.answered(&call) {
@@ -744,36 +744,7 @@ impl TestSession {
     }
 }
 
-/// A key script split after each Escape key that more keys follow, as scripts for
-/// [`TestSession::press`]: `<Esc>q` is `<Esc>` then `q`.
-fn split_after_escapes(items: &[crate::input::keys::ScriptItem]) -> Vec<String> {
-    crate::input::keys::split_script_after(items, |key| key.code == crate::KeyCode::Escape)
-}
-
 /// A [`TestSession`] snapshotted with the colours and attributes of its cells (see
 /// [`TestSession::with_styles`] and [`format_styled_screen`]).
 #[derive(Debug, Clone, Copy)]
 pub struct WithStyles<'a>(pub(super) &'a TestSession);
-
-#[cfg(test)]
-mod tests {
-    use super::split_after_escapes;
-    use crate::input::keys::parse_key_script;
-
-    /// A script is split after each Escape that more keys follow, and each part reads back
-    /// as the keys it holds (a literal `<` as `<lt>`).
-    #[test]
-    fn a_script_is_split_after_its_escapes() {
-        let split = |script: &str| split_after_escapes(&parse_key_script(script).unwrap());
-        assert_eq!(split("<Esc>q"), ["<Escape>", "q"]);
-        assert_eq!(split("ihello<Esc>:wq<CR>"), ["ihello<Escape>", ":wq<Enter>"]);
-        assert_eq!(split("a<lt>b<Esc><Esc><Down>"), ["a<lt>b<Escape>", "<Escape>", "<Down>"]);
-        assert_eq!(split("x<Esc>"), ["x<Escape>"]);
-        assert_eq!(split("<M-x><C-c>"), ["<M-x><C-c>"]);
-        for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>"] {
-            let items = parse_key_script(script).unwrap();
-            let again = split_after_escapes(&items).concat();
-            assert_eq!(parse_key_script(&again).unwrap(), items, "{script}");
-        }
-    }
-}

@@ -295,7 +295,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
 /// Escape once the program has read it and waits for input again (or the default wait ends
-/// otherwise), as [`split_script_after`](crate::input::keys::split_script_after) cuts them.
+/// otherwise), as [`typing_parts`](crate::input::keys::typing_parts) cuts them.
 /// node's REPL takes a Tab read together with more keys for pasted text: `<Tab><Tab>`
 /// inserted two tab characters instead of completing. An Escape read together with the next
 /// keys is a key code or an Alt chord with them: vim took `<Esc>Otwo` for the keypad's 4
@@ -310,11 +310,7 @@ fn press_keys(
     items: &[ScriptItem],
     timeout: Option<std::time::Duration>,
 ) -> Result<bool, ToolError> {
-    use crate::input::keys::{KeyCode, Modifiers};
-    let alone = |key: &crate::input::keys::Key| {
-        key.code == KeyCode::Escape || key.code == KeyCode::Tab && key.mods == Modifiers::NONE
-    };
-    let parts = crate::input::keys::split_script_after(items, alone);
+    let parts = crate::input::keys::typing_parts(items);
     let Some((last, before)) = parts.split_last() else { return Ok(true) };
     let config = call.engine.config();
     let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
