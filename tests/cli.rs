@@ -381,6 +381,10 @@ fn every_command_takes_an_options_value_inline() {
     let output = termloom(&["attach", "--socket=/nonexistent/socket", "1"]);
     // (Taken: what stops it is its standard input, no terminal here.)
     assert!(stderr(&output).contains("attach needs a terminal"), "{output:?}");
+    // A flag given a value is refused whole, not taken for the flag and a session.
+    let output = termloom(&["attach", "--takeover=work"]);
+    assert_code(&output, 2);
+    assert!(stderr(&output).contains("--takeover=work"), "{output:?}");
 }
 
 /// A working directory that does not exist is named as such, not as a program missing from

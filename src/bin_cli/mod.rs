@@ -53,9 +53,19 @@ fn command(args: Vec<OsString>) -> ExitCode {
     };
     match command.to_str() {
         Some("run") => run::main(args.collect()),
-        Some("mcp") => mcp::main(split_inline_values(args)),
-        Some("server") => server::main(split_inline_values(args)),
-        Some("attach") => attach::main(strings(split_inline_values(args).into_iter())),
+        Some("mcp") => mcp::main(split_inline_values(args, &["--config", "--policy"])),
+        Some("server") => server::main(split_inline_values(
+            args,
+            &[
+                "--idle-exit",
+                "--max-sessions-per-client",
+                "--max-clients",
+                "--max-connections",
+                "--config",
+                "--policy",
+            ],
+        )),
+        Some("attach") => attach::main(strings(split_inline_values(args, &[]).into_iter())),
         Some(name) if agent::is_command(name) => agent::main(name, strings(args)),
         // `termloom -L work help send`: the options naming a server, moved after the
         // command, name no topic.
@@ -84,14 +94,17 @@ fn command(args: Vec<OsString>) -> ExitCode {
     }
 }
 
-/// The arguments with each `--name=value` split into `--name` and `value`, for the commands
-/// that read their options a word at a time (`mcp`, `server`, `attach`), so that they take
-/// both forms, as `run` and the session commands do.
-fn split_inline_values(args: impl Iterator<Item = OsString>) -> Vec<OsString> {
+/// The arguments with each `--name=value` split into `--name` and `value` where `--name` is
+/// one of `options` or `--socket` (which every such command takes), for the commands that
+/// read their options a word at a time (`mcp`, `server`, `attach`), so that they take both
+/// forms, as `run` and the session commands do. A flag given a value (`--takeover=work`) is
+/// left whole, for the command to refuse, not split into a flag and a word it would take
+/// for something else (the session to attach to).
+fn split_inline_values(args: impl Iterator<Item = OsString>, options: &[&str]) -> Vec<OsString> {
     let mut split = Vec::new();
     for arg in args {
         match arg.to_str().and_then(|word| word.split_once('=')) {
-            Some((name, value)) if name.starts_with("--") => {
+            Some((name, value)) if name == "--socket" || options.contains(&name) => {
                 split.extend([OsString::from(name), OsString::from(value)]);
             }
             _ => split.push(arg),
