@@ -1327,6 +1327,17 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
     top.close().unwrap();
 }
 
+/// The curses monitor on a one-second tick (`common/halfdelay_monitor.py`), waiting only 25 ms
+/// for the rest of a key code after an Escape (`ESCDELAY=25`, as nnn and htop set it), once
+/// it waits for keys.
+fn short_escape_delay_monitor(engine: &termloom::Engine) -> Session {
+    let script = include_str!("common/halfdelay_monitor.py");
+    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "25");
+    let monitor = engine.spawn(spec).unwrap();
+    input_wait_fires(&monitor);
+    monitor
+}
+
 /// An Escape alone, typed to a monitor on a one-second tick that waits only briefly for the
 /// rest of a key code (`ESCDELAY=25`, as nnn and htop set it), reads as waiting as soon as the
 /// monitor redrew for it: nothing was typed before it that the redraw could answer instead.
@@ -1337,10 +1348,7 @@ fn a_monitor_with_a_short_escape_delay_answers_an_escape_at_once() {
         return;
     }
     let engine = engine();
-    let script = include_str!("common/halfdelay_monitor.py");
-    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "25");
-    let monitor = engine.spawn(spec).unwrap();
-    input_wait_fires(&monitor);
+    let monitor = short_escape_delay_monitor(&engine);
     assert_keys_answered_at_once(&monitor, &["<Esc>"; 4], |_, screen| {
         assert!(screen.lines[0].ends_with(" key 27"), "{screen}");
     });
@@ -1359,10 +1367,7 @@ fn a_monitor_answering_keys_that_end_in_an_escape_is_waiting_once_it_drew_again(
         return;
     }
     let engine = engine();
-    let script = include_str!("common/halfdelay_monitor.py");
-    let spec = SpawnSpec::new("python3").args(["-c", script]).env("ESCDELAY", "25");
-    let monitor = engine.spawn(spec).unwrap();
-    input_wait_fires(&monitor);
+    let monitor = short_escape_delay_monitor(&engine);
     assert_keys_answered_at_once(&monitor, &["a<Esc>"; 4], |_, screen| {
         assert!(screen.lines[0].ends_with(" key 27"), "{screen}");
     });
