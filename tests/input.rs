@@ -363,7 +363,8 @@ fn a_modify_other_keys_level_left_behind_does_not_stop_ctrl_c() {
         .spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile"]).env("PS1", "prompt$ "))
         .unwrap();
     expect(&bash, Until::screen_contains("prompt$"));
-    bash.submit("printf '\\033[>4;2m'; echo level-$((1 + 1)); sleep 100").unwrap();
+    // The job says when it runs in the foreground, so Ctrl-C reaches it and not bash.
+    bash.submit("sh -c 'printf \"\\033[>4;2m\"; echo level-$((1 + 1)); exec sleep 100'").unwrap();
     expect(&bash, Until::screen_contains("level-2"));
     assert_eq!(bash.screen().unwrap().modes.modify_other_keys, 2);
     bash.send_keys("<C-c>").unwrap();
