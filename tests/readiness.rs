@@ -811,6 +811,42 @@ fn a_long_sleep_in_a_tmux_pane_or_a_gnu_screen_window_settles_the_default_wait()
     settles_long_sleeps(&toolbox, start, str::to_owned);
 }
 
+/// A monitor on a fast tick in a tmux pane (`htop -d 3`, a 0.3 s poll of its pane) waits for
+/// keys at once: its timer is a full-screen program's refresh, as it is outside tmux. (Probed
+/// as a hosted terminal whose screen the session does not show, a first version took it for
+/// no full-screen program: the 0.3 s timer was no tick, and each call waited out 10 s.)
+#[test]
+fn a_fast_monitor_in_a_tmux_pane_waits_for_keys_at_once() {
+    if !require("tmux") || !require("htop") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let dir = TestDir::new("tmux-htop");
+    let socket = dir.join("s");
+    let home = private_dir("tmux-htop-home");
+    let argv = serde_json::json!([
+        "tmux",
+        "-S",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "htop",
+        "-d",
+        "3"
+    ]);
+    let start =
+        serde_json::json!({ "argv": argv, "env": { "HOME": *home }, "for_screen_text": "F10" });
+    let started = toolbox.call("terminal_start", &start);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let began = Instant::now();
+    let sent =
+        toolbox.call("terminal_send", &serde_json::json!({ "session_id": id, "keys": "<F6>" }));
+    assert!(sent.text.contains("waiting for keys"), "{}", sent.text);
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {}", began.elapsed(), sent.text);
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// Starts bash, or a multiplexer whose one window runs it (`start`, the arguments of
 /// `terminal_start`), and checks the default wait after `sleep 300`, then after `sleep 3`,
 /// each typed into it as the line `typed` makes of it.

@@ -344,6 +344,7 @@ pub(crate) fn group_input_wait(
             full_screen,
             since_input,
             relay_clock: false,
+            hosted: false,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
     }
@@ -932,6 +933,10 @@ struct Probe<'a> {
     drawn_since_input: bool,
     /// The terminal shows a full-screen program (see [`TerminalSeen`]).
     full_screen: bool,
+    /// The group looked at is on a terminal a member hosts (a tmux or GNU screen pane), whose
+    /// screen the session's terminal does not show as it is: no sleep there is taken for a
+    /// monitor's between two frames (see `SleepTick::drawn`).
+    hosted: bool,
     /// How long ago the last input was sent (see [`TerminalSeen`]).
     since_input: Option<std::time::Duration>,
     /// The process looked at is a relay (a tmux server, see `linux::relays`) and the

@@ -510,6 +510,7 @@ mod live {
                     full_screen: false,
                     since_input: None,
                     relay_clock: false,
+                    hosted: false,
                 },
             )
             .map(|t| t.activity)
@@ -571,6 +572,7 @@ mod live {
                     full_screen: false,
                     since_input: None,
                     relay_clock: false,
+                    hosted: false,
                 }
             ),
             None

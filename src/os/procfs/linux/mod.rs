@@ -70,6 +70,7 @@ pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<Input
         full_screen: false,
         since_input: None,
         relay_clock: false,
+        hosted: false,
     };
     observe_process(pid, probe).map(|(wait, _)| wait)
 }

@@ -300,9 +300,11 @@ pub(super) fn hosted_wait(
 /// `probe` for a group on a terminal a member hosts (a tmux or GNU screen pane, `script`'s):
 /// the session's screen is the host's (a multiplexer's is always full-screen), not what that
 /// group drew, so no sleep there is taken for a monitor's between two frames (a one-off
-/// `sleep` after a line in a tmux pane settled the wait before the next line).
+/// `sleep` after a line in a tmux pane settled the wait before the next line). Its timers are
+/// still a full-screen program's refresh when the session shows one (`htop -d 3` in a pane:
+/// a first version, which took the pane for no full-screen program, waited out 10 s a key).
 fn hosted_probe(probe: Probe<'_>) -> Probe<'_> {
-    Probe { full_screen: false, ..probe }
+    Probe { hosted: true, ..probe }
 }
 
 /// The children of `parents` (members of the terminal's session, of `members`) that left

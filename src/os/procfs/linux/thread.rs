@@ -380,7 +380,10 @@ pub(super) fn sleep_tick(
     // (A spinner's frame, or a loop's look at a file every few milliseconds, is no
     // redraw of what a program shows.)
     let repeated = timer >= procfs::SHORTEST_TICK && again;
-    let drawn = timer >= procfs::SHORTEST_TICK && probe.full_screen && probe.drawn_since_input;
+    let drawn = timer >= procfs::SHORTEST_TICK
+        && probe.full_screen
+        && !probe.hosted
+        && probe.drawn_since_input;
     (idle || repeated || drawn).then_some(SleepTick { timer, idle, repeated, drawn })
 }
 
