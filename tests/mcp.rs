@@ -1439,6 +1439,16 @@ fn the_blank_rows_a_full_screen_program_leaves_on_its_way_out_are_not_read() {
     assert!(started.contains("Select label type"), "{started}");
     let quit = text(&client.call("terminal_send", json!({"session_id": id, "keys": "q"})));
     assert_eq!(quit.split_once('\n').map(|(_, read)| read), Some("$ "), "{quit:?}");
+    // Only there: a later read's blank lines are the program's (a first version left them
+    // out of every read after one look at the alternate screen).
+    let line = "sleep 1; printf '\\n\\nlater-%s\\n' $((1 + 1))";
+    client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": line, "submit": true, "timeout_ms": 100}),
+    );
+    let later =
+        text(&client.call("terminal_read", json!({"session_id": id, "for_text": "later-2"})));
+    assert!(later.contains("\n\n\nlater-2"), "{later:?}");
     client.call("terminal_close", json!({ "session_id": id }));
     let started = client.call("terminal_start", json!({"argv": ["cfdisk", path]}));
     assert!(text(&started).contains("Select label type"), "{}", text(&started));

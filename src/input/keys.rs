@@ -580,12 +580,14 @@ impl Key {
     /// Whether keys typed after this one should wait until the program has read it: an Escape
     /// (`<Esc>`, or `<C-[>`, the same byte), which read with the next keys starts a key code or
     /// an Alt chord with them (vim `--clean` took `<Esc>Otwo` for the keypad's 4, `ESC O t`),
-    /// and a plain Tab, which node's REPL takes for pasted text when read with more keys.
+    /// and a plain Tab (or `<C-i>`, the same byte), which node's REPL takes for pasted text
+    /// when read with more keys.
     pub fn read_alone(&self) -> bool {
+        let ctrl_only = self.mods == Modifiers { ctrl: true, ..Modifiers::NONE };
         match self.code {
             KeyCode::Escape => true,
             KeyCode::Tab => self.mods == Modifiers::NONE,
-            KeyCode::Char('[') => self.mods == Modifiers { ctrl: true, ..Modifiers::NONE },
+            KeyCode::Char('[' | 'i') => ctrl_only,
             _ => false,
         }
     }
@@ -1141,6 +1143,7 @@ mod tests {
         assert_eq!(parts("a<lt>b<Esc><Esc><Down>"), ["a<lt>b<Escape>", "<Escape>", "<Down>"]);
         assert_eq!(parts("x<Esc>"), ["x<Escape>"]);
         assert_eq!(parts("ione<C-[>Otwo"), ["ione<C-[>", "Otwo"]);
+        assert_eq!(parts("a<C-i>b<M-i>c"), ["a<C-i>", "b<M-i>c"]);
         assert_eq!(parts("a<Tab>b<S-Tab>c<C-Tab>d"), ["a<Tab>", "b<S-Tab>c<C-Tab>d"]);
         assert_eq!(parts("<M-x><C-c><Up><Up><Enter>"), ["<M-x><C-c><Up><Up><Enter>"]);
         for script in ["a<lt>b<Esc>", "<Esc>", "<Down>", "<M-x><C-c>", "<C->>", "a<Tab><Tab>b"] {

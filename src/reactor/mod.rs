@@ -72,7 +72,7 @@ const HUP_AGAIN: Duration = Duration::from_millis(100);
 /// hangup alone is what a closing terminal sends, and a program already on its way out for it
 /// may take a SIGTERM worse (gdb's Python printed a `KeyboardInterrupt` traceback as it
 /// exited, read as the closed session's last output).
-const TERM_AFTER: Duration = Duration::from_millis(100);
+const TERM_AFTER: Duration = Duration::from_millis(500);
 /// How long a `run_command`'s shell has to mark its command's start before a shell back to
 /// reading is taken to wait for the rest of the line, and how often the command is looked at
 /// meanwhile (see `Reactor::command_check`); the first look, after [`COMMAND_INPUT_CHECK`],

@@ -589,13 +589,18 @@ pub(crate) fn show(
     // The blank rows of the primary screen a full-screen program the caller was shown last
     // moved the cursor past on its way out (to the last row, then a line break: cfdisk's
     // ncurses) are no output: ten blank lines were read after `q`, before the shell's prompt.
+    // Only in the first read that holds output after that screen (later reads' blank lines
+    // were the program's: a first version left them out of every read after one look).
     if args.view == View::New
         && !gone
-        && new.omitted == 0
+        && !new.text.is_empty()
         && !snapshot.as_ref().is_some_and(|s| s.alternate)
         && call.caller.seen.last_alternate(session.id())
     {
-        skip_blank_lines(&mut new);
+        if new.omitted == 0 {
+            skip_blank_lines(&mut new);
+        }
+        call.caller.seen.read_past(session.id());
     }
     // (The pager's prompt a read ended on is found before a look at the primary screen takes
     // the read's lines for the screen's; a curses program's screen is no pager's.)

@@ -71,6 +71,9 @@ pub(crate) struct Frame {
     title: String,
     /// A curses program's painted primary screen (see [`painted_by_curses`]).
     painted: bool,
+    /// The caller has read the output that came after it (see
+    /// [`SeenScreens::read_past`](seen::SeenScreens::read_past)).
+    read_past: bool,
 }
 
 impl Frame {
@@ -134,6 +137,7 @@ impl Frame {
             hashes,
             title: screen.title.clone(),
             painted: painted_by_curses(screen, runs_given),
+            read_past: false,
         }
     }
 

@@ -257,13 +257,22 @@ impl SeenScreens {
     }
 
     /// Whether the screen of session `id` the caller was last shown was the alternate one (a
-    /// full-screen program's).
+    /// full-screen program's), and nothing that came after it was read yet ([`Self::read_past`]).
     pub(crate) fn last_alternate(&self, id: SessionId) -> bool {
         let seen = self.lock();
         seen.sessions
             .get(&id)
             .and_then(|(looks, _)| looks.back())
-            .is_some_and(|last| last.alternate)
+            .is_some_and(|last| last.alternate && !last.read_past)
+    }
+
+    /// Notes that the caller read output that came after the screen of session `id` it was
+    /// last shown.
+    pub(crate) fn read_past(&self, id: SessionId) {
+        let mut seen = self.lock();
+        if let Some(last) = seen.sessions.get_mut(&id).and_then(|(looks, _)| looks.back_mut()) {
+            last.read_past = true;
+        }
     }
 
     /// Forgets a closed session.

@@ -128,7 +128,8 @@ pub(super) fn outside_relays(
 }
 
 /// The live children of `parent`: from `/proc/PID/task/TID/children` (every thread's), or,
-/// where the kernel does not give those, among `candidates` when given.
+/// where the kernel does not give those, among `candidates` when given, else among every
+/// process of `/proc`.
 pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
     let Ok(tids) = numeric_entries(&format!("/proc/{parent}/task")) else {
         return Vec::new();
@@ -141,10 +142,9 @@ pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat>
             }
             Err(err) if err.kind() == std::io::ErrorKind::NotFound && tid == parent => {
                 // No such file in this kernel (or the process is gone).
-                return match candidates {
-                    Some(_) => processes(candidates, |s| s.ppid == parent && !is_dead(s)),
-                    None => Vec::new(),
-                };
+                // (Among all of `/proc` without candidates: the supervisor's adopted daemons
+                // are looked for so, as they were before the `children` files were read.)
+                return processes(candidates, |s| s.ppid == parent && !is_dead(s));
             }
             Err(_) => {}
         }
