@@ -720,33 +720,28 @@ fn skip_shown_rows(new: &mut NewOutput, rows: &[String]) {
         let line = line.trim();
         line.is_empty() || rows.iter().any(|row| row.trim() == line)
     };
-    let (mut cut, mut breaks, mut text) = (0, 0, false);
-    for line in new.text.split_inclusive('\n') {
-        if !line.ends_with('\n') || !shown(line) {
-            break;
-        }
-        cut += line.len();
-        breaks += 1;
-        text |= !line.trim().is_empty();
-    }
-    if text {
-        new.text.drain(..cut);
-        new.first_line = new.first_line.map(|line| line + breaks);
-        new.first_width = 0;
-        new.starts_with_echo = false;
+    let (cut, breaks) = leading_lines(new, shown);
+    if !new.text[..cut].trim().is_empty() {
+        drop_leading(new, cut, breaks);
     }
 }
 
 /// Leaves out the blank lines at the start of `new` (those it holds whole).
 fn skip_blank_lines(new: &mut NewOutput) {
-    let (mut cut, mut breaks) = (0, 0);
-    for line in new.text.split_inclusive('\n') {
-        if !line.ends_with('\n') || !line.trim().is_empty() {
-            break;
-        }
-        cut += line.len();
-        breaks += 1;
-    }
+    let (cut, breaks) = leading_lines(new, |line| line.trim().is_empty());
+    drop_leading(new, cut, breaks);
+}
+
+/// The whole lines at the start of `new` that `skipped` picks, each to the first it does not:
+/// their bytes and how many they are.
+fn leading_lines(new: &NewOutput, skipped: impl Fn(&str) -> bool) -> (usize, u64) {
+    let lines = new.text.split_inclusive('\n');
+    let picked = lines.take_while(|line| line.ends_with('\n') && skipped(line));
+    picked.fold((0, 0), |(cut, breaks), line| (cut + line.len(), breaks + 1))
+}
+
+/// Leaves out the first `breaks` lines of `new`, its first `cut` bytes.
+fn drop_leading(new: &mut NewOutput, cut: usize, breaks: u64) {
     if breaks > 0 {
         new.text.drain(..cut);
         new.first_line = new.first_line.map(|line| line + breaks);
