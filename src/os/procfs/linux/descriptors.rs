@@ -378,17 +378,8 @@ pub(super) fn watched_descriptors_of(
     let arg = |n: usize| syscall_arg(syscall, n);
     Some(match name {
         "poll" | "ppoll" => {
-            // struct pollfd { int fd; short events; short revents; }
             let whole = arg(1)? <= WATCHED_LOOKED_AT;
-            let count = arg(1)?.min(WATCHED_LOOKED_AT) as usize;
-            let mut raw = vec![0u8; count * 8];
-            fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, arg(0)?).ok()?;
-            let fds = raw
-                .chunks_exact(8)
-                .filter_map(|entry| {
-                    u64::try_from(i32::from_ne_bytes(entry[..4].try_into().ok()?)).ok()
-                })
-                .collect();
+            let fds = poll_entries(base, syscall)?.into_iter().map(|(fd, _)| fd).collect();
             (fds, whole)
         }
         "select" | "pselect6" => {
