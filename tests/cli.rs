@@ -756,30 +756,28 @@ fn a_stop_signal_still_gets_the_json_report() {
     assert!(processes_with(&marker).is_empty(), "the program survived");
 }
 
+/// `termloom run` of vim (`vim_args`, then the file `name` in a directory of its own) through
+/// `steps` after its start, to its exit: what it saved in the file.
+fn vim_run(name: &str, vim_args: &[&str], steps: &[&str]) -> String {
+    let dir = tempdir();
+    let file = dir.join(name);
+    let mut args = vec!["run", "--timeout", LONG_MS, "--wait-input"];
+    args.extend(steps);
+    args.extend(["--wait-exit", "--", "vim"]);
+    args.extend(vim_args);
+    args.push(file.to_str().unwrap());
+    let output = termloom(&args);
+    assert_code(&output, 0);
+    std::fs::read_to_string(&file).unwrap()
+}
+
 #[test]
 fn keys_and_input_wait_drive_vim() {
     if !require("vim") {
         return;
     }
-    let dir = tempdir();
-    let file = dir.join("keys.txt");
-    let output = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--wait-input",
-        "--keys",
-        "ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>",
-        "--wait-exit",
-        "--",
-        "vim",
-        "-u",
-        "NONE",
-        "-N",
-        file.to_str().unwrap(),
-    ]);
-    assert_code(&output, 0);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "firsttop\nsecond\n");
+    let keys = ["--keys", "ifirst<Enter>second<Esc><Up>Atop<Esc>:wq<Enter>"];
+    assert_eq!(vim_run("keys.txt", &["-u", "NONE", "-N"], &keys), "firsttop\nsecond\n");
 }
 
 /// `--keys` reach the program as a person's do: an Escape read in one write with the keys
@@ -791,26 +789,8 @@ fn keys_after_an_escape_reach_vim_once_it_read_the_escape() {
     if !require("vim") {
         return;
     }
-    let dir = tempdir();
-    let file = dir.join("escape.txt");
-    let output = termloom(&[
-        "run",
-        "--timeout",
-        LONG_MS,
-        "--wait-input",
-        "--keys",
-        "ione<Esc>Otwo<Esc>",
-        "--keys",
-        "Othree<Esc>:wq<Enter>",
-        "--wait-exit",
-        "--",
-        "vim",
-        "--clean",
-        "-n",
-        file.to_str().unwrap(),
-    ]);
-    assert_code(&output, 0);
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "three\ntwo\none\n");
+    let keys = ["--keys", "ione<Esc>Otwo<Esc>", "--keys", "Othree<Esc>:wq<Enter>"];
+    assert_eq!(vim_run("escape.txt", &["--clean", "-n"], &keys), "three\ntwo\none\n");
 }
 
 #[test]
