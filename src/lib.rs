@@ -95,7 +95,7 @@ pub use types::{
 };
 pub use wait::{Fired, Location, Match, Until, WaitOutcome};
 
-// The handles are shared across threads: a compile-time check.
+// The handles and their futures are shared across threads: a compile-time check.
 const _: () = {
     const fn send_and_sync<T: Send + Sync>() {}
     send_and_sync::<Engine>();
@@ -103,6 +103,8 @@ const _: () = {
     send_and_sync::<PendingWait>();
     send_and_sync::<PendingPaste>();
     send_and_sync::<WaitCanceller>();
+    send_and_sync::<EngineFuture<WaitOutcome>>();
+    send_and_sync::<EngineFuture<tools::ToolResult>>();
 };
 
 /// The README's examples, compiled as doctests.

@@ -2309,3 +2309,25 @@ fn one_reader_cannot_take_every_wait_of_a_session() {
         assert!(!wait.finish().unwrap().is_timeout());
     }
 }
+
+/// The futures are `Send` and `Sync`, as the handles are: an `async fn` that holds one across
+/// an `.await` (as `Session::read_async` does) can then be shared between threads too.
+#[test]
+fn futures_are_send_and_sync() {
+    fn shared_between_threads<T: Send + Sync>(value: T) -> T {
+        value
+    }
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let wait = shared_between_threads(cat.wait_async(Until::input_wait(), LONG));
+    let outcome = futures::executor::block_on(wait).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let typed = cat.submit_and_wait_async("hello", Until::regex("^hello$").unwrap(), LONG);
+    let outcome = futures::executor::block_on(shared_between_threads(typed)).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let read = shared_between_threads(cat.read_async(Until::input_wait(), LONG));
+    let (_, output) = futures::executor::block_on(read).unwrap();
+    assert!(output.text.contains("hello"), "{output:?}");
+    let closed = shared_between_threads(cat.close_async());
+    futures::executor::block_on(closed).unwrap();
+}

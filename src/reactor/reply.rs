@@ -102,12 +102,15 @@ impl<T> Drop for Producer<T> {
 /// a wait's timeout counts from then and typed input is on its way at once. Dropping it before
 /// it completes cancels what it waits for where that can be cancelled (a wait); otherwise the
 /// answer is discarded. Like an `async fn`'s future, it must not be polled again once it
-/// returned `Ready`: that panics (with `futures::select!`, wrap it in `.fuse()`).
+/// returned `Ready`: that panics (with `futures::select!`, wrap it in `.fuse()`). It is
+/// `Send` and `Sync` when its answer is `Send`, so an `async fn` holding one across an
+/// `.await` can be sent and shared between threads.
 #[must_use = "the request is sent already; drop the future to cancel its wait, or await its answer"]
 pub struct EngineFuture<T> {
     shared: Arc<Shared<Result<T>>>,
-    /// Run when the future is dropped before it completed.
-    on_drop: Option<Box<dyn FnOnce() + Send>>,
+    /// Run when the future is dropped before it completed (`Sync` too, so that the future
+    /// is `Sync` as the handles are).
+    on_drop: Option<Box<dyn FnOnce() + Send + Sync>>,
     /// It returned its answer.
     done: bool,
 }
@@ -140,7 +143,7 @@ impl<T> EngineFuture<T> {
     }
 
     /// Sets what dropping the future before it completes does.
-    pub(crate) fn on_drop(mut self, hook: impl FnOnce() + Send + 'static) -> Self {
+    pub(crate) fn on_drop(mut self, hook: impl FnOnce() + Send + Sync + 'static) -> Self {
         self.on_drop = Some(Box::new(hook));
         self
     }
