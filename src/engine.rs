@@ -108,7 +108,7 @@ impl Drop for Shared {
 ///
 /// let engine = Engine::new(Config::default())?;
 /// let top = engine.spawn(SpawnSpec::new("top").size(100, 30))?;
-/// top.wait(Until::screen_contains("load average"), Duration::from_secs(10))?;
+/// top.wait(Until::screen_contains("load average"), Duration::from_secs(10))?.held()?;
 /// println!("{}", top.screen()?);
 /// for info in engine.list()? {
 ///     println!("session {}: {} ({})", info.id, info.program, info.status);

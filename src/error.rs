@@ -131,6 +131,11 @@ pub enum Error {
     /// backslash), so the shell waited for the rest; the line was abandoned with Ctrl-C and
     /// the shell is back at its prompt.
     CommandLineIncomplete(SessionId),
+    /// A wait ended without its condition holding (it timed out, was cancelled, or the
+    /// session ended first): the error of [`WaitOutcome::held`](crate::WaitOutcome::held),
+    /// with the outcome, whose screen and status say why. A plain
+    /// [`Session::wait`](crate::Session::wait) returns such an outcome as `Ok`.
+    WaitNotHeld(Box<crate::wait::WaitOutcome>),
     /// A wait's result did not arrive (the engine stopped while waiting).
     WaitAborted(Duration),
     /// A wait's own test ([`Until::screen_matches`](crate::Until::screen_matches) or
@@ -211,6 +216,7 @@ impl Error {
     /// `program_not_found`, `invalid_cwd`, `spawn_failed`, `spawn_denied`, `invalid_config`,
     /// `too_many_sessions`, `no_shell_integration`, `not_at_prompt`, `command_incomplete` (the
     /// command line was left unfinished and abandoned: the shell is back at its prompt),
+    /// `wait_not_held` (a wait's condition did not hold: [`crate::WaitOutcome::held`]),
     /// `wait_aborted`, `paste_incomplete`, `not_at_password_prompt`, `engine_stopped`,
     /// `internal` (a bug) or `io`.
     pub fn code(&self) -> &'static str {
@@ -252,6 +258,7 @@ impl Error {
             Error::NoShellIntegration(_) => "no_shell_integration",
             Error::NotAtPrompt { .. } => "not_at_prompt",
             Error::CommandLineIncomplete(_) => "command_incomplete",
+            Error::WaitNotHeld(_) => "wait_not_held",
             Error::WaitAborted(_) => "wait_aborted",
             Error::PasteIncomplete { .. } => "paste_incomplete",
             Error::NotAtPasswordPrompt { .. } => "not_at_password_prompt",
@@ -430,6 +437,10 @@ impl fmt::Display for Whole<'_> {
             Error::CommandLineIncomplete(session) => write!(
                 f,
                 "the shell of session {session} took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that"
+            ),
+            Error::WaitNotHeld(outcome) => write!(
+                f,
+                "the wait's condition did not hold: {outcome}; wait longer, or for what the program shows (the error holds the outcome, and the screen when it timed out)"
             ),
             Error::WaitAborted(after) => {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")

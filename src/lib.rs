@@ -18,9 +18,10 @@
 //!
 //! let engine = Engine::new(Config::default())?;
 //! let py = engine.spawn(SpawnSpec::new("python3").arg("-q"))?;
-//! py.wait(Until::text(">>> "), Duration::from_secs(10))?;
+//! // A timeout is an outcome, not an error: `held()?` makes it one.
+//! py.wait(Until::text(">>> "), Duration::from_secs(10))?.held()?;
 //! py.submit("6 * 7")?;
-//! py.wait(Until::regex(r"^42$")?, Duration::from_secs(10))?;
+//! py.wait(Until::regex(r"^42$")?, Duration::from_secs(10))?.held()?;
 //! print!("{}", py.read()?.text);
 //! println!("{}", py.screen()?);
 //! py.close()?;

@@ -154,12 +154,12 @@ pub enum ScrollDirection {
 ///
 /// let engine = Engine::new(Config::default())?;
 /// let less = engine.spawn(SpawnSpec::new("less").arg("/etc/services"))?;
-/// less.wait(Until::input_wait(), Duration::from_secs(10))?;
+/// less.wait(Until::input_wait(), Duration::from_secs(10))?.held()?;
 /// less.send_keys("/http<Enter>")?;
-/// less.wait(Until::screen_contains("http"), Duration::from_secs(10))?;
+/// less.wait(Until::screen_contains("http"), Duration::from_secs(10))?.held()?;
 /// println!("{}", less.screen()?);
 /// less.send_keys("q")?;
-/// less.wait(Until::exit(), Duration::from_secs(10))?;
+/// less.wait(Until::exit(), Duration::from_secs(10))?.held()?;
 /// # Ok::<(), termloom::Error>(())
 /// ```
 #[derive(Clone)]
@@ -524,7 +524,8 @@ impl Session {
     }
 
     /// Blocks the calling thread (never the reactor) until `until` holds, the session ends, or
-    /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error.
+    /// `timeout` passes; the outcome says which. A timeout is an outcome, not an error:
+    /// [`WaitOutcome::held`] makes it one (`session.wait(until, timeout)?.held()?`).
     pub fn wait(&self, until: Until, timeout: Duration) -> Result<WaitOutcome> {
         self.start_wait(until, timeout)?.finish()
     }

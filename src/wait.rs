@@ -455,7 +455,6 @@ impl Until {
 
     /// Whether the program's exit satisfies the condition (it is [`Until::exit`], or one of
     /// an [`Until::any`]'s, at any depth).
-    #[cfg(feature = "testing")]
     pub(crate) fn includes_exit(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::Exit))
     }
@@ -806,12 +805,45 @@ pub struct WaitOutcome {
     pub screen: Option<Screen>,
     /// The session's status when the wait ended.
     pub status: Status,
+    /// Whether the program's exit holds the wait's condition (it was [`Until::exit`], alone
+    /// or in an [`Until::any`]), for [`WaitOutcome::held`].
+    #[serde(skip)]
+    pub(crate) exit_holds: bool,
 }
 
 impl WaitOutcome {
     /// Whether the wait timed out.
     pub fn is_timeout(&self) -> bool {
         matches!(self.fired, Fired::Timeout)
+    }
+
+    /// Whether the wait's condition held: it matched ([`Fired::Matched`]), or the program
+    /// exited ([`Fired::Exited`]) and the condition was [`Until::exit`] (alone or in an
+    /// [`Until::any`]). Not when the timeout passed first, the wait was cancelled, the session
+    /// was closed, or the program exited before a condition of text, screen or state held.
+    pub fn is_held(&self) -> bool {
+        match self.fired {
+            Fired::Matched(_) => true,
+            Fired::Exited { .. } => self.exit_holds,
+            Fired::Closed | Fired::Timeout | Fired::Cancelled => false,
+        }
+    }
+
+    /// The outcome if the wait's condition held ([`WaitOutcome::is_held`]), otherwise
+    /// [`Error::WaitNotHeld`](crate::Error::WaitNotHeld) carrying it (its screen and status
+    /// say why): for a host to which a wait that did not hold is a failure, as `?` after
+    /// [`Session::wait`](crate::Session::wait) alone is not (a timeout is an outcome there).
+    ///
+    /// ```no_run
+    /// # fn demo(py: &termloom::Session) -> termloom::Result<()> {
+    /// use std::time::Duration;
+    /// use termloom::Until;
+    /// py.wait(Until::input_wait(), Duration::from_secs(10))?.held()?;
+    /// py.submit_and_wait("6 * 7", Until::regex("^42$")?, Duration::from_secs(10))?.held()?;
+    /// # Ok(()) }
+    /// ```
+    pub fn held(self) -> crate::Result<WaitOutcome> {
+        if self.is_held() { Ok(self) } else { Err(crate::Error::WaitNotHeld(Box::new(self))) }
     }
 
     /// The match, if a condition of text, screen or state held ([`Fired::Matched`]). `None`

@@ -2331,3 +2331,42 @@ fn futures_are_send_and_sync() {
     let closed = shared_between_threads(cat.close_async());
     futures::executor::block_on(closed).unwrap();
 }
+
+/// `WaitOutcome::held` turns a wait whose condition did not hold into an error, for a host to
+/// which that is a failure (`session.wait(..)?` alone goes on after a timeout): a timeout, a
+/// cancel, a close, or an exit before the text came are `Error::WaitNotHeld` with the outcome;
+/// a match, and an exit that `Until::exit` (alone or in an `any`) waited for, are not.
+#[test]
+fn held_makes_a_wait_that_did_not_hold_an_error() {
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let ready = cat.wait(Until::input_wait(), LONG).unwrap();
+    assert!(ready.is_held(), "{ready}");
+    assert!(ready.held().is_ok());
+    let timed_out = cat.wait(Until::text("never printed"), Duration::from_millis(200)).unwrap();
+    assert!(timed_out.is_timeout() && !timed_out.is_held(), "{timed_out}");
+    let err = timed_out.held().unwrap_err();
+    assert_eq!(err.code(), "wait_not_held");
+    assert!(err.to_string().contains("did not hold: timed out"), "{err}");
+    let Error::WaitNotHeld(outcome) = err else { panic!("{err:?}") };
+    assert!(outcome.is_timeout() && outcome.screen.is_some(), "{outcome:?}");
+    let pending = cat.start_wait(Until::text("never printed"), LONG).unwrap();
+    pending.cancel();
+    let err = pending.finish().unwrap().held().unwrap_err();
+    assert!(matches!(&err, Error::WaitNotHeld(o) if o.fired == Fired::Cancelled), "{err:?}");
+    cat.close().unwrap();
+    let err = cat.wait(Until::exit(), LONG).unwrap().held().unwrap_err();
+    assert!(matches!(&err, Error::WaitNotHeld(o) if o.fired == Fired::Closed), "{err:?}");
+
+    // An exit holds a wait for it, and no other.
+    let bye = || engine.spawn(SpawnSpec::new("sh").args(["-c", "echo bye"])).unwrap();
+    let exited = bye().wait(Until::text("never printed"), LONG).unwrap();
+    assert!(matches!(exited.fired, Fired::Exited { .. }), "{exited}");
+    let err = exited.held().unwrap_err();
+    assert!(matches!(&err, Error::WaitNotHeld(o) if !o.is_timeout()), "{err:?}");
+    let exit = bye().wait(Until::exit(), LONG).unwrap().held().unwrap();
+    assert_eq!(exit.fired, Fired::Exited { status: ExitStatus::Code(0) });
+    let either = Until::any(vec![Until::text("never printed"), Until::exit()]);
+    let exit = bye().wait(either, LONG).unwrap().held().unwrap();
+    assert!(matches!(exit.fired, Fired::Exited { .. }), "{exit}");
+}

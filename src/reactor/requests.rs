@@ -888,6 +888,7 @@ impl Reactor {
                 elapsed: Duration::ZERO,
                 screen: None,
                 status: self.status_of(id),
+                exit_holds: held.until.includes_exit(),
             }));
             return;
         }

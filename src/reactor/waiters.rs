@@ -403,7 +403,10 @@ impl Reactor {
             };
             match waiter.then.take() {
                 Some(held) => released.push((waiter.id, held, fired)),
-                None => answered.push((waiter.reply.take(), fired, waiter.started.elapsed())),
+                None => {
+                    let exit_holds = waiter.until.includes_exit();
+                    answered.push((waiter.reply.take(), fired, waiter.started.elapsed(), exit_holds))
+                }
             }
             finished.push((waiter.id, waiter.deadline, waiter.recheck));
             false
@@ -432,9 +435,10 @@ impl Reactor {
             return;
         }
         let status = self.status_of(id);
-        for (reply, fired, elapsed) in answered {
+        for (reply, fired, elapsed, exit_holds) in answered {
             self.mark(id, &fired);
-            reply.send(Ok(WaitOutcome { fired, elapsed, screen: None, status: status.clone() }));
+            let status = status.clone();
+            reply.send(Ok(WaitOutcome { fired, elapsed, screen: None, status, exit_holds }));
         }
     }
 
@@ -492,6 +496,7 @@ impl Reactor {
             elapsed: waiter.started.elapsed(),
             screen,
             status,
+            exit_holds: waiter.until.includes_exit(),
         }));
     }
 
