@@ -152,14 +152,28 @@ const INPUT_WAIT_POLL: Duration = Duration::from_millis(25);
 /// 50-200 ms apart).
 const SLEEP_LOOK: Duration = Duration::from_millis(100);
 
-fn one_line(text: &str) -> Result<()> {
+/// Refuses a wait text no line of the transcript or the screen can hold: they hold text one
+/// line at a time, as a terminal shows it, so a line break, a tab (shown as the spaces it
+/// moved the cursor over) or another control character (acted on, never shown: the Escape
+/// of a colour, a carriage return) is in none.
+fn shown_text(text: &str) -> Result<()> {
     if text.contains('\n') {
         return Err(Error::InvalidInput(format!(
             "wait text {} contains a line break; transcript and screen conditions match within one line",
             crate::error::quoted(text)
         )));
     }
-    Ok(())
+    let Some(control) = text.chars().find(|c| c.is_control()) else { return Ok(()) };
+    let what = match control {
+        '\t' => "a tab, which the terminal shows as spaces (as many as it moved the cursor over): write those, or wait for a regular expression with \\s+".to_owned(),
+        '\x1b' => "an Escape, which starts a sequence the terminal acts on (a colour?) and never shows: wait for the text alone (Until::styled_screen_matches tests colours)".to_owned(),
+        '\r' => "a carriage return, which the terminal acts on and never shows".to_owned(),
+        c => format!("the control character U+{:04X}, which the terminal acts on and never shows", u32::from(c)),
+    };
+    Err(Error::InvalidInput(format!(
+        "wait text {} contains {what}; transcript and screen conditions match text as it is shown, so the wait could never hold",
+        crate::error::quoted(text)
+    )))
 }
 
 /// Why `pattern` is not a regular expression, and what to write instead.
@@ -203,6 +217,9 @@ fn next_boundary(s: &str, at: usize) -> usize {
 
 impl Until {
     /// `text` appears in new transcript output (including the unfinished line at the cursor).
+    /// It is matched as the terminal shows it, within one line: a text with a line break, a
+    /// tab (shown as spaces) or another control character is refused
+    /// ([`Error::InvalidInput`]), as for every text condition of the screen too.
     pub fn text(text: impl Into<String>) -> Until {
         Until(Cond::Text(text.into()))
     }
@@ -361,7 +378,8 @@ impl Until {
         Until(Cond::Any(conditions))
     }
 
-    /// Checks what can never match: a text with a line break, a screen row or a cursor
+    /// Checks what can never match: a text with a line break or another control character
+    /// (a tab, an Escape, a carriage return: see `shown_text`), a screen row or a cursor
     /// position past a screen of `cols` × `rows` (the size when the wait starts, and again
     /// after each resize), `any` of no condition.
     pub(crate) fn validate(&self, cols: u16, rows: u16) -> Result<()> {
@@ -379,7 +397,7 @@ impl Until {
             Cond::Cursor(row, col) if *row >= rows || *col >= cols => {
                 past(format!("cursor position row {row}, col {col}"))
             }
-            Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => one_line(t),
+            Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => shown_text(t),
             Cond::Any(all) if all.is_empty() => Err(Error::InvalidInput(
                 "Until::any was given no condition, so the wait could never hold: give it at least one".into(),
             )),

@@ -2370,3 +2370,36 @@ fn held_makes_a_wait_that_did_not_hold_an_error() {
     let exit = bye().wait(either, LONG).unwrap().held().unwrap();
     assert!(matches!(exit.fired, Fired::Exited { .. }), "{exit}");
 }
+
+/// The transcript and the screen hold text as a terminal shows it: a tab is the spaces it
+/// moved over, and an escape sequence or a carriage return is acted on, never shown. A wait
+/// for a text holding one could never hold; it is refused at once, saying so, as a text
+/// with a line break is, instead of waiting out its timeout.
+#[test]
+fn a_wait_for_text_with_a_control_character_is_refused() {
+    let engine = engine();
+    let tsv = engine
+        .spawn(SpawnSpec::new("sh").args(["-c", r"printf 'x\ty\n\033[1mbold\033[0m\n'; read x"]))
+        .unwrap();
+    expect(&tsv, Until::text("bold"));
+    let never = Duration::from_secs(2);
+    for until in [
+        Until::text("x\ty"),
+        Until::screen_contains("x\ty"),
+        Until::screen_row_contains(0, "x\ty"),
+        Until::any(vec![Until::exit(), Until::text("\x1b[1mbold")]),
+        Until::text("bold\r"),
+    ] {
+        let what = until.to_string();
+        match tsv.wait(until, never) {
+            Err(Error::InvalidInput(message)) => {
+                assert!(message.contains("could never hold"), "{what}: {message}")
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    let Err(err) = tsv.wait(Until::text("x\ty"), never) else { unreachable!() };
+    assert!(err.to_string().contains("a tab, which the terminal shows as spaces"), "{err}");
+    // Written as shown, the same text is found.
+    expect(&tsv, Until::screen_contains("x       y"));
+}
