@@ -262,8 +262,9 @@ impl Session {
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
     /// session's write queue cannot take them, and with [`Error::InvalidInput`], typing
     /// nothing, when the terminal reads whole lines (canonical mode) and a line is longer
-    /// than it keeps (4095 bytes on Linux; the kernel would drop the rest silently); the same
-    /// holds for every way of typing, pastes included. A lone Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to
+    /// than it keeps (4095 bytes on Linux; the kernel would drop the rest silently), the part
+    /// of it typed by earlier calls included; the same holds for every way of typing, pastes
+    /// included. A lone Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to
     /// a shell at its prompt waits for the shell to read the terminal first, as
     /// [`Session::signal_to`] does.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {

@@ -134,6 +134,58 @@ fn a_line_longer_than_a_canonical_terminal_keeps_is_refused() {
     expect(&counter, Until::text("got 4095"));
 }
 
+/// A line typed in parts counts whole: the part already typed waits in the terminal's line
+/// until its end comes, so a part that would take the line past 4095 bytes is refused, not
+/// typed (3,000 bytes then 2,000 reached `read` as 4,095: 905 were dropped silently). A line
+/// end, the line-kill character or an interrupt start a new line; and what a program reading
+/// keys took (vim's insert mode, up to `ZZ`) is not counted against the next line.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_line_typed_in_parts_longer_than_a_canonical_terminal_keeps_is_refused() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = termloom::Engine::new(termloom::Config::default()).unwrap();
+    let counter =
+        engine.spawn(SpawnSpec::shell("while read -r x; do echo \"got ${#x}\"; done")).unwrap();
+    expect(&counter, Until::input_wait());
+    counter.send_text(&"a".repeat(3000)).unwrap();
+    for err in [
+        counter.send_text(&"b".repeat(2000)).unwrap_err(),
+        counter.paste(&"c".repeat(2000)).unwrap_err(),
+        counter.send_keys(&"d".repeat(1096)).unwrap_err(),
+    ] {
+        assert!(matches!(&err, Error::InvalidInput(m) if m.contains("already typed")), "{err:?}");
+    }
+    counter.send_text(&"e".repeat(1095)).unwrap();
+    counter.send_text("\n").unwrap();
+    expect(&counter, Until::text("got 4095"));
+    // After a line end, and after the line-kill character (Ctrl-U), a line starts anew.
+    counter.send_text(&"f".repeat(3000)).unwrap();
+    counter.send_text(&format!("\n{}", "g".repeat(3000))).unwrap();
+    counter.send_text(&format!("\x15{}\n", "h".repeat(4000))).unwrap();
+    expect(&counter, Until::text("got 3000"));
+    expect(&counter, Until::text("got 4000"));
+
+    // Keys a program reading them raw took are no part of the next line it reads whole.
+    if !require("vim") {
+        return;
+    }
+    let editor =
+        engine.spawn(SpawnSpec::shell("vim -u NONE -N -n; read -r x; echo \"got ${#x}\"")).unwrap();
+    expect(&editor, Until::input_wait());
+    editor.send_text(&format!("i{}", "v".repeat(3000))).unwrap();
+    editor.send_keys("<Esc>").unwrap();
+    expect(&editor, Until::input_wait());
+    editor.send_keys(":q!<Esc>").unwrap();
+    expect(&editor, Until::input_wait());
+    editor.send_keys("ZQ").unwrap();
+    expect(&editor, Until::screen_matches("vim has left", |s| !s.alternate));
+    expect(&editor, Until::input_wait());
+    editor.send_text(&format!("{}\n", "w".repeat(3000))).unwrap();
+    expect(&editor, Until::text("got 3000"));
+}
+
 #[test]
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
     if !require("vim") {

@@ -35,6 +35,7 @@ use crate::wait::{Fired, Until, WaitOutcome};
 mod cadence;
 mod client;
 mod lifecycle;
+mod open_line;
 mod reply;
 mod requests;
 mod terminal_io;
@@ -260,6 +261,8 @@ struct Slot {
     queue: VecDeque<u8>,
     /// Input waiting for room in `queue`, with the callers to answer.
     parked: VecDeque<Parked>,
+    /// What the terminal holds of the line being typed, while it reads whole lines.
+    open_line: open_line::OpenLine,
     want_write: bool,
     waiters: Vec<Waiter>,
     commands: Vec<waiters::CommandWaiter>,

@@ -16,43 +16,6 @@ use crate::term::transcript::TypedLine;
 use crate::types::Status;
 use waiters::{CommandWaiter, screen_hash};
 
-/// The most bytes of one line a terminal reading whole lines (canonical mode) keeps: the
-/// kernel silently drops the rest of a longer line, keeping its end (Linux's
-/// `N_TTY_BUF_SIZE` less the line's end; macOS's `MAX_CANON` likewise).
-const CANONICAL_LINE_BYTES: usize = if cfg!(target_os = "linux") { 4095 } else { 1023 };
-
-/// Refuses `bytes`, input for session `id`, when its terminal reads whole lines and one of
-/// them is longer than it keeps ([`CANONICAL_LINE_BYTES`]): typed, it would be cut.
-fn check_line_lengths(slot: &Slot, id: SessionId, bytes: &[u8]) -> Result<()> {
-    // (Most input is shorter than a line can be: its terminal's modes are not asked for.)
-    if bytes.len() <= CANONICAL_LINE_BYTES {
-        return Ok(());
-    }
-    let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
-    if !modes.is_some_and(|modes| modes.canonical) {
-        return Ok(());
-    }
-    // (As the line discipline counts: a line end or end-of-file ends a line, the line-kill
-    // character empties it, an erase takes a byte back.)
-    let kill = slot.master.as_ref().and_then(|m| crate::os::pty::kill_character(m.as_fd()));
-    let (mut line, mut longest) = (0usize, 0);
-    for &byte in bytes {
-        line = match byte {
-            b'\r' | b'\n' | 0x04 => 0,
-            _ if Some(byte) == kill => 0,
-            0x08 | 0x7f => line.saturating_sub(1),
-            _ => line + 1,
-        };
-        longest = longest.max(line);
-    }
-    if longest <= CANONICAL_LINE_BYTES {
-        return Ok(());
-    }
-    Err(Error::InvalidInput(format!(
-        "session {id}'s program reads whole lines (canonical mode), and its terminal keeps at most {CANONICAL_LINE_BYTES} bytes of a line: a line of {longest} bytes would lose the rest; nothing was typed. Write long text to a file instead, or split it into lines"
-    )))
-}
-
 /// Input typed before a wait in the same request ([`Reactor::type_then_wait`]).
 #[derive(Debug)]
 pub(crate) enum Typing {
@@ -186,6 +149,7 @@ impl Reactor {
                 terminal: Terminal::new(cols, rows, config, mark_key),
                 queue: VecDeque::new(),
                 parked: VecDeque::new(),
+                open_line: Default::default(),
                 want_write: false,
                 waiters: Vec::new(),
                 commands: Vec::new(),
@@ -383,7 +347,7 @@ impl Reactor {
         let capacity = self.config.write_queue_bytes;
         let signal = self.signal_character(id.0, bytes);
         let slot = self.accepting(id)?;
-        check_line_lengths(slot, id, bytes)?;
+        let line = slot.open_line.check(slot.master.as_ref().map(|m| m.as_fd()), id, bytes)?;
         let waiting = !slot.queue.is_empty() || !slot.parked.is_empty();
         if let Some(signal) = signal
             && waiting
@@ -401,6 +365,7 @@ impl Reactor {
             });
         }
         slot.queue.extend(bytes);
+        slot.open_line.typed(line);
         let at_password_prompt = record
             && slot.recorder.as_ref().is_some_and(|r| r.records_input())
             && slot.master.as_ref().is_some_and(|m| slot.at_password_prompt(m.as_fd()));
@@ -489,10 +454,13 @@ impl Reactor {
             let _ = reply.send(Ok(()));
             return;
         }
-        if let Err(err) = check_line_lengths(slot, id, &bytes) {
-            let _ = reply.send(Err(err));
-            return;
-        }
+        let line = match slot.open_line.check(slot.master.as_ref().map(|m| m.as_fd()), id, &bytes) {
+            Ok(line) => line,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
         let total = bytes.len();
         let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
         if parked + total > capacity {
@@ -516,6 +484,9 @@ impl Reactor {
                 reply: if last { reply.take() } else { None },
             });
         }
+        // Nothing goes in before the paste: the line is as it leaves it (forgotten if it is
+        // cut short).
+        slot.open_line.typed(line);
         slot.note_input(Some(&bytes));
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);
