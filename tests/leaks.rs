@@ -462,3 +462,59 @@ fn without_cgroups_processes_that_left_their_session_die_with_a_killed_superviso
     let next = engine.spawn(SpawnSpec::shell("echo fine; read x")).unwrap();
     expect(&next, Until::text("fine"));
 }
+
+/// A process that moves itself out of its session's cgroup (as root it may write another
+/// cgroup's `cgroup.procs`) but stays in the session's POSIX session, in a process group of
+/// its own and ignoring SIGHUP and SIGTERM, still ends with the close. The close looked for
+/// a cgroup session's processes in its cgroup alone: it returned at once (in 30 ms) with the
+/// process running.
+#[test]
+fn a_process_that_leaves_the_cgroup_but_not_the_session_ends_with_the_close() {
+    if !require("bash") || !require_root("only root may move a process to any cgroup") {
+        return;
+    }
+    let Some(parent) = cgroup_parent() else {
+        eprintln!("skipped: no cgroup2 hierarchy at /sys/fs/cgroup");
+        return;
+    };
+    let config =
+        termloom::Config { close_grace: Duration::from_millis(500), ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let marker = marker();
+    // `set -m`: the background job gets a process group of its own.
+    let script = format!(
+        "set -m; (trap '' HUP TERM; echo $BASHPID >\"$PARENT/cgroup.procs\"; exec sleep {marker}) & \
+         echo started; wait"
+    );
+    let session = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile", "-c", &script])
+                .env("PARENT", parent.as_os_str()),
+        )
+        .unwrap();
+    expect(&session, Until::text("started"));
+    eventually("the sleeper runs", || sleepers(&marker).len() == 1);
+    let sleeper = sleepers(&marker)[0];
+    let own = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
+    if !session.info().unwrap().containment.starts_with("cgroup ") || own.contains("termloom-") {
+        eprintln!("skipped: the session has no cgroup, or its process could not leave it");
+        let _ = session.close();
+        return;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{sleeper}/stat")).unwrap();
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    assert_eq!(fields[3], session.pid().to_string(), "the sleeper is in the session");
+    assert_ne!(fields[2], session.pid().to_string(), "the sleeper has a group of its own");
+    let started = Instant::now();
+    session.close().unwrap();
+    let took = started.elapsed();
+    let left = sleepers(&marker);
+    for pid in &left {
+        let _ = rustix::process::kill_process(
+            rustix::process::Pid::from_raw(*pid).unwrap(),
+            rustix::process::Signal::KILL,
+        );
+    }
+    assert!(left.is_empty(), "left behind after the close ({took:?}): {left:?}");
+}

@@ -1,7 +1,7 @@
 //! Exit, close and shutdown: reaping the program and ending every process of a session.
 
 use super::*;
-use crate::os::terminate::{kill, signal_session};
+use crate::os::terminate::{kill, outside_cgroup, signal_groups, signal_session};
 
 impl Reactor {
     // ----- exit and close -----------------------------------------------------------------
@@ -158,6 +158,7 @@ impl Reactor {
             started: now,
             hung_up: now,
             termed: false,
+            outside: false,
             killed: None,
             backoff: Duration::from_millis(1),
             replies: reply.into_iter().collect(),
@@ -213,6 +214,19 @@ impl Reactor {
                 .collect(),
             None => procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect(),
         };
+        // A process may leave the cgroup (root may write any cgroup's `cgroup.procs`) and stay
+        // in the POSIX session: once the cgroup is empty, the session is looked for by a scan
+        // of `/proc`, and what is found is ended as the cgroup's processes are.
+        if let (Some(_), Some(closing)) = (&slot.cgroup, &mut slot.closing)
+            && (closing.outside || survivors.is_empty())
+        {
+            let outside = outside_cgroup(slot.pid, &survivors);
+            if !outside.is_empty() && !closing.outside {
+                closing.outside = true;
+                signal_groups(&outside, &[Signal::HUP, Signal::CONT]);
+            }
+            survivors.extend(outside.iter().map(|p| p.pid));
+        }
         survivors.sort_unstable();
         let now = Instant::now();
         if survivors.is_empty() && slot.child.is_some() {
@@ -261,6 +275,9 @@ impl Reactor {
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
+                if closing.outside {
+                    signal_groups(&outside_cgroup(slot.pid, &[]), &[Signal::KILL]);
+                }
                 for pid in &survivors {
                     kill(*pid, Signal::KILL);
                 }
@@ -273,6 +290,10 @@ impl Reactor {
                 if !closing.termed && now >= closing.started + TERM_AFTER {
                     closing.termed = true;
                     signal_all(slot.pid, slot.cgroup.as_ref(), &[Signal::TERM, Signal::CONT]);
+                    if closing.outside {
+                        let outside = outside_cgroup(slot.pid, &[]);
+                        signal_groups(&outside, &[Signal::TERM, Signal::CONT]);
+                    }
                 }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the

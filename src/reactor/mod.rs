@@ -180,6 +180,9 @@ struct Closing {
     hung_up: Instant,
     /// Whether SIGTERM was sent (see [`TERM_AFTER`]).
     termed: bool,
+    /// Whether processes of the POSIX session were found outside the session's cgroup (see
+    /// `terminate::outside_cgroup`): looked for on every check from then on.
+    outside: bool,
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Reply<Result<ExitStatus>>>,
