@@ -166,7 +166,11 @@ fn library_host() {
     let cgroups = std::env::var_os("TERMLOOM_LEAKS_NO_CGROUPS").is_none();
     let engine =
         termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() }).unwrap();
-    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &escapers(&marker)])).unwrap();
+    let mut script = escapers(&marker);
+    if std::env::var_os("TERMLOOM_LEAKS_STOP_SUPERVISOR").is_some() {
+        script = format!("kill -STOP $PPID; {script}");
+    }
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
     expect(&session, termloom::Until::text("started"));
     println!("ready");
     loop {
@@ -176,6 +180,11 @@ fn library_host() {
 
 /// Runs [`library_host`] as a child process, without cgroups when asked.
 fn library_host_process(marker: &str, cgroups: bool) -> Child {
+    library_host_command(marker, cgroups).spawn().unwrap()
+}
+
+/// The command of [`library_host_process`].
+fn library_host_command(marker: &str, cgroups: bool) -> Command {
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
         .args(["--exact", "library_host", "--ignored", "--nocapture", "--test-threads", "1"])
@@ -186,13 +195,56 @@ fn library_host_process(marker: &str, cgroups: bool) -> Child {
     if !cgroups {
         command.env("TERMLOOM_LEAKS_NO_CGROUPS", "1");
     }
-    command.spawn().unwrap()
+    command
 }
 
 #[test]
 fn kill_9_of_a_library_host_ends_its_sessions() {
     let marker = marker();
     kill_child_and_check(library_host_process(&marker, true), &marker);
+}
+
+/// A session's program that stops its supervisor (`kill -STOP $PPID`: it runs as the same
+/// user), and then its host is killed: the supervisor, stopped, never read its socket's end,
+/// and without cgroups (which the next engine's start removes) the session's processes, the
+/// supervisor and its guardian ran on for ever. The guardian watches the engine: it resumes
+/// the supervisor, and kills it if it does not end.
+#[test]
+fn kill_9_of_a_host_whose_supervisor_a_program_stopped_ends_its_sessions() {
+    let marker = marker();
+    let mut host = library_host_command(&marker, false)
+        .env("TERMLOOM_LEAKS_STOP_SUPERVISOR", "1")
+        .spawn()
+        .unwrap();
+    let host_pid = host.id() as i32;
+    eventually("the session's three sleepers run", || sleepers(&marker).len() == 3);
+    // The guardian is the host's child, the supervisor the guardian's.
+    let guardian = children(host_pid);
+    let supervisor: Vec<i32> = guardian.iter().flat_map(|&pid| children(pid)).collect();
+    assert_eq!((guardian.len(), supervisor.len()), (1, 1), "{guardian:?} {supervisor:?}");
+    host.kill().unwrap();
+    host.wait().unwrap();
+    eventually("every sleeper is gone", || sleepers(&marker).is_empty());
+    eventually("the supervisor and its guardian are gone", || {
+        [guardian[0], supervisor[0]].iter().all(|&pid| !alive(pid))
+    });
+}
+
+/// The live children of process `parent`.
+fn children(parent: i32) -> Vec<i32> {
+    live_processes(|_| true).into_iter().filter(|&pid| parent_of(pid) == Some(parent)).collect()
+}
+
+/// The parent of process `pid`.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat[stat.rfind(')')? + 2..].split(' ').nth(1)?.parse().ok()
+}
+
+/// Whether process `pid` runs (a zombie has ended).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| !r.starts_with(" Z")))
 }
 
 #[test]

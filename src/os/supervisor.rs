@@ -31,8 +31,12 @@
 //! subreaper left, instead of by init: it kills it all and exits, and the engine, at its
 //! socket's end, closes the sessions. Without a cgroup, nothing else links such a process to
 //! its session. The supervisor watches the guardian in turn (a pidfd): killed, it ends
-//! everything as at the engine's end. A program that kills both at once still sets free what
-//! left its POSIX session, where no cgroup holds it.
+//! everything as at the engine's end. The guardian watches the engine (a pidfd): a program
+//! may stop the supervisor, which would then never read its socket's end were the engine
+//! killed, so once the engine is gone the guardian resumes it until it ends, and kills it
+//! after [`STOP_WAIT`]. A program that kills both at once still sets free what left its POSIX
+//! session, where no cgroup holds it; one that stops both, when the engine is killed, leaves
+//! every session running (until the next engine's start removes their cgroups, if any).
 //!
 //! Cgroups of engines that died before they could clean up are removed when the next engine
 //! of the same PID namespace looks for its cgroup hierarchy
@@ -165,6 +169,7 @@ fn guard() -> i32 {
         let _ = rustix::stdio::dup2_stdin(&null);
     }
     let Ok(mut supervisor) = started else { return 71 };
+    watch_engine(&supervisor);
     let code = loop {
         match supervisor.wait() {
             Ok(status) => break status.code().unwrap_or(70),
@@ -176,6 +181,47 @@ fn guard() -> i32 {
     kill_descendants();
     while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
     code
+}
+
+/// How often the guardian resumes the supervisor once the engine is gone (see
+/// [`watch_engine`]).
+const RESUME_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// Watches the engine, the guardian's parent, for its end. A session's program may stop the
+/// supervisor (`kill -STOP $PPID`: it runs as the same user); were the engine's process then
+/// killed, the supervisor would never read its socket's end, and every session would run on.
+/// So once the engine is gone, the supervisor (and the guardian's process group, which it
+/// shares) is resumed every [`RESUME_EVERY`] until it ends, and killed if it has not after
+/// [`STOP_WAIT`] (the guardian then kills what it leaves). An engine that ends its supervisor
+/// itself does so before it ends. Without pidfds (before Linux 5.3) the engine is not watched.
+fn watch_engine(supervisor: &Child) {
+    use rustix::process::{PidfdFlags, Signal};
+    let Some(engine) = rustix::process::getppid() else { return };
+    let Some(supervisor) = rustix::process::Pid::from_raw(supervisor.id() as i32) else { return };
+    // The supervisor is not reaped before this process ends: its pidfd names it until then.
+    let (Ok(engine_fd), Ok(supervisor)) = (
+        rustix::process::pidfd_open(engine, PidfdFlags::empty()),
+        rustix::process::pidfd_open(supervisor, PidfdFlags::empty()),
+    ) else {
+        return;
+    };
+    // Opened once the engine was gone, the pidfd names no process, or another: the parent is
+    // another by then.
+    let gone = rustix::process::getppid() != Some(engine);
+    let watch = move || {
+        if !gone {
+            let mut fds = [rustix::event::PollFd::new(&engine_fd, rustix::event::PollFlags::IN)];
+            while let Err(rustix::io::Errno::INTR) = rustix::event::poll(&mut fds, None) {}
+        }
+        let deadline = std::time::Instant::now() + STOP_WAIT;
+        while std::time::Instant::now() < deadline {
+            let _ = rustix::process::kill_current_process_group(Signal::CONT);
+            let _ = rustix::process::pidfd_send_signal(&supervisor, Signal::CONT);
+            std::thread::sleep(RESUME_EVERY);
+        }
+        let _ = rustix::process::pidfd_send_signal(&supervisor, Signal::KILL);
+    };
+    let _ = std::thread::Builder::new().name("termloom-engine".into()).spawn(watch);
 }
 
 // ----- the supervisor's side --------------------------------------------------------------
