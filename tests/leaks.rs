@@ -167,8 +167,8 @@ fn library_host() {
     let engine =
         termloom::Engine::new(termloom::Config { cgroups, ..termloom::Config::default() }).unwrap();
     let mut script = escapers(&marker);
-    if std::env::var_os("TERMLOOM_LEAKS_STOP_SUPERVISOR").is_some() {
-        script = format!("kill -STOP $PPID; {script}");
+    if let Some(first) = std::env::var_os("TERMLOOM_LEAKS_FIRST") {
+        script = format!("{}; {script}", first.to_string_lossy());
     }
     let session = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
     expect(&session, termloom::Until::text("started"));
@@ -211,11 +211,23 @@ fn kill_9_of_a_library_host_ends_its_sessions() {
 /// the supervisor, and kills it if it does not end.
 #[test]
 fn kill_9_of_a_host_whose_supervisor_a_program_stopped_ends_its_sessions() {
+    kill_host_after("kill -STOP $PPID");
+}
+
+/// The same with the guardian stopped: the supervisor ended the sessions, but the guardian
+/// stayed stopped for ever (with the supervisor a zombie beside it). The supervisor resumes it
+/// as it ends.
+#[test]
+fn kill_9_of_a_host_whose_guardian_a_program_stopped_leaves_no_process() {
+    kill_host_after("kill -STOP $(cut -d ' ' -f 4 /proc/$PPID/stat)");
+}
+
+/// Runs a library host without cgroups whose session runs `first` before it starts its
+/// sleepers, kills it, and checks that the sleepers, the supervisor and its guardian go.
+fn kill_host_after(first: &str) {
     let marker = marker();
-    let mut host = library_host_command(&marker, false)
-        .env("TERMLOOM_LEAKS_STOP_SUPERVISOR", "1")
-        .spawn()
-        .unwrap();
+    let mut host =
+        library_host_command(&marker, false).env("TERMLOOM_LEAKS_FIRST", first).spawn().unwrap();
     let host_pid = host.id() as i32;
     eventually("the session's three sleepers run", || sleepers(&marker).len() == 3);
     // The guardian is the host's child, the supervisor the guardian's.

@@ -228,7 +228,7 @@ fn watch_engine(supervisor: &Child) {
 
 /// The supervisor's life: serves spawn requests and registrations on its standard input (the
 /// socket) until end of file, or until its guardian (process `guardian`) is gone, then kills
-/// everything.
+/// everything, and resumes its guardian (a session's program may have stopped it).
 fn supervise(guardian: i32) -> i32 {
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     // SAFETY: descriptor 0 is the socket the guardian passed on to this process as its
@@ -296,6 +296,13 @@ fn supervise(guardian: i32) -> i32 {
     let all_gone = kill_descendants();
     drop(cgroups);
     drop(child_started);
+    // A session's program may have stopped the guardian, which must reap this process and
+    // end in turn (it is still this process's parent: no other process has its pid).
+    if let Some(pid) = rustix::process::Pid::from_raw(guardian)
+        && rustix::process::getppid() == Some(pid)
+    {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::CONT);
+    }
     // With descendants left (killed faster than they fork: a fork bomb without a cgroup),
     // the reaper would wait for them for ever, and the engine's drop with it: exit instead.
     if all_gone {
