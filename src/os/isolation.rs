@@ -11,7 +11,10 @@ use rustix::process::{Gid, Resource, Rlimit, Uid};
 /// A resource limit for the child (`setrlimit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Limit {
-    /// Most processes of the child's user (RLIMIT_NPROC).
+    /// Most processes of the child's user (RLIMIT_NPROC): every process of that user counts,
+    /// not the session's alone, and the kernel does not hold root (or a process with
+    /// CAP_SYS_RESOURCE or CAP_SYS_ADMIN) to it, so bound a fork bomb by running the session
+    /// as another user ([`SpawnSpec::user`](crate::SpawnSpec::user)).
     Processes(u64),
     /// Most open files (RLIMIT_NOFILE).
     OpenFiles(u64),
