@@ -5212,3 +5212,80 @@ fn a_message_at_the_bound_is_accepted_with_a_crlf_line_end() {
     assert_eq!(refused["error"]["data"]["length"], limit + 1, "{refused}");
     client.finish();
 }
+
+/// A waiting call holds the `inputResponses` it was sent (2026-07-28's answers to its
+/// questions) as the text they came in, and a call of a handshake revision, which has none,
+/// holds nothing of them. (Sixteen waits, each sent 4 MB of small answers, held them parsed:
+/// 660 MB, ten times their text, and 32, the calls at once, 1.3 GB.)
+#[test]
+fn the_answers_a_waiting_call_was_sent_are_held_as_their_text() {
+    use std::process::{Command, Stdio};
+    const CALLS: usize = 16;
+    let modern = json!({
+        "io.modelcontextprotocol/protocolVersion": MODERN,
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+    });
+    for era in ["2025-11-25", MODERN] {
+        let mut server = Command::new(env!("CARGO_BIN_EXE_termloom"))
+            .arg("mcp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("termloom mcp starts");
+        let mut input = server.stdin.take().unwrap();
+        let (tx, lines) = crossbeam_channel::unbounded();
+        let output = server.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut send = |message: &Value| {
+            input.write_all(message.to_string().as_bytes()).unwrap();
+            input.write_all(b"\n").unwrap();
+        };
+        let params = |params: Value| match era {
+            MODERN => {
+                let mut params = params;
+                params["_meta"] = modern.clone();
+                params
+            }
+            _ => params,
+        };
+        let opening = match era {
+            MODERN => json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover",
+                "params": params(json!({}))}),
+            _ => json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": era, "capabilities": {"elicitation": {}},
+                "clientInfo": {"name": "t", "version": "1"}}}),
+        };
+        send(&opening);
+        assert!(lines.recv_timeout(LONG).expect("an answer").contains(r#""result""#));
+        let start = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": params(json!({"name": "terminal_start", "arguments": {"argv": KEYS_CAT}}))});
+        send(&start);
+        let started: Value = serde_json::from_str(&lines.recv_timeout(LONG).unwrap()).unwrap();
+        let id = started["result"]["structuredContent"]["session_id"].clone();
+        assert!(id.is_u64(), "{started}");
+        // 4 MB of small answers: more than a million empty objects.
+        let answers = json!({"approve_start-0": vec![json!({}); 1_300_000]});
+        for call in 0..CALLS {
+            let wait = json!({"session_id": id, "for_text": "never", "timeout_ms": 60_000});
+            send(&json!({"jsonrpc": "2.0", "id": 10 + call, "method": "tools/call",
+                "params": params(json!({"name": "terminal_read", "arguments": wait,
+                    "inputResponses": answers}))}));
+        }
+        // Its answer comes once every call before it was read and is waiting.
+        send(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping", "params": params(json!({}))}));
+        assert!(lines.recv_timeout(LONG).expect("the ping's answer").contains(r#""id":2"#));
+        let status = std::fs::read_to_string(format!("/proc/{}/status", server.id())).unwrap();
+        let rss = status.lines().find_map(|line| line.strip_prefix("VmRSS:")).unwrap();
+        let kib: u64 = rss.trim().trim_end_matches(" kB").parse().unwrap();
+        // The answers' text, 4 MB a call, and what the server needs besides.
+        assert!(kib < 256 << 10, "{era}: {CALLS} waiting calls hold {kib} KiB");
+        drop(input);
+        let status = exit_of(&mut server, "termloom mcp did not stop at the end of its input");
+        assert!(status.success(), "{era}: {status}");
+    }
+}

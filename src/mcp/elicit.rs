@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use crossbeam_channel::{Sender, bounded};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::inflight::CancelToken;
@@ -41,7 +42,27 @@ pub(crate) enum Inputs<'a> {
     /// By a request on the connection (handshake revisions).
     Live(&'a Asker, Revision),
     /// By an `input_required` result; the answers the client sent with this round.
-    Rounds(Option<&'a Map<String, Value>>),
+    Rounds(Option<&'a Answers>),
+}
+
+/// The answers a stateless client sent with a round of a call (`inputResponses`), kept as the
+/// JSON text they came in: the call holds them while it runs, up to an hour's wait, and as a
+/// tree of values a message's 4 MiB of small answers took ten times that (32 calls held 1.3
+/// GB). A question looks its answer up in them, parsing them again.
+#[derive(Debug)]
+pub(crate) struct Answers(Box<RawValue>);
+
+impl Answers {
+    /// The answers in `value`, when it is an object (of question keys to answers).
+    pub(crate) fn of(value: &Value) -> Option<Answers> {
+        value.is_object().then(|| serde_json::value::to_raw_value(value).ok().map(Answers))?
+    }
+
+    /// The answer to the question `key`.
+    fn get(&self, key: &str) -> Option<Value> {
+        let answers: HashMap<String, &RawValue> = serde_json::from_str(self.0.get()).ok()?;
+        serde_json::from_str(answers.get(key)?.get()).ok()
+    }
 }
 
 impl Inputs<'_> {
@@ -68,7 +89,7 @@ impl Inputs<'_> {
                 // question (another command to start, another prompt) answers nothing here.
                 let key = question_key(key, message, &schema);
                 match responses.and_then(|r| r.get(&key)) {
-                    Some(response) => answer_of(response),
+                    Some(response) => answer_of(&response),
                     None => Err(ToolError::input_required(
                         &key,
                         json!({
@@ -217,8 +238,8 @@ mod tests {
         let (key, request) = err.input_request.unwrap();
         assert!(key.starts_with("approve-") && key.len() == "approve-".len() + 16, "{key}");
         assert_eq!(request["method"], "elicitation/create");
-        let answers = json!({ key.clone(): {"action": "accept"} });
-        let answers = answers.as_object().unwrap();
+        let answers = Answers::of(&json!({ key.clone(): {"action": "accept"} })).unwrap();
+        let answers = &answers;
         let answer =
             Inputs::Rounds(Some(answers)).ask("approve", "ok?", json!({}), &cancel).unwrap();
         assert_eq!(answer, Answer::Accept(Map::new()));
@@ -227,6 +248,7 @@ mod tests {
         let (other_key, _) = other.unwrap_err().input_request.unwrap();
         assert_ne!(other_key, key);
         let none = Inputs::Unavailable("no").ask("approve", "ok?", json!({}), &cancel);
+        assert!(Answers::of(&json!([1])).is_none(), "answers are an object");
         assert_eq!(none.unwrap_err().message, "no");
     }
 }

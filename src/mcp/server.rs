@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use crate::Engine;
 
 use super::ServeOptions;
-use super::elicit::{Asker, Inputs};
+use super::elicit::{Answers, Asker, Inputs};
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
@@ -370,8 +370,12 @@ impl Server {
         let progress = token
             .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
             .map(|t| Progress::new(t.clone(), self.outbox.clone()));
-        // 2026-07-28: the answers to the questions a previous round of this call asked.
-        let answers = params.get("inputResponses").and_then(Value::as_object).cloned();
+        // 2026-07-28: the answers to the questions a previous round of this call asked. No
+        // other revision has them, nor a client that cannot be asked: they are not kept.
+        let answers = match served.revision.is_modern() && served.elicitation {
+            true => params.get("inputResponses").and_then(Answers::of),
+            false => None,
+        };
         let one_copy = params
             .get("_meta")
             .and_then(|meta| meta.get(ONE_COPY))
@@ -432,7 +436,7 @@ struct Job {
     served: Served,
     progress: Option<Progress>,
     /// `inputResponses` (2026-07-28).
-    answers: Option<Map<String, Value>>,
+    answers: Option<Answers>,
     /// The client reads one copy of the result's strings ([`ONE_COPY`]).
     one_copy: bool,
     /// What the extension's admission gave the call to hold while it runs.
