@@ -4777,15 +4777,27 @@ fn the_spawn_policy_denies_and_asks_the_person_through_elicitation() {
     client.finish();
 }
 
+/// A client that cannot be asked is told so: one without the capability, and one that
+/// declared URL elicitation alone (2025-11-25 on), which takes no form (`{}` alone is forms
+/// only). (The latter was sent a form and the call waited for its answer.)
 #[test]
 fn a_client_without_elicitation_is_told_no_one_can_be_asked() {
+    let told = |mut client: Client| {
+        let message = client.tool_error("terminal_start", json!({"argv": ["printf", "x"]}));
+        assert!(message.contains("elicitation") && message.contains("printf-asks"), "{message}");
+        assert!(client.stash.is_empty() && client.other.is_empty(), "{:?}", client.stash);
+        client.finish();
+    };
     for version in ["2025-03-26", "2025-11-25"] {
         let mut client = serving_policy(ASKING_POLICY);
         client.initialize(version);
-        let message = client.tool_error("terminal_start", json!({"argv": ["printf", "x"]}));
-        assert!(message.contains("elicitation") && message.contains("printf-asks"), "{message}");
-        client.finish();
+        told(client);
     }
+    let urls_only = json!({"elicitation": {"url": {}}});
+    let mut client = serving_policy(ASKING_POLICY);
+    client.initialize_with("2025-11-25", urls_only.clone());
+    told(client);
+    told(Client::discovered_on(serving_policy(ASKING_POLICY), urls_only));
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //!   person and calls the tool again with the answers in `inputResponses`, and the call is run
 //!   again with them ([`Inputs::Rounds`]).
 //! - **2024-11-05 and 2025-03-26** have no elicitation, nor has a client that did not declare
-//!   the capability: a question fails the call with a clear reason.
+//!   the capability, or declared URL elicitation alone (termloom asks by forms): a question
+//!   fails the call with a clear reason.
 
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -155,10 +155,13 @@ pub(crate) struct Protocol {
     elicitation: bool,
 }
 
-/// Whether client capabilities declare elicitation in a revision that has it.
+/// Whether client capabilities declare elicitation by a form, the one kind termloom asks, in a
+/// revision that has it: `form`, or neither `form` nor `url` (2025-11-25 named the modes; an
+/// empty `elicitation` is forms alone). A client of URL elicitation alone is sent no form.
 fn elicits(revision: Revision, capabilities: Option<&Value>) -> bool {
+    let modes = capabilities.and_then(|c| c.get("elicitation")).and_then(Value::as_object);
     revision >= Revision::V2025_06_18
-        && capabilities.and_then(|c| c.get("elicitation")).is_some_and(Value::is_object)
+        && modes.is_some_and(|modes| modes.contains_key("form") || !modes.contains_key("url"))
 }
 
 fn meta_of(params: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {

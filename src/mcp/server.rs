@@ -444,7 +444,7 @@ struct Job {
 }
 
 /// Why a call cannot ask its client's person.
-const CANNOT_ASK: &str = "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked; nothing was done";
+const CANNOT_ASK: &str = "this MCP client did not declare elicitation by a form (or its protocol revision has none), so no one can be asked; nothing was done";
 
 impl Job {
     fn run(

@@ -201,7 +201,7 @@ const PHRASES: &[(&str, &str)] = &[
     ("so prompt can never hold", "so --wait-prompt can never hold"),
     ("terminal_start without command or argv", "terminal_start without --command or PROGRAM"),
     (
-        "this MCP client did not declare the elicitation capability (or its protocol revision has none), so no one can be asked",
+        "this MCP client did not declare elicitation by a form (or its protocol revision has none), so no one can be asked",
         "the policy says to ask a person, and no one can be asked on the command line",
     ),
 ];
