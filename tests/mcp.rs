@@ -490,6 +490,9 @@ fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
     client.send(&json!({"jsonrpc": "2.0", "id": "arr", "method": "tools/list", "params": [1]}));
     assert_eq!(client.response(&json!("arr"))["error"]["code"], -32602);
     client.fails("no/such/method", json!({}), -32601);
+    // A notification sent with an id is a request no method answers, and it says why.
+    let error = client.fails("notifications/cancelled", json!({"requestId": "x"}), -32601);
+    assert!(error["message"].as_str().unwrap().contains("without one"), "{error}");
     // Wrong parameters.
     client.fails("tools/call", json!({}), -32602);
     client.fails("tools/call", json!({"name": 5}), -32602);

@@ -286,12 +286,17 @@ impl Server {
                     },
                     None => responder,
                 };
-                responder.error(&RpcError::new(
-                METHOD_NOT_FOUND,
-                format!(
-                    "method not found: {method:?}; this server offers initialize, ping, tools/list, tools/call and server/discover"
-                ),
-            ));
+                let message = match method.starts_with("notifications/") {
+                    // A notification sent with an id is a request, which no method of that
+                    // name answers: it is not acted on.
+                    true => format!(
+                        "method not found: {method:?} is a notification, and a notification has no id: send it without one (nothing was done)"
+                    ),
+                    false => format!(
+                        "method not found: {method:?}; this server offers initialize, ping, tools/list, tools/call and server/discover"
+                    ),
+                };
+                responder.error(&RpcError::new(METHOD_NOT_FOUND, message));
             }
         }
     }
