@@ -625,6 +625,39 @@ fn batches_are_refused_in_revisions_without_them() {
     }
 }
 
+/// A JSON-RPC error repeats what a request gave by its start and size, and is held to about
+/// 2 KiB, as a tool's error is: a method name, a cursor, a protocol version of a megabyte.
+/// (Each came back whole, the version twice: 2 MB answered a 1 MB `_meta`.)
+#[test]
+fn json_rpc_errors_repeat_a_long_value_by_its_start_and_size() {
+    let long = "m".repeat(1 << 20);
+    let envelope = json!({"_meta": {
+        "io.modelcontextprotocol/protocolVersion": long,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }});
+    let mut client = Client::start();
+    let refused = |client: &mut Client, method: &str, params: Value, code: i64| {
+        let id = client.send_request(method, params);
+        let line = client.next_line();
+        assert!(line.len() < 4096, "{method:.20}: {} bytes: {line:.200}", line.len());
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!((&answer["id"], &answer["error"]["code"]), (&id, &json!(code)), "{line:.300}");
+        answer["error"].clone()
+    };
+    let error = refused(&mut client, &long, json!({}), -32601);
+    assert!(error["message"].as_str().unwrap().contains("(1048576 bytes)"), "{error}");
+    let error = refused(&mut client, "ping", envelope.clone(), -32022);
+    assert_eq!(error["data"]["supported"][0], MODERN, "{error}");
+    refused(&mut client, &format!("notifications/{long}"), json!({}), -32601);
+    refused(&mut client, &long, json!([1]), -32602);
+    refused(&mut client, &long, json!({"_meta": {}}), -32601);
+    client.initialize("2025-11-25");
+    refused(&mut client, "tools/list", json!({"cursor": long}), -32602);
+    refused(&mut client, &long, json!({}), -32601);
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    client.finish();
+}
+
 #[test]
 fn ids_come_back_exactly_as_written() {
     let mut client = Client::initialized("2025-11-25");

@@ -30,9 +30,12 @@ pub(crate) struct RpcError {
 }
 
 impl RpcError {
-    /// An error without data.
+    /// An error without data. Its message is held to about 2 KiB, its start and its advice
+    /// kept, whatever it repeats of a request (`crate::error::bound_message`), as a tool's is.
     pub(crate) fn new(code: i64, message: impl Into<String>) -> Self {
-        RpcError { code, message: message.into(), data: None }
+        let mut message = message.into();
+        crate::error::bound_message(&mut message);
+        RpcError { code, message, data: None }
     }
 
     /// Attaches data.

@@ -12,6 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, RpcError, UNSUPPORTED_PROTOCOL_VERSION};
+use crate::error::quoted;
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "termloom";
@@ -177,11 +178,21 @@ fn unsupported(requested: &str, supported: Vec<&'static str>) -> RpcError {
     RpcError::new(
         UNSUPPORTED_PROTOCOL_VERSION,
         format!(
-            "unsupported protocol version {requested:?}; this server speaks {}",
+            "unsupported protocol version {}; this server speaks {}",
+            quoted(requested),
             supported.join(", ")
         ),
     )
-    .with_data(json!({ "supported": supported, "requested": requested }))
+    .with_data(json!({ "supported": supported, "requested": shown(requested) }))
+}
+
+/// A version a client asked for, as an error's `data` repeats it: whole, or by its start and
+/// size when longer than a version could be ([`quoted`]).
+fn shown(requested: &str) -> String {
+    match requested.len() <= crate::error::SHOWN_BYTES {
+        true => requested.to_owned(),
+        false => quoted(requested),
+    }
 }
 
 impl Protocol {
@@ -224,7 +235,7 @@ impl Protocol {
                     UNSUPPORTED_PROTOCOL_VERSION,
                     "this connection serves the stateless 2026-07-28 protocol (opened with per-request _meta); the initialize handshake is not accepted on it",
                 )
-                .with_data(json!({ "supported": modern_versions(), "requested": requested })));
+                .with_data(json!({ "supported": modern_versions(), "requested": shown(requested) })));
             }
             Era::Legacy(revision) => {
                 return Err(RpcError::new(

@@ -189,7 +189,10 @@ impl Server {
     /// Answers a line longer than the limit, under its id when the beginning shows it.
     fn too_long(&mut self, prefix: &[u8], length: u64) {
         let id = sniff_id(prefix).unwrap_or_else(Id::null);
-        log::warn!("termloom mcp: refused a message of {length} bytes (id {id})");
+        log::warn!(
+            "termloom mcp: refused a message of {length} bytes (id {})",
+            tools::quoted(&id.to_string())
+        );
         let error = RpcError::new(
             INVALID_REQUEST,
             format!(
@@ -290,10 +293,12 @@ impl Server {
                     // A notification sent with an id is a request, which no method of that
                     // name answers: it is not acted on.
                     true => format!(
-                        "method not found: {method:?} is a notification, and a notification has no id: send it without one (nothing was done)"
+                        "method not found: {} is a notification, and a notification has no id: send it without one (nothing was done)",
+                        tools::quoted(method)
                     ),
                     false => format!(
-                        "method not found: {method:?}; this server offers initialize, ping, tools/list, tools/call and server/discover"
+                        "method not found: {}; this server offers initialize, ping, tools/list, tools/call and server/discover",
+                        tools::quoted(method)
                     ),
                 };
                 responder.error(&RpcError::new(METHOD_NOT_FOUND, message));
