@@ -4563,6 +4563,44 @@ fn long_waits_report_progress_with_the_last_line() {
     client.finish();
 }
 
+/// A progress token is echoed as the client wrote it, as an id is, an integer of any size
+/// included; one that is neither a string nor an integer, which MCP does not allow, is
+/// refused. (A whole number past 2^64 got no notification, parsed into a float no
+/// notification could name, and a float, `true` or an object were silently ignored.)
+#[test]
+fn a_progress_token_is_echoed_as_written_and_one_of_another_kind_refused() {
+    let mut client = Client::initialized("2025-11-25");
+    let cat = client.tool("terminal_start", json!({"argv": KEYS_CAT}))["session_id"].clone();
+    for bad in [json!(1.5), json!(true), json!({"t": 1}), json!([1])] {
+        let call = json!({"name": "terminal_list", "_meta": {"progressToken": bad}});
+        let error = client.fails("tools/call", call, -32602);
+        assert!(error["message"].as_str().unwrap().contains("progressToken"), "{error}");
+    }
+    let big = "123456789012345678901234567890";
+    let wait = format!(r#"{{"session_id":{cat},"for_text":"never","timeout_ms":2500}}"#);
+    client.send_raw(
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"p","method":"tools/call","params":{{"name":"terminal_read","arguments":{wait},"_meta":{{"progressToken":{big}}}}}}}"#
+        )
+        .as_bytes(),
+    );
+    let mut notes = Vec::new();
+    loop {
+        let line = client.next_line();
+        if line.contains(r#""id":"p""#) {
+            assert!(line.contains(r#""outcome":"timeout""#), "{line}");
+            break;
+        }
+        notes.push(line);
+    }
+    assert!(!notes.is_empty(), "no progress notification");
+    for note in notes {
+        assert!(note.contains(&format!(r#""progressToken":{big},"#)), "{note}");
+    }
+    client.tool("terminal_close", json!({"session_id": cat}));
+    client.finish();
+}
+
 /// Cancelling a terminal_send that submitted a command interrupts the command (as Ctrl-C
 /// would), and the shell comes back to its prompt.
 #[test]

@@ -72,6 +72,14 @@ impl Id {
         Id::of(raw)
     }
 
+    /// `raw` as a progress token, if it is a string or a whole number (MCP: "a string or
+    /// integer value"), of any size: it is echoed as written, as an id is.
+    pub(crate) fn progress_token(raw: &RawValue) -> Option<Id> {
+        let text = raw.get();
+        let whole = !text.contains(['.', 'e', 'E']);
+        Id::of(raw).filter(|_| text.starts_with('"') || whole)
+    }
+
     /// `raw` as an id, if it is a string or a number.
     fn of(raw: &RawValue) -> Option<Id> {
         matches!(raw.get().as_bytes().first(), Some(b'"' | b'-' | b'0'..=b'9'))
@@ -114,6 +122,11 @@ pub(crate) enum Incoming {
         method: String,
         /// Named parameters (absent or `null` params are `None`).
         params: Option<Map<String, Value>>,
+        /// `params._meta.progressToken` exactly as written (absent or `null`: `None`), for
+        /// the progress notifications to echo byte for byte (parsed, a whole number past
+        /// 2^64 was a float, and no notification could name it); `Err` holds the text of one
+        /// that is neither a string nor an integer.
+        progress_token: Option<Result<Id, String>>,
     },
     /// A notification: it gets no response.
     Notification {
@@ -230,6 +243,13 @@ fn classify(message: &RawValue) -> Incoming {
             Incoming::Notification { method, request_id }
         }
         (Some(_), Some(id)) => {
+            let progress_token = params
+                .and_then(members)
+                .and_then(|mut params| params.remove("_meta"))
+                .and_then(members)
+                .and_then(|mut meta| meta.remove("progressToken"))
+                .filter(|token| token.get() != "null")
+                .map(|token| Id::progress_token(token).ok_or_else(|| token.get().to_owned()));
             let params = match params.map(|p| serde_json::from_str(p.get())).transpose() {
                 Ok(params) => params,
                 Err(err) => {
@@ -240,7 +260,7 @@ fn classify(message: &RawValue) -> Incoming {
                     return Incoming::Invalid { id, error };
                 }
             };
-            Incoming::Request { id, method, params }
+            Incoming::Request { id, method, params, progress_token }
         }
         (Some(_), None) => invalid(Id::null(), "the request id must be a string or a number"),
     }
@@ -454,6 +474,13 @@ mod tests {
         assert_ne!(raw_id("1").key(), raw_id(r#""1""#).key());
         assert_ne!(raw_id(big).key(), raw_id("123456789012345678901234567891").key());
         assert_eq!(Id::parse(b"[1]"), None);
+        let token = |text: &str| Id::progress_token(&RawValue::from_string(text.into()).unwrap());
+        for good in [big, "-7", "0", r#""t\u00e9""#] {
+            assert_eq!(token(good).map(|t| t.to_string()), Some(good.to_owned()), "{good}");
+        }
+        for bad in ["1.5", "1e3", "1.0", "true", "null", "{}", "[1]"] {
+            assert_eq!(token(bad), None, "{bad}");
+        }
         assert_eq!(Id::parse(b"true"), None);
         let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":123456789012345678901234567890}}"#;
         assert!(matches!(

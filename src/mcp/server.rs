@@ -226,9 +226,9 @@ impl Server {
             Incoming::Notification { method, request_id } => {
                 self.notification(&method, request_id.as_ref());
             }
-            Incoming::Request { id, method, params } => {
+            Incoming::Request { id, method, params, progress_token } => {
                 let responder = responder(id, &self.outbox);
-                self.request(responder, &method, params);
+                self.request(responder, &method, params, progress_token);
             }
         }
     }
@@ -243,7 +243,13 @@ impl Server {
         // notifications/initialized needs no action; unknown notifications are ignored.
     }
 
-    fn request(&mut self, responder: Responder, method: &str, params: Option<Map<String, Value>>) {
+    fn request(
+        &mut self,
+        responder: Responder,
+        method: &str,
+        params: Option<Map<String, Value>>,
+        progress_token: Option<Result<Id, String>>,
+    ) {
         match method {
             "ping" => {
                 if has_envelope(params.as_ref()) {
@@ -273,7 +279,12 @@ impl Server {
                         responder.result(served.finish(Protocol::discover(served)));
                     }
                     "tools/list" => self.list_tools(responder, served, params.as_ref()),
-                    _ => self.call_tool(responder, served, params.unwrap_or_default()),
+                    _ => self.call_tool(
+                        responder,
+                        served,
+                        params.unwrap_or_default(),
+                        progress_token,
+                    ),
                 }
             }
             _ => {
@@ -323,7 +334,13 @@ impl Server {
         responder.result(served.finish(served.cacheable(tools::list(served.revision))));
     }
 
-    fn call_tool(&self, responder: Responder, served: Served, params: Map<String, Value>) {
+    fn call_tool(
+        &self,
+        responder: Responder,
+        served: Served,
+        params: Map<String, Value>,
+        progress_token: Option<Result<Id, String>>,
+    ) {
         let name = match params.get("name") {
             Some(Value::String(name)) if tools::exists(name) => name.clone(),
             Some(Value::String(name)) => {
@@ -353,6 +370,20 @@ impl Server {
                 ));
             }
         };
+        // Echoed as written in the progress notifications; MCP's tokens are strings and
+        // integers, and another is refused as the SDKs' servers refuse it.
+        let progress_token = match progress_token.transpose() {
+            Ok(token) => token,
+            Err(text) => {
+                return responder.error(&RpcError::new(
+                    INVALID_PARAMS,
+                    format!(
+                        "params._meta.progressToken must be a string or an integer, not {}; leave it out for no progress notifications",
+                        tools::quoted(&text)
+                    ),
+                ));
+            }
+        };
         let held = match self.extension.as_ref().map(|e| e.admit(&name, &mut arguments)) {
             None => None,
             Some(Ok(held)) => held,
@@ -376,10 +407,7 @@ impl Server {
                 return responder.result(served.finish(tools::refusal(&message, "busy")));
             }
         };
-        let token = params.get("_meta").and_then(|meta| meta.get("progressToken"));
-        let progress = token
-            .filter(|t| t.is_string() || t.is_i64() || t.is_u64())
-            .map(|t| Progress::new(t.clone(), self.outbox.clone()));
+        let progress = progress_token.map(|token| Progress::new(token, self.outbox.clone()));
         // 2026-07-28: the answers to the questions a previous round of this call asked. No
         // other revision has them, nor a client that cannot be asked: they are not kept.
         let answers = match served.revision.is_modern() && served.elicitation {

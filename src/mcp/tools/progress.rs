@@ -7,9 +7,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::Receiver;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::Session;
+use crate::mcp::jsonrpc::Id;
 use crate::mcp::outbox::Outbox;
 
 use super::Call;
@@ -20,9 +21,9 @@ pub(crate) const PROGRESS_EVERY: Duration = Duration::from_secs(2);
 /// Most bytes of the live tail a progress message carries.
 const TAIL_BYTES: usize = 200;
 
-/// Where a call's progress goes: the client's token and the server's output.
+/// Where a call's progress goes: the client's token (as it wrote it) and the server's output.
 pub(crate) struct Progress {
-    token: Value,
+    token: Id,
     outbox: Outbox,
     sent: AtomicU64,
     started: Instant,
@@ -30,7 +31,7 @@ pub(crate) struct Progress {
 
 impl Progress {
     /// Progress for the call that sent `token`.
-    pub(crate) fn new(token: Value, outbox: Outbox) -> Progress {
+    pub(crate) fn new(token: Id, outbox: Outbox) -> Progress {
         Progress { token, outbox, sent: AtomicU64::new(0), started: Instant::now() }
     }
 
@@ -45,12 +46,11 @@ impl Progress {
             "" => format!("waiting, {secs} s"),
             tail => format!("waiting, {secs} s; last line: {tail}"),
         };
-        let notification = json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/progress",
-            "params": {"progressToken": self.token, "progress": count, "message": message},
-        });
-        self.outbox.send(notification.to_string());
+        let params = json!({"progress": count, "message": message}).to_string();
+        let (token, rest) = (&self.token, &params[1..]);
+        self.outbox.send(format!(
+            r#"{{"jsonrpc":"2.0","method":"notifications/progress","params":{{"progressToken":{token},{rest}}}"#
+        ));
     }
 }
 
