@@ -341,6 +341,16 @@ fn tool_list_has_the_expected_tools_and_schemas() {
     }
     let read = &by_name["terminal_read"]["inputSchema"]["properties"];
     assert_eq!(read["view"]["enum"], json!(["new", "screen", "scrollback"]));
+    // An argument's description names the arguments it goes with: `properties` is an
+    // object, whose members a client (and this server) may list in any order.
+    let described = |arg: &str| read[arg]["description"].as_str().unwrap_or_default().to_owned();
+    assert!(described("screen_row").contains("for_screen_*"), "{}", described("screen_row"));
+    for tool in &tools {
+        for (arg, schema) in tool["inputSchema"]["properties"].as_object().unwrap() {
+            let description = schema["description"].as_str().unwrap_or_default();
+            assert!(!description.contains(" above"), "{}'s {arg}: {description}", tool["name"]);
+        }
+    }
     assert!(read.get("max_bytes").is_some());
     // A shared argument is described, its choices listed, once: where it is read.
     assert_eq!(send["inputSchema"]["properties"]["view"], json!({"type": "string"}));

@@ -421,7 +421,7 @@ const WAIT: &[ArgDef] = &[
         0,
         MAX_ROWS as u64 - 1,
         false,
-        Text::Fixed("Only this row (from 0) for the two above."),
+        Text::Fixed("for_screen_* on this row only (from 0)."),
     ),
     text("for_cursor", "The cursor at \"row,col\" (from 0)."),
     millis("quiet_ms", 0, Text::Fixed("No output for this long.")),
