@@ -5283,6 +5283,41 @@ fn a_question_given_up_on_is_cancelled_with_the_client() {
     client.finish();
 }
 
+/// The client's answer to a question that cannot be read, too long or not JSON, ends the
+/// question with why, and gets no answer itself. (It was answered with an error under the
+/// question's own id, a response to a request the client never sent, and the call waited the
+/// 10 minutes a person has.)
+#[test]
+fn an_unreadable_answer_ends_its_question_and_is_not_answered() {
+    let config = Config {
+        policy: Some(termloom::Policy::from_toml_str(ASKING_POLICY).unwrap()),
+        ..Config::default()
+    };
+    let options = ServeOptions { max_message_bytes: 4096, ..ServeOptions::default() };
+    let mut client = Client::serving(Engine::new(config).unwrap(), options);
+    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    let start = json!({"name": "terminal_start", "arguments": {"argv": ["printf", "x"]}});
+    let long = "x".repeat(5000);
+    let answers = [
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"termloom-elicit-1","result":{{"action":"accept","content":{{"pad":"{long}"}}}}}}"#
+        ),
+        r#"{"jsonrpc":"2.0","id":"termloom-elicit-2","result":{"action":"accept""#.to_owned(),
+    ];
+    for (answer, why) in answers.iter().zip(["5092 bytes", "could not be read"]) {
+        let call = client.send_request("tools/call", start.clone());
+        let question = client.next(LONG).expect("the question");
+        assert_eq!(question["method"], "elicitation/create", "{question}");
+        client.send_raw(answer.as_bytes());
+        let result = client.response(&call)["result"].clone();
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(text(&result).contains(why), "{}", text(&result));
+        assert!(client.stash.is_empty() && client.other.is_empty(), "{:?}", client.stash);
+    }
+    assert_eq!(client.tool("terminal_list", json!({}))["sessions"], json!([]));
+    client.finish();
+}
+
 /// A message as long as the bound is accepted whichever line end it has: the `\r` of a
 /// `\r\n` is not part of the message. (It was counted, and the message refused as too large.)
 #[test]

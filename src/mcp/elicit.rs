@@ -200,14 +200,17 @@ impl Asker {
         }
     }
 
-    /// Routes a response from the client to the question it answers (others are ignored).
-    pub(crate) fn deliver(&self, id: Option<&Id>, outcome: Result<Value, String>) {
-        let Some(id) = id else { return };
+    /// Routes a response from the client to the question it answers (others are ignored);
+    /// true if it named a question waiting for its answer.
+    pub(crate) fn deliver(&self, id: Option<&Id>, outcome: Result<Value, String>) -> bool {
+        let Some(id) = id else { return false };
         let key = serde_json::from_str::<String>(&id.to_string()).unwrap_or_default();
         if let Some(sender) = self.lock().get(&key) {
             let _ = sender.try_send(Reply::Answered(outcome));
+            true
         } else {
             log::debug!("termloom mcp: ignored a response to no question of ours (id {id})");
+            false
         }
     }
 

@@ -201,7 +201,15 @@ impl Server {
             ),
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
-        self.outbox.send(error_response(&id, &error));
+        // The client's answer to a question of ours: the question ends, saying why, and a
+        // response gets no response.
+        let why = format!(
+            "its answer was {length} bytes, and messages are limited to {} bytes",
+            self.max_message_bytes
+        );
+        if !self.asker.deliver(Some(&id), Err(why)) {
+            self.outbox.send(error_response(&id, &error));
+        }
         self.refused = self.closes_on_bad_message();
     }
 
@@ -219,10 +227,17 @@ impl Server {
         };
         match message {
             Incoming::Invalid { id, error } => {
-                responder(id, &self.outbox).error(&error);
+                // The client's answer to a question of ours that cannot be read: the question
+                // ends, saying so, and a response gets no response.
+                let why = format!("its answer could not be read: {}", error.message);
+                if !self.asker.deliver(Some(&id), Err(why)) {
+                    responder(id, &self.outbox).error(&error);
+                }
                 self.refused = self.closes_on_bad_message();
             }
-            Incoming::Response { id, outcome } => self.asker.deliver(id.as_ref(), outcome),
+            Incoming::Response { id, outcome } => {
+                self.asker.deliver(id.as_ref(), outcome);
+            }
             Incoming::Notification { method, request_id } => {
                 self.notification(&method, request_id.as_ref());
             }
