@@ -1124,6 +1124,55 @@ fn a_pager_behind_its_parent_waits_for_input() {
     expect(&s, Until::exit());
 }
 
+/// An editor behind a file manager that has a worker thread (vifm, whose main thread waits
+/// for vim while another waits on a lock of vifm's own) waits for input: the file manager only
+/// waits for it. vifm read as running, and every call into vim waited the default wait's 10 s.
+#[test]
+fn an_editor_behind_a_file_manager_with_a_worker_thread_waits_for_input() {
+    if !require("vifm") || !require("vim") {
+        return;
+    }
+    let dir = TestDir::new("vifm");
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("note.txt"), "remember the milk\n").unwrap();
+    let files = files.display().to_string();
+    let engine = engine();
+    let s = engine
+        .spawn(
+            SpawnSpec::new("vifm")
+                .args([&files, &files])
+                .env("HOME", dir.display().to_string())
+                .size(80, 24),
+        )
+        .unwrap();
+    let waits = |name: &str| {
+        let outcome = expect_within(&s, Until::input_wait(), Duration::from_secs(10));
+        let reader = outcome.status.foreground.as_ref().map(|p| p.name.as_str());
+        assert_eq!(reader, Some(name), "{outcome}");
+        assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    };
+    expect(&s, Until::screen_contains("note.txt"));
+    waits("vifm");
+    // The last entry (after `../`), opened in vim.
+    s.send_keys("G").unwrap();
+    waits("vifm");
+    s.send_keys("l").unwrap();
+    expect(&s, Until::screen_contains("remember the milk"));
+    waits("vim");
+    s.send_keys(":q<Enter>").unwrap();
+    expect(&s, Until::screen_contains("note.txt"));
+    waits("vifm");
+    // A confirmation dialog.
+    s.send_keys("dd").unwrap();
+    expect(&s, Until::screen_contains("Are you sure"));
+    waits("vifm");
+    s.send_keys("y").unwrap();
+    expect(&s, Until::screen_contains("1 file deleted"));
+    s.send_keys(":q<Enter>").unwrap();
+    expect(&s, Until::exit());
+}
+
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

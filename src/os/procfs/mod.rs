@@ -1073,31 +1073,43 @@ impl Looks {
 /// while its server, a child that left the session, reads the terminal), on a pipe (reading
 /// or writing it, or polling pipes alone, as man does between its formatter and its pager),
 /// or in a sleep (`nanosleep`: a job a shell without job control started in the background,
-/// `sleep 300 &`, shares the foreground group with the program that reads).
+/// `sleep 300 &`, shares the foreground group with the program that reads); beside them,
+/// threads on a lock with no clock due (vifm's worker, while its main thread waits for the
+/// editor it started), which only the waiting threads could wake.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn idle_behind(threads: &[ThreadObs]) -> bool {
-    !threads.is_empty()
-        && threads.iter().all(|t| match &t.activity {
-            Activity::Other(what) => {
-                matches!(
-                    what.as_str(),
-                    "wait4"
-                        | "waitid"
-                        | "do_wait"
-                        | "pipe_read"
-                        | "pipe_write"
-                        | "nanosleep"
-                        | "clock_nanosleep"
-                        | "hrtimer_nanosleep"
-                        | "do_nanosleep"
-                ) || SIGNAL_WAITS.contains(&what.as_str())
-                    || what.starts_with("anon_pipe")
-                    || (what.starts_with("read") && what.contains(" on pipe:"))
-                    || what.ends_with(" on pipes")
-                    || what == "write"
-            }
-            _ => false,
-        })
+    let on_a_lock = |t: &ThreadObs| {
+        t.clock.is_none()
+            && matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"))
+    };
+    threads.iter().any(|t| !on_a_lock(t)) && threads.iter().all(|t| on_a_lock(t) || waits_behind(t))
+}
+
+/// Whether a thread waits as [`idle_behind`] tells: for a child, a signal, on a pipe, or in a
+/// sleep.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn waits_behind(t: &ThreadObs) -> bool {
+    match &t.activity {
+        Activity::Other(what) => {
+            matches!(
+                what.as_str(),
+                "wait4"
+                    | "waitid"
+                    | "do_wait"
+                    | "pipe_read"
+                    | "pipe_write"
+                    | "nanosleep"
+                    | "clock_nanosleep"
+                    | "hrtimer_nanosleep"
+                    | "do_nanosleep"
+            ) || SIGNAL_WAITS.contains(&what.as_str())
+                || what.starts_with("anon_pipe")
+                || (what.starts_with("read") && what.contains(" on pipe:"))
+                || what.ends_with(" on pipes")
+                || what == "write"
+        }
+        _ => false,
+    }
 }
 
 /// The waits for a signal, as a thread's activity names them.
