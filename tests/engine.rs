@@ -349,6 +349,43 @@ fn the_transcript_keeps_the_primary_screen_under_a_full_screen_program() {
     assert_eq!(sh.scrollback(1 << 20).unwrap().text, text);
 }
 
+/// What a full-screen program's command printed on the primary screen between two of its
+/// screens (vifm's `:!cmd`, which leaves its screen, runs the command, and takes it back
+/// without a pause) is read as soon as the program is back, not once it ends: a read saw
+/// nothing new, and an MCP call only the unchanged screen, though the command had printed.
+/// What was typed at the primary screen before a program took the alternate screen stays
+/// unread while it is up (the shell's prompt and the command that started it).
+#[test]
+fn what_a_full_screen_programs_command_printed_is_read_once_it_is_back() {
+    if !require("vifm") {
+        return;
+    }
+    let dir = TestDir::new("vifm-command");
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("note.txt"), "milk\n").unwrap();
+    let files = files.display().to_string();
+    let engine = engine();
+    let spec = SpawnSpec::new("vifm")
+        .args([&files, &files])
+        .env("HOME", dir.display().to_string())
+        .size(80, 24);
+    let vifm = engine.spawn(spec).unwrap();
+    expect(&vifm, Until::screen_contains("note.txt"));
+    expect(&vifm, Until::input_wait());
+    assert_eq!(vifm.read().unwrap().text, "");
+    vifm.send_keys(":!echo printed-$((6*7))<Enter>").unwrap();
+    expect(&vifm, Until::text("printed-42"));
+    expect(&vifm, Until::input_wait());
+    assert!(vifm.screen().unwrap().alternate);
+    let read = vifm.read().unwrap();
+    assert!(read.text.contains("printed-42\n"), "{read:?}");
+    vifm.send_keys(":q<Enter>").unwrap();
+    expect(&vifm, Until::exit());
+    let rest = vifm.read().unwrap();
+    assert!(!rest.text.contains("printed-42") && !rest.rewritten, "{rest:?}");
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -102,8 +102,21 @@ impl Terminal {
     /// The part of the transcript new to `reader` (see [`Transcript::read`]), up to
     /// `max_bytes`.
     pub(crate) fn read(&mut self, reader: u64, max_bytes: usize) -> Output {
-        let tail = self.emulator.tail(&self.transcript);
+        let tail = self.readable_tail();
         self.transcript.as_reader(reader, |t| t.read(tail.as_deref(), max_bytes))
+    }
+
+    /// The lines a read takes beyond the settled transcript: the tail, or, while the
+    /// alternate screen hides it, the primary screen's lines when they are news (printed
+    /// between two of a full-screen program's screens, see
+    /// [`Emulator::readable_hidden_tail`]).
+    fn readable_tail(&self) -> Option<Vec<String>> {
+        self.tail().or_else(|| self.emulator.readable_hidden_tail().map(<[String]>::to_vec))
+    }
+
+    /// Input was typed (see [`Emulator::note_input`]).
+    pub(crate) fn note_input(&mut self) {
+        self.emulator.note_input();
     }
 
     /// The retained transcript, up to `max_bytes` of its end, and whether older lines were
@@ -129,7 +142,7 @@ impl Terminal {
         range: std::ops::Range<u64>,
         max_bytes: usize,
     ) -> crate::TranscriptLines {
-        let tail = self.emulator.tail(&self.transcript);
+        let tail = self.readable_tail();
         self.transcript.lines(tail.as_deref(), range, max_bytes)
     }
 

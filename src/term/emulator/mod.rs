@@ -245,6 +245,14 @@ pub(crate) struct Emulator {
     /// (down to the cursor's line, without the rows above a scrolling region's top: see
     /// [`Emulator::tail_top`]), all that is shown until the session ends.
     hidden_tail: Option<(Vec<String>, Vec<String>)>,
+    /// The hidden tail is news to read while the alternate screen hides it: the program
+    /// took the alternate screen back after printing on the primary one, with no input typed
+    /// there meanwhile (what a file manager's `:!ls` printed between its screens; see
+    /// [`Emulator::readable_hidden_tail`]).
+    hidden_readable: bool,
+    /// The primary screen came back from the alternate one and no input was typed since
+    /// (see [`Emulator::note_input`]): taken by the next hiding as `hidden_readable`.
+    returned_untyped: bool,
     /// The session ended (its program exited, or it was closed): the screen's rows below the
     /// cursor are part of the tail, down to the last one with text.
     ended: bool,
@@ -323,6 +331,8 @@ impl Emulator {
             drained_since_look: 0,
             dropped_osc: 0,
             hidden_tail: None,
+            hidden_readable: false,
+            returned_untyped: false,
             ended: false,
             pending_row: None,
             watch_regions: true,
@@ -443,7 +453,8 @@ impl Emulator {
                     if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
                         self.settle_screen_before_reset(transcript);
                     }
-                    let hiding = !self.alternate() && enters_alternate(sequence);
+                    let was_alternate = self.alternate();
+                    let hiding = !was_alternate && enters_alternate(sequence);
                     let tail = if hiding {
                         let to_cursor =
                             self.lines_down_to(transcript, self.tail_top(), self.cursor_row());
@@ -454,8 +465,10 @@ impl Emulator {
                     self.apply(sequence, slice[n - 1], transcript);
                     if !self.alternate() {
                         self.hidden_tail = None;
+                        self.returned_untyped |= was_alternate;
                     } else if tail.is_some() {
                         self.hidden_tail = tail;
+                        self.hidden_readable = self.returned_untyped;
                     }
                 }
             }
