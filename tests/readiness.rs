@@ -1412,6 +1412,40 @@ fn a_monitor_waits_for_the_next_key_as_soon_as_it_redrew() {
     top.close().unwrap();
 }
 
+/// A full-screen program that polls its terminal every second whatever it shows (w3m) waits
+/// for keys as soon as it drew its first page, and after each key as soon as it answered it:
+/// with no input typed yet, its timer is no wait for the rest of a key code nor for an
+/// answer. Every start read as busy until the timer had gone off once, 1.1 s.
+#[test]
+fn a_browser_polling_its_terminal_every_second_waits_for_keys_from_its_first_page() {
+    if !require("w3m") {
+        return;
+    }
+    let dir = TestDir::new("w3m");
+    let page = dir.join("index.html");
+    let html = "<title>Home</title><p>See the <a href=\"b.html\">second page</a>.\n";
+    std::fs::write(&page, html).unwrap();
+    std::fs::write(dir.join("b.html"), "<title>B</title><p>The second page.\n").unwrap();
+    let engine = engine();
+    let spec = SpawnSpec::new("w3m")
+        .arg(page.display().to_string())
+        .env("HOME", dir.display().to_string())
+        .size(80, 24);
+    let w3m = engine.spawn(spec).unwrap();
+    expect(&w3m, Until::screen_contains("See the second page."));
+    let drawn = Instant::now();
+    let outcome = expect(&w3m, Until::input_wait());
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    let waited = drawn.elapsed();
+    assert!(waited < Duration::from_millis(800), "the first page waited {waited:?}");
+    // The link, followed, and back.
+    assert_keys_answered_at_once(&w3m, &["<Tab>", "<Enter>", "B"], |key, screen| {
+        let shown = if key == "<Enter>" { "The second page." } else { "See the second page." };
+        assert!(screen.contains(shown), "{key}: {screen}");
+    });
+    w3m.close().unwrap();
+}
+
 /// The curses monitor on a one-second tick (`common/halfdelay_monitor.py`), waiting only 25 ms
 /// for the rest of a key code after an Escape (`ESCDELAY=25`, as nnn and htop set it), once
 /// it waits for keys.

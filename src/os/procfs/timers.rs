@@ -63,6 +63,23 @@ impl TimerSightings {
         }
     }
 
+    /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, as a tick
+    /// found repeated, carried across the first input: a full-screen program that drew and
+    /// polls the terminal alone on a timer of [`SHORTEST_TICK`](super::SHORTEST_TICK) to
+    /// [`SHORT_TIMER`](super::SHORT_TIMER) before any input was typed waits for keys between
+    /// its ticks. No key code waits for its rest and no key for its answer, which is what such
+    /// a timer is after input (vim's 'timeoutlen'); w3m, which polls its terminal every second
+    /// whatever it shows, read as busy until the timer went off once, 1.1 s at every start.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(super) fn tick_at_start(&self, tid: i32, timer: std::time::Duration, wakeups: u64) {
+        let mut seen = self.seen.borrow_mut();
+        seen.retain(|s| s.tid != tid);
+        if seen.len() >= TIMERS_KEPT {
+            seen.pop();
+        }
+        seen.insert(0, TimerSighting { tid, timer, wakeups, ticking: true });
+    }
+
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
     /// whether it was seen on the same timer before with fewer switches (or in the same wait,
     /// already found repeated), since the last input; or, when `carry` (a poll of the
@@ -131,5 +148,16 @@ mod tests {
         assert!(timers.repeated(8, second, 2, false), "the same input keeps what was seen");
         timers.since_input(input + second);
         assert!(!timers.repeated(8, second, 3, false), "input in between forgets it");
+    }
+
+    #[test]
+    fn a_tick_at_the_start_is_carried_across_the_first_input() {
+        let second = std::time::Duration::from_secs(1);
+        let timers = TimerSightings::default();
+        timers.tick_at_start(7, second, 10);
+        timers.since_input(std::time::Instant::now());
+        assert!(!timers.repeated(7, second, 10, true), "not woken since");
+        assert!(timers.repeated(7, second, 11, true), "woken and back on it, drawn since");
+        assert!(!timers.repeated(8, second, 11, true), "another thread");
     }
 }

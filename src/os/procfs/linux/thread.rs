@@ -207,6 +207,24 @@ pub(super) fn polling_terminal(
     if short && (probe.shown == Shown::Prompt || probe.relay_clock) {
         return None;
     }
+    // So is a full-screen program's tick on the terminal alone at the session's start, once
+    // it drew (see [`procfs::TimerSightings::tick_at_start`]).
+    if short
+        && !unanswered
+        && probe.since_input.is_none()
+        && probe.full_screen
+        && probe.drawn_since_input
+        && timer >= procfs::SHORTEST_TICK
+        && watched == Some(true)
+        && waits_on_terminal_alone(base, name, syscall, looks)
+    {
+        if let Some(timers) = probe.timers
+            && let Some(wakeups) = voluntary_switches(base)
+        {
+            timers.tick_at_start(tid, timer, wakeups);
+        }
+        return None;
+    }
     // A short timer that went off without a change and was set again is an idle tick
     // (with no prompt shown, only once seen set again: below).
     if short && !unanswered && probe.quiet > timer.saturating_add(procfs::TIMER_SLACK) {
