@@ -186,6 +186,79 @@ fn a_line_typed_in_parts_longer_than_a_canonical_terminal_keeps_is_refused() {
     expect(&editor, Until::text("got 3000"));
 }
 
+/// A line counter, `sh` reading lines and saying their lengths, once `setup` has run after
+/// its first line.
+#[cfg(target_os = "linux")]
+fn line_counter(engine: &termloom::Engine, setup: &str) -> termloom::Session {
+    let script =
+        format!("read -r a; {setup}; echo set up; while read -r x; do echo \"got ${{#x}}\"; done");
+    let counter = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
+    expect(&counter, Until::input_wait());
+    counter
+}
+
+/// The part of a line typed before counts only while nothing else can have emptied it: a
+/// program that switched canonical mode off and on (the kernel made the part a line of its
+/// own), read it raw, or flushed the terminal's input (as `getpass` does) took it, and the
+/// next part, which the kernel keeps whole, is typed (all three were refused: "a line of 5000
+/// bytes (3000 of them already typed…)").
+#[cfg(target_os = "linux")]
+#[test]
+fn a_line_the_program_took_or_flushed_between_two_parts_is_not_counted() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    for (setup, got) in [
+        ("stty -icanon; stty icanon", "got 5000"),
+        ("stty -icanon; head -c 3000 >/dev/null; stty icanon", "got 2000"),
+        ("python3 -c 'import termios; termios.tcflush(0, termios.TCIFLUSH)'", "got 2000"),
+    ] {
+        let counter = line_counter(&engine, setup);
+        counter.send_text(&format!("start\n{}", "x".repeat(3000))).unwrap();
+        expect(&counter, Until::text("set up"));
+        expect(&counter, Until::input_wait());
+        counter.send_text(&format!("{}\n", "y".repeat(2000))).unwrap();
+        expect(&counter, Until::text(got));
+    }
+}
+
+/// The line is never counted longer than the kernel keeps it: a word erase (Ctrl-W) after 3,000 bytes, 1,500 erases of as many `é` (two bytes
+/// each with `IUTF8`), 2,000 literal-next pairs (Ctrl-V a, one byte each), in parts or in one
+/// input (refused as lines of 5,001, 4,500, 4,501 and 6,000 bytes); and the line ends are the
+/// modes' own.
+#[cfg(target_os = "linux")]
+#[test]
+fn erases_literal_next_and_line_ends_are_never_counted_past_the_kernels_line() {
+    let engine = engine();
+    let counter = line_counter(&engine, "true");
+    counter.send_text("start\n").unwrap();
+    expect(&counter, Until::text("set up"));
+    counter.send_text(&"x".repeat(3000)).unwrap();
+    counter.send_keys("<C-w>").unwrap();
+    counter.send_text(&format!("{}\n", "y".repeat(2000))).unwrap();
+    expect(&counter, Until::text("got 2000"));
+    counter.send_text(&"é".repeat(1500)).unwrap();
+    counter.send_bytes(&[0x7f; 1500]).unwrap();
+    counter.send_text(&format!("{}\n", "z".repeat(3000))).unwrap();
+    expect(&counter, Until::text("got 3000"));
+    let mut one = "é".repeat(1500).into_bytes();
+    one.extend([0x7f; 1500]);
+    one.extend(format!("{}\n", "w".repeat(3001)).bytes());
+    counter.send_bytes(&one).unwrap();
+    expect(&counter, Until::text("got 3001"));
+    counter.send_bytes(&b"\x16a".repeat(2000)).unwrap();
+    counter.send_text(&format!("{}\n", "v".repeat(2000))).unwrap();
+    expect(&counter, Until::text("got 4000"));
+    // The modes' own line ends end a line: a tab as `VEOL` (refused as a line of 5,001).
+    let counter = line_counter(&engine, "stty eol ^I");
+    counter.send_text("start\n").unwrap();
+    expect(&counter, Until::text("set up"));
+    counter.send_text(&format!("{}\t", "x".repeat(3000))).unwrap();
+    counter.send_text(&format!("{}\n", "y".repeat(2000))).unwrap();
+    expect(&counter, Until::text("got 5001"));
+}
+
 #[test]
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
     if !require("vim") {

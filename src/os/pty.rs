@@ -75,24 +75,27 @@ pub(crate) fn foreground_group(master: BorrowedFd<'_>) -> Option<i32> {
 /// The terminal's echo and canonical flags, read through its master (which reads the
 /// slave's settings).
 pub(crate) fn line_modes(master: BorrowedFd<'_>) -> Option<crate::types::LineModes> {
+    Some(line_modes_in(&termios::tcgetattr(master).ok()?))
+}
+
+/// The echo and canonical flags of terminal modes `modes`.
+pub(crate) fn line_modes_in(modes: &termios::Termios) -> crate::types::LineModes {
     use rustix::termios::LocalModes;
-    let modes = termios::tcgetattr(master).ok()?.local_modes;
-    Some(crate::types::LineModes {
-        echo: modes.contains(LocalModes::ECHO),
-        canonical: modes.contains(LocalModes::ICANON),
-    })
+    crate::types::LineModes {
+        echo: modes.local_modes.contains(LocalModes::ECHO),
+        canonical: modes.local_modes.contains(LocalModes::ICANON),
+    }
 }
 
 /// Whether the terminal hands every key to its program as it comes, signal characters
 /// included: canonical input and signals both off (`ICANON`, `ISIG`: vim's and emacs's raw
 /// mode). Only then may keys go in a form the line discipline cannot read, one a program
 /// asked for (xterm's modifyOtherKeys, `CSI 27 ; m ; code ~`): a level left set by a program
-/// that died sent a shell's Ctrl-C so, and it interrupted nothing. `false` when its modes
-/// cannot be read.
-pub(crate) fn passes_raw_keys(terminal: BorrowedFd<'_>) -> bool {
+/// that died sent a shell's Ctrl-C so, and it interrupted nothing. `modes` are the
+/// terminal's.
+pub(crate) fn passes_raw_keys(modes: &termios::Termios) -> bool {
     use rustix::termios::LocalModes;
-    termios::tcgetattr(terminal)
-        .is_ok_and(|t| !t.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG))
+    !modes.local_modes.intersects(LocalModes::ICANON | LocalModes::ISIG)
 }
 
 /// Whether a read of the terminal, taking keys, returns after a time with no key: `VMIN` 0
@@ -111,7 +114,12 @@ pub(crate) fn reads_time_out(terminal: BorrowedFd<'_>) -> bool {
 /// erases the line being typed, not yet ended (silently while echo is off); `None` when it is
 /// disabled or the terminal's modes cannot be read.
 pub(crate) fn kill_character(terminal: BorrowedFd<'_>) -> Option<u8> {
-    let code = termios::tcgetattr(terminal).ok()?.special_codes[termios::SpecialCodeIndex::VKILL];
+    kill_character_in(&termios::tcgetattr(terminal).ok()?)
+}
+
+/// The line-kill character of terminal modes `modes` ([`kill_character`]).
+pub(crate) fn kill_character_in(modes: &termios::Termios) -> Option<u8> {
+    let code = modes.special_codes[termios::SpecialCodeIndex::VKILL];
     // 0 is `_POSIX_VDISABLE` on Linux: no character kills the line.
     (code != 0).then_some(code)
 }

@@ -557,10 +557,18 @@ impl Slot {
         self.raw.extend(bytes);
     }
 
-    /// The terminal's line modes: now, or as they were when it was closed.
+    /// The terminal's line modes: now, or as they were when it was closed. Found reading
+    /// keys, it holds no unfinished line (the kernel made it one to read): its count is
+    /// forgotten.
     fn line_modes(&self) -> Option<crate::types::LineModes> {
         match &self.master {
-            Some(master) => crate::os::pty::line_modes(master.as_fd()),
+            Some(master) => {
+                let modes = crate::os::pty::line_modes(master.as_fd());
+                if modes.is_some_and(|m| !m.canonical) {
+                    self.open_line.forget();
+                }
+                modes
+            }
             None => self.final_line_modes,
         }
     }

@@ -245,7 +245,15 @@ impl Reactor {
     /// never waits behind queued input: the input is dropped and the foreground process group
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
-        self.queue_input(id, bytes, true)
+        let modes = self.terminal_modes(id);
+        self.queue_input(id, bytes, true, modes.as_ref())
+    }
+
+    /// The modes of session `id`'s terminal, read once for an input: `None` once it hung
+    /// up, or when they cannot be read.
+    fn terminal_modes(&self, id: SessionId) -> Option<rustix::termios::Termios> {
+        let master = self.sessions.get(&id.0)?.master.as_ref()?;
+        rustix::termios::tcgetattr(master).ok()
     }
 
     /// Types a secret and Enter, only if the terminal is at a password prompt (canonical
@@ -255,6 +263,7 @@ impl Reactor {
     /// while the session's own terminal does not echo either (the secret passes through it).
     /// The secret is never recorded, logged or put in an error.
     pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
+        let terminal = self.terminal_modes(id);
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
         // may have changed: it goes only into an empty queue, written in this same turn.
@@ -267,7 +276,7 @@ impl Reactor {
         let password = |modes: Option<crate::types::LineModes>| {
             modes.is_some_and(|modes| modes.input_kind() == crate::InputKind::Password)
         };
-        let own = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+        let own = terminal.as_ref().map(crate::os::pty::line_modes_in);
         let mut modes = own;
         let mut hosted = None;
         // A program on a terminal a program of the session made and relays to (`sudo` with
@@ -316,7 +325,7 @@ impl Reactor {
         // it does nothing.
         let kill = match &hosted {
             Some(terminal) => crate::os::pty::kill_character(terminal.as_fd()),
-            None => slot.master.as_ref().and_then(|m| crate::os::pty::kill_character(m.as_fd())),
+            None => terminal.as_ref().and_then(crate::os::pty::kill_character_in),
         };
         drop(hosted);
         let before = slot.bytes_in;
@@ -324,7 +333,7 @@ impl Reactor {
         line.extend(kill);
         line.extend_from_slice(secret);
         line.push(b'\r');
-        let sent = self.queue_input(id, &line, false);
+        let sent = self.queue_input(id, &line, false, terminal.as_ref());
         line.fill(0);
         // The secret's length shows nowhere: among the bytes typed into the session
         // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
@@ -335,8 +344,15 @@ impl Reactor {
         sent
     }
 
-    /// Queues input, recording it (when the session records input) if `record`.
-    fn queue_input(&mut self, id: SessionId, bytes: &[u8], record: bool) -> Result<()> {
+    /// Queues input, recording it (when the session records input) if `record`; `modes` are
+    /// the terminal's, read once for it.
+    fn queue_input(
+        &mut self,
+        id: SessionId,
+        bytes: &[u8],
+        record: bool,
+        modes: Option<&rustix::termios::Termios>,
+    ) -> Result<()> {
         #[cfg(feature = "fault-injection")]
         if let Some(marker) = &self.config.inject_panic_on_input
             && memchr::memmem::find(bytes, marker.as_bytes()).is_some()
@@ -345,9 +361,11 @@ impl Reactor {
         }
         self.read_unread(id.0);
         let capacity = self.config.write_queue_bytes;
-        let signal = self.signal_character(id.0, bytes);
+        let signal = match (bytes, modes) {
+            ([byte], Some(modes)) => super::terminal_io::signal_for(modes, *byte),
+            _ => None,
+        };
         let slot = self.accepting(id)?;
-        let line = slot.open_line.check(slot.master.as_ref().map(|m| m.as_fd()), id, bytes)?;
         let waiting = !slot.queue.is_empty() || !slot.parked.is_empty();
         if let Some(signal) = signal
             && waiting
@@ -364,6 +382,8 @@ impl Reactor {
                 capacity,
             });
         }
+        let witness = |modes: &_| waiters::line_witness(slot, modes);
+        let line = slot.open_line.check(modes, witness, id, bytes)?;
         slot.queue.extend(bytes);
         slot.open_line.typed(line);
         let at_password_prompt = record
@@ -414,13 +434,13 @@ impl Reactor {
     /// modifyOtherKeys forms only while the terminal passes raw keys (see
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
+        let terminal = self.terminal_modes(id);
         let slot = self.slot(id)?;
         let mut modes = KeyModes::from(&slot.terminal.modes());
-        let raw = slot.master.as_ref().is_some_and(|m| crate::os::pty::passes_raw_keys(m.as_fd()));
-        if !raw {
+        if !terminal.as_ref().is_some_and(crate::os::pty::passes_raw_keys) {
             modes.modify_other_keys = 0;
         }
-        self.send(id, &encode_script(items, &modes))
+        self.queue_input(id, &encode_script(items, &modes), true, terminal.as_ref())
     }
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
@@ -441,6 +461,7 @@ impl Reactor {
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
+        let modes = self.terminal_modes(id);
         let slot = match self.accepting(id) {
             Ok(slot) => slot,
             Err(err) => {
@@ -454,13 +475,6 @@ impl Reactor {
             let _ = reply.send(Ok(()));
             return;
         }
-        let line = match slot.open_line.check(slot.master.as_ref().map(|m| m.as_fd()), id, &bytes) {
-            Ok(line) => line,
-            Err(err) => {
-                let _ = reply.send(Err(err));
-                return;
-            }
-        };
         let total = bytes.len();
         let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
         if parked + total > capacity {
@@ -472,6 +486,14 @@ impl Reactor {
             }));
             return;
         }
+        let witness = |modes: &_| waiters::line_witness(slot, modes);
+        let line = match slot.open_line.check(modes.as_ref(), witness, id, &bytes) {
+            Ok(line) => line,
+            Err(err) => {
+                let _ = reply.send(Err(err));
+                return;
+            }
+        };
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {

@@ -111,19 +111,6 @@ impl Reactor {
         }
     }
 
-    /// When `bytes` is one of the terminal's signal characters (interrupt, quit, suspend) and
-    /// its line discipline generates signals (ISIG), the signal it stands for.
-    pub(super) fn signal_character(
-        &self,
-        id: u64,
-        bytes: &[u8],
-    ) -> Option<rustix::process::Signal> {
-        let [byte] = bytes else { return None };
-        let master = self.sessions.get(&id)?.master.as_ref()?;
-        let termios = rustix::termios::tcgetattr(master).ok()?;
-        signal_for(&termios, *byte)
-    }
-
     /// The terminal's own replies to queries; dropped (and counted) if the queue is full.
     pub(super) fn queue_replies(&mut self, id: u64, replies: &[u8]) {
         if replies.is_empty() {
