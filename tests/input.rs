@@ -259,6 +259,34 @@ fn erases_literal_next_and_line_ends_are_never_counted_past_the_kernels_line() {
     expect(&counter, Until::text("got 5001"));
 }
 
+/// A secret refused because the line typed before it, with it, is longer than the terminal
+/// keeps (the line-kill character disabled), or because it is longer than the input queue
+/// takes, is refused without its length ("a line of 4500 bytes", `QueueFull` with
+/// `attempted: 2001`).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_secret_refused_for_its_length_gives_no_length() {
+    let engine = engine();
+    let reader = line_counter(&engine, "stty kill undef -echo");
+    reader.send_text("start\n").unwrap();
+    expect(&reader, Until::text("set up"));
+    expect(&reader, Until::input_wait());
+    reader.send_text(&"x".repeat(3000)).unwrap();
+    let err = reader.send_secret(&"s".repeat(1500)).unwrap_err();
+    let Error::InvalidInput(message) = &err else { panic!("{err:?}") };
+    assert!(!message.contains("1500") && !message.contains("4500"), "{message}");
+
+    let config = termloom::Config { write_queue_bytes: 1024, ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let reader = line_counter(&engine, "stty kill undef -echo");
+    reader.send_text("start\n").unwrap();
+    expect(&reader, Until::text("set up"));
+    expect(&reader, Until::input_wait());
+    let err = reader.send_secret(&"s".repeat(2000)).unwrap_err();
+    let Error::InvalidInput(message) = &err else { panic!("{err:?}") };
+    assert!(!message.contains("2000") && !message.contains("2001"), "{message}");
+}
+
 #[test]
 fn mouse_click_moves_vims_cursor_only_when_enabled() {
     if !require("vim") {

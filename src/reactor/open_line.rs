@@ -246,14 +246,15 @@ impl OpenLine {
     /// modes are `modes` (`None` once it hung up, or unreadable): refused when the terminal
     /// reads whole lines and one of them, with what the line held before them, is longer than
     /// it keeps. `witness` says what the terminal is under now (asked only when a count is
-    /// carried or made). Returns what the line holds once they are typed, for
-    /// [`OpenLine::typed`].
+    /// carried or made). A `secret`'s refusal gives no length. Returns what the line holds
+    /// once they are typed, for [`OpenLine::typed`].
     pub(super) fn check(
         &self,
         modes: Option<&Termios>,
         witness: impl FnOnce(&Termios) -> Witness,
         id: SessionId,
         bytes: &[u8],
+        secret: bool,
     ) -> Result<Counted> {
         let typed = self.bytes.get();
         let nothing = Counted { bytes: 0, under: None };
@@ -279,6 +280,11 @@ impl OpenLine {
         if longest <= CANONICAL_LINE_BYTES {
             let under = if after == 0 { None } else { seen.or_else(now) };
             return Ok(Counted { bytes: after, under });
+        }
+        if secret {
+            return Err(Error::InvalidInput(format!(
+                "session {id}'s program reads whole lines (canonical mode), and the secret, with what was typed on its line before, is longer than its terminal keeps ({CANONICAL_LINE_BYTES} bytes): the terminal would lose the rest; nothing was typed"
+            )));
         }
         let before = match (carried, typed) {
             (true, typed) if typed > 0 => format!(

@@ -344,8 +344,8 @@ impl Reactor {
         sent
     }
 
-    /// Queues input, recording it (when the session records input) if `record`; `modes` are
-    /// the terminal's, read once for it.
+    /// Queues input, recording it (when the session records input) if `record` (else it is a
+    /// secret: no error gives its length); `modes` are the terminal's, read once for it.
     fn queue_input(
         &mut self,
         id: SessionId,
@@ -372,6 +372,12 @@ impl Reactor {
         {
             return self.interrupt(id, signal);
         }
+        if !record && slot.queue.len() + bytes.len() > capacity {
+            // (A secret goes only into an empty queue: it is longer than the queue takes.)
+            return Err(Error::InvalidInput(format!(
+                "session {id}'s input queue (`Config::write_queue_bytes`) is shorter than the secret; nothing was typed"
+            )));
+        }
         if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
             // A paste waiting for room is waiting input too: nothing goes in before it.
             let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
@@ -383,7 +389,7 @@ impl Reactor {
             });
         }
         let witness = |modes: &_| waiters::line_witness(slot, modes);
-        let line = slot.open_line.check(modes, witness, id, bytes)?;
+        let line = slot.open_line.check(modes, witness, id, bytes, !record)?;
         slot.queue.extend(bytes);
         slot.open_line.typed(line);
         let at_password_prompt = record
@@ -487,7 +493,7 @@ impl Reactor {
             return;
         }
         let witness = |modes: &_| waiters::line_witness(slot, modes);
-        let line = match slot.open_line.check(modes.as_ref(), witness, id, &bytes) {
+        let line = match slot.open_line.check(modes.as_ref(), witness, id, &bytes, false) {
             Ok(line) => line,
             Err(err) => {
                 let _ = reply.send(Err(err));
