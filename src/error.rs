@@ -131,10 +131,12 @@ pub enum Error {
     /// backslash), so the shell waited for the rest; the line was abandoned with Ctrl-C and
     /// the shell is back at its prompt.
     CommandLineIncomplete(SessionId),
-    /// A wait ended without its condition holding (it timed out, was cancelled, or the
-    /// session ended first): the error of [`WaitOutcome::held`](crate::WaitOutcome::held),
-    /// with the outcome, whose screen and status say why. A plain
-    /// [`Session::wait`](crate::Session::wait) returns such an outcome as `Ok`.
+    /// A wait ended without its condition holding: the error of
+    /// [`WaitOutcome::held`](crate::WaitOutcome::held), with the outcome. Its `fired` says
+    /// what ended the wait (the timeout, a cancel, the program's exit before the condition
+    /// held, the session's close), its `status` the session's state then, and its `screen`
+    /// the screen when it timed out or was cancelled (`None` after an exit or a close). A
+    /// plain [`Session::wait`](crate::Session::wait) returns such an outcome as `Ok`.
     WaitNotHeld(Box<crate::wait::WaitOutcome>),
     /// A wait's result did not arrive (the engine stopped while waiting).
     WaitAborted(Duration),
@@ -438,10 +440,22 @@ impl fmt::Display for Whole<'_> {
                 f,
                 "the shell of session {session} took the command line as the start of a longer command (an open quote, a here-document or a trailing backslash) and waited for the rest; it was abandoned with Ctrl-C: complete the line, or write the commands to a script and run that"
             ),
-            Error::WaitNotHeld(outcome) => write!(
-                f,
-                "the wait's condition did not hold: {outcome}; wait longer, or for what the program shows (the error holds the outcome, and the screen when it timed out)"
-            ),
+            Error::WaitNotHeld(outcome) => {
+                let advice = match outcome.fired {
+                    crate::wait::Fired::Timeout => {
+                        "wait longer, or for what the program shows (the error holds the outcome and the screen at the timeout)"
+                    }
+                    crate::wait::Fired::Cancelled => {
+                        "the wait was cancelled (the error holds the outcome and the screen then)"
+                    }
+                    crate::wait::Fired::Exited { .. } => {
+                        "the program ended first: wait for what it shows before it ends, or for its exit (Until::exit)"
+                    }
+                    crate::wait::Fired::Closed => "the session was closed while it waited",
+                    crate::wait::Fired::Matched(_) => "the error holds the outcome",
+                };
+                write!(f, "the wait's condition did not hold: {outcome}; {advice}")
+            }
             Error::WaitAborted(after) => {
                 write!(f, "the wait was aborted after {after:?} because the engine stopped")
             }

@@ -2385,15 +2385,23 @@ fn held_makes_a_wait_that_did_not_hold_an_error() {
     let err = timed_out.held().unwrap_err();
     assert_eq!(err.code(), "wait_not_held");
     assert!(err.to_string().contains("did not hold: timed out"), "{err}");
+    assert!(err.to_string().contains("wait longer"), "{err}");
     let Error::WaitNotHeld(outcome) = err else { panic!("{err:?}") };
     assert!(outcome.is_timeout() && outcome.screen.is_some(), "{outcome:?}");
+    // Its message's advice is for what ended the wait: only a timeout's says to wait longer.
     let pending = cat.start_wait(Until::text("never printed"), LONG).unwrap();
     pending.cancel();
     let err = pending.finish().unwrap().held().unwrap_err();
     assert!(matches!(&err, Error::WaitNotHeld(o) if o.fired == Fired::Cancelled), "{err:?}");
+    assert!(
+        err.to_string()
+            .ends_with("the wait was cancelled (the error holds the outcome and the screen then)"),
+        "{err}"
+    );
     cat.close().unwrap();
     let err = cat.wait(Until::exit(), LONG).unwrap().held().unwrap_err();
     assert!(matches!(&err, Error::WaitNotHeld(o) if o.fired == Fired::Closed), "{err:?}");
+    assert!(err.to_string().ends_with("the session was closed while it waited"), "{err}");
 
     // An exit holds a wait for it, and no other.
     let bye = || engine.spawn(SpawnSpec::new("sh").args(["-c", "echo bye"])).unwrap();
@@ -2401,6 +2409,8 @@ fn held_makes_a_wait_that_did_not_hold_an_error() {
     assert!(matches!(exited.fired, Fired::Exited { .. }), "{exited}");
     let err = exited.held().unwrap_err();
     assert!(matches!(&err, Error::WaitNotHeld(o) if !o.is_timeout()), "{err:?}");
+    assert!(err.to_string().contains("the program ended first"), "{err}");
+    assert!(!err.to_string().contains("wait longer"), "{err}");
     let exit = bye().wait(Until::exit(), LONG).unwrap().held().unwrap();
     assert_eq!(exit.fired, Fired::Exited { status: ExitStatus::Code(0) });
     let either = Until::any(vec![Until::text("never printed"), Until::exit()]);
