@@ -688,6 +688,37 @@ impl Session {
         self.start_command(line, timeout)?.recv().map_err(|_| Error::WaitAborted(timeout))?
     }
 
+    /// Checks `line` as [`Session::run_command`] does before it types anything: refused
+    /// ([`Error::InvalidInput`]) when it is empty, or holds a line break or another control
+    /// character. For a program that takes command lines from its own input (a command
+    /// line's flags) and would check them before it starts anything.
+    ///
+    /// ```
+    /// assert!(termloom::Session::check_command_line("make test").is_ok());
+    /// assert!(termloom::Session::check_command_line("a\tb").is_err());
+    /// ```
+    pub fn check_command_line(line: &str) -> Result<()> {
+        if line.contains(['\n', '\r']) {
+            return Err(Error::InvalidInput(
+                "run_command takes one command line; join commands with ';' or '&&'".into(),
+            ));
+        }
+        // The line is typed: the shell's line editor would take these as keys (Escape,
+        // Tab's completion, Ctrl-C), not as part of the command.
+        if let Some(control) = line.chars().find(|c| c.is_control()) {
+            return Err(Error::InvalidInput(format!(
+                "run_command types the line, so its control character U+{:04X} would act as a key; write it with the shell's quoting ($'\\t', $'\\e') or send keys instead",
+                u32::from(control)
+            )));
+        }
+        if line.trim().is_empty() {
+            return Err(Error::InvalidInput(
+                "run_command was given an empty command line; give the command to run".into(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Starts [`Session::run_command`]; its result arrives on the channel returned.
     pub(crate) fn start_command(
         &self,

@@ -378,10 +378,31 @@ impl Until {
         Until(Cond::Any(conditions))
     }
 
-    /// Checks what can never match: a text with a line break or another control character
-    /// (a tab, an Escape, a carriage return: see `shown_text`), a screen row or a cursor
-    /// position past a screen of `cols` × `rows` (the size when the wait starts, and again
-    /// after each resize), `any` of no condition.
+    /// Checks what no screen can match, whatever its size: a text with a line break or
+    /// another control character (a tab, an Escape, a carriage return: the transcript and
+    /// the screen hold text as a terminal shows it), an `any` of no condition. A wait refuses
+    /// these at once with [`Error::InvalidInput`]; a program that builds a condition from
+    /// its own input (a command line's flags) may check it before it starts anything.
+    ///
+    /// ```
+    /// use termloom::Until;
+    /// assert!(Until::text("ready>").check().is_ok());
+    /// assert!(Until::text("a\tb").check().is_err());
+    /// ```
+    pub fn check(&self) -> Result<()> {
+        match &self.0 {
+            Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => shown_text(t),
+            Cond::Any(all) if all.is_empty() => Err(Error::InvalidInput(
+                "Until::any was given no condition, so the wait could never hold: give it at least one".into(),
+            )),
+            Cond::Any(all) => all.iter().try_for_each(Until::check),
+            _ => Ok(()),
+        }
+    }
+
+    /// Checks what can never match: what [`Until::check`] refuses, and a screen row or a
+    /// cursor position past a screen of `cols` × `rows` (the size when the wait starts, and
+    /// again after each resize).
     pub(crate) fn validate(&self, cols: u16, rows: u16) -> Result<()> {
         let past = |what: String| {
             Err(Error::InvalidInput(format!(
@@ -397,12 +418,10 @@ impl Until {
             Cond::Cursor(row, col) if *row >= rows || *col >= cols => {
                 past(format!("cursor position row {row}, col {col}"))
             }
-            Cond::Text(t) | Cond::Screen(t) | Cond::ScreenRow(_, t) => shown_text(t),
-            Cond::Any(all) if all.is_empty() => Err(Error::InvalidInput(
-                "Until::any was given no condition, so the wait could never hold: give it at least one".into(),
-            )),
-            Cond::Any(all) => all.iter().try_for_each(|until| until.validate(cols, rows)),
-            _ => Ok(()),
+            Cond::Any(all) if !all.is_empty() => {
+                all.iter().try_for_each(|until| until.validate(cols, rows))
+            }
+            _ => self.check(),
         }
     }
 

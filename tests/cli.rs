@@ -552,6 +552,33 @@ fn a_wait_after_a_submitted_line_skips_its_echo() {
     }
 }
 
+/// A wait text or a command line the library refuses is refused as the flags are parsed,
+/// before anything starts: `--wait-text $'a\tb'` started the program and typed the steps
+/// before it (the file `--send` touches was made), and only then failed.
+#[test]
+fn a_wait_text_the_library_refuses_fails_before_anything_starts() {
+    let marker = std::env::temp_dir().join(format!("termloom-cli-cj-{}", std::process::id()));
+    let _ = std::fs::remove_file(&marker);
+    let touch = format!("touch {}\\n", marker.display());
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--send", &touch, "--wait-text", "a\tb", "--", "sh"], "a tab"),
+        (&["run", "--send", &touch, "--wait-screen", "a\x1bb", "--", "sh"], "an Escape"),
+        (&["run", "--send", &touch, "--wait-text", "a\nb", "--", "sh"], "a line break"),
+        (
+            &["run", "--shell-integration", "--send", &touch, "--run-command", "a\tb", "--", "sh"],
+            "control character U+0009",
+        ),
+    ];
+    for (args, why) in cases {
+        let output = termloom(args);
+        assert_code(&output, 2);
+        let err = stderr(&output);
+        assert!(err.starts_with("termloom: bad value for "), "{args:?}: {err}");
+        assert!(err.contains(why), "{args:?}: {err}");
+        assert!(!marker.exists(), "{args:?} typed its --send before failing");
+    }
+}
+
 #[test]
 fn bad_arguments_exit_2_naming_the_argument() {
     let cases: &[(&[&str], &str)] = &[

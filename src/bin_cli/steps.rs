@@ -66,6 +66,22 @@ const WAITING: &str = "Waiting steps (each waits at most --timeout; see Exit sta
 const TERMINAL: &str = "Terminal steps";
 const OUTPUT: &str = "Output steps";
 
+/// A wait for a text (`Until::text`, `Until::screen_contains`), checked as the library checks
+/// it ([`Until::check`]) before the run starts anything.
+fn text_wait(until: fn(String) -> Until, text: &str) -> Result<Step, String> {
+    let until = until(text.to_owned());
+    until.check().map_err(|err| values::single_line(&err.to_string()))?;
+    Ok(WaitFor::on(until))
+}
+
+/// A command line for `--run-command`, checked as the library checks it
+/// ([`termloom::Session::check_command_line`]) before the run starts anything.
+fn command_line(line: &str) -> Result<Step, String> {
+    termloom::Session::check_command_line(line)
+        .map_err(|err| values::single_line(&err.to_string()))?;
+    Ok(Step::RunCommand(line.to_owned()))
+}
+
 /// A regular expression wait.
 fn regex_wait(compile: fn(&str) -> termloom::Result<Until>, pattern: &str) -> Result<Step, String> {
     compile(pattern).map(WaitFor::on).map_err(|err| values::single_line(&err.to_string()))
@@ -138,7 +154,7 @@ pub(super) const STEPS: &[StepDef] = &[
                print the command's own output; the run fails, naming the exit\n\
                code, when the command fails. Needs --shell-integration and an\n\
                interactive bash or zsh (`-- bash`).",
-        action: |v| values::one_line(v).map(Step::RunCommand),
+        action: command_line,
     },
     Def {
         name: "--wait-screen",
@@ -146,7 +162,7 @@ pub(super) const STEPS: &[StepDef] = &[
         value: Some("TEXT"),
         section: WAITING,
         help: "Wait until TEXT appears on the screen, within one row.",
-        action: |v| values::one_line(v).map(|t| WaitFor::on(Until::screen_contains(t))),
+        action: |v| text_wait(Until::screen_contains, v),
     },
     Def {
         name: "--wait-screen-regex",
@@ -165,7 +181,7 @@ pub(super) const STEPS: &[StepDef] = &[
         help: "Wait until TEXT appears in the transcript output not yet\n\
                printed by --read (the line being typed at the cursor\n\
                included), within one line.",
-        action: |v| values::one_line(v).map(|t| WaitFor::on(Until::text(t))),
+        action: |v| text_wait(Until::text, v),
     },
     Def {
         name: "--wait-regex",

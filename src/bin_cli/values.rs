@@ -57,14 +57,6 @@ pub(super) fn env_pair(value: &str) -> Result<(String, String), String> {
     }
 }
 
-/// Checks that a wait text is one line: conditions match within one line or screen row.
-pub(super) fn one_line(value: &str) -> Result<String, String> {
-    if value.contains('\n') {
-        return Err(format!("{value:?} contains a line break; waits match within one line"));
-    }
-    Ok(value.to_owned())
-}
-
 /// A multi-line error message (such as a regex error with its caret diagram) as one line:
 /// the first line and the last, which says what is wrong.
 pub(super) fn single_line(message: &str) -> String {

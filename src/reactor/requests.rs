@@ -988,24 +988,7 @@ impl Reactor {
         // (A prompt drawn but not read yet is the prompt the line is typed at.)
         self.read_unread(id.0);
         let checked = self.accepting(id).and_then(|slot| {
-            if line.contains(['\n', '\r']) {
-                return Err(Error::InvalidInput(
-                    "run_command takes one command line; join commands with ';' or '&&'".into(),
-                ));
-            }
-            // The line is typed: the shell's line editor would take these as keys (Escape,
-            // Tab's completion, Ctrl-C), not as part of the command.
-            if let Some(control) = line.chars().find(|c| c.is_control()) {
-                return Err(Error::InvalidInput(format!(
-                    "run_command types the line, so its control character U+{:04X} would act as a key; write it with the shell's quoting ($'\\t', $'\\e') or send keys instead",
-                    u32::from(control)
-                )));
-            }
-            if line.trim().is_empty() {
-                return Err(Error::InvalidInput(
-                    "run_command was given an empty command line; give the command to run".into(),
-                ));
-            }
+            crate::Session::check_command_line(line)?;
             // A shell started with integration that has not drawn its first prompt yet is
             // one not at its prompt yet.
             if !slot.terminal.shell().integrated {
