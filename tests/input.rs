@@ -225,7 +225,7 @@ fn a_line_the_program_took_or_flushed_between_two_parts_is_not_counted() {
 
 /// The line is never counted longer than the kernel keeps it: a word erase (Ctrl-W) after 3,000 bytes, 1,500 erases of as many `é` (two bytes
 /// each with `IUTF8`), 2,000 literal-next pairs (Ctrl-V a, one byte each), in parts or in one
-/// input (refused as lines of 5,001, 4,500, 4,501 and 6,000 bytes); and the line ends are the
+/// input (refused as lines of 5,001, 4,500, 4,501, 6,000 and 6,001 bytes); and the line ends are the
 /// modes' own.
 #[cfg(target_os = "linux")]
 #[test]
@@ -250,6 +250,10 @@ fn erases_literal_next_and_line_ends_are_never_counted_past_the_kernels_line() {
     counter.send_bytes(&b"\x16a".repeat(2000)).unwrap();
     counter.send_text(&format!("{}\n", "v".repeat(2000))).unwrap();
     expect(&counter, Until::text("got 4000"));
+    counter
+        .send_bytes(&[b"\x16a".repeat(2000), b"u".repeat(2001), b"\n".to_vec()].concat())
+        .unwrap();
+    expect(&counter, Until::text("got 4001"));
     // The modes' own line ends end a line: a tab as `VEOL` (refused as a line of 5,001).
     let counter = line_counter(&engine, "stty eol ^I");
     counter.send_text("start\n").unwrap();
