@@ -1282,9 +1282,9 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
 }
 
 /// A command that waits for a password is answered by the person (`secret`), and the advice
-/// says so rather than to type it; to a client that cannot ask its person (no elicitation),
-/// it says that no answer can come through the model (it pointed to a `secret=true` that
-/// such a client's call refuses).
+/// says so rather than to type it; to a client that cannot ask its person for it (no URL-mode
+/// elicitation, forms alone included), it says that no answer can come through the model (it
+/// pointed to a `secret=true` that such a client's call refuses).
 #[test]
 fn a_command_waiting_for_a_password_is_answered_with_a_secret() {
     if !require("python3") {
@@ -1293,7 +1293,11 @@ fn a_command_waiting_for_a_password_is_answered_with_a_secret() {
     let command = "python3 -c 'import getpass; getpass.getpass()'";
     for elicits in [true, false] {
         let mut client = Client::start();
-        let capabilities = if elicits { json!({"elicitation": {}}) } else { json!({}) };
+        // A form cannot ask for a password (the MCP specification forbids it): only URL mode.
+        let capabilities = match elicits {
+            true => json!({"elicitation": {"url": {}}}),
+            false => json!({"elicitation": {"form": {}}}),
+        };
         client.initialize_with("2025-11-25", capabilities);
         client.notify("notifications/initialized", json!({}));
         let ran = client.call("terminal_run", json!({"command": command}));
@@ -4952,10 +4956,11 @@ fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
     client.finish();
 }
 
-/// Starts `argv`, which asks for `secret` and then for a line, and types the person's answer.
+/// Starts `argv`, which asks for `secret` and then for a line, and types the secret the
+/// person posts through the page whose address the URL-mode question gives.
 fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {
     let mut client = Client::start();
-    client.initialize_with("2025-11-25", json!({"elicitation": {}}));
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
     let started = client.tool("terminal_start", json!({"argv": argv, "input_wait": true}));
     let id = started["session_id"].clone();
     // Not at a password prompt yet? It is: bash reads with echo off. A second secret later,
@@ -4964,21 +4969,241 @@ fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {
         "tools/call",
         json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true, "input_wait": true}}),
     );
-    let question = client.answer(1, json!({"action": "accept", "content": {"secret": secret}}));
-    let asked = question["params"]["message"].as_str().unwrap();
+    let question = client.answer(1, json!({"action": "accept"}));
+    let params = &question["params"];
+    assert_eq!(params["mode"], "url", "{question}");
+    assert!(params.get("requestedSchema").is_none(), "{question}");
+    let asked = params["message"].as_str().unwrap();
     assert!(
         asked.contains("Password:") && asked.starts_with("python3 (session"),
         "{argv}: {asked}"
     );
-    assert_eq!(question["params"]["requestedSchema"]["required"], json!(["secret"]));
+    let page = SecretPage::of(params["url"].as_str().unwrap());
+    let form = page.get();
+    assert!(form.starts_with("HTTP/1.1 200") && form.contains("type=\"password\""), "{form}");
+    assert!(form.contains("<b>python3</b>") && form.contains("no-store"), "{form}");
+    let typed = page.post(secret);
+    assert!(typed.contains("Typed."), "{typed}");
     let result = client.response(&call)["result"].clone();
     assert_eq!(result["isError"], false, "{argv}: {}", text(&result));
     assert!(text(&result).contains("RIGHT"), "{argv}: {}", text(&result));
+    let complete =
+        client.other.iter().find(|m| m["method"] == "notifications/elicitation/complete");
+    let complete = complete.unwrap_or_else(|| panic!("no completion: {:?}", client.other));
+    assert_eq!(complete["params"]["elicitationId"], params["elicitationId"]);
+    // The page took one secret and closed.
+    assert!(page.refused(), "a second POST reached the page");
     let refused = client.tool_error("terminal_send", json!({"session_id": id, "secret": true}));
     assert!(refused.contains("not at a password prompt"), "{argv}: {refused}");
     let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
     let everything = format!("{read}{result}{}", serde_json::to_string(&client.other).unwrap());
     assert!(!everything.contains(secret), "the secret leaked: {everything}");
+    client.finish();
+}
+
+/// The page of a URL-mode question for a secret, as a browser reaches it.
+struct SecretPage {
+    address: String,
+    path: String,
+}
+
+impl SecretPage {
+    fn of(url: &str) -> SecretPage {
+        let rest = url.strip_prefix("http://127.0.0.1:").unwrap_or_else(|| panic!("{url}"));
+        let (port, token) = rest.split_once('/').unwrap();
+        assert_eq!(token.len(), 32, "a 128-bit token: {url}");
+        SecretPage { address: format!("127.0.0.1:{port}"), path: format!("/{token}") }
+    }
+
+    /// Sends `request` whole and reads the answer to the end; `None` when no connection.
+    fn exchange(&self, request: &str) -> Option<String> {
+        use std::io::Read;
+        let mut stream = std::net::TcpStream::connect(&self.address).ok()?;
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        stream.write_all(request.as_bytes()).ok()?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).ok()?;
+        (!answer.is_empty()).then_some(answer)
+    }
+
+    fn get_with(&self, path: &str, host: &str) -> String {
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n");
+        self.exchange(&request).expect("the page answers")
+    }
+
+    fn get(&self) -> String {
+        self.get_with(&self.path, &self.address)
+    }
+
+    fn post_with(&self, path: &str, host: &str, secret: &str) -> Option<String> {
+        let body = format!("secret={secret}");
+        self.exchange(&format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        ))
+    }
+
+    fn post(&self, secret: &str) -> String {
+        self.post_with(&self.path, &self.address, secret).expect("the page answers")
+    }
+
+    /// Whether the page is closed (no connection, or no answer).
+    fn refused(&self) -> bool {
+        self.post_with(&self.path, &self.address, "again").is_none()
+    }
+}
+
+/// The page refuses a wrong token and a wrong `Host` (DNS rebinding) and stays open for the
+/// person; a declined question closes it at once, types nothing and says so.
+#[test]
+fn a_secret_page_refuses_strangers_and_closes_when_declined() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"form": {}, "url": {}}}));
+    let script = "read -r -s -p 'Password: ' p; echo; echo \"got ${#p}\"; read -r q";
+    let started =
+        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
+    let id = started["session_id"].clone();
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}}),
+    );
+    let question = client.response(&json!("termloom-elicit-1"));
+    assert_eq!(question["params"]["mode"], "url", "{question}");
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    let wrong_token = format!("/{}", "0".repeat(32));
+    assert!(page.get_with(&wrong_token, &page.address).starts_with("HTTP/1.1 404"));
+    let posted = page.post_with(&wrong_token, &page.address, "x").unwrap();
+    assert!(posted.starts_with("HTTP/1.1 404"), "{posted}");
+    let port = page.address.rsplit(':').next().unwrap();
+    for host in [format!("evil.example:{port}"), format!("localhost:{port}"), String::new()] {
+        let got = page.get_with(&page.path, &host);
+        assert!(got.starts_with("HTTP/1.1 421"), "{host}: {got}");
+        let posted = page.post_with(&page.path, &host, "x").unwrap();
+        assert!(posted.starts_with("HTTP/1.1 421"), "{host}: {posted}");
+    }
+    // A form too long, or not a form, is refused without taking the one POST.
+    let long = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n\r\n",
+        page.path, page.address
+    );
+    let refused = page.exchange(&long).unwrap();
+    assert!(refused.starts_with("HTTP/1.1 413"), "{refused}");
+    let json = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}",
+        page.path, page.address
+    );
+    let refused = page.exchange(&json).unwrap();
+    assert!(refused.starts_with("HTTP/1.1 415"), "{refused}");
+    assert!(page.get().contains("<b>bash</b>"), "still open for the person");
+    client.send(
+        &json!({"jsonrpc": "2.0", "id": "termloom-elicit-1", "result": {"action": "decline"}}),
+    );
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("declined") && text(&result).contains("nothing was typed"));
+    assert!(page.refused(), "the page outlived the decline");
+    let read = client.tool("terminal_read", json!({"session_id": id}));
+    assert!(!text(&read).contains("got"), "something was typed: {read}");
+    // A client that asks by forms alone is not asked for a password at all.
+    client.finish();
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"form": {}}}));
+    let started =
+        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
+    let refused = client
+        .tool_error("terminal_send", json!({"session_id": started["session_id"], "secret": true}));
+    assert!(refused.contains("forbids asking for a password by a form"), "{refused}");
+    let asked = client.stash.values().chain(&client.other).any(|m| m.get("method").is_some());
+    assert!(!asked, "the person was asked: {:?} {:?}", client.stash, client.other);
+    client.finish();
+}
+
+/// A bash waiting at `read -s` for a password, then printing its length; a client of
+/// `capabilities` and the id of that session.
+fn a_password_prompt(mut client: Client) -> (Client, Value) {
+    let script = "read -r -s -p 'Password: ' p; echo; echo \"got ${#p}\"; read -r q";
+    let argv = json!({"argv": ["bash", "-c", script], "input_wait": true});
+    let started = client.tool("terminal_start", argv);
+    assert_eq!(started["status"]["input_kind"], "password", "{started}");
+    (client, started["session_id"].clone())
+}
+
+/// On the stateless revision the page's address comes in an `input_required` round; the
+/// retry with the person's consent waits for the secret posted through it. A declined retry
+/// closes the page.
+#[test]
+fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
+    if !require("bash") {
+        return;
+    }
+    let client = Client::discovered_on(Client::start(), json!({"elicitation": {"url": {}}}));
+    let (mut client, id) = a_password_prompt(client);
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let round = |client: &mut Client| {
+        let first = client.ok("tools/call", send.clone());
+        assert_eq!(first["resultType"], "input_required", "{first}");
+        let (key, question) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
+        assert_eq!(question["method"], "elicitation/create", "{first}");
+        assert_eq!(question["params"]["mode"], "url", "{first}");
+        let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+        (key.clone(), page)
+    };
+    let (key, page) = round(&mut client);
+    let mut declined = send.clone();
+    declined["inputResponses"] = json!({ key: {"action": "decline"} });
+    let result = client.ok("tools/call", declined);
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("declined"), "{}", text(&result));
+    assert!(page.refused(), "the page outlived the decline");
+    let (key, page) = round(&mut client);
+    let mut accepted = send.clone();
+    accepted["inputResponses"] = json!({ key: {"action": "accept"} });
+    let call = client.send_request("tools/call", accepted);
+    let secret = "s3cret%20with+a%26";
+    assert!(page.post(secret).contains("Typed."));
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    // "s3cret with a&", decoded from the form.
+    assert!(text(&result).contains("got 14"), "{}", text(&result));
+    assert!(page.refused(), "a second POST reached the page");
+    client.finish();
+}
+
+/// The call's cancellation and the session's end close the page at once.
+#[test]
+fn a_secret_page_closes_when_its_call_is_cancelled_or_its_session_ends() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    client.notify("notifications/initialized", json!({}));
+    let (mut client, id) = a_password_prompt(client);
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let call = client.send_request("tools/call", send.clone());
+    let question = client.response(&json!("termloom-elicit-1"));
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    assert!(page.get().starts_with("HTTP/1.1 200"));
+    client.notify("notifications/cancelled", json!({"requestId": call}));
+    // The server gives the question up once the page is closed.
+    let deadline = Instant::now() + LONG;
+    while !client.other.iter().any(|m| m["method"] == "notifications/cancelled") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let message = client.next(left).expect("the question is cancelled with the client");
+        client.other.push(message);
+    }
+    assert!(page.refused(), "the page outlived the call's cancellation");
+    let call = client.send_request("tools/call", send);
+    let question = client.answer(2, json!({"action": "accept"}));
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    client.tool("terminal_close", json!({"session_id": id}));
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(text(&result).contains("session ended"), "{}", text(&result));
+    assert!(page.refused(), "the page outlived the session");
     client.finish();
 }
 

@@ -19,7 +19,9 @@ where it asks through `input_required` results), it checks that:
      prompt (`su termloom_sudo --session-command 'sudo -k; sudo true && echo SUDO-OK'`), and the password
      is in no byte the server wrote: not on its stdout, not on its stderr (logs, with
      RUST_LOG=debug), not in the recordings; at a prompt that echoes (`cat`) the secret is
-     refused and nothing is typed;
+     refused and nothing is typed. The password is asked by URL-mode elicitation (never a
+     form): the callback, as the person's browser would, POSTs it to the page whose address it
+     was given, and the page answers "Typed.";
   d. a client without an elicitation callback gets an error naming elicitation, for `ask`
      and for a secret.
 
@@ -367,12 +369,35 @@ def everything_in(result) -> str:
 
 class Elicitor:
     """The person: answers with `answer` (and `content` when accepting), and records every
-    question it was asked."""
+    question it was asked. Accepting a URL question, it posts `content["secret"]` to the
+    page from a thread of its own, as a browser would (the server takes it while the call
+    waits, or, on the stateless revision, once the call is retried)."""
 
     def __init__(self) -> None:
         self.answer = "decline"
         self.content: dict | None = None
         self.asked: list[dict] = []
+        self.posts: list[threading.Thread] = []
+        self.pages: list[str] = []  # what each page answered its POST
+
+    def post(self, url: str, secret: str) -> None:
+        import urllib.parse
+        import urllib.request
+
+        body = urllib.parse.urlencode({"secret": secret}).encode()
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        try:
+            with opener.open(urllib.request.Request(url, data=body), timeout=120) as answer:
+                self.pages.append(answer.read().decode("utf-8", "replace"))
+        except Exception as err:  # recorded, and the check on pages fails
+            self.pages.append(f"POST failed: {err}")
+
+    def posted(self) -> list[str]:
+        """What the pages answered, once every POST ended."""
+        for thread in self.posts:
+            thread.join(timeout=120)
+        self.posts.clear()
+        return self.pages
 
     def set(self, answer: str, content: dict | None = None) -> None:
         self.answer = answer
@@ -386,8 +411,16 @@ class Elicitor:
                 "mode": getattr(params, "mode", None),
                 "message": getattr(params, "message", ""),
                 "schema": getattr(params, "requested_schema", None),
+                "url": getattr(params, "url", None),
             }
         )
+        url = getattr(params, "url", None)
+        if self.answer == "accept" and getattr(params, "mode", None) == "url" and url:
+            secret = (self.content or {}).get("secret", "")
+            thread = threading.Thread(target=self.post, args=(url, secret), daemon=True)
+            thread.start()
+            self.posts.append(thread)
+            return types.ElicitResult(action="accept")
         if self.answer == "accept":
             return types.ElicitResult(action="accept", content=dict(self.content or {}))
         return types.ElicitResult(action=self.answer)
@@ -589,10 +622,9 @@ def check_secret_question(ctx: Context, how: str, questions: list[dict]) -> None
     ctx.check(f"{how} secret: the person was asked once", len(questions) == 1, questions)
     if questions:
         question = questions[0]
-        props = properties(question["schema"])
         ctx.check(
-            f"{how} secret: a form with one string field named secret",
-            question["mode"] == "form" and list(props or {}) == ["secret"] and (props["secret"] or {}).get("type") == "string",
+            f"{how} secret: asked by URL (never a form), a page on 127.0.0.1",
+            question["mode"] == "url" and not question["schema"] and (question["url"] or "").startswith("http://127.0.0.1:"),
             question,
         )
 
@@ -642,6 +674,8 @@ async def secret_into_sudo(ctx: Context) -> None:
         text,
     )
     check_secret_question(ctx, "accepted", ctx.asked_since(asked))
+    pages = ctx.elicitor.posted()
+    ctx.check("the page answered its one POST: typed", len(pages) == 1 and "Typed." in pages[0], pages)
     ctx.elicitor.set("decline")
     ended = await ctx.call("terminal_read", {"session_id": sudo, "for_text": "SUDO-OK", "exit": True, "timeout_ms": WAIT_MS})
     transcript = text_of(await ctx.call("terminal_read", {"session_id": sudo, "view": "scrollback"}))

@@ -16,7 +16,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use crossbeam_channel::{Sender, bounded};
+use crossbeam_channel::{Receiver, Sender, bounded};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
@@ -59,8 +59,15 @@ impl Answers {
         value.is_object().then(|| serde_json::value::to_raw_value(value).ok().map(Answers))?
     }
 
+    /// The question keys answered.
+    pub(super) fn keys(&self) -> Vec<String> {
+        let answers: HashMap<String, &RawValue> =
+            serde_json::from_str(self.0.get()).unwrap_or_default();
+        answers.into_keys().collect()
+    }
+
     /// The answer to the question `key`.
-    fn get(&self, key: &str) -> Option<Value> {
+    pub(super) fn get(&self, key: &str) -> Option<Value> {
         let answers: HashMap<String, &RawValue> = serde_json::from_str(self.0.get()).ok()?;
         serde_json::from_str(answers.get(key)?.get()).ok()
     }
@@ -126,7 +133,7 @@ pub(super) fn answer_of(result: &Value) -> Result<Answer, ToolError> {
 }
 
 /// What ends the wait for an answer, besides the timeout.
-enum Reply {
+pub(super) enum Reply {
     /// The client's response: its result, or the message of its error.
     Answered(Result<Value, String>),
     /// The call that asked was cancelled, or the input ended.
@@ -147,15 +154,14 @@ impl Asker {
         Asker { outbox, pending: Mutex::default(), next: AtomicU64::new(1), timeout }
     }
 
-    /// Sends `elicitation/create` with `params` and waits for the answer, the call's end
-    /// (cancellation or the end of the input) or the timeout. A question given up on is
-    /// cancelled with the client (`notifications/cancelled`), so that it no longer waits for
-    /// the person.
-    fn ask(
+    /// Sends `elicitation/create` with `params`; returns the question's key and where its
+    /// answer comes (or [`Reply::Stopped`] when the call that asked is cancelled or the input
+    /// ends).
+    pub(super) fn post(
         &self,
         params: Value,
         cancel: &std::sync::Arc<CancelToken>,
-    ) -> Result<Answer, ToolError> {
+    ) -> (String, Receiver<Reply>) {
         let number = self.next.fetch_add(1, Ordering::Relaxed);
         let key = format!("termloom-elicit-{number}");
         let (sender, receiver) = bounded(2);
@@ -167,14 +173,13 @@ impl Asker {
             "jsonrpc": "2.0", "id": key, "method": "elicitation/create", "params": params,
         });
         self.outbox.send(request.to_string());
-        let reply = receiver.recv_timeout(self.timeout);
-        self.lock().remove(&key);
-        let given_up = match &reply {
-            Ok(Reply::Answered(_)) => None,
-            Ok(Reply::Stopped) if cancel.is_cancelled() => Some("the tool call was cancelled"),
-            Ok(Reply::Stopped) => Some("the server is closing"),
-            Err(_) => Some("no answer in time"),
-        };
+        (key, receiver)
+    }
+
+    /// Forgets question `key`; one given up on (`reason`) is cancelled with the client
+    /// (`notifications/cancelled`), so that it no longer waits for the person.
+    pub(super) fn forget(&self, key: &str, given_up: Option<&str>) {
+        self.lock().remove(key);
         if let Some(reason) = given_up {
             let cancelled = json!({
                 "jsonrpc": "2.0",
@@ -183,6 +188,24 @@ impl Asker {
             });
             self.outbox.send(cancelled.to_string());
         }
+    }
+
+    /// Sends `elicitation/create` with `params` and waits for the answer, the call's end
+    /// (cancellation or the end of the input) or the timeout.
+    fn ask(
+        &self,
+        params: Value,
+        cancel: &std::sync::Arc<CancelToken>,
+    ) -> Result<Answer, ToolError> {
+        let (key, receiver) = self.post(params, cancel);
+        let reply = receiver.recv_timeout(self.timeout);
+        let given_up = match &reply {
+            Ok(Reply::Answered(_)) => None,
+            Ok(Reply::Stopped) if cancel.is_cancelled() => Some("the tool call was cancelled"),
+            Ok(Reply::Stopped) => Some("the server is closing"),
+            Err(_) => Some("no answer in time"),
+        };
+        self.forget(&key, given_up);
         let unanswered = |message: String| Err(ToolError::no_answer(message));
         match reply {
             Ok(Reply::Answered(Ok(result))) => answer_of(&result),
@@ -198,6 +221,16 @@ impl Asker {
                 self.timeout
             )),
         }
+    }
+
+    /// How long the person has to answer.
+    pub(super) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Sends a notification to the client.
+    pub(super) fn notify(&self, message: &Value) {
+        self.outbox.send(message.to_string());
     }
 
     /// Routes a response from the client to the question it answers (others are ignored);

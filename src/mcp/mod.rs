@@ -34,8 +34,10 @@ pub(crate) mod jsonrpc;
 mod lines;
 pub(crate) mod outbox;
 mod protocol;
+mod secret_page;
 pub(crate) mod server;
 pub(crate) mod tools;
+mod url_secret;
 
 use std::io::{self, BufRead, Write};
 

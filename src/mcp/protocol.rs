@@ -119,8 +119,10 @@ pub(crate) enum Era {
 pub(crate) struct Served {
     /// The revision.
     pub revision: Revision,
-    /// The client declared it can ask its person (elicitation).
+    /// The client declared it can ask its person (elicitation) by a form.
     pub elicitation: bool,
+    /// The client declared URL-mode elicitation (2025-11-25 on), the one way a secret is asked.
+    pub url: bool,
 }
 
 impl Served {
@@ -152,8 +154,10 @@ impl Served {
 /// The connection's protocol state, owned by the thread that reads requests.
 pub(crate) struct Protocol {
     era: Era,
-    /// The client declared the elicitation capability in `initialize`.
+    /// The client declared the elicitation capability in `initialize`, by forms.
     elicitation: bool,
+    /// … and by URL.
+    url: bool,
 }
 
 /// Whether client capabilities declare elicitation by a form, the one kind termloom asks, in a
@@ -163,6 +167,14 @@ fn elicits(revision: Revision, capabilities: Option<&Value>) -> bool {
     let modes = capabilities.and_then(|c| c.get("elicitation")).and_then(Value::as_object);
     revision >= Revision::V2025_06_18
         && modes.is_some_and(|modes| modes.contains_key("form") || !modes.contains_key("url"))
+}
+
+/// Whether client capabilities declare URL-mode elicitation (`elicitation.url`), in a revision
+/// that has it (2025-11-25 on).
+fn elicits_url(revision: Revision, capabilities: Option<&Value>) -> bool {
+    let modes = capabilities.and_then(|c| c.get("elicitation")).and_then(Value::as_object);
+    revision >= Revision::V2025_11_25
+        && modes.and_then(|modes| modes.get("url")).is_some_and(|url| !url.is_null())
 }
 
 fn meta_of(params: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {
@@ -198,7 +210,7 @@ fn shown(requested: &str) -> String {
 impl Protocol {
     /// A connection where nothing was negotiated yet.
     pub(crate) fn new() -> Protocol {
-        Protocol { era: Era::Undecided, elicitation: false }
+        Protocol { era: Era::Undecided, elicitation: false, url: false }
     }
 
     /// The era.
@@ -253,14 +265,16 @@ impl Protocol {
             _ => Revision::LATEST_HANDSHAKE,
         };
         self.era = Era::Legacy(revision);
-        self.elicitation = elicits(revision, params.and_then(|p| p.get("capabilities")));
+        let declared = params.and_then(|p| p.get("capabilities"));
+        self.elicitation = elicits(revision, declared);
+        self.url = elicits_url(revision, declared);
         let result = json!({
             "protocolVersion": revision.as_str(),
             "capabilities": capabilities(),
             "serverInfo": server_info(revision),
             "instructions": INSTRUCTIONS,
         });
-        Ok((Served { revision, elicitation: self.elicitation }, result))
+        Ok((Served { revision, elicitation: self.elicitation, url: self.url }, result))
     }
 
     /// The revision to serve a request (other than `initialize` and `ping`) under, checking
@@ -283,8 +297,10 @@ impl Protocol {
             let meta = meta_of(params).expect("has an envelope");
             let revision = check_envelope(meta)?;
             self.era = Era::Modern;
-            let elicitation = elicits(revision, meta.get(META_CLIENT_CAPABILITIES));
-            return Ok(Served { revision, elicitation });
+            let capabilities = meta.get(META_CLIENT_CAPABILITIES);
+            let elicitation = elicits(revision, capabilities);
+            let url = elicits_url(revision, capabilities);
+            return Ok(Served { revision, elicitation, url });
         }
         match self.era {
             Era::Legacy(revision) if method == "server/discover" => Err(RpcError::new(
@@ -294,7 +310,9 @@ impl Protocol {
                     revision.as_str()
                 ),
             )),
-            Era::Legacy(revision) => Ok(Served { revision, elicitation: self.elicitation }),
+            Era::Legacy(revision) => {
+                Ok(Served { revision, elicitation: self.elicitation, url: self.url })
+            }
             Era::Modern => Err(missing_envelope(method)),
             Era::Undecided if method == "server/discover" => Err(missing_envelope(method)),
             Era::Undecided => Err(RpcError::new(
@@ -456,13 +474,13 @@ mod tests {
 
     #[test]
     fn stateless_results_carry_result_type_and_server_info() {
-        let served = Served { revision: Revision::V2026_07_28, elicitation: false };
+        let served = Served { revision: Revision::V2026_07_28, elicitation: false, url: false };
         let result = served.finish(Protocol::discover(served));
         assert_eq!(result["resultType"], "complete");
         assert_eq!(result["supportedVersions"], json!(["2026-07-28"]));
         assert_eq!(result["_meta"][META_SERVER_INFO]["name"], SERVER_NAME);
         assert_eq!(result["cacheScope"], "public");
-        let legacy = Served { revision: Revision::V2025_11_25, elicitation: false };
+        let legacy = Served { revision: Revision::V2025_11_25, elicitation: false, url: false };
         assert_eq!(legacy.finish(json!({})), json!({}));
     }
 }

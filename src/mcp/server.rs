@@ -22,6 +22,7 @@ use super::outbox::{Batch, Outbox, Responder, Writer};
 use super::protocol::{Protocol, Served, has_envelope};
 use super::tools::progress::Progress;
 use super::tools::{self, Call, Caller, ToolError};
+use super::url_secret::{Secrets, Waiting};
 
 /// How long calls interrupted by the end of input get to answer before sessions are closed.
 const DRAIN: Duration = Duration::from_secs(1);
@@ -100,9 +101,11 @@ fn serve<R: BufRead, W: Write + Send + 'static>(
 ) -> io::Result<()> {
     let (outbox, writer) = Writer::start(output, options.max_queued_bytes)?;
     let asker = Arc::new(Asker::new(outbox.clone(), options.elicitation_timeout));
+    let waiting = Arc::new(Waiting::new(engine.clone(), options.elicitation_timeout));
     let mut server = Server {
         engine,
         asker,
+        waiting,
         outbox,
         inflight: InFlight::new(options.max_concurrent_calls.max(1)),
         caller: Arc::default(),
@@ -139,6 +142,8 @@ struct Server {
     engine: Engine,
     /// The questions sent to the client's person and not answered yet.
     asker: Arc<Asker>,
+    /// The pages for secrets stateless rounds opened, waiting for their calls' retries.
+    waiting: Arc<Waiting>,
     outbox: Outbox,
     inflight: Arc<InFlight>,
     caller: Arc<Caller>,
@@ -425,7 +430,7 @@ impl Server {
         let progress = progress_token.map(|token| Progress::new(token, self.outbox.clone()));
         // 2026-07-28: the answers to the questions a previous round of this call asked. No
         // other revision has them, nor a client that cannot be asked: they are not kept.
-        let answers = match served.revision.is_modern() && served.elicitation {
+        let answers = match served.revision.is_modern() && (served.elicitation || served.url) {
             true => params.get("inputResponses").and_then(Answers::of),
             false => None,
         };
@@ -444,11 +449,12 @@ impl Server {
         };
         let extension = self.extension.clone();
         let asker = self.asker.clone();
+        let waiting = self.waiting.clone();
         let taken = job.clone();
         let spawned =
             std::thread::Builder::new().name("termloom-mcp-call".into()).spawn(move || {
                 if let Some(job) = taken.lock().unwrap_or_else(|e| e.into_inner()).take() {
-                    job.run(&engine, &caller, &asker, extension.as_deref());
+                    job.run(&engine, &caller, (&asker, &waiting), extension.as_deref());
                 }
             });
         if let Err(err) = spawned
@@ -499,12 +505,15 @@ struct Job {
 /// Why a call cannot ask its client's person.
 const CANNOT_ASK: &str = "this MCP client did not declare elicitation by a form (or its protocol revision has none), so no one can be asked; nothing was done";
 
+/// Why a call cannot ask its client's person for a secret: the client has no URL elicitation.
+const NO_URL: &str = "this MCP client did not declare URL-mode elicitation (capability elicitation.url, from protocol 2025-11-25), and the MCP specification forbids asking for a password by a form, so no one can be asked";
+
 impl Job {
     fn run(
         self,
         engine: &Engine,
         caller: &Caller,
-        asker: &Asker,
+        (asker, waiting): (&Asker, &Waiting),
         extension: Option<&dyn Extension>,
     ) {
         let Job { responder, ticket, name, arguments, served, progress, answers, one_copy, held } =
@@ -518,10 +527,24 @@ impl Job {
             (true, true) => Inputs::Rounds(answers.as_ref()),
             (true, false) => Inputs::Live(asker, served.revision),
         };
+        let secrets = match (served.url, served.revision.is_modern()) {
+            (false, _) => Secrets::Unavailable(NO_URL),
+            (true, true) => Secrets::Rounds(waiting, answers.as_ref()),
+            (true, false) => Secrets::Live(asker),
+        };
         let revision = served.revision;
         let largest = tools::view::MAX_BYTES_RANGE.1 as usize;
-        let call =
-            Call { engine, cancel: &token, caller, progress, revision, one_copy, inputs, largest };
+        let call = Call {
+            engine,
+            cancel: &token,
+            caller,
+            progress,
+            revision,
+            one_copy,
+            inputs,
+            secrets,
+            largest,
+        };
         let outcome = catch_unwind(AssertUnwindSafe(|| tools::run(&call, &name, &arguments)));
         #[cfg(feature = "fault-injection")]
         if engine.config().inject_cancel_after_tool.as_deref() == Some(name.as_str()) {

@@ -142,7 +142,7 @@ pub(super) fn in_command_terms(command: &CommandDef, text: &str, id: Option<&Val
     // into the session, held with `termloom attach`.
     if let Some(id) = given(id) {
         text = text.replace(
-            "this client cannot ask its person (no elicitation): interrupt it",
+            "this client cannot ask its person for it (no URL-mode elicitation): interrupt it",
             &format!(
                 "no one can be asked for it on the command line: ask the person to type it \
                  themselves in `termloom attach {id} --takeover` (Ctrl-] hands it back), or \

@@ -153,7 +153,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         true => session.transcript_lines(0..0, 0).ok().map(|lines| (lines.first, lines.end)),
         false => None,
     };
-    let can_ask = !matches!(call.inputs, super::Inputs::Unavailable(_));
+    let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
     let ran = Ran { id: session.id(), new_session, closed, alternate, retained, can_ask };
     let mut budget = Budget::new(call, max);
     let mut output = run_result(ran, command, &result, &mut budget);
@@ -276,7 +276,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
                     && !can_ask =>
             {
                 format!(
-                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person (no elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
+                    "[{} waiting for {} after {secs:.2} s in session {id}: a password comes from the person, never through you, and this client cannot ask its person for it (no URL-mode elicitation): interrupt it with terminal_send keys=\"<C-c>\" and say what needs it{}]",
                     program,
                     crate::InputKind::Password.describe(),
                     if new_session { "; terminal_close the shell when done" } else { "" }

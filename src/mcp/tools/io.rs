@@ -14,7 +14,7 @@ use super::lookup;
 use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
-use crate::mcp::elicit::Answer;
+use crate::mcp::url_secret::Asking;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -331,8 +331,8 @@ fn press_keys(
 }
 
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the
-/// program's password prompt wants (elicitation) and types it; the model sees only that it
-/// was entered.
+/// program's password prompt wants (URL-mode elicitation, `url_secret`) and types it; the
+/// model sees only that it was entered.
 fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOutput, ToolError> {
     let view = view_args(args)?;
     let plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
@@ -360,43 +360,29 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     // The program that reads the terminal (python3's getpass in a shell), not the shell.
     let asking = status.foreground.map_or(info.program, |process| process.name);
     let message = format!(
-        "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Type it here: it goes to the program, and the model never sees it.",
+        "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&asking)
     );
-    let schema = serde_json::json!({
-        "type": "object",
-        "properties": { "secret": { "type": "string", "title": "Secret", "description": prompt } },
-        "required": ["secret"],
-    });
-    let asked = call.inputs.ask("secret", &message, schema, call.cancel).map_err(|mut err| {
-        if err.input_request.is_none() && !err.cancelled {
-            err.message = format!(
-                "the secret must come from the person, and {}: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {id} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
-                err.message
-            );
-        }
-        err
-    })?;
-    let content = match asked {
-        Answer::Accept(content) => content,
-        Answer::Refused(action) => {
-            return Err(ToolError::declined(format!(
-                "{}; nothing was typed",
-                super::refused(&action)
-            )));
-        }
-    };
-    let Some(secret) = content.get("secret").and_then(serde_json::Value::as_str) else {
-        return Err(ToolError::no_answer(
-            "the person's answer held no `secret` text; nothing was typed",
-        ));
-    };
-    {
+    if let super::Secrets::Unavailable(why) = call.secrets {
+        return Err(ToolError::no_answer(format!(
+            "the secret must come from the person, and {why}; nothing was typed: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {id} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)"
+        )));
+    }
+    let alive = || session.info().is_ok_and(|info| info.state == crate::SessionState::Running);
+    let mut type_it = |secret: &str| -> Result<(), ToolError> {
         let input = call.caller.input.of(id);
         let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
         input.typing();
-        session.send_secret(secret)?;
-    }
+        session.send_secret(secret).map_err(ToolError::from)
+    };
+    call.secrets.ask(Asking {
+        message: &message,
+        program: &asking,
+        session: id,
+        cancel: call.cancel,
+        alive: &alive,
+        type_it: &mut type_it,
+    })?;
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,

@@ -35,6 +35,7 @@ use crate::{Engine, Error, ReaderId, Session, SessionId, SpawnSpec};
 use super::elicit::{Answer, Inputs};
 use super::inflight::CancelToken;
 use super::protocol::Revision;
+use super::url_secret::Secrets;
 use args::Args;
 use catalog::TOOLS;
 use names::{Names, SessionRef};
@@ -330,6 +331,8 @@ pub(crate) struct Call<'a> {
     pub one_copy: bool,
     /// How the call can ask the person behind the client.
     pub inputs: Inputs<'a>,
+    /// How the call can ask the person for a secret.
+    pub secrets: Secrets<'a>,
     /// The largest `max_bytes` a call may be given: the top of the tools' range, or a host's
     /// smaller budget ([`Toolbox::max_bytes`](crate::tools::Toolbox::max_bytes)), which advice
     /// to read more keeps within.

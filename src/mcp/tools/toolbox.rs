@@ -14,6 +14,7 @@ use crate::Engine;
 use crate::mcp::elicit::Inputs;
 use crate::mcp::inflight::CancelToken;
 use crate::mcp::protocol::Revision;
+use crate::mcp::url_secret::Secrets;
 use crate::reactor::{EngineFuture, Reply};
 
 /// A tool as a host passes it to its model.
@@ -239,6 +240,9 @@ impl Toolbox {
             one_copy: false,
             inputs: Inputs::Unavailable(
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
+            ),
+            secrets: Secrets::Unavailable(
+                "a Toolbox has no one to ask for a secret; nothing was typed",
             ),
             largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
         };

@@ -1,0 +1,434 @@
+//! The one-shot web page through which the person types a secret (URL-mode elicitation): an
+//! HTTP listener on 127.0.0.1, on a port of the system's choosing, at a path holding a 128-bit
+//! random token, run by a thread of the MCP server (never the engine's reactor).
+//!
+//! It serves a page with one password field naming the program that asks, and takes one POST
+//! of that field (`application/x-www-form-urlencoded`, at most [`MAX_BODY`] bytes) whose path
+//! holds the token and whose `Host` is the listener's own address (a name that resolves to
+//! 127.0.0.1, DNS rebinding, is refused). The secret is handed to the call that asked
+//! ([`SecretPage::posts`]); the page answers what the call said (typed, or why not), and the
+//! listener closes. Nothing here logs a request's body. Dropping the page closes it at once,
+//! and it closes by itself at its deadline.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+
+/// The largest request head (request line and headers) read.
+const MAX_HEAD: usize = 8 * 1024;
+/// The largest form body taken: a secret is at most 4,095 bytes, percent-encoded three times
+/// that at worst.
+pub(crate) const MAX_BODY: usize = 16 * 1024;
+/// How long a connection may take to send its whole request, or to read the answer.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long the page waits for the call to say what became of the secret.
+const TYPING_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A secret posted through the page, and where the call says what became of it.
+pub(crate) struct Posted {
+    /// The secret as typed into the page.
+    pub secret: String,
+    /// What the page answers: `Ok` when typed, else the reason it was not.
+    pub outcome: Sender<Result<(), String>>,
+    /// Who has it: [`PENDING`], then the call ([`CLAIMED`]) or the page, which gave up
+    /// waiting for a call and told the person it was not typed ([`ABANDONED`]).
+    holder: Arc<AtomicU8>,
+}
+
+const PENDING: u8 = 0;
+const CLAIMED: u8 = 1;
+const ABANDONED: u8 = 2;
+
+impl Posted {
+    /// Takes the secret for typing; false when the page already told the person it was not
+    /// typed (no call took it in time): then it must not be.
+    pub(crate) fn claim(&self) -> bool {
+        self.holder.compare_exchange(PENDING, CLAIMED, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+}
+
+/// An open page; closed when dropped.
+pub(crate) struct SecretPage {
+    address: SocketAddr,
+    token: String,
+    stop: Arc<AtomicBool>,
+    posts: Receiver<Posted>,
+    thread: Option<JoinHandle<()>>,
+    /// Dropped with the page: ends the thread that closes it at its deadline.
+    _watch: Sender<()>,
+}
+
+impl SecretPage {
+    /// Opens a page asking for `program`'s secret, open until `deadline` at the latest.
+    pub(crate) fn open(program: &str, deadline: Instant) -> io::Result<SecretPage> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        let address = listener.local_addr()?;
+        let token = random_hex(16)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let (sender, posts) = bounded(1);
+        let serving = Serving {
+            host: address.to_string(),
+            path: format!("/{token}"),
+            program: program.to_owned(),
+            stop: stop.clone(),
+            posts: sender,
+        };
+        let thread = std::thread::Builder::new()
+            .name("termloom-secret-page".into())
+            .spawn(move || serving.run(&listener))?;
+        let (watch, dropped) = bounded::<()>(0);
+        let page = SecretPage { address, token, stop, posts, thread: Some(thread), _watch: watch };
+        let (stop, address) = (page.stop.clone(), page.address);
+        std::thread::Builder::new().name("termloom-secret-deadline".into()).spawn(move || {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if let Err(RecvTimeoutError::Timeout) = dropped.recv_timeout(left) {
+                close(&stop, address);
+            }
+        })?;
+        Ok(page)
+    }
+
+    /// The page's address, for the person's browser.
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}/{}", self.address, self.token)
+    }
+
+    /// Where a secret posted through the page arrives (once).
+    pub(crate) fn posts(&self) -> &Receiver<Posted> {
+        &self.posts
+    }
+}
+
+impl Drop for SecretPage {
+    fn drop(&mut self) {
+        close(&self.stop, self.address);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Tells the listener at `address` to stop, and wakes its `accept`, which then sees it.
+fn close(stop: &AtomicBool, address: SocketAddr) {
+    if !stop.swap(true, Ordering::SeqCst) {
+        let _ = TcpStream::connect_timeout(&address, Duration::from_secs(1));
+    }
+}
+
+/// 128 bits (or `bytes`) from the operating system's random source, in hex.
+pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
+    let mut buffer = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut buffer)?;
+    Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The listener's side.
+struct Serving {
+    /// The `Host` a request must name: the listener's own address.
+    host: String,
+    path: String,
+    program: String,
+    stop: Arc<AtomicBool>,
+    posts: Sender<Posted>,
+}
+
+/// What a request came to.
+enum Served {
+    /// Answered; the page stays open.
+    Again,
+    /// The secret was taken: the page closes.
+    Done,
+}
+
+impl Serving {
+    fn run(self, listener: &TcpListener) {
+        for stream in listener.incoming() {
+            if self.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            let Ok(mut stream) = stream else { continue };
+            let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
+            let served = self.serve(&mut stream, Instant::now() + IO_TIMEOUT);
+            let _ = stream.shutdown(Shutdown::Both);
+            if let Ok(Served::Done) = served {
+                return;
+            }
+        }
+    }
+
+    /// Serves one request, which must be whole by `deadline`.
+    fn serve(&self, stream: &mut TcpStream, deadline: Instant) -> io::Result<Served> {
+        let Some((head, mut body)) = read_head(stream, deadline)? else {
+            respond(stream, "400 Bad Request", &self.page("The request could not be read."))?;
+            return Ok(Served::Again);
+        };
+        let request = Request::parse(&head);
+        if request.host.as_deref() != Some(self.host.as_str()) {
+            let page = self.page("This page answers only at its own address.");
+            respond(stream, "421 Misdirected Request", &page)?;
+            return Ok(Served::Again);
+        }
+        if !same(request.path.as_bytes(), self.path.as_bytes()) {
+            respond(stream, "404 Not Found", &self.page("No such page."))?;
+            return Ok(Served::Again);
+        }
+        match request.method.as_str() {
+            "GET" => {
+                respond(stream, "200 OK", &self.form())?;
+                Ok(Served::Again)
+            }
+            "POST" => self.post(stream, &request, &mut body, deadline),
+            _ => {
+                respond(stream, "405 Method Not Allowed", &self.page("Only GET and POST."))?;
+                Ok(Served::Again)
+            }
+        }
+    }
+
+    fn post(
+        &self,
+        stream: &mut TcpStream,
+        request: &Request,
+        body: &mut Vec<u8>,
+        deadline: Instant,
+    ) -> io::Result<Served> {
+        let form = request.content_type.as_deref().is_some_and(|kind| {
+            kind.split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+        if !form {
+            let page = self.page("The secret must be sent by this page's form.");
+            respond(stream, "415 Unsupported Media Type", &page)?;
+            return Ok(Served::Again);
+        }
+        let length = match request.content_length {
+            Some(length) if length <= MAX_BODY => length,
+            _ => {
+                let page = self.page("The form is too long, or its length is not given.");
+                respond(stream, "413 Content Too Large", &page)?;
+                return Ok(Served::Again);
+            }
+        };
+        let mut start = body.len();
+        body.resize(length.max(start), 0);
+        while start < length {
+            match read_by(stream, &mut body[start..length], deadline)? {
+                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
+                read => start += read,
+            }
+        }
+        body.truncate(length);
+        let Some(secret) = form_field(body, "secret") else {
+            respond(stream, "400 Bad Request", &self.page("The form held no secret."))?;
+            return Ok(Served::Again);
+        };
+        body.fill(0);
+        let (outcome, told) = bounded(1);
+        let holder = Arc::new(AtomicU8::new(PENDING));
+        let posted = Posted { secret, outcome, holder: holder.clone() };
+        let mut answer = match self.posts.try_send(posted) {
+            Ok(()) => told.recv_timeout(TYPING_TIMEOUT).ok(),
+            Err(_) => Some(Err("no one is waiting for it any more.".to_owned())),
+        };
+        if answer.is_none() {
+            // No call took it in time (on 2026-07-28, no retry came): unless one is typing it
+            // now, it never will be.
+            let given_up =
+                holder.compare_exchange(PENDING, ABANDONED, Ordering::SeqCst, Ordering::SeqCst);
+            answer = match given_up {
+                Ok(_) => Some(Err("no call took it in time; call again.".to_owned())),
+                Err(_) => told.recv_timeout(TYPING_TIMEOUT).ok(),
+            };
+        }
+        let said = match answer {
+            Some(Ok(())) => "Typed. You can close this page.".to_owned(),
+            Some(Err(reason)) => format!("Not typed: {reason}"),
+            None => "Not typed: the server did not say what became of it.".to_owned(),
+        };
+        respond(stream, "200 OK", &self.page(&said))?;
+        Ok(Served::Done)
+    }
+
+    /// The page with the password field.
+    fn form(&self) -> String {
+        self.html(&format!(
+            "<p><b>{}</b> asks for a password or passphrase. It goes to the program alone; the model never sees it.</p>\
+             <form method=\"post\"><input type=\"password\" name=\"secret\" autocomplete=\"off\" autofocus required> \
+             <button type=\"submit\">Type it</button></form>",
+            escape(&self.program)
+        ))
+    }
+
+    /// A page saying `text`.
+    fn page(&self, text: &str) -> String {
+        self.html(&format!("<p>{}</p>", escape(text)))
+    }
+
+    fn html(&self, body: &str) -> String {
+        format!(
+            "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>termloom: {}</title></head><body>{body}</body></html>",
+            escape(&self.program)
+        )
+    }
+}
+
+/// Compares without stopping at the first difference (the token's).
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Reads into `buffer` what comes before `deadline` (an error once it passed).
+fn read_by(stream: &mut TcpStream, buffer: &mut [u8], deadline: Instant) -> io::Result<usize> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(io::ErrorKind::TimedOut.into());
+    }
+    stream.set_read_timeout(Some(left))?;
+    stream.read(buffer)
+}
+
+/// Reads the request head by `deadline`; returns it and what of the body came with it, or
+/// `None` when it does not end within [`MAX_HEAD`] bytes.
+fn read_head(stream: &mut TcpStream, deadline: Instant) -> io::Result<Option<(String, Vec<u8>)>> {
+    let mut buffer = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            let body = buffer.split_off(end + 4);
+            return Ok(String::from_utf8(buffer).ok().map(|head| (head, body)));
+        }
+        if buffer.len() > MAX_HEAD {
+            return Ok(None);
+        }
+        let read = read_by(stream, &mut chunk, deadline)?;
+        if read == 0 {
+            return Ok(None);
+        }
+        buffer.extend_from_slice(&chunk[..read]);
+    }
+}
+
+/// The parts of a request the page looks at.
+struct Request {
+    method: String,
+    path: String,
+    host: Option<String>,
+    content_type: Option<String>,
+    content_length: Option<usize>,
+}
+
+impl Request {
+    fn parse(head: &str) -> Request {
+        let mut lines = head.split("\r\n");
+        let mut words = lines.next().unwrap_or("").split(' ');
+        let method = words.next().unwrap_or("").to_owned();
+        let path = words.next().unwrap_or("").to_owned();
+        let mut request =
+            Request { method, path, host: None, content_type: None, content_length: None };
+        let mut hosts = 0;
+        for line in lines {
+            let Some((name, value)) = line.split_once(':') else { continue };
+            let value = value.trim();
+            match name.trim().to_ascii_lowercase().as_str() {
+                "host" => {
+                    hosts += 1;
+                    request.host = Some(value.to_owned());
+                }
+                "content-type" => request.content_type = Some(value.to_owned()),
+                "content-length" => request.content_length = value.parse().ok(),
+                _ => {}
+            }
+        }
+        if hosts != 1 {
+            request.host = None;
+        }
+        request
+    }
+}
+
+/// Writes a response that no one caches, frames or refers onwards, and closes.
+fn respond(stream: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: {}\r\n\
+         Cache-Control: no-store\r\nPragma: no-cache\r\nReferrer-Policy: no-referrer\r\n\
+         X-Frame-Options: DENY\r\nX-Content-Type-Options: nosniff\r\n\
+         Content-Security-Policy: default-src 'none'; form-action 'self'; frame-ancestors 'none'\r\n\
+         Connection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    stream.flush()
+}
+
+/// `text` safe inside HTML.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The field `name` of a form body, decoded; `None` when absent or not UTF-8.
+fn form_field(body: &[u8], name: &str) -> Option<String> {
+    body.split(|&b| b == b'&').find_map(|pair| {
+        let (key, value) = match pair.iter().position(|&b| b == b'=') {
+            Some(at) => (&pair[..at], &pair[at + 1..]),
+            None => (pair, &pair[pair.len()..]),
+        };
+        (decode(key)? == name.as_bytes()).then(|| String::from_utf8(decode(value)?).ok())?
+    })
+}
+
+/// A percent-encoded form value (`+` a space).
+fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_form_fields_and_escapes_html() {
+        assert_eq!(form_field(b"a=1&secret=p%40ss+w%C3%B6rd", "secret").unwrap(), "p@ss wörd");
+        assert_eq!(form_field(b"secret=", "secret").unwrap(), "");
+        assert!(form_field(b"other=1", "secret").is_none());
+        assert!(form_field(b"secret=%zz", "secret").is_none());
+        assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+        assert!(same(b"abc", b"abc") && !same(b"abc", b"abd") && !same(b"ab", b"abc"));
+        let token = random_hex(16).unwrap();
+        assert_eq!(token.len(), 32);
+        assert_ne!(token, random_hex(16).unwrap());
+    }
+}

@@ -1,0 +1,302 @@
+//! Asking the person behind the MCP client for a secret (`terminal_send secret=true`), through
+//! URL-mode elicitation alone: the MCP specification forbids asking for a password by a form
+//! (2025-11-25 and 2026-07-28: servers MUST NOT use form mode for sensitive information and
+//! MUST use URL mode; 2025-06-18, which has no URL mode, forbids elicitation for it outright).
+//!
+//! The secret goes from the person's browser to a [`SecretPage`] of this server, never through
+//! the client: the client is sent only the page's address and consents (or not) to open it.
+//!
+//! - **Handshake revisions** (2025-11-25, `elicitation.url` declared): an `elicitation/create`
+//!   request with `mode: "url"`; the call waits for the secret posted through the page, and
+//!   the client then hears `notifications/elicitation/complete`.
+//! - **2026-07-28**: the call's first round opens the page and returns an `input_required`
+//!   result carrying that request; the page waits, within the question's time, for the
+//!   call's retry, whose accepted answer makes it wait for the secret.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, bounded, never};
+use serde_json::{Value, json};
+
+use super::elicit::{Answer, Answers, Asker, Reply, answer_of};
+use super::inflight::CancelToken;
+use super::secret_page::{SecretPage, random_hex};
+use super::tools::ToolError;
+use crate::{Engine, SessionId};
+
+/// How often a wait for a secret looks whether its session still runs.
+const SESSION_CHECK: Duration = Duration::from_millis(100);
+
+/// The most pages stateless rounds keep open for their retries at once (the oldest closes).
+const MAX_WAITING: usize = 16;
+
+/// How a tool call can ask its client's person for a secret.
+#[derive(Clone, Copy)]
+pub(crate) enum Secrets<'a> {
+    /// It cannot: the reason, for the model.
+    Unavailable(&'static str),
+    /// By a request on the connection (handshake revisions).
+    Live(&'a Asker),
+    /// By an `input_required` round (2026-07-28); the answers the client sent with this one.
+    Rounds(&'a Waiting, Option<&'a Answers>),
+}
+
+/// What a secret is asked for, and how it is typed.
+pub(crate) struct Asking<'a> {
+    /// The question, for the person.
+    pub message: &'a str,
+    /// The program that asks, named on the page.
+    pub program: &'a str,
+    /// The session it runs in.
+    pub session: SessionId,
+    /// The call's cancellation.
+    pub cancel: &'a Arc<CancelToken>,
+    /// Whether the session still runs.
+    pub alive: &'a dyn Fn() -> bool,
+    /// Types the secret; its `Err` is what the page and the call say instead.
+    pub type_it: &'a mut dyn FnMut(&str) -> Result<(), ToolError>,
+}
+
+impl Secrets<'_> {
+    /// Asks the person for the secret and types it. The client's accept is only the person's
+    /// consent to open the page; its decline or cancel, the call's cancellation, the session's
+    /// end or the question's timeout close the page at once, typing nothing.
+    pub(crate) fn ask(&self, asking: Asking<'_>) -> Result<(), ToolError> {
+        match *self {
+            Secrets::Unavailable(why) => Err(ToolError::no_answer(why)),
+            Secrets::Live(asker) => live(asker, asking),
+            Secrets::Rounds(waiting, answers) => rounds(waiting, answers, asking),
+        }
+    }
+}
+
+fn no_page(err: std::io::Error) -> ToolError {
+    ToolError::no_answer(format!("cannot open the page for the secret ({err}); nothing was typed"))
+}
+
+/// The `elicitation/create` parameters naming `page`.
+fn url_request(page: &SecretPage, elicitation: &str, message: &str) -> Value {
+    json!({ "mode": "url", "elicitationId": elicitation, "url": page.url(), "message": message })
+}
+
+/// On a handshake revision: asks by a request on the connection.
+fn live(asker: &Asker, mut asking: Asking<'_>) -> Result<(), ToolError> {
+    let deadline = Instant::now() + asker.timeout();
+    let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
+    let elicitation = format!("termloom-secret-{}", random_hex(8).map_err(no_page)?);
+    let (key, replies) =
+        asker.post(url_request(&page, &elicitation, asking.message), asking.cancel);
+    let mut consented = false;
+    let waited = wait(&page, &replies, deadline, asker.timeout(), &mut asking, &mut consented);
+    let posted = matches!(waited, Waited::Posted(_));
+    drop(page);
+    if posted {
+        asker.notify(&json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/elicitation/complete",
+            "params": { "elicitationId": elicitation },
+        }));
+    }
+    // A question the client answered (accepted) is not cancelled with it.
+    let given_up = match &waited {
+        Waited::GivenUp(reason, _) if !consented => Some(*reason),
+        _ => None,
+    };
+    asker.forget(&key, given_up);
+    waited.into_result()
+}
+
+/// On the stateless revision: the first round opens the page and asks for the retry; the
+/// retry with the person's consent waits for the secret.
+fn rounds(
+    waiting: &Waiting,
+    answers: Option<&Answers>,
+    mut asking: Asking<'_>,
+) -> Result<(), ToolError> {
+    let answered = answers.into_iter().flat_map(|answers| {
+        answers.keys().into_iter().filter_map(|key| Some((answers.get(&key)?, key)))
+    });
+    for (answer, key) in answered {
+        let Some(page) = waiting.take(&key, asking.session) else { continue };
+        return match answer_of(&answer)? {
+            Answer::Refused(action) => Err(declined(&action)),
+            Answer::Accept(_) => {
+                let replies = never::<Reply>();
+                let timeout = page.deadline.saturating_duration_since(Instant::now());
+                let consented = &mut true;
+                wait(&page.page, &replies, page.deadline, timeout, &mut asking, consented)
+                    .into_result()
+            }
+        };
+    }
+    let deadline = Instant::now() + waiting.timeout;
+    let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
+    let elicitation = random_hex(16).map_err(no_page)?;
+    let key = format!("secret-{elicitation}");
+    let request = json!({
+        "method": "elicitation/create",
+        "params": url_request(&page, &elicitation, asking.message),
+    });
+    waiting.put(key.clone(), Opened { page, session: asking.session, deadline });
+    Err(ToolError::input_required(&key, request))
+}
+
+fn declined(action: &str) -> ToolError {
+    ToolError::declined(format!("{}; nothing was typed", super::tools::refused(action)))
+}
+
+/// How a wait for a secret ended.
+enum Waited {
+    /// Posted through the page, and typed or not.
+    Posted(Result<(), ToolError>),
+    /// The client answered the question without a secret (declined, or an error).
+    Answered(ToolError),
+    /// Given up (the reason the client is told, then the call's error).
+    GivenUp(&'static str, ToolError),
+}
+
+impl Waited {
+    fn into_result(self) -> Result<(), ToolError> {
+        match self {
+            Waited::Posted(typed) => typed,
+            Waited::Answered(err) | Waited::GivenUp(_, err) => Err(err),
+        }
+    }
+}
+
+/// Waits for the secret posted through `page`, `replies` (the client's answer, or the call's
+/// stop), the call's cancellation, the session's end or `deadline`; `consented` is set when
+/// the client accepted.
+fn wait(
+    page: &SecretPage,
+    replies: &Receiver<Reply>,
+    deadline: Instant,
+    timeout: Duration,
+    asking: &mut Asking<'_>,
+    consented: &mut bool,
+) -> Waited {
+    let (stopped, stop) = bounded::<()>(1);
+    asking.cancel.on_stop(move || {
+        let _ = stopped.try_send(());
+    });
+    let mut replies = Some(replies);
+    let none = never();
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            let message =
+                format!("the person did not type the secret within {timeout:?}; nothing was typed");
+            return Waited::GivenUp("no answer in time", ToolError::no_answer(message));
+        }
+        let answers = replies.unwrap_or(&none);
+        crossbeam_channel::select! {
+            recv(answers) -> reply => match reply {
+                Ok(Reply::Answered(Ok(result))) => match answer_of(&result) {
+                    // Consent to open the page: the secret comes through it.
+                    Ok(Answer::Accept(_)) => {
+                        replies = None;
+                        *consented = true;
+                    }
+                    Ok(Answer::Refused(action)) => return Waited::Answered(declined(&action)),
+                    Err(err) => return Waited::Answered(err),
+                },
+                Ok(Reply::Answered(Err(message))) => {
+                    return Waited::Answered(ToolError::no_answer(format!(
+                        "the client could not ask the person ({message}); nothing was typed"
+                    )));
+                }
+                Ok(Reply::Stopped) | Err(_) => return stopped_call(asking.cancel),
+            },
+            recv(stop) -> _ => return stopped_call(asking.cancel),
+            recv(page.posts()) -> posted => {
+                let Ok(posted) = posted else { continue };
+                if !posted.claim() {
+                    return Waited::GivenUp("the page gave the secret up", ToolError::no_answer(
+                        "the secret posted to the page came when no call waited for it, and the page told the person it was not typed; nothing was typed: call again",
+                    ));
+                }
+                let typed = (asking.type_it)(&posted.secret);
+                posted.secret.into_bytes().fill(0);
+                let _ = posted.outcome.send(typed.as_ref().map(|_| ()).map_err(|e| e.message.clone()));
+                return Waited::Posted(typed);
+            },
+            default(SESSION_CHECK.min(left)) => {
+                if !(asking.alive)() {
+                    return Waited::GivenUp("the session ended", ToolError::no_answer(
+                        "the session ended before the person typed the secret; nothing was typed",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// The wait's end when the call was stopped: cancelled, or the input ended.
+fn stopped_call(cancel: &CancelToken) -> Waited {
+    match cancel.is_cancelled() {
+        true => Waited::GivenUp("the tool call was cancelled", ToolError::cancelled()),
+        false => Waited::GivenUp(
+            "the server is closing",
+            ToolError::no_answer(
+                "the question to the person was abandoned: the connection is closing; nothing was typed",
+            ),
+        ),
+    }
+}
+
+/// A page a stateless round opened, waiting for the call's retry.
+struct Opened {
+    page: SecretPage,
+    session: SessionId,
+    deadline: Instant,
+}
+
+/// The pages stateless rounds opened for their retries, by question key. A page closes at its
+/// deadline by itself; its entry goes at the next look, as does a page whose session no
+/// longer runs (closing it).
+pub(crate) struct Waiting {
+    pages: Mutex<HashMap<String, Opened>>,
+    timeout: Duration,
+    engine: Engine,
+}
+
+impl Waiting {
+    /// No pages; a page stays open for its retry for `timeout`, while its session of `engine`
+    /// runs.
+    pub(crate) fn new(engine: Engine, timeout: Duration) -> Waiting {
+        Waiting { pages: Mutex::default(), timeout, engine }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Opened>> {
+        let mut pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
+        let now = Instant::now();
+        let runs = |id: SessionId| {
+            let info = self.engine.session(id).and_then(|session| session.info());
+            info.is_ok_and(|info| info.state == crate::SessionState::Running)
+        };
+        pages.retain(|_, opened| opened.deadline > now && runs(opened.session));
+        pages
+    }
+
+    fn put(&self, key: String, opened: Opened) {
+        let mut pages = self.lock();
+        if pages.len() >= MAX_WAITING
+            && let Some(oldest) =
+                pages.iter().min_by_key(|(_, opened)| opened.deadline).map(|(key, _)| key.clone())
+        {
+            pages.remove(&oldest);
+        }
+        pages.insert(key, opened);
+    }
+
+    /// The page `key` opened for `session`'s secret.
+    fn take(&self, key: &str, session: SessionId) -> Option<Opened> {
+        let mut pages = self.lock();
+        match pages.get(key) {
+            Some(opened) if opened.session == session => pages.remove(key),
+            _ => None,
+        }
+    }
+}
