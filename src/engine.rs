@@ -128,6 +128,13 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
+    /// Under test: the reactor thread's id.
+    #[cfg(test)]
+    pub(crate) fn reactor_thread(&self) -> Option<std::thread::ThreadId> {
+        let thread = self.shared.thread.lock().unwrap_or_else(|e| e.into_inner());
+        thread.as_ref().map(|t| t.thread().id())
+    }
+
     /// Validates `config` and starts the reactor thread.
     pub fn new(config: Config) -> Result<Engine> {
         config.validate()?;

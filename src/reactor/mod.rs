@@ -180,8 +180,12 @@ struct Closing {
     hung_up: Instant,
     /// Whether SIGTERM was sent (see [`TERM_AFTER`]).
     termed: bool,
-    /// Whether processes of the POSIX session were found outside the session's cgroup (see
-    /// `terminate::outside_cgroup`): looked for on every check from then on.
+    /// Whether the POSIX session was looked for outside the session's cgroup (see
+    /// `terminate::outside_cgroup`): by one scan of `/proc`, once the program is reaped and
+    /// the cgroup empty.
+    looked_outside: bool,
+    /// Whether that scan found processes outside the cgroup: looked for again on every check
+    /// from then on.
     outside: bool,
     killed: Option<Instant>,
     backoff: Duration,

@@ -613,6 +613,8 @@ fn unsupported() -> io::Error {
 
 /// Scans `/proc` and returns the processes accepted by `keep`, sorted by pid.
 fn scan_processes(keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
+    #[cfg(test)]
+    scan_count::count();
     #[cfg(target_os = "linux")]
     {
         linux::scan(keep)
@@ -621,6 +623,31 @@ fn scan_processes(keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
     {
         let _ = keep;
         Vec::new()
+    }
+}
+
+/// Under test: how many scans of `/proc` each thread made (the reactor's must stay few).
+#[cfg(test)]
+pub(crate) mod scan_count {
+    use std::sync::Mutex;
+    use std::thread::ThreadId;
+
+    static SCANS: Mutex<Vec<(ThreadId, usize)>> = Mutex::new(Vec::new());
+
+    /// Counts one scan by the current thread.
+    pub(super) fn count() {
+        let me = std::thread::current().id();
+        let mut scans = SCANS.lock().unwrap_or_else(|e| e.into_inner());
+        match scans.iter_mut().find(|(thread, _)| *thread == me) {
+            Some((_, n)) => *n += 1,
+            None => scans.push((me, 1)),
+        }
+    }
+
+    /// How many scans `thread` made.
+    pub(crate) fn of(thread: ThreadId) -> usize {
+        let scans = SCANS.lock().unwrap_or_else(|e| e.into_inner());
+        scans.iter().find(|(t, _)| *t == thread).map_or(0, |(_, n)| *n)
     }
 }
 
