@@ -582,3 +582,57 @@ fn a_process_that_leaves_the_cgroup_but_not_the_session_ends_with_the_close() {
     }
     assert!(left.is_empty(), "left behind after the close ({took:?}): {left:?}");
 }
+
+/// A process of the POSIX session outside its cgroup, found only once the program is reaped,
+/// is sent every signal the close had sent by then: here SIGTERM, which it traps to end. It
+/// was sent SIGHUP alone, and ran until the grace's SIGKILL (3.03 s), its trap never run.
+#[test]
+fn a_process_found_outside_the_cgroup_after_sigterm_gets_sigterm() {
+    if !require("bash") || !require_root("only root may move a process to any cgroup") {
+        return;
+    }
+    let Some(parent) = cgroup_parent() else {
+        eprintln!("skipped: no cgroup2 hierarchy at /sys/fs/cgroup");
+        return;
+    };
+    let grace = Duration::from_secs(5);
+    let config = termloom::Config { close_grace: grace, ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let marker = marker();
+    let dir = std::env::temp_dir().join(format!("termloom-leaks-term-{marker}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("out");
+    // The program ignores SIGHUP and ends at SIGTERM; its job (a process group of its own)
+    // leaves the cgroup, ignores SIGHUP and writes `termed` at SIGTERM.
+    let script = format!(
+        "set -m; trap '' HUP; (trap '' HUP; trap 'echo termed >\"$OUT\"; exit' TERM; \
+         echo $BASHPID >\"$PARENT/cgroup.procs\"; sleep {marker} & wait) & \
+         echo started; wait"
+    );
+    let session = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile", "-c", &script])
+                .env("PARENT", parent.as_os_str())
+                .env("OUT", out.as_os_str()),
+        )
+        .unwrap();
+    expect(&session, Until::text("started"));
+    eventually("the sleeper runs", || sleepers(&marker).len() == 1);
+    let sleeper = sleepers(&marker)[0];
+    let own = std::fs::read_to_string(format!("/proc/{sleeper}/cgroup")).unwrap_or_default();
+    if !session.info().unwrap().containment.starts_with("cgroup ") || own.contains("termloom-") {
+        eprintln!("skipped: the session has no cgroup, or its process could not leave it");
+        let _ = session.close();
+        return;
+    }
+    let started = Instant::now();
+    session.close().unwrap();
+    let took = started.elapsed();
+    let left = sleepers(&marker);
+    let written = std::fs::read_to_string(&out).unwrap_or_default();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(left.is_empty(), "left behind after the close ({took:?}): {left:?}");
+    assert_eq!(written, "termed\n", "the trap of SIGTERM did not run (close took {took:?})");
+    assert!(took < grace, "the close waited out its grace: {took:?}");
+}

@@ -159,7 +159,7 @@ impl Reactor {
             hung_up: now,
             termed: false,
             looked_outside: false,
-            outside: false,
+            outside: Vec::new(),
             killed: None,
             backoff: Duration::from_millis(1),
             replies: reply.into_iter().collect(),
@@ -172,7 +172,7 @@ impl Reactor {
         }
         // A hangup first, as a closing terminal sends; SIGTERM to what still runs after
         // `TERM_AFTER` (see `close_check`).
-        signal_all(slot.pid, slot.cgroup.as_ref(), &[Signal::HUP, Signal::CONT]);
+        signal_all(slot.pid, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
         self.close_check(id);
     }
 
@@ -220,19 +220,19 @@ impl Reactor {
         // is looked for by one scan of `/proc` (on the reactor's thread: 1 ms per 100
         // processes), and what is found is ended as the cgroup's processes are. Only if it
         // found any is it looked for again, on every check; this check's result serves its
-        // SIGTERM and SIGKILL.
+        // SIGTERM and SIGKILL. A process found is sent every signal the close already sent.
         let mut outside = Vec::new();
         if let (Some(_), Some(closing)) = (&slot.cgroup, &mut slot.closing)
-            && (closing.outside
+            && (!closing.outside.is_empty()
                 || (!closing.looked_outside && survivors.is_empty() && slot.child.is_some()))
         {
             closing.looked_outside = true;
             outside = outside_cgroup(slot.pid, &survivors);
-            if !outside.is_empty() && !closing.outside {
-                closing.outside = true;
-                signal_groups(&outside, &[Signal::HUP, Signal::CONT]);
-            }
-            survivors.extend(outside.iter().map(|p| p.pid));
+            let new: Vec<_> =
+                outside.iter().filter(|p| !closing.outside.contains(&p.pid)).cloned().collect();
+            signal_groups(&new, &closing.sent());
+            closing.outside = outside.iter().map(|p| p.pid).collect();
+            survivors.extend(&closing.outside);
         }
         survivors.sort_unstable();
         let now = Instant::now();
@@ -278,11 +278,10 @@ impl Reactor {
         };
         let next = match closing.killed {
             None if now >= closing.started + grace => {
-                signal_session(slot.pid, slot.cgroup.as_ref(), &[Signal::KILL]);
+                signal_all(slot.pid, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
-                signal_groups(&outside, &[Signal::KILL]);
                 for pid in &survivors {
                     kill(*pid, Signal::KILL);
                 }
@@ -294,8 +293,8 @@ impl Reactor {
                 // What the hangup left running is asked to end.
                 if !closing.termed && now >= closing.started + TERM_AFTER {
                     closing.termed = true;
-                    signal_all(slot.pid, slot.cgroup.as_ref(), &[Signal::TERM, Signal::CONT]);
-                    signal_groups(&outside, &[Signal::TERM, Signal::CONT]);
+                    let signals = [Signal::TERM, Signal::CONT];
+                    signal_all(slot.pid, slot.cgroup.as_ref(), &outside, &signals);
                 }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the
@@ -429,10 +428,16 @@ fn reap(pid: i32, pidfd: Option<&OwnedFd>) -> Option<ExitStatus> {
     }
 }
 
-/// Sends `signals` to every process group of the POSIX session `sid` and every process in
-/// its `cgroup`.
-fn signal_all(sid: i32, cgroup: Option<&crate::os::cgroup::Cgroup>, signals: &[Signal]) {
+/// Sends `signals` to every process group of the POSIX session `sid`, every process in its
+/// `cgroup`, and the processes of the session found `outside` the cgroup and their groups.
+fn signal_all(
+    sid: i32,
+    cgroup: Option<&crate::os::cgroup::Cgroup>,
+    outside: &[procfs::ProcStat],
+    signals: &[Signal],
+) {
     signal_session(sid, cgroup, signals);
+    signal_groups(outside, signals);
     if let Some(cgroup) = cgroup {
         for pid in cgroup.pids() {
             for &signal in signals {

@@ -184,13 +184,27 @@ struct Closing {
     /// `terminate::outside_cgroup`): by one scan of `/proc`, once the program is reaped and
     /// the cgroup empty.
     looked_outside: bool,
-    /// Whether that scan found processes outside the cgroup: looked for again on every check
-    /// from then on.
-    outside: bool,
+    /// The processes that scan found outside the cgroup (each sent every signal the close
+    /// had sent): looked for again on every check while any was found.
+    outside: Vec<i32>,
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Reply<Result<ExitStatus>>>,
     reason: CloseReason,
+}
+
+impl Closing {
+    /// The signals the close has sent so far, in order: what a process found late is sent.
+    fn sent(&self) -> Vec<Signal> {
+        let mut sent = vec![Signal::HUP, Signal::CONT];
+        if self.termed {
+            sent.extend([Signal::TERM, Signal::CONT]);
+        }
+        if self.killed.is_some() {
+            sent.push(Signal::KILL);
+        }
+        sent
+    }
 }
 
 /// Why a session was closed.
