@@ -636,3 +636,70 @@ fn a_process_found_outside_the_cgroup_after_sigterm_gets_sigterm() {
     assert_eq!(written, "termed\n", "the trap of SIGTERM did not run (close took {took:?})");
     assert!(took < grace, "the close waited out its grace: {took:?}");
 }
+
+/// A cgroup session's close looks for its POSIX session outside the cgroup by the session's
+/// id, its program's pid: once the program is reaped, the number may be given to another
+/// process, which may lead a session of its own. That session is not the closed one's, and
+/// is left alone: it was sent SIGHUP, SIGTERM and SIGKILL, and the close waited for it.
+#[test]
+fn a_close_leaves_alone_a_session_that_took_its_programs_pid() {
+    use std::os::unix::process::CommandExt;
+    if !require("sh") || !require_root("only root may choose the next pid (ns_last_pid)") {
+        return;
+    }
+    let config =
+        termloom::Config { close_grace: Duration::from_secs(3), ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let marker = marker();
+    // Its program ends at once, leaving in its cgroup (out of its session) a process that
+    // ignores SIGHUP and SIGTERM: the close's scan waits for the grace's SIGKILL.
+    let session = engine
+        .spawn(SpawnSpec::shell(format!(
+            "setsid sh -c \"trap '' HUP TERM; exec sleep {marker}\" & echo started; read x"
+        )))
+        .unwrap();
+    if !session.info().unwrap().containment.starts_with("cgroup ") {
+        eprintln!("skipped: the session has no cgroup");
+        return;
+    }
+    let pid = session.pid() as i32;
+    expect(&session, Until::text("started"));
+    eventually("the sleeper runs", || sleepers(&marker).len() == 1);
+    session.send_text("\n").unwrap();
+    expect(&session, Until::exit());
+    // Another process gets the program's pid and leads a session of its own.
+    let mut taker = None;
+    for _ in 0..100 {
+        if std::fs::write("/proc/sys/kernel/ns_last_pid", (pid - 1).to_string()).is_err() {
+            break;
+        }
+        let mut command = Command::new("sleep");
+        command.arg(format!("{marker}1")).stdin(Stdio::null());
+        // SAFETY: setsid is async-signal-safe.
+        unsafe {
+            command.pre_exec(|| rustix::process::setsid().map(drop).map_err(Into::into));
+        }
+        let mut child = command.spawn().unwrap();
+        if child.id() as i32 == pid {
+            taker = Some(child);
+            break;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let Some(mut taker) = taker else {
+        eprintln!("skipped: the program's pid could not be taken (ns_last_pid)");
+        let _ = session.close();
+        return;
+    };
+    let started = Instant::now();
+    session.close().unwrap();
+    let took = started.elapsed();
+    let status = taker.try_wait().unwrap();
+    let alive = status.is_none();
+    eprintln!("pid {pid} taken; close took {took:?}; taker: {status:?}");
+    let _ = taker.kill();
+    let _ = taker.wait();
+    assert!(sleepers(&marker).is_empty(), "left behind in the cgroup");
+    assert!(alive, "the session that took the pid was ended by the close ({took:?})");
+}

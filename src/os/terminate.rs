@@ -16,14 +16,16 @@ pub(crate) fn kill(pid: i32, signal: Signal) {
 
 /// SIGKILL to every process of a session, at once (its engine is going away).
 pub(crate) fn kill_everything(sid: i32, cgroup: Option<&Cgroup>) {
-    signal_session(sid, cgroup, &[Signal::CONT, Signal::KILL]);
+    signal_session(sid, cgroup, true, &[Signal::CONT, Signal::KILL]);
     if let Some(cgroup) = cgroup {
         cgroup.kill();
     }
 }
 
-/// Sends `signals` to every process group of the POSIX session led by `sid`.
-pub(crate) fn signal_session(sid: i32, cgroup: Option<&Cgroup>, signals: &[Signal]) {
+/// Sends `signals` to every process group of the POSIX session led by `sid`; to the group
+/// `sid` even when none of its processes is found if `leader` (not when the number `sid` was
+/// given to another process, which leads a group of that number).
+pub(crate) fn signal_session(sid: i32, cgroup: Option<&Cgroup>, leader: bool, signals: &[Signal]) {
     let processes: Vec<procfs::ProcStat> = match cgroup {
         Some(cgroup) => cgroup
             .pids()
@@ -34,7 +36,7 @@ pub(crate) fn signal_session(sid: i32, cgroup: Option<&Cgroup>, signals: &[Signa
         None => procfs::session_processes(sid),
     };
     let mut groups = procfs::process_groups(&processes);
-    if !groups.contains(&sid) {
+    if leader && !groups.contains(&sid) {
         groups.push(sid);
     }
     signal_each_group(&groups, signals);

@@ -172,7 +172,8 @@ impl Reactor {
         }
         // A hangup first, as a closing terminal sends; SIGTERM to what still runs after
         // `TERM_AFTER` (see `close_check`).
-        signal_all(slot.pid, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
+        let sid_taken = sid_reused(slot.pid, slot.started_ticks);
+        signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
         self.close_check(id);
     }
 
@@ -221,13 +222,18 @@ impl Reactor {
         // processes), and what is found is ended as the cgroup's processes are. Only if it
         // found any is it looked for again, on every check; this check's result serves its
         // SIGTERM and SIGKILL. A process found is sent every signal the close already sent.
+        // Not when the session's id names another process now (see `sid_reused`), nor is the
+        // group of that number signalled then.
+        let sid_taken = slot.child.is_some() && sid_reused(slot.pid, slot.started_ticks);
         let mut outside = Vec::new();
         if let (Some(_), Some(closing)) = (&slot.cgroup, &mut slot.closing)
             && (!closing.outside.is_empty()
                 || (!closing.looked_outside && survivors.is_empty() && slot.child.is_some()))
         {
             closing.looked_outside = true;
-            outside = outside_cgroup(slot.pid, &survivors);
+            if !sid_taken {
+                outside = outside_cgroup(slot.pid, &survivors);
+            }
             let new: Vec<_> =
                 outside.iter().filter(|p| !closing.outside.contains(&p.pid)).cloned().collect();
             signal_groups(&new, &closing.sent());
@@ -278,7 +284,7 @@ impl Reactor {
         };
         let next = match closing.killed {
             None if now >= closing.started + grace => {
-                signal_all(slot.pid, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
+                signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
@@ -294,7 +300,7 @@ impl Reactor {
                 if !closing.termed && now >= closing.started + TERM_AFTER {
                     closing.termed = true;
                     let signals = [Signal::TERM, Signal::CONT];
-                    signal_all(slot.pid, slot.cgroup.as_ref(), &outside, &signals);
+                    signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &outside, &signals);
                 }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the
@@ -428,15 +434,26 @@ fn reap(pid: i32, pidfd: Option<&OwnedFd>) -> Option<ExitStatus> {
     }
 }
 
-/// Sends `signals` to every process group of the POSIX session `sid`, every process in its
-/// `cgroup`, and the processes of the session found `outside` the cgroup and their groups.
+/// Whether the number `sid`, the pid of a program that started at `started` (clock ticks of
+/// `/proc/PID/stat`), now names a process that started at another time. The kernel gives the
+/// number out again only once no process holds it as its pid, group or session: none of that
+/// program's POSIX session is left. (Gone from `/proc` says nothing: the session outlives its
+/// leader.)
+fn sid_reused(sid: i32, started: Option<u64>) -> bool {
+    started.is_some() && procfs::read_stat(sid).is_ok_and(|stat| stat.starttime != started)
+}
+
+/// Sends `signals` to every process group of the POSIX session `sid` (not the group of that
+/// number once `sid_taken`, see [`sid_reused`]), every process in its `cgroup`, and the
+/// processes of the session found `outside` the cgroup and their groups.
 fn signal_all(
     sid: i32,
+    sid_taken: bool,
     cgroup: Option<&crate::os::cgroup::Cgroup>,
     outside: &[procfs::ProcStat],
     signals: &[Signal],
 ) {
-    signal_session(sid, cgroup, signals);
+    signal_session(sid, cgroup, !sid_taken, signals);
     signal_groups(outside, signals);
     if let Some(cgroup) = cgroup {
         for pid in cgroup.pids() {

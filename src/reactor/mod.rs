@@ -272,6 +272,9 @@ struct Slot {
     /// types nothing waits for what they type (see `Waiter::asked_from`).
     held_by_person: bool,
     pid: i32,
+    /// The program's start time (`starttime` of `/proc/PID/stat`), read as it was taken in:
+    /// tells its pid, its session's id, from the same number given to another process.
+    started_ticks: Option<u64>,
     program: String,
     master: Option<OwnedFd>,
     /// The master after the terminal hung up while the program may still run, kept open

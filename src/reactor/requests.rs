@@ -142,6 +142,7 @@ impl Reactor {
                 recorder,
                 id,
                 pid,
+                started_ticks: procfs::read_stat(pid).ok().and_then(|s| s.starttime),
                 program,
                 master: Some(master),
                 hung_up_master: None,
