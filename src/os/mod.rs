@@ -8,6 +8,7 @@
 pub(crate) mod cgroup;
 pub(crate) mod confine;
 pub(crate) mod descriptors;
+pub(crate) mod engine_watch;
 pub(crate) mod env;
 pub(crate) mod isolation;
 pub(crate) mod procfs;

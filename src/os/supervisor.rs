@@ -31,7 +31,8 @@
 //! subreaper left, instead of by init: it kills it all and exits, and the engine, at its
 //! socket's end, closes the sessions. Without a cgroup, nothing else links such a process to
 //! its session. The supervisor watches the guardian in turn (a pidfd): killed, it ends
-//! everything as at the engine's end. The guardian watches the engine (a pidfd): a program
+//! everything as at the engine's end. The guardian watches the engine (a pidfd, and its parent
+//! process looked at every 100 ms without one; see [`crate::os::engine_watch`]): a program
 //! may stop the supervisor, which would then never read its socket's end were the engine
 //! killed, so once the engine is gone the guardian resumes it until it ends, and kills it
 //! after [`STOP_WAIT`]. A program that kills both at once still sets free what left its POSIX
@@ -61,6 +62,7 @@ use rustix::net::{
 use serde::{Deserialize, Serialize};
 
 use crate::os::cgroup::Cgroup;
+use crate::os::engine_watch::watch_engine;
 use crate::os::isolation::Isolation;
 use crate::os::procfs;
 use crate::os::terminate::kill_everything;
@@ -81,8 +83,9 @@ static CONSTRUCTOR_RAN: AtomicBool = AtomicBool::new(false);
 #[unsafe(link_section = ".init_array")]
 static CONSTRUCTOR: extern "C" fn() = supervise_if_asked;
 
-/// [`ENV`]'s value for the guardian, the engine's child, which starts the supervisor.
-const GUARDIAN: &str = "1";
+/// [`ENV`]'s value for the guardian, the engine's child, which starts the supervisor, before
+/// the engine's pid.
+const GUARDIAN: &str = "1 ";
 /// [`ENV`]'s value for the supervisor, the guardian's child, before the guardian's pid.
 const SUPERVISOR: &str = "2 ";
 
@@ -93,9 +96,10 @@ extern "C" fn supervise_if_asked() {
     CONSTRUCTOR_RAN.store(true, Ordering::Relaxed);
     let Some(role) = std::env::var_os(ENV) else { return };
     let guardian = role.to_str().and_then(|r| r.strip_prefix(SUPERVISOR)?.parse().ok());
+    let engine = role.to_str().and_then(|r| r.strip_prefix(GUARDIAN)?.parse().ok());
     let code = match guardian {
         Some(guardian) => std::panic::catch_unwind(|| supervise(guardian)),
-        None => std::panic::catch_unwind(guard),
+        None => std::panic::catch_unwind(|| guard(engine)),
     };
     std::process::exit(code.unwrap_or(70));
 }
@@ -153,10 +157,13 @@ fn receive(socket: BorrowedFd<'_>, buffer: &mut [u8]) -> io::Result<Option<(usiz
 
 // ----- the guardian's side ----------------------------------------------------------------
 
-/// The guardian's life: starts the supervisor, hands it the socket (its standard input) and
-/// waits for it; then kills whatever it adopted (what the supervisor had, when it was killed)
+/// The guardian's life: starts the supervisor, hands it the socket (its standard input),
+/// watches the engine (process `engine`, its parent; see [`watch_engine`]) and waits for the
+/// supervisor; then kills whatever it adopted (what the supervisor had, when it was killed)
 /// and exits with the supervisor's code.
-fn guard() -> i32 {
+fn guard(engine: Option<i32>) -> i32 {
+    // Taken from the parent only when not told (an engine gone by now left another parent).
+    let engine = engine.or_else(|| rustix::process::getppid().map(|p| p.as_raw_nonzero().get()));
     let _ = rustix::process::setsid();
     let _ = rustix::process::set_child_subreaper(Some(rustix::process::getpid()));
     let mut command = Command::new("/proc/self/exe");
@@ -169,7 +176,10 @@ fn guard() -> i32 {
         let _ = rustix::stdio::dup2_stdin(&null);
     }
     let Ok(mut supervisor) = started else { return 71 };
-    watch_engine(&supervisor);
+    let reaped = Arc::new(AtomicBool::new(false));
+    if let Some(engine) = engine {
+        watch_engine(engine, &supervisor, reaped.clone(), STOP_WAIT);
+    }
     let code = loop {
         match supervisor.wait() {
             Ok(status) => break status.code().unwrap_or(70),
@@ -177,51 +187,11 @@ fn guard() -> i32 {
             Err(_) => break 70,
         }
     };
+    reaped.store(true, Ordering::SeqCst);
     // Killed, the supervisor left its children, and through them their descendants, here.
     kill_descendants();
     while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
     code
-}
-
-/// How often the guardian resumes the supervisor once the engine is gone (see
-/// [`watch_engine`]).
-const RESUME_EVERY: std::time::Duration = std::time::Duration::from_millis(10);
-
-/// Watches the engine, the guardian's parent, for its end. A session's program may stop the
-/// supervisor (`kill -STOP $PPID`: it runs as the same user); were the engine's process then
-/// killed, the supervisor would never read its socket's end, and every session would run on.
-/// So once the engine is gone, the supervisor (and the guardian's process group, which it
-/// shares) is resumed every [`RESUME_EVERY`] until it ends, and killed if it has not after
-/// [`STOP_WAIT`] (the guardian then kills what it leaves). An engine that ends its supervisor
-/// itself does so before it ends. Without pidfds (before Linux 5.3) the engine is not watched.
-fn watch_engine(supervisor: &Child) {
-    use rustix::process::{PidfdFlags, Signal};
-    let Some(engine) = rustix::process::getppid() else { return };
-    let Some(supervisor) = rustix::process::Pid::from_raw(supervisor.id() as i32) else { return };
-    // The supervisor is not reaped before this process ends: its pidfd names it until then.
-    let (Ok(engine_fd), Ok(supervisor)) = (
-        rustix::process::pidfd_open(engine, PidfdFlags::empty()),
-        rustix::process::pidfd_open(supervisor, PidfdFlags::empty()),
-    ) else {
-        return;
-    };
-    // Opened once the engine was gone, the pidfd names no process, or another: the parent is
-    // another by then.
-    let gone = rustix::process::getppid() != Some(engine);
-    let watch = move || {
-        if !gone {
-            let mut fds = [rustix::event::PollFd::new(&engine_fd, rustix::event::PollFlags::IN)];
-            while let Err(rustix::io::Errno::INTR) = rustix::event::poll(&mut fds, None) {}
-        }
-        let deadline = std::time::Instant::now() + STOP_WAIT;
-        while std::time::Instant::now() < deadline {
-            let _ = rustix::process::kill_current_process_group(Signal::CONT);
-            let _ = rustix::process::pidfd_send_signal(&supervisor, Signal::CONT);
-            std::thread::sleep(RESUME_EVERY);
-        }
-        let _ = rustix::process::pidfd_send_signal(&supervisor, Signal::KILL);
-    };
-    let _ = std::thread::Builder::new().name("termloom-engine".into()).spawn(watch);
 }
 
 // ----- the supervisor's side --------------------------------------------------------------
@@ -470,7 +440,7 @@ type LostHandler = Box<dyn Fn() + Send + Sync>;
 const SPAWN_ANSWER: std::time::Duration = std::time::Duration::from_secs(10);
 /// How long an engine's end waits for its supervisor to end the sessions' leftovers (it
 /// takes up to 2 s to kill them) before killing it.
-const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+pub(crate) const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// What the engine and the thread reading the supervisor's answers share.
 struct Link {
@@ -522,7 +492,10 @@ impl Supervisor {
         .map_err(io::Error::from)
         .and_then(|(ours, theirs)| {
             let mut command = Command::new("/proc/self/exe");
-            command.env(ENV, GUARDIAN).stdin(Stdio::from(theirs)).stdout(Stdio::null());
+            command
+                .env(ENV, format!("{GUARDIAN}{}", std::process::id()))
+                .stdin(Stdio::from(theirs))
+                .stdout(Stdio::null());
             command.stderr(Stdio::null());
             // SAFETY: between fork and exec, only fcntl calls (no allocation). The host's
             // descriptors stay out of the supervisor, which lives as long as the engine: a
