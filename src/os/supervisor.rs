@@ -36,8 +36,9 @@
 //! may stop the supervisor, which would then never read its socket's end were the engine
 //! killed, so once the engine is gone the guardian resumes it until it ends, and kills it
 //! after [`STOP_WAIT`]. A program that kills both at once still sets free what left its POSIX
-//! session, where no cgroup holds it; one that stops both, when the engine is killed, leaves
-//! every session running (until the next engine's start removes their cgroups, if any).
+//! session, where no cgroup holds it; one that stops or kills both, in any combination, and
+//! whose engine is then killed, leaves every session running (until the next engine's start
+//! removes their cgroups; without cgroups, for ever).
 //!
 //! Cgroups of engines that died before they could clean up are removed when the next engine
 //! of the same PID namespace looks for its cgroup hierarchy
