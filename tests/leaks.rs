@@ -668,6 +668,10 @@ fn a_close_leaves_alone_a_session_that_took_its_programs_pid() {
     eventually("the sleeper runs", || sleepers(&marker).len() == 1);
     session.send_text("\n").unwrap();
     expect(&session, Until::exit());
+    // The exit's report and the close's hangup are one turn of the reactor: a request
+    // answered after it is answered after the hangup (else the process below could take
+    // the pid before the hangup went to the group of that number, its program's).
+    session.info().unwrap();
     // Another process gets the program's pid and leads a session of its own.
     let mut taker = None;
     for _ in 0..100 {
