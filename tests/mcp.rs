@@ -2162,9 +2162,15 @@ fn oversized_messages_are_refused_under_their_id_and_skipped() {
     let error = client.response(&json!("big"));
     assert_eq!(error["error"]["code"], -32600, "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("4194304"), "{error}");
-    // Without a readable id it is answered with a null id; serving goes on.
-    let anonymous =
+    // Its id last, as the TypeScript SDK writes it, is found there too.
+    let late =
         format!(r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{pad}"}},"id":"late"}}"#);
+    client.send_raw(late.as_bytes());
+    assert_eq!(client.response(&json!("late"))["error"]["code"], -32600);
+    // Without a readable id it is answered with a null id; serving goes on.
+    let anonymous = format!(
+        r#"{{"jsonrpc":"2.0","method":"ping","params":{{"pad":"{pad}"}},"id":"amid","x":[{pad:?}]}}"#
+    );
     client.send_raw(anonymous.as_bytes());
     let error = client.next(LONG).unwrap();
     assert_eq!((error["id"].clone(), error["error"]["code"].clone()), (Value::Null, json!(-32600)));
@@ -5509,9 +5515,10 @@ fn a_question_given_up_on_is_cancelled_with_the_client() {
 }
 
 /// The client's answer to a question that cannot be read, too long or not JSON, ends the
-/// question with why, and gets no answer itself. (It was answered with an error under the
-/// question's own id, a response to a request the client never sent, and the call waited the
-/// 10 minutes a person has.)
+/// question with why, and gets no answer itself, its id first or last (as the TypeScript SDK
+/// writes it). (It was answered with an error under the question's own id, a response to a
+/// request the client never sent, and the call waited the 10 minutes a person has; with the
+/// id last, it still was.)
 #[test]
 fn an_unreadable_answer_ends_its_question_and_is_not_answered() {
     let config = Config {
@@ -5528,8 +5535,12 @@ fn an_unreadable_answer_ends_its_question_and_is_not_answered() {
             r#"{{"jsonrpc":"2.0","id":"termloom-elicit-1","result":{{"action":"accept","content":{{"pad":"{long}"}}}}}}"#
         ),
         r#"{"jsonrpc":"2.0","id":"termloom-elicit-2","result":{"action":"accept""#.to_owned(),
+        // The TypeScript SDK writes the id last.
+        format!(
+            r#"{{"result":{{"action":"accept","content":{{"pad":"{long}"}}}},"jsonrpc":"2.0","id":"termloom-elicit-3"}}"#
+        ),
     ];
-    for (answer, why) in answers.iter().zip(["5092 bytes", "could not be read"]) {
+    for (answer, why) in answers.iter().zip(["5092 bytes", "could not be read", "5092 bytes"]) {
         let call = client.send_request("tools/call", start.clone());
         let question = client.next(LONG).expect("the question");
         assert_eq!(question["method"], "elicitation/create", "{question}");

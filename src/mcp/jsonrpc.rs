@@ -314,6 +314,36 @@ pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Id> {
     }
 }
 
+/// Finds a top-level `"id"` member with a string or number value at the end of a JSON object
+/// (`…,"id":7}`, where the TypeScript SDK writes it), in the object's last bytes. Used, as
+/// [`sniff_id`], for an oversized message.
+pub(crate) fn sniff_last_id(tail: &[u8]) -> Option<Id> {
+    let text = tail.trim_ascii_end().strip_suffix(b"}")?.trim_ascii_end();
+    let start = match text.strip_suffix(b"\"") {
+        // A string: from the last quote before its end that no backslash escapes.
+        Some(body) => {
+            let mut end = body.len();
+            loop {
+                let quote = memchr::memrchr(b'"', &body[..end])?;
+                let slashes = body[..quote].iter().rev().take_while(|b| **b == b'\\').count();
+                if slashes % 2 == 0 {
+                    break quote;
+                }
+                end = quote;
+            }
+        }
+        None => {
+            let number = |b: &&u8| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E');
+            text.len() - text.iter().rev().take_while(number).count()
+        }
+    };
+    let id = Id::parse(&text[start..])?;
+    let before = text[..start].trim_ascii_end().strip_suffix(b":")?.trim_ascii_end();
+    // `"id"` a key of its own, not the end of a longer one (`"x\"id"`).
+    let before = before.strip_suffix(b"\"id\"")?.trim_ascii_end();
+    matches!(before.last(), Some(b',' | b'{')).then_some(id)
+}
+
 /// A minimal JSON skimmer over a byte prefix.
 struct Scanner<'a> {
     bytes: &'a [u8],
@@ -519,5 +549,17 @@ mod tests {
         assert_eq!(sniff_id(b"not json"), None);
         assert_eq!(sniff_id(br#"{"id":12ab,"method":"x"}"#), None);
         assert_eq!(sniff_id(b"{\"id\":\"\xff\",\"method\":\"x\"}"), None);
+        let last = |text: &str| sniff_last_id(text.as_bytes());
+        assert_eq!(
+            last(r#"xxx"},"jsonrpc":"2.0","id":"termloom-elicit-3"}"#),
+            Some(raw_id(r#""termloom-elicit-3""#))
+        );
+        assert_eq!(last("xx]} , \"id\" : -12 }\n"), Some(raw_id("-12")));
+        assert_eq!(last(r#"xx","id":"a\"b\\"}"#), Some(raw_id(r#""a\"b\\""#)));
+        for none in
+            [r#"xx","x\"id":5}"#, r#"xx","id":5}}"#, r#"xx","id":[5]}"#, r#"xx","id":5"#, r#"5}"#]
+        {
+            assert_eq!(last(none), None, "{none}");
+        }
     }
 }

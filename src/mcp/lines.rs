@@ -8,15 +8,22 @@ use std::io::{self, BufRead};
 pub(crate) enum Line {
     /// A complete line (without its line end), at most the bound long.
     Message(Vec<u8>),
-    /// A line longer than the bound. Its first `max_bytes` bytes are kept (to find the request
-    /// id in them); the rest was skipped up to the next newline without being buffered.
+    /// A line longer than the bound. Its first `max_bytes` bytes and its last [`TAIL_BYTES`]
+    /// are kept (to find the request id in them, at the start or at the end, where the
+    /// TypeScript SDK writes it); the rest was skipped up to the next newline without being
+    /// buffered.
     TooLong {
         /// The first bytes of the line.
         prefix: Vec<u8>,
+        /// The last bytes of the line (without its line end).
+        tail: Vec<u8>,
         /// How long the line was, in bytes.
         length: u64,
     },
 }
+
+/// Most bytes kept of the end of an oversized line.
+pub(crate) const TAIL_BYTES: usize = 256;
 
 /// Reads lines of at most `max_bytes` bytes from a `BufRead`, resynchronising at the next newline
 /// after an oversized one.
@@ -39,6 +46,7 @@ impl<R: BufRead> LineReader<R> {
         let mut line = Vec::new();
         let mut length: u64 = 0;
         let mut last = None;
+        let mut tail = Vec::new();
         loop {
             let chunk = match self.input.fill_buf() {
                 Ok(chunk) => chunk,
@@ -59,6 +67,9 @@ impl<R: BufRead> LineReader<R> {
             last = part.last().copied().or(last);
             let room = keep.saturating_sub(line.len());
             line.extend_from_slice(&part[..part.len().min(room)]);
+            // The line's last bytes (one more, for a `\r`), for when it passes the bound.
+            tail.extend_from_slice(&part[part.len().saturating_sub(TAIL_BYTES + 1)..]);
+            tail.drain(..tail.len().saturating_sub(TAIL_BYTES + 1));
             self.input.consume(used);
             if complete {
                 break;
@@ -71,8 +82,12 @@ impl<R: BufRead> LineReader<R> {
             }
         }
         if length > self.max_bytes as u64 {
+            if last == Some(b'\r') {
+                tail.pop();
+            }
+            tail.drain(..tail.len().saturating_sub(TAIL_BYTES));
             line.truncate(self.max_bytes);
-            return Ok(Some(Line::TooLong { prefix: line, length }));
+            return Ok(Some(Line::TooLong { prefix: line, tail, length }));
         }
         Ok(Some(Line::Message(line)))
     }
@@ -106,7 +121,11 @@ mod tests {
         assert_eq!(
             lines(b"0123456789abc\nok\n", 8),
             vec![
-                Line::TooLong { prefix: b"01234567".to_vec(), length: 13 },
+                Line::TooLong {
+                    prefix: b"01234567".to_vec(),
+                    tail: b"0123456789abc".to_vec(),
+                    length: 13
+                },
                 Line::Message(b"ok".to_vec()),
             ]
         );
@@ -118,7 +137,16 @@ mod tests {
         );
         assert_eq!(
             lines(b"012345678\r\n", 8),
-            vec![Line::TooLong { prefix: b"01234567".to_vec(), length: 9 }]
+            vec![Line::TooLong {
+                prefix: b"01234567".to_vec(),
+                tail: b"012345678".to_vec(),
+                length: 9
+            }]
         );
+        // Of a long line, its last bytes are kept too (where some clients write the id).
+        let long = [vec![b'x'; 1000], b"\"id\":7}\r\n".to_vec()].concat();
+        let [Line::TooLong { tail, length: 1007, .. }] = &lines(&long, 8)[..] else { panic!() };
+        assert_eq!(tail.len(), TAIL_BYTES);
+        assert!(tail.ends_with(b"x\"id\":7}"), "{}", String::from_utf8_lossy(tail));
     }
 }

@@ -70,8 +70,9 @@ pub const DEFAULT_MAX_QUEUED_BYTES: usize = 8 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServeOptions {
     /// Longest accepted message (one line), in bytes; a longer one is answered with an
-    /// `Invalid Request` error and skipped (the client's answer to a question of the server's
-    /// ends that question instead, unanswered). It also bounds a batch's answers, which are held
+    /// `Invalid Request` error, under its id when its start or its last 256 bytes show it, and
+    /// skipped (the client's answer to a question of the server's ends that question instead,
+    /// unanswered). It also bounds a batch's answers, which are held
     /// until the last is in: once they pass it, the batch's further requests are answered
     /// with a short error and not run. Default [`DEFAULT_MAX_MESSAGE_BYTES`].
     pub max_message_bytes: usize,

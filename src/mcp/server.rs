@@ -15,7 +15,7 @@ use super::elicit::{Answers, Asker, Inputs};
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
-    RpcError, error_response, sniff_id,
+    RpcError, error_response, sniff_id, sniff_last_id,
 };
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
@@ -121,7 +121,9 @@ fn serve<R: BufRead, W: Write + Send + 'static>(
         }
         match lines.next_line() {
             Ok(Some(Line::Message(bytes))) => server.message(&bytes),
-            Ok(Some(Line::TooLong { prefix, length })) => server.too_long(&prefix, length),
+            Ok(Some(Line::TooLong { prefix, tail, length })) => {
+                server.too_long(&prefix, &tail, length);
+            }
             Ok(None) => break Ok(()),
             Err(err) => {
                 log::error!("termloom mcp: reading the input failed: {err}");
@@ -191,9 +193,10 @@ impl Server {
         }
     }
 
-    /// Answers a line longer than the limit, under its id when the beginning shows it.
-    fn too_long(&mut self, prefix: &[u8], length: u64) {
-        let id = sniff_id(prefix).unwrap_or_else(Id::null);
+    /// Answers a line longer than the limit, under its id when its beginning or its end (as
+    /// the TypeScript SDK writes it) shows it.
+    fn too_long(&mut self, prefix: &[u8], tail: &[u8], length: u64) {
+        let id = sniff_id(prefix).or_else(|| sniff_last_id(tail)).unwrap_or_else(Id::null);
         log::warn!(
             "termloom mcp: refused a message of {length} bytes (id {})",
             tools::quoted(&id.to_string())
