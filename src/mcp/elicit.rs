@@ -54,9 +54,9 @@ pub(crate) enum Inputs<'a> {
 pub(crate) struct Answers(Box<RawValue>);
 
 impl Answers {
-    /// The answers in `value`, when it is an object (of question keys to answers).
-    pub(crate) fn of(value: &Value) -> Option<Answers> {
-        value.is_object().then(|| serde_json::value::to_raw_value(value).ok().map(Answers))?
+    /// The answers written as `raw`, when it is an object (of question keys to answers).
+    pub(crate) fn of(raw: Box<RawValue>) -> Option<Answers> {
+        raw.get().starts_with('{').then_some(Answers(raw))
     }
 
     /// The question keys answered.
@@ -275,7 +275,8 @@ mod tests {
         let (key, request) = err.input_request.unwrap();
         assert!(key.starts_with("approve-") && key.len() == "approve-".len() + 16, "{key}");
         assert_eq!(request["method"], "elicitation/create");
-        let answers = Answers::of(&json!({ key.clone(): {"action": "accept"} })).unwrap();
+        let answers = json!({ key.clone(): {"action": "accept"} });
+        let answers = Answers::of(serde_json::value::to_raw_value(&answers).unwrap()).unwrap();
         let answers = &answers;
         let answer =
             Inputs::Rounds(Some(answers)).ask("approve", "ok?", json!({}), &cancel).unwrap();
@@ -285,7 +286,7 @@ mod tests {
         let (other_key, _) = other.unwrap_err().input_request.unwrap();
         assert_ne!(other_key, key);
         let none = Inputs::Unavailable("no").ask("approve", "ok?", json!({}), &cancel);
-        assert!(Answers::of(&json!([1])).is_none(), "answers are an object");
+        assert!(Answers::of(RawValue::from_string("[1]".into()).unwrap()).is_none(), "an object");
         assert_eq!(none.unwrap_err().message, "no");
     }
 }

@@ -111,6 +111,16 @@ impl std::fmt::Display for Id {
     }
 }
 
+/// A JSON value exactly as the client wrote it, compared by its text.
+#[derive(Debug, Clone)]
+pub(crate) struct Verbatim(pub(crate) Box<RawValue>);
+
+impl PartialEq for Verbatim {
+    fn eq(&self, other: &Verbatim) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
 /// One message from the client, classified.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Incoming {
@@ -127,6 +137,11 @@ pub(crate) enum Incoming {
         /// 2^64 was a float, and no notification could name it); `Err` holds the text of one
         /// that is neither a string nor an integer.
         progress_token: Option<Result<Id, String>>,
+        /// `params.inputResponses` (MCP 2026-07-28: the answers to a call's questions) as
+        /// written, not parsed (absent or `null`: `None`): a call may hold them for as long as
+        /// it waits, up to `max_message_bytes` each, and as a tree of values small answers took
+        /// ten times their text.
+        input_responses: Option<Verbatim>,
     },
     /// A notification: it gets no response.
     Notification {
@@ -250,17 +265,27 @@ fn classify(message: &RawValue) -> Incoming {
                 .and_then(|mut meta| meta.remove("progressToken"))
                 .filter(|token| token.get() != "null")
                 .map(|token| Id::progress_token(token).ok_or_else(|| token.get().to_owned()));
-            let params = match params.map(|p| serde_json::from_str(p.get())).transpose() {
-                Ok(params) => params,
-                Err(err) => {
-                    let error = RpcError::new(
-                        PARSE_ERROR,
-                        format!("parse error: the params of {method} cannot be read ({err})"),
-                    );
-                    return Incoming::Invalid { id, error };
-                }
+            let unreadable = |err: serde_json::Error| {
+                let error = RpcError::new(
+                    PARSE_ERROR,
+                    format!("parse error: the params of {method} cannot be read ({err})"),
+                );
+                Incoming::Invalid { id: id.clone(), error }
             };
-            Incoming::Request { id, method, params, progress_token }
+            let mut params = match params.map(|p| serde_json::from_str(p.get())).transpose() {
+                Ok(params) => params,
+                Err(err) => return unreadable(err),
+            };
+            let input_responses = params
+                .as_mut()
+                .and_then(|params: &mut HashMap<String, &RawValue>| params.remove("inputResponses"))
+                .filter(|answers| answers.get() != "null")
+                .map(|answers| Verbatim(answers.to_owned()));
+            let params = match params.map(parsed).transpose() {
+                Ok(params) => params,
+                Err(err) => return unreadable(err),
+            };
+            Incoming::Request { id, method, params, progress_token, input_responses }
         }
         (Some(_), None) => invalid(Id::null(), "the request id must be a string or a number"),
     }
@@ -269,6 +294,11 @@ fn classify(message: &RawValue) -> Incoming {
 /// The members of a JSON object, each as written; `None` if `value` is not an object.
 fn members(value: &RawValue) -> Option<HashMap<String, &RawValue>> {
     serde_json::from_str(value.get()).ok()
+}
+
+/// An object's members, each parsed.
+fn parsed(members: HashMap<String, &RawValue>) -> Result<Map<String, Value>, serde_json::Error> {
+    members.into_iter().map(|(name, raw)| Ok((name, serde_json::from_str(raw.get())?))).collect()
 }
 
 fn invalid(id: Id, message: &str) -> Incoming {

@@ -77,7 +77,9 @@ pub struct ServeOptions {
     /// with a short error and not run. Default [`DEFAULT_MAX_MESSAGE_BYTES`].
     pub max_message_bytes: usize,
     /// Most tool calls running at once; beyond it a call gets an error result asking to wait.
-    /// Default [`DEFAULT_MAX_CONCURRENT_CALLS`].
+    /// A running call of the 2026-07-28 revision holds the `inputResponses` it was sent, as
+    /// their text, at most `max_message_bytes`: together at most this many times that (128
+    /// MiB by default). Default [`DEFAULT_MAX_CONCURRENT_CALLS`].
     pub max_concurrent_calls: usize,
     /// How long a tool call waits for the person to answer a question put through
     /// elicitation (a start the spawn policy asks about, a secret) before it gives up and

@@ -15,7 +15,7 @@ use super::elicit::{Answers, Asker, Inputs};
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
-    RpcError, error_response, sniff_id, sniff_last_id,
+    RpcError, Verbatim, error_response, sniff_id, sniff_last_id,
 };
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
@@ -249,9 +249,9 @@ impl Server {
             Incoming::Notification { method, request_id } => {
                 self.notification(&method, request_id.as_ref());
             }
-            Incoming::Request { id, method, params, progress_token } => {
+            Incoming::Request { id, method, params, progress_token, input_responses } => {
                 let responder = responder(id, &self.outbox);
-                self.request(responder, &method, params, progress_token);
+                self.request(responder, &method, params, progress_token, input_responses);
             }
         }
     }
@@ -272,6 +272,7 @@ impl Server {
         method: &str,
         params: Option<Map<String, Value>>,
         progress_token: Option<Result<Id, String>>,
+        input_responses: Option<Verbatim>,
     ) {
         match method {
             "ping" => {
@@ -307,6 +308,7 @@ impl Server {
                         served,
                         params.unwrap_or_default(),
                         progress_token,
+                        input_responses,
                     ),
                 }
             }
@@ -363,6 +365,7 @@ impl Server {
         served: Served,
         params: Map<String, Value>,
         progress_token: Option<Result<Id, String>>,
+        input_responses: Option<Verbatim>,
     ) {
         let name = match params.get("name") {
             Some(Value::String(name)) if tools::exists(name) => name.clone(),
@@ -431,10 +434,11 @@ impl Server {
             }
         };
         let progress = progress_token.map(|token| Progress::new(token, self.outbox.clone()));
-        // 2026-07-28: the answers to the questions a previous round of this call asked. No
-        // other revision has them, nor a client that cannot be asked: they are not kept.
+        // 2026-07-28: the answers to the questions a previous round of this call asked, as
+        // written. No other revision has them, nor a client that cannot be asked: they are
+        // not kept.
         let answers = match served.revision.is_modern() && (served.elicitation || served.url) {
-            true => params.get("inputResponses").and_then(Answers::of),
+            true => input_responses.and_then(|answers| Answers::of(answers.0)),
             false => None,
         };
         let one_copy = params
