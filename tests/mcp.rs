@@ -4583,10 +4583,12 @@ fn long_waits_report_progress_with_the_last_line() {
     client.finish();
 }
 
-/// A progress token is echoed as the client wrote it, as an id is, an integer of any size
-/// included; one that is neither a string nor an integer, which MCP does not allow, is
-/// refused. (A whole number past 2^64 got no notification, parsed into a float no
-/// notification could name, and a float, `true` or an object were silently ignored.)
+/// A progress token is echoed as the client wrote it, as an id is, an integer past 2^64
+/// included; one that is neither a string nor an integer, which MCP does not allow, or longer
+/// than 256 bytes, is refused. (A whole number past 2^64 got no notification, parsed into a
+/// float no notification could name, and a float, `true` or an object were silently ignored;
+/// a 3 MB token was repeated by each notification, 9.4 MB in 7 s, and one of 400 digits failed
+/// the request as a parse error.)
 #[test]
 fn a_progress_token_is_echoed_as_written_and_one_of_another_kind_refused() {
     let mut client = Client::initialized("2025-11-25");
@@ -4596,6 +4598,21 @@ fn a_progress_token_is_echoed_as_written_and_one_of_another_kind_refused() {
         let error = client.fails("tools/call", call, -32602);
         assert!(error["message"].as_str().unwrap().contains("progressToken"), "{error}");
     }
+    // Every notification repeats the token: one past 256 bytes of JSON is refused, named by
+    // its start and size, an integer too large to parse included (it failed the params).
+    let list = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":"t","method":"tools/call","params":{{"name":"terminal_list","_meta":{{"progressToken":{token}}}}}}}"#
+        )
+    };
+    for (token, size) in [(format!("{:?}", "t".repeat(255)), 257), ("9".repeat(400), 400)] {
+        client.send_raw(list(&token).as_bytes());
+        let error = client.response(&json!("t"))["error"].clone();
+        assert_eq!(error["code"], -32602, "{error}");
+        assert!(error["message"].as_str().unwrap().contains(&format!("({size} bytes)")), "{error}");
+    }
+    client.send_raw(list(&format!("{:?}", "t".repeat(254))).as_bytes());
+    assert!(client.response(&json!("t"))["result"]["structuredContent"]["sessions"].is_array());
     let big = "123456789012345678901234567890";
     let wait = format!(r#"{{"session_id":{cat},"for_text":"never","timeout_ms":2500}}"#);
     client.send_raw(

@@ -18,6 +18,10 @@ pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// The per-request protocol version is not one the server speaks (MCP 2026-07-28).
 pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
+/// Longest progress token accepted, in bytes of its JSON text: every progress notification
+/// of a call repeats it, one each 2 s of a wait of up to an hour.
+pub(crate) const MAX_PROGRESS_TOKEN_BYTES: usize = 256;
+
 /// A JSON-RPC error object.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct RpcError {
@@ -73,11 +77,13 @@ impl Id {
     }
 
     /// `raw` as a progress token, if it is a string or a whole number (MCP: "a string or
-    /// integer value"), of any size: it is echoed as written, as an id is.
+    /// integer value") of at most [`MAX_PROGRESS_TOKEN_BYTES`]: it is echoed as written, as
+    /// an id is.
     pub(crate) fn progress_token(raw: &RawValue) -> Option<Id> {
         let text = raw.get();
         let whole = !text.contains(['.', 'e', 'E']);
-        Id::of(raw).filter(|_| text.starts_with('"') || whole)
+        let short = text.len() <= MAX_PROGRESS_TOKEN_BYTES;
+        Id::of(raw).filter(|_| short && (text.starts_with('"') || whole))
     }
 
     /// `raw` as an id, if it is a string or a number.
@@ -134,9 +140,10 @@ pub(crate) enum Incoming {
         params: Option<Map<String, Value>>,
         /// `params._meta.progressToken` exactly as written (absent or `null`: `None`), for
         /// the progress notifications to echo byte for byte (parsed, a whole number past
-        /// 2^64 was a float, and no notification could name it); `Err` holds the text of one
-        /// that is neither a string nor an integer.
-        progress_token: Option<Result<Id, String>>,
+        /// 2^64 was a float, and no notification could name it). A request with one that is
+        /// neither a string nor an integer, or longer than [`MAX_PROGRESS_TOKEN_BYTES`], is
+        /// `Invalid` (`-32602`), whatever its method.
+        progress_token: Option<Id>,
         /// `params.inputResponses` (MCP 2026-07-28: the answers to a call's questions) as
         /// written, not parsed (absent or `null`: `None`): a call may hold them for as long as
         /// it waits, up to `max_message_bytes` each, and as a tree of values small answers took
@@ -264,7 +271,23 @@ fn classify(message: &RawValue) -> Incoming {
                 .and_then(members)
                 .and_then(|mut meta| meta.remove("progressToken"))
                 .filter(|token| token.get() != "null")
-                .map(|token| Id::progress_token(token).ok_or_else(|| token.get().to_owned()));
+                .map(|token| Id::progress_token(token).ok_or(token))
+                .transpose();
+            // Refused before the params are parsed: an integer too large for a float could
+            // not be.
+            let progress_token = match progress_token {
+                Ok(token) => token,
+                Err(token) => {
+                    let error = RpcError::new(
+                        INVALID_PARAMS,
+                        format!(
+                            "params._meta.progressToken must be a string or an integer of at most {MAX_PROGRESS_TOKEN_BYTES} bytes, not {}; leave it out for no progress notifications",
+                            crate::error::quoted(token.get())
+                        ),
+                    );
+                    return Incoming::Invalid { id, error };
+                }
+            };
             let unreadable = |err: serde_json::Error| {
                 let error = RpcError::new(
                     PARSE_ERROR,
@@ -538,7 +561,10 @@ mod tests {
         for good in [big, "-7", "0", r#""t\u00e9""#] {
             assert_eq!(token(good).map(|t| t.to_string()), Some(good.to_owned()), "{good}");
         }
-        for bad in ["1.5", "1e3", "1.0", "true", "null", "{}", "[1]"] {
+        let (longest, long) =
+            ("9".repeat(MAX_PROGRESS_TOKEN_BYTES), format!("\"{}\"", "t".repeat(255)));
+        assert!(token(&longest).is_some());
+        for bad in ["1.5", "1e3", "1.0", "true", "null", "{}", "[1]", &long] {
             assert_eq!(token(bad), None, "{bad}");
         }
         assert_eq!(Id::parse(b"true"), None);

@@ -271,7 +271,7 @@ impl Server {
         responder: Responder,
         method: &str,
         params: Option<Map<String, Value>>,
-        progress_token: Option<Result<Id, String>>,
+        progress_token: Option<Id>,
         input_responses: Option<Verbatim>,
     ) {
         match method {
@@ -364,7 +364,7 @@ impl Server {
         responder: Responder,
         served: Served,
         params: Map<String, Value>,
-        progress_token: Option<Result<Id, String>>,
+        progress_token: Option<Id>,
         input_responses: Option<Verbatim>,
     ) {
         let name = match params.get("name") {
@@ -393,20 +393,6 @@ impl Server {
                 return responder.error(&RpcError::new(
                     INVALID_PARAMS,
                     format!("tools/call: params.arguments must be an object of {name}'s arguments"),
-                ));
-            }
-        };
-        // Echoed as written in the progress notifications; MCP's tokens are strings and
-        // integers, and another is refused as the SDKs' servers refuse it.
-        let progress_token = match progress_token.transpose() {
-            Ok(token) => token,
-            Err(text) => {
-                return responder.error(&RpcError::new(
-                    INVALID_PARAMS,
-                    format!(
-                        "params._meta.progressToken must be a string or an integer, not {}; leave it out for no progress notifications",
-                        tools::quoted(&text)
-                    ),
                 ));
             }
         };
