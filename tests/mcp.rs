@@ -659,10 +659,20 @@ fn json_rpc_errors_repeat_a_long_value_by_its_start_and_size() {
     let error = refused(&mut client, "ping", envelope.clone(), -32022);
     assert_eq!(error["data"]["supported"][0], MODERN, "{error}");
     refused(&mut client, &format!("notifications/{long}"), json!({}), -32601);
-    refused(&mut client, &long, json!([1]), -32602);
+    let error = refused(&mut client, &long, json!([1]), -32602);
+    assert!(error["message"].as_str().unwrap().contains("(1048576 bytes)"), "{error}");
+    client.send_raw(
+        format!(r#"{{"jsonrpc":"2.0","id":"far","method":"{long}","params":{{"n":1e999}}}}"#)
+            .as_bytes(),
+    );
+    let error = client.response(&json!("far"))["error"].clone();
+    assert_eq!(error["code"], -32700, "{error}");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.len() < 300 && message.contains("(1048576 bytes)"), "{message:.300}");
     refused(&mut client, &long, json!({"_meta": {}}), -32601);
     client.initialize("2025-11-25");
-    refused(&mut client, "tools/list", json!({"cursor": long}), -32602);
+    let error = refused(&mut client, "tools/list", json!({"cursor": long}), -32602);
+    assert!(error["message"].as_str().unwrap().contains("(1048576 bytes)"), "{error}");
     refused(&mut client, &long, json!({}), -32601);
     assert_eq!(client.ok("ping", json!({})), json!({}));
     client.finish();

@@ -246,7 +246,10 @@ fn classify(message: &RawValue) -> Incoming {
         Some(b'[') => {
             let error = RpcError::new(
                 INVALID_PARAMS,
-                format!("{method} takes named parameters: \"params\" must be an object"),
+                format!(
+                    "{} takes named parameters: \"params\" must be an object",
+                    crate::error::quoted(&method)
+                ),
             );
             return match usable_id {
                 Some(id) => Incoming::Invalid { id, error },
@@ -291,7 +294,10 @@ fn classify(message: &RawValue) -> Incoming {
             let unreadable = |err: serde_json::Error| {
                 let error = RpcError::new(
                     PARSE_ERROR,
-                    format!("parse error: the params of {method} cannot be read ({err})"),
+                    format!(
+                        "parse error: the params of {} cannot be read ({err})",
+                        crate::error::quoted(&method)
+                    ),
                 );
                 Incoming::Invalid { id: id.clone(), error }
             };

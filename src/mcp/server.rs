@@ -352,7 +352,10 @@ impl Server {
             return responder.error(&RpcError::new(
                 INVALID_PARAMS,
                 format!(
-                    "invalid cursor {cursor}: the tool list has one page; list without a cursor"
+                    "invalid cursor {}: the tool list has one page; list without a cursor",
+                    tools::quoted(
+                        &cursor.as_str().map_or_else(|| cursor.to_string(), str::to_owned)
+                    )
                 ),
             ));
         }
