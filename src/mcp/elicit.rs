@@ -242,6 +242,7 @@ impl Asker {
             let _ = sender.try_send(Reply::Answered(outcome));
             true
         } else {
+            let id = crate::error::quoted(&id.to_string());
             log::debug!("termloom mcp: ignored a response to no question of ours (id {id})");
             false
         }
