@@ -292,11 +292,19 @@ pub(crate) const SHOWN_BYTES: usize = 60;
 /// find it in their call, never megabytes of it. Every message that names a caller's value
 /// (the library's errors, the MCP tools') quotes it with this.
 pub(crate) fn quoted(value: &str) -> String {
-    if value.len() <= SHOWN_BYTES {
-        return format!("{value:?}");
-    }
+    cut(value).unwrap_or_else(|| format!("{value:?}"))
+}
+
+/// `value` as a field of an error's data repeats it: whole, or, when longer than 60 bytes, by
+/// its start and its length as [`quoted`] gives them.
+pub(crate) fn shown(value: &str) -> String {
+    cut(value).unwrap_or_else(|| value.to_owned())
+}
+
+/// `value`'s start and length (`"xxxx…" (3000000 bytes)`) when it is longer than 60 bytes.
+fn cut(value: &str) -> Option<String> {
     let start = &value[..value.floor_char_boundary(SHOWN_BYTES)];
-    format!("{start:?}… ({} bytes)", value.len())
+    (value.len() > SHOWN_BYTES).then(|| format!("{start:?}… ({} bytes)", value.len()))
 }
 
 /// [`quoted`] for a value that need not be UTF-8 (a program, a path, an environment entry):

@@ -12,7 +12,7 @@
 use serde_json::{Map, Value, json};
 
 use super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, RpcError, UNSUPPORTED_PROTOCOL_VERSION};
-use crate::error::quoted;
+use crate::error::{quoted, shown};
 
 /// The server's name in `serverInfo`.
 pub(crate) const SERVER_NAME: &str = "termloom";
@@ -196,15 +196,6 @@ fn unsupported(requested: &str, supported: Vec<&'static str>) -> RpcError {
         ),
     )
     .with_data(json!({ "supported": supported, "requested": shown(requested) }))
-}
-
-/// A version a client asked for, as an error's `data` repeats it: whole, or by its start and
-/// size when longer than a version could be ([`quoted`]).
-fn shown(requested: &str) -> String {
-    match requested.len() <= crate::error::SHOWN_BYTES {
-        true => requested.to_owned(),
-        false => quoted(requested),
-    }
 }
 
 impl Protocol {

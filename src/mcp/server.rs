@@ -209,14 +209,20 @@ impl Server {
             ),
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
-        // The client's answer to a question of ours: the question ends, saying why, and a
-        // response gets no response.
         let why = format!(
             "its answer was {length} bytes, and messages are limited to {} bytes",
             self.max_message_bytes
         );
+        let outbox = self.outbox.clone();
+        self.refuse(id, why, |id| outbox.send(error_response(&id, &error)));
+    }
+
+    /// Refuses a message that cannot be served, under `id`, with `refusal`; but when it is the
+    /// client's answer to a question of ours, the question ends, saying `why` ("its answer
+    /// …"), and, a response getting no response, nothing is sent.
+    fn refuse(&mut self, id: Id, why: String, refusal: impl FnOnce(Id)) {
         if !self.asker.deliver(Some(&id), Err(why)) {
-            self.outbox.send(error_response(&id, &error));
+            refusal(id);
         }
         self.refused = self.closes_on_bad_message();
     }
@@ -235,13 +241,9 @@ impl Server {
         };
         match message {
             Incoming::Invalid { id, error } => {
-                // The client's answer to a question of ours that cannot be read: the question
-                // ends, saying so, and a response gets no response.
                 let why = format!("its answer could not be read: {}", error.message);
-                if !self.asker.deliver(Some(&id), Err(why)) {
-                    responder(id, &self.outbox).error(&error);
-                }
-                self.refused = self.closes_on_bad_message();
+                let outbox = self.outbox.clone();
+                self.refuse(id, why, |id| responder(id, &outbox).error(&error));
             }
             Incoming::Response { id, outcome } => {
                 self.asker.deliver(id.as_ref(), outcome);
