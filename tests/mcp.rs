@@ -5537,7 +5537,7 @@ fn a_question_given_up_on_is_cancelled_with_the_client() {
 /// question with why, and gets no answer itself, its id first or last (as the TypeScript SDK
 /// writes it). (It was answered with an error under the question's own id, a response to a
 /// request the client never sent, and the call waited the 10 minutes a person has; with the
-/// id last, it still was.)
+/// id last, it still was, and so was one to a question no longer waiting.)
 #[test]
 fn an_unreadable_answer_ends_its_question_and_is_not_answered() {
     let config = Config {
@@ -5569,6 +5569,20 @@ fn an_unreadable_answer_ends_its_question_and_is_not_answered() {
         assert!(text(&result).contains(why), "{}", text(&result));
         assert!(client.stash.is_empty() && client.other.is_empty(), "{:?}", client.stash);
     }
+    // Such an answer to a question no longer waiting (its call cancelled) is not answered
+    // either.
+    let call = client.send_request("tools/call", start.clone());
+    assert_eq!(client.next(LONG).expect("the question")["method"], "elicitation/create");
+    client.notify("notifications/cancelled", json!({"requestId": call}));
+    assert_eq!(client.next(LONG).unwrap()["method"], "notifications/cancelled");
+    for (n, answer) in answers.iter().enumerate() {
+        let late = answer.replace(&format!("termloom-elicit-{}", n + 1), "termloom-elicit-4");
+        assert_ne!(&late, answer);
+        client.send_raw(late.as_bytes());
+    }
+    client.send_raw(br#"{"jsonrpc":"1.0","id":"termloom-elicit-4","result":{}}"#);
+    assert_eq!(client.ok("ping", json!({})), json!({}));
+    assert!(client.stash.is_empty() && client.other.is_empty(), "{:?}", client.stash);
     assert_eq!(client.tool("terminal_list", json!({}))["sessions"], json!([]));
     client.finish();
 }

@@ -193,7 +193,11 @@ pub(crate) fn parse(bytes: &[u8]) -> Line {
                 "parse error: the message is not valid JSON ({err}); send one JSON-RPC message per line"
             ),
         );
-        Line::One(Incoming::Invalid { id: sniff_id(bytes).unwrap_or_else(Id::null), error })
+        let id = sniff_id(bytes);
+        Line::One(match sniff_response(bytes) {
+            true => unreadable_response(id, &error),
+            false => Incoming::Invalid { id: id.unwrap_or_else(Id::null), error },
+        })
     };
     let message: &RawValue = match serde_json::from_slice(bytes) {
         Ok(message) => message,
@@ -222,7 +226,12 @@ fn classify(message: &RawValue) -> Incoming {
     let reply_id = usable_id.clone().unwrap_or_else(Id::null);
     let value = |raw: &RawValue| serde_json::from_str::<Value>(raw.get());
     if !message.get("jsonrpc").is_some_and(|v| value(v).is_ok_and(|v| v == "2.0")) {
-        return invalid(reply_id, "the message must have \"jsonrpc\": \"2.0\"");
+        let error = RpcError::new(INVALID_REQUEST, "the message must have \"jsonrpc\": \"2.0\"");
+        let response = ["result", "error"].iter().any(|key| message.contains_key(*key));
+        return match response && !message.contains_key("method") {
+            true => unreadable_response(usable_id, &error),
+            false => Incoming::Invalid { id: reply_id, error },
+        };
     }
     let method = match message.remove("method").map(|m| serde_json::from_str::<String>(m.get())) {
         Some(Ok(method)) => method,
@@ -330,6 +339,13 @@ fn parsed(members: HashMap<String, &RawValue>) -> Result<Map<String, Value>, ser
     members.into_iter().map(|(name, raw)| Ok((name, serde_json::from_str(raw.get())?))).collect()
 }
 
+/// A response that cannot be read, as the question it answers hears it (a response gets no
+/// response, even an error).
+fn unreadable_response(id: Option<Id>, error: &RpcError) -> Incoming {
+    let outcome = Err(format!("its answer could not be read: {}", error.message));
+    Incoming::Response { id, outcome }
+}
+
 fn invalid(id: Id, message: &str) -> Incoming {
     Incoming::Invalid { id, error: RpcError::new(INVALID_REQUEST, message) }
 }
@@ -348,6 +364,28 @@ pub(crate) fn error_response(id: &Id, error: &RpcError) -> String {
 /// object, without parsing the (possibly cut or invalid) rest. Used to answer an oversized
 /// request, or one that is not valid JSON or not UTF-8, under its own id.
 pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Id> {
+    walk(prefix, |key, value| match (key, value) {
+        ("id", Some(value)) => Some(Id::parse(value)),
+        _ => None,
+    })?
+}
+
+/// Whether the beginning of a JSON object shows a response, a top-level `"result"` or
+/// `"error"` member before any `"method"`, without parsing the (possibly cut or invalid)
+/// rest: an oversized or unreadable answer to a question of the server's, never answered.
+pub(crate) fn sniff_response(prefix: &[u8]) -> bool {
+    walk(prefix, |key, value| match (key, value) {
+        ("result" | "error", None) => Some(true),
+        ("method", None) => Some(false),
+        _ => None,
+    })
+    .unwrap_or(false)
+}
+
+/// Walks the top-level members of the JSON object `prefix` begins, as far as they can be
+/// read: `visit` sees each key, first alone, then with its value's text; the first `Some` it
+/// gives ends the walk.
+fn walk<T>(prefix: &[u8], mut visit: impl FnMut(&str, Option<&[u8]>) -> Option<T>) -> Option<T> {
     let mut scanner = Scanner { bytes: prefix, at: 0 };
     scanner.skip_blank();
     if !scanner.eat(b'{') {
@@ -356,6 +394,9 @@ pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Id> {
     loop {
         scanner.skip_blank();
         let key = scanner.string()?;
+        if let Some(found) = visit(&key, None) {
+            return Some(found);
+        }
         scanner.skip_blank();
         if !scanner.eat(b':') {
             return None;
@@ -363,8 +404,8 @@ pub(crate) fn sniff_id(prefix: &[u8]) -> Option<Id> {
         scanner.skip_blank();
         let start = scanner.at;
         scanner.value()?;
-        if key == "id" {
-            return Id::parse(&prefix[start..scanner.at]);
+        if let Some(found) = visit(&key, Some(&prefix[start..scanner.at])) {
+            return Some(found);
         }
         scanner.skip_blank();
         if !scanner.eat(b',') {
@@ -611,6 +652,10 @@ mod tests {
         assert_eq!(sniff_id(b"not json"), None);
         assert_eq!(sniff_id(br#"{"id":12ab,"method":"x"}"#), None);
         assert_eq!(sniff_id(b"{\"id\":\"\xff\",\"method\":\"x\"}"), None);
+        assert!(sniff_response(br#"{"result":{"action":"accept","content":{"pad":"xx"#));
+        assert!(sniff_response(br#"{"jsonrpc":"2.0","id":"q","error":{"code""#));
+        assert!(!sniff_response(br#"{"jsonrpc":"2.0","method":"m","result":1}"#));
+        assert!(!sniff_response(br#"{"jsonrpc":"2.0","id":1,"params":{"result":1"#));
         let last = |text: &str| sniff_last_id(text.as_bytes());
         assert_eq!(
             last(r#"xxx"},"jsonrpc":"2.0","id":"termloom-elicit-3"}"#),

@@ -15,7 +15,7 @@ use super::elicit::{Answers, Asker, Inputs};
 use super::inflight::{InFlight, Refusal, Ticket};
 use super::jsonrpc::{
     self, INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST, Id, Incoming, METHOD_NOT_FOUND,
-    RpcError, Verbatim, error_response, sniff_id, sniff_last_id,
+    RpcError, Verbatim, error_response, sniff_id, sniff_last_id, sniff_response,
 };
 use super::lines::{Line, LineReader};
 use super::outbox::{Batch, Outbox, Responder, Writer};
@@ -209,20 +209,16 @@ impl Server {
             ),
         )
         .with_data(json!({ "limit": self.max_message_bytes, "length": length }));
-        let why = format!(
-            "its answer was {length} bytes, and messages are limited to {} bytes",
-            self.max_message_bytes
-        );
-        let outbox = self.outbox.clone();
-        self.refuse(id, why, |id| outbox.send(error_response(&id, &error)));
-    }
-
-    /// Refuses a message that cannot be served, under `id`, with `refusal`; but when it is the
-    /// client's answer to a question of ours, the question ends, saying `why` ("its answer
-    /// …"), and, a response getting no response, nothing is sent.
-    fn refuse(&mut self, id: Id, why: String, refusal: impl FnOnce(Id)) {
-        if !self.asker.deliver(Some(&id), Err(why)) {
-            refusal(id);
+        // The client's answer to a question of ours: the question ends, saying why, and a
+        // response gets no response, even one to a question no longer waiting.
+        if sniff_response(prefix) {
+            let why = format!(
+                "its answer was {length} bytes, and messages are limited to {} bytes",
+                self.max_message_bytes
+            );
+            self.asker.deliver(Some(&id), Err(why));
+        } else {
+            self.outbox.send(error_response(&id, &error));
         }
         self.refused = self.closes_on_bad_message();
     }
@@ -241,9 +237,9 @@ impl Server {
         };
         match message {
             Incoming::Invalid { id, error } => {
-                let why = format!("its answer could not be read: {}", error.message);
-                let outbox = self.outbox.clone();
-                self.refuse(id, why, |id| responder(id, &outbox).error(&error));
+                // (An answer to a question of ours that cannot be read is a `Response`.)
+                responder(id, &self.outbox).error(&error);
+                self.refused = self.closes_on_bad_message();
             }
             Incoming::Response { id, outcome } => {
                 self.asker.deliver(id.as_ref(), outcome);
