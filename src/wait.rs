@@ -867,7 +867,7 @@ impl WaitOutcome {
     }
 
     /// The outcome if the wait's condition held ([`WaitOutcome::is_held`]), otherwise
-    /// [`Error::WaitNotHeld`](crate::Error::WaitNotHeld) carrying it (its `fired` says what
+    /// [`Error::WaitNotHeld`] carrying it (its `fired` says what
     /// ended the wait): for a host to which a wait that did not hold is a failure, as `?` after
     /// [`Session::wait`](crate::Session::wait) alone is not (a timeout is an outcome there).
     ///
