@@ -386,6 +386,29 @@ fn what_a_full_screen_programs_command_printed_is_read_once_it_is_back() {
     assert!(!rest.text.contains("printed-42") && !rest.rewritten, "{rest:?}");
 }
 
+/// A transcript wait searches what a read gives: the lines a program printed on the primary
+/// screen between two of its screens, here left and taken back in one write, so no check can
+/// see the primary screen in between (the wait searched only the tail, which the alternate
+/// screen hides, and timed out every time while a read gave the line).
+#[test]
+fn a_wait_finds_what_a_full_screen_program_printed_between_two_screens() {
+    if !require("bash") {
+        return;
+    }
+    let script = r#"printf '\033[?1049h\033[Hscreen A'; read -rsn1
+printf '\033[?1049lprinted-%s\n\033[?1049h\033[Hscreen A' 42; read -rsn1"#;
+    let engine = engine();
+    let program = engine.spawn(SpawnSpec::new("bash").args(["-c", script]).size(80, 24)).unwrap();
+    expect(&program, Until::input_wait());
+    assert_eq!(program.read().unwrap().text, "");
+    program.send_keys("x").unwrap();
+    expect(&program, Until::text("printed-42"));
+    expect(&program, Until::input_wait());
+    assert!(program.screen().unwrap().alternate);
+    assert_eq!(program.read().unwrap().text, "printed-42\n");
+    program.close().unwrap();
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {

@@ -164,8 +164,10 @@ impl Reactor {
             return;
         }
         let now = Instant::now();
+        // The lines a read takes (the tail, or what a full-screen program's command printed
+        // between two of its screens): a wait finds what a read gives.
         let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript()) {
-            slot.terminal.tail()
+            slot.terminal.readable_tail()
         } else {
             None
         };

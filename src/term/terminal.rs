@@ -109,8 +109,8 @@ impl Terminal {
     /// The lines a read takes beyond the settled transcript: the tail, or, while the
     /// alternate screen hides it, the primary screen's lines when they are news (printed
     /// between two of a full-screen program's screens, see
-    /// [`Emulator::readable_hidden_tail`]).
-    fn readable_tail(&self) -> Option<Vec<String>> {
+    /// [`Emulator::readable_hidden_tail`]). Reads and transcript waits search the same lines.
+    pub(crate) fn readable_tail(&self) -> Option<Vec<String>> {
         self.tail().or_else(|| self.emulator.readable_hidden_tail().map(<[String]>::to_vec))
     }
 
