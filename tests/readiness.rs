@@ -1446,6 +1446,43 @@ fn a_browser_polling_its_terminal_every_second_waits_for_keys_from_its_first_pag
     w3m.close().unwrap();
 }
 
+/// A full-screen program's tick at its start is no wait for keys while another of its threads
+/// works, nor once one was seen working: a curses program that draws "Loading...", ticks every
+/// second on the terminal, and has a worker thread fetching for 0.9 s (a sleep) that then
+/// ends, waits for keys once its tick drew the data (its first screen read as waiting in
+/// 0.37 s, before the data came, and with the worker's work alone looked at, in 0.95 s,
+/// between the worker's end and the tick that draws what it fetched).
+#[test]
+fn a_full_screen_program_whose_worker_still_loads_is_not_waiting_at_its_first_tick() {
+    if !require("python3") {
+        return;
+    }
+    let script = r#"
+import curses, threading, time
+def main(scr):
+    data = {}
+    def fetch():
+        time.sleep(0.9)
+        data['v'] = 'DATA READY'
+    threading.Thread(target=fetch, daemon=True).start()
+    scr.addstr(0, 0, 'Loading...')
+    scr.refresh()
+    scr.timeout(1000)
+    while scr.getch() != ord('q'):
+        scr.erase()
+        scr.addstr(0, 0, data.get('v', 'Loading...'))
+        scr.refresh()
+curses.wrapper(main)
+"#;
+    let engine = engine();
+    let loader = engine.spawn(SpawnSpec::new("python3").args(["-c", script]).size(80, 24)).unwrap();
+    expect(&loader, Until::screen_contains("Loading..."));
+    input_wait_fires(&loader);
+    let screen = loader.screen().unwrap();
+    assert!(screen.contains("DATA READY"), "{screen}");
+    loader.close().unwrap();
+}
+
 /// The curses monitor on a one-second tick (`common/halfdelay_monitor.py`), waiting only 25 ms
 /// for the rest of a key code after an Escape (`ESCDELAY=25`, as nnn and htop set it), once
 /// it waits for keys.

@@ -30,6 +30,9 @@ pub(crate) struct TimerSightings {
     seen: std::cell::RefCell<Vec<TimerSighting>>,
     /// The waits found repeated before the last input, carried across it.
     carried: std::cell::RefCell<Vec<TimerSighting>>,
+    /// The threads seen on a tick at the session's start while another thread of their
+    /// process worked (see [`TimerSightings::alone_since_start`]), the newest first.
+    worked_beside: std::cell::RefCell<Vec<i32>>,
 }
 
 /// How many threads' timers [`TimerSightings`] keeps: a monitor's thread and the threads of
@@ -61,6 +64,23 @@ impl TimerSightings {
             let excess = carried.len().saturating_sub(TIMERS_KEPT);
             carried.drain(..excess);
         }
+    }
+
+    /// Whether thread `tid`, on a tick at the session's start, was alone each time it was seen
+    /// so (`alone`: every other thread of its process waits on a lock of its own, or there is
+    /// none): a worker seen loading what the first screen is to show may have ended with its
+    /// result not drawn yet (a curses program's "Loading..." until its tick, 0.2 s after its
+    /// worker ended), so such a tick is taken as one only once seen repeated. Records `tid`
+    /// when not `alone`.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    pub(super) fn alone_since_start(&self, tid: i32, alone: bool) -> bool {
+        let mut worked = self.worked_beside.borrow_mut();
+        let seen = worked.contains(&tid);
+        if !alone && !seen {
+            worked.truncate(TIMERS_KEPT - 1);
+            worked.insert(0, tid);
+        }
+        alone && !seen
     }
 
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, as a tick
@@ -121,6 +141,15 @@ impl TimerSightings {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tick_at_the_start_is_one_only_while_its_thread_was_always_seen_alone() {
+        let timers = TimerSightings::default();
+        assert!(timers.alone_since_start(7, true));
+        assert!(!timers.alone_since_start(7, false), "a worker beside it");
+        assert!(!timers.alone_since_start(7, true), "the worker ended, its work maybe undrawn");
+        assert!(timers.alone_since_start(8, true), "another thread is another");
+    }
 
     #[test]
     fn a_timer_counts_as_a_tick_once_seen_again_after_a_wakeup() {

@@ -208,7 +208,10 @@ pub(super) fn polling_terminal(
         return None;
     }
     // So is a full-screen program's tick on the terminal alone at the session's start, once
-    // it drew (see [`procfs::TimerSightings::tick_at_start`]).
+    // it drew (see [`procfs::TimerSightings::tick_at_start`]), when nothing else of the
+    // program worked meanwhile: a worker still loading what the first screen is to show
+    // (sleeping, reading a socket, running), or seen so earlier, may have it redrawn when the
+    // tick goes off (see [`procfs::TimerSightings::alone_since_start`]).
     if short
         && !unanswered
         && probe.since_input.is_none()
@@ -217,6 +220,10 @@ pub(super) fn polling_terminal(
         && timer >= procfs::SHORTEST_TICK
         && watched == Some(true)
         && waits_on_terminal_alone(base, name, syscall, looks)
+        && {
+            let alone = others_wait_on_own_locks(base, tid);
+            probe.timers.map_or(alone, |timers| timers.alone_since_start(tid, alone))
+        }
     {
         if let Some(timers) = probe.timers
             && let Some(wakeups) = voluntary_switches(base)
@@ -301,6 +308,43 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
         }
     }
     (!fds.is_empty()).then_some(wait)
+}
+
+/// Whether every other thread of the process of the thread `tid` at `base`
+/// (`/proc/PID/task/TID`) is asleep on a lock of the process's own with no timeout
+/// ([`waits_on_own_lock`]: only a thread of the process can wake it), or there is none.
+/// `false` where that cannot be read.
+pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
+    let Some(task) = base.rsplit_once('/').map(|(task, _)| task) else { return false };
+    let Ok(entries) = fs::read_dir(task) else { return false };
+    entries.into_iter().all(|entry| {
+        let Some(other) = entry.ok().and_then(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        else {
+            return false;
+        };
+        other == tid || on_own_lock(&format!("{task}/{other}"))
+    })
+}
+
+/// Whether the thread at `base` is asleep on a lock of its process's own with no timeout
+/// (see [`waits_on_own_lock`]), or gone or dead.
+fn on_own_lock(base: &str) -> bool {
+    let stat = match fs::read(format!("{base}/stat")) {
+        Ok(data) => parse_stat(&data).ok(),
+        Err(err) => return is_gone(&err),
+    };
+    match stat {
+        Some(stat) if is_dead(&stat) => return true,
+        Some(stat) if stat.state == 'S' => {}
+        _ => return false,
+    }
+    let syscall = match fs::read_to_string(format!("{base}/syscall")) {
+        Ok(syscall) => syscall,
+        Err(err) => return is_gone(&err),
+    };
+    let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return false };
+    matches!(classify_syscall(nr), Some(Activity::Other(name)) if name == "futex")
+        && waits_on_own_lock(&syscall)
 }
 
 /// Whether the `futex` call (arguments in `syscall`) waits with no timeout on a lock private
