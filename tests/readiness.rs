@@ -1173,6 +1173,36 @@ fn an_editor_behind_a_file_manager_with_a_worker_thread_waits_for_input() {
     expect(&s, Until::exit());
 }
 
+/// `sleep 300` run by a file manager that has a worker thread (vifm's `:!sleep 300`: its main
+/// thread waits for the command while another waits on a lock of vifm's own) settles the
+/// default wait at once, sleeping, as one a shell runs: it read `vifm running`, still busy
+/// after 10 s.
+#[test]
+fn a_long_sleep_behind_a_file_manager_with_a_worker_thread_settles_the_default_wait() {
+    if !require("vifm") || !require("sleep") {
+        return;
+    }
+    let dir = TestDir::new("vifm-sleep");
+    let files = dir.join("files");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("note.txt"), "milk\n").unwrap();
+    let files = files.display().to_string();
+    let home = dir.display().to_string();
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({
+        "argv": ["vifm", &files, &files], "env": { "HOME": home }, "input_wait": true,
+    });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let began = Instant::now();
+    let arguments = serde_json::json!({ "session_id": id, "keys": ":!sleep 300<Enter>" });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

@@ -1107,11 +1107,22 @@ impl Looks {
 /// editor it started), which only the waiting threads could wake.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn idle_behind(threads: &[ThreadObs]) -> bool {
-    let on_a_lock = |t: &ThreadObs| {
-        t.clock.is_none()
-            && matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"))
-    };
     threads.iter().any(|t| !on_a_lock(t)) && threads.iter().all(|t| on_a_lock(t) || waits_behind(t))
+}
+
+/// Whether a thread waits on a lock (`futex`) with no clock due (see [`CLOCK_HORIZON`]): a
+/// worker idle until another thread of its process hands it work, as [`idle_behind`] and
+/// `linux::asleep_long` take it beside threads that wait for a child or sleep.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn on_a_lock(t: &ThreadObs) -> bool {
+    t.clock.is_none() && on_any_lock(t)
+}
+
+/// Whether a thread waits on a lock (`futex`), with a clock due or not: beside threads that
+/// wait on the world outside ([`waits_outside`]), whose verdict weighs a member's clock apart.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn on_any_lock(t: &ThreadObs) -> bool {
+    matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"))
 }
 
 /// Whether a thread waits as [`idle_behind`] tells: for a child, a signal, on a pipe, or in a
@@ -1191,12 +1202,10 @@ fn waits_outside(threads: &[ThreadObs]) -> bool {
         }
         _ => false,
     };
-    let on_a_lock =
-        |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if what.starts_with("futex"));
     threads.iter().any(outside)
         && threads
             .iter()
-            .all(|t| outside(t) || on_a_lock(t) || idle_behind(std::slice::from_ref(t)))
+            .all(|t| outside(t) || on_any_lock(t) || idle_behind(std::slice::from_ref(t)))
 }
 
 /// How a poll-family wait on the terminal and a network connection, with nothing drawn that

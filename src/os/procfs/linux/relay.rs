@@ -208,7 +208,8 @@ pub(super) fn waits_for_a_child(what: &str) -> bool {
 /// or waits for children that are members too (a shell running `sleep 300`), or are among
 /// `asleep` (children that left the terminal's session and sleep so, `su USER -c 'sleep
 /// 300'`): not for a pipe, nor for a child that left the group (`timeout` runs its command in
-/// a group of its own), which may print.
+/// a group of its own), which may print. Threads on a lock with no clock due ([`on_a_lock`])
+/// may wait beside those (vifm's worker, while vifm waits for its `:!sleep 300`).
 pub(super) fn asleep_long(
     pid: i32,
     threads: &[ThreadObs],
@@ -219,8 +220,11 @@ pub(super) fn asleep_long(
     let for_children =
         |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what));
     let known = |child: &ProcStat| members.iter().chain(asleep).any(|m| m.pid == child.pid);
-    threads.iter().all(|t| t.long_sleep.is_some())
-        || threads.iter().all(for_children) && children(pid, candidates).iter().all(known)
+    let long_sleep = |t: &ThreadObs| t.long_sleep.is_some();
+    let only = |waits: &dyn Fn(&ThreadObs) -> bool| {
+        threads.iter().any(waits) && threads.iter().all(|t| waits(t) || on_a_lock(t))
+    };
+    only(&long_sleep) || only(&for_children) && children(pid, candidates).iter().all(known)
 }
 
 /// Whether the terminals member `host` hosts ([`hosted_terminals`]) wait for input: `None`
