@@ -1103,16 +1103,20 @@ impl Looks {
 /// or writing it, or polling pipes alone, as man does between its formatter and its pager),
 /// or in a sleep (`nanosleep`: a job a shell without job control started in the background,
 /// `sleep 300 &`, shares the foreground group with the program that reads); beside them,
-/// threads on a lock with no clock due (vifm's worker, while its main thread waits for the
-/// editor it started), which only the waiting threads could wake.
+/// threads on a lock with no clock due ([`on_a_lock`]: vifm's worker, while its main thread
+/// waits for the editor it started).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn idle_behind(threads: &[ThreadObs]) -> bool {
     threads.iter().any(|t| !on_a_lock(t)) && threads.iter().all(|t| on_a_lock(t) || waits_behind(t))
 }
 
-/// Whether a thread waits on a lock (`futex`) with no clock due (see [`CLOCK_HORIZON`]): a
-/// worker idle until another thread of its process hands it work, as [`idle_behind`] and
-/// `linux::asleep_long` take it beside threads that wait for a child or sleep.
+/// Whether a thread waits on a lock (`futex`) with no clock due (see [`CLOCK_HORIZON`]), as
+/// [`idle_behind`] and `linux::asleep_long` take it beside threads that wait for a child or
+/// sleep: most often a worker idle until another thread of its process hands it work. Which
+/// lock is not looked at: a lock shared with another process (which may wake it), a timed wait
+/// whose timer is far off or counts as an idle tick, or one whose timeout could not be read,
+/// count too (`linux::waits_on_own_lock` tells a lock of the process's own with no timeout,
+/// where that matters: the before-input tick).
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn on_a_lock(t: &ThreadObs) -> bool {
     t.clock.is_none() && on_any_lock(t)
