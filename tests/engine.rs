@@ -409,6 +409,32 @@ printf '\033[?1049lprinted-%s\n\033[?1049h\033[Hscreen A' 42; read -rsn1"#;
     program.close().unwrap();
 }
 
+/// What a full-screen program printed between two of its screens stays unread while it is
+/// back when input was typed at the primary screen meanwhile (as a command typed at a shell's
+/// prompt before a full-screen program starts): the caller saw that screen to type there.
+#[test]
+fn input_typed_between_two_screens_keeps_the_primary_screen_unread() {
+    if !require("bash") {
+        return;
+    }
+    let script = r#"printf '\033[?1049h\033[Hscreen A'; read -rsn1
+printf '\033[?1049lname? '; read -r name
+printf '\033[?1049h\033[Hscreen B'; read -rsn1"#;
+    let engine = engine();
+    let program = engine.spawn(SpawnSpec::new("bash").args(["-c", script]).size(80, 24)).unwrap();
+    expect(&program, Until::input_wait());
+    assert_eq!(program.read().unwrap().text, "");
+    program.send_keys("x").unwrap();
+    expect(&program, Until::screen_contains("name?"));
+    expect(&program, Until::input_wait());
+    program.submit("bob").unwrap();
+    expect(&program, Until::screen_contains("screen B"));
+    expect(&program, Until::input_wait());
+    let read = program.read().unwrap();
+    assert!(!read.text.contains("bob"), "{read:?}");
+    program.close().unwrap();
+}
+
 #[test]
 fn wide_and_combining_characters() {
     if !require(&shell_program()) {
