@@ -450,10 +450,11 @@ impl Emulator {
                 Stop::Sequence(sequence) => {
                     self.advance(&slice[..n - 1], transcript);
                     self.settle(transcript);
+                    // (Taken before a reset's settling, which leaves the alternate screen.)
+                    let was_alternate = self.alternate();
                     if sequence == Sequence::Esc(b'c') && self.osc == OscState::Idle {
                         self.settle_screen_before_reset(transcript);
                     }
-                    let was_alternate = self.alternate();
                     let hiding = !was_alternate && enters_alternate(sequence);
                     let tail = if hiding {
                         let to_cursor =
