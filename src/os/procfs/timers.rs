@@ -92,12 +92,23 @@ impl TimerSightings {
     /// whatever it shows, read as busy until the timer went off once, 1.1 s at every start.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn tick_at_start(&self, tid: i32, timer: std::time::Duration, wakeups: u64) {
+        self.record(TimerSighting { tid, timer, wakeups, ticking: true });
+    }
+
+    /// Records `sighting` as its thread's newest: a thread seen again moves to the front; past
+    /// [`TIMERS_KEPT`] the oldest goes.
+    fn record(&self, sighting: TimerSighting) {
         let mut seen = self.seen.borrow_mut();
-        seen.retain(|s| s.tid != tid);
-        if seen.len() >= TIMERS_KEPT {
-            seen.pop();
+        match seen.iter().position(|s| s.tid == sighting.tid) {
+            Some(i) => {
+                seen.remove(i);
+            }
+            None if seen.len() >= TIMERS_KEPT => {
+                seen.pop();
+            }
+            None => {}
         }
-        seen.insert(0, TimerSighting { tid, timer, wakeups, ticking: true });
+        seen.insert(0, sighting);
     }
 
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
@@ -113,9 +124,8 @@ impl TimerSightings {
         wakeups: u64,
         carry: bool,
     ) -> bool {
-        let mut seen = self.seen.borrow_mut();
-        let earlier = seen.iter().position(|s| s.tid == tid);
-        let ticking = earlier.map(|i| seen[i]).is_some_and(|s| {
+        let earlier = self.seen.borrow().iter().find(|s| s.tid == tid).copied();
+        let ticking = earlier.is_some_and(|s| {
             s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
         }) || carry
             && self
@@ -123,17 +133,7 @@ impl TimerSightings {
                 .borrow()
                 .iter()
                 .any(|c| c.tid == tid && c.timer == timer && c.wakeups < wakeups);
-        // A thread seen again moves to the front; past the bound the oldest goes.
-        match earlier {
-            Some(i) => {
-                seen.remove(i);
-            }
-            None if seen.len() >= TIMERS_KEPT => {
-                seen.pop();
-            }
-            None => {}
-        }
-        seen.insert(0, TimerSighting { tid, timer, wakeups, ticking });
+        self.record(TimerSighting { tid, timer, wakeups, ticking });
         ticking
     }
 }
