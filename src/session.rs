@@ -262,13 +262,13 @@ impl Session {
     /// Sends bytes as they are. Fails with [`Error::QueueFull`] rather than block when the
     /// session's write queue cannot take them, and with [`Error::InvalidInput`], typing
     /// nothing, when the terminal reads whole lines (canonical mode) and a line is longer
-    /// than it keeps (4095 bytes on Linux; the kernel would drop the rest silently), the part
-    /// of it typed by earlier calls included; the same holds for every way of typing, pastes
-    /// included. That check is best effort, made never to count more than the kernel keeps:
-    /// the line is counted with the terminal's own line ends, erase, line-kill and signal
-    /// characters, anew from nothing after a word erase, literal-next or an erase of
-    /// non-ASCII text, and the part typed earlier only while nothing else may have emptied it
-    /// (the program read, or changed the terminal's modes or foreground group, since). A lone
+    /// than it keeps (4095 bytes on Linux; the kernel would drop the rest silently); the same
+    /// holds for every way of typing, pastes included. Each call is checked alone: a line
+    /// typed over several calls is not counted across them, so the kernel may still cut it
+    /// past 4095 bytes (send the line in one call to have it checked). The check never counts
+    /// more than the kernel keeps: the line is counted with the terminal's own line ends,
+    /// erase, line-kill and signal characters, and anew from nothing after a word erase,
+    /// literal-next or an erase of non-ASCII text. A lone
     /// Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to a shell at its prompt waits for the shell to
     /// read the terminal first, as [`Session::signal_to`] does.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {

@@ -285,8 +285,6 @@ struct Slot {
     queue: VecDeque<u8>,
     /// Input waiting for room in `queue`, with the callers to answer.
     parked: VecDeque<Parked>,
-    /// What the terminal holds of the line being typed, while it reads whole lines.
-    open_line: open_line::OpenLine,
     want_write: bool,
     waiters: Vec<Waiter>,
     commands: Vec<waiters::CommandWaiter>,
@@ -578,18 +576,10 @@ impl Slot {
         self.raw.extend(bytes);
     }
 
-    /// The terminal's line modes: now, or as they were when it was closed. Found reading
-    /// keys, it holds no unfinished line (the kernel made it one to read): its count is
-    /// forgotten.
+    /// The terminal's line modes: now, or as they were when it was closed.
     fn line_modes(&self) -> Option<crate::types::LineModes> {
         match &self.master {
-            Some(master) => {
-                let modes = crate::os::pty::line_modes(master.as_fd());
-                if modes.is_some_and(|m| !m.canonical) {
-                    self.open_line.forget();
-                }
-                modes
-            }
+            Some(master) => crate::os::pty::line_modes(master.as_fd()),
             None => self.final_line_modes,
         }
     }

@@ -1,16 +1,17 @@
-//! The line a terminal reading whole lines (canonical mode) holds until its end is typed, at
-//! least: input that would take a line past what the terminal keeps is refused, the part of
-//! the line typed before it counted, on a best-effort basis. The count never exceeds what the
-//! kernel keeps (a false refusal would be worse than a line cut short): it follows the
-//! line discipline where its effect is a plain count (text, erase of an ASCII byte, line
-//! ends, end-of-file, line kill, signal characters, flow control, `\r` as the input modes
-//! translate it), all read from the terminal's modes; it starts again from nothing where the
-//! effect is not (word erase, literal-next, an erase after non-ASCII text with `IUTF8`, a NUL
-//! byte); and it is forgotten once anything else may have emptied the line: the modes or the
-//! foreground group changed, the group completed a read (a raw read, a flush, canonical mode
-//! toggled all come after one), or a look at the modes found them non-canonical.
-
-use std::cell::Cell;
+//! The lines one input types into a terminal reading whole lines (canonical mode): input that
+//! would make one of them longer than the terminal keeps is refused before anything is
+//! queued. Each input is counted on its own, from nothing: a line typed over several inputs
+//! (sends, keys, pastes) is not counted across them, so the kernel may still cut such a line
+//! past its 4,095 bytes, silently (a known limit; type the line in one input to have it
+//! checked). What an earlier input left on the line cannot be known for certain (the program
+//! may have read it raw, flushed it, or switched canonical mode off and on since), and
+//! termloom never refuses input the kernel would keep.
+//!
+//! Within one input, the count is a lower bound of what the kernel keeps: it follows the line
+//! discipline where its effect is a plain count (text, erase of an ASCII byte, line ends,
+//! end-of-file, line kill, signal characters, flow control, `\r` as the input modes translate
+//! it), all read from the terminal's modes, and starts again from nothing where the effect is
+//! not (word erase, literal-next, an erase after non-ASCII text with `IUTF8`).
 
 use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex, Termios};
 
@@ -22,71 +23,33 @@ use crate::types::SessionId;
 /// `N_TTY_BUF_SIZE` less the line's end; macOS's `MAX_CANON` likewise).
 const CANONICAL_LINE_BYTES: usize = if cfg!(target_os = "linux") { 4095 } else { 1023 };
 
-/// The special characters the count reads from the terminal's modes, in one order.
-const CODES: [SpecialCodeIndex; 13] = [
-    SpecialCodeIndex::VINTR,
-    SpecialCodeIndex::VQUIT,
-    SpecialCodeIndex::VSUSP,
-    SpecialCodeIndex::VERASE,
-    SpecialCodeIndex::VKILL,
-    SpecialCodeIndex::VEOF,
-    SpecialCodeIndex::VEOL,
-    SpecialCodeIndex::VEOL2,
-    SpecialCodeIndex::VWERASE,
-    SpecialCodeIndex::VLNEXT,
-    SpecialCodeIndex::VREPRINT,
-    SpecialCodeIndex::VSTART,
-    SpecialCodeIndex::VSTOP,
-];
-
-/// What the line held was counted under: the terminal's input and local modes and special
-/// characters, its foreground group, and the read calls that group had completed (`None`
-/// when they cannot be counted). A count is carried to the next input only while all are
-/// the same.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Witness {
-    input: InputModes,
-    local: LocalModes,
-    codes: [u8; CODES.len()],
-    group: Option<i32>,
-    reads: Option<u64>,
-}
-
-impl Witness {
-    /// The witness of a terminal with `modes`, whose foreground group is `group` and has
-    /// completed `reads` read calls.
-    pub(super) fn new(modes: &Termios, group: Option<i32>, reads: Option<u64>) -> Witness {
-        Witness {
-            input: modes.input_modes,
-            local: modes.local_modes,
-            codes: CODES.map(|index| modes.special_codes[index]),
-            group,
-            reads,
-        }
+/// Checks `bytes`, one input for session `id` about to be queued for its terminal, whose modes
+/// are `modes` (`None` once it hung up, or unreadable): refused when the terminal reads whole
+/// lines and one of the lines they type, counted from nothing at their start, is longer than
+/// it keeps. A `secret`'s refusal gives no length.
+pub(super) fn check(
+    modes: Option<&Termios>,
+    id: SessionId,
+    bytes: &[u8],
+    secret: bool,
+) -> Result<()> {
+    // (Input no longer than a line can be makes no longer line: nothing more is looked at.)
+    if bytes.len() <= CANONICAL_LINE_BYTES {
+        return Ok(());
     }
-
-    /// Whether a count made under `self` still holds under `now`: everything is the same,
-    /// and the group and its reads are known.
-    fn holds(&self, now: &Witness) -> bool {
-        self.group.is_some() && self.reads.is_some() && self == now
+    let Some(discipline) = Discipline::of(modes) else { return Ok(()) };
+    let (_, longest) = discipline.walk(bytes);
+    if longest <= CANONICAL_LINE_BYTES {
+        return Ok(());
     }
-}
-
-/// What the terminal holds of the line being typed, at least: the bytes typed since the last
-/// line end while it read whole lines, with what they were counted under. Input typed while
-/// it read keys (a program reading them raw takes each as it comes) starts none.
-#[derive(Debug, Default)]
-pub(super) struct OpenLine {
-    /// (A cell: a look at the modes that finds them non-canonical forgets it.)
-    bytes: Cell<usize>,
-    under: Option<Witness>,
-}
-
-/// What a line holds once checked input is typed, for [`OpenLine::typed`].
-#[derive(Debug)]
-pub(super) struct Counted {
-    bytes: usize,
-    under: Option<Witness>,
+    if secret {
+        return Err(Error::InvalidInput(format!(
+            "session {id}'s program reads whole lines (canonical mode), and the secret is longer than its terminal keeps of a line ({CANONICAL_LINE_BYTES} bytes): the terminal would lose the rest; nothing was typed"
+        )));
+    }
+    Err(Error::InvalidInput(format!(
+        "session {id}'s program reads whole lines (canonical mode), and its terminal keeps at most {CANONICAL_LINE_BYTES} bytes of a line: a line of {longest} bytes would lose the rest; nothing was typed. Write long text to a file instead, or split it into lines"
+    )))
 }
 
 /// The line discipline of a terminal reading whole lines, as far as it is a count.
@@ -96,48 +59,46 @@ struct Discipline<'a> {
     kill: Option<u8>,
 }
 
-/// The line as the walk of input counts it.
+/// The line as the walk of one input counts it: its last bytes, those this input typed since
+/// the line was last counted from nothing (an erase looks at the last: a non-ASCII one with
+/// `IUTF8` takes a whole character back), and the longest it was.
+#[derive(Default)]
 struct Walk {
-    /// Bytes the line holds at least.
-    line: usize,
-    /// The last bytes of the line, as far as this input typed them (an erase looks at the
-    /// last: a non-ASCII one with `IUTF8` takes a whole character back).
     known: Vec<u8>,
-    /// Whether `line` includes the part typed before this input.
-    carried: bool,
     longest: usize,
-    longest_carried: bool,
 }
 
 impl Walk {
     fn text(&mut self, byte: u8) {
-        self.line += 1;
         self.known.push(byte);
-        if self.line > self.longest {
-            (self.longest, self.longest_carried) = (self.line, self.carried);
-        }
+        self.longest = self.longest.max(self.known.len());
     }
 
     /// The line ends, is emptied, or is no longer known (counted from nothing on).
     fn restart(&mut self) {
-        self.line = 0;
         self.known.clear();
-        self.carried = false;
     }
 
     fn erase(&mut self, utf8: bool) {
-        if self.line == 0 {
-            return;
-        }
         match self.known.last() {
             Some(&byte) if byte < 0x80 || !utf8 => {
                 self.known.pop();
-                self.line -= 1;
             }
-            None if !utf8 => self.line -= 1,
             // A whole character goes, of bytes not (all) known here.
-            _ => self.restart(),
+            Some(_) => self.restart(),
+            // A byte typed before this input goes: not counted here.
+            None => {}
         }
+    }
+}
+
+/// `c` as the kernel's `tolower` makes it (`IUCLC`): ASCII, and Latin-1's upper-case letters
+/// 0xC0–0xDE but for 0xD7 (×), as its character table has them.
+fn lower(c: u8) -> u8 {
+    match c {
+        b'A'..=b'Z' => c + 0x20,
+        0xC0..=0xDE if c != 0xD7 => c + 0x20,
+        _ => c,
     }
 }
 
@@ -160,10 +121,12 @@ impl<'a> Discipline<'a> {
         Some(self.modes.special_codes[index]).filter(|&c| c != 0 && on)
     }
 
-    /// The line's length after `bytes` are typed on one of `start` bytes, at least, and the
-    /// longest line they make, with whether it includes the part typed before (`start`).
-    /// Follows the kernel's `n_tty_receive_char_special` in its order.
-    fn walk(&self, start: usize, bytes: &[u8]) -> (usize, usize, bool) {
+    /// The line's length after `bytes` are typed, counted from nothing at their start, and
+    /// the longest line they make: at most what the kernel keeps of them, whatever an earlier
+    /// input left on the line (even a literal-next that makes their first byte literal).
+    /// Follows the kernel's `n_tty_receive_buf_standard` and `n_tty_receive_char_special` in
+    /// their order.
+    fn walk(&self, bytes: &[u8]) -> (usize, usize) {
         let input = self.modes.input_modes;
         let local = self.modes.local_modes;
         let utf8 = input.contains(InputModes::IUTF8);
@@ -181,13 +144,7 @@ impl<'a> Discipline<'a> {
             self.code(SpecialCodeIndex::VEOL, false),
             self.code(SpecialCodeIndex::VEOL2, true),
         ];
-        let mut walk = Walk {
-            line: start,
-            known: Vec::new(),
-            carried: start > 0,
-            longest: start,
-            longest_carried: start > 0,
-        };
+        let mut walk = Walk::default();
         let mut literal = false;
         for &byte in bytes {
             let mut c = byte;
@@ -195,17 +152,16 @@ impl<'a> Discipline<'a> {
                 c &= 0x7f;
             }
             if input.contains(InputModes::IUCLC) && local.contains(LocalModes::IEXTEN) {
-                c = c.to_ascii_lowercase();
+                c = lower(c);
             }
             if std::mem::take(&mut literal) {
-                walk.text(c);
+                // The byte after a literal-next is text; counted as nothing, since the
+                // literal-next may itself have been made literal by one ending the input
+                // before, and this byte then acts as itself (an erase, a line end).
                 continue;
             }
-            if c == 0 {
-                // (The kernel compares it with the disabled characters, which are 0.)
-                walk.restart();
-                continue;
-            }
+            // (NUL is text: the kernel never takes it as a special character, 0 being the
+            // disabled characters' value; none of those below matches it.)
             if flow.contains(&Some(c)) {
                 continue;
             }
@@ -237,78 +193,7 @@ impl<'a> Discipline<'a> {
                 _ => walk.text(c),
             }
         }
-        (walk.line, walk.longest, walk.longest_carried)
-    }
-}
-
-impl OpenLine {
-    /// Checks `bytes`, input for session `id` about to be queued for its terminal, whose
-    /// modes are `modes` (`None` once it hung up, or unreadable): refused when the terminal
-    /// reads whole lines and one of them, with what the line held before them, is longer than
-    /// it keeps. `witness` says what the terminal is under now (asked only when a count is
-    /// carried or made). A `secret`'s refusal gives no length. Returns what the line holds
-    /// once they are typed, for [`OpenLine::typed`].
-    pub(super) fn check(
-        &self,
-        modes: Option<&Termios>,
-        witness: impl FnOnce(&Termios) -> Witness,
-        id: SessionId,
-        bytes: &[u8],
-        secret: bool,
-    ) -> Result<Counted> {
-        let typed = self.bytes.get();
-        let nothing = Counted { bytes: 0, under: None };
-        // (Most input is shorter than a line can be and ends the one it starts, on a line
-        // nothing was typed on: nothing more is looked at.)
-        if typed == 0
-            && bytes.len() <= CANONICAL_LINE_BYTES
-            && matches!(bytes.last(), Some(b'\r' | b'\n'))
-        {
-            return Ok(nothing);
-        }
-        let Some(discipline) = Discipline::of(modes) else { return Ok(nothing) };
-        let mut witness = Some(witness);
-        let mut now = || witness.take().map(|witness| witness(discipline.modes));
-        let (typed, seen) = match &self.under {
-            Some(under) if typed > 0 => {
-                let now = now();
-                (if now.as_ref().is_some_and(|now| under.holds(now)) { typed } else { 0 }, now)
-            }
-            _ => (0, None),
-        };
-        let (after, longest, carried) = discipline.walk(typed, bytes);
-        if longest <= CANONICAL_LINE_BYTES {
-            let under = if after == 0 { None } else { seen.or_else(now) };
-            return Ok(Counted { bytes: after, under });
-        }
-        if secret {
-            return Err(Error::InvalidInput(format!(
-                "session {id}'s program reads whole lines (canonical mode), and the secret, with what was typed on its line before, is longer than its terminal keeps ({CANONICAL_LINE_BYTES} bytes): the terminal would lose the rest; nothing was typed"
-            )));
-        }
-        let before = match (carried, typed) {
-            (true, typed) if typed > 0 => format!(
-                " ({typed} of them already typed, waiting in the terminal for the line's end)"
-            ),
-            _ => String::new(),
-        };
-        Err(Error::InvalidInput(format!(
-            "session {id}'s program reads whole lines (canonical mode), and its terminal keeps at most {CANONICAL_LINE_BYTES} bytes of a line: a line of {longest} bytes{before} would lose the rest; nothing was typed. Write long text to a file instead, or split it into lines"
-        )))
-    }
-
-    /// Notes what the line holds now that checked input is queued ([`OpenLine::check`]'s
-    /// answer).
-    pub(super) fn typed(&mut self, counted: Counted) {
-        self.bytes.set(counted.bytes);
-        self.under = counted.under;
-    }
-
-    /// Forgets the line: queued input was dropped (an interrupt, a paste cut short), and what
-    /// of it reached the terminal is not known; or the terminal was seen reading keys, which
-    /// ends the line. Counting less never refuses a line the terminal would keep.
-    pub(super) fn forget(&self) {
-        self.bytes.set(0);
+        (walk.known.len(), walk.longest)
     }
 }
 
@@ -324,23 +209,23 @@ mod tests {
         modes
     }
 
-    fn walk(modes: &Termios, start: usize, bytes: &[u8]) -> (usize, usize, bool) {
-        Discipline::of(Some(modes)).unwrap().walk(start, bytes)
+    fn walk(modes: &Termios, bytes: &[u8]) -> (usize, usize) {
+        Discipline::of(Some(modes)).unwrap().walk(bytes)
     }
 
-    /// Text counts a byte, an ASCII erase takes one back; a line end, end-of-file, the kill
-    /// character and a signal character start a new line; the longest line is said with
-    /// whether it includes the part typed before.
+    /// Text counts a byte (NUL too), an ASCII erase takes one back; a line end, end-of-file,
+    /// the kill character and a signal character start a new line.
     #[test]
     fn a_line_is_counted_as_the_line_discipline_counts_it() {
         let modes = modes(|_| {});
-        assert_eq!(walk(&modes, 10, b"abc"), (13, 13, true));
-        assert_eq!(walk(&modes, 10, b"ab\x7f\x7f\x7f"), (0, 12, true), "IUTF8: bytes typed before");
-        assert_eq!(walk(&modes, 10, b"ab\x08"), (13, 13, true), "0x08 is text: DEL erases");
-        assert_eq!(walk(&modes, 10, b"a\rbcdefghijklmn"), (13, 13, false));
-        assert_eq!(walk(&modes, 10, b"a\x15bc"), (2, 11, true));
-        assert_eq!(walk(&modes, 10, b"a\x03bc\x04d"), (1, 11, true));
-        assert_eq!(walk(&modes, 0, b"a\x13\x11\x12b"), (2, 2, false), "^S ^Q ^R are not kept");
+        assert_eq!(walk(&modes, b"abc"), (3, 3));
+        assert_eq!(walk(&modes, b"ab\x7f\x7f\x7f"), (0, 2), "an erase of bytes typed before");
+        assert_eq!(walk(&modes, b"ab\x08"), (3, 3), "0x08 is text: DEL erases");
+        assert_eq!(walk(&modes, b"abcd\rbc"), (2, 4));
+        assert_eq!(walk(&modes, b"ab\x15c"), (1, 2));
+        assert_eq!(walk(&modes, b"ab\x03bc\x04d"), (1, 2));
+        assert_eq!(walk(&modes, b"a\x13\x11\x12b"), (2, 2), "^S ^Q ^R are not kept");
+        assert_eq!(walk(&modes, b"a\0b"), (3, 3), "NUL is text");
     }
 
     /// Where the kernel's effect is not a plain count, the line is counted from nothing on:
@@ -348,14 +233,16 @@ mod tests {
     #[test]
     fn what_is_not_a_plain_count_is_counted_from_nothing() {
         let modes = modes(|_| {});
-        assert_eq!(walk(&modes, 3000, b"\x17yy"), (2, 3000, true), "word erase");
-        assert_eq!(walk(&modes, 0, &b"\x16a".repeat(3)), (1, 1, false), "literal-next");
-        assert_eq!(walk(&modes, 0, "é\x7fz".as_bytes()), (1, 2, false), "a UTF-8 erase");
-        assert_eq!(walk(&modes, 5, b"\x7fz"), (1, 5, true), "an erase of bytes typed before");
-        assert_eq!(walk(&modes, 5, b"a\0b"), (1, 6, true));
+        assert_eq!(walk(&modes, b"xxx\x17yy"), (2, 3), "word erase");
+        assert_eq!(walk(&modes, &b"\x16a".repeat(3)), (0, 0), "literal-next");
+        // After a literal-next left by the input before, the kernel takes this one as text
+        // and the erase as an erase: a line of 2, not 3.
+        assert_eq!(walk(&modes, b"\x16\x7fab"), (2, 2), "literal-next, perhaps literal");
+        assert_eq!(walk(&modes, "\u{e9}\x7fz".as_bytes()), (1, 2), "a UTF-8 erase");
     }
 
-    /// The line ends and special characters are the modes' own.
+    /// The line ends and special characters are the modes' own, and `IUCLC` lowers Latin-1
+    /// as the kernel's `tolower` does.
     #[test]
     fn the_characters_are_the_modes() {
         let modes = modes(|m| {
@@ -365,10 +252,16 @@ mod tests {
             m.input_modes -= InputModes::ICRNL;
             m.local_modes |= LocalModes::NOFLSH;
         });
-        assert_eq!(walk(&modes, 0, b"ab\tc"), (1, 2, false));
-        assert_eq!(walk(&modes, 0, b"ab\x08\x7f"), (2, 2, false));
-        assert_eq!(walk(&modes, 0, b"a\x04\r\x03b"), (4, 4, false));
+        assert_eq!(walk(&modes, b"ab\tc"), (1, 2));
+        assert_eq!(walk(&modes, b"ab\x08\x7f"), (2, 2));
+        assert_eq!(walk(&modes, b"a\x04\r\x03b"), (4, 4));
         let modes = self::modes(|m| m.input_modes |= InputModes::IGNCR);
-        assert_eq!(walk(&modes, 0, b"a\rb"), (2, 2, false));
+        assert_eq!(walk(&modes, b"a\rb"), (2, 2));
+        let modes = self::modes(|m| {
+            m.input_modes |= InputModes::IUCLC;
+            m.input_modes -= InputModes::IUTF8;
+            m.special_codes[SpecialCodeIndex::VEOL] = 0xe0;
+        });
+        assert_eq!(walk(&modes, b"ab\xc0c\xd7d"), (3, 3), "0xC0 lowered to 0xE0, VEOL");
     }
 }

@@ -150,7 +150,6 @@ impl Reactor {
                 terminal: Terminal::new(cols, rows, config, mark_key),
                 queue: VecDeque::new(),
                 parked: VecDeque::new(),
-                open_line: Default::default(),
                 want_write: false,
                 waiters: Vec::new(),
                 commands: Vec::new(),
@@ -376,7 +375,7 @@ impl Reactor {
         if !record && slot.queue.len() + bytes.len() > capacity {
             // (A secret goes only into an empty queue: it is longer than the queue takes.)
             return Err(Error::InvalidInput(format!(
-                "session {id}'s input queue (`Config::write_queue_bytes`) is shorter than the secret; nothing was typed"
+                "session {id}'s input queue (`Config::write_queue_bytes`) is shorter than the secret with its line kill and Enter; nothing was typed"
             )));
         }
         if slot.queue.len() + bytes.len() > capacity || !slot.parked.is_empty() {
@@ -389,10 +388,8 @@ impl Reactor {
                 capacity,
             });
         }
-        let witness = |modes: &_| waiters::line_witness(slot, modes);
-        let line = slot.open_line.check(modes, witness, id, bytes, !record)?;
+        super::open_line::check(modes, id, bytes, !record)?;
         slot.queue.extend(bytes);
-        slot.open_line.typed(line);
         let at_password_prompt = record
             && slot.recorder.as_ref().is_some_and(|r| r.records_input())
             && slot.master.as_ref().is_some_and(|m| slot.at_password_prompt(m.as_fd()));
@@ -493,14 +490,10 @@ impl Reactor {
             }));
             return;
         }
-        let witness = |modes: &_| waiters::line_witness(slot, modes);
-        let line = match slot.open_line.check(modes.as_ref(), witness, id, &bytes, false) {
-            Ok(line) => line,
-            Err(err) => {
-                let _ = reply.send(Err(err));
-                return;
-            }
-        };
+        if let Err(err) = super::open_line::check(modes.as_ref(), id, &bytes, false) {
+            let _ = reply.send(Err(err));
+            return;
+        }
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
@@ -513,9 +506,6 @@ impl Reactor {
                 reply: if last { reply.take() } else { None },
             });
         }
-        // Nothing goes in before the paste: the line is as it leaves it (forgotten if it is
-        // cut short).
-        slot.open_line.typed(line);
         slot.note_input(Some(&bytes));
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);

@@ -87,7 +87,6 @@ impl Reactor {
             false
         });
         let Some((reply, total, deadline)) = ending else { return };
-        slot.open_line.forget();
         let session = slot.id;
         let _ = reply.send(Err(Error::PasteIncomplete {
             session,
@@ -104,7 +103,6 @@ impl Reactor {
             return;
         };
         slot.queue.clear();
-        slot.open_line.forget();
         let pastes: Vec<u64> = slot.parked.iter().map(|piece| piece.paste).collect();
         for paste in pastes {
             self.abort_paste(id, paste, "was dropped by an interrupt");

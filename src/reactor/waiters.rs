@@ -1176,18 +1176,6 @@ fn group_reads(slot: &Slot, group: i32) -> Option<u64> {
     procfs::group_reads(group, Some(slot.pid), members.as_deref(), known_relay(slot, group))
 }
 
-/// What the line `slot`'s terminal holds is counted under now, its modes being `modes`: its
-/// foreground group and the reads that group has completed
-/// ([`Witness`](super::open_line::Witness)).
-pub(super) fn line_witness(
-    slot: &Slot,
-    modes: &rustix::termios::Termios,
-) -> super::open_line::Witness {
-    let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
-    let reads = group.and_then(|group| group_reads(slot, group));
-    super::open_line::Witness::new(modes, group, reads)
-}
-
 /// The relay outside `slot`'s session found for `group`, where one was looked for and found.
 fn known_relay(slot: &Slot, group: i32) -> Option<i32> {
     match slot.outside_relay.get() {
