@@ -690,8 +690,10 @@ impl Session {
 
     /// Checks `line` as [`Session::run_command`] does before it types anything: refused
     /// ([`Error::InvalidInput`]) when it is empty, or holds a line break or another control
-    /// character. For a program that takes command lines from its own input (a command
-    /// line's flags) and would check them before it starts anything.
+    /// character; its messages name no caller, for `run_command`, the command line's
+    /// `--run-command` and MCP's `terminal_run` all give them. For a program that takes
+    /// command lines from its own input (a command line's flags) and would check them before
+    /// it starts anything.
     ///
     /// ```
     /// assert!(termloom::Session::check_command_line("make test").is_ok());
@@ -700,20 +702,20 @@ impl Session {
     pub fn check_command_line(line: &str) -> Result<()> {
         if line.contains(['\n', '\r']) {
             return Err(Error::InvalidInput(
-                "run_command takes one command line; join commands with ';' or '&&'".into(),
+                "the command must be one line; join commands with ; or &&, or write a script and run it; nothing was run".into(),
             ));
         }
         // The line is typed: the shell's line editor would take these as keys (Escape,
         // Tab's completion, Ctrl-C), not as part of the command.
         if let Some(control) = line.chars().find(|c| c.is_control()) {
             return Err(Error::InvalidInput(format!(
-                "run_command types the line, so its control character U+{:04X} would act as a key; write it with the shell's quoting ($'\\t', $'\\e') or send keys instead",
+                "the command holds the control character U+{:04X}, which the shell would take as a key, since the line is typed: write it with the shell's quoting ($'\\t', $'\\e'), or type it as keys; nothing was run",
                 u32::from(control)
             )));
         }
         if line.trim().is_empty() {
             return Err(Error::InvalidInput(
-                "run_command was given an empty command line; give the command to run".into(),
+                "the command is blank; give the command line to run".into(),
             ));
         }
         Ok(())

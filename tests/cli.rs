@@ -554,7 +554,8 @@ fn a_wait_after_a_submitted_line_skips_its_echo() {
 
 /// A wait text or a command line the library refuses is refused as the flags are parsed,
 /// before anything starts: `--wait-text $'a\tb'` started the program and typed the steps
-/// before it (the file `--send` touches was made), and only then failed.
+/// before it (the file `--send` touches was made), and only then failed. The command line's
+/// refusal names no Rust method (it said "run_command types the line…").
 #[test]
 fn a_wait_text_the_library_refuses_fails_before_anything_starts() {
     let marker = std::env::temp_dir().join(format!("termloom-cli-cj-{}", std::process::id()));
@@ -566,7 +567,7 @@ fn a_wait_text_the_library_refuses_fails_before_anything_starts() {
         (&["run", "--send", &touch, "--wait-text", "a\nb", "--", "sh"], "a line break"),
         (
             &["run", "--shell-integration", "--send", &touch, "--run-command", "a\tb", "--", "sh"],
-            "control character U+0009",
+            "the command holds the control character U+0009, which the shell would take",
         ),
     ];
     for (args, why) in cases {

@@ -2345,11 +2345,11 @@ fn a_run_line_the_shell_would_not_take_starts_no_shell() {
     for (command, expected) in [
         (
             "echo a\u{1}b",
-            "terminal_run: `command` holds the control character U+0001, which the shell would take as a key",
+            "terminal_run: the command holds the control character U+0001, which the shell would take as a key",
         ),
         ("echo a\u{0}b", "control character U+0000"),
-        ("echo a\rb", "terminal_run: `command` must be one line"),
-        ("   ", "terminal_run: `command` is blank; give the command line to run"),
+        ("echo a\rb", "terminal_run: the command must be one line"),
+        ("   ", "terminal_run: the command is blank; give the command line to run"),
     ] {
         let message = client.tool_error("terminal_run", json!({"command": command}));
         assert!(message.contains(expected), "{command:?}: {message}");

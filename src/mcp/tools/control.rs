@@ -24,24 +24,15 @@ const SHELL_START: Duration = Duration::from_secs(20);
 /// `terminal_run`.
 pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let command = args.required_str("command")?;
-    if command.contains(['\n', '\r']) {
-        return Err(ToolError::invalid_input(
-            "terminal_run: `command` must be one line; join commands with ; or &&, or write a script and run it",
-        ));
-    }
-    // Checked before a shell is started for it: the line is typed, and its line editor would
-    // take a control character as a key (Escape, Tab's completion, Ctrl-C).
-    if let Some(control) = command.chars().find(|c| c.is_control()) {
-        return Err(ToolError::invalid_input(format!(
-            "terminal_run: `command` holds the control character U+{:04X}, which the shell would take as a key, since the line is typed: write it with the shell's quoting ($'\\t', $'\\e'), or type it with terminal_send keys; nothing was run",
-            u32::from(control)
-        )));
-    }
-    if command.trim().is_empty() {
-        return Err(ToolError::invalid_input(
-            "terminal_run: `command` is blank; give the command line to run",
-        ));
-    }
+    // Checked before a shell is started for it, as `run_command` checks it: the line is
+    // typed, and its line editor would take a control character as a key (Escape, Tab's
+    // completion, Ctrl-C).
+    crate::Session::check_command_line(command).map_err(|err| match err {
+        crate::Error::InvalidInput(message) => {
+            ToolError::invalid_input(format!("terminal_run: {message}"))
+        }
+        other => other.into(),
+    })?;
     let timeout = Duration::from_millis(args.required_uint("timeout_ms")?);
     let max = max_bytes(args)?;
     let id = call.optional_session_id(args)?;
