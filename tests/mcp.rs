@@ -5197,6 +5197,40 @@ fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
     client.finish();
 }
 
+/// A secret posted before a declined retry is not typed, and the page says at once that the
+/// question was closed (the decline's close waited 30 s for the post held in the page's own
+/// channel, then told the person "no call took it in time; call again").
+#[test]
+fn a_secret_posted_before_a_declined_retry_is_answered_at_once() {
+    if !require("bash") {
+        return;
+    }
+    let client = Client::discovered_on(Client::start(), json!({"elicitation": {"url": {}}}));
+    let (mut client, id) = a_password_prompt(client);
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    // The POST and the decline race: retried until the POST reached the page first.
+    for _ in 0..20 {
+        let first = client.ok("tools/call", send.clone());
+        let (key, question) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
+        let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+        let posting = std::thread::spawn(move || page.post_with(&page.path, &page.address, "x"));
+        let mut declined = send.clone();
+        declined["inputResponses"] = json!({ key.clone(): {"action": "decline"} });
+        let result = client.ok("tools/call", declined);
+        assert!(text(&result).contains("declined"), "{}", text(&result));
+        let Some(answer) = posting.join().unwrap() else { continue };
+        assert!(!answer.contains("call again"), "{answer}");
+        if answer.contains("Not typed: the question was closed.") {
+            let read = client.tool("terminal_read", json!({"session_id": id}));
+            assert!(!text(&read).contains("got"), "something was typed: {read}");
+            client.finish();
+            return;
+        }
+        assert!(answer.contains("no one is waiting"), "{answer}");
+    }
+    panic!("the POST never reached the page before the decline");
+}
+
 /// The call's cancellation and the session's end close the page at once.
 #[test]
 fn a_secret_page_closes_when_its_call_is_cancelled_or_its_session_ends() {

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded};
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, never};
 
 /// The largest request head (request line and headers) read.
 const MAX_HEAD: usize = 8 * 1024;
@@ -105,8 +105,18 @@ impl SecretPage {
 }
 
 impl Drop for SecretPage {
+    /// Closes the page without waiting for a call: a secret posted and not taken is zeroed
+    /// and the page told the question was closed, and the page's receiver goes before the
+    /// join, so a POST after it is told no one waits (the join waited 30 s for a post held
+    /// in the page's own receiver).
     fn drop(&mut self) {
         close(&self.stop, self.address);
+        let posts = std::mem::replace(&mut self.posts, never());
+        for posted in posts.try_iter() {
+            posted.secret.into_bytes().fill(0);
+            let _ = posted.outcome.send(Err("the question was closed.".to_owned()));
+        }
+        drop(posts);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }

@@ -269,34 +269,49 @@ impl Waiting {
         Waiting { pages: Mutex::default(), timeout, engine }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Opened>> {
+    /// The pages, those past their deadline or whose session no longer runs taken out into
+    /// `closed`, which the caller drops once the lock is released (a page's close joins its
+    /// thread).
+    fn lock(&self, closed: &mut Vec<Opened>) -> std::sync::MutexGuard<'_, HashMap<String, Opened>> {
         let mut pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
         let runs = |id: SessionId| {
             let info = self.engine.session(id).and_then(|session| session.info());
             info.is_ok_and(|info| info.state == crate::SessionState::Running)
         };
-        pages.retain(|_, opened| opened.deadline > now && runs(opened.session));
+        let gone: Vec<String> = pages
+            .iter()
+            .filter(|(_, opened)| opened.deadline <= now || !runs(opened.session))
+            .map(|(key, _)| key.clone())
+            .collect();
+        closed.extend(gone.iter().filter_map(|key| pages.remove(key)));
         pages
     }
 
     fn put(&self, key: String, opened: Opened) {
-        let mut pages = self.lock();
+        let mut closed = Vec::new();
+        let mut pages = self.lock(&mut closed);
         if pages.len() >= MAX_WAITING
             && let Some(oldest) =
                 pages.iter().min_by_key(|(_, opened)| opened.deadline).map(|(key, _)| key.clone())
         {
-            pages.remove(&oldest);
+            closed.extend(pages.remove(&oldest));
         }
         pages.insert(key, opened);
+        drop(pages);
+        drop(closed);
     }
 
     /// The page `key` opened for `session`'s secret.
     fn take(&self, key: &str, session: SessionId) -> Option<Opened> {
-        let mut pages = self.lock();
-        match pages.get(key) {
+        let mut closed = Vec::new();
+        let mut pages = self.lock(&mut closed);
+        let taken = match pages.get(key) {
             Some(opened) if opened.session == session => pages.remove(key),
             _ => None,
-        }
+        };
+        drop(pages);
+        drop(closed);
+        taken
     }
 }
