@@ -5197,6 +5197,49 @@ fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
     client.finish();
 }
 
+/// Connections that send nothing hold up no other: the page answers the person while four
+/// of them are open, and closes each once its head is late (the page served one connection at
+/// a time, each for up to 10 s: the person's GET waited 40 s). Run as root, a peer of another
+/// uid (nobody) is closed unanswered (it was served the page).
+#[test]
+fn a_secret_page_answers_its_owner_while_idle_connections_are_open() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let (mut client, id) = a_password_prompt(client);
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}}),
+    );
+    let question = client.answer(1, json!({"action": "accept"}));
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    if rustix::process::geteuid().is_root() {
+        let (host, port) = page.address.split_once(':').unwrap();
+        let stranger = format!(
+            "import os, socket\nos.setgid(65534); os.setuid(65534)\ns = socket.socket()\ns.connect((b'{host}', {port}))\ns.sendall(b'GET {} HTTP/1.1\\r\\nHost: {}\\r\\n\\r\\n')\ns.settimeout(30)\nprint(len(s.recv(100)))",
+            page.path, page.address
+        );
+        let ran = std::process::Command::new("python3").args(["-c", &stranger]).output().unwrap();
+        let said = String::from_utf8_lossy(&ran.stdout);
+        assert_eq!(said.trim(), "0", "another uid was answered: {said} {ran:?}");
+    }
+    let idle: Vec<std::net::TcpStream> =
+        (0..4).map(|_| std::net::TcpStream::connect(&page.address).unwrap()).collect();
+    assert!(page.get().starts_with("HTTP/1.1 200"), "the person's GET waited");
+    assert!(page.post("pw").contains("Typed."));
+    let result = client.response(&call)["result"].clone();
+    assert!(text(&result).contains("got 2"), "{}", text(&result));
+    for mut stream in idle {
+        use std::io::Read;
+        stream.set_read_timeout(Some(LONG)).unwrap();
+        let mut rest = Vec::new();
+        stream.read_to_end(&mut rest).expect("an idle connection is closed");
+    }
+    client.finish();
+}
+
 /// A secret posted before a declined retry is not typed, and the page says at once that the
 /// question was closed (the decline's close waited 30 s for the post held in the page's own
 /// channel, then told the person "no call took it in time; call again").

@@ -33,6 +33,7 @@ mod inflight;
 pub(crate) mod jsonrpc;
 mod lines;
 pub(crate) mod outbox;
+mod peer_uid;
 mod protocol;
 mod secret_page;
 pub(crate) mod server;

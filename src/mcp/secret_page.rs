@@ -1,6 +1,9 @@
 //! The one-shot web page through which the person types a secret (URL-mode elicitation): an
 //! HTTP listener on 127.0.0.1, on a port of the system's choosing, at a path holding a 128-bit
-//! random token, run by a thread of the MCP server (never the engine's reactor).
+//! random token, run by threads of the MCP server (never the engine's reactor): one accepts,
+//! and each connection, at most [`MAX_CONNECTIONS`] at once, is served by a thread of its own,
+//! so one that sends nothing holds up no other. A peer whose socket another uid owns is
+//! closed unanswered ([`peer_uid`]).
 //!
 //! It serves a page with one password field naming the program that asks, and takes one POST
 //! of that field (`application/x-www-form-urlencoded`, at most [`MAX_BODY`] bytes) whose path
@@ -12,20 +15,30 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::net::UnixStream;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, never};
+use rustix::event::{PollFd, PollFlags, poll};
+
+use super::peer_uid::peer_uid;
 
 /// The largest request head (request line and headers) read.
 const MAX_HEAD: usize = 8 * 1024;
 /// The largest form body taken: a secret is at most 4,095 bytes, percent-encoded three times
 /// that at worst.
 pub(crate) const MAX_BODY: usize = 16 * 1024;
-/// How long a connection may take to send its whole request, or to read the answer.
+/// How long a connection may take to send its request head.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long a connection may take to send its body once its head came, or to read the answer.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most connections served at once; one more is closed unanswered.
+const MAX_CONNECTIONS: usize = 8;
+/// The pause after an `accept` that failed (out of file descriptors), lest it spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// How long the page waits for the call to say what became of the secret.
 const TYPING_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -56,7 +69,7 @@ impl Posted {
 pub(crate) struct SecretPage {
     address: SocketAddr,
     token: String,
-    stop: Arc<AtomicBool>,
+    closer: Arc<Closer>,
     posts: Receiver<Posted>,
     thread: Option<JoinHandle<()>>,
     /// Dropped with the page: ends the thread that closes it at its deadline.
@@ -69,25 +82,30 @@ impl SecretPage {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let address = listener.local_addr()?;
         let token = random_hex(16)?;
-        let stop = Arc::new(AtomicBool::new(false));
+        let (wake, woken) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        let closer = Arc::new(Closer { stop: AtomicBool::new(false), wake });
         let (sender, posts) = bounded(1);
-        let serving = Serving {
+        let serving = Arc::new(Serving {
             host: address.to_string(),
             path: format!("/{token}"),
             program: program.to_owned(),
-            stop: stop.clone(),
+            closer: closer.clone(),
             posts: sender,
-        };
+            taken: AtomicBool::new(false),
+            busy: AtomicUsize::new(0),
+        });
         let thread = std::thread::Builder::new()
             .name("termloom-secret-page".into())
-            .spawn(move || serving.run(&listener))?;
+            .spawn(move || serving.run(&listener, &woken))?;
         let (watch, dropped) = bounded::<()>(0);
-        let page = SecretPage { address, token, stop, posts, thread: Some(thread), _watch: watch };
-        let (stop, address) = (page.stop.clone(), page.address);
+        let page =
+            SecretPage { address, token, closer, posts, thread: Some(thread), _watch: watch };
+        let closer = page.closer.clone();
         std::thread::Builder::new().name("termloom-secret-deadline".into()).spawn(move || {
             let left = deadline.saturating_duration_since(Instant::now());
             if let Err(RecvTimeoutError::Timeout) = dropped.recv_timeout(left) {
-                close(&stop, address);
+                closer.close();
             }
         })?;
         Ok(page)
@@ -110,7 +128,7 @@ impl Drop for SecretPage {
     /// join, so a POST after it is told no one waits (the join waited 30 s for a post held
     /// in the page's own receiver).
     fn drop(&mut self) {
-        close(&self.stop, self.address);
+        self.closer.close();
         let posts = std::mem::replace(&mut self.posts, never());
         for posted in posts.try_iter() {
             posted.secret.into_bytes().fill(0);
@@ -123,10 +141,22 @@ impl Drop for SecretPage {
     }
 }
 
-/// Tells the listener at `address` to stop, and wakes its `accept`, which then sees it.
-fn close(stop: &AtomicBool, address: SocketAddr) {
-    if !stop.swap(true, Ordering::SeqCst) {
-        let _ = TcpStream::connect_timeout(&address, Duration::from_secs(1));
+/// Stops the listener: a flag, and a byte on a socket its `poll` watches, which a write that
+/// cannot block sends (the listener was woken by a connection to it, which could fail).
+struct Closer {
+    stop: AtomicBool,
+    wake: UnixStream,
+}
+
+impl Closer {
+    fn close(&self) {
+        if !self.stop.swap(true, Ordering::SeqCst) {
+            let _ = (&self.wake).write(&[0]);
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
     }
 }
 
@@ -143,8 +173,12 @@ struct Serving {
     host: String,
     path: String,
     program: String,
-    stop: Arc<AtomicBool>,
+    closer: Arc<Closer>,
     posts: Sender<Posted>,
+    /// Set by the first POST of a secret: the page takes one.
+    taken: AtomicBool,
+    /// The connections being served.
+    busy: AtomicUsize,
 }
 
 /// What a request came to.
@@ -156,24 +190,72 @@ enum Served {
 }
 
 impl Serving {
-    fn run(self, listener: &TcpListener) {
-        for stream in listener.incoming() {
-            if self.stop.load(Ordering::SeqCst) {
+    /// Accepts connections until closed, waking for a connection or the close alone.
+    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream) {
+        let Ok(local) = listener.local_addr() else { return };
+        if listener.set_nonblocking(true).is_err() {
+            return;
+        }
+        while !self.closer.stopped() {
+            let mut fds = [PollFd::new(listener, PollFlags::IN), PollFd::new(woken, PollFlags::IN)];
+            match poll(&mut fds, None) {
+                Ok(_) | Err(rustix::io::Errno::INTR) => {}
+                Err(_) => std::thread::sleep(ACCEPT_BACKOFF),
+            }
+            if self.closer.stopped() {
                 return;
             }
-            let Ok(mut stream) = stream else { continue };
-            let _ = stream.set_write_timeout(Some(IO_TIMEOUT));
-            let served = self.serve(&mut stream, Instant::now() + IO_TIMEOUT);
-            let _ = stream.shutdown(Shutdown::Both);
-            if let Ok(Served::Done) = served {
-                return;
+            match listener.accept() {
+                Ok((stream, peer)) => self.admit(stream, peer, local),
+                Err(err)
+                    if matches!(
+                        err.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(_) => std::thread::sleep(ACCEPT_BACKOFF),
             }
         }
     }
 
-    /// Serves one request, which must be whole by `deadline`.
-    fn serve(&self, stream: &mut TcpStream, deadline: Instant) -> io::Result<Served> {
-        let Some((head, mut body)) = read_head(stream, deadline)? else {
+    /// Serves `stream` on a thread of its own, unless its peer's socket is another uid's or
+    /// [`MAX_CONNECTIONS`] are being served: then it is closed unanswered.
+    fn admit(self: &Arc<Self>, stream: TcpStream, peer: SocketAddr, local: SocketAddr) {
+        if peer_uid(peer, local) != Some(rustix::process::geteuid().as_raw()) {
+            let _ = stream.shutdown(Shutdown::Both);
+            return;
+        }
+        if self.busy.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            self.busy.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.shutdown(Shutdown::Both);
+            return;
+        }
+        let serving = self.clone();
+        let spawned =
+            std::thread::Builder::new().name("termloom-secret-conn".into()).spawn(move || {
+                let mut stream = stream;
+                let served = serving.connection(&mut stream);
+                let _ = stream.shutdown(Shutdown::Both);
+                serving.busy.fetch_sub(1, Ordering::SeqCst);
+                if let Ok(Served::Done) = served {
+                    serving.closer.close();
+                }
+            });
+        if spawned.is_err() {
+            self.busy.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Serves one connection's request: its head within [`HEAD_TIMEOUT`], the rest within
+    /// [`IO_TIMEOUT`] after it.
+    fn connection(&self, stream: &mut TcpStream) -> io::Result<Served> {
+        stream.set_nonblocking(false)?;
+        stream.set_write_timeout(Some(IO_TIMEOUT))?;
+        self.serve(stream, Instant::now() + HEAD_TIMEOUT)
+    }
+
+    /// Serves one request, whose head must come by `head_by`.
+    fn serve(&self, stream: &mut TcpStream, head_by: Instant) -> io::Result<Served> {
+        let Some((head, mut body)) = read_head(stream, head_by)? else {
             respond(stream, "400 Bad Request", &self.page("The request could not be read."))?;
             return Ok(Served::Again);
         };
@@ -192,7 +274,7 @@ impl Serving {
                 respond(stream, "200 OK", &self.form())?;
                 Ok(Served::Again)
             }
-            "POST" => self.post(stream, &request, &mut body, deadline),
+            "POST" => self.post(stream, &request, &mut body, Instant::now() + IO_TIMEOUT),
             _ => {
                 respond(stream, "405 Method Not Allowed", &self.page("Only GET and POST."))?;
                 Ok(Served::Again)
@@ -241,6 +323,12 @@ impl Serving {
             return Ok(Served::Again);
         };
         body.fill(0);
+        if self.taken.swap(true, Ordering::SeqCst) {
+            secret.into_bytes().fill(0);
+            let page = self.page("This page already took a secret.");
+            respond(stream, "409 Conflict", &page)?;
+            return Ok(Served::Again);
+        }
         let (outcome, told) = bounded(1);
         let holder = Arc::new(AtomicU8::new(PENDING));
         let posted = Posted { secret, outcome, holder: holder.clone() };
