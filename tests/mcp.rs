@@ -5274,6 +5274,34 @@ fn a_secret_posted_before_a_declined_retry_is_answered_at_once() {
     panic!("the POST never reached the page before the decline");
 }
 
+/// A retry answering many questions is read once, whatever their number: 50,000 keys that
+/// name no waiting page are answered with a new round at once (each key parsed the whole
+/// answers again and looked at every waiting page's session: hours of work).
+#[test]
+fn a_secret_retry_with_many_answers_is_read_once() {
+    if !require("bash") {
+        return;
+    }
+    let client = Client::discovered_on(Client::start(), json!({"elicitation": {"url": {}}}));
+    let (mut client, id) = a_password_prompt(client);
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let first = client.ok("tools/call", send.clone());
+    let (key, _) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    let mut answers: serde_json::Map<String, Value> =
+        (0..50_000).map(|n| (format!("secret-{n:032}"), json!({"action": "decline"}))).collect();
+    let mut retry = send.clone();
+    retry["inputResponses"] = Value::Object(answers.clone());
+    let again = client.ok("tools/call", retry);
+    assert_eq!(again["resultType"], "input_required", "{again}");
+    // The round's own key among them still finds its page.
+    answers.insert(key.clone(), json!({"action": "decline"}));
+    let mut declined = send;
+    declined["inputResponses"] = Value::Object(answers);
+    let result = client.ok("tools/call", declined);
+    assert!(text(&result).contains("declined"), "{}", text(&result));
+    client.finish();
+}
+
 /// The call's cancellation and the session's end close the page at once.
 #[test]
 fn a_secret_page_closes_when_its_call_is_cancelled_or_its_session_ends() {

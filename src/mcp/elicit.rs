@@ -59,11 +59,9 @@ impl Answers {
         raw.get().starts_with('{').then_some(Answers(raw))
     }
 
-    /// The question keys answered.
-    pub(super) fn keys(&self) -> Vec<String> {
-        let answers: HashMap<String, &RawValue> =
-            serde_json::from_str(self.0.get()).unwrap_or_default();
-        answers.into_keys().collect()
+    /// The answers by question key, each as written (parsed once: none when unreadable).
+    pub(super) fn parsed(&self) -> HashMap<String, &RawValue> {
+        serde_json::from_str(self.0.get()).unwrap_or_default()
     }
 
     /// The answer to the question `key`.

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, bounded, never};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::elicit::{Answer, Answers, Asker, Reply, answer_of};
@@ -115,11 +116,12 @@ fn rounds(
     answers: Option<&Answers>,
     mut asking: Asking<'_>,
 ) -> Result<(), ToolError> {
-    let answered = answers.into_iter().flat_map(|answers| {
-        answers.keys().into_iter().filter_map(|key| Some((answers.get(&key)?, key)))
-    });
-    for (answer, key) in answered {
-        let Some(page) = waiting.take(&key, asking.session) else { continue };
+    // Parsed once; only the pages waiting (at most 16) are looked up in it, under one lock.
+    let answered = answers.map(Answers::parsed).unwrap_or_default();
+    if let Some((page, answer)) = waiting.take_answered(&answered, asking.session) {
+        let answer: Value = serde_json::from_str(answer.get()).map_err(|err| {
+            ToolError::no_answer(format!("unreadable answer ({err}); nothing was typed"))
+        })?;
         return match answer_of(&answer)? {
             Answer::Refused(action) => Err(declined(&action)),
             Answer::Accept(_) => {
@@ -302,14 +304,19 @@ impl Waiting {
         drop(closed);
     }
 
-    /// The page `key` opened for `session`'s secret.
-    fn take(&self, key: &str, session: SessionId) -> Option<Opened> {
+    /// The page opened for `session`'s secret that `answers` answer, with that answer.
+    fn take_answered<'a>(
+        &self,
+        answers: &HashMap<String, &'a RawValue>,
+        session: SessionId,
+    ) -> Option<(Opened, &'a RawValue)> {
         let mut closed = Vec::new();
         let mut pages = self.lock(&mut closed);
-        let taken = match pages.get(key) {
-            Some(opened) if opened.session == session => pages.remove(key),
-            _ => None,
-        };
+        let key = pages
+            .iter()
+            .find(|(key, opened)| opened.session == session && answers.contains_key(*key))
+            .map(|(key, _)| key.clone());
+        let taken = key.and_then(|key| Some((pages.remove(&key)?, *answers.get(&key)?)));
         drop(pages);
         drop(closed);
         taken
