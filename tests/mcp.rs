@@ -5173,6 +5173,8 @@ fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
         let (key, question) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
         assert_eq!(question["method"], "elicitation/create", "{first}");
         assert_eq!(question["params"]["mode"], "url", "{first}");
+        // 2026-07-28 removed elicitationId (and the completion) from URL mode.
+        assert!(question["params"].get("elicitationId").is_none(), "{first}");
         let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
         (key.clone(), page)
     };

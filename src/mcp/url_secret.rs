@@ -10,7 +10,8 @@
 //!   request with `mode: "url"`; the call waits for the secret posted through the page, and
 //!   the client then hears `notifications/elicitation/complete`.
 //! - **2026-07-28**: the call's first round opens the page and returns an `input_required`
-//!   result carrying that request; the page waits, within the question's time, for the
+//!   result carrying that request, without `elicitationId` (that revision removed it and the
+//!   completion from URL mode); the page waits, within the question's time, for the
 //!   call's retry, whose accepted answer makes it wait for the secret.
 
 use std::collections::HashMap;
@@ -77,9 +78,15 @@ fn no_page(err: std::io::Error) -> ToolError {
     ToolError::no_answer(format!("cannot open the page for the secret ({err}); nothing was typed"))
 }
 
-/// The `elicitation/create` parameters naming `page`.
-fn url_request(page: &SecretPage, elicitation: &str, message: &str) -> Value {
-    json!({ "mode": "url", "elicitationId": elicitation, "url": page.url(), "message": message })
+/// The `elicitation/create` parameters naming `page`; `elicitation`, the id its completion
+/// names, on handshake revisions alone (2026-07-28 removed `elicitationId` and the completion
+/// from URL mode).
+fn url_request(page: &SecretPage, elicitation: Option<&str>, message: &str) -> Value {
+    let mut request = json!({ "mode": "url", "url": page.url(), "message": message });
+    if let Some(elicitation) = elicitation {
+        request["elicitationId"] = json!(elicitation);
+    }
+    request
 }
 
 /// On a handshake revision: asks by a request on the connection.
@@ -88,7 +95,7 @@ fn live(asker: &Asker, mut asking: Asking<'_>) -> Result<(), ToolError> {
     let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
     let elicitation = format!("termloom-secret-{}", random_hex(8).map_err(no_page)?);
     let (key, replies) =
-        asker.post(url_request(&page, &elicitation, asking.message), asking.cancel);
+        asker.post(url_request(&page, Some(&elicitation), asking.message), asking.cancel);
     let mut consented = false;
     let waited = wait(&page, &replies, deadline, asker.timeout(), &mut asking, &mut consented);
     let posted = matches!(waited, Waited::Posted(_));
@@ -135,11 +142,10 @@ fn rounds(
     }
     let deadline = Instant::now() + waiting.timeout;
     let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
-    let elicitation = random_hex(16).map_err(no_page)?;
-    let key = format!("secret-{elicitation}");
+    let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
     let request = json!({
         "method": "elicitation/create",
-        "params": url_request(&page, &elicitation, asking.message),
+        "params": url_request(&page, None, asking.message),
     });
     waiting.put(key.clone(), Opened { page, session: asking.session, deadline });
     Err(ToolError::input_required(&key, request))
