@@ -250,8 +250,7 @@ impl Session {
         }
         if secret.len() > MAX_SECRET_BYTES {
             return Err(Error::InvalidInput(format!(
-                "a secret is at most {MAX_SECRET_BYTES} bytes, the longest line a terminal keeps (this one is {} bytes: the terminal would cut it); nothing was typed",
-                secret.len()
+                "a secret is at most {MAX_SECRET_BYTES} bytes, the longest line a terminal keeps (this one is longer: the terminal would cut it); nothing was typed"
             )));
         }
         let id = self.id;

@@ -5007,6 +5007,7 @@ fn a_secret_is_typed_and_never_shown(argv: &serde_json::Value, secret: &str) {
     let form = page.get();
     assert!(form.starts_with("HTTP/1.1 200") && form.contains("type=\"password\""), "{form}");
     assert!(form.contains("<b>python3</b>") && form.contains("no-store"), "{form}");
+    assert!(form.contains("maxlength=\"4095\""), "{form}");
     let typed = page.post(secret);
     assert!(typed.contains("Typed."), "{typed}");
     let result = client.response(&call)["result"].clone();
@@ -5185,6 +5186,16 @@ fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
     assert_eq!(result["isError"], true, "{result}");
     assert!(text(&result).contains("declined"), "{}", text(&result));
     assert!(page.refused(), "the page outlived the decline");
+    // A secret too long is refused without its length (it reached the model).
+    let (key, page) = round(&mut client);
+    let mut accepted = send.clone();
+    accepted["inputResponses"] = json!({ key: {"action": "accept"} });
+    let call = client.send_request("tools/call", accepted);
+    let said = page.post(&"a".repeat(5_000));
+    assert!(said.contains("Not typed") && !said.contains("5000"), "{said}");
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(!text(&result).contains("5000"), "{}", text(&result));
     let (key, page) = round(&mut client);
     let mut accepted = send.clone();
     accepted["inputResponses"] = json!({ key: {"action": "accept"} });

@@ -359,9 +359,10 @@ impl Serving {
     fn form(&self) -> String {
         self.html(&format!(
             "<p><b>{}</b> asks for a password or passphrase. It goes to the program alone; the model never sees it.</p>\
-             <form method=\"post\"><input type=\"password\" name=\"secret\" autocomplete=\"off\" autofocus required> \
+             <form method=\"post\"><input type=\"password\" name=\"secret\" maxlength=\"{}\" autocomplete=\"off\" autofocus required> \
              <button type=\"submit\">Type it</button></form>",
-            escape(&self.program)
+            escape(&self.program),
+            crate::MAX_SECRET_BYTES
         ))
     }
 
