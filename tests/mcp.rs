@@ -5123,6 +5123,10 @@ fn a_secret_page_refuses_strangers_and_closes_when_declined() {
     );
     let refused = page.exchange(&json).unwrap();
     assert!(refused.starts_with("HTTP/1.1 415"), "{refused}");
+    // An escape is two hex digits: "%+A" is not a line break (it was decoded as one, and the
+    // POST taken).
+    let refused = page.post_with(&page.path, &page.address, "%+A").unwrap();
+    assert!(refused.starts_with("HTTP/1.1 400"), "{refused}");
     assert!(page.get().contains("<b>bash</b>"), "still open for the person");
     client.send(
         &json!({"jsonrpc": "2.0", "id": "termloom-elicit-1", "result": {"action": "decline"}}),

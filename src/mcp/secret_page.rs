@@ -503,8 +503,12 @@ fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
         match bytes[i] {
             b'+' => out.push(b' '),
             b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                // Two hex digits: from_str_radix alone takes "+A" as 10.
+                let hex = bytes.get(i + 1..i + 3)?;
+                if !hex.iter().all(u8::is_ascii_hexdigit) {
+                    return None;
+                }
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 2;
             }
             b => out.push(b),
@@ -524,6 +528,8 @@ mod tests {
         assert_eq!(form_field(b"secret=", "secret").unwrap(), "");
         assert!(form_field(b"other=1", "secret").is_none());
         assert!(form_field(b"secret=%zz", "secret").is_none());
+        assert!(form_field(b"secret=%+A", "secret").is_none());
+        assert!(form_field(b"secret=%-1", "secret").is_none());
         assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
         assert!(same(b"abc", b"abc") && !same(b"abc", b"abd") && !same(b"ab", b"abc"));
         let token = random_hex(16).unwrap();
