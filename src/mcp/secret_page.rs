@@ -42,7 +42,8 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// How long the page waits for the call to say what became of the secret.
 const TYPING_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// A secret posted through the page, and where the call says what became of it.
+/// A secret posted through the page, and where the call says what became of it; the secret
+/// is zeroed when it is dropped, taken or not.
 pub(crate) struct Posted {
     /// The secret as typed into the page.
     pub secret: String,
@@ -56,6 +57,18 @@ pub(crate) struct Posted {
 const PENDING: u8 = 0;
 const CLAIMED: u8 = 1;
 const ABANDONED: u8 = 2;
+
+impl Drop for Posted {
+    fn drop(&mut self) {
+        zero(std::mem::take(&mut self.secret));
+    }
+}
+
+/// Overwrites `text`'s bytes with zeros, then frees them.
+pub(crate) fn zero(text: String) {
+    let mut bytes = text.into_bytes();
+    bytes.fill(0);
+}
 
 impl Posted {
     /// Takes the secret for typing; false when the page already told the person it was not
@@ -131,7 +144,6 @@ impl Drop for SecretPage {
         self.closer.close();
         let posts = std::mem::replace(&mut self.posts, never());
         for posted in posts.try_iter() {
-            posted.secret.into_bytes().fill(0);
             let _ = posted.outcome.send(Err("the question was closed.".to_owned()));
         }
         drop(posts);
@@ -259,7 +271,14 @@ impl Serving {
             respond(stream, "400 Bad Request", &self.page("The request could not be read."))?;
             return Ok(Served::Again);
         };
-        let request = Request::parse(&head);
+        let served = self.answer(stream, &head, &mut body);
+        body.fill(0);
+        served
+    }
+
+    /// Answers the request of `head`, with what of its body came with it.
+    fn answer(&self, stream: &mut TcpStream, head: &str, body: &mut [u8]) -> io::Result<Served> {
+        let request = Request::parse(head);
         if request.host.as_deref() != Some(self.host.as_str()) {
             let page = self.page("This page answers only at its own address.");
             respond(stream, "421 Misdirected Request", &page)?;
@@ -274,7 +293,7 @@ impl Serving {
                 respond(stream, "200 OK", &self.form())?;
                 Ok(Served::Again)
             }
-            "POST" => self.post(stream, &request, &mut body, Instant::now() + IO_TIMEOUT),
+            "POST" => self.post(stream, &request, body, Instant::now() + IO_TIMEOUT),
             _ => {
                 respond(stream, "405 Method Not Allowed", &self.page("Only GET and POST."))?;
                 Ok(Served::Again)
@@ -286,7 +305,7 @@ impl Serving {
         &self,
         stream: &mut TcpStream,
         request: &Request,
-        body: &mut Vec<u8>,
+        body: &mut [u8],
         deadline: Instant,
     ) -> io::Result<Served> {
         let form = request.content_type.as_deref().is_some_and(|kind| {
@@ -309,22 +328,32 @@ impl Serving {
                 return Ok(Served::Again);
             }
         };
-        let mut start = body.len();
-        body.resize(length.max(start), 0);
-        while start < length {
-            match read_by(stream, &mut body[start..length], deadline)? {
-                0 => return Err(io::ErrorKind::UnexpectedEof.into()),
-                read => start += read,
+        // Sized once, lest a growth leave a copy of the body behind.
+        let mut whole = vec![0u8; length];
+        let mut start = body.len().min(length);
+        whole[..start].copy_from_slice(&body[..start]);
+        body.fill(0);
+        let body = &mut whole;
+        let mut ended = false;
+        while start < length && !ended {
+            match read_by(stream, &mut body[start..], deadline) {
+                Ok(0) => ended = true,
+                Ok(read) => start += read,
+                Err(err) => {
+                    body.fill(0);
+                    return Err(err);
+                }
             }
         }
-        body.truncate(length);
-        let Some(secret) = form_field(body, "secret") else {
+        let secret = (!ended).then(|| form_field(body, "secret"));
+        body.fill(0);
+        let Some(secret) = secret else { return Err(io::ErrorKind::UnexpectedEof.into()) };
+        let Some(secret) = secret else {
             respond(stream, "400 Bad Request", &self.page("The form held no secret."))?;
             return Ok(Served::Again);
         };
-        body.fill(0);
         if self.taken.swap(true, Ordering::SeqCst) {
-            secret.into_bytes().fill(0);
+            zero(secret);
             let page = self.page("This page already took a secret.");
             respond(stream, "409 Conflict", &page)?;
             return Ok(Served::Again);
@@ -396,23 +425,28 @@ fn read_by(stream: &mut TcpStream, buffer: &mut [u8], deadline: Instant) -> io::
 
 /// Reads the request head by `deadline`; returns it and what of the body came with it, or
 /// `None` when it does not end within [`MAX_HEAD`] bytes.
+/// The buffers it read into are zeroed beyond the head: the body may have come with it.
 fn read_head(stream: &mut TcpStream, deadline: Instant) -> io::Result<Option<(String, Vec<u8>)>> {
-    let mut buffer = Vec::with_capacity(1024);
+    let mut buffer = Vec::with_capacity(MAX_HEAD + 1024);
     let mut chunk = [0u8; 1024];
-    loop {
+    let head = loop {
         if let Some(end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
-            let body = buffer.split_off(end + 4);
-            return Ok(String::from_utf8(buffer).ok().map(|head| (head, body)));
+            let body = buffer[end + 4..].to_vec();
+            buffer[end + 4..].fill(0);
+            buffer.truncate(end + 4);
+            break Ok(String::from_utf8(buffer).ok().map(|head| (head, body)));
         }
         if buffer.len() > MAX_HEAD {
-            return Ok(None);
+            break Ok(None);
         }
-        let read = read_by(stream, &mut chunk, deadline)?;
-        if read == 0 {
-            return Ok(None);
+        match read_by(stream, &mut chunk, deadline) {
+            Ok(0) => break Ok(None),
+            Ok(read) => buffer.extend_from_slice(&chunk[..read]),
+            Err(err) => break Err(err),
         }
-        buffer.extend_from_slice(&chunk[..read]);
-    }
+    };
+    chunk.fill(0);
+    head
 }
 
 /// The parts of a request the page looks at.
@@ -491,13 +525,22 @@ fn form_field(body: &[u8], name: &str) -> Option<String> {
             Some(at) => (&pair[..at], &pair[at + 1..]),
             None => (pair, &pair[pair.len()..]),
         };
-        (decode(key)? == name.as_bytes()).then(|| String::from_utf8(decode(value)?).ok())?
+        let value = (decode(key)? == name.as_bytes()).then(|| decode(value))??;
+        String::from_utf8(value).map_err(|err| err.into_bytes().fill(0)).ok()
     })
 }
 
-/// A percent-encoded form value (`+` a space).
+/// A percent-encoded form value (`+` a space); what it decoded is zeroed when it fails.
 fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(bytes.len());
+    let decoded = decode_into(bytes, &mut out);
+    if decoded.is_none() {
+        out.fill(0);
+    }
+    decoded.map(|()| out)
+}
+
+fn decode_into(bytes: &[u8], out: &mut Vec<u8>) -> Option<()> {
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -515,7 +558,7 @@ fn decode(bytes: &[u8]) -> Option<Vec<u8>> {
         }
         i += 1;
     }
-    Some(out)
+    Some(())
 }
 
 #[cfg(test)]

@@ -225,8 +225,8 @@ fn wait(
                         "the secret posted to the page came when no call waited for it, and the page told the person it was not typed; nothing was typed: call again",
                     ));
                 }
+                // Zeroed when `posted` is dropped.
                 let typed = (asking.type_it)(&posted.secret);
-                posted.secret.into_bytes().fill(0);
                 let _ = posted.outcome.send(typed.as_ref().map(|_| ()).map_err(|e| e.message.clone()));
                 return Waited::Posted(typed);
             },
