@@ -155,6 +155,26 @@ fn a_cancelled_wait_of_any_tool_returns_nothing() {
     assert!(!closed.is_error, "{}", closed.text);
 }
 
+/// A secret asked of a Toolbox, which has no one to ask, is refused saying so once ("…;
+/// nothing was typed; nothing was typed: …" before).
+#[test]
+fn a_toolbox_refuses_a_secret_saying_why_once() {
+    if !require("bash") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let script = "read -r -s -p 'Password: ' p; echo; read -r q";
+    let started = toolbox
+        .call("terminal_start", &json!({"argv": ["bash", "-c", script], "input_wait": true}));
+    assert!(!started.is_error, "{}", started.text);
+    let id = started.structured.unwrap()["session_id"].clone();
+    let refused = toolbox.call("terminal_send", &json!({"session_id": id, "secret": true}));
+    assert!(refused.is_error, "{}", refused.text);
+    assert!(refused.text.contains("a Toolbox has no one to ask"), "{}", refused.text);
+    assert_eq!(refused.text.matches("nothing was typed").count(), 1, "{}", refused.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// Two toolboxes over one engine are two callers: what one has read is still new to the
 /// other, and each is shown screens as changes to what it saw itself.
 #[test]

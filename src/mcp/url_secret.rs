@@ -64,14 +64,23 @@ pub(crate) struct Asking<'a> {
 impl Secrets<'_> {
     /// Asks the person for the secret and types it. The client's accept is only the person's
     /// consent to open the page; its decline or cancel, the call's cancellation, the session's
-    /// end or the question's timeout close the page at once, typing nothing.
+    /// end or the question's timeout close the page, typing nothing. When no one can be asked,
+    /// says why and how the person can type it instead.
     pub(crate) fn ask(&self, asking: Asking<'_>) -> Result<(), ToolError> {
         match *self {
-            Secrets::Unavailable(why) => Err(ToolError::no_answer(why)),
+            Secrets::Unavailable(why) => Err(ToolError::no_answer(format!(
+                "the secret must come from the person, and {why}; nothing was typed: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)",
+                asking.session
+            ))),
             Secrets::Live(asker) => live(asker, asking),
             Secrets::Rounds(waiting, answers) => rounds(waiting, answers, asking),
         }
     }
+}
+
+/// Whether `session` still runs: a secret is waited for, and a page kept, only while it does.
+pub(crate) fn runs(session: &crate::Session) -> bool {
+    session.info().is_ok_and(|info| info.state == crate::SessionState::Running)
 }
 
 fn no_page(err: std::io::Error) -> ToolError {
@@ -283,10 +292,7 @@ impl Waiting {
     fn lock(&self, closed: &mut Vec<Opened>) -> std::sync::MutexGuard<'_, HashMap<String, Opened>> {
         let mut pages = self.pages.lock().unwrap_or_else(|e| e.into_inner());
         let now = Instant::now();
-        let runs = |id: SessionId| {
-            let info = self.engine.session(id).and_then(|session| session.info());
-            info.is_ok_and(|info| info.state == crate::SessionState::Running)
-        };
+        let runs = |id: SessionId| self.engine.session(id).is_ok_and(|session| runs(&session));
         let gone: Vec<String> = pages
             .iter()
             .filter(|(_, opened)| opened.deadline <= now || !runs(opened.session))

@@ -363,12 +363,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
         "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&asking)
     );
-    if let super::Secrets::Unavailable(why) = call.secrets {
-        return Err(ToolError::no_answer(format!(
-            "the secret must come from the person, and {why}; nothing was typed: ask the person to type it into the program themselves, never to tell it to you (`termloom attach {id} --takeover`, with the server's `-L` or `--socket` if it was given one, lets them type into this session when this server is `termloom mcp --server`, Ctrl-] hands it back; a plain `termloom mcp`'s sessions are reachable by no one else, so they run the program in a terminal of their own)"
-        )));
-    }
-    let alive = || session.info().is_ok_and(|info| info.state == crate::SessionState::Running);
+    let alive = || super::super::url_secret::runs(&session);
     let mut type_it = |secret: &str| -> Result<(), ToolError> {
         let input = call.caller.input.of(id);
         let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());

@@ -241,9 +241,7 @@ impl Toolbox {
             inputs: Inputs::Unavailable(
                 "a Toolbox has no one to ask (a host decides such starts through Config::spawn_hook); nothing was done",
             ),
-            secrets: Secrets::Unavailable(
-                "a Toolbox has no one to ask for a secret; nothing was typed",
-            ),
+            secrets: Secrets::Unavailable("a Toolbox has no one to ask for a secret"),
             largest: self.max_bytes.unwrap_or(MAX_BYTES_RANGE.1) as usize,
         };
         let outcome = super::run(&call, name, &arguments)?;
