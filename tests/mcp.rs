@@ -5201,6 +5201,9 @@ fn a_secret_is_typed_through_a_page_across_stateless_rounds() {
     assert_eq!(result["isError"], true, "{result}");
     assert!(!text(&result).contains("5000"), "{}", text(&result));
     let (key, page) = round(&mut client);
+    // One page a session: another round before the retry asks for the same page.
+    let (again, same) = round(&mut client);
+    assert_eq!((&again, &same.path), (&key, &page.path), "a second page for the session");
     let mut accepted = send.clone();
     accepted["inputResponses"] = json!({ key: {"action": "accept"} });
     let call = client.send_request("tools/call", accepted);

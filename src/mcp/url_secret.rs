@@ -90,8 +90,8 @@ fn no_page(err: std::io::Error) -> ToolError {
 /// The `elicitation/create` parameters naming `page`; `elicitation`, the id its completion
 /// names, on handshake revisions alone (2026-07-28 removed `elicitationId` and the completion
 /// from URL mode).
-fn url_request(page: &SecretPage, elicitation: Option<&str>, message: &str) -> Value {
-    let mut request = json!({ "mode": "url", "url": page.url(), "message": message });
+fn url_request(url: &str, elicitation: Option<&str>, message: &str) -> Value {
+    let mut request = json!({ "mode": "url", "url": url, "message": message });
     if let Some(elicitation) = elicitation {
         request["elicitationId"] = json!(elicitation);
     }
@@ -104,7 +104,7 @@ fn live(asker: &Asker, mut asking: Asking<'_>) -> Result<(), ToolError> {
     let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
     let elicitation = format!("termloom-secret-{}", random_hex(8).map_err(no_page)?);
     let (key, replies) =
-        asker.post(url_request(&page, Some(&elicitation), asking.message), asking.cancel);
+        asker.post(url_request(&page.url(), Some(&elicitation), asking.message), asking.cancel);
     let mut consented = false;
     let waited = wait(&page, &replies, deadline, asker.timeout(), &mut asking, &mut consented);
     let posted = matches!(waited, Waited::Posted(_));
@@ -149,14 +149,18 @@ fn rounds(
             }
         };
     }
-    let deadline = Instant::now() + waiting.timeout;
-    let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
-    let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
+    // One page a session: a round for a session whose page still waits asks again for that
+    // page (the person could type into an older one, told to call again).
+    let (key, url) = waiting.page_for(asking.session, || {
+        let deadline = Instant::now() + waiting.timeout;
+        let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
+        let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
+        Ok((key, Opened { page, session: asking.session, deadline }))
+    })?;
     let request = json!({
         "method": "elicitation/create",
-        "params": url_request(&page, None, asking.message),
+        "params": url_request(&url, None, asking.message),
     });
-    waiting.put(key.clone(), Opened { page, session: asking.session, deadline });
     Err(ToolError::input_required(&key, request))
 }
 
@@ -302,18 +306,35 @@ impl Waiting {
         pages
     }
 
-    fn put(&self, key: String, opened: Opened) {
+    /// The key and address of the page waiting for `session`'s retry; one `open` opens when
+    /// none waits (the oldest page closing when [`MAX_WAITING`] do).
+    fn page_for(
+        &self,
+        session: SessionId,
+        open: impl FnOnce() -> Result<(String, Opened), ToolError>,
+    ) -> Result<(String, String), ToolError> {
         let mut closed = Vec::new();
         let mut pages = self.lock(&mut closed);
-        if pages.len() >= MAX_WAITING
-            && let Some(oldest) =
-                pages.iter().min_by_key(|(_, opened)| opened.deadline).map(|(key, _)| key.clone())
-        {
-            closed.extend(pages.remove(&oldest));
-        }
-        pages.insert(key, opened);
+        let waits = pages.iter().find(|(_, opened)| opened.session == session);
+        let found = match waits.map(|(key, opened)| (key.clone(), opened.page.url())) {
+            Some(found) => Ok(found),
+            None => open().map(|(key, opened)| {
+                if pages.len() >= MAX_WAITING
+                    && let Some(oldest) = pages
+                        .iter()
+                        .min_by_key(|(_, opened)| opened.deadline)
+                        .map(|(key, _)| key.clone())
+                {
+                    closed.extend(pages.remove(&oldest));
+                }
+                let url = opened.page.url();
+                pages.insert(key.clone(), opened);
+                (key, url)
+            }),
+        };
         drop(pages);
         drop(closed);
+        found
     }
 
     /// The page opened for `session`'s secret that `answers` answer, with that answer.
