@@ -4951,7 +4951,7 @@ fn the_stateless_revision_asks_with_input_required_rounds() {
 /// Also behind a relay to a terminal it hosts (`script`, as `sudo` with `use_pty` does), which
 /// keeps the session's own terminal raw: the prompt is the hosted terminal's.
 #[test]
-fn a_secret_is_typed_from_the_persons_answer_and_never_shown() {
+fn a_secret_is_typed_through_the_page_and_never_shown() {
     if !require("script") {
         return;
     }
@@ -5088,10 +5088,7 @@ fn a_secret_page_refuses_strangers_and_closes_when_declined() {
     }
     let mut client = Client::start();
     client.initialize_with("2025-11-25", json!({"elicitation": {"form": {}, "url": {}}}));
-    let script = "read -r -s -p 'Password: ' p; echo; echo \"got ${#p}\"; read -r q";
-    let started =
-        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
-    let id = started["session_id"].clone();
+    let (mut client, id) = a_password_prompt(client);
     let call = client.send_request(
         "tools/call",
         json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}}),
@@ -5141,10 +5138,8 @@ fn a_secret_page_refuses_strangers_and_closes_when_declined() {
     client.finish();
     let mut client = Client::start();
     client.initialize_with("2025-11-25", json!({"elicitation": {"form": {}}}));
-    let started =
-        client.tool("terminal_start", json!({"argv": ["bash", "-c", script], "input_wait": true}));
-    let refused = client
-        .tool_error("terminal_send", json!({"session_id": started["session_id"], "secret": true}));
+    let (mut client, id) = a_password_prompt(client);
+    let refused = client.tool_error("terminal_send", json!({"session_id": id, "secret": true}));
     assert!(refused.contains("forbids asking for a password by a form"), "{refused}");
     let asked = client.stash.values().chain(&client.other).any(|m| m.get("method").is_some());
     assert!(!asked, "the person was asked: {:?} {:?}", client.stash, client.other);
