@@ -147,11 +147,12 @@ impl Engine {
         let stop = Stop::new(receiver.clone());
         let reactor_stop = stop.clone();
         let reactor_config = config.clone();
+        let reactor_waker = waker.clone();
         let thread = std::thread::Builder::new()
             .name("termloom-reactor".into())
             .spawn(move || {
                 let _stop = reactor_stop.when_dropped();
-                Reactor::new(poll, receiver, reactor_config).run();
+                Reactor::new(poll, receiver, reactor_config, Some(reactor_waker)).run();
             })
             .map_err(|e| Error::io("starting the reactor thread", e))?;
         let client = Client::new(requests, waker, stop);

@@ -1,6 +1,6 @@
 //! Signalling every process of a session: its POSIX session's process groups (found through
 //! its cgroup when it has one, else by a scan of `/proc`), its cgroup, and the processes of
-//! its POSIX session that left its cgroup.
+//! its POSIX session that left its cgroup (found by `reactor::outside_scan`).
 
 use rustix::process::{Pid, Signal};
 
@@ -40,15 +40,6 @@ pub(crate) fn signal_session(sid: i32, cgroup: Option<&Cgroup>, leader: bool, si
         groups.push(sid);
     }
     signal_each_group(&groups, signals);
-}
-
-/// The live processes of the POSIX session led by `sid` that are not among `members` (its
-/// cgroup's): a process may move itself to another cgroup (root may write any cgroup's
-/// `cgroup.procs`) yet stay in the session. Found by a scan of `/proc`.
-pub(crate) fn outside_cgroup(sid: i32, members: &[i32]) -> Vec<procfs::ProcStat> {
-    let mut outside = procfs::live_session_processes(sid);
-    outside.retain(|p| !members.contains(&p.pid));
-    outside
 }
 
 /// Sends `signals` to the process groups of `processes`, and to each of them.

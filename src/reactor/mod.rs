@@ -36,6 +36,7 @@ mod cadence;
 mod client;
 mod lifecycle;
 mod open_line;
+mod outside_scan;
 mod reply;
 mod requests;
 mod terminal_io;
@@ -180,13 +181,14 @@ struct Closing {
     hung_up: Instant,
     /// Whether SIGTERM was sent (see [`TERM_AFTER`]).
     termed: bool,
-    /// Whether the POSIX session was looked for outside the session's cgroup (see
-    /// `terminate::outside_cgroup`): by one scan of `/proc`, once the program is reaped and
-    /// the cgroup empty.
+    /// Whether the POSIX session was looked for outside the session's cgroup: by one scan of
+    /// `/proc` on another thread (see `outside_scan`), once the cgroup is empty.
     looked_outside: bool,
-    /// The processes that scan found outside the cgroup (each sent every signal the close
-    /// had sent): looked for again on every check while any was found.
-    outside: Vec<i32>,
+    /// Whether that scan's answer is awaited (the close does not finish before it).
+    scanning: bool,
+    /// The processes the last scan found outside the cgroup, sorted by pid (each sent every
+    /// signal the close had sent): looked for again on every check while any was found.
+    outside: Vec<procfs::ProcStat>,
     killed: Option<Instant>,
     backoff: Duration,
     replies: Vec<Reply<Result<ExitStatus>>>,
@@ -739,11 +741,21 @@ pub(crate) struct Reactor {
     /// Exits the supervisor reported for programs not attached yet, by pid (at most
     /// `max_sessions`).
     early_exits: HashMap<i32, ExitStatus>,
+    /// Closing sessions' scans of `/proc` for processes outside their cgroups, made on a
+    /// thread of their own.
+    scans: outside_scan::OutsideScans,
 }
 
 impl Reactor {
-    pub(crate) fn new(poll: Poll, requests: Receiver<Request>, config: Arc<Config>) -> Self {
+    /// A reactor polling `poll`, whose `waker` (when given) its helper threads wake.
+    pub(crate) fn new(
+        poll: Poll,
+        requests: Receiver<Request>,
+        config: Arc<Config>,
+        waker: Option<Arc<mio::Waker>>,
+    ) -> Self {
         Reactor {
+            scans: outside_scan::OutsideScans::new(waker),
             poll,
             requests,
             config,
@@ -800,6 +812,7 @@ impl Reactor {
                     }
                 }
             }
+            self.take_outside_scans();
             if !self.take_requests() {
                 // Every handle is gone: nobody can ask for a shutdown any more.
                 self.begin_shutdown(None);

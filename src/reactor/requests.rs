@@ -1088,7 +1088,7 @@ mod tests {
 
     fn reactor() -> Reactor {
         let (_, requests) = crossbeam_channel::unbounded();
-        Reactor::new(Poll::new().unwrap(), requests, Arc::new(Config::default()))
+        Reactor::new(Poll::new().unwrap(), requests, Arc::new(Config::default()), None)
     }
 
     /// A failed start gives its id back; one with a later id reserved since is no session

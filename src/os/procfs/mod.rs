@@ -236,6 +236,11 @@ pub(crate) fn live_session_processes(sid: i32) -> Vec<ProcStat> {
     scan_processes(|stat| stat.session == sid && !is_dead(stat))
 }
 
+/// The live processes of the POSIX sessions `sids` (sorted), from one scan of `/proc`.
+pub(crate) fn live_processes_of_sessions(sids: &[i32]) -> Vec<ProcStat> {
+    scan_processes(|stat| sids.binary_search(&stat.session).is_ok() && !is_dead(stat))
+}
+
 /// Returns the distinct process group ids of `procs`, sorted ascending.
 pub(crate) fn process_groups(procs: &[ProcStat]) -> Vec<i32> {
     let mut groups: Vec<i32> = procs.iter().map(|p| p.pgrp).collect();
