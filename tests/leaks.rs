@@ -638,16 +638,48 @@ fn a_process_found_outside_the_cgroup_after_sigterm_gets_sigterm() {
     assert!(took < grace, "the close waited out its grace: {took:?}");
 }
 
+/// Set in the environment of a test binary run again by a test in a PID namespace of its
+/// own (see [`a_close_leaves_alone_a_session_that_took_its_programs_pid`]).
+const IN_OWN_PID_NAMESPACE: &str = "TERMLOOM_TEST_IN_OWN_PID_NAMESPACE";
+
 /// A cgroup session's close looks for its POSIX session outside the cgroup by the session's
 /// id, its program's pid: once the program is reaped, the number may be given to another
 /// process, which may lead a session of its own. That session is not the closed one's, and
 /// is left alone: it was sent SIGHUP, SIGTERM and SIGKILL, and the close waited for it.
+///
+/// The pid is taken by rewinding the next pid (`ns_last_pid`), which makes every number freed
+/// reusable at once for every process of the PID namespace: the test runs again in a PID and
+/// mount namespace of its own, lest it disturb the tests beside it (it ran in the machine's).
 #[test]
 fn a_close_leaves_alone_a_session_that_took_its_programs_pid() {
-    use std::os::unix::process::CommandExt;
-    if !require("sh") || !require_root("only root may choose the next pid (ns_last_pid)") {
+    if std::env::var_os(IN_OWN_PID_NAMESPACE).is_some() {
+        return take_the_programs_pid_then_close();
+    }
+    if !require("sh")
+        || !require_root("only root may choose the next pid (ns_last_pid)")
+        || !pid_namespaces()
+    {
         return;
     }
+    let name = "a_close_leaves_alone_a_session_that_took_its_programs_pid";
+    let inner = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc"])
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(IN_OWN_PID_NAMESPACE, "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let (out, err) =
+        (String::from_utf8_lossy(&inner.stdout), String::from_utf8_lossy(&inner.stderr));
+    eprint!("{err}");
+    assert!(inner.status.success(), "in a PID namespace of its own:\n{out}\n{err}");
+    assert!(out.contains("1 passed"), "the test did not run in its namespace:\n{out}");
+}
+
+/// [`a_close_leaves_alone_a_session_that_took_its_programs_pid`], in its PID namespace.
+fn take_the_programs_pid_then_close() {
+    use std::os::unix::process::CommandExt;
     let config =
         termloom::Config { close_grace: Duration::from_secs(3), ..termloom::Config::default() };
     let engine = termloom::Engine::new(config).unwrap();
