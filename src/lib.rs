@@ -28,6 +28,11 @@
 //! # Ok::<(), termloom::Error>(())
 //! ```
 
+// Linux alone: the supervisor, the child's isolation, the waits on pidfds and Landlock have no
+// stand-in elsewhere (ARCHITECTURE.md, "Platforms", says what a port would need).
+#[cfg(not(target_os = "linux"))]
+compile_error!("termloom builds on Linux only: see ARCHITECTURE.md, \"Platforms\"");
+
 mod config;
 mod config_file;
 mod digest;

@@ -8,7 +8,6 @@
 pub(crate) mod cgroup;
 pub(crate) mod confine;
 pub(crate) mod descriptors;
-#[cfg(target_os = "linux")]
 pub(crate) mod engine_watch;
 pub(crate) mod env;
 pub(crate) mod isolation;
@@ -17,9 +16,5 @@ pub(crate) mod pty;
 pub(crate) mod recording;
 pub(crate) mod shell_files;
 pub(crate) mod spawn;
-#[cfg(target_os = "linux")]
-pub(crate) mod supervisor;
-#[cfg(not(target_os = "linux"))]
-#[path = "supervisor_none.rs"]
 pub(crate) mod supervisor;
 pub(crate) mod terminate;

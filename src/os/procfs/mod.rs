@@ -209,14 +209,12 @@ pub(crate) fn session_processes(sid: i32) -> Vec<ProcStat> {
 }
 
 /// The live children of process `parent` (zombies excluded).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // the supervisor's
 pub(crate) fn children_of(parent: i32) -> Vec<i32> {
     scan_processes(|stat| stat.ppid == parent && !is_dead(stat)).iter().map(|s| s.pid).collect()
 }
 
 /// The live descendants of `ancestor` (children, their children, and so on), from one scan
 /// of `/proc`.
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))] // the supervisor's
 pub(crate) fn descendants_of(ancestor: i32) -> Vec<i32> {
     let live = scan_processes(|stat| !is_dead(stat));
     let mut found = vec![ancestor];
