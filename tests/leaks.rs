@@ -638,6 +638,56 @@ fn a_process_found_outside_the_cgroup_after_sigterm_gets_sigterm() {
     assert!(took < grace, "the close waited out its grace: {took:?}");
 }
 
+/// A program that moves itself out of its session's cgroup (root may) and ignores SIGHUP and
+/// SIGTERM, with a job in a process group of its own, is looked for outside the cgroup as
+/// soon as the cgroup is empty, not once it is reaped: the job is sent the close's SIGHUP
+/// at once, it ends, and the program waiting for it ends too. Nothing outside the cgroup was
+/// looked for while the program lived: the job got no signal until the grace's SIGKILL (20 s
+/// here).
+#[test]
+fn a_program_that_left_its_cgroup_has_its_jobs_hung_up_at_the_close() {
+    if !require("bash") || !require_root("only root may move a process to any cgroup") {
+        return;
+    }
+    let Some(parent) = cgroup_parent() else {
+        eprintln!("skipped: no cgroup2 hierarchy at /sys/fs/cgroup");
+        return;
+    };
+    let grace = Duration::from_secs(20);
+    let config = termloom::Config { close_grace: grace, ..termloom::Config::default() };
+    let engine = termloom::Engine::new(config).unwrap();
+    let marker = marker();
+    // `set -m`: the job gets a process group of its own; its subshell takes back the default
+    // SIGHUP and SIGTERM the program ignores.
+    let script = format!(
+        "set -m; trap '' HUP TERM; echo $$ >\"$PARENT/cgroup.procs\"; \
+         (trap - HUP TERM; exec sleep {marker}) & echo started; wait"
+    );
+    let session = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile", "-c", &script])
+                .env("PARENT", parent.as_os_str()),
+        )
+        .unwrap();
+    expect(&session, Until::text("started"));
+    eventually("the job runs", || sleepers(&marker).len() == 1);
+    let own = std::fs::read_to_string(format!("/proc/{}/cgroup", session.pid()));
+    if !session.info().unwrap().containment.starts_with("cgroup ")
+        || own.unwrap_or_default().contains("termloom-")
+    {
+        eprintln!("skipped: the session has no cgroup, or its program could not leave it");
+        let _ = session.close();
+        return;
+    }
+    let started = Instant::now();
+    session.close().unwrap();
+    let took = started.elapsed();
+    let left = sleepers(&marker);
+    assert!(left.is_empty(), "left behind after the close ({took:?}): {left:?}");
+    assert!(took < grace / 2, "the job was not hung up: the close took {took:?}");
+}
+
 /// Set in the environment of a test binary run again by a test in a PID namespace of its
 /// own (see [`a_close_leaves_alone_a_session_that_took_its_programs_pid`]).
 const IN_OWN_PID_NAMESPACE: &str = "TERMLOOM_TEST_IN_OWN_PID_NAMESPACE";

@@ -218,8 +218,9 @@ impl Reactor {
             None => procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect(),
         };
         // A process may leave the cgroup (root may write any cgroup's `cgroup.procs`) and stay
-        // in the POSIX session: once the program is reaped and the cgroup empty, the session
-        // is looked for by one scan of `/proc`, made on another thread (see
+        // in the POSIX session: once the cgroup is empty (the program reaped, or alive outside
+        // it: it left too, and its jobs there are sent the close's signals as they go), the
+        // session is looked for by one scan of `/proc`, made on another thread (see
         // `outside_scan`; the close does not finish before its answer), and what is found is
         // ended as the cgroup's processes are. Only if it found any is it looked for again, a
         // scan at a time; the last answer serves the SIGTERM and SIGKILL steps. A process
@@ -234,7 +235,7 @@ impl Reactor {
                 closing.outside.clear();
             } else if !closing.scanning
                 && (!closing.outside.is_empty()
-                    || (!closing.looked_outside && survivors.is_empty() && slot.child.is_some()))
+                    || (!closing.looked_outside && survivors.is_empty()))
             {
                 closing.looked_outside = true;
                 closing.scanning = true;
