@@ -23,8 +23,9 @@ pub(crate) fn kill_everything(sid: i32, cgroup: Option<&Cgroup>) {
 }
 
 /// Sends `signals` to every process group of the POSIX session led by `sid`; to the group
-/// `sid` even when none of its processes is found if `leader` (not when the number `sid` was
-/// given to another process, which leads a group of that number).
+/// `sid` even when none of its processes is found if `leader`: only while the session's
+/// program holds the number (else it may be given to another process, which leads a group
+/// of that number).
 pub(crate) fn signal_session(sid: i32, cgroup: Option<&Cgroup>, leader: bool, signals: &[Signal]) {
     let processes: Vec<procfs::ProcStat> = match cgroup {
         Some(cgroup) => cgroup

@@ -173,8 +173,8 @@ impl Reactor {
         }
         // A hangup first, as a closing terminal sends; SIGTERM to what still runs after
         // `TERM_AFTER` (see `close_check`).
-        let sid_taken = sid_reused(slot.pid, slot.started_ticks);
-        signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
+        let leader = holds_its_number(slot.pid, slot.started_ticks);
+        signal_all(slot.pid, leader, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
         self.close_check(id);
     }
 
@@ -291,7 +291,8 @@ impl Reactor {
         };
         let next = match closing.killed {
             None if now >= closing.started + grace => {
-                signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
+                let leader = holds_its_number(slot.pid, slot.started_ticks);
+                signal_all(slot.pid, leader, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
@@ -307,7 +308,8 @@ impl Reactor {
                 if !closing.termed && now >= closing.started + TERM_AFTER {
                     closing.termed = true;
                     let signals = [Signal::TERM, Signal::CONT];
-                    signal_all(slot.pid, sid_taken, slot.cgroup.as_ref(), &outside, &signals);
+                    let leader = holds_its_number(slot.pid, slot.started_ticks);
+                    signal_all(slot.pid, leader, slot.cgroup.as_ref(), &outside, &signals);
                 }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the
@@ -478,17 +480,32 @@ fn sid_reused(sid: i32, started: Option<u64>) -> bool {
     started.is_some() && procfs::read_stat(sid).is_ok_and(|stat| stat.starttime != started)
 }
 
-/// Sends `signals` to every process group of the POSIX session `sid` (not the group of that
-/// number once `sid_taken`, see [`sid_reused`]), every process in its `cgroup`, and the
-/// processes of the session found `outside` the cgroup and their groups.
+/// Whether the number `sid` is held by the program that started at `started` (clock ticks of
+/// `/proc/PID/stat`; any start when unknown): its entry (alive, or a zombie not reaped yet)
+/// shows that start, or `/proc` cannot answer. Only then is the group of that number
+/// signalled when none of its processes is listed: once the program is reaped, a live
+/// member of its group is listed (by its cgroup or a scan), and a number gone from `/proc`
+/// may be given out again between the look and the signal, to a process leading a group of
+/// that number (see [`sid_reused`]).
+fn holds_its_number(sid: i32, started: Option<u64>) -> bool {
+    match procfs::read_stat(sid) {
+        Ok(stat) => started.is_none() || stat.starttime == started,
+        Err(err) => !procfs::is_gone(&err),
+    }
+}
+
+/// Sends `signals` to every process group of the POSIX session `sid` listed (and to the
+/// group of that number when the program still holds it, `leader`: see
+/// [`holds_its_number`]), every process in its `cgroup`, and the processes of the session
+/// found `outside` the cgroup and their groups.
 fn signal_all(
     sid: i32,
-    sid_taken: bool,
+    leader: bool,
     cgroup: Option<&crate::os::cgroup::Cgroup>,
     outside: &[procfs::ProcStat],
     signals: &[Signal],
 ) {
-    signal_session(sid, cgroup, !sid_taken, signals);
+    signal_session(sid, cgroup, leader, signals);
     signal_groups(outside, signals);
     if let Some(cgroup) = cgroup {
         for pid in cgroup.pids() {
