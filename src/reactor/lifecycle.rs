@@ -227,7 +227,9 @@ impl Reactor {
         // found is sent every signal the close already sent (see `outside_found`). Not when
         // the session's id names another process now (see `sid_reused`), nor is the group of
         // that number signalled then.
-        let sid_taken = slot.child.is_some() && sid_reused(slot.pid, slot.started_ticks);
+        // (Whether the reactor saw the program reaped or not: a supervisor reaps it, freeing
+        // its number, before its report comes; an unreaped program keeps its start time.)
+        let sid_taken = sid_reused(slot.pid, slot.started_ticks);
         let mut outside = Vec::new();
         let mut scanning = false;
         if let (Some(_), Some(closing)) = (&slot.cgroup, &mut slot.closing) {
