@@ -173,8 +173,8 @@ impl Reactor {
         }
         // A hangup first, as a closing terminal sends; SIGTERM to what still runs after
         // `TERM_AFTER` (see `close_check`).
-        let leader = holds_its_number(slot.pid, slot.started_ticks);
-        signal_all(slot.pid, leader, slot.cgroup.as_ref(), &[], &[Signal::HUP, Signal::CONT]);
+        let (pid, started, cgroup) = (slot.pid, slot.started_ticks, slot.cgroup.as_ref());
+        signal_all(pid, started, cgroup, &[], &[Signal::HUP, Signal::CONT]);
         self.close_check(id);
     }
 
@@ -215,6 +215,8 @@ impl Reactor {
                 .into_iter()
                 .filter(|pid| procfs::read_stat(*pid).is_ok_and(|s| !procfs::is_dead(&s)))
                 .collect(),
+            // Without one, by its number: none once another process took it (see `sid_reused`).
+            None if sid_reused(slot.pid, slot.started_ticks) => Vec::new(),
             None => procfs::live_session_processes(slot.pid).iter().map(|p| p.pid).collect(),
         };
         // A process may leave the cgroup (root may write any cgroup's `cgroup.procs`) and stay
@@ -293,8 +295,8 @@ impl Reactor {
         };
         let next = match closing.killed {
             None if now >= closing.started + grace => {
-                let leader = holds_its_number(slot.pid, slot.started_ticks);
-                signal_all(slot.pid, leader, slot.cgroup.as_ref(), &outside, &[Signal::KILL]);
+                let (pid, started, cgroup) = (slot.pid, slot.started_ticks, slot.cgroup.as_ref());
+                signal_all(pid, started, cgroup, &outside, &[Signal::KILL]);
                 if let Some(cgroup) = &slot.cgroup {
                     cgroup.kill();
                 }
@@ -310,8 +312,8 @@ impl Reactor {
                 if !closing.termed && now >= closing.started + TERM_AFTER {
                     closing.termed = true;
                     let signals = [Signal::TERM, Signal::CONT];
-                    let leader = holds_its_number(slot.pid, slot.started_ticks);
-                    signal_all(slot.pid, leader, slot.cgroup.as_ref(), &outside, &signals);
+                    let (pid, started) = (slot.pid, slot.started_ticks);
+                    signal_all(pid, started, slot.cgroup.as_ref(), &outside, &signals);
                 }
                 // The program is sent SIGHUP again, as a real terminal's hangup goes on
                 // waking it (every read ends), lest a hangup it took before it blocked on the
@@ -496,18 +498,21 @@ fn holds_its_number(sid: i32, started: Option<u64>) -> bool {
     }
 }
 
-/// Sends `signals` to every process group of the POSIX session `sid` listed (and to the
-/// group of that number when the program still holds it, `leader`: see
-/// [`holds_its_number`]), every process in its `cgroup`, and the processes of the session
-/// found `outside` the cgroup and their groups.
+/// Sends `signals` to every process group listed of the POSIX session `sid`, led by a program
+/// that started at `started` (and to the group of that number while the program holds it: see
+/// [`holds_its_number`]; without a cgroup, the session is listed by its number: not once
+/// another process took it, see [`sid_reused`]), every process in its `cgroup`, and the
+/// processes of the session found `outside` the cgroup and their groups.
 fn signal_all(
     sid: i32,
-    leader: bool,
+    started: Option<u64>,
     cgroup: Option<&crate::os::cgroup::Cgroup>,
     outside: &[procfs::ProcStat],
     signals: &[Signal],
 ) {
-    signal_session(sid, cgroup, leader, signals);
+    if cgroup.is_some() || !sid_reused(sid, started) {
+        signal_session(sid, cgroup, holds_its_number(sid, started), signals);
+    }
     signal_groups(outside, signals);
     if let Some(cgroup) = cgroup {
         for pid in cgroup.pids() {
