@@ -128,6 +128,12 @@ impl std::fmt::Debug for Engine {
 }
 
 impl Engine {
+    /// Under test: the reactor's client, to look at its state.
+    #[cfg(test)]
+    pub(crate) fn client(&self) -> &Client {
+        &self.shared.client
+    }
+
     /// Under test: the reactor thread's id.
     #[cfg(test)]
     pub(crate) fn reactor_thread(&self) -> Option<std::thread::ThreadId> {

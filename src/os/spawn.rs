@@ -19,6 +19,9 @@ use crate::term::scan::MarkKey;
 #[derive(Debug)]
 pub(crate) struct Spawned {
     pub pid: i32,
+    /// When it started (clock ticks of `/proc/PID/stat`), read before it could be reaped:
+    /// tells its number from another process's given it later.
+    pub started_ticks: Option<u64>,
     pub master: OwnedFd,
     pub pidfd: Option<OwnedFd>,
     /// The supervisor that started (and reaps) it, which reports its exit.
@@ -124,11 +127,11 @@ pub(crate) fn start(
 ) -> std::io::Result<Spawned> {
     let pty = crate::os::pty::open(cols, rows)?;
     let env = crate::os::env::child_env(config, std::env::vars_os(), &launch.overlay);
-    let (pid, pidfd) = match supervisor {
+    let (pid, started_ticks, pidfd) = match supervisor {
         // The supervisor starts it: its child, reaped and reported by it.
         Some(supervisor) => {
             let cgroup = cgroup.as_ref().map(Cgroup::path);
-            let pid = supervisor
+            let (pid, started_ticks) = supervisor
                 .spawn(
                     pty.slave.as_fd(),
                     &launch.argv,
@@ -148,7 +151,7 @@ pub(crate) fn start(
                         crate::os::terminate::kill_everything(group, None);
                     }
                 })?;
-            (pid, None)
+            (pid, started_ticks, None)
         }
         None => {
             let procs = cgroup.as_ref().map(|c| c.procs.as_c_str());
@@ -160,13 +163,16 @@ pub(crate) fn start(
                 procs,
                 &launch.isolation,
             )?;
-            (pid, open_pidfd(pid))
+            // Its child, not reaped before the engine reaps it.
+            let started_ticks = crate::os::procfs::read_stat(pid).ok().and_then(|s| s.starttime);
+            (pid, started_ticks, open_pidfd(pid))
         }
     };
     // The engine keeps only the master: the program's exit closes the last slave.
     drop(pty.slave);
     Ok(Spawned {
         pid,
+        started_ticks,
         master: pty.master,
         pidfd,
         supervisor: supervisor.cloned(),

@@ -225,7 +225,12 @@ fn supervise(guardian: i32) -> i32 {
                         // is reaped only after its pid is registered, so its exit is reported.
                         let mut registered = sessions.lock().unwrap_or_else(|e| e.into_inner());
                         let started = start_session(&request, slave.as_fd());
+                        // Its start time, read while it cannot be reaped (the table is held):
+                        // a program that exits before the engine attaches it is gone from
+                        // `/proc` by then, and its number may be given out again.
+                        let mut ticks = None;
                         if let Ok(pid) = started {
+                            ticks = procfs::read_stat(pid).ok().and_then(|s| s.starttime);
                             let cgroup =
                                 request.cgroup.map(|p| PathBuf::from(OsString::from_vec(p)));
                             registered.insert(pid, cgroup);
@@ -235,7 +240,10 @@ fn supervise(guardian: i32) -> i32 {
                             note_start(&child_started);
                         }
                         match started {
-                            Ok(pid) => format!("spawned {} {pid}", request.id),
+                            Ok(pid) => match ticks {
+                                Some(ticks) => format!("spawned {} {pid} {ticks}", request.id),
+                                None => format!("spawned {} {pid} -", request.id),
+                            },
                             Err(err) => format!(
                                 "failed {} {} {err}",
                                 request.id,
@@ -447,7 +455,7 @@ pub(crate) const STOP_WAIT: std::time::Duration = std::time::Duration::from_secs
 struct Link {
     socket: OwnedFd,
     /// Spawn requests waiting for their answer, by request id.
-    waiting: Mutex<HashMap<u64, Sender<io::Result<i32>>>>,
+    waiting: Mutex<HashMap<u64, Sender<io::Result<Started>>>>,
     /// Exits reported before a handler was set, then the handler.
     exits: Mutex<Exits>,
     /// The supervisor still answers: its socket has not reached its end.
@@ -578,7 +586,8 @@ impl Supervisor {
     }
 
     /// Starts a session's program on the terminal `slave`, as a child of the supervisor;
-    /// returns its pid.
+    /// returns its pid and its start time (clock ticks of `/proc/PID/stat`, read before it
+    /// could be reaped; `None` where `/proc` cannot tell).
     pub(crate) fn spawn(
         &self,
         slave: BorrowedFd<'_>,
@@ -587,7 +596,7 @@ impl Supervisor {
         cwd: &Path,
         cgroup: Option<&Path>,
         isolation: &Isolation,
-    ) -> io::Result<i32> {
+    ) -> io::Result<Started> {
         let id = self.next_request.fetch_add(1, Ordering::Relaxed);
         let request = SpawnRequest {
             id,
@@ -726,6 +735,10 @@ impl Drop for Supervisor {
     }
 }
 
+/// A started program's pid and start time (clock ticks of `/proc/PID/stat`), as the
+/// supervisor answers a spawn.
+type Started = (i32, Option<u64>);
+
 /// The reader thread: routes the supervisor's answers to the spawns waiting for them, and its
 /// exit reports to the handler; ends when the supervisor does.
 fn read_answers(link: &Link) {
@@ -738,7 +751,10 @@ fn read_answers(link: &Link) {
             Some("spawned") | Some("failed") => {
                 let Some(id) = number(1) else { continue };
                 let answer = if words[0] == "spawned" {
-                    number(2).map(|pid| pid as i32).ok_or_else(|| io::Error::other("bad answer"))
+                    let ticks = number(3).and_then(|ticks| u64::try_from(ticks).ok());
+                    number(2)
+                        .map(|pid| (pid as i32, ticks))
+                        .ok_or_else(|| io::Error::other("bad answer"))
                 } else {
                     let message = words.get(3).copied().unwrap_or("").to_owned();
                     Err(match number(2).filter(|&errno| errno != 0) {

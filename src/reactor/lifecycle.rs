@@ -575,4 +575,74 @@ mod tests {
         let scans = scan_count::of(reactor) - before;
         assert_eq!(scans, 0, "{scans} scans of /proc on the reactor's thread for {closes} closes");
     }
+
+    /// A program that exits and is reaped by its supervisor before its session is attached
+    /// (`setsid daemon & exit`) has its start time known all the same, as the close's guard
+    /// against its number's reuse needs (see `sid_reused`): the supervisor reads it before
+    /// the program can be reaped. Read at the attach, it was unknown, and the guard did
+    /// nothing. The reactor is held, once the spawn has reserved its id, until the program
+    /// is gone from `/proc`, so that the attach comes after.
+    #[test]
+    fn a_program_reaped_before_its_session_is_attached_has_its_start_time() {
+        use std::time::Instant;
+
+        let engine = std::sync::Arc::new(Engine::new(crate::Config::default()).unwrap());
+        let file = std::env::temp_dir().join(format!("termloom-early-{}", std::process::id()));
+        for _ in 0..5 {
+            let _ = std::fs::remove_file(&file);
+            let script = format!("echo $$ >{0}.new && mv {0}.new {0}", file.display());
+            let spawning = {
+                let engine = engine.clone();
+                std::thread::spawn(move || engine.spawn(SpawnSpec::new("sh").args(["-c", &script])))
+            };
+            // Held once the id is reserved, the attach not yet made: until the program is
+            // gone (reaped by its supervisor).
+            let mut held = None;
+            while held.is_none() && !spawning.is_finished() {
+                let watched = file.clone();
+                held = engine
+                    .client()
+                    .call(move |r| {
+                        if r.reserved == 0 {
+                            return Ok(None);
+                        }
+                        let deadline = Instant::now() + Duration::from_secs(30);
+                        while Instant::now() < deadline {
+                            let pid = std::fs::read_to_string(&watched).unwrap_or_default();
+                            if let Ok(pid) = pid.trim().parse::<i32>()
+                                && !std::path::Path::new(&format!("/proc/{pid}")).exists()
+                            {
+                                return Ok(Some(true));
+                            }
+                            std::thread::yield_now();
+                        }
+                        Ok(Some(false))
+                    })
+                    .unwrap();
+            }
+            let session = spawning.join().unwrap().unwrap();
+            let _ = std::fs::remove_file(&file);
+            match held {
+                Some(true) => {}
+                Some(false) => panic!("the program did not end within 30 s"),
+                None => continue, // attached before the reactor could be held: again
+            }
+            let id = session.id().0;
+            let slot = engine
+                .client()
+                .call(move |r| {
+                    Ok(r.sessions.get(&id).map(|s| (s.started_ticks, s.supervisor.is_some())))
+                })
+                .unwrap();
+            session.close().unwrap();
+            let (ticks, supervised) = slot.expect("the session");
+            if !supervised {
+                eprintln!("skipped: no supervisor here");
+                return;
+            }
+            assert!(ticks.is_some(), "a program reaped before its attach has no start time");
+            return;
+        }
+        panic!("the reactor could not be held between the spawn's reservation and its attach");
+    }
 }

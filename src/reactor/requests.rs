@@ -107,6 +107,7 @@ impl Reactor {
         self.reserved -= 1;
         let Spawned {
             pid,
+            started_ticks,
             master,
             pidfd,
             supervisor,
@@ -142,7 +143,7 @@ impl Reactor {
                 recorder,
                 id,
                 pid,
-                started_ticks: procfs::read_stat(pid).ok().and_then(|s| s.starttime),
+                started_ticks,
                 program,
                 master: Some(master),
                 hung_up_master: None,
