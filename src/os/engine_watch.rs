@@ -7,8 +7,7 @@
 
 use std::os::fd::OwnedFd;
 use std::process::Child;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, PidfdFlags, Signal};
@@ -29,15 +28,17 @@ const LOOK_EVERY: Duration = Duration::from_millis(100);
 /// passed, and killed (the guardian then kills what it leaves).
 ///
 /// The supervisor is signalled through a pidfd when there is one: once the guardian has
-/// reaped it (`reaped` is set), a signal through it fails, and never reaches another process
-/// given its pid; without one, by pid, only until `reaped` is set. Should the engine end the
+/// reaped it, a signal through it fails, and never reaches another process given its pid;
+/// without one, by pid, only while `reaped` is false, under its lock: the guardian sets it,
+/// under the lock, once the supervisor has ended but before it reaps it (a signal before
+/// then reaches the supervisor, a zombie, whose pid is still its own). Should the engine end the
 /// supervisor itself but end first (its `stop` running detached, a host's `process::exit`
 /// with the engine running), the watch only resumes the supervisor on its way to its end:
 /// the engine's socket has reached its end, and the sessions are being ended.
 pub(crate) fn watch_engine(
     engine: i32,
     supervisor: &Child,
-    reaped: Arc<AtomicBool>,
+    reaped: Arc<Mutex<bool>>,
     stop_wait: Duration,
 ) {
     let Some(supervisor_pid) = Pid::from_raw(supervisor.id() as i32) else { return };
@@ -52,10 +53,12 @@ pub(crate) fn watch_engine(
             Some(fd) => {
                 let _ = rustix::process::pidfd_send_signal(fd, signal);
             }
-            None if !reaped.load(Ordering::SeqCst) => {
-                let _ = rustix::process::kill_process(supervisor_pid, signal);
+            None => {
+                let reaped = reaped.lock().unwrap_or_else(|e| e.into_inner());
+                if !*reaped {
+                    let _ = rustix::process::kill_process(supervisor_pid, signal);
+                }
             }
-            None => {}
         };
         let deadline = Instant::now() + stop_wait;
         while Instant::now() < deadline {

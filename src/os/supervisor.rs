@@ -60,6 +60,7 @@ use rustix::net::{
     AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
     SendAncillaryMessage, SendFlags, SocketFlags, SocketType,
 };
+use rustix::process::{WaitId, WaitIdOptions};
 use serde::{Deserialize, Serialize};
 
 use crate::os::cgroup::Cgroup;
@@ -177,10 +178,19 @@ fn guard(engine: Option<i32>) -> i32 {
         let _ = rustix::stdio::dup2_stdin(&null);
     }
     let Ok(mut supervisor) = started else { return 71 };
-    let reaped = Arc::new(AtomicBool::new(false));
+    let reaped = Arc::new(Mutex::new(false));
     if let Some(engine) = engine {
         watch_engine(engine, &supervisor, reaped.clone(), STOP_WAIT);
     }
+    // Its end is waited for without reaping it (a zombie keeps its pid): the watch's signals
+    // by pid stop, under the lock, before the pid can be given to another process.
+    if let Some(pid) = rustix::process::Pid::from_raw(supervisor.id() as i32) {
+        let ended = WaitIdOptions::EXITED | WaitIdOptions::NOWAIT;
+        while rustix::process::waitid(WaitId::Pid(pid), ended)
+            .is_err_and(|err| err == rustix::io::Errno::INTR)
+        {}
+    }
+    *reaped.lock().unwrap_or_else(|e| e.into_inner()) = true;
     let code = loop {
         match supervisor.wait() {
             Ok(status) => break status.code().unwrap_or(70),
@@ -188,7 +198,6 @@ fn guard(engine: Option<i32>) -> i32 {
             Err(_) => break 70,
         }
     };
-    reaped.store(true, Ordering::SeqCst);
     // Killed, the supervisor left its children, and through them their descendants, here.
     kill_descendants();
     while let Ok(Some(_)) = rustix::process::wait(rustix::process::WaitOptions::NOHANG) {}
