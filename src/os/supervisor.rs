@@ -12,10 +12,11 @@
 //! The supervisor **starts the sessions**: the engine opens the terminal and sends the spawn
 //! request with the terminal's slave over a Unix socket (`SOCK_SEQPACKET`, one message per
 //! request, descriptors passed with `SCM_RIGHTS`); the supervisor forks and execs the program
-//! and answers with its pid. It is a child subreaper (`PR_SET_CHILD_SUBREAPER`), so whatever a
-//! session's processes leave behind (double forks, `setsid`) stays among its descendants, even
-//! without cgroups; it reaps them and reports each session's exit status to the engine. A fork
-//! of this small process costs little, however large the engine grows.
+//! and answers with its pid and start time. It is a child subreaper
+//! (`PR_SET_CHILD_SUBREAPER`), so whatever a session's processes leave behind (double forks,
+//! `setsid`) stays among its descendants, even without cgroups; it reaps them and reports each
+//! session's exit status to the engine. A fork of this small process costs little, however
+//! large the engine grows.
 //!
 //! When the socket reaches end of file — the engine dropped, its process killed with SIGKILL or
 //! crashed, its reactor thread dead — the supervisor kills every session (the process groups of
