@@ -767,7 +767,7 @@ impl Session {
         self.client.call_for(self.id, move |r| r.info(id))
     }
 
-    /// Closes the session: SIGHUP and SIGCONT, then (100 ms later, to what still runs) SIGTERM
+    /// Closes the session: SIGHUP and SIGCONT, then (500 ms later, to what still runs) SIGTERM
     /// to every process group of it, SIGKILL after `Config::close_grace`, until no process of the session is left; then reaps the
     /// program and returns how it ended. Calling it again returns the same status. A file
     /// recording of the session is complete on disk when it returns (its writer is given up

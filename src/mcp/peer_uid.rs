@@ -20,12 +20,18 @@ pub(crate) fn peer_uid(_peer: SocketAddr, _local: SocketAddr) -> Option<u32> {
     Some(rustix::process::geteuid().as_raw())
 }
 
-/// The uid of a table `line` when its socket is at `peer` connected to `local`.
+/// The uid of a table `line` when its socket is at `peer` connected to `local`, still
+/// connected and owned: a socket its owner closed is orphaned (no longer `ESTABLISHED`, its
+/// inode 0) and listed with uid 0, though what it sent can still be read.
 fn uid_in(line: &str, peer: SocketAddr, local: SocketAddr) -> Option<u32> {
     let fields: Vec<&str> = line.split_whitespace().collect();
     let (at, to) = (address(fields.get(1)?)?, address(fields.get(2)?)?);
-    (at == peer && to == local).then(|| fields.get(7)?.parse().ok())?
+    let owned = *fields.get(3)? == ESTABLISHED && *fields.get(9)? != "0";
+    (at == peer && to == local && owned).then(|| fields.get(7)?.parse().ok())?
 }
+
+/// The state the tables write for a connected socket (`TCP_ESTABLISHED`).
+const ESTABLISHED: &str = "01";
 
 /// An address as the tables write it (`0100007F:1F90`: the address's 32-bit words in host
 /// order, the port in hex); an IPv4-mapped IPv6 address is taken as its IPv4 one.
@@ -57,6 +63,9 @@ mod tests {
         if cfg!(target_endian = "little") {
             assert_eq!(uid_in(v4, peer, local), Some(1000));
             assert_eq!(uid_in(v4, local, peer), None);
+            // Closed by its owner (FIN_WAIT1, orphaned: uid 0, inode 0): no owner is known.
+            let orphan = "   3: 0100007F:A1B2 0100007F:1F90 05 00000000:00000000 00:00000000 00000000     0        0 0";
+            assert_eq!(uid_in(orphan, peer, local), None);
             let v6 = "   0: 0000000000000000FFFF00000100007F:A1B2 0000000000000000FFFF00000100007F:1F90 01 00000000:00000000 00:00000000 00000000  33        0 1";
             assert_eq!(uid_in(v6, peer, local), Some(33));
         }

@@ -362,10 +362,17 @@ impl Reactor {
 
     /// A scan found `found` (sorted by pid) of closing session `id`'s POSIX session outside
     /// its cgroup: those not found before are sent every signal the close has sent; with
-    /// none left, the close is checked at once (it may be finished).
-    fn outside_found(&mut self, id: u64, found: Vec<procfs::ProcStat>) {
-        let Some(closing) = self.sessions.get_mut(&id).and_then(|slot| slot.closing.as_mut())
-        else {
+    /// none left, the close is checked at once (it may be finished). A session number given
+    /// to another process since the scan was asked for (the program reaped, its pid reused)
+    /// names another session: what was found is not this session's, and nothing is sent.
+    fn outside_found(&mut self, id: u64, mut found: Vec<procfs::ProcStat>) {
+        let Some(slot) = self.sessions.get_mut(&id) else {
+            return;
+        };
+        if sid_reused(slot.pid, slot.started_ticks) {
+            found.clear();
+        }
+        let Some(closing) = slot.closing.as_mut() else {
             return;
         };
         closing.scanning = false;
