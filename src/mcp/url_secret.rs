@@ -150,12 +150,14 @@ fn rounds(
         };
     }
     // One page a session: a round for a session whose page still waits asks again for that
-    // page (the person could type into an older one, told to call again).
-    let (key, url) = waiting.page_for(asking.session, || {
+    // page (the person could type into an older one, told to call again), when the same
+    // program asks and half its time is left.
+    let (key, url) = waiting.page_for(asking.session, asking.program, || {
         let deadline = Instant::now() + waiting.timeout;
         let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
         let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
-        Ok((key, Opened { page, session: asking.session, deadline }))
+        let program = asking.program.to_owned();
+        Ok((key, Opened { page, session: asking.session, program, deadline }))
     })?;
     let request = json!({
         "method": "elicitation/create",
@@ -271,6 +273,8 @@ fn stopped_call(cancel: &CancelToken) -> Waited {
 struct Opened {
     page: SecretPage,
     session: SessionId,
+    /// The program that asks, named on the page.
+    program: String,
     deadline: Instant,
 }
 
@@ -306,17 +310,32 @@ impl Waiting {
         pages
     }
 
-    /// The key and address of the page waiting for `session`'s retry; one `open` opens when
-    /// none waits (the oldest page closing when [`MAX_WAITING`] do).
+    /// The key and address of the page waiting for `session`'s retry, when `program` asks
+    /// on it and half its time is left; otherwise one `open` opens (a page of the session
+    /// that waits closing, and the oldest page when [`MAX_WAITING`] do).
     fn page_for(
         &self,
         session: SessionId,
+        program: &str,
         open: impl FnOnce() -> Result<(String, Opened), ToolError>,
     ) -> Result<(String, String), ToolError> {
         let mut closed = Vec::new();
         let mut pages = self.lock(&mut closed);
         let waits = pages.iter().find(|(_, opened)| opened.session == session);
-        let found = match waits.map(|(key, opened)| (key.clone(), opened.page.url())) {
+        let fresh = |opened: &Opened| {
+            opened.program == program
+                && opened.deadline.saturating_duration_since(Instant::now()) >= self.timeout / 2
+        };
+        let reused = match waits {
+            Some((key, opened)) if fresh(opened) => Some((key.clone(), opened.page.url())),
+            Some((key, _)) => {
+                let key = key.clone();
+                closed.extend(pages.remove(&key));
+                None
+            }
+            None => None,
+        };
+        let found = match reused {
             Some(found) => Ok(found),
             None => open().map(|(key, opened)| {
                 if pages.len() >= MAX_WAITING
