@@ -10,8 +10,9 @@
 //! holds the token and whose `Host` is the listener's own address (a name that resolves to
 //! 127.0.0.1, DNS rebinding, is refused). The secret is handed to the call that asked
 //! ([`SecretPage::posts`]); the page answers what the call said (typed, or why not), and the
-//! listener closes. Nothing here logs a request's body. Dropping the page closes it at once,
-//! and it closes by itself at its deadline.
+//! listener closes. Nothing here logs a request's body. Dropping the page closes its
+//! listener at once (a connection already being served is answered that the question was
+//! closed), and it closes by itself at its deadline.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
@@ -286,6 +287,16 @@ impl Serving {
         }
         if !same(request.path.as_bytes(), self.path.as_bytes()) {
             respond(stream, "404 Not Found", &self.page("No such page."))?;
+            return Ok(Served::Again);
+        }
+        if self.closer.stopped() {
+            // A connection served on after the page closed (its head came late): a form
+            // typed into now would meet no page.
+            respond(
+                stream,
+                "410 Gone",
+                &self.page("This question was closed; nothing was typed."),
+            )?;
             return Ok(Served::Again);
         }
         match request.method.as_str() {
