@@ -292,11 +292,7 @@ impl Serving {
         if self.closer.stopped() {
             // A connection served on after the page closed (its head came late): a form
             // typed into now would meet no page.
-            respond(
-                stream,
-                "410 Gone",
-                &self.page("This question was closed; nothing was typed."),
-            )?;
+            respond(stream, "410 Gone", &self.page("Not typed: the question was closed."))?;
             return Ok(Served::Again);
         }
         match request.method.as_str() {
