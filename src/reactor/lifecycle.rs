@@ -158,7 +158,7 @@ impl Reactor {
             started: now,
             hung_up: now,
             termed: false,
-            looked_outside: false,
+            looked_outside: None,
             scanning: false,
             outside: Vec::new(),
             killed: None,
@@ -225,7 +225,8 @@ impl Reactor {
         // session is looked for by one scan of `/proc`, made on another thread (see
         // `outside_scan`; the close does not finish before its answer), and what is found is
         // ended as the cgroup's processes are. Only if it found any is it looked for again, a
-        // scan at a time; the last answer serves the SIGTERM and SIGKILL steps. A process
+        // scan at a time and at most every `RESCAN_OUTSIDE`; the last answer serves the
+        // SIGTERM and SIGKILL steps. A process
         // found is sent every signal the close already sent (see `outside_found`). Not when
         // the session's id names another process now (see `sid_reused`), nor is the group of
         // that number signalled then.
@@ -234,14 +235,16 @@ impl Reactor {
         let sid_taken = sid_reused(slot.pid, slot.started_ticks);
         let mut outside = Vec::new();
         let mut scanning = false;
+        let now = Instant::now();
         if let (Some(_), Some(closing)) = (&slot.cgroup, &mut slot.closing) {
+            let due = match closing.looked_outside {
+                None => survivors.is_empty(),
+                Some(at) => !closing.outside.is_empty() && now.duration_since(at) >= RESCAN_OUTSIDE,
+            };
             if sid_taken {
                 closing.outside.clear();
-            } else if !closing.scanning
-                && (!closing.outside.is_empty()
-                    || (!closing.looked_outside && survivors.is_empty()))
-            {
-                closing.looked_outside = true;
+            } else if !closing.scanning && due {
+                closing.looked_outside = Some(now);
                 closing.scanning = true;
                 survivors.sort_unstable();
                 self.scans.ask(id, slot.pid, survivors.clone());
@@ -252,7 +255,6 @@ impl Reactor {
         }
         survivors.sort_unstable();
         survivors.dedup();
-        let now = Instant::now();
         if survivors.is_empty() && slot.child.is_some() && !scanning {
             self.finish_close(id);
             return;

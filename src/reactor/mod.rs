@@ -75,6 +75,11 @@ const HUP_AGAIN: Duration = Duration::from_millis(100);
 /// may take a SIGTERM worse (gdb's Python printed a `KeyboardInterrupt` traceback as it
 /// exited, read as the closed session's last output).
 const TERM_AFTER: Duration = Duration::from_millis(500);
+
+/// How often a closing session's POSIX session is looked for outside its cgroup again while
+/// processes were found there (a scan of all of `/proc`, whose cost is the host's, not the
+/// session's): the close ends at most this long after the last of them.
+const RESCAN_OUTSIDE: Duration = Duration::from_millis(250);
 /// How long a `run_command`'s shell has to mark its command's start before a shell back to
 /// reading is taken to wait for the rest of the line, and how often the command is looked at
 /// meanwhile (see `Reactor::command_check`); the first look, after [`COMMAND_INPUT_CHECK`],
@@ -181,13 +186,14 @@ struct Closing {
     hung_up: Instant,
     /// Whether SIGTERM was sent (see [`TERM_AFTER`]).
     termed: bool,
-    /// Whether the POSIX session was looked for outside the session's cgroup: by one scan of
-    /// `/proc` on another thread (see `outside_scan`), once the cgroup is empty.
-    looked_outside: bool,
+    /// When the POSIX session was last looked for outside the session's cgroup: by a scan of
+    /// `/proc` on another thread (see `outside_scan`), first once the cgroup is empty, then
+    /// at most every [`RESCAN_OUTSIDE`] while any process was found there.
+    looked_outside: Option<Instant>,
     /// Whether that scan's answer is awaited (the close does not finish before it).
     scanning: bool,
     /// The processes the last scan found outside the cgroup, sorted by pid (each sent every
-    /// signal the close had sent): looked for again on every check while any was found.
+    /// signal the close had sent): looked for again while any was found.
     outside: Vec<procfs::ProcStat>,
     killed: Option<Instant>,
     backoff: Duration,
