@@ -22,8 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, bounded, never};
-use rustix::event::{PollFd, PollFlags, poll};
+use crossbeam_channel::{Receiver, Sender, bounded, never};
+use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 use super::peer_uid::peer_uid;
 
@@ -86,8 +86,6 @@ pub(crate) struct SecretPage {
     closer: Arc<Closer>,
     posts: Receiver<Posted>,
     thread: Option<JoinHandle<()>>,
-    /// Dropped with the page: ends the thread that closes it at its deadline.
-    _watch: Sender<()>,
 }
 
 impl SecretPage {
@@ -111,18 +109,8 @@ impl SecretPage {
         });
         let thread = std::thread::Builder::new()
             .name("termloom-secret-page".into())
-            .spawn(move || serving.run(&listener, &woken))?;
-        let (watch, dropped) = bounded::<()>(0);
-        let page =
-            SecretPage { address, token, closer, posts, thread: Some(thread), _watch: watch };
-        let closer = page.closer.clone();
-        std::thread::Builder::new().name("termloom-secret-deadline".into()).spawn(move || {
-            let left = deadline.saturating_duration_since(Instant::now());
-            if let Err(RecvTimeoutError::Timeout) = dropped.recv_timeout(left) {
-                closer.close();
-            }
-        })?;
-        Ok(page)
+            .spawn(move || serving.run(&listener, &woken, deadline))?;
+        Ok(SecretPage { address, token, closer, posts, thread: Some(thread) })
     }
 
     /// The page's address, for the person's browser.
@@ -203,15 +191,22 @@ enum Served {
 }
 
 impl Serving {
-    /// Accepts connections until closed, waking for a connection or the close alone.
-    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream) {
+    /// Accepts connections until closed or `deadline` passes (which closes the page),
+    /// waking for a connection, the close or the deadline alone.
+    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream, deadline: Instant) {
         let Ok(local) = listener.local_addr() else { return };
         if listener.set_nonblocking(true).is_err() {
             return;
         }
         while !self.closer.stopped() {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                self.closer.close();
+                return;
+            }
+            let timeout = Timespec::try_from(left).ok();
             let mut fds = [PollFd::new(listener, PollFlags::IN), PollFd::new(woken, PollFlags::IN)];
-            match poll(&mut fds, None) {
+            match poll(&mut fds, timeout.as_ref()) {
                 Ok(_) | Err(rustix::io::Errno::INTR) => {}
                 Err(_) => std::thread::sleep(ACCEPT_BACKOFF),
             }
@@ -571,6 +566,16 @@ fn decode_into(bytes: &[u8], out: &mut Vec<u8>) -> Option<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page closes by itself at its deadline: its listener's thread ends and nothing
+    /// listens at its address any more.
+    #[test]
+    fn a_page_closes_at_its_deadline() {
+        let mut page =
+            SecretPage::open("sudo", Instant::now() + Duration::from_millis(50)).unwrap();
+        page.thread.take().unwrap().join().unwrap();
+        assert!(TcpStream::connect(page.address).is_err(), "the page still listens");
+    }
 
     #[test]
     fn reads_form_fields_and_escapes_html() {
