@@ -70,6 +70,7 @@ pub use config::Config;
 pub use engine::Engine;
 pub use error::{Error, Result};
 pub use input::escapes::decode_escapes;
+pub use input::keypad::KeypadKey;
 pub use input::keys::{
     ACCEPTED_KEY_FORMS, Key, KeyCode, KeyParseError, Modifiers, ScriptItem, parse_key_script,
     typing_parts,

@@ -631,3 +631,37 @@ fn an_answer_after_a_modified_enter_is_no_echo() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+/// The numeric keypad's keys reach a program as xterm sends them: their characters in numeric
+/// keypad mode, `SS3` sequences once it sets application keypad mode (`ESC =`), a modifier's
+/// parameter after `SS3`; under the kitty protocol's disambiguate flag, text, or the keypad's
+/// own code points. (No keypad key could be named before: `<KP1>` was an unknown key.)
+#[test]
+fn keypad_keys_follow_the_keypad_mode() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let py = raw_python(
+        &engine,
+        "key('numeric')\nw(b'\\x1b=')\nkey('application')\n\
+         w(b'\\x1b>\\x1b[=1u')\nkey('kitty')\nw(b'\\x1b[=0u')\n",
+    );
+    expect(&py, Until::screen_contains("numeric?"));
+    assert!(!py.screen().unwrap().modes.app_keypad);
+    py.send_keys("<KP1><KP+><KP.><k0><KPEnter>").unwrap();
+    expect(&py, Until::screen_contains(r"numeric b'1+.0\r'"));
+    expect(&py, Until::screen_contains("application?"));
+    assert!(py.screen().unwrap().modes.app_keypad);
+    py.send_keys("<KP0><KP9><KP-><KP*><KP/><KPEnter><C-KP+>").unwrap();
+    expect(
+        &py,
+        Until::screen_contains(r"application b'\x1bOp\x1bOy\x1bOm\x1bOj\x1bOo\x1bOM\x1bO5k'"),
+    );
+    expect(&py, Until::screen_contains("kitty?"));
+    py.send_keys("<KP5><C-KP5><KPEnter>").unwrap();
+    expect(&py, Until::screen_contains(r"kitty b'5\x1b[57404;5u\x1b[57414u'"));
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

@@ -13,6 +13,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::keypad::{self, KeypadKey};
 use crate::error::quoted;
 
 /// A compact description of every accepted key form, included in
@@ -20,7 +21,9 @@ use crate::error::quoted;
 pub const ACCEPTED_KEY_FORMS: &str = "a single character (a, <, é) or a key name: Enter (CR, Return), \
 Tab, BTab (= S-Tab), Escape (Esc), Space, Backspace (BSpace, BS), Delete (DC, Del), \
 Insert (IC), Up, Down, Left, Right, Home, End, PageUp (PPage, PgUp), \
-PageDown (NPage, PgDn), F1-F12, lt (<), Bar (|), Bslash (\\); \
+PageDown (NPage, PgDn), F1-F12, lt (<), Bar (|), Bslash (\\), \
+the numeric keypad's KP0-KP9, KP. KP/ KP* KP- KP+ KP= KP, KPEnter (vim's k0-k9, kPoint, kDivide, \
+kMultiply, kMinus, kPlus, kEqual, kComma, kEnter); \
 optionally prefixed by modifiers C- (ctrl), M- or A- (alt), S- (shift) in any order, \
 e.g. C-c, M-Enter, C-S-Up; names are case-insensitive; \
 in key scripts write keys in angle brackets, e.g. ihello<Esc>:wq<CR>, and <lt> for a literal <";
@@ -61,6 +64,10 @@ pub enum KeyCode {
     /// Function key `F1` to `F12`. Other numbers are not encodable and
     /// [`Key::encode`] returns no bytes for them.
     F(u8),
+    /// A key of the numeric keypad: its character in numeric keypad mode, an `SS3` sequence
+    /// in application keypad mode (`KeyModes::app_keypad`), its own code point in the kitty
+    /// protocol (see the `keypad` module).
+    Keypad(KeypadKey),
 }
 
 /// Modifier keys held together with a key.
@@ -110,9 +117,9 @@ pub(crate) struct KeyModes {
     /// and Home/End are sent as `SS3` sequences (`ESC O A`) instead of `CSI`
     /// (`ESC [ A`) in the legacy encoding.
     pub app_cursor: bool,
-    /// Application keypad (DECKPAM, `ESC =`). It only changes what the
-    /// numeric keypad sends; keypad keys are not modelled by [`KeyCode`], so
-    /// this field is read but has no effect on any key encoded here.
+    /// Application keypad (DECKPAM, `ESC =`): the numeric keypad's keys
+    /// ([`KeyCode::Keypad`]) send `SS3` sequences (`ESC O p` for `KP0`) instead of
+    /// their characters in the legacy encoding. No other key changes.
     pub app_keypad: bool,
     /// The kitty keyboard protocol's progressive-enhancement flags, as set by
     /// the program (`CSI = flags u` / `CSI > flags u`): 1 disambiguate escape
@@ -215,6 +222,9 @@ fn lookup_name(name: &str) -> Option<(KeyCode, bool)> {
         "bar" => KeyCode::Char('|'),
         "bslash" => KeyCode::Char('\\'),
         _ => {
+            if let Some(key) = KeypadKey::from_name(&lower) {
+                return Some((KeyCode::Keypad(key), false));
+            }
             let n: u8 = lower.strip_prefix('f')?.parse().ok()?;
             // Reject "f01", "f+1" and the like: only the canonical digits.
             if !(1..=12).contains(&n) || lower[1..] != n.to_string() {
@@ -365,6 +375,7 @@ impl fmt::Display for Key {
             KeyCode::PageUp => f.write_str("PageUp"),
             KeyCode::PageDown => f.write_str("PageDown"),
             KeyCode::F(n) => write!(f, "F{n}"),
+            KeyCode::Keypad(key) => write!(f, "{key}"),
         }
     }
 }
@@ -652,8 +663,14 @@ impl Key {
     /// punctuation is reported as its own codepoint, since no keyboard layout
     /// is assumed.
     ///
-    /// `KeyModes::app_keypad` has no effect: no keypad keys are modelled.
-    /// `F(n)` outside 1..=12 encodes to no bytes.
+    /// The numeric keypad's keys ([`KeyCode::Keypad`]) send their characters (`KPEnter` a
+    /// carriage return, modifiers dropped), or in application keypad mode
+    /// (`KeyModes::app_keypad`, `ESC =`) `SS3` sequences, `ESC O p`..`ESC O y` for `KP0`..`KP9`,
+    /// `ESC O M` for `KPEnter`, `ESC O k m j o n` for `KP+ KP- KP* KP/ KP.`, with a modifier
+    /// its parameter after `SS3` (`C-KP+` is `ESC O 5 k`), as xterm sends them; under the kitty
+    /// protocol's disambiguate flag, their text or `CSI 57399..57416 ; m u`.
+    ///
+    /// `F(n)` outside 1..=12 and `Keypad(Digit(n))` above 9 encode to no bytes.
     pub fn encode(&self, modes: &crate::types::Modes) -> Vec<u8> {
         self.encode_for(&KeyModes::from(modes))
     }
@@ -662,16 +679,18 @@ impl Key {
     pub(crate) fn encode_for(&self, modes: &KeyModes) -> Vec<u8> {
         if modes.kitty_flags == 0 {
             modified_other_key(self.code, self.mods, modes.modify_other_keys)
-                .unwrap_or_else(|| self.encode_legacy(modes.app_cursor))
+                .unwrap_or_else(|| self.encode_legacy(modes))
         } else {
             self.encode_kitty(modes)
         }
     }
 
-    fn encode_legacy(&self, app_cursor: bool) -> Vec<u8> {
-        let mods = self.mods;
-        if let KeyCode::Char(c) = self.code {
-            return legacy_char(c, mods);
+    fn encode_legacy(&self, modes: &KeyModes) -> Vec<u8> {
+        let (mods, app_cursor) = (self.mods, modes.app_cursor);
+        match self.code {
+            KeyCode::Char(c) => return legacy_char(c, mods),
+            KeyCode::Keypad(key) => return keypad::legacy(key, mods, modes.app_keypad),
+            _ => {}
         }
         if let Some(bytes) = legacy_c0_key(self.code, mods) {
             return bytes;
@@ -686,8 +705,20 @@ impl Key {
     }
 
     fn encode_kitty(&self, modes: &KeyModes) -> Vec<u8> {
+        let flags = modes.kitty_flags;
         match self.code {
-            KeyCode::Char(c) => kitty_text_key(c, self.mods, modes.kitty_flags),
+            KeyCode::Char(c) => kitty_text_key(c, self.mods, flags),
+            KeyCode::Keypad(key) if flags & KITTY_DISAMBIGUATE != 0 => keypad::kitty(
+                key,
+                self.mods,
+                flags & KITTY_ALL_AS_ESCAPES != 0,
+                flags & KITTY_TEXT != 0,
+            ),
+            // Without the disambiguate flag kitty sends the main keyboard's key.
+            KeyCode::Keypad(key) => key
+                .main_key()
+                .map(|code| Key::with_mods(code, self.mods).encode_kitty(modes))
+                .unwrap_or_default(),
             code => kitty_functional_key(code, self.mods, modes),
         }
     }
@@ -703,7 +734,7 @@ fn kitty_functional_key(code: KeyCode, mods: Modifiers, modes: &KeyModes) -> Vec
     let legacy_forms = flags & (KITTY_DISAMBIGUATE | KITTY_EVENT_TYPES | KITTY_ALL_AS_ESCAPES) == 0;
 
     if legacy_forms {
-        let legacy = Key::with_mods(code, mods).encode_legacy(modes.app_cursor);
+        let legacy = Key::with_mods(code, mods).encode_legacy(modes);
         // Legacy keeps everything except F3 with modifiers, for which the
         // kitty table's `CSI 13 ; m ~` replaces xterm's `CSI 1 ; m R`.
         if code != KeyCode::F(3) || mods.is_empty() {
@@ -1347,8 +1378,63 @@ mod tests {
         }
     }
 
+    /// The numeric keypad's keys through the key names, in every mode: numeric and
+    /// application keypad (xterm), the kitty protocol with and without disambiguate.
     #[test]
-    fn app_keypad_changes_nothing() {
+    fn keypad_keys_in_every_mode() {
+        let keypad = KeyModes { app_keypad: true, ..LEGACY };
+        // (key, numeric, application keypad, kitty 1, kitty 8, kitty 9)
+        let table: &[(&str, &str, &str, &str, &str, &str)] = &[
+            ("KP0", "0", "\x1bOp", "0", "\x1b[48u", "\x1b[57399u"),
+            ("KP7", "7", "\x1bOw", "7", "\x1b[55u", "\x1b[57406u"),
+            ("k9", "9", "\x1bOy", "9", "\x1b[57u", "\x1b[57408u"),
+            ("KP+", "+", "\x1bOk", "+", "\x1b[43u", "\x1b[57413u"),
+            ("kPlus", "+", "\x1bOk", "+", "\x1b[43u", "\x1b[57413u"),
+            ("KP-", "-", "\x1bOm", "-", "\x1b[45u", "\x1b[57412u"),
+            ("KP*", "*", "\x1bOj", "*", "\x1b[42u", "\x1b[57411u"),
+            ("KP/", "/", "\x1bOo", "/", "\x1b[47u", "\x1b[57410u"),
+            ("KP.", ".", "\x1bOn", ".", "\x1b[46u", "\x1b[57409u"),
+            ("KP=", "=", "\x1bOX", "=", "\x1b[61u", "\x1b[57415u"),
+            ("KP,", ",", "\x1bOl", ",", "\x1b[44u", "\x1b[57416u"),
+            ("KPEnter", "\r", "\x1bOM", "\x1b[57414u", "\x1b[13u", "\x1b[57414u"),
+            ("C-KP+", "+", "\x1bO5k", "\x1b[57413;5u", "\x1b[43;5u", "\x1b[57413;5u"),
+            ("M-KPEnter", "\r", "\x1bO3M", "\x1b[57414;3u", "\x1b[13;3u", "\x1b[57414;3u"),
+            ("S-KP1", "1", "\x1bO2q", "1", "\x1b[49;2u", "\x1b[57400;2u"),
+        ];
+        for &(name, numeric, application, kitty1, kitty8, kitty9) in table {
+            let key = key(name);
+            let cases = [
+                ("numeric", LEGACY, numeric),
+                ("numeric, modifyOtherKeys 2", modes(false, 0, 2), numeric),
+                ("application keypad", keypad, application),
+                (
+                    "application keypad and cursor",
+                    KeyModes { app_cursor: true, ..keypad },
+                    application,
+                ),
+                ("kitty 1", kitty(1), kitty1),
+                ("kitty 1, application keypad", KeyModes { kitty_flags: 1, ..keypad }, kitty1),
+                ("kitty 8", kitty(8), kitty8),
+                ("kitty 9", kitty(9), kitty9),
+            ];
+            for (mode_name, modes, expected) in cases {
+                assert_eq!(
+                    show(&key.encode_for(&modes)),
+                    show(expected.as_bytes()),
+                    "{name} in {mode_name}"
+                );
+            }
+        }
+        // Flag 16 embeds a keypad key's text; without flag 1, the main keyboard's key's.
+        assert_eq!(key("KP5").encode_for(&kitty(25)), b"\x1b[57404;;53u");
+        assert_eq!(key("KP5").encode_for(&kitty(24)), b"\x1b[53;;53u");
+        assert_eq!(key("KPEnter").encode_for(&kitty(2)), b"\r");
+        assert!(Key::new(KeyCode::Keypad(KeypadKey::Digit(10))).encode_for(&LEGACY).is_empty());
+    }
+
+    /// Application keypad mode changes no key but the keypad's.
+    #[test]
+    fn app_keypad_changes_only_the_keypad() {
         for &(name, legacy, app, _) in TABLE {
             let key = key(name);
             let keypad = KeyModes { app_keypad: true, ..LEGACY };
@@ -1516,6 +1602,25 @@ mod tests {
             ("lt", Char('<')),
             ("Bar", Char('|')),
             ("Bslash", Char('\\')),
+            ("KP0", Keypad(KeypadKey::Digit(0))),
+            ("KP9", Keypad(KeypadKey::Digit(9))),
+            ("K3", Keypad(KeypadKey::Digit(3))),
+            ("KP.", Keypad(KeypadKey::Decimal)),
+            ("KP/", Keypad(KeypadKey::Divide)),
+            ("KP*", Keypad(KeypadKey::Multiply)),
+            ("KP-", Keypad(KeypadKey::Subtract)),
+            ("KP+", Keypad(KeypadKey::Add)),
+            ("KP=", Keypad(KeypadKey::Equal)),
+            ("KP,", Keypad(KeypadKey::Separator)),
+            ("KPEnter", Keypad(KeypadKey::Enter)),
+            ("kPoint", Keypad(KeypadKey::Decimal)),
+            ("kDivide", Keypad(KeypadKey::Divide)),
+            ("kMultiply", Keypad(KeypadKey::Multiply)),
+            ("kMinus", Keypad(KeypadKey::Subtract)),
+            ("kPlus", Keypad(KeypadKey::Add)),
+            ("kEqual", Keypad(KeypadKey::Equal)),
+            ("kComma", Keypad(KeypadKey::Separator)),
+            ("kEnter", Keypad(KeypadKey::Enter)),
             ("a", Char('a')),
             ("A", Char('A')),
             ("<", Char('<')),
@@ -1611,6 +1716,9 @@ mod tests {
             ("Control-Enter", "write C-Enter ("),
             ("Enter ", "unknown"),
             ("C-ab", "unknown"),
+            ("KP10", "unknown key name \"KP10\""),
+            ("C-KPx", "unknown key name \"KPx\""),
+            ("KP", "unknown"),
         ];
         for &(token, reason) in cases {
             let err = token.parse::<Key>().unwrap_err();
@@ -1652,6 +1760,12 @@ mod tests {
             "C--",
             "C-[",
             "M-<",
+            "KP0",
+            "KP-",
+            "C-KP-",
+            "M-S-KP+",
+            "KP.",
+            "KPEnter",
         ];
         for name in names {
             let key = key(name);
@@ -1703,6 +1817,10 @@ mod tests {
             ("<Tab><S-Tab>", vec![skey("Tab"), skey("BTab")]),
             ("<C-x><M-x><A-x>", vec![skey("C-x"), skey("M-x"), skey("A-x")]),
             ("<PageUp><F5>", vec![skey("PageUp"), skey("F5")]),
+            (
+                "<KP1><KP-><C-KP+><kEnter>",
+                vec![skey("KP1"), skey("KP-"), skey("C-KP+"), skey("KPEnter")],
+            ),
             ("<cr><esc><c-w>", vec![skey("Enter"), skey("Esc"), skey("C-w")]),
             ("<C->>", vec![skey("C->")]),
             ("<C->>>", vec![skey("C->"), text(">")]),
