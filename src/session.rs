@@ -665,6 +665,14 @@ impl Session {
         self.client.call_for(self.id, move |r| r.skip_output(id, reader))
     }
 
+    /// The modes keys typed now are encoded for: whether a key script submits a line
+    /// depends on them (`<S-Enter>` is Enter's `\r`, or a key of its own under the kitty
+    /// protocol).
+    pub(crate) fn key_modes(&self) -> Result<crate::input::keys::KeyModes> {
+        let id = self.id;
+        self.client.call_for(self.id, move |r| r.key_modes(id))
+    }
+
     /// The line the cursor is on, where what is typed next is echoed (`None` on the
     /// alternate screen): taken before a submitted line is typed, so that a wait for its
     /// answer does not match its echo.

@@ -665,3 +665,32 @@ fn keypad_keys_follow_the_keypad_mode() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+/// A modified Enter the program reads as a key of its own submits no line: under the kitty
+/// protocol `<S-Enter>` is `CSI 13;2u`, a new line in a multi-line editor, and what the keys
+/// typed is the program's answer to them, as typing without Enter's is. It was taken for a
+/// submitted line, its echo skipped: a wait for `print(1)`, echoed on the screen, timed out.
+#[test]
+fn a_modified_enter_the_program_tells_from_enter_submits_no_line() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let py = raw_python(
+        &engine,
+        "w(b'\\x1b[=1u> ')\nd = os.read(0, 100)\nw(d.split(b'\\x1b')[0])\n\
+         w(b'\\r\\n. ' if d.endswith(b'\\x1b[13;2u') else b'\\r\\nran\\r\\n')\n\
+         os.read(0, 100)\nw(b'\\x1b[=0u\\r\\n')\n",
+    );
+    expect(&py, Until::screen_contains(">"));
+    assert_eq!(py.screen().unwrap().modes.kitty_keyboard, 1);
+    let outcome =
+        py.send_keys_and_wait("print(1)<S-Enter>", Until::text("print(1)"), LONG).unwrap();
+    let matched = outcome.matched().map(|m| m.text.clone());
+    assert_eq!(matched.as_deref(), Some("print(1)"), "{:?}", outcome.fired);
+    expect(&py, Until::screen_contains(". "));
+    py.send_keys("<Enter>").unwrap();
+    expect(&py, Until::screen_contains("DONE"));
+    py.send_keys("q").unwrap();
+    expect(&py, Until::exit());
+}

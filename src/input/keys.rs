@@ -603,6 +603,19 @@ impl Key {
         }
     }
 
+    /// Whether pressing this key under `modes` ends a line: an Enter (the keypad's too) the
+    /// program cannot tell from Enter, unmodified or with modifiers it is sent as Enter is
+    /// (`<S-Enter>`, `<C-Enter>`: `\r` in the legacy encoding). Not one it can: Alt-Enter
+    /// (`ESC \r`, which zsh's and fish's line editors take for a new line in the command), and
+    /// every modified Enter under modifyOtherKeys or the kitty protocol (`CSI 27;2;13~`,
+    /// `CSI 13;2u`), which no line discipline ends a line on and the program reads as a key of
+    /// its own (a new line in a multi-line editor).
+    pub(crate) fn submits(&self, modes: &KeyModes) -> bool {
+        matches!(self.code, KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter))
+            && (self.mods.is_empty()
+                || self.encode_for(modes) == Key::new(self.code).encode_for(modes))
+    }
+
     /// A key with no modifiers.
     pub fn new(code: KeyCode) -> Key {
         Key { code, mods: Modifiers::NONE }
@@ -962,12 +975,11 @@ pub(crate) fn encode_script(items: &[ScriptItem], modes: &KeyModes) -> Vec<u8> {
     out
 }
 
-/// Whether typing `items` ends a line: Enter last (but Alt-Enter, `ESC \r`, which line
-/// editors such as zsh's and fish's take for a new line in the command), or text that ends
-/// with a line end.
-pub(crate) fn script_submits(items: &[ScriptItem]) -> bool {
+/// Whether typing `items` under `modes` ends a line: an Enter last (see [`Key::submits`]), or
+/// text that ends with a line end.
+pub(crate) fn script_submits(items: &[ScriptItem], modes: &KeyModes) -> bool {
     match items.last() {
-        Some(ScriptItem::Key(key)) => key.code == KeyCode::Enter && !key.mods.alt,
+        Some(ScriptItem::Key(key)) => key.submits(modes),
         Some(ScriptItem::Text(text)) => bytes_submit(text.as_bytes()),
         None => false,
     }
@@ -1016,7 +1028,10 @@ pub(crate) fn script_echo(items: &[ScriptItem]) -> Option<String> {
             // With a modifier too (`<S-Enter>`): the line's characters are still its echo,
             // and what the program adds after them its answer (taken all for echo, a reply
             // on that line went unseen).
-            ScriptItem::Key(Key { code: KeyCode::Enter, .. }) if i == last => {}
+            ScriptItem::Key(Key {
+                code: KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter),
+                ..
+            }) if i == last => {}
             ScriptItem::Key(Key { code: KeyCode::Char(c), mods })
                 if !mods.ctrl && !mods.alt && !c.is_control() =>
             {
@@ -1128,10 +1143,28 @@ mod tests {
         for enter in ["<S-Enter>", "<C-Enter>", "<M-Enter>"] {
             assert_eq!(echo(&format!("x{enter}")).as_deref(), Some("x"), "{enter}");
         }
-        let submits =
-            |script: &str| super::script_submits(&super::parse_key_script(script).unwrap());
-        assert!(submits("x<Enter>") && submits("x<S-Enter>") && submits("x<C-Enter>"));
-        assert!(!submits("x<M-Enter>") && !submits("x<Up>") && submits("x\r"));
+        assert_eq!(echo("x<KPEnter>").as_deref(), Some("x"));
+        let submits = |script: &str, modes: &KeyModes| {
+            super::script_submits(&super::parse_key_script(script).unwrap(), modes)
+        };
+        let legacy = &LEGACY;
+        assert!(submits("x<Enter>", legacy) && submits("x<S-Enter>", legacy));
+        assert!(submits("x<C-Enter>", legacy) && submits("x<C-KPEnter>", legacy));
+        assert!(!submits("x<M-Enter>", legacy) && !submits("x<Up>", legacy));
+        assert!(submits("x\r", legacy) && submits("x<KPEnter>", legacy));
+        // A modified Enter the program reads as a key of its own submits no line; Enter
+        // itself does, whatever its bytes.
+        for modes in [&modes(false, 0, 1), &modes(false, 0, 2), &kitty(1), &kitty(9)] {
+            for enter in ["x<S-Enter>", "x<C-Enter>", "x<M-Enter>"] {
+                assert!(!submits(enter, modes), "{enter} with {modes:?}");
+            }
+            assert!(submits("x<Enter>", modes) && submits("x<KPEnter>", modes), "{modes:?}");
+            // (modifyOtherKeys leaves the keypad alone: Ctrl is dropped, `\r` is sent.)
+            let kitty = modes.kitty_flags != 0;
+            assert_eq!(submits("x<C-KPEnter>", modes), !kitty, "{modes:?}");
+        }
+        let keypad = KeyModes { app_keypad: true, ..LEGACY };
+        assert!(submits("x<KPEnter>", &keypad) && !submits("x<C-KPEnter>", &keypad));
         for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
             assert_eq!(echo(edited), None, "{edited}");
         }

@@ -26,10 +26,11 @@ pub(crate) enum Typing {
 }
 
 impl Typing {
-    /// Whether the input submits a line: it ends with Enter, or with a line end.
-    fn submits(&self) -> bool {
+    /// Whether the input submits a line, typed under `modes`: it ends with an Enter the program
+    /// takes for Enter, or with a line end.
+    fn submits(&self, modes: &KeyModes) -> bool {
         match self {
-            Typing::Keys(items) => script_submits(items),
+            Typing::Keys(items) => script_submits(items, modes),
             Typing::Bytes(bytes) => bytes_submit(bytes),
         }
     }
@@ -51,6 +52,17 @@ fn typed_line_of(slot: &Slot, echo: Option<String>) -> Option<TypedLine> {
     let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
     typed.echoed = modes.is_none_or(|modes| modes.input_kind() != crate::InputKind::Password);
     Some(typed)
+}
+
+/// The modes keys typed into `slot` are encoded for: its terminal's, without xterm's
+/// modifyOtherKeys while the terminal (`terminal`, its termios) does not pass raw keys (see
+/// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
+fn key_modes_of(slot: &Slot, terminal: Option<&rustix::termios::Termios>) -> KeyModes {
+    let mut modes = KeyModes::from(&slot.terminal.modes());
+    if !terminal.is_some_and(crate::os::pty::passes_raw_keys) {
+        modes.modify_other_keys = 0;
+    }
+    modes
 }
 
 impl Reactor {
@@ -440,12 +452,15 @@ impl Reactor {
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
-        let slot = self.slot(id)?;
-        let mut modes = KeyModes::from(&slot.terminal.modes());
-        if !terminal.as_ref().is_some_and(crate::os::pty::passes_raw_keys) {
-            modes.modify_other_keys = 0;
-        }
+        let modes = key_modes_of(self.slot(id)?, terminal.as_ref());
         self.queue_input(id, &encode_script(items, &modes), true, terminal.as_ref())
+    }
+
+    /// The modes keys typed into session `id` now are encoded for (see
+    /// [`send_keys`](Self::send_keys)).
+    pub(crate) fn key_modes(&mut self, id: SessionId) -> Result<KeyModes> {
+        let terminal = self.terminal_modes(id);
+        Ok(key_modes_of(self.slot(id)?, terminal.as_ref()))
     }
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
@@ -901,8 +916,9 @@ impl Reactor {
         // where the program's cursor is now.)
         self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
+        let submits = self.key_modes(id).is_ok_and(|modes| typing.submits(&modes));
         let typed_line = match self.slot(id) {
-            Ok(slot) if typing.submits() => typed_line_of(slot, typing.echo()),
+            Ok(slot) if submits => typed_line_of(slot, typing.echo()),
             _ => None,
         };
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {

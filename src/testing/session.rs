@@ -118,7 +118,10 @@ impl TestSession {
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
         let items = crate::input::keys::parse_key_script(script).ok();
-        let submits = items.as_deref().is_some_and(crate::input::keys::script_submits);
+        let submits = items.as_deref().is_some_and(|items| {
+            let modes = self.check("reading the key modes", self.session.key_modes());
+            crate::input::keys::script_submits(items, &modes)
+        });
         self.before_typing(submits, items.as_deref().and_then(crate::input::keys::script_echo));
         self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
         self
@@ -159,7 +162,8 @@ impl TestSession {
     #[track_caller]
     pub fn send_key(&self, key: crate::Key) -> &Self {
         let items = [crate::input::keys::ScriptItem::Key(key)];
-        let submits = crate::input::keys::script_submits(&items);
+        let modes = self.check("reading the key modes", self.session.key_modes());
+        let submits = crate::input::keys::script_submits(&items, &modes);
         self.before_typing(submits, crate::input::keys::script_echo(&items));
         self.check("send_key", self.session.send_key(key));
         self

@@ -174,9 +174,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         && paste.is_none()
         && !submit
         && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
-    // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
-    // conditions search after the line it is typed on.
-    let enter = script.as_deref().is_some_and(crate::input::keys::script_submits);
     // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
     let line_typed = keys.is_none()
         && text.is_some_and(|t| crate::input::keys::bytes_submit(&crate::decode_escapes(t)));
@@ -186,6 +183,13 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if let Some(plan) = &plan {
         waits::check(plan, &session)?;
     }
+    // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
+    // conditions search after the line it is typed on. (Whether keys end with an Enter the
+    // program takes for one depends on the modes they are typed in.)
+    let enter = match script.as_deref() {
+        Some(items) => crate::input::keys::script_submits(items, &session.key_modes()?),
+        None => false,
+    };
     // Ctrl-C, Ctrl-\ or Ctrl-Z alone signals the shell: it waits as terminal_signal does.
     let signals = one_key && script.as_deref().is_some_and(crate::input::keys::script_signals);
     // The session's turn is this call's from now on (a signal interrupts the call whose it is).
