@@ -12,6 +12,8 @@ use crate::term::screen::{Screen, cell_col};
 use crate::types::ExitStatus;
 use crate::types::Status;
 
+mod line_break;
+
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
 ///
 /// Transcript conditions look at output the caller has not read yet (from the session's read
@@ -185,8 +187,18 @@ pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
     )
 }
 
+/// `pattern` compiled, or refused: when it is no regular expression, or when every match of
+/// it holds a line break, which no line of the transcript or the screen holds (a wait for it
+/// could never hold: it ran out its whole timeout).
 fn compile(pattern: &str) -> Result<Regex> {
-    Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))
+    let regex = Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))?;
+    if line_break::needs_line_break(pattern) {
+        return Err(Error::InvalidInput(format!(
+            "regular expression {} matches only text holding a line break; transcript and screen conditions match within one line (each line is searched alone), so the wait could never hold: match the line you wait for alone (the last line's text), or drop the line break (\\n?, or (\\n|$))",
+            crate::error::quoted(pattern)
+        )));
+    }
+    Ok(regex)
 }
 
 /// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
@@ -232,7 +244,10 @@ impl Until {
     /// printed so far, and its `$` is where the printing stands, so that `Password: $` or
     /// `\[y/N\] $` matches a prompt; a pattern that must see a line end (`^count: 12$`
     /// against a `count: 1` still being printed) can race the program: wait for text after
-    /// it, or for the screen, instead.
+    /// it, or for the screen, instead. Lines are searched one at a time, so a pattern whose
+    /// every match holds a line break (`foo\nbar`) is refused ([`Error::InvalidInput`]), as
+    /// it is by [`Until::screen_regex`] and [`Until::screen_row_regex`]: a wait for it could
+    /// never hold. One that may match without it (`foo(\n|$)`) is taken.
     pub fn regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::Regex(compile(pattern)?)))
     }
@@ -245,7 +260,8 @@ impl Until {
     }
 
     /// A regular expression matches a row of the screen: as [`Screen::lines`] holds it, or
-    /// the cursor's row up to the cursor (`^\$$` and `^\$ $` both match a prompt `$ `).
+    /// the cursor's row up to the cursor (`^\$$` and `^\$ $` both match a prompt `$ `). A
+    /// pattern that can only match across a line break is refused, as by [`Until::regex`].
     pub fn screen_regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }

@@ -2499,3 +2499,45 @@ fn a_wait_for_text_with_a_control_character_is_refused() {
     // Written as shown, the same text is found.
     expect(&tsv, Until::screen_contains("x       y"));
 }
+
+/// Transcript and screen regexes match within one line: a pattern every match of which holds
+/// a line break (`foo\nbar`, `foo\r?\nbar`) could never match, and is refused at once by
+/// `Until::regex`, `screen_regex` and `screen_row_regex`, saying so; before, it was accepted
+/// and a wait for it ran out its whole timeout. A pattern that can also match without one
+/// (`foo(\n|$)`, `(?s)foo.*`) is accepted, and matches.
+#[test]
+fn a_regex_that_needs_a_line_break_is_refused_at_once() {
+    let engine = engine();
+    let two =
+        engine.spawn(SpawnSpec::new("sh").args(["-c", "printf 'foo\\nbar\\n'; read x"])).unwrap();
+    expect(&two, Until::screen_contains("bar"));
+    let never = Duration::from_secs(2);
+    type Make = fn(&str) -> termloom::Result<Until>;
+    let refused: [(&str, Make); 5] = [
+        ("foo\nbar", Until::regex),
+        (r"foo\nbar", Until::regex),
+        (r"foo\r?\n+bar", Until::screen_regex),
+        (r"(foo|bar)[\n]", |p| Until::screen_row_regex(0, p)),
+        (r"(?m)^foo$\n^bar$", Until::regex),
+    ];
+    for (pattern, make) in refused {
+        match make(pattern) {
+            Err(Error::InvalidInput(message)) => {
+                assert!(message.contains("line break") && message.contains("one line"), "{message}")
+            }
+            Err(other) => panic!("{pattern:?}: {other:?}"),
+            Ok(until) => {
+                let outcome = two.wait(until, never).unwrap();
+                panic!(
+                    "{pattern:?} was accepted; its wait: {:?} after {:?}",
+                    outcome.fired, outcome.elapsed
+                )
+            }
+        }
+    }
+    for pattern in [r"foo(\n|$)", r"(?s)foo.*", r"[\s\S]?bar", r"foo\n?"] {
+        Until::regex(pattern).unwrap_or_else(|e| panic!("{pattern:?}: {e}"));
+        let until = Until::screen_regex(pattern).unwrap_or_else(|e| panic!("{pattern:?}: {e}"));
+        expect(&two, until);
+    }
+}
