@@ -2,11 +2,15 @@
 //! and what reads and commands return.
 //!
 //! A leaf module: it imports nothing of the crate, so every other module may use it.
+//!
+//! Serde: the id and the enums that name a state or a choice serialise and deserialise (a
+//! host may store them); the reports (structs such as [`SessionInfo`] or [`Output`])
+//! serialise only, since they gain fields in minor releases.
 
 use std::fmt;
 use std::time::{Duration, SystemTime};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Smallest accepted number of columns.
 pub const MIN_COLS: u16 = 2;
@@ -17,8 +21,10 @@ pub const MIN_ROWS: u16 = 1;
 /// Largest accepted number of rows.
 pub const MAX_ROWS: u16 = 500;
 
-/// A session's id: unique for the engine's life, never reused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+/// A session's id: unique for the engine's life, never reused. It serialises as its number
+/// and is read back from it (serde, or `FromStr` from its `Display`), so a host may store
+/// ids; an id means a session only to the engine that gave it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct SessionId(pub u64);
 
@@ -28,8 +34,17 @@ impl fmt::Display for SessionId {
     }
 }
 
+impl std::str::FromStr for SessionId {
+    type Err = std::num::ParseIntError;
+
+    /// Reads an id as its `Display` writes it (`"7"`).
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        text.parse().map(SessionId)
+    }
+}
+
 /// How a program ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExitStatus {
     /// It exited with this code.
@@ -115,7 +130,7 @@ fn signal_name(number: i32) -> Option<&'static str> {
 }
 
 /// Where a session is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "state", content = "status", rename_all = "snake_case")]
 pub enum SessionState {
     /// The program runs.
@@ -210,7 +225,7 @@ impl LineModes {
 }
 
 /// What the session's program is doing, as far as termloom can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "activity", content = "exit", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Activity {
@@ -240,7 +255,7 @@ pub enum Activity {
 }
 
 /// What a program waiting for input reads, told by the terminal's line discipline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InputKind {
@@ -443,7 +458,7 @@ pub struct CommandResult {
 }
 
 /// Which mouse events the program asked to receive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum MouseReporting {

@@ -2541,3 +2541,42 @@ fn a_regex_that_needs_a_line_break_is_refused_at_once() {
         expect(&two, until);
     }
 }
+
+/// A host that stores what it knows of a session as JSON (its id, how its program ended,
+/// what it was doing, a signal and a target to send) reads it back as it was: the ids and the
+/// enums that name a state or a choice deserialise from what they serialise to. `SessionId`
+/// serialised only, so a host could not read back the ids it had stored.
+#[test]
+fn ids_and_states_read_back_from_their_json() {
+    fn round_trip<T>(value: T) -> String
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+    {
+        let json = serde_json::to_string(&value).unwrap();
+        let back: T = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
+        assert_eq!(back, value, "{json}");
+        json
+    }
+    let engine = engine();
+    let three = engine.spawn(SpawnSpec::new("sh").args(["-c", "exit 3"])).unwrap();
+    expect(&three, Until::exit());
+    let info = three.info().unwrap();
+    let id = three.id();
+    assert_eq!(round_trip(id), id.to_string());
+    assert_eq!(id.to_string().parse::<termloom::SessionId>(), Ok(id));
+    assert_eq!(engine.session(round_trip_id(&id)).unwrap().id(), id);
+    assert_eq!(round_trip(info.state), r#"{"state":"exited","status":{"code":3}}"#);
+    round_trip(info.status.activity);
+    round_trip(ExitStatus::Signal(9));
+    round_trip(termloom::SessionState::Running);
+    round_trip(termloom::InputKind::Password);
+    round_trip(termloom::MouseReporting::Drag);
+    assert_eq!(round_trip(Signal::Usr1), r#""USR1""#);
+    round_trip(termloom::SignalTarget::Session);
+    round_trip(termloom::ScrollDirection::Up);
+}
+
+/// `id` stored as JSON and read back.
+fn round_trip_id(id: &termloom::SessionId) -> termloom::SessionId {
+    serde_json::from_value(serde_json::json!(id.0)).unwrap()
+}
