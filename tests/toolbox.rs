@@ -379,10 +379,14 @@ fn calls_as_futures_share_one_executor_thread_and_end_when_dropped() {
     // Made before the text is typed: were it to block, it would wait out its whole timeout.
     let reading = toolbox.call_async(
         "terminal_read",
-        json!({"session_id": id, "for_text": "hello-async", "timeout_ms": 60000}),
+        &json!({"session_id": id, "for_text": "hello-async", "timeout_ms": 60000}),
     );
-    let typing =
-        toolbox.call_async("terminal_send", json!({"session_id": id, "text": "hello-async\r"}));
+    // The arguments are taken by reference, as `call` takes them, and the future borrows
+    // nothing of them: it outlives them.
+    let typing = {
+        let arguments = json!({"session_id": id, "text": "hello-async\r"});
+        toolbox.call_async("terminal_send", &arguments)
+    };
     let (read, typed) = futures::executor::block_on(futures::future::join(reading, typing));
     let (read, typed) = (read.unwrap(), typed.unwrap());
     assert!(!typed.is_error, "{}", typed.text);
@@ -391,7 +395,7 @@ fn calls_as_futures_share_one_executor_thread_and_end_when_dropped() {
 
     let waiting = toolbox.call_async(
         "terminal_read",
-        json!({"session_id": id, "for_text": "never", "timeout_ms": 600000}),
+        &json!({"session_id": id, "for_text": "never", "timeout_ms": 600000}),
     );
     // A thread of this process: no engine wait sees it, so it is polled with a deadline.
     let until = |what: &str, condition: &dyn Fn() -> bool| {
@@ -514,7 +518,7 @@ fn a_dropped_call_that_submitted_a_line_interrupts_its_command() {
     let session = engine.session(termloom::SessionId(id)).unwrap();
     let sending = toolbox.call_async(
         "terminal_send",
-        json!({"session_id": id, "text": "it", "submit": true, "for_text": "never", "timeout_ms": 600000}),
+        &json!({"session_id": id, "text": "it", "submit": true, "for_text": "never", "timeout_ms": 600000}),
     );
     expect(&session, termloom::Until::text("got-it"));
     drop(sending);

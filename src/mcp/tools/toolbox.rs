@@ -271,10 +271,14 @@ impl Toolbox {
     /// give the tool a `timeout_ms` of its own to leave the command running). It fails only
     /// when no thread can be started
     /// ([`crate::Error::Io`]).
-    pub fn call_async(&self, name: &str, arguments: Value) -> EngineFuture<ToolResult> {
+    ///
+    /// It takes its arguments as [`Toolbox::call`] does, by reference (the call's thread gets
+    /// a copy), and the future borrows nothing: it may be spawned on any executor.
+    pub fn call_async(&self, name: &str, arguments: &Value) -> EngineFuture<ToolResult> {
         let (future, producer) = EngineFuture::new();
         let cancel = ToolCancel::new();
         let (toolbox, name, own_cancel) = (self.clone(), name.to_owned(), cancel.clone());
+        let arguments = arguments.clone();
         let started =
             std::thread::Builder::new().name("termloom-tool-call".into()).spawn(move || {
                 // Cancelled (the future was dropped): nobody waits for the result.
