@@ -19,9 +19,13 @@ const TIMEOUT: Duration = Duration::from_secs(30);
 
 async fn drive(session: Session, n: usize) -> termloom::Result<()> {
     session.wait_async(Until::input_wait(), TIMEOUT).await?;
+    // The futures own what they need (`Send + 'static`), so one can be spawned as a task of
+    // its own: the read's wait is in place before the line is typed, and nothing is missed.
+    let answer = tokio::spawn(session.read_async(Until::regex(&format!("^got {n}$"))?, TIMEOUT));
     session.send_text(&format!("{n}\n"))?;
-    let outcome = session.wait_async(Until::regex(&format!("^got {n}$"))?, TIMEOUT).await?;
+    let (outcome, output) = answer.await.expect("the task ran")?;
     assert!(outcome.matched().is_some(), "session {n}: {outcome}");
+    assert!(output.text.contains(&format!("got {n}")), "session {n}: {output:?}");
     session.close_async().await?;
     Ok(())
 }

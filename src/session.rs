@@ -860,14 +860,21 @@ impl Session {
 
     /// A read that waits: waits (as a future, see [`Session::wait_async`]) until `until` holds
     /// or `timeout` passes, then returns the outcome and what is new in the transcript (the
-    /// read itself is one short request to the reactor).
-    pub async fn read_async(
+    /// read itself is one short request to the reactor). As the other futures, it is eager
+    /// (the wait is in place when it is made), dropping it cancels the wait, and it owns what
+    /// it needs (a clone of the handle): it is `Send`, `Sync` and `'static`, so it may be
+    /// spawned on a multi-threaded runtime, the handle it came from dropped.
+    pub fn read_async(
         &self,
         until: Until,
         timeout: Duration,
-    ) -> Result<(WaitOutcome, Output)> {
-        let outcome = self.wait_async(until, timeout).await?;
-        Ok((outcome, self.read()?))
+    ) -> impl Future<Output = Result<(WaitOutcome, Output)>> + Send + Sync + use<> {
+        let wait = self.wait_async(until, timeout);
+        let session = self.clone();
+        async move {
+            let outcome = wait.await?;
+            Ok((outcome, session.read()?))
+        }
     }
 
     /// [`Session::run_command`] as a future (see [`Session::wait_async`]). Dropping it does not

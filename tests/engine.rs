@@ -2418,6 +2418,36 @@ fn futures_are_send_and_sync() {
     futures::executor::block_on(closed).unwrap();
 }
 
+/// Every future of a session owns what it needs, as `tokio::spawn` on a multi-threaded
+/// runtime asks (`Send + 'static`): each is made from a clone of the handle dropped at once,
+/// then awaited on a thread of its own. `read_async` borrowed its handle (an `async fn` of
+/// `&self`), so it could not be spawned, and sent its wait only when first polled, unlike the
+/// others, which are eager; it now has its wait in place when it is made.
+#[test]
+fn futures_own_what_they_need_and_can_be_spawned() {
+    fn spawned<F>(future: F) -> std::thread::JoinHandle<F::Output>
+    where
+        F: std::future::Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        std::thread::spawn(move || futures::executor::block_on(future))
+    }
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    let handle = || cat.clone();
+    spawned(handle().wait_async(Until::input_wait(), LONG)).join().unwrap().unwrap();
+    let typed =
+        handle().send_keys_and_wait_async("typed<Enter>", Until::regex("^typed$").unwrap(), LONG);
+    assert!(spawned(typed).join().unwrap().unwrap().matched().is_some());
+    let read = handle().read_async(Until::regex("^pasted$").unwrap(), LONG);
+    assert_eq!(cat.info().unwrap().pending_waits, 1, "the wait is in place before a poll");
+    spawned(handle().paste_async("pasted\n")).join().unwrap().unwrap();
+    let (outcome, output) = spawned(read).join().unwrap().unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(output.text.contains("typed\n") && output.text.contains("pasted"), "{output:?}");
+    spawned(handle().close_async()).join().unwrap().unwrap();
+}
+
 /// `WaitOutcome::held` turns a wait whose condition did not hold into an error, for a host to
 /// which that is a failure (`session.wait(..)?` alone goes on after a timeout): a timeout, a
 /// cancel, a close, or an exit before the text came are `Error::WaitNotHeld` with the outcome;
