@@ -136,7 +136,7 @@ impl WaitCanceller {
 }
 
 /// Which way the mouse wheel turns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScrollDirection {
     /// Away from the user: content moves down.

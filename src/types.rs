@@ -44,7 +44,7 @@ impl std::str::FromStr for SessionId {
 }
 
 /// How a program ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ExitStatus {
     /// It exited with this code.
@@ -130,7 +130,7 @@ fn signal_name(number: i32) -> Option<&'static str> {
 }
 
 /// Where a session is in its life.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "state", content = "status", rename_all = "snake_case")]
 pub enum SessionState {
     /// The program runs.
@@ -225,7 +225,7 @@ impl LineModes {
 }
 
 /// What the session's program is doing, as far as termloom can tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "activity", content = "exit", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Activity {
@@ -255,7 +255,7 @@ pub enum Activity {
 }
 
 /// What a program waiting for input reads, told by the terminal's line discipline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InputKind {
@@ -458,7 +458,7 @@ pub struct CommandResult {
 }
 
 /// Which mouse events the program asked to receive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum MouseReporting {

@@ -2575,13 +2575,21 @@ fn a_regex_that_needs_a_line_break_is_refused_at_once() {
 /// A host that stores what it knows of a session as JSON (its id, how its program ended,
 /// what it was doing, a signal and a target to send) reads it back as it was: the ids and the
 /// enums that name a state or a choice deserialise from what they serialise to. `SessionId`
-/// serialised only, so a host could not read back the ids it had stored.
+/// serialised only, so a host could not read back the ids it had stored. They hash, as
+/// `SessionId` and `Signal` did (a host counting exits by status keys a map by it).
 #[test]
 fn ids_and_states_read_back_from_their_json() {
     fn round_trip<T>(value: T) -> String
     where
-        T: serde::Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+        T: serde::Serialize
+            + serde::de::DeserializeOwned
+            + Copy
+            + Eq
+            + std::hash::Hash
+            + std::fmt::Debug,
     {
+        // Hashable too, as the ids are: a host may key a map by them.
+        assert_eq!(std::collections::HashSet::from([value]).len(), 1);
         let json = serde_json::to_string(&value).unwrap();
         let back: T = serde_json::from_str(&json).unwrap_or_else(|e| panic!("{json}: {e}"));
         assert_eq!(back, value, "{json}");

@@ -101,7 +101,7 @@ impl FromStr for Signal {
 }
 
 /// Which processes a signal goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SignalTarget {
     /// The terminal's foreground process group (what a key like Ctrl-C reaches).
