@@ -5289,6 +5289,34 @@ fn a_secret_posted_before_a_declined_retry_is_answered_at_once() {
     panic!("the POST never reached the page before the decline");
 }
 
+/// A client that retries only once the person posted the page (the MCP Inspector's flow) has
+/// the secret typed by its retry at once, and the person is told at once that it was received
+/// (the page waited 30 s for a call, then said "call again", and so did the retry).
+#[test]
+fn a_secret_posted_before_the_retry_is_typed_by_the_retry() {
+    if !require("bash") {
+        return;
+    }
+    let client = Client::discovered_on(Client::start(), json!({"elicitation": {"url": {}}}));
+    let (mut client, id) = a_password_prompt(client);
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let first = client.ok("tools/call", send.clone());
+    let (key, question) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    let started = Instant::now();
+    let said = page.post("pw3");
+    assert!(said.contains("Received") && !said.contains("call again"), "{said}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the page waited for a call");
+    assert!(page.refused(), "the page took a second secret");
+    let mut accepted = send;
+    accepted["inputResponses"] = json!({ key.clone(): {"action": "accept"} });
+    let result = client.ok("tools/call", accepted);
+    assert_eq!(result["isError"], false, "{}", text(&result));
+    assert!(text(&result).contains("got 3"), "{}", text(&result));
+    assert!(!text(&result).contains("pw3"), "{}", text(&result));
+    client.finish();
+}
+
 /// A retry answering many questions is read once, whatever their number: 50,000 keys that
 /// name no waiting page are answered with a new round at once (each key parsed the whole
 /// answers again and looked at every waiting page's session: hours of work).

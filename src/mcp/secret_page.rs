@@ -9,8 +9,9 @@
 //! of that field (`application/x-www-form-urlencoded`, at most [`MAX_BODY`] bytes) whose path
 //! holds the token and whose `Host` is the listener's own address (a name that resolves to
 //! 127.0.0.1, DNS rebinding, is refused). The secret is handed to the call that asked
-//! ([`SecretPage::posts`]); the page answers what the call said (typed, or why not), and the
-//! listener closes. Nothing here logs a request's body. Dropping the page closes its
+//! ([`SecretPage::posts`]); the page answers what the call said (typed, or why not), or, when
+//! no call waits for it yet ([`SecretPage::waited_for`]), that it was received and is typed
+//! when the client goes on; and the listener closes. Nothing here logs a request's body. Dropping the page closes its
 //! listener at once (a connection already being served is answered that the question was
 //! closed), and it closes by itself at its deadline.
 
@@ -42,6 +43,9 @@ const MAX_CONNECTIONS: usize = 8;
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 /// How long the page waits for the call to say what became of the secret.
 const TYPING_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a secret posted while no call waits for it waits for one to come (a retry on its
+/// way) before the page says it is held for the next.
+const CALL_GRACE: Duration = Duration::from_secs(3);
 
 /// A secret posted through the page, and where the call says what became of it; the secret
 /// is zeroed when it is dropped, taken or not.
@@ -85,6 +89,8 @@ pub(crate) struct SecretPage {
     token: String,
     closer: Arc<Closer>,
     posts: Receiver<Posted>,
+    /// The calls waiting for the page's secret ([`SecretPage::waited_for`]).
+    callers: Arc<Callers>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -98,6 +104,7 @@ impl SecretPage {
         wake.set_nonblocking(true)?;
         let closer = Arc::new(Closer { stop: AtomicBool::new(false), wake });
         let (sender, posts) = bounded(1);
+        let callers = Arc::new(Callers::default());
         let serving = Arc::new(Serving {
             host: address.to_string(),
             path: format!("/{token}"),
@@ -106,11 +113,23 @@ impl SecretPage {
             posts: sender,
             taken: AtomicBool::new(false),
             busy: AtomicUsize::new(0),
+            callers: callers.clone(),
         });
         let thread = std::thread::Builder::new()
             .name("termloom-secret-page".into())
             .spawn(move || serving.run(&listener, &woken, deadline))?;
-        Ok(SecretPage { address, token, closer, posts, thread: Some(thread) })
+        Ok(SecretPage { address, token, closer, posts, callers, thread: Some(thread) })
+    }
+
+    /// Says that a call waits for the page's secret while the guard lives: a secret posted
+    /// then is answered with what the call says of it (typed, or why not); one posted while
+    /// no call waits (a stateless round's page, before its retry) is held for the call that
+    /// comes, and the person told so once no call came within [`CALL_GRACE`].
+    pub(crate) fn waited_for(&self) -> Waited<'_> {
+        let mut count = self.callers.count.lock().unwrap_or_else(|e| e.into_inner());
+        *count += 1;
+        self.callers.came.notify_all();
+        Waited { callers: &self.callers }
     }
 
     /// The page's address, for the person's browser.
@@ -131,6 +150,11 @@ impl Drop for SecretPage {
     /// in the page's own receiver).
     fn drop(&mut self) {
         self.closer.close();
+        {
+            // Taken, lest the wake come between a waiting POST's look and its wait.
+            let _count = self.callers.count.lock().unwrap_or_else(|e| e.into_inner());
+            self.callers.came.notify_all();
+        }
         let posts = std::mem::replace(&mut self.posts, never());
         for posted in posts.try_iter() {
             let _ = posted.outcome.send(Err("the question was closed.".to_owned()));
@@ -139,6 +163,37 @@ impl Drop for SecretPage {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+    }
+}
+
+/// A call waiting for a page's secret ([`SecretPage::waited_for`]).
+pub(crate) struct Waited<'a> {
+    callers: &'a Callers,
+}
+
+impl Drop for Waited<'_> {
+    fn drop(&mut self) {
+        *self.callers.count.lock().unwrap_or_else(|e| e.into_inner()) -= 1;
+    }
+}
+
+/// The calls waiting for a page's secret, and their coming.
+#[derive(Default)]
+struct Callers {
+    count: std::sync::Mutex<usize>,
+    came: std::sync::Condvar,
+}
+
+impl Callers {
+    /// Whether a call waits, or comes within `grace`; false at once when the page is
+    /// `closer`'s stopped (a page dropped wakes the wait).
+    fn come_within(&self, grace: Duration, closer: &Closer) -> bool {
+        let count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        let (count, _) = self
+            .came
+            .wait_timeout_while(count, grace, |count| *count == 0 && !closer.stopped())
+            .unwrap_or_else(|e| e.into_inner());
+        *count > 0
     }
 }
 
@@ -180,6 +235,8 @@ struct Serving {
     taken: AtomicBool,
     /// The connections being served.
     busy: AtomicUsize,
+    /// The calls waiting for the secret.
+    callers: Arc<Callers>,
 }
 
 /// What a request came to.
@@ -364,6 +421,20 @@ impl Serving {
         let holder = Arc::new(AtomicU8::new(PENDING));
         let posted = Posted { secret, outcome, holder: holder.clone() };
         let mut answer = match self.posts.try_send(posted) {
+            // No call waits, nor comes at once (a stateless round's page, whose client
+            // retries once the person is done, as the MCP Inspector does): the secret is held
+            // for the retry, and the person told so (they were kept waiting 30 s for a retry
+            // that waited for them, then told to call again).
+            Ok(())
+                if !self.callers.come_within(CALL_GRACE, &self.closer)
+                    && !self.closer.stopped() =>
+            {
+                let page = self.page(
+                    "Received: it is typed when your client goes on. You can close this page.",
+                );
+                respond(stream, "200 OK", &page)?;
+                return Ok(Served::Done);
+            }
             Ok(()) => told.recv_timeout(TYPING_TIMEOUT).ok(),
             Err(_) => Some(Err("no one is waiting for it any more.".to_owned())),
         };

@@ -12,7 +12,9 @@
 //! - **2026-07-28**: the call's first round opens the page and returns an `input_required`
 //!   result carrying that request, without `elicitationId` (that revision removed it and the
 //!   completion from URL mode); the page waits, within the question's time, for the
-//!   call's retry, whose accepted answer makes it wait for the secret.
+//!   call's retry, whose accepted answer makes it wait for the secret. A secret posted before
+//!   the retry (a client that retries once the person is done) is held for it: the retry
+//!   types it at once.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -200,6 +202,7 @@ fn wait(
     asking: &mut Asking<'_>,
     consented: &mut bool,
 ) -> Waited {
+    let _waited = page.waited_for();
     let (stopped, stop) = bounded::<()>(1);
     asking.cancel.on_stop(move || {
         let _ = stopped.try_send(());
