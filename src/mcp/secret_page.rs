@@ -299,11 +299,14 @@ impl Serving {
             std::thread::Builder::new().name("termloom-secret-conn".into()).spawn(move || {
                 let mut stream = stream;
                 let served = serving.connection(&mut stream);
-                let _ = stream.shutdown(Shutdown::Both);
+                // Freed, and the page closed when done, before the peer sees the close: a
+                // connection made once it did is served (or finds no page), never refused for
+                // a slot still held.
                 serving.busy.fetch_sub(1, Ordering::SeqCst);
                 if let Ok(Served::Done) = served {
                     serving.closer.close();
                 }
+                let _ = stream.shutdown(Shutdown::Both);
             });
         if spawned.is_err() {
             self.busy.fetch_sub(1, Ordering::SeqCst);
@@ -646,6 +649,69 @@ mod tests {
             SecretPage::open("sudo", Instant::now() + Duration::from_millis(50)).unwrap();
         page.thread.take().unwrap().join().unwrap();
         assert!(TcpStream::connect(page.address).is_err(), "the page still listens");
+    }
+
+    /// At most [`MAX_CONNECTIONS`] connections are served at once: one more, while that many
+    /// send nothing, is closed unanswered, even with its request sent whole; once the idle
+    /// ones are closed at their head's timeout, a POST is served and takes the secret.
+    #[test]
+    fn a_connection_past_the_bound_is_refused_until_idle_ones_time_out() {
+        let page = SecretPage::open("sudo", Instant::now() + Duration::from_secs(120)).unwrap();
+        let get = format!("GET /{} HTTP/1.1\r\nHost: {}\r\n\r\n", page.token, page.address);
+        let exchange = |request: &str| {
+            let mut stream = TcpStream::connect(page.address).unwrap();
+            stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            stream.write_all(request.as_bytes()).unwrap();
+            let mut answer = Vec::new();
+            match stream.read_to_end(&mut answer) {
+                // Closed with the request unread: reset.
+                Err(err) if err.kind() == io::ErrorKind::ConnectionReset => answer.clear(),
+                read => assert!(read.is_ok(), "{read:?}"),
+            }
+            String::from_utf8(answer).unwrap()
+        };
+        // An idle connection is answered at its head's timeout, 2 s: the machine may be so
+        // slow that one was before the one past the bound came. Tried again then.
+        let mut idle = Vec::new();
+        for attempt in 0.. {
+            let started = Instant::now();
+            idle =
+                (0..MAX_CONNECTIONS).map(|_| TcpStream::connect(page.address).unwrap()).collect();
+            let answer = exchange(&get);
+            if answer.is_empty() {
+                break;
+            }
+            assert!(
+                started.elapsed() >= HEAD_TIMEOUT / 2 && attempt < 3,
+                "a connection past the bound was served: {answer}"
+            );
+            for mut stream in idle.drain(..) {
+                stream.read_to_end(&mut Vec::new()).unwrap();
+            }
+        }
+        // Closed at their head's timeout, unanswered.
+        for mut stream in idle {
+            stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer).expect("an idle connection is closed");
+            assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+        }
+        assert!(exchange(&get).starts_with("HTTP/1.1 200"), "the page's slots stayed taken");
+        let waited = page.waited_for();
+        std::thread::scope(|scope| {
+            let posting = scope.spawn(|| {
+                exchange(&format!(
+                    "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nsecret=pw",
+                    page.token, page.address
+                ))
+            });
+            let posted = page.posts().recv_timeout(Duration::from_secs(30)).expect("no POST came");
+            assert!(posted.claim() && posted.secret == "pw");
+            posted.outcome.send(Ok(())).unwrap();
+            let answer = posting.join().unwrap();
+            assert!(answer.contains("Typed."), "{answer}");
+        });
+        drop(waited);
     }
 
     #[test]
