@@ -377,3 +377,53 @@ impl Waiting {
         taken
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, SpawnSpec};
+
+    /// A round reuses its session's page only when the same program asks and at least half
+    /// the page's time is left; otherwise it opens another, and the session's old page
+    /// closes.
+    #[test]
+    fn a_round_reuses_its_sessions_page_only_for_the_same_program_with_time_left() {
+        let engine = Engine::new(Config::default()).unwrap();
+        let session = engine.spawn(SpawnSpec::new("cat")).unwrap();
+        let id = session.id();
+        let timeout = Duration::from_secs(600);
+        let waiting = Waiting::new(engine.clone(), timeout);
+        let opens = |program: &'static str, left: Duration| {
+            move || {
+                let deadline = Instant::now() + left;
+                let page = SecretPage::open(program, deadline).map_err(no_page)?;
+                let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
+                let program = program.to_owned();
+                Ok((key, Opened { page, session: id, program, deadline }))
+            }
+        };
+        let reused = || -> Result<(String, Opened), ToolError> { panic!("a page was opened") };
+        let closed = |url: &str| {
+            let address = url.strip_prefix("http://").unwrap().split('/').next().unwrap();
+            std::net::TcpStream::connect(address).is_err()
+        };
+        let (key, url) = waiting.page_for(id, "sudo", opens("sudo", timeout)).unwrap();
+        assert_eq!(waiting.page_for(id, "sudo", reused).unwrap(), (key.clone(), url.clone()));
+        // Another program: another page.
+        let (other, other_url) = waiting.page_for(id, "ssh", opens("ssh", timeout)).unwrap();
+        assert!(other != key && other_url != url && closed(&url), "{url} {other_url}");
+        // Half its time left, and a little more: kept.
+        let margin = Duration::from_secs(60);
+        let (key, url) = waiting.page_for(id, "sudo", opens("sudo", timeout / 2 + margin)).unwrap();
+        assert!(key != other && closed(&other_url), "{other_url}");
+        assert_eq!(waiting.page_for(id, "sudo", reused).unwrap(), (key.clone(), url.clone()));
+        // A little less: another page.
+        let (late, late_url) =
+            waiting.page_for(id, "ssh", opens("ssh", timeout / 2 - margin)).unwrap();
+        assert!(late != key && closed(&url), "{url}");
+        let (again, again_url) = waiting.page_for(id, "ssh", opens("ssh", timeout)).unwrap();
+        assert!(again != late && closed(&late_url), "{late_url}");
+        assert_eq!(waiting.page_for(id, "ssh", reused).unwrap(), (again, again_url));
+        session.close().unwrap();
+    }
+}
