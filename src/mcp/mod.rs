@@ -37,6 +37,8 @@ mod peer_uid;
 mod protocol;
 mod secret_page;
 pub(crate) mod server;
+#[cfg(target_os = "linux")]
+mod sock_diag;
 pub(crate) mod tools;
 mod url_secret;
 

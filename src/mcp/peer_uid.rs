@@ -1,19 +1,29 @@
-//! Who owns the other end of a TCP connection on this host: the uid the kernel lists for the
-//! peer's socket in `/proc/net/tcp` and `/proc/net/tcp6` (Linux). The secret page serves only
-//! peers of its own uid, so another local user holding its address cannot use it.
+//! Who owns the other end of a TCP connection on this host: the uid the kernel gives for the
+//! peer's socket, asked of it for that socket alone ([`sock_diag`]), or else found in
+//! `/proc/net/tcp` and `/proc/net/tcp6` (Linux). The secret page serves only peers of its own
+//! uid, so another local user holding its address cannot use it.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 
-/// The uid owning the socket at `peer` connected to `local` (the server's end), from the
-/// kernel's tables; `None` when not found (then the peer is not served).
+#[cfg(target_os = "linux")]
+use super::sock_diag;
+
+/// The uid owning the socket at `peer` connected to `local` (the server's end); `None` when
+/// not found (then the peer is not served).
 ///
-/// The tables list every TCP socket of the network namespace, the host's when it has none of
-/// its own: they are read a line at a time and the reading stops at the peer's line, and only
-/// a line holding the peer's address as the table writes it is parsed (the whole of both was
-/// read and every line split into fields: 30 ms a connection in a debug build with 10,000
-/// sockets open).
+/// The kernel is asked for that socket alone; where it cannot be (or does not find it), the
+/// tables, which list every TCP socket of the network namespace (the host's when it has none
+/// of its own), are read a line at a time up to the peer's line, and only a line holding the
+/// peer's address as the table writes it is parsed. (The whole of both tables was read and
+/// every line split, for every connection: 30 ms in a debug build with 10,000 sockets open.)
 #[cfg(target_os = "linux")]
 pub(crate) fn peer_uid(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
+    sock_diag::owner(peer, local).unwrap_or_else(|| in_tables(peer, local))
+}
+
+/// [`peer_uid`] from `/proc/net/tcp` and `/proc/net/tcp6`.
+#[cfg(target_os = "linux")]
+fn in_tables(peer: SocketAddr, local: SocketAddr) -> Option<u32> {
     [("/proc/net/tcp", false), ("/proc/net/tcp6", true)].iter().find_map(|&(table, six)| {
         let needle = written(peer, six)?;
         let file = std::fs::File::open(table).ok()?;
@@ -123,6 +133,7 @@ mod tests {
         assert_eq!(peer, client.local_addr().unwrap());
         let local = listener.local_addr().unwrap();
         assert_eq!(peer_uid(peer, local), Some(rustix::process::geteuid().as_raw()));
+        assert_eq!(in_tables(peer, local), Some(rustix::process::geteuid().as_raw()));
         // As the table writes it.
         let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
         let needle = written(peer, false).unwrap();
@@ -175,6 +186,7 @@ mod tests {
         let uid = rustix::process::geteuid().as_raw();
         for (_, _, peer) in open.iter().step_by(97) {
             assert_eq!(peer_uid(*peer, local), Some(uid), "{peer}");
+            assert_eq!(in_tables(*peer, local), Some(uid), "{peer}");
         }
     }
 }
