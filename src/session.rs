@@ -863,7 +863,10 @@ impl Session {
     /// read itself is one short request to the reactor). As the other futures, it is eager
     /// (the wait is in place when it is made), dropping it cancels the wait, and it owns what
     /// it needs (a clone of the handle): it is `Send`, `Sync` and `'static`, so it may be
-    /// spawned on a multi-threaded runtime, the handle it came from dropped.
+    /// spawned on a multi-threaded runtime, the handle it came from dropped. Its wait
+    /// searches the output from where the caller's read cursor stood when it was made: a
+    /// [`Session::read`] made meanwhile takes that output, and the outcome can then name a
+    /// match its own read no longer returns.
     pub fn read_async(
         &self,
         until: Until,

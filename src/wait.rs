@@ -12,7 +12,7 @@ use crate::term::screen::{Screen, cell_col};
 use crate::types::ExitStatus;
 use crate::types::Status;
 
-mod line_break;
+mod unshown;
 
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
 ///
@@ -188,17 +188,23 @@ pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
 }
 
 /// `pattern` compiled, or refused: when it is no regular expression, or when every match of
-/// it holds a line break, which no line of the transcript or the screen holds (a wait for it
-/// could never hold: it ran out its whole timeout).
+/// it holds a line break or another control character, which no line of the transcript or
+/// the screen holds (a wait for it could never hold: it ran out its whole timeout).
 fn compile(pattern: &str) -> Result<Regex> {
     let regex = Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))?;
-    if line_break::needs_line_break(pattern) {
-        return Err(Error::InvalidInput(format!(
-            "regular expression {} matches only text holding a line break; transcript and screen conditions match within one line (each line is searched alone), so the wait could never hold: match the line you wait for alone (the last line's text), or drop the line break (\\n?, or (\\n|$))",
-            crate::error::quoted(pattern)
-        )));
-    }
-    Ok(regex)
+    let why = match unshown::needs_unshown(pattern) {
+        None => return Ok(regex),
+        Some(unshown::Unshown::LineBreak) => {
+            "text holding a line break; transcript and screen conditions match within one line (each line is searched alone), so the wait could never hold: match the line you wait for alone (the last line's text), or drop the line break (\\n?, or (\\n|$))"
+        }
+        Some(unshown::Unshown::Control) => {
+            "text holding a control character (a tab, an Escape, a carriage return), which the terminal acts on or shows as spaces and no line holds, so the wait could never hold: match the text as it is shown (\\s+ for a tab's spaces)"
+        }
+    };
+    Err(Error::InvalidInput(format!(
+        "regular expression {} matches only {why}",
+        crate::error::quoted(pattern)
+    )))
 }
 
 /// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past

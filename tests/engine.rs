@@ -2396,8 +2396,8 @@ fn one_reader_cannot_take_every_wait_of_a_session() {
     }
 }
 
-/// The futures are `Send` and `Sync`, as the handles are: an `async fn` that holds one across
-/// an `.await` (as `Session::read_async` does) can then be shared between threads too.
+/// The futures are `Send` and `Sync`, as the handles are: an `async fn` of a host's that
+/// holds one across an `.await` can then be shared between threads too.
 #[test]
 fn futures_are_send_and_sync() {
     fn shared_between_threads<T: Send + Sync>(value: T) -> T {
@@ -2531,7 +2531,8 @@ fn a_wait_for_text_with_a_control_character_is_refused() {
 }
 
 /// Transcript and screen regexes match within one line: a pattern every match of which holds
-/// a line break (`foo\nbar`, `foo\r?\nbar`) could never match, and is refused at once by
+/// a line break (`foo\nbar`, `foo\r?\nbar`) or another control character (`foo\tbar`, an
+/// Escape, a carriage return: no shown line holds one) could never match, and is refused at once by
 /// `Until::regex`, `screen_regex` and `screen_row_regex`, saying so; before, it was accepted
 /// and a wait for it ran out its whole timeout. A pattern that can also match without one
 /// (`foo(\n|$)`, `(?s)foo.*`) is accepted, and matches.
@@ -2543,18 +2544,21 @@ fn a_regex_that_needs_a_line_break_is_refused_at_once() {
     expect(&two, Until::screen_contains("bar"));
     let never = Duration::from_secs(2);
     type Make = fn(&str) -> termloom::Result<Until>;
-    let refused: [(&str, Make); 5] = [
-        ("foo\nbar", Until::regex),
-        (r"foo\nbar", Until::regex),
-        (r"foo\r?\n+bar", Until::screen_regex),
-        (r"(foo|bar)[\n]", |p| Until::screen_row_regex(0, p)),
-        (r"(?m)^foo$\n^bar$", Until::regex),
+    // With what the refusal names: a line break, or another control character (a tab, an
+    // Escape, a carriage return), which no shown line holds either.
+    let refused: [(&str, Make, &str); 8] = [
+        ("foo\nbar", Until::regex, "one line"),
+        (r"foo\nbar", Until::regex, "one line"),
+        (r"foo\r?\n+bar", Until::screen_regex, "one line"),
+        (r"(foo|bar)[\n]", |p| Until::screen_row_regex(0, p), "one line"),
+        (r"(?m)^foo$\n^bar$", Until::regex, "one line"),
+        (r"foo\tbar", Until::regex, "control character"),
+        (r"\x1b\[31mfoo", Until::screen_regex, "control character"),
+        (r"bar\r", |p| Until::screen_row_regex(1, p), "control character"),
     ];
-    for (pattern, make) in refused {
+    for (pattern, make, why) in refused {
         match make(pattern) {
-            Err(Error::InvalidInput(message)) => {
-                assert!(message.contains("line break") && message.contains("one line"), "{message}")
-            }
+            Err(Error::InvalidInput(message)) => assert!(message.contains(why), "{message}"),
             Err(other) => panic!("{pattern:?}: {other:?}"),
             Ok(until) => {
                 let outcome = two.wait(until, never).unwrap();

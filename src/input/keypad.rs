@@ -12,12 +12,15 @@
 //!   and operators, unmodified or with Shift alone) send it, the others (Enter, any key with
 //!   Ctrl or Alt, every key with flag 8) are `CSI code ; mods u` with the keypad's own code
 //!   points, `KP_0` 57399 to `KP_SEPARATOR` 57416; without it, a keypad key is sent as the
-//!   main keyboard's key (kitty's `convert_kp_key_to_normal_key`).
+//!   main keyboard's key (kitty's `convert_kp_key_to_normal_key`), but the separator, which
+//!   that function keeps a keypad key (`CSI 57416 u` under flag 8).
 
 use super::keys::{KeyCode, Modifiers};
 
-/// A key of the numeric keypad.
+/// A key of the numeric keypad. More may come in later versions, so a `match` on it needs a
+/// `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum KeypadKey {
     /// A digit key, `0` to `9`. Other numbers are not encodable and encode to no bytes.
     Digit(u8),

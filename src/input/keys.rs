@@ -28,8 +28,10 @@ optionally prefixed by modifiers C- (ctrl), M- or A- (alt), S- (shift) in any or
 e.g. C-c, M-Enter, C-S-Up; names are case-insensitive; \
 in key scripts write keys in angle brackets, e.g. ihello<Esc>:wq<CR>, and <lt> for a literal <";
 
-/// A key on the keyboard, without modifiers.
+/// A key on the keyboard, without modifiers. More keys may come in later versions (the
+/// keypad's came before the first release), so a `match` on it needs a `_` arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum KeyCode {
     /// A key that produces a character. Space is `Char(' ')`.
     Char(char),
@@ -603,17 +605,20 @@ impl Key {
         }
     }
 
-    /// Whether pressing this key under `modes` ends a line: an Enter (the keypad's too) the
-    /// program cannot tell from Enter, unmodified or with modifiers it is sent as Enter is
-    /// (`<S-Enter>`, `<C-Enter>`: `\r` in the legacy encoding). Not one it can: Alt-Enter
-    /// (`ESC \r`, which zsh's and fish's line editors take for a new line in the command), and
-    /// every modified Enter under modifyOtherKeys or the kitty protocol (`CSI 27;2;13~`,
-    /// `CSI 13;2u`), which no line discipline ends a line on and the program reads as a key of
-    /// its own (a new line in a multi-line editor).
+    /// Whether pressing this key under `modes` ends a line: Enter, and a key the program
+    /// cannot tell from it, sent as Enter is: a modified Enter in the legacy encoding
+    /// (`<S-Enter>`, `<C-Enter>`: `\r`), the keypad's in numeric keypad mode. Not one it can:
+    /// Alt-Enter (`ESC \r`, which zsh's and fish's line editors take for a new line in the
+    /// command), every modified Enter under modifyOtherKeys or the kitty protocol (`CSI
+    /// 27;2;13~`, `CSI 13;2u`), which no line discipline ends a line on and the program reads
+    /// as a key of its own (a new line in a multi-line editor), and the keypad's Enter in
+    /// application keypad mode or under the kitty protocol (`ESC O M`, `CSI 57414 u`), which a
+    /// program left in that mode by another (a shell's `read`) takes for no line end.
     pub(crate) fn submits(&self, modes: &KeyModes) -> bool {
-        matches!(self.code, KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter))
-            && (self.mods.is_empty()
-                || self.encode_for(modes) == Key::new(self.code).encode_for(modes))
+        let enter = Key::new(KeyCode::Enter);
+        *self == enter
+            || (matches!(self.code, KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter))
+                && self.encode_for(modes) == enter.encode_for(modes))
     }
 
     /// A key with no modifiers.
@@ -721,12 +726,17 @@ impl Key {
         let flags = modes.kitty_flags;
         match self.code {
             KeyCode::Char(c) => kitty_text_key(c, self.mods, flags),
-            KeyCode::Keypad(key) if flags & KITTY_DISAMBIGUATE != 0 => keypad::kitty(
-                key,
-                self.mods,
-                flags & KITTY_ALL_AS_ESCAPES != 0,
-                flags & KITTY_TEXT != 0,
-            ),
+            // (The separator too without it: kitty keeps it a keypad key.)
+            KeyCode::Keypad(key)
+                if flags & KITTY_DISAMBIGUATE != 0 || key == KeypadKey::Separator =>
+            {
+                keypad::kitty(
+                    key,
+                    self.mods,
+                    flags & KITTY_ALL_AS_ESCAPES != 0,
+                    flags & KITTY_TEXT != 0,
+                )
+            }
             // Without the disambiguate flag kitty sends the main keyboard's key.
             KeyCode::Keypad(key) => key
                 .main_key()
@@ -1158,13 +1168,17 @@ mod tests {
             for enter in ["x<S-Enter>", "x<C-Enter>", "x<M-Enter>"] {
                 assert!(!submits(enter, modes), "{enter} with {modes:?}");
             }
-            assert!(submits("x<Enter>", modes) && submits("x<KPEnter>", modes), "{modes:?}");
-            // (modifyOtherKeys leaves the keypad alone: Ctrl is dropped, `\r` is sent.)
+            assert!(submits("x<Enter>", modes), "{modes:?}");
+            // (modifyOtherKeys leaves the keypad alone: Ctrl is dropped, `\r` is sent; the
+            // kitty protocol sends the keypad's Enter as a key of its own, `CSI 57414 u`.)
             let kitty = modes.kitty_flags != 0;
+            assert_eq!(submits("x<KPEnter>", modes), !kitty, "{modes:?}");
             assert_eq!(submits("x<C-KPEnter>", modes), !kitty, "{modes:?}");
         }
+        // In application keypad mode the keypad's Enter is `ESC O M`: no line end.
         let keypad = KeyModes { app_keypad: true, ..LEGACY };
-        assert!(submits("x<KPEnter>", &keypad) && !submits("x<C-KPEnter>", &keypad));
+        assert!(!submits("x<KPEnter>", &keypad) && !submits("x<C-KPEnter>", &keypad));
+        assert!(submits("x<Enter>", &keypad));
         for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
             assert_eq!(echo(edited), None, "{edited}");
         }
@@ -1428,7 +1442,8 @@ mod tests {
             ("KP/", "/", "\x1bOo", "/", "\x1b[47u", "\x1b[57410u"),
             ("KP.", ".", "\x1bOn", ".", "\x1b[46u", "\x1b[57409u"),
             ("KP=", "=", "\x1bOX", "=", "\x1b[61u", "\x1b[57415u"),
-            ("KP,", ",", "\x1bOl", ",", "\x1b[44u", "\x1b[57416u"),
+            // (kitty keeps the separator a keypad key without its disambiguate flag.)
+            ("KP,", ",", "\x1bOl", ",", "\x1b[57416u", "\x1b[57416u"),
             ("KPEnter", "\r", "\x1bOM", "\x1b[57414u", "\x1b[13u", "\x1b[57414u"),
             ("C-KP+", "+", "\x1bO5k", "\x1b[57413;5u", "\x1b[43;5u", "\x1b[57413;5u"),
             ("M-KPEnter", "\r", "\x1bO3M", "\x1b[57414;3u", "\x1b[13;3u", "\x1b[57414;3u"),

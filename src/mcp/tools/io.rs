@@ -183,13 +183,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if let Some(plan) = &plan {
         waits::check(plan, &session)?;
     }
-    // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
-    // conditions search after the line it is typed on. (Whether keys end with an Enter the
-    // program takes for one depends on the modes they are typed in.)
-    let enter = match script.as_deref() {
-        Some(items) => crate::input::keys::script_submits(items, &session.key_modes()?),
-        None => false,
-    };
     // Ctrl-C, Ctrl-\ or Ctrl-Z alone signals the shell: it waits as terminal_signal does.
     let signals = one_key && script.as_deref().is_some_and(crate::input::keys::script_signals);
     // The session's turn is this call's from now on (a signal interrupts the call whose it is).
@@ -198,27 +191,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if signals {
         session.until_shell_reads()?;
     }
-    // A paste ending in a line break, to a program that asked for bracketed pastes: its line
-    // editor holds the block, breaks and all, as text on its edit line; nothing runs it but
-    // an Enter after it (as in a terminal). Said in the result, since the model meant to run it.
-    // To any other program, its last line break is Enter: the paste is a submitted line.
-    let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
-    let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
-    let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
-    // The echo of the line it submits, for the view and for the wait's typed line.
-    let echo = submits.then(|| submitted_echo(text, script.as_deref(), paste, submit)).flatten();
-    view.typed = match submits {
-        true => echo.clone().map_or(Typed::Nothing, Typed::Submitted),
-        // (Its echo as if submitted: the characters typed, when they are plain text. A paste
-        // adds as it comes, unless keys after it may edit.)
-        false => match (paste, submitted_echo(text, script.as_deref(), None, true)) {
-            (Some(_), _) if keys.is_none() => Typed::Nothing,
-            (None, Some(echo)) => Typed::Plain(echo),
-            _ => Typed::Keys,
-        },
-    };
-    let held_paste = !submits && bracketed;
-    {
+    let held_paste = {
         let input = call.caller.input.of(id);
         let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
         // A call cancelled before it typed (while another call's paste held the input) types
@@ -227,6 +200,37 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let typed = input.typing();
+        // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
+        // conditions search after the line it is typed on. Whether keys end with an Enter
+        // the program takes for one depends on the modes they are typed in: read once this
+        // call has the input (a call queued behind another's paste read modes the program
+        // may have changed meanwhile).
+        let enter = match script.as_deref() {
+            Some(items) => crate::input::keys::script_submits(items, &session.key_modes()?),
+            None => false,
+        };
+        // A paste ending in a line break, to a program that asked for bracketed pastes: its
+        // line editor holds the block, breaks and all, as text on its edit line; nothing runs
+        // it but an Enter after it (as in a terminal). Said in the result, since the model
+        // meant to run it. To any other program, its last line break is Enter: the paste is
+        // a submitted line.
+        let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
+        let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
+        let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
+        // The echo of the line it submits, for the view and for the wait's typed line.
+        let echo =
+            submits.then(|| submitted_echo(text, script.as_deref(), paste, submit)).flatten();
+        view.typed = match submits {
+            true => echo.clone().map_or(Typed::Nothing, Typed::Submitted),
+            // (Its echo as if submitted: the characters typed, when they are plain text. A
+            // paste adds as it comes, unless keys after it may edit.)
+            false => match (paste, submitted_echo(text, script.as_deref(), None, true)) {
+                (Some(_), _) if keys.is_none() => Typed::Nothing,
+                (None, Some(echo)) => Typed::Plain(echo),
+                _ => Typed::Keys,
+            },
+        };
+        let held_paste = !submits && bracketed;
         // The line the submitted line is typed on: its echo is no answer to it, and the
         // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
         let typed_line = if submits { session.typed_line()? } else { None };
@@ -282,7 +286,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             // interrupts it now, after its Enter.
             interrupt_on_cancel(call, &session, &input, typed);
         }
-    }
+        held_paste
+    };
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
