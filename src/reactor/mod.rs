@@ -34,6 +34,7 @@ use crate::wait::{Fired, Until, WaitOutcome};
 
 mod cadence;
 mod client;
+mod input_wait;
 mod lifecycle;
 mod open_line;
 mod outside_scan;
@@ -302,24 +303,24 @@ struct Slot {
     /// screen); if not, output since may have changed the screen unnoticed.
     screen_tracked: bool,
     /// The last input-wait probe that found the foreground group waiting (see
-    /// `waiters::input_wait_of`).
-    seen_waiting: std::cell::Cell<Option<waiters::SeenWaiting>>,
+    /// `input_wait::input_wait_of`).
+    seen_waiting: std::cell::Cell<Option<input_wait::SeenWaiting>>,
     /// The relay outside the session found for a foreground group (the tmux server its
     /// client attached to), or `None` when none was: looked for once per group.
     outside_relay: procfs::OutsideRelay,
     /// A first sighting of the group waiting, to be confirmed by a later probe with no output
     /// in between: keyed by the activity time and the group.
-    first_seen_waiting: waiters::FirstSighting<(Instant, i32)>,
+    first_seen_waiting: input_wait::FirstSighting<(Instant, i32)>,
     /// A first sighting of the foreground group asking for a line with nothing else left to
     /// print, to be confirmed by a later look with no output or input in between: keyed by the
-    /// activity time (see `waiters::asks_for_line`).
-    first_seen_asking: waiters::FirstSighting<Instant>,
+    /// activity time (see `input_wait::asks_for_line`).
+    first_seen_asking: input_wait::FirstSighting<Instant>,
     /// A first sighting of the foreground group waiting on something a probe does not count
     /// as busy or idle (the world outside, or what /proc cannot tell), which lets a wait for
     /// silence settle: taken only when a later probe, with nothing else seen in between,
     /// sees it again within 200 ms; keyed by the activity time (a resize too) and the group (see
     /// `waiters::check_waiters`).
-    first_seen_undecided: waiters::FirstSighting<(Instant, i32)>,
+    first_seen_undecided: input_wait::FirstSighting<(Instant, i32)>,
     /// When a wait's probe last saw `ssh` awaiting its far end's verdict on a password (see
     /// `procfs::awaits_far_end`): a wait for silence counts its quiet from then too (`ssh`
     /// then relaying the terminal before the answer came: the silence while it waited is no
@@ -328,12 +329,12 @@ struct Slot {
     /// The short-timer waits the input-wait probes saw, which tell a monitor's tick.
     timers: crate::os::procfs::TimerSightings,
     /// Input written that the foreground group may not have read yet: the reads it had
-    /// completed before it (see `waiters::input_wait_of`); cleared once it reads.
-    unread_input: std::cell::Cell<Option<waiters::UnreadInput>>,
+    /// completed before it (see `input_wait::input_wait_of`); cleared once it reads.
+    unread_input: std::cell::Cell<Option<input_wait::UnreadInput>>,
     /// The process seen reading the terminal, and its threads, by a sighting made between the
     /// last input and the one before it, or before the first of inputs with no output between
-    /// them (see `waiters::ThreadsAtInput`).
-    threads_at_input: std::cell::Cell<Option<waiters::ThreadsAtInput>>,
+    /// them (see `input_wait::ThreadsAtInput`).
+    threads_at_input: std::cell::Cell<Option<input_wait::ThreadsAtInput>>,
     last_resize: Instant,
     /// The mouse button pressed and not yet released (wheel notches are never held): motion
     /// is then reported as a drag with it.
@@ -402,7 +403,7 @@ struct Slot {
     /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see
-    /// `waiters::shown`).
+    /// `input_wait::shown`).
     submitted: Option<(Instant, u64, Option<u64>)>,
     bytes_in: u64,
     bytes_out: u64,
@@ -499,7 +500,7 @@ impl Slot {
         // Enter, keeps the count the first found.)
         let same_typing = self.last_output <= self.last_input;
         let kept = self.threads_at_input.get().filter(|_| same_typing);
-        self.threads_at_input.set(waiters::ThreadsAtInput::before_input(self).or(kept));
+        self.threads_at_input.set(input_wait::ThreadsAtInput::before_input(self).or(kept));
         self.last_input = Instant::now();
         self.cadence.input();
         let bytes = typed.unwrap_or_default();

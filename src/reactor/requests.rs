@@ -171,9 +171,9 @@ impl Reactor {
                 screen_tracked: true,
                 seen_waiting: std::cell::Cell::new(None),
                 outside_relay: std::cell::Cell::new(None),
-                first_seen_waiting: waiters::FirstSighting::new(),
-                first_seen_asking: waiters::FirstSighting::new(),
-                first_seen_undecided: waiters::FirstSighting::new(),
+                first_seen_waiting: input_wait::FirstSighting::new(),
+                first_seen_asking: input_wait::FirstSighting::new(),
+                first_seen_undecided: input_wait::FirstSighting::new(),
                 busy_seen: None,
                 timers: Default::default(),
                 unread_input: std::cell::Cell::new(None),
@@ -299,7 +299,7 @@ impl Reactor {
         if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
-                waiters::input_wait_of(slot, waiters::Sighting::First, quiet)
+                input_wait::input_wait_of(slot, input_wait::Sighting::First, quiet)
                 && let Some(terminal) = slot
                     .master
                     .as_ref()

@@ -17,7 +17,7 @@ impl Reactor {
     /// input (a prompt drawn before a line was typed is no answer to that line: `at_prompt`
     /// compares when it was read with `last_input`); before a wait or a command times out.
     pub(super) fn read_unread(&mut self, id: u64) {
-        if self.sessions.get(&id).is_some_and(|slot| waiters::output_unread(slot)) {
+        if self.sessions.get(&id).is_some_and(|slot| input_wait::output_unread(slot)) {
             self.read_output(id);
         }
     }
@@ -156,7 +156,7 @@ impl Reactor {
             // queries was scanned again for every 10 KB written).
             let (front, _) = slot.queue.as_slices();
             let front = &front[..front.len().min(WRITE_CHUNK)];
-            let unread = waiters::UnreadInput::before_writing(slot, master.as_fd(), front);
+            let unread = input_wait::UnreadInput::before_writing(slot, master.as_fd(), front);
             match rustix::io::write(&master, front) {
                 Ok(n) => {
                     written += n;
