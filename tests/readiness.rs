@@ -1727,6 +1727,84 @@ fn clock_editor(engine: &termloom::Engine, timers: &str) -> Session {
     repl
 }
 
+/// A line editor of its own (python3, raw, taking keys) on an event loop that polls the
+/// terminal and its pipe with a 3 s timer, as node's REPL polls with its timers, at its prompt
+/// `> `, after writing `setup` (kitty keyboard flags, application keypad mode). Enter, in each
+/// of its encodings (`\r`, the kitty protocol's `CSI 13 u`, the keypad's `ESC O M`), submits
+/// the line: the editor works on the loop's clock (a poll with a 3 s timer) and then prints
+/// `the answer` and its next prompt. Alt-Enter (`ESC \r`) starts a new line in the command,
+/// as zsh's line editor does: the cursor at the start of the row below.
+fn keyed_editor(engine: &termloom::Engine, setup: &str) -> Session {
+    let editor = format!(
+        "import os, select, tty\n\
+         tty.setraw(0)\n\
+         wake, _ = os.pipe()\n\
+         os.write(1, b'{setup}> ')\n\
+         while True:\n\
+         \x20   if not select.select([0, wake], [], [], 3)[0]: continue\n\
+         \x20   keys = os.read(0, 100)\n\
+         \x20   if keys.endswith(b'\\x1b\\r'):\n\
+         \x20       os.write(1, keys[:-2] + b'\\r\\n'); continue\n\
+         \x20   enter = [e for e in (b'\\r', b'\\x1b[13u', b'\\x1bOM') if keys.endswith(e)]\n\
+         \x20   if not enter:\n\
+         \x20       os.write(1, keys); continue\n\
+         \x20   os.write(1, keys[:-len(enter[0])] + b'\\r\\n')\n\
+         \x20   select.select([0, wake], [], [], 3)\n\
+         \x20   os.write(1, b'the answer\\r\\n> ')\n"
+    );
+    let editor = engine.spawn(SpawnSpec::new("python3").args(["-c", &editor])).unwrap();
+    assert_eq!(input_wait_fires(&editor), Some(InputKind::Keys));
+    editor
+}
+
+/// Enter submits a line in every encoding the program reads as Enter: a program that asked
+/// for the kitty protocol's flag 8 gets `CSI 13 u`, and the keypad's Enter in application
+/// keypad mode is `ESC O M`. The line the editor then works on is waited for until its answer.
+/// Only `\r` or `\n` last counted as a submitted line: the editor, working on a clock, read as
+/// waiting for input at once (77 ms and 81 ms, before its answer; 3.09 s with `\r`).
+#[test]
+fn an_enter_in_the_programs_encoding_submits_its_line() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    for (setup, keys) in [("\\x1b[>8u", "go<Enter>"), ("\\x1b=", "go<KPEnter>")] {
+        let editor = keyed_editor(&engine, setup);
+        let modes = editor.screen().unwrap().modes;
+        assert!(modes.kitty_keyboard == 8 || modes.app_keypad, "{modes:?}");
+        let started = Instant::now();
+        let outcome = editor.send_keys_and_wait(keys, Until::input_wait(), LONG).unwrap();
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
+        let screen = editor.screen().unwrap();
+        assert!(screen.contains("the answer"), "{keys}: waiting before its answer: {screen}");
+        assert!(started.elapsed() >= Duration::from_millis(2500), "{:?}", started.elapsed());
+        editor.close().unwrap();
+    }
+}
+
+/// Alt-Enter in the legacy encoding, `ESC \r`, is a key of its own to a program reading keys
+/// (zsh's line editor starts a new line in the command with it), not a submitted line: the
+/// editor, idle on its loop's 3 s timer with the cursor at the start of the row below the line,
+/// waits for input at once. Taken for a submitted line (`\r` last), the timer read as the
+/// editor's work on it: the wait ended only once it went off, 3.1 s later.
+#[test]
+fn alt_enter_starting_a_new_line_in_the_command_submits_no_line() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let editor = keyed_editor(&engine, "");
+    let started = Instant::now();
+    let outcome = editor.send_keys_and_wait("go<M-Enter>", Until::input_wait(), LONG).unwrap();
+    let took = started.elapsed();
+    assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
+    let screen = editor.screen().unwrap();
+    assert_eq!((screen.cursor.row, screen.cursor.col), (1, 0), "{screen}");
+    assert!(!screen.contains("the answer"), "{screen}");
+    assert!(took < Duration::from_secs(2), "took {took:?}: {screen}");
+    editor.close().unwrap();
+}
+
 /// A REPL's prompt drawn while a short timer of its own is pending (node's: V8's delayed tasks
 /// after `execSync`, or an interval the user set) waits for input at once: a short timer is a
 /// wait for the rest of a key code only where it follows input with nothing printed. It read

@@ -613,7 +613,10 @@ impl Key {
     /// 27;2;13~`, `CSI 13;2u`), which no line discipline ends a line on and the program reads
     /// as a key of its own (a new line in a multi-line editor), and the keypad's Enter in
     /// application keypad mode or under the kitty protocol (`ESC O M`, `CSI 57414 u`), which a
-    /// program left in that mode by another (a shell's `read`) takes for no line end.
+    /// program left in that mode by another (a shell's `read`) takes for no line end. This
+    /// is the program's rule, for a terminal that passes it keys: while the terminal reads
+    /// whole lines (canonical mode), its line discipline decides from the bytes, whatever the
+    /// key (the reactor's `submits_line`).
     pub(crate) fn submits(&self, modes: &KeyModes) -> bool {
         let enter = Key::new(KeyCode::Enter);
         *self == enter

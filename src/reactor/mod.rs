@@ -400,7 +400,7 @@ struct Slot {
     /// When Escape was last pressed (not an Escape starting a key code, such as an arrow's):
     /// a line editor in vi mode may have left insert mode since.
     escape_typed: Option<Instant>,
-    /// When the last input that ended a line (`\r` or `\n` last) was written, the transcript
+    /// When the last input that submitted a line (see `requests::submits_line`) was written, the transcript
     /// line the cursor was on then, where it was typed, and that of the line submitted before
     /// it: a probe tells a REPL working on that line by the cursor on the line after it (see
     /// `input_wait::shown`).

@@ -14,6 +14,7 @@ use crate::input::mouse::{
 use crate::input::signal::{SignalReport, SignalTarget};
 use crate::term::transcript::TypedLine;
 use crate::types::Status;
+use rustix::termios::Termios;
 use waiters::{CommandWaiter, screen_hash};
 
 /// Input typed before a wait in the same request ([`Reactor::type_then_wait`]).
@@ -26,12 +27,16 @@ pub(crate) enum Typing {
 }
 
 impl Typing {
-    /// Whether the input submits a line, typed under `modes`: it ends with an Enter the program
-    /// takes for Enter, or with a line end.
-    fn submits(&self, modes: &KeyModes) -> bool {
+    /// Whether the input submits a line, typed with keys encoded for `modes` into a terminal
+    /// in `terminal`'s modes (see [`submits_line`]).
+    fn submits(&self, modes: &KeyModes, terminal: Option<&Termios>) -> bool {
         match self {
-            Typing::Keys(items) => script_submits(items, modes),
-            Typing::Bytes(bytes) => bytes_submit(bytes),
+            Typing::Keys(items) => submits_line(
+                &encode_script(items, modes),
+                || script_submits(items, modes),
+                terminal,
+            ),
+            Typing::Bytes(bytes) => submits_line(bytes, || bytes_submit(bytes), terminal),
         }
     }
 
@@ -42,6 +47,48 @@ impl Typing {
             Typing::Bytes(bytes) => bytes_echo(bytes),
         }
     }
+}
+
+/// Whether `bytes`, one input, submit a line to the program that reads them: the one rule for
+/// the line the input-wait probe takes as submitted (`Slot::submitted`) and for the echo a
+/// wait typed with its input skips. While the terminal reads whole lines (canonical mode),
+/// its line discipline decides, whatever keys made the bytes: a line ends at the input's last
+/// byte when it is a line feed, a carriage return it turns into one (`ICRNL`, without
+/// `IGNCR`), or an end-of-line character (`VEOL`, or `VEOL2` with `IEXTEN`), unless a
+/// literal-next (`VLNEXT`, with `IEXTEN`) before it makes it text: `<M-Enter>`, `ESC \r`,
+/// ends the line `ESC` began, the kitty protocol's `CSI 13 u` ends none. (End-of-file,
+/// `VEOF`, hands the line over unended: no line break, the cursor left on it, and no echo.)
+/// Otherwise the program decides, and `keys` says whether it takes the input's last key for
+/// Enter ([`script_submits`]: an Enter sent as Enter is, `CSI 13 u` under the kitty
+/// protocol's flag 8 too, and the keypad's Enter, `ESC O M` in application keypad mode; not
+/// `<M-Enter>`, which zsh's line editor takes for a new line in the command), or bytes end
+/// in `\r` or `\n`. `terminal` is `None` once the terminal hung up, or when its modes could
+/// not be read: the program's rule then.
+fn submits_line(bytes: &[u8], keys: impl FnOnce() -> bool, terminal: Option<&Termios>) -> bool {
+    use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
+    let Some(modes) = terminal.filter(|t| t.local_modes.contains(LocalModes::ICANON)) else {
+        return keys();
+    };
+    let (input, extended) = (modes.input_modes, modes.local_modes.contains(LocalModes::IEXTEN));
+    let code = |index: SpecialCodeIndex, on: bool| {
+        Some(modes.special_codes[index]).filter(|&c| c != 0 && on)
+    };
+    let strip = |byte: u8| if input.contains(InputModes::ISTRIP) { byte & 0x7f } else { byte };
+    // (A carriage return the discipline drops, `IGNCR`, leaves the line as the byte before
+    // it did.)
+    let ignored = |byte: &&u8| strip(**byte) == b'\r' && input.contains(InputModes::IGNCR);
+    let mut kept = bytes.iter().rev().skip_while(ignored);
+    let Some(&last) = kept.next() else { return false };
+    let last = match strip(last) {
+        b'\r' if input.contains(InputModes::ICRNL) => b'\n',
+        b'\n' if input.contains(InputModes::INLCR) => b'\r',
+        c => c,
+    };
+    let ends =
+        [Some(b'\n'), code(SpecialCodeIndex::VEOL, true), code(SpecialCodeIndex::VEOL2, extended)];
+    let lnext = code(SpecialCodeIndex::VLNEXT, extended);
+    let literal = kept.take_while(|&&byte| Some(strip(byte)) == lnext).count() % 2 == 1;
+    ends.contains(&Some(last)) && !literal
 }
 
 /// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
@@ -259,7 +306,8 @@ impl Reactor {
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let modes = self.terminal_modes(id);
-        self.queue_input(id, bytes, true, modes.as_ref())
+        let submits = submits_line(bytes, || bytes_submit(bytes), modes.as_ref());
+        self.queue_input(id, bytes, (true, submits), modes.as_ref())
     }
 
     /// The modes of session `id`'s terminal, read once for an input: `None` once it hung
@@ -346,7 +394,8 @@ impl Reactor {
         line.extend(kill);
         line.extend_from_slice(secret);
         line.push(b'\r');
-        let sent = self.queue_input(id, &line, false, terminal.as_ref());
+        let submits = submits_line(&line, || true, terminal.as_ref());
+        let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref());
         line.fill(0);
         // The secret's length shows nowhere: among the bytes typed into the session
         // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
@@ -358,12 +407,13 @@ impl Reactor {
     }
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
-    /// secret: no error gives its length); `modes` are the terminal's, read once for it.
+    /// secret: no error gives its length); `modes` are the terminal's, read once for it;
+    /// `submits`: it submits a line (see [`submits_line`]).
     fn queue_input(
         &mut self,
         id: SessionId,
         bytes: &[u8],
-        record: bool,
+        (record, submits): (bool, bool),
         modes: Option<&rustix::termios::Termios>,
     ) -> Result<()> {
         #[cfg(feature = "fault-injection")]
@@ -420,7 +470,7 @@ impl Reactor {
             }
         }
         slot.note_input(Some(bytes));
-        if matches!(bytes.last(), Some(b'\r' | b'\n')) {
+        if submits {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
@@ -453,7 +503,9 @@ impl Reactor {
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
         let modes = key_modes_of(self.slot(id)?, terminal.as_ref());
-        self.queue_input(id, &encode_script(items, &modes), true, terminal.as_ref())
+        let bytes = encode_script(items, &modes);
+        let submits = submits_line(&bytes, || script_submits(items, &modes), terminal.as_ref());
+        self.queue_input(id, &bytes, (true, submits), terminal.as_ref())
     }
 
     /// The modes keys typed into session `id` now are encoded for (see
@@ -916,7 +968,10 @@ impl Reactor {
         // where the program's cursor is now.)
         self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
-        let submits = self.key_modes(id).is_ok_and(|modes| typing.submits(&modes));
+        let terminal = self.terminal_modes(id);
+        let submits = self.slot(id).is_ok_and(|slot| {
+            typing.submits(&key_modes_of(slot, terminal.as_ref()), terminal.as_ref())
+        });
         let typed_line = match self.slot(id) {
             Ok(slot) if submits => typed_line_of(slot, typing.echo()),
             _ => None,
@@ -1123,5 +1178,43 @@ mod tests {
         assert!(reactor.unstarted.is_empty());
         assert_eq!(reactor.reserve().unwrap(), first);
         assert_eq!(reactor.reserved, 1);
+    }
+
+    /// In canonical mode the line discipline's modes say whether an input submits a line,
+    /// whatever keys made it; otherwise the program's rule (`keys`) does.
+    #[test]
+    fn a_line_is_submitted_where_the_line_discipline_or_the_program_ends_it() {
+        use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
+        let pty = crate::os::pty::open(80, 24).unwrap();
+        let cooked = rustix::termios::tcgetattr(&pty.slave).unwrap();
+        let with = |setup: &dyn Fn(&mut Termios)| {
+            let mut modes = cooked.clone();
+            setup(&mut modes);
+            modes
+        };
+        let canonical = |bytes: &[u8], modes: &Termios| submits_line(bytes, || true, Some(modes));
+        assert!(canonical(b"go\r", &cooked) && canonical(b"go\n", &cooked));
+        assert!(canonical(b"go\x1b\r", &cooked), "<M-Enter> ends the line ESC began");
+        assert!(!canonical(b"go\x1b[13u", &cooked), "the kitty protocol's Enter ends none");
+        assert!(!canonical(b"go\x1bOM", &cooked), "nor the keypad's in application mode");
+        assert!(!canonical(b"go", &cooked) && !canonical(b"", &cooked));
+        assert!(!canonical(b"go\x04", &cooked), "end-of-file hands the line over unended");
+        assert!(!canonical(b"go\x16\r", &cooked), "a literal-next makes it text");
+        assert!(canonical(b"go\x16\x16\r", &cooked), "unless it is made text itself");
+        assert!(!canonical(b"go\r", &with(&|m| m.input_modes -= InputModes::ICRNL)));
+        assert!(canonical(b"go\n\r", &with(&|m| m.input_modes |= InputModes::IGNCR)));
+        assert!(!canonical(b"go\n", &with(&|m| m.input_modes |= InputModes::INLCR)));
+        let eol = with(&|m| m.special_codes[SpecialCodeIndex::VEOL2] = b'\t');
+        assert!(canonical(b"go\t", &eol));
+        let eol = with(&|m| {
+            m.special_codes[SpecialCodeIndex::VEOL2] = b'\t';
+            m.local_modes -= LocalModes::IEXTEN;
+        });
+        assert!(!canonical(b"go\t", &eol), "VEOL2 only with IEXTEN");
+        // Raw: the program's rule, whatever the bytes.
+        let raw = with(&|m| m.local_modes -= LocalModes::ICANON);
+        assert!(submits_line(b"go\x1b[13u", || true, Some(&raw)));
+        assert!(!submits_line(b"go\x1b\r", || false, Some(&raw)));
+        assert!(submits_line(b"go\x1bOM", || true, None));
     }
 }
