@@ -605,23 +605,21 @@ impl Key {
         }
     }
 
-    /// Whether pressing this key under `modes` ends a line: Enter, and a key the program
-    /// cannot tell from it, sent as Enter is: a modified Enter in the legacy encoding
-    /// (`<S-Enter>`, `<C-Enter>`: `\r`), the keypad's in numeric keypad mode. Not one it can:
-    /// Alt-Enter (`ESC \r`, which zsh's and fish's line editors take for a new line in the
-    /// command), every modified Enter under modifyOtherKeys or the kitty protocol (`CSI
-    /// 27;2;13~`, `CSI 13;2u`), which no line discipline ends a line on and the program reads
-    /// as a key of its own (a new line in a multi-line editor), and the keypad's Enter in
-    /// application keypad mode or under the kitty protocol (`ESC O M`, `CSI 57414 u`), which a
-    /// program left in that mode by another (a shell's `read`) takes for no line end. This
-    /// is the program's rule, for a terminal that passes it keys: while the terminal reads
-    /// whole lines (canonical mode), its line discipline decides from the bytes, whatever the
-    /// key (the reactor's `submits_line`).
+    /// Whether pressing this key under `modes` ends a line, for a program that reads keys:
+    /// Enter and the keypad's Enter (`ESC O M` in application keypad mode, `CSI 57414 u`
+    /// under the kitty protocol: Enter to a program that asked for them), unmodified or with
+    /// modifiers it is sent as they are (`<S-Enter>`, `<C-Enter>`: `\r` in the legacy
+    /// encoding). Not one the program can tell from Enter: Alt-Enter (`ESC \r`, which zsh's
+    /// and fish's line editors take for a new line in the command), and every modified Enter
+    /// under modifyOtherKeys or the kitty protocol (`CSI 27;2;13~`, `CSI 13;2u`), which the
+    /// program reads as a key of its own (a new line in a multi-line editor). While the
+    /// terminal reads whole lines (canonical mode), its line discipline decides from the
+    /// bytes instead, whatever the key (the reactor's `submits_line`): `ESC O M` left by a
+    /// program that died in application keypad mode ends no line of a shell's `read`.
     pub(crate) fn submits(&self, modes: &KeyModes) -> bool {
-        let enter = Key::new(KeyCode::Enter);
-        *self == enter
-            || (matches!(self.code, KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter))
-                && self.encode_for(modes) == enter.encode_for(modes))
+        matches!(self.code, KeyCode::Enter | KeyCode::Keypad(KeypadKey::Enter))
+            && (self.mods.is_empty()
+                || self.encode_for(modes) == Key::new(self.code).encode_for(modes))
     }
 
     /// A key with no modifiers.
@@ -1171,17 +1169,13 @@ mod tests {
             for enter in ["x<S-Enter>", "x<C-Enter>", "x<M-Enter>"] {
                 assert!(!submits(enter, modes), "{enter} with {modes:?}");
             }
-            assert!(submits("x<Enter>", modes), "{modes:?}");
-            // (modifyOtherKeys leaves the keypad alone: Ctrl is dropped, `\r` is sent; the
-            // kitty protocol sends the keypad's Enter as a key of its own, `CSI 57414 u`.)
+            assert!(submits("x<Enter>", modes) && submits("x<KPEnter>", modes), "{modes:?}");
+            // (modifyOtherKeys leaves the keypad alone: Ctrl is dropped, `\r` is sent.)
             let kitty = modes.kitty_flags != 0;
-            assert_eq!(submits("x<KPEnter>", modes), !kitty, "{modes:?}");
             assert_eq!(submits("x<C-KPEnter>", modes), !kitty, "{modes:?}");
         }
-        // In application keypad mode the keypad's Enter is `ESC O M`: no line end.
         let keypad = KeyModes { app_keypad: true, ..LEGACY };
-        assert!(!submits("x<KPEnter>", &keypad) && !submits("x<C-KPEnter>", &keypad));
-        assert!(submits("x<Enter>", &keypad));
+        assert!(submits("x<KPEnter>", &keypad) && !submits("x<C-KPEnter>", &keypad));
         for edited in ["<Up><Enter>", "ls /us<Tab><Enter>", "ab<BS><Enter>", "<C-u>x<Enter>"] {
             assert_eq!(echo(edited), None, "{edited}");
         }
