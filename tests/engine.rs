@@ -2188,6 +2188,33 @@ fn zsh_prompt_after_output_without_a_newline_starts_its_own_line() {
     zsh.close().unwrap();
 }
 
+/// fish (3.x) ends output that did not end its line with its end-of-line mark `⏎` and spaces
+/// that wrap onto the next row, then erases that row from its start (`CR EL`) and draws its
+/// prompt on it: the output's line and the prompt are two lines of the transcript, without the
+/// row's blanks (they were one, `foo⏎`, 26 spaces and `> echo bar`).
+#[test]
+fn fish_prompt_after_output_without_a_newline_starts_its_own_line() {
+    if !require("fish") {
+        return;
+    }
+    let home = tempdir();
+    let engine = engine();
+    let spec = SpawnSpec::new("fish")
+        .args(["--no-config", "-C", "function fish_prompt; echo '> '; end"])
+        .env("HOME", &*home)
+        .size(30, 8);
+    let fish = engine.spawn(spec).unwrap();
+    expect(&fish, Until::input_wait());
+    let outcome = fish.submit_and_wait("printf foo", Until::text("foo"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let outcome = fish.submit_and_wait("echo bar", Until::text("bar"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    expect(&fish, Until::input_wait());
+    let text = fish.scrollback(1 << 20).unwrap().text;
+    assert!(text.ends_with("> printf foo\nfoo\u{23ce}\n> echo bar\nbar\n> "), "{text:?}");
+    fish.close().unwrap();
+}
+
 /// A line a transcript wait has not searched yet stays in the store until the wait has
 /// searched it, even when the look after output is put off (a costly look went just before)
 /// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran

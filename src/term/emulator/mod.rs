@@ -591,6 +591,11 @@ impl Emulator {
             Sequence::Csi { private: None | Some(b'?'), action: b'J', params }
                 if params.values().first().is_none_or(|&mode| mode == 0)
         );
+        let erases_line = matches!(
+            sequence,
+            Sequence::Csi { private: None | Some(b'?'), action: b'K', params }
+                if params.values().first().is_none_or(|&mode| mode == 0 || mode == 2)
+        );
         if erases_below && view.row == 0 && view.col == 0 && !view.alternate {
             // An erase down from the top left corner (`CSI H CSI J`, what `clear` sends where
             // the terminal's description has no `ED 2`) erases the whole screen, as `ED 2`
@@ -623,7 +628,11 @@ impl Emulator {
         if erases_above {
             grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
-        if erases_below && view.col == 0 {
+        let abandons_line = erases_line
+            && view.col == 0
+            && !view.alternate
+            && self.wraps_in_after_a_blank(view.row, transcript);
+        if (erases_below || abandons_line) && view.col == 0 {
             self.end_soft_wrap(view.row, transcript);
         }
         if erases {
@@ -663,6 +672,27 @@ impl Emulator {
         let grid = self.term.grid_mut();
         let last = Column(grid.columns() - 1);
         grid[Line(row as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
+    }
+
+    /// Whether the line that runs on into `row` ends, at the row above's last column, in a
+    /// blank or in fish's end-of-line mark (`⏎`): what a shell writes to move its prompt off
+    /// output that did not end its line, not a line editor's text. fish (3.x) writes its mark
+    /// and spaces that wrap onto the next row, then `CR`, the mark and a space, `CR` and an
+    /// erase of the row (`EL`): an erase of a row from its start, after such a row, ends the
+    /// wrap, as zsh's erase down does (see [`Self::end_soft_wrap`]). A line editor shortening
+    /// a wrapped line erases its last row the same way, but after the text it goes on with.
+    fn wraps_in_after_a_blank(&self, row: usize, transcript: &Transcript) -> bool {
+        let last = if self.pending_row == Some(row) || (row == 0 && self.pending_row.is_none()) {
+            transcript.pending().chars().next_back()
+        } else if row > 0 {
+            let grid = self.term.grid();
+            let cell = &grid[Line(row as i32 - 1)][Column(grid.columns() - 1)];
+            let wraps = cell.flags.contains(Flags::WRAPLINE);
+            (wraps && !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)).then_some(cell.c)
+        } else {
+            None
+        };
+        matches!(last, Some(' ' | '\u{23ce}'))
     }
 
     /// `ED 2` on the primary screen scrolled the screen into the history (drained just

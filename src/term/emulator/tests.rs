@@ -629,6 +629,35 @@ fn an_erase_down_from_a_rows_start_ends_the_soft_wrap_into_it() {
     }
 }
 
+/// fish's prompt after output that did not end its line (as fish 3.6 writes it: its dim
+/// end-of-line mark `⏎`, spaces up to one column short of a row, which wrap onto the next
+/// row, then `CR`, the mark and a space, `CR` and `EL` before the prompt): the output's line
+/// and the prompt are two lines, on the screen's rows and with the output's rows already
+/// settled alike, whether the mark ends the row or blanks follow it. The wrap joined them
+/// (`foo⏎`, the row's blanks and `> echo bar`).
+#[test]
+fn an_erase_of_a_row_after_a_wrapped_blank_ends_the_soft_wrap_into_it() {
+    let sp = |cols: usize, erase: &str| {
+        format!("\x1b[2m\u{23ce}\x1b(B\x1b[m{}\r\u{23ce} \r{erase}> ", " ".repeat(cols - 1))
+    };
+    let outputs = ["foo", "012345678", "01234567", "0123456789012345foo"];
+    for (rows, output, erase) in outputs
+        .iter()
+        .flat_map(|output| [(5, *output), (2, *output), (1, *output)])
+        .flat_map(|(rows, output)| [(rows, output, "\x1b[K"), (rows, output, "\x1b[2K")])
+    {
+        let mut emu = emulator(10, rows);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let first = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(first.text, "");
+        feed(&mut emu, &mut t, format!("> printf x\r\n{output}{}", sp(10, erase)).as_bytes());
+        feed(&mut emu, &mut t, b"echo bar\r\nbar\r\n> ");
+        let out = t.read(emu.tail(&t).as_deref(), 1000);
+        let expected = format!("> printf x\n{output}\u{23ce}\n> echo bar\nbar\n> ");
+        assert_eq!(out.text, expected, "{output} on {rows} rows, {erase:?}");
+    }
+}
+
 /// The screen's logical lines cost what the screen holds: a line soft-wrapped over every
 /// row was checked as text again for each row added to it (500 rows of a character and
 /// four marks: 1.1 GB checked for a 4.5 MB screen; with sixteen, two seconds a read).
