@@ -819,6 +819,33 @@ fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
     client.finish();
 }
 
+/// A paste ending in a line break, to a full-screen editor that asked for bracketed pastes
+/// (vim in insert mode), is text in its buffer: the result does not say it is held on an edit
+/// line, to be run with submit=true (an Enter there adds a line break to the text).
+#[test]
+fn a_paste_to_a_full_screen_editor_is_not_said_to_be_held_on_an_edit_line() {
+    if !require("vim") {
+        return;
+    }
+    let path = temp_file("pasted.txt", "");
+    let mut client = Client::initialized("2025-11-25");
+    let vim = ["vim", "-u", "NONE", "-N", "-n", "-i", "NONE", path.to_str().unwrap()];
+    let started = client.tool("terminal_start", json!({"argv": vim, "input_wait": true}));
+    let id = started["session_id"].clone();
+    assert_eq!(started["screen"]["alternate"], true, "{started}");
+    let insert = client.call("terminal_send", json!({"session_id": id, "keys": "i"}));
+    assert!(text(&insert).contains("-- INSERT --"), "{}", text(&insert));
+    let pasted = client.call("terminal_send", json!({"session_id": id, "paste": "one\ntwo\n"}));
+    let said = text(&pasted);
+    assert!(said.contains("two"), "{said}");
+    assert!(!said.contains("bracketed"), "{said}");
+    let saved = client
+        .call("terminal_send", json!({"session_id": id, "keys": "<Esc>:wq<Enter>", "exit": true}));
+    assert_eq!(saved["structuredContent"]["status"]["exit_code"], 0, "{}", text(&saved));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\n\n");
+    client.finish();
+}
+
 /// A wait for text ends when the shell is back at its prompt (bash's line editor reads keys,
 /// not a line) and nothing else in the session can print: the command is done and the text
 /// never came. Text printed before the wait is pointed to; a background job still to print is

@@ -212,10 +212,18 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // A paste ending in a line break, to a program that asked for bracketed pastes: its
         // line editor holds the block, breaks and all, as text on its edit line; nothing runs
         // it but an Enter after it (as in a terminal). Said in the result, since the model
-        // meant to run it. To any other program, its last line break is Enter: the paste is
-        // a submitted line.
+        // meant to run it, but not to a full-screen program (on the alternate screen: an
+        // editor, vim's insert mode or emacs), which has no line to run and takes the block
+        // as text: an Enter would add a line break to it. To any other program, its last line
+        // break is Enter: the paste is a submitted line.
         let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
-        let bracketed = paste_ends_line && session.screen()?.modes.bracketed_paste;
+        let (bracketed, full_screen) = match paste_ends_line {
+            true => {
+                let screen = session.screen()?;
+                (screen.modes.bracketed_paste, screen.alternate)
+            }
+            false => (false, false),
+        };
         let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
         // The echo of the line it submits, for the view and for the wait's typed line.
         let echo =
@@ -230,7 +238,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 _ => Typed::Keys,
             },
         };
-        let held_paste = !submits && bracketed;
+        let held_paste = !submits && bracketed && !full_screen;
         // The line the submitted line is typed on: its echo is no answer to it, and the
         // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
         let typed_line = if submits { session.typed_line()? } else { None };
