@@ -258,6 +258,33 @@ fn a_sleeping_background_job_does_not_hide_a_wait_for_input() {
     input_wait_does_not_fire(&s);
 }
 
+/// A busy background job whose output goes nowhere (`/dev/null`), in the foreground group of
+/// a shell without job control, does not hide that the group's reader waits for input: fish's
+/// first start generates completions so for 15 s while it waits at its prompt, and every wait
+/// ran out (`sh running`, 10 s for the default one). One that may print on the terminal still
+/// keeps the group busy; so does the silent one once no member reads.
+#[test]
+fn a_busy_background_job_that_prints_nowhere_does_not_hide_a_wait_for_input() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let line = "(while :; do :; done) >/dev/null 2>&1 & read -r x; echo got $x; wait";
+    let s = engine.spawn(SpawnSpec::shell(line)).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    s.submit("it").unwrap();
+    expect(&s, Until::text("got it"));
+    // Now the shell waits for the job: no member reads.
+    input_wait_does_not_fire(&s);
+    s.close().unwrap();
+    // The same job printing on the terminal (it may, any time) keeps the group busy.
+    let line = "(while :; do :; done) & read -r x; kill $!";
+    let s = engine.spawn(SpawnSpec::shell(line)).unwrap();
+    input_wait_does_not_fire(&s);
+    s.submit("").unwrap();
+    expect(&s, Until::exit());
+}
+
 /// A program is not waiting for input while input it has not read is queued on its terminal,
 /// even while /proc shows it blocked in a read: here a read that returns only once 5 bytes
 /// have arrived (VMIN), sent 2. A part of a line in canonical mode is different: the program

@@ -15,6 +15,7 @@ mod descriptors;
 mod private;
 mod relay;
 mod signals;
+mod silent;
 mod thread;
 use descriptors::*;
 use private::*;
@@ -328,6 +329,9 @@ pub(super) fn group_wait(
     let mut long_sleep: Option<(String, std::time::Duration)> = None;
     let mut behind_threads: Vec<(i32, Vec<ThreadObs>)> = Vec::new();
     let mut unknown: Vec<String> = Vec::new();
+    // A member busy or asleep whose output goes nowhere (see [`silent`]), with its verdict:
+    // the group's when no other member reads the terminal.
+    let mut silent: Option<InputWait> = None;
     // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
     // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
     // shell waits for beside it, nor one alone in a job of its own, which wrote nothing.)
@@ -411,6 +415,14 @@ pub(super) fn group_wait(
             Some((
                 not @ (InputWait::NotWaiting { .. }
                 | InputWait::Ticking { .. }
+                | InputWait::Sleeping { .. }),
+                _,
+            )) if silent::prints_nowhere(member.pid) => {
+                silent.get_or_insert(not);
+            }
+            Some((
+                not @ (InputWait::NotWaiting { .. }
+                | InputWait::Ticking { .. }
                 | InputWait::Sleeping { .. }
                 | InputWait::Stopped { .. }),
                 _,
@@ -419,6 +431,11 @@ pub(super) fn group_wait(
             }
             Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
         }
+    }
+    // A member that prints nowhere leaves the group busy (or asleep) unless another reads
+    // the terminal.
+    if let Some(not) = silent.filter(|_| reader.is_none()) {
+        return not;
     }
     // The client waits for input when its relay, a process of another session that has
     // the terminal open (tmux's server), waits for it, with the programs it hosts; a
