@@ -4043,6 +4043,46 @@ fn fzfs_selected_entry_is_marked_and_its_gutter_is_not() {
     client.finish();
 }
 
+/// vifm's title and status bars, across their rows, and less's `(END)`, the cursor after it,
+/// were marked (`⟦ /tmp/…⟧`, `⟦(END)⟧`), 6 bytes each time their row was sent, telling
+/// nothing. They are not; vifm's selected entry still is, and moves with `j`.
+#[test]
+fn bars_and_a_pagers_prompt_are_not_marked_and_a_selection_is() {
+    if !common::require("vifm") || !common::require("less") {
+        return;
+    }
+    let dir = temp_dir("bars");
+    for name in ["apple.txt", "banana.txt"] {
+        std::fs::write(dir.join(name), "x\n").unwrap();
+    }
+    let path = dir.display().to_string();
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["vifm", path, path]);
+    let env = json!({"HOME": path});
+    let started =
+        client.call("terminal_start", json!({"argv": argv, "env": env, "cols": 80, "rows": 24}));
+    let shown = text(&started);
+    let id = started["structuredContent"]["session_id"].clone();
+    assert!(shown.contains("vifm waiting for keys"), "{shown}");
+    let title = shown.lines().nth(2).unwrap_or_default();
+    assert!(title.starts_with(" ~") && !title.contains('⟦'), "{shown}");
+    assert!(shown.contains("⟦ ../") && !shown.contains("⟦ apple"), "{shown}");
+    let moved = text(&client.call("terminal_send", json!({"session_id": id, "keys": "j"})));
+    assert!(moved.contains("⟦ apple.txt") && !moved.contains("⟦ ../"), "{moved}");
+    let status = moved.lines().find(|row| row.starts_with("22│"));
+    assert!(status.is_some_and(|row| row.contains("Hint") && !row.contains('⟦')), "{moved}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["less", dir.join("apple.txt")], "for_screen_text": "(END)"}),
+    );
+    let shown = text(&started);
+    assert!(shown.ends_with("apple.txt (END)▌") && !shown.contains('⟦'), "{shown}");
+    let id = started["structuredContent"]["session_id"].clone();
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {

@@ -32,20 +32,84 @@ pub(super) fn select(
             if chosen.len() > MAX_MEANINGFUL_RUNS {
                 let standing = standing_out(chosen.clone(), screen.cols);
                 if standing.is_empty() || standing.len() > MAX_MEANINGFUL_RUNS {
-                    return standing_out_of_bars(&chosen);
+                    return off_prompt(standing_out_of_bars(&chosen), screen, runs);
                 }
                 chosen = standing;
             }
             let spans: Vec<&[&StyleRun]> = chosen.chunk_by(|a, b| touching(a, b)).collect();
+            let bars = bars(&spans, screen, runs);
             let mut marked = Vec::with_capacity(chosen.len());
-            for span in &spans {
-                marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
+            for (span, bar) in spans.iter().zip(bars) {
+                if !bar {
+                    marked.extend(merged(span.iter().map(|run| Marked::new(run, String::new()))));
+                }
                 marked.extend(standing_out_within(span));
             }
             marked.extend(standing_out_of_column(&spans));
-            marked
+            off_prompt(marked, screen, runs)
         }
     }
+}
+
+/// `marked` without the marks on the row of a prompt ([`prompt_row`]). (Left out once chosen:
+/// the runs of that row still count among the screen's, which tell a colour scheme.)
+fn off_prompt(mut marked: Vec<Marked>, screen: &Screen, runs: &[StyleRun]) -> Vec<Marked> {
+    if let Some(row) = prompt_row(screen, runs) {
+        marked.retain(|run| run.row != row);
+    }
+    marked
+}
+
+/// The row of a full-screen program's prompt, whose style carries no meaning: the visible
+/// cursor stands at or past the end of its row's text, where typed text goes, right after a
+/// styled run (less's `:`, `(END)` or file name) or inside a bar of one look across the row
+/// (nano's `Search:`). A menu's cursor stands on its entry or is hidden; a selection taking
+/// in the cursor's cell past a line's end (vim's `v$`) is no bar across its row.
+fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
+    let cursor = screen.cursor;
+    let text = screen.lines.get(usize::from(cursor.row))?;
+    let at_end = cursor.visible && cursor.col >= cell_col(text, text.len());
+    if !at_end || !(screen.alternate || painted_by_curses(screen, runs)) {
+        return None;
+    }
+    let row: Vec<&StyleRun> = runs.iter().filter(|run| run.row == cursor.row).collect();
+    let after = row.iter().any(|run| run.col.saturating_add(run.width) == cursor.col);
+    let bar = row.first().is_some_and(|first| {
+        first.col == 0
+            && row.windows(2).all(|w| touching(w[0], w[1]) && look(w[0]) == look(w[1]))
+            && row.iter().map(|run| run.col.saturating_add(run.width)).max() >= Some(screen.cols)
+            && (first.bg != "default" || first.attrs.contains(&"inverse"))
+    });
+    (after || bar).then_some(cursor.row)
+}
+
+/// Which marked `spans` (touching runs on one row, in row order) are a full-screen program's
+/// bars, whose highlight says only that they are bars: spans across their whole row on the
+/// screen's first row (nano's and vifm's title bars), or sharing their look with another such
+/// span (vifm's status bar, vim's status lines, mc's menu and function-key bars). A list
+/// shows its selected entry (htop's process, across its row) in a look of its own. What
+/// stands out inside a bar is still marked ([`standing_out_within`]: mc's selected menu
+/// title, the sort column in htop's header).
+fn bars(spans: &[&[&StyleRun]], screen: &Screen, runs: &[StyleRun]) -> Vec<bool> {
+    if !screen.alternate && !painted_by_curses(screen, runs) {
+        return vec![false; spans.len()];
+    }
+    let across = |span: &[&StyleRun]| {
+        let (Some(first), Some(last)) = (span.first(), span.last()) else { return None };
+        let whole = first.col == 0 && last.col.saturating_add(last.width) >= screen.cols;
+        whole.then(|| most_look(span).map(|(look, _)| look)).flatten()
+    };
+    let looks: Vec<Option<(String, bool)>> = spans.iter().map(|span| across(span)).collect();
+    spans
+        .iter()
+        .zip(&looks)
+        .map(|(span, look)| {
+            look.as_ref().is_some_and(|look| {
+                span[0].row == 0
+                    || looks.iter().flatten().filter(|other| *other == look).count() > 1
+            })
+        })
+        .collect()
 }
 
 /// The most cells wide a run of a stripe is (see [`stripes`]).

@@ -31,7 +31,8 @@ pub(crate) enum Styles {
     /// filled cells), when there are at most [`MAX_MEANINGFUL_RUNS`]: marked `⟦text⟧`
     /// without a label, neighbours merged (what stands out inside them, or the one entry of a
     /// column that stands out, marked again, see `standing_out_within` and
-    /// `standing_out_of_column`), blanks past the row's text left out.
+    /// `standing_out_of_column`), blanks past the row's text left out; not a full-screen
+    /// program's bars nor its prompt (see `bars` and `prompt_row`).
     Meaningful,
     /// Every run, with its colours and attributes.
     All,

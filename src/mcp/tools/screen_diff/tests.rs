@@ -1086,3 +1086,75 @@ fn wide_dialog(left: u16) {
     let cancel = dialog(3, false);
     assert!(shown(&cancel).contains("<  OK  >      ⟦<Cancel>⟧"), "{}", shown(&cancel));
 }
+
+/// A full-screen program's bars were marked whole, each time their row was sent (6 bytes),
+/// and told nothing: vifm's title and status bars (across their rows, in one look), nano's
+/// title bar (across the first row). They are not; what is selected beside them still is,
+/// and so is a list's entry selected across its row in a look of its own (htop's process,
+/// below its header). A prompt's style, the cursor typing after it (less's `(END)`), is not
+/// marked; an entry the cursor stands on is.
+#[test]
+fn bars_and_prompts_are_not_marked_and_selections_are() {
+    let mut vifm =
+        screen(&[" /tmp      /etc", "  a       *b", " x", " Hint  12 B", "  1/7"], (4, 0));
+    vifm.cursor.visible = false;
+    let runs = [
+        run(0, 0, 20, "black", "white", &[]),
+        run(1, 10, 9, "color(234)", "white", &["inverse"]),
+        run(2, 1, 8, "white", "default", &["inverse"]),
+        run(3, 0, 12, "black", "white", &[]),
+        run(3, 12, 8, "default", "white", &[]),
+    ];
+    let shown = Frame::new(&vifm, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, " /tmp      /etc\n  a       ⟦*b⟧\n ⟦x⟧\n Hint  12 B\n  1/7");
+    // nano's title bar, alone across the first row.
+    let nano = screen(&["  GNU nano 7.2", "hello", "", "^G Help"], (1, 0));
+    let runs = [
+        run(0, 0, 20, "default", "default", &["inverse"]),
+        run(3, 0, 2, "default", "default", &["inverse"]),
+    ];
+    let shown = Frame::new(&nano, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "  GNU nano 7.2\nhello\n\n⟦^G⟧ Help");
+    // On the primary screen (no curses program's), a row across the screen is marked.
+    let mut primary = nano.clone();
+    primary.alternate = false;
+    let shown = Frame::new(&primary, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.starts_with("⟦  GNU nano 7.2⟧"), "{shown}");
+    // htop: its header across its row, green, the sort column cyan inside; the selected
+    // process across its row, cyan.
+    let htop = screen(&["  0[  ]", " PID CPU% MEM%", "  1  0.0  0.1", "  2  0.0  0.2"], (0, 7));
+    let runs = [
+        run(1, 0, 10, "black", "green", &[]),
+        run(1, 10, 4, "black", "cyan", &[]),
+        run(1, 14, 6, "black", "green", &[]),
+        run(2, 0, 20, "black", "cyan", &[]),
+    ];
+    let mut hidden = htop.clone();
+    hidden.cursor.visible = false;
+    let shown = Frame::new(&hidden, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "  0[  ]\n⟦ PID CPU% ⟦MEM%⟧⟧\n⟦  1  0.0  0.1⟧\n  2  0.0  0.2");
+    // less: `(END)` in inverse, the cursor after it; a menu's cursor on its entry.
+    let less = screen(&["b", "c", "(END)"], (2, 5));
+    let runs = [run(2, 0, 5, "default", "default", &["inverse"])];
+    let shown = Frame::new(&less, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "b\nc\n(END)▌");
+    // On the primary screen, a progress bar's filled cells before the cursor.
+    let mut printed = less.clone();
+    printed.alternate = false;
+    let shown = Frame::new(&printed, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "b\nc\n⟦(END)⟧▌");
+    // nano's `Search:` bar across the row, the cursor in it; vim's `v$`, the selection
+    // taking in the cursor's cell past the line's end.
+    let search = screen(&["hello", "Search:"], (1, 8));
+    let runs = [run(1, 0, 20, "default", "default", &["inverse"])];
+    let shown = Frame::new(&search, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "hello\nSearch: ▌");
+    let visual = screen(&["hello", "world", "-- VISUAL --"], (1, 5));
+    let runs = [run(0, 2, 4, "", "color(7)", &[]), run(1, 0, 6, "", "color(7)", &[])];
+    let shown = Frame::new(&visual, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "he⟦llo⟧\n⟦world⟧▌\n-- VISUAL --");
+    let menu = screen(&["Pick", " apple", " kiwi"], (1, 1));
+    let runs = [run(1, 1, 5, "default", "default", &["inverse"])];
+    let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "Pick\n ⟦apple⟧\n kiwi");
+}
