@@ -4083,6 +4083,53 @@ fn bars_and_a_pagers_prompt_are_not_marked_and_a_selection_is() {
     client.finish();
 }
 
+/// `top` redraws its frame on the primary screen from the top-left: each key's result read
+/// the frame again whole as lines (about 2 KB at 100x24, the summary and the column heads
+/// unchanged). It is shown as a full-screen program's screen, its changed rows after a key:
+/// its prompt's row after `k`, the rows the redraw after `<Esc>` changed. A shell's `clear`
+/// (the cursor shown) is still read as lines, and so is the shell once top has left.
+#[test]
+fn tops_frame_after_a_key_is_sent_as_the_rows_that_changed() {
+    for program in ["top", "sleep", "bash"] {
+        if !require(program) {
+            return;
+        }
+    }
+    // Processes whose rows stay the same: sleeping, no CPU time.
+    let mut sleepers: Vec<std::process::Child> =
+        (0..10).map(|_| std::process::Command::new("sleep").arg("600").spawn().unwrap()).collect();
+    let pids: Vec<String> = sleepers.iter().map(|child| child.id().to_string()).collect();
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    let cleared = send(json!({"text": "clear; echo cleared", "submit": true}));
+    assert!(cleared.contains("cleared") && !cleared.contains("--- screen"), "{cleared}");
+    let line = format!("top -d 5 -p {}", pids.join(","));
+    let frame = send(json!({"text": line, "submit": true}));
+    assert!(frame.contains("--- screen 120x32, cursor hidden ---"), "{frame}");
+    assert!(frame.contains("Tasks:") && frame.contains("PID USER"), "{frame}");
+    let asked = send(json!({"keys": "k"}));
+    assert!(asked.contains("rows changed since your last look"), "{asked}");
+    assert!(asked.contains("│PID to signal/kill") && asked.len() < 400, "{asked}");
+    let redrawn = send(json!({"keys": "<Esc>"}));
+    assert!(redrawn.contains("rows changed since your last look"), "{redrawn}");
+    assert!(!redrawn.contains("Tasks:") && !redrawn.contains("PID USER"), "{redrawn}");
+    let back = send(json!({"keys": "q"}));
+    assert!(back.ends_with("$ ") && !back.contains("--- screen"), "{back}");
+    let echoed = send(json!({"text": "echo hi", "submit": true}));
+    assert!(echoed.ends_with("]\necho hi\nhi\n$ "), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+    for sleeper in &mut sleepers {
+        let _ = sleeper.kill();
+        let _ = sleeper.wait();
+    }
+}
+
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {

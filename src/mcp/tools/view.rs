@@ -1121,6 +1121,7 @@ mod tests {
                 modify_other_keys: 2,
             },
             wrapped: Vec::new(),
+            frames: false,
         }
     }
 

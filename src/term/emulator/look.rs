@@ -143,6 +143,7 @@ impl Emulator {
             rows: self.rows,
             lines,
             wrapped,
+            frames: !self.alternate() && self.frames.drawing(),
             cursor: Cursor {
                 row: point.line.0.max(0) as u16,
                 col: point.column.0 as u16,

@@ -236,6 +236,8 @@ pub(crate) struct Emulator {
     /// `wide_or_marked` is set): it is looked at again once a screenful has gone by, so the
     /// look costs at most as much as the drain did.
     drained_since_look: usize,
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
+    frames: Frames,
     /// OSC strings and sequences dropped because a bound was reached.
     dropped_osc: u64,
     /// While the alternate screen hides the primary one: the primary screen's lines from its
@@ -329,6 +331,7 @@ impl Emulator {
             since_trim: 0,
             wide_or_marked: false,
             drained_since_look: 0,
+            frames: Frames::default(),
             dropped_osc: 0,
             hidden_tail: None,
             hidden_readable: false,
@@ -708,7 +711,7 @@ impl Emulator {
         if grid.history_size() == 1 && grid[Line(-1)].is_clear() {
             grid.clear_history();
         }
-        self.settle(transcript);
+        self.settle_rows(transcript, Scrolled::Cleared);
         transcript.end_pending();
         self.pending_row = None;
     }
@@ -731,7 +734,15 @@ impl Emulator {
     /// Each drained row counts a row of work (it was scrolled, then turned into text), so a
     /// flood of short lines gets turns as short as any other output.
     fn settle(&mut self, transcript: &mut Transcript) {
+        self.settle_rows(transcript, Scrolled::Output);
+    }
+
+    /// [`Emulator::settle`], the rows drained having `scrolled` off the screen.
+    fn settle_rows(&mut self, transcript: &mut Transcript, scrolled: Scrolled) {
         let drained = self.drain_history(transcript);
+        let hidden = !self.mode().contains(TermMode::SHOW_CURSOR);
+        let scrolled_out = drained > 0 && scrolled == Scrolled::Output;
+        self.frames.settled(scrolled_out, self.scanner.homes(), self.alternate(), hidden);
         self.scanner.reset_lines();
         self.scanner.add(0, drained * usize::from(self.cols));
         let cells = usize::from(self.cols) * usize::from(self.rows);
@@ -1068,7 +1079,10 @@ fn reflow_widths(from: u16, to: u16) -> Vec<u16> {
     widths
 }
 
+mod frames;
 mod look;
+
+use frames::{Frames, Scrolled};
 
 #[cfg(test)]
 mod tests;

@@ -55,6 +55,12 @@ pub struct Screen {
     /// comparison of a look at the screen with the new output it reads.
     #[serde(skip)]
     pub(crate) wrapped: Vec<bool>,
+    /// The program draws whole frames on the primary screen from its top-left, the cursor
+    /// hidden (`top`): it moved the cursor there since its output last scrolled the screen
+    /// (see `Scanner::homes`). The MCP tools show it as a full-screen program's, its
+    /// changed rows after a key, not its frame read again as lines.
+    #[serde(skip)]
+    pub(crate) frames: bool,
 }
 
 /// Where a text was found on the screen.

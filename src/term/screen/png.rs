@@ -250,6 +250,7 @@ mod tests {
                 title: String::new(),
                 modes: Modes::OFF,
                 wrapped: Vec::new(),
+                frames: false,
             },
             runs: vec![StyleRun::new(0, 0, 1, "red", "blue", vec![])],
         };
@@ -294,6 +295,7 @@ mod tests {
                 title: String::new(),
                 modes: Modes::OFF,
                 wrapped: Vec::new(),
+                frames: false,
             },
             runs: vec![StyleRun::new(0, 1, 1, "default", "default", vec!["dim"])],
         };

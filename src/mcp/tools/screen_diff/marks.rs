@@ -325,11 +325,15 @@ fn corners<'r>(runs: &'r [StyleRun], screen: &Screen) -> Option<&'r str> {
 /// Whether `screen` is a curses program's on the primary screen: keys in application mode
 /// (as curses sets them while it runs, and resets on its way out) and a background painted
 /// on more than half of its cells, per its styled `runs` (dialog, which leaves the alternate
-/// screen out and paints its screen blue). It is shown as a full-screen program's is: its
-/// rows as lines of the transcript told nothing of what is selected.
+/// screen out and paints its screen blue), or a program that draws whole frames there from
+/// its top-left ([`Screen::frames`]: `top`). It is shown as a full-screen program's is: its
+/// rows as lines of the transcript told nothing of what is selected, and a frame redrawn
+/// after a key was read again whole as lines (about 2 KB for top's 100x24), not as the rows
+/// that changed.
 pub(crate) fn painted_by_curses(screen: &Screen, runs: &[StyleRun]) -> bool {
     let cells = usize::from(screen.cols) * usize::from(screen.rows);
-    !screen.alternate && screen.modes.app_cursor && screen_background(runs, cells).is_some()
+    let painted = screen.modes.app_cursor && screen_background(runs, cells).is_some();
+    !screen.alternate && (screen.frames || painted)
 }
 
 /// The marked spans (touching runs on one row, in row order) of a column of them that stand
