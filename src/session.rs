@@ -665,12 +665,14 @@ impl Session {
         self.client.call_for(self.id, move |r| r.skip_output(id, reader))
     }
 
-    /// The modes keys typed now are encoded for: whether a key script submits a line
-    /// depends on them (`<S-Enter>` is Enter's `\r`, or a key of its own under the kitty
-    /// protocol).
-    pub(crate) fn key_modes(&self) -> Result<crate::input::keys::KeyModes> {
+    /// Whether `typing`, typed now, submits a line: the engine's one rule, from the modes of
+    /// the terminal and of its keys at this moment (a line discipline reading whole lines ends
+    /// one on `ESC \r`, Alt-Enter, which zsh's line editor takes for a new line; `<S-Enter>` is
+    /// Enter's `\r`, or a key of its own under the kitty protocol). Asked before typing it, by
+    /// a caller that keeps the line it is typed on (see [`Session::typed_line`]).
+    pub(crate) fn submits(&self, typing: Typing) -> Result<bool> {
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.key_modes(id))
+        self.client.call_for(self.id, move |r| r.submits(id, &typing))
     }
 
     /// The line the cursor is on, where what is typed next is echoed (`None` on the

@@ -5554,6 +5554,31 @@ fn a_submitted_lines_echo_does_not_end_its_wait() {
     client.finish();
 }
 
+/// Whether keys submit a line is the engine's rule: to a shell's `read` (the terminal reading
+/// whole lines, `ICRNL`), Alt-Enter, `ESC \r`, ends the line `ESC` began, so a wait sent with
+/// it waits for the answer, not for the line's echo. `terminal_send` judged it by the
+/// program's rule alone (Alt-Enter is a new line in zsh's command): `for_text` matched the
+/// echo `answer^[` at once, before the shell printed `answer` half a second later.
+#[test]
+fn keys_the_line_discipline_ends_a_line_on_submit_it() {
+    if !require("sh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["sh", "-c", "read line; sleep 0.5; echo answer; read line"]);
+    let started = client.tool("terminal_start", json!({"argv": argv, "input_wait": true}));
+    let id = started["session_id"].clone();
+    let sent = client.tool(
+        "terminal_send",
+        json!({"session_id": id, "keys": "answer<M-Enter>", "for_text": "answer"}),
+    );
+    assert_eq!(sent["wait"]["outcome"], "matched", "{sent}");
+    let elapsed = sent["wait"]["elapsed_ms"].as_u64().unwrap();
+    assert!(elapsed >= 400, "matched the echo after {elapsed} ms: {sent}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// Lines dropped past the transcript's bound before they were read are counted in a note of
 /// the result's own, which a small `max_bytes` (that keeps the output's end) cannot cut, and
 /// which no advice offers to read.

@@ -503,6 +503,24 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
     }
 }
 
+/// Whether keys submit a line is the engine's rule, which the kit's waits follow: to a
+/// shell's `read` (the terminal reading whole lines, `ICRNL`), Alt-Enter, `ESC \r`, ends the
+/// line `ESC` began, and the wait looks past its echo. Judged by the program's rule alone
+/// (Alt-Enter is a new line in zsh's command), `wait_for_output("answer")` matched the echo
+/// `answer^[` at once, before `read` returned and the shell printed `answer`.
+#[test]
+fn keys_the_line_discipline_ends_a_line_on_submit_it() {
+    if !require("sh") {
+        return;
+    }
+    let command = "read line; sleep 0.5; echo answer; read line";
+    let sh = TestSession::builder("sh").args(["-c", command]).start();
+    sh.wait_for_input().send_keys("answer<M-Enter>").wait_for_output("answer");
+    let screen = sh.screen();
+    let answers = screen.lines.iter().filter(|line| line.contains("answer")).count();
+    assert_eq!(answers, 2, "matched before the shell's answer: {screen}");
+}
+
 /// `press` returns once the program has answered the keys (waiting for input again, its
 /// screen still); `resize_and_wait` once it has redrawn at the new size.
 #[test]

@@ -27,15 +27,18 @@ pub(crate) enum Typing {
 }
 
 impl Typing {
-    /// Whether the input submits a line, typed with keys encoded for `modes` into a terminal
-    /// in `terminal`'s modes (see [`submits_line`]).
-    fn submits(&self, modes: &KeyModes, terminal: Option<&Termios>) -> bool {
+    /// Whether the input submits a line, typed into `slot`'s terminal, in `terminal`'s modes
+    /// (its termios), with keys encoded for its key modes (see [`submits_line`]).
+    fn submits(&self, slot: &Slot, terminal: Option<&Termios>) -> bool {
         match self {
-            Typing::Keys(items) => submits_line(
-                &encode_script(items, modes),
-                || script_submits(items, modes),
-                terminal,
-            ),
+            Typing::Keys(items) => {
+                let modes = key_modes_of(slot, terminal);
+                submits_line(
+                    &encode_script(items, &modes),
+                    || script_submits(items, &modes),
+                    terminal,
+                )
+            }
             Typing::Bytes(bytes) => submits_line(bytes, || bytes_submit(bytes), terminal),
         }
     }
@@ -508,11 +511,12 @@ impl Reactor {
         self.queue_input(id, &bytes, (true, submits), terminal.as_ref())
     }
 
-    /// The modes keys typed into session `id` now are encoded for (see
-    /// [`send_keys`](Self::send_keys)).
-    pub(crate) fn key_modes(&mut self, id: SessionId) -> Result<KeyModes> {
+    /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_line`]):
+    /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
+    /// it types it (MCP `terminal_send`, the testing kit), as a send-and-wait does.
+    pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
         let terminal = self.terminal_modes(id);
-        Ok(key_modes_of(self.slot(id)?, terminal.as_ref()))
+        Ok(typing.submits(self.slot(id)?, terminal.as_ref()))
     }
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
@@ -968,10 +972,7 @@ impl Reactor {
         // where the program's cursor is now.)
         self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
-        let terminal = self.terminal_modes(id);
-        let submits = self.slot(id).is_ok_and(|slot| {
-            typing.submits(&key_modes_of(slot, terminal.as_ref()), terminal.as_ref())
-        });
+        let submits = self.submits(id, &typing).unwrap_or(false);
         let typed_line = match self.slot(id) {
             Ok(slot) if submits => typed_line_of(slot, typing.echo()),
             _ => None,

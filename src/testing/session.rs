@@ -2,6 +2,7 @@
 //! [`WithStyles`].
 
 use super::*;
+use crate::reactor::Typing;
 
 /// A session started for a test: deterministic environment, a temporary `HOME`, and methods
 /// that panic with a readable message instead of returning errors.
@@ -118,11 +119,9 @@ impl TestSession {
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
         let items = crate::input::keys::parse_key_script(script).ok();
-        let submits = items.as_deref().is_some_and(|items| {
-            let modes = self.check("reading the key modes", self.session.key_modes());
-            crate::input::keys::script_submits(items, &modes)
-        });
-        self.before_typing(submits, items.as_deref().and_then(crate::input::keys::script_echo));
+        let echo = items.as_deref().and_then(crate::input::keys::script_echo);
+        let submits = items.is_some_and(|items| self.submits(Typing::Keys(items)));
+        self.before_typing(submits, echo);
         self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
         self
     }
@@ -161,10 +160,10 @@ impl TestSession {
     /// Presses one key, as [`Session::send_key`] does (see [`TestSession::send_text`]).
     #[track_caller]
     pub fn send_key(&self, key: crate::Key) -> &Self {
-        let items = [crate::input::keys::ScriptItem::Key(key)];
-        let modes = self.check("reading the key modes", self.session.key_modes());
-        let submits = crate::input::keys::script_submits(&items, &modes);
-        self.before_typing(submits, crate::input::keys::script_echo(&items));
+        let items = vec![crate::input::keys::ScriptItem::Key(key)];
+        let echo = crate::input::keys::script_echo(&items);
+        let submits = self.submits(Typing::Keys(items));
+        self.before_typing(submits, echo);
         self.check("send_key", self.session.send_key(key));
         self
     }
@@ -173,7 +172,8 @@ impl TestSession {
     /// [`TestSession::send_text`]); the secret appears in no failure message.
     #[track_caller]
     pub fn send_secret(&self, secret: &str) -> &Self {
-        self.before_typing(true, None);
+        // (Its Enter, last, is what submits it.)
+        self.before_typing(self.submits(Typing::Bytes(b"\r".to_vec())), None);
         self.check("send_secret", self.session.send_secret(secret));
         self
     }
@@ -189,7 +189,7 @@ impl TestSession {
     /// Types `bytes` for the method `what` (named if it fails), the kit's waits following.
     #[track_caller]
     fn type_bytes(&self, what: &str, bytes: &[u8]) -> &Self {
-        let submits = crate::input::keys::bytes_submit(bytes);
+        let submits = self.submits(Typing::Bytes(bytes.to_vec()));
         self.before_typing(submits, crate::input::keys::bytes_echo(bytes));
         self.check(what, self.session.send_bytes(bytes));
         self
@@ -202,10 +202,18 @@ impl TestSession {
     /// program's line editor holds the text, line ends and all, until Enter).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
-        let bracketed = || self.check("reading the modes", self.session.screen()).modes;
-        self.before_typing(text.ends_with(['\n', '\r']) && !bracketed().bracketed_paste, None);
+        let bracketed = self.check("reading the modes", self.session.screen()).modes;
+        let pasted = crate::input::paste::encode_paste(text, bracketed.bracketed_paste);
+        self.before_typing(self.submits(Typing::Bytes(pasted)), None);
         self.check("paste", self.session.paste(text));
         self
+    }
+
+    /// Whether `typing`, typed now, submits a line, by the engine's rule
+    /// ([`Session::submits`]).
+    #[track_caller]
+    fn submits(&self, typing: Typing) -> bool {
+        self.check("reading whether the input submits a line", self.session.submits(typing))
     }
 
     /// Before input: what the program printed so far is no answer to it, so the kit's waits

@@ -15,6 +15,7 @@ use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
 use crate::mcp::url_secret::Asking;
+use crate::reactor::Typing;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -144,6 +145,39 @@ fn submitted_echo(
     crate::input::keys::script_echo(&items)
 }
 
+/// What a `terminal_send` call types last, by which the engine tells whether it submits a
+/// line ([`Session::submits`]), as it is written: the Enter of `submit` (with the text when
+/// nothing comes between them, written together), else the keys, else the paste (bracketed
+/// when the program asked for it: its last line break is then no Enter), else the text, its
+/// escapes decoded (`echo done\\r` ends with Enter too). `None` when it types nothing.
+fn typed_last(
+    text: Option<&str>,
+    script: Option<&[ScriptItem]>,
+    paste: Option<&str>,
+    (submit, bracketed): (bool, bool),
+) -> Option<Typing> {
+    let enter: &[u8] = if submit { b"\r" } else { b"" };
+    let typing = match (script, paste, text) {
+        (Some(items), _, _) => {
+            let enter = submit.then(|| ScriptItem::Text("\r".into()));
+            Typing::Keys(items.iter().cloned().chain(enter).collect())
+        }
+        (None, Some(paste), _) => {
+            Typing::Bytes([&crate::input::paste::encode_paste(paste, bracketed), enter].concat())
+        }
+        (None, None, text) => {
+            let text = text.map_or_else(Vec::new, |text| {
+                crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
+            });
+            Typing::Bytes([&text, enter].concat())
+        }
+    };
+    Some(typing).filter(|typing| match typing {
+        Typing::Keys(items) => !items.is_empty(),
+        Typing::Bytes(bytes) => !bytes.is_empty(),
+    })
+}
+
 /// `terminal_send`.
 pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
@@ -174,9 +208,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         && paste.is_none()
         && !submit
         && matches!(script.as_deref(), Some([ScriptItem::Key(_)]));
-    // (The text's escapes decoded: `echo done\\r` ends with Enter too.)
-    let line_typed = keys.is_none()
-        && text.is_some_and(|t| crate::input::keys::bytes_submit(&crate::decode_escapes(t)));
     let mut view = view_args(args)?;
     let mut plan = waits::plan(args, DefaultWait::Settle, call.engine.config())?;
     let session = call.session(id)?;
@@ -200,15 +231,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             return Err(ToolError::cancelled());
         }
         let typed = input.typing();
-        // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
-        // conditions search after the line it is typed on. Whether keys end with an Enter
-        // the program takes for one depends on the modes they are typed in: read once this
-        // call has the input (a call queued behind another's paste read modes the program
-        // may have changed meanwhile).
-        let enter = match script.as_deref() {
-            Some(items) => crate::input::keys::script_submits(items, &session.key_modes()?),
-            None => false,
-        };
         // A paste ending in a line break, to a program that asked for bracketed pastes: its
         // line editor holds the block, breaks and all, as text on its edit line; nothing runs
         // it but an Enter after it (as in a terminal). Said in the result, since the model
@@ -216,15 +238,17 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // editor, vim's insert mode or emacs), which has no line to run and takes the block
         // as text: an Enter would add a line break to it. To any other program, its last line
         // break is Enter: the paste is a submitted line.
-        let paste_ends_line = paste.is_some_and(|p| p.ends_with(['\n', '\r']));
-        let (bracketed, full_screen) = match paste_ends_line {
-            true => {
-                let screen = session.screen()?;
-                (screen.modes.bracketed_paste, screen.alternate)
-            }
-            false => (false, false),
-        };
-        let submits = submit || enter || line_typed || (paste_ends_line && !bracketed);
+        let screen = paste.map(|_| session.screen()).transpose()?;
+        let bracketed_paste = screen.as_ref().is_some_and(|screen| screen.modes.bracketed_paste);
+        let full_screen = screen.as_ref().is_some_and(|screen| screen.alternate);
+        let bracketed = bracketed_paste && paste.is_some_and(|p| p.ends_with(['\n', '\r']));
+        // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
+        // conditions search after the line it is typed on. Whether what the call types last
+        // submits one is the engine's rule, from the modes of the terminal and its keys: read
+        // once this call has the input (a call queued behind another's paste read modes the
+        // program may have changed meanwhile).
+        let last = typed_last(text, script.as_deref(), paste, (submit, bracketed_paste));
+        let submits = last.map(|last| session.submits(last)).transpose()?.unwrap_or(false);
         // The echo of the line it submits, for the view and for the wait's typed line.
         let echo =
             submits.then(|| submitted_echo(text, script.as_deref(), paste, submit)).flatten();
