@@ -1976,6 +1976,36 @@ fn a_program_relaying_to_a_terminal_it_hosts_waits_with_the_program_in_it() {
     script.close().unwrap();
 }
 
+/// Behind a relay that keeps the session's terminal raw while the terminal it hosts reads
+/// whole lines (`script`; `sudo` with `use_pty` does the same), the hosted terminal's line
+/// discipline says whether keys submit a line: Alt-Enter, `ESC \r`, ends the line of the
+/// command's `read` (`ICRNL`), and a wait sent with it looks past its echo. Judged by the
+/// raw terminal's rule (the program's: Alt-Enter is a new line in zsh's command), the wait
+/// for `answer` matched the echo `answer^[` at once, before the command printed `answer`.
+#[test]
+fn keys_a_hosted_terminals_line_discipline_ends_a_line_on_submit_it() {
+    if !require("script") {
+        return;
+    }
+    let engine = engine();
+    let command = "printf 'ready> '; read -r x; sleep 0.5; echo answer; read -r x";
+    let script = engine
+        .spawn(
+            SpawnSpec::new("script")
+                .args(["-q", "-c", command, "/dev/null"])
+                .env("SHELL", "/bin/sh"),
+        )
+        .unwrap();
+    assert_eq!(input_wait_fires(&script), Some(InputKind::Line));
+    let outcome =
+        script.send_keys_and_wait("answer<M-Enter>", Until::text("answer"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let screen = script.screen().unwrap();
+    let answers = screen.lines.iter().filter(|line| line.contains("answer")).count();
+    assert_eq!(answers, 2, "matched before the command's answer: {screen}");
+    script.close().unwrap();
+}
+
 /// `sudo` with `use_pty` (Debian's default) whose standard output is a pipe (`sudo cmd | tee
 /// log`) hands that pipe to the command it runs on the terminal it hosts: the two hold a pipe
 /// in common, yet `sudo` only relays, and a password prompt of the command is read by the

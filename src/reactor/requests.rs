@@ -28,18 +28,15 @@ pub(crate) enum Typing {
 
 impl Typing {
     /// Whether the input submits a line, typed into `slot`'s terminal, in `terminal`'s modes
-    /// (its termios), with keys encoded for its key modes (see [`submits_line`]).
+    /// (its termios), with keys encoded for its key modes (see [`submits_into`]).
     fn submits(&self, slot: &Slot, terminal: Option<&Termios>) -> bool {
         match self {
             Typing::Keys(items) => {
                 let modes = key_modes_of(slot, terminal);
-                submits_line(
-                    &encode_script(items, &modes),
-                    || script_submits(items, &modes),
-                    terminal,
-                )
+                let bytes = encode_script(items, &modes);
+                submits_into(slot, &bytes, || script_submits(items, &modes), terminal)
             }
-            Typing::Bytes(bytes) => submits_line(bytes, || bytes_submit(bytes), terminal),
+            Typing::Bytes(bytes) => submits_into(slot, bytes, || bytes_submit(bytes), terminal),
         }
     }
 
@@ -92,6 +89,47 @@ fn submits_line(bytes: &[u8], keys: impl FnOnce() -> bool, terminal: Option<&Ter
     let lnext = code(SpecialCodeIndex::VLNEXT, extended);
     let literal = kept.take_while(|&&byte| Some(strip(byte)) == lnext).count() % 2 == 1;
     ends.contains(&Some(last)) && !literal
+}
+
+/// Whether `bytes`, typed into `slot`'s terminal now (in `own`, its modes), submit a line:
+/// [`submits_line`] under the modes of the line discipline that reads them. That is the
+/// terminal's own, or, while it takes keys (the raw mode a relay keeps it in), that of a
+/// terminal a program of the session made and relays them to (`sudo` with `use_pty`,
+/// `script`), where the program last seen waiting for input reads ([`relayed_modes`]): a
+/// shell's `read` there ends its line on `ESC \r`, Alt-Enter. It is looked at only for an
+/// input that could end a line there, Enter as the program takes it (`keys`) or `\r` or `\n`
+/// last, so typing text costs no system call (an end-of-line character, `VEOL` or `VEOL2`, set
+/// on a hosted terminal is not looked for). A terminal that cannot be read from here (the
+/// remote end of `ssh`, another user's) leaves the program's rule.
+fn submits_into(
+    slot: &Slot,
+    bytes: &[u8],
+    keys: impl FnOnce() -> bool,
+    own: Option<&Termios>,
+) -> bool {
+    use rustix::termios::LocalModes;
+    if own.is_none_or(|own| own.local_modes.contains(LocalModes::ICANON)) {
+        return submits_line(bytes, keys, own);
+    }
+    let program = keys();
+    let could_end = program || matches!(bytes.last(), Some(b'\r' | b'\n'));
+    let relayed = could_end.then(|| relayed_modes(slot)).flatten();
+    submits_line(bytes, || program, relayed.as_ref().or(own))
+}
+
+/// The modes of the terminal a program of `slot`'s session made and relays what is typed to
+/// (`sudo` with `use_pty`, `script`), when the program last seen waiting for input
+/// (`Slot::seen_waiting`'s reader, whose modes a status reads) reads there, in the group that
+/// is still the foreground group of the session's terminal; `None` when it reads the
+/// session's terminal itself, or the hosted terminal cannot be opened.
+fn relayed_modes(slot: &Slot) -> Option<Termios> {
+    let master = slot.master.as_ref()?.as_fd();
+    let seen = slot.seen_waiting.get()?;
+    let reader = seen.reader?;
+    if crate::os::pty::foreground_group(master) != Some(seen.group) {
+        return None;
+    }
+    rustix::termios::tcgetattr(crate::os::pty::hosted_terminal(master, reader)?).ok()
 }
 
 /// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
@@ -309,7 +347,10 @@ impl Reactor {
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let modes = self.terminal_modes(id);
-        let submits = submits_line(bytes, || bytes_submit(bytes), modes.as_ref());
+        let submits = self
+            .sessions
+            .get(&id.0)
+            .is_some_and(|slot| submits_into(slot, bytes, || bytes_submit(bytes), modes.as_ref()));
         self.queue_input(id, bytes, (true, submits), modes.as_ref())
     }
 
@@ -397,7 +438,10 @@ impl Reactor {
         line.extend(kill);
         line.extend_from_slice(secret);
         line.push(b'\r');
-        let submits = submits_line(&line, || true, terminal.as_ref());
+        let submits = self
+            .sessions
+            .get(&id.0)
+            .is_some_and(|slot| submits_into(slot, &line, || true, terminal.as_ref()));
         let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref());
         line.fill(0);
         // The secret's length shows nowhere: among the bytes typed into the session
@@ -411,7 +455,7 @@ impl Reactor {
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
     /// secret: no error gives its length); `modes` are the terminal's, read once for it;
-    /// `submits`: it submits a line (see [`submits_line`]).
+    /// `submits`: it submits a line (see [`submits_into`]).
     fn queue_input(
         &mut self,
         id: SessionId,
@@ -505,13 +549,15 @@ impl Reactor {
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
-        let modes = key_modes_of(self.slot(id)?, terminal.as_ref());
+        let slot = self.slot(id)?;
+        let modes = key_modes_of(slot, terminal.as_ref());
         let bytes = encode_script(items, &modes);
-        let submits = submits_line(&bytes, || script_submits(items, &modes), terminal.as_ref());
+        let submits =
+            submits_into(slot, &bytes, || script_submits(items, &modes), terminal.as_ref());
         self.queue_input(id, &bytes, (true, submits), terminal.as_ref())
     }
 
-    /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_line`]):
+    /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
     /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
     /// it types it (MCP `terminal_send`, the testing kit), as a send-and-wait does.
     pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
