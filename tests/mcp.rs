@@ -5438,6 +5438,104 @@ fn a_secret_posted_before_the_retry_is_typed_by_the_retry() {
     client.finish();
 }
 
+/// A secret held for the retry is typed only for the process and the prompt its page was
+/// opened for: once another process asks (a second `getpass`, which would print it, as
+/// `python3` or `ssh` to another host may ask once `sudo` gave up), or the same one at
+/// another prompt, the retry types nothing and says to call again; the next round opens
+/// another page (the retry typed the secret into whatever asked then: "leaked pw3").
+#[test]
+fn a_secret_held_for_the_retry_is_typed_only_where_it_was_asked_for() {
+    if !require("bash") || !require("python3") {
+        return;
+    }
+    let asks_again = [
+        "python3 -c 'import getpass; getpass.getpass(\"Password: \")'; python3 -c 'import getpass; print(\"leaked\", getpass.getpass(\"Password: \"))'; read -r q",
+        "read -r -s -p 'Password: ' p; echo; read -r -s -p 'Other: ' q; echo \"leaked $q\"; read -r q",
+    ];
+    for script in asks_again {
+        let client = Client::discovered_on(Client::start(), json!({"elicitation": {"url": {}}}));
+        let mut client = client;
+        let argv = json!({"argv": ["bash", "-c", script], "input_wait": true});
+        let started = client.tool("terminal_start", argv);
+        assert_eq!(started["status"]["input_kind"], "password", "{started}");
+        let id = started["session_id"].clone();
+        let send =
+            json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+        let first = client.ok("tools/call", send.clone());
+        let (key, question) = first["inputRequests"].as_object().unwrap().iter().next().unwrap();
+        let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+        let said = page.post("pw3");
+        assert!(said.contains("Received") && said.contains("nothing is typed"), "{said}");
+        // The prompt ends without it (sudo's own timeout), and another asks.
+        let next = client
+            .call("terminal_send", json!({"session_id": id, "text": "\n", "input_wait": true}));
+        assert_eq!(next["structuredContent"]["status"]["input_kind"], "password", "{next}");
+        let mut accepted = send.clone();
+        accepted["inputResponses"] = json!({ key.clone(): {"action": "accept"} });
+        let result = client.ok("tools/call", accepted);
+        let said = text(&result);
+        assert_eq!(result["isError"], true, "{script}: {said}");
+        assert!(said.contains("nothing was typed") && said.contains("call again"), "{said}");
+        let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+        assert!(!read.to_string().contains("leaked"), "{script}: typed: {read}");
+        // A new question gets a page of its own.
+        let again = client.ok("tools/call", send);
+        let (other, _) = again["inputRequests"].as_object().unwrap().iter().next().unwrap();
+        assert_ne!(other, key, "{again}");
+        client.tool("terminal_close", json!({"session_id": id}));
+        client.finish();
+    }
+}
+
+/// On a handshake revision the call waits while the person types: a secret posted once
+/// another process asks (the first ended) is not typed, and the page and the call say why (it
+/// was typed into the second program, which printed it).
+#[test]
+fn a_secret_posted_once_another_program_asks_is_not_typed() {
+    if !require("bash") || !require("python3") || !require("mkfifo") {
+        return;
+    }
+    let fifo = std::env::temp_dir().join(format!("termloom-secret-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    // The second asks with echo off, then says so through the FIFO.
+    let second = format!(
+        "import sys, termios; a = termios.tcgetattr(0); a[3] &= ~termios.ECHO; termios.tcsetattr(0, termios.TCSANOW, a); print(\"Password: \", end=\"\", flush=True); open(\"{}\", \"w\").write(\"r\"); print(\"leaked\", sys.stdin.readline())",
+        fifo.display()
+    );
+    let script = format!(
+        "python3 -c 'import getpass; getpass.getpass(\"Password: \")'; python3 -c '{second}'; read -r q"
+    );
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    let argv = json!({"argv": ["bash", "-c", script], "input_wait": true});
+    let started = client.tool("terminal_start", argv);
+    let id = started["session_id"].clone();
+    let first = &started["status"]["foreground"];
+    assert_eq!(first["name"], "python3", "{started}");
+    let call = client.send_request(
+        "tools/call",
+        json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}}),
+    );
+    let question = client.answer(1, json!({"action": "accept"}));
+    let page = SecretPage::of(question["params"]["url"].as_str().unwrap());
+    // While the person types, the first gives up, and the second asks.
+    let pid = rustix::process::Pid::from_raw(first["pid"].as_i64().unwrap() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let mut asked = String::new();
+    std::io::Read::read_to_string(&mut std::fs::File::open(&fifo).unwrap(), &mut asked).unwrap();
+    let _ = std::fs::remove_file(&fifo);
+    let said = page.post("pw3");
+    assert!(said.contains("Not typed") && said.contains("call again"), "{said}");
+    let result = client.response(&call)["result"].clone();
+    assert_eq!(result["isError"], true, "{}", text(&result));
+    assert!(text(&result).contains("nothing was typed"), "{}", text(&result));
+    let read = client.tool("terminal_read", json!({"session_id": id, "view": "scrollback"}));
+    assert!(!read.to_string().contains("leaked"), "typed: {read}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A retry answering many questions is read once, whatever their number: 50,000 keys that
 /// name no waiting page are answered with a new round at once (each key parsed the whole
 /// answers again and looked at every waiting page's session: hours of work).

@@ -34,6 +34,7 @@ pub(crate) mod jsonrpc;
 mod lines;
 pub(crate) mod outbox;
 mod peer_uid;
+mod prompt_owner;
 mod protocol;
 mod secret_page;
 pub(crate) mod server;

@@ -11,7 +11,9 @@
 //! 127.0.0.1, DNS rebinding, is refused). The secret is handed to the call that asked
 //! ([`SecretPage::posts`]); the page answers what the call said (typed, or why not), or, when
 //! no call waits for it yet ([`SecretPage::waited_for`]), that it was received and is typed
-//! when the client goes on; and the listener closes. Nothing here logs a request's body. Dropping the page closes its
+//! only if the client goes on within [`HOLD`] while the program still asks; and the listener
+//! closes. A secret so held is zeroed by the page itself once [`HOLD`] passed (or at the
+//! page's deadline, or its close), whoever took it or not. Nothing here logs a request's body. Dropping the page closes its
 //! listener at once (a connection already being served is answered that the question was
 //! closed), and it closes by itself at its deadline.
 
@@ -46,12 +48,17 @@ const TYPING_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long a secret posted while no call waits for it waits for one to come (a retry on its
 /// way) before the page says it is held for the next.
 const CALL_GRACE: Duration = Duration::from_secs(3);
+/// How long after it was posted a secret may be typed: a call that comes for it later is
+/// refused, and the page zeroes one still held then.
+pub(crate) const HOLD: Duration = Duration::from_secs(60);
 
 /// A secret posted through the page, and where the call says what became of it; the secret
 /// is zeroed when it is dropped, taken or not.
 pub(crate) struct Posted {
     /// The secret as typed into the page.
     pub secret: String,
+    /// When it was posted: it is not typed [`HOLD`] after.
+    pub at: Instant,
     /// What the page answers: `Ok` when typed, else the reason it was not.
     pub outcome: Sender<Result<(), String>>,
     /// Who has it: [`PENDING`], then the call ([`CLAIMED`]) or the page, which gave up
@@ -91,12 +98,27 @@ pub(crate) struct SecretPage {
     posts: Receiver<Posted>,
     /// The calls waiting for the page's secret ([`SecretPage::waited_for`]).
     callers: Arc<Callers>,
+    /// Set by the first POST of a secret.
+    taken: Arc<AtomicBool>,
+    /// The receiver the page zeroes a held secret through ([`Serving::hold`]); taken when
+    /// the page is dropped, lest a POST then find a receiver.
+    keep: Keep,
+    /// Dropped with the page: wakes a held secret's wait ([`Serving::hold`]).
+    alive: Option<Sender<()>>,
     thread: Option<JoinHandle<()>>,
 }
+
+/// A receiver of the page's secrets, shared by the page and its threads until it is dropped.
+type Keep = Arc<std::sync::Mutex<Option<Receiver<Posted>>>>;
 
 impl SecretPage {
     /// Opens a page asking for `program`'s secret, open until `deadline` at the latest.
     pub(crate) fn open(program: &str, deadline: Instant) -> io::Result<SecretPage> {
+        SecretPage::open_holding(program, deadline, HOLD)
+    }
+
+    /// [`SecretPage::open`], a secret held for `hold` after it was posted at most.
+    fn open_holding(program: &str, deadline: Instant, hold: Duration) -> io::Result<SecretPage> {
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let address = listener.local_addr()?;
         let token = random_hex(16)?;
@@ -105,20 +127,38 @@ impl SecretPage {
         let closer = Arc::new(Closer { stop: AtomicBool::new(false), wake });
         let (sender, posts) = bounded(1);
         let callers = Arc::new(Callers::default());
+        let taken = Arc::new(AtomicBool::new(false));
+        let keep = Arc::new(std::sync::Mutex::new(Some(posts.clone())));
+        let (alive, dropped) = bounded(0);
         let serving = Arc::new(Serving {
             host: address.to_string(),
             path: format!("/{token}"),
             program: program.to_owned(),
             closer: closer.clone(),
             posts: sender,
-            taken: AtomicBool::new(false),
+            taken: taken.clone(),
             busy: AtomicUsize::new(0),
             callers: callers.clone(),
+            deadline,
+            hold,
+            held_until: std::sync::Mutex::new(None),
+            keep: keep.clone(),
+            dropped,
         });
         let thread = std::thread::Builder::new()
             .name("termloom-secret-page".into())
-            .spawn(move || serving.run(&listener, &woken, deadline))?;
-        Ok(SecretPage { address, token, closer, posts, callers, thread: Some(thread) })
+            .spawn(move || serving.run(&listener, &woken))?;
+        Ok(SecretPage {
+            address,
+            token,
+            closer,
+            posts,
+            callers,
+            taken,
+            keep,
+            alive: Some(alive),
+            thread: Some(thread),
+        })
     }
 
     /// Says that a call waits for the page's secret while the guard lives: a secret posted
@@ -141,6 +181,17 @@ impl SecretPage {
     pub(crate) fn posts(&self) -> &Receiver<Posted> {
         &self.posts
     }
+
+    /// Whether the page took a secret or closed: a later question must not reuse it.
+    pub(crate) fn spent(&self) -> bool {
+        self.taken.load(Ordering::SeqCst) || self.closer.stopped()
+    }
+
+    /// Whether no secret can come through the page any more: it closed (a secret it took
+    /// is sent before it closes) and none is waiting to be taken.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.closer.stopped() && self.posts.is_empty()
+    }
 }
 
 impl Drop for SecretPage {
@@ -155,6 +206,8 @@ impl Drop for SecretPage {
             let _count = self.callers.count.lock().unwrap_or_else(|e| e.into_inner());
             self.callers.came.notify_all();
         }
+        drop(self.keep.lock().unwrap_or_else(|e| e.into_inner()).take());
+        drop(self.alive.take());
         let posts = std::mem::replace(&mut self.posts, never());
         for posted in posts.try_iter() {
             let _ = posted.outcome.send(Err("the question was closed.".to_owned()));
@@ -232,11 +285,21 @@ struct Serving {
     closer: Arc<Closer>,
     posts: Sender<Posted>,
     /// Set by the first POST of a secret: the page takes one.
-    taken: AtomicBool,
+    taken: Arc<AtomicBool>,
     /// The connections being served.
     busy: AtomicUsize,
     /// The calls waiting for the secret.
     callers: Arc<Callers>,
+    /// When the page closes by itself.
+    deadline: Instant,
+    /// How long after it was posted a secret is held at most.
+    hold: Duration,
+    /// Until when a secret posted while no call waited is held.
+    held_until: std::sync::Mutex<Option<Instant>>,
+    /// The page's receiver, to zero a held secret through.
+    keep: Keep,
+    /// Disconnected when the page is dropped.
+    dropped: Receiver<()>,
 }
 
 /// What a request came to.
@@ -250,7 +313,19 @@ enum Served {
 impl Serving {
     /// Accepts connections until closed or `deadline` passes (which closes the page),
     /// waking for a connection, the close or the deadline alone.
-    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream, deadline: Instant) {
+    /// Then, when a secret posted is held for a call to come, zeroes it at the end of its
+    /// hold unless a call took it.
+    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream) {
+        self.accept(listener, woken);
+        let held = self.held_until.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(until) = held {
+            self.hold(until);
+        }
+    }
+
+    /// Accepts connections until closed or the deadline passes.
+    fn accept(self: &Arc<Self>, listener: &TcpListener, woken: &UnixStream) {
+        let deadline = self.deadline;
         let Ok(local) = listener.local_addr() else { return };
         if listener.set_nonblocking(true).is_err() {
             return;
@@ -310,6 +385,16 @@ impl Serving {
             });
         if spawned.is_err() {
             self.busy.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+
+    /// Waits until `until` or the page's drop, then zeroes the secret held in the page's
+    /// channel if no call took it (it lay there until the page was dropped, up to its
+    /// deadline: 10 minutes).
+    fn hold(&self, until: Instant) {
+        let _ = self.dropped.recv_deadline(until);
+        if let Some(posts) = self.keep.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            posts.try_iter().for_each(drop);
         }
     }
 
@@ -422,7 +507,8 @@ impl Serving {
         }
         let (outcome, told) = bounded(1);
         let holder = Arc::new(AtomicU8::new(PENDING));
-        let posted = Posted { secret, outcome, holder: holder.clone() };
+        let at = Instant::now();
+        let posted = Posted { secret, at, outcome, holder: holder.clone() };
         let mut answer = match self.posts.try_send(posted) {
             // No call waits, nor comes at once (a stateless round's page, whose client
             // retries once the person is done, as the MCP Inspector does): the secret is held
@@ -433,9 +519,15 @@ impl Serving {
                     && !self.closer.stopped() =>
             {
                 let page = self.page(
-                    "Received: it is typed when your client goes on. You can close this page.",
+                    "Received: it is typed if your client continues within a minute while the program still asks; otherwise nothing is typed. You can close this page.",
                 );
-                respond(stream, "200 OK", &page)?;
+                let until = (at + self.hold).min(self.deadline);
+                *self.held_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(until);
+                if let Err(err) = respond(stream, "200 OK", &page) {
+                    // Not answered: held all the same (the client may retry).
+                    self.closer.close();
+                    return Err(err);
+                }
                 return Ok(Served::Done);
             }
             Ok(()) => told.recv_timeout(TYPING_TIMEOUT).ok(),
@@ -712,6 +804,33 @@ mod tests {
             assert!(answer.contains("Typed."), "{answer}");
         });
         drop(waited);
+    }
+
+    /// A secret posted while no call waits is held [`HOLD`] at most (here 100 ms) after it
+    /// was posted: then the page zeroes it itself, and a call later finds nothing (it lay in
+    /// the page's channel until the page was dropped, up to its deadline: 10 minutes).
+    #[test]
+    fn a_held_secret_is_dropped_by_the_page_once_its_hold_passed() {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let mut page =
+            SecretPage::open_holding("sudo", deadline, Duration::from_millis(100)).unwrap();
+        let mut stream = TcpStream::connect(page.address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let post = format!(
+            "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nsecret=pw",
+            page.token, page.address
+        );
+        stream.write_all(post.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.contains("Received") && answer.contains("nothing is typed"), "{answer}");
+        assert!(page.spent());
+        // The page's thread zeroes it and ends.
+        page.thread.take().unwrap().join().unwrap();
+        if let Ok(posted) = page.posts().try_recv() {
+            panic!("still held {:?} after it was posted", posted.at.elapsed());
+        }
+        assert!(page.exhausted());
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!   completion from URL mode); the page waits, within the question's time, for the
 //!   call's retry, whose accepted answer makes it wait for the secret. A secret posted before
 //!   the retry (a client that retries once the person is done) is held for it: the retry
-//!   types it at once.
+//!   types it at once, when it comes within [`HOLD`] and the same process shows the same
+//!   prompt as when the page was opened ([`PromptOwner`]); otherwise the page and the
+//!   secret are dropped, nothing is typed, and the model is told to call again.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -26,7 +28,8 @@ use serde_json::{Value, json};
 
 use super::elicit::{Answer, Answers, Asker, Reply, answer_of};
 use super::inflight::CancelToken;
-use super::secret_page::{SecretPage, random_hex};
+use super::prompt_owner::PromptOwner;
+use super::secret_page::{HOLD, SecretPage, random_hex};
 use super::tools::ToolError;
 use crate::{Engine, SessionId};
 
@@ -51,8 +54,8 @@ pub(crate) enum Secrets<'a> {
 pub(crate) struct Asking<'a> {
     /// The question, for the person.
     pub message: &'a str,
-    /// The program that asks, named on the page.
-    pub program: &'a str,
+    /// The process that asks and its prompt; its name is on the page.
+    pub owner: &'a PromptOwner,
     /// The session it runs in.
     pub session: SessionId,
     /// The call's cancellation.
@@ -103,7 +106,7 @@ fn url_request(url: &str, elicitation: Option<&str>, message: &str) -> Value {
 /// On a handshake revision: asks by a request on the connection.
 fn live(asker: &Asker, mut asking: Asking<'_>) -> Result<(), ToolError> {
     let deadline = Instant::now() + asker.timeout();
-    let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
+    let page = SecretPage::open(&asking.owner.program, deadline).map_err(no_page)?;
     let elicitation = format!("termloom-secret-{}", random_hex(8).map_err(no_page)?);
     let (key, replies) =
         asker.post(url_request(&page.url(), Some(&elicitation), asking.message), asking.cancel);
@@ -143,6 +146,14 @@ fn rounds(
         return match answer_of(&answer)? {
             Answer::Refused(action) => Err(declined(&action)),
             Answer::Accept(_) => {
+                // A secret held for the retry is for the process and prompt the page was
+                // opened for (sudo's may not go to the getpass or ssh that asks now).
+                if let Some(why) = page.owner.changed(asking.owner) {
+                    drop(page);
+                    return Err(ToolError::no_answer(format!(
+                        "{why}: the page was closed, and a secret posted through it dropped; nothing was typed: call again if it still asks"
+                    )));
+                }
                 let replies = never::<Reply>();
                 let timeout = page.deadline.saturating_duration_since(Instant::now());
                 let consented = &mut true;
@@ -153,13 +164,13 @@ fn rounds(
     }
     // One page a session: a round for a session whose page still waits asks again for that
     // page (the person could type into an older one, told to call again), when the same
-    // program asks and half its time is left.
-    let (key, url) = waiting.page_for(asking.session, asking.program, || {
+    // process asks at the same prompt, half its time is left and it took no secret.
+    let (key, url) = waiting.page_for(asking.session, asking.owner, || {
         let deadline = Instant::now() + waiting.timeout;
-        let page = SecretPage::open(asking.program, deadline).map_err(no_page)?;
+        let page = SecretPage::open(&asking.owner.program, deadline).map_err(no_page)?;
         let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
-        let program = asking.program.to_owned();
-        Ok((key, Opened { page, session: asking.session, program, deadline }))
+        let owner = asking.owner.clone();
+        Ok((key, Opened { page, session: asking.session, owner, deadline }))
     })?;
     let request = json!({
         "method": "elicitation/create",
@@ -216,6 +227,14 @@ fn wait(
                 format!("the person did not type the secret within {timeout:?}; nothing was typed");
             return Waited::GivenUp("no answer in time", ToolError::no_answer(message));
         }
+        if page.exhausted() {
+            return Waited::GivenUp(
+                "the page closed",
+                ToolError::no_answer(
+                    "the page closed without a secret for this call (one posted more than a minute before, or the page's time ran out); nothing was typed: call again",
+                ),
+            );
+        }
         let answers = replies.unwrap_or(&none);
         crossbeam_channel::select! {
             recv(answers) -> reply => match reply {
@@ -238,12 +257,17 @@ fn wait(
             recv(stop) -> _ => return stopped_call(asking.cancel),
             recv(page.posts()) -> posted => {
                 let Ok(posted) = posted else { continue };
+                // Zeroed when `posted` is dropped.
+                if posted.at.elapsed() > HOLD {
+                    return Waited::GivenUp("the secret was held too long", ToolError::no_answer(format!(
+                        "the secret was posted more than {HOLD:?} before a call came for it, and is not typed so long after; nothing was typed: call again",
+                    )));
+                }
                 if !posted.claim() {
                     return Waited::GivenUp("the page gave the secret up", ToolError::no_answer(
                         "the secret posted to the page came when no call waited for it, and the page told the person it was not typed; nothing was typed: call again",
                     ));
                 }
-                // Zeroed when `posted` is dropped.
                 let typed = (asking.type_it)(&posted.secret);
                 let _ = posted.outcome.send(typed.as_ref().map(|_| ()).map_err(|e| e.message.clone()));
                 return Waited::Posted(typed);
@@ -276,8 +300,8 @@ fn stopped_call(cancel: &CancelToken) -> Waited {
 struct Opened {
     page: SecretPage,
     session: SessionId,
-    /// The program that asks, named on the page.
-    program: String,
+    /// The process that asked and its prompt; its name is on the page.
+    owner: PromptOwner,
     deadline: Instant,
 }
 
@@ -313,20 +337,23 @@ impl Waiting {
         pages
     }
 
-    /// The key and address of the page waiting for `session`'s retry, when `program` asks
-    /// on it and half its time is left; otherwise one `open` opens (a page of the session
-    /// that waits closing, and the oldest page when [`MAX_WAITING`] do).
+    /// The key and address of the page waiting for `session`'s retry, when `owner` asks on
+    /// it (the same process at the same prompt), half its time is left and it took no secret
+    /// (one held for another round, which nobody posted for this one); otherwise one `open`
+    /// opens (a page of the session that waits closing, zeroing a secret it holds, and the
+    /// oldest page when [`MAX_WAITING`] do).
     fn page_for(
         &self,
         session: SessionId,
-        program: &str,
+        owner: &PromptOwner,
         open: impl FnOnce() -> Result<(String, Opened), ToolError>,
     ) -> Result<(String, String), ToolError> {
         let mut closed = Vec::new();
         let mut pages = self.lock(&mut closed);
         let waits = pages.iter().find(|(_, opened)| opened.session == session);
         let fresh = |opened: &Opened| {
-            opened.program == program
+            opened.owner == *owner
+                && !opened.page.spent()
                 && opened.deadline.saturating_duration_since(Instant::now()) >= self.timeout / 2
         };
         let reused = match waits {
@@ -383,6 +410,12 @@ mod tests {
     use super::*;
     use crate::{Config, SpawnSpec};
 
+    /// `program` (pid 7) at a password prompt.
+    fn owner(program: &str) -> PromptOwner {
+        let prompt = "Password:".to_owned();
+        PromptOwner { pid: Some(7), started: Some(1), program: program.to_owned(), prompt }
+    }
+
     /// A round reuses its session's page only when the same program asks and at least half
     /// the page's time is left; otherwise it opens another, and the session's old page
     /// closes.
@@ -398,8 +431,7 @@ mod tests {
                 let deadline = Instant::now() + left;
                 let page = SecretPage::open(program, deadline).map_err(no_page)?;
                 let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
-                let program = program.to_owned();
-                Ok((key, Opened { page, session: id, program, deadline }))
+                Ok((key, Opened { page, session: id, owner: owner(program), deadline }))
             }
         };
         let reused = || -> Result<(String, Opened), ToolError> { panic!("a page was opened") };
@@ -407,23 +439,93 @@ mod tests {
             let address = url.strip_prefix("http://").unwrap().split('/').next().unwrap();
             std::net::TcpStream::connect(address).is_err()
         };
-        let (key, url) = waiting.page_for(id, "sudo", opens("sudo", timeout)).unwrap();
-        assert_eq!(waiting.page_for(id, "sudo", reused).unwrap(), (key.clone(), url.clone()));
+        let (key, url) = waiting.page_for(id, &owner("sudo"), opens("sudo", timeout)).unwrap();
+        assert_eq!(
+            waiting.page_for(id, &owner("sudo"), reused).unwrap(),
+            (key.clone(), url.clone())
+        );
         // Another program: another page.
-        let (other, other_url) = waiting.page_for(id, "ssh", opens("ssh", timeout)).unwrap();
+        let (other, other_url) =
+            waiting.page_for(id, &owner("ssh"), opens("ssh", timeout)).unwrap();
         assert!(other != key && other_url != url && closed(&url), "{url} {other_url}");
         // Half its time left, and a little more: kept.
         let margin = Duration::from_secs(60);
-        let (key, url) = waiting.page_for(id, "sudo", opens("sudo", timeout / 2 + margin)).unwrap();
+        let (key, url) =
+            waiting.page_for(id, &owner("sudo"), opens("sudo", timeout / 2 + margin)).unwrap();
         assert!(key != other && closed(&other_url), "{other_url}");
-        assert_eq!(waiting.page_for(id, "sudo", reused).unwrap(), (key.clone(), url.clone()));
+        assert_eq!(
+            waiting.page_for(id, &owner("sudo"), reused).unwrap(),
+            (key.clone(), url.clone())
+        );
         // A little less: another page.
         let (late, late_url) =
-            waiting.page_for(id, "ssh", opens("ssh", timeout / 2 - margin)).unwrap();
+            waiting.page_for(id, &owner("ssh"), opens("ssh", timeout / 2 - margin)).unwrap();
         assert!(late != key && closed(&url), "{url}");
-        let (again, again_url) = waiting.page_for(id, "ssh", opens("ssh", timeout)).unwrap();
+        let (again, again_url) =
+            waiting.page_for(id, &owner("ssh"), opens("ssh", timeout)).unwrap();
         assert!(again != late && closed(&late_url), "{late_url}");
-        assert_eq!(waiting.page_for(id, "ssh", reused).unwrap(), (again, again_url));
+        assert_eq!(waiting.page_for(id, &owner("ssh"), reused).unwrap(), (again, again_url));
+        session.close().unwrap();
+    }
+
+    /// Sends a form holding `secret` to the page at `url`; its answer.
+    fn post(url: &str, secret: &str) -> String {
+        use std::io::{Read, Write};
+        let (address, path) = url.strip_prefix("http://").unwrap().split_once('/').unwrap();
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let body = format!("secret={secret}");
+        let request = format!(
+            "POST /{path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        answer
+    }
+
+    /// A round reuses its session's page only for the same process (pid and start time) at
+    /// the same prompt, and never a page that took a secret: that one is held for another
+    /// round's retry, and nobody posted anything for the new question (it was reused, and
+    /// its retry would have typed the old secret).
+    #[test]
+    fn a_round_reuses_no_page_of_another_process_or_prompt_nor_one_that_took_a_secret() {
+        let engine = Engine::new(Config::default()).unwrap();
+        let session = engine.spawn(SpawnSpec::new("cat")).unwrap();
+        let id = session.id();
+        let timeout = Duration::from_secs(600);
+        let waiting = Waiting::new(engine.clone(), timeout);
+        let opens = |owner: &PromptOwner| {
+            let owner = owner.clone();
+            move || {
+                let deadline = Instant::now() + timeout;
+                let page = SecretPage::open(&owner.program, deadline).map_err(no_page)?;
+                let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
+                Ok((key, Opened { page, session: id, owner, deadline }))
+            }
+        };
+        let first = owner("sudo");
+        let (key, _) = waiting.page_for(id, &first, opens(&first)).unwrap();
+        let others = [
+            PromptOwner { pid: Some(8), ..first.clone() },
+            PromptOwner { started: Some(2), ..first.clone() },
+            PromptOwner { prompt: "Passphrase:".to_owned(), ..first.clone() },
+        ];
+        let mut last = key;
+        for other in &others {
+            let (key, _) = waiting.page_for(id, other, opens(other)).unwrap();
+            assert_ne!(key, last, "{other:?} reused {first:?}'s page");
+            last = key;
+        }
+        let asking = &others[2];
+        let (key, url) = waiting.page_for(id, asking, opens(asking)).unwrap();
+        assert_eq!(key, last);
+        // Posted while no call waits: held, the page closed.
+        let said = post(&url, "old");
+        assert!(said.contains("Received"), "{said}");
+        let (again, _) = waiting.page_for(id, asking, opens(asking)).unwrap();
+        assert_ne!(again, key, "a page that took a secret was reused");
         session.close().unwrap();
     }
 }

@@ -14,6 +14,7 @@ use super::lookup;
 use super::view::{Typed, show, view_args};
 use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
+use crate::mcp::prompt_owner::PromptOwner;
 use crate::mcp::url_secret::Asking;
 use crate::reactor::Typing;
 
@@ -395,25 +396,30 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
             canonical: modes.is_some_and(|m| m.canonical),
         }));
     }
-    let screen = session.screen()?;
-    let prompt = screen.lines.get(screen.cursor.row as usize).map_or("", |l| l.trim());
-    let prompt = super::shown_to_person(prompt);
-    // The program that reads the terminal (python3's getpass in a shell), not the shell.
-    let asking = status.foreground.map_or(info.program, |process| process.name);
+    // The program that reads the terminal (python3's getpass in a shell), not the shell, and
+    // its prompt: the secret is typed only while they still ask.
+    let owner = PromptOwner::read(&session)?;
     let message = format!(
-        "{} (session {id}) asks for a password or passphrase: \"{prompt}\". Open the page to type it: it goes to the program, and the model never sees it.",
-        super::shown_to_person(&asking)
+        "{} (session {id}) asks for a password or passphrase: \"{}\". Open the page to type it: it goes to the program, and the model never sees it.",
+        super::shown_to_person(&owner.program),
+        super::shown_to_person(&owner.prompt)
     );
     let alive = || super::super::url_secret::runs(&session);
     let mut type_it = |secret: &str| -> Result<(), ToolError> {
         let input = call.caller.input.of(id);
         let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
+        // The person may have taken minutes: another program (or prompt) may ask now.
+        if let Some(why) = owner.changed(&PromptOwner::read(&session)?) {
+            return Err(ToolError::no_answer(format!(
+                "{why}; nothing was typed: call again if it still asks"
+            )));
+        }
         input.typing();
         session.send_secret(secret).map_err(ToolError::from)
     };
     call.secrets.ask(Asking {
         message: &message,
-        program: &asking,
+        owner: &owner,
         session: id,
         cancel: call.cancel,
         alive: &alive,
