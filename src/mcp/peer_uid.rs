@@ -88,6 +88,26 @@ fn written(at: SocketAddr, six: bool) -> Option<String> {
     Some(format!("{words}:{:04X}", at.port()))
 }
 
+/// The uid whose peers the page serves: the server's own, unless it is the kernel's overflow
+/// uid (`/proc/sys/kernel/overflowuid`, 65534), which netlink and `/proc` report for a user
+/// another user namespace cannot map: a server running as it (`nobody` in a container) could
+/// not tell the person from another namespace's user, and opens no page.
+pub(crate) fn own_uid() -> std::io::Result<u32> {
+    let euid = rustix::process::geteuid().as_raw();
+    if cfg!(target_os = "linux") && euid == overflow_uid() {
+        return Err(std::io::Error::other(format!(
+            "this server runs as uid {euid}, which the kernel also gives a user of another user namespace: the page could not tell the person from them"
+        )));
+    }
+    Ok(euid)
+}
+
+/// The kernel's overflow uid (65534 where it cannot be read).
+pub(crate) fn overflow_uid() -> u32 {
+    let read = std::fs::read_to_string("/proc/sys/kernel/overflowuid");
+    read.ok().and_then(|text| text.trim().parse().ok()).unwrap_or(65534)
+}
+
 /// Elsewhere the kernel's tables are not read: the uid is taken to be the server's own.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn peer_uid(_peer: SocketAddr, _local: SocketAddr) -> Option<u32> {

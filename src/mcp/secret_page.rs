@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, bounded, never};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
-use super::peer_uid::peer_uid;
+use super::peer_uid::{own_uid, peer_uid};
 
 /// The largest request head (request line and headers) read.
 const MAX_HEAD: usize = 8 * 1024;
@@ -119,6 +119,7 @@ impl SecretPage {
 
     /// [`SecretPage::open`], a secret held for `hold` after it was posted at most.
     fn open_holding(program: &str, deadline: Instant, hold: Duration) -> io::Result<SecretPage> {
+        let uid = own_uid()?;
         let listener = TcpListener::bind(("127.0.0.1", 0))?;
         let address = listener.local_addr()?;
         let token = random_hex(16)?;
@@ -132,6 +133,7 @@ impl SecretPage {
         let (alive, dropped) = bounded(0);
         let serving = Arc::new(Serving {
             host: address.to_string(),
+            uid,
             path: format!("/{token}"),
             program: program.to_owned(),
             closer: closer.clone(),
@@ -280,6 +282,8 @@ pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
 struct Serving {
     /// The `Host` a request must name: the listener's own address.
     host: String,
+    /// The uid whose peers are served ([`own_uid`]).
+    uid: u32,
     path: String,
     program: String,
     closer: Arc<Closer>,
@@ -360,7 +364,7 @@ impl Serving {
     /// Serves `stream` on a thread of its own, unless its peer's socket is another uid's or
     /// [`MAX_CONNECTIONS`] are being served: then it is closed unanswered.
     fn admit(self: &Arc<Self>, stream: TcpStream, peer: SocketAddr, local: SocketAddr) {
-        if peer_uid(peer, local) != Some(rustix::process::geteuid().as_raw()) {
+        if peer_uid(peer, local) != Some(self.uid) {
             let _ = stream.shutdown(Shutdown::Both);
             return;
         }
@@ -831,6 +835,22 @@ mod tests {
             panic!("still held {:?} after it was posted", posted.at.elapsed());
         }
         assert!(page.exhausted());
+    }
+
+    /// Run as root, a thread running as the kernel's overflow uid (`nobody`) opens no page:
+    /// another user namespace's users are reported as that uid too.
+    #[test]
+    fn the_overflow_uid_opens_no_page() {
+        if !rustix::process::geteuid().is_root() || !cfg!(target_os = "linux") {
+            return;
+        }
+        let opened = std::thread::spawn(|| {
+            let overflow = rustix::process::Uid::from_raw(super::super::peer_uid::overflow_uid());
+            rustix::thread::set_thread_res_uid(overflow, overflow, overflow).unwrap();
+            SecretPage::open("sudo", Instant::now() + Duration::from_secs(60)).map(drop)
+        });
+        let opened = opened.join().unwrap();
+        assert!(opened.is_err_and(|err| err.to_string().contains("another user namespace")));
     }
 
     #[test]
