@@ -16,6 +16,9 @@
 
 use std::io;
 
+mod files;
+pub(crate) use files::{Kept, read_bytes, read_kept, read_record, read_text};
+
 /// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ProcStat {
@@ -142,8 +145,7 @@ pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
         if !numbers_ours() {
             return Err(io::Error::new(io::ErrorKind::Unsupported, NOT_OURS));
         }
-        let data = std::fs::read(format!("/proc/{pid}/stat"))?;
-        parse_stat(&data)
+        read_record(&format!("/proc/{pid}/stat"), parse_stat)?
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -160,9 +162,11 @@ pub(crate) fn process_name(pid: i32) -> Option<String> {
         if pid <= 0 || !numbers_ours() {
             return None;
         }
-        let data = std::fs::read(format!("/proc/{pid}/comm")).ok()?;
-        let data = data.strip_suffix(b"\n").unwrap_or(&data);
-        Some(String::from_utf8_lossy(data).into_owned())
+        read_kept(pid, Kept::Comm, |data| {
+            let data = data.strip_suffix(b"\n").unwrap_or(data);
+            String::from_utf8_lossy(data).into_owned()
+        })
+        .ok()
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -398,11 +402,16 @@ pub(crate) fn group_readers(
 /// The read system calls processes `pids` have completed (the sum of `syscr` in their
 /// `/proc/PID/io`), or `None` when one cannot be read (gone, another user's, no `/proc`).
 pub(crate) fn reads_of(pids: &[i32]) -> Option<u64> {
-    pids.iter().try_fold(0u64, |sum, pid| {
-        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
-        let calls = io.lines().find_map(|line| line.strip_prefix("syscr:"))?;
-        Some(sum.wrapping_add(calls.trim().parse::<u64>().ok()?))
+    pids.iter().try_fold(0u64, |sum, &pid| {
+        let calls = read_kept(pid, Kept::Io, |io| io_field(io, "syscr:")).ok()??;
+        Some(sum.wrapping_add(calls))
     })
+}
+
+/// The number after `name` (`syscr:`) in the text of a `/proc/PID/io`.
+fn io_field(io: &[u8], name: &str) -> Option<u64> {
+    let io = std::str::from_utf8(io).ok()?;
+    io.lines().find_map(|line| line.strip_prefix(name))?.trim().parse().ok()
 }
 
 /// Whether process `pid` has written anything since it was forked (`wchar` in its
@@ -410,11 +419,8 @@ pub(crate) fn reads_of(pids: &[i32]) -> Option<u64> {
 /// started has not. `false` when it cannot be read.
 #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
 fn has_written(pid: i32) -> bool {
-    let Ok(io) = std::fs::read_to_string(format!("/proc/{pid}/io")) else { return false };
-    io.lines()
-        .find_map(|line| line.strip_prefix("wchar:"))
-        .and_then(|bytes| bytes.trim().parse::<u64>().ok())
-        .is_some_and(|bytes| bytes > 0)
+    read_record(&format!("/proc/{pid}/io"), |io| io_field(io, "wchar:"))
+        .is_ok_and(|bytes| bytes.is_some_and(|bytes| bytes > 0))
 }
 
 /// The threads process `pid` has (`num_threads`, field 20 of `/proc/PID/stat`); `None` when
@@ -608,7 +614,7 @@ pub(crate) fn own_stat() -> Option<ProcStat> {
 
 #[cfg(target_os = "linux")]
 fn self_stat() -> Option<ProcStat> {
-    parse_stat(&std::fs::read("/proc/self/stat").ok()?).ok()
+    read_record("/proc/self/stat", parse_stat).ok()?.ok()
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -188,7 +188,8 @@ pub(super) fn pipes_and_sockets(pid: i32, looks: &Looks) -> (Vec<u64>, Vec<(&'st
 /// Whether the process of the thread at `base` runs `ssh` (its `comm`).
 pub(super) fn runs_ssh(base: &str) -> bool {
     let process = base.find("/task/").map_or(base, |end| &base[..end]);
-    fs::read_to_string(format!("{process}/comm")).is_ok_and(|comm| comm.trim_end() == "ssh")
+    crate::os::procfs::read_text(&format!("{process}/comm"))
+        .is_ok_and(|comm| comm.trim_end() == "ssh")
 }
 
 /// Whether member `proxy` of a group is a proxy `ssh` started for its connection (see

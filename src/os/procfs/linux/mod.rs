@@ -45,10 +45,7 @@ pub(super) fn scan(mut keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
         return Vec::new();
     };
     pids.into_iter()
-        .filter_map(|pid| {
-            let data = fs::read(format!("/proc/{pid}/stat")).ok()?;
-            parse_stat(&data).ok()
-        })
+        .filter_map(|pid| super::read_record(&format!("/proc/{pid}/stat"), parse_stat).ok()?.ok())
         .filter(|stat| keep(stat))
         .collect()
 }
@@ -79,7 +76,7 @@ pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<Input
 /// Whether the process is waiting, with its threads' observations; `None` if it is gone.
 fn observe_process(pid: i32, probe: Probe<'_>) -> Option<(InputWait, Vec<ThreadObs>)> {
     let proc_dir = format!("/proc/{pid}");
-    let stat = match fs::read(format!("{proc_dir}/stat")) {
+    let stat = match super::read_bytes(&format!("{proc_dir}/stat")) {
         Ok(data) => match parse_stat(&data) {
             Ok(stat) => stat,
             Err(err) => {
@@ -122,8 +119,8 @@ fn processes(candidates: Option<&[i32]>, keep: impl FnMut(&ProcStat) -> bool) ->
     match candidates {
         Some(pids) => pids
             .iter()
-            .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
-            .filter_map(|data| parse_stat(&data).ok())
+            .filter_map(|pid| super::read_record(&format!("/proc/{pid}/stat"), parse_stat).ok())
+            .filter_map(Result::ok)
             .filter(keep)
             .collect(),
         None => scan(keep),
@@ -159,12 +156,12 @@ pub(super) fn stopped_by_tracer(pid: i32, tracer: i32) -> bool {
     !tids.is_empty()
         && tids.iter().all(|tid| {
             let base = format!("/proc/{pid}/task/{tid}");
-            let stopped = fs::read(format!("{base}/stat"))
+            let stopped = super::read_bytes(&format!("{base}/stat"))
                 .ok()
                 .and_then(|data| parse_stat(&data).ok())
                 .is_some_and(|stat| stat.state == 't');
             stopped
-                && fs::read_to_string(format!("{base}/status"))
+                && super::read_text(&format!("{base}/status"))
                     .is_ok_and(|status| traced_by(&status) == Some(true))
         })
 }
@@ -227,7 +224,7 @@ pub(super) fn others_may_print(pgrp: i32, sid: i32) -> bool {
 /// Whether process `pid` is blocked waiting for a child (`wait4`, `waitid`): a shell for
 /// its job.
 fn waits_for_child(pid: i32) -> bool {
-    let Ok(text) = fs::read_to_string(format!("/proc/{pid}/syscall")) else {
+    let Ok(text) = super::read_text(&format!("/proc/{pid}/syscall")) else {
         return false;
     };
     match parse_syscall(&text).and_then(|field| match field {

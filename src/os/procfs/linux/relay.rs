@@ -59,7 +59,7 @@ pub(super) fn daemon_at_work(sid: i32, candidates: Option<&[i32]>) -> Option<Str
     outside_the_session(sid, candidates).into_iter().filter(|p| p.tty_nr == 0).find_map(|p| {
         let tids = numeric_entries(&format!("/proc/{}/task", p.pid)).ok()?;
         let working = tids.into_iter().any(|tid| {
-            fs::read(format!("/proc/{}/task/{tid}/stat", p.pid))
+            procfs::read_bytes(&format!("/proc/{}/task/{tid}/stat", p.pid))
                 .ok()
                 .and_then(|data| parse_stat(&data).ok())
                 .is_some_and(|stat| matches!(stat.state, 'R' | 'D'))
@@ -115,7 +115,7 @@ pub(super) fn outside_relays(
     let runs_program =
         |pid: i32| fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == program);
     let of_another_session = |pid: i32| {
-        fs::read(format!("/proc/{pid}/stat"))
+        procfs::read_bytes(&format!("/proc/{pid}/stat"))
             .ok()
             .and_then(|data| parse_stat(&data).ok())
             .is_some_and(|stat| stat.session != sid && !is_dead(&stat))
@@ -152,7 +152,7 @@ pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat>
     pids.sort_unstable();
     pids.dedup();
     pids.into_iter()
-        .filter_map(|pid| fs::read(format!("/proc/{pid}/stat")).ok())
+        .filter_map(|pid| procfs::read_bytes(&format!("/proc/{pid}/stat")).ok())
         .filter_map(|data| parse_stat(&data).ok())
         .filter(|s| s.ppid == parent && !is_dead(s))
         .collect()
@@ -633,7 +633,7 @@ fn reads_terminal_alone(pid: i32, threads: &[ThreadObs], looks: &Looks) -> bool 
             return true;
         }
         let base = format!("/proc/{pid}/task/{}", thread.tid);
-        fs::read_to_string(format!("{base}/syscall"))
+        procfs::read_text(&format!("{base}/syscall"))
             .is_ok_and(|syscall| waits_on_terminal_alone(&base, name, &syscall, looks))
     })
 }

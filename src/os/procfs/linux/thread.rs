@@ -12,7 +12,7 @@ pub(in crate::os::procfs) fn observe_thread(
 ) -> Option<ThreadObs> {
     let obs =
         |activity| Some(ThreadObs { tid, activity, clock: None, tick: None, long_sleep: None });
-    let data = match fs::read(format!("{base}/stat")) {
+    let data = match procfs::read_bytes(&format!("{base}/stat")) {
         Ok(data) => data,
         Err(err) if is_gone(&err) => return None,
         Err(err) => return obs(Activity::Unknown(format!("stat unreadable: {err}"))),
@@ -27,7 +27,7 @@ pub(in crate::os::procfs) fn observe_thread(
     if stat.state != 'S' {
         return obs(Activity::NotSleeping(stat.state));
     }
-    let syscall_problem = match fs::read_to_string(format!("{base}/syscall")) {
+    let syscall_problem = match procfs::read_text(&format!("{base}/syscall")) {
         Ok(text) => match parse_syscall(&text) {
             Some(SyscallField::Running) => return obs(Activity::NotSleeping('R')),
             Some(SyscallField::NotInSyscall) => {
@@ -58,7 +58,7 @@ pub(in crate::os::procfs) fn observe_thread(
         }
         Err(err) => format!("syscall file unreadable: {err}"),
     };
-    match fs::read_to_string(format!("{base}/wchan")) {
+    match procfs::read_text(&format!("{base}/wchan")) {
         Ok(text) => match classify_wchan(&text) {
             Some(activity) => obs(activity),
             None => {
@@ -275,11 +275,11 @@ pub(super) struct UntimedWait {
 /// another process holds one of the pipes is for the caller to find. `None` for any other
 /// wait, or where that cannot be read.
 pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
-    let asleep = fs::read(format!("{base}/stat"))
+    let asleep = procfs::read_bytes(&format!("{base}/stat"))
         .ok()
         .and_then(|data| parse_stat(&data).ok())
         .is_some_and(|stat| stat.state == 'S');
-    let syscall = asleep.then(|| fs::read_to_string(format!("{base}/syscall")).ok()).flatten()?;
+    let syscall = asleep.then(|| procfs::read_text(&format!("{base}/syscall")).ok()).flatten()?;
     let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return None };
     let name = match classify_syscall(nr)? {
         Activity::Other(name) if name == "futex" => {
@@ -329,7 +329,7 @@ pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
 /// Whether the thread at `base` is asleep on a lock of its process's own with no timeout
 /// (see [`waits_on_own_lock`]), or gone or dead.
 fn on_own_lock(base: &str) -> bool {
-    let stat = match fs::read(format!("{base}/stat")) {
+    let stat = match procfs::read_bytes(&format!("{base}/stat")) {
         Ok(data) => parse_stat(&data).ok(),
         Err(err) => return is_gone(&err),
     };
@@ -338,7 +338,7 @@ fn on_own_lock(base: &str) -> bool {
         Some(stat) if stat.state == 'S' => {}
         _ => return false,
     }
-    let syscall = match fs::read_to_string(format!("{base}/syscall")) {
+    let syscall = match procfs::read_text(&format!("{base}/syscall")) {
         Ok(syscall) => syscall,
         Err(err) => return is_gone(&err),
     };
@@ -579,7 +579,7 @@ pub(super) fn syscall_arg(syscall: &str, n: usize) -> Option<u64> {
 /// The voluntary context switches of the thread at `base` (`/proc/PID/task/TID`): how
 /// often it blocked, once per wait it entered.
 pub(super) fn voluntary_switches(base: &str) -> Option<u64> {
-    let status = fs::read_to_string(format!("{base}/status")).ok()?;
+    let status = procfs::read_text(&format!("{base}/status")).ok()?;
     status
         .lines()
         .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))?

@@ -1,0 +1,214 @@
+//! Reading `/proc` files in as few system calls as the kernel allows.
+//!
+//! A file of one record (`/proc/PID/stat`, `comm`, `io`, `syscall`, `wchan`, `status`: the
+//! kernel writes it whole in one go) is read with one `read` into a buffer on the stack: a
+//! read shorter than the buffer is its end. `std::fs::read` also asks for the file's size
+//! (`statx`, 0 for every `/proc` file) and reads again to see the end: five system calls
+//! where three do.
+//!
+//! The files the keystroke path reads every time (the foreground group's `io`, for its read
+//! count before each write, and its leader's `comm`, for the status of the reply) are kept
+//! open instead, a few per thread ([`KEPT`]), and read again at offset 0 with `pread`: one
+//! system call. A kept file stays the process's it was opened for: once that process is
+//! reaped its reads fail (`ESRCH`), even if its pid was given to another, and the file is
+//! then opened again by its path, as an unkept read would.
+
+use std::cell::RefCell;
+use std::io;
+use std::os::fd::OwnedFd;
+
+/// The buffer a one-record file is read into: more than any of them holds but `status`.
+const RECORD: usize = 4096;
+
+/// The files kept open per thread; the oldest is closed for a new one.
+const KEPT: usize = 16;
+
+/// A file of a process that is kept open for the next read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kept {
+    /// `/proc/PID/io`.
+    Io,
+    /// `/proc/PID/comm`.
+    Comm,
+}
+
+impl Kept {
+    fn path(self, pid: i32) -> String {
+        match self {
+            Kept::Io => format!("/proc/{pid}/io"),
+            Kept::Comm => format!("/proc/{pid}/comm"),
+        }
+    }
+}
+
+thread_local! {
+    /// The files kept open on this thread, the oldest first.
+    static FILES: RefCell<Vec<(i32, Kept, OwnedFd)>> = const { RefCell::new(Vec::new()) };
+}
+
+fn open(path: &str) -> io::Result<OwnedFd> {
+    use rustix::fs::{Mode, OFlags};
+    Ok(rustix::fs::open(path, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?)
+}
+
+/// Reads the one-record file open as `fd` from its start and gives its bytes to `parse`.
+fn read_from_start<R>(fd: &OwnedFd, parse: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
+    let mut buf = [0u8; RECORD];
+    let n = rustix::io::pread(fd, &mut buf, 0)?;
+    if n < buf.len() {
+        return Ok(parse(&buf[..n]));
+    }
+    // Longer than the buffer: read on to the end.
+    let mut all = buf.to_vec();
+    loop {
+        let start = all.len();
+        all.resize(start + RECORD, 0);
+        let n = rustix::io::pread(fd, &mut all[start..], start as u64)?;
+        all.truncate(start + n);
+        if n == 0 {
+            return Ok(parse(&all));
+        }
+    }
+}
+
+/// Reads `path`, a file of one record, and gives its bytes to `parse`: open, one read, close.
+pub(crate) fn read_record<R>(path: &str, parse: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
+    read_from_start(&open(path)?, parse)
+}
+
+/// The bytes of `path`, a file of one record (`stat`), as [`read_record`] reads them.
+pub(crate) fn read_bytes(path: &str) -> io::Result<Vec<u8>> {
+    read_record(path, <[u8]>::to_vec)
+}
+
+/// The text of `path`, a file of one record (`syscall`, `wchan`, `status`), as
+/// [`read_record`] reads it; `InvalidData` when it is not UTF-8, as `read_to_string`.
+pub(crate) fn read_text(path: &str) -> io::Result<String> {
+    read_record(path, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?
+        .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))
+}
+
+/// Reads `file` of process `pid` through the descriptor kept open for it on this thread
+/// (opened and kept at the first read), and gives its bytes to `parse`.
+pub(crate) fn read_kept<R>(pid: i32, file: Kept, parse: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
+    FILES.with(|files| {
+        let mut files = files.borrow_mut();
+        if let Some(i) = files.iter().position(|(p, f, _)| (*p, *f) == (pid, file)) {
+            // A `Result` of the read alone: `parse` is called at most once.
+            let mut parse = Some(parse);
+            match read_from_start(&files[i].2, |bytes| parse.take().map(|p| p(bytes))) {
+                Ok(Some(read)) => return Ok(read),
+                Ok(None) => unreachable!("parse is called once"),
+                // Its process was reaped (or became unreadable): open the path again.
+                Err(_) => {
+                    files.remove(i);
+                    let parse = parse.take().expect("not called on an error");
+                    return open_and_keep(&mut files, pid, file, parse);
+                }
+            }
+        }
+        open_and_keep(&mut files, pid, file, parse)
+    })
+}
+
+fn open_and_keep<R>(
+    files: &mut Vec<(i32, Kept, OwnedFd)>,
+    pid: i32,
+    file: Kept,
+    parse: impl FnOnce(&[u8]) -> R,
+) -> io::Result<R> {
+    let fd = open(&file.path(pid))?;
+    let read = read_from_start(&fd, parse)?;
+    if files.len() >= KEPT {
+        files.remove(0);
+    }
+    files.push((pid, file, fd));
+    Ok(read)
+}
+
+/// The read system calls the calling thread has made (`syscr` of `/proc/thread-self/io`,
+/// which counts a read once it returned: this one is counted by the next).
+#[cfg(test)]
+pub(crate) fn reads_by_this_thread() -> u64 {
+    read_record("/proc/thread-self/io", |io| super::io_field(io, "syscr:")).unwrap().unwrap()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read count before each key typed reads the group's `io` with one system call once
+    /// its file is open (`std::fs::read_to_string` read it in four, after an open and a
+    /// `statx`), and the status's name of the group with one (two).
+    #[test]
+    fn a_count_of_reads_and_a_name_read_again_take_one_read_each() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        let count = super::super::reads_of(&[pid]);
+        assert!(count.is_some());
+        let before = reads_by_this_thread();
+        assert_eq!(super::super::reads_of(&[pid]), count, "sleep read nothing");
+        let after = reads_by_this_thread();
+        // (`after`'s own read counts `before`'s.)
+        assert_eq!(after - before, 2, "the count took {} reads", after - before - 1);
+        assert_eq!(super::super::process_name(pid).as_deref(), Some("sleep"));
+        let before = reads_by_this_thread();
+        assert_eq!(super::super::process_name(pid).as_deref(), Some("sleep"));
+        let after = reads_by_this_thread();
+        assert_eq!(after - before, 2, "the name took {} reads", after - before - 1);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert_eq!(super::super::reads_of(&[pid]), None, "a reaped process is not counted");
+        assert_eq!(super::super::process_name(pid), None);
+    }
+
+    #[test]
+    fn a_record_is_read_whole_and_a_long_one_to_its_end() {
+        let pid = std::process::id();
+        let stat = read_record(&format!("/proc/{pid}/stat"), <[u8]>::to_vec).unwrap();
+        assert!(stat.starts_with(format!("{pid} (").as_bytes()), "{stat:?}");
+        assert_eq!(stat.last(), Some(&b'\n'));
+        let long = std::env::temp_dir().join(format!("termloom-record-{pid}"));
+        let text: Vec<u8> = (0..3 * RECORD + 5).map(|i| b'a' + (i % 26) as u8).collect();
+        std::fs::write(&long, &text).unwrap();
+        let read = read_record(long.to_str().unwrap(), <[u8]>::to_vec);
+        std::fs::remove_file(&long).unwrap();
+        assert_eq!(read.unwrap(), text, "a file longer than the buffer is read to its end");
+    }
+
+    #[test]
+    fn a_kept_file_is_read_again_and_opened_again_once_its_process_is_gone() {
+        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        let name = || read_kept(pid, Kept::Comm, <[u8]>::to_vec);
+        assert_eq!(name().unwrap(), b"sleep\n");
+        assert_eq!(name().unwrap(), b"sleep\n");
+        let kept = FILES.with(|f| f.borrow().iter().filter(|(p, ..)| *p == pid).count());
+        assert_eq!(kept, 1);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(name().is_err(), "a reaped process's kept file is not read");
+        let kept = FILES.with(|f| f.borrow().iter().filter(|(p, ..)| *p == pid).count());
+        assert_eq!(kept, 0);
+    }
+
+    #[test]
+    fn no_more_than_kept_files_stay_open() {
+        let pid = std::process::id() as i32;
+        read_kept(pid, Kept::Io, |_| ()).unwrap();
+        let mut children: Vec<_> = (0..KEPT)
+            .map(|_| std::process::Command::new("sleep").arg("30").spawn().unwrap())
+            .collect();
+        for child in &children {
+            read_kept(child.id() as i32, Kept::Comm, |_| ()).unwrap();
+        }
+        let files = FILES.with(|f| f.borrow().len());
+        assert_eq!(files, KEPT);
+        let own = FILES.with(|f| f.borrow().iter().any(|(p, ..)| *p == pid));
+        assert!(!own, "the oldest file was closed");
+        for child in &mut children {
+            child.kill().unwrap();
+            child.wait().unwrap();
+        }
+    }
+}
