@@ -94,6 +94,10 @@ pub(crate) struct Cgroup {
     dir: PathBuf,
     /// `cgroup.procs` as a C string, for the child to join before exec.
     pub procs: CString,
+    /// `cgroup.procs` open for reading, at the first [`Cgroup::pids`] (`None` if it could
+    /// not be opened): read again from its start with `pread`, one or two system calls where
+    /// opening it each time took five (the read count before each key typed reads it).
+    listing: std::sync::OnceLock<Option<std::os::fd::OwnedFd>>,
 }
 
 impl CgroupParent {
@@ -132,7 +136,7 @@ impl CgroupParent {
         };
         let procs = CString::new(dir.join("cgroup.procs").as_os_str().as_bytes())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-        Ok(Cgroup { dir, procs })
+        Ok(Cgroup { dir, procs, listing: std::sync::OnceLock::new() })
     }
 
     /// Removes the cgroups of dead engines (killing what is left in them): those whose name
@@ -161,7 +165,7 @@ impl Cgroup {
     pub(crate) fn at(dir: PathBuf) -> Cgroup {
         let procs =
             CString::new(dir.join("cgroup.procs").as_os_str().as_bytes()).unwrap_or_default();
-        Cgroup { dir, procs }
+        Cgroup { dir, procs, listing: std::sync::OnceLock::new() }
     }
 
     /// Its path.
@@ -171,15 +175,40 @@ impl Cgroup {
 
     /// The processes inside.
     pub(crate) fn pids(&self) -> Vec<i32> {
-        std::fs::read_to_string(self.dir.join("cgroup.procs"))
-            .map(|text| text.lines().filter_map(|l| l.trim().parse().ok()).collect())
-            .unwrap_or_default()
+        let listing = self.listing.get_or_init(|| {
+            use rustix::fs::{Mode, OFlags};
+            rustix::fs::open(self.procs.as_c_str(), OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+                .ok()
+        });
+        let text = match listing {
+            Some(fd) => read_from_start(fd),
+            None => std::fs::read(self.dir.join("cgroup.procs")),
+        };
+        text.map(|text| {
+            let text = String::from_utf8_lossy(&text);
+            text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+        })
+        .unwrap_or_default()
     }
 
     /// Kills everything inside: `cgroup.kill` where the kernel has it (5.14+), SIGKILL to each
     /// process otherwise.
     pub(crate) fn kill(&self) {
         kill_all(&self.dir);
+    }
+}
+
+/// The whole of the file open as `fd`, read from its start with `pread` until it ends (a
+/// listing of many records may come in more than one read).
+fn read_from_start(fd: &std::os::fd::OwnedFd) -> io::Result<Vec<u8>> {
+    let mut buf = [0u8; 4096];
+    let mut text = Vec::new();
+    loop {
+        let n = rustix::io::pread(fd, &mut buf, text.len() as u64)?;
+        if n == 0 {
+            return Ok(text);
+        }
+        text.extend_from_slice(&buf[..n]);
     }
 }
 
@@ -318,6 +347,50 @@ mod tests {
             assert!(std::time::Instant::now() < deadline, "{} was not removed", dir.display());
             std::thread::yield_now();
         }
+    }
+
+    /// A cgroup's listing is opened once and read again from its start: it follows the
+    /// members that join and leave, and the cgroup is removed while it is open. (It was
+    /// opened, `statx`ed and closed at each look: before each key typed.)
+    #[test]
+    fn a_cgroup_listing_kept_open_follows_its_members_and_lets_it_go() {
+        let Some(parent) = detect() else {
+            eprintln!("skipped: no writable cgroup2 hierarchy");
+            return;
+        };
+        let session = u64::from(std::process::id()) + (2 << 40);
+        let cgroup = parent.create(u64::MAX, session).unwrap();
+        let dir = cgroup.path().to_owned();
+        assert!(cgroup.pids().is_empty());
+        let listing = dir.join("cgroup.procs");
+        let open_here = || {
+            std::fs::read_dir("/proc/self/fd")
+                .unwrap()
+                .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+                .filter(|target| *target == listing)
+                .count()
+        };
+        assert_eq!(open_here(), 1, "the listing is kept open");
+        let mut sleepers: Vec<_> = (0..2)
+            .map(|_| std::process::Command::new("sleep").arg("600").spawn().unwrap())
+            .collect();
+        let ids: Vec<i32> = sleepers.iter().map(|s| s.id() as i32).collect();
+        std::fs::write(&listing, ids[0].to_string()).unwrap();
+        assert_eq!(cgroup.pids(), vec![ids[0]]);
+        std::fs::write(&listing, ids[1].to_string()).unwrap();
+        let mut both = cgroup.pids();
+        both.sort();
+        assert_eq!(both, ids);
+        sleepers[0].kill().unwrap();
+        sleepers[0].wait().unwrap();
+        assert_eq!(cgroup.pids(), vec![ids[1]]);
+        assert_eq!(open_here(), 1, "opened once");
+        sleepers[1].kill().unwrap();
+        sleepers[1].wait().unwrap();
+        assert!(cgroup.pids().is_empty());
+        drop(cgroup);
+        assert_eq!(open_here(), 0, "closed with the cgroup");
+        assert!(!dir.exists(), "{} was not removed", dir.display());
     }
 
     /// An id given back after a failed start whose cgroup could not be removed (a process in
