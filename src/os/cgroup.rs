@@ -201,14 +201,15 @@ impl Cgroup {
 /// The whole of the file open as `fd`, read from its start with `pread` until it ends (a
 /// listing of many records may come in more than one read).
 fn read_from_start(fd: &std::os::fd::OwnedFd) -> io::Result<Vec<u8>> {
-    let mut buf = [0u8; 4096];
+    // (Not zeroed: the kernel writes what is read, and only that is looked at.)
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
     let mut text = Vec::new();
     loop {
-        let n = rustix::io::pread(fd, &mut buf, text.len() as u64)?;
-        if n == 0 {
+        let (read, _) = rustix::io::pread(fd, &mut buf, text.len() as u64)?;
+        if read.is_empty() {
             return Ok(text);
         }
-        text.extend_from_slice(&buf[..n]);
+        text.extend_from_slice(read);
     }
 }
 

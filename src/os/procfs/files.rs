@@ -53,13 +53,14 @@ fn open(path: &str) -> io::Result<OwnedFd> {
 
 /// Reads the one-record file open as `fd` from its start and gives its bytes to `parse`.
 fn read_from_start<R>(fd: &OwnedFd, parse: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
-    let mut buf = [0u8; RECORD];
-    let n = rustix::io::pread(fd, &mut buf, 0)?;
-    if n < buf.len() {
-        return Ok(parse(&buf[..n]));
+    // (Not zeroed: the kernel writes what is read, and only that is looked at.)
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); RECORD];
+    let (read, _) = rustix::io::pread(fd, &mut buf, 0)?;
+    if read.len() < RECORD {
+        return Ok(parse(read));
     }
     // Longer than the buffer: read on to the end.
-    let mut all = buf.to_vec();
+    let mut all = read.to_vec();
     loop {
         let start = all.len();
         all.resize(start + RECORD, 0);
