@@ -20,7 +20,11 @@ pub(super) fn relays(
     let Some(tty) = terminal_of(members) else {
         return Vec::new();
     };
-    let others = outside_the_session(sid, candidates);
+    // (The members, just read, are of the session: their `stat` is not read again.)
+    let rest: Option<Vec<i32>> = candidates.map(|candidates| {
+        candidates.iter().copied().filter(|&pid| members.iter().all(|m| m.pid != pid)).collect()
+    });
+    let others = outside_the_session(sid, rest.as_deref());
     others.iter().map(|p| p.pid).filter(|&pid| holds_terminal(pid, tty, looks)).collect()
 }
 
@@ -672,4 +676,25 @@ pub(super) fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
 pub(super) fn tty_number(rdev: u64) -> i32 {
     let (major, minor) = (rustix::fs::major(rdev), rustix::fs::minor(rdev));
     ((minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The read count before a key typed and each look for a wait for input look for the
+    /// terminal's relays among the session's cgroup's processes: the group's members, just
+    /// read, are not read again (each member's `stat` was read twice in one look).
+    #[test]
+    fn a_look_for_relays_reads_no_member_again() {
+        let own = procfs::read_stat(std::process::id() as i32).unwrap();
+        let member = ProcStat { tty_nr: 34816, ..own.clone() };
+        let looks = Looks::new();
+        let before = procfs::files::reads_by_this_thread();
+        let found = relays(own.session, std::slice::from_ref(&member), Some(&[own.pid]), &looks);
+        let after = procfs::files::reads_by_this_thread();
+        assert!(found.is_empty());
+        // (`after`'s own read counts `before`'s.)
+        assert_eq!(after - before, 1, "the look read {} files", after - before - 1);
+    }
 }
