@@ -1170,6 +1170,54 @@ sys.stdin.read()
         assert!(took < Duration::from_millis(250), "a look for relays took {took:?} of CPU");
     }
 
+    /// The members of a group whose output goes nowhere are judged within the probe's bounds:
+    /// 200 of them blocked on a lock, each holding 250 descriptors, beside the member that
+    /// reads the terminal, took 50,000 looks at descriptors a probe, outside its budget (a
+    /// server spent 3 s of CPU over one 5 s wait).
+    #[test]
+    fn many_members_printing_nowhere_cost_a_bounded_probe() {
+        let code = r#"
+import ctypes, fcntl, os, sys
+os.setpgid(0, 0)  # a group of its own: the test's may lie outside a PID namespace
+null = os.open("/dev/null", os.O_RDWR)
+path = "/tmp/termloom-silent-test-%d.lock" % os.getpid()
+lock = os.open(path, os.O_RDWR | os.O_CREAT)
+fcntl.flock(lock, fcntl.LOCK_EX)
+fds = [os.dup(null) for _ in range(240)]
+for _ in range(200):
+    own = os.open(path, os.O_RDWR)  # a lock of its own to wait for
+    if os.fork() == 0:
+        ctypes.CDLL(None).prctl(1, 9)  # die with the parent
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        fcntl.flock(own, fcntl.LOCK_EX)
+        os._exit(0)
+    os.close(own)
+os.unlink(path)
+sys.stdin.read()
+"#;
+        let Some(child) = spawn_python(code) else { return };
+        let pid = child.pid();
+        wait_python(pid, 1);
+        let in_flock = format!("{} ", libc::SYS_flock);
+        let candidates = wait_for("200 members blocked on the lock", || {
+            let pids = descendants_of(pid);
+            let blocked = pids.iter().filter(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/syscall"))
+                    .is_ok_and(|call| call.starts_with(&in_flock))
+            });
+            match blocked.count() {
+                200 => Ok(std::iter::once(pid).chain(pids).collect::<Vec<i32>>()),
+                n => Err(format!("{n} blocked")),
+            }
+        });
+        wait_waiting(pid);
+        let started = thread_cpu_time();
+        let wait = group_input_wait(pid, None, Some(&candidates), TerminalSeen::default());
+        let took = thread_cpu_time() - started;
+        assert!(took < Duration::from_millis(50), "a probe took {took:?} of CPU: {wait:?}");
+    }
+
     #[test]
     fn process_group_waiting() {
         use std::os::unix::process::CommandExt;

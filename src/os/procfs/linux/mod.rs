@@ -326,9 +326,9 @@ pub(super) fn group_wait(
     let mut long_sleep: Option<(String, std::time::Duration)> = None;
     let mut behind_threads: Vec<(i32, Vec<ThreadObs>)> = Vec::new();
     let mut unknown: Vec<String> = Vec::new();
-    // A member busy or asleep whose output goes nowhere (see [`silent`]), with its verdict:
-    // the group's when no other member reads the terminal.
-    let mut silent: Option<InputWait> = None;
+    // The members busy or asleep whose output goes nowhere (see [`silent`]), with their
+    // verdicts: the group's when no other member reads the terminal.
+    let mut silent = silent::Silent::default();
     // (A process alone in its group that drew a full screen and sleeps has drawn its frame:
     // `watch`, seen once; not a shell's `sleep` between two steps of a script, which its
     // shell waits for beside it, nor one alone in a job of its own, which wrote nothing.)
@@ -414,24 +414,18 @@ pub(super) fn group_wait(
                 | InputWait::Ticking { .. }
                 | InputWait::Sleeping { .. }),
                 _,
-            )) if silent::prints_nowhere(member.pid) => {
-                silent.get_or_insert(not);
-            }
-            Some((
-                not @ (InputWait::NotWaiting { .. }
-                | InputWait::Ticking { .. }
-                | InputWait::Sleeping { .. }
-                | InputWait::Stopped { .. }),
-                _,
             )) => {
-                return not;
+                if let Err(not) = silent.set_aside(member.pid, not, probe.looks) {
+                    return not;
+                }
             }
+            Some((not @ InputWait::Stopped { .. }, _)) => return not,
             Some((InputWait::Unknown { reason }, _)) => unknown.push(reason),
         }
     }
     // A member that prints nowhere leaves the group busy (or asleep) unless another reads
     // the terminal.
-    if let Some(not) = silent.filter(|_| reader.is_none()) {
+    if let Some(not) = silent.verdict(reader, probe.looks) {
         return not;
     }
     // The client waits for input when its relay, a process of another session that has
