@@ -285,6 +285,27 @@ fn a_busy_background_job_that_prints_nowhere_does_not_hide_a_wait_for_input() {
     expect(&s, Until::exit());
 }
 
+/// A busy job whose output goes nowhere, awaited by a member that may print once it ends (a
+/// subshell running `make >/dev/null 2>&1; echo built` in the background), keeps the group
+/// busy beside a member that reads: what is shown changes when the work is done. One awaited
+/// by a member that prints nowhere either does not.
+#[test]
+fn a_silent_job_awaited_by_a_member_that_may_print_keeps_the_group_busy() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    let work = "sh -c 'while :; do :; done' >/dev/null 2>&1";
+    let line = format!("({work}; echo built) & read -r x");
+    let s = engine.spawn(SpawnSpec::shell(&line)).unwrap();
+    input_wait_does_not_fire(&s);
+    s.close().unwrap();
+    let line = format!("({work}; echo built) >/dev/null 2>&1 & read -r x");
+    let s = engine.spawn(SpawnSpec::shell(&line)).unwrap();
+    assert_eq!(input_wait_fires(&s), Some(InputKind::Line));
+    s.close().unwrap();
+}
+
 /// A program is not waiting for input while input it has not read is queued on its terminal,
 /// even while /proc shows it blocked in a read: here a read that returns only once 5 bytes
 /// have arrived (VMIN), sent 2. A part of a line in canonical mode is different: the program

@@ -425,7 +425,7 @@ pub(super) fn group_wait(
     }
     // A member that prints nowhere leaves the group busy (or asleep) unless another reads
     // the terminal.
-    if let Some(not) = silent.verdict(reader, probe.looks) {
+    if let Some(not) = silent.verdict(reader, &members, &behind_threads, probe.looks) {
         return not;
     }
     // The client waits for input when its relay, a process of another session that has

@@ -13,9 +13,11 @@
 //! to abort" read beside a silent `tar`, `entr` (which reads keys) beside its
 //! `make >/dev/null 2>&1`. The reader does wait for keys, and nothing the work does shows on
 //! the terminal; a caller that waits for the work's end waits for what the program prints
-//! after it, or for its exit, not for input. That holds too when another member waits for
-//! the work to end and prints then (`entr -s`'s shell, which reports the exit status): its
-//! wait is taken as one behind the reader's.
+//! after it, or for its exit, not for input. Nothing tells whether the reader itself reacts
+//! when the work ends: `entr -s`, its parent, prints its exit status then. A member that
+//! waits for it to end and may print (its parent, or that parent's, waiting for a child with
+//! its own output not going nowhere: a subshell running `make >/dev/null 2>&1; echo built`
+//! in the background) keeps the group busy: what is shown changes when the work is done.
 //!
 //! Standard input is not counted: a job that inherited the terminal there (every terminal a
 //! shell passes on is open for reading and writing) does not write to it; a program that
@@ -60,17 +62,65 @@ impl Silent {
         Ok(())
     }
 
-    /// The group's verdict once every member is looked at, `reader` the one that reads the
-    /// terminal: `None` when nothing is set aside, or when a reader is known and no member set
-    /// aside holds a terminal but on its standard input; else the first such member's verdict
-    /// (with no reader, the first member's).
-    pub(super) fn verdict(self, reader: Option<i32>, looks: &Looks) -> Option<InputWait> {
+    /// The group's verdict once every member (`group`) is looked at, `reader` the one that
+    /// reads the terminal, `behind` the members waiting behind something with their threads:
+    /// `None` when nothing is set aside, or when a reader is known and no member set aside
+    /// holds a terminal but on its standard input, nor is awaited by a member that may print
+    /// ([`awaited_by_a_printer`]); else the first such member's verdict (with no reader, the
+    /// first member's).
+    pub(super) fn verdict(
+        self,
+        reader: Option<i32>,
+        group: &[ProcStat],
+        behind: &[(i32, Vec<ThreadObs>)],
+        looks: &Looks,
+    ) -> Option<InputWait> {
         let mut members = self.members.into_iter();
         if reader.is_none() {
             return members.next().map(|(_, verdict)| verdict);
         }
-        members.find(|&(pid, _)| !prints_nowhere(pid, looks, Scope::All)).map(|(_, v)| v)
+        members
+            .find(|&(pid, _)| {
+                awaited_by_a_printer(pid, group, behind, looks)
+                    || !prints_nowhere(pid, looks, Scope::All)
+            })
+            .map(|(_, verdict)| verdict)
     }
+}
+
+/// Whether member `pid` of `group` is awaited by a member that may print once it ends: its
+/// parent, or that parent's and so on, a member of `behind` with a thread waiting for a child,
+/// whose standard output or error is not `/dev/null` (a subshell's `make >/dev/null 2>&1;
+/// echo built`). A parent that waits and prints nowhere is passed through to its own.
+fn awaited_by_a_printer(
+    pid: i32,
+    group: &[ProcStat],
+    behind: &[(i32, Vec<ThreadObs>)],
+    looks: &Looks,
+) -> bool {
+    let waits_for_a_child = |parent: i32| {
+        behind.iter().any(|(pid, threads)| {
+            *pid == parent
+                && threads.iter().any(
+                    |t| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what)),
+                )
+        })
+    };
+    let mut at = pid;
+    // (At most every member once: a parent is looked up among them.)
+    for _ in 0..group.len() {
+        let Some(parent) = group.iter().find(|m| m.pid == at).map(|m| m.ppid) else {
+            return false;
+        };
+        if !waits_for_a_child(parent) {
+            return false;
+        }
+        if !prints_nowhere(parent, looks, Scope::Streams) {
+            return true;
+        }
+        at = parent;
+    }
+    false
 }
 
 /// Which descriptors [`prints_nowhere`] looks at.
