@@ -846,6 +846,44 @@ fn a_paste_to_a_full_screen_editor_is_not_said_to_be_held_on_an_edit_line() {
     client.finish();
 }
 
+/// A paste ending in a line break to a shell in a tmux pane, which tmux draws on the session's
+/// alternate screen, is said to be held on the shell's edit line (worded for what tmux may
+/// host: the program in the pane is not seen), and submit=true runs it.
+#[test]
+fn a_paste_to_a_shell_in_a_tmux_pane_is_said_to_be_held_on_its_edit_line() {
+    if !require("tmux") || !require("bash") {
+        return;
+    }
+    let socket = temp_dir("tmux-paste").join("s");
+    let socket = socket.to_str().unwrap();
+    /// Stops the tmux server, whatever the test's end.
+    struct Server<'a>(&'a str);
+    impl Drop for Server<'_> {
+        fn drop(&mut self) {
+            let mut kill = std::process::Command::new("tmux");
+            kill.args(["-S", self.0, "kill-server"]).stderr(std::process::Stdio::null());
+            let _ = kill.status();
+        }
+    }
+    let _server = Server(socket);
+    let mut client = Client::initialized("2025-11-25");
+    let pane = "bash --norc --noprofile -i";
+    let argv = ["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane];
+    let started = client.tool("terminal_start", json!({"argv": argv, "input_wait": true}));
+    assert_eq!(started["screen"]["alternate"], true, "{started}");
+    let id = started["session_id"].clone();
+    let pasted = client.call("terminal_send", json!({"session_id": id, "paste": "echo o''ne\n"}));
+    let said = text(&pasted);
+    assert!(said.contains("bash in tmux took the paste as one block"), "{said}");
+    assert!(said.contains("submit=true runs it"), "{said}");
+    let ran = client.call(
+        "terminal_send",
+        json!({"session_id": id, "text": "", "submit": true, "for_screen_text": "one"}),
+    );
+    assert!(text(&ran).contains("one"), "{}", text(&ran));
+    client.finish();
+}
+
 /// A wait for text ends when the shell is back at its prompt (bash's line editor reads keys,
 /// not a line) and nothing else in the session can print: the command is done and the text
 /// never came. Text printed before the wait is pointed to; a background job still to print is

@@ -223,7 +223,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     if signals {
         session.until_shell_reads()?;
     }
-    let held_paste = {
+    let (held_paste, full_screen) = {
         let input = call.caller.input.of(id);
         let _typing = (!one_key).then(|| input.lock.lock().unwrap_or_else(|e| e.into_inner()));
         // A call cancelled before it typed (while another call's paste held the input) types
@@ -237,8 +237,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // it but an Enter after it (as in a terminal). Said in the result, since the model
         // meant to run it, but not to a full-screen program (on the alternate screen: an
         // editor, vim's insert mode or emacs), which has no line to run and takes the block
-        // as text: an Enter would add a line break to it. To any other program, its last line
-        // break is Enter: the paste is a submitted line.
+        // as text: an Enter would add a line break to it (see `held_paste_note`). To any other
+        // program, its last line break is Enter: the paste is a submitted line.
         let screen = paste.map(|_| session.screen()).transpose()?;
         let bracketed_paste = screen.as_ref().is_some_and(|screen| screen.modes.bracketed_paste);
         let full_screen = screen.as_ref().is_some_and(|screen| screen.alternate);
@@ -263,7 +263,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 _ => Typed::Keys,
             },
         };
-        let held_paste = !submits && bracketed && !full_screen;
+        let held_paste = !submits && bracketed;
         // The line the submitted line is typed on: its echo is no answer to it, and the
         // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
         let typed_line = if submits { session.typed_line()? } else { None };
@@ -319,20 +319,44 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             // interrupts it now, after its Enter.
             interrupt_on_cancel(call, &session, &input, typed);
         }
-        held_paste
+        (held_paste, full_screen)
     };
     let report = match &plan {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
     let mut output = show(call, &session, view, report.as_ref(), false)?;
-    if held_paste && session.status()?.activity == crate::Activity::WaitingForInput {
-        super::render::push_block(
-            &mut output.text,
-            "[the program took the paste as one block (bracketed paste): its line breaks are text on its edit line, not Enter; send submit=true to run it]",
-        );
+    if held_paste {
+        let status = session.status()?;
+        if status.activity == crate::Activity::WaitingForInput
+            && let Some(note) = held_paste_note(full_screen, status.foreground.as_ref())
+        {
+            super::render::push_block(&mut output.text, &note);
+        }
     }
     Ok(output)
+}
+
+/// What the result says of a paste ending in a line break that the program took as one block
+/// (bracketed paste) and waits for input after, `full_screen` when the session was on the
+/// alternate screen, `foreground` the program that reads: a line editor (a shell, a REPL)
+/// holds it on its edit line, to be run with `submit=true`; a full-screen editor (vim's
+/// insert mode, emacs) took it as text, and is told nothing, as an Enter would add a line
+/// break. The alternate screen is the program's own unless a multiplexer hosts it
+/// (`foreground.within`: tmux, GNU screen), whose screen it always is: the program in its pane
+/// is not seen, and the note says what each kind of program made of the paste.
+fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Option<String> {
+    let hosted = foreground.and_then(|program| Some((&program.name, program.within.as_ref()?)));
+    match (full_screen, hosted) {
+        (false, _) => Some(
+            "[the program took the paste as one block (bracketed paste): its line breaks are text on its edit line, not Enter; send submit=true to run it]"
+                .to_owned(),
+        ),
+        (true, Some((name, relay))) => Some(format!(
+            "[{name} in {relay} took the paste as one block (bracketed paste): a line editor (a shell, a REPL) holds its line breaks as text on its edit line, not Enter, and submit=true runs it; a full-screen editor took it as text]"
+        )),
+        (true, None) => None,
+    }
 }
 
 /// Types key script `items` as a person presses them: the keys after a plain Tab or an
