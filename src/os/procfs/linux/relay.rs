@@ -486,9 +486,14 @@ pub(super) fn search_descriptors<T>(
         }
         looked += 1;
         let path = format!("/proc/{pid}/fd/{}", String::from_utf8_lossy(name));
-        if let Ok(target) = fs::read_link(&path)
-            && let Some(answer) = visit(&path, &target.to_string_lossy())
-        {
+        // (A descriptor closed meanwhile is passed over; one that cannot be read, a security
+        // module denying it, leaves the answer unknown.)
+        let target = match fs::read_link(&path) {
+            Ok(target) => target,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(_) => return Search::Unknown,
+        };
+        if let Some(answer) = visit(&path, &target.to_string_lossy()) {
             return Search::Found(answer);
         }
     }

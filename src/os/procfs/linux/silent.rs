@@ -18,6 +18,8 @@
 //! waits for it to end and may print (its parent, or that parent's, waiting for a child with
 //! its own output not going nowhere: a subshell running `make >/dev/null 2>&1; echo built`
 //! in the background) keeps the group busy: what is shown changes when the work is done.
+//! Not a member the reader descends from: a shell waits for any child, the reader it runs
+//! in the foreground too (`make >/dev/null 2>&1 & head -n1`), and prints after it.
 //!
 //! Standard input is not counted: a job that inherited the terminal there (every terminal a
 //! shell passes on is open for reading and writing) does not write to it; a program that
@@ -81,7 +83,7 @@ impl Silent {
         }
         members
             .find(|&(pid, _)| {
-                awaited_by_a_printer(pid, group, behind, looks)
+                awaited_by_a_printer(pid, reader, group, behind, looks)
                     || !prints_nowhere(pid, looks, Scope::All)
             })
             .map(|(_, verdict)| verdict)
@@ -91,9 +93,13 @@ impl Silent {
 /// Whether member `pid` of `group` is awaited by a member that may print once it ends: its
 /// parent, or that parent's and so on, a member of `behind` with a thread waiting for a child,
 /// whose standard output or error is not `/dev/null` (a subshell's `make >/dev/null 2>&1;
-/// echo built`). A parent that waits and prints nowhere is passed through to its own.
+/// echo built`). A parent that waits and prints nowhere is passed through to its own. Not a
+/// parent the `reader` descends from: a shell waits for any child (`waitpid(-1)`), and one
+/// that ran the reader in the foreground (`work >/dev/null 2>&1 & head -n1`) waits for it,
+/// printing nothing before it ends; so do the shell's own parents.
 fn awaited_by_a_printer(
     pid: i32,
+    reader: Option<i32>,
     group: &[ProcStat],
     behind: &[(i32, Vec<ThreadObs>)],
     looks: &Looks,
@@ -112,13 +118,29 @@ fn awaited_by_a_printer(
         let Some(parent) = group.iter().find(|m| m.pid == at).map(|m| m.ppid) else {
             return false;
         };
-        if !waits_for_a_child(parent) {
+        if !waits_for_a_child(parent) || reader.is_some_and(|r| descends(r, parent, group)) {
             return false;
         }
         if !prints_nowhere(parent, looks, Scope::Streams) {
             return true;
         }
         at = parent;
+    }
+    false
+}
+
+/// Whether member `pid` of `group` is `ancestor` or descends from it through members.
+fn descends(pid: i32, ancestor: i32, group: &[ProcStat]) -> bool {
+    let mut at = pid;
+    // (At most every member once.)
+    for _ in 0..=group.len() {
+        if at == ancestor {
+            return true;
+        }
+        match group.iter().find(|m| m.pid == at) {
+            Some(member) => at = member.ppid,
+            None => return false,
+        }
     }
     false
 }
