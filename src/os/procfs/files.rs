@@ -42,7 +42,7 @@ impl Kept {
 }
 
 thread_local! {
-    /// The files kept open on this thread, the oldest first.
+    /// The files kept open on this thread, the least recently read first.
     static FILES: RefCell<Vec<(i32, Kept, OwnedFd)>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -98,7 +98,12 @@ pub(crate) fn read_kept<R>(pid: i32, file: Kept, parse: impl FnOnce(&[u8]) -> R)
             // A `Result` of the read alone: `parse` is called at most once.
             let mut parse = Some(parse);
             match read_from_start(&files[i].2, |bytes| parse.take().map(|p| p(bytes))) {
-                Ok(Some(read)) => return Ok(read),
+                Ok(Some(read)) => {
+                    // The most recently read last: the oldest read is the one let go.
+                    let kept = files.remove(i);
+                    files.push(kept);
+                    return Ok(read);
+                }
                 Ok(None) => unreachable!("parse is called once"),
                 // Its process was reaped (or became unreadable): open the path again.
                 Err(_) => {
