@@ -186,6 +186,12 @@ mod tests {
     fn a_kept_file_is_read_again_and_opened_again_once_its_process_is_gone() {
         let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
         let pid = child.id() as i32;
+        // (The child can still bear the forking thread's name for a moment: its exec is
+        // waited for, by reading the name by path until it changes.)
+        let execed = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while read_bytes(&format!("/proc/{pid}/comm")).unwrap() != b"sleep\n" {
+            assert!(std::time::Instant::now() < execed, "sleep never ran");
+        }
         let name = || read_kept(pid, Kept::Comm, <[u8]>::to_vec);
         assert_eq!(name().unwrap(), b"sleep\n");
         assert_eq!(name().unwrap(), b"sleep\n");
