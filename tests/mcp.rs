@@ -4121,6 +4121,37 @@ fn bars_and_a_pagers_prompt_are_not_marked_and_a_selection_is() {
     client.finish();
 }
 
+/// `htop -C` shows its column header and its selected process inverse, across their rows:
+/// the selection was taken for a bar sharing the header's look and left unmarked, and
+/// `<Down>` came back as unchanged. It is marked, and moves.
+#[test]
+fn a_monochrome_lists_selection_across_its_row_is_marked() {
+    if !common::require("htop") {
+        return;
+    }
+    let sleepers = Sleepers::start(6);
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["htop", "-C", "-d", "100", "-s", "PID", "-p", sleepers.pids()]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "Quit", "cols": 100, "rows": 30}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let shown = text(&started);
+    let selected = |shown: &str| {
+        shown.lines().filter(|row| row.contains("sleep") && row.contains('⟦')).count()
+    };
+    assert_eq!(selected(&shown), 1, "{shown}");
+    let moved =
+        client.call("terminal_send", json!({"session_id": id, "keys": "<Down>", "stable_ms": 300}));
+    let moved = text(&moved);
+    assert!(!moved.contains("unchanged"), "{moved}");
+    assert!(moved.contains("rows changed since your last look"), "{moved}");
+    assert_eq!(selected(&moved), 1, "{moved}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// `top` redraws its frame on the primary screen from the top-left: each key's result read
 /// the frame again whole as lines (about 2 KB at 100x24, the summary and the column heads
 /// unchanged). It is shown as a full-screen program's screen, its changed rows after a key:

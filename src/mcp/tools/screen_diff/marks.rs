@@ -84,12 +84,15 @@ fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
 }
 
 /// Which marked `spans` (touching runs on one row, in row order) are a full-screen program's
-/// bars, whose highlight says only that they are bars: spans across their whole row on the
-/// screen's first row (nano's and vifm's title bars), or sharing their look with another such
-/// span (vifm's status bar, vim's status lines, mc's menu and function-key bars). A list
-/// shows its selected entry (htop's process, across its row) in a look of its own. What
-/// stands out inside a bar is still marked ([`standing_out_within`]: mc's selected menu
-/// title, the sort column in htop's header).
+/// bars, whose highlight says only that they are bars: spans across their whole row at the
+/// screen's edges only, on its first row when that row's text starts with a blank (nano's
+/// and vifm's padded title bars), or on its last [`BOTTOM_BAR_ROWS`] rows in the look of
+/// another such edge span (vifm's status bar, in its title bar's look). A span in the
+/// middle of the screen is never a bar, whatever look it shares: a list's selected entry
+/// drawn across its row (ncdu's and `htop -C`'s, inverse like their bars and header; vim's
+/// `V` on long lines), and on the first row a selection is text from its first cell (tig's
+/// first commit). What stands out inside a bar is still marked ([`standing_out_within`]:
+/// mc's selected menu title).
 fn bars(spans: &[&[&StyleRun]], screen: &Screen, runs: &[StyleRun]) -> Vec<bool> {
     if !screen.alternate && !painted_by_curses(screen, runs) {
         return vec![false; spans.len()];
@@ -99,18 +102,29 @@ fn bars(spans: &[&[&StyleRun]], screen: &Screen, runs: &[StyleRun]) -> Vec<bool>
         let whole = first.col == 0 && last.col.saturating_add(last.width) >= screen.cols;
         whole.then(|| most_look(span).map(|(look, _)| look)).flatten()
     };
-    let looks: Vec<Option<(String, bool)>> = spans.iter().map(|span| across(span)).collect();
+    let bottom = |row: u16| row.saturating_add(BOTTOM_BAR_ROWS) >= screen.rows;
+    let padded_top =
+        |row: u16| row == 0 && screen.lines.first().is_some_and(|line| line.starts_with(' '));
+    // The looks of the spans across their rows at the screen's edges.
+    let edges: Vec<Option<(String, bool)>> = spans
+        .iter()
+        .map(|span| across(span).filter(|_| padded_top(span[0].row) || bottom(span[0].row)))
+        .collect();
     spans
         .iter()
-        .zip(&looks)
+        .zip(&edges)
         .map(|(span, look)| {
             look.as_ref().is_some_and(|look| {
-                span[0].row == 0
-                    || looks.iter().flatten().filter(|other| *other == look).count() > 1
+                padded_top(span[0].row)
+                    || edges.iter().flatten().filter(|other| *other == look).count() > 1
             })
         })
         .collect()
 }
+
+/// The rows at the bottom of a screen where a full-screen program draws its status bar
+/// (vifm's on the row above its command line, vim's, mutt's).
+const BOTTOM_BAR_ROWS: u16 = 2;
 
 /// The most cells wide a run of a stripe is (see [`stripes`]).
 const STRIPE_WIDTH: u16 = 2;

@@ -1160,3 +1160,59 @@ fn bars_and_prompts_are_not_marked_and_selections_are() {
     let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert_eq!(shown, "Pick\n ⟦apple⟧\n kiwi");
 }
+
+/// A list's selection drawn across its row in its bars' look was taken for a bar and left
+/// unmarked: ncdu's (`--color off`: title, selection and status bar all inverse), `htop -C`'s
+/// (its column header and selected process inverse), vim's `V` on long lines with
+/// `nowrap`, and tig's first commit, selected on the first row. Only spans at the screen's
+/// edges are bars; a selection in the middle, or text from the first row's first cell, is
+/// marked.
+#[test]
+fn a_selection_across_its_row_in_a_bars_look_stays_marked() {
+    let inverse = |row| run(row, 0, 20, "default", "default", &["inverse"]);
+    let mut ncdu = screen(
+        &[
+            "ncdu 1.18 ~ Use the",
+            "--- /tmp ---",
+            "  4.0 KiB  a",
+            "  4.0 KiB  b",
+            " Total disk usage",
+        ],
+        (2, 0),
+    );
+    ncdu.cursor.visible = false;
+    let runs = [inverse(0), inverse(2), inverse(4)];
+    let shown = Frame::new(&ncdu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("⟦  4.0 KiB  a"), "{shown}");
+    assert!(!shown.contains("⟦  4.0 KiB  b"), "{shown}");
+    let mut htop =
+        screen(&["  0[  ]", " PID CPU%", "  1  0.0", "  2  0.0", "  3  0.0", "F1Help"], (0, 7));
+    htop.cursor.visible = false;
+    let runs = [inverse(1), inverse(3)];
+    let shown = Frame::new(&htop, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("⟦  2  0.0"), "{shown}");
+    let lines = [
+        "x",
+        "aaaaaaaaaaaaaaaaaaaa",
+        "bbbbbbbbbbbbbbbbbbbb",
+        "cccccccccccccccccccc",
+        "y",
+        "~",
+        "~",
+        "-- VISUAL LINE --",
+    ];
+    let vim = screen(&lines, (3, 0));
+    let visual = |row| run(row, 0, 20, "", "color(7)", &[]);
+    let runs = [visual(1), visual(2), visual(3)];
+    let shown = Frame::new(&vim, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(
+        shown.contains("⟦aaaa") && shown.contains("⟦bbbb") && shown.contains("⟦cccc"),
+        "{shown}"
+    );
+    let mut tig =
+        screen(&["2026-12-05 Ann o one", "2026-12-04 Bob o two", "", "[main] 1 of 2"], (0, 0));
+    tig.cursor.visible = false;
+    let runs = [inverse(0), run(3, 0, 20, "white", "blue", &["bold"])];
+    let shown = Frame::new(&tig, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.starts_with("⟦2026-12-05 Ann"), "{shown}");
+}
