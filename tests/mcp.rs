@@ -4152,6 +4152,32 @@ fn a_monochrome_lists_selection_across_its_row_is_marked() {
     client.finish();
 }
 
+/// nano's selection from `<M-a>` to `<End>` ends at the cursor, at its line's end: its row
+/// was taken for a prompt's and the selection shown unmarked. It is marked.
+#[test]
+fn a_selection_ending_at_the_cursor_is_marked() {
+    if !common::require("nano") {
+        return;
+    }
+    let dir = temp_dir("nano-selection");
+    let file = dir.join("hello.txt");
+    std::fs::write(&file, "hello world\n").unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["nano", "--ignorercfiles", file]);
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": argv, "for_screen_text": "Help", "cols": 80, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let marked = client.call("terminal_send", json!({"session_id": id, "keys": "<M-a>"}));
+    assert!(text(&marked).contains("Mark Set"), "{}", text(&marked));
+    let selected = client.call("terminal_send", json!({"session_id": id, "keys": "<End>"}));
+    let shown = text(&selected);
+    assert!(shown.contains("⟦hello world⟧"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// `top` redraws its frame on the primary screen from the top-left: each key's result read
 /// the frame again whole as lines (about 2 KB at 100x24, the summary and the column heads
 /// unchanged). It is shown as a full-screen program's screen, its changed rows after a key:

@@ -1216,3 +1216,22 @@ fn a_selection_across_its_row_in_a_bars_look_stays_marked() {
     let shown = Frame::new(&tig, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert!(shown.starts_with("⟦2026-12-05 Ann"), "{shown}");
 }
+
+/// A selection ending at the cursor, at its row's end, was taken for a prompt and its row's
+/// marks dropped: nano's `<M-a>` then `<End>` showed `hello world` unmarked. Only a styled
+/// run that is its row's first text on the screen's last rows is a prompt (less's `(END)`).
+#[test]
+fn a_selection_ending_at_the_cursor_stays_marked() {
+    let nano = screen(&["  GNU nano 7.2", "hello world", "", "", "^G Help"], (1, 11));
+    let runs = [
+        run(0, 0, 20, "default", "default", &["inverse"]),
+        run(1, 0, 11, "default", "default", &["inverse"]),
+    ];
+    let shown = Frame::new(&nano, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("⟦hello world⟧▌"), "{shown}");
+    // An emacs region ending at the end of a line after some text.
+    let emacs = screen(&["say hello world", "", "", "-UU-:**-  x"], (0, 15));
+    let runs = [run(0, 4, 11, "default", "color(4)", &[])];
+    let shown = Frame::new(&emacs, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("say ⟦hello world⟧▌"), "{shown}");
+}
