@@ -4225,6 +4225,39 @@ fn tops_frame_after_a_key_is_sent_as_the_rows_that_changed() {
     }
 }
 
+/// A command that hid the cursor only while it cleared the screen (`tput civis; clear;
+/// tput cnorm`) was taken for one drawing frames, and the flag stuck: every later command's
+/// output was the whole screen (`--- screen 120x32 ---`). Frames end with the command (its
+/// end mark), so the next command reads as lines.
+#[test]
+fn a_clear_with_the_cursor_hidden_leaves_no_frames_behind() {
+    for program in ["bash", "tput", "python3"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    let line = "echo one; tput civis; clear; tput cnorm; echo two";
+    let cleared = send(json!({"text": line, "submit": true}));
+    assert!(cleared.contains("two"), "{cleared}");
+    let counted = send(json!({"text": "seq 3", "submit": true}));
+    assert!(counted.contains("1\n2\n3\n") && !counted.contains("--- screen"), "{counted}");
+    // A REPL (no shell's marks) that hides the cursor while it clears, then answers.
+    send(json!({"text": "python3 -q", "submit": true, "for_screen_text": ">>> "}));
+    let redraw = r#"print("\x1b[?25l\x1b[H\x1b[2J\x1b[?25h", end="")"#;
+    send(json!({"text": redraw, "submit": true}));
+    let answered = send(json!({"text": "print(6 * 7)", "submit": true}));
+    assert!(answered.contains("42\n>>> ") && !answered.contains("--- screen"), "{answered}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {

@@ -2,8 +2,28 @@
 //! does: it moved the cursor there with the cursor hidden since output last scrolled the screen
 //! into the history (not a clear, `CSI 2 J`, which `top` starts with). It goes on doing so
 //! until output scrolls the screen again (`top` asks for a pid on its message row with the
-//! cursor shown, and leaves with a line break on the last row); a shell's `clear`, the
-//! cursor shown, draws no frames.
+//! cursor shown, and leaves with a line break on the last row), the cursor shown goes down a
+//! row (output written as lines: a REPL's answer after a redraw that hid the cursor only while
+//! it cleared), the screen is cleared with the cursor shown, the shell is back (its OSC 133
+//! prompt or command-end mark: `top` killed, `tput civis; clear; tput cnorm` ended) or the
+//! terminal is reset (RIS). A shell's `clear`, the cursor shown, draws no frames.
+
+/// What a slice of output that settled did (see [`Frames::settled`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Settled {
+    /// Output scrolled rows into the history.
+    pub(super) scrolled: bool,
+    /// The screen was cleared.
+    pub(super) cleared: bool,
+    /// The moves to the top-left so far (`Scanner::homes`).
+    pub(super) homes: u64,
+    /// The alternate screen is active (its moves home and frames are no primary screen's).
+    pub(super) alternate: bool,
+    /// The cursor is hidden.
+    pub(super) hidden: bool,
+    /// The cursor's row.
+    pub(super) row: usize,
+}
 
 /// How rows left the primary screen for the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,16 +42,27 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
+    /// The cursor's row when a slice last settled with it shown, since it was last hidden.
+    shown_row: Option<usize>,
 }
 
 impl Frames {
-    /// Notes a slice of output settled: `scrolled` whether output scrolled rows into the
-    /// history, `homes` the moves to the top-left so far, `alternate` whether the alternate
-    /// screen is active (whose moves home and frames are no primary screen's: vim's, then
-    /// the shell's prompt below the line that started it), `hidden` whether the cursor is.
-    pub(super) fn settled(&mut self, scrolled: bool, homes: u64, alternate: bool, hidden: bool) {
-        if scrolled || alternate {
-            *self = Frames { homes_at_scroll: homes, drawing: false };
+    /// Notes a slice of output settled (see [`Settled`]): output scrolling and the alternate
+    /// screen end frames (vim's moves home, then the shell's prompt below the line that
+    /// started it, are no frames of the primary screen's), a move home with the cursor
+    /// hidden starts them.
+    /// `cleared` whether the screen was cleared: with the cursor shown, that ends frames (a
+    /// program that hid the cursor only while it cleared, `tput civis; clear; tput cnorm`,
+    /// draws none after).
+    pub(super) fn settled(&mut self, settled: Settled) {
+        let Settled { scrolled, cleared, homes, alternate, hidden, row } = settled;
+        let shown_row = std::mem::replace(&mut self.shown_row, (!hidden).then_some(row));
+        // The cursor shown goes down a row: output is written as lines (a REPL's answer after
+        // its redraw, the cursor hidden only while it cleared), not a frame; `top` moves it
+        // down only with the cursor hidden, and types its prompt along one row.
+        let lines = shown_row.is_some_and(|before| !hidden && row > before);
+        if scrolled || alternate || lines || (cleared && !hidden) {
+            self.ended(homes);
         } else if !hidden {
             // Moves home with the cursor shown are no frame's: a shell's `clear` before a
             // program that hides the cursor for a spinner.
@@ -39,6 +70,14 @@ impl Frames {
         } else if homes > self.homes_at_scroll {
             self.drawing = true;
         }
+    }
+
+    /// Frames end, `homes` the moves to the top-left so far: the shell is back in the
+    /// foreground (its prompt's or its command's end mark, OSC 133: `top` killed, a
+    /// dashboard stopped with Ctrl-C), or the terminal was reset (RIS).
+    pub(super) fn ended(&mut self, homes: u64) {
+        self.homes_at_scroll = homes;
+        self.drawing = false;
     }
 
     /// Whether the program draws whole frames (on the primary screen: the caller asks only
@@ -52,28 +91,58 @@ impl Frames {
 mod tests {
     use super::*;
 
+    /// A slice settled that cleared nothing.
+    fn at(scrolled: bool, homes: u64, alternate: bool, hidden: bool) -> Settled {
+        Settled { scrolled, cleared: false, homes, alternate, hidden, row: 0 }
+    }
+
     #[test]
     fn frames_are_drawn_from_a_move_home_with_the_cursor_hidden_until_a_scroll() {
         let mut frames = Frames::default();
         // A shell's `clear`: home, the cursor shown.
-        frames.settled(false, 1, false, false);
+        frames.settled(at(false, 1, false, false));
         assert!(!frames.drawing());
         // `top`: home, the cursor hidden; then its prompt, the cursor shown.
-        frames.settled(false, 2, false, true);
-        frames.settled(false, 2, false, false);
+        frames.settled(at(false, 2, false, true));
+        frames.settled(at(false, 2, false, false));
         assert!(frames.drawing());
         // Its line break on the last row as it leaves.
-        frames.settled(true, 2, false, false);
+        frames.settled(at(true, 2, false, false));
         assert!(!frames.drawing());
-        frames.settled(false, 2, false, true);
+        frames.settled(at(false, 2, false, true));
         assert!(!frames.drawing());
         // A `clear`, then a program that hides the cursor.
-        frames.settled(false, 3, false, false);
-        frames.settled(false, 3, false, true);
+        frames.settled(at(false, 3, false, false));
+        frames.settled(at(false, 3, false, true));
         assert!(!frames.drawing());
         // vim's frames on the alternate screen, then the shell's prompt, the cursor hidden.
-        frames.settled(false, 4, true, true);
-        frames.settled(false, 4, false, true);
+        frames.settled(at(false, 4, true, true));
+        frames.settled(at(false, 4, false, true));
+        assert!(!frames.drawing());
+    }
+
+    /// `tput civis; clear; tput cnorm` and a REPL's redraw hid the cursor only while they
+    /// moved home: frames stuck, and every later command's output read as a whole screen.
+    /// A clear with the cursor shown, the shell's marks and a reset end them.
+    #[test]
+    fn frames_end_at_a_clear_with_the_cursor_shown_a_prompt_and_a_reset() {
+        let mut frames = Frames::default();
+        frames.settled(at(false, 1, false, true));
+        assert!(frames.drawing());
+        frames.settled(Settled { cleared: true, ..at(false, 1, false, false) });
+        assert!(!frames.drawing());
+        frames.settled(at(false, 2, false, true));
+        assert!(frames.drawing());
+        // A REPL's answer, the cursor shown, down a row.
+        frames.settled(at(false, 2, false, false));
+        assert!(frames.drawing());
+        frames.settled(Settled { row: 1, ..at(false, 2, false, false) });
+        assert!(!frames.drawing());
+        frames.settled(at(false, 3, false, true));
+        assert!(frames.drawing());
+        frames.ended(3);
+        assert!(!frames.drawing());
+        frames.settled(at(false, 3, false, true));
         assert!(!frames.drawing());
     }
 }

@@ -425,6 +425,9 @@ impl Emulator {
                     self.end_osc();
                     if let Some(mark) = mark {
                         self.settle(transcript);
+                        if matches!(mark, PromptMark::PromptStart | PromptMark::CommandEnd(_)) {
+                            self.frames.ended(self.scanner.homes());
+                        }
                         // A prompt starts a line of its own: at the start of a row, the row
                         // above no longer runs on into it (a pager's last row soft-wrapped
                         // into its `:` prompt, which it erased with `CR EL` on its way out:
@@ -494,6 +497,7 @@ impl Emulator {
         }
         self.parser.advance(&mut self.term, b"\x1b[2J");
         self.settle_screen_cleared(transcript);
+        self.frames.ended(self.scanner.homes());
         self.parser.advance(&mut self.term, b"\x1b");
     }
 
@@ -741,8 +745,14 @@ impl Emulator {
     fn settle_rows(&mut self, transcript: &mut Transcript, scrolled: Scrolled) {
         let drained = self.drain_history(transcript);
         let hidden = !self.mode().contains(TermMode::SHOW_CURSOR);
-        let scrolled_out = drained > 0 && scrolled == Scrolled::Output;
-        self.frames.settled(scrolled_out, self.scanner.homes(), self.alternate(), hidden);
+        self.frames.settled(Settled {
+            scrolled: drained > 0 && scrolled == Scrolled::Output,
+            cleared: scrolled == Scrolled::Cleared,
+            homes: self.scanner.homes(),
+            alternate: self.alternate(),
+            hidden,
+            row: self.cursor_row(),
+        });
         self.scanner.reset_lines();
         self.scanner.add(0, drained * usize::from(self.cols));
         let cells = usize::from(self.cols) * usize::from(self.rows);
@@ -1082,7 +1092,7 @@ fn reflow_widths(from: u16, to: u16) -> Vec<u16> {
 mod frames;
 mod look;
 
-use frames::{Frames, Scrolled};
+use frames::{Frames, Scrolled, Settled};
 
 #[cfg(test)]
 mod tests;
