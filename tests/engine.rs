@@ -2215,6 +2215,40 @@ fn fish_prompt_after_output_without_a_newline_starts_its_own_line() {
     fish.close().unwrap();
 }
 
+/// fish (3.x) after output exactly as wide as the terminal (the cursor waits to wrap on the
+/// last column): its end-of-line mark wraps onto the next row, which it erases from its start
+/// (`CR EL`) and draws its prompt on. The output and the prompt are two lines; a line of `cat`
+/// filling two rows exactly stays one line (the zeros and `> echo bar` were one line).
+#[test]
+fn fish_prompt_after_output_as_wide_as_the_terminal_starts_its_own_line() {
+    if !require("fish") {
+        return;
+    }
+    let home = tempdir();
+    let long = "ab".repeat(30);
+    std::fs::write(home.join("long"), format!("{long}\n")).unwrap();
+    let engine = engine();
+    let spec = SpawnSpec::new("fish")
+        .args(["--no-config", "-C", "function fish_prompt; echo '> '; end"])
+        .env("HOME", &*home)
+        .cwd(&*home)
+        .size(30, 8);
+    let fish = engine.spawn(spec).unwrap();
+    expect(&fish, Until::input_wait());
+    let outcome = fish.submit_and_wait("printf '%030d' 0", Until::text("000"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let outcome = fish.submit_and_wait("cat long", Until::text("abab"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let outcome = fish.submit_and_wait("echo bar", Until::text("bar"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    expect(&fish, Until::input_wait());
+    let text = fish.scrollback(1 << 20).unwrap().text;
+    let zeros = "0".repeat(30);
+    let expected = format!("{zeros}\n> cat long\n{long}\n> echo bar\nbar\n> ");
+    assert!(text.ends_with(&expected), "{text:?}");
+    fish.close().unwrap();
+}
+
 /// A line a transcript wait has not searched yet stays in the store until the wait has
 /// searched it, even when the look after output is put off (a costly look went just before)
 /// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran

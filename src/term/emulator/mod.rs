@@ -614,6 +614,9 @@ impl Emulator {
             self.settle_screen_cleared(transcript);
             return;
         }
+        // (Looked at before the erase.)
+        let erases_fish_mark =
+            erases_line && view.col == 0 && !view.alternate && self.holds_only_fish_mark(view.row);
         match self.rules.decide(sequence, view) {
             Decision::Keep => {
                 if let Sequence::Csi { private: None, action: b'b', params } = sequence {
@@ -638,7 +641,7 @@ impl Emulator {
         let abandons_line = erases_line
             && view.col == 0
             && !view.alternate
-            && self.wraps_in_after_a_blank(view.row, transcript);
+            && (self.wraps_in_after_a_blank(view.row, transcript) || erases_fish_mark);
         if (erases_below || abandons_line) && view.col == 0 {
             self.end_soft_wrap(view.row, transcript);
         }
@@ -700,6 +703,19 @@ impl Emulator {
             None
         };
         matches!(last, Some(' ' | '\u{23ce}'))
+    }
+
+    /// Whether `row` holds fish's end-of-line mark (`⏎`) in its first cell and blanks after
+    /// it: fish (3.x) after output as wide as the terminal (which left the cursor waiting to
+    /// wrap on its last column) writes its mark, which wraps onto the next row, and spaces up
+    /// to that row's end, then `CR`, the mark and a space, `CR` and an erase of the row
+    /// (`EL`) before its prompt. The row above ends in the output's text, and the wrap into
+    /// the erased row is fish's, not the output's: `printf '%0120d' 0` at 120 columns read
+    /// the zeros and the prompt as one line. No line editor leaves that row before erasing it.
+    fn holds_only_fish_mark(&self, row: usize) -> bool {
+        let grid = self.term.grid();
+        let mut cells = (0..grid.columns()).map(|col| grid[Line(row as i32)][Column(col)].c);
+        cells.next() == Some('\u{23ce}') && cells.all(|c| c == ' ')
     }
 
     /// `ED 2` on the primary screen scrolled the screen into the history (drained just

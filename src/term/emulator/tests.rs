@@ -658,6 +658,37 @@ fn an_erase_of_a_row_after_a_wrapped_blank_ends_the_soft_wrap_into_it() {
     }
 }
 
+/// fish's prompt after output exactly as wide as the terminal, or as a whole number of its
+/// rows (the cursor waits to wrap on the last column): fish's mark wraps onto the next row,
+/// its spaces fill that row, and `CR`, the mark and a space, `CR` and `EL` erase it before the
+/// prompt. The output and the prompt are two lines, the output's rows one line as they were
+/// wrapped, on the screen's rows and with the output's rows already settled alike; a line
+/// ended before fish's mark (`cat` of a line filling two rows) stays one line. The wrap
+/// joined the zeros and the prompt (the row above ends in text, not in a blank).
+#[test]
+fn an_erase_of_a_row_holding_only_fishs_mark_ends_the_soft_wrap_into_it() {
+    let sp = |cols: usize, erase: &str| {
+        format!("\x1b[2m\u{23ce}\x1b(B\x1b[m{}\r\u{23ce} \r{erase}> ", " ".repeat(cols - 1))
+    };
+    let outputs = ["0123456789", "01234567890123456789", "0123456789\r\n0123456789\r\n"];
+    for (rows, output, erase) in outputs
+        .iter()
+        .flat_map(|output| [(5, *output), (2, *output), (1, *output)])
+        .flat_map(|(rows, output)| [(rows, output, "\x1b[K"), (rows, output, "\x1b[2K")])
+    {
+        let mut emu = emulator(10, rows);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let first = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(first.text, "");
+        feed(&mut emu, &mut t, format!("> printf x\r\n{output}{}", sp(10, erase)).as_bytes());
+        feed(&mut emu, &mut t, b"echo bar\r\nbar\r\n> ");
+        let out = t.read(emu.tail(&t).as_deref(), 1000);
+        let lines = output.trim_end().replace("\r\n", "\n");
+        let expected = format!("> printf x\n{lines}\n> echo bar\nbar\n> ");
+        assert_eq!(out.text, expected, "{output:?} on {rows} rows, {erase:?}");
+    }
+}
+
 /// The screen's logical lines cost what the screen holds: a line soft-wrapped over every
 /// row was checked as text again for each row added to it (500 rows of a character and
 /// four marks: 1.1 GB checked for a 4.5 MB screen; with sixteen, two seconds a read).
