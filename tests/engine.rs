@@ -2249,6 +2249,26 @@ fn fish_prompt_after_output_as_wide_as_the_terminal_starts_its_own_line() {
     fish.close().unwrap();
 }
 
+/// zsh forces a wrap at the last column with a space and `CR EL` on the next row: a command
+/// whose typed space falls in the last column is one line of the transcript (it was split
+/// there, `$ echo abcdefghijkl` and `more`, by the rule for fish's end-of-line mark).
+#[test]
+fn zsh_command_with_a_blank_in_the_last_column_stays_one_line() {
+    if !require("zsh") {
+        return;
+    }
+    let engine = engine();
+    let spec = SpawnSpec::new("zsh").args(["-f"]).env("PS1", "$ ").size(20, 8);
+    let zsh = engine.spawn(spec).unwrap();
+    expect(&zsh, Until::input_wait());
+    let outcome = zsh.submit_and_wait("echo abcdefghijkl more", Until::text("more"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    expect(&zsh, Until::input_wait());
+    let text = zsh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, "$ echo abcdefghijkl more\nabcdefghijkl more\n$ ", "{text:?}");
+    zsh.close().unwrap();
+}
+
 /// A line a transcript wait has not searched yet stays in the store until the wait has
 /// searched it, even when the look after output is put off (a costly look went just before)
 /// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran

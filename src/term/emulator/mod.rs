@@ -638,11 +638,7 @@ impl Emulator {
         if erases_above {
             grid_repair::first_row_above_cursor(self.term.grid_mut(), view.row);
         }
-        let abandons_line = erases_line
-            && view.col == 0
-            && !view.alternate
-            && (self.wraps_in_after_a_blank(view.row, transcript) || erases_fish_mark);
-        if (erases_below || abandons_line) && view.col == 0 {
+        if (erases_below || erases_fish_mark) && view.col == 0 {
             self.end_soft_wrap(view.row, transcript);
         }
         if erases {
@@ -684,34 +680,18 @@ impl Emulator {
         grid[Line(row as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
     }
 
-    /// Whether the line that runs on into `row` ends, at the row above's last column, in a
-    /// blank or in fish's end-of-line mark (`⏎`): what a shell writes to move its prompt off
-    /// output that did not end its line, not a line editor's text. fish (3.x) writes its mark
-    /// and spaces that wrap onto the next row, then `CR`, the mark and a space, `CR` and an
-    /// erase of the row (`EL`): an erase of a row from its start, after such a row, ends the
-    /// wrap, as zsh's erase down does (see [`Self::end_soft_wrap`]). A line editor shortening
-    /// a wrapped line erases its last row the same way, but after the text it goes on with.
-    fn wraps_in_after_a_blank(&self, row: usize, transcript: &Transcript) -> bool {
-        let last = if self.pending_row == Some(row) || (row == 0 && self.pending_row.is_none()) {
-            transcript.pending().chars().next_back()
-        } else if row > 0 {
-            let grid = self.term.grid();
-            let cell = &grid[Line(row as i32 - 1)][Column(grid.columns() - 1)];
-            let wraps = cell.flags.contains(Flags::WRAPLINE);
-            (wraps && !cell.flags.contains(Flags::LEADING_WIDE_CHAR_SPACER)).then_some(cell.c)
-        } else {
-            None
-        };
-        matches!(last, Some(' ' | '\u{23ce}'))
-    }
-
     /// Whether `row` holds fish's end-of-line mark (`⏎`) in its first cell and blanks after
-    /// it: fish (3.x) after output as wide as the terminal (which left the cursor waiting to
-    /// wrap on its last column) writes its mark, which wraps onto the next row, and spaces up
-    /// to that row's end, then `CR`, the mark and a space, `CR` and an erase of the row
-    /// (`EL`) before its prompt. The row above ends in the output's text, and the wrap into
-    /// the erased row is fish's, not the output's: `printf '%0120d' 0` at 120 columns read
-    /// the zeros and the prompt as one line. No line editor leaves that row before erasing it.
+    /// it: fish (3.x), after output that did not end its line, writes its mark and spaces up
+    /// to one column short of a row, which wrap onto the next row (after output as wide as
+    /// the terminal, which left the cursor waiting to wrap on its last column, the mark
+    /// itself wraps), then `CR`, the mark and a space, `CR` and an erase of that row (`EL`)
+    /// before its prompt: an erase of such a row from its start ends the wrap into it, as
+    /// zsh's erase down does (see [`Self::end_soft_wrap`]). The wrap was fish's, not the
+    /// output's (`printf foo` read `foo⏎`, 116 spaces and the prompt; `printf '%0120d' 0` at
+    /// 120 columns, the zeros and the prompt as one line). No line editor leaves that row
+    /// before erasing it; zsh forces a wrap at the last column with a space and `CR EL` on
+    /// the next row, and the line goes on there (a test of the row above ending in a blank
+    /// split a command whose typed blank fell in the last column).
     fn holds_only_fish_mark(&self, row: usize) -> bool {
         let grid = self.term.grid();
         let mut cells = (0..grid.columns()).map(|col| grid[Line(row as i32)][Column(col)].c);

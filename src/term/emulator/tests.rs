@@ -689,6 +689,23 @@ fn an_erase_of_a_row_holding_only_fishs_mark_ends_the_soft_wrap_into_it() {
     }
 }
 
+/// zsh's line editor forces a wrap at the last column (a space past it, then `CR EL` on the
+/// next row) and goes on writing the command there: the command stays one line when the
+/// character in the last column is a blank (a space typed there), on the screen's rows and
+/// with its first row settled. The rule for fish's end-of-line mark took any blank there for
+/// fish's and split the command (`$ echo abcdefghijkl` and `more`).
+#[test]
+fn a_forced_wrap_after_a_blank_in_the_last_column_keeps_the_line_whole() {
+    for rows in [5, 2, 1] {
+        let mut emu = emulator(20, rows);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"$ echo abcdefghijkl  \r\x1b[Kmore\r\n");
+        feed(&mut emu, &mut t, b"abcdefghijkl more\r\n$ ");
+        let out = t.read(emu.tail(&t).as_deref(), 1000);
+        assert_eq!(out.text, "$ echo abcdefghijkl more\nabcdefghijkl more\n$ ", "{rows} rows");
+    }
+}
+
 /// The screen's logical lines cost what the screen holds: a line soft-wrapped over every
 /// row was checked as text again for each row added to it (500 rows of a character and
 /// four marks: 1.1 GB checked for a 4.5 MB screen; with sixteen, two seconds a read).
