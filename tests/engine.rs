@@ -2269,6 +2269,41 @@ fn zsh_command_with_a_blank_in_the_last_column_stays_one_line() {
     zsh.close().unwrap();
 }
 
+/// aspell's `check` leaves through ncurses' `endwin` twice: the second moves the cursor to the
+/// last row and resets mode 1049 again on the primary screen, as it came back. The cursor goes
+/// back where the primary screen came back (xterm and tmux restore it there), so the shell's
+/// prompt comes right below the command and no blank lines are read between them (22 at 24
+/// rows, in reads and the scrollback).
+#[test]
+fn aspell_check_leaves_no_blank_lines_before_the_next_prompt() {
+    if !require("aspell") {
+        return;
+    }
+    let home = tempdir();
+    std::fs::write(home.join("words.txt"), "helo wrld\n").unwrap();
+    let engine = engine();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("HISTFILE", "/dev/null")
+        .env("HOME", &*home)
+        .cwd(&*home)
+        .size(80, 24);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::input_wait());
+    sh.submit("aspell --lang=en check words.txt").unwrap();
+    expect(&sh, Until::screen_contains("Ignore all"));
+    expect(&sh, Until::input_wait());
+    sh.send_keys("x").unwrap();
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    let outcome = sh.submit_and_wait("echo done", Until::text("done"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    expect(&sh, Until::input_wait());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, "$ aspell --lang=en check words.txt\n$ echo done\ndone\n$ ", "{text:?}");
+    sh.close().unwrap();
+}
+
 /// A line a transcript wait has not searched yet stays in the store until the wait has
 /// searched it, even when the look after output is put off (a costly look went just before)
 /// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran

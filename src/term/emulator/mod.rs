@@ -255,6 +255,10 @@ pub(crate) struct Emulator {
     /// The primary screen came back from the alternate one and no input was typed since
     /// (see [`Emulator::note_input`]): taken by the next hiding as `hidden_readable`.
     returned_untyped: bool,
+    /// Where the cursor was on the primary screen right after it came back from the alternate
+    /// one, until the alternate screen is left again or taken back (see
+    /// [`Emulator::back_to_where_the_alternate_screen_left`]).
+    left_alternate_at: Option<(usize, usize)>,
     /// The session ended (its program exited, or it was closed): the screen's rows below the
     /// cursor are part of the tail, down to the last one with text.
     ended: bool,
@@ -336,6 +340,7 @@ impl Emulator {
             hidden_tail: None,
             hidden_readable: false,
             returned_untyped: false,
+            left_alternate_at: None,
             ended: false,
             pending_row: None,
             watch_regions: true,
@@ -470,6 +475,14 @@ impl Emulator {
                         None
                     };
                     self.apply(sequence, slice[n - 1], transcript);
+                    if was_alternate && !self.alternate() {
+                        let point = self.term.grid().cursor.point;
+                        self.left_alternate_at = Some((self.cursor_row(), point.column.0));
+                    } else if !was_alternate && resets_1049(sequence) {
+                        self.back_to_where_the_alternate_screen_left();
+                    } else if self.alternate() {
+                        self.left_alternate_at = None;
+                    }
                     if !self.alternate() {
                         self.hidden_tail = None;
                         self.returned_untyped |= was_alternate;
@@ -483,6 +496,32 @@ impl Emulator {
         }
         self.handle_events(turn);
         at
+    }
+
+    /// Mode 1049 was reset on the primary screen after it came back from the alternate one,
+    /// the cursor moved down since over nothing but blanks: it goes back to where it came
+    /// back, as xterm and tmux, which restore the cursor saved on the way in at every reset
+    /// of 1049, put it. ncurses' `endwin` run twice (`aspell check` leaving) moves the cursor
+    /// to the last row and resets 1049 again once the primary screen is back; the shell's
+    /// prompt came on the last row, and the blank rows above it were read as blank lines.
+    /// (A program that drew on the primary screen since, as dialog does before its own last
+    /// reset, keeps the cursor where it is: a restore would put the shell over its box.)
+    fn back_to_where_the_alternate_screen_left(&mut self) {
+        let Some((row, col)) = self.left_alternate_at.take() else {
+            return;
+        };
+        let grid = self.term.grid();
+        let cursor_row = self.cursor_row();
+        if cursor_row <= row || row >= grid.screen_lines() {
+            return;
+        }
+        let mut rest = String::new();
+        text_from_cell(&grid[Line(row as i32)], col, &mut rest);
+        if !rest.is_empty() || (row + 1..=cursor_row).any(|r| has_text(&grid[Line(r as i32)])) {
+            return;
+        }
+        let to = format!("\x1b[{};{}H", row + 1, col + 1);
+        self.parser.advance(&mut self.term, to.as_bytes());
     }
 
     /// RIS (`ESC c`, `tput reset`, `reset`) is about to wipe both screens and the history:
@@ -1018,6 +1057,15 @@ impl Emulator {
         grid.cursor.template = template;
         grid.cursor.point.line += down as i32;
     }
+}
+
+/// Whether `sequence` resets mode 1049 (on the alternate screen, it leaves it).
+fn resets_1049(sequence: Sequence) -> bool {
+    matches!(
+        sequence,
+        Sequence::Csi { private: Some(b'?'), action: b'l', params }
+            if params.values().contains(&1049)
+    )
 }
 
 /// Whether `sequence` sets a mode that switches to the alternate screen.

@@ -201,6 +201,32 @@ fn lines_scrolled_off_before_the_alternate_screen_settle_before_it() {
     assert_eq!(emu.tail(&t).unwrap(), ["l4", "l5", ""]);
 }
 
+/// Mode 1049 reset on the primary screen right after it came back from the alternate one,
+/// the cursor moved down over blank rows only: the cursor goes back to where the primary
+/// screen came back, as xterm's restore puts it. ncurses' `endwin` run twice (aspell's
+/// `check` leaving) moves to the last row and resets 1049 again, and the shell's prompt came
+/// at the bottom after the rows between, read as blank lines (16 of them on 20 rows). A
+/// program that drew on the primary screen since (dialog) keeps the cursor where it is.
+#[test]
+fn a_second_reset_of_the_alternate_screen_over_blank_rows_goes_back_where_it_left() {
+    let endwin = "\x1b[20;1H\x1b[?1049l\x1b[23;0;0t\r\x1b[?1l\x1b>";
+    let aspell = format!("\x1b[?1049h\x1b[22;0;0t\x1b[H\x1b[2Jhelo\x1b[20;1H? {endwin}{endwin}");
+    let mut emu = emulator(20, 20);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, format!("$ echo a\r\na\r\n$ aspell\r\n{aspell}$ ").as_bytes());
+    assert_eq!(emu.tail(&t).unwrap(), ["$ echo a", "a", "$ aspell", "$ "]);
+    assert_eq!(emu.screen().cursor.row, 3);
+    // Another reset goes nowhere: the cursor left the alternate screen once.
+    feed(&mut emu, &mut t, b"\r\n\x1b[9;1H\x1b[?1049l");
+    assert_eq!(emu.screen().cursor.row, 8);
+    // Text drawn on the primary screen since (dialog's box): the cursor stays.
+    let mut emu = emulator(20, 20);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    let dialog = "\x1b[?1049h\x1b[?1049l\x1b[5;3H+--box--+\x1b[20;1H\x1b[?1049l";
+    feed(&mut emu, &mut t, format!("$ dialog\r\n{dialog}").as_bytes());
+    assert_eq!(emu.screen().cursor.row, 19);
+}
+
 #[test]
 fn a_blank_in_the_last_column_of_a_wrapped_row_is_kept() {
     let mut emu = emulator(10, 6);
