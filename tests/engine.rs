@@ -2249,6 +2249,35 @@ fn fish_prompt_after_output_as_wide_as_the_terminal_starts_its_own_line() {
     fish.close().unwrap();
 }
 
+/// fish's continuation row (after `begin`, the cursor moved right to the indentation, nothing
+/// written) reads as an empty line, and the command typed there as a continuation of it with
+/// its indentation: reads returned the row as 6 blanks at 30 columns (24 at 120 columns with
+/// fish's default prompt), then `end`, drawn less indented, as a rewritten line.
+#[test]
+fn fish_continuation_row_reads_as_its_text_not_as_blanks() {
+    if !require("fish") {
+        return;
+    }
+    let home = tempdir();
+    let engine = engine();
+    let spec = SpawnSpec::new("fish")
+        .args(["--no-config", "-C", "function fish_prompt; echo '> '; end"])
+        .env("HOME", &*home)
+        .size(30, 8);
+    let fish = engine.spawn(spec).unwrap();
+    expect(&fish, Until::input_wait());
+    assert_eq!(fish.read().unwrap().text, "> ");
+    fish.submit_and_wait("begin", Until::input_wait(), LONG).unwrap().held().unwrap();
+    let read = fish.read().unwrap();
+    assert_eq!((read.text.as_str(), read.rewritten), ("begin\n", false), "{read:?}");
+    let outcome = fish.send_keys_and_wait("echo hi", Until::text("echo hi"), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    expect(&fish, Until::input_wait());
+    let read = fish.read().unwrap();
+    assert_eq!((read.text.as_str(), read.rewritten), ("      echo hi", false), "{read:?}");
+    fish.close().unwrap();
+}
+
 /// zsh forces a wrap at the last column with a space and `CR EL` on the next row: a command
 /// whose typed space falls in the last column is one line of the transcript (it was split
 /// there, `$ echo abcdefghijkl` and `more`, by the rule for fish's end-of-line mark).

@@ -249,7 +249,13 @@ impl Terminal {
             Some(index) => tail.get(usize::try_from(index).ok()?)?.as_str(),
             None => self.transcript.line(number)?,
         };
-        let before = text.get(..offset).unwrap_or(text).to_owned();
+        // (The tail leaves out the blanks before the cursor on a line that has nothing else
+        // before it: they are before the typed text all the same.)
+        let before = match text.get(..offset) {
+            Some(before) => before.to_owned(),
+            None if offset > text.len() => format!("{text}{}", " ".repeat(offset - text.len())),
+            None => text.to_owned(),
+        };
         let after = text.get(offset..).unwrap_or("").trim_end().to_owned();
         Some(TypedLine { number, before, after, echoed: true, echo: None })
     }

@@ -290,7 +290,8 @@ impl Emulator {
     }
 
     /// The screen's logical lines from row `top` down to the one on row `last` (see
-    /// [`Emulator::tail`]), the cursor's line padded to the cursor.
+    /// [`Emulator::tail`]), the cursor's line padded to the cursor unless nothing but blanks
+    /// is before it there (see [`Emulator::cursor_position`], which counts them).
     pub(super) fn lines_down_to(
         &self,
         transcript: &Transcript,
@@ -355,7 +356,10 @@ impl Emulator {
             let cells = line_text(row, &mut piece);
             current.push_str(&piece);
             let wrapped = is_wrapped(row) && line + 1 < grid.screen_lines();
-            if line == cursor_row && !wrapped && cursor.column.0 > cells {
+            // A line with nothing before the cursor but blanks is empty: its blanks are where
+            // the next text goes, no text read (fish's continuation row after `begin`, the
+            // cursor moved right to the indentation, read as 24 spaces at 120 columns).
+            if line == cursor_row && !wrapped && cursor.column.0 > cells && !current.is_empty() {
                 current.extend(std::iter::repeat_n(' ', cursor.column.0 - cells));
             }
             if !wrapped {

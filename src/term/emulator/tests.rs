@@ -201,6 +201,29 @@ fn lines_scrolled_off_before_the_alternate_screen_settle_before_it() {
     assert_eq!(emu.tail(&t).unwrap(), ["l4", "l5", ""]);
 }
 
+/// A line with nothing but blanks before the cursor reads as empty: fish's continuation row
+/// (`begin` submitted: the cursor moved right to the indentation, nothing written) was read
+/// as a line of blanks, and when fish drew the row again less indented (`end`) that read was
+/// rewritten. The text typed there is read with its indentation, as a continuation; the
+/// cursor's offset still counts the blanks, and a prompt's own trailing blank is kept.
+#[test]
+fn a_line_of_nothing_but_blanks_before_the_cursor_reads_as_empty() {
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"> begin\r\n\x1b[6C");
+    assert_eq!(emu.tail(&t).unwrap(), ["> begin", ""]);
+    assert_eq!(emu.cursor_position(&t), (1, 6));
+    assert_eq!(t.read(emu.tail(&t).as_deref(), 1000).text, "> begin\n");
+    feed(&mut emu, &mut t, b"echo hi\r\n\x1b[6C");
+    let out = t.read(emu.tail(&t).as_deref(), 1000);
+    assert_eq!((out.text.as_str(), out.rewritten), ("      echo hi\n", false));
+    feed(&mut emu, &mut t, b"\r\x1b[4Cend");
+    let out = t.read(emu.tail(&t).as_deref(), 1000);
+    assert_eq!((out.text.as_str(), out.rewritten), ("    end", false));
+    feed(&mut emu, &mut t, b"\r\n$ ");
+    assert_eq!(t.read(emu.tail(&t).as_deref(), 1000).text, "\n$ ");
+}
+
 /// Mode 1049 reset on the primary screen right after it came back from the alternate one,
 /// the cursor moved down over blank rows only: the cursor goes back to where the primary
 /// screen came back, as xterm's restore puts it. ncurses' `endwin` run twice (aspell's
@@ -794,7 +817,7 @@ fn lines_scrolled_off_a_region_below_the_top_are_settled() {
                 &["a", "b", "c", "d"],
                 "0123456789abcdefghij0123\n\n\n",
             ),
-            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "c\n\n "),
+            (format!("{status}a\r\nb\r\nc\x1b[2S"), &["a", "b"], "c\n\n"),
             (
                 format!("{status}a\r\nb\r\nc\x1b[3;1H\x1b[2M\x1b[5;1Hd\x1b[4;1H\x1b[M"),
                 &["a", "b"],
@@ -1125,11 +1148,12 @@ fn rows_below_the_cursor_are_read_once_the_session_ended() {
     assert!(!rest.rewritten);
     let (text, _) = t.retained(emu.tail(&t).as_deref(), 1000);
     assert_eq!(text, "X\nb\nwrapped past the twentieth column\nd");
-    // The cursor below the last row with text: blank rows down to it, as before.
+    // The cursor below the last row with text: blank rows down to it, as before (the
+    // cursor's row empty: nothing but blanks before it).
     let mut emu = emulator(20, 6);
     feed(&mut emu, &mut t, b"a\x1b[3B");
     emu.end();
-    assert_eq!(emu.tail(&t).unwrap(), ["a", "", "", " "]);
+    assert_eq!(emu.tail(&t).unwrap(), ["a", "", "", ""]);
     // Under the alternate screen.
     let mut emu = emulator(20, 6);
     feed(&mut emu, &mut t, b"a\r\nb\r\nc\x1b[2A\x1b[?1049hfull");
