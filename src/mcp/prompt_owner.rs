@@ -3,35 +3,61 @@
 //! process shows the same prompt (`terminal_send secret=true`): one asked for `sudo` must not
 //! be typed into whatever asks next (`python3`'s `getpass`, which prints it, or `ssh` to
 //! another host).
+//!
+//! The process is read only once the session is seen waiting for input ([`Until::input_wait`]:
+//! blocked reading the terminal, no output or input for `Config::input_settle`): before that,
+//! `Status::foreground` names the foreground group's leader, so a shell and the `python3` it
+//! started (one group) would look the same. A session that does not settle within [`SETTLE`],
+//! or whose reader `/proc` does not name, gets no owner, and no secret is typed for it.
 
-use crate::{Result, Session};
+use std::time::Duration;
+
+use super::tools::ToolError;
+use crate::{Activity, Session, Until};
+
+/// The longest a look at who asks waits for the session to be seen waiting for input.
+pub(crate) const SETTLE: Duration = Duration::from_secs(2);
 
 /// The process at a session's password prompt, and the prompt, when the secret is asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PromptOwner {
-    /// The foreground process: the one reading the terminal while it is seen waiting, else
-    /// the foreground group's leader (`Status::foreground`); `None` without one.
+    /// The process reading the terminal, seen waiting for input (`Status::foreground`).
     pub pid: Option<i32>,
     /// Its start time (`starttime` of `/proc/PID/stat`), lest a pid reused count as the same
     /// process; `None` where it cannot be read.
     pub started: Option<u64>,
-    /// Its name, or the session's program without a foreground process.
+    /// Its name.
     pub program: String,
     /// The screen's line at the cursor, trimmed: the prompt.
     pub prompt: String,
 }
 
 impl PromptOwner {
-    /// Who asks in `session` now.
-    pub(crate) fn read(session: &Session) -> Result<PromptOwner> {
-        let status = session.status()?;
+    /// Who asks in `session` now: waits up to [`SETTLE`] for it to be seen waiting for input,
+    /// and says why no secret can be typed when it is not, or nothing names its reader.
+    pub(crate) fn read(session: &Session) -> Result<PromptOwner, ToolError> {
+        let waited = session.wait(Until::input_wait(), SETTLE)?;
+        let reader = match waited.status.foreground {
+            Some(process)
+                if waited.is_held() && waited.status.activity == Activity::WaitingForInput =>
+            {
+                process
+            }
+            Some(_) => {
+                return Err(ToolError::no_answer(format!(
+                    "the session was not seen waiting for input within {SETTLE:?} (it still prints, or is busy), so which process would read the secret cannot be told; nothing was typed: call again once it waits"
+                )));
+            }
+            None => {
+                return Err(ToolError::no_answer(
+                    "no process reading the session's terminal can be named, so which one would read the secret cannot be told; nothing was typed",
+                ));
+            }
+        };
         let screen = session.screen()?;
         let prompt = screen.lines.get(screen.cursor.row as usize).map_or("", |l| l.trim());
-        let (pid, program) = match status.foreground {
-            Some(process) => (Some(process.pid), process.name),
-            None => (None, session.info()?.program),
-        };
-        let started = pid.and_then(|pid| crate::os::procfs::read_stat(pid).ok()?.starttime);
+        let started = crate::os::procfs::read_stat(reader.pid).ok().and_then(|s| s.starttime);
+        let (pid, program) = (Some(reader.pid), reader.name);
         Ok(PromptOwner { pid, started, program, prompt: prompt.to_owned() })
     }
 
@@ -49,5 +75,33 @@ impl PromptOwner {
         } else {
             "the program's prompt changed since it was asked for".to_owned()
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Config, Engine, SpawnSpec};
+
+    /// Once a shell's password prompt took its line, the `python3` it starts (in the shell's
+    /// process group) asks at the same prompt: read before the session settles, the owner
+    /// must be `python3`, not the group's leader, or the shell's secret would be typed into
+    /// `python3`, which prints it.
+    #[test]
+    fn the_owner_is_the_process_that_reads_not_its_groups_leader() {
+        let engine = Engine::new(Config::default()).unwrap();
+        let script = r#"read -r -s -p 'Password: ' p; echo; python3 -c 'import getpass; print("second"); getpass.getpass("Password: ")'; true"#;
+        let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+        let long = Duration::from_secs(20);
+        session.wait(Until::input_wait(), long).unwrap();
+        let first = PromptOwner::read(&session).unwrap();
+        assert_eq!((first.program.as_str(), first.prompt.as_str()), ("bash", "Password:"));
+        session.send_text("\n").unwrap();
+        // python3 runs; whether it reads yet or not, the group's leader is bash.
+        assert!(session.wait(Until::text("second"), long).unwrap().is_held());
+        let now = PromptOwner::read(&session).unwrap();
+        assert_eq!(now.program, "python3", "{now:?}");
+        assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
+        session.close().unwrap();
     }
 }
