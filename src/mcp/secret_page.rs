@@ -278,6 +278,24 @@ pub(crate) fn random_hex(bytes: usize) -> io::Result<String> {
     Ok(buffer.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Posts a form holding `secret` to the page at `url` (`http://ADDRESS/TOKEN`) and reads
+/// its answer to the end: the one raw POST the lib tests send.
+#[cfg(test)]
+pub(crate) fn post_secret(url: &str, secret: &str) -> String {
+    let (address, path) = url.strip_prefix("http://").unwrap().split_once('/').unwrap();
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = format!("secret={secret}");
+    let request = format!(
+        "POST /{path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
 /// The listener's side.
 struct Serving {
     /// The `Host` a request must name: the listener's own address.
@@ -818,15 +836,7 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(120);
         let mut page =
             SecretPage::open_holding("sudo", deadline, Duration::from_millis(100)).unwrap();
-        let mut stream = TcpStream::connect(page.address).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        let post = format!(
-            "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nsecret=pw",
-            page.token, page.address
-        );
-        stream.write_all(post.as_bytes()).unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
+        let answer = post_secret(&page.url(), "pw");
         assert!(answer.contains("Received") && answer.contains("nothing is typed"), "{answer}");
         assert!(page.spent());
         // The page's thread zeroes it and ends.

@@ -407,6 +407,7 @@ impl Waiting {
 
 #[cfg(test)]
 mod tests {
+    use super::super::secret_page::post_secret;
     use super::*;
     use crate::{Config, SpawnSpec};
 
@@ -414,6 +415,20 @@ mod tests {
     fn owner(program: &str) -> PromptOwner {
         let prompt = "Password:".to_owned();
         PromptOwner { pid: Some(7), started: Some(1), program: program.to_owned(), prompt }
+    }
+
+    /// What a round does to open a page for `owner` in `session`, closing in `left`.
+    fn opens(
+        session: SessionId,
+        owner: PromptOwner,
+        left: Duration,
+    ) -> impl FnOnce() -> Result<(String, Opened), ToolError> {
+        move || {
+            let deadline = Instant::now() + left;
+            let page = SecretPage::open(&owner.program, deadline).map_err(no_page)?;
+            let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
+            Ok((key, Opened { page, session, owner, deadline }))
+        }
     }
 
     /// A round reuses its session's page only when the same program asks and at least half
@@ -426,14 +441,7 @@ mod tests {
         let id = session.id();
         let timeout = Duration::from_secs(600);
         let waiting = Waiting::new(engine.clone(), timeout);
-        let opens = |program: &'static str, left: Duration| {
-            move || {
-                let deadline = Instant::now() + left;
-                let page = SecretPage::open(program, deadline).map_err(no_page)?;
-                let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
-                Ok((key, Opened { page, session: id, owner: owner(program), deadline }))
-            }
-        };
+        let opens = |program: &'static str, left: Duration| opens(id, owner(program), left);
         let reused = || -> Result<(String, Opened), ToolError> { panic!("a page was opened") };
         let closed = |url: &str| {
             let address = url.strip_prefix("http://").unwrap().split('/').next().unwrap();
@@ -468,23 +476,6 @@ mod tests {
         session.close().unwrap();
     }
 
-    /// Sends a form holding `secret` to the page at `url`; its answer.
-    fn post(url: &str, secret: &str) -> String {
-        use std::io::{Read, Write};
-        let (address, path) = url.strip_prefix("http://").unwrap().split_once('/').unwrap();
-        let mut stream = std::net::TcpStream::connect(address).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-        let body = format!("secret={secret}");
-        let request = format!(
-            "POST /{path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{body}",
-            body.len()
-        );
-        stream.write_all(request.as_bytes()).unwrap();
-        let mut answer = String::new();
-        stream.read_to_string(&mut answer).unwrap();
-        answer
-    }
-
     /// A round reuses its session's page only for the same process (pid and start time) at
     /// the same prompt, and never a page that took a secret: that one is held for another
     /// round's retry, and nobody posted anything for the new question (it was reused, and
@@ -496,15 +487,7 @@ mod tests {
         let id = session.id();
         let timeout = Duration::from_secs(600);
         let waiting = Waiting::new(engine.clone(), timeout);
-        let opens = |owner: &PromptOwner| {
-            let owner = owner.clone();
-            move || {
-                let deadline = Instant::now() + timeout;
-                let page = SecretPage::open(&owner.program, deadline).map_err(no_page)?;
-                let key = format!("secret-{}", random_hex(16).map_err(no_page)?);
-                Ok((key, Opened { page, session: id, owner, deadline }))
-            }
-        };
+        let opens = |owner: &PromptOwner| opens(id, owner.clone(), timeout);
         let first = owner("sudo");
         let (key, _) = waiting.page_for(id, &first, opens(&first)).unwrap();
         let others = [
@@ -522,7 +505,7 @@ mod tests {
         let (key, url) = waiting.page_for(id, asking, opens(asking)).unwrap();
         assert_eq!(key, last);
         // Posted while no call waits: held, the page closed.
-        let said = post(&url, "old");
+        let said = post_secret(&url, "old");
         assert!(said.contains("Received"), "{said}");
         let (again, _) = waiting.page_for(id, asking, opens(asking)).unwrap();
         assert_ne!(again, key, "a page that took a secret was reused");
