@@ -149,7 +149,7 @@ impl SecretPage {
         });
         let thread = std::thread::Builder::new()
             .name("termloom-secret-page".into())
-            .spawn(move || serving.run(&listener, &woken))?;
+            .spawn(move || serving.run(listener, &woken))?;
         Ok(SecretPage {
             address,
             token,
@@ -337,8 +337,11 @@ impl Serving {
     /// waking for a connection, the close or the deadline alone.
     /// Then, when a secret posted is held for a call to come, zeroes it at the end of its
     /// hold unless a call took it.
-    fn run(self: Arc<Self>, listener: &TcpListener, woken: &UnixStream) {
-        self.accept(listener, woken);
+    /// The listener closes as soon as no more connections are accepted, before the hold
+    /// (a connection made then would be queued by the kernel and hang until the hold ended).
+    fn run(self: Arc<Self>, listener: TcpListener, woken: &UnixStream) {
+        self.accept(&listener, woken);
+        drop(listener);
         let held = self.held_until.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(until) = held {
             self.hold(until);
@@ -845,6 +848,29 @@ mod tests {
             panic!("still held {:?} after it was posted", posted.at.elapsed());
         }
         assert!(page.exhausted());
+    }
+
+    /// Once a secret is held for a call to come, the page's listener is closed, though its
+    /// thread lives on to zero the secret at the end of the hold: a connection then is
+    /// refused (the listener lived through the hold, and a GET hung in the kernel's backlog
+    /// until the hold ended, 5 s here).
+    #[test]
+    fn the_listener_closes_once_a_secret_is_held() {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        let page = SecretPage::open_holding("sudo", deadline, Duration::from_secs(30)).unwrap();
+        let answer = post_secret(&page.url(), "pw");
+        assert!(answer.contains("Received"), "{answer}");
+        // The page's thread drops the listener once its accepting ends, just after the
+        // answer: within 5 s, as it would be at once, but never while the hold lasts.
+        let until = Instant::now() + Duration::from_secs(5);
+        let refused = loop {
+            match TcpStream::connect_timeout(&page.address, Duration::from_secs(1)) {
+                Err(err) if err.kind() == io::ErrorKind::ConnectionRefused => break true,
+                _ if Instant::now() >= until => break false,
+                _ => {}
+            }
+        };
+        assert!(refused, "the page's listener still takes connections during the hold");
     }
 
     /// Run as root, a thread running as the kernel's overflow uid (`nobody`) opens no page:
