@@ -13,7 +13,8 @@
 //! no call waits for it yet ([`SecretPage::waited_for`]), that it was received and is typed
 //! only if the client goes on within [`HOLD`] while the program still asks; and the listener
 //! closes. A secret so held is zeroed by the page itself once [`HOLD`] passed (or at the
-//! page's deadline, or its close), whoever took it or not. Nothing here logs a request's body. Dropping the page closes its
+//! page's deadline, or its close), whoever took it or not; one whose wait for a call the
+//! page's close (its deadline) ends is zeroed then, the person told the question was closed. Nothing here logs a request's body. Dropping the page closes its
 //! listener at once (a connection already being served is answered that the question was
 //! closed), and it closes by itself at its deadline.
 
@@ -203,11 +204,7 @@ impl Drop for SecretPage {
     /// in the page's own receiver).
     fn drop(&mut self) {
         self.closer.close();
-        {
-            // Taken, lest the wake come between a waiting POST's look and its wait.
-            let _count = self.callers.count.lock().unwrap_or_else(|e| e.into_inner());
-            self.callers.came.notify_all();
-        }
+        self.callers.wake();
         drop(self.keep.lock().unwrap_or_else(|e| e.into_inner()).take());
         drop(self.alive.take());
         let posts = std::mem::replace(&mut self.posts, never());
@@ -240,6 +237,13 @@ struct Callers {
 }
 
 impl Callers {
+    /// Wakes a POST waiting for a call ([`Callers::come_within`]) to look at the page again:
+    /// taken, lest the wake come between its look and its wait.
+    fn wake(&self) {
+        let _count = self.count.lock().unwrap_or_else(|e| e.into_inner());
+        self.came.notify_all();
+    }
+
     /// Whether a call waits, or comes within `grace`; false at once when the page is
     /// `closer`'s stopped (a page dropped wakes the wait).
     fn come_within(&self, grace: Duration, closer: &Closer) -> bool {
@@ -341,6 +345,9 @@ impl Serving {
     /// (a connection made then would be queued by the kernel and hang until the hold ended).
     fn run(self: Arc<Self>, listener: TcpListener, woken: &UnixStream) {
         self.accept(&listener, woken);
+        // Closed however accepting ended, before the look at a held secret (see
+        // [`Serving::hold_for_call`]).
+        self.closer.close();
         drop(listener);
         let held = self.held_until.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(until) = held {
@@ -358,7 +365,9 @@ impl Serving {
         while !self.closer.stopped() {
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
+                // A POST waiting for a call learns at once that none will come.
                 self.closer.close();
+                self.callers.wake();
                 return;
             }
             let timeout = Timespec::try_from(left).ok();
@@ -411,6 +420,19 @@ impl Serving {
         if spawned.is_err() {
             self.busy.fetch_sub(1, Ordering::SeqCst);
         }
+    }
+
+    /// Has the page's thread zero the secret held for a call at `until`, unless the page is
+    /// closed: then its thread has read (or is past) what it holds, and this says `false`.
+    /// Looked at under the lock [`Serving::run`] takes once its accepting ended, so one of
+    /// the two always sees the other.
+    fn hold_for_call(&self, until: Instant) -> bool {
+        let mut held = self.held_until.lock().unwrap_or_else(|e| e.into_inner());
+        if self.closer.stopped() {
+            return false;
+        }
+        *held = Some(until);
+        true
     }
 
     /// Waits until `until` or the page's drop, then zeroes the secret held in the page's
@@ -535,27 +557,42 @@ impl Serving {
         let at = Instant::now();
         let posted = Posted { secret, at, outcome, holder: holder.clone() };
         let mut answer = match self.posts.try_send(posted) {
+            Ok(()) if self.callers.come_within(CALL_GRACE, &self.closer) => {
+                told.recv_timeout(TYPING_TIMEOUT).ok()
+            }
             // No call waits, nor comes at once (a stateless round's page, whose client
             // retries once the person is done, as the MCP Inspector does): the secret is held
             // for the retry, and the person told so (they were kept waiting 30 s for a retry
             // that waited for them, then told to call again).
-            Ok(())
-                if !self.callers.come_within(CALL_GRACE, &self.closer)
-                    && !self.closer.stopped() =>
-            {
-                let page = self.page(
-                    "Received: it is typed if your client continues within a minute while the program still asks; otherwise nothing is typed. You can close this page.",
-                );
+            Ok(()) => {
                 let until = (at + self.hold).min(self.deadline);
-                *self.held_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(until);
-                if let Err(err) = respond(stream, "200 OK", &page) {
-                    // Not answered: held all the same (the client may retry).
-                    self.closer.close();
-                    return Err(err);
+                if self.hold_for_call(until) {
+                    let page = self.page(
+                        "Received: it is typed if your client continues within a minute while the program still asks; otherwise nothing is typed. You can close this page.",
+                    );
+                    if let Err(err) = respond(stream, "200 OK", &page) {
+                        // Not answered: held all the same (the client may retry).
+                        self.closer.close();
+                        return Err(err);
+                    }
+                    return Ok(Served::Done);
                 }
-                return Ok(Served::Done);
+                // The page closed meanwhile: a call that waited took the secret and said what
+                // became of it (typed) before it went; or none came (the page's deadline, or
+                // its drop), and none can take it now while the page's thread has stopped
+                // looking for one to zero: zeroed here (it lay in the page's channel until
+                // the page was dropped, whenever that was).
+                match told.try_recv() {
+                    Ok(said) => Some(said),
+                    Err(_) => {
+                        let kept = self.keep.lock().unwrap_or_else(|e| e.into_inner()).take();
+                        if let Some(posts) = kept {
+                            posts.try_iter().for_each(drop);
+                        }
+                        Some(Err("the question was closed.".to_owned()))
+                    }
+                }
             }
-            Ok(()) => told.recv_timeout(TYPING_TIMEOUT).ok(),
             Err(_) => Some(Err("no one is waiting for it any more.".to_owned())),
         };
         if answer.is_none() {
@@ -871,6 +908,23 @@ mod tests {
             }
         };
         assert!(refused, "the page's listener still takes connections during the hold");
+    }
+
+    /// A secret posted in the last [`CALL_GRACE`] before the page's deadline, while no call
+    /// waits, is answered once the page closes and zeroed then: it was answered 33 s later
+    /// ("no call took it in time") and held in the page's channel with no time limit, the
+    /// page's thread having found nothing held when it closed.
+    #[test]
+    fn a_secret_posted_just_before_the_deadline_is_dropped_when_the_page_closes() {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let page = SecretPage::open_holding("sudo", deadline, HOLD).unwrap();
+        let answer = post_secret(&page.url(), "pw");
+        assert!(answer.contains("the question was closed"), "{answer}");
+        assert!(Instant::now() < deadline + CALL_GRACE, "answered only after the grace");
+        if let Ok(posted) = page.posts().try_recv() {
+            panic!("still held {:?} after it was posted", posted.at.elapsed());
+        }
+        assert!(page.exhausted());
     }
 
     /// Run as root, a thread running as the kernel's overflow uid (`nobody`) opens no page:
