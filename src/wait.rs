@@ -480,6 +480,22 @@ impl Until {
         }
     }
 
+    /// The screen rows the condition reads, added to `rows`: false when it may read any row
+    /// (a search of the whole screen, a caller's test), true when it reads only the rows it
+    /// names (a row's text or regex) or none (the cursor's position). A look for such
+    /// conditions builds only those rows' text.
+    pub(crate) fn screen_rows(&self, rows: &mut Vec<u16>) -> bool {
+        match &self.0 {
+            Cond::ScreenRow(row, _) | Cond::ScreenRowRegex(row, _) => {
+                rows.push(*row);
+                true
+            }
+            Cond::Screen(_) | Cond::ScreenRegex(_) | Cond::ScreenFn(_) | Cond::StyledFn(_) => false,
+            Cond::Any(all) => all.iter().all(|c| c.screen_rows(rows)),
+            _ => true,
+        }
+    }
+
     /// Whether the condition looks at the screen's styles.
     pub(crate) fn needs_styles(&self) -> bool {
         self.any_leaf(&|c| matches!(c, Cond::StyledFn(_)))

@@ -280,6 +280,12 @@ impl Terminal {
         self.emulator.screen()
     }
 
+    /// The screen with only the rows `wanted` takes as text, the others blank (see
+    /// `Emulator::screen_of_rows`).
+    pub(crate) fn screen_of_rows(&self, wanted: impl Fn(usize) -> bool) -> Screen {
+        self.emulator.screen_of_rows(wanted)
+    }
+
     /// The screen with the colours and attributes of its cells.
     pub(crate) fn styled_screen(&self) -> StyledScreen {
         self.emulator.styled_screen()

@@ -125,11 +125,21 @@ impl Emulator {
 
     /// A snapshot of the visible screen.
     pub(crate) fn screen(&self) -> Screen {
+        self.screen_of_rows(|_| true)
+    }
+
+    /// A snapshot of the visible screen with the text of the rows `wanted` takes: the others
+    /// are left blank (no `String` made for them), their wrap flags, the cursor, the title
+    /// and the modes kept. For a wait that reads one row, whose look after each keystroke
+    /// turned every row into text.
+    pub(crate) fn screen_of_rows(&self, wanted: impl Fn(usize) -> bool) -> Screen {
         let grid = self.term.grid();
         let lines = (0..grid.screen_lines())
             .map(|line| {
                 let mut text = String::new();
-                row_text(&grid[Line(line as i32)], &mut text);
+                if wanted(line) {
+                    row_text(&grid[Line(line as i32)], &mut text);
+                }
                 text
             })
             .collect();

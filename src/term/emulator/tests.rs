@@ -1438,3 +1438,40 @@ fn synchronized_updates_are_applied_at_once_and_tracked() {
     feed(&mut emu, &mut t, b"\x1b[?2026l");
     assert!(emu.sync_deadline().is_none());
 }
+
+/// A screen built with only the rows a row condition reads answers it as the whole screen
+/// does (the match, its column, the cursor's row padded to the cursor), and builds no other
+/// row's text: a look after each keystroke turned every row into a `String` for one row.
+#[test]
+fn a_screen_of_some_rows_answers_their_conditions_as_the_whole_screen() {
+    use crate::wait::Until;
+    let mut emu = emulator(40, 6);
+    let mut t = Transcript::new(100_000, 1 << 30, 1 << 20);
+    feed(&mut emu, &mut t, "top row\r\n日本 wide text\r\n$ ".as_bytes());
+    let whole = emu.screen();
+    let conditions = [
+        Until::screen_row_contains(1, "wide"),
+        Until::screen_row_regex(2, r"^\$ $").unwrap(),
+        Until::screen_row_contains(0, "absent"),
+        Until::any(vec![Until::screen_row_contains(0, "top"), Until::cursor_at(2, 2)]),
+        Until::cursor_at(2, 2),
+    ];
+    for until in conditions {
+        let mut rows = Vec::new();
+        assert!(until.screen_rows(&mut rows), "{until} reads only its rows");
+        let some = emu.screen_of_rows(|row| rows.iter().any(|&r| usize::from(r) == row));
+        for (row, line) in some.lines.iter().enumerate() {
+            let read = rows.iter().any(|&r| usize::from(r) == row);
+            assert_eq!(line, if read { &whole.lines[row] } else { "" }, "row {row} for {until}");
+        }
+        let found = |screen| until.match_screen(screen, None).map(|m| format!("{m:?}"));
+        assert_eq!(found(&some), found(&whole), "{until}");
+    }
+    for whole_screen in [
+        Until::screen_contains("x"),
+        Until::screen_regex("x").unwrap(),
+        Until::screen_matches("x", |_| true),
+    ] {
+        assert!(!whole_screen.screen_rows(&mut Vec::new()), "{whole_screen} reads every row");
+    }
+}
