@@ -125,26 +125,24 @@ pub(crate) fn kill_character_in(modes: &termios::Termios) -> Option<u8> {
 }
 
 /// The echo and canonical flags of the pseudo-terminal that is process `pid`'s controlling
-/// terminal, when that is not the terminal behind `master` but one a program of the session
-/// made and relays to (`sudo` with `use_pty`, `script`): the program in it reads its keys
+/// terminal, when that is not the session's own (whose slave is device `own`) but one a
+/// program of the session made and relays to (`sudo` with `use_pty`, `script`): the program in it reads its keys
 /// there, under its own modes, while the relay keeps the session's terminal raw. `None` when
 /// it is the session's own terminal, no pseudo-terminal, or cannot be opened (another
 /// user's). Opened without becoming anyone's controlling terminal, and closed at once.
-pub(crate) fn hosted_line_modes(
-    master: BorrowedFd<'_>,
-    pid: i32,
-) -> Option<crate::types::LineModes> {
-    let hosted = hosted_terminal(master, pid)?;
+pub(crate) fn hosted_line_modes(own: u64, pid: i32) -> Option<crate::types::LineModes> {
+    let hosted = hosted_terminal(own, pid)?;
     line_modes(std::os::fd::AsFd::as_fd(&hosted))
 }
 
 /// The pseudo-terminal that is process `pid`'s controlling terminal, opened read-only without
-/// becoming anyone's controlling terminal, when it is not the terminal behind `master` (see
+/// becoming anyone's controlling terminal, when it is not the session's own terminal, whose
+/// slave is device `own` ([`slave_device`], read once per session: it cannot change) (see
 /// [`hosted_line_modes`]).
 #[cfg(target_os = "linux")]
-pub(crate) fn hosted_terminal(master: BorrowedFd<'_>, pid: i32) -> Option<OwnedFd> {
+pub(crate) fn hosted_terminal(own: u64, pid: i32) -> Option<OwnedFd> {
     let (minor, device) = controlling_pts(pid)?;
-    if slave_device(master)? == device {
+    if own == device {
         return None;
     }
     open_pts(minor, device)
@@ -184,7 +182,7 @@ fn open_pts(minor: u32, device: rustix::fs::Dev) -> Option<OwnedFd> {
 
 /// Elsewhere, the session's own terminal is all termloom reads.
 #[cfg(not(target_os = "linux"))]
-pub(crate) fn hosted_terminal(_master: BorrowedFd<'_>, _pid: i32) -> Option<OwnedFd> {
+pub(crate) fn hosted_terminal(_own: u64, _pid: i32) -> Option<OwnedFd> {
     None
 }
 

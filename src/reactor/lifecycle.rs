@@ -267,13 +267,10 @@ impl Reactor {
         // program reaped (closing the master sends that program SIGHUP, see
         // `Slot::hang_up_master`). Others keep their grace, writes and all.
         let reader_left = slot.child.is_some()
-            && slot
-                .master
-                .as_ref()
-                .and_then(|m| crate::os::pty::slave_device(m.as_fd()))
-                .is_some_and(|device| {
-                    survivors.iter().any(|&pid| procfs::blocked_on_terminal(pid, device))
-                });
+            && slot.master.is_some()
+            && slot.slave_device.is_some_and(|device| {
+                survivors.iter().any(|&pid| procfs::blocked_on_terminal(pid, device))
+            });
         if reader_left {
             self.read_output(id);
             let registry = self.poll.registry();

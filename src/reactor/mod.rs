@@ -286,6 +286,11 @@ struct Slot {
     started_ticks: Option<u64>,
     program: String,
     master: Option<OwnedFd>,
+    /// The device number of the terminal's slave (`/dev/pts/N`), read once as the session
+    /// starts: a look for a terminal the session's programs host and relay to compares with
+    /// it (it asked the master and `stat`ed `/dev/pts/N` each time, once per keystroke
+    /// waited on for input). `None` when it could not be told.
+    slave_device: Option<u64>,
     /// The master after the terminal hung up while the program may still run, kept open
     /// until it is reaped (see `hang_up_master`).
     hung_up_master: Option<OwnedFd>,
@@ -445,9 +450,9 @@ enum Relayed {
 /// reads a password (lines, echo off): `script` and `sudo` with `use_pty` run their command
 /// on a terminal of their own and copy what is typed there. A hosted terminal that takes keys
 /// without echo is followed in turn (`sudo` run in `script`); at most `budget` terminals are
-/// opened in all.
+/// opened in all. `own` is the device of the session's terminal's slave (`Slot::slave_device`).
 fn relayed_password(
-    master: std::os::fd::BorrowedFd<'_>,
+    own: Option<u64>,
     group: i32,
     sid: i32,
     members: Option<&[i32]>,
@@ -463,13 +468,14 @@ fn relayed_password(
             return Relayed::Unknown;
         }
         *budget -= 1;
-        let modes = crate::os::pty::hosted_terminal(master, terminal.leader)
+        let modes = own
+            .and_then(|own| crate::os::pty::hosted_terminal(own, terminal.leader))
             .and_then(|hosted| crate::os::pty::line_modes(hosted.as_fd()));
         let this = match modes {
             None => Relayed::Unknown,
             Some(modes) if modes.echo => Relayed::Other,
             Some(modes) if modes.canonical => Relayed::Password,
-            Some(_) => relayed_password(master, terminal.group, terminal.leader, members, budget),
+            Some(_) => relayed_password(own, terminal.group, terminal.leader, members, budget),
         };
         match this {
             Relayed::Password => return Relayed::Password,
@@ -598,10 +604,10 @@ impl Slot {
     /// `use_pty`, `script`: the relay keeps the session's terminal raw), else the session's
     /// own terminal's.
     fn reader_line_modes(&self, reader: Option<i32>) -> Option<crate::types::LineModes> {
-        let hosted =
-            self.master.as_ref().zip(reader).and_then(|(master, reader)| {
-                crate::os::pty::hosted_line_modes(master.as_fd(), reader)
-            });
+        let hosted = self
+            .slave_device
+            .zip(reader)
+            .and_then(|(own, reader)| crate::os::pty::hosted_line_modes(own, reader));
         hosted.or_else(|| self.line_modes())
     }
 
@@ -625,7 +631,8 @@ impl Slot {
         let members = self.cgroup.as_ref().map(|cgroup| cgroup.pids());
         let relayed = crate::os::pty::foreground_group(master).map(|group| {
             let mut budget = RELAYED_TERMINALS;
-            relayed_password(master, group, self.pid, members.as_deref(), &mut budget)
+            let (pid, own) = (self.pid, self.slave_device);
+            relayed_password(own, group, pid, members.as_deref(), &mut budget)
         });
         match relayed {
             Some(Relayed::Password) => true,

@@ -129,7 +129,7 @@ fn relayed_modes(slot: &Slot) -> Option<Termios> {
     if crate::os::pty::foreground_group(master) != Some(seen.group) {
         return None;
     }
-    rustix::termios::tcgetattr(crate::os::pty::hosted_terminal(master, reader)?).ok()
+    rustix::termios::tcgetattr(crate::os::pty::hosted_terminal(slot.slave_device?, reader)?).ok()
 }
 
 /// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
@@ -245,6 +245,7 @@ impl Reactor {
                 pid,
                 started_ticks,
                 program,
+                slave_device: crate::os::pty::slave_device(master.as_fd()),
                 master: Some(master),
                 hung_up_master: None,
                 pidfd,
@@ -392,10 +393,8 @@ impl Reactor {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
                 input_wait::input_wait_of(slot, input_wait::Sighting::First, quiet)
-                && let Some(terminal) = slot
-                    .master
-                    .as_ref()
-                    .and_then(|m| crate::os::pty::hosted_terminal(m.as_fd(), reader))
+                && let Some(terminal) =
+                    slot.slave_device.and_then(|own| crate::os::pty::hosted_terminal(own, reader))
             {
                 modes = crate::os::pty::line_modes(terminal.as_fd());
                 hosted = Some(terminal);
