@@ -500,8 +500,9 @@ impl Slot {
     }
 
     /// Notes input queued now: `typed`, the bytes typed (keys, text, a paste), or `None` for
-    /// a signal, which ends no key code and kills no line.
-    fn note_input(&mut self, typed: Option<&[u8]>) {
+    /// a signal, which ends no key code and kills no line; `modes`, the terminal's, as read
+    /// for the input (not asked again).
+    fn note_input(&mut self, typed: Option<&[u8]>, modes: Option<&rustix::termios::Termios>) {
         // (A second write of one typing, with nothing drawn since the first, `:q` then its
         // Enter, keeps the count the first found.)
         let same_typing = self.last_output <= self.last_input;
@@ -516,11 +517,8 @@ impl Slot {
         self.terminal.note_input();
         // (A signal echoes nothing and asks the terminal nothing.)
         self.input_unechoed = typed.is_some()
-            && self
-                .master
-                .as_ref()
-                .and_then(|m| crate::os::pty::line_modes(m.as_fd()))
-                .is_some_and(|modes| !modes.echo);
+            && self.master.is_some()
+            && modes.map(crate::os::pty::line_modes_in).is_some_and(|modes| !modes.echo);
         let before = match bytes {
             [.., before, _] => Some(*before),
             _ => self.last_typed_byte,

@@ -348,6 +348,11 @@ impl Reactor {
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let modes = self.terminal_modes(id);
+        self.send_under(id, bytes, modes)
+    }
+
+    /// [`send`](Self::send) under `modes`, the terminal's, read once for the request.
+    fn send_under(&mut self, id: SessionId, bytes: &[u8], modes: Option<Termios>) -> Result<()> {
         let submits = self
             .sessions
             .get(&id.0)
@@ -515,7 +520,7 @@ impl Reactor {
                 recorder.input(bytes);
             }
         }
-        slot.note_input(Some(bytes));
+        slot.note_input(Some(bytes), modes);
         if submits {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
@@ -535,7 +540,7 @@ impl Reactor {
     fn interrupt(&mut self, id: SessionId, signal: rustix::process::Signal) -> Result<()> {
         self.drop_queued_input(id.0);
         let slot = self.slot(id)?;
-        slot.note_input(None);
+        slot.note_input(None, None);
         let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
         if let Some(group) = group.and_then(rustix::process::Pid::from_raw) {
             let _ = rustix::process::kill_process_group(group, signal);
@@ -548,6 +553,17 @@ impl Reactor {
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
+        self.send_keys_under(id, items, terminal)
+    }
+
+    /// [`send_keys`](Self::send_keys) under `terminal`, the terminal's modes, read once for
+    /// the request.
+    fn send_keys_under(
+        &mut self,
+        id: SessionId,
+        items: &[ScriptItem],
+        terminal: Option<Termios>,
+    ) -> Result<()> {
         let slot = self.slot(id)?;
         let modes = key_modes_of(slot, terminal.as_ref());
         let bytes = encode_script(items, &modes);
@@ -623,7 +639,7 @@ impl Reactor {
                 reply: if last { reply.take() } else { None },
             });
         }
-        slot.note_input(Some(&bytes));
+        slot.note_input(Some(&bytes), modes.as_ref());
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
         self.flush(id.0);
     }
@@ -728,7 +744,7 @@ impl Reactor {
         // A signal stirs the program as input does: what it showed before (a prompt, a wait
         // for input) no longer tells what it does, until it has answered.
         if let Some(slot) = self.sessions.get_mut(&id.0) {
-            slot.note_input(None);
+            slot.note_input(None, None);
         }
         Ok(SignalReport { signal, groups, names })
     }
@@ -1017,14 +1033,17 @@ impl Reactor {
         // where the program's cursor is now.)
         self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
-        let submits = self.submits(id, &typing).unwrap_or(false);
+        // (The terminal's modes are read once for the request: whether it submits a line,
+        // its encoding and its signal character all follow the same reading.)
+        let modes = self.terminal_modes(id);
+        let submits = self.slot(id).is_ok_and(|slot| typing.submits(slot, modes.as_ref()));
         let typed_line = match self.slot(id) {
             Ok(slot) if submits => typed_line_of(slot, typing.echo()),
             _ => None,
         };
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
-            Typing::Keys(items) => self.send_keys(id, &items),
-            Typing::Bytes(bytes) => self.send(id, &bytes),
+            Typing::Keys(items) => self.send_keys_under(id, &items, modes),
+            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
         });
         if let Err(err) = typed {
             reply.send(Err(err));
