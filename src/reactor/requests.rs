@@ -1016,10 +1016,15 @@ impl Reactor {
             return;
         }
         let Held { typing, reader, until, timeout, reply } = held;
+        // (Output written before the input is taken in first: the line it is typed on is
+        // where the program's cursor is now.)
+        self.read_unread(id);
         self.type_now_then_wait(SessionId(id), typing, reader, (until, timeout), waiter, reply);
     }
 
-    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]).
+    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]); its caller has just read
+    /// the output the program wrote before (`read_unread`: asked again at once, the master
+    /// answered the same, one `FIONREAD` more per keystroke).
     fn type_now_then_wait(
         &mut self,
         id: SessionId,
@@ -1029,9 +1034,6 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
-        // (Output written before the input is taken in first: the line it is typed on is
-        // where the program's cursor is now.)
-        self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
         // (The terminal's modes are read once for the request: whether it submits a line,
         // its encoding and its signal character all follow the same reading.)
