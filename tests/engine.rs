@@ -2207,6 +2207,8 @@ fn fish_prompt_after_output_without_a_newline_starts_its_own_line() {
     expect(&fish, Until::input_wait());
     let outcome = fish.submit_and_wait("printf foo", Until::text("foo"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
+    // (fish at its prompt again before the next line: typed ahead, its echo comes first.)
+    expect(&fish, Until::input_wait());
     let outcome = fish.submit_and_wait("echo bar", Until::text("bar"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
     expect(&fish, Until::input_wait());
@@ -2237,8 +2239,12 @@ fn fish_prompt_after_output_as_wide_as_the_terminal_starts_its_own_line() {
     expect(&fish, Until::input_wait());
     let outcome = fish.submit_and_wait("printf '%030d' 0", Until::text("000"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
+    // (fish at its prompt again before the next line: typed ahead, its echo comes first.)
+    expect(&fish, Until::input_wait());
     let outcome = fish.submit_and_wait("cat long", Until::text("abab"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
+    // (fish at its prompt again before the next line: typed ahead, its echo comes first.)
+    expect(&fish, Until::input_wait());
     let outcome = fish.submit_and_wait("echo bar", Until::text("bar"), LONG).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
     expect(&fish, Until::input_wait());
