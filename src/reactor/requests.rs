@@ -1023,8 +1023,8 @@ impl Reactor {
     }
 
     /// Types `typing`, then waits (see [`Reactor::type_then_wait`]); its caller has just read
-    /// the output the program wrote before (`read_unread`: asked again at once, the master
-    /// answered the same, one `FIONREAD` more per keystroke).
+    /// a turn of the output the program wrote before (`read_unread`), and the send reads the
+    /// next one, if any is left, before it writes.
     fn type_now_then_wait(
         &mut self,
         id: SessionId,
@@ -1039,10 +1039,7 @@ impl Reactor {
         // its encoding and its signal character all follow the same reading.)
         let modes = self.terminal_modes(id);
         let submits = self.slot(id).is_ok_and(|slot| typing.submits(slot, modes.as_ref()));
-        let typed_line = match self.slot(id) {
-            Ok(slot) if submits => typed_line_of(slot, typing.echo()),
-            _ => None,
-        };
+        let echo = submits.then(|| typing.echo()).flatten();
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
             Typing::Keys(items) => self.send_keys_under(id, &items, modes),
             Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
@@ -1051,6 +1048,12 @@ impl Reactor {
             reply.send(Err(err));
             return;
         }
+        // The line the input was typed on, taken once it is written: the send took in the
+        // output still unread before it wrote (one turn of it), and nothing is fed since.
+        let typed_line = match self.slot(id) {
+            Ok(slot) if submits => typed_line_of(slot, echo),
+            _ => None,
+        };
         self.wait_past(id, reader, (until, timeout), typed_line, waiter, reply);
     }
 
