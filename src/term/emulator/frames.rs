@@ -42,8 +42,10 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
-    /// The cursor's row when a slice last settled with it shown, since it was last hidden.
-    shown_row: Option<usize>,
+    /// The cursor's row when a slice last settled with it shown, and the moves home counted
+    /// then: kept across slices that settle with it hidden (a REPL hides it around each
+    /// redraw, and how its output is cut into slices decides which settle shown).
+    shown_row: Option<(usize, u64)>,
 }
 
 impl Frames {
@@ -56,11 +58,15 @@ impl Frames {
     /// draws none after).
     pub(super) fn settled(&mut self, settled: Settled) {
         let Settled { scrolled, cleared, homes, alternate, hidden, row } = settled;
-        let shown_row = std::mem::replace(&mut self.shown_row, (!hidden).then_some(row));
-        // The cursor shown goes down a row: output is written as lines (a REPL's answer after
-        // its redraw, the cursor hidden only while it cleared), not a frame; `top` moves it
-        // down only with the cursor hidden, and types its prompt along one row.
-        let lines = shown_row.is_some_and(|before| !hidden && row > before);
+        let shown_row = self.shown_row;
+        if !hidden {
+            self.shown_row = Some((row, homes));
+        }
+        // The cursor shown goes down a row with no move home between: output is written as
+        // lines (a REPL's answer after its redraw, the cursor hidden only while it cleared),
+        // not a frame; `top` moves it down only with the cursor hidden, and types its prompt
+        // along one row, a frame from home between two of its prompts.
+        let lines = shown_row.is_some_and(|(before, at)| !hidden && at == homes && row > before);
         if scrolled || alternate || lines || (cleared && !hidden) {
             self.ended(homes);
         } else if !hidden {
@@ -94,6 +100,35 @@ mod tests {
     /// A slice settled that cleared nothing.
     fn at(scrolled: bool, homes: u64, alternate: bool, hidden: bool) -> Settled {
         Settled { scrolled, cleared: false, homes, alternate, hidden, row: 0 }
+    }
+
+    /// A REPL that hides the cursor around each redraw: a slice that settles with it hidden
+    /// between two that settle with it shown, a row apart with no move home between, still
+    /// tells lines written (it forgot the row shown before, and frames went on).
+    #[test]
+    fn the_cursor_shown_a_row_lower_across_a_hidden_slice_ends_frames() {
+        let settle = |hidden: bool, row: usize| Settled {
+            scrolled: false,
+            cleared: false,
+            homes: 2,
+            alternate: false,
+            hidden,
+            row,
+        };
+        let mut frames = Frames::default();
+        frames.settled(settle(true, 0));
+        frames.settled(settle(false, 3));
+        assert!(frames.drawing());
+        frames.settled(settle(true, 5));
+        frames.settled(settle(false, 4));
+        assert!(!frames.drawing());
+        // `top`: a frame from home between two of its prompts on one row.
+        let mut top = Frames::default();
+        top.settled(at(false, 1, false, true));
+        top.settled(Settled { row: 5, ..at(false, 1, false, false) });
+        top.settled(Settled { row: 20, ..at(false, 2, false, true) });
+        top.settled(Settled { row: 5, ..at(false, 2, false, false) });
+        assert!(top.drawing());
     }
 
     #[test]

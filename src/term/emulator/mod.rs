@@ -25,6 +25,10 @@ use crate::term::screen::{Cursor, Modes, MouseReporting, Screen};
 use crate::term::transcript::Transcript;
 
 /// Lines alacritty's grid may hold in its own history between two drains.
+/// fish's end-of-line marks: `⏎`, `¶` (on WSL) and `~` (where the locale cannot show them:
+/// `LANG=C`).
+const FISH_MARKS: [char; 3] = ['\u{23ce}', '\u{b6}', '~'];
+
 const GRID_HISTORY: usize = 2000;
 /// The most rows of a logical line [`Emulator::text_before_cursor`] takes: a prompt that
 /// long (`Enter passphrase for key '…':` with a long path) still shows what it asks for.
@@ -719,8 +723,8 @@ impl Emulator {
         grid[Line(row as i32 - 1)][last].flags.remove(Flags::WRAPLINE);
     }
 
-    /// Whether `row` holds fish's end-of-line mark (`⏎`) in its first cell and blanks after
-    /// it: fish (3.x), after output that did not end its line, writes its mark and spaces up
+    /// Whether `row` holds fish's end-of-line mark ([`FISH_MARKS`]) in its first cell and
+    /// blanks after it: fish (3.x), after output that did not end its line, writes its mark and spaces up
     /// to one column short of a row, which wrap onto the next row (after output as wide as
     /// the terminal, which left the cursor waiting to wrap on its last column, the mark
     /// itself wraps), then `CR`, the mark and a space, `CR` and an erase of that row (`EL`)
@@ -734,7 +738,7 @@ impl Emulator {
     fn holds_only_fish_mark(&self, row: usize) -> bool {
         let grid = self.term.grid();
         let mut cells = (0..grid.columns()).map(|col| grid[Line(row as i32)][Column(col)].c);
-        cells.next() == Some('\u{23ce}') && cells.all(|c| c == ' ')
+        cells.next().is_some_and(|mark| FISH_MARKS.contains(&mark)) && cells.all(|c| c == ' ')
     }
 
     /// `ED 2` on the primary screen scrolled the screen into the history (drained just

@@ -716,25 +716,27 @@ fn an_erase_of_a_row_after_a_wrapped_blank_ends_the_soft_wrap_into_it() {
 /// joined the zeros and the prompt (the row above ends in text, not in a blank).
 #[test]
 fn an_erase_of_a_row_holding_only_fishs_mark_ends_the_soft_wrap_into_it() {
-    let sp = |cols: usize, erase: &str| {
-        format!("\x1b[2m\u{23ce}\x1b(B\x1b[m{}\r\u{23ce} \r{erase}> ", " ".repeat(cols - 1))
+    // (Each of fish's marks: `⏎`, `¶` on WSL, `~` where the locale cannot show them.)
+    let sp = |cols: usize, erase: &str, mark: char| {
+        format!("\x1b[2m{mark}\x1b(B\x1b[m{}\r{mark} \r{erase}> ", " ".repeat(cols - 1))
     };
     let outputs = ["0123456789", "01234567890123456789", "0123456789\r\n0123456789\r\n"];
-    for (rows, output, erase) in outputs
+    for ((rows, output, erase), mark) in outputs
         .iter()
         .flat_map(|output| [(5, *output), (2, *output), (1, *output)])
         .flat_map(|(rows, output)| [(rows, output, "\x1b[K"), (rows, output, "\x1b[2K")])
+        .flat_map(|case| ['\u{23ce}', '\u{b6}', '~'].map(|mark| (case, mark)))
     {
         let mut emu = emulator(10, rows);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         let first = t.read(emu.tail(&t).as_deref(), 1000);
         assert_eq!(first.text, "");
-        feed(&mut emu, &mut t, format!("> printf x\r\n{output}{}", sp(10, erase)).as_bytes());
+        feed(&mut emu, &mut t, format!("> printf x\r\n{output}{}", sp(10, erase, mark)).as_bytes());
         feed(&mut emu, &mut t, b"echo bar\r\nbar\r\n> ");
         let out = t.read(emu.tail(&t).as_deref(), 1000);
         let lines = output.trim_end().replace("\r\n", "\n");
         let expected = format!("> printf x\n{lines}\n> echo bar\nbar\n> ");
-        assert_eq!(out.text, expected, "{output:?} on {rows} rows, {erase:?}");
+        assert_eq!(out.text, expected, "{output:?} on {rows} rows, {erase:?}, {mark}");
     }
 }
 

@@ -96,7 +96,8 @@ fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
 /// bars, whose highlight says only that they are bars: spans across their whole row at the
 /// screen's edges only, on its first row when that row's text starts with a blank (nano's
 /// and vifm's padded title bars), or on its last [`BOTTOM_BAR_ROWS`] rows in the look of
-/// another such edge span (vifm's status bar, in its title bar's look). A span in the
+/// that first row's bar (vifm's status bar; two bottom spans alike are no bars: ncdu's last
+/// visible entry selected above its status bar). A span in the
 /// middle of the screen is never a bar, whatever look it shares: a list's selected entry
 /// drawn across its row (ncdu's and `htop -C`'s, inverse like their bars and header; vim's
 /// `V` on long lines), and on the first row a selection is text from its first cell (tig's
@@ -114,19 +115,16 @@ fn bars(spans: &[&[&StyleRun]], screen: &Screen, runs: &[StyleRun]) -> Vec<bool>
     let bottom = |row: u16| row.saturating_add(BOTTOM_BAR_ROWS) >= screen.rows;
     let padded_top =
         |row: u16| row == 0 && screen.lines.first().is_some_and(|line| line.starts_with(' '));
-    // The looks of the spans across their rows at the screen's edges.
-    let edges: Vec<Option<(String, bool)>> = spans
-        .iter()
-        .map(|span| across(span).filter(|_| padded_top(span[0].row) || bottom(span[0].row)))
-        .collect();
+    // The look of the padded first row's span across it: a bar, and a span across a bottom
+    // row in its look is one too (vifm's title and status bars). Two bottom spans alike are
+    // no pair: a list's last visible entry selected above an inverse status bar (ncdu's).
+    let top = spans.iter().find(|span| padded_top(span[0].row)).and_then(|span| across(span));
     spans
         .iter()
-        .zip(&edges)
-        .map(|(span, look)| {
-            look.as_ref().is_some_and(|look| {
-                padded_top(span[0].row)
-                    || edges.iter().flatten().filter(|other| *other == look).count() > 1
-            })
+        .map(|span| {
+            let row = span[0].row;
+            (padded_top(row) && top.is_some())
+                || (bottom(row) && top.is_some() && across(span) == top)
         })
         .collect()
 }

@@ -1185,6 +1185,11 @@ fn a_selection_across_its_row_in_a_bars_look_stays_marked() {
     let shown = Frame::new(&ncdu, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert!(shown.contains("⟦  4.0 KiB  a"), "{shown}");
     assert!(!shown.contains("⟦  4.0 KiB  b"), "{shown}");
+    // Its last visible entry selected, just above its status bar in the same look: two
+    // bottom spans alike are no bars (both were left unmarked).
+    let runs = [inverse(0), inverse(3), inverse(4)];
+    let shown = Frame::new(&ncdu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("⟦  4.0 KiB  b"), "{shown}");
     let mut htop =
         screen(&["  0[  ]", " PID CPU%", "  1  0.0", "  2  0.0", "  3  0.0", "F1Help"], (0, 7));
     htop.cursor.visible = false;
