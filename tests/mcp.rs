@@ -856,16 +856,7 @@ fn a_paste_to_a_shell_in_a_tmux_pane_is_said_to_be_held_on_its_edit_line() {
     }
     let socket = temp_dir("tmux-paste").join("s");
     let socket = socket.to_str().unwrap();
-    /// Stops the tmux server, whatever the test's end.
-    struct Server<'a>(&'a str);
-    impl Drop for Server<'_> {
-        fn drop(&mut self) {
-            let mut kill = std::process::Command::new("tmux");
-            kill.args(["-S", self.0, "kill-server"]).stderr(std::process::Stdio::null());
-            let _ = kill.status();
-        }
-    }
-    let _server = Server(socket);
+    let _server = common::TmuxServer(socket);
     let mut client = Client::initialized("2025-11-25");
     let pane = "bash --norc --noprofile -i";
     let argv = ["tmux", "-S", socket, "-f", "/dev/null", "new-session", pane];
@@ -1884,16 +1875,7 @@ fn the_default_wait_follows_a_command_in_a_tmux_pane_to_its_end() {
     }
     let socket = temp_dir("tmux-pane").join("s");
     let socket = socket.to_str().unwrap();
-    /// Stops the tmux server, whatever the test's end.
-    struct Server<'a>(&'a str);
-    impl Drop for Server<'_> {
-        fn drop(&mut self) {
-            let mut kill = std::process::Command::new("tmux");
-            kill.args(["-S", self.0, "kill-server"]).stderr(std::process::Stdio::null());
-            let _ = kill.status();
-        }
-    }
-    let _server = Server(socket);
+    let _server = common::TmuxServer(socket);
     let mut client = Client::initialized("2025-11-25");
     let pane = "bash --norc --noprofile -i";
     // (New windows run the pane's shell too, not a login shell reading the user's files.)

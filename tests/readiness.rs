@@ -546,18 +546,11 @@ fn a_tmux_client_of_a_server_outside_the_session_waits_through_it() {
     let dir = TestDir::new("tmux-outside");
     let socket = dir.join("s");
     let socket = socket.to_str().unwrap();
-    /// Stops the server the test started, whatever the test's end.
-    struct Server<'a>(&'a str);
-    impl Drop for Server<'_> {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("tmux").args(["-S", self.0, "kill-server"]).status();
-        }
-    }
     let started = std::process::Command::new("tmux")
         .args(["-S", socket, "-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", PANE])
         .status()
         .unwrap();
-    let _server = Server(socket);
+    let _server = TmuxServer(socket);
     assert!(started.success(), "{started}");
     let engine = engine();
     let tmux = engine.spawn(SpawnSpec::new("tmux").args(["-S", socket, "attach"])).unwrap();

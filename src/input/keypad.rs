@@ -191,19 +191,7 @@ pub(crate) fn kitty(
     if let Some(text) = text.filter(|_| !all_as_escapes) {
         return vec![text as u8];
     }
-    let mut s = format!("\x1b[{code}");
-    let add_text = embed_text && text.is_some();
-    if !mods.is_empty() || add_text {
-        s.push(';');
-        if !mods.is_empty() {
-            s.push_str(&mods.param().to_string());
-        }
-    }
-    if let Some(text) = text.filter(|_| add_text) {
-        s.push_str(&format!(";{}", u32::from(text)));
-    }
-    s.push('u');
-    s.into_bytes()
+    super::keys::kitty_csi_u(code, None, mods, text.filter(|_| embed_text))
 }
 
 #[cfg(test)]

@@ -827,18 +827,31 @@ fn kitty_text_key(c: char, mods: Modifiers, flags: u8) -> Vec<u8> {
         }
     }
 
-    let mut s = format!("\x1b[{}", u32::from(key));
-    if add_alternate {
-        s.push_str(&format!(":{}", u32::from(shifted_key)));
+    let alternate = add_alternate.then_some(shifted_key);
+    kitty_csi_u(u32::from(key), alternate, mods, text.filter(|_| add_text))
+}
+
+/// The kitty protocol's `CSI code [: alternate] [; mods [; text]] u` for the key whose code
+/// point is `code`: its shifted key's when `alternate` (flag 4), its modifiers, and the text
+/// it types when `text` (flag 16).
+pub(super) fn kitty_csi_u(
+    code: u32,
+    alternate: Option<char>,
+    mods: Modifiers,
+    text: Option<char>,
+) -> Vec<u8> {
+    let mut s = format!("\x1b[{code}");
+    if let Some(alternate) = alternate {
+        s.push_str(&format!(":{}", u32::from(alternate)));
     }
-    if !mods.is_empty() || add_text {
+    if !mods.is_empty() || text.is_some() {
         s.push(';');
         if !mods.is_empty() {
             s.push_str(&mods.param().to_string());
         }
     }
-    if let Some(t) = text.filter(|_| add_text) {
-        s.push_str(&format!(";{}", u32::from(t)));
+    if let Some(text) = text {
+        s.push_str(&format!(";{}", u32::from(text)));
     }
     s.push('u');
     s.into_bytes()

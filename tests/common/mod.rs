@@ -367,6 +367,17 @@ pub(crate) fn cli_on(dir: &Path, socket: &Path, args: &[&str]) -> std::process::
         .expect("termloom runs")
 }
 
+/// Stops the tmux server on `socket` when dropped, whatever the test's end.
+pub(crate) struct TmuxServer<'a>(pub(crate) &'a str);
+
+impl Drop for TmuxServer<'_> {
+    fn drop(&mut self) {
+        let mut kill = std::process::Command::new("tmux");
+        kill.args(["-S", self.0, "kill-server"]).stderr(std::process::Stdio::null());
+        let _ = kill.status();
+    }
+}
+
 /// A Python relay: a password prompt on a terminal of its own (the length of the password
 /// read is printed, `pw-length N`, then a line asked for), the session's terminal left as it
 /// was (reading lines, echoing), unlike `sudo` and `script`, which make it raw.
