@@ -104,4 +104,31 @@ mod tests {
         assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
         session.close().unwrap();
     }
+
+    /// A shell's `read` times out, and the `head` it starts (same group) reads at the same
+    /// prompt with nothing written either way: the owner must become `head`, not stay the
+    /// shell the sighting cached before named, or the shell's secret would be typed into it.
+    #[test]
+    fn a_new_reader_of_the_group_is_named_though_nothing_was_written() {
+        let engine = Engine::new(Config::default()).unwrap();
+        let script = "read -r -s -t 3 -p 'Password: ' p; stty -echo; head -n1 > /dev/null";
+        let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+        let long = Duration::from_secs(20);
+        session.wait(Until::input_wait(), long).unwrap();
+        let first = PromptOwner::read(&session).unwrap();
+        assert_eq!((first.program.as_str(), first.prompt.as_str()), ("bash", "Password:"));
+        // Each look waits for the session to be seen waiting; bash's `read` times out after
+        // 3 s, then `head` reads.
+        let deadline = std::time::Instant::now() + long;
+        let mut now = PromptOwner::read(&session);
+        while !matches!(&now, Ok(owner) if owner.program == "head")
+            && std::time::Instant::now() < deadline
+        {
+            now = PromptOwner::read(&session);
+        }
+        let now = now.unwrap();
+        assert_eq!(now.program, "head", "{now:?}");
+        assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
+        session.close().unwrap();
+    }
 }

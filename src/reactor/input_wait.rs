@@ -448,7 +448,14 @@ pub(super) fn input_wait_of(
     if let Some(seen) = slot.seen_waiting.get()
         && (seen.at, seen.group) == (activity, group)
     {
-        return (procfs::InputWait::Waiting { reader: seen.reader }, Some(group));
+        // Another process of the group may begin to read with nothing written either way
+        // (a shell's `read` times out, and the `head` it starts reads): a status, which names
+        // the reader (who asks for a secret), reuses the sighting only while its reader is
+        // still blocked reading the terminal (one look at that one process).
+        if sighting == Sighting::Confirmed || still_reads(slot, seen.reader) {
+            return (procfs::InputWait::Waiting { reader: seen.reader }, Some(group));
+        }
+        slot.seen_waiting.set(None);
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
@@ -583,6 +590,16 @@ fn hidden_below_submitted(slot: &Slot) -> bool {
         && slot.submitted.is_some_and(|(at, line, _)| {
             at == slot.last_input && terminal.cursor_position().0 == line.saturating_add(1)
         })
+}
+
+/// Whether `reader`, a cached sighting's reader, still blocks reading the session's terminal:
+/// `true` where none was named (the group's leader stands for it) or the terminal's device is
+/// not known, as nothing more can be told then.
+fn still_reads(slot: &Slot, reader: Option<i32>) -> bool {
+    match (reader, slot.slave_device) {
+        (Some(pid), Some(device)) => procfs::blocked_on_terminal(pid, device),
+        _ => true,
+    }
 }
 
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
