@@ -319,6 +319,11 @@ pub struct Status {
     /// ran, so the close's own signals (SIGHUP and SIGTERM, SIGKILL after the grace period)
     /// ended it; a status of `killed by SIGHUP` is then the close, not a crash.
     pub ended_by_close: bool,
+    /// While it waits for input: the process `/proc` named as reading the terminal, or
+    /// `None` when none was named (`foreground` is then the group's leader, which may not be
+    /// the reader). Who asks for a secret is taken only from a named reader. Not reported.
+    #[serde(skip)]
+    pub(crate) reader: Option<i32>,
 }
 
 impl Default for Status {
@@ -332,6 +337,7 @@ impl Default for Status {
             input_wait_unknown: None,
             input_kind: None,
             ended_by_close: false,
+            reader: None,
         }
     }
 }

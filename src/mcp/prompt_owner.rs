@@ -8,7 +8,9 @@
 //! blocked reading the terminal, no output or input for `Config::input_settle`): before that,
 //! `Status::foreground` names the foreground group's leader, so a shell and the `python3` it
 //! started (one group) would look the same. A session that does not settle within [`SETTLE`],
-//! or whose reader `/proc` does not name, gets no owner, and no secret is typed for it.
+//! or whose reader `/proc` does not name (`Status::reader`) while its foreground group has
+//! other members than its leader, gets no owner, and no secret is typed for it: the leader
+//! alone in its group is the reader (`sudo` under a server that is not root).
 
 use std::time::Duration;
 
@@ -37,11 +39,21 @@ impl PromptOwner {
     /// and says why no secret can be typed when it is not, or nothing names its reader.
     pub(crate) fn read(session: &Session) -> Result<PromptOwner, ToolError> {
         let waited = session.wait(Until::input_wait(), SETTLE)?;
+        let settled = waited.is_held() && waited.status.activity == Activity::WaitingForInput;
         let reader = match waited.status.foreground {
             Some(process)
-                if waited.is_held() && waited.status.activity == Activity::WaitingForInput =>
+                if settled
+                    && match waited.status.reader {
+                        Some(named) => named == process.pid,
+                        None => leads_alone(session, process.pid),
+                    } =>
             {
                 process
+            }
+            Some(_) if settled => {
+                return Err(ToolError::no_answer(
+                    "no process reading the session's terminal can be named (only its foreground group, which has several members), so which one would read the secret cannot be told; nothing was typed",
+                ));
             }
             Some(_) => {
                 return Err(ToolError::no_answer(format!(
@@ -76,6 +88,15 @@ impl PromptOwner {
             "the program's prompt changed since it was asked for".to_owned()
         })
     }
+}
+
+/// Whether the foreground group led by `leader` has no other live member in `session`: then
+/// the leader is the process that reads, though `/proc` did not name it (`sudo`, another
+/// user's process, under a server that is not root: its `/proc/PID/syscall` is denied, and
+/// only its line modes tell it asks for a password). `/proc/PID/stat` is readable for all.
+fn leads_alone(session: &Session, leader: i32) -> bool {
+    let members = crate::os::procfs::live_session_processes(session.pid());
+    members.iter().filter(|process| process.pgrp == leader).map(|process| process.pid).eq([leader])
 }
 
 #[cfg(test)]
@@ -130,5 +151,19 @@ mod tests {
         assert_eq!(now.program, "head", "{now:?}");
         assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
         session.close().unwrap();
+    }
+
+    /// A group's leader stands for an unnamed reader only when it is the group's one live
+    /// member: beside a job of its group (`sleep &`), which may read as well, it does not.
+    #[test]
+    fn a_leader_stands_for_its_group_only_alone() {
+        let engine = Engine::new(Config::default()).unwrap();
+        let long = Duration::from_secs(20);
+        for (script, alone) in [("read -r -s p", true), ("sleep 30 & read -r -s p", false)] {
+            let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+            assert!(session.wait(Until::input_wait(), long).unwrap().is_held(), "{script}");
+            assert_eq!(leads_alone(&session, session.pid()), alone, "{script}");
+            session.close().unwrap();
+        }
     }
 }

@@ -737,6 +737,7 @@ impl Reactor {
             input_wait_unknown: None,
             input_kind: None,
             ended_by_close: false,
+            reader: None,
         };
         match slot.state() {
             SessionState::Closed(how) => {
@@ -773,6 +774,7 @@ impl Reactor {
             let (wait, _) = input_wait_of(slot, Sighting::First, quiet);
             match wait {
                 procfs::InputWait::Waiting { reader } => {
+                    status.reader = reader;
                     // Name the program that reads the terminal (`less` behind `git`, or
                     // behind the shell running `seq | less`), not the group's leader; and the
                     // multiplexer it is in (`vim` in tmux's one pane, which its server reads

@@ -277,6 +277,7 @@ pub(crate) mod worst {
             input_wait_unknown: Some(string(100)),
             input_kind: Some(crate::InputKind::Password),
             ended_by_close: true,
+            reader: None,
         }
     }
 
