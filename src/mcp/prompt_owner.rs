@@ -17,8 +17,15 @@ use std::time::Duration;
 use super::tools::ToolError;
 use crate::{Activity, Session, Until};
 
-/// The longest a look at who asks waits for the session to be seen waiting for input.
+/// The longest a look at who asks waits for the session to be seen waiting for input, past
+/// `Config::input_settle` (see [`settle`]).
 pub(crate) const SETTLE: Duration = Duration::from_secs(2);
+
+/// The longest a look at who asks waits, with `config`: [`SETTLE`] past its `input_settle`
+/// (which may be up to 10 s), which a session must be quiet for before it is seen waiting.
+pub(crate) fn settle(config: &crate::Config) -> Duration {
+    SETTLE + config.input_settle
+}
 
 /// The process at a session's password prompt, and the prompt, when the secret is asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +42,11 @@ pub(crate) struct PromptOwner {
 }
 
 impl PromptOwner {
-    /// Who asks in `session` now: waits up to [`SETTLE`] for it to be seen waiting for input,
-    /// and says why no secret can be typed when it is not, or nothing names its reader.
-    pub(crate) fn read(session: &Session) -> Result<PromptOwner, ToolError> {
-        let waited = session.wait(Until::input_wait(), SETTLE)?;
+    /// Who asks in `session` now: waits up to `within` ([`settle`]) for it to be seen waiting
+    /// for input, and says why no secret can be typed when it is not, or nothing names its
+    /// reader.
+    pub(crate) fn read(session: &Session, within: Duration) -> Result<PromptOwner, ToolError> {
+        let waited = session.wait(Until::input_wait(), within)?;
         let settled = waited.is_held() && waited.status.activity == Activity::WaitingForInput;
         let reader = match waited.status.foreground {
             Some(process)
@@ -57,7 +65,7 @@ impl PromptOwner {
             }
             Some(_) => {
                 return Err(ToolError::no_answer(format!(
-                    "the session was not seen waiting for input within {SETTLE:?} (it still prints, or is busy), so which process would read the secret cannot be told; nothing was typed: call again once it waits"
+                    "the session was not seen waiting for input within {within:?} (it still prints, or is busy), so which process would read the secret cannot be told; nothing was typed: call again once it waits"
                 )));
             }
             None => {
@@ -115,12 +123,12 @@ mod tests {
         let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
         let long = Duration::from_secs(20);
         session.wait(Until::input_wait(), long).unwrap();
-        let first = PromptOwner::read(&session).unwrap();
+        let first = PromptOwner::read(&session, settle(&Config::default())).unwrap();
         assert_eq!((first.program.as_str(), first.prompt.as_str()), ("bash", "Password:"));
         session.send_text("\n").unwrap();
         // python3 runs; whether it reads yet or not, the group's leader is bash.
         assert!(session.wait(Until::text("second"), long).unwrap().is_held());
-        let now = PromptOwner::read(&session).unwrap();
+        let now = PromptOwner::read(&session, settle(&Config::default())).unwrap();
         assert_eq!(now.program, "python3", "{now:?}");
         assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
         session.close().unwrap();
@@ -136,20 +144,33 @@ mod tests {
         let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
         let long = Duration::from_secs(20);
         session.wait(Until::input_wait(), long).unwrap();
-        let first = PromptOwner::read(&session).unwrap();
+        let first = PromptOwner::read(&session, settle(&Config::default())).unwrap();
         assert_eq!((first.program.as_str(), first.prompt.as_str()), ("bash", "Password:"));
         // Each look waits for the session to be seen waiting; bash's `read` times out after
         // 3 s, then `head` reads.
         let deadline = std::time::Instant::now() + long;
-        let mut now = PromptOwner::read(&session);
+        let mut now = PromptOwner::read(&session, settle(&Config::default()));
         while !matches!(&now, Ok(owner) if owner.program == "head")
             && std::time::Instant::now() < deadline
         {
-            now = PromptOwner::read(&session);
+            now = PromptOwner::read(&session, settle(&Config::default()));
         }
         let now = now.unwrap();
         assert_eq!(now.program, "head", "{now:?}");
         assert!(first.changed(&now).is_some(), "{first:?} {now:?}");
+        session.close().unwrap();
+    }
+
+    /// With `input_settle` longer than [`SETTLE`], a session must still be seen waiting
+    /// within the look, or no secret could ever be typed.
+    #[test]
+    fn the_look_outlasts_a_long_input_settle() {
+        let config = Config { input_settle: Duration::from_secs(3), ..Config::default() };
+        let engine = Engine::new(config.clone()).unwrap();
+        let script = "read -r -s -p 'Password: ' p";
+        let session = engine.spawn(SpawnSpec::new("bash").args(["-c", script])).unwrap();
+        let owner = PromptOwner::read(&session, settle(&config)).unwrap();
+        assert_eq!((owner.program.as_str(), owner.prompt.as_str()), ("bash", "Password:"));
         session.close().unwrap();
     }
 

@@ -422,7 +422,8 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     }
     // The program that reads the terminal (python3's getpass in a shell), not the shell, and
     // its prompt: the secret is typed only while they still ask.
-    let owner = PromptOwner::read(&session)?;
+    let settle = crate::mcp::prompt_owner::settle(call.engine.config());
+    let owner = PromptOwner::read(&session, settle)?;
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&owner.program),
@@ -433,7 +434,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
         let input = call.caller.input.of(id);
         let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
         // The person may have taken minutes: another program (or prompt) may ask now.
-        if let Some(why) = owner.changed(&PromptOwner::read(&session)?) {
+        if let Some(why) = owner.changed(&PromptOwner::read(&session, settle)?) {
             return Err(ToolError::no_answer(format!(
                 "{why}; nothing was typed: call again if it still asks"
             )));
