@@ -5714,6 +5714,44 @@ fn a_secret_page_closes_when_its_call_is_cancelled_or_its_session_ends() {
     client.finish();
 }
 
+/// A secret's look at who asks waits (up to 2 s) for the session to settle; a program that
+/// keeps printing at its prompt never does, and a cancelled call stops waiting at once, not
+/// when the look gives up.
+#[test]
+fn a_secret_call_cancelled_while_the_program_prints_ends_at_once() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::start();
+    client.initialize_with("2025-11-25", json!({"elicitation": {"url": {}}}));
+    client.notify("notifications/initialized", json!({}));
+    let script = "stty -echo; while :; do printf .; sleep 0.1; done";
+    let started = client.tool("terminal_start", json!({"argv": ["bash", "-c", script]}));
+    let id = started["session_id"].clone();
+    let send = json!({"name": "terminal_send", "arguments": {"session_id": id, "secret": true}});
+    let call = client.send_request("tools/call", send);
+    // The look is pending once the session lists its wait.
+    let deadline = Instant::now() + LONG;
+    while client.tool("terminal_list", json!({}))["sessions"][0]["pending_waits"] != 1 {
+        assert!(Instant::now() < deadline, "the look never became pending");
+    }
+    client.notify("notifications/cancelled", json!({"requestId": call, "reason": "test"}));
+    let cancelled = Instant::now();
+    // The cancelled call is over once its id is free again (a call in progress holds it).
+    loop {
+        let list = json!({"name": "terminal_list", "arguments": {}});
+        client.send(&json!({"jsonrpc": "2.0", "id": call, "method": "tools/call", "params": list}));
+        if client.response(&call).get("error").is_none() {
+            break;
+        }
+        assert!(Instant::now() < cancelled + LONG, "the cancelled call went on");
+    }
+    let took = cancelled.elapsed();
+    assert!(took < Duration::from_secs(1), "the cancelled call went on for {took:?}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A password prompt on a terminal a relay hosts counts only while the session's own terminal,
 /// which the secret passes through first, does not echo: a relay that leaves it echoing gets a
 /// refusal before the person is asked (no `input_required` round).

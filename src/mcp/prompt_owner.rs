@@ -4,10 +4,11 @@
 //! be typed into whatever asks next (`python3`'s `getpass`, which prints it, or `ssh` to
 //! another host).
 //!
-//! The process is read only once the session is seen waiting for input ([`Until::input_wait`]:
-//! blocked reading the terminal, no output or input for `Config::input_settle`): before that,
+//! The process is read only once the session is seen waiting for input
+//! ([`crate::Until::input_wait`]: blocked reading the terminal, no output or input for
+//! `Config::input_settle`): before that,
 //! `Status::foreground` names the foreground group's leader, so a shell and the `python3` it
-//! started (one group) would look the same. A session that does not settle within [`SETTLE`],
+//! started (one group) would look the same. A session that does not settle within [`settle`],
 //! or whose reader `/proc` does not name (`Status::reader`) while its foreground group has
 //! other members than its leader, gets no owner, and no secret is typed for it: the leader
 //! alone in its group is the reader (`sudo` under a server that is not root).
@@ -15,7 +16,7 @@
 use std::time::Duration;
 
 use super::tools::ToolError;
-use crate::{Activity, Session, Until};
+use crate::{Activity, Session};
 
 /// The longest a look at who asks waits for the session to be seen waiting for input, past
 /// `Config::input_settle` (see [`settle`]).
@@ -45,10 +46,20 @@ impl PromptOwner {
     /// Who asks in `session` now: waits up to `within` ([`settle`]) for it to be seen waiting
     /// for input, and says why no secret can be typed when it is not, or nothing names its
     /// reader.
+    #[cfg(test)]
     pub(crate) fn read(session: &Session, within: Duration) -> Result<PromptOwner, ToolError> {
-        let waited = session.wait(Until::input_wait(), within)?;
+        PromptOwner::of(session, &session.wait(crate::Until::input_wait(), within)?, within)
+    }
+
+    /// Who asks in `session`, from `waited`, the outcome of a wait of up to `within` for
+    /// [`crate::Until::input_wait`] (one a call's cancellation ends: see `tools::io`).
+    pub(crate) fn of(
+        session: &Session,
+        waited: &crate::WaitOutcome,
+        within: Duration,
+    ) -> Result<PromptOwner, ToolError> {
         let settled = waited.is_held() && waited.status.activity == Activity::WaitingForInput;
-        let reader = match waited.status.foreground {
+        let reader = match waited.status.foreground.clone() {
             Some(process)
                 if settled
                     && match waited.status.reader {
@@ -110,7 +121,7 @@ fn leads_alone(session: &Session, leader: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Config, Engine, SpawnSpec};
+    use crate::{Config, Engine, SpawnSpec, Until};
 
     /// Once a shell's password prompt took its line, the `python3` it starts (in the shell's
     /// process group) asks at the same prompt: read before the session settles, the owner

@@ -396,6 +396,25 @@ fn press_keys(
     Ok(true)
 }
 
+/// Who asks in `session` now ([`PromptOwner::read`]), the wait for it to settle ended when
+/// the call is cancelled.
+fn prompt_owner(
+    call: &Call,
+    session: &crate::Session,
+    within: std::time::Duration,
+) -> Result<PromptOwner, ToolError> {
+    let pending = session.start_wait(crate::Until::input_wait(), within)?;
+    let canceller = pending.canceller();
+    call.cancel.on_stop(move || canceller.cancel());
+    let (reply, timeout) = pending.reply();
+    let gone = || crate::Error::WaitAborted(timeout);
+    let waited = super::progress::await_reply(call, session, reply, gone)?;
+    if call.cancel.is_cancelled() {
+        return Err(ToolError::cancelled());
+    }
+    PromptOwner::of(session, &waited, within)
+}
+
 /// `terminal_send` with `secret`: asks the person behind the client for the secret the
 /// program's password prompt wants (URL-mode elicitation, `url_secret`) and types it; the
 /// model sees only that it was entered.
@@ -423,7 +442,7 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     // The program that reads the terminal (python3's getpass in a shell), not the shell, and
     // its prompt: the secret is typed only while they still ask.
     let settle = crate::mcp::prompt_owner::settle(call.engine.config());
-    let owner = PromptOwner::read(&session, settle)?;
+    let owner = prompt_owner(call, &session, settle)?;
     let message = format!(
         "{} (session {id}) asks for a password or passphrase: \"{}\". Open the page to type it: it goes to the program, and the model never sees it.",
         super::shown_to_person(&owner.program),
@@ -431,10 +450,17 @@ fn send_secret(call: &Call, args: &Args, id: crate::SessionId) -> Result<ToolOut
     );
     let alive = || super::super::url_secret::runs(&session);
     let mut type_it = |secret: &str| -> Result<(), ToolError> {
+        // The person may have taken minutes: another program (or prompt) may ask now. Looked
+        // at before the session's input is held (the look may wait for the session to
+        // settle), and again, at once unless something changed, once it is held.
+        if let Some(why) = owner.changed(&prompt_owner(call, &session, settle)?) {
+            return Err(ToolError::no_answer(format!(
+                "{why}; nothing was typed: call again if it still asks"
+            )));
+        }
         let input = call.caller.input.of(id);
         let _typing = input.lock.lock().unwrap_or_else(|e| e.into_inner());
-        // The person may have taken minutes: another program (or prompt) may ask now.
-        if let Some(why) = owner.changed(&PromptOwner::read(&session, settle)?) {
+        if let Some(why) = owner.changed(&prompt_owner(call, &session, settle)?) {
             return Err(ToolError::no_answer(format!(
                 "{why}; nothing was typed: call again if it still asks"
             )));
