@@ -919,6 +919,8 @@ mod tests {
         let deadline = Instant::now() + Duration::from_millis(500);
         let page = SecretPage::open_holding("sudo", deadline, HOLD).unwrap();
         let answer = post_secret(&page.url(), "pw");
+        // (An answer at all, not a refused or dropped connection whose text says nothing.)
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         assert!(answer.contains("the question was closed"), "{answer}");
         assert!(Instant::now() < deadline + CALL_GRACE, "answered only after the grace");
         if let Ok(posted) = page.posts().try_recv() {
