@@ -440,6 +440,12 @@ impl Serving {
     /// deadline: 10 minutes).
     fn hold(&self, until: Instant) {
         let _ = self.dropped.recv_deadline(until);
+        self.zero_kept();
+    }
+
+    /// Zeroes the secrets held in the page's channel that no call took, through the receiver
+    /// kept for that (once: it is taken).
+    fn zero_kept(&self) {
         if let Some(posts) = self.keep.lock().unwrap_or_else(|e| e.into_inner()).take() {
             posts.try_iter().for_each(drop);
         }
@@ -585,10 +591,7 @@ impl Serving {
                 match told.try_recv() {
                     Ok(said) => Some(said),
                     Err(_) => {
-                        let kept = self.keep.lock().unwrap_or_else(|e| e.into_inner()).take();
-                        if let Some(posts) = kept {
-                            posts.try_iter().for_each(drop);
-                        }
+                        self.zero_kept();
                         Some(Err("the question was closed.".to_owned()))
                     }
                 }
@@ -853,12 +856,7 @@ mod tests {
         assert!(exchange(&get).starts_with("HTTP/1.1 200"), "the page's slots stayed taken");
         let waited = page.waited_for();
         std::thread::scope(|scope| {
-            let posting = scope.spawn(|| {
-                exchange(&format!(
-                    "POST /{} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 9\r\n\r\nsecret=pw",
-                    page.token, page.address
-                ))
-            });
+            let posting = scope.spawn(|| post_secret(&page.url(), "pw"));
             let posted = page.posts().recv_timeout(Duration::from_secs(30)).expect("no POST came");
             assert!(posted.claim() && posted.secret == "pw");
             posted.outcome.send(Ok(())).unwrap();
