@@ -572,7 +572,10 @@ impl Serving {
             // that waited for them, then told to call again).
             Ok(()) => {
                 let until = (at + self.hold).min(self.deadline);
-                if self.hold_for_call(until) {
+                // (A call that already took it is typing it: the person is told what became
+                // of it, not that it waits for a call.)
+                let claimed = || holder.load(Ordering::SeqCst) == CLAIMED;
+                if self.hold_for_call(until) && !claimed() {
                     let page = self.page(
                         "Received: it is typed if your client continues within a minute while the program still asks; otherwise nothing is typed. You can close this page.",
                     );
@@ -588,8 +591,13 @@ impl Serving {
                 // its drop), and none can take it now while the page's thread has stopped
                 // looking for one to zero: zeroed here (it lay in the page's channel until
                 // the page was dropped, whenever that was).
+                let abandoned = || {
+                    holder.compare_exchange(PENDING, ABANDONED, Ordering::SeqCst, Ordering::SeqCst)
+                };
                 match told.try_recv() {
                     Ok(said) => Some(said),
+                    // A call that took it may still be typing it: its word is awaited.
+                    Err(_) if abandoned().is_err() => told.recv_timeout(TYPING_TIMEOUT).ok(),
                     Err(_) => {
                         self.zero_kept();
                         Some(Err("the question was closed.".to_owned()))
@@ -925,6 +933,28 @@ mod tests {
             panic!("still held {:?} after it was posted", posted.at.elapsed());
         }
         assert!(page.exhausted());
+    }
+
+    /// A secret a call took and is typing as the page closes is answered with what became of
+    /// it, not "the question was closed" while it is being typed.
+    #[test]
+    fn a_secret_typed_as_the_page_closes_is_answered_with_its_outcome() {
+        let deadline = Instant::now() + Duration::from_millis(500);
+        let page = SecretPage::open_holding("sudo", deadline, HOLD).unwrap();
+        let url = page.url();
+        let (answered, answer) = bounded(1);
+        let posting = std::thread::spawn(move || answered.send(post_secret(&url, "pw")));
+        let posted = page.posts().recv_timeout(Duration::from_secs(30)).expect("no POST came");
+        assert!(posted.claim() && posted.secret == "pw");
+        // The page closes at its deadline while the call types: no answer comes until the
+        // call says what became of the secret.
+        if let Ok(early) = answer.recv_timeout(deadline - Instant::now() + Duration::from_secs(2)) {
+            panic!("answered while the secret was typed: {early}");
+        }
+        posted.outcome.send(Ok(())).unwrap();
+        let answer = answer.recv_timeout(Duration::from_secs(30)).expect("no answer");
+        assert!(answer.starts_with("HTTP/1.1 200") && answer.contains("Typed."), "{answer}");
+        posting.join().unwrap().unwrap();
     }
 
     /// Run as root, a thread running as the kernel's overflow uid (`nobody`) opens no page:
