@@ -20,6 +20,8 @@ pub(super) struct SeenWaiting {
     pub reader: Option<i32>,
     /// The reader's threads then.
     pub threads: Option<u32>,
+    /// When the probe made it.
+    pub made: Instant,
 }
 
 /// The process seen reading a session's terminal, and its threads, by a sighting made since
@@ -450,9 +452,11 @@ pub(super) fn input_wait_of(
     {
         // Another process of the group may begin to read with nothing written either way
         // (a shell's `read` times out, and the `head` it starts reads): a status, which names
-        // the reader (who asks for a secret), reuses the sighting only while its reader is
-        // still blocked reading the terminal (one look at that one process).
-        if sighting == Sighting::Confirmed || still_reads(slot, seen.reader) {
+        // the reader (who asks for a secret), reuses a sighting older than `RECHECK_READER`
+        // only while its reader is still blocked reading the terminal (one look at that one
+        // process; not on every keystroke's answer, made just after its sighting).
+        let fresh = seen.made.elapsed() < RECHECK_READER;
+        if sighting == Sighting::Confirmed || fresh || still_reads(slot, seen.reader) {
             return (procfs::InputWait::Waiting { reader: seen.reader }, Some(group));
         }
         slot.seen_waiting.set(None);
@@ -520,7 +524,8 @@ pub(super) fn input_wait_of(
             return (procfs::InputWait::NotWaiting { reason: reason.into() }, Some(group));
         }
         let threads = procfs::thread_count(reader.unwrap_or(group));
-        slot.seen_waiting.set(Some(SeenWaiting { at: activity, group, reader, threads }));
+        let made = Instant::now();
+        slot.seen_waiting.set(Some(SeenWaiting { at: activity, group, reader, threads, made }));
     }
     (answer, Some(group))
 }
@@ -591,6 +596,10 @@ fn hidden_below_submitted(slot: &Slot) -> bool {
             at == slot.last_input && terminal.cursor_position().0 == line.saturating_add(1)
         })
 }
+
+/// How old a sighting a status reuses without looking whether its reader still reads (see
+/// [`input_wait_of`]).
+const RECHECK_READER: Duration = Duration::from_millis(100);
 
 /// Whether `reader`, a cached sighting's reader, still blocks reading the session's terminal:
 /// `true` where none was named (the group's leader stands for it) or the terminal's device is
