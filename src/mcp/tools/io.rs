@@ -396,8 +396,8 @@ fn press_keys(
     Ok(true)
 }
 
-/// Who asks in `session` now ([`PromptOwner::read`]), the wait for it to settle ended when
-/// the call is cancelled.
+/// Who asks in `session` now ([`PromptOwner::of`], after a wait for input), the wait for it
+/// to settle ended when the call is cancelled.
 fn prompt_owner(
     call: &Call,
     session: &crate::Session,
