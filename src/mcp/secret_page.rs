@@ -743,19 +743,10 @@ fn respond(stream: &mut TcpStream, status: &str, body: &str) -> io::Result<()> {
     stream.flush()
 }
 
-/// `text` safe inside HTML.
+/// `text` safe inside HTML (as the SVG screenshot escapes its text).
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
+    crate::term::screen::svg::escape(text, &mut out);
     out
 }
 
@@ -981,7 +972,7 @@ mod tests {
         assert!(form_field(b"secret=%zz", "secret").is_none());
         assert!(form_field(b"secret=%+A", "secret").is_none());
         assert!(form_field(b"secret=%-1", "secret").is_none());
-        assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(escape("<b a=\"x\">&'"), "&lt;b a=&quot;x&quot;&gt;&amp;&apos;");
         assert!(same(b"abc", b"abc") && !same(b"abc", b"abd") && !same(b"ab", b"abc"));
         let token = random_hex(16).unwrap();
         assert_eq!(token.len(), 32);

@@ -175,11 +175,11 @@ pub(crate) fn clusters(line: &str) -> Vec<Cluster<'_>> {
     out
 }
 
-/// Writes `text` escaped for XML text or an attribute value. Characters XML 1.0 forbids
-/// cannot be written even as references: C0 controls (tab, line feed and carriage return
-/// included, so that a row stays one line) become a space, the non-characters U+FFFE and
-/// U+FFFF become U+FFFD (Rust strings hold no lone surrogates).
-fn escape(text: &str, out: &mut String) {
+/// Writes `text` escaped for XML text or an attribute value (HTML's too: the secret page's).
+/// Characters XML 1.0 forbids cannot be written even as references: C0 controls (tab, line
+/// feed and carriage return included, so that a row stays one line) become a space, the
+/// non-characters U+FFFE and U+FFFF become U+FFFD (Rust strings hold no lone surrogates).
+pub(crate) fn escape(text: &str, out: &mut String) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
