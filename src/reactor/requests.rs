@@ -348,16 +348,18 @@ impl Reactor {
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let modes = self.terminal_modes(id);
-        self.send_under(id, bytes, modes)
+        self.send_under(id, bytes, modes).map(drop)
     }
 
-    /// [`send`](Self::send) under `modes`, the terminal's, read once for the request.
-    fn send_under(&mut self, id: SessionId, bytes: &[u8], modes: Option<Termios>) -> Result<()> {
+    /// [`send`](Self::send) under `modes`, the terminal's, read once for the request; whether
+    /// the bytes submit a line (see [`submits_into`]).
+    fn send_under(&mut self, id: SessionId, bytes: &[u8], modes: Option<Termios>) -> Result<bool> {
         let submits = self
             .sessions
             .get(&id.0)
             .is_some_and(|slot| submits_into(slot, bytes, || bytes_submit(bytes), modes.as_ref()));
-        self.queue_input(id, bytes, (true, submits), modes.as_ref())
+        self.queue_input(id, bytes, (true, submits), modes.as_ref())?;
+        Ok(submits)
     }
 
     /// The modes of session `id`'s terminal, read once for an input: `None` once it hung
@@ -553,23 +555,24 @@ impl Reactor {
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
-        self.send_keys_under(id, items, terminal)
+        self.send_keys_under(id, items, terminal).map(drop)
     }
 
     /// [`send_keys`](Self::send_keys) under `terminal`, the terminal's modes, read once for
-    /// the request.
+    /// the request; whether the keys submit a line (see [`submits_into`]).
     fn send_keys_under(
         &mut self,
         id: SessionId,
         items: &[ScriptItem],
         terminal: Option<Termios>,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let slot = self.slot(id)?;
         let modes = key_modes_of(slot, terminal.as_ref());
         let bytes = encode_script(items, &modes);
         let submits =
             submits_into(slot, &bytes, || script_submits(items, &modes), terminal.as_ref());
-        self.queue_input(id, &bytes, (true, submits), terminal.as_ref())
+        self.queue_input(id, &bytes, (true, submits), terminal.as_ref())?;
+        Ok(submits)
     }
 
     /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
@@ -1038,16 +1041,18 @@ impl Reactor {
         // (The terminal's modes are read once for the request: whether it submits a line,
         // its encoding and its signal character all follow the same reading.)
         let modes = self.terminal_modes(id);
-        let submits = self.slot(id).is_ok_and(|slot| typing.submits(slot, modes.as_ref()));
-        let echo = submits.then(|| typing.echo()).flatten();
+        let echo = typing.echo();
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
             Typing::Keys(items) => self.send_keys_under(id, &items, modes),
             Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
         });
-        if let Err(err) = typed {
-            reply.send(Err(err));
-            return;
-        }
+        let submits = match typed {
+            Ok(submits) => submits,
+            Err(err) => {
+                reply.send(Err(err));
+                return;
+            }
+        };
         // The line the input was typed on, taken once it is written: the send took in the
         // output still unread before it wrote (one turn of it), and nothing is fed since.
         let typed_line = match self.slot(id) {

@@ -724,10 +724,10 @@ impl Emulator {
     }
 
     /// Whether `row` holds fish's end-of-line mark ([`FISH_MARKS`]) in its first cell and
-    /// blanks after it: fish (3.x), after output that did not end its line, writes its mark and spaces up
-    /// to one column short of a row, which wrap onto the next row (after output as wide as
-    /// the terminal, which left the cursor waiting to wrap on its last column, the mark
-    /// itself wraps), then `CR`, the mark and a space, `CR` and an erase of that row (`EL`)
+    /// blanks after it: fish (3.x), after output that did not end its line, writes its mark
+    /// and spaces up to one column short of a row, which wrap onto the next row (after
+    /// output as wide as the terminal, which left the cursor waiting to wrap on its last
+    /// column, the mark itself wraps), then `CR`, the mark and a space, `CR` and an erase of that row (`EL`)
     /// before its prompt: an erase of such a row from its start ends the wrap into it, as
     /// zsh's erase down does (see [`Self::end_soft_wrap`]). The wrap was fish's, not the
     /// output's (`printf foo` read `foo⏎`, 116 spaces and the prompt; `printf '%0120d' 0` at
