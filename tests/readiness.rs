@@ -952,6 +952,87 @@ fn a_long_sleep_in_a_session_of_its_own_settles_the_default_wait() {
     settles_long_sleeps(&toolbox, start, su);
 }
 
+/// `sleep 300` stopped with Ctrl-Z and brought back with `fg`, and a program back in its
+/// `poll` of the terminal, are read as before the stop: the kernel finishes each interrupted
+/// call through `restart_syscall`, which was read as work, and each `fg` read `running, quiet
+/// · still busy after 10.0 s`.
+#[test]
+fn a_sleep_or_a_poll_of_the_terminal_stopped_and_continued_is_read_as_before() {
+    if !require("bash") || !require("sleep") || !require("python3") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start =
+        serde_json::json!({ "argv": ["bash", "--norc", "--noprofile"], "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |arguments: serde_json::Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        toolbox.call("terminal_send", &arguments).text
+    };
+    let line = |text: &str| serde_json::json!({ "text": text, "submit": true });
+    let said = send(line("sleep 300"));
+    assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
+    let said = send(serde_json::json!({ "keys": "<C-z>" }));
+    assert!(said.contains("Stopped") && said.contains("bash waiting for keys"), "{said}");
+    let began = Instant::now();
+    let said = send(line("fg"));
+    assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    let said = send(serde_json::json!({ "keys": "<C-c>" }));
+    assert!(said.contains("bash waiting for keys"), "{said}");
+    let poll = "python3 -c 'import select; p = select.poll(); p.register(0, select.POLLIN); \
+        print(\"ready:\", p.poll(), flush=True)'";
+    let said = send(line(poll));
+    assert!(said.contains("python3 waiting for a line"), "{said}");
+    let said = send(serde_json::json!({ "keys": "<C-z>" }));
+    assert!(said.contains("Stopped") && said.contains("bash waiting for keys"), "{said}");
+    let began = Instant::now();
+    let said = send(line("fg"));
+    assert!(said.contains("python3 waiting for a line"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    let said = send(line("go"));
+    assert!(said.contains("ready: [(0, 1)]") && said.contains("bash waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
+/// A debugged program in `sleep(600)`, interrupted with Ctrl-C and continued under gdb,
+/// settles the default wait at once, sleeping, as it did when first run: the sleep the
+/// kernel restarts after the debugger's stop read as work, `running, quiet · still busy
+/// after 10.0 s`.
+#[test]
+fn a_sleep_continued_under_gdb_settles_the_default_wait() {
+    if !require("gcc") || !require("gdb") {
+        return;
+    }
+    let dir = TestDir::new("gdb-nap");
+    let program = "#include <stdio.h>\n#include <unistd.h>\n\
+        int main(void) { puts(\"napping\"); fflush(stdout); sleep(600); return 0; }\n";
+    std::fs::write(dir.join("nap.c"), program).unwrap();
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let argv = ["sh", "-c", "gcc -g -O0 -o nap nap.c && exec gdb -nx -q ./nap"];
+    let start = serde_json::json!({ "argv": argv, "cwd": *dir, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("gdb waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |arguments: serde_json::Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        toolbox.call("terminal_send", &arguments).text
+    };
+    let said = send(serde_json::json!({ "text": "run", "submit": true }));
+    assert!(said.contains("napping") && said.contains(": sleeping 59"), "{said}");
+    let said = send(serde_json::json!({ "keys": "<C-c>" }));
+    assert!(said.contains("SIGINT") && said.contains("gdb waiting for keys"), "{said}");
+    let began = Instant::now();
+    let said = send(serde_json::json!({ "text": "continue", "submit": true }));
+    assert!(said.contains("settled") && said.contains(": sleeping 59"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

@@ -217,7 +217,9 @@ fn syscall_table() {
         assert!(is_input, "{name}");
         assert_eq!(classify_syscall(nr), Some(Activity::Input(name.into())));
     }
-    for name in ["nanosleep", "clock_nanosleep", "wait4", "waitid", "futex", "write"] {
+    let others =
+        ["nanosleep", "clock_nanosleep", "wait4", "waitid", "futex", "write", "restart_syscall"];
+    for name in others {
         let &(nr, _, is_input) = table.iter().find(|e| e.1 == name).unwrap();
         assert!(!is_input, "{name}");
         assert_eq!(classify_syscall(nr), Some(Activity::Other(name.into())));

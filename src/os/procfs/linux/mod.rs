@@ -14,6 +14,7 @@ use std::fs;
 mod descriptors;
 mod private;
 mod relay;
+mod restart;
 mod signals;
 mod silent;
 mod thread;

@@ -35,6 +35,7 @@ pub(in crate::os::procfs) fn observe_thread(
             }
             Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
                 Some(activity) => {
+                    let activity = super::restart::resolved(base, &text, activity);
                     let activity = reading_terminal(base, tid, &text, activity, probe);
                     // (Read once: a sleep's timer is in the sleeping process's memory.)
                     let sleep = sleep_of(base, &text, &activity);
@@ -281,7 +282,7 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
         .is_some_and(|stat| stat.state == 'S');
     let syscall = asleep.then(|| procfs::read_text(&format!("{base}/syscall")).ok()).flatten()?;
     let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return None };
-    let name = match classify_syscall(nr)? {
+    let name = match super::restart::resolved(base, &syscall, classify_syscall(nr)?) {
         Activity::Other(name) if name == "futex" => {
             return waits_on_own_lock(&syscall).then(UntimedWait::default);
         }

@@ -1,0 +1,94 @@
+//! A system call the kernel goes on with after a stop: `restart_syscall`, and which call it
+//! restarts.
+//!
+//! A `poll`, a `nanosleep` or a relative `clock_nanosleep` interrupted by a stop (Ctrl-Z,
+//! then `fg`; a debugger's breakpoint or Ctrl-C, then `continue`) is not entered again under
+//! its own number: the kernel finishes it through `restart_syscall`, whose `/proc/PID/syscall`
+//! line keeps the arguments of the call it restarts but not its name. The thread's wait
+//! channel and those arguments tell the call.
+
+use super::*;
+use crate::os::procfs;
+
+/// The name [`classify_syscall`] gives the restart.
+pub(super) const RESTART: &str = "restart_syscall";
+
+/// Wait channels of a sleep restarted through `restart_syscall` (the entry of the system
+/// call on a kernel whose sleep functions are all scheduler functions, as 6.x's are).
+const SLEEP_CHANNELS: &[&str] = &[
+    "do_nanosleep",
+    "hrtimer_nanosleep",
+    "hrtimer_nanosleep_restart",
+    "do_syscall_64",
+    "__x64_sys_restart_syscall",
+    "__arm64_sys_restart_syscall",
+    "__do_sys_restart_syscall",
+    "invoke_syscall",
+];
+
+/// `activity`, or, when it is the restart, the activity of the call it restarts, read from
+/// the wait channel of the thread at `base` (`/proc/PID/task/TID`) and the arguments in
+/// `syscall`; the restart itself when that cannot be told.
+pub(super) fn resolved(base: &str, syscall: &str, activity: Activity) -> Activity {
+    if !matches!(&activity, Activity::Other(name) if name == RESTART) {
+        return activity;
+    }
+    let wchan = procfs::read_text(&format!("{base}/wchan")).ok();
+    restarted(wchan.as_deref(), syscall).unwrap_or(activity)
+}
+
+/// The call `restart_syscall` goes on with, by the wait channel `wchan` and the arguments
+/// in `syscall`: `poll` (the one poll-family call restarted so), a `futex` wait, or a
+/// `clock_nanosleep` (on the realtime, monotonic or boottime clock) or `nanosleep`, told by
+/// their arguments' layout. `None` for any other.
+pub(super) fn restarted(wchan: Option<&str>, syscall: &str) -> Option<Activity> {
+    let channel = match classify_wchan(wchan?)? {
+        Activity::Input(_) => return Some(Activity::Input("poll".into())),
+        Activity::Other(channel) => channel,
+        _ => return None,
+    };
+    if channel.starts_with("futex") {
+        return Some(Activity::Other("futex".into()));
+    }
+    if !SLEEP_CHANNELS.contains(&channel.as_str()) {
+        return None;
+    }
+    let arg = |n| syscall_arg(syscall, n);
+    // clock_nanosleep(clock, flags, request, remain); nanosleep(request, remain). A pointer
+    // is never below the first page; a clock and the flags always are.
+    let user = |address: u64| address >= 4096;
+    let name = match (arg(0)?, arg(1)?) {
+        (0 | 1 | 7, 0 | 1) if user(arg(2)?) => "clock_nanosleep",
+        (request, remain) if user(request) && (remain == 0 || user(remain)) => "nanosleep",
+        _ => return None,
+    };
+    Some(Activity::Other(name.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_restarted_call_is_told_by_its_wait_channel_and_arguments() {
+        let other = |name: &str| Some(Activity::Other(name.into()));
+        // Read after `sleep 600` (glibc's clock_nanosleep) was stopped and continued.
+        let sleep = "219 0x0 0x0 0x7ffcc26abe60 0x7ffcc26abea0 0x0 0x0 0x7ffcc26abe48 0x7f";
+        assert_eq!(restarted(Some("do_syscall_64"), sleep), other("clock_nanosleep"));
+        let nanosleep = "219 0x7fe0a4cc97b0 0x0 0x7fe0a4e40bc0 0x55e2d6281600 0x0 0x0 0x7f 0x7f";
+        assert_eq!(restarted(Some("hrtimer_nanosleep"), nanosleep), other("nanosleep"));
+        let poll = "219 0x7f0d8334c150 0x1 0xffffffff 0x1 0x0 0x0 0x7ffd 0x7f";
+        assert_eq!(
+            restarted(Some("poll_schedule_timeout.constprop.0"), poll),
+            Some(Activity::Input("poll".into()))
+        );
+        let futex = "219 0x5593e27155c0 0x89 0x0 0x7ffe2ddb98d0 0x0 0x0 0x7ffe 0x7f";
+        assert_eq!(restarted(Some("futex_do_wait"), futex), other("futex"));
+        // A CPU-time clock, a channel of no sleep, a hidden channel: not told.
+        let cpu_clock = "219 0x2 0x0 0x7ffcc26abe60 0x0 0x0 0x0 0x7ffcc26abe48 0x7f";
+        assert_eq!(restarted(Some("do_syscall_64"), cpu_clock), None);
+        assert_eq!(restarted(Some("pipe_read"), sleep), None);
+        assert_eq!(restarted(Some("0"), sleep), None);
+        assert_eq!(restarted(None, sleep), None);
+    }
+}
