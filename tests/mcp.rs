@@ -4245,6 +4245,40 @@ fn a_clear_with_the_cursor_hidden_leaves_no_frames_behind() {
     client.finish();
 }
 
+/// In a shell without OSC 133 marks, a program that left the cursor hidden (`printf
+/// '\e[?25l'`, a killed `top`) made the next `clear` start frames, and they stuck: the
+/// shell's later output was the whole screen (`--- screen 80x24, cursor hidden ---`). Frames
+/// end when another process group takes the terminal: the shell back in the foreground.
+#[test]
+fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
+    for program in ["bash", "sh", "clear", "head"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    // (`\\e`: the text's own escapes would type an Escape.)
+    send(json!({"text": "printf '\\\\e[?25l'", "submit": true}));
+    // The clear read while its program still has the foreground (head waits for a line).
+    let cleared = send(json!({"text": "sh -c 'clear; head -n 1'", "submit": true}));
+    assert!(cleared.contains("--- screen 80x24, cursor hidden ---"), "{cleared}");
+    send(json!({"text": "x", "submit": true}));
+    let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
+    assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {

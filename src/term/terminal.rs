@@ -92,6 +92,19 @@ impl Terminal {
         self.emulator.has_pending()
     }
 
+    /// Whether the program draws whole frames on the primary screen, so the terminal's
+    /// foreground process group is to be told after output is fed (see
+    /// [`Terminal::foreground`]).
+    pub(crate) fn draws_frames(&self) -> bool {
+        self.emulator.draws_frames()
+    }
+
+    /// The terminal's foreground process group is `group` after output was fed: frames drawn
+    /// while another group had the foreground end (the program that drew them is gone).
+    pub(crate) fn foreground(&mut self, group: i32) {
+        self.emulator.foreground(group);
+    }
+
     /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the
     /// terminal is not in canonical mode, so the program may redraw the line it edits (see
     /// [`Emulator::resize`]).

@@ -386,6 +386,18 @@ impl Emulator {
         self.repeat > 0 || !self.pending.is_empty()
     }
 
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`), so
+    /// the terminal's foreground process group matters (see [`Emulator::foreground`]).
+    pub(crate) fn draws_frames(&self) -> bool {
+        self.frames.drawing()
+    }
+
+    /// The terminal's foreground process group is `group` after output was fed: frames
+    /// another group drew end (see `Frames::foreground`).
+    pub(crate) fn foreground(&mut self, group: i32) {
+        self.frames.foreground(group, self.scanner.homes());
+    }
+
     /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were
     /// taken.
     fn process(&mut self, bytes: &[u8], transcript: &mut Transcript, turn: &mut Turn) -> usize {
