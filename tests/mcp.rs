@@ -4279,6 +4279,51 @@ fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
     client.finish();
 }
 
+/// A curses menu that draws its entries in order and leaves the cursor after the last one
+/// drawn: its last entry selected, on the screen's last rows, the cursor after it, was taken
+/// for a prompt (less's `(END)`) and shown unmarked, so the selection vanished (`<Down>` to
+/// `Cherry` read `  Cherry▌`). A prompt's run starts in its row's first column; an indented
+/// entry stays marked.
+#[test]
+fn a_menus_last_entry_selected_with_the_cursor_after_it_stays_marked() {
+    if !require("python3") {
+        return;
+    }
+    let script = temp_dir("curses-menu").join("menu.py");
+    std::fs::write(
+        &script,
+        r#"import curses
+def main(w):
+    items, sel = ["Apple", "Banana", "Cherry"], 0
+    while True:
+        w.erase()
+        w.addstr(0, 0, "Pick a fruit:")
+        for i, item in enumerate(items):
+            w.addstr(2 + i, 2, item, curses.A_REVERSE if i == sel else 0)
+        w.refresh()
+        key = w.getch()
+        if key == curses.KEY_DOWN:
+            sel = min(sel + 1, len(items) - 1)
+        elif key in (10, 13):
+            return
+curses.wrapper(main)
+"#,
+    )
+    .unwrap();
+    let mut client = Client::initialized("2025-11-25");
+    let started =
+        client.call("terminal_start", json!({"argv": ["python3", script], "cols": 60, "rows": 5}));
+    let id = started["structuredContent"]["session_id"].clone();
+    let shown = text(&started);
+    assert!(shown.contains("⟦Apple⟧") && shown.contains("  Cherry▌"), "{shown}");
+    client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
+    let last = client.call("terminal_send", json!({"session_id": id, "keys": "<Down>"}));
+    let shown = text(&last);
+    assert!(shown.contains("  ⟦Cherry⟧▌") && !shown.contains("⟦Banana"), "{shown}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {

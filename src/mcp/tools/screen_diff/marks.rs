@@ -62,12 +62,14 @@ fn off_prompt(mut marked: Vec<Marked>, screen: &Screen, runs: &[StyleRun]) -> Ve
 
 /// The row of a full-screen program's prompt, whose style carries no meaning: the visible
 /// cursor stands at or past the end of its row's text, where typed text goes, right after a
-/// styled run that is its row's first text on one of the screen's last [`BOTTOM_BAR_ROWS`]
-/// rows or on its last row of text (less's `:`, `(END)` or file name) or inside a bar of one look across the row
-/// (nano's `Search:`). A menu's cursor stands on its entry or is hidden; a selection taking
-/// in the cursor's cell past a line's end (vim's `v$`) is no bar across its row, and one
-/// ending at the cursor in the text (nano's `<M-a>` then `<End>`, an emacs region) is no
-/// prompt: its mark stays.
+/// styled run from the row's first column on one of the screen's last [`BOTTOM_BAR_ROWS`]
+/// rows or on its last row of text (less's `:`, `(END)` or file name) or inside a bar of one
+/// look across the row (nano's `Search:`). A menu's cursor stands on its entry or is hidden,
+/// or is left where the menu was drawn last: an indented entry selected on the last rows, the
+/// cursor after it (a curses menu's last entry, its `addstr` the last), is no prompt; nor is
+/// a selection taking in the cursor's cell past a line's end (vim's `v$`) a bar across its
+/// row, nor one ending at the cursor in the text (nano's `<M-a>` then `<End>`, an emacs
+/// region) a prompt: their marks stay.
 fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
     let cursor = screen.cursor;
     let text = screen.lines.get(usize::from(cursor.row))?;
@@ -76,13 +78,12 @@ fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
         return None;
     }
     let row: Vec<&StyleRun> = runs.iter().filter(|run| run.row == cursor.row).collect();
-    let first_text = |run: &StyleRun| text[..byte_at_cell(text, run.col)].trim().is_empty();
     let mut below = screen.lines.iter().skip(usize::from(cursor.row) + 1);
     let last_text =
         below.all(|line| line.trim().is_empty()) && runs.iter().all(|run| run.row <= cursor.row);
     let bottom = cursor.row.saturating_add(BOTTOM_BAR_ROWS) >= screen.rows;
-    let after = (bottom || last_text)
-        && row.iter().any(|run| run.col.saturating_add(run.width) == cursor.col && first_text(run));
+    let after =
+        (bottom || last_text) && row.iter().any(|run| run.col == 0 && run.width == cursor.col);
     let bar = row.first().is_some_and(|first| {
         first.col == 0
             && row.windows(2).all(|w| touching(w[0], w[1]) && look(w[0]) == look(w[1]))

@@ -1240,3 +1240,24 @@ fn a_selection_ending_at_the_cursor_stays_marked() {
     let shown = Frame::new(&emacs, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert!(shown.contains("say ⟦hello world⟧▌"), "{shown}");
 }
+
+/// A curses menu's last entry selected on the screen's last rows, the cursor left after it
+/// (its `addstr` the last), was taken for a prompt and shown unmarked. A prompt's run starts
+/// in its row's first column (less's `(END)`); an indented entry stays marked.
+#[test]
+fn an_indented_entry_on_the_last_rows_with_the_cursor_after_it_stays_marked() {
+    let menu = screen(&["Pick a fruit:", "", "  Apple", "  Banana", "  Cherry"], (4, 8));
+    let runs = [run(4, 2, 6, "default", "default", &["inverse"])];
+    let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.ends_with("  ⟦Cherry⟧▌"), "{shown}");
+    // On the last row of text, the rows below blank.
+    let menu = screen(&["Pick a fruit:", "", "  Apple", "  Cherry", "", "", ""], (3, 8));
+    let runs = [run(3, 2, 6, "default", "default", &["inverse"])];
+    let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.contains("  ⟦Cherry⟧▌"), "{shown}");
+    // less's `(END)` from the first column is still a prompt.
+    let less = screen(&["b", "c", "(END)"], (2, 5));
+    let runs = [run(2, 0, 5, "default", "default", &["inverse"])];
+    let shown = Frame::new(&less, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert_eq!(shown, "b\nc\n(END)▌");
+}
