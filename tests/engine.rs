@@ -2339,6 +2339,23 @@ fn aspell_check_leaves_no_blank_lines_before_the_next_prompt() {
     sh.close().unwrap();
 }
 
+/// A program that set origin mode (and a scroll region) on the alternate screen and left it
+/// through mode 1049 left origin mode set on the primary screen: the next `CSI H` went to the
+/// region's top (row 4), not the screen's. 1049 restores origin mode with the cursor, as
+/// xterm's DECRC does.
+#[test]
+fn leaving_the_alternate_screen_restores_origin_mode() {
+    let engine = engine();
+    let script = r"printf 'a\nbc\033[?1049h\033[5;10r\033[?6h\033[2;1Hx\033[?1049l\033[Hhome'
+read x";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script]).size(40, 12)).unwrap();
+    expect(&s, Until::input_wait());
+    let screen = s.screen().unwrap();
+    assert_eq!(screen.lines[0], "home", "{screen}");
+    assert_eq!((screen.cursor.row, screen.cursor.col), (0, 4), "{screen}");
+    s.close().unwrap();
+}
+
 /// A line a transcript wait has not searched yet stays in the store until the wait has
 /// searched it, even when the look after output is put off (a costly look went just before)
 /// and more lines than the store's bound scroll by meanwhile: the wait matched nothing and ran

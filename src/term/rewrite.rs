@@ -17,7 +17,7 @@
 //!   alternate-screen modes 47 and 1047 enter and leave the alternate screen through mode
 //!   1049 (which also saves and restores the cursor); CUU and CUD stop at the scroll region's
 //!   margins; resetting origin mode homes the cursor; DECSC and DECRC save and restore origin
-//!   mode with the cursor; CBT (`CSI n Z`) is clamped to the cursor's column (alacritty
+//!   mode with the cursor, and so do mode 1049's set and reset; CBT (`CSI n Z`) is clamped to the cursor's column (alacritty
 //!   scans the row once per count, even with no tab stop left to find).
 //! - **Input modes** alacritty gets wrong or ignores: `CSI = flags ; how u` becomes a pop and
 //!   a push, so that it changes the top of the kitty keyboard-mode stack (alacritty changed
@@ -173,7 +173,9 @@ impl Rules {
             }
             Sequence::Esc(_) => self.restore_cursor(view),
             Sequence::Csi { private: None, params, action } => self.plain(params, action, view),
-            Sequence::Csi { private: Some(b'?'), params, action } => self.private(params, action),
+            Sequence::Csi { private: Some(b'?'), params, action } => {
+                self.private(params, action, view)
+            }
             Sequence::Csi { private: Some(b'>'), params, action: action @ (b'm' | b'n') } => {
                 self.set_key_modifiers(params, action);
                 Decision::Keep
@@ -312,7 +314,7 @@ impl Rules {
         Decision::Replace(format!("\x1b[{};{}H", line + 1, view.col + 1).into_bytes())
     }
 
-    fn private(&mut self, params: Params, action: u8) -> Decision {
+    fn private(&mut self, params: Params, action: u8, view: View) -> Decision {
         match action {
             // Selective erase: no cell is ever protected, so it is a plain erase.
             b'J' | b'K' => match params.values().first().copied().unwrap_or(0) {
@@ -346,9 +348,11 @@ impl Rules {
                     }
                 }
                 let x10 = set && values.contains(&9);
+                let origin = self.alternate_screen_origin(values, set, view);
                 if !x10
                     && !values.iter().any(|v| matches!(v, 47 | 1047 | 2026))
                     && (set || !values.contains(&6))
+                    && origin.is_none()
                 {
                     return Decision::Keep;
                 }
@@ -379,9 +383,36 @@ impl Rules {
                     // Resetting origin mode homes the cursor (alacritty only does so on set).
                     out.extend_from_slice(b"\x1b[H");
                 }
+                match origin {
+                    // Setting it homes the cursor: DECRC puts it back where 1049 restored it
+                    // (alacritty saved it on the way in).
+                    Some(true) => out.extend_from_slice(b"\x1b[?6h\x1b8"),
+                    // Given to the parser, not to these rules: no move home.
+                    Some(false) => out.extend_from_slice(b"\x1b[?6l"),
+                    None => {}
+                }
                 if out.is_empty() { Decision::Drop } else { Decision::Replace(out) }
             }
             _ => Decision::Keep,
+        }
+    }
+
+    /// Mode 1049 (47 and 1047 go through it) saves the cursor as DECSC does, origin mode with
+    /// it, on the way into the alternate screen, and restores it as DECRC does on the way out
+    /// (xterm); alacritty keeps the alternate screen's origin mode, so a program that left it
+    /// set there sent the shell's next `CSI H` to its scroll region's top. `values` the modes
+    /// set (`set`) or reset: the primary screen's origin mode to restore, when it differs.
+    fn alternate_screen_origin(&mut self, values: &[u16], set: bool, view: View) -> Option<bool> {
+        if !values.iter().any(|v| matches!(v, 47 | 1047 | 1049)) {
+            return None;
+        }
+        match (set, view.alternate) {
+            (true, false) => {
+                self.saved_origin[0] = view.origin;
+                None
+            }
+            (false, true) => (self.saved_origin[0] != view.origin).then_some(self.saved_origin[0]),
+            _ => None,
         }
     }
 

@@ -1430,6 +1430,24 @@ fn origin_mode_reset_homes_and_decrc_restores_it() {
     assert_eq!(cursor(&emu), (4, 0));
 }
 
+/// Mode 1049 saves and restores origin mode with the cursor, as DECSC and DECRC do: origin
+/// mode set on the alternate screen stayed set on the primary one, and `CSI H` went to the
+/// scroll region's top. Its reset neither homes the cursor nor moves it from where 1049 put
+/// it back, and origin mode set on the primary screen comes back set.
+#[test]
+fn mode_1049_restores_origin_mode_with_the_cursor() {
+    let mut emu = emulator(10, 24);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"a\r\nbc\x1b[?1049h\x1b[5;10r\x1b[?6h\x1b[2;1Hx\x1b[?1049l");
+    assert!(!emu.mode().contains(TermMode::ORIGIN));
+    assert_eq!(cursor(&emu), (1, 2));
+    feed(&mut emu, &mut t, b"\x1b[H");
+    assert_eq!(cursor(&emu), (0, 0));
+    feed(&mut emu, &mut t, b"\x1b[?6h\x1b[2;3H\x1b[?1047h\x1b[?6l\x1b[?1047l");
+    assert!(emu.mode().contains(TermMode::ORIGIN));
+    assert_eq!(cursor(&emu), (5, 2));
+}
+
 #[test]
 fn synchronized_updates_are_applied_at_once_and_tracked() {
     let mut emu = emulator(10, 3);
