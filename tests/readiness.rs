@@ -1336,6 +1336,52 @@ fn a_long_sleep_behind_a_file_manager_with_a_worker_thread_settles_the_default_w
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A command neovim runs (`:!sleep 2; echo done`: libuv starts it in a POSIX session of its
+/// own, its output on socket pairs, while neovim's terminal thread goes on reading keys into
+/// its typeahead) keeps neovim busy until it ends and neovim draws its output; `:!sleep 300`
+/// settles the default wait at once, sleeping, and a job that waits on its pipe (a server
+/// `jobstart` runs) leaves neovim waiting for keys. The default wait said neovim waited for
+/// keys 80 ms in, the screen showing the command line alone; `done` came 2 s later.
+#[test]
+fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
+    if !require("nvim") {
+        return;
+    }
+    let dir = TestDir::new("nvim-bang");
+    let home = dir.display().to_string();
+    let engine = engine();
+    let spec = SpawnSpec::new("nvim").args(["--clean", "-n"]).cwd(&dir).env("HOME", &home);
+    let s = engine.spawn(spec.size(80, 24)).unwrap();
+    expect(&s, Until::input_wait());
+    let began = Instant::now();
+    let keys = ":!sleep 2; echo done<Enter>";
+    let outcome = s.send_keys_and_wait(keys, Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let screen = s.screen().unwrap();
+    let shown = |text: &str| screen.lines.iter().any(|line| line.starts_with(text));
+    assert!(shown("done") && shown("Press ENTER"), "{:?} in: {screen}", began.elapsed());
+    assert!(began.elapsed() >= Duration::from_secs(2), "{:?}", began.elapsed());
+    let keys = "<Enter>:let job = jobstart(['cat'])<Enter>";
+    let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(5)).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    s.close().unwrap();
+
+    let toolbox = termloom::tools::Toolbox::new(engine);
+    let start = serde_json::json!({
+        "argv": ["nvim", "--clean", "-n"], "cwd": &home, "env": { "HOME": &home },
+        "input_wait": true,
+    });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let began = Instant::now();
+    let arguments = serde_json::json!({ "session_id": id, "keys": ":!sleep 300<Enter>" });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its
 /// formatter and its pager, `man bash`) waits for input: that parent waits on the pipes'
 /// other ends, as one blocked reading or writing a pipe does.

@@ -12,6 +12,7 @@ use super::{
 use std::fs;
 
 mod descriptors;
+mod jobs;
 mod private;
 mod relay;
 mod restart;
@@ -19,6 +20,7 @@ mod signals;
 mod silent;
 mod thread;
 use descriptors::*;
+use jobs::*;
 use private::*;
 use relay::*;
 pub(super) use relay::{hosted_by_group, remembered_outside_relay};
@@ -553,6 +555,11 @@ pub(super) fn group_wait(
         return InputWait::NotWaiting {
             reason: format!("all members of process group {pgrp} have exited"),
         };
+    }
+    // A job a member started since the last input, which it shows the output of when it
+    // ends (neovim's `:!cmd`), keeps it busy or asleep while it works or sleeps.
+    if let Some(job) = job_verdict(&members, candidates, probe) {
+        return job;
     }
     InputWait::Waiting { reader }
 }

@@ -1,0 +1,88 @@
+//! Jobs: children a member of the terminal's foreground group runs in a POSIX session of
+//! their own, with no controlling terminal, and whose output it shows when they end, while
+//! it goes on reading the terminal (neovim runs `:!cmd`, `:make`, `:r !cmd` and `system()`
+//! so: libuv starts them detached, on pipes or socket pairs, and neovim's terminal thread
+//! keeps reading keys into its typeahead meanwhile).
+
+use super::*;
+use std::time::Duration;
+
+/// The most processes of a group's jobs one probe looks at: a job's shell, its pipeline and
+/// their children (`:!make` runs `sh -c make`, make runs the compiler).
+const JOB_PROCESSES: usize = 16;
+
+/// What the jobs the members of a group (`members`) started since the last input make of the
+/// group, which otherwise waits for input: busy while a process of one is at work (running,
+/// or in a disk wait) or on a clock that goes off within [`CLOCK_HORIZON`] (`:!sleep 2; echo
+/// done` in neovim, whose answer comes when the sleep ends); asleep with them when they only
+/// sleep longer than that or wait for their children that do (`:!sleep 300`); `None` when
+/// there is no such job, or one waits on anything else (a language server that opening a
+/// file started, on its pipe for the editor's requests): the group's own answer stands. A job
+/// started before the last input answers none of it (a server the editor runs all along) and
+/// is not looked at, nor is a child that holds a terminal (a `:terminal`'s shell, which leads
+/// a session on a terminal of its own: see [`hosted_wait`]).
+pub(super) fn job_verdict(
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<InputWait> {
+    let since_input = probe.since_input?;
+    let mut pending: Vec<(ProcStat, i32)> = Vec::new();
+    for member in members.iter().filter(|m| !is_dead(m)) {
+        let jobs = children(member.pid, candidates).into_iter().filter(|child| {
+            child.session != member.session
+                && child.tty_nr == 0
+                && started_since(child, since_input)
+        });
+        pending.extend(jobs.map(|job| (job, member.pid)));
+    }
+    if pending.is_empty() {
+        return None;
+    }
+    // The sleep that ends soonest, with its reason, while every process looked at only
+    // sleeps so or waits for its children.
+    let mut asleep: Option<(String, std::time::Duration)> = Some((String::new(), Duration::MAX));
+    let mut looked = 0;
+    while let Some((process, parent)) = pending.pop() {
+        if looked == JOB_PROCESSES {
+            return None;
+        }
+        looked += 1;
+        let Some((_, threads)) = observe_process(process.pid, probe) else { continue };
+        let who = format!("pid {} ({}), a job of pid {parent}", process.pid, process.comm);
+        if threads.iter().any(|t| matches!(t.activity, Activity::NotSleeping('R' | 'D'))) {
+            return Some(InputWait::NotWaiting { reason: format!("{who}, is at work") });
+        }
+        if let Some(timer) = threads.iter().find_map(|t| t.clock) {
+            let ms = timer.as_millis();
+            let reason = format!("{who}, waits on a clock that goes off within {ms} ms");
+            return Some(InputWait::NotWaiting { reason });
+        }
+        let for_children =
+            |t: &ThreadObs| matches!(&t.activity, Activity::Other(w) if waits_for_a_child(w));
+        let only_asleep =
+            threads.iter().all(|t| t.long_sleep.is_some() || for_children(t) || on_a_lock(t));
+        match threads.iter().filter_map(|t| t.long_sleep).min() {
+            _ if !only_asleep => asleep = None,
+            Some(timer) if asleep.as_ref().is_some_and(|(_, soonest)| timer < *soonest) => {
+                let reason = format!("{who}, sleeps {} s more", timer.as_secs());
+                asleep = Some((reason, timer));
+            }
+            _ => {}
+        }
+        let session = process.session;
+        let descendants = children(process.pid, candidates).into_iter();
+        pending.extend(descendants.filter(|c| c.session == session).map(|c| (c, parent)));
+    }
+    asleep
+        .filter(|(reason, _)| !reason.is_empty())
+        .map(|(reason, timer)| InputWait::Sleeping { reason, timer })
+}
+
+/// Whether `process` started since the last input, `since_input` ago (its start is in clock
+/// ticks, rounded down: one started a tick or less before the input is taken to have started
+/// after it, as [`started_since_input`] takes a group's leader).
+fn started_since(process: &ProcStat, since_input: Duration) -> bool {
+    let tick = Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
+    thread_age(process).is_some_and(|age| age <= since_input + tick)
+}
