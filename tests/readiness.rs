@@ -2242,6 +2242,45 @@ fn a_monitor_sleeping_between_its_frames_settles_at_its_first_frame() {
     }
 }
 
+/// A monitor in a neovim `:terminal` beside the window the keys go to (`watch -n 5` in a
+/// split) ticks as it did before them: the keys never reached it, its terminal holds none
+/// unread and it still sleeps the sleep it was found ticking in, so the default wait settles
+/// at once. Each key waited for the monitor's next tick, 5 s (`top -d 1`'s poll: 1 s), to see
+/// it back on its timer after a wake-up.
+#[test]
+fn a_monitor_in_a_neovim_terminal_the_keys_do_not_reach_settles_at_once() {
+    if !require("nvim") || !require("watch") {
+        return;
+    }
+    let dir = TestDir::new("nvim-watch");
+    let home = dir.display().to_string();
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({
+        "argv": ["nvim", "--clean", "-n"], "cwd": &home, "env": { "HOME": &home },
+        "input_wait": true,
+    });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |keys: &str| {
+        let arguments = serde_json::json!({ "session_id": id, "keys": keys });
+        let began = Instant::now();
+        let said = toolbox.call("terminal_send", &arguments).text;
+        (began.elapsed(), said)
+    };
+    let (_, said) = send(":split | terminal watch -n 5 date<Enter>");
+    assert!(said.contains("Every 5.0s: date"), "{said}");
+    for keys in ["<C-w>j", "ihello<Esc>", "yyp"] {
+        let (took, said) = send(keys);
+        assert!(took < Duration::from_millis(2500), "{keys} after {took:?}: {said}");
+        assert!(said.contains("settled") || said.contains("waiting for keys"), "{said}");
+    }
+    let look = serde_json::json!({ "session_id": id, "view": "screen" });
+    let screen = toolbox.call("terminal_read", &look).text;
+    assert_eq!(screen.matches("hello").count(), 2, "{screen}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// A progress bar redrawn once a second (`printf '\r%3d%%'`, then `sleep 1`) runs and prints,
 /// waiting for no input: its status reads `Running` however long after a redraw it is read.
 /// It read `Quiet` whenever read more than the quiet window's 500 ms after a redraw (11 of 20

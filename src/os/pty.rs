@@ -157,6 +157,16 @@ pub(crate) fn controlling_line_modes(pid: i32) -> Option<crate::types::LineModes
     line_modes(std::os::fd::AsFd::as_fd(&open_pts(minor, device)?))
 }
 
+/// How many bytes of input the pseudo-terminal that is process (or thread) `pid`'s controlling
+/// terminal holds unread (see [`unread_input_of`]); `None` when it has none, or it cannot be
+/// opened (another user's). Opened without becoming anyone's controlling terminal, and closed
+/// at once.
+#[cfg(target_os = "linux")]
+pub(crate) fn controlling_unread_input(pid: i32) -> Option<u64> {
+    let (minor, device) = controlling_pts(pid)?;
+    unread_input_of(std::os::fd::AsFd::as_fd(&open_pts(minor, device)?))
+}
+
 /// The minor number and the device of process `pid`'s controlling terminal, when that is a
 /// Unix 98 pseudo-terminal's slave.
 #[cfg(target_os = "linux")]
@@ -189,6 +199,12 @@ pub(crate) fn hosted_terminal(_own: u64, _pid: i32) -> Option<OwnedFd> {
 /// Elsewhere, no other terminal's modes are read.
 #[cfg(not(target_os = "linux"))]
 pub(crate) fn controlling_line_modes(_pid: i32) -> Option<crate::types::LineModes> {
+    None
+}
+
+/// Elsewhere, no other terminal's input is counted.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn controlling_unread_input(_pid: i32) -> Option<u64> {
     None
 }
 

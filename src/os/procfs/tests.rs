@@ -53,24 +53,26 @@ fn a_tick_found_before_an_input_counts_after_it_once_redrawn() {
     let input = std::time::Instant::now();
     timers.since_input(input);
     for tid in 3..=7 {
-        assert!(!timers.repeated(tid, second, 10, true));
-        assert!(timers.repeated(tid, second, 11, true), "ticking before the input");
+        assert!(!timers.repeated(tid, second, 10, true, || false));
+        assert!(timers.repeated(tid, second, 11, true, || false), "ticking before the input");
     }
-    assert!(!timers.repeated(9, second, 10, true), "seen once before the input");
+    assert!(!timers.repeated(9, second, 10, true, || false), "seen once before the input");
     timers.since_input(input + second);
-    assert!(!timers.repeated(9, second, 11, true), "a wait seen once is forgotten");
-    assert!(!timers.repeated(7, second, 11, true), "not woken since the input");
-    assert!(!timers.repeated(6, second, 12, false), "nothing drawn since the input");
-    assert!(!timers.repeated(5, second / 2, 12, true), "another timer");
-    assert!(timers.repeated(4, second, 12, true), "woken and back on it once redrawn");
-    assert!(timers.repeated(4, second, 12, true), "and stays so while it sleeps");
+    assert!(!timers.repeated(9, second, 11, true, || false), "a wait seen once is forgotten");
+    assert!(!timers.repeated(7, second, 11, true, || false), "not woken since the input");
+    let unfed = || true;
+    assert!(timers.repeated(7, second, 11, false, unfed), "the same wait, the input not its");
+    assert!(!timers.repeated(6, second, 12, false, || false), "nothing drawn since the input");
+    assert!(!timers.repeated(5, second / 2, 12, true, || false), "another timer");
+    assert!(timers.repeated(4, second, 12, true, || false), "woken and back on it once redrawn");
+    assert!(timers.repeated(4, second, 12, true, || false), "and stays so while it sleeps");
     // Carried across further input while the thread is not seen on a timer (3), or found
     // repeated again (4); forgotten once seen otherwise (5).
     timers.since_input(input + 2 * second);
     timers.since_input(input + 3 * second);
-    assert!(timers.repeated(3, second, 12, true), "carried across further input");
-    assert!(timers.repeated(4, second, 13, true), "carried again");
-    assert!(!timers.repeated(5, second, 13, true), "forgotten once seen otherwise");
+    assert!(timers.repeated(3, second, 12, true, || false), "carried across further input");
+    assert!(timers.repeated(4, second, 13, true, || false), "carried again");
+    assert!(!timers.repeated(5, second, 13, true, || false), "forgotten once seen otherwise");
 }
 
 #[test]

@@ -113,9 +113,12 @@ impl TimerSightings {
 
     /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
     /// whether it was seen on the same timer before with fewer switches (or in the same wait,
-    /// already found repeated), since the last input; or, when `carry` (a poll of the
-    /// terminal or a sleep, written to since the input), found repeated on it before the
-    /// input, and woken since.
+    /// already found repeated), since the last input; or found repeated on it before the
+    /// input and, when `carry` (a poll of the terminal or a sleep, written to since the
+    /// input), woken since, or, when `unfed` says the input never reached it, still in that
+    /// same wait: a monitor on a terminal a relay hosts (`watch` in a neovim `:terminal` or a
+    /// tmux pane) that the keys did not go to, which ticks as it did before them. `unfed` is
+    /// asked only then (it opens the thread's terminal).
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn repeated(
         &self,
@@ -123,16 +126,20 @@ impl TimerSightings {
         timer: std::time::Duration,
         wakeups: u64,
         carry: bool,
+        unfed: impl FnOnce() -> bool,
     ) -> bool {
         let earlier = self.seen.borrow().iter().find(|s| s.tid == tid).copied();
+        let carried = |woken: bool| {
+            self.carried.borrow().iter().any(|c| {
+                c.tid == tid
+                    && c.timer == timer
+                    && if woken { c.wakeups < wakeups } else { c.wakeups == wakeups }
+            })
+        };
         let ticking = earlier.is_some_and(|s| {
             s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
-        }) || carry
-            && self
-                .carried
-                .borrow()
-                .iter()
-                .any(|c| c.tid == tid && c.timer == timer && c.wakeups < wakeups);
+        }) || carry && carried(true)
+            || carried(false) && unfed();
         self.record(TimerSighting { tid, timer, wakeups, ticking });
         ticking
     }
@@ -157,26 +164,35 @@ mod tests {
         let timers = TimerSightings::default();
         let input = std::time::Instant::now();
         timers.since_input(input);
-        assert!(!timers.repeated(7, second, 10, false), "a first sighting is no tick");
-        assert!(!timers.repeated(7, second, 10, false), "the same wait seen again is none");
-        assert!(timers.repeated(7, second, 11, false), "woken and waiting on the same timer");
-        assert!(timers.repeated(7, second, 11, false), "and stays so while it sleeps");
-        assert!(!timers.repeated(7, second / 2, 12, false), "another timer");
+        assert!(!timers.repeated(7, second, 10, false, || false), "a first sighting is no tick");
+        assert!(
+            !timers.repeated(7, second, 10, false, || false),
+            "the same wait seen again is none"
+        );
+        assert!(
+            timers.repeated(7, second, 11, false, || false),
+            "woken and waiting on the same timer"
+        );
+        assert!(timers.repeated(7, second, 11, false, || false), "and stays so while it sleeps");
+        assert!(!timers.repeated(7, second / 2, 12, false, || false), "another timer");
         // Other threads, fewer than are kept, leave it; more push the oldest out.
         for tid in 1..TIMERS_KEPT as i32 {
-            timers.repeated(100 + tid, second, 1, false);
+            timers.repeated(100 + tid, second, 1, false, || false);
         }
-        assert!(timers.repeated(7, second / 2, 13, false), "kept beside the others");
+        assert!(timers.repeated(7, second / 2, 13, false, || false), "kept beside the others");
         for tid in 1..=TIMERS_KEPT as i32 {
-            timers.repeated(200 + tid, second, 1, false);
+            timers.repeated(200 + tid, second, 1, false, || false);
         }
-        assert!(!timers.repeated(7, second / 2, 14, false), "forgotten");
+        assert!(!timers.repeated(7, second / 2, 14, false, || false), "forgotten");
         assert_eq!(timers.seen.borrow().len(), TIMERS_KEPT, "bounded");
-        timers.repeated(8, second, 1, false);
+        timers.repeated(8, second, 1, false, || false);
         timers.since_input(input);
-        assert!(timers.repeated(8, second, 2, false), "the same input keeps what was seen");
+        assert!(
+            timers.repeated(8, second, 2, false, || false),
+            "the same input keeps what was seen"
+        );
         timers.since_input(input + second);
-        assert!(!timers.repeated(8, second, 3, false), "input in between forgets it");
+        assert!(!timers.repeated(8, second, 3, false, || false), "input in between forgets it");
     }
 
     #[test]
@@ -185,8 +201,11 @@ mod tests {
         let timers = TimerSightings::default();
         timers.tick_at_start(7, second, 10);
         timers.since_input(std::time::Instant::now());
-        assert!(!timers.repeated(7, second, 10, true), "not woken since");
-        assert!(timers.repeated(7, second, 11, true), "woken and back on it, drawn since");
-        assert!(!timers.repeated(8, second, 11, true), "another thread");
+        assert!(!timers.repeated(7, second, 10, true, || false), "not woken since");
+        assert!(
+            timers.repeated(7, second, 11, true, || false),
+            "woken and back on it, drawn since"
+        );
+        assert!(!timers.repeated(8, second, 11, true, || false), "another thread");
     }
 }

@@ -246,7 +246,7 @@ pub(super) fn polling_terminal(
         && watched == Some(true)
         && let Some(timers) = probe.timers
         && let Some(wakeups) = voluntary_switches(base)
-        && timers.repeated(tid, timer, wakeups, carry)
+        && timers.repeated(tid, timer, wakeups, carry, || unfed(tid, probe))
     {
         return None;
     }
@@ -407,7 +407,7 @@ pub(super) fn clock_due(
     }
     let ticks = probe.timers.is_some_and(|timers| {
         voluntary_switches(base)
-            .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups, false))
+            .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups, false, || false))
     });
     (!ticks).then_some(timer)
 }
@@ -436,7 +436,9 @@ pub(super) fn sleep_tick(
     // again: `watch -n 5` after a key it never reads, a whole tick later, not two.)
     let carry = probe.drawn_since_input;
     let again = probe.timers.is_some_and(|timers| {
-        voluntary_switches(base).is_some_and(|wakeups| timers.repeated(tid, timer, wakeups, carry))
+        voluntary_switches(base).is_some_and(|wakeups| {
+            timers.repeated(tid, timer, wakeups, carry, || unfed(tid, probe))
+        })
     });
     let sleeps = if again { procfs::IDLE_TICKS } else { procfs::FOLLOWED_SLEEPS };
     let idle = short && probe.quiet > timer.saturating_mul(sleeps).saturating_add(TIMER_SLACK);
@@ -448,6 +450,15 @@ pub(super) fn sleep_tick(
         && !probe.hosted
         && probe.drawn_since_input;
     (idle || repeated || drawn).then_some(SleepTick { timer, idle, repeated, drawn })
+}
+
+/// Whether the input since the last one never reached thread `tid`, on a terminal a member
+/// hosts (`probe.hosted`: a neovim `:terminal`, a tmux pane), still in the wait it was found
+/// ticking in before it (see [`procfs::TimerSightings::repeated`]): its terminal holds no
+/// input unread, so the relay kept the keys (they went to another window), or the thread
+/// would have woken to read them. Never on the session's own terminal, where the input went.
+fn unfed(tid: i32, probe: Probe<'_>) -> bool {
+    probe.hosted && crate::os::pty::controlling_unread_input(tid) == Some(0)
 }
 
 /// The timer of the sleep the thread at `base` is in (`activity`, with the arguments in
