@@ -896,6 +896,54 @@ fn a_fast_monitor_in_a_tmux_pane_waits_for_keys_at_once() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A monitor that sleeps between its frames in a tmux pane (`watch -n 5`) beside the pane
+/// typed into (vim's) keeps the server from waiting no more than it keeps its own pane's
+/// program: it has shown what it shows. Every key waited for the monitor's next tick
+/// (`tmux: client running, quiet · settled after 1.97 s` with `watch -n 2`, 5 s with `-n 5`).
+#[test]
+fn a_monitor_in_a_tmux_pane_beside_the_one_typed_into_keeps_no_key_waiting() {
+    if !require("tmux") || !require("vim") || !require("watch") {
+        return;
+    }
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let dir = TestDir::new("tmux-watch");
+    let socket = dir.join("s");
+    let vim = "vim -u NONE -N -i NONE -n";
+    let argv = serde_json::json!([
+        "tmux",
+        "-S",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        vim,
+        ";",
+        "split-window",
+        "watch -n 5 date",
+        ";",
+        "select-pane",
+        "-t",
+        "0"
+    ]);
+    // (The default wait: it ends once the monitor is seen ticking, a tick after its start.)
+    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    assert!(started.text.contains("Every 5.0s: date"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    for keys in ["ohello<Esc>", "yyp", ":echo 'said'<Enter>"] {
+        let began = Instant::now();
+        let arguments = serde_json::json!({ "session_id": id, "keys": keys });
+        let said = toolbox.call("terminal_send", &arguments).text;
+        let took = began.elapsed();
+        assert!(said.contains("waiting for keys"), "{keys}: {said}");
+        assert!(took < Duration::from_millis(2500), "{keys} after {took:?}: {said}");
+    }
+    let look = serde_json::json!({ "session_id": id, "view": "screen" });
+    let screen = toolbox.call("terminal_read", &look).text;
+    assert_eq!(screen.matches("hello").count(), 2, "{screen}");
+    assert!(screen.contains("said"), "{screen}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 /// Starts bash, or a multiplexer whose one window runs it (`start`, the arguments of
 /// `terminal_start`), and checks the default wait after `sleep 300`, then after `sleep 3`,
 /// each typed into it as the line `typed` makes of it.

@@ -1077,6 +1077,9 @@ struct Looks {
     /// beside others that only wait for input or sleep so (see `linux::judge_relay`), with its
     /// reason: the first one found.
     sleeping_hosted: std::cell::RefCell<Option<(String, std::time::Duration)>>,
+    /// Why every program a judged relay hosts redraws on a timer and none waits for input
+    /// (see `linux::judge_relay`), the first one found.
+    ticking_hosted: std::cell::RefCell<Option<String>>,
     /// The descriptors this probe may still look at.
     descriptors: std::cell::Cell<usize>,
 }
@@ -1089,6 +1092,7 @@ impl Looks {
             hosted: std::cell::Cell::new(HOSTED_GROUPS),
             busy_hosted: Default::default(),
             sleeping_hosted: Default::default(),
+            ticking_hosted: Default::default(),
             descriptors: std::cell::Cell::new(PROBE_DESCRIPTORS),
         }
     }

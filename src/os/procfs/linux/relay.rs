@@ -561,7 +561,10 @@ pub(super) fn relay_reader(
 /// [`CLOCK_HORIZON`] left (`sleep 300` typed into a pane), beside others that wait for input or
 /// sleep so too, keeps the relay from waiting, and when it started since the last input, or
 /// none of the others waits, its sleep is kept in the probe's looks: the client sleeps with it
-/// (see [`group_wait`]). A relay that waits, hosting one terminal, reads for the program on it
+/// (see [`group_wait`]). A hosted group that redraws on a timer and reads no keys
+/// ([`InputWait::Ticking`]: `watch` in a pane beside the one typed into) keeps no other from
+/// waiting; when none waits, its reason is kept in the probe's looks, and the client ticks
+/// with it. A relay that waits, hosting one terminal, reads for the program on it
 /// (`vim` in tmux's one pane): that program is named the reader, and its terminal's modes are
 /// the input's (a password prompt in the pane is one the keys go to). Of several (windows,
 /// panes), `/proc` cannot tell which one gets the keys: the relay reads, as it does.
@@ -595,6 +598,8 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
     // reason; whether one of the groups asleep so started since the last input.
     let mut asleep: Option<(String, std::time::Duration)> = None;
     let mut asleep_since_input = false;
+    // Why a hosted group redraws on a timer (see [`InputWait::Ticking`]), the first one.
+    let mut ticking: Option<String> = None;
     for &(pgrp, session) in &groups {
         let left = probe.looks.hosted.get();
         if left == 0 {
@@ -607,6 +612,12 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                 return None;
+            }
+            // A monitor that sleeps between its frames and reads no keys (`watch` in a pane
+            // beside the one typed into) has shown what it shows: it keeps no other group
+            // from waiting.
+            InputWait::Ticking { reason } => {
+                ticking.get_or_insert(reason);
             }
             InputWait::Sleeping { reason, timer } => {
                 waits = false;
@@ -629,6 +640,12 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
         let reason = format!("{reason} (in a terminal pid {relay} hosts)");
         probe.looks.sleeping_hosted.borrow_mut().get_or_insert((reason, timer));
     }
+    // Every hosted group redraws on a timer, none waits: the client ticks with them.
+    if let Some(reason) = ticking.filter(|_| waits && !one_waits) {
+        let reason = format!("{reason} (in a terminal pid {relay} hosts)");
+        probe.looks.ticking_hosted.borrow_mut().get_or_insert(reason);
+        return None;
+    }
     waits.then(|| hosted_reader.filter(|_| groups.len() == 1).unwrap_or(relay))
 }
 
@@ -649,15 +666,17 @@ fn reads_terminal_alone(pid: i32, threads: &[ThreadObs], looks: &Looks) -> bool 
 
 /// What the programs the relays judged in this probe host make of their client when no
 /// relay waits for input (see [`judge_relay`]): busy with the last input, or asleep for
-/// longer than any default wait, unless the client's own `clock` is about to go off. The
-/// answers are taken from the probe's looks.
+/// longer than any default wait, or redrawing on a timer, unless the client's own `clock` is
+/// about to go off. The answers are taken from the probe's looks.
 pub(super) fn hosted_verdict(looks: &Looks, clock: bool) -> Option<InputWait> {
     let busy = looks.busy_hosted.borrow_mut().take();
     let asleep = looks.sleeping_hosted.borrow_mut().take();
-    match (busy, asleep) {
-        (Some(reason), _) => Some(InputWait::NotWaiting { reason }),
-        (None, Some((reason, timer))) if !clock => Some(InputWait::Sleeping { reason, timer }),
-        (None, _) => None,
+    let ticking = looks.ticking_hosted.borrow_mut().take();
+    match (busy, asleep, ticking) {
+        (Some(reason), _, _) => Some(InputWait::NotWaiting { reason }),
+        (None, Some((reason, timer)), _) if !clock => Some(InputWait::Sleeping { reason, timer }),
+        (None, None, Some(reason)) if !clock => Some(InputWait::Ticking { reason }),
+        (None, _, _) => None,
     }
 }
 
