@@ -4248,7 +4248,7 @@ fn a_clear_with_the_cursor_hidden_leaves_no_frames_behind() {
 /// In a shell without OSC 133 marks, a program that left the cursor hidden (`printf
 /// '\e[?25l'`, a killed `top`) made the next `clear` start frames, and they stuck: the
 /// shell's later output was the whole screen (`--- screen 80x24, cursor hidden ---`). Frames
-/// end when another process group takes the terminal: the shell back in the foreground.
+/// end when the shell is back reading the terminal (the program that drew them gone).
 #[test]
 fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
     for program in ["bash", "sh", "clear", "head"] {
@@ -4273,6 +4273,41 @@ fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
     let cleared = send(json!({"text": "sh -c 'clear; head -n 1'", "submit": true}));
     assert!(cleared.contains("--- screen 80x24, cursor hidden ---"), "{cleared}");
     send(json!({"text": "x", "submit": true}));
+    let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
+    assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
+/// An interactive bash gives each external command of a loop its own process group: a loop
+/// typed at it that redraws the screen from the top with the cursor hidden changes the
+/// terminal's foreground group several times a frame, and frames that ended on a change of
+/// group read it as lines (`[from a line you saw, since redrawn]`). Frames end when the shell
+/// is back reading the terminal: the loop is a screen, and after Ctrl-C, the cursor still
+/// hidden, the shell's output is lines.
+#[test]
+fn a_redraw_loop_typed_at_an_interactive_shell_is_a_screen() {
+    for program in ["bash", "tput", "date", "ps", "sleep"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 60, "rows": 12}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    let line = "clear; tput civis; while :; do tput cup 0 0; date +%N; ps -o pgid=,comm=; \
+                sleep 0.3; done";
+    let drawn = send(json!({"text": line, "submit": true}));
+    assert!(drawn.contains("--- screen 60x12, cursor hidden ---"), "{drawn}");
+    send(json!({"keys": "<C-c>"}));
     let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
     assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
     client.tool("terminal_close", json!({"session_id": id}));

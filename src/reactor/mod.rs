@@ -40,6 +40,7 @@ mod open_line;
 mod outside_scan;
 mod reply;
 mod requests;
+mod shell_back;
 mod terminal_io;
 mod waiters;
 

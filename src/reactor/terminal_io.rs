@@ -238,15 +238,6 @@ impl Reactor {
                         }
                         Ok(n) => {
                             slot.terminal.feed(&buffer[..n], &mut turn);
-                            // Frames end when another process group has the terminal after
-                            // their output (the program that drew them is gone); asked only
-                            // while frames are drawn.
-                            if slot.terminal.draws_frames()
-                                && let Some(group) =
-                                    crate::os::pty::foreground_group(master.as_fd())
-                            {
-                                slot.terminal.foreground(group);
-                            }
                             slot.took_output(&buffer[..n], self.config.raw_output_bytes);
                             slot.bytes_out += n as u64;
                             fed = true;

@@ -246,7 +246,11 @@ impl Reactor {
                 slot.first_seen_undecided.forget();
             }
             match answer {
-                procfs::InputWait::Waiting { reader } => (Some(true), reader),
+                procfs::InputWait::Waiting { reader } => {
+                    // (The session's shell back reading ends frames: see `shell_back`.)
+                    super::shell_back::shell_reads(slot, group, reader);
+                    (Some(true), reader)
+                }
                 procfs::InputWait::NotWaiting { reason } => {
                     // (Only a wait for a far end's verdict counts: a program caught running a
                     // moment, `less +F` between two looks at its file, is no busy one, and

@@ -92,17 +92,16 @@ impl Terminal {
         self.emulator.has_pending()
     }
 
-    /// Whether the program draws whole frames on the primary screen, so the terminal's
-    /// foreground process group is to be told after output is fed (see
-    /// [`Terminal::foreground`]).
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`), so
+    /// a probe that finds the session's shell reading ends them (`reactor::shell_back`).
     pub(crate) fn draws_frames(&self) -> bool {
         self.emulator.draws_frames()
     }
 
-    /// The terminal's foreground process group is `group` after output was fed: frames drawn
-    /// while another group had the foreground end (the program that drew them is gone).
-    pub(crate) fn foreground(&mut self, group: i32) {
-        self.emulator.foreground(group);
+    /// Frames end: the session's shell, which has no OSC 133 marks to say so, is back
+    /// reading the terminal (the program that drew them is gone).
+    pub(crate) fn end_frames(&mut self) {
+        self.emulator.end_frames();
     }
 
     /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the

@@ -5,10 +5,9 @@
 //! cursor shown, and leaves with a line break on the last row), the cursor shown goes down a
 //! row (output written as lines: a REPL's answer after a redraw that hid the cursor only while
 //! it cleared), the screen is cleared with the cursor shown, the shell is back (its OSC 133
-//! prompt or command-end mark: `top` killed, `tput civis; clear; tput cnorm` ended), another
-//! process group takes the terminal's foreground (the program that drew them is gone: a shell
-//! without OSC 133 marks back after a `clear` run with the cursor left hidden) or the
-//! terminal is reset (RIS). A shell's `clear`, the cursor shown, draws no frames.
+//! prompt or command-end mark: `top` killed, `tput civis; clear; tput cnorm` ended; or, without
+//! marks, the reactor's probe finding the session's shell back reading the terminal:
+//! `reactor::shell_back`) or the terminal is reset (RIS). A shell's `clear`, the cursor shown, draws no frames.
 
 /// What a slice of output that settled did (see [`Frames::settled`]).
 #[derive(Debug, Clone, Copy)]
@@ -48,9 +47,6 @@ pub(super) struct Frames {
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
     shown_row: Option<(usize, u64)>,
-    /// The terminal's foreground process group seen after output fed while frames were
-    /// drawn (see [`Frames::foreground`]); `None` until the reactor told it.
-    group: Option<i32>,
 }
 
 impl Frames {
@@ -83,29 +79,12 @@ impl Frames {
         }
     }
 
-    /// Frames end, `homes` the moves to the top-left so far: the shell is back in the
-    /// foreground (its prompt's or its command's end mark, OSC 133: `top` killed, a
-    /// dashboard stopped with Ctrl-C), or the terminal was reset (RIS).
+    /// Frames end, `homes` the moves to the top-left so far: the shell is back (its prompt's
+    /// or its command's end mark, OSC 133: `top` killed, a dashboard stopped with Ctrl-C; or,
+    /// without marks, found reading the terminal), or the terminal was reset (RIS).
     pub(super) fn ended(&mut self, homes: u64) {
         self.homes_at_scroll = homes;
         self.drawing = false;
-        self.group = None;
-    }
-
-    /// The terminal's foreground process group is `group` after output was fed, `homes` the
-    /// moves to the top-left so far: frames drawn while another group had the foreground end
-    /// (the program that drew them is gone: a `clear` run with the cursor left hidden by a
-    /// program before it, then the shell's prompt and its commands' output, in a shell
-    /// without OSC 133 marks). The first group told while frames are drawn is theirs.
-    pub(super) fn foreground(&mut self, group: i32, homes: u64) {
-        if !self.drawing {
-            return;
-        }
-        match self.group {
-            None => self.group = Some(group),
-            Some(drew) if drew != group => self.ended(homes),
-            Some(_) => {}
-        }
     }
 
     /// Whether the program draws whole frames (on the primary screen: the caller asks only
@@ -201,28 +180,5 @@ mod tests {
         assert!(!frames.drawing());
         frames.settled(at(false, 3, false, true));
         assert!(!frames.drawing());
-    }
-
-    /// Frames end when another process group takes the foreground, not while the group that
-    /// drew them keeps it; a group told while no frames are drawn is no frames' group.
-    #[test]
-    fn frames_end_when_another_group_takes_the_foreground() {
-        let mut frames = Frames::default();
-        frames.foreground(10, 0);
-        frames.settled(at(false, 1, false, true));
-        assert!(frames.drawing());
-        frames.foreground(20, 1);
-        frames.foreground(20, 1);
-        assert!(frames.drawing());
-        frames.foreground(10, 1);
-        assert!(!frames.drawing());
-        frames.settled(at(false, 1, false, true));
-        assert!(!frames.drawing());
-        // The next frame, another group's, is drawn by that group.
-        frames.settled(at(false, 2, false, true));
-        frames.foreground(30, 2);
-        assert!(frames.drawing());
-        frames.foreground(30, 2);
-        assert!(frames.drawing());
     }
 }

@@ -386,16 +386,15 @@ impl Emulator {
         self.repeat > 0 || !self.pending.is_empty()
     }
 
-    /// Whether the program draws whole frames on the primary screen (`Screen::frames`), so
-    /// the terminal's foreground process group matters (see [`Emulator::foreground`]).
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
     pub(crate) fn draws_frames(&self) -> bool {
         self.frames.drawing()
     }
 
-    /// The terminal's foreground process group is `group` after output was fed: frames
-    /// another group drew end (see `Frames::foreground`).
-    pub(crate) fn foreground(&mut self, group: i32) {
-        self.frames.foreground(group, self.scanner.homes());
+    /// Frames end: the session's shell, which has no OSC 133 marks to say so, is back
+    /// reading the terminal (see `Frames::ended`).
+    pub(crate) fn end_frames(&mut self) {
+        self.frames.ended(self.scanner.homes());
     }
 
     /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were
