@@ -4279,6 +4279,35 @@ fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
     client.finish();
 }
 
+/// Frames begun by the shell itself (its builtin `printf` moving home with the cursor hidden)
+/// were owned by the group that held the terminal when their output was read: the shell's
+/// own, so they stuck through its later builtins (`echo one` read as `--- screen 60x12,
+/// cursor hidden ---`); which group that was depended on when the read happened. They end
+/// when the shell is back reading the terminal, whoever drew them.
+#[test]
+fn frames_the_shell_drew_itself_end_when_it_reads_again() {
+    if !require("bash") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 60, "rows": 12}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    // (`\\e`: the text's own escapes would type an Escape.)
+    send(json!({"text": "printf '\\\\e[?25l\\\\e[H'", "submit": true}));
+    let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
+    assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// An interactive bash gives each external command of a loop its own process group: a loop
 /// typed at it that redraws the screen from the top with the cursor hidden changes the
 /// terminal's foreground group several times a frame, and frames that ended on a change of
