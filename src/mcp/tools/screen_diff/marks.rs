@@ -69,7 +69,9 @@ fn off_prompt(mut marked: Vec<Marked>, screen: &Screen, runs: &[StyleRun]) -> Ve
 /// cursor after it (a curses menu's last entry, its `addstr` the last), is no prompt; nor is
 /// a selection taking in the cursor's cell past a line's end (vim's `v$`) a bar across its
 /// row, nor one ending at the cursor in the text (nano's `<M-a>` then `<End>`, an emacs
-/// region) a prompt: their marks stay.
+/// region) a prompt: their marks stay. A limitation: an entry drawn from the row's first
+/// column, selected there with the cursor shown after it, looks as less's `(END)` does, and
+/// is taken for a prompt (unmarked).
 fn prompt_row(screen: &Screen, runs: &[StyleRun]) -> Option<u16> {
     let cursor = screen.cursor;
     let text = screen.lines.get(usize::from(cursor.row))?;

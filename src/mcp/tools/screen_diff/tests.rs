@@ -1261,3 +1261,14 @@ fn an_indented_entry_on_the_last_rows_with_the_cursor_after_it_stays_marked() {
     let shown = Frame::new(&less, &runs, Styles::Meaningful).text(&Shape::Whole);
     assert_eq!(shown, "b\nc\n(END)▌");
 }
+
+/// A known limitation: a menu's entry drawn from its row's first column, selected on the
+/// screen's last rows with the cursor shown after it, looks as less's `(END)` does and is
+/// taken for a prompt's row, unmarked (an indented one stays marked).
+#[test]
+fn an_entry_from_the_first_column_with_the_cursor_after_it_is_taken_for_a_prompt() {
+    let menu = screen(&["Pick a fruit:", "", "Apple", "Banana", "Cherry"], (4, 6));
+    let runs = [run(4, 0, 6, "default", "default", &["inverse"])];
+    let shown = Frame::new(&menu, &runs, Styles::Meaningful).text(&Shape::Whole);
+    assert!(shown.ends_with("\nCherry▌"), "{shown}");
+}
