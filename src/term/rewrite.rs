@@ -383,13 +383,12 @@ impl Rules {
                     // Resetting origin mode homes the cursor (alacritty only does so on set).
                     out.extend_from_slice(b"\x1b[H");
                 }
-                match origin {
-                    // Setting it homes the cursor: DECRC puts it back where 1049 restored it
-                    // (alacritty saved it on the way in).
-                    Some(true) => out.extend_from_slice(b"\x1b[?6h\x1b8"),
-                    // Given to the parser, not to these rules: no move home.
-                    Some(false) => out.extend_from_slice(b"\x1b[?6l"),
-                    None => {}
+                if let Some(origin) = origin {
+                    // The cursor where leaving put it, saved first: alacritty reflows the
+                    // primary screen's cursor on a resize but only clamps the one it saved on
+                    // the way in. (Given to the parser, not to these rules.)
+                    out.extend_from_slice(b"\x1b7");
+                    out.extend_from_slice(origin_then_saved_cursor(origin));
                 }
                 if out.is_empty() { Decision::Drop } else { Decision::Replace(out) }
             }
@@ -422,8 +421,12 @@ impl Rules {
         if saved == view.origin {
             return Decision::Keep;
         }
-        // Setting origin mode homes the cursor; the restore then moves it back.
-        let mode = if saved { "\x1b[?6h" } else { "\x1b[?6l" };
-        Decision::Replace(format!("{mode}\x1b8").into_bytes())
+        Decision::Replace(origin_then_saved_cursor(saved).to_vec())
     }
+}
+
+/// Sets (`true`) or resets origin mode, then restores the cursor alacritty saved (`ESC 8`):
+/// setting it homes the cursor, and the restore moves it back.
+fn origin_then_saved_cursor(origin: bool) -> &'static [u8] {
+    if origin { b"\x1b[?6h\x1b8" } else { b"\x1b[?6l\x1b8" }
 }

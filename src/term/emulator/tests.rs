@@ -1448,6 +1448,29 @@ fn mode_1049_restores_origin_mode_with_the_cursor() {
     assert_eq!(cursor(&emu), (5, 2));
 }
 
+/// Mode 1049's origin mode restored after a resize on the alternate screen: alacritty
+/// reflows the primary screen's cursor with its text but only clamps the cursor it saved, so
+/// restoring that one (`ESC 8` after setting origin mode) put the cursor at column 9, the
+/// old column clamped, not after the rewrapped line's 5 cells on its second row. The cursor
+/// stays where leaving put it, as without the restore.
+#[test]
+fn mode_1049_restores_origin_mode_where_a_resize_put_the_cursor() {
+    let left = |reset_on_alternate: &[u8]| {
+        let mut emu = emulator(20, 10);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"x\r\ny\r\nz\r\naaaaaaaaaaaaaaa");
+        feed(&mut emu, &mut t, b"\x1b[?6h\x1b[4;16H\x1b[?1049h");
+        feed(&mut emu, &mut t, reset_on_alternate);
+        emu.resize(10, 10, false, &mut t);
+        feed(&mut emu, &mut t, b"\x1b[?1049l");
+        assert!(emu.mode().contains(TermMode::ORIGIN));
+        cursor(&emu)
+    };
+    let kept = left(b"");
+    assert_eq!(kept, (3, 5));
+    assert_eq!(left(b"\x1b[?6l"), kept);
+}
+
 #[test]
 fn synchronized_updates_are_applied_at_once_and_tracked() {
     let mut emu = emulator(10, 3);
