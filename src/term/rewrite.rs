@@ -400,19 +400,27 @@ impl Rules {
     /// it, on the way into the alternate screen, and restores it as DECRC does on the way out
     /// (xterm); alacritty keeps the alternate screen's origin mode, so a program that left it
     /// set there sent the shell's next `CSI H` to its scroll region's top. `values` the modes
-    /// set (`set`) or reset: the primary screen's origin mode to restore, when it differs.
+    /// set (`set`) or reset: the primary screen's origin mode to restore, when it differs
+    /// from what the sequence leaves. Its parameters apply left to right, as in xterm: `CSI ?
+    /// 6 ; 1049 h` saves origin mode set, and a 6 after a 1049 leaves what it says.
     fn alternate_screen_origin(&mut self, values: &[u16], set: bool, view: View) -> Option<bool> {
-        if !values.iter().any(|v| matches!(v, 47 | 1047 | 1049)) {
-            return None;
-        }
-        match (set, view.alternate) {
-            (true, false) => {
-                self.saved_origin[0] = view.origin;
-                None
+        let (mut origin, mut alternate, mut restore) = (view.origin, view.alternate, None);
+        for &mode in values {
+            match mode {
+                6 => (origin, restore) = (set, None),
+                47 | 1047 | 1049 if set && !alternate => {
+                    self.saved_origin[0] = origin;
+                    alternate = true;
+                }
+                47 | 1047 | 1049 if !set && alternate => {
+                    let saved = self.saved_origin[0];
+                    restore = (saved != origin).then_some(saved);
+                    (origin, alternate) = (saved, false);
+                }
+                _ => {}
             }
-            (false, true) => (self.saved_origin[0] != view.origin).then_some(self.saved_origin[0]),
-            _ => None,
         }
+        restore
     }
 
     /// DECRC: restores origin mode with the cursor (alacritty keeps only the cursor).

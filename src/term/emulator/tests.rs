@@ -1448,6 +1448,24 @@ fn mode_1049_restores_origin_mode_with_the_cursor() {
     assert_eq!(cursor(&emu), (5, 2));
 }
 
+/// Mode 1049's parameters apply left to right, as in xterm: `CSI ? 6 ; 1049 h` saves origin
+/// mode set (it was saved as before the sequence, reset, and leaving reset it), `CSI ? 6 ;
+/// 1049 l` leaves it as saved, and a 6 after a 1049 leaves what it says.
+#[test]
+fn mode_1049_saves_and_restores_origin_mode_in_its_parameters_order() {
+    let origin_after = |bytes: &[u8]| {
+        let mut emu = emulator(10, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, bytes);
+        assert!(!emu.alternate());
+        emu.mode().contains(TermMode::ORIGIN)
+    };
+    assert!(origin_after(b"\x1b[?6;1049h\x1b[?6l\x1b[?1049l"));
+    assert!(!origin_after(b"\x1b[?1049;6h\x1b[?1049l"));
+    assert!(origin_after(b"\x1b[?6h\x1b[?1049h\x1b[?6;1049l"));
+    assert!(!origin_after(b"\x1b[?6h\x1b[?1049h\x1b[?1049;6l"));
+}
+
 /// Mode 1049's origin mode restored after a resize on the alternate screen: alacritty
 /// reflows the primary screen's cursor with its text but only clamps the cursor it saved, so
 /// restoring that one (`ESC 8` after setting origin mode) put the cursor at column 9, the
