@@ -1081,6 +1081,52 @@ fn a_sleep_continued_under_gdb_settles_the_default_wait() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A program asleep in a call made through `int $0x80` (a 32-bit call, numbered by i386's
+/// table, as every call of a `gcc -m32` program is), stopped with Ctrl-Z and continued with
+/// `fg`, is busy as before the stop: i386's `restart_syscall` is 0, x86_64's `read`, and it
+/// read as waiting for a line (its timespec's address taken for a descriptor).
+#[test]
+fn a_32_bit_sleep_stopped_and_continued_is_not_read_as_a_read_of_the_terminal() {
+    if !cfg!(target_arch = "x86_64") || !require("bash") || !require("gcc") {
+        return;
+    }
+    let dir = TestDir::new("int80-nap");
+    let program = "#include <stdio.h>\n\
+        static struct { int sec, nsec; } nap = { 300, 0 };\n\
+        int main(void) {\n    puts(\"napping\"); fflush(stdout); int r;\n    \
+        __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(162), \"b\"(&nap), \"c\"(0) : \"memory\");\n    \
+        return r;\n}\n";
+    std::fs::write(dir.join("i32.c"), program).unwrap();
+    // (Not position-independent: the timespec's address fits the 32-bit argument.)
+    let built = std::process::Command::new("gcc")
+        .args(["-no-pie", "-O0", "-o", "i32", "i32.c"])
+        .current_dir(&*dir)
+        .status()
+        .unwrap();
+    assert!(built.success());
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let argv = ["bash", "--norc", "--noprofile"];
+    let start = serde_json::json!({ "argv": argv, "cwd": *dir, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains("bash waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let send = |arguments: serde_json::Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        toolbox.call("terminal_send", &arguments).text
+    };
+    let line = |text: &str| serde_json::json!({ "text": text, "submit": true, "timeout_ms": 2000 });
+    let said = send(line("./i32"));
+    assert!(said.contains("napping") && said.contains("still busy"), "{said}");
+    let said = send(serde_json::json!({ "keys": "<C-z>" }));
+    assert!(said.contains("Stopped") && said.contains("bash waiting for keys"), "{said}");
+    let said = send(line("fg"));
+    assert!(said.contains("still busy") && !said.contains("waiting for"), "{said}");
+    let said = send(serde_json::json!({ "keys": "<C-c>" }));
+    assert!(said.contains("bash waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
 #[test]
 fn input_wait_does_not_fire_for_sleeping_or_busy_programs() {
     let engine = engine();

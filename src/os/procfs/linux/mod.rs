@@ -11,6 +11,7 @@ use super::{
 };
 use std::fs;
 
+mod compat;
 mod descriptors;
 mod jobs;
 mod private;
@@ -231,7 +232,7 @@ fn waits_for_child(pid: i32) -> bool {
         return false;
     };
     match parse_syscall(&text).and_then(|field| match field {
-        SyscallField::Nr(nr) => classify_syscall(nr),
+        SyscallField::Nr(nr) => compat::classify(&format!("/proc/{pid}"), &text, nr),
         _ => None,
     }) {
         Some(Activity::Other(name)) => waits_for_a_child(&name),

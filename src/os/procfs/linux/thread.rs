@@ -33,7 +33,7 @@ pub(in crate::os::procfs) fn observe_thread(
             Some(SyscallField::NotInSyscall) => {
                 return obs(Activity::Other("the kernel outside a system call".into()));
             }
-            Some(SyscallField::Nr(nr)) => match classify_syscall(nr) {
+            Some(SyscallField::Nr(nr)) => match super::compat::classify(base, &text, nr) {
                 Some(activity) => {
                     let activity = super::restart::resolved(base, &text, activity);
                     let activity = reading_terminal(base, tid, &text, activity, probe);
@@ -282,7 +282,11 @@ pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option
         .is_some_and(|stat| stat.state == 'S');
     let syscall = asleep.then(|| procfs::read_text(&format!("{base}/syscall")).ok()).flatten()?;
     let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return None };
-    let name = match super::restart::resolved(base, &syscall, classify_syscall(nr)?) {
+    let name = match super::restart::resolved(
+        base,
+        &syscall,
+        super::compat::classify(base, &syscall, nr)?,
+    ) {
         Activity::Other(name) if name == "futex" => {
             return waits_on_own_lock(&syscall).then(UntimedWait::default);
         }
@@ -344,7 +348,7 @@ fn on_own_lock(base: &str) -> bool {
         Err(err) => return is_gone(&err),
     };
     let Some(SyscallField::Nr(nr)) = parse_syscall(&syscall) else { return false };
-    matches!(classify_syscall(nr), Some(Activity::Other(name)) if name == "futex")
+    matches!(super::compat::classify(base, &syscall, nr), Some(Activity::Other(name)) if name == "futex")
         && waits_on_own_lock(&syscall)
 }
 
