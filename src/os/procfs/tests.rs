@@ -488,7 +488,9 @@ mod live {
         let base_str = base.to_str().unwrap().to_string();
         let observe = |state: char, syscall: Option<&str>, wchan: Option<&str>| {
             let _ = std::fs::remove_dir_all(&base);
-            std::fs::create_dir_all(&base).unwrap();
+            std::fs::create_dir_all(base.join("fd")).unwrap();
+            // (Descriptor 0 open on a terminal: a read of no open one is of no terminal.)
+            std::os::unix::fs::symlink("/dev/pts/9", base.join("fd/0")).unwrap();
             std::fs::write(base.join("stat"), format!("9 (t (x)) {state} 1 9 9 0 -1 0\n")).unwrap();
             match syscall {
                 Some(text) => std::fs::write(base.join("syscall"), text).unwrap(),

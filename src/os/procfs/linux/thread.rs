@@ -100,13 +100,17 @@ pub(super) fn is_read(name: &str) -> bool {
     matches!(name, "read" | "readv" | "pread64" | "preadv" | "preadv2")
 }
 
-/// What a read-family call waits on instead of the terminal, if its descriptor is not one.
+/// What a read-family call waits on instead of the terminal, if its descriptor is not one:
+/// nothing when its descriptor cannot be one (above an `int`, or not open: the argument of
+/// another call, read through the wrong table).
 pub(super) fn read_elsewhere(base: &str, name: &str, syscall: &str) -> Option<Activity> {
-    let fd = syscall
-        .split_ascii_whitespace()
-        .nth(1)
-        .and_then(|arg| i64::from_str_radix(arg.trim_start_matches("0x"), 16).ok())?;
-    let target = fs::read_link(format!("{base}/fd/{fd}")).ok()?;
+    let no_descriptor = || Some(Activity::Other(format!("{name} on no open descriptor")));
+    let Ok(fd) = i32::try_from(syscall_arg(syscall, 0)?) else { return no_descriptor() };
+    let target = match fs::read_link(format!("{base}/fd/{fd}")) {
+        Ok(target) => target,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return no_descriptor(),
+        Err(_) => return None,
+    };
     let target = target.to_string_lossy();
     (!is_terminal(&target)).then(|| Activity::Other(format!("{name} on {target}")))
 }
@@ -649,6 +653,31 @@ fn timeout_argument(name: &str) -> Option<(usize, bool, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A read's first argument that cannot be an open descriptor of the thread is not the
+    /// terminal: i386's `restart_syscall` (0) of an `int $0x80` sleep, read as x86_64's
+    /// `read`, keeps the sleep's timespec address there.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_read_of_no_open_descriptor_is_not_of_the_terminal() {
+        let tid = rustix::thread::gettid().as_raw_nonzero().get();
+        let base = format!("/proc/self/task/{tid}");
+        let nap =
+            "0 0x404020 0x0 0x404020 0x1 0x7f0e5f6cba10 0x7ffe4b9b6260 0x7ffe4b9b6240 0x401173";
+        let not_open = Some(Activity::Other("read on no open descriptor".into()));
+        assert_eq!(read_elsewhere(&base, "read", nap), not_open);
+        let huge = "0 0x7ffe4b9b6260 0x0 0x0 0x0 0x0 0x0 0x7ffe4b9b6240 0x401173";
+        assert_eq!(read_elsewhere(&base, "read", huge), not_open);
+        // An open descriptor that is no terminal names what it is.
+        let file = fs::File::open("/proc/self/stat").unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&file);
+        let open = format!("0 {fd:#x} 0x0 0x1 0x0 0x0 0x0 0x7ffe4b9b6240 0x401173");
+        let elsewhere = read_elsewhere(&base, "read", &open);
+        assert!(
+            matches!(&elsewhere, Some(Activity::Other(what)) if what.contains("/proc/")),
+            "{elsewhere:?}"
+        );
+    }
 
     #[test]
     fn only_a_lock_of_the_process_own_waited_on_with_no_timeout_is_its_own() {
