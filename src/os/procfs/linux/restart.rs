@@ -30,11 +30,28 @@ const SLEEP_CHANNELS: &[&str] = &[
 /// the wait channel of the thread at `base` (`/proc/PID/task/TID`) and the arguments in
 /// `syscall`; the restart itself when that cannot be told.
 pub(super) fn resolved(base: &str, syscall: &str, activity: Activity) -> Activity {
+    let read = |file: &str| procfs::read_text(&format!("{base}/{file}")).ok();
+    resolved_by(read, syscall, activity)
+}
+
+/// [`resolved`], with the thread's files read by `read` (`wchan`, `syscall`).
+fn resolved_by(
+    read: impl Fn(&str) -> Option<String>,
+    syscall: &str,
+    activity: Activity,
+) -> Activity {
     if !matches!(&activity, Activity::Other(name) if name == RESTART) {
         return activity;
     }
-    let wchan = procfs::read_text(&format!("{base}/wchan")).ok();
-    restarted(wchan.as_deref(), syscall).unwrap_or(activity)
+    let wchan = read("wchan");
+    // (The channel is read after the arguments: the restarted call may have ended and the
+    // thread blocked in another meanwhile, whose channel would tell the old arguments for
+    // its call's. Told only while the line is unchanged.)
+    let told = restarted(wchan.as_deref(), syscall);
+    if read("syscall").as_deref() != Some(syscall) {
+        return activity;
+    }
+    told.unwrap_or(activity)
 }
 
 /// The call `restart_syscall` goes on with, by the wait channel `wchan` and the arguments
@@ -68,6 +85,27 @@ pub(super) fn restarted(wchan: Option<&str>, syscall: &str) -> Option<Activity> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wait_channel_read_after_the_call_changed_tells_nothing() {
+        let restart = || Activity::Other(RESTART.into());
+        // A raw nanosleep's restart, whose second argument (the remainder's address) would
+        // be read as poll's count of descriptors.
+        let nap = "219 0x7ffc26abe60 0x7ffc26abea0 0x0 0x0 0x0 0x0 0x7ffcc26abe48 0x7f\n";
+        let poll = "7 0x7f0d8334c150 0x1 0xffffffff 0x1 0x0 0x0 0x7ffd 0x7f\n";
+        let channel = "poll_schedule_timeout.constprop.0";
+        let reading = |line: &'static str| {
+            move |file: &str| Some(if file == "wchan" { channel } else { line }.to_string())
+        };
+        // Ended and blocked in a poll between the two reads: still the restart.
+        assert_eq!(resolved_by(reading(poll), nap, restart()), restart());
+        // Unchanged: told by the channel.
+        let told = resolved_by(reading(nap), nap, restart());
+        assert_eq!(told, Activity::Input("poll".into()));
+        // Another call is left as it is, with no look.
+        let write = Activity::Other("write".into());
+        assert_eq!(resolved_by(|_: &str| None, nap, write.clone()), write);
+    }
 
     #[test]
     fn a_restarted_call_is_told_by_its_wait_channel_and_arguments() {
