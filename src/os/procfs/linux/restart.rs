@@ -16,7 +16,10 @@ pub(super) const RESTART: &str = "restart_syscall";
 /// Wait channels of a sleep restarted through `restart_syscall`: the entry of the system
 /// call, the first function on its stack that is not one of the scheduler's (`do_nanosleep`
 /// and `hrtimer_nanosleep_restart` are; `hrtimer_nanosleep`, a sleep's own channel, is not
-/// on a restart's stack).
+/// on a restart's stack). Best-effort, the channels seen on 6.x kernels: a kernel that shows
+/// another (arm64's with `invoke_syscall` inlined, `el0_svc_common`), like a poll whose
+/// `poll_schedule_timeout` is inlined (`do_poll`) or a relative sleep on `CLOCK_TAI`, is
+/// not told, and the restart reads as work, as before this reading.
 const SLEEP_CHANNELS: &[&str] = &[
     "do_syscall_64",
     "__x64_sys_restart_syscall",
