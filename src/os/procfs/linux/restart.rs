@@ -1,11 +1,11 @@
 //! A system call the kernel goes on with after a stop: `restart_syscall`, and which call it
 //! restarts.
 //!
-//! A `poll`, a `nanosleep` or a relative `clock_nanosleep` interrupted by a stop (Ctrl-Z,
-//! then `fg`; a debugger's breakpoint or Ctrl-C, then `continue`) is not entered again under
-//! its own number: the kernel finishes it through `restart_syscall`, whose `/proc/PID/syscall`
-//! line keeps the arguments of the call it restarts but not its name. The thread's wait
-//! channel and those arguments tell the call.
+//! A `poll`, a `nanosleep`, a relative `clock_nanosleep` or a timed `futex` wait interrupted
+//! by a stop (Ctrl-Z, then `fg`; a debugger's breakpoint or Ctrl-C, then `continue`) is not
+//! entered again under its own number: the kernel finishes it through `restart_syscall`,
+//! whose `/proc/PID/syscall` line keeps the arguments of the call it restarts but not its
+//! name. The thread's wait channel and those arguments tell the call.
 
 use super::*;
 use crate::os::procfs;
