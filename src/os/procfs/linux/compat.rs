@@ -21,12 +21,18 @@ pub(super) fn classify(base: &str, syscall: &str, nr: i64) -> Option<Activity> {
 /// Whether the call in `syscall` entered the kernel through `int $0x80` (`cd 80`): the two
 /// bytes before the address it returns to, the line's last field, read from the memory of
 /// the thread at `base`. (A 32-bit `sysenter` returns behind the vDSO's `int $0x80`, and a
-/// restarted call goes through it again.) `false` where that cannot be read.
+/// restarted call goes through it again.) `false` where that cannot be read. Only an
+/// address below 4 GiB is read (a 32-bit program's are all there; a 64-bit one's calls
+/// return into its C library, mapped far above, but a non-PIE program's own code is there):
+/// the probe's common case costs no read of memory.
 #[cfg(target_arch = "x86_64")]
 fn entered_by_int80(base: &str, syscall: &str) -> bool {
     use std::os::unix::fs::FileExt;
     const INT80: [u8; 2] = [0xcd, 0x80];
-    let Some(after) = return_address(syscall).and_then(|pc| pc.checked_sub(2)) else {
+    let Some(after) = return_address(syscall)
+        .filter(|&pc| pc <= u64::from(u32::MAX))
+        .and_then(|pc| pc.checked_sub(2))
+    else {
         return false;
     };
     let mut raw = [0u8; 2];
