@@ -40,7 +40,6 @@ mod open_line;
 mod outside_scan;
 mod reply;
 mod requests;
-mod shell_back;
 mod terminal_io;
 mod waiters;
 

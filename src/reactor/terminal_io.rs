@@ -238,6 +238,14 @@ impl Reactor {
                         }
                         Ok(n) => {
                             slot.terminal.feed(&buffer[..n], &mut turn);
+                            // The group that draws frames is the foreground one after the
+                            // output that started them (one `TIOCGPGRP`, once per frames).
+                            if slot.terminal.frames_want_their_group()
+                                && let Some(group) =
+                                    crate::os::pty::foreground_group(master.as_fd())
+                            {
+                                slot.terminal.frames_drawn_by(group);
+                            }
                             slot.took_output(&buffer[..n], self.config.raw_output_bytes);
                             slot.bytes_out += n as u64;
                             fed = true;

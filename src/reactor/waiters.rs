@@ -247,8 +247,10 @@ impl Reactor {
             }
             match answer {
                 procfs::InputWait::Waiting { reader } => {
-                    // (The session's shell back reading ends frames: see `shell_back`.)
-                    super::shell_back::shell_reads(slot, group, reader);
+                    // (Another group than the one that drew frames, reading, ends them.)
+                    if let Some(group) = group {
+                        slot.terminal.group_reads(group);
+                    }
                     (Some(true), reader)
                 }
                 procfs::InputWait::NotWaiting { reason } => {

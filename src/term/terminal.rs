@@ -92,16 +92,23 @@ impl Terminal {
         self.emulator.has_pending()
     }
 
-    /// Whether the program draws whole frames on the primary screen (`Screen::frames`), so
-    /// a probe that finds the session's shell reading ends them (`reactor::shell_back`).
-    pub(crate) fn draws_frames(&self) -> bool {
-        self.emulator.draws_frames()
+    /// Whether frames are drawn on the primary screen (`Screen::frames`) by no group told
+    /// yet: the foreground group after output is fed is theirs ([`Terminal::frames_drawn_by`]).
+    pub(crate) fn frames_want_their_group(&self) -> bool {
+        self.emulator.frames_want_their_group()
     }
 
-    /// Frames end: the session's shell, which has no OSC 133 marks to say so, is back
-    /// reading the terminal (the program that drew them is gone).
-    pub(crate) fn end_frames(&mut self) {
-        self.emulator.end_frames();
+    /// The terminal's foreground process group is `group` after output was fed while frames
+    /// are drawn: theirs.
+    pub(crate) fn frames_drawn_by(&mut self, group: i32) {
+        self.emulator.frames_drawn_by(group);
+    }
+
+    /// The probe found process group `group` waiting for input: frames another group drew
+    /// end (the program that drew them is gone: the shell, which has no OSC 133 marks to say
+    /// so, reads again).
+    pub(crate) fn group_reads(&mut self, group: i32) {
+        self.emulator.group_reads(group);
     }
 
     /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the

@@ -5,9 +5,18 @@
 //! cursor shown, and leaves with a line break on the last row), the cursor shown goes down a
 //! row (output written as lines: a REPL's answer after a redraw that hid the cursor only while
 //! it cleared), the screen is cleared with the cursor shown, the shell is back (its OSC 133
-//! prompt or command-end mark: `top` killed, `tput civis; clear; tput cnorm` ended; or, without
-//! marks, the reactor's probe finding the session's shell back reading the terminal:
-//! `reactor::shell_back`) or the terminal is reset (RIS). A shell's `clear`, the cursor shown, draws no frames.
+//! prompt or command-end mark: `top` killed, `tput civis; clear; tput cnorm` ended), a process
+//! group other than the one that drew them is found waiting for input (the reactor's probe;
+//! without marks the shell back at its prompt after a killed `top`) or the terminal is reset
+//! (RIS). A shell's `clear`, the cursor shown, draws no frames.
+//!
+//! The group that draws is the terminal's foreground group after the output that started
+//! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
+//! `top` is fed with the shell in the foreground too); not a change of group (an interactive shell gives each external
+//! command of a redraw loop a group of its own, and a shell script drawing a menu reads keys
+//! itself, in the one group): only another group reading ends them. Frames begun by a
+//! group whose output is read only after the shell took the terminal back (`clear` run with
+//! the cursor left hidden) are taken for the shell's and last until output scrolls.
 
 /// What a slice of output that settled did (see [`Frames::settled`]).
 #[derive(Debug, Clone, Copy)]
@@ -47,6 +56,9 @@ pub(super) struct Frames {
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
     shown_row: Option<(usize, u64)>,
+    /// The terminal's foreground process group first seen after output fed while frames were
+    /// drawn: theirs (see [`Frames::drawn_by`]).
+    group: Option<i32>,
 }
 
 impl Frames {
@@ -80,11 +92,35 @@ impl Frames {
     }
 
     /// Frames end, `homes` the moves to the top-left so far: the shell is back (its prompt's
-    /// or its command's end mark, OSC 133: `top` killed, a dashboard stopped with Ctrl-C; or,
-    /// without marks, found reading the terminal), or the terminal was reset (RIS).
+    /// or its command's end mark, OSC 133: `top` killed, a dashboard stopped with Ctrl-C; or
+    /// another group found reading, see [`Frames::group_reads`]), or the terminal was reset
+    /// (RIS).
     pub(super) fn ended(&mut self, homes: u64) {
         self.homes_at_scroll = homes;
         self.drawing = false;
+        self.group = None;
+    }
+
+    /// The terminal's foreground process group is `group` after output was fed: the first
+    /// told while frames are drawn is theirs.
+    pub(super) fn drawn_by(&mut self, group: i32) {
+        if self.wants_group() {
+            self.group = Some(group);
+        }
+    }
+
+    /// Whether frames are drawn and no group was told drawing them yet.
+    pub(super) fn wants_group(&self) -> bool {
+        self.drawing && self.group.is_none()
+    }
+
+    /// The reactor's probe found process group `group` waiting for input, `homes` the moves
+    /// to the top-left so far: frames another group drew end (the program that drew them is
+    /// gone, or stopped: the shell reads again).
+    pub(super) fn group_reads(&mut self, group: i32, homes: u64) {
+        if self.drawing && self.group.is_some_and(|drew| drew != group) {
+            self.ended(homes);
+        }
     }
 
     /// Whether the program draws whole frames (on the primary screen: the caller asks only
@@ -180,5 +216,28 @@ mod tests {
         assert!(!frames.drawing());
         frames.settled(at(false, 3, false, true));
         assert!(!frames.drawing());
+    }
+
+    /// Frames end when another group than the one first seen drawing them reads (the shell
+    /// whose prompt was fed after them too); not when their own group reads (a shell
+    /// script's menu reading its keys), nor when a group reads before any was seen drawing.
+    #[test]
+    fn frames_end_when_another_group_than_theirs_reads() {
+        let mut frames = Frames::default();
+        frames.drawn_by(10);
+        frames.settled(at(false, 1, false, true));
+        assert!(frames.drawing());
+        frames.group_reads(20, 1);
+        assert!(frames.drawing(), "no group was seen drawing yet");
+        frames.drawn_by(30);
+        frames.drawn_by(20);
+        frames.group_reads(30, 1);
+        assert!(frames.drawing(), "the group that drew reads its keys");
+        frames.group_reads(20, 1);
+        assert!(!frames.drawing());
+        // The next frames start with no group seen.
+        frames.settled(at(false, 2, false, true));
+        frames.group_reads(20, 2);
+        assert!(frames.drawing());
     }
 }

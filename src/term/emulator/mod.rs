@@ -386,15 +386,22 @@ impl Emulator {
         self.repeat > 0 || !self.pending.is_empty()
     }
 
-    /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
-    pub(crate) fn draws_frames(&self) -> bool {
-        self.frames.drawing()
+    /// Whether frames are drawn on the primary screen by no group told yet (see
+    /// `Frames::drawn_by`).
+    pub(crate) fn frames_want_their_group(&self) -> bool {
+        self.frames.wants_group()
     }
 
-    /// Frames end: the session's shell, which has no OSC 133 marks to say so, is back
-    /// reading the terminal (see `Frames::ended`).
-    pub(crate) fn end_frames(&mut self) {
-        self.frames.ended(self.scanner.homes());
+    /// The terminal's foreground process group is `group` after output was fed (see
+    /// `Frames::drawn_by`).
+    pub(crate) fn frames_drawn_by(&mut self, group: i32) {
+        self.frames.drawn_by(group);
+    }
+
+    /// The probe found process group `group` waiting for input: frames another group drew
+    /// end (see `Frames::group_reads`).
+    pub(crate) fn group_reads(&mut self, group: i32) {
+        self.frames.group_reads(group, self.scanner.homes());
     }
 
     /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were
