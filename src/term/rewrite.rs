@@ -373,15 +373,17 @@ impl Rules {
                         mode => modes.push(mode),
                     }
                 }
-                if !modes.is_empty() {
-                    let list: Vec<String> = modes.iter().map(u16::to_string).collect();
+                // Resetting origin mode homes the cursor (alacritty only does so on set): at its
+                // place in the list, which applies left to right (in `CSI ? 6 ; 1049 l` the
+                // home is the alternate screen's, and leaving restores the cursor after it).
+                for run in modes.split_inclusive(|&mode| !set && mode == 6) {
+                    let list: Vec<String> = run.iter().map(u16::to_string).collect();
                     out.extend_from_slice(
                         format!("\x1b[?{}{}", list.join(";"), action as char).as_bytes(),
                     );
-                }
-                if !set && modes.contains(&6) {
-                    // Resetting origin mode homes the cursor (alacritty only does so on set).
-                    out.extend_from_slice(b"\x1b[H");
+                    if !set && run.last() == Some(&6) {
+                        out.extend_from_slice(b"\x1b[H");
+                    }
                 }
                 if let Some(origin) = origin {
                     // The cursor where leaving put it, saved first: alacritty reflows the

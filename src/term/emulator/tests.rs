@@ -1466,6 +1466,25 @@ fn mode_1049_saves_and_restores_origin_mode_in_its_parameters_order() {
     assert!(!origin_after(b"\x1b[?6h\x1b[?1049h\x1b[?1049;6l"));
 }
 
+/// Resetting origin mode homes the cursor at its place in the parameters: in `CSI ? 6 ; 1049
+/// l` the home is the alternate screen's, and leaving restores the primary screen's cursor
+/// after it (the home, added after the whole list, sent the next text to 0,0: `X` over `a`).
+/// A 6 after the 1049 homes the primary screen's cursor, as a `CSI ? 6 l` of its own does.
+#[test]
+fn origin_mode_reset_before_leaving_the_alternate_screen_homes_that_screen() {
+    let cursor_after = |leave: &[u8]| {
+        let mut emu = emulator(10, 24);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"abc\r\ndef\x1b[?1049h\x1b[2;5r\x1b[?6h");
+        feed(&mut emu, &mut t, leave);
+        assert!(!emu.alternate());
+        cursor(&emu)
+    };
+    assert_eq!(cursor_after(b"\x1b[?6;1049l"), (1, 3));
+    assert_eq!(cursor_after(b"\x1b[?6l\x1b[?1049l"), (1, 3));
+    assert_eq!(cursor_after(b"\x1b[?1049;6l"), (0, 0));
+}
+
 /// Mode 1049's origin mode restored after a resize on the alternate screen: alacritty
 /// reflows the primary screen's cursor with its text but only clamps the cursor it saved, so
 /// restoring that one (`ESC 8` after setting origin mode) put the cursor at column 9, the
