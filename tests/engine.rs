@@ -500,6 +500,9 @@ fn resizing_while_bash_edits_a_wrapped_line_loses_no_line_above() {
         expect(&sh, Until::input_wait());
         sh.submit("echo one; echo two").unwrap();
         expect(&sh, Until::screen_regex("^two$").unwrap());
+        // (bash reads again before the line is typed: typed ahead while it still ran the
+        // command, the terminal echoed the line, and readline drew it again after its prompt.)
+        expect(&sh, Until::input_wait());
         sh.send_text(typed).unwrap();
         expect(&sh, Until::screen_contains("GHIJ"));
         expect(&sh, Until::input_wait());
