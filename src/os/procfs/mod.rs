@@ -353,6 +353,7 @@ pub(crate) fn group_input_wait(
             full_screen,
             since_input,
             relay_clock: false,
+            relay: false,
             hosted: false,
         };
         linux::group_wait(pgrp, sid, candidates, probe)
@@ -982,6 +983,11 @@ struct Probe<'a> {
     /// (tmux renames its windows 500 ms after their output), not a wait for the rest of a key
     /// code, which follows input with nothing drawn (tmux's `escape-time` after an Escape).
     relay_clock: bool,
+    /// The process looked at is a relay (a tmux server, see `linux::relays`): with nothing
+    /// drawn since an input less than a short timer ago, a short timer of its own may be its
+    /// wait for the rest of a key code (tmux's `escape-time` after an Escape), however long
+    /// the terminal has been quiet (see `linux::thread`).
+    relay: bool,
 }
 
 impl Probe<'_> {

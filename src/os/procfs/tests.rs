@@ -516,6 +516,7 @@ mod live {
                     full_screen: false,
                     since_input: None,
                     relay_clock: false,
+                    relay: false,
                     hosted: false,
                 },
             )
@@ -578,6 +579,7 @@ mod live {
                     full_screen: false,
                     since_input: None,
                     relay_clock: false,
+                    relay: false,
                     hosted: false,
                 }
             ),

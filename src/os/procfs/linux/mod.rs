@@ -72,6 +72,7 @@ pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<Input
         full_screen: false,
         since_input: None,
         relay_clock: false,
+        relay: false,
         hosted: false,
     };
     observe_process(pid, probe).map(|(wait, _)| wait)

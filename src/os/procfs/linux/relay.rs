@@ -569,7 +569,7 @@ pub(super) fn relay_reader(
 /// the input's (a password prompt in the pane is one the keys go to). Of several (windows,
 /// panes), `/proc` cannot tell which one gets the keys: the relay reads, as it does.
 pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'_>) -> Option<i32> {
-    let own = Probe { relay_clock: probe.drawn_since_input, ..probe };
+    let own = Probe { relay: true, relay_clock: probe.drawn_since_input, ..probe };
     let Some((InputWait::Waiting { .. }, threads)) = observe_process(relay, own) else {
         return None;
     };

@@ -238,8 +238,22 @@ pub(super) fn polling_terminal(
         return None;
     }
     // A short timer that went off without a change and was set again is an idle tick
-    // (with no prompt shown, only once seen set again: below).
-    if short && !unanswered && probe.quiet > timer.saturating_add(procfs::TIMER_SLACK) {
+    // (with no prompt shown, only once seen set again: below). Not a relay's that drew
+    // nothing since an input less than a short timer ago: an event loop's wait is set to
+    // its nearest timer's rest, and tmux, woken 500 ms after a pane's output to rename its
+    // window, went back to the last 90 ms of its `escape-time` after an Escape, read as a
+    // 90 ms tick in a terminal quiet for 500 ms (the Escape's wait ended before tmux passed
+    // it on, and a key typed then made it Alt with the Escape).
+    let key_code_wait = probe.relay
+        && !probe.drawn_since_input
+        && probe
+            .since_input
+            .is_some_and(|since| since <= procfs::SHORT_TIMER.saturating_add(procfs::TIMER_SLACK));
+    if short
+        && !unanswered
+        && !key_code_wait
+        && probe.quiet > timer.saturating_add(procfs::TIMER_SLACK)
+    {
         return None;
     }
     // So is one that went off and was set again, whatever it drew in between, or one
