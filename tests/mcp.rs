@@ -4279,6 +4279,37 @@ fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
     client.finish();
 }
 
+/// A `clear` typed at an interactive shell's prompt with the cursor left hidden: its output
+/// is read once the shell has the terminal back, so the frames it starts are taken for the
+/// shell's own, and they stuck (`echo one` answered `--- screen 60x12, cursor hidden ---`,
+/// 9 of 9 runs). The shell back at its prompt, a shell doing job control, ends them.
+#[test]
+fn a_clear_typed_at_the_prompt_with_the_cursor_hidden_draws_no_lasting_frames() {
+    for program in ["bash", "clear"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let started = client.call(
+        "terminal_start",
+        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 60, "rows": 12}),
+    );
+    let id = started["structuredContent"]["session_id"].clone();
+    let mut send = |arguments: Value| {
+        let mut arguments = arguments;
+        arguments["session_id"] = id.clone();
+        text(&client.call("terminal_send", arguments))
+    };
+    // (`\\e`: the text's own escapes would type an Escape.)
+    send(json!({"text": "printf '\\\\e[?25l'", "submit": true}));
+    send(json!({"text": "clear", "submit": true}));
+    let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
+    assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// A shell script drawing a menu reads its keys itself (`read -rsn1`), in the one process
 /// group that draws: frames that ended whenever the session's shell was found reading read
 /// every key's answer as lines (`[from a line you saw, since redrawn]`, part of the list).
@@ -4325,7 +4356,9 @@ tput cnorm
 /// typed at it that redraws the screen from the top with the cursor hidden changes the
 /// terminal's foreground group several times a frame, and frames that ended on a change of
 /// group read it as lines (`[from a line you saw, since redrawn]`). Only another group found
-/// reading ends frames: the loop, which reads nothing, is a screen.
+/// reading, or the shell back at its prompt, ends frames: the loop, which reads nothing, is a
+/// screen, and after Ctrl-C, the cursor still hidden, the shell's output is lines (whichever
+/// group held the terminal when the frames' output was read).
 #[test]
 fn a_redraw_loop_typed_at_an_interactive_shell_is_a_screen() {
     for program in ["bash", "tput", "date", "ps", "sleep"] {
@@ -4349,6 +4382,8 @@ fn a_redraw_loop_typed_at_an_interactive_shell_is_a_screen() {
     let drawn = send(json!({"text": line, "submit": true}));
     assert!(drawn.contains("--- screen 60x12, cursor hidden ---"), "{drawn}");
     send(json!({"keys": "<C-c>"}));
+    let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
+    assert!(echoed.contains("one\ntwo\n") && !echoed.contains("--- screen"), "{echoed}");
     client.tool("terminal_close", json!({"session_id": id}));
     client.finish();
 }

@@ -238,14 +238,6 @@ impl Reactor {
                         }
                         Ok(n) => {
                             slot.terminal.feed(&buffer[..n], &mut turn);
-                            // The group that draws frames is the foreground one after the
-                            // output that started them (one `TIOCGPGRP`, once per frames).
-                            if slot.terminal.frames_want_their_group()
-                                && let Some(group) =
-                                    crate::os::pty::foreground_group(master.as_fd())
-                            {
-                                slot.terminal.frames_drawn_by(group);
-                            }
                             slot.took_output(&buffer[..n], self.config.raw_output_bytes);
                             slot.bytes_out += n as u64;
                             fed = true;
@@ -283,6 +275,7 @@ impl Reactor {
         if fed {
             let now = Instant::now();
             let slot = self.sessions.get_mut(&id).expect("slot exists");
+            super::frames_group::note_drawing_group(slot);
             slot.last_output = now;
             slot.cadence.output(now);
             if let Some(at) = slot.terminal.sync_deadline()
@@ -358,6 +351,7 @@ impl Reactor {
             None => return,
         }
         slot.terminal.stop_sync();
+        super::frames_group::note_drawing_group(slot);
         self.track_screen(id);
         self.check_waiters(id);
     }

@@ -247,9 +247,9 @@ impl Reactor {
             }
             match answer {
                 procfs::InputWait::Waiting { reader } => {
-                    // (Another group than the one that drew frames, reading, ends them.)
+                    // (The shell back reading ends frames: see `frames_group`.)
                     if let Some(group) = group {
-                        slot.terminal.group_reads(group);
+                        super::frames_group::group_reads(slot, group, reader);
                     }
                     (Some(true), reader)
                 }

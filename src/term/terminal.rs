@@ -92,6 +92,11 @@ impl Terminal {
         self.emulator.has_pending()
     }
 
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
+    pub(crate) fn draws_frames(&self) -> bool {
+        self.emulator.draws_frames()
+    }
+
     /// Whether frames are drawn on the primary screen (`Screen::frames`) by no group told
     /// yet: the foreground group after output is fed is theirs ([`Terminal::frames_drawn_by`]).
     pub(crate) fn frames_want_their_group(&self) -> bool {
@@ -104,11 +109,11 @@ impl Terminal {
         self.emulator.frames_drawn_by(group);
     }
 
-    /// The probe found process group `group` waiting for input: frames another group drew
-    /// end (the program that drew them is gone: the shell, which has no OSC 133 marks to say
-    /// so, reads again).
-    pub(crate) fn group_reads(&mut self, group: i32) {
-        self.emulator.group_reads(group);
+    /// The probe found process group `group` waiting for input, `shell_back` the session's
+    /// shell at its prompt: frames another group drew end, and any frames when the shell is
+    /// back (the program that drew them is gone; the shell has no OSC 133 marks to say so).
+    pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {
+        self.emulator.group_reads(group, shell_back);
     }
 
     /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the

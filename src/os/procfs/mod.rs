@@ -154,6 +154,26 @@ pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
     }
 }
 
+/// Whether process `pid` is a shell that does job control: it ignores `SIGTSTP`, `SIGTTIN`
+/// and `SIGTTOU` (`SigIgn` in its `status`), as an interactive shell must to stay in the
+/// foreground while it hands the terminal to its jobs (bash, zsh, fish, dash -i); a shell
+/// running a script does not. `false` where that cannot be read (always on non-Linux
+/// targets).
+pub(crate) fn does_job_control(pid: i32) -> bool {
+    #[cfg(target_os = "linux")]
+    {
+        pid > 0
+            && numbers_ours()
+            && read_text(&format!("/proc/{pid}/status"))
+                .is_ok_and(|status| linux::ignores_job_control_signals(&status))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        false
+    }
+}
+
 /// Returns the executable name (`comm`) of `pid`, or `None` if the process
 /// is gone or unreadable (always `None` on non-Linux targets).
 pub(crate) fn process_name(pid: i32) -> Option<String> {

@@ -12,11 +12,8 @@
 //!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
-//! `top` is fed with the shell in the foreground too); not a change of group (an interactive shell gives each external
-//! command of a redraw loop a group of its own, and a shell script drawing a menu reads keys
-//! itself, in the one group): only another group reading ends them. Frames begun by a
-//! group whose output is read only after the shell took the terminal back (`clear` run with
-//! the cursor left hidden) are taken for the shell's and last until output scrolls.
+//! `top` is fed with the shell in the foreground too); the shell back at its prompt ends
+//! frames taken for its own (`reactor/frames_group.rs` says when).
 
 /// What a slice of output that settled did (see [`Frames::settled`]).
 #[derive(Debug, Clone, Copy)]
@@ -114,11 +111,13 @@ impl Frames {
         self.drawing && self.group.is_none()
     }
 
-    /// The reactor's probe found process group `group` waiting for input, `homes` the moves
-    /// to the top-left so far: frames another group drew end (the program that drew them is
-    /// gone, or stopped: the shell reads again).
-    pub(super) fn group_reads(&mut self, group: i32, homes: u64) {
-        if self.drawing && self.group.is_some_and(|drew| drew != group) {
+    /// The reactor's probe found process group `group` waiting for input, `shell_back` the
+    /// session's shell at its prompt (its leader reading, a shell that does job control),
+    /// `homes` the moves to the top-left so far: frames another group drew end (the program
+    /// that drew them is gone, or stopped: the shell reads again), and any frames once the
+    /// shell is back (frames taken for its own: a `clear` whose output was read after it).
+    pub(super) fn group_reads(&mut self, group: i32, shell_back: bool, homes: u64) {
+        if self.drawing && (shell_back || self.group.is_some_and(|drew| drew != group)) {
             self.ended(homes);
         }
     }
@@ -227,17 +226,21 @@ mod tests {
         frames.drawn_by(10);
         frames.settled(at(false, 1, false, true));
         assert!(frames.drawing());
-        frames.group_reads(20, 1);
+        frames.group_reads(20, false, 1);
         assert!(frames.drawing(), "no group was seen drawing yet");
         frames.drawn_by(30);
         frames.drawn_by(20);
-        frames.group_reads(30, 1);
+        frames.group_reads(30, false, 1);
         assert!(frames.drawing(), "the group that drew reads its keys");
-        frames.group_reads(20, 1);
+        frames.group_reads(20, false, 1);
         assert!(!frames.drawing());
         // The next frames start with no group seen.
         frames.settled(at(false, 2, false, true));
-        frames.group_reads(20, 2);
+        frames.group_reads(20, false, 2);
         assert!(frames.drawing());
+        // The shell back at its prompt ends frames taken for its own.
+        frames.drawn_by(20);
+        frames.group_reads(20, true, 2);
+        assert!(!frames.drawing());
     }
 }

@@ -386,6 +386,11 @@ impl Emulator {
         self.repeat > 0 || !self.pending.is_empty()
     }
 
+    /// Whether the program draws whole frames on the primary screen (`Screen::frames`).
+    pub(crate) fn draws_frames(&self) -> bool {
+        self.frames.drawing()
+    }
+
     /// Whether frames are drawn on the primary screen by no group told yet (see
     /// `Frames::drawn_by`).
     pub(crate) fn frames_want_their_group(&self) -> bool {
@@ -398,10 +403,10 @@ impl Emulator {
         self.frames.drawn_by(group);
     }
 
-    /// The probe found process group `group` waiting for input: frames another group drew
-    /// end (see `Frames::group_reads`).
-    pub(crate) fn group_reads(&mut self, group: i32) {
-        self.frames.group_reads(group, self.scanner.homes());
+    /// The probe found process group `group` waiting for input, `shell_back` the session's
+    /// shell at its prompt (see `Frames::group_reads`).
+    pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {
+        self.frames.group_reads(group, shell_back, self.scanner.homes());
     }
 
     /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were

@@ -25,6 +25,7 @@ use jobs::*;
 use private::*;
 use relay::*;
 pub(super) use relay::{hosted_by_group, remembered_outside_relay};
+pub(crate) use signals::ignores_job_control_signals;
 use signals::*;
 pub(super) use thread::observe_thread;
 #[cfg(test)]

@@ -55,6 +55,17 @@ pub(super) fn caught_signals(status: &str) -> Option<u64> {
     u64::from_str_radix(mask.trim(), 16).ok()
 }
 
+/// Whether a process's `status` text shows it ignores the job control signals a shell that
+/// does job control ignores: `SIGTSTP` (20), `SIGTTIN` (21) and `SIGTTOU` (22), in `SigIgn`.
+pub(crate) fn ignores_job_control_signals(status: &str) -> bool {
+    const JOB_CONTROL: u64 = (1 << 19) | (1 << 20) | (1 << 21);
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("SigIgn:"))
+        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+        .is_some_and(|ignored| ignored & JOB_CONTROL == JOB_CONTROL)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +82,13 @@ mod tests {
         assert_eq!(caught_signals(status), Some(0x1_8001_4a07));
         assert!(caught_signals(status).unwrap() & (1 << (SIGCHLD - 1)) != 0);
         assert_eq!(caught_signals("Name:\tx\n"), None);
+    }
+
+    /// An interactive bash's `SigIgn` (read at its prompt) and one running a script's.
+    #[test]
+    fn a_shell_doing_job_control_ignores_its_signals() {
+        assert!(ignores_job_control_signals("Name:\tbash\nSigIgn:\t0000000080384004\n"));
+        assert!(!ignores_job_control_signals("Name:\tbash\nSigIgn:\t0000000080000004\n"));
+        assert!(!ignores_job_control_signals("Name:\tbash\n"));
     }
 }
