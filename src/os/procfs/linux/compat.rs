@@ -21,23 +21,30 @@ pub(super) fn classify(base: &str, syscall: &str, nr: i64) -> Option<Activity> {
 /// Whether the call in `syscall` entered the kernel through `int $0x80` (`cd 80`): the two
 /// bytes before the address it returns to, the line's last field, read from the memory of
 /// the thread at `base`. (A 32-bit `sysenter` returns behind the vDSO's `int $0x80`, and a
-/// restarted call goes through it again.) `false` where that cannot be read. Only an
-/// address below 4 GiB is read (a 32-bit program's are all there; a 64-bit one's calls
-/// return into its C library, mapped far above, but a non-PIE program's own code is there):
-/// the probe's common case costs no read of memory.
+/// restarted call goes through it again.) `false` where that cannot be read, and for a
+/// call [`int80_site`] rules out without a read.
 #[cfg(target_arch = "x86_64")]
 fn entered_by_int80(base: &str, syscall: &str) -> bool {
     use std::os::unix::fs::FileExt;
     const INT80: [u8; 2] = [0xcd, 0x80];
-    let Some(after) = return_address(syscall)
-        .filter(|&pc| pc <= u64::from(u32::MAX))
-        .and_then(|pc| pc.checked_sub(2))
-    else {
-        return false;
-    };
+    let Some(after) = int80_site(syscall) else { return false };
     let mut raw = [0u8; 2];
     fs::File::open(format!("{base}/mem")).and_then(|mem| mem.read_exact_at(&mut raw, after)).is_ok()
         && raw == INT80
+}
+
+/// Where the `int $0x80` of the call in `syscall` would be (two bytes before its return
+/// address), if it may be a 32-bit program's: both its stack pointer and its return address
+/// below 4 GiB, as all of a 32-bit task's are. A 64-bit program's stack is far above (C's at
+/// `0x7ff…`, Go's goroutines' at `0xc000…`), also where its code is below (a non-PIE or
+/// static program, every Go binary built the default way): the probe reads no memory of it.
+/// (A 64-bit program's own `int $0x80` is not told; a read its arguments would make is on no
+/// open descriptor, see `read_elsewhere`.)
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn int80_site(syscall: &str) -> Option<u64> {
+    let [sp, pc] = stack_and_return(syscall)?;
+    let low = |address: u64| address <= u64::from(u32::MAX);
+    (low(sp) && low(pc)).then(|| pc.checked_sub(2)).flatten()
 }
 
 /// (No 32-bit entry is told apart on other architectures.)
@@ -46,16 +53,18 @@ fn entered_by_int80(_base: &str, _syscall: &str) -> bool {
     false
 }
 
-/// The address a blocked system call returns to: the last of the nine fields of a
-/// `/proc/PID/syscall` line (number, six arguments, stack pointer, instruction pointer).
+/// The stack pointer and the address a blocked system call returns to: the last two of the
+/// nine fields of a `/proc/PID/syscall` line (number, six arguments, stack pointer,
+/// instruction pointer).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-fn return_address(syscall: &str) -> Option<u64> {
+fn stack_and_return(syscall: &str) -> Option<[u64; 2]> {
     let fields: Vec<&str> = syscall.split_ascii_whitespace().collect();
-    let [.., pc] = fields[..] else { return None };
+    let [.., sp, pc] = fields[..] else { return None };
     if fields.len() != 9 {
         return None;
     }
-    u64::from_str_radix(pc.strip_prefix("0x")?, 16).ok()
+    let hex = |field: &str| u64::from_str_radix(field.strip_prefix("0x")?, 16).ok();
+    Some([hex(sp)?, hex(pc)?])
 }
 
 #[cfg(test)]
@@ -63,13 +72,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_return_address_is_the_last_of_nine_fields() {
+    fn the_stack_and_return_addresses_are_the_last_two_of_nine_fields() {
         // Read after an `int $0x80` nanosleep (162) was stopped and continued: i386's
         // restart_syscall (0), whose first argument is the timespec's address.
         let line =
             "0 0x404020 0x0 0x404020 0x1 0x7f0e5f6cba10 0x7ffe4b9b6260 0x7ffe4b9b6240 0x401173";
-        assert_eq!(return_address(line), Some(0x401173));
-        assert_eq!(return_address("running"), None);
-        assert_eq!(return_address("-1 0x7ffe4b9b6240 0x401173"), None);
+        assert_eq!(stack_and_return(line), Some([0x7ffe4b9b6240, 0x401173]));
+        assert_eq!(stack_and_return("running"), None);
+        assert_eq!(stack_and_return("-1 0x7ffe4b9b6240 0x401173"), None);
+    }
+
+    #[test]
+    fn only_a_call_with_its_stack_and_return_below_4_gib_is_looked_at() {
+        // A `gcc -m32` program's read, returning behind the vDSO's `int $0x80`.
+        let i386 = "3 0x0 0x57e4d5b0 0x400 0x0 0x0 0x0 0xffb1c2a8 0xf7f4c579";
+        assert_eq!(int80_site(i386), Some(0xf7f4c577));
+        // A Go program's futex (its own code, below 4 GiB, on a goroutine's stack) and a
+        // static C program's read (its own code, on the main stack): never read.
+        let go = "202 0x5d4a88 0x80 0x0 0x0 0x0 0x0 0xc000047e78 0x4740a3";
+        assert_eq!(int80_site(go), None);
+        let static_c = "0 0x0 0x4c7300 0x400 0x0 0x0 0x0 0x7ffd8c0e1a18 0x41c2e2";
+        assert_eq!(int80_site(static_c), None);
+        // A PIE program's call into its C library, far above.
+        let pie = "0 0x0 0x55d0c1a2b2a0 0x400 0x0 0x0 0x0 0x7ffd8c0e1a18 0x7f3a9c1147e2";
+        assert_eq!(int80_site(pie), None);
     }
 }
