@@ -1081,42 +1081,97 @@ fn a_sleep_continued_under_gdb_settles_the_default_wait() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
-/// A program asleep in a call made through `int $0x80` (a 32-bit call, numbered by i386's
-/// table, as every call of a `gcc -m32` program is), stopped with Ctrl-Z and continued with
-/// `fg`, is busy as before the stop: i386's `restart_syscall` is 0, x86_64's `read`, and it
-/// read as waiting for a line (its timespec's address taken for a descriptor).
+/// Builds the C program `source` as the 32-bit x86 program `name` in `dir` (`gcc -m32`,
+/// with gcc-multilib's libraries), as [`require`] does for a program: `false`, saying the
+/// test skips, where it cannot (no gcc, no 32-bit C library), except under `CI`, where that
+/// fails; `false` too on another architecture than x86_64, under `CI` too.
+fn build_32_bit(dir: &std::path::Path, name: &str, source: &str) -> bool {
+    if !cfg!(target_arch = "x86_64") || !require("gcc") {
+        return false;
+    }
+    let file = format!("{name}.c");
+    std::fs::write(dir.join(&file), source).unwrap();
+    let built = std::process::Command::new("gcc")
+        .args(["-m32", "-O0", "-o", name, &file])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    if built.status.success() {
+        return true;
+    }
+    let why = String::from_utf8_lossy(&built.stderr);
+    assert!(std::env::var_os("CI").is_none(), "gcc -m32 fails (gcc-multilib, .ci/run): {why}");
+    eprintln!("skipped: gcc -m32 cannot build here (no gcc-multilib): {why}");
+    false
+}
+
+/// The toolbox, the session it started running `argv` in `dir` (the start's text must
+/// contain `ready`), and a `terminal_send` to it.
+fn start_in(
+    dir: &std::path::Path,
+    argv: &[&str],
+    ready: &str,
+) -> (termloom::tools::Toolbox, serde_json::Value) {
+    let toolbox = termloom::tools::Toolbox::new(engine());
+    let start = serde_json::json!({ "argv": argv, "cwd": dir, "input_wait": true });
+    let started = toolbox.call("terminal_start", &start);
+    assert!(started.text.contains(ready), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    (toolbox, id)
+}
+
+/// `terminal_send` of `arguments` to session `id`: what it says.
+fn send_to(
+    toolbox: &termloom::tools::Toolbox,
+    id: &serde_json::Value,
+    arguments: serde_json::Value,
+) -> String {
+    let mut arguments = arguments;
+    arguments["session_id"] = id.clone();
+    toolbox.call("terminal_send", &arguments).text
+}
+
+/// A 32-bit program (`gcc -m32`, every call of which goes through `int $0x80` and is
+/// numbered by i386's table) reading a line waits for one, at once: i386's `read` (3) is
+/// x86_64's `close`, and every line sent to it was read as work, the full default wait.
 #[test]
-fn a_32_bit_sleep_stopped_and_continued_is_not_read_as_a_read_of_the_terminal() {
-    if !cfg!(target_arch = "x86_64") || !require("bash") || !require("gcc") {
+fn a_32_bit_program_reading_a_line_waits_for_one() {
+    let dir = TestDir::new("i386-repl");
+    let program = "#include <stdio.h>\n\
+        int main(void) {\n    char line[256];\n    for (;;) {\n        \
+        fputs(\"> \", stdout); fflush(stdout);\n        \
+        if (!fgets(line, sizeof line, stdin)) return 0;\n        \
+        printf(\"got %s\", line);\n    }\n}\n";
+    if !build_32_bit(&dir, "repl", program) {
         return;
     }
-    let dir = TestDir::new("int80-nap");
-    let program = "#include <stdio.h>\n\
-        static struct { int sec, nsec; } nap = { 300, 0 };\n\
-        int main(void) {\n    puts(\"napping\"); fflush(stdout); int r;\n    \
-        __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(162), \"b\"(&nap), \"c\"(0) : \"memory\");\n    \
-        return r;\n}\n";
-    std::fs::write(dir.join("i32.c"), program).unwrap();
-    // (Not position-independent: the timespec's address fits the 32-bit argument.)
-    let built = std::process::Command::new("gcc")
-        .args(["-no-pie", "-O0", "-o", "i32", "i32.c"])
-        .current_dir(&*dir)
-        .status()
-        .unwrap();
-    assert!(built.success());
-    let toolbox = termloom::tools::Toolbox::new(engine());
+    let (toolbox, id) = start_in(&dir, &["./repl"], "repl waiting for a line");
+    let began = Instant::now();
+    let said = send_to(&toolbox, &id, serde_json::json!({ "text": "hello", "submit": true }));
+    assert!(said.contains("got hello") && said.contains("repl waiting for a line"), "{said}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
+/// A 32-bit program asleep (`sleep(300)`), stopped with Ctrl-Z and continued with `fg`, is
+/// busy as before the stop: i386's `restart_syscall` is 0, x86_64's `read`, and the sleep's
+/// first argument, its clock (0), was taken for the terminal's descriptor: waiting for a line.
+#[test]
+fn a_32_bit_sleep_stopped_and_continued_is_not_read_as_a_read_of_the_terminal() {
+    if !require("bash") {
+        return;
+    }
+    let dir = TestDir::new("i386-nap");
+    let program = "#include <stdio.h>\n#include <unistd.h>\n\
+        int main(void) { puts(\"napping\"); fflush(stdout); sleep(300); return 0; }\n";
+    if !build_32_bit(&dir, "nap", program) {
+        return;
+    }
     let argv = ["bash", "--norc", "--noprofile"];
-    let start = serde_json::json!({ "argv": argv, "cwd": *dir, "input_wait": true });
-    let started = toolbox.call("terminal_start", &start);
-    assert!(started.text.contains("bash waiting for keys"), "{}", started.text);
-    let id = started.structured.as_ref().unwrap()["session_id"].clone();
-    let send = |arguments: serde_json::Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        toolbox.call("terminal_send", &arguments).text
-    };
+    let (toolbox, id) = start_in(&dir, &argv, "bash waiting for keys");
+    let send = |arguments| send_to(&toolbox, &id, arguments);
     let line = |text: &str| serde_json::json!({ "text": text, "submit": true, "timeout_ms": 2000 });
-    let said = send(line("./i32"));
+    let said = send(line("./nap"));
     assert!(said.contains("napping") && said.contains("still busy"), "{said}");
     let said = send(serde_json::json!({ "keys": "<C-z>" }));
     assert!(said.contains("Stopped") && said.contains("bash waiting for keys"), "{said}");
@@ -1124,6 +1179,30 @@ fn a_32_bit_sleep_stopped_and_continued_is_not_read_as_a_read_of_the_terminal() 
     assert!(said.contains("still busy") && !said.contains("waiting for"), "{said}");
     let said = send(serde_json::json!({ "keys": "<C-c>" }));
     assert!(said.contains("bash waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+}
+
+/// A 32-bit program in `waitpid(-1, &status, __WALL | __WCLONE)` (i386's 7, made through
+/// `int $0x80`: any child, cloned or not) for its child `sleep 300` sleeps with it: x86_64's 7
+/// is `poll`, and its arguments were taken for a poll of an unreadable array (the terminal,
+/// perhaps) with no timeout (the options, `0xc0000000`, a negative `int`): waiting for a line.
+#[test]
+fn a_32_bit_waitpid_on_a_sleeping_child_is_not_waiting() {
+    let dir = TestDir::new("i386-waitpid");
+    let program = "#include <stdio.h>\n#include <unistd.h>\n\
+        int main(void) {\n    if (fork() == 0) return execl(\"/bin/sleep\", \"sleep\", \"300\", (char *)0);\n    \
+        puts(\"parenting\"); fflush(stdout); int status, r;\n    \
+        __asm__ volatile(\"int $0x80\" : \"=a\"(r) : \"a\"(7), \"b\"(-1), \"c\"(&status), \
+        \"d\"(0xc0000000) : \"memory\");\n    return r < 0;\n}\n";
+    if !build_32_bit(&dir, "parent", program) {
+        return;
+    }
+    let argv = ["bash", "--norc", "--noprofile"];
+    let (toolbox, id) = start_in(&dir, &argv, "bash waiting for keys");
+    let line = serde_json::json!({ "text": "./parent", "submit": true, "timeout_ms": 2000 });
+    let said = send_to(&toolbox, &id, line);
+    let asleep = said.contains(": sleeping 29") && !said.contains("waiting for");
+    assert!(said.contains("parenting") && asleep, "{said}");
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 

@@ -7,15 +7,57 @@ use super::*;
 
 /// The activity of system call `nr` of the thread at `base` (`/proc/PID/task/TID`), whose
 /// `/proc/PID/syscall` line is `syscall`: [`classify_syscall`]'s reading, or for a 32-bit
-/// call (i386's 0, `restart_syscall`, is x86_64's `read`; its 7, `waitpid`, is `poll`)
-/// `32-bit system call N`, read as work like any call this table does not know.
+/// call (i386's 0, `restart_syscall`, is x86_64's `read`; its 3, `read`, is `close`; its 7,
+/// `waitpid`, is `poll`) [`classify_i386`]'s.
 pub(super) fn classify(base: &str, syscall: &str, nr: i64) -> Option<Activity> {
     let activity = classify_syscall(nr)?;
     let known = !matches!(&activity, Activity::Other(name) if name.starts_with("system call "));
-    if known && entered_by_int80(base, syscall) {
-        return Some(Activity::Other(format!("32-bit system call {nr}")));
+    if (known || i386_entry(nr).is_some()) && entered_by_int80(base, syscall) {
+        return Some(classify_i386(nr, syscall));
     }
     Some(activity)
+}
+
+/// `(number, name, reading)` of the i386 calls told apart: `reading` is whether the call
+/// reads (as [`classify_syscall`]'s `is_input`) where its arguments are laid out as
+/// x86_64's (a descriptor, a `pollfd` array, a futex's operation), `None` where they are not
+/// (a `timespec` or `timeval` of two 32-bit fields, where the readers of a timer would take
+/// 64-bit ones): such a call is read as work rather than guessed at.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const I386_SYSCALLS: &[(i64, &str, Option<bool>)] = &[
+    (0, "restart_syscall", None),
+    (3, "read", Some(true)),
+    // (`waitpid` is the kernel's `wait4` without its last argument.)
+    (7, "wait4", Some(false)),
+    (114, "wait4", Some(false)),
+    (142, "_newselect", None),
+    (162, "nanosleep", None),
+    (168, "poll", Some(true)),
+    (240, "futex", Some(false)),
+    (267, "clock_nanosleep", None),
+    (308, "pselect6", None),
+    (309, "ppoll", None),
+];
+
+/// The entry of [`I386_SYSCALLS`] for `nr`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn i386_entry(nr: i64) -> Option<(&'static str, Option<bool>)> {
+    I386_SYSCALLS.iter().find(|(n, ..)| *n == nr).map(|&(_, name, reading)| (name, reading))
+}
+
+/// The activity of i386 system call `nr` (arguments in `syscall`): a read, a `poll`, a
+/// `wait4` (or `waitpid`) or an untimed `futex` as x86_64's are read; any other call, one
+/// whose arguments are laid out otherwise (a timed `futex`, a sleep, `select`, `ppoll`, a
+/// restart) included, is `32-bit NAME` or `32-bit system call N`: work.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn classify_i386(nr: i64, syscall: &str) -> Activity {
+    let timed_futex = |name: &str| name == "futex" && syscall_arg(syscall, 3) != Some(0);
+    match i386_entry(nr) {
+        Some((name, Some(true))) => Activity::Input(name.into()),
+        Some((name, Some(false))) if !timed_futex(name) => Activity::Other(name.into()),
+        Some((name, _)) => Activity::Other(format!("32-bit {name}")),
+        None => Activity::Other(format!("32-bit system call {nr}")),
+    }
 }
 
 /// Whether the call in `syscall` entered the kernel through `int $0x80` (`cd 80`): the two
@@ -96,5 +138,25 @@ mod tests {
         // A PIE program's call into its C library, far above.
         let pie = "0 0x0 0x55d0c1a2b2a0 0x400 0x0 0x0 0x0 0x7ffd8c0e1a18 0x7f3a9c1147e2";
         assert_eq!(int80_site(pie), None);
+    }
+
+    #[test]
+    fn i386_calls_are_read_by_i386_numbers_and_those_laid_out_otherwise_as_work() {
+        let line = |nr: i64, timeout: u32| {
+            format!("{nr} 0x0 0x80 0x0 {timeout:#x} 0x0 0x0 0xffb1c2a8 0xf7f4c579")
+        };
+        let read = |nr: i64| classify_i386(nr, &line(nr, 0));
+        assert_eq!(read(3), Activity::Input("read".into()));
+        assert_eq!(read(168), Activity::Input("poll".into()));
+        assert_eq!(read(7), Activity::Other("wait4".into()));
+        assert_eq!(read(114), Activity::Other("wait4".into()));
+        assert_eq!(read(240), Activity::Other("futex".into()));
+        let timed = classify_i386(240, &line(240, 0x57e4d5b0));
+        assert_eq!(timed, Activity::Other("32-bit futex".into()));
+        assert_eq!(read(0), Activity::Other("32-bit restart_syscall".into()));
+        assert_eq!(read(162), Activity::Other("32-bit nanosleep".into()));
+        assert_eq!(read(142), Activity::Other("32-bit _newselect".into()));
+        assert_eq!(read(309), Activity::Other("32-bit ppoll".into()));
+        assert_eq!(read(6), Activity::Other("32-bit system call 6".into()));
     }
 }
