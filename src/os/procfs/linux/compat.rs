@@ -67,12 +67,10 @@ fn classify_i386(nr: i64, syscall: &str) -> Activity {
 /// call [`int80_site`] rules out without a read.
 #[cfg(target_arch = "x86_64")]
 fn entered_by_int80(base: &str, syscall: &str) -> bool {
-    use std::os::unix::fs::FileExt;
     const INT80: [u8; 2] = [0xcd, 0x80];
     let Some(after) = int80_site(syscall) else { return false };
     let mut raw = [0u8; 2];
-    fs::File::open(format!("{base}/mem")).and_then(|mem| mem.read_exact_at(&mut raw, after)).is_ok()
-        && raw == INT80
+    read_memory(base, after, &mut raw).is_ok() && raw == INT80
 }
 
 /// Where the `int $0x80` of the call in `syscall` would be (two bytes before its return

@@ -332,12 +332,11 @@ pub(super) fn polls_one_not_to_read(base: &str, name: &str, syscall: &str) -> bo
 /// [`WATCHED_LOOKED_AT`] entries) of the thread at `base`, with the events each asks for
 /// (entries with no descriptor left out); `None` when the array cannot be read.
 fn poll_entries(base: &str, syscall: &str) -> Option<Vec<(u64, i16)>> {
-    use std::os::unix::fs::FileExt;
     // struct pollfd { int fd; short events; short revents; }
     let count = syscall_arg(syscall, 1)?.min(WATCHED_LOOKED_AT) as usize;
     let mut raw = vec![0u8; count * 8];
     let array = syscall_arg(syscall, 0)?;
-    fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, array).ok()?;
+    read_memory(base, array, &mut raw).ok()?;
     Some(
         raw.chunks_exact(8)
             .filter_map(|entry| {
@@ -375,7 +374,6 @@ pub(super) fn watched_descriptors_of(
     syscall: &str,
     writes: bool,
 ) -> Option<(Vec<u64>, bool)> {
-    use std::os::unix::fs::FileExt;
     let arg = |n: usize| syscall_arg(syscall, n);
     Some(match name {
         "poll" | "ppoll" => {
@@ -396,7 +394,7 @@ pub(super) fn watched_descriptors_of(
                 }
                 // An array of `long`s, descriptor n at bit n % 64 of word n / 64.
                 let mut raw = vec![0u8; count.div_ceil(64) as usize * 8];
-                fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, set).ok()?;
+                read_memory(base, set, &mut raw).ok()?;
                 let words: Vec<u64> = raw
                     .chunks_exact(8)
                     .filter_map(|word| Some(u64::from_ne_bytes(word.try_into().ok()?)))

@@ -603,12 +603,11 @@ pub(super) fn timespec_at(base: &str, address: u64) -> Option<std::time::Duratio
 /// The `struct timespec` (or, `micros`, `struct timeval`) at `address` in the memory of
 /// the thread at `base`.
 pub(super) fn time_at(base: &str, address: u64, micros: bool) -> Option<std::time::Duration> {
-    use std::os::unix::fs::FileExt;
     if address == 0 {
         return None;
     }
     let mut raw = [0u8; 16];
-    fs::File::open(format!("{base}/mem")).ok()?.read_exact_at(&mut raw, address).ok()?;
+    read_memory(base, address, &mut raw).ok()?;
     let secs = u64::try_from(i64::from_ne_bytes(raw[..8].try_into().ok()?)).ok()?;
     let frac = u64::try_from(i64::from_ne_bytes(raw[8..].try_into().ok()?)).ok()?;
     let nanos = if micros { frac.saturating_mul(1000) } else { frac };
