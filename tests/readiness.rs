@@ -942,6 +942,33 @@ fn a_monitor_in_a_tmux_pane_beside_the_one_typed_into_keeps_no_key_waiting() {
     assert_eq!(screen.matches("hello").count(), 2, "{screen}");
     assert!(screen.contains("said"), "{screen}");
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+
+    // A loop the keys start in a pane beside vim's, printing a line a second, redraws on a
+    // timer too, but is busy with the keys: the server did not wait (it read `tmux: server
+    // waiting for keys` 1.1 s in).
+    let socket = dir.join("t");
+    let bash = "bash --norc --noprofile";
+    let argv = serde_json::json!([
+        "tmux",
+        "-S",
+        socket,
+        "-f",
+        "/dev/null",
+        "new-session",
+        vim,
+        ";",
+        "split-window",
+        bash
+    ]);
+    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let keys = "perl -le '$|=1; for (1..30) { print qq(step $_); sleep 1 }'<Enter>";
+    let arguments = serde_json::json!({ "session_id": id, "keys": keys, "timeout_ms": 4000 });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("step 2"), "{said}");
+    assert!(!said.contains("waiting for keys") && !said.contains("settled"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
 /// Starts bash, or a multiplexer whose one window runs it (`start`, the arguments of

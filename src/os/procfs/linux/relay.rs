@@ -563,7 +563,8 @@ pub(super) fn relay_reader(
 /// none of the others waits, its sleep is kept in the probe's looks: the client sleeps with it
 /// (see [`group_wait`]). A hosted group that redraws on a timer and reads no keys
 /// ([`InputWait::Ticking`]: `watch` in a pane beside the one typed into) keeps no other from
-/// waiting; when none waits, its reason is kept in the probe's looks, and the client ticks
+/// waiting, unless it started since the last input (a loop typed into a pane, printing a line
+/// a second: busy with the input, as a group at work is); when none waits, its reason is kept in the probe's looks, and the client ticks
 /// with it. A relay that waits, hosting one terminal, reads for the program on it
 /// (`vim` in tmux's one pane): that program is named the reader, and its terminal's modes are
 /// the input's (a password prompt in the pane is one the keys go to). Of several (windows,
@@ -613,9 +614,16 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                 return None;
             }
+            // A group the keys started that prints and sleeps on a timer (a loop typed into
+            // a pane, printing a line a second) is busy with them, as one at work is.
+            InputWait::Ticking { reason } if started_since_input(pgrp, probe) => {
+                let mut busy = probe.looks.busy_hosted.borrow_mut();
+                busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
+                return None;
+            }
             // A monitor that sleeps between its frames and reads no keys (`watch` in a pane
-            // beside the one typed into) has shown what it shows: it keeps no other group
-            // from waiting.
+            // beside the one typed into), started before the input, has shown what it shows:
+            // it keeps no other group from waiting.
             InputWait::Ticking { reason } => {
                 ticking.get_or_insert(reason);
             }
