@@ -1589,6 +1589,15 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     let shown = |text: &str| screen.lines.iter().any(|line| line.starts_with(text));
     assert!(shown("done") && shown("Press ENTER"), "{:?} in: {screen}", began.elapsed());
     assert!(began.elapsed() >= Duration::from_secs(2), "{:?}", began.elapsed());
+    // Sleeps one after another, each within the horizon, in a terminal quiet since the first
+    // began: the second was taken for an idle tick, `nvim waiting for keys` 1.16 s in.
+    let began = Instant::now();
+    let keys = "<Enter>:!sleep 1; sleep 1; echo ended<Enter>";
+    let outcome = s.send_keys_and_wait(keys, Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let screen = s.screen().unwrap();
+    let shown = |text: &str| screen.lines.iter().any(|line| line.starts_with(text));
+    assert!(shown("ended"), "{:?} in: {screen}", began.elapsed());
     let keys = "<Enter>:let job = jobstart(['cat'])<Enter>";
     let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(5)).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");

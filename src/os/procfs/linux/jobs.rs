@@ -43,6 +43,9 @@ pub(super) fn job_verdict(
     // sleeps so or waits for its children.
     let mut asleep: Option<(String, std::time::Duration)> = Some((String::new(), Duration::MAX));
     let mut looked = 0;
+    // A job draws nothing until it ends: the terminal's quiet tells none of its sleeps or timed
+    // polls from an idle tick, so any within the horizon is work (`:!sleep 1; sleep 1`).
+    let probe = Probe { quiet: Duration::ZERO, timers: None, ..probe };
     while let Some((process, parent)) = pending.pop() {
         if looked == JOB_PROCESSES {
             return None;
