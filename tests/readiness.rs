@@ -1598,6 +1598,16 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     let screen = s.screen().unwrap();
     let shown = |text: &str| screen.lines.iter().any(|line| line.starts_with(text));
     assert!(shown("ended"), "{:?} in: {screen}", began.elapsed());
+    // A key typed while the command runs is queued until it ends: the job, started before
+    // that key, still counts (the key read `nvim waiting for keys` 0.1 s after it; the
+    // output, once drawn, is gone with the Escape, so the time tells).
+    let began = Instant::now();
+    let keys = "<Enter>:!sleep 4; echo over<Enter>";
+    let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(1)).unwrap();
+    assert!(outcome.matched().is_none(), "{outcome}");
+    let outcome = s.send_keys_and_wait("<Esc>", Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(began.elapsed() >= Duration::from_secs(4), "{:?}: {outcome}", began.elapsed());
     let keys = "<Enter>:let job = jobstart(['cat'])<Enter>";
     let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(5)).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");

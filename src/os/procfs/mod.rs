@@ -1325,6 +1325,7 @@ fn reads_a_socket(threads: &[ThreadObs]) -> bool {
 }
 
 #[cfg(target_os = "linux")]
+mod jobs_seen;
 mod linux;
 mod syscalls;
 mod timers;

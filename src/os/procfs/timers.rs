@@ -33,6 +33,8 @@ pub(crate) struct TimerSightings {
     /// The threads seen on a tick at the session's start while another thread of their
     /// process worked (see [`TimerSightings::alone_since_start`]), the newest first.
     worked_beside: std::cell::RefCell<Vec<i32>>,
+    /// When groups were last found waiting with their jobs, kept across probes as these are.
+    pub(super) jobs: super::jobs_seen::JobsSeen,
 }
 
 /// How many threads' timers [`TimerSightings`] keeps: a monitor's thread and the threads of

@@ -11,28 +11,46 @@ use std::time::Duration;
 /// their children (`:!make` runs `sh -c make`, make runs the compiler).
 const JOB_PROCESSES: usize = 16;
 
-/// What the jobs the members of a group (`members`) started since the last input make of the
-/// group, which otherwise waits for input: busy while a process of one is at work (running,
-/// or in a disk wait) or on a clock that goes off within [`CLOCK_HORIZON`] (`:!sleep 2; echo
-/// done` in neovim, whose answer comes when the sleep ends); asleep with them when they only
-/// sleep longer than that or wait for their children that do (`:!sleep 300`); `None` when
-/// there is no such job, or one waits on anything else (a language server that opening a
-/// file started, on its pipe for the editor's requests): the group's own answer stands. A job
-/// started before the last input answers none of it (a server the editor runs all along) and
-/// is not looked at, nor is a child that holds a terminal (a `:terminal`'s shell, which leads
-/// a session on a terminal of its own: see [`hosted_wait`]).
+/// What the jobs the members of a group (`members`) started since the group last waited make
+/// of the group, which otherwise waits for input: busy while a process of one is at work
+/// (running, or in a disk wait) or on a clock that goes off within [`CLOCK_HORIZON`] (`:!sleep
+/// 2; echo done` in neovim, whose answer comes when the sleep ends); asleep with them when they
+/// only sleep longer than that or wait for their children that do (`:!sleep 300`); `None` when
+/// there is no such job, or one waits on anything else (on its pipe for the editor's requests):
+/// the group's own answer stands. A job counts when it started since the last input, or since
+/// the group was last found waiting (kept across probes in `probe.timers`): neovim queues a key
+/// typed while its `:!cmd` runs until it ends. A job present when the group waited is a server
+/// and is not looked at, nor is a child that holds a terminal (a `:terminal`'s shell, which
+/// leads a session on a terminal of its own: see [`hosted_wait`]).
 pub(super) fn job_verdict(
     members: &[ProcStat],
     candidates: Option<&[i32]>,
     probe: Probe<'_>,
 ) -> Option<InputWait> {
+    let seen = probe.timers.map(|timers| &timers.jobs);
+    let verdict = judge_jobs(members, candidates, probe);
+    if let Some(seen) = seen.filter(|_| verdict.is_none()) {
+        let pids: Vec<i32> = members.iter().map(|m| m.pid).collect();
+        seen.waiting(&pids, std::time::Instant::now());
+    }
+    verdict
+}
+
+/// [`job_verdict`]'s answer, what it keeps aside.
+fn judge_jobs(
+    members: &[ProcStat],
+    candidates: Option<&[i32]>,
+    probe: Probe<'_>,
+) -> Option<InputWait> {
     let since_input = probe.since_input?;
+    let seen = probe.timers.map(|timers| &timers.jobs);
     let mut pending: Vec<(ProcStat, i32)> = Vec::new();
     for member in members.iter().filter(|m| !is_dead(m)) {
+        // Since the input, or since the group last waited if that was earlier.
+        let waited = seen.and_then(|seen| seen.waited(member.pid)).map(|at| at.elapsed());
+        let since = waited.map_or(since_input, |waited| waited.max(since_input));
         let jobs = children(member.pid, candidates).into_iter().filter(|child| {
-            child.session != member.session
-                && child.tty_nr == 0
-                && started_since(child, since_input)
+            child.session != member.session && child.tty_nr == 0 && started_since(child, since)
         });
         pending.extend(jobs.map(|job| (job, member.pid)));
     }
