@@ -1627,6 +1627,22 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     assert!(said.contains("settled") && said.contains(": sleeping 29"), "{said}");
     assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {said}", began.elapsed());
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
+
+    // In a tmux pane, the job answers the input though neovim started before it (it read
+    // `tmux: client running, quiet · settled after 1.28 s`, before `done`).
+    if !require("tmux") {
+        return;
+    }
+    let socket = dir.join("s");
+    let nvim = format!("env HOME={home} nvim --clean -n");
+    let argv = serde_json::json!(["tmux", "-S", socket, "-f", "/dev/null", "new-session", nvim]);
+    let started = toolbox.call("terminal_start", &serde_json::json!({ "argv": argv }));
+    assert!(started.text.contains("waiting for keys"), "{}", started.text);
+    let id = started.structured.as_ref().unwrap()["session_id"].clone();
+    let arguments = serde_json::json!({ "session_id": id, "keys": ":!sleep 3; echo done<Enter>" });
+    let said = toolbox.call("terminal_send", &arguments).text;
+    assert!(said.contains("done") && said.contains("waiting for keys"), "{said}");
+    toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
 /// A pager behind a parent that shuttles data between pipes with `select` (man between its

@@ -1106,6 +1106,10 @@ struct Looks {
     /// Why every program a judged relay hosts redraws on a timer and none waits for input
     /// (see `linux::judge_relay`), the first one found.
     ticking_hosted: std::cell::RefCell<Option<String>>,
+    /// Whether the last group judged was busy or asleep with a job its members started since
+    /// it last waited (see `linux::job_verdict`): an answer to the input, whenever the group
+    /// itself started.
+    job_answered: std::cell::Cell<bool>,
     /// The descriptors this probe may still look at.
     descriptors: std::cell::Cell<usize>,
 }
@@ -1119,6 +1123,7 @@ impl Looks {
             busy_hosted: Default::default(),
             sleeping_hosted: Default::default(),
             ticking_hosted: Default::default(),
+            job_answered: Default::default(),
             descriptors: std::cell::Cell::new(PROBE_DESCRIPTORS),
         }
     }

@@ -29,6 +29,7 @@ pub(super) fn job_verdict(
 ) -> Option<InputWait> {
     let seen = probe.timers.map(|timers| &timers.jobs);
     let verdict = judge_jobs(members, candidates, probe);
+    probe.looks.job_answered.set(verdict.is_some());
     if let Some(seen) = seen.filter(|_| verdict.is_none()) {
         let pids: Vec<i32> = members.iter().map(|m| m.pid).collect();
         seen.waiting(&pids, std::time::Instant::now());

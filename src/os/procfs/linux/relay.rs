@@ -607,16 +607,21 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
             return None;
         }
         probe.looks.hosted.set(left - 1);
-        match group_wait(pgrp, Some(session), candidates, hosted_probe(probe)) {
+        probe.looks.job_answered.set(false);
+        let verdict = group_wait(pgrp, Some(session), candidates, hosted_probe(probe));
+        // Busy or asleep with the input: the group started since, or a job of it did (neovim's
+        // `:!cmd` in a pane).
+        let by_input = || probe.looks.job_answered.get() || started_since_input(pgrp, probe);
+        match verdict {
             InputWait::Waiting { reader } => (one_waits, hosted_reader) = (true, reader),
-            InputWait::NotWaiting { reason } if started_since_input(pgrp, probe) => {
+            InputWait::NotWaiting { reason } if by_input() => {
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                 return None;
             }
             // A group the keys started that prints and sleeps on a timer (a loop typed into
             // a pane, printing a line a second) is busy with them, as one at work is.
-            InputWait::Ticking { reason } if started_since_input(pgrp, probe) => {
+            InputWait::Ticking { reason } if by_input() => {
                 let mut busy = probe.looks.busy_hosted.borrow_mut();
                 busy.get_or_insert(format!("{reason} (in a terminal pid {relay} hosts)"));
                 return None;
@@ -629,7 +634,7 @@ pub(super) fn judge_relay(relay: i32, candidates: Option<&[i32]>, probe: Probe<'
             }
             InputWait::Sleeping { reason, timer } => {
                 waits = false;
-                asleep_since_input |= started_since_input(pgrp, probe);
+                asleep_since_input |= by_input();
                 if asleep.as_ref().is_none_or(|(_, soonest)| timer < *soonest) {
                     asleep = Some((reason, timer));
                 }
