@@ -20,8 +20,10 @@ const JOB_PROCESSES: usize = 16;
 /// the group's own answer stands. A job counts when it started since the last input, or since
 /// the group was last found waiting (kept across probes in `probe.timers`): neovim queues a key
 /// typed while its `:!cmd` runs until it ends. A job present when the group waited is a server
-/// and is not looked at, nor is a child that holds a terminal (a `:terminal`'s shell, which
-/// leads a session on a terminal of its own: see [`hosted_wait`]).
+/// and is not looked at; a server on a clock (a language server neovim starts detached, polling
+/// on a timer) is taken for work until once found without one. Nor is a child looked at that
+/// holds a terminal (a `:terminal`'s shell, which leads a session on a terminal of its own:
+/// see [`hosted_wait`]).
 pub(super) fn job_verdict(
     members: &[ProcStat],
     candidates: Option<&[i32]>,
