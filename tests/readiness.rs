@@ -1611,6 +1611,11 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     let keys = "<Enter>:let job = jobstart(['cat'])<Enter>";
     let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(5)).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
+    // A job with more processes than a probe looks at is undecided, not waiting (past the
+    // sixteenth, neovim read `waiting for keys`).
+    let keys = ":!sh -c 'for i in $(seq 40); do sleep 20 & done; wait'<Enter>";
+    let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(3)).unwrap();
+    assert!(outcome.matched().is_none(), "{outcome}");
     s.close().unwrap();
 
     let toolbox = termloom::tools::Toolbox::new(engine);

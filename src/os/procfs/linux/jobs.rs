@@ -8,8 +8,13 @@ use super::*;
 use std::time::Duration;
 
 /// The most processes of a group's jobs one probe looks at: a job's shell, its pipeline and
-/// their children (`:!make` runs `sh -c make`, make runs the compiler).
+/// their children (`:!make` runs `sh -c make`, make runs the compiler). A job with more is
+/// undecided.
 const JOB_PROCESSES: usize = 16;
+
+/// The most children of a member the jobs are looked for among: a member with more leaves its
+/// group undecided.
+const MEMBER_CHILDREN: usize = 64;
 
 /// What the jobs the members of a group (`members`) started since the group last waited make
 /// of the group, which otherwise waits for input: busy while a process of one is at work
@@ -52,13 +57,19 @@ fn judge_jobs(
         // Since the input, or since the group last waited if that was earlier.
         let waited = seen.and_then(|seen| seen.waited(member.pid)).map(|at| at.elapsed());
         let since = waited.map_or(since_input, |waited| waited.max(since_input));
-        let jobs = children(member.pid, candidates).into_iter().filter(|child| {
+        let Some(children) = children_within(member.pid, candidates, MEMBER_CHILDREN) else {
+            return Some(too_many(member.pid));
+        };
+        let jobs = children.into_iter().filter(|child| {
             child.session != member.session && child.tty_nr == 0 && started_since(child, since)
         });
         pending.extend(jobs.map(|job| (job, member.pid)));
     }
     if pending.is_empty() {
         return None;
+    }
+    if pending.len() > JOB_PROCESSES {
+        return Some(too_many(pending[0].1));
     }
     // The sleep that ends soonest, with its reason, while every process looked at only
     // sleeps so or waits for its children.
@@ -68,9 +79,6 @@ fn judge_jobs(
     // polls from an idle tick, so any within the horizon is work (`:!sleep 1; sleep 1`).
     let probe = Probe { quiet: Duration::ZERO, timers: None, ..probe };
     while let Some((process, parent)) = pending.pop() {
-        if looked == JOB_PROCESSES {
-            return None;
-        }
         looked += 1;
         let Some((_, threads)) = observe_process(process.pid, probe) else { continue };
         let who = format!("pid {} ({}), a job of pid {parent}", process.pid, process.comm);
@@ -94,13 +102,25 @@ fn judge_jobs(
             }
             _ => {}
         }
+        // (Those looked at, those pending and these children: at most `JOB_PROCESSES`.)
+        let room = JOB_PROCESSES.saturating_sub(looked + pending.len());
+        let Some(descendants) = children_within(process.pid, candidates, room) else {
+            return Some(too_many(parent));
+        };
         let session = process.session;
-        let descendants = children(process.pid, candidates).into_iter();
-        pending.extend(descendants.filter(|c| c.session == session).map(|c| (c, parent)));
+        pending
+            .extend(descendants.into_iter().filter(|c| c.session == session).map(|c| (c, parent)));
     }
     asleep
         .filter(|(reason, _)| !reason.is_empty())
         .map(|(reason, timer)| InputWait::Sleeping { reason, timer })
+}
+
+/// The answer when the jobs of `member` hold more processes than a probe looks at: undecided,
+/// neither waiting nor busy.
+fn too_many(member: i32) -> InputWait {
+    let reason = format!("pid {member} runs more jobs and children than a probe looks at");
+    InputWait::Unknown { reason }
 }
 
 /// Whether `process` started since the last input, `since_input` ago (its start is in clock

@@ -135,8 +135,18 @@ pub(super) fn outside_relays(
 /// where the kernel does not give those, among `candidates` when given, else among every
 /// process of `/proc`.
 pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat> {
+    children_within(parent, candidates, usize::MAX).unwrap_or_default()
+}
+
+/// The live children of `parent`, as [`children`] finds them, or `None` when it has more than
+/// `most`: their `stat` files are read only when it has no more.
+pub(super) fn children_within(
+    parent: i32,
+    candidates: Option<&[i32]>,
+    most: usize,
+) -> Option<Vec<ProcStat>> {
     let Ok(tids) = numeric_entries(&format!("/proc/{parent}/task")) else {
-        return Vec::new();
+        return Some(Vec::new());
     };
     let mut pids: Vec<i32> = Vec::new();
     for tid in tids {
@@ -148,18 +158,22 @@ pub(super) fn children(parent: i32, candidates: Option<&[i32]>) -> Vec<ProcStat>
                 // No such file in this kernel (or the process is gone).
                 // (Among all of `/proc` without candidates: the supervisor's adopted daemons
                 // are looked for so, as they were before the `children` files were read.)
-                return processes(candidates, |s| s.ppid == parent && !is_dead(s));
+                let found = processes(candidates, |s| s.ppid == parent && !is_dead(s));
+                return (found.len() <= most).then_some(found);
             }
             Err(_) => {}
         }
     }
     pids.sort_unstable();
     pids.dedup();
-    pids.into_iter()
+    if pids.len() > most {
+        return None;
+    }
+    let stats = pids
+        .into_iter()
         .filter_map(|pid| procfs::read_bytes(&format!("/proc/{pid}/stat")).ok())
-        .filter_map(|data| parse_stat(&data).ok())
-        .filter(|s| s.ppid == parent && !is_dead(s))
-        .collect()
+        .filter_map(|data| parse_stat(&data).ok());
+    Some(stats.filter(|s| s.ppid == parent && !is_dead(s)).collect())
 }
 
 /// The terminals `host` hosts, each as its foreground group and session: the controlling
