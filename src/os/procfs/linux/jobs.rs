@@ -60,9 +60,9 @@ fn judge_jobs(
         let Some(children) = children_within(member.pid, candidates, MEMBER_CHILDREN) else {
             return Some(too_many(member.pid));
         };
-        let jobs = children.into_iter().filter(|child| {
-            child.session != member.session && child.tty_nr == 0 && started_since(child, since)
-        });
+        let jobs = children
+            .into_iter()
+            .filter(|child| detached_from(child, member) && started_since(child, since));
         pending.extend(jobs.map(|job| (job, member.pid)));
     }
     if pending.is_empty() {
@@ -90,8 +90,6 @@ fn judge_jobs(
             let reason = format!("{who}, waits on a clock that goes off within {ms} ms");
             return Some(InputWait::NotWaiting { reason });
         }
-        let for_children =
-            |t: &ThreadObs| matches!(&t.activity, Activity::Other(w) if waits_for_a_child(w));
         let only_asleep =
             threads.iter().all(|t| t.long_sleep.is_some() || for_children(t) || on_a_lock(t));
         match threads.iter().filter_map(|t| t.long_sleep).min() {
@@ -123,10 +121,11 @@ fn too_many(member: i32) -> InputWait {
     InputWait::Unknown { reason }
 }
 
-/// Whether `process` started since the last input, `since_input` ago (its start is in clock
-/// ticks, rounded down: one started a tick or less before the input is taken to have started
-/// after it, as [`started_since_input`] takes a group's leader).
-fn started_since(process: &ProcStat, since_input: Duration) -> bool {
+/// Whether `process` started within the last `since` (the time since the last input, or
+/// since a group last waited): its start is in clock ticks, rounded down, so one started a
+/// tick or less before is taken to have started after (a group's leader, too: see
+/// [`started_since_input`]).
+pub(super) fn started_since(process: &ProcStat, since: Duration) -> bool {
     let tick = Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
-    thread_age(process).is_some_and(|age| age <= since_input + tick)
+    thread_age(process).is_some_and(|age| age <= since + tick)
 }

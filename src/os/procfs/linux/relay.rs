@@ -221,6 +221,17 @@ pub(super) fn waits_for_a_child(what: &str) -> bool {
     matches!(what, "wait4" | "waitid" | "do_wait")
 }
 
+/// Whether `thread` waits for a child (see [`waits_for_a_child`]).
+pub(super) fn for_children(thread: &ThreadObs) -> bool {
+    matches!(&thread.activity, Activity::Other(what) if waits_for_a_child(what))
+}
+
+/// Whether `child` of `parent` left its parent's session and has no controlling terminal: a
+/// job ([`job_verdict`]) or a detached child ([`detached_children`]).
+pub(super) fn detached_from(child: &ProcStat, parent: &ProcStat) -> bool {
+    child.session != parent.session && child.tty_nr == 0
+}
+
 /// Whether member `pid` of a group (`members`), every thread of which waits behind
 /// something (`threads`, see [`idle_behind`]), only sleeps longer than [`CLOCK_HORIZON`]
 /// or waits for children that are members too (a shell running `sleep 300`), or are among
@@ -235,8 +246,6 @@ pub(super) fn asleep_long(
     asleep: &[ProcStat],
     candidates: Option<&[i32]>,
 ) -> bool {
-    let for_children =
-        |t: &ThreadObs| matches!(&t.activity, Activity::Other(what) if waits_for_a_child(what));
     let known = |child: &ProcStat| members.iter().chain(asleep).any(|m| m.pid == child.pid);
     let long_sleep = |t: &ThreadObs| t.long_sleep.is_some();
     let only = |waits: &dyn Fn(&ThreadObs) -> bool| {
@@ -346,8 +355,7 @@ pub(super) fn detached_children(
     for parent in parents {
         let Some(of) = members.iter().find(|m| m.pid == parent) else { continue };
         for child in children(parent, candidates) {
-            if child.session != of.session
-                && child.tty_nr == 0
+            if detached_from(&child, of)
                 && !found.iter().any(|f| f.pid == child.pid)
                 && holds_terminal(child.pid, tty, looks)
             {
@@ -715,12 +723,7 @@ pub(super) fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
     let Some(since_input) = probe.since_input else {
         return false;
     };
-    let tick =
-        std::time::Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
-    procfs::read_stat(pgrp)
-        .ok()
-        .and_then(|stat| thread_age(&stat))
-        .is_some_and(|age| age <= since_input + tick)
+    procfs::read_stat(pgrp).ok().is_some_and(|stat| started_since(&stat, since_input))
 }
 
 /// A device number as `/proc/PID/stat` gives a controlling terminal's (`tty_nr`).
