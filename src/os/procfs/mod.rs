@@ -372,6 +372,7 @@ pub(crate) fn group_input_wait(
             drawn_since_input,
             full_screen,
             since_input,
+            input_at: linux::input_at(since_input),
             relay_clock: false,
             relay: false,
             hosted: false,
@@ -998,6 +999,10 @@ struct Probe<'a> {
     hosted: bool,
     /// How long ago the last input was sent (see [`TerminalSeen`]).
     since_input: Option<std::time::Duration>,
+    /// When the last input was sent, on the clock processes' starts are on (`CLOCK_BOOTTIME`),
+    /// taken as the probe began: a process's start is compared with it, not its age read
+    /// later in the probe with `since_input`.
+    input_at: Option<std::time::Duration>,
     /// The process looked at is a relay (a tmux server, see `linux::relays`) and the
     /// terminal was drawn on since its last input: a short timer of its own is its clock
     /// (tmux renames its windows 500 ms after their output), not a wait for the rest of a key

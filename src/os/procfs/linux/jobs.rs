@@ -4,6 +4,7 @@
 //! so: libuv starts them detached, on pipes or socket pairs, and neovim's terminal thread
 //! keeps reading keys into its typeahead meanwhile).
 
+use super::input_at as input_at_of;
 use super::*;
 use std::time::Duration;
 
@@ -50,13 +51,14 @@ fn judge_jobs(
     candidates: Option<&[i32]>,
     probe: Probe<'_>,
 ) -> Option<InputWait> {
-    let since_input = probe.since_input?;
+    let input_at = probe.input_at?;
     let seen = probe.timers.map(|timers| &timers.jobs);
     let mut pending: Vec<(ProcStat, i32)> = Vec::new();
     for member in members.iter().filter(|m| !is_dead(m)) {
         // Since the input, or since the group last waited if that was earlier.
-        let waited = seen.and_then(|seen| seen.waited(member.pid)).map(|at| at.elapsed());
-        let since = waited.map_or(since_input, |waited| waited.max(since_input));
+        let waited = seen.and_then(|seen| seen.waited(member.pid));
+        let waited_at = input_at_of(waited.map(|at| at.elapsed()));
+        let since = waited_at.map_or(input_at, |waited| waited.min(input_at));
         let Some(children) = children_within(member.pid, candidates, MEMBER_CHILDREN) else {
             return Some(too_many(member.pid));
         };
@@ -121,11 +123,37 @@ fn too_many(member: i32) -> InputWait {
     InputWait::Unknown { reason }
 }
 
-/// Whether `process` started within the last `since` (the time since the last input, or
-/// since a group last waited): its start is in clock ticks, rounded down, so one started a
-/// tick or less before is taken to have started after (a group's leader, too: see
-/// [`started_since_input`]).
-pub(super) fn started_since(process: &ProcStat, since: Duration) -> bool {
+/// Whether `process` started at or after `at` (on `CLOCK_BOOTTIME`: when the last input was
+/// sent, or when a group last waited): its start is in clock ticks, rounded down, so one
+/// started a tick or less before is taken to have started after (a group's leader, too: see
+/// [`started_since_input`]). Both are times, not ages, so that the time a probe takes before it
+/// reads the start makes no job started after the input look older than it.
+pub(super) fn started_since(process: &ProcStat, at: Duration) -> bool {
     let tick = Duration::from_secs(1) / rustix::param::clock_ticks_per_second().max(1) as u32;
-    thread_age(process).is_some_and(|age| age <= since + tick)
+    started_at(process).is_some_and(|started| started + tick >= at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A job started after the input counts however long the probe took before it read the
+    /// job's start (an age read then, against the time since the input taken as the probe
+    /// began, made it look older than the input).
+    #[test]
+    fn a_job_started_after_the_input_counts_however_late_it_is_looked_at() {
+        let at = input_at_of(Some(Duration::ZERO)).unwrap();
+        let mut child = std::process::Command::new("sleep").arg("5").spawn().unwrap();
+        let stat = crate::os::procfs::read_stat(child.id() as i32).unwrap();
+        // (The rest of a probe, before it gets to the job.)
+        let later = std::time::Instant::now() + Duration::from_millis(100);
+        while std::time::Instant::now() < later {
+            std::hint::spin_loop();
+        }
+        let counted = started_since(&stat, at);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(counted);
+        assert!(!started_since(&stat, at + Duration::from_secs(1)), "one a second older");
+    }
 }

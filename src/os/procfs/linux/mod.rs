@@ -74,11 +74,18 @@ pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<Input
         drawn_since_input: false,
         full_screen: false,
         since_input: None,
+        input_at: None,
         relay_clock: false,
         relay: false,
         hosted: false,
     };
     observe_process(pid, probe).map(|(wait, _)| wait)
+}
+
+/// When an input sent `since_input` ago was sent, on `CLOCK_BOOTTIME` (the clock a process's
+/// start is on).
+pub(super) fn input_at(since_input: Option<std::time::Duration>) -> Option<std::time::Duration> {
+    Some(clock_now(7)?.saturating_sub(since_input?))
 }
 
 /// Whether the process is waiting, with its threads' observations; `None` if it is gone.

@@ -720,10 +720,10 @@ pub(super) fn hosted_verdict(looks: &Looks, clock: bool) -> Option<InputWait> {
 /// ticks, rounded down: one started a tick or less before the input is taken to have started after
 /// it.
 pub(super) fn started_since_input(pgrp: i32, probe: Probe<'_>) -> bool {
-    let Some(since_input) = probe.since_input else {
+    let Some(input_at) = probe.input_at else {
         return false;
     };
-    procfs::read_stat(pgrp).ok().is_some_and(|stat| started_since(&stat, since_input))
+    procfs::read_stat(pgrp).ok().is_some_and(|stat| started_since(&stat, input_at))
 }
 
 /// A device number as `/proc/PID/stat` gives a controlling terminal's (`tty_nr`).

@@ -572,6 +572,13 @@ pub(super) fn sleep_left(
     }
 }
 
+/// When the thread whose `stat` is `stat` started (its `starttime`), on `CLOCK_BOOTTIME`,
+/// rounded down to a clock tick.
+pub(super) fn started_at(stat: &ProcStat) -> Option<std::time::Duration> {
+    let per_second = rustix::param::clock_ticks_per_second().max(1);
+    Some(std::time::Duration::from_millis(stat.starttime?.checked_mul(1000)? / per_second))
+}
+
 /// How long ago the thread whose `stat` is `stat` started (its `starttime`).
 pub(super) fn thread_age(stat: &ProcStat) -> Option<std::time::Duration> {
     let ticks = stat.starttime?;
