@@ -151,6 +151,28 @@ impl TimerSightings {
 mod tests {
     use super::*;
 
+    /// A wait found repeated before the input, seen in that same wait after it (no wakeup
+    /// since, nothing drawn), counts only when the input never reached its thread; that is
+    /// asked only then (it opens the thread's terminal).
+    #[test]
+    fn the_same_wait_carried_across_an_input_counts_only_unfed_and_asks_only_then() {
+        let second = std::time::Duration::from_secs(1);
+        let timers = TimerSightings::default();
+        let input = std::time::Instant::now();
+        timers.since_input(input);
+        for tid in [7, 8] {
+            assert!(!timers.repeated(tid, second, 10, false, || panic!("not carried")));
+            assert!(timers.repeated(tid, second, 11, false, || panic!("seen repeated")));
+        }
+        timers.since_input(input + second);
+        assert!(!timers.repeated(7, second, 11, false, || false), "the input may be its");
+        assert!(timers.repeated(8, second, 11, false, || true), "the input not its");
+        let asked = || panic!("asked with no such wait carried");
+        assert!(!timers.repeated(9, second, 11, false, asked), "never seen");
+        assert!(!timers.repeated(8, second / 2, 11, false, asked), "another timer");
+        assert!(timers.repeated(8, second, 12, true, asked), "woken and redrawn: no need");
+    }
+
     #[test]
     fn a_tick_at_the_start_is_one_only_while_its_thread_was_always_seen_alone() {
         let timers = TimerSightings::default();
