@@ -1564,6 +1564,28 @@ fn a_long_sleep_behind_a_file_manager_with_a_worker_thread_settles_the_default_w
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
+/// A shell with more children than the look for detached jobs reads (70 background jobs) is
+/// judged by its own reading of the terminal: it was undecided, never waiting, and a wait for
+/// input timed out.
+#[test]
+fn a_shell_with_many_background_jobs_still_waits_for_input() {
+    if !require("bash") || !require("sleep") {
+        return;
+    }
+    let engine = engine();
+    let sh = engine.spawn(SpawnSpec::new("bash").args(["--norc", "--noprofile"])).unwrap();
+    expect(&sh, Until::input_wait());
+    let line = "for i in $(seq 70); do sleep 30 & done; echo started<Enter>";
+    let outcome = sh.send_keys_and_wait(line, Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    let began = Instant::now();
+    let outcome = sh.send_keys_and_wait("echo hi<Enter>", Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {outcome}", began.elapsed());
+    sh.send_keys_and_wait("kill $(jobs -p)<Enter>", Until::input_wait(), LONG).unwrap();
+    sh.close().unwrap();
+}
+
 /// A command neovim runs (`:!sleep 2; echo done`: libuv starts it in a POSIX session of its
 /// own, its output on socket pairs, while neovim's terminal thread goes on reading keys into
 /// its typeahead) keeps neovim busy until it ends and neovim draws its output; `:!sleep 300`
@@ -1611,9 +1633,17 @@ fn a_command_neovim_runs_keeps_it_busy_until_its_output_is_drawn() {
     let keys = "<Enter>:let job = jobstart(['cat'])<Enter>";
     let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(5)).unwrap();
     assert!(outcome.matched().is_some(), "{outcome}");
+    // A server on a clock (a language server polls so) answers the input that started it, not
+    // a later one neovim draws for: it held every later key's wait to its end (10 s).
+    let keys = ":let k = jobstart(['sh', '-c', 'while :; do sleep 2; done'])<Enter>";
+    s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(3)).unwrap();
+    let began = Instant::now();
+    let outcome = s.send_keys_and_wait("ihello<Esc>", Until::input_wait(), LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{outcome}");
+    assert!(began.elapsed() < Duration::from_secs(5), "{:?}: {outcome}", began.elapsed());
     // A job with more processes than a probe looks at is undecided, not waiting (past the
     // sixteenth, neovim read `waiting for keys`).
-    let keys = ":!sh -c 'for i in $(seq 40); do sleep 20 & done; wait'<Enter>";
+    let keys = ":!sh -c 'for i in $(seq 40); do sleep 5 & done; wait'<Enter>";
     let outcome = s.send_keys_and_wait(keys, Until::input_wait(), Duration::from_secs(3)).unwrap();
     assert!(outcome.matched().is_none(), "{outcome}");
     s.close().unwrap();
