@@ -1108,34 +1108,6 @@ fn a_sleep_continued_under_gdb_settles_the_default_wait() {
     toolbox.call("terminal_close", &serde_json::json!({ "session_id": id }));
 }
 
-/// A read of the terminal whose descriptor another thread closes while it waits still waits
-/// on the terminal (the kernel holds the file until the read ends): its descriptor gone from
-/// `/proc/PID/fd`, it read as `read on no open descriptor`, work, until the wait timed out.
-#[test]
-fn a_read_of_the_terminal_whose_descriptor_was_closed_meanwhile_still_waits() {
-    if !require("python3") {
-        return;
-    }
-    let script = r#"
-import os, threading
-fd = os.dup(0)
-main = threading.get_native_id()
-def closer():
-    # (Once the main thread is blocked in its read of the duplicate.)
-    while not open(f"/proc/self/task/{main}/syscall").read().startswith(f"0 {fd:#x} "):
-        pass
-    os.close(fd)
-    print("closed", flush=True)
-threading.Thread(target=closer).start()
-os.read(fd, 100)
-"#;
-    let engine = engine();
-    let py = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
-    expect(&py, Until::text("closed"));
-    assert_eq!(input_wait_fires(&py), Some(InputKind::Line));
-    py.close().unwrap();
-}
-
 /// Builds the C program `source` as the 32-bit x86 program `name` in `dir` (`gcc -m32`,
 /// with gcc-multilib's libraries), as [`require`] does for a program: `false`, saying the
 /// test skips, where it cannot (no gcc, no 32-bit C library), except under `CI`, where that

@@ -102,12 +102,9 @@ pub(super) fn is_read(name: &str) -> bool {
 
 /// What a read-family call waits on instead of the terminal, if its descriptor is not one:
 /// nothing when its descriptor cannot be one (above an `int`, or not open: the argument of
-/// another call, read through the wrong table), unless the thread's wait channel is a
-/// terminal's read ([`in_terminal_read`]).
+/// another call, read through the wrong table).
 pub(super) fn read_elsewhere(base: &str, name: &str, syscall: &str) -> Option<Activity> {
-    let no_descriptor = || {
-        (!in_terminal_read(base)).then(|| Activity::Other(format!("{name} on no open descriptor")))
-    };
+    let no_descriptor = || Some(Activity::Other(format!("{name} on no open descriptor")));
     let Ok(fd) = i32::try_from(syscall_arg(syscall, 0)?) else { return no_descriptor() };
     let target = match fs::read_link(format!("{base}/fd/{fd}")) {
         Ok(target) => target,
@@ -116,17 +113,6 @@ pub(super) fn read_elsewhere(base: &str, name: &str, syscall: &str) -> Option<Ac
     };
     let target = target.to_string_lossy();
     (!is_terminal(&target)).then(|| Activity::Other(format!("{name} on {target}")))
-}
-
-/// Whether the thread at `base` waits in a terminal's read, by its wait channel
-/// (`n_tty_read`, or `wait_woken` within it): a read whose descriptor another thread closed
-/// while it waited, or whose register holds more than the `int` the kernel takes, still
-/// waits on the terminal.
-fn in_terminal_read(base: &str) -> bool {
-    procfs::read_text(&format!("{base}/wchan")).is_ok_and(|text| {
-        matches!(classify_wchan(&text), Some(Activity::Input(channel))
-            if matches!(channel.as_str(), "n_tty_read" | "tty_read" | "wait_woken"))
-    })
 }
 
 /// What a poll-family call waits on instead of the terminal's input, if anything: the
