@@ -421,7 +421,6 @@ pub(super) fn input_wait_of(
             None,
         );
     };
-    super::frames_group::note_foreground(slot, group);
     // Output the program already wrote but the reactor has not read yet means it is not
     // waiting (yet): the screen is about to change.
     if rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0) {

@@ -311,9 +311,6 @@ struct Slot {
     /// The last input-wait probe that found the foreground group waiting (see
     /// `input_wait::input_wait_of`).
     seen_waiting: std::cell::Cell<Option<input_wait::SeenWaiting>>,
-    /// A process group other than the session leader's was seen in the terminal's
-    /// foreground: the leader, a shell, does job control (see `frames_group`).
-    jobs_seen: std::cell::Cell<bool>,
     /// The relay outside the session found for a foreground group (the tmux server its
     /// client attached to), or `None` when none was: looked for once per group.
     outside_relay: procfs::OutsideRelay,

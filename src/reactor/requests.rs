@@ -259,7 +259,6 @@ impl Reactor {
                 screen_changed: now,
                 screen_tracked: true,
                 seen_waiting: std::cell::Cell::new(None),
-                jobs_seen: std::cell::Cell::new(false),
                 outside_relay: std::cell::Cell::new(None),
                 first_seen_waiting: input_wait::FirstSighting::new(),
                 first_seen_asking: input_wait::FirstSighting::new(),
