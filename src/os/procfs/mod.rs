@@ -154,10 +154,10 @@ pub(crate) fn read_stat(pid: i32) -> io::Result<ProcStat> {
     }
 }
 
-/// Whether process `pid` is a shell that does job control: it ignores `SIGTSTP`, `SIGTTIN`
-/// and `SIGTTOU` (`SigIgn` in its `status`), as an interactive shell must to stay in the
-/// foreground while it hands the terminal to its jobs (bash, zsh, fish, dash -i); a shell
-/// running a script does not. `false` where that cannot be read (always on non-Linux
+/// Whether process `pid` is a shell that does job control: it ignores `SIGTSTP` and `SIGTTOU`
+/// and ignores or catches `SIGTTIN` (`SigIgn`, `SigCgt` in its `status`), as an interactive
+/// shell must to stay in the foreground while it hands the terminal to its jobs (bash, zsh,
+/// dash -i ignore all three, fish catches `SIGTTIN`); a shell running a script does not. `false` where that cannot be read (always on non-Linux
 /// targets).
 pub(crate) fn does_job_control(pid: i32) -> bool {
     #[cfg(target_os = "linux")]

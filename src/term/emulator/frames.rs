@@ -111,8 +111,8 @@ impl Frames {
         self.drawing && self.group.is_none()
     }
 
-    /// The reactor's probe found process group `group` waiting for input, `shell_back` the
-    /// session's shell at its prompt (its leader reading, a shell that does job control),
+    /// The reactor's probe found process group `group` waiting for input, `shell_back` a
+    /// shell at its prompt (a process leading its group that does job control, reading),
     /// `homes` the moves to the top-left so far: frames another group drew end (the program
     /// that drew them is gone, or stopped: the shell reads again), and any frames once the
     /// shell is back (frames taken for its own: a `clear` whose output was read after it).

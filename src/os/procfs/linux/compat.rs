@@ -10,11 +10,9 @@ use super::*;
 /// call (i386's 0, `restart_syscall`, is x86_64's `read`; its 3, `read`, is `close`; its 7,
 /// `waitpid`, is `poll`) [`classify_i386`]'s.
 pub(super) fn classify(base: &str, syscall: &str, nr: i64) -> Option<Activity> {
-    /// x32's calls carry this bit; an `int $0x80` never does.
-    const X32: i64 = 0x4000_0000;
     let activity = classify_syscall(nr)?;
     let known = !matches!(&activity, Activity::Other(name) if name.starts_with("system call "));
-    if nr & X32 == 0 && (known || i386_entry(nr).is_some()) && entered_by_int80(base, syscall) {
+    if (known || i386_entry(nr).is_some()) && entered_by_int80(base, syscall) {
         return Some(classify_i386(nr, syscall));
     }
     Some(activity)
@@ -66,9 +64,9 @@ fn classify_i386(nr: i64, syscall: &str) -> Activity {
 /// bytes before the address it returns to, the line's last field, read from the memory of
 /// the thread at `base`. (A 32-bit `sysenter` returns behind the vDSO's `int $0x80`, and a
 /// restarted call goes through it again.) `false` for a call [`int80_site`] rules out
-/// without a read; `true` where the memory cannot be read (a program that is not dumpable,
-/// another user's): its stack and code where a 32-bit program's are, its call is read through
-/// i386's table, whose misreadings of a 64-bit call are work, not a read of the terminal.
+/// without a read; `true` where the memory cannot be read though its syscall line could (the
+/// thread exited or exec'd between the two reads): its stack and code where a 32-bit
+/// program's are, its call is read through i386's table.
 #[cfg(target_arch = "x86_64")]
 fn entered_by_int80(base: &str, syscall: &str) -> bool {
     const INT80: [u8; 2] = [0xcd, 0x80];

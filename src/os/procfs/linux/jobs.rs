@@ -25,11 +25,10 @@ const MEMBER_CHILDREN: usize = 64;
 /// there is no such job, or one waits on anything else (on its pipe for the editor's requests):
 /// the group's own answer stands. A job counts when it started since the last input, or since
 /// the group was last found waiting (kept across probes in `probe.timers`): neovim queues a key
-/// typed while its `:!cmd` runs until it ends, drawing nothing: a job started before the input
-/// counts only while the group has drawn nothing since it. A job present when the group waited
-/// is a server and is not looked at; a server on a clock (a language server neovim starts
-/// detached, polling on a timer) is taken for work until the group draws after an input, or
-/// once found without one. Nor is a child looked at that
+/// typed while its `:!cmd` runs until it ends (whose output it may show as it comes). A job
+/// present when the group waited is a server and is not looked at; a server on a clock (a
+/// language server neovim starts detached, polling on a timer) is taken for work until once
+/// found without one: slow, never a false wait. Nor is a child looked at that
 /// holds a terminal (a `:terminal`'s shell, which leads a session on a terminal of its own:
 /// see [`hosted_wait`]).
 pub(super) fn job_verdict(
@@ -64,15 +63,9 @@ fn judge_jobs(
         let Some(children) = children_within(member.pid, candidates, MEMBER_CHILDREN) else {
             continue;
         };
-        // A job started before the input answers it only while the group has drawn nothing
-        // since (neovim queues the key until its `:!cmd` ends): a server on a clock (a
-        // language server) held every later key's wait to its end.
-        let carried = !probe.drawn_since_input;
-        let jobs = children.into_iter().filter(|child| {
-            detached_from(child, member)
-                && started_since(child, since)
-                && (carried || started_since(child, input_at))
-        });
+        let jobs = children
+            .into_iter()
+            .filter(|child| detached_from(child, member) && started_since(child, since));
         pending.extend(jobs.map(|job| (job, member.pid)));
     }
     if pending.is_empty() {

@@ -55,15 +55,23 @@ pub(super) fn caught_signals(status: &str) -> Option<u64> {
     u64::from_str_radix(mask.trim(), 16).ok()
 }
 
-/// Whether a process's `status` text shows it ignores the job control signals a shell that
-/// does job control ignores: `SIGTSTP` (20), `SIGTTIN` (21) and `SIGTTOU` (22), in `SigIgn`.
+/// Whether a process's `status` text shows the dispositions of a shell that does job
+/// control: `SIGTSTP` (20) and `SIGTTOU` (22) ignored (`SigIgn`), `SIGTTIN` (21) ignored or
+/// caught (fish catches it, to send it to itself). A program run with the default
+/// dispositions, a shell running a script, has none ignored.
 pub(crate) fn ignores_job_control_signals(status: &str) -> bool {
-    const JOB_CONTROL: u64 = (1 << 19) | (1 << 20) | (1 << 21);
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("SigIgn:"))
-        .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
-        .is_some_and(|ignored| ignored & JOB_CONTROL == JOB_CONTROL)
+    const TSTP_TTOU: u64 = (1 << 19) | (1 << 21);
+    const TTIN: u64 = 1 << 20;
+    let mask = |field: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(field))
+            .and_then(|mask| u64::from_str_radix(mask.trim(), 16).ok())
+    };
+    let (Some(ignored), caught) = (mask("SigIgn:"), mask("SigCgt:").unwrap_or(0)) else {
+        return false;
+    };
+    ignored & TSTP_TTOU == TSTP_TTOU && (ignored | caught) & TTIN != 0
 }
 
 #[cfg(test)]
@@ -90,5 +98,10 @@ mod tests {
         assert!(ignores_job_control_signals("Name:\tbash\nSigIgn:\t0000000080384004\n"));
         assert!(!ignores_job_control_signals("Name:\tbash\nSigIgn:\t0000000080000004\n"));
         assert!(!ignores_job_control_signals("Name:\tbash\n"));
+        // fish at its prompt: TSTP and TTOU ignored, TTIN caught.
+        let fish = "Name:\tfish\nSigIgn:\t0000000000281000\nSigCgt:\t0000000000100002\n";
+        assert!(ignores_job_control_signals(fish));
+        let ttin_default = "Name:\tx\nSigIgn:\t0000000000281000\nSigCgt:\t0000000000000002\n";
+        assert!(!ignores_job_control_signals(ttin_default));
     }
 }
