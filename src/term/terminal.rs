@@ -109,7 +109,7 @@ impl Terminal {
         self.emulator.frames_drawn_by(group);
     }
 
-    /// The probe found process group `group` waiting for input, `shell_back` the session's
+    /// The probe found process group `group` waiting for input, `shell_back` a job control
     /// shell at its prompt: frames another group drew end, and any frames when the shell is
     /// back (the program that drew them is gone; the shell has no OSC 133 marks to say so).
     pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {

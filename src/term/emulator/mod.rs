@@ -403,7 +403,7 @@ impl Emulator {
         self.frames.drawn_by(group);
     }
 
-    /// The probe found process group `group` waiting for input, `shell_back` the session's
+    /// The probe found process group `group` waiting for input, `shell_back` a job control
     /// shell at its prompt (see `Frames::group_reads`).
     pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {
         self.frames.group_reads(group, shell_back, self.scanner.homes());
