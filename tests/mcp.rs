@@ -215,6 +215,19 @@ impl Client {
         self.tool("terminal_start", argv)["session_id"].clone()
     }
 
+    /// Starts a bash without start files (its own prompt) on a `cols`x`rows` terminal;
+    /// returns its session id.
+    fn bash_sized(&mut self, cols: u16, rows: u16) -> Value {
+        let argv = json!({"argv": ["bash", "--norc", "--noprofile"], "cols": cols, "rows": rows});
+        self.tool("terminal_start", argv)["session_id"].clone()
+    }
+
+    /// Sends `arguments` to session `id` with `terminal_send`; returns the result's text.
+    fn send_to(&mut self, id: &Value, mut arguments: Value) -> String {
+        arguments["session_id"] = id.clone();
+        text(&self.call("terminal_send", arguments))
+    }
+
     /// Ends the input and waits for the server to return.
     fn finish(mut self) {
         drop(self.input.take());
@@ -2064,11 +2077,7 @@ fn the_cursor_is_marked_where_text_follows_it_on_the_line() {
     assert!(prompt.starts_with("# ▌ ") || prompt.starts_with("% ▌ "), "{said}");
     assert!(prompt.ends_with(" [0]") && !said.contains(" at \""), "{said}");
     let id = started["structuredContent"]["session_id"].clone();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     let said = send(json!({"text": "echo world", "keys": "<Left><Left><Left><Left><Left>"}));
     assert!(said.contains(" echo ▌world") && !said.contains(" at \""), "{said}");
     send(json!({"keys": "<C-u>"}));
@@ -4183,11 +4192,7 @@ fn tops_frame_after_a_key_is_sent_as_the_rows_that_changed() {
     let pids: Vec<String> = sleepers.iter().map(|child| child.id().to_string()).collect();
     let mut client = Client::initialized("2025-11-25");
     let id = client.bash_session();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     let cleared = send(json!({"text": "clear; echo cleared", "submit": true}));
     assert!(cleared.contains("cleared") && !cleared.contains("--- screen"), "{cleared}");
     let line = format!("top -d 5 -p {}", pids.join(","));
@@ -4225,11 +4230,7 @@ fn a_clear_with_the_cursor_hidden_leaves_no_frames_behind() {
     }
     let mut client = Client::initialized("2025-11-25");
     let id = client.bash_session();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     let line = "echo one; tput civis; clear; tput cnorm; echo two";
     let cleared = send(json!({"text": line, "submit": true}));
     assert!(cleared.contains("two"), "{cleared}");
@@ -4257,16 +4258,8 @@ fn frames_end_when_the_program_that_drew_them_leaves_the_foreground() {
         }
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let id = client.bash_sized(80, 24);
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     // (`\\e`: the text's own escapes would type an Escape.)
     send(json!({"text": "printf '\\\\e[?25l'", "submit": true}));
     // The clear read while its program still has the foreground (head waits for a line).
@@ -4290,16 +4283,8 @@ fn a_clear_typed_at_the_prompt_with_the_cursor_hidden_draws_no_lasting_frames() 
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 60, "rows": 12}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let id = client.bash_sized(60, 12);
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     // (`\\e`: the text's own escapes would type an Escape.)
     send(json!({"text": "printf '\\\\e[?25l\\\\e[H\\\\e[2J'", "submit": true}));
     let echoed = send(json!({"text": "echo one; echo two", "submit": true}));
@@ -4365,16 +4350,8 @@ fn a_redraw_loop_typed_at_an_interactive_shell_is_a_screen() {
         }
     }
     let mut client = Client::initialized("2025-11-25");
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 60, "rows": 12}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
-    let mut send = |arguments: Value| {
-        let mut arguments = arguments;
-        arguments["session_id"] = id.clone();
-        text(&client.call("terminal_send", arguments))
-    };
+    let id = client.bash_sized(60, 12);
+    let mut send = |arguments: Value| client.send_to(&id, arguments);
     let line = "clear; tput civis; while :; do tput cup 0 0; date +%N; ps -o pgid=,comm=; \
                 sleep 0.3; done";
     let drawn = send(json!({"text": line, "submit": true}));
@@ -4434,11 +4411,7 @@ curses.wrapper(main)
 /// A bash without start files on an 80x24 terminal, `line` (a dialog) submitted in it, once
 /// dialog waits for keys: the session's id and the result's text.
 fn dialog_in_bash(client: &mut Client, line: &str) -> (Value, String) {
-    let started = client.call(
-        "terminal_start",
-        json!({"argv": ["bash", "--norc", "--noprofile"], "cols": 80, "rows": 24}),
-    );
-    let id = started["structuredContent"]["session_id"].clone();
+    let id = client.bash_sized(80, 24);
     let menu =
         client.call("terminal_send", json!({"session_id": id, "text": line, "submit": true}));
     let shown = text(&menu);
