@@ -313,7 +313,7 @@ fn clearing_a_blank_screen_adds_no_line() {
 
 /// Lines that scrolled off the primary screen in the same write that switched to the
 /// alternate screen are read while the alternate screen is up (and kept when the program
-/// ends there), like the lines that scrolled off before.
+/// ends there), like the lines that scrolled off before, and so are the rows it hides.
 #[test]
 fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
     if !require(&shell_program()) {
@@ -323,7 +323,7 @@ fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
     let line = r"printf 'l1\nl2\nl3\nl4\nl5\033[?1049h\033[Hfull'; sleep 30";
     let sh = engine.spawn(SpawnSpec::shell(line).size(20, 3)).unwrap();
     expect(&sh, Until::screen_contains("full"));
-    assert_eq!(sh.read().unwrap().text, "l1\nl2\n");
+    assert_eq!(sh.read().unwrap().text, "l1\nl2\nl3\nl4\nl5");
     sh.close().unwrap();
 }
 
@@ -409,11 +409,11 @@ printf '\033[?1049lprinted-%s\n\033[?1049h\033[Hscreen A' 42; read -rsn1"#;
     program.close().unwrap();
 }
 
-/// What a full-screen program printed between two of its screens stays unread while it is
-/// back when input was typed at the primary screen meanwhile (as a command typed at a shell's
-/// prompt before a full-screen program starts): the caller saw that screen to type there.
+/// What a full-screen program printed between two of its screens is read while it is back
+/// when input was typed at the primary screen meanwhile too (the line answered there), as it
+/// would be on the primary screen: the reader had not read it.
 #[test]
-fn input_typed_between_two_screens_keeps_the_primary_screen_unread() {
+fn input_typed_between_two_screens_is_read_while_the_program_is_back() {
     if !require("bash") {
         return;
     }
@@ -430,9 +430,54 @@ printf '\033[?1049h\033[Hscreen B'; read -rsn1"#;
     program.submit("bob").unwrap();
     expect(&program, Until::screen_contains("screen B"));
     expect(&program, Until::input_wait());
-    let read = program.read().unwrap();
-    assert!(!read.text.contains("bob"), "{read:?}");
-    program.close().unwrap();
+    assert_eq!(program.read().unwrap().text, "name? bob\n");
+    program.send_keys("x").unwrap();
+    expect(&program, Until::exit());
+    let rest = program.read().unwrap();
+    assert!(rest.text.is_empty() && !rest.rewritten, "{rest:?}");
+}
+
+/// The lines a command printed just before a full-screen program took the alternate screen
+/// (`echo one; echo two; vim`, git's hook output before its editor, gdb's banner before its
+/// TUI) are read while the program is up, as a person saw them before it drew: they were
+/// still rows of the primary screen, and came only with the first read after vim ended. They
+/// are not read again when it ends, nor when a program takes the alternate screen again and
+/// again (each line printed between its screens read once).
+#[test]
+fn lines_printed_just_before_a_full_screen_program_are_read_while_it_runs() {
+    if !require("bash") || !require("vim") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    expect(&sh, Until::input_wait());
+    assert_eq!(sh.read().unwrap().text, "$ ");
+    let line = "echo one; echo two; vim -u NONE -N -n -i NONE";
+    sh.submit(line).unwrap();
+    expect(&sh, Until::screen_contains("VIM - Vi IMproved"));
+    expect(&sh, Until::input_wait());
+    assert!(sh.screen().unwrap().alternate);
+    assert_eq!(sh.read().unwrap().text, format!("{line}\none\ntwo\n"));
+    sh.send_keys(":q<Enter>").unwrap();
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    expect(&sh, Until::input_wait());
+    let back = sh.read().unwrap();
+    assert_eq!((back.text.as_str(), back.rewritten), ("$ ", false), "{back:?}");
+    let line = r#"for i in 1 2 3; do echo line-$i; printf '\033[?1049h\033[Hscreen %s' $i; read -rsn1; printf '\033[?1049l'; done"#;
+    sh.submit(line).unwrap();
+    for i in 1..=3 {
+        expect(&sh, Until::screen_contains(format!("screen {i}")));
+        expect(&sh, Until::input_wait());
+        let read = sh.read().unwrap();
+        let echo = if i == 1 { format!("{line}\n") } else { String::new() };
+        assert_eq!((read.text, read.rewritten), (format!("{echo}line-{i}\n"), false));
+        sh.send_keys("x").unwrap();
+    }
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    expect(&sh, Until::input_wait());
+    let back = sh.read().unwrap();
+    assert_eq!((back.text.as_str(), back.rewritten), ("$ ", false), "{back:?}");
+    sh.close().unwrap();
 }
 
 #[test]

@@ -4511,6 +4511,27 @@ fn the_echo_of_a_line_that_started_a_full_screen_program_is_not_read_when_it_ret
     client.finish();
 }
 
+/// What a line typed at a prompt printed just before the program it started took the
+/// alternate screen (`echo one; echo two; vim`) comes with that program's screen: the call
+/// showed vim's screen alone, and `one` and `two` came with the result of the key that ended
+/// vim. They are not shown again then.
+#[test]
+fn lines_printed_just_before_a_full_screen_program_come_with_its_screen() {
+    if !common::require("bash") || !common::require("vim") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let id = client.bash_session();
+    let line = "echo one; echo two; vim -u NONE -N -n -i NONE";
+    let shown = client.send_to(&id, json!({"text": line, "submit": true}));
+    assert!(shown.contains("vim waiting for keys"), "{shown}");
+    assert!(shown.contains(&format!("]\n{line}\none\ntwo\n--- screen")), "{shown}");
+    let back = client.send_to(&id, json!({"keys": ":q<Enter>"}));
+    assert!(back.ends_with("]\n$ ") && !back.contains("one"), "{back}");
+    client.tool("terminal_close", json!({"session_id": id}));
+    client.finish();
+}
+
 /// dialog's box wider than half the screen (`dpkg-reconfigure tzdata`'s, 76 columns in 80):
 /// its white is then the colour most cells have, the screen's blue only about its edges. Its
 /// selected entry and focused button were not marked, and `<Down>` and `<Tab>` read

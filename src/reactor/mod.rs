@@ -515,7 +515,6 @@ impl Slot {
         self.input_ends_unfinished =
             crate::input::keys::bytes_end_in_unfinished_key_after_keys(bytes);
         self.homes_at_input = self.terminal.homes();
-        self.terminal.note_input();
         // (A signal echoes nothing and asks the terminal nothing.)
         self.input_unechoed = typed.is_some()
             && self.master.is_some()

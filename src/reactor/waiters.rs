@@ -182,8 +182,8 @@ impl Reactor {
             return;
         }
         let now = Instant::now();
-        // The lines a read takes (the tail, or what a full-screen program's command printed
-        // between two of its screens): a wait finds what a read gives.
+        // The lines a read takes (the tail, or the primary screen's lines a full-screen
+        // program hides): a wait finds what a read gives.
         let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript()) {
             slot.terminal.readable_tail()
         } else {

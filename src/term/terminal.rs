@@ -131,16 +131,14 @@ impl Terminal {
     }
 
     /// The lines a read takes beyond the settled transcript: the tail, or, while the
-    /// alternate screen hides it, the primary screen's lines when they are news (printed
-    /// between two of a full-screen program's screens, see
-    /// [`Emulator::readable_hidden_tail`]). Reads and transcript waits search the same lines.
+    /// alternate screen hides it, the primary screen's lines as it hid them when they hold
+    /// text (see [`Emulator::hidden_tail`]; a program that took the alternate screen at its
+    /// start hid nothing to read). Reads and transcript waits search the same lines.
     pub(crate) fn readable_tail(&self) -> Option<Vec<String>> {
-        self.tail().or_else(|| self.emulator.readable_hidden_tail().map(<[String]>::to_vec))
-    }
-
-    /// Input was typed (see [`Emulator::note_input`]).
-    pub(crate) fn note_input(&mut self) {
-        self.emulator.note_input();
+        self.tail().or_else(|| {
+            let hidden = self.emulator.hidden_tail()?;
+            hidden.iter().any(|line| !line.trim().is_empty()).then(|| hidden.to_vec())
+        })
     }
 
     /// The retained transcript, up to `max_bytes` of its end, and whether older lines were

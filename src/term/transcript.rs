@@ -496,7 +496,7 @@ impl Transcript {
     /// Returns what is new since the previous read: settled lines not yet returned, then the
     /// unsettled `tail` (the screen's logical lines from the top to the cursor, the first one
     /// already prefixed with [`Transcript::pending`]), or the primary screen's lines the
-    /// alternate screen hides when they are news; `None` while it hides them otherwise (see
+    /// alternate screen hides, as it hid them; `None` when there are none to take (see
     /// `Terminal::readable_tail`).
     pub(crate) fn read(&mut self, tail: Option<&[String]>, max_bytes: usize) -> Output {
         let mut out = Output::default();

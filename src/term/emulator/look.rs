@@ -182,15 +182,6 @@ impl Emulator {
         self.ended = true;
     }
 
-    /// Input was typed: on the primary screen, it may start the next program (a command typed
-    /// at the shell's prompt), so the lines there are no full-screen program's news when one
-    /// takes the alternate screen (see [`Emulator::readable_hidden_tail`]).
-    pub(crate) fn note_input(&mut self) {
-        if !self.alternate() {
-            self.returned_untyped = false;
-        }
-    }
-
     /// The screen's logical lines from the top (see [`Emulator::tail_top`]) down to the
     /// cursor's line (once the session ended, down to the last row with text, if lower), the
     /// first prefixed with the transcript's pending text, and split where they will be split
@@ -385,18 +376,13 @@ impl Emulator {
 
     /// The primary screen's lines down to its cursor while the alternate screen hides it (as
     /// [`Emulator::tail`] gave them when it was hidden; once the session ended, from its top
-    /// down to its last row with text); `None` on the primary screen.
+    /// down to its last row with text); `None` on the primary screen. Reads take them as the
+    /// tail: they are what a person saw before the program drew (`echo one; echo two; vim`
+    /// read nothing new while vim was up, and `one` and `two` only once it ended), and when
+    /// the program leaves, the primary screen shows them again, unchanged: no news then.
     pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
         let (lines, to_cursor) = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
         Some(if self.ended { lines } else { to_cursor })
-    }
-
-    /// The hidden tail (see [`Emulator::hidden_tail`]) while it is news to read: the
-    /// program went back to the alternate screen after printing on the primary one, with no
-    /// input typed there meanwhile (vifm's `:!ls`, whose output was read only once vifm
-    /// ended); `None` otherwise.
-    pub(crate) fn readable_hidden_tail(&self) -> Option<&[String]> {
-        self.hidden_tail().filter(|_| self.hidden_readable)
     }
 
     /// The transcript line number and byte offset of the cursor: the line holding it (its

@@ -251,14 +251,6 @@ pub(crate) struct Emulator {
     /// (down to the cursor's line, without the rows above a scrolling region's top: see
     /// [`Emulator::tail_top`]), all that is shown until the session ends.
     hidden_tail: Option<(Vec<String>, Vec<String>)>,
-    /// The hidden tail is news to read while the alternate screen hides it: the program
-    /// took the alternate screen back after printing on the primary one, with no input typed
-    /// there meanwhile (what a file manager's `:!ls` printed between its screens; see
-    /// [`Emulator::readable_hidden_tail`]).
-    hidden_readable: bool,
-    /// The primary screen came back from the alternate one and no input was typed since
-    /// (see [`Emulator::note_input`]): taken by the next hiding as `hidden_readable`.
-    returned_untyped: bool,
     /// Where the cursor was on the primary screen right after it came back from the alternate
     /// one, until the alternate screen is left again or taken back (see
     /// [`Emulator::back_to_where_the_alternate_screen_left`]).
@@ -342,8 +334,6 @@ impl Emulator {
             frames: Frames::default(),
             dropped_osc: 0,
             hidden_tail: None,
-            hidden_readable: false,
-            returned_untyped: false,
             left_alternate_at: None,
             ended: false,
             pending_row: None,
@@ -512,10 +502,8 @@ impl Emulator {
                     }
                     if !self.alternate() {
                         self.hidden_tail = None;
-                        self.returned_untyped |= was_alternate;
                     } else if tail.is_some() {
                         self.hidden_tail = tail;
-                        self.hidden_readable = self.returned_untyped;
                     }
                 }
             }
