@@ -4,8 +4,8 @@
 //! of them must be reviewed (`cargo insta review`).
 //!
 //! Needs the `testing` feature and the programs `.ci/run` installs: vim, less, htop, python3,
-//! bash, gdb, gcc and whiptail. A test whose program is missing is skipped, except in CI (see
-//! `common::require`).
+//! bash, gdb, gcc, whiptail and ptpython. A test whose program is missing is skipped, except
+//! in CI (see `common::require`).
 #![cfg(feature = "testing")]
 
 mod common;
@@ -249,6 +249,37 @@ fn python_repl_definitions_history_and_tracebacks() {
     assert_eq!(py.wait_for_exit(), termloom::ExitStatus::Code(3));
     let history = std::fs::read_to_string(py.home().join(".python_history")).unwrap();
     assert!(history.contains("double(50)"), "the history went to the temporary HOME: {history}");
+}
+
+/// ptpython (prompt_toolkit) draws its prompt with blank rows and a toolbar below it down to
+/// the last row, and on Enter redraws the prompt from where it starts, the cursor hidden, after
+/// an erase down: at the first row that erase once settled the whole screen, so the line's
+/// transcript began with every row below the prompt (30 blank lines and the toolbar at
+/// 120x32) and the prompt twice. The transcript is the lines a person read, once.
+#[test]
+fn ptpython_prompt_redraws_leave_its_toolbar_out_of_the_transcript() {
+    if !require("/usr/bin/ptpython") {
+        return;
+    }
+    let pt =
+        TestSession::builder("/usr/bin/ptpython").ready_when(termloom::Until::input_wait()).start();
+    pt.wait_for_screen_text("[F2] Menu");
+    let session = pt.session();
+    let mut text = session.read().unwrap().text;
+    let wait = std::time::Duration::from_secs(30);
+    for (line, answer) in [("6*7", "42"), ("7*8", "56")] {
+        let until = termloom::Until::text(answer);
+        session.submit_and_wait(line, until, wait).unwrap().held().unwrap();
+        session.wait(termloom::Until::input_wait(), wait).unwrap().held().unwrap();
+        text.push_str(&session.read().unwrap().text);
+    }
+    assert_eq!(text, ">>> 6*7\n42\n\n>>> 7*8\n56\n\n>>> ");
+    pt.send_keys("<C-d>").wait_for_screen_text("Do you really want to exit?");
+    pt.send_keys("y");
+    pt.wait_for_exit();
+    let all = session.scrollback(1 << 20).unwrap().text;
+    assert!(all.starts_with(">>> 6*7\n42\n"), "{all:?}");
+    assert!(!all.contains("[F4]"), "the toolbar settled: {all:?}");
 }
 
 #[test]

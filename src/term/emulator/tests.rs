@@ -135,6 +135,41 @@ fn an_erase_down_from_the_top_left_corner_settles_the_screen() {
     }
 }
 
+/// A line editor that redraws its prompt from the first row (prompt_toolkit: the cursor
+/// hidden, moved back to where its prompt starts, an erase down, the prompt drawn again)
+/// erases only its own drawing: its prompt and the rows below it, a completion menu and a
+/// toolbar on the last row. Nothing settles: the transcript is the prompt with the line
+/// typed, then the answer, once, whether a read took the prompt from the screen before or
+/// not; no toolbar, no menu, no blank rows between.
+#[test]
+fn a_line_editor_redrawing_its_prompt_from_the_top_left_corner_settles_nothing() {
+    // The prompt, a menu row under it and a toolbar on the last row; the cursor back after
+    // the prompt, shown.
+    let drawn = |prompt: &str| {
+        format!(
+            "\x1b[?25l\x1b[J{prompt}\r\r\n  apple\r\r\n\r\r\n\r\r\ntoolbar\r\x1b[4A\x1b[{}C\x1b[?25h",
+            prompt.len()
+        )
+    };
+    for read_before in [false, true] {
+        let mut emu = emulator(20, 10);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        let mut text = String::new();
+        feed(&mut emu, &mut t, drawn(">>> ").as_bytes());
+        feed(&mut emu, &mut t, b"6*7");
+        if read_before {
+            text.push_str(&t.read(emu.tail(&t).as_deref(), 1000).text);
+        }
+        // Accepted: the prompt redrawn without the menu and the toolbar, the answer below.
+        feed(&mut emu, &mut t, b"\x1b[?25l\x1b[7D\x1b[J>>> 6*7\r\r\n\x1b[J\x1b[?25h42\r\n");
+        feed(&mut emu, &mut t, drawn(">>> ").as_bytes());
+        text.push_str(&t.read(emu.tail(&t).as_deref(), 1000).text);
+        assert_eq!(text, ">>> 6*7\n42\n>>> ", "read before: {read_before}");
+        assert!(settled(&t).is_empty(), "{:?}", settled(&t));
+        assert_eq!(rows(&emu)[..3], [">>> 6*7", "42", ">>>"]);
+    }
+}
+
 /// Clearing a blank primary screen settles no empty line (alacritty scrolls one blank
 /// row into the history); a screen with text settles its rows down to the last one
 /// with text, blank rows between included.
