@@ -2275,6 +2275,47 @@ fn a_prompt_drawn_with_a_short_timer_pending_waits_for_input_at_once() {
     node.close().unwrap();
 }
 
+/// A line editor's suggestion drawn after the cursor (prompt_toolkit's and fish's, from the
+/// history) leaves the cursor within its row's text, not after it, and prompt_toolkit polls the
+/// terminal with its 0.5 s key-flush timer after every key: that prompt, drawn since the keys,
+/// waits for input at once. Each send to IPython, ptpython or litecli with a suggestion shown
+/// (`import o` at IPython's prompt, `o` the start of a line in its history) read as busy until
+/// the timer went off, 0.46 s late. (A script stands in for prompt_toolkit, its timer a second
+/// long, the longest short one.)
+#[test]
+fn a_prompt_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, select, sys, tty\n\
+                  tty.setraw(0)\n\
+                  line, timer = '', None\n\
+                  sys.stdout.write('> '); sys.stdout.flush()\n\
+                  while True:\n\
+                  \x20   if not select.select([0], [], [], timer)[0]:\n\
+                  \x20       timer = None\n\
+                  \x20       continue\n\
+                  \x20   line, timer = line + os.read(0, 1).decode(), 1.0\n\
+                  \x20   rest = 'abcdef'[len(line):] if 'abcdef'.startswith(line) else ''\n\
+                  \x20   back = '\\x1b[%dD' % len(rest) if rest else ''\n\
+                  \x20   sys.stdout.write('\\r\\x1b[K> ' + line + '\\x1b[2m' + rest + '\\x1b[0m' + back)\n\
+                  \x20   sys.stdout.flush()\n";
+    let editor = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    input_wait_fires(&editor);
+    let started = Instant::now();
+    let until = Until::input_wait();
+    let outcome = editor.send_keys_and_wait("ab", until, Duration::from_secs(30)).unwrap();
+    let took = started.elapsed();
+    assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{outcome}");
+    let screen = editor.screen().unwrap();
+    assert_eq!(screen.lines[0], "> abcdef", "{screen}");
+    assert_eq!((screen.cursor.row, screen.cursor.col), (0, 4), "{screen}");
+    // Read as waiting only once the timer went off (1 s) it took 1.0 to 1.1 s.
+    assert!(took < Duration::from_millis(800), "took {took:?}: {screen}");
+    editor.close().unwrap();
+}
+
 /// A program ticking on a one-second timer that waits on a socket, not the terminal, is busy,
 /// not waiting for keys: only a timer on a wait that includes the terminal is a monitor's tick.
 #[test]

@@ -111,6 +111,12 @@ pub(crate) fn text_ends_before(row: &Row<Cell>, col: usize) -> bool {
     last_text(&row[..]).is_some_and(|last| last < col)
 }
 
+/// Whether a grid row holds text before column `col`, whatever it holds from there on.
+pub(crate) fn text_before(row: &Row<Cell>, col: usize) -> bool {
+    let cells = &row[..];
+    last_text(&cells[..col.min(cells.len())]).is_some()
+}
+
 /// Appends the text of a grid row as part of a logical line: like [`row_text`], except that
 /// a row continued on the next one (soft-wrapped) keeps its trailing blanks, since a space
 /// in its last column separates two words of the line; a spacer left where a wide character

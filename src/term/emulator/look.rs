@@ -63,6 +63,20 @@ impl Emulator {
             && text_ends_before(&grid[point.line], point.column.0)
     }
 
+    /// Whether the visible cursor stands in a line being edited on the primary screen: text
+    /// before it on its row (a prompt's, at least), whatever follows it: nothing
+    /// ([`cursor_after_text`](Self::cursor_after_text)), a suggestion drawn after it
+    /// (prompt_toolkit's and fish's, from the history), or the rest of a line edited in its
+    /// middle.
+    pub(crate) fn cursor_in_line(&self) -> bool {
+        let grid = self.term.grid();
+        let point = grid.cursor.point;
+        !self.alternate()
+            && self.cursor_visible()
+            && point.line.0 >= 0
+            && text_before(&grid[point.line], point.column.0)
+    }
+
     /// Whether the cursor is shown (`DECTCEM`).
     pub(crate) fn cursor_visible(&self) -> bool {
         self.mode().contains(TermMode::SHOW_CURSOR)

@@ -17,7 +17,7 @@ use crate::term::grid_repair;
 use crate::term::region::RegionWatch;
 use crate::term::rewrite::{CAN, Decision, Rules, StackBounds, View, repeat_piece};
 use crate::term::row_text::{
-    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text,
+    ascii_line_text, has_text, holds_wide_or_marked, is_wrapped, line_text, row_text, text_before,
     text_ends_before, text_from_cell, text_of_first_cells,
 };
 use crate::term::scan::{MarkKey, PromptMark, Scanner, Sequence, Stop};
