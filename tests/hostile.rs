@@ -709,3 +709,98 @@ fn answers_left_on_the_command_line_do_not_spoil_the_next_command() {
     }
     session.close().unwrap();
 }
+
+/// Builds the C program `source` as `name` in `dir` (`gcc -O0`): `false`, saying the test
+/// skips, where gcc is missing (except under `CI`, see [`require`]).
+fn build_c(dir: &std::path::Path, name: &str, source: &str) -> bool {
+    if !require("gcc") {
+        return false;
+    }
+    let file = format!("{name}.c");
+    std::fs::write(dir.join(&file), source).unwrap();
+    let built =
+        Command::new("gcc").args(["-O0", "-o", name, &file]).current_dir(dir).output().unwrap();
+    assert!(built.status.success(), "gcc: {}", String::from_utf8_lossy(&built.stderr));
+    true
+}
+
+/// A program that registers a page with userfaultfd and never resolves its faults, then
+/// waits in `epoll_wait` on the terminal and a ready eventfd with its events array in that
+/// page: the kernel copies the ready event out while holding the epoll set's lock, faults,
+/// and waits for ever, the lock held; a read of the set's `fdinfo` waits for that lock,
+/// uninterruptibly.
+const EPOLL_TRAP: &str = r#"#define _GNU_SOURCE
+#include <fcntl.h>
+#include <linux/userfaultfd.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    long page = sysconf(_SC_PAGESIZE);
+    int uffd = syscall(SYS_userfaultfd, O_CLOEXEC);
+    struct uffdio_api api = { .api = UFFD_API };
+    if (uffd < 0 || ioctl(uffd, UFFDIO_API, &api)) { perror("userfaultfd"); return 1; }
+    char *trap = mmap(0, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct uffdio_register reg = {
+        .range = { (unsigned long)trap, page }, .mode = UFFDIO_REGISTER_MODE_MISSING };
+    if (ioctl(uffd, UFFDIO_REGISTER, &reg)) { perror("register"); return 1; }
+    int ep = epoll_create1(0), ready = eventfd(1, 0);
+    struct epoll_event event = { .events = EPOLLIN, .data.fd = 0 };
+    epoll_ctl(ep, EPOLL_CTL_ADD, 0, &event);
+    event.data.fd = ready;
+    epoll_ctl(ep, EPOLL_CTL_ADD, ready, &event);
+    puts("trapped"); fflush(stdout);
+    epoll_wait(ep, (struct epoll_event *)trap, 8, -1);
+    return 0;
+}
+"#;
+
+/// A program whose epoll set's lock it holds for ever (userfaultfd, [`EPOLL_TRAP`]) does not
+/// freeze the engine: its probe's read of the set (`/proc/PID/fdinfo/N`, which waits for the
+/// lock, uninterruptibly) is not the reactor's, and a bystander's echo is answered. (The read
+/// was the reactor's: every session froze until the program was killed.)
+#[test]
+fn a_probe_of_a_program_holding_its_epoll_lock_for_ever_does_not_freeze_the_engine() {
+    if !require("bash") || !require_root("userfaultfd's kernel faults need root") {
+        return;
+    }
+    let dir = TestDir::new("epoll-trap");
+    if !build_c(&dir, "trap", EPOLL_TRAP) {
+        return;
+    }
+    let engine = engine();
+    let (sender, heard) = std::sync::mpsc::channel();
+    // Every call into the engine on a thread of its own: none ends while the reactor is
+    // frozen (the reactor may probe the program of its own accord once it is quiet).
+    let calls = {
+        let (engine, cwd) = (engine.clone(), dir.to_path_buf());
+        std::thread::spawn(move || {
+            let bystander = bash(&engine);
+            let trap = engine.spawn(SpawnSpec::new("./trap").cwd(cwd)).unwrap();
+            sender.send(Some(trap.pid())).unwrap();
+            expect(&trap, Until::text("trapped"));
+            trap.wait(Until::input_wait(), Duration::from_secs(2)).unwrap();
+            for i in 0..3 {
+                bystander.submit(&format!("echo still here {i}")).unwrap();
+                expect(&bystander, Until::regex(&format!("^still here {i}$")).unwrap());
+            }
+            sender.send(None).unwrap();
+            (trap, bystander)
+        })
+    };
+    let pid = heard.recv_timeout(LONG).expect("the program starts").unwrap();
+    let answered = heard.recv_timeout(Duration::from_secs(15));
+    if answered.is_err() {
+        // Frees the reactor (the program's lock is let go once it dies), then fails.
+        let pid = rustix::process::Pid::from_raw(pid).unwrap();
+        rustix::process::kill_process(pid, rustix::process::Signal::KILL).unwrap();
+    }
+    let (trap, bystander) = calls.join().unwrap();
+    assert!(answered.is_ok(), "the probe and a bystander's echoes were not answered in 15 s");
+    trap.close().unwrap();
+    bystander.close().unwrap();
+}

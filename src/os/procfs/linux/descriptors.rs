@@ -406,7 +406,7 @@ pub(super) fn watched_descriptors_of(
             (fds, whole)
         }
         "epoll_wait" | "epoll_pwait" | "epoll_pwait2" | "epoll_wait_old" => {
-            let info = fs::read_to_string(format!("{base}/fdinfo/{}", arg(0)?)).ok()?;
+            let info = read_fdinfo(&format!("{base}/fdinfo/{}", arg(0)?))?;
             let fds: Vec<u64> = info
                 .lines()
                 .filter_map(|line| line.strip_prefix("tfd:"))

@@ -11,6 +11,7 @@ use super::{
 };
 use std::fs;
 
+mod bounded;
 mod compat;
 mod descriptors;
 mod jobs;
@@ -21,6 +22,7 @@ mod restart;
 mod signals;
 mod silent;
 mod thread;
+use bounded::read_fdinfo;
 use descriptors::*;
 use jobs::*;
 use memory::read_memory;

@@ -21,9 +21,7 @@ pub(super) enum Private {
 /// tell apart (no `eventfd-id` before Linux 6.0).
 pub(super) fn private_of(base: &str, fd: u64) -> Option<Private> {
     let target = fs::read_link(format!("{base}/fd/{fd}")).ok()?;
-    private_target(&target.to_string_lossy(), || {
-        fs::read_to_string(format!("{base}/fdinfo/{fd}")).ok()
-    })
+    private_target(&target.to_string_lossy(), || read_fdinfo(&format!("{base}/fdinfo/{fd}")))
 }
 
 /// See [`private_of`]: the descriptor links to `target`, and `fdinfo` reads its `fdinfo`.
@@ -58,7 +56,7 @@ pub(super) fn held_by_none_but(pid: i32, held: &[Private], holders: &[i32], look
         let found = search_descriptors(other, looks, |path, target| {
             let fdinfo = || {
                 let (process, fd) = path.rsplit_once("/fd/")?;
-                fs::read_to_string(format!("{process}/fdinfo/{fd}")).ok()
+                read_fdinfo(&format!("{process}/fdinfo/{fd}"))
             };
             private_target(target, fdinfo).filter(|private| held.contains(private))
         });
