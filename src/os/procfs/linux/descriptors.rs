@@ -90,13 +90,20 @@ fn waits_on_every(
 }
 
 /// Whether the descriptor at `link` (`/proc/PID/task/TID/fd/N`) is the controlling terminal,
-/// the device `tty`, or `/dev/tty`, which opens it.
+/// the device `tty`, or `/dev/tty`, which opens it. Only a link named as a terminal
+/// ([`is_terminal`]) is followed to its file's metadata: any other file's is its file
+/// system's to give, and a FUSE server may never answer (a read of a file on `sshfs` whose
+/// link died, probed, froze the reactor).
 pub(super) fn is_controlling_terminal(link: &str, tty: u64) -> bool {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let Ok(target) = fs::read_link(link) else { return false };
+    let target = target.to_string_lossy();
     // (The link's metadata is the open file's: a terminal opened as `/dev/tty` reads as that
     // node's device, not the terminal behind it.)
-    fs::metadata(link).is_ok_and(|file| file.file_type().is_char_device() && file.rdev() == tty)
-        || fs::read_link(link).is_ok_and(|target| target.as_os_str() == "/dev/tty")
+    target == "/dev/tty"
+        || is_terminal(&target)
+            && fs::metadata(link)
+                .is_ok_and(|file| file.file_type().is_char_device() && file.rdev() == tty)
 }
 
 /// Whether the poll-family call `name` waits, to read or to write, on terminals and
@@ -417,4 +424,74 @@ pub(super) fn watched_descriptors_of(
         }
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    /// A descriptor of a file on a FUSE file system whose server never answers
+    /// (`tests/stalled_fuse.py`: `sshfs` whose link died), held by `cat` blocked reading it,
+    /// is no terminal, told without asking the file system (its metadata, a FUSE `GETATTR`
+    /// never answered, froze the reactor at the first probe that looked at the read).
+    #[test]
+    fn a_file_on_a_stalled_file_system_is_told_from_the_terminal_without_asking_it() {
+        if !rustix::process::geteuid().is_root() {
+            eprintln!("skipped: mounting a FUSE file system needs root");
+            return;
+        }
+        let mnt = std::env::temp_dir().join(format!("termloom-fuse-{}", std::process::id()));
+        fs::create_dir_all(&mnt).unwrap();
+        let server = Command::new("python3")
+            .args(["-c", include_str!("../../../../tests/stalled_fuse.py")])
+            .arg(&mnt)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        let mut server = match server {
+            Ok(server) => server,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                assert!(std::env::var_os("CI").is_none(), "CI must install python3");
+                eprintln!("skipped: python3 not found");
+                return;
+            }
+            Err(err) => panic!("spawn python3: {err}"),
+        };
+        let mut said = String::new();
+        std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut said).unwrap();
+        if said.trim() != "mounted" {
+            // (No /dev/fuse: a right of the machine's, as PID namespaces are.)
+            eprintln!("skipped: no FUSE mount here");
+            let _ = server.wait();
+            return;
+        }
+        let mut cat =
+            Command::new("cat").arg(mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
+        let base = format!("/proc/{}", cat.id());
+        let began = Instant::now();
+        let blocked = loop {
+            let wchan = fs::read_to_string(format!("{base}/wchan")).unwrap_or_default();
+            if wchan == "request_wait_answer" || began.elapsed() > Duration::from_secs(10) {
+                break wchan;
+            }
+            std::thread::yield_now();
+        };
+        let (sender, told) = crossbeam_channel::bounded(1);
+        let link = format!("{base}/fd/3");
+        std::thread::spawn(move || sender.send(is_controlling_terminal(&link, 0)));
+        let answer = told.recv_timeout(Duration::from_secs(5));
+        // (Killing the server ends the connection: every request waiting on it fails.)
+        server.kill().unwrap();
+        server.wait().unwrap();
+        let _ = cat.kill();
+        cat.wait().unwrap();
+        let unmounted = Command::new("umount").arg("-l").arg(&mnt).status().unwrap();
+        let _ = fs::remove_dir(&mnt);
+        assert_eq!(blocked, "request_wait_answer", "cat blocked reading the file");
+        assert_eq!(answer, Ok(false), "told within 5 s, and not the terminal");
+        assert!(unmounted.success());
+    }
 }
