@@ -428,48 +428,20 @@ pub(super) fn watched_descriptors_of(
 
 #[cfg(test)]
 mod tests {
+    use super::super::stalled_fuse::StalledFuse;
     use super::*;
-    use std::io::BufRead;
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};
 
     /// A descriptor of a file on a FUSE file system whose server never answers
-    /// (`tests/stalled_fuse.py`: `sshfs` whose link died), held by `cat` blocked reading it,
-    /// is no terminal, told without asking the file system (its metadata, a FUSE `GETATTR`
-    /// never answered, froze the reactor at the first probe that looked at the read).
+    /// ([`StalledFuse`]), held by `cat` blocked reading it, is no terminal, told without
+    /// asking the file system (its metadata, a FUSE `GETATTR` never answered, waited until the
+    /// server died).
     #[test]
     fn a_file_on_a_stalled_file_system_is_told_from_the_terminal_without_asking_it() {
-        if !rustix::process::geteuid().is_root() {
-            eprintln!("skipped: mounting a FUSE file system needs root");
-            return;
-        }
-        let mnt = std::env::temp_dir().join(format!("termloom-fuse-{}", std::process::id()));
-        fs::create_dir_all(&mnt).unwrap();
-        let server = Command::new("python3")
-            .args(["-c", include_str!("../../../../tests/stalled_fuse.py")])
-            .arg(&mnt)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn();
-        let mut server = match server {
-            Ok(server) => server,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                assert!(std::env::var_os("CI").is_none(), "CI must install python3");
-                eprintln!("skipped: python3 not found");
-                return;
-            }
-            Err(err) => panic!("spawn python3: {err}"),
-        };
-        let mut said = String::new();
-        std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut said).unwrap();
-        if said.trim() != "mounted" {
-            // (No /dev/fuse: a right of the machine's, as PID namespaces are.)
-            eprintln!("skipped: no FUSE mount here");
-            let _ = server.wait();
-            return;
-        }
+        let Some(fuse) = StalledFuse::mount("fuse-fd") else { return };
         let mut cat =
-            Command::new("cat").arg(mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
+            Command::new("cat").arg(fuse.mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
         let base = format!("/proc/{}", cat.id());
         let began = Instant::now();
         let blocked = loop {
@@ -483,15 +455,11 @@ mod tests {
         let link = format!("{base}/fd/3");
         std::thread::spawn(move || sender.send(is_controlling_terminal(&link, 0)));
         let answer = told.recv_timeout(Duration::from_secs(5));
-        // (Killing the server ends the connection: every request waiting on it fails.)
-        server.kill().unwrap();
-        server.wait().unwrap();
+        let unmounted = fuse.end();
         let _ = cat.kill();
         cat.wait().unwrap();
-        let unmounted = Command::new("umount").arg("-l").arg(&mnt).status().unwrap();
-        let _ = fs::remove_dir(&mnt);
         assert_eq!(blocked, "request_wait_answer", "cat blocked reading the file");
         assert_eq!(answer, Ok(false), "told within 5 s, and not the terminal");
-        assert!(unmounted.success());
+        assert!(unmounted);
     }
 }

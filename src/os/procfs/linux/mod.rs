@@ -21,6 +21,8 @@ mod relay;
 mod restart;
 mod signals;
 mod silent;
+#[cfg(test)]
+mod stalled_fuse;
 mod thread;
 use bounded::read_fdinfo;
 use descriptors::*;
