@@ -537,8 +537,8 @@ pub(super) fn input_wait_of(
 /// drew anything (node's REPL reads no key while it awaits); or still on that line, nothing
 /// drawn since it was submitted, when it was typed right below a line submitted before it
 /// (typed while node's REPL awaits that one); or a prompt drawn since the last input, the
-/// cursor in its row's text, after it or within it (a suggestion drawn after the cursor, a
-/// line edited in its middle); only while the program takes keys (the modes are read only
+/// cursor right after its row's text or before a suggestion drawn after it (grey or faint:
+/// `Emulator::cursor_in_line`); only while the program takes keys (the modes are read only
 /// when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     let terminal = &slot.terminal;

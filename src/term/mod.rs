@@ -11,6 +11,7 @@ pub(crate) mod row_text;
 pub(crate) mod scan;
 pub(crate) mod screen;
 pub(crate) mod shell;
+pub(crate) mod suggestion;
 pub(crate) mod terminal;
 pub(crate) mod transcript;
 

@@ -347,8 +347,9 @@ impl Terminal {
         self.emulator.cursor_after_text()
     }
 
-    /// Whether the visible cursor stands in a line being edited on the primary screen, text
-    /// before it on its row (see `Emulator::cursor_in_line`).
+    /// Whether the visible cursor stands in a line being edited on the primary screen: right
+    /// after its row's text, or before a suggestion drawn after it (see
+    /// `Emulator::cursor_in_line`).
     pub(crate) fn cursor_in_line(&self) -> bool {
         self.emulator.cursor_in_line()
     }

@@ -1061,9 +1061,9 @@ pub(crate) enum Shown {
     /// until the timeout, or the default wait's cap.) A short timer there is still waited
     /// out: it is about to change the screen.
     Unanswered,
-    /// A prompt: the visible cursor stands in the text of its row, after it or within it (a
-    /// suggestion from the history drawn after it, as prompt_toolkit and fish draw one; a
-    /// line edited in its middle), and the program printed since the last input (it
+    /// A prompt: the visible cursor stands right after the text of its row, or before a
+    /// suggestion from the history drawn after it, grey or faint (as prompt_toolkit and fish
+    /// draw one; a busy program's spinner glyph after its cursor is none), and the program printed since the last input (it
     /// answered). A poll of the terminal with a short timer
     /// is then a clock of the program's own (V8's delayed tasks in node's REPL), not a wait
     /// for the rest of a key code (which follows input with nothing printed): it waits for

@@ -2,6 +2,10 @@
 //! that the transcript has not settled yet.
 
 use super::*;
+use alacritty_terminal::grid::Row;
+use alacritty_terminal::term::cell::Cell;
+
+use crate::term::suggestion;
 
 impl Emulator {
     /// The size in columns and rows.
@@ -55,26 +59,31 @@ impl Emulator {
     /// Whether the visible cursor stands right after the text of its row of the primary
     /// screen, nothing after it: a prompt (`> `, `(gdb) `), or a line being typed at one.
     pub(crate) fn cursor_after_text(&self) -> bool {
-        let grid = self.term.grid();
-        let point = grid.cursor.point;
-        !self.alternate()
-            && self.cursor_visible()
-            && point.line.0 >= 0
-            && text_ends_before(&grid[point.line], point.column.0)
+        self.cursor_row_is(text_ends_before)
     }
 
-    /// Whether the visible cursor stands in a line being edited on the primary screen: text
-    /// before it on its row (a prompt's, at least), whatever follows it: nothing
-    /// ([`cursor_after_text`](Self::cursor_after_text)), a suggestion drawn after it
-    /// (prompt_toolkit's and fish's, from the history), or the rest of a line edited in its
-    /// middle.
+    /// Whether the visible cursor stands in a line being edited on the primary screen: right
+    /// after its row's text ([`cursor_after_text`](Self::cursor_after_text)), or after text
+    /// with a suggestion from the history drawn after it (prompt_toolkit's and fish's, grey or
+    /// faint, unlike the text before it: `crate::term::suggestion`). Text after the cursor
+    /// drawn as the text before it (a spinner's glyph with a backspace after it, a line edited
+    /// in its middle) does not count.
     pub(crate) fn cursor_in_line(&self) -> bool {
+        self.cursor_row_is(|row, col| {
+            text_ends_before(row, col)
+                || (text_before(row, col) && suggestion::drawn_from(row, col))
+        })
+    }
+
+    /// Whether the cursor is visible on the primary screen and `test` holds for its row and
+    /// column.
+    fn cursor_row_is(&self, test: impl Fn(&Row<Cell>, usize) -> bool) -> bool {
         let grid = self.term.grid();
         let point = grid.cursor.point;
         !self.alternate()
             && self.cursor_visible()
             && point.line.0 >= 0
-            && text_before(&grid[point.line], point.column.0)
+            && test(&grid[point.line], point.column.0)
     }
 
     /// Whether the cursor is shown (`DECTCEM`).
