@@ -188,6 +188,27 @@ fn clear_by_erasing_down_from_home_keeps_earlier_lines_once() {
     }
 }
 
+/// `clear` with the cursor hidden (`tput civis`, or a program killed while it hid it) for a
+/// terminal whose description erases with `CSI H CSI J` (tmux, screen, linux) keeps what the
+/// screen showed in the transcript too: such an erase was taken for a line editor redrawing
+/// its prompt from the first row, and `one` was lost.
+#[test]
+fn clear_with_the_cursor_hidden_keeps_earlier_lines() {
+    if !require("clear") || !require("tput") || !require("bash") {
+        return;
+    }
+    let engine = engine();
+    for term in ["tmux-256color", "screen", "linux"] {
+        let line = "echo one; tput civis; clear; echo three; sleep 30";
+        let spec = SpawnSpec::new("bash").args(["-c", line]).env("TERM", term).size(40, 6);
+        let sh = engine.spawn(spec).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, "one\nthree\n", "{term}");
+        sh.close().unwrap();
+    }
+}
+
 /// A status line above a scrolling region (`CSI 3 ; 8 r`, as irssi, weechat and some progress
 /// displays keep one on the primary screen): the lines scrolled off the region's top are in
 /// the transcript, each once and in order, before what the screen still shows. They were lost

@@ -197,6 +197,10 @@ pub(crate) struct Scanner {
     mark_key: Option<MarkKey>,
     /// Cursor moves to the screen's top-left (`CSI H`, `CSI 1;1H`) scanned so far.
     homes: u64,
+    /// What was scanned last is a move to the top-left (see [`Scanner::follows_home`]).
+    last_home: bool,
+    /// The last CSI sequence scanned directly followed a move to the top-left.
+    follows_home: bool,
 }
 
 impl Scanner {
@@ -217,6 +221,8 @@ impl Scanner {
             region: false,
             mark_key: None,
             homes: 0,
+            last_home: false,
+            follows_home: false,
         }
     }
 
@@ -255,6 +261,29 @@ impl Scanner {
     /// does on the primary screen, where a spinner redraws a row.
     pub(crate) fn homes(&self) -> u64 {
         self.homes
+    }
+
+    /// Whether the last CSI sequence scanned directly followed a move to the top-left
+    /// (`CSI H`, `CSI 1;1H`), no text, control character or other sequence between but ones
+    /// that move nothing (SGR, mode sets and resets): `clear`'s
+    /// `CSI H CSI J` where the terminal's description has no `ED 2`, where a line editor that
+    /// reached the corner by relative moves (prompt_toolkit) erases down after those.
+    pub(crate) fn follows_home(&self) -> bool {
+        self.follows_home
+    }
+
+    /// Notes a CSI sequence scanned, its final byte `action`, `home` whether it moves to the
+    /// top-left.
+    fn csi_scanned(&mut self, action: u8, home: bool) {
+        if home {
+            self.homes += 1;
+        }
+        if matches!(action, b'm' | b'h' | b'l') {
+            // SGR and modes move nothing (resetting origin mode homes the cursor).
+            return;
+        }
+        self.follows_home = self.last_home;
+        self.last_home = home;
     }
 
     /// The work counted since the last call.
@@ -300,6 +329,9 @@ impl Scanner {
                         run = at;
                     }
                     let take = run.min(room);
+                    if take > 0 {
+                        self.last_home = false;
+                    }
                     self.lines += take;
                     self.work += take * cost;
                     i += take;
@@ -413,6 +445,7 @@ impl Scanner {
             // does, and counts so (5,000 of them inside one `CSI` scrolled past alacritty's
             // history between two drains, and the lines before them were lost).
             (State::Escape | State::EscapeIntermediate | State::Csi, 0x00..=0x1f) => {
+                self.last_home = false;
                 if matches!(byte, b'\n' | 0x0b | 0x0c) {
                     self.lines += 1;
                     if self.region {
@@ -426,6 +459,10 @@ impl Scanner {
         match self.state {
             State::Escape => {
                 self.state = State::Ground;
+                if byte != b'[' {
+                    // Another sequence than a CSI one (whose final byte tells).
+                    self.last_home = false;
+                }
                 match byte {
                     b'[' => {
                         self.state = State::Csi;
@@ -519,9 +556,7 @@ impl Scanner {
         }
         self.state = State::Ground;
         self.work += 2 + params;
-        if moves_home(action, &bytes[1..1 + params]) {
-            self.homes += 1;
-        }
+        self.csi_scanned(action, moves_home(action, &bytes[1..1 + params]));
         if !counted_or_handled(action) && !sets_key_modifiers(action, &bytes[1..1 + params]) {
             // SGR and cursor moves, by far the most common: nothing to count or decide.
             return Some((2 + params, None));
@@ -534,13 +569,12 @@ impl Scanner {
     /// handle it.
     fn csi_final(&mut self, action: u8) -> Option<Sequence> {
         if self.csi_intermediate {
+            self.csi_scanned(action, false);
             return None;
         }
         let (kept, overflow) = (self.params, self.params_len > CSI_PARAMS);
         let len = self.params_len.min(CSI_PARAMS);
-        if !overflow && moves_home(action, &kept[..len]) {
-            self.homes += 1;
-        }
+        self.csi_scanned(action, !overflow && moves_home(action, &kept[..len]));
         self.counts().csi(&kept[..len], overflow, action)
     }
 

@@ -49,6 +49,8 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
+    /// The moves to the top-left counted when `drawing` was last set.
+    drawing_since: u64,
     /// The cursor's row when a slice last settled with it shown, and the moves home counted
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
@@ -83,8 +85,9 @@ impl Frames {
             // Moves home with the cursor shown are no frame's: a shell's `clear` before a
             // program that hides the cursor for a spinner.
             self.homes_at_scroll = homes;
-        } else if homes > self.homes_at_scroll {
+        } else if homes > self.homes_at_scroll && !self.drawing {
             self.drawing = true;
+            self.drawing_since = homes;
         }
     }
 
@@ -126,6 +129,13 @@ impl Frames {
     /// there).
     pub(super) fn drawing(&self) -> bool {
         self.drawing
+    }
+
+    /// Whether frames were drawn before the last of `homes` moves to the top-left: that move
+    /// starts a frame after the first (the first is the program's start, `top`'s clear of
+    /// what the screen showed before it).
+    pub(super) fn drawn_before(&self, homes: u64) -> bool {
+        self.drawing && self.drawing_since < homes
     }
 }
 

@@ -661,18 +661,21 @@ impl Emulator {
             && view.row == 0
             && view.col == 0
             && !view.alternate
-            && self.cursor_visible()
+            && self.scanner.follows_home()
+            && !self.frames.drawn_before(self.scanner.homes())
         {
-            // An erase down from the top left corner (`CSI H CSI J`, what `clear` sends where
-            // the terminal's description has no `ED 2`) erases the whole screen, as `ED 2`
-            // does: the screen is settled into the transcript the same way (alacritty's `ED 2`
-            // scrolls it into the history, leaving the same blank screen and cursor), where
-            // the erase alone lost every line it had that never scrolled off. With the cursor
-            // hidden it is a line editor redrawing its own prompt from the first row
-            // (prompt_toolkit hides the cursor, moves back to where its prompt starts and
-            // erases down before each redraw): what it erases is its prompt, drawn again
-            // next, and the rows below it (a completion menu, a toolbar on the last row, the
-            // blank rows between), which settling would put in the transcript.
+            // An erase down right after a move to the top left corner (`CSI H CSI J`, what
+            // `clear` sends where the terminal's description has no `ED 2`, the cursor shown
+            // or hidden) erases the whole screen, as `ED 2` does: the screen is settled into
+            // the transcript the same way (alacritty's `ED 2` scrolls it into the history,
+            // leaving the same blank screen and cursor), where the erase alone lost every line
+            // it had that never scrolled off. The corner reached by relative moves (a line
+            // editor redrawing its prompt from the first row: prompt_toolkit moves back to
+            // where its prompt starts, `CSI n D` or `CR`, and erases down before each redraw)
+            // erases only: what it erases is its prompt, drawn again next, and the rows below
+            // it (a completion menu, a toolbar on the last row, the blank rows between), which
+            // settling would put in the transcript. So does a frame drawn from home after the
+            // first (`top`'s after its clear, see `frames.rs`): each would be settled whole.
             self.parser.advance(&mut self.term, &[CAN]);
             self.parser.advance(&mut self.term, b"\x1b[2J");
             self.settle_screen_cleared(transcript);

@@ -135,6 +135,41 @@ fn an_erase_down_from_the_top_left_corner_settles_the_screen() {
     }
 }
 
+/// An erase down right after a move home settles the screen with the cursor hidden too
+/// (`tput civis; clear` for tmux or screen, a program killed while it hid the cursor): the
+/// lines were lost. The corner reached by relative moves erases only, the cursor shown or
+/// not (a line editor redrawing its prompt), and so does a frame drawn from home.
+#[test]
+fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"\x1b[?25lone\r\ntwo\r\n\x1b[H\x1b[Jthree\r\n");
+    assert_eq!(settled(&t), ["one", "two"]);
+    assert_eq!(t.read(emu.tail(&t).as_deref(), 1000).text, "one\ntwo\nthree\n");
+    // SGR between the move and the erase moves nothing.
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"one\r\n\x1b[1;1H\x1b[0m\x1b[J");
+    assert_eq!(settled(&t), ["one"]);
+    // Relative moves to the corner, the cursor shown: the prompt is drawn again.
+    for input in [&b"> ab\r\x1b[J"[..], b"> ab\r\n  menu\x1b[A\r\x1b[J", b"\x1b[H> ab\x1b[4D\x1b[J"]
+    {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, input);
+        assert!(settled(&t).is_empty(), "{:?}", String::from_utf8_lossy(input));
+    }
+    // Frames drawn from home, the cursor hidden (`top` under TERM=screen): the first erase
+    // settles what the screen showed before, the next frames are not settled each.
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"before\r\n\x1b[?25l\x1b[H\x1b[Jframe 1");
+    for frame in 2..5 {
+        feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
+    }
+    assert_eq!(settled(&t), ["before"]);
+}
+
 /// A line editor that redraws its prompt from the first row (prompt_toolkit: the cursor
 /// hidden, moved back to where its prompt starts, an erase down, the prompt drawn again)
 /// erases only its own drawing: its prompt and the rows below it, a completion menu and a
