@@ -334,7 +334,8 @@ fn clearing_a_blank_screen_adds_no_line() {
 
 /// Lines that scrolled off the primary screen in the same write that switched to the
 /// alternate screen are read while the alternate screen is up (and kept when the program
-/// ends there), like the lines that scrolled off before, and so are the rows it hides.
+/// ends there), like the lines that scrolled off before, and so are the rows it hides, but
+/// the line left half-written at the cursor (`l5`), read once the program is back.
 #[test]
 fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
     if !require(&shell_program()) {
@@ -344,7 +345,7 @@ fn lines_scrolled_off_as_the_alternate_screen_opens_are_read_at_once() {
     let line = r"printf 'l1\nl2\nl3\nl4\nl5\033[?1049h\033[Hfull'; sleep 30";
     let sh = engine.spawn(SpawnSpec::shell(line).size(20, 3)).unwrap();
     expect(&sh, Until::screen_contains("full"));
-    assert_eq!(sh.read().unwrap().text, "l1\nl2\nl3\nl4\nl5");
+    assert_eq!(sh.read().unwrap().text, "l1\nl2\nl3\nl4\n");
     sh.close().unwrap();
 }
 
@@ -498,6 +499,51 @@ fn lines_printed_just_before_a_full_screen_program_are_read_while_it_runs() {
     expect(&sh, Until::input_wait());
     let back = sh.read().unwrap();
     assert_eq!((back.text.as_str(), back.rewritten), ("$ ", false), "{back:?}");
+    sh.close().unwrap();
+}
+
+/// A line a command left half-written at the cursor before it started a full-screen program
+/// is read once the program is back, not while it is up: `git commit` prints `hint: Waiting
+/// for your editor to close the file... ` with no line break, starts the editor, and erases
+/// that line (`CR EL`) for its summary once the editor ends; read while vim was up, it made
+/// the read after `:wq` begin with the marker of a line since redrawn. The lines finished
+/// before it are still read while the program is up.
+#[test]
+fn a_half_written_line_before_a_full_screen_program_is_read_once_it_is_back() {
+    if !require("bash") || !require("vim") || !require("git") {
+        return;
+    }
+    let engine = engine();
+    let sh = bash(&engine);
+    expect(&sh, Until::input_wait());
+    let line = "echo one; echo two; vim -u NONE -N -n -i NONE";
+    sh.submit(line).unwrap();
+    expect(&sh, Until::screen_contains("VIM - Vi IMproved"));
+    expect(&sh, Until::input_wait());
+    assert_eq!(sh.read().unwrap().text, format!("$ {line}\none\ntwo\n"));
+    sh.send_keys(":q<Enter>").unwrap();
+    expect(&sh, Until::screen_regex(r"^\$ $").unwrap());
+    let setup = "cd \"$(mktemp -d)\" && git init -q -b main && git config user.name t && \
+                 git config user.email t@example.com && echo a > f && git add f && \
+                 export GIT_EDITOR='vim -u NONE -N -n -i NONE' && echo set-$((1 + 1))";
+    sh.submit(setup).unwrap();
+    expect(&sh, Until::text("set-2"));
+    expect(&sh, Until::input_wait());
+    sh.read().unwrap();
+    sh.submit("git commit").unwrap();
+    expect(&sh, Until::screen_contains("Please enter the commit message"));
+    expect(&sh, Until::input_wait());
+    assert!(sh.screen().unwrap().alternate);
+    let up = sh.read().unwrap();
+    assert_eq!((up.text.as_str(), up.rewritten), ("git commit\n", false), "{up:?}");
+    sh.send_keys("ihello<Esc>:wq<Enter>").unwrap();
+    expect(&sh, Until::screen_contains("1 file changed"));
+    expect(&sh, Until::input_wait());
+    let back = sh.read().unwrap();
+    assert!(!back.rewritten, "{back:?}");
+    assert!(back.text.starts_with("[main (root-commit) "), "{back:?}");
+    assert!(back.text.contains("] hello\n"), "{back:?}");
+    sh.submit("rm -rf \"$PWD\"").unwrap();
     sh.close().unwrap();
 }
 

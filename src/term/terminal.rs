@@ -132,12 +132,13 @@ impl Terminal {
 
     /// The lines a read takes beyond the settled transcript: the tail, or, while the
     /// alternate screen hides it, the primary screen's lines as it hid them when they hold
-    /// text (see [`Emulator::hidden_tail`]; a program that took the alternate screen at its
+    /// text (see [`Emulator::readable_hidden_tail`], which leaves out a line half-written at
+    /// the cursor until the program is back; a program that took the alternate screen at its
     /// start hid nothing to read). Reads and transcript waits search the same lines.
     pub(crate) fn readable_tail(&self) -> Option<Vec<String>> {
         self.tail().or_else(|| {
-            let hidden = self.emulator.hidden_tail()?;
-            hidden.iter().any(|line| !line.trim().is_empty()).then(|| hidden.to_vec())
+            let hidden = self.emulator.readable_hidden_tail()?;
+            hidden.iter().any(|line| !line.trim().is_empty()).then(|| hidden.into_owned())
         })
     }
 
@@ -249,9 +250,10 @@ impl Terminal {
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
     /// output it was given).
     pub(crate) fn skip_to_end(&mut self, reader: u64) {
-        // (Past the primary screen's lines while a full-screen program hides them too: they
-        // are unchanged when it ends.)
-        let tail = self.primary_tail().map(std::borrow::Cow::into_owned);
+        // (Past the primary screen's lines while a full-screen program hides them too, as
+        // reads take them: they are unchanged when it ends.)
+        let hidden = || self.emulator.readable_hidden_tail().map(std::borrow::Cow::into_owned);
+        let tail = self.tail().or_else(hidden);
         self.transcript.as_reader(reader, |t| t.skip_to_end(tail.as_deref()));
     }
 

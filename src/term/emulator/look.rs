@@ -408,6 +408,24 @@ impl Emulator {
         Some(if self.ended { lines } else { to_cursor })
     }
 
+    /// The hidden tail as reads take it (see [`Emulator::hidden_tail`]): while the session
+    /// runs, the cursor's line, when it holds text, is read as empty. A line left half-written
+    /// when the program took the screen (`git commit`'s `hint: Waiting for your editor to
+    /// close the file... `, which git erases for its summary once the editor ends) is read
+    /// once the program is back, as the screen then has it: read before, it made the first
+    /// read after the program marked as rewritten. (`name? ` printed before is read then too.)
+    pub(crate) fn readable_hidden_tail(&self) -> Option<std::borrow::Cow<'_, [String]>> {
+        let tail = self.hidden_tail()?;
+        match tail.split_last() {
+            Some((last, done)) if !self.ended && !last.is_empty() => {
+                let mut lines = done.to_vec();
+                lines.push(String::new());
+                Some(std::borrow::Cow::Owned(lines))
+            }
+            _ => Some(std::borrow::Cow::Borrowed(tail)),
+        }
+    }
+
     /// The transcript line number and byte offset of the cursor: the line holding it (its
     /// part that holds it, when a line longer than a read is split) and the bytes before it
     /// there, text after the cursor (a line a program redraws from its start, a row the
