@@ -224,6 +224,48 @@ time.sleep(60)
     )
 }
 
+/// A python3 program for a 500x200 terminal: it fills the primary screen with text, takes
+/// the alternate screen and leaves it again `toggles` times (`CSI ? 1049 h`, `CSI ? 1049 l`,
+/// 16 bytes a toggle, nothing drawn between), prints `done` and exits.
+fn toggles_of_the_alternate_screen(toggles: usize) -> String {
+    format!(
+        r#"
+import sys
+out = sys.stdout.buffer
+for row in range(200):
+    out.write(b"\033[%d;1H" % (row + 1) + b"row %d " % row + b"x" * 490)
+out.write(b"\033[?1049h\033[?1049l" * {toggles})
+out.write(b"\033[1;1Hdone")
+out.flush()
+"#
+    )
+}
+
+/// Each time a program took the alternate screen, the primary screen it hid was rendered
+/// twice (its lines down to the cursor and to its last row with text, which reads take while
+/// it is up), uncounted in the turn's work: 2,000 toggles of a filled 500x200 screen (32 KB)
+/// took 7.5 s of CPU in a debug build, 0.5 s in a release one (0.06 s without the toggles).
+/// A screen unchanged since it was last hidden is not rendered again, and each render counts
+/// as work. (20,000 toggles: over 2 s before in either build.)
+#[test]
+fn taking_the_alternate_screen_again_and_again_costs_little() {
+    if !require("python3") {
+        return;
+    }
+    let run = |toggles: usize| {
+        let args = ["--size", "500x200", "--timeout", "120000"];
+        cpu_seconds_of(&args, &toggles_of_the_alternate_screen(toggles))
+    };
+    let toggled = run(20_000);
+    let plain = run(0);
+    eprintln!("CPU: {toggled:.2} s with 20,000 toggles, {plain:.2} s without");
+    assert!(
+        toggled < plain + 2.0,
+        "20,000 toggles of the alternate screen cost {:.2} s of CPU",
+        toggled - plain
+    );
+}
+
 /// A session whose 1000x500 screen is full of cells of three combining marks, written once:
 /// a wait on its screen text costs a costly look (0.2-0.6 s in a debug build) each time.
 fn screen_of_marks(engine: &Engine) -> Session {

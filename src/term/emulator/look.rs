@@ -404,8 +404,8 @@ impl Emulator {
     /// read nothing new while vim was up, and `one` and `two` only once it ended), and when
     /// the program leaves, the primary screen shows them again, unchanged: no news then.
     pub(crate) fn hidden_tail(&self) -> Option<&[String]> {
-        let (lines, to_cursor) = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
-        Some(if self.ended { lines } else { to_cursor })
+        let hidden = self.hidden_tail.as_ref().filter(|_| self.alternate())?;
+        Some(if self.ended { &hidden.lines } else { &hidden.to_cursor })
     }
 
     /// The hidden tail as reads take it (see [`Emulator::hidden_tail`]): while the session

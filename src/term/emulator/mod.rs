@@ -250,7 +250,11 @@ pub(crate) struct Emulator {
     /// meanwhile), for the retained transcript once the session ended, and its tail then
     /// (down to the cursor's line, without the rows above a scrolling region's top: see
     /// [`Emulator::tail_top`]), all that is shown until the session ends.
-    hidden_tail: Option<(Vec<String>, Vec<String>)>,
+    hidden_tail: Option<HiddenTail>,
+    /// The hidden tail the primary screen had when it came back from the alternate one, kept
+    /// while nothing is drawn on it: taken again by the next hiding instead of rendering the
+    /// screen again (see [`hidden`]).
+    unchanged_hidden: Option<HiddenTail>,
     /// Where the cursor was on the primary screen right after it came back from the alternate
     /// one, until the alternate screen is left again or taken back (see
     /// [`Emulator::back_to_where_the_alternate_screen_left`]).
@@ -334,6 +338,7 @@ impl Emulator {
             frames: Frames::default(),
             dropped_osc: 0,
             hidden_tail: None,
+            unchanged_hidden: None,
             left_alternate_at: None,
             ended: false,
             pending_row: None,
@@ -428,6 +433,13 @@ impl Emulator {
             turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
             let slice = &bytes[at..at + n];
             at += n;
+            // Anything drawn on the primary screen but the alternate screen's sequence alone
+            // changes what hiding it again would capture.
+            let entry_alone = matches!(stop, Stop::Sequence(s) if enters_alternate(s))
+                && hidden::csi_alone(&slice[..n - 1]);
+            if !self.alternate() && !entry_alone {
+                self.unchanged_hidden = None;
+            }
             // Marks and wide characters come only from non-ASCII bytes (or from repeating
             // one, counted where the repetition runs): ASCII slices add none.
             if !slice.is_ascii() {
@@ -484,13 +496,7 @@ impl Emulator {
                         self.settle_screen_before_reset(transcript);
                     }
                     let hiding = !was_alternate && enters_alternate(sequence);
-                    let tail = if hiding {
-                        let to_cursor =
-                            self.lines_down_to(transcript, self.tail_top(), self.cursor_row());
-                        Some((self.lines_down_to(transcript, 0, self.last_row_read()), to_cursor))
-                    } else {
-                        None
-                    };
+                    let tail = hiding.then(|| self.capture_hidden_tail(transcript));
                     self.apply(sequence, slice[n - 1], transcript);
                     if was_alternate && !self.alternate() {
                         let point = self.term.grid().cursor.point;
@@ -501,7 +507,10 @@ impl Emulator {
                         self.left_alternate_at = None;
                     }
                     if !self.alternate() {
-                        self.hidden_tail = None;
+                        let back = was_alternate
+                            && matches!(sequence, Sequence::Csi { private: Some(b'?'), action: b'l', params }
+                                if hidden::alternate_mode_alone(params.values()));
+                        self.unchanged_hidden = self.hidden_tail.take().filter(|_| back);
                     } else if tail.is_some() {
                         self.hidden_tail = tail;
                     }
@@ -511,6 +520,24 @@ impl Emulator {
         }
         self.handle_events(turn);
         at
+    }
+
+    /// The primary screen's lines as the alternate screen is about to hide it: those it had
+    /// when it came back last, when nothing was drawn on it since, or rendered twice (down to
+    /// the cursor from the tail's top, and down to its last row with text), counted as work
+    /// as the drain counts the rows it renders.
+    fn capture_hidden_tail(&mut self, transcript: &Transcript) -> HiddenTail {
+        let top = self.tail_top();
+        let cursor = (self.cursor_row(), self.term.grid().cursor.point.column.0);
+        let unchanged = |kept: &HiddenTail| (kept.top, kept.cursor) == (top, cursor);
+        if let Some(kept) = self.unchanged_hidden.take().filter(unchanged) {
+            return kept;
+        }
+        let to_cursor = self.lines_down_to(transcript, top, self.cursor_row());
+        let lines = self.lines_down_to(transcript, 0, self.last_row_read());
+        let cells = usize::from(self.cols) * usize::from(self.rows);
+        self.scanner.add(0, 2 * (cells + transcript.pending().len()));
+        HiddenTail { lines, to_cursor, top, cursor }
     }
 
     /// Mode 1049 was reset on the primary screen after it came back from the alternate one,
@@ -787,6 +814,9 @@ impl Emulator {
     fn repeat_piece(&mut self, transcript: &mut Transcript, turn: &mut Turn) {
         let cols = usize::from(self.cols);
         let piece = self.repeat.min(repeat_piece(cols));
+        if !self.alternate() {
+            self.unchanged_hidden = None;
+        }
         self.parse(format!("\x1b[{piece}b").as_bytes(), transcript);
         self.repeat -= piece;
         self.since_trim += piece;
@@ -1016,6 +1046,7 @@ impl Emulator {
             // everything that follows it here.
             return;
         }
+        self.unchanged_hidden = None;
         if self.pending_row.take().is_some() {
             // Reflow moves the row it continued on; it ends here (cut, not lost).
             transcript.end_pending();
@@ -1162,9 +1193,11 @@ fn reflow_widths(from: u16, to: u16) -> Vec<u16> {
 }
 
 mod frames;
+mod hidden;
 mod look;
 
 use frames::{Frames, Scrolled, Settled};
+use hidden::HiddenTail;
 
 #[cfg(test)]
 mod tests;

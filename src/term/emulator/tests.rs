@@ -1271,6 +1271,28 @@ fn the_primary_screen_hidden_by_the_alternate_one_is_kept() {
     }
 }
 
+/// The primary screen taken again by the alternate one with nothing drawn on it since it came
+/// back hides the same lines (kept, not rendered again); anything drawn there meanwhile (text,
+/// a cursor move) is in what the next hiding keeps.
+#[test]
+fn the_primary_screen_hidden_again_hides_what_it_shows() {
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"a\r\nb\x1b[?1049hfull");
+    for _ in 0..3 {
+        feed(&mut emu, &mut t, b"\x1b[?1049l\x1b[?1049h");
+        assert_eq!(emu.hidden_tail().unwrap_or_default(), ["a", "b"]);
+    }
+    feed(&mut emu, &mut t, b"\x1b[?1049lc\x1b[?1049h");
+    assert_eq!(emu.hidden_tail().unwrap_or_default(), ["a", "bc"]);
+    feed(&mut emu, &mut t, b"\x1b[?1049l\r\n\x1b[?1049h");
+    assert_eq!(emu.hidden_tail().unwrap_or_default(), ["a", "bc", ""]);
+    feed(&mut emu, &mut t, b"\x1b[?1049l\x1b[A\x1b[?1049h");
+    assert_eq!(emu.hidden_tail().unwrap_or_default(), ["a", "bc"]);
+    feed(&mut emu, &mut t, b"\x1b[?1049l\x1b[?1049h\x1b[?1049;3l\x1b[?1049h");
+    assert_eq!(emu.hidden_tail().unwrap_or_default(), [""]);
+}
+
 fn rows(emu: &Emulator) -> Vec<String> {
     emu.screen().lines
 }
