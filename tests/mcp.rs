@@ -4462,12 +4462,14 @@ fn dialogs_menu_on_the_primary_screen_marks_its_selected_entry() {
 }
 
 /// A line typed at a prompt that starts a program on the alternate screen (vim, less, htop, a
-/// curses script) is hidden before any read reaches it, and read only once the program
-/// returns: the result of the key that ended it began with the line the caller had typed, in
-/// a call that typed no such line (`less /etc/services`, then `$ `, after `q`). That echo is
-/// left out, in the default view and after a look at the screen; what the program printed on
-/// the primary screen as it ended (`done`) is still shown, a line typed next reads as usual,
-/// and a pager that left its page on the primary screen (`less -X`) had its line read at once.
+/// curses script) is read by the call that typed it, in the default view, with the screen the
+/// program drew; after a look at the screen alone (`view="screen"`) it is unread when the
+/// program returns. The result of the key that ended the program began with the line the
+/// caller had typed, in a call that typed no such line (`less /etc/services`, then `$ `,
+/// after `q`): it is not read again, and the echo left unread by the look at the screen is
+/// left out. What the program printed on the primary screen as it ended (`done`) is still
+/// shown, a line typed next reads as usual, and a pager that left its page on the primary
+/// screen (`less -X`) had its line read at once.
 #[test]
 fn the_echo_of_a_line_that_started_a_full_screen_program_is_not_read_when_it_returns() {
     for program in ["bash", "vim", "less", "htop", "python3"] {
@@ -4493,6 +4495,9 @@ fn the_echo_of_a_line_that_started_a_full_screen_program_is_not_read_when_it_ret
         let typed = json!({"session_id": id, "text": line, "submit": true, "view": view});
         let shown = text(&client.call("terminal_send", typed));
         assert!(shown.contains("waiting for keys") && shown.contains("--- screen"), "{shown}");
+        if view == "new" {
+            assert!(shown.contains(&format!("]\n{line}\n")), "{line}: {shown}");
+        }
         let back = text(&client.call("terminal_send", json!({"session_id": id, "keys": quit})));
         assert!(back.ends_with(&format!("]\n{printed}$ ")), "{line}: {back}");
     }

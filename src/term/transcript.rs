@@ -513,7 +513,7 @@ impl Transcript {
         let tail_slice = tail.unwrap_or(&[]);
         let mut mismatch = None;
         // A reader whose copy of them was dropped cannot tell: they are returned again (once
-        // they can be: not while the alternate screen hides them).
+        // they can be: not while the alternate screen hides only blank rows, no tail to read).
         if let Some(from) = self.reader.dropped_from.filter(|&from| tail.is_some() || from < end) {
             mismatch = Some(from.max(self.first));
             self.reader.dropped_from = None;

@@ -1,8 +1,9 @@
-//! The echo of a line a caller submitted at a prompt that the call's result did not read:
-//! the program the line started took the alternate screen first (vim, less, htop, a man page),
-//! hiding the line, which is read only once the program returns. The caller typed it, so a
-//! read that then continues the prompt with exactly that echo leaves it out (see
-//! [`read_new`](super::view::read_new)).
+//! The echo of a line a caller submitted at a prompt that the call's result did not read: the
+//! call returned before the echo came back (a send with no wait), or it showed the alternate
+//! screen alone (`view="screen"` on a program the line started: vim, less, htop, a man page;
+//! with the default view, the call that typed the line reads it with what the alternate screen
+//! hides). The caller typed it, so a read that then continues the prompt with exactly that
+//! echo leaves it out (see [`read_new`](super::view::read_new)).
 
 use crate::SessionId;
 

@@ -229,8 +229,9 @@ pub(crate) fn read_new(
     let typed_unsubmitted = extends && matches!(typed, Typed::Plain(echo) if *echo == first.text);
     let starts_with_echo = continues
         && matches!(typed, Typed::Submitted(echo) if first.text.split('\n').next() == Some(echo));
-    // The echo of a line submitted before, which the program it started hid (it took the
-    // alternate screen before the line was read), read now that the program returned.
+    // The echo of a line submitted before that its call did not read (it returned before the
+    // echo came back, or showed only the alternate screen of the program the line started),
+    // read now.
     let returned_echo = unread.filter(|unread| {
         continues
             && (first.first_line, first.line_offset) == (unread.line, unread.offset)
