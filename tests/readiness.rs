@@ -2780,6 +2780,18 @@ fn mc_in_a_directory(name: &str) -> (termloom::Engine, Session, std::path::PathB
     (engine, mc, dir)
 }
 
+/// Waits until mc, back from a command typed at its command line, reads keys again, then shows
+/// the subshell's screen (`C-o`), where the command's output stays until the next `C-o`, and
+/// waits for `text` there. The output is on the screen only from the command's end until mc
+/// takes its panels back: a loaded machine hands both over in one read, and a wait for it
+/// there timed out.
+fn expect_in_mcs_subshell_screen(mc: &Session, text: &str) {
+    assert_eq!(input_wait_fires(mc), Some(InputKind::Keys));
+    assert_eq!(mc.status().unwrap().foreground.map(|p| p.name).as_deref(), Some("mc"));
+    mc.send_keys("<C-o>").unwrap();
+    expect(mc, Until::screen_contains(text));
+}
+
 /// A program that runs a shell on a terminal of its own and drives it through pipes of their
 /// own (mc's subshell, which reports its directory to mc so) is no relay: mc reads the keys and
 /// draws its panels, the subshell only runs the commands typed at mc's command line. mc was
@@ -2822,7 +2834,7 @@ fn a_password_prompt_run_from_mcs_command_line_is_read_by_the_program_that_asks(
     assert_eq!(input_wait_fires(&mc), Some(InputKind::Password));
     assert_eq!(named().as_deref(), Some("python3"));
     mc.send_secret("hunter2").unwrap();
-    expect(&mc, Until::screen_contains("length 7"));
+    expect_in_mcs_subshell_screen(&mc, "length 7");
     assert!(!mc.screen().unwrap().contains("hunter2"));
     mc.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
@@ -2846,9 +2858,7 @@ fn a_password_asked_by_mcs_subshell_itself_is_read_by_the_subshell() {
     assert_eq!(input_wait_fires(&mc), Some(InputKind::Password));
     assert_eq!(named().as_deref(), Some("bash"));
     mc.send_secret("hunter2").unwrap();
-    expect(&mc, Until::screen_contains("length 7"));
-    assert_eq!(input_wait_fires(&mc), Some(InputKind::Keys));
-    assert_eq!(named().as_deref(), Some("mc"));
+    expect_in_mcs_subshell_screen(&mc, "length 7");
     assert!(!mc.screen().unwrap().contains("hunter2"));
     mc.close().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
