@@ -3129,14 +3129,18 @@ fn a_cancelled_wait_leaves_the_new_output_unread() {
 /// terminal_signal waits for the program's answer, as terminal_send does: a shell redraws its
 /// prompt after SIGINT, and a command run right after is typed whole into the new prompt. A
 /// shell at its prompt is signalled (or sent Ctrl-C) once it reads: bash signalled just
-/// before it reads draws no new prompt.
+/// before it reads draws no new prompt. The start waits for the shell's first prompt: its
+/// default wait ends on silence too, and a signal then cuts its startup files short, before
+/// they add the prompt marks (a startup file polling on short sleeps, as pyenv's rehash does
+/// for its lock, was quiet for 1.25 s: `terminal_run` found no integration).
 #[test]
 fn a_command_right_after_a_signal_runs_whole() {
     if !require(&shell_program()) {
         return;
     }
     let mut client = Client::initialized("2025-11-25");
-    let shell = client.tool("terminal_start", json!({}));
+    let shell = client.tool("terminal_start", json!({"prompt": true, "timeout_ms": 20_000}));
+    assert_eq!(shell["wait"]["outcome"], "matched", "{shell}");
     let id = shell["session_id"].clone();
     for attempt in 0..8 {
         // By terminal_signal, or by Ctrl-C typed (the terminal sends the signal).
