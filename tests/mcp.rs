@@ -2599,17 +2599,24 @@ fn python_repl_with_waits_and_bounded_output() {
     assert!(text(&read).contains("line 2999"), "{}", text(&read));
     assert!(text(&read).contains("earlier bytes"), "{}", text(&read));
     // A wait that times out says so (with nothing new, the caller has every row: no screen).
+    // The REPL sleeps meanwhile: at its prompt, quiet for 500 ms, it would end the wait as
+    // asking for a line, and a loaded machine took that long between the prompt and the wait.
+    let sleeping = json!({"session_id": id, "text": "import time; time.sleep(60)", "submit": true});
+    let slept = client.tool("terminal_send", sleeping);
+    assert_ne!(slept["status"]["activity"], "waiting_for_input", "{slept}");
     let read = client.call(
         "terminal_read",
         json!({"session_id": id, "for_text": "never printed", "timeout_ms": 300}),
     );
-    assert_eq!(read["structuredContent"]["wait"]["outcome"], "timeout");
+    assert_eq!(read["structuredContent"]["wait"]["outcome"], "timeout", "{}", text(&read));
     assert!(
         text(&read).contains("timed out") && text(&read).contains("no new output"),
         "{}",
         text(&read)
     );
     assert!(!text(&read).contains("--- screen"), "{}", text(&read));
+    let woken = client.tool("terminal_send", json!({"session_id": id, "keys": "<C-c>"}));
+    assert_eq!(woken["status"]["activity"], "waiting_for_input", "{woken}");
     let screen = client.tool("terminal_read", json!({"session_id": id, "view": "screen"}));
     assert!(screen["screen"]["text"].as_str().unwrap().contains(">>>"), "{screen}");
     let sent = client.tool(
