@@ -16,6 +16,10 @@ pub(super) struct HiddenTail {
     pub(super) top: usize,
     /// The cursor's row and column when it was hidden.
     pub(super) cursor: (usize, usize),
+    /// Whether the primary screen is still as it was hidden: a resize while the alternate
+    /// screen is up reflows it (a narrowing scrolls its rows into the history, settled when
+    /// it is left), and the capture may no longer serve for the next hiding.
+    pub(super) reusable: bool,
 }
 
 /// Whether `before_final` (a slice's bytes before the final byte of the CSI sequence that

@@ -253,7 +253,8 @@ pub(crate) struct Emulator {
     hidden_tail: Option<HiddenTail>,
     /// The hidden tail the primary screen had when it came back from the alternate one, kept
     /// while nothing is drawn on it: taken again by the next hiding instead of rendering the
-    /// screen again (see [`hidden`]).
+    /// screen again (see [`hidden`]); not one captured before a resize (see
+    /// [`HiddenTail::reusable`]).
     unchanged_hidden: Option<HiddenTail>,
     /// Where the cursor was on the primary screen right after it came back from the alternate
     /// one, until the alternate screen is left again or taken back (see
@@ -510,7 +511,8 @@ impl Emulator {
                         let back = was_alternate
                             && matches!(sequence, Sequence::Csi { private: Some(b'?'), action: b'l', params }
                                 if hidden::alternate_mode_alone(params.values()));
-                        self.unchanged_hidden = self.hidden_tail.take().filter(|_| back);
+                        self.unchanged_hidden =
+                            self.hidden_tail.take().filter(|tail| back && tail.reusable);
                     } else if tail.is_some() {
                         self.hidden_tail = tail;
                     }
@@ -537,7 +539,7 @@ impl Emulator {
         let lines = self.lines_down_to(transcript, 0, self.last_row_read());
         let cells = usize::from(self.cols) * usize::from(self.rows);
         self.scanner.add(0, 2 * (cells + transcript.pending().len()));
-        HiddenTail { lines, to_cursor, top, cursor }
+        HiddenTail { lines, to_cursor, top, cursor, reusable: true }
     }
 
     /// Mode 1049 was reset on the primary screen after it came back from the alternate one,
@@ -1047,6 +1049,10 @@ impl Emulator {
             return;
         }
         self.unchanged_hidden = None;
+        // The primary screen hidden now is reflowed: its capture serves no later hiding.
+        if let Some(tail) = &mut self.hidden_tail {
+            tail.reusable = false;
+        }
         if self.pending_row.take().is_some() {
             // Reflow moves the row it continued on; it ends here (cut, not lost).
             transcript.end_pending();

@@ -1293,6 +1293,24 @@ fn the_primary_screen_hidden_again_hides_what_it_shows() {
     assert_eq!(emu.hidden_tail().unwrap_or_default(), [""]);
 }
 
+/// A resize while the alternate screen is up changes the primary screen it hides (a narrowing
+/// scrolls its rows into the history): its capture from before is not taken again by the
+/// next hiding, which read the lines already settled a second time (`l1` twice, rewritten).
+#[test]
+fn the_primary_screen_hidden_again_after_a_resize_is_rendered_again() {
+    let mut emu = emulator(10, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"l1\r\nl2\r\nl3abcdefg\r\nx\r\n");
+    assert_eq!(t.read(emu.tail(&t).as_deref(), 1000).text, "l1\nl2\nl3abcdefg\nx\n");
+    feed(&mut emu, &mut t, b"\x1b[?1049h");
+    emu.resize(5, 5, false, &mut t);
+    feed(&mut emu, &mut t, b"\x1b[?1049l\x1b[?1049h");
+    // (Reads take the hidden tail while the alternate screen is up: `Terminal::readable_tail`.)
+    let hidden = emu.readable_hidden_tail().map(std::borrow::Cow::into_owned);
+    let out = t.read(hidden.as_deref(), 1000);
+    assert_eq!((out.text.as_str(), out.rewritten), ("", false), "{hidden:?}");
+}
+
 fn rows(emu: &Emulator) -> Vec<String> {
     emu.screen().lines
 }
