@@ -209,6 +209,29 @@ fn clear_with_the_cursor_hidden_keeps_earlier_lines() {
     }
 }
 
+/// A `clear` with the cursor shown after one with it hidden (`tput civis; clear; tput cnorm`)
+/// keeps the lines printed between in the transcript under `TERM=screen` (`CSI H CSI J`): the
+/// hidden clear started frames, and the shown one was taken for a frame after the first, its
+/// erase settling nothing (`one` and `two` lost in 2 of 3 runs, depending on how the reads
+/// were split: run ten times, so that a split that loses them comes).
+#[test]
+fn clear_with_the_cursor_shown_after_a_hidden_one_keeps_the_lines_between() {
+    if !require("clear") || !require("tput") || !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let line = "echo zero; tput civis; clear; tput cnorm; echo one; echo two; clear; echo three; \
+        sleep 30";
+    for run in 0..10 {
+        let spec = SpawnSpec::new("bash").args(["-c", line]).env("TERM", "screen").size(40, 6);
+        let sh = engine.spawn(spec).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, "zero\none\ntwo\nthree\n", "run {run}");
+        sh.close().unwrap();
+    }
+}
+
 /// A status line above a scrolling region (`CSI 3 ; 8 r`, as irssi, weechat and some progress
 /// displays keep one on the primary screen): the lines scrolled off the region's top are in
 /// the transcript, each once and in order, before what the screen still shows. They were lost

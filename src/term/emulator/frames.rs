@@ -10,6 +10,14 @@
 //! without marks the shell back at its prompt after a killed `top`) or the terminal is reset
 //! (RIS). A shell's `clear`, the cursor shown, draws no frames.
 //!
+//! A clear drawn as `CSI H CSI J` (`clear` for screen, tmux, linux) settles the screen into
+//! the transcript with the cursor shown whatever frames were drawn, and ends them; with the
+//! cursor hidden it settles the screen unless a first such clear started these frames before
+//! it ([`Frames::cleared_before`]): then it is `top`'s next frame, and erases only. A plain
+//! move home with the cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts
+//! frames, but no first clear. The cost of keeping a monitor's frames out of the transcript:
+//! `tput civis; echo one; clear; echo two; clear`, the cursor hidden throughout, loses `two`.
+//!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
 //! `top` is fed with the shell in the foreground too); the shell back at its prompt ends
@@ -49,8 +57,10 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
-    /// The moves to the top-left counted when `drawing` was last set.
-    drawing_since: u64,
+    /// The moves to the top-left counted when a clear (`CSI H CSI J`, the cursor hidden)
+    /// first settled since `drawing` was last set: the frame it started is the first of
+    /// those drawn from a clear.
+    cleared_at: Option<u64>,
     /// The cursor's row when a slice last settled with it shown, and the moves home counted
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
@@ -85,9 +95,13 @@ impl Frames {
             // Moves home with the cursor shown are no frame's: a shell's `clear` before a
             // program that hides the cursor for a spinner.
             self.homes_at_scroll = homes;
-        } else if homes > self.homes_at_scroll && !self.drawing {
-            self.drawing = true;
-            self.drawing_since = homes;
+        } else {
+            if homes > self.homes_at_scroll && !self.drawing {
+                self.drawing = true;
+            }
+            if self.drawing && cleared && self.cleared_at.is_none() {
+                self.cleared_at = Some(homes);
+            }
         }
     }
 
@@ -98,6 +112,7 @@ impl Frames {
     pub(super) fn ended(&mut self, homes: u64) {
         self.homes_at_scroll = homes;
         self.drawing = false;
+        self.cleared_at = None;
         self.group = None;
     }
 
@@ -131,11 +146,13 @@ impl Frames {
         self.drawing
     }
 
-    /// Whether frames were drawn before the last of `homes` moves to the top-left: that move
-    /// starts a frame after the first (the first is the program's start, `top`'s clear of
-    /// what the screen showed before it).
-    pub(super) fn drawn_before(&self, homes: u64) -> bool {
-        self.drawing && self.drawing_since < homes
+    /// Whether a clear drawn with the cursor hidden started these frames before the last of
+    /// `homes` moves to the top-left: that move starts a frame after the first (the first is
+    /// the program's start, `top`'s clear of what the screen showed before it). A plain move
+    /// home with the cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts
+    /// frames, but no first clear: the next clear is still the first.
+    pub(super) fn cleared_before(&self, homes: u64) -> bool {
+        self.drawing && self.cleared_at.is_some_and(|at| at < homes)
     }
 }
 

@@ -691,7 +691,8 @@ impl Emulator {
             && view.col == 0
             && !view.alternate
             && self.scanner.follows_home()
-            && !self.frames.drawn_before(self.scanner.homes())
+            && (self.mode().contains(TermMode::SHOW_CURSOR)
+                || !self.frames.cleared_before(self.scanner.homes()))
         {
             // An erase down right after a move to the top left corner (`CSI H CSI J`, what
             // `clear` sends where the terminal's description has no `ED 2`, the cursor shown
@@ -703,8 +704,11 @@ impl Emulator {
             // where its prompt starts, `CSI n D` or `CR`, and erases down before each redraw)
             // erases only: what it erases is its prompt, drawn again next, and the rows below
             // it (a completion menu, a toolbar on the last row, the blank rows between), which
-            // settling would put in the transcript. So does a frame drawn from home after the
-            // first (`top`'s after its clear, see `frames.rs`): each would be settled whole.
+            // settling would put in the transcript. So does a frame drawn from home with the
+            // cursor hidden after the first clear of the frames (`top`'s after its clear, see
+            // `frames.rs`): each would be settled whole. With the cursor shown, the clear
+            // settles whatever frames were drawn before (`tput civis; clear; tput cnorm`,
+            // then lines and `clear`), and ends them (`Frames::settled`).
             self.parser.advance(&mut self.term, &[CAN]);
             self.parser.advance(&mut self.term, b"\x1b[2J");
             self.settle_screen_cleared(transcript);

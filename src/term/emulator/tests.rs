@@ -170,6 +170,38 @@ fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
     assert_eq!(settled(&t), ["before"]);
 }
 
+/// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
+/// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
+/// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
+/// redrawn with the cursor hidden (`DECSC`, home, `DECRC`) before them (nothing settled:
+/// `zero`, `one` and `two` lost). A frame's clear, the cursor hidden, after a first clear
+/// that started the frames still erases only.
+#[test]
+fn a_clear_with_the_cursor_shown_settles_the_screen_after_frames() {
+    let feeds: [&[u8]; 2] = [
+        b"zero\r\n\x1b[?25l\x1b[H\x1b[J\x1b[?25hone\r\ntwo\r\n\x1b[H\x1b[Jthree",
+        b"zero\r\n\x1b[?25l\x1b7\x1b[HHEADER\x1b8\x1b[?25hone\r\ntwo\r\n\x1b[H\x1b[Jthree",
+    ];
+    let wanted: [&[&str]; 2] = [&["zero", "one", "two"], &["HEADER", "one", "two"]];
+    for (input, wanted) in feeds.into_iter().zip(wanted) {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, input);
+        assert_eq!(settled(&t), wanted, "{:?}", String::from_utf8_lossy(input));
+        assert!(!emu.frames.drawing(), "{:?}", String::from_utf8_lossy(input));
+    }
+    // A monitor's status line drawn from home with the cursor hidden, then its frames, each
+    // from a clear: the first clear settles what was there, the next ones erase only.
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"\r\nbefore\r\n\x1b[?25l\x1b7\x1b[Hhdr\x1b8");
+    for frame in 1..4 {
+        feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
+    }
+    assert_eq!(settled(&t), ["hdr", "before"]);
+    assert_eq!(rows(&emu)[0], "frame 3");
+}
+
 /// A line editor that redraws its prompt from the first row (prompt_toolkit: the cursor
 /// hidden, moved back to where its prompt starts, an erase down, the prompt drawn again)
 /// erases only its own drawing: its prompt and the rows below it, a completion menu and a
