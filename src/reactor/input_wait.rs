@@ -537,7 +537,8 @@ pub(super) fn input_wait_of(
 /// drew anything (node's REPL reads no key while it awaits); or still on that line, nothing
 /// drawn since it was submitted, when it was typed right below a line submitted before it
 /// (typed while node's REPL awaits that one); or a prompt drawn since the last input, the
-/// cursor right after its row's text or before a suggestion drawn after it (grey or faint:
+/// cursor right after its row's text or before a suggestion drawn after it (grey or faint,
+/// the text before the cursor ending with what the last input typed:
 /// `Emulator::cursor_in_line`); only while the program takes keys (the modes are read only
 /// when the screen shows one of the two).
 fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
@@ -554,7 +555,7 @@ fn shown(slot: &Slot, master: std::os::fd::BorrowedFd<'_>) -> procfs::Shown {
     };
     let shown = if terminal.cursor_below_text() && below_submitted() {
         procfs::Shown::Unanswered
-    } else if slot.last_output > slot.last_input && terminal.cursor_in_line() {
+    } else if slot.last_output > slot.last_input && terminal.cursor_in_line(&slot.typed_text) {
         procfs::Shown::Prompt
     } else {
         return procfs::Shown::Other;

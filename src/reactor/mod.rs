@@ -403,6 +403,9 @@ struct Slot {
     input_ends_in_line_kill: bool,
     /// The last byte of the input queued last, if it was typed (keys, text or a paste).
     last_typed_byte: Option<u8>,
+    /// The text the input queued last typed (`suggestion::typed_text`; empty for a signal):
+    /// a line editor's suggestion follows it, echoed (see `input_wait::shown`).
+    typed_text: String,
     /// When Escape was last pressed (not an Escape starting a key code, such as an arrow's):
     /// a line editor in vi mode may have left insert mode since.
     escape_typed: Option<Instant>,
@@ -526,6 +529,7 @@ impl Slot {
         self.input_ends_in_line_kill =
             bytes.last() == Some(&0x15) && !matches!(before, Some(0x16 | 0x18));
         self.last_typed_byte = bytes.last().copied();
+        self.typed_text = crate::term::suggestion::typed_text(bytes);
         if crate::input::keys::bytes_press_escape(bytes) {
             self.escape_typed = Some(self.last_input);
         }

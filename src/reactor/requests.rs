@@ -298,6 +298,7 @@ impl Reactor {
                 input_unechoed: false,
                 input_ends_in_line_kill: false,
                 last_typed_byte: None,
+                typed_text: String::new(),
                 escape_typed: None,
                 submitted: None,
                 bytes_in: 0,

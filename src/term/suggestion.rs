@@ -3,12 +3,46 @@
 //! before, in a dim or grey style (prompt_toolkit's `38;5;241`, fish's bright black), unlike
 //! the text typed before the cursor. A program's own text after its cursor (a spinner's glyph
 //! drawn with a backspace after it, a line edited in its middle) is drawn as the text before
-//! it, and is no suggestion.
+//! it, and is no suggestion. Nor is grey text after the cursor where the text before it does
+//! not end with what was typed last (a spinner drawn grey or faint, a key pressed to start
+//! it): a suggestion follows the keys typed, echoed.
 
 use alacritty_terminal::grid::Row;
 use alacritty_terminal::index::Column;
 use alacritty_terminal::term::cell::{Cell, Flags};
 use alacritty_terminal::vte::ansi::{Color, NamedColor};
+
+/// The most characters of the typed text kept to compare with the text before the cursor.
+const TYPED_CHARS: usize = 32;
+
+/// The text the input `bytes` typed last, as a line editor echoes it: the printable
+/// characters after its last control character, at most [`TYPED_CHARS`] of them; empty when
+/// the input ends with a control character (Enter, Tab) or a key code (`ESC [ A`, a paste's
+/// end), whose echo is no such text.
+pub(crate) fn typed_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let rest = match text.char_indices().rev().find(|(_, c)| c.is_control()) {
+        Some((_, '\x1b')) => return String::new(),
+        Some((at, control)) => &text[at + control.len_utf8()..],
+        None => &text[..],
+    };
+    let skip = rest.chars().count().saturating_sub(TYPED_CHARS);
+    rest.chars().skip(skip).collect()
+}
+
+/// Whether the text of `row` before column `col` ends with `typed` (see [`typed_text`]), or,
+/// where the row holds fewer characters there (the typed text wrapped onto it), is the end of
+/// it: the keys typed last were echoed right before the cursor. Nothing typed follows nothing.
+pub(crate) fn follows_typed(row: &Row<Cell>, col: usize, typed: &str) -> bool {
+    let before: Vec<char> = (0..col.min(row.len()))
+        .map(|at| &row[Column(at)])
+        .filter(|cell| !cell.flags.contains(Flags::WIDE_CHAR_SPACER))
+        .map(|cell| cell.c)
+        .collect();
+    let typed: Vec<char> = typed.chars().collect();
+    let n = typed.len().min(before.len());
+    n > 0 && before[before.len() - n..] == typed[typed.len() - n..]
+}
 
 /// Whether `row` shows a suggestion from column `col` on: text there, every non-blank cell
 /// from there on dim or grey, and the cell before `col` (the end of the typed text, or the
@@ -32,8 +66,10 @@ pub(crate) fn drawn_from(row: &Row<Cell>, col: usize) -> bool {
     text
 }
 
-/// Whether a cell is drawn faint (SGR 2) or in a grey: bright black, one of the 256-colour
-/// palette's greys (the ramp from 232 and the cube's greys) or a grey given as RGB.
+/// Whether a cell is drawn faint (SGR 2) or in a mid grey: bright black, one of the
+/// 256-colour palette's greys (the ramp from 232 and the cube's greys) or a grey given as RGB,
+/// of a level in [`MID_GREYS`] (prompt_toolkit's `38;5;241` is 0x60; the light greys, up to
+/// near-white, are ordinary text's).
 fn is_dim(cell: &Cell) -> bool {
     if cell.flags.contains(Flags::DIM) {
         return true;
@@ -44,12 +80,20 @@ fn is_dim(cell: &Cell) -> bool {
         Color::Indexed(index @ 16..=231) => {
             let cube = index - 16;
             let (r, g, b) = (cube / 36, cube / 6 % 6, cube % 6);
-            r == g && g == b && (1..=4).contains(&r)
+            r == g && g == b && MID_GREYS.contains(&CUBE_LEVELS[usize::from(r)])
         }
-        Color::Indexed(index) => index >= 232,
-        Color::Spec(rgb) => rgb.r == rgb.g && rgb.g == rgb.b && rgb.r > 0 && rgb.r < 255,
+        Color::Indexed(index @ 232..=255) => MID_GREYS.contains(&(8 + 10 * (index - 232))),
+        Color::Indexed(_) => false,
+        Color::Spec(rgb) => rgb.r == rgb.g && rgb.g == rgb.b && MID_GREYS.contains(&rgb.r),
     }
 }
+
+/// The grey levels a suggestion is drawn in: 232's ramp from 238 to 248, the cube's 95 and
+/// 135.
+const MID_GREYS: std::ops::RangeInclusive<u8> = 0x40..=0xa8;
+
+/// The 256-colour palette's cube's levels, from 0 to 5.
+const CUBE_LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
 
 #[cfg(test)]
 mod tests {
@@ -93,5 +137,36 @@ mod tests {
         // Nothing after the cursor, or only blanks.
         assert!(!drawn_from(&row("> ab", 4, grey), 4));
         assert!(!drawn_from(&row("> ab", 0, |_| ()), 0));
+        // Light greys, up to near-white, are ordinary text.
+        for light in [250, 255, 145, 188] {
+            let light = |cell: &mut Cell| cell.fg = Color::Indexed(light);
+            assert!(!drawn_from(&row("> abcdef", 4, light), 4));
+        }
+        let near_white = |cell: &mut Cell| {
+            cell.fg = Color::Spec(alacritty_terminal::vte::ansi::Rgb { r: 0xe0, g: 0xe0, b: 0xe0 })
+        };
+        assert!(!drawn_from(&row("> abcdef", 4, near_white), 4));
+    }
+
+    #[test]
+    fn the_text_typed_last_is_what_follows_its_control_characters() {
+        assert_eq!(typed_text(b"import o"), "import o");
+        assert_eq!(typed_text(b"\x15ab"), "ab");
+        assert_eq!(typed_text(b"ab\r"), "");
+        assert_eq!(typed_text(b"ab\x1b[A"), "");
+        assert_eq!(typed_text("é\x01ü".as_bytes()), "ü");
+        assert_eq!(typed_text(&[b'x'; 40]).len(), TYPED_CHARS);
+    }
+
+    #[test]
+    fn a_suggestion_follows_the_text_typed_last() {
+        let plain = |_: &mut Cell| ();
+        assert!(follows_typed(&row(">>> import os", 20, plain), 12, "import o"));
+        assert!(follows_typed(&row(">>> import os", 20, plain), 12, "o"));
+        // The typed text wrapped onto the cursor's row.
+        assert!(follows_typed(&row("rt os", 20, plain), 4, "import o"));
+        // A spinner's glyph after `Working: `, `s` pressed to start it.
+        assert!(!follows_typed(&row("Working: |", 20, plain), 9, "s"));
+        assert!(!follows_typed(&row("> ab", 20, plain), 4, ""));
     }
 }

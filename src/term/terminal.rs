@@ -350,10 +350,10 @@ impl Terminal {
     }
 
     /// Whether the visible cursor stands in a line being edited on the primary screen: right
-    /// after its row's text, or before a suggestion drawn after it (see
-    /// `Emulator::cursor_in_line`).
-    pub(crate) fn cursor_in_line(&self) -> bool {
-        self.emulator.cursor_in_line()
+    /// after its row's text, or before a suggestion drawn after it that follows `typed`, the
+    /// text the last input typed (see `Emulator::cursor_in_line`).
+    pub(crate) fn cursor_in_line(&self, typed: &str) -> bool {
+        self.emulator.cursor_in_line(typed)
     }
 
     /// Whether the cursor is shown.

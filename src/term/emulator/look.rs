@@ -67,11 +67,15 @@ impl Emulator {
     /// with a suggestion from the history drawn after it (prompt_toolkit's and fish's, grey or
     /// faint, unlike the text before it: `crate::term::suggestion`). Text after the cursor
     /// drawn as the text before it (a spinner's glyph with a backspace after it, a line edited
-    /// in its middle) does not count.
-    pub(crate) fn cursor_in_line(&self) -> bool {
+    /// in its middle) does not count, nor does a suggestion where the text before the cursor
+    /// does not end with `typed`, the text the last input typed (`suggestion::typed_text`: a
+    /// spinner drawn grey or faint after a key that started it).
+    pub(crate) fn cursor_in_line(&self, typed: &str) -> bool {
         self.cursor_row_is(|row, col| {
             text_ends_before(row, col)
-                || (text_before(row, col) && suggestion::drawn_from(row, col))
+                || (text_before(row, col)
+                    && suggestion::drawn_from(row, col)
+                    && suggestion::follows_typed(row, col, typed))
         })
     }
 
