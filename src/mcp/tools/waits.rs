@@ -38,8 +38,8 @@ pub(crate) struct Plan {
     until: Until,
     timeout: Duration,
     /// Only transcript conditions (`for_text`, `for_regex`): none matches what the alternate
-    /// screen shows, which is no transcript (only the shell's lines it hides and what is
-    /// printed once it is left).
+    /// screen shows, which is no transcript (only the shell's lines it hides, a line left
+    /// half-written at the cursor not until it is left, and what is printed once it is left).
     transcript_only: bool,
     /// The wait was not asked for (the default settle).
     implicit: bool,
@@ -265,8 +265,9 @@ fn cursor_position(at: &str) -> Result<(u16, u16), ToolError> {
 /// Refuses a wait that cannot hold: the prompt alone on a session whose shell marks none,
 /// transcript conditions only while the session shows a full-screen program (what the
 /// alternate screen shows is no transcript: they would match only the primary screen's lines
-/// it hides, printed before it, and what is printed once it is left, which a caller waiting on
-/// such a program rarely means), or a row or cursor position off the screen.
+/// it hides, ended before it (a line left half-written at the cursor, only once it is left:
+/// `Emulator::readable_hidden_tail`), and what is printed once it is left, which a caller
+/// waiting on such a program rarely means), or a row or cursor position off the screen.
 pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
     if plan.until.is_prompt_only()
         && !session.info()?.shell_integration
@@ -285,7 +286,7 @@ pub(crate) fn check(plan: &Plan, session: &Session) -> crate::Result<()> {
     let id = session.id();
     if plan.transcript_only && screen.alternate {
         return Err(crate::Error::InvalidInput(format!(
-            "session {id} shows a full-screen program on the alternate screen, whose screen is no transcript: for_text and for_regex match only the lines printed before it took that screen, which it hides, and what is printed after it leaves it (a command it runs, or once it ends), not what it shows; wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent"
+            "session {id} shows a full-screen program on the alternate screen, whose screen is no transcript: for_text and for_regex match only the lines ended before it took that screen, which it hides (a line left half-written at the cursor then, only once it leaves), and what is printed after it leaves it (a command it runs, or once it ends), not what it shows; wait with for_screen_text (or stable_ms, input_wait) instead; nothing was sent"
         )));
     }
     let (rows, cols) = (screen.rows, screen.cols);
