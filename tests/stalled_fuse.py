@@ -40,6 +40,7 @@ while True:
         reply(unique, struct.pack("<QII", 0, 1, 0))  # FOPEN_DIRECT_IO
     elif opcode == 15:  # READ: never answered, nor anything after
         stalled = True
+        print("stalled", flush=True)
     elif opcode in (18, 29, 25):  # RELEASE, RELEASEDIR, FLUSH
         reply(unique)
     else:

@@ -439,9 +439,10 @@ pub(super) fn terminal_of(members: &[ProcStat]) -> Option<i32> {
 /// Whether process `pid` has terminal `tty` (a `tty_nr`) open, among the descriptors
 /// `looks` has room for (at most [`WATCHED_LOOKED_AT`] of its own).
 pub(super) fn holds_terminal(pid: i32, tty: i32, looks: &Looks) -> bool {
-    use std::os::unix::fs::MetadataExt;
     find_descriptor(pid, looks, |path, target| {
-        (is_terminal(target) && fs::metadata(path).is_ok_and(|m| tty_number(m.rdev()) == tty))
+        // (Named as a terminal first, the cheap look; the device from the cached metadata
+        // alone, [`open_device`]: the program can swap a FUSE file onto the descriptor.)
+        (is_terminal(target) && open_device(path).is_some_and(|rdev| tty_number(rdev) == tty))
             .then_some(())
     })
     .is_some()

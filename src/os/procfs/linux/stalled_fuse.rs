@@ -3,11 +3,13 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
 
 /// The mounted file system and its server.
 pub(super) struct StalledFuse {
     server: Child,
+    /// What the server says: `mounted`, then `stalled` once a read came.
+    said: std::io::BufReader<ChildStdout>,
     /// Where it is mounted; its one file is `file`.
     pub(super) mnt: PathBuf,
 }
@@ -39,14 +41,22 @@ impl StalledFuse {
             }
             Err(err) => panic!("spawn python3: {err}"),
         };
-        let mut said = String::new();
-        std::io::BufReader::new(server.stdout.take().unwrap()).read_line(&mut said).unwrap();
-        if said.trim() != "mounted" {
+        let mut said = std::io::BufReader::new(server.stdout.take().unwrap());
+        let mut line = String::new();
+        said.read_line(&mut line).unwrap();
+        if line.trim() != "mounted" {
             eprintln!("skipped: no FUSE mount here");
             let _ = server.wait();
             return None;
         }
-        Some(StalledFuse { server, mnt })
+        Some(StalledFuse { server, said, mnt })
+    }
+
+    /// Waits for the server to take a read of its file, which it never answers: whether it
+    /// said so (not when it ended first). The reader is then waiting on it.
+    pub(super) fn wait_for_read(&mut self) -> bool {
+        let mut line = String::new();
+        self.said.read_line(&mut line).is_ok_and(|_| line.trim() == "stalled")
     }
 
     /// Ends the server, which fails every request waiting on it, and unmounts: whether the
