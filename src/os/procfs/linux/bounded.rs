@@ -6,17 +6,23 @@
 //! stuck in such a fault) and an epoll set's `fdinfo` (the set's lock, which a thread of the
 //! program holds while the kernel copies ready events out to it: with its events array in a
 //! page registered with userfaultfd whose faults are never resolved, for ever; the read waits
-//! for the lock uninterruptibly). They run on a helper thread (`termloom-proc`), and the
-//! caller waits at most [`READ_BOUND`] for the answer: a read that takes longer is judged as
-//! one that failed, its helper is left to it (it ends once the read does), and further reads
-//! of that process fail at once while it is stuck, so a program costs the reactor one bound,
-//! not one a probe. At most [`MAX_STUCK`] helpers are left stuck; past that, every such read
-//! fails at once.
+//! for the lock uninterruptibly). They run on a helper thread (`termloom-proc`) of the
+//! caller's own, so no read waits behind another caller's, and the caller waits at most
+//! [`READ_BOUND`] for the answer. A read that takes longer is refused ([`Refused`]): its
+//! helper is left to it (a FUSE read the server took ends only when the server answers or
+//! dies, whatever becomes of the program), and its process (told by its pid and start time)
+//! is remembered as slow for its life: its further such reads are refused at once, so
+//! releasing and taking again what its reads wait on costs the reactor one bound, not one a
+//! probe. At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is
+//! refused at once. A refused read is never taken for an answer: a probe that met one
+//! judges the thread unknown, never waiting for keys ([`refusals`]).
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use crossbeam_channel::Sender;
+use crossbeam_channel::{RecvTimeoutError, Sender};
 
 /// How long a caller waits for a read that a program can hold up (one takes microseconds).
 pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
@@ -24,21 +30,47 @@ pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
 /// The most helpers left stuck in a read at once.
 pub(super) const MAX_STUCK: usize = 4;
 
+/// The most processes remembered as slow at once (those gone are forgotten first).
+const MAX_SLOW: usize = 64;
+
 /// A read, with what it does with its answer.
 type Job = Box<dyn FnOnce() + Send>;
 
-/// The helper that takes the next read, and the processes whose reads stuck helpers wait on.
-struct Helpers {
-    /// The helper that takes the next read (started at the first).
-    ready: Option<Sender<Job>>,
-    /// The process of each stuck helper's read, one entry a helper.
-    stuck: Vec<i32>,
+/// A read [`within_bound`] did not answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Refused {
+    /// It took longer than the bound, or its process is remembered as slow, or
+    /// [`MAX_STUCK`] helpers are stuck.
+    Slow,
+    /// It panicked, or no helper could be started: its process is not blamed.
+    Failed,
 }
 
-static HELPERS: Mutex<Helpers> = Mutex::new(Helpers { ready: None, stuck: Vec::new() });
+/// The helpers left in reads, and the processes whose reads were too slow.
+struct Blamed {
+    /// How many helpers are still in a read their callers gave up on.
+    stuck: usize,
+    /// Each process (pid, start time) one of whose reads took longer than the bound.
+    slow: Vec<(i32, u64)>,
+}
 
-fn helpers() -> MutexGuard<'static, Helpers> {
-    HELPERS.lock().unwrap_or_else(PoisonError::into_inner)
+static BLAMED: Mutex<Blamed> = Mutex::new(Blamed { stuck: 0, slow: Vec::new() });
+
+fn blamed() -> MutexGuard<'static, Blamed> {
+    BLAMED.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+thread_local! {
+    /// This caller thread's helper (started at its first read, dropped when one is stuck).
+    static HELPER: RefCell<Option<Sender<Job>>> = const { RefCell::new(None) };
+    /// How many of this thread's reads were refused.
+    static REFUSALS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// How many reads [`within_bound`] refused on this thread so far: a probe compares it before
+/// and after its reads, and a thread whose reads were refused is judged unknown.
+pub(super) fn refusals() -> u64 {
+    REFUSALS.with(Cell::get)
 }
 
 /// The process of a `/proc/PID/...` path (0 for another path).
@@ -47,54 +79,109 @@ pub(super) fn pid_of(path: &str) -> i32 {
     pid.and_then(|pid| pid.parse().ok()).unwrap_or(0)
 }
 
-/// `read`'s answer, read on a helper thread for the caller, who waits for it at most
-/// [`READ_BOUND`]; `None` when it takes longer, when a read of process `pid` is still stuck,
-/// when [`MAX_STUCK`] helpers are, or when no helper can be started.
+/// When process `pid` started (`starttime`, clock ticks since boot); `None` when gone.
+fn start_time(pid: i32) -> Option<u64> {
+    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
+    super::parse_stat(&stat).ok()?.starttime
+}
+
+/// Whether process `pid` is remembered as slow (forgetting it if it is gone: its pid may be
+/// another process's now).
+fn is_slow(blamed: &mut Blamed, pid: i32) -> bool {
+    if !blamed.slow.iter().any(|&(slow, _)| slow == pid) {
+        return false;
+    }
+    let started = start_time(pid);
+    blamed.slow.retain(|&(slow, at)| slow != pid || Some(at) == started);
+    blamed.slow.iter().any(|&(slow, _)| slow == pid)
+}
+
+/// Remembers process `pid` as slow, forgetting those gone when the list is full.
+fn remember_slow(blamed: &mut Blamed, pid: i32) {
+    let Some(started) = start_time(pid) else { return };
+    if blamed.slow.len() >= MAX_SLOW {
+        blamed.slow.retain(|&(slow, at)| start_time(slow) == Some(at));
+    }
+    if blamed.slow.len() < MAX_SLOW {
+        blamed.slow.push((pid, started));
+    }
+}
+
+/// `read`'s answer, read on this thread's helper, waited for at most [`READ_BOUND`]; refused
+/// when it takes longer (process `pid` is then remembered as slow), when `pid` is remembered
+/// so, when [`MAX_STUCK`] helpers are stuck, when it panics, or when no helper can be
+/// started. Every refusal is counted ([`refusals`]).
 pub(super) fn within_bound<R: Send + 'static>(
     pid: i32,
     read: impl FnOnce() -> R + Send + 'static,
-) -> Option<R> {
+) -> Result<R, Refused> {
+    let answer = ask(pid, read);
+    if answer.is_err() {
+        REFUSALS.with(|refusals| refusals.set(refusals.get() + 1));
+    }
+    answer
+}
+
+/// See [`within_bound`], refusals uncounted.
+fn ask<R: Send + 'static>(
+    pid: i32,
+    read: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, Refused> {
+    {
+        let mut blamed = blamed();
+        if blamed.stuck >= MAX_STUCK || pid > 0 && is_slow(&mut blamed, pid) {
+            return Err(Refused::Slow);
+        }
+    }
     let (answer, answered) = crossbeam_channel::bounded(1);
+    let abandoned = Arc::new(AtomicBool::new(false));
+    let given_up = Arc::clone(&abandoned);
     let job: Job = Box::new(move || {
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(read));
         // (One answer into room for one: never full. Its caller may have gone.)
-        let _ = answer.send(read());
-        let mut helpers = helpers();
-        if let Some(at) = helpers.stuck.iter().position(|&stuck| stuck == pid) {
-            helpers.stuck.swap_remove(at);
+        let _ = answer.send(read.map_err(|_| Refused::Failed));
+        let mut blamed = blamed();
+        if given_up.load(Ordering::Relaxed) {
+            blamed.stuck -= 1;
         }
     });
-    {
-        let mut helpers = helpers();
-        if helpers.stuck.len() >= MAX_STUCK || helpers.stuck.contains(&pid) {
-            return None;
-        }
-        let ready = match &helpers.ready {
-            Some(ready) => ready.clone(),
-            None => helpers.ready.insert(start_helper()?).clone(),
+    let sent = HELPER.with(|helper| {
+        let mut helper = helper.borrow_mut();
+        let ready = match &*helper {
+            Some(ready) => ready,
+            None => helper.insert(start_helper().ok_or(Refused::Failed)?),
         };
-        if ready.send(job).is_err() {
-            helpers.ready = None;
-            return None;
-        }
+        ready.send(job).map_err(|_| Refused::Failed)
+    });
+    if sent.is_err() {
+        HELPER.with(|helper| helper.borrow_mut().take());
+        return Err(Refused::Failed);
     }
-    if let Ok(answer) = answered.recv_timeout(READ_BOUND) {
-        return Some(answer);
+    match answered.recv_timeout(READ_BOUND) {
+        Ok(answer) => return answer,
+        Err(RecvTimeoutError::Disconnected) => return Err(Refused::Failed),
+        Err(RecvTimeoutError::Timeout) => {}
     }
-    let mut helpers = helpers();
-    // (Answered meanwhile: its job takes the lock only after, and finds nothing to remove.)
+    let mut blamed = blamed();
+    // (Answered meanwhile: its job takes the lock only after, and finds itself not
+    // abandoned.)
     if let Ok(answer) = answered.try_recv() {
-        return Some(answer);
+        return answer;
     }
-    helpers.ready = None;
-    helpers.stuck.push(pid);
-    None
+    abandoned.store(true, Ordering::Relaxed);
+    blamed.stuck += 1;
+    HELPER.with(|helper| helper.borrow_mut().take());
+    if pid > 0 {
+        remember_slow(&mut blamed, pid);
+    }
+    Err(Refused::Slow)
 }
 
 /// The text of the `fdinfo` file at `path` (`/proc/PID/…/fdinfo/N`), read [`within_bound`]:
-/// an epoll set's waits for the set's lock. `None` where it cannot be read in time.
+/// an epoll set's waits for the set's lock. `None` where it cannot be read, or not in time.
 pub(super) fn read_fdinfo(path: &str) -> Option<String> {
     let owned = path.to_owned();
-    within_bound(pid_of(path), move || std::fs::read_to_string(owned).ok()).flatten()
+    within_bound(pid_of(path), move || std::fs::read_to_string(owned).ok()).ok().flatten()
 }
 
 /// A new helper: a thread that runs the reads sent to it until its sender is dropped.
@@ -109,21 +196,98 @@ fn start_helper() -> Option<Sender<Job>> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_read_that_does_not_end_fails_and_so_do_the_others_of_its_process_until_it_ends() {
-        let (release, released) = crossbeam_channel::bounded::<()>(0);
-        // Processes no other test reads.
-        let (held, other) = (-7, -8);
-        assert_eq!(within_bound(held, || 1), Some(1));
-        assert_eq!(within_bound(held, move || released.recv().is_ok()), None);
-        assert_eq!(within_bound(held, || 2), None, "its process's reads fail while it is stuck");
-        assert_eq!(within_bound(other, || 3), Some(3), "another helper reads the others");
-        release.send(()).unwrap();
-        let began = std::time::Instant::now();
-        while within_bound(held, || 4).is_none() {
-            assert!(began.elapsed() < Duration::from_secs(10), "the stuck read ended");
-            std::thread::yield_now();
+    /// A child that lives until dropped: a process whose start time can be read.
+    struct Sleeper(std::process::Child);
+
+    impl Drop for Sleeper {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
         }
+    }
+
+    impl Sleeper {
+        fn id(&self) -> u32 {
+            self.0.id()
+        }
+    }
+
+    fn sleeper() -> Sleeper {
+        let mut sleep = std::process::Command::new("sleep");
+        sleep.arg("1000").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        Sleeper(sleep.spawn().unwrap())
+    }
+
+    fn end(child: Sleeper) {
+        drop(child);
+    }
+
+    #[test]
+    fn a_read_that_does_not_end_is_refused_and_its_process_is_slow_for_its_life() {
+        let (held, other) = (sleeper(), sleeper());
+        let (held_pid, other_pid) = (held.id() as i32, other.id() as i32);
+        let (release, released) = crossbeam_channel::bounded::<()>(0);
+        let refused = refusals();
+        assert_eq!(within_bound(held_pid, || 1), Ok(1));
+        let stuck = within_bound(held_pid, move || released.recv().is_ok());
+        assert_eq!(stuck, Err(Refused::Slow));
+        assert_eq!(within_bound(held_pid, || 2), Err(Refused::Slow), "refused while stuck");
+        assert_eq!(within_bound(other_pid, || 3), Ok(3), "another helper reads the others");
+        assert_eq!(refusals(), refused + 2, "each refusal counted");
+        release.send(()).unwrap();
+        // (The stuck read has ended: its process is still slow, at once.)
+        let began = std::time::Instant::now();
+        assert_eq!(within_bound(held_pid, || 4), Err(Refused::Slow), "slow for its life");
+        assert!(began.elapsed() < READ_BOUND, "refused without waiting");
+        end(held);
+        end(other);
+    }
+
+    /// Reads sent from other threads while one is stuck are answered (they waited behind
+    /// the stuck one on a helper all callers shared, timed out, and their process was blamed).
+    #[test]
+    fn a_read_from_another_thread_does_not_wait_behind_a_stuck_one() {
+        let (held, innocent) = (sleeper(), sleeper());
+        let (held_pid, innocent_pid) = (held.id() as i32, innocent.id() as i32);
+        let (release, released) = crossbeam_channel::bounded::<()>(0);
+        let (start, started) = crossbeam_channel::bounded::<()>(1);
+        let stuck = std::thread::spawn(move || {
+            within_bound(held_pid, move || {
+                start.send(()).unwrap();
+                released.recv()
+            })
+        });
+        started.recv().unwrap();
+        // (Each read from a new thread, until the stuck one is given up, and one after.)
+        let mut answers = Vec::new();
+        let mut n = 0;
+        loop {
+            let given_up = stuck.is_finished();
+            answers.push(std::thread::spawn(move || within_bound(innocent_pid, move || n)).join());
+            n += 1;
+            if given_up {
+                break;
+            }
+        }
+        release.send(()).unwrap();
+        assert_eq!(stuck.join().unwrap(), Err(Refused::Slow));
+        let answers: Vec<_> = answers.into_iter().map(Result::unwrap).collect();
+        assert_eq!(answers, (0..n).map(Ok).collect::<Vec<_>>());
+        end(held);
+        end(innocent);
+    }
+
+    /// (Unwound without the panic hook, whose backtrace can take longer than the bound.)
+    #[test]
+    fn a_read_that_panics_fails_without_blaming_its_process() {
+        let process = sleeper();
+        let pid = process.id() as i32;
+        assert_eq!(
+            within_bound(pid, || -> i32 { std::panic::resume_unwind(Box::new(())) }),
+            Err(Refused::Failed)
+        );
+        assert_eq!(within_bound(pid, || 5), Ok(5), "its process is not slow");
+        end(process);
     }
 
     #[test]

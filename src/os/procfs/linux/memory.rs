@@ -17,8 +17,9 @@ pub(super) fn read_memory(base: &str, address: u64, buf: &mut [u8]) -> std::io::
         let mut raw = vec![0u8; len];
         std::fs::File::open(path)?.read_exact_at(&mut raw, address).map(|()| raw)
     };
-    let raw = within_bound(pid_of(base), read).ok_or_else(|| {
-        std::io::Error::new(std::io::ErrorKind::TimedOut, "the memory read did not end in time")
+    let raw = within_bound(pid_of(base), read).map_err(|refused| {
+        let why = format!("the memory read was refused ({refused:?})");
+        std::io::Error::new(std::io::ErrorKind::TimedOut, why)
     })??;
     buf.copy_from_slice(&raw);
     Ok(())
@@ -66,7 +67,8 @@ mod tests {
         drop(mapper.stdin.take());
         mapper.wait().unwrap();
         let answer = answer.expect("the read ends within 5 s");
-        assert!(answer.is_err(), "{answer:?}");
+        let refused = answer.as_ref().map_err(std::io::Error::kind);
+        assert_eq!(refused, Err(std::io::ErrorKind::TimedOut), "refused by the bound: {answer:?}");
         assert!(unmounted);
     }
 }

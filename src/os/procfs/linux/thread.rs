@@ -27,6 +27,8 @@ pub(in crate::os::procfs) fn observe_thread(
     if stat.state != 'S' {
         return obs(Activity::NotSleeping(stat.state));
     }
+    // (Reads of its memory are refused from here on: see [`unless_refused`].)
+    let refused = super::bounded::refusals();
     let syscall_problem = match procfs::read_text(&format!("{base}/syscall")) {
         Ok(text) => match parse_syscall(&text) {
             Some(SyscallField::Running) => return obs(Activity::NotSleeping('R')),
@@ -37,6 +39,7 @@ pub(in crate::os::procfs) fn observe_thread(
                 Some(activity) => {
                     let activity = super::restart::resolved(base, &text, activity);
                     let activity = reading_terminal(base, tid, &text, activity, probe);
+                    let activity = unless_refused(activity, refused);
                     // (Read once: a sleep's timer is in the sleeping process's memory.)
                     let sleep = sleep_of(base, &text, &activity);
                     let left = sleep.and_then(|sleep| sleep_left(&stat, sleep));
@@ -70,6 +73,20 @@ pub(in crate::os::procfs) fn observe_thread(
         Err(err) => {
             obs(Activity::Unknown(format!("{syscall_problem}, and wchan is unreadable: {err}")))
         }
+    }
+}
+
+/// `activity`, unless it is a wait for input and a read of the thread's memory or `fdinfo`
+/// was refused since `refused` ([`super::bounded::refusals`]): what the refused read would
+/// have told is unknown (an unreadable poll set reads as one watching the terminal, another
+/// user's program's), and a program whose reads are slow, or a full set of stuck helpers,
+/// must not make a thread read as waiting for keys.
+fn unless_refused(activity: Activity, refused: u64) -> Activity {
+    match activity {
+        Activity::Input(name) if super::bounded::refusals() != refused => {
+            Activity::Unknown(format!("{name}, a read of its memory refused by the bound"))
+        }
+        activity => activity,
     }
 }
 
@@ -294,6 +311,13 @@ pub(super) struct UntimedWait {
 /// another process holds one of the pipes is for the caller to find. `None` for any other
 /// wait, or where that cannot be read.
 pub(super) fn blocked_until_woken(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
+    // (A read of its memory refused by the bound tells nothing: see [`unless_refused`].)
+    let refused = super::bounded::refusals();
+    untimed_wait(base, tty, looks).filter(|_| super::bounded::refusals() == refused)
+}
+
+/// See [`blocked_until_woken`], refusals unchecked.
+fn untimed_wait(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
     let asleep = procfs::read_bytes(&format!("{base}/stat"))
         .ok()
         .and_then(|data| parse_stat(&data).ok())
@@ -710,5 +734,27 @@ mod tests {
         assert!(!waits_on_own_lock("202 0x55 0x9 0x0 0x0 0x0 0xffffffff 0x7f 0x7f"));
         assert!(!waits_on_own_lock("202 0x55 0x81 0x1 0x0 0x0 0x0 0x7f 0x7f"));
         assert!(!waits_on_own_lock("202 0x55"));
+    }
+}
+
+#[cfg(test)]
+mod refusal_tests {
+    use super::*;
+
+    /// A wait for input judged while a read of the thread's memory was refused is unknown:
+    /// an unreadable poll set reads as one watching the terminal (a false wait in every
+    /// session once four reads were stuck).
+    #[test]
+    fn a_wait_for_input_with_a_read_refused_meanwhile_is_unknown() {
+        let input = || Activity::Input("poll".into());
+        let before = super::super::bounded::refusals();
+        assert_eq!(unless_refused(input(), before), input());
+        let failed = super::super::bounded::within_bound(0, || -> i32 {
+            std::panic::resume_unwind(Box::new(()))
+        });
+        assert!(failed.is_err());
+        assert!(matches!(unless_refused(input(), before), Activity::Unknown(_)));
+        let other = || Activity::Other("nanosleep".into());
+        assert_eq!(unless_refused(other(), before), other(), "only a wait for input");
     }
 }
