@@ -10,14 +10,17 @@ pub(super) struct StalledFuse {
     server: Child,
     /// What the server says: `mounted`, then `stalled` once a read came.
     said: std::io::BufReader<ChildStdout>,
+    /// Whether the server was ended and the file system unmounted.
+    down: bool,
     /// Where it is mounted; its one file is `file`.
     pub(super) mnt: PathBuf,
 }
 
 impl StalledFuse {
     /// The file system mounted in a directory named after `name`; `None`, saying the test
-    /// skips, when not root or where no FUSE file system can be mounted (no `/dev/fuse`, a
-    /// right of the machine's), and without python3 (which fails under `CI`).
+    /// skips, when not root, where there is no `/dev/fuse` or the mount is refused (`EPERM`:
+    /// a right of the machine's), and without python3 (which fails under `CI`). A server that
+    /// fails otherwise fails the test under `CI`.
     pub(super) fn mount(name: &str) -> Option<StalledFuse> {
         if !rustix::process::geteuid().is_root() {
             eprintln!("skipped: mounting a FUSE file system needs root");
@@ -30,7 +33,7 @@ impl StalledFuse {
             .args(["-c", include_str!("../../../../tests/stalled_fuse.py")])
             .arg(&mnt)
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn();
         let mut server = match server {
             Ok(server) => server,
@@ -45,11 +48,17 @@ impl StalledFuse {
         let mut line = String::new();
         said.read_line(&mut line).unwrap();
         if line.trim() != "mounted" {
-            eprintln!("skipped: no FUSE mount here");
+            let mut why = String::new();
+            let _ = std::io::Read::read_to_string(&mut server.stderr.take().unwrap(), &mut why);
             let _ = server.wait();
+            let _ = std::fs::remove_dir(&mnt);
+            let refused = why.starts_with("/dev/fuse: [Errno 2]")
+                || why.starts_with("mount: Operation not permitted");
+            assert!(refused || std::env::var_os("CI").is_none(), "the FUSE server failed: {why}");
+            eprintln!("skipped: no FUSE mount here: {}", why.trim());
             return None;
         }
-        Some(StalledFuse { server, said, mnt })
+        Some(StalledFuse { server, said, down: false, mnt })
     }
 
     /// Waits for the server to take a read of its file, which it never answers: whether it
@@ -60,12 +69,43 @@ impl StalledFuse {
     }
 
     /// Ends the server, which fails every request waiting on it, and unmounts: whether the
-    /// unmount succeeded.
+    /// unmount succeeded. (Dropped without it, on a test's panic, it does the same.)
     pub(super) fn end(mut self) -> bool {
-        self.server.kill().unwrap();
-        self.server.wait().unwrap();
-        let unmounted = Command::new("umount").arg("-l").arg(&self.mnt).status().unwrap();
+        self.take_down()
+    }
+
+    /// See [`StalledFuse::end`]; once.
+    fn take_down(&mut self) -> bool {
+        if self.down {
+            return true;
+        }
+        self.down = true;
+        let _ = self.server.kill();
+        let _ = self.server.wait();
+        let unmounted = Command::new("umount").arg("-l").arg(&self.mnt).status();
         let _ = std::fs::remove_dir(&self.mnt);
-        unmounted.success()
+        unmounted.is_ok_and(|status| status.success())
+    }
+}
+
+impl Drop for StalledFuse {
+    fn drop(&mut self) {
+        self.take_down();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dropped without [`StalledFuse::end`] (a test's panic), it ends its server and unmounts.
+    #[test]
+    fn a_stalled_file_system_dropped_is_unmounted() {
+        let Some(fuse) = StalledFuse::mount("fuse-drop") else { return };
+        let mnt = fuse.mnt.to_string_lossy().into_owned();
+        let mounted = || std::fs::read_to_string("/proc/self/mountinfo").unwrap().contains(&mnt);
+        assert!(mounted());
+        drop(fuse);
+        assert!(!mounted(), "{mnt} unmounted");
     }
 }
