@@ -752,20 +752,6 @@ fn answers_left_on_the_command_line_do_not_spoil_the_next_command() {
     session.close().unwrap();
 }
 
-/// Builds the C program `source` as `name` in `dir` (`gcc -O0`): `false`, saying the test
-/// skips, where gcc is missing (except under `CI`, see [`require`]).
-fn build_c(dir: &std::path::Path, name: &str, source: &str) -> bool {
-    if !require("gcc") {
-        return false;
-    }
-    let file = format!("{name}.c");
-    std::fs::write(dir.join(&file), source).unwrap();
-    let built =
-        Command::new("gcc").args(["-O0", "-o", name, &file]).current_dir(dir).output().unwrap();
-    assert!(built.status.success(), "gcc: {}", String::from_utf8_lossy(&built.stderr));
-    true
-}
-
 /// A program that registers a page with userfaultfd and never resolves its faults, then
 /// waits in `epoll_wait` on the terminal and a ready eventfd with its events array in that
 /// page: the kernel copies the ready event out while holding the epoll set's lock, faults,
@@ -811,7 +797,7 @@ fn a_probe_of_a_program_holding_its_epoll_lock_for_ever_does_not_freeze_the_engi
         return;
     }
     let dir = TestDir::new("epoll-trap");
-    if !build_c(&dir, "trap", EPOLL_TRAP) {
+    if !build_c(&dir, "trap", EPOLL_TRAP, &["-O0"]) {
         return;
     }
     let engine = engine();

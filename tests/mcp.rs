@@ -1128,18 +1128,11 @@ fn a_text_wait_ends_at_gdbs_prompt_and_waits_for_the_program_it_runs() {
     if !require("gdb") || !require("gcc") {
         return;
     }
-    let source = temp_file(
-        "late.c",
-        "#include <stdio.h>\n#include <unistd.h>\n\
-         int main(void) { sleep(2); puts(\"la\" \"te\"); return 0; }\n",
-    );
-    let program = source.with_extension("");
-    let built = std::process::Command::new("gcc")
-        .args(["-g", "-o"])
-        .args([&program, &source])
-        .output()
-        .unwrap();
-    assert!(built.status.success(), "{built:?}");
+    let dir = temp_dir("late.c");
+    let source = "#include <stdio.h>\n#include <unistd.h>\n\
+         int main(void) { sleep(2); puts(\"la\" \"te\"); return 0; }\n";
+    assert!(common::build_c(&dir, "late", source, &["-g"]));
+    let program = dir.join("late");
     let mut client = Client::initialized("2025-11-25");
     // (No debuginfod question at the start, whatever the machine's environment.)
     let gdb = json!({"argv": ["gdb", "-nx", "-q", program.to_str().unwrap()],

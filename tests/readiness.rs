@@ -1116,17 +1116,7 @@ fn build_32_bit(dir: &std::path::Path, name: &str, source: &str) -> bool {
     if !cfg!(target_arch = "x86_64") || !require("gcc") {
         return false;
     }
-    let file = format!("{name}.c");
-    std::fs::write(dir.join(&file), source).unwrap();
-    let built = std::process::Command::new("gcc")
-        .args(["-m32", "-O0", "-o", name, &file])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    if built.status.success() {
-        return true;
-    }
-    let why = String::from_utf8_lossy(&built.stderr);
+    let Err(why) = common::gcc(dir, name, source, &["-m32", "-O0"]) else { return true };
     assert!(std::env::var_os("CI").is_none(), "gcc -m32 fails (gcc-multilib, .ci/run): {why}");
     eprintln!("skipped: gcc -m32 cannot build here (no gcc-multilib): {why}");
     false

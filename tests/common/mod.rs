@@ -85,6 +85,34 @@ pub(crate) fn require(program: &str) -> bool {
     }
 }
 
+/// Writes the C program `source` to `dir` and builds it there as `name` with gcc and
+/// `flags`: gcc's complaint where it fails. (Call [`require`] for gcc first.)
+pub(crate) fn gcc(dir: &Path, name: &str, source: &str, flags: &[&str]) -> Result<(), String> {
+    let file = format!("{name}.c");
+    std::fs::write(dir.join(&file), source).unwrap();
+    let built = std::process::Command::new("gcc")
+        .args(flags)
+        .args(["-o", name, &file])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    match built.status.success() {
+        true => Ok(()),
+        false => Err(String::from_utf8_lossy(&built.stderr).into_owned()),
+    }
+}
+
+/// Builds the C program `source` as `name` in `dir` with gcc and `flags` (the build must
+/// succeed): `false`, saying the test skips, where gcc is missing (except under `CI`, see
+/// [`require`]).
+pub(crate) fn build_c(dir: &Path, name: &str, source: &str, flags: &[&str]) -> bool {
+    if !require("gcc") {
+        return false;
+    }
+    gcc(dir, name, source, flags).unwrap_or_else(|why| panic!("gcc: {why}"));
+    true
+}
+
 /// Whether this test runs as root, which it needs because `why`; says it skips when not,
 /// except under `CI`, which runs as root, where it fails.
 pub(crate) fn require_root(why: &str) -> bool {
