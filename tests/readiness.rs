@@ -2354,16 +2354,22 @@ fn ipython_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
 /// prints `finished`; read as waiting at the first poll, 0.31 s into a 4 s spin, it was a
 /// false wait. So is its glyph drawn grey (`CSI 90 m`) or faint (`CSI 2 m`), as a
 /// suggestion is: read as waiting 0.22 s into the spin (the text before the cursor does not
-/// end with the `s` typed, as a suggestion's does).
+/// end with the `s` typed, as a suggestion's does), and, when the key typed was a space
+/// (`Working: ` ends with it), 0.34 s in. A status drawn grey after a key the terminal echoed
+/// (`[y/n] y`, then `  (downloading 3/30)` redrawn every 0.1 s) read as waiting 0.34 s in:
+/// a single key echoed is no line being typed. The programs read keys with echo on, as a
+/// line editor does.
 #[test]
 fn a_spinner_drawn_before_its_cursor_is_busy_until_it_finishes() {
     if !require("python3") {
         return;
     }
     let engine = engine();
-    let script = "import select, sys, time, tty\n\
+    let script = "import select, sys, termios, time\n\
                   style = sys.argv[1]\n\
-                  tty.setcbreak(0)\n\
+                  modes = termios.tcgetattr(0)\n\
+                  modes[3] &= ~termios.ICANON\n\
+                  termios.tcsetattr(0, termios.TCSANOW, modes)\n\
                   sys.stdout.write('press s to start: '); sys.stdout.flush()\n\
                   sys.stdin.read(1)\n\
                   sys.stdout.write('\\r\\nWorking: '); sys.stdout.flush()\n\
@@ -2375,16 +2381,38 @@ fn a_spinner_drawn_before_its_cursor_is_busy_until_it_finishes() {
                   \x20   select.select([0], [], [], 0.1)\n\
                   sys.stdout.write('\\r\\nfinished, press a key: '); sys.stdout.flush()\n\
                   sys.stdin.read(1)\n";
-    for style in ["", "\x1b[90m", "\x1b[2m"] {
-        let spec = SpawnSpec::new("python3").args(["-c", script, style]);
+    let status = "import select, sys, termios, time\n\
+                  modes = termios.tcgetattr(0)\n\
+                  modes[3] &= ~termios.ICANON\n\
+                  termios.tcsetattr(0, termios.TCSANOW, modes)\n\
+                  sys.stdout.write('Download 30 files? [y/n] '); sys.stdout.flush()\n\
+                  sys.stdin.read(1)\n\
+                  end, n = time.monotonic() + 3, 0\n\
+                  while time.monotonic() < end:\n\
+                  \x20   sys.stdout.write('\\x1b7\\x1b[90m  (downloading %d/30)\\x1b[0m\\x1b8' % n)\n\
+                  \x20   sys.stdout.flush()\n\
+                  \x20   n += 1\n\
+                  \x20   select.select([0], [], [], 0.1)\n\
+                  sys.stdout.write('\\r\\nfinished, press a key: '); sys.stdout.flush()\n\
+                  sys.stdin.read(1)\n";
+    let runs = [
+        (script, "", "s"),
+        (script, "\x1b[90m", "s"),
+        (script, "\x1b[2m", "s"),
+        (script, "\x1b[90m", " "),
+        (status, "", "y"),
+    ];
+    for (program, style, key) in runs {
+        let spec = SpawnSpec::new("python3").args(["-c", program, style]);
         let spinner = engine.spawn(spec).unwrap();
         input_wait_fires(&spinner);
         let until = Until::input_wait();
-        let outcome = spinner.send_keys_and_wait("s", until, Duration::from_secs(30)).unwrap();
-        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{style:?}: {outcome}");
+        let outcome = spinner.send_keys_and_wait(key, until, Duration::from_secs(30)).unwrap();
+        let run = format!("{style:?} {key:?}");
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{run}: {outcome}");
         let screen = spinner.screen().unwrap();
-        let finished = screen.lines[2].starts_with("finished");
-        assert!(finished, "{style:?}: read as waiting while it spun: {screen}");
+        let finished = screen.lines.iter().any(|line| line.starts_with("finished"));
+        assert!(finished, "{run}: read as waiting while it worked: {screen}");
         spinner.close().unwrap();
     }
 }

@@ -15,12 +15,28 @@ use alacritty_terminal::vte::ansi::{Color, NamedColor};
 /// The most characters of the typed text kept to compare with the text before the cursor.
 const TYPED_CHARS: usize = 32;
 
+/// The fewest characters other than blanks the typed text holds for a suggestion to follow
+/// it: a single key a program echoes (`y` at `[y/n]`), or a blank that any label ending in
+/// one matches, is no line being typed.
+const TYPED_MIN: usize = 2;
+
+/// The most bytes of an input's end looked at for its typed text (a paste may be megabytes):
+/// [`TYPED_CHARS`] characters of four bytes at most.
+const TYPED_WINDOW: usize = 4 * TYPED_CHARS;
+
 /// The text the input `bytes` typed last, as a line editor echoes it: the printable
-/// characters after its last control character, at most [`TYPED_CHARS`] of them; empty when
-/// the input ends with a control character (Enter, Tab) or a key code (`ESC [ A`, a paste's
-/// end), whose echo is no such text.
+/// characters after its last control character, at most [`TYPED_CHARS`] of them, read from
+/// the input's last [`TYPED_WINDOW`] bytes; empty when its last control character is an
+/// Escape (a key code, `ESC [ A`, or a paste's end: text typed after one is not kept, so a
+/// suggestion after it is waited for as any timer is), or when the input ends with a control
+/// character (Enter, Tab), whose echo is no such text.
 pub(crate) fn typed_text(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
+    let mut start = bytes.len().saturating_sub(TYPED_WINDOW);
+    // (From a character's first byte: a UTF-8 continuation byte is `10xxxxxx`.)
+    while bytes.get(start).is_some_and(|byte| byte & 0xc0 == 0x80) {
+        start += 1;
+    }
+    let text = String::from_utf8_lossy(&bytes[start..]);
     let rest = match text.char_indices().rev().find(|(_, c)| c.is_control()) {
         Some((_, '\x1b')) => return String::new(),
         Some((at, control)) => &text[at + control.len_utf8()..],
@@ -32,8 +48,12 @@ pub(crate) fn typed_text(bytes: &[u8]) -> String {
 
 /// Whether the text of `row` before column `col` ends with `typed` (see [`typed_text`]), or,
 /// where the row holds fewer characters there (the typed text wrapped onto it), is the end of
-/// it: the keys typed last were echoed right before the cursor. Nothing typed follows nothing.
+/// it: the keys typed last were echoed right before the cursor. Typed text of fewer than
+/// [`TYPED_MIN`] characters other than blanks follows nothing.
 pub(crate) fn follows_typed(row: &Row<Cell>, col: usize, typed: &str) -> bool {
+    if typed.chars().filter(|c| !c.is_whitespace()).count() < TYPED_MIN {
+        return false;
+    }
     let before: Vec<char> = (0..col.min(row.len()))
         .map(|at| &row[Column(at)])
         .filter(|cell| !cell.flags.contains(Flags::WIDE_CHAR_SPACER))
@@ -68,7 +88,7 @@ pub(crate) fn drawn_from(row: &Row<Cell>, col: usize) -> bool {
 
 /// Whether a cell is drawn faint (SGR 2) or in a mid grey: bright black, one of the
 /// 256-colour palette's greys (the ramp from 232 and the cube's greys) or a grey given as RGB,
-/// of a level in [`MID_GREYS`] (prompt_toolkit's `38;5;241` is 0x60; the light greys, up to
+/// of a level in [`MID_GREYS`] (prompt_toolkit's `38;5;241` is 0x62; the light greys, up to
 /// near-white, are ordinary text's).
 fn is_dim(cell: &Cell) -> bool {
     if cell.flags.contains(Flags::DIM) {
@@ -156,13 +176,27 @@ mod tests {
         assert_eq!(typed_text(b"ab\x1b[A"), "");
         assert_eq!(typed_text("é\x01ü".as_bytes()), "ü");
         assert_eq!(typed_text(&[b'x'; 40]).len(), TYPED_CHARS);
+        // Only the input's end is looked at, from a character's start.
+        let mut paste = vec![b'a'; 1 << 20];
+        paste.extend("é".repeat(100).as_bytes());
+        assert_eq!(typed_text(&paste), "é".repeat(TYPED_CHARS));
+        let mut odd = vec![b'a'; 1 << 20];
+        odd.extend("é".repeat(100).as_bytes());
+        odd.push(b'b');
+        assert_eq!(typed_text(&odd), format!("{}b", "é".repeat(TYPED_CHARS - 1)));
     }
 
     #[test]
     fn a_suggestion_follows_the_text_typed_last() {
         let plain = |_: &mut Cell| ();
         assert!(follows_typed(&row(">>> import os", 20, plain), 12, "import o"));
-        assert!(follows_typed(&row(">>> import os", 20, plain), 12, "o"));
+        assert!(follows_typed(&row(">>> import os", 20, plain), 12, "rt o"));
+        // A single key, or blanks, a program echoes (`y` at `[y/n] `, a space after a label
+        // ending in one) is no line being typed.
+        assert!(!follows_typed(&row(">>> import os", 20, plain), 12, "o"));
+        assert!(!follows_typed(&row("[y/n] y", 20, plain), 7, "y"));
+        assert!(!follows_typed(&row("Working: |", 20, plain), 9, " "));
+        assert!(!follows_typed(&row("Working: |", 20, plain), 9, "  "));
         // The typed text wrapped onto the cursor's row.
         assert!(follows_typed(&row("rt os", 20, plain), 4, "import o"));
         // A spinner's glyph after `Working: `, `s` pressed to start it.

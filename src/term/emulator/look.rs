@@ -69,7 +69,8 @@ impl Emulator {
     /// drawn as the text before it (a spinner's glyph with a backspace after it, a line edited
     /// in its middle) does not count, nor does a suggestion where the text before the cursor
     /// does not end with `typed`, the text the last input typed (`suggestion::typed_text`: a
-    /// spinner drawn grey or faint after a key that started it).
+    /// spinner drawn grey or faint after a key that started it), nor after a single key or
+    /// blanks typed (`suggestion::follows_typed`).
     pub(crate) fn cursor_in_line(&self, typed: &str) -> bool {
         self.cursor_row_is(|row, col| {
             text_ends_before(row, col)
