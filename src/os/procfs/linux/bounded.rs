@@ -13,9 +13,10 @@
 //! dies, whatever becomes of the program), and its process (told by its pid and start time)
 //! is remembered as slow for its life: its further such reads are refused at once, so
 //! releasing and taking again what its reads wait on costs the reactor one bound, not one a
-//! probe. At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is
-//! refused at once. A refused read is never taken for an answer: a probe that met one
-//! judges the thread unknown, never waiting for keys ([`refusals`]).
+//! probe (for the last [`MAX_SLOW`] such processes: many processes still cost one each).
+//! At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is refused at
+//! once. A refused read is never taken for an answer: a probe that met one judges the
+//! thread unknown, never waiting for keys ([`refusals`]).
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -30,7 +31,8 @@ pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
 /// The most helpers left stuck in a read at once.
 pub(super) const MAX_STUCK: usize = 4;
 
-/// The most processes remembered as slow at once (those gone are forgotten first).
+/// The most processes remembered as slow at once (past it, the one remembered first is
+/// forgotten).
 const MAX_SLOW: usize = 64;
 
 /// A read, with what it does with its answer.
@@ -79,32 +81,26 @@ pub(super) fn pid_of(path: &str) -> i32 {
     pid.and_then(|pid| pid.parse().ok()).unwrap_or(0)
 }
 
-/// When process `pid` started (`starttime`, clock ticks since boot); `None` when gone.
+/// When process `pid` started (`starttime`, clock ticks since boot); `None` when gone. (Read
+/// without [`BLAMED`] held: every caller's reads take that lock.)
 fn start_time(pid: i32) -> Option<u64> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    super::parse_stat(&stat).ok()?.starttime
+    crate::os::procfs::read_stat(pid).ok()?.starttime
 }
 
-/// Whether process `pid` is remembered as slow (forgetting it if it is gone: its pid may be
-/// another process's now).
-fn is_slow(blamed: &mut Blamed, pid: i32) -> bool {
-    if !blamed.slow.iter().any(|&(slow, _)| slow == pid) {
-        return false;
-    }
-    let started = start_time(pid);
+/// Whether process `pid`, which started at `started`, is remembered as slow (forgetting an
+/// entry of its pid that started otherwise: another process's, gone).
+fn is_slow(blamed: &mut Blamed, pid: i32, started: Option<u64>) -> bool {
     blamed.slow.retain(|&(slow, at)| slow != pid || Some(at) == started);
     blamed.slow.iter().any(|&(slow, _)| slow == pid)
 }
 
-/// Remembers process `pid` as slow, forgetting those gone when the list is full.
-fn remember_slow(blamed: &mut Blamed, pid: i32) {
-    let Some(started) = start_time(pid) else { return };
+/// Remembers process `pid`, which started at `started`, as slow, forgetting the one
+/// remembered first when the list is full.
+fn remember_slow(blamed: &mut Blamed, pid: i32, started: u64) {
     if blamed.slow.len() >= MAX_SLOW {
-        blamed.slow.retain(|&(slow, at)| start_time(slow) == Some(at));
+        blamed.slow.remove(0);
     }
-    if blamed.slow.len() < MAX_SLOW {
-        blamed.slow.push((pid, started));
-    }
+    blamed.slow.push((pid, started));
 }
 
 /// `read`'s answer, read on this thread's helper, waited for at most [`READ_BOUND`]; refused
@@ -127,9 +123,13 @@ fn ask<R: Send + 'static>(
     pid: i32,
     read: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, Refused> {
+    // (A process's start time is read only when its pid is remembered, and never with
+    // `BLAMED` held.)
+    let listed = pid > 0 && blamed().slow.iter().any(|&(slow, _)| slow == pid);
+    let started = if listed { start_time(pid) } else { None };
     {
         let mut blamed = blamed();
-        if blamed.stuck >= MAX_STUCK || pid > 0 && is_slow(&mut blamed, pid) {
+        if blamed.stuck >= MAX_STUCK || listed && is_slow(&mut blamed, pid, started) {
             return Err(Refused::Slow);
         }
     }
@@ -162,6 +162,7 @@ fn ask<R: Send + 'static>(
         Err(RecvTimeoutError::Disconnected) => return Err(Refused::Failed),
         Err(RecvTimeoutError::Timeout) => {}
     }
+    let started = if pid > 0 { start_time(pid) } else { None };
     let mut blamed = blamed();
     // (Answered meanwhile: its job takes the lock only after, and finds itself not
     // abandoned.)
@@ -171,8 +172,8 @@ fn ask<R: Send + 'static>(
     abandoned.store(true, Ordering::Relaxed);
     blamed.stuck += 1;
     HELPER.with(|helper| helper.borrow_mut().take());
-    if pid > 0 {
-        remember_slow(&mut blamed, pid);
+    if let Some(started) = started {
+        remember_slow(&mut blamed, pid, started);
     }
     Err(Refused::Slow)
 }

@@ -91,7 +91,7 @@ fn waits_on_every(
 
 /// Whether the descriptor at `link` (`/proc/PID/task/TID/fd/N`) is the controlling terminal,
 /// the device `tty`, or `/dev/tty`, which opens it. A link to a file is followed to its
-/// device number from the kernel's cached metadata alone ([`open_device`]): a FUSE file's
+/// device number from the kernel's cached metadata alone ([`open_device()`]): a FUSE file's
 /// is its server's to give, and one that never answers froze the reactor; so a terminal
 /// reached through a path outside `/dev` (a chroot's bind-mounted `pts`) counts too.
 pub(super) fn is_controlling_terminal(link: &str, tty: u64) -> bool {

@@ -248,11 +248,13 @@ fn waits_for_child(pid: i32) -> bool {
     let Ok(text) = super::read_text(&format!("/proc/{pid}/syscall")) else {
         return false;
     };
+    // (A read of its memory refused by the bound tells nothing: no wait for a child.)
+    let refused = bounded::refusals();
     match parse_syscall(&text).and_then(|field| match field {
         SyscallField::Nr(nr) => compat::classify(&format!("/proc/{pid}"), &text, nr),
         _ => None,
     }) {
-        Some(Activity::Other(name)) => waits_for_a_child(&name),
+        Some(Activity::Other(name)) => waits_for_a_child(&name) && bounded::refusals() == refused,
         _ => false,
     }
 }

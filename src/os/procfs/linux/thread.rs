@@ -46,6 +46,11 @@ pub(in crate::os::procfs) fn observe_thread(
                     let clock = clock_due(base, tid, &text, &activity, sleep, left, probe);
                     let tick = sleep_tick(base, tid, sleep, probe);
                     let long_sleep = left.filter(|left| *left > CLOCK_HORIZON);
+                    // (A timer's read refused reads as no timer: the thread is unknown.)
+                    if super::bounded::refusals() != refused {
+                        let why = "a read of its memory refused by the bound";
+                        return obs(Activity::Unknown(why.into()));
+                    }
                     return Some(ThreadObs { tid, activity, clock, tick, long_sleep });
                 }
                 None => format!("system call {nr} unknown on this architecture"),
