@@ -26,7 +26,8 @@ const TYPED_WINDOW: usize = 4 * TYPED_CHARS;
 
 /// The text the input `bytes` typed last, as a line editor echoes it: the printable
 /// characters after its last control character, at most [`TYPED_CHARS`] of them, read from
-/// the input's last [`TYPED_WINDOW`] bytes; empty when its last control character is an
+/// the input's last [`TYPED_WINDOW`] bytes alone (an Escape further back is not seen); empty
+/// when its last control character there is an
 /// Escape (a key code, `ESC [ A`, or a paste's end: text typed after one is not kept, so a
 /// suggestion after it is waited for as any timer is), or when the input ends with a control
 /// character (Enter, Tab), whose echo is no such text.

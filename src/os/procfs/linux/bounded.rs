@@ -13,7 +13,7 @@
 //! dies, whatever becomes of the program), and its process (told by its pid and start time)
 //! is remembered as slow for its life: its further such reads are refused at once, so
 //! releasing and taking again what its reads wait on costs the reactor one bound, not one a
-//! probe (for the last [`MAX_SLOW`] such processes: many processes still cost one each).
+//! probe (for [`MAX_SLOW`] live such processes: past them, each costs a bound a probe).
 //! At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is refused at
 //! once. A refused read is never taken for an answer: a probe that met one judges the
 //! thread unknown, never waiting for keys ([`refusals`]).
@@ -31,8 +31,8 @@ pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
 /// The most helpers left stuck in a read at once.
 pub(super) const MAX_STUCK: usize = 4;
 
-/// The most processes remembered as slow at once (past it, the one remembered first is
-/// forgotten).
+/// The most processes remembered as slow at once (past it, those gone are forgotten; while
+/// it is full of live ones, no more are remembered).
 const MAX_SLOW: usize = 64;
 
 /// A read, with what it does with its answer.
@@ -94,13 +94,27 @@ fn is_slow(blamed: &mut Blamed, pid: i32, started: Option<u64>) -> bool {
     blamed.slow.iter().any(|&(slow, _)| slow == pid)
 }
 
-/// Remembers process `pid`, which started at `started`, as slow, forgetting the one
-/// remembered first when the list is full.
-fn remember_slow(blamed: &mut Blamed, pid: i32, started: u64) {
-    if blamed.slow.len() >= MAX_SLOW {
-        blamed.slow.remove(0);
+/// Remembers process `pid`, which started at `started`, as slow, forgetting first those in
+/// `gone` (found gone without the lock held); nothing more while the list is full of live
+/// ones.
+fn remember_slow(blamed: &mut Blamed, pid: i32, started: u64, gone: &[(i32, u64)]) {
+    blamed.slow.retain(|entry| !gone.contains(entry));
+    if blamed.slow.len() < MAX_SLOW {
+        blamed.slow.push((pid, started));
     }
-    blamed.slow.push((pid, started));
+}
+
+/// The processes remembered as slow that are gone, when the list is full (read without the
+/// lock held: their start times).
+fn gone_when_full() -> Vec<(i32, u64)> {
+    let listed = {
+        let blamed = blamed();
+        if blamed.slow.len() < MAX_SLOW {
+            return Vec::new();
+        }
+        blamed.slow.clone()
+    };
+    listed.into_iter().filter(|&(pid, at)| start_time(pid) != Some(at)).collect()
 }
 
 /// `read`'s answer, read on this thread's helper, waited for at most [`READ_BOUND`]; refused
@@ -163,6 +177,7 @@ fn ask<R: Send + 'static>(
         Err(RecvTimeoutError::Timeout) => {}
     }
     let started = if pid > 0 { start_time(pid) } else { None };
+    let gone = if started.is_some() { gone_when_full() } else { Vec::new() };
     let mut blamed = blamed();
     // (Answered meanwhile: its job takes the lock only after, and finds itself not
     // abandoned.)
@@ -173,7 +188,7 @@ fn ask<R: Send + 'static>(
     blamed.stuck += 1;
     HELPER.with(|helper| helper.borrow_mut().take());
     if let Some(started) = started {
-        remember_slow(&mut blamed, pid, started);
+        remember_slow(&mut blamed, pid, started, &gone);
     }
     Err(Refused::Slow)
 }
