@@ -426,8 +426,6 @@ pub(super) fn watched_descriptors_of(
 mod tests {
     use super::super::stalled_fuse::StalledFuse;
     use super::*;
-    use std::process::{Command, Stdio};
-    use std::time::Duration;
 
     /// A descriptor of a file on a FUSE file system whose server never answers
     /// ([`StalledFuse`]), held by `cat` blocked reading it, is no terminal, told without
@@ -435,20 +433,10 @@ mod tests {
     /// server died).
     #[test]
     fn a_file_on_a_stalled_file_system_is_told_from_the_terminal_without_asking_it() {
-        let Some(mut fuse) = StalledFuse::mount("fuse-fd") else { return };
-        let mut cat =
-            Command::new("cat").arg(fuse.mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
-        let base = format!("/proc/{}", cat.id());
-        let blocked = fuse.wait_for_read();
-        let (sender, told) = crossbeam_channel::bounded(1);
-        let link = format!("{base}/fd/3");
-        std::thread::spawn(move || sender.send(is_controlling_terminal(&link, 0)));
-        let answer = told.recv_timeout(Duration::from_secs(5));
-        let unmounted = fuse.end();
-        let _ = cat.kill();
-        cat.wait().unwrap();
-        assert!(blocked, "cat blocked reading the file");
-        assert_eq!(answer, Ok(false), "told within 5 s, and not the terminal");
-        assert!(unmounted);
+        let look = |link: &str| is_controlling_terminal(link, 0);
+        let Some(told) = StalledFuse::look_at_a_reader("fuse-fd", look) else { return };
+        assert!(told.blocked, "cat blocked reading the file");
+        assert_eq!(told.answer, Ok(false), "told within 5 s, and not the terminal");
+        assert!(told.unmounted);
     }
 }

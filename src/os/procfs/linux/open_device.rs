@@ -26,8 +26,6 @@ pub(super) fn open_device(link: &str) -> Option<u64> {
 mod tests {
     use super::super::stalled_fuse::StalledFuse;
     use super::*;
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
 
     #[test]
     fn a_terminal_reads_as_its_device_and_a_file_as_none() {
@@ -44,22 +42,11 @@ mod tests {
     /// system (a `stat` of it, a FUSE `GETATTR` never answered, waited until the server died).
     #[test]
     fn the_device_of_a_file_on_a_stalled_file_system_is_told_without_asking_it() {
-        let Some(mut fuse) = StalledFuse::mount("fuse-device") else { return };
-        let mut cat =
-            Command::new("cat").arg(fuse.mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
-        let base = format!("/proc/{}", cat.id());
-        let blocked = fuse.wait_for_read();
-        let (sender, told) = crossbeam_channel::bounded(1);
-        let link = format!("{base}/fd/3");
-        let began = Instant::now();
-        std::thread::spawn(move || sender.send(open_device(&link)));
-        let answer = told.recv_timeout(Duration::from_secs(5));
-        let took = began.elapsed();
-        let unmounted = fuse.end();
-        let _ = cat.kill();
-        cat.wait().unwrap();
-        assert!(blocked, "cat blocked reading the file");
-        assert_eq!(answer, Ok(None), "told within 5 s ({took:?}), and no device");
-        assert!(unmounted);
+        let Some(told) = StalledFuse::look_at_a_reader("fuse-device", open_device) else {
+            return;
+        };
+        assert!(told.blocked, "cat blocked reading the file");
+        assert_eq!(told.answer, Ok(None), "told within 5 s, and no device");
+        assert!(told.unmounted);
     }
 }

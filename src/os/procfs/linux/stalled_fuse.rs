@@ -88,6 +88,40 @@ impl StalledFuse {
     }
 }
 
+/// What a look at a stalled reader's descriptor told ([`StalledFuse::look_at_a_reader`]).
+pub(super) struct Told<R> {
+    /// Whether the reader was seen blocked reading the file.
+    pub(super) blocked: bool,
+    /// The look's answer, or `Err` when it had not answered within 5 s.
+    pub(super) answer: Result<R, crossbeam_channel::RecvTimeoutError>,
+    /// Whether the file system was unmounted after.
+    pub(super) unmounted: bool,
+}
+
+impl StalledFuse {
+    /// Mounts a file system named after `name` (`None` where that skips the test, see
+    /// [`StalledFuse::mount`]), has `cat` read its file until blocked, runs `look` on the
+    /// link of `cat`'s descriptor of it (`/proc/PID/fd/3`) on another thread, waits at most
+    /// 5 s for its answer, then ends the server and `cat`.
+    pub(super) fn look_at_a_reader<R: Send + 'static>(
+        name: &str,
+        look: impl FnOnce(&str) -> R + Send + 'static,
+    ) -> Option<Told<R>> {
+        let mut fuse = StalledFuse::mount(name)?;
+        let mut cat =
+            Command::new("cat").arg(fuse.mnt.join("file")).stdout(Stdio::null()).spawn().unwrap();
+        let link = format!("/proc/{}/fd/3", cat.id());
+        let blocked = fuse.wait_for_read();
+        let (sender, told) = crossbeam_channel::bounded(1);
+        std::thread::spawn(move || sender.send(look(&link)));
+        let answer = told.recv_timeout(std::time::Duration::from_secs(5));
+        let unmounted = fuse.end();
+        let _ = cat.kill();
+        cat.wait().unwrap();
+        Some(Told { blocked, answer, unmounted })
+    }
+}
+
 impl Drop for StalledFuse {
     fn drop(&mut self) {
         self.take_down();
