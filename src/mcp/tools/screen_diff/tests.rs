@@ -710,7 +710,7 @@ fn changes_rebuild_the_screen_exactly() {
     };
     let (mut slides, mut moves, mut looks_back, mut spans, mut diagonal) = (0, 0, 0, 0, 0);
     let mut two_down = 0;
-    for _ in 0..3000 {
+    for screen in 0..3000 {
         let mut grid: Grid = ((0..rows).map(|_| random.row(cols)).collect(), (0, 0));
         let seen = SeenScreens::default();
         let id = SessionId(1);
@@ -798,12 +798,15 @@ fn changes_rebuild_the_screen_exactly() {
                 diagonal += usize::from(changes.slid.is_some_and(|s| s.down != 0));
                 two_down += usize::from(changes.slid.is_some_and(|s| s.down.abs() == 2));
                 // The search of the shifts a row's characters allow finds what trying
-                // every shift finds.
+                // every shift finds (on every fourth screen: trying every shift is four
+                // fifths of the test's time in a debug build).
                 let seen_frame = &frames[frames.len() - 1];
-                assert_eq!(
-                    find_slide(&frame, seen_frame, |_| true),
-                    find_slide_trying_every_shift(&frame, seen_frame)
-                );
+                if screen % 4 == 0 {
+                    assert_eq!(
+                        find_slide(&frame, seen_frame, |_| true),
+                        find_slide_trying_every_shift(&frame, seen_frame)
+                    );
+                }
                 looks_back += usize::from(changes.look == 2);
             }
             seen.remember(id, Some(frame.clone()));
