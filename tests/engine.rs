@@ -188,6 +188,25 @@ fn clear_by_erasing_down_from_home_keeps_earlier_lines_once() {
     }
 }
 
+/// `clear` written with a charset designation between the move home and the erase down
+/// (`CSI H ESC ( 0 ESC ( B CSI J`, as some programs emit it) keeps what the screen showed,
+/// as a plain `CSI H CSI J` does: the designation hid the move, and `one` and `two` were lost.
+#[test]
+fn clear_with_a_charset_switch_after_home_keeps_earlier_lines() {
+    if !require(&shell_program()) {
+        return;
+    }
+    let engine = engine();
+    for clear in [r"\033[H\033(0\033(B\033[J", r"\033[?25l\033[H\033(B\033[J"] {
+        let line = format!(r"printf 'one\ntwo\n{clear}three\n'; sleep 30");
+        let sh = engine.spawn(SpawnSpec::shell(&line).size(40, 6)).unwrap();
+        expect(&sh, Until::screen_regex("^three$").unwrap());
+        let text = read_until(&sh, "three\n");
+        assert_eq!(text, "one\ntwo\nthree\n", "{clear}");
+        sh.close().unwrap();
+    }
+}
+
 /// `clear` with the cursor hidden (`tput civis`, or a program killed while it hid it) for a
 /// terminal whose description erases with `CSI H CSI J` (tmux, screen, linux) keeps what the
 /// screen showed in the transcript too: such an erase was taken for a line editor redrawing

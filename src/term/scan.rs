@@ -201,6 +201,9 @@ pub(crate) struct Scanner {
     last_home: bool,
     /// The last CSI sequence scanned directly followed a move to the top-left.
     follows_home: bool,
+    /// The escape sequence being scanned designates a character set (`ESC ( B`): it moves
+    /// nothing, so it keeps a move to the top-left the last thing scanned.
+    esc_charset: bool,
 }
 
 impl Scanner {
@@ -223,6 +226,7 @@ impl Scanner {
             homes: 0,
             last_home: false,
             follows_home: false,
+            esc_charset: false,
         }
     }
 
@@ -265,7 +269,7 @@ impl Scanner {
 
     /// Whether the last CSI sequence scanned directly followed a move to the top-left
     /// (`CSI H`, `CSI 1;1H`), no text, control character or other sequence between but ones
-    /// that move nothing (SGR, mode sets and resets): `clear`'s
+    /// that move nothing (SGR, mode sets and resets, charset designations: `ESC ( B`): `clear`'s
     /// `CSI H CSI J` where the terminal's description has no `ED 2`, where a line editor that
     /// reached the corner by relative moves (prompt_toolkit) erases down after those.
     pub(crate) fn follows_home(&self) -> bool {
@@ -459,8 +463,10 @@ impl Scanner {
         match self.state {
             State::Escape => {
                 self.state = State::Ground;
-                if byte != b'[' {
-                    // Another sequence than a CSI one (whose final byte tells).
+                // Another sequence than a CSI one (whose final byte tells), or a charset
+                // designation (`ESC ( B`, which moves nothing: its final byte tells).
+                self.esc_charset = is_charset_designation(byte);
+                if byte != b'[' && !self.esc_charset {
                     self.last_home = false;
                 }
                 match byte {
@@ -505,6 +511,9 @@ impl Scanner {
                     if self.esc_hash && byte == b'8' {
                         // DECALN fills the screen.
                         self.work += self.cols * self.rows;
+                    }
+                    if !self.esc_charset {
+                        self.last_home = false;
                     }
                     self.state = State::Ground;
                 }
@@ -725,6 +734,12 @@ fn moves_home(action: u8, params: &[u8]) -> bool {
 /// `CSI > 4 n`: modifyOtherKeys), which `counted_or_handled` leaves out with SGR's `m`.
 fn sets_key_modifiers(action: u8, params: &[u8]) -> bool {
     matches!(action, b'm' | b'n') && params.first() == Some(&b'>')
+}
+
+/// Whether `byte`, after an ESC, starts a character set designation (`ESC ( B`, `ESC ) 0`:
+/// G0 to G3, 94 or 96 characters), which moves nothing.
+fn is_charset_designation(byte: u8) -> bool {
+    matches!(byte, b'(' | b')' | b'*' | b'+' | b'-' | b'.' | b'/')
 }
 
 fn counted_or_handled(action: u8) -> bool {

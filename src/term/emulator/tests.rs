@@ -170,6 +170,40 @@ fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
     assert_eq!(settled(&t), ["before"]);
 }
 
+/// A charset designation between the move home and the erase down (`CSI H ESC ( B CSI J`,
+/// as some programs write `clear` with their attributes reset) moves nothing: the erase
+/// settles the screen as a plain `CSI H CSI J` does, the cursor shown or hidden. The
+/// designation ended the move's run, and the lines were lost.
+#[test]
+fn a_charset_designation_between_home_and_an_erase_down_still_settles() {
+    for clear in [
+        "\x1b[H\x1b(0\x1b(B\x1b[J",
+        "\x1b[H\x1b(B\x1b[J",
+        "\x1b[H\x1b)0\x1b[J",
+        "\x1b[H\x1b(B\x1b[2J",
+    ] {
+        for hide in ["", "\x1b[?25l"] {
+            let mut emu = emulator(20, 5);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            feed(&mut emu, &mut t, format!("{hide}one\r\ntwo\r\n{clear}three").as_bytes());
+            assert_eq!(settled(&t), ["one", "two"], "{clear:?} {hide:?}");
+            assert_eq!(rows(&emu)[..2], ["three", ""], "{clear:?} {hide:?}");
+        }
+    }
+    // Fed a byte at a time (the scanner's per-byte path).
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    for byte in b"one\r\n\x1b[H\x1b(0\x1b(B\x1b[Jtwo" {
+        feed(&mut emu, &mut t, &[*byte]);
+    }
+    assert_eq!(settled(&t), ["one"]);
+    // A designation after text still ends the move's run: the corner reached so is no clear.
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"> ab\x1b[H\x1b(Bx\x1b[H\x1b[4D\x1b(B\x1b[J");
+    assert!(settled(&t).is_empty());
+}
+
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
