@@ -228,6 +228,60 @@ fn clear_with_the_cursor_hidden_keeps_earlier_lines() {
     }
 }
 
+/// `tput civis; echo one; clear; echo two; clear` under `TERM=screen` (`CSI H CSI J`, the
+/// cursor hidden throughout) keeps `two`, which a person saw between the clears: it was lost,
+/// the second clear taken for a monitor's next frame. A monitor's loop of clears, the cursor
+/// hidden, still keeps none of its frames.
+#[test]
+fn a_line_between_two_clears_with_the_cursor_hidden_is_kept() {
+    if !require("clear") || !require("tput") || !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let line = "echo zero; tput civis; echo one; clear; echo two; clear; echo three; sleep 30";
+    let spec = SpawnSpec::new("bash").args(["-c", line]).env("TERM", "screen").size(40, 6);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_regex("^three$").unwrap());
+    sh.close().unwrap();
+    assert_eq!(sh.scrollback(1 << 20).unwrap().text, "zero\none\ntwo\nthree\n");
+    let line = "echo zero; tput civis; i=0; while :; do clear; echo frame $i; i=$((i+1)); \
+        sleep 0.1; done";
+    let spec = SpawnSpec::new("bash").args(["-c", line]).env("TERM", "screen").size(40, 6);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_regex("^frame 5$").unwrap());
+    sh.close().unwrap();
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert!(text.starts_with("zero\nframe "), "{text:?}");
+    assert_eq!(text.matches("frame").count(), 1, "{text:?}");
+}
+
+/// Commands typed ahead in one send at a shell without prompt marks, the cursor left hidden
+/// (`tput civis`), under `TERM=screen`: the lines between their clears are kept (`b` and its
+/// command line were lost), once the shell is back at its prompt.
+#[test]
+fn lines_between_clears_typed_ahead_with_the_cursor_hidden_are_kept() {
+    if !require("clear") || !require("tput") || !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("HISTFILE", "/dev/null")
+        .env("TERM", "screen")
+        .size(40, 8);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_contains("$"));
+    sh.send_text("tput civis\necho a; clear\necho b; clear\necho c\n").unwrap();
+    expect(&sh, Until::screen_regex("^c$").unwrap());
+    expect(&sh, Until::input_wait());
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    let b = text.find("\nb\n").unwrap_or_else(|| panic!("{text:?}"));
+    assert!(text.find("\na\n").is_some_and(|a| a < b), "{text:?}");
+    assert!(text.find("\nc\n").is_some_and(|c| b < c), "{text:?}");
+    sh.close().unwrap();
+}
+
 /// A `clear` with the cursor shown after one with it hidden (`tput civis; clear; tput cnorm`)
 /// keeps the lines printed between in the transcript under `TERM=screen` (`CSI H CSI J`): the
 /// hidden clear started frames, and the shown one was taken for a frame after the first, its

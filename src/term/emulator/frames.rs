@@ -15,8 +15,15 @@
 //! cursor hidden it settles the screen unless a first such clear started these frames before
 //! it ([`Frames::cleared_before`]): then it is `top`'s next frame, and erases only. A plain
 //! move home with the cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts
-//! frames, but no first clear. The cost of keeping a monitor's frames out of the transcript:
-//! `tput civis; echo one; clear; echo two; clear`, the cursor hidden throughout, loses `two`.
+//! frames, but no first clear.
+//!
+//! The frame the first of those erasing clears erases is held aside ([`Frames::frame_cleared`]):
+//! a second one tells a monitor redrawing itself (`while :; do clear; date; sleep 1; done`,
+//! the cursor hidden), and no frame is kept; frames that end first, or rows that settle
+//! after it, settle it ([`Frames::take_held`]): `tput civis; echo one; clear; echo two;
+//! clear`, the cursor hidden throughout, keeps `two` (it was lost), settled once the frames
+//! end (the shell back at its prompt, the session's end). A monitor stopped after two clears
+//! keeps its first frame.
 //!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
@@ -68,6 +75,11 @@ pub(super) struct Frames {
     /// The terminal's foreground process group first seen after output fed while frames were
     /// drawn: theirs (see [`Frames::drawn_by`]).
     group: Option<i32>,
+    /// The clears that erased a frame (after the first clear) since frames started.
+    erasing_clears: u32,
+    /// The lines of the frame the first erasing clear erased, until the frames tell a
+    /// monitor's or they settle (see [`Frames::frame_cleared`]).
+    held: Vec<String>,
 }
 
 impl Frames {
@@ -114,6 +126,33 @@ impl Frames {
         self.drawing = false;
         self.cleared_at = None;
         self.group = None;
+        self.erasing_clears = 0;
+    }
+
+    /// Whether the next clear that erases a frame holds it aside (see
+    /// [`Frames::frame_cleared`]): it is the first such clear since frames started.
+    pub(super) fn holds_next(&self) -> bool {
+        self.erasing_clears == 0
+    }
+
+    /// A clear after the frames' first erased a frame (it erases only, see
+    /// [`Frames::cleared_before`]), `lines` its lines when [`Frames::holds_next`] said so.
+    /// The first such frame is held aside; the next such clear drops it and holds none
+    /// after: two frames each erased by the next are a monitor redrawing itself, none of
+    /// which settles.
+    pub(super) fn frame_cleared(&mut self, lines: Vec<String>) {
+        self.erasing_clears = self.erasing_clears.saturating_add(1);
+        self.held = match self.erasing_clears {
+            1 => lines,
+            _ => Vec::new(),
+        };
+    }
+
+    /// The held frame's lines to settle now, if any: `before_rows` rows are about to settle
+    /// after it (output scrolled, the screen cleared), or the frames ended (the frame was
+    /// the last one erased: a person read it).
+    pub(super) fn take_held(&mut self, before_rows: bool) -> Vec<String> {
+        if before_rows || !self.drawing { std::mem::take(&mut self.held) } else { Vec::new() }
     }
 
     /// The terminal's foreground process group is `group` after output was fed: the first

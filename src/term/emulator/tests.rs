@@ -204,6 +204,55 @@ fn a_charset_designation_between_home_and_an_erase_down_still_settles() {
     assert!(settled(&t).is_empty());
 }
 
+/// `tput civis; echo one; clear; echo two; clear` under `TERM=screen` (`CSI H CSI J`, the
+/// cursor hidden throughout): `two` was lost, the second clear taken for a monitor's next
+/// frame. The frame that clear erased is held aside and settles once the frames end (the
+/// session's end, the shell back, a prompt mark) or rows settle after it, in order; a
+/// monitor whose frames are each erased by the next (a third clear) settles none of them.
+#[test]
+fn a_frame_erased_by_one_clear_only_settles_and_a_monitors_frames_do_not() {
+    let cleared = b"\x1b[?25lone\r\n\x1b[H\x1b[Jtwo\r\n\x1b[H\x1b[J";
+    // The session ends.
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, cleared);
+    feed(&mut emu, &mut t, b"three\r\n");
+    emu.settle_frame_at_end(&mut t);
+    assert_eq!(settled(&t), ["one", "two"]);
+    assert_eq!(rows(&emu)[0], "three");
+    // The shell is back (a job control shell found reading).
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, cleared);
+    emu.group_reads(&mut t, 7, true);
+    assert_eq!(settled(&t), ["one", "two"]);
+    // Rows scrolled after it settle after it; a prompt mark ends frames too.
+    let mut emu = emulator(20, 3);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, cleared);
+    feed(&mut emu, &mut t, b"a\r\nb\r\nc\r\nd");
+    assert_eq!(settled(&t), ["one", "two", "a"]);
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, cleared);
+    feed(&mut emu, &mut t, b"\x1b]133;A\x07$ ");
+    assert_eq!(settled(&t), ["one", "two"]);
+    // A monitor (`while :; do clear; date; sleep 1; done`, the cursor hidden): none of its
+    // frames settles, stopped or not, the shell back or the session ended.
+    for frames in [3, 6] {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"before\r\n\x1b[?25l");
+        for frame in 0..frames {
+            feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}\r\n").as_bytes());
+        }
+        emu.group_reads(&mut t, 7, true);
+        emu.settle_frame_at_end(&mut t);
+        assert_eq!(settled(&t), ["before"], "{frames} frames");
+        assert_eq!(rows(&emu)[0], format!("frame {}", frames - 1));
+    }
+}
+
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
