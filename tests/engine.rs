@@ -231,7 +231,7 @@ fn clear_with_the_cursor_hidden_keeps_earlier_lines() {
 /// `tput civis; echo one; clear; echo two; clear` under `TERM=screen` (`CSI H CSI J`, the
 /// cursor hidden throughout) keeps `two`, which a person saw between the clears: it was lost,
 /// the second clear taken for a monitor's next frame. A monitor's loop of clears, the cursor
-/// hidden, still keeps none of its frames.
+/// hidden, keeps its first frame (the second clear settles it) and none after.
 #[test]
 fn a_line_between_two_clears_with_the_cursor_hidden_is_kept() {
     if !require("clear") || !require("tput") || !require("bash") {
@@ -244,15 +244,54 @@ fn a_line_between_two_clears_with_the_cursor_hidden_is_kept() {
     expect(&sh, Until::screen_regex("^three$").unwrap());
     sh.close().unwrap();
     assert_eq!(sh.scrollback(1 << 20).unwrap().text, "zero\none\ntwo\nthree\n");
-    let line = "echo zero; tput civis; i=0; while :; do clear; echo frame $i; i=$((i+1)); \
-        sleep 0.1; done";
+    // Each frame's clear and text in one write: the session closed between them would show
+    // an empty screen.
+    let line = "echo zero; tput civis; i=0; while :; do printf '\\033[H\\033[Jframe %d\\n' $i; \
+        i=$((i+1)); sleep 0.1; done";
     let spec = SpawnSpec::new("bash").args(["-c", line]).env("TERM", "screen").size(40, 6);
     let sh = engine.spawn(spec).unwrap();
     expect(&sh, Until::screen_regex("^frame 5$").unwrap());
     sh.close().unwrap();
     let text = sh.scrollback(1 << 20).unwrap().text;
-    assert!(text.starts_with("zero\nframe "), "{text:?}");
-    assert_eq!(text.matches("frame").count(), 1, "{text:?}");
+    assert!(text.starts_with("zero\nframe 0\nframe "), "{text:?}");
+    assert_eq!(text.matches("frame").count(), 2, "{text:?}");
+}
+
+/// A wait for text after two clears with the cursor hidden (`TERM=screen`, `bash --norc`)
+/// matches only text printed after it: the frame the second clear erased was held aside and
+/// settled once the shell was found back, renumbering the lines already read, so a wait for
+/// `build done` matched the one read before, while the command still slept (0.01 s, not 3 s).
+#[test]
+fn a_wait_after_two_clears_with_the_cursor_hidden_matches_no_text_already_read() {
+    if !require("clear") || !require("tput") || !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("HISTFILE", "/dev/null")
+        .env("TERM", "screen")
+        .size(40, 20);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_contains("$"));
+    sh.send_text("tput civis; clear; echo A1\n").unwrap();
+    expect(&sh, Until::screen_regex("^A1$").unwrap());
+    sh.send_text("clear; echo build done\n").unwrap();
+    expect(&sh, Until::screen_regex("^build done$").unwrap());
+    sh.read().unwrap();
+    // The shell found back at its prompt after the read ended the frames.
+    expect(&sh, Until::input_wait());
+    // (Quoted apart: the command line echoed holds no `build done`.)
+    sh.send_text("echo started; sleep 2; echo build' 'done\n").unwrap();
+    expect(&sh, Until::text("build done"));
+    let screen = sh.screen().unwrap().text();
+    let started = screen.find("\nstarted\n").unwrap_or_else(|| panic!("{screen:?}"));
+    assert!(screen[started..].contains("\nbuild done\n"), "matched early: {screen:?}");
+    let text = sh.read().unwrap().text;
+    assert!(!text.contains("A1"), "{text:?}");
+    assert_eq!(text.matches("build done").count(), 1, "{text:?}");
+    sh.close().unwrap();
 }
 
 /// Commands typed ahead in one send at a shell without prompt marks, the cursor left hidden

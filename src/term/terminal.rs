@@ -84,7 +84,6 @@ impl Terminal {
     /// The session ended (its program exited, or it was closed): the screen's rows below
     /// the cursor that hold text are read too from now on (see [`Emulator::end`]).
     pub(crate) fn end(&mut self) {
-        self.emulator.settle_frame_at_end(&mut self.transcript);
         self.emulator.end();
     }
 
@@ -114,7 +113,7 @@ impl Terminal {
     /// shell at its prompt: frames another group drew end, and any frames when the shell is
     /// back (the program that drew them is gone; the shell has no OSC 133 marks to say so).
     pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {
-        self.emulator.group_reads(&mut self.transcript, group, shell_back);
+        self.emulator.group_reads(group, shell_back);
     }
 
     /// Resizes the grid (the caller resizes the kernel's terminal); `line_editor`: the

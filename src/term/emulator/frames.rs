@@ -13,17 +13,18 @@
 //! A clear drawn as `CSI H CSI J` (`clear` for screen, tmux, linux) settles the screen into
 //! the transcript with the cursor shown whatever frames were drawn, and ends them; with the
 //! cursor hidden it settles the screen unless a first such clear started these frames before
-//! it ([`Frames::cleared_before`]): then it is `top`'s next frame, and erases only. A plain
-//! move home with the cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts
-//! frames, but no first clear.
+//! it ([`Frames::cleared_before`]), and the first clear after that one settles the screen too
+//! ([`Frames::clear_erases_only`]): only the clears after those two are `top`'s next frames,
+//! and erase only. A plain move home with the cursor hidden (a status line redrawn: `DECSC`,
+//! home, `DECRC`) starts frames, but no first clear.
 //!
-//! The frame the first of those erasing clears erases is held aside ([`Frames::frame_cleared`]):
-//! a second one tells a monitor redrawing itself (`while :; do clear; date; sleep 1; done`,
-//! the cursor hidden), and no frame is kept; frames that end first, or rows that settle
-//! after it, settle it ([`Frames::take_held`]): `tput civis; echo one; clear; echo two;
-//! clear`, the cursor hidden throughout, keeps `two` (it was lost), settled once the frames
-//! end (the shell back at its prompt, the session's end). A monitor stopped after two clears
-//! keeps its first frame.
+//! Two clears settle so that `tput civis; echo one; clear; echo two; clear`, the cursor
+//! hidden throughout, keeps `two` (the frame the second clear erases, which a person read):
+//! it settles when it is erased, its lines then the readable tail's end, so no line a reader
+//! already has is numbered anew. The cost: a monitor redrawing itself with the cursor hidden
+//! (`while :; do clear; date; sleep 1; done`) keeps its first frame; a third clear erases
+//! only, so a third frame between clears (`echo a; clear`, `echo b; clear`, `echo c; clear`
+//! typed ahead) is lost.
 //!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
@@ -75,11 +76,9 @@ pub(super) struct Frames {
     /// The terminal's foreground process group first seen after output fed while frames were
     /// drawn: theirs (see [`Frames::drawn_by`]).
     group: Option<i32>,
-    /// The clears that erased a frame (after the first clear) since frames started.
-    erasing_clears: u32,
-    /// The lines of the frame the first erasing clear erased, until the frames tell a
-    /// monitor's or they settle (see [`Frames::frame_cleared`]).
-    held: Vec<String>,
+    /// A clear after the frames' first settled the frame it erased (see
+    /// [`Frames::clear_erases_only`]).
+    frame_settled: bool,
 }
 
 impl Frames {
@@ -126,33 +125,7 @@ impl Frames {
         self.drawing = false;
         self.cleared_at = None;
         self.group = None;
-        self.erasing_clears = 0;
-    }
-
-    /// Whether the next clear that erases a frame holds it aside (see
-    /// [`Frames::frame_cleared`]): it is the first such clear since frames started.
-    pub(super) fn holds_next(&self) -> bool {
-        self.erasing_clears == 0
-    }
-
-    /// A clear after the frames' first erased a frame (it erases only, see
-    /// [`Frames::cleared_before`]), `lines` its lines when [`Frames::holds_next`] said so.
-    /// The first such frame is held aside; the next such clear drops it and holds none
-    /// after: two frames each erased by the next are a monitor redrawing itself, none of
-    /// which settles.
-    pub(super) fn frame_cleared(&mut self, lines: Vec<String>) {
-        self.erasing_clears = self.erasing_clears.saturating_add(1);
-        self.held = match self.erasing_clears {
-            1 => lines,
-            _ => Vec::new(),
-        };
-    }
-
-    /// The held frame's lines to settle now, if any: `before_rows` rows are about to settle
-    /// after it (output scrolled, the screen cleared), or the frames ended (the frame was
-    /// the last one erased: a person read it).
-    pub(super) fn take_held(&mut self, before_rows: bool) -> Vec<String> {
-        if before_rows || !self.drawing { std::mem::take(&mut self.held) } else { Vec::new() }
+        self.frame_settled = false;
     }
 
     /// The terminal's foreground process group is `group` after output was fed: the first
@@ -192,6 +165,18 @@ impl Frames {
     /// frames, but no first clear: the next clear is still the first.
     pub(super) fn cleared_before(&self, homes: u64) -> bool {
         self.drawing && self.cleared_at.is_some_and(|at| at < homes)
+    }
+
+    /// A clear (`CSI H CSI J`) is drawn with the cursor hidden, the last of `homes` moves to
+    /// the top-left: whether it erases only, a monitor's next frame. It does after the first
+    /// clear after the frames' first ([`Frames::cleared_before`]): that one settles the frame
+    /// it erases (`echo two` between `clear`s, the cursor hidden), and so does any clear
+    /// before it.
+    pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
+        if !self.cleared_before(homes) {
+            return false;
+        }
+        std::mem::replace(&mut self.frame_settled, true)
     }
 }
 

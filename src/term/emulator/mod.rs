@@ -400,22 +400,9 @@ impl Emulator {
     }
 
     /// The probe found process group `group` waiting for input, `shell_back` a job control
-    /// shell at its prompt (see `Frames::group_reads`); a frame held aside settles if that
-    /// ended the frames.
-    pub(crate) fn group_reads(
-        &mut self,
-        transcript: &mut Transcript,
-        group: i32,
-        shell_back: bool,
-    ) {
+    /// shell at its prompt (see `Frames::group_reads`).
+    pub(crate) fn group_reads(&mut self, group: i32, shell_back: bool) {
         self.frames.group_reads(group, shell_back, self.scanner.homes());
-        self.settle_held_frame(transcript, false);
-    }
-
-    /// The session ended: a frame held aside (see `Frames::take_held`) was the last one
-    /// erased, and settles.
-    pub(crate) fn settle_frame_at_end(&mut self, transcript: &mut Transcript) {
-        self.settle_held_frame(transcript, true);
     }
 
     /// Feeds `bytes` until they are done or the turn's work is spent; returns how many were
@@ -475,7 +462,6 @@ impl Emulator {
                         self.settle(transcript);
                         if matches!(mark, PromptMark::PromptStart | PromptMark::CommandEnd(_)) {
                             self.frames.ended(self.scanner.homes());
-                            self.settle_held_frame(transcript, false);
                         }
                         // A prompt starts a line of its own: at the start of a row, the row
                         // above no longer runs on into it (a pager's last row soft-wrapped
@@ -595,7 +581,6 @@ impl Emulator {
         self.parser.advance(&mut self.term, b"\x1b[2J");
         self.settle_screen_cleared(transcript);
         self.frames.ended(self.scanner.homes());
-        self.settle_held_frame(transcript, false);
         self.parser.advance(&mut self.term, b"\x1b");
     }
 
@@ -701,14 +686,13 @@ impl Emulator {
             Sequence::Csi { private: None | Some(b'?'), action: b'K', params }
                 if params.values().first().is_none_or(|&mode| mode == 0 || mode == 2)
         );
-        let clears = erases_below
+        if erases_below
             && view.row == 0
             && view.col == 0
             && !view.alternate
-            && self.scanner.follows_home();
-        if clears
+            && self.scanner.follows_home()
             && (self.mode().contains(TermMode::SHOW_CURSOR)
-                || !self.frames.cleared_before(self.scanner.homes()))
+                || !self.frames.clear_erases_only(self.scanner.homes()))
         {
             // An erase down right after a move to the top left corner (`CSI H CSI J`, what
             // `clear` sends where the terminal's description has no `ED 2`, the cursor shown
@@ -721,23 +705,15 @@ impl Emulator {
             // erases only: what it erases is its prompt, drawn again next, and the rows below
             // it (a completion menu, a toolbar on the last row, the blank rows between), which
             // settling would put in the transcript. So does a frame drawn from home with the
-            // cursor hidden after the first clear of the frames (`top`'s after its clear, see
-            // `frames.rs`): each would be settled whole. With the cursor shown, the clear
+            // cursor hidden after the first two clears of the frames (`top`'s after its clear,
+            // see `frames.rs`; the second settles the frame it erases, which a person read):
+            // each would be settled whole. With the cursor shown, the clear
             // settles whatever frames were drawn before (`tput civis; clear; tput cnorm`,
             // then lines and `clear`), and ends them (`Frames::settled`).
             self.parser.advance(&mut self.term, &[CAN]);
             self.parser.advance(&mut self.term, b"\x1b[2J");
             self.settle_screen_cleared(transcript);
             return;
-        }
-        if clears {
-            // A frame's clear, which erases only: the first frame so erased is held aside
-            // until the frames tell a monitor's (`Frames::frame_cleared`).
-            let lines = match self.frames.holds_next() {
-                true => self.frame_lines(transcript),
-                false => Vec::new(),
-            };
-            self.frames.frame_cleared(lines);
         }
         // (Looked at before the erase.)
         let erases_fish_mark =
@@ -776,24 +752,6 @@ impl Emulator {
         );
         if clears_screen && !view.alternate {
             self.settle_screen_cleared(transcript);
-        }
-    }
-
-    /// The lines of the frame a clear is about to erase: the screen's, from its top down to
-    /// its last row with text; none when it shows none.
-    fn frame_lines(&self, transcript: &Transcript) -> Vec<String> {
-        let mut lines = self.lines_down_to(transcript, 0, self.last_row_read());
-        while lines.last().is_some_and(String::is_empty) {
-            lines.pop();
-        }
-        lines
-    }
-
-    /// Settles the frame held aside (see `Frames::take_held`), if it is to settle now:
-    /// `before_rows` rows are about to settle after it, or the frames ended.
-    fn settle_held_frame(&mut self, transcript: &mut Transcript, before_rows: bool) {
-        for line in self.frames.take_held(before_rows) {
-            transcript.push_row(&line, false);
         }
     }
 
@@ -895,7 +853,6 @@ impl Emulator {
             hidden,
             row: self.cursor_row(),
         });
-        self.settle_held_frame(transcript, false);
         self.scanner.reset_lines();
         self.scanner.add(0, drained * usize::from(self.cols));
         let cells = usize::from(self.cols) * usize::from(self.rows);
@@ -952,12 +909,11 @@ impl Emulator {
 
     /// Moves every line in alacritty's history into the transcript, oldest first.
     fn drain_history(&mut self, transcript: &mut Transcript) -> usize {
-        let history = self.term.grid().history_size();
+        let grid = self.term.grid();
+        let history = grid.history_size();
         if history == 0 {
             return 0;
         }
-        // A frame held aside was shown before these rows settled.
-        self.settle_held_frame(transcript, true);
         if history >= GRID_HISTORY {
             transcript.push_notice(
                 "[termloom: output scrolled faster than it could be recorded; lines are missing here]",

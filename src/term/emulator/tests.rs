@@ -167,7 +167,9 @@ fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
     for frame in 2..5 {
         feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
     }
-    assert_eq!(settled(&t), ["before"]);
+    // The next clear settles the first frame (a person read it: `echo one; clear; echo
+    // two; clear` keeps `two`), the clears after it erase only.
+    assert_eq!(settled(&t), ["before", "frame 1"]);
 }
 
 /// A charset designation between the move home and the erase down (`CSI H ESC ( B CSI J`,
@@ -206,39 +208,45 @@ fn a_charset_designation_between_home_and_an_erase_down_still_settles() {
 
 /// `tput civis; echo one; clear; echo two; clear` under `TERM=screen` (`CSI H CSI J`, the
 /// cursor hidden throughout): `two` was lost, the second clear taken for a monitor's next
-/// frame. The frame that clear erased is held aside and settles once the frames end (the
-/// session's end, the shell back, a prompt mark) or rows settle after it, in order; a
-/// monitor whose frames are each erased by the next (a third clear) settles none of them.
+/// frame. That clear settles the frame it erases at once, as a clear with the cursor shown
+/// does: its lines are then the readable tail's end, so a read before it and one after see
+/// each line once, none renumbered (a frame held aside and settled later, once the frames
+/// ended, was read again after the lines below it, as `rewritten`). Only the clears after
+/// those two erase only: a monitor keeps its first frame, a third frame between clears is
+/// lost.
 #[test]
-fn a_frame_erased_by_one_clear_only_settles_and_a_monitors_frames_do_not() {
+fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
     let cleared = b"\x1b[?25lone\r\n\x1b[H\x1b[Jtwo\r\n\x1b[H\x1b[J";
-    // The session ends.
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(&mut emu, &mut t, cleared);
-    feed(&mut emu, &mut t, b"three\r\n");
-    emu.settle_frame_at_end(&mut t);
     assert_eq!(settled(&t), ["one", "two"]);
-    assert_eq!(rows(&emu)[0], "three");
-    // The shell is back (a job control shell found reading).
-    let mut emu = emulator(20, 5);
+    // Read before the frames end and after: nothing read again, nothing rewritten.
+    feed(&mut emu, &mut t, b"three\r\n$ ");
+    let out = t.read(emu.tail(&t).as_deref(), 1000);
+    assert_eq!((out.text.as_str(), out.rewritten), ("one\ntwo\nthree\n$ ", false));
+    emu.group_reads(7, true);
+    feed(&mut emu, &mut t, b"ls\r\nfour\r\n$ ");
+    let out = t.read(emu.tail(&t).as_deref(), 1000);
+    assert_eq!((out.text.as_str(), out.rewritten), ("ls\nfour\n$ ", false));
+    // Rows a scrolling region scrolls off after it settle after it.
+    let mut emu = emulator(20, 6);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(&mut emu, &mut t, cleared);
-    emu.group_reads(&mut t, 7, true);
-    assert_eq!(settled(&t), ["one", "two"]);
-    // Rows scrolled after it settle after it; a prompt mark ends frames too.
-    let mut emu = emulator(20, 3);
+    feed(&mut emu, &mut t, b"status\x1b[2;4r\x1b[2;1Hx\r\ny\r\nz\r\nw\r\n");
+    assert_eq!(settled(&t), ["one", "two", "x", "y"]);
+    // A line the grid's resize left pending settles once, before the frame's other rows.
+    let mut emu = emulator(10, 4);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    feed(&mut emu, &mut t, cleared);
-    feed(&mut emu, &mut t, b"a\r\nb\r\nc\r\nd");
-    assert_eq!(settled(&t), ["one", "two", "a"]);
-    let mut emu = emulator(20, 5);
-    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    feed(&mut emu, &mut t, cleared);
-    feed(&mut emu, &mut t, b"\x1b]133;A\x07$ ");
-    assert_eq!(settled(&t), ["one", "two"]);
-    // A monitor (`while :; do clear; date; sleep 1; done`, the cursor hidden): none of its
-    // frames settles, stopped or not, the shell back or the session ended.
+    feed(&mut emu, &mut t, b"\x1b[?25l\x1b[H\x1b[J0123456789abcdefghij\r\nq\r\nr");
+    emu.resize(5, 4, false, &mut t);
+    feed(&mut emu, &mut t, b"\x1b[H\x1b[Jnew");
+    emu.end();
+    let joined = settled(&t).join("\n");
+    assert_eq!(joined.matches("01234").count(), 1, "{joined:?}");
+    assert!(joined.ends_with("q\nr"), "{joined:?}");
+    // The cost, a monitor (`while :; do clear; date; sleep 1; done`, the cursor hidden):
+    // its first frame settles, none after it, stopped or not.
     for frames in [3, 6] {
         let mut emu = emulator(20, 5);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
@@ -246,11 +254,20 @@ fn a_frame_erased_by_one_clear_only_settles_and_a_monitors_frames_do_not() {
         for frame in 0..frames {
             feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}\r\n").as_bytes());
         }
-        emu.group_reads(&mut t, 7, true);
-        emu.settle_frame_at_end(&mut t);
-        assert_eq!(settled(&t), ["before"], "{frames} frames");
+        emu.group_reads(7, true);
+        assert_eq!(settled(&t), ["before", "frame 0"], "{frames} frames");
         assert_eq!(rows(&emu)[0], format!("frame {}", frames - 1));
     }
+    // Three clears typed ahead: the third erases only, and the frame it erases is lost.
+    let mut emu = emulator(30, 8);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(
+        &mut emu,
+        &mut t,
+        b"\x1b[?25l$ echo a; clear\r\na\r\n\x1b[H\x1b[J$ echo b; clear\r\nb\r\n",
+    );
+    feed(&mut emu, &mut t, b"\x1b[H\x1b[J$ echo c; clear\r\nc\r\n\x1b[H\x1b[J$ echo d\r\nd\r\n$ ");
+    assert_eq!(settled(&t), ["$ echo a; clear", "a", "$ echo b; clear", "b"]);
 }
 
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
@@ -281,7 +298,9 @@ fn a_clear_with_the_cursor_shown_settles_the_screen_after_frames() {
     for frame in 1..4 {
         feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
     }
-    assert_eq!(settled(&t), ["hdr", "before"]);
+    // The second clear settles the first frame too (see
+    // `the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once`).
+    assert_eq!(settled(&t), ["hdr", "before", "frame 1"]);
     assert_eq!(rows(&emu)[0], "frame 3");
 }
 
