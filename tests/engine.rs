@@ -295,8 +295,8 @@ fn a_wait_after_two_clears_with_the_cursor_hidden_matches_no_text_already_read()
 }
 
 /// Commands typed ahead in one send at a shell without prompt marks, the cursor left hidden
-/// (`tput civis`), under `TERM=screen`: the lines between their clears are kept (`b` and its
-/// command line were lost), once the shell is back at its prompt.
+/// (`tput civis`), under `TERM=screen`: the lines between their two clears are kept (`b` and
+/// its command line were lost), settled by the second clear.
 #[test]
 fn lines_between_clears_typed_ahead_with_the_cursor_hidden_are_kept() {
     if !require("clear") || !require("tput") || !require("bash") {

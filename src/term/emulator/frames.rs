@@ -171,12 +171,15 @@ impl Frames {
     /// the top-left: whether it erases only, a monitor's next frame. It does after the first
     /// clear after the frames' first ([`Frames::cleared_before`]): that one settles the frame
     /// it erases (`echo two` between `clear`s, the cursor hidden), and so does any clear
-    /// before it.
+    /// before it; but not when frames were drawn from the top-left between the two clears
+    /// (`top`, which clears only at its start and when it opens a screen such as its help:
+    /// the frame its key found on the screen is a monitor's).
     pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;
         }
-        std::mem::replace(&mut self.frame_settled, true)
+        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 1 < homes);
+        std::mem::replace(&mut self.frame_settled, true) || drawn_from_home
     }
 }
 

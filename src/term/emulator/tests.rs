@@ -270,12 +270,31 @@ fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
     assert_eq!(settled(&t), ["$ echo a; clear", "a", "$ echo b; clear", "b"]);
 }
 
+/// Frames ended (the shell found back at its prompt) start the count of clears again: the
+/// next two settle what they erase, `three` and `four` (without it, only the first did, and
+/// `four` was lost), a third erases only; frames drawn from the top-left between two clears
+/// (`top`'s) make the second erase only.
+#[test]
+fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_home() {
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"\x1b[?25lone\r\n\x1b[H\x1b[Jtwo\r\n\x1b[H\x1b[Jthree\r\n");
+    emu.group_reads(7, true);
+    feed(&mut emu, &mut t, b"\x1b[H\x1b[Jfour\r\n\x1b[H\x1b[Jfive\r\n\x1b[H\x1b[Jsix\r\n");
+    assert_eq!(settled(&t), ["one", "two", "three", "four"]);
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    let top = b"\x1b[?25lbefore\r\n\x1b[H\x1b[Jframe 1\x1b[Hframe 2\x1b[H\x1b[Jhelp";
+    feed(&mut emu, &mut t, top);
+    assert_eq!(settled(&t), ["before"]);
+}
+
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
 /// redrawn with the cursor hidden (`DECSC`, home, `DECRC`) before them (nothing settled:
-/// `zero`, `one` and `two` lost). A frame's clear, the cursor hidden, after a first clear
-/// that started the frames still erases only.
+/// `zero`, `one` and `two` lost). A frame's clear, the cursor hidden, after the first two
+/// clears of the frames still erases only.
 #[test]
 fn a_clear_with_the_cursor_shown_settles_the_screen_after_frames() {
     let feeds: [&[u8]; 2] = [
