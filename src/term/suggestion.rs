@@ -187,6 +187,26 @@ mod tests {
         assert_eq!(typed_text(&odd), format!("{}b", "é".repeat(TYPED_CHARS - 1)));
     }
 
+    /// Only the input's last 128 bytes are looked at: an Escape 129 bytes from the end is
+    /// not seen, one 128 bytes from it is; what follows it there is read whole, up to
+    /// [`TYPED_CHARS`] characters (a window of 8 bytes read 8 of them, an unbounded one saw the
+    /// Escape).
+    #[test]
+    fn typed_text_looks_at_the_last_128_bytes_alone() {
+        let after_escape = |distance: usize| {
+            let mut input = b"\x1b".to_vec();
+            input.extend(std::iter::repeat_n(b'a', distance - 1));
+            typed_text(&input)
+        };
+        assert_eq!(after_escape(129), "a".repeat(TYPED_CHARS), "beyond the window");
+        assert_eq!(after_escape(128), "", "within it");
+        let mut key_code = b"\x1b[A".to_vec();
+        key_code.extend([b'b'; 126]);
+        assert_eq!(typed_text(&key_code), "b".repeat(TYPED_CHARS), "its start cut off");
+        key_code.truncate(3 + 125);
+        assert_eq!(typed_text(&key_code), "", "the key code's last byte in the window");
+    }
+
     #[test]
     fn a_suggestion_follows_the_text_typed_last() {
         let plain = |_: &mut Cell| ();
