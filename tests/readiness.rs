@@ -2348,6 +2348,192 @@ fn ipython_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A program that idles polling the terminal on a short timer of its own, back on a short
+/// timer after a key and its first frame, is not thereby waiting again: the key may have
+/// started work redrawn on a timer. A job that polls every 0.5 s while idle and redraws its
+/// ten steps on `select` every 0.3 s (or 0.25 s) after `w` is followed to "done". (A rule
+/// tried for prompt_toolkit's keys and not kept, "idled on a short timer before the key, back
+/// on one of 0.2 s or more after drawing at once", read it waiting 77 ms after the key,
+/// "working 0/10"; so did the three tests below.)
+#[test]
+fn a_job_a_key_starts_on_a_shorter_timer_is_followed_to_its_end() {
+    if !require("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-key-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("job.py"), JOB_PY).unwrap();
+    let engine = engine();
+    for tick in ["0.3", "0.25"] {
+        let spec = SpawnSpec::new("python3").arg(dir.join("job.py")).env("TICK", tick);
+        let job = engine.spawn(spec).unwrap();
+        input_wait_fires(&job);
+        let until = Until::input_wait();
+        let outcome = job.send_keys_and_wait("w", until, Duration::from_secs(30)).unwrap();
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{tick}: {outcome}");
+        let screen = job.screen().unwrap();
+        let done = screen.lines.iter().any(|line| line.starts_with("done after"));
+        assert!(done, "TICK={tick}: read as waiting while it worked: {screen}");
+        job.close().unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A curses search box that polls every 0.5 s while idle and searches 0.3 s after each key (a
+/// debounce) is followed to its results, not read as waiting at "searching...".
+#[test]
+fn a_debounced_search_is_followed_to_its_results() {
+    if !require("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-debounce-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("debounce.py"), DEBOUNCE_PY).unwrap();
+    let engine = engine();
+    let search = engine.spawn(SpawnSpec::new("python3").arg(dir.join("debounce.py"))).unwrap();
+    input_wait_fires(&search);
+    for (key, query) in [("a", "'a'"), ("b", "'ab'"), ("c", "'abc'")] {
+        let until = Until::input_wait();
+        let outcome = search.send_keys_and_wait(key, until, Duration::from_secs(30)).unwrap();
+        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{key}: {outcome}");
+        let screen = search.screen().unwrap();
+        let results = screen.lines[2].starts_with(&format!("results for {query}"));
+        assert!(results, "{key}: read as waiting before its search: {screen}");
+    }
+    search.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The same in prompt_toolkit: a key binding that starts a background task of one
+/// `asyncio.sleep(0.3)` is followed to "done", not read as waiting at "working 0/10".
+#[test]
+fn a_prompt_toolkit_task_started_by_a_key_is_followed_to_its_end() {
+    prompt_toolkit_task_is_followed("1", "0.3");
+}
+
+/// So is a prompt_toolkit spinner a key starts, ten frames 0.1 s apart.
+#[test]
+fn a_prompt_toolkit_spinner_started_by_a_key_is_followed_to_its_end() {
+    prompt_toolkit_task_is_followed("10", "0.1");
+}
+
+/// Runs pt.py with `STEPS` and `TICK`, types `w` and checks the wait ends with "done" drawn.
+fn prompt_toolkit_task_is_followed(steps: &str, tick: &str) {
+    if !require("ipython3") || !require("python3") {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("termloom-pt-task-{steps}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("pt.py"), PT_PY).unwrap();
+    let engine = engine();
+    let spec =
+        SpawnSpec::new("python3").arg(dir.join("pt.py")).env("STEPS", steps).env("TICK", tick);
+    let app = engine.spawn(spec).unwrap();
+    input_wait_fires(&app);
+    let outcome =
+        app.send_keys_and_wait("w", Until::input_wait(), Duration::from_secs(30)).unwrap();
+    let run = format!("STEPS={steps} TICK={tick}");
+    assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{run}: {outcome}");
+    let screen = app.screen().unwrap();
+    let done = screen.lines.iter().any(|line| line.starts_with("done after"));
+    assert!(done, "{run}: read as waiting while it worked: {screen}");
+    app.close().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The reviewer's job: a key starts ten steps redrawn on `select` every `TICK` s; idle, it
+/// polls the terminal every 0.5 s.
+const JOB_PY: &str = r#"# A key starts a job whose progress is redrawn on a 0.3 s select timer; idle, it polls on 0.5 s.
+import os, select, sys, termios, time, tty
+fd = sys.stdin.fileno()
+old = termios.tcgetattr(fd)
+tty.setcbreak(fd)
+out = sys.stdout
+out.write("\x1b[?25lpress w to start a job, q to quit\r\n"); out.flush()
+idle = float(os.environ.get("IDLE", "0.5")); tick = float(os.environ.get("TICK", "0.3"))
+steps = int(os.environ.get("STEPS", "10"))
+job = None
+try:
+    while True:
+        r, _, _ = select.select([fd], [], [], tick if job is not None else idle)
+        if r:
+            k = os.read(fd, 16)
+            if k == b"q": break
+            if k == b"w" and job is None:
+                job = (0, time.monotonic())
+                out.write("\rworking 0/%d      " % steps); out.flush()
+            continue
+        if job is not None:
+            n, t0 = job
+            n += 1
+            if n >= steps:
+                out.write("\rdone after %.2f s   \r\n" % (time.monotonic() - t0)); out.flush()
+                job = None
+            else:
+                job = (n, t0)
+                out.write("\rworking %d/%d      " % (n, steps)); out.flush()
+finally:
+    termios.tcsetattr(fd, termios.TCSADRAIN, old)
+    out.write("\x1b[?25h"); out.flush()
+"#;
+
+/// The reviewer's search box: its search 0.3 s after the last key; idle, it polls every 0.5 s.
+const DEBOUNCE_PY: &str = r#"# A search box that runs its search 0.3 s after the last key (a debounce); idle, it polls every 0.5 s.
+import curses, os, time
+def main(scr):
+    curses.use_default_colors()
+    debounce = int(float(os.environ.get("DEBOUNCE", "0.3")) * 1000)
+    full = os.environ.get("FULL", "1") == "1"
+    query, due, typed_at = "", False, None
+    scr.addstr(0, 0, "search: ")
+    scr.refresh()
+    while True:
+        scr.timeout(debounce if due else 500)
+        k = scr.getch()
+        if k == -1:
+            if due:
+                due = False
+                scr.move(2, 0); scr.clrtoeol()
+                scr.addstr(2, 0, "results for %r (%.2f s after the key)" % (query, time.monotonic() - typed_at))
+                scr.move(0, 8 + len(query)); scr.refresh()
+            continue
+        if k == ord("\n"):
+            break
+        query += chr(k); due = True; typed_at = time.monotonic()
+        scr.addstr(0, 8, query); scr.move(2, 0); scr.clrtoeol(); scr.addstr(2, 0, "searching...")
+        scr.move(0, 8 + len(query)); scr.refresh()
+curses.wrapper(main)
+"#;
+
+/// The reviewer's prompt_toolkit application: `w` starts a background task of `STEPS` steps
+/// of `asyncio.sleep(TICK)`.
+const PT_PY: &str = r#"import asyncio, os, time
+from prompt_toolkit.application import Application
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.layout import Layout, Window, FormattedTextControl
+state = {"text": "press w to start a job"}
+tick = float(os.environ.get("TICK", "0.3"))
+kb = KeyBindings()
+async def job(app):
+    t0 = time.monotonic()
+    for n in range(1, int(os.environ.get("STEPS", "10")) + 1):
+        await asyncio.sleep(tick)
+        state["text"] = "working %d/10" % n
+        app.invalidate()
+    state["text"] = "done after %.2f s" % (time.monotonic() - t0)
+    app.invalidate()
+@kb.add("w")
+def _(event):
+    state["text"] = "working 0/10"
+    event.app.create_background_task(job(event.app))
+@kb.add("q")
+def _(event):
+    event.app.exit()
+full = os.environ.get("FULL", "1") == "1"
+app = Application(layout=Layout(Window(FormattedTextControl(lambda: state["text"]), height=1)), key_bindings=kb, full_screen=full)
+app.run()
+"#;
+
 /// A busy program's own text after its cursor is no suggestion: a spinner drawn as its glyph
 /// and a backspace leaves the cursor on the glyph, in its row's text, while the program, in
 /// cbreak mode, polls the terminal every 0.1 s so that a key can stop it. It works until it
