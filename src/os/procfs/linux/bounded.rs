@@ -120,6 +120,12 @@ fn gone_when_full() -> Vec<(i32, u64)> {
         }
         blamed.slow.clone()
     };
+    gone(listed)
+}
+
+/// Those of `listed` (pid, start time) that are gone: their pid's start time is another's,
+/// or none (read without [`BLAMED`] held).
+fn gone(listed: Vec<(i32, u64)>) -> Vec<(i32, u64)> {
     listed.into_iter().filter(|&(pid, at)| start_time(pid) != Some(at)).collect()
 }
 
@@ -226,6 +232,14 @@ fn runnable(tid: i32) -> bool {
 pub(super) fn read_fdinfo(path: &str) -> Option<String> {
     let owned = path.to_owned();
     within_bound(pid_of(path), move || std::fs::read_to_string(owned).ok()).ok().flatten()
+}
+
+/// (Tests) Remembers live process `pid` as slow, as a read of it that took longer than the
+/// bound would have.
+#[cfg(test)]
+pub(super) fn remember_as_slow(pid: i32) {
+    let started = start_time(pid).expect("a live process");
+    remember_slow(&mut blamed(), pid, started, &[]);
 }
 
 /// A new helper: a thread that runs the reads sent to it until its sender is dropped.
@@ -356,6 +370,35 @@ mod tests {
         );
         assert_eq!(within_bound(pid, || 5), Ok(5), "its process is not slow");
         end(process);
+    }
+
+    /// Full of live processes, the slow list remembers no more (forgetting its oldest made 65
+    /// slow processes cost a bound each a probe), and forgets only those gone.
+    #[test]
+    fn a_slow_list_full_of_live_processes_remembers_no_more_and_forgets_only_the_gone() {
+        let mut sleepers: Vec<Sleeper> = (0..=MAX_SLOW).map(|_| sleeper()).collect();
+        let listed: Vec<(i32, u64)> = sleepers
+            .iter()
+            .map(|sleeper| (sleeper.id() as i32, start_time(sleeper.id() as i32).unwrap()))
+            .collect();
+        let mut blamed = Blamed { stuck: 0, slow: Vec::new() };
+        for &(pid, at) in &listed[..MAX_SLOW] {
+            remember_slow(&mut blamed, pid, at, &[]);
+        }
+        let (extra, extra_at) = listed[MAX_SLOW];
+        let slow = |blamed: &mut Blamed, &(pid, at): &(i32, u64)| is_slow(blamed, pid, Some(at));
+        let gone_now = gone(blamed.slow.clone());
+        remember_slow(&mut blamed, extra, extra_at, &gone_now);
+        assert!(!slow(&mut blamed, &listed[MAX_SLOW]), "remembered past a full list of live ones");
+        assert!(listed[..MAX_SLOW].iter().all(|entry| slow(&mut blamed, entry)), "one forgotten");
+        // (Reaped: its pid has no start time, or another's.)
+        end(sleepers.remove(0));
+        let gone_now = gone(blamed.slow.clone());
+        remember_slow(&mut blamed, extra, extra_at, &gone_now);
+        assert!(slow(&mut blamed, &listed[MAX_SLOW]), "not remembered once one was gone");
+        assert_eq!(blamed.slow.len(), MAX_SLOW, "the gone one forgotten");
+        assert!(listed[1..].iter().all(|entry| slow(&mut blamed, entry)), "a live one forgotten");
+        sleepers.into_iter().for_each(end);
     }
 
     #[test]

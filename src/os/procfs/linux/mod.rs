@@ -66,6 +66,16 @@ pub(super) fn scan(mut keep: impl FnMut(&ProcStat) -> bool) -> Vec<ProcStat> {
 /// `None` if the process is gone.
 #[cfg(test)]
 pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<InputWait> {
+    process_observed(pid, quiet).map(|(wait, _)| wait)
+}
+
+/// (Tests) Whether process `pid` is waiting, with its threads' observations, as a probe of a
+/// terminal quiet for `quiet` finds them; `None` if it is gone.
+#[cfg(test)]
+pub(super) fn process_observed(
+    pid: i32,
+    quiet: std::time::Duration,
+) -> Option<(InputWait, Vec<ThreadObs>)> {
     let looks = super::Looks::new();
     let probe = Probe {
         quiet,
@@ -85,7 +95,7 @@ pub(super) fn process_wait(pid: i32, quiet: std::time::Duration) -> Option<Input
         relay: false,
         hosted: false,
     };
-    observe_process(pid, probe).map(|(wait, _)| wait)
+    observe_process(pid, probe)
 }
 
 /// When an input sent `since_input` ago was sent, on `CLOCK_BOOTTIME` (the clock a process's
@@ -582,4 +592,76 @@ pub(super) fn group_wait(
         return job;
     }
     InputWait::Waiting { reader }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod child_wait_tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    /// A 32-bit program (each call through `int $0x80`, told by a read of its memory) that
+    /// forks a child that pauses, says `.` and waits for it.
+    const WAITER: &str = "#include <sys/wait.h>\n#include <unistd.h>\n\
+        int main(void) {\n    if (fork() == 0) { pause(); return 0; }\n    \
+        write(1, \".\", 1);\n    wait(0);\n    return 0;\n}\n";
+
+    /// [`WAITER`] built in `dir` with `gcc -m32`; `None` (the test skips) where it cannot be
+    /// (no gcc, no gcc-multilib), except under `CI`, whose `.ci/run` installs them.
+    fn build_waiter(dir: &std::path::Path) -> Option<std::path::PathBuf> {
+        fs::create_dir_all(dir).unwrap();
+        let (source, program) = (dir.join("waiter.c"), dir.join("waiter"));
+        fs::write(&source, WAITER).unwrap();
+        let built = Command::new("gcc").args(["-m32", "-o"]).arg(&program).arg(&source).output();
+        if built.as_ref().is_ok_and(|built| built.status.success()) {
+            return Some(program);
+        }
+        assert!(std::env::var_os("CI").is_none(), "gcc -m32 fails (.ci/run): {built:?}");
+        eprintln!("skipped: gcc -m32 cannot build here: {built:?}");
+        None
+    }
+
+    /// [`WAITER`]'s process group, killed when dropped (a failed assertion left it behind,
+    /// holding the test's output open), and the directory it was built in, removed.
+    struct Waiter(std::process::Child, std::path::PathBuf);
+
+    impl Drop for Waiter {
+        fn drop(&mut self) {
+            if let Some(group) = rustix::process::Pid::from_raw(self.0.id() as i32) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+            let _ = self.0.wait();
+            let _ = fs::remove_dir_all(&self.1);
+        }
+    }
+
+    /// A program waiting for its child is told so after a read refused earlier on the same
+    /// thread (the refusal is not its look's), and not once the read of its call's memory (is
+    /// it a 32-bit call?) is refused.
+    #[test]
+    fn a_wait_for_a_child_is_told_after_a_refusal_and_not_when_refused() {
+        let dir = std::env::temp_dir().join(format!("termloom-waiter-{}", std::process::id()));
+        let Some(program) = build_waiter(&dir) else {
+            let _ = fs::remove_dir_all(&dir);
+            return;
+        };
+        let mut waiter = Command::new(program);
+        waiter.process_group(0).stdout(Stdio::piped()).stderr(Stdio::null());
+        let mut waiter = Waiter(waiter.spawn().unwrap(), dir);
+        let pid = waiter.0.id() as i32;
+        // (Said once its child is forked, right before its wait.)
+        waiter.0.stdout.take().unwrap().read_exact(&mut [0u8]).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !waits_for_child(pid) {
+            assert!(std::time::Instant::now() < deadline, "it never waited for its child");
+            std::thread::yield_now();
+        }
+        let failed =
+            bounded::within_bound(0, || -> i32 { std::panic::resume_unwind(Box::new(())) });
+        assert!(failed.is_err());
+        assert!(waits_for_child(pid), "an earlier refusal made it no waiter");
+        bounded::remember_as_slow(pid);
+        assert!(!waits_for_child(pid), "its call's read refused, yet a waiter");
+    }
 }

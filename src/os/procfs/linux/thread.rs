@@ -746,6 +746,28 @@ mod tests {
 mod refusal_tests {
     use super::*;
 
+    /// A thread in a sleep whose timer's read is refused is unknown, not asleep with no
+    /// timer: a clock lost would let its group read as waiting while it is about to print.
+    #[test]
+    fn a_sleep_whose_timer_read_is_refused_is_unknown() {
+        // (Spawned once `sleep` is exec'd: its start-up alone is left before its sleep.)
+        let mut sleep = std::process::Command::new("sleep");
+        let mut sleep = sleep.arg("300").stderr(std::process::Stdio::null()).spawn().unwrap();
+        let pid = sleep.id() as i32;
+        let observed = super::super::process_observed;
+        let main = |pid| observed(pid, std::time::Duration::ZERO).unwrap().1.remove(0);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while main(pid).long_sleep.is_none() {
+            assert!(std::time::Instant::now() < deadline, "{:?}", main(pid));
+            std::thread::yield_now();
+        }
+        super::super::bounded::remember_as_slow(pid);
+        let refused = main(pid);
+        sleep.kill().unwrap();
+        sleep.wait().unwrap();
+        assert!(matches!(refused.activity, Activity::Unknown(_)), "{refused:?}");
+    }
+
     /// A wait for input judged while a read of the thread's memory was refused is unknown:
     /// an unreadable poll set reads as one watching the terminal (a false wait in every
     /// session once four reads were stuck).
