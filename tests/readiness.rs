@@ -2354,7 +2354,7 @@ fn ipython_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
 /// ten steps on `select` every 0.3 s (or 0.25 s) after `w` is followed to "done". (A rule
 /// tried for prompt_toolkit's keys and not kept, "idled on a short timer before the key, back
 /// on one of 0.2 s or more after drawing at once", read it waiting 77 ms after the key,
-/// "working 0/10"; so did the three tests below.)
+/// "working 0/10"; so did two of the three tests below.)
 #[test]
 fn a_job_a_key_starts_on_a_shorter_timer_is_followed_to_its_end() {
     if !require("python3") {

@@ -14,8 +14,10 @@
 //! the transcript with the cursor shown whatever frames were drawn, and ends them; with the
 //! cursor hidden it settles the screen unless a first such clear started these frames before
 //! it ([`Frames::cleared_before`]), and the first clear after that one settles the screen too
-//! ([`Frames::clear_erases_only`]): only the clears after those two are `top`'s next frames,
-//! and erase only. A plain move home with the cursor hidden (a status line redrawn: `DECSC`,
+//! ([`Frames::clear_erases_only`]), unless frames were drawn from the top-left between the
+//! two (two moves there or more: `top`'s, whose first clear is at its start and next at a
+//! key opening its help): only the clears after those two are `top`'s next frames, and
+//! erase only. A plain move home with the cursor hidden (a status line redrawn: `DECSC`,
 //! home, `DECRC`) starts frames, but no first clear.
 //!
 //! Two clears settle so that `tput civis; echo one; clear; echo two; clear`, the cursor
@@ -171,14 +173,16 @@ impl Frames {
     /// the top-left: whether it erases only, a monitor's next frame. It does after the first
     /// clear after the frames' first ([`Frames::cleared_before`]): that one settles the frame
     /// it erases (`echo two` between `clear`s, the cursor hidden), and so does any clear
-    /// before it; but not when frames were drawn from the top-left between the two clears
-    /// (`top`, which clears only at its start and when it opens a screen such as its help:
-    /// the frame its key found on the screen is a monitor's).
+    /// before it; but not when frames were drawn from the top-left between the two clears,
+    /// two moves there or more (`top`, which clears only at its start and when it opens a
+    /// screen such as its help: the frame its key found on the screen is a monitor's; one
+    /// move there, `tput cup 0 0` or a status line drawn, is no frames).
     pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;
         }
-        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 1 < homes);
+        // (The clears' own moves home are `at` and the last of `homes`.)
+        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 2 < homes);
         std::mem::replace(&mut self.frame_settled, true) || drawn_from_home
     }
 }

@@ -706,7 +706,8 @@ impl Emulator {
             // it (a completion menu, a toolbar on the last row, the blank rows between), which
             // settling would put in the transcript. So does a frame drawn from home with the
             // cursor hidden after the first two clears of the frames (`top`'s after its clear,
-            // see `frames.rs`; the second settles the frame it erases, which a person read):
+            // see `frames.rs`; the second settles the frame it erases, which a person read,
+            // unless frames were drawn from the top-left between them):
             // each would be settled whole. With the cursor shown, the clear
             // settles whatever frames were drawn before (`tput civis; clear; tput cnorm`,
             // then lines and `clear`), and ends them (`Frames::settled`).

@@ -273,7 +273,7 @@ fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
 /// Frames ended (the shell found back at its prompt) start the count of clears again: the
 /// next two settle what they erase, `three` and `four` (without it, only the first did, and
 /// `four` was lost), a third erases only; frames drawn from the top-left between two clears
-/// (`top`'s) make the second erase only.
+/// (`top`'s, two moves there or more) make the second erase only, one move there does not.
 #[test]
 fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_home() {
     let mut emu = emulator(20, 5);
@@ -284,9 +284,13 @@ fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_ho
     assert_eq!(settled(&t), ["one", "two", "three", "four"]);
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    let top = b"\x1b[?25lbefore\r\n\x1b[H\x1b[Jframe 1\x1b[Hframe 2\x1b[H\x1b[Jhelp";
+    let top = b"\x1b[?25lbefore\r\n\x1b[H\x1b[Jframe 1\x1b[Hframe 2\x1b[Hframe 3\x1b[H\x1b[Jhelp";
     feed(&mut emu, &mut t, top);
     assert_eq!(settled(&t), ["before"]);
+    let mut emu = emulator(20, 5);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"\x1b[?25lone\r\n\x1b[H\x1b[J\x1b[1;1Htwo\r\n\x1b[H\x1b[J");
+    assert_eq!(settled(&t), ["one", "two"], "one move home between (tput cup 0 0)");
 }
 
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the

@@ -8,13 +8,17 @@
 //! page registered with userfaultfd whose faults are never resolved, for ever; the read waits
 //! for the lock uninterruptibly). They run on a helper thread (`termloom-proc`) of the
 //! caller's own, so no read waits behind another caller's, and the caller waits at most
-//! [`READ_BOUND`] for the answer, or up to [`TURN_BOUND`] while the helper is runnable (a
-//! machine so loaded that the helper waits for the CPU: a read waiting on the program sleeps).
-//! A read that takes longer is refused ([`Refused`]): its helper is left to it (a FUSE read the server took ends only when the server answers or
-//! dies, whatever becomes of the program), and its process (told by its pid and start time)
-//! is remembered as slow for its life: its further such reads are refused at once, so
-//! releasing and taking again what its reads wait on costs the reactor one bound, not one a
-//! probe (for [`MAX_SLOW`] live such processes: past them, each costs a bound a probe).
+//! [`READ_BOUND`] for the answer, or up to [`TURN_BOUND`] while the helper waits its turn for
+//! the CPU (runnable, and off the CPU most of the last bound: a machine so loaded that a woken
+//! thread waits that long; a read waiting on the program sleeps, and one a program made long,
+//! an epoll set's `fdinfo` of many watches, works on the CPU, refused at the second look).
+//! A read that takes longer is refused ([`Refused`]): its helper is left to it (a FUSE read
+//! the server took ends only when the server answers or dies, whatever becomes of the
+//! program), and its process (told by its pid and start time) is remembered as slow for its
+//! life: its further such reads are refused at once, so releasing and taking again what its
+//! reads wait on costs the reactor one bound (up to [`TURN_BOUND`] on a loaded machine), not
+//! one a probe (for [`MAX_SLOW`] live such processes: past them, each costs a bound a probe).
+//! An `fdinfo` is read up to [`FDINFO_BYTES`].
 //! At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is refused at
 //! once. A refused read is never taken for an answer: a probe that met one judges the
 //! thread unknown, never waiting for keys ([`refusals`]).
@@ -36,6 +40,11 @@ pub(super) const TURN_BOUND: Duration = Duration::from_millis(250);
 
 /// The most helpers left stuck in a read at once.
 pub(super) const MAX_STUCK: usize = 4;
+
+/// The most bytes of an `fdinfo` file kept: an epoll set's has a line of about 100 bytes a
+/// watch, so this holds the first [`WATCHED_LOOKED_AT`](super::descriptors::WATCHED_LOOKED_AT)
+/// whole and more (read whole, a set of 500,000 watches was about 40 MB).
+const FDINFO_BYTES: u64 = 256 * 1024;
 
 /// The most processes remembered as slow at once (past it, those gone are forgotten; while
 /// it is full of live ones, no more are remembered).
@@ -187,7 +196,7 @@ fn ask<R: Send + 'static>(
         HELPER.with(|helper| helper.borrow_mut().take());
         return Err(Refused::Failed);
     }
-    let mut waited = Duration::ZERO;
+    let (mut waited, mut ran) = (Duration::ZERO, None);
     loop {
         match answered.recv_timeout(READ_BOUND) {
             Ok(answer) => return answer,
@@ -195,7 +204,7 @@ fn ask<R: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {}
         }
         waited += READ_BOUND;
-        if waited >= TURN_BOUND || !runnable(reader.load(Ordering::Relaxed)) {
+        if waited >= TURN_BOUND || !waits_its_turn(reader.load(Ordering::Relaxed), &mut ran) {
             break;
         }
     }
@@ -216,22 +225,50 @@ fn ask<R: Send + 'static>(
     Err(Refused::Slow)
 }
 
-/// Whether this process's helper thread `tid` (0: one that has not begun the read) is
-/// runnable, waiting for the CPU or on it, rather than asleep in a read a program holds up.
-fn runnable(tid: i32) -> bool {
-    tid == 0
-        || crate::os::procfs::files::read_record(
-            &format!("/proc/self/task/{tid}/stat"),
-            crate::os::procfs::parse_stat,
-        )
-        .is_ok_and(|stat| stat.is_ok_and(|stat| stat.state == 'R'))
+/// Whether this process's helper thread `tid` (0: one that has not begun the read) waits
+/// for its turn on the CPU, [`READ_BOUND`] after the last look (`ran`: its time on the CPU
+/// then): not begun, or runnable and, since the last look, on the CPU for less than half the
+/// bound. A helper asleep in a read a program holds up, or working on one a program made
+/// long (an epoll set's `fdinfo` of a hundred thousand watches, built whole under the set's
+/// lock), is not; nor one whose time on the CPU cannot be read.
+fn waits_its_turn(tid: i32, ran: &mut Option<Duration>) -> bool {
+    if tid == 0 {
+        return true;
+    }
+    let task = format!("/proc/self/task/{tid}");
+    let parse = crate::os::procfs::parse_stat;
+    let runnable = crate::os::procfs::files::read_record(&format!("{task}/stat"), parse)
+        .is_ok_and(|stat| stat.is_ok_and(|stat| stat.state == 'R'));
+    // `schedstat`: nanoseconds on the CPU, waiting for it, and time slices.
+    let on_cpu = std::fs::read_to_string(format!("{task}/schedstat")).ok().and_then(|times| {
+        times.split_ascii_whitespace().next()?.parse().ok().map(Duration::from_nanos)
+    });
+    turn_waited(runnable, on_cpu, ran)
+}
+
+/// [`waits_its_turn`]'s answer from what it read: whether the helper is runnable, and its
+/// time on the CPU (`None`: unknown).
+fn turn_waited(runnable: bool, on_cpu: Option<Duration>, ran: &mut Option<Duration>) -> bool {
+    let (Some(now), true) = (on_cpu, runnable) else {
+        return false;
+    };
+    let worked = ran.is_some_and(|before| now.saturating_sub(before) >= READ_BOUND / 2);
+    *ran = Some(now);
+    !worked
 }
 
 /// The text of the `fdinfo` file at `path` (`/proc/PID/…/fdinfo/N`), read [`within_bound`]:
 /// an epoll set's waits for the set's lock. `None` where it cannot be read, or not in time.
 pub(super) fn read_fdinfo(path: &str) -> Option<String> {
+    use std::io::Read;
     let owned = path.to_owned();
-    within_bound(pid_of(path), move || std::fs::read_to_string(owned).ok()).ok().flatten()
+    let read = move || {
+        let mut text = String::new();
+        let file = std::fs::File::open(owned).ok()?;
+        file.take(FDINFO_BYTES).read_to_string(&mut text).ok()?;
+        Some(text)
+    };
+    within_bound(pid_of(path), read).ok().flatten()
 }
 
 /// (Tests) Remembers live process `pid` as slow, as a read of it that took longer than the
@@ -287,8 +324,11 @@ mod tests {
         let (release, released) = crossbeam_channel::bounded::<()>(0);
         let refused = refusals();
         assert_eq!(within_bound(held_pid, || 1), Ok(1));
+        let began = std::time::Instant::now();
         let stuck = within_bound(held_pid, move || released.recv().is_ok());
         assert_eq!(stuck, Err(Refused::Slow));
+        // (At the first look: a helper asleep in a read is not waiting for its turn.)
+        assert!(began.elapsed() < TURN_BOUND, "refused after {:?}", began.elapsed());
         assert_eq!(within_bound(held_pid, || 2), Err(Refused::Slow), "refused while stuck");
         assert_eq!(within_bound(other_pid, || 3), Ok(3), "another helper reads the others");
         assert_eq!(refusals(), refused + 2, "each refusal counted");
@@ -309,20 +349,36 @@ mod tests {
         }
     }
 
-    /// A read whose helper is runnable past the bound (the helper's turn for the CPU slow to
-    /// come on a loaded machine, here a read that works) is waited for up to [`TURN_BOUND`],
-    /// and its process is not blamed; one runnable past that is refused.
+    /// A helper waits its turn for the CPU (its read waited for up to [`TURN_BOUND`], its
+    /// process not blamed) when it has not begun the read, or is runnable and was on the CPU
+    /// for less than half the bound since the last look; not when asleep in the read, working
+    /// on it, or when its time on the CPU is unknown.
     #[test]
-    fn a_read_whose_helper_is_runnable_is_waited_for_up_to_its_own_bound() {
-        let (busy, spun) = (sleeper(), sleeper());
-        let (busy_pid, spun_pid) = (busy.id() as i32, spun.id() as i32);
-        let read = within_bound(busy_pid, || spin(READ_BOUND * 2));
-        assert_eq!(read, Ok(()), "a runnable helper waited for");
-        assert_eq!(within_bound(busy_pid, || 1), Ok(1), "its process not slow");
-        let read = within_bound(spun_pid, || spin(TURN_BOUND * 2));
-        assert_eq!(read, Err(Refused::Slow), "waited for no longer than its bound");
-        end(busy);
-        end(spun);
+    fn a_helper_waits_its_turn_only_runnable_and_off_the_cpu() {
+        let ms = Duration::from_millis;
+        let mut ran = None;
+        assert!(waits_its_turn(0, &mut ran), "not begun");
+        // (This thread, on the CPU: runnable, its time on the CPU read.)
+        let this = rustix::thread::gettid().as_raw_nonzero().get();
+        assert!(waits_its_turn(this, &mut ran) && ran.is_some(), "a first look at a runnable one");
+        ran = None;
+        assert!(!turn_waited(false, Some(ms(5)), &mut ran), "asleep in the read");
+        assert!(!turn_waited(true, None, &mut ran), "its time on the CPU unknown");
+        assert!(turn_waited(true, Some(ms(5)), &mut ran), "the first look: runnable");
+        assert!(turn_waited(true, Some(ms(15)), &mut ran), "10 ms on the CPU in 50");
+        assert!(!turn_waited(true, Some(ms(45)), &mut ran), "30 ms on the CPU in 50: working");
+    }
+
+    /// A read that works on the CPU past the bound (a program made it long) is refused, and
+    /// its process is slow. (At the second look, 100 ms, on a machine that gives the helper
+    /// the CPU; one so loaded that it does not is waited for up to [`TURN_BOUND`].)
+    #[test]
+    fn a_read_working_past_the_bound_is_refused() {
+        let working = sleeper();
+        let pid = working.id() as i32;
+        assert_eq!(within_bound(pid, || spin(TURN_BOUND * 2)), Err(Refused::Slow));
+        assert_eq!(within_bound(pid, || 1), Err(Refused::Slow), "its process slow");
+        end(working);
     }
 
     /// Reads sent from other threads while one is stuck are answered (they waited behind

@@ -751,9 +751,17 @@ mod refusal_tests {
     #[test]
     fn a_sleep_whose_timer_read_is_refused_is_unknown() {
         // (Spawned once `sleep` is exec'd: its start-up alone is left before its sleep.)
+        /// Kills the sleep however the test ends.
+        struct Ended(std::process::Child);
+        impl Drop for Ended {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
         let mut sleep = std::process::Command::new("sleep");
-        let mut sleep = sleep.arg("300").stderr(std::process::Stdio::null()).spawn().unwrap();
-        let pid = sleep.id() as i32;
+        let sleep = Ended(sleep.arg("300").stderr(std::process::Stdio::null()).spawn().unwrap());
+        let pid = sleep.0.id() as i32;
         let observed = super::super::process_observed;
         let main = |pid| observed(pid, std::time::Duration::ZERO).unwrap().1.remove(0);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
@@ -763,8 +771,7 @@ mod refusal_tests {
         }
         super::super::bounded::remember_as_slow(pid);
         let refused = main(pid);
-        sleep.kill().unwrap();
-        sleep.wait().unwrap();
+        drop(sleep);
         assert!(matches!(refused.activity, Activity::Unknown(_)), "{refused:?}");
     }
 
