@@ -176,7 +176,8 @@ impl Frames {
     /// before it; but not when frames were drawn from the top-left between the two clears,
     /// two moves there or more (`top`, which clears only at its start and when it opens a
     /// screen such as its help: the frame its key found on the screen is a monitor's; one
-    /// move there, `tput cup 0 0` or a status line drawn, is no frames).
+    /// move there, `tput cup 0 0` or a status line drawn, is no frames, nor `top`'s one
+    /// refresh, which then settles).
     pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;

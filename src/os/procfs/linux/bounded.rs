@@ -8,17 +8,17 @@
 //! page registered with userfaultfd whose faults are never resolved, for ever; the read waits
 //! for the lock uninterruptibly). They run on a helper thread (`termloom-proc`) of the
 //! caller's own, so no read waits behind another caller's, and the caller waits at most
-//! [`READ_BOUND`] for the answer, or up to [`TURN_BOUND`] while the helper waits its turn for
-//! the CPU (runnable, and off the CPU most of the last bound: a machine so loaded that a woken
-//! thread waits that long; a read waiting on the program sleeps, and one a program made long,
-//! an epoll set's `fdinfo` of many watches, works on the CPU, refused at the second look).
-//! A read that takes longer is refused ([`Refused`]): its helper is left to it (a FUSE read
-//! the server took ends only when the server answers or dies, whatever becomes of the
-//! program), and its process (told by its pid and start time) is remembered as slow for its
-//! life: its further such reads are refused at once, so releasing and taking again what its
-//! reads wait on costs the reactor one bound (up to [`TURN_BOUND`] on a loaded machine), not
-//! one a probe (for [`MAX_SLOW`] live such processes: past them, each costs a bound a probe).
-//! An `fdinfo` is read up to [`FDINFO_BYTES`].
+//! [`READ_BOUND`] for the answer, or up to [`TURN_BOUND`] while the helper has not begun it
+//! (a machine so loaded that a woken thread waits that long for the CPU: no process's fault;
+//! a begun read is the program's from then on). A read that takes longer is refused
+//! ([`Refused`]): its helper is left to it (a FUSE read the server took ends only when the
+//! server answers or dies, whatever becomes of the program), and its process (told by its
+//! pid and start time) is remembered as slow for its life: its further such reads are
+//! refused at once, so releasing and taking again what its reads wait on costs the reactor
+//! one bound, not one a probe (for [`MAX_SLOW`] live such processes: past them, each costs a
+//! bound a probe).
+//! An `fdinfo` is read up to [`FDINFO_BYTES`] (the kernel still builds it whole, its work and
+//! memory growing with an epoll set's watches, once a process before its blame).
 //! At most [`MAX_STUCK`] helpers are left stuck; past that, every such read is refused at
 //! once. A refused read is never taken for an answer: a probe that met one judges the
 //! thread unknown, never waiting for keys ([`refusals`]).
@@ -33,9 +33,9 @@ use crossbeam_channel::{RecvTimeoutError, Sender};
 /// How long a caller waits for a read that a program can hold up (one takes microseconds).
 pub(super) const READ_BOUND: Duration = Duration::from_millis(50);
 
-/// How long, in all, a caller waits for a read whose helper is runnable, not asleep in the
-/// read: a helper that has not had the CPU yet on a loaded machine (under a CI run, a woken
-/// thread can wait longer than [`READ_BOUND`] for its turn) is no process's fault.
+/// How long, in all, a caller waits for a read its helper has not begun: a helper that has
+/// not had the CPU yet on a loaded machine (under a CI run, a woken thread can wait longer
+/// than [`READ_BOUND`] for its turn) is no process's fault.
 pub(super) const TURN_BOUND: Duration = Duration::from_millis(250);
 
 /// The most helpers left stuck in a read at once.
@@ -139,7 +139,7 @@ fn gone(listed: Vec<(i32, u64)>) -> Vec<(i32, u64)> {
 }
 
 /// `read`'s answer, read on this thread's helper, waited for at most [`READ_BOUND`] (up to
-/// [`TURN_BOUND`] while the helper is runnable); refused when it takes longer (process `pid` is then remembered as slow), when `pid` is remembered
+/// [`TURN_BOUND`] while the helper has not begun it); refused when it takes longer (process `pid` is then remembered as slow), when `pid` is remembered
 /// so, when [`MAX_STUCK`] helpers are stuck, when it panics, or when no helper can be
 /// started. Every refusal is counted ([`refusals`]).
 pub(super) fn within_bound<R: Send + 'static>(
@@ -196,7 +196,7 @@ fn ask<R: Send + 'static>(
         HELPER.with(|helper| helper.borrow_mut().take());
         return Err(Refused::Failed);
     }
-    let (mut waited, mut ran) = (Duration::ZERO, None);
+    let mut waited = Duration::ZERO;
     loop {
         match answered.recv_timeout(READ_BOUND) {
             Ok(answer) => return answer,
@@ -204,7 +204,8 @@ fn ask<R: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {}
         }
         waited += READ_BOUND;
-        if waited >= TURN_BOUND || !waits_its_turn(reader.load(Ordering::Relaxed), &mut ran) {
+        // (Not begun: the helper waits for the CPU.)
+        if waited >= TURN_BOUND || reader.load(Ordering::Relaxed) != 0 {
             break;
         }
     }
@@ -223,38 +224,6 @@ fn ask<R: Send + 'static>(
         remember_slow(&mut blamed, pid, started, &gone);
     }
     Err(Refused::Slow)
-}
-
-/// Whether this process's helper thread `tid` (0: one that has not begun the read) waits
-/// for its turn on the CPU, [`READ_BOUND`] after the last look (`ran`: its time on the CPU
-/// then): not begun, or runnable and, since the last look, on the CPU for less than half the
-/// bound. A helper asleep in a read a program holds up, or working on one a program made
-/// long (an epoll set's `fdinfo` of a hundred thousand watches, built whole under the set's
-/// lock), is not; nor one whose time on the CPU cannot be read.
-fn waits_its_turn(tid: i32, ran: &mut Option<Duration>) -> bool {
-    if tid == 0 {
-        return true;
-    }
-    let task = format!("/proc/self/task/{tid}");
-    let parse = crate::os::procfs::parse_stat;
-    let runnable = crate::os::procfs::files::read_record(&format!("{task}/stat"), parse)
-        .is_ok_and(|stat| stat.is_ok_and(|stat| stat.state == 'R'));
-    // `schedstat`: nanoseconds on the CPU, waiting for it, and time slices.
-    let on_cpu = std::fs::read_to_string(format!("{task}/schedstat")).ok().and_then(|times| {
-        times.split_ascii_whitespace().next()?.parse().ok().map(Duration::from_nanos)
-    });
-    turn_waited(runnable, on_cpu, ran)
-}
-
-/// [`waits_its_turn`]'s answer from what it read: whether the helper is runnable, and its
-/// time on the CPU (`None`: unknown).
-fn turn_waited(runnable: bool, on_cpu: Option<Duration>, ran: &mut Option<Duration>) -> bool {
-    let (Some(now), true) = (on_cpu, runnable) else {
-        return false;
-    };
-    let worked = ran.is_some_and(|before| now.saturating_sub(before) >= READ_BOUND / 2);
-    *ran = Some(now);
-    !worked
 }
 
 /// The text of the `fdinfo` file at `path` (`/proc/PID/…/fdinfo/N`), read [`within_bound`]:
@@ -349,34 +318,16 @@ mod tests {
         }
     }
 
-    /// A helper waits its turn for the CPU (its read waited for up to [`TURN_BOUND`], its
-    /// process not blamed) when it has not begun the read, or is runnable and was on the CPU
-    /// for less than half the bound since the last look; not when asleep in the read, working
-    /// on it, or when its time on the CPU is unknown.
+    /// A read that works on the CPU past the bound (a program made it long: an epoll set's
+    /// `fdinfo` of many watches) is refused at the first look after it began, not waited for
+    /// up to [`TURN_BOUND`] as one not begun is, and its process is slow.
     #[test]
-    fn a_helper_waits_its_turn_only_runnable_and_off_the_cpu() {
-        let ms = Duration::from_millis;
-        let mut ran = None;
-        assert!(waits_its_turn(0, &mut ran), "not begun");
-        // (This thread, on the CPU: runnable, its time on the CPU read.)
-        let this = rustix::thread::gettid().as_raw_nonzero().get();
-        assert!(waits_its_turn(this, &mut ran) && ran.is_some(), "a first look at a runnable one");
-        ran = None;
-        assert!(!turn_waited(false, Some(ms(5)), &mut ran), "asleep in the read");
-        assert!(!turn_waited(true, None, &mut ran), "its time on the CPU unknown");
-        assert!(turn_waited(true, Some(ms(5)), &mut ran), "the first look: runnable");
-        assert!(turn_waited(true, Some(ms(15)), &mut ran), "10 ms on the CPU in 50");
-        assert!(!turn_waited(true, Some(ms(45)), &mut ran), "30 ms on the CPU in 50: working");
-    }
-
-    /// A read that works on the CPU past the bound (a program made it long) is refused, and
-    /// its process is slow. (At the second look, 100 ms, on a machine that gives the helper
-    /// the CPU; one so loaded that it does not is waited for up to [`TURN_BOUND`].)
-    #[test]
-    fn a_read_working_past_the_bound_is_refused() {
+    fn a_read_working_past_the_bound_is_refused_once_begun() {
         let working = sleeper();
         let pid = working.id() as i32;
-        assert_eq!(within_bound(pid, || spin(TURN_BOUND * 2)), Err(Refused::Slow));
+        let began = std::time::Instant::now();
+        assert_eq!(within_bound(pid, || spin(READ_BOUND * 6)), Err(Refused::Slow));
+        assert!(began.elapsed() < TURN_BOUND, "refused after {:?}", began.elapsed());
         assert_eq!(within_bound(pid, || 1), Err(Refused::Slow), "its process slow");
         end(working);
     }
