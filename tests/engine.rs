@@ -257,6 +257,20 @@ fn a_line_between_two_clears_with_the_cursor_hidden_is_kept() {
     assert_eq!(text.matches("frame").count(), 2, "{text:?}");
 }
 
+/// A bash without start files or prompt marks (`PS1` `$ `), `TERM=screen` (`clear` is
+/// `CSI H CSI J`), 40 columns by `rows`, at its prompt.
+fn bash_without_marks_under_screen(engine: &termloom::Engine, rows: u16) -> termloom::Session {
+    let spec = SpawnSpec::new("bash")
+        .args(["--norc", "--noprofile"])
+        .env("PS1", "$ ")
+        .env("HISTFILE", "/dev/null")
+        .env("TERM", "screen")
+        .size(40, rows);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_contains("$"));
+    sh
+}
+
 /// A wait for text after two clears with the cursor hidden (`TERM=screen`, `bash --norc`)
 /// matches only text printed after it: the frame the second clear erased was held aside and
 /// settled once the shell was found back, renumbering the lines already read, so a wait for
@@ -267,14 +281,7 @@ fn a_wait_after_two_clears_with_the_cursor_hidden_matches_no_text_already_read()
         return;
     }
     let engine = engine();
-    let spec = SpawnSpec::new("bash")
-        .args(["--norc", "--noprofile"])
-        .env("PS1", "$ ")
-        .env("HISTFILE", "/dev/null")
-        .env("TERM", "screen")
-        .size(40, 20);
-    let sh = engine.spawn(spec).unwrap();
-    expect(&sh, Until::screen_contains("$"));
+    let sh = bash_without_marks_under_screen(&engine, 20);
     sh.send_text("tput civis; clear; echo A1\n").unwrap();
     expect(&sh, Until::screen_regex("^A1$").unwrap());
     sh.send_text("clear; echo build done\n").unwrap();
@@ -303,14 +310,7 @@ fn lines_between_clears_typed_ahead_with_the_cursor_hidden_are_kept() {
         return;
     }
     let engine = engine();
-    let spec = SpawnSpec::new("bash")
-        .args(["--norc", "--noprofile"])
-        .env("PS1", "$ ")
-        .env("HISTFILE", "/dev/null")
-        .env("TERM", "screen")
-        .size(40, 8);
-    let sh = engine.spawn(spec).unwrap();
-    expect(&sh, Until::screen_contains("$"));
+    let sh = bash_without_marks_under_screen(&engine, 8);
     sh.send_text("tput civis\necho a; clear\necho b; clear\necho c\n").unwrap();
     expect(&sh, Until::screen_regex("^c$").unwrap());
     expect(&sh, Until::input_wait());
