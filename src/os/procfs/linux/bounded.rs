@@ -139,9 +139,9 @@ fn gone(listed: Vec<(i32, u64)>) -> Vec<(i32, u64)> {
 }
 
 /// `read`'s answer, read on this thread's helper, waited for at most [`READ_BOUND`] (up to
-/// [`TURN_BOUND`] while the helper has not begun it); refused when it takes longer (process `pid` is then remembered as slow), when `pid` is remembered
-/// so, when [`MAX_STUCK`] helpers are stuck, when it panics, or when no helper can be
-/// started. Every refusal is counted ([`refusals`]).
+/// [`TURN_BOUND`] while the helper has not begun it); refused when it takes longer (process
+/// `pid` is then remembered as slow), when `pid` is remembered so, when [`MAX_STUCK`]
+/// helpers are stuck, when it panics, or when no helper can be started. Every refusal is counted ([`refusals`]).
 pub(super) fn within_bound<R: Send + 'static>(
     pid: i32,
     read: impl FnOnce() -> R + Send + 'static,
@@ -296,7 +296,7 @@ mod tests {
         let began = std::time::Instant::now();
         let stuck = within_bound(held_pid, move || released.recv().is_ok());
         assert_eq!(stuck, Err(Refused::Slow));
-        // (At the first look: a helper asleep in a read is not waiting for its turn.)
+        // (At the first look: a begun read is not excused.)
         assert!(began.elapsed() < TURN_BOUND, "refused after {:?}", began.elapsed());
         assert_eq!(within_bound(held_pid, || 2), Err(Refused::Slow), "refused while stuck");
         assert_eq!(within_bound(other_pid, || 3), Ok(3), "another helper reads the others");
