@@ -267,11 +267,11 @@ fn start_helper() -> Option<Sender<Job>> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A child that lives until dropped: a process whose start time can be read.
-    struct Sleeper(std::process::Child);
+    pub(in crate::os::procfs::linux) struct Sleeper(std::process::Child);
 
     impl Drop for Sleeper {
         fn drop(&mut self) {
@@ -281,12 +281,13 @@ mod tests {
     }
 
     impl Sleeper {
-        fn id(&self) -> u32 {
+        pub(in crate::os::procfs::linux) fn id(&self) -> u32 {
             self.0.id()
         }
     }
 
-    fn sleeper() -> Sleeper {
+    /// A `sleep 1000`, begun (exec'd) once this returns.
+    pub(in crate::os::procfs::linux) fn sleeper() -> Sleeper {
         let mut sleep = std::process::Command::new("sleep");
         sleep.arg("1000").stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
         Sleeper(sleep.spawn().unwrap())
@@ -303,15 +304,9 @@ mod tests {
         let (release, released) = crossbeam_channel::bounded::<()>(0);
         let refused = refusals();
         assert_eq!(within_bound(held_pid, || 1), Ok(1));
-        let (begins, began) = crossbeam_channel::bounded(1);
-        let stuck = within_bound(held_pid, move || {
-            begins.send(Instant::now()).unwrap();
-            released.recv().is_ok()
+        refused_the_bound_after_it_began(held_pid, move || {
+            let _ = released.recv();
         });
-        assert_eq!(stuck, Err(Refused::Slow));
-        // (The bound from when the read began, not later.)
-        let took = began.recv().unwrap().elapsed();
-        assert!(took >= READ_BOUND && took < TURN_BOUND, "refused {took:?} after it began");
         assert_eq!(within_bound(held_pid, || 2), Err(Refused::Slow), "refused while stuck");
         assert_eq!(within_bound(other_pid, || 3), Ok(3), "another helper reads the others");
         assert_eq!(refusals(), refused + 2, "each refusal counted");
@@ -322,6 +317,19 @@ mod tests {
         assert!(began.elapsed() < READ_BOUND, "refused without waiting");
         end(held);
         end(other);
+    }
+
+    /// Checks that `read` of process `pid` is refused the bound after it began (not later:
+    /// at most [`TURN_BOUND`]).
+    fn refused_the_bound_after_it_began(pid: i32, read: impl FnOnce() + Send + 'static) {
+        let (begins, began) = crossbeam_channel::bounded(1);
+        let answer = within_bound(pid, move || {
+            begins.send(Instant::now()).unwrap();
+            read()
+        });
+        assert_eq!(answer, Err(Refused::Slow));
+        let took = began.recv().unwrap().elapsed();
+        assert!(took >= READ_BOUND && took < TURN_BOUND, "refused {took:?} after it began");
     }
 
     /// Spins on this thread (runnable throughout) for `time`.
@@ -339,14 +347,7 @@ mod tests {
     fn a_read_working_past_the_bound_is_refused_the_bound_after_it_began() {
         let working = sleeper();
         let pid = working.id() as i32;
-        let (begins, began) = crossbeam_channel::bounded(1);
-        let read = within_bound(pid, move || {
-            begins.send(Instant::now()).unwrap();
-            spin(READ_BOUND * 6)
-        });
-        assert_eq!(read, Err(Refused::Slow));
-        let took = began.recv().unwrap().elapsed();
-        assert!(took >= READ_BOUND && took < TURN_BOUND, "refused {took:?} after it began");
+        refused_the_bound_after_it_began(pid, || spin(READ_BOUND * 6));
         assert_eq!(within_bound(pid, || 1), Err(Refused::Slow), "its process slow");
         end(working);
     }

@@ -750,18 +750,10 @@ mod refusal_tests {
     /// timer: a clock lost would let its group read as waiting while it is about to print.
     #[test]
     fn a_sleep_whose_timer_read_is_refused_is_unknown() {
-        // (Spawned once `sleep` is exec'd: its start-up alone is left before its sleep.)
-        /// Kills the sleep however the test ends.
-        struct Ended(std::process::Child);
-        impl Drop for Ended {
-            fn drop(&mut self) {
-                let _ = self.0.kill();
-                let _ = self.0.wait();
-            }
-        }
-        let mut sleep = std::process::Command::new("sleep");
-        let sleep = Ended(sleep.arg("300").stderr(std::process::Stdio::null()).spawn().unwrap());
-        let pid = sleep.0.id() as i32;
+        // (Begun once `sleep` is exec'd: its start-up alone is left before its sleep; killed
+        // however the test ends.)
+        let sleep = super::super::bounded::tests::sleeper();
+        let pid = sleep.id() as i32;
         let observed = super::super::process_observed;
         let main = |pid| observed(pid, std::time::Duration::ZERO).unwrap().1.remove(0);
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
