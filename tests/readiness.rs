@@ -2279,9 +2279,8 @@ fn a_prompt_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
     if !require("python3") {
         return;
     }
-    let went_off =
-        std::env::temp_dir().join(format!("termloom-suggestion-timer-{}", std::process::id()));
-    let _ = std::fs::remove_file(&went_off);
+    let dir = TestDir::new("suggestion-timer");
+    let went_off = dir.join("went-off");
     let engine = engine();
     let script = "import os, select, sys, tty\n\
                   tty.setraw(0)\n\
@@ -2310,7 +2309,6 @@ fn a_prompt_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
     // Read as waiting only once the timer went off, it took 1.0 to 1.1 s.
     assert!(!held, "the wait ended only when the timer went off: {screen}");
     editor.close().unwrap();
-    let _ = std::fs::remove_file(&went_off);
 }
 
 /// IPython (prompt_toolkit) draws a suggestion from its history after the cursor, grey, and
@@ -2323,11 +2321,10 @@ fn ipython_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
     if !require("ipython3") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-ipython-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("ipython");
     let engine = engine();
     let spec =
-        SpawnSpec::new("ipython3").arg("--no-banner").env("HOME", &dir).env("IPYTHONDIR", &dir);
+        SpawnSpec::new("ipython3").arg("--no-banner").env("HOME", &*dir).env("IPYTHONDIR", &*dir);
     let ipython = engine.spawn(spec).unwrap();
     input_wait_fires(&ipython);
     let until = Until::input_wait();
@@ -2345,7 +2342,6 @@ fn ipython_with_a_suggestion_after_the_cursor_waits_for_input_at_once() {
     let quiet = outcome.status.since_output;
     assert!(quiet < Duration::from_millis(300), "quiet for {quiet:?} (took {took:?}): {screen}");
     ipython.close().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A program that idles polling the terminal on a short timer of its own, back on a short
@@ -2360,8 +2356,7 @@ fn a_job_a_key_starts_on_a_shorter_timer_is_followed_to_its_end() {
     if !require("python3") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-key-job-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("key-job");
     std::fs::write(dir.join("job.py"), JOB_PY).unwrap();
     let engine = engine();
     for tick in ["0.3", "0.25"] {
@@ -2376,7 +2371,6 @@ fn a_job_a_key_starts_on_a_shorter_timer_is_followed_to_its_end() {
         assert!(done, "TICK={tick}: read as waiting while it worked: {screen}");
         job.close().unwrap();
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A curses search box that polls every 0.5 s while idle and searches 0.3 s after each key (a
@@ -2386,8 +2380,7 @@ fn a_debounced_search_is_followed_to_its_results() {
     if !require("python3") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-debounce-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("debounce");
     std::fs::write(dir.join("debounce.py"), DEBOUNCE_PY).unwrap();
     let engine = engine();
     let search = engine.spawn(SpawnSpec::new("python3").arg(dir.join("debounce.py"))).unwrap();
@@ -2401,7 +2394,6 @@ fn a_debounced_search_is_followed_to_its_results() {
         assert!(results, "{key}: read as waiting before its search: {screen}");
     }
     search.close().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The same in prompt_toolkit: a key binding that starts a background task of one
@@ -2422,8 +2414,7 @@ fn prompt_toolkit_task_is_followed(steps: &str, tick: &str) {
     if !require("ipython3") || !require("python3") {
         return;
     }
-    let dir = std::env::temp_dir().join(format!("termloom-pt-task-{steps}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = TestDir::new("pt-task");
     std::fs::write(dir.join("pt.py"), PT_PY).unwrap();
     let engine = engine();
     let spec =
@@ -2438,7 +2429,6 @@ fn prompt_toolkit_task_is_followed(steps: &str, tick: &str) {
     let done = screen.lines.iter().any(|line| line.starts_with("done after"));
     assert!(done, "{run}: read as waiting while it worked: {screen}");
     app.close().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The reviewer's job: a key starts ten steps redrawn on `select` every `TICK` s; idle, it
