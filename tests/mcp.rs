@@ -1353,6 +1353,30 @@ fn a_command_waiting_in_a_full_screen_program_shows_its_screen() {
     client.finish();
 }
 
+/// A command that waits in a pager on the primary screen (`git log`, through `less -FRX`)
+/// leaves the caller on the pager's prompt line as a read does: the `q` after it said `[from
+/// a line you saw, since redrawn]` before the shell's prompt (the run did not note the
+/// prompt).
+#[test]
+fn a_command_waiting_in_a_pager_leaves_its_prompt_line_unrepeated() {
+    for program in ["less", "seq"] {
+        if !require(program) {
+            return;
+        }
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let ran = client.call("terminal_run", json!({"command": "seq 1 200 | less -X"}));
+    let said = text(&ran);
+    assert_eq!(ran["structuredContent"]["waiting_for_input"], true, "{said}");
+    assert!(said.contains("\n:\n[less waiting for keys"), "{said}");
+    let id = ran["structuredContent"]["session_id"].clone();
+    let quit = client.call("terminal_send", json!({"session_id": id, "keys": "q", "prompt": true}));
+    assert_eq!(quit["structuredContent"]["rewritten"], false, "{}", text(&quit));
+    assert!(!text(&quit).contains("since redrawn"), "{}", text(&quit));
+    client.call("terminal_close", json!({ "session_id": id }));
+    client.finish();
+}
+
 /// A command that waits for a password is answered by the person (`secret`), and the advice
 /// says so rather than to type it; to a client that cannot ask its person for it (no URL-mode
 /// elicitation, forms alone included), it says that no answer can come through the model (it

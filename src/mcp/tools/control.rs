@@ -14,7 +14,9 @@ use super::budget::{Budget, LABEL};
 use super::io::{interrupt_on_cancel, place};
 use super::progress::await_reply_unless_stopped;
 use super::render::{doing, exit_parts, push_block, status_json, under_header};
-use super::view::{Typed, View, ViewArgs, dropped_note, max_bytes, read_new, show};
+use super::view::{
+    Typed, View, ViewArgs, dropped_note, max_bytes, pager_prompt_ending, read_new, show,
+};
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
 
@@ -146,6 +148,16 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     };
     let can_ask = !matches!(call.secrets, super::Secrets::Unavailable(_));
     let ran = Ran { id: session.id(), new_session, closed, alternate, retained, can_ask };
+    // A command waiting in a pager on the primary screen (`git log`, through `less -FRX`)
+    // left the caller's position on its prompt line, which the pager erases as it goes on:
+    // noted as a read's is, so the next result does not say that line was redrawn.
+    if result.waiting_for_input && !alternate && !closed {
+        let end = session.transcript_lines(0..0, 0).ok().map(|lines| lines.end);
+        let prompt = (session.screen().ok().zip(end.and_then(|end| end.checked_sub(1)))).and_then(
+            |(screen, line)| pager_prompt_ending(&result.output, line, &result.status, &screen),
+        );
+        call.caller.pager_prompts.read_to(session.id(), prompt);
+    }
     let mut budget = Budget::new(call, max);
     let mut output = run_result(ran, command, &result, &mut budget);
     // The shell it started and left open is named by this result alone.

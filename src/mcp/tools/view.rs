@@ -462,21 +462,36 @@ fn below_cursor(
 /// `less -X` writes `(END)`; a row of its own, not the end of a wrapped line), which the
 /// read's last line ends with.
 fn pager_prompt(read: &NewOutput, screen: &Screen) -> Option<PagerPrompt> {
-    let keys = read.status.activity == crate::Activity::WaitingForInput
-        && read.status.input_kind == Some(crate::InputKind::Keys);
+    if read.later > 0 {
+        return None;
+    }
+    let line = read.first_line? + read.omitted_breaks + line_breaks(&read.text);
+    pager_prompt_ending(&read.text, line, &read.status, screen)
+}
+
+/// The pager's prompt `output` ended on (see [`pager_prompt`]), line `line` of the
+/// transcript, the one at the cursor: what a read ended on, or `terminal_run`'s output when
+/// its command waits in a pager on the primary screen (`git log`'s `less -FRX`).
+pub(crate) fn pager_prompt_ending(
+    output: &str,
+    line: u64,
+    status: &Status,
+    screen: &Screen,
+) -> Option<PagerPrompt> {
+    let keys = status.activity == crate::Activity::WaitingForInput
+        && status.input_kind == Some(crate::InputKind::Keys);
     let row = usize::from(screen.cursor.row);
     let continued = row > 0 && screen.wrapped.get(row - 1).copied().unwrap_or(false);
     let below = screen.lines.iter().skip(row + 1).any(|row| !row.trim().is_empty());
     let shown = !screen.alternate && screen.cursor.visible;
-    if !keys || !shown || below || continued || read.later > 0 {
+    if !keys || !shown || below || continued {
         return None;
     }
     let text = screen.lines.get(row)?;
     let (before, after) = text.split_at(byte_at_cell(text, screen.cursor.col));
     let before = before.trim_end();
-    let last = read.text.rsplit('\n').next().unwrap_or_default().trim_end();
+    let last = output.rsplit('\n').next().unwrap_or_default().trim_end();
     let ends_there = !last.is_empty() && before.ends_with(last) && after.trim().is_empty();
-    let line = read.first_line? + read.omitted_breaks + line_breaks(&read.text);
     ends_there.then(|| PagerPrompt { line, text: before.to_owned() })
 }
 
