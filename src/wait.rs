@@ -517,6 +517,22 @@ impl Until {
         self.any_leaf(&|c| matches!(c, Cond::InputWait))
     }
 
+    /// Whether the condition reads how long the terminal has been quiet or its screen still
+    /// (a still screen, quiet output, settling, an input wait, a line asked for): only then
+    /// does output waiting unread on the terminal count as output now for it.
+    pub(crate) fn needs_quiet(&self) -> bool {
+        self.any_leaf(&|c| {
+            matches!(
+                c,
+                Cond::Stable(_)
+                    | Cond::Quiet(_)
+                    | Cond::Settled(_)
+                    | Cond::InputWait
+                    | Cond::AsksForLine
+            )
+        })
+    }
+
     /// Whether the condition needs the input-wait check once the program has been quiet (to
     /// tell it busy, or asking for a line), without following the screen.
     pub(crate) fn needs_busy_check(&self) -> bool {
@@ -984,6 +1000,41 @@ mod tests {
             idle_ticking: false,
             sleeping: None,
             following: false,
+        }
+    }
+
+    /// A look asks the terminal whether output waits unread only for a condition that reads
+    /// how long it was quiet or still (`Until::needs_quiet`): every other condition answers
+    /// the same, however long that was.
+    #[test]
+    fn only_the_conditions_said_to_read_quiet_read_it() {
+        let ms = Duration::from_millis;
+        let all = [
+            Until::text("a"),
+            Until::regex("a").unwrap(),
+            Until::screen_contains("a"),
+            Until::screen_row_regex(0, "a").unwrap(),
+            Until::cursor_at(0, 0),
+            Until::exit(),
+            Until::prompt(),
+            Until::stable(ms(50)),
+            Until::quiet(ms(50)),
+            Until::settled(ms(50)),
+            Until::asks_for_line(),
+            Until::input_wait(),
+            Until::any(vec![Until::exit(), Until::quiet(ms(50))]),
+        ];
+        let view = |quiet| StateView {
+            input_wait: Some(true),
+            line_input: true,
+            at_prompt: true,
+            ..quiet_view(quiet)
+        };
+        for until in all {
+            let (now, long) = (view(0), view(60_000));
+            let reads = until.match_state(&now).is_some() != until.match_state(&long).is_some()
+                || until.recheck_in(&now) != until.recheck_in(&long);
+            assert_eq!(reads, until.needs_quiet(), "{until}");
         }
     }
 

@@ -1150,6 +1150,86 @@ fn sessions_are_recorded_where_the_configuration_says() {
     assert!(err.to_string().contains("record_dir"), "{err}");
 }
 
+/// Set in the run of [`a_keystroke_asks_the_terminal_each_thing_once`] that strace traces.
+const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
+
+/// The reactor's system calls for a keystroke typed with its wait in one request (issue 19),
+/// counted by strace on the reactor's thread, this test run again as its child: the master
+/// is not asked whether output waits unread right after the write and at the echo for a wait
+/// that reads neither silence nor stillness (it was asked 5 times a keystroke).
+#[test]
+fn a_keystroke_asks_the_terminal_each_thing_once() {
+    const KEYS: usize = 40;
+    if let Some(marks) = std::env::var_os(TRACED_KEYSTROKES) {
+        return type_traced_keystrokes(std::path::Path::new(&marks), KEYS);
+    }
+    if !require("strace") {
+        return;
+    }
+    let dir = TestDir::new("keystroke-calls");
+    let trace = dir.join("trace.txt");
+    let name = "a_keystroke_asks_the_terminal_each_thing_once";
+    let run = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=ioctl,stat,statx,newfstatat", "-o"])
+        .arg(&trace)
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(TRACED_KEYSTROKES, &*dir)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "the traced run failed: {out}{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let reactor = out
+        .lines()
+        .find_map(|line| Some(line.split_once("reactor thread ")?.1.trim()))
+        .unwrap_or_else(|| panic!("the traced run named no reactor thread: {out}"));
+    let trace = std::fs::read_to_string(&trace).unwrap();
+    let (mut unread, mut inside) = (0, false);
+    for line in trace.lines() {
+        let Some((tid, call)) = line.split_once(' ') else { continue };
+        let call = call.trim_start();
+        if call.contains("keystrokes-start") {
+            inside = true;
+        } else if call.contains("keystrokes-end") {
+            break;
+        } else if inside && tid == reactor && call.starts_with("ioctl(") {
+            unread += usize::from(call.contains("FIONREAD"));
+        }
+    }
+    assert!(inside, "no keystrokes between the marks in the trace");
+    // (A margin for a look put off by a slow traced one, which asks again.)
+    assert!(unread <= KEYS * 7 / 2, "FIONREAD {unread} times for {KEYS} keystrokes");
+}
+
+/// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into
+/// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
+/// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`.
+fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
+    let engine = engine();
+    let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
+    expect(&cat, Until::input_wait());
+    let key = |i: usize| {
+        let (script, col) = if i.is_multiple_of(2) { ("x", 1) } else { ("<BS>", 0) };
+        let outcome = cat.send_keys_and_wait(script, Until::cursor_at(0, col), LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+    };
+    (0..10).for_each(key);
+    let _ = std::fs::metadata(marks.join("keystrokes-start"));
+    (10..10 + keys).for_each(key);
+    let _ = std::fs::metadata(marks.join("keystrokes-end"));
+    let tasks = std::fs::read_dir("/proc/self/task").unwrap();
+    let reactor = tasks.map(|task| task.unwrap().path()).find(|task| {
+        std::fs::read_to_string(task.join("comm"))
+            .is_ok_and(|comm| comm.starts_with("termloom-reac"))
+    });
+    println!("reactor thread {}", reactor.unwrap().file_name().unwrap().to_string_lossy());
+}
+
 /// Keys and the wait for their answer in one request: the answer is never missed, and a bad
 /// script sends nothing.
 #[test]

@@ -206,8 +206,10 @@ impl Reactor {
         // Output the program wrote that is not read (or not fed) yet is output now: the
         // reactor was busy (a costly look: 0.2 s of a 1000x500 screen in a debug build) while
         // the program printed, and silence or stability counted from the last read would be
-        // taken while the screen is about to change.
-        let unread = output_unread(slot);
+        // taken while the screen is about to change. (Asked only for a waiter that counts
+        // them: a look for text, a row or the cursor reads neither, and after a keystroke's
+        // write and at its echo the master was asked twice for nothing.)
+        let unread = slot.waiters.iter().any(|w| w.until.needs_quiet()) && output_unread(slot);
         let last_output = if unread { now } else { slot.last_output };
         let quiet_for = now.saturating_duration_since(last_output.max(asked));
         // Input-wait counts from the last change of the screen, not the last output: output
