@@ -1203,7 +1203,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     }
     assert!(inside, "no keystrokes between the marks in the trace");
     // (A margin for a look put off by a slow traced one, which asks again.)
-    assert!(unread <= KEYS * 7 / 2, "FIONREAD {unread} times for {KEYS} keystrokes");
+    assert!(unread <= KEYS * 5 / 2, "FIONREAD {unread} times for {KEYS} keystrokes");
 }
 
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into

@@ -349,17 +349,24 @@ impl Reactor {
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
         let modes = self.terminal_modes(id);
-        self.send_under(id, bytes, modes).map(drop)
+        self.send_under(id, bytes, modes, true).map(drop)
     }
 
     /// [`send`](Self::send) under `modes`, the terminal's, read once for the request; whether
-    /// the bytes submit a line (see [`submits_into`]).
-    fn send_under(&mut self, id: SessionId, bytes: &[u8], modes: Option<Termios>) -> Result<bool> {
+    /// the bytes submit a line (see [`submits_into`]). `unread`: see
+    /// [`queue_input`](Self::queue_input).
+    fn send_under(
+        &mut self,
+        id: SessionId,
+        bytes: &[u8],
+        modes: Option<Termios>,
+        unread: bool,
+    ) -> Result<bool> {
         let submits = self
             .sessions
             .get(&id.0)
             .is_some_and(|slot| submits_into(slot, bytes, || bytes_submit(bytes), modes.as_ref()));
-        self.queue_input(id, bytes, (true, submits), modes.as_ref())?;
+        self.queue_input(id, bytes, (true, submits), modes.as_ref(), unread)?;
         Ok(submits)
     }
 
@@ -449,7 +456,7 @@ impl Reactor {
             .sessions
             .get(&id.0)
             .is_some_and(|slot| submits_into(slot, &line, || true, terminal.as_ref()));
-        let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref());
+        let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref(), true);
         line.fill(0);
         // The secret's length shows nowhere: among the bytes typed into the session
         // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
@@ -462,13 +469,16 @@ impl Reactor {
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
     /// secret: no error gives its length); `modes` are the terminal's, read once for it;
-    /// `submits`: it submits a line (see [`submits_into`]).
+    /// `submits`: it submits a line (see [`submits_into`]); `unread`:
+    /// output may be waiting unread, a turn of which is read first (`false`: the request
+    /// looked for it just before, with nothing done since that waits, and found none).
     fn queue_input(
         &mut self,
         id: SessionId,
         bytes: &[u8],
         (record, submits): (bool, bool),
         modes: Option<&rustix::termios::Termios>,
+        unread: bool,
     ) -> Result<()> {
         #[cfg(feature = "fault-injection")]
         if let Some(marker) = &self.config.inject_panic_on_input
@@ -476,7 +486,9 @@ impl Reactor {
         {
             panic!("fault injection: the input contained {marker:?}");
         }
-        self.read_unread(id.0);
+        if unread {
+            self.read_unread(id.0);
+        }
         let capacity = self.config.write_queue_bytes;
         let signal = match (bytes, modes) {
             ([byte], Some(modes)) => super::terminal_io::signal_for(modes, *byte),
@@ -556,23 +568,25 @@ impl Reactor {
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
         let terminal = self.terminal_modes(id);
-        self.send_keys_under(id, items, terminal).map(drop)
+        self.send_keys_under(id, items, terminal, true).map(drop)
     }
 
     /// [`send_keys`](Self::send_keys) under `terminal`, the terminal's modes, read once for
-    /// the request; whether the keys submit a line (see [`submits_into`]).
+    /// the request; whether the keys submit a line (see [`submits_into`]). `unread`: see
+    /// [`queue_input`](Self::queue_input).
     fn send_keys_under(
         &mut self,
         id: SessionId,
         items: &[ScriptItem],
         terminal: Option<Termios>,
+        unread: bool,
     ) -> Result<bool> {
         let slot = self.slot(id)?;
         let modes = key_modes_of(slot, terminal.as_ref());
         let bytes = encode_script(items, &modes);
         let submits =
             submits_into(slot, &bytes, || script_submits(items, &modes), terminal.as_ref());
-        self.queue_input(id, &bytes, (true, submits), terminal.as_ref())?;
+        self.queue_input(id, &bytes, (true, submits), terminal.as_ref(), unread)?;
         Ok(submits)
     }
 
@@ -976,8 +990,11 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
-        // (A prompt drawn but not read yet is the prompt the key would be typed at.)
-        self.read_unread(id.0);
+        // (A prompt drawn but not read yet is the prompt the key would be typed at. Keys
+        // typed at once read it in `type_now_then_wait`.)
+        if hold.is_some() {
+            self.read_unread(id.0);
+        }
         if let Some(hold) = hold
             && let Ok(slot) = self.slot(id)
             && slot.exit.is_none()
@@ -1020,15 +1037,13 @@ impl Reactor {
             return;
         }
         let Held { typing, reader, until, timeout, reply } = held;
-        // (Output written before the input is taken in first: the line it is typed on is
-        // where the program's cursor is now.)
-        self.read_unread(id);
         self.type_now_then_wait(SessionId(id), typing, reader, (until, timeout), waiter, reply);
     }
 
-    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]); its caller has just read
-    /// a turn of the output the program wrote before (`read_unread`), and the send reads the
-    /// next one, if any is left, before it writes.
+    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): a turn of the output the
+    /// program wrote before is read first (`read_unread`), and the send reads the next one,
+    /// if any is left, before it writes; when none was waiting, the send does not ask again
+    /// (one `FIONREAD` per keystroke, not two in a row with nothing in between that waits).
     fn type_now_then_wait(
         &mut self,
         id: SessionId,
@@ -1038,14 +1053,17 @@ impl Reactor {
         waiter: u64,
         reply: Reply<Result<WaitOutcome>>,
     ) {
+        // (Output written before the input is taken in first: the line it is typed on is
+        // where the program's cursor is now.)
+        let unread = self.read_unread(id.0);
         // Input that submits a line: its echo is not what the wait looks for.
         // (The terminal's modes are read once for the request: whether it submits a line,
         // its encoding and its signal character all follow the same reading.)
         let modes = self.terminal_modes(id);
         let echo = typing.echo();
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
-            Typing::Keys(items) => self.send_keys_under(id, &items, modes),
-            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
+            Typing::Keys(items) => self.send_keys_under(id, &items, modes, unread),
+            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes, unread),
         });
         let submits = match typed {
             Ok(submits) => submits,

@@ -16,10 +16,13 @@ impl Reactor {
     /// input is written or a signal sent, so that what it shows is taken as earlier than the
     /// input (a prompt drawn before a line was typed is no answer to that line: `at_prompt`
     /// compares when it was read with `last_input`); before a wait or a command times out.
-    pub(super) fn read_unread(&mut self, id: u64) {
-        if self.sessions.get(&id).is_some_and(|slot| input_wait::output_unread(slot)) {
+    /// Whether there was output to read (then more may be left past the turn).
+    pub(super) fn read_unread(&mut self, id: u64) -> bool {
+        let unread = self.sessions.get(&id).is_some_and(|slot| input_wait::output_unread(slot));
+        if unread {
             self.read_output(id);
         }
+        unread
     }
 
     /// Checks that a session takes input.
