@@ -1155,8 +1155,10 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 
 /// The reactor's system calls for a keystroke typed with its wait in one request (issue 19),
 /// counted by strace on the reactor's thread, this test run again as its child: the master
-/// is not asked whether output waits unread right after the write and at the echo for a wait
-/// that reads neither silence nor stillness (it was asked 5 times a keystroke).
+/// is asked whether output waits unread twice (before the write, and for the answer's
+/// status), not again right after the write and at the echo for a wait that reads neither
+/// silence nor stillness; the terminal's modes once, a control key included (read for its
+/// encoding, then again before its write). It asked 5 and 1.5 times.
 #[test]
 fn a_keystroke_asks_the_terminal_each_thing_once() {
     const KEYS: usize = 40;
@@ -1189,7 +1191,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         .find_map(|line| Some(line.split_once("reactor thread ")?.1.trim()))
         .unwrap_or_else(|| panic!("the traced run named no reactor thread: {out}"));
     let trace = std::fs::read_to_string(&trace).unwrap();
-    let (mut unread, mut inside) = (0, false);
+    let (mut unread, mut modes, mut inside) = (0, 0, false);
     for line in trace.lines() {
         let Some((tid, call)) = line.split_once(' ') else { continue };
         let call = call.trim_start();
@@ -1199,11 +1201,13 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
             break;
         } else if inside && tid == reactor && call.starts_with("ioctl(") {
             unread += usize::from(call.contains("FIONREAD"));
+            modes += usize::from(call.contains("TCGETS"));
         }
     }
     assert!(inside, "no keystrokes between the marks in the trace");
     // (A margin for a look put off by a slow traced one, which asks again.)
     assert!(unread <= KEYS * 5 / 2, "FIONREAD {unread} times for {KEYS} keystrokes");
+    assert!(modes <= KEYS * 5 / 4, "TCGETS {modes} times for {KEYS} keystrokes");
 }
 
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into

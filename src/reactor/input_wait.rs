@@ -178,17 +178,20 @@ impl UnreadInput {
     /// reads them) and, unless NOFLSH, discards the input queued before them; with IXON it
     /// takes the flow-control characters (Ctrl-S, Ctrl-Q). Those are control characters (as
     /// terminals are set up), so the modes are read only for bytes that hold one: text typed
-    /// or pasted costs no system call here.
+    /// or pasted costs no system call here; nor do keys whose request read the modes already
+    /// (`modes`: the same reading decided their encoding and their signal character).
     pub(super) fn before_writing(
         slot: &Slot,
         master: std::os::fd::BorrowedFd<'_>,
         bytes: &[u8],
+        modes: Option<&rustix::termios::Termios>,
     ) -> Option<UnreadInput> {
         use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
         let mut earlier = slot.unread_input.get();
         let mut bytes = bytes;
         let controls = bytes.iter().any(|b| *b < 0x20 || *b == 0x7f);
-        let termios = controls.then(|| rustix::termios::tcgetattr(master).ok()).flatten();
+        let read = || modes.cloned().or_else(|| rustix::termios::tcgetattr(master).ok());
+        let termios = controls.then(read).flatten();
         if let Some(termios) = &termios {
             let signal = |b: &u8| super::terminal_io::signal_for(termios, *b).is_some();
             if let Some(last) = bytes.iter().rposition(signal) {

@@ -468,8 +468,8 @@ impl Reactor {
     }
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
-    /// secret: no error gives its length); `modes` are the terminal's, read once for it;
-    /// `submits`: it submits a line (see [`submits_into`]); `unread`:
+    /// secret: no error gives its length); `modes` are the terminal's, read once for it (and
+    /// for its first write); `submits`: it submits a line (see [`submits_into`]); `unread`:
     /// output may be waiting unread, a turn of which is read first (`false`: the request
     /// looked for it just before, with nothing done since that waits, and found none).
     fn queue_input(
@@ -540,7 +540,7 @@ impl Reactor {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
-        self.flush(id.0);
+        self.flush_under(id.0, modes);
         // The terminal's input buffer may be full (the program stopped reading): a signal
         // character that could not be written is not left waiting.
         if let Some(signal) = signal

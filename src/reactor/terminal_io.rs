@@ -135,6 +135,14 @@ impl Reactor {
     /// a terminal that takes input without end, echoing every byte in the kernel, does not
     /// hold the reactor); WRITABLE interest only while something is left.
     pub(super) fn flush(&mut self, id: u64) {
+        self.flush_under(id, None);
+    }
+
+    /// [`flush`](Self::flush), its first write looked at under `modes`, the terminal's, when
+    /// the request that queued the input read them (once for the request, see
+    /// `Reactor::queue_input`): they are not asked again for it. Later writes read them anew.
+    pub(super) fn flush_under(&mut self, id: u64, modes: Option<&rustix::termios::Termios>) {
+        let mut modes = modes;
         let Some(slot) = self.sessions.get_mut(&id) else {
             return;
         };
@@ -159,7 +167,8 @@ impl Reactor {
             // queries was scanned again for every 10 KB written).
             let (front, _) = slot.queue.as_slices();
             let front = &front[..front.len().min(WRITE_CHUNK)];
-            let unread = input_wait::UnreadInput::before_writing(slot, master.as_fd(), front);
+            let unread =
+                input_wait::UnreadInput::before_writing(slot, master.as_fd(), front, modes.take());
             match rustix::io::write(&master, front) {
                 Ok(n) => {
                     written += n;
