@@ -366,11 +366,24 @@ const CONFIRM_ASKING: Duration = Duration::from_millis(50);
 
 /// Whether the program wrote output that the reactor has not read, or not fed, yet.
 pub(super) fn output_unread(slot: &Slot) -> bool {
-    slot.terminal.has_pending()
-        || slot
-            .master
-            .as_ref()
-            .is_some_and(|master| rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0))
+    slot.terminal.has_pending() || master_unread(slot)
+}
+
+/// Whether output waits unread in the terminal's master (`FIONREAD`).
+pub(super) fn master_unread(slot: &Slot) -> bool {
+    let master = slot.master.as_ref();
+    master.is_some_and(|master| rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0))
+}
+
+/// What the caller of [`input_wait_of`] read of the session's terminal in the same look,
+/// with nothing in between that waits, which the probe does not ask again (a status read
+/// the foreground group and the master's unread output, then the probe read both again).
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Looked {
+    /// The foreground group (`Some(None)`: it has none), when read.
+    pub group: Option<Option<i32>>,
+    /// Whether output waited unread in the master ([`master_unread`]), when asked.
+    pub unread: Option<bool>,
 }
 
 /// The read system calls the members of `group` in `slot`'s session have completed, with
@@ -407,16 +420,19 @@ fn read_since(slot: &Slot, group: i32, reads: u64) -> bool {
 /// Whether the terminal's foreground process group waits for input, and which group it is.
 /// `quiet` is how long the terminal has been quiet, which tells an idle tick of a short timer
 /// from an answer (see [`procfs::group_input_wait`]): since the last output for a status,
-/// since the last change of the screen for a wait.
+/// since the last change of the screen for a wait. `looked`: what the caller read of the
+/// terminal just before, in the same look.
 pub(super) fn input_wait_of(
     slot: &Slot,
     sighting: Sighting,
     quiet: Duration,
+    looked: Looked,
 ) -> (procfs::InputWait, Option<i32>) {
     let Some(master) = &slot.master else {
         return (procfs::InputWait::Unknown { reason: "the terminal is closed".into() }, None);
     };
-    let Some(group) = crate::os::pty::foreground_group(master.as_fd()) else {
+    let group = looked.group.unwrap_or_else(|| crate::os::pty::foreground_group(master.as_fd()));
+    let Some(group) = group else {
         return (
             procfs::InputWait::Unknown {
                 reason: "the terminal has no foreground process group".into(),
@@ -426,7 +442,7 @@ pub(super) fn input_wait_of(
     };
     // Output the program already wrote but the reactor has not read yet means it is not
     // waiting (yet): the screen is about to change.
-    if rustix::io::ioctl_fionread(master).is_ok_and(|unread| unread > 0) {
+    if looked.unread.unwrap_or_else(|| master_unread(slot)) {
         return (
             procfs::InputWait::NotWaiting {
                 reason: "output not yet read from the terminal".into(),

@@ -407,7 +407,12 @@ impl Reactor {
         if !password(own) && own.is_some_and(|m| !m.echo) {
             let quiet = slot.last_output.max(slot.last_input).elapsed();
             if let (procfs::InputWait::Waiting { reader: Some(reader) }, _) =
-                input_wait::input_wait_of(slot, input_wait::Sighting::First, quiet)
+                input_wait::input_wait_of(
+                    slot,
+                    input_wait::Sighting::First,
+                    quiet,
+                    Default::default(),
+                )
                 && let Some(terminal) =
                     slot.slave_device.and_then(|own| crate::os::pty::hosted_terminal(own, reader))
             {

@@ -3,7 +3,9 @@
 
 use std::hash::{Hash, Hasher};
 
-use super::input_wait::{Confirmation, Sighting, asks_for_line, input_wait_of, output_unread};
+use super::input_wait::{
+    Confirmation, Looked, Sighting, asks_for_line, input_wait_of, master_unread, output_unread,
+};
 use super::*;
 use crate::types::{Activity, Process, SessionState, Status};
 use crate::wait::StateView;
@@ -237,7 +239,10 @@ impl Reactor {
         let mut sleeping = None;
         let mut following = false;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
-            let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for);
+            // (The master was asked for unread output as this look began, for the waiter
+            // that probes: found none, it is not asked again.)
+            let looked = Looked { group: None, unread: (!unread).then_some(false) };
+            let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for, looked);
             let undecided = matches!(
                 answer,
                 procfs::InputWait::Outside { .. }
@@ -655,7 +660,7 @@ impl Reactor {
         }
         let quiet = slot.last_output.max(slot.last_input).elapsed();
         if !matches!(
-            input_wait_of(slot, Sighting::Confirmed, quiet).0,
+            input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
             procfs::InputWait::Waiting { .. }
         ) {
             // Still reading the line, or busy: look again, for a few seconds at most (then
@@ -701,7 +706,7 @@ impl Reactor {
         let quiet = slot.last_output.max(slot.last_input).elapsed();
         let waiting = quiet >= settle
             && matches!(
-                input_wait_of(slot, Sighting::Confirmed, quiet).0,
+                input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
                 procfs::InputWait::Waiting { .. }
             );
         if waiting {
@@ -732,7 +737,8 @@ impl Reactor {
             return Status::default();
         };
         // (Output written but not read yet is output now, as for waits.)
-        let since_output = match output_unread(slot) {
+        let unread = master_unread(slot);
+        let since_output = match slot.terminal.has_pending() || unread {
             true => Duration::ZERO,
             false => slot.last_output.elapsed(),
         };
@@ -779,7 +785,8 @@ impl Reactor {
             // A status only reports: a first sighting will do (it is not cached, so a wait
             // still confirms it).
             let quiet = slot.last_output.max(slot.last_input).elapsed();
-            let (wait, _) = input_wait_of(slot, Sighting::First, quiet);
+            let looked = Looked { group: Some(group), unread: Some(unread) };
+            let (wait, _) = input_wait_of(slot, Sighting::First, quiet, looked);
             match wait {
                 procfs::InputWait::Waiting { reader } => {
                     status.reader = reader;
