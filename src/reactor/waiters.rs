@@ -211,7 +211,8 @@ impl Reactor {
         // taken while the screen is about to change. (Asked only for a waiter that counts
         // them: a look for text, a row or the cursor reads neither, and after a keystroke's
         // write and at its echo the master was asked twice for nothing.)
-        let unread = slot.waiters.iter().any(|w| w.until.needs_quiet()) && output_unread(slot);
+        let unread_asked = slot.waiters.iter().any(|w| w.until.needs_quiet());
+        let unread = unread_asked && output_unread(slot);
         let last_output = if unread { now } else { slot.last_output };
         let quiet_for = now.saturating_duration_since(last_output.max(asked));
         // Input-wait counts from the last change of the screen, not the last output: output
@@ -239,9 +240,10 @@ impl Reactor {
         let mut sleeping = None;
         let mut following = false;
         let (input_wait, reader) = if probe && slot.exit.is_none() {
-            // (The master was asked for unread output as this look began, for the waiter
-            // that probes: found none, it is not asked again.)
-            let looked = Looked { group: None, unread: (!unread).then_some(false) };
+            // (The master was asked for unread output as this look began when a waiter
+            // reads quiet, as every one that probes does today: found none, it is not asked
+            // again. Not asked, the probe asks.)
+            let looked = Looked { group: None, unread: (unread_asked && !unread).then_some(false) };
             let (answer, group) = input_wait_of(slot, Sighting::Confirmed, stable_for, looked);
             let undecided = matches!(
                 answer,
