@@ -996,10 +996,9 @@ impl Reactor {
         reply: Reply<Result<WaitOutcome>>,
     ) {
         // (A prompt drawn but not read yet is the prompt the key would be typed at. Keys
-        // typed at once read it in `type_now_then_wait`.)
-        if hold.is_some() {
-            self.read_unread(id.0);
-        }
+        // not held back take this look's answer in `type_now_then_wait`, which looks itself
+        // only when none was taken here.)
+        let read = hold.map(|_| self.read_unread(id.0));
         if let Some(hold) = hold
             && let Ok(slot) = self.slot(id)
             && slot.exit.is_none()
@@ -1015,7 +1014,7 @@ impl Reactor {
             self.hold_typing(id, waiter, hold, held);
             return;
         }
-        self.type_now_then_wait(id, typing, reader, (until, timeout), waiter, reply);
+        self.type_now_then_wait(id, typing, reader, (until, timeout), (waiter, read), reply);
     }
 
     /// Holds `held` back until the shell of session `id`, at its prompt, reads the terminal
@@ -1042,25 +1041,28 @@ impl Reactor {
             return;
         }
         let Held { typing, reader, until, timeout, reply } = held;
-        self.type_now_then_wait(SessionId(id), typing, reader, (until, timeout), waiter, reply);
+        let (until, waiter) = ((until, timeout), (waiter, None));
+        self.type_now_then_wait(SessionId(id), typing, reader, until, waiter, reply);
     }
 
     /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): a turn of the output the
     /// program wrote before is read first (`read_unread`), and the send reads the next one,
     /// if any is left, before it writes; when none was waiting, the send does not ask again
     /// (one `FIONREAD` per keystroke, not two in a row with nothing in between that waits).
+    /// `read`: whether the caller found output to read just before, with nothing in between
+    /// that waits (`read_unread`'s answer), when it looked (`None`: it is looked for here).
     fn type_now_then_wait(
         &mut self,
         id: SessionId,
         typing: Typing,
         reader: u64,
         (until, timeout): (Until, Duration),
-        waiter: u64,
+        (waiter, read): (u64, Option<bool>),
         reply: Reply<Result<WaitOutcome>>,
     ) {
         // (Output written before the input is taken in first: the line it is typed on is
         // where the program's cursor is now.)
-        let unread = self.read_unread(id.0);
+        let unread = read.unwrap_or_else(|| self.read_unread(id.0));
         // Input that submits a line: its echo is not what the wait looks for.
         // (The terminal's modes are read once for the request: whether it submits a line,
         // its encoding and its signal character all follow the same reading.)
