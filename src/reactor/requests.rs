@@ -474,7 +474,7 @@ impl Reactor {
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
     /// secret: no error gives its length); `modes` are the terminal's, read once for it (and
-    /// for its first write); `submits`: it submits a line (see [`submits_into`]); `unread`:
+    /// for its first write, unless the turn read here found output); `submits`: it submits a line (see [`submits_into`]); `unread`:
     /// output may be waiting unread, a turn of which is read first (`false`: the request
     /// looked for it just before, with nothing done since that waits, and found none).
     fn queue_input(
@@ -491,9 +491,9 @@ impl Reactor {
         {
             panic!("fault injection: the input contained {marker:?}");
         }
-        if unread {
-            self.read_unread(id.0);
-        }
+        // (Output read here may have let the program go on and change the terminal's modes:
+        // a program that prints more than the terminal holds, then sets raw mode.)
+        let read = unread && self.read_unread(id.0);
         let capacity = self.config.write_queue_bytes;
         let signal = match (bytes, modes) {
             ([byte], Some(modes)) => super::terminal_io::signal_for(modes, *byte),
@@ -545,7 +545,9 @@ impl Reactor {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
-        self.flush_under(id.0, modes);
+        // The request's modes serve the first write only when no output was read since they
+        // were read.
+        self.flush_under(id.0, modes.filter(|_| !read));
         // The terminal's input buffer may be full (the program stopped reading): a signal
         // character that could not be written is not left waiting.
         if let Some(signal) = signal
