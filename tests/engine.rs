@@ -1158,7 +1158,9 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// is asked whether output waits unread twice (before the write, and for the answer's
 /// status), not again right after the write and at the echo for a wait that reads neither
 /// silence nor stillness; the terminal's modes once, a control key included (read for its
-/// encoding, then again before its write). It asked 5 and 1.5 times.
+/// encoding, then again before its write). It asked 5 and 1.5 times. Then statuses of the
+/// idle `cat`, each with its input-wait probe: the master asked once for its foreground
+/// group and once for unread output, not each twice (80 and 80 for 40 statuses).
 #[test]
 fn a_keystroke_asks_the_terminal_each_thing_once() {
     const KEYS: usize = 40;
@@ -1191,28 +1193,46 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         .find_map(|line| Some(line.split_once("reactor thread ")?.1.trim()))
         .unwrap_or_else(|| panic!("the traced run named no reactor thread: {out}"));
     let trace = std::fs::read_to_string(&trace).unwrap();
-    let (mut unread, mut modes, mut inside) = (0, 0, false);
-    for line in trace.lines() {
-        let Some((tid, call)) = line.split_once(' ') else { continue };
-        let call = call.trim_start();
-        if call.contains("keystrokes-start") {
-            inside = true;
-        } else if call.contains("keystrokes-end") {
-            break;
-        } else if inside && tid == reactor && call.starts_with("ioctl(") {
-            unread += usize::from(call.contains("FIONREAD"));
-            modes += usize::from(call.contains("TCGETS"));
+    // The reactor's ioctls between each pair of marks.
+    let calls = |start: &str, end: &str| {
+        let mut inside = false;
+        let mut calls = Vec::new();
+        for line in trace.lines() {
+            let Some((tid, call)) = line.split_once(' ') else { continue };
+            let call = call.trim_start();
+            if call.contains(start) {
+                inside = true;
+            } else if call.contains(end) {
+                break;
+            } else if inside && tid == reactor && call.starts_with("ioctl(") {
+                calls.push(call.to_owned());
+            }
         }
-    }
-    assert!(inside, "no keystrokes between the marks in the trace");
-    // (A margin for a look put off by a slow traced one, which asks again.)
+        assert!(inside, "no {start} mark in the trace");
+        calls
+    };
+    let count = |calls: &[String], name: &str| calls.iter().filter(|c| c.contains(name)).count();
+    let keystrokes = calls("keystrokes-start", "keystrokes-end");
+    let (unread, modes) = (count(&keystrokes, "FIONREAD"), count(&keystrokes, "TCGETS"));
+    // (A margin for a request that finds output unread, and reads it, then asks again as
+    // its send queues the input: Backspace's `\b \b` echo split across two reads.)
     assert!(unread <= KEYS * 5 / 2, "FIONREAD {unread} times for {KEYS} keystrokes");
     assert!(modes <= KEYS * 5 / 4, "TCGETS {modes} times for {KEYS} keystrokes");
+    // (And at least what each keystroke must ask, lest a trace that matched nothing pass.)
+    assert!(unread >= 2 * KEYS && modes >= KEYS, "FIONREAD {unread}, TCGETS {modes} times");
+    let statuses = calls("statuses-start", "statuses-end");
+    let (unread, groups) = (count(&statuses, "FIONREAD"), count(&statuses, "TIOCGPGRP"));
+    assert_eq!((unread, groups), (STATUSES, STATUSES), "FIONREAD, TIOCGPGRP for {STATUSES}");
 }
+
+/// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
+const STATUSES: usize = 40;
 
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into
 /// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
-/// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`.
+/// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
+/// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
+/// `statuses-end`.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
     let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
@@ -1226,6 +1246,13 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let _ = std::fs::metadata(marks.join("keystrokes-start"));
     (10..10 + keys).for_each(key);
     let _ = std::fs::metadata(marks.join("keystrokes-end"));
+    expect(&cat, Until::input_wait());
+    let _ = std::fs::metadata(marks.join("statuses-start"));
+    for _ in 0..STATUSES {
+        let status = cat.status().unwrap();
+        assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
+    }
+    let _ = std::fs::metadata(marks.join("statuses-end"));
     let tasks = std::fs::read_dir("/proc/self/task").unwrap();
     let reactor = tasks.map(|task| task.unwrap().path()).find(|task| {
         std::fs::read_to_string(task.join("comm"))
