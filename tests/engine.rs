@@ -1160,7 +1160,8 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// silence nor stillness; the terminal's modes once, a control key included (read for its
 /// encoding, then again before its write). It asked 5 and 1.5 times. Then statuses of the
 /// idle `cat`, each with its input-wait probe: the master asked once for its foreground
-/// group and once for unread output, not each twice (80 and 80 for 40 statuses).
+/// group and once for unread output, that after the group (the probe's `/proc` reads come
+/// between), not each twice (80 and 80 for 40 statuses) nor unread output first.
 #[test]
 fn a_keystroke_asks_the_terminal_each_thing_once() {
     const KEYS: usize = 40;
@@ -1223,6 +1224,14 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let statuses = calls("statuses-start", "statuses-end");
     let (unread, groups) = (count(&statuses, "FIONREAD"), count(&statuses, "TIOCGPGRP"));
     assert_eq!((unread, groups), (STATUSES, STATUSES), "FIONREAD, TIOCGPGRP for {STATUSES}");
+    let asked: Vec<_> = statuses
+        .iter()
+        .filter_map(|c| ["TIOCGPGRP", "FIONREAD"].into_iter().find(|name| c.contains(name)))
+        .collect();
+    assert!(
+        asked.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
+        "a status asked for unread output before its foreground group: {asked:?}"
+    );
 }
 
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.

@@ -382,7 +382,9 @@ pub(super) fn master_unread(slot: &Slot) -> bool {
 pub(super) struct Looked {
     /// The foreground group (`Some(None)`: it has none), when read.
     pub group: Option<Option<i32>>,
-    /// Whether output waited unread in the master ([`master_unread`]), when asked.
+    /// Whether output waited unread in the master ([`master_unread`]), when asked; a status
+    /// passes whether output is pending in the terminal alone, and asks the master after the
+    /// probe (see `Reactor::status_of`).
     pub unread: Option<bool>,
 }
 

@@ -738,16 +738,18 @@ impl Reactor {
         let Some(slot) = self.sessions.get(&id) else {
             return Status::default();
         };
-        // (Output written but not read yet is output now, as for waits.)
-        let unread = master_unread(slot);
-        let since_output = match slot.terminal.has_pending() || unread {
+        // (Output written but not read yet is output now, as for waits. The master is asked
+        // last, after the input-wait probe where there is one: output a program writes just
+        // before it blocks reading is then seen, rather than the program found waiting with
+        // it unread, which a status, taking a first sighting, does not confirm.)
+        let since_output = |unread: bool| match slot.terminal.has_pending() || unread {
             true => Duration::ZERO,
             false => slot.last_output.elapsed(),
         };
         let mut status = Status {
             activity: Activity::Running,
             foreground: None,
-            since_output,
+            since_output: Duration::ZERO,
             last_exit_code: slot.terminal.shell().last_exit,
             shell_integration: slot.terminal.shell().integrated,
             input_wait_unknown: None,
@@ -757,11 +759,13 @@ impl Reactor {
         };
         match slot.state() {
             SessionState::Closed(how) => {
+                status.since_output = since_output(master_unread(slot));
                 status.activity = Activity::Closed(how);
                 status.ended_by_close = slot.ended_by_close;
                 return status;
             }
             SessionState::Exited(how) => {
+                status.since_output = since_output(master_unread(slot));
                 status.activity = Activity::Exited(how);
                 return status;
             }
@@ -776,10 +780,12 @@ impl Reactor {
         let at_prompt = slot.terminal.shell().at_prompt
             && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
         status.activity = if at_prompt {
+            status.since_output = since_output(master_unread(slot));
             Activity::AtPrompt
         } else if changed_or_output(slot).max(slot.last_input).max(slot.last_resize).elapsed()
             < self.config.input_settle
         {
+            status.since_output = since_output(master_unread(slot));
             Activity::Running
         } else {
             // Only here is the input-wait probe needed (it reads /proc for every member of the
@@ -787,8 +793,19 @@ impl Reactor {
             // A status only reports: a first sighting will do (it is not cached, so a wait
             // still confirms it).
             let quiet = slot.last_output.max(slot.last_input).elapsed();
-            let looked = Looked { group: Some(group), unread: Some(unread) };
+            // (Output pending in the terminal answers before the probe; the master is asked
+            // after it, once the group is found waiting, below.)
+            let looked = Looked { group: Some(group), unread: Some(slot.terminal.has_pending()) };
             let (wait, _) = input_wait_of(slot, Sighting::First, quiet, looked);
+            let unread = master_unread(slot);
+            status.since_output = since_output(unread);
+            let wait = match wait {
+                procfs::InputWait::Waiting { .. } if unread => procfs::InputWait::NotWaiting {
+                    reason: "output not yet read from the terminal".into(),
+                },
+                wait => wait,
+            };
+            let since_output = status.since_output;
             match wait {
                 procfs::InputWait::Waiting { reader } => {
                     status.reader = reader;
