@@ -178,8 +178,10 @@ impl UnreadInput {
     /// reads them) and, unless NOFLSH, discards the input queued before them; with IXON it
     /// takes the flow-control characters (Ctrl-S, Ctrl-Q). Those are control characters (as
     /// terminals are set up), so the modes are read only for bytes that hold one: text typed
-    /// or pasted costs no system call here; nor do keys whose request read the modes already
-    /// (`modes`: the same reading decided their encoding and their signal character).
+    /// or pasted costs no system call here; nor does a write whose caller read the modes just
+    /// before, with no output read since (`modes`: a request's reading, which decided its
+    /// keys' encoding and signal character, serves the queue's first write, whatever request
+    /// queued the bytes at its front: they are the terminal's modes now).
     pub(super) fn before_writing(
         slot: &Slot,
         master: std::os::fd::BorrowedFd<'_>,

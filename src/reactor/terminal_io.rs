@@ -139,8 +139,10 @@ impl Reactor {
     }
 
     /// [`flush`](Self::flush), its first write looked at under `modes`, the terminal's, when
-    /// the request that queued the input read them (once for the request, see
-    /// `Reactor::queue_input`): they are not asked again for it. Later writes read them anew.
+    /// the request that queued input read them just before, with no output read since (once
+    /// for the request, see `Reactor::queue_input`): they are not asked again for it, though
+    /// the queue's front may hold an earlier request's bytes (the modes are the terminal's
+    /// now, whoever queued them). Later writes read them anew.
     pub(super) fn flush_under(&mut self, id: u64, modes: Option<&rustix::termios::Termios>) {
         let mut modes = modes;
         let Some(slot) = self.sessions.get_mut(&id) else {
