@@ -1161,7 +1161,11 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// encoding, then again before its write). It asked 5 and 1.5 times. Then statuses of the
 /// idle `cat`, each with its input-wait probe: the master asked once for its foreground
 /// group and once for unread output, that after the group (the probe's `/proc` reads come
-/// between), not each twice (80 and 80 for 40 statuses) nor unread output first.
+/// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Last,
+/// control keys sent to `yes` while its output waits unread: the send reads a turn of it
+/// before its write, and the modes read for the request do not serve the write (the program
+/// may have changed them meanwhile: one that prints more than the terminal holds, then
+/// sets raw mode, reads a Ctrl-C as a byte).
 #[test]
 fn a_keystroke_asks_the_terminal_each_thing_once() {
     const KEYS: usize = 40;
@@ -1232,16 +1236,28 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         asked.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
         "a status asked for unread output before its foreground group: {asked:?}"
     );
+    // A send that read output before its write (all but those whose look at the master
+    // found none) reads the modes again for the write: the output read may have let the
+    // program change them. It read them once.
+    let flood = calls("flood-start", "flood-end");
+    let none = count(&flood, "FIONREAD, [0]");
+    assert!(none < FLOOD_SENDS, "no send found `yes`'s output unread");
+    let modes = count(&flood, "TCGETS");
+    assert_eq!(modes, 2 * FLOOD_SENDS - none, "TCGETS for {FLOOD_SENDS} sends, {none} unread");
 }
 
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
 const STATUSES: usize = 40;
 
+/// How many control keys [`a_keystroke_asks_the_terminal_each_thing_once`] sends `yes`.
+const FLOOD_SENDS: usize = 40;
+
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into
 /// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
-/// `statuses-end`.
+/// `statuses-end`; then [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and
+/// `flood-end`.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
     let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
@@ -1262,6 +1278,14 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
     }
     let _ = std::fs::metadata(marks.join("statuses-end"));
+    // A control key sent while output waits unread: the send reads a turn of it first.
+    let yes = engine.spawn(SpawnSpec::new("yes").size(80, 24)).unwrap();
+    yes.wait(Until::text("y"), LONG).unwrap();
+    let _ = std::fs::metadata(marks.join("flood-start"));
+    for _ in 0..FLOOD_SENDS {
+        yes.send_keys("<C-a>").unwrap();
+    }
+    let _ = std::fs::metadata(marks.join("flood-end"));
     let tasks = std::fs::read_dir("/proc/self/task").unwrap();
     let reactor = tasks.map(|task| task.unwrap().path()).find(|task| {
         std::fs::read_to_string(task.join("comm"))
