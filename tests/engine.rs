@@ -1161,7 +1161,9 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// encoding, then again before its write). It asked 5 and 1.5 times. Then statuses of the
 /// idle `cat`, each with its input-wait probe: the master asked once for its foreground
 /// group and once for unread output, that after the group (the probe's `/proc` reads come
-/// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Last,
+/// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Ctrl-Cs,
+/// which may be held for a shell at its prompt, typed at once into a `cat` that reads them:
+/// twice each (3 times before the typing took the hold's look). Last,
 /// control keys sent to `yes` while its output waits unread: the send reads a turn of it
 /// before its write, and the modes read for the request do not serve the write (the program
 /// may have changed them meanwhile: one that prints more than the terminal holds, then
@@ -1236,6 +1238,10 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         asked.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
         "a status asked for unread output before its foreground group: {asked:?}"
     );
+    // A key that may be held for a shell's prompt, typed at once, asks as any other.
+    let held = calls("held-start", "held-end");
+    let unread = count(&held, "FIONREAD");
+    assert_eq!(unread, 2 * HELD_KEYS, "FIONREAD for {HELD_KEYS} Ctrl-Cs");
     // A send that read output before its write (all but those whose look at the master
     // found none) reads the modes again for the write: the output read may have let the
     // program change them. It read them once.
@@ -1249,6 +1255,9 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
 const STATUSES: usize = 40;
 
+/// How many Ctrl-Cs [`a_keystroke_asks_the_terminal_each_thing_once`] types into `cat`.
+const HELD_KEYS: usize = 30;
+
 /// How many control keys [`a_keystroke_asks_the_terminal_each_thing_once`] sends `yes`.
 const FLOOD_SENDS: usize = 40;
 
@@ -1256,7 +1265,8 @@ const FLOOD_SENDS: usize = 40;
 /// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
-/// `statuses-end`; then [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and
+/// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into a `cat` that reads them, between
+/// `held-start` and `held-end`; then [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and
 /// `flood-end`.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
@@ -1278,6 +1288,17 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
     }
     let _ = std::fs::metadata(marks.join("statuses-end"));
+    // Ctrl-C, which a shell at its prompt would have held back, typed at once into a `cat`
+    // that takes it as a character (`-isig`), each waited for at the cursor.
+    let typed = engine.spawn(SpawnSpec::shell("stty -isig; exec cat").size(80, 24)).unwrap();
+    expect(&typed, Until::input_wait());
+    let _ = std::fs::metadata(marks.join("held-start"));
+    for i in 1..=HELD_KEYS {
+        let col = u16::try_from(2 * i).unwrap();
+        let outcome = typed.send_keys_and_wait("<C-c>", Until::cursor_at(0, col), LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+    }
+    let _ = std::fs::metadata(marks.join("held-end"));
     // A control key sent while output waits unread: the send reads a turn of it first.
     let yes = engine.spawn(SpawnSpec::new("yes").size(80, 24)).unwrap();
     yes.wait(Until::text("y"), LONG).unwrap();
