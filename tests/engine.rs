@@ -1165,9 +1165,10 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// which may be held for a shell at its prompt, typed at once into a `cat` that reads them:
 /// twice each (3 times before the typing took the hold's look). Last,
 /// control keys sent to `yes` while its output waits unread: the send reads a turn of it
-/// before its write, and the modes read for the request do not serve the write (the program
-/// may have changed them meanwhile: one that prints more than the terminal holds, then
-/// sets raw mode, reads a Ctrl-C as a byte).
+/// before it reads the modes, once, for the whole request up to its write (reading output
+/// may let the program change them: one that prints more than the terminal holds, then
+/// turns signals off, reads a Ctrl-C as a byte; it read them first, then again for the
+/// write, and the first reading decided the signal).
 #[test]
 fn a_keystroke_asks_the_terminal_each_thing_once() {
     const KEYS: usize = 40;
@@ -1181,7 +1182,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let trace = dir.join("trace.txt");
     let name = "a_keystroke_asks_the_terminal_each_thing_once";
     let run = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=ioctl,stat,statx,newfstatat", "-o"])
+        .args(["-f", "-qq", "-e", "trace=ioctl,write,stat,statx,newfstatat", "-o"])
         .arg(&trace)
         .arg(std::env::current_exe().unwrap())
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
@@ -1219,6 +1220,43 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         calls
     };
     let count = |calls: &[String], name: &str| calls.iter().filter(|c| c.contains(name)).count();
+    // The reactor's ioctls and writes between a pair of marks, request by request (split at
+    // each `next-request` mark), each cut at its write of `key`: the calls before it, then
+    // those after.
+    let requests = |start: &str, end: &str, key: &str| {
+        let mut requests: Vec<Vec<String>> = Vec::new();
+        let mut inside = false;
+        for line in trace.lines() {
+            let Some((tid, call)) = line.split_once(' ') else { continue };
+            let call = call.trim_start();
+            if call.contains(start) {
+                inside = true;
+            } else if call.contains(end) {
+                break;
+            } else if inside && call.contains("/next-request\"") {
+                requests.push(Vec::new());
+            } else if let Some(request) = requests.last_mut()
+                && tid == reactor
+                && (call.starts_with("ioctl(") || call.starts_with("write("))
+            {
+                request.push(call.to_owned());
+            }
+        }
+        let written = format!("\"{key}\", 1)");
+        requests
+            .into_iter()
+            .map(|calls| {
+                let at = calls.iter().position(|c| c.starts_with("write(") && c.contains(&written));
+                let at = at.unwrap_or_else(|| panic!("a request wrote no {key}: {calls:?}"));
+                let (before, after) = calls.split_at(at);
+                (before.to_vec(), after[1..].to_vec())
+            })
+            .collect::<Vec<_>>()
+    };
+    // Which of `names` each call asks, in order.
+    let asked = |calls: &[String], names: &[&'static str]| -> Vec<&'static str> {
+        calls.iter().filter_map(|c| names.iter().copied().find(|name| c.contains(name))).collect()
+    };
     let keystrokes = calls("keystrokes-start", "keystrokes-end");
     let (unread, modes) = (count(&keystrokes, "FIONREAD"), count(&keystrokes, "TCGETS"));
     // (A margin for a request that finds output unread, and reads it, then asks again as
@@ -1230,26 +1268,30 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let statuses = calls("statuses-start", "statuses-end");
     let (unread, groups) = (count(&statuses, "FIONREAD"), count(&statuses, "TIOCGPGRP"));
     assert_eq!((unread, groups), (STATUSES, STATUSES), "FIONREAD, TIOCGPGRP for {STATUSES}");
-    let asked: Vec<_> = statuses
-        .iter()
-        .filter_map(|c| ["TIOCGPGRP", "FIONREAD"].into_iter().find(|name| c.contains(name)))
-        .collect();
+    let order = asked(&statuses, &["TIOCGPGRP", "FIONREAD"]);
     assert!(
-        asked.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
-        "a status asked for unread output before its foreground group: {asked:?}"
+        order.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
+        "a status asked for unread output before its foreground group: {order:?}"
     );
     // A key that may be held for a shell's prompt, typed at once, asks as any other.
     let held = calls("held-start", "held-end");
     let unread = count(&held, "FIONREAD");
     assert_eq!(unread, 2 * HELD_KEYS, "FIONREAD for {HELD_KEYS} Ctrl-Cs");
-    // A send that read output before its write (all but those whose look at the master
-    // found none) reads the modes again for the write: the output read may have let the
-    // program change them. It read them once.
-    let flood = calls("flood-start", "flood-end");
-    let none = count(&flood, "FIONREAD, [0]");
-    assert!(none < FLOOD_SENDS, "no send found `yes`'s output unread");
-    let modes = count(&flood, "TCGETS");
-    assert_eq!(modes, 2 * FLOOD_SENDS - none, "TCGETS for {FLOOD_SENDS} sends, {none} unread");
+    // A send reads the output waiting unread before the modes (reading it may let the
+    // program change them), then the modes once, for everything up to its write: the master
+    // is asked before the modes are read, not after (output pending in the terminal, read
+    // without asking it, counts as found).
+    let flood = requests("flood-start", "flood-end", "\\1");
+    assert_eq!(flood.len(), FLOOD_SENDS, "requests between the flood's marks");
+    for (before, _) in &flood {
+        let order = asked(before, &["FIONREAD", "TCGETS"]);
+        assert!(
+            order == ["FIONREAD", "TCGETS"] || order == ["TCGETS"],
+            "a send read the modes other than once after the output unread: {before:?}"
+        );
+    }
+    let found = flood.iter().filter(|(before, _)| count(before, "FIONREAD, [0]") == 0).count();
+    assert!(found > 0, "no send found `yes`'s output unread");
 }
 
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
@@ -1304,6 +1346,7 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     yes.wait(Until::text("y"), LONG).unwrap();
     let _ = std::fs::metadata(marks.join("flood-start"));
     for _ in 0..FLOOD_SENDS {
+        let _ = std::fs::metadata(marks.join("next-request"));
         yes.send_keys("<C-a>").unwrap();
     }
     let _ = std::fs::metadata(marks.join("flood-end"));

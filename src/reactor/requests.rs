@@ -348,25 +348,20 @@ impl Reactor {
     /// never waits behind queued input: the input is dropped and the foreground process group
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
+        // (Output waiting unread is read first: it may let the program change the modes.)
+        self.read_unread(id.0);
         let modes = self.terminal_modes(id);
-        self.send_under(id, bytes, modes, true).map(drop)
+        self.send_under(id, bytes, modes).map(drop)
     }
 
     /// [`send`](Self::send) under `modes`, the terminal's, read once for the request; whether
-    /// the bytes submit a line (see [`submits_into`]). `unread`: see
-    /// [`queue_input`](Self::queue_input).
-    fn send_under(
-        &mut self,
-        id: SessionId,
-        bytes: &[u8],
-        modes: Option<Termios>,
-        unread: bool,
-    ) -> Result<bool> {
+    /// the bytes submit a line (see [`submits_into`]).
+    fn send_under(&mut self, id: SessionId, bytes: &[u8], modes: Option<Termios>) -> Result<bool> {
         let submits = self
             .sessions
             .get(&id.0)
             .is_some_and(|slot| submits_into(slot, bytes, || bytes_submit(bytes), modes.as_ref()));
-        self.queue_input(id, bytes, (true, submits), modes.as_ref(), unread)?;
+        self.queue_input(id, bytes, (true, submits), modes.as_ref())?;
         Ok(submits)
     }
 
@@ -384,6 +379,9 @@ impl Reactor {
     /// while the session's own terminal does not echo either (the secret passes through it).
     /// The secret is never recorded, logged or put in an error.
     pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
+        // Output waiting unread is read before the modes: reading it may let the program
+        // turn echo back on, which the check below must see.
+        self.read_unread(id.0);
         let terminal = self.terminal_modes(id);
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
@@ -461,7 +459,7 @@ impl Reactor {
             .sessions
             .get(&id.0)
             .is_some_and(|slot| submits_into(slot, &line, || true, terminal.as_ref()));
-        let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref(), true);
+        let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref());
         line.fill(0);
         // The secret's length shows nowhere: among the bytes typed into the session
         // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
@@ -473,17 +471,16 @@ impl Reactor {
     }
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
-    /// secret: no error gives its length); `modes` are the terminal's, read once for it (and
-    /// for its first write, unless the turn read here found output); `submits`: it submits a line (see [`submits_into`]); `unread`:
-    /// output may be waiting unread, a turn of which is read first (`false`: the request
-    /// looked for it just before, with nothing done since that waits, and found none).
+    /// secret: no error gives its length); `modes` are the terminal's, read once for it and
+    /// for its first write, after the request read the output waiting unread (reading output
+    /// may let the program change them: a program that prints more than the terminal holds,
+    /// then turns signals off or echo on); `submits`: it submits a line (see [`submits_into`]).
     fn queue_input(
         &mut self,
         id: SessionId,
         bytes: &[u8],
         (record, submits): (bool, bool),
         modes: Option<&rustix::termios::Termios>,
-        unread: bool,
     ) -> Result<()> {
         #[cfg(feature = "fault-injection")]
         if let Some(marker) = &self.config.inject_panic_on_input
@@ -491,9 +488,6 @@ impl Reactor {
         {
             panic!("fault injection: the input contained {marker:?}");
         }
-        // (Output read here may have let the program go on and change the terminal's modes:
-        // a program that prints more than the terminal holds, then sets raw mode.)
-        let read = unread && self.read_unread(id.0);
         let capacity = self.config.write_queue_bytes;
         let signal = match (bytes, modes) {
             ([byte], Some(modes)) => super::terminal_io::signal_for(modes, *byte),
@@ -545,9 +539,8 @@ impl Reactor {
             let before = slot.submitted.map(|(_, line, _)| line);
             slot.submitted = Some((slot.last_input, slot.terminal.cursor_position().0, before));
         }
-        // The request's modes serve the first write only when no output was read since they
-        // were read.
-        self.flush_under(id.0, modes.filter(|_| !read));
+        // The request's modes serve the first write: no output was read since they were read.
+        self.flush_under(id.0, modes);
         // The terminal's input buffer may be full (the program stopped reading): a signal
         // character that could not be written is not left waiting.
         if let Some(signal) = signal
@@ -574,26 +567,26 @@ impl Reactor {
     /// modifyOtherKeys forms only while the terminal passes raw keys (see
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
+        // (Output waiting unread is read first: it may let the program change the modes.)
+        self.read_unread(id.0);
         let terminal = self.terminal_modes(id);
-        self.send_keys_under(id, items, terminal, true).map(drop)
+        self.send_keys_under(id, items, terminal).map(drop)
     }
 
     /// [`send_keys`](Self::send_keys) under `terminal`, the terminal's modes, read once for
-    /// the request; whether the keys submit a line (see [`submits_into`]). `unread`: see
-    /// [`queue_input`](Self::queue_input).
+    /// the request; whether the keys submit a line (see [`submits_into`]).
     fn send_keys_under(
         &mut self,
         id: SessionId,
         items: &[ScriptItem],
         terminal: Option<Termios>,
-        unread: bool,
     ) -> Result<bool> {
         let slot = self.slot(id)?;
         let modes = key_modes_of(slot, terminal.as_ref());
         let bytes = encode_script(items, &modes);
         let submits =
             submits_into(slot, &bytes, || script_submits(items, &modes), terminal.as_ref());
-        self.queue_input(id, &bytes, (true, submits), terminal.as_ref(), unread)?;
+        self.queue_input(id, &bytes, (true, submits), terminal.as_ref())?;
         Ok(submits)
     }
 
@@ -1048,9 +1041,10 @@ impl Reactor {
     }
 
     /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): a turn of the output the
-    /// program wrote before is read first (`read_unread`), and the send reads the next one,
-    /// if any is left, before it writes; when none was waiting, the send does not ask again
-    /// (one `FIONREAD` per keystroke, not two in a row with nothing in between that waits).
+    /// program wrote before is read first (`read_unread`) and, when there was some, the next
+    /// one, if any is left, before the terminal's modes are read for the request; when none
+    /// was waiting, it does not ask again (one `FIONREAD` per keystroke, not two in a row
+    /// with nothing in between that waits).
     /// `read`: whether the caller found output to read just before, with nothing in between
     /// that waits (`read_unread`'s answer), when it looked (`None`: it is looked for here).
     fn type_now_then_wait(
@@ -1064,15 +1058,22 @@ impl Reactor {
     ) {
         // (Output written before the input is taken in first: the line it is typed on is
         // where the program's cursor is now.)
-        let unread = read.unwrap_or_else(|| self.read_unread(id.0));
+        // The output waiting unread is read before the modes are: reading it may let the
+        // program change them (turn signals off, echo on), and the one reading serves the
+        // whole request (whether it submits a line, its encoding, its signal character, its
+        // first write). A look that found output reads a turn more at once (more may be left
+        // past a turn); one that found none is not asked again.
+        if read.unwrap_or_else(|| self.read_unread(id.0)) {
+            self.read_unread(id.0);
+        }
         // Input that submits a line: its echo is not what the wait looks for.
         // (The terminal's modes are read once for the request: whether it submits a line,
         // its encoding and its signal character all follow the same reading.)
         let modes = self.terminal_modes(id);
         let echo = typing.echo();
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
-            Typing::Keys(items) => self.send_keys_under(id, &items, modes, unread),
-            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes, unread),
+            Typing::Keys(items) => self.send_keys_under(id, &items, modes),
+            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
         });
         let submits = match typed {
             Ok(submits) => submits,
