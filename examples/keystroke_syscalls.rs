@@ -15,13 +15,20 @@
 //! mkdir -p /tmp/ks && strace -f -qq -o /tmp/ks/trace.txt \
 //!     target/release/examples/keystroke_syscalls /tmp/ks cat 400 | tee /tmp/ks/out.txt
 //! tid=$(sed -n 's/^reactor thread //p' /tmp/ks/out.txt)
-//! sed -n '/keystrokes-start/,/keystrokes-end/p' /tmp/ks/trace.txt | grep "^$tid " \
-//!     | sed 's/^[0-9]* *\([a-z_0-9]*\)(\(.*\)/\1 \2/; s/^ioctl [0-9]*, \([A-Z0-9]*\).*/ioctl \1/; s/ .*//' \
+//! sed -n '/keystrokes-start/,/keystrokes-end/p' /tmp/ks/trace.txt \
+//!     | awk '/<unfinished \.\.\.>$/ { sub(/ *<unfinished \.\.\.>$/, ""); u[$1] = $0; next }
+//!            $2 == "<..." { t = $1; sub(/^[0-9]+ +<\.\.\. [a-z_0-9]+ resumed>/, ""); $0 = u[t] $0 }
+//!            1' \
+//!     | grep "^$tid " \
+//!     | sed 's/^[0-9]* *\([a-z_0-9]*\)(\(.*\)/\1 \2/; s/^ioctl [0-9]*, \([A-Z0-9]*\).*/ioctl:\1/; s/ .*//' \
 //!     | sort | uniq -c
 //! ```
 //!
-//! (Divide by `KEYS`; `ioctl` lines are counted by request: `FIONREAD`, `TCGETS2`,
-//! `TIOCGPGRP`.)
+//! (Divide by `KEYS`. A call strace split in two lines while another thread's went on,
+//! `ioctl(5, FIONREAD <unfinished ...>` then `<... ioctl resumed>, [0]) = 0`, is joined by
+//! thread id first: counted alone, its second line landed in a bucket named by the thread
+//! id. `ioctl` lines are counted by request: `ioctl:FIONREAD`, `ioctl:TCGETS2`,
+//! `ioctl:TIOCGPGRP`.)
 
 use std::path::Path;
 use std::time::Duration;

@@ -1201,19 +1201,18 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         .find_map(|line| Some(line.split_once("reactor thread ")?.1.trim()))
         .unwrap_or_else(|| panic!("the traced run named no reactor thread: {out}"));
     let trace = std::fs::read_to_string(&trace).unwrap();
+    let trace = joined_calls(&trace);
     // The reactor's ioctls between each pair of marks.
     let calls = |start: &str, end: &str| {
         let mut inside = false;
         let mut calls = Vec::new();
-        for line in trace.lines() {
-            let Some((tid, call)) = line.split_once(' ') else { continue };
-            let call = call.trim_start();
+        for (tid, call) in &trace {
             if call.contains(start) {
                 inside = true;
             } else if call.contains(end) {
                 break;
-            } else if inside && tid == reactor && call.starts_with("ioctl(") {
-                calls.push(call.to_owned());
+            } else if inside && *tid == reactor && call.starts_with("ioctl(") {
+                calls.push(call.clone());
             }
         }
         assert!(inside, "no {start} mark in the trace");
@@ -1226,9 +1225,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let requests = |start: &str, end: &str, key: &str| {
         let mut requests: Vec<Vec<String>> = Vec::new();
         let mut inside = false;
-        for line in trace.lines() {
-            let Some((tid, call)) = line.split_once(' ') else { continue };
-            let call = call.trim_start();
+        for (tid, call) in &trace {
             if call.contains(start) {
                 inside = true;
             } else if call.contains(end) {
@@ -1236,10 +1233,10 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
             } else if inside && call.contains("/next-request\"") {
                 requests.push(Vec::new());
             } else if let Some(request) = requests.last_mut()
-                && tid == reactor
+                && *tid == reactor
                 && (call.starts_with("ioctl(") || call.starts_with("write("))
             {
-                request.push(call.to_owned());
+                request.push(call.clone());
             }
         }
         let written = format!("\"{key}\", 1)");
@@ -1292,6 +1289,52 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     }
     let found = flood.iter().filter(|(before, _)| count(before, "FIONREAD, [0]") == 0).count();
     assert!(found > 0, "no send found `yes`'s output unread");
+}
+
+/// strace's calls with their thread's id, in the order they began: a call another thread's
+/// interrupted is split in two lines (`ioctl(5, FIONREAD <unfinished ...>`, then `<... ioctl
+/// resumed>, [0]) = 0`), joined here (by thread id) into the one line it would be alone.
+fn joined_calls(trace: &str) -> Vec<(&str, String)> {
+    let mut calls: Vec<(&str, String)> = Vec::new();
+    let mut unfinished = std::collections::HashMap::new();
+    for line in trace.lines() {
+        let Some((tid, call)) = line.split_once(' ') else { continue };
+        let call = call.trim_start();
+        if let Some(start) = call.strip_suffix("<unfinished ...>") {
+            unfinished.insert(tid, calls.len());
+            calls.push((tid, start.trim_end().to_owned()));
+        } else if let Some((_, rest)) =
+            call.strip_prefix("<... ").and_then(|call| call.split_once(" resumed>"))
+        {
+            match unfinished.remove(tid) {
+                Some(at) => calls[at].1.push_str(rest),
+                None => calls.push((tid, rest.to_owned())),
+            }
+        } else {
+            calls.push((tid, call.to_owned()));
+        }
+    }
+    calls
+}
+
+/// [`joined_calls`] joins a call strace split while another thread's went on, by thread id.
+#[test]
+fn strace_calls_split_by_another_thread_are_joined() {
+    let trace = "7 ioctl(5, FIONREAD <unfinished ...>\n\
+                 8 statx(AT_FDCWD, \"/d/next-request\", 0) = -1 ENOENT\n\
+                 9 ioctl(6, FIONREAD <unfinished ...>\n\
+                 7 <... ioctl resumed>, [0]) = 0\n\
+                 9 <... ioctl resumed>, [3]) = 0\n";
+    let calls = joined_calls(trace);
+    let calls: Vec<_> = calls.iter().map(|(tid, call)| format!("{tid} {call}")).collect();
+    assert_eq!(
+        calls,
+        [
+            "7 ioctl(5, FIONREAD, [0]) = 0",
+            "8 statx(AT_FDCWD, \"/d/next-request\", 0) = -1 ENOENT",
+            "9 ioctl(6, FIONREAD, [3]) = 0",
+        ]
+    );
 }
 
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
