@@ -738,14 +738,6 @@ impl Reactor {
         let Some(slot) = self.sessions.get(&id) else {
             return Status::default();
         };
-        // (Output written but not read yet is output now, as for waits. The master is asked
-        // last, after the input-wait probe where there is one: output a program writes just
-        // before it blocks reading is then seen, rather than the program found waiting with
-        // it unread, which a status, taking a first sighting, does not confirm.)
-        let since_output = |unread: bool| match slot.terminal.has_pending() || unread {
-            true => Duration::ZERO,
-            false => slot.last_output.elapsed(),
-        };
         let mut status = Status {
             activity: Activity::Running,
             foreground: None,
@@ -757,48 +749,71 @@ impl Reactor {
             ended_by_close: false,
             reader: None,
         };
-        match slot.state() {
+        // What the status is without the input-wait probe, where it is known so; the
+        // foreground group, read where the session runs.
+        let (known, group) = match slot.state() {
             SessionState::Closed(how) => {
-                status.since_output = since_output(master_unread(slot));
-                status.activity = Activity::Closed(how);
                 status.ended_by_close = slot.ended_by_close;
-                return status;
+                (Some(Activity::Closed(how)), None)
             }
-            SessionState::Exited(how) => {
-                status.since_output = since_output(master_unread(slot));
-                status.activity = Activity::Exited(how);
-                return status;
+            SessionState::Exited(how) => (Some(Activity::Exited(how)), None),
+            SessionState::Running => {
+                let group =
+                    slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
+                status.foreground = group.map(|pid| Process {
+                    pid,
+                    name: procfs::group_name(pid).unwrap_or_else(|| "?".to_owned()),
+                    within: None,
+                });
+                let at_prompt = slot.terminal.shell().at_prompt
+                    && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
+                let known = if at_prompt {
+                    Some(Activity::AtPrompt)
+                } else if changed_or_output(slot)
+                    .max(slot.last_input)
+                    .max(slot.last_resize)
+                    .elapsed()
+                    < self.config.input_settle
+                {
+                    Some(Activity::Running)
+                } else {
+                    None
+                };
+                (known, Some(group))
             }
-            SessionState::Running => {}
-        }
-        let group = slot.master.as_ref().and_then(|m| crate::os::pty::foreground_group(m.as_fd()));
-        status.foreground = group.map(|pid| Process {
-            pid,
-            name: procfs::group_name(pid).unwrap_or_else(|| "?".to_owned()),
-            within: None,
-        });
-        let at_prompt = slot.terminal.shell().at_prompt
-            && slot.terminal.shell().prompt_at.is_some_and(|at| at >= slot.last_input);
-        status.activity = if at_prompt {
-            status.since_output = since_output(master_unread(slot));
-            Activity::AtPrompt
-        } else if changed_or_output(slot).max(slot.last_input).max(slot.last_resize).elapsed()
-            < self.config.input_settle
-        {
-            status.since_output = since_output(master_unread(slot));
-            Activity::Running
-        } else {
-            // Only here is the input-wait probe needed (it reads /proc for every member of the
-            // foreground group): a wait answered on fresh output, or at the prompt, skips it.
-            // A status only reports: a first sighting will do (it is not cached, so a wait
-            // still confirms it).
-            let quiet = slot.last_output.max(slot.last_input).elapsed();
-            // (Output pending in the terminal answers before the probe; the master is asked
-            // after it, once the group is found waiting, below.)
-            let looked = Looked { group: Some(group), unread: Some(slot.terminal.has_pending()) };
-            let (wait, _) = input_wait_of(slot, Sighting::First, quiet, looked);
-            let unread = master_unread(slot);
-            status.since_output = since_output(unread);
+        };
+        // Only where the status is not known otherwise is the input-wait probe needed (it
+        // reads /proc for every member of the foreground group): a wait answered on fresh
+        // output, or at the prompt, skips it. A status only reports: a first sighting will do
+        // (it is not cached, so a wait still confirms it).
+        let pending = slot.terminal.has_pending();
+        let quiet = slot.last_output.max(slot.last_input).elapsed();
+        let wait = match (known, group) {
+            (None, Some(group)) => {
+                // (Output pending in the terminal answers before the probe; the master is
+                // asked after it, below.)
+                let looked = Looked { group: Some(group), unread: Some(pending) };
+                Some(input_wait_of(slot, Sighting::First, quiet, looked).0)
+            }
+            _ => None,
+        };
+        // Output written but not read yet is output now, as for waits: output pending in the
+        // terminal settles it, else the master is asked, last, after the probe where there
+        // is one. Output a program writes just before it blocks reading is then more likely
+        // seen than when the master was asked first, not always: the kernel hands a write
+        // over to the master asynchronously, so the window narrows, it does not close. A
+        // program found waiting with output unread is not waiting (a status, taking a first
+        // sighting, does not confirm it).
+        let unread = pending || master_unread(slot);
+        status.since_output = match unread {
+            true => Duration::ZERO,
+            false => slot.last_output.elapsed(),
+        };
+        let Some(wait) = wait else {
+            status.activity = known.unwrap_or(Activity::Running);
+            return status;
+        };
+        status.activity = {
             let wait = match wait {
                 procfs::InputWait::Waiting { .. } if unread => procfs::InputWait::NotWaiting {
                     reason: "output not yet read from the terminal".into(),
@@ -813,7 +828,7 @@ impl Reactor {
                     // behind the shell running `seq | less`), not the group's leader; and the
                     // multiplexer it is in (`vim` in tmux's one pane, which its server reads
                     // for), whose client the session runs.
-                    if let Some(reader) = reader.filter(|&r| Some(r) != group) {
+                    if let Some(reader) = reader.filter(|&r| Some(Some(r)) != group) {
                         let within = procfs::relay_name(reader, slot.pid);
                         status.foreground = procfs::process_name(reader)
                             .map(|name| Process { pid: reader, name, within })
