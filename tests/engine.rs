@@ -1167,8 +1167,10 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// idle `cat`, each with its input-wait probe: the master asked once for its foreground
 /// group and once for unread output, that after the group (the probe's `/proc` reads come
 /// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Ctrl-Cs,
-/// which may be held for a shell at its prompt, typed at once into a `cat` that reads them:
-/// twice each (3 times before the typing took the hold's look). Last,
+/// which may be held for a shell at its prompt, typed at once into `cat` under `stty -isig`
+/// (canonical: the line discipline echoes each as `^C` and holds it until an Enter, never
+/// sent, so `cat` reads none): the master asked once before each write, not again after an
+/// answer of none (twice before the typing took the hold's look). Last,
 /// control keys sent to `yes` while its output waits unread: the send reads a turn of it
 /// before it reads the modes, once, for the whole request up to its write (reading output
 /// may let the program change them: one that prints more than the terminal holds, then
@@ -1380,9 +1382,10 @@ const FLOOD_SENDS: usize = 40;
 /// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
-/// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into a `cat` that reads them, between
-/// `held-start` and `held-end`; then [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and
-/// `flood-end`.
+/// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
+/// by the line discipline until an Enter), between `held-start` and `held-end`; then
+/// [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and `flood-end`; a
+/// `next-request` mark before each request of those but the statuses.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
     let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
@@ -1406,8 +1409,9 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
     }
     let _ = std::fs::metadata(marks.join("statuses-end"));
-    // Ctrl-C, which a shell at its prompt would have held back, typed at once into a `cat`
-    // that takes it as a character (`-isig`), each waited for at the cursor.
+    // Ctrl-C, which a shell at its prompt would have held back, typed at once into `cat`
+    // with signals off (`-isig`): canonical, the line discipline echoes it as `^C` and
+    // holds it until an Enter; each waited for at the cursor.
     let typed = engine.spawn(SpawnSpec::shell("stty -isig; exec cat").size(80, 24)).unwrap();
     expect(&typed, Until::input_wait());
     let _ = std::fs::metadata(marks.join("held-start"));
