@@ -1,3 +1,4 @@
+use super::timers::later;
 use super::*;
 
 /// A process's threads are counted from its `stat` (a thread ended since a key is how btop's
@@ -53,26 +54,50 @@ fn a_tick_found_before_an_input_counts_after_it_once_redrawn() {
     let input = std::time::Instant::now();
     timers.since_input(input);
     for tid in 3..=7 {
-        assert!(!timers.repeated(tid, second, 10, true, || false));
-        assert!(timers.repeated(tid, second, 11, true, || false), "ticking before the input");
+        assert!(!timers.repeated(later(), tid, second, 10, true, || false));
+        assert!(
+            timers.repeated(later(), tid, second, 11, true, || false),
+            "ticking before the input"
+        );
     }
-    assert!(!timers.repeated(9, second, 10, true, || false), "seen once before the input");
+    assert!(!timers.repeated(later(), 9, second, 10, true, || false), "seen once before the input");
     timers.since_input(input + second);
-    assert!(!timers.repeated(9, second, 11, true, || false), "a wait seen once is forgotten");
-    assert!(!timers.repeated(7, second, 11, true, || false), "not woken since the input");
+    assert!(
+        !timers.repeated(later(), 9, second, 11, true, || false),
+        "a wait seen once is forgotten"
+    );
+    assert!(!timers.repeated(later(), 7, second, 11, true, || false), "not woken since the input");
     let unfed = || true;
-    assert!(timers.repeated(7, second, 11, false, unfed), "the same wait, the input not its");
-    assert!(!timers.repeated(6, second, 12, false, || false), "nothing drawn since the input");
-    assert!(!timers.repeated(5, second / 2, 12, true, || false), "another timer");
-    assert!(timers.repeated(4, second, 12, true, || false), "woken and back on it once redrawn");
-    assert!(timers.repeated(4, second, 12, true, || false), "and stays so while it sleeps");
+    assert!(
+        timers.repeated(later(), 7, second, 11, false, unfed),
+        "the same wait, the input not its"
+    );
+    assert!(
+        !timers.repeated(later(), 6, second, 12, false, || false),
+        "nothing drawn since the input"
+    );
+    assert!(!timers.repeated(later(), 5, second / 2, 12, true, || false), "another timer");
+    assert!(
+        timers.repeated(later(), 4, second, 12, true, || false),
+        "woken and back on it once redrawn"
+    );
+    assert!(
+        timers.repeated(later(), 4, second, 12, true, || false),
+        "and stays so while it sleeps"
+    );
     // Carried across further input while the thread is not seen on a timer (3), or found
     // repeated again (4); forgotten once seen otherwise (5).
     timers.since_input(input + 2 * second);
     timers.since_input(input + 3 * second);
-    assert!(timers.repeated(3, second, 12, true, || false), "carried across further input");
-    assert!(timers.repeated(4, second, 13, true, || false), "carried again");
-    assert!(!timers.repeated(5, second, 13, true, || false), "forgotten once seen otherwise");
+    assert!(
+        timers.repeated(later(), 3, second, 12, true, || false),
+        "carried across further input"
+    );
+    assert!(timers.repeated(later(), 4, second, 13, true, || false), "carried again");
+    assert!(
+        !timers.repeated(later(), 5, second, 13, true, || false),
+        "forgotten once seen otherwise"
+    );
 }
 
 #[test]

@@ -52,6 +52,19 @@ pub(super) struct TimerSighting {
     wakeups: u64,
     /// Whether the wait was found to be a repeated one (and stays so while the thread sleeps).
     ticking: bool,
+    /// When the thread was first seen in this wait.
+    since: std::time::Instant,
+    /// When the wait on the same timer before this one was first seen, while this one is not
+    /// found repeated yet: it is once that timer has passed since (see [`gone_off`]).
+    after: Option<std::time::Instant>,
+}
+
+/// Whether a wait on `timer` first seen at `since` can have gone off by `at`: at least `timer`
+/// passed since (the wait began before it was seen, so it went off by then at the latest). A
+/// sleep until a point in time ([`SLEEP_UNTIL`](super::SLEEP_UNTIL)), whose length is not known,
+/// may have gone off any time.
+fn gone_off(timer: std::time::Duration, since: std::time::Instant, at: std::time::Instant) -> bool {
+    timer == super::SLEEP_UNTIL || at.saturating_duration_since(since) >= timer
 }
 
 impl TimerSightings {
@@ -94,7 +107,8 @@ impl TimerSightings {
     /// whatever it shows, read as busy until the timer went off once, 1.1 s at every start.
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn tick_at_start(&self, tid: i32, timer: std::time::Duration, wakeups: u64) {
-        self.record(TimerSighting { tid, timer, wakeups, ticking: true });
+        let since = std::time::Instant::now();
+        self.record(TimerSighting { tid, timer, wakeups, ticking: true, since, after: None });
     }
 
     /// Records `sighting` as its thread's newest: a thread seen again moves to the front; past
@@ -113,9 +127,10 @@ impl TimerSightings {
         seen.insert(0, sighting);
     }
 
-    /// Records that thread `tid` waits on `timer`, having switched `wakeups` times, and says
-    /// whether it was seen on the same timer before with fewer switches (or in the same wait,
-    /// already found repeated), since the last input; or found repeated on it before the
+    /// Records that thread `tid` waits on `timer` at `at`, having switched `wakeups` times, and
+    /// says whether it was seen on the same timer before with fewer switches, that timer gone
+    /// off since (see [`gone_off`]; or in the same wait, already found repeated or its timer
+    /// gone off since the wait before), since the last input; or found repeated on it before the
     /// input and, when `carry` (a poll of the terminal or a sleep, written to since the
     /// input), woken since, or, when `unfed` says the input never reached it, still in that
     /// same wait: a monitor on a terminal a relay hosts (`watch` in a neovim `:terminal` or a
@@ -124,6 +139,7 @@ impl TimerSightings {
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(super) fn repeated(
         &self,
+        at: std::time::Instant,
         tid: i32,
         timer: std::time::Duration,
         wakeups: u64,
@@ -138,18 +154,67 @@ impl TimerSightings {
                     && if woken { c.wakeups < wakeups } else { c.wakeups == wakeups }
             })
         };
-        let ticking = earlier.is_some_and(|s| {
-            s.timer == timer && (s.wakeups < wakeups || (s.wakeups == wakeups && s.ticking))
-        }) || carry && carried(true)
+        let same_timer = earlier.filter(|s| s.timer == timer);
+        // The same wait keeps when it was first seen, and the wait before it.
+        let (since, after) = match same_timer {
+            Some(s) if s.wakeups == wakeups => (s.since, s.after),
+            Some(s) if s.wakeups < wakeups => (at, Some(s.since)),
+            _ => (at, None),
+        };
+        // (A wait found repeated, gone back to, is so again: a monitor's next tick.)
+        let ticking = same_timer.is_some_and(|s| s.wakeups <= wakeups && s.ticking)
+            || after.is_some_and(|after| gone_off(timer, after, at))
+            || carry && carried(true)
             || carried(false) && unfed();
-        self.record(TimerSighting { tid, timer, wakeups, ticking });
+        let after = after.filter(|_| !ticking);
+        self.record(TimerSighting { tid, timer, wakeups, ticking, since, after });
         ticking
     }
+}
+
+/// For tests: an instant an hour after the one it gave before, so that every timer seen
+/// earlier has gone off by then (see [`gone_off`]).
+#[cfg(test)]
+pub(super) fn later() -> std::time::Instant {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    static CALLS: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let calls = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    *START.get_or_init(std::time::Instant::now) + std::time::Duration::from_secs(3600) * calls
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A thread woken within a wait and back on the same timer before that timer could have
+    /// gone off since the wait before was first seen has not ticked (node's REPL awaiting a
+    /// 3 s timer, woken within the millisecond and back on 2.998 s); once the timer has passed
+    /// since, it has, whether found then or later in the same wait (a monitor first seen late
+    /// in a tick); and a tick found so, gone back to, is one again at once.
+    #[test]
+    fn a_timer_counts_as_set_again_only_once_it_could_have_gone_off() {
+        let ms = std::time::Duration::from_millis;
+        let timers = TimerSightings::default();
+        timers.since_input(std::time::Instant::now());
+        let seen = std::time::Instant::now();
+        let left = ms(2998);
+        assert!(!timers.repeated(seen, 7, left, 10, false, || false), "a first sighting");
+        assert!(!timers.repeated(seen + ms(20), 7, left, 11, false, || false), "woken early");
+        assert!(!timers.repeated(seen + ms(1500), 7, left, 11, false, || false), "its time left");
+        assert!(!timers.repeated(seen + ms(1600), 7, left, 12, false, || false), "woken again");
+        // A monitor's 1 s tick first seen 300 ms into it: its next tick is found once a second
+        // has passed since, in the same wait.
+        let second = ms(1000);
+        assert!(!timers.repeated(seen, 8, second, 10, false, || false));
+        assert!(!timers.repeated(seen + ms(750), 8, second, 11, false, || false), "too soon");
+        assert!(timers.repeated(seen + ms(1000), 8, second, 11, false, || false), "gone off");
+        assert!(timers.repeated(seen + ms(1710), 8, second, 12, false, || false), "next tick");
+        assert!(timers.repeated(seen + ms(1720), 8, second, 12, false, || false), "stays so");
+        // A sleep until a point in time, its length unknown, may have gone off any time.
+        let until = super::super::SLEEP_UNTIL;
+        assert!(!timers.repeated(seen, 9, until, 10, false, || false));
+        assert!(timers.repeated(seen + ms(1), 9, until, 11, false, || false));
+    }
 
     /// A wait found repeated before the input, seen in that same wait after it (no wakeup
     /// since, nothing drawn), counts only when the input never reached its thread; that is
@@ -161,16 +226,16 @@ mod tests {
         let input = std::time::Instant::now();
         timers.since_input(input);
         for tid in [7, 8] {
-            assert!(!timers.repeated(tid, second, 10, false, || panic!("not carried")));
-            assert!(timers.repeated(tid, second, 11, false, || panic!("seen repeated")));
+            assert!(!timers.repeated(later(), tid, second, 10, false, || panic!("not carried")));
+            assert!(timers.repeated(later(), tid, second, 11, false, || panic!("seen repeated")));
         }
         timers.since_input(input + second);
-        assert!(!timers.repeated(7, second, 11, false, || false), "the input may be its");
-        assert!(timers.repeated(8, second, 11, false, || true), "the input not its");
+        assert!(!timers.repeated(later(), 7, second, 11, false, || false), "the input may be its");
+        assert!(timers.repeated(later(), 8, second, 11, false, || true), "the input not its");
         let asked = || panic!("asked with no such wait carried");
-        assert!(!timers.repeated(9, second, 11, false, asked), "never seen");
-        assert!(!timers.repeated(8, second / 2, 11, false, asked), "another timer");
-        assert!(timers.repeated(8, second, 12, true, asked), "woken and redrawn: no need");
+        assert!(!timers.repeated(later(), 9, second, 11, false, asked), "never seen");
+        assert!(!timers.repeated(later(), 8, second / 2, 11, false, asked), "another timer");
+        assert!(timers.repeated(later(), 8, second, 12, true, asked), "woken and redrawn: no need");
     }
 
     #[test]
@@ -188,35 +253,47 @@ mod tests {
         let timers = TimerSightings::default();
         let input = std::time::Instant::now();
         timers.since_input(input);
-        assert!(!timers.repeated(7, second, 10, false, || false), "a first sighting is no tick");
         assert!(
-            !timers.repeated(7, second, 10, false, || false),
+            !timers.repeated(later(), 7, second, 10, false, || false),
+            "a first sighting is no tick"
+        );
+        assert!(
+            !timers.repeated(later(), 7, second, 10, false, || false),
             "the same wait seen again is none"
         );
         assert!(
-            timers.repeated(7, second, 11, false, || false),
+            timers.repeated(later(), 7, second, 11, false, || false),
             "woken and waiting on the same timer"
         );
-        assert!(timers.repeated(7, second, 11, false, || false), "and stays so while it sleeps");
-        assert!(!timers.repeated(7, second / 2, 12, false, || false), "another timer");
+        assert!(
+            timers.repeated(later(), 7, second, 11, false, || false),
+            "and stays so while it sleeps"
+        );
+        assert!(!timers.repeated(later(), 7, second / 2, 12, false, || false), "another timer");
         // Other threads, fewer than are kept, leave it; more push the oldest out.
         for tid in 1..TIMERS_KEPT as i32 {
-            timers.repeated(100 + tid, second, 1, false, || false);
+            timers.repeated(later(), 100 + tid, second, 1, false, || false);
         }
-        assert!(timers.repeated(7, second / 2, 13, false, || false), "kept beside the others");
+        assert!(
+            timers.repeated(later(), 7, second / 2, 13, false, || false),
+            "kept beside the others"
+        );
         for tid in 1..=TIMERS_KEPT as i32 {
-            timers.repeated(200 + tid, second, 1, false, || false);
+            timers.repeated(later(), 200 + tid, second, 1, false, || false);
         }
-        assert!(!timers.repeated(7, second / 2, 14, false, || false), "forgotten");
+        assert!(!timers.repeated(later(), 7, second / 2, 14, false, || false), "forgotten");
         assert_eq!(timers.seen.borrow().len(), TIMERS_KEPT, "bounded");
-        timers.repeated(8, second, 1, false, || false);
+        timers.repeated(later(), 8, second, 1, false, || false);
         timers.since_input(input);
         assert!(
-            timers.repeated(8, second, 2, false, || false),
+            timers.repeated(later(), 8, second, 2, false, || false),
             "the same input keeps what was seen"
         );
         timers.since_input(input + second);
-        assert!(!timers.repeated(8, second, 3, false, || false), "input in between forgets it");
+        assert!(
+            !timers.repeated(later(), 8, second, 3, false, || false),
+            "input in between forgets it"
+        );
     }
 
     #[test]
@@ -225,11 +302,11 @@ mod tests {
         let timers = TimerSightings::default();
         timers.tick_at_start(7, second, 10);
         timers.since_input(std::time::Instant::now());
-        assert!(!timers.repeated(7, second, 10, true, || false), "not woken since");
+        assert!(!timers.repeated(later(), 7, second, 10, true, || false), "not woken since");
         assert!(
-            timers.repeated(7, second, 11, true, || false),
+            timers.repeated(later(), 7, second, 11, true, || false),
             "woken and back on it, drawn since"
         );
-        assert!(!timers.repeated(8, second, 11, true, || false), "another thread");
+        assert!(!timers.repeated(later(), 8, second, 11, true, || false), "another thread");
     }
 }

@@ -286,7 +286,8 @@ pub(super) fn polling_terminal(
         && watched == Some(true)
         && let Some(timers) = probe.timers
         && let Some(wakeups) = voluntary_switches(base)
-        && timers.repeated(tid, timer, wakeups, carry, || unfed(tid, probe))
+        && timers
+            .repeated(std::time::Instant::now(), tid, timer, wakeups, carry, || unfed(tid, probe))
     {
         return None;
     }
@@ -457,8 +458,9 @@ pub(super) fn clock_due(
         return (probe.quiet <= timer.saturating_add(TIMER_SLACK)).then_some(timer);
     }
     let ticks = probe.timers.is_some_and(|timers| {
-        voluntary_switches(base)
-            .is_some_and(|wakeups| timers.repeated(tid, SLEEP_UNTIL, wakeups, false, || false))
+        voluntary_switches(base).is_some_and(|wakeups| {
+            timers.repeated(std::time::Instant::now(), tid, SLEEP_UNTIL, wakeups, false, || false)
+        })
     });
     (!ticks).then_some(timer)
 }
@@ -488,7 +490,9 @@ pub(super) fn sleep_tick(
     let carry = probe.drawn_since_input;
     let again = probe.timers.is_some_and(|timers| {
         voluntary_switches(base).is_some_and(|wakeups| {
-            timers.repeated(tid, timer, wakeups, carry, || unfed(tid, probe))
+            timers.repeated(std::time::Instant::now(), tid, timer, wakeups, carry, || {
+                unfed(tid, probe)
+            })
         })
     });
     let sleeps = if again { procfs::IDLE_TICKS } else { procfs::FOLLOWED_SLEEPS };
