@@ -1816,6 +1816,45 @@ fn a_monitor_beside_sleeping_threads_waits_for_keys() {
     expect(&monitor, Until::text("key q"));
 }
 
+/// A monitor woken more often than its own timeout (`select` on the terminal and a pipe, 1 s,
+/// a thread writing the pipe every 300 ms) and redrawing on each wake waits for keys: it drew
+/// between its two waits on the same timer, so the second is a tick whether or not that timer
+/// could have gone off. Counting a tick only once its timer had passed since the wait before
+/// was first seen, it never read as waiting (each wake moved that sighting on: 10 s timed out).
+/// Its own timeout never goes off here (the screen would say so): the reading comes from its
+/// wakes alone.
+#[test]
+fn a_monitor_woken_more_often_than_its_timeout_waits_for_keys() {
+    if !require("python3") {
+        return;
+    }
+    let engine = engine();
+    let script = "import os, select, sys, threading, time, tty\n\
+                  tty.setcbreak(0)\n\
+                  r, w = os.pipe()\n\
+                  def poke():\n\
+                  \x20   while True: time.sleep(0.3); os.write(w, b'x')\n\
+                  threading.Thread(target=poke, daemon=True).start()\n\
+                  n, out = 0, 0\n\
+                  while True:\n\
+                  \x20   n += 1\n\
+                  \x20   print(f'\\rtick {n} timeouts {out}\\r', end='', flush=True)\n\
+                  \x20   ready = select.select([0, r], [], [], 1.0)[0]\n\
+                  \x20   if not ready: out += 1\n\
+                  \x20   if r in ready: os.read(r, 64)\n\
+                  \x20   if 0 in ready:\n\
+                  \x20       print(' key', sys.stdin.read(1), flush=True)\n\
+                  \x20       break\n";
+    let monitor = engine.spawn(SpawnSpec::new("python3").args(["-c", script])).unwrap();
+    expect(&monitor, Until::screen_contains("tick 2"));
+    let outcome = monitor.wait(Until::input_wait(), Duration::from_secs(8)).unwrap();
+    assert_eq!(outcome.status.input_kind, Some(InputKind::Keys), "{outcome}");
+    let screen = monitor.screen().unwrap();
+    assert!(screen.contains("timeouts 0"), "its own timeout went off: {screen}");
+    monitor.send_text("q").unwrap();
+    expect(&monitor, Until::text("key q"));
+}
+
 /// A short timer set once after each key, before the program redraws (vim's wait for the
 /// rest of a key code after an Escape), is no wait for input, on the second key as on the
 /// first: the same timer seen again after input is not a monitor's tick.

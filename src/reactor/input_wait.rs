@@ -486,6 +486,7 @@ pub(super) fn input_wait_of(
     }
     let members = slot.cgroup.as_ref().map(|cgroup| cgroup.pids());
     slot.timers.since_input(slot.last_input);
+    slot.timers.drawn_at(slot.last_output);
     let shown = shown(slot, master.as_fd());
     let unanswered = unanswered(slot);
     let terminal = procfs::TerminalSeen {

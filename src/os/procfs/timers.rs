@@ -26,6 +26,9 @@
 pub(crate) struct TimerSightings {
     /// The time of the terminal's last input when these were seen.
     input: std::cell::Cell<Option<std::time::Instant>>,
+    /// The time of the terminal's last output, as the probe about to look was told (see
+    /// [`TimerSightings::drawn_at`]).
+    output: std::cell::Cell<Option<std::time::Instant>>,
     /// The newest first.
     seen: std::cell::RefCell<Vec<TimerSighting>>,
     /// The waits found repeated before the last input, carried across it.
@@ -81,6 +84,18 @@ impl TimerSightings {
         }
     }
 
+    /// Tells when the terminal was last written to, `output`, before a probe looks: a thread
+    /// back on the same timer with output between its two waits has ticked whatever time
+    /// passed (see [`TimerSightings::repeated`]).
+    pub(crate) fn drawn_at(&self, output: std::time::Instant) {
+        self.output.set(Some(output));
+    }
+
+    /// Whether the terminal was written to after `since`.
+    fn drawn_after(&self, since: std::time::Instant) -> bool {
+        self.output.get().is_some_and(|output| output > since)
+    }
+
     /// Whether thread `tid`, on a tick at the session's start, was alone each time it was seen
     /// so (`alone`: every other thread of its process waits on a lock of its own, or there is
     /// none): a worker seen loading what the first screen is to show may have ended with its
@@ -128,9 +143,12 @@ impl TimerSightings {
     }
 
     /// Records that thread `tid` waits on `timer` at `at`, having switched `wakeups` times, and
-    /// says whether it was seen on the same timer before with fewer switches, that timer gone
-    /// off since (see [`gone_off`]; or in the same wait, already found repeated or its timer
-    /// gone off since the wait before), since the last input; or found repeated on it before the
+    /// says whether it was seen on the same timer before with fewer switches, and either the
+    /// terminal was written to since that wait was first seen (a monitor redraws each time it
+    /// wakes, whatever woke it) or, with nothing drawn, that timer gone off since (see
+    /// [`gone_off`]: node's REPL, woken within the millisecond, goes back to the same time left
+    /// and draws nothing); or in the same wait, already found repeated or so since the wait
+    /// before; all since the last input; or found repeated on it before the
     /// input and, when `carry` (a poll of the terminal or a sleep, written to since the
     /// input), woken since, or, when `unfed` says the input never reached it, still in that
     /// same wait: a monitor on a terminal a relay hosts (`watch` in a neovim `:terminal` or a
@@ -163,7 +181,7 @@ impl TimerSightings {
         };
         // (A wait found repeated, gone back to, is so again: a monitor's next tick.)
         let ticking = same_timer.is_some_and(|s| s.wakeups <= wakeups && s.ticking)
-            || after.is_some_and(|after| gone_off(timer, after, at))
+            || after.is_some_and(|after| self.drawn_after(after) || gone_off(timer, after, at))
             || carry && carried(true)
             || carried(false) && unfed();
         let after = after.filter(|_| !ticking);
@@ -210,6 +228,14 @@ mod tests {
         assert!(timers.repeated(seen + ms(1000), 8, second, 11, false, || false), "gone off");
         assert!(timers.repeated(seen + ms(1710), 8, second, 12, false, || false), "next tick");
         assert!(timers.repeated(seen + ms(1720), 8, second, 12, false, || false), "stays so");
+        // A monitor woken every 300 ms (by a pipe) on a fixed 1 s timeout, which redraws on each
+        // wake: the terminal written to between its two waits makes the second a tick at once.
+        assert!(!timers.repeated(seen, 10, second, 10, false, || false));
+        timers.drawn_at(seen + ms(300));
+        assert!(timers.repeated(seen + ms(310), 10, second, 11, false, || false), "drew between");
+        // Output before the wait was first seen is none between the two.
+        assert!(!timers.repeated(seen + ms(400), 11, second, 10, false, || false));
+        assert!(!timers.repeated(seen + ms(700), 11, second, 11, false, || false), "drew before");
         // A sleep until a point in time, its length unknown, may have gone off any time.
         let until = super::super::SLEEP_UNTIL;
         assert!(!timers.repeated(seen, 9, until, 10, false, || false));
