@@ -2400,15 +2400,7 @@ fn a_job_a_key_starts_on_a_shorter_timer_is_followed_to_its_end() {
     let engine = engine();
     for tick in ["0.3", "0.25"] {
         let spec = SpawnSpec::new("python3").arg(dir.join("job.py")).env("TICK", tick);
-        let job = engine.spawn(spec).unwrap();
-        input_wait_fires(&job);
-        let until = Until::input_wait();
-        let outcome = job.send_keys_and_wait("w", until, Duration::from_secs(30)).unwrap();
-        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{tick}: {outcome}");
-        let screen = job.screen().unwrap();
-        let done = screen.lines.iter().any(|line| line.starts_with("done after"));
-        assert!(done, "TICK={tick}: read as waiting while it worked: {screen}");
-        job.close().unwrap();
+        key_is_followed_to(&engine, spec, "w", "done after", &format!("TICK={tick}"));
     }
 }
 
@@ -2458,16 +2450,28 @@ fn prompt_toolkit_task_is_followed(steps: &str, tick: &str) {
     let engine = engine();
     let spec =
         SpawnSpec::new("python3").arg(dir.join("pt.py")).env("STEPS", steps).env("TICK", tick);
-    let app = engine.spawn(spec).unwrap();
-    input_wait_fires(&app);
-    let outcome =
-        app.send_keys_and_wait("w", Until::input_wait(), Duration::from_secs(30)).unwrap();
-    let run = format!("STEPS={steps} TICK={tick}");
+    key_is_followed_to(&engine, spec, "w", "done after", &format!("STEPS={steps} TICK={tick}"));
+}
+
+/// Spawns `spec`, waits until it waits for input, types `key` and checks the wait for input
+/// ends with a line starting with `done` drawn, not while the work the key started goes on
+/// (`run` names the case in a failure).
+fn key_is_followed_to(
+    engine: &termloom::Engine,
+    spec: SpawnSpec,
+    key: &str,
+    done: &str,
+    run: &str,
+) {
+    let session = engine.spawn(spec).unwrap();
+    input_wait_fires(&session);
+    let wait = Duration::from_secs(30);
+    let outcome = session.send_keys_and_wait(key, Until::input_wait(), wait).unwrap();
     assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{run}: {outcome}");
-    let screen = app.screen().unwrap();
-    let done = screen.lines.iter().any(|line| line.starts_with("done after"));
-    assert!(done, "{run}: read as waiting while it worked: {screen}");
-    app.close().unwrap();
+    let screen = session.screen().unwrap();
+    let drawn = screen.lines.iter().any(|line| line.starts_with(done));
+    assert!(drawn, "{run}: read as waiting while it worked: {screen}");
+    session.close().unwrap();
 }
 
 /// The reviewer's job: a key starts ten steps redrawn on `select` every `TICK` s; idle, it
@@ -2619,16 +2623,7 @@ fn a_spinner_drawn_before_its_cursor_is_busy_until_it_finishes() {
     ];
     for (program, style, key) in runs {
         let spec = SpawnSpec::new("python3").args(["-c", program, style]);
-        let spinner = engine.spawn(spec).unwrap();
-        input_wait_fires(&spinner);
-        let until = Until::input_wait();
-        let outcome = spinner.send_keys_and_wait(key, until, Duration::from_secs(30)).unwrap();
-        let run = format!("{style:?} {key:?}");
-        assert_eq!(outcome.status.activity, Activity::WaitingForInput, "{run}: {outcome}");
-        let screen = spinner.screen().unwrap();
-        let finished = screen.lines.iter().any(|line| line.starts_with("finished"));
-        assert!(finished, "{run}: read as waiting while it worked: {screen}");
-        spinner.close().unwrap();
+        key_is_followed_to(&engine, spec, key, "finished", &format!("{style:?} {key:?}"));
     }
 }
 
