@@ -143,13 +143,29 @@ pub(crate) fn reads_by_this_thread() -> u64 {
 mod tests {
     use super::*;
 
+    /// A `sleep 30` child, once it sleeps: its name is `sleep` (its exec is done) and its state
+    /// is `S` (its loader, which reads the libraries it maps, is done too).
+    fn a_sleeping_child() -> (std::process::Child, i32) {
+        let child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
+        let pid = child.id() as i32;
+        let asleep = || {
+            let stat = read_bytes(&format!("/proc/{pid}/stat")).unwrap();
+            stat.windows(9).any(|w| w == b"(sleep) S")
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while !asleep() {
+            assert!(std::time::Instant::now() < deadline, "sleep never slept");
+            std::thread::yield_now();
+        }
+        (child, pid)
+    }
+
     /// The read count before each key typed reads the group's `io` with one system call once
     /// its file is open (`std::fs::read_to_string` read it in four, after an open and a
     /// `statx`), and the status's name of the group with one (two).
     #[test]
     fn a_count_of_reads_and_a_name_read_again_take_one_read_each() {
-        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
-        let pid = child.id() as i32;
+        let (mut child, pid) = a_sleeping_child();
         let count = super::super::reads_of(&[pid]);
         assert!(count.is_some());
         let before = reads_by_this_thread();
@@ -184,14 +200,7 @@ mod tests {
 
     #[test]
     fn a_kept_file_is_read_again_and_opened_again_once_its_process_is_gone() {
-        let mut child = std::process::Command::new("sleep").arg("30").spawn().unwrap();
-        let pid = child.id() as i32;
-        // (The child can still bear the forking thread's name for a moment: its exec is
-        // waited for, by reading the name by path until it changes.)
-        let execed = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while read_bytes(&format!("/proc/{pid}/comm")).unwrap() != b"sleep\n" {
-            assert!(std::time::Instant::now() < execed, "sleep never ran");
-        }
+        let (mut child, pid) = a_sleeping_child();
         let name = || read_kept(pid, Kept::Comm, <[u8]>::to_vec);
         assert_eq!(name().unwrap(), b"sleep\n");
         assert_eq!(name().unwrap(), b"sleep\n");
