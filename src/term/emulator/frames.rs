@@ -12,21 +12,20 @@
 //!
 //! A clear drawn as `CSI H CSI J` (`clear` for screen, tmux, linux) settles the screen into
 //! the transcript with the cursor shown whatever frames were drawn, and ends them; with the
-//! cursor hidden it settles the screen unless a first such clear started these frames before
-//! it ([`Frames::cleared_before`]), and the first clear after that one settles the screen too
-//! ([`Frames::clear_erases_only`]), unless frames were drawn from the top-left between the
-//! two (two moves there or more: `top`'s, whose first clear is at its start and next at a
-//! key opening its help): only the clears after those two are `top`'s next frames, and
-//! erase only. A plain move home with the cursor hidden (a status line redrawn: `DECSC`,
-//! home, `DECRC`) starts frames, but no first clear.
+//! cursor hidden it settles the screen too, as xterm's `CSI 2 J` does, unless frames were
+//! drawn from the top-left between it and the clear before it in these frames (two moves there
+//! or more: `top`'s, whose first clear is at its start and next at a key opening its help):
+//! from then on the program is a monitor, and its clears are its next frames, which erase
+//! only until the frames end ([`Frames::clear_erases_only`]). A plain move home with the
+//! cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts frames, but no clear.
 //!
-//! Two clears settle so that `tput civis; echo one; clear; echo two; clear`, the cursor
-//! hidden throughout, keeps `two` (the frame the second clear erases, which a person read):
-//! it settles when it is erased, its lines then the readable tail's end, so no line a reader
-//! already has is numbered anew. The cost: a monitor redrawing itself with the cursor hidden
-//! (`while :; do clear; date; sleep 1; done`) keeps its first frame; a third clear erases
-//! only, so a third frame between clears (`echo a; clear`, `echo b; clear`, `echo c; clear`
-//! typed ahead) is lost.
+//! Every such clear settles so that `tput civis; echo one; clear; echo two; clear; echo
+//! three; clear`, the cursor hidden throughout, keeps `two` and `three` (the frames the clears
+//! erase, which a person read: commands typed ahead, or typed one by one at a shell without
+//! prompt marks): each settles when it is erased, its lines then the readable tail's end, so
+//! no line a reader already has is numbered anew. A monitor redrawing itself from a clear
+//! with the cursor hidden (`while :; do clear; date; sleep 1; done`) keeps every frame, as it
+//! does under xterm, where `clear` is `CSI 2 J`.
 //!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
@@ -67,9 +66,9 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
-    /// The moves to the top-left counted when a clear (`CSI H CSI J`, the cursor hidden)
-    /// first settled since `drawing` was last set: the frame it started is the first of
-    /// those drawn from a clear.
+    /// The moves to the top-left counted at the last clear (`CSI H CSI J`, the cursor
+    /// hidden) since `drawing` was last set: the first is set when it settles, the later
+    /// ones by [`Frames::clear_erases_only`].
     cleared_at: Option<u64>,
     /// The cursor's row when a slice last settled with it shown, and the moves home counted
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
@@ -78,9 +77,9 @@ pub(super) struct Frames {
     /// The terminal's foreground process group first seen after output fed while frames were
     /// drawn: theirs (see [`Frames::drawn_by`]).
     group: Option<i32>,
-    /// A clear after the frames' first settled the frame it erased (see
-    /// [`Frames::clear_erases_only`]).
-    frame_settled: bool,
+    /// Frames were drawn from the top-left between two of these frames' clears: they are a
+    /// monitor's (`top`'s), whose clears erase only (see [`Frames::clear_erases_only`]).
+    monitor: bool,
 }
 
 impl Frames {
@@ -127,7 +126,7 @@ impl Frames {
         self.drawing = false;
         self.cleared_at = None;
         self.group = None;
-        self.frame_settled = false;
+        self.monitor = false;
     }
 
     /// The terminal's foreground process group is `group` after output was fed: the first
@@ -170,21 +169,23 @@ impl Frames {
     }
 
     /// A clear (`CSI H CSI J`) is drawn with the cursor hidden, the last of `homes` moves to
-    /// the top-left: whether it erases only, a monitor's next frame. It does after the first
-    /// clear after the frames' first ([`Frames::cleared_before`]): that one settles the frame
-    /// it erases (`echo two` between `clear`s, the cursor hidden), and so does any clear
-    /// before it; but not when frames were drawn from the top-left between the two clears,
-    /// two moves there or more (`top`, which clears only at its start and when it opens a
-    /// screen such as its help: the frame its key found on the screen is a monitor's; one
-    /// move there, `tput cup 0 0` or a status line drawn, is no frames, nor `top`'s one
-    /// refresh, which then settles).
+    /// the top-left: whether it erases only, a monitor's next frame. The first clear of the
+    /// frames settles what the screen showed ([`Frames::cleared_before`]), and so does each
+    /// later one (`echo two` between `clear`s, the cursor hidden), unless frames were drawn
+    /// from the top-left between it and the clear before it, two moves there or more (`top`,
+    /// which clears only at its start and when it opens a screen such as its help: the frame
+    /// its key found on the screen is a monitor's; one move there, `tput cup 0 0` or a status
+    /// line drawn, is no frames, nor `top`'s one refresh, which then settles). Once they were,
+    /// every later clear of these frames erases only.
     pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;
         }
         // (The clears' own moves home are `at` and the last of `homes`.)
         let drawn_from_home = self.cleared_at.is_some_and(|at| at + 2 < homes);
-        std::mem::replace(&mut self.frame_settled, true) || drawn_from_home
+        self.cleared_at = Some(homes);
+        self.monitor |= drawn_from_home;
+        self.monitor
     }
 }
 

@@ -704,11 +704,10 @@ impl Emulator {
             // where its prompt starts, `CSI n D` or `CR`, and erases down before each redraw)
             // erases only: what it erases is its prompt, drawn again next, and the rows below
             // it (a completion menu, a toolbar on the last row, the blank rows between), which
-            // settling would put in the transcript. So does a frame drawn from home with the
-            // cursor hidden after the first two clears of the frames (`top`'s after its clear,
-            // see `frames.rs`; the second settles the frame it erases, which a person read,
-            // unless frames were drawn from the top-left between them):
-            // each would be settled whole. With the cursor shown, the clear
+            // settling would put in the transcript. So does a monitor's clear, the cursor
+            // hidden, once frames were drawn from the top-left between two of its clears
+            // (`top`'s, see `frames.rs`; any other clear settles the frame it erases, which a
+            // person read): each would be settled whole. With the cursor shown, the clear
             // settles whatever frames were drawn before (`tput civis; clear; tput cnorm`,
             // then lines and `clear`), and ends them (`Frames::settled`).
             self.parser.advance(&mut self.term, &[CAN]);

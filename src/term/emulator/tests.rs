@@ -138,7 +138,8 @@ fn an_erase_down_from_the_top_left_corner_settles_the_screen() {
 /// An erase down right after a move home settles the screen with the cursor hidden too
 /// (`tput civis; clear` for tmux or screen, a program killed while it hid the cursor): the
 /// lines were lost. The corner reached by relative moves erases only, the cursor shown or
-/// not (a line editor redrawing its prompt), and so does a frame drawn from home.
+/// not (a line editor redrawing its prompt); a clear after frames drawn from home (`top`'s)
+/// too, see `clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_home`.
 #[test]
 fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
     let mut emu = emulator(20, 5);
@@ -159,17 +160,16 @@ fn an_erase_down_right_after_a_move_home_settles_with_the_cursor_hidden() {
         feed(&mut emu, &mut t, input);
         assert!(settled(&t).is_empty(), "{:?}", String::from_utf8_lossy(input));
     }
-    // Frames drawn from home, the cursor hidden (`top` under TERM=screen): the first erase
-    // settles what the screen showed before, the next frames are not settled each.
+    // Frames each drawn from a clear, the cursor hidden (a `clear` loop under TERM=screen):
+    // each clear settles what the screen showed (a person read it: `echo one; clear; echo
+    // two; clear` keeps `two`), as xterm's `CSI 2 J` does.
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(&mut emu, &mut t, b"before\r\n\x1b[?25l\x1b[H\x1b[Jframe 1");
     for frame in 2..5 {
         feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
     }
-    // The next clear settles the first frame (a person read it: `echo one; clear; echo
-    // two; clear` keeps `two`), the clears after it erase only.
-    assert_eq!(settled(&t), ["before", "frame 1"]);
+    assert_eq!(settled(&t), ["before", "frame 1", "frame 2", "frame 3"]);
 }
 
 /// A charset designation between the move home and the erase down (`CSI H ESC ( B CSI J`,
@@ -211,9 +211,9 @@ fn a_charset_designation_between_home_and_an_erase_down_still_settles() {
 /// frame. That clear settles the frame it erases at once, as a clear with the cursor shown
 /// does: its lines are then the readable tail's end, so a read before it and one after see
 /// each line once, none renumbered (a frame held aside and settled later, once the frames
-/// ended, was read again after the lines below it, as `rewritten`). Only the clears after
-/// those two erase only: a monitor keeps its first frame, a third frame between clears is
-/// lost.
+/// ended, was read again after the lines below it, as `rewritten`). So do the clears after
+/// those two: a third frame between clears was lost, and a monitor kept its first frame
+/// alone; reads between them still see each line once.
 #[test]
 fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
     let cleared = b"\x1b[?25lone\r\n\x1b[H\x1b[Jtwo\r\n\x1b[H\x1b[J";
@@ -245,20 +245,29 @@ fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
     let joined = settled(&t).join("\n");
     assert_eq!(joined.matches("01234").count(), 1, "{joined:?}");
     assert!(joined.ends_with("q\nr"), "{joined:?}");
-    // The cost, a monitor (`while :; do clear; date; sleep 1; done`, the cursor hidden):
-    // its first frame settles, none after it, stopped or not.
+    // A monitor (`while :; do clear; date; sleep 1; done`, the cursor hidden): every frame
+    // settles, as under xterm, whose `clear` is `CSI 2 J`; read between frames, each once.
     for frames in [3, 6] {
         let mut emu = emulator(20, 5);
         let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
         feed(&mut emu, &mut t, b"before\r\n\x1b[?25l");
+        let mut read = String::new();
         for frame in 0..frames {
             feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}\r\n").as_bytes());
+            let out = t.read(emu.tail(&t).as_deref(), 1000);
+            assert!(!out.rewritten, "frame {frame}");
+            read.push_str(&out.text);
         }
         emu.group_reads(7, true);
-        assert_eq!(settled(&t), ["before", "frame 0"], "{frames} frames");
+        let frame_lines = (0..frames - 1).map(|n| format!("frame {n}"));
+        let wanted: Vec<String> = ["before".into()].into_iter().chain(frame_lines).collect();
+        assert_eq!(settled(&t), wanted, "{frames} frames");
         assert_eq!(rows(&emu)[0], format!("frame {}", frames - 1));
+        let all: String = wanted.iter().map(|line| format!("{line}\n")).collect();
+        assert_eq!(read, format!("{all}frame {}\n", frames - 1));
     }
-    // Three clears typed ahead: the third erases only, and the frame it erases is lost.
+    // Clears typed ahead: the third and fourth settle the frames they erase, `c` and its
+    // command line were lost.
     let mut emu = emulator(30, 8);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(
@@ -267,13 +276,16 @@ fn the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once() {
         b"\x1b[?25l$ echo a; clear\r\na\r\n\x1b[H\x1b[J$ echo b; clear\r\nb\r\n",
     );
     feed(&mut emu, &mut t, b"\x1b[H\x1b[J$ echo c; clear\r\nc\r\n\x1b[H\x1b[J$ echo d\r\nd\r\n$ ");
-    assert_eq!(settled(&t), ["$ echo a; clear", "a", "$ echo b; clear", "b"]);
+    assert_eq!(
+        settled(&t),
+        ["$ echo a; clear", "a", "$ echo b; clear", "b", "$ echo c; clear", "c"]
+    );
 }
 
-/// Frames ended (the shell found back at its prompt) start the count of clears again: the
-/// next two settle what they erase, `three` and `four` (without it, only the first did, and
-/// `four` was lost), a third erases only; frames drawn from the top-left between two clears
-/// (`top`'s, two moves there or more) make the second erase only, one move there does not.
+/// Frames drawn from the top-left between two clears (`top`'s, two moves there or more) make
+/// the second erase only, and every clear after it until the frames end (the shell found back
+/// at its prompt); one move there does not. Clears with no frames between settle what they
+/// erase, before and after the frames end.
 #[test]
 fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_home() {
     let mut emu = emulator(20, 5);
@@ -281,12 +293,18 @@ fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_ho
     feed(&mut emu, &mut t, b"\x1b[?25lone\r\n\x1b[H\x1b[Jtwo\r\n\x1b[H\x1b[Jthree\r\n");
     emu.group_reads(7, true);
     feed(&mut emu, &mut t, b"\x1b[H\x1b[Jfour\r\n\x1b[H\x1b[Jfive\r\n\x1b[H\x1b[Jsix\r\n");
-    assert_eq!(settled(&t), ["one", "two", "three", "four"]);
+    assert_eq!(settled(&t), ["one", "two", "three", "four", "five"]);
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     let top = b"\x1b[?25lbefore\r\n\x1b[H\x1b[Jframe 1\x1b[Hframe 2\x1b[Hframe 3\x1b[H\x1b[Jhelp";
     feed(&mut emu, &mut t, top);
     assert_eq!(settled(&t), ["before"]);
+    // Its help closed by a clear and its frames drawn again, then another clear: a monitor's.
+    feed(&mut emu, &mut t, b"\x1b[H\x1b[Jframe 4\x1b[H\x1b[Jframe 5");
+    assert_eq!(settled(&t), ["before"]);
+    emu.group_reads(7, true);
+    feed(&mut emu, &mut t, b"\r\n$ \x1b[H\x1b[Jsix\r\n\x1b[H\x1b[J");
+    assert_eq!(settled(&t), ["before", "frame 5", "$", "six"]);
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(&mut emu, &mut t, b"\x1b[?25lone\r\n\x1b[H\x1b[J\x1b[1;1Htwo\r\n\x1b[H\x1b[J");
@@ -297,8 +315,8 @@ fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_ho
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
 /// redrawn with the cursor hidden (`DECSC`, home, `DECRC`) before them (nothing settled:
-/// `zero`, `one` and `two` lost). A frame's clear, the cursor hidden, after the first two
-/// clears of the frames still erases only.
+/// `zero`, `one` and `two` lost). Clears after it, the cursor hidden, each settle the frame
+/// they erase.
 #[test]
 fn a_clear_with_the_cursor_shown_settles_the_screen_after_frames() {
     let feeds: [&[u8]; 2] = [
@@ -314,16 +332,15 @@ fn a_clear_with_the_cursor_shown_settles_the_screen_after_frames() {
         assert!(!emu.frames.drawing(), "{:?}", String::from_utf8_lossy(input));
     }
     // A monitor's status line drawn from home with the cursor hidden, then its frames, each
-    // from a clear: the first clear settles what was there, the next ones erase only.
+    // from a clear: the first clear settles what was there, the next ones the frames.
     let mut emu = emulator(20, 5);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
     feed(&mut emu, &mut t, b"\r\nbefore\r\n\x1b[?25l\x1b7\x1b[Hhdr\x1b8");
     for frame in 1..4 {
         feed(&mut emu, &mut t, format!("\x1b[H\x1b[Jframe {frame}").as_bytes());
     }
-    // The second clear settles the first frame too (see
-    // `the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once`).
-    assert_eq!(settled(&t), ["hdr", "before", "frame 1"]);
+    // (See `the_frame_a_second_clear_with_the_cursor_hidden_erases_settles_at_once`.)
+    assert_eq!(settled(&t), ["hdr", "before", "frame 1", "frame 2"]);
     assert_eq!(rows(&emu)[0], "frame 3");
 }
 
