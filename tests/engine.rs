@@ -367,6 +367,7 @@ fn clears_waited_for_by_text_with_the_cursor_hidden_keep_every_frame() {
         assert_eq!(text.matches(&format!("\nframe{i}\n")).count(), 1, "frame{i}: {text:?}");
     }
     assert!(text.contains("frame1\nframe2\nframe3\nframe4\nloop done\n"), "{text:?}");
+    sh.close().unwrap();
     let sh = bash_without_marks_under_screen(&engine, 12);
     sh.send_text("tput civis; clear; echo A1\n").unwrap();
     expect(&sh, Until::regex("^A1$").unwrap());
