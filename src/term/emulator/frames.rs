@@ -14,7 +14,9 @@
 //! the transcript with the cursor shown whatever frames were drawn, and ends them; with the
 //! cursor hidden it settles the screen too, as xterm's `CSI 2 J` does, unless frames were
 //! drawn from the top-left between it and the clear before it in these frames (two moves there
-//! or more: `top`'s, whose first clear is at its start and next at a key opening its help):
+//! or more, not counting one a cursor restore undid before the next move there or clear, a
+//! status line redrawn: `DECSC`, home, its text, `DECRC`, however often; `top`'s, whose first
+//! clear is at its start and next at a key opening its help):
 //! from then on the program is a monitor, and its clears are its next frames, which erase
 //! only until the frames end ([`Frames::clear_erases_only`]). A plain move home with the
 //! cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts frames, but no clear.
@@ -41,6 +43,8 @@ pub(super) struct Settled {
     pub(super) cleared: bool,
     /// The moves to the top-left so far (`Scanner::homes`).
     pub(super) homes: u64,
+    /// How many of those a cursor restore undid (`Scanner::undone_homes`).
+    pub(super) undone: u64,
     /// The alternate screen is active (its moves home and frames are no primary screen's).
     pub(super) alternate: bool,
     /// The cursor is hidden.
@@ -70,6 +74,9 @@ pub(super) struct Frames {
     /// hidden) since `drawing` was last set: the first is set when it settles, the later
     /// ones by [`Frames::clear_erases_only`].
     cleared_at: Option<u64>,
+    /// The moves to the top-left a cursor restore undid, counted at the clear `cleared_at`
+    /// was counted at.
+    undone_at: u64,
     /// The cursor's row when a slice last settled with it shown, and the moves home counted
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
@@ -91,7 +98,7 @@ impl Frames {
     /// program that hid the cursor only while it cleared, `tput civis; clear; tput cnorm`,
     /// draws none after).
     pub(super) fn settled(&mut self, settled: Settled) {
-        let Settled { scrolled, cleared, homes, alternate, hidden, row } = settled;
+        let Settled { scrolled, cleared, homes, undone, alternate, hidden, row } = settled;
         let shown_row = self.shown_row;
         if !hidden {
             self.shown_row = Some((row, homes));
@@ -113,6 +120,7 @@ impl Frames {
             }
             if self.drawing && cleared && self.cleared_at.is_none() {
                 self.cleared_at = Some(homes);
+                self.undone_at = undone;
             }
         }
     }
@@ -174,16 +182,20 @@ impl Frames {
     /// later one (`echo two` between `clear`s, the cursor hidden), unless frames were drawn
     /// from the top-left between it and the clear before it, two moves there or more (`top`,
     /// which clears only at its start and when it opens a screen such as its help: the frame
-    /// its key found on the screen is a monitor's; one move there, `tput cup 0 0` or a status
-    /// line drawn, is no frames, nor `top`'s one refresh, which then settles). Once they were,
-    /// every later clear of these frames erases only.
-    pub(super) fn clear_erases_only(&mut self, homes: u64) -> bool {
+    /// its key found on the screen is a monitor's; one move there, `tput cup 0 0`, is no
+    /// frames, nor `top`'s one refresh, which then settles, nor any move there a restore
+    /// undid, `undone` of `homes` so far: a status line redrawn, `DECSC`, home, `DECRC`, as
+    /// often as it is). Once they were, every later clear of these frames erases only.
+    pub(super) fn clear_erases_only(&mut self, homes: u64, undone: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;
         }
-        // (The clears' own moves home are `at` and the last of `homes`.)
-        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 2 < homes);
+        // (The clears' own moves home are `at` and the last of `homes`; a restore undid
+        // `undone - undone_at` of those between.)
+        let restored = undone.saturating_sub(self.undone_at);
+        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 2 + restored < homes);
         self.cleared_at = Some(homes);
+        self.undone_at = undone;
         self.monitor |= drawn_from_home;
         self.monitor
     }
@@ -195,7 +207,7 @@ mod tests {
 
     /// A slice settled that cleared nothing.
     fn at(scrolled: bool, homes: u64, alternate: bool, hidden: bool) -> Settled {
-        Settled { scrolled, cleared: false, homes, alternate, hidden, row: 0 }
+        Settled { scrolled, cleared: false, homes, undone: 0, alternate, hidden, row: 0 }
     }
 
     /// A REPL that hides the cursor around each redraw: a slice that settles with it hidden
@@ -207,6 +219,7 @@ mod tests {
             scrolled: false,
             cleared: false,
             homes: 2,
+            undone: 0,
             alternate: false,
             hidden,
             row,

@@ -692,7 +692,9 @@ impl Emulator {
             && !view.alternate
             && self.scanner.follows_home()
             && (self.mode().contains(TermMode::SHOW_CURSOR)
-                || !self.frames.clear_erases_only(self.scanner.homes()))
+                || !self
+                    .frames
+                    .clear_erases_only(self.scanner.homes(), self.scanner.undone_homes()))
         {
             // An erase down right after a move to the top left corner (`CSI H CSI J`, what
             // `clear` sends where the terminal's description has no `ED 2`, the cursor shown
@@ -849,6 +851,7 @@ impl Emulator {
             scrolled: drained > 0 && scrolled == Scrolled::Output,
             cleared: scrolled == Scrolled::Cleared,
             homes: self.scanner.homes(),
+            undone: self.scanner.undone_homes(),
             alternate: self.alternate(),
             hidden,
             row: self.cursor_row(),

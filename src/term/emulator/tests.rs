@@ -311,6 +311,41 @@ fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_ho
     assert_eq!(settled(&t), ["one", "two"], "one move home between (tput cup 0 0)");
 }
 
+/// A status line redrawn from the top-left with the cursor hidden (`DECSC`, home, its text,
+/// `DECRC`) is no frame drawn there, however often between two clears: a loop under
+/// `TERM=screen` that redrew one each iteration and cleared every third took its clears after
+/// the first for a monitor's and lost every line after the first clear. Frames drawn from home
+/// and left there, or with a save after the move home, still make the clears a monitor's.
+#[test]
+fn status_lines_restored_after_a_move_home_are_no_frames_between_clears() {
+    let mut emu = emulator(20, 8);
+    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+    feed(&mut emu, &mut t, b"\x1b[?25l\x1b[H\x1b[J\r\n");
+    for i in 1..=9 {
+        feed(&mut emu, &mut t, format!("\x1b7\x1b[Hstatus {i}\x1b8line{i}\r\n").as_bytes());
+        if i % 3 == 0 {
+            feed(&mut emu, &mut t, b"\x1b[H\x1b[J\r\n");
+        }
+    }
+    let kept = settled(&t);
+    for i in 1..=9 {
+        let line = format!("line{i}");
+        assert_eq!(kept.iter().filter(|kept| **kept == line).count(), 1, "{line}: {kept:?}");
+    }
+    // A save after the move home (a restore goes back there), and three moves home before
+    // one restore (it undoes the last): frames drawn from home, the next clears erase only.
+    let betweens: [&[u8]; 2] =
+        [b"\x1b[Hone\x1b7\x1b[Htwo\x1b7\x1b8", b"\x1b7\x1b[Hone\x1b[Htwo\x1b[Hthree\x1b8"];
+    for between in betweens {
+        let mut emu = emulator(20, 5);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[?25lbefore\r\n\x1b[H\x1b[Jframe\r\n");
+        feed(&mut emu, &mut t, between);
+        feed(&mut emu, &mut t, b"\x1b[H\x1b[Jnext\r\n\x1b[H\x1b[J");
+        assert_eq!(settled(&t), ["before"], "{:?}", String::from_utf8_lossy(between));
+    }
+}
+
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
