@@ -27,7 +27,11 @@
 //! prompt marks): each settles when it is erased, its lines then the readable tail's end, so
 //! no line a reader already has is numbered anew. A monitor redrawing itself from a clear
 //! with the cursor hidden (`while :; do clear; date; sleep 1; done`) keeps every frame, as it
-//! does under xterm, where `clear` is `CSI 2 J`.
+//! does under xterm, where `clear` is `CSI 2 J`. Known limit: a monitor that never moves home
+//! between its clears is not told from such a loop, and each of its clears settles a whole
+//! screen: `htop` under `TERM=linux` (no alternate screen, the cursor hidden) redraws its rows
+//! without moving home and clears only to open or close its help or setup, so its help opened
+//! and closed three times settles 4 of its screens and 3 help screens (206 lines at 100x30).
 //!
 //! The group that draws is the terminal's foreground group after the output that started
 //! frames was fed (the first seen while they are drawn: the shell's prompt after a killed
