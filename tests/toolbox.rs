@@ -502,6 +502,30 @@ fn text_typed_but_not_submitted_is_said_so() {
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 
+/// A search typed into a pager on the primary screen (`less` as git runs it, `LESS=FRX`),
+/// without Enter, replaces its `:` prompt with what was typed: said to be typed but not
+/// submitted, as at a line editor; once Enter submits it, the result says no such thing.
+#[test]
+fn a_search_typed_into_a_pager_is_said_not_submitted() {
+    if !require("bash") || !require("less") {
+        return;
+    }
+    let toolbox = Toolbox::new(engine());
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"command": "seq 1 100 | LESS=FRX less", "rows": 10, "input_wait": true}),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    assert!(started.text.contains("\n9\n:"), "{}", started.text);
+    let typed = toolbox.call("terminal_send", &json!({"session_id": id, "text": "/50"}));
+    assert!(typed.text.contains("typed, not submitted"), "{}", typed.text);
+    assert!(typed.text.ends_with("\n/50"), "{}", typed.text);
+    let searched = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<Enter>"}));
+    assert!(searched.text.contains("\n50\n"), "{}", searched.text);
+    assert!(!searched.text.contains("not submitted"), "{}", searched.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+}
+
 /// Dropping a `call_async` future of a `terminal_send` that submitted a line interrupts the
 /// command it typed, as its docs say (and as a cancelled MCP call does): a host's own
 /// timeout around the future stops the program, not only the wait.

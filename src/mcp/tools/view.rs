@@ -168,8 +168,9 @@ pub(crate) struct NewOutput {
     /// The caller's read position had been forgotten (see
     /// [`Output::position_forgotten`](crate::Output::position_forgotten)).
     pub position_forgotten: bool,
-    /// All that is new is the plain text the call typed, echoed on the line read before:
-    /// nothing has taken it yet.
+    /// All that is new is the plain text the call typed, echoed on the line read before, or
+    /// in place of the pager's prompt that line was (see [`PagerPrompt`]): nothing has taken
+    /// it yet.
     pub typed_unsubmitted: bool,
     /// The new output starts with the rest of a line read before in part that is the echo of
     /// the line the call submitted (see [`Typed::Submitted`]).
@@ -660,6 +661,12 @@ pub(crate) fn show(
             Some(prompt.line) == new.first_line && new.omitted == 0 && prompt.erased_by(first)
         });
         new.rewritten &= !erased;
+        // That prompt replaced by exactly the plain text the call typed (`/pattern` typed
+        // without Enter at `less`'s `:`, git's pager's): a command line the pager holds,
+        // which nothing has taken yet.
+        if erased && matches!(&args.typed, Typed::Plain(echo) if *echo == new.text) {
+            new.typed_unsubmitted = true;
+        }
         if read_any && args.view != View::Scrollback {
             prompts.read_to(session.id(), prompt);
         }
