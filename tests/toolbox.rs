@@ -504,7 +504,9 @@ fn text_typed_but_not_submitted_is_said_so() {
 
 /// A search typed into a pager on the primary screen (`less` as git runs it, `LESS=FRX`),
 /// without Enter, replaces its `:` prompt with what was typed: said to be typed but not
-/// submitted, as at a line editor; once Enter submits it, the result says no such thing.
+/// submitted, as at a line editor; once Enter submits it, the result says no such thing,
+/// nor does a count (`5`) or an option prefix (`-`) typed there, which wait for another
+/// key, not for Enter.
 #[test]
 fn a_search_typed_into_a_pager_is_said_not_submitted() {
     if !require("bash") || !require("less") {
@@ -523,6 +525,20 @@ fn a_search_typed_into_a_pager_is_said_not_submitted() {
     let searched = toolbox.call("terminal_send", &json!({"session_id": id, "keys": "<Enter>"}));
     assert!(searched.text.contains("\n50\n"), "{}", searched.text);
     assert!(!searched.text.contains("not submitted"), "{}", searched.text);
+    // A count typed in place of the prompt waits for a command key, not for Enter.
+    let count = toolbox.call("terminal_send", &json!({"session_id": id, "text": "5"}));
+    assert!(count.text.ends_with("\n5"), "{}", count.text);
+    assert!(!count.text.contains("not submitted"), "{}", count.text);
+    toolbox.call("terminal_close", &json!({"session_id": id}));
+    // Nor does an option prefix (`-`), which replaces the prompt as a search does.
+    let started = toolbox.call(
+        "terminal_start",
+        &json!({"command": "seq 1 100 | LESS=FRX less", "rows": 10, "input_wait": true}),
+    );
+    let id = started.structured.unwrap()["session_id"].clone();
+    let option = toolbox.call("terminal_send", &json!({"session_id": id, "text": "-"}));
+    assert!(option.text.ends_with("\n-"), "{}", option.text);
+    assert!(!option.text.contains("not submitted"), "{}", option.text);
     toolbox.call("terminal_close", &json!({"session_id": id}));
 }
 

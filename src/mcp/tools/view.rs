@@ -363,6 +363,13 @@ fn strip_dropped_marker(out: &mut crate::Output) {
     }
 }
 
+/// Whether text a pager shows in place of its prompt is a command line that Enter submits:
+/// `less`'s searches (`/`, `?`), filter (`&`) and shell command (`!`). Its count prefix
+/// (`5`), option prefix (`-`) and `:` commands wait for another key instead.
+fn submitted_by_enter(echo: &str) -> bool {
+    echo.starts_with(['/', '?', '&', '!'])
+}
+
 /// What a result's header says of text typed that the program only echoed (see
 /// [`NewOutput::typed_unsubmitted`]).
 const UNSUBMITTED: &str = "typed, not submitted (Enter sends it)";
@@ -657,15 +664,23 @@ pub(crate) fn show(
         // by the shell's prompt once it quits): no line the caller read is repeated.
         let prompts = &call.caller.pager_prompts;
         let first = new.text.split('\n').next().unwrap_or_default();
-        let erased = prompts.of(session.id()).is_some_and(|prompt| {
-            Some(prompt.line) == new.first_line && new.omitted == 0 && prompt.erased_by(first)
-        });
+        let at_prompt = prompts
+            .of(session.id())
+            .filter(|prompt| Some(prompt.line) == new.first_line && new.omitted == 0);
+        let erased = at_prompt.as_ref().is_some_and(|prompt| prompt.erased_by(first));
         new.rewritten &= !erased;
-        // That prompt replaced by exactly the plain text the call typed (`/pattern` typed
-        // without Enter at `less`'s `:`, git's pager's): a command line the pager holds,
-        // which nothing has taken yet.
-        if erased && matches!(&args.typed, Typed::Plain(echo) if *echo == new.text) {
-            new.typed_unsubmitted = true;
+        // That prompt replaced by (`/pattern` typed without Enter at `less`'s `:`, git's
+        // pager's), or `less`'s lone `:` extended with (`:5`), exactly the plain text the
+        // call typed: said to be typed, not submitted, only when it is a command line the
+        // pager holds for Enter; a count (`5`) or an option prefix (`-`) waits for another
+        // key, not for Enter. (Any other prompt extended with what was typed, a line
+        // editor's `(y or n) y`, is said so as [`read_new`] found: there what is new is only
+        // the continuation, which `erased` compares with the prompt too.)
+        let colon = at_prompt.is_some_and(|prompt| prompt.text == ":");
+        let extended = new.typed_unsubmitted;
+        if (erased && !extended) || (colon && extended) {
+            new.typed_unsubmitted = matches!(&args.typed, Typed::Plain(echo)
+                if *echo == new.text && submitted_by_enter(echo));
         }
         if read_any && args.view != View::Scrollback {
             prompts.read_to(session.id(), prompt);
