@@ -389,26 +389,32 @@ fn clears_waited_for_by_text_with_the_cursor_hidden_keep_every_frame() {
 }
 
 /// A loop under `TERM=screen` that hides the cursor, redraws a status line from the top-left
-/// each iteration (`tput sc`, `tput cup 0 0`, its text, `tput rc`), prints a line and clears
-/// every third iteration keeps every line, each once: the status lines were taken for frames
-/// drawn from the top-left between two clears, and every line after the first clear was lost.
+/// each iteration (`tput sc`, `tput cup 0 0`, its text, `tput rc`; or `printf '\033[s'` …
+/// `printf '\033[u'`), prints a line and clears every third iteration keeps every line, each
+/// once: the status lines were taken for frames drawn from the top-left between two clears,
+/// and every line after the first clear was lost (with `CSI s` and `CSI u`, every line).
 #[test]
 fn a_status_line_redrawn_between_clears_with_the_cursor_hidden_loses_no_line() {
     if !require("clear") || !require("tput") || !require("bash") {
         return;
     }
     let engine = engine();
-    let sh = bash_without_marks_under_screen(&engine, 12);
-    let line = "tput civis; clear; echo; for i in 1 2 3 4 5 6 7 8 9; do tput sc; tput cup 0 0; \
-                printf 'status %s' $i; tput rc; echo line$i; \
-                if [ $((i % 3)) = 0 ]; then clear; echo; fi; done; echo loop' 'done\n";
-    sh.send_text(line).unwrap();
-    expect(&sh, Until::text("loop done"));
-    let text = sh.read().unwrap().text;
-    for i in 1..=9 {
-        assert_eq!(text.matches(&format!("\nline{i}\n")).count(), 1, "line{i}: {text:?}");
+    for (save, restore) in [("tput sc", "tput rc"), ("printf '\\033[s'", "printf '\\033[u'")] {
+        let sh = bash_without_marks_under_screen(&engine, 12);
+        let line = format!(
+            "tput civis; clear; echo; for i in 1 2 3 4 5 6 7 8 9; do {save}; tput cup 0 0; \
+             printf 'status %s' $i; {restore}; echo line$i; \
+             if [ $((i % 3)) = 0 ]; then clear; echo; fi; done; echo loop' 'done\n"
+        );
+        sh.send_text(&line).unwrap();
+        expect(&sh, Until::text("loop done"));
+        let text = sh.read().unwrap().text;
+        for i in 1..=9 {
+            let times = text.matches(&format!("\nline{i}\n")).count();
+            assert_eq!(times, 1, "{save}: line{i}: {text:?}");
+        }
+        sh.close().unwrap();
     }
-    sh.close().unwrap();
 }
 
 /// A `clear` with the cursor shown after one with it hidden (`tput civis; clear; tput cnorm`)

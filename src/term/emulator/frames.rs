@@ -15,8 +15,9 @@
 //! cursor hidden it settles the screen too, as xterm's `CSI 2 J` does, unless frames were
 //! drawn from the top-left between it and the clear before it in these frames (two moves there
 //! or more, not counting one a cursor restore undid before the next move there or clear, a
-//! status line redrawn: `DECSC`, home, its text, `DECRC`, however often; `top`'s, whose first
-//! clear is at its start and next at a key opening its help):
+//! status line redrawn: a save, `DECSC` or `CSI s`, home, its text, a restore, `DECRC` or
+//! `CSI u`, to a cursor saved elsewhere than home, however often; `top`'s, whose first clear
+//! is at its start and next at a key opening its help):
 //! from then on the program is a monitor, and its clears are its next frames, which erase
 //! only until the frames end ([`Frames::clear_erases_only`]). A plain move home with the
 //! cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts frames, but no clear.
@@ -188,8 +189,8 @@ impl Frames {
     /// which clears only at its start and when it opens a screen such as its help: the frame
     /// its key found on the screen is a monitor's; one move there, `tput cup 0 0`, is no
     /// frames, nor `top`'s one refresh, which then settles, nor any move there a restore
-    /// undid, `undone` of `homes` so far: a status line redrawn, `DECSC`, home, `DECRC`, as
-    /// often as it is). Once they were, every later clear of these frames erases only.
+    /// undid, `undone` of `homes` so far: a status line redrawn, `DECSC` or `CSI s`, home,
+    /// `DECRC` or `CSI u`, as often as it is). Once they were, every later clear of these frames erases only.
     pub(super) fn clear_erases_only(&mut self, homes: u64, undone: u64) -> bool {
         if !self.cleared_before(homes) {
             return false;

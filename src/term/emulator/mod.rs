@@ -658,6 +658,7 @@ impl Emulator {
     /// Gives the parser what the rules decide for a sequence's final byte.
     fn apply(&mut self, sequence: Sequence, final_byte: u8, transcript: &mut Transcript) {
         let view = self.view();
+        self.saves_or_restores(sequence);
         if let Sequence::Csi { private: None, action: b'b', .. } = sequence {
             // A repetition of the last character, whatever the rules make of it: that can be
             // a wide one, or a combining mark.
@@ -754,6 +755,26 @@ impl Emulator {
         );
         if clears_screen && !view.alternate {
             self.settle_screen_cleared(transcript);
+        }
+    }
+
+    /// Tells the scanner of a cursor save (`ESC 7`, `CSI s`) or restore (`ESC 8`, `CSI u`;
+    /// as alacritty takes them, without a private marker or intermediate byte), which counts
+    /// the moves to the top-left a restore undoes (`Scanner::undone_homes`): a restore takes
+    /// the cursor away from there when the cursor it restores, alacritty's own, is not at the
+    /// top-left. Each screen has its own, and entering the alternate screen (mode 1049, which
+    /// the rules make of 47 and 1047) saves the primary screen's where the cursor is then: a
+    /// restore after it goes back there.
+    fn saves_or_restores(&mut self, sequence: Sequence) {
+        match sequence {
+            Sequence::Esc(b'7') | Sequence::Csi { private: None, action: b's', .. } => {
+                self.scanner.cursor_saved();
+            }
+            Sequence::Esc(b'8') | Sequence::Csi { private: None, action: b'u', .. } => {
+                let saved = self.term.grid().saved_cursor.point;
+                self.scanner.cursor_restored(saved.line != Line(0) || saved.column != Column(0));
+            }
+            _ => {}
         }
     }
 

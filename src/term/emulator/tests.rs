@@ -311,26 +311,31 @@ fn clears_are_counted_again_after_frames_end_and_not_across_frames_drawn_from_ho
     assert_eq!(settled(&t), ["one", "two"], "one move home between (tput cup 0 0)");
 }
 
-/// A status line redrawn from the top-left with the cursor hidden (`DECSC`, home, its text,
-/// `DECRC`) is no frame drawn there, however often between two clears: a loop under
-/// `TERM=screen` that redrew one each iteration and cleared every third took its clears after
-/// the first for a monitor's and lost every line after the first clear. Frames drawn from home
-/// and left there, or with a save after the move home, still make the clears a monitor's.
+/// A status line redrawn from the top-left with the cursor hidden (a save, `DECSC` or `CSI s`,
+/// home, its text, a restore, `DECRC` or `CSI u`) is no frame drawn there, however often
+/// between two clears: a loop under `TERM=screen` that redrew one each iteration and cleared
+/// every third took its clears after the first for a monitor's and lost every line after the
+/// first clear (with `CSI s` and `CSI u`, every line). Frames drawn from home and left there,
+/// or with a save after the move home, still make the clears a monitor's.
 #[test]
 fn status_lines_restored_after_a_move_home_are_no_frames_between_clears() {
-    let mut emu = emulator(20, 8);
-    let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    feed(&mut emu, &mut t, b"\x1b[?25l\x1b[H\x1b[J\r\n");
-    for i in 1..=9 {
-        feed(&mut emu, &mut t, format!("\x1b7\x1b[Hstatus {i}\x1b8line{i}\r\n").as_bytes());
-        if i % 3 == 0 {
-            feed(&mut emu, &mut t, b"\x1b[H\x1b[J\r\n");
+    for (save, restore) in [("\x1b7", "\x1b8"), ("\x1b[s", "\x1b[u")] {
+        let mut emu = emulator(20, 8);
+        let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+        feed(&mut emu, &mut t, b"\x1b[?25l\x1b[H\x1b[J\r\n");
+        for i in 1..=9 {
+            let status = format!("{save}\x1b[Hstatus {i}{restore}line{i}\r\n");
+            feed(&mut emu, &mut t, status.as_bytes());
+            if i % 3 == 0 {
+                feed(&mut emu, &mut t, b"\x1b[H\x1b[J\r\n");
+            }
         }
-    }
-    let kept = settled(&t);
-    for i in 1..=9 {
-        let line = format!("line{i}");
-        assert_eq!(kept.iter().filter(|kept| **kept == line).count(), 1, "{line}: {kept:?}");
+        let kept = settled(&t);
+        for i in 1..=9 {
+            let line = format!("line{i}");
+            let times = kept.iter().filter(|kept| **kept == line).count();
+            assert_eq!(times, 1, "{save:?} {restore:?} {line}: {kept:?}");
+        }
     }
     // A save after the move home (a restore goes back there), and three moves home before
     // one restore (it undoes the last): frames drawn from home, the next clears erase only.
@@ -343,6 +348,43 @@ fn status_lines_restored_after_a_move_home_are_no_frames_between_clears() {
         feed(&mut emu, &mut t, between);
         feed(&mut emu, &mut t, b"\x1b[H\x1b[Jnext\r\n\x1b[H\x1b[J");
         assert_eq!(settled(&t), ["before"], "{:?}", String::from_utf8_lossy(between));
+    }
+}
+
+/// A restore (`ESC 8`, `CSI u`) undoes the last move to the top-left after a save (`ESC 7`,
+/// `CSI s`) when the cursor it restores, alacritty's own, is not the top-left, in any split:
+/// not one with a save, an erase or another move there after it, nor one before any save,
+/// after a reset, or after the alternate screen was entered (which saves the primary screen's
+/// cursor where it is: a restore then goes back home). A save with `CSI s` after the move
+/// home was not seen, nor a status line drawn with `CSI s` and `CSI u`; a restore after the
+/// alternate screen counted as undoing its move home.
+#[test]
+fn moves_to_the_top_left_a_restore_undoes_are_counted_in_any_split() {
+    let cases: [(&[u8], u64, u64); 10] = [
+        (b"\x1b7\x1b[Hstatus\x1b8\x1b7\x1b[1;1Hstatus\x1b8", 2, 2),
+        (b"\x1b7\x1b[Hone\x1b[Htwo\x1b8", 2, 1),
+        (b"\x1b[H\x1b7one\x1b8", 1, 0),
+        (b"\x1b7\x1b[H\x1b[Jone\x1b8", 1, 0),
+        (b"\x1b[Hone\x1b8", 1, 0),
+        (b"\x1b7\x1bc\x1b[Hone\x1b8", 1, 0),
+        (b"\x1b7\x1b[H\x1b[2;5Hone\x1b8\x1b8", 1, 1),
+        (b"\x1b[s\x1b[Hstatus\x1b[u", 1, 1),
+        (b"\x1b7\x1b[H\x1b[2Kstatus\x1b[stext\x1b8", 1, 0),
+        (b"\x1b7\x1b[H\x1b[?1049h\x1b[?1049l\x1b8", 1, 0),
+    ];
+    for (input, homes, undone) in cases {
+        // The cursor starts on the third row.
+        let input = [b"\x1b[3;5H", input].concat();
+        for chunk in 1..=input.len() {
+            let mut emu = emulator(10, 10);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            for piece in input.chunks(chunk) {
+                feed(&mut emu, &mut t, piece);
+            }
+            let what = String::from_utf8_lossy(&input);
+            assert_eq!(emu.scanner.homes(), homes, "{what:?} chunk {chunk}");
+            assert_eq!(emu.scanner.undone_homes(), undone, "{what:?} chunk {chunk}");
+        }
     }
 }
 
