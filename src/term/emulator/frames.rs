@@ -75,13 +75,11 @@ pub(super) struct Frames {
     homes_at_scroll: u64,
     /// A frame was started since then, the cursor hidden.
     drawing: bool,
-    /// The moves to the top-left counted at the last clear (`CSI H CSI J`, the cursor
-    /// hidden) since `drawing` was last set: the first is set when it settles, the later
-    /// ones by [`Frames::clear_erases_only`].
-    cleared_at: Option<u64>,
-    /// The moves to the top-left a cursor restore undid, counted at the clear `cleared_at`
-    /// was counted at.
-    undone_at: u64,
+    /// The moves to the top-left (`Scanner::homes`) and those a cursor restore undid
+    /// (`Scanner::undone_homes`) counted at the last clear (`CSI H CSI J`, the cursor hidden)
+    /// since `drawing` was last set: the first is set when it settles, the later ones by
+    /// [`Frames::clear_erases_only`].
+    cleared_at: Option<(u64, u64)>,
     /// The cursor's row when a slice last settled with it shown, and the moves home counted
     /// then: kept across slices that settle with it hidden (a REPL hides it around each
     /// redraw, and how its output is cut into slices decides which settle shown).
@@ -124,8 +122,7 @@ impl Frames {
                 self.drawing = true;
             }
             if self.drawing && cleared && self.cleared_at.is_none() {
-                self.cleared_at = Some(homes);
-                self.undone_at = undone;
+                self.cleared_at = Some((homes, undone));
             }
         }
     }
@@ -178,7 +175,7 @@ impl Frames {
     /// home with the cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts
     /// frames, but no first clear: the next clear is still the first.
     pub(super) fn cleared_before(&self, homes: u64) -> bool {
-        self.drawing && self.cleared_at.is_some_and(|at| at < homes)
+        self.drawing && self.cleared_at.is_some_and(|(at, _)| at < homes)
     }
 
     /// A clear (`CSI H CSI J`) is drawn with the cursor hidden, the last of `homes` moves to
@@ -197,10 +194,10 @@ impl Frames {
         }
         // (The clears' own moves home are `at` and the last of `homes`; a restore undid
         // `undone - undone_at` of those between.)
-        let restored = undone.saturating_sub(self.undone_at);
-        let drawn_from_home = self.cleared_at.is_some_and(|at| at + 2 + restored < homes);
-        self.cleared_at = Some(homes);
-        self.undone_at = undone;
+        let drawn_from_home = self
+            .cleared_at
+            .is_some_and(|(at, undone_at)| at + 2 + undone.saturating_sub(undone_at) < homes);
+        self.cleared_at = Some((homes, undone));
         self.monitor |= drawn_from_home;
         self.monitor
     }
