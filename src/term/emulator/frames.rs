@@ -21,6 +21,12 @@
 //! from then on the program is a monitor, and its clears are its next frames, which erase
 //! only until the frames end ([`Frames::clear_erases_only`]). A plain move home with the
 //! cursor hidden (a status line redrawn: `DECSC`, home, `DECRC`) starts frames, but no clear.
+//! Known limit: whatever is drawn from home between a save and its restore counts as a status
+//! line, however many rows it takes: a three-row dashboard (`DECSC`, home, `cpu`, `CR LF`,
+//! `mem`, `CR LF`, `load`, `DECRC`) redrawn between two clears with the cursor hidden makes no
+//! monitor, and each of its clears settles the screen, dashboard included. The cursor's row at
+//! the restore would tell it from a status line of one row, but a status line of two would
+//! then lose every line after a clear again, worse than a frame read twice.
 //!
 //! Every such clear settles so that `tput civis; echo one; clear; echo two; clear; echo
 //! three; clear`, the cursor hidden throughout, keeps `two` and `three` (the frames the clears
