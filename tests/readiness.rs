@@ -148,6 +148,39 @@ fn run_command_timeout_and_errors() {
     assert!(err.to_string().contains("bash and zsh"), "{err}");
 }
 
+/// A prompt that takes long to draw (its `PS1` runs a command, as a slow machine or a
+/// process under strace stretches any prompt) draws its mark (`B`) well after it began (`A`):
+/// `run_command` answered 250 ms after `A`, as at a prompt that lost its mark, and the next
+/// `run_command` was refused (not at its prompt). It waits for the prompt.
+#[test]
+fn run_command_waits_for_a_prompt_drawn_slowly() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile"])
+                .env("PS1", "$(sleep 0.6)slow> ")
+                .shell_integration(true),
+        )
+        .unwrap();
+    expect(&sh, Until::prompt());
+    for word in ["one", "two", "three"] {
+        let result = sh.run_command(&format!("echo {word}"), LONG).unwrap();
+        assert_eq!(
+            (result.output.as_str(), result.exit_code, result.timed_out),
+            (format!("{word}\n").as_str(), Some(0), false),
+            "{result:?}"
+        );
+        // Answered once the prompt was drawn, not while its command substitution slept.
+        assert!(result.duration >= Duration::from_millis(600), "{result:?}");
+        assert_eq!(result.status.activity, Activity::AtPrompt, "{result:?}");
+    }
+    sh.close().unwrap();
+}
+
 #[test]
 fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
     if !require("bash") {

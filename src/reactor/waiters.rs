@@ -613,8 +613,11 @@ impl Reactor {
     /// the command's timeout), so that it can run its next command at once.
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
-    /// within a look's interval is taken as the prompt: `PS1` was replaced and lost the mark,
-    /// and the caller gets the command's result rather than a timeout.
+    /// within a look's interval, with the shell then waiting for input at the terminal, is
+    /// taken as the prompt: `PS1` was replaced and lost the mark, and the caller gets the
+    /// command's result rather than a timeout. A shell not yet reading is still drawing its
+    /// prompt (slowly: a `PS1` that runs commands, a loaded machine) and is looked at again
+    /// until the command's deadline.
     pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
@@ -631,14 +634,21 @@ impl Reactor {
         let started = shell.output_start.is_some_and(|(_, count)| count == command.commands);
         if started {
             // `check_commands` noted when the command ended at an unmarked prompt, and asked
-            // for a look an interval later: still no drawn prompt, so this is the prompt.
+            // for a look an interval later: still no drawn prompt. It is the prompt if the
+            // shell reads the terminal; a shell still at work on it (a `PS1` or
+            // `PROMPT_COMMAND` that runs commands, a loaded machine) is looked at again.
             let unmarked_since = command.unmarked_prompt.filter(|_| {
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts
             });
             let running = shell.commands == command.commands;
+            let deadline = command.deadline;
             match unmarked_since {
                 Some(at) if at.elapsed() >= COMMAND_START_CHECK => {
-                    self.answer_command(id, waiter, Answer::Ended);
+                    if prompt_reads_terminal(slot) {
+                        self.answer_command(id, waiter, Answer::Ended);
+                    } else {
+                        again(self, deadline);
+                    }
                 }
                 // Looked at early (a timer may fire a little before its time): look again.
                 Some(at) => self.schedule(
@@ -859,6 +869,17 @@ impl Reactor {
 /// /proc cannot tell) a second one, with nothing else seen in between, lets a wait for silence
 /// settle: two of the waits' polls ([`crate::wait`] looks every 25 ms).
 const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
+
+/// Whether the shell, at a prompt begun without its drawn mark, reads the terminal: the
+/// prompt is drawn (and lost its mark). A probe that cannot tell (no `/proc`) answers yes, as
+/// the prompt was taken before the probe was asked.
+fn prompt_reads_terminal(slot: &Slot) -> bool {
+    let quiet = slot.last_output.max(slot.last_input).elapsed();
+    matches!(
+        input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
+        procfs::InputWait::Waiting { .. } | procfs::InputWait::Unknown { .. }
+    )
+}
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a
 /// line editor's mode switches, does not count), where that is known; else the last output.
