@@ -683,6 +683,13 @@ impl Session {
         self.client.call_for(self.id, move |r| r.typed_line(id))
     }
 
+    /// Whether the shell has begun a prompt (OSC 133 `A`) without drawing its mark (`B`): its
+    /// `PS1` lost the mark when it was replaced, or the prompt is still being drawn.
+    pub(crate) fn at_unmarked_prompt(&self) -> Result<bool> {
+        let id = self.id;
+        self.client.call_for(self.id, move |r| r.at_unmarked_prompt(id))
+    }
+
     /// Types `line` and Enter into a shell started with shell integration, waits until its
     /// prompt comes back (at most `timeout`) and returns the command's own output, exit code
     /// and duration. The read cursor moves past the command, so the next [`Session::read`]

@@ -1241,6 +1241,26 @@ fn a_wait_whose_server_is_killed_says_the_server_stopped() {
     assert!(!stderr.contains("failed"), "{stderr}");
 }
 
+/// A command that replaces `PS1` loses the prompt's mark: `exec` answers it, and the next one
+/// is refused for that reason. It was refused as though keys had been typed since the prompt
+/// (none were), with advice (`<C-u><Enter>`) that only draws another unmarked prompt.
+#[test]
+fn exec_after_the_prompt_lost_its_mark_says_so() {
+    if !require("bash") {
+        return;
+    }
+    let server = PrivateServer::start();
+    let bash = ["--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile"];
+    server.ok(&[&["start", "--name", "sh", "--shell-integration"][..], &bash].concat());
+    let ran = server.ok(&["exec", "sh", "PS1='> '; echo replaced"]);
+    assert!(ran.contains("replaced\n") && ran.contains("exit code 0"), "{ran}");
+    let output = server.cli(&["exec", "sh", "echo more"]);
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("lost termloom's mark"), "{stderr}");
+    assert!(!stderr.contains("keys were typed"), "{stderr}");
+}
+
 /// The help lists, for each flag, the commands that take it, and a flag is refused in the
 /// command line's own words: its flags, never the tools' argument names.
 #[test]

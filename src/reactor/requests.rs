@@ -1135,6 +1135,13 @@ impl Reactor {
         Ok(typed_line_of(self.slot(id)?, None))
     }
 
+    /// Whether the shell of session `id` has begun a prompt without drawing its mark (see
+    /// `ShellTracker::prompt_unmarked`), with its output read first.
+    pub(crate) fn at_unmarked_prompt(&mut self, id: SessionId) -> Result<bool> {
+        self.read_unread(id.0);
+        Ok(self.slot(id)?.terminal.shell().prompt_unmarked)
+    }
+
     /// Ends a wait early: the caller gets `Fired::Cancelled`.
     pub(crate) fn cancel_wait(&mut self, id: SessionId, waiter: u64) {
         self.end_wait(id.0, waiter, Fired::Cancelled);

@@ -25,6 +25,9 @@ pub(crate) struct ShellTracker {
     pub prompts: u64,
     /// Prompts begun (`A` marks): a prompt whose `B` was lost (`PS1` replaced) still begins.
     pub prompt_starts: u64,
+    /// The last mark was `A`: a prompt begun and not drawn, one that lost its `B` (`PS1`
+    /// replaced) or one still being drawn.
+    pub prompt_unmarked: bool,
     /// When the last prompt was drawn.
     pub prompt_at: Option<Instant>,
     /// Where on the grid the last prompt's command line starts (its `B` mark; see
@@ -46,11 +49,13 @@ impl ShellTracker {
     /// Applies one mark.
     pub(crate) fn apply(&mut self, mark: &MarkAt, now: Instant) {
         let position = (mark.line, mark.offset);
+        self.prompt_unmarked = false;
         match mark.mark {
             PromptMark::PromptStart => {
                 self.running = false;
                 self.at_prompt = false;
                 self.prompt_starts += 1;
+                self.prompt_unmarked = true;
             }
             PromptMark::InputStart => {
                 self.integrated = true;
@@ -95,6 +100,23 @@ mod tests {
 
     fn mark(mark: PromptMark, line: u64) -> MarkAt {
         MarkAt { mark, line, offset: 0, text_end: None, after_cursor: None, cell: (0, 0, 0) }
+    }
+
+    /// A prompt begun and not drawn is unmarked until its `B`, or another mark, comes.
+    #[test]
+    fn a_prompt_begun_without_its_mark_is_unmarked() {
+        let mut t = ShellTracker::default();
+        let now = Instant::now();
+        t.apply(&mark(PromptMark::PromptStart, 0), now);
+        assert!(t.prompt_unmarked && !t.at_prompt);
+        t.apply(&mark(PromptMark::InputStart, 0), now);
+        assert!(!t.prompt_unmarked && t.at_prompt);
+        t.apply(&mark(PromptMark::OutputStart, 1), now);
+        t.apply(&mark(PromptMark::CommandEnd(Some(0)), 2), now);
+        t.apply(&mark(PromptMark::PromptStart, 2), now);
+        assert!(t.prompt_unmarked);
+        t.apply(&mark(PromptMark::OutputStart, 3), now);
+        assert!(!t.prompt_unmarked);
     }
 
     #[test]

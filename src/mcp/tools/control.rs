@@ -96,6 +96,15 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     if !session.status().is_ok_and(|status| status.shell_integration) {
                         return Err(run_error(crate::Error::NoShellIntegration(session.id())));
                     }
+                    // One whose `PS1` was replaced draws its prompts without the mark that
+                    // running a command needs: no keys are to blame, and no new prompt helps.
+                    if session.at_unmarked_prompt().unwrap_or(false) {
+                        return Err(ToolError::invalid_input(format!(
+                            "session {}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session",
+                            session.id()
+                        ))
+                        .code("not_at_prompt"));
+                    }
                     return Err(ToolError::invalid_input(format!(
                         "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
                         session.id()
