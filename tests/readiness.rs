@@ -181,6 +181,36 @@ fn run_command_waits_for_a_prompt_drawn_slowly() {
     sh.close().unwrap();
 }
 
+/// A command that ended (its exit code marked) while its prompt is still being drawn at the
+/// command's deadline (a `PS1` that runs a slow command: a git prompt in a big repository)
+/// has ended: it was answered as still running (`timed_out`, no exit code).
+#[test]
+fn run_command_that_ended_before_a_slow_prompt_is_not_timed_out() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = engine
+        .spawn(
+            SpawnSpec::new("bash")
+                .args(["--norc", "--noprofile"])
+                .env("PS1", "$(sleep 3)slow> ")
+                .shell_integration(true),
+        )
+        .unwrap();
+    expect(&sh, Until::prompt());
+    let result = sh.run_command("echo x", Duration::from_secs(1)).unwrap();
+    assert_eq!(
+        (result.output.as_str(), result.exit_code, result.timed_out, result.waiting_for_input),
+        ("x\n", Some(0), false, false),
+        "{result:?}"
+    );
+    // The prompt comes, and the next command runs there.
+    expect(&sh, Until::prompt());
+    assert_eq!(sh.run_command("echo y", LONG).unwrap().output, "y\n");
+    sh.close().unwrap();
+}
+
 #[test]
 fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
     if !require("bash") {

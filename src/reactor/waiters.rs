@@ -697,11 +697,20 @@ impl Reactor {
         let _ = self.send(SessionId(id), b"\x03");
     }
 
+    /// Answers a `run_command` caller at its deadline: a command that ended (its exit code
+    /// marked) at a prompt still being drawn (a `PS1` that runs a slow command, a background
+    /// job printing while the prompt is looked at) has ended, not timed out; any other is
+    /// still running.
     pub(super) fn command_timed_out(&mut self, id: u64, waiter: u64) {
         // Its prompt may be back already, unread or not looked at yet (`check_commands`,
         // which the look runs, then answers it as ended).
         self.look_before_timeout(id);
-        self.answer_command(id, waiter, Answer::TimedOut);
+        let ended = self.sessions.get(&id).is_some_and(|slot| {
+            let commands = slot.terminal.shell().commands;
+            slot.commands.iter().any(|c| c.id == waiter && !c.abandoned && commands > c.commands)
+        });
+        let answer = if ended { Answer::Ended } else { Answer::TimedOut };
+        self.answer_command(id, waiter, answer);
     }
 
     /// A running command quiet for `input_settle` that waits for input at the terminal (a
