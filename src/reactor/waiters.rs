@@ -670,11 +670,7 @@ impl Reactor {
             self.schedule(at, Timer::CommandCheck { session: id, waiter });
             return;
         }
-        let quiet = slot.last_output.max(slot.last_input).elapsed();
-        if !matches!(
-            input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
-            procfs::InputWait::Waiting { .. }
-        ) {
+        if !matches!(probe(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. }) {
             // Still reading the line, or busy: look again, for a few seconds at most (then
             // the command's timeout answers).
             let command = slot.commands.iter().find(|c| c.id == waiter);
@@ -724,12 +720,9 @@ impl Reactor {
         let Some(slot) = self.sessions.get(&id) else { return };
         let Some(command) = slot.commands.iter().find(|c| c.id == waiter) else { return };
         let deadline = command.deadline;
-        let quiet = slot.last_output.max(slot.last_input).elapsed();
+        let quiet = quiet_of(slot);
         let waiting = quiet >= settle
-            && matches!(
-                input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
-                procfs::InputWait::Waiting { .. }
-            );
+            && matches!(probe(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. });
         if waiting {
             self.answer_command(id, waiter, Answer::WaitingForInput);
             return;
@@ -883,11 +876,22 @@ const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
 /// prompt is drawn (and lost its mark). A probe that cannot tell (no `/proc`) answers yes, as
 /// the prompt was taken before the probe was asked.
 fn prompt_reads_terminal(slot: &Slot) -> bool {
-    let quiet = slot.last_output.max(slot.last_input).elapsed();
     matches!(
-        input_wait_of(slot, Sighting::Confirmed, quiet, Looked::default()).0,
+        probe(slot, Sighting::Confirmed).0,
         procfs::InputWait::Waiting { .. } | procfs::InputWait::Unknown { .. }
     )
+}
+
+/// How long the terminal of `slot` has been quiet: no output, no input.
+fn quiet_of(slot: &Slot) -> Duration {
+    slot.last_output.max(slot.last_input).elapsed()
+}
+
+/// The input-wait probe's answer for a `run_command` look (see `command_check`), with how long
+/// the terminal has been quiet.
+fn probe(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Duration) {
+    let quiet = quiet_of(slot);
+    (input_wait_of(slot, sighting, quiet, Looked::default()).0, quiet)
 }
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a
