@@ -683,11 +683,13 @@ impl Session {
         self.client.call_for(self.id, move |r| r.typed_line(id))
     }
 
-    /// Whether the shell has begun a prompt (OSC 133 `A`) without drawing its mark (`B`): its
-    /// `PS1` lost the mark when it was replaced, or the prompt is still being drawn.
-    pub(crate) fn at_unmarked_prompt(&self) -> Result<bool> {
+    /// Who reads the terminal when the shell has begun a prompt (OSC 133 `A`) without drawing
+    /// its mark (`B`): the shell itself (its `PS1` lost the mark when it was replaced), another
+    /// process (a question the prompt asks), or nobody yet (the prompt is still being drawn).
+    /// `None` when the last mark is another.
+    pub(crate) fn unmarked_reader(&self) -> Result<Option<crate::reactor::UnmarkedReader>> {
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.at_unmarked_prompt(id))
+        self.client.call_for(self.id, move |r| r.unmarked_reader(id))
     }
 
     /// Types `line` and Enter into a shell started with shell integration, waits until its

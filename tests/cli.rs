@@ -1261,6 +1261,28 @@ fn exec_after_the_prompt_lost_its_mark_says_so() {
     assert!(!stderr.contains("keys were typed"), "{stderr}");
 }
 
+/// A prompt that asks a question before it draws its mark is not one that lost the mark:
+/// `exec` says the command waits for input, and the next `exec` names the reader and does not
+/// advise typing commands (they would be the question's answer). Both said the prompt lost
+/// termloom's mark (PS1 replaced).
+#[test]
+fn exec_at_a_prompt_that_asks_a_question_names_the_reader() {
+    if !require("bash") {
+        return;
+    }
+    let server = PrivateServer::start();
+    let bash = ["--env", "PS1=$ ", "--", "bash", "--norc", "--noprofile"];
+    server.ok(&[&["start", "--name", "sh", "--shell-integration"][..], &bash].concat());
+    let asks = r#"PS1="\$(printf 'Username: ' >/dev/tty; head -n1 </dev/tty >/dev/null)$PS1""#;
+    let output = server.cli(&["exec", "sh", &format!("{asks}; echo set")]);
+    assert_code(&output, 3);
+    let output = server.cli(&["exec", "sh", "echo more"]);
+    assert_code(&output, 1);
+    let stderr = stderr(&output);
+    assert!(stderr.contains("head (pid"), "{stderr}");
+    assert!(!stderr.contains("lost termloom's mark"), "{stderr}");
+}
+
 /// The help lists, for each flag, the commands that take it, and a flag is refused in the
 /// command line's own words: its flags, never the tools' argument names.
 #[test]

@@ -211,6 +211,54 @@ fn run_command_that_ended_before_a_slow_prompt_is_not_timed_out() {
     sh.close().unwrap();
 }
 
+/// A prompt that asks a question before it draws its mark (a `PS1` running `git fetch`, at
+/// `Username for …:`) is no prompt that lost its mark: the command's caller is told it waits
+/// for input. It was answered as ended (`waiting_for_input` false), the prompt taken as drawn.
+#[test]
+fn run_command_at_a_prompt_that_asks_a_question_waits_for_input() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    let asks = r#"PS1="\$(printf 'Username: ' >/dev/tty; head -n1 </dev/tty >/dev/null)$PS1""#;
+    let result = sh.run_command(&format!("{asks}; echo set"), LONG).unwrap();
+    assert!(result.waiting_for_input && !result.timed_out, "{result:?}");
+    assert!(result.output.starts_with("set\n"), "{result:?}");
+    // Answered, the prompt is drawn with its mark, and the next command runs (and is asked
+    // about again).
+    sh.submit("me").unwrap();
+    expect(&sh, Until::prompt());
+    let result = sh.run_command("echo more", LONG).unwrap();
+    assert!(result.waiting_for_input && result.output.starts_with("more\n"), "{result:?}");
+    sh.submit("me").unwrap();
+    expect(&sh, Until::prompt());
+    sh.close().unwrap();
+}
+
+/// A `PROMPT_COMMAND` that reads the terminal with a timer (`read -t 2`) before the prompt is
+/// drawn is still drawing it: the command is answered once the prompt is drawn, and the next
+/// one runs. It was answered at once, the prompt taken as one that lost its mark, and the next
+/// command refused (not at its prompt).
+#[test]
+fn run_command_waits_for_a_prompt_command_reading_with_a_timer() {
+    if !require("bash") {
+        return;
+    }
+    let engine = engine();
+    let sh = integrated_bash(&engine);
+    let set = r#"PROMPT_COMMAND="$PROMPT_COMMAND; read -t 2 x"; echo set"#;
+    let result = sh.run_command(set, LONG).unwrap();
+    assert_eq!(
+        (result.output.as_str(), result.exit_code, result.timed_out, result.waiting_for_input),
+        ("set\n", Some(0), false, false),
+        "{result:?}"
+    );
+    assert!(result.duration >= Duration::from_millis(1500), "{result:?}");
+    assert_eq!(sh.run_command("echo more", LONG).unwrap().output, "more\n");
+    sh.close().unwrap();
+}
+
 #[test]
 fn prompt_wait_does_not_fire_on_the_prompt_before_the_command() {
     if !require("bash") {

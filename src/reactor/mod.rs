@@ -49,6 +49,7 @@ pub(crate) use client::{Client, Stop};
 pub use reply::EngineFuture;
 pub(crate) use reply::Reply;
 pub(crate) use requests::Typing;
+pub(crate) use waiters::UnmarkedReader;
 
 /// Work for the reactor thread.
 pub(crate) type Request = Box<dyn FnOnce(&mut Reactor) + Send>;

@@ -1135,11 +1135,13 @@ impl Reactor {
         Ok(typed_line_of(self.slot(id)?, None))
     }
 
-    /// Whether the shell of session `id` has begun a prompt without drawing its mark (see
-    /// `ShellTracker::prompt_unmarked`), with its output read first.
-    pub(crate) fn at_unmarked_prompt(&mut self, id: SessionId) -> Result<bool> {
+    /// Who reads the terminal of session `id` when its shell has begun a prompt without
+    /// drawing its mark (see `ShellTracker::prompt_unmarked`), with its output read first;
+    /// `None` at any other time.
+    pub(crate) fn unmarked_reader(&mut self, id: SessionId) -> Result<Option<UnmarkedReader>> {
         self.read_unread(id.0);
-        Ok(self.slot(id)?.terminal.shell().prompt_unmarked)
+        let slot = self.slot(id)?;
+        Ok(slot.terminal.shell().prompt_unmarked.then(|| super::waiters::unmarked_reader(slot)))
     }
 
     /// Ends a wait early: the caller gets `Fired::Cancelled`.

@@ -613,11 +613,14 @@ impl Reactor {
     /// the command's timeout), so that it can run its next command at once.
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
-    /// within a look's interval, with the shell then waiting for input at the terminal, is
-    /// taken as the prompt: `PS1` was replaced and lost the mark, and the caller gets the
-    /// command's result rather than a timeout. A shell not yet reading is still drawing its
-    /// prompt (slowly: a `PS1` that runs commands, a loaded machine) and is looked at again
-    /// until the command's deadline.
+    /// within a look's interval, with the shell itself then reading the terminal with no
+    /// timer, is taken as the prompt: `PS1` was replaced and lost the mark, and the caller gets
+    /// the command's result rather than a timeout. Another process of the shell's group
+    /// reading it is a question the prompt asks (a `PS1` running `git fetch`, at `Username
+    /// for …:`): the caller is told the command waits for input. A shell not yet reading, or
+    /// reading with a timer (`read -t 2` in `PROMPT_COMMAND`), is still drawing its prompt
+    /// (slowly: a `PS1` that runs commands, a loaded machine) and is looked at again until the
+    /// command's deadline (see [`UnmarkedReader`]).
     pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
@@ -635,21 +638,22 @@ impl Reactor {
         if started {
             // `check_commands` noted when the command ended at an unmarked prompt, and asked
             // for a look an interval later: still no drawn prompt. It is the prompt if the
-            // shell reads the terminal; a shell still at work on it (a `PS1` or
-            // `PROMPT_COMMAND` that runs commands, a loaded machine) is looked at again.
+            // shell reads the terminal; a question if another process does; a shell still at
+            // work on it (a `PS1` or `PROMPT_COMMAND` that runs commands, a loaded machine) is
+            // looked at again.
             let unmarked_since = command.unmarked_prompt.filter(|_| {
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts
             });
             let running = shell.commands == command.commands;
             let deadline = command.deadline;
             match unmarked_since {
-                Some(at) if at.elapsed() >= COMMAND_START_CHECK => {
-                    if prompt_reads_terminal(slot) {
-                        self.answer_command(id, waiter, Answer::Ended);
-                    } else {
-                        again(self, deadline);
+                Some(at) if at.elapsed() >= COMMAND_START_CHECK => match unmarked_reader(slot) {
+                    UnmarkedReader::Shell => self.answer_command(id, waiter, Answer::Ended),
+                    UnmarkedReader::Other { .. } => {
+                        self.answer_command(id, waiter, Answer::WaitingForInput)
                     }
-                }
+                    UnmarkedReader::Drawing => again(self, deadline),
+                },
                 // Looked at early (a timer may fire a little before its time): look again.
                 Some(at) => self.schedule(
                     at + COMMAND_START_CHECK,
@@ -872,16 +876,6 @@ impl Reactor {
 /// settle: two of the waits' polls ([`crate::wait`] looks every 25 ms).
 const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
 
-/// Whether the shell, at a prompt begun without its drawn mark, reads the terminal: the
-/// prompt is drawn (and lost its mark). A probe that cannot tell (no `/proc`) answers yes, as
-/// the prompt was taken before the probe was asked.
-fn prompt_reads_terminal(slot: &Slot) -> bool {
-    matches!(
-        probe(slot, Sighting::Confirmed).0,
-        procfs::InputWait::Waiting { .. } | procfs::InputWait::Unknown { .. }
-    )
-}
-
 /// How long the terminal of `slot` has been quiet: no output, no input.
 fn quiet_of(slot: &Slot) -> Duration {
     slot.last_output.max(slot.last_input).elapsed()
@@ -892,6 +886,46 @@ fn quiet_of(slot: &Slot) -> Duration {
 fn probe(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Duration) {
     let quiet = quiet_of(slot);
     (input_wait_of(slot, sighting, quiet, Looked::default()).0, quiet)
+}
+
+/// Who reads the terminal at a prompt begun (OSC 133 `A`) without its drawn mark (`B`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum UnmarkedReader {
+    /// The shell itself, with no timer: the prompt is drawn, and lost its mark (`PS1` was
+    /// replaced). So is a prompt the probe cannot tell about (no `/proc`, a shell run as
+    /// another user): it is taken as drawn, as before the probe was asked.
+    Shell,
+    /// Another process of the shell's group: a question the prompt asks before it is drawn
+    /// (a `PS1` or `PROMPT_COMMAND` running `git fetch`, at `Username for …:`).
+    Other {
+        /// The reader's process id.
+        pid: i32,
+        /// Its name, as `/proc` gives it.
+        name: String,
+    },
+    /// Nobody, or the shell with a timer (`read -t 2` in `PROMPT_COMMAND`): the prompt is
+    /// still being drawn.
+    Drawing,
+}
+
+/// Who reads the terminal of `slot`, at a prompt begun without its mark. A first sighting is
+/// taken: the command's output is delimited by its end (`D`) already, and the only question
+/// is whether the shell reached its read; a mark written just before it (not yet on the
+/// master) comes right after, and the caller's answer (ended) is the same.
+pub(super) fn unmarked_reader(slot: &Slot) -> UnmarkedReader {
+    let untimed = |pid| match slot.slave_device {
+        Some(device) => procfs::blocked_on_terminal(pid, device),
+        None => true,
+    };
+    match probe(slot, Sighting::First).0 {
+        procfs::InputWait::Waiting { reader: Some(pid) } if pid != slot.pid => {
+            let name = procfs::process_name(pid).unwrap_or_else(|| "?".to_owned());
+            UnmarkedReader::Other { pid, name }
+        }
+        procfs::InputWait::Waiting { .. } if untimed(slot.pid) => UnmarkedReader::Shell,
+        procfs::InputWait::Unknown { .. } => UnmarkedReader::Shell,
+        _ => UnmarkedReader::Drawing,
+    }
 }
 
 /// When the screen last changed, as a wait counts it (output that changes nothing, such as a

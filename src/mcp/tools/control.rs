@@ -19,6 +19,7 @@ use super::view::{
 };
 use super::waits::{self, DefaultWait, Plan};
 use super::{Call, ToolError, ToolOutput};
+use crate::reactor::UnmarkedReader;
 
 /// Time a new shell may take to show its first prompt.
 const SHELL_START: Duration = Duration::from_secs(20);
@@ -98,12 +99,25 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     }
                     // One whose `PS1` was replaced draws its prompts without the mark that
                     // running a command needs: no keys are to blame, and no new prompt helps.
-                    if session.at_unmarked_prompt().unwrap_or(false) {
-                        return Err(ToolError::invalid_input(format!(
+                    // A prompt begun whose terminal another process reads asks a question
+                    // (git at `Username for …:`): the next command is no answer to it.
+                    let unmarked = match session.unmarked_reader() {
+                        Ok(Some(UnmarkedReader::Shell)) => Some(format!(
                             "session {}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session",
                             session.id()
-                        ))
-                        .code("not_at_prompt"));
+                        )),
+                        Ok(Some(UnmarkedReader::Other { pid, name })) => Some(format!(
+                            "session {}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1 or PROMPT_COMMAND, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn",
+                            session.id()
+                        )),
+                        Ok(Some(UnmarkedReader::Drawing)) => Some(format!(
+                            "session {}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): wait for the prompt with terminal_wait, then run the command",
+                            session.id()
+                        )),
+                        _ => None,
+                    };
+                    if let Some(message) = unmarked {
+                        return Err(ToolError::invalid_input(message).code("not_at_prompt"));
                     }
                     return Err(ToolError::invalid_input(format!(
                         "session {}'s shell reads at its prompt, but keys were typed since it drew it, and what they left on its command line would run with the command: clear the line and draw a new prompt with terminal_send keys=\"<C-u><Enter>\" (or submit what is there), then run the command",
