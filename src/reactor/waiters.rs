@@ -557,19 +557,18 @@ impl Reactor {
         // Ended, and a prompt begun without its drawn mark: if the mark does not follow
         // within a look's interval, `command_check` takes this prompt (PS1 lost the mark).
         let mut looks = Vec::new();
+        let now = Instant::now();
         for command in slot.commands.iter_mut().filter(|c| !c.abandoned) {
             let unmarked =
                 shell.commands > command.commands && shell.prompt_starts > command.prompt_starts;
             if unmarked && command.unmarked_prompt.is_none() {
-                command.unmarked_prompt = Some(Instant::now());
+                command.unmarked_prompt = Some(now);
                 looks.push(command.id);
             }
         }
+        // On `unmarked_look`'s grid, as every later look: one timer, however many ask.
         for waiter in looks {
-            self.schedule(
-                Instant::now() + COMMAND_START_CHECK,
-                Timer::CommandCheck { session: id, waiter },
-            );
+            self.schedule(now + COMMAND_START_CHECK, Timer::CommandCheck { session: id, waiter });
         }
         for command in done {
             self.unschedule(command.deadline, Timer::Command { session: id, waiter: command.id });
@@ -652,13 +651,18 @@ impl Reactor {
                     UnmarkedReader::Other { .. } => {
                         self.answer_command(id, waiter, Answer::WaitingForInput)
                     }
-                    UnmarkedReader::Drawing => again(self, deadline),
+                    UnmarkedReader::Drawing => {
+                        let next = unmarked_look(at);
+                        if next < deadline {
+                            self.schedule(next, Timer::CommandCheck { session: id, waiter });
+                        }
+                    }
                 },
-                // Looked at early (a timer may fire a little before its time): look again.
-                Some(at) => self.schedule(
-                    at + COMMAND_START_CHECK,
-                    Timer::CommandCheck { session: id, waiter },
-                ),
+                // Looked at early (a timer may fire a little before its time, or one set while
+                // the command ran fires): look again, on the grid.
+                Some(at) => {
+                    self.schedule(unmarked_look(at), Timer::CommandCheck { session: id, waiter })
+                }
                 None if running => self.check_command_input(id, waiter),
                 None => {}
             }
@@ -888,6 +892,16 @@ fn probe(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Duration) {
     (input_wait_of(slot, sighting, quiet, Looked::default()).0, quiet)
 }
 
+/// When to look next at a prompt begun without its mark, first seen at `since`: on a grid of
+/// [`COMMAND_START_CHECK`] from then, so that every timer that asks (the look `check_commands`
+/// sets, one set while the command ran that fires meanwhile) is the same one, and one chain of
+/// looks runs, not several side by side.
+fn unmarked_look(since: Instant) -> Instant {
+    let step = COMMAND_START_CHECK.as_nanos().max(1);
+    let looks = u32::try_from(since.elapsed().as_nanos() / step + 1).unwrap_or(u32::MAX);
+    since + COMMAND_START_CHECK.saturating_mul(looks)
+}
+
 /// Who reads the terminal at a prompt begun (OSC 133 `A`) without its drawn mark (`B`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum UnmarkedReader {
@@ -951,5 +965,24 @@ fn quiet_or_running(slot: &Slot, since_output: Duration, quiet: Duration) -> Act
     match since_output >= quiet && !slot.cadence.holds(since_output) {
         true => Activity::Quiet,
         false => Activity::Running,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every timer that asks for the next look at an unmarked prompt gets the same instant,
+    /// whenever it fires: the next step of the grid from the first sighting.
+    #[test]
+    fn looks_at_an_unmarked_prompt_keep_to_one_grid() {
+        let now = Instant::now();
+        let step = COMMAND_START_CHECK;
+        let since = now - step / 2;
+        assert_eq!(unmarked_look(since), since + step);
+        let since = now - (step + step / 10);
+        assert_eq!(unmarked_look(since), since + step * 2);
+        let since = now - (step * 3 + step / 2);
+        assert_eq!(unmarked_look(since), since + step * 4);
     }
 }
