@@ -1285,7 +1285,8 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let trace = dir.join("trace.txt");
     let name = "a_keystroke_asks_the_terminal_each_thing_once";
     let run = std::process::Command::new("strace")
-        .args(["-f", "-qq", "-e", "trace=ioctl,write,stat,statx,newfstatat", "-o"])
+        .args(["-f", "-qq", "-e", "trace=ioctl,write,stat,statx,newfstatat,open,openat,pread64"])
+        .arg("-o")
         .arg(&trace)
         .arg(std::env::current_exe().unwrap())
         .args(["--exact", name, "--nocapture", "--test-threads=1"])
@@ -1417,6 +1418,52 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     // (Whether a send finds output waiting is the machine's timing: under strace, `yes` may
     // not have written since the reactor last read, and the master answers none. The order
     // is checked either way: the modes were read first, and once more after output read.)
+    // Each status of a `cat` resized since it was seen waiting probes `/proc` whole, as one
+    // examination: no path opened twice (a file read, a directory listed), and each file
+    // read from its start in one `pread` (a one-record file; `cgroup.procs` and `children`,
+    // listings of a few pids). A probe read the group's `stat` twice and its leader's once
+    // more for the status, listed its threads three times, read a `children` file twice,
+    // and `cgroup.procs` with a second `pread` for its end.
+    let mut probes: Vec<Vec<&str>> = Vec::new();
+    let mut inside = false;
+    for (tid, call) in &trace {
+        if call.contains("probes-start") {
+            inside = true;
+        } else if call.contains("probes-end") {
+            break;
+        } else if inside && call.contains("/next-request\"") {
+            probes.push(Vec::new());
+        } else if let Some(probe) = probes.last_mut()
+            && *tid == reactor
+        {
+            probe.push(call.as_str());
+        }
+    }
+    assert_eq!(probes.len(), PROBING_STATUSES, "requests between the probes' marks");
+    for calls in &probes {
+        let opened: Vec<&str> = calls
+            .iter()
+            .filter(|c| c.starts_with("open(") || c.starts_with("openat("))
+            .filter_map(|c| c.split('"').nth(1))
+            .filter(|path| path.starts_with("/proc/"))
+            .collect();
+        let twice: Vec<&&str> =
+            opened.iter().filter(|p| opened.iter().filter(|o| o == p).count() > 1).collect();
+        assert!(
+            twice.is_empty() && opened.iter().any(|p| p.ends_with("/task")),
+            "a status's probe opened {twice:?} more than once (or listed no thread): {calls:#?}"
+        );
+        // (The offset, the last argument: `pread64(7, "123\n", 4096, 4) = 0`.)
+        let offset = |c: &&str| {
+            let (call, _) = c.rsplit_once(" = ")?;
+            call.trim_end().strip_suffix(')')?.rsplit(", ").next().map(str::to_owned)
+        };
+        let further: Vec<_> = calls
+            .iter()
+            .filter(|c| c.starts_with("pread64(") && offset(c).as_deref() != Some("0"))
+            .collect();
+        assert!(further.is_empty(), "a status read on past a first pread: {further:?}");
+    }
 }
 
 /// strace's calls with their thread's id, in the order they began: a call another thread's
@@ -1474,6 +1521,10 @@ const HELD_KEYS: usize = 30;
 /// How many control keys [`a_keystroke_asks_the_terminal_each_thing_once`] sends `yes`.
 const FLOOD_SENDS: usize = 40;
 
+/// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of a `cat` after
+/// a resize, each with a probe of `/proc`.
+const PROBING_STATUSES: usize = 20;
+
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into
 /// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
@@ -1481,7 +1532,10 @@ const FLOOD_SENDS: usize = 40;
 /// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
 /// by the line discipline until an Enter), between `held-start` and `held-end`; then
 /// [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and `flood-end`; a
-/// `next-request` mark before each request of those but the statuses.
+/// `next-request` mark before each request of those but the statuses; last,
+/// [`PROBING_STATUSES`] statuses of a `cat` whose sighting waiting for input a resize made
+/// old (a status keeps none: each probes `/proc`), between `probes-start` and `probes-end`,
+/// each after a `next-request` mark.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
     let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
@@ -1527,6 +1581,21 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         yes.send_keys("<C-a>").unwrap();
     }
     let _ = std::fs::metadata(marks.join("flood-end"));
+    // Statuses of a `cat` whose sighting waiting for input a resize made old: a status keeps
+    // no sighting, so each probes `/proc` (once the terminal has been quiet for
+    // `input_settle`; `cat` ignores the resize's `SIGWINCH`, still in its read).
+    let fresh = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
+    expect(&fresh, Until::input_wait());
+    fresh.resize(81, 24).unwrap();
+    let quiet = fresh.wait(Until::quiet(Duration::from_millis(200)), LONG).unwrap();
+    assert!(quiet.matched().is_some(), "{quiet}");
+    let _ = std::fs::metadata(marks.join("probes-start"));
+    for _ in 0..PROBING_STATUSES {
+        let _ = std::fs::metadata(marks.join("next-request"));
+        let status = fresh.status().unwrap();
+        assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
+    }
+    let _ = std::fs::metadata(marks.join("probes-end"));
     let tasks = std::fs::read_dir("/proc/self/task").unwrap();
     let reactor = tasks.map(|task| task.unwrap().path()).find(|task| {
         std::fs::read_to_string(task.join("comm"))

@@ -95,8 +95,9 @@ pub(crate) struct Cgroup {
     /// `cgroup.procs` as a C string, for the child to join before exec.
     pub procs: CString,
     /// `cgroup.procs` open for reading, at the first [`Cgroup::pids`] (`None` if it could
-    /// not be opened): read again from its start with `pread`, one or two system calls where
-    /// opening it each time took five (the read count before each key typed reads it).
+    /// not be opened): read again from its start with `pread`, one system call while it lists
+    /// up to 4,088 bytes (`procfs::read_pids_from_start`), where opening it each time took
+    /// five (the read count before each key typed reads it).
     listing: std::sync::OnceLock<Option<std::os::fd::OwnedFd>>,
 }
 
@@ -180,9 +181,14 @@ impl Cgroup {
             rustix::fs::open(self.procs.as_c_str(), OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
                 .ok()
         });
-        let text = match listing {
-            Some(fd) => read_from_start(fd),
+        let read = || match listing {
+            Some(fd) => crate::os::procfs::read_pids_from_start(fd),
             None => std::fs::read(self.dir.join("cgroup.procs")),
+        };
+        // (Once within a look at the session: see `procfs::examine`.)
+        let text = match self.procs.to_str() {
+            Ok(path) => crate::os::procfs::read_examined(path, read),
+            Err(_) => read(),
         };
         text.map(|text| {
             let text = String::from_utf8_lossy(&text);
@@ -195,21 +201,6 @@ impl Cgroup {
     /// process otherwise.
     pub(crate) fn kill(&self) {
         kill_all(&self.dir);
-    }
-}
-
-/// The whole of the file open as `fd`, read from its start with `pread` until it ends (a
-/// listing of many records may come in more than one read).
-fn read_from_start(fd: &std::os::fd::OwnedFd) -> io::Result<Vec<u8>> {
-    // (Not zeroed: the kernel writes what is read, and only that is looked at.)
-    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 4096];
-    let mut text = Vec::new();
-    loop {
-        let (read, _) = rustix::io::pread(fd, &mut buf, text.len() as u64)?;
-        if read.is_empty() {
-            return Ok(text);
-        }
-        text.extend_from_slice(read);
     }
 }
 

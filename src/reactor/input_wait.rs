@@ -188,6 +188,16 @@ impl UnreadInput {
         bytes: &[u8],
         modes: Option<&rustix::termios::Termios>,
     ) -> Option<UnreadInput> {
+        procfs::examine(|| Self::examined_before_writing(slot, master, bytes, modes))
+    }
+
+    /// [`UnreadInput::before_writing`], within its examination of `/proc`.
+    fn examined_before_writing(
+        slot: &Slot,
+        master: std::os::fd::BorrowedFd<'_>,
+        bytes: &[u8],
+        modes: Option<&rustix::termios::Termios>,
+    ) -> Option<UnreadInput> {
         use rustix::termios::{InputModes, LocalModes, SpecialCodeIndex};
         let mut earlier = slot.unread_input.get();
         let mut bytes = bytes;
@@ -264,6 +274,11 @@ impl UnreadInput {
 /// wakes. Such a program may have stopped other processes of the session tracing them (gdb
 /// its program at a breakpoint): they run again only when it sets them running.
 pub(super) fn asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
+    procfs::examine(|| examined_asks_for_line(slot, at_prompt, reader))
+}
+
+/// [`asks_for_line`], within its examination of `/proc`.
+fn examined_asks_for_line(slot: &Slot, at_prompt: bool, reader: Option<i32>) -> bool {
     let Some(master) = &slot.master else {
         return false;
     };
@@ -427,6 +442,17 @@ fn read_since(slot: &Slot, group: i32, reads: u64) -> bool {
 /// since the last change of the screen for a wait. `looked`: what the caller read of the
 /// terminal just before, in the same look.
 pub(super) fn input_wait_of(
+    slot: &Slot,
+    sighting: Sighting,
+    quiet: Duration,
+    looked: Looked,
+) -> (procfs::InputWait, Option<i32>) {
+    // (One examination: each `/proc` file read once, as one moment's view.)
+    procfs::examine(|| examined_input_wait(slot, sighting, quiet, looked))
+}
+
+/// [`input_wait_of`], within its examination of `/proc`.
+fn examined_input_wait(
     slot: &Slot,
     sighting: Sighting,
     quiet: Duration,

@@ -755,6 +755,12 @@ impl Reactor {
     // ----- status -----------------------------------------------------------------------
 
     pub(super) fn status_of(&self, id: u64) -> Status {
+        // (One examination: each `/proc` file read once, the probe's included.)
+        procfs::examine(|| self.examined_status_of(id))
+    }
+
+    /// [`Reactor::status_of`], within its examination of `/proc`.
+    fn examined_status_of(&self, id: u64) -> Status {
         let Some(slot) = self.sessions.get(&id) else {
             return Status::default();
         };

@@ -72,9 +72,60 @@ fn read_from_start<R>(fd: &OwnedFd, parse: impl FnOnce(&[u8]) -> R) -> io::Resul
     }
 }
 
-/// Reads `path`, a file of one record, and gives its bytes to `parse`: open, one read, close.
+/// Reads `path`, a file of one record, and gives its bytes to `parse`: open, one read, close;
+/// within an examination, only at its first reading there (see [`super::examination`]).
 pub(crate) fn read_record<R>(path: &str, parse: impl FnOnce(&[u8]) -> R) -> io::Result<R> {
-    read_from_start(&open(path)?, parse)
+    match super::examination::file(path, || read_from_start(&open(path)?, <[u8]>::to_vec)) {
+        Some(bytes) => Ok(parse(&bytes?)),
+        None => read_from_start(&open(path)?, parse),
+    }
+}
+
+/// The most bytes one record of a listing of pids takes: a pid of up to seven digits (at
+/// most 4,194,304, the kernel's `PID_MAX_LIMIT`) and its separator (`cgroup.procs` prints
+/// `"%d\n"`, a `children` file `"%d "`).
+const PID_RECORD: usize = 8;
+
+/// The whole of a listing of pids open as `fd` (`cgroup.procs`, `/proc/PID/task/TID/children`),
+/// read from its start with `pread`: one system call while it holds up to 4,088 bytes.
+///
+/// Such a listing is a `seq_file` of many records, where a read shorter than asked is not
+/// its end: the kernel fills a read from a buffer of its own, a page at least (4,096
+/// bytes), with whole records, and a record that does not fit there waits for the next read
+/// (a first read of `/proc/self/maps` gave 3,930 bytes of 4,096 asked, and the second
+/// 4,062 more). A read of 4,096 bytes asked that ends short of the listing's end so leaves
+/// less than a record of the kernel's buffer unused: more than `4,096 - PID_RECORD` bytes.
+/// A first read of no more than that is the whole listing; a longer one is read on until a
+/// read returns nothing.
+pub(crate) fn read_pids_from_start(fd: &OwnedFd) -> io::Result<Vec<u8>> {
+    // (Not zeroed: the kernel writes what is read, and only that is looked at.)
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); RECORD];
+    let (read, _) = rustix::io::pread(fd, &mut buf, 0)?;
+    let mut all = read.to_vec();
+    if all.len() <= RECORD - PID_RECORD {
+        return Ok(all);
+    }
+    loop {
+        let (read, _) = rustix::io::pread(fd, &mut buf, all.len() as u64)?;
+        if read.is_empty() {
+            return Ok(all);
+        }
+        all.extend_from_slice(read);
+    }
+}
+
+/// The pids listed in `path`, a listing of pids (a `children` file), read as
+/// [`read_pids_from_start`] reads it: open, one read while it is short, close; within an
+/// examination, only at its first reading there.
+pub(crate) fn read_pids(path: &str) -> io::Result<Vec<i32>> {
+    let parse = |bytes: &[u8]| {
+        let text = String::from_utf8_lossy(bytes);
+        text.split_ascii_whitespace().filter_map(|pid| pid.parse().ok()).collect()
+    };
+    match super::examination::file(path, || read_pids_from_start(&open(path)?)) {
+        Some(bytes) => Ok(parse(&bytes?)),
+        None => Ok(parse(&read_pids_from_start(&open(path)?)?)),
+    }
 }
 
 /// The bytes of `path`, a file of one record (`stat`), as [`read_record`] reads them.
@@ -196,6 +247,29 @@ mod tests {
         let read = read_record(long.to_str().unwrap(), <[u8]>::to_vec);
         std::fs::remove_file(&long).unwrap();
         assert_eq!(read.unwrap(), text, "a file longer than the buffer is read to its end");
+    }
+
+    /// A listing of pids is read whole whatever its length: in one read while a further
+    /// record would have fit (no read for its end), read on past a first read that might
+    /// have stopped where a record did not fit, or that filled the buffer.
+    #[test]
+    fn a_listing_of_pids_is_read_whole() {
+        let path = std::env::temp_dir().join(format!("termloom-pids-{}", std::process::id()));
+        for len in [0, 6, RECORD - PID_RECORD, RECORD - PID_RECORD + 1, RECORD, 3 * RECORD + 5] {
+            let text: Vec<u8> = (0..len).map(|i| if i % 6 == 5 { b'\n' } else { b'7' }).collect();
+            std::fs::write(&path, &text).unwrap();
+            let fd = open(path.to_str().unwrap()).unwrap();
+            let before = reads_by_this_thread();
+            assert_eq!(read_pids_from_start(&fd).unwrap(), text, "{len} bytes");
+            let reads = reads_by_this_thread() - before - 1;
+            let once = len <= RECORD - PID_RECORD;
+            assert_eq!(reads == 1, once, "{len} bytes took {reads} reads");
+        }
+        // (`cgroup.procs` ends its records with a line break, a `children` file with a blank.)
+        std::fs::write(&path, "12\n345 6789 ").unwrap();
+        let pids = read_pids(path.to_str().unwrap()).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(pids, [12, 345, 6789]);
     }
 
     #[test]

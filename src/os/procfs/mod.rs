@@ -16,8 +16,12 @@
 
 use std::io;
 
+mod examination;
 mod files;
-pub(crate) use files::{Kept, read_bytes, read_kept, read_record, read_text};
+pub(crate) use examination::{examine, read_examined};
+pub(crate) use files::{
+    Kept, read_bytes, read_kept, read_pids, read_pids_from_start, read_record, read_text,
+};
 
 /// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).
 #[derive(Debug, Clone, PartialEq, Eq)]

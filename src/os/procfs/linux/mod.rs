@@ -40,8 +40,17 @@ pub(super) use thread::observe_thread;
 pub(super) use thread::waits_on_own_lock;
 use thread::*;
 
-/// Numeric entries of a `/proc`-style directory, ignoring errors.
+/// Numeric entries of a `/proc`-style directory, sorted, ignoring errors; within an
+/// examination, listed only at its first listing there (see [`super::examination`]).
 fn numeric_entries(dir: &str) -> std::io::Result<Vec<i32>> {
+    match super::examination::listing(dir, || list_numeric(dir)) {
+        Some(listed) => listed.map(|ids| ids.to_vec()),
+        None => list_numeric(dir),
+    }
+}
+
+/// Lists the numeric entries of `dir`, sorted.
+fn list_numeric(dir: &str) -> std::io::Result<Vec<i32>> {
     let mut ids: Vec<i32> = fs::read_dir(dir)?
         .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
         .filter(|&id| id > 0)

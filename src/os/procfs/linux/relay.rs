@@ -150,10 +150,8 @@ pub(super) fn children_within(
     };
     let mut pids: Vec<i32> = Vec::new();
     for tid in tids {
-        match fs::read_to_string(format!("/proc/{parent}/task/{tid}/children")) {
-            Ok(text) => {
-                pids.extend(text.split_ascii_whitespace().filter_map(|p| p.parse::<i32>().ok()))
-            }
+        match procfs::read_pids(&format!("/proc/{parent}/task/{tid}/children")) {
+            Ok(children) => pids.extend(children),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound && tid == parent => {
                 // No such file in this kernel (or the process is gone).
                 // (Among all of `/proc` without candidates: the supervisor's adopted daemons

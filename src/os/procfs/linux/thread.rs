@@ -369,14 +369,8 @@ fn untimed_wait(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
 /// `false` where that cannot be read.
 pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
     let Some(task) = base.rsplit_once('/').map(|(task, _)| task) else { return false };
-    let Ok(entries) = fs::read_dir(task) else { return false };
-    entries.into_iter().all(|entry| {
-        let Some(other) = entry.ok().and_then(|e| e.file_name().to_str()?.parse::<i32>().ok())
-        else {
-            return false;
-        };
-        other == tid || on_own_lock(&format!("{task}/{other}"))
-    })
+    let Ok(others) = numeric_entries(task) else { return false };
+    others.into_iter().all(|other| other == tid || on_own_lock(&format!("{task}/{other}")))
 }
 
 /// Whether the thread at `base` is asleep on a lock of its process's own with no timeout

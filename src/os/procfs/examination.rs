@@ -1,0 +1,190 @@
+//! One examination of a session's processes reads each `/proc` file once.
+//!
+//! A look at a session (the input-wait probe, a status, the read count before a write, the
+//! look for a program asking for a line) reads the same files from several places: the
+//! group's members are found from their `stat`, which the probe of each reads again, and the
+//! look for the terminals a member hosts and for the jobs it started each list its threads
+//! and read their `children`. While [`examine`] runs a look on a thread, the first reading of
+//! a path (its bytes, or its error) serves every later one on that thread: one `/proc` view
+//! of the processes per look, as if read at one moment, not a view per caller. Nothing is kept
+//! once the look ends: a process may exit, exec or start a thread between two looks.
+//!
+//! Only whole files and directory listings are kept, never a read of a process's memory or
+//! of an `fdinfo` (`linux/bounded.rs`), which run on a helper thread and are bounded there.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io;
+use std::rc::Rc;
+
+/// The readings of the examination open on a thread.
+#[derive(Default)]
+struct Readings {
+    /// Files by path: their bytes, or the error reading them gave.
+    files: HashMap<String, Result<Rc<[u8]>, Failure>>,
+    /// Directories by path: their numeric entries, sorted, or the error listing them gave.
+    listings: HashMap<String, Result<Rc<[i32]>, Failure>>,
+}
+
+/// An error kept to be given again: as the same `io::Error` where it was the system's.
+#[derive(Clone)]
+struct Failure {
+    raw: Option<i32>,
+    kind: io::ErrorKind,
+    text: String,
+}
+
+impl Failure {
+    fn of(err: &io::Error) -> Failure {
+        Failure { raw: err.raw_os_error(), kind: err.kind(), text: err.to_string() }
+    }
+
+    fn error(&self) -> io::Error {
+        match self.raw {
+            Some(raw) => io::Error::from_raw_os_error(raw),
+            None => io::Error::new(self.kind, self.text.clone()),
+        }
+    }
+}
+
+thread_local! {
+    /// The examination open on this thread, if any.
+    static OPEN: RefCell<Option<Readings>> = const { RefCell::new(None) };
+}
+
+/// Ends the examination it opened when dropped (a panic included).
+struct Closes;
+
+impl Drop for Closes {
+    fn drop(&mut self) {
+        OPEN.with(|open| open.borrow_mut().take());
+    }
+}
+
+/// Runs `look` as one examination: each `/proc` file it reads through [`file`] is read once,
+/// each directory listed through [`listing`] once. Within an examination already open on this
+/// thread, `look` is part of it.
+pub(crate) fn examine<R>(look: impl FnOnce() -> R) -> R {
+    let opened = OPEN.with(|open| {
+        let mut open = open.borrow_mut();
+        let opens = open.is_none();
+        if opens {
+            *open = Some(Readings::default());
+        }
+        opens
+    });
+    // (Not `then_some(Closes)`: the value made for a nested look would be dropped at once,
+    // and close the examination it is part of.)
+    let _closes = if opened { Some(Closes) } else { None };
+    look()
+}
+
+/// The bytes of the file at `path` as this thread's open examination first read them, read
+/// now with `read` if it has not; `None` when no examination is open (the caller reads).
+pub(super) fn file(
+    path: &str,
+    read: impl FnOnce() -> io::Result<Vec<u8>>,
+) -> Option<io::Result<Rc<[u8]>>> {
+    let kept = OPEN.with(|open| {
+        let open = open.borrow();
+        open.as_ref().map(|readings| readings.files.get(path).cloned())
+    })?;
+    if let Some(kept) = kept {
+        return Some(kept.map_err(|failure| failure.error()));
+    }
+    // (Read with no borrow held: what reads may look at the examination too.)
+    let read = read().map(Rc::from);
+    OPEN.with(|open| {
+        if let Some(readings) = open.borrow_mut().as_mut() {
+            let kept = read.as_ref().map(Rc::clone).map_err(Failure::of);
+            readings.files.insert(path.to_owned(), kept);
+        }
+    });
+    Some(read)
+}
+
+/// The bytes `read` gives of the file at `path` (one not read through this module's callers:
+/// a cgroup's `cgroup.procs`), read only at the first reading within this thread's open
+/// examination, as [`file`] reads.
+pub(crate) fn read_examined(
+    path: &str,
+    read: impl FnOnce() -> io::Result<Vec<u8>>,
+) -> io::Result<Vec<u8>> {
+    let mut read = Some(read);
+    match file(path, || read.take().expect("read once")()) {
+        Some(bytes) => bytes.map(|bytes| bytes.to_vec()),
+        None => read.take().expect("not read without an examination")(),
+    }
+}
+
+/// The numeric entries of directory `dir` as this thread's open examination first listed
+/// them, listed now with `list` if it has not; `None` when no examination is open.
+pub(super) fn listing(
+    dir: &str,
+    list: impl FnOnce() -> io::Result<Vec<i32>>,
+) -> Option<io::Result<Rc<[i32]>>> {
+    let kept = OPEN.with(|open| {
+        let open = open.borrow();
+        open.as_ref().map(|readings| readings.listings.get(dir).cloned())
+    })?;
+    if let Some(kept) = kept {
+        return Some(kept.map_err(|failure| failure.error()));
+    }
+    let listed = list().map(Rc::from);
+    OPEN.with(|open| {
+        if let Some(readings) = open.borrow_mut().as_mut() {
+            let kept = listed.as_ref().map(Rc::clone).map_err(Failure::of);
+            readings.listings.insert(dir.to_owned(), kept);
+        }
+    });
+    Some(listed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Within an examination a path is read once and its error given again as it was; a
+    /// nested examination is the same one; once it ends, nothing read is kept.
+    #[test]
+    fn an_examination_reads_a_path_once_and_keeps_nothing_after() {
+        let reads = std::cell::Cell::new(0);
+        let read = || {
+            reads.set(reads.get() + 1);
+            Ok(vec![reads.get() as u8])
+        };
+        assert!(file("/x", read).is_none(), "no examination open: the caller reads");
+        let (first, second, nested) = examine(|| {
+            let first = file("/x", read).unwrap().unwrap();
+            let second = file("/x", read).unwrap().unwrap();
+            let nested = examine(|| file("/x", read).unwrap().unwrap());
+            (first, second, nested)
+        });
+        assert_eq!((&*first, &*second, &*nested), (&[1][..], &[1][..], &[1][..]));
+        assert_eq!(reads.get(), 1);
+        let again = examine(|| file("/x", read).unwrap().unwrap());
+        assert_eq!(&*again, &[2], "a new examination reads again");
+        let gone = || Err(io::Error::from_raw_os_error(3));
+        let errors = examine(|| {
+            let first = file("/gone", gone).unwrap().unwrap_err();
+            let second = file("/gone", || unreachable!("read once")).unwrap().unwrap_err();
+            (first.to_string(), second.to_string(), second.raw_os_error())
+        });
+        assert_eq!((errors.0, errors.2), (errors.1, Some(3)));
+        let listed = std::cell::Cell::new(0);
+        let list = || {
+            listed.set(listed.get() + 1);
+            Ok(vec![7, 8])
+        };
+        let entries = examine(|| {
+            let first = listing("/d", list).unwrap().unwrap();
+            (first, listing("/d", list).unwrap().unwrap())
+        });
+        assert_eq!((&*entries.0, &*entries.1, listed.get()), (&[7, 8][..], &[7, 8][..], 1));
+        assert!(listing("/d", list).is_none());
+        let kept = || Ok(b"42\n".to_vec());
+        let twice = examine(|| (read_examined("/c", kept), read_examined("/c", || unreachable!())));
+        assert_eq!((twice.0.unwrap(), twice.1.unwrap()), (b"42\n".to_vec(), b"42\n".to_vec()));
+        assert_eq!(read_examined("/c", || Ok(Vec::new())).unwrap(), b"", "read again after");
+    }
+}
