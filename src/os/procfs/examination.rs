@@ -11,6 +11,12 @@
 //!
 //! Only whole files and directory listings are kept, never a read of a process's memory or
 //! of an `fdinfo` (`linux/bounded.rs`), which run on a helper thread and are bounded there.
+//!
+//! A read made to see whether a file changed since an earlier read is never served from
+//! the examination (it would give the earlier bytes, unchanged always): it reads with
+//! `files::read_text_now`, which neither look at it nor fill it
+//! (`linux/restart.rs`'s second reading of a thread's `syscall`, and its `wchan`, read after
+//! the arguments).
 
 use std::cell::RefCell;
 use std::collections::HashMap;

@@ -136,8 +136,19 @@ pub(crate) fn read_bytes(path: &str) -> io::Result<Vec<u8>> {
 /// The text of `path`, a file of one record (`syscall`, `wchan`, `status`), as
 /// [`read_record`] reads it; `InvalidData` when it is not UTF-8, as `read_to_string`.
 pub(crate) fn read_text(path: &str) -> io::Result<String> {
-    read_record(path, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?
-        .map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))
+    text(read_record(path, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?)
+}
+
+/// The text of `path`, a file of one record, as [`read_text`] gives it, read now: open, one
+/// read, close, never served from nor kept in an open examination. For a read made to see
+/// whether the file changed since an earlier read (see [`super::examination`]).
+pub(crate) fn read_text_now(path: &str) -> io::Result<String> {
+    text(read_from_start(&open(path)?, |bytes| std::str::from_utf8(bytes).map(str::to_owned))?)
+}
+
+/// The text of a file read, or `InvalidData` when it is not UTF-8.
+fn text(read: Result<String, std::str::Utf8Error>) -> io::Result<String> {
+    read.map_err(|err| io::Error::new(io::ErrorKind::InvalidData, err))
 }
 
 /// Reads `file` of process `pid` through the descriptor kept open for it on this thread

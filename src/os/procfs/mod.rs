@@ -21,6 +21,7 @@ mod files;
 pub(crate) use examination::{examine, read_examined};
 pub(crate) use files::{
     Kept, read_bytes, read_kept, read_pids, read_pids_from_start, read_record, read_text,
+    read_text_now,
 };
 
 /// The interesting fields of `/proc/PID/stat` (see `proc_pid_stat(5)`).

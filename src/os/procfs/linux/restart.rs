@@ -32,7 +32,9 @@ const SLEEP_CHANNELS: &[&str] = &[
 /// the wait channel of the thread at `base` (`/proc/PID/task/TID`) and the arguments in
 /// `syscall`; the restart itself when that cannot be told.
 pub(super) fn resolved(base: &str, syscall: &str, activity: Activity) -> Activity {
-    let read = |file: &str| procfs::read_text(&format!("{base}/{file}")).ok();
+    // (Read now, never from the look's examination: the channel is to be read after the
+    // arguments, and `syscall` again to see whether it changed since they were read.)
+    let read = |file: &str| procfs::read_text_now(&format!("{base}/{file}")).ok();
     resolved_by(read, syscall, activity)
 }
 
@@ -107,6 +109,30 @@ mod tests {
         // Another call is left as it is, with no look.
         let write = Activity::Other("write".into());
         assert_eq!(resolved_by(|_: &str| None, nap, write.clone()), write);
+    }
+
+    /// The second reading of `syscall`, made to see whether the call changed, is read from
+    /// the file within an examination too (one served from the examination's first reading
+    /// was the same line always: a raw nanosleep's restart, ended and blocked in a poll
+    /// between the two reads, read as a poll with the sleep's arguments).
+    #[test]
+    fn a_call_changed_within_an_examination_is_seen_changed() {
+        let base = std::env::temp_dir().join(format!("termloom-restart-{}", std::process::id()));
+        std::fs::create_dir_all(&base).unwrap();
+        let nap = "219 0x7ffc26abe60 0x7ffc26abea0 0x0 0x0 0x0 0x0 0x7ffcc26abe48 0x7f\n";
+        let poll = "7 0x7f0d8334c150 0x1 0xffffffff 0x1 0x0 0x0 0x7ffd 0x7f\n";
+        std::fs::write(base.join("wchan"), "poll_schedule_timeout.constprop.0").unwrap();
+        std::fs::write(base.join("syscall"), nap).unwrap();
+        let dir = base.to_str().unwrap();
+        let restart = || Activity::Other(RESTART.into());
+        let activity = procfs::examine(|| {
+            let first = procfs::read_text(&format!("{dir}/syscall")).unwrap();
+            assert_eq!(first, nap);
+            std::fs::write(base.join("syscall"), poll).unwrap();
+            resolved(dir, &first, restart())
+        });
+        std::fs::remove_dir_all(&base).unwrap();
+        assert_eq!(activity, restart(), "changed between the reads: still the restart");
     }
 
     #[test]
