@@ -23,13 +23,16 @@ use std::collections::HashMap;
 use std::io;
 use std::rc::Rc;
 
+/// What an examination keeps of a path: its bytes or entries, or the error reading it gave.
+type Reading<T> = Result<Rc<[T]>, Failure>;
+
 /// The readings of the examination open on a thread.
 #[derive(Default)]
 struct Readings {
     /// Files by path: their bytes, or the error reading them gave.
-    files: HashMap<String, Result<Rc<[u8]>, Failure>>,
+    files: HashMap<String, Reading<u8>>,
     /// Directories by path: their numeric entries, sorted, or the error listing them gave.
-    listings: HashMap<String, Result<Rc<[i32]>, Failure>>,
+    listings: HashMap<String, Reading<i32>>,
 }
 
 /// An error kept to be given again: as the same `io::Error` where it was the system's.
@@ -91,22 +94,7 @@ pub(super) fn file(
     path: &str,
     read: impl FnOnce() -> io::Result<Vec<u8>>,
 ) -> Option<io::Result<Rc<[u8]>>> {
-    let kept = OPEN.with(|open| {
-        let open = open.borrow();
-        open.as_ref().map(|readings| readings.files.get(path).cloned())
-    })?;
-    if let Some(kept) = kept {
-        return Some(kept.map_err(|failure| failure.error()));
-    }
-    // (Read with no borrow held: what reads may look at the examination too.)
-    let read = read().map(Rc::from);
-    OPEN.with(|open| {
-        if let Some(readings) = open.borrow_mut().as_mut() {
-            let kept = read.as_ref().map(Rc::clone).map_err(Failure::of);
-            readings.files.insert(path.to_owned(), kept);
-        }
-    });
-    Some(read)
+    first_reading(path, |readings| &mut readings.files, read)
 }
 
 /// The bytes `read` gives of the file at `path` (one not read through this module's callers:
@@ -129,21 +117,33 @@ pub(super) fn listing(
     dir: &str,
     list: impl FnOnce() -> io::Result<Vec<i32>>,
 ) -> Option<io::Result<Rc<[i32]>>> {
+    first_reading(dir, |readings| &mut readings.listings, list)
+}
+
+/// What `read` gives of `path` (a file's bytes, a directory's entries) as this thread's open
+/// examination first read it, in its readings of that kind (`kind`), read now and kept if
+/// it has not; `None` when no examination is open.
+fn first_reading<T>(
+    path: &str,
+    kind: fn(&mut Readings) -> &mut HashMap<String, Reading<T>>,
+    read: impl FnOnce() -> io::Result<Vec<T>>,
+) -> Option<io::Result<Rc<[T]>>> {
     let kept = OPEN.with(|open| {
-        let open = open.borrow();
-        open.as_ref().map(|readings| readings.listings.get(dir).cloned())
+        let mut open = open.borrow_mut();
+        open.as_mut().map(|readings| kind(readings).get(path).cloned())
     })?;
     if let Some(kept) = kept {
         return Some(kept.map_err(|failure| failure.error()));
     }
-    let listed = list().map(Rc::from);
+    // (Read with no borrow held: what reads may look at the examination too.)
+    let read = read().map(Rc::from);
     OPEN.with(|open| {
         if let Some(readings) = open.borrow_mut().as_mut() {
-            let kept = listed.as_ref().map(Rc::clone).map_err(Failure::of);
-            readings.listings.insert(dir.to_owned(), kept);
+            let kept = read.as_ref().map(Rc::clone).map_err(Failure::of);
+            kind(readings).insert(path.to_owned(), kept);
         }
     });
-    Some(listed)
+    Some(read)
 }
 
 #[cfg(test)]

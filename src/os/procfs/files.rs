@@ -60,15 +60,20 @@ fn read_from_start<R>(fd: &OwnedFd, parse: impl FnOnce(&[u8]) -> R) -> io::Resul
         return Ok(parse(read));
     }
     // Longer than the buffer: read on to the end.
-    let mut all = read.to_vec();
+    Ok(parse(&read_on(fd, read.to_vec())?))
+}
+
+/// `all`, the first bytes of the file open as `fd`, and the rest of it read on from where
+/// they end with `pread` until a read returns nothing.
+fn read_on(fd: &OwnedFd, mut all: Vec<u8>) -> io::Result<Vec<u8>> {
+    // (Not zeroed: the kernel writes what is read, and only that is looked at.)
+    let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); RECORD];
     loop {
-        let start = all.len();
-        all.resize(start + RECORD, 0);
-        let n = rustix::io::pread(fd, &mut all[start..], start as u64)?;
-        all.truncate(start + n);
-        if n == 0 {
-            return Ok(parse(&all));
+        let (read, _) = rustix::io::pread(fd, &mut buf, all.len() as u64)?;
+        if read.is_empty() {
+            return Ok(all);
         }
+        all.extend_from_slice(read);
     }
 }
 
@@ -101,17 +106,11 @@ pub(crate) fn read_pids_from_start(fd: &OwnedFd) -> io::Result<Vec<u8>> {
     // (Not zeroed: the kernel writes what is read, and only that is looked at.)
     let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); RECORD];
     let (read, _) = rustix::io::pread(fd, &mut buf, 0)?;
-    let mut all = read.to_vec();
+    let all = read.to_vec();
     if all.len() <= RECORD - PID_RECORD {
         return Ok(all);
     }
-    loop {
-        let (read, _) = rustix::io::pread(fd, &mut buf, all.len() as u64)?;
-        if read.is_empty() {
-            return Ok(all);
-        }
-        all.extend_from_slice(read);
-    }
+    read_on(fd, all)
 }
 
 /// The pids listed in `path`, a listing of pids (a `children` file), read as
