@@ -12,6 +12,12 @@
 //! Only whole files and directory listings are kept, never a read of a process's memory or
 //! of an `fdinfo` (`linux/bounded.rs`), which run on a helper thread and are bounded there.
 //!
+//! What it keeps is bounded: at most [`MAX_KEPT`] paths and [`MAX_BYTES`] (their names,
+//! bytes and entries), as many as a look at a session of a few processes of a few threads
+//! reads many times over. Past either bound a path is read without being kept, each time it
+//! is read (a program of 30,000 threads, whose `stat`, `syscall` and `status` a probe reads,
+//! or a look at every process of a host without a cgroup, kept tens of MB a look).
+//!
 //! A read made to see whether a file changed since an earlier read is never served from
 //! the examination (it would give the earlier bytes, unchanged always): it reads with
 //! `files::read_text_now`, which neither look at it nor fill it
@@ -26,6 +32,12 @@ use std::rc::Rc;
 /// What an examination keeps of a path: its bytes or entries, or the error reading it gave.
 type Reading<T> = Result<Rc<[T]>, Failure>;
 
+/// The most paths an examination keeps (files and directories).
+const MAX_KEPT: usize = 1024;
+
+/// The most bytes an examination keeps: of paths, of files and of listings' entries.
+const MAX_BYTES: usize = 256 * 1024;
+
 /// The readings of the examination open on a thread.
 #[derive(Default)]
 struct Readings {
@@ -33,6 +45,20 @@ struct Readings {
     files: HashMap<String, Reading<u8>>,
     /// Directories by path: their numeric entries, sorted, or the error listing them gave.
     listings: HashMap<String, Reading<i32>>,
+    /// The bytes kept in both, paths included.
+    bytes: usize,
+}
+
+impl Readings {
+    /// Whether a reading of `bytes` more (its path's included) is kept: within both bounds.
+    fn has_room(&mut self, bytes: usize) -> bool {
+        let kept = self.files.len() + self.listings.len();
+        let room = kept < MAX_KEPT && self.bytes + bytes <= MAX_BYTES;
+        if room {
+            self.bytes += bytes;
+        }
+        room
+    }
 }
 
 /// An error kept to be given again: as the same `io::Error` where it was the system's.
@@ -140,7 +166,13 @@ fn first_reading<T>(
     OPEN.with(|open| {
         if let Some(readings) = open.borrow_mut().as_mut() {
             let kept = read.as_ref().map(Rc::clone).map_err(Failure::of);
-            kind(readings).insert(path.to_owned(), kept);
+            let size = match &kept {
+                Ok(read) => std::mem::size_of_val::<[T]>(read),
+                Err(failure) => failure.text.len(),
+            };
+            if readings.has_room(path.len() + size) {
+                kind(readings).insert(path.to_owned(), kept);
+            }
         }
     });
     Some(read)
@@ -192,5 +224,41 @@ mod tests {
         let twice = examine(|| (read_examined("/c", kept), read_examined("/c", || unreachable!())));
         assert_eq!((twice.0.unwrap(), twice.1.unwrap()), (b"42\n".to_vec(), b"42\n".to_vec()));
         assert_eq!(read_examined("/c", || Ok(Vec::new())).unwrap(), b"", "read again after");
+    }
+
+    /// An examination keeps no more than [`MAX_KEPT`] paths and [`MAX_BYTES`]: past either
+    /// bound a path is read each time, and those kept before are still served.
+    #[test]
+    fn an_examination_keeps_a_bounded_amount() {
+        let reads = std::cell::Cell::new(0);
+        let read = |len: usize| {
+            reads.set(reads.get() + 1);
+            Ok(vec![0; len])
+        };
+        let (kept, past) = examine(|| {
+            for n in 0..MAX_KEPT {
+                file(&format!("/{n}"), || read(1)).unwrap().unwrap();
+            }
+            file("/past", || read(1)).unwrap().unwrap();
+            file("/past", || read(1)).unwrap().unwrap();
+            let kept = file("/0", || unreachable!("kept")).unwrap().unwrap();
+            let bytes = OPEN.with(|open| open.borrow().as_ref().unwrap().bytes);
+            (kept, bytes)
+        });
+        assert_eq!(&*kept, &[0]);
+        assert_eq!(reads.get(), MAX_KEPT + 2, "the path past the bound read twice");
+        assert!(past <= MAX_BYTES);
+        reads.set(0);
+        let big = MAX_BYTES / 2;
+        let lens = examine(|| {
+            let first = file("/a", || read(big)).unwrap().unwrap().len();
+            let second = file("/b", || read(big)).unwrap().unwrap().len();
+            file("/b", || read(big)).unwrap().unwrap();
+            let listed = listing("/d", || Ok(vec![1; big / 4])).unwrap().unwrap().len();
+            file("/a", || unreachable!("kept")).unwrap().unwrap();
+            (first, second, listed)
+        });
+        assert_eq!(lens, (big, big, big / 4));
+        assert_eq!(reads.get(), 3, "past the bytes' bound: read each time");
     }
 }
