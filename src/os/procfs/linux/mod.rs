@@ -40,7 +40,7 @@ pub(super) use thread::observe_thread;
 pub(super) use thread::waits_on_own_lock;
 use thread::*;
 
-/// Numeric entries of a `/proc`-style directory, sorted, ignoring errors; within an
+/// Numeric entries of a `/proc`-style directory, sorted ([`numeric`]); within an
 /// examination, listed only at its first listing there (see [`super::examination`]).
 fn numeric_entries(dir: &str) -> std::io::Result<Vec<i32>> {
     match super::examination::listing(dir, || list_numeric(dir)) {
@@ -49,12 +49,23 @@ fn numeric_entries(dir: &str) -> std::io::Result<Vec<i32>> {
     }
 }
 
-/// Lists the numeric entries of `dir`, sorted.
+/// Lists the numeric entries of `dir`, sorted ([`numeric`]).
 fn list_numeric(dir: &str) -> std::io::Result<Vec<i32>> {
-    let mut ids: Vec<i32> = fs::read_dir(dir)?
-        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&id| id > 0)
-        .collect();
+    numeric(fs::read_dir(dir)?.map(|entry| entry.map(|entry| entry.file_name())))
+}
+
+/// The positive numbers among the names of a directory's `entries`, sorted; other names are
+/// left out. An entry that cannot be read fails the listing: a part of it taken for the
+/// whole would leave a process or a thread out (a thread left out of a process's could
+/// make the others all seem asleep on their own locks).
+fn numeric(
+    entries: impl Iterator<Item = std::io::Result<std::ffi::OsString>>,
+) -> std::io::Result<Vec<i32>> {
+    let mut ids = Vec::new();
+    for name in entries {
+        let id = name?.to_str().and_then(|name| name.parse::<i32>().ok());
+        ids.extend(id.filter(|&id| id > 0));
+    }
     ids.sort_unstable();
     Ok(ids)
 }
@@ -601,6 +612,23 @@ pub(super) fn group_wait(
         return job;
     }
     InputWait::Waiting { reader }
+}
+
+#[cfg(test)]
+mod listing_tests {
+    use super::*;
+
+    /// A listing's numeric names are its entries, sorted; an entry that cannot be read fails
+    /// it (it was left out, and the rest taken for the whole).
+    #[test]
+    fn an_entry_that_cannot_be_read_fails_the_listing() {
+        let name = |name: &str| Ok(std::ffi::OsString::from(name));
+        let listed = numeric([name("12"), name("self"), name("3"), name("0")].into_iter());
+        assert_eq!(listed.unwrap(), [3, 12]);
+        let failed = std::io::Error::from_raw_os_error(5);
+        let listed = numeric([name("12"), Err(failed), name("3")].into_iter());
+        assert_eq!(listed.map_err(|err| err.raw_os_error()), Err(Some(5)));
+    }
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

@@ -366,7 +366,7 @@ fn untimed_wait(base: &str, tty: u64, looks: &Looks) -> Option<UntimedWait> {
 /// Whether every other thread of the process of the thread `tid` at `base`
 /// (`/proc/PID/task/TID`) is asleep on a lock of the process's own with no timeout
 /// ([`waits_on_own_lock`]: only a thread of the process can wake it), or there is none.
-/// `false` where that cannot be read.
+/// `false` where that cannot be read (its threads' listing, an entry of it included).
 pub(super) fn others_wait_on_own_locks(base: &str, tid: i32) -> bool {
     let Some(task) = base.rsplit_once('/').map(|(task, _)| task) else { return false };
     let Ok(others) = numeric_entries(task) else { return false };
