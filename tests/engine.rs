@@ -1421,9 +1421,9 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     // Each status of a `cat` resized since it was seen waiting probes `/proc` whole, as one
     // examination: no path opened twice (a file read, a directory listed), and each file
     // read from its start in one `pread` (a one-record file; `cgroup.procs` and `children`,
-    // listings of a few pids). A probe read the group's `stat` twice and its leader's once
-    // more for the status, listed its threads three times, read a `children` file twice,
-    // and `cgroup.procs` with a second `pread` for its end.
+    // listings of a few pids). A status read the group's `stat` three times (twice in its
+    // probe, once more for the status), listed its threads twice, and read `cgroup.procs`
+    // with a second `pread` for its end.
     let mut probes: Vec<Vec<&str>> = Vec::new();
     let mut inside = false;
     for (tid, call) in &trace {

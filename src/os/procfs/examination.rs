@@ -11,6 +11,9 @@
 //!
 //! Only whole files and directory listings are kept, never a read of a process's memory or
 //! of an `fdinfo` (`linux/bounded.rs`), which run on a helper thread and are bounded there.
+//! Readers that do not go through it read each time they are asked within a look: a
+//! process's `fd` listing (read a few entries at a time, stopped at the first answer), its
+//! `timers` and `net/*` tables, and the `io` and `comm` files kept open (`files.rs`).
 //!
 //! What it keeps is bounded: at most [`MAX_KEPT`] paths and [`MAX_BYTES`] (their names,
 //! bytes and entries), as many as a look at a session of a few processes of a few threads
