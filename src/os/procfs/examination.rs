@@ -229,6 +229,22 @@ mod tests {
         assert_eq!(read_examined("/c", || Ok(Vec::new())).unwrap(), b"", "read again after");
     }
 
+    /// A look that panics ends its examination: nothing it read is served to the next look.
+    #[test]
+    fn a_panic_inside_an_examination_ends_it() {
+        let panicked = std::panic::catch_unwind(|| {
+            examine(|| {
+                file("/p", || Ok(vec![1])).unwrap().unwrap();
+                panic!("the look fails");
+            })
+        });
+        assert!(panicked.is_err());
+        assert!(OPEN.with(|open| open.borrow().is_none()), "the examination is closed");
+        assert!(file("/p", || Ok(vec![2])).is_none(), "no examination open");
+        let again = examine(|| file("/p", || Ok(vec![2])).unwrap().unwrap());
+        assert_eq!(&*again, &[2], "read again in the next look");
+    }
+
     /// An examination keeps no more than [`MAX_KEPT`] paths and [`MAX_BYTES`]: past either
     /// bound a path is read each time, and those kept before are still served.
     #[test]

@@ -261,7 +261,9 @@ mod tests {
 
     /// A listing of pids is read whole whatever its length: in one read while a further
     /// record would have fit (no read for its end), read on past a first read that might
-    /// have stopped where a record did not fit, or that filled the buffer.
+    /// have stopped where a record did not fit, or that filled the buffer. (A regular file
+    /// stands for the listing: it checks the threshold between one read and more, not the
+    /// kernel's `seq_file`, which a regular file's reads do not stop short as it may.)
     #[test]
     fn a_listing_of_pids_is_read_whole() {
         let path = std::env::temp_dir().join(format!("termloom-pids-{}", std::process::id()));
