@@ -1256,7 +1256,9 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// most once after it (for the answer's status), not again right after the write and at the
 /// echo for a wait that reads neither silence nor stillness; the terminal's modes exactly
 /// once before the write, after the master was asked, a control key included (read for its
-/// encoding, then again before its write). It asked 5 and 1.5 times. Only what the load
+/// encoding, then again before its write), in a session that records what is typed too (its
+/// check for a password prompt, whose input it leaves out, read them again: twice a key). It
+/// asked 5 and 1.5 times. Only what the load
 /// cannot change is bounded: a put-off look leaves the answer to a status whose input-wait
 /// probe may read the modes up to 3 times more, so the calls after the write are not
 /// counted but for `FIONREAD`, nor are totals. Then statuses of the
@@ -1526,7 +1528,7 @@ const FLOOD_SENDS: usize = 40;
 const PROBING_STATUSES: usize = 20;
 
 /// [`a_keystroke_asks_the_terminal_each_thing_once`]'s traced run: `keys` keystrokes into
-/// `cat`, a letter and a backspace in turn, each waited for at the cursor in the same
+/// `cat`, recorded with what is typed, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
 /// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
@@ -1538,7 +1540,10 @@ const PROBING_STATUSES: usize = 20;
 /// each after a `next-request` mark.
 fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let engine = engine();
-    let cat = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
+    // (Recording what is typed: whether a key is left out, typed at a password prompt, is
+    // told by the request's one reading of the modes.)
+    let spec = SpawnSpec::new("cat").size(80, 24).record_to_memory(1 << 20).record_input(true);
+    let cat = engine.spawn(spec).unwrap();
     expect(&cat, Until::input_wait());
     let key = |i: usize| {
         let (script, col) = if i.is_multiple_of(2) { ("x", 1) } else { ("<BS>", 0) };

@@ -622,9 +622,15 @@ impl Slot {
     /// last cannot be read (the remote end of `ssh`, a hosted terminal of another user, a
     /// program that reads keys itself), the cursor stands right after a password prompt
     /// (`Terminal::shows_password_prompt`). Input typed then is left out of recordings.
-    /// `master` is the session's terminal's, which a flush takes out of the slot meanwhile.
-    pub(super) fn at_password_prompt(&self, master: std::os::fd::BorrowedFd<'_>) -> bool {
-        let Some(own) = crate::os::pty::line_modes(master) else {
+    /// `master` is the session's terminal's, which a flush takes out of the slot meanwhile;
+    /// `own`, its line modes, as the caller read them (a request's one reading, see
+    /// `Reactor::queue_input`): `None` when they could not be read, no password prompt then.
+    pub(super) fn at_password_prompt(
+        &self,
+        master: std::os::fd::BorrowedFd<'_>,
+        own: Option<crate::types::LineModes>,
+    ) -> bool {
+        let Some(own) = own else {
             return false;
         };
         if own.echo || own.canonical {

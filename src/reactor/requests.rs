@@ -471,8 +471,9 @@ impl Reactor {
     }
 
     /// Queues input, recording it (when the session records input) if `record` (else it is a
-    /// secret: no error gives its length); `modes` are the terminal's, read once for it and
-    /// for its first write, after the request read the output waiting unread (reading output
+    /// secret: no error gives its length); `modes` are the terminal's, read once for it (its
+    /// signal, the open-line check, whether a recording leaves it out as typed at a password
+    /// prompt) and for its first write, after the request read the output waiting unread (reading output
     /// may let the program change them: a program that prints more than the terminal holds,
     /// then turns signals off or echo on); `submits`: it submits a line (see [`submits_into`]).
     fn queue_input(
@@ -518,9 +519,12 @@ impl Reactor {
         }
         super::open_line::check(modes, id, bytes, !record)?;
         slot.queue.extend(bytes);
+        // (Under the request's modes: read again, they cost a second `TCGETS2` a key while
+        // the session records input.)
+        let own = modes.map(crate::os::pty::line_modes_in);
         let at_password_prompt = record
             && slot.recorder.as_ref().is_some_and(|r| r.records_input())
-            && slot.master.as_ref().is_some_and(|m| slot.at_password_prompt(m.as_fd()));
+            && slot.master.as_ref().is_some_and(|m| slot.at_password_prompt(m.as_fd(), own));
         if record
             && let Some(recorder) = &mut slot.recorder
             && recorder.records_input()

@@ -54,7 +54,7 @@ impl Reactor {
             // A paste at a password prompt is left out, as typed input is (see
             // `Reactor::queue_input`).
             let at_password_prompt = slot.recorder.as_ref().is_some_and(|r| r.records_input())
-                && slot.at_password_prompt(master);
+                && slot.at_password_prompt(master, crate::os::pty::line_modes(master));
             if let Some(recorder) = &mut slot.recorder {
                 match at_password_prompt {
                     true => recorder.input_withheld(),
