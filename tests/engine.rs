@@ -1268,7 +1268,10 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// which may be held for a shell at its prompt, typed at once into `cat` under `stty -isig`
 /// (canonical: the line discipline echoes each as `^C` and holds it until an Enter, never
 /// sent, so `cat` reads none): the master asked once before each write, not again after an
-/// answer of none (twice before the typing took the hold's look). Last,
+/// answer of none (twice before the typing took the hold's look). Commands run in a shell
+/// (`run_command`), asking as a keystroke does before their write (the master asked once
+/// whether output waits unread: it was twice, a second time by the send after the checks).
+/// Last,
 /// control keys sent to `yes` while its output waits unread: the send reads a turn of it
 /// before it reads the modes, once, for the whole request up to its write (reading output
 /// may let the program change them: one that prints more than the terminal holds, then
@@ -1280,7 +1283,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     if let Some(marks) = std::env::var_os(TRACED_KEYSTROKES) {
         return type_traced_keystrokes(std::path::Path::new(&marks), KEYS);
     }
-    if !require("strace") {
+    if !require("strace") || !require(&shell_program()) {
         return;
     }
     let dir = TestDir::new("keystroke-calls");
@@ -1345,7 +1348,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
                 request.push(call.clone());
             }
         }
-        let written: Vec<_> = keys.iter().map(|key| format!("\"{key}\", 1)")).collect();
+        let written: Vec<_> = keys.iter().map(|key| format!("\"{key}\", ")).collect();
         let writes = |c: &String| c.starts_with("write(") && written.iter().any(|w| c.contains(w));
         requests
             .into_iter()
@@ -1403,6 +1406,20 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     for (before, after) in &held {
         asks_before_writing(before);
         assert!(count(after, "FIONREAD") <= 1, "a Ctrl-C's answer: {after:?}");
+    }
+    // A command run in a shell asks as a keystroke does, on the master (its check for input
+    // the shell has not read asks the terminal's other side, `TIOCGPTPEER`'s descriptor): it
+    // asked twice in a row, both answering none, its send again after its checks.
+    let commands = requests("commands-start", "commands-end", &["true\\r"]);
+    assert_eq!(commands.len(), COMMANDS, "requests between the commands' marks");
+    // (What comes after the write is not bounded: the command's own looks while it runs and
+    // the wait for the next prompt.)
+    for (before, _) in &commands {
+        let master = before.iter().find(|c| c.contains("TCGETS"));
+        let master = master.and_then(|c| c.split_once(',')).map(|(fd, _)| format!("{fd},"));
+        let master = master.unwrap_or_else(|| panic!("a command read no modes: {before:?}"));
+        let on_master: Vec<_> = before.iter().filter(|c| c.starts_with(&master)).cloned().collect();
+        asks_before_writing(&on_master);
     }
     // A send reads the output waiting unread before the modes (reading it may let the
     // program change them), then the modes once, for everything up to its write: the master
@@ -1520,6 +1537,9 @@ const STATUSES: usize = 40;
 /// How many Ctrl-Cs [`a_keystroke_asks_the_terminal_each_thing_once`] types into `cat`.
 const HELD_KEYS: usize = 30;
 
+/// How many commands [`a_keystroke_asks_the_terminal_each_thing_once`] runs in a shell.
+const COMMANDS: usize = 20;
+
 /// How many control keys [`a_keystroke_asks_the_terminal_each_thing_once`] sends `yes`.
 const FLOOD_SENDS: usize = 40;
 
@@ -1532,7 +1552,8 @@ const PROBING_STATUSES: usize = 20;
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
 /// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
-/// by the line discipline until an Enter), between `held-start` and `held-end`; then
+/// by the line discipline until an Enter), between `held-start` and `held-end`; [`COMMANDS`]
+/// `true`s run in a shell with integration, between `commands-start` and `commands-end`; then
 /// [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and `flood-end`; a
 /// `next-request` mark before each request of those but the statuses; last,
 /// [`PROBING_STATUSES`] statuses of a `cat` whose sighting waiting for input a resize made
@@ -1577,6 +1598,20 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert!(outcome.matched().is_some(), "{outcome}");
     }
     let _ = std::fs::metadata(marks.join("held-end"));
+    // Commands run in a shell with integration, each its own request, each at a prompt
+    // drawn (under strace, bash can take longer than a look's interval, 250 ms, between the
+    // prompt's start and its drawn mark: the command before is answered at the prompt's
+    // start, taken for one whose `PS1` lost the mark, and the next refused, not at a prompt).
+    let spec = SpawnSpec::new(shell_program()).shell_integration(true).size(80, 24);
+    let shell = engine.spawn(spec).unwrap();
+    let _ = std::fs::metadata(marks.join("commands-start"));
+    for _ in 0..COMMANDS {
+        expect(&shell, Until::prompt());
+        let _ = std::fs::metadata(marks.join("next-request"));
+        let ran = shell.run_command("true", LONG).unwrap();
+        assert_eq!(ran.exit_code, Some(0), "{ran:?}");
+    }
+    let _ = std::fs::metadata(marks.join("commands-end"));
     // A control key sent while output waits unread: the send reads a turn of it first.
     let yes = engine.spawn(SpawnSpec::new("yes").size(80, 24)).unwrap();
     yes.wait(Until::text("y"), LONG).unwrap();

@@ -1165,8 +1165,14 @@ impl Reactor {
         timeout: Duration,
         reply: Reply<Result<CommandResult>>,
     ) {
-        // (A prompt drawn but not read yet is the prompt the line is typed at.)
-        self.read_unread(id.0);
+        // (A prompt drawn but not read yet is the prompt the line is typed at.) The output
+        // waiting unread is read here, before the checks and the terminal's modes, for the
+        // whole request, as a send-and-wait reads it: a look that found output reads a turn
+        // more at once, one that found none is not asked again; the line is sent under the
+        // modes read after it (`send_under`), not through `send`, which would ask again.
+        if self.read_unread(id.0) {
+            self.read_unread(id.0);
+        }
         let checked = self.accepting(id).and_then(|slot| {
             crate::Session::check_command_line(line)?;
             // A shell started with integration that has not drawn its first prompt yet is
@@ -1213,7 +1219,8 @@ impl Reactor {
         let mut bytes = if stray { vec![0x15] } else { Vec::new() };
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\r');
-        if let Err(err) = self.send(id, &bytes) {
+        let modes = self.terminal_modes(id);
+        if let Err(err) = self.send_under(id, &bytes, modes) {
             reply.send(Err(err));
             return;
         }
