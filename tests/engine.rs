@@ -1271,7 +1271,9 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// answer of none (twice before the typing took the hold's look). Commands run in a shell
 /// (`run_command`), asking as a keystroke does before their write (the master asked once
 /// whether output waits unread: it was twice, a second time by the send after the checks).
-/// Last,
+/// Keys typed through the testing kit (with its feature), which asks whether a key submits a
+/// line in a request of its own before it sends it: that request too reads the output
+/// waiting unread before the modes (it read the modes alone). Last,
 /// control keys sent to `yes` while its output waits unread: the send reads a turn of it
 /// before it reads the modes, once, for the whole request up to its write (reading output
 /// may let the program change them: one that prints more than the terminal holds, then
@@ -1328,10 +1330,10 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         calls
     };
     let count = |calls: &[String], name: &str| calls.iter().filter(|c| c.contains(name)).count();
-    // The reactor's ioctls and writes between a pair of marks, request by request (split at
-    // each `next-request` mark), each cut at its write of one of `keys` (as strace shows
-    // them): the calls before it, then those after.
-    let requests = |start: &str, end: &str, keys: &[&str]| {
+    // The ioctls and writes of a reactor (the thread `thread`) between a pair of marks,
+    // request by request (split at each `next-request` mark), each cut at its write of one of
+    // `keys` (as strace shows them): the calls before it, then those after.
+    let requests_of = |thread: &str, start: &str, end: &str, keys: &[&str]| {
         let mut requests: Vec<Vec<String>> = Vec::new();
         let mut inside = false;
         for (tid, call) in &trace {
@@ -1342,7 +1344,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
             } else if inside && call.contains("/next-request\"") {
                 requests.push(Vec::new());
             } else if let Some(request) = requests.last_mut()
-                && *tid == reactor
+                && *tid == thread
                 && (call.starts_with("ioctl(") || call.starts_with("write("))
             {
                 request.push(call.clone());
@@ -1361,6 +1363,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
             })
             .collect::<Vec<_>>()
     };
+    let requests = |start: &str, end: &str, keys: &[&str]| requests_of(reactor, start, end, keys);
     // Which of `names` each call asks, in order.
     let asked = |calls: &[String], names: &[&'static str]| -> Vec<&'static str> {
         calls.iter().filter_map(|c| names.iter().copied().find(|name| c.contains(name))).collect()
@@ -1420,6 +1423,25 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         let master = master.unwrap_or_else(|| panic!("a command read no modes: {before:?}"));
         let on_master: Vec<_> = before.iter().filter(|c| c.starts_with(&master)).cloned().collect();
         asks_before_writing(&on_master);
+    }
+    // The testing kit asks whether what it types submits a line before it types it, a
+    // request of its own: that request reads the output waiting unread before the modes, as
+    // the send after it does (it read the modes alone, first: a program that prints more
+    // than the terminal holds, then turns canonical input off, was judged by its old modes).
+    #[cfg(feature = "testing")]
+    {
+        let kit = out.lines().find_map(|line| Some(line.split_once("kit's reactor: ")?.1));
+        let kit = kit.unwrap_or_else(|| panic!("the traced run named no kit's reactor: {out}"));
+        let typed = requests_of(kit.trim(), "kit-start", "kit-end", &["x", "\\177"]);
+        assert_eq!(typed.len(), KIT_KEYS, "requests between the kit's marks");
+        for (before, _) in &typed {
+            let order = asked(before, &["FIONREAD", "TCGETS"]);
+            assert!(
+                order.chunks(2).all(|pair| pair == ["FIONREAD", "TCGETS"])
+                    && count(before, "TCGETS") == 2,
+                "the kit's question and its send up to the write: {before:?}"
+            );
+        }
     }
     // A send reads the output waiting unread before the modes (reading it may let the
     // program change them), then the modes once, for everything up to its write: the master
@@ -1540,6 +1562,11 @@ const HELD_KEYS: usize = 30;
 /// How many commands [`a_keystroke_asks_the_terminal_each_thing_once`] runs in a shell.
 const COMMANDS: usize = 20;
 
+/// How many keys [`a_keystroke_asks_the_terminal_each_thing_once`] types through the testing
+/// kit.
+#[cfg(feature = "testing")]
+const KIT_KEYS: usize = 20;
+
 /// How many control keys [`a_keystroke_asks_the_terminal_each_thing_once`] sends `yes`.
 const FLOOD_SENDS: usize = 40;
 
@@ -1553,7 +1580,8 @@ const PROBING_STATUSES: usize = 20;
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
 /// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
 /// by the line discipline until an Enter), between `held-start` and `held-end`; [`COMMANDS`]
-/// `true`s run in a shell with integration, between `commands-start` and `commands-end`; then
+/// `true`s run in a shell with integration, between `commands-start` and `commands-end`;
+/// [`KIT_KEYS`] keys through the testing kit, with its feature ([`type_through_the_kit`]); then
 /// [`FLOOD_SENDS`] Ctrl-As sent to `yes`, between `flood-start` and `flood-end`; a
 /// `next-request` mark before each request of those but the statuses; last,
 /// [`PROBING_STATUSES`] statuses of a `cat` whose sighting waiting for input a resize made
@@ -1612,6 +1640,8 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert_eq!(ran.exit_code, Some(0), "{ran:?}");
     }
     let _ = std::fs::metadata(marks.join("commands-end"));
+    #[cfg(feature = "testing")]
+    type_through_the_kit(marks);
     // A control key sent while output waits unread: the send reads a turn of it first.
     let yes = engine.spawn(SpawnSpec::new("yes").size(80, 24)).unwrap();
     yes.wait(Until::text("y"), LONG).unwrap();
@@ -1642,6 +1672,35 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
             .is_ok_and(|comm| comm.starts_with("termloom-reac"))
     });
     println!("reactor thread {}", reactor.unwrap().file_name().unwrap().to_string_lossy());
+}
+
+/// [`type_traced_keystrokes`]'s keys typed through the testing kit: [`KIT_KEYS`] keys into
+/// `cat`, a letter and a backspace in turn, each waited for at the cursor, between `marks`'
+/// `kit-start` and `kit-end`, a `next-request` mark before each. The kit's session runs on an
+/// engine of its own: its reactor's thread id is printed (`kit's reactor: ID`).
+#[cfg(feature = "testing")]
+fn type_through_the_kit(marks: &std::path::Path) {
+    let reactors = || -> Vec<std::ffi::OsString> {
+        let tasks = std::fs::read_dir("/proc/self/task").unwrap().map(|t| t.unwrap().path());
+        let reactors = tasks.filter(|task| {
+            std::fs::read_to_string(task.join("comm"))
+                .is_ok_and(|comm| comm.starts_with("termloom-reac"))
+        });
+        reactors.map(|task| task.file_name().unwrap().to_owned()).collect()
+    };
+    let before = reactors();
+    let kit =
+        termloom::testing::TestSession::builder("cat").ready_when(Until::input_wait()).start();
+    let reactor = reactors().into_iter().find(|task| !before.contains(task));
+    let reactor = reactor.expect("the kit's engine started a reactor");
+    let _ = std::fs::metadata(marks.join("kit-start"));
+    for i in 0..KIT_KEYS {
+        let (script, col) = if i.is_multiple_of(2) { ("x", 1) } else { ("<BS>", 0) };
+        let _ = std::fs::metadata(marks.join("next-request"));
+        kit.send_keys(script).wait_for_cursor(0, col);
+    }
+    let _ = std::fs::metadata(marks.join("kit-end"));
+    println!("kit's reactor: {}", reactor.to_string_lossy());
 }
 
 /// Keys and the wait for their answer in one request: the answer is never missed, and a bad

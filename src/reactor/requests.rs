@@ -596,8 +596,12 @@ impl Reactor {
 
     /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
     /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
-    /// it types it (MCP `terminal_send`, the testing kit), as a send-and-wait does.
+    /// it types it (MCP `terminal_send`, the testing kit), as a send-and-wait does: under the
+    /// modes read after the output waiting unread, as a send reads them (reading it may let
+    /// the program change them: one that prints more than the terminal holds, then turns
+    /// canonical input off, ends no line on `ESC \r`).
     pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
+        self.read_unread(id.0);
         let terminal = self.terminal_modes(id);
         Ok(typing.submits(self.slot(id)?, terminal.as_ref()))
     }
