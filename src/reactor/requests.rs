@@ -132,12 +132,18 @@ fn relayed_modes(slot: &Slot) -> Option<Termios> {
     rustix::termios::tcgetattr(crate::os::pty::hosted_terminal(slot.slave_device?, reader)?).ok()
 }
 
-/// The line the cursor of `slot`'s terminal is on, where typed text is echoed, unless the
-/// line discipline reads a password (canonical, echo off).
-fn typed_line_of(slot: &Slot, echo: Option<String>) -> Option<TypedLine> {
+/// The line the cursor of `slot`'s terminal is on, where typed text is echoed, and whether
+/// it is echoed: not while the line discipline reads a password (canonical, echo off) under
+/// `terminal`, its modes as the request read them (once, after the output waiting unread:
+/// read again, they cost a second `TCGETS2` a submitting key).
+fn typed_line_of(
+    slot: &Slot,
+    echo: Option<String>,
+    terminal: Option<&Termios>,
+) -> Option<TypedLine> {
     let mut typed = slot.terminal.typed_line()?;
     typed.echo = echo;
-    let modes = slot.master.as_ref().and_then(|m| crate::os::pty::line_modes(m.as_fd()));
+    let modes = terminal.map(crate::os::pty::line_modes_in);
     typed.echoed = modes.is_none_or(|modes| modes.input_kind() != crate::InputKind::Password);
     Some(typed)
 }
@@ -348,9 +354,7 @@ impl Reactor {
     /// never waits behind queued input: the input is dropped and the foreground process group
     /// gets the signal, as the line discipline would do.
     pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
-        // (Output waiting unread is read first: it may let the program change the modes.)
-        self.read_unread(id.0);
-        let modes = self.terminal_modes(id);
+        let modes = self.modes_after_output(id, None);
         self.send_under(id, bytes, modes).map(drop)
     }
 
@@ -363,6 +367,20 @@ impl Reactor {
             .is_some_and(|slot| submits_into(slot, bytes, || bytes_submit(bytes), modes.as_ref()));
         self.queue_input(id, bytes, (true, submits), modes.as_ref())?;
         Ok(submits)
+    }
+
+    /// The modes of session `id`'s terminal for an input request, read once, after the
+    /// output waiting unread: a turn of it (`read_unread`) and, when there was some, a turn
+    /// more at once (more may be left past a turn); a look that found none is not asked
+    /// again. `read`: the caller's own look just before, with nothing in between that waits
+    /// (`None`: looked for here). Reading the output first gives the program the chance to
+    /// have changed its modes (turned signals off, echo on) before they are read; a change
+    /// it makes after is not seen (the one reading decides the whole request).
+    fn modes_after_output(&mut self, id: SessionId, read: Option<bool>) -> Option<Termios> {
+        if read.unwrap_or_else(|| self.read_unread(id.0)) {
+            self.read_unread(id.0);
+        }
+        self.terminal_modes(id)
     }
 
     /// The modes of session `id`'s terminal, read once for an input: `None` once it hung
@@ -381,8 +399,7 @@ impl Reactor {
     pub(crate) fn send_secret(&mut self, id: SessionId, secret: &[u8]) -> Result<()> {
         // Output waiting unread is read before the modes: reading it may let the program
         // turn echo back on, which the check below must see.
-        self.read_unread(id.0);
-        let terminal = self.terminal_modes(id);
+        let terminal = self.modes_after_output(id, None);
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
         // may have changed: it goes only into an empty queue, written in this same turn.
@@ -571,9 +588,7 @@ impl Reactor {
     /// modifyOtherKeys forms only while the terminal passes raw keys (see
     /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
     pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
-        // (Output waiting unread is read first: it may let the program change the modes.)
-        self.read_unread(id.0);
-        let terminal = self.terminal_modes(id);
+        let terminal = self.modes_after_output(id, None);
         self.send_keys_under(id, items, terminal).map(drop)
     }
 
@@ -596,13 +611,13 @@ impl Reactor {
 
     /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
     /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
-    /// it types it (MCP `terminal_send`, the testing kit), as a send-and-wait does: under the
-    /// modes read after the output waiting unread, as a send reads them (reading it may let
-    /// the program change them: one that prints more than the terminal holds, then turns
-    /// canonical input off, ends no line on `ESC \r`).
+    /// it types it in a request of its own (MCP `terminal_send`, the testing kit), under the
+    /// modes read after the output waiting unread, as a send reads them
+    /// ([`Reactor::modes_after_output`]). Its send reads them again: a program that changes
+    /// them between the two requests (turns canonical input off) is judged by the modes it
+    /// had here.
     pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
-        self.read_unread(id.0);
-        let terminal = self.terminal_modes(id);
+        let terminal = self.modes_after_output(id, None);
         Ok(typing.submits(self.slot(id)?, terminal.as_ref()))
     }
 
@@ -620,11 +635,10 @@ impl Reactor {
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
     ) {
-        self.read_unread(id.0);
+        let modes = self.modes_after_output(id, None);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
-        let modes = self.terminal_modes(id);
         let slot = match self.accepting(id) {
             Ok(slot) => slot,
             Err(err) => {
@@ -1048,11 +1062,10 @@ impl Reactor {
         self.type_now_then_wait(SessionId(id), typing, reader, until, waiter, reply);
     }
 
-    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): a turn of the output the
-    /// program wrote before is read first (`read_unread`) and, when there was some, the next
-    /// one, if any is left, before the terminal's modes are read for the request; when none
-    /// was waiting, it does not ask again (one `FIONREAD` per keystroke, not two in a row
-    /// with nothing in between that waits).
+    /// Types `typing`, then waits (see [`Reactor::type_then_wait`]): the output the program
+    /// wrote before is read first, then the terminal's modes for the request
+    /// ([`Reactor::modes_after_output`]: one `FIONREAD` per keystroke when none waits, not two
+    /// in a row with nothing in between that waits).
     /// `read`: whether the caller found output to read just before, with nothing in between
     /// that waits (`read_unread`'s answer), when it looked (`None`: it is looked for here).
     fn type_now_then_wait(
@@ -1069,19 +1082,13 @@ impl Reactor {
         // The output waiting unread is read before the modes are: reading it may let the
         // program change them (turn signals off, echo on), and the one reading serves the
         // whole request (whether it submits a line, its encoding, its signal character, its
-        // first write). A look that found output reads a turn more at once (more may be left
-        // past a turn); one that found none is not asked again.
-        if read.unwrap_or_else(|| self.read_unread(id.0)) {
-            self.read_unread(id.0);
-        }
-        // Input that submits a line: its echo is not what the wait looks for.
-        // (The terminal's modes are read once for the request: whether it submits a line,
-        // its encoding and its signal character all follow the same reading.)
-        let modes = self.terminal_modes(id);
+        // first write, whether the typed line's echo shows). Input that submits a line: its
+        // echo is not what the wait looks for.
+        let modes = self.modes_after_output(id, read);
         let echo = typing.echo();
         let typed = self.refuse_wait(id, reader, &until).and_then(|()| match typing {
-            Typing::Keys(items) => self.send_keys_under(id, &items, modes),
-            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes),
+            Typing::Keys(items) => self.send_keys_under(id, &items, modes.clone()),
+            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes.clone()),
         });
         let submits = match typed {
             Ok(submits) => submits,
@@ -1093,7 +1100,7 @@ impl Reactor {
         // The line the input was typed on, taken once it is written: the send took in the
         // output still unread before it wrote (one turn of it), and nothing is fed since.
         let typed_line = match self.slot(id) {
-            Ok(slot) if submits => typed_line_of(slot, echo),
+            Ok(slot) if submits => typed_line_of(slot, echo, modes.as_ref()),
             _ => None,
         };
         self.wait_past(id, reader, (until, timeout), typed_line, waiter, reply);
@@ -1138,9 +1145,11 @@ impl Reactor {
     }
 
     /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
-    /// alternate screen.
+    /// alternate screen. Whether it is echoed is read under the modes read after the output
+    /// waiting unread, as an input's ([`Reactor::modes_after_output`]).
     pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
-        Ok(typed_line_of(self.slot(id)?, None))
+        let modes = self.modes_after_output(id, None);
+        Ok(typed_line_of(self.slot(id)?, None, modes.as_ref()))
     }
 
     /// Who reads the terminal of session `id` when its shell has begun a prompt without
@@ -1170,13 +1179,10 @@ impl Reactor {
         reply: Reply<Result<CommandResult>>,
     ) {
         // (A prompt drawn but not read yet is the prompt the line is typed at.) The output
-        // waiting unread is read here, before the checks and the terminal's modes, for the
-        // whole request, as a send-and-wait reads it: a look that found output reads a turn
-        // more at once, one that found none is not asked again; the line is sent under the
-        // modes read after it (`send_under`), not through `send`, which would ask again.
-        if self.read_unread(id.0) {
-            self.read_unread(id.0);
-        }
+        // waiting unread is read here, then the terminal's modes, before the checks, for the
+        // whole request, as a send-and-wait reads them (`modes_after_output`); the line is
+        // sent under those modes (`send_under`), not through `send`, which would ask again.
+        let modes = self.modes_after_output(id, None);
         let checked = self.accepting(id).and_then(|slot| {
             crate::Session::check_command_line(line)?;
             // A shell started with integration that has not drawn its first prompt yet is
@@ -1223,7 +1229,6 @@ impl Reactor {
         let mut bytes = if stray { vec![0x15] } else { Vec::new() };
         bytes.extend_from_slice(line.as_bytes());
         bytes.push(b'\r');
-        let modes = self.terminal_modes(id);
         if let Err(err) = self.send_under(id, &bytes, modes) {
             reply.send(Err(err));
             return;
