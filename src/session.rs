@@ -243,16 +243,7 @@ impl Session {
     /// through a terminal that echoes on its way to a terminal a program of the session hosts
     /// (a relay that does not make the session's terminal raw).
     pub fn send_secret(&self, secret: &str) -> Result<()> {
-        if secret.chars().any(char::is_control) {
-            return Err(Error::InvalidInput(
-                "a secret cannot contain a line break, NUL or other control character (a line break would end it early, and control characters are acted on by the terminal); nothing was typed".into(),
-            ));
-        }
-        if secret.len() > MAX_SECRET_BYTES {
-            return Err(Error::InvalidInput(format!(
-                "a secret is at most {MAX_SECRET_BYTES} bytes, the longest line a terminal keeps (this one is longer: the terminal would cut it); nothing was typed"
-            )));
-        }
+        check_secret(secret)?;
         let id = self.id;
         let secret = secret.as_bytes().to_vec();
         self.client.call_for(self.id, move |r| r.send_secret(id, &secret))
@@ -675,6 +666,30 @@ impl Session {
         self.client.call_for(self.id, move |r| r.submits(id, &typing))
     }
 
+    /// Types `input` now and answers the line it was typed on when it submits a line (see
+    /// [`Session::typed_line`]), in one request whose one reading of the terminal's modes
+    /// decides it all (a question asked apart, [`Session::submits`], is judged under modes
+    /// the program may change before the send); first moves `skip`'s reader past everything
+    /// printed before the input. A key that signals (Ctrl-C alone) typed to a shell at its
+    /// prompt waits first as [`Session::send_keys`] does. For the testing kit.
+    #[cfg(feature = "testing")]
+    pub(crate) fn send_noting_line(
+        &self,
+        input: crate::reactor::Noted,
+        skip: &Session,
+    ) -> Result<Option<crate::term::transcript::TypedLine>> {
+        let signals = match &input {
+            crate::reactor::Noted::Typing(Typing::Keys(items)) => script_signals(items),
+            crate::reactor::Noted::Typing(Typing::Bytes(bytes)) => bytes_signal(bytes),
+            crate::reactor::Noted::Secret(_) => false,
+        };
+        if signals {
+            self.until_shell_reads()?;
+        }
+        let (id, skip) = (self.id, skip.reader);
+        self.client.call_for(self.id, move |r| r.send_noting_line(id, input, skip))
+    }
+
     /// The line the cursor is on, where what is typed next is echoed (`None` on the
     /// alternate screen): taken before a submitted line is typed, so that a wait for its
     /// answer does not match its echo.
@@ -923,6 +938,23 @@ impl Session {
             Err(err) => EngineFuture::ready(Err(err)),
         }
     }
+}
+
+/// Refuses a secret [`Session::send_secret`] would not type: one with a line break, NUL or
+/// other control character, or longer than [`MAX_SECRET_BYTES`]; the messages name no
+/// secret.
+pub(crate) fn check_secret(secret: &str) -> Result<()> {
+    if secret.chars().any(char::is_control) {
+        return Err(Error::InvalidInput(
+            "a secret cannot contain a line break, NUL or other control character (a line break would end it early, and control characters are acted on by the terminal); nothing was typed".into(),
+        ));
+    }
+    if secret.len() > MAX_SECRET_BYTES {
+        return Err(Error::InvalidInput(format!(
+            "a secret is at most {MAX_SECRET_BYTES} bytes, the longest line a terminal keeps (this one is longer: the terminal would cut it); nothing was typed"
+        )));
+    }
+    Ok(())
 }
 
 /// `text` with its escapes decoded and a carriage return (Enter) after it.

@@ -48,6 +48,8 @@ pub(crate) use crate::os::spawn::Spawned;
 pub(crate) use client::{Client, Stop};
 pub use reply::EngineFuture;
 pub(crate) use reply::Reply;
+#[cfg(feature = "testing")]
+pub(crate) use requests::Noted;
 pub(crate) use requests::Typing;
 pub(crate) use waiters::UnmarkedReader;
 

@@ -49,6 +49,16 @@ impl Typing {
     }
 }
 
+/// Input typed by [`Reactor::send_noting_line`], which answers the line it was typed on.
+#[cfg(feature = "testing")]
+#[derive(Debug)]
+pub(crate) enum Noted {
+    /// Keys or bytes, as a send types them.
+    Typing(Typing),
+    /// A secret and its Enter, as [`Reactor::send_secret`] types them.
+    Secret(Vec<u8>),
+}
+
 /// Whether `bytes`, one input, submit a line to the program that reads them: the one rule for
 /// the line the input-wait probe takes as submitted (`Slot::submitted`) and for the echo a
 /// wait typed with its input skips. While the terminal reads whole lines (canonical mode),
@@ -400,6 +410,17 @@ impl Reactor {
         // Output waiting unread is read before the modes: reading it may let the program
         // turn echo back on, which the check below must see.
         let terminal = self.modes_after_output(id, None);
+        self.send_secret_under(id, secret, terminal).map(drop)
+    }
+
+    /// [`send_secret`](Self::send_secret) under `terminal`, the terminal's modes, read once
+    /// for the request; whether the secret's Enter submits a line (see [`submits_into`]).
+    fn send_secret_under(
+        &mut self,
+        id: SessionId,
+        secret: &[u8],
+        terminal: Option<Termios>,
+    ) -> Result<bool> {
         let slot = self.accepting(id)?;
         // Behind earlier input the secret would be written later, when the terminal's modes
         // may have changed: it goes only into an empty queue, written in this same turn.
@@ -478,6 +499,7 @@ impl Reactor {
             .is_some_and(|slot| submits_into(slot, &line, || true, terminal.as_ref()));
         let sent = self.queue_input(id, &line, (false, submits), terminal.as_ref());
         line.fill(0);
+        let sent = sent.map(|()| submits);
         // The secret's length shows nowhere: among the bytes typed into the session
         // (`SessionInfo::bytes_in`, which a model reads in `terminal_list`), it counts as its
         // Enter alone.
@@ -611,14 +633,49 @@ impl Reactor {
 
     /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
     /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
-    /// it types it in a request of its own (MCP `terminal_send`, the testing kit), under the
-    /// modes read after the output waiting unread, as a send reads them
-    /// ([`Reactor::modes_after_output`]). Its send reads them again: a program that changes
-    /// them between the two requests (turns canonical input off) is judged by the modes it
-    /// had here.
+    /// it types it in a request of its own (MCP `terminal_send`, whose last piece may come
+    /// after others; the testing kit's pastes), under the modes read after the output waiting
+    /// unread, as a send reads them ([`Reactor::modes_after_output`]). Its send reads them
+    /// again: a program that changes them between the two requests (turns canonical input
+    /// off) is judged by the modes it had here. [`Reactor::send_noting_line`] answers from
+    /// the send's own reading.
     pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
         let terminal = self.modes_after_output(id, None);
         Ok(typing.submits(self.slot(id)?, terminal.as_ref()))
+    }
+
+    /// Types `input` into session `id` now, as a send does, and answers the line it was
+    /// typed on when it submits one (see [`typed_line_of`]), all from the request's one
+    /// reading of the modes (whether it submits, its encoding, whether its echo shows); first
+    /// moves `skip`'s reader past everything printed before it, the output waiting unread
+    /// included (the testing kit's waits look at what answers the input). For a caller that
+    /// keeps that line for its waits and types in one request what a question before it
+    /// would have judged under modes read apart.
+    #[cfg(feature = "testing")]
+    pub(crate) fn send_noting_line(
+        &mut self,
+        id: SessionId,
+        input: Noted,
+        skip: u64,
+    ) -> Result<Option<TypedLine>> {
+        let modes = self.modes_after_output(id, None);
+        self.skip_output(id, skip)?;
+        let (submits, echo) = match input {
+            Noted::Typing(typing) => {
+                let echo = typing.echo();
+                let submits = match typing {
+                    Typing::Keys(items) => self.send_keys_under(id, &items, modes.clone())?,
+                    Typing::Bytes(bytes) => self.send_under(id, &bytes, modes.clone())?,
+                };
+                (submits, echo)
+            }
+            Noted::Secret(secret) => (self.send_secret_under(id, &secret, modes.clone())?, None),
+        };
+        // Taken once it is written: nothing was fed since the modes were read.
+        Ok(match submits {
+            true => typed_line_of(self.slot(id)?, echo, modes.as_ref()),
+            false => None,
+        })
     }
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in

@@ -2,7 +2,7 @@
 //! [`WithStyles`].
 
 use super::*;
-use crate::reactor::Typing;
+use crate::reactor::{Noted, Typing};
 
 /// A session started for a test: deterministic environment, a temporary `HOME`, and methods
 /// that panic with a readable message instead of returning errors.
@@ -118,12 +118,11 @@ impl TestSession {
     /// (`<Esc>q` as Alt-q). [`press`](Self::press) lets the program read the Escape first.
     #[track_caller]
     pub fn send_keys(&self, script: &str) -> &Self {
-        let items = crate::input::keys::parse_key_script(script).ok();
-        let echo = items.as_deref().and_then(crate::input::keys::script_echo);
-        let submits = items.is_some_and(|items| self.submits(Typing::Keys(items)));
-        self.before_typing(submits, echo);
-        self.check(&format!("send_keys({script:?})"), self.session.send_keys(script));
-        self
+        let what = format!("send_keys({script:?})");
+        match crate::input::keys::parse_key_script(script) {
+            Ok(items) => self.type_noting_line(&what, Noted::Typing(Typing::Keys(items))),
+            Err(err) => self.check(&what, Err(err.into())),
+        }
     }
 
     /// Types text as it is (no key notation, no escapes).
@@ -161,21 +160,18 @@ impl TestSession {
     #[track_caller]
     pub fn send_key(&self, key: crate::Key) -> &Self {
         let items = vec![crate::input::keys::ScriptItem::Key(key)];
-        let echo = crate::input::keys::script_echo(&items);
-        let submits = self.submits(Typing::Keys(items));
-        self.before_typing(submits, echo);
-        self.check("send_key", self.session.send_key(key));
-        self
+        self.type_noting_line("send_key", Noted::Typing(Typing::Keys(items)))
     }
 
     /// Types a secret at a password prompt, then Enter, as [`Session::send_secret`] does (see
     /// [`TestSession::send_text`]); the secret appears in no failure message.
     #[track_caller]
     pub fn send_secret(&self, secret: &str) -> &Self {
-        // (Its Enter, last, is what submits it.)
-        self.before_typing(self.submits(Typing::Bytes(b"\r".to_vec())), None);
-        self.check("send_secret", self.session.send_secret(secret));
-        self
+        // (Checked as the session checks it, its messages naming no secret.)
+        if let Err(err) = crate::session::check_secret(secret) {
+            return self.check("send_secret", Err(err));
+        }
+        self.type_noting_line("send_secret", Noted::Secret(secret.as_bytes().to_vec()))
     }
 
     /// Types bytes as they are, as [`Session::send_bytes`] does; the kit's waits look past
@@ -189,9 +185,20 @@ impl TestSession {
     /// Types `bytes` for the method `what` (named if it fails), the kit's waits following.
     #[track_caller]
     fn type_bytes(&self, what: &str, bytes: &[u8]) -> &Self {
-        let submits = self.submits(Typing::Bytes(bytes.to_vec()));
-        self.before_typing(submits, crate::input::keys::bytes_echo(bytes));
-        self.check(what, self.session.send_bytes(bytes));
+        self.type_noting_line(what, Noted::Typing(Typing::Bytes(bytes.to_vec())))
+    }
+
+    /// Types `input` for the method `what` (named if it fails), in one request that moves
+    /// the kit's waits past what was printed before it and answers the line a submitted line
+    /// was typed on, whose echo they look past (see [`TestSession::before_typing`]): whether
+    /// it submits is the send's own verdict, from its one reading of the terminal's modes (a
+    /// question asked before it, in a request of its own, read them apart: a program that
+    /// turned canonical input off between the two had the echo of a line it never got
+    /// skipped).
+    #[track_caller]
+    fn type_noting_line(&self, what: &str, input: Noted) -> &Self {
+        let typed = self.check(what, self.session.send_noting_line(input, &self.waits));
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = typed;
         self
     }
 
