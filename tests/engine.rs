@@ -1264,7 +1264,9 @@ const TRACED_KEYSTROKES: &str = "TERMLOOM_TRACED_KEYSTROKES";
 /// counted but for `FIONREAD`, nor are totals. Then statuses of the
 /// idle `cat`, each with its input-wait probe: the master asked once for its foreground
 /// group and once for unread output, that after the group (the probe's `/proc` reads come
-/// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Ctrl-Cs,
+/// between), not each twice (80 and 80 for 40 statuses) nor unread output first. Pastes into
+/// the recorded `cat`, asking as a keystroke does up to their write (the recording's check
+/// for a password prompt read the modes again for each piece: twice a paste). Ctrl-Cs,
 /// which may be held for a shell at its prompt, typed at once into `cat` under `stty -isig`
 /// (canonical: the line discipline echoes each as `^C` and holds it until an Enter, never
 /// sent, so `cat` reads none): the master asked once before each write, not again after an
@@ -1402,6 +1404,14 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         order.chunks(2).all(|pair| pair == ["TIOCGPGRP", "FIONREAD"]),
         "a status asked for unread output before its foreground group: {order:?}"
     );
+    // A paste into the recorded `cat` asks as a keystroke does, up to its write: the modes
+    // once, for the paste, the recording's check for a password prompt and the write (the
+    // recording's check read them again: two `TCGETS2` a paste).
+    let pastes = requests("pastes-start", "pastes-end", &["x"]);
+    assert_eq!(pastes.len(), PASTES, "requests between the pastes' marks");
+    for (before, _) in &pastes {
+        asks_before_writing(before);
+    }
     // A key that may be held for a shell's prompt, typed at once, asks as any other: the
     // hold's look is the typing's (it was asked again, both answering none).
     let held = requests("held-start", "held-end", &["\\3"]);
@@ -1550,6 +1560,9 @@ fn strace_calls_split_by_another_thread_are_joined() {
 /// How many statuses [`a_keystroke_asks_the_terminal_each_thing_once`] asks of idle `cat`.
 const STATUSES: usize = 40;
 
+/// How many pastes [`a_keystroke_asks_the_terminal_each_thing_once`] makes into `cat`.
+const PASTES: usize = 20;
+
 /// How many Ctrl-Cs [`a_keystroke_asks_the_terminal_each_thing_once`] types into `cat`.
 const HELD_KEYS: usize = 30;
 
@@ -1572,7 +1585,8 @@ const PROBING_STATUSES: usize = 20;
 /// `cat`, recorded with what is typed, a letter and a backspace in turn, each waited for at the cursor in the same
 /// request, between a look at `marks`' `keystrokes-start` and `keystrokes-end`; then
 /// [`STATUSES`] statuses of it, waiting for input, between `statuses-start` and
-/// `statuses-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
+/// `statuses-end`; [`PASTES`] pastes of `x` into it, each erased, between `pastes-start` and
+/// `pastes-end`; [`HELD_KEYS`] Ctrl-Cs into `cat` under `stty -isig` (echoed as `^C`, held
 /// by the line discipline until an Enter), between `held-start` and `held-end`; [`COMMANDS`]
 /// `true`s run in a shell with integration, between `commands-start` and `commands-end`;
 /// [`KIT_KEYS`] keys through the testing kit, with its feature ([`type_through_the_kit`]); then
@@ -1607,6 +1621,16 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
         assert_eq!(status.activity, termloom::Activity::WaitingForInput, "{status:?}");
     }
     let _ = std::fs::metadata(marks.join("statuses-end"));
+    // Pastes into the recorded `cat`, each waited for at the cursor and erased.
+    let _ = std::fs::metadata(marks.join("pastes-start"));
+    for _ in 0..PASTES {
+        let _ = std::fs::metadata(marks.join("next-request"));
+        cat.paste("x").unwrap();
+        expect(&cat, Until::cursor_at(0, 1));
+        let outcome = cat.send_keys_and_wait("<BS>", Until::cursor_at(0, 0), LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{outcome}");
+    }
+    let _ = std::fs::metadata(marks.join("pastes-end"));
     // Ctrl-C, which a shell at its prompt would have held back, typed at once into `cat`
     // with signals off (`-isig`): canonical, the line discipline echoes it as `^C` and
     // holds it until an Enter; each waited for at the cursor.

@@ -738,7 +738,9 @@ impl Reactor {
         }
         slot.note_input(Some(&bytes), modes.as_ref());
         self.schedule(deadline, Timer::Paste { session: id.0, paste });
-        self.flush(id.0);
+        // The request's modes serve the pieces admitted now and the first write (no output
+        // was read since they were read), as a send's do.
+        self.flush_under(id.0, modes.as_ref());
     }
 
     /// Fails as input to session `id` would (it ended, or was closed), else does nothing.

@@ -39,13 +39,17 @@ impl Reactor {
 
     /// Moves parked input into the queue while it fits (recording it, unless at a password
     /// prompt of the session's terminal, `master`); returns the timers of the pastes it
-    /// completed.
+    /// completed. `modes`: the terminal's, when the request that parked the input read them
+    /// just before (once for the request, see `Reactor::queue_input`); otherwise they are read
+    /// here, once for every piece admitted, and only for a recording of input.
     fn admit_parked(
         slot: &mut Slot,
         master: std::os::fd::BorrowedFd<'_>,
         capacity: usize,
+        modes: Option<&rustix::termios::Termios>,
     ) -> Vec<(Instant, Timer)> {
         let mut completed = Vec::new();
+        let mut own = modes.map(|modes| Some(crate::os::pty::line_modes_in(modes)));
         while let Some(piece) = slot.parked.front() {
             if slot.queue.len() + piece.bytes.len() > capacity {
                 break;
@@ -54,7 +58,10 @@ impl Reactor {
             // A paste at a password prompt is left out, as typed input is (see
             // `Reactor::queue_input`).
             let at_password_prompt = slot.recorder.as_ref().is_some_and(|r| r.records_input())
-                && slot.at_password_prompt(master, crate::os::pty::line_modes(master));
+                && slot.at_password_prompt(
+                    master,
+                    *own.get_or_insert_with(|| crate::os::pty::line_modes(master)),
+                );
             if let Some(recorder) = &mut slot.recorder {
                 match at_password_prompt {
                     true => recorder.input_withheld(),
@@ -138,9 +145,10 @@ impl Reactor {
         self.flush_under(id, None);
     }
 
-    /// [`flush`](Self::flush), its first write looked at under `modes`, the terminal's, when
-    /// the request that queued input read them just before, with no output read since (once
-    /// for the request, see `Reactor::queue_input`): they are not asked again for it, though
+    /// [`flush`](Self::flush), the parked pieces it admits before its first write and that
+    /// write looked at under `modes`, the terminal's, when the request that queued or parked
+    /// input read them just before, with no output read since (once for the request, see
+    /// `Reactor::queue_input`, `Reactor::paste`): they are not asked again for it, though
     /// the queue's front may hold an earlier request's bytes (the modes are the terminal's
     /// now, whoever queued them). Later writes read them anew.
     pub(super) fn flush_under(&mut self, id: u64, modes: Option<&rustix::termios::Termios>) {
@@ -155,7 +163,7 @@ impl Reactor {
             return;
         };
         let capacity = self.config.write_queue_bytes;
-        let mut completed = Self::admit_parked(slot, master.as_fd(), capacity);
+        let mut completed = Self::admit_parked(slot, master.as_fd(), capacity, modes);
         while !slot.queue.is_empty() {
             if written >= WRITE_TURN {
                 if !slot.backlogged {
@@ -177,7 +185,7 @@ impl Reactor {
                     slot.unread_input.set(unread);
                     slot.queue.drain(..n);
                     slot.bytes_in += n as u64;
-                    completed.extend(Self::admit_parked(slot, master.as_fd(), capacity));
+                    completed.extend(Self::admit_parked(slot, master.as_fd(), capacity, None));
                 }
                 Err(Errno::INTR) => continue,
                 Err(Errno::AGAIN) => break,
