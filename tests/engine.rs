@@ -1334,7 +1334,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     let count = |calls: &[String], name: &str| calls.iter().filter(|c| c.contains(name)).count();
     // The ioctls and writes of a reactor (the thread `thread`) between a pair of marks,
     // request by request (split at each `next-request` mark), each cut at its write of one of
-    // `keys` (as strace shows them): the calls before it, then those after.
+    // `keys` (as strace shows them): the calls before it, the write, then those after.
     let requests_of = |thread: &str, start: &str, end: &str, keys: &[&str]| {
         let mut requests: Vec<Vec<String>> = Vec::new();
         let mut inside = false;
@@ -1361,7 +1361,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
                 let at =
                     at.unwrap_or_else(|| panic!("a request wrote none of {keys:?}: {calls:?}"));
                 let (before, after) = calls.split_at(at);
-                (before.to_vec(), after[1..].to_vec())
+                (before.to_vec(), after[0].clone(), after[1..].to_vec())
             })
             .collect::<Vec<_>>()
     };
@@ -1392,7 +1392,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     // on totals, which only add those up.)
     let keystrokes = requests("keystrokes-start", "keystrokes-end", &["x", "\\177"]);
     assert_eq!(keystrokes.len(), KEYS, "requests between the keystrokes' marks");
-    for (before, after) in &keystrokes {
+    for (before, _, after) in &keystrokes {
         asks_before_writing(before);
         assert!(count(after, "FIONREAD") <= 1, "a keystroke's answer: {after:?}");
     }
@@ -1409,28 +1409,30 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     // recording's check read them again: two `TCGETS2` a paste).
     let pastes = requests("pastes-start", "pastes-end", &["x"]);
     assert_eq!(pastes.len(), PASTES, "requests between the pastes' marks");
-    for (before, _) in &pastes {
+    for (before, _, _) in &pastes {
         asks_before_writing(before);
     }
     // A key that may be held for a shell's prompt, typed at once, asks as any other: the
     // hold's look is the typing's (it was asked again, both answering none).
     let held = requests("held-start", "held-end", &["\\3"]);
     assert_eq!(held.len(), HELD_KEYS, "requests between the Ctrl-Cs' marks");
-    for (before, after) in &held {
+    for (before, _, after) in &held {
         asks_before_writing(before);
         assert!(count(after, "FIONREAD") <= 1, "a Ctrl-C's answer: {after:?}");
     }
     // A command run in a shell asks as a keystroke does, on the master (its check for input
     // the shell has not read asks the terminal's other side, `TIOCGPTPEER`'s descriptor): it
-    // asked twice in a row, both answering none, its send again after its checks.
-    let commands = requests("commands-start", "commands-end", &["true\\r"]);
+    // asked twice in a row, both answering none, its send again after its checks. The master
+    // is the descriptor the command is written to (the other sessions of the reactor may be
+    // looked at meanwhile); the line may start with a Ctrl-U (`\25`), which clears stray input.
+    let commands = requests("commands-start", "commands-end", &["true\\r", "\\25true\\r"]);
     assert_eq!(commands.len(), COMMANDS, "requests between the commands' marks");
     // (What comes after the write is not bounded: the command's own looks while it runs and
     // the wait for the next prompt.)
-    for (before, _) in &commands {
-        let master = before.iter().find(|c| c.contains("TCGETS"));
-        let master = master.and_then(|c| c.split_once(',')).map(|(fd, _)| format!("{fd},"));
-        let master = master.unwrap_or_else(|| panic!("a command read no modes: {before:?}"));
+    for (before, write, _) in &commands {
+        let fd = write.strip_prefix("write(").and_then(|c| c.split_once(','));
+        let fd = fd.unwrap_or_else(|| panic!("a command's write names no descriptor: {write}")).0;
+        let master = format!("ioctl({fd},");
         let on_master: Vec<_> = before.iter().filter(|c| c.starts_with(&master)).cloned().collect();
         asks_before_writing(&on_master);
     }
@@ -1447,7 +1449,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
         let kit = kit.unwrap_or_else(|| panic!("the traced run named no kit's reactor: {out}"));
         let typed = requests_of(kit.trim(), "kit-start", "kit-end", &["x", "\\177"]);
         assert_eq!(typed.len(), KIT_KEYS, "requests between the kit's marks");
-        for (before, _) in &typed {
+        for (before, _, _) in &typed {
             asks_before_writing(before);
         }
     }
@@ -1457,7 +1459,7 @@ fn a_keystroke_asks_the_terminal_each_thing_once() {
     // without asking it, counts as found).
     let flood = requests("flood-start", "flood-end", &["\\1"]);
     assert_eq!(flood.len(), FLOOD_SENDS, "requests between the flood's marks");
-    for (before, _) in &flood {
+    for (before, _, _) in &flood {
         asks_before_writing(before);
     }
     // (Whether a send finds output waiting is the machine's timing: under strace, `yes` may
