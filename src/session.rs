@@ -262,6 +262,12 @@ impl Session {
     /// Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to a shell at its prompt waits for the shell to
     /// read the terminal first, as [`Session::signal_to`] does.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {
+        self.send_bytes_submitting(bytes).map(drop)
+    }
+
+    /// [`Session::send_bytes`], answering whether the bytes submitted a line, by the send's
+    /// own reading of the terminal's modes (see [`Session::typed_line`]).
+    pub(crate) fn send_bytes_submitting(&self, bytes: &[u8]) -> Result<bool> {
         if bytes_signal(bytes) {
             self.until_shell_reads()?;
         }
@@ -278,6 +284,12 @@ impl Session {
     /// its prompt, waits for the shell to read the terminal first, as [`Session::signal_to`]
     /// does.
     pub fn send_keys(&self, script: &str) -> Result<()> {
+        self.send_keys_submitting(script).map(drop)
+    }
+
+    /// [`Session::send_keys`], answering whether the keys submitted a line, by the send's
+    /// own reading of the terminal's modes (see [`Session::typed_line`]).
+    pub(crate) fn send_keys_submitting(&self, script: &str) -> Result<bool> {
         let items = parse_key_script(script)?;
         if script_signals(&items) {
             self.until_shell_reads()?;
@@ -294,7 +306,7 @@ impl Session {
             self.until_shell_reads()?;
         }
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.send_keys(id, &items))
+        self.client.call_for(self.id, move |r| r.send_keys(id, &items)).map(drop)
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
@@ -319,6 +331,27 @@ impl Session {
         Ok(PendingPaste { session: self.clone(), paste, reply: rx })
     }
 
+    /// [`Session::start_paste`], answering whether the paste submits a line (one ending with
+    /// a line end, not bracketed), by the paste request's own reading of the terminal's modes
+    /// (see [`Session::typed_line`]); the request answers that before the paste is queued.
+    pub(crate) fn start_paste_submitting(
+        &self,
+        text: &str,
+        timeout: Option<Duration>,
+    ) -> Result<(PendingPaste, bool)> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        let (verdict, submits) = crossbeam_channel::bounded(1);
+        let (id, text) = (self.id, text.to_owned());
+        let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
+        let reply = tx.into();
+        self.client.submit(Box::new(move |r| {
+            let _ = verdict.send(r.paste(id, paste, &text, timeout, reply));
+        }))?;
+        let pending = PendingPaste { session: self.clone(), paste, reply: rx };
+        let submits = submits.recv().map_err(|_| Error::EngineStopped)?;
+        Ok((pending, submits))
+    }
+
     /// Sends the request that pastes `text`, answered at `reply`; returns the paste's id
     /// (in the id space of waits: a [`WaitCanceller`] ends it).
     fn send_paste(
@@ -329,7 +362,9 @@ impl Session {
     ) -> Result<u64> {
         let (id, text) = (self.id, text.to_owned());
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
-        self.client.submit(Box::new(move |r| r.paste(id, paste, &text, timeout, reply)))?;
+        self.client.submit(Box::new(move |r| {
+            r.paste(id, paste, &text, timeout, reply);
+        }))?;
         Ok(paste)
     }
 
@@ -656,20 +691,10 @@ impl Session {
         self.client.call_for(self.id, move |r| r.skip_output(id, reader))
     }
 
-    /// Whether `typing`, typed now, submits a line: the engine's one rule, from the modes of
-    /// the terminal and of its keys at this moment (a line discipline reading whole lines ends
-    /// one on `ESC \r`, Alt-Enter, which zsh's line editor takes for a new line; `<S-Enter>` is
-    /// Enter's `\r`, or a key of its own under the kitty protocol). Asked before typing it, by
-    /// a caller that keeps the line it is typed on (see [`Session::typed_line`]).
-    pub(crate) fn submits(&self, typing: Typing) -> Result<bool> {
-        let id = self.id;
-        self.client.call_for(self.id, move |r| r.submits(id, &typing))
-    }
-
     /// Types `input` now and answers the line it was typed on when it submits a line (see
     /// [`Session::typed_line`]), in one request whose one reading of the terminal's modes
-    /// decides it all (a question asked apart, [`Session::submits`], is judged under modes
-    /// the program may change before the send); first moves `skip`'s reader past everything
+    /// decides it all (a question asked apart would be judged under modes the program may
+    /// change before the send); first moves `skip`'s reader past everything
     /// printed before the input. A key that signals (Ctrl-C alone) typed to a shell at its
     /// prompt waits first as [`Session::send_keys`] does. For the testing kit.
     #[cfg(feature = "testing")]
@@ -691,8 +716,9 @@ impl Session {
     }
 
     /// The line the cursor is on, where what is typed next is echoed (`None` on the
-    /// alternate screen): taken before a submitted line is typed, so that a wait for its
-    /// answer does not match its echo.
+    /// alternate screen): taken before input that may submit a line is typed, and kept when
+    /// its send answers that it did ([`Session::send_bytes_submitting`] and the like), so
+    /// that a wait for its answer does not match its echo.
     pub(crate) fn typed_line(&self) -> Result<Option<crate::term::transcript::TypedLine>> {
         let id = self.id;
         self.client.call_for(self.id, move |r| r.typed_line(id))

@@ -27,19 +27,6 @@ pub(crate) enum Typing {
 }
 
 impl Typing {
-    /// Whether the input submits a line, typed into `slot`'s terminal, in `terminal`'s modes
-    /// (its termios), with keys encoded for its key modes (see [`submits_into`]).
-    fn submits(&self, slot: &Slot, terminal: Option<&Termios>) -> bool {
-        match self {
-            Typing::Keys(items) => {
-                let modes = key_modes_of(slot, terminal);
-                let bytes = encode_script(items, &modes);
-                submits_into(slot, &bytes, || script_submits(items, &modes), terminal)
-            }
-            Typing::Bytes(bytes) => submits_into(slot, bytes, || bytes_submit(bytes), terminal),
-        }
-    }
-
     /// The echo of the line it submits, when it is plain text (see [`script_echo`]).
     fn echo(&self) -> Option<String> {
         match self {
@@ -362,10 +349,11 @@ impl Reactor {
     ///
     /// A signal character (interrupt, quit, suspend, while the terminal generates signals)
     /// never waits behind queued input: the input is dropped and the foreground process group
-    /// gets the signal, as the line discipline would do.
-    pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<()> {
+    /// gets the signal, as the line discipline would do. Whether the bytes submit a line, by
+    /// the request's one reading of the modes (see [`submits_into`]).
+    pub(crate) fn send(&mut self, id: SessionId, bytes: &[u8]) -> Result<bool> {
         let modes = self.modes_after_output(id, None);
-        self.send_under(id, bytes, modes).map(drop)
+        self.send_under(id, bytes, modes)
     }
 
     /// [`send`](Self::send) under `modes`, the terminal's, read once for the request; whether
@@ -608,10 +596,11 @@ impl Reactor {
 
     /// Encodes a parsed key script with the current key modes and queues it: xterm's
     /// modifyOtherKeys forms only while the terminal passes raw keys (see
-    /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)).
-    pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<()> {
+    /// [`passes_raw_keys`](crate::os::pty::passes_raw_keys)). Whether the keys submit a
+    /// line, by the request's one reading of the modes (see [`submits_into`]).
+    pub(crate) fn send_keys(&mut self, id: SessionId, items: &[ScriptItem]) -> Result<bool> {
         let terminal = self.modes_after_output(id, None);
-        self.send_keys_under(id, items, terminal).map(drop)
+        self.send_keys_under(id, items, terminal)
     }
 
     /// [`send_keys`](Self::send_keys) under `terminal`, the terminal's modes, read once for
@@ -629,19 +618,6 @@ impl Reactor {
             submits_into(slot, &bytes, || script_submits(items, &modes), terminal.as_ref());
         self.queue_input(id, &bytes, (true, submits), terminal.as_ref())?;
         Ok(submits)
-    }
-
-    /// Whether `typing`, typed into session `id` now, submits a line (see [`submits_into`]):
-    /// the one rule, asked by a caller that keeps the line a submitted line is typed on before
-    /// it types it in a request of its own (MCP `terminal_send`, whose last piece may come
-    /// after others; the testing kit's pastes), under the modes read after the output waiting
-    /// unread, as a send reads them ([`Reactor::modes_after_output`]). Its send reads them
-    /// again: a program that changes them between the two requests (turns canonical input
-    /// off) is judged by the modes it had here. [`Reactor::send_noting_line`] answers from
-    /// the send's own reading.
-    pub(crate) fn submits(&mut self, id: SessionId, typing: &Typing) -> Result<bool> {
-        let terminal = self.modes_after_output(id, None);
-        Ok(typing.submits(self.slot(id)?, terminal.as_ref()))
     }
 
     /// Types `input` into session `id` now, as a send does, and answers the line it was
@@ -683,7 +659,9 @@ impl Reactor {
     /// program reads; `reply` is answered when the last piece is queued, or with
     /// [`Error::PasteIncomplete`] when `timeout` (default: `default_wait_timeout`) passes first,
     /// when [`cancel_wait`](Self::cancel_wait) is called with `paste`, or when an interrupt
-    /// drops it. The caller waits, the reactor does not.
+    /// drops it. The caller waits, the reactor does not. Whether the paste submits a line
+    /// (see [`submits_into`]: one that ends with a line end, not bracketed), by the request's
+    /// one reading of the modes; `false` when it is refused.
     pub(crate) fn paste(
         &mut self,
         id: SessionId,
@@ -691,7 +669,7 @@ impl Reactor {
         text: &str,
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
-    ) {
+    ) -> bool {
         let modes = self.modes_after_output(id, None);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
@@ -700,14 +678,14 @@ impl Reactor {
             Ok(slot) => slot,
             Err(err) => {
                 let _ = reply.send(Err(err));
-                return;
+                return false;
             }
         };
         let bracketed = slot.terminal.modes().bracketed_paste;
         let bytes = crate::input::paste::encode_paste(text, bracketed);
         if bytes.is_empty() {
             let _ = reply.send(Ok(()));
-            return;
+            return false;
         }
         let total = bytes.len();
         let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
@@ -718,12 +696,13 @@ impl Reactor {
                 attempted: total,
                 capacity,
             }));
-            return;
+            return false;
         }
         if let Err(err) = super::open_line::check(modes.as_ref(), id, &bytes, false) {
             let _ = reply.send(Err(err));
-            return;
+            return false;
         }
+        let submits = submits_into(slot, &bytes, || bytes_submit(&bytes), modes.as_ref());
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
@@ -741,6 +720,7 @@ impl Reactor {
         // The request's modes serve the pieces admitted now and the first write (no output
         // was read since they were read), as a send's do.
         self.flush_under(id.0, modes.as_ref());
+        submits
     }
 
     /// Fails as input to session `id` would (it ended, or was closed), else does nothing.
@@ -786,7 +766,7 @@ impl Reactor {
             }
         }
         match bytes {
-            Some(bytes) => self.send(id, &bytes),
+            Some(bytes) => self.send(id, &bytes).map(drop),
             None => Ok(()),
         }
     }

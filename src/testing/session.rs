@@ -190,7 +190,7 @@ impl TestSession {
 
     /// Types `input` for the method `what` (named if it fails), in one request that moves
     /// the kit's waits past what was printed before it and answers the line a submitted line
-    /// was typed on, whose echo they look past (see [`TestSession::before_typing`]): whether
+    /// was typed on, whose echo they look past: whether
     /// it submits is the send's own verdict, from its one reading of the terminal's modes (a
     /// question asked before it, in a request of its own, read them apart: a program that
     /// turned canonical input off between the two had the echo of a line it never got
@@ -209,35 +209,18 @@ impl TestSession {
     /// program's line editor holds the text, line ends and all, until Enter).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
-        let bracketed = self.check("reading the modes", self.session.screen()).modes;
-        let pasted = crate::input::paste::encode_paste(text, bracketed.bracketed_paste);
-        self.before_typing(self.submits(Typing::Bytes(pasted)), None);
-        self.check("paste", self.session.paste(text));
-        self
-    }
-
-    /// Whether `typing`, typed now, submits a line, by the engine's rule
-    /// ([`Session::submits`]).
-    #[track_caller]
-    fn submits(&self, typing: Typing) -> bool {
-        self.check("reading whether the input submits a line", self.session.submits(typing))
-    }
-
-    /// Before input: what the program printed so far is no answer to it, so the kit's waits
-    /// look past it; when the input submits a line, the line it is typed on is kept, whose
-    /// echo is no answer either: `echo`, when the input's characters tell it (plain text and
-    /// Enter), else all the line gets (a bracketed paste's newline left the cursor on a row
-    /// of its own, where bash then printed the answer: taken all for echo, it was never
-    /// matched).
-    #[track_caller]
-    fn before_typing(&self, submits: bool, echo: Option<String>) {
+        // The line the cursor is on, before anything is pasted (taken after the output
+        // waiting unread, which the waits then look past); kept if the paste request finds
+        // the paste submits a line, by its own reading of the modes. All the line gets is
+        // its echo: a bracketed paste's newline left the cursor on a row of its own, where
+        // bash then printed the answer (taken all for echo, it was never matched).
+        let line = self.check("reading the cursor's line", self.session.typed_line());
         self.check("reading the output before typing", self.waits.skip_output());
-        let typed = match submits {
-            true => self.check("reading the cursor's line", self.session.typed_line()),
-            false => None,
-        };
-        let typed = typed.map(|typed| crate::term::transcript::TypedLine { echo, ..typed });
-        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = typed;
+        let started = self.session.start_paste_submitting(text, None);
+        let (pending, submits) = self.check("paste", started);
+        self.check("paste", pending.finish());
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = line.filter(|_| submits);
+        self
     }
 
     /// One wait of the kit's (see [`TestSession::waits`]).

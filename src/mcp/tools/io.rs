@@ -16,7 +16,6 @@ use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
 use crate::mcp::prompt_owner::PromptOwner;
 use crate::mcp::url_secret::Asking;
-use crate::reactor::Typing;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -146,39 +145,6 @@ fn submitted_echo(
     crate::input::keys::script_echo(&items)
 }
 
-/// What a `terminal_send` call types last, by which the engine tells whether it submits a
-/// line ([`Session::submits`]), as it is written: the Enter of `submit` (with the text when
-/// nothing comes between them, written together), else the keys, else the paste (bracketed
-/// when the program asked for it: its last line break is then no Enter), else the text, its
-/// escapes decoded (`echo done\\r` ends with Enter too). `None` when it types nothing.
-fn typed_last(
-    text: Option<&str>,
-    script: Option<&[ScriptItem]>,
-    paste: Option<&str>,
-    (submit, bracketed): (bool, bool),
-) -> Option<Typing> {
-    let enter: &[u8] = if submit { b"\r" } else { b"" };
-    let typing = match (script, paste, text) {
-        (Some(items), _, _) => {
-            let enter = submit.then(|| ScriptItem::Text("\r".into()));
-            Typing::Keys(items.iter().cloned().chain(enter).collect())
-        }
-        (None, Some(paste), _) => {
-            Typing::Bytes([&crate::input::paste::encode_paste(paste, bracketed), enter].concat())
-        }
-        (None, None, text) => {
-            let text = text.map_or_else(Vec::new, |text| {
-                crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
-            });
-            Typing::Bytes([&text, enter].concat())
-        }
-    };
-    Some(typing).filter(|typing| match typing {
-        Typing::Keys(items) => !items.is_empty(),
-        Typing::Bytes(bytes) => !bytes.is_empty(),
-    })
-}
-
 /// `terminal_send`.
 pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
     let id = call.session_id(args)?;
@@ -244,12 +210,62 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let full_screen = screen.as_ref().is_some_and(|screen| screen.alternate);
         let bracketed = bracketed_paste && paste.is_some_and(|p| p.ends_with(['\n', '\r']));
         // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
-        // conditions search after the line it is typed on. Whether what the call types last
-        // submits one is the engine's rule, from the modes of the terminal and its keys: read
-        // once this call has the input (a call queued behind another's paste read modes the
-        // program may have changed meanwhile).
-        let last = typed_last(text, script.as_deref(), paste, (submit, bracketed_paste));
-        let submits = last.map(|last| session.submits(last)).transpose()?.unwrap_or(false);
+        // conditions search after the line it is typed on, taken before anything is typed
+        // (once this call has the input: a call queued behind another's paste would take a
+        // line the paste moved on from). Whether what the call types last submits one is the
+        // engine's rule, from the modes of the terminal and its keys, answered by the send
+        // of that last piece from its own reading (a question asked before typing read modes
+        // the program could change before the send).
+        let line = session.typed_line()?;
+        // Whether the last piece sent submitted a line.
+        let mut submits = false;
+        // Text and the Enter that submits it go in one write when nothing comes between
+        // them, as a terminal multiplexer's `send-keys TEXT Enter` does: an Enter written a
+        // millisecond after the text can reach a line editor that leaves raw mode while it
+        // handles each key (irb's reline 0.3) in the terminal's line mode, whose echo of it
+        // moved the cursor down a row and the prompt was drawn twice.
+        let enter_with_text = submit && paste.is_none() && script.is_none();
+        let mut bytes = text.map_or_else(Vec::new, |text| {
+            crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
+        });
+        if enter_with_text {
+            bytes.push(b'\r');
+        }
+        if !bytes.is_empty() {
+            submits = session.send_bytes_submitting(&bytes)?;
+        }
+        if let Some(paste) = paste {
+            // Bounded by the call's timeout and ended by its cancellation, so a program that
+            // stopped reading cannot hold the session's input (and this call) forever.
+            let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+            let (pending, pasted) = session.start_paste_submitting(paste, timeout)?;
+            let canceller = pending.canceller();
+            call.cancel.on_stop(move || canceller.cancel());
+            pending.finish()?;
+            submits = pasted;
+        }
+        // (Keys cut short, by the program's exit, type no Enter after them.)
+        let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
+        let typing = std::time::Instant::now();
+        let all_keys = match script.as_deref() {
+            Some(items) => {
+                let (all, pressed) = press_keys(call, &session, items, timeout)?;
+                submits = pressed;
+                all
+            }
+            None => true,
+        };
+        if let Some(plan) = plan.as_mut() {
+            plan.spend(typing.elapsed());
+        }
+        if submit && all_keys {
+            if !enter_with_text {
+                submits = session.send_bytes_submitting(b"\r")?;
+            }
+            // Once the line is submitted: a cancellation that came while it was typed
+            // interrupts it now, after its Enter.
+            interrupt_on_cancel(call, &session, &input, typed);
+        }
         // The echo of the line it submits, for the view and for the wait's typed line.
         let echo =
             submits.then(|| submitted_echo(text, script.as_deref(), paste, submit)).flatten();
@@ -264,9 +280,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             },
         };
         let held_paste = !submits && bracketed;
-        // The line the submitted line is typed on: its echo is no answer to it, and the
+        // The line the submitted line was typed on: its echo is no answer to it, and the
         // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
-        let typed_line = if submits { session.typed_line()? } else { None };
+        let typed_line = line.filter(|_| submits);
         view.echo_at = typed_line
             .as_ref()
             .filter(|line| line.echoed)
@@ -276,48 +292,6 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                 line.echo = echo;
                 line
             });
-        }
-        // Text and the Enter that submits it go in one write when nothing comes between
-        // them, as a terminal multiplexer's `send-keys TEXT Enter` does: an Enter written a
-        // millisecond after the text can reach a line editor that leaves raw mode while it
-        // handles each key (irb's reline 0.3) in the terminal's line mode, whose echo of it
-        // moved the cursor down a row and the prompt was drawn twice.
-        let enter_with_text = submit && paste.is_none() && script.is_none();
-        let mut bytes = text.map_or_else(Vec::new, |text| {
-            crate::input::line_breaks::enter_for_line_breaks(&crate::decode_escapes(text))
-        });
-        if enter_with_text {
-            bytes.push(b'\r');
-        }
-        if !bytes.is_empty() {
-            session.send_bytes(&bytes)?;
-        }
-        if let Some(paste) = paste {
-            // Bounded by the call's timeout and ended by its cancellation, so a program that
-            // stopped reading cannot hold the session's input (and this call) forever.
-            let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
-            let pending = session.start_paste(paste, timeout)?;
-            let canceller = pending.canceller();
-            call.cancel.on_stop(move || canceller.cancel());
-            pending.finish()?;
-        }
-        // (Keys cut short, by the program's exit, type no Enter after them.)
-        let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
-        let typing = std::time::Instant::now();
-        let all_keys = match script.as_deref() {
-            Some(items) => press_keys(call, &session, items, timeout)?,
-            None => true,
-        };
-        if let Some(plan) = plan.as_mut() {
-            plan.spend(typing.elapsed());
-        }
-        if submit && all_keys {
-            if !enter_with_text {
-                session.send_bytes(b"\r")?;
-            }
-            // Once the line is submitted: a cancellation that came while it was typed
-            // interrupts it now, after its Enter.
-            interrupt_on_cancel(call, &session, &input, typed);
         }
         (held_paste, full_screen)
     };
@@ -369,31 +343,32 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// call's, else the default wait's) in all; a program still busy then gets the rest as they
 /// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
-/// with the keys typed so far, never pressing Enter after a line cut short.
+/// with the keys typed so far, never pressing Enter after a line cut short. And whether the
+/// last part sent submitted a line, by its send's own reading of the terminal's modes.
 fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
     timeout: Option<std::time::Duration>,
-) -> Result<bool, ToolError> {
+) -> Result<(bool, bool), ToolError> {
     let parts = crate::input::keys::typing_parts(items);
-    let Some((last, before)) = parts.split_last() else { return Ok(true) };
+    let Some((last, before)) = parts.split_last() else { return Ok((true, false)) };
     let config = call.engine.config();
     let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
     for part in before {
-        session.send_keys(part)?;
+        let submits = session.send_keys_submitting(part)?;
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         if left.is_zero() {
             continue;
         }
         match waits::run(call, session, &waits::Plan::settle(config, left))?.outcome {
             "cancelled" => return Err(ToolError::cancelled()),
-            "exited" | "closed" => return Ok(false),
+            "exited" | "closed" => return Ok((false, submits)),
             _ => {}
         }
     }
-    session.send_keys(last)?;
-    Ok(true)
+    let submits = session.send_keys_submitting(last)?;
+    Ok((true, submits))
 }
 
 /// Who asks in `session` now ([`PromptOwner::of`], after a wait for input), the wait for it
