@@ -207,23 +207,48 @@ fn compile(pattern: &str) -> Result<Regex> {
     )))
 }
 
+/// How much searching [`first_new_match`] spends on matches that overlap read text, in bytes
+/// its searches go over, for each byte of the line: past it (and past
+/// [`OVERLAP_WORK_MIN`]), it goes on after each match, as an iterator over matches that do not
+/// overlap does.
+const OVERLAP_WORK_PER_BYTE: usize = 8;
+
+/// The least [`first_new_match`] spends on matches that overlap read text, in bytes its
+/// searches go over, however short the line.
+const OVERLAP_WORK_MIN: usize = 64 << 10;
+
 /// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
 /// its first `read` bytes: at the leftmost start, whether or not it overlaps a match of text
 /// already read (`b1` in `xab1` for `ab|b1` when `xab` was read: a search for matches that
-/// do not overlap took `ab` and went on after it). Its offset and text. Each start is tried
-/// at most once, so the work is of the order of a search for every match that does not
-/// overlap (quadratic in the line's length at worst for both, as the `regex` crate says of
-/// its iterators).
+/// do not overlap took `ab` and went on after it). Its offset and text.
+///
+/// Each start is tried at most once, but a search from each start can go over the rest of
+/// the line (`a+`, or a long literal, over a long line of `a` read), which made the work the
+/// line's length squared, minutes for a line of 20,000 bytes, with the reactor and every
+/// session stalled. So the searches from one start after another go over at most
+/// [`OVERLAP_WORK_PER_BYTE`] times the line's bytes (at least [`OVERLAP_WORK_MIN`]); past
+/// that, the search goes on after each match, as one for matches that do not overlap: its
+/// work is then that of such a search (quadratic at worst, as the `regex` crate says of its
+/// iterators, for patterns that are), and a match overlapping one in read text that starts
+/// later than this bound reached is missed.
 fn first_new_match(re: &Regex, line: &str, read: usize) -> Option<(usize, String)> {
     let mut from = 0;
+    let mut budget = line.len().saturating_mul(OVERLAP_WORK_PER_BYTE).max(OVERLAP_WORK_MIN);
     while from <= line.len() {
         let found = re.find_at(line, from)?;
         if found.end() > read {
             return Some((found.start(), found.as_str().to_owned()));
         }
-        // No match starts between `from` and this one (the leftmost from `from`), and this
-        // one's start gives no other: the next may start one character after it.
-        from = next_boundary(line, found.start());
+        budget = budget.saturating_sub(found.end() - from + 1);
+        from = if budget > 0 {
+            // No match starts between `from` and this one (the leftmost from `from`), and
+            // this one's start gives no other: the next may start one character after it.
+            next_boundary(line, found.start())
+        } else if found.end() > found.start() {
+            found.end()
+        } else {
+            next_boundary(line, found.end())
+        };
     }
     None
 }
@@ -246,7 +271,8 @@ impl Until {
     /// whole (`^` is its start) for the first match, at the leftmost start, that ends past
     /// what the caller had read of it: a match of read text alone is never reported, and one
     /// that holds new text is, even where it overlaps a match of read text (`b1` in `xab1`
-    /// for `ab|b1` once `xab` was read). The unfinished line at the cursor is searched as
+    /// for `ab|b1` once `xab` was read; in a long line, only where the search for one reaches
+    /// it within a bound of work, eight times the line's bytes). The unfinished line at the cursor is searched as
     /// printed so far, and its `$` is where the printing stands, so that `Password: $` or
     /// `\[y/N\] $` matches a prompt; a pattern that must see a line end (`^count: 12$`
     /// against a `count: 1` still being printed) can race the program: wait for text after

@@ -832,3 +832,36 @@ fn a_probe_of_a_program_holding_its_epoll_lock_for_ever_does_not_freeze_the_engi
     trap.close().unwrap();
     bystander.close().unwrap();
 }
+
+/// A caller's regex whose matches overlap all along a long line already read (`a+` over
+/// 100,000 `a`s) costs the reactor a bounded search, not one search from every start: a wait
+/// for it took the line's length squared, minutes with every session stalled behind it. The
+/// wait here times out after its 500 ms and the other session answers at once.
+#[test]
+fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine() {
+    let engine = engine();
+    let script = "head -c 100000 /dev/zero | tr '\\0' a; echo; exec cat";
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&long, Until::input_wait());
+    while !long.read().unwrap().text.is_empty() {}
+    let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&other, Until::input_wait());
+    let (done, outcome) = std::sync::mpsc::channel();
+    let waiting = long.clone();
+    std::thread::spawn(move || {
+        let waited = waiting.wait(Until::regex("a+").unwrap(), Duration::from_millis(500));
+        let answered = waited.and_then(|_| {
+            other.send_text("ping\r")?;
+            other.wait(Until::text("ping"), LONG)
+        });
+        let _ = done.send(answered.map(|a| a.is_held()));
+    });
+    let answered = outcome.recv_timeout(Duration::from_secs(60));
+    if answered.is_err() {
+        // The reactor is still searching: leave its handles to the process's exit.
+        std::mem::forget(long);
+        std::mem::forget(engine);
+        panic!("a wait for /a+/ over a read line of 100,000 a's stalled the engine for 60 s");
+    }
+    assert!(answered.unwrap().unwrap(), "the other session echoes its line");
+}
