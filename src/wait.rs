@@ -12,6 +12,7 @@ use crate::term::screen::{Screen, cell_col};
 use crate::types::ExitStatus;
 use crate::types::Status;
 
+pub(crate) mod positions;
 mod unshown;
 
 /// A condition a [`Session::wait`](crate::Session::wait) blocks for.
@@ -187,11 +188,27 @@ pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
     )
 }
 
-/// `pattern` compiled, or refused: when it is no regular expression, or when every match of
+/// A caller's `pattern` compiled, or why not: it is no regular expression, or it has more
+/// than [`positions::MAX_POSITIONS`] characters and classes to match (counted repetitions
+/// expanded), which would cost each search that many steps a byte.
+pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> {
+    let regex = Regex::new(pattern).map_err(|e| bad_regex(pattern, &e))?;
+    match positions::of_pattern(pattern) {
+        Some(n) if n > positions::MAX_POSITIONS => Err(format!(
+            "regular expression {} is too large to search: it has {n} characters and classes to match (counted repetitions expanded: a{{100}}{{100}} is 10000), and at most {} are taken, since a search can cost that many steps for each byte it reads; match a shorter part of the text",
+            crate::error::quoted(pattern),
+            positions::MAX_POSITIONS
+        )),
+        _ => Ok(regex),
+    }
+}
+
+/// `pattern` compiled, or refused: when it is no regular expression, when it is too large
+/// to search ([`caller_regex`]), or when every match of
 /// it holds a line break or another control character, which no line of the transcript or
 /// the screen holds (a wait for it could never hold: it ran out its whole timeout).
 fn compile(pattern: &str) -> Result<Regex> {
-    let regex = Regex::new(pattern).map_err(|e| Error::InvalidInput(bad_regex(pattern, &e)))?;
+    let regex = caller_regex(pattern).map_err(Error::InvalidInput)?;
     let why = match unshown::needs_unshown(pattern) {
         None => return Ok(regex),
         Some(unshown::Unshown::LineBreak) => {
@@ -279,7 +296,9 @@ impl Until {
     /// it, or for the screen, instead. Lines are searched one at a time, so a pattern whose
     /// every match holds a line break (`foo\nbar`) is refused ([`Error::InvalidInput`]), as
     /// it is by [`Until::screen_regex`] and [`Until::screen_row_regex`]: a wait for it could
-    /// never hold. One that may match without it (`foo(\n|$)`) is taken.
+    /// never hold. One that may match without it (`foo(\n|$)`) is taken. A pattern too
+    /// large to search (more than 1,000 characters and classes, counted repetitions expanded)
+    /// is refused too.
     pub fn regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::Regex(compile(pattern)?)))
     }

@@ -865,3 +865,28 @@ fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine()
     }
     assert!(answered.unwrap().unwrap(), "the other session echoes its line");
 }
+
+/// A caller's regex too large to search (a literal of 3,000 `a`s: each search tracks every
+/// one of its characters at each byte, 1.5 s over a line of 448 KiB in a debug build, minutes
+/// at 100,000 with every session stalled) is refused before any wait starts, for the
+/// transcript and the screen alike; one of 1,000 is taken, and its wait over a read line of
+/// 100,000 `a`s times out on time.
+#[test]
+fn a_regex_too_large_to_search_is_refused() {
+    for pattern in ["a".repeat(3000), "(ab){600}".to_owned(), "a{100}{100}".to_owned()] {
+        for refused in [Until::regex(&pattern), Until::screen_regex(&pattern)] {
+            let err = refused.err().unwrap_or_else(|| panic!("/{pattern:.20}/ is taken"));
+            assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
+            assert!(err.to_string().contains("too large to search"), "{err}");
+        }
+    }
+    let engine = engine();
+    let script = "head -c 100000 /dev/zero | tr '\\0' a; echo; exec cat";
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&long, Until::input_wait());
+    while !long.read().unwrap().text.is_empty() {}
+    let started = std::time::Instant::now();
+    let taken = Until::regex(&"a".repeat(1000)).unwrap();
+    assert!(long.wait(taken, Duration::from_millis(500)).unwrap().is_timeout());
+    assert!(started.elapsed() < LONG, "the wait took {:?}", started.elapsed());
+}

@@ -5,7 +5,6 @@
 use serde_json::json;
 
 use crate::Session;
-use crate::wait::bad_regex;
 
 use super::args::Args;
 use super::budget::Budget;
@@ -230,8 +229,8 @@ fn search(
     pattern: &str,
     max: usize,
 ) -> Result<(String, serde_json::Value), ToolError> {
-    let regex = regex::Regex::new(pattern)
-        .map_err(|e| ToolError::invalid_input(format!("search: {}", bad_regex(pattern, &e))))?;
+    let regex = crate::wait::caller_regex(pattern)
+        .map_err(|why| ToolError::invalid_input(format!("search: {why}")))?;
     let all = session.transcript_lines(0..u64::MAX, usize::MAX)?;
     let matching: Vec<(u64, String)> =
         all.lines.into_iter().filter(|(_, line)| regex.is_match(line)).collect();

@@ -1,0 +1,58 @@
+//! How large a caller's regular expression is to search: the characters and classes its
+//! matches go through, with counted repetitions expanded (`a{100}{100}` is 10,000), as the
+//! `regex` crate's automaton holds them. A search can track all of them at each byte of the
+//! text (a literal of 3,000 `a`s over a line of `a`s: 1.5 s for a line of 448 KiB in a debug
+//! build, minutes at 100,000), and waits are searched on the reactor, so a caller's regex is
+//! refused past [`MAX_POSITIONS`].
+
+use regex_syntax::hir::{Hir, HirKind};
+
+/// The most positions ([`positions`]) a caller's regular expression may have: a wait's or a
+/// search's regex with more is refused. A literal of 1,000 characters costs about 90 ms a
+/// search over a line of 256 KiB (the longest a transcript line is by default) in a debug
+/// build.
+pub(crate) const MAX_POSITIONS: usize = 1_000;
+
+/// The positions of `pattern` (see the module's documentation), or `None` when it does not
+/// parse (the caller compiled it already).
+pub(super) fn of_pattern(pattern: &str) -> Option<usize> {
+    regex_syntax::Parser::new().parse(pattern).ok().map(|hir| positions(&hir))
+}
+
+/// The positions of `hir`: a character or a class is one, a repetition its part times its
+/// most (its least and one more, unbounded), an alternation or a sequence the sum of its
+/// parts'. Saturating.
+fn positions(hir: &Hir) -> usize {
+    match hir.kind() {
+        HirKind::Empty | HirKind::Look(_) => 0,
+        HirKind::Literal(literal) => {
+            std::str::from_utf8(&literal.0).map_or(literal.0.len(), |text| text.chars().count())
+        }
+        HirKind::Class(_) => 1,
+        HirKind::Repetition(repetition) => {
+            let times = repetition.max.unwrap_or(repetition.min.saturating_add(1));
+            positions(&repetition.sub).saturating_mul(times as usize)
+        }
+        HirKind::Capture(capture) => positions(&capture.sub),
+        HirKind::Concat(all) | HirKind::Alternation(all) => {
+            all.iter().map(positions).fold(0, usize::saturating_add)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::of_pattern;
+
+    #[test]
+    fn counted_repetitions_are_expanded_and_classes_count_one() {
+        assert_eq!(of_pattern("abc"), Some(3));
+        assert_eq!(of_pattern("é€"), Some(2));
+        assert_eq!(of_pattern(r"\w{25}"), Some(25));
+        assert_eq!(of_pattern("a{100}{100}"), Some(10_000));
+        assert_eq!(of_pattern("a+b*"), Some(3));
+        assert_eq!(of_pattern("(foo|barbaz)$"), Some(9));
+        assert_eq!(of_pattern(r"^\d{4}-\d{2}-\d{2}"), Some(10));
+        assert_eq!(of_pattern("("), None);
+    }
+}
