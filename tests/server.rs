@@ -2355,6 +2355,10 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
     let third = TestServer::start_at(first.socket.clone(), &[]);
     assert_eq!(start(&third)["session_id"], 4);
     assert!(!third.cli(&["send", "3", "--text", "x"]).status.success());
+    // Its code is the one `Error::code` and the README give an earlier server's id.
+    let stale = third.cli(&["read", "1", "--json"]);
+    let error: Value = serde_json::from_slice(&stale.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "session_forgotten", "{error}");
 }
 
 /// With `--json`, every failure of every command is one JSON object on stdout, `{"error":

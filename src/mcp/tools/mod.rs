@@ -348,9 +348,12 @@ impl Call<'_> {
             Err(Error::UnknownSession(_)) => {
                 Err(self.unknown(&format!("session {id} does not exist")))
             }
-            Err(Error::SessionBeforeFirst { first, .. }) => Err(self.unknown(&format!(
-                "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
-            ))),
+            // (An earlier server's session ended with it: forgotten, as `Error::code` says.)
+            Err(Error::SessionBeforeFirst { first, .. }) => Err(self
+                .unknown(&format!(
+                    "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
+                ))
+                .code("session_forgotten")),
             Err(err) => Err(err.into()),
         }
     }
