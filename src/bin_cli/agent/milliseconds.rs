@@ -58,12 +58,13 @@ fn held_with_no_text(arguments: &Map<String, Value>, result: &Value) -> bool {
 
 /// A line for each flag in milliseconds given a value that reads like seconds and that ended
 /// the wait (a `--timeout` under 1000 that timed out, a `--wait-quiet` or `--wait-stable`
-/// under 100 that held): what it did, and what to give for that many seconds.
+/// from 1 to 99 that held): what it did, and what to give for that many seconds.
 pub(super) fn seconds_for_milliseconds(arguments: &Map<String, Value>, result: &Value) -> String {
     let mut notes = String::new();
     for flag in &FLAGS {
         let Some(ms) = arguments.get(flag.arg).and_then(Value::as_u64) else { continue };
-        if ms < flag.under && (flag.ended)(arguments, result) {
+        // (0 is 0 s too: nothing to tell.)
+        if ms > 0 && ms < flag.under && (flag.ended)(arguments, result) {
             let name = flag.flag;
             notes.push_str(&format!(
                 "[{name} is in milliseconds: {name} {ms} {}; for {ms} s, give {name} {}]\n",
@@ -94,6 +95,9 @@ mod tests {
         );
         assert!(notes(json!({"stable_ms": 5}), held.clone()).starts_with("[--wait-stable is"));
         assert_eq!(notes(json!({"quiet_ms": 100}), held.clone()), "");
+        // 0 ms is 0 s: "for 0 s, give --wait-quiet 0" told nothing.
+        assert_eq!(notes(json!({"quiet_ms": 0}), held.clone()), "");
+        assert_eq!(notes(json!({"stable_ms": 0}), held.clone()), "");
         // A prompt may have ended it as well.
         assert_eq!(notes(json!({"quiet_ms": 2, "prompt": true}), held), "");
         let text = json!({"wait": {"outcome": "matched", "matched_text": "done"}});
