@@ -2028,3 +2028,35 @@ fn every_help_page_fits_80_columns() {
         }
     }
 }
+
+/// A session command's argument that is not UTF-8 is refused as a usage error (exit 2),
+/// before any server is asked, and under `--json` as one: taken lossily, `--text $'\xff'`
+/// typed U+FFFD, and a program's argument so encoded reached it so changed, without a word.
+#[test]
+fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempdir();
+    let socket = dir.join("none");
+    let bad = OsStr::from_bytes(b"a\xffb");
+    let run = |args: &[&OsStr]| {
+        Command::new(TERMLOOM)
+            .args(args)
+            .arg("--socket")
+            .arg(&socket)
+            .stdin(Stdio::null())
+            .output()
+            .expect("termloom runs")
+    };
+    let os = |s: &'static str| OsStr::new(s);
+    let sent = run(&[os("send"), os("x"), os("--text"), bad]);
+    assert_code(&sent, 2);
+    assert!(stderr(&sent).contains("is not UTF-8 text"), "{}", stderr(&sent));
+    let started = run(&[os("start"), os("--"), os("printf"), bad]);
+    assert_code(&started, 2);
+    let json = run(&[os("send"), os("x"), os("--json"), os("--text"), bad]);
+    assert_code(&json, 2);
+    let error: Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(error["error"]["kind"], "usage", "{error}");
+    assert!(json.stderr.is_empty(), "{}", stderr(&json));
+}

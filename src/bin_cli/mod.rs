@@ -66,7 +66,13 @@ fn command(args: Vec<OsString>) -> ExitCode {
             ],
         )),
         Some("attach") => attach::main(strings(split_inline_values(args, &[]).into_iter())),
-        Some(name) if agent::is_command(name) => agent::main(name, strings(args)),
+        Some(name) if agent::is_command(name) => {
+            let args: Vec<OsString> = args.collect();
+            match args.iter().find(|arg| arg.to_str().is_none()) {
+                Some(arg) => not_utf8(name, arg, &given),
+                None => agent::main(name, strings(args.into_iter())),
+            }
+        }
         // `termloom -L work help send`: the options naming a server, moved after the
         // command, name no topic.
         Some("help") => help_command(help_topic(args)),
@@ -197,7 +203,27 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
 /// The commands, for messages.
 const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
 
-/// The arguments as strings (lossily: paths and texts are UTF-8 in practice).
+/// Refuses an argument of a session command that is not UTF-8 (`--text $'\xff'`, a program's
+/// argument naming a file in another encoding): the command sends its values to the server
+/// as JSON text, and taken lossily the byte was typed, or passed, as U+FFFD without a word.
+/// A usage error (exit 2), on stdout as JSON when `given` asks for JSON.
+fn not_utf8(command: &str, arg: &std::ffi::OsStr, given: &[String]) -> ExitCode {
+    let message = format!(
+        "argument {arg:?} is not UTF-8 text: `termloom {command}` sends its values to the server as text, so give them in UTF-8 (a program's arguments in another encoding: `termloom run`, which passes them as they are)"
+    );
+    let words = given.iter().take_while(|word| *word != "--");
+    if words.clone().any(|word| word == "--json") {
+        let message = format!("{message} (run `termloom help {command}` for usage)");
+        if agent::print_json_error("usage", "usage", &message) != ExitCode::SUCCESS {
+            return ExitCode::FAILURE;
+        }
+        return ExitCode::from(EXIT_USAGE);
+    }
+    usage_error(&message, &format!("termloom help {command}"))
+}
+
+/// The arguments as strings (lossily: paths and texts are UTF-8 in practice; a session
+/// command refuses one that is not first, [`not_utf8`]).
 fn strings(args: impl Iterator<Item = OsString>) -> Vec<String> {
     args.map(|arg| arg.to_string_lossy().into_owned()).collect()
 }
