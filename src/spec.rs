@@ -52,6 +52,7 @@ impl SpawnSpec {
 
     /// Runs `line` as a shell command line: `$SHELL -lc LINE` when `$SHELL` names bash or zsh,
     /// otherwise `bash -lc LINE`. `-l` makes it a login shell, so the user's profile is read.
+    /// A blank line is refused by the start ([`Error::InvalidInput`](crate::Error::InvalidInput)).
     pub fn shell(line: impl Into<String>) -> Self {
         Self::from_command(Command::Shell(line.into()))
     }
@@ -239,9 +240,10 @@ impl SpawnSpec {
         }
     }
 
-    /// Refuses a program with no name, which no `PATH` look-up can find, and a NUL byte in the
-    /// program, an argument, the command line or the working directory, which no C string
-    /// (what `exec` and `chdir` take) can hold.
+    /// Refuses a program with no name, which no `PATH` look-up can find, a blank command line
+    /// (`$SHELL -lc ''` runs nothing and exits 0; `Session::run_command` refuses one too), and
+    /// a NUL byte in the program, an argument, the command line or the working directory,
+    /// which no C string (what `exec` and `chdir` take) can hold.
     pub(crate) fn check_program(&self) -> crate::Result<()> {
         let nul = |what: &str, text: &OsStr| -> crate::Result<()> {
             match text.as_encoded_bytes().contains(&0) {
@@ -261,6 +263,11 @@ impl SpawnSpec {
             Command::Argv(program, args) => {
                 nul("program", program)?;
                 args.iter().try_for_each(|arg| nul("argument", arg))?;
+            }
+            Command::Shell(line) if line.trim().is_empty() => {
+                return Err(crate::Error::InvalidInput(
+                    "the command line to run is blank: give one (SpawnSpec::shell(\"make test\")), or start an interactive shell (SpawnSpec::interactive_shell)".into(),
+                ));
             }
             Command::Shell(line) => nul("command line", OsStr::new(line))?,
         }

@@ -1001,6 +1001,11 @@ fn spawn_errors_name_the_program() {
     // No name is no missing program: it says what to give.
     let err = engine.spawn(SpawnSpec::new("")).unwrap_err();
     assert!(matches!(&err, Error::InvalidInput(m) if m.contains("empty name")), "{err}");
+    // Nor a blank command line, which ran nothing and exited 0.
+    for line in ["", "  \t"] {
+        let err = engine.spawn(SpawnSpec::shell(line)).unwrap_err();
+        assert!(matches!(&err, Error::InvalidInput(m) if m.contains("is blank")), "{err}");
+    }
 }
 
 /// A start that fails in the child (here `exec` refuses a directory) is
