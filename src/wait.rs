@@ -224,50 +224,75 @@ fn compile(pattern: &str) -> Result<Regex> {
     )))
 }
 
-/// How much searching [`first_new_match`] spends on matches that overlap read text, in bytes
-/// its searches go over, for each byte of the line: past it (and past
-/// [`OVERLAP_WORK_MIN`]), it goes on after each match, as an iterator over matches that do not
-/// overlap does.
+/// How much searching [`first_new_match`] spends on matches that overlap read text, for each
+/// byte of the line, in bytes its searches can go over (each search from a start is counted
+/// as going to the line's end, as `a+b|a` over a line of `a`s does): past it (and past
+/// [`OVERLAP_WORK_MIN`]), only matches starting in the unread text are searched for.
 const OVERLAP_WORK_PER_BYTE: usize = 8;
 
 /// The least [`first_new_match`] spends on matches that overlap read text, in bytes its
-/// searches go over, however short the line.
-const OVERLAP_WORK_MIN: usize = 64 << 10;
+/// searches can go over, however short the line: every start is tried in a line of up to
+/// 1,446 bytes (the sum of its lengths from each start is at most 1 MiB).
+const OVERLAP_WORK_MIN: usize = 1 << 20;
 
 /// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
 /// its first `read` bytes: at the leftmost start, whether or not it overlaps a match of text
 /// already read (`b1` in `xab1` for `ab|b1` when `xab` was read: a search for matches that
 /// do not overlap took `ab` and went on after it). Its offset and text.
 ///
-/// Each start is tried at most once, but a search from each start can go over the rest of
-/// the line (`a+`, or a long literal, over a long line of `a` read), which made the work the
-/// line's length squared, minutes for a line of 20,000 bytes, with the reactor and every
-/// session stalled. So the searches from one start after another go over at most
-/// [`OVERLAP_WORK_PER_BYTE`] times the line's bytes (at least [`OVERLAP_WORK_MIN`]); past
-/// that, the search goes on after each match, as one for matches that do not overlap: its
-/// work is then that of such a search (quadratic at worst, as the `regex` crate says of its
-/// iterators, for patterns that are), and a match overlapping one in read text that starts
-/// later than this bound reached is missed.
+/// Each start is tried at most once, but a search from a start can go over the rest of the
+/// line whatever it finds (`a+`, `a+b|a`, `ok(.*FAIL)?` over a long line of `a`s or `ok`s
+/// read: a leftmost-first search goes on past a short match while a longer one it prefers
+/// may follow), so trying every start cost the line's length squared: minutes for a line of
+/// 20,000 bytes, with the reactor and every session stalled. So each search is counted as
+/// going to the line's end, and the searches from one start after another stop at
+/// [`OVERLAP_WORK_PER_BYTE`] times the line's bytes (at least [`OVERLAP_WORK_MIN`]). Past
+/// that, at most two more searches look for a match starting at the end of what was read or
+/// later (a search for matches that do not overlap, from where the bound stopped, is
+/// quadratic too: `a{16}(.*b)?`): a match starting in read text that the bound did not
+/// reach is missed. So one call's searches go over at most [`OVERLAP_WORK_PER_BYTE`] times
+/// the line's bytes (at least [`OVERLAP_WORK_MIN`]), and twice the line more.
 fn first_new_match(re: &Regex, line: &str, read: usize) -> Option<(usize, String)> {
+    let found_new = |found: regex::Match<'_>| {
+        (found.end() > read).then(|| (found.start(), found.as_str().to_owned()))
+    };
     let mut from = 0;
     let mut budget = line.len().saturating_mul(OVERLAP_WORK_PER_BYTE).max(OVERLAP_WORK_MIN);
     while from <= line.len() {
-        let found = re.find_at(line, from)?;
-        if found.end() > read {
-            return Some((found.start(), found.as_str().to_owned()));
+        // A search from `from` can go to the line's end, whatever it finds.
+        let cost = line.len() - from + 1;
+        if cost > budget {
+            break;
         }
-        budget = budget.saturating_sub(found.end() - from + 1);
-        from = if budget > 0 {
-            // No match starts between `from` and this one (the leftmost from `from`), and
-            // this one's start gives no other: the next may start one character after it.
-            next_boundary(line, found.start())
-        } else if found.end() > found.start() {
-            found.end()
-        } else {
-            next_boundary(line, found.end())
-        };
+        budget -= cost;
+        let found = re.find_at(line, from)?;
+        if let Some(new) = found_new(found) {
+            return Some(new);
+        }
+        // No match starts between `from` and this one (the leftmost from `from`), and this
+        // one's start gives no other: the next may start one character after it.
+        from = next_boundary(line, found.start());
     }
-    None
+    // Past the bound: a match starting at the end of what was read, or later. Only an empty
+    // one there holds nothing new; the next starts a character on.
+    let at = floor_boundary(line, read.max(from));
+    let found = re.find_at(line, at)?;
+    if let Some(new) = found_new(found) {
+        return Some(new);
+    }
+    match at < line.len() && found.start() == at {
+        true => re.find_at(line, next_boundary(line, at)).and_then(found_new),
+        false => None,
+    }
+}
+
+/// The last character boundary of `s` at or before `at` (its end when `at` is past it).
+fn floor_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 /// The first character boundary of `s` after `at` (past its end when `at` is its end).
@@ -288,8 +313,10 @@ impl Until {
     /// whole (`^` is its start) for the first match, at the leftmost start, that ends past
     /// what the caller had read of it: a match of read text alone is never reported, and one
     /// that holds new text is, even where it overlaps a match of read text (`b1` in `xab1`
-    /// for `ab|b1` once `xab` was read; in a long line, only where the search for one reaches
-    /// it within a bound of work, eight times the line's bytes). The unfinished line at the cursor is searched as
+    /// for `ab|b1` once `xab` was read; in a line longer than 1,446 bytes, only where the
+    /// search from one start after another reaches it within its bound of work, eight
+    /// searches to the line's end, then from the end of what was read on). The unfinished
+    /// line at the cursor is searched as
     /// printed so far, and its `$` is where the printing stands, so that `Password: $` or
     /// `\[y/N\] $` matches a prompt; a pattern that must see a line end (`^count: 12$`
     /// against a `count: 1` still being printed) can race the program: wait for text after
@@ -1173,9 +1200,14 @@ mod tests {
         assert_eq!(found("ab|b1", "xab1", 3), Some(("b1".to_owned(), at(2))));
         assert_eq!(found("ab|b1", "xab1", 0), Some(("ab".to_owned(), at(1))));
         assert_eq!(found("ab|b1", "xab1", 4), None);
-        // Many old matches before the new one.
-        let line = format!("{}1", "ab".repeat(2000));
-        assert_eq!(found("ab|b1", &line, 4000), Some(("b1".to_owned(), at(3999))));
+        // Many old matches before the new one, every start tried in a line this short.
+        let line = format!("{}1", "ab".repeat(700));
+        assert_eq!(found("ab|b1", &line, 1400), Some(("b1".to_owned(), at(1399))));
+        // In a longer one, past the bound of work, a match from the end of what was read.
+        let line = format!("{}ab1", "ab".repeat(2000));
+        assert_eq!(found("ab|b1", &line, 4001), Some(("b1".to_owned(), at(4001))));
+        assert_eq!(found("a+b|a", &"a".repeat(4000), 3999), Some(("a".to_owned(), at(3999))));
+        assert_eq!(found("x*|a", &"a".repeat(4000), 3999), Some((String::new(), at(4000))));
         // Starts are characters, not bytes.
         assert_eq!(found("éa|ab", "éab", 3), Some(("ab".to_owned(), at(2))));
         // An empty match at the end of what was read holds nothing new; one after it does.
