@@ -188,18 +188,48 @@ pub(crate) fn bad_regex(pattern: &str, err: &regex::Error) -> String {
     )
 }
 
-/// A caller's `pattern` compiled, or why not: it is no regular expression, or it has more
-/// than [`positions::MAX_POSITIONS`] characters and classes to match (counted repetitions
-/// expanded), which would cost each search that many steps a byte.
+/// The most automaton a caller's regular expression may compile to, in bytes (the `regex`
+/// crate's `size_limit`; its own default is 10 MiB). A Unicode class is tens of kilobytes of
+/// it (`\w` about 50 KB), and past about this much a search no longer fits the crate's lazy
+/// DFA and falls back to tracking every state at each byte: `\w{40}` compiles to 2.0 MB
+/// and searches a line of 256 KiB in a millisecond, `\w{60}`, 3.0 MB, in 0.3 to 0.6 s
+/// (release build), on the reactor for a wait.
+const MAX_COMPILED_BYTES: usize = 2 << 20;
+
+/// A caller's `pattern` compiled, or why not: it is no regular expression, it compiles to more
+/// than [`MAX_COMPILED_BYTES`] (a Unicode class repeated: `\w{60}`), or it has more than
+/// [`positions::MAX_POSITIONS`] characters and classes to match (counted repetitions
+/// expanded: a literal of 60,000 `a`s compiles to 1.9 MB, but searching a line of `a`s
+/// tracks each of them at every byte, 21 s over 256 KiB in a release build).
 pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> {
-    let regex = Regex::new(pattern).map_err(|e| bad_regex(pattern, &e))?;
+    let too_large = |why: String| {
+        format!(
+            "regular expression {} is too large to search: {why}",
+            crate::error::quoted(pattern)
+        )
+    };
+    let regex = regex::RegexBuilder::new(pattern)
+        .size_limit(MAX_COMPILED_BYTES)
+        .build()
+        .map_err(|e| match e {
+            regex::Error::CompiledTooBig(_) => too_large(format!(
+                "it compiles to more than {} MiB of automaton, which a search can go through at every byte; a Unicode class (\\w, \\d, \\pL, \\s, [^...], (?i)) is tens of kilobytes of it: repeat it fewer times (\\w+ rather than \\w{{60}}), or match ASCII only ([a-zA-Z0-9_] for \\w, or (?-u:\\w))",
+                MAX_COMPILED_BYTES >> 20
+            )),
+            e => bad_regex(pattern, &e),
+        })?;
     match positions::of_pattern(pattern) {
-        Some(n) if n > positions::MAX_POSITIONS => Err(format!(
-            "regular expression {} is too large to search: it has {n} characters and classes to match (counted repetitions expanded: a{{100}}{{100}} is 10000), and at most {} are taken, since a search can cost that many steps for each byte it reads; match a shorter part of the text",
-            crate::error::quoted(pattern),
+        Ok(n) if n <= positions::MAX_POSITIONS => Ok(regex),
+        Ok(n) => Err(too_large(format!(
+            "it has {n} characters and classes to match (counted repetitions expanded: a{{100}}{{100}} is 10000), and at most {} are taken, since a search can cost that many steps for each byte it reads; match a shorter part of the text",
             positions::MAX_POSITIONS
-        )),
-        _ => Ok(regex),
+        ))),
+        // The crate compiled it, so its parser should take it too: when not, it is refused,
+        // not searched unmeasured.
+        Err(e) => Err(too_large(format!(
+            "its characters and classes could not be counted ({}), so it is not searched",
+            e.trim_start_matches("error: ")
+        ))),
     }
 }
 
@@ -324,8 +354,8 @@ impl Until {
     /// every match holds a line break (`foo\nbar`) is refused ([`Error::InvalidInput`]), as
     /// it is by [`Until::screen_regex`] and [`Until::screen_row_regex`]: a wait for it could
     /// never hold. One that may match without it (`foo(\n|$)`) is taken. A pattern too
-    /// large to search (more than 1,000 characters and classes, counted repetitions expanded)
-    /// is refused too.
+    /// large to search (more than 1,000 characters and classes, counted repetitions expanded,
+    /// or more than 2 MiB compiled, as a Unicode class repeated: `\w{60}`) is refused too.
     pub fn regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::Regex(compile(pattern)?)))
     }

@@ -876,8 +876,9 @@ fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine()
 /// A caller's regex too large to search (a literal of 3,000 `a`s: each search tracks every
 /// one of its characters at each byte, 1.5 s over a line of 448 KiB in a debug build, minutes
 /// at 100,000 with every session stalled) is refused before any wait starts, for the
-/// transcript and the screen alike; one of 1,000 is taken, and its wait over a read line of
-/// 100,000 `a`s times out on time.
+/// transcript and the screen alike, and so is one that compiles too large (a Unicode class
+/// repeated); one of 1,000 is taken, and its wait over a read line of 100,000 `a`s times out
+/// on time.
 #[test]
 fn a_regex_too_large_to_search_is_refused() {
     for pattern in ["a".repeat(3000), "(ab){600}".to_owned(), "a{100}{100}".to_owned()] {
@@ -886,6 +887,19 @@ fn a_regex_too_large_to_search_is_refused() {
             assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
             assert!(err.to_string().contains("too large to search"), "{err}");
         }
+    }
+    // A Unicode class compiles to tens of kilobytes: repeated 60 times it is 3.0 MB of
+    // automaton, past what the search's lazy DFA holds (0.3 to 0.6 s a search of 256 KiB
+    // in a release build, seconds in a debug one), though it has few classes.
+    for pattern in [r"\w{60}", r"\pL{100}", r"(\w\d){40}"] {
+        let err = Until::regex(pattern).err().unwrap_or_else(|| panic!("/{pattern}/ is taken"));
+        assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
+        let message = err.to_string();
+        assert!(message.contains("too large to search: it compiles to more than 2 MiB"), "{err}");
+        assert!(message.contains("repeat it fewer times"), "{err}");
+    }
+    for pattern in [r"\w{40}", r"\w+@\w+\.\w+", r"^\d{4}-\d{2}-\d{2}", "[a-z]{1000}"] {
+        assert!(Until::regex(pattern).is_ok(), "/{pattern}/ is refused");
     }
     let engine = engine();
     let script = "head -c 100000 /dev/zero | tr '\\0' a; echo; exec cat";

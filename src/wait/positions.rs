@@ -3,7 +3,8 @@
 //! `regex` crate's automaton holds them. A search can track all of them at each byte of the
 //! text (a literal of 3,000 `a`s over a line of `a`s: 1.5 s for a line of 448 KiB in a debug
 //! build, minutes at 100,000), and waits are searched on the reactor, so a caller's regex is
-//! refused past [`MAX_POSITIONS`].
+//! refused past [`MAX_POSITIONS`]. A class counts one here however large it compiles (`\w`,
+//! about 50 KB): the compiled size is bounded apart (`wait::caller_regex`).
 
 use regex_syntax::hir::{Hir, HirKind};
 
@@ -13,10 +14,13 @@ use regex_syntax::hir::{Hir, HirKind};
 /// build.
 pub(crate) const MAX_POSITIONS: usize = 1_000;
 
-/// The positions of `pattern` (see the module's documentation), or `None` when it does not
-/// parse (the caller compiled it already).
-pub(super) fn of_pattern(pattern: &str) -> Option<usize> {
-    regex_syntax::Parser::new().parse(pattern).ok().map(|hir| positions(&hir))
+/// The positions of `pattern` (see the module's documentation), or why it does not parse
+/// (the caller compiled it already, and refuses it then: a pattern unmeasured is unbounded).
+pub(super) fn of_pattern(pattern: &str) -> Result<usize, String> {
+    match regex_syntax::Parser::new().parse(pattern) {
+        Ok(hir) => Ok(positions(&hir)),
+        Err(e) => Err(e.to_string().lines().last().unwrap_or_default().to_owned()),
+    }
 }
 
 /// The positions of `hir`: a character or a class is one, a repetition its part times its
@@ -46,13 +50,14 @@ mod tests {
 
     #[test]
     fn counted_repetitions_are_expanded_and_classes_count_one() {
-        assert_eq!(of_pattern("abc"), Some(3));
-        assert_eq!(of_pattern("é€"), Some(2));
-        assert_eq!(of_pattern(r"\w{25}"), Some(25));
-        assert_eq!(of_pattern("a{100}{100}"), Some(10_000));
-        assert_eq!(of_pattern("a+b*"), Some(3));
-        assert_eq!(of_pattern("(foo|barbaz)$"), Some(9));
-        assert_eq!(of_pattern(r"^\d{4}-\d{2}-\d{2}"), Some(10));
-        assert_eq!(of_pattern("("), None);
+        let of = |pattern| of_pattern(pattern).ok();
+        assert_eq!(of("abc"), Some(3));
+        assert_eq!(of("é€"), Some(2));
+        assert_eq!(of(r"\w{25}"), Some(25));
+        assert_eq!(of("a{100}{100}"), Some(10_000));
+        assert_eq!(of("a+b*"), Some(3));
+        assert_eq!(of("(foo|barbaz)$"), Some(9));
+        assert_eq!(of(r"^\d{4}-\d{2}-\d{2}"), Some(10));
+        assert_eq!(of("("), None);
     }
 }
