@@ -595,6 +595,10 @@ fn bad_arguments_exit_2_naming_the_argument() {
         (&["run", "--screen"], "no program"),
         (&["run", "--shell", "true", "--", "true"], "--shell"),
         (&["run", "--shell-integration", "--shell", "ls"], "--shell-integration"),
+        // A blank command line (it exited 1 with the library's message, naming
+        // SpawnSpec::shell).
+        (&["run", "--shell", ""], "--shell is blank"),
+        (&["run", "--shell= \t"], "--shell is blank"),
         (&["frobnicate"], "frobnicate"),
     ];
     for (args, named) in cases {

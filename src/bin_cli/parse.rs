@@ -173,12 +173,17 @@ fn planned(number: usize, def: &StepDef, value: &str, step: Step) -> Planned {
     Planned { number, label, step }
 }
 
-/// The program to run: exactly one of `--shell LINE` and `-- PROGRAM [ARGS...]`.
+/// The program to run: exactly one of `--shell LINE` (not blank) and `-- PROGRAM [ARGS...]`.
 fn program(shell: Option<String>, argv: Option<Vec<OsString>>) -> Result<Program, String> {
     match (shell, argv) {
         (Some(_), Some(_)) => {
             Err("both --shell and `-- PROGRAM` are given; use one of them".to_owned())
         }
+        // (`$SHELL -lc ''` runs nothing, and the library refuses it in its own words.)
+        (Some(line), None) if line.trim().is_empty() => Err(
+            "--shell is blank; give a command line, as in `--shell 'make test'`, or `-- bash` for an interactive shell"
+                .to_owned(),
+        ),
         (Some(line), None) => Ok(Program::Shell(line)),
         (None, Some(argv)) => {
             let mut argv = argv.into_iter();
@@ -275,6 +280,7 @@ mod tests {
         assert!(err(&["--screen"]).contains("no program"));
         assert!(err(&["--shell", "x", "--", "y"]).contains("both"));
         assert!(err(&["--"]).contains("no PROGRAM"));
+        assert!(err(&["--shell", " "]).contains("--shell is blank"));
     }
 
     #[test]
