@@ -2036,6 +2036,7 @@ fn every_help_page_fits_80_columns() {
 /// A session command's argument that is not UTF-8 is refused as a usage error (exit 2),
 /// before any server is asked, and under `--json` as one: taken lossily, `--text $'\xff'`
 /// typed U+FFFD, and a program's argument so encoded reached it so changed, without a word.
+/// A socket path that is not UTF-8 is named as one, not as a value sent to the server.
 #[test]
 fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
     use std::ffi::OsStr;
@@ -2043,11 +2044,12 @@ fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
     let dir = tempdir();
     let socket = dir.join("none");
     let bad = OsStr::from_bytes(b"a\xffb");
+    // (`--socket` first: after `--`, it is the program's argument.)
     let run = |args: &[&OsStr]| {
         Command::new(TERMLOOM)
-            .args(args)
             .arg("--socket")
             .arg(&socket)
+            .args(args)
             .stdin(Stdio::null())
             .output()
             .expect("termloom runs")
@@ -2063,4 +2065,17 @@ fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
     let error: Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(error["error"]["kind"], "usage", "{error}");
     assert!(json.stderr.is_empty(), "{}", stderr(&json));
+    let mut bad_socket = dir.join("x").into_os_string();
+    bad_socket.push(bad);
+    let mut inline = OsStr::new("--socket=").to_owned();
+    inline.push(&bad_socket);
+    for args in [[os("list"), os("--socket"), &bad_socket], [os("-L"), bad, os("list")]] {
+        let listed = Command::new(TERMLOOM).args(args).stdin(Stdio::null()).output().unwrap();
+        assert_code(&listed, 2);
+        let message = stderr(&listed);
+        assert!(message.contains("is not UTF-8: `termloom list` takes the server's"), "{message}");
+        assert!(!message.contains("sends its values"), "{message}");
+    }
+    let listed = Command::new(TERMLOOM).args([os("list"), &inline]).output().unwrap();
+    assert!(stderr(&listed).starts_with("termloom: --socket \""), "{}", stderr(&listed));
 }

@@ -68,8 +68,8 @@ fn command(args: Vec<OsString>) -> ExitCode {
         Some("attach") => attach::main(strings(split_inline_values(args, &[]).into_iter())),
         Some(name) if agent::is_command(name) => {
             let args: Vec<OsString> = args.collect();
-            match args.iter().find(|arg| arg.to_str().is_none()) {
-                Some(arg) => not_utf8(name, arg, &given),
+            match args.iter().position(|arg| arg.to_str().is_none()) {
+                Some(at) => not_utf8(name, &args, at, &given),
                 None => agent::main(name, strings(args.into_iter())),
             }
         }
@@ -87,15 +87,7 @@ fn command(args: Vec<OsString>) -> ExitCode {
             };
             // `termloom --json --text x send g`: asked for JSON, it gets its failure as JSON,
             // as the command would have given it.
-            let words = given.iter().take_while(|word| *word != "--");
-            if words.clone().any(|word| word == "--json") {
-                let message = format!("{message} (run `termloom --help` for usage)");
-                if agent::print_json_error("usage", "usage", &message) != ExitCode::SUCCESS {
-                    return ExitCode::FAILURE;
-                }
-                return ExitCode::from(EXIT_USAGE);
-            }
-            usage_error(&message, "termloom --help")
+            usage_failure(&message, "termloom --help", asks_for_json(&given))
         }
     }
 }
@@ -203,23 +195,48 @@ fn help_command(topic: Option<OsString>) -> ExitCode {
 /// The commands, for messages.
 const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec, signal, resize, close, list, attach, kill-server and help";
 
-/// Refuses an argument of a session command that is not UTF-8 (`--text $'\xff'`, a program's
-/// argument naming a file in another encoding): the command sends its values to the server
-/// as JSON text, and taken lossily the byte was typed, or passed, as U+FFFD without a word.
-/// A usage error (exit 2), on stdout as JSON when `given` asks for JSON.
-fn not_utf8(command: &str, arg: &std::ffi::OsStr, given: &[String]) -> ExitCode {
-    let message = format!(
-        "argument {arg:?} is not UTF-8 text: `termloom {command}` sends its values to the server as text, so give them in UTF-8 (a program's arguments in another encoding: `termloom run`, which passes them as they are)"
-    );
-    let words = given.iter().take_while(|word| *word != "--");
-    if words.clone().any(|word| word == "--json") {
-        let message = format!("{message} (run `termloom help {command}` for usage)");
-        if agent::print_json_error("usage", "usage", &message) != ExitCode::SUCCESS {
-            return ExitCode::FAILURE;
-        }
-        return ExitCode::from(EXIT_USAGE);
+/// Refuses the argument `args[at]` of a session command, which is not UTF-8 (`--text
+/// $'\xff'`, a program's argument naming a file in another encoding): the command sends its
+/// values to the server as JSON text, and taken lossily the byte was typed, or passed, as
+/// U+FFFD without a word. A socket path (`--socket PATH`, `-L NAME`) is named as such: it
+/// is not sent, and it is the command that takes it as text. A usage error (exit 2), on
+/// stdout as JSON when `given` asks for JSON.
+fn not_utf8(command: &str, args: &[OsString], at: usize, given: &[String]) -> ExitCode {
+    let arg = &args[at];
+    let options = args[..at].iter().all(|word| word != "--");
+    let flag = match (at.checked_sub(1).and_then(|before| args[before].to_str()), arg) {
+        (Some(flag @ ("--socket" | "-L")), _) if options => Some(flag),
+        (_, arg) if options && arg.as_encoded_bytes().starts_with(b"--socket=") => Some("--socket"),
+        _ => None,
+    };
+    let message = match flag {
+        Some(flag) => format!(
+            "{flag} {arg:?} is not UTF-8: `termloom {command}` takes the server's socket as text; give it in UTF-8 (for a socket whose path is not, a symbolic link to it whose path is)"
+        ),
+        None => format!(
+            "argument {arg:?} is not UTF-8 text: `termloom {command}` sends its values to the server as text, so give them in UTF-8 (a program's arguments in another encoding: `termloom run`, which passes them as they are)"
+        ),
+    };
+    usage_failure(&message, &format!("termloom help {command}"), asks_for_json(given))
+}
+
+/// Whether the command line `given` asks for JSON (`--json` before any `--`).
+fn asks_for_json(given: &[String]) -> bool {
+    given.iter().take_while(|word| *word != "--").any(|word| word == "--json")
+}
+
+/// A usage error (exit 2) saying `message` and to run `help_command`: on stdout as the JSON
+/// error of kind and code `usage` when `json` (exit 1 if stdout cannot take it), else on
+/// stderr ([`usage_error`]).
+fn usage_failure(message: &str, help_command: &str, json: bool) -> ExitCode {
+    if !json {
+        return usage_error(message, help_command);
     }
-    usage_error(&message, &format!("termloom help {command}"))
+    let message = format!("{message} (run `{help_command}` for usage)");
+    if agent::print_json_error("usage", "usage", &message) != ExitCode::SUCCESS {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::from(EXIT_USAGE)
 }
 
 /// The arguments as strings (lossily: paths and texts are UTF-8 in practice; a session

@@ -23,12 +23,7 @@ pub(super) fn main(args: Vec<OsString>) -> ExitCode {
     match parse(args) {
         Ok(Parsed::Help) => super::agent::print_out(&run_help()),
         Ok(Parsed::Run(plan)) => ExitCode::from(execute(&plan)),
-        Err(message) if json => {
-            let message = format!("{message} (run `termloom run --help` for usage)");
-            super::agent::print_json_error("usage", "usage", &message);
-            ExitCode::from(super::EXIT_USAGE)
-        }
-        Err(message) => super::usage_error(&message, "termloom run --help"),
+        Err(message) => super::usage_failure(&message, "termloom run --help", json),
     }
 }
 
