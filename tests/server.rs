@@ -2359,6 +2359,27 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
     let stale = third.cli(&["read", "1", "--json"]);
     let error: Value = serde_json::from_slice(&stale.stdout).unwrap();
     assert_eq!(error["error"]["code"], "session_forgotten", "{error}");
+    // So is the server's own look-up's, for an attachment, typing and a release.
+    let stream = UnixStream::connect(&third.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    let requests =
+        [("termloom/attach", 1, "session_forgotten"), ("termloom/attach", 99, "unknown_session")];
+    let requests = requests.into_iter().chain([
+        ("termloom/input", 2, "session_forgotten"),
+        ("termloom/release", 1, "session_forgotten"),
+    ]);
+    for (number, (method, session, code)) in requests.enumerate() {
+        let request = json!({"jsonrpc": "2.0", "id": number, "method": method,
+            "params": {"session": session, "text": "x"}});
+        writer.write_all(format!("{request}\n").as_bytes()).unwrap();
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "no answer to {method}");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["error"]["code"], -32602, "{method} {session}: {answer}");
+        assert_eq!(answer["error"]["data"]["code"], code, "{method} {session}: {answer}");
+    }
 }
 
 /// With `--json`, every failure of every command is one JSON object on stdout, `{"error":

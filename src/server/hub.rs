@@ -384,7 +384,13 @@ impl Hub {
 
     /// The session `value` names: an id or a name, read as the tools read a `session_id`
     /// (`1`, `1.0`, `" 1"`), so that the holder's check names the session a tool acts on.
-    fn resolve(&self, value: &Value) -> Result<SessionId, String> {
+    /// Else an invalid-params error whose `data.code` is the tools' code for it:
+    /// `session_forgotten` for an earlier server's id (as [`crate::Error::code`] gives
+    /// it), `unknown_session` for any other.
+    fn resolve(&self, value: &Value) -> Result<SessionId, RpcError> {
+        let refused = |code: &str, message: String| {
+            RpcError::new(INVALID_PARAMS, message).with_data(json!({ "code": code }))
+        };
         let id = match (crate::mcp::tools::whole_number(value), value) {
             (Some(id), _) => Some(SessionId(id)),
             (None, Value::String(s)) => self.names.lookup(s),
@@ -392,19 +398,23 @@ impl Hub {
         };
         match id.map(|id| (id, self.engine.session(id))) {
             Some((id, Ok(_))) => Ok(id),
-            Some((id, Err(crate::Error::SessionBeforeFirst { first, .. }))) => {
-                Err(describe_sessions(
+            Some((id, Err(crate::Error::SessionBeforeFirst { first, .. }))) => Err(refused(
+                "session_forgotten",
+                describe_sessions(
                     &self.engine,
                     &self.names,
                     &format!(
                         "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
                     ),
-                ))
-            }
-            _ => Err(describe_sessions(
-                &self.engine,
-                &self.names,
-                &format!("there is no session {value}"),
+                ),
+            )),
+            _ => Err(refused(
+                "unknown_session",
+                describe_sessions(
+                    &self.engine,
+                    &self.names,
+                    &format!("there is no session {value}"),
+                ),
             )),
         }
     }
@@ -519,7 +529,7 @@ impl Connection {
         let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
         let id = match self.hub.resolve(params.get("session").unwrap_or(&Value::Null)) {
             Ok(id) => id,
-            Err(message) => return responder.error(&invalid(message)),
+            Err(error) => return responder.error(&error),
         };
         let limit = self.hub.options.max_pending_requests;
         let streams = self.attached.fetch_add(1, Ordering::SeqCst);
@@ -588,8 +598,7 @@ impl Connection {
 
     fn input(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
         let invalid = |message: String| RpcError::new(INVALID_PARAMS, message);
-        let id =
-            self.hub.resolve(params.get("session").unwrap_or(&Value::Null)).map_err(invalid)?;
+        let id = self.hub.resolve(params.get("session").unwrap_or(&Value::Null))?;
         if self.hub.holder(id) != Some(self.number) {
             return Err(invalid(format!(
                 "this connection does not hold session {id}; attach with takeover first"
@@ -759,8 +768,7 @@ impl Extension for Connection {
                     id.map(|id| {
                         release(&self.hub, self.number, Some(id));
                         json!({})
-                    })
-                    .map_err(|message| RpcError::new(INVALID_PARAMS, message)),
+                    }),
                 );
             }
             "termloom/shutdown" => {

@@ -40,7 +40,9 @@
 //!
 //! Session ids go on from the last server's on the same socket (recorded in its lock file
 //! before each start), so an id a client kept from an earlier server never names a session of
-//! this one; using one is refused saying whose it was.
+//! this one; using one is refused saying whose it was (by `termloom/attach`, `termloom/input`
+//! and `termloom/release` with invalid params whose `data.code` is `session_forgotten`, as a
+//! tool's error code is; `unknown_session` for an id or name of no session).
 //!
 //! Messages are bounded ([`ServerOptions::max_message_bytes`]), as are the requests in
 //! progress per connection ([`ServerOptions::max_pending_requests`]). A malformed, oversized
