@@ -57,7 +57,7 @@ fn held_with_no_text(arguments: &Map<String, Value>, result: &Value) -> bool {
 }
 
 /// A line for each flag in milliseconds given a value that reads like seconds and that ended
-/// the wait (a `--timeout` under 1000 that timed out, a `--wait-quiet` or `--wait-stable`
+/// the wait (a `--timeout` from 1 to 999 that timed out, a `--wait-quiet` or `--wait-stable`
 /// from 1 to 99 that held): what it did, and what to give for that many seconds.
 pub(super) fn seconds_for_milliseconds(arguments: &Map<String, Value>, result: &Value) -> String {
     let mut notes = String::new();
