@@ -236,27 +236,63 @@ fn run_command_at_a_prompt_that_asks_a_question_waits_for_input() {
     sh.close().unwrap();
 }
 
-/// A `PROMPT_COMMAND` that reads the terminal with a timer (`read -t 2`) before the prompt is
-/// drawn is still drawing it: the command is answered once the prompt is drawn, and the next
-/// one runs. It was answered at once, the prompt taken as one that lost its mark, and the next
-/// command refused (not at its prompt).
+/// A `PROMPT_COMMAND` that reads a line from the terminal, with a timer (`read -t 20`) or
+/// without (`read -p 'Continue? '`), asks a question before the prompt is drawn: the command's
+/// caller is told it waits for input, and the next command runs once it is answered. The
+/// timed one was waited out (2 s), and the untimed one answered as ended, the prompt taken as
+/// one that lost its mark.
 #[test]
-fn run_command_waits_for_a_prompt_command_reading_with_a_timer() {
+fn run_command_at_a_prompt_command_reading_a_line_waits_for_input() {
     if !require("bash") {
         return;
     }
     let engine = engine();
     let sh = integrated_bash(&engine);
-    let set = r#"PROMPT_COMMAND="$PROMPT_COMMAND; read -t 2 x"; echo set"#;
-    let result = sh.run_command(set, LONG).unwrap();
+    for read in ["read -t 20 x", "read -p 'Continue? ' x"] {
+        let set = format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#);
+        let result = sh.run_command(&set, LONG).unwrap();
+        assert!(result.waiting_for_input && !result.timed_out, "{read}: {result:?}");
+        assert!(result.output.starts_with("set\n"), "{read}: {result:?}");
+        // Answered, the prompt is drawn and the next command runs (and takes the read out).
+        sh.submit("y").unwrap();
+        expect(&sh, Until::prompt());
+        let unset = "PROMPT_COMMAND=${PROMPT_COMMAND%; *}; echo more";
+        assert_eq!(sh.run_command(unset, LONG).unwrap().output, "more\n");
+    }
+    sh.close().unwrap();
+}
+
+/// zsh's line editor at a prompt that lost its mark (`PS1` replaced) reads the terminal beside
+/// a timer (`sched`) or a descriptor it watches (`zle -F`, as async prompt frameworks do): it is
+/// the prompt, and the command is answered as ended. It was taken as a prompt still being drawn,
+/// and the command answered only at its deadline.
+#[test]
+fn run_command_at_zsh_reading_beside_a_timer_takes_the_prompt_that_lost_its_mark() {
+    if !require("zsh") {
+        return;
+    }
+    sweep_left_overs();
+    let home = std::env::temp_dir().join(format!("termloom-zsh-lost-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".zshrc"), "PS1='zsh%# '\n").unwrap();
+    let engine = engine();
+    let zsh = engine
+        .spawn(
+            SpawnSpec::new("zsh").env("HOME", &home).env_remove("ZDOTDIR").shell_integration(true),
+        )
+        .unwrap();
+    expect(&zsh, Until::prompt());
+    zsh.run_command("zmodload zsh/sched; sched +900 true", LONG).unwrap();
+    let timeout = Duration::from_secs(10);
+    let result = zsh.run_command("PS1='lost> '; echo set", timeout).unwrap();
     assert_eq!(
         (result.output.as_str(), result.exit_code, result.timed_out, result.waiting_for_input),
         ("set\n", Some(0), false, false),
         "{result:?}"
     );
-    assert!(result.duration >= Duration::from_millis(1500), "{result:?}");
-    assert_eq!(sh.run_command("echo more", LONG).unwrap().output, "more\n");
-    sh.close().unwrap();
+    assert!(result.duration < timeout / 2, "{result:?}");
+    zsh.close().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 #[test]

@@ -612,14 +612,14 @@ impl Reactor {
     /// the command's timeout), so that it can run its next command at once.
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
-    /// within a look's interval, with the shell itself then reading the terminal with no
-    /// timer, is taken as the prompt: `PS1` was replaced and lost the mark, and the caller gets
-    /// the command's result rather than a timeout. Another process of the shell's group
-    /// reading it is a question the prompt asks (a `PS1` running `git fetch`, at `Username
-    /// for …:`): the caller is told the command waits for input. A shell not yet reading, or
-    /// reading with a timer (`read -t 2` in `PROMPT_COMMAND`), is still drawing its prompt
-    /// (slowly: a `PS1` that runs commands, a loaded machine) and is looked at again until the
-    /// command's deadline (see [`UnmarkedReader`]).
+    /// within a look's interval, with the shell's line editor then reading the terminal
+    /// (canonical input off), is taken as the prompt: `PS1` was replaced and lost the mark,
+    /// and the caller gets the command's result rather than a timeout. A reader of whole lines
+    /// (canonical input on: `read -t 2` in `PROMPT_COMMAND`) or another process of the shell's
+    /// group is a question the prompt asks (a `PS1` running `git fetch`, at `Username for
+    /// …:`): the caller is told the command waits for input. A shell nobody reads for is
+    /// still drawing its prompt (slowly: a `PS1` that runs commands, a loaded machine) and is
+    /// looked at again until the command's deadline (see [`UnmarkedReader`]).
     pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
         let Some(slot) = self.sessions.get_mut(&id) else { return };
         let Some(command) = slot.commands.iter_mut().find(|c| c.id == waiter) else { return };
@@ -637,7 +637,7 @@ impl Reactor {
         if started {
             // `check_commands` noted when the command ended at an unmarked prompt, and asked
             // for a look an interval later: still no drawn prompt. It is the prompt if the
-            // shell reads the terminal; a question if another process does; a shell still at
+            // shell's line editor reads the terminal; a question if a line is read; a shell at
             // work on it (a `PS1` or `PROMPT_COMMAND` that runs commands, a loaded machine) is
             // looked at again.
             let unmarked_since = command.unmarked_prompt.filter(|_| {
@@ -909,22 +909,29 @@ fn unmarked_look(since: Instant) -> Instant {
 }
 
 /// Who reads the terminal at a prompt begun (OSC 133 `A`) without its drawn mark (`B`).
+///
+/// Told by the line discipline, not by what else the reader waits on: a line editor (bash's
+/// readline, zsh's zle) reads with canonical input off (`ICANON`), beside whatever it watches
+/// (zle's `zle -F` descriptors, a `sched` timer); a question reads whole lines, with it on
+/// (`read`, `read -t`, `head`, git at `Username for …:`). A read that takes single keys
+/// (`read -n1`, zsh's `read -k`/`read -q`) turns it off too, and is taken as the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum UnmarkedReader {
-    /// The shell itself, with no timer: the prompt is drawn, and lost its mark (`PS1` was
-    /// replaced). So is a prompt the probe cannot tell about (no `/proc`, a shell run as
-    /// another user): it is taken as drawn, as before the probe was asked.
+    /// The shell itself, reading keys (canonical input off): its line editor is at the
+    /// prompt, which lost its mark (`PS1` was replaced). So is a prompt the probe cannot tell
+    /// about (no `/proc`, a shell run as another user): it is taken as drawn, as before the
+    /// probe was asked.
     Shell,
-    /// Another process of the shell's group: a question the prompt asks before it is drawn
-    /// (a `PS1` or `PROMPT_COMMAND` running `git fetch`, at `Username for …:`).
+    /// A reader of whole lines (canonical input on), or another process of the shell's group:
+    /// a question the prompt asks before it is drawn (a `PS1` or `PROMPT_COMMAND` running
+    /// `git fetch`, at `Username for …:`; a `read -t 3` there, the shell's own).
     Other {
         /// The reader's process id.
         pid: i32,
         /// Its name, as `/proc` gives it.
         name: String,
     },
-    /// Nobody, or the shell with a timer (`read -t 2` in `PROMPT_COMMAND`): the prompt is
-    /// still being drawn.
+    /// Nobody reads: the prompt is still being drawn.
     Drawing,
 }
 
@@ -933,16 +940,19 @@ pub(crate) enum UnmarkedReader {
 /// is whether the shell reached its read; a mark written just before it (not yet on the
 /// master) comes right after, and the caller's answer (ended) is the same.
 pub(super) fn unmarked_reader(slot: &Slot) -> UnmarkedReader {
-    let untimed = |pid| match slot.slave_device {
-        Some(device) => procfs::blocked_on_terminal(pid, device),
-        None => true,
-    };
+    let canonical = slot
+        .master
+        .as_ref()
+        .and_then(|master| crate::os::pty::line_modes(master.as_fd()))
+        .is_some_and(|modes| modes.canonical);
     match probe(slot, Sighting::First).0 {
-        procfs::InputWait::Waiting { reader: Some(pid) } if pid != slot.pid => {
+        procfs::InputWait::Waiting { reader: Some(pid) } if pid == slot.pid && !canonical => {
+            UnmarkedReader::Shell
+        }
+        procfs::InputWait::Waiting { reader: Some(pid) } => {
             let name = procfs::process_name(pid).unwrap_or_else(|| "?".to_owned());
             UnmarkedReader::Other { pid, name }
         }
-        procfs::InputWait::Waiting { .. } if untimed(slot.pid) => UnmarkedReader::Shell,
         procfs::InputWait::Unknown { .. } => UnmarkedReader::Shell,
         _ => UnmarkedReader::Drawing,
     }
