@@ -102,18 +102,7 @@ pub(crate) fn run(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
                     // A prompt begun whose terminal another process reads asks a question
                     // (git at `Username for …:`): the next command is no answer to it.
                     let unmarked = match session.unmarked_reader() {
-                        Ok(Some(UnmarkedReader::Shell)) => Some(format!(
-                            "session {}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session",
-                            session.id()
-                        )),
-                        Ok(Some(UnmarkedReader::Other { pid, name })) => Some(format!(
-                            "session {}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1 or PROMPT_COMMAND, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn",
-                            session.id()
-                        )),
-                        Ok(Some(UnmarkedReader::Drawing)) => Some(format!(
-                            "session {}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): wait for the prompt with terminal_wait, then run the command",
-                            session.id()
-                        )),
+                        Ok(Some(reader)) => Some(unmarked_advice(session.id(), &reader)),
                         _ => None,
                     };
                     if let Some(message) = unmarked {
@@ -377,6 +366,22 @@ fn new_shell(
             let _ = session.close();
             Err(err.into())
         }
+    }
+}
+
+/// Why a command cannot run at session `id`'s prompt, begun without its mark, with `reader`
+/// reading the terminal, and what to do.
+fn unmarked_advice(id: SessionId, reader: &UnmarkedReader) -> String {
+    match reader {
+        UnmarkedReader::Shell => format!(
+            "session {id}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session"
+        ),
+        UnmarkedReader::Other { pid, name } => format!(
+            "session {id}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1 or PROMPT_COMMAND, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn"
+        ),
+        UnmarkedReader::Drawing => format!(
+            "session {id}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): wait for the prompt with terminal_read session_id={id} prompt=true timeout_ms=..., then run the command"
+        ),
     }
 }
 
@@ -741,5 +746,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The advice at a prompt begun without its mark names only tools there are, with
+    /// arguments they take (the command line puts them in its own terms). A prompt still
+    /// being drawn advised `terminal_wait`, no tool.
+    #[test]
+    fn unmarked_advice_names_tools_and_arguments_there_are() {
+        let readers = [
+            UnmarkedReader::Shell,
+            UnmarkedReader::Other { pid: 7, name: "head".to_owned() },
+            UnmarkedReader::Drawing,
+        ];
+        for reader in readers {
+            let advice = unmarked_advice(SessionId(3), &reader);
+            let words: Vec<_> = advice.split([' ', ',', ':', '(', ')']).collect();
+            for (at, word) in words.iter().enumerate().filter(|(_, w)| w.starts_with("terminal_")) {
+                let tool = super::super::catalog::find(word);
+                let tool = tool.unwrap_or_else(|| panic!("no tool {word}: {advice}"));
+                let given = words[at + 1..].iter().map_while(|w| w.split_once('='));
+                for (arg, _) in given {
+                    assert!(tool.accepts(arg), "{word} takes no {arg}: {advice}");
+                }
+            }
+        }
+        let drawing = unmarked_advice(SessionId(3), &UnmarkedReader::Drawing);
+        assert!(drawing.contains("terminal_read session_id=3 prompt=true"), "{drawing}");
     }
 }
