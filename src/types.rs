@@ -459,6 +459,14 @@ pub struct CommandResult {
     ///
     /// [`Until::prompt`]: crate::Until::prompt
     pub waiting_for_input: bool,
+    /// The command ended (`exit_code` says how), but its shell's next prompt, begun and not
+    /// drawn, waits for input at the terminal: a question its `PS1`, `PROMPT_COMMAND` or a
+    /// zsh `precmd` hook asks (`git fetch` at `Username for …:`, a `read`; `status.reader`
+    /// names the reader). Answer it (the session's `send_*` methods) and wait for the prompt
+    /// ([`Until::prompt`]) before the next command, which would otherwise be the answer.
+    ///
+    /// [`Until::prompt`]: crate::Until::prompt
+    pub prompt_waiting_for_input: bool,
     /// The session's status when the command ended (or timed out).
     pub status: Status,
 }

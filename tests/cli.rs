@@ -1266,9 +1266,10 @@ fn exec_after_the_prompt_lost_its_mark_says_so() {
 }
 
 /// A prompt that asks a question before it draws its mark is not one that lost the mark:
-/// `exec` says the command waits for input, and the next `exec` names the reader and does not
-/// advise typing commands (they would be the question's answer). Both said the prompt lost
-/// termloom's mark (PS1 replaced).
+/// `exec` gives the command's exit code and says its prompt waits for input, and the next
+/// `exec` names the reader and does not advise typing commands (they would be the question's
+/// answer). Both said the prompt lost termloom's mark (PS1 replaced); then `exec` said the
+/// command waited for input (exit 3), with no exit code though `echo set` ended with 0.
 #[test]
 fn exec_at_a_prompt_that_asks_a_question_names_the_reader() {
     if !require("bash") {
@@ -1279,7 +1280,12 @@ fn exec_at_a_prompt_that_asks_a_question_names_the_reader() {
     server.ok(&[&["start", "--name", "sh", "--shell-integration"][..], &bash].concat());
     let asks = r#"PS1="\$(printf 'Username: ' >/dev/tty; head -n1 </dev/tty >/dev/null)$PS1""#;
     let output = server.cli(&["exec", "sh", &format!("{asks}; echo set")]);
-    assert_code(&output, 3);
+    assert_code(&output, 0);
+    let stdout = stdout(&output);
+    assert!(stdout.starts_with("set\n[exit code 0 · "), "{stdout}");
+    assert!(stdout.contains("prompt, not drawn yet, waits for"), "{stdout}");
+    assert!(stdout.contains("head (run by its PS1"), "{stdout}");
+    assert!(stdout.contains("termloom send ") && stdout.contains("--wait-prompt"), "{stdout}");
     let output = server.cli(&["exec", "sh", "echo more"]);
     assert_code(&output, 1);
     let stderr = stderr(&output);

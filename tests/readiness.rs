@@ -212,8 +212,10 @@ fn run_command_that_ended_before_a_slow_prompt_is_not_timed_out() {
 }
 
 /// A prompt that asks a question before it draws its mark (a `PS1` running `git fetch`, at
-/// `Username for …:`) is no prompt that lost its mark: the command's caller is told it waits
-/// for input. It was answered as ended (`waiting_for_input` false), the prompt taken as drawn.
+/// `Username for …:`) is no prompt that lost its mark: the command's caller gets its result
+/// (it ended), told that the prompt waits for input. It was answered as ended with nothing
+/// said of the question, the prompt taken as drawn; then as the command waiting for input,
+/// with no exit code.
 #[test]
 fn run_command_at_a_prompt_that_asks_a_question_waits_for_input() {
     if !require("bash") {
@@ -223,14 +225,18 @@ fn run_command_at_a_prompt_that_asks_a_question_waits_for_input() {
     let sh = integrated_bash(&engine);
     let asks = r#"PS1="\$(printf 'Username: ' >/dev/tty; head -n1 </dev/tty >/dev/null)$PS1""#;
     let result = sh.run_command(&format!("{asks}; echo set"), LONG).unwrap();
-    assert!(result.waiting_for_input && !result.timed_out, "{result:?}");
-    assert!(result.output.starts_with("set\n"), "{result:?}");
+    assert_eq!(
+        (result.output.as_str(), result.exit_code, result.waiting_for_input, result.timed_out),
+        ("set\n", Some(0), false, false),
+        "{result:?}"
+    );
+    assert!(result.prompt_waiting_for_input, "{result:?}");
     // Answered, the prompt is drawn with its mark, and the next command runs (and is asked
     // about again).
     sh.submit("me").unwrap();
     expect(&sh, Until::prompt());
     let result = sh.run_command("echo more", LONG).unwrap();
-    assert!(result.waiting_for_input && result.output.starts_with("more\n"), "{result:?}");
+    assert!(result.prompt_waiting_for_input && result.output == "more\n", "{result:?}");
     sh.submit("me").unwrap();
     expect(&sh, Until::prompt());
     sh.close().unwrap();
@@ -238,7 +244,8 @@ fn run_command_at_a_prompt_that_asks_a_question_waits_for_input() {
 
 /// A `PROMPT_COMMAND` that reads a line from the terminal, with a timer (`read -t 20`) or
 /// without (`read -p 'Continue? '`), asks a question before the prompt is drawn: the command's
-/// caller is told it waits for input, and the next command runs once it is answered. The
+/// caller gets its result, told that its prompt waits for input, and the next command runs
+/// once it is answered. The
 /// timed one was waited out (2 s), and the untimed one answered as ended, the prompt taken as
 /// one that lost its mark.
 #[test]
@@ -251,8 +258,12 @@ fn run_command_at_a_prompt_command_reading_a_line_waits_for_input() {
     for read in ["read -t 20 x", "read -p 'Continue? ' x"] {
         let set = format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#);
         let result = sh.run_command(&set, LONG).unwrap();
-        assert!(result.waiting_for_input && !result.timed_out, "{read}: {result:?}");
-        assert!(result.output.starts_with("set\n"), "{read}: {result:?}");
+        assert_eq!(
+            (result.output.as_str(), result.exit_code, result.waiting_for_input),
+            ("set\n", Some(0), false),
+            "{read}: {result:?}"
+        );
+        assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
         // Answered, the prompt is drawn and the next command runs (and takes the read out).
         sh.submit("y").unwrap();
         expect(&sh, Until::prompt());

@@ -23,6 +23,9 @@ pub(super) enum Answer {
     TimedOut,
     /// It waits for input at the terminal.
     WaitingForInput,
+    /// It ended, and its next prompt, begun and not drawn, asks a question (see
+    /// `command_check`).
+    EndedAtQuestion,
 }
 
 /// A caller blocked in `run_command`.
@@ -587,7 +590,7 @@ impl Reactor {
         let status = self.status_of(id);
         let slot = self.sessions.get_mut(&id).expect("slot exists");
         let (output, output_truncated, exit_code) =
-            slot.terminal.command_output(command.commands, answer != Answer::Ended);
+            slot.terminal.command_output(command.commands, so_far(answer));
         let result = CommandResult {
             output,
             exit_code,
@@ -595,6 +598,7 @@ impl Reactor {
             output_truncated,
             timed_out: answer == Answer::TimedOut,
             waiting_for_input: answer == Answer::WaitingForInput,
+            prompt_waiting_for_input: answer == Answer::EndedAtQuestion,
             status,
         };
         if command.reply.send(Ok(result)) {
@@ -617,7 +621,8 @@ impl Reactor {
     /// and the caller gets the command's result rather than a timeout. A reader of whole lines
     /// (canonical input on: `read -t 2` in `PROMPT_COMMAND`) or another process of the shell's
     /// group is a question the prompt asks (a `PS1` running `git fetch`, at `Username for
-    /// …:`): the caller is told the command waits for input. A shell nobody reads for is
+    /// …:`): the caller gets the command's result (it ended), told that its prompt waits for
+    /// input (`prompt_waiting_for_input`). A shell nobody reads for is
     /// still drawing its prompt (slowly: a `PS1` that runs commands, a loaded machine) and is
     /// looked at again until the command's deadline (see [`UnmarkedReader`]).
     pub(super) fn command_check(&mut self, id: u64, waiter: u64) {
@@ -649,7 +654,7 @@ impl Reactor {
                 Some(at) if at.elapsed() >= COMMAND_START_CHECK => match unmarked_reader(slot) {
                     UnmarkedReader::Shell => self.answer_command(id, waiter, Answer::Ended),
                     UnmarkedReader::Other { .. } => {
-                        self.answer_command(id, waiter, Answer::WaitingForInput)
+                        self.answer_command(id, waiter, Answer::EndedAtQuestion)
                     }
                     UnmarkedReader::Drawing => {
                         let next = unmarked_look(at);
@@ -885,6 +890,11 @@ impl Reactor {
 /// /proc cannot tell) a second one, with nothing else seen in between, lets a wait for silence
 /// settle: two of the waits' polls ([`crate::wait`] looks every 25 ms).
 const CONFIRM_UNDECIDED: Duration = Duration::from_millis(50);
+
+/// Whether a `run_command` answered so has only the output so far (no end, no exit code).
+fn so_far(answer: Answer) -> bool {
+    matches!(answer, Answer::TimedOut | Answer::WaitingForInput)
+}
 
 /// How long the terminal of `slot` has been quiet: no output, no input.
 fn quiet_of(slot: &Slot) -> Duration {

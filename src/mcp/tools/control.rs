@@ -276,6 +276,18 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
     push_block(
         &mut text,
         &match (result.exit_code, shell_ended) {
+            // It ended, and its next prompt asks a question before it is drawn: the next
+            // command typed would be the answer.
+            (Some(code), _) if result.prompt_waiting_for_input && !closed => format!(
+                "[exit code {code} · {secs:.2} s{shell}; then its prompt, not drawn yet, waits for {}: {} (run by its PS1, PROMPT_COMMAND or a zsh precmd hook) asks: answer it with terminal_send{}, then wait for the prompt with terminal_read prompt=true timeout_ms=... before the next command]",
+                result.status.input_kind.map_or("input", |kind| kind.describe()),
+                program,
+                if result.status.input_kind == Some(crate::InputKind::Password) {
+                    " secret=true"
+                } else {
+                    ""
+                },
+            ),
             (Some(code), _) => format!("[exit code {code} · {secs:.2} s{shell}]"),
             (None, _) if result.waiting_for_input && alternate => format!(
                 "[{} waiting for {} after {secs:.2} s in session {id}, on the full-screen program's screen below: answer with terminal_send; the command goes on until you quit the program with its own keys{}]",
@@ -330,6 +342,7 @@ fn run_result(ran: Ran, command: &str, result: &CommandResult, budget: &mut Budg
         "exit_code": result.exit_code,
         "timed_out": result.timed_out,
         "waiting_for_input": result.waiting_for_input,
+        "prompt_waiting_for_input": result.prompt_waiting_for_input,
         "duration_ms": result.duration.as_millis() as u64,
         "status": status_json(&result.status),
     });
@@ -674,6 +687,7 @@ mod tests {
             output_truncated: true,
             timed_out: false,
             waiting_for_input: false,
+            prompt_waiting_for_input: false,
             status: worst::status(),
         };
         let ran = |retained| Ran {
@@ -718,6 +732,8 @@ mod tests {
                 output_truncated: true,
                 timed_out: exit_code.is_none(),
                 waiting_for_input: false,
+                // The longer note of a command that ended: its prompt asks a question.
+                prompt_waiting_for_input: exit_code.is_some(),
                 status: worst::status(),
             };
             for copies in [1, 2] {
