@@ -657,17 +657,18 @@ impl Reactor {
                         self.answer_command(id, waiter, Answer::EndedAtQuestion)
                     }
                     UnmarkedReader::Drawing => {
-                        let next = unmarked_look(at);
+                        let next = unmarked_look(at, Instant::now());
                         if next < deadline {
                             self.schedule(next, Timer::CommandCheck { session: id, waiter });
                         }
                     }
                 },
-                // Looked at early (a timer may fire a little before its time, or one set while
-                // the command ran fires): look again, on the grid.
-                Some(at) => {
-                    self.schedule(unmarked_look(at), Timer::CommandCheck { session: id, waiter })
-                }
+                // Looked at before a step has passed (a timer set while the command ran fires
+                // off the grid; timers never fire early): look again, on the grid.
+                Some(at) => self.schedule(
+                    unmarked_look(at, Instant::now()),
+                    Timer::CommandCheck { session: id, waiter },
+                ),
                 None if running => self.check_command_input(id, waiter),
                 None => {}
             }
@@ -908,13 +909,14 @@ fn probe(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Duration) {
     (input_wait_of(slot, sighting, quiet, Looked::default()).0, quiet)
 }
 
-/// When to look next at a prompt begun without its mark, first seen at `since`: on a grid of
-/// [`COMMAND_START_CHECK`] from then, so that every timer that asks (the look `check_commands`
-/// sets, one set while the command ran that fires meanwhile) is the same one, and one chain of
-/// looks runs, not several side by side.
-fn unmarked_look(since: Instant) -> Instant {
+/// When to look next, at `now`, at a prompt begun without its mark, first seen at `since`: on
+/// a grid of [`COMMAND_START_CHECK`] from then, so that every timer that asks (the look
+/// `check_commands` sets, one set while the command ran that fires meanwhile) is the same one,
+/// and one chain of looks runs, not several side by side.
+fn unmarked_look(since: Instant, now: Instant) -> Instant {
     let step = COMMAND_START_CHECK.as_nanos().max(1);
-    let looks = u32::try_from(since.elapsed().as_nanos() / step + 1).unwrap_or(u32::MAX);
+    let elapsed = now.saturating_duration_since(since).as_nanos();
+    let looks = u32::try_from(elapsed / step + 1).unwrap_or(u32::MAX);
     since + COMMAND_START_CHECK.saturating_mul(looks)
 }
 
@@ -999,16 +1001,18 @@ mod tests {
     use super::*;
 
     /// Every timer that asks for the next look at an unmarked prompt gets the same instant,
-    /// whenever it fires: the next step of the grid from the first sighting.
+    /// whenever it fires: the next step of the grid from the first sighting. (Told the time,
+    /// not reading the clock: a stall of the test between two readings moved it a step.)
     #[test]
     fn looks_at_an_unmarked_prompt_keep_to_one_grid() {
-        let now = Instant::now();
+        let since = Instant::now();
         let step = COMMAND_START_CHECK;
-        let since = now - step / 2;
-        assert_eq!(unmarked_look(since), since + step);
-        let since = now - (step + step / 10);
-        assert_eq!(unmarked_look(since), since + step * 2);
-        let since = now - (step * 3 + step / 2);
-        assert_eq!(unmarked_look(since), since + step * 4);
+        assert_eq!(unmarked_look(since, since), since + step);
+        assert_eq!(unmarked_look(since, since + step / 2), since + step);
+        assert_eq!(unmarked_look(since, since + step), since + step * 2);
+        assert_eq!(unmarked_look(since, since + step + step / 10), since + step * 2);
+        assert_eq!(unmarked_look(since, since + step * 3 + step / 2), since + step * 4);
+        // A timer that fires early (none does) looks at the first step.
+        assert_eq!(unmarked_look(since + step, since), since + step * 2);
     }
 }
