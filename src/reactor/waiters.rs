@@ -684,7 +684,7 @@ impl Reactor {
             self.schedule(at, Timer::CommandCheck { session: id, waiter });
             return;
         }
-        if !matches!(probe(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. }) {
+        if !matches!(probe(slot, Sighting::Confirmed), procfs::InputWait::Waiting { .. }) {
             // Still reading the line, or busy: look again, for a few seconds at most (then
             // the command's timeout answers).
             let command = slot.commands.iter().find(|c| c.id == waiter);
@@ -736,7 +736,7 @@ impl Reactor {
         let deadline = command.deadline;
         let quiet = quiet_of(slot);
         let waiting = quiet >= settle
-            && matches!(probe(slot, Sighting::Confirmed).0, procfs::InputWait::Waiting { .. });
+            && matches!(probe(slot, Sighting::Confirmed), procfs::InputWait::Waiting { .. });
         if waiting {
             self.answer_command(id, waiter, Answer::WaitingForInput);
             return;
@@ -902,11 +902,9 @@ fn quiet_of(slot: &Slot) -> Duration {
     slot.last_output.max(slot.last_input).elapsed()
 }
 
-/// The input-wait probe's answer for a `run_command` look (see `command_check`), with how long
-/// the terminal has been quiet.
-fn probe(slot: &Slot, sighting: Sighting) -> (procfs::InputWait, Duration) {
-    let quiet = quiet_of(slot);
-    (input_wait_of(slot, sighting, quiet, Looked::default()).0, quiet)
+/// The input-wait probe's answer for a `run_command` look (see `command_check`).
+fn probe(slot: &Slot, sighting: Sighting) -> procfs::InputWait {
+    input_wait_of(slot, sighting, quiet_of(slot), Looked::default()).0
 }
 
 /// When to look next, at `now`, at a prompt begun without its mark, first seen at `since`: on
@@ -957,7 +955,7 @@ pub(super) fn unmarked_reader(slot: &Slot) -> UnmarkedReader {
         .as_ref()
         .and_then(|master| crate::os::pty::line_modes(master.as_fd()))
         .is_some_and(|modes| modes.canonical);
-    match probe(slot, Sighting::First).0 {
+    match probe(slot, Sighting::First) {
         procfs::InputWait::Waiting { reader: Some(pid) } if pid == slot.pid && !canonical => {
             UnmarkedReader::Shell
         }

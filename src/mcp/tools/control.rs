@@ -390,7 +390,7 @@ fn unmarked_advice(id: SessionId, reader: &UnmarkedReader) -> String {
             "session {id}'s shell reads at a prompt that lost termloom's mark (PS1 was replaced without it), so the end of a command run there cannot be seen: type commands with terminal_send and wait for input, or start a new session"
         ),
         UnmarkedReader::Other { pid, name } => format!(
-            "session {id}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1 or PROMPT_COMMAND, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn"
+            "session {id}'s shell has begun its prompt but not drawn it: {name} (pid {pid}), run by its PS1, PROMPT_COMMAND or a zsh precmd hook, waits for input at the terminal, and a command typed now would be its answer: answer it (or interrupt it) with terminal_send, then run the command once the prompt is drawn"
         ),
         UnmarkedReader::Drawing => format!(
             "session {id}'s shell has begun its prompt but not drawn it yet (its PS1 or PROMPT_COMMAND is still at work): wait for the prompt with terminal_read session_id={id} prompt=true timeout_ms=..., then run the command"
@@ -786,6 +786,9 @@ mod tests {
                 }
             }
         }
+        let other = UnmarkedReader::Other { pid: 7, name: "head".to_owned() };
+        let other = unmarked_advice(SessionId(3), &other);
+        assert!(other.contains("PROMPT_COMMAND or a zsh precmd hook"), "{other}");
         let drawing = unmarked_advice(SessionId(3), &UnmarkedReader::Drawing);
         assert!(drawing.contains("terminal_read session_id=3 prompt=true"), "{drawing}");
     }
