@@ -38,12 +38,22 @@ impl Typing {
 
 /// Input typed by [`Reactor::send_noting_line`], which answers the line it was typed on.
 #[cfg(feature = "testing")]
-#[derive(Debug)]
 pub(crate) enum Noted {
     /// Keys or bytes, as a send types them.
     Typing(Typing),
     /// A secret and its Enter, as [`Reactor::send_secret`] types them.
     Secret(Vec<u8>),
+}
+
+/// Written by hand so a secret appears in no log or error: its bytes print as a count.
+#[cfg(feature = "testing")]
+impl std::fmt::Debug for Noted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Noted::Typing(typing) => f.debug_tuple("Typing").field(typing).finish(),
+            Noted::Secret(secret) => write!(f, "Secret(<{} bytes redacted>)", secret.len()),
+        }
+    }
 }
 
 /// Whether `bytes`, one input, submit a line to the program that reads them: the one rule for
@@ -1333,6 +1343,17 @@ mod tests {
     fn reactor() -> Reactor {
         let (_, requests) = crossbeam_channel::unbounded();
         Reactor::new(Poll::new().unwrap(), requests, Arc::new(Config::default()), None)
+    }
+
+    /// A secret's Debug shows its length, never its bytes (a secret appears in no log or
+    /// error); typed keys and bytes show as they are.
+    #[cfg(feature = "testing")]
+    #[test]
+    fn a_noted_secret_debugs_redacted() {
+        let secret = format!("{:?}", Noted::Secret(b"hunter2\r".to_vec()));
+        assert_eq!(secret, "Secret(<8 bytes redacted>)");
+        let typed = format!("{:?}", Noted::Typing(Typing::Bytes(b"ls".to_vec())));
+        assert!(typed.contains("[108, 115]"), "{typed}");
     }
 
     /// A failed start gives its id back; one with a later id reserved since is no session
