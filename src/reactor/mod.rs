@@ -50,7 +50,7 @@ pub use reply::EngineFuture;
 pub(crate) use reply::Reply;
 #[cfg(feature = "testing")]
 pub(crate) use requests::Noted;
-pub(crate) use requests::Typing;
+pub(crate) use requests::{PasteVerdict, Typing};
 pub(crate) use waiters::UnmarkedReader;
 
 /// Work for the reactor thread.

@@ -56,6 +56,17 @@ impl std::fmt::Debug for Noted {
     }
 }
 
+/// What a paste request ([`Reactor::paste`]) found by its one reading of the terminal's
+/// modes, before the paste is queued.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PasteVerdict {
+    /// Whether the paste submits a line (one that ends with a line end, not bracketed).
+    pub(crate) submits: bool,
+    /// Whether it went out wrapped in bracketed-paste markers: a program's line editor then
+    /// holds it, line ends and all, until an Enter.
+    pub(crate) bracketed: bool,
+}
+
 /// Whether `bytes`, one input, submit a line to the program that reads them: the one rule for
 /// the line the input-wait probe takes as submitted (`Slot::submitted`) and for the echo a
 /// wait typed with its input skips. While the terminal reads whole lines (canonical mode),
@@ -669,9 +680,10 @@ impl Reactor {
     /// program reads; `reply` is answered when the last piece is queued, or with
     /// [`Error::PasteIncomplete`] when `timeout` (default: `default_wait_timeout`) passes first,
     /// when [`cancel_wait`](Self::cancel_wait) is called with `paste`, or when an interrupt
-    /// drops it. The caller waits, the reactor does not. Whether the paste submits a line
-    /// (see [`submits_into`]: one that ends with a line end, not bracketed), by the request's
-    /// one reading of the modes; `false` when it is refused.
+    /// drops it. The caller waits, the reactor does not. Answers, by the request's one
+    /// reading of the modes, whether the paste submits a line (see [`submits_into`]: one that
+    /// ends with a line end, not bracketed) and whether it went out bracketed; neither when it
+    /// is refused or empty.
     pub(crate) fn paste(
         &mut self,
         id: SessionId,
@@ -679,7 +691,7 @@ impl Reactor {
         text: &str,
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
-    ) -> bool {
+    ) -> PasteVerdict {
         let modes = self.modes_after_output(id, None);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
@@ -688,14 +700,14 @@ impl Reactor {
             Ok(slot) => slot,
             Err(err) => {
                 let _ = reply.send(Err(err));
-                return false;
+                return PasteVerdict::default();
             }
         };
         let bracketed = slot.terminal.modes().bracketed_paste;
         let bytes = crate::input::paste::encode_paste(text, bracketed);
         if bytes.is_empty() {
             let _ = reply.send(Ok(()));
-            return false;
+            return PasteVerdict::default();
         }
         let total = bytes.len();
         let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
@@ -706,11 +718,11 @@ impl Reactor {
                 attempted: total,
                 capacity,
             }));
-            return false;
+            return PasteVerdict::default();
         }
         if let Err(err) = super::open_line::check(modes.as_ref(), id, &bytes, false) {
             let _ = reply.send(Err(err));
-            return false;
+            return PasteVerdict::default();
         }
         let submits = submits_into(slot, &bytes, || bytes_submit(&bytes), modes.as_ref());
         let mut pieces = bytes.chunks(piece).peekable();
@@ -730,7 +742,7 @@ impl Reactor {
         // The request's modes serve the pieces admitted now and the first write (no output
         // was read since they were read), as a send's do.
         self.flush_under(id.0, modes.as_ref());
-        submits
+        PasteVerdict { submits, bracketed }
     }
 
     /// Fails as input to session `id` would (it ended, or was closed), else does nothing.

@@ -217,9 +217,9 @@ impl TestSession {
         let line = self.check("reading the cursor's line", self.session.typed_line());
         self.check("reading the output before typing", self.waits.skip_output());
         let started = self.session.start_paste_submitting(text, None);
-        let (pending, submits) = self.check("paste", started);
+        let (pending, verdict) = self.check("paste", started);
         self.check("paste", pending.finish());
-        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = line.filter(|_| submits);
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = line.filter(|_| verdict.submits);
         self
     }
 

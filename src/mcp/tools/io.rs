@@ -206,9 +206,11 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // as text: an Enter would add a line break to it (see `held_paste_note`). To any other
         // program, its last line break is Enter: the paste is a submitted line.
         let screen = paste.map(|_| session.screen()).transpose()?;
-        let bracketed_paste = screen.as_ref().is_some_and(|screen| screen.modes.bracketed_paste);
         let full_screen = screen.as_ref().is_some_and(|screen| screen.alternate);
-        let bracketed = bracketed_paste && paste.is_some_and(|p| p.ends_with(['\n', '\r']));
+        // Whether the paste went out bracketed, as the paste request found it (bash turns
+        // bracketed pastes off while a command runs and on at its prompt: a reading before
+        // typing could say off for a paste sent bracketed as the command ends).
+        let mut bracketed = false;
         // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
         // conditions search after the line it is typed on, taken before anything is typed
         // (once this call has the input: a call queued behind another's paste would take a
@@ -238,11 +240,12 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
             // stopped reading cannot hold the session's input (and this call) forever.
             let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
-            let (pending, pasted) = session.start_paste_submitting(paste, timeout)?;
+            let (pending, verdict) = session.start_paste_submitting(paste, timeout)?;
             let canceller = pending.canceller();
             call.cancel.on_stop(move || canceller.cancel());
             pending.finish()?;
-            submits = pasted;
+            submits = verdict.submits;
+            bracketed = verdict.bracketed && paste.ends_with(['\n', '\r']);
         }
         // (Keys cut short, by the program's exit, type no Enter after them.)
         let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
