@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::input::escapes::decode_escapes;
-use crate::input::keys::{Key, ScriptItem, bytes_signal, parse_key_script, script_signals};
+use crate::input::keys::{Key, ScriptItem, parse_key_script};
 use crate::input::mouse::{MouseAction, MouseButton};
 use crate::input::signal::{Signal, SignalReport, SignalTarget};
 use crate::reactor::{Client, EngineFuture, Reply, Typing};
@@ -268,12 +268,7 @@ impl Session {
     /// [`Session::send_bytes`], answering whether the bytes submitted a line, by the send's
     /// own reading of the terminal's modes (see [`Session::typed_line`]).
     pub(crate) fn send_bytes_submitting(&self, bytes: &[u8]) -> Result<bool> {
-        if bytes_signal(bytes) {
-            self.until_shell_reads()?;
-        }
-        let id = self.id;
-        let bytes = bytes.to_vec();
-        self.client.call_for(self.id, move |r| r.send(id, &bytes))
+        self.send_typing(Typing::Bytes(bytes.to_vec()))
     }
 
     /// Types a key script: text mixed with keys in bracket notation, such as
@@ -290,23 +285,35 @@ impl Session {
     /// [`Session::send_keys`], answering whether the keys submitted a line, by the send's
     /// own reading of the terminal's modes (see [`Session::typed_line`]).
     pub(crate) fn send_keys_submitting(&self, script: &str) -> Result<bool> {
-        let items = parse_key_script(script)?;
-        if script_signals(&items) {
-            self.until_shell_reads()?;
-        }
-        let id = self.id;
-        self.client.call_for(self.id, move |r| r.send_keys(id, &items))
+        self.send_typing(Typing::Keys(parse_key_script(script)?))
     }
 
     /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
     /// Ctrl-C, Ctrl-\\ and Ctrl-Z wait as they do in [`Session::send_keys`].
     pub fn send_key(&self, key: Key) -> Result<()> {
-        let items = [ScriptItem::Key(key)];
-        if script_signals(&items) {
-            self.until_shell_reads()?;
-        }
+        self.send_typing(Typing::Keys(vec![ScriptItem::Key(key)])).map(drop)
+    }
+
+    /// Types `typing` now, answering whether it submitted a line by the send's own reading
+    /// of the terminal's modes; a key that signals typed to a shell at its prompt waits
+    /// first ([`Session::until_shell_reads_before`]).
+    fn send_typing(&self, typing: Typing) -> Result<bool> {
+        self.until_shell_reads_before(&typing)?;
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.send_keys(id, &items)).map(drop)
+        self.client.call_for(self.id, move |r| match &typing {
+            Typing::Keys(items) => r.send_keys(id, items),
+            Typing::Bytes(bytes) => r.send(id, bytes),
+        })
+    }
+
+    /// Before `typing` is sent: when it is a key that signals ([`Typing::signals`]), waits
+    /// for a shell at its prompt to read the terminal ([`Session::until_shell_reads`]). The
+    /// one pre-check of every send that types at once.
+    fn until_shell_reads_before(&self, typing: &Typing) -> Result<()> {
+        match typing.signals() {
+            true => self.until_shell_reads(),
+            false => Ok(()),
+        }
     }
 
     /// Pastes text: wrapped in bracketed-paste markers when the program enabled bracketed
@@ -326,9 +333,7 @@ impl Session {
     /// ends it too (what was queued stays queued). A paste that does not complete
     /// fails with [`Error::PasteIncomplete`], saying how much of it was queued.
     pub fn start_paste(&self, text: &str, timeout: Option<Duration>) -> Result<PendingPaste> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        let paste = self.send_paste(text, timeout, tx.into())?;
-        Ok(PendingPaste { session: self.clone(), paste, reply: rx })
+        self.start_paste_submitting(text, timeout).map(|(pending, _)| pending)
     }
 
     /// [`Session::start_paste`], answering whether the paste submits a line (one ending with
@@ -341,20 +346,19 @@ impl Session {
         timeout: Option<Duration>,
     ) -> Result<(PendingPaste, crate::reactor::PasteVerdict)> {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let (verdict, submits) = crossbeam_channel::bounded(1);
         let (id, text) = (self.id, text.to_owned());
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let reply = tx.into();
-        self.client.submit(Box::new(move |r| {
-            let _ = verdict.send(r.paste(id, paste, &text, timeout, reply));
-        }))?;
-        let pending = PendingPaste { session: self.clone(), paste, reply: rx };
-        let submits = submits.recv().map_err(|_| Error::EngineStopped)?;
-        Ok((pending, submits))
+        // A request that panics closes the session and says so, as every call does.
+        let verdict = self
+            .client
+            .call_for(self.id, move |r| Ok(r.paste(id, paste, &text, timeout, reply)))?;
+        Ok((PendingPaste { session: self.clone(), paste, reply: rx }, verdict))
     }
 
-    /// Sends the request that pastes `text`, answered at `reply`; returns the paste's id
-    /// (in the id space of waits: a [`WaitCanceller`] ends it).
+    /// Sends the request that pastes `text`, answered at `reply`, without waiting for the
+    /// reactor to take it (for [`Session::paste_async`]); returns the paste's id (in the id
+    /// space of waits: a [`WaitCanceller`] ends it).
     fn send_paste(
         &self,
         text: &str,
@@ -625,11 +629,7 @@ impl Session {
         reply: Reply<Result<WaitOutcome>>,
     ) -> Result<u64> {
         let (id, reader) = (self.id, self.reader);
-        let signals = match &typing {
-            Typing::Keys(items) => script_signals(items),
-            Typing::Bytes(bytes) => bytes_signal(bytes),
-        };
-        let hold = signals.then_some(PROMPT_READ_WAIT);
+        let hold = typing.signals().then_some(PROMPT_READ_WAIT);
         let waiter = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         self.client.submit(Box::new(move |r| {
             r.type_then_wait(id, typing, reader, (until, timeout), hold, waiter, reply)
@@ -704,13 +704,8 @@ impl Session {
         input: crate::reactor::Noted,
         skip: &Session,
     ) -> Result<Option<crate::term::transcript::TypedLine>> {
-        let signals = match &input {
-            crate::reactor::Noted::Typing(Typing::Keys(items)) => script_signals(items),
-            crate::reactor::Noted::Typing(Typing::Bytes(bytes)) => bytes_signal(bytes),
-            crate::reactor::Noted::Secret(_) => false,
-        };
-        if signals {
-            self.until_shell_reads()?;
+        if let crate::reactor::Noted::Typing(typing) = &input {
+            self.until_shell_reads_before(typing)?;
         }
         let (id, skip) = (self.id, skip.reader);
         self.client.call_for(self.id, move |r| r.send_noting_line(id, input, skip))

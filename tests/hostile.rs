@@ -682,6 +682,37 @@ fn a_panic_in_a_request_ends_its_session_only() {
     bystander.close().unwrap();
 }
 
+/// With the `fault-injection` feature, a panic is injected in a paste request: as for any
+/// other request, the caller is told termloom failed on it and that session is closed.
+/// Before, the paste's request was sent unguarded: the caller was told the engine had
+/// stopped, and the session went on.
+#[cfg(feature = "fault-injection")]
+#[test]
+fn a_panic_in_a_paste_request_ends_its_session() {
+    if !require("bash") {
+        return;
+    }
+    let config = termloom::Config {
+        inject_panic_on_input: Some("INJECTED-PANIC".into()),
+        close_grace: Duration::from_millis(500),
+        ..termloom::Config::default()
+    };
+    let engine = Engine::new(config).unwrap();
+    let victim = bash(&engine);
+    let err = victim.paste("echo INJECTED-PANIC\n").unwrap_err();
+    assert!(
+        matches!(&err, termloom::Error::RequestPanicked { session: Some(id), message }
+            if *id == victim.id() && message.contains("INJECTED-PANIC")),
+        "{err:?}"
+    );
+    let outcome = victim.wait(Until::exit(), LONG).unwrap();
+    assert!(!outcome.is_timeout(), "{outcome:?}");
+    let info = victim.info().unwrap();
+    assert!(matches!(info.state, SessionState::Closed(_)), "{info:?}");
+    let reason = info.closed_reason.unwrap_or_default();
+    assert!(reason.contains("INJECTED-PANIC"), "{reason}");
+}
+
 /// With the `fault-injection` feature, a panic is injected in one session's feed: that
 /// session ends (its processes too) with the panic as its closed reason; the others, and the
 /// engine, go on.

@@ -6,7 +6,8 @@
 
 use super::*;
 use crate::input::keys::{
-    KeyModes, ScriptItem, bytes_echo, bytes_submit, encode_script, script_echo, script_submits,
+    KeyModes, ScriptItem, bytes_echo, bytes_signal, bytes_submit, encode_script, script_echo,
+    script_signals, script_submits,
 };
 use crate::input::mouse::{
     MouseAction, MouseButton, MouseModes, MouseModifiers, encode_mouse, encode_mouse_hover,
@@ -27,6 +28,16 @@ pub(crate) enum Typing {
 }
 
 impl Typing {
+    /// Whether it is a key that signals the foreground group (Ctrl-C, Ctrl-\\ or Ctrl-Z
+    /// alone, see [`script_signals`] and [`bytes_signal`]): typed to a shell at its prompt,
+    /// it waits for the shell to read first.
+    pub(crate) fn signals(&self) -> bool {
+        match self {
+            Typing::Keys(items) => script_signals(items),
+            Typing::Bytes(bytes) => bytes_signal(bytes),
+        }
+    }
+
     /// The echo of the line it submits, when it is plain text (see [`script_echo`]).
     fn echo(&self) -> Option<String> {
         match self {
@@ -692,6 +703,12 @@ impl Reactor {
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
     ) -> PasteVerdict {
+        #[cfg(feature = "fault-injection")]
+        if let Some(marker) = &self.config.inject_panic_on_input
+            && text.contains(marker.as_str())
+        {
+            panic!("fault injection: the paste contained {marker:?}");
+        }
         let modes = self.modes_after_output(id, None);
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
