@@ -339,12 +339,12 @@ impl Session {
     /// [`Session::start_paste`], answering whether the paste submits a line (one ending with
     /// a line end, not bracketed) and whether it went out bracketed, by the paste request's
     /// own reading of the terminal's modes (see [`Session::typed_line`]); the request answers
-    /// that before the paste is queued.
+    /// that before the paste is queued, `None` for a paste that types nothing.
     pub(crate) fn start_paste_submitting(
         &self,
         text: &str,
         timeout: Option<Duration>,
-    ) -> Result<(PendingPaste, crate::reactor::PasteVerdict)> {
+    ) -> Result<(PendingPaste, Option<crate::reactor::PasteVerdict>)> {
         let (tx, rx) = crossbeam_channel::bounded(1);
         let (id, text) = (self.id, text.to_owned());
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);

@@ -832,6 +832,29 @@ fn a_paste_ending_in_a_line_break_is_held_or_submitted() {
     client.finish();
 }
 
+/// A piece that types nothing after text that submits a line (a paste of a bracketed-paste
+/// marker alone, which a paste strips) leaves the text's verdict: the line is submitted, and
+/// a wait for text does not match its echo. Before, the empty paste's request answered "not
+/// submitted" in its place. (An empty `paste` or `keys` reads as not given.)
+#[test]
+fn an_empty_piece_after_a_submitted_line_leaves_it_submitted() {
+    if !require("sh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let reader = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "read x; sleep 1; echo \"got $x\""], "input_wait": true}),
+    );
+    let sent = client.call(
+        "terminal_send",
+        json!({"session_id": reader["session_id"], "text": "hello\n", "paste": "\u{1b}[201~",
+            "for_text": "hello"}),
+    );
+    assert!(text(&sent).contains("got hello"), "matched the echo: {}", text(&sent));
+    client.finish();
+}
+
 /// A paste ending in a line break, to a full-screen editor that asked for bracketed pastes
 /// (vim in insert mode), is text in its buffer: the result does not say it is held on an edit
 /// line, to be run with submit=true (an Enter there adds a line break to the text).

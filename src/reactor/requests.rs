@@ -69,7 +69,7 @@ impl std::fmt::Debug for Noted {
 
 /// What a paste request ([`Reactor::paste`]) found by its one reading of the terminal's
 /// modes, before the paste is queued.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PasteVerdict {
     /// Whether the paste submits a line (one that ends with a line end, not bracketed).
     pub(crate) submits: bool,
@@ -693,8 +693,8 @@ impl Reactor {
     /// when [`cancel_wait`](Self::cancel_wait) is called with `paste`, or when an interrupt
     /// drops it. The caller waits, the reactor does not. Answers, by the request's one
     /// reading of the modes, whether the paste submits a line (see [`submits_into`]: one that
-    /// ends with a line end, not bracketed) and whether it went out bracketed; neither when it
-    /// is refused or empty.
+    /// ends with a line end, not bracketed) and whether it went out bracketed; `None` when it
+    /// is refused or types nothing (an empty paste), which a caller's verdict so far outlives.
     pub(crate) fn paste(
         &mut self,
         id: SessionId,
@@ -702,7 +702,7 @@ impl Reactor {
         text: &str,
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
-    ) -> PasteVerdict {
+    ) -> Option<PasteVerdict> {
         #[cfg(feature = "fault-injection")]
         if let Some(marker) = &self.config.inject_panic_on_input
             && text.contains(marker.as_str())
@@ -717,14 +717,14 @@ impl Reactor {
             Ok(slot) => slot,
             Err(err) => {
                 let _ = reply.send(Err(err));
-                return PasteVerdict::default();
+                return None;
             }
         };
         let bracketed = slot.terminal.modes().bracketed_paste;
         let bytes = crate::input::paste::encode_paste(text, bracketed);
         if bytes.is_empty() {
             let _ = reply.send(Ok(()));
-            return PasteVerdict::default();
+            return None;
         }
         let total = bytes.len();
         let parked: usize = slot.parked.iter().map(|piece| piece.bytes.len()).sum();
@@ -735,11 +735,11 @@ impl Reactor {
                 attempted: total,
                 capacity,
             }));
-            return PasteVerdict::default();
+            return None;
         }
         if let Err(err) = super::open_line::check(modes.as_ref(), id, &bytes, false) {
             let _ = reply.send(Err(err));
-            return PasteVerdict::default();
+            return None;
         }
         let submits = submits_into(slot, &bytes, || bytes_submit(&bytes), modes.as_ref());
         let mut pieces = bytes.chunks(piece).peekable();
@@ -759,7 +759,7 @@ impl Reactor {
         // The request's modes serve the pieces admitted now and the first write (no output
         // was read since they were read), as a send's do.
         self.flush_under(id.0, modes.as_ref());
-        PasteVerdict { submits, bracketed }
+        Some(PasteVerdict { submits, bracketed })
     }
 
     /// Fails as input to session `id` would (it ended, or was closed), else does nothing.

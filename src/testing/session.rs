@@ -219,7 +219,8 @@ impl TestSession {
         let started = self.session.start_paste_submitting(text, None);
         let (pending, verdict) = self.check("paste", started);
         self.check("paste", pending.finish());
-        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) = line.filter(|_| verdict.submits);
+        *self.typed.lock().unwrap_or_else(|e| e.into_inner()) =
+            line.filter(|_| verdict.is_some_and(|verdict| verdict.submits));
         self
     }
 

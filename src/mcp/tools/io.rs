@@ -219,7 +219,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // of that last piece from its own reading (a question asked before typing read modes
         // the program could change before the send).
         let line = session.typed_line()?;
-        // Whether the last piece sent submitted a line.
+        // Whether the last piece sent submitted a line (a piece that types nothing, such as
+        // `paste: ""` or `keys: ""`, leaves the verdict of the piece before it).
         let mut submits = false;
         // Text and the Enter that submits it go in one write when nothing comes between
         // them, as a terminal multiplexer's `send-keys TEXT Enter` does: an Enter written a
@@ -244,8 +245,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             let canceller = pending.canceller();
             call.cancel.on_stop(move || canceller.cancel());
             pending.finish()?;
-            submits = verdict.submits;
-            bracketed = verdict.bracketed && paste.ends_with(['\n', '\r']);
+            if let Some(verdict) = verdict {
+                submits = verdict.submits;
+                bracketed = verdict.bracketed && paste.ends_with(['\n', '\r']);
+            }
         }
         // (Keys cut short, by the program's exit, type no Enter after them.)
         let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
@@ -253,7 +256,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let all_keys = match script.as_deref() {
             Some(items) => {
                 let (all, pressed) = press_keys(call, &session, items, timeout)?;
-                submits = pressed;
+                submits = pressed.unwrap_or(submits);
                 all
             }
             None => true,
@@ -347,15 +350,16 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// are, to read when it can (typed ahead, not lost). Whether every key was sent: keys left
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
 /// with the keys typed so far, never pressing Enter after a line cut short. And whether the
-/// last part sent submitted a line, by its send's own reading of the terminal's modes.
+/// last part sent submitted a line, by its send's own reading of the terminal's modes
+/// (`None` when there were no keys, and nothing was sent).
 fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
     timeout: Option<std::time::Duration>,
-) -> Result<(bool, bool), ToolError> {
+) -> Result<(bool, Option<bool>), ToolError> {
     let parts = crate::input::keys::typing_parts(items);
-    let Some((last, before)) = parts.split_last() else { return Ok((true, false)) };
+    let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
     let config = call.engine.config();
     let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
     for part in before {
@@ -366,12 +370,12 @@ fn press_keys(
         }
         match waits::run(call, session, &waits::Plan::settle(config, left))?.outcome {
             "cancelled" => return Err(ToolError::cancelled()),
-            "exited" | "closed" => return Ok((false, submits)),
+            "exited" | "closed" => return Ok((false, Some(submits))),
             _ => {}
         }
     }
     let submits = session.send_keys_submitting(last)?;
-    Ok((true, submits))
+    Ok((true, Some(submits)))
 }
 
 /// Who asks in `session` now ([`PromptOwner::of`], after a wait for input), the wait for it
