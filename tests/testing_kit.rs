@@ -1122,3 +1122,38 @@ fn the_command_line_names_the_crates_files_as_crate() {
     app.wait_for_screen_text("[package]").wait_for_input();
     assert_eq!(app.command(), "sh -c 'head -n 1 \"$1\"; read x' sh [CRATE]/Cargo.toml");
 }
+
+/// The kit's `send_secret` (its own path: the request that answers the line an input was
+/// typed on), as `engine.rs`'s `a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere`
+/// checks the session's: typed only at a password prompt, its length not in the bytes typed,
+/// in no failure message, and the line it was typed on taken as not echoed, so the answer
+/// printed on that line after it (echo is off: its Enter moved no cursor) is no echo.
+#[test]
+fn the_kits_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
+    let script = "stty -echo; printf 'Password: '; read -r pw; stty echo; \
+                  printf 'got %s chars\\n' \"${#pw}\"; read x";
+    let kit = TestSession::builder("sh").args(["-c", script]).start();
+    kit.wait_for_input();
+    assert_eq!(kit.session().status().unwrap().input_kind, Some(termloom::InputKind::Password));
+    let refused = panic_message(|| {
+        kit.send_secret("two\nlines");
+    });
+    assert!(!refused.contains("two") && !refused.contains("lines"), "{refused}");
+    let typed = kit.session().info().unwrap().bytes_in;
+    kit.send_secret("hunter2");
+    // On the password line itself: a line taken as echoed would have had it for the echo.
+    kit.wait_for_output("got 7 chars");
+    assert!(kit.screen().text().contains("Password: got 7 chars"), "{}", kit.snapshot());
+    assert_eq!(kit.session().info().unwrap().bytes_in, typed + 1);
+    kit.wait_for_input();
+    // Echo is back on: a secret now would be shown, so it is refused, naming no secret.
+    let refused = panic_message(|| {
+        kit.send_secret("hunter2");
+    });
+    assert!(refused.contains("echo"), "{refused}");
+    assert!(!refused.contains("hunter2"), "{refused}");
+    let scrollback = kit.session().scrollback(1 << 20).unwrap().text;
+    let raw = kit.session().raw_output().unwrap().bytes;
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+    assert!(!String::from_utf8_lossy(&raw).contains("hunter2"));
+}
