@@ -333,26 +333,29 @@ impl Session {
     /// ends it too (what was queued stays queued). A paste that does not complete
     /// fails with [`Error::PasteIncomplete`], saying how much of it was queued.
     pub fn start_paste(&self, text: &str, timeout: Option<Duration>) -> Result<PendingPaste> {
-        self.start_paste_submitting(text, timeout).map(|(pending, _)| pending)
+        self.start_paste_submitting(text, timeout, None).map(|(pending, _)| pending)
     }
 
     /// [`Session::start_paste`], answering whether the paste submits a line (one ending with
     /// a line end, not bracketed) and whether it went out bracketed, by the paste request's
     /// own reading of the terminal's modes (see [`Session::typed_line`]); the request answers
-    /// that before the paste is queued, `None` for a paste that types nothing.
+    /// that before the paste is queued, `None` for a paste that types nothing. With `skip`,
+    /// the request first moves that session's reader past everything printed before the
+    /// paste (see [`Session::skip_output`]).
     pub(crate) fn start_paste_submitting(
         &self,
         text: &str,
         timeout: Option<Duration>,
+        skip: Option<&Session>,
     ) -> Result<(PendingPaste, Option<crate::reactor::PasteVerdict>)> {
         let (tx, rx) = crossbeam_channel::bounded(1);
-        let (id, text) = (self.id, text.to_owned());
+        let (id, text, skip) = (self.id, text.to_owned(), skip.map(|skip| skip.reader));
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         let reply = tx.into();
         // A request that panics closes the session and says so, as every call does.
         let verdict = self
             .client
-            .call_for(self.id, move |r| Ok(r.paste(id, paste, &text, timeout, reply)))?;
+            .call_for(self.id, move |r| Ok(r.paste(id, paste, (&text, skip), timeout, reply)))?;
         Ok((PendingPaste { session: self.clone(), paste, reply: rx }, verdict))
     }
 
@@ -368,7 +371,7 @@ impl Session {
         let (id, text) = (self.id, text.to_owned());
         let paste = NEXT_WAIT.fetch_add(1, Ordering::Relaxed);
         self.client.submit(Box::new(move |r| {
-            r.paste(id, paste, &text, timeout, reply);
+            r.paste(id, paste, (&text, None), timeout, reply);
         }))?;
         Ok(paste)
     }

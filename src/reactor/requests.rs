@@ -69,13 +69,18 @@ impl std::fmt::Debug for Noted {
 
 /// What a paste request ([`Reactor::paste`]) found by its one reading of the terminal's
 /// modes, before the paste is queued.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub(crate) struct PasteVerdict {
     /// Whether the paste submits a line (one that ends with a line end, not bracketed).
     pub(crate) submits: bool,
     /// Whether it went out wrapped in bracketed-paste markers: a program's line editor then
     /// holds it, line ends and all, until an Enter.
     pub(crate) bracketed: bool,
+    /// The line the cursor was on as the paste was written, taken in the request before its
+    /// write when the paste submits a line and the request moved a reader past the output
+    /// (the testing kit's, see [`Reactor::typed_line`]).
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub(crate) line: Option<TypedLine>,
 }
 
 /// Whether `bytes`, one input, submit a line to the program that reads them: the one rule for
@@ -695,11 +700,13 @@ impl Reactor {
     /// reading of the modes, whether the paste submits a line (see [`submits_into`]: one that
     /// ends with a line end, not bracketed) and whether it went out bracketed; `None` when it
     /// is refused or types nothing (an empty paste), which a caller's verdict so far outlives.
+    /// With `skip`, first moves that reader past everything printed before the paste, after
+    /// the request's turn of output (the testing kit's waits).
     pub(crate) fn paste(
         &mut self,
         id: SessionId,
         paste: u64,
-        text: &str,
+        (text, skip): (&str, Option<u64>),
         timeout: Option<Duration>,
         reply: Reply<Result<()>>,
     ) -> Option<PasteVerdict> {
@@ -710,6 +717,12 @@ impl Reactor {
             panic!("fault injection: the paste contained {marker:?}");
         }
         let modes = self.modes_after_output(id, None);
+        if let Some(reader) = skip
+            && let Err(err) = self.skip_output(id, reader)
+        {
+            let _ = reply.send(Err(err));
+            return None;
+        }
         let piece = (self.config.write_queue_bytes / 2).clamp(1, 64 << 10);
         let capacity = self.config.paste_bytes;
         let deadline = after(Instant::now(), timeout.unwrap_or(self.config.default_wait_timeout));
@@ -742,6 +755,9 @@ impl Reactor {
             return None;
         }
         let submits = submits_into(slot, &bytes, || bytes_submit(&bytes), modes.as_ref());
+        // Taken before the write: nothing was fed since the modes were read.
+        let noted = submits && skip.is_some();
+        let line = noted.then(|| typed_line_of(slot, None, modes.as_ref())).flatten();
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
@@ -759,7 +775,7 @@ impl Reactor {
         // The request's modes serve the pieces admitted now and the first write (no output
         // was read since they were read), as a send's do.
         self.flush_under(id.0, modes.as_ref());
-        Some(PasteVerdict { submits, bracketed })
+        Some(PasteVerdict { submits, bracketed, line })
     }
 
     /// Fails as input to session `id` would (it ended, or was closed), else does nothing.

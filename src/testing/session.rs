@@ -209,18 +209,16 @@ impl TestSession {
     /// program's line editor holds the text, line ends and all, until Enter).
     #[track_caller]
     pub fn paste(&self, text: &str) -> &Self {
-        // The line the cursor is on, before anything is pasted (taken after the output
-        // waiting unread, which the waits then look past); kept if the paste request finds
-        // the paste submits a line, by its own reading of the modes. All the line gets is
-        // its echo: a bracketed paste's newline left the cursor on a row of its own, where
-        // bash then printed the answer (taken all for echo, it was never matched).
-        let line = self.check("reading the cursor's line", self.session.typed_line());
-        self.check("reading the output before typing", self.waits.skip_output());
-        let started = self.session.start_paste_submitting(text, None);
+        // One request reads the output waiting unread, moves the waits past all of it, and
+        // takes the line the cursor is on before writing, kept if the paste submits a line
+        // by that request's reading of the modes. All the line gets is its echo: a bracketed
+        // paste's newline left the cursor on a row of its own, where bash then printed the
+        // answer (taken all for echo, it was never matched).
+        let started = self.session.start_paste_submitting(text, None, Some(&self.waits));
         let (pending, verdict) = self.check("paste", started);
         self.check("paste", pending.finish());
         *self.typed.lock().unwrap_or_else(|e| e.into_inner()) =
-            line.filter(|_| verdict.is_some_and(|verdict| verdict.submits));
+            verdict.and_then(|verdict| verdict.line.filter(|_| verdict.submits));
         self
     }
 

@@ -241,7 +241,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
             // stopped reading cannot hold the session's input (and this call) forever.
             let timeout = args.uint("timeout_ms").map(std::time::Duration::from_millis);
-            let (pending, verdict) = session.start_paste_submitting(paste, timeout)?;
+            let (pending, verdict) = session.start_paste_submitting(paste, timeout, None)?;
             let canceller = pending.canceller();
             call.cancel.on_stop(move || canceller.cancel());
             pending.finish()?;
