@@ -43,7 +43,8 @@ pub struct Until(pub(crate) Cond);
 #[derive(Debug, Clone)]
 pub(crate) enum Cond {
     Text(String),
-    Regex(Regex),
+    /// With its positions ([`positions::of_pattern`]), which weigh its overlap search.
+    Regex(Regex, usize),
     Screen(String),
     ScreenRegex(Regex),
     ScreenRow(u16, String),
@@ -256,19 +257,30 @@ fn compile(pattern: &str) -> Result<Regex> {
 
 /// How much searching [`first_new_match`] spends on matches that overlap read text, for each
 /// byte of the line, in bytes its searches can go over (each search from a start is counted
-/// as going to the line's end, as `a+b|a` over a line of `a`s does): past it (and past
-/// [`OVERLAP_WORK_MIN`]), only matches starting in the unread text are searched for.
+/// as going to the line's end, as `a+b|a` over a line of `a`s does) by a pattern of at most
+/// [`OVERLAP_WORK_POSITIONS`] positions: past it (and past [`OVERLAP_WORK_MIN`]), only
+/// matches starting in the unread text are searched for.
 const OVERLAP_WORK_PER_BYTE: usize = 8;
 
 /// The least [`first_new_match`] spends on matches that overlap read text, in bytes its
-/// searches can go over, however short the line: every start is tried in a line of up to
-/// 1,446 bytes (the sum of its lengths from each start is at most 1 MiB).
+/// searches can go over by a pattern of at most [`OVERLAP_WORK_POSITIONS`] positions, however
+/// short the line: such a pattern has every start tried in a line of up to 1,446 bytes (the
+/// sum of its lengths from each start is at most 1 MiB).
 const OVERLAP_WORK_MIN: usize = 1 << 20;
 
-/// The first match of `re` in `line`, searched whole (`^` is the line's start), that ends past
-/// its first `read` bytes: at the leftmost start, whether or not it overlaps a match of text
-/// already read (`b1` in `xab1` for `ab|b1` when `xab` was read: a search for matches that
-/// do not overlap took `ab` and went on after it). Its offset and text.
+/// The positions ([`positions::of_pattern`]) up to which a pattern gets the whole bound of
+/// [`OVERLAP_WORK_PER_BYTE`] and [`OVERLAP_WORK_MIN`]: a pattern with more gets it divided by
+/// its positions over this. A search whose lazy DFA gives up (`[ab]*a[ab]{900}c|b` over
+/// random `a`s and `b`s) tracks each position at every byte, so its work is bytes times
+/// positions: a bound in bytes alone let that pattern spend 6.2 s on a line of 3,000 bytes
+/// (release build), with the reactor and every session stalled.
+const OVERLAP_WORK_POSITIONS: usize = 16;
+
+/// The first match of `re` (of `positions` positions) in `line`, searched whole (`^` is the
+/// line's start), that ends past its first `read` bytes: at the leftmost start, whether or
+/// not it overlaps a match of text already read (`b1` in `xab1` for `ab|b1` when `xab` was
+/// read: a search for matches that do not overlap took `ab` and went on after it). Its
+/// offset and text.
 ///
 /// Each start is tried at most once, but a search from a start can go over the rest of the
 /// line whatever it finds (`a+`, `a+b|a`, `ok(.*FAIL)?` over a long line of `a`s or `ok`s
@@ -276,18 +288,29 @@ const OVERLAP_WORK_MIN: usize = 1 << 20;
 /// may follow), so trying every start cost the line's length squared: minutes for a line of
 /// 20,000 bytes, with the reactor and every session stalled. So each search is counted as
 /// going to the line's end, and the searches from one start after another stop at
-/// [`OVERLAP_WORK_PER_BYTE`] times the line's bytes (at least [`OVERLAP_WORK_MIN`]). Past
-/// that, at most two more searches look for a match starting at the end of what was read or
-/// later (a search for matches that do not overlap, from where the bound stopped, is
-/// quadratic too: `a{16}(.*b)?`): a match starting in read text that the bound did not
-/// reach is missed. So one call's searches go over at most [`OVERLAP_WORK_PER_BYTE`] times
-/// the line's bytes (at least [`OVERLAP_WORK_MIN`]), and twice the line more.
-fn first_new_match(re: &Regex, line: &str, read: usize) -> Option<(usize, String)> {
+/// [`OVERLAP_WORK_PER_BYTE`] times the line's bytes (at least [`OVERLAP_WORK_MIN`]), times
+/// [`OVERLAP_WORK_POSITIONS`] over the pattern's positions when it has more. Past that, at
+/// most two more searches look for a match starting at the end of what was read or later (a
+/// search for matches that do not overlap, from where the bound stopped, is quadratic too:
+/// `a{16}(.*b)?`): a match starting in read text that the bound did not reach is missed. So
+/// one call's searches from one start after another go over at most 16 Mi bytes times
+/// positions for a line of up to 128 KiB (8 times the line's bytes times 16 past it), and the
+/// two more over the unread text: in a release build, the worst patterns the refusal rules
+/// take (`[ab]*a[ab]{900}c|b`, `.*a.{300}c|b`, `(.*a.{200}c)?b`, `[ab]*a[ab]{60}c|b` over
+/// random `a`s and `b`s read but for the last byte) spent at most 0.13 s on a line of 1,446
+/// to 131,072 bytes.
+fn first_new_match(
+    re: &Regex,
+    positions: usize,
+    line: &str,
+    read: usize,
+) -> Option<(usize, String)> {
     let found_new = |found: regex::Match<'_>| {
         (found.end() > read).then(|| (found.start(), found.as_str().to_owned()))
     };
     let mut from = 0;
     let mut budget = line.len().saturating_mul(OVERLAP_WORK_PER_BYTE).max(OVERLAP_WORK_MIN);
+    budget = budget.saturating_mul(OVERLAP_WORK_POSITIONS) / positions.max(OVERLAP_WORK_POSITIONS);
     while from <= line.len() {
         // A search from `from` can go to the line's end, whatever it finds.
         let cost = line.len() - from + 1;
@@ -343,11 +366,10 @@ impl Until {
     /// whole (`^` is its start) for the first match, at the leftmost start, that ends past
     /// what the caller had read of it: a match of read text alone is never reported, and one
     /// that holds new text is, even where it overlaps a match of read text (`b1` in `xab1`
-    /// for `ab|b1` once `xab` was read; in a line longer than 1,446 bytes, only where the
-    /// search from one start after another reaches it within its bound of work, eight
-    /// searches to the line's end, then from the end of what was read on). The unfinished
-    /// line at the cursor is searched as
-    /// printed so far, and its `$` is where the printing stands, so that `Password: $` or
+    /// for `ab|b1` once `xab` was read; in a line longer than 1,446 bytes, or for a pattern of
+    /// more than 16 characters and classes, only where the search from one start after
+    /// another reaches it within its bound of work, then from the end of what was read on).
+    /// The unfinished line at the cursor is searched as printed so far, and its `$` is where the printing stands, so that `Password: $` or
     /// `\[y/N\] $` matches a prompt; a pattern that must see a line end (`^count: 12$`
     /// against a `count: 1` still being printed) can race the program: wait for text after
     /// it, or for the screen, instead. Lines are searched one at a time, so a pattern whose
@@ -357,7 +379,10 @@ impl Until {
     /// large to search (more than 1,000 characters and classes, counted repetitions expanded,
     /// or more than 2 MiB compiled, as a Unicode class repeated: `\w{60}`) is refused too.
     pub fn regex(pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::Regex(compile(pattern)?)))
+        let re = compile(pattern)?;
+        // Counted as `compile` counted it (which refuses a pattern it cannot count).
+        let positions = positions::of_pattern(pattern).unwrap_or(positions::MAX_POSITIONS);
+        Ok(Until(Cond::Regex(re, positions)))
     }
 
     /// `text` appears anywhere on the screen. Rows are matched as [`Screen::lines`] holds
@@ -774,7 +799,7 @@ impl Until {
     /// Whether the condition looks at the transcript.
     pub(crate) fn needs_transcript(&self) -> bool {
         match &self.0 {
-            Cond::Text(_) | Cond::Regex(_) => true,
+            Cond::Text(_) | Cond::Regex(..) => true,
             Cond::Any(all) => all.iter().any(Until::needs_transcript),
             _ => false,
         }
@@ -792,7 +817,7 @@ impl Until {
                 }
                 line[from..].find(text.as_str()).map(|at| (from + at, text.clone()))
             }
-            Cond::Regex(re) => first_new_match(re, line, read),
+            Cond::Regex(re, positions) => first_new_match(re, *positions, line, read),
             Cond::Any(all) => {
                 return all.iter().find_map(|c| c.match_line(number, line, read));
             }
@@ -906,7 +931,7 @@ impl fmt::Display for Until {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.0 {
             Cond::Text(t) => write!(f, "text {t:?}"),
-            Cond::Regex(re) => write!(f, "regex /{}/", re.as_str()),
+            Cond::Regex(re, _) => write!(f, "regex /{}/", re.as_str()),
             Cond::Screen(t) => write!(f, "screen text {t:?}"),
             Cond::ScreenRegex(re) => write!(f, "screen regex /{}/", re.as_str()),
             Cond::ScreenRow(row, t) => write!(f, "screen row {row} text {t:?}"),

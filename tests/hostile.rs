@@ -904,6 +904,46 @@ fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine()
     assert!(answered.unwrap().unwrap(), "the other session echoes its line");
 }
 
+/// A caller's regex whose search tracks each of its ~900 positions at every byte
+/// (`[ab]*a[ab]{900}c|b` over random `a`s and `b`s: its lazy DFA gives up) costs the reactor
+/// a bound in bytes times positions, not in bytes alone: over a line of 3,000 such bytes read
+/// but for the last, the bound in bytes let it search 399 times to the line's end, 6.2 s a
+/// check in a release build, with every session stalled. The wait times out and the other
+/// session answers on time.
+#[test]
+fn a_regex_of_many_positions_over_a_partly_read_line_does_not_stall_the_engine() {
+    let engine = engine();
+    let script = "awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) printf \"%s\", (rand() < 0.5 ? \"a\" : \"b\") }'; exec cat";
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&long, Until::input_wait());
+    while !long.read().unwrap().text.is_empty() {}
+    long.send_text("a").unwrap();
+    expect(&long, Until::quiet(Duration::from_millis(100)));
+    let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
+    expect(&other, Until::input_wait());
+    let (done, outcome) = std::sync::mpsc::channel();
+    let waiting = long.clone();
+    std::thread::spawn(move || {
+        let until = Until::regex("[ab]*a[ab]{900}c|b").unwrap();
+        let waited = waiting.wait(until, Duration::from_millis(500)).map(|a| a.is_held());
+        let answered =
+            other.send_text("ping\r").and_then(|_| other.wait(Until::text("ping"), LONG));
+        let _ = done.send((waited, answered.map(|a| a.is_held())));
+    });
+    let answered = outcome.recv_timeout(Duration::from_secs(30));
+    if answered.is_err() {
+        // The reactor is still searching: leave its handles to the process's exit.
+        std::mem::forget(long);
+        std::mem::forget(engine);
+        panic!(
+            "a wait for [ab]*a[ab]{{900}}c|b over a line of 3,000 a's and b's stalled the engine for 30 s"
+        );
+    }
+    let (waited, answered) = answered.unwrap();
+    assert!(!waited.unwrap(), "no match holds the new a");
+    assert!(answered.unwrap(), "the other session echoes its line");
+}
+
 /// A caller's regex too large to search (a literal of 3,000 `a`s: each search tracks every
 /// one of its characters at each byte, 1.5 s over a line of 448 KiB in a debug build, minutes
 /// at 100,000 with every session stalled) is refused before any wait starts, for the
