@@ -62,7 +62,10 @@ fn match_unread(
     let part = read.read_part(number, line);
     until.match_line(number, line, part).or_else(|| {
         let trimmed = line.trim_end_matches(' ');
-        (trimmed.len() < line.len()).then(|| until.match_line(number, trimmed, part)).flatten()
+        // Read to its text's end, the trimmed line holds nothing new either.
+        (trimmed.len() < line.len() && part < trimmed.len())
+            .then(|| until.match_line(number, trimmed, part))
+            .flatten()
     })
 }
 
