@@ -2382,6 +2382,40 @@ fn a_restarted_server_gives_out_no_earlier_servers_id() {
     }
 }
 
+/// The server's own look-up of a session (an attachment, typing, a release) gives an ended
+/// session this server dropped past `max_closed_sessions` the code `session_forgotten`, as
+/// `Error::code` and the tools do: it gave `unknown_session`, as for no such session.
+#[test]
+fn the_servers_look_up_gives_a_dropped_session_its_code() {
+    let dir = socket_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    std::fs::write(&config, "max_closed_sessions = 0\n").unwrap();
+    let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    let ended = server.cli(&["start", "--wait-exit", "--", "true"]);
+    assert_eq!(ended.status.code(), Some(0), "{}", describe(&ended));
+    assert!(server.cli(&["start", "--", "cat"]).status.success());
+    let stale = server.cli(&["read", "1", "--json"]);
+    let error: Value = serde_json::from_slice(&stale.stdout).unwrap();
+    assert_eq!(error["error"]["code"], "session_forgotten", "{error}");
+    let stream = UnixStream::connect(&server.socket).unwrap();
+    stream.set_read_timeout(Some(LONG)).unwrap();
+    let mut writer = stream.try_clone().unwrap();
+    let mut reader = BufReader::new(stream);
+    for (number, method) in
+        ["termloom/attach", "termloom/input", "termloom/release"].iter().enumerate()
+    {
+        let request = json!({"jsonrpc": "2.0", "id": number, "method": method,
+            "params": {"session": 1, "text": "x"}});
+        writer.write_all(format!("{request}\n").as_bytes()).unwrap();
+        let mut line = String::new();
+        assert!(reader.read_line(&mut line).unwrap() > 0, "no answer to {method}");
+        let answer: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(answer["error"]["data"]["code"], "session_forgotten", "{method}: {answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains("forgotten"), "{answer}");
+    }
+}
+
 /// With `--json`, every failure of every command is one JSON object on stdout, `{"error":
 /// {"kind", "code", "message"}}`, with the exit code it has without (a malformed command
 /// line, no server, a refused start... were plain text on stderr, and a tool's error

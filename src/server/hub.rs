@@ -385,8 +385,9 @@ impl Hub {
     /// The session `value` names: an id or a name, read as the tools read a `session_id`
     /// (`1`, `1.0`, `" 1"`), so that the holder's check names the session a tool acts on.
     /// Else an invalid-params error whose `data.code` is the tools' code for it:
-    /// `session_forgotten` for an earlier server's id (as [`crate::Error::code`] gives
-    /// it), `unknown_session` for any other.
+    /// `session_forgotten` for an earlier server's id or an ended session dropped (as
+    /// [`crate::Error::code`] gives it), `unknown_session` for no such session, and the
+    /// error's own code for any other (`engine_stopped`).
     fn resolve(&self, value: &Value) -> Result<SessionId, RpcError> {
         let refused = |code: &str, message: String| {
             RpcError::new(INVALID_PARAMS, message).with_data(json!({ "code": code }))
@@ -396,26 +397,18 @@ impl Hub {
             (None, Value::String(s)) => self.names.lookup(s),
             _ => None,
         };
+        let described = |why: &str| describe_sessions(&self.engine, &self.names, why);
         match id.map(|id| (id, self.engine.session(id))) {
             Some((id, Ok(_))) => Ok(id),
             Some((id, Err(crate::Error::SessionBeforeFirst { first, .. }))) => Err(refused(
                 "session_forgotten",
-                describe_sessions(
-                    &self.engine,
-                    &self.names,
-                    &format!(
-                        "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
-                    ),
-                ),
+                described(&crate::mcp::tools::ran_before(id, first)),
             )),
-            _ => Err(refused(
-                "unknown_session",
-                describe_sessions(
-                    &self.engine,
-                    &self.names,
-                    &format!("there is no session {value}"),
-                ),
-            )),
+            None | Some((_, Err(crate::Error::UnknownSession(_)))) => {
+                Err(refused("unknown_session", described(&format!("there is no session {value}"))))
+            }
+            // An ended session of this server's dropped, a stopped engine: the error's code.
+            Some((_, Err(e))) => Err(refused(e.code(), described(&e.to_string()))),
         }
     }
 

@@ -339,6 +339,14 @@ pub(crate) struct Call<'a> {
     pub largest: usize,
 }
 
+/// Why session `id` is unknown when it was an earlier server's: this server, started over
+/// on the socket, numbers its sessions from `first`.
+pub(crate) fn ran_before(id: SessionId, first: SessionId) -> String {
+    format!(
+        "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
+    )
+}
+
 impl Call<'_> {
     /// Session `id`, read from this caller's read position. An unknown id is an error that
     /// lists the sessions there are.
@@ -349,11 +357,9 @@ impl Call<'_> {
                 Err(self.unknown(&format!("session {id} does not exist")))
             }
             // (An earlier server's session ended with it: forgotten, as `Error::code` says.)
-            Err(Error::SessionBeforeFirst { first, .. }) => Err(self
-                .unknown(&format!(
-                    "session {id} was a session of the server that ran before on this socket, and ended with it (this server numbers its sessions from {first})"
-                ))
-                .code("session_forgotten")),
+            Err(Error::SessionBeforeFirst { first, .. }) => {
+                Err(self.unknown(&ran_before(id, first)).code("session_forgotten"))
+            }
             Err(err) => Err(err.into()),
         }
     }
