@@ -904,6 +904,44 @@ fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine()
     assert!(answered.unwrap().unwrap(), "the other session echoes its line");
 }
 
+/// A long line read in part, not to its end (100,000 `a`s read, one more echoed after them):
+/// the search for a match overlapping read text (`a+b|a`: each search goes to the line's end)
+/// stops at its bound, and the match starting in the new text is still found, on time. The
+/// test of a line read to its end would pass without the bound, since such a line is not
+/// searched.
+#[test]
+fn a_regex_over_a_long_line_read_in_part_finds_the_new_match_on_time() {
+    let engine = engine();
+    let script = "head -c 100000 /dev/zero | tr '\\0' a; exec cat";
+    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&long, Until::input_wait());
+    while !long.read().unwrap().text.is_empty() {}
+    long.send_text("a").unwrap();
+    let (done, outcome) = std::sync::mpsc::channel();
+    let waiting = long.clone();
+    std::thread::spawn(move || {
+        let _ = done.send(waiting.wait(Until::regex("a+b|a").unwrap(), LONG));
+    });
+    let started = std::time::Instant::now();
+    let Ok(outcome) = outcome.recv_timeout(Duration::from_secs(30)) else {
+        // The reactor is still searching: leave its handles to the process's exit.
+        std::mem::forget(long);
+        std::mem::forget(engine);
+        panic!("a wait for a+b|a over a line of 100,000 a's read in part stalled for 30 s");
+    };
+    let took = started.elapsed();
+    let outcome = outcome.unwrap();
+    let found = outcome.matched().expect("the new a matches");
+    assert_eq!(found.text, "a");
+    assert!(
+        matches!(found.location, termloom::Location::Transcript { offset: 100_000, .. }),
+        "{:?}",
+        found.location
+    );
+    assert!(took < Duration::from_secs(10), "the wait took {took:?}");
+    long.close().unwrap();
+}
+
 /// A caller's regex whose search tracks each of its ~900 positions at every byte
 /// (`[ab]*a[ab]{900}c|b` over random `a`s and `b`s: its lazy DFA gives up) costs the reactor
 /// a bound in bytes times positions, not in bytes alone: over a line of 3,000 such bytes read
