@@ -2084,4 +2084,8 @@ fn a_session_commands_argument_that_is_not_utf8_is_a_usage_error() {
     }
     let listed = Command::new(TERMLOOM).args([os("list"), &inline]).output().unwrap();
     assert!(stderr(&listed).starts_with("termloom: --socket \""), "{}", stderr(&listed));
+    // Past the program's first word, `-L` is the program's argument, its value too.
+    let started = run(&[os("start"), os("printf"), os("-L"), bad]);
+    assert_code(&started, 2);
+    assert!(stderr(&started).contains("is not UTF-8 text"), "{}", stderr(&started));
 }

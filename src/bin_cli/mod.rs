@@ -203,7 +203,9 @@ const COMMANDS: &str = "run, mcp, server, start, send, wait, read, screen, exec,
 /// stdout as JSON when `given` asks for JSON.
 fn not_utf8(command: &str, args: &[OsString], at: usize, given: &[String]) -> ExitCode {
     let arg = &args[at];
-    let options = args[..at].iter().all(|word| word != "--");
+    // A word past `--` or past `start`'s program's first word is the program's.
+    let words: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    let options = at < agent::options_end(command, &words);
     let flag = match (at.checked_sub(1).and_then(|before| args[before].to_str()), arg) {
         (Some(flag @ ("--socket" | "-L")), _) if options => Some(flag),
         (_, arg) if options && arg.as_encoded_bytes().starts_with(b"--socket=") => Some("--socket"),

@@ -251,7 +251,7 @@ pub(super) const KILL_SERVER: CommandDef = CommandDef {
 };
 
 /// [`COMMANDS`] and [`KILL_SERVER`].
-fn every_command() -> impl Iterator<Item = &'static CommandDef> {
+pub(super) fn every_command() -> impl Iterator<Item = &'static CommandDef> {
     COMMANDS.iter().chain([&KILL_SERVER])
 }
 

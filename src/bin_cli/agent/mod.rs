@@ -314,6 +314,12 @@ fn program_code(status: &Value) -> Option<u64> {
     status["exit_code"].as_u64().or_else(|| Some(128 + status["exit_signal"].as_u64()?))
 }
 
+/// Where the options of session command `name`'s `args` end: at `--`, at `start`'s
+/// program's first word, or at the end (no option follows; an unknown command has none).
+pub(super) fn options_end(name: &str, args: &[String]) -> usize {
+    every_command().find(|c| c.name == name).map_or(0, |command| parse::options_end(command, args))
+}
+
 /// Writes the JSON every command prints for a failure under `--json`, one line on stdout:
 /// `{"error": {"kind": KIND, "code": CODE, "message": MESSAGE}}`, CODE a machine-readable
 /// name of what went wrong (`termloom run`'s report adds `step` and `screen` to its `error`).

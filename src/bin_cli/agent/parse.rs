@@ -279,29 +279,39 @@ pub(super) fn parse(command: &CommandDef, args: Vec<String>) -> Result<Parsed, S
 /// word after `--` or after the program's first word is no option), but without checking
 /// anything: a command line [`parse`] refuses reports that with `--json` too.
 pub(super) fn asks_for_json(command: &CommandDef, args: &[String]) -> bool {
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
+    scan_options(command, args).1
+}
+
+/// Where the options of `args` end, read as [`parse`] reads them: at `--`, at `start`'s
+/// program's first word (the rest is the program's), or at the end.
+pub(super) fn options_end(command: &CommandDef, args: &[String]) -> usize {
+    scan_options(command, args).0
+}
+
+/// Where the options of `args` end ([`options_end`]) and whether they hold `--json`, a
+/// flag's value skipped.
+fn scan_options(command: &CommandDef, args: &[String]) -> (usize, bool) {
+    let mut json = false;
+    let mut at = 0;
+    while let Some(arg) = args.get(at) {
         match arg.as_str() {
-            "--" => return false,
-            "--json" => return true,
-            "-L" | "--socket" | "--client" => {
-                args.next();
-            }
-            "--size" | "--env" if command.name == "start" => {
-                args.next();
-            }
+            "--" => return (at, json),
+            "--json" => json = true,
+            "-L" | "--socket" | "--client" => at += 1,
+            "--size" | "--env" if command.name == "start" => at += 1,
             flag if flag.starts_with('-') => {
                 let mut flags = command.flags.iter().flat_map(|group| group.iter());
                 if flags.any(|f| f.name == flag && !matches!(f.kind, Kind::Switch)) {
-                    args.next();
+                    at += 1;
                 }
             }
             // The program's first word: the rest is the program's.
-            _ if command.name == "start" => return false,
+            _ if command.name == "start" => return (at, json),
             _ => {}
         }
+        at += 1;
     }
-    false
+    (args.len(), json)
 }
 
 /// `word` as a shell reads it back: as it is when it holds only characters no shell treats
