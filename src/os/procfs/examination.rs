@@ -99,7 +99,7 @@ impl Drop for Closes {
     }
 }
 
-/// Runs `look` as one examination: each `/proc` file it reads through [`file`] is read once,
+/// Runs `look` as one examination: each `/proc` file it reads through [`file()`] is read once,
 /// each directory listed through [`listing`] once. Within an examination already open on this
 /// thread, `look` is part of it.
 pub(crate) fn examine<R>(look: impl FnOnce() -> R) -> R {
@@ -128,7 +128,7 @@ pub(super) fn file(
 
 /// The bytes `read` gives of the file at `path` (one not read through this module's callers:
 /// a cgroup's `cgroup.procs`), read only at the first reading within this thread's open
-/// examination, as [`file`] reads.
+/// examination, as [`file()`] reads.
 pub(crate) fn read_examined(
     path: &str,
     read: impl FnOnce() -> io::Result<Vec<u8>>,
