@@ -9,6 +9,20 @@ use termloom::{
     Activity, Error, InputKind, Location, Screen, Session, SpawnSpec, Until, shell_program,
 };
 
+/// zsh with shell integration at its first prompt, its `HOME` a directory of its own
+/// (`termloom-zsh-TAG-PID` in the temporary directory) holding `zshrc` as its `.zshrc`; the
+/// directory is given back for its caller to remove.
+fn zsh_at_home(engine: &termloom::Engine, tag: &str, zshrc: &str) -> (Session, std::path::PathBuf) {
+    let home = std::env::temp_dir().join(format!("termloom-zsh-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::write(home.join(".zshrc"), zshrc).unwrap();
+    let spec =
+        SpawnSpec::new("zsh").env("HOME", &home).env_remove("ZDOTDIR").shell_integration(true);
+    let zsh = engine.spawn(spec).unwrap();
+    expect(&zsh, Until::prompt());
+    (zsh, home)
+}
+
 fn integrated_bash(engine: &termloom::Engine) -> Session {
     let sh = engine
         .spawn(
@@ -283,16 +297,8 @@ fn run_command_at_zsh_reading_beside_a_timer_takes_the_prompt_that_lost_its_mark
         return;
     }
     sweep_left_overs();
-    let home = std::env::temp_dir().join(format!("termloom-zsh-lost-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::write(home.join(".zshrc"), "PS1='zsh%# '\n").unwrap();
     let engine = engine();
-    let zsh = engine
-        .spawn(
-            SpawnSpec::new("zsh").env("HOME", &home).env_remove("ZDOTDIR").shell_integration(true),
-        )
-        .unwrap();
-    expect(&zsh, Until::prompt());
+    let (zsh, home) = zsh_at_home(&engine, "lost", "PS1='zsh%# '\n");
     zsh.run_command("zmodload zsh/sched; sched +900 true", LONG).unwrap();
     let timeout = Duration::from_secs(10);
     let result = zsh.run_command("PS1='lost> '; echo set", timeout).unwrap();
@@ -1533,17 +1539,9 @@ fn zsh_integration() {
         return;
     }
     sweep_left_overs();
-    let home = std::env::temp_dir().join(format!("termloom-zsh-home-{}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
-    // The user's own startup file is still read.
-    std::fs::write(home.join(".zshrc"), "PS1='zsh%# '\nexport FROM_USER_ZSHRC=yes\n").unwrap();
     let engine = engine();
-    let zsh = engine
-        .spawn(
-            SpawnSpec::new("zsh").env("HOME", &home).env_remove("ZDOTDIR").shell_integration(true),
-        )
-        .unwrap();
-    expect(&zsh, Until::prompt());
+    // The user's own startup file is still read.
+    let (zsh, home) = zsh_at_home(&engine, "home", "PS1='zsh%# '\nexport FROM_USER_ZSHRC=yes\n");
     assert_eq!(zsh.screen().unwrap().lines[0], "zsh#", "the prompt looks the same");
     let result = zsh
         .run_command("echo $FROM_USER_ZSHRC; exit_with() { return $1 }; exit_with 5", LONG)
@@ -1551,6 +1549,7 @@ fn zsh_integration() {
     assert_eq!(result.output, "yes\n");
     assert_eq!(result.exit_code, Some(5));
     zsh.close().unwrap();
+    let _ = std::fs::remove_dir_all(&home);
 }
 
 /// A wait searches a line again from its start when it was rewritten after a read: a progress

@@ -2392,8 +2392,11 @@ fn the_servers_look_up_gives_a_dropped_session_its_code() {
     let config = dir.join("config.toml");
     std::fs::write(&config, "max_closed_sessions = 0\n").unwrap();
     let server = TestServer::start_at(dir.join("s"), &["--config", config.to_str().unwrap()]);
+    // (With no ended session kept, the start's own last look at its session can come after
+    // the session was dropped: it then fails saying so, the session ended either way.)
     let ended = server.cli(&["start", "--wait-exit", "--", "true"]);
-    assert_eq!(ended.status.code(), Some(0), "{}", describe(&ended));
+    let forgotten = String::from_utf8_lossy(&ended.stderr).contains("ended and was forgotten");
+    assert!(ended.status.code() == Some(0) || forgotten, "{}", describe(&ended));
     assert!(server.cli(&["start", "--", "cat"]).status.success());
     let stale = server.cli(&["read", "1", "--json"]);
     let error: Value = serde_json::from_slice(&stale.stdout).unwrap();
