@@ -864,6 +864,14 @@ fn a_probe_of_a_program_holding_its_epoll_lock_for_ever_does_not_freeze_the_engi
     bystander.close().unwrap();
 }
 
+/// A session running `sh -c script`, once it waits for input and all it printed was read.
+fn read_to_its_input_wait(engine: &Engine, script: &str) -> Session {
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&session, Until::input_wait());
+    while !session.read().unwrap().text.is_empty() {}
+    session
+}
+
 /// A caller's regex whose matches overlap all along a long line already read (`a+` over
 /// 100,000 `a`s) costs the reactor a bounded search, not one search from every start: a wait
 /// for it took the line's length squared, minutes with every session stalled behind it. So
@@ -875,9 +883,7 @@ fn a_probe_of_a_program_holding_its_epoll_lock_for_ever_does_not_freeze_the_engi
 fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine() {
     let engine = engine();
     let script = "head -c 100000 /dev/zero | tr '\\0' a; echo; exec cat";
-    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-    expect(&long, Until::input_wait());
-    while !long.read().unwrap().text.is_empty() {}
+    let long = read_to_its_input_wait(&engine, script);
     let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
     expect(&other, Until::input_wait());
     let (done, outcome) = std::sync::mpsc::channel();
@@ -913,9 +919,7 @@ fn a_regex_overlapping_itself_along_a_long_read_line_does_not_stall_the_engine()
 fn a_regex_over_a_long_line_read_in_part_finds_the_new_match_on_time() {
     let engine = engine();
     let script = "head -c 100000 /dev/zero | tr '\\0' a; exec cat";
-    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-    expect(&long, Until::input_wait());
-    while !long.read().unwrap().text.is_empty() {}
+    let long = read_to_its_input_wait(&engine, script);
     long.send_text("a").unwrap();
     let (done, outcome) = std::sync::mpsc::channel();
     let waiting = long.clone();
@@ -952,9 +956,7 @@ fn a_regex_over_a_long_line_read_in_part_finds_the_new_match_on_time() {
 fn a_regex_of_many_positions_over_a_partly_read_line_does_not_stall_the_engine() {
     let engine = engine();
     let script = "awk 'BEGIN { srand(7); for (i = 0; i < 3000; i++) printf \"%s\", (rand() < 0.5 ? \"a\" : \"b\") }'; exec cat";
-    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-    expect(&long, Until::input_wait());
-    while !long.read().unwrap().text.is_empty() {}
+    let long = read_to_its_input_wait(&engine, script);
     long.send_text("a").unwrap();
     expect(&long, Until::quiet(Duration::from_millis(100)));
     let other = engine.spawn(SpawnSpec::new("cat")).unwrap();
@@ -1012,9 +1014,7 @@ fn a_regex_too_large_to_search_is_refused() {
     }
     let engine = engine();
     let script = "head -c 100000 /dev/zero | tr '\\0' a; echo; exec cat";
-    let long = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-    expect(&long, Until::input_wait());
-    while !long.read().unwrap().text.is_empty() {}
+    let long = read_to_its_input_wait(&engine, script);
     let started = std::time::Instant::now();
     let taken = Until::regex(&"a".repeat(1000)).unwrap();
     assert!(long.wait(taken, Duration::from_millis(500)).unwrap().is_timeout());

@@ -24,11 +24,17 @@ fn zsh_at_home(engine: &termloom::Engine, tag: &str, zshrc: &str) -> (Session, s
 }
 
 fn integrated_bash(engine: &termloom::Engine) -> Session {
+    integrated_bash_with_prompt(engine, "prompt> ")
+}
+
+/// bash without startup files, with shell integration and `ps1` as its `PS1`, at its first
+/// prompt.
+fn integrated_bash_with_prompt(engine: &termloom::Engine, ps1: &str) -> Session {
     let sh = engine
         .spawn(
             SpawnSpec::new("bash")
                 .args(["--norc", "--noprofile"])
-                .env("PS1", "prompt> ")
+                .env("PS1", ps1)
                 .shell_integration(true),
         )
         .unwrap();
@@ -172,15 +178,7 @@ fn run_command_waits_for_a_prompt_drawn_slowly() {
         return;
     }
     let engine = engine();
-    let sh = engine
-        .spawn(
-            SpawnSpec::new("bash")
-                .args(["--norc", "--noprofile"])
-                .env("PS1", "$(sleep 0.6)slow> ")
-                .shell_integration(true),
-        )
-        .unwrap();
-    expect(&sh, Until::prompt());
+    let sh = integrated_bash_with_prompt(&engine, "$(sleep 0.6)slow> ");
     for word in ["one", "two", "three"] {
         let result = sh.run_command(&format!("echo {word}"), LONG).unwrap();
         assert_eq!(
@@ -204,15 +202,7 @@ fn run_command_that_ended_before_a_slow_prompt_is_not_timed_out() {
         return;
     }
     let engine = engine();
-    let sh = engine
-        .spawn(
-            SpawnSpec::new("bash")
-                .args(["--norc", "--noprofile"])
-                .env("PS1", "$(sleep 3)slow> ")
-                .shell_integration(true),
-        )
-        .unwrap();
-    expect(&sh, Until::prompt());
+    let sh = integrated_bash_with_prompt(&engine, "$(sleep 3)slow> ");
     let result = sh.run_command("echo x", Duration::from_secs(1)).unwrap();
     assert_eq!(
         (result.output.as_str(), result.exit_code, result.timed_out, result.waiting_for_input),
