@@ -1640,8 +1640,11 @@ fn type_traced_keystrokes(marks: &std::path::Path, keys: usize) {
     let _ = std::fs::metadata(marks.join("pastes-end"));
     // Ctrl-C, which a shell at its prompt would have held back, typed at once into `cat`
     // with signals off (`-isig`): canonical, the line discipline echoes it as `^C` and
-    // holds it until an Enter; each waited for at the cursor.
-    let typed = engine.spawn(SpawnSpec::shell("stty -isig; exec cat").size(80, 24)).unwrap();
+    // holds it until an Enter; each waited for at the cursor. (`sh -c`, not a login shell:
+    // the user's profile is no part of what is counted, and one that waits, as `pyenv
+    // rehash` does for a lock another shell holds, outlasted the input wait under load.)
+    let line = ["-c", "stty -isig; exec cat"];
+    let typed = engine.spawn(SpawnSpec::new("sh").args(line).size(80, 24)).unwrap();
     expect(&typed, Until::input_wait());
     let _ = std::fs::metadata(marks.join("held-start"));
     for i in 1..=HELD_KEYS {
