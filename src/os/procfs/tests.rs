@@ -1261,7 +1261,7 @@ sys.stdin.read()
             Command::new("cat").stdin(terminal_stdin()).stdout(Stdio::null()).process_group(0),
         );
         let pgrp = first.pid();
-        let _second = spawn(
+        let second = spawn(
             Command::new("cat").stdin(terminal_stdin()).stdout(Stdio::null()).process_group(pgrp),
         );
         wait_for("both cats waiting", || {
@@ -1275,10 +1275,13 @@ sys.stdin.read()
                 other => Err(format!("{other:?} {members:?}")),
             }
         });
-        // The first member blocked reading names the group's reader.
+        // The first member blocked reading names the group's reader: first in `/proc`'s
+        // order, by pid, which is the second `cat` when the pids wrapped between the two
+        // (`pid_max` is 32,768 on many systems, and a parallel run starts thousands).
+        let first_listed = pgrp.min(second.pid());
         assert_eq!(
             group_input_wait(pgrp, None, None, TerminalSeen::default()),
-            InputWait::Waiting { reader: Some(pgrp) }
+            InputWait::Waiting { reader: Some(first_listed) }
         );
         assert!(matches!(
             group_input_wait(pgrp, Some(i32::MAX), None, TerminalSeen::default()),
