@@ -503,6 +503,40 @@ fn every_way_of_typing_skips_the_echo_of_a_submitted_line() {
     }
 }
 
+/// A long typed line's echo is skipped however bash's readline lays it out for the terminal
+/// it is told of: wrapped by the terminal (`xterm`, `vt100`, `linux`: `am` and `xenl`),
+/// broken with CR LF at the margin (`ansi`: `am` without `xenl`), each piece a line of its
+/// own, or scrolled sideways within its row (`dumb`: `<` and the line's end). Under `ansi`
+/// and `dumb`, a wait for a word of the command's second row matched the echo at once (0.00 s,
+/// against 2.01 s under `xterm` for a command printing it after 2 s), for the transcript and
+/// the screen alike.
+#[test]
+fn the_echo_of_a_line_readline_breaks_or_scrolls_is_skipped() {
+    if !require("bash") {
+        return;
+    }
+    // Under `ansi` its rows are `$ sleep ... cc`, `cccccccc ... eeee; ` (its blank lost at
+    // the break) and `echo marker-word`.
+    let e = "e".repeat(17);
+    let line =
+        format!("sleep 0.5; : aaaaaaaaaa bbbbbbbbbb cccccccccc dddddddddd {e}; echo marker-word");
+    for term in ["xterm", "vt100", "linux", "ansi", "dumb"] {
+        for on_screen in [false, true] {
+            let sh = TestSession::bash().env("TERM", term).size(40, 10).start();
+            let started = std::time::Instant::now();
+            sh.type_line(&line);
+            match on_screen {
+                true => sh.wait_for_screen_text("marker-word"),
+                false => sh.wait_for_output("marker-word"),
+            };
+            let (elapsed, screen) = (started.elapsed(), sh.screen());
+            let what = format!("TERM={term}, screen {on_screen}: {elapsed:?}\n{screen}");
+            assert!(elapsed >= Duration::from_millis(500), "{what}");
+            assert!(screen.lines.iter().any(|row| row == "marker-word"), "{what}");
+        }
+    }
+}
+
 /// Whether keys submit a line is the engine's rule, which the kit's waits follow: to a
 /// shell's `read` (the terminal reading whole lines, `ICRNL`), Alt-Enter, `ESC \r`, ends the
 /// line `ESC` began, and the wait looks past its echo. Judged by the program's rule alone

@@ -157,6 +157,9 @@ struct Waiter {
     until: Until,
     /// Settled transcript lines before this number were searched already.
     searched: u64,
+    /// How far the echo of the line typed before the wait runs through the settled lines
+    /// searched (see [`ReadMark::read_part`]).
+    echo_trail: Option<crate::term::echo_layout::EchoTrail>,
     /// What the reader had read when the wait started.
     read: ReadMark,
     started: Instant,

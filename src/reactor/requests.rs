@@ -1075,6 +1075,7 @@ impl Reactor {
             reader,
             until,
             searched: read.first_line(),
+            echo_trail: None,
             read,
             started: now,
             asked_from,

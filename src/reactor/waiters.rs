@@ -7,6 +7,7 @@ use super::input_wait::{
     Confirmation, Looked, Sighting, asks_for_line, input_wait_of, master_unread, output_unread,
 };
 use super::*;
+use crate::term::echo_layout::EchoTrail;
 use crate::types::{Activity, Process, SessionState, Status};
 use crate::wait::StateView;
 
@@ -58,8 +59,9 @@ fn match_unread(
     number: u64,
     line: &str,
     read: &ReadMark,
+    trail: &mut Option<EchoTrail>,
 ) -> Option<crate::wait::Match> {
-    let part = read.read_part(number, line);
+    let part = read.read_part(number, line, trail);
     until.match_line(number, line, part).or_else(|| {
         let trimmed = line.trim_end_matches(' ');
         // Read to its text's end, the trimmed line holds nothing new either.
@@ -370,15 +372,19 @@ impl Reactor {
             if waiter.until.needs_transcript() {
                 let from = waiter.searched.max(transcript.first());
                 let read = &waiter.read;
+                // (Settled lines are searched once: the echo's trail through them is kept.)
+                let mut trail = waiter.echo_trail;
                 fired = (from..end).find_map(|n| {
-                    match_unread(&waiter.until, n, transcript.line(n).unwrap_or(""), read)
+                    let line = transcript.line(n).unwrap_or("");
+                    match_unread(&waiter.until, n, line, read, &mut trail)
                 });
                 waiter.searched = end;
+                waiter.echo_trail = trail;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
                     fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, read)
+                        match_unread(&waiter.until, end + i as u64, line, read, &mut trail)
                     });
                 }
             }

@@ -2,6 +2,7 @@
 //! ahead of alacritty's parser, the emulator around alacritty's `Term`, the settled
 //! transcript, the screen and its styles, and what shell-integration marks reveal.
 
+pub(crate) mod echo_layout;
 pub(crate) mod emulator;
 pub(crate) mod grid_repair;
 pub(crate) mod line_store;

@@ -217,32 +217,37 @@ impl Terminal {
     }
 
     /// `screen` (the primary one, as it is now) with the echo of a line submitted on the
-    /// `typed` line blanked while the line still begins as it did: a screen condition waited
-    /// for after the line is submitted looks for its answer, not for the line typed.
+    /// `typed` line blanked while the line still begins as it did, where it goes on at the
+    /// start of the lines after it past a line break the program wrote in it
+    /// ([`EchoTrail`](crate::term::echo_layout::EchoTrail)), and where the program scrolled
+    /// it sideways ([`TypedLine::scrolled_echo_len`]): a screen condition waited for after
+    /// the line is submitted looks for its answer, not for the line typed.
     pub(crate) fn screen_without_echo(&self, screen: &Screen, typed: &TypedLine) -> Option<Screen> {
         if screen.alternate {
             return None;
         }
         let rows = self.emulator.rows_of_line(&self.transcript, typed.number)?;
         let line = screen.lines.get(rows.clone())?.concat();
-        let echo = typed.echo_len(line.strip_prefix(typed.before.as_str())?);
-        if echo == 0 {
+        let (echo, mut trail) = match line.strip_prefix(typed.before.as_str()) {
+            Some(added) => {
+                let (echo, trail) = typed.echo_and_trail(added);
+                (typed.before.len()..typed.before.len() + echo, trail)
+            }
+            None => (0..typed.scrolled_echo_len(&line), None),
+        };
+        if echo.is_empty() {
             return None;
         }
-        // The echo's characters become blanks as wide: what follows keeps its columns.
-        let echo = typed.before.len()..typed.before.len() + echo;
         let mut masked = screen.clone();
-        let mut start = 0;
-        for row in &mut masked.lines[rows] {
-            let end = start + row.len();
-            *row = row
-                .char_indices()
-                .map(|(at, c)| match echo.contains(&(start + at)) {
-                    true => " ".repeat(unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)),
-                    false => c.to_string(),
-                })
-                .collect();
-            start = end;
+        mask(&mut masked.lines[rows], echo);
+        while let Some(at) = trail {
+            let Some(rows) = self.emulator.rows_of_line(&self.transcript, at.line) else {
+                break;
+            };
+            let line = screen.lines.get(rows.clone())?.concat();
+            let (echo, next) = typed.echo_continued(at, &line);
+            mask(&mut masked.lines[rows], 0..echo);
+            trail = next;
         }
         Some(masked)
     }
@@ -448,6 +453,23 @@ pub(crate) fn asks_for_password(text: &str) -> bool {
     let lower = asked.to_lowercase();
     PASSWORD_WORDS.iter().any(|word| lower.contains(word))
         || lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == "pin")
+}
+
+/// Blanks the characters of `rows`, the rows of one line, whose bytes in the line (the rows'
+/// text joined) fall in `echo`, each as wide as it was: what follows keeps its columns.
+fn mask(rows: &mut [String], echo: std::ops::Range<usize>) {
+    let mut start = 0;
+    for row in rows {
+        let end = start + row.len();
+        *row = row
+            .char_indices()
+            .map(|(at, c)| match echo.contains(&(start + at)) {
+                true => " ".repeat(unicode_width::UnicodeWidthChar::width(c).unwrap_or(0)),
+                false => c.to_string(),
+            })
+            .collect();
+        start = end;
+    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::echo_layout::{EchoTrail, agreeing};
 use super::line_store::LineStore;
 use crate::TranscriptLines;
 use crate::types::Output;
@@ -68,11 +69,7 @@ impl TypedLine {
         let Some(echo) = &self.echo else {
             return added.len();
         };
-        added
-            .char_indices()
-            .zip(echo.chars().chain(self.after.chars()))
-            .find(|((_, a), e)| a != e)
-            .map_or_else(|| added.len().min(echo.len() + self.after.len()), |((at, _), _)| at)
+        agreeing(added, echo.chars().chain(self.after.chars()))
     }
 }
 
@@ -95,14 +92,44 @@ impl ReadMark {
     }
 
     /// How many bytes at the start of line `number`, which now reads `text`, the reader had
-    /// read, unchanged since.
-    pub(crate) fn read_part(&self, number: u64, text: &str) -> usize {
+    /// read, unchanged since, or are the echo of the line typed: on that line (scrolled
+    /// sideways too, [`TypedLine::scrolled_echo_len`]), and at the start of the lines after
+    /// it while the echo goes on there past a line break the program wrote (`trail`, which
+    /// the caller keeps for the next line: lines are asked for in order).
+    pub(crate) fn read_part(
+        &self,
+        number: u64,
+        text: &str,
+        trail: &mut Option<EchoTrail>,
+    ) -> usize {
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
-            return match text.strip_prefix(typed.before.as_str()) {
-                Some(added) => typed.before.len() + typed.echo_len(added),
-                None => 0,
+            let (part, next) = match text.strip_prefix(typed.before.as_str()) {
+                Some(added) => {
+                    let (echo, next) = typed.echo_and_trail(added);
+                    (typed.before.len() + echo, next)
+                }
+                None => (typed.scrolled_echo_len(text), None),
             };
+            *trail = next;
+            return part;
         }
+        let echo = match (self.typed.as_ref(), trail.take()) {
+            (Some(typed), Some(at)) if at.line == number => {
+                let (echo, next) = typed.echo_continued(at, text);
+                *trail = next;
+                echo
+            }
+            (_, at) => {
+                *trail = at.filter(|at| at.line > number);
+                0
+            }
+        };
+        echo.max(self.read_before(number, text))
+    }
+
+    /// How many bytes at the start of line `number`, which now reads `text`, the reader had
+    /// read, unchanged since (the typed line's echo aside).
+    fn read_before(&self, number: u64, text: &str) -> usize {
         if number > self.next {
             return 0;
         }
