@@ -259,6 +259,27 @@ fn a_line_between_two_clears_with_the_cursor_hidden_is_kept() {
     assert_eq!(frames, wanted, "{text:?}");
 }
 
+/// A log redrawn from its scrolling region's top under origin mode (`CSI 3;5 r`, `CSI ? 6 h`,
+/// `CSI H`) between two clears, the cursor hidden, draws no frames from the screen's top-left:
+/// the second clear settles what the screen showed. Its two moves were counted as moves to the
+/// top-left, a monitor's frames, and the clear erased only: `one`, `log b` and `two` were lost.
+#[test]
+fn moves_to_a_regions_top_under_origin_mode_draw_no_frames() {
+    if !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let line = "printf '\\033[?25lzero\\n\\033[H\\033[Jone\\n'; \
+        printf '\\033[3;5r\\033[?6h\\033[Hlog a\\033[Hlog b\\033[?6l\\033[r'; \
+        printf '\\033[6;1Htwo\\n\\033[H\\033[Jthree\\n'; sleep 30";
+    let spec = SpawnSpec::new("sh").args(["-c", line]).size(40, 8);
+    let sh = engine.spawn(spec).unwrap();
+    expect(&sh, Until::screen_regex("^three$").unwrap());
+    sh.close().unwrap();
+    let text = sh.scrollback(1 << 20).unwrap().text;
+    assert_eq!(text, "zero\none\n\nlog b\n\n\ntwo\nthree\n", "{text:?}");
+}
+
 /// A bash without start files or prompt marks (`PS1` `$ `), `TERM=screen` (`clear` is
 /// `CSI H CSI J`), 40 columns by `rows`, at its prompt.
 fn bash_without_marks_under_screen(engine: &termloom::Engine, rows: u16) -> termloom::Session {

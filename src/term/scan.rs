@@ -207,6 +207,10 @@ pub(crate) struct Scanner {
     home_since_save: bool,
     /// Moves to the top-left a restore undid (see [`Scanner::undone_homes`]).
     undone_homes: u64,
+    /// Origin mode (DECOM) is on with a scrolling region below the screen's top: a cursor
+    /// position is counted from the region's top, so `CSI H` moves there, not to the
+    /// screen's top-left (told by [`Scanner::set_origin_below_top`]).
+    origin_below_top: bool,
     /// The escape sequence being scanned designates a character set (`ESC ( B`): it moves
     /// nothing, so it keeps a move to the top-left the last thing scanned.
     esc_charset: bool,
@@ -234,6 +238,7 @@ impl Scanner {
             follows_home: false,
             home_since_save: false,
             undone_homes: 0,
+            origin_below_top: false,
             esc_charset: false,
         }
     }
@@ -247,6 +252,15 @@ impl Scanner {
     /// itself within what it scans).
     pub(crate) fn set_insert(&mut self, on: bool) {
         self.insert = on;
+    }
+
+    /// Follows where a move to the top-left (`CSI H`) really goes, as the terminal says
+    /// between scans: `on` while origin mode is on with a scrolling region below the screen's
+    /// top, where it goes to the region's top and is no move to the screen's top-left. What
+    /// changes it (DECSTBM, DECOM, DECRC, mode 1049, RIS) stops the scan, so it holds
+    /// through each.
+    pub(crate) fn set_origin_below_top(&mut self, on: bool) {
+        self.origin_below_top = on;
     }
 
     /// Follows the terminal's size (the cost of screen-wide sequences depends on it).
@@ -314,6 +328,7 @@ impl Scanner {
     /// Notes a CSI sequence scanned, its final byte `action`, `home` whether it moves to the
     /// top-left.
     fn csi_scanned(&mut self, action: u8, home: bool) {
+        let home = home && !self.origin_below_top;
         if home {
             self.homes += 1;
             self.home_since_save = true;

@@ -430,6 +430,11 @@ impl Emulator {
             // Insert mode makes text cost a row a character; the scanner follows `CSI 4 h`
             // within a scan, the terminal's mode (RIS included) between them.
             self.scanner.set_insert(self.term.mode().contains(TermMode::INSERT));
+            // So does where `CSI H` goes: the region's top in origin mode (its top as the
+            // rules keep it, alacritty's being private).
+            let origin = self.term.mode().contains(TermMode::ORIGIN);
+            let below_top = self.rules.region().is_some_and(|(top, _)| top > 0);
+            self.scanner.set_origin_below_top(origin && below_top);
             let (n, stop) = self.scanner.scan(&bytes[at..], line_budget, turn.budget);
             turn.budget = turn.budget.saturating_sub(self.scanner.take_work());
             let slice = &bytes[at..at + n];

@@ -388,6 +388,40 @@ fn moves_to_the_top_left_a_restore_undoes_are_counted_in_any_split() {
     }
 }
 
+/// A cursor position to the top-left (`CSI H`, `CSI 1;1H`) under origin mode (DECOM, `CSI ?
+/// 6 h`) with a scrolling region below the screen's top goes to the region's top, and is no
+/// move to the screen's top-left, in any split; it is again once the region starts at the
+/// top, origin mode is reset (or restored reset by DECRC), or after a reset (RIS). Each
+/// counted as a frame's start before: a log redrawn in a region under a status line, the
+/// cursor hidden, was taken for frames drawn from the top-left.
+#[test]
+fn moves_to_the_top_left_under_origin_mode_follow_the_region_in_any_split() {
+    let cases: [(&[u8], u64, (usize, usize)); 9] = [
+        (b"\x1b[3;8r\x1b[?6h\x1b[Hone\x1b[1;1Htwo", 0, (2, 3)),
+        (b"\x1b[?6h\x1b[3;8r\x1b[Hone", 0, (2, 3)),
+        (b"\x1b[1;8r\x1b[?6h\x1b[Hone", 1, (0, 3)),
+        (b"\x1b[3;8r\x1b[Hone", 1, (0, 3)),
+        (b"\x1b[3;8r\x1b[?6h\x1b[?6l\x1b[Hone", 1, (0, 3)),
+        (b"\x1b[3;8r\x1b[?6h\x1b[r\x1b[Hone", 1, (0, 3)),
+        (b"\x1b[3;8r\x1b[?6h\x1b7\x1b[?6l\x1b[H\x1b8\x1b[Hone", 1, (2, 3)),
+        (b"\x1b[3;8r\x1b[?6h\x1bc\x1b[Hone", 1, (0, 3)),
+        (b"\x1b[3;8r\x1b[?6h\x1b[2;5H\x1b[Hone", 0, (2, 3)),
+    ];
+    for (input, homes, cursor) in cases {
+        for chunk in 1..=input.len() {
+            let mut emu = emulator(10, 10);
+            let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
+            for piece in input.chunks(chunk) {
+                feed(&mut emu, &mut t, piece);
+            }
+            let what = String::from_utf8_lossy(input);
+            let point = emu.term.grid().cursor.point;
+            assert_eq!((point.line.0 as usize, point.column.0), cursor, "{what:?} chunk {chunk}");
+            assert_eq!(emu.scanner.homes(), homes, "{what:?} chunk {chunk}");
+        }
+    }
+}
+
 /// A clear with the cursor shown (`CSI H CSI J`) settles the screen whatever frames the
 /// cursor hidden started before: `tput civis; clear; tput cnorm` then lines and a `clear`
 /// under `TERM=screen` lost those lines (only `zero` settled), and so did a status line
