@@ -38,8 +38,11 @@ impl TypedLine {
             return 0;
         };
         let shown = shown.trim_end_matches(' ');
-        let line = format!("{}{echo}{}", self.before, self.after);
-        match self.echoed && !shown.is_empty() && line.trim_end_matches(' ').ends_with(shown) {
+        // The line as typed, read backwards from its text's end (no copy of it is made).
+        let line = self.before.chars().chain(echo.chars()).chain(self.after.chars());
+        let mut line = line.rev().skip_while(|&c| c == ' ');
+        let ends_so = shown.chars().rev().all(|c| line.next() == Some(c));
+        match self.echoed && !shown.is_empty() && ends_so {
             true => text.len(),
             false => 0,
         }
