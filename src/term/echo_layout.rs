@@ -7,6 +7,8 @@
 //! within its row, which then shows `<` and the line's end
 //! ([`TypedLine::scrolled_echo_len`]).
 
+use std::ops::Range;
+
 use super::transcript::TypedLine;
 
 /// How far the echo of a typed line has been followed: the line that may go on with it, and
@@ -29,6 +31,20 @@ impl TypedLine {
         (len, self.trail_past(self.number, 0, added, len))
     }
 
+    /// Where the echo is in `text`, what the typed line holds now, and its trail past it:
+    /// after [`TypedLine::before`] while the line still begins with it
+    /// ([`TypedLine::echo_and_trail`]), or the whole line scrolled sideways
+    /// ([`TypedLine::scrolled_echo_len`], no trail).
+    pub(crate) fn echo_on_its_line(&self, text: &str) -> (Range<usize>, Option<EchoTrail>) {
+        match text.strip_prefix(self.before.as_str()) {
+            Some(added) => {
+                let (echo, trail) = self.echo_and_trail(added);
+                (self.before.len()..self.before.len() + echo, trail)
+            }
+            None => (0..self.scrolled_echo_len(text), None),
+        }
+    }
+
     /// How many bytes of `text`, what the typed line holds now when it no longer begins with
     /// [`TypedLine::before`], are the echo scrolled sideways: all of it when it reads `<`
     /// and then the end of the line as typed (the text before the cursor, the echo and
@@ -48,9 +64,11 @@ impl TypedLine {
         }
     }
 
-    /// How many bytes at the start of `text`, line `trail.line`, go on with the echo (blanks
-    /// at the break aside: the line before may have lost them at its end), and the trail past
-    /// them, as [`TypedLine::echo_and_trail`] gives it.
+    /// How many bytes at the start of `text`, line `trail.line`, go on with the echo, and the
+    /// trail past them, as [`TypedLine::echo_and_trail`] gives it. Blanks at the break may
+    /// show at the start of this line, or have been lost at the end of the line before: the
+    /// rest of the echo is tried as it stands and with its leading blanks dropped, and
+    /// whichever agrees further with `text` is kept.
     pub(crate) fn echo_continued(
         &self,
         trail: EchoTrail,
@@ -62,9 +80,13 @@ impl TypedLine {
             true => blanks(echo),
             false => echo.len() + blanks(after),
         };
-        let (echo, after) = self.shown_from(trail.shown + skipped);
-        let len = agreeing(text, echo.chars().chain(after.chars()));
-        (len, self.trail_past(trail.line, trail.shown + skipped, text, len))
+        let agree_from = |shown: usize| {
+            let (echo, after) = self.shown_from(shown);
+            (agreeing(text, echo.chars().chain(after.chars())), shown)
+        };
+        let (kept, dropped) = (agree_from(trail.shown), agree_from(trail.shown + skipped));
+        let (len, shown) = if dropped.0 > kept.0 { dropped } else { kept };
+        (len, self.trail_past(trail.line, shown, text, len))
     }
 
     /// The trail past line `number`, whose `text` shows `len` bytes of the echo from `shown`
@@ -130,6 +152,26 @@ mod tests {
         let (echo, trail) =
             line.echo_continued(line.echo_and_trail("echo one ").1.unwrap(), "two x");
         assert_eq!((echo, trail), (4, None));
+    }
+
+    /// A blank at a break may start the next line rather than end the line before (readline
+    /// under `TERM=ansi` breaks wherever the margin falls): the echo goes on from it, the blank
+    /// kept, as it does with the blank lost.
+    #[test]
+    fn the_echo_goes_on_from_a_blank_at_the_start_of_a_line() {
+        let line = typed(Some("echo one two three"));
+        let trail = line.echo_and_trail("echo one").1.expect("more to come");
+        let (echo, trail) = line.echo_continued(trail, " two thr");
+        assert_eq!(echo, 8);
+        let (echo, trail) = line.echo_continued(trail.expect("more"), "ee");
+        assert_eq!((echo, trail), (2, None));
+        // Blanks both ends: at the end of the line before, and at the start of this one.
+        let line = typed(Some("echo one  two"));
+        let trail = line.echo_and_trail("echo one ").1.expect("more to come");
+        assert_eq!(line.echo_continued(trail, " two"), (4, None));
+        // A line that starts with neither is no echo.
+        let trail = line.echo_and_trail("echo one").1.expect("more to come");
+        assert_eq!(line.echo_continued(trail, "x two").0, 0);
     }
 
     /// The echo goes on only from a line that shows nothing but echo, and only while some is

@@ -228,13 +228,7 @@ impl Terminal {
         }
         let rows = self.emulator.rows_of_line(&self.transcript, typed.number)?;
         let line = screen.lines.get(rows.clone())?.concat();
-        let (echo, mut trail) = match line.strip_prefix(typed.before.as_str()) {
-            Some(added) => {
-                let (echo, trail) = typed.echo_and_trail(added);
-                (typed.before.len()..typed.before.len() + echo, trail)
-            }
-            None => (0..typed.scrolled_echo_len(&line), None),
-        };
+        let (echo, mut trail) = typed.echo_on_its_line(&line);
         if echo.is_empty() {
             return None;
         }

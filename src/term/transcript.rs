@@ -103,15 +103,9 @@ impl ReadMark {
         trail: &mut Option<EchoTrail>,
     ) -> usize {
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
-            let (part, next) = match text.strip_prefix(typed.before.as_str()) {
-                Some(added) => {
-                    let (echo, next) = typed.echo_and_trail(added);
-                    (typed.before.len() + echo, next)
-                }
-                None => (typed.scrolled_echo_len(text), None),
-            };
+            let (echo, next) = typed.echo_on_its_line(text);
             *trail = next;
-            return part;
+            return echo.end;
         }
         let echo = match (self.typed.as_ref(), trail.take()) {
             (Some(typed), Some(at)) if at.line == number => {
