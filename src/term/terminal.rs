@@ -221,29 +221,50 @@ impl Terminal {
     /// start of the lines after it past a line break the program wrote in it
     /// ([`EchoTrail`](crate::term::echo_layout::EchoTrail)), and where the program scrolled
     /// it sideways ([`TypedLine::scrolled_echo_len`]): a screen condition waited for after
-    /// the line is submitted looks for its answer, not for the line typed.
+    /// the line is submitted looks for its answer, not for the line typed. The echo is
+    /// followed from the line's start, its rows scrolled off the screen read from the
+    /// transcript, so that the rows of it still shown are blanked whichever scrolled off.
     pub(crate) fn screen_without_echo(&self, screen: &Screen, typed: &TypedLine) -> Option<Screen> {
         if screen.alternate {
             return None;
         }
-        let rows = self.emulator.rows_of_line(&self.transcript, typed.number)?;
-        let line = screen.lines.get(rows.clone())?.concat();
-        let (echo, mut trail) = typed.echo_on_its_line(&line);
-        if echo.is_empty() {
-            return None;
-        }
         let mut masked = screen.clone();
-        mask(&mut masked.lines[rows], echo);
-        while let Some(at) = trail {
-            let Some(rows) = self.emulator.rows_of_line(&self.transcript, at.line) else {
-                break;
+        let (mut number, mut trail, mut any) = (typed.number, None, false);
+        while let Some((line, shown)) = self.line_and_its_rows(screen, number) {
+            let (echo, next) = match trail {
+                None => typed.echo_on_its_line(&line),
+                Some(at) => {
+                    let (echo, next) = typed.echo_continued(at, &line);
+                    (0..echo, next)
+                }
             };
-            let line = screen.lines.get(rows.clone())?.concat();
-            let (echo, next) = typed.echo_continued(at, &line);
-            mask(&mut masked.lines[rows], 0..echo);
-            trail = next;
+            // Bytes of the line before its rows shown are off the screen.
+            if let Some((rows, above)) = shown {
+                let echo = echo.start.saturating_sub(above)..echo.end.saturating_sub(above);
+                any |= !echo.is_empty();
+                mask(&mut masked.lines[rows], echo);
+            }
+            let Some(at) = next else { break };
+            (number, trail) = (at.line, Some(at));
         }
-        Some(masked)
+        any.then_some(masked)
+    }
+
+    /// Transcript line `number`'s text, and the rows of `screen` that show it with how many
+    /// bytes of it are above them (scrolled off): all of it, and no rows, for a settled line.
+    fn line_and_its_rows(
+        &self,
+        screen: &Screen,
+        number: u64,
+    ) -> Option<(String, Option<RowsShown>)> {
+        if number < self.transcript.end() {
+            return Some((self.transcript.line(number)?.to_owned(), None));
+        }
+        let rows = self.emulator.rows_of_line(&self.transcript, number)?;
+        let above = self.emulator.text_above(&self.transcript, &rows);
+        let line =
+            [above].into_iter().chain(screen.lines.get(rows.clone())?.iter().map(String::as_str));
+        Some((line.collect(), Some((rows, above.len()))))
     }
 
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
@@ -448,6 +469,10 @@ pub(crate) fn asks_for_password(text: &str) -> bool {
     PASSWORD_WORDS.iter().any(|word| lower.contains(word))
         || lower.split(|c: char| !c.is_alphanumeric()).any(|word| word == "pin")
 }
+
+/// The rows of the screen that show a line, and how many bytes of the line are above them
+/// (scrolled off the screen).
+type RowsShown = (std::ops::Range<usize>, usize);
 
 /// Blanks the characters of `rows`, the rows of one line, whose bytes in the line (the rows'
 /// text joined) fall in `echo`, each as wide as it was: what follows keeps its columns.

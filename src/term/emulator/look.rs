@@ -282,6 +282,21 @@ impl Emulator {
         None
     }
 
+    /// The settled rows of transcript line `number` no longer on the screen, which begin it
+    /// before `rows` (its [`rows_of_line`](Self::rows_of_line)): the transcript's pending
+    /// text when the line goes on from it, nothing otherwise.
+    pub(crate) fn text_above<'t>(
+        &self,
+        transcript: &'t Transcript,
+        rows: &std::ops::Range<usize>,
+    ) -> &'t str {
+        let pending_here = match self.pending_row {
+            Some(row) => row == rows.start,
+            None => rows.start == 0 && self.tail_top() == 0,
+        };
+        if pending_here { transcript.pending() } else { "" }
+    }
+
     /// The text after the cursor on its line: its row's from the cursor on, and the rows it
     /// goes on in (soft-wrapped).
     pub(super) fn text_after_cursor(&self) -> String {
