@@ -797,14 +797,18 @@ impl Session {
     /// The session's clipboard: what the program last copied with OSC 52.
     pub fn clipboard(&self) -> Result<String> {
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.clipboard(id, None))
+        self.client.call_for(self.id, move |r| r.clipboard(id))
     }
 
-    /// Sets the session's clipboard, which the program can paste with an OSC 52 query.
+    /// Sets the session's clipboard, which the program can paste with an OSC 52 query. It
+    /// holds what a program's own copy can (OSC 52 within
+    /// [`Config::max_osc_bytes`](crate::Config::max_osc_bytes), its text in base64: about
+    /// three quarters of that, 786,426 bytes by default); longer text is refused
+    /// ([`Error::InvalidInput`]) and the clipboard left as it was.
     pub fn set_clipboard(&self, text: &str) -> Result<()> {
         let id = self.id;
         let text = text.to_owned();
-        self.client.call_for(self.id, move |r| r.clipboard(id, Some(text)).map(|_| ()))
+        self.client.call_for(self.id, move |r| r.set_clipboard(id, text))
     }
 
     /// What the session is doing now (see [`Status`]).

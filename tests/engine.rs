@@ -1080,6 +1080,44 @@ fn osc52_clipboard_and_bells() {
     s.close().unwrap();
 }
 
+/// The caller's clipboard holds what a program's OSC 52 copy can carry within
+/// `max_osc_bytes`, and no more: `set_clipboard` took any size (a gigabyte the program could
+/// then ask for). Past the bound it is refused as invalid input, the clipboard and the session
+/// as they were.
+#[test]
+fn the_callers_clipboard_holds_what_a_programs_copy_can() {
+    if !require(&shell_program()) {
+        return;
+    }
+    // `]52;;` (6 bytes with the BEL) and 1,016 bytes of base64: 762 bytes of text.
+    let engine = Engine::new(Config { max_osc_bytes: 1024, ..Config::default() }).unwrap();
+    let most = 762;
+    let copy = |bytes: usize| format!(r"printf '\033]52;;{}\007'", "YWFh".repeat(bytes / 3));
+    let script = format!("{}; read -r x; {}; read -r y; echo done", copy(most), copy(most + 3));
+    let s = engine.spawn(SpawnSpec::shell(&script)).unwrap();
+    expect(&s, Until::input_wait());
+    assert_eq!(s.clipboard().unwrap(), "a".repeat(most), "the most a program can copy");
+    // The program's next copy, 3 bytes more, is dropped with its OSC string.
+    s.set_clipboard("kept").unwrap();
+    s.submit("").unwrap();
+    expect(&s, Until::input_wait());
+    assert_eq!(s.clipboard().unwrap(), "kept");
+    assert_eq!(s.info().unwrap().dropped_sequences, 1);
+    // The caller may set as much, not a byte more.
+    s.set_clipboard(&"b".repeat(most)).unwrap();
+    assert_eq!(s.clipboard().unwrap().len(), most);
+    let err = s.set_clipboard(&"c".repeat(most + 1)).unwrap_err();
+    assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
+    assert!(err.to_string().contains("max_osc_bytes"), "{err}");
+    let err = s.set_clipboard(&"c".repeat(64 << 20)).unwrap_err();
+    assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
+    assert_eq!(s.clipboard().unwrap(), "b".repeat(most), "unchanged");
+    // The session goes on.
+    s.submit("").unwrap();
+    expect(&s, Until::text("done"));
+    s.close().unwrap();
+}
+
 #[test]
 fn environment_entries_no_environment_can_hold_are_refused() {
     let engine = engine();

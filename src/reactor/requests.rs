@@ -951,9 +951,14 @@ impl Reactor {
         Ok(self.slot(id)?.terminal.styled_screen())
     }
 
-    /// Reads the session's clipboard, or replaces it with `text`.
-    pub(crate) fn clipboard(&mut self, id: SessionId, text: Option<String>) -> Result<String> {
-        Ok(self.slot(id)?.terminal.clipboard(text))
+    /// Reads the session's clipboard.
+    pub(crate) fn clipboard(&mut self, id: SessionId) -> Result<String> {
+        Ok(self.slot(id)?.terminal.clipboard())
+    }
+
+    /// Replaces the session's clipboard with `text` (refused past its bound).
+    pub(crate) fn set_clipboard(&mut self, id: SessionId, text: String) -> Result<()> {
+        self.slot(id)?.terminal.set_clipboard(text)
     }
 
     /// Resizes the grid and the kernel's terminal.

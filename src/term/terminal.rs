@@ -410,12 +410,15 @@ impl Terminal {
         self.emulator.dropped_sequences()
     }
 
-    /// Reads the session's clipboard, or replaces it with `text` first.
-    pub(crate) fn clipboard(&mut self, text: Option<String>) -> String {
-        if let Some(text) = text {
-            self.emulator.set_clipboard(text);
-        }
+    /// The session's clipboard.
+    pub(crate) fn clipboard(&self) -> String {
         self.emulator.clipboard().to_owned()
+    }
+
+    /// Replaces the session's clipboard with the caller's `text`, refused when it is longer
+    /// than a program's copy can be (`Emulator::set_clipboard`).
+    pub(crate) fn set_clipboard(&mut self, text: String) -> crate::Result<()> {
+        self.emulator.set_clipboard(text)
     }
 
     /// When the open synchronized update stops holding the screen's checks back.

@@ -97,6 +97,10 @@ pub(crate) struct MarkAt {
 /// [`Turn::clipboard_room`]).
 pub(crate) const CLIPBOARD_ANSWER_RATE: usize = 1 << 20;
 
+/// The fewest bytes an OSC 52 copy's OSC string holds besides its base64 text, as the
+/// bound counts it: `]52;;` (no selection named: the clipboard) and its BEL terminator.
+const OSC52_FRAMING: usize = 6;
+
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
 #[derive(Debug)]
 pub(crate) struct Turn {
@@ -179,6 +183,14 @@ impl OutputBounds {
             #[cfg(feature = "fault-injection")]
             panic_on: config.inject_panic_on_output.clone(),
         }
+    }
+
+    /// The most text a session's clipboard holds, in bytes: as much as a program's OSC 52
+    /// copy can carry within `max_osc_bytes`, its text in base64 (4 bytes for every 3) after
+    /// the shortest framing, `]52;;` and a BEL (6 bytes). The caller's
+    /// [`Session::set_clipboard`](crate::Session::set_clipboard) is held to it too.
+    pub(crate) fn clipboard_bytes(&self) -> usize {
+        self.osc.saturating_sub(OSC52_FRAMING) / 4 * 3
     }
 
     /// The bound of the OSC string `held` starts (with its `]`).

@@ -767,7 +767,7 @@ fn answers_queries() {
     assert_eq!(feed(&mut emu, &mut t, b"\x1b[c"), b"\x1b[?6c");
     assert_eq!(feed(&mut emu, &mut t, b"\x1b]11;?\x07"), b"\x1b]11;rgb:0000/0000/0000\x07");
     assert_eq!(feed(&mut emu, &mut t, b"\x1b[18t"), b"\x1b[8;24;80t");
-    emu.set_clipboard("hi".into());
+    emu.set_clipboard("hi".into()).unwrap();
     assert_eq!(feed(&mut emu, &mut t, b"\x1b]52;c;?\x07"), b"\x1b]52;c;aGk=\x07");
 }
 
@@ -775,14 +775,14 @@ fn answers_queries() {
 fn replies_past_the_room_are_dropped_before_they_are_made() {
     let mut emu = emulator(80, 24);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    emu.set_clipboard("x".repeat(3000));
+    emu.set_clipboard("x".repeat(3000)).unwrap();
     let mut turn = Turn { budget: usize::MAX, reply_room: 1000, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b[6n\x1b]52;c;?\x07", &mut t, &mut turn);
     // The clipboard's answers (4,010 bytes each) do not fit; the cursor report does.
     assert_eq!(turn.replies, b"\x1b[1;1R");
     assert_eq!(turn.replies_dropped, 2);
     // An answer that fits is made whole.
-    emu.set_clipboard("hi".into());
+    emu.set_clipboard("hi".into()).unwrap();
     emu.feed(b"\x1b]52;c;?\x07", &mut t, &mut turn);
     assert_eq!(turn.replies, b"\x1b[1;1R\x1b]52;c;aGk=\x07");
     assert_eq!(turn.clipboard_answered, 14);
@@ -795,7 +795,7 @@ fn replies_past_the_room_are_dropped_before_they_are_made() {
 fn clipboard_answers_are_held_to_their_room() {
     let mut emu = emulator(80, 24);
     let mut t = Transcript::new(1000, 1 << 20, 1 << 20);
-    emu.set_clipboard("hi".into());
+    emu.set_clipboard("hi".into()).unwrap();
     let mut turn = Turn { budget: usize::MAX, clipboard_room: 20, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut turn);
     assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07", "14 bytes fit in 20, 28 do not");
