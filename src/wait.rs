@@ -12,6 +12,7 @@ use crate::term::screen::{Screen, cell_col};
 use crate::types::ExitStatus;
 use crate::types::Status;
 
+mod empty;
 pub(crate) mod positions;
 mod unshown;
 
@@ -161,6 +162,11 @@ const SLEEP_LOOK: Duration = Duration::from_millis(100);
 /// moved the cursor over) or another control character (acted on, never shown: the Escape
 /// of a colour, a carriage return) is in none.
 fn shown_text(text: &str) -> Result<()> {
+    if text.is_empty() {
+        return Err(Error::InvalidInput(
+            "wait text is empty, and every line holds the empty text, so the wait would hold at once whatever the program prints: give the text to wait for".into(),
+        ));
+    }
     if text.contains('\n') {
         return Err(Error::InvalidInput(format!(
             "wait text {} contains a line break; transcript and screen conditions match within one line",
@@ -235,11 +241,19 @@ pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> 
 }
 
 /// `pattern` compiled, or refused: when it is no regular expression, when it is too large
-/// to search ([`caller_regex`]), or when every match of
+/// to search ([`caller_regex`]), when it matches every line whatever it holds (an empty
+/// match needing nothing but a line's start or its end: `a*`, `x?`, `^`, `$`, the empty
+/// pattern; a wait for it held at once), or when every match of
 /// it holds a line break or another control character, which no line of the transcript or
 /// the screen holds (a wait for it could never hold: it ran out its whole timeout).
 fn compile(pattern: &str) -> Result<Regex> {
     let regex = caller_regex(pattern).map_err(Error::InvalidInput)?;
+    if empty::matches_every_line(pattern) {
+        return Err(Error::InvalidInput(format!(
+            "regular expression {} can match the empty string that every line holds (anywhere, at its start or at its end), so every line and every row matches it whatever the program prints, and the wait would tell nothing: match at least one character (a+ rather than a*), or a blank line whole (^$, ^\\s*$)",
+            crate::error::quoted(pattern)
+        )));
+    }
     let why = match unshown::needs_unshown(pattern) {
         None => return Ok(regex),
         Some(unshown::Unshown::LineBreak) => {
@@ -361,7 +375,8 @@ impl Until {
     /// `text` appears in new transcript output (including the unfinished line at the cursor).
     /// It is matched as the terminal shows it, within one line: a text with a line break, a
     /// tab (shown as spaces) or another control character is refused
-    /// ([`Error::InvalidInput`]), as for every text condition of the screen too.
+    /// ([`Error::InvalidInput`]), as for every text condition of the screen too; so is an
+    /// empty text, which every line holds (the wait held at once).
     pub fn text(text: impl Into<String>) -> Until {
         Until(Cond::Text(text.into()))
     }
@@ -381,7 +396,12 @@ impl Until {
     /// it is by [`Until::screen_regex`] and [`Until::screen_row_regex`]: a wait for it could
     /// never hold. One that may match without it (`foo(\n|$)`) is taken. A pattern too
     /// large to search (more than 1,000 characters and classes, counted repetitions expanded,
-    /// or more than 2 MiB compiled, as a Unicode class repeated: `\w{60}`) is refused too.
+    /// or more than 2 MiB compiled, as a Unicode class repeated: `\w{60}`) is refused too,
+    /// and so is one that matches every line whatever it holds, for the screen's conditions
+    /// too: one that can match the empty string with nothing but a line's start or its end
+    /// to hold (`a*`, `x?`, `^`, `$`, the empty pattern), which a wait took at once. One
+    /// whose empty match needs more of the line is taken: `^$` or `^\s*$` (a blank row of
+    /// the screen whole), `\b`.
     pub fn regex(pattern: &str) -> Result<Until> {
         let re = compile(pattern)?;
         // Counted as `compile` counted it (which refuses a pattern it cannot count).
@@ -533,7 +553,8 @@ impl Until {
 
     /// Checks what no screen can match, whatever its size: a text with a line break or
     /// another control character (a tab, an Escape, a carriage return: the transcript and
-    /// the screen hold text as a terminal shows it), an `any` of no condition. A wait refuses
+    /// the screen hold text as a terminal shows it), an empty text (every line holds it: the
+    /// wait would hold at once), an `any` of no condition, at any depth. A wait refuses
     /// these at once with [`Error::InvalidInput`]; a program that builds a condition from
     /// its own input (a command line's flags) may check it before it starts anything.
     ///
@@ -541,6 +562,7 @@ impl Until {
     /// use termloom::Until;
     /// assert!(Until::text("ready>").check().is_ok());
     /// assert!(Until::text("a\tb").check().is_err());
+    /// assert!(Until::any(vec![Until::exit(), Until::screen_contains("")]).check().is_err());
     /// ```
     pub fn check(&self) -> Result<()> {
         match &self.0 {
@@ -1242,6 +1264,21 @@ mod tests {
         // A match that straddles what was read holds new text.
         assert_eq!(found(&Until::text("c d"), 3).as_deref(), Some("c d"));
         assert!(Until::any(Vec::new()).validate(80, 24).is_err());
+        // Empty text, and a regex every line matches, would hold at once: refused, nested
+        // in an `any` too.
+        for empty in
+            [Until::text(""), Until::screen_contains(""), Until::screen_row_contains(1, "")]
+        {
+            assert!(empty.validate(80, 24).is_err(), "{empty:?}");
+            let nested = Until::any(vec![Until::exit(), Until::any(vec![empty])]);
+            assert!(nested.validate(80, 24).is_err(), "{nested:?}");
+        }
+        for every_line in ["", "a*", "^", "$", "x?|y"] {
+            assert!(Until::regex(every_line).is_err(), "{every_line:?}");
+            assert!(Until::screen_regex(every_line).is_err(), "{every_line:?}");
+            assert!(Until::screen_row_regex(0, every_line).is_err(), "{every_line:?}");
+        }
+        assert!(Until::screen_row_regex(0, "^$").is_ok());
         let anchored = Until::regex("^abc d").unwrap();
         assert_eq!(found(&anchored, 4).as_deref(), Some("abc d"));
         assert_eq!(found(&anchored, 5), None);
@@ -1252,7 +1289,9 @@ mod tests {
     #[test]
     fn a_regex_match_overlapping_one_already_read_is_found() {
         let found = |pattern: &str, line: &str, read| {
-            let until = Until::regex(pattern).unwrap();
+            // Unchecked: the search of patterns a wait refuses (`x*`) is tested too.
+            let positions = positions::of_pattern(pattern).unwrap();
+            let until = Until(Cond::Regex(caller_regex(pattern).unwrap(), positions));
             until.match_line(0, line, read).map(|m| (m.text, m.location))
         };
         let at = |offset| Location::Transcript { line: 0, offset };

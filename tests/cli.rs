@@ -1546,6 +1546,7 @@ fn bad_values_exit_2_naming_the_valid_range() {
         (&["wait", "sh", "--wait-screen", "x", "--wait-row", "500"], "from 0 to 499"),
         (&["send", "sh", "--keys", "<Foo>"], "unknown key name \"Foo\""),
         (&["wait", "sh", "--wait-regex", "("], "bad regular expression"),
+        (&["wait", "sh", "--wait-regex", "a*"], "can match the empty string"),
         (&["read", "sh", "--search", "("], "bad regular expression"),
         (&["wait", "sh", "--wait-cursor", "1"], "ROW,COL"),
         (&["read", "sh", "--lines", "abc"], "FIRST-LAST"),
@@ -1556,6 +1557,7 @@ fn bad_values_exit_2_naming_the_valid_range() {
         (&["signal", "sh", "INT", "--target", "foo"], "foreground, session"),
         (&["run", "--keys", "<Foo>", "--", "true"], "unknown key name \"Foo\""),
         (&["run", "--wait-regex", "(", "--", "true"], "bad regular expression"),
+        (&["run", "--wait-screen-regex", "^", "--", "true"], "can match the empty string"),
         (&["run", "--timeout", "0", "--", "true"], "from 1 to 86400000"),
         (&["run", "--size", "0x0", "--", "true"], "COLS from 2 to 1000 and ROWS from 1 to 500"),
     ];

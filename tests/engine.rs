@@ -2934,6 +2934,22 @@ fn impossible_waits_are_refused_not_waited_out() {
     let session = engine.spawn(SpawnSpec::new("cat").size(80, 24)).unwrap();
     let empty = session.wait(Until::any(vec![]), Duration::from_secs(20));
     assert!(matches!(empty, Err(Error::InvalidInput(_))), "{empty:?}");
+    // Empty text, which every line holds, matched at once: refused, nested in an `any` too;
+    // so is a regex every line matches (`a*`), while one for a blank row (`^$`) waits.
+    for until in [
+        Until::text(""),
+        Until::any(vec![Until::exit(), Until::any(vec![Until::screen_contains("")])]),
+    ] {
+        let empty = session.wait(until, Duration::from_secs(20));
+        assert!(matches!(empty, Err(Error::InvalidInput(_))), "{empty:?}");
+    }
+    for every_line in ["", "a*", "^", "(x|)$"] {
+        let err = Until::regex(every_line).unwrap_err();
+        assert!(err.to_string().contains("empty string"), "{every_line:?}: {err}");
+    }
+    assert!(
+        session.wait(Until::screen_row_regex(3, "^$").unwrap(), Duration::from_secs(20)).is_ok()
+    );
     let past = session.wait(Until::screen_row_contains(30, "x"), Duration::from_secs(20));
     assert!(matches!(past, Err(Error::InvalidInput(_))), "{past:?}");
     let row =

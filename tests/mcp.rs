@@ -540,6 +540,8 @@ fn malformed_messages_get_json_rpc_errors_and_serving_goes_on() {
     assert!(message.contains("/no/such/program"), "{message}");
     let message = client.tool_error("terminal_read", json!({"session_id": 1, "for_regex": "("}));
     assert!(message.contains("regular expression"), "{message}");
+    let message = client.tool_error("terminal_read", json!({"session_id": 1, "for_regex": "a*"}));
+    assert!(message.contains("can match the empty string"), "{message}");
     // A batch (2025-03-26): one array of responses; notifications get none.
     client.send_raw(
         br#"[{"jsonrpc":"2.0","id":"b1","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":"b2","method":"nope"},7]"#,
