@@ -277,6 +277,58 @@ fn run_command_at_a_prompt_command_reading_a_line_waits_for_input() {
     sh.close().unwrap();
 }
 
+/// A prompt that reads a single key before it is drawn (bash's `read -n1 -p 'Continue? '` in
+/// `PROMPT_COMMAND`, silent or not; zsh's `read -k` or `read -q` in a `precmd` hook) asks a
+/// question, as one reading a line does: the command's caller gets its result, told that its
+/// prompt waits for input, and the next command runs once a key answers it. Such a read turns
+/// canonical input off, as the line editor does, and the command was answered as ended at a
+/// prompt that lost its mark; the line editors (readline, zle) also turn echo and the
+/// literal-next character off, which a read of keys leaves on (or echo alone off, with `-s`).
+#[test]
+fn run_command_at_a_prompt_reading_a_key_waits_for_input() {
+    let engine = engine();
+    if require("bash") {
+        let sh = integrated_bash(&engine);
+        for read in ["read -n1 -p 'Continue? ' x", "read -s -n1 x"] {
+            let set = format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#);
+            let result = sh.run_command(&set, LONG).unwrap();
+            assert_eq!(
+                (result.output.as_str(), result.exit_code, result.waiting_for_input),
+                ("set\n", Some(0), false),
+                "{read}: {result:?}"
+            );
+            assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
+            // A key answers it; the prompt is drawn and the next command runs (and takes the
+            // read out).
+            sh.send_keys("y").unwrap();
+            expect(&sh, Until::prompt());
+            let unset = "PROMPT_COMMAND=${PROMPT_COMMAND%; *}; echo more";
+            assert_eq!(sh.run_command(unset, LONG).unwrap().output, "more\n");
+        }
+        sh.close().unwrap();
+    }
+    if require("zsh") {
+        sweep_left_overs();
+        let (zsh, home) = zsh_at_home(&engine, "key", "PS1='zsh%# '\n");
+        for read in ["read -k x", "read -q x"] {
+            let set = format!("ask() {{ {read} }}; precmd_functions+=(ask); echo set");
+            let result = zsh.run_command(&set, LONG).unwrap();
+            assert_eq!(
+                (result.output.as_str(), result.exit_code, result.waiting_for_input),
+                ("set\n", Some(0), false),
+                "{read}: {result:?}"
+            );
+            assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
+            zsh.send_keys("y").unwrap();
+            expect(&zsh, Until::prompt());
+            let unset = "precmd_functions=(${precmd_functions:#ask}); echo more";
+            assert_eq!(zsh.run_command(unset, LONG).unwrap().output, "more\n");
+        }
+        zsh.close().unwrap();
+        let _ = std::fs::remove_dir_all(&home);
+    }
+}
+
 /// zsh's line editor at a prompt that lost its mark (`PS1` replaced) reads the terminal beside
 /// a timer (`sched`) or a descriptor it watches (`zle -F`, as async prompt frameworks do): it is
 /// the prompt, and the command is answered as ended. It was taken as a prompt still being drawn,

@@ -87,6 +87,27 @@ pub(crate) fn line_modes_in(modes: &termios::Termios) -> crate::types::LineModes
     }
 }
 
+/// Whether the terminal is set as a shell's line editor sets it: canonical input and echo off
+/// (`ICANON`, `ECHO`: it reads keys and draws the line itself), and the literal-next
+/// character (`VLNEXT`, Ctrl-V) off or not acted on (`IEXTEN` off): the editor quotes the
+/// next key itself (readline's and zle's `quoted-insert`), so it takes the character from the
+/// kernel, as a raw mode (`cfmakeraw`) does too. A read of single keys by a shell's `read`
+/// (bash's `read -n1`, `-N1`, `-d`; zsh's `read -k`, `read -q`) turns canonical input off
+/// and leaves the rest as it was: echo on (off with `-s`), literal-next on (measured with
+/// bash 5.2 and zsh 5.9). `false` when the modes cannot be read. A key read on a terminal
+/// whose literal-next character was disabled beforehand (`stty lnext undef`) with echo off
+/// (`read -s -n1`) looks like the editor, as does bash's `read -e`, which reads a line with
+/// readline itself: known limits.
+pub(crate) fn line_editor_reads(master: BorrowedFd<'_>) -> bool {
+    use rustix::termios::{LocalModes, SpecialCodeIndex};
+    termios::tcgetattr(master).is_ok_and(|t| {
+        let literal_next = t.local_modes.contains(LocalModes::IEXTEN)
+            // 0 is `_POSIX_VDISABLE` on Linux: no character is the literal-next.
+            && t.special_codes[SpecialCodeIndex::VLNEXT] != 0;
+        !t.local_modes.intersects(LocalModes::ICANON | LocalModes::ECHO) && !literal_next
+    })
+}
+
 /// Whether the terminal hands every key to its program as it comes, signal characters
 /// included: canonical input and signals both off (`ICANON`, `ISIG`: vim's and emacs's raw
 /// mode). Only then may keys go in a form the line discipline cannot read, one a program

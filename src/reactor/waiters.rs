@@ -626,9 +626,11 @@ impl Reactor {
     ///
     /// Once the command has ended, a prompt begun (`A`) that has not drawn its mark (`B`)
     /// within a look's interval, with the shell's line editor then reading the terminal
-    /// (canonical input off), is taken as the prompt: `PS1` was replaced and lost the mark,
-    /// and the caller gets the command's result rather than a timeout. A reader of whole lines
-    /// (canonical input on: `read -t 2` in `PROMPT_COMMAND`) or another process of the shell's
+    /// (canonical input, echo and literal-next off), is taken as the prompt: `PS1` was
+    /// replaced and lost the mark, and the caller gets the command's result rather than a
+    /// timeout. A reader of whole lines (canonical input on: `read -t 2` in
+    /// `PROMPT_COMMAND`) or of single keys (`read -n1`: echo or literal-next left on), or
+    /// another process of the shell's
     /// group is a question the prompt asks (a `PS1` running `git fetch`, at `Username for
     /// …:`): the caller gets the command's result (it ended), told that its prompt waits for
     /// input (`prompt_waiting_for_input`). A shell nobody reads for is
@@ -930,20 +932,23 @@ fn unmarked_look(since: Instant, now: Instant) -> Instant {
 /// Who reads the terminal at a prompt begun (OSC 133 `A`) without its drawn mark (`B`).
 ///
 /// Told by the line discipline, not by what else the reader waits on: a line editor (bash's
-/// readline, zsh's zle) reads with canonical input off (`ICANON`), beside whatever it watches
-/// (zle's `zle -F` descriptors, a `sched` timer); a question reads whole lines, with it on
-/// (`read`, `read -t`, `head`, git at `Username for …:`). A read that takes single keys
-/// (`read -n1`, zsh's `read -k`/`read -q`) turns it off too, and is taken as the prompt.
+/// readline, zsh's zle) reads with canonical input, echo and the literal-next character off
+/// (`os::pty::line_editor_reads`), beside whatever it watches (zle's `zle -F` descriptors, a
+/// `sched` timer); a question reads whole lines, with canonical input on (`read`, `read -t`,
+/// `head`, git at `Username for …:`), or single keys with it off but echo or the literal-next
+/// character left on (`read -n1`, `read -s -n1`, zsh's `read -k`/`read -q`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum UnmarkedReader {
-    /// The shell itself, reading keys (canonical input off): its line editor is at the
+    /// The shell itself, reading as its line editor does (canonical input, echo and
+    /// literal-next off): its line editor is at the
     /// prompt, which lost its mark (`PS1` was replaced). So is a prompt the probe cannot tell
     /// about (no `/proc`, a shell run as another user): it is taken as drawn, as before the
     /// probe was asked.
     Shell,
-    /// A reader of whole lines (canonical input on), or another process of the shell's group:
-    /// a question the prompt asks before it is drawn (a `PS1` or `PROMPT_COMMAND` running
-    /// `git fetch`, at `Username for …:`; a `read -t 3` there, the shell's own).
+    /// A reader of whole lines (canonical input on) or of single keys (the shell's `read
+    /// -n1`), or another process of the shell's group: a question the prompt asks before it
+    /// is drawn (a `PS1` or `PROMPT_COMMAND` running `git fetch`, at `Username for …:`; a
+    /// `read -t 3` or `read -n1 -p 'Continue? '` there, the shell's own).
     Other {
         /// The reader's process id.
         pid: i32,
@@ -959,13 +964,12 @@ pub(crate) enum UnmarkedReader {
 /// is whether the shell reached its read; a mark written just before it (not yet on the
 /// master) comes right after, and the caller's answer (ended) is the same.
 pub(super) fn unmarked_reader(slot: &Slot) -> UnmarkedReader {
-    let canonical = slot
+    let editor = slot
         .master
         .as_ref()
-        .and_then(|master| crate::os::pty::line_modes(master.as_fd()))
-        .is_some_and(|modes| modes.canonical);
+        .is_some_and(|master| crate::os::pty::line_editor_reads(master.as_fd()));
     match probe(slot, Sighting::First) {
-        procfs::InputWait::Waiting { reader: Some(pid) } if pid == slot.pid && !canonical => {
+        procfs::InputWait::Waiting { reader: Some(pid) } if pid == slot.pid && editor => {
             UnmarkedReader::Shell
         }
         procfs::InputWait::Waiting { reader: Some(pid) } => {
