@@ -260,21 +260,39 @@ fn run_command_at_a_prompt_command_reading_a_line_waits_for_input() {
     let engine = engine();
     let sh = integrated_bash(&engine);
     for read in ["read -t 20 x", "read -p 'Continue? ' x"] {
-        let set = format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#);
-        let result = sh.run_command(&set, LONG).unwrap();
-        assert_eq!(
-            (result.output.as_str(), result.exit_code, result.waiting_for_input),
-            ("set\n", Some(0), false),
-            "{read}: {result:?}"
-        );
-        assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
-        // Answered, the prompt is drawn and the next command runs (and takes the read out).
-        sh.submit("y").unwrap();
-        expect(&sh, Until::prompt());
-        let unset = "PROMPT_COMMAND=${PROMPT_COMMAND%; *}; echo more";
-        assert_eq!(sh.run_command(unset, LONG).unwrap().output, "more\n");
+        asked_before_the_prompt(&sh, &prompt_command_reading(read), |sh| sh.submit("y"), UNSET);
     }
     sh.close().unwrap();
+}
+
+/// What `run_command` runs to add `read` to bash's `PROMPT_COMMAND`, and prints `set`.
+fn prompt_command_reading(read: &str) -> String {
+    format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#)
+}
+
+/// What takes the read [`prompt_command_reading`] added out, and prints `more`.
+const UNSET: &str = "PROMPT_COMMAND=${PROMPT_COMMAND%; *}; echo more";
+
+/// Runs `set` (which prints `set`) with `run_command` on `shell`, whose next prompt then asks
+/// a question before it is drawn: the command's result is its own, told that the prompt waits
+/// for input. Once `answer` answers it, the prompt is drawn and `unset` (which takes the
+/// question out and prints `more`) runs.
+fn asked_before_the_prompt(
+    shell: &Session,
+    set: &str,
+    answer: fn(&Session) -> termloom::Result<()>,
+    unset: &str,
+) {
+    let result = shell.run_command(set, LONG).unwrap();
+    assert_eq!(
+        (result.output.as_str(), result.exit_code, result.waiting_for_input),
+        ("set\n", Some(0), false),
+        "{set}: {result:?}"
+    );
+    assert!(result.prompt_waiting_for_input && !result.timed_out, "{set}: {result:?}");
+    answer(shell).unwrap();
+    expect(shell, Until::prompt());
+    assert_eq!(shell.run_command(unset, LONG).unwrap().output, "more\n");
 }
 
 /// A prompt that reads a single key before it is drawn (bash's `read -n1 -p 'Continue? '` in
@@ -290,20 +308,9 @@ fn run_command_at_a_prompt_reading_a_key_waits_for_input() {
     if require("bash") {
         let sh = integrated_bash(&engine);
         for read in ["read -n1 -p 'Continue? ' x", "read -s -n1 x"] {
-            let set = format!(r#"PROMPT_COMMAND="$PROMPT_COMMAND; {read}"; echo set"#);
-            let result = sh.run_command(&set, LONG).unwrap();
-            assert_eq!(
-                (result.output.as_str(), result.exit_code, result.waiting_for_input),
-                ("set\n", Some(0), false),
-                "{read}: {result:?}"
-            );
-            assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
-            // A key answers it; the prompt is drawn and the next command runs (and takes the
-            // read out).
-            sh.send_keys("y").unwrap();
-            expect(&sh, Until::prompt());
-            let unset = "PROMPT_COMMAND=${PROMPT_COMMAND%; *}; echo more";
-            assert_eq!(sh.run_command(unset, LONG).unwrap().output, "more\n");
+            // A key answers it (an Enter after it would reach the line editor).
+            let key = |sh: &Session| sh.send_keys("y");
+            asked_before_the_prompt(&sh, &prompt_command_reading(read), key, UNSET);
         }
         sh.close().unwrap();
     }
@@ -312,17 +319,8 @@ fn run_command_at_a_prompt_reading_a_key_waits_for_input() {
         let (zsh, home) = zsh_at_home(&engine, "key", "PS1='zsh%# '\n");
         for read in ["read -k x", "read -q x"] {
             let set = format!("ask() {{ {read} }}; precmd_functions+=(ask); echo set");
-            let result = zsh.run_command(&set, LONG).unwrap();
-            assert_eq!(
-                (result.output.as_str(), result.exit_code, result.waiting_for_input),
-                ("set\n", Some(0), false),
-                "{read}: {result:?}"
-            );
-            assert!(result.prompt_waiting_for_input && !result.timed_out, "{read}: {result:?}");
-            zsh.send_keys("y").unwrap();
-            expect(&zsh, Until::prompt());
             let unset = "precmd_functions=(${precmd_functions:#ask}); echo more";
-            assert_eq!(zsh.run_command(unset, LONG).unwrap().output, "more\n");
+            asked_before_the_prompt(&zsh, &set, |zsh| zsh.send_keys("y"), unset);
         }
         zsh.close().unwrap();
         let _ = std::fs::remove_dir_all(&home);
