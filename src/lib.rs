@@ -53,6 +53,14 @@ pub mod tools {
     /// The smallest and largest `max_bytes` a tool call may ask for (inclusive); others are
     /// refused, naming these bounds.
     pub const MAX_BYTES_RANGE: (u64, u64) = crate::mcp::tools::view::MAX_BYTES_RANGE;
+
+    /// Checks a regular expression as `terminal_read`'s `search` takes it: refused, with why,
+    /// when it is no regular expression or is too large to search. A search is no wait: a
+    /// pattern that every line matches (`.*`, `^`) or that a line cannot hold is taken, as a
+    /// look-up that lists every line or none (a wait refuses those, [`crate::Until::regex`]).
+    pub fn check_search(pattern: &str) -> Result<(), String> {
+        crate::wait::caller_regex(pattern).map(|_| ())
+    }
 }
 mod os;
 mod policy;

@@ -1364,6 +1364,22 @@ fn the_help_says_what_max_bytes_leaves_out_and_it_holds() {
     }
 }
 
+/// `read --search` is a look-up, not a wait: a pattern every line matches (`.*`, `^`, `a*`,
+/// `error|`) lists every line, as the tool's `search` does, where it was refused as a wait
+/// for it is (exit 2, "can match the empty string"). A bad one is still a usage error.
+#[test]
+fn a_search_takes_a_pattern_every_line_matches() {
+    let server = PrivateServer::start();
+    let script = "echo first; echo second; read x";
+    server.ok(&["start", "--name", "s", "--wait-text", "second", "--", "sh", "-c", script]);
+    for pattern in [".*", "^", "a*", "error|"] {
+        let printed = server.ok(&["read", "s", "--search", pattern]);
+        assert!(printed.contains("first") && printed.contains("second"), "{pattern}: {printed}");
+    }
+    let refused = server.cli(&["read", "s", "--search", "("]);
+    assert_code(&refused, 2);
+}
+
 /// The help says what is refused: `--max-bytes`'s range (it gave only the default, and 200
 /// exited 2), and that `signal ID KILL` to the session's own program is refused (the help
 /// listed KILL among the signals it sends).

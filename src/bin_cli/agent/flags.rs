@@ -11,8 +11,13 @@ const FLAG_COLUMN: usize = 30;
 pub(super) enum Kind {
     /// A string.
     Text,
-    /// A regular expression, a string (`RE` in the help).
+    /// A regular expression a wait matches, a string (`RE` in the help): checked as a wait
+    /// checks it.
     Regex,
+    /// A regular expression a look-up searches with, a string (`RE` in the help): checked as
+    /// the tool's search checks it, which takes a pattern a wait refuses (`.*`, `^`: every
+    /// line, or none).
+    Search,
     /// A string typed as it is: the tool decodes backslash escapes in it, so its backslashes
     /// are doubled (a shell's `$'...'` writes control characters, `--keys` names keys).
     Literal,
@@ -141,7 +146,7 @@ pub(super) const LOOKUP: &[Flag] = &[
         Kind::Lines,
         "Transcript lines by number (the first is 0): 120-160, 120-.",
     ),
-    flag("--search", "search", Kind::Regex, "The transcript lines a regex matches."),
+    flag("--search", "search", Kind::Search, "The transcript lines a regex matches."),
     flag("--find", "find", Kind::Text, "Where this text is on the screen."),
 ];
 
@@ -345,7 +350,7 @@ pub(crate) fn help(name: Option<&str>) -> String {
             let value = match flag.kind {
                 Kind::Switch => "",
                 Kind::Number(..) => " N",
-                Kind::Regex => " RE",
+                Kind::Regex | Kind::Search => " RE",
                 Kind::Keys => " KEYS",
                 Kind::Cursor => " ROW,COL",
                 Kind::Lines => " RANGE",

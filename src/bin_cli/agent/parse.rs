@@ -398,6 +398,10 @@ pub(super) fn checked(flag: &str, kind: Kind, value: String) -> Result<Value, St
             Ok(_) => Ok(json!(value)),
             Err(err) => Err(bad(super::super::values::single_line(&err.to_string()))),
         },
+        Kind::Search => match termloom::tools::check_search(&value) {
+            Ok(()) => Ok(json!(value)),
+            Err(why) => Err(bad(super::super::values::single_line(&why))),
+        },
         Kind::Keys => match termloom::parse_key_script(&value) {
             Ok(_) => Ok(json!(value)),
             Err(err) => Err(bad(super::super::values::single_line(&err.to_string()))),
