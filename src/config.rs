@@ -145,9 +145,10 @@ pub struct Config {
     /// counted from `]` to its terminator; a longer one is dropped and counted in
     /// [`SessionInfo::dropped_sequences`](crate::SessionInfo::dropped_sequences). It bounds
     /// the session's clipboard too: what an OSC 52 copy carries, in base64 (three quarters of
-    /// this, less its framing: 786,426 bytes by default), which is also the most
-    /// [`Session::set_clipboard`](crate::Session::set_clipboard) takes. Default 1 MiB, range
-    /// 64..=64 MiB.
+    /// this, less its framing: 786,426 bytes by default).
+    /// [`Session::set_clipboard`](crate::Session::set_clipboard) takes that much, and no more
+    /// than an answer to a query carries within `write_queue_bytes` (786,423 bytes by
+    /// default). Default 1 MiB, range 64..=64 MiB.
     pub max_osc_bytes: usize,
     /// Longest window title (OSC 0, 1 and 2); a longer one is dropped and counted. Titles are
     /// kept on the title stack too, so this also bounds each of its entries. Default 4 KiB,

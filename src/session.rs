@@ -803,8 +803,10 @@ impl Session {
     /// Sets the session's clipboard, which the program can paste with an OSC 52 query. It
     /// holds what a program's own copy can (OSC 52 within
     /// [`Config::max_osc_bytes`](crate::Config::max_osc_bytes), its text in base64: about
-    /// three quarters of that, 786,426 bytes by default); longer text is refused
-    /// ([`Error::InvalidInput`]) and the clipboard left as it was.
+    /// three quarters of that), and what an answer to the program's query can carry within
+    /// [`Config::write_queue_bytes`](crate::Config::write_queue_bytes) (786,423 bytes by
+    /// default); longer text is refused ([`Error::InvalidInput`]) and the clipboard left as
+    /// it was.
     pub fn set_clipboard(&self, text: &str) -> Result<()> {
         let id = self.id;
         let text = text.to_owned();

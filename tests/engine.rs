@@ -1118,6 +1118,54 @@ fn the_callers_clipboard_holds_what_a_programs_copy_can() {
     s.close().unwrap();
 }
 
+/// A clipboard as large as its bound is answered whole, for a program in raw mode asking with
+/// `ESC ] 52 ; c ; ? BEL` (or ST): the answer was sized 2 bytes too large (1,048,578 bytes for
+/// a program's largest copy, 786,426 bytes, whose answer is 1,048,576), more than the default
+/// reply room (`write_queue_bytes`, 1 MiB), and silently dropped, the program waiting forever.
+/// The caller's clipboard is held so that its answer fits that room with either terminator.
+#[test]
+fn a_clipboard_at_its_bound_is_answered_whole() {
+    if !require("python3") {
+        return;
+    }
+    let script = r#"
+import base64, os, sys, termios, tty
+def ask(terminator):
+    old = termios.tcgetattr(0)
+    tty.setraw(0)
+    os.write(1, b"\x1b]52;c;?" + terminator)
+    got = b""
+    while not got.endswith(terminator):
+        got += os.read(0, 1 << 16)
+    termios.tcsetattr(0, termios.TCSADRAIN, old)
+    text = base64.b64decode(got[7:-len(terminator)])
+    print("answer", len(got), "text", len(text), set(text.decode()))
+if sys.argv[1] == "copy":
+    os.write(1, b"\x1b]52;c;" + base64.b64encode(b"a" * 786426) + b"\x07")
+    ask(b"\x07")
+else:
+    input("ask? ")
+    ask(b"\x1b\\")
+input()
+"#;
+    let engine = engine();
+    let run = |mode: &str| engine.spawn(SpawnSpec::new("python3").args(["-c", script, mode]));
+    let s = run("copy").unwrap();
+    expect(&s, Until::text("answer 1048576 text 786426 {'a'}"));
+    s.close().unwrap();
+    // (Another session: clipboard answers are held to a megabyte a second, and past it dropped.)
+    let s = run("ask").unwrap();
+    expect(&s, Until::input_wait());
+    // The caller's bound: what the queue holds with an ST (9 bytes) besides the base64.
+    let err = s.set_clipboard(&"b".repeat(786_424)).unwrap_err();
+    assert!(matches!(err, termloom::Error::InvalidInput(_)), "{err:?}");
+    assert!(err.to_string().contains("write_queue_bytes"), "{err}");
+    s.set_clipboard(&"b".repeat(786_423)).unwrap();
+    s.submit("").unwrap();
+    expect(&s, Until::text("answer 1048573 text 786423 {'b'}"));
+    s.close().unwrap();
+}
+
 #[test]
 fn environment_entries_no_environment_can_hold_are_refused() {
     let engine = engine();

@@ -20,14 +20,16 @@ impl Emulator {
 
     /// Sets the text an OSC 52 clipboard load returns, as the caller gives it: refused
     /// ([`Error::InvalidInput`](crate::Error::InvalidInput)), the clipboard unchanged, when it
-    /// is longer than a program's copy can be ([`OutputBounds::clipboard_bytes`]).
+    /// is longer than a program's copy can be, or than an answer to a query can carry
+    /// ([`OutputBounds::clipboard_bytes`]).
     pub(crate) fn set_clipboard(&mut self, text: String) -> crate::Result<()> {
         let capacity = self.bounds.clipboard_bytes();
         if text.len() > capacity {
             return Err(crate::Error::InvalidInput(format!(
-                "the clipboard text is {} bytes, and a session's clipboard holds at most {capacity}, as much as a program's OSC 52 copy can carry within Config::max_osc_bytes ({}); the clipboard was not changed (raise max_osc_bytes, or give less text)",
+                "the clipboard text is {} bytes, and a session's clipboard holds at most {capacity}: as much as a program's OSC 52 copy can carry within Config::max_osc_bytes ({}), and an answer to the program's query can carry within Config::write_queue_bytes ({}); the clipboard was not changed (raise those bounds, or give less text)",
                 text.len(),
-                self.bounds.osc
+                self.bounds.osc,
+                self.bounds.replies
             )));
         }
         self.clipboard = text;

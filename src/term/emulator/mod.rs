@@ -101,6 +101,10 @@ pub(crate) const CLIPBOARD_ANSWER_RATE: usize = 1 << 20;
 /// bound counts it: `]52;;` (no selection named: the clipboard) and its BEL terminator.
 const OSC52_FRAMING: usize = 6;
 
+/// The most bytes an OSC 52 answer holds besides its base64 text: `ESC ] 52 ; c ;` (7) and
+/// the query's terminator, ST (`ESC \`, 2) or BEL (1).
+const OSC52_ANSWER_FRAMING: usize = 9;
+
 /// One turn of feeding: the work it may still do, and what the reactor must act on.
 #[derive(Debug)]
 pub(crate) struct Turn {
@@ -164,6 +168,8 @@ impl Turn {
 #[derive(Debug, Clone)]
 pub(crate) struct OutputBounds {
     osc: usize,
+    /// The session's input queue (`write_queue_bytes`), where replies wait to be written.
+    replies: usize,
     title: usize,
     hyperlink: usize,
     title_stack: usize,
@@ -176,6 +182,7 @@ impl OutputBounds {
     pub(crate) fn of(config: &Config) -> Self {
         OutputBounds {
             osc: config.max_osc_bytes,
+            replies: config.write_queue_bytes,
             title: config.max_title_bytes,
             hyperlink: config.max_hyperlink_bytes,
             title_stack: config.max_title_stack,
@@ -185,12 +192,17 @@ impl OutputBounds {
         }
     }
 
-    /// The most text a session's clipboard holds, in bytes: as much as a program's OSC 52
-    /// copy can carry within `max_osc_bytes`, its text in base64 (4 bytes for every 3) after
-    /// the shortest framing, `]52;;` and a BEL (6 bytes). The caller's
-    /// [`Session::set_clipboard`](crate::Session::set_clipboard) is held to it too.
+    /// The most text the caller's
+    /// [`Session::set_clipboard`](crate::Session::set_clipboard) may set, in bytes: as much as
+    /// a program's OSC 52 copy can carry within `max_osc_bytes` (its text in base64, 4 bytes
+    /// for every 3, after the shortest framing, `]52;;` and a BEL: 6 bytes), and no more than
+    /// an answer to a query fits in the session's input queue (`write_queue_bytes`) when it is
+    /// empty (the base64 within `ESC ] 52 ; c ;` and an ST: 9 bytes). 786,423 bytes by default
+    /// (the queue's bound; `max_osc_bytes` alone takes 786,426).
     pub(crate) fn clipboard_bytes(&self) -> usize {
-        self.osc.saturating_sub(OSC52_FRAMING) / 4 * 3
+        let copied = self.osc.saturating_sub(OSC52_FRAMING) / 4 * 3;
+        let answered = self.replies.saturating_sub(OSC52_ANSWER_FRAMING) / 4 * 3;
+        copied.min(answered)
     }
 
     /// The bound of the OSC string `held` starts (with its `]`).
@@ -1048,10 +1060,12 @@ impl Emulator {
                         ClipboardType::Clipboard => &self.clipboard,
                         ClipboardType::Selection => &self.selection,
                     };
-                    // The answer is the text in base64 (4 bytes for every 3) within
-                    // `ESC ] 52 ; c ;` and a terminator: sized before it is made, since a
-                    // 9-byte query may ask for a megabyte.
-                    let size = text.len().div_ceil(3) * 4 + 10;
+                    // The answer is the text in base64 (4 bytes for every 3, padded) within
+                    // `ESC ] 52 ; c ;` and the query's terminator (what `format` frames the
+                    // empty text in): sized exactly before it is made, since a 9-byte query
+                    // may ask for a megabyte. One that does not fit the room is dropped and
+                    // counted, never cut: a part of the base64 is another text.
+                    let size = text.len().div_ceil(3) * 4 + format("").len();
                     // (The first of a turn with room goes whatever its size: the pause after
                     // it grows with it.)
                     let first = turn.clipboard_answered == 0 && turn.clipboard_room > 0;

@@ -778,14 +778,24 @@ fn replies_past_the_room_are_dropped_before_they_are_made() {
     emu.set_clipboard("x".repeat(3000)).unwrap();
     let mut turn = Turn { budget: usize::MAX, reply_room: 1000, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b[6n\x1b]52;c;?\x07", &mut t, &mut turn);
-    // The clipboard's answers (4,010 bytes each) do not fit; the cursor report does.
+    // The clipboard's answers (4,008 bytes each) do not fit; the cursor report does.
     assert_eq!(turn.replies, b"\x1b[1;1R");
     assert_eq!(turn.replies_dropped, 2);
     // An answer that fits is made whole.
     emu.set_clipboard("hi".into()).unwrap();
     emu.feed(b"\x1b]52;c;?\x07", &mut t, &mut turn);
     assert_eq!(turn.replies, b"\x1b[1;1R\x1b]52;c;aGk=\x07");
-    assert_eq!(turn.clipboard_answered, 14);
+    assert_eq!(turn.clipboard_answered, 12);
+    // Sized exactly (7 bytes, the base64 and the query's terminator): one that fills the
+    // room whole goes, for either terminator.
+    for (query, answer) in [
+        (&b"\x1b]52;c;?\x07"[..], &b"\x1b]52;c;aGk=\x07"[..]),
+        (b"\x1b]52;c;?\x1b\\", b"\x1b]52;c;aGk=\x1b\\"),
+    ] {
+        let mut full = Turn { budget: usize::MAX, reply_room: answer.len(), ..Turn::default() };
+        emu.feed(query, &mut t, &mut full);
+        assert_eq!((full.replies.as_slice(), full.replies_dropped), (answer, 0));
+    }
 }
 
 /// A turn's clipboard answers are held to the room the reactor gives it (their rate): a
@@ -798,20 +808,20 @@ fn clipboard_answers_are_held_to_their_room() {
     emu.set_clipboard("hi".into()).unwrap();
     let mut turn = Turn { budget: usize::MAX, clipboard_room: 20, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut turn);
-    assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07", "14 bytes fit in 20, 28 do not");
-    assert_eq!((turn.replies_dropped, turn.clipboard_answered), (1, 14));
+    assert_eq!(turn.replies, b"\x1b]52;c;aGk=\x07", "12 bytes fit in 20, 24 do not");
+    assert_eq!((turn.replies_dropped, turn.clipboard_answered), (1, 12));
     let mut held = Turn { budget: usize::MAX, clipboard_room: 0, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b[6n", &mut t, &mut held);
     assert_eq!(held.replies, b"\x1b[1;1R", "other answers still go");
     assert_eq!((held.replies_dropped, held.clipboard_answered), (1, 0));
     let mut open = Turn { budget: usize::MAX, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut open);
-    assert_eq!(open.clipboard_answered, 28, "small answers all go");
+    assert_eq!(open.clipboard_answered, 24, "small answers all go");
     // The first answer of a turn with room goes whatever its size (the pause after it
     // grows with it): a large clipboard can always be read back.
     let mut small = Turn { budget: usize::MAX, clipboard_room: 5, ..Turn::default() };
     emu.feed(b"\x1b]52;c;?\x07\x1b]52;c;?\x07", &mut t, &mut small);
-    assert_eq!((small.clipboard_answered, small.replies_dropped), (14, 1));
+    assert_eq!((small.clipboard_answered, small.replies_dropped), (12, 1));
 }
 
 #[test]
