@@ -250,7 +250,7 @@ fn compile(pattern: &str) -> Result<Regex> {
     let regex = caller_regex(pattern).map_err(Error::InvalidInput)?;
     if empty::matches_every_line(pattern) {
         return Err(Error::InvalidInput(format!(
-            "regular expression {} can match the empty string that every line holds (anywhere, at its start or at its end), so every line and every row matches it whatever the program prints, and the wait would tell nothing: match at least one character (a+ rather than a*), or a blank line whole (^$, ^\\s*$)",
+            "regular expression {} can match the empty string that every line holds (anywhere, at its start or at its end), so every line and every row matches it whatever the program prints, and the wait would tell nothing: match at least one character (a+ rather than a*), or a blank line whole (^$ or ^\\s*$: a blank line printed in the transcript, a given blank row with a screen row's regex; any screen has blank rows)",
             crate::error::quoted(pattern)
         )));
     }
@@ -400,8 +400,12 @@ impl Until {
     /// and so is one that matches every line whatever it holds, for the screen's conditions
     /// too: one that can match the empty string with nothing but a line's start or its end
     /// to hold (`a*`, `x?`, `^`, `$`, the empty pattern), which a wait took at once. One
-    /// whose empty match needs more of the line is taken: `^$` or `^\s*$` (a blank row of
-    /// the screen whole), `\b`.
+    /// whose empty match needs more of the line is taken: `^$` or `^\s*$`, `\b`. A blank
+    /// line printed (empty once settled: the transcript keeps no trailing blanks) is new text
+    /// for it once the line has ended and if the caller never read it: `^$` waits for the
+    /// program to print a blank line; the empty line at the cursor, still being written, is
+    /// none. On the screen, `^$` holds at once on nearly any screen, whose rows below the
+    /// last printed are blank: match a row ([`Until::screen_row_regex`]) instead.
     pub fn regex(pattern: &str) -> Result<Until> {
         let re = compile(pattern)?;
         // Counted as `compile` counted it (which refuses a pattern it cannot count).
@@ -418,7 +422,10 @@ impl Until {
 
     /// A regular expression matches a row of the screen: as [`Screen::lines`] holds it, or
     /// the cursor's row up to the cursor (`^\$$` and `^\$ $` both match a prompt `$ `). A
-    /// pattern that can only match across a line break is refused, as by [`Until::regex`].
+    /// pattern that can only match across a line break is refused, as by [`Until::regex`],
+    /// and so is one every row matches (`a*`, `^`). `^$` is taken but holds at once on nearly
+    /// any screen (its rows below the last printed are blank): a blank row is worth waiting
+    /// for by its number ([`Until::screen_row_regex`]).
     pub fn screen_regex(pattern: &str) -> Result<Until> {
         Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
     }
@@ -854,6 +861,21 @@ impl Until {
             text,
             location: Location::Transcript { line: number, offset },
         })
+    }
+
+    /// Matches an ended transcript line that is empty and new to the caller (a blank line
+    /// printed): a regex that matches the empty line (`^$`, `^\s*$`) holds there. Text
+    /// conditions never do (an empty text is refused).
+    pub(crate) fn match_blank_line(&self, number: u64) -> Option<Match> {
+        match &self.0 {
+            Cond::Regex(re, _) if re.is_match("") => Some(Match {
+                condition: self.to_string(),
+                text: String::new(),
+                location: Location::Transcript { line: number, offset: 0 },
+            }),
+            Cond::Any(all) => all.iter().find_map(|c| c.match_blank_line(number)),
+            _ => None,
+        }
     }
 
     /// Searches the screen (with its styles, when the condition [`Until::needs_styles`]).

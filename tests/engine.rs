@@ -1166,6 +1166,35 @@ input()
     s.close().unwrap();
 }
 
+/// A regex for a blank line (`^$`, `^\s*$`, `\B`) holds when the program prints one: an
+/// ended line the caller never read is new even when empty (the transcript keeps no trailing
+/// blanks, so `echo '   '` ends empty too). They timed out: a line was searched only for a
+/// match past what was read, and an empty line has nothing past its start. The line at the
+/// cursor, still being written, is no blank line printed, nor is one the caller read.
+#[test]
+fn a_regex_for_a_blank_line_holds_when_one_is_printed() {
+    let engine = engine();
+    let script = "echo a; echo '   '; echo; echo b; read y; echo c; read z";
+    for pattern in ["^$", r"^\s*$", r"\B"] {
+        let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+        let outcome = expect(&s, Until::regex(pattern).unwrap());
+        let found = outcome.matched().expect("a match");
+        // Line 0 is `a`, line 1 the blanks (`echo '   '`).
+        assert_eq!(found.location, termloom::Location::Transcript { line: 1, offset: 0 });
+        assert_eq!(found.text, "", "{pattern}");
+        // Read, those blank lines are no longer new; nor is the empty line at the cursor,
+        // being written.
+        expect(&s, Until::input_wait());
+        s.read().unwrap();
+        s.submit("x").unwrap();
+        expect(&s, Until::text("c"));
+        expect(&s, Until::input_wait());
+        let read = s.wait(Until::regex(pattern).unwrap(), Duration::from_millis(300)).unwrap();
+        assert!(read.is_timeout(), "{pattern}: {read}");
+        s.close().unwrap();
+    }
+}
+
 #[test]
 fn environment_entries_no_environment_can_hold_are_refused() {
     let engine = engine();

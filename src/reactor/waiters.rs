@@ -54,13 +54,20 @@ pub(super) struct CommandWaiter {
 /// (the cursor's, padded to the cursor) is also matched without them, as it will read once
 /// settled: a progress line that pads itself with blanks to erase a longer frame (wget's,
 /// rsync's, tqdm's) ends at its text for a regex's `$`, while a prompt's blank still counts.
+/// An `ended` line that is blank (a blank line printed, empty once settled: the transcript
+/// keeps no trailing blanks) and was never read is new too, for a regex that matches the
+/// empty line (`^$`); the line at the cursor, still being written, is not.
 fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
     read: &ReadMark,
     trail: &mut Option<EchoTrail>,
+    ended: bool,
 ) -> Option<crate::wait::Match> {
+    if ended && line.trim_end_matches(' ').is_empty() && read.never_read(number) {
+        return until.match_blank_line(number);
+    }
     let part = read.read_part(number, line, trail);
     until.match_line(number, line, part).or_else(|| {
         let trimmed = line.trim_end_matches(' ');
@@ -376,15 +383,17 @@ impl Reactor {
                 let mut trail = waiter.echo_trail;
                 fired = (from..end).find_map(|n| {
                     let line = transcript.line(n).unwrap_or("");
-                    match_unread(&waiter.until, n, line, read, &mut trail)
+                    match_unread(&waiter.until, n, line, read, &mut trail, true)
                 });
                 waiter.searched = end;
                 waiter.echo_trail = trail;
                 if fired.is_none()
                     && let Some(tail) = &tail
                 {
+                    // Every line of the tail but the cursor's has ended.
+                    let last = tail.len().saturating_sub(1);
                     fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, read, &mut trail)
+                        match_unread(&waiter.until, end + i as u64, line, read, &mut trail, i < last)
                     });
                 }
             }

@@ -86,6 +86,17 @@ impl ReadMark {
         self.typed.as_ref()
     }
 
+    /// Whether line `number` was never returned to the reader, not even in part or while it
+    /// was still being written, nor is the line a submitted input was typed on: an empty
+    /// line ended since is new to the reader, though it holds no text.
+    pub(crate) fn never_read(&self, number: u64) -> bool {
+        let typed_on = self.typed.as_ref().is_some_and(|typed| typed.number == number);
+        let returned = number < self.next
+            || (number == self.next && self.offset > 0)
+            || self.seen.iter().any(|seen| seen.number == number);
+        !typed_on && !returned
+    }
+
     /// The first line that may hold new text.
     pub(crate) fn first_line(&self) -> u64 {
         self.seen.iter().map(|seen| seen.number).fold(self.next, u64::min)
