@@ -94,10 +94,11 @@ pub(crate) fn line_modes_in(modes: &termios::Termios) -> crate::types::LineModes
 /// kernel, as a raw mode (`cfmakeraw`) does too. A read of single keys by a shell's `read`
 /// (bash's `read -n1`, `-N1`, `-d`; zsh's `read -k`, `read -q`) turns canonical input off
 /// and leaves the rest as it was: echo on (off with `-s`), literal-next on (measured with
-/// bash 5.2 and zsh 5.9). `false` when the modes cannot be read. A key read on a terminal
-/// whose literal-next character was disabled beforehand (`stty lnext undef`) with echo off
-/// (`read -s -n1`) looks like the editor, as does bash's `read -e`, which reads a line with
-/// readline itself: known limits.
+/// bash 5.2 and zsh 5.9). `false` when the modes cannot be read. A key read with echo off
+/// on a terminal whose literal-next character was disabled beforehand (`stty lnext undef`
+/// then bash's `read -s -n1`; `stty -iexten` then zsh's `read -sk`) looks like the editor,
+/// as do bash's `read -e` and zsh's `vared`, which read a line with readline and zle
+/// themselves (`vared` measured: `-icanon -echo lnext undef`): known limits.
 pub(crate) fn line_editor_reads(master: BorrowedFd<'_>) -> bool {
     use rustix::termios::{LocalModes, SpecialCodeIndex};
     termios::tcgetattr(master).is_ok_and(|t| {
