@@ -44,7 +44,7 @@ pub struct Until(pub(crate) Cond);
 #[derive(Debug, Clone)]
 pub(crate) enum Cond {
     Text(String),
-    /// With its positions ([`positions::of_pattern`]), which weigh its overlap search.
+    /// With its positions ([`positions::positions`]), which weigh its overlap search.
     Regex(Regex, usize),
     Screen(String),
     ScreenRegex(Regex),
@@ -209,6 +209,20 @@ const MAX_COMPILED_BYTES: usize = 2 << 20;
 /// expanded: a literal of 60,000 `a`s compiles to 1.9 MB, but searching a line of `a`s
 /// tracks each of them at every byte, 21 s over 256 KiB in a release build).
 pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> {
+    parse_caller(pattern).map(|parsed| parsed.regex)
+}
+
+/// A caller's pattern compiled ([`caller_regex`]), with what the checks of a wait read.
+struct Parsed {
+    regex: Regex,
+    /// Its syntax tree, parsed once for every check that reads it.
+    hir: regex_syntax::hir::Hir,
+    /// Its positions ([`positions::positions`]).
+    positions: usize,
+}
+
+/// A caller's `pattern` compiled and parsed, or why not (see [`caller_regex`]).
+fn parse_caller(pattern: &str) -> std::result::Result<Parsed, String> {
     let too_large = |why: String| {
         format!(
             "regular expression {} is too large to search: {why}",
@@ -225,9 +239,13 @@ pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> 
             )),
             e => bad_regex(pattern, &e),
         })?;
-    match positions::of_pattern(pattern) {
-        Ok(n) if n <= positions::MAX_POSITIONS => Ok(regex),
-        Ok(n) => Err(too_large(format!(
+    let parsed = regex_syntax::Parser::new().parse(pattern).map(|hir| {
+        let positions = positions::positions(&hir);
+        Parsed { regex, hir, positions }
+    });
+    match parsed {
+        Ok(parsed) if parsed.positions <= positions::MAX_POSITIONS => Ok(parsed),
+        Ok(Parsed { positions: n, .. }) => Err(too_large(format!(
             "it has {n} characters and classes to match (counted repetitions expanded: a{{100}}{{100}} is 10000), and at most {} are taken, since a search can cost that many steps for each byte it reads; match a shorter part of the text",
             positions::MAX_POSITIONS
         ))),
@@ -235,7 +253,7 @@ pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> 
         // not searched unmeasured.
         Err(e) => Err(too_large(format!(
             "its characters and classes could not be counted ({}), so it is not searched",
-            e.trim_start_matches("error: ")
+            e.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
         ))),
     }
 }
@@ -246,16 +264,17 @@ pub(crate) fn caller_regex(pattern: &str) -> std::result::Result<Regex, String> 
 /// pattern; a wait for it held at once), or when every match of
 /// it holds a line break or another control character, which no line of the transcript or
 /// the screen holds (a wait for it could never hold: it ran out its whole timeout).
-fn compile(pattern: &str) -> Result<Regex> {
-    let regex = caller_regex(pattern).map_err(Error::InvalidInput)?;
-    if empty::matches_every_line(pattern) {
+/// With its positions ([`positions::positions`]).
+fn compile(pattern: &str) -> Result<(Regex, usize)> {
+    let Parsed { regex, hir, positions } = parse_caller(pattern).map_err(Error::InvalidInput)?;
+    if empty::matches_every_line(&hir) {
         return Err(Error::InvalidInput(format!(
             "regular expression {} can match the empty string that every line holds (anywhere, at its start or at its end), so every line and every row matches it whatever the program prints, and the wait would tell nothing: match at least one character (a+ rather than a*), or a blank line whole (^$ or ^\\s*$: a blank line printed in the transcript, a given blank row with a screen row's regex; any screen has blank rows)",
             crate::error::quoted(pattern)
         )));
     }
-    let why = match unshown::needs_unshown(pattern) {
-        None => return Ok(regex),
+    let why = match unshown::needs_unshown(&hir) {
+        None => return Ok((regex, positions)),
         Some(unshown::Unshown::LineBreak) => {
             "text holding a line break; transcript and screen conditions match within one line (each line is searched alone), so the wait could never hold: match the line you wait for alone (the last line's text), or drop the line break (\\n?, or (\\n|$))"
         }
@@ -282,7 +301,7 @@ const OVERLAP_WORK_PER_BYTE: usize = 8;
 /// sum of its lengths from each start is at most 1 MiB).
 const OVERLAP_WORK_MIN: usize = 1 << 20;
 
-/// The positions ([`positions::of_pattern`]) up to which a pattern gets the whole bound of
+/// The positions ([`positions::positions`]) up to which a pattern gets the whole bound of
 /// [`OVERLAP_WORK_PER_BYTE`] and [`OVERLAP_WORK_MIN`]: a pattern with more gets it divided by
 /// its positions over this. A search whose lazy DFA gives up (`[ab]*a[ab]{900}c|b` over
 /// random `a`s and `b`s) tracks each position at every byte, so its work is bytes times
@@ -407,9 +426,7 @@ impl Until {
     /// none. On the screen, `^$` holds at once on nearly any screen, whose rows below the
     /// last printed are blank: match a row ([`Until::screen_row_regex`]) instead.
     pub fn regex(pattern: &str) -> Result<Until> {
-        let re = compile(pattern)?;
-        // Counted as `compile` counted it (which refuses a pattern it cannot count).
-        let positions = positions::of_pattern(pattern).unwrap_or(positions::MAX_POSITIONS);
+        let (re, positions) = compile(pattern)?;
         Ok(Until(Cond::Regex(re, positions)))
     }
 
@@ -427,7 +444,7 @@ impl Until {
     /// any screen (its rows below the last printed are blank): a blank row is worth waiting
     /// for by its number ([`Until::screen_row_regex`]).
     pub fn screen_regex(pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::ScreenRegex(compile(pattern)?)))
+        Ok(Until(Cond::ScreenRegex(compile(pattern)?.0)))
     }
 
     /// `text` appears on screen row `row` (from 0; as [`Until::screen_contains`] matches
@@ -443,7 +460,7 @@ impl Until {
     /// ends with that error when a resize puts its row off the screen (unless it is one of
     /// an [`Until::any`] whose other conditions can still hold).
     pub fn screen_row_regex(row: u16, pattern: &str) -> Result<Until> {
-        Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?)))
+        Ok(Until(Cond::ScreenRowRegex(row, compile(pattern)?.0)))
     }
 
     /// The cursor is at `row` and `col` (both from 0), visible or not: for programs whose
@@ -1312,8 +1329,8 @@ mod tests {
     fn a_regex_match_overlapping_one_already_read_is_found() {
         let found = |pattern: &str, line: &str, read| {
             // Unchecked: the search of patterns a wait refuses (`x*`) is tested too.
-            let positions = positions::of_pattern(pattern).unwrap();
-            let until = Until(Cond::Regex(caller_regex(pattern).unwrap(), positions));
+            let parsed = parse_caller(pattern).unwrap();
+            let until = Until(Cond::Regex(parsed.regex, parsed.positions));
             until.match_line(0, line, read).map(|m| (m.text, m.location))
         };
         let at = |offset| Location::Transcript { line: 0, offset };

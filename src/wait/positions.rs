@@ -17,19 +17,10 @@ use regex_syntax::hir::{Hir, HirKind};
 /// build), on the reactor.
 pub(crate) const MAX_POSITIONS: usize = 1_000;
 
-/// The positions of `pattern` (see the module's documentation), or why it does not parse
-/// (the caller compiled it already, and refuses it then: a pattern unmeasured is unbounded).
-pub(super) fn of_pattern(pattern: &str) -> Result<usize, String> {
-    match regex_syntax::Parser::new().parse(pattern) {
-        Ok(hir) => Ok(positions(&hir)),
-        Err(e) => Err(e.to_string().lines().last().unwrap_or_default().to_owned()),
-    }
-}
-
-/// The positions of `hir`: a character or a class is one, a repetition its part times its
-/// most (its least and one more, unbounded), an alternation or a sequence the sum of its
-/// parts'. Saturating.
-fn positions(hir: &Hir) -> usize {
+/// The positions of a pattern's syntax tree `hir` (see the module's documentation): a
+/// character or a class is one, a repetition its part times its most (its least and one more,
+/// unbounded), an alternation or a sequence the sum of its parts'. Saturating.
+pub(super) fn positions(hir: &Hir) -> usize {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => 0,
         HirKind::Literal(literal) => {
@@ -49,11 +40,11 @@ fn positions(hir: &Hir) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::of_pattern;
+    use super::positions;
 
     #[test]
     fn counted_repetitions_are_expanded_and_classes_count_one() {
-        let of = |pattern| of_pattern(pattern).ok();
+        let of = |pattern| regex_syntax::Parser::new().parse(pattern).ok().map(|h| positions(&h));
         assert_eq!(of("abc"), Some(3));
         assert_eq!(of("é€"), Some(2));
         assert_eq!(of(r"\w{25}"), Some(25));
