@@ -190,6 +190,11 @@ pub struct SessionInfo {
     /// lengths, title and keyboard-mode stack depths) and termloom dropped; see
     /// [`Config`](crate::Config)'s `max_*` fields.
     pub dropped_sequences: u64,
+    /// The terminal's answers to the program's queries (an OSC 52 clipboard read, a cursor
+    /// position report) that termloom dropped: past the room left in the session's input
+    /// queue (`Config::write_queue_bytes`), or clipboard answers past their pace (about a
+    /// megabyte a second). A program that asked waits for an answer that never comes.
+    pub replies_dropped: u64,
     /// Waits and `run_command` calls waiting on the session now.
     pub pending_waits: usize,
     /// The terminal's echo and canonical flags: now while the terminal is open, as the

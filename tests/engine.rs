@@ -1123,6 +1123,8 @@ fn the_callers_clipboard_holds_what_a_programs_copy_can() {
 /// a program's largest copy, 786,426 bytes, whose answer is 1,048,576), more than the default
 /// reply room (`write_queue_bytes`, 1 MiB), and silently dropped, the program waiting forever.
 /// The caller's clipboard is held so that its answer fits that room with either terminator.
+/// An answer dropped (the same copy asked for with an ST, a byte over) is counted in
+/// `SessionInfo::replies_dropped`: it was counted where nobody could see it.
 #[test]
 fn a_clipboard_at_its_bound_is_answered_whole() {
     if !require("python3") {
@@ -1143,6 +1145,9 @@ def ask(terminator):
 if sys.argv[1] == "copy":
     os.write(1, b"\x1b]52;c;" + base64.b64encode(b"a" * 786426) + b"\x07")
     ask(b"\x07")
+elif sys.argv[1] == "over":
+    os.write(1, b"\x1b]52;c;" + base64.b64encode(b"a" * 786426) + b"\x07")
+    os.write(1, b"\x1b]52;c;?\x1b\\asked\n")
 else:
     input("ask? ")
     ask(b"\x1b\\")
@@ -1152,6 +1157,13 @@ input()
     let run = |mode: &str| engine.spawn(SpawnSpec::new("python3").args(["-c", script, mode]));
     let s = run("copy").unwrap();
     expect(&s, Until::text("answer 1048576 text 786426 {'a'}"));
+    assert_eq!(s.info().unwrap().replies_dropped, 0);
+    s.close().unwrap();
+    // Asked with an ST, the same copy's answer is a byte over the room, and dropped: the
+    // program waits on, and the session's information says why (it was counted, unseen).
+    let s = run("over").unwrap();
+    expect(&s, Until::text("asked"));
+    assert_eq!(s.info().unwrap().replies_dropped, 1);
     s.close().unwrap();
     // (Another session: clipboard answers are held to a megabyte a second, and past it dropped.)
     let s = run("ask").unwrap();

@@ -722,6 +722,7 @@ impl Slot {
                 None => reason.to_string(),
             }),
             dropped_sequences: self.terminal.dropped_sequences(),
+            replies_dropped: self.replies_dropped,
             pending_waits: self.waiters.len() + self.commands.len(),
             line_modes: self.line_modes(),
             recording: self.recording.clone(),
