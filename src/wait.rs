@@ -423,8 +423,12 @@ impl Until {
     /// line printed (empty once settled: the transcript keeps no trailing blanks) is new text
     /// for it once the line has ended and if the caller never read it: `^$` waits for the
     /// program to print a blank line; the empty line at the cursor, still being written, is
-    /// none. On the screen, `^$` holds at once on nearly any screen, whose rows below the
-    /// last printed are blank: match a row ([`Until::screen_row_regex`]) instead.
+    /// none (the one a read ended on, after output ending in a line end, was given nothing:
+    /// ended blank, it is new). Blank lines are what the transcript holds: the echo of an
+    /// empty line in a multi-line input matches `^$` (as a text wait matches an echoed
+    /// line), and a blank row the cursor skips over (moved down, `CSI B`) counts as a blank
+    /// line printed. On the screen, `^$` holds at once on nearly any screen, whose rows below
+    /// the last printed are blank: match a row ([`Until::screen_row_regex`]) instead.
     pub fn regex(pattern: &str) -> Result<Until> {
         let (re, positions) = compile(pattern)?;
         Ok(Until(Cond::Regex(re, positions)))
@@ -880,17 +884,22 @@ impl Until {
         })
     }
 
-    /// Matches an ended transcript line that is empty and new to the caller (a blank line
-    /// printed): a regex that matches the empty line (`^$`, `^\s*$`) holds there. Text
-    /// conditions never do (an empty text is refused).
-    pub(crate) fn match_blank_line(&self, number: u64) -> Option<Match> {
+    /// Matches transcript line `number`, `line`, when it is blank (empty once settled: the
+    /// transcript keeps no trailing blanks), as a blank line printed: a regex that matches
+    /// the empty line (`^$`, `^\s*$`) holds there. Text conditions never do (an empty text
+    /// is refused). For an ended line only, and one new to the caller: the waits' rule
+    /// (`reactor::waiters`), and the MCP timeout hint's on what was printed before a wait.
+    pub(crate) fn match_blank_line(&self, number: u64, line: &str) -> Option<Match> {
+        if !line.trim_end_matches(' ').is_empty() {
+            return None;
+        }
         match &self.0 {
             Cond::Regex(re, _) if re.is_match("") => Some(Match {
                 condition: self.to_string(),
                 text: String::new(),
                 location: Location::Transcript { line: number, offset: 0 },
             }),
-            Cond::Any(all) => all.iter().find_map(|c| c.match_blank_line(number)),
+            Cond::Any(all) => all.iter().find_map(|c| c.match_blank_line(number, line)),
             _ => None,
         }
     }

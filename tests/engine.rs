@@ -1205,6 +1205,21 @@ fn a_regex_for_a_blank_line_holds_when_one_is_printed() {
         assert!(read.is_timeout(), "{pattern}: {read}");
         s.close().unwrap();
     }
+    // A read after output ending in a line end ends on the empty line at the cursor, given
+    // nothing of it: the blank line the program ends there next is new (it timed out, `b`'s
+    // line matching `^b$`, as the empty line was counted as read). The program goes on when
+    // a file appears (typed input would make the line the one it was typed on).
+    let dir = TestDir::new("blank-after-read");
+    let go = dir.as_ref().join("go");
+    let script = "echo a; until [ -e \"$0\" ]; do sleep 0.05; done; echo; echo b; sleep 30";
+    let s = engine.spawn(SpawnSpec::new("sh").args(["-c", script]).arg(&go)).unwrap();
+    expect(&s, Until::text("a"));
+    assert_eq!(s.read().unwrap().text, "a\n");
+    std::fs::write(&go, "").unwrap();
+    let found = expect(&s, Until::regex("^$").unwrap());
+    let found = found.matched().expect("a match");
+    assert_eq!(found.location, termloom::Location::Transcript { line: 1, offset: 0 });
+    s.close().unwrap();
 }
 
 #[test]

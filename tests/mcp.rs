@@ -3533,6 +3533,19 @@ fn the_default_wait_says_what_settled_it() {
         .call("terminal_read", json!({"session_id": id, "for_text": "hello", "timeout_ms": 300}));
     let late = self::text(&late);
     assert!(late.contains("timed out") && late.contains("had it before the wait"), "{late}");
+    // A blank line read before is pointed to for `^$`, as the wait itself would take one
+    // printed (the hint said nothing); the empty line at the cursor, still being written, is
+    // none.
+    let blank = client.tool(
+        "terminal_start",
+        json!({"argv": ["sh", "-c", "echo a; echo; echo b; read x"], "input_wait": true}),
+    );
+    let blank = blank["session_id"].clone();
+    client.call("terminal_read", json!({"session_id": blank}));
+    let late = client
+        .call("terminal_read", json!({"session_id": blank, "for_regex": "^$", "timeout_ms": 300}));
+    let late = self::text(&late);
+    assert!(late.contains("timed out") && late.contains("line 1 had it"), "{late}");
     // So does one the program's exit ends.
     let leaving = client.tool(
         "terminal_start",

@@ -65,8 +65,11 @@ fn match_unread(
     trail: &mut Option<EchoTrail>,
     ended: bool,
 ) -> Option<crate::wait::Match> {
-    if ended && line.trim_end_matches(' ').is_empty() && read.never_read(number) {
-        return until.match_blank_line(number);
+    if ended
+        && let Some(blank) = until.match_blank_line(number, line)
+        && read.never_read(number)
+    {
+        return Some(blank);
     }
     let part = read.read_part(number, line, trail);
     until.match_line(number, line, part).or_else(|| {

@@ -88,12 +88,15 @@ impl ReadMark {
 
     /// Whether line `number` was never returned to the reader, not even in part or while it
     /// was still being written, nor is the line a submitted input was typed on: an empty
-    /// line ended since is new to the reader, though it holds no text.
+    /// line ended since is new to the reader, though it holds no text. The empty line at the
+    /// cursor that a read ended on (after output ending in a line end) was given nothing: a
+    /// blank line the program ends there later is new.
     pub(crate) fn never_read(&self, number: u64) -> bool {
         let typed_on = self.typed.as_ref().is_some_and(|typed| typed.number == number);
+        let given = |seen: &Seen| seen.number == number && (seen.complete || !seen.text.is_empty());
         let returned = number < self.next
             || (number == self.next && self.offset > 0)
-            || self.seen.iter().any(|seen| seen.number == number);
+            || self.seen.iter().any(given);
         !typed_on && !returned
     }
 

@@ -370,17 +370,23 @@ const LINES_LOOKED_BACK: u64 = 500;
 /// The last of the recent transcript lines that the plan's transcript conditions match, if
 /// it has any: after a timeout, the answer may have come before the wait (and been read).
 /// Only lines above the one a submitted line was typed on count: that line's echo (`grep
-/// foo` typed, waiting for `foo`) was printed by the call itself.
+/// foo` typed, waiting for `foo`) was printed by the call itself. A blank line matches a
+/// regex for the empty line (`^$`) as in the wait, once ended: not the cursor's.
 fn printed_before(session: &Session, plan: &Plan) -> Option<u64> {
     let until = &plan.until;
     if !until.needs_transcript() {
         return None;
     }
     let end = session.transcript_lines(0..0, 0).ok()?.end;
+    let cursor = end.saturating_sub(1);
     let end = plan.typed_line.as_ref().map_or(end, |typed| end.min(typed.number));
     let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
     let lines = recent.ok()?.lines;
-    lines.iter().rev().find(|(n, line)| until.match_line(*n, line, 0).is_some()).map(|(n, _)| *n)
+    let matches = |n: u64, line: &str| {
+        let blank = || (n < cursor).then(|| until.match_blank_line(n, line)).flatten();
+        until.match_line(n, line, 0).or_else(blank).is_some()
+    };
+    lines.iter().rev().find(|(n, line)| matches(*n, line)).map(|(n, _)| *n)
 }
 
 impl Report {
