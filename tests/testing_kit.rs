@@ -545,19 +545,23 @@ fn marker_waits_last(term: &str, line: &str, least: Duration) {
 }
 
 /// Under `TERM=ansi`, readline's break can put a blank at the start of the next row rather
-/// than at the end of the row before: the echo goes on from it all the same, wherever the
-/// break falls (the `a`s move it across the line's blanks, shifts 0 to 8). With the blank
-/// taken for lost at the break, the echo's second row read as output and the waits returned
-/// at once (under 1 ms) for about one break in five.
+/// than at the end of the row before, or split a run of blanks between the two: the echo
+/// goes on from the blanks shown all the same, wherever the break falls (the `a`s move it
+/// across the line's blanks: one blank, shifts 0 to 8; a run of four, shifts 3 to 14). With
+/// the blank taken for lost at the break, the echo's second row read as output and the waits
+/// returned at once (under 1 ms) for about one break in five; with a run taken as all lost
+/// or all shown, at shifts 9, 10 and 11 of the run (1 blank of 4 shown, then 2, then 3).
 #[test]
 fn the_echo_goes_on_from_a_blank_readline_breaks_before() {
     if !require("bash") {
         return;
     }
-    for shift in 0..=8 {
-        let a = "a".repeat(12 + shift);
-        let line = format!("sleep 0.5; : {a} bbbbbbbbbb; echo marker-word");
-        marker_waits_last("ansi", &line, Duration::from_millis(500));
+    for (blanks, shifts) in [(1, 0..=8), (4, 3..=14)] {
+        for shift in shifts {
+            let (a, run) = ("a".repeat(12 + shift), " ".repeat(blanks));
+            let line = format!("sleep 0.5; : {a}{run}bbbbbbbbbb; echo marker-word");
+            marker_waits_last("ansi", &line, Duration::from_millis(500));
+        }
     }
 }
 

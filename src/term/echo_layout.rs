@@ -65,10 +65,10 @@ impl TypedLine {
     }
 
     /// How many bytes at the start of `text`, line `trail.line`, go on with the echo, and the
-    /// trail past them, as [`TypedLine::echo_and_trail`] gives it. Blanks at the break may
-    /// show at the start of this line, or have been lost at the end of the line before: the
-    /// rest of the echo is tried as it stands and with its leading blanks dropped, and
-    /// whichever agrees further with `text` is kept.
+    /// trail past them, as [`TypedLine::echo_and_trail`] gives it. A run of blanks at the
+    /// break may show at the start of this line, have been lost at the end of the line
+    /// before, or be split between the two: the blanks the rest of the echo begins with that
+    /// `text` does not begin with were lost, and the echo goes on past them.
     pub(crate) fn echo_continued(
         &self,
         trail: EchoTrail,
@@ -76,16 +76,13 @@ impl TypedLine {
     ) -> (usize, Option<EchoTrail>) {
         let (echo, after) = self.shown_from(trail.shown);
         let blanks = |s: &str| s.len() - s.trim_start_matches(' ').len();
-        let skipped = match blanks(echo) < echo.len() {
+        let leading = match blanks(echo) < echo.len() {
             true => blanks(echo),
             false => echo.len() + blanks(after),
         };
-        let agree_from = |shown: usize| {
-            let (echo, after) = self.shown_from(shown);
-            (agreeing(text, echo.chars().chain(after.chars())), shown)
-        };
-        let (kept, dropped) = (agree_from(trail.shown), agree_from(trail.shown + skipped));
-        let (len, shown) = if dropped.0 > kept.0 { dropped } else { kept };
+        let shown = trail.shown + leading.saturating_sub(blanks(text));
+        let (echo, after) = self.shown_from(shown);
+        let len = agreeing(text, echo.chars().chain(after.chars()));
         (len, self.trail_past(trail.line, shown, text, len))
     }
 
@@ -172,6 +169,22 @@ mod tests {
         // A line that starts with neither is no echo.
         let trail = line.echo_and_trail("echo one").1.expect("more to come");
         assert_eq!(line.echo_continued(trail, "x two").0, 0);
+    }
+
+    /// A run of blanks split by the break, some lost at the end of the line before and the
+    /// rest shown at the start of the next: the echo goes on from the blanks shown, however
+    /// many of the run they are.
+    #[test]
+    fn the_echo_goes_on_past_a_run_of_blanks_split_at_a_break() {
+        let line = typed(Some("echo one    two"));
+        for shown in 0..=4 {
+            let trail = line.echo_and_trail("echo one").1.expect("more to come");
+            let text = format!("{}two", " ".repeat(shown));
+            assert_eq!(line.echo_continued(trail, &text), (text.len(), None), "{text:?}");
+        }
+        // More blanks than the echo has are not all echo.
+        let trail = line.echo_and_trail("echo one").1.expect("more to come");
+        assert_eq!(line.echo_continued(trail, "     two").0, 4);
     }
 
     /// The echo goes on only from a line that shows nothing but echo, and only while some is

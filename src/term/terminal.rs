@@ -1,6 +1,7 @@
 //! [`Terminal`]: one session's terminal model behind one `feed`: the emulator, the settled
 //! transcript and what shell-integration marks reveal, with the views the reactor serves.
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use crate::config::Config;
@@ -228,8 +229,7 @@ impl Terminal {
         if screen.alternate {
             return None;
         }
-        let mut masked = screen.clone();
-        let (mut number, mut trail, mut any) = (typed.number, None, false);
+        let (mut number, mut trail, mut masked) = (typed.number, None, None::<Screen>);
         while let Some((line, shown)) = self.line_and_its_rows(screen, number) {
             let (echo, next) = match trail {
                 None => typed.echo_on_its_line(&line),
@@ -241,13 +241,16 @@ impl Terminal {
             // Bytes of the line before its rows shown are off the screen.
             if let Some((rows, above)) = shown {
                 let echo = echo.start.saturating_sub(above)..echo.end.saturating_sub(above);
-                any |= !echo.is_empty();
-                mask(&mut masked.lines[rows], echo);
+                if !echo.is_empty() {
+                    // (The screen is copied once some echo is found on it, not on each look.)
+                    let masked = masked.get_or_insert_with(|| screen.clone());
+                    mask(&mut masked.lines[rows], echo);
+                }
             }
             let Some(at) = next else { break };
             (number, trail) = (at.line, Some(at));
         }
-        any.then_some(masked)
+        masked
     }
 
     /// Transcript line `number`'s text, and the rows of `screen` that show it with how many
@@ -256,15 +259,15 @@ impl Terminal {
         &self,
         screen: &Screen,
         number: u64,
-    ) -> Option<(String, Option<RowsShown>)> {
+    ) -> Option<(Cow<'_, str>, Option<RowsShown>)> {
         if number < self.transcript.end() {
-            return Some((self.transcript.line(number)?.to_owned(), None));
+            return Some((Cow::Borrowed(self.transcript.line(number)?), None));
         }
         let rows = self.emulator.rows_of_line(&self.transcript, number)?;
         let above = self.emulator.text_above(&self.transcript, &rows);
         let line =
             [above].into_iter().chain(screen.lines.get(rows.clone())?.iter().map(String::as_str));
-        Some((line.collect(), Some((rows, above.len()))))
+        Some((Cow::Owned(line.collect()), Some((rows, above.len()))))
     }
 
     /// Moves `reader`'s cursor to the end of what the program printed (past a command whose
