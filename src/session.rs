@@ -266,7 +266,7 @@ impl Session {
     }
 
     /// [`Session::send_bytes`], answering whether the bytes submitted a line, by the send's
-    /// own reading of the terminal's modes (see [`Session::typed_line`]).
+    /// own reading of the terminal's modes (see [`Session::send_taking_line`]).
     pub(crate) fn send_bytes_submitting(&self, bytes: &[u8]) -> Result<bool> {
         self.send_typing(Typing::Bytes(bytes.to_vec()))
     }
@@ -283,7 +283,7 @@ impl Session {
     }
 
     /// [`Session::send_keys`], answering whether the keys submitted a line, by the send's
-    /// own reading of the terminal's modes (see [`Session::typed_line`]).
+    /// own reading of the terminal's modes (see [`Session::send_taking_line`]).
     pub(crate) fn send_keys_submitting(&self, script: &str) -> Result<bool> {
         self.send_typing(Typing::Keys(parse_key_script(script)?))
     }
@@ -297,7 +297,7 @@ impl Session {
     /// Types `typing` now, answering whether it submitted a line by the send's own reading
     /// of the terminal's modes; a key that signals typed to a shell at its prompt waits
     /// first ([`Session::until_shell_reads_before`]).
-    fn send_typing(&self, typing: Typing) -> Result<bool> {
+    pub(crate) fn send_typing(&self, typing: Typing) -> Result<bool> {
         self.until_shell_reads_before(&typing)?;
         let id = self.id;
         self.client.call_for(self.id, move |r| match &typing {
@@ -338,8 +338,9 @@ impl Session {
 
     /// [`Session::start_paste`], answering whether the paste submits a line (one ending with
     /// a line end, not bracketed) and whether it went out bracketed, by the paste request's
-    /// own reading of the terminal's modes (see [`Session::typed_line`]); the request answers
-    /// that before the paste is queued, `None` for a paste that types nothing. With `skip`,
+    /// own reading of the terminal's modes, and the line the cursor was on as it was written
+    /// (see [`Session::send_taking_line`]); the request answers that before the paste is
+    /// queued, `None` for a paste that types nothing. With `skip`,
     /// the request first moves that session's reader past everything printed before the
     /// paste (see [`Session::skip_output`]).
     pub(crate) fn start_paste_submitting(
@@ -661,7 +662,8 @@ impl Session {
     }
 
     /// [`Session::start_wait`], its transcript conditions not searching the echo added to
-    /// `typed_line` (see [`Session::typed_line`]).
+    /// `typed_line`, or on the first line after it that holds the echo (see
+    /// [`Session::send_taking_line`]).
     pub(crate) fn start_wait_past(
         &self,
         until: Until,
@@ -696,7 +698,7 @@ impl Session {
     }
 
     /// Types `input` now and answers the line it was typed on when it submits a line (see
-    /// [`Session::typed_line`]), in one request whose one reading of the terminal's modes
+    /// [`Session::send_taking_line`]), in one request whose one reading of the terminal's modes
     /// decides it all (a question asked apart would be judged under modes the program may
     /// change before the send); first moves `skip`'s reader past everything
     /// printed before the input. A key that signals (Ctrl-C alone) typed to a shell at its
@@ -714,13 +716,19 @@ impl Session {
         self.client.call_for(self.id, move |r| r.send_noting_line(id, input, skip))
     }
 
-    /// The line the cursor is on, where what is typed next is echoed (`None` on the
-    /// alternate screen): taken before input that may submit a line is typed, and kept when
-    /// its send answers that it did ([`Session::send_bytes_submitting`] and the like), so
-    /// that a wait for its answer does not match its echo.
-    pub(crate) fn typed_line(&self) -> Result<Option<crate::term::transcript::TypedLine>> {
+    /// Types `typing` now, answering whether it submitted a line and the line the cursor is
+    /// on, where it is echoed, both from the send's own request (`None` on the alternate
+    /// screen); see [`Reactor::send_taking_line`](crate::reactor::Reactor). A key that
+    /// signals typed to a shell at its prompt waits first, as [`Session::send_keys`] does.
+    /// For a caller that keeps, for its waits, the line its first send was typed on, with no
+    /// request of its own before it: a wait for the answer does not match the echo.
+    pub(crate) fn send_taking_line(
+        &self,
+        typing: Typing,
+    ) -> Result<(bool, Option<crate::term::transcript::TypedLine>)> {
+        self.until_shell_reads_before(&typing)?;
         let id = self.id;
-        self.client.call_for(self.id, move |r| r.typed_line(id))
+        self.client.call_for(self.id, move |r| r.send_taking_line(id, typing))
     }
 
     /// Who reads the terminal when the shell has begun a prompt (OSC 133 `A`) without drawing

@@ -694,3 +694,26 @@ fn a_modified_enter_the_program_tells_from_enter_submits_no_line() {
     py.send_keys("q").unwrap();
     expect(&py, Until::exit());
 }
+
+/// A line submitted while a flood of output is still unread in the terminal (the program
+/// prints 200,000 lines before it reads): the line the input is typed on, taken as the send
+/// writes, is an older one than where its echo lands, many lines on. A wait for its answer
+/// (`got done`) matched the echo (`done`) instead, which it skipped only on the line taken.
+#[test]
+fn an_echo_past_a_flood_left_unread_is_no_answer() {
+    if !require("sh") || !require("seq") {
+        return;
+    }
+    let engine = engine();
+    let script = "seq 200000; read x; echo \"got $x\"; read y";
+    let flood = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    // The flood has begun: most of it is still to come, and some waits unread as the line
+    // is typed.
+    expect(&flood, Until::text("10000"));
+    let outcome =
+        flood.send_bytes_and_wait(b"done\r", Until::regex(".*done").unwrap(), LONG).unwrap();
+    let matched = outcome.matched().map(|m| m.text.clone());
+    assert_eq!(matched.as_deref(), Some("got done"), "{:?}", outcome.fired);
+    flood.send_bytes(b"\r").unwrap();
+    expect(&flood, Until::exit());
+}

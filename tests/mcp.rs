@@ -6060,6 +6060,35 @@ fn a_submitted_lines_echo_does_not_end_its_wait() {
     client.finish();
 }
 
+/// A line submitted while a flood of output is still unread (`seq 200000` before a `read`):
+/// the line taken as the first piece is typed is an older one than where the terminal's echo
+/// lands, mid-flood (`13179done`), and a wait for `done` matched that echo, not the answer
+/// `got done`.
+#[test]
+fn a_submitted_lines_echo_past_a_flood_does_not_end_its_wait() {
+    if !require("sh") || !require("seq") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let argv = json!(["sh", "-c", "seq 200000; read x; echo \"got $x\"; read y"]);
+    for (how, send) in [
+        ("submit", json!({"text": "done", "submit": true})),
+        ("keys", json!({"keys": "done<Enter>"})),
+    ] {
+        let started = client.tool("terminal_start", json!({"argv": argv, "for_text": "10000"}));
+        assert_eq!(started["wait"]["outcome"], "matched", "{how}: {started}");
+        let id = started["session_id"].clone();
+        let mut arguments = send;
+        arguments["session_id"] = id.clone();
+        arguments["for_regex"] = json!(".*done");
+        let sent = client.tool("terminal_send", arguments);
+        assert_eq!(sent["wait"]["outcome"], "matched", "{how}: {}", sent["wait"]);
+        assert_eq!(sent["wait"]["matched_text"], "got done", "{how}: {}", sent["wait"]);
+        client.tool("terminal_close", json!({"session_id": id}));
+    }
+    client.finish();
+}
+
 /// Whether keys submit a line is the engine's rule: to a shell's `read` (the terminal reading
 /// whole lines, `ICRNL`), Alt-Enter, `ESC \r`, ends the line `ESC` began, so a wait sent with
 /// it waits for the answer, not for the line's echo. `terminal_send` judged it by the

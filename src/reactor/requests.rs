@@ -77,9 +77,8 @@ pub(crate) struct PasteVerdict {
     /// holds it, line ends and all, until an Enter.
     pub(crate) bracketed: bool,
     /// The line the cursor was on as the paste was written, taken in the request before its
-    /// write when the paste submits a line and the request moved a reader past the output
-    /// (the testing kit's, see [`Reactor::typed_line`]).
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    /// write (see [`typed_line_of`]), whether the paste submits a line or not: keys typed
+    /// after it may (MCP `terminal_send`'s `paste` then `keys`).
     pub(crate) line: Option<TypedLine>,
 }
 
@@ -657,6 +656,40 @@ impl Reactor {
         Ok(submits)
     }
 
+    /// Types `typing` into session `id` now, as a send does, and answers whether it submits a
+    /// line and the line the cursor is on as it is written (see [`typed_line_of`]), both from
+    /// the request's one reading of the modes, taken after the output waiting unread (a turn
+    /// or two of it, [`Reactor::modes_after_output`]): for a caller that types in several
+    /// requests and keeps the line its first one was typed on for its waits (MCP
+    /// `terminal_send`), with no request of its own before the typing. Output still unread
+    /// then puts the echo further on: a wait looks for it at or after that line
+    /// ([`TypedLine::anchor`]).
+    pub(crate) fn send_taking_line(
+        &mut self,
+        id: SessionId,
+        typing: Typing,
+    ) -> Result<(bool, Option<TypedLine>)> {
+        let modes = self.modes_after_output(id, None);
+        self.type_taking_line(id, typing, modes)
+    }
+
+    /// Types `typing` under `modes`, the request's one reading of them, answering whether it
+    /// submits a line and the line it was typed on, taken once it is written: nothing was
+    /// fed since the modes were read.
+    fn type_taking_line(
+        &mut self,
+        id: SessionId,
+        typing: Typing,
+        modes: Option<Termios>,
+    ) -> Result<(bool, Option<TypedLine>)> {
+        let echo = typing.echo();
+        let submits = match typing {
+            Typing::Keys(items) => self.send_keys_under(id, &items, modes.clone())?,
+            Typing::Bytes(bytes) => self.send_under(id, &bytes, modes.clone())?,
+        };
+        Ok((submits, typed_line_of(self.slot(id)?, echo, modes.as_ref())))
+    }
+
     /// Types `input` into session `id` now, as a send does, and answers the line it was
     /// typed on when it submits one (see [`typed_line_of`]), all from the request's one
     /// reading of the modes (whether it submits, its encoding, whether its echo shows); first
@@ -673,22 +706,14 @@ impl Reactor {
     ) -> Result<Option<TypedLine>> {
         let modes = self.modes_after_output(id, None);
         self.skip_output(id, skip)?;
-        let (submits, echo) = match input {
-            Noted::Typing(typing) => {
-                let echo = typing.echo();
-                let submits = match typing {
-                    Typing::Keys(items) => self.send_keys_under(id, &items, modes.clone())?,
-                    Typing::Bytes(bytes) => self.send_under(id, &bytes, modes.clone())?,
-                };
-                (submits, echo)
+        let (submits, line) = match input {
+            Noted::Typing(typing) => self.type_taking_line(id, typing, modes)?,
+            Noted::Secret(secret) => {
+                let submits = self.send_secret_under(id, &secret, modes.clone())?;
+                (submits, typed_line_of(self.slot(id)?, None, modes.as_ref()))
             }
-            Noted::Secret(secret) => (self.send_secret_under(id, &secret, modes.clone())?, None),
         };
-        // Taken once it is written: nothing was fed since the modes were read.
-        Ok(match submits {
-            true => typed_line_of(self.slot(id)?, echo, modes.as_ref()),
-            false => None,
-        })
+        Ok(line.filter(|_| submits))
     }
 
     /// Pastes text (bracketed when the program asked for it): the encoded paste is parked in
@@ -756,8 +781,7 @@ impl Reactor {
         }
         let submits = submits_into(slot, &bytes, || bytes_submit(&bytes), modes.as_ref());
         // Taken before the write: nothing was fed since the modes were read.
-        let noted = submits && skip.is_some();
-        let line = noted.then(|| typed_line_of(slot, None, modes.as_ref())).flatten();
+        let line = typed_line_of(slot, None, modes.as_ref());
         let mut pieces = bytes.chunks(piece).peekable();
         let mut reply = Some(reply);
         while let Some(chunk) = pieces.next() {
@@ -1242,14 +1266,6 @@ impl Reactor {
     pub(crate) fn skip_output(&mut self, id: SessionId, reader: u64) -> Result<()> {
         self.slot(id)?.terminal.skip_to_end(reader);
         Ok(())
-    }
-
-    /// The line the cursor of session `id` is on, where typed text is echoed; `None` on the
-    /// alternate screen. Whether it is echoed is read under the modes read after the output
-    /// waiting unread, as an input's ([`Reactor::modes_after_output`]).
-    pub(crate) fn typed_line(&mut self, id: SessionId) -> Result<Option<TypedLine>> {
-        let modes = self.modes_after_output(id, None);
-        Ok(typed_line_of(self.slot(id)?, None, modes.as_ref()))
     }
 
     /// Who reads the terminal of session `id` when its shell has begun a prompt without

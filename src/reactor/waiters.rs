@@ -61,7 +61,7 @@ fn match_unread(
     until: &Until,
     number: u64,
     line: &str,
-    read: &ReadMark,
+    read: &mut ReadMark,
     trail: &mut Option<EchoTrail>,
     ended: bool,
 ) -> Option<crate::wait::Match> {
@@ -381,7 +381,7 @@ impl Reactor {
             let mut fired = None;
             if waiter.until.needs_transcript() {
                 let from = waiter.searched.max(transcript.first());
-                let read = &waiter.read;
+                let read = &mut waiter.read;
                 // (Settled lines are searched once: the echo's trail through them is kept.)
                 let mut trail = waiter.echo_trail;
                 fired = (from..end).find_map(|n| {

@@ -33,6 +33,8 @@ pub(crate) struct ReadMark {
     seen: Vec<Seen>,
     /// The line a submitted input was typed on (see [`ReadMark::past_typed`]).
     typed: Option<TypedLine>,
+    /// `typed` is where the echo landed (see [`TypedLine::anchor`]): no later line is.
+    echo_found: bool,
 }
 
 /// The transcript line the cursor is on, where what is typed is echoed, and its text before
@@ -71,6 +73,29 @@ impl TypedLine {
         };
         agreeing(added, echo.chars().chain(self.after.chars()))
     }
+
+    /// Whether line `number`, at or after this one and reading `text`, is where the echo
+    /// landed, the first such line: this line, when it still begins as it did and holds the
+    /// whole echo after that; else a line that holds the echo, which becomes this line (its
+    /// number, and its text before the echo's first occurrence for [`TypedLine::before`]).
+    /// The line is taken as the input is written, after the output read by then: output still
+    /// unread in the terminal (a flood) puts the echo lines further on, and a kernel's echo
+    /// lands wherever that output stands (`13179done`). An echo that cannot be told
+    /// ([`TypedLine::echo`] `None`) or is not shown is looked for nowhere else.
+    pub(crate) fn anchor(&mut self, number: u64, text: &str) -> bool {
+        let Some(echo) = self.echo.as_deref().filter(|_| self.echoed) else { return true };
+        if number == self.number
+            && let Some(added) = text.strip_prefix(self.before.as_str())
+            && self.echo_len(added) >= echo.len()
+        {
+            return true;
+        }
+        let Some(at) = text.find(echo) else { return false };
+        self.number = number;
+        self.before = text[..at].to_owned();
+        self.after = String::new();
+        true
+    }
 }
 
 impl ReadMark {
@@ -79,6 +104,7 @@ impl ReadMark {
     /// to it. A line redrawn since (a progress bar's `\r`) is searched in full.
     pub(crate) fn past_typed(&mut self, typed: TypedLine) {
         self.typed = Some(typed);
+        self.echo_found = false;
     }
 
     /// The line a submitted input was typed on, if one was (see [`ReadMark::past_typed`]).
@@ -109,13 +135,21 @@ impl ReadMark {
     /// read, unchanged since, or are the echo of the line typed: on that line (scrolled
     /// sideways too, [`TypedLine::scrolled_echo_len`]), and at the start of the lines after
     /// it while the echo goes on there past a line break the program wrote (`trail`, which
-    /// the caller keeps for the next line: lines are asked for in order).
+    /// the caller keeps for the next line: lines are asked for in order). Lines are given in
+    /// order, from the first that may hold new text: the first at or after the typed line that
+    /// holds its echo becomes the typed line (see [`TypedLine::anchor`]).
     pub(crate) fn read_part(
-        &self,
+        &mut self,
         number: u64,
         text: &str,
         trail: &mut Option<EchoTrail>,
     ) -> usize {
+        if let Some(typed) = self.typed.as_mut()
+            && !self.echo_found
+            && number >= typed.number
+        {
+            self.echo_found = typed.anchor(number, text);
+        }
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
             let (echo, next) = typed.echo_on_its_line(text);
             *trail = next;
@@ -367,13 +401,20 @@ impl Transcript {
         let cursor = cursor.unwrap_or(&fresh);
         if let Some(from) = cursor.dropped_from {
             // Its copy of the screen was dropped: what its next read returns is new to it.
-            return ReadMark { next: from, offset: 0, seen: Vec::new(), typed: None };
+            return ReadMark {
+                next: from,
+                offset: 0,
+                seen: Vec::new(),
+                typed: None,
+                echo_found: false,
+            };
         }
         ReadMark {
             next: cursor.next,
             offset: cursor.offset,
             seen: cursor.seen.clone(),
             typed: None,
+            echo_found: false,
         }
     }
 
@@ -751,6 +792,43 @@ mod tests {
         // An answer on the same line, after an echo of nothing.
         assert_eq!(typed("", Some("")).echo_len("yes"), 0);
         assert_eq!(typed("", None).echo_len("yes"), 3);
+    }
+
+    /// A line typed while output is still unread: its echo lands further on, amid that
+    /// output (`13179done`). The first line at or after the line taken that holds the echo is
+    /// skipped as echo; the answer after it (`got done`) is not, nor the lines between.
+    #[test]
+    fn the_echo_is_looked_for_at_or_after_the_line_typed_on() {
+        let t = Transcript::new(100, 10_000, 1000);
+        let mut read = t.read_mark(0);
+        let echo = Some("done".to_owned());
+        read.past_typed(TypedLine {
+            number: 5,
+            before: String::new(),
+            after: String::new(),
+            echoed: true,
+            echo,
+        });
+        assert_eq!(
+            read.read_part(4, "done", &mut None),
+            0,
+            "a line before the one typed on is new"
+        );
+        assert_eq!(read.read_part(5, "13178", &mut None), 0, "output, not echo");
+        assert_eq!(read.read_part(6, "13179done", &mut None), "13179done".len());
+        assert_eq!(read.read_part(7, "got done", &mut None), 0, "the answer after the echo");
+        assert_eq!(read.read_part(6, "13179done", &mut None), "13179done".len(), "still the echo");
+        // An echo that cannot be told is looked for on the line typed on alone.
+        let mut read = t.read_mark(0);
+        read.past_typed(TypedLine {
+            number: 5,
+            before: "$ ".into(),
+            after: String::new(),
+            echoed: true,
+            echo: None,
+        });
+        assert_eq!(read.read_part(6, "$ done", &mut None), 0);
+        assert_eq!(read.read_part(5, "$ ls", &mut None), 4);
     }
 
     fn tail(lines: &[&str]) -> Vec<String> {

@@ -16,6 +16,7 @@ use super::waits::{self, DefaultWait};
 use super::{Call, SessionInput, ToolError, ToolOutput};
 use crate::mcp::prompt_owner::PromptOwner;
 use crate::mcp::url_secret::Asking;
+use crate::reactor::Typing;
 
 /// `terminal_start`.
 pub(crate) fn start(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
@@ -212,13 +213,16 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // typing could say off for a paste sent bracketed as the command ends).
         let mut bracketed = false;
         // A submitted line's echo (`echo done` typed at a prompt) is no answer to it: text
-        // conditions search after the line it is typed on, taken before anything is typed
-        // (once this call has the input: a call queued behind another's paste would take a
-        // line the paste moved on from). Whether what the call types last submits one is the
-        // engine's rule, from the modes of the terminal and its keys, answered by the send
-        // of that last piece from its own reading (a question asked before typing read modes
-        // the program could change before the send).
-        let line = session.typed_line()?;
+        // conditions search after the line it is typed on, taken by the request of the first
+        // piece this call types (once this call has the input: a call queued behind another's
+        // paste would take a line the paste moved on from), from its own reading, with no
+        // request before it. Output still unread then (a flood) puts the echo further on: the
+        // wait skips the echo's first occurrence at or after that line (`TypedLine::anchor`).
+        // Whether what the call types last submits one is the engine's rule, from the modes
+        // of the terminal and its keys, answered by the send of that last piece from its own
+        // reading (a question asked before typing read modes the program could change before
+        // the send).
+        let mut line = Taken::default();
         // Whether the last piece sent submitted a line (a piece that types nothing, such as
         // `paste: ""` or `keys: ""`, leaves the verdict of the piece before it).
         let mut submits = false;
@@ -235,7 +239,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             bytes.push(b'\r');
         }
         if !bytes.is_empty() {
-            submits = session.send_bytes_submitting(&bytes)?;
+            submits = line.send(&session, Typing::Bytes(bytes))?;
         }
         if let Some(paste) = paste {
             // Bounded by the call's timeout and ended by its cancellation, so a program that
@@ -248,6 +252,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
             if let Some(verdict) = verdict {
                 submits = verdict.submits;
                 bracketed = verdict.bracketed && paste.ends_with(['\n', '\r']);
+                line.take(verdict.line);
             }
         }
         // (Keys cut short, by the program's exit, type no Enter after them.)
@@ -255,7 +260,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let typing = std::time::Instant::now();
         let all_keys = match script.as_deref() {
             Some(items) => {
-                let (all, pressed) = press_keys(call, &session, items, timeout)?;
+                let (all, pressed) = press_keys(call, &session, items, timeout, &mut line)?;
                 submits = pressed.unwrap_or(submits);
                 all
             }
@@ -266,7 +271,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         }
         if submit && all_keys {
             if !enter_with_text {
-                submits = session.send_bytes_submitting(b"\r")?;
+                submits = line.send(&session, Typing::Bytes(b"\r".to_vec()))?;
             }
             // Once the line is submitted: a cancellation that came while it was typed
             // interrupts it now, after its Enter.
@@ -288,7 +293,7 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         let held_paste = !submits && bracketed;
         // The line the submitted line was typed on: its echo is no answer to it, and the
         // result leaves it out if it is read only in a later call (see `UnreadEchoes`).
-        let typed_line = line.filter(|_| submits);
+        let typed_line = line.line.filter(|_| submits);
         view.echo_at = typed_line
             .as_ref()
             .filter(|line| line.echoed)
@@ -351,19 +356,25 @@ fn held_paste_note(full_screen: bool, foreground: Option<&crate::Process>) -> Op
 /// when the program exits or the session closes are not; a call cancelled meanwhile ends
 /// with the keys typed so far, never pressing Enter after a line cut short. And whether the
 /// last part sent submitted a line, by its send's own reading of the terminal's modes
-/// (`None` when there were no keys, and nothing was sent).
+/// (`None` when there were no keys, and nothing was sent). `line` takes the line the first
+/// part was typed on when the call typed nothing before the keys.
 fn press_keys(
     call: &Call,
     session: &Session,
     items: &[ScriptItem],
     timeout: Option<std::time::Duration>,
+    line: &mut Taken,
 ) -> Result<(bool, Option<bool>), ToolError> {
     let parts = crate::input::keys::typing_parts(items);
     let Some((last, before)) = parts.split_last() else { return Ok((true, None)) };
     let config = call.engine.config();
     let deadline = std::time::Instant::now() + timeout.unwrap_or(config.default_wait_timeout);
+    let mut send = |part: &str| -> Result<bool, ToolError> {
+        let items = parse_key_script(part).map_err(crate::Error::from)?;
+        line.send(session, Typing::Keys(items))
+    };
     for part in before {
-        let submits = session.send_keys_submitting(part)?;
+        let submits = send(part)?;
         let left = deadline.saturating_duration_since(std::time::Instant::now());
         if left.is_zero() {
             continue;
@@ -374,8 +385,39 @@ fn press_keys(
             _ => {}
         }
     }
-    let submits = session.send_keys_submitting(last)?;
+    let submits = send(last)?;
     Ok((true, Some(submits)))
+}
+
+/// The line a `terminal_send` call's first piece was typed on, taken by that piece's own
+/// request (a send, [`Session::send_taking_line`], or a paste's): the wait after a submitted
+/// line looks for its echo at or after it.
+#[derive(Default)]
+struct Taken {
+    /// The line (`None` on the alternate screen, or before anything was typed).
+    line: Option<crate::term::transcript::TypedLine>,
+    /// A piece was typed: the line is the one its request took, and later pieces take none.
+    taken: bool,
+}
+
+impl Taken {
+    /// Keeps `line`, the one a piece's request took, if it is the call's first piece.
+    fn take(&mut self, line: Option<crate::term::transcript::TypedLine>) {
+        if !self.taken {
+            (self.line, self.taken) = (line, true);
+        }
+    }
+
+    /// Types `typing` into `session` now, taking the line it is typed on if it is the call's
+    /// first piece; whether it submitted a line.
+    fn send(&mut self, session: &Session, typing: Typing) -> Result<bool, ToolError> {
+        if self.taken {
+            return Ok(session.send_typing(typing)?);
+        }
+        let (submits, line) = session.send_taking_line(typing)?;
+        self.take(line);
+        Ok(submits)
+    }
 }
 
 /// Who asks in `session` now ([`PromptOwner::of`], after a wait for input), the wait for it
