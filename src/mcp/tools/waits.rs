@@ -46,8 +46,10 @@ pub(crate) struct Plan {
     /// The screen places the wait looks at (`screen_row`, `for_cursor`'s row and column),
     /// which must be on the screen.
     places: Places,
-    /// The transcript line a submitted input was typed on: its echo is no answer to it, so
-    /// text conditions search after it.
+    /// The transcript line a submitted input was typed on, as the request of the call's first
+    /// piece took it: its echo is no answer to it, so text conditions search after it, or
+    /// after the first line at or after it that holds a plain-text echo
+    /// (`TypedLine::anchor`).
     pub(crate) typed_line: Option<crate::term::transcript::TypedLine>,
 }
 
