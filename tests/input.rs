@@ -717,3 +717,22 @@ fn an_echo_past_a_flood_left_unread_is_no_answer() {
     flood.send_bytes(b"\r").unwrap();
     expect(&flood, Until::exit());
 }
+
+/// A program that reads keys without the terminal's echo (`stty -icanon -echo`) and answers
+/// with what it read (`got x`): the line submitted is echoed by nobody, so its answer is not
+/// taken for the echo found on a later line, which only the terminal's own echo is looked for.
+#[test]
+fn an_answer_holding_what_was_typed_is_no_echo_without_the_terminals_echo() {
+    if !require("sh") || !require("stty") {
+        return;
+    }
+    let engine = engine();
+    let script = "stty -icanon -echo; echo ready; read x; echo \"got $x\"; read y";
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&session, Until::input_wait());
+    let outcome = session.send_bytes_and_wait(b"x\r", Until::regex(".*x").unwrap(), LONG).unwrap();
+    let matched = outcome.matched().map(|m| m.text.clone());
+    assert_eq!(matched.as_deref(), Some("got x"), "{:?}", outcome.fired);
+    session.send_bytes(b"\r").unwrap();
+    expect(&session, Until::exit());
+}

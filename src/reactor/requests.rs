@@ -165,10 +165,11 @@ fn relayed_modes(slot: &Slot) -> Option<Termios> {
     rustix::termios::tcgetattr(crate::os::pty::hosted_terminal(slot.slave_device?, reader)?).ok()
 }
 
-/// The line the cursor of `slot`'s terminal is on, where typed text is echoed, and whether
-/// it is echoed: not while the line discipline reads a password (canonical, echo off) under
-/// `terminal`, its modes as the request read them (once, after the output waiting unread:
-/// read again, they cost a second `TCGETS2` a submitting key).
+/// The line the cursor of `slot`'s terminal is on, where typed text is echoed, whether it
+/// is echoed (not while the line discipline reads a password, canonical, echo off) and
+/// whether the terminal echoes it itself (`ECHO`), under `terminal`, its modes as the
+/// request read them (once, after the output waiting unread: read again, they cost a second
+/// `TCGETS2` a submitting key).
 fn typed_line_of(
     slot: &Slot,
     echo: Option<String>,
@@ -178,6 +179,7 @@ fn typed_line_of(
     typed.echo = echo;
     let modes = terminal.map(crate::os::pty::line_modes_in);
     typed.echoed = modes.is_none_or(|modes| modes.input_kind() != crate::InputKind::Password);
+    typed.terminal_echoes = modes.is_some_and(|modes| modes.echo);
     Some(typed)
 }
 

@@ -128,7 +128,8 @@ mod tests {
 
     fn typed(echo: Option<&str>) -> TypedLine {
         let (before, after) = ("$ ".to_owned(), String::new());
-        TypedLine { number: 7, before, after, echoed: true, echo: echo.map(str::to_owned) }
+        let echo = echo.map(str::to_owned);
+        TypedLine { number: 7, before, after, echoed: true, echo, terminal_echoes: false }
     }
 
     /// readline under `TERM=ansi` breaks `echo one two three` at the margin with CR LF: the

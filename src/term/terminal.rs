@@ -286,8 +286,8 @@ impl Terminal {
     }
 
     /// The transcript line the cursor is on, where typed text is echoed, and its text before
-    /// the cursor, typed text taken as echoed (the reactor, which sees the line modes, says
-    /// otherwise); `None` on the alternate screen.
+    /// the cursor, typed text taken as echoed, by the program (the reactor, which sees the
+    /// line modes, says otherwise); `None` on the alternate screen.
     pub(crate) fn typed_line(&self) -> Option<TypedLine> {
         let tail = self.emulator.tail(&self.transcript)?;
         let (number, offset) = self.emulator.cursor_position(&self.transcript);
@@ -304,7 +304,7 @@ impl Terminal {
             None => text.to_owned(),
         };
         let after = text.get(offset..).unwrap_or("").trim_end().to_owned();
-        Some(TypedLine { number, before, after, echoed: true, echo: None })
+        Some(TypedLine { number, before, after, echoed: true, echo: None, terminal_echoes: false })
     }
 
     /// The settled transcript (line numbers, lines, pins).

@@ -57,6 +57,10 @@ pub(crate) struct TypedLine {
     /// when keys that edit or move were typed too (a recalled or completed line), whose
     /// echo cannot be told in advance.
     pub echo: Option<String>,
+    /// The terminal itself echoed what was typed (its line discipline's `ECHO`, as the
+    /// input was written): the echo lands where the program's output stands then, further on
+    /// than this line when output was still unread (see [`TypedLine::anchor`]).
+    pub terminal_echoes: bool,
 }
 
 impl TypedLine {
@@ -79,11 +83,16 @@ impl TypedLine {
     /// whole echo after that; else a line that holds the echo, which becomes this line (its
     /// number, and its text before the echo's first occurrence for [`TypedLine::before`]).
     /// The line is taken as the input is written, after the output read by then: output still
-    /// unread in the terminal (a flood) puts the echo lines further on, and a kernel's echo
-    /// lands wherever that output stands (`13179done`). An echo that cannot be told
-    /// ([`TypedLine::echo`] `None`) or is not shown is looked for nowhere else.
+    /// unread in the terminal (a flood) puts the echo lines further on, where the terminal's
+    /// echo lands (`13179done`). An echo that cannot be told ([`TypedLine::echo`] `None`),
+    /// is not shown, or that the program makes itself (the terminal did not echo: a line
+    /// editor's, or a program that echoes nothing and answers with what it read, `got x`)
+    /// is looked for nowhere else.
     pub(crate) fn anchor(&mut self, number: u64, text: &str) -> bool {
-        let Some(echo) = self.echo.as_deref().filter(|_| self.echoed) else { return true };
+        let Some(echo) = self.echo.as_deref().filter(|_| self.echoed && self.terminal_echoes)
+        else {
+            return true;
+        };
         if number == self.number
             && let Some(added) = text.strip_prefix(self.before.as_str())
             && self.echo_len(added) >= echo.len()
@@ -782,6 +791,7 @@ mod tests {
             after: after.into(),
             echoed: true,
             echo: echo.map(str::to_owned),
+            terminal_echoes: true,
         };
         let line = typed("apt update", Some("sudo "));
         assert_eq!(line.echo_len("sudo apt update"), "sudo apt update".len());
@@ -808,6 +818,7 @@ mod tests {
             after: String::new(),
             echoed: true,
             echo,
+            terminal_echoes: true,
         });
         assert_eq!(
             read.read_part(4, "done", &mut None),
@@ -826,9 +837,21 @@ mod tests {
             after: String::new(),
             echoed: true,
             echo: None,
+            terminal_echoes: true,
         });
         assert_eq!(read.read_part(6, "$ done", &mut None), 0);
         assert_eq!(read.read_part(5, "$ ls", &mut None), 4);
+        // Nor is one the terminal did not echo: a program's answer with what it read.
+        let mut read = t.read_mark(0);
+        read.past_typed(TypedLine {
+            number: 5,
+            before: String::new(),
+            after: String::new(),
+            echoed: true,
+            echo: Some("x".into()),
+            terminal_echoes: false,
+        });
+        assert_eq!(read.read_part(5, "got x", &mut None), 0);
     }
 
     fn tail(lines: &[&str]) -> Vec<String> {

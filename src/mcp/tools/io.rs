@@ -216,8 +216,9 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // conditions search after the line it is typed on, taken by the request of the first
         // piece this call types (once this call has the input: a call queued behind another's
         // paste would take a line the paste moved on from), from its own reading, with no
-        // request before it. Output still unread then (a flood) puts the echo further on: the
-        // wait skips the echo's first occurrence at or after that line (`TypedLine::anchor`).
+        // request before it. Output still unread then (a flood) puts the terminal's echo
+        // further on: the wait skips its first occurrence at or after that line
+        // (`TypedLine::anchor`).
         // Whether what the call types last submits one is the engine's rule, from the modes
         // of the terminal and its keys, answered by the send of that last piece from its own
         // reading (a question asked before typing read modes the program could change before

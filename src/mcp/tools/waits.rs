@@ -48,7 +48,7 @@ pub(crate) struct Plan {
     places: Places,
     /// The transcript line a submitted input was typed on, as the request of the call's first
     /// piece took it: its echo is no answer to it, so text conditions search after it, or
-    /// after the first line at or after it that holds a plain-text echo
+    /// after the first line at or after it that holds a plain-text echo the terminal made
     /// (`TypedLine::anchor`).
     pub(crate) typed_line: Option<crate::term::transcript::TypedLine>,
 }
