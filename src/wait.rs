@@ -1101,6 +1101,12 @@ pub struct WaitOutcome {
     /// or in an [`Until::any`]), for [`WaitOutcome::held`].
     #[serde(skip)]
     pub(crate) exit_holds: bool,
+    /// The line a submitted line was typed on, as the wait left it: where its echo landed,
+    /// once the wait found it there ([`TypedLine::anchored`](crate::term::transcript::TypedLine)),
+    /// for a caller that waits again after the same input (the testing kit) or shows what
+    /// follows it (MCP `terminal_send`); `None` for a wait after no submitted line.
+    #[serde(skip)]
+    pub(crate) typed_line: Option<crate::term::transcript::TypedLine>,
 }
 
 impl WaitOutcome {

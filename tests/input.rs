@@ -704,18 +704,24 @@ fn an_echo_past_a_flood_left_unread_is_no_answer() {
     if !require("sh") || !require("seq") {
         return;
     }
-    let engine = engine();
-    let script = "seq 200000; read x; echo \"got $x\"; read y";
-    let flood = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-    // The flood has begun: most of it is still to come, and some waits unread as the line
-    // is typed.
+    let matched = answer_past_unread_output(&engine(), 200_000, Until::regex(".*done").unwrap());
+    assert_eq!(matched.as_deref(), Some("got done"));
+}
+
+/// What `until`, sent with `done` and Enter, matches in `sh` printing `seq lines` before it
+/// reads a line and answers `got` and the line: the line is typed once line 10,000 was read
+/// (the flood has begun, and some of it waits unread as the line is typed).
+fn answer_past_unread_output(
+    engine: &termloom::Engine,
+    lines: u32,
+    until: Until,
+) -> Option<String> {
+    let script = format!("seq {lines}; read x; echo \"got $x\"; read y");
+    let flood = engine.spawn(SpawnSpec::new("sh").args(["-c", &script])).unwrap();
     expect(&flood, Until::text("10000"));
-    let outcome =
-        flood.send_bytes_and_wait(b"done\r", Until::regex(".*done").unwrap(), LONG).unwrap();
-    let matched = outcome.matched().map(|m| m.text.clone());
-    assert_eq!(matched.as_deref(), Some("got done"), "{:?}", outcome.fired);
-    flood.send_bytes(b"\r").unwrap();
-    expect(&flood, Until::exit());
+    let outcome = flood.send_bytes_and_wait(b"done\r", until, LONG).unwrap();
+    flood.close().unwrap();
+    outcome.matched().map(|m| m.text.clone())
 }
 
 /// A program that reads keys without the terminal's echo (`stty -icanon -echo`) and answers
@@ -735,4 +741,45 @@ fn an_answer_holding_what_was_typed_is_no_echo_without_the_terminals_echo() {
     assert_eq!(matched.as_deref(), Some("got x"), "{:?}", outcome.fired);
     session.send_bytes(b"\r").unwrap();
     expect(&session, Until::exit());
+}
+
+/// A wait on the screen alone, sent with a line submitted while output is still unread (the
+/// last 1,000 lines of `seq 11000`, the program then at its `read`), follows the echo to
+/// where the terminal put it, on the screen's last lines: it hid the echo only on the line
+/// taken as the send wrote, further up, and matched the echo `done` instead of the answer
+/// `got done` (6 of 10 runs; where the echo lands is the reactor's timing: tried 5 times).
+#[test]
+fn a_screen_wait_past_output_left_unread_skips_the_echo() {
+    if !require("sh") || !require("seq") {
+        return;
+    }
+    let engine = engine();
+    for _ in 0..5 {
+        let matched =
+            answer_past_unread_output(&engine, 11_000, Until::screen_regex(".*done").unwrap());
+        assert_eq!(matched.as_deref(), Some("got done"));
+    }
+}
+
+/// A program that rewrites the line it was answered on (`* Name: done` over the echo
+/// `Name: done`): when no look came between the echo and the rewrite, the rewritten line was
+/// taken for the echo (it still held the typed text), and the wait for it timed out (9 of 20
+/// tries). The line typed on, no longer beginning as it did, is searched whole.
+#[test]
+fn a_line_rewritten_over_its_echo_is_an_answer() {
+    if !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let script = "printf 'Name: '; read x; printf '\\033[A\\r\\033[K* Name: %s\\n' \"$x\"; read y";
+    // (Whether a look comes between the echo and the rewrite is the reactor's timing: tried
+    // ten times.)
+    for _ in 0..10 {
+        let named = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+        expect(&named, Until::input_wait());
+        let until = Until::regex(r"\* Name: done").unwrap();
+        let outcome = named.send_bytes_and_wait(b"done\r", until, LONG).unwrap();
+        assert!(outcome.matched().is_some(), "{:?}", outcome.fired);
+        named.close().unwrap();
+    }
 }

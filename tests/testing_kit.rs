@@ -598,6 +598,43 @@ fn keys_the_line_discipline_ends_a_line_on_submit_it() {
     assert_eq!(answers, 2, "matched before the shell's answer: {screen}");
 }
 
+/// The kit keeps where a wait found the echo of the line last submitted for its later
+/// waits, which look nowhere else. Each looked for it again: once the line typed on had
+/// scrolled out of the transcript (10,000 lines), the first later line holding the typed
+/// text, the answer `finished job`, was taken for the echo, and the wait for it never ended.
+#[test]
+fn the_answer_is_no_echo_once_the_line_typed_on_scrolled_away() {
+    if !require("sh") || !require("seq") {
+        return;
+    }
+    let sh = TestSession::builder("sh")
+        .args(["-c", "read x; seq 20000; echo \"finished $x\"; read y"])
+        .timeout(Duration::from_secs(30))
+        .start();
+    sh.wait_for_input();
+    sh.type_line("job");
+    sh.wait_for_output("19999");
+    sh.wait_for_output("finished job");
+}
+
+/// A program that rewrites the line it was answered on (`* Name: done` over `Name: done`):
+/// the rewritten line is the answer, not the echo. A wait after the rewrite took it for the
+/// echo, found there again, and timed out.
+#[test]
+fn a_line_the_program_rewrites_after_its_echo_is_an_answer() {
+    if !require("sh") {
+        return;
+    }
+    let script = "printf 'Name: '; read x; printf '\\033[A\\r\\033[K* Name: %s\\n' \"$x\"; \
+                  echo end; read y";
+    let sh =
+        TestSession::builder("sh").args(["-c", script]).timeout(Duration::from_secs(30)).start();
+    sh.wait_for_input();
+    sh.type_line("done");
+    sh.wait_for_output("end");
+    sh.wait_until(Until::regex(r"\* Name: done").unwrap());
+}
+
 /// `press` returns once the program has answered the keys (waiting for input again, its
 /// screen still); `resize_and_wait` once it has redrawn at the new size.
 #[test]

@@ -1180,6 +1180,7 @@ impl Reactor {
                 screen: None,
                 status: self.status_of(id),
                 exit_holds: held.until.includes_exit(),
+                typed_line: None,
             }));
             return;
         }

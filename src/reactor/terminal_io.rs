@@ -237,11 +237,11 @@ impl Reactor {
             false => 0,
         };
         let mut turn = Turn { budget: TURN_WORK, reply_room, clipboard_room, ..Turn::default() };
-        // Lines a transcript waiter has not searched yet stay in the store past its bounds
-        // until the waiters have been checked; the turn ends before the store holds twice its
-        // bounds.
-        let pinned =
-            slot.waiters.iter().filter(|w| w.until.needs_transcript()).map(|w| w.searched).min();
+        // Lines a transcript waiter has not searched yet (or a waiter that follows a submitted
+        // line's echo through them) stay in the store past its bounds until the waiters have
+        // been checked; the turn ends before the store holds twice its bounds.
+        let searching = |w: &&Waiter| w.until.needs_transcript() || w.read.seeks_echo();
+        let pinned = slot.waiters.iter().filter(searching).map(|w| w.searched).min();
         slot.terminal.transcript_mut().pin(pinned);
         let fed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut fed = false;

@@ -204,7 +204,8 @@ impl Reactor {
         let now = Instant::now();
         // The lines a read takes (the tail, or the primary screen's lines a full-screen
         // program hides): a wait finds what a read gives.
-        let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript()) {
+        let tail = if slot.waiters.iter().any(|w| w.until.needs_transcript() || w.read.seeks_echo())
+        {
             slot.terminal.readable_tail()
         } else {
             None
@@ -379,15 +380,28 @@ impl Reactor {
         let mut released = Vec::new();
         slot.waiters.retain_mut(|waiter| {
             let mut fired = None;
-            if waiter.until.needs_transcript() {
-                let from = waiter.searched.max(transcript.first());
+            let searches = waiter.until.needs_transcript();
+            if searches || waiter.read.seeks_echo() {
+                let first = transcript.first();
                 let read = &mut waiter.read;
+                read.dropped(waiter.searched, first);
+                let until = &waiter.until;
+                // (A wait on the screen or the state alone searches no line, but follows a
+                // submitted line's echo through them all the same until it is found: the
+                // screen hides it where it landed.)
+                let mut look = |n: u64, line: &str, trail: &mut Option<EchoTrail>, ended| match searches {
+                    true => match_unread(until, n, line, read, trail, ended),
+                    false => {
+                        if read.seeks_echo() {
+                            read.read_part(n, line, trail);
+                        }
+                        None
+                    }
+                };
                 // (Settled lines are searched once: the echo's trail through them is kept.)
                 let mut trail = waiter.echo_trail;
-                fired = (from..end).find_map(|n| {
-                    let line = transcript.line(n).unwrap_or("");
-                    match_unread(&waiter.until, n, line, read, &mut trail, true)
-                });
+                fired = (waiter.searched.max(first)..end)
+                    .find_map(|n| look(n, transcript.line(n).unwrap_or(""), &mut trail, true));
                 waiter.searched = end;
                 waiter.echo_trail = trail;
                 if fired.is_none()
@@ -395,8 +409,8 @@ impl Reactor {
                 {
                     // Every line of the tail but the cursor's has ended.
                     let last = tail.len().saturating_sub(1);
-                    fired = tail.iter().enumerate().find_map(|(i, line)| {
-                        match_unread(&waiter.until, end + i as u64, line, read, &mut trail, i < last)
+                    fired = tail.iter().zip(end..).enumerate().find_map(|(i, (line, n))| {
+                        look(n, line, &mut trail, i < last)
                     });
                 }
             }
@@ -464,7 +478,9 @@ impl Reactor {
                 Some(held) => released.push((waiter.id, held, fired)),
                 None => {
                     let exit_holds = waiter.until.includes_exit();
-                    answered.push((waiter.reply.take(), fired, waiter.started.elapsed(), exit_holds))
+                    let typed = waiter.read.typed().cloned();
+                    let ended = (fired, waiter.started.elapsed(), exit_holds, typed);
+                    answered.push((waiter.reply.take(), ended))
                 }
             }
             finished.push((waiter.id, waiter.deadline, waiter.recheck));
@@ -494,10 +510,11 @@ impl Reactor {
             return;
         }
         let status = self.status_of(id);
-        for (reply, fired, elapsed, exit_holds) in answered {
+        for (reply, (fired, elapsed, exit_holds, typed_line)) in answered {
             self.mark(id, &fired);
             let status = status.clone();
-            reply.send(Ok(WaitOutcome { fired, elapsed, screen: None, status, exit_holds }));
+            let screen = None;
+            reply.send(Ok(WaitOutcome { fired, elapsed, screen, status, exit_holds, typed_line }));
         }
     }
 
@@ -556,6 +573,7 @@ impl Reactor {
             screen,
             status,
             exit_holds: waiter.until.includes_exit(),
+            typed_line: waiter.read.typed().cloned(),
         }));
     }
 

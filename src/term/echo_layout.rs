@@ -129,7 +129,8 @@ mod tests {
     fn typed(echo: Option<&str>) -> TypedLine {
         let (before, after) = ("$ ".to_owned(), String::new());
         let echo = echo.map(str::to_owned);
-        TypedLine { number: 7, before, after, echoed: true, echo, terminal_echoes: false }
+        let (terminal_echoes, anchored) = (false, false);
+        TypedLine { number: 7, before, after, echoed: true, echo, terminal_echoes, anchored }
     }
 
     /// readline under `TERM=ansi` breaks `echo one two three` at the margin with CR LF: the

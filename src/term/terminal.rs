@@ -304,7 +304,15 @@ impl Terminal {
             None => text.to_owned(),
         };
         let after = text.get(offset..).unwrap_or("").trim_end().to_owned();
-        Some(TypedLine { number, before, after, echoed: true, echo: None, terminal_echoes: false })
+        Some(TypedLine {
+            number,
+            before,
+            after,
+            echoed: true,
+            echo: None,
+            terminal_echoes: false,
+            anchored: false,
+        })
     }
 
     /// The settled transcript (line numbers, lines, pins).

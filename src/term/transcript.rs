@@ -33,13 +33,11 @@ pub(crate) struct ReadMark {
     seen: Vec<Seen>,
     /// The line a submitted input was typed on (see [`ReadMark::past_typed`]).
     typed: Option<TypedLine>,
-    /// `typed` is where the echo landed (see [`TypedLine::anchor`]): no later line is.
-    echo_found: bool,
 }
 
 /// The transcript line the cursor is on, where what is typed is echoed, and its text before
 /// the cursor.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TypedLine {
     /// The line's number.
     pub number: u64,
@@ -61,6 +59,10 @@ pub(crate) struct TypedLine {
     /// input was written): the echo lands where the program's output stands then, further on
     /// than this line when output was still unread (see [`TypedLine::anchor`]).
     pub terminal_echoes: bool,
+    /// Where the echo landed is settled: this line, once a wait found the echo there, or
+    /// once it is looked for no more (see [`TypedLine::anchor`]). A wait given the line back
+    /// (the testing kit's next one, after a wait's outcome answered it) looks nowhere else.
+    pub anchored: bool,
 }
 
 impl TypedLine {
@@ -78,32 +80,51 @@ impl TypedLine {
         agreeing(added, echo.chars().chain(self.after.chars()))
     }
 
-    /// Whether line `number`, at or after this one and reading `text`, is where the echo
-    /// landed, the first such line: this line, when it still begins as it did and holds the
-    /// whole echo after that; else a line that holds the echo, which becomes this line (its
-    /// number, and its text before the echo's first occurrence for [`TypedLine::before`]).
-    /// The line is taken as the input is written, after the output read by then: output still
-    /// unread in the terminal (a flood) puts the echo lines further on, where the terminal's
-    /// echo lands (`13179done`). An echo that cannot be told ([`TypedLine::echo`] `None`),
-    /// is not shown, or that the program makes itself (the terminal did not echo: a line
-    /// editor's, or a program that echoes nothing and answers with what it read, `got x`)
-    /// is looked for nowhere else.
-    pub(crate) fn anchor(&mut self, number: u64, text: &str) -> bool {
+    /// Looks for the echo on line `number`, at or after this one and reading `text`, when
+    /// where it landed is not settled yet ([`TypedLine::anchored`]), lines given in order. The
+    /// line is taken as the input is written, after the output read by then: output still
+    /// unread in the terminal (a flood) puts the echo further on, where the terminal's echo
+    /// lands (`13179done`). So the echo is this line's while it begins as it did and holds
+    /// the echo after that (right after it, or after output that continued the line); else
+    /// the first later line that holds the echo, which becomes this line (its number, and its
+    /// text before the echo's first occurrence for [`TypedLine::before`]). This line
+    /// rewritten (not beginning as it did: a program that redraws the answered line, `*
+    /// Name: done` over `Name: done`) is no echo, and is searched whole. An echo that cannot
+    /// be told ([`TypedLine::echo`] `None`), is not shown, or that the program makes itself
+    /// (the terminal did not echo: a line editor's, or a program that echoes nothing and
+    /// answers with what it read, `got x`) is looked for on this line alone: settled at once.
+    pub(crate) fn anchor(&mut self, number: u64, text: &str) {
+        if self.anchored || number < self.number {
+            return;
+        }
         let Some(echo) = self.echo.as_deref().filter(|_| self.echoed && self.terminal_echoes)
         else {
-            return true;
+            self.anchored = true;
+            return;
         };
-        if number == self.number
-            && let Some(added) = text.strip_prefix(self.before.as_str())
-            && self.echo_len(added) >= echo.len()
-        {
-            return true;
+        let from = match number == self.number {
+            true => match text.strip_prefix(self.before.as_str()) {
+                Some(_) => self.before.len(),
+                None => return,
+            },
+            false => 0,
+        };
+        let Some(at) = text[from..].find(echo).map(|at| from + at) else { return };
+        if (number, at) != (self.number, self.before.len()) {
+            (self.number, self.before, self.after) = (number, text[..at].to_owned(), String::new());
         }
-        let Some(at) = text.find(echo) else { return false };
-        self.number = number;
-        self.before = text[..at].to_owned();
-        self.after = String::new();
-        true
+        self.anchored = true;
+    }
+
+    /// Lines from `searched` (the first a wait had not searched) to `first` (the first the
+    /// transcript still keeps) were dropped unsearched: an echo not found yet may have been
+    /// among them, so where it landed is looked for no more, and no later line is taken for
+    /// it (a line past this one that holds the echo, once the echo scrolled away, is the
+    /// answer: `finished job`).
+    pub(crate) fn dropped(&mut self, searched: u64, first: u64) {
+        if first > searched && first > self.number {
+            self.anchored = true;
+        }
     }
 }
 
@@ -113,10 +134,10 @@ impl ReadMark {
     /// to it. A line redrawn since (a progress bar's `\r`) is searched in full.
     pub(crate) fn past_typed(&mut self, typed: TypedLine) {
         self.typed = Some(typed);
-        self.echo_found = false;
     }
 
-    /// The line a submitted input was typed on, if one was (see [`ReadMark::past_typed`]).
+    /// The line a submitted input was typed on, if one was (see [`ReadMark::past_typed`]):
+    /// where its echo landed, once a search of the lines found it ([`TypedLine::anchor`]).
     pub(crate) fn typed(&self) -> Option<&TypedLine> {
         self.typed.as_ref()
     }
@@ -135,6 +156,20 @@ impl ReadMark {
         !typed_on && !returned
     }
 
+    /// Whether where the echo of a submitted line landed is still to be found, by giving the
+    /// lines at or after the one it was typed on to [`ReadMark::read_part`], in order.
+    pub(crate) fn seeks_echo(&self) -> bool {
+        self.typed.as_ref().is_some_and(|typed| !typed.anchored)
+    }
+
+    /// Lines from `searched` to `first` were dropped before a wait searched them (see
+    /// [`TypedLine::dropped`]).
+    pub(crate) fn dropped(&mut self, searched: u64, first: u64) {
+        if let Some(typed) = self.typed.as_mut() {
+            typed.dropped(searched, first);
+        }
+    }
+
     /// The first line that may hold new text.
     pub(crate) fn first_line(&self) -> u64 {
         self.seen.iter().map(|seen| seen.number).fold(self.next, u64::min)
@@ -144,20 +179,17 @@ impl ReadMark {
     /// read, unchanged since, or are the echo of the line typed: on that line (scrolled
     /// sideways too, [`TypedLine::scrolled_echo_len`]), and at the start of the lines after
     /// it while the echo goes on there past a line break the program wrote (`trail`, which
-    /// the caller keeps for the next line: lines are asked for in order). Lines are given in
-    /// order, from the first that may hold new text: the first at or after the typed line that
-    /// holds its echo becomes the typed line (see [`TypedLine::anchor`]).
+    /// the caller keeps for the next line: lines are asked for in order, from the first that
+    /// may hold new text). While where the echo of a submitted line landed is not settled,
+    /// they are where it is looked for ([`TypedLine::anchor`]).
     pub(crate) fn read_part(
         &mut self,
         number: u64,
         text: &str,
         trail: &mut Option<EchoTrail>,
     ) -> usize {
-        if let Some(typed) = self.typed.as_mut()
-            && !self.echo_found
-            && number >= typed.number
-        {
-            self.echo_found = typed.anchor(number, text);
+        if let Some(typed) = self.typed.as_mut() {
+            typed.anchor(number, text);
         }
         if let Some(typed) = self.typed.as_ref().filter(|typed| typed.number == number) {
             let (echo, next) = typed.echo_on_its_line(text);
@@ -410,20 +442,13 @@ impl Transcript {
         let cursor = cursor.unwrap_or(&fresh);
         if let Some(from) = cursor.dropped_from {
             // Its copy of the screen was dropped: what its next read returns is new to it.
-            return ReadMark {
-                next: from,
-                offset: 0,
-                seen: Vec::new(),
-                typed: None,
-                echo_found: false,
-            };
+            return ReadMark { next: from, offset: 0, seen: Vec::new(), typed: None };
         }
         ReadMark {
             next: cursor.next,
             offset: cursor.offset,
             seen: cursor.seen.clone(),
             typed: None,
-            echo_found: false,
         }
     }
 
@@ -792,6 +817,7 @@ mod tests {
             echoed: true,
             echo: echo.map(str::to_owned),
             terminal_echoes: true,
+            anchored: false,
         };
         let line = typed("apt update", Some("sudo "));
         assert_eq!(line.echo_len("sudo apt update"), "sudo apt update".len());
@@ -804,6 +830,20 @@ mod tests {
         assert_eq!(typed("", None).echo_len("yes"), 3);
     }
 
+    /// A line typed at `before` on line 5 (`echo` its echo, `terminal_echoes` whether the
+    /// terminal echoed it), where its echo is not found yet.
+    fn typed_at(before: &str, echo: Option<&str>, terminal_echoes: bool) -> TypedLine {
+        TypedLine {
+            number: 5,
+            before: before.into(),
+            after: String::new(),
+            echoed: true,
+            echo: echo.map(str::to_owned),
+            terminal_echoes,
+            anchored: false,
+        }
+    }
+
     /// A line typed while output is still unread: its echo lands further on, amid that
     /// output (`13179done`). The first line at or after the line taken that holds the echo is
     /// skipped as echo; the answer after it (`got done`) is not, nor the lines between.
@@ -811,15 +851,7 @@ mod tests {
     fn the_echo_is_looked_for_at_or_after_the_line_typed_on() {
         let t = Transcript::new(100, 10_000, 1000);
         let mut read = t.read_mark(0);
-        let echo = Some("done".to_owned());
-        read.past_typed(TypedLine {
-            number: 5,
-            before: String::new(),
-            after: String::new(),
-            echoed: true,
-            echo,
-            terminal_echoes: true,
-        });
+        read.past_typed(typed_at("", Some("done"), true));
         assert_eq!(
             read.read_part(4, "done", &mut None),
             0,
@@ -831,27 +863,53 @@ mod tests {
         assert_eq!(read.read_part(6, "13179done", &mut None), "13179done".len(), "still the echo");
         // An echo that cannot be told is looked for on the line typed on alone.
         let mut read = t.read_mark(0);
-        read.past_typed(TypedLine {
-            number: 5,
-            before: "$ ".into(),
-            after: String::new(),
-            echoed: true,
-            echo: None,
-            terminal_echoes: true,
-        });
+        read.past_typed(typed_at("$ ", None, true));
         assert_eq!(read.read_part(6, "$ done", &mut None), 0);
         assert_eq!(read.read_part(5, "$ ls", &mut None), 4);
         // Nor is one the terminal did not echo: a program's answer with what it read.
         let mut read = t.read_mark(0);
-        read.past_typed(TypedLine {
-            number: 5,
-            before: String::new(),
-            after: String::new(),
-            echoed: true,
-            echo: Some("x".into()),
-            terminal_echoes: false,
-        });
+        read.past_typed(typed_at("", Some("x"), false));
         assert_eq!(read.read_part(5, "got x", &mut None), 0);
+    }
+
+    /// The line typed on, rewritten before its echo was seen there (`* Name: done` drawn over
+    /// `Name: done` between two looks) is searched whole, never taken for the echo; and where
+    /// the echo was found is kept by a wait given the line back, which looks nowhere else
+    /// (not on the rewritten line, nor on a later line that holds the typed text).
+    #[test]
+    fn the_echo_is_found_once_and_never_on_the_line_rewritten() {
+        let t = Transcript::new(100, 10_000, 1000);
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("done"), true));
+        assert_eq!(read.read_part(5, "Name: ", &mut None), "Name: ".len(), "no echo yet");
+        assert!(read.seeks_echo());
+        assert_eq!(read.read_part(5, "* Name: done", &mut None), 0, "rewritten: searched whole");
+        assert!(read.seeks_echo());
+        // Found on the line typed on, then rewritten: a later wait keeps it there.
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("done"), true));
+        assert_eq!(read.read_part(5, "Name: done", &mut None), "Name: done".len());
+        let found = read.typed().cloned().unwrap();
+        assert!(found.anchored);
+        let mut read = t.read_mark(0);
+        read.past_typed(found);
+        assert_eq!(read.read_part(5, "* Name: done", &mut None), 0);
+        assert_eq!(read.read_part(6, "done", &mut None), 0, "the answer, not the echo");
+    }
+
+    /// Lines at or after the one typed on dropped before a wait searched them: the echo not
+    /// found may have been among them, so a later line holding the typed text (`finished
+    /// job`) is the answer, not the echo.
+    #[test]
+    fn an_echo_dropped_unsearched_is_looked_for_no_more() {
+        let t = Transcript::new(100, 10_000, 1000);
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("", Some("job"), true));
+        read.dropped(3, 5);
+        assert!(read.seeks_echo(), "lines before the one typed on");
+        read.dropped(3, 20005);
+        assert!(!read.seeks_echo());
+        assert_eq!(read.read_part(20006, "finished job", &mut None), 0);
     }
 
     fn tail(lines: &[&str]) -> Vec<String> {

@@ -222,10 +222,19 @@ impl TestSession {
         self
     }
 
-    /// One wait of the kit's (see [`TestSession::waits`]).
+    /// One wait of the kit's (see [`TestSession::waits`]). Where it found the echo of the
+    /// line last submitted is kept for the next ones, which look nowhere else: a line holding
+    /// the typed text, once the echo is found or has scrolled away, is an answer (`finished
+    /// job`), as is the line typed on once the program rewrote it (`* Name: done`).
     fn wait_once(&self, until: Until, timeout: Duration) -> crate::Result<WaitOutcome> {
         let typed = self.typed.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        self.waits.start_wait_past(until, timeout, typed)?.finish()
+        let outcome = self.waits.start_wait_past(until, timeout, typed.clone())?.finish()?;
+        let mut kept = self.typed.lock().unwrap_or_else(|e| e.into_inner());
+        // (Unless typing since took another line.)
+        if *kept == typed && outcome.typed_line.as_ref().is_some_and(|line| line.anchored) {
+            kept.clone_from(&outcome.typed_line);
+        }
+        Ok(outcome)
     }
 
     /// The screen now, never half drawn: while the program draws a frame in a synchronized
