@@ -217,8 +217,8 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         // piece this call types (once this call has the input: a call queued behind another's
         // paste would take a line the paste moved on from), from its own reading, with no
         // request before it. Output still unread then (a flood) puts the terminal's echo
-        // further on: the wait skips its first occurrence at or after that line
-        // (`TypedLine::anchor`).
+        // further on: the wait follows it there (`TypedLine::anchor`), and the result's
+        // unread echo is where the wait found it.
         // Whether what the call types last submits one is the engine's rule, from the modes
         // of the terminal and its keys, answered by the send of that last piece from its own
         // reading (a question asked before typing read modes the program could change before
@@ -311,6 +311,10 @@ pub(crate) fn send(call: &Call, args: &Args) -> Result<ToolOutput, ToolError> {
         Some(plan) => Some(waits::run(call, &session, plan)?),
         None => None,
     };
+    // (Where the wait found the echo, further on than the line typed on after a flood.)
+    if let Some(at) = report.as_ref().and_then(|report| report.echo_at) {
+        view.echo_at = Some(at);
+    }
     let mut output = show(call, &session, view, report.as_ref(), false)?;
     if held_paste {
         let status = session.status()?;

@@ -1235,6 +1235,7 @@ mod tests {
                     // The longest of the default wait's built-in conditions, and then some.
                     settled_by: implicit.then(|| "quiet for 18446744073709551615 ms".into()),
                     screen: None,
+                    echo_at: None,
                 });
             }
         }
@@ -1314,6 +1315,7 @@ mod tests {
             settled_by: None,
             printed_before: None,
             screen: None,
+            echo_at: None,
         };
         let (output, _) = layout(
             &reading("new output".into(), Some(screen)),

@@ -48,7 +48,7 @@ pub(crate) struct Plan {
     places: Places,
     /// The transcript line a submitted input was typed on, as the request of the call's first
     /// piece took it: its echo is no answer to it, so text conditions search after it, or
-    /// after the first line at or after it that holds a plain-text echo the terminal made
+    /// after the later line where the wait finds a plain-text echo the terminal made
     /// (`TypedLine::anchor`).
     pub(crate) typed_line: Option<crate::term::transcript::TypedLine>,
 }
@@ -138,6 +138,10 @@ pub(crate) struct Report {
     pub printed_before: Option<u64>,
     /// The screen when the wait timed out.
     pub screen: Option<Screen>,
+    /// Where the echo of the line the call submitted starts (its line, and the bytes before
+    /// it there), as the wait found it (`TypedLine::anchor`): further on than the line it was
+    /// typed on when output was still unread (see `View::echo_at`).
+    pub echo_at: Option<(u64, usize)>,
 }
 
 /// Builds the wait from the call's arguments.
@@ -328,6 +332,9 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
     let (reply, timeout) = pending.reply();
     let outcome = await_reply(call, session, reply, || crate::Error::WaitAborted(timeout))?;
     let elapsed = outcome.elapsed;
+    let typed_line = outcome.typed_line.as_ref();
+    let echo_at =
+        typed_line.filter(|line| line.echoed).map(|line| (line.number, line.before.len()));
     let shell_prompt = outcome.status.shell_integration;
     let runs_job =
         outcome.status.foreground.as_ref().is_some_and(|group| group.pid != session.pid());
@@ -342,6 +349,7 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
         settled_by: None,
         printed_before: None,
         screen,
+        echo_at,
     };
     Ok(match outcome.fired {
         // (The default wait's conditions are states, which match no text.)
@@ -349,17 +357,18 @@ pub(crate) fn run(call: &Call, session: &Session, plan: &Plan) -> crate::Result<
             Report { settled_by: Some(found.condition), ..report("matched", None, None) }
         }
         Fired::Matched(found) if found.condition == asked_for => Report {
-            printed_before: printed_before(session, plan),
+            printed_before: printed_before(session, plan, typed_line),
             ..report("waiting_for_input", None, None)
         },
         Fired::Matched(found) => report("matched", Some(found.text), None),
-        Fired::Exited { .. } => {
-            Report { printed_before: printed_before(session, plan), ..report("exited", None, None) }
-        }
+        Fired::Exited { .. } => Report {
+            printed_before: printed_before(session, plan, typed_line),
+            ..report("exited", None, None)
+        },
         Fired::Closed => report("closed", None, None),
         Fired::Cancelled => report("cancelled", None, None),
         Fired::Timeout => Report {
-            printed_before: printed_before(session, plan),
+            printed_before: printed_before(session, plan, typed_line),
             ..report("timeout", None, outcome.screen)
         },
     })
@@ -371,17 +380,22 @@ const LINES_LOOKED_BACK: u64 = 500;
 
 /// The last of the recent transcript lines that the plan's transcript conditions match, if
 /// it has any: after a timeout, the answer may have come before the wait (and been read).
-/// Only lines above the one a submitted line was typed on count: that line's echo (`grep
-/// foo` typed, waiting for `foo`) was printed by the call itself. A blank line matches a
-/// regex for the empty line (`^$`) as in the wait, once ended: not the cursor's.
-fn printed_before(session: &Session, plan: &Plan) -> Option<u64> {
+/// Only lines above the one a submitted line was typed on count (`typed_line`, as the wait
+/// followed its echo there): that line's echo (`grep foo` typed, waiting for `foo`) was
+/// printed by the call itself. A blank line matches a regex for the empty line (`^$`) as in
+/// the wait, once ended: not the cursor's.
+fn printed_before(
+    session: &Session,
+    plan: &Plan,
+    typed_line: Option<&crate::term::transcript::TypedLine>,
+) -> Option<u64> {
     let until = &plan.until;
     if !until.needs_transcript() {
         return None;
     }
     let end = session.transcript_lines(0..0, 0).ok()?.end;
     let cursor = end.saturating_sub(1);
-    let end = plan.typed_line.as_ref().map_or(end, |typed| end.min(typed.number));
+    let end = typed_line.map_or(end, |typed| end.min(typed.number));
     let recent = session.transcript_lines(end.saturating_sub(LINES_LOOKED_BACK)..end, 1 << 20);
     let lines = recent.ok()?.lines;
     let matches = |n: u64, line: &str| {
@@ -409,6 +423,7 @@ impl Report {
             settled_by: self.settled_by.clone(),
             printed_before: self.printed_before,
             screen: None,
+            echo_at: self.echo_at,
         }
     }
 
@@ -525,6 +540,7 @@ mod tests {
             settled_by: settled_by.map(str::to_owned),
             printed_before: None,
             screen: None,
+            echo_at: None,
         }
     }
 
