@@ -262,13 +262,7 @@ impl Session {
     /// Ctrl-C, Ctrl-\\ or Ctrl-Z byte typed to a shell at its prompt waits for the shell to
     /// read the terminal first, as [`Session::signal_to`] does.
     pub fn send_bytes(&self, bytes: &[u8]) -> Result<()> {
-        self.send_bytes_submitting(bytes).map(drop)
-    }
-
-    /// [`Session::send_bytes`], answering whether the bytes submitted a line, by the send's
-    /// own reading of the terminal's modes (see [`Session::send_taking_line`]).
-    pub(crate) fn send_bytes_submitting(&self, bytes: &[u8]) -> Result<bool> {
-        self.send_typing(Typing::Bytes(bytes.to_vec()))
+        self.send_typing(Typing::Bytes(bytes.to_vec())).map(drop)
     }
 
     /// Types a key script: text mixed with keys in bracket notation, such as
@@ -279,13 +273,7 @@ impl Session {
     /// its prompt, waits for the shell to read the terminal first, as [`Session::signal_to`]
     /// does.
     pub fn send_keys(&self, script: &str) -> Result<()> {
-        self.send_keys_submitting(script).map(drop)
-    }
-
-    /// [`Session::send_keys`], answering whether the keys submitted a line, by the send's
-    /// own reading of the terminal's modes (see [`Session::send_taking_line`]).
-    pub(crate) fn send_keys_submitting(&self, script: &str) -> Result<bool> {
-        self.send_typing(Typing::Keys(parse_key_script(script)?))
+        self.send_typing(Typing::Keys(parse_key_script(script)?)).map(drop)
     }
 
     /// Presses one key (see [`Key`]'s `FromStr` for names such as `"C-c"` or `"PageDown"`).
@@ -662,8 +650,8 @@ impl Session {
     }
 
     /// [`Session::start_wait`], its transcript conditions not searching the echo added to
-    /// `typed_line`, or on the first line after it that holds the echo (see
-    /// [`Session::send_taking_line`]).
+    /// `typed_line`, or on the later line where the wait finds it (see
+    /// [`Session::send_taking_line`]); the outcome says where (`WaitOutcome::typed_line`).
     pub(crate) fn start_wait_past(
         &self,
         until: Until,
