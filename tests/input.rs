@@ -775,11 +775,55 @@ fn a_line_rewritten_over_its_echo_is_an_answer() {
     // (Whether a look comes between the echo and the rewrite is the reactor's timing: tried
     // ten times.)
     for _ in 0..10 {
-        let named = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
-        expect(&named, Until::input_wait());
-        let until = Until::regex(r"\* Name: done").unwrap();
-        let outcome = named.send_bytes_and_wait(b"done\r", until, LONG).unwrap();
-        assert!(outcome.matched().is_some(), "{:?}", outcome.fired);
-        named.close().unwrap();
+        assert_answered(&engine, script, b"done\r", Until::regex(r"\* Name: done").unwrap());
+    }
+}
+
+/// Types `typed` into `sh` running `script` once it waits for input, and asserts that the
+/// wait sent with it, `until`, matched (a wait that took the answer for the echo times out).
+fn assert_answered(engine: &termloom::Engine, script: &str, typed: &[u8], until: Until) {
+    let session = engine.spawn(SpawnSpec::new("sh").args(["-c", script])).unwrap();
+    expect(&session, Until::input_wait());
+    let outcome = session.send_bytes_and_wait(typed, until, LONG).unwrap();
+    assert!(outcome.matched().is_some(), "{:?}", outcome.fired);
+    session.close().unwrap();
+}
+
+/// Typed text ending in blanks (`done␠␠`, `[done␠`): the transcript keeps lines without the
+/// blanks at their end, so the echo was never found on the line typed on, and the first
+/// later line holding the typed text, the answer (`got done␠␠.`), was taken for the echo
+/// (every run: the wait timed out).
+#[test]
+fn an_answer_to_a_line_ending_in_blanks_is_no_echo() {
+    if !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let script = "printf 'Name: '; IFS= read -r x; echo \"got $x.\"; read y";
+    for (typed, until) in [
+        (&b"done  \r"[..], Until::regex("got done").unwrap()),
+        (&b"done \r"[..], Until::text("t done")),
+    ] {
+        assert_answered(&engine, script, typed, until);
+    }
+}
+
+/// A program that redraws the line typed on (`* Name: done` over `Name: done`), then answers
+/// with the typed text on a later line (`got done`): when no look came between the echo and
+/// the redraw, the line typed on, no longer beginning as it did, held no echo, and the answer
+/// was taken for it (5 of 20 runs timed out). The line typed on, still holding the typed
+/// text, is where the echo is settled.
+#[test]
+fn an_answer_after_the_line_typed_on_is_redrawn_is_no_echo() {
+    if !require("sh") {
+        return;
+    }
+    let engine = engine();
+    let script = "printf 'Name: '; read x; printf '\\033[A\\r\\033[K* Name: %s\\n' \"$x\"; \
+                  echo \"got $x\"; read y";
+    // (Whether a look comes between the echo and the redraw is the reactor's timing: tried
+    // twenty times.)
+    for _ in 0..20 {
+        assert_answered(&engine, script, b"done\r", Until::regex("got done").unwrap());
     }
 }

@@ -6089,6 +6089,35 @@ fn a_submitted_lines_echo_past_a_flood_does_not_end_its_wait() {
     client.finish();
 }
 
+/// `terminal_send`'s wait after a submitted line takes no answer for its echo: not
+/// `got done␠␠.` to `done␠␠` typed (the transcript keeps the line typed on as `Name: done`,
+/// without its blanks: the echo was not found there, and the answer was taken for it, every
+/// run), nor `got done` after the program redrew the line typed on as `* Name: done` (taken
+/// for the echo when no look came between the echo and the redraw, 8 of 10 runs; tried ten
+/// times).
+#[test]
+fn an_answer_holding_the_typed_text_does_not_pass_for_its_echo() {
+    if !require("sh") {
+        return;
+    }
+    let mut client = Client::initialized("2025-11-25");
+    let blanks = "printf 'Name: '; IFS= read -r x; echo \"got $x.\"; read y";
+    let redrawn = "printf 'Name: '; read x; printf '\\033[A\\r\\033[K* Name: %s\\n' \"$x\"; echo \"got $x\"; read y";
+    let runs =
+        std::iter::once((blanks, "done  ")).chain(std::iter::repeat_n((redrawn, "done"), 10));
+    for (script, text) in runs {
+        let argv = json!(["sh", "-c", script]);
+        let started = client.tool("terminal_start", json!({"argv": argv, "for_text": "Name:"}));
+        assert_eq!(started["wait"]["outcome"], "matched", "{started}");
+        let id = started["session_id"].clone();
+        let send = json!({"session_id": id, "text": text, "submit": true, "for_regex": "got done"});
+        let sent = client.tool("terminal_send", send);
+        assert_eq!(sent["wait"]["outcome"], "matched", "{script}: {}", sent["wait"]);
+        client.tool("terminal_close", json!({"session_id": id}));
+    }
+    client.finish();
+}
+
 /// Whether keys submit a line is the engine's rule: to a shell's `read` (the terminal reading
 /// whole lines, `ICRNL`), Alt-Enter, `ESC \r`, ends the line `ESC` began, so a wait sent with
 /// it waits for the answer, not for the line's echo. `terminal_send` judged it by the

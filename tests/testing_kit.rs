@@ -635,6 +635,27 @@ fn a_line_the_program_rewrites_after_its_echo_is_an_answer() {
     sh.wait_until(Until::regex(r"\* Name: done").unwrap());
 }
 
+/// A program that redraws the line typed on (`* Name: done` over `Name: done`), then answers
+/// with the typed text on a later line: the answer `got done` was taken for the echo when no
+/// look came between the echo and the redraw (8 of 20 runs timed out). Tried twenty times.
+#[test]
+fn an_answer_after_the_line_typed_on_is_redrawn_is_no_echo() {
+    if !require("sh") {
+        return;
+    }
+    let script = "printf 'Name: '; read x; printf '\\033[A\\r\\033[K* Name: %s\\n' \"$x\"; \
+                  echo \"got $x\"; read y";
+    for _ in 0..20 {
+        let sh = TestSession::builder("sh")
+            .args(["-c", script])
+            .timeout(Duration::from_secs(30))
+            .start();
+        sh.wait_for_input();
+        sh.type_line("done");
+        sh.wait_for_output("got done");
+    }
+}
+
 /// `press` returns once the program has answered the keys (waiting for input again, its
 /// screen still); `resize_and_wait` once it has redrawn at the new size.
 #[test]

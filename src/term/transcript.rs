@@ -84,35 +84,46 @@ impl TypedLine {
     /// where it landed is not settled yet ([`TypedLine::anchored`]), lines given in order. The
     /// line is taken as the input is written, after the output read by then: output still
     /// unread in the terminal (a flood) puts the echo further on, where the terminal's echo
-    /// lands (`13179done`). So the echo is this line's while it begins as it did and holds
-    /// the echo after that (right after it, or after output that continued the line); else
-    /// the first later line that holds the echo, which becomes this line (its number, and its
-    /// text before the echo's first occurrence for [`TypedLine::before`]). This line
-    /// rewritten (not beginning as it did: a program that redraws the answered line, `*
-    /// Name: done` over `Name: done`) is no echo, and is searched whole. An echo that cannot
-    /// be told ([`TypedLine::echo`] `None`), is not shown, or that the program makes itself
-    /// (the terminal did not echo: a line editor's, or a program that echoes nothing and
-    /// answers with what it read, `got x`) is looked for on this line alone: settled at once.
+    /// lands (`13179done`). So the echo is this line's while it holds the echo: after
+    /// [`TypedLine::before`] while it begins as it did (right after it, or after output that
+    /// continued the line); anywhere in it once rewritten (a program that redraws the
+    /// answered line, `* Name: done` over `Name: done`), which settles the echo there and
+    /// leaves the line searched whole, no echo. Only while this line holds no echo is the
+    /// first later line that holds it taken for it, which becomes this line (its number, and
+    /// its text before the echo's first occurrence for [`TypedLine::before`]). An echo that
+    /// cannot be told ([`TypedLine::echo`] `None`), is blank, is not shown, or that the
+    /// program makes itself (the terminal did not echo: a line editor's, or a program that
+    /// echoes nothing and answers with what it read, `got x`) is looked for on this line
+    /// alone: settled at once.
     pub(crate) fn anchor(&mut self, number: u64, text: &str) {
         if self.anchored || number < self.number {
             return;
         }
-        let Some(echo) = self.echo.as_deref().filter(|_| self.echoed && self.terminal_echoes)
-        else {
+        let echo = self.echo.as_deref().filter(|_| self.echoed && self.terminal_echoes);
+        let Some(echo) = echo.filter(|echo| !echo.trim_end_matches(' ').is_empty()) else {
             self.anchored = true;
             return;
         };
-        let from = match number == self.number {
-            true => match text.strip_prefix(self.before.as_str()) {
-                Some(_) => self.before.len(),
+        if number == self.number {
+            match text.strip_prefix(self.before.as_str()) {
+                Some(added) => match holds_echo(added, echo) {
+                    // (After output that continued the line: the echo starts further on.)
+                    Some(at) if at > 0 => {
+                        let before = text[..self.before.len() + at].to_owned();
+                        (self.before, self.after) = (before, String::new());
+                    }
+                    Some(_) => {}
+                    None => return,
+                },
+                // (Rewritten, still holding the echo: settled there, the line searched whole.)
+                None if holds_echo(text, echo).is_some() => {}
                 None => return,
-            },
-            false => 0,
-        };
-        let Some(at) = text[from..].find(echo).map(|at| from + at) else { return };
-        if (number, at) != (self.number, self.before.len()) {
-            (self.number, self.before, self.after) = (number, text[..at].to_owned(), String::new());
+            }
+            self.anchored = true;
+            return;
         }
+        let Some(at) = holds_echo(text, echo) else { return };
+        (self.number, self.before, self.after) = (number, text[..at].to_owned(), String::new());
         self.anchored = true;
     }
 
@@ -294,6 +305,16 @@ pub(crate) struct Transcript {
     kept_bytes: usize,
     /// The bound of `kept_bytes`, past the most recent reader's copy.
     max_kept_bytes: usize,
+}
+
+/// Where `text`, a line as the transcript keeps it (blanks at its end left out), first holds
+/// `echo`: in full, or up to the blanks it ends with where it runs to the line's end (`done␠␠`
+/// typed, `Name: done` kept).
+fn holds_echo(text: &str, echo: &str) -> Option<usize> {
+    let shown = echo.trim_end_matches(' ');
+    text.match_indices(shown).map(|(at, _)| at).find(|&at| {
+        text[at..].starts_with(echo) || at + shown.len() == text.trim_end_matches(' ').len()
+    })
 }
 
 fn floor_char_boundary(s: &str, mut at: usize) -> usize {
@@ -873,9 +894,12 @@ mod tests {
     }
 
     /// The line typed on, rewritten before its echo was seen there (`* Name: done` drawn over
-    /// `Name: done` between two looks) is searched whole, never taken for the echo; and where
-    /// the echo was found is kept by a wait given the line back, which looks nowhere else
-    /// (not on the rewritten line, nor on a later line that holds the typed text).
+    /// `Name: done` between two looks) is searched whole, never taken for the echo, and
+    /// still holding the typed text it settles the echo there: the program's answer on a
+    /// later line (`got done`) is no echo (it was, when no look came between the echo and the
+    /// rewrite). Where the echo was found is kept by a wait given the line back, which looks
+    /// nowhere else (not on the rewritten line, nor on a later line that holds the typed
+    /// text).
     #[test]
     fn the_echo_is_found_once_and_never_on_the_line_rewritten() {
         let t = Transcript::new(100, 10_000, 1000);
@@ -884,7 +908,14 @@ mod tests {
         assert_eq!(read.read_part(5, "Name: ", &mut None), "Name: ".len(), "no echo yet");
         assert!(read.seeks_echo());
         assert_eq!(read.read_part(5, "* Name: done", &mut None), 0, "rewritten: searched whole");
+        assert!(!read.seeks_echo(), "the rewritten line holds the echo");
+        assert_eq!(read.read_part(6, "got done", &mut None), 0, "the answer, not the echo");
+        // Rewritten, holding no echo: looked for further on.
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("done"), true));
+        assert_eq!(read.read_part(5, "12", &mut None), 0);
         assert!(read.seeks_echo());
+        assert_eq!(read.read_part(6, "13done", &mut None), "13done".len());
         // Found on the line typed on, then rewritten: a later wait keeps it there.
         let mut read = t.read_mark(0);
         read.past_typed(typed_at("Name: ", Some("done"), true));
@@ -895,6 +926,34 @@ mod tests {
         read.past_typed(found);
         assert_eq!(read.read_part(5, "* Name: done", &mut None), 0);
         assert_eq!(read.read_part(6, "done", &mut None), 0, "the answer, not the echo");
+    }
+
+    /// Typed text ending in blanks (`done␠␠`) is kept without them at the end of a line, as
+    /// the transcript keeps every line: the line typed on holds the echo, and the answer
+    /// holding the typed text blanks and all (`got done␠␠.`) is no echo. It was taken for
+    /// the echo, the line typed on never holding `done␠␠`.
+    #[test]
+    fn an_echo_ending_in_blanks_is_found_where_the_line_ends() {
+        let t = Transcript::new(100, 10_000, 1000);
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("done  "), true));
+        assert_eq!(read.read_part(5, "Name: done", &mut None), "Name: done".len());
+        assert!(!read.seeks_echo());
+        assert_eq!(read.read_part(6, "got done  .", &mut None), 0, "the answer");
+        // Past a flood, at a line's end, or in full before more of the line.
+        for (line, echo_end) in [("13179done", 9), ("1done  x", 7)] {
+            let mut read = t.read_mark(0);
+            read.past_typed(typed_at("", Some("done  "), true));
+            assert_eq!(read.read_part(5, "13178", &mut None), 0);
+            assert_eq!(read.read_part(6, "got done x", &mut None), 0, "blanks missing");
+            assert_eq!(read.read_part(7, line, &mut None), echo_end);
+            assert!(!read.seeks_echo());
+        }
+        // A blank echo is looked for on the line typed on alone.
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("  "), true));
+        assert_eq!(read.read_part(5, "Name:", &mut None), 0);
+        assert!(!read.seeks_echo());
     }
 
     /// Lines at or after the one typed on dropped before a wait searched them: the echo not
