@@ -617,6 +617,36 @@ fn the_answer_is_no_echo_once_the_line_typed_on_scrolled_away() {
     sh.wait_for_output("finished job");
 }
 
+/// A wait begun once the line typed on has left the transcript (`seq 100000` printed after
+/// `job` was typed, no wait between), the echo never looked for: the lines dropped unsearched
+/// may have held it, so no later line is taken for it, and `finished job` is the answer. A
+/// second program tells when the flood is written (its `cat` of a FIFO the first writes to
+/// after it): the flood is then read but for what the terminal holds.
+#[test]
+fn the_answer_is_no_echo_when_the_wait_begins_after_the_line_typed_on_scrolled_away() {
+    if !require("sh") || !require("seq") || !require("mkfifo") || !require("cat") {
+        return;
+    }
+    let fifo = std::env::temp_dir().join(format!("termloom-kit-flood-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let script = format!(
+        "read x; seq 100000; echo \"finished $x\"; echo flooded > '{}'; read y",
+        fifo.display()
+    );
+    let sh =
+        TestSession::builder("sh").args(["-c", &script]).timeout(Duration::from_secs(30)).start();
+    let told = TestSession::builder("cat")
+        .args([fifo.as_os_str()])
+        .timeout(Duration::from_secs(30))
+        .start();
+    sh.wait_for_input();
+    sh.type_line("job");
+    told.wait_for_output("flooded");
+    sh.wait_for_output("finished job");
+    let _ = std::fs::remove_file(&fifo);
+}
+
 /// A program that rewrites the line it was answered on (`* Name: done` over `Name: done`):
 /// the rewritten line is the answer, not the echo. A wait after the rewrite took it for the
 /// echo, found there again, and timed out.
