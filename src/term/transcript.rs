@@ -106,6 +106,9 @@ impl TypedLine {
         };
         if number == self.number {
             match text.strip_prefix(self.before.as_str()) {
+                // (An echo whose blanks the program wrote over, `done got done`: it is
+                // where the line typed on goes on, not the last place it could end.)
+                Some(added) if added.starts_with(echo.trim_end_matches(' ')) => {}
                 Some(added) => match holds_echo(added, echo) {
                     // (After output that continued the line: the echo starts further on.)
                     Some(at) if at > 0 => {
@@ -940,6 +943,12 @@ mod tests {
         assert_eq!(read.read_part(5, "Name: done", &mut None), "Name: done".len());
         assert!(!read.seeks_echo());
         assert_eq!(read.read_part(6, "got done  .", &mut None), 0, "the answer");
+        // An answer written over the echo's blanks on the line typed on is no echo.
+        let mut read = t.read_mark(0);
+        read.past_typed(typed_at("Name: ", Some("done  "), true));
+        // (The echo is what agrees with the typed text: its first blank too.)
+        assert_eq!(read.read_part(5, "Name: done got done", &mut None), "Name: done ".len());
+        assert!(!read.seeks_echo());
         // Past a flood, at a line's end, or in full before more of the line.
         for (line, echo_end) in [("13179done", 9), ("1done  x", 7)] {
             let mut read = t.read_mark(0);
