@@ -1123,8 +1123,9 @@ fn a_press_that_is_never_answered_names_the_keys() {
 /// after the stuck grace (or, for a busy program, the timeout) with another reason.
 #[test]
 fn a_wait_outside_the_screen_fails_at_once() {
-    let app = TestSession::builder("sh").args(["-c", "echo hi; read x"]).size(40, 10).start();
-    app.wait_for_screen_text("hi").wait_for_input();
+    let program = "echo hi; printf '\\033[10;1Hend'; read x";
+    let app = TestSession::builder("sh").args(["-c", program]).size(40, 10).start();
+    app.wait_for_screen_text("end").wait_for_input();
     let begun = std::time::Instant::now();
     let message = panic_message(|| {
         app.wait_for_row(10, "hi");
@@ -1137,7 +1138,8 @@ fn a_wait_outside_the_screen_fails_at_once() {
     });
     assert!(message.contains("row 1, col 40 is off the 40x10 screen"), "{message}");
     assert!(begun.elapsed() < Duration::from_secs(1), "{:?}", begun.elapsed());
-    app.wait_for_row(9, "").wait_for_cursor(1, 0);
+    // The last row and the cursor's column after `end` are on the screen.
+    app.wait_for_row(9, "end").wait_for_cursor(9, 3);
 }
 
 /// `wait_for_output` looks at what the program printed after the last input: not at an
