@@ -2149,6 +2149,45 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
+/// A secret must reach the program that asks whole, as one line. A terminal whose interrupt
+/// character a program set to a printable one (`stty intr z`) dropped the secret's start at
+/// its `z` and interrupted the prompt, and the shell ran the rest (`bash: unter: command not
+/// found`); one whose Enter ends no line (`stty -icrnl`) kept the secret on an unfinished
+/// line that the shell read once the prompt gave up. Both are refused, naming nothing of the
+/// secret, and a secret without such a character is typed.
+#[test]
+fn a_secret_the_terminal_would_not_pass_whole_is_refused() {
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    session
+        .submit(
+            "stty -echo intr z; printf 'Password: '; read -r pw; stty echo intr ^C; echo; \
+             echo \"got ${#pw} chars\"",
+        )
+        .unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    let err = session.send_secret("abczhunter").unwrap_err();
+    assert!(err.to_string().contains("acts on a character"), "{err}");
+    assert!(!err.to_string().contains("hunter"), "{err}");
+    session.send_secret("hunter2").unwrap();
+    expect(&session, Until::text("got 7 chars"));
+    expect(&session, Until::input_wait());
+    session.submit("stty -echo -icrnl; printf 'Password: '; read -t 20 -r pw").unwrap();
+    expect(&session, Until::screen_contains("Password: "));
+    expect(&session, Until::input_wait());
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(err.to_string().contains("does not end a line at Enter"), "{err}");
+    session.send_text("\n").unwrap();
+    expect(&session, Until::input_wait());
+    session.submit("stty sane; echo shell-$((6*7))").unwrap();
+    expect(&session, Until::text("shell-42"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("unter"), "{scrollback}");
+}
+
 /// A secret longer than the longest line a terminal keeps (4,095 bytes) is refused whole: the
 /// terminal would have cut it, and the program read only its beginning.
 #[test]

@@ -5,7 +5,8 @@
 //! past its 4,095 bytes, silently (a known limit; type the line in one input to have it
 //! checked). What an earlier input left on the line cannot be known for certain (the program
 //! may have read it raw, flushed it, or switched canonical mode off and on since), and
-//! termloom never refuses input the kernel would keep.
+//! termloom never refuses input the kernel would keep. A secret is checked further
+//! ([`check_secret`]): it must reach its program whole, as one line.
 //!
 //! Within one input, the count is a lower bound of what the kernel keeps: it follows the line
 //! discipline where its effect is a plain count (text, erase of an ASCII byte, line ends,
@@ -124,17 +125,66 @@ impl<'a> Discipline<'a> {
     /// The line's length after `bytes` are typed, counted from nothing at their start, and
     /// the longest line they make: at most what the kernel keeps of them, whatever an earlier
     /// input left on the line (even a literal-next that makes their first byte literal).
+    fn walk(&self, bytes: &[u8]) -> (usize, usize) {
+        let utf8 = self.modes.input_modes.contains(InputModes::IUTF8);
+        let mut walk = Walk::default();
+        let mut literal = false;
+        for &byte in bytes {
+            if std::mem::take(&mut literal) {
+                // The byte after a literal-next is text; counted as nothing, since the
+                // literal-next may itself have been made literal by one ending the input
+                // before, and this byte then acts as itself (an erase, a line end).
+                continue;
+            }
+            match self.effect(byte) {
+                Effect::Text(c) => walk.text(c),
+                Effect::Kept => {}
+                Effect::Signal if !self.modes.local_modes.contains(LocalModes::NOFLSH) => {
+                    walk.restart();
+                }
+                Effect::Signal => {}
+                Effect::Erase => walk.erase(utf8),
+                Effect::Restart => walk.restart(),
+                Effect::LiteralNext => {
+                    walk.restart();
+                    literal = true;
+                }
+            }
+        }
+        (walk.known.len(), walk.longest)
+    }
+
+    /// What `byte` does on the line when typed on its own (not after a literal-next).
     /// Follows the kernel's `n_tty_receive_buf_standard` and `n_tty_receive_char_special` in
     /// their order.
-    fn walk(&self, bytes: &[u8]) -> (usize, usize) {
+    fn effect(&self, byte: u8) -> Effect {
         let input = self.modes.input_modes;
         let local = self.modes.local_modes;
-        let utf8 = input.contains(InputModes::IUTF8);
-        let flow = [SpecialCodeIndex::VSTART, SpecialCodeIndex::VSTOP]
-            .map(|index| self.code(index, false).filter(|_| input.contains(InputModes::IXON)));
-        let erase = self.code(SpecialCodeIndex::VERASE, false);
-        let werase = self.code(SpecialCodeIndex::VWERASE, true);
-        let lnext = self.code(SpecialCodeIndex::VLNEXT, true);
+        let mut c = byte;
+        if input.contains(InputModes::ISTRIP) {
+            c &= 0x7f;
+        }
+        if input.contains(InputModes::IUCLC) && local.contains(LocalModes::IEXTEN) {
+            c = lower(c);
+        }
+        // (NUL is text: the kernel never takes it as a special character, 0 being the
+        // disabled characters' value; none of those below matches it.)
+        if flow_character(self.modes, c) {
+            return Effect::Kept;
+        }
+        if super::terminal_io::signal_for(self.modes, c).is_some() {
+            return Effect::Signal;
+        }
+        if c == b'\r' {
+            if input.contains(InputModes::IGNCR) {
+                return Effect::Kept;
+            }
+            if input.contains(InputModes::ICRNL) {
+                c = b'\n';
+            }
+        } else if c == b'\n' && input.contains(InputModes::INLCR) {
+            c = b'\r';
+        }
         let reprint = self
             .code(SpecialCodeIndex::VREPRINT, true)
             .filter(|_| local.contains(LocalModes::ECHO));
@@ -144,58 +194,88 @@ impl<'a> Discipline<'a> {
             self.code(SpecialCodeIndex::VEOL, false),
             self.code(SpecialCodeIndex::VEOL2, true),
         ];
-        let mut walk = Walk::default();
-        let mut literal = false;
-        for &byte in bytes {
-            let mut c = byte;
-            if input.contains(InputModes::ISTRIP) {
-                c &= 0x7f;
+        match Some(c) {
+            code if code == self.code(SpecialCodeIndex::VERASE, false) => Effect::Erase,
+            code if code == self.kill || code == self.code(SpecialCodeIndex::VWERASE, true) => {
+                Effect::Restart
             }
-            if input.contains(InputModes::IUCLC) && local.contains(LocalModes::IEXTEN) {
-                c = lower(c);
-            }
-            if std::mem::take(&mut literal) {
-                // The byte after a literal-next is text; counted as nothing, since the
-                // literal-next may itself have been made literal by one ending the input
-                // before, and this byte then acts as itself (an erase, a line end).
-                continue;
-            }
-            // (NUL is text: the kernel never takes it as a special character, 0 being the
-            // disabled characters' value; none of those below matches it.)
-            if flow.contains(&Some(c)) {
-                continue;
-            }
-            if super::terminal_io::signal_for(self.modes, c).is_some() {
-                if !local.contains(LocalModes::NOFLSH) {
-                    walk.restart();
-                }
-                continue;
-            }
-            if c == b'\r' {
-                if input.contains(InputModes::IGNCR) {
-                    continue;
-                }
-                if input.contains(InputModes::ICRNL) {
-                    c = b'\n';
-                }
-            } else if c == b'\n' && input.contains(InputModes::INLCR) {
-                c = b'\r';
-            }
-            match Some(c) {
-                code if code == erase => walk.erase(utf8),
-                code if code == self.kill || code == werase => walk.restart(),
-                code if code == lnext => {
-                    walk.restart();
-                    literal = true;
-                }
-                code if code == reprint => {}
-                code if ends.contains(&code) => walk.restart(),
-                _ => walk.text(c),
-            }
+            code if code == self.code(SpecialCodeIndex::VLNEXT, true) => Effect::LiteralNext,
+            code if code == reprint => Effect::Kept,
+            code if ends.contains(&code) => Effect::Restart,
+            _ => Effect::Text(c),
         }
-        (walk.known.len(), walk.longest)
     }
 }
+
+/// What a byte typed into a terminal reading whole lines does to the line being typed.
+enum Effect {
+    /// It is text on the line: this byte, as the input modes made it.
+    Text(u8),
+    /// It leaves the line as it is, and is not kept (flow control, an ignored `\r`, a
+    /// reprint).
+    Kept,
+    /// It is a signal character: the line is dropped, unless `NOFLSH`.
+    Signal,
+    /// It erases the line's last character.
+    Erase,
+    /// It ends or empties the line (a line end, end-of-file, line or word kill).
+    Restart,
+    /// It makes the next byte literal text.
+    LiteralNext,
+}
+
+/// Whether `c` is a flow-control character the terminal acts on (`IXON`: `VSTART`, `VSTOP`),
+/// whatever its line mode: it stops or starts output, and is not kept as input.
+fn flow_character(modes: &Termios, c: u8) -> bool {
+    modes.input_modes.contains(InputModes::IXON)
+        && c != 0
+        && [SpecialCodeIndex::VSTART, SpecialCodeIndex::VSTOP]
+            .iter()
+            .any(|&index| modes.special_codes[index] == c)
+}
+
+/// Checks a secret for session `id` before it is typed, with the line kill before it and
+/// `\r` after it, into a terminal of modes `modes` (the session's own, or one a program of the
+/// session hosts and relays to; `reads`: the program asking reads this one): it must reach
+/// that program as one line, whole. Refused, naming neither the secret nor its characters,
+/// when one of its bytes is a character the terminal acts on, which a program may have set
+/// to a printable one (`stty intr z`: the start of the secret dropped and the program
+/// interrupted; an end-of-file or line end: the secret cut in two), in any mode for signal
+/// and flow-control characters, in canonical mode for the line's own; or, in the terminal
+/// that reads it, when `\r` does not end the line (`stty -icrnl`, `igncr`): the secret would
+/// stay on an unfinished line. Either way, what the program did not take is read by whatever
+/// reads the terminal next, a shell that shows it or runs it and prints it in its error.
+pub(super) fn check_secret(
+    modes: &Termios,
+    id: SessionId,
+    secret: &[u8],
+    reads: bool,
+) -> Result<()> {
+    let refused = |why: &str| {
+        Err(Error::InvalidInput(format!(
+            "session {id}'s terminal {why}: the program would not read the secret whole as one line, and the rest would go to whatever reads the terminal next; nothing was typed"
+        )))
+    };
+    let Some(discipline) = Discipline::of(Some(modes)) else {
+        let acted_on = |&c: &u8| {
+            flow_character(modes, c) || super::terminal_io::signal_for(modes, c).is_some()
+        };
+        return match secret.iter().any(acted_on) {
+            true => refused(ACTS_ON_ONE),
+            false => Ok(()),
+        };
+    };
+    if secret.iter().any(|&byte| !matches!(discipline.effect(byte), Effect::Text(_))) {
+        return refused(ACTS_ON_ONE);
+    }
+    if reads && !matches!(discipline.effect(b'\r'), Effect::Restart) {
+        return refused("does not end a line at Enter (`stty -icrnl` or `igncr`)");
+    }
+    Ok(())
+}
+
+/// Why a secret holding a character its terminal acts on is refused (see [`check_secret`]).
+const ACTS_ON_ONE: &str = "acts on a character of the secret (a signal, erase, line-end or other special character that a program set to a printable one with `stty`)";
 
 #[cfg(test)]
 mod tests {
@@ -211,6 +291,50 @@ mod tests {
 
     fn walk(modes: &Termios, bytes: &[u8]) -> (usize, usize) {
         Discipline::of(Some(modes)).unwrap().walk(bytes)
+    }
+
+    /// A secret reaches the program as one line only when the terminal acts on none of its
+    /// characters and its Enter ends the line; a refusal names neither.
+    #[test]
+    fn a_secret_must_reach_its_program_whole_as_one_line() {
+        let id = SessionId(1);
+        let check = |modes: &Termios, secret: &[u8], reads| check_secret(modes, id, secret, reads);
+        let plain = modes(|m| m.local_modes -= LocalModes::ECHO);
+        assert!(check(&plain, b"hunter2 z", true).is_ok());
+        for (setting, index) in [
+            ("intr", SpecialCodeIndex::VINTR),
+            ("eof", SpecialCodeIndex::VEOF),
+            ("eol", SpecialCodeIndex::VEOL),
+            ("kill", SpecialCodeIndex::VKILL),
+            ("erase", SpecialCodeIndex::VERASE),
+            ("lnext", SpecialCodeIndex::VLNEXT),
+            ("stop", SpecialCodeIndex::VSTOP),
+        ] {
+            let modes = modes(|m| m.special_codes[index] = b'z');
+            let err = check(&modes, b"hunterz2", true).unwrap_err().to_string();
+            assert!(err.contains("acts on a character"), "{setting}: {err}");
+            assert!(!err.contains("hunter") && !err.contains("z2"), "{setting}: {err}");
+        }
+        for unended in [
+            modes(|m| m.input_modes -= InputModes::ICRNL),
+            modes(|m| m.input_modes |= InputModes::IGNCR),
+        ] {
+            let err = check(&unended, b"hunter2", true).unwrap_err().to_string();
+            assert!(err.contains("does not end a line at Enter"), "{err}");
+            // (A terminal it passes through to the one that reads it ends no line for it.)
+            assert!(check(&unended, b"hunter2", false).is_ok());
+        }
+        // A raw terminal, which a relay keeps, acts on its signal and flow characters only.
+        let raw = modes(|m| {
+            m.local_modes -= LocalModes::ICANON | LocalModes::ECHO;
+            m.special_codes[SpecialCodeIndex::VERASE] = b'z';
+        });
+        assert!(check(&raw, b"hunterz2", false).is_ok());
+        let raw_signals = modes(|m| {
+            m.local_modes -= LocalModes::ICANON | LocalModes::ECHO;
+            m.special_codes[SpecialCodeIndex::VINTR] = b'z';
+        });
+        assert!(check(&raw_signals, b"hunterz2", false).is_err());
     }
 
     /// Text counts a byte (NUL too), an ASCII erase takes one back; a line end, end-of-file,

@@ -513,6 +513,14 @@ impl Reactor {
             Some(terminal) => crate::os::pty::kill_character(terminal.as_fd()),
             None => terminal.as_ref().and_then(crate::os::pty::kill_character_in),
         };
+        // The secret must reach the program whole, as one line, through every terminal it
+        // passes: none of its characters one the terminal acts on, its Enter ending the line.
+        if let Some(own) = &terminal {
+            super::open_line::check_secret(own, id, secret, hosted.is_none())?;
+        }
+        if let Some(hosted) = hosted.as_ref().and_then(|t| rustix::termios::tcgetattr(t).ok()) {
+            super::open_line::check_secret(&hosted, id, secret, true)?;
+        }
         drop(hosted);
         let before = slot.bytes_in;
         let mut line = Vec::with_capacity(secret.len() + 2);
