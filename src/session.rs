@@ -241,9 +241,11 @@ impl Session {
     /// control character, or longer than [`MAX_SECRET_BYTES`], is refused whole; so is one
     /// the program would read after earlier lines it has not read yet, or that would pass
     /// through a terminal that echoes on its way to a terminal a program of the session hosts
-    /// (a relay that does not make the session's terminal raw); and one the terminal would
-    /// not pass whole as one line (a character of it that a program made a special
-    /// character, `stty intr z`, or an Enter that ends no line, `stty -icrnl`).
+    /// (a relay that does not make the session's terminal raw); one typed while no program
+    /// reads the terminal (where `/proc` tells: send it once the status says the program
+    /// waits for a password); and one the terminal would not pass whole as one line (a
+    /// character of it that a program made a special character, `stty intr z`, or an Enter
+    /// that ends no line, `stty -icrnl`).
     pub fn send_secret(&self, secret: &str) -> Result<()> {
         check_secret(secret)?;
         let id = self.id;

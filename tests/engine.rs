@@ -2118,6 +2118,8 @@ fn a_secret_is_not_typed_behind_an_unfinished_line() {
     expect(&session, Until::screen_contains("Password: "));
     let modes = session.info().unwrap().line_modes.unwrap();
     assert_eq!(modes.input_kind(), termloom::InputKind::Password);
+    // (A secret is typed only once the program reads.)
+    expect(&session, Until::input_wait());
     session.send_secret("hunter2").unwrap();
     expect(&session, Until::regex(r"read \d+ chars").unwrap());
     let scrollback = session.scrollback(1 << 20).unwrap().text;
@@ -2144,6 +2146,43 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
     assert!(matches!(err, Error::NotAtPasswordPrompt { echo: true, .. }), "{err}");
     session.submit("typed").unwrap();
     expect(&session, Until::text("pw-length 5"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    assert!(!scrollback.contains("hunter2"), "{scrollback}");
+}
+
+/// A terminal that reads a line without echo, but that no program reads (a command turned
+/// echo off, then went on working): a secret typed there waited for the next reader, here the
+/// shell, which showed it on its command line and printed it in its error
+/// (`bash: hunter2: command not found`). It is refused; the shell later reads nothing of it.
+/// The command waits on a FIFO, opened by the test once the secret was refused.
+#[test]
+fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
+    let dir = TestDir::new("secret-no-reader");
+    let gate = dir.join("gate");
+    let _ = std::fs::remove_file(&gate);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let engine = engine();
+    let session = bash(&engine);
+    expect(&session, Until::input_wait());
+    session
+        .submit(&format!(
+            "stty -echo; echo busy-$((6*7)); read -r g < '{}'; stty echo; echo done-$((6*7))",
+            gate.display()
+        ))
+        .unwrap();
+    expect(&session, Until::text("busy-42"));
+    let modes = session.info().unwrap().line_modes.unwrap();
+    assert_eq!(modes.input_kind(), termloom::InputKind::Password, "echo is off");
+    let err = session.send_secret("hunter2").unwrap_err();
+    assert!(err.to_string().contains("not reading its terminal"), "{err}");
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    std::fs::write(&gate, "go\n").unwrap();
+    expect(&session, Until::text("done-42"));
+    expect(&session, Until::input_wait());
+    session.submit("echo shell-$((6*7))").unwrap();
+    expect(&session, Until::text("shell-42"));
     let scrollback = session.scrollback(1 << 20).unwrap().text;
     session.close().unwrap();
     assert!(!scrollback.contains("hunter2"), "{scrollback}");

@@ -663,6 +663,20 @@ fn still_reads(slot: &Slot, reader: Option<i32>) -> bool {
     }
 }
 
+/// Why the probe's answer `wait` says that no program reads the terminal now (it runs,
+/// sleeps, is stopped, or waits on something else), naming the process; `None` when one
+/// waits reading it, or when that cannot be told (`Unknown`).
+pub(super) fn not_reading(wait: &procfs::InputWait) -> Option<&str> {
+    match wait {
+        procfs::InputWait::Waiting { .. } | procfs::InputWait::Unknown { .. } => None,
+        procfs::InputWait::NotWaiting { reason }
+        | procfs::InputWait::Outside { reason, .. }
+        | procfs::InputWait::Ticking { reason }
+        | procfs::InputWait::Sleeping { reason, .. }
+        | procfs::InputWait::Stopped { reason } => Some(reason),
+    }
+}
+
 /// Whether a probe's sighting of a program waiting for input is taken as it is (a status) or
 /// only once confirmed (what ends a wait, or abandons a command line).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -504,6 +504,25 @@ impl Reactor {
                 "session {id}'s program has not read {unread} bytes of earlier input yet, and would read the secret after them, perhaps as something else than the password; the secret was not typed (send it once the program waits for the password with nothing typed before it)"
             )));
         }
+        // A terminal that reads a line without echo, but that no program reads now (it
+        // turned echo off, then went on working: `stty -echo; sleep 9`): the secret would
+        // wait there for whatever reads the terminal next, a shell that shows it or runs it
+        // and prints it in its error. Where `/proc` cannot tell (`Unknown`), the modes decide.
+        // (A hosted terminal's reader was seen waiting above.)
+        if hosted.is_none() {
+            let quiet = slot.last_output.max(slot.last_input).elapsed();
+            let (wait, _) = input_wait::input_wait_of(
+                slot,
+                input_wait::Sighting::First,
+                quiet,
+                Default::default(),
+            );
+            if let Some(reason) = input_wait::not_reading(&wait) {
+                return Err(Error::InvalidInput(format!(
+                    "session {id}'s program is not reading its terminal now ({reason}): the secret would wait there for whatever reads it next; the secret was not typed (send it once the program waits for the password)"
+                )));
+            }
+        }
         // Text typed earlier without Enter (an unfinished line, which the terminal holds
         // until its line ends and `unread_input` does not count) would be read with the
         // secret, as the start of the password. The line-kill character of the terminal that
