@@ -2010,6 +2010,26 @@ fn arguments_too_large_to_start_are_a_clear_error() {
     expect(&session, Until::exit());
 }
 
+/// A FIFO named `name` in `dir`, made afresh (a program waits on it until the test writes,
+/// or a test's reader holds back a writer).
+fn gate_fifo(dir: &TestDir, name: &str) -> std::path::PathBuf {
+    let fifo = dir.join(name);
+    let _ = std::fs::remove_file(&fifo);
+    let mode = rustix::fs::Mode::from_raw_mode(0o600);
+    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    fifo
+}
+
+/// Runs `before` then `echo shell-42` in the shell at `session`'s prompt, waits for its answer
+/// and closes the session: its scrollback then (where a secret must not be).
+fn scrollback_once_the_shell_answers(session: &termloom::Session, before: &str) -> String {
+    session.submit(&format!("{before}echo shell-$((6 * 7))")).unwrap();
+    expect(session, Until::text("shell-42"));
+    let scrollback = session.scrollback(1 << 20).unwrap().text;
+    session.close().unwrap();
+    scrollback
+}
+
 /// A secret is typed only at a password prompt, and reaches no transcript, raw output or
 /// recording, even one that records input.
 #[test]
@@ -2055,13 +2075,7 @@ fn a_secret_is_typed_only_at_a_password_prompt_and_seen_nowhere() {
 #[test]
 fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     let dir = TestDir::new("secret-unread");
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    let [gate, second_gate] = ["gate", "second-gate"].map(|name| {
-        let fifo = dir.join(name);
-        let _ = std::fs::remove_file(&fifo);
-        rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
-        fifo
-    });
+    let [gate, second_gate] = ["gate", "second-gate"].map(|name| gate_fifo(&dir, name));
     let script = format!(
         "printf 'name? '; read -r g < '{gate}'; stty -echo; printf 'Password: '; \
          read -r g < '{second_gate}'; read -r pw; stty echo; echo; \
@@ -2085,10 +2099,7 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
     std::fs::write(&second_gate, "go\n").unwrap();
     expect(&session, Until::text("read 11 chars"));
     expect(&session, Until::screen_contains("sh> "));
-    session.submit("echo shell-$((6 * 7))").unwrap();
-    expect(&session, Until::text("shell-42"));
-    let scrollback = session.scrollback(1 << 20).unwrap().text;
-    session.close().unwrap();
+    let scrollback = scrollback_once_the_shell_answers(&session, "");
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
@@ -2100,10 +2111,7 @@ fn a_secret_is_not_typed_behind_lines_the_program_has_not_read() {
 #[test]
 fn a_secret_is_not_typed_behind_an_unfinished_line() {
     let dir = TestDir::new("secret-partial");
-    let gate = dir.join("gate");
-    let _ = std::fs::remove_file(&gate);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let gate = gate_fifo(&dir, "gate");
     let script = format!(
         "printf 'busy '; read -r g < '{gate}'; stty -echo; printf 'Password: '; read -r pw; \
          stty echo; echo; echo \"read ${{#pw}} chars\"",
@@ -2159,10 +2167,7 @@ fn a_secret_is_not_typed_through_a_relay_whose_terminal_echoes() {
 #[test]
 fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     let dir = TestDir::new("secret-no-reader");
-    let gate = dir.join("gate");
-    let _ = std::fs::remove_file(&gate);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &gate, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let gate = gate_fifo(&dir, "gate");
     let engine = engine();
     let session = bash(&engine);
     expect(&session, Until::input_wait());
@@ -2181,10 +2186,7 @@ fn a_secret_is_not_typed_while_no_program_reads_the_terminal() {
     std::fs::write(&gate, "go\n").unwrap();
     expect(&session, Until::text("done-42"));
     expect(&session, Until::input_wait());
-    session.submit("echo shell-$((6*7))").unwrap();
-    expect(&session, Until::text("shell-42"));
-    let scrollback = session.scrollback(1 << 20).unwrap().text;
-    session.close().unwrap();
+    let scrollback = scrollback_once_the_shell_answers(&session, "");
     assert!(!scrollback.contains("hunter2"), "{scrollback}");
 }
 
@@ -2220,10 +2222,7 @@ fn a_secret_the_terminal_would_not_pass_whole_is_refused() {
     assert!(err.to_string().contains("does not end a line at Enter"), "{err}");
     session.send_text("\n").unwrap();
     expect(&session, Until::input_wait());
-    session.submit("stty sane; echo shell-$((6*7))").unwrap();
-    expect(&session, Until::text("shell-42"));
-    let scrollback = session.scrollback(1 << 20).unwrap().text;
-    session.close().unwrap();
+    let scrollback = scrollback_once_the_shell_answers(&session, "stty sane; ");
     assert!(!scrollback.contains("unter"), "{scrollback}");
 }
 
@@ -2251,10 +2250,7 @@ fn a_secret_longer_than_a_terminal_line_is_refused_whole() {
 fn a_recording_is_complete_when_close_returns() {
     use std::io::Read;
     let dir = TestDir::new("complete");
-    let fifo = dir.join("cast.fifo");
-    let _ = std::fs::remove_file(&fifo);
-    let mode = rustix::fs::Mode::from_raw_mode(0o600);
-    rustix::fs::mknodat(rustix::fs::CWD, &fifo, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+    let fifo = gate_fifo(&dir, "cast.fifo");
     let (closed, wait_for_close) = crossbeam_channel::bounded::<()>(1);
     let reader = {
         let fifo = fifo.clone();
@@ -2400,10 +2396,7 @@ struct StalledFile {
 impl StalledFile {
     fn new(name: &str) -> StalledFile {
         let dir = TestDir::new(name);
-        let path = dir.join("cast.fifo");
-        let _ = std::fs::remove_file(&path);
-        let mode = rustix::fs::Mode::from_raw_mode(0o600);
-        rustix::fs::mknodat(rustix::fs::CWD, &path, rustix::fs::FileType::Fifo, mode, 0).unwrap();
+        let path = gate_fifo(&dir, "cast.fifo");
         let (read_now, wait) = crossbeam_channel::bounded::<()>(1);
         let fifo = path.clone();
         let reader = std::thread::spawn(move || {
